@@ -1,0 +1,101 @@
+"""Every extension attribute of spacy-ctxvec, installed in one place.
+
+Each kind of vector is one Doc-level array (n_tokens, width) plus a per-token
+array saying which rows are real; Token, Span and Doc attributes are getters over it.
+"""
+from typing import Optional
+
+import numpy as np
+from spacy.tokens import Doc, Span, Token
+
+# Doc-level storage (kept in doc.user_data, so it survives to_bytes and DocBin).
+CONTEXT_ARRAY = "ctxvec_context"
+CONTEXT_MASK = "ctxvec_context_mask"
+STATIC_ARRAY = "ctxvec_static"
+STATIC_KEYS = "ctxvec_static_keys"
+
+# Codes stored in STATIC_KEYS: which lookup produced a token's static vector.
+STATIC_KEY_NAMES = ("none", "exact", "lower", "norm", "subwords")
+
+
+def _rows(doc: Doc, array_attr: str) -> Optional[np.ndarray]:
+    return doc._.get(array_attr)
+
+
+def _span_mean(array: Optional[np.ndarray], mask: Optional[np.ndarray], start: int, end: int) -> Optional[np.ndarray]:
+    if array is None:
+        return None
+    rows = array[start:end][mask[start:end]]
+    if len(rows) == 0:
+        return np.zeros(array.shape[1], dtype=array.dtype)
+    return rows.mean(axis=0, dtype=np.float64).astype(array.dtype)
+
+
+# Contextual vectors
+def token_context_vec(token: Token) -> Optional[np.ndarray]:
+    array = _rows(token.doc, CONTEXT_ARRAY)
+    return None if array is None else array[token.i]
+
+
+def token_has_context_vec(token: Token) -> bool:
+    mask = token.doc._.get(CONTEXT_MASK)
+    return bool(mask is not None and mask[token.i])
+
+
+def span_context_vec(span: Span) -> Optional[np.ndarray]:
+    doc = span.doc
+    return _span_mean(doc._.get(CONTEXT_ARRAY), doc._.get(CONTEXT_MASK), span.start, span.end)
+
+
+def doc_context_vec(doc: Doc) -> Optional[np.ndarray]:
+    return _span_mean(doc._.get(CONTEXT_ARRAY), doc._.get(CONTEXT_MASK), 0, len(doc))
+
+
+# Static vectors
+def _static_mask(doc: Doc) -> Optional[np.ndarray]:
+    keys = doc._.get(STATIC_KEYS)
+    return None if keys is None else keys > 0
+
+
+def token_static_vec(token: Token) -> Optional[np.ndarray]:
+    array = _rows(token.doc, STATIC_ARRAY)
+    return None if array is None else array[token.i]
+
+
+def token_has_static_vec(token: Token) -> bool:
+    keys = token.doc._.get(STATIC_KEYS)
+    return bool(keys is not None and keys[token.i] > 0)
+
+
+def token_static_vec_key(token: Token) -> Optional[str]:
+    keys = token.doc._.get(STATIC_KEYS)
+    return None if keys is None else STATIC_KEY_NAMES[int(keys[token.i])]
+
+
+def span_static_vec(span: Span) -> Optional[np.ndarray]:
+    doc = span.doc
+    return _span_mean(doc._.get(STATIC_ARRAY), _static_mask(doc), span.start, span.end)
+
+
+def doc_static_vec(doc: Doc) -> Optional[np.ndarray]:
+    return _span_mean(doc._.get(STATIC_ARRAY), _static_mask(doc), 0, len(doc))
+
+
+def _set(cls, name: str, **kwargs) -> None:
+    if not cls.has_extension(name):
+        cls.set_extension(name, **kwargs)
+
+
+def install_extensions() -> None:
+    """Register every attribute once; safe to call repeatedly."""
+    for name in (CONTEXT_ARRAY, CONTEXT_MASK, STATIC_ARRAY, STATIC_KEYS):
+        _set(Doc, name, default=None)
+    _set(Token, "context_vec", getter=token_context_vec)
+    _set(Token, "has_context_vec", getter=token_has_context_vec)
+    _set(Span, "context_vec", getter=span_context_vec)
+    _set(Doc, "context_vec", getter=doc_context_vec)
+    _set(Token, "static_vec", getter=token_static_vec)
+    _set(Token, "has_static_vec", getter=token_has_static_vec)
+    _set(Token, "static_vec_key", getter=token_static_vec_key)
+    _set(Span, "static_vec", getter=span_static_vec)
+    _set(Doc, "static_vec", getter=doc_static_vec)

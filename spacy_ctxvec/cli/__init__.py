@@ -1,0 +1,7 @@
+"""Command-line interface: `spacy-ctxvec COMMAND` or `python -m spacy_ctxvec COMMAND`.
+
+Each command lives in its own module and registers itself on ``app``.
+"""
+from ._app import app
+
+__all__ = ["app"]

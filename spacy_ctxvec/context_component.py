@@ -1,0 +1,231 @@
+"""The ctxvec_context component: one contextual vector per token, pooled from the
+wordpiece outputs that the transformer component already computed."""
+from typing import Any, Callable, Iterable, Iterator, Optional, Sequence, Tuple
+
+import numpy as np
+from spacy.language import Language
+from spacy.pipeline import Pipe
+from spacy.tokens import Doc, Span, Token
+from spacy.util import minibatch
+from thinc.api import Config
+
+from .attributes import CONTEXT_ARRAY, CONTEXT_MASK, install_extensions
+from .errors import CtxvecError, Errors
+from .layers import LayerSelection
+from .ops.alignment import gather_rows
+from .ops.layers import resolve_layers
+from .types import PoolingFn
+
+DEFAULT_CONTEXT_CONFIG = """
+[ctxvec_context]
+dtype = "float32"
+drop_trf_data = false
+set_vector_hooks = false
+
+[ctxvec_context.pooling]
+@misc = "spacy-ctxvec.mean_pooling.v1"
+
+[ctxvec_context.layers]
+@misc = "spacy-ctxvec.last_layer.v1"
+"""
+SUPPORTED_DTYPES = ("float32", "float16")
+
+
+@Language.factory(
+    "ctxvec_context",
+    default_config=Config().from_str(DEFAULT_CONTEXT_CONFIG)["ctxvec_context"],
+    assigns=["doc._.ctxvec_context", "doc._.ctxvec_context_mask"],
+    requires=["doc._.trf_data"],
+)
+def make_context_vectors(
+    nlp: Language,
+    name: str,
+    pooling: PoolingFn,
+    layers: LayerSelection,
+    dtype: str,
+    drop_trf_data: bool,
+    set_vector_hooks: bool,
+) -> "ContextVectors":
+    """Pool doc._.trf_data into token._.context_vec; see ContextVectors."""
+    return ContextVectors(
+        name=name,
+        pooling=pooling,
+        layers=layers,
+        dtype=dtype,
+        drop_trf_data=drop_trf_data,
+        set_vector_hooks=set_vector_hooks,
+    )
+
+
+def to_numpy(array: Any) -> np.ndarray:
+    """A CPU numpy array from a numpy or cupy array."""
+    if isinstance(array, np.ndarray):
+        return array
+    if hasattr(array, "get"):  # cupy
+        return array.get()
+    return np.asarray(array)
+
+
+def _take_rows(hidden: Any, indices: np.ndarray) -> np.ndarray:
+    # Gather on the device the transformer ran on, then copy only the needed rows.
+    if not isinstance(hidden, np.ndarray) and hasattr(hidden, "device"):
+        import cupy
+
+        indices = cupy.asarray(indices)
+    return to_numpy(gather_rows(hidden, indices))
+
+
+def pool_trf_data(trf_data: Any, pooling: PoolingFn, layers: LayerSelection) -> np.ndarray:
+    """(n_tokens, width) pooled vectors from one Doc's TransformerData."""
+    output = trf_data.model_output
+    indices = np.asarray(to_numpy(trf_data.align.dataXd), dtype=np.int64).ravel()
+    lengths = np.asarray(to_numpy(trf_data.align.lengths), dtype=np.int64)
+    if layers.needs_hidden_states:
+        hidden_states = output.get("hidden_states")
+        if hidden_states is None:
+            raise CtxvecError(Errors.E002.format(layers=list(layers.layers), transformer="transformer"))
+        chosen = [hidden_states[i] for i in resolve_layers(layers.layers, len(hidden_states))]
+    else:
+        chosen = [output["last_hidden_state"]]
+    rows = layers.combine([_take_rows(hidden, indices) for hidden in chosen])
+    return pooling(rows, lengths)
+
+
+class ContextVectors(Pipe):
+    """Sets doc._.ctxvec_context (n_tokens, width) and doc._.ctxvec_context_mask from
+    doc._.trf_data. Tokens with no wordpiece get zeros and a False mask."""
+
+    def __init__(
+        self,
+        *,
+        name: str = "ctxvec_context",
+        pooling: PoolingFn,
+        layers: LayerSelection,
+        dtype: str = "float32",
+        drop_trf_data: bool = False,
+        set_vector_hooks: bool = False,
+    ) -> None:
+        if dtype not in SUPPORTED_DTYPES:
+            raise CtxvecError(Errors.E005.format(dtype=dtype))
+        self.name = name
+        self.pooling = pooling
+        self.layers = layers
+        self.dtype = np.dtype(dtype)
+        self.drop_trf_data = drop_trf_data
+        self.set_vector_hooks = set_vector_hooks
+        self.width: Optional[int] = None
+        install_extensions()
+
+    def __call__(self, doc: Doc) -> Doc:
+        self.set_annotations([doc])
+        return doc
+
+    def pipe(self, stream: Iterable[Doc], *, batch_size: int = 128) -> Iterator[Doc]:
+        for docs in minibatch(stream, size=batch_size):
+            self.set_annotations(docs)
+            yield from docs
+
+    def set_annotations(self, docs: Sequence[Doc]) -> None:
+        for doc in docs:
+            vectors, mask = self._pool(doc)
+            doc._.set(CONTEXT_ARRAY, vectors)
+            doc._.set(CONTEXT_MASK, mask)
+            if self.drop_trf_data:
+                from spacy_transformers.data_classes import TransformerData
+
+                doc._.trf_data = TransformerData.empty()
+            if self.set_vector_hooks:
+                add_vector_hooks(doc)
+
+    def _trf_data(self, doc: Doc) -> Any:
+        trf_data = doc._.get("trf_data") if Doc.has_extension("trf_data") else None
+        if trf_data is None or len(trf_data.align.lengths) != len(doc):
+            raise CtxvecError(Errors.E001.format(name=self.name))
+        return trf_data
+
+    def _pool(self, doc: Doc) -> Tuple[np.ndarray, np.ndarray]:
+        trf_data = self._trf_data(doc)
+        if len(doc) == 0:
+            return np.zeros((0, self.width or 0), dtype=self.dtype), np.zeros(0, dtype=bool)
+        vectors = pool_trf_data(trf_data, self.pooling, self.layers).astype(self.dtype, copy=False)
+        self.width = vectors.shape[1]
+        return vectors, np.asarray(to_numpy(trf_data.align.lengths)) > 0
+
+    def initialize(self, get_examples: Optional[Callable[[], Iterable[Any]]] = None, *, nlp: Optional[Language] = None) -> None:
+        if nlp is None:
+            return
+        transformer_name = find_transformer(nlp, self.name)
+        if self.layers.needs_hidden_states and not outputs_hidden_states(nlp, transformer_name):
+            raise CtxvecError(Errors.E002.format(layers=list(self.layers.layers), transformer=transformer_name))
+
+
+def find_transformer(nlp: Language, before: str) -> str:
+    """The name of the last transformer component before ``before``."""
+    from spacy_transformers import Transformer
+
+    found = None
+    for pipe_name, pipe in nlp.pipeline:
+        if pipe_name == before:
+            break
+        if isinstance(pipe, Transformer):
+            found = pipe_name
+    if found is None:
+        raise CtxvecError(Errors.E008.format(name=before, pipe_names=nlp.pipe_names))
+    return found
+
+
+def outputs_hidden_states(nlp: Language, transformer_name: str) -> bool:
+    model_cfg = nlp.config["components"].get(transformer_name, {}).get("model", {})
+    return bool(model_cfg.get("transformer_config", {}).get("output_hidden_states", False))
+
+
+# Vector hooks: module-level functions, so that Docs with hooks can be pickled.
+def _cosine(a: Optional[np.ndarray], b: Optional[np.ndarray]) -> float:
+    if a is None or b is None:
+        return 0.0
+    a64, b64 = np.asarray(a, dtype=np.float64), np.asarray(b, dtype=np.float64)
+    norm = float(np.linalg.norm(a64) * np.linalg.norm(b64))
+    return float(a64 @ b64 / norm) if norm > 0 else 0.0
+
+
+def _doc_vector(doc: Doc) -> Optional[np.ndarray]:
+    return doc._.context_vec
+
+
+def _span_vector(span: Span) -> Optional[np.ndarray]:
+    return span._.context_vec
+
+
+def _token_vector(token: Token) -> Optional[np.ndarray]:
+    return token._.context_vec
+
+
+def _doc_has_vector(doc: Doc) -> bool:
+    mask = doc._.get(CONTEXT_MASK)
+    return bool(mask is not None and mask.any())
+
+
+def _span_has_vector(span: Span) -> bool:
+    mask = span.doc._.get(CONTEXT_MASK)
+    return bool(mask is not None and mask[span.start : span.end].any())
+
+
+def _token_has_vector(token: Token) -> bool:
+    return token._.has_context_vec
+
+
+def _similarity(a: Any, b: Any) -> float:
+    return _cosine(a.vector, b.vector)
+
+
+def add_vector_hooks(doc: Doc) -> None:
+    """Make .vector, .has_vector and .similarity use the contextual vectors."""
+    doc.user_hooks["vector"] = _doc_vector
+    doc.user_hooks["has_vector"] = _doc_has_vector
+    doc.user_hooks["similarity"] = _similarity
+    doc.user_span_hooks["vector"] = _span_vector
+    doc.user_span_hooks["has_vector"] = _span_has_vector
+    doc.user_span_hooks["similarity"] = _similarity
+    doc.user_token_hooks["vector"] = _token_vector
+    doc.user_token_hooks["has_vector"] = _token_has_vector
+    doc.user_token_hooks["similarity"] = _similarity

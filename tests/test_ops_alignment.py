@@ -1,0 +1,27 @@
+import numpy as np
+import pytest
+
+from spacy_ctxvec.errors import CtxvecError
+from spacy_ctxvec.ops.alignment import flatten_spans, gather_rows
+from spacy_ctxvec.ops.pooling import pool_mean
+
+
+def test_flatten_spans_row_order():
+    hidden = np.arange(2 * 3 * 2).reshape(2, 3, 2)
+    flat = flatten_spans(hidden)
+    assert flat.shape == (6, 2)
+    np.testing.assert_array_equal(flat[4], hidden[1, 1])
+
+
+def test_token_in_two_overlapping_windows_pools_both():
+    # Window 0 rows 0..3, window 1 rows 4..7; the token sits at row 2 and row 5.
+    hidden = np.zeros((2, 4, 1), dtype=np.float32)
+    hidden[0, 2, 0] = 1.0
+    hidden[1, 1, 0] = 3.0
+    rows = gather_rows(hidden, np.array([2, 5]))
+    np.testing.assert_array_equal(pool_mean(rows, np.array([2])), [[2.0]])
+
+
+def test_index_outside_output_raises():
+    with pytest.raises(CtxvecError, match=r"\[E006\]"):
+        gather_rows(np.zeros((1, 3, 2)), np.array([0, 3]))

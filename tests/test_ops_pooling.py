@@ -1,0 +1,50 @@
+import numpy as np
+import pytest
+
+from spacy_ctxvec.errors import CtxvecError
+from spacy_ctxvec.ops.pooling import pool_first, pool_first_last, pool_last, pool_max, pool_mean, segment_starts
+
+# Three tokens: two pieces, zero pieces, three pieces.
+ROWS = np.array([[1.0, 2.0], [3.0, 0.0], [0.0, 0.0], [6.0, -3.0], [3.0, 9.0]], dtype=np.float32)
+LENGTHS = np.array([2, 0, 3])
+
+
+def test_segment_starts():
+    assert segment_starts(np.array([2, 0, 3])).tolist() == [0, 2, 2]
+    assert segment_starts(np.array([], dtype=int)).tolist() == []
+
+
+def test_pool_mean_hand_computed():
+    expected = np.array([[2.0, 1.0], [0.0, 0.0], [3.0, 2.0]], dtype=np.float32)
+    np.testing.assert_allclose(pool_mean(ROWS, LENGTHS), expected)
+
+
+def test_pool_first_last_max_hand_computed():
+    np.testing.assert_array_equal(pool_first(ROWS, LENGTHS), [[1, 2], [0, 0], [0, 0]])
+    np.testing.assert_array_equal(pool_last(ROWS, LENGTHS), [[3, 0], [0, 0], [3, 9]])
+    np.testing.assert_array_equal(pool_max(ROWS, LENGTHS), [[3, 2], [0, 0], [6, 9]])
+    np.testing.assert_array_equal(pool_first_last(ROWS, LENGTHS), [[1, 2, 3, 0], [0, 0, 0, 0], [0, 0, 3, 9]])
+
+
+@pytest.mark.parametrize("pool", [pool_mean, pool_first, pool_last, pool_max])
+def test_zero_pieces_everywhere_gives_zeros(pool):
+    out = pool(np.zeros((0, 4), dtype=np.float32), np.array([0, 0]))
+    assert out.shape == (2, 4)
+    assert not out.any()
+
+
+def test_leading_and_trailing_empty_tokens():
+    rows = np.array([[2.0], [4.0]], dtype=np.float32)
+    out = pool_mean(rows, np.array([0, 2, 0]))
+    np.testing.assert_array_equal(out, [[0.0], [3.0], [0.0]])
+    np.testing.assert_array_equal(pool_last(rows, np.array([0, 2, 0])), [[0.0], [4.0], [0.0]])
+
+
+def test_lengths_that_do_not_match_rows_raise_coded_error():
+    with pytest.raises(CtxvecError, match=r"\[E007\]"):
+        pool_mean(ROWS, np.array([1, 1]))
+
+
+def test_pool_mean_keeps_float16():
+    rows = ROWS.astype(np.float16)
+    assert pool_mean(rows, LENGTHS).dtype == np.float16
