@@ -109,3 +109,31 @@ class Errors(metaclass=_ErrorsWithCodes):
     E229 = ("Key mode 'lemma': tokens of a document have no lemma (e.g. '{token}'). The "
             "pipeline {pipe_names} declares a lemma setter but it did not set lemmas; "
             "initialize the lemmatizer or use key 'lower'.")
+
+    # Plots and projects (E4xx)
+    E401 = ("Cannot save a figure as '{path}': the file name must end in .png or .svg.")
+    E402 = ("The word '{word}' does not occur in {source} ({n_docs} texts read; matching "
+            "{matching}). Check the spelling, drop --case-sensitive, or give "
+            "texts that contain it.")
+    E403 = ("Give exactly one input: --sentences FILE (one sentence per line) or "
+            "--corpus FILE (.txt, .jsonl or .spacy).")
+    E404 = ("Input file not found: {path}.")
+    E405 = ("Pipeline '{name}' could not be loaded: {error}. Pass a pipeline directory "
+            "(from `python -m spacy assemble`), an installed pipeline package, or a "
+            ".cfg file.")
+    E406 = ("The pipeline {pipe_names} has no 'ctxvec_context' component. Add it after "
+            "the transformer (see configs/default.cfg).")
+    E407 = ("Per-layer curves need every hidden state, but the transformer in '{name}' "
+            "does not output them. Set output_hidden_states = true in "
+            "[components.transformer.model.transformer_config] and assemble again.")
+    E408 = ("No word type occurs at least {min_count} times in {n_docs} texts of "
+            "{corpus}, so self-similarity is undefined. Give a larger corpus or a "
+            "smaller --min-count.")
+    E409 = ("'{path}' is neither a Lexicon directory nor a pipeline with a "
+            "'ctxvec_polysemy' component. Pass the output of `spacy-ctxvec build-lexicon` "
+            "or a pipeline that contains ctxvec_polysemy.")
+    E410 = ("No word has a polysemy score (at least {min_count} occurrences) in "
+            "'{path}'. Lower --min-count or build the lexicon from a larger corpus.")
+    E411 = ("Cannot plot an empty set of {what}. Give at least {minimum}.")
+    E412 = ("--clusters must be 0 (choose k by silhouette) or between 1 and the number "
+            "of occurrences ({n}); got {k}.")

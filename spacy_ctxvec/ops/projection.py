@@ -1,0 +1,173 @@
+"""Numbers behind the pictures: 2-D PCA, cosine k-means with a silhouette choice of k and
+a label-repel layout. Pure numpy, no spaCy."""
+from typing import Optional, Tuple
+
+import numpy as np
+
+from .polysemy import normalise_rows
+
+
+def pca_2d(vectors: np.ndarray) -> Tuple[np.ndarray, np.ndarray, np.ndarray, np.ndarray]:
+    """PCA to two dimensions by SVD of the centred rows.
+
+    Returns (coords (n, 2), components (2, width), mean (width,), explained (2,)),
+    where ``explained`` is each axis's fraction of the total variance. Fewer than two
+    non-trivial directions give zero columns, never NaN. Signs are fixed (largest
+    loading positive), so the same input always gives the same picture.
+    """
+    v = np.asarray(vectors, dtype=np.float64)
+    mean = v.mean(axis=0) if len(v) else np.zeros(v.shape[1])
+    centred = v - mean
+    _, singular, vt = np.linalg.svd(centred, full_matrices=False)
+    components = np.zeros((2, v.shape[1]))
+    n_axes = min(2, len(singular))
+    components[:n_axes] = vt[:n_axes]
+    signs = np.sign(components[np.arange(2), np.abs(components).argmax(axis=1)])
+    components *= np.where(signs == 0, 1.0, signs)[:, None]
+    variance = singular**2
+    total = variance.sum()
+    explained = np.zeros(2)
+    if total > 0:
+        explained[:n_axes] = variance[:n_axes] / total
+    return centred @ components.T, components, mean, explained
+
+
+def _assign(unit: np.ndarray, centres: np.ndarray) -> Tuple[np.ndarray, float]:
+    similarity = unit @ normalise_rows(centres).T
+    labels = similarity.argmax(axis=1)
+    return labels, float(similarity[np.arange(len(unit)), labels].sum())
+
+
+def kmeans_cosine(vectors: np.ndarray, k: int, *, seed: int = 0, n_init: int = 8, max_iter: int = 100) -> np.ndarray:
+    """Spherical k-means (cosine) with k-means++ seeding; the best of ``n_init`` runs.
+
+    Returns one label in 0..k-1 per row, numbered by first appearance so that
+    equal clusterings give equal labels.
+    """
+    unit = normalise_rows(vectors)
+    n = len(unit)
+    if k <= 1 or n <= 1:
+        return np.zeros(n, dtype=np.int64)
+    k = min(k, n)
+    rng = np.random.default_rng(seed)
+    best_labels, best_score = np.zeros(n, dtype=np.int64), -np.inf
+    for _ in range(n_init):
+        centres = unit[[rng.integers(n)]]
+        for _ in range(1, k):
+            distance = np.clip(1.0 - (unit @ centres.T).max(axis=1), 0.0, None)
+            p = distance / distance.sum() if distance.sum() > 0 else np.full(n, 1.0 / n)
+            centres = np.vstack([centres, unit[rng.choice(n, p=p)]])
+        labels, _ = _assign(unit, centres)
+        for _ in range(max_iter):
+            one_hot = np.eye(k)[labels]
+            sums = one_hot.T @ unit
+            empty = one_hot.sum(axis=0) == 0
+            sums[empty] = centres[empty]  # keep an emptied centre where it was
+            new_labels, _ = _assign(unit, sums)
+            centres = sums
+            if np.array_equal(new_labels, labels):
+                break
+            labels = new_labels
+        labels, score = _assign(unit, centres)
+        if score > best_score + 1e-12:
+            best_labels, best_score = labels, score
+    _, first = np.unique(best_labels, return_index=True)
+    order = np.argsort(np.argsort(first))
+    return order[np.searchsorted(np.unique(best_labels), best_labels)].astype(np.int64)
+
+
+def silhouette_cosine(vectors: np.ndarray, labels: np.ndarray) -> float:
+    """Mean silhouette with cosine distance; 0.0 for fewer than two clusters.
+
+    Points alone in their cluster score 0 (Rousseeuw's convention).
+    """
+    labels = np.asarray(labels)
+    clusters, inverse = np.unique(labels, return_inverse=True)
+    if len(clusters) < 2:
+        return 0.0
+    unit = normalise_rows(vectors)
+    distance = np.clip(1.0 - unit @ unit.T, 0.0, 2.0)
+    one_hot = np.eye(len(clusters))[inverse]
+    sizes = one_hot.sum(axis=0)
+    sums = distance @ one_hot  # (n, k): summed distance to each cluster
+    own_size = sizes[inverse]
+    rows = np.arange(len(labels))
+    own = np.divide(sums[rows, inverse], own_size - 1, out=np.zeros(len(labels)), where=own_size > 1)
+    to_others = sums / sizes
+    to_others[rows, inverse] = np.inf
+    nearest = to_others.min(axis=1)
+    denom = np.maximum(own, nearest)
+    score = np.divide(nearest - own, denom, out=np.zeros(len(labels)), where=denom > 0)
+    score[own_size == 1] = 0.0
+    return float(score.mean())
+
+
+def choose_clusters(vectors: np.ndarray, *, k: int = 0, max_k: int = 6, seed: int = 0) -> Tuple[np.ndarray, int, float]:
+    """Cluster labels, the k used and its silhouette.
+
+    ``k`` > 0 fixes the number of clusters. ``k`` = 0 tries 2..max_k (at most n-1)
+    and keeps the k with the highest cosine silhouette; fewer than 3 rows give one
+    cluster.
+    """
+    n = len(vectors)
+    if k > 0:
+        labels = kmeans_cosine(vectors, k, seed=seed)
+        return labels, int(labels.max(initial=0)) + 1, silhouette_cosine(vectors, labels)
+    if n < 3:
+        return np.zeros(n, dtype=np.int64), 1, 0.0
+    best = (np.zeros(n, dtype=np.int64), 1, -np.inf)
+    for candidate in range(2, min(max_k, n - 1) + 1):
+        labels = kmeans_cosine(vectors, candidate, seed=seed)
+        score = silhouette_cosine(vectors, labels)
+        if score > best[2] + 1e-12:
+            best = (labels, int(labels.max()) + 1, score)
+    return best
+
+
+def repel_labels(
+    anchors: np.ndarray,
+    *,
+    min_distance: float = 0.05,
+    offset: float = 0.025,
+    n_iter: int = 200,
+    step: float = 0.5,
+    pull: float = 0.005,
+    bounds: Optional[Tuple[float, float]] = (0.02, 0.98),
+) -> np.ndarray:
+    """Label positions near their anchor points, pushed apart until no two labels
+    (nor a label and another label's point) are closer than ``min_distance``.
+
+    Coordinates are in axes fractions (0..1). Each label starts ``offset`` away
+    from its point, away from the points' centre, then overlapping pairs are pushed
+    apart, a weak spring pulls labels back to their point, and positions are kept
+    inside ``bounds``.
+    """
+    anchors = np.asarray(anchors, dtype=np.float64)
+    n = len(anchors)
+    if n == 0:
+        return anchors.copy()
+    direction = anchors - anchors.mean(axis=0)
+    norms = np.linalg.norm(direction, axis=1, keepdims=True)
+    angles = np.arange(n) * 2.399963  # golden angle: distinct directions for coincident points
+    fallback = np.stack([np.cos(angles), np.sin(angles)], axis=1)
+    direction = np.where(norms > 1e-9, direction / np.maximum(norms, 1e-12), fallback)
+    positions = anchors + offset * direction
+    # Minimum distance from each label to every label and to every point;
+    # its own point only has to stay ``offset`` away.
+    threshold = np.hstack([np.full((n, n), min_distance), np.full((n, n), 0.6 * min_distance)])
+    threshold[np.arange(n), n + np.arange(n)] = offset
+    threshold[np.arange(n), np.arange(n)] = 0.0
+    for _ in range(n_iter):
+        delta = positions[:, None, :] - np.vstack([positions, anchors])[None, :, :]
+        distance = np.linalg.norm(delta, axis=2)
+        overlap = np.clip(threshold - distance, 0.0, None)
+        if not overlap.any():
+            break
+        unit_delta = np.where(
+            distance[..., None] > 1e-9, delta / np.maximum(distance, 1e-12)[..., None], fallback[:, None, :]
+        )
+        push = (overlap[..., None] * unit_delta).sum(axis=1)
+        positions = positions + step * push + pull * (anchors - positions)
+        if bounds is not None:
+            positions = np.clip(positions, bounds[0], bounds[1])
+    return positions
