@@ -137,3 +137,59 @@ class Errors(metaclass=_ErrorsWithCodes):
     E411 = ("Cannot plot an empty set of {what}. Give at least {minimum}.")
     E412 = ("--clusters must be 0 (choose k by silhouette) or between 1 and the number "
             "of occurrences ({n}); got {k}.")
+
+    # Static vectors (E1xx)
+    E101 = ("Static vectors file '{path}' does not exist. Check the path (in a config: "
+            "--paths.static_vectors or the 'path' of spacy-ctxvec.vectors_file.v1).")
+    E102 = ("Unknown static vectors format '{format}' for '{path}'. Use one of: {formats}.")
+    E103 = ("Could not read '{path}' as {format} static vectors ({error}). Check that the "
+            "file is complete and is really in that format, or pass the right format "
+            "explicitly (one of: {formats}).")
+    E104 = ("'{path}' has vectors of inconsistent width ({error}): every row must have the "
+            "same number of values, matching the header's dimension if there is one. "
+            "Fix the file or the header line.")
+    E105 = ("'{path}' is a gensim native file (.model/.kv, a Python pickle). Unpickling can "
+            "run arbitrary code, so it is refused by default. Convert it once with "
+            "gensim: KeyedVectors.load(...).save_word2vec_format('vectors.bin', binary=True) "
+            "and load that, or pass allow_pickle=True (config: allow_pickle = true) only "
+            "if you trust the file's origin.")
+    E106 = ("'{path}' holds an array of shape {shape} and dtype {dtype}; static vectors "
+            "need a 2-D numeric (rows, dim) matrix.")
+    E107 = ("No vocab file for '{path}': expected '{stem_vocab}' or '{dir_vocab}', "
+            "UTF-8 text with one word per line, line i naming row i of the matrix.")
+    E108 = ("Vocab file '{vocab}' has {n_words} words but '{path}' has {n_rows} rows. "
+            "They must match one to one (line i names row i).")
+    E109 = ("'{path}' contains NaN or infinite values in {n_bad} row(s) (first: {first!r}). "
+            "Fix or drop those rows before loading.")
+    E110 = ("Static vector table: got {n_keys} keys for {n_rows} rows and row indices "
+            "{max_row}. Give one key per row (or row indices inside the matrix).")
+    E111 = ("fastText n-gram matrix has shape {shape}, but the table needs ({bucket}, "
+            "{dim}) (bucket x dim). Check min_n/max_n/bucket and the n-gram file.")
+    E112 = ("Unknown static lookup '{lookup}'. Choose lookups from {choices} "
+            "(tried in the order given; 'none' is implied at the end).")
+    E113 = ("Static vector lookup got {n_texts} texts, {n_lowers} lower forms and "
+            "{n_norms} norms; pass one of each per token.")
+    E114 = ("Component '{name}' has no static vector table yet. Call nlp.initialize() "
+            "with a source in [initialize.components.{name}.source] (e.g. @misc = "
+            "\"spacy-ctxvec.vectors_file.v1\" with path = ...), or load a saved "
+            "pipeline with spacy.load.")
+    E115 = ("Component '{name}' got no source and found no transformer before it in "
+            "{pipe_names}. Set [initialize.components.{name}.source], e.g. @misc = "
+            "\"spacy-ctxvec.vectors_file.v1\", or add a transformer before '{name}'.")
+    E116 = ("No component named '{transformer}' in the pipeline {pipe_names}, or it is "
+            "not a spacy-transformers Transformer. Set transformer = \"NAME\" in "
+            "spacy-ctxvec.transformer_embeddings.v1 to the transformer component's name.")
+    E117 = ("Transformer component '{transformer}' has not loaded its model yet, so it "
+            "has no input-embedding table. Put it before the static component in the "
+            "pipeline (components initialize in order) and call nlp.initialize().")
+    E118 = ("The static vectors source for '{name}' returned {got}, not a "
+            "StaticVectorTable. A source is a callable (nlp) -> StaticVectorTable, e.g. "
+            "from spacy-ctxvec.vectors_file.v1.")
+    E119 = ("Static vector table data in '{path}' is incomplete: '{missing}' is missing. "
+            "Save the component again with nlp.to_disk.")
+    E120 = ("Corpus '{path}' does not exist. Give a UTF-8 text file (one document per "
+            "line) or a directory of .txt files.")
+    E121 = ("Corpus '{path}' has no words (after lower-casing and keeping runs of "
+            "letters/digits). Give a non-empty UTF-8 text corpus.")
+    E122 = ("Training produced no vectors: no word in '{path}' occurs at least "
+            "--min-count {min_count} times. Lower --min-count or use a bigger corpus.")
