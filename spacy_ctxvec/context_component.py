@@ -1,5 +1,7 @@
 """The ctxvec_context component: one contextual vector per token, pooled from the
 wordpiece outputs that the transformer component already computed."""
+import os
+import sys
 from typing import Any, Callable, Iterable, Iterator, Optional, Sequence, Tuple
 
 import numpy as np
@@ -14,6 +16,7 @@ from .errors import CtxvecError, Errors
 from .layers import LayerSelection
 from .ops.alignment import gather_rows
 from .ops.layers import resolve_layers
+from .ops.similarity import cosine
 from .types import PoolingFn
 
 DEFAULT_CONTEXT_CONFIG = """
@@ -29,6 +32,16 @@ set_vector_hooks = false
 @misc = "spacy-ctxvec.last_layer.v1"
 """
 SUPPORTED_DTYPES = ("float32", "float16")
+
+
+def _single_threaded_torch_after_fork() -> None:
+    # torch's intra-op thread pool does not survive fork: nlp.pipe(n_process=2) would hang.
+    torch = sys.modules.get("torch")
+    if torch is not None:
+        torch.set_num_threads(1)
+
+
+os.register_at_fork(after_in_child=_single_threaded_torch_after_fork)
 
 
 @Language.factory(
@@ -155,8 +168,13 @@ class ContextVectors(Pipe):
         if nlp is None:
             return
         transformer_name = find_transformer(nlp, self.name)
-        if self.layers.needs_hidden_states and not outputs_hidden_states(nlp, transformer_name):
+        if not self.layers.needs_hidden_states:
+            return
+        if not outputs_hidden_states(nlp, transformer_name):
             raise CtxvecError(Errors.E002.format(layers=list(self.layers.layers), transformer=transformer_name))
+        n_layers = getattr(nlp.get_pipe(transformer_name).model.transformer.config, "num_hidden_layers", None)
+        if n_layers is not None:
+            resolve_layers(self.layers.layers, n_layers + 1)
 
 
 def find_transformer(nlp: Language, before: str) -> str:
@@ -180,12 +198,6 @@ def outputs_hidden_states(nlp: Language, transformer_name: str) -> bool:
 
 
 # Vector hooks: module-level functions, so that Docs with hooks can be pickled.
-def _cosine(a: Optional[np.ndarray], b: Optional[np.ndarray]) -> float:
-    if a is None or b is None:
-        return 0.0
-    a64, b64 = np.asarray(a, dtype=np.float64), np.asarray(b, dtype=np.float64)
-    norm = float(np.linalg.norm(a64) * np.linalg.norm(b64))
-    return float(a64 @ b64 / norm) if norm > 0 else 0.0
 
 
 def _doc_vector(doc: Doc) -> Optional[np.ndarray]:
@@ -215,7 +227,7 @@ def _token_has_vector(token: Token) -> bool:
 
 
 def _similarity(a: Any, b: Any) -> float:
-    return _cosine(a.vector, b.vector)
+    return cosine(a.vector, b.vector)
 
 
 def add_vector_hooks(doc: Doc) -> None:

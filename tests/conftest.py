@@ -40,7 +40,9 @@ def build_tiny_bert(path: Path, max_position_embeddings: int = 64) -> Path:
         max_position_embeddings=max_position_embeddings,
     )
     BertModel(config).save_pretrained(path)
-    BertTokenizerFast(vocab_file=str(path / "vocab.txt"), do_lower_case=True).save_pretrained(path)
+    BertTokenizerFast(
+        vocab_file=str(path / "vocab.txt"), do_lower_case=True, model_max_length=max_position_embeddings
+    ).save_pretrained(path)
     return path
 
 
