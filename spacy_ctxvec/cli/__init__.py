@@ -3,5 +3,6 @@
 Each command lives in its own module and registers itself on ``app``.
 """
 from ._app import app
+from . import train_static  # noqa: F401,E402
 
 __all__ = ["app"]
