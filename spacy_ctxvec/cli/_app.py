@@ -1,5 +1,11 @@
-"""The typer app that every command module registers on."""
+"""The typer app that every command module registers on, and shared CLI helpers."""
+import functools
+from typing import Any, Callable, TypeVar
+
 import typer
+from wasabi import msg
+
+from ..errors import CtxvecError
 
 app = typer.Typer(
     name="spacy-ctxvec",
@@ -7,3 +13,18 @@ app = typer.Typer(
     no_args_is_help=True,
     add_completion=False,
 )
+
+CommandT = TypeVar("CommandT", bound=Callable[..., Any])
+
+
+def exit_on_coded_error(command: CommandT) -> CommandT:
+    """Print a CtxvecError's coded message and exit with status 1 (no traceback)."""
+
+    @functools.wraps(command)
+    def wrapper(*args: Any, **kwargs: Any) -> Any:
+        try:
+            return command(*args, **kwargs)
+        except CtxvecError as err:
+            msg.fail(str(err), exits=1)
+
+    return wrapper  # type: ignore[return-value]
