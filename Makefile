@@ -1,0 +1,18 @@
+# Two commands for a newcomer:  `make demo` (main job, offline default)  and  `make test`.
+PYTHON ?= python3
+export HF_HUB_OFFLINE := 1
+export TOKENIZERS_PARALLELISM := false
+
+.PHONY: install demo test
+
+install:
+	$(PYTHON) -m pip install -q "torch==2.13.0"
+	$(PYTHON) -m pip install -q -e ".[test]"
+
+demo: install
+	spacy-ctxvec compare "I have a apple" "I have a pen" --word a
+	spacy-ctxvec compare "I want to eat an apple" "I want to buy an Apple phone" --word apple
+	spacy-ctxvec compare "We sat on the river bank" "The bank approved my loan" --word bank
+
+test: install
+	$(PYTHON) -m pytest -q
