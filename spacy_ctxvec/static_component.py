@@ -35,6 +35,17 @@ def make_static_vectors(nlp: Language, name: str, lookups: List[str], dtype: str
     return StaticVectors(name=name, lookups=lookups, dtype=dtype)
 
 
+def unique_rows(ids: np.ndarray) -> Tuple[np.ndarray, np.ndarray]:
+    """(unique rows, inverse) of an (n, 3) ORTH/LOWER/NORM array. Deduplicates on
+    ORTH alone (fast) unless some token's norm differs from another with the same text."""
+    _, first, inverse = np.unique(ids[:, 0], return_index=True, return_inverse=True)
+    inverse = inverse.reshape(-1)
+    if np.array_equal(ids[first][inverse], ids):
+        return ids[first], inverse
+    unique, inverse = np.unique(ids, axis=0, return_inverse=True)
+    return unique, inverse.reshape(-1)
+
+
 class StaticVectors(Pipe):
     """Sets doc._.ctxvec_static (n_tokens, dim) and doc._.ctxvec_static_keys (int8
     codes into STATIC_KEY_NAMES: which lookup found each token; 0 = none, zero row).
@@ -72,11 +83,10 @@ class StaticVectors(Pipe):
         (text, lower, norm) is looked up once."""
         table = self._require_table()
         ids = doc.to_array([ORTH, LOWER, NORM]).reshape(len(doc), 3)
-        unique, inverse = np.unique(ids, axis=0, return_inverse=True)
+        unique, inverse = unique_rows(ids)
         strings = doc.vocab.strings
         texts, lowers, norms = ([strings[int(h)] for h in unique[:, col]] for col in range(3))
         vectors, codes = table.lookup_batch(texts, lowers, norms, lookups=self.lookups)
-        inverse = inverse.reshape(-1)
         return vectors[inverse].astype(self.dtype, copy=False), codes[inverse]
 
     def _require_table(self) -> StaticVectorTable:

@@ -61,11 +61,12 @@ def test_vectors_file_source(w2v_nlp):
     np.testing.assert_allclose(doc[1:3]._.static_vec, [5.5, 6.5, 7.5])
 
 
-def test_norm_lookup(w2v_nlp):
-    doc = w2v_nlp("rivers")
-    doc[0].norm_ = "river"
+def test_norm_lookup_per_token(w2v_nlp):
+    doc = w2v_nlp("rivers and rivers")
+    doc[0].norm_ = "river"  # same text, different norms: looked up separately
     w2v_nlp.get_pipe("ctxvec_static")(doc)
-    assert codes(doc) == ["norm"]
+    assert codes(doc) == ["norm", "none", "none"]
+    np.testing.assert_array_equal(doc[0]._.static_vec, [7, 8, 9])
 
 
 def test_default_source_is_the_transformer_embeddings(trf_static_nlp):
