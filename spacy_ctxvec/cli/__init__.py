@@ -3,6 +3,7 @@
 Each command lives in its own module and registers itself on ``app``.
 """
 from ._app import app
+from . import plot  # noqa: F401,E402
 from . import train_static  # noqa: F401,E402
 
 __all__ = ["app"]

@@ -1,0 +1,165 @@
+"""`spacy-ctxvec plot ...` end to end, in process (typer's CliRunner), on the tiny
+random pipeline; one slow test checks the seed picture's claim with the real MiniLM."""
+import json
+
+import numpy as np
+import pytest
+from typer.testing import CliRunner
+
+from spacy_ctxvec.cli import app
+from spacy_ctxvec.ops.polysemy import Lexicon
+
+from .test_plotting import assert_png, assert_svg
+
+SENTENCES = [
+    "i want to eat an apple .",
+    "we eat an apple and a pen .",
+    "i want to buy an apple phone .",
+    "Apple took out a loan .",
+    "we sat on the bank of the river .",
+]
+
+
+@pytest.fixture(scope="module")
+def tiny_pipeline_dir(tiny_nlp, tmp_path_factory):
+    path = tmp_path_factory.mktemp("tiny_pipeline")
+    tiny_nlp.to_disk(path)
+    return path
+
+
+@pytest.fixture
+def sentences_file(tmp_path):
+    path = tmp_path / "sentences.txt"
+    path.write_text("\n".join(SENTENCES) + "\n", encoding="utf8")
+    return path
+
+
+def invoke(*args):
+    result = CliRunner().invoke(app, [str(a) for a in args])
+    return result
+
+
+@pytest.mark.parametrize("suffix, check", [(".png", assert_png), (".svg", assert_svg)])
+def test_plot_word_writes_a_valid_figure(tiny_pipeline_dir, sentences_file, tmp_path, suffix, check):
+    output = tmp_path / f"apple{suffix}"
+    result = invoke("plot", "word", "apple", "--sentences", sentences_file, "--pipeline", tiny_pipeline_dir, "-o", output)
+    assert result.exit_code == 0, result.output
+    # Case-insensitive by default: "Apple" counts too.
+    assert "4 occurrences of 'apple'" in result.output
+    check(output)
+
+
+def test_plot_word_case_sensitive_and_corpus_input(tiny_pipeline_dir, tmp_path):
+    corpus = tmp_path / "corpus.jsonl"
+    corpus.write_text("\n".join(json.dumps({"text": s}) for s in SENTENCES) + "\n", encoding="utf8")
+    output = tmp_path / "apple.png"
+    result = invoke("plot", "word", "Apple", "--corpus", corpus, "--pipeline", tiny_pipeline_dir,
+                    "--case-sensitive", "-o", output, "--clusters", "1")
+    assert result.exit_code == 0, result.output
+    assert "1 occurrences of 'Apple'" in result.output
+    assert_png(output)
+
+
+def test_plot_word_max_occurrences(tiny_pipeline_dir, sentences_file, tmp_path):
+    result = invoke("plot", "word", "apple", "--sentences", sentences_file, "--pipeline", tiny_pipeline_dir,
+                    "-n", "2", "-o", tmp_path / "a.png")
+    assert result.exit_code == 0, result.output
+    assert "2 occurrences" in result.output
+
+
+def test_plot_word_missing_word_is_a_clear_error(tiny_pipeline_dir, sentences_file, tmp_path):
+    output = tmp_path / "none.png"
+    result = invoke("plot", "word", "hotel", "--sentences", sentences_file, "--pipeline", tiny_pipeline_dir, "-o", output)
+    assert result.exit_code == 1
+    message = " ".join(result.output.split())
+    assert "[E402]" in message and "'hotel'" in message and "5 texts read" in message
+    assert not output.exists()
+
+
+@pytest.mark.parametrize("inputs", [[], ["--sentences", "a.txt", "--corpus", "b.txt"]])
+def test_plot_word_needs_exactly_one_input(inputs, tmp_path):
+    result = invoke("plot", "word", "apple", *inputs, "-o", tmp_path / "x.png")
+    assert result.exit_code == 1 and "[E403]" in result.output
+
+
+def test_plot_word_bad_inputs(tiny_pipeline_dir, sentences_file, tmp_path):
+    result = invoke("plot", "word", "apple", "--sentences", tmp_path / "missing.txt", "-o", tmp_path / "x.png")
+    assert result.exit_code == 1 and "[E404]" in result.output
+    result = invoke("plot", "word", "apple", "--sentences", sentences_file, "--pipeline", tmp_path / "nowhere",
+                    "-o", tmp_path / "x.png")
+    assert result.exit_code == 1 and "[E011]" in result.output
+    result = invoke("plot", "word", "apple", "--sentences", sentences_file, "--pipeline", tiny_pipeline_dir,
+                    "-o", tmp_path / "x.pdf")
+    assert result.exit_code == 1 and "[E401]" in result.output
+    result = invoke("plot", "word", "apple", "--sentences", sentences_file, "--pipeline", tiny_pipeline_dir,
+                    "-k", "9", "-o", tmp_path / "x.png")
+    assert result.exit_code == 1 and "[E412]" in result.output
+
+
+def test_plot_layers_one_value_per_hidden_state(tiny_pipeline_dir, sentences_file, tmp_path):
+    output = tmp_path / "layers.svg"
+    result = invoke("plot", "layers", tiny_pipeline_dir, sentences_file, "-o", output, "--min-count", "2")
+    assert result.exit_code == 0, result.output
+    # Tiny BERT: embeddings + 2 layers.
+    assert "0: " in result.output and "2: " in result.output and "3: " not in result.output
+    assert_svg(output)
+
+
+def test_plot_layers_without_repeated_words_is_a_clear_error(tiny_pipeline_dir, sentences_file, tmp_path):
+    result = invoke("plot", "layers", tiny_pipeline_dir, sentences_file, "-o", tmp_path / "l.png", "--min-count", "50")
+    assert result.exit_code == 1 and "[E408]" in result.output
+
+
+def test_plot_polysemy_from_a_lexicon_directory(tmp_path):
+    rng = np.random.default_rng(0)
+    words = ["bank", "apple", "dog", "run", "the", "zzyzx"]
+    spreads = np.array([1.5, 1.0, 0.2, 2.0, 0.1, 0.5])
+    keys = np.repeat(words, 20)
+    centres = rng.normal(size=(len(words), 8))
+    vectors = np.repeat(centres, 20, axis=0) + np.repeat(spreads, 20)[:, None] * rng.normal(size=(120, 8))
+    Lexicon.from_occurrences(list(keys), vectors).to_disk(tmp_path / "lexicon")
+    senses = tmp_path / "senses.tsv"
+    senses.write_text("lemma\ttotal\nbank\t18\napple\t2\ndog\t8\nrun\t57\nthe\t1\n", encoding="utf8")
+    output = tmp_path / "polysemy.png"
+    result = invoke("plot", "polysemy", tmp_path / "lexicon", "--sense-counts", senses, "-o", output, "--top", "3")
+    assert result.exit_code == 0, result.output
+    assert "6 words" in result.output and "over 5 words" in result.output
+    assert_png(output)
+
+
+def test_plot_polysemy_rejects_a_non_lexicon(tmp_path):
+    result = invoke("plot", "polysemy", tmp_path, "-o", tmp_path / "p.png")
+    assert result.exit_code == 1 and "[E409]" in result.output
+
+
+@pytest.mark.slow
+def test_seed_picture_claim_with_minilm(default_nlp):
+    """'apple' the fruit and 'Apple' the company separate in contextual space, while
+    the static vectors of the default pipeline do not move."""
+    from spacy_ctxvec.cli.plot import collect_occurrences, word_picture
+    from spacy_ctxvec.ops.similarity import pairwise_cosine
+
+    fruit = ["I want to eat an apple.", "She baked an apple pie.", "He picked a ripe apple from the tree."]
+    company = ["I want to buy an Apple phone.", "Apple released a new laptop.", "Shares of Apple rose today."]
+    occurrences = collect_occurrences(default_nlp, fruit + company, "apple")
+    assert len(occurrences.snippets) == 6
+    cosine = pairwise_cosine(occurrences.vectors)
+    within = (cosine[:3, :3].sum() - 3 + cosine[3:, 3:].sum() - 3) / 12
+    across = cosine[:3, 3:].mean()
+    assert within > across + 0.05
+    assert occurrences.static_vectors is not None
+    assert np.allclose(pairwise_cosine(occurrences.static_vectors), 1.0)
+    figure = word_picture("apple", occurrences, clusters=2)
+    ax_points = figure.axes[0]
+    assert sum(len(c.get_offsets()) for c in ax_points.collections[:2]) == 6
+    assert sorted(int(t.get_text()) for t in ax_points.texts) == [1, 2, 3, 4, 5, 6]
+
+
+def test_snippet_brackets_the_word_and_keeps_spacing():
+    import spacy
+
+    from spacy_ctxvec.cli.plot import snippet
+
+    nlp = spacy.blank("en")
+    assert snippet(nlp("I want to eat an apple."), 5) == "… want to eat an [apple]."
+    assert snippet(nlp("Apple sued a rival over its many patents."), 0) == "[Apple] sued a rival over …"
