@@ -190,7 +190,8 @@ def test_word2vec_config_assembles_and_loads(tmp_path, tiny_bert_dir, w2v_path):
 
 @pytest.mark.slow
 def test_default_pipeline_static_vectors_are_context_free(default_nlp):
-    assert default_nlp.pipe_names == ["transformer", "ctxvec_static", "ctxvec_context"]
+    names = default_nlp.pipe_names
+    assert names.index("transformer") < names.index("ctxvec_static") < names.index("ctxvec_context")
     first = default_nlp("I ate an apple with my lunch.")
     second = default_nlp("Apple shares and apple pie rose sharply on Monday.")
     a, b, c = first[3], second[0], second[3]
