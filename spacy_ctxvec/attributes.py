@@ -13,9 +13,14 @@ CONTEXT_ARRAY = "ctxvec_context"
 CONTEXT_MASK = "ctxvec_context_mask"
 STATIC_ARRAY = "ctxvec_static"
 STATIC_KEYS = "ctxvec_static_keys"
+POLYSEMY_ARRAY = "ctxvec_polysemy"
 
 # Codes stored in STATIC_KEYS: which lookup produced a token's static vector.
 STATIC_KEY_NAMES = ("none", "exact", "lower", "norm", "subwords")
+
+# One record per token in POLYSEMY_ARRAY: the type's score and count, this occurrence's
+# shift from the type centroid, and whether score / shift are defined.
+POLYSEMY_DTYPE = np.dtype([("score", "f8"), ("count", "i8"), ("shift", "f8"), ("has_score", "?"), ("has_shift", "?")])
 
 
 def _rows(doc: Doc, array_attr: str) -> Optional[np.ndarray]:
@@ -81,6 +86,26 @@ def doc_static_vec(doc: Doc) -> Optional[np.ndarray]:
     return _span_mean(doc._.get(STATIC_ARRAY), _static_mask(doc), 0, len(doc))
 
 
+# Polysemy
+def token_polysemy_score(token: Token) -> Optional[float]:
+    records = token.doc._.get(POLYSEMY_ARRAY)
+    if records is None or not records["has_score"][token.i]:
+        return None
+    return float(records["score"][token.i])
+
+
+def token_polysemy_count(token: Token) -> int:
+    records = token.doc._.get(POLYSEMY_ARRAY)
+    return 0 if records is None else int(records["count"][token.i])
+
+
+def token_context_shift(token: Token) -> Optional[float]:
+    records = token.doc._.get(POLYSEMY_ARRAY)
+    if records is None or not records["has_shift"][token.i]:
+        return None
+    return float(records["shift"][token.i])
+
+
 def _set(cls, name: str, **kwargs) -> None:
     if not cls.has_extension(name):
         cls.set_extension(name, **kwargs)
@@ -88,7 +113,7 @@ def _set(cls, name: str, **kwargs) -> None:
 
 def install_extensions() -> None:
     """Register every attribute once; safe to call repeatedly."""
-    for name in (CONTEXT_ARRAY, CONTEXT_MASK, STATIC_ARRAY, STATIC_KEYS):
+    for name in (CONTEXT_ARRAY, CONTEXT_MASK, STATIC_ARRAY, STATIC_KEYS, POLYSEMY_ARRAY):
         _set(Doc, name, default=None)
     _set(Token, "context_vec", getter=token_context_vec)
     _set(Token, "has_context_vec", getter=token_has_context_vec)
@@ -99,3 +124,6 @@ def install_extensions() -> None:
     _set(Token, "static_vec_key", getter=token_static_vec_key)
     _set(Span, "static_vec", getter=span_static_vec)
     _set(Doc, "static_vec", getter=doc_static_vec)
+    _set(Token, "polysemy_score", getter=token_polysemy_score)
+    _set(Token, "polysemy_count", getter=token_polysemy_count)
+    _set(Token, "context_shift", getter=token_context_shift)

@@ -221,3 +221,4 @@ class Errors(metaclass=_ErrorsWithCodes):
     E229 = ("Key mode 'lemma': tokens of a document have no lemma (e.g. '{token}'). The "
             "pipeline {pipe_names} declares a lemma setter but it did not set lemmas; "
             "initialize the lemmatizer or use key 'lower'.")
+    E230 = ("Unknown output format '{fmt}'. Choose one of: {choices}.")

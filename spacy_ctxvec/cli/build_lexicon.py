@@ -1,0 +1,114 @@
+"""`spacy-ctxvec build-lexicon PIPELINE CORPUS OUTPUT`: count a corpus into a polysemy
+lexicon and save PIPELINE plus the lexicon (in ctxvec_polysemy) as a new pipeline."""
+import shutil
+from pathlib import Path
+from typing import Any, Dict, Optional
+
+import typer
+from spacy.language import Language
+from wasabi import msg
+
+from ..attributes import install_extensions
+from ..build import CONTEXT_COMPONENT, ENGINES, POLYSEMY_FACTORY, get_engine, polysemy_components
+from ..errors import CtxvecError, Errors
+from ..polysemy_component import Polysemy
+from ._app import app, exit_on_coded_error
+
+DEFAULT_LAYER: Optional[int] = None  # None: keep the pipeline's ctxvec_context layer setting
+
+
+def layer_override(layer: int) -> Dict[str, Any]:
+    """ctxvec_context layers block that reads one hidden state (0 = input embeddings)."""
+    return {"@misc": "spacy-ctxvec.mean_layers.v1", "layers": [layer]}
+
+
+def load_pipeline_for_build(path: Path, layer: Optional[int] = None) -> Language:
+    """A pipeline directory (spacy.load) or a .cfg (assembled and initialized), with
+    ctxvec_context reading ``layer`` if given."""
+    import spacy
+    from spacy.util import load_config, load_model_from_config
+
+    install_extensions()
+    if path.is_dir() and (path / "config.cfg").exists():
+        overrides = {} if layer is None else {"components": {CONTEXT_COMPONENT: {"layers": layer_override(layer)}}}
+        return spacy.load(path, config=overrides)
+    if path.suffix == ".cfg" and path.is_file():
+        config = load_config(path)
+        if layer is not None:
+            config["components"][CONTEXT_COMPONENT]["layers"] = layer_override(layer)
+        nlp = load_model_from_config(config, auto_fill=True)
+        nlp.initialize()
+        return nlp
+    raise CtxvecError(Errors.E224.format(path=path))
+
+
+def ensure_polysemy_component(nlp: Language, key: str, min_count: int) -> Polysemy:
+    """The pipeline's ctxvec_polysemy component with these settings (added after
+    ctxvec_context if absent, replaced if its settings differ)."""
+    config = {"key": key, "min_count": min_count}
+    names = polysemy_components(nlp)
+    if not names:
+        after = CONTEXT_COMPONENT if CONTEXT_COMPONENT in nlp.pipe_names else None
+        return nlp.add_pipe(POLYSEMY_FACTORY, after=after, config=config)  # type: ignore[return-value]
+    component = nlp.get_pipe(names[0])
+    if (component.key, component.min_count) != (key, min_count):
+        return nlp.replace_pipe(names[0], POLYSEMY_FACTORY, config=config)  # type: ignore[return-value]
+    return component  # type: ignore[return-value]
+
+
+@app.command("build-lexicon")
+@exit_on_coded_error
+def build_lexicon_cli(
+    pipeline: Path = typer.Argument(..., help="Pipeline directory or .cfg config (with transformer + ctxvec_context)"),
+    corpus: Path = typer.Argument(..., help=".txt (one doc per line), .jsonl (\"text\"/\"words\"), .spacy, or a directory of them"),
+    output: Path = typer.Argument(..., help="New pipeline directory: PIPELINE + the lexicon in ctxvec_polysemy"),
+    batch_size: int = typer.Option(64, "--batch-size", min=1, help="Docs per nlp.pipe batch"),
+    n_process: int = typer.Option(1, "--n-process", min=1, help="Worker processes (spawned; CPU only)"),
+    gpu_id: int = typer.Option(-1, "--gpu-id", help="GPU to run the transformer on (-1: CPU)"),
+    key: str = typer.Option("lower", "--key", help="Word type key: lower, text or lemma (needs a lemmatizer)"),
+    layer: Optional[int] = typer.Option(DEFAULT_LAYER, "--layer", help="Hidden state for ctxvec_context (0 = embeddings, -1 = last); default: keep the pipeline's setting"),
+    min_count: int = typer.Option(5, "--min-count", min=2, help="Occurrences needed for a score (component setting)"),
+    checkpoint_every: int = typer.Option(1000, "--checkpoint-every", min=1, help="Docs per shard; a checkpoint is written after each"),
+    checkpoint_dir: Optional[Path] = typer.Option(None, "--checkpoint-dir", help="Default: OUTPUT.checkpoint next to OUTPUT"),
+    resume: bool = typer.Option(False, "--resume", help="Continue from the checkpoint of an interrupted run"),
+    on_error: str = typer.Option("raise", "--on-error", help="Bad .jsonl lines: raise, or skip and report"),
+    engine: str = typer.Option("local", "--engine", help=f"Build engine: {', '.join(ENGINES)}"),
+    max_docs: Optional[int] = typer.Option(None, "--max-docs", min=1, help="Use only the first N documents"),
+    overwrite: bool = typer.Option(False, "--overwrite", help="Replace OUTPUT if it exists"),
+    progress: bool = typer.Option(True, "--progress/--no-progress", help="Show a progress bar"),
+) -> None:
+    """Build a corpus polysemy lexicon and save a pipeline that scores every token."""
+    if output.exists() and any(output.iterdir()) and not overwrite:
+        raise CtxvecError(Errors.E226.format(path=output))
+    build = get_engine(engine)
+    if gpu_id >= 0:
+        if n_process > 1:
+            raise CtxvecError(Errors.E222.format(n_process=n_process))
+        import spacy
+
+        spacy.require_gpu(gpu_id)
+    nlp = load_pipeline_for_build(pipeline, layer)
+    component = ensure_polysemy_component(nlp, key, min_count)
+    checkpoint_dir = checkpoint_dir or output.with_name(output.name + ".checkpoint")
+    result = build(
+        nlp, corpus, key=key, batch_size=batch_size, n_process=n_process, shard_size=checkpoint_every,
+        checkpoint_dir=checkpoint_dir, resume=resume, on_error=on_error, progress=progress, max_docs=max_docs,
+    )
+    component.set_lexicon(result.lexicon)
+    component.check_width(result.lexicon.width)
+    if output.exists():
+        shutil.rmtree(output)
+    nlp.to_disk(output)
+    shutil.rmtree(checkpoint_dir, ignore_errors=True)
+    _, valid = result.lexicon.polysemy_scores(min_count)
+    if result.resumed_from:
+        msg.info(f"Resumed after {result.resumed_from} docs")
+    for file, line in result.skipped_lines[:10]:
+        msg.warn(f"Skipped invalid line {file}:{line}")
+    if result.skipped_lines:
+        msg.warn(f"Skipped {len(result.skipped_lines)} invalid lines in total")
+    msg.good(
+        f"{result.n_docs} docs, {result.n_tokens} tokens counted, {len(result.lexicon)} types "
+        f"({int(valid.sum())} with >= {min_count} occurrences), baseline B = "
+        f"{result.lexicon.anisotropy_baseline():.4f}; saved pipeline to {output}"
+    )

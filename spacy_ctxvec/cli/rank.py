@@ -1,0 +1,70 @@
+"""`spacy-ctxvec rank PIPELINE_OR_LEXICON`: the most and least polysemous words."""
+import json
+from pathlib import Path
+from typing import Any, Dict, List
+
+import numpy as np
+import typer
+from wasabi import msg
+
+from ..errors import CtxvecError, Errors
+from ..ops.polysemy import Lexicon
+from ..polysemy_component import load_lexicon
+from ._app import app, exit_on_coded_error
+
+FORMATS = ("table", "tsv", "json")
+
+
+def rank_rows(lexicon: Lexicon, *, min_count: int, top_k: int) -> Dict[str, List[Dict[str, Any]]]:
+    """Top-k types by polysemy score, highest ("most") and lowest ("least"), ties by key."""
+    scores, valid = lexicon.polysemy_scores(min_count)
+    self_sim = lexicon.self_similarity().filled(0.0)
+    rows = np.flatnonzero(valid)
+    order = rows[np.lexsort((np.array(lexicon.keys, dtype=str)[rows], -scores[rows]))]
+
+    def describe(indices: np.ndarray) -> List[Dict[str, Any]]:
+        return [
+            {"word": lexicon.keys[i], "polysemy_score": round(float(scores[i]), 6),
+             "count": int(lexicon.counts[i]), "self_similarity": round(float(self_sim[i]), 6)}
+            for i in indices
+        ]
+
+    return {"most": describe(order[:top_k]), "least": describe(order[::-1][:top_k])}
+
+
+def render(ranked: Dict[str, List[Dict[str, Any]]], fmt: str, summary: Dict[str, Any]) -> str:
+    if fmt == "json":
+        return json.dumps({**summary, **ranked}, indent=2, ensure_ascii=False)
+    columns = ("word", "polysemy_score", "count", "self_similarity")
+    if fmt == "tsv":
+        lines = ["\t".join(("order", "rank") + columns)]
+        for order, rows in ranked.items():
+            lines += ["\t".join([order, str(rank)] + [str(row[c]) for c in columns]) for rank, row in enumerate(rows, 1)]
+        return "\n".join(lines)
+    from wasabi import table
+
+    parts = []
+    for order, rows in ranked.items():
+        data = [(rank, r["word"], f"{r['polysemy_score']:.3f}", r["count"], f"{r['self_similarity']:.3f}") for rank, r in enumerate(rows, 1)]
+        parts.append(f"{order.capitalize()} polysemous\n" + table(data, header=("#",) + columns, divider=True, aligns=("r", "l", "r", "r", "r")))
+    return "\n".join(parts)
+
+
+@app.command("rank")
+@exit_on_coded_error
+def rank_cli(
+    source: Path = typer.Argument(..., help="Pipeline directory with ctxvec_polysemy, or a lexicon directory"),
+    fmt: str = typer.Option("table", "--format", help="table, tsv or json"),
+    min_count: int = typer.Option(5, "--min-count", min=2, help="Only types with at least this many occurrences"),
+    top_k: int = typer.Option(20, "--top-k", min=1, help="How many words in each list"),
+) -> None:
+    """List the most and least polysemous words with their counts."""
+    if fmt not in FORMATS:
+        raise CtxvecError(Errors.E230.format(fmt=fmt, choices=", ".join(FORMATS)))
+    lexicon = load_lexicon(source)
+    ranked = rank_rows(lexicon, min_count=min_count, top_k=top_k)
+    summary = {"n_types": len(lexicon), "n_scored": int(lexicon.polysemy_scores(min_count)[1].sum()),
+               "anisotropy_baseline": round(lexicon.anisotropy_baseline(), 6), "min_count": min_count}
+    if fmt == "table":
+        msg.info(f"{summary['n_scored']} of {summary['n_types']} types have >= {min_count} occurrences; baseline B = {summary['anisotropy_baseline']:.4f}")
+    print(render(ranked, fmt, summary))
