@@ -1,0 +1,51 @@
+import numpy as np
+import pytest
+from typer.testing import CliRunner
+
+from spacy_ctxvec.cli import app
+from spacy_ctxvec.ops.polysemy import Lexicon
+
+runner = CliRunner()
+
+
+@pytest.fixture
+def lexicon(tmp_path):
+    vectors = np.array([[1.0, 2.0, 0.0], [3.0, 0.0, 0.0], [0.5, 0.5, 0.5], [1.0, 1.0, 1.0], [2.0, 0.0, 1.0]])
+    lexicon = Lexicon.from_occurrences(["bank", "bank", "hotel", "New York", "\n"], vectors)
+    lexicon.to_disk(tmp_path / "lex")
+    return lexicon
+
+
+def test_export_word2vec_text_loadable_by_gensim(lexicon, tmp_path):
+    from gensim.models import KeyedVectors
+
+    result = runner.invoke(app, ["export-static", str(tmp_path / "lex"), str(tmp_path / "vectors.txt")])
+    assert result.exit_code == 0, result.output
+    vectors = KeyedVectors.load_word2vec_format(str(tmp_path / "vectors.txt"), binary=False)
+    assert sorted(vectors.index_to_key) == ["bank", "hotel"]  # keys with whitespace cannot be written
+    np.testing.assert_allclose(vectors["bank"], [2.0, 1.0, 0.0], atol=1e-5)
+    np.testing.assert_allclose(vectors["hotel"], [0.5, 0.5, 0.5], atol=1e-5)
+
+
+def test_export_min_count_and_unit(lexicon, tmp_path):
+    result = runner.invoke(app, ["export-static", str(tmp_path / "lex"), str(tmp_path / "v.txt"), "--min-count", "2", "--unit"])
+    assert result.exit_code == 0
+    lines = (tmp_path / "v.txt").read_text().splitlines()
+    assert lines[0] == "1 3" and lines[1].split()[0] == "bank"
+    row = np.array(lines[1].split()[1:], dtype=float)
+    assert np.linalg.norm(row) == pytest.approx(1.0, abs=1e-5)
+
+
+def test_export_loads_in_ctxvec_static_vectors_file_source(lexicon, tmp_path):
+    static_sources = pytest.importorskip("spacy_ctxvec.static_sources")
+    runner.invoke(app, ["export-static", str(tmp_path / "lex"), str(tmp_path / "v.txt")])
+    import spacy
+
+    table = static_sources.configure_vectors_file(path=str(tmp_path / "v.txt"))(spacy.blank("en"))
+    assert table.dim == 3 and len(table) == 2 and "bank" in table
+    np.testing.assert_allclose(table.get("bank"), [2.0, 1.0, 0.0], atol=1e-5)
+
+
+def test_export_needs_a_lexicon(tmp_path):
+    result = runner.invoke(app, ["export-static", str(tmp_path), str(tmp_path / "v.txt")])
+    assert result.exit_code == 1 and "E225" in result.output

@@ -1,0 +1,51 @@
+import json
+
+import numpy as np
+import pytest
+from typer.testing import CliRunner
+
+from spacy_ctxvec.cli import app
+from spacy_ctxvec.cli.rank import rank_rows
+from spacy_ctxvec.ops.polysemy import Lexicon
+
+runner = CliRunner()
+
+
+@pytest.fixture
+def lexicon_dir(tmp_path):
+    rng = np.random.default_rng(0)
+    tight = np.ones((10, 6)) + 0.01 * rng.normal(size=(10, 6))
+    medium = np.ones((10, 6)) + 0.5 * rng.normal(size=(10, 6))
+    wide = rng.normal(size=(10, 6))
+    keys = ["hotel"] * 10 + ["river"] * 10 + ["bank"] * 10 + ["rare"] * 3
+    lexicon = Lexicon.from_occurrences(keys, np.vstack([tight, medium, wide, rng.normal(size=(3, 6))]))
+    lexicon.to_disk(tmp_path / "lex")
+    return tmp_path / "lex"
+
+
+def test_rank_rows_orders_by_score_and_filters_by_count(lexicon_dir):
+    ranked = rank_rows(Lexicon.from_disk(lexicon_dir), min_count=5, top_k=2)
+    assert [r["word"] for r in ranked["most"]] == ["bank", "river"]
+    assert [r["word"] for r in ranked["least"]] == ["hotel", "river"]
+    assert ranked["most"][0]["count"] == 10
+
+
+def test_rank_json_and_tsv(lexicon_dir):
+    result = runner.invoke(app, ["rank", str(lexicon_dir), "--format", "json", "--min-count", "3", "--top-k", "10"])
+    assert result.exit_code == 0, result.output
+    data = json.loads(result.output)
+    assert data["n_types"] == 4 and data["n_scored"] == 4
+    assert {r["word"] for r in data["most"]} == {"hotel", "river", "bank", "rare"}
+    tsv = runner.invoke(app, ["rank", str(lexicon_dir), "--format", "tsv", "--top-k", "1"])
+    lines = tsv.output.strip().splitlines()
+    assert lines[0].split("\t") == ["order", "rank", "word", "polysemy_score", "count", "self_similarity"]
+    assert lines[1].startswith("most\t1\tbank\t") and lines[2].startswith("least\t1\thotel\t")
+
+
+def test_rank_table_and_bad_input(lexicon_dir, tmp_path):
+    table = runner.invoke(app, ["rank", str(lexicon_dir)])
+    assert table.exit_code == 0 and "Most polysemous" in table.output and "bank" in table.output
+    bad_format = runner.invoke(app, ["rank", str(lexicon_dir), "--format", "xml"])
+    assert bad_format.exit_code == 1 and "E230" in bad_format.output
+    missing = runner.invoke(app, ["rank", str(tmp_path)])
+    assert missing.exit_code == 1 and "E225" in missing.output
