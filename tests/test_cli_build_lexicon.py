@@ -69,7 +69,7 @@ def test_bad_inputs(tiny_pipeline_dir, corpus, tmp_path):
     assert empty.exit_code == 1 and "E211" in empty.output
     lemma = invoke("build-lexicon", tiny_pipeline_dir, corpus, tmp_path / "o2", "--key", "lemma", "--no-progress")
     assert lemma.exit_code == 1 and "E217" in lemma.output
-    engine = invoke("build-lexicon", tiny_pipeline_dir, corpus, tmp_path / "o3", "--engine", "ray")
+    engine = invoke("build-lexicon", tiny_pipeline_dir, corpus, tmp_path / "o3", "--engine", "no-such-engine")
     assert engine.exit_code == 1 and "E223" in engine.output
     not_pipeline = invoke("build-lexicon", corpus, corpus, tmp_path / "o4")
     assert not_pipeline.exit_code == 1 and "E224" in not_pipeline.output
