@@ -222,3 +222,14 @@ class Errors(metaclass=_ErrorsWithCodes):
             "pipeline {pipe_names} declares a lemma setter but it did not set lemmas; "
             "initialize the lemmatizer or use key 'lower'.")
     E230 = ("Unknown output format '{fmt}'. Choose one of: {choices}.")
+    # Engines (E5xx)
+    E501 = ("Corpus file '{path}' cannot be read: {error}. Check that it exists, that the "
+            "Ray workers can read it (on a cluster: a path every node sees, or a URI such "
+            "as s3://...) and that it is UTF-8 text, JSON lines or a DocBin.")
+    E502 = ("The 'ray' engine needs Ray Data, which cannot be imported ({error}). Install "
+            "it with: pip install spacy-ctxvec[ray]")
+    E503 = ("{setting} must be {requirement}, got {value}.")
+    E504 = ("The Ray cluster has {have} {resource}, but {num_workers} workers with {per_worker} "
+            "{resource} each need {need}. Use fewer workers, fewer {resource} per worker, "
+            "or a bigger cluster (--address of a cluster with more nodes).")
+    E505 = ("The ray engine does not support {option}: {reason}.")

@@ -10,6 +10,7 @@ from wasabi import msg
 
 from ..attributes import install_extensions
 from ..build import CONTEXT_COMPONENT, ENGINES, POLYSEMY_FACTORY, get_engine, polysemy_components
+from ..engines import ray_engine  # noqa: F401  (registers --engine ray; imports ray lazily)
 from ..errors import CtxvecError, Errors
 from ..polysemy_component import Polysemy
 from ._app import app, exit_on_coded_error
@@ -76,6 +77,9 @@ def build_lexicon_cli(
     max_docs: Optional[int] = typer.Option(None, "--max-docs", min=1, help="Use only the first N documents"),
     overwrite: bool = typer.Option(False, "--overwrite", help="Replace OUTPUT if it exists"),
     progress: bool = typer.Option(True, "--progress/--no-progress", help="Show a progress bar"),
+    address: Optional[str] = typer.Option(None, "--address", help="--engine ray: join this Ray cluster ('auto', 'ray://head:10001'); default: start a local one"),
+    num_workers: int = typer.Option(1, "--num-workers", min=1, help="--engine ray: actors, each holding one copy of the pipeline"),
+    gpus_per_worker: float = typer.Option(0.0, "--gpus-per-worker", min=0.0, help="--engine ray: GPUs per actor (0: CPU)"),
 ) -> None:
     """Build a corpus polysemy lexicon and save a pipeline that scores every token."""
     if output.exists() and any(output.iterdir()) and not overwrite:
@@ -90,9 +94,13 @@ def build_lexicon_cli(
     nlp = load_pipeline_for_build(pipeline, layer)
     component = ensure_polysemy_component(nlp, key, min_count)
     checkpoint_dir = checkpoint_dir or output.with_name(output.name + ".checkpoint")
+    engine_options: Dict[str, Any] = (
+        {"address": address, "num_workers": num_workers, "num_gpus_per_worker": gpus_per_worker} if engine == "ray" else {}
+    )
     result = build(
         nlp, corpus, key=key, batch_size=batch_size, n_process=n_process, shard_size=checkpoint_every,
         checkpoint_dir=checkpoint_dir, resume=resume, on_error=on_error, progress=progress, max_docs=max_docs,
+        **engine_options,
     )
     component.set_lexicon(result.lexicon)
     component.check_width(result.lexicon.width)
