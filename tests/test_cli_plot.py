@@ -129,7 +129,7 @@ def test_plot_polysemy_from_a_lexicon_directory(tmp_path):
 
 def test_plot_polysemy_rejects_a_non_lexicon(tmp_path):
     result = invoke("plot", "polysemy", tmp_path, "-o", tmp_path / "p.png")
-    assert result.exit_code == 1 and "[E409]" in result.output
+    assert result.exit_code == 1 and "[E225]" in result.output
 
 
 @pytest.mark.slow

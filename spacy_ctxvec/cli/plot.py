@@ -180,7 +180,7 @@ def plot_word_cli(
 def layer_lexicons(nlp: Language, texts: Iterable, *, max_texts: int, chunk_tokens: int = 8192) -> Tuple[Dict[int, Lexicon], int]:
     """One Lexicon (lower-cased keys) per hidden layer, from the same tokens, and the
     number of texts read."""
-    from ..evaluation.vectors import annotated_docs
+    from ..evaluation.vectors import annotated_batches
     from ..ops.polysemy import lexicons_by_layer, merge
 
     word_lists: List[List[str]] = []
@@ -203,10 +203,11 @@ def layer_lexicons(nlp: Language, texts: Iterable, *, max_texts: int, chunk_toke
         keys.clear()
         rows.clear()
 
-    for _, doc, layers in annotated_docs(nlp, word_lists):
-        has_vector = np.asarray(doc._.trf_data.align.lengths) > 0
-        keys.extend(token.lower_ for token, keep in zip(doc, has_vector) if keep)
-        rows.append(layers[has_vector])
+    for batch in annotated_batches(nlp, word_lists):
+        for _, doc, layers in batch:
+            has_vector = np.asarray(doc._.trf_data.align.lengths) > 0
+            keys.extend(token.lower_ for token, keep in zip(doc, has_vector) if keep)
+            rows.append(layers[has_vector])
         if len(keys) >= chunk_tokens:
             flush()
     flush()
@@ -246,21 +247,6 @@ def plot_layers_cli(
 
 
 # plot polysemy
-def load_lexicon(path: str) -> Lexicon:
-    """A Lexicon directory, or the lexicon of a pipeline's ctxvec_polysemy component."""
-    if (Path(path) / "lexicon.json").exists():
-        return Lexicon.from_disk(path)
-    try:
-        nlp = load_pipeline(path)
-    except CtxvecError as err:
-        raise CtxvecError(Errors.E409.format(path=path)) from err
-    for _, proc in nlp.pipeline:
-        lexicon = getattr(proc, "lexicon", None)
-        if isinstance(lexicon, Lexicon):
-            return lexicon
-    raise CtxvecError(Errors.E409.format(path=path))
-
-
 def sense_counts_for(words: Sequence[str], sense_counts: Dict[str, int]) -> np.ndarray:
     """Sense count per word (exact lemma first, then lower case); 0 = not in WordNet."""
     return np.array([sense_counts.get(word, sense_counts.get(word.lower(), 0)) for word in words], dtype=np.int64)
@@ -279,6 +265,7 @@ def plot_polysemy_cli(
 ) -> None:
     """Polysemy score against WordNet sense count (log x), and the most and least
     polysemous words."""
+    from ..polysemy_component import load_lexicon
     from ..plotting import polysemy_figure, save_figure
 
     lexicon = load_lexicon(source)
