@@ -11,8 +11,9 @@ import numpy as np
 import pytest
 
 from spacy_ctxvec.build import ENGINES, build_lexicon_local
-from spacy_ctxvec.engines.ray_engine import build_lexicon_ray
+from spacy_ctxvec.engines.ray_engine import MERGE_GROUP, build_lexicon_ray, merge_partials
 from spacy_ctxvec.errors import CtxvecError
+from spacy_ctxvec.ops.polysemy import Lexicon, merge_all
 
 pytestmark = pytest.mark.slow
 
@@ -102,6 +103,20 @@ def assert_same_lexicon(a, b) -> None:
 
 def test_ray_engine_is_registered():
     assert ENGINES["ray"] is build_lexicon_ray
+
+
+def test_merge_partials_in_groups_equals_merging_all():
+    rng = np.random.default_rng(0)
+    words = np.array(["bank", "river", "loan", "pen", "apple", "the"])
+    parts = [Lexicon.from_occurrences(words[rng.integers(0, len(words), 30)], rng.normal(size=(30, 8))) for _ in range(2 * MERGE_GROUP + 3)]
+    rows = [
+        {"lexicon": part.to_bytes(), "n_docs": 3, "skipped": json.dumps([["f.jsonl", 40 - i]] if i % 10 == 0 else [])}
+        for i, part in enumerate(parts)
+    ]
+    lexicon, n_docs, skipped = merge_partials(rows)
+    assert lexicon == merge_all(parts)  # bitwise: grouping does not change the sums
+    assert n_docs == 3 * len(parts)
+    assert skipped == [("f.jsonl", 10), ("f.jsonl", 20), ("f.jsonl", 30), ("f.jsonl", 40)]
 
 
 def test_missing_ray_names_the_extra(tiny_pipeline_dir, corpus_dir, monkeypatch):
