@@ -34,6 +34,7 @@ def test_build_from_directory_gives_a_loadable_pipeline_with_scores(tiny_pipelin
     assert result.exit_code == 0, result.output
     assert "5 docs" in result.output
     nlp = spacy.load(tmp_path / "out")
+    assert nlp.config["components"]["ctxvec_context"]["layers"]["layers"] == [-2]  # the default layer
     assert nlp.pipe_names[-1] == "ctxvec_polysemy"
     doc = nlp("the bank")
     assert doc[1]._.polysemy_count == 3 and doc[1]._.polysemy_score is not None
@@ -56,18 +57,20 @@ def test_build_from_config_with_layer_and_text_key(tiny_nlp, corpus, tmp_path):
 def test_invalid_json_line_error_and_skip_flag(tiny_pipeline_dir, tmp_path):
     corpus = tmp_path / "c.jsonl"
     corpus.write_text('{"text": "the bank"}\n{"text": oops}\n{"words": ["the", "river", "bank"]}\n', encoding="utf8")
-    failed = invoke("build-lexicon", tiny_pipeline_dir, corpus, tmp_path / "out", "--no-progress")
+    failed = invoke("build-lexicon", tiny_pipeline_dir, corpus, tmp_path / "out", "--no-progress", "--layer", "2")
     assert failed.exit_code == 1 and "E212" in failed.output and "line 2" in failed.output
-    skipped = invoke("build-lexicon", tiny_pipeline_dir, corpus, tmp_path / "out", "--on-error", "skip", "--no-progress", "--min-count", "2")
+    skipped = invoke("build-lexicon", tiny_pipeline_dir, corpus, tmp_path / "out", "--on-error", "skip", "--no-progress", "--min-count", "2", "--layer", "2")
     assert skipped.exit_code == 0, skipped.output
     assert "c.jsonl:2" in skipped.output and "2 docs" in skipped.output
 
 
 def test_bad_inputs(tiny_pipeline_dir, corpus, tmp_path):
     (tmp_path / "empty.txt").write_text("\n", encoding="utf8")
-    empty = invoke("build-lexicon", tiny_pipeline_dir, tmp_path / "empty.txt", tmp_path / "o1", "--no-progress")
+    missing_layer = invoke("build-lexicon", tiny_pipeline_dir, corpus, tmp_path / "o0", "--no-progress", "--layer", "5")
+    assert missing_layer.exit_code == 1 and "E003" in missing_layer.output  # a 2-layer model has hidden states 0..2
+    empty = invoke("build-lexicon", tiny_pipeline_dir, tmp_path / "empty.txt", tmp_path / "o1", "--no-progress", "--keep-layers")
     assert empty.exit_code == 1 and "E211" in empty.output
-    lemma = invoke("build-lexicon", tiny_pipeline_dir, corpus, tmp_path / "o2", "--key", "lemma", "--no-progress")
+    lemma = invoke("build-lexicon", tiny_pipeline_dir, corpus, tmp_path / "o2", "--key", "lemma", "--no-progress", "--keep-layers")
     assert lemma.exit_code == 1 and "E217" in lemma.output
     engine = invoke("build-lexicon", tiny_pipeline_dir, corpus, tmp_path / "o3", "--engine", "no-such-engine")
     assert engine.exit_code == 1 and "E223" in engine.output
