@@ -1,0 +1,176 @@
+"""GPU benchmark and GPU-vs-CPU equality check, as one prepared script.
+
+    python benchmarks/gpu_check.py                      # on a GPU machine (needs cupy)
+    python benchmarks/gpu_check.py --dry-run            # the same logic on CPU, few sentences
+
+Steps:
+1. CPU reference: configs/default.cfg assembled on CPU (float32); contextual vectors of
+   the check sentences.
+2. GPU pipeline (spacy.require_gpu): the same weights, spacy-transformers
+   ``mixed_precision`` for fp16/bf16 (autocast; bf16 through torch's default CUDA
+   autocast dtype), large nlp.pipe batches.
+3. Time nlp.pipe on the GPU and on the CPU (same sentences), tokens/s and ratio.
+4. Equality: per-token cosine between GPU and CPU vectors; fails (exit 1) below the
+   threshold for the precision (fp32 0.9999, fp16/bf16 0.99 at the median, 0.95 min).
+5. Write the numbers as a "## GPU" section into --output (default benchmarks/RESULTS.md,
+   replacing an earlier GPU section; with --dry-run only when --output is given).
+"""
+import argparse
+import json
+import os
+import sys
+import time
+from pathlib import Path
+from typing import Any, Dict, List, Optional, Sequence
+
+os.environ.setdefault("HF_HUB_OFFLINE", "1")
+os.environ.setdefault("TOKENIZERS_PARALLELISM", "false")
+REPO_ROOT = Path(__file__).resolve().parent.parent
+if str(REPO_ROOT) not in sys.path:
+    sys.path.insert(0, str(REPO_ROOT))
+
+import numpy as np  # noqa: E402
+
+from benchmarks import methods  # noqa: E402
+from benchmarks.data import sample_sentences  # noqa: E402
+from benchmarks.environment import environment_lines  # noqa: E402
+
+SECTION_START = "<!-- gpu_check start -->"
+SECTION_END = "<!-- gpu_check end -->"
+THRESHOLDS = {"fp32": (0.9999, 0.999), "fp16": (0.99, 0.95), "bf16": (0.99, 0.95)}
+
+
+def parse_args(argv: Optional[Sequence[str]] = None) -> argparse.Namespace:
+    parser = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
+    parser.add_argument("--dry-run", action="store_true", help="run the logic on CPU (no require_gpu), few sentences")
+    parser.add_argument("--sentences", type=int, default=None, help="default 5000 (dry run: 40)")
+    parser.add_argument("--precision", choices=sorted(THRESHOLDS), nargs="+", default=["fp32", "fp16", "bf16"])
+    parser.add_argument("--batch-size", type=int, default=2048, help="nlp.pipe batch size on the GPU")
+    parser.add_argument("--max-batch-items", type=int, default=65536, help="transformer max_batch_items on the GPU")
+    parser.add_argument("--cpu-sentences", type=int, default=None, help="sentences timed on CPU (default: all)")
+    parser.add_argument("--output", type=Path, default=None)
+    args = parser.parse_args(argv)
+    args.sentences = args.sentences or (40 if args.dry_run else 5000)
+    if args.output is None and not args.dry_run:
+        args.output = REPO_ROOT / "benchmarks" / "RESULTS.md"
+    return args
+
+
+def context_vectors(nlp, texts: Sequence[str], batch_size: Optional[int] = None) -> List[np.ndarray]:
+    """Each text's ctxvec_context rows with a vector, as float32 numpy (cupy copied to host)."""
+    from spacy_ctxvec.context_component import to_numpy
+
+    out = []
+    for doc in nlp.pipe(texts, batch_size=batch_size):
+        vectors, mask = to_numpy(doc._.ctxvec_context), to_numpy(doc._.ctxvec_context_mask)
+        out.append(np.asarray(vectors[mask], dtype=np.float32))
+    return out
+
+
+def cosine_rows(a: np.ndarray, b: np.ndarray) -> np.ndarray:
+    a64, b64 = a.astype(np.float64), b.astype(np.float64)
+    norms = np.linalg.norm(a64, axis=1) * np.linalg.norm(b64, axis=1)
+    return np.divide((a64 * b64).sum(1), norms, out=np.ones(len(a64)), where=norms > 0)
+
+
+def agreement(reference: List[np.ndarray], other: List[np.ndarray]) -> Dict[str, float]:
+    if [r.shape for r in reference] != [o.shape for o in other]:
+        raise AssertionError("GPU and CPU pipelines gave vectors of different shapes")
+    cosines = np.concatenate([cosine_rows(r, o) for r, o in zip(reference, other)])
+    diffs = np.concatenate([np.abs(r - o).ravel() for r, o in zip(reference, other)])
+    return {"median_cosine": float(np.median(cosines)), "min_cosine": float(cosines.min()),
+            "max_abs_diff": float(diffs.max()), "n_tokens": int(len(cosines))}
+
+
+def load_on_device(pipeline_dir: Path, precision: str, batch_size: int, max_batch_items: int, dry_run: bool):
+    """The assembled pipeline loaded for the GPU (dry run: CPU) with mixed precision."""
+    import spacy
+    import torch
+
+    if not dry_run:
+        spacy.require_gpu()
+    if precision == "bf16" and torch.cuda.is_available():
+        torch.set_autocast_dtype("cuda", torch.bfloat16)
+    elif precision == "fp16" and torch.cuda.is_available():
+        torch.set_autocast_dtype("cuda", torch.float16)
+    overrides = {
+        "nlp.batch_size": batch_size,
+        "components.transformer.max_batch_items": max_batch_items,
+        "components.transformer.model.mixed_precision": precision != "fp32",
+    }
+    return spacy.load(pipeline_dir, config=overrides)
+
+
+def timed_pipe(nlp, texts: Sequence[str]) -> float:
+    started = time.perf_counter()
+    for _ in nlp.pipe(texts):
+        pass
+    _synchronize()
+    return time.perf_counter() - started
+
+
+def _synchronize() -> None:
+    import torch
+
+    if torch.cuda.is_available():
+        torch.cuda.synchronize()
+
+
+def write_section(path: Path, lines: List[str]) -> None:
+    text = path.read_text(encoding="utf8") if path.exists() else ""
+    section = "\n".join([SECTION_START, *lines, SECTION_END])
+    if SECTION_START in text and SECTION_END in text:
+        head, rest = text.split(SECTION_START, 1)
+        text = head + section + rest.split(SECTION_END, 1)[1]
+    else:
+        text = text.rstrip("\n") + "\n\n" + section + "\n"
+    path.write_text(text, encoding="utf8")
+
+
+def main(argv: Optional[Sequence[str]] = None) -> int:
+    args = parse_args(argv)
+    import spacy
+
+    texts = sample_sentences(args.sentences)
+    n_tokens = sum(methods.token_counts(texts))
+    pipeline_dir = methods.assemble_default(methods.temp_pipeline_dir())
+    cpu_nlp = spacy.load(pipeline_dir)
+    cpu_texts = texts[: args.cpu_sentences] if args.cpu_sentences else texts
+    cpu_tokens = sum(methods.token_counts(cpu_texts))
+    reference = context_vectors(cpu_nlp, texts)
+    cpu_seconds = timed_pipe(cpu_nlp, cpu_texts)
+    cpu_tps = cpu_tokens / cpu_seconds
+    results: Dict[str, Any] = {"n_sentences": len(texts), "n_tokens": n_tokens, "cpu_tokens_per_s": cpu_tps, "precisions": {}}
+    failed = []
+    for precision in args.precision:
+        nlp = load_on_device(pipeline_dir, precision, args.batch_size, args.max_batch_items, args.dry_run)
+        list(nlp.pipe(texts[:64]))  # warm-up
+        seconds = timed_pipe(nlp, texts)
+        check = agreement(reference, context_vectors(nlp, texts))
+        median_min, min_min = THRESHOLDS[precision]
+        check["passed"] = check["median_cosine"] >= median_min and check["min_cosine"] >= min_min
+        check.update({"seconds": seconds, "tokens_per_s": n_tokens / seconds, "speedup_vs_cpu": (n_tokens / seconds) / cpu_tps})
+        results["precisions"][precision] = check
+        if not check["passed"]:
+            failed.append(precision)
+        print(precision, json.dumps(check), flush=True)
+    lines = ["## GPU" + (" (DRY RUN on CPU: logic check only, not GPU numbers)" if args.dry_run else ""), "",
+             f"`python benchmarks/gpu_check.py {' '.join(argv if argv is not None else sys.argv[1:])}`", "",
+             *environment_lines(), "",
+             f"{len(texts):,} sentences ({n_tokens:,} tokens); nlp.pipe batch {args.batch_size},"
+             f" max_batch_items {args.max_batch_items}; CPU reference {cpu_tps:,.0f} tokens/s.", "",
+             "| precision | tokens/s | x CPU | median cosine vs CPU | min cosine | max abs diff | check |",
+             "|---|---|---|---|---|---|---|"]
+    for precision, check in results["precisions"].items():
+        lines.append(f"| {precision} | {check['tokens_per_s']:,.0f} | {check['speedup_vs_cpu']:.1f} | {check['median_cosine']:.6f}"
+                     f" | {check['min_cosine']:.6f} | {check['max_abs_diff']:.2e} | {'pass' if check['passed'] else 'FAIL'} |")
+    if args.output is not None:
+        write_section(args.output, lines)
+        print(f"wrote the GPU section of {args.output}")
+    else:
+        print("\n".join(lines))
+    return 1 if failed else 0
+
+
+if __name__ == "__main__":
+    sys.exit(main())
