@@ -197,7 +197,8 @@ def build_lexicon_ray(
         shipped to the actors as config + bytes, so every actor has the same weights).
     corpus: a .txt / .jsonl / .spacy file, a directory of them, or a list of either.
     address: an existing cluster ("auto", "ray://host:10001"); None reuses an initialised
-        Ray or starts a local one for this call (and shuts it down afterwards).
+        Ray or starts a local one for this call (and shuts it down afterwards), and checks
+        that its current resources can hold the actor pool (E504 instead of waiting forever).
     num_workers, num_gpus_per_worker, num_cpus_per_worker: the actor pool; each actor
         holds one copy of the pipeline and runs torch on num_cpus_per_worker threads.
     shard_size: documents per Ray batch, i.e. per partial lexicon.
@@ -220,7 +221,8 @@ def build_lexicon_ray(
     with ray_session(address, num_workers * num_cpus_per_worker) as ray:
         if address is None:
             check_cluster_resources(ray, num_workers, num_cpus_per_worker, num_gpus_per_worker)
-        ray.data.DataContext.get_current().enable_progress_bars = progress
+        context = ray.data.DataContext.get_current()
+        progress_bars, context.enable_progress_bars = context.enable_progress_bars, progress
         pipeline_ref = ray.put((nlp.config.to_str(), nlp.to_bytes()))
         documents = ray.data.read_datasource(
             CorpusDatasource(files, rows_per_block=shard_size, on_error=on_error),
@@ -242,6 +244,8 @@ def build_lexicon_ray(
             if coded is None:
                 raise
             raise coded from err
+        finally:
+            context.enable_progress_bars = progress_bars
     if lexicon is None or n_docs == 0:
         raise CtxvecError(Errors.E211.format(path=corpus))
     return BuildResult(lexicon, n_docs, lexicon.n_occurrences, time.perf_counter() - start, skipped)
