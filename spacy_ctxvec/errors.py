@@ -64,13 +64,9 @@ class Errors(metaclass=_ErrorsWithCodes):
     E305 = ("{path} has no usable rows. Give a non-empty file in the documented format.")
     E306 = ("Fitting a WiC decision needs both labels in the train split, but it has "
             "{n_true} T and {n_false} F examples. Use the full official train split.")
-    E307 = ("Pipeline '{path}' is neither a pipeline directory (with config.cfg) nor a "
-            ".cfg file. Pass the output of `spacy assemble`/`nlp.to_disk`, or a config.")
-    E308 = ("The pipeline {pipe_names} has no '{component}' component, which this "
+    E307 = ("The pipeline {pipe_names} has no '{component}' component, which this "
             "evaluation needs for {attribute}. {hint}")
-    E309 = ("The pipeline gave no contextual vector to the target '{word}' of example "
-            "{example} (it has no wordpieces). Check the tokenizer of the transformer.")
-    E310 = ("Split '{split}' is unknown. Choose one of: {choices}.")
+    E308 = ("Split '{split}' is unknown. Choose one of: {choices}.")
 
     # Plots and projects (E4xx)
     E401 = ("Cannot save a figure as '{path}': the file name must end in .png or .svg.")

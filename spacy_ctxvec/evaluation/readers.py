@@ -1,0 +1,268 @@
+"""Readers for the evaluation data sets (pure Python + numpy, no spaCy).
+
+Every reader names the file and the 1-based line number of a malformed line.
+"""
+import math
+import re
+from dataclasses import dataclass
+from pathlib import Path
+from typing import Dict, Iterator, List, Sequence, Tuple, Union
+
+import numpy as np
+
+from ..errors import CtxvecError, Errors
+
+PathLike = Union[str, Path]
+WIC_SPLITS = ("train", "dev", "test")
+WIC_LABELS = {"T": True, "F": False}
+
+
+@dataclass
+class WicData:
+    """One WiC split: n examples, each a target in two whitespace-tokenised sentences."""
+
+    targets: List[str]
+    pos: List[str]
+    words1: List[List[str]]
+    words2: List[List[str]]
+    index1: np.ndarray  # (n,) int64, 0-based token index of the target in words1
+    index2: np.ndarray
+    labels: np.ndarray  # (n,) bool, True = same sense
+
+    def __len__(self) -> int:
+        return len(self.targets)
+
+    def head(self, n: int) -> "WicData":
+        """The first n examples."""
+        return WicData(self.targets[:n], self.pos[:n], self.words1[:n], self.words2[:n],
+                       self.index1[:n], self.index2[:n], self.labels[:n])
+
+
+@dataclass
+class WordPairs:
+    """Word pairs with a human similarity score."""
+
+    words1: List[str]
+    words2: List[str]
+    scores: np.ndarray  # (n,) float64
+
+    def __len__(self) -> int:
+        return len(self.words1)
+
+
+@dataclass
+class ContextPairs:
+    """SCWS-style pairs: each word in its own tokenised context, with a human score."""
+
+    words1: List[List[str]]
+    words2: List[List[str]]
+    index1: np.ndarray  # (n,) int64, the target's token index in words1
+    index2: np.ndarray
+    scores: np.ndarray  # (n,) float64
+
+    def __len__(self) -> int:
+        return len(self.scores)
+
+
+def _existing(path: PathLike, hint: str) -> Path:
+    path = Path(path)
+    if not path.is_file():
+        raise CtxvecError(Errors.E301.format(path=path, hint=hint))
+    return path
+
+
+def _lines(path: Path) -> Iterator[Tuple[int, str]]:
+    """(1-based line number, line without line end) for every non-blank line."""
+    with path.open(encoding="utf8") as file:
+        for number, line in enumerate(file, start=1):
+            line = line.rstrip("\r\n")
+            if line.strip():
+                yield number, line
+
+
+def _number(text: str) -> float:
+    value = float(text)
+    if not math.isfinite(value):
+        raise ValueError(text)
+    return value
+
+
+# WiC
+def wic_paths(data_dir: PathLike, split: str) -> Tuple[Path, Path]:
+    """The data and gold files of a split in the official WiC layout."""
+    if split not in WIC_SPLITS:
+        raise CtxvecError(Errors.E308.format(split=split, choices=", ".join(WIC_SPLITS)))
+    data_dir = Path(data_dir)
+    return data_dir / f"{split}.data.txt", data_dir / f"{split}.gold.txt"
+
+
+def read_wic(data_dir: PathLike, split: str) -> WicData:
+    """Read ``{split}.data.txt`` and ``{split}.gold.txt`` from ``data_dir``."""
+    data_path, gold_path = wic_paths(data_dir, split)
+    hint = (f"A WiC data directory holds {split}.data.txt and {split}.gold.txt (official layout); "
+            "the test split with gold labels ships separately from train/dev.")
+    data_path, gold_path = _existing(data_path, hint), _existing(gold_path, hint)
+    targets, pos, words1, words2, index1, index2 = [], [], [], [], [], []
+    for number, line in _lines(data_path):
+        fields = line.split("\t")
+        indices = fields[2].split("-") if len(fields) == 5 else []
+        if len(indices) != 2 or not all(i.strip().isdigit() for i in indices):
+            raise CtxvecError(Errors.E302.format(
+                path=data_path, line=number, got=line,
+                expected="5 tab-separated fields: target, PoS, indices 'i-j', sentence1, sentence2"))
+        sentence1, sentence2 = fields[3].split(), fields[4].split()
+        for which, (index, words) in enumerate(zip(indices, (sentence1, sentence2)), start=1):
+            if int(index) >= len(words):
+                raise CtxvecError(Errors.E303.format(path=data_path, line=number, index=int(index),
+                                                     which=which, n_tokens=len(words)))
+        targets.append(fields[0])
+        pos.append(fields[1])
+        words1.append(sentence1)
+        words2.append(sentence2)
+        index1.append(int(indices[0]))
+        index2.append(int(indices[1]))
+    labels = []
+    for number, line in _lines(gold_path):
+        label = line.strip()
+        if label not in WIC_LABELS:
+            raise CtxvecError(Errors.E302.format(path=gold_path, line=number, got=line, expected="a label T or F"))
+        labels.append(WIC_LABELS[label])
+    if len(labels) != len(targets):
+        raise CtxvecError(Errors.E304.format(gold=gold_path, n_gold=len(labels), data=data_path, n_data=len(targets)))
+    if not targets:
+        raise CtxvecError(Errors.E305.format(path=data_path))
+    return WicData(targets, pos, words1, words2, np.array(index1, dtype=np.int64),
+                   np.array(index2, dtype=np.int64), np.array(labels, dtype=bool))
+
+
+# Word similarity
+# Header names of the score column in the original SimLex-999 and WordSim-353 files.
+_SCORE_HEADERS = ("simlex999", "human (mean)", "score", "similarity", "rating")
+
+
+def _split_fields(line: str) -> List[str]:
+    if "\t" in line:
+        return [field.strip() for field in line.split("\t")]
+    if "," in line:
+        return [field.strip() for field in line.split(",")]
+    return line.split()
+
+
+def _is_number(text: str) -> bool:
+    try:
+        _number(text)
+    except ValueError:
+        return False
+    return True
+
+
+def _layout(fields: Sequence[str]) -> Tuple[int, bool]:
+    """(score column, whether this first line is a header) from a file's first line."""
+    lowered = [field.lower() for field in fields]
+    for name in _SCORE_HEADERS:
+        if name in lowered:
+            return lowered.index(name), True
+    if len(fields) > 2 and _is_number(fields[2]):
+        return 2, False
+    if len(fields) > 3 and _is_number(fields[3]):  # SimVerb: word1 word2 PoS score relation
+        return 3, False
+    return 2, not any(_is_number(field) for field in fields)
+
+
+def read_word_pairs(path: PathLike) -> WordPairs:
+    """Read ``word1 word2 score`` pairs (tab, comma or space separated).
+
+    Also reads the original SimLex-999 (score in column ``SimLex999``), WordSim-353
+    (``combined.tab``/``.csv``, ``set1.tab``), RG-65 and SimVerb-3500 (``word1 word2 PoS
+    score relation``) files: the first line decides the layout and is skipped if it is
+    a header.
+    """
+    path = _existing(path, "Give a word-pair file: word1, word2, score per line.")
+    words1, words2, scores = [], [], []
+    score_column = None
+    for number, line in _lines(path):
+        fields = _split_fields(line)
+        if score_column is None:
+            score_column, is_header = _layout(fields)
+            if is_header:
+                continue
+        try:
+            score = _number(fields[score_column])
+            if not fields[0] or not fields[1]:
+                raise ValueError(line)
+        except (ValueError, IndexError):
+            raise CtxvecError(Errors.E302.format(path=path, line=number, got=line,
+                                                 expected="word1, word2 and a numeric score")) from None
+        words1.append(fields[0])
+        words2.append(fields[1])
+        scores.append(score)
+    if not scores:
+        raise CtxvecError(Errors.E305.format(path=path))
+    return WordPairs(words1, words2, np.array(scores, dtype=np.float64))
+
+
+# SCWS
+_BOLD = re.compile(r"<b>\s*(.*?)\s*</b>")
+
+
+def _marked_context(context: str) -> Tuple[List[str], int]:
+    """Tokens of a context with the ``<b> word </b>`` marker removed, and the target's index."""
+    match = _BOLD.search(context)
+    if match is None or not match.group(1).strip():
+        raise ValueError(context)
+    before = context[: match.start()].split()
+    target = match.group(1).split()
+    after = context[match.end():].split()
+    # A multi-token target keeps its first token as the target position.
+    return before + target + after, len(before)
+
+
+def read_scws(path: PathLike) -> ContextPairs:
+    """Read SCWS ``ratings.txt``: id, word1, POS1, word2, POS2, context1, context2,
+    average rating, then individual ratings; targets marked ``<b> word </b>``."""
+    path = _existing(path, "Give SCWS ratings.txt (tab-separated, targets marked <b> word </b>).")
+    words1, words2, index1, index2, scores = [], [], [], [], []
+    for number, line in _lines(path):
+        fields = line.split("\t")
+        try:
+            if len(fields) < 8:
+                raise ValueError(line)
+            tokens1, i1 = _marked_context(fields[5])
+            tokens2, i2 = _marked_context(fields[6])
+            score = _number(fields[7])
+        except ValueError:
+            raise CtxvecError(Errors.E302.format(
+                path=path, line=number, got=line[:200],
+                expected="at least 8 tab-separated fields with contexts 6 and 7 marking the target "
+                         "as <b> word </b> and a numeric average rating in field 8")) from None
+        words1.append(tokens1)
+        words2.append(tokens2)
+        index1.append(i1)
+        index2.append(i2)
+        scores.append(score)
+    if not scores:
+        raise CtxvecError(Errors.E305.format(path=path))
+    return ContextPairs(words1, words2, np.array(index1, dtype=np.int64), np.array(index2, dtype=np.int64),
+                        np.array(scores, dtype=np.float64))
+
+
+# WordNet sense counts
+def read_sense_counts(path: PathLike) -> Dict[str, int]:
+    """Lemma -> number of senses from ``lemma \\t total ...`` (a header line is skipped).
+
+    Reads ``sense_counts.tsv`` (lemma, total, per-PoS counts) or any two-column
+    ``lemma count`` file. Multiword lemmas are kept as written.
+    """
+    path = _existing(path, "Give a TSV of lemma and sense count, e.g. sense_counts.tsv.")
+    counts: Dict[str, int] = {}
+    for position, (number, line) in enumerate(_lines(path)):
+        fields = line.split("\t")
+        if len(fields) < 2 or not fields[1].strip().isdigit():
+            if position == 0:  # header
+                continue
+            raise CtxvecError(Errors.E302.format(path=path, line=number, got=line,
+                                                 expected="a lemma and a whole sense count, tab-separated"))
+        counts[fields[0]] = int(fields[1])
+    if not counts:
+        raise CtxvecError(Errors.E305.format(path=path))
+    return counts

@@ -1,0 +1,114 @@
+import numpy as np
+import pytest
+
+from spacy_ctxvec.errors import CtxvecError
+from spacy_ctxvec.evaluation.readers import read_scws, read_sense_counts, read_wic, read_word_pairs
+
+WIC_DATA = (
+    "carry\tV\t2-1\tYou must carry your camping gear .\tSound carries well over water .\n"
+    "bank\tN\t0-4\tbank of the river\tI went to the bank\n"
+)
+
+
+def write(path, text):
+    path.write_text(text, encoding="utf8")
+    return path
+
+
+def wic_dir(tmp_path, data=WIC_DATA, gold="F\nT\n", split="train"):
+    write(tmp_path / f"{split}.data.txt", data)
+    write(tmp_path / f"{split}.gold.txt", gold)
+    return tmp_path
+
+
+def test_read_wic_fields(tmp_path):
+    data = read_wic(wic_dir(tmp_path), "train")
+    assert data.targets == ["carry", "bank"]
+    assert data.pos == ["V", "N"]
+    assert data.words1[0][data.index1[0]] == "carry"
+    assert data.words2[0][data.index2[0]] == "carries"
+    assert data.words2[1][data.index2[1]] == "bank"
+    assert data.labels.tolist() == [False, True]
+    assert len(data.head(1)) == 1
+
+
+def test_read_wic_missing_file_is_named(tmp_path):
+    with pytest.raises(CtxvecError, match=r"\[E301\].*test\.data\.txt"):
+        read_wic(wic_dir(tmp_path), "test")
+    with pytest.raises(CtxvecError, match=r"\[E308\]"):
+        read_wic(tmp_path, "validation")
+
+
+def test_read_wic_malformed_line_has_line_number(tmp_path):
+    bad = WIC_DATA + "go\tV\t2\tGo home\tGo away\n"
+    with pytest.raises(CtxvecError, match=r"\[E302\].*line 3"):
+        read_wic(wic_dir(tmp_path, bad, "F\nT\nT\n"), "train")
+
+
+def test_read_wic_index_out_of_range(tmp_path):
+    bad = "go\tV\t1-7\tGo home\tGo away\n"
+    with pytest.raises(CtxvecError, match=r"\[E303\].*line 1.*index 7.*sentence 2"):
+        read_wic(wic_dir(tmp_path, bad, "T\n"), "train")
+
+
+def test_read_wic_gold_problems(tmp_path):
+    with pytest.raises(CtxvecError, match=r"\[E302\].*line 2.*T or F"):
+        read_wic(wic_dir(tmp_path, gold="F\nyes\n"), "train")
+    with pytest.raises(CtxvecError, match=r"\[E304\].*1 labels.*2 examples"):
+        read_wic(wic_dir(tmp_path, gold="F\n"), "train")
+
+
+def test_read_word_pairs_layouts(tmp_path):
+    plain = read_word_pairs(write(tmp_path / "rg.txt", "gem\tjewel\t3.94\r\nmidday noon 3.5\n"))
+    assert plain.words1 == ["gem", "midday"] and plain.scores.tolist() == [3.94, 3.5]
+    csv = read_word_pairs(write(tmp_path / "ws.csv", "Word 1,Word 2,Human (mean)\r\nlove,sex,6.77\r\n"))
+    assert csv.words2 == ["sex"] and csv.scores.tolist() == [6.77]
+    simlex = read_word_pairs(write(
+        tmp_path / "simlex.txt",
+        "word1\tword2\tPOS\tSimLex999\tconc(w1)\nold\tnew\tA\t1.58\t2.72\nsmart\tintelligent\tA\t9.2\t1.75\n"))
+    assert simlex.scores.tolist() == [1.58, 9.2]
+    simverb = read_word_pairs(write(tmp_path / "simverb.txt", "take\tremove\tV\t6.81\tSYNONYMS\n"))
+    assert simverb.scores.tolist() == [6.81]
+
+
+def test_read_word_pairs_errors(tmp_path):
+    with pytest.raises(CtxvecError, match=r"\[E302\].*line 2"):
+        read_word_pairs(write(tmp_path / "bad.txt", "a b 1.0\nc d high\n"))
+    with pytest.raises(CtxvecError, match=r"\[E305\]"):
+        read_word_pairs(write(tmp_path / "empty.txt", "\n\n"))
+    with pytest.raises(CtxvecError, match=r"\[E301\].*nowhere\.txt"):
+        read_word_pairs(tmp_path / "nowhere.txt")
+
+
+def test_read_scws_marks_targets(tmp_path):
+    line = "1\tBrazil\tn\tnut\tn\tin <b> Brazil </b> the\tA <b> nut </b> .\t1.1\t" + "\t".join(["1"] * 10) + "\n"
+    pairs = read_scws(write(tmp_path / "ratings.txt", line))
+    assert pairs.words1[0] == ["in", "Brazil", "the"] and pairs.index1[0] == 1
+    assert pairs.words2[0][pairs.index2[0]] == "nut"
+    assert pairs.scores.tolist() == [1.1]
+    with pytest.raises(CtxvecError, match=r"\[E302\].*line 2"):
+        read_scws(write(tmp_path / "bad.txt", line + line.replace("<b>", "")))
+
+
+def test_read_sense_counts(tmp_path):
+    counts = read_sense_counts(write(tmp_path / "s.tsv", "lemma\ttotal\tn\nbank\t18\t10\nbank account\t1\t1\n"))
+    assert counts == {"bank": 18, "bank account": 1}
+    with pytest.raises(CtxvecError, match=r"\[E302\].*line 3"):
+        read_sense_counts(write(tmp_path / "bad.tsv", "lemma\ttotal\nbank\t18\nrun\tmany\n"))
+
+
+def test_real_shared_files(shared_data):
+    train = read_wic(shared_data / "wic", "train")
+    assert len(train) == 5428 and train.labels.sum() == 2714
+    assert len(read_wic(shared_data / "wic", "dev")) == 638
+    expected = {
+        "simlex999/SimLex-999.txt": 999, "simlex999/EN-SIMLEX-999.txt": 999, "wordsim353/combined.csv": 353,
+        "wordsim353/combined.tab": 353, "wordsim353/set1.tab": 153, "rg65/EN-RG-65.txt": 65,
+        "simverb3500/SimVerb-3500.txt": 3500,
+    }
+    for name, n in expected.items():
+        pairs = read_word_pairs(shared_data / name)
+        assert len(pairs) == n and np.all((pairs.scores >= 0) & (pairs.scores <= 10)), name
+    scws = read_scws(shared_data / "scws" / "ratings.txt")
+    assert len(scws) == 2003
+    assert read_sense_counts(shared_data / "wordnet_sense_counts" / "sense_counts.tsv")["run"] == 57
