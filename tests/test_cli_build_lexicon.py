@@ -34,7 +34,7 @@ def test_build_from_directory_gives_a_loadable_pipeline_with_scores(tiny_pipelin
     assert result.exit_code == 0, result.output
     assert "5 docs" in result.output
     nlp = spacy.load(tmp_path / "out")
-    assert nlp.config["components"]["ctxvec_context"]["layers"]["layers"] == [-2]  # the default layer
+    assert nlp.config["components"]["ctxvec_context"]["layers"] == {"@misc": "spacy-ctxvec.last_layer.v1"}  # kept
     assert nlp.pipe_names[-1] == "ctxvec_polysemy"
     doc = nlp("the bank")
     assert doc[1]._.polysemy_count == 3 and doc[1]._.polysemy_score is not None
@@ -68,9 +68,9 @@ def test_bad_inputs(tiny_pipeline_dir, corpus, tmp_path):
     (tmp_path / "empty.txt").write_text("\n", encoding="utf8")
     missing_layer = invoke("build-lexicon", tiny_pipeline_dir, corpus, tmp_path / "o0", "--no-progress", "--layer", "5")
     assert missing_layer.exit_code == 1 and "E003" in missing_layer.output  # a 2-layer model has hidden states 0..2
-    empty = invoke("build-lexicon", tiny_pipeline_dir, tmp_path / "empty.txt", tmp_path / "o1", "--no-progress", "--keep-layers")
+    empty = invoke("build-lexicon", tiny_pipeline_dir, tmp_path / "empty.txt", tmp_path / "o1", "--no-progress")
     assert empty.exit_code == 1 and "E211" in empty.output
-    lemma = invoke("build-lexicon", tiny_pipeline_dir, corpus, tmp_path / "o2", "--key", "lemma", "--no-progress", "--keep-layers")
+    lemma = invoke("build-lexicon", tiny_pipeline_dir, corpus, tmp_path / "o2", "--key", "lemma", "--no-progress")
     assert lemma.exit_code == 1 and "E217" in lemma.output
     engine = invoke("build-lexicon", tiny_pipeline_dir, corpus, tmp_path / "o3", "--engine", "no-such-engine")
     assert engine.exit_code == 1 and "E223" in engine.output

@@ -15,10 +15,11 @@ from ..errors import CtxvecError, Errors
 from ..polysemy_component import Polysemy
 from ._app import app, exit_on_coded_error
 
-# Hidden state the lexicon is built from by default: the second-to-last. For MiniLM (hidden
-# states 0..6) that is layer 5, which gave the best Spearman with WordNet sense counts after
-# partialling out frequency (benchmarks/POLYSEMY.md); other models were not measured.
-DEFAULT_LAYER = -2
+# The recommended --layer: the second-to-last hidden state. For MiniLM (hidden states 0..6)
+# that is layer 5, which gave the best Spearman with WordNet sense counts after partialling
+# out frequency (benchmarks/POLYSEMY.md); other models were not measured. Not applied by
+# default, because it changes the contextual vectors of the output pipeline.
+RECOMMENDED_LAYER = -2
 
 
 def layer_override(layer: int) -> Dict[str, Any]:
@@ -70,8 +71,7 @@ def build_lexicon_cli(
     n_process: int = typer.Option(1, "--n-process", min=1, help="Worker processes (spawned; CPU only)"),
     gpu_id: int = typer.Option(-1, "--gpu-id", help="GPU to run the transformer on (-1: CPU)"),
     key: str = typer.Option("lower", "--key", help="Word type key: lower, text or lemma (needs a lemmatizer)"),
-    layer: int = typer.Option(DEFAULT_LAYER, "--layer", help="Hidden state ctxvec_context reads in OUTPUT (0 = embeddings, -1 = last); default chosen from benchmarks/POLYSEMY.md"),
-    keep_layers: bool = typer.Option(False, "--keep-layers", help="Keep PIPELINE's ctxvec_context layer setting (ignore --layer)"),
+    layer: Optional[int] = typer.Option(None, "--layer", help=f"Hidden state ctxvec_context reads in OUTPUT (0 = embeddings, -1 = last); default: keep PIPELINE's setting; recommended: {RECOMMENDED_LAYER} (benchmarks/POLYSEMY.md)"),
     min_count: int = typer.Option(5, "--min-count", min=2, help="Occurrences needed for a score (component setting)"),
     checkpoint_every: int = typer.Option(1000, "--checkpoint-every", min=1, help="Docs per shard; a checkpoint is written after each"),
     checkpoint_dir: Optional[Path] = typer.Option(None, "--checkpoint-dir", help="Default: OUTPUT.checkpoint next to OUTPUT"),
@@ -95,7 +95,7 @@ def build_lexicon_cli(
         import spacy
 
         spacy.require_gpu(gpu_id)
-    nlp = load_pipeline_for_build(pipeline, None if keep_layers else layer)
+    nlp = load_pipeline_for_build(pipeline, layer)
     component = ensure_polysemy_component(nlp, key, min_count)
     checkpoint_dir = checkpoint_dir or output.with_name(output.name + ".checkpoint")
     engine_options: Dict[str, Any] = (
