@@ -4,6 +4,7 @@ without double counting, unreadable corpus files named, nothing left running."""
 import json
 import os
 import sys
+import time
 from pathlib import Path
 from typing import List, Set
 
@@ -91,6 +92,15 @@ def ray_processes(parent: int) -> Set[int]:
         if int(ppid) == parent and state != "Z" and "ray" in cmdline:
             found.add(int(entry.name))
     return found
+
+
+def ray_processes_after_exit(parent: int, wait_s: float = 30.0) -> Set[int]:
+    """ray_processes, polled until they are gone or ``wait_s`` passed (shutdown signals
+    its processes and returns before they have all exited)."""
+    deadline = time.monotonic() + wait_s
+    while (alive := ray_processes(parent)) and time.monotonic() < deadline:
+        time.sleep(0.2)
+    return alive
 
 
 def assert_same_lexicon(a, b) -> None:
@@ -218,7 +228,7 @@ def test_nothing_left_running_after_shutdown(ray_cluster):
     started: List[int] = sorted(ray_processes(os.getpid()))
     assert started, "the module's Ray cluster should have processes while it runs"
     ray_cluster.shutdown()
-    assert not ray_processes(os.getpid())
+    assert not ray_processes_after_exit(os.getpid())
 
 
 def test_cli_engine_ray_starts_and_stops_its_own_cluster(ray, tiny_pipeline_dir, corpus_dir, local_result, tmp_path, monkeypatch):
@@ -237,6 +247,6 @@ def test_cli_engine_ray_starts_and_stops_its_own_cluster(ray, tiny_pipeline_dir,
     outcome = CliRunner().invoke(app, args)
     assert outcome.exit_code == 0, outcome.output
     assert not ray.is_initialized()
-    assert not ray_processes(os.getpid())
+    assert not ray_processes_after_exit(os.getpid())
     component = spacy.load(output).get_pipe("ctxvec_polysemy")
     assert_same_lexicon(component.lexicon, local_result.lexicon)
