@@ -1,21 +1,18 @@
 """The evaluations end to end: read the data, collect vectors with a pipeline
 (vectors.py) and score them (wic.py, similarity.py). Load pipelines with
 spacy_ctxvec.pipelines.load_pipeline."""
-from pathlib import Path
-from typing import Optional, Sequence, Tuple, Union
+from typing import Mapping, Optional, Sequence, Tuple
 
 import numpy as np
 from spacy.language import Language
 
 from ..errors import CtxvecError, Errors
 from .moments import Moments
-from .readers import read_scws, read_sense_counts, read_wic, read_word_pairs
+from .readers import ContextPairs, WicData, WordPairs
 from .similarity import (CorrelationReport, PolysemyReport, layer_similarity_reports, polysemy_report, rows_for,
                          similarity_report, unique_words)
 from .vectors import static_vectors, target_vectors
 from .wic import ALL_FAMILIES, PairVectors, WicReport, cosine_families, evaluate_wic_features
-
-PathLike = Union[str, Path]
 
 
 def wic_pair_vectors(nlp: Language, data, batch_size: Optional[int] = None) -> Tuple[PairVectors, Moments, Sequence[str], int]:
@@ -36,18 +33,15 @@ def wic_pair_vectors(nlp: Language, data, batch_size: Optional[int] = None) -> T
 
 def evaluate_wic(
     nlp: Language,
-    data_dir: PathLike,
+    train: WicData,
+    evaluated: WicData,
     split: str = "dev",
     families: Sequence[str] = ALL_FAMILIES,
     batch_size: Optional[int] = None,
-    max_examples: Optional[int] = None,
 ) -> Tuple[WicReport, int]:
-    """WiC accuracy on ``split``, every decision fitted on the train split. Returns
-    the report and the number of targets without a wordpiece."""
-    train = read_wic(data_dir, "train")
-    evaluated = read_wic(data_dir, split)
-    if max_examples is not None:
-        train, evaluated = train.head(max_examples), evaluated.head(max_examples)
+    """WiC accuracy on ``evaluated`` (read_wic(DIR, split)), every decision fitted on
+    ``train`` (read_wic(DIR, "train")). Returns the report and the number of targets
+    without a wordpiece (zero vectors)."""
     train_pairs, moments, view_names, missing_train = wic_pair_vectors(nlp, train, batch_size)
     eval_pairs, _, _, missing_eval = wic_pair_vectors(nlp, evaluated, batch_size)
     report = evaluate_wic_features(
@@ -58,22 +52,20 @@ def evaluate_wic(
     return report, missing_train + missing_eval
 
 
-def evaluate_word_sim(nlp: Language, path: PathLike) -> CorrelationReport:
-    """Spearman of token._.static_vec cosines with the file's human scores; a pair is
-    covered when both words get a static vector."""
-    pairs = read_word_pairs(path)
+def evaluate_word_sim(nlp: Language, pairs: WordPairs, name: str = "word-sim") -> CorrelationReport:
+    """Spearman of token._.static_vec cosines with human scores (read_word_pairs); a
+    pair is covered when both words get a static vector."""
     vocabulary = unique_words(pairs.words1, pairs.words2)
     vectors, found = static_vectors(nlp, vocabulary)
     covered = rows_for(pairs.words1, vocabulary, found) & rows_for(pairs.words2, vocabulary, found)
-    return similarity_report(Path(path).name, rows_for(pairs.words1, vocabulary, vectors),
+    return similarity_report(name, rows_for(pairs.words1, vocabulary, vectors),
                              rows_for(pairs.words2, vocabulary, vectors), covered, pairs.scores)
 
 
-def evaluate_scws(nlp: Language, path: PathLike, batch_size: Optional[int] = None) -> CorrelationReport:
+def evaluate_scws(nlp: Language, pairs: ContextPairs, name: str = "scws", batch_size: Optional[int] = None) -> CorrelationReport:
     """Spearman of the cosine of the two targets' contextual vectors (token._.context_vec,
-    the pipeline's own setting) with the average rating; per layer in ``details``,
-    and on the subset whose two words are the same."""
-    pairs = read_scws(path)
+    the pipeline's own setting) with the average rating (read_scws); per layer in
+    ``details``, and on the subset whose two words are the same."""
     first = target_vectors(nlp, pairs.words1, pairs.index1, batch_size)
     second = target_vectors(nlp, pairs.words2, pairs.index2, batch_size)
     if first.pipeline is None:
@@ -81,7 +73,7 @@ def evaluate_scws(nlp: Language, path: PathLike, batch_size: Optional[int] = Non
             pipe_names=nlp.pipe_names, component="ctxvec_context", attribute="token._.context_vec",
             hint="Add it after the transformer: nlp.add_pipe('ctxvec_context')."))
     covered = first.has_vector & second.has_vector
-    report = similarity_report(Path(path).name, first.pipeline, second.pipeline, covered, pairs.scores)
+    report = similarity_report(name, first.pipeline, second.pipeline, covered, pairs.scores)
     report.details = layer_similarity_reports(report.name, first.views, second.views, first.view_names, covered, pairs.scores)
     same_word = np.array([a[i].lower() == b[j].lower() for a, i, b, j in
                           zip(pairs.words1, pairs.index1, pairs.words2, pairs.index2)], dtype=bool)
@@ -101,9 +93,9 @@ def polysemy_component(nlp: Language):
         hint="Build a lexicon (spacy-ctxvec build-lexicon) and add the ctxvec_polysemy component with it."))
 
 
-def evaluate_polysemy(nlp: Language, sense_counts_path: PathLike, min_count: Optional[int] = None) -> PolysemyReport:
-    """Spearman of the pipeline lexicon's polysemy scores with log WordNet sense counts,
-    raw and with log corpus frequency partialled out."""
+def evaluate_polysemy(nlp: Language, sense_counts: Mapping[str, int], min_count: Optional[int] = None) -> PolysemyReport:
+    """Spearman of the pipeline lexicon's polysemy scores with log WordNet sense counts
+    (read_sense_counts), raw and with log corpus frequency partialled out."""
     component = polysemy_component(nlp)
     lexicon = component.lexicon
     if lexicon is None or len(lexicon) == 0:
@@ -111,4 +103,4 @@ def evaluate_polysemy(nlp: Language, sense_counts_path: PathLike, min_count: Opt
             pipe_names=nlp.pipe_names, component="ctxvec_polysemy (with a lexicon)", attribute="polysemy_score",
             hint="Its lexicon is empty: initialise the component with a lexicon built from a corpus."))
     scores, valid = lexicon.polysemy_scores(min_count or component.min_count)
-    return polysemy_report(lexicon.keys, scores, valid, lexicon.counts, read_sense_counts(sense_counts_path))
+    return polysemy_report(lexicon.keys, scores, valid, lexicon.counts, sense_counts)

@@ -1,0 +1,111 @@
+"""`spacy-ctxvec evaluate wic|word-sim|scws|polysemy`: quality on external data."""
+import json
+from pathlib import Path
+from typing import Any, Dict, List, Optional
+
+import typer
+from wasabi import msg, table
+
+from ..errors import CtxvecError, Errors
+from ..evaluation.readers import WIC_SPLITS, read_scws, read_sense_counts, read_wic, read_word_pairs
+from ..evaluation.tasks import evaluate_polysemy, evaluate_scws, evaluate_wic, evaluate_word_sim
+from ..evaluation.wic import ALL_FAMILIES, TARGET_FAMILIES
+from ..pipelines import load_pipeline
+from ._app import app, exit_on_coded_error
+
+evaluate_app = typer.Typer(help="Evaluate a pipeline's vectors on external data sets.", no_args_is_help=True)
+app.add_typer(evaluate_app, name="evaluate")
+
+PIPELINE_HELP = "Pipeline directory, installed package, or a .cfg to assemble"
+
+
+def _print_json(data: Dict[str, Any]) -> None:
+    typer.echo(json.dumps(data, indent=2, ensure_ascii=False))
+
+
+@evaluate_app.command("wic")
+@exit_on_coded_error
+def wic_cli(
+    pipeline: str = typer.Argument(..., help=PIPELINE_HELP),
+    data_dir: Path = typer.Argument(..., help="WiC directory with {train,SPLIT}.data.txt and .gold.txt"),
+    split: str = typer.Option("dev", "--split", help="Split to report: dev or test (train is for fitting)"),
+    target_only: bool = typer.Option(False, "--target-only", help="Use only the target's vectors, not the context cosine"),
+    max_examples: Optional[int] = typer.Option(None, "--max-examples", min=2, help="Use only the first N examples of each split"),
+    as_json: bool = typer.Option(False, "--json", help="Print JSON"),
+) -> None:
+    """Word-in-Context accuracy; every decision is fitted on the train split."""
+    if split not in WIC_SPLITS[1:]:
+        raise CtxvecError(Errors.E308.format(split=split, choices=", ".join(WIC_SPLITS[1:])))
+    train, evaluated = read_wic(data_dir, "train"), read_wic(data_dir, split)
+    if max_examples is not None:
+        train, evaluated = train.head(max_examples), evaluated.head(max_examples)
+    families = TARGET_FAMILIES if target_only else ALL_FAMILIES
+    report, n_missing = evaluate_wic(load_pipeline(pipeline), train, evaluated, split, families=families)
+    if as_json:
+        _print_json({**report.to_dict(), "targets_without_vector": n_missing})
+        return
+    msg.info(f"WiC {split}: {report.n_examples} examples; decisions fitted on {report.n_train} train examples")
+    rows = [(name, f"{v['train_cv_accuracy']:.3f}", f"{v['train_accuracy']:.3f}", f"{v['accuracy']:.3f}")
+            for name, v in report.settings.items()]
+    typer.echo(table(rows, header=("setting", "train CV", "train", split), divider=True, aligns=("l", "r", "r", "r")))
+    if n_missing:
+        msg.warn(f"{n_missing} targets had no wordpiece (zero vector, cosine 0)")
+    msg.good(f"accuracy {report.accuracy:.3f} ({report.chosen}, chosen by train cross-validation)")
+
+
+@evaluate_app.command("word-sim")
+@exit_on_coded_error
+def word_sim_cli(
+    pipeline: str = typer.Argument(..., help=PIPELINE_HELP),
+    files: List[Path] = typer.Argument(..., help="word1 word2 score files (SimLex-999, WordSim-353, RG-65, SimVerb-3500, ...)"),
+    as_json: bool = typer.Option(False, "--json", help="Print JSON"),
+) -> None:
+    """Spearman of token._.static_vec cosines with human scores, with coverage."""
+    all_pairs = [read_word_pairs(path) for path in files]
+    nlp = load_pipeline(pipeline)
+    reports = [evaluate_word_sim(nlp, pairs, path.name) for path, pairs in zip(files, all_pairs)]
+    if as_json:
+        _print_json({str(path): report.to_dict() for path, report in zip(files, reports)})
+        return
+    rows = [(str(path), f"{r.spearman:.3f}", f"{r.n_covered}/{r.n_pairs}", f"{r.coverage:.3f}") for path, r in zip(files, reports)]
+    typer.echo(table(rows, header=("file", "spearman", "covered", "coverage"), divider=True, aligns=("l", "r", "r", "r")))
+
+
+@evaluate_app.command("scws")
+@exit_on_coded_error
+def scws_cli(
+    pipeline: str = typer.Argument(..., help=PIPELINE_HELP),
+    file: Path = typer.Argument(..., help="SCWS ratings.txt (targets marked <b> word </b>)"),
+    as_json: bool = typer.Option(False, "--json", help="Print JSON"),
+) -> None:
+    """Spearman of contextual cosines (token._.context_vec) in context with SCWS ratings."""
+    pairs = read_scws(file)
+    report = evaluate_scws(load_pipeline(pipeline), pairs, file.name)
+    if as_json:
+        _print_json(report.to_dict())
+        return
+    rows = [(name, f"{value:.3f}") for name, value in report.details.items() if name.startswith("layer")]
+    typer.echo(table(rows, header=("layer", "spearman"), divider=True, aligns=("l", "r")))
+    msg.info(f"same-word pairs ({int(report.details['same_word_pairs'])}): spearman "
+             f"{report.details['same_word_spearman']:.3f}")
+    msg.good(f"spearman {report.spearman:.3f} (pipeline's context_vec), {report.n_covered}/{report.n_pairs} pairs covered")
+
+
+@evaluate_app.command("polysemy")
+@exit_on_coded_error
+def polysemy_cli(
+    pipeline: str = typer.Argument(..., help="Pipeline with a ctxvec_polysemy component holding a lexicon"),
+    sense_counts: Path = typer.Argument(..., help="TSV lemma, sense count (e.g. sense_counts.tsv)"),
+    min_count: Optional[int] = typer.Option(None, "--min-count", min=2, help="Default: the component's min_count"),
+    as_json: bool = typer.Option(False, "--json", help="Print JSON"),
+) -> None:
+    """Spearman of polysemy_score with log WordNet sense counts, raw and with log
+    frequency partialled out."""
+    counts = read_sense_counts(sense_counts)
+    report = evaluate_polysemy(load_pipeline(pipeline), counts, min_count=min_count)
+    if as_json:
+        _print_json(report.to_dict())
+        return
+    msg.good(f"spearman {report.spearman:.3f}, partial (log frequency out) {report.partial_spearman:.3f}, "
+             f"{report.n_covered}/{report.n_types} scored types with a sense count")
+    msg.info(f"log frequency vs log senses: spearman {report.frequency_spearman:.3f}")

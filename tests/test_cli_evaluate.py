@@ -1,0 +1,102 @@
+"""`spacy-ctxvec evaluate ...` end to end with the real default pipeline on small slices."""
+import json
+
+import pytest
+from typer.testing import CliRunner
+
+from spacy_ctxvec.cli import app
+
+from .conftest import SHARED_DATA
+from .test_evaluation_tasks import WIC_DEV, WIC_TRAIN, polysemy_nlp, write_wic
+
+runner = CliRunner()
+
+
+@pytest.fixture
+def wic_slice(tmp_path):
+    """The first 40 train and 20 dev pairs of the shared WiC data (or toy pairs)."""
+    source = SHARED_DATA / "wic"
+    if source.exists():
+        for split, n in (("train", 40), ("dev", 20)):
+            for kind in ("data", "gold"):
+                lines = (source / f"{split}.{kind}.txt").read_text(encoding="utf8").splitlines(keepends=True)
+                (tmp_path / f"{split}.{kind}.txt").write_text("".join(lines[:n]), encoding="utf8")
+    else:
+        write_wic(tmp_path, WIC_TRAIN, "train")
+        write_wic(tmp_path, WIC_DEV, "dev")
+    return tmp_path
+
+
+@pytest.mark.slow
+def test_wic_json_and_table(default_pipeline_dir, wic_slice):
+    result = runner.invoke(app, ["evaluate", "wic", str(default_pipeline_dir), str(wic_slice), "--json"])
+    assert result.exit_code == 0, result.output
+    report = json.loads(result.output)
+    assert 0.0 <= report["accuracy"] <= 1.0
+    assert report["chosen"] in report["settings"]
+    assert report["settings"]["threshold[cosine/layer_6]"]["accuracy"] >= 0.0
+    assert report["targets_without_vector"] == 0
+    table = runner.invoke(app, ["evaluate", "wic", str(default_pipeline_dir), str(wic_slice), "--target-only"])
+    assert table.exit_code == 0, table.output
+    assert "logistic[whitened+shift]" in table.output and "context/" not in table.output
+    assert "accuracy 0." in table.output
+
+
+def test_wic_bad_input_is_a_coded_error(wic_slice, tmp_path):
+    result = runner.invoke(app, ["evaluate", "wic", "unused", str(wic_slice), "--split", "train"])
+    assert result.exit_code == 1 and "E308" in result.output
+    (wic_slice / "dev.gold.txt").write_text("T\n", encoding="utf8")
+    result = runner.invoke(app, ["evaluate", "wic", "unused", str(wic_slice)])
+    assert result.exit_code == 1 and "E304" in result.output
+
+
+def test_wic_missing_test_split_names_the_file(wic_slice):
+    # Data is read before the pipeline loads, so bad input fails fast.
+    result = runner.invoke(app, ["evaluate", "wic", "no-such-pipeline", str(wic_slice), "--split", "test"])
+    assert result.exit_code == 1
+    assert "E301" in result.output and "test.data.txt" in result.output
+
+
+@pytest.mark.slow
+def test_word_sim(default_pipeline_dir, tmp_path):
+    pairs = tmp_path / "pairs.txt"
+    pairs.write_text("word1\tword2\tscore\ncar\tautomobile\t9\ncar\tbanana\t1\nriver\tstream\t8\n", encoding="utf8")
+    result = runner.invoke(app, ["evaluate", "word-sim", str(default_pipeline_dir), str(pairs), "--json"])
+    assert result.exit_code == 0, result.output
+    report = json.loads(result.output)[str(pairs)]
+    assert (report["n_pairs"], report["n_covered"], report["coverage"]) == (3, 3, 1.0)
+
+
+def test_word_sim_malformed_line(tmp_path):
+    bad = tmp_path / "bad.txt"
+    bad.write_text("car automobile 9\ncar banana\n", encoding="utf8")
+    result = runner.invoke(app, ["evaluate", "word-sim", "no-such-pipeline", str(bad)])
+    assert result.exit_code == 1 and "E302" in result.output and "line 2" in result.output
+
+
+@pytest.mark.slow
+def test_scws(default_pipeline_dir, tmp_path):
+    source = SHARED_DATA / "scws" / "ratings.txt"
+    if not source.exists():
+        pytest.skip(f"{source} not present")
+    ratings = tmp_path / "ratings.txt"
+    ratings.write_text("".join(source.read_text(encoding="utf8").splitlines(keepends=True)[:12]), encoding="utf8")
+    result = runner.invoke(app, ["evaluate", "scws", str(default_pipeline_dir), str(ratings), "--json"])
+    assert result.exit_code == 0, result.output
+    report = json.loads(result.output)
+    assert report["n_pairs"] == 12 and -1.0 <= report["spearman"] <= 1.0
+    assert report["spearman"] == pytest.approx(report["details"]["layer_6"], abs=1e-6)
+
+
+@pytest.mark.slow
+def test_polysemy(default_pipeline_dir, tmp_path):
+    senses = tmp_path / "senses.tsv"
+    senses.write_text("lemma\ttotal\nbank\t18\nrun\t57\ndog\t8\n", encoding="utf8")
+    polysemy_nlp().to_disk(tmp_path / "with_lexicon")
+    result = runner.invoke(app, ["evaluate", "polysemy", str(tmp_path / "with_lexicon"), str(senses), "--json"])
+    assert result.exit_code == 0, result.output
+    report = json.loads(result.output)
+    assert report["spearman"] == pytest.approx(1.0) and report["n_covered"] == 3
+    # The default pipeline's lexicon is empty until built: a coded error, not a crash.
+    result = runner.invoke(app, ["evaluate", "polysemy", str(default_pipeline_dir), str(senses)])
+    assert result.exit_code == 1 and "E307" in result.output
