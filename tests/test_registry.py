@@ -1,0 +1,64 @@
+"""Every registered function and factory is reachable through an entry point, so
+configs work without importing spacy_ctxvec first."""
+import sys
+from pathlib import Path
+
+import pytest
+from spacy.language import Language
+from spacy.util import registry
+
+if sys.version_info >= (3, 11):
+    import tomllib
+else:  # pragma: no cover
+    tomllib = pytest.importorskip("tomli")
+
+PYPROJECT = tomllib.loads((Path(__file__).resolve().parent.parent / "pyproject.toml").read_text())
+ENTRY_POINTS = PYPROJECT["project"]["entry-points"]
+
+
+def test_every_registered_misc_function_has_an_entry_point():
+    import spacy_ctxvec  # noqa: F401
+    from spacy_ctxvec import build, corpus  # noqa: F401  (modules that register functions)
+
+    ours = {name for name in registry.misc.get_all() if name.startswith("spacy-ctxvec.")}
+    assert ours == set(ENTRY_POINTS["spacy_misc"])
+
+
+@pytest.mark.parametrize("name", sorted(ENTRY_POINTS["spacy_misc"]))
+def test_misc_entry_point_resolves(name):
+    target = ENTRY_POINTS["spacy_misc"][name]
+    module, func = target.split(":")
+    imported = __import__(module, fromlist=[func])
+    assert registry.misc.get(name) is getattr(imported, func)
+
+
+@pytest.mark.parametrize("name", sorted(ENTRY_POINTS["spacy_factories"]))
+def test_factory_entry_point_resolves(name):
+    module, func = ENTRY_POINTS["spacy_factories"][name].split(":")
+    factory = getattr(__import__(module, fromlist=[func]), func)
+    assert Language.has_factory(name)
+    assert Language.get_factory_meta(name).factory == name
+    assert callable(factory)
+
+
+def test_factories_load_in_a_fresh_interpreter_without_importing_the_package():
+    import subprocess
+
+    script = (
+        "import spacy, sys\n"
+        "nlp = spacy.blank('en')\n"
+        "for name in ('ctxvec_context', 'ctxvec_static', 'ctxvec_polysemy'):\n"
+        "    nlp.add_pipe(name)\n"
+        "assert 'spacy_ctxvec' in sys.modules\n"
+        "print(nlp.pipe_names)\n"
+    )
+    proc = subprocess.run([sys.executable, "-c", script], capture_output=True, text=True, timeout=120)
+    assert proc.returncode == 0, proc.stderr[-2000:]
+    assert "ctxvec_polysemy" in proc.stdout
+
+
+def test_console_script_is_the_typer_app():
+    from spacy_ctxvec.cli import app
+
+    assert PYPROJECT["project"]["scripts"]["spacy-ctxvec"] == "spacy_ctxvec.cli:app"
+    assert app.info.name == "spacy-ctxvec"
