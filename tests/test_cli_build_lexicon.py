@@ -34,12 +34,19 @@ def test_build_from_directory_gives_a_loadable_pipeline_with_scores(tiny_pipelin
     assert result.exit_code == 0, result.output
     assert "5 docs" in result.output
     nlp = spacy.load(tmp_path / "out")
-    assert nlp.config["components"]["ctxvec_context"]["layers"] == {"@misc": "spacy-ctxvec.last_layer.v1"}  # kept
+    assert nlp.config["components"]["ctxvec_context"]["layers"] == {"@misc": "spacy-ctxvec.mean_layers.v1", "layers": [-2]}
     assert nlp.pipe_names[-1] == "ctxvec_polysemy"
     doc = nlp("the bank")
     assert doc[1]._.polysemy_count == 3 and doc[1]._.polysemy_score is not None
     assert doc[1]._.context_shift is not None
     assert not (tmp_path / "out.checkpoint").exists()
+
+
+def test_keep_layer_keeps_the_pipeline_setting(tiny_pipeline_dir, corpus, tmp_path):
+    result = invoke("build-lexicon", tiny_pipeline_dir, corpus, tmp_path / "out", "--min-count", "2", "--no-progress", "--keep-layer")
+    assert result.exit_code == 0, result.output
+    nlp = spacy.load(tmp_path / "out")
+    assert nlp.config["components"]["ctxvec_context"]["layers"] == {"@misc": "spacy-ctxvec.last_layer.v1"}
 
 
 def test_build_from_config_with_layer_and_text_key(tiny_nlp, corpus, tmp_path):

@@ -243,7 +243,7 @@ def test_cli_engine_ray_starts_and_stops_its_own_cluster(ray, tiny_pipeline_dir,
     assert not ray.is_initialized()
     output = tmp_path / "with_lexicon"
     args = ["build-lexicon", str(tiny_pipeline_dir), str(corpus_dir), str(output), "--engine", "ray",
-            "--num-workers", "1", "--checkpoint-every", str(SHARD_SIZE), "--no-progress"]
+            "--num-workers", "1", "--checkpoint-every", str(SHARD_SIZE), "--no-progress", "--keep-layer"]
     outcome = CliRunner().invoke(app, args)
     assert outcome.exit_code == 0, outcome.output
     assert not ray.is_initialized()

@@ -17,8 +17,8 @@ from ._app import app, exit_on_coded_error
 
 # The recommended --layer: the second-to-last hidden state. For MiniLM (hidden states 0..6)
 # that is layer 5, which gave the best Spearman with WordNet sense counts after partialling
-# out frequency (benchmarks/POLYSEMY.md); other models were not measured. Not applied by
-# default, because it changes the contextual vectors of the output pipeline.
+# out frequency (benchmarks/POLYSEMY.md); other models were not measured. It is the default:
+# OUTPUT's ctxvec_context then reads this layer (--keep-layer keeps PIPELINE's setting).
 RECOMMENDED_LAYER = -2
 
 
@@ -71,7 +71,8 @@ def build_lexicon_cli(
     n_process: int = typer.Option(1, "--n-process", min=1, help="Worker processes (spawned; CPU only)"),
     gpu_id: int = typer.Option(-1, "--gpu-id", help="GPU to run the transformer on (-1: CPU)"),
     key: str = typer.Option("lower", "--key", help="Word type key: lower, text or lemma (needs a lemmatizer)"),
-    layer: Optional[int] = typer.Option(None, "--layer", help=f"Hidden state ctxvec_context reads in OUTPUT (0 = embeddings, -1 = last); default: keep PIPELINE's setting; recommended: {RECOMMENDED_LAYER} (benchmarks/POLYSEMY.md)"),
+    layer: int = typer.Option(RECOMMENDED_LAYER, "--layer", help="Hidden state ctxvec_context reads in OUTPUT (0 = embeddings, -1 = last); the default was chosen from benchmarks/POLYSEMY.md"),
+    keep_layer: bool = typer.Option(False, "--keep-layer", help="Keep PIPELINE's ctxvec_context layer setting instead of --layer"),
     min_count: int = typer.Option(5, "--min-count", min=2, help="Occurrences needed for a score (component setting)"),
     checkpoint_every: int = typer.Option(1000, "--checkpoint-every", min=1, help="Docs per shard; a checkpoint is written after each"),
     checkpoint_dir: Optional[Path] = typer.Option(None, "--checkpoint-dir", help="Default: OUTPUT.checkpoint next to OUTPUT"),
@@ -95,7 +96,7 @@ def build_lexicon_cli(
         import spacy
 
         spacy.require_gpu(gpu_id)
-    nlp = load_pipeline_for_build(pipeline, layer)
+    nlp = load_pipeline_for_build(pipeline, None if keep_layer else layer)
     component = ensure_polysemy_component(nlp, key, min_count)
     checkpoint_dir = checkpoint_dir or output.with_name(output.name + ".checkpoint")
     engine_options: Dict[str, Any] = (
