@@ -110,7 +110,16 @@ def write_report(results: Dict[str, Any], path: Path, environment: List[str], co
         lines.append(f"- speed: {q['vs_sorted']:.2f}x the sorted floor ({q['tokens_per_s']:,.0f} tokens/s)")
     lines.append(f"- per-token cosine, int8 vs float32 contextual vectors ({agreement['n']:,} tokens): median"
                  f" {agreement['median']:.4f}, 5th percentile {agreement['p5']:.4f}, min {agreement['min']:.4f}")
-    lines.append(f"- WiC dev accuracy: {results.get('wic') or 'not measured (spacy-ctxvec evaluate wic not available when this ran)'}")
+    wic_path = Path(__file__).resolve().parent / "wic_quantized.json"
+    if wic_path.exists():
+        wic = json.loads(wic_path.read_text(encoding="utf8"))
+        accuracies = ", ".join(f"{name} {r['accuracy']:.3f}" for name, r in wic["results"].items())
+        first = next(iter(wic["results"].values()))
+        lines.append(f"- WiC {wic['split']} accuracy ({first['n_examples']} examples, decision fitted on {first['n_train']}"
+                     f" train examples; `{wic['command']}`, run separately, saved in benchmarks/wic_quantized.json):"
+                     f" {accuracies}")
+    else:
+        lines.append("- WiC dev accuracy: not measured (run benchmarks/wic_quantized.py)")
     if results["memory"]:
         lines += ["", "## Peak memory (one fresh process per method)", ""]
         mem_rows = []

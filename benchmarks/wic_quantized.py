@@ -1,0 +1,48 @@
+"""WiC accuracy of the default pipeline in float32 and after quantize_pipeline (int8).
+
+    python benchmarks/wic_quantized.py [--data-dir ../shared/data/wic] [--split dev] [--max-examples N]
+
+Uses the evaluation engineer's evaluate_wic (the same code as `spacy-ctxvec evaluate
+wic`); the decision is fitted on the train split each time.
+"""
+import argparse
+import json
+import os
+import sys
+from pathlib import Path
+
+os.environ.setdefault("HF_HUB_OFFLINE", "1")
+os.environ.setdefault("TOKENIZERS_PARALLELISM", "false")
+REPO_ROOT = Path(__file__).resolve().parent.parent
+OUTPUT = REPO_ROOT / "benchmarks" / "wic_quantized.json"
+if str(REPO_ROOT) not in sys.path:
+    sys.path.insert(0, str(REPO_ROOT))
+
+
+def main() -> None:
+    parser = argparse.ArgumentParser()
+    parser.add_argument("--data-dir", type=Path, default=REPO_ROOT.parent / "shared" / "data" / "wic")
+    parser.add_argument("--split", default="dev")
+    parser.add_argument("--max-examples", type=int, default=None)
+    parser.add_argument("--output", type=Path, default=OUTPUT, help="JSON file that run_all.py's report includes")
+    args = parser.parse_args()
+    from spacy_ctxvec.evaluation.tasks import evaluate_wic
+    from spacy_ctxvec.pipelines import load_pipeline
+    from spacy_ctxvec.quantize import quantize_pipeline
+
+    results = {}
+    for name in ("float32", "int8"):
+        nlp = load_pipeline(None)
+        if name == "int8":
+            quantize_pipeline(nlp)
+        report, n_missing = evaluate_wic(nlp, args.data_dir, args.split, max_examples=args.max_examples)
+        results[name] = {"accuracy": report.accuracy, "chosen": report.chosen, "n_examples": report.n_examples,
+                         "n_train": report.n_train, "targets_without_vector": n_missing}
+        print(name, json.dumps(results[name]), flush=True)
+    command = "python benchmarks/wic_quantized.py " + " ".join(sys.argv[1:])
+    args.output.write_text(json.dumps({"command": command.strip(), "split": args.split, "results": results}, indent=1))
+    print(json.dumps(results))
+
+
+if __name__ == "__main__":
+    main()
