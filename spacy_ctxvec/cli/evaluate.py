@@ -47,7 +47,7 @@ def wic_cli(
     msg.info(f"WiC {split}: {report.n_examples} examples; decisions fitted on {report.n_train} train examples")
     rows = [(name, f"{v['train_cv_accuracy']:.3f}", f"{v['train_accuracy']:.3f}", f"{v['accuracy']:.3f}")
             for name, v in report.settings.items()]
-    typer.echo(table(rows, header=("setting", "train CV", "train", split), divider=True, aligns=("l", "r", "r", "r")))
+    typer.echo(table(rows, header=("setting", "train CV", "train", split), divider=True, max_col=80, aligns=("l", "r", "r", "r")))
     if n_missing:
         msg.warn(f"{n_missing} targets had no wordpiece (zero vector, cosine 0)")
     msg.good(f"accuracy {report.accuracy:.3f} ({report.chosen}, chosen by train cross-validation)")
@@ -68,7 +68,7 @@ def word_sim_cli(
         _print_json({str(path): report.to_dict() for path, report in zip(files, reports)})
         return
     rows = [(str(path), f"{r.spearman:.3f}", f"{r.n_covered}/{r.n_pairs}", f"{r.coverage:.3f}") for path, r in zip(files, reports)]
-    typer.echo(table(rows, header=("file", "spearman", "covered", "coverage"), divider=True, aligns=("l", "r", "r", "r")))
+    typer.echo(table(rows, header=("file", "spearman", "covered", "coverage"), divider=True, max_col=80, aligns=("l", "r", "r", "r")))
 
 
 @evaluate_app.command("scws")
@@ -85,7 +85,7 @@ def scws_cli(
         _print_json(report.to_dict())
         return
     rows = [(name, f"{value:.3f}") for name, value in report.details.items() if name.startswith("layer")]
-    typer.echo(table(rows, header=("layer", "spearman"), divider=True, aligns=("l", "r")))
+    typer.echo(table(rows, header=("layer", "spearman"), divider=True, max_col=80, aligns=("l", "r")))
     msg.info(f"same-word pairs ({int(report.details['same_word_pairs'])}): spearman "
              f"{report.details['same_word_spearman']:.3f}")
     msg.good(f"spearman {report.spearman:.3f} (pipeline's context_vec), {report.n_covered}/{report.n_pairs} pairs covered")
