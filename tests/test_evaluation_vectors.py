@@ -54,3 +54,17 @@ def test_static_vectors_of_default_pipeline(default_nlp):
     np.testing.assert_array_equal(vectors[0], vectors[2])
     doc = default_nlp("river")
     np.testing.assert_allclose(vectors[1], doc[0]._.static_vec)
+
+
+def test_widening_pooling_keeps_layers_apart(tiny_bert_dir):
+    import spacy
+
+    from .conftest import transformer_config
+
+    nlp = spacy.blank("en")
+    nlp.add_pipe("transformer", config=transformer_config(str(tiny_bert_dir), window=8, stride=6))
+    nlp.add_pipe("ctxvec_context", config={"pooling": {"@misc": "spacy-ctxvec.first_last_pooling.v1"}})
+    nlp.initialize()
+    result = target_vectors(nlp, SENTENCES, INDICES)
+    assert result.views.shape == (3, 3, 64)
+    np.testing.assert_allclose(result.views[:, -1], result.pipeline, atol=1e-5)

@@ -16,8 +16,9 @@ from ..attributes import CONTEXT_ARRAY, CONTEXT_MASK, install_extensions
 from ..context_component import ContextVectors, find_transformer, pool_trf_data
 from ..errors import CtxvecError, Errors
 from ..layers import LayerSelection
-from ..ops.layers import concat_of_layers
+from ..ops.layers import mean_of_layers
 from ..ops.pooling import pool_mean
+from ..types import PoolingFn
 from .moments import Moments
 
 PIPELINE_VIEW = "pipeline"
@@ -62,11 +63,14 @@ def _run_component(proc, docs: List[Doc], batch_size: int) -> List[Doc]:
     return [proc(doc) for doc in docs]
 
 
-def _all_layers(trf_data) -> LayerSelection:
+def pool_every_layer(trf_data, pooling: PoolingFn) -> np.ndarray:
+    """(n_tokens, n_layers, width) pooled vectors of every hidden state (just the last
+    one when the transformer does not output hidden states). Pooled layer by layer, so
+    poolings that widen the rows (first_last) keep each layer's columns together."""
     hidden_states = trf_data.model_output.get("hidden_states")
-    if hidden_states is None:
-        return LayerSelection(layers=(), combine=concat_of_layers)
-    return LayerSelection(layers=tuple(range(len(hidden_states))), combine=concat_of_layers)
+    selections = ([LayerSelection(layers=(), combine=mean_of_layers)] if hidden_states is None else
+                  [LayerSelection(layers=(i,), combine=mean_of_layers) for i in range(len(hidden_states))])
+    return np.stack([pool_trf_data(trf_data, pooling, selection) for selection in selections], axis=1)
 
 
 def annotated_batches(
@@ -79,7 +83,9 @@ def annotated_batches(
     transformer_name = find_transformer(nlp, before="\0")  # no such name: the last transformer
     context = _context_component(nlp)
     pooling = context[1].pooling if context else pool_mean
-    batch_size = batch_size or nlp.batch_size
+    # Sentences are sorted by length over the whole input already, so a moderate batch
+    # loses no padding and bounds the memory held in doc._.trf_data.
+    batch_size = batch_size or min(nlp.batch_size, 256)
     order = np.argsort([len(words) for words in word_lists], kind="stable")
     for batch in minibatch(order, size=batch_size):
         docs = [doc_from_words(nlp, word_lists[i]) for i in batch]
@@ -87,10 +93,7 @@ def annotated_batches(
         for name, proc in nlp.pipeline:
             docs = _run_component(proc, docs, batch_size)
             if name == transformer_name:
-                for doc in docs:
-                    pooled = pool_trf_data(doc._.trf_data, pooling, _all_layers(doc._.trf_data))
-                    n_layers = max(len(doc._.trf_data.model_output.get("hidden_states") or ()), 1)
-                    layers.append(pooled.reshape(len(doc), n_layers, -1))
+                layers = [pool_every_layer(doc._.trf_data, pooling) for doc in docs]
         yield list(zip((int(i) for i in batch), docs, layers))
 
 
