@@ -2,15 +2,14 @@
 wordpiece outputs that the transformer component already computed."""
 import os
 import sys
-from typing import Any, Callable, Iterable, Iterator, Optional, Sequence, Tuple
+from typing import Any, Callable, Iterable, Optional, Sequence, Tuple
 
 import numpy as np
 from spacy.language import Language
-from spacy.pipeline import Pipe
 from spacy.tokens import Doc, Span, Token
-from spacy.util import minibatch
 from thinc.api import Config
 
+from .annotator import DocAnnotator, vector_dtype
 from .attributes import CONTEXT_ARRAY, CONTEXT_MASK, install_extensions
 from .errors import CtxvecError, Errors
 from .layers import LayerSelection
@@ -31,7 +30,6 @@ set_vector_hooks = false
 [ctxvec_context.layers]
 @misc = "spacy-ctxvec.last_layer.v1"
 """
-SUPPORTED_DTYPES = ("float32", "float16")
 
 
 def _single_threaded_torch_after_fork() -> None:
@@ -104,7 +102,7 @@ def pool_trf_data(trf_data: Any, pooling: PoolingFn, layers: LayerSelection) -> 
     return pooling(rows, lengths)
 
 
-class ContextVectors(Pipe):
+class ContextVectors(DocAnnotator):
     """Sets doc._.ctxvec_context (n_tokens, width) and doc._.ctxvec_context_mask from
     doc._.trf_data. Tokens with no wordpiece get zeros and a False mask."""
 
@@ -118,25 +116,14 @@ class ContextVectors(Pipe):
         drop_trf_data: bool = False,
         set_vector_hooks: bool = False,
     ) -> None:
-        if dtype not in SUPPORTED_DTYPES:
-            raise CtxvecError(Errors.E005.format(dtype=dtype))
+        self.dtype = vector_dtype(dtype)
         self.name = name
         self.pooling = pooling
         self.layers = layers
-        self.dtype = np.dtype(dtype)
         self.drop_trf_data = drop_trf_data
         self.set_vector_hooks = set_vector_hooks
         self.width: Optional[int] = None
         install_extensions()
-
-    def __call__(self, doc: Doc) -> Doc:
-        self.set_annotations([doc])
-        return doc
-
-    def pipe(self, stream: Iterable[Doc], *, batch_size: int = 128) -> Iterator[Doc]:
-        for docs in minibatch(stream, size=batch_size):
-            self.set_annotations(docs)
-            yield from docs
 
     def set_annotations(self, docs: Sequence[Doc]) -> None:
         for doc in docs:

@@ -12,17 +12,16 @@ Per token it sets one record in doc._.ctxvec_polysemy, read by:
   the score is None or the token has no contextual vector.
 """
 from pathlib import Path
-from typing import Any, Callable, Dict, Iterable, Iterator, Optional, Union
+from typing import Any, Callable, Dict, Iterable, Iterator, Optional, Sequence, Union
 
 import numpy as np
 import srsly
 from spacy.language import Language
-from spacy.pipeline import Pipe
 from spacy.strings import get_string_id
 from spacy.tokens import Doc
-from spacy.util import minibatch
 from thinc.api import Config
 
+from .annotator import DocAnnotator
 from .attributes import CONTEXT_ARRAY, CONTEXT_MASK, POLYSEMY_ARRAY, POLYSEMY_DTYPE, install_extensions
 from .build import KEY_ATTRS, check_key_mode, context_width, partial_lexicon
 from .corpus import CorpusItem
@@ -48,7 +47,7 @@ def make_polysemy(nlp: Language, name: str, key: str, min_count: int) -> "Polyse
     return Polysemy(name=name, key=key, min_count=min_count)
 
 
-class Polysemy(Pipe):
+class Polysemy(DocAnnotator):
     """Looks tokens up in a Lexicon and sets doc._.ctxvec_polysemy (POLYSEMY_DTYPE records).
 
     Without a lexicon (or with an empty one) every score and shift is None.
@@ -87,15 +86,9 @@ class Polysemy(Pipe):
             "unit_centroids": lexicon.unit_centroids(),
         }
 
-    def __call__(self, doc: Doc) -> Doc:
-        doc._.set(POLYSEMY_ARRAY, self._records(doc))
-        return doc
-
-    def pipe(self, stream: Iterable[Doc], *, batch_size: int = 128) -> Iterator[Doc]:
-        for docs in minibatch(stream, size=batch_size):
-            for doc in docs:
-                self(doc)
-            yield from docs
+    def set_annotations(self, docs: Sequence[Doc]) -> None:
+        for doc in docs:
+            doc._.set(POLYSEMY_ARRAY, self._records(doc))
 
     def _records(self, doc: Doc) -> np.ndarray:
         records = np.zeros(len(doc), dtype=POLYSEMY_DTYPE)

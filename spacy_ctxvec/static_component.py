@@ -1,17 +1,16 @@
 """The ctxvec_static component: one static vector per token from a StaticVectorTable
 (word2vec / GloVe / fastText file, or the transformer's input embeddings)."""
 from pathlib import Path
-from typing import Any, Callable, Iterable, Iterator, List, Optional, Sequence, Tuple, Union
+from typing import Any, Callable, Iterable, List, Optional, Sequence, Tuple, Union
 
 import numpy as np
 import srsly
 from spacy.attrs import LOWER, NORM, ORTH
 from spacy.language import Language
-from spacy.pipeline import Pipe
 from spacy.tokens import Doc
-from spacy.util import minibatch
 from thinc.api import Config
 
+from .annotator import DocAnnotator, vector_dtype
 from .attributes import STATIC_ARRAY, STATIC_KEYS, install_extensions
 from .errors import CtxvecError, Errors
 from .static_sources import StaticSource, configure_transformer_embeddings
@@ -22,7 +21,6 @@ DEFAULT_STATIC_CONFIG = """
 lookups = ["exact","lower","norm","subwords"]
 dtype = "float32"
 """
-SUPPORTED_DTYPES = ("float32", "float16")
 
 
 @Language.factory(
@@ -46,7 +44,7 @@ def unique_rows(ids: np.ndarray) -> Tuple[np.ndarray, np.ndarray]:
     return unique, inverse.reshape(-1)
 
 
-class StaticVectors(Pipe):
+class StaticVectors(DocAnnotator):
     """Sets doc._.ctxvec_static (n_tokens, dim) and doc._.ctxvec_static_keys (int8
     codes into STATIC_KEY_NAMES: which lookup found each token; 0 = none, zero row).
 
@@ -55,22 +53,11 @@ class StaticVectors(Pipe):
     pipeline as .npy + JSON."""
 
     def __init__(self, *, name: str = "ctxvec_static", lookups: Sequence[str] = ("exact", "lower", "norm", "subwords"), dtype: str = "float32") -> None:
-        if dtype not in SUPPORTED_DTYPES:
-            raise CtxvecError(Errors.E005.format(dtype=dtype))
         self.name = name
         self.lookups = check_lookups(lookups)
-        self.dtype = np.dtype(dtype)
+        self.dtype = vector_dtype(dtype)
         self.table: Optional[StaticVectorTable] = None
         install_extensions()
-
-    def __call__(self, doc: Doc) -> Doc:
-        self.set_annotations([doc])
-        return doc
-
-    def pipe(self, stream: Iterable[Doc], *, batch_size: int = 128) -> Iterator[Doc]:
-        for docs in minibatch(stream, size=batch_size):
-            self.set_annotations(docs)
-            yield from docs
 
     def set_annotations(self, docs: Sequence[Doc]) -> None:
         for doc in docs:

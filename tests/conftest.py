@@ -88,7 +88,6 @@ def minilm_dir() -> Path:
 @pytest.fixture(scope="session")
 def default_pipeline_dir(tmp_path_factory) -> Path:
     """configs/default.cfg assembled once (real MiniLM), saved to disk."""
-    import spacy
     from spacy.util import load_config, load_model_from_config
 
     config = load_config(CONFIGS / "default.cfg")

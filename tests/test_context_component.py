@@ -8,7 +8,7 @@ from spacy.tokens import Doc, DocBin
 
 from spacy_ctxvec.errors import CtxvecError
 
-from .conftest import make_trf_nlp, transformer_config
+from .conftest import transformer_config
 
 BAD_INPUTS = ["", "   ", "\n\t ", "!!! ... ???", "😀 🙂 🎉", "a\x00b \x07 c", "我爱北京天安门。", "I have a  apple ."]
 

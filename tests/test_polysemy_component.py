@@ -9,7 +9,6 @@ from spacy_ctxvec.errors import CtxvecError
 from spacy_ctxvec.ops.polysemy import Lexicon
 from spacy_ctxvec.polysemy_component import Polysemy, load_lexicon
 
-from .conftest import make_trf_nlp
 
 SENSE_CORPUS = [
     # bank: money (8) and river (4)

@@ -10,7 +10,7 @@ and "Don't" gives "don", "t". The output is word2vec text format (binary with
 import re
 import time
 from pathlib import Path
-from typing import Any, Iterator, List, Optional
+from typing import Any, Iterator, List
 
 import typer
 from wasabi import msg
