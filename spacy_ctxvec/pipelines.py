@@ -7,9 +7,7 @@ from spacy.language import Language
 from .attributes import install_extensions
 from .errors import CtxvecError, Errors
 
-_PACKAGE_CONFIG = Path(__file__).resolve().parent / "configs" / "default.cfg"
-_SOURCE_TREE_CONFIG = Path(__file__).resolve().parent.parent / "configs" / "default.cfg"
-DEFAULT_CONFIG = _PACKAGE_CONFIG if _PACKAGE_CONFIG.exists() else _SOURCE_TREE_CONFIG
+DEFAULT_CONFIG = Path(__file__).resolve().parent / "configs" / "default.cfg"
 
 
 def load_pipeline(name: Optional[Union[str, Path]] = None) -> Language:
