@@ -127,7 +127,7 @@ def test_resume_after_kill_9_is_identical_to_an_uninterrupted_build(tiny_nlp, ti
     output = tmp_path / "out"
     checkpoints = tmp_path / "ckpt"
     command = [sys.executable, "-m", "spacy_ctxvec", "build-lexicon", str(tiny_pipeline_dir), str(corpus), str(output),
-               "--checkpoint-every", "25", "--batch-size", "16", "--checkpoint-dir", str(checkpoints), "--no-progress"]
+               "--checkpoint-every", "25", "--batch-size", "16", "--checkpoint-dir", str(checkpoints), "--no-progress", "--keep-layer"]
     env = {**os.environ, "HF_HUB_OFFLINE": "1"}
     process = subprocess.Popen(command, env=env, stdout=subprocess.DEVNULL, stderr=subprocess.PIPE)
     deadline = time.monotonic() + 120
