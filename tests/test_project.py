@@ -78,6 +78,10 @@ def test_project_workflow_all_on_a_tiny_corpus(tmp_path):
     assert (lexicon_pipeline / "ctxvec_polysemy" / "lexicon" / "lexicon.json").exists()
     header = (project_dir / "training" / "context_centroids.txt").read_text().splitlines()[0].split()
     assert int(header[0]) > 0 and int(header[1]) == 384
+    wic = json.loads((project_dir / "metrics" / "wic.json").read_text())
+    assert 0.0 <= wic["accuracy"] <= 1.0 and wic["n_examples"] == 20
+    word_sim = json.loads((project_dir / "metrics" / "word_sim.json").read_text())
+    assert len(word_sim) == 1
     for picture in ("word_apple.png", "layers.png", "polysemy.png"):
         assert (project_dir / "plots" / picture).read_bytes().startswith(b"\x89PNG\r\n\x1a\n"), picture
     package_meta = json.loads((project_dir / "packages" / "en_ctxvec_demo-0.0.1" / "meta.json").read_text())

@@ -23,6 +23,12 @@ def _print_json(data: Dict[str, Any]) -> None:
     typer.echo(json.dumps(data, indent=2, ensure_ascii=False))
 
 
+def _write_json(data: Dict[str, Any], output: Optional[Path]) -> None:
+    if output is not None:
+        output.parent.mkdir(parents=True, exist_ok=True)
+        output.write_text(json.dumps(data, indent=2, ensure_ascii=False) + "\n", encoding="utf8")
+
+
 @evaluate_app.command("wic")
 @exit_on_coded_error
 def wic_cli(
@@ -32,6 +38,7 @@ def wic_cli(
     target_only: bool = typer.Option(False, "--target-only", help="Use only the target's vectors, not the context cosine"),
     max_examples: Optional[int] = typer.Option(None, "--max-examples", min=2, help="Use only the first N examples of each split"),
     as_json: bool = typer.Option(False, "--json", help="Print JSON"),
+    output: Optional[Path] = typer.Option(None, "--output", "-o", help="Also write the JSON result to this file"),
 ) -> None:
     """Word-in-Context accuracy; every decision is fitted on the train split."""
     if split not in WIC_SPLITS[1:]:
@@ -41,8 +48,10 @@ def wic_cli(
         train, evaluated = train.head(max_examples), evaluated.head(max_examples)
     families = TARGET_FAMILIES if target_only else ALL_FAMILIES
     report, n_missing = evaluate_wic(load_pipeline(pipeline), train, evaluated, split, families=families)
+    result = {**report.to_dict(), "targets_without_vector": n_missing}
+    _write_json(result, output)
     if as_json:
-        _print_json({**report.to_dict(), "targets_without_vector": n_missing})
+        _print_json(result)
         return
     msg.info(f"WiC {split}: {report.n_examples} examples; decisions fitted on {report.n_train} train examples")
     rows = [(name, f"{v['train_cv_accuracy']:.3f}", f"{v['train_accuracy']:.3f}", f"{v['accuracy']:.3f}")
@@ -59,13 +68,16 @@ def word_sim_cli(
     pipeline: str = typer.Argument(..., help=PIPELINE_HELP),
     files: List[Path] = typer.Argument(..., help="word1 word2 score files (SimLex-999, WordSim-353, RG-65, SimVerb-3500, ...)"),
     as_json: bool = typer.Option(False, "--json", help="Print JSON"),
+    output: Optional[Path] = typer.Option(None, "--output", "-o", help="Also write the JSON result to this file"),
 ) -> None:
     """Spearman of token._.static_vec cosines with human scores, with coverage."""
     all_pairs = [read_word_pairs(path) for path in files]
     nlp = load_pipeline(pipeline)
     reports = [evaluate_word_sim(nlp, pairs, path.name) for path, pairs in zip(files, all_pairs)]
+    result = {str(path): report.to_dict() for path, report in zip(files, reports)}
+    _write_json(result, output)
     if as_json:
-        _print_json({str(path): report.to_dict() for path, report in zip(files, reports)})
+        _print_json(result)
         return
     rows = [(str(path), f"{r.spearman:.3f}", f"{r.n_covered}/{r.n_pairs}", f"{r.coverage:.3f}") for path, r in zip(files, reports)]
     typer.echo(table(rows, header=("file", "spearman", "covered", "coverage"), divider=True, max_col=80, aligns=("l", "r", "r", "r")))
@@ -77,10 +89,12 @@ def scws_cli(
     pipeline: str = typer.Argument(..., help=PIPELINE_HELP),
     file: Path = typer.Argument(..., help="SCWS ratings.txt (targets marked <b> word </b>)"),
     as_json: bool = typer.Option(False, "--json", help="Print JSON"),
+    output: Optional[Path] = typer.Option(None, "--output", "-o", help="Also write the JSON result to this file"),
 ) -> None:
     """Spearman of contextual cosines (token._.context_vec) in context with SCWS ratings."""
     pairs = read_scws(file)
     report = evaluate_scws(load_pipeline(pipeline), pairs, file.name)
+    _write_json(report.to_dict(), output)
     if as_json:
         _print_json(report.to_dict())
         return
@@ -98,11 +112,13 @@ def polysemy_cli(
     sense_counts: Path = typer.Argument(..., help="TSV lemma, sense count (e.g. sense_counts.tsv)"),
     min_count: Optional[int] = typer.Option(None, "--min-count", min=2, help="Default: the component's min_count"),
     as_json: bool = typer.Option(False, "--json", help="Print JSON"),
+    output: Optional[Path] = typer.Option(None, "--output", "-o", help="Also write the JSON result to this file"),
 ) -> None:
     """Spearman of polysemy_score with log WordNet sense counts, raw and with log
     frequency partialled out."""
     counts = read_sense_counts(sense_counts)
     report = evaluate_polysemy(load_pipeline(pipeline), counts, min_count=min_count)
+    _write_json(report.to_dict(), output)
     if as_json:
         _print_json(report.to_dict())
         return
