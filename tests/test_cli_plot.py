@@ -102,7 +102,7 @@ def test_plot_word_needs_a_context_vectors_component(sentences_file, tmp_path):
     spacy.blank("en").to_disk(tmp_path / "blank")
     result = invoke("plot", "word", "apple", "--sentences", sentences_file, "--pipeline", tmp_path / "blank",
                     "-o", tmp_path / "x.png")
-    assert result.exit_code == 1 and "[E406]" in result.output
+    assert result.exit_code == 1 and "[E014]" in result.output
 
 
 def test_plot_layers_one_value_per_hidden_state(tiny_pipeline_dir, sentences_file, tmp_path):

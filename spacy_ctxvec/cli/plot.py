@@ -169,7 +169,7 @@ def plot_word_cli(
     read_texts(sentences, corpus)  # fail on bad input before loading the model
     nlp = load_pipeline(pipeline)
     if not any(isinstance(proc, ContextVectors) for _, proc in nlp.pipeline):
-        raise CtxvecError(Errors.E406.format(pipe_names=nlp.pipe_names))
+        raise CtxvecError(Errors.E014.format(pipe_names=nlp.pipe_names))
     source, texts = read_texts(sentences, corpus, nlp.vocab)
     occurrences = collect_occurrences(nlp, texts, word, case_sensitive=case_sensitive, max_occurrences=max_occurrences)
     if len(occurrences.vectors) == 0:
