@@ -2,9 +2,11 @@
 wordpiece outputs that the transformer component already computed."""
 import os
 import sys
-from typing import Any, Callable, Iterable, Optional, Sequence, Tuple
+from pathlib import Path
+from typing import Any, Callable, Iterable, Optional, Sequence, Tuple, Union
 
 import numpy as np
+import srsly
 from spacy.language import Language
 from spacy.tokens import Doc, Span, Token
 from thinc.api import Config
@@ -155,13 +157,33 @@ class ContextVectors(DocAnnotator):
         if nlp is None:
             return
         transformer_name = find_transformer(nlp, self.name)
-        if not self.layers.needs_hidden_states:
-            return
-        if not outputs_hidden_states(nlp, transformer_name):
-            raise CtxvecError(Errors.E002.format(layers=list(self.layers.layers), transformer=transformer_name))
-        n_layers = getattr(nlp.get_pipe(transformer_name).model.transformer.config, "num_hidden_layers", None)
-        if n_layers is not None:
-            resolve_layers(self.layers.layers, n_layers + 1)
+        if self.layers.needs_hidden_states:
+            if not outputs_hidden_states(nlp, transformer_name):
+                raise CtxvecError(Errors.E002.format(layers=list(self.layers.layers), transformer=transformer_name))
+            n_layers = getattr(nlp.get_pipe(transformer_name).model.transformer.config, "num_hidden_layers", None)
+            if n_layers is not None:
+                resolve_layers(self.layers.layers, n_layers + 1)
+        # Learn the output width once, so that empty Docs get (0, width) arrays too.
+        probe = nlp.get_pipe(transformer_name)(nlp.make_doc("width"))
+        self.width = pool_trf_data(probe._.trf_data, self.pooling, self.layers).shape[1]
+
+    # Serialization: only the output width (the component has no weights).
+    def to_bytes(self, *, exclude: Iterable[str] = tuple()) -> bytes:
+        return srsly.msgpack_dumps({"width": self.width})
+
+    def from_bytes(self, bytes_data: bytes, *, exclude: Iterable[str] = tuple()) -> "ContextVectors":
+        self.width = srsly.msgpack_loads(bytes_data).get("width")
+        return self
+
+    def to_disk(self, path: Union[str, Path], *, exclude: Iterable[str] = tuple()) -> None:
+        path = Path(path)
+        path.mkdir(parents=True, exist_ok=True)
+        srsly.write_json(path / "cfg.json", {"width": self.width})
+
+    def from_disk(self, path: Union[str, Path], *, exclude: Iterable[str] = tuple()) -> "ContextVectors":
+        cfg_path = Path(path) / "cfg.json"
+        self.width = srsly.read_json(cfg_path).get("width") if cfg_path.exists() else None
+        return self
 
 
 def find_transformer(nlp: Language, before: str) -> str:

@@ -107,6 +107,14 @@ def test_bad_inputs_work_without_nan(default_nlp, text):
     assert np.isfinite(doc._.context_vec).all()
 
 
+def test_empty_doc_has_the_pipeline_width_after_initialize_and_loading(tiny_nlp, tmp_path):
+    assert tiny_nlp("")._.ctxvec_context.shape == (0, 32)
+    tiny_nlp.to_disk(tmp_path / "p")
+    loaded = spacy.load(tmp_path / "p")
+    assert loaded("")._.ctxvec_context.shape == (0, 32)
+    assert loaded("")._.context_vec.shape == (32,)
+
+
 @pytest.mark.slow
 def test_bad_inputs_mixed_into_one_batch(default_nlp):
     docs = list(default_nlp.pipe(BAD_INPUTS + ["The river bank."], batch_size=64))
