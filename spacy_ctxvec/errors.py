@@ -65,6 +65,9 @@ class Errors(metaclass=_ErrorsWithCodes):
     E307 = ("The pipeline {pipe_names} has no '{component}' component, which this "
             "evaluation needs for {attribute}. {hint}")
     E308 = ("Split '{split}' is unknown. Choose one of: {choices}.")
+    E309 = ("Choosing a WiC decision by cross-validation grouped by target word needs at "
+            "least 2 different target words in the train split, but it has {n_groups}. "
+            "Use the full official train split.")
 
     # Plots and projects (E4xx)
     E401 = ("Cannot save a figure as '{path}': the file name must end in .png or .svg.")
@@ -208,6 +211,8 @@ class Errors(metaclass=_ErrorsWithCodes):
             "pipeline {pipe_names} declares a lemma setter but it did not set lemmas; "
             "initialize the lemmatizer or use key 'lower'.")
     E230 = ("Unknown output format '{fmt}'. Choose one of: {choices}.")
+    E231 = ("Lexicon keys must be unique, but '{key}' appears {n} times. Rebuild the "
+            "lexicon with spacy-ctxvec build-lexicon, or merge the duplicate rows first.")
     # Engines (E5xx)
     E501 = ("Corpus file '{path}' cannot be read: {error}. Check that it exists, that the "
             "Ray workers can read it (on a cluster: a path every node sees, or a URI such "

@@ -89,3 +89,9 @@ def test_group_folds_keep_groups_together():
         assert len(set(folds[groups == group])) == 1
     assert set(folds) <= {0, 1, 2} and len(set(folds)) == 3
     np.testing.assert_array_equal(folds, group_folds(groups, 3, seed=0))
+
+
+def test_partial_spearman_of_a_constant_is_zero():
+    rng = np.random.default_rng(0)
+    for n in (5, 17):
+        assert partial_spearman(np.full(n, 3.7), rng.normal(size=n), rng.normal(size=n)) == 0.0

@@ -62,6 +62,13 @@ def test_one_class_train_is_refused():
         evaluate_wic_features(train, np.ones(20, bool), ["a"] * 20, train, np.ones(20, bool), VIEWS, "dev")
 
 
+def test_one_target_word_in_train_is_refused():
+    train, labels = toy_families(20, 0)
+    mixed = np.arange(20) % 2 == 0
+    with pytest.raises(CtxvecError, match=r"\[E309\].*has 1"):
+        evaluate_wic_features(train, mixed, ["bank"] * 20, train, mixed, VIEWS, "dev")
+
+
 def test_cosine_families_by_hand():
     target1 = np.array([[[1.0, 0.0]], [[1.0, 1.0]]])
     target2 = np.array([[[0.0, 1.0]], [[1.0, 1.0]]])

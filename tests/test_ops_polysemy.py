@@ -154,3 +154,9 @@ def test_layer_curves_from_stacked_layers():
     assert curves.layers == [0, 1]
     assert curves.mean_self_similarity[0] > curves.mean_self_similarity[1]
     np.testing.assert_allclose(curves.adjusted_self_similarity, curves.mean_self_similarity - curves.baseline)
+
+
+def test_duplicate_keys_are_refused():
+    ones = np.ones((2, 3), dtype=np.int64)
+    with pytest.raises(CtxvecError, match=r"\[E231\].*'a' appears 2 times"):
+        Lexicon(["a", "a"], np.array([1, 1]), ones, ones.copy(), width=3)

@@ -48,5 +48,5 @@ def compare_command(
     print(f"A: {text_a}\nB: {text_b}")
     print(render_table(rows))
     print("static: one vector per word form, whatever the context; contextual: pooled from the transformer.")
-    if all(r.static_cosine is None for r in rows):
+    if "ctxvec_static" not in nlp.pipe_names:
         msg.warn("This pipeline has no ctxvec_static component: no static cosines.")

@@ -38,8 +38,9 @@ def _residuals(values: np.ndarray, control: np.ndarray) -> np.ndarray:
     design = np.column_stack([np.ones_like(control), control])
     coefficients, *_ = np.linalg.lstsq(design, values, rcond=None)
     residuals = values - design @ coefficients
-    # Round-off left when control explains values fully: no variation left.
-    if np.linalg.norm(residuals) <= 1e-9 * np.linalg.norm(values - values.mean()):
+    # Constant values, or round-off left when control explains them fully: no variation left.
+    scale = np.linalg.norm(values - values.mean())
+    if scale == 0 or np.linalg.norm(residuals) <= 1e-9 * scale:
         return np.zeros_like(residuals)
     return residuals
 

@@ -6,6 +6,7 @@ from typing import Mapping, Optional, Sequence, Tuple
 import numpy as np
 from spacy.language import Language
 
+from ..build import polysemy_components
 from ..errors import CtxvecError, Errors
 from .moments import Moments
 from .readers import ContextPairs, WicData, WordPairs
@@ -85,9 +86,9 @@ def evaluate_scws(nlp: Language, pairs: ContextPairs, name: str = "scws", batch_
 
 def polysemy_component(nlp: Language):
     """The pipeline's ctxvec_polysemy component (found by its factory)."""
-    for name in nlp.pipe_names:
-        if nlp.get_pipe_meta(name).factory == "ctxvec_polysemy":
-            return nlp.get_pipe(name)
+    names = polysemy_components(nlp)
+    if names:
+        return nlp.get_pipe(names[0])
     raise CtxvecError(Errors.E307.format(
         pipe_names=nlp.pipe_names, component="ctxvec_polysemy", attribute="polysemy_score",
         hint="Build a lexicon (spacy-ctxvec build-lexicon) and add the ctxvec_polysemy component with it."))

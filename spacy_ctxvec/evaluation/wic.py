@@ -164,6 +164,9 @@ def evaluate_wic_features(
     n_true = int(train_labels.sum())
     if n_true == 0 or n_true == len(train_labels):
         raise CtxvecError(Errors.E306.format(n_true=n_true, n_false=len(train_labels) - n_true))
+    n_groups = len(set(train_groups))
+    if n_groups < 2:
+        raise CtxvecError(Errors.E309.format(n_groups=n_groups))
     family_names = list(family_names)
     train_features = feature_matrix(train_families, family_names)
     eval_features = feature_matrix(eval_families, family_names)

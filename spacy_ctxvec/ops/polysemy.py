@@ -22,6 +22,7 @@ magnitude and a type may hold at most MAX_COUNT = 2**32 occurrences, so every su
 stays below 2**62 < 2**63.
 """
 import io
+from collections import Counter
 import json
 from pathlib import Path
 from typing import Any, Dict, Iterable, List, NamedTuple, Optional, Sequence, Tuple, Union
@@ -97,6 +98,9 @@ class Lexicon:
             raise CtxvecError(Errors.E201.format(
                 n_keys=n, counts=self.counts.shape, unit_sums=self.unit_sums.shape,
                 raw_sums=self.raw_sums.shape, width=self.width))
+        if len(set(self.keys)) != n:
+            key, count = Counter(self.keys).most_common(1)[0]
+            raise CtxvecError(Errors.E231.format(key=key, n=count))
 
     # Construction
     @classmethod

@@ -5,6 +5,7 @@ from typing import Optional, Tuple
 import numpy as np
 
 from .polysemy import normalise_rows
+from .similarity import pairwise_cosine
 
 
 def pca_2d(vectors: np.ndarray) -> Tuple[np.ndarray, np.ndarray, np.ndarray, np.ndarray]:
@@ -85,8 +86,7 @@ def silhouette_cosine(vectors: np.ndarray, labels: np.ndarray) -> float:
     clusters, inverse = np.unique(labels, return_inverse=True)
     if len(clusters) < 2:
         return 0.0
-    unit = normalise_rows(vectors)
-    distance = np.clip(1.0 - unit @ unit.T, 0.0, 2.0)
+    distance = np.clip(1.0 - pairwise_cosine(vectors), 0.0, 2.0)
     one_hot = np.eye(len(clusters))[inverse]
     sizes = one_hot.sum(axis=0)
     sums = distance @ one_hot  # (n, k): summed distance to each cluster

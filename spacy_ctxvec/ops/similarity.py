@@ -3,6 +3,8 @@ from typing import Optional
 
 import numpy as np
 
+from .polysemy import normalise_rows
+
 
 def cosine(a: Optional[np.ndarray], b: Optional[np.ndarray]) -> float:
     if a is None or b is None:
@@ -15,7 +17,5 @@ def cosine(a: Optional[np.ndarray], b: Optional[np.ndarray]) -> float:
 
 def pairwise_cosine(vectors: np.ndarray) -> np.ndarray:
     """(n, n) cosine matrix; rows of zeros give 0 similarity."""
-    v = np.asarray(vectors, dtype=np.float64)
-    norms = np.linalg.norm(v, axis=1, keepdims=True)
-    unit = np.divide(v, norms, out=np.zeros_like(v), where=norms > 0)
+    unit = normalise_rows(vectors)
     return np.clip(unit @ unit.T, -1.0, 1.0)
