@@ -141,13 +141,9 @@ _worker_nlp: Optional[Language] = None
 
 def _init_worker(config_str: str, nlp_bytes: bytes, n_threads: int) -> None:
     global _worker_nlp
-    import torch
-    from spacy.util import load_model_from_config
-    from thinc.api import Config
+    from .pipelines import rebuild_pipeline
 
-    torch.set_num_threads(n_threads)
-    _worker_nlp = load_model_from_config(Config().from_str(config_str), auto_fill=False, validate=False)
-    _worker_nlp.from_bytes(nlp_bytes)
+    _worker_nlp = rebuild_pipeline(config_str, nlp_bytes, num_threads=n_threads)
 
 
 def _worker_partial_lexicon(payload: List[Union[str, bytes]], key: str, batch_size: int) -> Tuple[bytes, int]:

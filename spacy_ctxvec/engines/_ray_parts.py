@@ -18,6 +18,7 @@ from spacy.vocab import Vocab
 from ..build import partial_lexicon
 from ..corpus import CorpusItem
 from ..errors import CtxvecError, Errors
+from ..pipelines import rebuild_pipeline
 
 # A corpus row is (kind, payload, path, line): a text, a serialised Doc, or the place
 # of a bad line that was skipped (reported back like the local engine's skipped_lines).
@@ -139,23 +140,6 @@ def decode_rows(batch: Dict[str, np.ndarray], vocab: Vocab) -> Tuple[List[Corpus
     return items, skipped
 
 
-def load_worker_pipeline(config_str: str, nlp_bytes: bytes, *, use_gpu: bool, num_threads: int):
-    """The driver's pipeline, rebuilt from its config and bytes (same weights everywhere)."""
-    import spacy
-    import torch
-    from spacy.util import load_model_from_config
-    from thinc.api import Config
-
-    from ..attributes import install_extensions
-
-    if use_gpu:
-        spacy.require_gpu()  # Ray sets CUDA_VISIBLE_DEVICES to this actor's GPU
-    torch.set_num_threads(num_threads)
-    install_extensions()
-    nlp = load_model_from_config(Config().from_str(config_str), auto_fill=False, validate=False)
-    return nlp.from_bytes(nlp_bytes)
-
-
 class PartialLexiconWorker:
     """Ray Data callable class: loads the pipeline once per actor, then maps each batch
     of corpus rows to ONE row holding that batch's partial lexicon (msgpack bytes).
@@ -166,7 +150,8 @@ class PartialLexiconWorker:
 
     def __init__(self, pipeline: "ray.ObjectRef", key: str, batch_size: int, use_gpu: bool, num_threads: int) -> None:
         config_str, nlp_bytes = ray.get(pipeline)  # (config, bytes), put once by the driver
-        self.nlp = load_worker_pipeline(config_str, nlp_bytes, use_gpu=use_gpu, num_threads=num_threads)
+        # Ray sets CUDA_VISIBLE_DEVICES to this actor's GPU, so use_gpu picks the right one.
+        self.nlp = rebuild_pipeline(config_str, nlp_bytes, use_gpu=use_gpu, num_threads=num_threads)
         self.key = key
         self.batch_size = batch_size
 
