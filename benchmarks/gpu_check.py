@@ -58,7 +58,7 @@ def parse_args(argv: Optional[Sequence[str]] = None) -> argparse.Namespace:
 
 def context_vectors(nlp, texts: Sequence[str], batch_size: Optional[int] = None) -> List[np.ndarray]:
     """Each text's ctxvec_context rows with a vector, as float32 numpy (cupy copied to host)."""
-    from spacy_ctxvec.context_component import to_numpy
+    from spacy_ctxvec.components.transformer import to_numpy
 
     out = []
     for doc in nlp.pipe(texts, batch_size=batch_size):

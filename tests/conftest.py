@@ -111,3 +111,20 @@ def shared_data() -> Iterator[Path]:
     if not SHARED_DATA.exists():
         pytest.skip(f"{SHARED_DATA} not present")
     yield SHARED_DATA
+
+
+TRAIN_CORPUS_LINES = [
+    "The bank of the river was muddy.",
+    "I took money out of the Bank!",
+    "",
+    "We sat on the river bank, and ate an apple.",
+    "The bank gave us a loan; the loan was big.",
+] * 4
+
+
+@pytest.fixture
+def train_corpus(tmp_path) -> Path:
+    """A small line corpus for train-static (20 lines, 4 blank)."""
+    path = tmp_path / "corpus.txt"
+    path.write_text("\n".join(TRAIN_CORPUS_LINES) + "\n", encoding="utf8")
+    return path

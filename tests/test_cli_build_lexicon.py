@@ -5,7 +5,7 @@ import spacy
 from typer.testing import CliRunner
 
 from spacy_ctxvec.cli import app
-from spacy_ctxvec.ops.polysemy import Lexicon
+from spacy_ctxvec.lexicon.table import Lexicon
 
 runner = CliRunner()
 CORPUS = ["the bank of the river", "we took out a loan at the bank", "i have an apple", "the bank", "play the pen"]
@@ -82,7 +82,7 @@ def test_bad_inputs(tiny_pipeline_dir, corpus, tmp_path):
     engine = invoke("build-lexicon", tiny_pipeline_dir, corpus, tmp_path / "o3", "--engine", "no-such-engine")
     assert engine.exit_code == 1 and "E223" in engine.output
     not_pipeline = invoke("build-lexicon", corpus, corpus, tmp_path / "o4")
-    assert not_pipeline.exit_code == 1 and "E224" in not_pipeline.output
+    assert not_pipeline.exit_code == 1 and "E011" in not_pipeline.output
     (tmp_path / "taken").mkdir()
     (tmp_path / "taken" / "file").write_text("x")
     taken = invoke("build-lexicon", tiny_pipeline_dir, corpus, tmp_path / "taken")

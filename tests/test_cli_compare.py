@@ -40,6 +40,7 @@ def test_compare_bad_pipeline_path(tmp_path):
     assert "E011" in result.output
 
 
+@pytest.mark.slow
 def test_module_entry_point_help():
     import subprocess
     import sys

@@ -3,7 +3,7 @@ import pytest
 from typer.testing import CliRunner
 
 from spacy_ctxvec.cli import app
-from spacy_ctxvec.ops.polysemy import Lexicon
+from spacy_ctxvec.lexicon.table import Lexicon
 
 runner = CliRunner()
 
@@ -37,7 +37,7 @@ def test_export_min_count_and_unit(lexicon, tmp_path):
 
 
 def test_export_loads_in_ctxvec_static_vectors_file_source(lexicon, tmp_path):
-    static_sources = pytest.importorskip("spacy_ctxvec.static_sources")
+    static_sources = pytest.importorskip("spacy_ctxvec.static.sources")
     runner.invoke(app, ["export-static", str(tmp_path / "lex"), str(tmp_path / "v.txt")])
     import spacy
 

@@ -7,9 +7,9 @@ import pytest
 from typer.testing import CliRunner
 
 from spacy_ctxvec.cli import app
-from spacy_ctxvec.ops.polysemy import Lexicon
+from spacy_ctxvec.lexicon.table import Lexicon
 
-from .test_plotting import assert_png, assert_svg
+from .test_analysis_plotting import assert_png, assert_svg
 
 SENTENCES = [
     "i want to eat an apple .",
@@ -72,28 +72,28 @@ def test_plot_word_missing_word_is_a_clear_error(tiny_pipeline_dir, sentences_fi
     result = invoke("plot", "word", "hotel", "--sentences", sentences_file, "--pipeline", tiny_pipeline_dir, "-o", output)
     assert result.exit_code == 1
     message = " ".join(result.output.split())
-    assert "[E402]" in message and "'hotel'" in message and "5 texts read" in message
+    assert "[CTX-E402]" in message and "'hotel'" in message and "5 texts read" in message
     assert not output.exists()
 
 
 @pytest.mark.parametrize("inputs", [[], ["--sentences", "a.txt", "--corpus", "b.txt"]])
 def test_plot_word_needs_exactly_one_input(inputs, tmp_path):
     result = invoke("plot", "word", "apple", *inputs, "-o", tmp_path / "x.png")
-    assert result.exit_code == 1 and "[E403]" in result.output
+    assert result.exit_code == 1 and "[CTX-E403]" in result.output
 
 
 def test_plot_word_bad_inputs(tiny_pipeline_dir, sentences_file, tmp_path):
     result = invoke("plot", "word", "apple", "--sentences", tmp_path / "missing.txt", "-o", tmp_path / "x.png")
-    assert result.exit_code == 1 and "[E404]" in result.output
+    assert result.exit_code == 1 and "[CTX-E404]" in result.output
     result = invoke("plot", "word", "apple", "--sentences", sentences_file, "--pipeline", tmp_path / "nowhere",
                     "-o", tmp_path / "x.png")
-    assert result.exit_code == 1 and "[E011]" in result.output
+    assert result.exit_code == 1 and "[CTX-E011]" in result.output
     result = invoke("plot", "word", "apple", "--sentences", sentences_file, "--pipeline", tiny_pipeline_dir,
                     "-o", tmp_path / "x.pdf")
-    assert result.exit_code == 1 and "[E401]" in result.output
+    assert result.exit_code == 1 and "[CTX-E401]" in result.output
     result = invoke("plot", "word", "apple", "--sentences", sentences_file, "--pipeline", tiny_pipeline_dir,
                     "-k", "9", "-o", tmp_path / "x.png")
-    assert result.exit_code == 1 and "[E412]" in result.output
+    assert result.exit_code == 1 and "[CTX-E412]" in result.output
 
 
 def test_plot_word_needs_a_context_vectors_component(sentences_file, tmp_path):
@@ -102,7 +102,7 @@ def test_plot_word_needs_a_context_vectors_component(sentences_file, tmp_path):
     spacy.blank("en").to_disk(tmp_path / "blank")
     result = invoke("plot", "word", "apple", "--sentences", sentences_file, "--pipeline", tmp_path / "blank",
                     "-o", tmp_path / "x.png")
-    assert result.exit_code == 1 and "[E014]" in result.output
+    assert result.exit_code == 1 and "[CTX-E307]" in result.output
 
 
 def test_plot_layers_one_value_per_hidden_state(tiny_pipeline_dir, sentences_file, tmp_path):
@@ -116,7 +116,7 @@ def test_plot_layers_one_value_per_hidden_state(tiny_pipeline_dir, sentences_fil
 
 def test_plot_layers_without_repeated_words_is_a_clear_error(tiny_pipeline_dir, sentences_file, tmp_path):
     result = invoke("plot", "layers", tiny_pipeline_dir, sentences_file, "-o", tmp_path / "l.png", "--min-count", "50")
-    assert result.exit_code == 1 and "[E408]" in result.output
+    assert result.exit_code == 1 and "[CTX-E408]" in result.output
 
 
 def test_plot_polysemy_from_a_lexicon_directory(tmp_path):
@@ -138,37 +138,4 @@ def test_plot_polysemy_from_a_lexicon_directory(tmp_path):
 
 def test_plot_polysemy_rejects_a_non_lexicon(tmp_path):
     result = invoke("plot", "polysemy", tmp_path, "-o", tmp_path / "p.png")
-    assert result.exit_code == 1 and "[E225]" in result.output
-
-
-@pytest.mark.slow
-def test_seed_picture_claim_with_minilm(default_nlp):
-    """'apple' the fruit and 'Apple' the company separate in contextual space, while
-    the static vectors of the default pipeline do not move."""
-    from spacy_ctxvec.cli.plot import collect_occurrences, word_picture
-    from spacy_ctxvec.ops.similarity import pairwise_cosine
-
-    fruit = ["I want to eat an apple.", "She baked an apple pie.", "He picked a ripe apple from the tree."]
-    company = ["I want to buy an Apple phone.", "Apple released a new laptop.", "Shares of Apple rose today."]
-    occurrences = collect_occurrences(default_nlp, fruit + company, "apple")
-    assert len(occurrences.snippets) == 6
-    cosine = pairwise_cosine(occurrences.vectors)
-    within = (cosine[:3, :3].sum() - 3 + cosine[3:, 3:].sum() - 3) / 12
-    across = cosine[:3, 3:].mean()
-    assert within > across + 0.05
-    assert occurrences.static_vectors is not None
-    assert np.allclose(pairwise_cosine(occurrences.static_vectors), 1.0)
-    figure = word_picture("apple", occurrences, clusters=2)
-    ax_points = figure.axes[0]
-    assert sum(len(c.get_offsets()) for c in ax_points.collections[:2]) == 6
-    assert sorted(int(t.get_text()) for t in ax_points.texts) == [1, 2, 3, 4, 5, 6]
-
-
-def test_snippet_brackets_the_word_and_keeps_spacing():
-    import spacy
-
-    from spacy_ctxvec.cli.plot import snippet
-
-    nlp = spacy.blank("en")
-    assert snippet(nlp("I want to eat an apple."), 5) == "… want to eat an [apple]."
-    assert snippet(nlp("Apple sued a rival over its many patents."), 0) == "[Apple] sued a rival over …"
+    assert result.exit_code == 1 and "[CTX-E225]" in result.output

@@ -5,49 +5,18 @@ from typer.testing import CliRunner
 
 from spacy_ctxvec import load_static_vectors
 from spacy_ctxvec.cli import app
-from spacy_ctxvec.cli.train_static import LineCorpus, simple_words
-from spacy_ctxvec.static_vectors import detect_format
-
-CORPUS_LINES = [
-    "The bank of the river was muddy.",
-    "I took money out of the Bank!",
-    "",
-    "We sat on the river bank, and ate an apple.",
-    "The bank gave us a loan; the loan was big.",
-] * 4
+from spacy_ctxvec.static.table import detect_format
 
 runner = CliRunner()
-
-
-@pytest.fixture
-def corpus(tmp_path):
-    path = tmp_path / "corpus.txt"
-    path.write_text("\n".join(CORPUS_LINES) + "\n", encoding="utf8")
-    return path
 
 
 def train(*args):
     return runner.invoke(app, ["train-static", *map(str, args)])
 
 
-def test_simple_words_lowercases_letter_and_digit_runs():
-    assert simple_words("Don't PANIC: 42 naïve_东京!") == ["don", "t", "panic", "42", "naïve", "东京"]
-    assert simple_words(" ,;! ") == []
-
-
-def test_line_corpus_streams_non_empty_lines(tmp_path, corpus):
-    lines = list(LineCorpus(corpus))
-    assert len(lines) == 16 and lines[0] == ["the", "bank", "of", "the", "river", "was", "muddy"]
-    (tmp_path / "dir").mkdir()
-    (tmp_path / "dir" / "b.txt").write_text("second file\n", encoding="utf8")
-    (tmp_path / "dir" / "a.txt").write_text("first file\n", encoding="utf8")
-    (tmp_path / "dir" / "notes.md").write_text("ignored\n", encoding="utf8")
-    assert list(LineCorpus(tmp_path / "dir")) == [["first", "file"], ["second", "file"]]
-
-
-def test_train_static_text_output(tmp_path, corpus):
+def test_train_static_text_output(tmp_path, train_corpus):
     output = tmp_path / "out" / "vectors.txt"
-    result = train(corpus, output, "--size", 12, "--min-count", 2, "--epochs", 2, "--workers", 1)
+    result = train(train_corpus, output, "--size", 12, "--min-count", 2, "--epochs", 2, "--workers", 1)
     assert result.exit_code == 0, result.output
     assert "Epoch 1/2" in result.output and "Epoch 2/2" in result.output
     assert detect_format(output) == "word2vec"
@@ -58,9 +27,9 @@ def test_train_static_text_output(tmp_path, corpus):
     assert np.isfinite(table.vectors).all()
 
 
-def test_train_static_cbow_binary(tmp_path, corpus):
+def test_train_static_cbow_binary(tmp_path, train_corpus):
     output = tmp_path / "vectors.bin"
-    result = train(corpus, output, "--cbow", "--binary", "--size", 8, "--min-count", 1, "--epochs", 1, "--window", 2)
+    result = train(train_corpus, output, "--cbow", "--binary", "--size", 8, "--min-count", 1, "--epochs", 1, "--window", 2)
     assert result.exit_code == 0, result.output
     assert "binary" in result.output
     assert detect_format(output) == "word2vec-binary"
@@ -68,14 +37,14 @@ def test_train_static_cbow_binary(tmp_path, corpus):
     assert table.dim == 8 and "apple" in table
 
 
-def test_missing_empty_and_too_rare_corpus(tmp_path, corpus):
+def test_missing_empty_and_too_rare_corpus(tmp_path, train_corpus):
     result = train(tmp_path / "missing.txt", tmp_path / "v.txt")
-    assert result.exit_code == 1 and "E120" in result.output and "missing.txt" in result.output
+    assert result.exit_code == 1 and "E210" in result.output and "missing.txt" in result.output
     empty = tmp_path / "empty.txt"
     empty.write_text("\n ... !!\n\n", encoding="utf8")
     result = train(empty, tmp_path / "v.txt")
-    assert result.exit_code == 1 and "E121" in result.output and "empty.txt" in result.output
-    result = train(corpus, tmp_path / "v.txt", "--min-count", 1000)
+    assert result.exit_code == 1 and "E211" in result.output and "empty.txt" in result.output
+    result = train(train_corpus, tmp_path / "v.txt", "--min-count", 1000)
     assert result.exit_code == 1 and "E122" in result.output
     assert not (tmp_path / "v.txt").exists()
 

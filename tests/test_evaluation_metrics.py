@@ -2,16 +2,7 @@ import numpy as np
 import pytest
 from scipy.stats import spearmanr
 
-from spacy_ctxvec.evaluation.metrics import (accuracy, fit_logistic, fit_threshold, group_folds, partial_spearman,
-                                             pearson, rowwise_cosine, spearman)
-
-
-def test_rowwise_cosine_by_hand_and_zero_rows():
-    a = np.array([[1.0, 0.0], [1.0, 1.0], [0.0, 0.0]])
-    b = np.array([[0.0, 2.0], [2.0, 2.0], [1.0, 0.0]])
-    np.testing.assert_allclose(rowwise_cosine(a, b), [0.0, 1.0, 0.0])
-    stacked = rowwise_cosine(a[:, None, :].repeat(3, 1), b[:, None, :].repeat(3, 1))
-    assert stacked.shape == (3, 3)
+from spacy_ctxvec.evaluation.metrics import accuracy, fit_logistic, fit_threshold, group_folds, partial_spearman, pearson, spearman
 
 
 def test_spearman_by_hand_with_ties():

@@ -33,28 +33,28 @@ def test_read_wic_fields(tmp_path):
 
 
 def test_read_wic_missing_file_is_named(tmp_path):
-    with pytest.raises(CtxvecError, match=r"\[E301\].*test\.data\.txt"):
+    with pytest.raises(CtxvecError, match=r"\[CTX-E301\].*test\.data\.txt"):
         read_wic(wic_dir(tmp_path), "test")
-    with pytest.raises(CtxvecError, match=r"\[E308\]"):
+    with pytest.raises(CtxvecError, match=r"\[CTX-E308\]"):
         read_wic(tmp_path, "validation")
 
 
 def test_read_wic_malformed_line_has_line_number(tmp_path):
     bad = WIC_DATA + "go\tV\t2\tGo home\tGo away\n"
-    with pytest.raises(CtxvecError, match=r"\[E302\].*line 3"):
+    with pytest.raises(CtxvecError, match=r"\[CTX-E302\].*line 3"):
         read_wic(wic_dir(tmp_path, bad, "F\nT\nT\n"), "train")
 
 
 def test_read_wic_index_out_of_range(tmp_path):
     bad = "go\tV\t1-7\tGo home\tGo away\n"
-    with pytest.raises(CtxvecError, match=r"\[E303\].*line 1.*index 7.*sentence 2"):
+    with pytest.raises(CtxvecError, match=r"\[CTX-E303\].*line 1.*index 7.*sentence 2"):
         read_wic(wic_dir(tmp_path, bad, "T\n"), "train")
 
 
 def test_read_wic_gold_problems(tmp_path):
-    with pytest.raises(CtxvecError, match=r"\[E302\].*line 2.*T or F"):
+    with pytest.raises(CtxvecError, match=r"\[CTX-E302\].*line 2.*T or F"):
         read_wic(wic_dir(tmp_path, gold="F\nyes\n"), "train")
-    with pytest.raises(CtxvecError, match=r"\[E304\].*1 labels.*2 examples"):
+    with pytest.raises(CtxvecError, match=r"\[CTX-E304\].*1 labels.*2 examples"):
         read_wic(wic_dir(tmp_path, gold="F\n"), "train")
 
 
@@ -72,11 +72,11 @@ def test_read_word_pairs_layouts(tmp_path):
 
 
 def test_read_word_pairs_errors(tmp_path):
-    with pytest.raises(CtxvecError, match=r"\[E302\].*line 2"):
+    with pytest.raises(CtxvecError, match=r"\[CTX-E302\].*line 2"):
         read_word_pairs(write(tmp_path / "bad.txt", "a b 1.0\nc d high\n"))
-    with pytest.raises(CtxvecError, match=r"\[E305\]"):
+    with pytest.raises(CtxvecError, match=r"\[CTX-E305\]"):
         read_word_pairs(write(tmp_path / "empty.txt", "\n\n"))
-    with pytest.raises(CtxvecError, match=r"\[E301\].*nowhere\.txt"):
+    with pytest.raises(CtxvecError, match=r"\[CTX-E301\].*nowhere\.txt"):
         read_word_pairs(tmp_path / "nowhere.txt")
 
 
@@ -86,14 +86,14 @@ def test_read_scws_marks_targets(tmp_path):
     assert pairs.words1[0] == ["in", "Brazil", "the"] and pairs.index1[0] == 1
     assert pairs.words2[0][pairs.index2[0]] == "nut"
     assert pairs.scores.tolist() == [1.1]
-    with pytest.raises(CtxvecError, match=r"\[E302\].*line 2"):
+    with pytest.raises(CtxvecError, match=r"\[CTX-E302\].*line 2"):
         read_scws(write(tmp_path / "bad.txt", line + line.replace("<b>", "")))
 
 
 def test_read_sense_counts(tmp_path):
     counts = read_sense_counts(write(tmp_path / "s.tsv", "lemma\ttotal\tn\nbank\t18\t10\nbank account\t1\t1\n"))
     assert counts == {"bank": 18, "bank account": 1}
-    with pytest.raises(CtxvecError, match=r"\[E302\].*line 3"):
+    with pytest.raises(CtxvecError, match=r"\[CTX-E302\].*line 3"):
         read_sense_counts(write(tmp_path / "bad.tsv", "lemma\ttotal\nbank\t18\nrun\tmany\n"))
 
 

@@ -5,7 +5,7 @@ import spacy
 from spacy_ctxvec.errors import CtxvecError
 from spacy_ctxvec.evaluation.readers import read_scws, read_sense_counts, read_wic, read_word_pairs
 from spacy_ctxvec.evaluation.tasks import evaluate_polysemy, evaluate_scws, evaluate_wic, evaluate_word_sim
-from spacy_ctxvec.ops.polysemy import Lexicon
+from spacy_ctxvec.lexicon.table import Lexicon
 
 WIC_TRAIN = [
     ("bank", "N", "4-1", "i sat on the bank .", "the bank took my money", "F"),
@@ -85,9 +85,9 @@ def test_evaluate_polysemy(tmp_path, tiny_nlp):
     report = evaluate_polysemy(polysemy_nlp(), senses)
     assert (report.n_types, report.n_covered) == (3, 3)
     assert report.spearman == pytest.approx(1.0)
-    with pytest.raises(CtxvecError, match=r"\[E307\].*ctxvec_polysemy"):
+    with pytest.raises(CtxvecError, match=r"\[CTX-E307\].*ctxvec_polysemy"):
         evaluate_polysemy(tiny_nlp, senses)
     empty = spacy.blank("en")
     empty.add_pipe("ctxvec_polysemy")
-    with pytest.raises(CtxvecError, match=r"\[E307\].*lexicon"):
+    with pytest.raises(CtxvecError, match=r"\[CTX-E307\].*lexicon"):
         evaluate_polysemy(empty, senses)

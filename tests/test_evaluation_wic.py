@@ -3,8 +3,7 @@ import pytest
 
 from spacy_ctxvec.errors import CtxvecError
 from spacy_ctxvec.evaluation.moments import Moments
-from spacy_ctxvec.evaluation.wic import (ALL_FAMILIES, PairVectors, candidate_settings, cosine_families,
-                                         cross_validated_accuracy, evaluate_wic_features, feature_matrix)
+from spacy_ctxvec.evaluation.wic import ALL_FAMILIES, PairVectors, candidate_settings, cosine_families, cross_validated_accuracy, evaluate_wic_features, feature_matrix
 
 VIEWS = ["layer_0", "layer_1"]
 
@@ -58,14 +57,14 @@ def test_cross_validation_is_held_out():
 
 def test_one_class_train_is_refused():
     train, _ = toy_families(20, 0)
-    with pytest.raises(CtxvecError, match=r"\[E306\].*20 T and 0 F"):
+    with pytest.raises(CtxvecError, match=r"\[CTX-E306\].*20 T and 0 F"):
         evaluate_wic_features(train, np.ones(20, bool), ["a"] * 20, train, np.ones(20, bool), VIEWS, "dev")
 
 
 def test_one_target_word_in_train_is_refused():
     train, labels = toy_families(20, 0)
     mixed = np.arange(20) % 2 == 0
-    with pytest.raises(CtxvecError, match=r"\[E309\].*has 1"):
+    with pytest.raises(CtxvecError, match=r"\[CTX-E309\].*has 1"):
         evaluate_wic_features(train, mixed, ["bank"] * 20, train, mixed, VIEWS, "dev")
 
 

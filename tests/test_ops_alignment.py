@@ -23,5 +23,5 @@ def test_token_in_two_overlapping_windows_pools_both():
 
 
 def test_index_outside_output_raises():
-    with pytest.raises(CtxvecError, match=r"\[E006\]"):
+    with pytest.raises(CtxvecError, match=r"\[CTX-E006\]"):
         gather_rows(np.zeros((1, 3, 2)), np.array([0, 3]))

@@ -7,9 +7,9 @@ from spacy_ctxvec.ops.layers import concat_of_layers, mean_of_layers, resolve_la
 
 def test_resolve_layers_negative_and_bounds():
     assert resolve_layers([0, -1, 3], 7) == [0, 6, 3]
-    with pytest.raises(CtxvecError, match=r"\[E003\]"):
+    with pytest.raises(CtxvecError, match=r"\[CTX-E003\]"):
         resolve_layers([7], 7)
-    with pytest.raises(CtxvecError, match=r"\[E004\]"):
+    with pytest.raises(CtxvecError, match=r"\[CTX-E004\]"):
         resolve_layers([], 7)
 
 

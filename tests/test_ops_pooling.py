@@ -41,7 +41,7 @@ def test_leading_and_trailing_empty_tokens():
 
 
 def test_lengths_that_do_not_match_rows_raise_coded_error():
-    with pytest.raises(CtxvecError, match=r"\[E007\]"):
+    with pytest.raises(CtxvecError, match=r"\[CTX-E007\]"):
         pool_mean(ROWS, np.array([1, 1]))
 
 

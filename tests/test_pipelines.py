@@ -12,9 +12,9 @@ def test_default_config_ships_inside_the_package():
 
 
 def test_missing_pipeline_and_missing_config_name_the_path(tmp_path):
-    with pytest.raises(CtxvecError, match=r"\[E011\].*nope"):
+    with pytest.raises(CtxvecError, match=r"\[CTX-E011\].*nope"):
         load_pipeline(tmp_path / "nope")
-    with pytest.raises(CtxvecError, match=r"\[E011\].*missing.cfg"):
+    with pytest.raises(CtxvecError, match=r"\[CTX-E011\].*missing.cfg"):
         load_pipeline(tmp_path / "missing.cfg")
 
 

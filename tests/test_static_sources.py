@@ -6,7 +6,7 @@ from gensim.models import KeyedVectors
 from spacy.util import registry
 
 from spacy_ctxvec import CtxvecError, StaticVectorTable
-from spacy_ctxvec.static_sources import transformer_embedding_table
+from spacy_ctxvec.static.sources import transformer_embedding_table
 
 from .conftest import transformer_config
 

@@ -2,13 +2,15 @@
 
 Each command lives in its own module and registers itself on ``app``.
 """
+from . import (
+    build_lexicon,  # noqa: F401,E402
+    compare,  # noqa: F401,E402
+    evaluate,  # noqa: F401,E402
+    export_static,  # noqa: F401,E402
+    plot,  # noqa: F401,E402
+    rank,  # noqa: F401,E402
+    train_static,  # noqa: F401,E402
+)
 from ._app import app
-from . import compare  # noqa: F401,E402
-from . import plot  # noqa: F401,E402
-from . import train_static  # noqa: F401,E402
-from . import build_lexicon  # noqa: F401,E402
-from . import rank  # noqa: F401,E402
-from . import export_static  # noqa: F401,E402
-from . import evaluate  # noqa: F401,E402
 
 __all__ = ["app"]

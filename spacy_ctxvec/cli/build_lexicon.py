@@ -5,14 +5,12 @@ from pathlib import Path
 from typing import Any, Dict, Optional
 
 import typer
-from spacy.language import Language
 from wasabi import msg
 
-from ..attributes import install_extensions
-from ..build import CONTEXT_COMPONENT, ENGINES, POLYSEMY_FACTORY, get_engine, polysemy_components
-from ..engines import ray_engine  # noqa: F401  (registers --engine ray; imports ray lazily)
-from ..errors import CtxvecError, Errors
-from ..polysemy_component import Polysemy
+from ..components.polysemy import ensure_polysemy_component
+from ..errors import CtxvecError, Errors, Warnings
+from ..lexicon.engines import ENGINES, get_engine
+from ..pipelines import load_pipeline
 from ._app import app, exit_on_coded_error
 
 # The recommended --layer: the second-to-last hidden state. For MiniLM (hidden states 0..6)
@@ -20,45 +18,6 @@ from ._app import app, exit_on_coded_error
 # out frequency (benchmarks/POLYSEMY.md); other models were not measured. It is the default:
 # OUTPUT's ctxvec_context then reads this layer (--keep-layer keeps PIPELINE's setting).
 RECOMMENDED_LAYER = -2
-
-
-def layer_override(layer: int) -> Dict[str, Any]:
-    """ctxvec_context layers block that reads one hidden state (0 = input embeddings)."""
-    return {"@misc": "spacy-ctxvec.mean_layers.v1", "layers": [layer]}
-
-
-def load_pipeline_for_build(path: Path, layer: Optional[int] = None) -> Language:
-    """A pipeline directory (spacy.load) or a .cfg (assembled and initialized), with
-    ctxvec_context reading ``layer`` if given."""
-    import spacy
-    from spacy.util import load_config, load_model_from_config
-
-    install_extensions()
-    if path.is_dir() and (path / "config.cfg").exists():
-        overrides = {} if layer is None else {"components": {CONTEXT_COMPONENT: {"layers": layer_override(layer)}}}
-        return spacy.load(path, config=overrides)
-    if path.suffix == ".cfg" and path.is_file():
-        config = load_config(path)
-        if layer is not None:
-            config["components"][CONTEXT_COMPONENT]["layers"] = layer_override(layer)
-        nlp = load_model_from_config(config, auto_fill=True)
-        nlp.initialize()
-        return nlp
-    raise CtxvecError(Errors.E224.format(path=path))
-
-
-def ensure_polysemy_component(nlp: Language, key: str, min_count: int) -> Polysemy:
-    """The pipeline's ctxvec_polysemy component with these settings (added after
-    ctxvec_context if absent, replaced if its settings differ)."""
-    config = {"key": key, "min_count": min_count}
-    names = polysemy_components(nlp)
-    if not names:
-        after = CONTEXT_COMPONENT if CONTEXT_COMPONENT in nlp.pipe_names else None
-        return nlp.add_pipe(POLYSEMY_FACTORY, after=after, config=config)  # type: ignore[return-value]
-    component = nlp.get_pipe(names[0])
-    if (component.key, component.min_count) != (key, min_count):
-        return nlp.replace_pipe(names[0], POLYSEMY_FACTORY, config=config)  # type: ignore[return-value]
-    return component  # type: ignore[return-value]
 
 
 @app.command("build-lexicon")
@@ -96,7 +55,7 @@ def build_lexicon_cli(
         import spacy
 
         spacy.require_gpu(gpu_id)
-    nlp = load_pipeline_for_build(pipeline, None if keep_layer else layer)
+    nlp = load_pipeline(pipeline, layer=None if keep_layer else layer)
     component = ensure_polysemy_component(nlp, key, min_count)
     checkpoint_dir = checkpoint_dir or output.with_name(output.name + ".checkpoint")
     engine_options: Dict[str, Any] = (
@@ -117,9 +76,9 @@ def build_lexicon_cli(
     if result.resumed_from:
         msg.info(f"Resumed after {result.resumed_from} docs")
     for file, line in result.skipped_lines[:10]:
-        msg.warn(f"Skipped invalid line {file}:{line}")
+        msg.warn(Warnings.W004.format(path=file, line=line))
     if result.skipped_lines:
-        msg.warn(f"Skipped {len(result.skipped_lines)} invalid lines in total")
+        msg.warn(Warnings.W005.format(n_lines=len(result.skipped_lines)))
     msg.good(
         f"{result.n_docs} docs, {result.n_tokens} tokens counted, {len(result.lexicon)} types "
         f"({int(valid.sum())} with >= {min_count} occurrences), baseline B = "

@@ -5,8 +5,8 @@ from typing import List, Optional
 import typer
 from wasabi import msg
 
-from ..compare import WordComparison, compare_docs
-from ..errors import CtxvecError, Errors
+from ..analysis.compare import WordComparison, compare_docs
+from ..errors import CtxvecError, Errors, Warnings
 from ..pipelines import load_pipeline
 from ._app import app, exit_on_coded_error
 
@@ -39,7 +39,7 @@ def compare_command(
     (different contexts, different vectors) for a word in two texts."""
     nlp = load_pipeline(pipeline)
     if "ctxvec_context" not in nlp.pipe_names:
-        raise CtxvecError(Errors.E014.format(pipe_names=nlp.pipe_names))
+        raise CtxvecError(Errors.E307.format(pipe_names=nlp.pipe_names, component="ctxvec_context", attribute="token._.context_vec", hint="Add it after the transformer, or use configs/default.cfg."))
     doc_a, doc_b = nlp(text_a), nlp(text_b)
     rows = compare_docs(doc_a, doc_b, word)
     if as_json:
@@ -49,4 +49,4 @@ def compare_command(
     print(render_table(rows))
     print("static: one vector per word form, whatever the context; contextual: pooled from the transformer.")
     if "ctxvec_static" not in nlp.pipe_names:
-        msg.warn("This pipeline has no ctxvec_static component: no static cosines.")
+        msg.warn(Warnings.W002)

@@ -6,9 +6,20 @@ from typing import Any, Dict, List, Optional
 import typer
 from wasabi import msg, table
 
-from ..errors import CtxvecError, Errors
-from ..evaluation.readers import WIC_SPLITS, read_scws, read_sense_counts, read_wic, read_word_pairs
-from ..evaluation.tasks import evaluate_polysemy, evaluate_scws, evaluate_wic, evaluate_word_sim
+from ..errors import CtxvecError, Errors, Warnings
+from ..evaluation.readers import (
+    WIC_SPLITS,
+    read_scws,
+    read_sense_counts,
+    read_wic,
+    read_word_pairs,
+)
+from ..evaluation.tasks import (
+    evaluate_polysemy,
+    evaluate_scws,
+    evaluate_wic,
+    evaluate_word_sim,
+)
 from ..evaluation.wic import ALL_FAMILIES, TARGET_FAMILIES
 from ..pipelines import load_pipeline
 from ._app import app, exit_on_coded_error
@@ -58,7 +69,7 @@ def wic_cli(
             for name, v in report.settings.items()]
     typer.echo(table(rows, header=("setting", "train CV", "train", split), divider=True, max_col=80, aligns=("l", "r", "r", "r")))
     if n_missing:
-        msg.warn(f"{n_missing} targets had no wordpiece (zero vector, cosine 0)")
+        msg.warn(Warnings.W003.format(n_missing=n_missing))
     msg.good(f"accuracy {report.accuracy:.3f} ({report.chosen}, chosen by train cross-validation)")
 
 

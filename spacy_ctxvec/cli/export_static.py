@@ -9,8 +9,8 @@ import numpy as np
 import typer
 from wasabi import msg
 
-from ..ops.polysemy import Lexicon
-from ..polysemy_component import load_lexicon
+from ..components.polysemy import load_lexicon
+from ..lexicon.table import Lexicon
 from ._app import app, exit_on_coded_error
 
 

@@ -1,23 +1,20 @@
-"""`spacy-ctxvec plot word|layers|polysemy`: pictures of contextual vectors.
-
-spaCy glue only: read texts, run the pipeline, collect vectors; the numbers come
-from ops/ and the figures from plotting.py.
-"""
-from dataclasses import dataclass
+"""`spacy-ctxvec plot word|layers|polysemy`: parse, call spacy_ctxvec.analysis, print."""
 from enum import Enum
 from pathlib import Path
-from typing import Dict, Iterable, List, Optional, Sequence, Tuple
+from typing import Optional
 
 import numpy as np
 import typer
-from spacy.language import Language
-from spacy.tokens import Doc
 
-from ..attributes import STATIC_ARRAY
-from ..context_component import ContextVectors
-from ..corpus import corpus_files, iter_corpus
+from ..analysis.occurrences import (
+    collect_occurrences,
+    layer_curves,
+    layer_lexicons,
+    read_texts,
+    sense_counts_for,
+)
+from ..components.context import ContextVectors
 from ..errors import CtxvecError, Errors
-from ..ops.polysemy import Lexicon
 from ..pipelines import load_pipeline
 from ._app import app, exit_on_coded_error
 
@@ -28,125 +25,11 @@ plot_app = typer.Typer(
 )
 app.add_typer(plot_app, name="plot")
 
-SNIPPET_WINDOW = 4  # tokens of context either side of the word in a snippet
-
-
 class Projection(str, Enum):
     pca = "pca"
 
 
-# Text input
-def read_texts(sentences: Optional[Path], corpus: Optional[Path], vocab=None) -> Tuple[Path, Iterable]:
-    """The input file and its texts: --sentences (one per line) or --corpus (any
-    format of spacy_ctxvec.corpus; .spacy files need the pipeline's ``vocab``)."""
-    if (sentences is None) == (corpus is None):
-        raise CtxvecError(Errors.E403)
-    if sentences is not None:
-        if not sentences.exists():
-            raise CtxvecError(Errors.E404.format(path=sentences))
-        lines = sentences.read_text(encoding="utf8").splitlines()
-        return sentences, [line.strip() for line in lines if line.strip()]
-    corpus_files(corpus)  # raises a coded error for a missing or unsupported corpus now
-    return corpus, iter_corpus(corpus, vocab)
-
-
-def _text_of(item) -> str:
-    return item.text if isinstance(item, Doc) else item
-
-
 # plot word
-@dataclass
-class Occurrences:
-    """Every occurrence of one word: its contextual vector, static vector (or None)
-    and a context snippet with the word in brackets."""
-
-    vectors: np.ndarray
-    static_vectors: Optional[np.ndarray]
-    snippets: List[str]
-    n_texts: int
-
-
-def snippet(doc: Doc, i: int, window: int = SNIPPET_WINDOW) -> str:
-    """Up to ``window`` tokens either side of token ``i``, which is put in brackets."""
-    start, end = max(0, i - window), min(len(doc), i + 1 + window)
-    left = "".join(token.text_with_ws for token in doc[start:i])
-    right = "".join(token.text_with_ws for token in doc[i + 1 : end])
-    prefix = "… " if start > 0 else ""
-    suffix = " …" if end < len(doc) else ""
-    return f"{prefix}{left}[{doc[i].text}]{doc[i].whitespace_}{right}".strip() + suffix
-
-
-def collect_occurrences(
-    nlp: Language, texts: Iterable, word: str, *, case_sensitive: bool = False, max_occurrences: int = 40,
-    batch_size: int = 32,
-) -> Occurrences:
-    """Run the pipeline on the texts that contain ``word`` and keep each token equal to
-    it (case-insensitive by default) that has a contextual vector, up to ``max_occurrences``."""
-    needle = word if case_sensitive else word.lower()
-
-    def contains(text: str) -> bool:
-        return needle in (text if case_sensitive else text.lower())
-
-    n_texts = 0
-
-    def candidates() -> Iterable:
-        nonlocal n_texts
-        for item in texts:
-            n_texts += 1
-            if contains(_text_of(item)):
-                yield item
-
-    vectors: List[np.ndarray] = []
-    statics: List[Optional[np.ndarray]] = []
-    snippets: List[str] = []
-    for doc in nlp.pipe(candidates(), batch_size=batch_size):
-        for token in doc:
-            form = token.text if case_sensitive else token.lower_
-            if form != needle or not token._.has_context_vec:
-                continue
-            vectors.append(np.asarray(token._.context_vec, dtype=np.float64))
-            has_static = doc._.get(STATIC_ARRAY) is not None and token._.has_static_vec
-            statics.append(np.asarray(token._.static_vec, dtype=np.float64) if has_static else None)
-            snippets.append(snippet(doc, token.i))
-        if len(vectors) >= max_occurrences:
-            break
-    vectors, statics, snippets = vectors[:max_occurrences], statics[:max_occurrences], snippets[:max_occurrences]
-    has_static = len(statics) > 0 and all(s is not None for s in statics)
-    return Occurrences(
-        vectors=np.vstack(vectors) if vectors else np.zeros((0, 0)),
-        static_vectors=np.vstack(statics) if has_static else None,
-        snippets=snippets,
-        n_texts=n_texts,
-    )
-
-
-def word_picture(word: str, occurrences: Occurrences, *, clusters: int = 0, seed: int = 0):
-    """The word figure from collected occurrences, ordered by cluster."""
-    from ..ops.projection import choose_clusters, pca_2d
-    from ..ops.similarity import pairwise_cosine
-    from ..plotting import word_figure
-
-    n = len(occurrences.vectors)
-    if clusters < 0 or clusters > n:
-        raise CtxvecError(Errors.E412.format(n=n, k=clusters))
-    labels, _, silhouette = choose_clusters(occurrences.vectors, k=clusters, seed=seed)
-    order = np.argsort(labels, kind="stable")
-    vectors = occurrences.vectors[order]
-    coords, components, mean, explained = pca_2d(vectors)
-    centroid = (vectors.mean(axis=0) - mean) @ components.T
-    if occurrences.static_vectors is not None:
-        static_cosine = pairwise_cosine(occurrences.static_vectors[order])
-        static_title = "static vectors (token._.static_vec): cosine"
-    else:
-        static_cosine = np.ones((n, n))
-        static_title = "static vector: cosine\n(one vector per word type, so all 1)"
-    return word_figure(
-        word, coords, [occurrences.snippets[i] for i in order], labels[order], centroid,
-        pairwise_cosine(vectors), static_cosine, explained=explained, static_title=static_title,
-        silhouette=silhouette,
-    )
-
-
 @plot_app.command("word")
 @exit_on_coded_error
 def plot_word_cli(
@@ -164,12 +47,12 @@ def plot_word_cli(
 ) -> None:
     """One point per occurrence of WORD (PCA of its contextual vectors, coloured by
     cluster, type centroid starred) beside its contextual and static cosine matrices."""
-    from ..plotting import save_figure
+    from ..analysis.plotting import save_figure, word_picture
 
     read_texts(sentences, corpus)  # fail on bad input before loading the model
     nlp = load_pipeline(pipeline)
     if not any(isinstance(proc, ContextVectors) for _, proc in nlp.pipeline):
-        raise CtxvecError(Errors.E014.format(pipe_names=nlp.pipe_names))
+        raise CtxvecError(Errors.E307.format(pipe_names=nlp.pipe_names, component="ctxvec_context", attribute="token._.context_vec", hint="Add it after the transformer, or use configs/default.cfg."))
     source, texts = read_texts(sentences, corpus, nlp.vocab)
     occurrences = collect_occurrences(nlp, texts, word, case_sensitive=case_sensitive, max_occurrences=max_occurrences)
     if len(occurrences.vectors) == 0:
@@ -180,43 +63,6 @@ def plot_word_cli(
 
 
 # plot layers
-def layer_lexicons(nlp: Language, texts: Iterable, *, max_texts: int, chunk_tokens: int = 8192) -> Tuple[Dict[int, Lexicon], int]:
-    """One Lexicon (lower-cased keys) per hidden layer, from the same tokens, and the
-    number of texts read."""
-    from ..evaluation.vectors import annotated_batches
-    from ..ops.polysemy import lexicons_by_layer, merge
-
-    word_lists: List[List[str]] = []
-    for item in texts:
-        if len(word_lists) >= max_texts:
-            break
-        words = [token.text for token in (item if isinstance(item, Doc) else nlp.make_doc(item))]
-        if words:
-            word_lists.append(words)
-    merged: Dict[int, Lexicon] = {}
-    keys: List[str] = []
-    rows: List[np.ndarray] = []
-
-    def flush() -> None:
-        if not rows:
-            return
-        stacked = np.concatenate(rows).transpose(1, 0, 2)  # (n_layers, n_occ, width)
-        for layer, lexicon in lexicons_by_layer(keys, stacked).items():
-            merged[layer] = lexicon if layer not in merged else merge(merged[layer], lexicon)
-        keys.clear()
-        rows.clear()
-
-    for batch in annotated_batches(nlp, word_lists):
-        for _, doc, layers in batch:
-            has_vector = np.asarray(doc._.trf_data.align.lengths) > 0
-            keys.extend(token.lower_ for token, keep in zip(doc, has_vector) if keep)
-            rows.append(layers[has_vector])
-        if len(keys) >= chunk_tokens:
-            flush()
-    flush()
-    return merged, len(word_lists)
-
-
 @plot_app.command("layers")
 @exit_on_coded_error
 def plot_layers_cli(
@@ -229,8 +75,7 @@ def plot_layers_cli(
     # fmt: on
 ) -> None:
     """Mean self-similarity and the anisotropy baseline per layer (Ethayarajh 2019)."""
-    from ..ops.polysemy import layer_curves
-    from ..plotting import layer_figure, save_figure
+    from ..analysis.plotting import layer_figure, save_figure
 
     read_texts(None, corpus)
     nlp = load_pipeline(pipeline)
@@ -250,11 +95,6 @@ def plot_layers_cli(
 
 
 # plot polysemy
-def sense_counts_for(words: Sequence[str], sense_counts: Dict[str, int]) -> np.ndarray:
-    """Sense count per word (exact lemma first, then lower case); 0 = not in WordNet."""
-    return np.array([sense_counts.get(word, sense_counts.get(word.lower(), 0)) for word in words], dtype=np.int64)
-
-
 @plot_app.command("polysemy")
 @exit_on_coded_error
 def plot_polysemy_cli(
@@ -268,8 +108,8 @@ def plot_polysemy_cli(
 ) -> None:
     """Polysemy score against WordNet sense count (log x), and the most and least
     polysemous words."""
-    from ..polysemy_component import load_lexicon
-    from ..plotting import polysemy_figure, save_figure
+    from ..analysis.plotting import polysemy_figure, save_figure
+    from ..components.polysemy import load_lexicon
 
     lexicon = load_lexicon(source)
     scores, valid = lexicon.polysemy_scores(min_count)

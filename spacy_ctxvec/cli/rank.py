@@ -7,9 +7,9 @@ import numpy as np
 import typer
 from wasabi import msg
 
+from ..components.polysemy import load_lexicon
 from ..errors import CtxvecError, Errors
-from ..ops.polysemy import Lexicon
-from ..polysemy_component import load_lexicon
+from ..lexicon.table import Lexicon
 from ._app import app, exit_on_coded_error
 
 FORMATS = ("table", "tsv", "json")

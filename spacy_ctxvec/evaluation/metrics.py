@@ -10,15 +10,6 @@ import numpy as np
 from scipy.stats import rankdata
 
 
-def rowwise_cosine(a: np.ndarray, b: np.ndarray) -> np.ndarray:
-    """Cosine of matching rows along the last axis: (..., d), (..., d) -> (...)."""
-    a = np.asarray(a, dtype=np.float64)
-    b = np.asarray(b, dtype=np.float64)
-    norms = np.linalg.norm(a, axis=-1) * np.linalg.norm(b, axis=-1)
-    dots = np.einsum("...d,...d->...", a, b)
-    return np.divide(dots, norms, out=np.zeros_like(dots), where=norms > 0)
-
-
 def pearson(x: np.ndarray, y: np.ndarray) -> float:
     """Pearson correlation; 0.0 when undefined."""
     x = np.asarray(x, dtype=np.float64) - np.mean(x)

@@ -6,13 +6,13 @@ import math
 import re
 from dataclasses import dataclass
 from pathlib import Path
-from typing import Dict, Iterator, List, Sequence, Tuple, Union
+from typing import Dict, Iterator, List, Sequence, Tuple
 
 import numpy as np
 
 from ..errors import CtxvecError, Errors
+from ..types import PathLike
 
-PathLike = Union[str, Path]
 WIC_SPLITS = ("train", "dev", "test")
 WIC_LABELS = {"T": True, "F": False}
 

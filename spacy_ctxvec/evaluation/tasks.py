@@ -6,14 +6,27 @@ from typing import Mapping, Optional, Sequence, Tuple
 import numpy as np
 from spacy.language import Language
 
-from ..build import polysemy_components
 from ..errors import CtxvecError, Errors
+from ..lexicon.shard import polysemy_components
+from .correlation import (
+    CorrelationReport,
+    PolysemyReport,
+    layer_similarity_reports,
+    polysemy_report,
+    rows_for,
+    similarity_report,
+    unique_words,
+)
 from .moments import Moments
 from .readers import ContextPairs, WicData, WordPairs
-from .similarity import (CorrelationReport, PolysemyReport, layer_similarity_reports, polysemy_report, rows_for,
-                         similarity_report, unique_words)
-from .vectors import static_vectors, target_vectors
-from .wic import ALL_FAMILIES, PairVectors, WicReport, cosine_families, evaluate_wic_features
+from .token_vectors import static_token_vectors, target_vectors
+from .wic import (
+    ALL_FAMILIES,
+    PairVectors,
+    WicReport,
+    cosine_families,
+    evaluate_wic_features,
+)
 
 
 def wic_pair_vectors(nlp: Language, data, batch_size: Optional[int] = None) -> Tuple[PairVectors, Moments, Sequence[str], int]:
@@ -57,7 +70,7 @@ def evaluate_word_sim(nlp: Language, pairs: WordPairs, name: str = "word-sim") -
     """Spearman of token._.static_vec cosines with human scores (read_word_pairs); a
     pair is covered when both words get a static vector."""
     vocabulary = unique_words(pairs.words1, pairs.words2)
-    vectors, found = static_vectors(nlp, vocabulary)
+    vectors, found = static_token_vectors(nlp, vocabulary)
     covered = rows_for(pairs.words1, vocabulary, found) & rows_for(pairs.words2, vocabulary, found)
     return similarity_report(name, rows_for(pairs.words1, vocabulary, vectors),
                              rows_for(pairs.words2, vocabulary, vectors), covered, pairs.scores)

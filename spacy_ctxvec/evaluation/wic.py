@@ -19,7 +19,14 @@ from typing import Dict, List, Sequence, Tuple, Union
 import numpy as np
 
 from ..errors import CtxvecError, Errors
-from .metrics import LogisticRegression, accuracy, fit_logistic, fit_threshold, group_folds, rowwise_cosine
+from ..ops.cosine import rowwise_cosine
+from .metrics import (
+    LogisticRegression,
+    accuracy,
+    fit_logistic,
+    fit_threshold,
+    group_folds,
+)
 from .moments import Moments
 
 TARGET_FAMILIES = ("cosine", "whitened", "shift")

@@ -4,8 +4,7 @@ from typing import Optional, Tuple
 
 import numpy as np
 
-from .polysemy import normalise_rows
-from .similarity import pairwise_cosine
+from .cosine import normalise_rows, pairwise_cosine
 
 
 def pca_2d(vectors: np.ndarray) -> Tuple[np.ndarray, np.ndarray, np.ndarray, np.ndarray]:

@@ -1,0 +1,173 @@
+"""Occurrences of words in texts, and per-layer lexicons of them: the data behind
+`plot word` and `plot layers`."""
+from dataclasses import dataclass
+from pathlib import Path
+from typing import Dict, Iterable, List, NamedTuple, Optional, Sequence, Tuple
+
+import numpy as np
+from spacy.language import Language
+from spacy.tokens import Doc
+
+from ..attributes import STATIC_ARRAY
+from ..errors import CtxvecError, Errors
+from ..lexicon.corpus import corpus_files, iter_corpus
+from ..lexicon.table import Lexicon, merge
+
+SNIPPET_WINDOW = 4  # tokens of context either side of the word in a snippet
+
+
+def read_texts(sentences: Optional[Path], corpus: Optional[Path], vocab=None) -> Tuple[Path, Iterable]:
+    """The input file and its texts: --sentences (one per line) or --corpus (any
+    format of spacy_ctxvec.lexicon.corpus; .spacy files need the pipeline's ``vocab``)."""
+    if (sentences is None) == (corpus is None):
+        raise CtxvecError(Errors.E403)
+    if sentences is not None:
+        if not sentences.exists():
+            raise CtxvecError(Errors.E404.format(path=sentences))
+        lines = sentences.read_text(encoding="utf8").splitlines()
+        return sentences, [line.strip() for line in lines if line.strip()]
+    corpus_files(corpus)  # raises a coded error for a missing or unsupported corpus now
+    return corpus, iter_corpus(corpus, vocab)
+
+
+def _text_of(item) -> str:
+    return item.text if isinstance(item, Doc) else item
+
+
+@dataclass
+class Occurrences:
+    """Every occurrence of one word: its contextual vector, static vector (or None)
+    and a context snippet with the word in brackets."""
+
+    vectors: np.ndarray
+    static_vectors: Optional[np.ndarray]
+    snippets: List[str]
+    n_texts: int
+
+
+def snippet(doc: Doc, i: int, window: int = SNIPPET_WINDOW) -> str:
+    """Up to ``window`` tokens either side of token ``i``, which is put in brackets."""
+    start, end = max(0, i - window), min(len(doc), i + 1 + window)
+    left = "".join(token.text_with_ws for token in doc[start:i])
+    right = "".join(token.text_with_ws for token in doc[i + 1 : end])
+    prefix = "… " if start > 0 else ""
+    suffix = " …" if end < len(doc) else ""
+    return f"{prefix}{left}[{doc[i].text}]{doc[i].whitespace_}{right}".strip() + suffix
+
+
+def collect_occurrences(
+    nlp: Language, texts: Iterable, word: str, *, case_sensitive: bool = False, max_occurrences: int = 40,
+    batch_size: int = 32,
+) -> Occurrences:
+    """Run the pipeline on the texts that contain ``word`` and keep each token equal to
+    it (case-insensitive by default) that has a contextual vector, up to ``max_occurrences``."""
+    needle = word if case_sensitive else word.lower()
+
+    def contains(text: str) -> bool:
+        return needle in (text if case_sensitive else text.lower())
+
+    n_texts = 0
+
+    def candidates() -> Iterable:
+        nonlocal n_texts
+        for item in texts:
+            n_texts += 1
+            if contains(_text_of(item)):
+                yield item
+
+    vectors: List[np.ndarray] = []
+    statics: List[Optional[np.ndarray]] = []
+    snippets: List[str] = []
+    for doc in nlp.pipe(candidates(), batch_size=batch_size):
+        for token in doc:
+            form = token.text if case_sensitive else token.lower_
+            if form != needle or not token._.has_context_vec:
+                continue
+            vectors.append(np.asarray(token._.context_vec, dtype=np.float64))
+            has_static = doc._.get(STATIC_ARRAY) is not None and token._.has_static_vec
+            statics.append(np.asarray(token._.static_vec, dtype=np.float64) if has_static else None)
+            snippets.append(snippet(doc, token.i))
+        if len(vectors) >= max_occurrences:
+            break
+    vectors, statics, snippets = vectors[:max_occurrences], statics[:max_occurrences], snippets[:max_occurrences]
+    has_static = len(statics) > 0 and all(s is not None for s in statics)
+    return Occurrences(
+        vectors=np.vstack(vectors) if vectors else np.zeros((0, 0)),
+        static_vectors=np.vstack(statics) if has_static else None,
+        snippets=snippets,
+        n_texts=n_texts,
+    )
+
+
+def layer_lexicons(nlp: Language, texts: Iterable, *, max_texts: int, chunk_tokens: int = 8192) -> Tuple[Dict[int, Lexicon], int]:
+    """One Lexicon (lower-cased keys) per hidden layer, from the same tokens, and the
+    number of texts read."""
+    from ..evaluation.token_vectors import annotated_batches
+
+    word_lists: List[List[str]] = []
+    for item in texts:
+        if len(word_lists) >= max_texts:
+            break
+        words = [token.text for token in (item if isinstance(item, Doc) else nlp.make_doc(item))]
+        if words:
+            word_lists.append(words)
+    merged: Dict[int, Lexicon] = {}
+    keys: List[str] = []
+    rows: List[np.ndarray] = []
+
+    def flush() -> None:
+        if not rows:
+            return
+        stacked = np.concatenate(rows).transpose(1, 0, 2)  # (n_layers, n_occ, width)
+        for layer, lexicon in lexicons_by_layer(keys, stacked).items():
+            merged[layer] = lexicon if layer not in merged else merge(merged[layer], lexicon)
+        keys.clear()
+        rows.clear()
+
+    for batch in annotated_batches(nlp, word_lists):
+        for _, doc, layers in batch:
+            has_vector = np.asarray(doc._.trf_data.align.lengths) > 0
+            keys.extend(token.lower_ for token, keep in zip(doc, has_vector) if keep)
+            rows.append(layers[has_vector])
+        if len(keys) >= chunk_tokens:
+            flush()
+    flush()
+    return merged, len(word_lists)
+
+
+def sense_counts_for(words: Sequence[str], sense_counts: Dict[str, int]) -> np.ndarray:
+    """Sense count per word (exact lemma first, then lower case); 0 = not in WordNet."""
+    return np.array([sense_counts.get(word, sense_counts.get(word.lower(), 0)) for word in words], dtype=np.int64)
+
+
+class LayerCurves(NamedTuple):
+    """Per layer: mean self-similarity over types with n >= min_count, the anisotropy
+    baseline, their anisotropy-adjusted difference and the number of types averaged."""
+
+    layers: List[int]
+    mean_self_similarity: np.ndarray
+    baseline: np.ndarray
+    adjusted_self_similarity: np.ndarray
+    n_types: np.ndarray
+
+
+def layer_curves(lexicons_by_layer: Dict[int, Lexicon], min_count: int = 5) -> LayerCurves:
+    """Ethayarajh-style curves from one lexicon per layer (built from the same tokens)."""
+    layers = sorted(lexicons_by_layer)
+    means, baselines, n_types = [], [], []
+    for layer in layers:
+        lexicon = lexicons_by_layer[layer]
+        self_sim = lexicon.self_similarity()
+        chosen = lexicon.counts >= max(min_count, 2)
+        n_types.append(int(chosen.sum()))
+        means.append(float(self_sim.data[chosen].mean()) if chosen.any() else 0.0)
+        baselines.append(lexicon.anisotropy_baseline())
+    means_array, baselines_array = np.array(means), np.array(baselines)
+    return LayerCurves(layers, means_array, baselines_array, means_array - baselines_array, np.array(n_types))
+
+
+def lexicons_by_layer(keys: Sequence[str], layer_vectors: np.ndarray, layers: Optional[Sequence[int]] = None) -> Dict[int, Lexicon]:
+    """One lexicon per layer from ``layer_vectors`` (n_layers, n_occ, width)."""
+    layer_vectors = np.asarray(layer_vectors)
+    layers = list(range(layer_vectors.shape[0])) if layers is None else list(layers)
+    return {layer: Lexicon.from_occurrences(keys, layer_vectors[i]) for i, layer in enumerate(layers)}

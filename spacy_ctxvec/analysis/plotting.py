@@ -1,0 +1,251 @@
+"""Figures (matplotlib, Agg backend): they take arrays and labels and return a
+Figure; save_figure writes PNG or SVG by the file's suffix. No spaCy here."""
+from pathlib import Path
+from typing import Optional, Sequence, Union
+
+import matplotlib
+
+matplotlib.use("Agg")
+import matplotlib.pyplot as plt  # noqa: E402
+import numpy as np  # noqa: E402
+from matplotlib.figure import Figure  # noqa: E402
+
+from ..errors import CtxvecError, Errors  # noqa: E402
+from ..ops.cosine import pairwise_cosine  # noqa: E402
+from ..ops.projection import choose_clusters, pca_2d, repel_labels  # noqa: E402
+from .occurrences import Occurrences  # noqa: E402
+
+FIGURE_FORMATS = (".png", ".svg")
+CLUSTER_COLOURS = plt.get_cmap("tab10").colors
+MATRIX_ANNOTATION_LIMIT = 12  # write cosine values into the cells up to this many rows
+
+
+def save_figure(figure: Figure, path: Union[str, Path], *, dpi: int = 110) -> Path:
+    """Write ``figure`` as PNG or SVG (chosen by the suffix) and close it."""
+    path = Path(path)
+    if path.suffix.lower() not in FIGURE_FORMATS:
+        raise CtxvecError(Errors.E401.format(path=path))
+    path.parent.mkdir(parents=True, exist_ok=True)
+    figure.savefig(path, dpi=dpi, bbox_inches="tight", format=path.suffix.lower()[1:])
+    plt.close(figure)
+    return path
+
+
+def _shorten(text: str, limit: int) -> str:
+    return text if len(text) <= limit else text[: limit - 1] + "…"
+
+
+def _cosine_panel(ax, matrix: np.ndarray, tick_labels: Sequence[str], title: str, vmin: float):
+    image = ax.imshow(matrix, cmap="viridis", vmin=vmin, vmax=1.0, interpolation="nearest")
+    n = len(matrix)
+    # Every row up to 20; beyond that rows 1, 5, 10, ... so tick labels never collide.
+    ticks = np.arange(n) if n <= 20 else np.array([0] + list(range(4, n, 5)))
+    labels = [tick_labels[i] for i in ticks]
+    ax.set_xticks(ticks, labels, fontsize=8)
+    ax.set_yticks(ticks, labels, fontsize=8)
+    ax.set_xlabel("occurrence")
+    ax.set_ylabel("occurrence")
+    ax.set_title(title)
+    if n <= MATRIX_ANNOTATION_LIMIT:
+        middle = (vmin + 1.0) / 2
+        for (row, col), value in np.ndenumerate(matrix):
+            ax.text(col, row, f"{value:.2f}", ha="center", va="center", fontsize=7,
+                    color="black" if value > middle else "white")
+    return image
+
+
+def word_figure(
+    word: str,
+    coords: np.ndarray,
+    snippets: Sequence[str],
+    clusters: np.ndarray,
+    centroid: np.ndarray,
+    context_cosine: np.ndarray,
+    static_cosine: np.ndarray,
+    *,
+    explained: Optional[np.ndarray] = None,
+    static_title: str = "static vectors",
+    silhouette: Optional[float] = None,
+) -> Figure:
+    """One word's occurrences: a 2-D projection coloured by cluster, with the type
+    centroid, beside the contextual and the static cosine matrices.
+
+    Points are numbered 1..n; the numbers label the matrices too, and a key under
+    the plots gives each number's context snippet.
+    """
+    n = len(coords)
+    if n == 0:
+        raise CtxvecError(Errors.E411.format(what="occurrences", minimum="one"))
+    numbers = [str(i + 1) for i in range(n)]
+    figure = plt.figure(figsize=(17, 6.2 + 0.16 * ((n + 2) // 3)), layout="constrained")
+    grid = figure.add_gridspec(2, 3, height_ratios=[6.0, 0.16 * ((n + 2) // 3) + 0.5], width_ratios=[1.25, 1, 1])
+    ax_points = figure.add_subplot(grid[0, 0])
+    ax_context = figure.add_subplot(grid[0, 1])
+    ax_static = figure.add_subplot(grid[0, 2])
+    ax_key = figure.add_subplot(grid[1, :])
+
+    # Projection: numbered points, coloured by cluster.
+    n_clusters = int(clusters.max()) + 1
+    for cluster in range(n_clusters):
+        members = clusters == cluster
+        ax_points.scatter(coords[members, 0], coords[members, 1], s=70, zorder=3,
+                          color=CLUSTER_COLOURS[cluster % len(CLUSTER_COLOURS)],
+                          edgecolor="black", linewidth=0.5, label=f"cluster {cluster + 1} ({int(members.sum())})")
+    ax_points.scatter([centroid[0]], [centroid[1]], marker="*", s=320, color="gold", edgecolor="black",
+                      linewidth=0.8, zorder=4, label="type centroid (mean vector)")
+    _pad_limits(ax_points, np.vstack([coords, centroid[None, :]]))
+    _number_points(ax_points, coords, numbers)
+    x_label, y_label = "PC 1", "PC 2"
+    if explained is not None:
+        x_label += f" ({explained[0]:.0%} of variance)"
+        y_label += f" ({explained[1]:.0%} of variance)"
+    ax_points.set_xlabel(x_label)
+    ax_points.set_ylabel(y_label)
+    title = f"'{word}': contextual vectors, PCA"
+    if silhouette is not None and n_clusters > 1:
+        title += f"\n{n_clusters} clusters (k-means, cosine silhouette {silhouette:.2f})"
+    ax_points.set_title(title)
+    ax_points.legend(loc="best", fontsize=8, framealpha=0.85)
+    ax_points.grid(alpha=0.3)
+
+    # One colour scale for both matrices, starting just below the smallest cosine.
+    vmin = min(float(np.floor(min(np.min(context_cosine), np.min(static_cosine)) * 10) / 10), 0.9)
+    _cosine_panel(ax_context, context_cosine, numbers, "contextual vectors: cosine", vmin)
+    image = _cosine_panel(ax_static, static_cosine, numbers, static_title, vmin)
+    figure.colorbar(image, ax=[ax_context, ax_static], shrink=0.8, label="cosine similarity")
+
+    # Key: number -> snippet, in three columns, coloured like the points.
+    ax_key.axis("off")
+    rows = (n + 2) // 3
+    for i, snippet in enumerate(snippets):
+        column, row = divmod(i, rows)
+        colour = CLUSTER_COLOURS[int(clusters[i]) % len(CLUSTER_COLOURS)]
+        ax_key.text(column / 3, 1 - (row + 0.5) / max(rows, 1), f"{i + 1:>2}  {_shorten(snippet, 60)}",
+                    transform=ax_key.transAxes, fontsize=9, va="center", color=colour, family="monospace")
+    figure.suptitle(f"Occurrences of '{word}': contextual vectors move with the sentence, the static vector does not",
+                    fontsize=13)
+    return figure
+
+
+def _pad_limits(ax, points: np.ndarray, pad: float = 0.15) -> None:
+    low, high = points.min(axis=0), points.max(axis=0)
+    span = np.where(high - low > 1e-9, high - low, 1.0)
+    ax.set_xlim(low[0] - pad * span[0], high[0] + pad * span[0])
+    ax.set_ylim(low[1] - pad * span[1], high[1] + pad * span[1])
+
+
+def _number_points(ax, coords: np.ndarray, numbers: Sequence[str]) -> None:
+    """Point numbers placed by repel_labels (axes fractions), with a leader line
+    when a number had to move away from its point."""
+    to_axes = ax.transData + ax.transAxes.inverted()
+    anchors = to_axes.transform(coords)
+    positions = repel_labels(anchors, min_distance=0.045, offset=0.03)
+    for number, anchor, position in zip(numbers, anchors, positions):
+        moved = np.linalg.norm(position - anchor) > 0.05
+        ax.annotate(number, xy=anchor, xycoords="axes fraction", xytext=position, textcoords="axes fraction",
+                    fontsize=9, fontweight="bold", ha="center", va="center", zorder=5,
+                    arrowprops={"arrowstyle": "-", "color": "grey", "lw": 0.6} if moved else None)
+
+
+def layer_figure(
+    layers: Sequence[int],
+    self_similarity: np.ndarray,
+    baseline: np.ndarray,
+    *,
+    title: str = "Self-similarity per layer",
+    n_types: Optional[Sequence[int]] = None,
+) -> Figure:
+    """Ethayarajh-style curves: mean self-similarity of word types, the anisotropy
+    baseline (mean cosine between different words) and their difference, per layer."""
+    if len(layers) == 0:
+        raise CtxvecError(Errors.E411.format(what="layers", minimum="one layer"))
+    layers = np.asarray(layers)
+    self_similarity = np.asarray(self_similarity, dtype=np.float64)
+    baseline = np.asarray(baseline, dtype=np.float64)
+    figure, ax = plt.subplots(figsize=(7.5, 4.8), layout="constrained")
+    ax.plot(layers, self_similarity, marker="o", label="mean self-similarity (same word, different contexts)")
+    ax.plot(layers, baseline, marker="s", label="anisotropy baseline (different words)")
+    ax.plot(layers, self_similarity - baseline, marker="^", linestyle="--",
+            label="self-similarity minus baseline")
+    ax.set_xticks(layers, [("0 (embeddings)" if layer == 0 else str(layer)) for layer in layers])
+    ax.set_xlabel("layer")
+    ax.set_ylabel("cosine similarity")
+    subtitle = f"\n{n_types[0]} word types" if n_types is not None and len(set(n_types)) == 1 else ""
+    ax.set_title(title + subtitle)
+    ax.set_ylim(min(0.0, float(np.min(self_similarity - baseline)) - 0.05), 1.05)
+    ax.grid(alpha=0.3)
+    ax.legend(fontsize=8, loc="upper center", bbox_to_anchor=(0.5, -0.14), ncol=2, frameon=False)
+    return figure
+
+
+def polysemy_figure(
+    words: Sequence[str],
+    scores: np.ndarray,
+    *,
+    sense_counts: Optional[np.ndarray] = None,
+    correlation: Optional[float] = None,
+    top_n: int = 15,
+    title: str = "Polysemy scores",
+) -> Figure:
+    """Bars of the most and least polysemous words; with ``sense_counts`` (0 = not
+    in WordNet, left out of the scatter) also score against sense count, log x."""
+    if len(words) == 0:
+        raise CtxvecError(Errors.E411.format(what="words", minimum="one scored word"))
+    scores = np.asarray(scores, dtype=np.float64)
+    has_scatter = sense_counts is not None
+    figure, axes = plt.subplots(1, 3 if has_scatter else 2, figsize=(17 if has_scatter else 12, 6),
+                                layout="constrained")
+    order = np.argsort(-scores, kind="stable")
+    top_n = min(top_n, len(words))
+    _bars(axes[-2], [words[i] for i in order[:top_n]], scores[order[:top_n]], f"{top_n} most polysemous", "tab:red")
+    low = order[::-1][:top_n]
+    _bars(axes[-1], [words[i] for i in low], scores[low], f"{top_n} least polysemous", "tab:blue")
+    if has_scatter:
+        ax = axes[0]
+        counts = np.asarray(sense_counts)
+        known = counts > 0
+        ax.scatter(counts[known], scores[known], s=12, alpha=0.5)
+        ax.set_xscale("log")
+        ax.set_xlabel("WordNet sense count (log scale)")
+        ax.set_ylabel("polysemy score")
+        label = f"{int(known.sum())} words in WordNet"
+        if correlation is not None:
+            label += f", Spearman rho = {correlation:.2f}"
+        ax.set_title(f"Score against sense count\n{label}")
+        ax.grid(alpha=0.3)
+    figure.suptitle(title, fontsize=13)
+    return figure
+
+
+def _bars(ax, words: Sequence[str], values: np.ndarray, title: str, colour: str) -> None:
+    positions = np.arange(len(words))
+    ax.barh(positions, values, color=colour, alpha=0.8)
+    ax.set_yticks(positions, [_shorten(word, 20) for word in words], fontsize=8)
+    ax.invert_yaxis()
+    ax.set_xlabel("polysemy score")
+    ax.set_title(title)
+    ax.grid(axis="x", alpha=0.3)
+
+
+def word_picture(word: str, occurrences: Occurrences, *, clusters: int = 0, seed: int = 0):
+    """The word figure from collected occurrences, ordered by cluster."""
+
+    n = len(occurrences.vectors)
+    if clusters < 0 or clusters > n:
+        raise CtxvecError(Errors.E412.format(n=n, k=clusters))
+    labels, _, silhouette = choose_clusters(occurrences.vectors, k=clusters, seed=seed)
+    order = np.argsort(labels, kind="stable")
+    vectors = occurrences.vectors[order]
+    coords, components, mean, explained = pca_2d(vectors)
+    centroid = (vectors.mean(axis=0) - mean) @ components.T
+    if occurrences.static_vectors is not None:
+        static_cosine = pairwise_cosine(occurrences.static_vectors[order])
+        static_title = "static vectors (token._.static_vec): cosine"
+    else:
+        static_cosine = np.ones((n, n))
+        static_title = "static vector: cosine\n(one vector per word type, so all 1)"
+    return word_figure(
+        word, coords, [occurrences.snippets[i] for i in order], labels[order], centroid,
+        pairwise_cosine(vectors), static_cosine, explained=explained, static_title=static_title,
+        silhouette=silhouette,
+    )

@@ -1,0 +1,83 @@
+"""Registered choices for ctxvec_context: pooling ([components.ctxvec_context.pooling])
+and layer selection ([components.ctxvec_context.layers])."""
+from dataclasses import dataclass
+from typing import List, Tuple
+
+from spacy.util import registry
+
+from ..errors import CtxvecError, Errors
+from ..ops.layers import concat_of_layers, mean_of_layers
+from ..ops.pooling import pool_first, pool_first_last, pool_last, pool_max, pool_mean
+from ..types import LayerCombineFn, PoolingFn
+
+
+@registry.misc("spacy-ctxvec.mean_pooling.v1")
+def configure_mean_pooling() -> PoolingFn:
+    """Mean of the token's wordpiece vectors (the default)."""
+    return pool_mean
+
+
+@registry.misc("spacy-ctxvec.first_pooling.v1")
+def configure_first_pooling() -> PoolingFn:
+    """The token's first wordpiece vector."""
+    return pool_first
+
+
+@registry.misc("spacy-ctxvec.last_pooling.v1")
+def configure_last_pooling() -> PoolingFn:
+    """The token's last wordpiece vector."""
+    return pool_last
+
+
+@registry.misc("spacy-ctxvec.max_pooling.v1")
+def configure_max_pooling() -> PoolingFn:
+    """Element-wise maximum over the token's wordpiece vectors."""
+    return pool_max
+
+
+@registry.misc("spacy-ctxvec.first_last_pooling.v1")
+def configure_first_last_pooling() -> PoolingFn:
+    """First and last wordpiece vectors concatenated (twice the width)."""
+    return pool_first_last
+
+
+
+@dataclass(frozen=True)
+class LayerSelection:
+    """Which hidden states to read and how to combine them.
+
+    ``layers`` empty means the last hidden state, which every transformer outputs;
+    otherwise indices into ``hidden_states`` (0 = input embeddings, negatives count
+    from the end), which needs ``output_hidden_states``.
+    """
+
+    layers: Tuple[int, ...]
+    combine: LayerCombineFn
+
+    @property
+    def needs_hidden_states(self) -> bool:
+        return len(self.layers) > 0
+
+
+def _layer_tuple(layers: List[int]) -> Tuple[int, ...]:
+    if len(layers) == 0:
+        raise CtxvecError(Errors.E004)
+    return tuple(int(layer) for layer in layers)
+
+
+@registry.misc("spacy-ctxvec.last_layer.v1")
+def configure_last_layer() -> LayerSelection:
+    """The transformer's last hidden state (the default)."""
+    return LayerSelection(layers=(), combine=mean_of_layers)
+
+
+@registry.misc("spacy-ctxvec.mean_layers.v1")
+def configure_mean_layers(layers: List[int]) -> LayerSelection:
+    """Mean over the listed layers (0 = input embeddings)."""
+    return LayerSelection(layers=_layer_tuple(layers), combine=mean_of_layers)
+
+
+@registry.misc("spacy-ctxvec.concat_layers.v1")
+def configure_concat_layers(layers: List[int]) -> LayerSelection:
+    """The listed layers concatenated (width times the number of layers)."""
+    return LayerSelection(layers=_layer_tuple(layers), combine=concat_of_layers)

@@ -1,0 +1,201 @@
+"""The ctxvec_context component: one contextual vector per token, pooled from the
+wordpiece outputs that the transformer component already computed."""
+from pathlib import Path
+from typing import Any, Callable, Iterable, Optional, Sequence, Tuple, Union
+
+import numpy as np
+import srsly
+from spacy.language import Language
+from spacy.tokens import Doc, Span, Token
+from thinc.api import Config
+
+from ..attributes import CONTEXT_ARRAY, CONTEXT_MASK, install_extensions
+from ..errors import CtxvecError, Errors
+from ..ops.cosine import cosine
+from ..ops.layers import resolve_layers
+from ..types import PoolingFn
+from .base import DocAnnotator, vector_dtype
+from .choices import LayerSelection
+from .transformer import (
+    find_transformer,
+    outputs_hidden_states,
+    pool_trf_data,
+    to_numpy,
+)
+
+DEFAULT_CONTEXT_CONFIG = """
+[ctxvec_context]
+dtype = "float32"
+drop_trf_data = false
+set_vector_hooks = false
+
+[ctxvec_context.pooling]
+@misc = "spacy-ctxvec.mean_pooling.v1"
+
+[ctxvec_context.layers]
+@misc = "spacy-ctxvec.last_layer.v1"
+"""
+
+
+@Language.factory(
+    "ctxvec_context",
+    default_config=Config().from_str(DEFAULT_CONTEXT_CONFIG)["ctxvec_context"],
+    assigns=["doc._.ctxvec_context", "doc._.ctxvec_context_mask"],
+    requires=["doc._.trf_data"],
+)
+def make_context_vectors(
+    nlp: Language,
+    name: str,
+    pooling: PoolingFn,
+    layers: LayerSelection,
+    dtype: str,
+    drop_trf_data: bool,
+    set_vector_hooks: bool,
+) -> "ContextVectors":
+    """Pool doc._.trf_data into token._.context_vec; see ContextVectors."""
+    return ContextVectors(
+        name=name,
+        pooling=pooling,
+        layers=layers,
+        dtype=dtype,
+        drop_trf_data=drop_trf_data,
+        set_vector_hooks=set_vector_hooks,
+    )
+
+
+class ContextVectors(DocAnnotator):
+    """Sets doc._.ctxvec_context (n_tokens, width) and doc._.ctxvec_context_mask from
+    doc._.trf_data. Tokens with no wordpiece get zeros and a False mask."""
+
+    def __init__(
+        self,
+        *,
+        name: str = "ctxvec_context",
+        pooling: PoolingFn,
+        layers: LayerSelection,
+        dtype: str = "float32",
+        drop_trf_data: bool = False,
+        set_vector_hooks: bool = False,
+    ) -> None:
+        self.dtype = vector_dtype(dtype)
+        self.name = name
+        self.pooling = pooling
+        self.layers = layers
+        self.drop_trf_data = drop_trf_data
+        self.set_vector_hooks = set_vector_hooks
+        self.width: Optional[int] = None
+        self.transformer_name: Optional[str] = None
+        install_extensions()
+
+    def set_annotations(self, docs: Sequence[Doc]) -> None:
+        for doc in docs:
+            vectors, mask = self._pool(doc)
+            doc._.set(CONTEXT_ARRAY, vectors)
+            doc._.set(CONTEXT_MASK, mask)
+            if self.drop_trf_data:
+                from spacy_transformers.data_classes import TransformerData
+
+                doc._.trf_data = TransformerData.empty()
+            if self.set_vector_hooks:
+                add_vector_hooks(doc)
+
+    def _trf_data(self, doc: Doc) -> Any:
+        trf_data = doc._.get("trf_data") if Doc.has_extension("trf_data") else None
+        if trf_data is None or len(trf_data.align.lengths) != len(doc):
+            raise CtxvecError(Errors.E001.format(name=self.name, fix=self._missing_trf_data_fix()))
+        return trf_data
+
+    def _missing_trf_data_fix(self) -> str:
+        if self.transformer_name is None:
+            return (f"Add it with nlp.add_pipe(\"transformer\", before=\"{self.name}\") or put "
+                    "[components.transformer] before it in the config's pipeline list.")
+        return (f"The pipeline has the transformer '{self.transformer_name}'; if it is frozen during "
+                f"`spacy train`, add it to [training] annotating_components so that its output "
+                f"reaches '{self.name}'. Outside a pipeline, run nlp(text), not the component alone.")
+
+    def _pool(self, doc: Doc) -> Tuple[np.ndarray, np.ndarray]:
+        trf_data = self._trf_data(doc)
+        if len(doc) == 0:
+            return np.zeros((0, self.width or 0), dtype=self.dtype), np.zeros(0, dtype=bool)
+        vectors = pool_trf_data(trf_data, self.pooling, self.layers).astype(self.dtype, copy=False)
+        self.width = vectors.shape[1]
+        return vectors, np.asarray(to_numpy(trf_data.align.lengths)) > 0
+
+    def initialize(self, get_examples: Optional[Callable[[], Iterable[Any]]] = None, *, nlp: Optional[Language] = None) -> None:
+        if nlp is None:
+            return
+        transformer_name = find_transformer(nlp, self.name)
+        self.transformer_name = transformer_name
+        if self.layers.needs_hidden_states:
+            if not outputs_hidden_states(nlp, transformer_name):
+                raise CtxvecError(Errors.E002.format(layers=list(self.layers.layers), transformer=transformer_name))
+            n_layers = getattr(nlp.get_pipe(transformer_name).model.transformer.config, "num_hidden_layers", None)
+            if n_layers is not None:
+                resolve_layers(self.layers.layers, n_layers + 1)
+        # Learn the output width once, so that empty Docs get (0, width) arrays too.
+        probe = nlp.get_pipe(transformer_name)(nlp.make_doc("width"))
+        self.width = pool_trf_data(probe._.trf_data, self.pooling, self.layers).shape[1]
+
+    # Serialization: only the output width (the component has no weights).
+    def to_bytes(self, *, exclude: Iterable[str] = tuple()) -> bytes:
+        return srsly.msgpack_dumps({"width": self.width})
+
+    def from_bytes(self, bytes_data: bytes, *, exclude: Iterable[str] = tuple()) -> "ContextVectors":
+        self.width = srsly.msgpack_loads(bytes_data).get("width")
+        return self
+
+    def to_disk(self, path: Union[str, Path], *, exclude: Iterable[str] = tuple()) -> None:
+        path = Path(path)
+        path.mkdir(parents=True, exist_ok=True)
+        srsly.write_json(path / "cfg.json", {"width": self.width})
+
+    def from_disk(self, path: Union[str, Path], *, exclude: Iterable[str] = tuple()) -> "ContextVectors":
+        cfg_path = Path(path) / "cfg.json"
+        self.width = srsly.read_json(cfg_path).get("width") if cfg_path.exists() else None
+        return self
+
+
+# Vector hooks: module-level functions, so that Docs with hooks can be pickled.
+
+
+def _doc_vector(doc: Doc) -> Optional[np.ndarray]:
+    return doc._.context_vec
+
+
+def _span_vector(span: Span) -> Optional[np.ndarray]:
+    return span._.context_vec
+
+
+def _token_vector(token: Token) -> Optional[np.ndarray]:
+    return token._.context_vec
+
+
+def _doc_has_vector(doc: Doc) -> bool:
+    mask = doc._.get(CONTEXT_MASK)
+    return bool(mask is not None and mask.any())
+
+
+def _span_has_vector(span: Span) -> bool:
+    mask = span.doc._.get(CONTEXT_MASK)
+    return bool(mask is not None and mask[span.start : span.end].any())
+
+
+def _token_has_vector(token: Token) -> bool:
+    return token._.has_context_vec
+
+
+def _similarity(a: Any, b: Any) -> float:
+    return cosine(a.vector, b.vector)
+
+
+def add_vector_hooks(doc: Doc) -> None:
+    """Make .vector, .has_vector and .similarity use the contextual vectors."""
+    doc.user_hooks["vector"] = _doc_vector
+    doc.user_hooks["has_vector"] = _doc_has_vector
+    doc.user_hooks["similarity"] = _similarity
+    doc.user_span_hooks["vector"] = _span_vector
+    doc.user_span_hooks["has_vector"] = _span_has_vector
+    doc.user_span_hooks["similarity"] = _similarity
+    doc.user_token_hooks["vector"] = _token_vector
+    doc.user_token_hooks["has_vector"] = _token_has_vector
+    doc.user_token_hooks["similarity"] = _similarity

@@ -1,0 +1,205 @@
+"""The ctxvec_polysemy component: corpus polysemy scores and per-occurrence context shift.
+
+It holds a Lexicon (see spacy_ctxvec.lexicon.table) built from the SAME contextual
+vectors that ``ctxvec_context`` produces, so the layer is chosen on ctxvec_context
+([components.ctxvec_context.layers]; ``build-lexicon --layer N`` sets it when building).
+Per token it sets one record in doc._.ctxvec_polysemy, read by:
+
+- token._.polysemy_score: (1 - SelfSim) / (1 - B) of the token's type, None if the type
+  is unseen or has fewer than ``min_count`` occurrences in the lexicon;
+- token._.polysemy_count: the type's number of occurrences in the lexicon (0 if unseen);
+- token._.context_shift: 1 - cos(this occurrence, the type's unit centroid), None where
+  the score is None or the token has no contextual vector.
+"""
+from pathlib import Path
+from typing import Any, Callable, Dict, Iterable, Iterator, Optional, Sequence, Union
+
+import numpy as np
+import srsly
+from spacy.language import Language
+from spacy.strings import get_string_id
+from spacy.tokens import Doc
+from thinc.api import Config
+
+from ..attributes import (
+    CONTEXT_ARRAY,
+    CONTEXT_MASK,
+    POLYSEMY_ARRAY,
+    POLYSEMY_DTYPE,
+    install_extensions,
+)
+from ..errors import CtxvecError, Errors
+from ..lexicon.shard import (
+    CONTEXT_COMPONENT,
+    KEY_ATTRS,
+    POLYSEMY_FACTORY,
+    check_key_mode,
+    context_width,
+    partial_lexicon,
+    polysemy_components,
+)
+from ..lexicon.table import Lexicon
+from ..ops.cosine import cosine_shift
+from ..types import CorpusItem
+from .base import DocAnnotator
+
+DEFAULT_POLYSEMY_CONFIG = """
+[ctxvec_polysemy]
+key = "lower"
+min_count = 5
+"""
+LEXICON_DIR = "lexicon"
+
+
+@Language.factory(
+    "ctxvec_polysemy",
+    default_config=Config().from_str(DEFAULT_POLYSEMY_CONFIG)["ctxvec_polysemy"],
+    assigns=["doc._.ctxvec_polysemy"],
+    requires=["doc._.ctxvec_context"],
+)
+def make_polysemy(nlp: Language, name: str, key: str, min_count: int) -> "Polysemy":
+    """Corpus polysemy scores per token; see Polysemy."""
+    return Polysemy(name=name, key=key, min_count=min_count)
+
+
+class Polysemy(DocAnnotator):
+    """Looks tokens up in a Lexicon and sets doc._.ctxvec_polysemy (POLYSEMY_DTYPE records).
+
+    Without a lexicon (or with an empty one) every score and shift is None.
+    """
+
+    def __init__(self, *, name: str = "ctxvec_polysemy", key: str = "lower", min_count: int = 5) -> None:
+        if key not in KEY_ATTRS:
+            raise CtxvecError(Errors.E216.format(key=key, choices=", ".join(KEY_ATTRS)))
+        if min_count < 2:
+            raise CtxvecError(Errors.E208.format(min_count=min_count))
+        self.name = name
+        self.key = key
+        self.min_count = min_count
+        self.lexicon: Optional[Lexicon] = None
+        self._table: Optional[Dict[str, np.ndarray]] = None
+        install_extensions()
+
+    def set_lexicon(self, lexicon: Optional[Lexicon]) -> None:
+        """Use ``lexicon`` (None: no lexicon). Its key mode must match this component's."""
+        lexicon_key = lexicon.meta.get("key") if lexicon is not None else None
+        if lexicon_key is not None and lexicon_key != self.key:
+            raise CtxvecError(Errors.E220.format(lexicon_key=lexicon_key, name=self.name, key=self.key))
+        self.lexicon = lexicon
+        self._table = None if lexicon is None or len(lexicon) == 0 else self._lookup_table(lexicon)
+
+    def _lookup_table(self, lexicon: Lexicon) -> Dict[str, np.ndarray]:
+        hashes = np.array([get_string_id(k) for k in lexicon.keys], dtype=np.uint64)
+        order = np.argsort(hashes)
+        scores, valid = lexicon.polysemy_scores(self.min_count)
+        return {
+            "hashes": hashes[order],
+            "rows": order,
+            "scores": scores,
+            "valid": valid,
+            "counts": np.asarray(lexicon.counts),
+            "unit_centroids": lexicon.unit_centroids(),
+        }
+
+    def set_annotations(self, docs: Sequence[Doc]) -> None:
+        for doc in docs:
+            doc._.set(POLYSEMY_ARRAY, self._records(doc))
+
+    def _records(self, doc: Doc) -> np.ndarray:
+        records = np.zeros(len(doc), dtype=POLYSEMY_DTYPE)
+        table = self._table
+        if table is None or len(doc) == 0:
+            return records
+        vectors, mask = doc._.get(CONTEXT_ARRAY), doc._.get(CONTEXT_MASK)
+        if vectors is None or mask is None:
+            raise CtxvecError(Errors.E218.format(pipe_names="(this Doc's pipeline)", name=self.name))
+        if vectors.shape[1] != self.lexicon.width:  # type: ignore[union-attr]
+            raise CtxvecError(Errors.E219.format(lexicon_width=self.lexicon.width, pipeline_width=vectors.shape[1]))  # type: ignore[union-attr]
+        ids = doc.to_array(KEY_ATTRS[self.key]).astype(np.uint64)
+        positions = np.minimum(np.searchsorted(table["hashes"], ids), len(table["hashes"]) - 1)
+        found = table["hashes"][positions] == ids
+        rows = table["rows"][positions]
+        records["count"][found] = table["counts"][rows[found]]
+        scored = found & table["valid"][rows]
+        records["score"][scored] = table["scores"][rows[scored]]
+        records["has_score"] = scored
+        with_vector = scored & mask
+        shift, defined = cosine_shift(vectors[with_vector], table["unit_centroids"][rows[with_vector]])
+        records["shift"][with_vector] = shift
+        records["has_shift"][with_vector] = defined
+        return records
+
+    def initialize(
+        self,
+        get_examples: Optional[Callable[[], Iterable[Any]]] = None,
+        *,
+        nlp: Optional[Language] = None,
+        lexicon_path: Optional[Union[str, Path]] = None,
+        corpus: Optional[Callable[[Any], Iterator[CorpusItem]]] = None,
+        batch_size: int = 64,
+    ) -> None:
+        """Load the lexicon from ``lexicon_path`` (a Lexicon directory) or build it from
+        ``corpus`` (e.g. spacy-ctxvec.lexicon_corpus.v1); with neither, keep it as is."""
+        if lexicon_path is not None and corpus is not None:
+            raise CtxvecError(Errors.E227.format(name=self.name))
+        if lexicon_path is not None:
+            self.set_lexicon(Lexicon.from_disk(lexicon_path))
+        elif corpus is not None and nlp is not None:
+            check_key_mode(nlp, self.key)
+            self.set_lexicon(partial_lexicon(nlp, corpus(nlp.vocab), key=self.key, batch_size=batch_size))
+        if nlp is not None and self.lexicon is not None and len(self.lexicon):
+            self.check_width(context_width(nlp))
+
+    def check_width(self, pipeline_width: int) -> None:
+        if self.lexicon is not None and len(self.lexicon) and self.lexicon.width != pipeline_width:
+            raise CtxvecError(Errors.E219.format(lexicon_width=self.lexicon.width, pipeline_width=pipeline_width))
+
+    # Serialisation: the lexicon as .npy + JSON on disk, msgpack in bytes.
+    def to_disk(self, path: Union[str, Path], *, exclude: Iterable[str] = tuple()) -> None:
+        path = Path(path)
+        path.mkdir(parents=True, exist_ok=True)
+        if self.lexicon is not None:
+            self.lexicon.to_disk(path / LEXICON_DIR)
+
+    def from_disk(self, path: Union[str, Path], *, exclude: Iterable[str] = tuple()) -> "Polysemy":
+        lexicon_dir = Path(path) / LEXICON_DIR
+        self.set_lexicon(Lexicon.from_disk(lexicon_dir) if lexicon_dir.exists() else None)
+        return self
+
+    def to_bytes(self, *, exclude: Iterable[str] = tuple()) -> bytes:
+        return srsly.msgpack_dumps({"lexicon": None if self.lexicon is None else self.lexicon.to_bytes()})
+
+    def from_bytes(self, bytes_data: bytes, *, exclude: Iterable[str] = tuple()) -> "Polysemy":
+        data = srsly.msgpack_loads(bytes_data)
+        self.set_lexicon(None if data["lexicon"] is None else Lexicon.from_bytes(data["lexicon"]))
+        return self
+
+
+def load_lexicon(path: Union[str, Path]) -> Lexicon:
+    """A Lexicon from a lexicon directory, or from the ctxvec_polysemy component of a
+    saved pipeline directory (read from disk, without loading the model)."""
+    from spacy.util import load_config
+
+    path = Path(path)
+    if (path / "lexicon.json").exists():
+        return Lexicon.from_disk(path)
+    if (path / "config.cfg").exists():
+        components = load_config(path / "config.cfg", interpolate=False)["components"]
+        for name, block in components.items():
+            if block.get("factory") == "ctxvec_polysemy" and (path / name / LEXICON_DIR / "lexicon.json").exists():
+                return Lexicon.from_disk(path / name / LEXICON_DIR)
+    raise CtxvecError(Errors.E225.format(path=path))
+
+
+def ensure_polysemy_component(nlp: Language, key: str, min_count: int) -> Polysemy:
+    """The pipeline's ctxvec_polysemy component with these settings (added after
+    ctxvec_context if absent, replaced if its settings differ)."""
+    config = {"key": key, "min_count": min_count}
+    names = polysemy_components(nlp)
+    if not names:
+        after = CONTEXT_COMPONENT if CONTEXT_COMPONENT in nlp.pipe_names else None
+        return nlp.add_pipe(POLYSEMY_FACTORY, after=after, config=config)  # type: ignore[return-value]
+    component = nlp.get_pipe(names[0])
+    if (component.key, component.min_count) != (key, min_count):
+        return nlp.replace_pipe(names[0], POLYSEMY_FACTORY, config=config)  # type: ignore[return-value]
+    return component  # type: ignore[return-value]

@@ -1,0 +1,135 @@
+"""The ctxvec_static component: one static vector per token from a StaticVectorTable
+(word2vec / GloVe / fastText file, or the transformer's input embeddings)."""
+from pathlib import Path
+from typing import Any, Callable, Iterable, List, Optional, Sequence, Tuple, Union
+
+import numpy as np
+import srsly
+from spacy.attrs import LOWER, NORM, ORTH
+from spacy.language import Language
+from spacy.tokens import Doc
+from thinc.api import Config
+
+from ..attributes import STATIC_ARRAY, STATIC_KEYS, install_extensions
+from ..errors import CtxvecError, Errors
+from ..static.sources import StaticSource, configure_transformer_embeddings
+from ..static.table import StaticVectorTable, check_lookups
+from .base import DocAnnotator, vector_dtype
+
+DEFAULT_STATIC_CONFIG = """
+[ctxvec_static]
+lookups = ["exact","lower","norm","subwords"]
+dtype = "float32"
+"""
+
+STATIC_NO_TRANSFORMER_FIX = (
+    "Set [initialize.components.{name}.source], e.g. @misc = \"spacy-ctxvec.vectors_file.v1\", "
+    "or add a transformer before '{name}' to use its input embeddings."
+)
+
+
+@Language.factory(
+    "ctxvec_static",
+    default_config=Config().from_str(DEFAULT_STATIC_CONFIG)["ctxvec_static"],
+    assigns=["doc._.ctxvec_static", "doc._.ctxvec_static_keys"],
+)
+def make_static_vectors(nlp: Language, name: str, lookups: List[str], dtype: str) -> "StaticVectors":
+    """Look every token up in a static vector table; see StaticVectors."""
+    return StaticVectors(name=name, lookups=lookups, dtype=dtype)
+
+
+def unique_rows(ids: np.ndarray) -> Tuple[np.ndarray, np.ndarray]:
+    """(unique rows, inverse) of an (n, 3) ORTH/LOWER/NORM array. Deduplicates on
+    ORTH alone (fast) unless some token's norm differs from another with the same text."""
+    _, first, inverse = np.unique(ids[:, 0], return_index=True, return_inverse=True)
+    inverse = inverse.reshape(-1)
+    if np.array_equal(ids[first][inverse], ids):
+        return ids[first], inverse
+    unique, inverse = np.unique(ids, axis=0, return_inverse=True)
+    return unique, inverse.reshape(-1)
+
+
+class StaticVectors(DocAnnotator):
+    """Sets doc._.ctxvec_static (n_tokens, dim) and doc._.ctxvec_static_keys (int8
+    codes into STATIC_KEY_NAMES: which lookup found each token; 0 = none, zero row).
+
+    The table comes from the `source` given to initialize() (default: the input
+    embeddings of the transformer before this component) and is saved with the
+    pipeline as .npy + JSON."""
+
+    def __init__(self, *, name: str = "ctxvec_static", lookups: Sequence[str] = ("exact", "lower", "norm", "subwords"), dtype: str = "float32") -> None:
+        self.name = name
+        self.lookups = check_lookups(lookups)
+        self.dtype = vector_dtype(dtype)
+        self.table: Optional[StaticVectorTable] = None
+        install_extensions()
+
+    def set_annotations(self, docs: Sequence[Doc]) -> None:
+        for doc in docs:
+            vectors, codes = self.lookup_doc(doc)
+            doc._.set(STATIC_ARRAY, vectors)
+            doc._.set(STATIC_KEYS, codes)
+
+    def lookup_doc(self, doc: Doc) -> Tuple[np.ndarray, np.ndarray]:
+        """(vectors (n_tokens, dim), codes (n_tokens,) int8) for one Doc; each unique
+        (text, lower, norm) is looked up once."""
+        table = self._require_table()
+        ids = doc.to_array([ORTH, LOWER, NORM]).reshape(len(doc), 3)
+        unique, inverse = unique_rows(ids)
+        strings = doc.vocab.strings
+        texts, lowers, norms = ([strings[int(h)] for h in unique[:, col]] for col in range(3))
+        vectors, codes = table.lookup_batch(texts, lowers, norms, lookups=self.lookups)
+        return vectors[inverse].astype(self.dtype, copy=False), codes[inverse]
+
+    def _require_table(self) -> StaticVectorTable:
+        if self.table is None:
+            raise CtxvecError(Errors.E114.format(name=self.name))
+        return self.table
+
+    def initialize(
+        self,
+        get_examples: Optional[Callable[[], Iterable[Any]]] = None,
+        *,
+        nlp: Optional[Language] = None,
+        source: Optional[StaticSource] = None,
+    ) -> None:
+        """Build the table with ``source(nlp)``; without a source, use the input
+        embeddings of the transformer before this component."""
+        if source is None:
+            if nlp is None:
+                raise CtxvecError(Errors.E008.format(name=self.name, pipe_names=[], fix=STATIC_NO_TRANSFORMER_FIX.format(name=self.name)))
+            source = configure_transformer_embeddings(self._transformer_before(nlp))
+        table = source(nlp)
+        if not isinstance(table, StaticVectorTable):
+            raise CtxvecError(Errors.E118.format(name=self.name, got=type(table).__name__))
+        self.table = table
+
+    def _transformer_before(self, nlp: Language) -> str:
+        from .transformer import find_transformer
+
+        try:
+            return find_transformer(nlp, self.name)
+        except CtxvecError as err:
+            raise CtxvecError(Errors.E008.format(name=self.name, pipe_names=nlp.pipe_names, fix=STATIC_NO_TRANSFORMER_FIX.format(name=self.name))) from err
+
+    # Serialization: .npy + JSON on disk (memory-mapped on load), msgpack in bytes.
+    def to_disk(self, path: Union[str, Path], *, exclude: Iterable[str] = tuple()) -> None:
+        path = Path(path)
+        path.mkdir(parents=True, exist_ok=True)
+        srsly.write_json(path / "cfg.json", {"has_table": self.table is not None})
+        if self.table is not None:
+            self.table.to_disk(path / "table")
+
+    def from_disk(self, path: Union[str, Path], *, exclude: Iterable[str] = tuple()) -> "StaticVectors":
+        path = Path(path)
+        cfg = srsly.read_json(path / "cfg.json")
+        self.table = StaticVectorTable.from_disk(path / "table") if cfg["has_table"] else None
+        return self
+
+    def to_bytes(self, *, exclude: Iterable[str] = tuple()) -> bytes:
+        return srsly.msgpack_dumps({"table": None if self.table is None else self.table.to_bytes()})
+
+    def from_bytes(self, bytes_data: bytes, *, exclude: Iterable[str] = tuple()) -> "StaticVectors":
+        msg = srsly.msgpack_loads(bytes_data)
+        self.table = None if msg["table"] is None else StaticVectorTable.from_bytes(msg["table"])
+        return self

@@ -1,0 +1,92 @@
+"""Word similarity (static vectors), SCWS (contextual vectors) and polysemy scores
+against human judgements: numbers in, numbers out (pure numpy, no spaCy)."""
+from dataclasses import asdict, dataclass, field
+from typing import Dict, List, Mapping, Sequence
+
+import numpy as np
+
+from ..ops.cosine import rowwise_cosine
+from .metrics import partial_spearman, spearman
+
+
+@dataclass
+class CorrelationReport:
+    """Spearman's rho over the covered pairs; coverage = n_covered / n_pairs."""
+
+    name: str
+    spearman: float
+    n_pairs: int
+    n_covered: int
+    details: Dict[str, float] = field(default_factory=dict)
+
+    @property
+    def coverage(self) -> float:
+        return self.n_covered / self.n_pairs if self.n_pairs else 0.0
+
+    def to_dict(self) -> Dict[str, object]:
+        return {**asdict(self), "coverage": self.coverage}
+
+
+def similarity_report(name: str, vectors1: np.ndarray, vectors2: np.ndarray, covered: np.ndarray,
+                      scores: np.ndarray) -> CorrelationReport:
+    """Spearman of row cosines with human ``scores``, over rows where ``covered``."""
+    covered = np.asarray(covered, dtype=bool)
+    cosines = rowwise_cosine(vectors1[covered], vectors2[covered])
+    return CorrelationReport(name=name, spearman=spearman(cosines, scores[covered]),
+                             n_pairs=len(scores), n_covered=int(covered.sum()))
+
+
+def layer_similarity_reports(name: str, views1: np.ndarray, views2: np.ndarray, view_names: Sequence[str],
+                             covered: np.ndarray, scores: np.ndarray) -> Dict[str, float]:
+    """Spearman per view of (n, n_views, width) arrays, over covered rows."""
+    covered = np.asarray(covered, dtype=bool)
+    cosines = rowwise_cosine(views1[covered], views2[covered])  # (n_covered, n_views)
+    return {view: spearman(cosines[:, i], scores[covered]) for i, view in enumerate(view_names)}
+
+
+@dataclass
+class PolysemyReport:
+    """Spearman of polysemy scores with log sense counts, raw and with log corpus
+    frequency partialled out, over lexicon types with a valid score and a sense count."""
+
+    spearman: float
+    partial_spearman: float
+    frequency_spearman: float  # of log sense counts with log frequency, for reference
+    n_types: int
+    n_covered: int
+
+    @property
+    def coverage(self) -> float:
+        return self.n_covered / self.n_types if self.n_types else 0.0
+
+    def to_dict(self) -> Dict[str, object]:
+        return {**asdict(self), "coverage": self.coverage}
+
+
+def polysemy_report(keys: Sequence[str], scores: np.ndarray, valid: np.ndarray, counts: np.ndarray,
+                    sense_counts: Mapping[str, int]) -> PolysemyReport:
+    """``keys``/``scores``/``valid``/``counts`` per lexicon type; a type's sense count is
+    that of the same lemma, else of its lowercase form. Types without one are left out."""
+    senses = np.array([sense_counts.get(key, sense_counts.get(key.lower(), 0)) for key in keys], dtype=np.float64)
+    covered = np.asarray(valid, dtype=bool) & (senses > 0)
+    log_senses = np.log(senses[covered])
+    log_frequency = np.log(np.asarray(counts, dtype=np.float64)[covered])
+    chosen = np.asarray(scores, dtype=np.float64)[covered]
+    return PolysemyReport(
+        spearman=spearman(chosen, log_senses),
+        partial_spearman=partial_spearman(chosen, log_senses, log_frequency),
+        frequency_spearman=spearman(log_frequency, log_senses),
+        n_types=int(np.count_nonzero(valid)),
+        n_covered=int(covered.sum()),
+    )
+
+
+def unique_words(*word_lists: Sequence[str]) -> List[str]:
+    """Sorted distinct words of all lists."""
+    return sorted(set().union(*map(set, word_lists)))
+
+
+def rows_for(words: Sequence[str], vocabulary: Sequence[str], table: np.ndarray) -> np.ndarray:
+    """Rows of ``table`` (one per ``vocabulary`` word, sorted vocabulary) for ``words``."""
+    return table[np.searchsorted(np.asarray(vocabulary), np.asarray(words))]
+

@@ -1,0 +1,33 @@
+"""Build engines by name. Each engine is a function (nlp, corpus, **options) ->
+BuildResult; engines are imported only when asked for, so that Ray is needed only for
+``--engine ray``."""
+import importlib
+from dataclasses import dataclass, field
+from typing import Callable, Dict, List, Tuple
+
+from ..errors import CtxvecError, Errors
+from .table import Lexicon
+
+# name -> "module:function", imported on first use
+ENGINES: Dict[str, str] = {
+    "local": "spacy_ctxvec.lexicon.local:build_lexicon_local",
+    "ray": "spacy_ctxvec.lexicon.ray_engine:build_lexicon_ray",
+}
+
+
+@dataclass
+class BuildResult:
+    lexicon: Lexicon
+    n_docs: int
+    n_tokens: int
+    seconds: float
+    skipped_lines: List[Tuple[str, int]] = field(default_factory=list)
+    resumed_from: int = 0
+
+
+def get_engine(name: str) -> Callable[..., BuildResult]:
+    """The build function of engine ``name`` (E223 for an unknown name)."""
+    if name not in ENGINES:
+        raise CtxvecError(Errors.E223.format(engine=name, choices=", ".join(ENGINES)))
+    module_name, function_name = ENGINES[name].split(":")
+    return getattr(importlib.import_module(module_name), function_name)

@@ -1,0 +1,163 @@
+"""The local build engine: shards of ``shard_size`` documents, optional spawned worker
+processes, checkpoints and resume, on one machine."""
+import itertools
+import multiprocessing
+import os
+import shutil
+import time
+from concurrent.futures import ProcessPoolExecutor
+from pathlib import Path
+from typing import Any, Iterator, List, Optional, Tuple, Union
+
+import numpy as np
+from spacy.language import Language
+from spacy.tokens import Doc
+from spacy.util import minibatch
+
+from ..attributes import install_extensions
+from ..errors import CtxvecError, Errors
+from ..types import CorpusItem, PathLike
+from .checkpoints import (
+    LATEST_FILE,
+    Checkpoint,
+    build_fingerprint,
+    read_checkpoint,
+    write_checkpoint,
+)
+from .corpus import CorpusReport, iter_corpus
+from .engines import BuildResult
+from .shard import check_key_mode, partial_lexicon
+from .table import Lexicon, merge_all
+
+# Worker processes (spawned, never forked: a forked child of a process that already
+# ran torch can hang in the OpenMP thread pool).
+_worker_nlp: Optional[Language] = None
+
+
+def _init_worker(config_str: str, nlp_bytes: bytes, n_threads: int) -> None:
+    global _worker_nlp
+    from ..pipelines import rebuild_pipeline
+
+    _worker_nlp = rebuild_pipeline(config_str, nlp_bytes, num_threads=n_threads)
+
+
+def _worker_partial_lexicon(payload: List[Union[str, bytes]], key: str, batch_size: int) -> Tuple[bytes, int]:
+    assert _worker_nlp is not None
+    items = [item if isinstance(item, str) else Doc(_worker_nlp.vocab).from_bytes(item) for item in payload]
+    lexicon = partial_lexicon(_worker_nlp, items, key=key, batch_size=batch_size)
+    return lexicon.to_bytes(), len(items)
+
+
+# The local engine
+class _Progress:
+    """tqdm bar in documents with docs/s, plus tokens/s as a postfix."""
+
+    def __init__(self, enabled: bool, initial_docs: int) -> None:
+        from tqdm import tqdm
+
+        self.bar = tqdm(unit="doc", initial=initial_docs, disable=not enabled, dynamic_ncols=True, desc="build-lexicon")
+        self.start = time.perf_counter()
+        self.tokens = 0
+
+    def update(self, n_docs: int, n_tokens: int) -> None:
+        self.tokens += n_tokens
+        elapsed = max(time.perf_counter() - self.start, 1e-9)
+        self.bar.update(n_docs)
+        self.bar.set_postfix(tokens_per_s=f"{self.tokens / elapsed:,.0f}", refresh=False)
+
+    def close(self) -> None:
+        self.bar.close()
+
+
+def _split(items: List[Any], n_parts: int) -> List[List[Any]]:
+    bounds = np.linspace(0, len(items), n_parts + 1).astype(int)
+    return [items[a:b] for a, b in zip(bounds[:-1], bounds[1:]) if b > a]
+
+
+def build_lexicon_local(
+    nlp: Language,
+    corpus: PathLike,
+    *,
+    key: str = "lower",
+    batch_size: int = 64,
+    n_process: int = 1,
+    shard_size: int = 1000,
+    checkpoint_dir: Optional[PathLike] = None,
+    resume: bool = False,
+    on_error: str = "raise",
+    progress: bool = True,
+    max_docs: Optional[int] = None,
+) -> BuildResult:
+    """Build a lexicon from a corpus file on this machine.
+
+    The corpus is processed in shards of ``shard_size`` documents (each shard is one
+    ``partial_lexicon`` call, or ``n_process`` calls in spawned worker processes).
+    With ``checkpoint_dir``, the merged statistics and the number of documents done are
+    written atomically after every shard; ``resume=True`` continues from there and
+    gives a result bitwise identical to an uninterrupted run with the same settings.
+    """
+    for setting, value in (("batch_size", batch_size), ("n_process", n_process), ("shard_size", shard_size)):
+        if value < 1:
+            raise CtxvecError(Errors.E228.format(setting=setting, requirement="a positive integer", value=value))
+    check_key_mode(nlp, key)
+    install_extensions()
+    checkpoint_path = Path(checkpoint_dir) if checkpoint_dir is not None else None
+    fingerprint = build_fingerprint(nlp, corpus, key=key, batch_size=batch_size, shard_size=shard_size, n_process=n_process, max_docs=max_docs) if checkpoint_path else {}
+    state = read_checkpoint(checkpoint_path, fingerprint) if (checkpoint_path and resume) else None
+    if checkpoint_path and not resume and (checkpoint_path / LATEST_FILE).exists():
+        shutil.rmtree(checkpoint_path)
+    lexicon = state.lexicon if state else None
+    docs_done, n_tokens = (state.docs_done, state.n_tokens) if state else (0, 0)
+    resumed_from = docs_done
+
+    report = CorpusReport()
+    stream: Iterator[CorpusItem] = iter_corpus(corpus, nlp.vocab, on_error=on_error, report=report)
+    if max_docs is not None:
+        stream = itertools.islice(stream, max_docs)
+    stream = itertools.islice(stream, docs_done, None)
+    bar = _Progress(progress, docs_done)
+    pool = _start_pool(nlp, n_process) if n_process > 1 else None
+    start = time.perf_counter()
+    try:
+        for shard in minibatch(stream, size=shard_size):
+            if pool is None:
+                shard_lexicon = partial_lexicon(
+                    nlp, shard, key=key, batch_size=batch_size,
+                    on_doc=lambda doc: bar.update(1, len(doc)),
+                )
+            else:
+                shard_lexicon = _pool_partial_lexicon(pool, shard, n_process, key, batch_size, bar)
+            lexicon = shard_lexicon if lexicon is None else lexicon.merge(shard_lexicon)
+            docs_done += len(shard)
+            n_tokens += shard_lexicon.n_occurrences
+            if checkpoint_path is not None:
+                write_checkpoint(checkpoint_path, Checkpoint(docs_done, lexicon, n_tokens), fingerprint)
+    finally:
+        bar.close()
+        if pool is not None:
+            pool.shutdown(cancel_futures=True)
+    if lexicon is None:
+        raise CtxvecError(Errors.E211.format(path=corpus))
+    return BuildResult(lexicon, docs_done, n_tokens, time.perf_counter() - start, report.skipped, resumed_from)
+
+
+def _start_pool(nlp: Language, n_process: int) -> ProcessPoolExecutor:
+    n_threads = max(1, (os.cpu_count() or 1) // n_process)
+    return ProcessPoolExecutor(
+        max_workers=n_process,
+        mp_context=multiprocessing.get_context("spawn"),
+        initializer=_init_worker,
+        initargs=(nlp.config.to_str(), nlp.to_bytes(), n_threads),
+    )
+
+
+def _pool_partial_lexicon(pool: ProcessPoolExecutor, shard: List[CorpusItem], n_process: int, key: str, batch_size: int, bar: _Progress) -> Lexicon:
+    payloads = [[item if isinstance(item, str) else item.to_bytes() for item in part] for part in _split(shard, n_process)]
+    futures = [pool.submit(_worker_partial_lexicon, payload, key, batch_size) for payload in payloads]
+    parts = []
+    for future in futures:
+        data, n_docs = future.result()
+        part = Lexicon.from_bytes(data)
+        bar.update(n_docs, part.n_occurrences)
+        parts.append(part)
+    return merge_all(parts)

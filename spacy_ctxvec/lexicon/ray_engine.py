@@ -1,0 +1,265 @@
+"""The Ray engine: build a polysemy lexicon with Ray Data, on one machine or a cluster.
+
+The corpus is read as a Ray Dataset (one read task per file, blocks of ``shard_size``
+documents). ``map_batches`` runs a pool of ``num_workers`` actors (``num_gpus_per_worker``
+GPUs each); every actor loads the pipeline once and maps each batch of documents to one
+row holding that batch's partial lexicon, made by the same shard function as the local
+engine (``build.partial_lexicon``). The driver streams those rows back and adds them
+with ``Lexicon.merge``, which is exact and order-independent, so the result equals the
+local engine's however Ray splits, schedules or retries the work.
+
+Why a retried worker does not count twice: partials are task outputs, not actor state.
+When an actor dies, Ray Data restarts it and reruns the unfinished task; the rerun's
+outputs take the same object ids as the lost attempt's, and the driver only merges rows
+that the dataset iterator hands it, once each.
+
+Ray is imported lazily; without it the engine raises E502 naming ``pip install
+spacy-ctxvec[ray]``.
+"""
+import json
+import math
+import os
+import time
+from contextlib import contextmanager
+from pathlib import Path
+from typing import (
+    Any,
+    Dict,
+    Iterable,
+    Iterator,
+    List,
+    Optional,
+    Sequence,
+    Tuple,
+    Type,
+    Union,
+)
+
+from spacy.language import Language
+
+from ..errors import PREFIX, CtxvecError, Errors
+from ..pipelines import load_pipeline
+from ..types import PathLike
+from .corpus import ON_ERROR_CHOICES, corpus_files
+from .engines import BuildResult
+from .shard import check_key_mode
+from .table import Lexicon, merge_all
+
+# Reading and parsing text is cheap next to the transformer, and read tasks that asked
+# for a CPU could never start while the actors hold every CPU of a small machine.
+READ_TASK_CPUS = 0.0
+MERGE_GROUP = 16
+
+
+def import_ray() -> Any:
+    """The ray module, or E502 naming the optional extra."""
+    try:
+        import ray
+        import ray.data  # noqa: F401
+    except ImportError as err:
+        raise CtxvecError(Errors.E502.format(error=err)) from err
+    return ray
+
+
+def resolve_corpus_files(corpus: Union[PathLike, Sequence[PathLike]]) -> List[str]:
+    """Every corpus file, checked to exist and be readable here (URIs such as
+    s3://bucket/corpus.txt are passed on to Ray unchecked)."""
+    paths = [corpus] if isinstance(corpus, (str, Path)) else list(corpus)
+    if not paths:
+        raise CtxvecError(Errors.E228.format(setting="corpus", requirement="at least one file or directory", value=paths))
+    files: List[str] = []
+    for path in paths:
+        if "://" in str(path):
+            files.append(str(path))
+            continue
+        for file in corpus_files(path):
+            try:
+                with file.open("rb") as handle:
+                    handle.read(1)
+            except OSError as err:
+                raise CtxvecError(Errors.E501.format(path=file, error=err.strerror or err)) from err
+            files.append(str(file.resolve()))
+    return files
+
+
+def _check_settings(num_workers: int, num_gpus_per_worker: float, num_cpus_per_worker: float, batch_size: int, shard_size: int, on_error: str) -> None:
+    for setting, value in (("num_workers", num_workers), ("batch_size", batch_size), ("shard_size", shard_size)):
+        if value < 1:
+            raise CtxvecError(Errors.E228.format(setting=setting, requirement="a positive integer", value=value))
+    if num_gpus_per_worker < 0:
+        raise CtxvecError(Errors.E228.format(setting="num_gpus_per_worker", requirement="0 or more", value=num_gpus_per_worker))
+    if num_cpus_per_worker <= 0:
+        raise CtxvecError(Errors.E228.format(setting="num_cpus_per_worker", requirement="more than 0", value=num_cpus_per_worker))
+    if on_error not in ON_ERROR_CHOICES:
+        raise CtxvecError(Errors.E215.format(on_error=on_error))
+
+
+def _check_unsupported(n_process: int, resume: bool, max_docs: Optional[int]) -> None:
+    if n_process != 1:
+        raise CtxvecError(Errors.E505.format(option="--n-process", reason="use --num-workers (one Ray actor per worker)"))
+    if resume:
+        raise CtxvecError(Errors.E505.format(option="--resume", reason="Ray reruns failed shards itself; rerun the build if the driver dies, or use the local engine's checkpoints"))
+    if max_docs is not None:
+        raise CtxvecError(Errors.E505.format(option="--max-docs", reason="Ray reads files in parallel, so 'the first N documents' is not defined; cut the corpus files instead"))
+
+
+@contextmanager
+def ray_session(address: Optional[str], num_cpus: float) -> Iterator[Any]:
+    """Join the cluster at ``address``, reuse an initialised Ray, or start a local one
+    with at least ``num_cpus`` CPUs; shut down only what was started here."""
+    ray = import_ray()
+    started = False
+    if not ray.is_initialized():
+        if address is None:
+            ray.init(num_cpus=max(os.cpu_count() or 1, math.ceil(num_cpus)), include_dashboard=False)
+        else:
+            ray.init(address=address)
+        started = True
+    try:
+        yield ray
+    finally:
+        if started:
+            ray.shutdown()
+
+
+def check_cluster_resources(ray: Any, num_workers: int, num_cpus_per_worker: float, num_gpus_per_worker: float) -> None:
+    """E504 if the actor pool can never be placed (Ray would wait for it forever)."""
+    resources = ray.cluster_resources()
+    for resource, per_worker in (("CPU", num_cpus_per_worker), ("GPU", num_gpus_per_worker)):
+        need, have = num_workers * per_worker, resources.get(resource, 0.0)
+        if need > have:
+            raise CtxvecError(Errors.E504.format(have=have, resource=resource, num_workers=num_workers, per_worker=per_worker, need=need))
+
+
+def coded_error(err: BaseException) -> Optional[CtxvecError]:
+    """The CtxvecError a Ray task raised, found in the chain of wrapping exceptions."""
+    seen = set()
+    stack: List[Optional[BaseException]] = [err]
+    while stack:
+        current = stack.pop()
+        if current is None or id(current) in seen:
+            continue
+        seen.add(id(current))
+        if isinstance(current, CtxvecError) and str(current).startswith("[" + PREFIX):
+            return CtxvecError(str(current))
+        stack.extend([current.__cause__, current.__context__, getattr(current, "cause", None)])
+    return None
+
+
+def merge_partials(rows: Iterable[Dict[str, Any]], *, progress: bool = False) -> Tuple[Optional[Lexicon], int, List[Tuple[str, int]]]:
+    """Stream-merge partial lexicon rows: (lexicon or None, documents, skipped lines).
+
+    A merge rewrites the whole running lexicon, so partials are first merged with each
+    other in groups of MERGE_GROUP (small lexicons, cheap) and each group once into the
+    running total: MERGE_GROUP times fewer passes over types x width. Merging is exact
+    and associative, so the grouping does not change a bit of the result.
+    """
+    from tqdm import tqdm
+
+    lexicon: Optional[Lexicon] = None
+    group: List[Lexicon] = []
+    n_docs = n_tokens = 0
+    skipped: List[Tuple[str, int]] = []
+    start = time.perf_counter()
+
+    def flush() -> None:
+        nonlocal lexicon
+        if group:
+            merged = merge_all(group)
+            lexicon = merged if lexicon is None else lexicon.merge(merged)
+            group.clear()
+
+    with tqdm(unit="doc", disable=not progress, dynamic_ncols=True, desc="build-lexicon (ray)") as bar:
+        for row in rows:
+            part = Lexicon.from_bytes(row["lexicon"])
+            group.append(part)
+            if len(group) >= MERGE_GROUP:
+                flush()
+            n_docs += int(row["n_docs"])
+            n_tokens += part.n_occurrences
+            skipped.extend((str(path), int(line)) for path, line in json.loads(row["skipped"]))
+            bar.update(int(row["n_docs"]))
+            bar.set_postfix(tokens_per_s=f"{n_tokens / max(time.perf_counter() - start, 1e-9):,.0f}", refresh=False)
+    flush()
+    return lexicon, n_docs, sorted(skipped)
+
+
+def build_lexicon_ray(
+    pipeline: Union[Language, PathLike],
+    corpus: Union[PathLike, Sequence[PathLike]],
+    *,
+    address: Optional[str] = None,
+    num_workers: int = 1,
+    num_gpus_per_worker: float = 0.0,
+    num_cpus_per_worker: float = 1.0,
+    key: str = "lower",
+    batch_size: int = 64,
+    shard_size: int = 1000,
+    on_error: str = "raise",
+    progress: bool = True,
+    n_process: int = 1,
+    checkpoint_dir: Optional[PathLike] = None,
+    resume: bool = False,
+    max_docs: Optional[int] = None,
+    worker_class: Optional[Type] = None,
+) -> BuildResult:
+    """Build a lexicon from corpus files with a pool of Ray actors.
+
+    pipeline: a Language, or a pipeline directory / package / .cfg (loaded here once and
+        shipped to the actors as config + bytes, so every actor has the same weights).
+    corpus: a .txt / .jsonl / .spacy file, a directory of them, or a list of either.
+    address: an existing cluster ("auto", "ray://host:10001"); None reuses an initialised
+        Ray or starts a local one for this call (and shuts it down afterwards), and checks
+        that its current resources can hold the actor pool (E504 instead of waiting forever).
+    num_workers, num_gpus_per_worker, num_cpus_per_worker: the actor pool; each actor
+        holds one copy of the pipeline and runs torch on num_cpus_per_worker threads.
+    shard_size: documents per Ray batch, i.e. per partial lexicon.
+    batch_size: documents per nlp.pipe batch inside an actor.
+
+    n_process, resume and max_docs belong to the local engine (E505 if set);
+    checkpoint_dir is accepted for the shared CLI call and not used: Ray reruns failed
+    shards itself. ``worker_class`` replaces the actor class (a subclass of
+    ``_ray_parts.PartialLexiconWorker``). Returns the same BuildResult as the local engine.
+    """
+    _check_settings(num_workers, num_gpus_per_worker, num_cpus_per_worker, batch_size, shard_size, on_error)
+    _check_unsupported(n_process, resume, max_docs)
+    files = resolve_corpus_files(corpus)
+    import_ray()
+    from .ray_workers import CorpusDatasource, PartialLexiconWorker
+
+    nlp = pipeline if isinstance(pipeline, Language) else load_pipeline(pipeline)
+    check_key_mode(nlp, key)
+    start = time.perf_counter()
+    with ray_session(address, num_workers * num_cpus_per_worker) as ray:
+        if address is None:
+            check_cluster_resources(ray, num_workers, num_cpus_per_worker, num_gpus_per_worker)
+        context = ray.data.DataContext.get_current()
+        progress_bars, context.enable_progress_bars = context.enable_progress_bars, progress
+        pipeline_ref = ray.put((nlp.config.to_str(), nlp.to_bytes()))
+        documents = ray.data.read_datasource(
+            CorpusDatasource(files, rows_per_block=shard_size, on_error=on_error),
+            num_cpus=READ_TASK_CPUS,
+        )
+        partials = documents.map_batches(
+            worker_class or PartialLexiconWorker,
+            batch_size=shard_size,
+            batch_format="numpy",
+            compute=ray.data.ActorPoolStrategy(size=num_workers),
+            num_cpus=num_cpus_per_worker,
+            num_gpus=num_gpus_per_worker or None,
+            fn_constructor_args=(pipeline_ref, key, batch_size, num_gpus_per_worker > 0, max(1, int(num_cpus_per_worker))),
+        )
+        try:
+            lexicon, n_docs, skipped = merge_partials(partials.iter_rows(), progress=progress)
+        except Exception as err:
+            coded = coded_error(err)
+            if coded is None:
+                raise
+            raise coded from err
+        finally:
+            context.enable_progress_bars = progress_bars
+    if lexicon is None or n_docs == 0:
+        raise CtxvecError(Errors.E211.format(path=corpus))
+    return BuildResult(lexicon, n_docs, lexicon.n_occurrences, time.perf_counter() - start, skipped)
+
+

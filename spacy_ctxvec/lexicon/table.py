@@ -1,0 +1,347 @@
+"""Corpus polysemy statistics: a mergeable lexicon of contextual-vector sums per word type.
+
+For each type w the lexicon keeps its count n_w, the sum S_w of its unit-normalised
+contextual vectors and the sum R_w of its raw vectors. From these, exactly:
+
+- self-similarity (Ethayarajh 2019), the mean cosine over pairs of distinct occurrences,
+  SelfSim_w = (|S_w|^2 - n_w) / (n_w (n_w - 1)), because |S_w|^2 = sum_ij cos(i, j)
+  and the n_w diagonal terms are 1;
+- the anisotropy baseline B, the mean cosine over pairs of occurrences of *different*
+  types, B = (|sum_w S_w|^2 - sum_w |S_w|^2) / (N^2 - sum_w n_w^2), N = sum_w n_w;
+- polysemy_score_w = (1 - SelfSim_w) / (1 - B): 0 when every occurrence points the same
+  way, 1 when two occurrences are as far apart as two occurrences of different words.
+
+Sums are kept in fixed point (int64): unit vectors scaled by 2**UNIT_SCALE_BITS, raw
+vectors by 2**raw_scale_bits, each rounded once per occurrence. Integer addition is
+exact, so merging is associative and commutative bit for bit, and every float result
+(derived on demand in float64) is identical however the corpus was split. Keys are
+kept sorted, so the arrays themselves do not depend on merge order either.
+
+Overflow guard: every rounded component of one occurrence is at most 2**30 in
+magnitude and a type may hold at most MAX_COUNT = 2**32 occurrences, so every sum
+stays below 2**62 < 2**63.
+"""
+import io
+import json
+from collections import Counter
+from pathlib import Path
+from typing import Any, Dict, Iterable, List, Optional, Sequence, Tuple, Union
+
+import numpy as np
+
+from ..errors import CtxvecError, Errors
+from ..ops.cosine import normalise_rows
+
+UNIT_SCALE_BITS = 30
+DEFAULT_RAW_SCALE_BITS = 20  # resolution 2**-20 ~ 1e-6; raw components up to 2**10 = 1024
+COMPONENT_BITS = 30  # max magnitude of one occurrence's rounded component
+MAX_COUNT = 2**32
+FORMAT_VERSION = 1
+_ARRAY_FILES = ("counts", "unit_sums", "raw_sums")
+
+
+def _sorted_unique_keys(keys: Sequence[str]) -> Tuple[np.ndarray, np.ndarray]:
+    key_array = np.asarray(list(keys) if not isinstance(keys, np.ndarray) else keys, dtype=str)
+    return np.unique(key_array, return_inverse=True)
+
+
+def _to_fixed(values: np.ndarray, scale_bits: int) -> np.ndarray:
+    return np.rint(np.ldexp(values, scale_bits)).astype(np.int64)
+
+
+def _from_fixed(values: np.ndarray, scale_bits: int) -> np.ndarray:
+    return np.ldexp(np.asarray(values, dtype=np.float64), -scale_bits)
+
+
+def _sum_by_group(values: np.ndarray, inverse: np.ndarray, n_groups: int) -> np.ndarray:
+    """Exact int64 sums of rows of ``values`` grouped by ``inverse``."""
+    order = np.argsort(inverse, kind="stable")
+    sorted_groups = inverse[order]
+    starts = np.flatnonzero(np.r_[True, sorted_groups[1:] != sorted_groups[:-1]])
+    sums = np.zeros((n_groups,) + values.shape[1:], dtype=np.int64)
+    if len(order):
+        sums[sorted_groups[starts]] = np.add.reduceat(values[order], starts, axis=0)
+    return sums
+
+
+class Lexicon:
+    """Per word type: count, fixed-point sum of unit vectors, fixed-point sum of raw vectors.
+
+    Build with ``from_occurrences`` and combine with ``merge``; memory is
+    O(types x width) whatever the corpus size. ``meta`` is free-form JSON describing
+    how the vectors were made (key mode, model, layers); merge keeps it and refuses to
+    mix lexicons whose meta disagree.
+    """
+
+    def __init__(
+        self,
+        keys: Sequence[str],
+        counts: np.ndarray,
+        unit_sums: np.ndarray,
+        raw_sums: np.ndarray,
+        *,
+        width: int,
+        raw_scale_bits: int = DEFAULT_RAW_SCALE_BITS,
+        n_skipped_zero: int = 0,
+        meta: Optional[Dict[str, Any]] = None,
+    ) -> None:
+        self.keys: List[str] = list(keys)
+        self.counts = np.asarray(counts, dtype=np.int64)
+        self.unit_sums = np.asarray(unit_sums, dtype=np.int64)
+        self.raw_sums = np.asarray(raw_sums, dtype=np.int64)
+        self.width = int(width)
+        self.raw_scale_bits = int(raw_scale_bits)
+        self.n_skipped_zero = int(n_skipped_zero)
+        self.meta: Dict[str, Any] = dict(meta or {})
+        self._index: Optional[Dict[str, int]] = None
+        n = len(self.keys)
+        if self.counts.shape != (n,) or self.unit_sums.shape != (n, self.width) or self.raw_sums.shape != (n, self.width):
+            raise CtxvecError(Errors.E201.format(
+                n_keys=n, counts=self.counts.shape, unit_sums=self.unit_sums.shape,
+                raw_sums=self.raw_sums.shape, width=self.width))
+        if len(set(self.keys)) != n:
+            key, count = Counter(self.keys).most_common(1)[0]
+            raise CtxvecError(Errors.E231.format(key=key, n=count))
+
+    # Construction
+    @classmethod
+    def empty(cls, width: int, *, raw_scale_bits: int = DEFAULT_RAW_SCALE_BITS, meta: Optional[Dict[str, Any]] = None) -> "Lexicon":
+        zeros = np.zeros((0, width), dtype=np.int64)
+        return cls([], np.zeros(0, dtype=np.int64), zeros, zeros.copy(), width=width, raw_scale_bits=raw_scale_bits, meta=meta)
+
+    @classmethod
+    def from_occurrences(
+        cls,
+        keys: Sequence[str],
+        vectors: np.ndarray,
+        *,
+        raw_scale_bits: int = DEFAULT_RAW_SCALE_BITS,
+        meta: Optional[Dict[str, Any]] = None,
+    ) -> "Lexicon":
+        """A lexicon from one key per row of ``vectors`` (n_occ, width).
+
+        Rows whose norm is zero have no direction: they are not counted, and their
+        number is kept in ``n_skipped_zero``. Non-finite rows are an error.
+        """
+        vectors = np.asarray(vectors, dtype=np.float64)
+        if vectors.ndim != 2 or vectors.shape[0] != len(keys):
+            raise CtxvecError(Errors.E202.format(n_keys=len(keys), shape=vectors.shape))
+        width = vectors.shape[1]
+        if not np.isfinite(vectors).all():
+            bad = int(np.flatnonzero(~np.isfinite(vectors).all(axis=1))[0])
+            raise CtxvecError(Errors.E203.format(row=bad))
+        limit = 2.0 ** (COMPONENT_BITS - raw_scale_bits)
+        if vectors.size and np.abs(vectors).max() > limit:
+            raise CtxvecError(Errors.E204.format(value=float(np.abs(vectors).max()), limit=limit, bits=raw_scale_bits))
+        norms = np.sqrt(np.einsum("ij,ij->i", vectors, vectors))
+        nonzero = norms > 0
+        if len(keys) == 0:
+            return cls.empty(width, raw_scale_bits=raw_scale_bits, meta=meta)
+        unique_keys, inverse = _sorted_unique_keys(np.asarray(keys, dtype=str)[nonzero])
+        vectors, norms = vectors[nonzero], norms[nonzero]
+        unit_fixed = _to_fixed(vectors / norms[:, None], UNIT_SCALE_BITS)
+        raw_fixed = _to_fixed(vectors, raw_scale_bits)
+        n_types = len(unique_keys)
+        counts = np.bincount(inverse, minlength=n_types).astype(np.int64)
+        _check_counts(counts)
+        return cls(
+            unique_keys.tolist(),
+            counts,
+            _sum_by_group(unit_fixed, inverse, n_types),
+            _sum_by_group(raw_fixed, inverse, n_types),
+            width=width,
+            raw_scale_bits=raw_scale_bits,
+            n_skipped_zero=int((~nonzero).sum()),
+            meta=meta,
+        )
+
+    # Merging
+    def merge(self, other: "Lexicon") -> "Lexicon":
+        """Exact sum of two lexicons (associative and commutative, bit for bit)."""
+        return merge(self, other)
+
+    # Lookup
+    def __len__(self) -> int:
+        return len(self.keys)
+
+    def __contains__(self, key: object) -> bool:
+        return self.index(key) is not None  # type: ignore[arg-type]
+
+    def index(self, key: str) -> Optional[int]:
+        if self._index is None:
+            self._index = {k: i for i, k in enumerate(self.keys)}
+        return self._index.get(key)
+
+    @property
+    def n_occurrences(self) -> int:
+        return int(self.counts.sum())
+
+    # Derived statistics (float64, computed on demand)
+    def unit_vector_sums(self) -> np.ndarray:
+        """S_w: sum of unit-normalised vectors per type, (n_types, width) float64."""
+        return _from_fixed(self.unit_sums, UNIT_SCALE_BITS)
+
+    def raw_vector_sums(self) -> np.ndarray:
+        return _from_fixed(self.raw_sums, self.raw_scale_bits)
+
+    def self_similarity(self) -> np.ma.MaskedArray:
+        """Mean pairwise cosine between a type's occurrences, masked where n < 2."""
+        sums = self.unit_vector_sums()
+        sq_norms = np.einsum("ij,ij->i", sums, sums)
+        n = self.counts.astype(np.float64)
+        defined = self.counts >= 2
+        values = np.zeros(len(self), dtype=np.float64)
+        values[defined] = (sq_norms[defined] - n[defined]) / (n[defined] * (n[defined] - 1))
+        return np.ma.masked_array(np.clip(values, -1.0, 1.0), mask=~defined)
+
+    def anisotropy_baseline(self) -> float:
+        """Mean cosine between occurrences of different types (0.0 if there are no such pairs)."""
+        sums = self.unit_vector_sums()
+        total = sums.sum(axis=0)
+        n = self.counts.astype(np.float64)
+        n_pairs = n.sum() ** 2 - (n**2).sum()
+        if n_pairs <= 0:
+            return 0.0
+        same_type = np.einsum("ij,ij->", sums, sums)
+        return float(np.clip((total @ total - same_type) / n_pairs, -1.0, 1.0))
+
+    def polysemy_scores(self, min_count: int = 2) -> Tuple[np.ndarray, np.ndarray]:
+        """(scores, valid): (1 - SelfSim) / (1 - B) per type; valid where n >= min_count.
+
+        Invalid entries hold 0.0, never NaN.
+        """
+        if min_count < 2:
+            raise CtxvecError(Errors.E208.format(min_count=min_count))
+        self_sim = self.self_similarity()
+        spread = 1.0 - self.anisotropy_baseline()
+        valid = (self.counts >= min_count) & (spread > 1e-12)
+        scores = np.zeros(len(self), dtype=np.float64)
+        scores[valid] = (1.0 - self_sim.data[valid]) / spread
+        return scores, valid
+
+    def centroids(self) -> np.ndarray:
+        """Mean raw contextual vector per type (n_types, width) float64."""
+        return self.raw_vector_sums() / np.maximum(self.counts, 1)[:, None]
+
+    def unit_centroids(self) -> np.ndarray:
+        """S_w / |S_w|: the direction of the mean unit vector per type (zeros if |S_w| = 0).
+
+        The mean of cos(occurrence, unit centroid) over a type's occurrences is |S_w| / n_w.
+        """
+        return normalise_rows(self.unit_vector_sums())
+
+    # Serialisation: .npy + JSON on disk, msgpack of arrays in bytes; no pickle.
+    def _header(self) -> Dict[str, Any]:
+        return {
+            "format_version": FORMAT_VERSION,
+            "width": self.width,
+            "unit_scale_bits": UNIT_SCALE_BITS,
+            "raw_scale_bits": self.raw_scale_bits,
+            "n_skipped_zero": self.n_skipped_zero,
+            "meta": self.meta,
+        }
+
+    @classmethod
+    def _from_parts(cls, header: Dict[str, Any], keys: List[str], arrays: Dict[str, np.ndarray], source: str) -> "Lexicon":
+        if header.get("unit_scale_bits") != UNIT_SCALE_BITS or header.get("format_version") != FORMAT_VERSION:
+            raise CtxvecError(Errors.E207.format(path=source, problem=f"unsupported format {header}"))
+        return cls(
+            keys, arrays["counts"], arrays["unit_sums"], arrays["raw_sums"],
+            width=header["width"], raw_scale_bits=header["raw_scale_bits"],
+            n_skipped_zero=header.get("n_skipped_zero", 0), meta=header.get("meta", {}),
+        )
+
+    def to_disk(self, path: Union[str, Path]) -> None:
+        path = Path(path)
+        path.mkdir(parents=True, exist_ok=True)
+        for name in _ARRAY_FILES:
+            np.save(path / f"{name}.npy", getattr(self, name), allow_pickle=False)
+        (path / "keys.json").write_text(json.dumps(self.keys, ensure_ascii=False), encoding="utf8")
+        (path / "lexicon.json").write_text(json.dumps(self._header(), indent=2), encoding="utf8")
+
+    @classmethod
+    def from_disk(cls, path: Union[str, Path], *, mmap: bool = True) -> "Lexicon":
+        path = Path(path)
+        missing = [name for name in ("lexicon.json", "keys.json") + tuple(f"{a}.npy" for a in _ARRAY_FILES) if not (path / name).exists()]
+        if missing:
+            raise CtxvecError(Errors.E207.format(path=path, problem=f"missing {', '.join(missing)}"))
+        header = json.loads((path / "lexicon.json").read_text(encoding="utf8"))
+        keys = json.loads((path / "keys.json").read_text(encoding="utf8"))
+        arrays = {name: np.load(path / f"{name}.npy", mmap_mode="r" if mmap else None, allow_pickle=False) for name in _ARRAY_FILES}
+        return cls._from_parts(header, keys, arrays, str(path))
+
+    def to_bytes(self) -> bytes:
+        import srsly
+
+        buffers = {}
+        for name in _ARRAY_FILES:
+            buffer = io.BytesIO()
+            np.save(buffer, np.ascontiguousarray(getattr(self, name)), allow_pickle=False)
+            buffers[name] = buffer.getvalue()
+        return srsly.msgpack_dumps({"header": self._header(), "keys": self.keys, "arrays": buffers})
+
+    @classmethod
+    def from_bytes(cls, data: bytes) -> "Lexicon":
+        import srsly
+
+        msg = srsly.msgpack_loads(data)
+        arrays = {name: np.load(io.BytesIO(msg["arrays"][name]), allow_pickle=False) for name in _ARRAY_FILES}
+        return cls._from_parts(msg["header"], list(msg["keys"]), arrays, "<bytes>")
+
+    def __eq__(self, other: object) -> bool:
+        """Bitwise equality of keys, sums and settings."""
+        if not isinstance(other, Lexicon):
+            return NotImplemented
+        return (
+            self.keys == other.keys
+            and self._header() == other._header()
+            and all(np.array_equal(getattr(self, a), getattr(other, a)) for a in _ARRAY_FILES)
+        )
+
+    def __repr__(self) -> str:
+        return f"Lexicon(types={len(self)}, occurrences={self.n_occurrences}, width={self.width})"
+
+
+def _check_counts(counts: np.ndarray) -> None:
+    if len(counts) and int(counts.max()) > MAX_COUNT:
+        raise CtxvecError(Errors.E205.format(count=int(counts.max()), limit=MAX_COUNT))
+
+
+def _merged_meta(a: Dict[str, Any], b: Dict[str, Any]) -> Dict[str, Any]:
+    if a and b and a != b:
+        raise CtxvecError(Errors.E206.format(what="meta", a=a, b=b))
+    return dict(a or b)
+
+
+def merge(a: Lexicon, b: Lexicon) -> Lexicon:
+    """Exact sum of two lexicons: the union of types, counts and sums added in int64."""
+    for what, value_a, value_b in (("width", a.width, b.width), ("raw_scale_bits", a.raw_scale_bits, b.raw_scale_bits)):
+        if value_a != value_b:
+            raise CtxvecError(Errors.E206.format(what=what, a=value_a, b=value_b))
+    keys = np.union1d(np.asarray(a.keys, dtype=str), np.asarray(b.keys, dtype=str))
+    arrays = {}
+    for name in _ARRAY_FILES:
+        shape = (len(keys),) + getattr(a, name).shape[1:]
+        total = np.zeros(shape, dtype=np.int64)
+        for part in (a, b):
+            if len(part):
+                total[np.searchsorted(keys, np.asarray(part.keys, dtype=str))] += getattr(part, name)
+        arrays[name] = total
+    _check_counts(arrays["counts"])
+    return Lexicon(
+        keys.tolist(), arrays["counts"], arrays["unit_sums"], arrays["raw_sums"],
+        width=a.width, raw_scale_bits=a.raw_scale_bits,
+        n_skipped_zero=a.n_skipped_zero + b.n_skipped_zero, meta=_merged_meta(a.meta, b.meta),
+    )
+
+
+def merge_all(lexicons: Iterable[Lexicon], width: Optional[int] = None) -> Lexicon:
+    """Merge any number of lexicons (an empty one of ``width`` if there are none)."""
+    result: Optional[Lexicon] = None
+    for lexicon in lexicons:
+        result = lexicon if result is None else merge(result, lexicon)
+    if result is None:
+        if width is None:
+            raise CtxvecError(Errors.E209)
+        return Lexicon.empty(width)
+    return result

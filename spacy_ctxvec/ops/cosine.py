@@ -1,0 +1,42 @@
+"""Cosine helpers (the only ones): unit rows, cosine, pairwise, row-wise and shift; a zero
+vector gives 0.0, never NaN."""
+from typing import Optional, Tuple
+
+import numpy as np
+
+
+def cosine(a: Optional[np.ndarray], b: Optional[np.ndarray]) -> float:
+    """Cosine of two vectors of any shape (flattened); 0.0 for None or a zero vector."""
+    if a is None or b is None:
+        return 0.0
+    return float(np.clip(rowwise_cosine(np.ravel(a), np.ravel(b)), -1.0, 1.0))
+
+
+def pairwise_cosine(vectors: np.ndarray) -> np.ndarray:
+    """(n, n) cosine matrix; rows of zeros give 0 similarity."""
+    unit = normalise_rows(vectors)
+    return np.clip(unit @ unit.T, -1.0, 1.0)
+
+
+def rowwise_cosine(a: np.ndarray, b: np.ndarray) -> np.ndarray:
+    """Cosine of matching rows along the last axis: (..., d), (..., d) -> (...)."""
+    a = np.asarray(a, dtype=np.float64)
+    b = np.asarray(b, dtype=np.float64)
+    norms = np.linalg.norm(a, axis=-1) * np.linalg.norm(b, axis=-1)
+    dots = np.einsum("...d,...d->...", a, b)
+    return np.divide(dots, norms, out=np.zeros_like(dots), where=norms > 0)
+
+
+def normalise_rows(vectors: np.ndarray) -> np.ndarray:
+    """Rows scaled to unit length; zero rows stay zero."""
+    vectors = np.asarray(vectors, dtype=np.float64)
+    norms = np.sqrt(np.einsum("ij,ij->i", vectors, vectors))
+    return np.divide(vectors, norms[:, None], out=np.zeros_like(vectors), where=norms[:, None] > 0)
+
+
+def cosine_shift(vectors: np.ndarray, unit_directions: np.ndarray) -> Tuple[np.ndarray, np.ndarray]:
+    """(1 - cos(vector_i, direction_i), defined_i) row by row; undefined where either is zero."""
+    units = normalise_rows(vectors)
+    cos = np.einsum("ij,ij->i", units, np.asarray(unit_directions, dtype=np.float64))
+    defined = (np.abs(units).sum(axis=1) > 0) & (np.abs(unit_directions).sum(axis=1) > 0)
+    return np.where(defined, 1.0 - np.clip(cos, -1.0, 1.0), 0.0), defined

@@ -1,0 +1,62 @@
+"""Registered sources of static vector tables, for [initialize.components.ctxvec_static.source].
+
+Each returns a callable (nlp) -> StaticVectorTable that the component calls in initialize().
+"""
+from pathlib import Path
+from typing import Any, Callable, Optional, Union
+
+import numpy as np
+from spacy.language import Language
+from spacy.util import registry
+
+from ..errors import CtxvecError, Errors
+from .table import StaticVectorTable, load_static_vectors
+
+StaticSource = Callable[[Language], StaticVectorTable]
+
+
+@registry.misc("spacy-ctxvec.vectors_file.v1")
+def configure_vectors_file(path: Optional[Union[str, Path]], format: str = "auto", allow_pickle: bool = False) -> StaticSource:
+    """A word2vec / GloVe / fastText / .npy file (see load_static_vectors). gensim
+    native .model/.kv files are pickles and need allow_pickle = true."""
+
+    def load_vectors_file(nlp: Language) -> StaticVectorTable:
+        if path is None:
+            raise CtxvecError(Errors.E101.format(path=path))
+        return load_static_vectors(path, format=format, allow_pickle=allow_pickle)
+
+    return load_vectors_file
+
+
+@registry.misc("spacy-ctxvec.transformer_embeddings.v1")
+def configure_transformer_embeddings(transformer: str = "transformer") -> StaticSource:
+    """The input-embedding table of the pipeline's (already initialized) transformer:
+    a word's static vector is the mean of its wordpieces' input embeddings. Offline
+    default: needs no file beyond the transformer itself."""
+
+    def read_transformer_embeddings(nlp: Language) -> StaticVectorTable:
+        return transformer_embedding_table(nlp, transformer)
+
+    return read_transformer_embeddings
+
+
+def transformer_embedding_table(nlp: Language, transformer: str = "transformer") -> StaticVectorTable:
+    """A StaticVectorTable from the input embeddings and tokenizer of nlp's
+    spacy-transformers component ``transformer``."""
+    pipe = _transformer_pipe(nlp, transformer)
+    hf_model = pipe.model.transformer
+    tokenizer = pipe.model.tokenizer
+    if hf_model is None or tokenizer is None:
+        raise CtxvecError(Errors.E117.format(transformer=transformer))
+    weight = hf_model.get_input_embeddings().weight
+    embeddings = np.array(weight.detach().float().cpu().numpy(), dtype=np.float32)
+    return StaticVectorTable.from_transformer(embeddings, tokenizer)
+
+
+def _transformer_pipe(nlp: Language, name: str) -> Any:
+    from spacy_transformers import Transformer
+
+    pipe = nlp.get_pipe(name) if name in nlp.component_names else None
+    if not isinstance(pipe, Transformer):
+        raise CtxvecError(Errors.E116.format(transformer=name, pipe_names=nlp.pipe_names))
+    return pipe

@@ -1,0 +1,504 @@
+"""A static vector table (sense2vec style): string keys -> rows of a float32 matrix.
+
+Lookup of a token tries, in order: the exact text, its lower-case form, its norm,
+then subwords (fastText character n-grams, or the mean of a transformer's
+wordpiece input embeddings), and finally gives up ("none": zero vector, code 0).
+Codes index ``attributes.STATIC_KEY_NAMES``. No spaCy import: strings in, arrays out.
+
+Blank (empty or whitespace-only) strings are never looked up: they get code "none".
+"""
+import gzip
+import logging
+import struct
+import tempfile
+from pathlib import Path
+from typing import Any, Dict, Iterable, List, Optional, Sequence, Tuple, Union
+
+import numpy as np
+import srsly
+
+from ..attributes import STATIC_KEY_NAMES
+from ..errors import CtxvecError, Errors, Warnings
+from ..ops.pooling import pool_mean
+from ..types import PathLike
+
+logger = logging.getLogger(__name__)
+
+KEY_CODES: Dict[str, int] = {name: code for code, name in enumerate(STATIC_KEY_NAMES)}
+LOOKUPS: Tuple[str, ...] = ("exact", "lower", "norm", "subwords")
+DEFAULT_LOOKUPS: Tuple[str, ...] = LOOKUPS
+# Which string of a (text, lower, norm) triple each key lookup uses.
+_LOOKUP_FIELD = {"exact": 0, "lower": 1, "norm": 2}
+SUBWORD_CACHE_SIZE = 20_000
+FORMATS = ("auto", "word2vec", "word2vec-binary", "glove", "fasttext", "npy", "gensim")
+FASTTEXT_MAGIC = 793712314  # first int32 of a Facebook fastText .bin file
+PICKLE_SUFFIXES = {".model", ".kv", ".pkl", ".pickle"}
+
+Triple = Tuple[str, str, str]
+
+
+def check_lookups(lookups: Iterable[str]) -> Tuple[str, ...]:
+    """Validate a lookup order, e.g. ("exact", "lower", "norm", "subwords")."""
+    lookups = tuple(lookups)
+    for lookup in lookups:
+        if lookup not in LOOKUPS:
+            raise CtxvecError(Errors.E112.format(lookup=lookup, choices=list(LOOKUPS)))
+    return lookups
+
+
+class FastTextNgrams:
+    """fastText OOV vectors: the mean of the word's hashed character n-gram rows,
+    hashed exactly like gensim's FastTextKeyedVectors (so OOV vectors agree)."""
+
+    kind = "fasttext"
+
+    def __init__(self, vectors_ngrams: np.ndarray, min_n: int, max_n: int, bucket: int) -> None:
+        if vectors_ngrams.ndim != 2 or vectors_ngrams.shape[0] != bucket:
+            raise CtxvecError(Errors.E111.format(shape=vectors_ngrams.shape, bucket=bucket, dim=vectors_ngrams.shape[-1]))
+        self.vectors_ngrams = vectors_ngrams
+        self.min_n = int(min_n)
+        self.max_n = int(max_n)
+        self.bucket = int(bucket)
+
+    def vectors_for(self, texts: Sequence[str]) -> Tuple[np.ndarray, np.ndarray]:
+        """(vectors (n, dim), found (n,) bool); words without any n-gram are not found."""
+        from gensim.models.fasttext import ft_ngram_hashes
+
+        hashes = [ft_ngram_hashes(text, self.min_n, self.max_n, self.bucket) for text in texts]
+        lengths = np.fromiter((len(h) for h in hashes), dtype=np.int64, count=len(hashes))
+        flat = np.fromiter((h for word in hashes for h in word), dtype=np.int64, count=int(lengths.sum()))
+        return pool_mean(np.asarray(self.vectors_ngrams[flat]), lengths), lengths > 0
+
+    def cfg(self) -> Dict[str, Any]:
+        return {"min_n": self.min_n, "max_n": self.max_n, "bucket": self.bucket}
+
+    def arrays(self) -> Dict[str, np.ndarray]:
+        return {"ngrams": self.vectors_ngrams}
+
+
+class WordpieceMean:
+    """A transformer's static word vectors: the mean of the INPUT embedding rows of the
+    word's wordpieces (no special tokens, no position/type embeddings). [UNK] pieces
+    are left out of the mean; a word made only of [UNK] pieces is not found."""
+
+    kind = "wordpieces"
+
+    def __init__(self, tokenizer: Any, embeddings: np.ndarray) -> None:
+        self.tokenizer = tokenizer
+        self.embeddings = embeddings
+
+    def piece_ids(self, texts: Sequence[str]) -> List[List[int]]:
+        """Wordpiece ids per text, without special tokens and without [UNK]."""
+        if not texts:
+            return []
+        encoded = self.tokenizer(list(texts), add_special_tokens=False)["input_ids"]
+        unk = self.tokenizer.unk_token_id
+        return [[i for i in ids if i != unk] for ids in encoded]
+
+    def vectors_for(self, texts: Sequence[str]) -> Tuple[np.ndarray, np.ndarray]:
+        ids = self.piece_ids(texts)
+        lengths = np.fromiter((len(p) for p in ids), dtype=np.int64, count=len(ids))
+        flat = np.fromiter((i for pieces in ids for i in pieces), dtype=np.int64, count=int(lengths.sum()))
+        return pool_mean(np.asarray(self.embeddings[flat]), lengths), lengths > 0
+
+    def cfg(self) -> Dict[str, Any]:
+        return {}
+
+    def arrays(self) -> Dict[str, np.ndarray]:
+        return {}  # the embeddings are the table's own vectors
+
+
+Subwords = Union[FastTextNgrams, WordpieceMean]
+
+
+class StaticVectorTable:
+    """String keys -> rows of a float32 (n_rows, dim) matrix, with optional subwords.
+
+    keys[i] names row rows[i] (rows defaults to 0..n-1). If a key occurs twice the
+    first one wins (logged as a warning)."""
+
+    def __init__(
+        self,
+        keys: Sequence[str],
+        vectors: np.ndarray,
+        *,
+        rows: Optional[np.ndarray] = None,
+        subwords: Optional[Subwords] = None,
+    ) -> None:
+        if vectors.ndim != 2:
+            raise CtxvecError(Errors.E106.format(path="<array>", shape=vectors.shape, dtype=vectors.dtype))
+        if vectors.dtype != np.float32:
+            vectors = np.asarray(vectors, dtype=np.float32)
+        keys = [str(key) for key in keys]
+        rows = np.arange(len(keys), dtype=np.int64) if rows is None else np.asarray(rows, dtype=np.int64)
+        max_row = int(rows.max()) if len(rows) else -1
+        if len(rows) != len(keys) or max_row >= vectors.shape[0] or (len(rows) and rows.min() < 0):
+            raise CtxvecError(Errors.E110.format(n_keys=len(keys), n_rows=vectors.shape[0], max_row=max_row))
+        if isinstance(subwords, FastTextNgrams) and subwords.vectors_ngrams.shape[1] != vectors.shape[1]:
+            raise CtxvecError(Errors.E111.format(shape=subwords.vectors_ngrams.shape, bucket=subwords.bucket, dim=vectors.shape[1]))
+        self.keys = keys
+        self.rows = rows
+        self.vectors = vectors
+        self.subwords = subwords
+        # Reversed so that the first occurrence of a duplicated key wins.
+        self._key_to_row: Dict[str, int] = dict(zip(reversed(keys), reversed(rows.tolist())))
+        n_duplicates = len(keys) - len(self._key_to_row)
+        if n_duplicates:
+            logger.warning(Warnings.W001.format(n_duplicates=n_duplicates))
+        self._subword_cache: Dict[str, Optional[np.ndarray]] = {}
+
+    # Constructors
+    @classmethod
+    def from_keyed_vectors(cls, keyed_vectors: Any) -> "StaticVectorTable":
+        """From gensim KeyedVectors; FastTextKeyedVectors keep their n-grams."""
+        subwords = None
+        if getattr(keyed_vectors, "bucket", 0) and getattr(keyed_vectors, "vectors_ngrams", None) is not None:
+            subwords = FastTextNgrams(
+                np.asarray(keyed_vectors.vectors_ngrams, dtype=np.float32),
+                keyed_vectors.min_n,
+                keyed_vectors.max_n,
+                keyed_vectors.bucket,
+            )
+        return cls(keyed_vectors.index_to_key, np.asarray(keyed_vectors.vectors, dtype=np.float32), subwords=subwords)
+
+    @classmethod
+    def from_transformer(cls, embeddings: np.ndarray, tokenizer: Any) -> "StaticVectorTable":
+        """From a transformer's input-embedding matrix (vocab_size, dim) and its tokenizer.
+
+        Keys are the vocab entries that the tokenizer turns into exactly themselves
+        (one piece, same id): the words that are a single wordpiece. Everything else
+        is looked up as the mean of its wordpieces ("subwords")."""
+        embeddings = np.asarray(embeddings, dtype=np.float32)
+        special = set(tokenizer.all_special_tokens)
+        vocab = sorted(
+            ((piece, idx) for piece, idx in tokenizer.get_vocab().items() if piece not in special and idx < len(embeddings)),
+            key=lambda item: item[1],
+        )
+        pieces = [piece for piece, _ in vocab]
+        encoded = tokenizer(pieces, add_special_tokens=False)["input_ids"] if pieces else []
+        single = [(piece, idx) for (piece, idx), ids in zip(vocab, encoded) if ids == [idx]]
+        keys = [piece for piece, _ in single]
+        rows = np.asarray([idx for _, idx in single], dtype=np.int64)
+        return cls(keys, embeddings, rows=rows, subwords=WordpieceMean(tokenizer, embeddings))
+
+    # Introspection
+    @property
+    def dim(self) -> int:
+        return int(self.vectors.shape[1])
+
+    @property
+    def kind(self) -> str:
+        return "plain" if self.subwords is None else self.subwords.kind
+
+    def __len__(self) -> int:
+        return len(self._key_to_row)
+
+    def __contains__(self, key: str) -> bool:
+        return key in self._key_to_row
+
+    def get(self, key: str) -> Optional[np.ndarray]:
+        """The row stored under exactly this key, or None."""
+        row = self._key_to_row.get(key)
+        return None if row is None else np.array(self.vectors[row])
+
+    # Lookup
+    def lookup(
+        self, text: str, lower: Optional[str] = None, norm: Optional[str] = None, *, lookups: Sequence[str] = DEFAULT_LOOKUPS
+    ) -> Tuple[np.ndarray, str]:
+        """(vector, name of the lookup that succeeded) for one token."""
+        vectors, codes = self.lookup_batch([text], None if lower is None else [lower], None if norm is None else [norm], lookups=lookups)
+        return vectors[0], STATIC_KEY_NAMES[int(codes[0])]
+
+    def lookup_batch(
+        self,
+        texts: Sequence[str],
+        lowers: Optional[Sequence[str]] = None,
+        norms: Optional[Sequence[str]] = None,
+        *,
+        lookups: Sequence[str] = DEFAULT_LOOKUPS,
+    ) -> Tuple[np.ndarray, np.ndarray]:
+        """(vectors (n, dim) float32, codes (n,) int8) for n tokens given as parallel
+        lists of text, lower-case form and norm (lowers default to text.lower(),
+        norms to the lower forms). Each unique triple is looked up once; misses get
+        a zero vector and code 0."""
+        lowers = [text.lower() for text in texts] if lowers is None else lowers
+        norms = lowers if norms is None else norms
+        if not len(texts) == len(lowers) == len(norms):
+            raise CtxvecError(Errors.E113.format(n_texts=len(texts), n_lowers=len(lowers), n_norms=len(norms)))
+        unique: Dict[Triple, int] = {}
+        inverse = np.fromiter(
+            (unique.setdefault(triple, len(unique)) for triple in zip(texts, lowers, norms)), dtype=np.int64, count=len(texts)
+        )
+        vectors, codes = self._lookup_unique(list(unique), check_lookups(lookups))
+        return vectors[inverse], codes[inverse]
+
+    def _lookup_unique(self, triples: List[Triple], lookups: Tuple[str, ...]) -> Tuple[np.ndarray, np.ndarray]:
+        vectors = np.zeros((len(triples), self.dim), dtype=np.float32)
+        codes = np.zeros(len(triples), dtype=np.int8)
+        remaining = np.fromiter((i for i, triple in enumerate(triples) if triple[0].strip()), dtype=np.int64)
+        for lookup in lookups:
+            if len(remaining) == 0:
+                break
+            if lookup == "subwords":
+                if self.subwords is None:
+                    continue
+                found_vectors, found = self._subword_vectors([triples[i][0] for i in remaining])
+            else:
+                field = _LOOKUP_FIELD[lookup]
+                rows = np.fromiter(
+                    (self._key_to_row.get(triples[i][field], -1) for i in remaining), dtype=np.int64, count=len(remaining)
+                )
+                found = rows >= 0
+                found_vectors = np.zeros((len(remaining), self.dim), dtype=np.float32)
+                found_vectors[found] = self.vectors[rows[found]]
+            hits = remaining[found]
+            vectors[hits] = found_vectors[found]
+            codes[hits] = KEY_CODES[lookup]
+            remaining = remaining[~found]
+        return vectors, codes
+
+    def _subword_vectors(self, texts: List[str]) -> Tuple[np.ndarray, np.ndarray]:
+        """Subword vectors with a bounded per-string cache (None = no subwords)."""
+        missing = [text for text in dict.fromkeys(texts) if text not in self._subword_cache]
+        if missing:
+            if len(self._subword_cache) + len(missing) > SUBWORD_CACHE_SIZE:
+                self._subword_cache.clear()
+            new_vectors, found = self.subwords.vectors_for(missing)
+            for text, vector, ok in zip(missing, new_vectors, found):
+                self._subword_cache[text] = vector if ok else None
+        cached = [self._subword_cache.get(text) for text in texts]
+        found = np.fromiter((vector is not None for vector in cached), dtype=bool, count=len(texts))
+        vectors = np.zeros((len(texts), self.dim), dtype=np.float32)
+        if found.any():
+            vectors[found] = np.stack([vector for vector in cached if vector is not None])
+        return vectors, found
+
+    # Serialization: .npy + JSON on disk, msgpack of arrays in bytes; never pickle.
+    def _cfg(self) -> Dict[str, Any]:
+        cfg = {"kind": self.kind, "dim": self.dim, "n_rows": int(self.vectors.shape[0]), "n_keys": len(self.keys)}
+        if self.subwords is not None:
+            cfg.update(self.subwords.cfg())
+        return cfg
+
+    def _identity_rows(self) -> bool:
+        return bool(np.array_equal(self.rows, np.arange(len(self.keys))))
+
+    def to_disk(self, path: PathLike) -> None:
+        path = Path(path)
+        path.mkdir(parents=True, exist_ok=True)
+        srsly.write_json(path / "cfg.json", self._cfg())
+        srsly.write_json(path / "keys.json", self.keys)
+        np.save(path / "vectors.npy", np.ascontiguousarray(self.vectors), allow_pickle=False)
+        if not self._identity_rows():
+            np.save(path / "key_rows.npy", self.rows, allow_pickle=False)
+        if self.subwords is not None:
+            for name, array in self.subwords.arrays().items():
+                np.save(path / f"{name}.npy", np.ascontiguousarray(array), allow_pickle=False)
+        if isinstance(self.subwords, WordpieceMean):
+            self.subwords.tokenizer.save_pretrained(str(path / "tokenizer"))
+
+    @classmethod
+    def from_disk(cls, path: PathLike, *, mmap: bool = True) -> "StaticVectorTable":
+        """Load what to_disk wrote; the big arrays are memory-mapped (read-only)."""
+        path = Path(path)
+        mmap_mode = "r" if mmap else None
+
+        def need(name: str) -> Path:
+            if not (path / name).exists():
+                raise CtxvecError(Errors.E119.format(path=path, missing=name))
+            return path / name
+
+        cfg = srsly.read_json(need("cfg.json"))
+        keys = srsly.read_json(need("keys.json"))
+        vectors = np.load(need("vectors.npy"), mmap_mode=mmap_mode, allow_pickle=False)
+        rows = np.load(path / "key_rows.npy", allow_pickle=False) if (path / "key_rows.npy").exists() else None
+        subwords: Optional[Subwords] = None
+        if cfg["kind"] == "fasttext":
+            ngrams = np.load(need("ngrams.npy"), mmap_mode=mmap_mode, allow_pickle=False)
+            subwords = FastTextNgrams(ngrams, cfg["min_n"], cfg["max_n"], cfg["bucket"])
+        elif cfg["kind"] == "wordpieces":
+            subwords = WordpieceMean(_load_tokenizer(need("tokenizer")), vectors)
+        return cls(keys, vectors, rows=rows, subwords=subwords)
+
+    def to_bytes(self) -> bytes:
+        msg: Dict[str, Any] = {
+            "cfg": self._cfg(),
+            "keys": self.keys,
+            "vectors": np.ascontiguousarray(self.vectors),
+            "key_rows": None if self._identity_rows() else self.rows,
+            "arrays": {} if self.subwords is None else {k: np.ascontiguousarray(v) for k, v in self.subwords.arrays().items()},
+            "tokenizer": None,
+        }
+        if isinstance(self.subwords, WordpieceMean):
+            with tempfile.TemporaryDirectory() as tmp:
+                self.subwords.tokenizer.save_pretrained(tmp)
+                msg["tokenizer"] = {f.name: f.read_bytes() for f in Path(tmp).iterdir() if f.is_file()}
+        return srsly.msgpack_dumps(msg)
+
+    @classmethod
+    def from_bytes(cls, data: bytes) -> "StaticVectorTable":
+        msg = srsly.msgpack_loads(data)
+        cfg = msg["cfg"]
+        vectors = np.asarray(msg["vectors"], dtype=np.float32)
+        subwords: Optional[Subwords] = None
+        if cfg["kind"] == "fasttext":
+            subwords = FastTextNgrams(np.asarray(msg["arrays"]["ngrams"]), cfg["min_n"], cfg["max_n"], cfg["bucket"])
+        elif cfg["kind"] == "wordpieces":
+            with tempfile.TemporaryDirectory() as tmp:
+                for name, content in msg["tokenizer"].items():
+                    (Path(tmp) / name).write_bytes(content)
+                subwords = WordpieceMean(_load_tokenizer(Path(tmp)), vectors)
+        return cls(msg["keys"], vectors, rows=msg["key_rows"], subwords=subwords)
+
+
+def _load_tokenizer(path: Path) -> Any:
+    from transformers import AutoTokenizer
+
+    return AutoTokenizer.from_pretrained(str(path), local_files_only=True)
+
+
+# Loading files
+def load_static_vectors(path: PathLike, *, format: str = "auto", allow_pickle: bool = False) -> StaticVectorTable:
+    """Load a static vector file into a StaticVectorTable.
+
+    Formats: "word2vec" (text with a "N DIM" header line), "word2vec-binary",
+    "glove" (text without header), "fasttext" (Facebook .bin, with subword n-grams),
+    "npy" (a (rows, dim) .npy matrix plus a vocab file ``<stem>.vocab.txt`` or
+    ``vocab.txt`` beside it, UTF-8, one word per line, line i naming row i),
+    "gensim" (native .model/.kv: a pickle, refused unless allow_pickle=True),
+    "auto" (pick by suffix and the file's first bytes). .gz text files work too.
+    """
+    path = Path(path)
+    if not path.is_file():
+        raise CtxvecError(Errors.E101.format(path=path))
+    if format not in FORMATS:
+        raise CtxvecError(Errors.E102.format(format=format, path=path, formats=", ".join(FORMATS)))
+    if format == "auto":
+        format = detect_format(path)
+    if format == "gensim" and not allow_pickle:
+        raise CtxvecError(Errors.E105.format(path=path))
+    try:
+        table = _LOADERS[format](path)
+    except CtxvecError:
+        raise
+    except ValueError as err:
+        if "broadcast" in str(err):
+            raise CtxvecError(Errors.E104.format(path=path, error=err)) from err
+        raise _read_error(path, format, err) from err
+    except (TypeError, KeyError, IndexError, EOFError, OSError, UnicodeDecodeError, struct.error, AssertionError, RuntimeError) as err:
+        raise _read_error(path, format, err) from err
+    check_finite(table, path)
+    return table
+
+
+def _read_error(path: Path, format: str, err: BaseException) -> CtxvecError:
+    error = f"{type(err).__name__}: {err}"
+    return CtxvecError(Errors.E103.format(path=path, format=format, error=error, formats=", ".join(FORMATS[1:])))
+
+
+def _head(path: Path, n_bytes: int = 65536) -> bytes:
+    opener = gzip.open if path.suffix.lower() == ".gz" else open
+    with opener(path, "rb") as file:
+        return file.read(n_bytes)
+
+
+def detect_format(path: PathLike) -> str:
+    """Guess the format of a vectors file from its suffix and first bytes."""
+    path = Path(path)
+    suffix = path.suffix.lower()
+    try:
+        head = _head(path)
+    except (OSError, EOFError) as err:
+        raise _read_error(path, "auto", err) from err
+    if suffix == ".npy" or head.startswith(b"\x93NUMPY"):
+        return "npy"
+    if suffix in PICKLE_SUFFIXES or head[:1] == b"\x80":
+        return "gensim"
+    if len(head) >= 4 and struct.unpack("<i", head[:4])[0] == FASTTEXT_MAGIC:
+        return "fasttext"
+    if not head.strip():
+        raise _read_error(path, "auto", ValueError("the file is empty"))
+    first_line, _, rest = head.partition(b"\n")
+    fields = first_line.split()
+    if len(fields) == 2 and all(field.isdigit() for field in fields):
+        return "word2vec" if _looks_like_text(rest) else "word2vec-binary"
+    return "glove"
+
+
+def _looks_like_text(sample: bytes) -> bool:
+    sample = sample[:4096]
+    try:
+        text = sample.decode("utf8")
+    except UnicodeDecodeError as err:
+        if err.start < len(sample) - 4:  # not just a character cut at the end
+            return False
+        text = sample[: err.start].decode("utf8")
+    return not any(ord(char) < 32 and char not in "\t\n\r" for char in text)
+
+
+def _load_word2vec(path: Path, binary: bool = False, no_header: bool = False) -> StaticVectorTable:
+    from gensim.models import KeyedVectors
+
+    keyed_vectors = KeyedVectors.load_word2vec_format(str(path), binary=binary, no_header=no_header)
+    return StaticVectorTable.from_keyed_vectors(keyed_vectors)
+
+
+def _load_fasttext(path: Path) -> StaticVectorTable:
+    from gensim.models.fasttext import load_facebook_vectors
+
+    return StaticVectorTable.from_keyed_vectors(load_facebook_vectors(str(path)))
+
+
+def npy_vocab_path(path: Path) -> Path:
+    """The vocab file of an .npy matrix: <stem>.vocab.txt, else vocab.txt beside it."""
+    for candidate in (path.with_name(path.stem + ".vocab.txt"), path.parent / "vocab.txt"):
+        if candidate.is_file():
+            return candidate
+    raise CtxvecError(
+        Errors.E107.format(path=path, stem_vocab=path.with_name(path.stem + ".vocab.txt"), dir_vocab=path.parent / "vocab.txt")
+    )
+
+
+def _load_npy(path: Path) -> StaticVectorTable:
+    matrix = np.load(path, mmap_mode="r", allow_pickle=False)
+    if matrix.ndim != 2 or not np.issubdtype(matrix.dtype, np.number):
+        raise CtxvecError(Errors.E106.format(path=path, shape=matrix.shape, dtype=matrix.dtype))
+    vocab_path = npy_vocab_path(path)
+    words = vocab_path.read_text(encoding="utf8").split("\n")
+    if words and words[-1] == "":
+        words.pop()  # trailing newline
+    words = [word[:-1] if word.endswith("\r") else word for word in words]
+    if len(words) != matrix.shape[0]:
+        raise CtxvecError(Errors.E108.format(vocab=vocab_path, n_words=len(words), path=path, n_rows=matrix.shape[0]))
+    return StaticVectorTable(words, matrix if matrix.dtype == np.float32 else np.asarray(matrix, dtype=np.float32))
+
+
+def _load_gensim_pickle(path: Path) -> StaticVectorTable:
+    from gensim.utils import SaveLoad
+
+    loaded = SaveLoad.load(str(path))
+    return StaticVectorTable.from_keyed_vectors(getattr(loaded, "wv", loaded))
+
+
+_LOADERS = {
+    "word2vec": _load_word2vec,
+    "word2vec-binary": lambda path: _load_word2vec(path, binary=True),
+    "glove": lambda path: _load_word2vec(path, no_header=True),
+    "fasttext": _load_fasttext,
+    "npy": _load_npy,
+    "gensim": _load_gensim_pickle,
+}
+
+
+def check_finite(table: StaticVectorTable, path: PathLike, chunk_rows: int = 65536) -> None:
+    """Raise a coded error naming the file if any vector holds NaN or inf."""
+    arrays = [("", table.vectors)] + [(name, array) for name, array in (table.subwords.arrays() if table.subwords else {}).items()]
+    for name, array in arrays:
+        bad_rows: List[int] = []
+        for start in range(0, array.shape[0], chunk_rows):
+            chunk = np.asarray(array[start : start + chunk_rows])
+            bad_rows.extend((start + np.flatnonzero(~np.isfinite(chunk).all(axis=1))).tolist())
+        if bad_rows:
+            row_keys = {row: key for key, row in zip(table.keys, table.rows.tolist())}
+            first = row_keys.get(bad_rows[0], f"{name or 'row'} {bad_rows[0]}")
+            raise CtxvecError(Errors.E109.format(path=path, n_bad=len(bad_rows), first=first))

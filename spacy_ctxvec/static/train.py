@@ -1,0 +1,94 @@
+"""Train word2vec vectors with gensim on a corpus (any format of the corpus reader).
+
+Tokenisation is deliberately simple: each document is lower-cased and split into runs
+of letters and digits (regex ``[^\\W_]+``), so punctuation and underscores drop out
+and "Don't" gives "don", "t". The output is word2vec text format (binary with
+``binary=True``), loadable with load_static_vectors or spacy-ctxvec.vectors_file.v1.
+"""
+import re
+import time
+from pathlib import Path
+from typing import Any, Iterator, List
+
+from spacy.tokens import Doc
+from spacy.vocab import Vocab
+from wasabi import msg
+
+from ..errors import CtxvecError, Errors
+from ..lexicon.corpus import corpus_files, iter_corpus
+from ..types import PathLike
+
+WORD_PATTERN = re.compile(r"[^\W_]+")
+
+
+def simple_words(text: str) -> List[str]:
+    """Lower-cased runs of letters and digits."""
+    return WORD_PATTERN.findall(text.lower())
+
+
+class WordListCorpus:
+    """Re-iterable stream of word lists, one per document of a corpus read by
+    ``spacy_ctxvec.lexicon.corpus.iter_corpus`` (the same formats as build-lexicon)."""
+
+    def __init__(self, path: PathLike) -> None:
+        self.path = Path(path)
+        corpus_files(self.path)  # a coded error now for a missing or unsupported corpus
+        self.vocab = Vocab()
+
+    def __iter__(self) -> Iterator[List[str]]:
+        for item in iter_corpus(self.path, self.vocab):
+            words = simple_words(item.text if isinstance(item, Doc) else item)
+            if words:
+                yield words
+
+    def check_not_empty(self) -> None:
+        if next(iter(self), None) is None:
+            raise CtxvecError(Errors.E211.format(path=self.path))
+
+
+def _epoch_logger(n_epochs: int) -> Any:
+    from gensim.models.callbacks import CallbackAny2Vec
+
+    class EpochLogger(CallbackAny2Vec):
+        """One line per finished epoch."""
+
+        def __init__(self) -> None:
+            self.epoch = 0
+            self.started = time.perf_counter()
+
+        def on_epoch_end(self, model: Any) -> None:
+            self.epoch += 1
+            elapsed = time.perf_counter() - self.started
+            msg.text(f"Epoch {self.epoch}/{n_epochs} done ({elapsed:.1f}s)")
+
+    return EpochLogger()
+
+
+def train_static_vectors(
+    corpus: Path,
+    output: Path,
+    *,
+    sg: bool = True,
+    size: int = 100,
+    window: int = 5,
+    min_count: int = 5,
+    epochs: int = 5,
+    workers: int = 2,
+    binary: bool = False,
+    seed: int = 0,
+) -> Any:
+    """Train gensim Word2Vec on a line corpus, write word2vec format, return the KeyedVectors."""
+    from gensim.models import Word2Vec
+
+    sentences = WordListCorpus(corpus)
+    sentences.check_not_empty()
+    model = Word2Vec(vector_size=size, window=window, min_count=min_count, sg=int(sg), workers=workers, seed=seed)
+    model.build_vocab(sentences)
+    if len(model.wv) == 0:
+        raise CtxvecError(Errors.E122.format(path=corpus, min_count=min_count))
+    msg.info(f"{model.corpus_count} lines, {len(model.wv)} words with count >= {min_count}")
+    model.train(sentences, total_examples=model.corpus_count, epochs=epochs, callbacks=[_epoch_logger(epochs)])
+    output = Path(output)
+    output.parent.mkdir(parents=True, exist_ok=True)
+    model.wv.save_word2vec_format(str(output), binary=binary)
+    return model.wv

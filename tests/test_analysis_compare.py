@@ -1,0 +1,46 @@
+import pytest
+
+from spacy_ctxvec.analysis.compare import compare_docs
+from spacy_ctxvec.errors import CtxvecError
+
+
+@pytest.mark.slow
+def test_static_is_one_and_context_below_one(default_nlp):
+    (row,) = compare_docs(default_nlp("I have a apple"), default_nlp("I have a pen"), "a")
+    assert row.static_cosine == pytest.approx(1.0)
+    assert row.context_cosine is not None and row.context_cosine < 0.99
+    assert (row.index_a, row.index_b) == (2, 2)
+
+
+@pytest.mark.slow
+def test_bank_differs_more_across_senses_than_within(default_nlp):
+    river = default_nlp("We sat on the bank of the river.")
+    river2 = default_nlp("The river bank was muddy after the rain.")
+    loan = default_nlp("The bank approved my loan.")
+    (across,) = compare_docs(river, loan, "bank")
+    (within,) = compare_docs(river, river2, "bank")
+    assert within.context_cosine > across.context_cosine
+
+
+def test_every_shared_word_case_insensitive(tiny_nlp):
+    rows = compare_docs(tiny_nlp("I want to eat an apple ."), tiny_nlp("I want to buy an Apple phone"))
+    assert [r.word for r in rows] == ["i", "want", "to", "an", "apple"]
+    assert rows[-1].token_b == "Apple"
+    assert all(r.static_cosine is None for r in rows)  # no ctxvec_static in tiny_nlp
+
+
+def test_repeated_word_gives_every_pair(tiny_nlp):
+    rows = compare_docs(tiny_nlp("the bank and the river"), tiny_nlp("the loan"), "the")
+    assert [(r.index_a, r.index_b) for r in rows] == [(0, 0), (3, 0)]
+
+
+def test_missing_word_and_no_shared_word_raise(tiny_nlp):
+    with pytest.raises(CtxvecError, match=r"\[CTX-E012\].*banana"):
+        compare_docs(tiny_nlp("the apple"), tiny_nlp("the pen"), "banana")
+    with pytest.raises(CtxvecError, match=r"\[CTX-E013\]"):
+        compare_docs(tiny_nlp("apple"), tiny_nlp("pen !"))
+
+
+def test_empty_text_has_no_shared_word(tiny_nlp):
+    with pytest.raises(CtxvecError, match=r"\[CTX-E013\]"):
+        compare_docs(tiny_nlp(""), tiny_nlp("   "))

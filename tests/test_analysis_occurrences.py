@@ -1,0 +1,50 @@
+"""spacy_ctxvec.analysis.occurrences: occurrences of a word, snippets, per-layer lexicons."""
+import numpy as np
+import pytest
+
+from spacy_ctxvec.analysis.occurrences import layer_curves, lexicons_by_layer
+
+from .test_lexicon_table import random_occurrences
+
+
+def test_layer_curves_from_stacked_layers():
+    keys, vectors = random_occurrences(6, n_occ=200, width=8)
+    noisy = vectors + np.random.default_rng(0).normal(scale=5.0, size=vectors.shape)
+    curves = layer_curves(lexicons_by_layer(keys, np.stack([vectors, noisy])), min_count=2)
+    assert curves.layers == [0, 1]
+    assert curves.mean_self_similarity[0] > curves.mean_self_similarity[1]
+    np.testing.assert_allclose(curves.adjusted_self_similarity, curves.mean_self_similarity - curves.baseline)
+
+
+@pytest.mark.slow
+def test_seed_picture_claim_with_minilm(default_nlp):
+    """'apple' the fruit and 'Apple' the company separate in contextual space, while
+    the static vectors of the default pipeline do not move."""
+    from spacy_ctxvec.analysis.occurrences import collect_occurrences
+    from spacy_ctxvec.analysis.plotting import word_picture
+    from spacy_ctxvec.ops.cosine import pairwise_cosine
+
+    fruit = ["I want to eat an apple.", "She baked an apple pie.", "He picked a ripe apple from the tree."]
+    company = ["I want to buy an Apple phone.", "Apple released a new laptop.", "Shares of Apple rose today."]
+    occurrences = collect_occurrences(default_nlp, fruit + company, "apple")
+    assert len(occurrences.snippets) == 6
+    cosine = pairwise_cosine(occurrences.vectors)
+    within = (cosine[:3, :3].sum() - 3 + cosine[3:, 3:].sum() - 3) / 12
+    across = cosine[:3, 3:].mean()
+    assert within > across + 0.05
+    assert occurrences.static_vectors is not None
+    assert np.allclose(pairwise_cosine(occurrences.static_vectors), 1.0)
+    figure = word_picture("apple", occurrences, clusters=2)
+    ax_points = figure.axes[0]
+    assert sum(len(c.get_offsets()) for c in ax_points.collections[:2]) == 6
+    assert sorted(int(t.get_text()) for t in ax_points.texts) == [1, 2, 3, 4, 5, 6]
+
+
+def test_snippet_brackets_the_word_and_keeps_spacing():
+    import spacy
+
+    from spacy_ctxvec.analysis.occurrences import snippet
+
+    nlp = spacy.blank("en")
+    assert snippet(nlp("I want to eat an apple."), 5) == "… want to eat an [apple]."
+    assert snippet(nlp("Apple sued a rival over its many patents."), 0) == "[Apple] sued a rival over …"

@@ -1,0 +1,103 @@
+import xml.etree.ElementTree as ET
+
+import numpy as np
+import pytest
+from PIL import Image
+
+from spacy_ctxvec.errors import CtxvecError
+from spacy_ctxvec.analysis.plotting import layer_figure, polysemy_figure, save_figure, word_figure
+
+PNG_SIGNATURE = b"\x89PNG\r\n\x1a\n"
+
+
+def assert_png(path):
+    data = path.read_bytes()
+    assert data.startswith(PNG_SIGNATURE)
+    with Image.open(path) as image:
+        image.verify()
+    with Image.open(path) as image:
+        width, height = image.size
+        assert width > 300 and height > 200
+        # Not a blank canvas: more than a handful of distinct colours.
+        assert len(image.convert("RGB").getcolors(maxcolors=1_000_000)) > 20
+
+
+def assert_svg(path):
+    root = ET.parse(path).getroot()
+    assert root.tag.endswith("svg")
+    assert len(list(root.iter())) > 50
+
+
+def small_word_inputs(n: int = 6):
+    rng = np.random.default_rng(0)
+    coords = rng.normal(size=(n, 2))
+    clusters = np.repeat([0, 1], [n // 2, n - n // 2])
+    cosine = np.clip(0.5 + 0.5 * np.eye(n) + 0.1 * rng.uniform(size=(n, n)), -1, 1)
+    return coords, [f"snippet {i} [apple]" for i in range(n)], clusters, np.zeros(2), (cosine + cosine.T) / 2
+
+
+@pytest.mark.parametrize("suffix, check", [(".png", assert_png), (".svg", assert_svg)])
+def test_word_figure_saves_png_and_svg(tmp_path, suffix, check):
+    coords, snippets, clusters, centroid, cosine = small_word_inputs()
+    figure = word_figure("apple", coords, snippets, clusters, centroid, cosine, np.ones_like(cosine),
+                         explained=np.array([0.5, 0.2]), silhouette=0.4)
+    path = save_figure(figure, tmp_path / f"word{suffix}")
+    check(path)
+
+
+def test_word_figure_numbers_points_and_keys_snippets():
+    coords, snippets, clusters, centroid, cosine = small_word_inputs(n=40)
+    figure = word_figure("apple", coords, snippets, clusters, centroid, cosine, np.ones_like(cosine))
+    ax_points, ax_context, ax_static, ax_key = figure.axes[:4]
+    assert sorted(int(t.get_text()) for t in ax_points.texts) == list(range(1, 41))
+    key_lines = [t.get_text() for t in ax_key.texts]
+    assert key_lines == [f"{i + 1:>2}  {snippet}" for i, snippet in enumerate(snippets)]
+    assert "PC 1" in ax_points.get_xlabel()
+    assert [h.get_text() for h in ax_points.get_legend().get_texts()][-1].startswith("type centroid")
+    # 40 rows: too many to write the values into the cells.
+    assert len(ax_context.texts) == 0 and len(ax_static.texts) == 0
+
+
+def test_word_figure_numbers_do_not_overlap_for_40_points(tmp_path):
+    coords, snippets, clusters, centroid, cosine = small_word_inputs(n=40)
+    figure = word_figure("apple", coords, snippets, clusters, centroid, cosine, np.ones_like(cosine))
+    figure.canvas.draw()
+    renderer = figure.canvas.get_renderer()
+    boxes = [t.get_window_extent(renderer) for t in figure.axes[0].texts]
+    overlaps = sum(a.overlaps(b) for i, a in enumerate(boxes) for b in boxes[i + 1 :])
+    assert overlaps == 0
+
+
+def test_layer_figure_has_three_curves(tmp_path):
+    figure = layer_figure([0, 1, 2, 3], np.array([0.9, 0.8, 0.7, 0.6]), np.array([0.1, 0.2, 0.3, 0.2]), n_types=[5] * 4)
+    ax = figure.axes[0]
+    assert len(ax.lines) == 3
+    assert np.allclose(ax.lines[2].get_ydata(), [0.8, 0.6, 0.4, 0.4])
+    assert_png(save_figure(figure, tmp_path / "layers.png"))
+
+
+def test_polysemy_figure_with_and_without_sense_counts(tmp_path):
+    words = [f"w{i}" for i in range(30)]
+    scores = np.linspace(0.1, 0.9, 30)
+    counts = np.arange(30) % 7  # 0 = not in WordNet
+    figure = polysemy_figure(words, scores, sense_counts=counts, correlation=0.3, top_n=10)
+    scatter, most, least = figure.axes
+    assert scatter.get_xscale() == "log"
+    assert len(scatter.collections[0].get_offsets()) == int((counts > 0).sum())
+    assert [t.get_text() for t in most.get_yticklabels()][0] == "w29"
+    assert [t.get_text() for t in least.get_yticklabels()][0] == "w0"
+    assert_svg(save_figure(figure, tmp_path / "polysemy.svg"))
+    assert len(polysemy_figure(words, scores).axes) == 2
+
+
+def test_save_figure_refuses_other_suffixes(tmp_path):
+    figure = layer_figure([0, 1], np.array([0.9, 0.8]), np.array([0.1, 0.2]))
+    with pytest.raises(CtxvecError, match="E401"):
+        save_figure(figure, tmp_path / "layers.pdf")
+
+
+def test_empty_inputs_raise_coded_errors():
+    with pytest.raises(CtxvecError, match="E411"):
+        word_figure("x", np.zeros((0, 2)), [], np.zeros(0, dtype=int), np.zeros(2), np.zeros((0, 0)), np.zeros((0, 0)))
+    with pytest.raises(CtxvecError, match="E411"):
+        polysemy_figure([], np.zeros(0))

@@ -1,0 +1,287 @@
+"""ctxvec_context against the real components (tiny random BERT and real MiniLM)."""
+import pickle
+
+import numpy as np
+import pytest
+import spacy
+from spacy.tokens import Doc, DocBin
+
+from spacy_ctxvec.errors import CtxvecError
+
+from .conftest import transformer_config
+
+BAD_INPUTS = ["", "   ", "\n\t ", "!!! ... ???", "😀 🙂 🎉", "a\x00b \x07 c", "我爱北京天安门。", "I have a  apple ."]
+
+
+def hf_mean_vectors(model_dir, text, char_spans, layer=-1):
+    """Independent computation: mean of each word's wordpiece hidden states via Hugging Face."""
+    import torch
+    from transformers import AutoModel, AutoTokenizer
+
+    tokenizer = AutoTokenizer.from_pretrained(model_dir)
+    model = AutoModel.from_pretrained(model_dir, output_hidden_states=True).eval()
+    enc = tokenizer(text, return_tensors="pt", return_offsets_mapping=True)
+    offsets = enc.pop("offset_mapping")[0].tolist()
+    with torch.inference_mode():
+        hidden = model(**enc).hidden_states[layer][0].numpy()
+    out = []
+    for start, end in char_spans:
+        rows = [i for i, (s, e) in enumerate(offsets) if e > s and s >= start and e <= end]
+        out.append(hidden[rows].mean(axis=0))
+    return np.stack(out)
+
+
+@pytest.mark.slow
+def test_context_vec_equals_hugging_face_mean(default_nlp, minilm_dir):
+    text = "The bank of the river flooded unbelievably quickly, said Ms. Okonkwo."
+    doc = default_nlp(text)
+    spans = [(t.idx, t.idx + len(t)) for t in doc]
+    expected = hf_mean_vectors(str(minilm_dir), text, spans)
+    got = np.stack([t._.context_vec for t in doc])
+    assert all(t._.has_context_vec for t in doc)
+    np.testing.assert_allclose(got, expected, atol=1e-5)
+
+
+@pytest.mark.slow
+def test_concat_layers_match_hugging_face(minilm_dir):
+    nlp = spacy.blank("en")
+    nlp.add_pipe("transformer", config=transformer_config(str(minilm_dir)))
+    nlp.add_pipe("ctxvec_context", config={"layers": {"@misc": "spacy-ctxvec.concat_layers.v1", "layers": [0, 3]}})
+    nlp.initialize()
+    text = "Apple pie is sweet."
+    doc = nlp(text)
+    spans = [(t.idx, t.idx + len(t)) for t in doc]
+    expected = np.concatenate(
+        [hf_mean_vectors(str(minilm_dir), text, spans, 0), hf_mean_vectors(str(minilm_dir), text, spans, 3)], axis=1
+    )
+    np.testing.assert_allclose(doc._.ctxvec_context, expected, atol=1e-5)
+
+
+@pytest.mark.slow
+def test_same_word_different_context_differs(default_nlp):
+    a, b = default_nlp("I have a apple"), default_nlp("I have a pen")
+    cos = a[2]._.context_vec @ b[2]._.context_vec / np.linalg.norm(a[2]._.context_vec) / np.linalg.norm(b[2]._.context_vec)
+    assert 0.0 < cos < 0.999
+
+
+@pytest.mark.slow
+def test_call_and_pipe_batch_sizes_agree(default_nlp):
+    texts = ["The bank approved the loan.", "", "We sat on the river bank.", "   ", "Apple released a phone."] * 3
+    single = [default_nlp(t)._.ctxvec_context for t in texts]
+    for batch_size in (1, 7, 64):
+        piped = [d._.ctxvec_context for d in default_nlp.pipe(texts, batch_size=batch_size)]
+        for x, y in zip(single, piped):
+            assert x.shape == y.shape
+            np.testing.assert_allclose(x, y, atol=1e-5)
+
+
+@pytest.mark.slow
+def test_n_process_2_matches_single_process(default_pipeline_dir):
+    import subprocess
+    import sys
+
+    script = (
+        "import numpy as np, spacy, sys\n"
+        "nlp = spacy.load(sys.argv[1])\n"
+        "texts = ['The bank approved the loan.', 'We sat on the river bank.'] * 3\n"
+        "multi = [d._.ctxvec_context for d in nlp.pipe(texts, n_process=2, batch_size=2)]\n"
+        "single = [nlp(t)._.ctxvec_context for t in texts]\n"
+        "assert all(np.allclose(a, b, atol=1e-5) for a, b in zip(multi, single))\n"
+        "print('OK', len(multi))\n"
+    )
+    proc = subprocess.run([sys.executable, "-c", script, str(default_pipeline_dir)], capture_output=True, text=True, timeout=180)
+    assert proc.returncode == 0, proc.stderr[-2000:]
+    assert "OK 6" in proc.stdout
+
+
+@pytest.mark.slow
+@pytest.mark.parametrize("text", BAD_INPUTS)
+def test_bad_inputs_work_without_nan(default_nlp, text):
+    doc = default_nlp(text)
+    array = doc._.ctxvec_context
+    assert array.shape[0] == len(doc)
+    assert np.isfinite(array).all()
+    for token in doc:
+        if not token._.has_context_vec:
+            assert not token._.context_vec.any()
+    assert np.isfinite(doc._.context_vec).all()
+
+
+def test_empty_doc_has_the_pipeline_width_after_initialize_and_loading(tiny_nlp, tmp_path):
+    assert tiny_nlp("")._.ctxvec_context.shape == (0, 32)
+    tiny_nlp.to_disk(tmp_path / "p")
+    loaded = spacy.load(tmp_path / "p")
+    assert loaded("")._.ctxvec_context.shape == (0, 32)
+    assert loaded("")._.context_vec.shape == (32,)
+
+
+@pytest.mark.slow
+def test_bad_inputs_mixed_into_one_batch(default_nlp):
+    docs = list(default_nlp.pipe(BAD_INPUTS + ["The river bank."], batch_size=64))
+    assert [len(d) for d in docs] == [len(default_nlp.make_doc(t)) for t in BAD_INPUTS + ["The river bank."]]
+    whitespace = docs[1]
+    assert len(whitespace) == 1 and not whitespace[0]._.has_context_vec
+    assert docs[-1][1]._.has_context_vec
+
+
+@pytest.mark.slow
+def test_long_document_over_512_wordpieces(default_nlp):
+    text = " ".join(["The bank lent money to the farmer near the river."] * 500)  # 5,500 tokens
+    doc = default_nlp(text)
+    assert len(doc._.trf_data.wordpieces.strings) > 1  # several windows
+    assert doc._.ctxvec_context_mask.all()
+    assert np.isfinite(doc._.ctxvec_context).all()
+
+
+def test_tokens_cut_off_by_max_length_get_zero_and_flag(tmp_path):
+    from .conftest import build_tiny_bert
+
+    model_dir = build_tiny_bert(tmp_path / "short_bert", max_position_embeddings=16)
+    nlp = spacy.blank("en")
+    config = transformer_config(str(model_dir), window=40, stride=40)
+    nlp.add_pipe("transformer", config=config)
+    nlp.add_pipe("ctxvec_context")
+    nlp.initialize()
+    doc = nlp(" ".join(["apple"] * 30))
+    mask = doc._.ctxvec_context_mask
+    assert mask[:5].all() and not mask.all()
+    assert not doc._.ctxvec_context[~mask].any()
+    assert np.isfinite(doc._.ctxvec_context).all()
+
+
+def test_overlapping_windows_pool_both(tiny_nlp):
+    doc = tiny_nlp("the bank of the river is where we sat and took a loan of money")
+    align = doc._.trf_data.align
+    twice = np.flatnonzero(align.lengths == 2)
+    assert len(twice) > 0
+    token = doc[int(twice[0])]
+    flat = doc._.trf_data.model_output.last_hidden_state.reshape(-1, 32)
+    rows = flat[align[int(twice[0])].dataXd.ravel()]
+    np.testing.assert_allclose(token._.context_vec, rows.mean(axis=0), atol=1e-6)
+
+
+@pytest.mark.parametrize(
+    "pooling,width",
+    [("mean", 32), ("first", 32), ("last", 32), ("max", 32), ("first_last", 64)],
+)
+def test_pooling_choices_from_config(tiny_bert_dir, pooling, width):
+    nlp = spacy.blank("en")
+    nlp.add_pipe("transformer", config=transformer_config(str(tiny_bert_dir)))
+    nlp.add_pipe("ctxvec_context", config={"pooling": {"@misc": f"spacy-ctxvec.{pooling}_pooling.v1"}})
+    nlp.initialize()
+    doc = nlp("unbelievable apple")
+    assert doc._.ctxvec_context.shape == (2, width)
+
+
+def test_float16_and_drop_trf_data(tiny_bert_dir):
+    nlp = spacy.blank("en")
+    nlp.add_pipe("transformer", config=transformer_config(str(tiny_bert_dir)))
+    nlp.add_pipe("ctxvec_context", config={"dtype": "float16", "drop_trf_data": True})
+    nlp.initialize()
+    doc = nlp("the apple")
+    assert doc._.ctxvec_context.dtype == np.float16
+    assert len(doc._.trf_data.align.lengths) == 0
+    assert doc[1]._.has_context_vec
+
+
+def test_vector_hooks(tiny_bert_dir):
+    nlp = spacy.blank("en")
+    nlp.add_pipe("transformer", config=transformer_config(str(tiny_bert_dir)))
+    nlp.add_pipe("ctxvec_context", config={"set_vector_hooks": True})
+    nlp.initialize()
+    doc = nlp("the bank of the river")
+    np.testing.assert_array_equal(doc[1].vector, doc[1]._.context_vec)
+    np.testing.assert_allclose(doc[0:2].vector, doc[0:2]._.context_vec)
+    np.testing.assert_allclose(doc.vector, doc._.context_vec)
+    assert doc[1].has_vector
+    assert -1.0 <= doc[1].similarity(doc[4]) <= 1.0
+    assert doc[1].similarity(doc[1]) == pytest.approx(1.0)
+    restored = pickle.loads(pickle.dumps(doc))
+    np.testing.assert_array_equal(restored[1].vector, doc[1]._.context_vec)
+
+
+def test_doc_serialization_keeps_vectors(tiny_nlp):
+    doc = tiny_nlp("we sat on the bank")
+    restored = Doc(tiny_nlp.vocab).from_bytes(doc.to_bytes())
+    np.testing.assert_array_equal(restored._.ctxvec_context, doc._.ctxvec_context)
+    np.testing.assert_array_equal(restored._.ctxvec_context_mask, doc._.ctxvec_context_mask)
+    np.testing.assert_array_equal(restored[2]._.context_vec, doc[2]._.context_vec)
+    doc_bin = DocBin(store_user_data=True, docs=[doc])
+    (from_bin,) = DocBin().from_bytes(doc_bin.to_bytes()).get_docs(tiny_nlp.vocab)
+    np.testing.assert_array_equal(from_bin._.ctxvec_context, doc._.ctxvec_context)
+    from_pickle = pickle.loads(pickle.dumps(doc))
+    np.testing.assert_array_equal(from_pickle._.ctxvec_context, doc._.ctxvec_context)
+
+
+def test_pipeline_round_trips(tiny_nlp, tmp_path):
+    text = "the bank took a loan"
+    expected = tiny_nlp(text)._.ctxvec_context
+    tiny_nlp.to_disk(tmp_path / "p")
+    loaded = spacy.load(tmp_path / "p")
+    np.testing.assert_array_equal(loaded(text)._.ctxvec_context, expected)
+    from spacy.util import load_model_from_config
+
+    from_bytes = load_model_from_config(tiny_nlp.config)
+    from_bytes.from_bytes(tiny_nlp.to_bytes())
+    np.testing.assert_array_equal(from_bytes(text)._.ctxvec_context, expected)
+    unpickled = pickle.loads(pickle.dumps(tiny_nlp))
+    np.testing.assert_array_equal(unpickled(text)._.ctxvec_context, expected)
+
+
+def test_without_transformer_names_the_fix():
+    nlp = spacy.blank("en")
+    nlp.add_pipe("ctxvec_context")
+    with pytest.raises(CtxvecError, match=r"\[CTX-E008\].*transformer"):
+        nlp.initialize()
+    with pytest.raises(CtxvecError, match=r"\[CTX-E001\].*add_pipe"):
+        nlp("some text")
+
+
+def test_missing_trf_data_with_a_transformer_names_annotating_components(tiny_nlp):
+    with pytest.raises(CtxvecError, match=r"\[CTX-E001\].*annotating_components"):
+        tiny_nlp.get_pipe("ctxvec_context")(tiny_nlp.make_doc("no transformer output"))
+
+
+def test_layers_without_hidden_states_fail_at_initialize(tiny_bert_dir):
+    nlp = spacy.blank("en")
+    nlp.add_pipe("transformer", config=transformer_config(str(tiny_bert_dir), hidden_states=False))
+    nlp.add_pipe("ctxvec_context", config={"layers": {"@misc": "spacy-ctxvec.mean_layers.v1", "layers": [0, 2]}})
+    with pytest.raises(CtxvecError, match=r"\[CTX-E002\].*output_hidden_states = true"):
+        nlp.initialize()
+
+
+@pytest.mark.parametrize(
+    "config,code",
+    [
+        ({"dtype": "int8"}, "E005"),
+        ({"layers": {"@misc": "spacy-ctxvec.mean_layers.v1", "layers": []}}, "E004"),
+        ({"layers": {"@misc": "spacy-ctxvec.mean_layers.v1", "layers": [9]}}, "E003"),
+    ],
+)
+def test_invalid_config_values(tiny_bert_dir, config, code):
+    nlp = spacy.blank("en")
+    nlp.add_pipe("transformer", config=transformer_config(str(tiny_bert_dir)))
+    with pytest.raises(CtxvecError, match=code):
+        nlp.add_pipe("ctxvec_context", config=config)
+        nlp.initialize()
+
+
+def test_unknown_pooling_name_is_a_config_error(tiny_bert_dir):
+    nlp = spacy.blank("en")
+    with pytest.raises(Exception, match="spacy-ctxvec.median_pooling.v1"):
+        nlp.add_pipe("ctxvec_context", config={"pooling": {"@misc": "spacy-ctxvec.median_pooling.v1"}})
+
+
+def test_to_numpy_copies_device_arrays_with_get():
+    from spacy_ctxvec.components.transformer import to_numpy
+
+    class DeviceArray:  # the part of cupy's interface that to_numpy relies on
+        def __init__(self, data):
+            self.data = data
+
+        def get(self):
+            return self.data.copy()
+
+    host = np.arange(6, dtype=np.float32).reshape(2, 3)
+    assert to_numpy(host) is host
+    np.testing.assert_array_equal(to_numpy(DeviceArray(host)), host)

@@ -1,0 +1,162 @@
+import numpy as np
+import pytest
+import spacy
+from spacy.tokens import Doc
+
+from spacy_ctxvec.lexicon.shard import partial_lexicon
+from spacy_ctxvec.lexicon.corpus import configure_lexicon_corpus
+from spacy_ctxvec.errors import CtxvecError
+from spacy_ctxvec.lexicon.table import Lexicon
+from spacy_ctxvec.components.polysemy import Polysemy, load_lexicon
+
+
+SENSE_CORPUS = [
+    # bank: money (8) and river (4)
+    "She deposited her salary at the bank on Monday.",
+    "The bank approved the loan for the new house.",
+    "He opened a savings account at the bank downtown.",
+    "The bank charged a fee for the wire transfer.",
+    "Interest rates at the bank rose again this year.",
+    "The robbers broke into the bank vault at night.",
+    "My bank sent me a new credit card.",
+    "The central bank raised interest rates.",
+    "We had a picnic on the grassy bank of the river.",
+    "The boat drifted towards the muddy bank.",
+    "Ducks rested on the bank of the stream.",
+    "Reeds grow along the river bank.",
+    # play: theatre, games, music, sport
+    "The children play football in the park.",
+    "We went to see a play by Shakespeare.",
+    "She can play the violin beautifully.",
+    "Press play to start the video.",
+    "The actors rehearsed the play for weeks.",
+    "Let the dogs play in the garden.",
+    "He likes to play chess with his father.",
+    "The band will play our favourite song.",
+    "There was some play in the loose steering wheel.",
+    "The new policy came into play last year.",
+    # hotel: one sense
+    "We booked a hotel near the beach.",
+    "The hotel had a lovely swimming pool.",
+    "Our hotel room overlooked the harbour.",
+    "The hotel staff were very friendly.",
+    "They stayed at a cheap hotel in the city centre.",
+    "The hotel served breakfast until ten.",
+    "A new hotel opened next to the station.",
+    "The hotel lobby was full of tourists.",
+    "He checked into the hotel late at night.",
+    "The hotel was fully booked for the festival.",
+]
+
+
+@pytest.fixture(scope="module")
+def minilm_lexicon(default_nlp) -> Lexicon:
+    return partial_lexicon(default_nlp, SENSE_CORPUS, batch_size=16)
+
+
+@pytest.fixture(scope="module")
+def scorer(minilm_lexicon) -> Polysemy:
+    component = Polysemy(min_count=2)
+    component.set_lexicon(minilm_lexicon)
+    return component
+
+
+def _token(doc: Doc, text: str):
+    return next(t for t in doc if t.lower_ == text)
+
+
+@pytest.mark.slow
+def test_default_pipeline_has_the_component_with_an_empty_lexicon(default_nlp):
+    assert default_nlp.pipe_names.index("ctxvec_polysemy") == default_nlp.pipe_names.index("ctxvec_context") + 1
+    doc = default_nlp("The bank by the river.")
+    assert all(t._.polysemy_score is None and t._.context_shift is None and t._.polysemy_count == 0 for t in doc)
+
+
+@pytest.mark.slow
+def test_polysemous_words_score_above_a_monosemous_one(minilm_lexicon):
+    scores, valid = minilm_lexicon.polysemy_scores(min_count=5)
+    score = {w: scores[minilm_lexicon.index(w)] for w in ("bank", "play", "hotel")}
+    assert all(valid[minilm_lexicon.index(w)] for w in score)
+    assert score["bank"] > score["hotel"]
+    assert score["play"] > score["hotel"]
+
+
+@pytest.mark.slow
+def test_token_attributes_and_unusual_use_shifts_more(default_nlp, scorer, minilm_lexicon):
+    usual = scorer(default_nlp("He paid the money into his account at the bank."))
+    unusual = scorer(default_nlp("Frogs jumped off the wet bank into the river water."))
+    bank_usual, bank_unusual = _token(usual, "bank"), _token(unusual, "bank")
+    scores, _ = minilm_lexicon.polysemy_scores(2)
+    assert bank_usual._.polysemy_score == pytest.approx(scores[minilm_lexicon.index("bank")])
+    assert bank_usual._.polysemy_count == 12
+    assert bank_unusual._.context_shift > bank_usual._.context_shift > 0
+    unseen = _token(usual, "paid")
+    assert unseen._.polysemy_score is None and unseen._.polysemy_count == 0 and unseen._.context_shift is None
+    restored = Doc(default_nlp.vocab).from_bytes(usual.to_bytes())
+    assert _token(restored, "bank")._.context_shift == bank_usual._.context_shift
+
+
+@pytest.mark.slow
+def test_serialization_round_trips(default_nlp, scorer, tmp_path):
+    doc = default_nlp("The bank of the river.")
+    expected = scorer(doc)._.ctxvec_polysemy.copy()
+    scorer.to_disk(tmp_path / "component")
+    from_disk = Polysemy(min_count=2).from_disk(tmp_path / "component")
+    from_bytes = Polysemy(min_count=2).from_bytes(scorer.to_bytes())
+    for component in (from_disk, from_bytes):
+        assert component.lexicon == scorer.lexicon
+        np.testing.assert_array_equal(component(doc)._.ctxvec_polysemy, expected)
+    assert load_lexicon(tmp_path / "component" / "lexicon") == scorer.lexicon
+
+
+@pytest.mark.slow
+def test_lexicon_of_another_width_is_a_clear_error(default_nlp, tmp_path):
+    other = Lexicon.from_occurrences(["bank", "bank"], np.random.default_rng(0).normal(size=(2, 32)))
+    component = Polysemy(min_count=2)
+    component.set_lexicon(other)
+    with pytest.raises(CtxvecError, match="E219.*width 32.*width 384"):
+        component(default_nlp("the bank"))
+    other.to_disk(tmp_path / "lex32")
+    with pytest.raises(CtxvecError, match="E219"):
+        Polysemy(min_count=2).initialize(nlp=default_nlp, lexicon_path=tmp_path / "lex32")
+
+
+def test_key_mismatch_and_bad_settings():
+    lexicon = Lexicon.from_occurrences(["a", "a"], np.ones((2, 3)), meta={"key": "text"})
+    with pytest.raises(CtxvecError, match="E220"):
+        Polysemy(key="lower").set_lexicon(lexicon)
+    with pytest.raises(CtxvecError, match="E216"):
+        Polysemy(key="shape")
+    with pytest.raises(CtxvecError, match="E208"):
+        Polysemy(min_count=1)
+
+
+def test_initialize_from_config_lexicon_path_and_from_corpus(tiny_bert_dir, tiny_nlp, tmp_path):
+    corpus = tmp_path / "c.txt"
+    corpus.write_text("the bank of the river\nthe bank loan\nwe sat on the bank\n", encoding="utf8")
+    lexicon = partial_lexicon(tiny_nlp, ["the bank of the river", "the bank loan", "we sat on the bank"], batch_size=8)
+    lexicon.to_disk(tmp_path / "lex")
+    nlp = spacy.blank("en")
+    from .conftest import transformer_config
+
+    nlp.add_pipe("transformer", config=transformer_config(str(tiny_bert_dir), window=8, stride=6))
+    nlp.add_pipe("ctxvec_context")
+    nlp.add_pipe("ctxvec_polysemy", config={"min_count": 2})
+    nlp.config["initialize"]["components"]["ctxvec_polysemy"] = {"lexicon_path": str(tmp_path / "lex")}
+    nlp.initialize()
+    assert nlp.get_pipe("ctxvec_polysemy").lexicon == lexicon
+    assert _token(nlp("the bank"), "bank")._.polysemy_count == 3
+    built = Polysemy(min_count=2)
+    built.initialize(nlp=nlp, corpus=configure_lexicon_corpus(str(corpus)))
+    assert built.lexicon.counts[built.lexicon.index("bank")] == 3
+    with pytest.raises(CtxvecError, match="E227"):
+        built.initialize(nlp=nlp, lexicon_path=tmp_path / "lex", corpus=configure_lexicon_corpus(str(corpus)))
+    nlp.to_disk(tmp_path / "pipeline")
+    reloaded = spacy.load(tmp_path / "pipeline")
+    assert reloaded.get_pipe("ctxvec_polysemy").lexicon == lexicon
+    assert load_lexicon(tmp_path / "pipeline") == lexicon
+
+
+def test_load_lexicon_needs_a_lexicon(tmp_path):
+    with pytest.raises(CtxvecError, match="E225"):
+        load_lexicon(tmp_path)

@@ -1,0 +1,220 @@
+"""The ctxvec_static component: sources, attributes, options, serialization, odd docs."""
+import pickle
+
+import numpy as np
+import pytest
+import spacy
+from gensim.models import KeyedVectors
+from spacy.tokens import DocBin
+from spacy.util import load_config, load_model_from_config
+
+from spacy_ctxvec import CtxvecError, StaticVectorTable
+from spacy_ctxvec.attributes import STATIC_KEY_NAMES
+
+from .conftest import CONFIGS, make_trf_nlp
+
+ODD_TEXTS = ["", "   ", "\n\n", "😀", "東京は大きい", "a 😀 b\t\tc", "Apple."]
+
+
+@pytest.fixture(scope="module")
+def w2v_path(tmp_path_factory):
+    kv = KeyedVectors(vector_size=3)
+    kv.add_vectors(["apple", "Bank", "river", "."], np.arange(12, dtype=np.float32).reshape(4, 3) + 1)
+    path = tmp_path_factory.mktemp("w2v") / "small.txt"
+    kv.save_word2vec_format(str(path))
+    return path
+
+
+def file_nlp(path, **component_config):
+    nlp = spacy.blank("en")
+    nlp.add_pipe("ctxvec_static", config=component_config)
+    nlp.config["initialize"]["components"]["ctxvec_static"] = {
+        "source": {"@misc": "spacy-ctxvec.vectors_file.v1", "path": str(path)}
+    }
+    nlp.initialize()
+    return nlp
+
+
+@pytest.fixture(scope="module")
+def w2v_nlp(w2v_path):
+    return file_nlp(w2v_path)
+
+
+@pytest.fixture(scope="module")
+def trf_static_nlp(tiny_bert_dir):
+    """tiny transformer + ctxvec_static (no source: the transformer's embeddings) + ctxvec_context."""
+    return make_trf_nlp(str(tiny_bert_dir), components=["ctxvec_static", "ctxvec_context"], window=8, stride=6)
+
+
+def codes(doc):
+    return [token._.static_vec_key for token in doc]
+
+
+def test_vectors_file_source(w2v_nlp):
+    doc = w2v_nlp("The River Bank bank kiwi .")
+    assert codes(doc) == ["none", "lower", "exact", "none", "none", "exact"]
+    assert doc._.ctxvec_static.shape == (6, 3) and doc._.ctxvec_static.dtype == np.float32
+    assert doc._.ctxvec_static_keys.dtype == np.int8
+    np.testing.assert_array_equal(doc[2]._.static_vec, [4, 5, 6])
+    np.testing.assert_array_equal(doc[1]._.static_vec, [7, 8, 9])
+    assert not doc[0]._.has_static_vec and not doc[0]._.static_vec.any()
+    np.testing.assert_allclose(doc[1:3]._.static_vec, [5.5, 6.5, 7.5])
+
+
+def test_norm_lookup_per_token(w2v_nlp):
+    doc = w2v_nlp("rivers and rivers")
+    doc[0].norm_ = "river"  # same text, different norms: looked up separately
+    w2v_nlp.get_pipe("ctxvec_static")(doc)
+    assert codes(doc) == ["norm", "none", "none"]
+    np.testing.assert_array_equal(doc[0]._.static_vec, [7, 8, 9])
+
+
+def test_default_source_is_the_transformer_embeddings(trf_static_nlp):
+    assert trf_static_nlp.pipe_names == ["transformer", "ctxvec_static", "ctxvec_context"]
+    doc = trf_static_nlp("I want an unbelievable Apple pen 😀")
+    assert codes(doc) == ["lower", "exact", "exact", "subwords", "lower", "exact", "none"]
+    pipe = trf_static_nlp.get_pipe("transformer")
+    tokenizer = pipe.model.tokenizer
+    embeddings = pipe.model.transformer.get_input_embeddings().weight.detach().numpy()
+    pieces = tokenizer("unbelievable", add_special_tokens=False)["input_ids"]
+    np.testing.assert_allclose(doc[3]._.static_vec, embeddings[pieces].mean(axis=0), rtol=1e-5, atol=1e-7)
+    assert doc[3]._.context_vec is not None  # ctxvec_context still runs after it
+
+
+def test_matches_table_lookup(trf_static_nlp):
+    doc = trf_static_nlp("The bank of the river and the Bank loan")
+    table = trf_static_nlp.get_pipe("ctxvec_static").table
+    vectors, keys = table.lookup_batch([t.text for t in doc], [t.lower_ for t in doc], [t.norm_ for t in doc])
+    np.testing.assert_array_equal(doc._.ctxvec_static, vectors)
+    np.testing.assert_array_equal(doc._.ctxvec_static_keys, keys)
+
+
+def test_options_dtype_and_lookups(w2v_path):
+    nlp = file_nlp(w2v_path, dtype="float16", lookups=["exact"])
+    doc = nlp("Bank bank")
+    assert doc._.ctxvec_static.dtype == np.float16
+    assert codes(doc) == ["exact", "none"]
+    with pytest.raises(CtxvecError, match="E005"):
+        spacy.blank("en").add_pipe("ctxvec_static", config={"dtype": "int8"})
+    with pytest.raises(CtxvecError, match="E112"):
+        spacy.blank("en").add_pipe("ctxvec_static", config={"lookups": ["exact", "lemma"]})
+
+
+def test_errors_before_and_during_initialize():
+    nlp = spacy.blank("en")
+    nlp.add_pipe("ctxvec_static")
+    with pytest.raises(CtxvecError, match=r"E114.*initialize\.components\.ctxvec_static\.source"):
+        nlp("no table yet")
+    with pytest.raises(CtxvecError, match=r"\[CTX-E008\].*source"):
+        nlp.initialize()
+    with pytest.raises(CtxvecError, match=r"E118.*str"):
+        nlp.get_pipe("ctxvec_static").initialize(nlp=nlp, source=lambda nlp: "not a table")
+
+
+def test_odd_docs(w2v_nlp, trf_static_nlp):
+    for nlp in (w2v_nlp, trf_static_nlp):
+        for text in ODD_TEXTS:
+            doc = nlp(text)
+            vectors = doc._.ctxvec_static
+            assert vectors.shape[0] == len(doc) and np.isfinite(vectors).all()
+            for token in doc:
+                if token.is_space or token.text == "😀":
+                    assert token._.static_vec_key == "none" and not token._.static_vec.any()
+    assert [d._.ctxvec_static.shape for d in trf_static_nlp.pipe(["", "a b"])] == [(0, 32), (2, 32)]
+
+
+def pipeline_round_trip(nlp, tmp_path):
+    nlp.to_disk(tmp_path / "pipeline")
+    from_disk = spacy.load(tmp_path / "pipeline")
+    from_bytes = spacy.blank("en")
+    for name in nlp.pipe_names:
+        config = {key: value for key, value in nlp.config["components"][name].items() if key != "factory"}
+        from_bytes.add_pipe(nlp.get_pipe_meta(name).factory, name=name, config=config)
+    from_bytes.from_bytes(nlp.to_bytes())
+    return from_disk, from_bytes
+
+
+@pytest.mark.parametrize("which", ["w2v_nlp", "trf_static_nlp"])
+def test_pipeline_disk_and_bytes_round_trips(request, tmp_path, which):
+    nlp = request.getfixturevalue(which)
+    text = "The river Bank unbelievable 東京 😀 ."
+    expected = nlp(text)
+    for loaded in pipeline_round_trip(nlp, tmp_path):
+        doc = loaded(text)
+        np.testing.assert_array_equal(doc._.ctxvec_static, expected._.ctxvec_static)
+        np.testing.assert_array_equal(doc._.ctxvec_static_keys, expected._.ctxvec_static_keys)
+    data_dir = tmp_path / "pipeline" / "ctxvec_static"
+    assert isinstance(spacy.load(tmp_path / "pipeline").get_pipe("ctxvec_static").table.vectors, np.memmap)
+    assert all(not f.read_bytes().startswith(b"\x80") for f in data_dir.rglob("*") if f.is_file())
+    assert {f.suffix for f in data_dir.rglob("*") if f.is_file()} <= {".npy", ".json", ".txt"}
+
+
+def test_uninitialized_component_round_trip(tmp_path):
+    nlp = spacy.blank("en")
+    nlp.add_pipe("ctxvec_static")
+    nlp.to_disk(tmp_path / "empty")
+    loaded = spacy.load(tmp_path / "empty")
+    assert loaded.get_pipe("ctxvec_static").table is None
+    reloaded = spacy.blank("en")
+    reloaded.add_pipe("ctxvec_static").from_bytes(nlp.get_pipe("ctxvec_static").to_bytes())
+    assert reloaded.get_pipe("ctxvec_static").table is None
+
+
+def test_doc_pickle_and_docbin_keep_static_vectors(w2v_nlp):
+    docs = list(w2v_nlp.pipe(["The river Bank", "bank . kiwi", ""]))
+    for doc in docs:
+        unpickled = pickle.loads(pickle.dumps(doc))
+        np.testing.assert_array_equal(unpickled._.ctxvec_static, doc._.ctxvec_static)
+        assert codes(unpickled) == codes(doc)
+    doc_bin = DocBin(store_user_data=True, docs=docs)
+    restored = list(DocBin().from_bytes(doc_bin.to_bytes()).get_docs(w2v_nlp.vocab))
+    for doc, back in zip(docs, restored):
+        np.testing.assert_array_equal(back._.ctxvec_static, doc._.ctxvec_static)
+        np.testing.assert_array_equal(back._.ctxvec_static_keys, doc._.ctxvec_static_keys)
+        assert [t._.static_vec_key for t in back] == codes(doc)
+
+
+def test_word2vec_config_assembles_and_loads(tmp_path, tiny_bert_dir, w2v_path):
+    config = load_config(CONFIGS / "word2vec.cfg", overrides={"paths.static_vectors": str(w2v_path)})
+    model = config["components"]["transformer"]["model"]
+    model["name"] = str(tiny_bert_dir)
+    model["get_spans"].update({"window": 8, "stride": 6})
+    nlp = load_model_from_config(config, auto_fill=True)
+    nlp.initialize()
+    assert nlp.pipe_names == ["transformer", "ctxvec_static", "ctxvec_context"]
+    nlp.to_disk(tmp_path / "w2v_pipeline")
+    doc = spacy.load(tmp_path / "w2v_pipeline")("The river Bank")
+    assert codes(doc) == ["none", "exact", "exact"]
+    assert doc._.ctxvec_static.shape == (3, 3) and doc._.ctxvec_context.shape == (3, 32)
+
+
+@pytest.mark.slow
+def test_default_pipeline_static_vectors_are_context_free(default_nlp):
+    names = default_nlp.pipe_names
+    assert names.index("transformer") < names.index("ctxvec_static") < names.index("ctxvec_context")
+    first = default_nlp("I ate an apple with my lunch.")
+    second = default_nlp("Apple shares and apple pie rose sharply on Monday.")
+    a, b, c = first[3], second[0], second[3]
+    assert [a._.static_vec_key, b._.static_vec_key, c._.static_vec_key] == ["exact", "lower", "exact"]
+    np.testing.assert_array_equal(a._.static_vec, c._.static_vec)
+    np.testing.assert_array_equal(a._.static_vec, b._.static_vec)  # uncased model
+    cosine = a._.static_vec @ c._.static_vec / (np.linalg.norm(a._.static_vec) * np.linalg.norm(c._.static_vec))
+    assert cosine == pytest.approx(1.0, abs=1e-6)
+    assert not np.allclose(a._.context_vec, c._.context_vec)
+
+
+@pytest.mark.slow
+def test_default_pipeline_multi_piece_word_is_mean_of_input_embeddings(default_nlp):
+    import torch
+
+    pipe = default_nlp.get_pipe("transformer")
+    tokenizer = pipe.model.tokenizer
+    ids = tokenizer("pineapples", add_special_tokens=False)["input_ids"]
+    assert len(ids) > 1
+    with torch.no_grad():
+        expected = pipe.model.transformer.get_input_embeddings()(torch.tensor(ids)).mean(dim=0).numpy()
+    doc = default_nlp("We bought pineapples.")
+    assert doc[2]._.static_vec_key == "subwords"
+    np.testing.assert_allclose(doc[2]._.static_vec, expected, rtol=1e-5, atol=1e-6)
+    assert isinstance(default_nlp.get_pipe("ctxvec_static").table, StaticVectorTable)
+    assert [STATIC_KEY_NAMES[int(code)] for code in doc._.ctxvec_static_keys] == ["lower", "exact", "subwords", "exact"]

@@ -1,0 +1,44 @@
+import numpy as np
+import pytest
+
+from spacy_ctxvec.evaluation.correlation import layer_similarity_reports, polysemy_report, rows_for, similarity_report, unique_words
+
+
+def test_similarity_report_uses_covered_pairs_only():
+    vectors1 = np.array([[1.0, 0.0], [1.0, 0.0], [1.0, 0.0], [0.0, 0.0]])
+    vectors2 = np.array([[1.0, 0.0], [1.0, 1.0], [0.0, 1.0], [0.0, 0.0]])
+    covered = np.array([True, True, True, False])
+    report = similarity_report("toy", vectors1, vectors2, covered, np.array([9.0, 5.0, 1.0, 10.0]))
+    assert report.spearman == pytest.approx(1.0)
+    assert (report.n_pairs, report.n_covered, report.coverage) == (4, 3, 0.75)
+    assert report.to_dict()["coverage"] == 0.75
+
+
+def test_layer_reports():
+    views = np.array([[[1.0, 0.0], [1.0, 0.0]], [[1.0, 0.0], [1.0, 0.0]], [[1.0, 0.0], [1.0, 0.0]]])
+    other = np.array([[[1.0, 0.0], [0.0, 1.0]], [[1.0, 1.0], [1.0, 1.0]], [[0.0, 1.0], [1.0, 0.0]]])
+    result = layer_similarity_reports("toy", views, other, ["layer_0", "layer_1"], np.ones(3, bool), np.array([3.0, 2.0, 1.0]))
+    assert result["layer_0"] == pytest.approx(1.0)
+    assert result["layer_1"] == pytest.approx(-1.0)  # cosines 0, 0.71, 1
+
+
+def test_polysemy_report_by_hand():
+    keys = ["bank", "Run", "dog", "zzz", "cat"]
+    scores = np.array([0.9, 0.8, 0.2, 0.5, 0.1])
+    valid = np.array([True, True, True, True, False])
+    counts = np.array([10, 40, 20, 5, 7])
+    senses = {"bank": 18, "run": 57, "dog": 8}
+    report = polysemy_report(keys, scores, valid, counts, senses)
+    # zzz has no sense count, cat is not valid: bank, Run (via lowercase), dog remain.
+    assert (report.n_types, report.n_covered) == (4, 3)
+    # scores 0.9, 0.8, 0.2 vs senses 18, 57, 8: ranks (3,2,1) vs (2,3,1) -> 0.5
+    assert report.spearman == pytest.approx(0.5)
+    assert np.isfinite(report.partial_spearman)
+    assert report.to_dict()["coverage"] == pytest.approx(0.75)
+
+
+def test_unique_words_and_rows():
+    vocabulary = unique_words(["b", "a"], ["c", "a"])
+    assert vocabulary == ["a", "b", "c"]
+    table = np.array([[1.0], [2.0], [3.0]])
+    np.testing.assert_array_equal(rows_for(["c", "a"], vocabulary, table), [[3.0], [1.0]])

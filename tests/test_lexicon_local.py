@@ -1,0 +1,108 @@
+import json
+import os
+import signal
+import subprocess
+import sys
+import time
+from pathlib import Path
+
+import numpy as np
+import pytest
+from spacy.language import Language
+
+from spacy_ctxvec.lexicon.checkpoints import LATEST_FILE
+from spacy_ctxvec.lexicon.local import build_lexicon_local
+from spacy_ctxvec.errors import CtxvecError
+from spacy_ctxvec.lexicon.table import Lexicon
+
+WORDS = ["the", "bank", "river", "loan", "money", "i", "have", "an", "apple", "pen", "play", "hotel", "we", "sat", "on"]
+
+
+def write_corpus(path: Path, n_docs: int, seed: int = 0) -> Path:
+    rng = np.random.default_rng(seed)
+    lines = [" ".join(rng.choice(WORDS, size=rng.integers(3, 10))) for _ in range(n_docs)]
+    path.write_text("\n".join(lines) + "\n", encoding="utf8")
+    return path
+
+
+@pytest.fixture(scope="module")
+def tiny_pipeline_dir(tiny_nlp, tmp_path_factory) -> Path:
+    path = tmp_path_factory.mktemp("tiny_pipeline")
+    tiny_nlp.to_disk(path)
+    return path
+
+
+@Language.component("test_strip_s_lemmas", assigns=["token.lemma"])
+def strip_s_lemmas(doc):
+    for token in doc:
+        token.lemma_ = token.lower_.rstrip("s") or token.lower_
+    return doc
+
+
+@Language.component("test_declares_lemmas", assigns=["token.lemma"])
+def declares_lemmas(doc):
+    return doc
+
+
+def test_local_build_with_checkpoints_and_in_process_resume(tiny_nlp, tmp_path):
+    corpus = write_corpus(tmp_path / "c.txt", 60)
+    full = build_lexicon_local(tiny_nlp, corpus, shard_size=20, batch_size=8, progress=False)
+    assert full.n_docs == 60
+    checkpoints = tmp_path / "ckpt"
+    first = build_lexicon_local(tiny_nlp, corpus, shard_size=20, batch_size=8, progress=False, checkpoint_dir=checkpoints, max_docs=None)
+    assert first.lexicon == full.lexicon
+    # pretend the run stopped after the first shard: keep only its checkpoint
+    partial = build_lexicon_local(tiny_nlp, corpus, shard_size=20, batch_size=8, progress=False, checkpoint_dir=tmp_path / "ckpt2", max_docs=20)
+    state_dir = tmp_path / "ckpt2"
+    latest = (state_dir / LATEST_FILE).read_text().strip()
+    state = json.loads((state_dir / latest / "state.json").read_text())
+    assert state["docs_done"] == 20 and partial.n_docs == 20
+    with pytest.raises(CtxvecError, match="E221.*max_docs"):
+        build_lexicon_local(tiny_nlp, corpus, shard_size=20, batch_size=8, progress=False, checkpoint_dir=state_dir, resume=True)
+    with pytest.raises(CtxvecError, match="E221.*shard_size"):
+        build_lexicon_local(tiny_nlp, corpus, shard_size=10, batch_size=8, progress=False, checkpoint_dir=state_dir, resume=True, max_docs=20)
+
+
+def test_empty_corpus_is_an_error(tiny_nlp, tmp_path):
+    (tmp_path / "empty.txt").write_text("\n\n", encoding="utf8")
+    with pytest.raises(CtxvecError, match="E211"):
+        build_lexicon_local(tiny_nlp, tmp_path / "empty.txt", progress=False)
+
+
+@pytest.mark.slow
+def test_spawned_worker_processes_give_the_same_counts(tiny_nlp, tmp_path):
+    corpus = write_corpus(tmp_path / "c.txt", 40)
+    single = build_lexicon_local(tiny_nlp, corpus, shard_size=40, batch_size=8, progress=False)
+    multi = build_lexicon_local(tiny_nlp, corpus, shard_size=40, batch_size=8, progress=False, n_process=2)
+    assert multi.lexicon.keys == single.lexicon.keys
+    np.testing.assert_array_equal(multi.lexicon.counts, single.lexicon.counts)
+    np.testing.assert_allclose(multi.lexicon.self_similarity(), single.lexicon.self_similarity(), atol=1e-6)
+
+
+@pytest.mark.slow
+def test_resume_after_kill_9_is_identical_to_an_uninterrupted_build(tiny_nlp, tiny_pipeline_dir, tmp_path):
+    corpus = write_corpus(tmp_path / "c.txt", 400, seed=1)
+    output = tmp_path / "out"
+    checkpoints = tmp_path / "ckpt"
+    command = [sys.executable, "-m", "spacy_ctxvec", "build-lexicon", str(tiny_pipeline_dir), str(corpus), str(output),
+               "--checkpoint-every", "25", "--batch-size", "16", "--checkpoint-dir", str(checkpoints), "--no-progress", "--keep-layer"]
+    env = {**os.environ, "HF_HUB_OFFLINE": "1"}
+    process = subprocess.Popen(command, env=env, stdout=subprocess.DEVNULL, stderr=subprocess.PIPE)
+    deadline = time.monotonic() + 120
+    while not (checkpoints / LATEST_FILE).exists() and process.poll() is None and time.monotonic() < deadline:
+        time.sleep(0.01)
+    process.send_signal(signal.SIGKILL)
+    process.wait()
+    assert process.returncode == -signal.SIGKILL, process.stderr.read().decode()[-2000:]
+    latest = (checkpoints / LATEST_FILE).read_text().strip()
+    done = json.loads((checkpoints / latest / "state.json").read_text())["docs_done"]
+    assert 0 < done < 400 and not output.exists()
+
+    resumed = subprocess.run(command + ["--resume"], env=env, capture_output=True, text=True)
+    assert resumed.returncode == 0, resumed.stderr[-2000:]
+    assert f"Resumed after {done} docs" in resumed.stdout
+    uninterrupted = build_lexicon_local(tiny_nlp, corpus, shard_size=25, batch_size=16, progress=False).lexicon
+    result = Lexicon.from_disk(output / "ctxvec_polysemy" / "lexicon")
+    assert result.n_occurrences == uninterrupted.n_occurrences
+    assert result == uninterrupted  # bitwise: keys, counts and int64 sums
+    assert not checkpoints.exists()

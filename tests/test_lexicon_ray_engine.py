@@ -1,0 +1,253 @@
+"""The Ray engine against the local engine, on a 2-CPU local Ray cluster with the tiny
+random BERT pipeline saved to disk: equal lexicons, a worker killed mid-run retried
+without double counting, unreadable corpus files named, nothing left running."""
+import json
+import os
+import sys
+import time
+from pathlib import Path
+from typing import List, Set
+
+import numpy as np
+import pytest
+
+from spacy_ctxvec.lexicon.engines import get_engine
+from spacy_ctxvec.lexicon.local import build_lexicon_local
+from spacy_ctxvec.lexicon.ray_engine import MERGE_GROUP, build_lexicon_ray, merge_partials
+from spacy_ctxvec.errors import CtxvecError
+from spacy_ctxvec.lexicon.table import Lexicon, merge_all
+
+pytestmark = pytest.mark.slow
+
+SENTENCES = [
+    "the bank of the river",
+    "i took a loan from the bank",
+    "we sat on the river bank",
+    "i have a pen",
+    "i have an apple and a phone",
+    "we want to buy an apple",
+]
+SHARD_SIZE = 20
+CRASH_LINE = 70  # a.txt line that kills its worker the first time a worker sees it
+
+
+def write_corpus(directory: Path) -> Path:
+    """A .txt (with blank and whitespace-only lines) and a .jsonl ("text" and "words" rows)."""
+    directory.mkdir(parents=True, exist_ok=True)
+    lines = [f"{SENTENCES[i % len(SENTENCES)]} {'and the bank' * (i % 3)}".strip() for i in range(120)]
+    lines[10], lines[11] = "", "   "
+    (directory / "a.txt").write_text("\n".join(lines) + "\n", encoding="utf8")
+    rows = [
+        {"text": SENTENCES[i % len(SENTENCES)]} if i % 3 else {"words": SENTENCES[i % len(SENTENCES)].split(), "spaces": None}
+        for i in range(45)
+    ]
+    (directory / "b.jsonl").write_text("\n".join(json.dumps(row) for row in rows) + "\n", encoding="utf8")
+    return directory
+
+
+@pytest.fixture(scope="module")
+def ray():
+    return pytest.importorskip("ray")
+
+
+@pytest.fixture(scope="module")
+def tiny_pipeline_dir(tiny_nlp, tmp_path_factory) -> Path:
+    path = tmp_path_factory.mktemp("tiny_pipeline")
+    tiny_nlp.to_disk(path)
+    return path
+
+
+@pytest.fixture(scope="module")
+def corpus_dir(tmp_path_factory) -> Path:
+    return write_corpus(tmp_path_factory.mktemp("corpus"))
+
+
+@pytest.fixture(scope="module")
+def local_result(tiny_pipeline_dir, corpus_dir):
+    import spacy
+
+    return build_lexicon_local(spacy.load(tiny_pipeline_dir), corpus_dir, shard_size=50, progress=False)
+
+
+@pytest.fixture(scope="module")
+def ray_cluster(ray):
+    """A local 2-CPU Ray for this module; shut down whatever happens."""
+    os.environ["RAY_AUTH_MODE"] = "disabled"
+    ray.init(num_cpus=2, include_dashboard=False)
+    yield ray
+    ray.shutdown()
+
+
+def ray_processes(parent: int) -> Set[int]:
+    """Live (not zombie) processes started by ``parent`` whose command line mentions ray."""
+    found = set()
+    for entry in Path("/proc").iterdir():
+        if not entry.name.isdigit():
+            continue
+        try:
+            stat = (entry / "stat").read_text()
+            cmdline = (entry / "cmdline").read_bytes().replace(b"\0", b" ").decode(errors="replace")
+        except OSError:
+            continue
+        state, ppid = stat.rsplit(")", 1)[1].split()[:2]
+        if int(ppid) == parent and state != "Z" and "ray" in cmdline:
+            found.add(int(entry.name))
+    return found
+
+
+def ray_processes_after_exit(parent: int, wait_s: float = 30.0) -> Set[int]:
+    """ray_processes, polled until they are gone or ``wait_s`` passed (shutdown signals
+    its processes and returns before they have all exited)."""
+    deadline = time.monotonic() + wait_s
+    while (alive := ray_processes(parent)) and time.monotonic() < deadline:
+        time.sleep(0.2)
+    return alive
+
+
+def assert_same_lexicon(a, b) -> None:
+    assert a.keys == b.keys
+    np.testing.assert_array_equal(a.counts, b.counts)
+    np.testing.assert_allclose(a.unit_vector_sums(), b.unit_vector_sums(), rtol=1e-6, atol=1e-6)
+    np.testing.assert_allclose(a.raw_vector_sums(), b.raw_vector_sums(), rtol=1e-6, atol=1e-6)
+    np.testing.assert_allclose(a.self_similarity().filled(0.0), b.self_similarity().filled(0.0), atol=1e-9)
+
+
+def test_ray_engine_is_registered():
+    assert get_engine("ray") is build_lexicon_ray
+
+
+def test_merge_partials_in_groups_equals_merging_all():
+    rng = np.random.default_rng(0)
+    words = np.array(["bank", "river", "loan", "pen", "apple", "the"])
+    parts = [Lexicon.from_occurrences(words[rng.integers(0, len(words), 30)], rng.normal(size=(30, 8))) for _ in range(2 * MERGE_GROUP + 3)]
+    rows = [
+        {"lexicon": part.to_bytes(), "n_docs": 3, "skipped": json.dumps([["f.jsonl", 40 - i]] if i % 10 == 0 else [])}
+        for i, part in enumerate(parts)
+    ]
+    lexicon, n_docs, skipped = merge_partials(rows)
+    assert lexicon == merge_all(parts)  # bitwise: grouping does not change the sums
+    assert n_docs == 3 * len(parts)
+    assert skipped == [("f.jsonl", 10), ("f.jsonl", 20), ("f.jsonl", 30), ("f.jsonl", 40)]
+
+
+def test_missing_ray_names_the_extra(tiny_pipeline_dir, corpus_dir, monkeypatch):
+    monkeypatch.setitem(sys.modules, "ray", None)
+    monkeypatch.setitem(sys.modules, "ray.data", None)
+    with pytest.raises(CtxvecError, match=r"\[CTX-E502\].*pip install spacy-ctxvec\[ray\]"):
+        build_lexicon_ray(tiny_pipeline_dir, corpus_dir, progress=False)
+
+
+@pytest.mark.parametrize(
+    "setting,match",
+    [
+        ({"num_workers": 0}, r"\[CTX-E228\] num_workers"),
+        ({"num_gpus_per_worker": -1}, r"\[CTX-E228\] num_gpus_per_worker"),
+        ({"n_process": 2}, r"\[CTX-E505\].*--n-process"),
+        ({"resume": True}, r"\[CTX-E505\].*--resume"),
+        ({"max_docs": 5}, r"\[CTX-E505\].*--max-docs"),
+    ],
+)
+def test_bad_settings_are_coded_errors(tiny_pipeline_dir, corpus_dir, setting, match):
+    with pytest.raises(CtxvecError, match=match):
+        build_lexicon_ray(tiny_pipeline_dir, corpus_dir, progress=False, **setting)
+
+
+def test_missing_corpus_file_is_named_before_starting(tiny_pipeline_dir, corpus_dir, tmp_path):
+    missing = tmp_path / "missing.txt"
+    with pytest.raises(CtxvecError, match=r"\[CTX-E210\].*missing\.txt"):
+        build_lexicon_ray(tiny_pipeline_dir, [corpus_dir / "a.txt", missing], progress=False)
+
+
+@pytest.mark.skipif(os.geteuid() == 0, reason="root reads files whatever their permissions")
+def test_unreadable_corpus_file_is_named_before_starting(tiny_pipeline_dir, corpus_dir, tmp_path):
+    locked = tmp_path / "locked.txt"
+    locked.write_text("the bank\n", encoding="utf8")
+    locked.chmod(0)
+    with pytest.raises(CtxvecError, match=r"\[CTX-E501\].*locked\.txt"):
+        build_lexicon_ray(tiny_pipeline_dir, [corpus_dir / "a.txt", locked], progress=False)
+
+
+def test_too_small_cluster_is_an_error_not_a_hang(ray_cluster, tiny_pipeline_dir, corpus_dir):
+    with pytest.raises(CtxvecError, match=r"\[CTX-E504\].*2\.0 CPU"):
+        build_lexicon_ray(tiny_pipeline_dir, corpus_dir, num_workers=3, progress=False)
+
+
+def test_ray_equals_local_with_two_workers(ray_cluster, tiny_pipeline_dir, corpus_dir, local_result):
+    result = build_lexicon_ray(tiny_pipeline_dir, corpus_dir, num_workers=2, shard_size=SHARD_SIZE, progress=False)
+    assert (result.n_docs, result.n_tokens) == (local_result.n_docs, local_result.n_tokens)
+    assert result.n_docs == 118 + 45  # two blank lines skipped
+    assert_same_lexicon(result.lexicon, local_result.lexicon)
+    assert result.lexicon.meta == local_result.lexicon.meta
+
+
+def crash_worker_class(marker: Path, init_log: Path):
+    """A PartialLexiconWorker that logs every start and kills its process (os._exit)
+    on the batch holding a.txt line CRASH_LINE, the first time any worker sees it."""
+    from spacy_ctxvec.lexicon.ray_workers import PartialLexiconWorker
+
+    class CrashOnceWorker(PartialLexiconWorker):
+        def __init__(self, *args, **kwargs):
+            with init_log.open("a", encoding="utf8") as handle:
+                handle.write(f"{os.getpid()}\n")
+            super().__init__(*args, **kwargs)
+
+        def __call__(self, batch):
+            hit = any(str(p).endswith("a.txt") and int(n) == CRASH_LINE for p, n in zip(batch["path"], batch["line"]))
+            if hit and not marker.exists():
+                marker.write_text(str(os.getpid()), encoding="utf8")
+                os._exit(1)
+            return super().__call__(batch)
+
+    return CrashOnceWorker
+
+
+def test_killed_worker_is_retried_without_double_counting(ray_cluster, tiny_pipeline_dir, corpus_dir, local_result, tmp_path):
+    ray_cluster.cloudpickle.register_pickle_by_value(sys.modules[__name__])
+    marker, init_log = tmp_path / "crashed", tmp_path / "inits"
+    worker_class = crash_worker_class(marker, init_log)
+    result = build_lexicon_ray(
+        tiny_pipeline_dir, corpus_dir, num_workers=2, shard_size=SHARD_SIZE, progress=False, worker_class=worker_class
+    )
+    assert marker.exists(), "the marked batch never killed a worker"
+    assert len(init_log.read_text(encoding="utf8").split()) >= 3  # two workers + the restarted one
+    assert (result.n_docs, result.n_tokens) == (local_result.n_docs, local_result.n_tokens)
+    assert_same_lexicon(result.lexicon, local_result.lexicon)
+
+
+def test_undecodable_file_and_bad_line_are_named_from_ray(ray_cluster, tiny_pipeline_dir, corpus_dir, tmp_path):
+    broken = tmp_path / "broken.txt"
+    broken.write_bytes(b"the bank of the river\n\xff\xfe not utf-8\n")
+    with pytest.raises(CtxvecError, match=r"\[CTX-E501\].*broken\.txt.*utf-8"):
+        build_lexicon_ray(tiny_pipeline_dir, [corpus_dir / "a.txt", broken], num_workers=2, progress=False)
+    rows = tmp_path / "rows.jsonl"
+    rows.write_text('{"text": "the bank"}\n{"text": 3}\n', encoding="utf8")
+    with pytest.raises(CtxvecError, match=r"\[CTX-E213\].*rows\.jsonl, line 2"):
+        build_lexicon_ray(tiny_pipeline_dir, [corpus_dir / "a.txt", rows], num_workers=2, progress=False)
+
+
+def test_nothing_left_running_after_shutdown(ray_cluster):
+    started: List[int] = sorted(ray_processes(os.getpid()))
+    assert started, "the module's Ray cluster should have processes while it runs"
+    ray_cluster.shutdown()
+    assert not ray_processes_after_exit(os.getpid())
+
+
+def test_cli_engine_ray_starts_and_stops_its_own_cluster(ray, tiny_pipeline_dir, corpus_dir, local_result, tmp_path, monkeypatch):
+    """After the module cluster is gone: --engine ray starts a local cluster, saves the
+    same lexicon as the local engine, and leaves no Ray process behind."""
+    import spacy
+    from typer.testing import CliRunner
+
+    from spacy_ctxvec.cli import app
+
+    monkeypatch.setenv("RAY_AUTH_MODE", "disabled")
+    assert not ray.is_initialized()
+    output = tmp_path / "with_lexicon"
+    args = ["build-lexicon", str(tiny_pipeline_dir), str(corpus_dir), str(output), "--engine", "ray",
+            "--num-workers", "1", "--checkpoint-every", str(SHARD_SIZE), "--no-progress", "--keep-layer"]
+    outcome = CliRunner().invoke(app, args)
+    assert outcome.exit_code == 0, outcome.output
+    assert not ray.is_initialized()
+    assert not ray_processes_after_exit(os.getpid())
+    component = spacy.load(output).get_pipe("ctxvec_polysemy")
+    assert_same_lexicon(component.lexicon, local_result.lexicon)

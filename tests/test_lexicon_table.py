@@ -1,0 +1,147 @@
+import itertools
+
+import numpy as np
+import pytest
+
+from spacy_ctxvec.errors import CtxvecError
+from spacy_ctxvec.lexicon.table import Lexicon, merge, merge_all
+
+
+def random_occurrences(seed: int, n_occ: int = 300, width: int = 16, n_types: int = 12):
+    rng = np.random.default_rng(seed)
+    type_ids = rng.integers(0, n_types, size=n_occ)
+    centres = rng.normal(size=(n_types, width))
+    spread = rng.uniform(0.2, 2.0, size=n_types)[type_ids, None]
+    vectors = centres[type_ids] + spread * rng.normal(size=(n_occ, width)) + 0.5
+    keys = [f"w{i}" for i in type_ids]
+    return keys, vectors.astype(np.float32)
+
+
+def unit(vectors):
+    vectors = np.asarray(vectors, dtype=np.float64)
+    return vectors / np.linalg.norm(vectors, axis=1, keepdims=True)
+
+
+def brute_self_similarity(vectors):
+    u = unit(vectors)
+    cos = u @ u.T
+    n = len(u)
+    return (cos.sum() - np.trace(cos)) / (n * (n - 1))
+
+
+def test_self_similarity_matches_brute_force_pairwise_mean():
+    keys, vectors = random_occurrences(0)
+    lexicon = Lexicon.from_occurrences(keys, vectors)
+    self_sim = lexicon.self_similarity()
+    keys_array = np.array(keys)
+    for i, key in enumerate(lexicon.keys):
+        rows = vectors[keys_array == key]
+        assert lexicon.counts[i] == len(rows)
+        assert self_sim[i] == pytest.approx(brute_self_similarity(rows), abs=1e-8)
+
+
+def test_baseline_matches_brute_force_mean_over_different_types():
+    keys, vectors = random_occurrences(1, n_occ=200)
+    lexicon = Lexicon.from_occurrences(keys, vectors)
+    u = unit(vectors)
+    cos = u @ u.T
+    keys_array = np.array(keys)
+    different = keys_array[:, None] != keys_array[None, :]
+    assert lexicon.anisotropy_baseline() == pytest.approx(cos[different].mean(), abs=1e-8)
+
+
+def test_polysemy_score_formula_and_min_count():
+    keys, vectors = random_occurrences(2)
+    lexicon = Lexicon.from_occurrences(keys, vectors)
+    scores, valid = lexicon.polysemy_scores(min_count=2)
+    expected = (1 - lexicon.self_similarity().data) / (1 - lexicon.anisotropy_baseline())
+    np.testing.assert_allclose(scores[valid], expected[valid])
+    threshold = int(np.median(lexicon.counts)) + 1
+    _, valid_high = lexicon.polysemy_scores(min_count=threshold)
+    np.testing.assert_array_equal(valid_high, lexicon.counts >= threshold)
+    with pytest.raises(CtxvecError, match="E208"):
+        lexicon.polysemy_scores(min_count=1)
+
+
+def test_spread_type_scores_above_tight_type():
+    rng = np.random.default_rng(3)
+    tight = np.ones((50, 8)) + 0.05 * rng.normal(size=(50, 8))
+    spread = rng.normal(size=(50, 8))
+    other = rng.normal(size=(50, 8)) + 2
+    lexicon = Lexicon.from_occurrences(["hotel"] * 50 + ["bank"] * 50 + ["x"] * 50, np.vstack([tight, spread, other]))
+    scores, valid = lexicon.polysemy_scores(min_count=2)
+    assert valid.all()
+    assert scores[lexicon.index("bank")] > scores[lexicon.index("hotel")] + 0.5
+
+
+def test_merge_is_order_independent_and_associative_bitwise():
+    keys, vectors = random_occurrences(4, n_occ=400)
+    parts = [Lexicon.from_occurrences(keys[i : i + 100], vectors[i : i + 100]) for i in range(0, 400, 100)]
+    whole = Lexicon.from_occurrences(keys, vectors)
+    results = [merge_all(order) for order in itertools.permutations(parts)]
+    for result in results:
+        assert result == whole
+    a, b, c = parts[:3]
+    assert merge(merge(a, b), c) == merge(a, merge(b, c))
+    assert a.merge(b) == b.merge(a)
+    assert (merge(merge(a, b), c).self_similarity().data == merge(c, merge(b, a)).self_similarity().data).all()
+    assert merge(a, Lexicon.empty(a.width)) == a
+
+
+def test_merge_refuses_other_width():
+    a = Lexicon.from_occurrences(["x", "x"], np.ones((2, 4)))
+    b = Lexicon.from_occurrences(["x", "x"], np.ones((2, 5)))
+    with pytest.raises(CtxvecError, match="E206"):
+        merge(a, b)
+
+
+def test_no_nan_with_single_occurrences_zero_vectors_and_one_type():
+    vectors = np.array([[0.0, 0.0, 0.0], [1.0, 0.0, 0.0], [0.0, 1.0, 0.0], [0.0, 0.0, 0.0]])
+    lexicon = Lexicon.from_occurrences(["a", "b", "c", "a"], vectors)
+    assert lexicon.keys == ["b", "c"]  # "a" only had zero vectors: not counted
+    assert lexicon.n_skipped_zero == 2
+    self_sim = lexicon.self_similarity()
+    assert self_sim.mask.all() and not np.isnan(self_sim.data).any()
+    scores, valid = lexicon.polysemy_scores(min_count=2)
+    assert not valid.any() and not np.isnan(scores).any()
+    one_type = Lexicon.from_occurrences(["a", "a"], np.array([[1.0, 0.0], [1.0, 0.0]]))
+    assert one_type.anisotropy_baseline() == 0.0
+    assert not np.isnan(one_type.polysemy_scores(2)[0]).any()
+    empty = Lexicon.empty(3)
+    assert empty.anisotropy_baseline() == 0.0 and len(empty.polysemy_scores(2)[0]) == 0
+
+
+def test_non_finite_vectors_are_an_error():
+    with pytest.raises(CtxvecError, match="E203"):
+        Lexicon.from_occurrences(["a", "b"], np.array([[1.0, np.nan], [1.0, 0.0]]))
+
+
+def test_overflow_guard_for_large_raw_values():
+    with pytest.raises(CtxvecError, match="E204"):
+        Lexicon.from_occurrences(["a"], np.array([[5000.0, 0.0]]))
+    lexicon = Lexicon.from_occurrences(["a"], np.array([[5000.0, 0.0]]), raw_scale_bits=16)
+    assert lexicon.centroids()[0, 0] == 5000.0
+
+
+def test_centroids_and_unit_centroids():
+    vectors = np.array([[2.0, 0.0], [0.0, 4.0], [1.0, 1.0]])
+    lexicon = Lexicon.from_occurrences(["a", "a", "b"], vectors)
+    np.testing.assert_allclose(lexicon.centroids()[lexicon.index("a")], [1.0, 2.0], atol=1e-6)
+    np.testing.assert_allclose(lexicon.unit_centroids()[lexicon.index("a")], [2**-0.5, 2**-0.5], atol=1e-8)
+    assert "a" in lexicon and "z" not in lexicon and len(lexicon) == 2
+
+
+def test_disk_and_bytes_round_trip(tmp_path):
+    keys, vectors = random_occurrences(5)
+    lexicon = Lexicon.from_occurrences(keys, vectors, meta={"key": "lower"})
+    lexicon.to_disk(tmp_path / "lex")
+    assert Lexicon.from_disk(tmp_path / "lex") == lexicon
+    assert Lexicon.from_bytes(lexicon.to_bytes()) == lexicon
+    with pytest.raises(CtxvecError, match="E207"):
+        Lexicon.from_disk(tmp_path / "missing")
+
+
+def test_duplicate_keys_are_refused():
+    ones = np.ones((2, 3), dtype=np.int64)
+    with pytest.raises(CtxvecError, match=r"\[CTX-E231\].*'a' appears 2 times"):
+        Lexicon(["a", "a"], np.array([1, 1]), ones, ones.copy(), width=3)
