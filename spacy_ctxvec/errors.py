@@ -98,6 +98,21 @@ class Errors(metaclass=_ErrorsWithCodes):
             "Save the component again with nlp.to_disk.")
     E122 = ("Training produced no vectors: no word in '{path}' occurs at least "
             "--min-count {min_count} times. Lower --min-count or use a bigger corpus.")
+    E130 = ("'{path}': {problem}. The header line (or fastText header) must describe the "
+            "data that follows it; fix the header or re-export the file completely.")
+    E131 = ("{path}, line {line}: {problem}. Remove that line (only trailing blank lines "
+            "are allowed) and load the file again.")
+    E132 = ("'{path}' declares {what} {value}; static vectors need at least one dimension "
+            "and a header line 'N_ROWS DIM' of two whole numbers. Fix the file.")
+    E133 = ("{path}, {where}: not valid UTF-8 text ({error}). Convert the file to UTF-8, "
+            "e.g. iconv -f latin1 -t utf-8 FILE > FILE.utf8, and try again.")
+    E134 = ("Saved static vector table in '{path}' is damaged: {problem}. Save the "
+            "component again (nlp.to_disk after nlp.initialize with the vectors file).")
+    E135 = ("Cannot write {what} '{path}': {problem}. {fix}")
+    E136 = ("--gpu-id {gpu_id}: no usable GPU ({error}). Install CuPy for your CUDA "
+            "version (e.g. pip install cupy-cuda12x) on a machine with a GPU, or use "
+            "--gpu-id -1 to run on the CPU.")
+    E137 = ("'{path}' holds no vectors. Give a vectors file with at least one row.")
 
     # Polysemy lexicon, corpora and builds (E2xx)
     E201 = ("Lexicon arrays disagree: {n_keys} keys, counts {counts}, unit sums "
@@ -183,6 +198,9 @@ class Errors(metaclass=_ErrorsWithCodes):
     E309 = ("Choosing a WiC decision by cross-validation grouped by target word needs at "
             "least 2 different target words in the train split, but it has {n_groups}. "
             "Use the full official train split.")
+    E320 = ("{name}: Spearman's rho is undefined for {n_covered} covered pair(s) of "
+            "{n_pairs}; it needs at least {minimum} pairs with vectors (and scores that are "
+            "not all equal). Give more pairs, or vectors that cover them.")
 
     # Plots, comparisons and projects (E4xx)
     E401 = ("Cannot save a figure as '{path}': the file name must end in .png or .svg.")
