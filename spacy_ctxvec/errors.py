@@ -181,6 +181,36 @@ class Errors(metaclass=_ErrorsWithCodes):
     E231 = ("Lexicon keys must be unique, but '{key}' appears {n} times. Rebuild the "
             "lexicon with spacy-ctxvec build-lexicon, or merge the duplicate rows first.")
 
+    # Bad corpus input, owned directories and damaged saved state (E240-E259, issue 12)
+    E240 = ("{path}, line {line}: not valid {encoding} text ({error}). Pass the file's "
+            "encoding (CLI: --encoding latin-1; config: encoding = \"latin-1\"), fix "
+            "that line, or pass on_error=\"skip\" (CLI: --on-error skip) to skip and "
+            "report undecodable lines.")
+    E241 = ("Unknown text encoding '{encoding}'. Give a Python codec name such as utf8, "
+            "latin-1, cp1252 or utf-16.")
+    E242 = ("{path}, line {line}: {problem}. Fix that line, or pass on_error=\"skip\" "
+            "(CLI: --on-error skip) to skip and report bad lines.")
+    E243 = ("Corpus file '{path}' is not a readable .spacy DocBin ({error}). It is "
+            "truncated, damaged or another kind of file: recreate it with "
+            "DocBin(docs=...).to_disk, or remove it from the corpus.")
+    E244 = ("Checkpoint directory '{path}' {problem}. build-lexicon deletes its "
+            "checkpoints when a build succeeds, so it only uses a new or empty directory "
+            "or one it made itself (marked by a '{marker}' file): give another "
+            "--checkpoint-dir.")
+    E245 = ("Output '{path}' was not made by build-lexicon (it has no '{marker}' file), "
+            "so --overwrite will not replace it: it may hold other files. Choose a new "
+            "directory, or delete this one yourself if you no longer need it.")
+    E246 = ("{what} '{path}' {relation} {other} '{other_path}'. build-lexicon never "
+            "writes into its inputs, and its output and checkpoint directories must be "
+            "separate: choose paths that do not contain one another.")
+    E247 = ("{what} '{path}' is an existing file, but build-lexicon writes a directory "
+            "there. Choose a directory path.")
+    E248 = ("Checkpoint in '{path}' is damaged: {problem}. Delete that directory (it "
+            "holds only build-lexicon checkpoints) and build again without --resume.")
+    E249 = ("Component '{name}' saved at '{path}' is incomplete: {problem}. Copy the "
+            "whole pipeline directory again, or rebuild it with "
+            "`spacy-ctxvec build-lexicon`.")
+
     # Evaluation (E3xx)
     E301 = ("File not found: {path}. {hint}")
     E302 = ("{path}, line {line}: expected {expected}, got: {got!r}. Fix or remove "
@@ -232,6 +262,10 @@ class Errors(metaclass=_ErrorsWithCodes):
             "{resource} each need {need}. Use fewer workers, fewer {resource} per worker, "
             "or a bigger cluster (--address of a cluster with more nodes).")
     E505 = ("The ray engine does not support {option}: {reason}.")
+    E521 = ("Not a WordNet package ({member}: {line}). The sense-count step reads the "
+            "index.noun/verb/adj/adv files of NLTK's wordnet.zip (WordNet 3.0); fetch it "
+            "again with `python -m spacy project assets`, or pass --vars.sense_counts PATH "
+            "of an existing lemma<TAB>count table.")
 
 
 class Warnings(metaclass=_ErrorsWithCodes):

@@ -1,7 +1,14 @@
 """Streaming corpus readers: .txt (one document per line), .jsonl ("text" or "words"),
-.spacy (DocBin), or a directory of such files (read in sorted name order)."""
+.spacy (DocBin), or a directory of such files (read in sorted name order).
+
+Every line is parsed by ``parse_line`` and every DocBin by ``docbin_docs``: the local
+engine, the Ray engine and the ``[initialize]`` corpus read documents the same way and
+report bad input with the same coded errors naming file and line."""
+import codecs
 import hashlib
 import json
+import re
+import warnings
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Callable, Iterator, List, Optional, Tuple, Union
@@ -10,11 +17,18 @@ from spacy.tokens import Doc, DocBin
 from spacy.util import registry
 from spacy.vocab import Vocab
 
-from ..errors import CtxvecError, Errors
+from ..errors import CtxvecError, Errors, Warnings
 from ..types import CorpusItem
 
 CORPUS_SUFFIXES = (".txt", ".jsonl", ".spacy")
 ON_ERROR_CHOICES = ("raise", "skip")
+DEFAULT_ENCODING = "utf8"
+# Text files are decoded with errors="surrogateescape": an undecodable byte becomes one
+# of these code points, so the line can be named (and skipped) instead of ending the read.
+_ESCAPED_BYTE = re.compile("[\udc80-\udcff]")
+_SURROGATE = re.compile("[\ud800-\udfff]")
+# A "words" row: (words, spaces or None)
+WordsRow = Tuple[List[str], Optional[List[bool]]]
 
 
 @dataclass
@@ -41,7 +55,7 @@ def corpus_files(path: Union[str, Path]) -> List[Path]:
 
 
 def corpus_fingerprint(path: Union[str, Path]) -> str:
-    """sha256 over the names and contents of the corpus files (identifies a corpus for resuming)."""
+    """sha256 over the names and contents of the corpus files (identifies a corpus)."""
     digest = hashlib.sha256()
     for file in corpus_files(path):
         digest.update(file.name.encode("utf8") + b"\0")
@@ -51,49 +65,131 @@ def corpus_fingerprint(path: Union[str, Path]) -> str:
     return digest.hexdigest()
 
 
-def _read_txt(path: Path) -> Iterator[str]:
-    with path.open(encoding="utf8") as handle:
-        for line in handle:
-            text = line.rstrip("\r\n")
-            if text.strip():
-                yield text
+def check_encoding(encoding: str) -> str:
+    """The codec's canonical name, or E241 for an unknown one."""
+    try:
+        return codecs.lookup(encoding).name
+    except (LookupError, TypeError, ValueError) as err:
+        raise CtxvecError(Errors.E241.format(encoding=encoding)) from err
 
 
-def _bad_row(path: Path, line_number: int, error_code: str, on_error: str, report: CorpusReport, **details) -> None:
-    if on_error == "raise":
-        raise CtxvecError(getattr(Errors, error_code).format(path=path, line=line_number, **details))
-    report.skipped.append((str(path), line_number))
+def _check_on_error(on_error: str) -> None:
+    if on_error not in ON_ERROR_CHOICES:
+        raise CtxvecError(Errors.E215.format(on_error=on_error))
 
 
-def _read_jsonl(path: Path, vocab: Optional[Vocab], on_error: str, report: CorpusReport) -> Iterator[CorpusItem]:
-    with path.open(encoding="utf8") as handle:
-        for line_number, line in enumerate(handle, start=1):
-            if not line.strip():
-                continue
-            try:
-                row = json.loads(line)
-            except json.JSONDecodeError as err:
-                _bad_row(path, line_number, "E212", on_error, report, error=err.msg)
-                continue
-            if isinstance(row, dict) and isinstance(row.get("text"), str):
-                if row["text"].strip():
-                    yield row["text"]
-            elif isinstance(row, dict) and isinstance(row.get("words"), list) and all(isinstance(w, str) for w in row["words"]):
-                if vocab is None:
-                    raise CtxvecError(Errors.E214.format(path=path))
-                if row["words"]:
-                    spaces = row.get("spaces")
-                    yield Doc(vocab, words=row["words"], spaces=spaces if isinstance(spaces, list) else None)
-            else:
-                _bad_row(path, line_number, "E213", on_error, report, got=line.strip()[:80])
+def _undecodable(line: str, path: str, line_number: int, encoding: str) -> CtxvecError:
+    match = _ESCAPED_BYTE.search(line)
+    assert match is not None
+    byte = ord(match.group()) - 0xDC00
+    error = f"byte 0x{byte:02x} at character {match.start() + 1} cannot be decoded"
+    return CtxvecError(Errors.E240.format(path=path, line=line_number, encoding=encoding, error=error))
+
+
+def _check_string(value: str, path: str, line_number: int, what: str) -> None:
+    if _SURROGATE.search(value):
+        raise CtxvecError(Errors.E242.format(path=path, line=line_number, problem=f"{what} contains an unpaired surrogate (\\ud800-\\udfff), which is not text"))
+
+
+def _words_row(row: dict, path: str, line_number: int) -> WordsRow:
+    words, spaces = row["words"], row.get("spaces")
+    for i, word in enumerate(words):
+        if word == "":
+            raise CtxvecError(Errors.E242.format(path=path, line=line_number, problem=f"\"words\"[{i}] is an empty string; every token needs at least one character"))
+        _check_string(word, path, line_number, f"\"words\"[{i}]")
+    if spaces is None:
+        return list(words), None
+    if not isinstance(spaces, list) or not all(isinstance(s, bool) for s in spaces):
+        raise CtxvecError(Errors.E242.format(path=path, line=line_number, problem="\"spaces\" must be a list of true/false (one per word) or left out"))
+    if len(spaces) != len(words):
+        raise CtxvecError(Errors.E242.format(path=path, line=line_number, problem=f"\"spaces\" has {len(spaces)} values for {len(words)} words; give one per word or leave it out"))
+    return list(words), list(spaces)
+
+
+def parse_line(line: str, path: Union[str, Path], line_number: int, suffix: str, encoding: str = DEFAULT_ENCODING) -> Union[None, str, WordsRow]:
+    """One line of a .txt or .jsonl file, as read in text mode with
+    errors="surrogateescape": None for a blank line, a text, or (words, spaces).
+
+    A bad line raises a CtxvecError naming file and line: E240 (undecodable bytes),
+    E212 (not JSON, or nested too deeply), E213 (not a "text"/"words" object), E242
+    (bad "words"/"spaces", unpaired surrogates)."""
+    path = str(path)
+    if line_number == 1 and line.startswith("\ufeff"):
+        line = line[1:]  # a byte-order mark is not part of the first document
+    if _ESCAPED_BYTE.search(line):
+        raise _undecodable(line, path, line_number, encoding)
+    if suffix != ".jsonl":
+        text = line.rstrip("\r\n")
+        return text if text.strip() else None
+    if not line.strip():
+        return None
+    try:
+        row = json.loads(line)
+    except json.JSONDecodeError as err:
+        raise CtxvecError(Errors.E212.format(path=path, line=line_number, error=err.msg)) from None
+    except RecursionError:
+        raise CtxvecError(Errors.E212.format(path=path, line=line_number, error="nested too deeply")) from None
+    if isinstance(row, dict) and isinstance(row.get("text"), str):
+        _check_string(row["text"], path, line_number, "\"text\"")
+        return row["text"] if row["text"].strip() else None
+    if isinstance(row, dict) and isinstance(row.get("words"), list) and all(isinstance(w, str) for w in row["words"]):
+        words, spaces = _words_row(row, path, line_number)
+        return (words, spaces) if words else None
+    raise CtxvecError(Errors.E213.format(path=path, line=line_number, got=line.strip()[:80]))
+
+
+def make_doc(vocab: Vocab, row: WordsRow) -> Doc:
+    """The Doc of a parsed "words" row (tokens kept as given)."""
+    words, spaces = row
+    return Doc(vocab, words=words, spaces=spaces)
+
+
+def _read_text_file(path: Path, vocab: Optional[Vocab], encoding: str, on_error: str, report: CorpusReport) -> Iterator[CorpusItem]:
+    try:
+        with path.open(encoding=encoding, errors="surrogateescape") as handle:
+            for line_number, line in enumerate(handle, start=1):
+                try:
+                    parsed = parse_line(line, path, line_number, path.suffix, encoding)
+                except CtxvecError:
+                    if on_error == "raise":
+                        raise
+                    report.skipped.append((str(path), line_number))
+                    continue
+                if parsed is None:
+                    continue
+                if isinstance(parsed, str):
+                    yield parsed
+                else:
+                    if vocab is None:
+                        raise CtxvecError(Errors.E214.format(path=path))
+                    yield make_doc(vocab, parsed)
+    except UnicodeError as err:  # e.g. an odd number of bytes in a UTF-16 file
+        raise CtxvecError(Errors.E240.format(path=path, line="?", encoding=encoding, error=err)) from None
+    except OSError as err:
+        raise CtxvecError(Errors.E210.format(path=path, problem=f"cannot be read ({err.strerror or err})")) from None
+
+
+def docbin_docs(data: bytes, vocab: Vocab, path: Union[str, Path]) -> List[Doc]:
+    """The non-empty Docs of a serialised DocBin (.spacy), or E243 naming the file.
+
+    Any failure while decoding means a damaged or foreign file, so it is reported,
+    not raised raw."""
+    try:
+        return [doc for doc in DocBin().from_bytes(data).get_docs(vocab) if len(doc)]
+    except CtxvecError:
+        raise
+    except Exception as err:  # zlib, msgpack, KeyError, ValueError...: all "not a DocBin"
+        raise CtxvecError(Errors.E243.format(path=path, error=f"{type(err).__name__}: {str(err)[:200]}")) from None
 
 
 def _read_docbin(path: Path, vocab: Optional[Vocab]) -> Iterator[Doc]:
     if vocab is None:
         raise CtxvecError(Errors.E214.format(path=path))
-    for doc in DocBin().from_disk(path).get_docs(vocab):
-        if len(doc):
-            yield doc
+    try:
+        data = path.read_bytes()
+    except OSError as err:
+        raise CtxvecError(Errors.E210.format(path=path, problem=f"cannot be read ({err.strerror or err})")) from None
+    yield from docbin_docs(data, vocab, path)
 
 
 def iter_corpus(
@@ -102,25 +198,25 @@ def iter_corpus(
     *,
     on_error: str = "raise",
     report: Optional[CorpusReport] = None,
+    encoding: str = DEFAULT_ENCODING,
 ) -> Iterator[CorpusItem]:
     """Yield documents one at a time: texts for .txt and "text" rows, Docs for "words"
     rows (tokens kept as given) and .spacy files (these need ``nlp_vocab``).
 
-    Blank lines are skipped (line numbers still count them). A bad .jsonl line raises
-    a CtxvecError naming file and line, or with ``on_error="skip"`` is skipped and
-    recorded in ``report.skipped``. A corpus without any document raises E211 once
-    the stream is exhausted.
+    .txt and .jsonl files are decoded with ``encoding``. Blank lines are skipped (line
+    numbers still count them). A bad line (undecodable, bad JSON, bad row) raises a
+    CtxvecError naming file and line, or with ``on_error="skip"`` is skipped and
+    recorded in ``report.skipped``. A damaged .spacy file is always an error (E243).
+    A corpus without any document raises E211 once the stream is exhausted.
     """
-    if on_error not in ON_ERROR_CHOICES:
-        raise CtxvecError(Errors.E215.format(on_error=on_error))
+    _check_on_error(on_error)
+    encoding = check_encoding(encoding)
     report = report if report is not None else CorpusReport()
     for file in corpus_files(path):
-        if file.suffix == ".txt":
-            items: Iterator[CorpusItem] = _read_txt(file)
-        elif file.suffix == ".jsonl":
-            items = _read_jsonl(file, nlp_vocab, on_error, report)
+        if file.suffix == ".spacy":
+            items: Iterator[CorpusItem] = _read_docbin(file, nlp_vocab)
         else:
-            items = _read_docbin(file, nlp_vocab)
+            items = _read_text_file(file, nlp_vocab, encoding, on_error, report)
         for item in items:
             report.n_docs += 1
             yield item
@@ -133,14 +229,27 @@ def n_tokens(item: CorpusItem) -> int:
     return len(item) if isinstance(item, Doc) else len(item.split())
 
 
+def item_digest(item: CorpusItem) -> bytes:
+    """Bytes that identify a document (its text, or a Doc's tokens and spaces), for
+    checking that a resumed build reads the same documents first."""
+    if isinstance(item, Doc):
+        return b"D" + "\0".join(token.text_with_ws for token in item).encode("utf8", "surrogatepass")
+    return b"T" + item.encode("utf8", "surrogatepass")
+
+
 @registry.misc("spacy-ctxvec.lexicon_corpus.v1")
-def configure_lexicon_corpus(path: str, on_error: str = "raise") -> Callable[[Vocab], Iterator[CorpusItem]]:
+def configure_lexicon_corpus(path: str, on_error: str = "raise", encoding: str = DEFAULT_ENCODING) -> Callable[[Vocab], Iterator[CorpusItem]]:
     """A corpus for building a lexicon in [initialize.components.ctxvec_polysemy.corpus]:
-    a callable (vocab) -> iterator of documents."""
-    if on_error not in ON_ERROR_CHOICES:
-        raise CtxvecError(Errors.E215.format(on_error=on_error))
+    a callable (vocab) -> iterator of documents. ``encoding`` decodes .txt/.jsonl files;
+    with on_error = "skip", bad lines are skipped and reported in one warning."""
+    _check_on_error(on_error)
+    encoding = check_encoding(encoding)
 
     def read(vocab: Vocab) -> Iterator[CorpusItem]:
-        return iter_corpus(path, vocab, on_error=on_error)
+        report = CorpusReport()
+        yield from iter_corpus(path, vocab, on_error=on_error, report=report, encoding=encoding)
+        if report.skipped:
+            first = ", ".join(f"{file}:{line}" for file, line in report.skipped[:5])
+            warnings.warn(f"{Warnings.W005.format(n_lines=len(report.skipped))} First: {first}")
 
     return read
