@@ -1,14 +1,32 @@
 """`spacy-ctxvec build-lexicon PIPELINE CORPUS OUTPUT`: count a corpus into a polysemy
-lexicon and save PIPELINE plus the lexicon (in ctxvec_polysemy) as a new pipeline."""
+lexicon and save PIPELINE plus the lexicon (in ctxvec_polysemy) as a new pipeline.
+
+It deletes or replaces only what it made itself: OUTPUT is written next to its place
+and swapped in, replacing only an earlier build-lexicon output (marked by a file); the
+checkpoint directory must be new, empty or marked; neither may overlap PIPELINE, CORPUS
+or each other."""
+import os
+import secrets
 import shutil
 from pathlib import Path
-from typing import Any, Dict, Optional
+from typing import Any, Dict, List, Optional, Tuple
 
 import typer
 from wasabi import msg
 
 from ..components.polysemy import ensure_polysemy_component
 from ..errors import CtxvecError, Errors, Warnings
+from ..lexicon.checkpoints import (
+    CHECKPOINT_MARKER,
+    LATEST_FILE,
+    OUTPUT_MARKER,
+    check_checkpoint_dir,
+    is_empty_dir,
+    read_marker,
+    remove_checkpoint_dir,
+    write_marker,
+)
+from ..lexicon.corpus import DEFAULT_ENCODING, check_encoding
 from ..lexicon.engines import ENGINES, get_engine
 from ..pipelines import load_pipeline
 from ._app import app, exit_on_coded_error
@@ -36,18 +54,20 @@ def build_lexicon_cli(
     checkpoint_every: int = typer.Option(1000, "--checkpoint-every", min=1, help="Docs per shard; a checkpoint is written after each"),
     checkpoint_dir: Optional[Path] = typer.Option(None, "--checkpoint-dir", help="Default: OUTPUT.checkpoint next to OUTPUT"),
     resume: bool = typer.Option(False, "--resume", help="Continue from the checkpoint of an interrupted run"),
-    on_error: str = typer.Option("raise", "--on-error", help="Bad .jsonl lines: raise, or skip and report"),
+    on_error: str = typer.Option("raise", "--on-error", help="Bad lines (undecodable text, bad JSON or rows): raise, or skip and report"),
+    encoding: str = typer.Option(DEFAULT_ENCODING, "--encoding", help="Text encoding of .txt/.jsonl corpus files (e.g. latin-1, cp1252)"),
     engine: str = typer.Option("local", "--engine", help=f"Build engine: {', '.join(ENGINES)}"),
     max_docs: Optional[int] = typer.Option(None, "--max-docs", min=1, help="Use only the first N documents"),
-    overwrite: bool = typer.Option(False, "--overwrite", help="Replace OUTPUT if it exists"),
+    overwrite: bool = typer.Option(False, "--overwrite", help="Replace OUTPUT if it is an earlier build-lexicon output"),
     progress: bool = typer.Option(True, "--progress/--no-progress", help="Show a progress bar"),
     address: Optional[str] = typer.Option(None, "--address", help="--engine ray: join this Ray cluster ('auto', 'ray://head:10001'); default: start a local one"),
     num_workers: int = typer.Option(1, "--num-workers", min=1, help="--engine ray: actors, each holding one copy of the pipeline"),
     gpus_per_worker: float = typer.Option(0.0, "--gpus-per-worker", min=0.0, help="--engine ray: GPUs per actor (0: CPU)"),
 ) -> None:
     """Build a corpus polysemy lexicon and save a pipeline that scores every token."""
-    if output.exists() and any(output.iterdir()) and not overwrite:
-        raise CtxvecError(Errors.E226.format(path=output))
+    checkpoint_dir = checkpoint_dir or output.with_name(output.name + ".checkpoint")
+    check_output_paths(pipeline, corpus, output, checkpoint_dir, overwrite=overwrite)
+    check_encoding(encoding)
     build = get_engine(engine)
     if gpu_id >= 0:
         if n_process > 1:
@@ -57,21 +77,23 @@ def build_lexicon_cli(
         spacy.require_gpu(gpu_id)
     nlp = load_pipeline(pipeline, layer=None if keep_layer else layer)
     component = ensure_polysemy_component(nlp, key, min_count)
-    checkpoint_dir = checkpoint_dir or output.with_name(output.name + ".checkpoint")
     engine_options: Dict[str, Any] = (
         {"address": address, "num_workers": num_workers, "num_gpus_per_worker": gpus_per_worker} if engine == "ray" else {}
     )
-    result = build(
-        nlp, corpus, key=key, batch_size=batch_size, n_process=n_process, shard_size=checkpoint_every,
-        checkpoint_dir=checkpoint_dir, resume=resume, on_error=on_error, progress=progress, max_docs=max_docs,
-        **engine_options,
-    )
+    try:
+        result = build(
+            nlp, corpus, key=key, batch_size=batch_size, n_process=n_process, shard_size=checkpoint_every,
+            checkpoint_dir=checkpoint_dir, resume=resume, on_error=on_error, progress=progress, max_docs=max_docs,
+            encoding=encoding, **engine_options,
+        )
+    except CtxvecError:
+        if (checkpoint_dir / LATEST_FILE).exists() and read_marker(checkpoint_dir, CHECKPOINT_MARKER) is not None:
+            msg.info(f"The documents counted so far are kept in {checkpoint_dir}: fix the input and rerun with --resume.")
+        raise
     component.set_lexicon(result.lexicon)
     component.check_width(result.lexicon.width)
-    if output.exists():
-        shutil.rmtree(output)
-    nlp.to_disk(output)
-    shutil.rmtree(checkpoint_dir, ignore_errors=True)
+    save_output(nlp, output)
+    remove_checkpoint_dir(checkpoint_dir)
     _, valid = result.lexicon.polysemy_scores(min_count)
     if result.resumed_from:
         msg.info(f"Resumed after {result.resumed_from} docs")
@@ -84,3 +106,69 @@ def build_lexicon_cli(
         f"({int(valid.sum())} with >= {min_count} occurrences), baseline B = "
         f"{result.lexicon.anisotropy_baseline():.4f}; saved pipeline to {output}"
     )
+
+
+def _relation(path: Path, other: Path) -> Optional[str]:
+    if path == other:
+        return "is the same as"
+    if other in path.parents:
+        return "is inside"
+    if path in other.parents:
+        return "contains"
+    return None
+
+
+def _check_writable_place(what: str, path: Path) -> None:
+    """E247 if ``path`` or its nearest existing ancestor is a file."""
+    for place in (path, *path.parents):
+        if place.exists():
+            if not place.is_dir():
+                raise CtxvecError(Errors.E247.format(what=what if place == path else f"A parent of {what}", path=place))
+            return
+
+
+def check_output_paths(pipeline: Path, corpus: Path, output: Path, checkpoint_dir: Path, *, overwrite: bool) -> None:
+    """Refuse, before any work, every write that could touch what build-lexicon did not make."""
+    _check_writable_place("OUTPUT", output)
+    _check_writable_place("Checkpoint directory", checkpoint_dir)
+    inputs: List[Tuple[str, Path]] = [(name, path.resolve()) for name, path in (("PIPELINE", pipeline), ("CORPUS", corpus)) if path.exists()]
+    written = (("OUTPUT", output.resolve()), ("--checkpoint-dir", checkpoint_dir.resolve()))
+    for what, path in written:
+        for other, other_path in inputs:
+            relation = _relation(path, other_path)
+            if relation:
+                raise CtxvecError(Errors.E246.format(what=what, path=path, relation=relation, other=other, other_path=other_path))
+    relation = _relation(written[1][1], written[0][1])
+    if relation:
+        raise CtxvecError(Errors.E246.format(what="--checkpoint-dir", path=written[1][1], relation=relation, other="OUTPUT", other_path=written[0][1]))
+    if output.is_dir() and not is_empty_dir(output):
+        if not overwrite:
+            raise CtxvecError(Errors.E226.format(path=output))
+        if read_marker(output, OUTPUT_MARKER) is None:
+            raise CtxvecError(Errors.E245.format(path=output, marker=OUTPUT_MARKER))
+    check_checkpoint_dir(checkpoint_dir)
+
+
+def save_output(nlp: Any, output: Path) -> None:
+    """Write the pipeline next to OUTPUT, mark it, then swap it in; an existing OUTPUT
+    is replaced only if it is empty or an earlier (marked) build-lexicon output."""
+    output.parent.mkdir(parents=True, exist_ok=True)
+    token = f"{os.getpid()}-{secrets.token_hex(4)}"
+    new = output.parent / f".{output.name}.new-{token}"
+    try:
+        nlp.to_disk(new)
+        write_marker(new, OUTPUT_MARKER, created=True)
+        if output.exists():
+            if not output.is_dir():
+                raise CtxvecError(Errors.E247.format(what="OUTPUT", path=output))
+            if not is_empty_dir(output) and read_marker(output, OUTPUT_MARKER) is None:
+                raise CtxvecError(Errors.E245.format(path=output, marker=OUTPUT_MARKER))
+            old = output.parent / f".{output.name}.old-{token}"
+            os.rename(output, old)
+            os.rename(new, output)
+            shutil.rmtree(old)
+        else:
+            os.rename(new, output)
+    finally:
+        if new.exists():
+            shutil.rmtree(new)

@@ -1,8 +1,13 @@
 """Checkpoints of a local build: the merged lexicon so far plus the number of documents
-done, replaced atomically after every shard, so that ``--resume`` continues exactly."""
+done, replaced atomically after every shard, so that ``--resume`` continues exactly.
+
+Directories that build-lexicon writes (checkpoints, outputs) carry a marker file. A
+command removes or replaces a directory only when its marker is there, and inside a
+checkpoint directory only the entries it writes itself (shard-*, LATEST, temporaries)."""
 import hashlib
 import json
 import os
+import re
 import shutil
 from dataclasses import dataclass
 from pathlib import Path
@@ -11,11 +16,17 @@ from typing import Any, Dict, Optional
 from spacy.language import Language
 
 from ..errors import CtxvecError, Errors
-from ..types import PathLike
-from .corpus import corpus_fingerprint
+from .shard import polysemy_components
 from .table import Lexicon
 
 LATEST_FILE = "LATEST"
+STATE_FILE = "state.json"
+CHECKPOINT_MARKER = ".spacy-ctxvec-checkpoint"
+OUTPUT_MARKER = ".spacy-ctxvec-output"
+_SHARD_NAME = re.compile(r"shard-\d{12}")
+# Everything write_checkpoint may leave in a checkpoint directory.
+_OWN_ENTRY = re.compile(r"shard-\d{12}|\.tmp-shard-\d{12}-\d+|\.LATEST\.tmp-\d+|LATEST")
+_STATE_KEYS = {"docs_done": int, "n_tokens": int, "docs_sha256": str, "fingerprint": dict}
 
 
 @dataclass
@@ -23,8 +34,76 @@ class Checkpoint:
     docs_done: int
     lexicon: Lexicon
     n_tokens: int
+    docs_sha256: str = ""  # digest of the first docs_done documents (see corpus.item_digest)
 
 
+# Marked (owned) directories
+def write_marker(directory: Path, marker: str, *, created: bool) -> None:
+    """Mark ``directory`` as made (created=True) or taken over while empty by build-lexicon."""
+    info = {"made_by": "spacy-ctxvec build-lexicon", "created_directory": created}
+    (directory / marker).write_text(json.dumps(info), encoding="utf8")
+
+
+def read_marker(directory: Path, marker: str) -> Optional[Dict[str, Any]]:
+    """The marker's content, or None if ``directory`` carries no such marker."""
+    file = directory / marker
+    if not file.is_file():
+        return None
+    try:
+        info = json.loads(file.read_text(encoding="utf8"))
+    except (OSError, ValueError):
+        info = None
+    return info if isinstance(info, dict) else {"created_directory": False}
+
+
+def is_empty_dir(path: Path) -> bool:
+    return path.is_dir() and next(path.iterdir(), None) is None
+
+
+def check_checkpoint_dir(path: Path) -> None:
+    """E247 if ``path`` is a file, E244 if it is a non-empty directory without the marker."""
+    if path.exists() and not path.is_dir():
+        raise CtxvecError(Errors.E247.format(what="Checkpoint directory", path=path))
+    if path.is_dir() and not is_empty_dir(path) and read_marker(path, CHECKPOINT_MARKER) is None:
+        raise CtxvecError(Errors.E244.format(path=path, problem="is not empty and was not made by build-lexicon", marker=CHECKPOINT_MARKER))
+
+
+def open_checkpoint_dir(path: Path, *, resume: bool) -> None:
+    """Make (or take over while empty) and mark the checkpoint directory; without
+    ``resume``, remove the checkpoints an earlier run left in it."""
+    check_checkpoint_dir(path)
+    if not path.exists():
+        path.mkdir(parents=True)
+        write_marker(path, CHECKPOINT_MARKER, created=True)
+    elif read_marker(path, CHECKPOINT_MARKER) is None:
+        write_marker(path, CHECKPOINT_MARKER, created=False)
+    elif not resume:
+        _remove_own_entries(path)
+
+
+def _remove_own_entries(path: Path) -> None:
+    for entry in path.iterdir():
+        if _OWN_ENTRY.fullmatch(entry.name):
+            if entry.is_dir() and not entry.is_symlink():
+                shutil.rmtree(entry)
+            else:
+                entry.unlink()
+
+
+def remove_checkpoint_dir(path: Path) -> bool:
+    """Remove what build-lexicon wrote in ``path`` (only if marked), and the directory
+    itself if build-lexicon created it and nothing else is left. True if it is gone."""
+    marker = read_marker(path, CHECKPOINT_MARKER) if path.is_dir() else None
+    if marker is None:
+        return not path.exists()
+    _remove_own_entries(path)
+    (path / CHECKPOINT_MARKER).unlink()
+    if marker.get("created_directory") and is_empty_dir(path):
+        path.rmdir()
+    return not path.exists()
+
+
+# Writing and reading checkpoints
 def _fsync_dir_files(path: Path) -> None:
     for file in path.iterdir():
         with file.open("rb") as handle:
@@ -32,14 +111,15 @@ def _fsync_dir_files(path: Path) -> None:
 
 
 def write_checkpoint(directory: Path, checkpoint: Checkpoint, fingerprint: Dict[str, Any]) -> None:
-    """Atomically replace the checkpoint: write a new shard dir, then swap LATEST to it."""
-    directory.mkdir(parents=True, exist_ok=True)
+    """Atomically replace the checkpoint: write a new shard dir, then swap LATEST to it.
+    ``directory`` must have been opened with ``open_checkpoint_dir``."""
     name = f"shard-{checkpoint.docs_done:012d}"
     tmp = directory / f".tmp-{name}-{os.getpid()}"
     shutil.rmtree(tmp, ignore_errors=True)
     checkpoint.lexicon.to_disk(tmp)
-    state = {"docs_done": checkpoint.docs_done, "n_tokens": checkpoint.n_tokens, "fingerprint": fingerprint}
-    (tmp / "state.json").write_text(json.dumps(state, indent=2), encoding="utf8")
+    state = {"docs_done": checkpoint.docs_done, "n_tokens": checkpoint.n_tokens,
+             "docs_sha256": checkpoint.docs_sha256, "fingerprint": fingerprint}
+    (tmp / STATE_FILE).write_text(json.dumps(state, indent=2), encoding="utf8")
     _fsync_dir_files(tmp)
     shutil.rmtree(directory / name, ignore_errors=True)
     os.rename(tmp, directory / name)
@@ -49,30 +129,72 @@ def write_checkpoint(directory: Path, checkpoint: Checkpoint, fingerprint: Dict[
         os.fsync(handle.fileno())
     os.replace(latest_tmp, directory / LATEST_FILE)
     for old in directory.iterdir():
-        if old.name != name and old.name != LATEST_FILE and old.is_dir():
+        if old.name != name and _SHARD_NAME.fullmatch(old.name) and old.is_dir():
             shutil.rmtree(old, ignore_errors=True)
 
 
+def _damaged(directory: Path, problem: str) -> CtxvecError:
+    return CtxvecError(Errors.E248.format(path=directory, problem=problem))
+
+
 def read_checkpoint(directory: Path, fingerprint: Dict[str, Any]) -> Optional[Checkpoint]:
-    """The last complete checkpoint in ``directory`` (None if there is none)."""
+    """The last complete checkpoint in ``directory`` (None if there is none); E248
+    naming the file for damaged state, E221 for a checkpoint of another build."""
     latest = directory / LATEST_FILE
     if not latest.exists():
         return None
-    shard = directory / latest.read_text(encoding="utf8").strip()
-    state = json.loads((shard / "state.json").read_text(encoding="utf8"))
+    try:
+        name = latest.read_text(encoding="utf8").strip()
+    except (OSError, UnicodeDecodeError) as err:
+        raise _damaged(directory, f"'{latest}' cannot be read ({err})") from None
+    if not _SHARD_NAME.fullmatch(name):
+        raise _damaged(directory, f"'{latest}' names {name[:60]!r}, not a shard-NNNNNNNNNNNN directory")
+    shard = directory / name
+    if not shard.is_dir():
+        raise _damaged(directory, f"'{latest}' names '{name}', which does not exist")
+    state_file = shard / STATE_FILE
+    try:
+        state = json.loads(state_file.read_text(encoding="utf8"))
+    except (OSError, ValueError, RecursionError) as err:
+        raise _damaged(directory, f"'{state_file}' is missing or not valid JSON ({type(err).__name__})") from None
+    wrong = [k for k, kind in _STATE_KEYS.items() if not isinstance(state, dict) or not isinstance(state.get(k), kind) or isinstance(state.get(k), bool)]
+    if wrong:
+        raise _damaged(directory, f"'{state_file}' lacks valid {', '.join(wrong)}")
     differing = sorted(k for k in set(fingerprint) | set(state["fingerprint"]) if fingerprint.get(k) != state["fingerprint"].get(k))
     if differing:
         raise CtxvecError(Errors.E221.format(path=directory, problem="different " + ", ".join(differing)))
-    return Checkpoint(state["docs_done"], Lexicon.from_disk(shard, mmap=False), state["n_tokens"])
+    try:
+        lexicon = Lexicon.from_disk(shard, mmap=False)
+    except CtxvecError as err:
+        raise _damaged(directory, str(err).split("] ", 1)[-1]) from None
+    if state["docs_done"] < 0 or lexicon.n_occurrences != state["n_tokens"]:
+        raise _damaged(directory, f"'{state_file}' does not match the lexicon next to it")
+    return Checkpoint(state["docs_done"], lexicon, state["n_tokens"], state["docs_sha256"])
+
+
+def counting_config_sha256(nlp: Language) -> str:
+    """sha256 of the pipeline config without its ctxvec_polysemy components, whose
+    settings (min_count) do not change the counts."""
+    config = nlp.config.copy()
+    names = set(polysemy_components(nlp))
+    for section in (config.get("components", {}), config.get("initialize", {}).get("components", {})):
+        for name in names:
+            section.pop(name, None)
+    if "nlp" in config and "pipeline" in config["nlp"]:
+        config["nlp"]["pipeline"] = [name for name in config["nlp"]["pipeline"] if name not in names]
+    return hashlib.sha256(config.to_str().encode("utf8")).hexdigest()
 
 
 def build_fingerprint(
-    nlp: Language, corpus: PathLike, *, key: str, batch_size: int, shard_size: int, n_process: int, max_docs: Optional[int]
+    nlp: Language, *, key: str, batch_size: int, shard_size: int, n_process: int, max_docs: Optional[int]
 ) -> Dict[str, Any]:
-    """Everything that must match for a resumed build to equal an uninterrupted one."""
+    """The settings that must match for a resumed build to equal an uninterrupted one.
+
+    The corpus itself is checked document by document instead (``docs_sha256``): a
+    resumed build must read the same first ``docs_done`` documents, while the rest of
+    the corpus may have been fixed since the build stopped."""
     return {
-        "corpus_sha256": corpus_fingerprint(corpus),
-        "pipeline_config_sha256": hashlib.sha256(nlp.config.to_str().encode("utf8")).hexdigest(),
+        "pipeline_config_sha256": counting_config_sha256(nlp),
         "key": key,
         "batch_size": batch_size,
         "shard_size": shard_size,

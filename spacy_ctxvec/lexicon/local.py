@@ -1,9 +1,9 @@
 """The local build engine: shards of ``shard_size`` documents, optional spawned worker
 processes, checkpoints and resume, on one machine."""
+import hashlib
 import itertools
 import multiprocessing
 import os
-import shutil
 import time
 from concurrent.futures import ProcessPoolExecutor
 from pathlib import Path
@@ -18,13 +18,13 @@ from ..attributes import install_extensions
 from ..errors import CtxvecError, Errors
 from ..types import CorpusItem, PathLike
 from .checkpoints import (
-    LATEST_FILE,
     Checkpoint,
     build_fingerprint,
+    open_checkpoint_dir,
     read_checkpoint,
     write_checkpoint,
 )
-from .corpus import CorpusReport, iter_corpus
+from .corpus import DEFAULT_ENCODING, ON_ERROR_CHOICES, CorpusReport, check_encoding, item_digest, iter_corpus
 from .engines import BuildResult
 from .shard import check_key_mode, partial_lexicon
 from .table import Lexicon, merge_all
@@ -87,6 +87,7 @@ def build_lexicon_local(
     on_error: str = "raise",
     progress: bool = True,
     max_docs: Optional[int] = None,
+    encoding: str = DEFAULT_ENCODING,
 ) -> BuildResult:
     """Build a lexicon from a corpus file on this machine.
 
@@ -94,27 +95,38 @@ def build_lexicon_local(
     ``partial_lexicon`` call, or ``n_process`` calls in spawned worker processes).
     With ``checkpoint_dir``, the merged statistics and the number of documents done are
     written atomically after every shard; ``resume=True`` continues from there and
-    gives a result bitwise identical to an uninterrupted run with the same settings.
+    gives a result bitwise identical to an uninterrupted run with the same settings,
+    provided the first documents it already counted read the same (the rest of the
+    corpus may have been fixed since). ``checkpoint_dir`` must be new, empty or an
+    earlier checkpoint directory (marked); only build-lexicon's own entries in it are
+    ever removed. A build stopped by bad input keeps its last checkpoint.
+    ``encoding`` decodes .txt/.jsonl files.
     """
     for setting, value in (("batch_size", batch_size), ("n_process", n_process), ("shard_size", shard_size)):
         if value < 1:
             raise CtxvecError(Errors.E228.format(setting=setting, requirement="a positive integer", value=value))
+    if on_error not in ON_ERROR_CHOICES:
+        raise CtxvecError(Errors.E215.format(on_error=on_error))
+    encoding = check_encoding(encoding)
     check_key_mode(nlp, key)
     install_extensions()
     checkpoint_path = Path(checkpoint_dir) if checkpoint_dir is not None else None
-    fingerprint = build_fingerprint(nlp, corpus, key=key, batch_size=batch_size, shard_size=shard_size, n_process=n_process, max_docs=max_docs) if checkpoint_path else {}
-    state = read_checkpoint(checkpoint_path, fingerprint) if (checkpoint_path and resume) else None
-    if checkpoint_path and not resume and (checkpoint_path / LATEST_FILE).exists():
-        shutil.rmtree(checkpoint_path)
+    fingerprint = build_fingerprint(nlp, key=key, batch_size=batch_size, shard_size=shard_size, n_process=n_process, max_docs=max_docs) if checkpoint_path else {}
+    state = None
+    if checkpoint_path is not None:
+        open_checkpoint_dir(checkpoint_path, resume=resume)
+        state = read_checkpoint(checkpoint_path, fingerprint) if resume else None
     lexicon = state.lexicon if state else None
     docs_done, n_tokens = (state.docs_done, state.n_tokens) if state else (0, 0)
     resumed_from = docs_done
 
     report = CorpusReport()
-    stream: Iterator[CorpusItem] = iter_corpus(corpus, nlp.vocab, on_error=on_error, report=report)
+    digest = hashlib.sha256()
+    stream: Iterator[CorpusItem] = _digested(iter_corpus(corpus, nlp.vocab, on_error=on_error, report=report, encoding=encoding), digest)
     if max_docs is not None:
         stream = itertools.islice(stream, max_docs)
-    stream = itertools.islice(stream, docs_done, None)
+    if state is not None:
+        _skip_counted(stream, state, corpus, checkpoint_path, digest)
     bar = _Progress(progress, docs_done)
     pool = _start_pool(nlp, n_process) if n_process > 1 else None
     start = time.perf_counter()
@@ -131,7 +143,7 @@ def build_lexicon_local(
             docs_done += len(shard)
             n_tokens += shard_lexicon.n_occurrences
             if checkpoint_path is not None:
-                write_checkpoint(checkpoint_path, Checkpoint(docs_done, lexicon, n_tokens), fingerprint)
+                write_checkpoint(checkpoint_path, Checkpoint(docs_done, lexicon, n_tokens, digest.hexdigest()), fingerprint)
     finally:
         bar.close()
         if pool is not None:
@@ -139,6 +151,25 @@ def build_lexicon_local(
     if lexicon is None:
         raise CtxvecError(Errors.E211.format(path=corpus))
     return BuildResult(lexicon, docs_done, n_tokens, time.perf_counter() - start, report.skipped, resumed_from)
+
+
+def _digested(stream: Iterator[CorpusItem], digest: "hashlib._Hash") -> Iterator[CorpusItem]:
+    """Pass documents through, adding each to ``digest`` (length-prefixed)."""
+    for item in stream:
+        data = item_digest(item)
+        digest.update(len(data).to_bytes(8, "little") + data)
+        yield item
+
+
+def _skip_counted(stream: Iterator[CorpusItem], state: Checkpoint, corpus: PathLike, checkpoint_dir: Optional[Path], digest: "hashlib._Hash") -> None:
+    """Read past the documents a checkpoint already counted; E221 if they changed."""
+    n_read = sum(1 for _ in itertools.islice(stream, state.docs_done))
+    if n_read < state.docs_done:
+        problem = f"the corpus '{corpus}' now has {n_read} documents, fewer than the {state.docs_done} already counted"
+        raise CtxvecError(Errors.E221.format(path=checkpoint_dir, problem=problem))
+    if digest.hexdigest() != state.docs_sha256:
+        problem = f"the first {state.docs_done} documents of '{corpus}' differ from those counted (other files, contents or --encoding)"
+        raise CtxvecError(Errors.E221.format(path=checkpoint_dir, problem=problem))
 
 
 def _start_pool(nlp: Language, n_process: int) -> ProcessPoolExecutor:

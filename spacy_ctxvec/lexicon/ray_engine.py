@@ -40,7 +40,7 @@ from spacy.language import Language
 from ..errors import PREFIX, CtxvecError, Errors
 from ..pipelines import load_pipeline
 from ..types import PathLike
-from .corpus import ON_ERROR_CHOICES, corpus_files
+from .corpus import DEFAULT_ENCODING, ON_ERROR_CHOICES, check_encoding, corpus_files
 from .engines import BuildResult
 from .shard import check_key_mode
 from .table import Lexicon, merge_all
@@ -202,6 +202,7 @@ def build_lexicon_ray(
     resume: bool = False,
     max_docs: Optional[int] = None,
     worker_class: Optional[Type] = None,
+    encoding: str = DEFAULT_ENCODING,
 ) -> BuildResult:
     """Build a lexicon from corpus files with a pool of Ray actors.
 
@@ -219,10 +220,12 @@ def build_lexicon_ray(
     n_process, resume and max_docs belong to the local engine (E505 if set);
     checkpoint_dir is accepted for the shared CLI call and not used: Ray reruns failed
     shards itself. ``worker_class`` replaces the actor class (a subclass of
-    ``_ray_parts.PartialLexiconWorker``). Returns the same BuildResult as the local engine.
+    ``_ray_parts.PartialLexiconWorker``). ``encoding`` decodes .txt/.jsonl files
+    (lines are parsed by ``corpus.parse_line``, as in the local engine). Returns the same BuildResult as the local engine.
     """
     _check_settings(num_workers, num_gpus_per_worker, num_cpus_per_worker, batch_size, shard_size, on_error)
     _check_unsupported(n_process, resume, max_docs)
+    encoding = check_encoding(encoding)
     files = resolve_corpus_files(corpus)
     import_ray()
     from .ray_workers import CorpusDatasource, PartialLexiconWorker
@@ -237,7 +240,7 @@ def build_lexicon_ray(
         progress_bars, context.enable_progress_bars = context.enable_progress_bars, progress
         pipeline_ref = ray.put((nlp.config.to_str(), nlp.to_bytes()))
         documents = ray.data.read_datasource(
-            CorpusDatasource(files, rows_per_block=shard_size, on_error=on_error),
+            CorpusDatasource(files, rows_per_block=shard_size, on_error=on_error, encoding=encoding),
             num_cpus=READ_TASK_CPUS,
         )
         partials = documents.map_batches(

@@ -12,12 +12,13 @@ import numpy as np
 import pyarrow as pa
 import ray
 from ray.data.datasource import FileBasedDatasource
-from spacy.tokens import Doc, DocBin
+from spacy.tokens import Doc
 from spacy.vocab import Vocab
 
 from ..errors import CtxvecError, Errors
 from ..pipelines import rebuild_pipeline
 from ..types import CorpusItem
+from .corpus import DEFAULT_ENCODING, docbin_docs, make_doc, parse_line
 from .shard import partial_lexicon
 
 # A corpus row is (kind, payload, path, line): a text, a serialised Doc, or the place
@@ -28,35 +29,35 @@ PARTIAL_COLUMNS = ("lexicon", "n_docs", "skipped")
 
 class CorpusDatasource(FileBasedDatasource):
     """.txt / .jsonl / .spacy files read exactly as ``spacy_ctxvec.lexicon.corpus.iter_corpus``
-    reads them (universal newlines, blank lines skipped, the same JSON rules and error
-    codes with file and line), streamed in blocks of ``rows_per_block`` documents.
+    reads them: the same line parser (``corpus.parse_line``: universal newlines, blank
+    lines skipped, ``encoding`` with undecodable lines named, the same JSON rules and
+    error codes with file and line) and DocBin reader (``corpus.docbin_docs``),
+    streamed in blocks of ``rows_per_block`` documents.
 
     Ray's own ``read_text`` splits lines with ``str.splitlines`` (which also breaks at
     U+2028, U+0085, form feeds...) and ``read_json`` needs one Arrow schema for all rows,
     so neither gives the local engine's documents.
     """
 
-    def __init__(self, paths: List[str], *, rows_per_block: int, on_error: str, **kwargs: Any) -> None:
+    def __init__(self, paths: List[str], *, rows_per_block: int, on_error: str, encoding: str = DEFAULT_ENCODING, **kwargs: Any) -> None:
         super().__init__(paths, **kwargs)
         self.rows_per_block = rows_per_block
         self.on_error = on_error
+        self.encoding = encoding
 
     def _read_stream(self, f: "pa.NativeFile", path: str) -> Iterator[pa.Table]:
         rows = _Rows(path)
         try:
             suffix = PurePath(path).suffix
             if suffix == ".spacy":
-                docs = DocBin().from_bytes(f.readall()).get_docs(Vocab())
-                for doc in docs:
-                    if len(doc):
-                        rows.add(KIND_DOC, doc.to_bytes(), 0)
-                        if len(rows) >= self.rows_per_block:
-                            yield rows.flush()
+                for doc in docbin_docs(f.readall(), Vocab(), path):
+                    rows.add(KIND_DOC, doc.to_bytes(), 0)
+                    if len(rows) >= self.rows_per_block:
+                        yield rows.flush()
             else:
-                text_stream = io.TextIOWrapper(f, encoding="utf8")
-                read_line = _jsonl_row if suffix == ".jsonl" else _txt_row
+                text_stream = io.TextIOWrapper(f, encoding=self.encoding, errors="surrogateescape")
                 for line_number, line in enumerate(text_stream, start=1):
-                    row = read_line(line, path, line_number, self.on_error)
+                    row = corpus_row(line, path, line_number, suffix, self.on_error, self.encoding)
                     if row is not None:
                         rows.add(*row)
                         if len(rows) >= self.rows_per_block:
@@ -95,35 +96,19 @@ class _Rows:
         return table
 
 
-def _txt_row(line: str, path: str, line_number: int, on_error: str) -> Optional[Tuple[int, bytes, int]]:
-    text = line.rstrip("\r\n")
-    return (KIND_TEXT, text.encode("utf8"), line_number) if text.strip() else None
-
-
-def _jsonl_row(line: str, path: str, line_number: int, on_error: str) -> Optional[Tuple[int, bytes, int]]:
-    """One .jsonl line by the rules of corpus._read_jsonl ("text" string or "words" list)."""
-    if not line.strip():
-        return None
+def corpus_row(line: str, path: str, line_number: int, suffix: str, on_error: str, encoding: str = DEFAULT_ENCODING) -> Optional[Tuple[int, bytes, int]]:
+    """One .txt/.jsonl line as a corpus row, parsed by ``corpus.parse_line`` (None: blank)."""
     try:
-        row = json.loads(line)
-    except json.JSONDecodeError as err:
-        return _bad_line(Errors.E212.format(path=path, line=line_number, error=err.msg), line_number, on_error)
-    if isinstance(row, dict) and isinstance(row.get("text"), str):
-        return (KIND_TEXT, row["text"].encode("utf8"), line_number) if row["text"].strip() else None
-    words = row.get("words") if isinstance(row, dict) else None
-    if isinstance(words, list) and all(isinstance(word, str) for word in words):
-        if not words:
-            return None
-        spaces = row.get("spaces")
-        doc = Doc(Vocab(), words=words, spaces=spaces if isinstance(spaces, list) else None)
-        return KIND_DOC, doc.to_bytes(), line_number
-    return _bad_line(Errors.E213.format(path=path, line=line_number, got=line.strip()[:80]), line_number, on_error)
-
-
-def _bad_line(message: str, line_number: int, on_error: str) -> Tuple[int, bytes, int]:
-    if on_error == "raise":
-        raise CtxvecError(message)
-    return KIND_SKIPPED, b"", line_number
+        parsed = parse_line(line, path, line_number, suffix, encoding)
+    except CtxvecError:
+        if on_error == "raise":
+            raise
+        return KIND_SKIPPED, b"", line_number
+    if parsed is None:
+        return None
+    if isinstance(parsed, str):
+        return KIND_TEXT, parsed.encode("utf8"), line_number
+    return KIND_DOC, make_doc(Vocab(), parsed).to_bytes(), line_number
 
 
 def decode_rows(batch: Dict[str, np.ndarray], vocab: Vocab) -> Tuple[List[CorpusItem], List[Tuple[str, int]]]:
