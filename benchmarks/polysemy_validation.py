@@ -191,7 +191,7 @@ def main() -> None:
     parser.add_argument("--output", type=Path, default=REPO / "benchmarks" / "POLYSEMY.md")
     args = parser.parse_args()
     args.work_dir.mkdir(parents=True, exist_ok=True)
-    from spacy_ctxvec.cli.export_static import export_static_vectors
+    from spacy_ctxvec.lexicon.export import export_static_vectors
     from spacy_ctxvec.analysis.occurrences import layer_curves
 
     paragraphs = gutenberg_paragraphs(args.paragraphs_per_book)

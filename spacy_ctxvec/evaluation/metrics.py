@@ -1,13 +1,16 @@
-"""Metrics and small classifiers for the evaluations (pure numpy + scipy, no spaCy).
+"""Metrics and small classifiers for the evaluations (numpy, scipy and scikit-learn, no spaCy).
 
 Everything is NaN-free: an undefined correlation (fewer than two pairs or a constant
 input) is 0.0, and a zero vector has cosine 0.0 with anything.
 """
-from dataclasses import dataclass
 from typing import Tuple
 
 import numpy as np
 from scipy.stats import rankdata
+from sklearn.linear_model import LogisticRegression
+from sklearn.model_selection import GroupKFold
+from sklearn.pipeline import Pipeline, make_pipeline
+from sklearn.preprocessing import StandardScaler
 
 
 def pearson(x: np.ndarray, y: np.ndarray) -> float:
@@ -76,49 +79,18 @@ def fit_threshold(scores: np.ndarray, labels: np.ndarray) -> Tuple[float, float]
     return float(threshold), float(correct[cut] / n)
 
 
-@dataclass
-class LogisticRegression:
-    """L2-regularised logistic regression on standardised features."""
-
-    mean: np.ndarray
-    scale: np.ndarray
-    weights: np.ndarray
-    bias: float
-
-    def decision(self, features: np.ndarray) -> np.ndarray:
-        return ((features - self.mean) / self.scale) @ self.weights + self.bias
-
-    def predict(self, features: np.ndarray) -> np.ndarray:
-        return self.decision(features) > 0
-
-
-def fit_logistic(features: np.ndarray, labels: np.ndarray, l2: float = 1.0, n_iter: int = 50) -> LogisticRegression:
-    """Newton's method (IRLS) on the penalised log-likelihood; the bias is not penalised.
-    Few features, so each step solves a small dense system; converges in ~10 steps."""
-    features = np.asarray(features, dtype=np.float64)
-    y = np.asarray(labels, dtype=np.float64)
-    mean = features.mean(axis=0)
-    scale = features.std(axis=0)
-    scale[scale == 0] = 1.0
-    design = np.column_stack([(features - mean) / scale, np.ones(len(features))])
-    penalty = np.full(design.shape[1], l2)
-    penalty[-1] = 0.0
-    theta = np.zeros(design.shape[1])
-    for _ in range(n_iter):
-        p = 1.0 / (1.0 + np.exp(-np.clip(design @ theta, -30, 30)))
-        gradient = design.T @ (p - y) + penalty * theta
-        hessian = (design * (p * (1 - p))[:, None]).T @ design + np.diag(penalty) + 1e-9 * np.eye(len(theta))
-        step = np.linalg.solve(hessian, gradient)
-        theta -= step
-        if np.max(np.abs(step)) < 1e-8:
-            break
-    return LogisticRegression(mean=mean, scale=scale, weights=theta[:-1], bias=float(theta[-1]))
+def fit_logistic(features: np.ndarray, labels: np.ndarray, l2: float = 1.0) -> Pipeline:
+    """scikit-learn L2 logistic regression (C = 1 / l2) on standardised features."""
+    model = make_pipeline(StandardScaler(), LogisticRegression(C=1.0 / l2, max_iter=1000))
+    return model.fit(np.asarray(features, dtype=np.float64), np.asarray(labels, dtype=bool))
 
 
 def group_folds(groups: np.ndarray, n_folds: int, seed: int = 0) -> np.ndarray:
     """A fold number per row such that rows of one group share a fold (so that
-    cross-validation never sees a test word in training)."""
-    _, group_ids = np.unique(np.asarray(groups), return_inverse=True)
-    n_groups = int(group_ids.max()) + 1 if len(group_ids) else 0
-    group_fold = np.random.default_rng(seed).permutation(n_groups) % n_folds
-    return group_fold[group_ids]
+    cross-validation never sees a test word in training): scikit-learn's GroupKFold."""
+    groups = np.asarray(groups)
+    folds = np.zeros(len(groups), dtype=np.int64)
+    splitter = GroupKFold(n_splits=n_folds, shuffle=True, random_state=seed)
+    for fold, (_, test_rows) in enumerate(splitter.split(np.zeros((len(groups), 1)), groups=groups)):
+        folds[test_rows] = fold
+    return folds

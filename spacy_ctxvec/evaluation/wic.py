@@ -17,11 +17,11 @@ from dataclasses import asdict, dataclass, field
 from typing import Dict, List, Sequence, Tuple, Union
 
 import numpy as np
+from sklearn.pipeline import Pipeline
 
 from ..errors import CtxvecError, Errors
 from ..ops.cosine import rowwise_cosine
 from .metrics import (
-    LogisticRegression,
     accuracy,
     fit_logistic,
     fit_threshold,
@@ -79,7 +79,7 @@ class ThresholdDecision:
 @dataclass
 class LogisticDecision:
     columns: np.ndarray
-    model: LogisticRegression
+    model: Pipeline
 
     def predict(self, features: np.ndarray) -> np.ndarray:
         return self.model.predict(features[:, self.columns])

@@ -1,10 +1,12 @@
 """Numbers behind the pictures: 2-D PCA, cosine k-means with a silhouette choice of k and
-a label-repel layout. Pure numpy, no spaCy."""
+a label-repel layout. numpy and scikit-learn, no spaCy."""
 from typing import Optional, Tuple
 
 import numpy as np
+from sklearn.cluster import KMeans
+from sklearn.metrics import silhouette_score
 
-from .cosine import normalise_rows, pairwise_cosine
+from .cosine import normalise_rows
 
 
 def pca_2d(vectors: np.ndarray) -> Tuple[np.ndarray, np.ndarray, np.ndarray, np.ndarray]:
@@ -32,14 +34,8 @@ def pca_2d(vectors: np.ndarray) -> Tuple[np.ndarray, np.ndarray, np.ndarray, np.
     return centred @ components.T, components, mean, explained
 
 
-def _assign(unit: np.ndarray, centres: np.ndarray) -> Tuple[np.ndarray, float]:
-    similarity = unit @ normalise_rows(centres).T
-    labels = similarity.argmax(axis=1)
-    return labels, float(similarity[np.arange(len(unit)), labels].sum())
-
-
-def kmeans_cosine(vectors: np.ndarray, k: int, *, seed: int = 0, n_init: int = 8, max_iter: int = 100) -> np.ndarray:
-    """Spherical k-means (cosine) with k-means++ seeding; the best of ``n_init`` runs.
+def kmeans_cosine(vectors: np.ndarray, k: int, *, seed: int = 0, n_init: int = 8) -> np.ndarray:
+    """k-means of the unit-normalised rows (scikit-learn), so that clusters are by direction.
 
     Returns one label in 0..k-1 per row, numbered by first appearance so that
     equal clusterings give equal labels.
@@ -48,57 +44,21 @@ def kmeans_cosine(vectors: np.ndarray, k: int, *, seed: int = 0, n_init: int = 8
     n = len(unit)
     if k <= 1 or n <= 1:
         return np.zeros(n, dtype=np.int64)
-    k = min(k, n)
-    rng = np.random.default_rng(seed)
-    best_labels, best_score = np.zeros(n, dtype=np.int64), -np.inf
-    for _ in range(n_init):
-        centres = unit[[rng.integers(n)]]
-        for _ in range(1, k):
-            distance = np.clip(1.0 - (unit @ centres.T).max(axis=1), 0.0, None)
-            p = distance / distance.sum() if distance.sum() > 0 else np.full(n, 1.0 / n)
-            centres = np.vstack([centres, unit[rng.choice(n, p=p)]])
-        labels, _ = _assign(unit, centres)
-        for _ in range(max_iter):
-            one_hot = np.eye(k)[labels]
-            sums = one_hot.T @ unit
-            empty = one_hot.sum(axis=0) == 0
-            sums[empty] = centres[empty]  # keep an emptied centre where it was
-            new_labels, _ = _assign(unit, sums)
-            centres = sums
-            if np.array_equal(new_labels, labels):
-                break
-            labels = new_labels
-        labels, score = _assign(unit, centres)
-        if score > best_score + 1e-12:
-            best_labels, best_score = labels, score
-    _, first = np.unique(best_labels, return_index=True)
-    order = np.argsort(np.argsort(first))
-    return order[np.searchsorted(np.unique(best_labels), best_labels)].astype(np.int64)
+    labels = KMeans(n_clusters=min(k, n), n_init=n_init, random_state=seed).fit_predict(unit)
+    _, first = np.unique(labels, return_index=True)
+    rank_of_cluster = np.empty(len(first), dtype=np.int64)
+    rank_of_cluster[np.argsort(first)] = np.arange(len(first))
+    return rank_of_cluster[np.unique(labels, return_inverse=True)[1]]
 
 
 def silhouette_cosine(vectors: np.ndarray, labels: np.ndarray) -> float:
-    """Mean silhouette with cosine distance; 0.0 for fewer than two clusters.
-
-    Points alone in their cluster score 0 (Rousseeuw's convention).
-    """
+    """Mean silhouette with cosine distance (scikit-learn); 0.0 for fewer than two
+    clusters or when every point is alone in its cluster."""
     labels = np.asarray(labels)
-    clusters, inverse = np.unique(labels, return_inverse=True)
-    if len(clusters) < 2:
+    n_clusters = len(np.unique(labels))
+    if n_clusters < 2 or n_clusters >= len(labels):
         return 0.0
-    distance = np.clip(1.0 - pairwise_cosine(vectors), 0.0, 2.0)
-    one_hot = np.eye(len(clusters))[inverse]
-    sizes = one_hot.sum(axis=0)
-    sums = distance @ one_hot  # (n, k): summed distance to each cluster
-    own_size = sizes[inverse]
-    rows = np.arange(len(labels))
-    own = np.divide(sums[rows, inverse], own_size - 1, out=np.zeros(len(labels)), where=own_size > 1)
-    to_others = sums / sizes
-    to_others[rows, inverse] = np.inf
-    nearest = to_others.min(axis=1)
-    denom = np.maximum(own, nearest)
-    score = np.divide(nearest - own, denom, out=np.zeros(len(labels)), where=denom > 0)
-    score[own_size == 1] = 0.0
-    return float(score.mean())
+    return float(silhouette_score(normalise_rows(vectors), labels, metric="cosine"))
 
 
 def choose_clusters(vectors: np.ndarray, *, k: int = 0, max_k: int = 6, seed: int = 0) -> Tuple[np.ndarray, int, float]:
