@@ -1,180 +1,13 @@
-"""StaticVectorTable and load_static_vectors: every file format, lookup order, subwords,
-serialization, and coded errors that name the file."""
+"""StaticVectorTable: lookup order, subwords, serialization, and coded errors for
+damaged saved tables."""
 import numpy as np
 import pytest
-from gensim.models import FastText, KeyedVectors, Word2Vec
-from gensim.models.fasttext import load_facebook_vectors, save_facebook_model
+import srsly
 
 from spacy_ctxvec import CtxvecError, StaticVectorTable, load_static_vectors
 from spacy_ctxvec.attributes import STATIC_KEY_NAMES
-from spacy_ctxvec.static.table import detect_format
 
-WORDS = ["apple", "Bank", "river", "colour", "naïve", "東京"]
-SENTENCES = [["the", "apple", "pie", "was", "tasty"], ["the", "river", "bank", "was", "muddy"], ["apples", "and", "pies"]] * 30
-
-
-@pytest.fixture
-def keyed_vectors() -> KeyedVectors:
-    rng = np.random.default_rng(0)
-    kv = KeyedVectors(vector_size=5)
-    kv.add_vectors(WORDS, rng.normal(size=(len(WORDS), 5)).astype(np.float32))
-    return kv
-
-
-@pytest.fixture(scope="module")
-def fasttext_bin(tmp_path_factory):
-    model = FastText(vector_size=6, min_count=1, min_n=2, max_n=4, bucket=200, seed=1, workers=1, epochs=2)
-    model.build_vocab(SENTENCES)
-    model.train(SENTENCES, total_examples=len(SENTENCES), epochs=2)
-    path = tmp_path_factory.mktemp("fasttext") / "tiny.bin"
-    save_facebook_model(model, str(path))
-    return path
-
-
-def assert_same_table(table: StaticVectorTable, kv: KeyedVectors) -> None:
-    assert table.keys == list(kv.index_to_key)
-    np.testing.assert_allclose(table.vectors, kv.vectors, rtol=1e-6)
-    assert table.vectors.dtype == np.float32
-
-
-# Formats
-def test_word2vec_text_round_trip(tmp_path, keyed_vectors):
-    path = tmp_path / "vectors.txt"
-    keyed_vectors.save_word2vec_format(str(path))
-    assert detect_format(path) == "word2vec"
-    assert_same_table(load_static_vectors(path), keyed_vectors)
-    assert_same_table(load_static_vectors(path, format="word2vec"), keyed_vectors)
-
-
-def test_word2vec_binary_round_trip(tmp_path, keyed_vectors):
-    path = tmp_path / "vectors.w2v"
-    keyed_vectors.save_word2vec_format(str(path), binary=True)
-    assert detect_format(path) == "word2vec-binary"
-    table = load_static_vectors(path)
-    assert table.keys == WORDS
-    np.testing.assert_array_equal(table.vectors, keyed_vectors.vectors)
-
-
-def test_gzipped_word2vec_text(tmp_path, keyed_vectors):
-    path = tmp_path / "vectors.txt.gz"
-    keyed_vectors.save_word2vec_format(str(path))
-    assert_same_table(load_static_vectors(path), keyed_vectors)
-
-
-def test_glove_without_header(tmp_path, keyed_vectors):
-    path = tmp_path / "glove.6B.5d.txt"
-    lines = [" ".join([word] + [repr(float(x)) for x in keyed_vectors[word]]) for word in WORDS]
-    path.write_text("\n".join(lines) + "\n", encoding="utf8")
-    assert detect_format(path) == "glove"
-    assert_same_table(load_static_vectors(path), keyed_vectors)
-    assert_same_table(load_static_vectors(path, format="glove"), keyed_vectors)
-
-
-def test_fasttext_vectors_and_oov_equal_gensim(fasttext_bin):
-    gensim_vectors = load_facebook_vectors(str(fasttext_bin))
-    table = load_static_vectors(fasttext_bin)
-    assert detect_format(fasttext_bin) == "fasttext" and table.kind == "fasttext"
-    assert_same_table(table, gensim_vectors)
-    oov_words = ["applesauce", "rivers", "Bank", "xyz", "pieapple"]
-    assert not any(word in gensim_vectors.key_to_index for word in oov_words)
-    vectors, codes = table.lookup_batch(oov_words, oov_words, oov_words)
-    assert [STATIC_KEY_NAMES[c] for c in codes] == ["subwords"] * len(oov_words)
-    expected = np.stack([gensim_vectors[word] for word in oov_words])
-    np.testing.assert_allclose(vectors, expected, rtol=1e-5, atol=1e-7)
-
-
-def test_npy_with_stem_vocab_is_memory_mapped(tmp_path, keyed_vectors):
-    np.save(tmp_path / "vecs.npy", keyed_vectors.vectors)
-    (tmp_path / "vecs.vocab.txt").write_text("\n".join(WORDS) + "\n", encoding="utf8")
-    (tmp_path / "vocab.txt").write_text("wrong\n", encoding="utf8")  # the stem file wins
-    table = load_static_vectors(tmp_path / "vecs.npy")
-    assert_same_table(table, keyed_vectors)
-    assert isinstance(table.vectors, np.memmap)
-
-
-def test_npy_with_directory_vocab_and_float64(tmp_path, keyed_vectors):
-    np.save(tmp_path / "matrix.npy", keyed_vectors.vectors.astype(np.float64))
-    (tmp_path / "vocab.txt").write_text("\r\n".join(WORDS), encoding="utf8")
-    assert_same_table(load_static_vectors(tmp_path / "matrix.npy", format="npy"), keyed_vectors)
-
-
-def test_npy_errors_name_the_file(tmp_path, keyed_vectors):
-    np.save(tmp_path / "vecs.npy", keyed_vectors.vectors)
-    with pytest.raises(CtxvecError, match=r"E107.*vecs\.vocab\.txt"):
-        load_static_vectors(tmp_path / "vecs.npy")
-    (tmp_path / "vecs.vocab.txt").write_text("apple\nbank\n", encoding="utf8")
-    with pytest.raises(CtxvecError, match=r"E108.*vecs\.vocab\.txt' has 2 words.*6 rows"):
-        load_static_vectors(tmp_path / "vecs.npy")
-    np.save(tmp_path / "flat.npy", np.zeros(6, dtype=np.float32))
-    with pytest.raises(CtxvecError, match=r"E106.*flat\.npy"):
-        load_static_vectors(tmp_path / "flat.npy")
-
-
-def test_gensim_pickle_refused_unless_allowed(tmp_path, keyed_vectors):
-    path = tmp_path / "vectors.kv"
-    keyed_vectors.save(str(path))
-    with pytest.raises(CtxvecError, match=r"E105.*vectors\.kv.*arbitrary code"):
-        load_static_vectors(path)
-    assert_same_table(load_static_vectors(path, allow_pickle=True), keyed_vectors)
-
-
-def test_gensim_model_pickle_detected_by_magic_bytes(tmp_path):
-    model = Word2Vec(SENTENCES, vector_size=4, min_count=1, workers=1, epochs=1)
-    path = tmp_path / "model.bin"  # misleading suffix: the pickle header gives it away
-    model.save(str(path))
-    assert detect_format(path) == "gensim"
-    with pytest.raises(CtxvecError, match="E105"):
-        load_static_vectors(path)
-    assert_same_table(load_static_vectors(path, allow_pickle=True), model.wv)
-
-
-# Bad files
-def test_missing_file_and_unknown_format(tmp_path, keyed_vectors):
-    with pytest.raises(CtxvecError, match=r"E101.*nowhere\.txt"):
-        load_static_vectors(tmp_path / "nowhere.txt")
-    path = tmp_path / "v.txt"
-    keyed_vectors.save_word2vec_format(str(path))
-    with pytest.raises(CtxvecError, match=r"E102.*'csv'"):
-        load_static_vectors(path, format="csv")
-
-
-@pytest.mark.parametrize(
-    "content",
-    ["2 3\napple 1 2 3\npear 4 5\n", "2 4\napple 1 2 3\npear 4 5 6\n", "apple 1 2 3\npear 4 5 6 7\n"],
-    ids=["inconsistent-rows", "header-dim-mismatch", "glove-inconsistent"],
-)
-def test_wrong_dimension_names_file(tmp_path, content):
-    path = tmp_path / "bad_dims.txt"
-    path.write_text(content, encoding="utf8")
-    with pytest.raises(CtxvecError, match=r"E104.*bad_dims\.txt"):
-        load_static_vectors(path)
-
-
-def test_corrupt_files_name_the_file(tmp_path, keyed_vectors, fasttext_bin):
-    truncated = tmp_path / "truncated.bin"
-    truncated.write_bytes(fasttext_bin.read_bytes()[:300])
-    with pytest.raises(CtxvecError, match=r"E103.*truncated\.bin.*fasttext"):
-        load_static_vectors(truncated)
-    np.save(tmp_path / "cut.npy", keyed_vectors.vectors)
-    (tmp_path / "cut.npy").write_bytes((tmp_path / "cut.npy").read_bytes()[:100])
-    (tmp_path / "vocab.txt").write_text("\n".join(WORDS), encoding="utf8")
-    with pytest.raises(CtxvecError, match=r"E103.*cut\.npy"):
-        load_static_vectors(tmp_path / "cut.npy")
-    short = tmp_path / "short.txt"
-    short.write_text("3 2\napple 1 2\n", encoding="utf8")
-    with pytest.raises(CtxvecError, match=r"E103.*short\.txt"):
-        load_static_vectors(short)
-    empty = tmp_path / "empty.txt"
-    empty.write_text("", encoding="utf8")
-    with pytest.raises(CtxvecError, match=r"E103.*empty\.txt.*empty"):
-        load_static_vectors(empty)
-
-
-def test_nan_values_refused(tmp_path):
-    path = tmp_path / "nan.txt"
-    path.write_text("2 2\napple 1 2\npear nan 3\n", encoding="utf8")
-    with pytest.raises(CtxvecError, match=r"E109.*nan\.txt.*'pear'"):
-        load_static_vectors(path)
+from .test_static_formats import fasttext_bin  # noqa: F401 (fixture)
 
 
 # Lookup
@@ -315,3 +148,76 @@ def test_from_disk_names_missing_part(tmp_path):
     (tmp_path / "table" / "vectors.npy").unlink()
     with pytest.raises(CtxvecError, match=r"E119.*vectors\.npy"):
         StaticVectorTable.from_disk(tmp_path / "table")
+
+
+# Damaged saved tables: coded errors, never NaN or a raw traceback
+def saved_plain(tmp_path):
+    path = tmp_path / "table"
+    plain_table().to_disk(path)
+    return path
+
+
+def damage_truncated_npy(path):
+    data = (path / "vectors.npy").read_bytes()
+    (path / "vectors.npy").write_bytes(data[: len(data) - 8])
+
+
+def damage_nan(path):
+    vectors = np.load(path / "vectors.npy")
+    vectors[2, 1] = np.nan
+    np.save(path / "vectors.npy", vectors)
+
+
+def damage_cfg_json(path):
+    (path / "cfg.json").write_text('{"kind": "plain", "dim": 2', encoding="utf8")
+
+
+def damage_missing_cfg_key(path):
+    cfg = srsly.read_json(path / "cfg.json")
+    del cfg["n_rows"]
+    srsly.write_json(path / "cfg.json", cfg)
+
+
+def damage_keys(path):
+    srsly.write_json(path / "keys.json", ["Apple", 3, "banana", "color"])
+
+
+def damage_dtype(path):
+    np.save(path / "vectors.npy", np.load(path / "vectors.npy").astype(np.float64))
+
+
+def damage_shape(path):
+    np.save(path / "vectors.npy", np.zeros((4, 3), dtype=np.float32))
+
+
+def damage_key_rows(path):
+    np.save(path / "key_rows.npy", np.array([0, 1, 2, 9]))
+
+
+@pytest.mark.parametrize("damage,problem", [
+    (damage_truncated_npy, "vectors.npy cannot be read"),
+    (damage_nan, "vectors holds NaN or infinite values in 1 row"),
+    (damage_cfg_json, "cfg.json is not valid JSON"),
+    (damage_missing_cfg_key, "'n_rows'"),
+    (damage_keys, "list of 4 strings"),
+    (damage_dtype, "float32 array of shape"),
+    (damage_shape, r"shape \(4, 2\), got \(4, 3\)"),
+    (damage_key_rows, "key_rows points outside"),
+])
+@pytest.mark.parametrize("mmap", [True, False])
+def test_damaged_saved_table_is_a_coded_error(tmp_path, damage, problem, mmap):
+    path = saved_plain(tmp_path)
+    damage(path)
+    with pytest.raises(CtxvecError, match=rf"E134.*table'? is damaged: .*{problem}"):
+        StaticVectorTable.from_disk(path, mmap=mmap)
+
+
+def test_damaged_table_bytes_are_a_coded_error(fasttext_bin):
+    data = plain_table().to_bytes()
+    for damaged in (data[: len(data) // 2], b"\x00" * 10, srsly.msgpack_dumps([1, 2]), srsly.msgpack_dumps({"cfg": {}})):
+        with pytest.raises(CtxvecError, match=r"E134.*<bytes>"):
+            StaticVectorTable.from_bytes(damaged)
+    msg = srsly.msgpack_loads(load_static_vectors(fasttext_bin).to_bytes())
+    msg["arrays"]["ngrams"] = np.full_like(msg["arrays"]["ngrams"], np.inf)
+    with pytest.raises(CtxvecError, match=r"E134.*ngrams holds NaN or infinite"):
+        StaticVectorTable.from_bytes(srsly.msgpack_dumps(msg))

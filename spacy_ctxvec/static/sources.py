@@ -10,7 +10,8 @@ from spacy.language import Language
 from spacy.util import registry
 
 from ..errors import CtxvecError, Errors
-from .table import StaticVectorTable, load_static_vectors
+from .formats import load_static_vectors
+from .table import StaticVectorTable
 
 StaticSource = Callable[[Language], StaticVectorTable]
 

@@ -7,9 +7,7 @@ Codes index ``attributes.STATIC_KEY_NAMES``. No spaCy import: strings in, arrays
 
 Blank (empty or whitespace-only) strings are never looked up: they get code "none".
 """
-import gzip
 import logging
-import struct
 import tempfile
 from pathlib import Path
 from typing import Any, Dict, Iterable, List, Optional, Sequence, Tuple, Union
@@ -30,9 +28,6 @@ DEFAULT_LOOKUPS: Tuple[str, ...] = LOOKUPS
 # Which string of a (text, lower, norm) triple each key lookup uses.
 _LOOKUP_FIELD = {"exact": 0, "lower": 1, "norm": 2}
 SUBWORD_CACHE_SIZE = 20_000
-FORMATS = ("auto", "word2vec", "word2vec-binary", "glove", "fasttext", "npy", "gensim")
-FASTTEXT_MAGIC = 793712314  # first int32 of a Facebook fastText .bin file
-PICKLE_SUFFIXES = {".model", ".kv", ".pkl", ".pickle"}
 
 Triple = Tuple[str, str, str]
 
@@ -299,26 +294,72 @@ class StaticVectorTable:
 
     @classmethod
     def from_disk(cls, path: PathLike, *, mmap: bool = True) -> "StaticVectorTable":
-        """Load what to_disk wrote; the big arrays are memory-mapped (read-only)."""
+        """Load what to_disk wrote; the big arrays are memory-mapped (read-only). Damaged
+        data (unreadable JSON or .npy, wrong shapes or dtypes, NaN) is a coded error."""
         path = Path(path)
-        mmap_mode = "r" if mmap else None
 
         def need(name: str) -> Path:
             if not (path / name).exists():
                 raise CtxvecError(Errors.E119.format(path=path, missing=name))
             return path / name
 
-        cfg = srsly.read_json(need("cfg.json"))
-        keys = srsly.read_json(need("keys.json"))
-        vectors = np.load(need("vectors.npy"), mmap_mode=mmap_mode, allow_pickle=False)
-        rows = np.load(path / "key_rows.npy", allow_pickle=False) if (path / "key_rows.npy").exists() else None
+        def read_json(name: str) -> Any:
+            try:
+                return srsly.read_json(need(name))
+            except ValueError as err:
+                raise CtxvecError(Errors.E134.format(path=path, problem=f"{name} is not valid JSON ({err})")) from None
+
+        def read_array(name: str) -> np.ndarray:
+            try:  # memory-mapped first: a header that claims more than the file holds fails here
+                array = np.load(need(name), mmap_mode="r", allow_pickle=False)
+            except (ValueError, OSError, EOFError) as err:
+                raise CtxvecError(Errors.E134.format(path=path, problem=f"{name} cannot be read ({err})")) from None
+            return array if mmap else np.array(array)
+
+        cfg, keys = read_json("cfg.json"), read_json("keys.json")
+        kind = cfg.get("kind") if isinstance(cfg, dict) else None
+        arrays = {"vectors": read_array("vectors.npy")}
+        if (path / "key_rows.npy").exists():
+            arrays["key_rows"] = read_array("key_rows.npy")
+        if kind == "fasttext":
+            arrays["ngrams"] = read_array("ngrams.npy")
+        tokenizer = _load_tokenizer(need("tokenizer"), path) if kind == "wordpieces" else None
+        return cls._from_parts(path, cfg, keys, arrays, tokenizer)
+
+    @classmethod
+    def _from_parts(cls, where: Any, cfg: Any, keys: Any, arrays: Dict[str, Any], tokenizer: Any) -> "StaticVectorTable":
+        """A table from saved parts, each checked: cfg (dict), keys (list of str),
+        arrays "vectors", optional "key_rows", "ngrams" (fastText)."""
+
+        def damaged(problem: str) -> CtxvecError:
+            return CtxvecError(Errors.E134.format(path=where, problem=problem))
+
+        if not isinstance(cfg, dict) or cfg.get("kind") not in ("plain", "fasttext", "wordpieces"):
+            raise damaged(f"the configuration {str(cfg)[:100]!r} has no valid 'kind' (plain, fasttext or wordpieces)")
+        needed = ("dim", "n_rows", "n_keys") + (("min_n", "max_n", "bucket") if cfg["kind"] == "fasttext" else ())
+        for name in needed:
+            if not isinstance(cfg.get(name), int) or isinstance(cfg.get(name), bool) or cfg[name] < 0:
+                raise damaged(f"the configuration needs a whole number '{name}' >= 0, got {cfg.get(name)!r}")
+        if not isinstance(keys, list) or len(keys) != cfg["n_keys"] or not all(isinstance(key, str) for key in keys):
+            raise damaged(f"the keys must be a list of {cfg['n_keys']} strings")
+        vectors = _checked_array(arrays.get("vectors"), "vectors", (cfg["n_rows"], cfg["dim"]), np.float32, damaged)
+        rows = arrays.get("key_rows")
+        if rows is not None:
+            rows = _checked_array(rows, "key_rows", (len(keys),), np.int64, damaged)
+            if len(rows) and (rows.min() < 0 or rows.max() >= len(vectors)):
+                raise damaged(f"key_rows points outside the {len(vectors)} vector rows")
         subwords: Optional[Subwords] = None
         if cfg["kind"] == "fasttext":
-            ngrams = np.load(need("ngrams.npy"), mmap_mode=mmap_mode, allow_pickle=False)
+            ngrams = _checked_array(arrays.get("ngrams"), "ngrams", (cfg["bucket"], cfg["dim"]), np.float32, damaged)
             subwords = FastTextNgrams(ngrams, cfg["min_n"], cfg["max_n"], cfg["bucket"])
         elif cfg["kind"] == "wordpieces":
-            subwords = WordpieceMean(_load_tokenizer(need("tokenizer")), vectors)
-        return cls(keys, vectors, rows=rows, subwords=subwords)
+            subwords = WordpieceMean(tokenizer, vectors)
+        table = cls(keys, vectors, rows=rows, subwords=subwords)
+        for name, array in [("vectors", vectors)] + list(table.subwords.arrays().items() if table.subwords else []):
+            n_bad, first = _non_finite_rows(array)
+            if n_bad:
+                raise damaged(f"{name} holds NaN or infinite values in {n_bad} row(s), the first at row {first}")
+        return table
 
     def to_bytes(self) -> bytes:
         msg: Dict[str, Any] = {
@@ -337,168 +378,72 @@ class StaticVectorTable:
 
     @classmethod
     def from_bytes(cls, data: bytes) -> "StaticVectorTable":
-        msg = srsly.msgpack_loads(data)
-        cfg = msg["cfg"]
-        vectors = np.asarray(msg["vectors"], dtype=np.float32)
-        subwords: Optional[Subwords] = None
-        if cfg["kind"] == "fasttext":
-            subwords = FastTextNgrams(np.asarray(msg["arrays"]["ngrams"]), cfg["min_n"], cfg["max_n"], cfg["bucket"])
-        elif cfg["kind"] == "wordpieces":
+        """Load what to_bytes wrote; damaged data is a coded error."""
+        where = "<bytes>"
+        try:
+            msg = srsly.msgpack_loads(data)
+            if not isinstance(msg, dict):
+                raise ValueError(f"expected a mapping, got {type(msg).__name__}")
+            cfg, keys, vectors = msg["cfg"], msg["keys"], msg["vectors"]
+            extra = msg["arrays"]
+            arrays = {"vectors": vectors, "key_rows": msg["key_rows"], "ngrams": extra.get("ngrams") if isinstance(extra, dict) else None}
+            files = msg["tokenizer"]
+        except (ValueError, TypeError, KeyError, IndexError, AttributeError) as err:
+            raise CtxvecError(Errors.E134.format(path=where, problem=f"the bytes cannot be decoded ({type(err).__name__}: {err})")) from None
+        tokenizer = None
+        if isinstance(cfg, dict) and cfg.get("kind") == "wordpieces":
+            if not isinstance(files, dict) or not all(isinstance(k, str) and isinstance(v, bytes) for k, v in files.items()):
+                raise CtxvecError(Errors.E134.format(path=where, problem="the tokenizer files are missing"))
             with tempfile.TemporaryDirectory() as tmp:
-                for name, content in msg["tokenizer"].items():
-                    (Path(tmp) / name).write_bytes(content)
-                subwords = WordpieceMean(_load_tokenizer(Path(tmp)), vectors)
-        return cls(msg["keys"], vectors, rows=msg["key_rows"], subwords=subwords)
+                for name, content in files.items():
+                    (Path(tmp) / Path(name).name).write_bytes(content)
+                tokenizer = _load_tokenizer(Path(tmp), where)
+        return cls._from_parts(where, cfg, keys, arrays, tokenizer)
 
 
-def _load_tokenizer(path: Path) -> Any:
+def _checked_array(array: Any, name: str, shape: Tuple[int, ...], dtype: Any, damaged: Any) -> np.ndarray:
+    """``array`` if it is an ndarray of this shape and dtype, else damaged(problem)."""
+    if not isinstance(array, np.ndarray) or array.shape != shape or array.dtype != dtype:
+        got = f"{array.shape} {array.dtype}" if isinstance(array, np.ndarray) else type(array).__name__
+        raise damaged(f"{name} must be a {np.dtype(dtype).name} array of shape {shape}, got {got}")
+    return array
+
+
+def _non_finite_rows(array: np.ndarray, chunk_rows: int = 65536) -> Tuple[int, int]:
+    """(number of rows holding NaN or inf, index of the first), in chunks of rows."""
+    n_bad, first = 0, -1
+    for start in range(0, array.shape[0], chunk_rows):
+        bad = np.flatnonzero(~np.isfinite(np.asarray(array[start : start + chunk_rows])).all(axis=1))
+        if len(bad) and first < 0:
+            first = start + int(bad[0])
+        n_bad += len(bad)
+    return n_bad, first
+
+
+def _load_tokenizer(path: Path, where: Any) -> Any:
     from transformers import AutoTokenizer
 
-    return AutoTokenizer.from_pretrained(str(path), local_files_only=True)
-
-
-# Loading files
-def load_static_vectors(path: PathLike, *, format: str = "auto", allow_pickle: bool = False) -> StaticVectorTable:
-    """Load a static vector file into a StaticVectorTable.
-
-    Formats: "word2vec" (text with a "N DIM" header line), "word2vec-binary",
-    "glove" (text without header), "fasttext" (Facebook .bin, with subword n-grams),
-    "npy" (a (rows, dim) .npy matrix plus a vocab file ``<stem>.vocab.txt`` or
-    ``vocab.txt`` beside it, UTF-8, one word per line, line i naming row i),
-    "gensim" (native .model/.kv: a pickle, refused unless allow_pickle=True),
-    "auto" (pick by suffix and the file's first bytes). .gz text files work too.
-    """
-    path = Path(path)
-    if not path.is_file():
-        raise CtxvecError(Errors.E101.format(path=path))
-    if format not in FORMATS:
-        raise CtxvecError(Errors.E102.format(format=format, path=path, formats=", ".join(FORMATS)))
-    if format == "auto":
-        format = detect_format(path)
-    if format == "gensim" and not allow_pickle:
-        raise CtxvecError(Errors.E105.format(path=path))
     try:
-        table = _LOADERS[format](path)
-    except CtxvecError:
-        raise
-    except ValueError as err:
-        if "broadcast" in str(err):
-            raise CtxvecError(Errors.E104.format(path=path, error=err)) from err
-        raise _read_error(path, format, err) from err
-    except (TypeError, KeyError, IndexError, EOFError, OSError, UnicodeDecodeError, struct.error, AssertionError, RuntimeError) as err:
-        raise _read_error(path, format, err) from err
-    check_finite(table, path)
-    return table
+        return AutoTokenizer.from_pretrained(str(path), local_files_only=True)
+    except (OSError, ValueError, KeyError, TypeError) as err:
+        raise CtxvecError(Errors.E134.format(path=where, problem=f"the saved tokenizer cannot be loaded ({err})")) from None
 
 
-def _read_error(path: Path, format: str, err: BaseException) -> CtxvecError:
-    error = f"{type(err).__name__}: {err}"
-    return CtxvecError(Errors.E103.format(path=path, format=format, error=error, formats=", ".join(FORMATS[1:])))
-
-
-def _head(path: Path, n_bytes: int = 65536) -> bytes:
-    opener = gzip.open if path.suffix.lower() == ".gz" else open
-    with opener(path, "rb") as file:
-        return file.read(n_bytes)
-
-
-def detect_format(path: PathLike) -> str:
-    """Guess the format of a vectors file from its suffix and first bytes."""
-    path = Path(path)
-    suffix = path.suffix.lower()
-    try:
-        head = _head(path)
-    except (OSError, EOFError) as err:
-        raise _read_error(path, "auto", err) from err
-    if suffix == ".npy" or head.startswith(b"\x93NUMPY"):
-        return "npy"
-    if suffix in PICKLE_SUFFIXES or head[:1] == b"\x80":
-        return "gensim"
-    if len(head) >= 4 and struct.unpack("<i", head[:4])[0] == FASTTEXT_MAGIC:
-        return "fasttext"
-    if not head.strip():
-        raise _read_error(path, "auto", ValueError("the file is empty"))
-    first_line, _, rest = head.partition(b"\n")
-    fields = first_line.split()
-    if len(fields) == 2 and all(field.isdigit() for field in fields):
-        return "word2vec" if _looks_like_text(rest) else "word2vec-binary"
-    return "glove"
-
-
-def _looks_like_text(sample: bytes) -> bool:
-    sample = sample[:4096]
-    try:
-        text = sample.decode("utf8")
-    except UnicodeDecodeError as err:
-        if err.start < len(sample) - 4:  # not just a character cut at the end
-            return False
-        text = sample[: err.start].decode("utf8")
-    return not any(ord(char) < 32 and char not in "\t\n\r" for char in text)
-
-
-def _load_word2vec(path: Path, binary: bool = False, no_header: bool = False) -> StaticVectorTable:
-    from gensim.models import KeyedVectors
-
-    keyed_vectors = KeyedVectors.load_word2vec_format(str(path), binary=binary, no_header=no_header)
-    return StaticVectorTable.from_keyed_vectors(keyed_vectors)
-
-
-def _load_fasttext(path: Path) -> StaticVectorTable:
-    from gensim.models.fasttext import load_facebook_vectors
-
-    return StaticVectorTable.from_keyed_vectors(load_facebook_vectors(str(path)))
-
-
-def npy_vocab_path(path: Path) -> Path:
-    """The vocab file of an .npy matrix: <stem>.vocab.txt, else vocab.txt beside it."""
-    for candidate in (path.with_name(path.stem + ".vocab.txt"), path.parent / "vocab.txt"):
-        if candidate.is_file():
-            return candidate
-    raise CtxvecError(
-        Errors.E107.format(path=path, stem_vocab=path.with_name(path.stem + ".vocab.txt"), dir_vocab=path.parent / "vocab.txt")
-    )
-
-
-def _load_npy(path: Path) -> StaticVectorTable:
-    matrix = np.load(path, mmap_mode="r", allow_pickle=False)
-    if matrix.ndim != 2 or not np.issubdtype(matrix.dtype, np.number):
-        raise CtxvecError(Errors.E106.format(path=path, shape=matrix.shape, dtype=matrix.dtype))
-    vocab_path = npy_vocab_path(path)
-    words = vocab_path.read_text(encoding="utf8").split("\n")
-    if words and words[-1] == "":
-        words.pop()  # trailing newline
-    words = [word[:-1] if word.endswith("\r") else word for word in words]
-    if len(words) != matrix.shape[0]:
-        raise CtxvecError(Errors.E108.format(vocab=vocab_path, n_words=len(words), path=path, n_rows=matrix.shape[0]))
-    return StaticVectorTable(words, matrix if matrix.dtype == np.float32 else np.asarray(matrix, dtype=np.float32))
-
-
-def _load_gensim_pickle(path: Path) -> StaticVectorTable:
-    from gensim.utils import SaveLoad
-
-    loaded = SaveLoad.load(str(path))
-    return StaticVectorTable.from_keyed_vectors(getattr(loaded, "wv", loaded))
-
-
-_LOADERS = {
-    "word2vec": _load_word2vec,
-    "word2vec-binary": lambda path: _load_word2vec(path, binary=True),
-    "glove": lambda path: _load_word2vec(path, no_header=True),
-    "fasttext": _load_fasttext,
-    "npy": _load_npy,
-    "gensim": _load_gensim_pickle,
-}
-
-
-def check_finite(table: StaticVectorTable, path: PathLike, chunk_rows: int = 65536) -> None:
+def check_finite(table: StaticVectorTable, path: PathLike) -> None:
     """Raise a coded error naming the file if any vector holds NaN or inf."""
-    arrays = [("", table.vectors)] + [(name, array) for name, array in (table.subwords.arrays() if table.subwords else {}).items()]
+    arrays = [("", table.vectors)] + list(table.subwords.arrays().items() if table.subwords else [])
     for name, array in arrays:
-        bad_rows: List[int] = []
-        for start in range(0, array.shape[0], chunk_rows):
-            chunk = np.asarray(array[start : start + chunk_rows])
-            bad_rows.extend((start + np.flatnonzero(~np.isfinite(chunk).all(axis=1))).tolist())
-        if bad_rows:
+        n_bad, first_row = _non_finite_rows(array)
+        if n_bad:
             row_keys = {row: key for key, row in zip(table.keys, table.rows.tolist())}
-            first = row_keys.get(bad_rows[0], f"{name or 'row'} {bad_rows[0]}")
-            raise CtxvecError(Errors.E109.format(path=path, n_bad=len(bad_rows), first=first))
+            first = row_keys.get(first_row, f"{name or 'row'} {first_row}") if not name else f"{name} row {first_row}"
+            raise CtxvecError(Errors.E109.format(path=path, n_bad=n_bad, first=first))
+
+
+def __getattr__(name: str) -> Any:
+    """The file readers moved to spacy_ctxvec.static.formats; old imports keep working."""
+    if name in ("load_static_vectors", "detect_format", "FORMATS"):
+        from . import formats
+
+        return getattr(formats, name)
+    raise AttributeError(f"module {__name__!r} has no attribute {name!r}")

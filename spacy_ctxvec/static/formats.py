@@ -1,0 +1,423 @@
+"""Static vector files -> StaticVectorTable: word2vec text and binary, GloVe, Facebook
+fastText .bin, .npy + vocab, and gensim native files (a pickle, refused by default).
+
+No count in a header is trusted for allocation: memory grows with the rows actually
+read (a header that claims 10^9 rows over three lines costs three rows and a coded
+error), and a fastText header is checked against the file's size before gensim reads
+it. Every problem is a CtxvecError naming the file, and the line where there is one.
+A word that occurs twice keeps its first vector (warning W001)."""
+import gzip
+import logging
+import os
+import struct
+from pathlib import Path
+from typing import IO, Callable, Dict, List, Optional, Tuple
+
+import numpy as np
+
+from ..errors import CtxvecError, Errors, Warnings
+from ..paths import decode_line
+from ..types import PathLike
+from .table import StaticVectorTable, check_finite
+
+logger = logging.getLogger(__name__)
+
+FORMATS = ("auto", "word2vec", "word2vec-binary", "glove", "fasttext", "npy", "gensim")
+FASTTEXT_MAGIC = 793712314  # first int32 of a Facebook fastText .bin file
+FASTTEXT_VERSION = 12
+PICKLE_SUFFIXES = {".model", ".kv", ".pkl", ".pickle"}
+CHUNK_BYTES = 1 << 20
+MAX_WORD_BYTES = 1 << 16  # a longer "word" in a binary file means the file is damaged
+INITIAL_ROWS = 1024
+
+
+def load_static_vectors(path: PathLike, *, format: str = "auto", allow_pickle: bool = False) -> StaticVectorTable:
+    """Load a static vector file into a StaticVectorTable.
+
+    Formats: "word2vec" (text with a "N DIM" header line), "word2vec-binary",
+    "glove" (text without header), "fasttext" (Facebook .bin, with subword n-grams),
+    "npy" (a (rows, dim) .npy matrix plus a vocab file ``<stem>.vocab.txt`` or
+    ``vocab.txt`` beside it, UTF-8, one word per line, line i naming row i),
+    "gensim" (native .model/.kv: a pickle, refused unless allow_pickle=True),
+    "auto" (pick by suffix and the file's first bytes). .gz files work too.
+    """
+    path = Path(path)
+    if not path.is_file():
+        raise CtxvecError(Errors.E101.format(path=path))
+    if format not in FORMATS:
+        raise CtxvecError(Errors.E102.format(format=format, path=path, formats=", ".join(FORMATS)))
+    if format == "auto":
+        format = detect_format(path)
+    if format == "gensim" and not allow_pickle:
+        raise CtxvecError(Errors.E105.format(path=path))
+    try:
+        table = _LOADERS[format](path)
+    except CtxvecError:
+        raise
+    except (ValueError, TypeError, KeyError, IndexError, EOFError, OSError, UnicodeDecodeError, struct.error,
+            AssertionError, RuntimeError, OverflowError, ZeroDivisionError, NotImplementedError) as err:
+        raise _read_error(path, format, err) from err
+    if len(table) == 0:
+        raise CtxvecError(Errors.E137.format(path=path))
+    check_finite(table, path)
+    return table
+
+
+def _read_error(path: Path, format: str, err: BaseException) -> CtxvecError:
+    error = f"{type(err).__name__}: {err}"
+    return CtxvecError(Errors.E103.format(path=path, format=format, error=error, formats=", ".join(FORMATS[1:])))
+
+
+def _open(path: Path) -> IO[bytes]:
+    return gzip.open(path, "rb") if path.suffix.lower() == ".gz" else open(path, "rb")
+
+
+def detect_format(path: PathLike) -> str:
+    """Guess the format of a vectors file from its suffix and first bytes."""
+    path = Path(path)
+    suffix = path.suffix.lower()
+    try:
+        with _open(path) as file:
+            head = file.read(65536)
+    except (OSError, EOFError) as err:
+        raise _read_error(path, "auto", err) from err
+    if suffix == ".npy" or head.startswith(b"\x93NUMPY"):
+        return "npy"
+    if suffix in PICKLE_SUFFIXES or head[:1] == b"\x80":
+        return "gensim"
+    if len(head) >= 4 and struct.unpack("<i", head[:4])[0] == FASTTEXT_MAGIC:
+        return "fasttext"
+    if not head.strip():
+        raise _read_error(path, "auto", ValueError("the file is empty"))
+    first_line, _, rest = head.partition(b"\n")
+    fields = first_line.split()
+    if len(fields) == 2 and all(field.isdigit() for field in fields):
+        return "word2vec" if _looks_like_text(rest) else "word2vec-binary"
+    return "glove"
+
+
+def _looks_like_text(sample: bytes) -> bool:
+    """No control bytes (binary float32 rows have them; text in any encoding has not)."""
+    return not any(byte < 32 and byte not in b"\t\n\r" for byte in sample[:4096])
+
+
+class _Rows:
+    """A float32 (n, dim) matrix that grows with the rows appended (never sized by a header)."""
+
+    def __init__(self, dim: int, expected: Optional[int]) -> None:
+        capacity = INITIAL_ROWS if expected is None else max(1, min(expected, INITIAL_ROWS))
+        self.array = np.empty((capacity, dim), dtype=np.float32)
+        self.n = 0
+
+    def append(self, row: np.ndarray) -> None:
+        if self.n == len(self.array):
+            grown = np.empty((2 * len(self.array), self.array.shape[1]), dtype=np.float32)
+            grown[: self.n] = self.array
+            self.array = grown
+        self.array[self.n] = row
+        self.n += 1
+
+    def matrix(self) -> np.ndarray:
+        return self.array[: self.n] if self.n == len(self.array) else self.array[: self.n].copy()
+
+
+def _first_wins(path: Path, keys: List[str], vectors: np.ndarray) -> StaticVectorTable:
+    """The table of keys -> rows, keeping the first row of a duplicated key (warning W001)."""
+    first: Dict[str, int] = {}
+    for row, key in enumerate(keys):
+        first.setdefault(key, row)
+    if len(first) < len(keys):
+        logger.warning("%s: %s", path, Warnings.W001.format(n_duplicates=len(keys) - len(first)))
+        rows = np.fromiter(first.values(), dtype=np.int64, count=len(first))
+        return StaticVectorTable(list(first), vectors[rows])
+    return StaticVectorTable(keys, vectors)
+
+
+def _header(path: Path, line: bytes) -> Tuple[int, int]:
+    fields = line.split()
+    if len(fields) != 2 or not all(field.isdigit() for field in fields):
+        raise CtxvecError(Errors.E132.format(path=path, what="the header line", value=repr(line[:80])))
+    n_rows, dim = int(fields[0]), int(fields[1])
+    if dim < 1:
+        raise CtxvecError(Errors.E132.format(path=path, what="dimension", value=dim))
+    return n_rows, dim
+
+
+def _row_count_error(path: Path, claimed: int, dim: int, problem: str) -> CtxvecError:
+    return CtxvecError(Errors.E130.format(path=path, problem=f"the header says {claimed} rows of dimension {dim}, but {problem}"))
+
+
+def _read_text(path: Path, has_header: bool) -> StaticVectorTable:
+    """word2vec text ("N DIM" header line) or GloVe (no header): one ``word v1 .. vdim``
+    per line. Trailing blank lines are fine; a blank line between rows is an error."""
+    claimed: Optional[int] = None
+    dim: Optional[int] = None
+    keys: List[str] = []
+    rows: Optional[_Rows] = None
+    blank_line: Optional[int] = None
+    with _open(path) as file:
+        for number, raw in enumerate(file, start=1):
+            line = raw.rstrip(b"\r\n")
+            if number == 1:
+                line = line.removeprefix(b"\xef\xbb\xbf")  # UTF-8 byte order mark
+            if not line.strip():
+                blank_line = blank_line or number
+                continue
+            if blank_line is not None:
+                raise CtxvecError(Errors.E131.format(path=path, line=blank_line, problem="a blank line between rows"))
+            if has_header and claimed is None:
+                claimed, dim = _header(path, line)
+                continue
+            fields = line.split(maxsplit=1)  # the word, then the numbers
+            word = decode_line(fields[0], path, number)
+            try:
+                if line[:1].isspace():
+                    raise ValueError("no word before the numbers")
+                values = np.fromstring(fields[1] if len(fields) > 1 else b"", dtype=np.float32, sep=" ")
+            except ValueError:
+                raise CtxvecError(Errors.E302.format(
+                    path=path, line=number, got=line[:120].decode("utf8", "replace"),
+                    expected=f"a word and {dim or 'its'} numbers separated by spaces")) from None
+            if dim is None:  # GloVe: the first row sets the dimension
+                dim = len(values)
+                if dim < 1:
+                    raise CtxvecError(Errors.E132.format(path=path, what="dimension", value=0))
+            if len(values) != dim:
+                raise CtxvecError(Errors.E104.format(path=path, error=f"line {number} has {len(values)} values, expected {dim}"))
+            if claimed is not None and len(keys) == claimed:
+                raise _row_count_error(path, claimed, dim, f"line {number} starts row {claimed + 1}")
+            if rows is None:
+                rows = _Rows(dim, claimed)
+            rows.append(values)
+            keys.append(word)
+    if claimed is None and has_header:
+        raise _read_error(path, "word2vec", ValueError("the file is empty"))
+    if claimed is not None and len(keys) != claimed:
+        raise _row_count_error(path, claimed, dim, f"the file ends after {len(keys)} rows")
+    if rows is None:
+        raise CtxvecError(Errors.E137.format(path=path))
+    return _first_wins(path, keys, rows.matrix())
+
+
+class _ByteReader:
+    """Sequential reads from a binary file that never ask for more than CHUNK_BYTES at
+    a time, so memory follows the bytes really there, not the sizes a header claims."""
+
+    def __init__(self, file: IO[bytes]) -> None:
+        self.file = file
+        self.buffer = bytearray()
+        self.pos = 0
+        self.offset = 0  # bytes consumed so far
+
+    def _fill(self, n: int) -> bool:
+        while len(self.buffer) - self.pos < n:
+            chunk = self.file.read(CHUNK_BYTES)
+            if not chunk:
+                return False
+            if self.pos:
+                del self.buffer[: self.pos]
+                self.pos = 0
+            self.buffer += chunk
+        return True
+
+    def read(self, n: int) -> Optional[bytes]:
+        """Exactly n bytes, or None at the end of the file."""
+        if not self._fill(n):
+            return None
+        out = bytes(self.buffer[self.pos : self.pos + n])
+        self.pos += n
+        self.offset += n
+        return out
+
+    def unpack(self, fmt: str) -> Optional[Tuple]:
+        data = self.read(struct.calcsize(fmt))
+        return None if data is None else struct.unpack(fmt, data)
+
+    def read_until(self, delimiter: bytes, limit: int = MAX_WORD_BYTES) -> Optional[bytes]:
+        """The bytes before the next ``delimiter`` (which is consumed), or None if it is
+        not within ``limit`` bytes or before the end of the file."""
+        searched = 0
+        while True:
+            index = self.buffer.find(delimiter, self.pos + searched)
+            if index >= 0:
+                out = bytes(self.buffer[self.pos : index])
+                self.offset += index + 1 - self.pos
+                self.pos = index + 1
+                return out
+            searched = len(self.buffer) - self.pos
+            if searched > limit or not self._fill(searched + 1):
+                return None
+
+    def skip(self, chars: bytes) -> None:
+        while self._fill(1) and self.buffer[self.pos] in chars:
+            self.pos += 1
+            self.offset += 1
+
+    def at_end(self) -> bool:
+        return not self._fill(1)
+
+    def seek(self, offset: int) -> None:
+        """Continue reading at byte ``offset`` of the file."""
+        self.file.seek(offset)
+        self.buffer = bytearray()
+        self.pos = 0
+        self.offset = offset
+
+
+def _read_word2vec_binary(path: Path) -> StaticVectorTable:
+    """word2vec binary: a "N DIM" text line, then per row a word, a space and DIM
+    little-endian float32 (and an optional newline)."""
+    with _open(path) as file:
+        reader = _ByteReader(file)
+        line = reader.read_until(b"\n", limit=256)
+        if line is None:
+            raise CtxvecError(Errors.E132.format(path=path, what="the header line", value="(none)"))
+        claimed, dim = _header(path, line)
+        keys: List[str] = []
+        rows: Optional[_Rows] = None
+        while True:
+            reader.skip(b"\n")
+            if reader.at_end():
+                break
+            if len(keys) == claimed:
+                raise _row_count_error(path, claimed, dim, f"more data follows row {claimed} (at byte {reader.offset})")
+            word_bytes = reader.read_until(b" ")
+            data = None if word_bytes is None else reader.read(4 * dim)
+            if data is None:
+                raise _row_count_error(path, claimed, dim, f"the file ends inside row {len(keys) + 1}")
+            try:
+                word = word_bytes.decode("utf8")
+            except UnicodeDecodeError as err:
+                raise CtxvecError(Errors.E133.format(path=path, where=f"word of row {len(keys) + 1}", error=err.reason)) from None
+            if rows is None:
+                rows = _Rows(dim, claimed)
+            rows.append(np.frombuffer(data, dtype="<f4"))
+            keys.append(word)
+    if len(keys) != claimed:
+        raise _row_count_error(path, claimed, dim, f"the file ends after {len(keys)} rows")
+    if rows is None:
+        raise CtxvecError(Errors.E137.format(path=path))
+    return _first_wins(path, keys, rows.matrix())
+
+
+def _file_size(path: Path) -> int:
+    """Uncompressed size in bytes (a .gz file is read through once)."""
+    if path.suffix.lower() != ".gz":
+        return os.path.getsize(path)
+    size = 0
+    with gzip.open(path, "rb") as file:
+        while chunk := file.read(CHUNK_BYTES):
+            size += len(chunk)
+    return size
+
+
+_FASTTEXT_ARGS = ("dim", "ws", "epoch", "min_count", "neg", "word_ngrams", "loss", "model", "bucket", "minn", "maxn", "lr_update_rate")
+
+
+def check_fasttext_header(path: PathLike) -> Dict[str, int]:
+    """Read a Facebook fastText .bin header, vocabulary and input-matrix header and check
+    every count against the file's real size, so that nothing is allocated for data
+    that is not there. Returns the header's numbers."""
+    path = Path(path)
+    size = _file_size(path)
+
+    def bad(problem: str) -> CtxvecError:
+        return CtxvecError(Errors.E130.format(path=path, problem=problem))
+
+    with _open(path) as file:
+        reader = _ByteReader(file)
+
+        def need(fmt: str, what: str) -> Tuple:
+            values = reader.unpack(fmt)
+            if values is None:
+                raise bad(f"the file ends inside the {what} (at byte {reader.offset})")
+            return values
+
+        magic, version = need("<2i", "header")
+        if magic != FASTTEXT_MAGIC or version > FASTTEXT_VERSION:
+            raise bad(f"it does not start like a fastText .bin file of version <= {FASTTEXT_VERSION} (magic {magic}, version {version})")
+        header = dict(zip(_FASTTEXT_ARGS, need("<12i", "header")))
+        need("<d", "header")
+        vocab_size, nwords, nlabels = need("<3i", "dictionary header")
+        _, pruneidx_size = need("<2q", "dictionary header")  # ntokens, pruneidx_size
+        dim, bucket = header["dim"], header["bucket"]
+        if dim < 1:
+            raise CtxvecError(Errors.E132.format(path=path, what="dimension", value=dim))
+        if nlabels > 0:
+            raise bad(f"it is a supervised model ({nlabels} labels); only unsupervised word vectors can be loaded")
+        if not 0 <= nwords <= vocab_size or vocab_size * 10 > size or bucket < 0:
+            raise bad(f"its dictionary header claims {vocab_size} entries, {nwords} words and {bucket} buckets, "
+                      f"which a file of {size} bytes cannot hold")
+        if not 0 <= header["minn"] <= header["maxn"] <= 64:
+            raise bad(f"its character n-gram lengths minn={header['minn']} maxn={header['maxn']} are invalid")
+        for index in range(vocab_size):
+            word = reader.read_until(b"\0")
+            if word is None or reader.unpack("<qb") is None:
+                raise bad(f"the file ends inside dictionary entry {index + 1} of {vocab_size}")
+        if pruneidx_size > 0 and (pruneidx_size * 8 > size or reader.read(8 * pruneidx_size) is None):
+            raise bad(f"the file ends inside its {pruneidx_size} pruned-index entries")
+        quantized = need("<?", "input matrix header")[0]
+        if quantized:
+            raise bad("it is a quantized model (.ftz); quantize=False models (.bin) are supported")
+        n_vectors, matrix_dim = need("<2q", "input matrix header")
+        if matrix_dim != dim or n_vectors != nwords + bucket:
+            raise bad(f"its input matrix is {n_vectors} x {matrix_dim}, but the header needs "
+                      f"{nwords + bucket} x {dim} (words + buckets, dim)")
+        if n_vectors * dim * 4 > size - reader.offset:
+            raise bad(f"its input matrix needs {n_vectors * dim * 4} bytes, but only {size - reader.offset} follow")
+        reader.seek(reader.offset + n_vectors * dim * 4)
+        output = reader.unpack("<?2q")
+        if output is None or output[0] or output[1] * output[2] * 4 != size - reader.offset:
+            raise bad(f"its output matrix (after byte {reader.offset}) is missing, quantized or cut short")
+    return {**header, "vocab_size": vocab_size, "nwords": nwords}
+
+
+def _read_fasttext(path: Path) -> StaticVectorTable:
+    from gensim.models.fasttext import load_facebook_vectors
+
+    check_fasttext_header(path)
+    return StaticVectorTable.from_keyed_vectors(load_facebook_vectors(str(path)))
+
+
+def npy_vocab_path(path: Path) -> Path:
+    """The vocab file of an .npy matrix: <stem>.vocab.txt, else vocab.txt beside it."""
+    for candidate in (path.with_name(path.stem + ".vocab.txt"), path.parent / "vocab.txt"):
+        if candidate.is_file():
+            return candidate
+    raise CtxvecError(
+        Errors.E107.format(path=path, stem_vocab=path.with_name(path.stem + ".vocab.txt"), dir_vocab=path.parent / "vocab.txt")
+    )
+
+
+def _read_npy(path: Path) -> StaticVectorTable:
+    matrix = np.load(path, mmap_mode="r", allow_pickle=False)
+    if matrix.ndim != 2 or not np.issubdtype(matrix.dtype, np.number) or np.issubdtype(matrix.dtype, np.complexfloating):
+        raise CtxvecError(Errors.E106.format(path=path, shape=matrix.shape, dtype=matrix.dtype))
+    if matrix.shape[1] < 1:
+        raise CtxvecError(Errors.E132.format(path=path, what="dimension", value=matrix.shape[1]))
+    vocab_path = npy_vocab_path(path)
+    with open(vocab_path, "rb") as file:
+        words = [decode_line(raw, vocab_path, number).rstrip("\r\n") for number, raw in enumerate(file, start=1)]
+    if len(words) != matrix.shape[0]:
+        raise CtxvecError(Errors.E108.format(vocab=vocab_path, n_words=len(words), path=path, n_rows=matrix.shape[0]))
+    first = dict.fromkeys(words)
+    if len(first) < len(words):  # duplicates: copy the first rows into memory
+        return _first_wins(vocab_path, words, matrix)
+    return StaticVectorTable(words, matrix if matrix.dtype == np.float32 else np.asarray(matrix, dtype=np.float32))
+
+
+def _read_gensim_pickle(path: Path) -> StaticVectorTable:
+    from gensim.utils import SaveLoad
+
+    loaded = SaveLoad.load(str(path))
+    return StaticVectorTable.from_keyed_vectors(getattr(loaded, "wv", loaded))
+
+
+_LOADERS: Dict[str, Callable[[Path], StaticVectorTable]] = {
+    "word2vec": lambda path: _read_text(path, has_header=True),
+    "word2vec-binary": _read_word2vec_binary,
+    "glove": lambda path: _read_text(path, has_header=False),
+    "fasttext": _read_fasttext,
+    "npy": _read_npy,
+    "gensim": _read_gensim_pickle,
+}

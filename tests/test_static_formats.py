@@ -1,0 +1,363 @@
+"""load_static_vectors (static/formats.py): every file format, and coded errors that name
+the file (and line) for bad input, never a header-sized allocation."""
+import numpy as np
+import pytest
+from gensim.models import FastText, KeyedVectors, Word2Vec
+from gensim.models.fasttext import load_facebook_vectors, save_facebook_model
+
+from spacy_ctxvec import CtxvecError, StaticVectorTable, load_static_vectors
+from spacy_ctxvec.attributes import STATIC_KEY_NAMES
+from spacy_ctxvec.static.formats import check_fasttext_header, detect_format
+
+WORDS = ["apple", "Bank", "river", "colour", "naïve", "東京"]
+SENTENCES = [["the", "apple", "pie", "was", "tasty"], ["the", "river", "bank", "was", "muddy"], ["apples", "and", "pies"]] * 30
+
+
+@pytest.fixture
+def keyed_vectors() -> KeyedVectors:
+    rng = np.random.default_rng(0)
+    kv = KeyedVectors(vector_size=5)
+    kv.add_vectors(WORDS, rng.normal(size=(len(WORDS), 5)).astype(np.float32))
+    return kv
+
+
+@pytest.fixture(scope="module")
+def fasttext_bin(tmp_path_factory):
+    model = FastText(vector_size=6, min_count=1, min_n=2, max_n=4, bucket=200, seed=1, workers=1, epochs=2)
+    model.build_vocab(SENTENCES)
+    model.train(SENTENCES, total_examples=len(SENTENCES), epochs=2)
+    path = tmp_path_factory.mktemp("fasttext") / "tiny.bin"
+    save_facebook_model(model, str(path))
+    return path
+
+
+def assert_same_table(table: StaticVectorTable, kv: KeyedVectors) -> None:
+    assert table.keys == list(kv.index_to_key)
+    np.testing.assert_allclose(table.vectors, kv.vectors, rtol=1e-6)
+    assert table.vectors.dtype == np.float32
+
+
+# Formats
+def test_word2vec_text_round_trip(tmp_path, keyed_vectors):
+    path = tmp_path / "vectors.txt"
+    keyed_vectors.save_word2vec_format(str(path))
+    assert detect_format(path) == "word2vec"
+    assert_same_table(load_static_vectors(path), keyed_vectors)
+    assert_same_table(load_static_vectors(path, format="word2vec"), keyed_vectors)
+
+
+def test_word2vec_binary_round_trip(tmp_path, keyed_vectors):
+    path = tmp_path / "vectors.w2v"
+    keyed_vectors.save_word2vec_format(str(path), binary=True)
+    assert detect_format(path) == "word2vec-binary"
+    table = load_static_vectors(path)
+    assert table.keys == WORDS
+    np.testing.assert_array_equal(table.vectors, keyed_vectors.vectors)
+
+
+def test_gzipped_word2vec_text(tmp_path, keyed_vectors):
+    path = tmp_path / "vectors.txt.gz"
+    keyed_vectors.save_word2vec_format(str(path))
+    assert_same_table(load_static_vectors(path), keyed_vectors)
+
+
+def test_glove_without_header(tmp_path, keyed_vectors):
+    path = tmp_path / "glove.6B.5d.txt"
+    lines = [" ".join([word] + [repr(float(x)) for x in keyed_vectors[word]]) for word in WORDS]
+    path.write_text("\n".join(lines) + "\n", encoding="utf8")
+    assert detect_format(path) == "glove"
+    assert_same_table(load_static_vectors(path), keyed_vectors)
+    assert_same_table(load_static_vectors(path, format="glove"), keyed_vectors)
+
+
+def test_fasttext_vectors_and_oov_equal_gensim(fasttext_bin):
+    gensim_vectors = load_facebook_vectors(str(fasttext_bin))
+    table = load_static_vectors(fasttext_bin)
+    assert detect_format(fasttext_bin) == "fasttext" and table.kind == "fasttext"
+    assert_same_table(table, gensim_vectors)
+    oov_words = ["applesauce", "rivers", "Bank", "xyz", "pieapple"]
+    assert not any(word in gensim_vectors.key_to_index for word in oov_words)
+    vectors, codes = table.lookup_batch(oov_words, oov_words, oov_words)
+    assert [STATIC_KEY_NAMES[c] for c in codes] == ["subwords"] * len(oov_words)
+    expected = np.stack([gensim_vectors[word] for word in oov_words])
+    np.testing.assert_allclose(vectors, expected, rtol=1e-5, atol=1e-7)
+
+
+def test_npy_with_stem_vocab_is_memory_mapped(tmp_path, keyed_vectors):
+    np.save(tmp_path / "vecs.npy", keyed_vectors.vectors)
+    (tmp_path / "vecs.vocab.txt").write_text("\n".join(WORDS) + "\n", encoding="utf8")
+    (tmp_path / "vocab.txt").write_text("wrong\n", encoding="utf8")  # the stem file wins
+    table = load_static_vectors(tmp_path / "vecs.npy")
+    assert_same_table(table, keyed_vectors)
+    assert isinstance(table.vectors, np.memmap)
+
+
+def test_npy_with_directory_vocab_and_float64(tmp_path, keyed_vectors):
+    np.save(tmp_path / "matrix.npy", keyed_vectors.vectors.astype(np.float64))
+    (tmp_path / "vocab.txt").write_text("\r\n".join(WORDS), encoding="utf8")
+    assert_same_table(load_static_vectors(tmp_path / "matrix.npy", format="npy"), keyed_vectors)
+
+
+def test_npy_errors_name_the_file(tmp_path, keyed_vectors):
+    np.save(tmp_path / "vecs.npy", keyed_vectors.vectors)
+    with pytest.raises(CtxvecError, match=r"E107.*vecs\.vocab\.txt"):
+        load_static_vectors(tmp_path / "vecs.npy")
+    (tmp_path / "vecs.vocab.txt").write_text("apple\nbank\n", encoding="utf8")
+    with pytest.raises(CtxvecError, match=r"E108.*vecs\.vocab\.txt' has 2 words.*6 rows"):
+        load_static_vectors(tmp_path / "vecs.npy")
+    np.save(tmp_path / "flat.npy", np.zeros(6, dtype=np.float32))
+    with pytest.raises(CtxvecError, match=r"E106.*flat\.npy"):
+        load_static_vectors(tmp_path / "flat.npy")
+
+
+def test_gensim_pickle_refused_unless_allowed(tmp_path, keyed_vectors):
+    path = tmp_path / "vectors.kv"
+    keyed_vectors.save(str(path))
+    with pytest.raises(CtxvecError, match=r"E105.*vectors\.kv.*arbitrary code"):
+        load_static_vectors(path)
+    assert_same_table(load_static_vectors(path, allow_pickle=True), keyed_vectors)
+
+
+def test_gensim_model_pickle_detected_by_magic_bytes(tmp_path):
+    model = Word2Vec(SENTENCES, vector_size=4, min_count=1, workers=1, epochs=1)
+    path = tmp_path / "model.bin"  # misleading suffix: the pickle header gives it away
+    model.save(str(path))
+    assert detect_format(path) == "gensim"
+    with pytest.raises(CtxvecError, match="E105"):
+        load_static_vectors(path)
+    assert_same_table(load_static_vectors(path, allow_pickle=True), model.wv)
+
+
+# Bad files
+def test_missing_file_and_unknown_format(tmp_path, keyed_vectors):
+    with pytest.raises(CtxvecError, match=r"E101.*nowhere\.txt"):
+        load_static_vectors(tmp_path / "nowhere.txt")
+    path = tmp_path / "v.txt"
+    keyed_vectors.save_word2vec_format(str(path))
+    with pytest.raises(CtxvecError, match=r"E102.*'csv'"):
+        load_static_vectors(path, format="csv")
+
+
+@pytest.mark.parametrize(
+    "content",
+    ["2 3\napple 1 2 3\npear 4 5\n", "2 4\napple 1 2 3\npear 4 5 6\n", "apple 1 2 3\npear 4 5 6 7\n"],
+    ids=["inconsistent-rows", "header-dim-mismatch", "glove-inconsistent"],
+)
+def test_wrong_dimension_names_file(tmp_path, content):
+    path = tmp_path / "bad_dims.txt"
+    path.write_text(content, encoding="utf8")
+    with pytest.raises(CtxvecError, match=r"E104.*bad_dims\.txt"):
+        load_static_vectors(path)
+
+
+def test_corrupt_files_name_the_file(tmp_path, keyed_vectors, fasttext_bin):
+    truncated = tmp_path / "truncated.bin"
+    truncated.write_bytes(fasttext_bin.read_bytes()[:300])
+    with pytest.raises(CtxvecError, match=r"E130.*truncated\.bin.*input matrix needs"):
+        load_static_vectors(truncated)
+    np.save(tmp_path / "cut.npy", keyed_vectors.vectors)
+    (tmp_path / "cut.npy").write_bytes((tmp_path / "cut.npy").read_bytes()[:100])
+    (tmp_path / "vocab.txt").write_text("\n".join(WORDS), encoding="utf8")
+    with pytest.raises(CtxvecError, match=r"E103.*cut\.npy"):
+        load_static_vectors(tmp_path / "cut.npy")
+    short = tmp_path / "short.txt"
+    short.write_text("3 2\napple 1 2\n", encoding="utf8")
+    with pytest.raises(CtxvecError, match=r"E130.*short\.txt.*3 rows of dimension 2.*ends after 1 rows"):
+        load_static_vectors(short)
+    empty = tmp_path / "empty.txt"
+    empty.write_text("", encoding="utf8")
+    with pytest.raises(CtxvecError, match=r"E103.*empty\.txt.*empty"):
+        load_static_vectors(empty)
+
+
+def test_nan_values_refused(tmp_path):
+    path = tmp_path / "nan.txt"
+    path.write_text("2 2\napple 1 2\npear nan 3\n", encoding="utf8")
+    with pytest.raises(CtxvecError, match=r"E109.*nan\.txt.*'pear'"):
+        load_static_vectors(path)
+
+
+# Headers are never trusted for allocation
+def peak_bytes(function, *args):
+    """(result or raised CtxvecError, peak bytes allocated while it ran)."""
+    import tracemalloc
+
+    tracemalloc.start()
+    try:
+        try:
+            result = function(*args)
+        except CtxvecError as err:
+            result = err
+        return result, tracemalloc.get_traced_memory()[1]
+    finally:
+        tracemalloc.stop()
+
+
+def three_rows(dim: int = 3) -> bytes:
+    return b"".join(f"w{i} ".encode() + b" ".join(b"0.5" for _ in range(dim)) + b"\n" for i in range(3))
+
+
+@pytest.mark.parametrize("header", [b"999999999 3\n", b"3 999999999\n", b"999999999 999999999\n"])
+def test_huge_text_header_is_a_coded_error_in_bounded_memory(tmp_path, header):
+    path = tmp_path / "liar.txt"
+    path.write_bytes(header + three_rows())
+    error, peak = peak_bytes(load_static_vectors, path)
+    assert isinstance(error, CtxvecError) and "liar.txt" in str(error)
+    assert "E130" in str(error) or "E104" in str(error)
+    assert peak < 8 * 2**20
+
+
+@pytest.mark.parametrize("header", [b"999999999 3\n", b"3 999999999\n"])
+def test_huge_binary_header_is_a_coded_error_in_bounded_memory(tmp_path, header):
+    path = tmp_path / "liar.bin"
+    rows = b"".join(f"w{i} ".encode() + np.ones(3, dtype="<f4").tobytes() for i in range(3))
+    path.write_bytes(header + rows)
+    error, peak = peak_bytes(load_static_vectors, path, )
+    assert isinstance(error, CtxvecError) and "E130" in str(error) and "liar.bin" in str(error)
+    assert peak < 8 * 2**20
+
+
+def fasttext_with(fasttext_bin, tmp_path, offset: int, fmt: str, value) -> "Path":
+    import struct
+
+    data = bytearray(fasttext_bin.read_bytes())
+    struct.pack_into(fmt, data, offset, value)
+    path = tmp_path / "edited.bin"
+    path.write_bytes(bytes(data))
+    return path
+
+
+@pytest.mark.parametrize("offset,value,message", [
+    (8, 10**9, "input matrix"),  # dim
+    (40, 2**31 - 1, "input matrix"),  # bucket
+    (64, 2**31 - 1, "dictionary header claims"),  # vocab_size
+])
+def test_fasttext_header_counts_checked_against_file_size(tmp_path, fasttext_bin, offset, value, message):
+    path = fasttext_with(fasttext_bin, tmp_path, offset, "<i", value)
+    error, peak = peak_bytes(load_static_vectors, path)
+    assert isinstance(error, CtxvecError) and "E130" in str(error) and message in str(error)
+    assert peak < 8 * 2**20
+    assert check_fasttext_header(fasttext_bin)["dim"] == 6
+
+
+@pytest.mark.parametrize("cut", [7, 60, 90, 200, -30])
+def test_truncated_fasttext_is_a_coded_error(tmp_path, fasttext_bin, cut):
+    path = tmp_path / "cut.bin"
+    path.write_bytes(fasttext_bin.read_bytes()[:cut])
+    with pytest.raises(CtxvecError, match=r"E1(30|03).*cut\.bin"):
+        load_static_vectors(path, format="fasttext")
+
+
+@pytest.mark.parametrize("content,line", [
+    ("2 3\napple 1 2 3\n\npear 4 5 6\n", 3),
+    ("apple 1 2 3\n \npear 4 5 6\n", 2),
+    ("\napple 1 2 3\npear 4 5 6\n", 1),
+])
+def test_blank_line_between_rows_names_the_line(tmp_path, content, line):
+    path = tmp_path / "gaps.txt"
+    path.write_text(content, encoding="utf8")
+    with pytest.raises(CtxvecError, match=rf"E131.*gaps\.txt, line {line}: a blank line"):
+        load_static_vectors(path)
+
+
+@pytest.mark.parametrize("content", ["2 3\napple 1 2 3\npear 4 5 6\n\n\n", "apple 1 2 3\npear 4 5 6\n\n", "apple 1 2 3\r\npear 4 5 6\r\n\r\n"])
+def test_trailing_blank_lines_are_accepted(tmp_path, content):
+    path = tmp_path / "trailing.txt"
+    path.write_text(content, encoding="utf8")
+    table = load_static_vectors(path)
+    assert table.keys == ["apple", "pear"]
+    np.testing.assert_array_equal(table.vectors, [[1, 2, 3], [4, 5, 6]])
+
+
+def test_rows_beyond_the_header_are_refused(tmp_path):
+    path = tmp_path / "long.txt"
+    path.write_text("1 2\napple 1 2\npear 3 4\n", encoding="utf8")
+    with pytest.raises(CtxvecError, match=r"E130.*long\.txt.*1 rows of dimension 2.*line 3 starts row 2"):
+        load_static_vectors(path)
+
+
+@pytest.mark.parametrize("content", ["2 0\napple\npear\n", "apple\npear\n"], ids=["word2vec", "glove"])
+def test_dimension_zero_is_refused(tmp_path, content):
+    path = tmp_path / "flat.txt"
+    path.write_text(content, encoding="utf8")
+    with pytest.raises(CtxvecError, match=r"E132.*flat\.txt.*dimension 0"):
+        load_static_vectors(path)
+
+
+def test_dimension_zero_npy_and_binary_are_refused(tmp_path):
+    np.save(tmp_path / "m.npy", np.zeros((2, 0), dtype=np.float32))
+    (tmp_path / "m.vocab.txt").write_text("a\nb\n", encoding="utf8")
+    with pytest.raises(CtxvecError, match=r"E132.*m\.npy.*dimension 0"):
+        load_static_vectors(tmp_path / "m.npy")
+    (tmp_path / "v.bin").write_bytes(b"2 0\na \nb \n")
+    with pytest.raises(CtxvecError, match=r"E132.*v\.bin.*dimension 0"):
+        load_static_vectors(tmp_path / "v.bin", format="word2vec-binary")
+
+
+def test_non_utf8_words_name_file_and_line(tmp_path):
+    text = tmp_path / "latin1.txt"
+    text.write_bytes(b"2 2\napple 1 2\ncaf\xe9 3 4\n")
+    with pytest.raises(CtxvecError, match=r"E133.*latin1\.txt, line 3: not valid UTF-8"):
+        load_static_vectors(text)
+    binary = tmp_path / "latin1.bin"
+    binary.write_bytes(b"2 2\napple " + np.ones(2, "<f4").tobytes() + b"caf\xe9 " + np.ones(2, "<f4").tobytes())
+    with pytest.raises(CtxvecError, match=r"E133.*latin1\.bin, word of row 2"):
+        load_static_vectors(binary, format="word2vec-binary")
+    np.save(tmp_path / "m.npy", np.ones((2, 2), dtype=np.float32))
+    (tmp_path / "m.vocab.txt").write_bytes(b"apple\ncaf\xe9\n")
+    with pytest.raises(CtxvecError, match=r"E133.*m\.vocab\.txt, line 2"):
+        load_static_vectors(tmp_path / "m.npy")
+
+
+def test_utf8_byte_order_mark_is_dropped(tmp_path):
+    path = tmp_path / "bom.txt"
+    path.write_bytes(b"\xef\xbb\xbfapple 1 2\npear 3 4\n")
+    assert load_static_vectors(path).keys == ["apple", "pear"]
+
+
+def test_non_numeric_value_names_the_line(tmp_path):
+    path = tmp_path / "words.txt"
+    path.write_text("2 2\napple 1 2\npear 3 four\n", encoding="utf8")
+    with pytest.raises(CtxvecError, match=r"E302.*words\.txt, line 3: expected a word and 2 numbers"):
+        load_static_vectors(path)
+
+
+# Duplicate words: the first occurrence wins, with warning W001
+def duplicate_files(tmp_path):
+    rows = {"bank": [1.0, 0.0], "river": [0.0, 1.0], "bank2": [0.5, 0.5]}
+    lines = [("bank", rows["bank"]), ("river", rows["river"]), ("bank", rows["bank2"])]
+    text = tmp_path / "dup.txt"
+    text.write_text("3 2\n" + "".join(f"{w} {a} {b}\n" for w, (a, b) in lines), encoding="utf8")
+    glove = tmp_path / "dup.glove.txt"
+    glove.write_text("".join(f"{w} {a} {b}\n" for w, (a, b) in lines), encoding="utf8")
+    binary = tmp_path / "dup.bin"
+    binary.write_bytes(b"3 2\n" + b"".join(w.encode() + b" " + np.array(v, "<f4").tobytes() for w, v in lines))
+    np.save(tmp_path / "dup.npy", np.array([v for _, v in lines], dtype=np.float32))
+    (tmp_path / "dup.vocab.txt").write_text("bank\nriver\nbank\n", encoding="utf8")
+    return [text, glove, binary, tmp_path / "dup.npy"]
+
+
+def test_duplicate_word_first_occurrence_wins_with_warning(tmp_path, caplog):
+    for path in duplicate_files(tmp_path):
+        caplog.clear()
+        table = load_static_vectors(path)
+        assert table.keys == ["bank", "river"], path
+        assert "None" not in table and len(table) == 2 and table.vectors.shape == (2, 2)
+        np.testing.assert_array_equal(table.get("bank"), [1.0, 0.0])
+        assert "W001" in caplog.text and path.stem in caplog.text
+
+
+def test_duplicate_word_in_two_texts_has_static_cosine_one(tmp_path):
+    import spacy
+
+    from spacy_ctxvec.analysis.compare import compare_docs
+
+    nlp = spacy.blank("en")
+    nlp.add_pipe("ctxvec_static")
+    source = {"@misc": "spacy-ctxvec.vectors_file.v1", "path": str(duplicate_files(tmp_path)[0])}
+    nlp.config["initialize"]["components"]["ctxvec_static"] = {"source": source}
+    nlp.initialize()
+    doc_a, doc_b = nlp("the bank"), nlp("a bank")
+    np.testing.assert_array_equal(doc_a[1]._.static_vec, [1.0, 0.0])
+    [comparison] = compare_docs(doc_a, doc_b, word="bank")
+    assert comparison.static_cosine == pytest.approx(1.0)
