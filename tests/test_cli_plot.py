@@ -139,3 +139,34 @@ def test_plot_polysemy_from_a_lexicon_directory(tmp_path):
 def test_plot_polysemy_rejects_a_non_lexicon(tmp_path):
     result = invoke("plot", "polysemy", tmp_path, "-o", tmp_path / "p.png")
     assert result.exit_code == 1 and "[CTX-E225]" in result.output
+
+
+@pytest.mark.parametrize("args,option", [
+    (["word", "apple", "--sentences", "S", "-n", "0"], "--max-occurrences (-n) must be at least 1, got 0"),
+    (["layers", "P", "S", "--max-texts", "0"], "--max-texts must be at least 1, got 0"),
+    (["polysemy", "P", "--top", "0"], "--top must be at least 1, got 0"),
+])
+def test_plot_counts_below_one_say_so(tiny_pipeline_dir, sentences_file, tmp_path, args, option):
+    args = [{"S": sentences_file, "P": tiny_pipeline_dir}.get(a, a) for a in args]
+    result = invoke("plot", *args, "-o", tmp_path / "x.png")
+    assert result.exit_code == 1
+    assert "[CTX-E228]" in result.output and option in " ".join(result.output.split())
+
+
+@pytest.mark.parametrize("command", [["word", "apple", "--sentences", "S"], ["layers", "P", "S"], ["polysemy", "P"]])
+def test_plot_output_that_is_a_directory_or_under_a_file(tiny_pipeline_dir, sentences_file, tmp_path, command):
+    args = [{"S": sentences_file, "P": tiny_pipeline_dir}.get(a, a) for a in command]
+    (tmp_path / "dir.png").mkdir()
+    result = invoke("plot", *args, "-o", tmp_path / "dir.png")
+    assert result.exit_code == 1 and "[CTX-E135]" in result.output and "existing directory" in result.output
+    result = invoke("plot", *args, "-o", sentences_file / "x.png")
+    assert result.exit_code == 1 and "[CTX-E135]" in result.output and "is a file" in " ".join(result.output.split())
+    assert (tmp_path / "dir.png").is_dir() and sentences_file.is_file()
+
+
+def test_plot_word_non_utf8_sentences_names_the_line(tmp_path):
+    path = tmp_path / "latin1.txt"
+    path.write_bytes(b"an apple\nun caf\xe9 et une pomme\n")
+    result = invoke("plot", "word", "apple", "--sentences", path, "-o", tmp_path / "x.png")
+    message = " ".join(result.output.split())
+    assert result.exit_code == 1 and "[CTX-E133]" in message and "latin1.txt, line 2: not valid UTF-8" in message

@@ -112,3 +112,27 @@ def test_real_shared_files(shared_data):
     scws = read_scws(shared_data / "scws" / "ratings.txt")
     assert len(scws) == 2003
     assert read_sense_counts(shared_data / "wordnet_sense_counts" / "sense_counts.tsv")["run"] == 57
+
+
+@pytest.mark.parametrize("reader,name,content", [
+    (lambda path: read_wic(path.parent, "train"), "train.data.txt", WIC_DATA.encode() + b"caf\xe9\tN\t0-0\tcaf\xe9 au lait\tun caf\xe9\n"),
+    (lambda path: read_wic(path.parent, "train"), "train.gold.txt", b"F\nT\n\xff\xfe\n"),
+    (read_word_pairs, "pairs.txt", b"gem jewel 3.9\nna\xefve simple 2.0\n"),
+    (read_scws, "ratings.txt", b"1\tbank\tn\triver\tn\tthe <b> bank </b>\tthe <b> river </b>\t5.0\n\x80\x81\n"),
+    (read_sense_counts, "counts.tsv", b"lemma\ttotal\nbank\t10\ncaf\xe9\t2\n"),
+], ids=["wic-data", "wic-gold", "word-pairs", "scws", "sense-counts"])
+def test_non_utf8_input_names_file_and_line(tmp_path, reader, name, content):
+    wic_dir(tmp_path)
+    path = tmp_path / name
+    path.write_bytes(content)
+    line = content.count(b"\n")
+    with pytest.raises(CtxvecError, match=rf"\[CTX-E133\].*{name.replace('.', '[.]')}, line {line}: not valid UTF-8"):
+        reader(path)
+
+
+def test_binary_file_is_a_coded_error(tmp_path):
+    path = tmp_path / "random.bin"
+    path.write_bytes(bytes(range(256)) * 4)
+    for reader in (read_word_pairs, read_scws, read_sense_counts):
+        with pytest.raises(CtxvecError, match=r"\[CTX-E(133|302|305)\].*random[.]bin"):
+            reader(path)

@@ -12,6 +12,7 @@ from ..attributes import STATIC_ARRAY
 from ..errors import CtxvecError, Errors
 from ..lexicon.corpus import corpus_files, iter_corpus
 from ..lexicon.table import Lexicon, merge
+from ..paths import text_lines
 
 SNIPPET_WINDOW = 4  # tokens of context either side of the word in a snippet
 
@@ -22,10 +23,9 @@ def read_texts(sentences: Optional[Path], corpus: Optional[Path], vocab=None) ->
     if (sentences is None) == (corpus is None):
         raise CtxvecError(Errors.E403)
     if sentences is not None:
-        if not sentences.exists():
+        if not sentences.is_file():
             raise CtxvecError(Errors.E404.format(path=sentences))
-        lines = sentences.read_text(encoding="utf8").splitlines()
-        return sentences, [line.strip() for line in lines if line.strip()]
+        return sentences, [line.strip() for _, line in text_lines(sentences) if line.strip()]
     corpus_files(corpus)  # raises a coded error for a missing or unsupported corpus now
     return corpus, iter_corpus(corpus, vocab)
 

@@ -15,6 +15,7 @@ from ..analysis.occurrences import (
 )
 from ..components.context import ContextVectors
 from ..errors import CtxvecError, Errors
+from ..paths import check_output_file
 from ..pipelines import load_pipeline
 from ._app import app, exit_on_coded_error
 
@@ -27,6 +28,11 @@ app.add_typer(plot_app, name="plot")
 
 class Projection(str, Enum):
     pca = "pca"
+
+
+def _at_least_one(option: str, value: int) -> None:
+    if value < 1:
+        raise CtxvecError(Errors.E228.format(setting=option, requirement="at least 1", value=value))
 
 
 # plot word
@@ -49,6 +55,8 @@ def plot_word_cli(
     cluster, type centroid starred) beside its contextual and static cosine matrices."""
     from ..analysis.plotting import save_figure, word_picture
 
+    _at_least_one("--max-occurrences (-n)", max_occurrences)
+    check_output_file(output, "figure")
     read_texts(sentences, corpus)  # fail on bad input before loading the model
     nlp = load_pipeline(pipeline)
     if not any(isinstance(proc, ContextVectors) for _, proc in nlp.pipeline):
@@ -77,6 +85,8 @@ def plot_layers_cli(
     """Mean self-similarity and the anisotropy baseline per layer (Ethayarajh 2019)."""
     from ..analysis.plotting import layer_figure, save_figure
 
+    _at_least_one("--max-texts", max_texts)
+    check_output_file(output, "figure")
     read_texts(None, corpus)
     nlp = load_pipeline(pipeline)
     _, texts = read_texts(None, corpus, nlp.vocab)
@@ -111,6 +121,8 @@ def plot_polysemy_cli(
     from ..analysis.plotting import polysemy_figure, save_figure
     from ..components.polysemy import load_lexicon
 
+    _at_least_one("--top", top_n)
+    check_output_file(output, "figure")
     lexicon = load_lexicon(source)
     scores, valid = lexicon.polysemy_scores(min_count)
     if not valid.any():

@@ -11,6 +11,7 @@ from typing import Dict, Iterator, List, Sequence, Tuple
 import numpy as np
 
 from ..errors import CtxvecError, Errors
+from ..paths import text_lines
 from ..types import PathLike
 
 WIC_SPLITS = ("train", "dev", "test")
@@ -72,12 +73,11 @@ def _existing(path: PathLike, hint: str) -> Path:
 
 
 def _lines(path: Path) -> Iterator[Tuple[int, str]]:
-    """(1-based line number, line without line end) for every non-blank line."""
-    with path.open(encoding="utf8") as file:
-        for number, line in enumerate(file, start=1):
-            line = line.rstrip("\r\n")
-            if line.strip():
-                yield number, line
+    """(1-based line number, line without line end) for every non-blank line; bytes
+    that are not UTF-8 are a coded error naming the file and line."""
+    for number, line in text_lines(path):
+        if line.strip():
+            yield number, line
 
 
 def _number(text: str) -> float:
