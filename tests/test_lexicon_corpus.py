@@ -1,5 +1,6 @@
 import json
 
+import numpy as np
 import pytest
 import spacy
 from spacy.tokens import Doc, DocBin
@@ -99,3 +100,92 @@ def test_registered_reader(tmp_path, vocab):
     assert list(read(vocab)) == ["hello world"]
     with pytest.raises(CtxvecError, match="E215"):
         configure_lexicon_corpus(path=str(path), on_error="ignore")
+
+
+# Bad input: one coded error naming file and line (issue 12)
+def test_undecodable_lines_are_named_skipped_or_read_with_the_right_encoding(tmp_path):
+    path = tmp_path / "latin.txt"
+    path.write_bytes("caf\u00e9 one\n".encode("utf8") + "na\u00efve two\n".encode("latin-1") + b"three\n")
+    with pytest.raises(CtxvecError, match=r"E240.*latin\.txt, line 2: not valid utf-8 text \(byte 0xef"):
+        list(iter_corpus(path))
+    report = CorpusReport()
+    assert list(iter_corpus(path, on_error="skip", report=report)) == ["caf\u00e9 one", "three"]
+    assert report.skipped == [(str(path), 2)]
+    assert list(iter_corpus(path, encoding="latin-1"))[1:] == ["na\u00efve two", "three"]
+    rows = tmp_path / "rows.jsonl"
+    rows.write_bytes(b'{"text": "ok"}\n{"text": "\xff"}\n')
+    with pytest.raises(CtxvecError, match=r"E240.*rows\.jsonl, line 2"):
+        list(iter_corpus(rows))
+    with pytest.raises(CtxvecError, match="E241.*no-such-codec"):
+        list(iter_corpus(path, encoding="no-such-codec"))
+
+
+def test_binary_file_and_utf16_and_byte_order_mark(tmp_path):
+    binary = tmp_path / "binary.txt"
+    binary.write_bytes(bytes(range(256)) * 4)
+    with pytest.raises(CtxvecError, match=r"E240.*binary\.txt, line 3"):
+        list(iter_corpus(binary))
+    utf16 = tmp_path / "u16.jsonl"
+    utf16.write_text('{"text": "wide text"}\n', encoding="utf-16")
+    assert list(iter_corpus(utf16, encoding="utf-16")) == ["wide text"]
+    with_bom = tmp_path / "bom.jsonl"
+    with_bom.write_bytes(b'\xef\xbb\xbf{"text": "after a BOM"}\n')
+    assert list(iter_corpus(with_bom)) == ["after a BOM"]
+
+
+@pytest.mark.parametrize(
+    "row,problem",
+    [
+        ({"words": ["a", "", "b"]}, r"\"words\"\[1\] is an empty string"),
+        ({"words": ["a", "b"], "spaces": [True]}, "\"spaces\" has 1 values for 2 words"),
+        ({"words": ["a", "b"], "spaces": [1, 0]}, "\"spaces\" must be a list of true/false"),
+        ({"words": ["a"], "spaces": "yes"}, "\"spaces\" must be a list of true/false"),
+        ({"text": "half \ud800 a pair"}, "\"text\" contains an unpaired surrogate"),
+    ],
+)
+def test_bad_words_rows_are_named(tmp_path, vocab, row, problem):
+    path = tmp_path / "rows.jsonl"
+    path.write_text('{"text": "fine"}\n' + json.dumps(row) + "\n", encoding="utf8")
+    with pytest.raises(CtxvecError, match=r"E242.*rows\.jsonl, line 2: " + problem):
+        list(iter_corpus(path, vocab))
+    report = CorpusReport()
+    assert list(iter_corpus(path, vocab, on_error="skip", report=report)) == ["fine"]
+    assert report.skipped == [(str(path), 2)]
+
+
+def test_deeply_nested_json_line_is_a_coded_error(tmp_path):
+    path = tmp_path / "deep.jsonl"
+    path.write_text('{"text": "fine"}\n' + "[" * 100_000 + "\n", encoding="utf8")
+    with pytest.raises(CtxvecError, match=r"E212.*deep\.jsonl, line 2.*nested too deeply"):
+        list(iter_corpus(path))
+    assert list(iter_corpus(path, on_error="skip")) == ["fine"]
+
+
+def test_damaged_docbin_files_are_coded_errors(tmp_path, vocab):
+    import srsly
+
+    nlp = spacy.blank("en")
+    good = DocBin(docs=[nlp("one two three")] * 20).to_bytes()
+    cases = {
+        "truncated": good[: len(good) // 2],
+        "random": bytes(np.random.default_rng(0).integers(0, 256, 500, dtype=np.uint8)),
+        "empty": b"",
+        "wrong_keys": srsly.msgpack_dumps({"not": "a docbin"}),
+    }
+    for name, data in cases.items():
+        path = tmp_path / f"{name}.spacy"
+        path.write_bytes(data)
+        with pytest.raises(CtxvecError, match=rf"E243.*{name}\.spacy"):
+            list(iter_corpus(path, vocab))
+
+
+def test_registered_reader_encoding_and_skip_warning(tmp_path, vocab):
+    path = tmp_path / "c.txt"
+    path.write_bytes("r\u00e9sum\u00e9 text\n".encode("latin-1") + b"plain\n")
+    with pytest.raises(CtxvecError, match=r"E240.*c\.txt, line 1"):
+        list(configure_lexicon_corpus(path=str(path))(vocab))
+    assert list(configure_lexicon_corpus(path=str(path), encoding="latin-1")(vocab)) == ["r\u00e9sum\u00e9 text", "plain"]
+    with pytest.warns(UserWarning, match=r"Skipped 1 invalid lines.*c\.txt:1"):
+        assert list(configure_lexicon_corpus(path=str(path), on_error="skip")(vocab)) == ["plain"]
+    with pytest.raises(CtxvecError, match="E241"):
+        configure_lexicon_corpus(path=str(path), encoding="klingon")

@@ -106,3 +106,56 @@ def test_resume_after_kill_9_is_identical_to_an_uninterrupted_build(tiny_nlp, ti
     assert result.n_occurrences == uninterrupted.n_occurrences
     assert result == uninterrupted  # bitwise: keys, counts and int64 sums
     assert not checkpoints.exists()
+
+
+def test_build_stopped_by_bad_input_keeps_its_checkpoint_and_resumes_once_fixed(tiny_nlp, tmp_path):
+    corpus = write_corpus(tmp_path / "c.txt", 30, seed=3)
+    lines = corpus.read_text(encoding="utf8").splitlines()
+    corpus.write_bytes("\n".join(lines[:25]).encode("utf8") + b"\n\xff broken bytes\n" + "\n".join(lines[25:]).encode("utf8") + b"\n")
+    checkpoints = tmp_path / "ckpt"
+    options = dict(shard_size=10, batch_size=8, progress=False, checkpoint_dir=checkpoints)
+    with pytest.raises(CtxvecError, match=r"E240.*c\.txt, line 26"):
+        build_lexicon_local(tiny_nlp, corpus, **options)
+    latest = (checkpoints / LATEST_FILE).read_text().strip()
+    assert json.loads((checkpoints / latest / "state.json").read_text())["docs_done"] == 20
+    with pytest.raises(CtxvecError, match=r"E240.*line 26"):  # resuming the unfixed corpus stops at the same line
+        build_lexicon_local(tiny_nlp, corpus, resume=True, **options)
+    corpus.write_text("\n".join(lines[:25] + ["the bank fixed"] + lines[25:]) + "\n", encoding="utf8")
+    resumed = build_lexicon_local(tiny_nlp, corpus, resume=True, **options)
+    assert resumed.resumed_from == 20 and resumed.n_docs == 31
+    uninterrupted = build_lexicon_local(tiny_nlp, corpus, shard_size=10, batch_size=8, progress=False)
+    assert resumed.lexicon == uninterrupted.lexicon  # bitwise
+
+
+def test_resume_refuses_when_counted_documents_changed(tiny_nlp, tmp_path):
+    corpus = write_corpus(tmp_path / "c.txt", 20, seed=4)
+    options = dict(shard_size=10, batch_size=8, progress=False, checkpoint_dir=tmp_path / "ckpt")
+    build_lexicon_local(tiny_nlp, corpus, max_docs=10, **{**options, "checkpoint_dir": tmp_path / "ckpt"})
+    lines = corpus.read_text(encoding="utf8").splitlines()
+    corpus.write_text("\n".join(["a changed first document"] + lines[1:]) + "\n", encoding="utf8")
+    with pytest.raises(CtxvecError, match="E221.*first 10 documents"):
+        build_lexicon_local(tiny_nlp, corpus, max_docs=10, resume=True, **options)
+    corpus.write_text("\n".join(lines[:5]) + "\n", encoding="utf8")
+    with pytest.raises(CtxvecError, match="E221.*now has 5 documents"):
+        build_lexicon_local(tiny_nlp, corpus, max_docs=10, resume=True, **options)
+
+
+def test_checkpoint_dir_with_user_files_is_refused_and_kept(tiny_nlp, tmp_path):
+    corpus = write_corpus(tmp_path / "c.txt", 5)
+    work = tmp_path / "work"
+    (work / "sub").mkdir(parents=True)
+    (work / "sub" / "thesis.tex").write_text("years of work", encoding="utf8")
+    with pytest.raises(CtxvecError, match="E244"):
+        build_lexicon_local(tiny_nlp, corpus, progress=False, checkpoint_dir=work)
+    assert (work / "sub" / "thesis.tex").read_text(encoding="utf8") == "years of work"
+    assert sorted(p.name for p in work.rglob("*")) == ["sub", "thesis.tex"]
+
+
+def test_latin1_corpus_with_encoding_counts_like_its_utf8_copy(tiny_nlp, tmp_path):
+    text = "the caf\u00e9 by the river bank\nwe sat on the bank\nna\u00efve loan at the bank\n"
+    (tmp_path / "latin.txt").write_bytes(text.encode("latin-1"))
+    (tmp_path / "utf8.txt").write_text(text, encoding="utf8")
+    latin = build_lexicon_local(tiny_nlp, tmp_path / "latin.txt", progress=False, encoding="latin-1")
+    assert latin.lexicon == build_lexicon_local(tiny_nlp, tmp_path / "utf8.txt", progress=False).lexicon
+    skipped = build_lexicon_local(tiny_nlp, tmp_path / "latin.txt", progress=False, on_error="skip")
+    assert skipped.n_docs == 1 and skipped.skipped_lines == [(str(tmp_path / "latin.txt"), 1), (str(tmp_path / "latin.txt"), 3)]

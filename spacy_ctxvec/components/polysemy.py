@@ -49,6 +49,7 @@ key = "lower"
 min_count = 5
 """
 LEXICON_DIR = "lexicon"
+CFG_FILE = "cfg.json"  # {"has_lexicon": bool}: a deleted lexicon directory is an error, not an empty lexicon
 
 
 @Language.factory(
@@ -160,18 +161,36 @@ class Polysemy(DocAnnotator):
         path.mkdir(parents=True, exist_ok=True)
         if self.lexicon is not None:
             self.lexicon.to_disk(path / LEXICON_DIR)
+        srsly.write_json(path / CFG_FILE, {"has_lexicon": self.lexicon is not None})
 
     def from_disk(self, path: Union[str, Path], *, exclude: Iterable[str] = tuple()) -> "Polysemy":
-        lexicon_dir = Path(path) / LEXICON_DIR
-        self.set_lexicon(Lexicon.from_disk(lexicon_dir) if lexicon_dir.exists() else None)
+        """Load the saved lexicon; E249 if cfg.json says one was saved and it is gone."""
+        path = Path(path)
+        lexicon_dir = path / LEXICON_DIR
+        has_lexicon = lexicon_dir.exists()
+        if (path / CFG_FILE).exists():  # older saves have no cfg.json
+            try:
+                cfg = srsly.read_json(path / CFG_FILE)
+            except ValueError:
+                cfg = None
+            if not isinstance(cfg, dict) or not isinstance(cfg.get("has_lexicon"), bool):
+                raise CtxvecError(Errors.E249.format(name=self.name, path=path, problem=f"{CFG_FILE} is damaged"))
+            has_lexicon = cfg["has_lexicon"]
+            if has_lexicon and not lexicon_dir.is_dir():
+                raise CtxvecError(Errors.E249.format(name=self.name, path=path, problem=f"a lexicon was saved but the directory '{lexicon_dir}' is missing"))
+        self.set_lexicon(Lexicon.from_disk(lexicon_dir) if has_lexicon else None)
         return self
 
     def to_bytes(self, *, exclude: Iterable[str] = tuple()) -> bytes:
         return srsly.msgpack_dumps({"lexicon": None if self.lexicon is None else self.lexicon.to_bytes()})
 
     def from_bytes(self, bytes_data: bytes, *, exclude: Iterable[str] = tuple()) -> "Polysemy":
-        data = srsly.msgpack_loads(bytes_data)
-        self.set_lexicon(None if data["lexicon"] is None else Lexicon.from_bytes(data["lexicon"]))
+        try:
+            data = srsly.msgpack_loads(bytes_data)
+            lexicon_bytes = data["lexicon"]
+        except Exception as err:  # msgpack or KeyError/TypeError: damaged bytes
+            raise CtxvecError(Errors.E207.format(path="<bytes>", problem=f"damaged component bytes ({type(err).__name__})")) from None
+        self.set_lexicon(None if lexicon_bytes is None else Lexicon.from_bytes(lexicon_bytes))
         return self
 
 

@@ -242,14 +242,38 @@ class Lexicon:
         }
 
     @classmethod
-    def _from_parts(cls, header: Dict[str, Any], keys: List[str], arrays: Dict[str, np.ndarray], source: str) -> "Lexicon":
+    def _from_parts(cls, header: Any, keys: Any, arrays: Dict[str, np.ndarray], source: str) -> "Lexicon":
+        """A Lexicon from loaded parts, every part checked (E207 naming ``source``)."""
+        def bad(problem: str) -> CtxvecError:
+            return CtxvecError(Errors.E207.format(path=source, problem=problem))
+
+        if not isinstance(header, dict):
+            raise bad("lexicon.json does not hold an object")
         if header.get("unit_scale_bits") != UNIT_SCALE_BITS or header.get("format_version") != FORMAT_VERSION:
-            raise CtxvecError(Errors.E207.format(path=source, problem=f"unsupported format {header}"))
-        return cls(
-            keys, arrays["counts"], arrays["unit_sums"], arrays["raw_sums"],
-            width=header["width"], raw_scale_bits=header["raw_scale_bits"],
-            n_skipped_zero=header.get("n_skipped_zero", 0), meta=header.get("meta", {}),
-        )
+            raise bad(f"unsupported format {str(header)[:200]}")
+        for name in ("width", "raw_scale_bits"):
+            if not _is_int(header.get(name)):
+                raise bad(f"lexicon.json has no integer '{name}'")
+        if header["width"] < 1 or not 0 <= header["raw_scale_bits"] <= COMPONENT_BITS:
+            raise bad(f"width {header['width']} or raw_scale_bits {header['raw_scale_bits']} out of range")
+        if not _is_int(header.get("n_skipped_zero", 0)) or not isinstance(header.get("meta", {}), dict):
+            raise bad("lexicon.json has an invalid 'n_skipped_zero' or 'meta'")
+        if not isinstance(keys, list) or not all(isinstance(k, str) for k in keys):
+            raise bad("keys.json is not a list of strings")
+        for name, array in arrays.items():
+            if array.dtype != np.int64:
+                raise bad(f"{name}.npy holds {array.dtype}, not int64")
+        try:
+            lexicon = cls(
+                keys, arrays["counts"], arrays["unit_sums"], arrays["raw_sums"],
+                width=header["width"], raw_scale_bits=header["raw_scale_bits"],
+                n_skipped_zero=header.get("n_skipped_zero", 0), meta=header.get("meta", {}),
+            )
+        except CtxvecError as err:
+            raise bad(str(err).split("] ", 1)[-1]) from None
+        if len(lexicon) and int(np.min(lexicon.counts)) < 1:
+            raise bad("counts.npy holds counts below 1")
+        return lexicon
 
     def to_disk(self, path: Union[str, Path]) -> None:
         path = Path(path)
@@ -265,10 +289,19 @@ class Lexicon:
         missing = [name for name in ("lexicon.json", "keys.json") + tuple(f"{a}.npy" for a in _ARRAY_FILES) if not (path / name).exists()]
         if missing:
             raise CtxvecError(Errors.E207.format(path=path, problem=f"missing {', '.join(missing)}"))
-        header = json.loads((path / "lexicon.json").read_text(encoding="utf8"))
-        keys = json.loads((path / "keys.json").read_text(encoding="utf8"))
-        arrays = {name: np.load(path / f"{name}.npy", mmap_mode="r" if mmap else None, allow_pickle=False) for name in _ARRAY_FILES}
-        return cls._from_parts(header, keys, arrays, str(path))
+        parts = {}
+        for name in ("lexicon.json", "keys.json"):
+            try:
+                parts[name] = json.loads((path / name).read_text(encoding="utf8"))
+            except (OSError, ValueError, RecursionError) as err:
+                raise CtxvecError(Errors.E207.format(path=path, problem=f"{name} is not valid JSON ({type(err).__name__})")) from None
+        arrays = {}
+        for name in _ARRAY_FILES:
+            try:
+                arrays[name] = np.load(path / f"{name}.npy", mmap_mode="r" if mmap else None, allow_pickle=False)
+            except (OSError, ValueError, EOFError) as err:
+                raise CtxvecError(Errors.E207.format(path=path, problem=f"{name}.npy is truncated or not a .npy array ({str(err)[:120]})")) from None
+        return cls._from_parts(parts["lexicon.json"], parts["keys.json"], arrays, str(path))
 
     def to_bytes(self) -> bytes:
         import srsly
@@ -284,9 +317,13 @@ class Lexicon:
     def from_bytes(cls, data: bytes) -> "Lexicon":
         import srsly
 
-        msg = srsly.msgpack_loads(data)
-        arrays = {name: np.load(io.BytesIO(msg["arrays"][name]), allow_pickle=False) for name in _ARRAY_FILES}
-        return cls._from_parts(msg["header"], list(msg["keys"]), arrays, "<bytes>")
+        try:
+            msg = srsly.msgpack_loads(data)
+            arrays = {name: np.load(io.BytesIO(msg["arrays"][name]), allow_pickle=False) for name in _ARRAY_FILES}
+            header, keys = msg["header"], msg["keys"]
+        except Exception as err:  # msgpack, KeyError, TypeError, ValueError...: damaged bytes
+            raise CtxvecError(Errors.E207.format(path="<bytes>", problem=f"damaged serialised lexicon ({type(err).__name__})")) from None
+        return cls._from_parts(header, keys, arrays, "<bytes>")
 
     def __eq__(self, other: object) -> bool:
         """Bitwise equality of keys, sums and settings."""
@@ -300,6 +337,10 @@ class Lexicon:
 
     def __repr__(self) -> str:
         return f"Lexicon(types={len(self)}, occurrences={self.n_occurrences}, width={self.width})"
+
+
+def _is_int(value: Any) -> bool:
+    return isinstance(value, int) and not isinstance(value, bool)
 
 
 def _check_counts(counts: np.ndarray) -> None:

@@ -1,0 +1,147 @@
+import json
+
+import numpy as np
+import pytest
+import spacy
+
+from spacy_ctxvec.components.polysemy import ensure_polysemy_component
+from spacy_ctxvec.errors import CtxvecError
+from spacy_ctxvec.lexicon.checkpoints import (
+    CHECKPOINT_MARKER,
+    LATEST_FILE,
+    Checkpoint,
+    build_fingerprint,
+    check_checkpoint_dir,
+    counting_config_sha256,
+    open_checkpoint_dir,
+    read_checkpoint,
+    remove_checkpoint_dir,
+    write_checkpoint,
+)
+from spacy_ctxvec.lexicon.table import Lexicon
+
+FINGERPRINT = {"key": "lower", "shard_size": 2}
+
+
+def small_lexicon(seed: int = 0) -> Lexicon:
+    vectors = np.random.default_rng(seed).normal(size=(5, 4))
+    return Lexicon.from_occurrences(["a", "b", "a", "c", "b"], vectors)
+
+
+def user_files(directory):
+    directory.mkdir(parents=True, exist_ok=True)
+    (directory / "notes.txt").write_text("mine", encoding="utf8")
+    (directory / "shard-stuff").mkdir()
+    (directory / "shard-stuff" / "keep.txt").write_text("mine too", encoding="utf8")
+    (directory / "shard-000000000001").mkdir()  # named like a shard, but not made by build-lexicon
+    (directory / "shard-000000000001" / "data").write_text("also mine", encoding="utf8")
+    return sorted(p.relative_to(directory) for p in directory.rglob("*"))
+
+
+def test_a_directory_with_user_files_is_refused_and_untouched(tmp_path):
+    work = tmp_path / "work"
+    before = user_files(work)
+    for check in (lambda: check_checkpoint_dir(work), lambda: open_checkpoint_dir(work, resume=False), lambda: open_checkpoint_dir(work, resume=True)):
+        with pytest.raises(CtxvecError, match=r"E244.*work.*not empty"):
+            check()
+    assert not remove_checkpoint_dir(work)
+    assert sorted(p.relative_to(work) for p in work.rglob("*")) == before
+    file = tmp_path / "file"
+    file.write_text("x", encoding="utf8")
+    with pytest.raises(CtxvecError, match="E247"):
+        check_checkpoint_dir(file)
+
+
+def test_own_directory_is_created_marked_and_removed(tmp_path):
+    directory = tmp_path / "new" / "ckpt"
+    open_checkpoint_dir(directory, resume=False)
+    assert (directory / CHECKPOINT_MARKER).exists()
+    write_checkpoint(directory, Checkpoint(2, small_lexicon(), 5, "abc"), FINGERPRINT)
+    write_checkpoint(directory, Checkpoint(4, small_lexicon(1), 5, "def"), FINGERPRINT)
+    assert sorted(p.name for p in directory.iterdir()) == [CHECKPOINT_MARKER, LATEST_FILE, "shard-000000000004"]
+    assert remove_checkpoint_dir(directory)
+    assert not directory.exists() and directory.parent.exists()
+
+
+def test_an_empty_user_directory_is_used_but_kept(tmp_path):
+    directory = tmp_path / "empty"
+    directory.mkdir()
+    open_checkpoint_dir(directory, resume=False)
+    write_checkpoint(directory, Checkpoint(2, small_lexicon(), 5, "abc"), FINGERPRINT)
+    (directory / "added-later.txt").write_text("user file written during the build", encoding="utf8")
+    remove_checkpoint_dir(directory)
+    assert [p.name for p in directory.iterdir()] == ["added-later.txt"]
+
+
+def test_round_trip_and_mismatching_build(tmp_path):
+    directory = tmp_path / "ckpt"
+    open_checkpoint_dir(directory, resume=False)
+    lexicon = small_lexicon()
+    write_checkpoint(directory, Checkpoint(2, lexicon, lexicon.n_occurrences, "abc"), FINGERPRINT)
+    state = read_checkpoint(directory, FINGERPRINT)
+    assert (state.docs_done, state.n_tokens, state.docs_sha256) == (2, 5, "abc") and state.lexicon == lexicon
+    with pytest.raises(CtxvecError, match="E221.*shard_size"):
+        read_checkpoint(directory, {**FINGERPRINT, "shard_size": 3})
+    open_checkpoint_dir(directory, resume=False)  # a new build starts over: own entries go
+    assert read_checkpoint(directory, FINGERPRINT) is None
+
+
+def damage_latest_missing(shard):
+    (shard.parent / LATEST_FILE).write_text("shard-000000000099", encoding="utf8")
+
+
+def damage_latest_outside(shard):
+    (shard.parent / LATEST_FILE).write_text("../../etc", encoding="utf8")
+
+
+def damage_state_json(shard):
+    (shard / "state.json").write_text('{"docs_done": 2, "n_tok', encoding="utf8")
+
+
+def damage_state_keys(shard):
+    (shard / "state.json").write_text(json.dumps({"docs_done": 2}), encoding="utf8")
+
+
+def damage_npy(shard):
+    data = (shard / "unit_sums.npy").read_bytes()
+    (shard / "unit_sums.npy").write_bytes(data[: len(data) - 8])
+
+
+def damage_keys_json(shard):
+    (shard / "keys.json").write_text("[\"a\", ", encoding="utf8")
+
+
+def damage_lexicon_json(shard):
+    (shard / "lexicon.json").write_text(json.dumps({"format_version": 1}), encoding="utf8")
+
+
+@pytest.mark.parametrize("damage,problem", [
+    (damage_latest_missing, "names 'shard-000000000099', which does not exist"),
+    (damage_latest_outside, "not a shard"),
+    (damage_state_json, "state.json' is missing or not valid JSON"),
+    (damage_state_keys, "lacks valid n_tokens, docs_sha256, fingerprint"),
+    (damage_npy, "unit_sums.npy is truncated"),
+    (damage_keys_json, "keys.json is not valid JSON"),
+    (damage_lexicon_json, "unsupported format"),
+])
+def test_damaged_checkpoint_is_a_coded_error_naming_the_path(tmp_path, damage, problem):
+    directory = tmp_path / "ckpt"
+    open_checkpoint_dir(directory, resume=False)
+    lexicon = small_lexicon()
+    write_checkpoint(directory, Checkpoint(2, lexicon, lexicon.n_occurrences, "abc"), FINGERPRINT)
+    damage(directory / "shard-000000000002")
+    with pytest.raises(CtxvecError, match=r"E248.*ckpt.*" + problem):
+        read_checkpoint(directory, FINGERPRINT)
+
+
+def test_fingerprint_ignores_min_count_but_not_the_counting_pipeline():
+    nlp = spacy.blank("en")
+    nlp.add_pipe("sentencizer")
+    ensure_polysemy_component(nlp, "lower", 5)
+    with_five = build_fingerprint(nlp, key="lower", batch_size=8, shard_size=10, n_process=1, max_docs=None)
+    ensure_polysemy_component(nlp, "lower", 2)
+    assert nlp.get_pipe("ctxvec_polysemy").min_count == 2
+    assert build_fingerprint(nlp, key="lower", batch_size=8, shard_size=10, n_process=1, max_docs=None) == with_five
+    before = counting_config_sha256(nlp)
+    nlp.add_pipe("sentencizer", name="second", config={"punct_chars": ["|"]})
+    assert counting_config_sha256(nlp) != before
