@@ -85,7 +85,7 @@ def test_scws(default_pipeline_dir, tmp_path):
     result = runner.invoke(app, ["evaluate", "scws", str(default_pipeline_dir), str(ratings), "--json"])
     assert result.exit_code == 0, result.output
     report = json.loads(result.output)
-    assert report["n_pairs"] == 12 and -1.0 <= report["spearman"] <= 1.0
+    assert report["n_pairs"] == report["n_covered"] == 12
     assert report["spearman"] == pytest.approx(report["details"]["layer_6"], abs=1e-6)
 
 
@@ -101,3 +101,62 @@ def test_polysemy(default_pipeline_dir, tmp_path):
     # The default pipeline's lexicon is empty until built: a coded error, not a crash.
     result = runner.invoke(app, ["evaluate", "polysemy", str(default_pipeline_dir), str(senses)])
     assert result.exit_code == 1 and "E307" in result.output
+
+
+@pytest.fixture(scope="module")
+def static_pipeline_dir(tmp_path_factory):
+    """blank en + ctxvec_static from a 4-word vectors file (no transformer)."""
+    import spacy
+
+    path = tmp_path_factory.mktemp("static_pipeline")
+    vectors = path / "vectors.txt"
+    vectors.write_text("4 2\ncar 1 0\nautomobile 0.9 0.1\nbanana 0 1\nriver 0.5 0.5\n", encoding="utf8")
+    nlp = spacy.blank("en")
+    nlp.add_pipe("ctxvec_static")
+    nlp.config["initialize"]["components"]["ctxvec_static"] = {
+        "source": {"@misc": "spacy-ctxvec.vectors_file.v1", "path": str(vectors)}}
+    nlp.initialize()
+    nlp.to_disk(path / "pipeline")
+    return path / "pipeline"
+
+
+def test_word_sim_three_pairs_is_defined(static_pipeline_dir, tmp_path):
+    pairs = tmp_path / "pairs.txt"
+    pairs.write_text("car automobile 9\ncar banana 1\ncar river 5\n", encoding="utf8")
+    result = runner.invoke(app, ["evaluate", "word-sim", str(static_pipeline_dir), str(pairs), "--json"])
+    assert result.exit_code == 0, result.output
+    assert json.loads(result.output)[str(pairs)]["spearman"] == pytest.approx(1.0)
+
+
+@pytest.mark.parametrize("lines", ["car automobile 9\ncar banana 1\n", "car automobile 9\ncar banana 1\ncar zebra 4\n",
+                                   "car automobile 5\ncar banana 5\ncar river 5\n"],
+                         ids=["two-pairs", "two-covered", "constant-scores"])
+def test_word_sim_undefined_spearman_exits_non_zero(static_pipeline_dir, tmp_path, lines):
+    pairs = tmp_path / "pairs.txt"
+    pairs.write_text(lines, encoding="utf8")
+    output = tmp_path / "result.json"
+    result = runner.invoke(app, ["evaluate", "word-sim", str(static_pipeline_dir), str(pairs), "-o", str(output)])
+    message = " ".join(result.output.split())
+    assert result.exit_code == 1 and "undefined" in message and "[CTX-E320]" in message
+    assert "0.000" not in message
+    assert json.loads(output.read_text(encoding="utf8"))[str(pairs)]["spearman"] is None
+
+
+@pytest.mark.parametrize("command", [["wic", "P", "D"], ["word-sim", "P", "F"], ["scws", "P", "F"], ["polysemy", "P", "F"]])
+def test_output_that_is_a_directory_or_under_a_file(wic_slice, tmp_path, command):
+    data = tmp_path / "data.txt"
+    data.write_text("car automobile 9\n", encoding="utf8")
+    args = [{"P": "no-such-pipeline", "D": str(wic_slice), "F": str(data)}.get(a, a) for a in command]
+    for output, problem in ((tmp_path, "existing directory"), (data / "out.json", "is a file")):
+        result = runner.invoke(app, ["evaluate", *args, "--output", str(output)])
+        message = " ".join(result.output.split())
+        assert result.exit_code == 1 and "[CTX-E135]" in message and problem in message
+    assert data.read_text(encoding="utf8") == "car automobile 9\n"
+
+
+def test_word_sim_non_utf8_names_file_and_line(tmp_path):
+    pairs = tmp_path / "latin1.txt"
+    pairs.write_bytes(b"car automobile 9\ncaf\xe9 tea 5\n")
+    result = runner.invoke(app, ["evaluate", "word-sim", "no-such-pipeline", str(pairs)])
+    message = " ".join(result.output.split())
+    assert result.exit_code == 1 and "[CTX-E133]" in message and "latin1.txt, line 2" in message

@@ -21,6 +21,8 @@ from ..evaluation.tasks import (
     evaluate_word_sim,
 )
 from ..evaluation.wic import ALL_FAMILIES, TARGET_FAMILIES
+from ..evaluation.correlation import MIN_PAIRS, CorrelationReport
+from ..paths import check_output_file
 from ..pipelines import load_pipeline
 from ._app import app, exit_on_coded_error
 
@@ -32,6 +34,23 @@ PIPELINE_HELP = "Pipeline directory, installed package, or a .cfg to assemble"
 
 def _print_json(data: Dict[str, Any]) -> None:
     typer.echo(json.dumps(data, indent=2, ensure_ascii=False))
+
+
+def _check_output(output: Optional[Path]) -> None:
+    if output is not None:
+        check_output_file(output, "--output file")
+
+
+def _rho(value: Optional[float]) -> str:
+    return "undefined" if value is None else f"{value:.3f}"
+
+
+def _fail_if_undefined(reports: List[CorrelationReport]) -> None:
+    """Exit non-zero (coded error) if some report's Spearman is undefined."""
+    for report in reports:
+        if report.spearman is None:
+            raise CtxvecError(Errors.E320.format(name=report.name, n_covered=report.n_covered,
+                                                 n_pairs=report.n_pairs, minimum=MIN_PAIRS))
 
 
 def _write_json(data: Dict[str, Any], output: Optional[Path]) -> None:
@@ -54,6 +73,7 @@ def wic_cli(
     """Word-in-Context accuracy; every decision is fitted on the train split."""
     if split not in WIC_SPLITS[1:]:
         raise CtxvecError(Errors.E308.format(split=split, choices=", ".join(WIC_SPLITS[1:])))
+    _check_output(output)
     train, evaluated = read_wic(data_dir, "train"), read_wic(data_dir, split)
     if max_examples is not None:
         train, evaluated = train.head(max_examples), evaluated.head(max_examples)
@@ -81,7 +101,9 @@ def word_sim_cli(
     as_json: bool = typer.Option(False, "--json", help="Print JSON"),
     output: Optional[Path] = typer.Option(None, "--output", "-o", help="Also write the JSON result to this file"),
 ) -> None:
-    """Spearman of token._.static_vec cosines with human scores, with coverage."""
+    """Spearman of token._.static_vec cosines with human scores, with coverage. A file
+    with fewer than 3 covered pairs has an undefined Spearman: reported, exit status 1."""
+    _check_output(output)
     all_pairs = [read_word_pairs(path) for path in files]
     nlp = load_pipeline(pipeline)
     reports = [evaluate_word_sim(nlp, pairs, path.name) for path, pairs in zip(files, all_pairs)]
@@ -89,9 +111,10 @@ def word_sim_cli(
     _write_json(result, output)
     if as_json:
         _print_json(result)
-        return
-    rows = [(str(path), f"{r.spearman:.3f}", f"{r.n_covered}/{r.n_pairs}", f"{r.coverage:.3f}") for path, r in zip(files, reports)]
-    typer.echo(table(rows, header=("file", "spearman", "covered", "coverage"), divider=True, max_col=80, aligns=("l", "r", "r", "r")))
+    else:
+        rows = [(str(path), _rho(r.spearman), f"{r.n_covered}/{r.n_pairs}", f"{r.coverage:.3f}") for path, r in zip(files, reports)]
+        typer.echo(table(rows, header=("file", "spearman", "covered", "coverage"), divider=True, max_col=80, aligns=("l", "r", "r", "r")))
+    _fail_if_undefined(reports)
 
 
 @evaluate_app.command("scws")
@@ -102,18 +125,22 @@ def scws_cli(
     as_json: bool = typer.Option(False, "--json", help="Print JSON"),
     output: Optional[Path] = typer.Option(None, "--output", "-o", help="Also write the JSON result to this file"),
 ) -> None:
-    """Spearman of contextual cosines (token._.context_vec) in context with SCWS ratings."""
+    """Spearman of contextual cosines (token._.context_vec) in context with SCWS ratings
+    (undefined with fewer than 3 covered pairs: reported, exit status 1)."""
+    _check_output(output)
     pairs = read_scws(file)
     report = evaluate_scws(load_pipeline(pipeline), pairs, file.name)
     _write_json(report.to_dict(), output)
     if as_json:
         _print_json(report.to_dict())
-        return
-    rows = [(name, f"{value:.3f}") for name, value in report.details.items() if name.startswith("layer")]
-    typer.echo(table(rows, header=("layer", "spearman"), divider=True, max_col=80, aligns=("l", "r")))
-    msg.info(f"same-word pairs ({int(report.details['same_word_pairs'])}): spearman "
-             f"{report.details['same_word_spearman']:.3f}")
-    msg.good(f"spearman {report.spearman:.3f} (pipeline's context_vec), {report.n_covered}/{report.n_pairs} pairs covered")
+    else:
+        rows = [(name, _rho(value)) for name, value in report.details.items() if name.startswith("layer")]
+        typer.echo(table(rows, header=("layer", "spearman"), divider=True, max_col=80, aligns=("l", "r")))
+        msg.info(f"same-word pairs ({int(report.details['same_word_pairs'])}): spearman "
+                 f"{_rho(report.details['same_word_spearman'])}")
+        if report.spearman is not None:
+            msg.good(f"spearman {report.spearman:.3f} (pipeline's context_vec), {report.n_covered}/{report.n_pairs} pairs covered")
+    _fail_if_undefined([report])
 
 
 @evaluate_app.command("polysemy")
@@ -127,6 +154,7 @@ def polysemy_cli(
 ) -> None:
     """Spearman of polysemy_score with log WordNet sense counts, raw and with log
     frequency partialled out."""
+    _check_output(output)
     counts = read_sense_counts(sense_counts)
     report = evaluate_polysemy(load_pipeline(pipeline), counts, min_count=min_count)
     _write_json(report.to_dict(), output)

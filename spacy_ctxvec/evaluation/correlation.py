@@ -1,23 +1,38 @@
 """Word similarity (static vectors), SCWS (contextual vectors) and polysemy scores
-against human judgements: numbers in, numbers out (pure numpy, no spaCy)."""
+against human judgements: numbers in, numbers out (pure numpy, no spaCy).
+
+A similarity Spearman is None ("undefined") with fewer than MIN_PAIRS covered pairs or
+when one side is constant, never a made-up 0.0."""
 from dataclasses import asdict, dataclass, field
-from typing import Dict, List, Mapping, Sequence
+from typing import Dict, List, Mapping, Optional, Sequence
 
 import numpy as np
 
 from ..ops.cosine import rowwise_cosine
 from .metrics import partial_spearman, spearman
 
+MIN_PAIRS = 3
+
+
+def defined_spearman(x: np.ndarray, y: np.ndarray) -> Optional[float]:
+    """Spearman's rho, or None where it is undefined: fewer than MIN_PAIRS pairs, or
+    all values of one side equal."""
+    x, y = np.asarray(x, dtype=np.float64), np.asarray(y, dtype=np.float64)
+    if len(x) < MIN_PAIRS or np.ptp(x) == 0 or np.ptp(y) == 0:
+        return None
+    return spearman(x, y)
+
 
 @dataclass
 class CorrelationReport:
-    """Spearman's rho over the covered pairs; coverage = n_covered / n_pairs."""
+    """Spearman's rho over the covered pairs (None: undefined, see defined_spearman);
+    coverage = n_covered / n_pairs."""
 
     name: str
-    spearman: float
+    spearman: Optional[float]
     n_pairs: int
     n_covered: int
-    details: Dict[str, float] = field(default_factory=dict)
+    details: Dict[str, Optional[float]] = field(default_factory=dict)
 
     @property
     def coverage(self) -> float:
@@ -32,16 +47,16 @@ def similarity_report(name: str, vectors1: np.ndarray, vectors2: np.ndarray, cov
     """Spearman of row cosines with human ``scores``, over rows where ``covered``."""
     covered = np.asarray(covered, dtype=bool)
     cosines = rowwise_cosine(vectors1[covered], vectors2[covered])
-    return CorrelationReport(name=name, spearman=spearman(cosines, scores[covered]),
+    return CorrelationReport(name=name, spearman=defined_spearman(cosines, scores[covered]),
                              n_pairs=len(scores), n_covered=int(covered.sum()))
 
 
 def layer_similarity_reports(name: str, views1: np.ndarray, views2: np.ndarray, view_names: Sequence[str],
-                             covered: np.ndarray, scores: np.ndarray) -> Dict[str, float]:
-    """Spearman per view of (n, n_views, width) arrays, over covered rows."""
+                             covered: np.ndarray, scores: np.ndarray) -> Dict[str, Optional[float]]:
+    """Spearman per view of (n, n_views, width) arrays, over covered rows (None: undefined)."""
     covered = np.asarray(covered, dtype=bool)
     cosines = rowwise_cosine(views1[covered], views2[covered])  # (n_covered, n_views)
-    return {view: spearman(cosines[:, i], scores[covered]) for i, view in enumerate(view_names)}
+    return {view: defined_spearman(cosines[:, i], scores[covered]) for i, view in enumerate(view_names)}
 
 
 @dataclass
