@@ -5,7 +5,7 @@ from typer.testing import CliRunner
 
 from spacy_ctxvec import load_static_vectors
 from spacy_ctxvec.cli import app
-from spacy_ctxvec.static.table import detect_format
+from spacy_ctxvec.static.formats import detect_format
 
 runner = CliRunner()
 
@@ -47,6 +47,18 @@ def test_missing_empty_and_too_rare_corpus(tmp_path, train_corpus):
     result = train(train_corpus, tmp_path / "v.txt", "--min-count", 1000)
     assert result.exit_code == 1 and "E122" in result.output
     assert not (tmp_path / "v.txt").exists()
+
+
+def test_output_that_is_a_directory_or_under_a_file(tmp_path, train_corpus):
+    (tmp_path / "taken").mkdir()
+    (tmp_path / "taken" / "mine.txt").write_text("keep", encoding="utf8")
+    result = train(train_corpus, tmp_path / "taken", "--min-count", 1, "--epochs", 1)
+    message = " ".join(result.output.split())
+    assert result.exit_code == 1 and "[CTX-E135]" in message and "existing directory" in message
+    result = train(train_corpus, train_corpus / "v.txt", "--min-count", 1, "--epochs", 1)
+    message = " ".join(result.output.split())
+    assert result.exit_code == 1 and "[CTX-E135]" in message and "is a file" in message
+    assert (tmp_path / "taken" / "mine.txt").read_text(encoding="utf8") == "keep" and train_corpus.is_file()
 
 
 def test_train_on_gutenberg_slice(tmp_path, shared_data):

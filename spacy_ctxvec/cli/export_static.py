@@ -7,6 +7,7 @@ from wasabi import msg
 
 from ..components.polysemy import load_lexicon
 from ..lexicon.export import export_static_vectors
+from ..paths import check_output_file
 from ._app import app, exit_on_coded_error
 
 
@@ -19,6 +20,7 @@ def export_static_cli(
     unit: bool = typer.Option(False, "--unit", help="Export unit-length directions (mean of unit vectors) instead of mean raw vectors"),
 ) -> None:
     """Export per-type mean contextual vectors as static word vectors."""
+    check_output_file(output, "vectors file")
     lexicon = load_lexicon(source)
     n_written = export_static_vectors(lexicon, output, min_count=min_count, unit=unit)
     msg.good(f"Wrote {n_written} x {lexicon.width} vectors (word2vec text) to {output}")

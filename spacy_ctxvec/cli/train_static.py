@@ -6,6 +6,7 @@ import typer
 from wasabi import msg
 
 from ..errors import CtxvecError
+from ..paths import check_output_file
 from ..static.train import train_static_vectors
 from ._app import app
 
@@ -25,6 +26,7 @@ def train_static_cli(
 ) -> None:
     """Train word2vec static vectors on a text corpus with gensim."""
     try:
+        check_output_file(output, "vectors file")
         vectors = train_static_vectors(
             corpus, output, sg=sg, size=size, window=window, min_count=min_count,
             epochs=epochs, workers=workers, binary=binary, seed=seed,

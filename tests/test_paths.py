@@ -1,0 +1,59 @@
+"""paths.py (output path checks, UTF-8 text lines) and devices.py (GPU choice), and
+that the writing commands check their output path before doing any work."""
+import numpy as np
+import pytest
+from typer.testing import CliRunner
+
+from spacy_ctxvec.cli import app
+from spacy_ctxvec.devices import require_gpu
+from spacy_ctxvec.errors import CtxvecError
+from spacy_ctxvec.lexicon.statistics import Lexicon
+from spacy_ctxvec.paths import check_output_dir, check_output_file, text_lines
+
+
+def test_check_output_file(tmp_path):
+    assert check_output_file(tmp_path / "new" / "deeper" / "out.json") == tmp_path / "new" / "deeper" / "out.json"
+    (tmp_path / "existing.json").write_text("{}", encoding="utf8")
+    assert check_output_file(tmp_path / "existing.json").is_file()  # replacing a file is the caller's decision
+    (tmp_path / "sub").mkdir()
+    with pytest.raises(CtxvecError, match=r"E135.*output file '.*sub'.*existing directory"):
+        check_output_file(tmp_path / "sub")
+    with pytest.raises(CtxvecError, match=r"E135.*parent '.*existing\.json' is a file"):
+        check_output_file(tmp_path / "existing.json" / "x" / "out.json")
+
+
+def test_check_output_dir(tmp_path):
+    assert check_output_dir(tmp_path / "new" / "dir") == tmp_path / "new" / "dir"
+    assert check_output_dir(tmp_path) == tmp_path
+    (tmp_path / "file.txt").write_text("keep", encoding="utf8")
+    with pytest.raises(CtxvecError, match=r"E135.*file\.txt'.*existing file, not a directory"):
+        check_output_dir(tmp_path / "file.txt")
+    with pytest.raises(CtxvecError, match=r"E135.*parent '.*file\.txt' is a file"):
+        check_output_dir(tmp_path / "file.txt" / "out")
+    assert (tmp_path / "file.txt").read_text(encoding="utf8") == "keep"
+
+
+def test_text_lines_numbers_lines_and_names_bad_bytes(tmp_path):
+    path = tmp_path / "text.txt"
+    path.write_bytes(b"\xef\xbb\xbffirst\r\nsecond\n\nfourth")
+    assert list(text_lines(path)) == [(1, "first"), (2, "second"), (3, ""), (4, "fourth")]
+    path.write_bytes(b"ok\nok\nna\xefve\n")
+    with pytest.raises(CtxvecError, match=r"E133.*text\.txt, line 3: not valid UTF-8.*iconv"):
+        list(text_lines(path))
+
+
+def test_require_gpu_without_a_usable_gpu_is_a_coded_error():
+    with pytest.raises(CtxvecError, match=r"E136.*--gpu-id 1000000: no usable GPU.*--gpu-id -1"):
+        require_gpu(1_000_000)
+
+
+def test_export_static_output_that_is_a_directory_or_under_a_file(tmp_path):
+    Lexicon.from_occurrences(["bank", "bank"], np.ones((2, 3))).to_disk(tmp_path / "lex")
+    (tmp_path / "taken").mkdir()
+    (tmp_path / "taken" / "mine.txt").write_text("keep", encoding="utf8")
+    runner = CliRunner()
+    for output, problem in ((tmp_path / "taken", "existing directory"), (tmp_path / "taken" / "mine.txt" / "v.txt", "is a file")):
+        result = runner.invoke(app, ["export-static", str(tmp_path / "lex"), str(output)])
+        message = " ".join(result.output.split())
+        assert result.exit_code == 1 and "[CTX-E135]" in message and problem in message
+    assert (tmp_path / "taken" / "mine.txt").read_text(encoding="utf8") == "keep"
