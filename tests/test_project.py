@@ -1,14 +1,24 @@
-"""The spacy project workflow (project.yml) end to end on a tiny corpus, in a copy of
-the project in a temporary directory (so the repository stays clean)."""
+"""The spacy project workflow (project.yml): every file it reads is shipped, declared as
+an asset (URL, md5 checksum, licence) or made by an earlier step; the WordNet sense-count
+step derives its table from the asset or skips cleanly; and `spacy project run all` runs
+end to end in a copy of the repository with no ../shared beside it, with the assets put
+in place as `spacy project assets` puts them."""
+import importlib.util
 import json
 import os
+import re
 import shutil
 import subprocess
 import sys
+import zipfile
 from pathlib import Path
+from typing import Dict, List
 
 import pytest
 import srsly
+from weasel.util import get_checksum
+
+from spacy_ctxvec.evaluation.readers import read_sense_counts
 
 from .conftest import REPO_ROOT, SHARED_DATA
 
@@ -22,53 +32,202 @@ TINY_CORPUS = [
     "The river ran past the old bank.",
     "The dog sat by the river.",
 ]
+# Where each declared asset's local copy lives under ../shared/data (same bytes as the
+# original distribution's file; see each folder's README.md). wordnet.zip has no local copy.
+LOCAL_COPIES = {
+    "assets/wic/train.data.txt": "wic/train.data.txt",
+    "assets/wic/train.gold.txt": "wic/train.gold.txt",
+    "assets/wic/dev.data.txt": "wic/dev.data.txt",
+    "assets/wic/dev.gold.txt": "wic/dev.gold.txt",
+    "assets/SimLex-999.txt": "simlex999/SimLex-999.txt",
+}
+NOT_AVAILABLE_OFFLINE = {"assets/wordnet.zip"}
+SAMPLE_SIZES = {
+    "static_min_count": 1,
+    "static_size": 16,
+    "static_epochs": 2,
+    "min_count": 2,
+    "layer_sample": 20,
+    "eval_sample": 20,
+    "package_build": "none",
+}
 
 
-def run_project(project_dir: Path, target: str, overrides: dict) -> subprocess.CompletedProcess:
-    args = [sys.executable, "-m", "spacy", "project", "run", target, str(project_dir)]
+def project() -> dict:
+    return srsly.read_yaml(REPO_ROOT / "project.yml")
+
+
+def with_vars(text: str, variables: dict) -> str:
+    return re.sub(r"\$\{vars\.(\w+)\}", lambda match: str(variables[match.group(1)]), text)
+
+
+def shipped_files() -> List[str]:
+    """Files a clone has: tracked, or new and not ignored (this working tree's next commit)."""
+    listing = subprocess.run(["git", "ls-files", "-co", "--exclude-standard"], cwd=REPO_ROOT,
+                             capture_output=True, text=True, check=True)
+    return [line for line in listing.stdout.splitlines() if (REPO_ROOT / line).is_file()]
+
+
+def run_project(project_dir: Path, args: List[str], overrides: Dict[str, object]) -> subprocess.CompletedProcess:
+    command = [sys.executable, "-m", "spacy", "project", *args, str(project_dir)]
     for name, value in overrides.items():
-        args += [f"--vars.{name}", str(value)]
+        command += [f"--vars.{name}", str(value)]
     env = dict(os.environ, HF_HUB_OFFLINE="1", TOKENIZERS_PARALLELISM="false")
-    return subprocess.run(args, cwd=project_dir, env=env, capture_output=True, text=True, timeout=900)
+    return subprocess.run(command, cwd=project_dir, env=env, capture_output=True, text=True, timeout=900)
+
+
+def load_script(name: str):
+    spec = importlib.util.spec_from_file_location(name, REPO_ROOT / "scripts" / f"{name}.py")
+    module = importlib.util.module_from_spec(spec)
+    spec.loader.exec_module(module)
+    return module
 
 
 def test_project_yml_declares_the_documented_workflow():
-    project = srsly.read_yaml(REPO_ROOT / "project.yml")
-    commands = {command["name"]: command for command in project["commands"]}
-    assert project["workflows"]["all"][0] == "train-static"
-    assert set(project["workflows"]["all"]) <= set(commands)
-    for name in project["workflows"]["all"]:
-        assert commands[name]["deps"] and commands[name]["outputs"], name
-    assert Path(REPO_ROOT / project["vars"]["corpus"]).exists()
-    assert Path(REPO_ROOT / project["vars"]["plot_sentences"]).exists()
+    config = project()
+    commands = {command["name"]: command for command in config["commands"]}
+    assert config["workflows"]["all"][0] == "train-static"
+    assert set(config["workflows"]["all"]) <= set(commands)
+    for name in config["workflows"]["all"]:
+        if name != "sense-counts":  # always runs: it must notice wordnet.zip once fetched
+            assert commands[name]["deps"] and commands[name]["outputs"], name
     meta = json.loads((REPO_ROOT / "project_data" / "meta.json").read_text())
     assert any(req.startswith("spacy-ctxvec") for req in meta["requirements"])
 
 
-@pytest.mark.slow
-def test_project_workflow_all_on_a_tiny_corpus(tmp_path):
-    if not (SHARED_DATA / "wordnet_sense_counts").exists():
-        pytest.skip(f"{SHARED_DATA} not present")
-    project_dir = tmp_path / "project"
-    project_dir.mkdir()
-    shutil.copy(REPO_ROOT / "project.yml", project_dir)
-    shutil.copytree(REPO_ROOT / "configs", project_dir / "configs")
-    shutil.copytree(REPO_ROOT / "project_data", project_dir / "project_data")
-    (project_dir / "tiny.txt").write_text("\n".join(TINY_CORPUS) + "\n", encoding="utf8")
-    overrides = {
-        "corpus": "tiny.txt",
-        "static_min_count": 1,
-        "static_size": 16,
-        "static_epochs": 2,
-        "min_count": 2,
-        "layer_sample": 20,
-        "eval_sample": 20,
-        "package_build": "none",
-        "wic_dir": SHARED_DATA / "wic",
-        "word_sim": SHARED_DATA / "simlex999" / "EN-SIMLEX-999.txt",
-        "sense_counts": SHARED_DATA / "wordnet_sense_counts" / "sense_counts.tsv",
+def test_every_file_the_workflow_reads_is_shipped_declared_or_made():
+    """With the default vars: each dep, and each repository file a script line names, is
+    shipped in the repository, an asset's dest, or an output of an earlier step; no var
+    points outside the project."""
+    config = project()
+    variables = config["vars"]
+    assert not [name for name, value in variables.items() if str(value).startswith(("..", "/"))]
+    shipped = set(shipped_files())
+    assets = {asset["dest"] for asset in config["assets"]}
+    commands = {command["name"]: command for command in config["commands"]}
+    made: set = set()
+    for name in config["workflows"]["all"]:
+        command = commands[name]
+        for dep in command.get("deps", []):
+            path = with_vars(dep, variables)
+            assert path in shipped or path in assets or path in made, (name, path)
+        for line in command["script"]:
+            for word in with_vars(line, variables).split():
+                if word.startswith(("configs/", "project_data/", "scripts/")):
+                    assert word in shipped, (name, word)
+        made |= {with_vars(output, variables) for output in command.get("outputs", [])}
+    # The evaluate step reads the WiC files from wic_dir and the SimLex-999 file: assets.
+    assert {f"{variables['wic_dir']}/{split}.{kind}.txt" for split in ("train", "dev") for kind in ("data", "gold")} <= assets
+    assert variables["word_sim"] in assets and variables["wordnet_zip"] in assets
+
+
+def test_assets_have_url_checksum_licence_and_original_names():
+    for asset in project()["assets"]:
+        assert asset["dest"].startswith("assets/"), asset
+        assert asset["url"].startswith("https://"), asset
+        assert re.fullmatch(r"[0-9a-f]{32}", asset["checksum"]), asset
+        assert "Licence" in asset["description"], asset
+        assert Path(asset["dest"]).name == Path(asset["url"]).name  # the distribution's file name
+    assert {asset["dest"] for asset in project()["assets"]} == set(LOCAL_COPIES) | NOT_AVAILABLE_OFFLINE
+
+
+def test_asset_checksums_are_those_of_the_local_copies(shared_data):
+    for asset in project()["assets"]:
+        if asset["dest"] in NOT_AVAILABLE_OFFLINE:
+            continue
+        assert get_checksum(shared_data / LOCAL_COPIES[asset["dest"]]) == asset["checksum"], asset["dest"]
+
+
+def test_gitignore_keeps_assets_and_outputs_out_of_the_repository():
+    config = project()
+    probes = [asset["dest"] for asset in config["assets"]]
+    probes += ["training/wordnet_sense_counts.tsv", "metrics/wic.json", "plots/layers.png",
+               "packages/en_ctxvec_demo-0.0.1/meta.json", "project.lock"]
+    checked = subprocess.run(["git", "check-ignore", "--no-index", *probes], cwd=REPO_ROOT, capture_output=True, text=True)
+    assert sorted(checked.stdout.split()) == sorted(probes)
+
+
+def write_wordnet_zip(path: Path) -> Path:
+    """A small zip laid out like NLTK's wordnet.zip: index.POS files in WordNet's format
+    (licence header lines start with two spaces)."""
+    header = "  1 This software and database is being provided to you, the LICENSEE, by  \n"
+    index = {
+        "noun": ["bank n 10 6 @ ~ #m #p %m + 10 1 09213565 08420278",
+                 "bank_account n 1 2 @ ~ 1 0 13354420",
+                 "run n 16 5 @ ~ #m + ; 16 4 00795720"],
+        "verb": ["bank v 8 4 @ ~ + $ 8 0 02787772", "run v 41 5 @ ~ * > + 41 9 01926311"],
+        "adj": ["able a 4 4 ! & = + 4 2 00001740"],
+        "adv": [],
     }
-    result = run_project(project_dir, "all", overrides)
+    with zipfile.ZipFile(path, "w") as archive:
+        archive.writestr("wordnet/LICENSE", "WordNet Release 3.0\n")
+        for pos, lines in index.items():
+            archive.writestr(f"wordnet/index.{pos}", header + "".join(line + "  \n" for line in lines))
+    return path
+
+
+def test_wordnet_sense_counts_from_the_wordnet_package(tmp_path, capsys):
+    script = load_script("wordnet_sense_counts")
+    output = tmp_path / "training" / "wordnet_sense_counts.tsv"
+    assert script.main(write_wordnet_zip(tmp_path / "wordnet.zip"), output) == 0
+    assert output.read_text(encoding="utf8").splitlines() == [
+        "lemma\ttotal\tn\tv\ta\tr",
+        "able\t4\t0\t0\t4\t0",
+        "bank\t18\t10\t8\t0\t0",
+        "bank account\t1\t1\t0\t0\t0",
+        "run\t57\t16\t41\t0\t0",
+    ]
+    assert read_sense_counts(output) == {"able": 4, "bank": 18, "bank account": 1, "run": 57}
+    assert "4 lemmas" in capsys.readouterr().out
+
+
+def test_wordnet_sense_counts_skip_cleanly_without_the_asset(tmp_path, capsys):
+    script = load_script("wordnet_sense_counts")
+    output = tmp_path / "sense_counts.tsv"
+    assert script.main(tmp_path / "assets" / "wordnet.zip", output) == 0
+    assert not output.exists()
+    message = capsys.readouterr().out
+    assert message.startswith("Skipped: no WordNet package") and "spacy project assets" in message
+
+
+def test_wordnet_sense_counts_refuse_a_zip_that_is_not_wordnet(tmp_path, capsys):
+    script = load_script("wordnet_sense_counts")
+    other = tmp_path / "wordnet.zip"
+    with zipfile.ZipFile(other, "w") as archive:
+        archive.writestr("wordnet/index.noun", "bank n ten\n")
+    output = tmp_path / "sense_counts.tsv"
+    assert script.main(other, output) == 1
+    assert not output.exists()
+    assert "[CTX-E521]" in capsys.readouterr().err
+
+
+def copy_as_fresh_clone(destination: Path) -> Path:
+    for name in shipped_files():
+        target = destination / name
+        target.parent.mkdir(parents=True, exist_ok=True)
+        shutil.copy2(REPO_ROOT / name, target)
+    return destination
+
+
+def put_assets_in_place(project_dir: Path, shared_data: Path) -> None:
+    """What `spacy project assets` leaves: each file at its dest, checked against its md5."""
+    for asset in project()["assets"]:
+        if asset["dest"] in NOT_AVAILABLE_OFFLINE:
+            continue
+        dest = project_dir / asset["dest"]
+        dest.parent.mkdir(parents=True, exist_ok=True)
+        shutil.copyfile(shared_data / LOCAL_COPIES[asset["dest"]], dest)
+        assert get_checksum(dest) == asset["checksum"], asset["dest"]
+
+
+@pytest.mark.slow
+def test_project_run_all_in_a_fresh_clone_with_assets(tmp_path, shared_data):
+    project_dir = copy_as_fresh_clone(tmp_path / "clone")
+    assert not (project_dir.parent / "shared").exists() and not (project_dir / "assets").exists()
+    put_assets_in_place(project_dir, shared_data)
+    (project_dir / "tiny.txt").write_text("\n".join(TINY_CORPUS) + "\n", encoding="utf8")
+    overrides = {"corpus": "tiny.txt", **SAMPLE_SIZES}  # sample sizes only: no data paths
+    result = run_project(project_dir, ["run", "all"], overrides)
     assert result.returncode == 0, result.stdout[-3000:] + result.stderr[-3000:]
 
     assert (project_dir / "training" / "word2vec.txt").stat().st_size > 0
@@ -81,12 +240,22 @@ def test_project_workflow_all_on_a_tiny_corpus(tmp_path):
     wic = json.loads((project_dir / "metrics" / "wic.json").read_text())
     assert 0.0 <= wic["accuracy"] <= 1.0 and wic["n_examples"] == 20
     word_sim = json.loads((project_dir / "metrics" / "word_sim.json").read_text())
-    assert len(word_sim) == 1
+    assert list(word_sim) == ["SimLex-999.txt"] or len(word_sim) == 1
+    # No wordnet.zip offline: the sense-count step and the plot say so and go on.
+    assert "Skipped: no WordNet package at assets/wordnet.zip" in result.stdout
+    assert not (project_dir / "training" / "wordnet_sense_counts.tsv").exists()
+    assert "drawing polysemy scores without WordNet sense counts" in result.stdout
     for picture in ("word_apple.png", "layers.png", "polysemy.png"):
         assert (project_dir / "plots" / picture).read_bytes().startswith(b"\x89PNG\r\n\x1a\n"), picture
     package_meta = json.loads((project_dir / "packages" / "en_ctxvec_demo-0.0.1" / "meta.json").read_text())
     assert any(req.startswith("spacy-ctxvec") for req in package_meta["requirements"])
 
     # Nothing changed: weasel skips the step.
-    again = run_project(project_dir, "train-static", overrides)
+    again = run_project(project_dir, ["run", "train-static"], overrides)
     assert again.returncode == 0 and "nothing changed" in again.stdout.lower()
+
+    # The offline override of the README: a local sense-count table instead of the asset.
+    table = shared_data / "wordnet_sense_counts" / "sense_counts.tsv"
+    plot = run_project(project_dir, ["run", "plot"], {**overrides, "sense_counts": table})
+    assert plot.returncode == 0, plot.stdout[-3000:] + plot.stderr[-3000:]
+    assert "Spearman rho with WordNet sense count" in plot.stdout
