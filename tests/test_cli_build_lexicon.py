@@ -1,3 +1,4 @@
+import re
 from pathlib import Path
 
 import pytest
@@ -5,7 +6,7 @@ import spacy
 from typer.testing import CliRunner
 
 from spacy_ctxvec.cli import app
-from spacy_ctxvec.lexicon.table import Lexicon
+from spacy_ctxvec.lexicon.statistics import Lexicon
 
 runner = CliRunner()
 CORPUS = ["the bank of the river", "we took out a loan at the bank", "i have an apple", "the bank", "play the pen"]
@@ -89,3 +90,108 @@ def test_bad_inputs(tiny_pipeline_dir, corpus, tmp_path):
     assert taken.exit_code == 1 and "E226" in taken.output
     gpu = invoke("build-lexicon", tiny_pipeline_dir, corpus, tmp_path / "o5", "--gpu-id", "0", "--n-process", "2")
     assert gpu.exit_code == 1 and "E222" in gpu.output
+
+
+# Nothing lost (issue 12, section 1): every case with user files present
+def flat(result) -> str:
+    """The command's output on one line (wasabi wraps long messages)."""
+    return " ".join(result.output.split())
+
+
+def snapshot(directory: Path):
+    return {p.relative_to(directory): (p.read_bytes() if p.is_file() else None) for p in sorted(directory.rglob("*"))}
+
+
+def make_user_dir(directory: Path) -> dict:
+    (directory / "sub").mkdir(parents=True, exist_ok=True)
+    (directory / "notes.txt").write_text("my notes", encoding="utf8")
+    (directory / "sub" / "data.csv").write_text("1,2,3", encoding="utf8")
+    return snapshot(directory)
+
+
+def test_checkpoint_dir_holding_user_files_is_refused_and_survives(tiny_pipeline_dir, corpus, tmp_path):
+    work = tmp_path / "work"
+    before = make_user_dir(work)
+    result = invoke("build-lexicon", tiny_pipeline_dir, corpus, tmp_path / "out", "--checkpoint-dir", work, "--no-progress", "--min-count", "2")
+    assert result.exit_code == 1 and "E244" in flat(result)
+    assert snapshot(work) == before and not (tmp_path / "out").exists()
+
+
+def test_user_dir_named_output_checkpoint_is_refused_and_survives(tiny_pipeline_dir, corpus, tmp_path):
+    mine = tmp_path / "out.checkpoint"
+    before = make_user_dir(mine)
+    result = invoke("build-lexicon", tiny_pipeline_dir, corpus, tmp_path / "out", "--no-progress", "--min-count", "2")
+    assert result.exit_code == 1 and "E244" in flat(result) and "out.checkpoint" in flat(result)
+    assert snapshot(mine) == before
+
+
+def test_checkpoint_dir_containing_output_is_refused(tiny_pipeline_dir, corpus, tmp_path):
+    work = tmp_path / "work"
+    before = make_user_dir(work)
+    result = invoke("build-lexicon", tiny_pipeline_dir, corpus, work / "out", "--checkpoint-dir", work, "--no-progress")
+    assert result.exit_code == 1 and "E246" in flat(result) and "contains OUTPUT" in flat(result)
+    assert snapshot(work) == before
+    inside = invoke("build-lexicon", tiny_pipeline_dir, corpus, tmp_path / "o", "--checkpoint-dir", tmp_path / "o" / "ckpt", "--no-progress")
+    assert inside.exit_code == 1 and "E246" in flat(inside) and "is inside OUTPUT" in flat(inside)
+
+
+def test_inputs_are_never_output_or_checkpoint(tiny_pipeline_dir, tmp_path):
+    corpus_dir = tmp_path / "corpus"
+    corpus_dir.mkdir()
+    (corpus_dir / "a.txt").write_text("\n".join(CORPUS) + "\n", encoding="utf8")
+    corpus_before, pipeline_before = snapshot(corpus_dir), snapshot(tiny_pipeline_dir)
+    cases = [
+        ((corpus_dir, corpus_dir, "--overwrite"), "OUTPUT .* is the same as CORPUS"),
+        ((corpus_dir, tiny_pipeline_dir, "--overwrite"), "OUTPUT .* is the same as PIPELINE"),
+        ((corpus_dir, tiny_pipeline_dir.parent, "--overwrite"), "OUTPUT .* contains PIPELINE"),
+        ((corpus_dir, tmp_path, "--overwrite"), "OUTPUT .* contains CORPUS"),
+        ((corpus_dir, corpus_dir / "out"), "OUTPUT .* is inside CORPUS"),
+        ((corpus_dir, tmp_path / "o", "--checkpoint-dir", corpus_dir), "--checkpoint-dir .* is the same as CORPUS"),
+        ((corpus_dir, tmp_path / "o", "--checkpoint-dir", tiny_pipeline_dir / "ckpt"), "--checkpoint-dir .* is inside PIPELINE"),
+    ]
+    for args, message in cases:
+        result = invoke("build-lexicon", tiny_pipeline_dir, *args, "--no-progress")
+        assert result.exit_code == 1 and "E246" in flat(result), (args, result.output)
+        assert re.search(message, flat(result)), (message, result.output)
+    assert snapshot(corpus_dir) == corpus_before and snapshot(tiny_pipeline_dir) == pipeline_before
+
+
+def test_overwrite_replaces_only_an_earlier_build_lexicon_output(tiny_pipeline_dir, corpus, tmp_path):
+    mine = tmp_path / "mine"
+    before = make_user_dir(mine)
+    refused = invoke("build-lexicon", tiny_pipeline_dir, corpus, mine, "--overwrite", "--no-progress")
+    assert refused.exit_code == 1 and "E245" in flat(refused)
+    assert snapshot(mine) == before
+    out = tmp_path / "out"
+    first = invoke("build-lexicon", tiny_pipeline_dir, corpus, out, "--no-progress", "--min-count", "2")
+    assert first.exit_code == 0, first.output
+    again = invoke("build-lexicon", tiny_pipeline_dir, corpus, out, "--no-progress", "--min-count", "3")
+    assert again.exit_code == 1 and "E226" in flat(again)
+    replaced = invoke("build-lexicon", tiny_pipeline_dir, corpus, out, "--overwrite", "--no-progress", "--min-count", "3")
+    assert replaced.exit_code == 0, replaced.output
+    assert spacy.load(out).get_pipe("ctxvec_polysemy").min_count == 3
+    assert sorted(p.name for p in tmp_path.iterdir()) == ["corpus.txt", "mine", "out"]  # no temporaries left
+    file_output = tmp_path / "file-output"
+    file_output.write_text("x", encoding="utf8")
+    as_file = invoke("build-lexicon", tiny_pipeline_dir, corpus, file_output, "--overwrite", "--no-progress")
+    assert as_file.exit_code == 1 and "E247" in flat(as_file) and file_output.read_text() == "x"
+
+
+def test_latin1_corpus_stops_keeps_checkpoint_and_resumes_with_encoding_and_new_min_count(tiny_pipeline_dir, tmp_path):
+    corpus = tmp_path / "books.txt"
+    lines = [" ".join(CORPUS[i % len(CORPUS)].split()[::-1] if i % 2 else CORPUS[i % len(CORPUS)].split()) for i in range(12)]
+    corpus.write_bytes(("\n".join(lines) + "\n").encode("utf8") + "the caf\u00e9 bank\n".encode("latin-1"))
+    out, checkpoints = tmp_path / "out", tmp_path / "out.checkpoint"
+    common = ("build-lexicon", tiny_pipeline_dir, corpus, out, "--no-progress", "--checkpoint-every", "5", "--keep-layer")
+    failed = invoke(*common, "--min-count", "5")
+    assert failed.exit_code == 1 and "E240" in flat(failed) and "books.txt, line 13" in flat(failed)
+    assert "--resume" in flat(failed) and (checkpoints / "LATEST").exists()
+    resumed = invoke(*common, "--min-count", "3", "--resume", "--encoding", "latin-1")
+    assert resumed.exit_code == 0, resumed.output
+    assert "Resumed after 10 docs" in flat(resumed) and "13 docs" in flat(resumed)
+    assert not checkpoints.exists()
+    assert spacy.load(out)("the caf\u00e9")[1]._.polysemy_count == 1
+    skipped = invoke("build-lexicon", tiny_pipeline_dir, corpus, tmp_path / "out2", "--no-progress", "--on-error", "skip", "--keep-layer")
+    assert skipped.exit_code == 0 and "books.txt:13" in flat(skipped) and "12 docs" in flat(skipped)
+    unknown = invoke("build-lexicon", tiny_pipeline_dir, corpus, tmp_path / "out3", "--encoding", "nope")
+    assert unknown.exit_code == 1 and "E241" in flat(unknown)
