@@ -59,7 +59,7 @@ def build_layer_lexicons(corpus: Path, work_dir: Path, batch_size: int) -> Tuple
 
     from spacy_ctxvec.lexicon.shard import doc_occurrences
     from spacy_ctxvec.lexicon.corpus import corpus_fingerprint, iter_corpus
-    from spacy_ctxvec.lexicon.table import Lexicon
+    from spacy_ctxvec.lexicon.statistics import Lexicon
 
     stamp = {"corpus_sha256": corpus_fingerprint(corpus)}
     cache = [work_dir / f"layer_{layer}" for layer in range(N_LAYERS)]

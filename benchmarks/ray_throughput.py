@@ -54,7 +54,7 @@ def merge_seconds(n_types: int, n_partial_types: int, width: int, repeats: int =
     """Seconds for one driver-side merge of a partial into a running lexicon of n_types."""
     import numpy as np
 
-    from spacy_ctxvec.lexicon.table import Lexicon
+    from spacy_ctxvec.lexicon.statistics import Lexicon
 
     rng = np.random.default_rng(0)
 

@@ -6,7 +6,7 @@ from .components.polysemy import Polysemy, make_polysemy
 from .components.static import StaticVectors, make_static_vectors
 from .errors import CtxvecError, Errors
 from .lexicon import corpus  # noqa: F401  (registrations)
-from .lexicon.table import Lexicon
+from .lexicon.statistics import Lexicon
 from .static import sources  # noqa: F401  (registrations)
 from .static.table import StaticVectorTable, load_static_vectors
 

@@ -4,7 +4,7 @@ import pytest
 
 from spacy_ctxvec.analysis.occurrences import layer_curves, lexicons_by_layer
 
-from .test_lexicon_table import random_occurrences
+from .test_lexicon_statistics import random_occurrences
 
 
 def test_layer_curves_from_stacked_layers():

@@ -6,7 +6,7 @@ from typer.testing import CliRunner
 
 from spacy_ctxvec.cli import app
 from spacy_ctxvec.cli.rank import rank_rows
-from spacy_ctxvec.lexicon.table import Lexicon
+from spacy_ctxvec.lexicon.statistics import Lexicon
 
 runner = CliRunner()
 

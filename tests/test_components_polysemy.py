@@ -6,7 +6,7 @@ from spacy.tokens import Doc
 from spacy_ctxvec.lexicon.shard import partial_lexicon
 from spacy_ctxvec.lexicon.corpus import configure_lexicon_corpus
 from spacy_ctxvec.errors import CtxvecError
-from spacy_ctxvec.lexicon.table import Lexicon
+from spacy_ctxvec.lexicon.statistics import Lexicon
 from spacy_ctxvec.components.polysemy import Polysemy, load_lexicon
 
 

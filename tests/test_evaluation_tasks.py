@@ -6,7 +6,7 @@ from scipy.stats import spearmanr
 from spacy_ctxvec.errors import CtxvecError
 from spacy_ctxvec.evaluation.readers import read_scws, read_sense_counts, read_wic, read_word_pairs
 from spacy_ctxvec.evaluation.tasks import evaluate_polysemy, evaluate_scws, evaluate_wic, evaluate_word_sim
-from spacy_ctxvec.lexicon.table import Lexicon
+from spacy_ctxvec.lexicon.statistics import Lexicon
 
 WIC_TRAIN = [
     ("bank", "N", "4-1", "i sat on the bank .", "the bank took my money", "F"),

@@ -13,7 +13,7 @@ from spacy.language import Language
 from spacy_ctxvec.lexicon.checkpoints import LATEST_FILE
 from spacy_ctxvec.lexicon.local import build_lexicon_local
 from spacy_ctxvec.errors import CtxvecError
-from spacy_ctxvec.lexicon.table import Lexicon
+from spacy_ctxvec.lexicon.statistics import Lexicon
 
 WORDS = ["the", "bank", "river", "loan", "money", "i", "have", "an", "apple", "pen", "play", "hotel", "we", "sat", "on"]
 

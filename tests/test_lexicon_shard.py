@@ -3,7 +3,7 @@ import pytest
 
 from spacy_ctxvec.lexicon.shard import partial_lexicon
 from spacy_ctxvec.errors import CtxvecError
-from spacy_ctxvec.lexicon.table import merge
+from spacy_ctxvec.lexicon.statistics import merge
 
 WORDS = ["the", "bank", "river", "loan", "money", "i", "have", "an", "apple", "pen", "play", "hotel", "we", "sat", "on"]
 

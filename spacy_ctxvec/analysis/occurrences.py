@@ -11,7 +11,7 @@ from spacy.tokens import Doc
 from ..attributes import STATIC_ARRAY
 from ..errors import CtxvecError, Errors
 from ..lexicon.corpus import corpus_files, iter_corpus
-from ..lexicon.table import Lexicon, merge
+from ..lexicon.statistics import Lexicon, merge
 from ..paths import text_lines
 
 SNIPPET_WINDOW = 4  # tokens of context either side of the word in a snippet

@@ -5,7 +5,7 @@ from typing import List, Optional
 import typer
 from wasabi import msg
 
-from ..analysis.compare import WordComparison, compare_docs
+from ..analysis.comparison import WordComparison, compare_docs
 from ..errors import CtxvecError, Errors, Warnings
 from ..pipelines import load_pipeline
 from ._app import app, exit_on_coded_error

@@ -9,7 +9,7 @@ from wasabi import msg
 
 from ..components.polysemy import load_lexicon
 from ..errors import CtxvecError, Errors
-from ..lexicon.table import Lexicon
+from ..lexicon.statistics import Lexicon
 from ._app import app, exit_on_coded_error
 
 FORMATS = ("table", "tsv", "json")

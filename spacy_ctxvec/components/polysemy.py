@@ -1,6 +1,6 @@
 """The ctxvec_polysemy component: corpus polysemy scores and per-occurrence context shift.
 
-It holds a Lexicon (see spacy_ctxvec.lexicon.table) built from the SAME contextual
+It holds a Lexicon (see spacy_ctxvec.lexicon.statistics) built from the SAME contextual
 vectors that ``ctxvec_context`` produces, so the layer is chosen on ctxvec_context
 ([components.ctxvec_context.layers]; ``build-lexicon --layer N`` sets it when building).
 Per token it sets one record in doc._.ctxvec_polysemy, read by:
@@ -38,7 +38,7 @@ from ..lexicon.shard import (
     partial_lexicon,
     polysemy_components,
 )
-from ..lexicon.table import Lexicon
+from ..lexicon.statistics import Lexicon
 from ..ops.cosine import cosine_shift
 from ..types import CorpusItem
 from .base import DocAnnotator

@@ -17,7 +17,7 @@ from spacy.language import Language
 
 from ..errors import CtxvecError, Errors
 from .shard import polysemy_components
-from .table import Lexicon
+from .statistics import Lexicon
 
 LATEST_FILE = "LATEST"
 STATE_FILE = "state.json"

@@ -6,7 +6,7 @@ from dataclasses import dataclass, field
 from typing import Callable, Dict, List, Tuple
 
 from ..errors import CtxvecError, Errors
-from .table import Lexicon
+from .statistics import Lexicon
 
 # name -> "module:function", imported on first use
 ENGINES: Dict[str, str] = {

@@ -7,7 +7,7 @@ from pathlib import Path
 import numpy as np
 
 from ..types import PathLike
-from .table import Lexicon
+from .statistics import Lexicon
 
 
 def writable_keys(keys: np.ndarray) -> np.ndarray:

@@ -27,7 +27,7 @@ from .checkpoints import (
 from .corpus import DEFAULT_ENCODING, ON_ERROR_CHOICES, CorpusReport, check_encoding, item_digest, iter_corpus
 from .engines import BuildResult
 from .shard import check_key_mode, partial_lexicon
-from .table import Lexicon, merge_all
+from .statistics import Lexicon, merge_all
 
 # Worker processes (spawned, never forked: a forked child of a process that already
 # ran torch can hang in the OpenMP thread pool).

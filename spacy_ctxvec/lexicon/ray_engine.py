@@ -43,7 +43,7 @@ from ..types import PathLike
 from .corpus import DEFAULT_ENCODING, ON_ERROR_CHOICES, check_encoding, corpus_files
 from .engines import BuildResult
 from .shard import check_key_mode
-from .table import Lexicon, merge_all
+from .statistics import Lexicon, merge_all
 
 # Reading and parsing text is cheap next to the transformer, and read tasks that asked
 # for a CPU could never start while the actors hold every CPU of a small machine.

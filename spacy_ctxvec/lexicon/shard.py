@@ -15,7 +15,7 @@ from spacy.tokens import Doc
 from ..attributes import CONTEXT_ARRAY, CONTEXT_MASK, install_extensions
 from ..errors import CtxvecError, Errors
 from ..types import CorpusItem
-from .table import Lexicon, merge_all
+from .statistics import Lexicon, merge_all
 
 KEY_ATTRS = {"lower": LOWER, "text": ORTH, "lemma": LEMMA}
 POLYSEMY_FACTORY = "ctxvec_polysemy"

@@ -1,6 +1,6 @@
 import pytest
 
-from spacy_ctxvec.analysis.compare import compare_docs
+from spacy_ctxvec.analysis.comparison import compare_docs
 from spacy_ctxvec.errors import CtxvecError
 
 

@@ -4,7 +4,7 @@ import numpy as np
 import pytest
 
 from spacy_ctxvec.errors import CtxvecError
-from spacy_ctxvec.lexicon.table import Lexicon, merge, merge_all
+from spacy_ctxvec.lexicon.statistics import Lexicon, merge, merge_all
 
 
 def random_occurrences(seed: int, n_occ: int = 300, width: int = 16, n_types: int = 12):
