@@ -18,7 +18,7 @@ from spacy_ctxvec.lexicon.checkpoints import (
     remove_checkpoint_dir,
     write_checkpoint,
 )
-from spacy_ctxvec.lexicon.table import Lexicon
+from spacy_ctxvec.lexicon.statistics import Lexicon
 
 FINGERPRINT = {"key": "lower", "shard_size": 2}
 

@@ -15,7 +15,7 @@ from spacy_ctxvec.lexicon.engines import get_engine
 from spacy_ctxvec.lexicon.local import build_lexicon_local
 from spacy_ctxvec.lexicon.ray_engine import MERGE_GROUP, build_lexicon_ray, merge_partials
 from spacy_ctxvec.errors import CtxvecError
-from spacy_ctxvec.lexicon.table import Lexicon, merge_all
+from spacy_ctxvec.lexicon.statistics import Lexicon, merge_all
 
 pytestmark = pytest.mark.slow
 

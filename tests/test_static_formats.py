@@ -350,7 +350,7 @@ def test_duplicate_word_first_occurrence_wins_with_warning(tmp_path, caplog):
 def test_duplicate_word_in_two_texts_has_static_cosine_one(tmp_path):
     import spacy
 
-    from spacy_ctxvec.analysis.compare import compare_docs
+    from spacy_ctxvec.analysis.comparison import compare_docs
 
     nlp = spacy.blank("en")
     nlp.add_pipe("ctxvec_static")
