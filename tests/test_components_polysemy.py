@@ -160,3 +160,67 @@ def test_initialize_from_config_lexicon_path_and_from_corpus(tiny_bert_dir, tiny
 def test_load_lexicon_needs_a_lexicon(tmp_path):
     with pytest.raises(CtxvecError, match="E225"):
         load_lexicon(tmp_path)
+
+
+# Loading damaged or incomplete saved state (issue 12)
+def saved_component(tmp_path):
+    component = Polysemy(min_count=2)
+    component.set_lexicon(Lexicon.from_occurrences(["bank", "bank", "river"], np.random.default_rng(0).normal(size=(3, 4))))
+    component.to_disk(tmp_path / "component")
+    return component, tmp_path / "component"
+
+
+def test_deleted_lexicon_directory_is_an_error_not_an_empty_lexicon(tmp_path):
+    import shutil
+
+    component, path = saved_component(tmp_path)
+    assert Polysemy(min_count=2).from_disk(path).lexicon == component.lexicon
+    shutil.rmtree(path / "lexicon")
+    with pytest.raises(CtxvecError, match=r"E249.*ctxvec_polysemy.*lexicon.*missing"):
+        Polysemy(min_count=2).from_disk(path)
+    (path / "cfg.json").write_text("{not json", encoding="utf8")
+    with pytest.raises(CtxvecError, match=r"E249.*cfg\.json is damaged"):
+        Polysemy(min_count=2).from_disk(path)
+    Polysemy(min_count=2).to_disk(tmp_path / "without")  # saved without a lexicon: loads without one
+    assert Polysemy(min_count=2).from_disk(tmp_path / "without").lexicon is None
+
+
+def test_deleted_lexicon_directory_fails_spacy_load(tiny_nlp, tmp_path):
+    import copy
+    import shutil
+
+    from spacy_ctxvec.components.polysemy import ensure_polysemy_component
+
+    nlp = copy.deepcopy(tiny_nlp)
+    component = ensure_polysemy_component(nlp, "lower", 2)
+    component.set_lexicon(partial_lexicon(nlp, ["the bank of the river", "the bank"], batch_size=8))
+    nlp.to_disk(tmp_path / "pipeline")
+    assert spacy.load(tmp_path / "pipeline").get_pipe("ctxvec_polysemy").lexicon == component.lexicon
+    shutil.rmtree(tmp_path / "pipeline" / "ctxvec_polysemy" / "lexicon")
+    with pytest.raises(CtxvecError, match="E249"):
+        spacy.load(tmp_path / "pipeline")
+
+
+@pytest.mark.parametrize("file,damage,problem", [
+    ("counts.npy", lambda data: data[:-4], "counts.npy is truncated"),
+    ("unit_sums.npy", lambda data: b"", "unit_sums.npy is truncated"),
+    ("keys.json", lambda data: data[:-2], "keys.json is not valid JSON"),
+    ("keys.json", lambda data: b'["bank", 3]', "keys.json is not a list of strings"),
+    ("keys.json", lambda data: b'["bank"]', "Lexicon arrays disagree"),
+    ("lexicon.json", lambda data: b'{"format_version": 1, "unit_scale_bits": 30}', "no integer 'width'"),
+])
+def test_damaged_saved_lexicon_is_a_coded_error_naming_the_path(tmp_path, file, damage, problem):
+    _, path = saved_component(tmp_path)
+    target = path / "lexicon" / file
+    target.write_bytes(damage(target.read_bytes()))
+    with pytest.raises(CtxvecError, match=r"E207.*component/lexicon.*" + problem):
+        Polysemy(min_count=2).from_disk(path)
+
+
+def test_damaged_bytes_are_a_coded_error():
+    component = Polysemy(min_count=2)
+    component.set_lexicon(Lexicon.from_occurrences(["a", "a"], np.ones((2, 3))))
+    data = component.to_bytes()
+    for damaged in (data[: len(data) // 2], data[:-1], b"\x00garbage", b""):
+        with pytest.raises(CtxvecError, match="E207"):
+            Polysemy(min_count=2).from_bytes(damaged)
