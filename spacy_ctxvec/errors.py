@@ -113,6 +113,9 @@ class Errors(metaclass=_ErrorsWithCodes):
             "version (e.g. pip install cupy-cuda12x) on a machine with a GPU, or use "
             "--gpu-id -1 to run on the CPU.")
     E137 = ("'{path}' holds no vectors. Give a vectors file with at least one row.")
+    E138 = ("fastText n-gram settings min_n={min_n}, max_n={max_n}, bucket={bucket} are "
+            "invalid: they must be whole numbers with 0 <= min_n, max_n <= {limit} and "
+            "bucket >= 0. Check the model file or the saved table's cfg.json.")
 
     # Polysemy lexicon, corpora and builds (E2xx)
     E201 = ("Lexicon arrays disagree: {n_keys} keys, counts {counts}, unit sums "
