@@ -1,0 +1,134 @@
+"""Fuzz the corpus readers (issue 12): truncations, byte flips, wrong encodings, random
+bytes and huge nesting. Whatever the bytes, reading gives documents or a coded
+CtxvecError, never another exception. Seeded (derandomized) so failures reproduce."""
+import json
+import tempfile
+from pathlib import Path
+
+import pytest
+import spacy
+from hypothesis import HealthCheck, given, settings
+from hypothesis import strategies as st
+from spacy.tokens import Doc, DocBin
+
+from spacy_ctxvec.errors import PREFIX, CtxvecError
+from spacy_ctxvec.lexicon.corpus import CorpusReport, iter_corpus
+
+FUZZ = settings(max_examples=120, deadline=None, derandomize=True, suppress_health_check=[HealthCheck.too_slow])
+NLP = spacy.blank("en")
+WORDS = st.text(alphabet=st.characters(blacklist_categories=("Cs",)), min_size=0, max_size=12)
+ENCODINGS = st.sampled_from(["utf8", "latin-1", "cp1252", "utf-16", "ascii"])
+
+
+@st.composite
+def mutated(draw, data: bytes) -> bytes:
+    """``data`` truncated, with flipped bytes, with inserted nesting or random bytes."""
+    kind = draw(st.sampled_from(["same", "truncate", "flip", "nest", "random", "splice"]))
+    if kind == "truncate" and data:
+        return data[: draw(st.integers(0, len(data) - 1))]
+    if kind == "flip" and data:
+        data = bytearray(data)
+        for _ in range(draw(st.integers(1, 8))):
+            data[draw(st.integers(0, len(data) - 1))] = draw(st.integers(0, 255))
+        return bytes(data)
+    if kind == "nest":
+        depth = draw(st.sampled_from([10, 1000, 100_000]))
+        return data + b"[" * depth + b"\n" + b'{"words": ' * depth + b"\n"
+    if kind == "random":
+        return draw(st.binary(max_size=300))
+    if kind == "splice" and data:
+        at = draw(st.integers(0, len(data)))
+        return data[:at] + draw(st.binary(max_size=40)) + data[at:]
+    return data
+
+
+def read_all(path: Path, on_error: str, encoding: str):
+    """Documents read from ``path``, or the coded error; any other exception fails the test."""
+    try:
+        report = CorpusReport()
+        items = list(iter_corpus(path, NLP.vocab, on_error=on_error, report=report, encoding=encoding))
+    except CtxvecError as err:
+        assert str(err).startswith(f"[{PREFIX}E"), str(err)
+        assert str(path.name) in str(err) or "E211" in str(err), str(err)
+        return None
+    for item in items:
+        assert (isinstance(item, str) and item.strip()) or (isinstance(item, Doc) and len(item)), repr(item)
+    assert report.n_docs == len(items)
+    return items
+
+
+def jsonl_rows():
+    text_row = st.builds(lambda t: {"text": t}, WORDS)
+    words_row = st.lists(WORDS.filter(bool), max_size=5).flatmap(
+        lambda ws: st.builds(lambda sp: {"words": ws, "spaces": sp}, st.one_of(st.none(), st.lists(st.booleans(), min_size=len(ws), max_size=len(ws))))
+    )
+    odd_row = st.one_of(st.integers(), st.lists(st.integers(), max_size=3), st.builds(lambda w: {"words": w}, st.lists(st.one_of(WORDS, st.integers()), max_size=3)))
+    return st.lists(st.one_of(text_row, words_row, odd_row), max_size=6)
+
+
+@FUZZ
+@given(rows=jsonl_rows(), data=st.data(), on_error=st.sampled_from(["raise", "skip"]), encoding=ENCODINGS)
+def test_jsonl_reader(rows, data, on_error, encoding):
+    content = ("\n".join(json.dumps(row, ensure_ascii=data.draw(st.booleans())) for row in rows) + "\n").encode("utf8")
+    raw = data.draw(mutated(content))
+    with tempfile.TemporaryDirectory() as tmp:
+        path = Path(tmp) / "fuzz.jsonl"
+        path.write_bytes(raw)
+        items = read_all(path, on_error, encoding)
+    if raw == content and encoding == "utf8" and on_error == "skip":  # untouched input: exactly its valid documents
+        expected = [doc for doc in map(valid_document, rows) if doc]
+        got = None if items is None else [item if isinstance(item, str) else [t.text for t in item] for item in items]
+        assert got == (expected or None)
+
+
+def valid_document(row):
+    """What a row should give: its text, its words, or nothing (blank or invalid)."""
+    if not isinstance(row, dict):
+        return None
+    if isinstance(row.get("text"), str):
+        return row["text"] if row["text"].strip() else None
+    words = row.get("words")
+    if isinstance(words, list) and words and all(isinstance(w, str) and w for w in words):
+        return words
+    return None
+
+
+@FUZZ
+@given(lines=st.lists(WORDS, max_size=8), data=st.data(), on_error=st.sampled_from(["raise", "skip"]), write_as=ENCODINGS, read_as=ENCODINGS)
+def test_txt_reader(lines, data, on_error, write_as, read_as):
+    text = "\n".join(lines) + "\n"
+    try:
+        content = text.encode(write_as)
+    except UnicodeEncodeError:
+        content = text.encode("utf8")
+    raw = data.draw(mutated(content))
+    with tempfile.TemporaryDirectory() as tmp:
+        path = Path(tmp) / "fuzz.txt"
+        path.write_bytes(raw)
+        items = read_all(path, on_error, read_as)
+    if raw == content and content == text.encode("utf8") and read_as == "utf8":
+        expected = [line for line in text.replace("\r\n", "\n").replace("\r", "\n").split("\n") if line.strip()]
+        assert items == (expected or None)
+
+
+@FUZZ
+@given(texts=st.lists(st.sampled_from(["the bank", "a river bank", "one", "x y z"]), min_size=1, max_size=5), data=st.data())
+def test_docbin_reader(texts, data):
+    content = DocBin(docs=[NLP(t) for t in texts], store_user_data=data.draw(st.booleans())).to_bytes()
+    raw = data.draw(mutated(content))
+    with tempfile.TemporaryDirectory() as tmp:
+        path = Path(tmp) / "fuzz.spacy"
+        path.write_bytes(raw)
+        items = read_all(path, "raise", "utf8")
+    if raw == content:
+        assert [doc.text for doc in items] == texts
+
+
+def test_fuzz_covers_the_known_cases(tmp_path):
+    """The families named in the issue, once each, outside the generator."""
+    (tmp_path / "deep.jsonl").write_text("[" * 100_000 + "\n", encoding="utf8")
+    (tmp_path / "binary.txt").write_bytes(bytes(range(128, 256)))
+    (tmp_path / "empty.spacy").write_bytes(b"")
+    for name, code in (("deep.jsonl", "E212"), ("binary.txt", "E240"), ("empty.spacy", "E243")):
+        with pytest.raises(CtxvecError, match=code):
+            list(iter_corpus(tmp_path / name, NLP.vocab))
