@@ -18,7 +18,7 @@ import numpy as np
 from ..errors import CtxvecError, Errors, Warnings
 from ..paths import decode_line
 from ..types import PathLike
-from .table import StaticVectorTable, check_finite
+from .table import StaticVectorTable, check_finite, read_npy
 
 logger = logging.getLogger(__name__)
 
@@ -390,7 +390,7 @@ def npy_vocab_path(path: Path) -> Path:
 
 
 def _read_npy(path: Path) -> StaticVectorTable:
-    matrix = np.load(path, mmap_mode="r", allow_pickle=False)
+    matrix = read_npy(path)
     if matrix.ndim != 2 or not np.issubdtype(matrix.dtype, np.number) or np.issubdtype(matrix.dtype, np.complexfloating):
         raise CtxvecError(Errors.E106.format(path=path, shape=matrix.shape, dtype=matrix.dtype))
     if matrix.shape[1] < 1:

@@ -9,6 +9,7 @@ Blank (empty or whitespace-only) strings are never looked up: they get code "non
 """
 import logging
 import tempfile
+from tokenize import TokenError
 from pathlib import Path
 from typing import Any, Dict, Iterable, List, Optional, Sequence, Tuple, Union
 
@@ -28,6 +29,7 @@ DEFAULT_LOOKUPS: Tuple[str, ...] = LOOKUPS
 # Which string of a (text, lower, norm) triple each key lookup uses.
 _LOOKUP_FIELD = {"exact": 0, "lower": 1, "norm": 2}
 SUBWORD_CACHE_SIZE = 20_000
+MAX_NGRAM_LENGTH = 64  # longest fastText character n-gram accepted (fastText's default maxn is 6)
 
 Triple = Tuple[str, str, str]
 
@@ -48,6 +50,10 @@ class FastTextNgrams:
     kind = "fasttext"
 
     def __init__(self, vectors_ngrams: np.ndarray, min_n: int, max_n: int, bucket: int) -> None:
+        if not all(isinstance(n, (int, np.integer)) for n in (min_n, max_n, bucket)) or not (
+            0 <= min_n <= MAX_NGRAM_LENGTH and 0 <= max_n <= MAX_NGRAM_LENGTH and bucket >= 0
+        ):
+            raise CtxvecError(Errors.E138.format(min_n=min_n, max_n=max_n, bucket=bucket, limit=MAX_NGRAM_LENGTH))
         if vectors_ngrams.ndim != 2 or vectors_ngrams.shape[0] != bucket:
             raise CtxvecError(Errors.E111.format(shape=vectors_ngrams.shape, bucket=bucket, dim=vectors_ngrams.shape[-1]))
         self.vectors_ngrams = vectors_ngrams
@@ -59,6 +65,8 @@ class FastTextNgrams:
         """(vectors (n, dim), found (n,) bool); words without any n-gram are not found."""
         from gensim.models.fasttext import ft_ngram_hashes
 
+        if self.bucket == 0:  # no n-gram rows: no word is found
+            return np.zeros((len(texts), self.vectors_ngrams.shape[1]), dtype=np.float32), np.zeros(len(texts), dtype=bool)
         hashes = [ft_ngram_hashes(text, self.min_n, self.max_n, self.bucket) for text in texts]
         lengths = np.fromiter((len(h) for h in hashes), dtype=np.int64, count=len(hashes))
         flat = np.fromiter((h for word in hashes for h in word), dtype=np.int64, count=int(lengths.sum()))
@@ -310,11 +318,10 @@ class StaticVectorTable:
                 raise CtxvecError(Errors.E134.format(path=path, problem=f"{name} is not valid JSON ({err})")) from None
 
         def read_array(name: str) -> np.ndarray:
-            try:  # memory-mapped first: a header that claims more than the file holds fails here
-                array = np.load(need(name), mmap_mode="r", allow_pickle=False)
-            except (ValueError, OSError, EOFError) as err:
+            try:
+                return read_npy(need(name), mmap=mmap)
+            except ValueError as err:
                 raise CtxvecError(Errors.E134.format(path=path, problem=f"{name} cannot be read ({err})")) from None
-            return array if mmap else np.array(array)
 
         cfg, keys = read_json("cfg.json"), read_json("keys.json")
         kind = cfg.get("kind") if isinstance(cfg, dict) else None
@@ -399,6 +406,17 @@ class StaticVectorTable:
                     (Path(tmp) / Path(name).name).write_bytes(content)
                 tokenizer = _load_tokenizer(Path(tmp), where)
         return cls._from_parts(where, cfg, keys, arrays, tokenizer)
+
+
+def read_npy(path: PathLike, *, mmap: bool = True) -> np.ndarray:
+    """An .npy array without pickles, memory-mapped (read-only) or in memory. It is
+    mapped first either way, so a header that claims more than the file holds costs
+    nothing; any unreadable file raises ValueError."""
+    try:
+        array = np.load(path, mmap_mode="r", allow_pickle=False)
+    except (ValueError, OSError, EOFError, SyntaxError, TokenError, OverflowError, TypeError) as err:
+        raise ValueError(f"{type(err).__name__}: {err}") from None
+    return array if mmap else np.array(array)
 
 
 def _checked_array(array: Any, name: str, shape: Tuple[int, ...], dtype: Any, damaged: Any) -> np.ndarray:
