@@ -5,6 +5,7 @@ reader returns a correct result or raises a coded CtxvecError: never another
 exception, never NaN, never a hang, and never more memory than a small bound.
 
 Deterministic (hypothesis with derandomize=True, no example database)."""
+import gzip
 import re
 import signal
 import tracemalloc
@@ -135,6 +136,7 @@ def vector_seeds(tmp_path_factory) -> Dict[str, bytes]:
         "glove": glove.encode("utf8"),
         "fasttext": (folder / "ft.bin").read_bytes(),
         "npy": (folder / "m.npy").read_bytes(),
+        "word2vec-gz": gzip.compress((folder / "w2v.txt").read_bytes()),
         "vocab": ("\n".join(WORDS) + "\n").encode("utf8"),
     }
 
@@ -147,14 +149,16 @@ def check_table(table: StaticVectorTable) -> None:
     assert np.isfinite(vectors).all() and vectors.shape[1] == table.dim
 
 
-@pytest.mark.parametrize("format", ["word2vec", "word2vec-binary", "glove", "fasttext"])
+@pytest.mark.parametrize("format", ["word2vec", "word2vec-binary", "glove", "fasttext", "word2vec-gz"])
 def test_fuzz_vector_files(tmp_path, vector_seeds, format):
     @FUZZ
     @given(data=st.data(), auto=st.booleans())
     def run(data, auto):
-        path = tmp_path / ("vectors.bin" if "binary" in format or format == "fasttext" else "vectors.txt")
+        name = {"word2vec-binary": "vectors.bin", "fasttext": "vectors.bin", "word2vec-gz": "vectors.txt.gz"}
+        path = tmp_path / name.get(format, "vectors.txt")
         path.write_bytes(data.draw(damaged(vector_seeds[format])))
-        coded_or_valid(lambda: load_static_vectors(path, format="auto" if auto else format), check_table)
+        explicit = format.replace("-gz", "")
+        coded_or_valid(lambda: load_static_vectors(path, format="auto" if auto else explicit), check_table)
 
     run()
 

@@ -10,6 +10,7 @@ import gzip
 import logging
 import os
 import struct
+import zlib
 from pathlib import Path
 from typing import IO, Callable, Dict, List, Optional, Tuple
 
@@ -54,7 +55,7 @@ def load_static_vectors(path: PathLike, *, format: str = "auto", allow_pickle: b
         table = _LOADERS[format](path)
     except CtxvecError:
         raise
-    except (ValueError, TypeError, KeyError, IndexError, EOFError, OSError, UnicodeDecodeError, struct.error,
+    except (ValueError, TypeError, KeyError, IndexError, EOFError, OSError, UnicodeDecodeError, struct.error, zlib.error,
             AssertionError, RuntimeError, OverflowError, ZeroDivisionError, NotImplementedError) as err:
         raise _read_error(path, format, err) from err
     if len(table) == 0:
@@ -79,7 +80,7 @@ def detect_format(path: PathLike) -> str:
     try:
         with _open(path) as file:
             head = file.read(65536)
-    except (OSError, EOFError) as err:
+    except (OSError, EOFError, zlib.error) as err:
         raise _read_error(path, "auto", err) from err
     if suffix == ".npy" or head.startswith(b"\x93NUMPY"):
         return "npy"
