@@ -101,3 +101,22 @@ def test_empty_inputs_raise_coded_errors():
         word_figure("x", np.zeros((0, 2)), [], np.zeros(0, dtype=int), np.zeros(2), np.zeros((0, 0)), np.zeros((0, 0)))
     with pytest.raises(CtxvecError, match="E411"):
         polysemy_figure([], np.zeros(0))
+
+
+@pytest.mark.slow
+def test_import_leaves_matplotlib_backend_and_pyplot_alone(tmp_path):
+    import subprocess
+    import sys
+
+    script = (
+        "import matplotlib; matplotlib.use('svg'); import matplotlib.pyplot as plt\n"
+        "import numpy as np\n"
+        "from spacy_ctxvec.analysis import plotting\n"
+        "figure = plotting.layer_figure([0, 1], np.array([0.9, 0.8]), np.array([0.5, 0.4]))\n"
+        "plotting.save_figure(figure, sys.argv[1])\n"
+        "print(matplotlib.get_backend(), len(plt.get_fignums()))\n"
+    )
+    out = subprocess.run([sys.executable, "-c", "import sys\n" + script, str(tmp_path / "f.png")],
+                         capture_output=True, text=True, check=True).stdout.split()
+    assert out == ["svg", "0"]
+    assert (tmp_path / "f.png").read_bytes()[:4] == b"\x89PNG"

@@ -1,22 +1,22 @@
-"""Figures (matplotlib, Agg backend): they take arrays and labels and return a
-Figure; save_figure writes PNG or SVG by the file's suffix. No spaCy here."""
+"""Figures (matplotlib): they take arrays and labels and return a Figure drawn on
+its own Agg canvas; save_figure writes PNG or SVG by the file's suffix. No spaCy
+here, and no pyplot: importing this module leaves matplotlib's backend and pyplot's
+figure list alone."""
 from pathlib import Path
 from typing import Optional, Sequence, Union
 
 import matplotlib
+import numpy as np
+from matplotlib.backends.backend_agg import FigureCanvasAgg
+from matplotlib.figure import Figure
 
-matplotlib.use("Agg")
-import matplotlib.pyplot as plt  # noqa: E402
-import numpy as np  # noqa: E402
-from matplotlib.figure import Figure  # noqa: E402
-
-from ..errors import CtxvecError, Errors  # noqa: E402
-from ..ops.cosine import pairwise_cosine  # noqa: E402
-from ..ops.projection import choose_clusters, pca_2d, repel_labels  # noqa: E402
-from .occurrences import Occurrences  # noqa: E402
+from ..errors import CtxvecError, Errors
+from ..ops.cosine import pairwise_cosine
+from ..ops.projection import choose_clusters, pca_2d, repel_labels
+from .occurrences import Occurrences
 
 FIGURE_FORMATS = (".png", ".svg")
-CLUSTER_COLOURS = plt.get_cmap("tab10").colors
+CLUSTER_COLOURS = matplotlib.colormaps["tab10"].colors
 MATRIX_ANNOTATION_LIMIT = 12  # write cosine values into the cells up to this many rows
 
 
@@ -27,8 +27,14 @@ def save_figure(figure: Figure, path: Union[str, Path], *, dpi: int = 110) -> Pa
         raise CtxvecError(Errors.E401.format(path=path))
     path.parent.mkdir(parents=True, exist_ok=True)
     figure.savefig(path, dpi=dpi, bbox_inches="tight", format=path.suffix.lower()[1:])
-    plt.close(figure)
     return path
+
+
+def new_figure(**kwargs) -> Figure:
+    """A Figure on its own Agg canvas (not registered with pyplot)."""
+    figure = Figure(**kwargs)
+    FigureCanvasAgg(figure)
+    return figure
 
 
 def _shorten(text: str, limit: int) -> str:
@@ -77,7 +83,7 @@ def word_figure(
     if n == 0:
         raise CtxvecError(Errors.E411.format(what="occurrences", minimum="one"))
     numbers = [str(i + 1) for i in range(n)]
-    figure = plt.figure(figsize=(17, 6.2 + 0.16 * ((n + 2) // 3)), layout="constrained")
+    figure = new_figure(figsize=(17, 6.2 + 0.16 * ((n + 2) // 3)), layout="constrained")
     grid = figure.add_gridspec(2, 3, height_ratios=[6.0, 0.16 * ((n + 2) // 3) + 0.5], width_ratios=[1.25, 1, 1])
     ax_points = figure.add_subplot(grid[0, 0])
     ax_context = figure.add_subplot(grid[0, 1])
@@ -162,7 +168,8 @@ def layer_figure(
     layers = np.asarray(layers)
     self_similarity = np.asarray(self_similarity, dtype=np.float64)
     baseline = np.asarray(baseline, dtype=np.float64)
-    figure, ax = plt.subplots(figsize=(7.5, 4.8), layout="constrained")
+    figure = new_figure(figsize=(7.5, 4.8), layout="constrained")
+    ax = figure.subplots()
     ax.plot(layers, self_similarity, marker="o", label="mean self-similarity (same word, different contexts)")
     ax.plot(layers, baseline, marker="s", label="anisotropy baseline (different words)")
     ax.plot(layers, self_similarity - baseline, marker="^", linestyle="--",
@@ -193,8 +200,8 @@ def polysemy_figure(
         raise CtxvecError(Errors.E411.format(what="words", minimum="one scored word"))
     scores = np.asarray(scores, dtype=np.float64)
     has_scatter = sense_counts is not None
-    figure, axes = plt.subplots(1, 3 if has_scatter else 2, figsize=(17 if has_scatter else 12, 6),
-                                layout="constrained")
+    figure = new_figure(figsize=(17 if has_scatter else 12, 6), layout="constrained")
+    axes = figure.subplots(1, 3 if has_scatter else 2)
     order = np.argsort(-scores, kind="stable")
     top_n = min(top_n, len(words))
     _bars(axes[-2], [words[i] for i in order[:top_n]], scores[order[:top_n]], f"{top_n} most polysemous", "tab:red")
