@@ -157,6 +157,9 @@ def _read_text(path: Path, has_header: bool) -> StaticVectorTable:
     rows: Optional[_Rows] = None
     blank_line: Optional[int] = None
     with _open(path) as file:
+        if not _looks_like_text(file.read(4096)):
+            raise _read_error(path, "word2vec" if has_header else "glove", ValueError("it holds binary data (or UTF-16), not UTF-8 text"))
+        file.seek(0)
         for number, raw in enumerate(file, start=1):
             line = raw.rstrip(b"\r\n")
             if number == 1:
