@@ -214,6 +214,16 @@ class Errors(metaclass=_ErrorsWithCodes):
             "whole pipeline directory again, or rebuild it with "
             "`spacy-ctxvec build-lexicon`.")
 
+    # Occurrence samples of the lexicon (E260-E269, issue 11)
+    E260 = ("OccurrenceSample: {problem}. Give one key, one priority (uint64), one snippet "
+            "and one finite vector row per occurrence, and k >= 1.")
+    E261 = ("Cannot merge occurrence samples with different {what}: {a!r} vs {b!r}. Merge "
+            "only samples built with the same --sample-size from the same pipeline.")
+    E262 = ("Occurrence sample at '{path}' cannot be read: {problem}. Save it again "
+            "(rebuild the lexicon with `spacy-ctxvec build-lexicon --sample-size K`).")
+    E263 = ("Cannot merge a lexicon with an occurrence sample (k={a}) and one {b}. Build "
+            "every part with the same --sample-size (0 for none).")
+
     # Evaluation (E3xx)
     E301 = ("File not found: {path}. {hint}")
     E302 = ("{path}, line {line}: expected {expected}, got: {got!r}. Fix or remove "

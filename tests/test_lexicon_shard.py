@@ -5,6 +5,8 @@ from spacy_ctxvec.lexicon.shard import partial_lexicon
 from spacy_ctxvec.errors import CtxvecError
 from spacy_ctxvec.lexicon.statistics import merge
 
+from .test_lexicon_local import declares_lemmas, strip_s_lemmas  # noqa: F401  (registers the test lemma components)
+
 WORDS = ["the", "bank", "river", "loan", "money", "i", "have", "an", "apple", "pen", "play", "hotel", "we", "sat", "on"]
 
 
@@ -49,3 +51,76 @@ def test_pipeline_without_context_vectors_is_an_error():
 
     with pytest.raises(CtxvecError, match="E218"):
         partial_lexicon(spacy.blank("en"), ["text"], batch_size=4)
+
+
+# Occurrence samples (issue 11)
+SAMPLE_TEXTS = [
+    "The bank of the river was muddy.",
+    "I took money out of the Bank!",
+    "We sat on the river bank, and ate an apple.",
+    "The bank gave us a loan; the loan was big.",
+    "The bank of the river was muddy.",  # a repeated document: its occurrences are kept once
+    "we want to buy an apple and a pen and a phone",
+]
+
+
+def every_occurrence(nlp, texts):
+    """(keys, vectors, priorities, snippets) of every counted occurrence, made directly."""
+    import numpy as np
+
+    from spacy_ctxvec.lexicon.sample import occurrence_priorities, text_hash
+    from spacy_ctxvec.lexicon.shard import snippet
+
+    keys, vectors, priorities, snippets = [], [], [], []
+    for doc in nlp.pipe(texts):
+        mask = doc._.ctxvec_context_mask
+        for i in np.flatnonzero(mask):
+            keys.append(doc[int(i)].lower_)
+            vectors.append(doc._.ctxvec_context[i])
+            priorities.append(occurrence_priorities(np.array([text_hash(doc.text)], dtype=np.uint64), np.array([i]))[0])
+            snippets.append(snippet(doc, int(i)))
+    return keys, np.vstack(vectors), np.array(priorities, dtype=np.uint64), snippets
+
+
+@pytest.mark.parametrize("buffered", [50_000, 7])
+def test_sample_equals_the_k_lowest_of_every_occurrence(tiny_nlp, monkeypatch, buffered):
+    import spacy_ctxvec.lexicon.shard as shard
+    from spacy_ctxvec.lexicon.sample import OccurrenceSample
+
+    monkeypatch.setattr(shard, "MAX_BUFFERED_OCCURRENCES", buffered)  # 7: many chunks, snippets per chunk
+    lexicon = partial_lexicon(tiny_nlp, SAMPLE_TEXTS, batch_size=2, sample_size=2)
+    keys, vectors, priorities, snippets = every_occurrence(tiny_nlp, SAMPLE_TEXTS)
+    assert lexicon.sample == OccurrenceSample.from_occurrences(keys, vectors, priorities, snippets, k=2)
+    assert set(lexicon.sample.keys) == set(lexicon.keys)
+    counts = dict(zip(lexicon.keys, lexicon.counts.tolist()))
+    assert all(1 <= n <= min(2, counts[key]) for key, n in zip(lexicon.sample.keys, lexicon.sample.counts()))
+    _, bank_snippets = lexicon.sample.rows_of("bank")
+    assert len(bank_snippets) == 2 and all("[bank]" in s.lower() for s in bank_snippets)
+
+
+def test_sampled_parts_merge_to_the_whole_and_no_sample_by_default(tiny_nlp):
+    whole = partial_lexicon(tiny_nlp, SAMPLE_TEXTS, batch_size=1, sample_size=3)
+    parts = merge(partial_lexicon(tiny_nlp, SAMPLE_TEXTS[3:], batch_size=1, sample_size=3),
+                  partial_lexicon(tiny_nlp, SAMPLE_TEXTS[:3], batch_size=1, sample_size=3))
+    assert parts.sample == whole.sample and parts == whole  # bitwise (same batches: same vectors)
+    assert partial_lexicon(tiny_nlp, SAMPLE_TEXTS[:2], batch_size=2).sample is None
+
+
+def test_empty_input_gives_an_empty_sample_and_negative_size_is_an_error(tiny_nlp):
+    empty = partial_lexicon(tiny_nlp, [], sample_size=4)
+    assert empty.sample is not None and empty.sample.n_rows == 0 and empty.sample.k == 4
+    assert empty.sample.width == empty.width
+    with pytest.raises(CtxvecError, match="E228.*sample_size"):
+        partial_lexicon(tiny_nlp, ["a"], sample_size=-1)
+
+
+def test_lowest_per_group_keeps_ties_with_the_kth():
+    import numpy as np
+
+    from spacy_ctxvec.lexicon.shard import lowest_per_group
+
+    groups = np.array([0, 0, 0, 0, 1, 1, 2, 0])
+    priorities = np.array([5, 1, 3, 3, 9, 8, 4, 6], dtype=np.uint64)
+    assert lowest_per_group(groups, priorities, 2).tolist() == [False, True, True, True, True, True, True, False]
+    assert lowest_per_group(groups, priorities, 3).tolist() == [True, True, True, True, True, True, True, False]
+    assert lowest_per_group(groups, priorities, 1).tolist() == [False, True, False, False, False, True, True, False]

@@ -145,3 +145,83 @@ def test_duplicate_keys_are_refused():
     ones = np.ones((2, 3), dtype=np.int64)
     with pytest.raises(CtxvecError, match=r"\[CTX-E231\].*'a' appears 2 times"):
         Lexicon(["a", "a"], np.array([1, 1]), ones, ones.copy(), width=3)
+
+
+# Lexicons with an occurrence sample (issue 11)
+def sampled_lexicon(seed: int, k: int = 3, n_occ: int = 300):
+    from spacy_ctxvec.lexicon.sample import OccurrenceSample, occurrence_priorities
+
+    keys, vectors = random_occurrences(seed, n_occ=n_occ)
+    positions = np.arange(n_occ) + 1000 * seed
+    priorities = occurrence_priorities(np.full(n_occ, 42, dtype=np.uint64), positions)
+    snippets = [f"[{key}] at {p}" for key, p in zip(keys, positions)]
+    sample = OccurrenceSample.from_occurrences(keys, vectors, priorities, snippets, k=k)
+    return Lexicon.from_occurrences(keys, vectors, meta={"key": "lower"}).with_sample(sample)
+
+
+def test_sampled_lexicons_merge_their_samples_in_any_order():
+    a, b, c = sampled_lexicon(0), sampled_lexicon(1), sampled_lexicon(2)
+    merged = merge(merge(a, b), c)
+    assert merge(c, merge(b, a)) == merged and merge_all([b, c, a]) == merged
+    assert merged.sample == a.sample.merge(b.sample).merge(c.sample)
+    assert merged != merged.with_sample(None)  # __eq__ includes the sample
+    counts = dict(zip(merged.keys, merged.counts.tolist()))
+    assert all(n == min(3, counts[key]) for key, n in zip(merged.sample.keys, merged.sample.counts()))
+
+
+def test_mixing_sampled_and_unsampled_or_other_k_is_an_error():
+    a = sampled_lexicon(0)
+    with pytest.raises(CtxvecError, match=r"\[CTX-E263\].*k=3.*without a sample"):
+        merge(a, a.with_sample(None))
+    with pytest.raises(CtxvecError, match=r"\[CTX-E263\].*with k=5"):
+        merge(a, sampled_lexicon(1, k=5))
+    assert Lexicon.empty(16, sample_size=3).merge(a) == a
+
+
+def test_prune_sample_keeps_counts_and_drops_rare_types():
+    lexicon = merge(sampled_lexicon(0), sampled_lexicon(1))
+    floor = int(np.median(lexicon.counts)) + 1
+    pruned = lexicon.prune_sample(floor)
+    assert pruned.keys == lexicon.keys and np.array_equal(pruned.counts, lexicon.counts)
+    kept = {key for key, n in zip(lexicon.keys, lexicon.counts) if n >= floor}
+    assert set(pruned.sample.keys) == kept and 0 < len(kept) < len(lexicon)
+    assert lexicon.prune_sample(1) == lexicon and lexicon.with_sample(None).prune_sample(floor).sample is None
+
+
+def test_sampled_disk_and_bytes_round_trip_and_damage(tmp_path):
+    lexicon = sampled_lexicon(3)
+    lexicon.to_disk(tmp_path / "lex")
+    assert (tmp_path / "lex" / "sample" / "vectors.npy").is_file()
+    assert Lexicon.from_disk(tmp_path / "lex") == lexicon
+    assert Lexicon.from_bytes(lexicon.to_bytes()) == lexicon
+    (tmp_path / "lex" / "sample" / "snippets.json").write_text("[", encoding="utf8")
+    with pytest.raises(CtxvecError, match=r"\[CTX-E262\].*snippets.json"):
+        Lexicon.from_disk(tmp_path / "lex")
+    import shutil
+
+    shutil.rmtree(tmp_path / "lex" / "sample")
+    with pytest.raises(CtxvecError, match=r"\[CTX-E207\].*sample/' is missing"):
+        Lexicon.from_disk(tmp_path / "lex")
+
+
+def test_lexicon_saved_before_samples_still_loads(tmp_path):
+    import json
+
+    keys, vectors = random_occurrences(6)
+    lexicon = Lexicon.from_occurrences(keys, vectors)
+    lexicon.to_disk(tmp_path / "old")
+    header = json.loads((tmp_path / "old" / "lexicon.json").read_text(encoding="utf8"))
+    del header["sample_k"]  # as written by earlier versions
+    (tmp_path / "old" / "lexicon.json").write_text(json.dumps(header), encoding="utf8")
+    loaded = Lexicon.from_disk(tmp_path / "old")
+    assert loaded == lexicon and loaded.sample is None
+    import srsly
+
+    old_bytes = srsly.msgpack_loads(lexicon.to_bytes())
+    del old_bytes["sample"]
+    del old_bytes["header"]["sample_k"]
+    assert Lexicon.from_bytes(srsly.msgpack_dumps(old_bytes)) == lexicon
+    sampled = srsly.msgpack_loads(sampled_lexicon(0).to_bytes())
+    sampled["sample"] = None
+    with pytest.raises(CtxvecError, match=r"\[CTX-E207\].*sample is missing"):
+        Lexicon.from_bytes(srsly.msgpack_dumps(sampled))

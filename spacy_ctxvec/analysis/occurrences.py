@@ -11,10 +11,10 @@ from spacy.tokens import Doc
 from ..attributes import STATIC_ARRAY
 from ..errors import CtxvecError, Errors
 from ..lexicon.corpus import corpus_files, iter_corpus
+from ..lexicon.sample import SNIPPET_WINDOW  # noqa: F401  (re-exported)
+from ..lexicon.shard import snippet  # the snippet of sampled occurrences too
 from ..lexicon.statistics import Lexicon, merge
 from ..paths import text_lines
-
-SNIPPET_WINDOW = 4  # tokens of context either side of the word in a snippet
 
 
 def read_texts(sentences: Optional[Path], corpus: Optional[Path], vocab=None) -> Tuple[Path, Iterable]:
@@ -43,16 +43,6 @@ class Occurrences:
     static_vectors: Optional[np.ndarray]
     snippets: List[str]
     n_texts: int
-
-
-def snippet(doc: Doc, i: int, window: int = SNIPPET_WINDOW) -> str:
-    """Up to ``window`` tokens either side of token ``i``, which is put in brackets."""
-    start, end = max(0, i - window), min(len(doc), i + 1 + window)
-    left = "".join(token.text_with_ws for token in doc[start:i])
-    right = "".join(token.text_with_ws for token in doc[i + 1 : end])
-    prefix = "… " if start > 0 else ""
-    suffix = " …" if end < len(doc) else ""
-    return f"{prefix}{left}[{doc[i].text}]{doc[i].whitespace_}{right}".strip() + suffix
 
 
 def collect_occurrences(

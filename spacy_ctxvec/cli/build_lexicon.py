@@ -36,6 +36,9 @@ from ._app import app, exit_on_coded_error
 # out frequency (benchmarks/POLYSEMY.md); other models were not measured. It is the default:
 # OUTPUT's ctxvec_context then reads this layer (--keep-layer keeps PIPELINE's setting).
 RECOMMENDED_LAYER = -2
+# Occurrences kept per word type in the lexicon's sample (issue 11); memory per K and
+# frequency floor measured on the Gutenberg corpus in benchmarks/SENSES.md.
+DEFAULT_SAMPLE_SIZE = 64
 
 
 @app.command("build-lexicon")
@@ -63,6 +66,8 @@ def build_lexicon_cli(
     address: Optional[str] = typer.Option(None, "--address", help="--engine ray: join this Ray cluster ('auto', 'ray://head:10001'); default: start a local one"),
     num_workers: int = typer.Option(1, "--num-workers", min=1, help="--engine ray: actors, each holding one copy of the pipeline"),
     gpus_per_worker: float = typer.Option(0.0, "--gpus-per-worker", min=0.0, help="--engine ray: GPUs per actor (0: CPU)"),
+    sample_size: int = typer.Option(DEFAULT_SAMPLE_SIZE, "--sample-size", min=0, help="Occurrence vectors (float16) + snippets kept per word type for sense induction, chosen by a content hash (0: no sample); memory: benchmarks/SENSES.md"),
+    sample_min_count: Optional[int] = typer.Option(None, "--sample-min-count", min=1, help="After the build, drop the samples of types seen fewer than N times (default: --min-count)"),
 ) -> None:
     """Build a corpus polysemy lexicon and save a pipeline that scores every token."""
     checkpoint_dir = checkpoint_dir or output.with_name(output.name + ".checkpoint")
@@ -84,14 +89,15 @@ def build_lexicon_cli(
         result = build(
             nlp, corpus, key=key, batch_size=batch_size, n_process=n_process, shard_size=checkpoint_every,
             checkpoint_dir=checkpoint_dir, resume=resume, on_error=on_error, progress=progress, max_docs=max_docs,
-            encoding=encoding, **engine_options,
+            encoding=encoding, sample_size=sample_size, **engine_options,
         )
     except CtxvecError:
         if (checkpoint_dir / LATEST_FILE).exists() and read_marker(checkpoint_dir, CHECKPOINT_MARKER) is not None:
             msg.info(f"The documents counted so far are kept in {checkpoint_dir}: fix the input and rerun with --resume.")
         raise
-    component.set_lexicon(result.lexicon)
-    component.check_width(result.lexicon.width)
+    lexicon = result.lexicon.prune_sample(min_count if sample_min_count is None else sample_min_count)
+    component.set_lexicon(lexicon)
+    component.check_width(lexicon.width)
     save_output(nlp, output)
     remove_checkpoint_dir(checkpoint_dir)
     _, valid = result.lexicon.polysemy_scores(min_count)
@@ -101,6 +107,9 @@ def build_lexicon_cli(
         msg.warn(Warnings.W004.format(path=file, line=line))
     if result.skipped_lines:
         msg.warn(Warnings.W005.format(n_lines=len(result.skipped_lines)))
+    if lexicon.sample is not None:
+        sample = lexicon.sample
+        msg.info(f"Occurrence sample: {sample.n_rows} rows of {len(sample)} types (k={sample.k}), {sample.nbytes / 2**20:.1f} MiB")
     msg.good(
         f"{result.n_docs} docs, {result.n_tokens} tokens counted, {len(result.lexicon)} types "
         f"({int(valid.sum())} with >= {min_count} occurrences), baseline B = "

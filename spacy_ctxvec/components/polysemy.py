@@ -138,16 +138,20 @@ class Polysemy(DocAnnotator):
         lexicon_path: Optional[Union[str, Path]] = None,
         corpus: Optional[Callable[[Any], Iterator[CorpusItem]]] = None,
         batch_size: int = 64,
+        sample_size: int = 0,
     ) -> None:
         """Load the lexicon from ``lexicon_path`` (a Lexicon directory) or build it from
-        ``corpus`` (e.g. spacy-ctxvec.lexicon_corpus.v1); with neither, keep it as is."""
+        ``corpus`` (e.g. spacy-ctxvec.lexicon_corpus.v1); with neither, keep it as is.
+        ``sample_size`` K > 0: a lexicon built from ``corpus`` keeps up to K occurrences
+        per type (types below ``min_count`` keep none)."""
         if lexicon_path is not None and corpus is not None:
             raise CtxvecError(Errors.E227.format(name=self.name))
         if lexicon_path is not None:
             self.set_lexicon(Lexicon.from_disk(lexicon_path))
         elif corpus is not None and nlp is not None:
             check_key_mode(nlp, self.key)
-            self.set_lexicon(partial_lexicon(nlp, corpus(nlp.vocab), key=self.key, batch_size=batch_size))
+            lexicon = partial_lexicon(nlp, corpus(nlp.vocab), key=self.key, batch_size=batch_size, sample_size=sample_size)
+            self.set_lexicon(lexicon.prune_sample(self.min_count))
         if nlp is not None and self.lexicon is not None and len(self.lexicon):
             self.check_width(context_width(nlp))
 

@@ -105,7 +105,11 @@ def remove_checkpoint_dir(path: Path) -> bool:
 
 # Writing and reading checkpoints
 def _fsync_dir_files(path: Path) -> None:
+    """fsync every file under ``path`` (the lexicon's sample/ subdirectory too)."""
     for file in path.iterdir():
+        if file.is_dir():
+            _fsync_dir_files(file)
+            continue
         with file.open("rb") as handle:
             os.fsync(handle.fileno())
 
@@ -186,14 +190,14 @@ def counting_config_sha256(nlp: Language) -> str:
 
 
 def build_fingerprint(
-    nlp: Language, *, key: str, batch_size: int, shard_size: int, n_process: int, max_docs: Optional[int]
+    nlp: Language, *, key: str, batch_size: int, shard_size: int, n_process: int, max_docs: Optional[int], sample_size: int = 0,
 ) -> Dict[str, Any]:
     """The settings that must match for a resumed build to equal an uninterrupted one.
 
     The corpus itself is checked document by document instead (``docs_sha256``): a
     resumed build must read the same first ``docs_done`` documents, while the rest of
     the corpus may have been fixed since the build stopped."""
-    return {
+    fingerprint: Dict[str, Any] = {
         "pipeline_config_sha256": counting_config_sha256(nlp),
         "key": key,
         "batch_size": batch_size,
@@ -201,3 +205,6 @@ def build_fingerprint(
         "n_process": n_process,
         "max_docs": max_docs,
     }
+    if sample_size:  # absent when 0, so that checkpoints written before samples existed still resume
+        fingerprint["sample_size"] = sample_size
+    return fingerprint

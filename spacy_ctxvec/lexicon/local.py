@@ -41,10 +41,10 @@ def _init_worker(config_str: str, nlp_bytes: bytes, n_threads: int) -> None:
     _worker_nlp = rebuild_pipeline(config_str, nlp_bytes, num_threads=n_threads)
 
 
-def _worker_partial_lexicon(payload: List[Union[str, bytes]], key: str, batch_size: int) -> Tuple[bytes, int]:
+def _worker_partial_lexicon(payload: List[Union[str, bytes]], key: str, batch_size: int, sample_size: int = 0) -> Tuple[bytes, int]:
     assert _worker_nlp is not None
     items = [item if isinstance(item, str) else Doc(_worker_nlp.vocab).from_bytes(item) for item in payload]
-    lexicon = partial_lexicon(_worker_nlp, items, key=key, batch_size=batch_size)
+    lexicon = partial_lexicon(_worker_nlp, items, key=key, batch_size=batch_size, sample_size=sample_size)
     return lexicon.to_bytes(), len(items)
 
 
@@ -88,6 +88,7 @@ def build_lexicon_local(
     progress: bool = True,
     max_docs: Optional[int] = None,
     encoding: str = DEFAULT_ENCODING,
+    sample_size: int = 0,
 ) -> BuildResult:
     """Build a lexicon from a corpus file on this machine.
 
@@ -100,18 +101,21 @@ def build_lexicon_local(
     corpus may have been fixed since). ``checkpoint_dir`` must be new, empty or an
     earlier checkpoint directory (marked); only build-lexicon's own entries in it are
     ever removed. A build stopped by bad input keeps its last checkpoint.
-    ``encoding`` decodes .txt/.jsonl files.
+    ``encoding`` decodes .txt/.jsonl files. ``sample_size`` K > 0 keeps an occurrence
+    sample of up to K occurrences per type (the same whatever n_process or resume).
     """
     for setting, value in (("batch_size", batch_size), ("n_process", n_process), ("shard_size", shard_size)):
         if value < 1:
             raise CtxvecError(Errors.E228.format(setting=setting, requirement="a positive integer", value=value))
+    if sample_size < 0:
+        raise CtxvecError(Errors.E228.format(setting="sample_size", requirement="0 (no sample) or a positive integer", value=sample_size))
     if on_error not in ON_ERROR_CHOICES:
         raise CtxvecError(Errors.E215.format(on_error=on_error))
     encoding = check_encoding(encoding)
     check_key_mode(nlp, key)
     install_extensions()
     checkpoint_path = Path(checkpoint_dir) if checkpoint_dir is not None else None
-    fingerprint = build_fingerprint(nlp, key=key, batch_size=batch_size, shard_size=shard_size, n_process=n_process, max_docs=max_docs) if checkpoint_path else {}
+    fingerprint = build_fingerprint(nlp, key=key, batch_size=batch_size, shard_size=shard_size, n_process=n_process, max_docs=max_docs, sample_size=sample_size) if checkpoint_path else {}
     state = None
     if checkpoint_path is not None:
         open_checkpoint_dir(checkpoint_path, resume=resume)
@@ -135,10 +139,10 @@ def build_lexicon_local(
             if pool is None:
                 shard_lexicon = partial_lexicon(
                     nlp, shard, key=key, batch_size=batch_size,
-                    on_doc=lambda doc: bar.update(1, len(doc)),
+                    on_doc=lambda doc: bar.update(1, len(doc)), sample_size=sample_size,
                 )
             else:
-                shard_lexicon = _pool_partial_lexicon(pool, shard, n_process, key, batch_size, bar)
+                shard_lexicon = _pool_partial_lexicon(pool, shard, n_process, key, batch_size, bar, sample_size)
             lexicon = shard_lexicon if lexicon is None else lexicon.merge(shard_lexicon)
             docs_done += len(shard)
             n_tokens += shard_lexicon.n_occurrences
@@ -182,9 +186,11 @@ def _start_pool(nlp: Language, n_process: int) -> ProcessPoolExecutor:
     )
 
 
-def _pool_partial_lexicon(pool: ProcessPoolExecutor, shard: List[CorpusItem], n_process: int, key: str, batch_size: int, bar: _Progress) -> Lexicon:
+def _pool_partial_lexicon(
+    pool: ProcessPoolExecutor, shard: List[CorpusItem], n_process: int, key: str, batch_size: int, bar: _Progress, sample_size: int = 0
+) -> Lexicon:
     payloads = [[item if isinstance(item, str) else item.to_bytes() for item in part] for part in _split(shard, n_process)]
-    futures = [pool.submit(_worker_partial_lexicon, payload, key, batch_size) for payload in payloads]
+    futures = [pool.submit(_worker_partial_lexicon, payload, key, batch_size, sample_size) for payload in payloads]
     parts = []
     for future in futures:
         data, n_docs = future.result()

@@ -203,6 +203,7 @@ def build_lexicon_ray(
     max_docs: Optional[int] = None,
     worker_class: Optional[Type] = None,
     encoding: str = DEFAULT_ENCODING,
+    sample_size: int = 0,
 ) -> BuildResult:
     """Build a lexicon from corpus files with a pool of Ray actors.
 
@@ -221,9 +222,14 @@ def build_lexicon_ray(
     checkpoint_dir is accepted for the shared CLI call and not used: Ray reruns failed
     shards itself. ``worker_class`` replaces the actor class (a subclass of
     ``_ray_parts.PartialLexiconWorker``). ``encoding`` decodes .txt/.jsonl files
-    (lines are parsed by ``corpus.parse_line``, as in the local engine). Returns the same BuildResult as the local engine.
+    (lines are parsed by ``corpus.parse_line``, as in the local engine). ``sample_size``
+    K > 0 keeps an occurrence sample of up to K occurrences per type, equal to the local
+    engine's (priorities hash the content, merging is exact). Returns the same
+    BuildResult as the local engine.
     """
     _check_settings(num_workers, num_gpus_per_worker, num_cpus_per_worker, batch_size, shard_size, on_error)
+    if sample_size < 0:
+        raise CtxvecError(Errors.E228.format(setting="sample_size", requirement="0 (no sample) or a positive integer", value=sample_size))
     _check_unsupported(n_process, resume, max_docs)
     encoding = check_encoding(encoding)
     files = resolve_corpus_files(corpus)
@@ -250,7 +256,7 @@ def build_lexicon_ray(
             compute=ray.data.ActorPoolStrategy(size=num_workers),
             num_cpus=num_cpus_per_worker,
             num_gpus=num_gpus_per_worker or None,
-            fn_constructor_args=(pipeline_ref, key, batch_size, num_gpus_per_worker > 0, max(1, int(num_cpus_per_worker))),
+            fn_constructor_args=(pipeline_ref, key, batch_size, num_gpus_per_worker > 0, max(1, int(num_cpus_per_worker)), sample_size),
         )
         try:
             lexicon, n_docs, skipped = merge_partials(partials.iter_rows(), progress=progress)

@@ -4,17 +4,24 @@ Every engine (``local``, ``ray``) and the ``ctxvec_polysemy`` component's
 ``initialize`` run ``partial_lexicon`` on parts of a corpus and add the parts with
 ``Lexicon.merge``, which is exact, so the result does not depend on how the corpus was
 split or in what order the parts finish.
+
+With ``sample_size`` K > 0 the partial lexicon also carries an OccurrenceSample: per
+type the K occurrences with the lowest content-hash priority (document text hash and
+token position), with a context snippet each. Priorities are computed for every
+occurrence with numpy; snippets (Python strings) only for the rows that can still
+enter the sample: the K lowest per type of each buffered chunk.
 """
 from typing import Any, Callable, Dict, Iterable, List, Optional, Sequence, Tuple
 
 import numpy as np
-from spacy.attrs import LEMMA, LOWER, ORTH
+from spacy.attrs import IDX, LEMMA, LENGTH, LOWER, ORTH
 from spacy.language import Language
 from spacy.tokens import Doc
 
 from ..attributes import CONTEXT_ARRAY, CONTEXT_MASK, install_extensions
 from ..errors import CtxvecError, Errors
 from ..types import CorpusItem
+from .sample import SNIPPET_WINDOW, OccurrenceSample, occurrence_priorities, snippet_from_offsets, text_hash
 from .statistics import Lexicon, merge_all
 
 KEY_ATTRS = {"lower": LOWER, "text": ORTH, "lemma": LEMMA}
@@ -60,6 +67,62 @@ def doc_occurrences(doc: Doc, key_attr: int, pipe_names: Sequence[str] = ()) -> 
     return ids, vectors[mask]
 
 
+def snippet(doc: Doc, i: int, window: int = SNIPPET_WINDOW) -> str:
+    """Up to ``window`` tokens either side of token ``i``, which is put in brackets."""
+    offsets = doc.to_array([IDX, LENGTH])
+    return snippet_from_offsets(doc.text, offsets[:, 0], offsets[:, 1], i, window)
+
+
+def lowest_per_group(groups: np.ndarray, priorities: np.ndarray, k: int) -> np.ndarray:
+    """Mask of the rows whose priority is among the k lowest distinct priorities of their
+    group: every row that can be among the group's k lowest (priority, snippet), since
+    rows tied on priority (repeated documents) are all kept and decided later."""
+    if len(groups) == 0:
+        return np.zeros(0, dtype=bool)
+    order = np.lexsort((priorities, groups))
+    sorted_groups, sorted_priorities = groups[order], priorities[order]
+    distinct = np.r_[True, (sorted_groups[1:] != sorted_groups[:-1]) | (sorted_priorities[1:] != sorted_priorities[:-1])]
+    sorted_groups, sorted_priorities = sorted_groups[distinct], sorted_priorities[distinct]
+    starts = np.flatnonzero(np.r_[True, sorted_groups[1:] != sorted_groups[:-1]])
+    sizes = np.diff(np.r_[starts, len(sorted_groups)])
+    last = starts + np.minimum(sizes, k) - 1  # the k-th lowest distinct priority (or the group's highest)
+    threshold = np.zeros(int(groups.max()) + 1, dtype=np.uint64)
+    threshold[sorted_groups[starts]] = sorted_priorities[last]
+    return priorities <= threshold[groups]
+
+
+class _SampleBuffer:
+    """What a chunk needs for its sample: per occurrence the priority, document number
+    and token position; per document its text and token offsets (not the Doc)."""
+
+    def __init__(self) -> None:
+        self.priorities: List[np.ndarray] = []
+        self.doc_numbers: List[np.ndarray] = []
+        self.positions: List[np.ndarray] = []
+        self.docs: List[Tuple[str, np.ndarray]] = []
+
+    def add(self, doc: Doc, positions: np.ndarray) -> None:
+        self.priorities.append(occurrence_priorities(np.full(len(positions), text_hash(doc.text), dtype=np.uint64), positions))
+        self.doc_numbers.append(np.full(len(positions), len(self.docs), dtype=np.int64))
+        self.positions.append(positions)
+        self.docs.append((doc.text, doc.to_array([IDX, LENGTH])))
+
+    def sample(self, keys: np.ndarray, key_ids: np.ndarray, vectors: np.ndarray, k: int) -> OccurrenceSample:
+        """The chunk's sample; snippets are made only for its candidate rows."""
+        priorities = np.concatenate(self.priorities)
+        counted = np.flatnonzero((vectors != 0).any(axis=1))  # zero rows are not counted by the Lexicon either
+        candidates = counted[lowest_per_group(key_ids[counted], priorities[counted], k)]
+        doc_numbers, positions = np.concatenate(self.doc_numbers)[candidates], np.concatenate(self.positions)[candidates]
+        snippets = []
+        for number, position in zip(doc_numbers.tolist(), positions.tolist()):
+            text, offsets = self.docs[number]
+            snippets.append(snippet_from_offsets(text, offsets[:, 0], offsets[:, 1], position))
+        return OccurrenceSample.from_occurrences(keys[key_ids[candidates]], vectors[candidates], priorities[candidates], snippets, k=k)
+
+    def clear(self) -> None:
+        self.__init__()  # type: ignore[misc]
+
+
 def partial_lexicon(
     nlp: Language,
     items: Iterable[CorpusItem],
@@ -67,29 +130,39 @@ def partial_lexicon(
     key: str = "lower",
     batch_size: int = 64,
     on_doc: Optional[Callable[[Doc], None]] = None,
+    sample_size: int = 0,
 ) -> Lexicon:
     """Run ``nlp`` over texts or Docs and count every token that has a contextual vector.
 
     ``ctxvec_polysemy`` components are disabled while building (they would only read
     the lexicon being made). ``on_doc`` is called on each processed Doc (progress).
+    ``sample_size`` K > 0: the lexicon also keeps an OccurrenceSample of up to K
+    occurrences per type (see spacy_ctxvec.lexicon.sample).
     """
     check_key_mode(nlp, key)
     if batch_size < 1:
         raise CtxvecError(Errors.E228.format(setting="batch_size", requirement="a positive integer", value=batch_size))
+    if sample_size < 0:
+        raise CtxvecError(Errors.E228.format(setting="sample_size", requirement="0 (no sample) or a positive integer", value=sample_size))
     install_extensions()
     key_attr, meta = KEY_ATTRS[key], vector_source(nlp, key)
     parts: List[Lexicon] = []
     buffered_ids: List[np.ndarray] = []
     buffered_vectors: List[np.ndarray] = []
+    sample_buffer = _SampleBuffer() if sample_size > 0 else None
     n_buffered = 0
 
     def flush() -> None:
         nonlocal n_buffered
         if buffered_ids:
-            ids = np.concatenate(buffered_ids)
+            ids, vectors = np.concatenate(buffered_ids), np.concatenate(buffered_vectors)
             unique_ids, inverse = np.unique(ids, return_inverse=True)
             strings = np.array([nlp.vocab.strings[int(i)] for i in unique_ids], dtype=str)
-            parts.append(Lexicon.from_occurrences(strings[inverse], np.concatenate(buffered_vectors), meta=meta))
+            lexicon = Lexicon.from_occurrences(strings[inverse], vectors, meta=meta)
+            if sample_buffer is not None:
+                lexicon = lexicon.with_sample(sample_buffer.sample(strings, inverse.ravel(), vectors, sample_size))
+                sample_buffer.clear()
+            parts.append(lexicon)
         buffered_ids.clear()
         buffered_vectors.clear()
         n_buffered = 0
@@ -102,13 +175,15 @@ def partial_lexicon(
             buffered_ids.append(ids)
             buffered_vectors.append(vectors)
             n_buffered += len(ids)
+            if sample_buffer is not None:
+                sample_buffer.add(doc, np.flatnonzero(doc._.get(CONTEXT_MASK)))
         if on_doc is not None:
             on_doc(doc)
         if n_buffered >= MAX_BUFFERED_OCCURRENCES:
             flush()
     flush()
     if not parts:
-        return Lexicon.empty(context_width(nlp) if width is None else width, meta=meta)
+        return Lexicon.empty(context_width(nlp) if width is None else width, meta=meta, sample_size=sample_size)
     return merge_all(parts)
 
 

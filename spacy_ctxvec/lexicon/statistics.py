@@ -20,6 +20,10 @@ kept sorted, so the arrays themselves do not depend on merge order either.
 Overflow guard: every rounded component of one occurrence is at most 2**30 in
 magnitude and a type may hold at most MAX_COUNT = 2**32 occurrences, so every sum
 stays below 2**62 < 2**63.
+
+Optionally the lexicon also keeps an ``OccurrenceSample`` (``lexicon.sample``): up to k
+occurrence vectors and snippets per type, chosen by a content hash, merged exactly
+like the sums (see spacy_ctxvec.lexicon.sample). It is saved in ``sample/``.
 """
 import io
 import json
@@ -31,6 +35,7 @@ import numpy as np
 
 from ..errors import CtxvecError, Errors
 from ..ops.cosine import normalise_rows
+from .sample import OccurrenceSample
 
 UNIT_SCALE_BITS = 30
 DEFAULT_RAW_SCALE_BITS = 20  # resolution 2**-20 ~ 1e-6; raw components up to 2**10 = 1024
@@ -38,6 +43,7 @@ COMPONENT_BITS = 30  # max magnitude of one occurrence's rounded component
 MAX_COUNT = 2**32
 FORMAT_VERSION = 1
 _ARRAY_FILES = ("counts", "unit_sums", "raw_sums")
+SAMPLE_DIR = "sample"
 
 
 def _sorted_unique_keys(keys: Sequence[str]) -> Tuple[np.ndarray, np.ndarray]:
@@ -84,6 +90,7 @@ class Lexicon:
         raw_scale_bits: int = DEFAULT_RAW_SCALE_BITS,
         n_skipped_zero: int = 0,
         meta: Optional[Dict[str, Any]] = None,
+        sample: Optional[OccurrenceSample] = None,
     ) -> None:
         self.keys: List[str] = list(keys)
         self.counts = np.asarray(counts, dtype=np.int64)
@@ -93,6 +100,7 @@ class Lexicon:
         self.raw_scale_bits = int(raw_scale_bits)
         self.n_skipped_zero = int(n_skipped_zero)
         self.meta: Dict[str, Any] = dict(meta or {})
+        self.sample = sample
         self._index: Optional[Dict[str, int]] = None
         n = len(self.keys)
         if self.counts.shape != (n,) or self.unit_sums.shape != (n, self.width) or self.raw_sums.shape != (n, self.width):
@@ -102,12 +110,18 @@ class Lexicon:
         if len(set(self.keys)) != n:
             key, count = Counter(self.keys).most_common(1)[0]
             raise CtxvecError(Errors.E231.format(key=key, n=count))
+        if sample is not None and sample.width != self.width:
+            raise CtxvecError(Errors.E261.format(what="width (lexicon vs its sample)", a=self.width, b=sample.width))
 
     # Construction
     @classmethod
-    def empty(cls, width: int, *, raw_scale_bits: int = DEFAULT_RAW_SCALE_BITS, meta: Optional[Dict[str, Any]] = None) -> "Lexicon":
+    def empty(
+        cls, width: int, *, raw_scale_bits: int = DEFAULT_RAW_SCALE_BITS, meta: Optional[Dict[str, Any]] = None, sample_size: int = 0,
+    ) -> "Lexicon":
+        """An empty lexicon; with ``sample_size`` > 0 it carries an empty sample of that k."""
         zeros = np.zeros((0, width), dtype=np.int64)
-        return cls([], np.zeros(0, dtype=np.int64), zeros, zeros.copy(), width=width, raw_scale_bits=raw_scale_bits, meta=meta)
+        sample = OccurrenceSample.empty(width, k=sample_size) if sample_size > 0 else None
+        return cls([], np.zeros(0, dtype=np.int64), zeros, zeros.copy(), width=width, raw_scale_bits=raw_scale_bits, meta=meta, sample=sample)
 
     @classmethod
     def from_occurrences(
@@ -159,6 +173,20 @@ class Lexicon:
     def merge(self, other: "Lexicon") -> "Lexicon":
         """Exact sum of two lexicons (associative and commutative, bit for bit)."""
         return merge(self, other)
+
+    def with_sample(self, sample: Optional[OccurrenceSample]) -> "Lexicon":
+        """The same statistics with ``sample`` (None: without a sample)."""
+        return Lexicon(self.keys, self.counts, self.unit_sums, self.raw_sums, width=self.width,
+                       raw_scale_bits=self.raw_scale_bits, n_skipped_zero=self.n_skipped_zero, meta=self.meta, sample=sample)
+
+    def prune_sample(self, min_count: int) -> "Lexicon":
+        """Drop the sampled rows of types seen fewer than ``min_count`` times (the
+        counts and sums stay whole). No-op without a sample."""
+        if self.sample is None or min_count <= 1:
+            return self
+        counts = dict(zip(self.keys, self.counts.tolist()))
+        keep = np.array([counts.get(key, 0) >= min_count for key in self.sample.keys], dtype=bool)
+        return self.with_sample(self.sample.prune(keep))
 
     # Lookup
     def __len__(self) -> int:
@@ -239,10 +267,11 @@ class Lexicon:
             "raw_scale_bits": self.raw_scale_bits,
             "n_skipped_zero": self.n_skipped_zero,
             "meta": self.meta,
+            "sample_k": None if self.sample is None else self.sample.k,
         }
 
     @classmethod
-    def _from_parts(cls, header: Any, keys: Any, arrays: Dict[str, np.ndarray], source: str) -> "Lexicon":
+    def _from_parts(cls, header: Any, keys: Any, arrays: Dict[str, np.ndarray], source: str, sample: Optional[OccurrenceSample] = None) -> "Lexicon":
         """A Lexicon from loaded parts, every part checked (E207 naming ``source``)."""
         def bad(problem: str) -> CtxvecError:
             return CtxvecError(Errors.E207.format(path=source, problem=problem))
@@ -258,6 +287,13 @@ class Lexicon:
             raise bad(f"width {header['width']} or raw_scale_bits {header['raw_scale_bits']} out of range")
         if not _is_int(header.get("n_skipped_zero", 0)) or not isinstance(header.get("meta", {}), dict):
             raise bad("lexicon.json has an invalid 'n_skipped_zero' or 'meta'")
+        sample_k = header.get("sample_k")  # absent in lexicons saved before samples existed
+        if sample_k is not None and (not _is_int(sample_k) or sample_k < 1):
+            raise bad(f"lexicon.json has an invalid 'sample_k' {sample_k!r}")
+        if (sample_k is None) != (sample is None):
+            raise bad("the occurrence sample is missing" if sample is None else "it holds an occurrence sample that lexicon.json does not declare")
+        if sample is not None and sample.k != sample_k:
+            raise bad(f"lexicon.json declares sample_k={sample_k}, the sample has k={sample.k}")
         if not isinstance(keys, list) or not all(isinstance(k, str) for k in keys):
             raise bad("keys.json is not a list of strings")
         for name, array in arrays.items():
@@ -267,7 +303,7 @@ class Lexicon:
             lexicon = cls(
                 keys, arrays["counts"], arrays["unit_sums"], arrays["raw_sums"],
                 width=header["width"], raw_scale_bits=header["raw_scale_bits"],
-                n_skipped_zero=header.get("n_skipped_zero", 0), meta=header.get("meta", {}),
+                n_skipped_zero=header.get("n_skipped_zero", 0), meta=header.get("meta", {}), sample=sample,
             )
         except CtxvecError as err:
             raise bad(str(err).split("] ", 1)[-1]) from None
@@ -281,6 +317,8 @@ class Lexicon:
         for name in _ARRAY_FILES:
             np.save(path / f"{name}.npy", getattr(self, name), allow_pickle=False)
         (path / "keys.json").write_text(json.dumps(self.keys, ensure_ascii=False), encoding="utf8")
+        if self.sample is not None:
+            self.sample.to_disk(path / SAMPLE_DIR)
         (path / "lexicon.json").write_text(json.dumps(self._header(), indent=2), encoding="utf8")
 
     @classmethod
@@ -301,7 +339,13 @@ class Lexicon:
                 arrays[name] = np.load(path / f"{name}.npy", mmap_mode="r" if mmap else None, allow_pickle=False)
             except (OSError, ValueError, EOFError) as err:
                 raise CtxvecError(Errors.E207.format(path=path, problem=f"{name}.npy is truncated or not a .npy array ({str(err)[:120]})")) from None
-        return cls._from_parts(parts["lexicon.json"], parts["keys.json"], arrays, str(path))
+        header = parts["lexicon.json"]
+        sample = None
+        if isinstance(header, dict) and header.get("sample_k") is not None:
+            if not (path / SAMPLE_DIR).is_dir():
+                raise CtxvecError(Errors.E207.format(path=path, problem=f"lexicon.json declares an occurrence sample but '{SAMPLE_DIR}/' is missing"))
+            sample = OccurrenceSample.from_disk(path / SAMPLE_DIR)
+        return cls._from_parts(header, parts["keys.json"], arrays, str(path), sample)
 
     def to_bytes(self) -> bytes:
         import srsly
@@ -311,7 +355,8 @@ class Lexicon:
             buffer = io.BytesIO()
             np.save(buffer, np.ascontiguousarray(getattr(self, name)), allow_pickle=False)
             buffers[name] = buffer.getvalue()
-        return srsly.msgpack_dumps({"header": self._header(), "keys": self.keys, "arrays": buffers})
+        sample = None if self.sample is None else self.sample.to_bytes()
+        return srsly.msgpack_dumps({"header": self._header(), "keys": self.keys, "arrays": buffers, "sample": sample})
 
     @classmethod
     def from_bytes(cls, data: bytes) -> "Lexicon":
@@ -320,10 +365,13 @@ class Lexicon:
         try:
             msg = srsly.msgpack_loads(data)
             arrays = {name: np.load(io.BytesIO(msg["arrays"][name]), allow_pickle=False) for name in _ARRAY_FILES}
-            header, keys = msg["header"], msg["keys"]
+            header, keys, sample_bytes = msg["header"], msg["keys"], msg.get("sample")
         except Exception as err:  # msgpack, KeyError, TypeError, ValueError...: damaged bytes
             raise CtxvecError(Errors.E207.format(path="<bytes>", problem=f"damaged serialised lexicon ({type(err).__name__})")) from None
-        return cls._from_parts(header, keys, arrays, "<bytes>")
+        if sample_bytes is not None and not isinstance(sample_bytes, bytes):
+            raise CtxvecError(Errors.E207.format(path="<bytes>", problem="damaged serialised lexicon (sample is not bytes)"))
+        sample = None if sample_bytes is None else OccurrenceSample.from_bytes(sample_bytes)
+        return cls._from_parts(header, keys, arrays, "<bytes>", sample)
 
     def __eq__(self, other: object) -> bool:
         """Bitwise equality of keys, sums and settings."""
@@ -333,10 +381,12 @@ class Lexicon:
             self.keys == other.keys
             and self._header() == other._header()
             and all(np.array_equal(getattr(self, a), getattr(other, a)) for a in _ARRAY_FILES)
+            and self.sample == other.sample
         )
 
     def __repr__(self) -> str:
-        return f"Lexicon(types={len(self)}, occurrences={self.n_occurrences}, width={self.width})"
+        sample = "" if self.sample is None else f", sample_k={self.sample.k}"
+        return f"Lexicon(types={len(self)}, occurrences={self.n_occurrences}, width={self.width}{sample})"
 
 
 def _is_int(value: Any) -> bool:
@@ -373,7 +423,20 @@ def merge(a: Lexicon, b: Lexicon) -> Lexicon:
         keys.tolist(), arrays["counts"], arrays["unit_sums"], arrays["raw_sums"],
         width=a.width, raw_scale_bits=a.raw_scale_bits,
         n_skipped_zero=a.n_skipped_zero + b.n_skipped_zero, meta=_merged_meta(a.meta, b.meta),
+        sample=_merged_sample(a.sample, b.sample),
     )
+
+
+def _merged_sample(a: Optional[OccurrenceSample], b: Optional[OccurrenceSample]) -> Optional[OccurrenceSample]:
+    """Both samples merged; E263 for a sampled and an unsampled lexicon or different k."""
+    if a is None and b is None:
+        return None
+    if a is None or b is None:
+        k = (a or b).k  # type: ignore[union-attr]
+        raise CtxvecError(Errors.E263.format(a=k, b="without a sample"))
+    if a.k != b.k:
+        raise CtxvecError(Errors.E263.format(a=a.k, b=f"with k={b.k}"))
+    return a.merge(b)
 
 
 def merge_all(lexicons: Iterable[Lexicon], width: Optional[int] = None) -> Lexicon:

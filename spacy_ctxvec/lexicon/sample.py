@@ -1,0 +1,413 @@
+"""A bounded, mergeable sample of each word type's occurrences (issue 11).
+
+For every type the sample keeps up to ``k`` occurrences: contextual vector (float16),
+a 64-bit priority and a short context snippet. The priority is a hash of the
+occurrence's content (the document text and the token's position), so it does not
+depend on how the corpus was split, in what order the parts were processed or on
+which machine. A sample keeps, per type, the ``k`` occurrences with the lowest
+(priority, snippet); two rows with the same type, priority and snippet are the same
+occurrence (a repeated document) and are kept once. Merging is therefore the union
+of two sets cut back to the ``k`` lowest: exact, associative and commutative, and the
+arrays are bitwise identical whatever the grouping (rows tied on priority and snippet
+keep the smallest vector bytes, a total order).
+
+Pure numpy + stdlib (no spaCy): the shard function (``lexicon.shard``) computes
+priorities and snippets from Docs and calls ``OccurrenceSample.from_occurrences``.
+"""
+import hashlib
+import io
+import json
+from pathlib import Path
+from typing import Any, Callable, Dict, List, Sequence, Tuple, Union
+
+import numpy as np
+
+from ..errors import CtxvecError, Errors
+
+SAMPLE_FORMAT_VERSION = 1
+SAMPLE_VECTOR_DTYPE = np.float16
+SNIPPET_WINDOW = 4  # tokens of context either side of the word in a snippet
+_ARRAY_FILES = ("offsets", "priorities", "vectors")
+_ARRAY_DTYPES = {"offsets": np.int64, "priorities": np.uint64, "vectors": SAMPLE_VECTOR_DTYPE}
+_HEADER_FILE, _KEYS_FILE, _SNIPPETS_FILE = "sample.json", "keys.json", "snippets.json"
+
+# splitmix64 constants (Steele, Lea & Flood 2014)
+_GOLDEN = np.uint64(0x9E3779B97F4A7C15)
+_MIX_1 = np.uint64(0xBF58476D1CE4E5B9)
+_MIX_2 = np.uint64(0x94D049BB133111EB)
+
+
+def text_hash(text: str) -> int:
+    """64-bit blake2b of the UTF-8 text: the same in every process and on every platform
+    (unlike Python's salted ``hash``). Unencodable surrogates are hashed escaped."""
+    data = text.encode("utf8", errors="surrogatepass")
+    return int.from_bytes(hashlib.blake2b(data, digest_size=8).digest(), "little")
+
+
+def occurrence_priorities(doc_text_hashes: np.ndarray, token_positions: np.ndarray) -> np.ndarray:
+    """uint64 priority per occurrence: splitmix64(text hash XOR (position + 1) * golden)."""
+    hashes = np.asarray(doc_text_hashes, dtype=np.uint64)
+    positions = np.asarray(token_positions, dtype=np.int64).astype(np.uint64)
+    with np.errstate(over="ignore"):
+        z = hashes ^ ((positions + np.uint64(1)) * _GOLDEN)
+        z = (z ^ (z >> np.uint64(30))) * _MIX_1
+        z = (z ^ (z >> np.uint64(27))) * _MIX_2
+        return z ^ (z >> np.uint64(31))
+
+
+def snippet_from_offsets(text: str, starts: np.ndarray, lengths: np.ndarray, i: int, window: int = SNIPPET_WINDOW) -> str:
+    """Up to ``window`` tokens either side of token ``i`` of ``text``, token ``i`` in brackets.
+
+    ``starts``/``lengths``: character offset and length of every token (spaCy's
+    ``idx`` and ``len``); the text between tokens (whitespace) is kept as it is.
+    """
+    n = len(starts)
+    first, stop = max(0, i - window), min(n, i + 1 + window)
+    word_start = int(starts[i])
+    word_end = word_start + int(lengths[i])
+    end = int(starts[stop]) if stop < n else len(text)
+    prefix = "… " if first > 0 else ""
+    suffix = " …" if stop < n else ""
+    body = f"{text[int(starts[first]):word_start]}[{text[word_start:word_end]}]{text[word_end:end]}"
+    return prefix + body.strip() + suffix
+
+
+def _check(condition: bool, problem: str) -> None:
+    if not condition:
+        raise CtxvecError(Errors.E260.format(problem=problem))
+
+
+class OccurrenceSample:
+    """Up to k occurrence vectors per word type, the k with the lowest priority; exact,
+    associative, commutative merge.
+
+    ``keys`` are sorted and unique; the rows of ``keys[i]`` are
+    ``offsets[i]:offsets[i + 1]``, sorted by (priority, snippet).
+    """
+
+    def __init__(
+        self,
+        keys: Sequence[str],
+        offsets: np.ndarray,
+        priorities: np.ndarray,
+        vectors: np.ndarray,
+        snippets: Sequence[str],
+        *,
+        k: int,
+        width: int,
+    ) -> None:
+        self.keys: List[str] = list(keys)
+        self.offsets = np.asarray(offsets, dtype=np.int64)
+        self.priorities = np.asarray(priorities, dtype=np.uint64)
+        self.vectors = np.asarray(vectors, dtype=SAMPLE_VECTOR_DTYPE)
+        self.snippets: List[str] = list(snippets)
+        self.k = int(k)
+        self._width = int(width)
+        self._index: Dict[str, int] = {}
+        self._validate()
+
+    def _validate(self) -> None:
+        n_types, n_rows = len(self.keys), len(self.priorities)
+        _check(self.k >= 1, f"k must be at least 1, got {self.k}")
+        _check(self._width >= 1, f"width must be at least 1, got {self._width}")
+        _check(self.offsets.shape == (n_types + 1,), f"offsets has shape {self.offsets.shape}, expected ({n_types + 1},) for {n_types} keys")
+        _check(self.vectors.shape == (n_rows, self._width), f"vectors has shape {self.vectors.shape}, expected ({n_rows}, {self._width})")
+        _check(len(self.snippets) == n_rows, f"{len(self.snippets)} snippets for {n_rows} rows")
+        if n_types:
+            sizes = np.diff(self.offsets)
+            _check(int(self.offsets[0]) == 0 and int(self.offsets[-1]) == n_rows, "offsets must run from 0 to the number of rows")
+            _check(bool((sizes >= 1).all()) and int(sizes.max()) <= self.k, f"every key must hold 1 to k={self.k} rows")
+            _check(all(a < b for a, b in zip(self.keys, self.keys[1:])), "keys must be sorted and unique")
+        else:
+            _check(n_rows == 0 and int(self.offsets[0]) == 0, "rows without keys")
+
+    # Construction
+    @classmethod
+    def empty(cls, width: int, *, k: int) -> "OccurrenceSample":
+        return cls([], np.zeros(1, dtype=np.int64), np.zeros(0, dtype=np.uint64),
+                   np.zeros((0, width), dtype=SAMPLE_VECTOR_DTYPE), [], k=k, width=width)
+
+    @classmethod
+    def from_occurrences(
+        cls,
+        keys: Sequence[str],
+        vectors: np.ndarray,
+        priorities: np.ndarray,
+        snippets: Sequence[str],
+        *,
+        k: int,
+    ) -> "OccurrenceSample":
+        """The sample of occurrences given one key, vector row, priority and snippet each."""
+        vectors = np.asarray(vectors)
+        _check(vectors.ndim == 2, f"vectors must be 2-d (n_occurrences, width), got shape {vectors.shape}")
+        n = vectors.shape[0]
+        _check(len(keys) == n and len(priorities) == n and len(snippets) == n,
+               f"{len(keys)} keys, {len(priorities)} priorities and {len(snippets)} snippets for {n} vector rows")
+        _check(k >= 1, f"k must be at least 1, got {k}")
+        priorities = np.asarray(priorities)
+        _check(priorities.dtype == np.uint64 or n == 0, f"priorities must be uint64, got {priorities.dtype}")
+        if n == 0:
+            return cls.empty(vectors.shape[1], k=k)
+        _check(all(isinstance(s, str) for s in snippets), "snippets must be strings")
+        with np.errstate(over="ignore", invalid="ignore"):
+            _check_finite(vectors.astype(SAMPLE_VECTOR_DTYPE))
+        unique_keys, type_ids = np.unique(np.asarray(list(keys), dtype=str), return_inverse=True)
+        return _select(unique_keys, type_ids.astype(np.int64), priorities.astype(np.uint64),
+                       vectors.astype(SAMPLE_VECTOR_DTYPE), list(snippets), k=k, width=vectors.shape[1])
+
+    # Merging
+    def merge(self, other: "OccurrenceSample") -> "OccurrenceSample":
+        """Union per key, cut back to the k lowest (priority, snippet): exact,
+        associative and commutative, bit for bit."""
+        for what, a, b in (("k", self.k, other.k), ("width", self.width, other.width)):
+            if a != b:
+                raise CtxvecError(Errors.E261.format(what=what, a=a, b=b))
+        if other.n_rows == 0:
+            return self
+        if self.n_rows == 0:
+            return other
+        keys = np.union1d(np.asarray(self.keys, dtype=str), np.asarray(other.keys, dtype=str))
+        type_ids = np.concatenate([
+            np.repeat(np.searchsorted(keys, np.asarray(part.keys, dtype=str)), np.diff(part.offsets))
+            for part in (self, other)
+        ]).astype(np.int64)
+        return _select(
+            keys, type_ids, np.concatenate([self.priorities, other.priorities]),
+            np.concatenate([self.vectors, other.vectors]), self.snippets + other.snippets,
+            k=self.k, width=self.width,
+        )
+
+    # Lookup
+    @property
+    def width(self) -> int:
+        return self._width
+
+    @property
+    def n_rows(self) -> int:
+        return int(len(self.priorities))
+
+    @property
+    def nbytes(self) -> int:
+        """Bytes held by the arrays and the snippets' UTF-8 text."""
+        text = sum(len(s.encode("utf8", errors="surrogatepass")) for s in self.snippets)
+        return int(self.offsets.nbytes + self.priorities.nbytes + self.vectors.nbytes + text)
+
+    def __len__(self) -> int:
+        return len(self.keys)
+
+    def __contains__(self, key: object) -> bool:
+        return self.index(key) is not None  # type: ignore[arg-type]
+
+    def index(self, key: str):
+        if len(self._index) != len(self.keys):
+            self._index = {key: i for i, key in enumerate(self.keys)}
+        return self._index.get(key)
+
+    def counts(self) -> np.ndarray:
+        """Rows per key, (n_types,) int64."""
+        return np.diff(self.offsets)
+
+    def rows_of(self, key: str) -> Tuple[np.ndarray, List[str]]:
+        """(vectors (n, width) float16, snippets) of one type in priority order;
+        (0, width) and [] if the type has no rows."""
+        i = self.index(key)
+        if i is None:
+            return np.zeros((0, self.width), dtype=SAMPLE_VECTOR_DTYPE), []
+        start, end = int(self.offsets[i]), int(self.offsets[i + 1])
+        return self.vectors[start:end], self.snippets[start:end]
+
+    def prune(self, keep: Union[Callable[[str], bool], np.ndarray]) -> "OccurrenceSample":
+        """The sample of the keys where ``keep`` holds: a boolean mask over ``keys``,
+        or a function key -> bool."""
+        if callable(keep):
+            mask = np.array([bool(keep(key)) for key in self.keys], dtype=bool)
+        else:
+            mask = np.asarray(keep)
+            _check(mask.dtype == bool and mask.shape == (len(self.keys),),
+                   f"prune needs a boolean mask of shape ({len(self.keys)},), got {mask.dtype} {mask.shape}")
+        sizes = np.diff(self.offsets)
+        rows = np.repeat(mask, sizes)
+        row_ids = np.flatnonzero(rows)
+        return OccurrenceSample(
+            [key for key, kept in zip(self.keys, mask) if kept],
+            np.concatenate([[0], np.cumsum(sizes[mask])]).astype(np.int64),
+            self.priorities[rows], self.vectors[rows], [self.snippets[i] for i in row_ids],
+            k=self.k, width=self.width,
+        )
+
+    # Serialisation: .npy + JSON on disk, msgpack of .npy buffers in bytes; no pickle.
+    def _header(self) -> Dict[str, Any]:
+        return {"format_version": SAMPLE_FORMAT_VERSION, "k": self.k, "width": self.width,
+                "vector_dtype": "float16", "n_rows": self.n_rows}
+
+    def to_disk(self, path: Union[str, Path]) -> None:
+        path = Path(path)
+        path.mkdir(parents=True, exist_ok=True)
+        for name in _ARRAY_FILES:
+            np.save(path / f"{name}.npy", getattr(self, name), allow_pickle=False)
+        (path / _KEYS_FILE).write_text(json.dumps(self.keys, ensure_ascii=False), encoding="utf8")
+        (path / _SNIPPETS_FILE).write_text(json.dumps(self.snippets, ensure_ascii=False), encoding="utf8")
+        (path / _HEADER_FILE).write_text(json.dumps(self._header(), indent=2), encoding="utf8")
+
+    @classmethod
+    def from_disk(cls, path: Union[str, Path]) -> "OccurrenceSample":
+        path = Path(path)
+        names = (_HEADER_FILE, _KEYS_FILE, _SNIPPETS_FILE) + tuple(f"{a}.npy" for a in _ARRAY_FILES)
+        missing = [name for name in names if not (path / name).is_file()]
+        if missing:
+            raise CtxvecError(Errors.E262.format(path=path, problem=f"missing {', '.join(missing)}"))
+        parts = {}
+        for name in (_HEADER_FILE, _KEYS_FILE, _SNIPPETS_FILE):
+            try:
+                parts[name] = json.loads((path / name).read_text(encoding="utf8"))
+            except (OSError, ValueError, RecursionError) as err:
+                raise CtxvecError(Errors.E262.format(path=path, problem=f"{name} is not valid JSON ({type(err).__name__})")) from None
+        arrays = {}
+        for name in _ARRAY_FILES:
+            try:
+                arrays[name] = np.load(path / f"{name}.npy", allow_pickle=False)
+            except (OSError, ValueError, EOFError) as err:
+                raise CtxvecError(Errors.E262.format(path=path, problem=f"{name}.npy is truncated or not a .npy array ({str(err)[:120]})")) from None
+        return cls._from_parts(parts[_HEADER_FILE], parts[_KEYS_FILE], parts[_SNIPPETS_FILE], arrays, str(path))
+
+    def to_bytes(self) -> bytes:
+        import srsly
+
+        buffers = {}
+        for name in _ARRAY_FILES:
+            buffer = io.BytesIO()
+            np.save(buffer, np.ascontiguousarray(getattr(self, name)), allow_pickle=False)
+            buffers[name] = buffer.getvalue()
+        return srsly.msgpack_dumps({"header": self._header(), "keys": self.keys, "snippets": self.snippets, "arrays": buffers})
+
+    @classmethod
+    def from_bytes(cls, data: bytes) -> "OccurrenceSample":
+        import srsly
+
+        try:
+            msg = srsly.msgpack_loads(data)
+            arrays = {name: np.load(io.BytesIO(msg["arrays"][name]), allow_pickle=False) for name in _ARRAY_FILES}
+            header, keys, snippets = msg["header"], msg["keys"], msg["snippets"]
+        except Exception as err:  # msgpack, KeyError, TypeError, ValueError...: damaged bytes
+            raise CtxvecError(Errors.E262.format(path="<bytes>", problem=f"damaged serialised sample ({type(err).__name__})")) from None
+        return cls._from_parts(header, keys, snippets, arrays, "<bytes>")
+
+    @classmethod
+    def _from_parts(cls, header: Any, keys: Any, snippets: Any, arrays: Dict[str, np.ndarray], source: str) -> "OccurrenceSample":
+        def bad(problem: str) -> CtxvecError:
+            return CtxvecError(Errors.E262.format(path=source, problem=problem))
+
+        if not isinstance(header, dict) or header.get("format_version") != SAMPLE_FORMAT_VERSION:
+            raise bad(f"unsupported format {str(header)[:200]}")
+        for name in ("k", "width"):
+            value = header.get(name)
+            if not isinstance(value, int) or isinstance(value, bool) or value < 1:
+                raise bad(f"{_HEADER_FILE} has no positive integer '{name}'")
+        if not isinstance(keys, list) or not all(isinstance(key, str) for key in keys):
+            raise bad(f"{_KEYS_FILE} is not a list of strings")
+        if not isinstance(snippets, list) or not all(isinstance(s, str) for s in snippets):
+            raise bad(f"{_SNIPPETS_FILE} is not a list of strings")
+        for name, dtype in _ARRAY_DTYPES.items():
+            if arrays[name].dtype != dtype:
+                raise bad(f"{name}.npy holds {arrays[name].dtype}, not {np.dtype(dtype)}")
+        try:
+            sample = cls(keys, arrays["offsets"], arrays["priorities"], arrays["vectors"], snippets,
+                         k=header["k"], width=header["width"])
+        except CtxvecError as err:
+            raise bad(str(err).split("] ", 1)[-1]) from None
+        try:
+            _check_finite(sample.vectors)
+        except CtxvecError as err:
+            raise bad(str(err).split("] ", 1)[-1]) from None
+        if not _sorted_within_types(sample):
+            raise bad("rows are not in priority order within their key")
+        return sample
+
+    def __eq__(self, other: object) -> bool:
+        """Bitwise equality of keys, rows and settings."""
+        if not isinstance(other, OccurrenceSample):
+            return NotImplemented
+        return (
+            self.k == other.k and self.width == other.width and self.keys == other.keys
+            and self.snippets == other.snippets
+            and all(np.array_equal(getattr(self, a), getattr(other, a)) for a in ("offsets", "priorities"))
+            and self.vectors.shape == other.vectors.shape
+            and np.array_equal(self.vectors.view(np.uint16), other.vectors.view(np.uint16))
+        )
+
+    def __repr__(self) -> str:
+        return f"OccurrenceSample(types={len(self)}, rows={self.n_rows}, k={self.k}, width={self.width})"
+
+
+def _check_finite(vectors: np.ndarray) -> None:
+    """E260 naming the first row that is not finite (in float16: beyond +-65504 too)."""
+    finite = np.isfinite(vectors).all(axis=1)
+    if not finite.all():
+        _check(False, f"vector row {int(np.flatnonzero(~finite)[0])} holds NaN or infinite values (float16 holds up to 65504)")
+
+
+def _sorted_within_types(sample: OccurrenceSample) -> bool:
+    if sample.n_rows < 2:
+        return True
+    same_type = np.repeat(np.arange(len(sample.keys)), np.diff(sample.offsets))
+    same = same_type[1:] == same_type[:-1]
+    return bool((sample.priorities[1:][same] >= sample.priorities[:-1][same]).all())
+
+
+def _select(
+    keys: np.ndarray,
+    type_ids: np.ndarray,
+    priorities: np.ndarray,
+    vectors: np.ndarray,
+    snippets: List[str],
+    *,
+    k: int,
+    width: int,
+) -> OccurrenceSample:
+    """Per type, the k lowest distinct (priority, snippet) rows of the given rows.
+
+    Rows are ordered by (type, priority) with numpy; only runs of rows tied on both are
+    ordered further in Python, by snippet and then vector bytes, and rows equal in
+    (type, priority, snippet) are kept once (the one with the smallest vector bytes).
+    """
+    order = np.lexsort((priorities, type_ids))
+    sorted_types, sorted_priorities = type_ids[order], priorities[order]
+    tied = (sorted_types[1:] == sorted_types[:-1]) & (sorted_priorities[1:] == sorted_priorities[:-1])
+    keep = np.ones(len(order), dtype=bool)
+    if tied.any():
+        order = order.copy()
+        run_starts = np.flatnonzero(tied & ~np.r_[False, tied[:-1]])
+        run_ends = np.flatnonzero(tied & ~np.r_[tied[1:], False]) + 2
+        for start, end in zip(run_starts, run_ends):
+            run = sorted(order[start:end].tolist(), key=lambda row: (snippets[row], vectors[row].tobytes()))
+            order[start:end] = run
+            for position in range(start + 1, end):
+                if snippets[order[position]] == snippets[order[position - 1]]:
+                    keep[position] = False
+    order, sorted_types = order[keep], sorted_types[keep]
+    # rank of each row within its type; keep ranks below k
+    type_starts = np.flatnonzero(np.r_[True, sorted_types[1:] != sorted_types[:-1]])
+    sizes = np.diff(np.r_[type_starts, len(order)])
+    ranks = np.arange(len(order)) - np.repeat(type_starts, sizes)
+    kept = order[ranks < k]
+    kept_types = sorted_types[ranks < k]
+    present = np.unique(kept_types)
+    counts = np.bincount(kept_types, minlength=len(keys))[present]
+    return OccurrenceSample(
+        keys[present].tolist(),
+        np.concatenate([[0], np.cumsum(counts)]).astype(np.int64),
+        priorities[kept],
+        vectors[kept],
+        [snippets[i] for i in kept.tolist()],
+        k=k,
+        width=width,
+    )
+
+
+def merge_samples(samples: Sequence[OccurrenceSample]) -> OccurrenceSample:
+    """Merge any non-empty sequence of samples."""
+    _check(len(samples) > 0, "merge_samples needs at least one sample")
+    result = samples[0]
+    for sample in samples[1:]:
+        result = result.merge(sample)
+    return result

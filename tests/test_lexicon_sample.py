@@ -1,0 +1,217 @@
+"""spacy_ctxvec.lexicon.sample: the bounded, mergeable occurrence sample (issue 11)."""
+import json
+import subprocess
+import sys
+
+import numpy as np
+import pytest
+
+from spacy_ctxvec.errors import CtxvecError
+from spacy_ctxvec.lexicon.sample import (
+    OccurrenceSample,
+    merge_samples,
+    occurrence_priorities,
+    snippet_from_offsets,
+    text_hash,
+)
+
+
+def random_occurrences(seed: int, n_occ: int = 600, width: int = 8, n_types: int = 25, n_docs: int = 40):
+    """Occurrences of a small corpus: the same doc (hash) and position give the same row,
+    so documents repeat like in real text, and priorities tie across repeats."""
+    rng = np.random.default_rng(seed)
+    docs = rng.integers(0, n_docs, n_occ)
+    positions = rng.integers(0, 30, n_occ)
+    hashes = np.array([text_hash(f"document {d}") for d in docs], dtype=np.uint64)
+    priorities = occurrence_priorities(hashes, positions)
+    type_ids = (docs * 7 + positions) % n_types
+    keys = [f"w{t}" for t in type_ids]
+    snippets = [f"doc {d} [w{t}] at {p}" for d, t, p in zip(docs, type_ids, positions)]
+    vectors = rng.normal(size=(n_occ, width)).astype(np.float32)
+    return keys, vectors, priorities, snippets
+
+
+def brute_force(keys, vectors, priorities, snippets, k):
+    """Per key, the k lowest distinct (priority, snippet), smallest float16 bytes on ties."""
+    best = {}
+    for key, vector, priority, snip in zip(keys, np.asarray(vectors, dtype=np.float16), priorities, snippets):
+        ident = (key, int(priority), snip)
+        if ident not in best or vector.tobytes() < best[ident].tobytes():
+            best[ident] = vector
+    expected = {}
+    for (key, priority, snip) in sorted(best):
+        expected.setdefault(key, [])
+        if len(expected[key]) < k:
+            expected[key].append((priority, snip, best[(key, priority, snip)]))
+    return expected
+
+
+def test_keeps_exactly_the_k_lowest_priorities_per_type():
+    keys, vectors, priorities, snippets = random_occurrences(0)
+    sample = OccurrenceSample.from_occurrences(keys, vectors, priorities, snippets, k=5)
+    expected = brute_force(keys, vectors, priorities, snippets, 5)
+    assert sample.keys == sorted(expected)
+    for key, rows in expected.items():
+        got_vectors, got_snippets = sample.rows_of(key)
+        start, end = sample.offsets[sample.index(key)], sample.offsets[sample.index(key) + 1]
+        assert sample.priorities[start:end].tolist() == [priority for priority, _, _ in rows]
+        assert got_snippets == [snip for _, snip, _ in rows]
+        np.testing.assert_array_equal(got_vectors, np.vstack([vector for _, _, vector in rows]))
+    assert sample.vectors.dtype == np.float16 and sample.priorities.dtype == np.uint64
+    assert int(np.diff(sample.offsets).max()) == 5 and sample.n_rows == sum(len(r) for r in expected.values())
+
+
+@pytest.mark.parametrize("seed", range(6))
+def test_merge_of_random_splits_is_exact_associative_and_commutative(seed):
+    keys, vectors, priorities, snippets = random_occurrences(seed)
+    k = int(np.random.default_rng(seed).integers(1, 8))
+    whole = OccurrenceSample.from_occurrences(keys, vectors, priorities, snippets, k=k)
+    rng = np.random.default_rng(100 + seed)
+    permutation = rng.permutation(len(keys))
+    bounds = np.sort(rng.choice(np.arange(1, len(keys)), size=4, replace=False))
+    parts = []
+    for rows in np.split(permutation, bounds):
+        parts.append(OccurrenceSample.from_occurrences(
+            [keys[i] for i in rows], vectors[rows], priorities[rows], [snippets[i] for i in rows], k=k))
+    left = merge_samples(parts)
+    right = parts[0].merge(parts[1].merge(parts[2].merge(parts[3].merge(parts[4]))))
+    shuffled = merge_samples([parts[i] for i in rng.permutation(len(parts))])
+    pairs = parts[3].merge(parts[1]).merge(parts[4].merge(parts[0]).merge(parts[2]))
+    for merged in (left, right, shuffled, pairs):
+        assert merged == whole  # bitwise
+    assert whole.merge(whole) == whole  # a repeated occurrence is kept once
+
+
+def test_tied_priority_and_snippet_keep_the_smallest_vector_whatever_the_order():
+    vectors = np.array([[1.0, 2.0], [1.0, 1.0], [0.5, 9.0]], dtype=np.float32)
+    args = (["a", "a", "a"], np.array([7, 7, 7], dtype=np.uint64))
+    one = OccurrenceSample.from_occurrences(*args[:1], vectors, args[1], ["x [a]", "x [a]", "w [a]"], k=3)
+    two = OccurrenceSample.from_occurrences(*args[:1], vectors[::-1], args[1], ["w [a]", "x [a]", "x [a]"], k=3)
+    assert one == two
+    got, snippets = one.rows_of("a")
+    assert snippets == ["w [a]", "x [a]"]  # snippet breaks the priority tie; the duplicate is dropped
+    np.testing.assert_array_equal(got, np.array([[0.5, 9.0], [1.0, 1.0]], dtype=np.float16))
+
+
+def test_priorities_are_deterministic_across_processes():
+    hashes = np.array([text_hash("The bank of the river."), text_hash("caf\u00e9 \U0001f600")], dtype=np.uint64)
+    here = occurrence_priorities(hashes, np.array([0, 3])).tolist()
+    code = ("import numpy as np;from spacy_ctxvec.lexicon.sample import occurrence_priorities as p, text_hash as h;"
+            "print(p(np.array([h('The bank of the river.'), h('caf\\u00e9 \\U0001f600')], dtype=np.uint64), np.array([0, 3])).tolist())")
+    other = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, env={"PYTHONHASHSEED": "123"}, check=True)
+    assert json.loads(other.stdout) == here
+    assert len(set(occurrence_priorities(np.full(1000, hashes[0]), np.arange(1000)).tolist())) == 1000
+    assert text_hash("a") != text_hash("b") and 0 <= text_hash("a") < 2**64
+
+
+def test_snippet_from_offsets_brackets_the_word():
+    text = "I want to eat an apple."
+    starts, lengths = np.array([0, 2, 7, 10, 14, 17, 22]), np.array([1, 4, 2, 3, 2, 5, 1])
+    assert snippet_from_offsets(text, starts, lengths, 5) == "… want to eat an [apple]."
+    assert snippet_from_offsets(text, starts, lengths, 0, window=2) == "[I] want to …"
+
+
+def test_rows_of_absent_key_and_empty_sample_are_empty_not_nan():
+    empty = OccurrenceSample.empty(4, k=3)
+    vectors, snippets = empty.rows_of("bank")
+    assert vectors.shape == (0, 4) and vectors.dtype == np.float16 and snippets == []
+    assert (empty.n_rows, len(empty), empty.width) == (0, 0, 4)
+    assert empty.merge(empty) == empty
+    keys, vectors, priorities, snippets = random_occurrences(1)
+    sample = OccurrenceSample.from_occurrences(keys, vectors[:, :4], priorities, snippets, k=3)
+    assert sample.merge(empty) == sample and empty.merge(sample) == sample
+    assert OccurrenceSample.from_occurrences([], np.zeros((0, 4)), np.zeros(0, dtype=np.uint64), [], k=3) == empty
+    assert OccurrenceSample.from_bytes(empty.to_bytes()) == empty
+
+
+def test_prune_by_mask_and_by_function():
+    keys, vectors, priorities, snippets = random_occurrences(2)
+    sample = OccurrenceSample.from_occurrences(keys, vectors, priorities, snippets, k=4)
+    keep = np.array([i % 3 == 0 for i in range(len(sample))])
+    pruned = sample.prune(keep)
+    assert pruned.keys == [key for key, kept in zip(sample.keys, keep) if kept]
+    for key in pruned.keys:
+        np.testing.assert_array_equal(pruned.rows_of(key)[0], sample.rows_of(key)[0])
+        assert pruned.rows_of(key)[1] == sample.rows_of(key)[1]
+    assert sample.prune(lambda key: key in set(pruned.keys)) == pruned
+    assert sample.prune(np.zeros(len(sample), dtype=bool)) == OccurrenceSample.empty(sample.width, k=4)
+    with pytest.raises(CtxvecError, match="E260"):
+        sample.prune(np.ones(3, dtype=bool))
+
+
+def test_disk_and_bytes_round_trip(tmp_path):
+    keys, vectors, priorities, snippets = random_occurrences(3)
+    snippets = [s + " caf\u00e9 \u2028" for s in snippets]
+    sample = OccurrenceSample.from_occurrences(keys, vectors, priorities, snippets, k=6)
+    sample.to_disk(tmp_path / "sample")
+    assert OccurrenceSample.from_disk(tmp_path / "sample") == sample
+    assert OccurrenceSample.from_bytes(sample.to_bytes()) == sample
+    assert sample.nbytes >= sample.vectors.nbytes + sample.priorities.nbytes
+    assert sorted(p.name for p in (tmp_path / "sample").iterdir()) == [
+        "keys.json", "offsets.npy", "priorities.npy", "sample.json", "snippets.json", "vectors.npy"]
+
+
+def _damage(path, name, data):
+    (path / name).write_bytes(data) if isinstance(data, bytes) else (path / name).write_text(data, encoding="utf8")
+
+
+@pytest.mark.parametrize("name,data,problem", [
+    ("vectors.npy", b"\x93NUMPY garbage", "vectors.npy is truncated"),
+    ("snippets.json", "[1, 2", "snippets.json is not valid JSON"),
+    ("snippets.json", "[\"only one\"]", "snippets for"),
+    ("keys.json", "{\"a\": 1}", "keys.json is not a list"),
+    ("sample.json", "{\"format_version\": 99}", "unsupported format"),
+    ("sample.json", "{\"format_version\": 1, \"k\": 0, \"width\": 8}", "positive integer 'k'"),
+    ("sample.json", "{\"format_version\": 1, \"k\": 2, \"width\": 8}", "1 to k=2 rows"),
+])
+def test_damaged_files_are_coded_errors(tmp_path, name, data, problem):
+    keys, vectors, priorities, snippets = random_occurrences(4)
+    OccurrenceSample.from_occurrences(keys, vectors, priorities, snippets, k=6).to_disk(tmp_path)
+    _damage(tmp_path, name, data)
+    with pytest.raises(CtxvecError, match=f"E262.*{problem}"):
+        OccurrenceSample.from_disk(tmp_path)
+
+
+def test_damaged_arrays_and_bytes_are_coded_errors(tmp_path):
+    keys, vectors, priorities, snippets = random_occurrences(5)
+    sample = OccurrenceSample.from_occurrences(keys, vectors, priorities, snippets, k=6)
+    sample.to_disk(tmp_path)
+    np.save(tmp_path / "priorities.npy", sample.priorities.astype(np.int64))
+    with pytest.raises(CtxvecError, match="E262.*int64, not uint64"):
+        OccurrenceSample.from_disk(tmp_path)
+    np.save(tmp_path / "priorities.npy", sample.priorities[::-1].copy())
+    with pytest.raises(CtxvecError, match="E262.*priority order"):
+        OccurrenceSample.from_disk(tmp_path)
+    np.save(tmp_path / "priorities.npy", sample.priorities)
+    broken = sample.vectors.copy()
+    broken[3, 0] = np.inf
+    np.save(tmp_path / "vectors.npy", broken)
+    with pytest.raises(CtxvecError, match="E262.*row 3 holds NaN or infinite"):
+        OccurrenceSample.from_disk(tmp_path)
+    (tmp_path / "offsets.npy").unlink()
+    with pytest.raises(CtxvecError, match="E262.*missing offsets.npy"):
+        OccurrenceSample.from_disk(tmp_path)
+    with pytest.raises(CtxvecError, match="E262.*damaged serialised sample"):
+        OccurrenceSample.from_bytes(sample.to_bytes()[:-40])
+    np.save(tmp_path / "offsets.npy", np.array([1, 2], dtype=object), allow_pickle=True)
+    with pytest.raises(CtxvecError, match="E262.*offsets.npy"):  # never unpickled
+        OccurrenceSample.from_disk(tmp_path)
+
+
+def test_bad_arguments_and_mismatched_merges_are_coded_errors():
+    keys, vectors, priorities, snippets = random_occurrences(6)
+    with pytest.raises(CtxvecError, match="E260.*599 snippets"):
+        OccurrenceSample.from_occurrences(keys, vectors, priorities, snippets[:-1], k=3)
+    with pytest.raises(CtxvecError, match="E260.*uint64"):
+        OccurrenceSample.from_occurrences(keys, vectors, priorities.astype(np.int64), snippets, k=3)
+    with pytest.raises(CtxvecError, match="E260.*k must be"):
+        OccurrenceSample.from_occurrences(keys, vectors, priorities, snippets, k=0)
+    bad = vectors.copy()
+    bad[7, 1] = 1e6  # beyond float16
+    with pytest.raises(CtxvecError, match="E260.*row 7"):
+        OccurrenceSample.from_occurrences(keys, bad, priorities, snippets, k=3)
+    a = OccurrenceSample.from_occurrences(keys, vectors, priorities, snippets, k=3)
+    with pytest.raises(CtxvecError, match="E261.*k"):
+        a.merge(OccurrenceSample.from_occurrences(keys, vectors, priorities, snippets, k=4))
+    with pytest.raises(CtxvecError, match="E261.*width"):
+        a.merge(OccurrenceSample.from_occurrences(keys, vectors[:, :4], priorities, snippets, k=3))
