@@ -136,3 +136,24 @@ def test_binary_file_is_a_coded_error(tmp_path):
     for reader in (read_word_pairs, read_scws, read_sense_counts):
         with pytest.raises(CtxvecError, match=r"\[CTX-E(133|302|305)\].*random[.]bin"):
             reader(path)
+
+
+def test_non_ascii_digits_are_not_counts_or_indices(tmp_path):
+    with pytest.raises(CtxvecError, match=r"\[CTX-E302\].*counts\.tsv, line 2"):
+        read_sense_counts(write(tmp_path / "counts.tsv", "bank\t1\u00b2\nrun\t\u0663\n"))
+    with pytest.raises(CtxvecError, match=r"\[CTX-E302\].*line 1"):
+        read_wic(wic_dir(tmp_path, "go\tV\t\u00b9-0\tGo home\tGo away\n", "T\n"), "train")
+
+
+def test_scws_marker_search_is_linear_on_long_lines(tmp_path):
+    import time
+
+    context = "<b> " * 100_000  # many openings, no closing tag
+    path = write(tmp_path / "ratings.txt", f"1\tbank\tn\triver\tn\t{context}\tthe <b> river </b>\t5.0\n")
+    start = time.perf_counter()
+    with pytest.raises(CtxvecError, match=r"\[CTX-E302\].*line 1"):
+        read_scws(path)
+    assert time.perf_counter() - start < 5  # a hang guard (the old regex took hours here), not a speed measurement
+    pairs = read_scws(write(tmp_path / "ok.txt", "1\tbank\tn\tbank\tn\ta <b>  river bank </b> here\tx <b>bank</b>\t5\n"))
+    assert pairs.words1 == [["a", "river", "bank", "here"]] and pairs.index1.tolist() == [1]
+    assert pairs.words2 == [["x", "bank"]] and pairs.index2.tolist() == [1]

@@ -1,5 +1,7 @@
 """load_static_vectors (static/formats.py): every file format, and coded errors that name
 the file (and line) for bad input, never a header-sized allocation."""
+from pathlib import Path
+
 import numpy as np
 import pytest
 from gensim.models import FastText, KeyedVectors, Word2Vec

@@ -3,7 +3,6 @@
 Every reader names the file and the 1-based line number of a malformed line.
 """
 import math
-import re
 from dataclasses import dataclass
 from pathlib import Path
 from typing import Dict, Iterator, List, Sequence, Tuple
@@ -80,6 +79,11 @@ def _lines(path: Path) -> Iterator[Tuple[int, str]]:
             yield number, line
 
 
+def _is_whole_number(text: str) -> bool:
+    """ASCII digits only (str.isdigit also accepts e.g. superscripts, which int() refuses)."""
+    return text.isascii() and text.isdigit()
+
+
 def _number(text: str) -> float:
     value = float(text)
     if not math.isfinite(value):
@@ -106,7 +110,7 @@ def read_wic(data_dir: PathLike, split: str) -> WicData:
     for number, line in _lines(data_path):
         fields = line.split("\t")
         indices = fields[2].split("-") if len(fields) == 5 else []
-        if len(indices) != 2 or not all(i.strip().isdigit() for i in indices):
+        if len(indices) != 2 or not all(_is_whole_number(i.strip()) for i in indices):
             raise CtxvecError(Errors.E302.format(
                 path=data_path, line=number, got=line,
                 expected="5 tab-separated fields: target, PoS, indices 'i-j', sentence1, sentence2"))
@@ -202,17 +206,16 @@ def read_word_pairs(path: PathLike) -> WordPairs:
 
 
 # SCWS
-_BOLD = re.compile(r"<b>\s*(.*?)\s*</b>")
-
-
 def _marked_context(context: str) -> Tuple[List[str], int]:
-    """Tokens of a context with the ``<b> word </b>`` marker removed, and the target's index."""
-    match = _BOLD.search(context)
-    if match is None or not match.group(1).strip():
+    """Tokens of a context with the first ``<b> word </b>`` marker removed, and the
+    target's index (plain string search: linear time on any line)."""
+    start = context.find("<b>")
+    end = context.find("</b>", start + 3) if start >= 0 else -1
+    if end < 0 or not context[start + 3 : end].strip():
         raise ValueError(context)
-    before = context[: match.start()].split()
-    target = match.group(1).split()
-    after = context[match.end():].split()
+    before = context[:start].split()
+    target = context[start + 3 : end].split()
+    after = context[end + 4 :].split()
     # A multi-token target keeps its first token as the target position.
     return before + target + after, len(before)
 
@@ -257,7 +260,7 @@ def read_sense_counts(path: PathLike) -> Dict[str, int]:
     counts: Dict[str, int] = {}
     for position, (number, line) in enumerate(_lines(path)):
         fields = line.split("\t")
-        if len(fields) < 2 or not fields[1].strip().isdigit():
+        if len(fields) < 2 or not _is_whole_number(fields[1].strip()):
             if position == 0:  # header
                 continue
             raise CtxvecError(Errors.E302.format(path=path, line=number, got=line,
