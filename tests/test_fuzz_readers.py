@@ -69,7 +69,7 @@ def coded_or_valid(read: Callable[[], object], check: Callable[[object], None]) 
 def damaged(draw, data: bytes) -> bytes:
     """``data`` with one kind of damage."""
     kind = draw(st.sampled_from(["truncate", "flip", "insert", "huge_number", "huge_int", "latin1", "utf16",
-                                 "duplicate_line", "blank_line", "nan"]))
+                                 "duplicate_line", "blank_line", "nan", "unicode_digit"]))
     position = draw(st.integers(0, max(len(data) - 1, 0)))
     if kind == "truncate":
         return data[:position]
@@ -92,6 +92,12 @@ def damaged(draw, data: bytes) -> bytes:
         offset = draw(st.integers(0, max(min(len(data), 160) - 8, 0)))
         value = draw(st.sampled_from([2**31 - 1, -1, 2**30, 0]))
         return data[:offset] + int(value).to_bytes(4, "little", signed=True) + data[offset + 4:]
+    if kind == "unicode_digit":  # str.isdigit() accepts these, int() does not (or reads them differently)
+        digits = [m.start() for m in re.finditer(rb"\d", data)]
+        if not digits:
+            return data
+        at = digits[draw(st.integers(0, min(len(digits), 8) - 1))]
+        return data[:at] + draw(st.sampled_from(["\u00b2", "\u0663", "\u2460"])).encode("utf8") + data[at + 1:]
     if kind == "latin1":
         try:
             return data.decode("utf8").encode("latin-1", errors="replace")
