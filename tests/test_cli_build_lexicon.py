@@ -195,3 +195,11 @@ def test_latin1_corpus_stops_keeps_checkpoint_and_resumes_with_encoding_and_new_
     assert skipped.exit_code == 0 and "books.txt:13" in flat(skipped) and "12 docs" in flat(skipped)
     unknown = invoke("build-lexicon", tiny_pipeline_dir, corpus, tmp_path / "out3", "--encoding", "nope")
     assert unknown.exit_code == 1 and "E241" in flat(unknown)
+
+
+def test_output_dot_is_a_coded_error_not_a_traceback(tiny_pipeline_dir, corpus, tmp_path, monkeypatch):
+    monkeypatch.chdir(tmp_path)
+    before = snapshot(tmp_path)
+    result = invoke("build-lexicon", tiny_pipeline_dir, corpus, ".", "--overwrite", "--no-progress")
+    assert result.exit_code == 1 and "E246" in flat(result) and "contains CORPUS" in flat(result)
+    assert snapshot(tmp_path) == before

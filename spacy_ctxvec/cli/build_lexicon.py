@@ -70,7 +70,8 @@ def build_lexicon_cli(
     sample_min_count: Optional[int] = typer.Option(None, "--sample-min-count", min=1, help="After the build, drop the samples of types seen fewer than N times (default: --min-count)"),
 ) -> None:
     """Build a corpus polysemy lexicon and save a pipeline that scores every token."""
-    checkpoint_dir = checkpoint_dir or output.with_name(output.name + ".checkpoint")
+    resolved_output = output.resolve()  # OUTPUT "." or "out/" has a name only once resolved
+    checkpoint_dir = checkpoint_dir or resolved_output.parent / (resolved_output.name + ".checkpoint")
     check_output_paths(pipeline, corpus, output, checkpoint_dir, overwrite=overwrite)
     check_encoding(encoding)
     build = get_engine(engine)
