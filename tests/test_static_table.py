@@ -221,3 +221,11 @@ def test_damaged_table_bytes_are_a_coded_error(fasttext_bin):
     msg["arrays"]["ngrams"] = np.full_like(msg["arrays"]["ngrams"], np.inf)
     with pytest.raises(CtxvecError, match=r"E134.*ngrams holds NaN or infinite"):
         StaticVectorTable.from_bytes(srsly.msgpack_dumps(msg))
+
+
+@pytest.mark.parametrize("content", [b"{not json", b'{"version": "1.0"}', b"\x80\x81"])
+def test_damaged_saved_tokenizer_is_a_coded_error(tmp_path, wordpiece_table, content):
+    wordpiece_table.to_disk(tmp_path / "table")
+    (tmp_path / "table" / "tokenizer" / "tokenizer.json").write_bytes(content)
+    with pytest.raises(CtxvecError, match=r"E134.*table' is damaged: the saved tokenizer cannot be loaded"):
+        StaticVectorTable.from_disk(tmp_path / "table")

@@ -443,7 +443,7 @@ def _load_tokenizer(path: Path, where: Any) -> Any:
 
     try:
         return AutoTokenizer.from_pretrained(str(path), local_files_only=True)
-    except (OSError, ValueError, KeyError, TypeError) as err:
+    except Exception as err:  # the tokenizers library raises a bare Exception for a damaged tokenizer.json
         raise CtxvecError(Errors.E134.format(path=where, problem=f"the saved tokenizer cannot be loaded ({err})")) from None
 
 
