@@ -85,7 +85,8 @@ def test_resume_after_kill_9_is_identical_to_an_uninterrupted_build(tiny_nlp, ti
     output = tmp_path / "out"
     checkpoints = tmp_path / "ckpt"
     command = [sys.executable, "-m", "spacy_ctxvec", "build-lexicon", str(tiny_pipeline_dir), str(corpus), str(output),
-               "--checkpoint-every", "25", "--batch-size", "16", "--checkpoint-dir", str(checkpoints), "--no-progress", "--keep-layer"]
+               "--checkpoint-every", "25", "--batch-size", "16", "--checkpoint-dir", str(checkpoints), "--no-progress", "--keep-layer",
+               "--sample-size", "4", "--sample-min-count", "3"]
     env = {**os.environ, "HF_HUB_OFFLINE": "1"}
     process = subprocess.Popen(command, env=env, stdout=subprocess.DEVNULL, stderr=subprocess.PIPE)
     deadline = time.monotonic() + 120
@@ -101,10 +102,11 @@ def test_resume_after_kill_9_is_identical_to_an_uninterrupted_build(tiny_nlp, ti
     resumed = subprocess.run(command + ["--resume"], env=env, capture_output=True, text=True)
     assert resumed.returncode == 0, resumed.stderr[-2000:]
     assert f"Resumed after {done} docs" in resumed.stdout
-    uninterrupted = build_lexicon_local(tiny_nlp, corpus, shard_size=25, batch_size=16, progress=False).lexicon
+    uninterrupted = build_lexicon_local(tiny_nlp, corpus, shard_size=25, batch_size=16, progress=False, sample_size=4).lexicon
     result = Lexicon.from_disk(output / "ctxvec_polysemy" / "lexicon")
     assert result.n_occurrences == uninterrupted.n_occurrences
-    assert result == uninterrupted  # bitwise: keys, counts and int64 sums
+    assert result == uninterrupted.prune_sample(3)  # bitwise: keys, counts, int64 sums and the occurrence sample
+    assert result.sample.n_rows > 0 and all(n >= 3 for n, key in zip(result.counts, result.keys) if key in result.sample)
     assert not checkpoints.exists()
 
 
@@ -159,3 +161,44 @@ def test_latin1_corpus_with_encoding_counts_like_its_utf8_copy(tiny_nlp, tmp_pat
     assert latin.lexicon == build_lexicon_local(tiny_nlp, tmp_path / "utf8.txt", progress=False).lexicon
     skipped = build_lexicon_local(tiny_nlp, tmp_path / "latin.txt", progress=False, on_error="skip")
     assert skipped.n_docs == 1 and skipped.skipped_lines == [(str(tmp_path / "latin.txt"), 1), (str(tmp_path / "latin.txt"), 3)]
+
+
+# Occurrence samples (issue 11): the same sample whatever the shards, processes or resumes
+def assert_same_sample(a, b) -> None:
+    """Same rows chosen (keys, priorities, snippets: exact); vectors equal up to float16
+    rounding of the float noise between processes with other thread counts."""
+    assert (a.k, a.keys, a.snippets) == (b.k, b.keys, b.snippets)
+    np.testing.assert_array_equal(a.offsets, b.offsets)
+    np.testing.assert_array_equal(a.priorities, b.priorities)
+    np.testing.assert_allclose(a.vectors.astype(np.float32), b.vectors.astype(np.float32), atol=2e-3, rtol=2e-3)
+
+
+def test_sample_is_the_same_with_other_shards_and_after_resume(tiny_nlp, tmp_path):
+    corpus = write_corpus(tmp_path / "c.txt", 60, seed=5)
+    options = dict(batch_size=8, progress=False, sample_size=3)
+    full = build_lexicon_local(tiny_nlp, corpus, shard_size=20, **options).lexicon
+    assert full.sample is not None and full.sample.k == 3 and set(full.sample.keys) == set(full.keys)
+    other_shards = build_lexicon_local(tiny_nlp, corpus, shard_size=8, **options).lexicon
+    assert_same_sample(other_shards.sample, full.sample)
+    # a build stopped by a bad line after two shards, resumed once the line is fixed
+    lines = corpus.read_text(encoding="utf8").splitlines()
+    corpus.write_bytes("\n".join(lines[:45]).encode("utf8") + b"\n\xff broken\n" + "\n".join(lines[45:]).encode("utf8") + b"\n")
+    checkpoints = tmp_path / "ckpt"
+    with pytest.raises(CtxvecError, match="E240"):
+        build_lexicon_local(tiny_nlp, corpus, shard_size=20, checkpoint_dir=checkpoints, **options)
+    corpus.write_text("\n".join(lines) + "\n", encoding="utf8")
+    with pytest.raises(CtxvecError, match="E221.*sample_size"):
+        build_lexicon_local(tiny_nlp, corpus, shard_size=20, checkpoint_dir=checkpoints, resume=True, **{**options, "sample_size": 5})
+    resumed = build_lexicon_local(tiny_nlp, corpus, shard_size=20, checkpoint_dir=checkpoints, resume=True, **options)
+    assert resumed.resumed_from == 40
+    assert resumed.lexicon == full  # bitwise, sample included
+    with pytest.raises(CtxvecError, match="E228.*sample_size"):
+        build_lexicon_local(tiny_nlp, corpus, progress=False, sample_size=-1)
+
+
+@pytest.mark.slow
+def test_spawned_worker_processes_give_the_same_sample(tiny_nlp, tmp_path):
+    corpus = write_corpus(tmp_path / "c.txt", 40, seed=6)
+    single = build_lexicon_local(tiny_nlp, corpus, shard_size=40, batch_size=8, progress=False, sample_size=3)
+    multi = build_lexicon_local(tiny_nlp, corpus, shard_size=40, batch_size=8, progress=False, n_process=2, sample_size=3)
+    assert_same_sample(multi.lexicon.sample, single.lexicon.sample)
