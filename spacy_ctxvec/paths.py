@@ -2,21 +2,28 @@
 
 A low module (errors and types only), so every layer can use it."""
 from pathlib import Path
-from typing import Iterator, Tuple
+from typing import Iterable, Iterator, Optional, Tuple
 
 from .errors import CtxvecError, Errors
 from .types import PathLike
 
 
-def check_output_file(path: PathLike, what: str = "output file") -> Path:
+def check_output_file(path: PathLike, what: str = "output file", inputs: Iterable[Optional[PathLike]] = ()) -> Path:
     """``path`` as a Path, if a file can be written there: it is not an existing
-    directory and no parent of it is an existing file. Nothing is created."""
+    directory, no parent of it is an existing file, and it is none of ``inputs`` (nor
+    inside an input directory). Nothing is created."""
     path = Path(path)
     if path.is_dir():
         raise CtxvecError(Errors.E135.format(
             what=what, path=path, problem="it is an existing directory",
             fix="Give a file name, e.g. a path inside that directory."))
     _check_parents(path, what)
+    resolved = path.resolve()
+    for source in inputs:
+        if source is not None and (resolved == Path(source).resolve() or Path(source).resolve() in resolved.parents):
+            raise CtxvecError(Errors.E135.format(
+                what=what, path=path, problem=f"it is (or lies inside) the input '{source}', which writing would change",
+                fix="Give an output path outside the inputs; inputs are never modified."))
     return path
 
 

@@ -160,3 +160,12 @@ def test_word_sim_non_utf8_names_file_and_line(tmp_path):
     result = runner.invoke(app, ["evaluate", "word-sim", "no-such-pipeline", str(pairs)])
     message = " ".join(result.output.split())
     assert result.exit_code == 1 and "[CTX-E133]" in message and "latin1.txt, line 2" in message
+
+
+def test_output_equal_to_an_input_file_is_refused_and_the_input_survives(tmp_path):
+    pairs = tmp_path / "pairs.txt"
+    pairs.write_text("car automobile 9\ncar banana 1\ncar river 5\n", encoding="utf8")
+    result = runner.invoke(app, ["evaluate", "word-sim", "no-such-pipeline", str(pairs), "-o", str(pairs)])
+    message = " ".join(result.output.split())
+    assert result.exit_code == 1 and "[CTX-E135]" in message and "the input" in message
+    assert pairs.read_text(encoding="utf8") == "car automobile 9\ncar banana 1\ncar river 5\n"

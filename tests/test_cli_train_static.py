@@ -61,6 +61,17 @@ def test_output_that_is_a_directory_or_under_a_file(tmp_path, train_corpus):
     assert (tmp_path / "taken" / "mine.txt").read_text(encoding="utf8") == "keep" and train_corpus.is_file()
 
 
+def test_output_equal_to_the_corpus_is_refused_and_the_corpus_survives(tmp_path, train_corpus):
+    before = train_corpus.read_bytes()
+    for output in (train_corpus, tmp_path / "." / train_corpus.name):
+        result = train(train_corpus, output, "--min-count", 1, "--epochs", 1)
+        message = " ".join(result.output.split())
+        assert result.exit_code == 1 and "[CTX-E135]" in message and "the input" in message
+    result = train(tmp_path, tmp_path / "vectors.txt", "--min-count", 1, "--epochs", 1)  # inside a corpus directory
+    assert result.exit_code == 1 and "[CTX-E135]" in result.output
+    assert train_corpus.read_bytes() == before and not (tmp_path / "vectors.txt").exists()
+
+
 def test_train_on_gutenberg_slice(tmp_path, shared_data):
     source = shared_data / "corpus_gutenberg" / "austen-emma.txt"
     if not source.exists():

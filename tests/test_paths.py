@@ -57,3 +57,14 @@ def test_export_static_output_that_is_a_directory_or_under_a_file(tmp_path):
         message = " ".join(result.output.split())
         assert result.exit_code == 1 and "[CTX-E135]" in message and problem in message
     assert (tmp_path / "taken" / "mine.txt").read_text(encoding="utf8") == "keep"
+
+
+def test_output_is_never_an_input_or_inside_one(tmp_path):
+    data = tmp_path / "data.txt"
+    data.write_text("keep", encoding="utf8")
+    (tmp_path / "corpus").mkdir()
+    for output, source in ((data, data), (tmp_path / "." / "data.txt", data), (tmp_path / "corpus" / "v.txt", tmp_path / "corpus")):
+        with pytest.raises(CtxvecError, match=r"E135.*lies inside\) the input"):
+            check_output_file(output, inputs=[None, source])
+    assert check_output_file(tmp_path / "other.txt", inputs=[data, tmp_path / "corpus", None]) == tmp_path / "other.txt"
+    assert data.read_text(encoding="utf8") == "keep"

@@ -36,9 +36,9 @@ def _print_json(data: Dict[str, Any]) -> None:
     typer.echo(json.dumps(data, indent=2, ensure_ascii=False))
 
 
-def _check_output(output: Optional[Path]) -> None:
+def _check_output(output: Optional[Path], *inputs: Path) -> None:
     if output is not None:
-        check_output_file(output, "--output file")
+        check_output_file(output, "--output file", inputs)
 
 
 def _rho(value: Optional[float]) -> str:
@@ -73,7 +73,7 @@ def wic_cli(
     """Word-in-Context accuracy; every decision is fitted on the train split."""
     if split not in WIC_SPLITS[1:]:
         raise CtxvecError(Errors.E308.format(split=split, choices=", ".join(WIC_SPLITS[1:])))
-    _check_output(output)
+    _check_output(output, data_dir)
     train, evaluated = read_wic(data_dir, "train"), read_wic(data_dir, split)
     if max_examples is not None:
         train, evaluated = train.head(max_examples), evaluated.head(max_examples)
@@ -103,7 +103,7 @@ def word_sim_cli(
 ) -> None:
     """Spearman of token._.static_vec cosines with human scores, with coverage. A file
     with fewer than 3 covered pairs has an undefined Spearman: reported, exit status 1."""
-    _check_output(output)
+    _check_output(output, *files)
     all_pairs = [read_word_pairs(path) for path in files]
     nlp = load_pipeline(pipeline)
     reports = [evaluate_word_sim(nlp, pairs, path.name) for path, pairs in zip(files, all_pairs)]
@@ -127,7 +127,7 @@ def scws_cli(
 ) -> None:
     """Spearman of contextual cosines (token._.context_vec) in context with SCWS ratings
     (undefined with fewer than 3 covered pairs: reported, exit status 1)."""
-    _check_output(output)
+    _check_output(output, file)
     pairs = read_scws(file)
     report = evaluate_scws(load_pipeline(pipeline), pairs, file.name)
     _write_json(report.to_dict(), output)
@@ -154,7 +154,7 @@ def polysemy_cli(
 ) -> None:
     """Spearman of polysemy_score with log WordNet sense counts, raw and with log
     frequency partialled out."""
-    _check_output(output)
+    _check_output(output, sense_counts)
     counts = read_sense_counts(sense_counts)
     report = evaluate_polysemy(load_pipeline(pipeline), counts, min_count=min_count)
     _write_json(report.to_dict(), output)

@@ -26,7 +26,7 @@ def train_static_cli(
 ) -> None:
     """Train word2vec static vectors on a text corpus with gensim."""
     try:
-        check_output_file(output, "vectors file")
+        check_output_file(output, "vectors file", [corpus])
         vectors = train_static_vectors(
             corpus, output, sg=sg, size=size, window=window, min_count=min_count,
             epochs=epochs, workers=workers, binary=binary, seed=seed,
