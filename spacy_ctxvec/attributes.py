@@ -8,6 +8,8 @@ from typing import Optional
 import numpy as np
 from spacy.tokens import Doc, Span, Token
 
+from .errors import CtxvecError, Errors
+
 # Doc-level storage (kept in doc.user_data, so it survives to_bytes and DocBin).
 CONTEXT_ARRAY = "ctxvec_context"
 CONTEXT_MASK = "ctxvec_context_mask"
@@ -25,6 +27,12 @@ POLYSEMY_DTYPE = np.dtype([("score", "f8"), ("count", "i8"), ("shift", "f8"), ("
 
 def _rows(doc: Doc, array_attr: str) -> Optional[np.ndarray]:
     return doc._.get(array_attr)
+
+
+def stored_array(doc: Doc, array_attr: str) -> Optional[np.ndarray]:
+    """doc._.<array_attr> read straight from doc.user_data, where spaCy keeps it: works
+    before install_extensions() too (e.g. in vector hooks of an unpickled Doc)."""
+    return doc.user_data.get(("._.", array_attr, None, None))
 
 
 def _span_mean(array: Optional[np.ndarray], mask: Optional[np.ndarray], start: int, end: int) -> Optional[np.ndarray]:
@@ -106,13 +114,40 @@ def token_context_shift(token: Token) -> Optional[float]:
     return float(records["shift"][token.i])
 
 
-def _set(cls, name: str, **kwargs) -> None:
+def _same_function(a, b) -> bool:
+    # By module and name, so that a reloaded spacy_ctxvec still counts as ours.
+    return a is b or (
+        a is not None and b is not None
+        and getattr(a, "__module__", None) == getattr(b, "__module__", None)
+        and getattr(a, "__qualname__", None) == getattr(b, "__qualname__", None)
+    )
+
+
+def _owner(default, getter) -> str:
+    if getter is not None:
+        return f"the getter {getattr(getter, '__module__', '?')}.{getattr(getter, '__qualname__', repr(getter))}"
+    return f"another package (a plain attribute with default {default!r})"
+
+
+def _set(cls, name: str, default=None, getter=None) -> None:
+    """Register cls._.name, or check that the registered one is ours (E022)."""
     if not cls.has_extension(name):
-        cls.set_extension(name, **kwargs)
+        if getter is None:
+            cls.set_extension(name, default=default)
+        else:
+            cls.set_extension(name, getter=getter)
+        return
+    old_default, method, old_getter, setter = cls.get_extension(name)
+    ours = _same_function(old_getter, getter) if getter is not None else (
+        old_getter is None and method is None and setter is None and old_default is default)
+    if not ours:
+        raise CtxvecError(Errors.E022.format(cls=cls.__name__, attr=name, owner=_owner(old_default, old_getter)))
 
 
 def install_extensions() -> None:
-    """Register every attribute once; safe to call repeatedly."""
+    """Register every attribute once; safe to call repeatedly. Raises E022 if another
+    package registered one of these names first. Call it (or load a ctxvec pipeline)
+    before reading ._ attributes of Docs from a DocBin or a pickle in a new process."""
     for name in (CONTEXT_ARRAY, CONTEXT_MASK, STATIC_ARRAY, STATIC_KEYS, POLYSEMY_ARRAY):
         _set(Doc, name, default=None)
     _set(Token, "context_vec", getter=token_context_vec)

@@ -184,21 +184,128 @@ def test_float16_and_drop_trf_data(tiny_bert_dir):
     assert doc[1]._.has_context_vec
 
 
-def test_vector_hooks(tiny_bert_dir):
+@pytest.fixture(scope="module")
+def hooks_nlp(tiny_bert_dir):
     nlp = spacy.blank("en")
     nlp.add_pipe("transformer", config=transformer_config(str(tiny_bert_dir)))
     nlp.add_pipe("ctxvec_context", config={"set_vector_hooks": True})
     nlp.initialize()
-    doc = nlp("the bank of the river")
+    return nlp
+
+
+def cos(a, b) -> float:
+    return float(a @ b / np.linalg.norm(a) / np.linalg.norm(b))
+
+
+def test_vector_hooks(hooks_nlp):
+    doc = hooks_nlp("the bank of the bank")
     np.testing.assert_array_equal(doc[1].vector, doc[1]._.context_vec)
     np.testing.assert_allclose(doc[0:2].vector, doc[0:2]._.context_vec)
     np.testing.assert_allclose(doc.vector, doc._.context_vec)
     assert doc[1].has_vector
     a, b = doc[1]._.context_vec, doc[4]._.context_vec
-    assert doc[1].similarity(doc[4]) == pytest.approx(float(a @ b / np.linalg.norm(a) / np.linalg.norm(b)), abs=1e-6)
+    # contextual: the same word in two places is not similarity 1.0 as with static vectors
+    assert doc[1].similarity(doc[4]) == pytest.approx(cos(a, b), abs=1e-6) != pytest.approx(1.0)
     assert doc[1].similarity(doc[1]) == pytest.approx(1.0)
+    np.testing.assert_array_equal(doc.tensor, doc._.ctxvec_context)
+
+
+def assert_same_vectors(restored, doc):
+    for token in doc:
+        np.testing.assert_array_equal(restored[token.i].vector, token.vector)
+    assert restored[1].has_vector
+    np.testing.assert_allclose(restored.vector, doc._.context_vec, atol=1e-6)
+
+
+def test_vector_hooks_survive_to_bytes_and_n_process_through_doc_tensor(hooks_nlp):
+    doc = hooks_nlp("the bank of the bank")
+    restored = Doc(hooks_nlp.vocab).from_bytes(doc.to_bytes())
+    assert not restored.user_token_hooks  # spaCy does not serialise hooks ...
+    assert_same_vectors(restored, doc)  # ... but doc.tensor carries token.vector
+    # the hooks come back with add_vector_hooks: contextual similarity again
+    from spacy_ctxvec.components.context import add_vector_hooks
+
+    add_vector_hooks(restored)
+    assert restored[1].similarity(restored[4]) == pytest.approx(doc[1].similarity(doc[4]), abs=1e-6)
+
+
+def test_vector_hooks_survive_pickle(hooks_nlp):
+    doc = hooks_nlp("the bank of the bank")
     restored = pickle.loads(pickle.dumps(doc))
-    np.testing.assert_array_equal(restored[1].vector, doc[1]._.context_vec)
+    assert_same_vectors(restored, doc)
+    np.testing.assert_allclose(restored[0:2].vector, doc[0:2]._.context_vec)
+    assert restored[1].similarity(restored[4]) == pytest.approx(doc[1].similarity(doc[4]), abs=1e-6)
+
+
+def test_docbin_keeps_vectors_and_add_vector_hooks_restores_them(hooks_nlp):
+    from spacy_ctxvec.components.context import add_vector_hooks
+
+    doc = hooks_nlp("the bank of the bank")
+    doc_bin = DocBin(store_user_data=True, docs=[doc])
+    (from_bin,) = DocBin().from_bytes(doc_bin.to_bytes()).get_docs(hooks_nlp.vocab)
+    np.testing.assert_array_equal(from_bin._.ctxvec_context, doc._.ctxvec_context)
+    assert_same_vectors(add_vector_hooks(from_bin), doc)
+    assert from_bin[1].similarity(from_bin[4]) == pytest.approx(doc[1].similarity(doc[4]), abs=1e-6)
+
+
+@pytest.mark.slow
+def test_vector_hooks_with_n_process_2(default_pipeline_dir):
+    import subprocess
+    import sys
+
+    script = (
+        "import numpy as np, spacy, sys\n"
+        "nlp = spacy.load(sys.argv[1], config={'components': {'ctxvec_context': {'set_vector_hooks': True}}})\n"
+        "texts = ['The bank approved the loan.', 'We sat on the river bank.'] * 3\n"
+        "multi = list(nlp.pipe(texts, n_process=2, batch_size=2))\n"
+        "single = [nlp(t) for t in texts]\n"
+        "for a, b in zip(multi, single):\n"
+        "    assert len(a) == len(b)\n"
+        "    for x, y in zip(a, b):\n"
+        "        assert x.has_vector and np.abs(x.vector).sum() > 0\n"
+        "        assert np.allclose(x.vector, y.vector, atol=1e-5)\n"
+        "    assert np.allclose(a.vector, b.vector, atol=1e-3)\n"
+        "print('OK', len(multi))\n"
+    )
+    proc = subprocess.run([sys.executable, "-c", script, str(default_pipeline_dir)], capture_output=True, text=True, timeout=300)
+    assert proc.returncode == 0, proc.stderr[-2000:]
+    assert "OK 6" in proc.stdout
+
+
+@pytest.mark.slow
+def test_pickled_and_docbin_docs_read_in_a_fresh_process(hooks_nlp, tmp_path):
+    """A new process reads our Docs: token.vector works without any setup, and the
+    one documented line spacy_ctxvec.install_extensions() makes ._ attributes work."""
+    import subprocess
+    import sys
+
+    doc = hooks_nlp("the bank of the bank")
+    (tmp_path / "doc.pkl").write_bytes(pickle.dumps(doc))
+    DocBin(store_user_data=True, docs=[doc]).to_disk(tmp_path / "docs.spacy")
+    np.save(tmp_path / "expected.npy", doc._.ctxvec_context)
+    script = (
+        "import pickle, sys, numpy as np, spacy\n"
+        "from pathlib import Path\n"
+        "from spacy.tokens import DocBin\n"
+        "tmp = Path(sys.argv[1]); expected = np.load(tmp / 'expected.npy')\n"
+        "doc = pickle.loads((tmp / 'doc.pkl').read_bytes())\n"
+        "assert np.array_equal(doc[1].vector, expected[1])\n"
+        "try:\n"
+        "    doc[1]._.context_vec\n"
+        "    print('no E046 without install')\n"
+        "except AttributeError as err:\n"
+        "    print('before install:', str(err)[:6])\n"
+        "import spacy_ctxvec; spacy_ctxvec.install_extensions()\n"
+        "assert np.array_equal(doc[1]._.context_vec, expected[1])\n"
+        "(from_bin,) = DocBin().from_disk(tmp / 'docs.spacy').get_docs(spacy.blank('en').vocab)\n"
+        "assert np.array_equal(from_bin[1]._.context_vec, expected[1])\n"
+        "assert np.array_equal(from_bin._.ctxvec_context, expected)\n"
+        "print('OK')\n"
+    )
+    proc = subprocess.run([sys.executable, "-c", script, str(tmp_path)], capture_output=True, text=True, timeout=300)
+    assert proc.returncode == 0, proc.stderr[-2000:]
+    assert "OK" in proc.stdout
+    assert "before install: [E046]" in proc.stdout  # why the documented line is needed
 
 
 def test_doc_serialization_keeps_vectors(tiny_nlp):
@@ -241,6 +348,42 @@ def test_without_transformer_names_the_fix():
 def test_missing_trf_data_with_a_transformer_names_annotating_components(tiny_nlp):
     with pytest.raises(CtxvecError, match=r"\[CTX-E001\].*annotating_components"):
         tiny_nlp.get_pipe("ctxvec_context")(tiny_nlp.make_doc("no transformer output"))
+
+
+def test_frozen_uninitialized_context_still_names_annotating_components(tiny_bert_dir):
+    # As in `spacy train` with both frozen: ctxvec_context is never initialized, but
+    # the message names the transformer and annotating_components, not add_pipe.
+    nlp = spacy.blank("en")
+    nlp.add_pipe("transformer", config=transformer_config(str(tiny_bert_dir)))
+    nlp.add_pipe("ctxvec_context")
+    with nlp.select_pipes(disable=["ctxvec_context"]):
+        nlp.initialize()
+    with pytest.raises(CtxvecError, match=r"\[CTX-E001\].*transformer 'transformer'.*annotating_components"):
+        nlp.get_pipe("ctxvec_context")(nlp.make_doc("no transformer output"))
+
+
+def test_error_handler_set_on_nlp_is_used_by_pipe(tiny_bert_dir):
+    nlp = spacy.blank("en")
+    nlp.add_pipe("ctxvec_context")  # no transformer: every batch fails with E001
+    seen = []
+    nlp.set_error_handler(lambda name, component, docs, err: seen.append((name, len(docs), str(err)[:10])))
+    docs = [nlp.make_doc(t) for t in ("a b", "c", "d e f")]
+    assert list(nlp.get_pipe("ctxvec_context").pipe(docs, batch_size=2)) == []
+    assert seen == [("ctxvec_context", 2, "[CTX-E001]"), ("ctxvec_context", 1, "[CTX-E001]")]
+
+
+def test_exclude_cfg_in_serialization(tiny_nlp, tmp_path):
+    component = tiny_nlp.get_pipe("ctxvec_context")
+    blank = spacy.blank("en").add_pipe("ctxvec_context")
+    assert blank.from_bytes(component.to_bytes(), exclude=["cfg"]).width is None
+    assert blank.from_bytes(component.to_bytes(exclude=["cfg"])).width is None
+    assert blank.from_bytes(component.to_bytes()).width == 32
+    component.to_disk(tmp_path / "c", exclude=["cfg"])
+    assert not (tmp_path / "c" / "cfg.json").exists()
+    component.to_disk(tmp_path / "d")
+    blank.width = None
+    assert blank.from_disk(tmp_path / "d", exclude=["cfg"]).width is None
+    assert blank.from_disk(tmp_path / "d").width == 32
 
 
 def test_layers_without_hidden_states_fail_at_initialize(tiny_bert_dir):

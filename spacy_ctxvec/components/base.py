@@ -1,7 +1,9 @@
 """Base class of the spacy-ctxvec components: a Pipe that annotates Docs one at a time."""
-from typing import Iterable, Iterator, Sequence
+import weakref
+from typing import Iterable, Iterator, Optional, Sequence
 
 import numpy as np
+from spacy.language import Language
 from spacy.pipeline import Pipe
 from spacy.tokens import Doc
 from spacy.util import minibatch
@@ -18,6 +20,28 @@ def vector_dtype(dtype: str) -> np.dtype:
     return np.dtype(dtype)
 
 
+class NlpRef:
+    """A weak reference to the pipeline a component belongs to (to name the real fix
+    in error messages); pickles as an empty reference, never keeps nlp alive."""
+
+    def __init__(self, nlp: Optional[Language] = None) -> None:
+        self._ref = weakref.ref(nlp) if nlp is not None else None
+
+    def __call__(self) -> Optional[Language]:
+        return self._ref() if self._ref is not None else None
+
+    def __getstate__(self) -> dict:
+        return {}
+
+    def __setstate__(self, state: dict) -> None:
+        self._ref = None
+
+
+def excluded(field: str, exclude: Iterable[str]) -> bool:
+    """Whether a serialisation ``exclude`` list leaves out ``field``."""
+    return field in set(exclude)
+
+
 class DocAnnotator(Pipe):
     """__call__ and pipe over ``set_annotations``; subclasses implement that."""
 
@@ -26,9 +50,15 @@ class DocAnnotator(Pipe):
         return doc
 
     def pipe(self, stream: Iterable[Doc], *, batch_size: int = 128) -> Iterator[Doc]:
+        """Annotate batches; a failing batch goes to the handler set with
+        nlp.set_error_handler (spaCy's default re-raises), as in spaCy's own pipes."""
+        error_handler = self.get_error_handler()
         for docs in minibatch(stream, size=batch_size):
-            self.set_annotations(docs)
-            yield from docs
+            try:
+                self.set_annotations(docs)
+                yield from docs
+            except Exception as err:
+                error_handler(self.name, self, docs, err)
 
     def set_annotations(self, docs: Sequence[Doc]) -> None:  # type: ignore[override]
         raise NotImplementedError

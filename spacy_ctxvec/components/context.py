@@ -9,17 +9,18 @@ from spacy.language import Language
 from spacy.tokens import Doc, Span, Token
 from thinc.api import Config
 
-from ..attributes import CONTEXT_ARRAY, CONTEXT_MASK, install_extensions
+from ..attributes import CONTEXT_ARRAY, CONTEXT_MASK, install_extensions, stored_array
 from ..errors import CtxvecError, Errors
 from ..ops.cosine import cosine
 from ..ops.layers import resolve_layers
 from ..types import PoolingFn
-from .base import DocAnnotator, vector_dtype
+from .base import DocAnnotator, NlpRef, excluded, vector_dtype
 from .choices import LayerSelection
 from .transformer import (
     find_transformer,
     outputs_hidden_states,
     pool_trf_data,
+    register_fork_hook,
     to_numpy,
 )
 
@@ -60,6 +61,7 @@ def make_context_vectors(
         dtype=dtype,
         drop_trf_data=drop_trf_data,
         set_vector_hooks=set_vector_hooks,
+        nlp=nlp,
     )
 
 
@@ -76,6 +78,7 @@ class ContextVectors(DocAnnotator):
         dtype: str = "float32",
         drop_trf_data: bool = False,
         set_vector_hooks: bool = False,
+        nlp: Optional[Language] = None,
     ) -> None:
         self.dtype = vector_dtype(dtype)
         self.name = name
@@ -85,7 +88,10 @@ class ContextVectors(DocAnnotator):
         self.set_vector_hooks = set_vector_hooks
         self.width: Optional[int] = None
         self.transformer_name: Optional[str] = None
+        # Only to name the real fix when trf_data is missing (E001); never keeps nlp alive.
+        self._nlp_ref = NlpRef(nlp)
         install_extensions()
+        register_fork_hook()
 
     def set_annotations(self, docs: Sequence[Doc]) -> None:
         for doc in docs:
@@ -106,6 +112,12 @@ class ContextVectors(DocAnnotator):
         return trf_data
 
     def _missing_trf_data_fix(self) -> str:
+        nlp = self._nlp_ref()
+        if self.transformer_name is None and nlp is not None and self.name in nlp.component_names:
+            try:
+                self.transformer_name = find_transformer(nlp, self.name)
+            except CtxvecError:
+                pass
         if self.transformer_name is None:
             return (f"Add it with nlp.add_pipe(\"transformer\", before=\"{self.name}\") or put "
                     "[components.transformer] before it in the config's pipeline list.")
@@ -136,60 +148,85 @@ class ContextVectors(DocAnnotator):
         probe = nlp.get_pipe(transformer_name)(nlp.make_doc("width"))
         self.width = pool_trf_data(probe._.trf_data, self.pooling, self.layers).shape[1]
 
-    # Serialization: only the output width (the component has no weights).
+    # Serialization: only the output width in "cfg" (the component has no weights).
     def to_bytes(self, *, exclude: Iterable[str] = tuple()) -> bytes:
-        return srsly.msgpack_dumps({"width": self.width})
+        return srsly.msgpack_dumps({} if excluded("cfg", exclude) else {"width": self.width})
 
     def from_bytes(self, bytes_data: bytes, *, exclude: Iterable[str] = tuple()) -> "ContextVectors":
-        self.width = srsly.msgpack_loads(bytes_data).get("width")
+        if not excluded("cfg", exclude):
+            self.width = srsly.msgpack_loads(bytes_data).get("width")
         return self
 
     def to_disk(self, path: Union[str, Path], *, exclude: Iterable[str] = tuple()) -> None:
         path = Path(path)
         path.mkdir(parents=True, exist_ok=True)
-        srsly.write_json(path / "cfg.json", {"width": self.width})
+        if not excluded("cfg", exclude):
+            srsly.write_json(path / "cfg.json", {"width": self.width})
 
     def from_disk(self, path: Union[str, Path], *, exclude: Iterable[str] = tuple()) -> "ContextVectors":
         cfg_path = Path(path) / "cfg.json"
-        self.width = srsly.read_json(cfg_path).get("width") if cfg_path.exists() else None
+        if not excluded("cfg", exclude):
+            self.width = srsly.read_json(cfg_path).get("width") if cfg_path.exists() else None
         return self
 
 
-# Vector hooks: module-level functions, so that Docs with hooks can be pickled.
+# Vector hooks: module-level functions that read doc.user_data directly, so that a
+# pickled Doc keeps them and they work in a new process before install_extensions().
+
+
+def _masked_mean(doc: Doc, start: int, end: int) -> Optional[np.ndarray]:
+    array, mask = stored_array(doc, CONTEXT_ARRAY), stored_array(doc, CONTEXT_MASK)
+    if array is None:
+        return None
+    rows = array[start:end][mask[start:end]]
+    if len(rows) == 0:
+        return np.zeros(array.shape[1], dtype=array.dtype)
+    return rows.mean(axis=0, dtype=np.float64).astype(array.dtype)
 
 
 def _doc_vector(doc: Doc) -> Optional[np.ndarray]:
-    return doc._.context_vec
+    return _masked_mean(doc, 0, len(doc))
 
 
 def _span_vector(span: Span) -> Optional[np.ndarray]:
-    return span._.context_vec
+    return _masked_mean(span.doc, span.start, span.end)
 
 
 def _token_vector(token: Token) -> Optional[np.ndarray]:
-    return token._.context_vec
+    array = stored_array(token.doc, CONTEXT_ARRAY)
+    return None if array is None else array[token.i]
+
+
+def _masked(doc: Doc, start: int, end: int) -> bool:
+    mask = stored_array(doc, CONTEXT_MASK)
+    return bool(mask is not None and mask[start:end].any())
 
 
 def _doc_has_vector(doc: Doc) -> bool:
-    mask = doc._.get(CONTEXT_MASK)
-    return bool(mask is not None and mask.any())
+    return _masked(doc, 0, len(doc))
 
 
 def _span_has_vector(span: Span) -> bool:
-    mask = span.doc._.get(CONTEXT_MASK)
-    return bool(mask is not None and mask[span.start : span.end].any())
+    return _masked(span.doc, span.start, span.end)
 
 
 def _token_has_vector(token: Token) -> bool:
-    return token._.has_context_vec
+    return _masked(token.doc, token.i, token.i + 1)
 
 
 def _similarity(a: Any, b: Any) -> float:
     return cosine(a.vector, b.vector)
 
 
-def add_vector_hooks(doc: Doc) -> None:
-    """Make .vector, .has_vector and .similarity use the contextual vectors."""
+def add_vector_hooks(doc: Doc) -> Doc:
+    """Make .vector, .has_vector and .similarity of the Doc, its Spans and Tokens use
+    the contextual vectors, and set doc.tensor to them (spaCy's own fallback for
+    token.vector, which to_bytes and nlp.pipe(n_process=...) keep). spaCy does not
+    serialise hooks: call this again on Docs from a DocBin, Doc.from_bytes or
+    nlp.pipe(n_process>1) to get contextual .similarity back."""
+    array = stored_array(doc, CONTEXT_ARRAY)
+    if array is not None and len(array) == len(doc):
+        doc.tensor = array
     doc.user_hooks["vector"] = _doc_vector
     doc.user_hooks["has_vector"] = _doc_has_vector
     doc.user_hooks["similarity"] = _similarity
@@ -199,3 +236,4 @@ def add_vector_hooks(doc: Doc) -> None:
     doc.user_token_hooks["vector"] = _token_vector
     doc.user_token_hooks["has_vector"] = _token_has_vector
     doc.user_token_hooks["similarity"] = _similarity
+    return doc
