@@ -224,3 +224,20 @@ def test_damaged_bytes_are_a_coded_error():
     for damaged in (data[: len(data) // 2], data[:-1], b"\x00garbage", b""):
         with pytest.raises(CtxvecError, match="E207"):
             Polysemy(min_count=2).from_bytes(damaged)
+
+
+def test_exclude_lexicon_in_serialization(tmp_path):
+    lexicon = Lexicon.from_occurrences(["a", "a", "b"], np.arange(9, dtype=np.float64).reshape(3, 3) + 1, meta={"key": "lower"})
+    component = Polysemy(key="lower")
+    component.set_lexicon(lexicon)
+    assert Polysemy(key="lower").from_bytes(component.to_bytes(exclude=["lexicon"])).lexicon is None
+    assert Polysemy(key="lower").from_bytes(component.to_bytes()).lexicon == lexicon
+    other = Polysemy(key="lower")
+    assert other.from_bytes(component.to_bytes(), exclude=["lexicon"]).lexicon is None
+    component.to_disk(tmp_path / "without", exclude=["lexicon"])
+    assert Polysemy(key="lower").from_disk(tmp_path / "without").lexicon is None
+    component.to_disk(tmp_path / "with")
+    assert Polysemy(key="lower").from_disk(tmp_path / "with").lexicon == lexicon
+    kept = Polysemy(key="lower")
+    kept.set_lexicon(lexicon)
+    assert kept.from_disk(tmp_path / "without", exclude=["lexicon"]).lexicon is lexicon

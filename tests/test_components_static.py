@@ -218,3 +218,37 @@ def test_default_pipeline_multi_piece_word_is_mean_of_input_embeddings(default_n
     np.testing.assert_allclose(doc[2]._.static_vec, expected, rtol=1e-5, atol=1e-6)
     assert isinstance(default_nlp.get_pipe("ctxvec_static").table, StaticVectorTable)
     assert [STATIC_KEY_NAMES[int(code)] for code in doc._.ctxvec_static_keys] == ["lower", "exact", "subwords", "exact"]
+
+
+def test_exclude_table_in_serialization(w2v_nlp, tmp_path):
+    component = w2v_nlp.get_pipe("ctxvec_static")
+    blank = spacy.blank("en").add_pipe("ctxvec_static")
+    assert blank.from_bytes(component.to_bytes(exclude=["table"])).table is None
+    assert blank.from_bytes(component.to_bytes(), exclude=["table"]).table is None
+    assert blank.from_bytes(component.to_bytes()).table is not None
+    component.to_disk(tmp_path / "no_table", exclude=["table"])
+    assert not (tmp_path / "no_table" / "table").exists()
+    component.to_disk(tmp_path / "with_table")
+    kept = blank.table
+    assert blank.from_disk(tmp_path / "no_table", exclude=["table"]).table is kept
+    assert spacy.blank("en").add_pipe("ctxvec_static").from_disk(tmp_path / "with_table").table is not None
+
+
+def test_frozen_static_names_frozen_components_not_initialize(tmp_path, w2v_path):
+    """As `spacy train` does: init_nlp skips frozen components, so the table is missing."""
+    from spacy.training.initialize import init_nlp
+
+    nlp = spacy.blank("en")
+    nlp.add_pipe("ctxvec_static")
+    DocBin(docs=[nlp.make_doc("the river bank")]).to_disk(tmp_path / "train.spacy")
+    config = nlp.config.copy()
+    config["paths"]["train"] = config["paths"]["dev"] = str(tmp_path / "train.spacy")
+    config["training"]["frozen_components"] = ["ctxvec_static"]
+    config["initialize"]["components"]["ctxvec_static"] = {
+        "source": {"@misc": "spacy-ctxvec.vectors_file.v1", "path": str(w2v_path)}
+    }
+    trained = init_nlp(config)
+    with pytest.raises(CtxvecError, match=r"\[CTX-E023\].*frozen_components.*source"):
+        trained("the river bank")
+    config["training"]["frozen_components"] = []
+    assert init_nlp(config)("the river bank")[1]._.has_static_vec

@@ -163,12 +163,15 @@ class Polysemy(DocAnnotator):
     def to_disk(self, path: Union[str, Path], *, exclude: Iterable[str] = tuple()) -> None:
         path = Path(path)
         path.mkdir(parents=True, exist_ok=True)
-        if self.lexicon is not None:
+        save_lexicon = self.lexicon is not None and "lexicon" not in exclude
+        if save_lexicon:
             self.lexicon.to_disk(path / LEXICON_DIR)
-        srsly.write_json(path / CFG_FILE, {"has_lexicon": self.lexicon is not None})
+        srsly.write_json(path / CFG_FILE, {"has_lexicon": save_lexicon})
 
     def from_disk(self, path: Union[str, Path], *, exclude: Iterable[str] = tuple()) -> "Polysemy":
         """Load the saved lexicon; E249 if cfg.json says one was saved and it is gone."""
+        if "lexicon" in exclude:
+            return self
         path = Path(path)
         lexicon_dir = path / LEXICON_DIR
         has_lexicon = lexicon_dir.exists()
@@ -186,9 +189,12 @@ class Polysemy(DocAnnotator):
         return self
 
     def to_bytes(self, *, exclude: Iterable[str] = tuple()) -> bytes:
-        return srsly.msgpack_dumps({"lexicon": None if self.lexicon is None else self.lexicon.to_bytes()})
+        save_lexicon = self.lexicon is not None and "lexicon" not in exclude
+        return srsly.msgpack_dumps({"lexicon": self.lexicon.to_bytes() if save_lexicon else None})
 
     def from_bytes(self, bytes_data: bytes, *, exclude: Iterable[str] = tuple()) -> "Polysemy":
+        if "lexicon" in exclude:
+            return self
         try:
             data = srsly.msgpack_loads(bytes_data)
             lexicon_bytes = data["lexicon"]

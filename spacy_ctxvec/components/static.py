@@ -14,7 +14,7 @@ from ..attributes import STATIC_ARRAY, STATIC_KEYS, install_extensions
 from ..errors import CtxvecError, Errors
 from ..static.sources import StaticSource, configure_transformer_embeddings
 from ..static.table import StaticVectorTable, check_lookups
-from .base import DocAnnotator, vector_dtype
+from .base import DocAnnotator, NlpRef, excluded, vector_dtype
 
 DEFAULT_STATIC_CONFIG = """
 [ctxvec_static]
@@ -35,7 +35,7 @@ STATIC_NO_TRANSFORMER_FIX = (
 )
 def make_static_vectors(nlp: Language, name: str, lookups: List[str], dtype: str) -> "StaticVectors":
     """Look every token up in a static vector table; see StaticVectors."""
-    return StaticVectors(name=name, lookups=lookups, dtype=dtype)
+    return StaticVectors(name=name, lookups=lookups, dtype=dtype, nlp=nlp)
 
 
 def unique_rows(ids: np.ndarray) -> Tuple[np.ndarray, np.ndarray]:
@@ -57,11 +57,20 @@ class StaticVectors(DocAnnotator):
     embeddings of the transformer before this component) and is saved with the
     pipeline as .npy + JSON."""
 
-    def __init__(self, *, name: str = "ctxvec_static", lookups: Sequence[str] = ("exact", "lower", "norm", "subwords"), dtype: str = "float32") -> None:
+    def __init__(
+        self,
+        *,
+        name: str = "ctxvec_static",
+        lookups: Sequence[str] = ("exact", "lower", "norm", "subwords"),
+        dtype: str = "float32",
+        nlp: Optional[Language] = None,
+    ) -> None:
         self.name = name
         self.lookups = check_lookups(lookups)
         self.dtype = vector_dtype(dtype)
         self.table: Optional[StaticVectorTable] = None
+        # Only to name the real fix when the table is missing (E023); never keeps nlp alive.
+        self._nlp_ref = NlpRef(nlp)
         install_extensions()
 
     def set_annotations(self, docs: Sequence[Doc]) -> None:
@@ -83,8 +92,17 @@ class StaticVectors(DocAnnotator):
 
     def _require_table(self) -> StaticVectorTable:
         if self.table is None:
+            if self._is_frozen():
+                raise CtxvecError(Errors.E023.format(name=self.name))
             raise CtxvecError(Errors.E114.format(name=self.name))
         return self.table
+
+    def _is_frozen(self) -> bool:
+        nlp = self._nlp_ref()
+        if nlp is None:
+            return False
+        frozen = nlp.config.get("training", {}).get("frozen_components", [])
+        return self.name in frozen
 
     def initialize(
         self,
@@ -113,23 +131,30 @@ class StaticVectors(DocAnnotator):
             raise CtxvecError(Errors.E008.format(name=self.name, pipe_names=nlp.pipe_names, fix=STATIC_NO_TRANSFORMER_FIX.format(name=self.name))) from err
 
     # Serialization: .npy + JSON on disk (memory-mapped on load), msgpack in bytes.
+    # exclude=["table"] leaves the table out when saving and keeps the current one when loading.
     def to_disk(self, path: Union[str, Path], *, exclude: Iterable[str] = tuple()) -> None:
         path = Path(path)
         path.mkdir(parents=True, exist_ok=True)
-        srsly.write_json(path / "cfg.json", {"has_table": self.table is not None})
-        if self.table is not None:
+        save_table = self.table is not None and not excluded("table", exclude)
+        srsly.write_json(path / "cfg.json", {"has_table": save_table})
+        if save_table:
             self.table.to_disk(path / "table")
 
     def from_disk(self, path: Union[str, Path], *, exclude: Iterable[str] = tuple()) -> "StaticVectors":
+        if excluded("table", exclude):
+            return self
         path = Path(path)
         cfg = srsly.read_json(path / "cfg.json")
         self.table = StaticVectorTable.from_disk(path / "table") if cfg["has_table"] else None
         return self
 
     def to_bytes(self, *, exclude: Iterable[str] = tuple()) -> bytes:
-        return srsly.msgpack_dumps({"table": None if self.table is None else self.table.to_bytes()})
+        save_table = self.table is not None and not excluded("table", exclude)
+        return srsly.msgpack_dumps({"table": self.table.to_bytes() if save_table else None})
 
     def from_bytes(self, bytes_data: bytes, *, exclude: Iterable[str] = tuple()) -> "StaticVectors":
+        if excluded("table", exclude):
+            return self
         msg = srsly.msgpack_loads(bytes_data)
         self.table = None if msg["table"] is None else StaticVectorTable.from_bytes(msg["table"])
         return self
