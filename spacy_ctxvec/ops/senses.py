@@ -1,0 +1,166 @@
+"""Word sense induction from a type's sample of contextual vectors (numpy, scipy and
+scikit-learn; no spaCy). Deterministic, never NaN.
+
+1. ``fit_sense_space``: corpus mean and the top principal directions of corpus token
+   vectors ("all-but-the-top", Mu & Viswanath 2018), which carry frequency and position
+   rather than meaning.
+2. ``to_sense_space``: centre, remove those directions, scale rows to unit length.
+3. ``induce_senses``: one sense unless the type has at least ``min_tokens`` occurrences
+   whose spread (mean pairwise cosine distance) exceeds ``split_threshold``, a null
+   calibrated on monosemous words; then average-linkage clustering on cosine distance
+   (scipy), cut at ``cut_distance``, 2..``max_senses`` senses.
+4. ``assign_senses``: a new occurrence goes to the nearest sense centroid (cosine).
+
+The defaults were chosen on WordNet example sentences and monosemous Gutenberg words
+(benchmarks/SENSES.md).
+"""
+from dataclasses import dataclass
+from typing import Optional
+
+import numpy as np
+from scipy.cluster.hierarchy import fcluster, linkage
+from scipy.spatial.distance import squareform
+
+from .cosine import normalise_rows
+
+SPLIT_THRESHOLD = 0.25
+CUT_DISTANCE = 0.10
+MAX_SENSES = 8
+MIN_TOKENS = 4
+N_REMOVED_DIRECTIONS = 3
+
+
+@dataclass(frozen=True)
+class SenseSpace:
+    """Where senses are induced: centre by ``mean`` (d,), remove ``directions`` (m, d)."""
+
+    mean: np.ndarray
+    directions: np.ndarray
+
+    @property
+    def width(self) -> int:
+        return int(self.mean.shape[0])
+
+
+@dataclass(frozen=True)
+class SenseModel:
+    """Senses of one type: a label per occurrence (n,), unit centroids (k, d) in the
+    sense space, shares (k,) summing to 1, largest sense first; ``spread`` is the
+    mean pairwise cosine distance of the occurrences."""
+
+    labels: np.ndarray
+    centroids: np.ndarray
+    shares: np.ndarray
+    spread: float
+
+    @property
+    def n_senses(self) -> int:
+        return int(self.centroids.shape[0])
+
+
+def fit_sense_space(vectors: np.ndarray, *, n_directions: int = N_REMOVED_DIRECTIONS,
+                    weights: Optional[np.ndarray] = None) -> SenseSpace:
+    """Mean and top ``n_directions`` principal directions of corpus token vectors (n, d);
+    ``weights`` (n,) make a sample stand for the corpus (e.g. count / sampled rows of its type)."""
+    x = np.asarray(vectors, dtype=np.float64)
+    width = x.shape[1] if x.ndim == 2 else 0
+    finite = np.isfinite(x).all(axis=1) if len(x) else np.zeros(0, dtype=bool)
+    x = x[finite]
+    w = np.ones(len(x)) if weights is None else np.asarray(weights, dtype=np.float64)[finite]
+    if len(x) == 0 or w.sum() <= 0:
+        return SenseSpace(np.zeros(width), np.zeros((0, width)))
+    w = w / w.sum()
+    mean = w @ x
+    centred = (x - mean) * np.sqrt(w)[:, None]
+    m = int(min(n_directions, len(x) - 1, width)) if len(x) > 1 else 0
+    directions = np.linalg.svd(centred, full_matrices=False)[2][:m] if m > 0 else np.zeros((0, width))
+    return SenseSpace(mean, directions)
+
+
+def to_sense_space(vectors: np.ndarray, space: SenseSpace) -> np.ndarray:
+    """Rows centred, with the space's directions projected out, at unit length (zero rows stay zero)."""
+    y = np.asarray(vectors, dtype=np.float64).reshape(-1, space.width) - space.mean
+    y = np.nan_to_num(y, nan=0.0, posinf=0.0, neginf=0.0)
+    if len(space.directions):
+        y = y - (y @ space.directions.T) @ space.directions
+    return normalise_rows(y)
+
+
+def spread(unit_rows: np.ndarray) -> float:
+    """Mean pairwise cosine distance of unit rows (0.0 for fewer than two)."""
+    n = len(unit_rows)
+    if n < 2:
+        return 0.0
+    total = unit_rows.sum(axis=0)
+    off_diagonal = float(total @ total - np.einsum("ij,ij->", unit_rows, unit_rows))
+    return float(np.clip(1.0 - off_diagonal / (n * (n - 1)), 0.0, 2.0))
+
+
+def _sense_model(unit_rows: np.ndarray, labels: np.ndarray, row_spread: float) -> SenseModel:
+    """Centroids and shares for ``labels``, senses renumbered largest first (ties: first seen)."""
+    _, first, inverse, counts = np.unique(labels, return_index=True, return_inverse=True, return_counts=True)
+    order = np.lexsort((first, -counts))
+    rank = np.empty(len(order), dtype=np.int64)
+    rank[order] = np.arange(len(order))
+    labels = rank[inverse]
+    sums = np.zeros((len(order), unit_rows.shape[1]))
+    np.add.at(sums, labels, unit_rows)
+    return SenseModel(labels.astype(np.int64), normalise_rows(sums), counts[order] / counts.sum(), row_spread)
+
+
+def induce_senses(
+    unit_rows: np.ndarray,
+    *,
+    split_threshold: float = SPLIT_THRESHOLD,
+    cut_distance: float = CUT_DISTANCE,
+    max_senses: int = MAX_SENSES,
+    min_tokens: int = MIN_TOKENS,
+) -> SenseModel:
+    """Senses of one type from its occurrences in the sense space (n, d) unit rows.
+
+    Zero rows take no part in the decision and join the largest sense. An empty input
+    gives zero senses.
+    """
+    rows = np.asarray(unit_rows, dtype=np.float64)
+    if rows.ndim != 2:
+        rows = rows.reshape(len(rows), -1) if rows.size else rows.reshape(0, 0)
+    n = len(rows)
+    if n == 0:
+        return SenseModel(np.zeros(0, dtype=np.int64), np.zeros((0, rows.shape[1])), np.zeros(0), 0.0)
+    nonzero = np.einsum("ij,ij->i", rows, rows) > 0.25
+    voting = rows[nonzero]
+    row_spread = spread(voting)
+    labels = np.zeros(n, dtype=np.int64)
+    if len(voting) < max(min_tokens, 3) or row_spread <= split_threshold:
+        return _sense_model(rows, labels, row_spread)
+    distances = np.clip(1.0 - voting @ voting.T, 0.0, 2.0)
+    np.fill_diagonal(distances, 0.0)
+    tree = linkage(squareform(distances, checks=False), method="average")
+    voting_labels = fcluster(tree, t=cut_distance, criterion="distance")
+    upper = min(max_senses, len(voting) - 1)
+    n_clusters = len(np.unique(voting_labels))
+    if n_clusters > upper or n_clusters < 2:
+        voting_labels = fcluster(tree, t=int(np.clip(n_clusters, 2, upper)), criterion="maxclust")
+    voting_labels = np.unique(voting_labels, return_inverse=True)[1]
+    labels[nonzero] = voting_labels
+    labels[~nonzero] = np.bincount(voting_labels).argmax()
+    return _sense_model(rows, labels, row_spread)
+
+
+def assign_senses(unit_rows: np.ndarray, centroids: np.ndarray) -> np.ndarray:
+    """Nearest centroid (highest cosine) per row; ties go to the larger (lower-numbered)
+    sense; everything is sense 0 with at most one centroid."""
+    rows = np.atleast_2d(np.asarray(unit_rows, dtype=np.float64))
+    if len(centroids) <= 1:
+        return np.zeros(len(rows), dtype=np.int64)
+    return np.argmax(rows @ np.asarray(centroids, dtype=np.float64).T, axis=1).astype(np.int64)
+
+
+def sense_entropy(shares: np.ndarray) -> float:
+    """Shannon entropy (nats) of sense shares; 0.0 for one sense or none."""
+    p = np.asarray(shares, dtype=np.float64)
+    p = p[np.isfinite(p) & (p > 0)]
+    if p.size <= 1:
+        return 0.0
+    p = p / p.sum()
+    return float(-(p * np.log(p)).sum())
