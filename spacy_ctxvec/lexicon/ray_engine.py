@@ -19,6 +19,7 @@ spacy-ctxvec[ray]``.
 import json
 import math
 import os
+import threading
 import time
 from contextlib import contextmanager
 from pathlib import Path
@@ -49,6 +50,14 @@ from .statistics import Lexicon, merge_all
 # for a CPU could never start while the actors hold every CPU of a small machine.
 READ_TASK_CPUS = 0.0
 MERGE_GROUP = 16
+# A node that dies takes its actors with it. Ray restarts them on the nodes left when
+# those have room; on a fixed cluster that lost a node they have none, and the shard the
+# dead actor held would wait forever. The driver looks at the cluster every
+# NODE_CHECK_S seconds and stops with E520 once nodes were lost and the nodes left have
+# been unable to hold the actor pool for NODE_LOSS_GRACE_S seconds (time enough for an
+# autoscaler to replace the node).
+NODE_CHECK_S = 2.0
+NODE_LOSS_GRACE_S = 60.0
 
 
 def import_ray() -> Any:
@@ -141,9 +150,114 @@ def coded_error(err: BaseException) -> Optional[CtxvecError]:
             continue
         seen.add(id(current))
         if isinstance(current, CtxvecError) and str(current).startswith("[" + PREFIX):
-            return CtxvecError(str(current))
+            # Ray appends its own retry and traceback text after the coded (one-line) message.
+            return CtxvecError(str(current).splitlines()[0])
         stack.extend([current.__cause__, current.__context__, getattr(current, "cause", None)])
     return None
+
+
+def node_loss_error(err: BaseException) -> Optional[CtxvecError]:
+    """E522 when a chain of exceptions holds Ray's word that a node, worker process or
+    object died and could not be recovered (not when an actor's own __init__ failed)."""
+    try:
+        from ray import exceptions as ray_errors
+    except ImportError:
+        return None
+    lost = (ray_errors.NodeDiedError, ray_errors.WorkerCrashedError, ray_errors.ObjectLostError,
+            ray_errors.LocalRayletDiedError, ray_errors.RayActorError)
+    seen = set()
+    stack: List[Optional[BaseException]] = [err]
+    while stack:
+        current = stack.pop()
+        if current is None or id(current) in seen:
+            continue
+        seen.add(id(current))
+        if isinstance(current, lost) and not getattr(current, "actor_init_failed", False):
+            first_line = (str(current).strip().splitlines() or [""])[0][:300]
+            return CtxvecError(Errors.E522.format(error_type=type(current).__name__, error=first_line))
+        stack.extend([current.__cause__, current.__context__, getattr(current, "cause", None)])
+    return None
+
+
+class NodeLossWatch:
+    """Notices nodes that leave the cluster during a build; E520 once the nodes left have
+    been too small for the actor pool for NODE_LOSS_GRACE_S seconds."""
+
+    def __init__(self, ray: Any, num_workers: int, num_cpus_per_worker: float, num_gpus_per_worker: float) -> None:
+        self.ray = ray
+        self.num_workers = num_workers
+        self.per_worker = {"CPU": num_cpus_per_worker, "GPU": num_gpus_per_worker}
+        self.start_nodes = {node["NodeID"]: node.get("NodeManagerAddress", "?") for node in self._alive()}
+        self.short_since: Optional[float] = None
+
+    def _alive(self) -> List[Dict[str, Any]]:
+        return [node for node in self.ray.nodes() if node.get("Alive")]
+
+    def check(self) -> None:
+        alive = self._alive()
+        lost = sorted(set(self.start_nodes) - {node["NodeID"] for node in alive})
+        shortfall = None
+        if lost:
+            for resource, per_worker in self.per_worker.items():
+                need = self.num_workers * per_worker
+                have = sum(float(node.get("Resources", {}).get(resource, 0.0)) for node in alive)
+                if need > have:
+                    shortfall = (resource, per_worker, need, have)
+                    break
+        if shortfall is None:
+            self.short_since = None
+            return
+        now = time.monotonic()
+        self.short_since = self.short_since if self.short_since is not None else now
+        if now - self.short_since < NODE_LOSS_GRACE_S:
+            return
+        resource, per_worker, need, have = shortfall
+        nodes = ", ".join(f"{node_id[:12]} ({self.start_nodes[node_id]})" for node_id in lost)
+        raise CtxvecError(Errors.E520.format(
+            nodes=nodes, n_left=len(alive), have=have, resource=resource, num_workers=self.num_workers,
+            per_worker=per_worker, need=need, seconds=NODE_LOSS_GRACE_S, fit=max(1, int(have // per_worker)) if per_worker else self.num_workers,
+        ))
+
+
+def running_executors() -> set:
+    """Ray Data's streaming executors running in this process (each is a thread)."""
+    try:
+        from ray.data._internal.execution.streaming_executor import StreamingExecutor
+    except ImportError:  # another Ray Data layout: nothing to stop
+        return set()
+    return {thread for thread in threading.enumerate() if isinstance(thread, StreamingExecutor)}
+
+
+def stop_executors(executors: set) -> None:
+    """Stop the given executors before Ray is shut down: a stopped build must not keep
+    scheduling (an executor that outlives ray.shutdown would start a local Ray)."""
+    for executor in executors:
+        try:
+            executor.shutdown(force=True)
+        except Exception:  # best effort: the build has already failed
+            pass
+
+
+def merge_watching(rows: Iterable[Dict[str, Any]], watch: Optional[NodeLossWatch], *, progress: bool = False) -> Tuple[Optional[Lexicon], int, List[Tuple[str, int]]]:
+    """merge_partials on a helper thread while this one checks the cluster with ``watch``
+    every NODE_CHECK_S seconds (E520 from the watch ends the wait)."""
+    outcome: Dict[str, Any] = {}
+
+    def run() -> None:
+        try:
+            outcome["value"] = merge_partials(rows, progress=progress)
+        except BaseException as err:  # handed to the calling thread
+            outcome["error"] = err
+
+    thread = threading.Thread(target=run, name="ctxvec-ray-merge", daemon=True)
+    thread.start()
+    while thread.is_alive():
+        thread.join(NODE_CHECK_S)
+        if thread.is_alive() and watch is not None:
+            watch.check()
+    if "error" in outcome:
+        raise outcome["error"]
+    return outcome["value"]
 
 
 def merge_partials(rows: Iterable[Dict[str, Any]], *, progress: bool = False) -> Tuple[Optional[Lexicon], int, List[Tuple[str, int]]]:
@@ -248,6 +362,11 @@ def build_lexicon_ray(
         documents = ray.data.read_datasource(
             CorpusDatasource(files, rows_per_block=shard_size, on_error=on_error, encoding=encoding),
             num_cpus=READ_TASK_CPUS,
+            # One read task per file and no further splitting: Ray would otherwise cut
+            # the read output into (2 x cluster CPUs) pieces, so that shard boundaries,
+            # and with them nlp.pipe's padding and the last bits of the sums, would
+            # depend on the cluster's size.
+            override_num_blocks=len(files),
         )
         partials = documents.map_batches(
             worker_class or PartialLexiconWorker,
@@ -258,10 +377,13 @@ def build_lexicon_ray(
             num_gpus=num_gpus_per_worker or None,
             fn_constructor_args=(pipeline_ref, key, batch_size, num_gpus_per_worker > 0, max(1, int(num_cpus_per_worker)), sample_size),
         )
+        executors_before = running_executors()
         try:
-            lexicon, n_docs, skipped = merge_partials(partials.iter_rows(), progress=progress)
+            watch = NodeLossWatch(ray, num_workers, num_cpus_per_worker, num_gpus_per_worker)
+            lexicon, n_docs, skipped = merge_watching(partials.iter_rows(), watch, progress=progress)
         except Exception as err:
-            coded = coded_error(err)
+            stop_executors(running_executors() - executors_before)
+            coded = coded_error(err) or node_loss_error(err)
             if coded is None:
                 raise
             raise coded from err
