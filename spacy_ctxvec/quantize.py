@@ -1,58 +1,162 @@
-"""int8 dynamic quantisation of a pipeline's transformer, for faster CPU inference.
+"""int8 weights for a pipeline's transformer, for faster CPU inference.
 
-Weights of every ``torch.nn.Linear`` are stored as int8 and activations quantised on
-the fly (``torch.ao.quantization.quantize_dynamic``). Apply it after loading a
-pipeline, for inference only: a quantised pipeline cannot be trained, and it is
-not meant to be saved (``to_disk`` would store int8 weights that a float pipeline
-cannot load back).
+Every ``torch.nn.Linear`` of the Hugging Face model is replaced in place by a
+:class:`DynamicInt8Linear`: int8 weights (one scale per output row by default),
+activations quantised to int8 on the fly, computed by torch's dynamic int8 CPU
+kernels (``torch.ops.quantized.linear_dynamic``, fbgemm / x86). No
+``torch.ao.quantization`` flow and no private spacy-transformers attribute is used.
+
+Use it from a config so that a saved pipeline quantises itself on load::
+
+    [nlp.after_pipeline_creation]
+    @callbacks = "spacy-ctxvec.quantize_int8.v1"
+
+or call :func:`quantize_pipeline` after ``spacy.load``. A quantised pipeline is for
+inference (it cannot be trained); saving it writes the de-quantised float weights
+under the Linear layers' own names, so any float pipeline can load them back and the
+callback quantises them again to the same int8 values.
+
+Why not torchao: torchao's ``quantize_`` (``Int8DynamicActivationInt8WeightConfig``)
+is the maintained route that torch 2.13 recommends, but its PyPI wheel has no x86
+CPU int8 kernels: on MiniLM it ran 4-16x slower than float32 here (benchmarks/
+RESULTS.md), so it cannot give the CPU speed-up this module is for. torch 2.13 also
+marks its quantised tensor dtypes deprecated (a one-time UserWarning); the kernels
+used here are the same ones ``quantize_dynamic`` used.
 """
-from typing import Optional
+import inspect
+from typing import Any, Callable, Dict, List, Optional
 
 import torch
 from spacy.language import Language
+from spacy.util import registry
 
-QUANTIZED_ATTR = "_ctxvec_quantized"
+from .errors import CtxvecError, Errors
+
+
+def _int8_weight(weight: torch.Tensor, per_channel: bool) -> torch.Tensor:
+    """A qint8 tensor of ``weight`` with symmetric scales (per output row or one)."""
+    weight = weight.detach().float()
+    if per_channel:
+        scales = (weight.abs().amax(dim=1) / 127.0).clamp(min=1e-12).double()
+        zero_points = torch.zeros(weight.shape[0], dtype=torch.long)
+        return torch.quantize_per_channel(weight, scales, zero_points, 0, torch.qint8)
+    scale = float(max(weight.abs().max().item() / 127.0, 1e-12))
+    return torch.quantize_per_tensor(weight, scale, 0, torch.qint8)
+
+
+class DynamicInt8Linear(torch.nn.Module):
+    """A Linear with int8 weights and dynamically quantised int8 activations."""
+
+    def __init__(self, linear: torch.nn.Linear, per_channel: bool = True) -> None:
+        super().__init__()
+        self.in_features = linear.in_features
+        self.out_features = linear.out_features
+        self.per_channel = per_channel
+        self._pack(linear.weight, linear.bias)
+
+    def _pack(self, weight: torch.Tensor, bias: Optional[torch.Tensor]) -> None:
+        self.int8_weight = _int8_weight(weight, self.per_channel)
+        self.float_bias = None if bias is None else bias.detach().float().clone()
+        self._packed = torch.ops.quantized.linear_prepack(self.int8_weight, self.float_bias)
+
+    def forward(self, inputs: torch.Tensor) -> torch.Tensor:
+        shape = inputs.shape
+        flat = inputs.reshape(-1, shape[-1]).float().contiguous()
+        # reduce_range=True: 7-bit activations, as fbgemm needs on CPUs without VNNI.
+        out = torch.ops.quantized.linear_dynamic(flat, self._packed, True)
+        return out.reshape(*shape[:-1], self.out_features).to(inputs.dtype)
+
+    # The state dict holds float weight/bias under torch.nn.Linear's names.
+    def _save_to_state_dict(self, destination: Dict[str, Any], prefix: str, keep_vars: bool) -> None:
+        destination[prefix + "weight"] = self.int8_weight.dequantize()
+        if self.float_bias is not None:
+            destination[prefix + "bias"] = self.float_bias
+
+    def _load_from_state_dict(self, state_dict, prefix, local_metadata, strict, missing_keys, unexpected_keys, error_msgs) -> None:
+        if prefix + "weight" not in state_dict:
+            missing_keys.append(prefix + "weight")
+            return
+        self._pack(state_dict[prefix + "weight"], state_dict.get(prefix + "bias"))
+
+    def extra_repr(self) -> str:
+        return f"in_features={self.in_features}, out_features={self.out_features}, per_channel={self.per_channel}"
 
 
 def quantize_transformer(module: torch.nn.Module, per_channel: bool = True) -> torch.nn.Module:
-    """``module`` with its Linear layers replaced by dynamically quantised int8 ones
-    (in place). ``per_channel`` scales each output row separately, which keeps the
-    vectors closer to float32 than one scale per weight matrix."""
-    if getattr(module, QUANTIZED_ATTR, False):
-        return module
+    """``module`` with every torch.nn.Linear inside it replaced by a DynamicInt8Linear,
+    in place (the module object itself stays the same). ``per_channel`` scales each
+    output row separately, which keeps the vectors closer to float32 than one scale
+    per weight matrix. Calling it again changes nothing."""
     module.eval()
-    qconfig = (
-        torch.ao.quantization.per_channel_dynamic_qconfig
-        if per_channel
-        else torch.ao.quantization.default_dynamic_qconfig
-    )
-    quantized = torch.ao.quantization.quantize_dynamic(module, {torch.nn.Linear: qconfig}, dtype=torch.qint8, inplace=True)
-    setattr(quantized, QUANTIZED_ATTR, True)
-    return quantized
+    for parent in list(module.modules()):
+        for name, child in list(parent.named_children()):
+            if type(child) is torch.nn.Linear:
+                setattr(parent, name, DynamicInt8Linear(child, per_channel=per_channel))
+    return module
+
+
+def _transformer_names(nlp: Language, transformer: Optional[str]) -> List[str]:
+    from spacy_transformers import Transformer
+
+    if transformer is None:
+        return [name for name, pipe in nlp.components if isinstance(pipe, Transformer)]
+    if transformer not in nlp.component_names or not isinstance(nlp.get_pipe(transformer), Transformer):
+        raise CtxvecError(Errors.E025.format(name=transformer, pipe_names=nlp.component_names))
+    return [transformer]
+
+
+def _quantize_pipe(pipe: Any, per_channel: bool) -> None:
+    hf_model = pipe.model.transformer  # None until initialize or from_disk loads weights
+    if hf_model is not None:
+        quantize_transformer(hf_model, per_channel=per_channel)
 
 
 def quantize_pipeline(nlp: Language, transformer: Optional[str] = None, per_channel: bool = True) -> Language:
-    """Quantise the Hugging Face model inside the ``transformer`` component of ``nlp``
-    (by default every spacy-transformers component) to int8, on CPU, in place.
-
-    Calling it twice is harmless. Returns ``nlp``.
-    """
-    from spacy_transformers import Transformer
-
-    names = [transformer] if transformer is not None else [
-        name for name, pipe in nlp.pipeline if isinstance(pipe, Transformer)
-    ]
-    for name in names:
-        pipe = nlp.get_pipe(name)
-        shim = pipe.model.layers[0].shims[0]
-        quantized = quantize_transformer(shim._hfmodel.transformer, per_channel=per_channel)
-        shim._hfmodel.transformer = quantized
-        shim._model = quantized
+    """Quantise the Hugging Face model of the ``transformer`` component of ``nlp`` (by
+    default every spacy-transformers component) to int8, on CPU, in place. Calling
+    it twice is harmless. Returns ``nlp``."""
+    for name in _transformer_names(nlp, transformer):
+        _quantize_pipe(nlp.get_pipe(name), per_channel)
     return nlp
 
 
 def is_quantized(nlp: Language, transformer: str = "transformer") -> bool:
-    """Whether quantize_pipeline was applied to the component ``transformer``."""
-    shim = nlp.get_pipe(transformer).model.layers[0].shims[0]
-    return bool(getattr(shim._model, QUANTIZED_ATTR, False))
+    """Whether the component ``transformer`` runs int8 Linear layers."""
+    hf_model = nlp.get_pipe(transformer).model.transformer
+    return hf_model is not None and any(isinstance(m, DynamicInt8Linear) for m in hf_model.modules())
 
+
+class _QuantizeAfter:
+    """Runs the pipe's own ``method`` (from_disk, from_bytes, initialize), then
+    quantises the weights it loaded. A class, not a closure, so nlp stays picklable."""
+
+    def __init__(self, pipe: Any, method: str, per_channel: bool) -> None:
+        self.pipe = pipe
+        self.method = method
+        self.per_channel = per_channel
+
+    @property
+    def __signature__(self) -> inspect.Signature:
+        # spaCy validates [initialize.components] settings against this signature.
+        return inspect.signature(getattr(type(self.pipe), self.method).__get__(self.pipe))
+
+    def __call__(self, *args: Any, **kwargs: Any) -> Any:
+        result = getattr(type(self.pipe), self.method)(self.pipe, *args, **kwargs)
+        _quantize_pipe(self.pipe, self.per_channel)
+        return result
+
+
+@registry.callbacks("spacy-ctxvec.quantize_int8.v1")
+def configure_int8_quantization(transformer: Optional[str] = None, per_channel: bool = True) -> Callable[[Language], Language]:
+    """For [nlp.after_pipeline_creation]: the transformer(s) quantise their weights to
+    int8 as soon as they are loaded (spacy.load, from_bytes) or initialized."""
+
+    def quantize_after_creation(nlp: Language) -> Language:
+        for name in _transformer_names(nlp, transformer):
+            pipe = nlp.get_pipe(name)
+            for method in ("from_disk", "from_bytes", "initialize"):
+                setattr(pipe, method, _QuantizeAfter(pipe, method, per_channel))
+            _quantize_pipe(pipe, per_channel)
+        return nlp
+
+    return quantize_after_creation

@@ -1,8 +1,13 @@
+import pickle
+
 import numpy as np
 import pytest
+import spacy
 import torch
+from spacy.util import load_model_from_config
 
-from spacy_ctxvec.quantize import is_quantized, quantize_pipeline, quantize_transformer
+from spacy_ctxvec.errors import CtxvecError
+from spacy_ctxvec.quantize import DynamicInt8Linear, is_quantized, quantize_pipeline, quantize_transformer
 
 from .conftest import make_trf_nlp
 
@@ -18,19 +23,35 @@ def context_arrays(nlp):
 
 
 def hf_model(nlp, name="transformer"):
-    return nlp.get_pipe(name).model.layers[0].shims[0]._model
+    return nlp.get_pipe(name).model.transformer
+
+
+def with_int8_callback(nlp):
+    config = nlp.config.copy()
+    config["nlp"]["after_pipeline_creation"] = {"@callbacks": "spacy-ctxvec.quantize_int8.v1"}
+    return config
 
 
 def test_quantize_pipeline_replaces_linear_layers(tiny_bert_dir):
     nlp = make_trf_nlp(str(tiny_bert_dir))
+    model = hf_model(nlp)
     assert not is_quantized(nlp)
     assert quantize_pipeline(nlp) is nlp
     assert is_quantized(nlp)
     modules = list(hf_model(nlp).modules())
     assert not any(type(m) is torch.nn.Linear for m in modules)
-    assert any(isinstance(m, torch.ao.nn.quantized.dynamic.Linear) for m in modules)
-    shim = nlp.get_pipe("transformer").model.layers[0].shims[0]
-    assert shim._hfmodel.transformer is shim._model
+    assert any(isinstance(m, DynamicInt8Linear) for m in modules)
+    assert hf_model(nlp) is model  # replaced inside the same model object
+
+
+def test_no_deprecated_torch_ao_flow_is_used(tiny_bert_dir):
+    import warnings
+
+    nlp = make_trf_nlp(str(tiny_bert_dir))
+    with warnings.catch_warnings(record=True) as caught:
+        warnings.simplefilter("always")
+        quantize_pipeline(nlp)
+    assert not [w for w in caught if "torch.ao.quantization is deprecated" in str(w.message)]
 
 
 def test_quantized_vectors_stay_close_to_float(tiny_bert_dir):
@@ -46,10 +67,10 @@ def test_quantized_vectors_stay_close_to_float(tiny_bert_dir):
 def test_quantize_twice_is_a_no_op(tiny_bert_dir):
     nlp = make_trf_nlp(str(tiny_bert_dir))
     quantize_pipeline(nlp)
-    first = hf_model(nlp)
+    layers = [m for m in hf_model(nlp).modules() if isinstance(m, DynamicInt8Linear)]
     vectors = context_arrays(nlp)
     quantize_pipeline(nlp)
-    assert hf_model(nlp) is first
+    assert [m for m in hf_model(nlp).modules() if isinstance(m, DynamicInt8Linear)] == layers
     for a, b in zip(vectors, context_arrays(nlp)):
         np.testing.assert_array_equal(a, b)
 
@@ -58,8 +79,10 @@ def test_quantize_transformer_by_name_and_unknown_name(tiny_bert_dir):
     nlp = make_trf_nlp(str(tiny_bert_dir))
     quantize_pipeline(nlp, transformer="transformer")
     assert is_quantized(nlp, "transformer")
-    with pytest.raises(KeyError):
+    with pytest.raises(CtxvecError, match=r"\[CTX-E025\].*no_such_component"):
         quantize_pipeline(nlp, transformer="no_such_component")
+    with pytest.raises(CtxvecError, match=r"\[CTX-E025\].*ctxvec_context"):
+        quantize_pipeline(nlp, transformer="ctxvec_context")
 
 
 @pytest.mark.parametrize("per_channel", [True, False])
@@ -69,16 +92,56 @@ def test_quantize_transformer_on_a_plain_module(per_channel):
     inputs = torch.randn(5, 4)
     expected = module(inputs)
     quantized = quantize_transformer(module, per_channel=per_channel)
-    assert isinstance(quantized[0], torch.ao.nn.quantized.dynamic.Linear)
-    scheme = quantized[0].weight().qscheme()
+    assert quantized is module
+    assert isinstance(quantized[0], DynamicInt8Linear)
+    scheme = quantized[0].int8_weight.qscheme()
     assert scheme == (torch.per_channel_affine if per_channel else torch.per_tensor_affine)
     torch.testing.assert_close(quantized(inputs), expected, atol=0.05, rtol=0.05)
+    # 3-D input (batch, length, width), as in a transformer
+    torch.testing.assert_close(quantized(inputs.reshape(1, 5, 4))[0], quantized(inputs))
+
+
+def test_state_dict_has_float_linear_names_and_round_trips():
+    torch.manual_seed(0)
+    float_module = torch.nn.Sequential(torch.nn.Linear(6, 4))
+    quantized = quantize_transformer(torch.nn.Sequential(torch.nn.Linear(6, 4)), per_channel=True)
+    quantized.load_state_dict(float_module.state_dict())
+    state = quantized.state_dict()
+    assert set(state) == {"0.weight", "0.bias"}
+    assert state["0.weight"].dtype == torch.float32
+    # the saved weights are the int8 values: loading them into a float model and
+    # quantising again gives the same int8 weights
+    reloaded = torch.nn.Sequential(torch.nn.Linear(6, 4))
+    reloaded.load_state_dict(state)
+    requantized = quantize_transformer(reloaded)
+    torch.testing.assert_close(requantized[0].int8_weight.int_repr(), quantized[0].int8_weight.int_repr())
+
+
+def test_callback_quantises_on_initialize_and_on_load(tiny_bert_dir, tmp_path):
+    float_nlp = make_trf_nlp(str(tiny_bert_dir))
+    expected = context_arrays(quantize_pipeline(make_trf_nlp(str(tiny_bert_dir))))
+    config = with_int8_callback(float_nlp)
+    # initialize: the transformer loads pretrained weights, then quantises them
+    nlp = load_model_from_config(config, auto_fill=True)
+    nlp.initialize()
+    assert is_quantized(nlp)
+    # a saved pipeline quantises itself on spacy.load and from_bytes
+    nlp.to_disk(tmp_path / "int8")
+    loaded = spacy.load(tmp_path / "int8")
+    assert is_quantized(loaded)
+    for a, b in zip(expected, context_arrays(loaded)):
+        np.testing.assert_allclose(a, b, atol=1e-5)
+    from_bytes = load_model_from_config(config, auto_fill=True).from_bytes(nlp.to_bytes())
+    assert is_quantized(from_bytes)
+    # the float pipeline saved earlier loads as float, and its weights as int8 with the callback
+    float_nlp.to_disk(tmp_path / "float")
+    assert not is_quantized(spacy.load(tmp_path / "float"))
+    assert is_quantized(spacy.load(tmp_path / "float", config={"nlp": {"after_pipeline_creation": {"@callbacks": "spacy-ctxvec.quantize_int8.v1"}}}))
+    assert is_quantized(pickle.loads(pickle.dumps(loaded)))
 
 
 @pytest.mark.slow
 def test_quantized_minilm_agrees_with_float(default_pipeline_dir):
-    import spacy
-
     nlp = spacy.load(default_pipeline_dir)
     before = context_arrays(nlp)
     after = context_arrays(quantize_pipeline(nlp))
