@@ -307,6 +307,32 @@ class Errors(metaclass=_ErrorsWithCodes):
             "again with `python -m spacy project assets`, or pass --vars.sense_counts PATH "
             "of an existing lemma<TAB>count table.")
 
+    # Senses (E6xx): sense induction, the sense inventory, sense commands (issue 11)
+    E600 = ("Sense inventory: {problem}. Build it with induce_inventory(lexicon, ...) or "
+            "`spacy-ctxvec build-lexicon` rather than by hand.")
+    E601 = ("Senses at '{path}' cannot be read: {problem}. Rebuild them with "
+            "`spacy-ctxvec build-lexicon` (senses are induced by default), or copy the "
+            "saved directory again.")
+    E602 = ("The lexicon has no occurrence sample, and senses are induced from it. Build "
+            "the lexicon with `spacy-ctxvec build-lexicon --sample-size 64` (the default) "
+            "or sample_size > 0 in [initialize.components.{name}], or pass --no-senses / "
+            "senses = false.")
+    E603 = ("Sense setting {setting} must be {requirement}, got {value!r}.")
+    E604 = ("The senses have width {senses_width}, but the pipeline's contextual vectors "
+            "have width {pipeline_width}. Induce the senses from a lexicon built with this "
+            "pipeline (`spacy-ctxvec build-lexicon`).")
+    E605 = ("The senses were induced from a lexicon with key mode '{senses_key}', but "
+            "component '{name}' uses key = \"{key}\". Rebuild the lexicon and senses with "
+            "--key {key}.")
+    E606 = ("No senses found at '{path}': it is neither a senses directory nor a pipeline "
+            "whose ctxvec_polysemy component saved senses. Build them with "
+            "`spacy-ctxvec build-lexicon PIPELINE CORPUS OUTPUT` (without --no-senses).")
+    E607 = ("No senses for {words} in '{path}' (key mode '{key}'): the word is not in the "
+            "corpus, was seen fewer than min_count={min_count} times, or has no sampled "
+            "occurrences. {n_types} words have senses.")
+    E608 = ("The senses hold {n_types} word types, but these are not in the lexicon they "
+            "are used with: {examples}. Induce the senses from this lexicon.")
+
 
 class Warnings(metaclass=_ErrorsWithCodes):
     """Messages that are logged, not raised (spaCy's Warnings style)."""

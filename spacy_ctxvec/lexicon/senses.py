@@ -1,0 +1,451 @@
+"""Induced word senses per type (issue 11): the ``SenseInventory`` and ``induce_inventory``.
+
+From the lexicon's occurrence sample (``Lexicon.sample``: up to K contextual vectors
+per type, chosen by a content hash), ``induce_inventory``
+
+1. fits one sense space for the whole corpus (``ops.senses``: centre, remove the top
+   principal directions), each sampled row weighted by count / sampled rows of its
+   type so that the sample stands for the corpus;
+2. induces the senses of every type seen at least ``min_count`` times that has a
+   sample (``ops.senses.induce_senses``: one sense unless the sample's spread exceeds
+   a threshold, else average-linkage clustering on cosine distance);
+3. keeps per sense: its unit centroid in the sense space (assignment), the mean RAW
+   contextual vector of its members (the sense's static vector), its share of the
+   sample and up to three example snippets (the members nearest the centroid).
+
+``SenseInventory.assign`` gives a new occurrence the nearest centroid among its own
+type's senses. Pure numpy (+ scipy through ops); no spaCy. Saved as .npy + JSON, no
+pickle.
+"""
+import io
+import json
+from dataclasses import dataclass
+from pathlib import Path
+from typing import Any, Dict, List, Optional, Sequence, Union
+
+import numpy as np
+
+from ..errors import CtxvecError, Errors
+from ..ops.senses import (
+    CUT_DISTANCE,
+    MAX_SENSES,
+    MIN_TOKENS,
+    N_REMOVED_DIRECTIONS,
+    SPLIT_THRESHOLD,
+    SenseSpace,
+    induce_senses,
+    to_sense_space,
+)
+from .statistics import Lexicon
+
+SENSES_FORMAT_VERSION = 1
+N_EXAMPLES = 3  # example snippets kept per sense
+_HEADER_FILE, _KEYS_FILE, _EXAMPLES_FILE = "senses.json", "keys.json", "examples.json"
+_ARRAY_DTYPES = {
+    "mean": np.float64, "directions": np.float64, "offsets": np.int64,
+    "centroids": np.float32, "vectors": np.float32, "shares": np.float64,
+}
+_FIT_CHUNK_ROWS = 16384  # rows per chunk when fitting the sense space (bounded memory)
+DEFAULT_SETTINGS: Dict[str, Any] = {
+    "split_threshold": SPLIT_THRESHOLD,
+    "cut_distance": CUT_DISTANCE,
+    "max_senses": MAX_SENSES,
+    "min_tokens": MIN_TOKENS,
+    "n_directions": N_REMOVED_DIRECTIONS,
+}
+
+
+@dataclass(frozen=True)
+class Sense:
+    """One sense of a type: its index within the type (0 = largest), share of the
+    type's sample, static vector (mean raw contextual vector of its members), unit
+    centroid in the sense space and example snippets (word in [brackets])."""
+
+    index: int
+    share: float
+    vector: np.ndarray
+    centroid: np.ndarray
+    examples: List[str]
+
+
+def _check(condition: bool, problem: str) -> None:
+    if not condition:
+        raise CtxvecError(Errors.E600.format(problem=problem))
+
+
+def check_induction_settings(
+    *, min_count: int, split_threshold: float, cut_distance: float, max_senses: int, min_tokens: int, n_directions: int,
+) -> None:
+    """E603 for a setting out of range."""
+    checks = (
+        ("min_count", min_count, isinstance(min_count, int) and min_count >= 1, "an integer >= 1"),
+        ("split_threshold", split_threshold, _is_number(split_threshold) and 0.0 <= split_threshold <= 2.0, "a number in [0, 2] (cosine distance)"),
+        ("cut_distance", cut_distance, _is_number(cut_distance) and 0.0 < cut_distance <= 2.0, "a number in (0, 2] (cosine distance)"),
+        ("max_senses", max_senses, isinstance(max_senses, int) and max_senses >= 2, "an integer >= 2"),
+        ("min_tokens", min_tokens, isinstance(min_tokens, int) and min_tokens >= 3, "an integer >= 3"),
+        ("n_directions", n_directions, isinstance(n_directions, int) and n_directions >= 0, "an integer >= 0"),
+    )
+    for name, value, ok, requirement in checks:
+        if not ok or isinstance(value, bool):
+            raise CtxvecError(Errors.E603.format(setting=name, requirement=requirement, value=value))
+
+
+def _is_number(value: Any) -> bool:
+    return isinstance(value, (int, float)) and not isinstance(value, bool) and bool(np.isfinite(value))
+
+
+class SenseInventory:
+    """The induced senses of every type that has them.
+
+    ``keys`` are sorted and unique; the senses of ``keys[i]`` are the rows
+    ``offsets[i]:offsets[i + 1]`` of ``centroids`` (unit rows in ``space``),
+    ``vectors`` (mean raw contextual vector), ``shares`` and ``examples``; within a
+    type, sense 0 is the largest.
+    """
+
+    def __init__(
+        self,
+        space: SenseSpace,
+        keys: Sequence[str],
+        offsets: np.ndarray,
+        centroids: np.ndarray,
+        vectors: np.ndarray,
+        shares: np.ndarray,
+        examples: Sequence[Sequence[str]],
+        settings: Optional[Dict[str, Any]] = None,
+    ) -> None:
+        self.space = SenseSpace(np.asarray(space.mean, dtype=np.float64), np.asarray(space.directions, dtype=np.float64))
+        self.keys: List[str] = list(keys)
+        self.offsets = np.asarray(offsets, dtype=np.int64)
+        self.centroids = np.asarray(centroids, dtype=np.float32)
+        self.vectors = np.asarray(vectors, dtype=np.float32)
+        self.shares = np.asarray(shares, dtype=np.float64)
+        self.examples: List[List[str]] = [list(e) for e in examples]
+        self.settings: Dict[str, Any] = dict(settings or {})
+        self._index: Optional[Dict[str, int]] = None
+        self._validate()
+
+    def _validate(self) -> None:
+        width, n_types = self.width, len(self.keys)
+        _check(self.space.mean.ndim == 1 and width >= 1, f"the sense space mean must be a non-empty vector, got shape {self.space.mean.shape}")
+        _check(self.space.directions.ndim == 2 and self.space.directions.shape[1] == width,
+               f"the sense space directions have shape {self.space.directions.shape}, expected (m, {width})")
+        _check(self.offsets.shape == (n_types + 1,), f"offsets has shape {self.offsets.shape}, expected ({n_types + 1},) for {n_types} keys")
+        n_senses = int(self.offsets[-1]) if len(self.offsets) else -1
+        _check(int(self.offsets[0]) == 0 if len(self.offsets) else False, "offsets must start at 0")
+        _check(bool((np.diff(self.offsets) >= 1).all()), "every key must have at least one sense")
+        for name in ("centroids", "vectors"):
+            array = getattr(self, name)
+            _check(array.shape == (n_senses, width), f"{name} has shape {array.shape}, expected ({n_senses}, {width})")
+        _check(self.shares.shape == (n_senses,), f"shares has shape {self.shares.shape}, expected ({n_senses},)")
+        _check(len(self.examples) == n_senses, f"{len(self.examples)} example lists for {n_senses} senses")
+        _check(all(isinstance(s, str) for e in self.examples for s in e), "examples must be lists of strings")
+        _check(all(a < b for a, b in zip(self.keys, self.keys[1:])), "keys must be sorted and unique")
+        _check(all(isinstance(key, str) for key in self.keys), "keys must be strings")
+        for name in ("centroids", "vectors", "shares"):
+            _check(bool(np.isfinite(getattr(self, name)).all()), f"{name} holds NaN or infinite values")
+        _check(bool(np.isfinite(self.space.mean).all() and np.isfinite(self.space.directions).all()), "the sense space holds NaN or infinite values")
+        _check(bool(((self.shares > 0) & (self.shares <= 1)).all()), "shares must lie in (0, 1]")
+        norms = np.sqrt(np.einsum("ij,ij->i", self.centroids.astype(np.float64), self.centroids.astype(np.float64)))
+        _check(bool((norms <= 1.0 + 1e-3).all()), "centroids must be unit (or zero) rows")
+
+    # Lookup
+    @property
+    def width(self) -> int:
+        return int(self.space.mean.shape[0]) if self.space.mean.ndim == 1 else 0
+
+    @property
+    def n_senses_total(self) -> int:
+        return int(self.offsets[-1])
+
+    def __len__(self) -> int:
+        return len(self.keys)
+
+    def __contains__(self, key: object) -> bool:
+        return self.index(key) is not None  # type: ignore[arg-type]
+
+    def index(self, key: str) -> Optional[int]:
+        """Position of ``key`` in ``keys`` (None if it has no senses)."""
+        if self._index is None:
+            self._index = {key: i for i, key in enumerate(self.keys)}
+        return self._index.get(key)
+
+    def type_rows(self, keys: Sequence[str]) -> np.ndarray:
+        """Position in ``keys`` of each given key, -1 where it has no senses (int64)."""
+        return np.array([-1 if (i := self.index(key)) is None else i for key in keys], dtype=np.int64)
+
+    def counts(self) -> np.ndarray:
+        """Senses per type, (n_types,) int64."""
+        return np.diff(self.offsets)
+
+    def n_senses(self, key: str) -> int:
+        """Number of senses of ``key`` (0 if it has none)."""
+        i = self.index(key)
+        return 0 if i is None else int(self.offsets[i + 1] - self.offsets[i])
+
+    def senses_of(self, key: str) -> List[Sense]:
+        """The senses of ``key``, largest first ([] if it has none)."""
+        i = self.index(key)
+        if i is None:
+            return []
+        start = int(self.offsets[i])
+        return [
+            Sense(row - start, float(self.shares[row]), self.vectors[row], self.centroids[row], list(self.examples[row]))
+            for row in range(start, int(self.offsets[i + 1]))
+        ]
+
+    def assign(self, type_rows: np.ndarray, vectors: np.ndarray) -> np.ndarray:
+        """The sense index (within its type) of each occurrence: ``type_rows`` (n,) the
+        type's position in ``keys`` (-1: none), ``vectors`` (n, width) its raw
+        contextual vector. Nearest centroid (cosine) in the sense space among the
+        type's own senses; ties go to the larger sense. -1 where the type has no
+        senses; a zero vector gets sense 0 (the largest). Vectorised, int64."""
+        type_rows = np.asarray(type_rows, dtype=np.int64).reshape(-1)
+        result = np.full(len(type_rows), -1, dtype=np.int64)
+        known = type_rows >= 0
+        if not known.any():
+            return result
+        _check(bool((type_rows < len(self.keys)).all()), f"type rows must be below {len(self.keys)}")
+        vectors = np.asarray(vectors).reshape(len(type_rows), -1)
+        _check(vectors.shape[1] == self.width, f"vectors have width {vectors.shape[1]}, the senses {self.width}")
+        rows = type_rows[known]
+        starts, sizes = self.offsets[rows], self.offsets[rows + 1] - self.offsets[rows]
+        widest = int(sizes.max())
+        if widest == 1:
+            result[known] = 0
+            return result
+        units = to_sense_space(vectors[known], self.space)
+        slots = np.arange(widest)
+        valid = slots[None, :] < sizes[:, None]
+        gather = np.where(valid, starts[:, None] + slots[None, :], 0)
+        similarity = np.einsum("nd,nkd->nk", units, self.centroids[gather].astype(np.float64))
+        similarity[~valid] = -np.inf
+        result[known] = np.argmax(similarity, axis=1)
+        return result
+
+    def sense_rows(self, type_rows: np.ndarray, senses: np.ndarray) -> np.ndarray:
+        """Global rows (into centroids / vectors / shares) of (type, sense) pairs; -1
+        where either is -1."""
+        type_rows, senses = np.asarray(type_rows, dtype=np.int64), np.asarray(senses, dtype=np.int64)
+        defined = (type_rows >= 0) & (senses >= 0)
+        return np.where(defined, self.offsets[np.maximum(type_rows, 0)] + senses, -1)
+
+    # Serialisation: .npy + JSON on disk, msgpack of .npy buffers in bytes; no pickle.
+    def _arrays(self) -> Dict[str, np.ndarray]:
+        return {"mean": self.space.mean, "directions": self.space.directions, "offsets": self.offsets,
+                "centroids": self.centroids, "vectors": self.vectors, "shares": self.shares}
+
+    def _header(self) -> Dict[str, Any]:
+        return {"format_version": SENSES_FORMAT_VERSION, "width": self.width, "n_types": len(self.keys),
+                "n_senses": self.n_senses_total, "settings": self.settings}
+
+    def to_disk(self, path: Union[str, Path]) -> None:
+        path = Path(path)
+        path.mkdir(parents=True, exist_ok=True)
+        for name, array in self._arrays().items():
+            np.save(path / f"{name}.npy", np.ascontiguousarray(array), allow_pickle=False)
+        (path / _KEYS_FILE).write_text(json.dumps(self.keys, ensure_ascii=False), encoding="utf8")
+        (path / _EXAMPLES_FILE).write_text(json.dumps(self.examples, ensure_ascii=False), encoding="utf8")
+        (path / _HEADER_FILE).write_text(json.dumps(self._header(), indent=2), encoding="utf8")
+
+    @classmethod
+    def from_disk(cls, path: Union[str, Path]) -> "SenseInventory":
+        """Load a saved inventory; E601 naming ``path`` for anything missing or damaged."""
+        path = Path(path)
+        names = (_HEADER_FILE, _KEYS_FILE, _EXAMPLES_FILE) + tuple(f"{name}.npy" for name in _ARRAY_DTYPES)
+        missing = [name for name in names if not (path / name).is_file()]
+        if missing:
+            raise CtxvecError(Errors.E601.format(path=path, problem=f"missing {', '.join(missing)}"))
+        parts = {}
+        for name in (_HEADER_FILE, _KEYS_FILE, _EXAMPLES_FILE):
+            try:
+                parts[name] = json.loads((path / name).read_text(encoding="utf8"))
+            except (OSError, ValueError, RecursionError) as err:
+                raise CtxvecError(Errors.E601.format(path=path, problem=f"{name} is not valid JSON ({type(err).__name__})")) from None
+        arrays = {}
+        for name in _ARRAY_DTYPES:
+            try:
+                arrays[name] = np.load(path / f"{name}.npy", allow_pickle=False)
+            except (OSError, ValueError, EOFError) as err:
+                raise CtxvecError(Errors.E601.format(path=path, problem=f"{name}.npy is truncated or not a .npy array ({str(err)[:120]})")) from None
+        return cls._from_parts(parts[_HEADER_FILE], parts[_KEYS_FILE], parts[_EXAMPLES_FILE], arrays, str(path))
+
+    def to_bytes(self) -> bytes:
+        import srsly
+
+        buffers = {}
+        for name, array in self._arrays().items():
+            buffer = io.BytesIO()
+            np.save(buffer, np.ascontiguousarray(array), allow_pickle=False)
+            buffers[name] = buffer.getvalue()
+        return srsly.msgpack_dumps({"header": self._header(), "keys": self.keys, "examples": self.examples, "arrays": buffers})
+
+    @classmethod
+    def from_bytes(cls, data: bytes) -> "SenseInventory":
+        import srsly
+
+        try:
+            msg = srsly.msgpack_loads(data)
+            arrays = {name: np.load(io.BytesIO(msg["arrays"][name]), allow_pickle=False) for name in _ARRAY_DTYPES}
+            header, keys, examples = msg["header"], msg["keys"], msg["examples"]
+        except Exception as err:  # msgpack, KeyError, TypeError, ValueError...: damaged bytes
+            raise CtxvecError(Errors.E601.format(path="<bytes>", problem=f"damaged serialised senses ({type(err).__name__})")) from None
+        return cls._from_parts(header, keys, examples, arrays, "<bytes>")
+
+    @classmethod
+    def _from_parts(cls, header: Any, keys: Any, examples: Any, arrays: Dict[str, np.ndarray], source: str) -> "SenseInventory":
+        def bad(problem: str) -> CtxvecError:
+            return CtxvecError(Errors.E601.format(path=source, problem=problem))
+
+        if not isinstance(header, dict) or header.get("format_version") != SENSES_FORMAT_VERSION:
+            raise bad(f"unsupported format {str(header)[:200]}")
+        if not isinstance(header.get("settings", {}), dict):
+            raise bad(f"{_HEADER_FILE} has invalid 'settings'")
+        if not isinstance(keys, list) or not all(isinstance(key, str) for key in keys):
+            raise bad(f"{_KEYS_FILE} is not a list of strings")
+        if not isinstance(examples, list) or not all(isinstance(e, list) and all(isinstance(s, str) for s in e) for e in examples):
+            raise bad(f"{_EXAMPLES_FILE} is not a list of lists of strings")
+        for name, dtype in _ARRAY_DTYPES.items():
+            if arrays[name].dtype != dtype:
+                raise bad(f"{name}.npy holds {arrays[name].dtype}, not {np.dtype(dtype)}")
+        for name in ("width", "n_types", "n_senses"):
+            if not isinstance(header.get(name), int) or isinstance(header.get(name), bool):
+                raise bad(f"{_HEADER_FILE} has no integer '{name}'")
+        try:
+            inventory = cls(SenseSpace(arrays["mean"], arrays["directions"]), keys, arrays["offsets"], arrays["centroids"],
+                            arrays["vectors"], arrays["shares"], examples, header.get("settings", {}))
+        except CtxvecError as err:
+            raise bad(str(err).split("] ", 1)[-1]) from None
+        declared = (header["width"], header["n_types"], header["n_senses"])
+        if declared != (inventory.width, len(inventory), inventory.n_senses_total):
+            raise bad(f"{_HEADER_FILE} declares width, types, senses {declared}, the arrays hold "
+                      f"{(inventory.width, len(inventory), inventory.n_senses_total)}")
+        return inventory
+
+    def __eq__(self, other: object) -> bool:
+        """Bitwise equality of keys, arrays, examples and settings."""
+        if not isinstance(other, SenseInventory):
+            return NotImplemented
+        mine, theirs = self._arrays(), other._arrays()
+        return (
+            self.keys == other.keys and self.examples == other.examples and self._header() == other._header()
+            and all(mine[n].shape == theirs[n].shape and mine[n].tobytes() == theirs[n].tobytes() for n in mine)
+        )
+
+    def __repr__(self) -> str:
+        return f"SenseInventory(types={len(self)}, senses={self.n_senses_total}, width={self.width})"
+
+
+def fit_corpus_sense_space(vectors: np.ndarray, weights: np.ndarray, *, n_directions: int) -> SenseSpace:
+    """``ops.senses.fit_sense_space`` in bounded memory: the weighted mean and the top
+    ``n_directions`` eigenvectors of the weighted covariance, accumulated over chunks of
+    rows (the same directions as the SVD, up to sign). Non-finite rows and rows with
+    weight <= 0 take no part."""
+    n, width = vectors.shape
+    weights = np.asarray(weights, dtype=np.float64)
+    total, weighted_sum = 0.0, np.zeros(width)
+    chunks = [(start, min(n, start + _FIT_CHUNK_ROWS)) for start in range(0, n, _FIT_CHUNK_ROWS)]
+
+    def chunk(start: int, end: int):
+        x = np.asarray(vectors[start:end], dtype=np.float64)
+        w = np.where(np.isfinite(x).all(axis=1) & (weights[start:end] > 0), weights[start:end], 0.0)
+        return np.nan_to_num(x, nan=0.0, posinf=0.0, neginf=0.0), w
+
+    for start, end in chunks:
+        x, w = chunk(start, end)
+        total += float(w.sum())
+        weighted_sum += w @ x
+    if total <= 0:
+        return SenseSpace(np.zeros(width), np.zeros((0, width)))
+    mean = weighted_sum / total
+    n_used = int(sum(int((chunk(s, e)[1] > 0).sum()) for s, e in chunks)) if n_directions > 0 else 0
+    m = int(min(n_directions, max(n_used - 1, 0), width))
+    if m == 0:
+        return SenseSpace(mean, np.zeros((0, width)))
+    covariance = np.zeros((width, width))
+    for start, end in chunks:
+        x, w = chunk(start, end)
+        centred = (x - mean) * np.sqrt(w / total)[:, None]
+        covariance += centred.T @ centred
+    eigenvalues, eigenvectors = np.linalg.eigh(covariance)
+    directions = eigenvectors[:, ::-1][:, :m].T
+    signs = np.sign(directions[np.arange(m), np.argmax(np.abs(directions), axis=1)])
+    return SenseSpace(mean, directions * signs[:, None])
+
+
+def induce_inventory(
+    lexicon: Lexicon,
+    *,
+    min_count: int,
+    split_threshold: float = SPLIT_THRESHOLD,
+    cut_distance: float = CUT_DISTANCE,
+    max_senses: int = MAX_SENSES,
+    min_tokens: int = MIN_TOKENS,
+    n_directions: int = N_REMOVED_DIRECTIONS,
+    name: str = "ctxvec_polysemy",
+) -> SenseInventory:
+    """Induce the senses of every type of ``lexicon`` seen at least ``min_count`` times
+    that has sampled occurrences (E602 if the lexicon has no sample). Deterministic:
+    the same lexicon gives a bitwise equal inventory."""
+    check_induction_settings(min_count=min_count, split_threshold=split_threshold, cut_distance=cut_distance,
+                             max_senses=max_senses, min_tokens=min_tokens, n_directions=n_directions)
+    sample = lexicon.sample
+    if sample is None:
+        raise CtxvecError(Errors.E602.format(name=name))
+    settings = {"min_count": min_count, "split_threshold": float(split_threshold), "cut_distance": float(cut_distance),
+                "max_senses": max_senses, "min_tokens": min_tokens, "n_directions": n_directions,
+                "sample_k": sample.k, "key": lexicon.meta.get("key")}
+    counts = _type_counts(lexicon, sample.keys)
+    rows_per_type = sample.counts()
+    weights = np.repeat(counts / np.maximum(rows_per_type, 1), rows_per_type)
+    space = fit_corpus_sense_space(sample.vectors, weights, n_directions=n_directions)
+    keys: List[str] = []
+    sizes: List[int] = []
+    centroids: List[np.ndarray] = []
+    vectors: List[np.ndarray] = []
+    shares: List[np.ndarray] = []
+    examples: List[List[str]] = []
+    for i in np.flatnonzero(counts >= min_count):
+        start, end = int(sample.offsets[i]), int(sample.offsets[i + 1])
+        raw = sample.vectors[start:end].astype(np.float64)
+        units = to_sense_space(raw, space)
+        model = induce_senses(units, split_threshold=split_threshold, cut_distance=cut_distance,
+                              max_senses=max_senses, min_tokens=min_tokens)
+        if model.n_senses == 0:
+            continue
+        keys.append(sample.keys[i])
+        sizes.append(model.n_senses)
+        centroids.append(model.centroids)
+        shares.append(model.shares)
+        vectors.append(_means_by_label(raw, model.labels, model.n_senses))
+        closeness = np.einsum("ij,ij->i", units, model.centroids[model.labels])
+        snippets = sample.snippets[start:end]
+        for sense in range(model.n_senses):
+            members = np.flatnonzero(model.labels == sense)
+            nearest = members[np.argsort(-closeness[members], kind="stable")][:N_EXAMPLES]
+            examples.append([snippets[j] for j in nearest])
+    width = lexicon.width
+    return SenseInventory(
+        space, keys, np.concatenate([[0], np.cumsum(sizes, dtype=np.int64)]).astype(np.int64),
+        np.concatenate(centroids) if centroids else np.zeros((0, width)),
+        np.concatenate(vectors) if vectors else np.zeros((0, width)),
+        np.concatenate(shares) if shares else np.zeros(0),
+        examples, settings,
+    )
+
+
+def _type_counts(lexicon: Lexicon, keys: Sequence[str]) -> np.ndarray:
+    """Lexicon count of each key (0 where the lexicon lacks it), int64."""
+    if not len(keys):
+        return np.zeros(0, dtype=np.int64)
+    lexicon_keys = np.asarray(lexicon.keys, dtype=str)
+    wanted = np.asarray(list(keys), dtype=str)
+    positions = np.minimum(np.searchsorted(lexicon_keys, wanted), max(len(lexicon_keys) - 1, 0))
+    found = (lexicon_keys[positions] == wanted) if len(lexicon_keys) else np.zeros(len(wanted), dtype=bool)
+    return np.where(found, np.asarray(lexicon.counts)[positions] if len(lexicon_keys) else 0, 0).astype(np.int64)
+
+
+def _means_by_label(raw: np.ndarray, labels: np.ndarray, n_senses: int) -> np.ndarray:
+    sums = np.zeros((n_senses, raw.shape[1]))
+    np.add.at(sums, labels, raw)
+    return sums / np.bincount(labels, minlength=n_senses)[:, None]
