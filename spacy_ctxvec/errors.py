@@ -64,6 +64,10 @@ class Errors(metaclass=_ErrorsWithCodes):
             "Source it from a pipeline that has a table ([components.{name}] source = "
             "\"PIPELINE\"), or remove '{name}' from frozen_components so that initialize "
             "builds its table.")
+    E024 = ("Component '{name}' has no static vectors file: the path in "
+            "[initialize.components.{name}.source] is null. Pass one with --paths.static_vectors "
+            "FILE (e.g. python -m spacy assemble configs/word2vec.cfg OUTPUT "
+            "--paths.static_vectors vectors.txt), or set path = \"FILE\" there.")
     E025 = ("No spacy-transformers component named '{name}' to quantise; the pipeline has "
             "{pipe_names}. Set transformer = \"NAME\" to the transformer component's name, "
             "or leave it null to quantise every transformer.")

@@ -252,3 +252,13 @@ def test_frozen_static_names_frozen_components_not_initialize(tmp_path, w2v_path
         trained("the river bank")
     config["training"]["frozen_components"] = []
     assert init_nlp(config)("the river bank")[1]._.has_static_vec
+
+
+def test_word2vec_config_without_static_vectors_path_names_the_setting(tiny_bert_dir):
+    config = load_config(CONFIGS / "word2vec.cfg")
+    model = config["components"]["transformer"]["model"]
+    model["name"] = str(tiny_bert_dir)
+    model["get_spans"].update({"window": 8, "stride": 6})
+    nlp = load_model_from_config(config, auto_fill=True)
+    with pytest.raises(CtxvecError, match=r"\[CTX-E024\] Component 'ctxvec_static' .*--paths.static_vectors"):
+        nlp.initialize()

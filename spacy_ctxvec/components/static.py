@@ -117,10 +117,22 @@ class StaticVectors(DocAnnotator):
             if nlp is None:
                 raise CtxvecError(Errors.E008.format(name=self.name, pipe_names=[], fix=STATIC_NO_TRANSFORMER_FIX.format(name=self.name)))
             source = configure_transformer_embeddings(self._transformer_before(nlp))
+        elif nlp is not None:
+            self._check_configured_path(nlp)
         table = source(nlp)
         if not isinstance(table, StaticVectorTable):
             raise CtxvecError(Errors.E118.format(name=self.name, got=type(table).__name__))
         self.table = table
+
+    def _check_configured_path(self, nlp: Language) -> None:
+        """E024 when the config's vectors_file source has no path (configs/word2vec.cfg
+        without --paths.static_vectors), instead of "'None' does not exist"."""
+        try:
+            block = nlp.config.interpolate()["initialize"]["components"][self.name]["source"]
+        except Exception:  # no such block, or a config that cannot be interpolated here
+            return
+        if isinstance(block, dict) and block.get("@misc") == "spacy-ctxvec.vectors_file.v1" and block.get("path") is None:
+            raise CtxvecError(Errors.E024.format(name=self.name))
 
     def _transformer_before(self, nlp: Language) -> str:
         from .transformer import find_transformer
