@@ -18,8 +18,8 @@ callback quantises them again to the same int8 values.
 
 Why not torchao: torchao's ``quantize_`` (``Int8DynamicActivationInt8WeightConfig``)
 is the maintained route that torch 2.13 recommends, but its PyPI wheel has no x86
-CPU int8 kernels: on MiniLM it ran 4-16x slower than float32 here (benchmarks/
-RESULTS.md), so it cannot give the CPU speed-up this module is for. torch 2.13 also
+CPU int8 kernels: on MiniLM it ran 4-16x slower than float32 here (README, "int8
+on CPU"), so it cannot give the CPU speed-up this module is for. torch 2.13 also
 marks its quantised tensor dtypes deprecated (a one-time UserWarning); the kernels
 used here are the same ones ``quantize_dynamic`` used.
 """
