@@ -90,6 +90,8 @@ def test_bad_inputs(tiny_pipeline_dir, corpus, tmp_path):
     assert taken.exit_code == 1 and "E226" in taken.output
     gpu = invoke("build-lexicon", tiny_pipeline_dir, corpus, tmp_path / "o5", "--gpu-id", "0", "--n-process", "2")
     assert gpu.exit_code == 1 and "E222" in gpu.output
+    no_gpu = invoke("build-lexicon", tiny_pipeline_dir, corpus, tmp_path / "o6", "--gpu-id", "0")
+    assert no_gpu.exit_code == 1 and "E136" in no_gpu.output and "Traceback" not in no_gpu.output  # no CUDA here
 
 
 # Nothing lost (issue 12, section 1): every case with user files present

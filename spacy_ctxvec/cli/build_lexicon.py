@@ -15,6 +15,7 @@ import typer
 from wasabi import msg
 
 from ..components.polysemy import ensure_polysemy_component
+from ..devices import require_gpu
 from ..errors import CtxvecError, Errors, Warnings
 from ..lexicon.checkpoints import (
     CHECKPOINT_MARKER,
@@ -47,7 +48,7 @@ def build_lexicon_cli(
     pipeline: Path = typer.Argument(..., help="Pipeline directory or .cfg config (with transformer + ctxvec_context)"),
     corpus: Path = typer.Argument(..., help=".txt (one doc per line), .jsonl (\"text\"/\"words\"), .spacy, or a directory of them"),
     output: Path = typer.Argument(..., help="New pipeline directory: PIPELINE + the lexicon in ctxvec_polysemy"),
-    batch_size: int = typer.Option(64, "--batch-size", min=1, help="Docs per nlp.pipe batch"),
+    batch_size: Optional[int] = typer.Option(None, "--batch-size", min=1, help="Docs per nlp.pipe batch (default: the pipeline's [nlp] batch_size)"),
     n_process: int = typer.Option(1, "--n-process", min=1, help="Worker processes (spawned; CPU only)"),
     gpu_id: int = typer.Option(-1, "--gpu-id", help="GPU to run the transformer on (-1: CPU)"),
     key: str = typer.Option("lower", "--key", help="Word type key: lower, text or lemma (needs a lemmatizer)"),
@@ -78,9 +79,7 @@ def build_lexicon_cli(
     if gpu_id >= 0:
         if n_process > 1:
             raise CtxvecError(Errors.E222.format(n_process=n_process))
-        import spacy
-
-        spacy.require_gpu(gpu_id)
+        require_gpu(gpu_id)
     nlp = load_pipeline(pipeline, layer=None if keep_layer else layer)
     component = ensure_polysemy_component(nlp, key, min_count)
     engine_options: Dict[str, Any] = (
@@ -88,7 +87,7 @@ def build_lexicon_cli(
     )
     try:
         result = build(
-            nlp, corpus, key=key, batch_size=batch_size, n_process=n_process, shard_size=checkpoint_every,
+            nlp, corpus, key=key, batch_size=batch_size or nlp.batch_size, n_process=n_process, shard_size=checkpoint_every,
             checkpoint_dir=checkpoint_dir, resume=resume, on_error=on_error, progress=progress, max_docs=max_docs,
             encoding=encoding, sample_size=sample_size, **engine_options,
         )
