@@ -148,3 +148,17 @@ def test_quantized_minilm_agrees_with_float(default_pipeline_dir):
     cosines = np.concatenate([row_cosines(a, b) for a, b in zip(before, after)])
     assert cosines.min() > 0.8
     assert np.median(cosines) > 0.95
+
+
+def test_callback_has_an_entry_point():
+    import tomllib
+    from pathlib import Path
+
+    from spacy.util import registry
+
+    from spacy_ctxvec.quantize import configure_int8_quantization
+
+    pyproject = tomllib.loads((Path(__file__).resolve().parent.parent / "pyproject.toml").read_text())
+    target = pyproject["project"]["entry-points"]["spacy_callbacks"]["spacy-ctxvec.quantize_int8.v1"]
+    assert target == "spacy_ctxvec.quantize:configure_int8_quantization"
+    assert registry.callbacks.get("spacy-ctxvec.quantize_int8.v1") is configure_int8_quantization
