@@ -71,6 +71,9 @@ class Errors(metaclass=_ErrorsWithCodes):
     E025 = ("No spacy-transformers component named '{name}' to quantise; the pipeline has "
             "{pipe_names}. Set transformer = \"NAME\" to the transformer component's name, "
             "or leave it null to quantise every transformer.")
+    E040 = ("max_batch_wordpieces of spacy-ctxvec.BucketedTransformerModel.v1 must be at "
+            "least 1 (padded wordpieces per forward call), got {value}. Set "
+            "[components.transformer.model] max_batch_wordpieces = 4096 (the default).")
 
     # Static vectors (E1xx)
     E101 = ("Static vectors file '{path}' does not exist. Check the path (in a config: "

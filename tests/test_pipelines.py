@@ -23,3 +23,45 @@ def test_directory_and_config_load(tiny_nlp, tmp_path):
     assert load_pipeline(tmp_path / "p").pipe_names == ["transformer", "ctxvec_context"]
     (tmp_path / "p.cfg").write_text(tiny_nlp.config.to_str())
     assert load_pipeline(tmp_path / "p.cfg").pipe_names == ["transformer", "ctxvec_context"]
+
+
+def _pipeline_without_hidden_states(tiny_bert_dir, path):
+    from .conftest import make_trf_nlp
+
+    nlp = make_trf_nlp(str(tiny_bert_dir), window=8, stride=6, hidden_states=False)
+    nlp.to_disk(path)
+    return nlp
+
+
+def _live_hidden_states(nlp):
+    return nlp.get_pipe("transformer").model.transformer.config.output_hidden_states
+
+
+def test_layer_switches_hidden_states_on_for_a_directory(tiny_bert_dir, tmp_path):
+    from spacy_ctxvec.components.transformer import outputs_hidden_states
+
+    _pipeline_without_hidden_states(tiny_bert_dir, tmp_path / "p")
+    plain = load_pipeline(tmp_path / "p")
+    assert not _live_hidden_states(plain) and not outputs_hidden_states(plain, "transformer")
+    assert plain("I have a pen.")._.trf_data.model_output.get("hidden_states") is None
+
+    nlp = load_pipeline(tmp_path / "p", layer=1)
+    assert _live_hidden_states(nlp) and outputs_hidden_states(nlp, "transformer")
+    assert nlp.config["components"]["transformer"]["model"]["transformer_config"]["output_hidden_states"] is True
+    doc = nlp("I have a pen.")
+    assert len(doc._.trf_data.model_output["hidden_states"]) == 3
+    nlp.get_pipe("ctxvec_context").initialize(nlp=nlp)  # the E002 check agrees with the live model
+    # A pipeline saved from it keeps them on (HF config and nlp.config).
+    nlp.to_disk(tmp_path / "out")
+    saved = load_pipeline(tmp_path / "out")
+    assert _live_hidden_states(saved) and outputs_hidden_states(saved, "transformer")
+    assert saved.config["components"]["ctxvec_context"]["layers"]["layers"] == [1]
+
+
+def test_layer_switches_hidden_states_on_for_a_config(tiny_bert_dir, tmp_path):
+    nlp = _pipeline_without_hidden_states(tiny_bert_dir, tmp_path / "p")
+    (tmp_path / "p.cfg").write_text(nlp.config.to_str())
+    assert not _live_hidden_states(load_pipeline(tmp_path / "p.cfg"))
+    with_layer = load_pipeline(tmp_path / "p.cfg", layer=-2)  # initialize passes the E002 check
+    assert _live_hidden_states(with_layer)
+    assert with_layer("I have a pen.")._.ctxvec_context.shape == (5, 32)

@@ -23,12 +23,24 @@ def test_every_registered_misc_function_has_an_entry_point():
     assert ours == set(ENTRY_POINTS["spacy_misc"])
 
 
-@pytest.mark.parametrize("name", sorted(ENTRY_POINTS["spacy_misc"]))
-def test_misc_entry_point_resolves(name):
-    target = ENTRY_POINTS["spacy_misc"][name]
+def test_every_registered_architecture_has_an_entry_point():
+    import spacy_ctxvec.components.batching  # noqa: F401  (registers the architecture)
+
+    ours = {name for name in registry.architectures.get_all() if name.startswith("spacy-ctxvec.")}
+    assert ours == set(ENTRY_POINTS["spacy_architectures"])
+
+
+@pytest.mark.parametrize(
+    "namespace,name",
+    [("spacy_misc", name) for name in sorted(ENTRY_POINTS["spacy_misc"])]
+    + [("spacy_architectures", name) for name in sorted(ENTRY_POINTS["spacy_architectures"])],
+)
+def test_registered_entry_point_resolves(namespace, name):
+    target = ENTRY_POINTS[namespace][name]
     module, func = target.split(":")
     imported = __import__(module, fromlist=[func])
-    assert registry.misc.get(name) is getattr(imported, func)
+    reg = registry.misc if namespace == "spacy_misc" else registry.architectures
+    assert reg.get(name) is getattr(imported, func)
 
 
 @pytest.mark.parametrize("name", sorted(ENTRY_POINTS["spacy_factories"]))
@@ -48,6 +60,8 @@ def test_factories_load_in_a_fresh_interpreter_without_importing_the_package():
         "nlp = spacy.blank('en')\n"
         "for name in ('ctxvec_context', 'ctxvec_static', 'ctxvec_polysemy'):\n"
         "    nlp.add_pipe(name)\n"
+        "from spacy.util import registry\n"
+        "registry.architectures.get('spacy-ctxvec.BucketedTransformerModel.v1')\n"
         "assert 'spacy_ctxvec' in sys.modules\n"
         "print(nlp.pipe_names)\n"
     )

@@ -157,6 +157,13 @@ def find_transformer(nlp: Language, before: str) -> str:
 
 
 def outputs_hidden_states(nlp: Language, transformer_name: str) -> bool:
+    """Whether the transformer outputs every hidden state: its live Hugging Face config
+    once loaded (read at each forward call, and switched on at run time by
+    load_pipeline(layer=...)), else the pipeline config."""
+    model = nlp.get_pipe(transformer_name).model if transformer_name in nlp.component_names else None
+    live = getattr(getattr(model, "transformer", None), "config", None)
+    if live is not None:
+        return bool(getattr(live, "output_hidden_states", False))
     model_cfg = nlp.config["components"].get(transformer_name, {}).get("model", {})
     return bool(model_cfg.get("transformer_config", {}).get("output_hidden_states", False))
 

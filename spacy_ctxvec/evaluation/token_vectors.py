@@ -13,6 +13,7 @@ from spacy.tokens import Doc
 from spacy.util import minibatch
 
 from ..attributes import CONTEXT_ARRAY, CONTEXT_MASK, install_extensions
+from ..components.batching import all_hidden_states
 from ..components.choices import LayerSelection
 from ..components.context import ContextVectors
 from ..components.transformer import find_transformer, pool_trf_data
@@ -88,14 +89,15 @@ def annotated_batches(
     # loses no padding and bounds the memory held in doc._.trf_data.
     batch_size = batch_size or min(nlp.batch_size, 256)
     order = np.argsort([len(words) for words in word_lists], kind="stable")
-    for batch in minibatch(order, size=batch_size):
-        docs = [doc_from_words(nlp, word_lists[i]) for i in batch]
-        layers = []
-        for name, proc in nlp.pipeline:
-            docs = _run_component(proc, docs, batch_size)
-            if name == transformer_name:
-                layers = [pool_every_layer(doc._.trf_data, pooling) for doc in docs]
-        yield list(zip((int(i) for i in batch), docs, layers))
+    with all_hidden_states(nlp):  # every layer, also when the pipeline reads only the last one
+        for batch in minibatch(order, size=batch_size):
+            docs = [doc_from_words(nlp, word_lists[i]) for i in batch]
+            layers = []
+            for name, proc in nlp.pipeline:
+                docs = _run_component(proc, docs, batch_size)
+                if name == transformer_name:
+                    layers = [pool_every_layer(doc._.trf_data, pooling) for doc in docs]
+            yield list(zip((int(i) for i in batch), docs, layers))
 
 
 def target_vectors(

@@ -1,0 +1,295 @@
+"""A spacy-transformers model whose inference batches by padded wordpieces.
+
+spacy-transformers' own pipe sorts Docs by spaCy token count and pads each
+forward call to its longest span, so short texts that split into many
+wordpieces inflate every call. ``BucketedTransformerModel`` keeps
+``TransformerModel`` (same config keys, weights, serialisation and training
+path) and replaces only the inference forward:
+
+1. all spans of the Docs handed to ``predict`` are tokenised once (fast
+   tokenizer, offsets, no padding);
+2. spans are sorted by wordpiece count and cut into buckets whose
+   longest span x size stays within ``max_batch_wordpieces``;
+3. each bucket runs under ``torch.inference_mode`` in eval mode;
+4. each Doc gets a ``TransformerData`` trimmed to its own wordpiece length (a
+   one-span Doc gets a view into its bucket's output, so nothing is copied).
+
+Training, slow tokenizers, ``output_attentions`` and spans longer than the
+model's maximum length use the upstream forward unchanged. On the bucketed
+path the batch-level ``wordpieces``, ``model_output`` and ``align`` of the
+returned ``FullTransformerBatch`` are empty: read ``doc_data`` (as the pipe's
+``set_annotations`` does), not the batch-level fields, in a custom
+``set_extra_annotations``.
+"""
+import copy
+from contextlib import contextmanager
+from typing import Any, Callable, Dict, Iterator, List, Optional, Sequence, Tuple
+
+import numpy as np
+from spacy.language import Language
+from spacy.tokens import Doc, Span
+from spacy.util import registry
+from spacy_transformers.align import get_alignment_via_offset_mapping
+from spacy_transformers.data_classes import FullTransformerBatch, TransformerData, WordpieceBatch
+from spacy_transformers.layers.transformer_model import TransformerModel
+from spacy_transformers.layers.transformer_model import forward as upstream_forward
+from thinc.api import Model, get_array_module
+from thinc.types import Ragged
+
+from ..errors import CtxvecError, Errors
+from .transformer import find_transformer, outputs_hidden_states
+
+ARCHITECTURE = "spacy-ctxvec.BucketedTransformerModel.v1"
+DEFAULT_MAX_BATCH_WORDPIECES = 4096
+
+SpanGetter = Callable[[List[Doc]], List[List[Span]]]
+
+
+class BucketedTransformerModel(TransformerModel):
+    """``TransformerModel`` with the bucketed inference forward (module docstring).
+
+    ``max_batch_wordpieces`` is a Python attribute, not a thinc attr, so the
+    serialised bytes equal TransformerModel's and the value always comes from
+    the config (a saved pipeline loaded with another value uses the new one)."""
+
+    def __init__(
+        self,
+        name: str,
+        get_spans: SpanGetter,
+        tokenizer_config: Dict[str, Any] = {},
+        transformer_config: Dict[str, Any] = {},
+        mixed_precision: bool = False,
+        grad_scaler_config: Dict[str, Any] = {},
+        max_batch_wordpieces: int = DEFAULT_MAX_BATCH_WORDPIECES,
+    ) -> None:
+        if int(max_batch_wordpieces) < 1:
+            raise CtxvecError(Errors.E040.format(value=max_batch_wordpieces))
+        super().__init__(name, get_spans, tokenizer_config, transformer_config, mixed_precision, grad_scaler_config)
+        self._func = bucketed_forward
+        self.max_batch_wordpieces = int(max_batch_wordpieces)
+
+    @property
+    def mixed_precision(self) -> bool:
+        return bool(getattr(self.layers[0].shims[0], "_mixed_precision", False))
+
+    def copy(self) -> "BucketedTransformerModel":
+        """A deep copy that keeps the bucketed forward, the attrs and the weights."""
+        copied = BucketedTransformerModel(
+            self.attrs["name"], self.attrs["get_spans"], max_batch_wordpieces=self.max_batch_wordpieces
+        )
+        copied.attrs.update(self.attrs)
+        copied.params = copy.deepcopy({name: self.get_param(name) if self.has_param(name) else None for name in self.param_names})
+        copied.dims = copy.deepcopy(self._dims)
+        copied.layers[0] = copy.deepcopy(self.layers[0])
+        for name in self.grad_names:
+            copied.set_grad(name, self.get_grad(name).copy())
+        return copied
+
+
+@registry.architectures(ARCHITECTURE)
+def create_bucketed_transformer_model(
+    name: str,
+    get_spans: SpanGetter,
+    tokenizer_config: Dict[str, Any] = {},
+    transformer_config: Dict[str, Any] = {},
+    mixed_precision: bool = False,
+    grad_scaler_config: Dict[str, Any] = {},
+    max_batch_wordpieces: int = DEFAULT_MAX_BATCH_WORDPIECES,
+) -> Model[List[Doc], FullTransformerBatch]:
+    """spacy-transformers.TransformerModel.v3 (same settings) whose inference cuts
+    forward calls of at most ``max_batch_wordpieces`` padded wordpieces, spans sorted
+    by wordpiece count. Set the pipe's ``max_batch_items`` large, so that the pipe
+    hands the model whole ``nlp.batch_size`` buffers to sort."""
+    return BucketedTransformerModel(
+        name, get_spans, tokenizer_config, transformer_config, mixed_precision, grad_scaler_config, max_batch_wordpieces
+    )
+
+
+def wordpiece_buckets(lengths: Sequence[int], max_wordpieces: int) -> List[np.ndarray]:
+    """Indices sorted by length, cut greedily so that longest x size <= max_wordpieces
+    (a span longer than that gets a bucket of its own)."""
+    order = np.argsort(np.asarray(lengths, dtype=np.int64), kind="stable")
+    buckets: List[np.ndarray] = []
+    start = 0
+    for end in range(1, len(order) + 1):
+        if end == len(order) or lengths[order[end]] * (end - start + 1) > max_wordpieces:
+            buckets.append(order[start:end])
+            start = end
+    return buckets
+
+
+def _pad_rows(rows: Sequence[Sequence[Any]], lengths: Sequence[int], width: int, fill: Any, dtype: Any) -> np.ndarray:
+    out = np.full((len(rows), width) + np.shape(rows[0])[1:], fill, dtype=dtype)
+    for r, (row, n) in enumerate(zip(rows, lengths)):
+        out[r, :n] = row
+    return out
+
+
+def _to_xp(tensor: Any) -> Any:
+    """A float32 numpy (CPU, zero-copy) or cupy (GPU) array from a torch tensor."""
+    tensor = tensor.float()
+    if tensor.device.type == "cpu":
+        return tensor.numpy()
+    from thinc.api import torch2xp
+
+    return torch2xp(tensor)
+
+
+def _uses_upstream(model: TransformerModel, is_train: bool) -> bool:
+    from transformers.tokenization_utils_fast import PreTrainedTokenizerFast
+
+    config = model.transformer.config
+    return is_train or not isinstance(model.tokenizer, PreTrainedTokenizerFast) or bool(getattr(config, "output_attentions", False))
+
+
+def _run_buckets(model: BucketedTransformerModel, ids: List[List[int]], type_ids: Optional[List[List[int]]],
+                 lengths: List[int]) -> Tuple[List[Tuple[int, int]], List[Dict[str, Any]]]:
+    """Forward every bucket; (bucket, row) of each span and each bucket's outputs as
+    xp arrays: 3-d per-wordpiece arrays, 2-d per-span arrays, lists of 3-d arrays."""
+    import torch
+
+    hf = model.transformer
+    device = hf.device
+    pad_id = model.tokenizer.pad_token_id or 0
+    where: List[Tuple[int, int]] = [(0, 0)] * len(ids)
+    outputs: List[Dict[str, Any]] = []
+    was_training = hf.training
+    hf.eval()
+    try:
+        autocast = torch.autocast(device_type=device.type, enabled=model.mixed_precision and device.type == "cuda")
+        with torch.inference_mode(), autocast:
+            for b, bucket in enumerate(wordpiece_buckets(lengths, model.max_batch_wordpieces)):
+                bucket_lengths = [lengths[i] for i in bucket]
+                width = max(bucket_lengths)
+                kwargs = {
+                    "input_ids": _pad_rows([ids[i] for i in bucket], bucket_lengths, width, pad_id, np.int64),
+                    "attention_mask": _pad_rows([[1] * n for n in bucket_lengths], bucket_lengths, width, 0, np.int64),
+                }
+                if type_ids is not None:
+                    kwargs["token_type_ids"] = _pad_rows([type_ids[i] for i in bucket], bucket_lengths, width, 0, np.int64)
+                for r, i in enumerate(bucket):
+                    where[i] = (b, r)
+                output = hf(**{key: torch.from_numpy(value).to(device) for key, value in kwargs.items()})
+                converted: Dict[str, Any] = {}
+                for key, value in output.items():
+                    if isinstance(value, torch.Tensor) and value.dim() in (2, 3):
+                        converted[key] = _to_xp(value)
+                    elif isinstance(value, (tuple, list)) and value and all(isinstance(v, torch.Tensor) and v.dim() == 3 for v in value):
+                        converted[key] = [_to_xp(v) for v in value]
+                outputs.append(converted)
+    finally:
+        hf.train(was_training)
+    return where, outputs
+
+
+def _doc_output(outputs: List[Dict[str, Any]], where: List[Tuple[int, int]], rows: range, lengths: List[int], width: int) -> Any:
+    """One Doc's model output: a view of its bucket for one span, else rows copied
+    into (n_spans, width) arrays (zeros past each span's end)."""
+    from transformers.file_utils import ModelOutput
+
+    model_output = ModelOutput()
+    for key, first in outputs[where[rows[0]][0]].items():
+        def take(get: Callable[[Dict[str, Any]], Any]) -> Any:
+            if len(rows) == 1:
+                b, r = where[rows[0]]
+                array = get(outputs[b])
+                return array[r : r + 1, :width] if array.ndim == 3 else array[r : r + 1]
+            sample = get(outputs[where[rows[0]][0]])
+            xp = get_array_module(sample)
+            shape = (len(rows), width) + sample.shape[2:] if sample.ndim == 3 else (len(rows),) + sample.shape[1:]
+            out = xp.zeros(shape, dtype=sample.dtype)
+            for j, i in enumerate(rows):
+                b, r = where[i]
+                source = get(outputs[b])
+                if source.ndim == 3:
+                    out[j, : lengths[i]] = source[r, : lengths[i]]
+                else:
+                    out[j] = source[r]
+            return out
+
+        if isinstance(first, list):
+            model_output[key] = [take(lambda o, k=key, n=n: o[k][n]) for n in range(len(first))]
+        else:
+            model_output[key] = take(lambda o, k=key: o[k])
+    return model_output
+
+
+def bucketed_forward(model: BucketedTransformerModel, docs: List[Doc], is_train: bool) -> Tuple[FullTransformerBatch, Callable]:
+    """The thinc forward of BucketedTransformerModel (inference only; see the module docstring)."""
+    if _uses_upstream(model, is_train):
+        return upstream_forward(model, docs, is_train)
+    tokenizer = model.tokenizer
+    nested_spans = model.attrs["get_spans"](docs)
+    kept = [n for n, doc_spans in enumerate(nested_spans) if len(doc_spans) > 0 and len(doc_spans[0]) > 0]
+    flat_spans = [span for n in kept for span in nested_spans[n]]
+    doc_data = [TransformerData.empty() for _ in docs]
+    if flat_spans:
+        encoding = tokenizer([span.text for span in flat_spans], add_special_tokens=True, return_attention_mask=False,
+                             return_offsets_mapping=True, return_token_type_ids=None)
+        ids: List[List[int]] = encoding["input_ids"]
+        lengths = [len(row) for row in ids]
+        if max(lengths) > tokenizer.model_max_length:
+            return upstream_forward(model, docs, is_train)  # needs truncate_oversize_splits
+        type_ids: Optional[List[List[int]]] = encoding.get("token_type_ids")
+        where, outputs = _run_buckets(model, ids, type_ids, lengths)
+        pad_id, pad_token = tokenizer.pad_token_id or 0, tokenizer.pad_token or ""
+        start = 0
+        for n in kept:
+            doc_spans = nested_spans[n]
+            rows = range(start, start + len(doc_spans))
+            start += len(doc_spans)
+            row_lengths = [lengths[i] for i in rows]
+            width = max(row_lengths)
+            offsets = _pad_rows([encoding["offset_mapping"][i] for i in rows], row_lengths, width, 0, np.int64)
+            wordpieces = WordpieceBatch(
+                strings=[encoding.encodings[i].tokens + [pad_token] * (width - lengths[i]) for i in rows],
+                input_ids=_pad_rows([ids[i] for i in rows], row_lengths, width, pad_id, np.int64),
+                attention_mask=_pad_rows([[1.0] * k for k in row_lengths], row_lengths, width, 0.0, np.float32),
+                lengths=row_lengths,
+                token_type_ids=None if type_ids is None else _pad_rows([type_ids[i] for i in rows], row_lengths, width, 0, np.int64),
+            )
+            doc_data[n] = TransformerData(
+                wordpieces=wordpieces,
+                model_output=_doc_output(outputs, where, rows, lengths, width),
+                align=get_alignment_via_offset_mapping(doc_spans, offsets),
+            )
+    from transformers.file_utils import ModelOutput
+
+    batch = FullTransformerBatch(
+        spans=nested_spans,
+        wordpieces=WordpieceBatch.empty(),
+        model_output=ModelOutput(),
+        align=Ragged(np.zeros((0,), dtype="i"), np.zeros((0,), dtype="i")),
+        cached_doc_data=doc_data,
+    )
+
+    def backprop(d_output: FullTransformerBatch) -> List[Doc]:
+        raise NotImplementedError("the bucketed forward is inference-only; training uses the upstream forward")
+
+    return batch, backprop
+
+
+def set_hidden_states(nlp: Language, before: str, enabled: bool, *, in_config: bool = True) -> None:
+    """Switch every-hidden-state output of the transformer before ``before`` on or off
+    for the next forward calls (live Hugging Face config, read at each call), and in
+    nlp.config unless ``in_config`` is False, so that a saved pipeline agrees."""
+    name = find_transformer(nlp, before)
+    live = getattr(getattr(nlp.get_pipe(name).model, "transformer", None), "config", None)
+    if live is not None:
+        live.output_hidden_states = enabled
+    if in_config:
+        model_cfg = nlp.config["components"][name]["model"]
+        model_cfg.setdefault("transformer_config", {})["output_hidden_states"] = enabled
+
+
+@contextmanager
+def all_hidden_states(nlp: Language, before: str = "\0") -> Iterator[None]:
+    """Every hidden state output while the block runs (nlp.config untouched); the
+    previous setting is restored afterwards. ``before`` names the component the
+    transformer precedes; the default means the last transformer."""
+    previous = outputs_hidden_states(nlp, find_transformer(nlp, before))
+    set_hidden_states(nlp, before, True, in_config=False)
+    try:
+        yield
+    finally:
+        set_hidden_states(nlp, before, previous, in_config=False)

@@ -1,0 +1,262 @@
+"""spacy-ctxvec.BucketedTransformerModel.v1: the same outputs as spacy-transformers'
+TransformerModel, forward calls cut by padded wordpieces, and the upstream forward
+wherever the bucketed one does not apply."""
+import numpy as np
+import pytest
+import spacy
+
+from spacy_ctxvec.components.batching import (
+    ARCHITECTURE,
+    BucketedTransformerModel,
+    all_hidden_states,
+    wordpiece_buckets,
+)
+from spacy_ctxvec.components.transformer import outputs_hidden_states
+from spacy_ctxvec.errors import CtxvecError
+
+UPSTREAM = "spacy-transformers.TransformerModel.v3"
+TEXTS = [
+    "I have a pen.",
+    "",
+    "   ",  # one whitespace token: no wordpiece
+    "a \u200b b",  # a zero-width space token: no wordpiece
+    "the bank of the river and a loan of money is to we sat on the hotel",  # 15 tokens: 3 strided spans
+    "unbelievable apple pen " * 9,  # long: 5 spans
+    "a",
+    "we want an apple !",
+]
+
+
+def trf_config(name, architecture, hidden_states=True, window=8, stride=6, **model):
+    config = {
+        "model": {
+            "@architectures": architecture,
+            "name": name,
+            "transformer_config": {"output_hidden_states": hidden_states},
+            "get_spans": {"@span_getters": "spacy-transformers.strided_spans.v1", "window": window, "stride": stride},
+            **model,
+        }
+    }
+    if architecture == ARCHITECTURE:
+        config["max_batch_items"] = 1_000_000
+        config["model"].setdefault("max_batch_wordpieces", 40)
+    return config
+
+
+def make_nlp(name, architecture, **settings):
+    nlp = spacy.blank("en")
+    nlp.add_pipe("transformer", config=trf_config(str(name), architecture, **settings))
+    nlp.add_pipe("ctxvec_context")
+    nlp.initialize()
+    return nlp
+
+
+def load_as_upstream(path):
+    """A saved pipeline loaded with the upstream architecture and its old batching."""
+    from spacy.util import load_config, load_model_from_config
+
+    config = load_config(path / "config.cfg")
+    config["components"]["transformer"]["max_batch_items"] = 4096
+    config["components"]["transformer"]["model"]["@architectures"] = UPSTREAM
+    del config["components"]["transformer"]["model"]["max_batch_wordpieces"]
+    return load_model_from_config(config).from_disk(path)
+
+
+def same_weights(target, source):
+    """``source``'s weights, tokenizer and Hugging Face config in ``target``'s transformer."""
+    target.get_pipe("transformer").model.from_bytes(source.get_pipe("transformer").model.to_bytes())
+    return target
+
+
+@pytest.fixture(scope="module")
+def upstream_nlp(tiny_bert_dir):
+    return make_nlp(tiny_bert_dir, UPSTREAM)
+
+
+@pytest.fixture(scope="module")
+def bucketed_nlp(tiny_bert_dir, upstream_nlp):
+    return same_weights(make_nlp(tiny_bert_dir, ARCHITECTURE), upstream_nlp)
+
+
+def aligned_rows(trf_data, array):
+    """(n_aligned, width) rows of a (n_spans, n_wordpieces, width) output in alignment order."""
+    flat = np.asarray(array).reshape(-1, array.shape[-1])
+    return flat[np.asarray(trf_data.align.dataXd).ravel()]
+
+
+def assert_same_docs(expected_docs, actual_docs, atol):
+    for expected, actual in zip(expected_docs, actual_docs):
+        e, a = expected._.trf_data, actual._.trf_data
+        assert np.array_equal(e.align.lengths, a.align.lengths)
+        assert np.array_equal(expected._.ctxvec_context_mask, actual._.ctxvec_context_mask)
+        if len(expected) == 0 or len(e.align.dataXd) == 0:
+            assert len(a.align.dataXd) == 0
+            continue
+        # The same wordpiece ids at every aligned position, and the same states there.
+        assert np.array_equal(aligned_rows(e, e.wordpieces.input_ids[..., None]), aligned_rows(a, a.wordpieces.input_ids[..., None]))
+        for key in ("last_hidden_state",):
+            diff = np.abs(aligned_rows(e, e.model_output[key]) - aligned_rows(a, a.model_output[key])).max()
+            assert diff < atol, (expected.text, key, diff)
+        expected_layers, actual_layers = e.model_output.get("hidden_states"), a.model_output.get("hidden_states")
+        assert (expected_layers is None) == (actual_layers is None)
+        for layer_e, layer_a in zip(expected_layers or [], actual_layers or []):
+            assert np.abs(aligned_rows(e, layer_e) - aligned_rows(a, layer_a)).max() < atol
+        assert np.abs(expected._.ctxvec_context - actual._.ctxvec_context).max() < atol
+
+
+def test_same_outputs_as_upstream_forward(upstream_nlp, bucketed_nlp):
+    expected, actual = list(upstream_nlp.pipe(TEXTS)), list(bucketed_nlp.pipe(TEXTS))
+    assert isinstance(bucketed_nlp.get_pipe("transformer").model, BucketedTransformerModel)
+    assert_same_docs(expected, actual, atol=1e-5)
+    long_doc = actual[TEXTS.index("unbelievable apple pen " * 9)]
+    assert long_doc._.trf_data.wordpieces.input_ids.shape[0] == 5  # strided spans kept per Doc
+    assert len(long_doc._.trf_data.model_output["hidden_states"]) == 3  # embeddings + 2 layers
+
+
+def test_empty_docs_and_tokens_without_wordpieces(bucketed_nlp):
+    docs = list(bucketed_nlp.pipe(["", "   ", "a \u200b b"]))
+    assert docs[0]._.ctxvec_context.shape == (0, 32)
+    assert docs[1]._.ctxvec_context_mask.tolist() == [False]
+    assert not docs[1]._.ctxvec_context.any()
+    assert docs[2]._.ctxvec_context_mask.tolist() == [True, False, True]
+    assert list(bucketed_nlp.pipe([""]))[0]._.trf_data.wordpieces.input_ids.size == 0  # only empty Docs: no forward
+
+
+def test_each_doc_keeps_only_its_own_wordpieces(bucketed_nlp):
+    short, long_text = "a", "unbelievable apple pen " * 9
+    docs = list(bucketed_nlp.pipe([short, long_text]))
+    # [CLS] a [SEP]: not padded to the long Doc's spans.
+    assert docs[0]._.trf_data.model_output["last_hidden_state"].shape == (1, 3, 32)
+    assert docs[0]._.trf_data.wordpieces.strings == [["[CLS]", "a", "[SEP]"]]
+
+
+def test_wordpiece_buckets_follow_the_padded_wordpiece_rule():
+    lengths = [5, 3, 9, 9, 2, 40, 7, 3]
+    buckets = wordpiece_buckets(lengths, 20)
+    assert sorted(int(i) for bucket in buckets for i in bucket) == list(range(len(lengths)))
+    flat = [lengths[i] for bucket in buckets for i in bucket]
+    assert flat == sorted(lengths)
+    for bucket in buckets:
+        assert len(bucket) == 1 or max(lengths[i] for i in bucket) * len(bucket) <= 20
+    # Greedy: a bucket closes only when the next span would not fit.
+    for bucket, following in zip(buckets, buckets[1:]):
+        assert lengths[following[0]] * (len(bucket) + 1) > 20
+    assert [len(b) for b in buckets] == [4, 2, 1, 1]
+
+
+def test_forward_calls_stay_within_max_batch_wordpieces(tiny_bert_dir, upstream_nlp):
+    nlp = same_weights(make_nlp(tiny_bert_dir, ARCHITECTURE, max_batch_wordpieces=24), upstream_nlp)
+    shapes = []
+    hf = nlp.get_pipe("transformer").model.transformer
+    handle = hf.register_forward_hook(lambda module, args, kwargs, out: shapes.append(tuple(kwargs["input_ids"].shape)), with_kwargs=True)
+    try:
+        docs = list(nlp.pipe(TEXTS))
+    finally:
+        handle.remove()
+    assert len(shapes) > 1
+    assert all(rows == 1 or rows * width <= 24 for rows, width in shapes)
+    n_spans = sum(doc._.trf_data.wordpieces.input_ids.shape[0] for doc in docs)
+    assert sum(rows for rows, _ in shapes) == n_spans  # every span once, empty Docs never
+    assert_same_docs(list(upstream_nlp.pipe(TEXTS)), docs, atol=1e-5)
+
+
+def test_eval_mode_during_the_forward_and_training_flag_restored(bucketed_nlp):
+    hf = bucketed_nlp.get_pipe("transformer").model.transformer
+    modes = []
+    handle = hf.register_forward_hook(lambda module, args, out: modes.append(module.training))
+    hf.train()
+    try:
+        bucketed_nlp("I have a pen.")
+    finally:
+        handle.remove()
+    assert modes == [False] and hf.training
+    hf.eval()
+
+
+def test_save_load_round_trip_and_weights_shared_with_upstream(tmp_path, bucketed_nlp, upstream_nlp):
+    bucketed_nlp.to_disk(tmp_path / "p")
+    loaded = spacy.load(tmp_path / "p")
+    model = loaded.get_pipe("transformer").model
+    assert isinstance(model, BucketedTransformerModel) and model.max_batch_wordpieces == 40
+    assert loaded.config["components"]["transformer"]["model"]["@architectures"] == ARCHITECTURE
+    assert_same_docs(list(bucketed_nlp.pipe(TEXTS)), list(loaded.pipe(TEXTS)), atol=1e-6)
+    # max_batch_wordpieces comes from the config, not from the saved bytes.
+    override = {"components": {"transformer": {"model": {"max_batch_wordpieces": 12}}}}
+    assert spacy.load(tmp_path / "p", config=override).get_pipe("transformer").model.max_batch_wordpieces == 12
+    # The serialised model is TransformerModel's: the upstream architecture loads it.
+    as_upstream = load_as_upstream(tmp_path / "p")
+    assert type(as_upstream.get_pipe("transformer").model).__name__ == "TransformerModel"
+    assert_same_docs(list(upstream_nlp.pipe(TEXTS)), list(as_upstream.pipe(TEXTS)), atol=1e-6)
+
+
+def test_copy_keeps_the_bucketed_forward(bucketed_nlp):
+    model = bucketed_nlp.get_pipe("transformer").model
+    copied = model.copy()
+    assert isinstance(copied, BucketedTransformerModel)
+    assert copied.max_batch_wordpieces == model.max_batch_wordpieces and copied is not model
+    docs = [bucketed_nlp.make_doc(text) for text in TEXTS]
+    expected, actual = model.predict(docs), copied.predict(docs)
+    assert len(actual.wordpieces.strings) == 0  # the bucketed path, not the upstream one
+    for e, a in zip(expected.doc_data, actual.doc_data):
+        if e.model_output:
+            assert np.allclose(e.model_output["last_hidden_state"], a.model_output["last_hidden_state"], atol=1e-6)
+
+
+def test_training_uses_the_upstream_forward(bucketed_nlp):
+    model = bucketed_nlp.get_pipe("transformer").model
+    docs = [bucketed_nlp.make_doc(text) for text in TEXTS]
+    batch, backprop = model.begin_update(docs)
+    assert batch.wordpieces.input_ids.shape[0] == sum(len(spans) for spans in batch.spans)
+    assert batch.model_output["last_hidden_state"].requires_grad
+    predicted = model.predict(docs)
+    assert predicted.wordpieces.input_ids.size == 0  # inference: the bucketed path
+    model.transformer.eval()
+
+
+def test_slow_tokenizer_and_over_long_spans_use_the_upstream_forward(tiny_bert_dir, upstream_nlp):
+    from transformers.tokenization_utils_fast import PreTrainedTokenizerFast
+
+    slow = make_nlp(tiny_bert_dir, ARCHITECTURE, tokenizer_config={"use_fast": False})
+    assert not isinstance(slow.get_pipe("transformer").model.tokenizer, PreTrainedTokenizerFast)
+    docs = [slow.make_doc(text) for text in TEXTS]
+    assert slow.get_pipe("transformer").model.predict(docs).wordpieces.input_ids.shape[0] > 0
+    # window 100 > the tiny model's 64 positions: spans are cut by truncate_oversize_splits upstream.
+    long_upstream = make_nlp(tiny_bert_dir, UPSTREAM, window=100, stride=80)
+    long_bucketed = same_weights(make_nlp(tiny_bert_dir, ARCHITECTURE, window=100, stride=80), long_upstream)
+    texts = ["unbelievable " * 40, "I have a pen."]
+    predicted = long_bucketed.get_pipe("transformer").model.predict([long_bucketed.make_doc(t) for t in texts])
+    assert predicted.wordpieces.input_ids.shape[0] > 0  # upstream path
+    assert_same_docs(list(long_upstream.pipe(texts)), list(long_bucketed.pipe(texts)), atol=1e-5)
+
+
+def test_hidden_states_switch_at_run_time(tiny_bert_dir):
+    nlp = make_nlp(tiny_bert_dir, ARCHITECTURE, hidden_states=False)
+    assert "hidden_states" not in nlp("I have a pen.")._.trf_data.model_output
+    assert not outputs_hidden_states(nlp, "transformer")
+    with all_hidden_states(nlp):
+        assert outputs_hidden_states(nlp, "transformer")
+        assert len(nlp("I have a pen.")._.trf_data.model_output["hidden_states"]) == 3
+    assert not outputs_hidden_states(nlp, "transformer")
+    assert "hidden_states" not in nlp("I have a pen.")._.trf_data.model_output
+
+
+def test_max_batch_wordpieces_must_be_positive(tiny_bert_dir):
+    nlp = spacy.blank("en")
+    with pytest.raises(CtxvecError, match=r"CTX-E040"):
+        nlp.add_pipe("transformer", config=trf_config(str(tiny_bert_dir), ARCHITECTURE, max_batch_wordpieces=0))
+
+
+@pytest.mark.slow
+def test_minilm_same_vectors_as_upstream(default_pipeline_dir, shared_data):
+    """The default pipeline (bucketed) against the same saved weights through the
+    upstream forward with its old batching: real sentences and long strided texts."""
+    lines = (shared_data / "wic" / "train.data.txt").read_text(encoding="utf8").splitlines()[:150]
+    texts = [text for line in lines for text in line.split("\t")[3:5]]
+    texts += [" ".join(texts[i : i + 12]) for i in range(0, 120, 12)]  # 150-300 tokens: several windows
+    texts += ["", "   ", "\u200b"]
+    bucketed = spacy.load(default_pipeline_dir)
+    assert isinstance(bucketed.get_pipe("transformer").model, BucketedTransformerModel)
+    upstream = load_as_upstream(default_pipeline_dir)
+    assert_same_docs(list(upstream.pipe(texts)), list(bucketed.pipe(texts)), atol=1e-3)
+    diffs = [np.abs(e._.ctxvec_context - a._.ctxvec_context).max() for e, a in zip(upstream.pipe(texts), bucketed.pipe(texts)) if len(e)]
+    assert max(diffs) < 1e-4
