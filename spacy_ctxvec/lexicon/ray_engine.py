@@ -13,6 +13,11 @@ When an actor dies, Ray Data restarts it and reruns the unfinished task; the rer
 outputs take the same object ids as the lost attempt's, and the driver only merges rows
 that the dataset iterator hands it, once each.
 
+When a node dies and the nodes left cannot hold the actor pool, Ray would wait forever
+for room to restart the lost actors; the driver watches the cluster and stops with E520
+(what was lost, what to rerun) after NODE_LOSS_GRACE_S seconds. Other unrecoverable
+node or worker failures become E522. A stopped build saves nothing; the rerun starts over.
+
 Ray is imported lazily; without it the engine raises E502 naming ``pip install
 spacy-ctxvec[ray]``.
 """
@@ -381,8 +386,10 @@ def build_lexicon_ray(
         try:
             watch = NodeLossWatch(ray, num_workers, num_cpus_per_worker, num_gpus_per_worker)
             lexicon, n_docs, skipped = merge_watching(partials.iter_rows(), watch, progress=progress)
-        except Exception as err:
+        except BaseException as err:
             stop_executors(running_executors() - executors_before)
+            if not isinstance(err, Exception):  # KeyboardInterrupt, SystemExit
+                raise
             coded = coded_error(err) or node_loss_error(err)
             if coded is None:
                 raise
