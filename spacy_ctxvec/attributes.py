@@ -16,6 +16,8 @@ CONTEXT_MASK = "ctxvec_context_mask"
 STATIC_ARRAY = "ctxvec_static"
 STATIC_KEYS = "ctxvec_static_keys"
 POLYSEMY_ARRAY = "ctxvec_polysemy"
+SENSE_ARRAY = "ctxvec_sense"
+SENSE_VECTORS = "ctxvec_sense_vec"
 
 # Codes stored in STATIC_KEYS: which lookup produced a token's static vector.
 STATIC_KEY_NAMES = ("none", "exact", "lower", "norm", "subwords")
@@ -23,6 +25,11 @@ STATIC_KEY_NAMES = ("none", "exact", "lower", "norm", "subwords")
 # One record per token in POLYSEMY_ARRAY: the type's score and count, this occurrence's
 # shift from the type centroid, and whether score / shift are defined.
 POLYSEMY_DTYPE = np.dtype([("score", "f8"), ("count", "i8"), ("shift", "f8"), ("has_score", "?"), ("has_shift", "?")])
+
+# One record per token in SENSE_ARRAY: this occurrence's sense within its type (-1:
+# none) and the type's number of induced senses (0: none). SENSE_VECTORS holds the
+# sense's static vector per token (zeros where sense is -1).
+SENSE_DTYPE = np.dtype([("sense", "i4"), ("n_senses", "i4")])
 
 
 def _rows(doc: Doc, array_attr: str) -> Optional[np.ndarray]:
@@ -114,6 +121,40 @@ def token_context_shift(token: Token) -> Optional[float]:
     return float(records["shift"][token.i])
 
 
+# Senses
+def _sense_mask(doc: Doc) -> Optional[np.ndarray]:
+    records = doc._.get(SENSE_ARRAY)
+    return None if records is None else records["sense"] >= 0
+
+
+def token_sense(token: Token) -> Optional[int]:
+    records = token.doc._.get(SENSE_ARRAY)
+    if records is None or records["sense"][token.i] < 0:
+        return None
+    return int(records["sense"][token.i])
+
+
+def token_n_senses(token: Token) -> int:
+    records = token.doc._.get(SENSE_ARRAY)
+    return 0 if records is None else int(records["n_senses"][token.i])
+
+
+def token_sense_vec(token: Token) -> Optional[np.ndarray]:
+    array = _rows(token.doc, SENSE_VECTORS)
+    if array is None or token_sense(token) is None:
+        return None
+    return array[token.i]
+
+
+def span_sense_vec(span: Span) -> Optional[np.ndarray]:
+    doc = span.doc
+    return _span_mean(doc._.get(SENSE_VECTORS), _sense_mask(doc), span.start, span.end)
+
+
+def doc_sense_vec(doc: Doc) -> Optional[np.ndarray]:
+    return _span_mean(doc._.get(SENSE_VECTORS), _sense_mask(doc), 0, len(doc))
+
+
 def _same_function(a, b) -> bool:
     # By module and name, so that a reloaded spacy_ctxvec still counts as ours.
     return a is b or (
@@ -148,7 +189,7 @@ def install_extensions() -> None:
     """Register every attribute once; safe to call repeatedly. Raises E022 if another
     package registered one of these names first. Call it (or load a ctxvec pipeline)
     before reading ._ attributes of Docs from a DocBin or a pickle in a new process."""
-    for name in (CONTEXT_ARRAY, CONTEXT_MASK, STATIC_ARRAY, STATIC_KEYS, POLYSEMY_ARRAY):
+    for name in (CONTEXT_ARRAY, CONTEXT_MASK, STATIC_ARRAY, STATIC_KEYS, POLYSEMY_ARRAY, SENSE_ARRAY, SENSE_VECTORS):
         _set(Doc, name, default=None)
     _set(Token, "context_vec", getter=token_context_vec)
     _set(Token, "has_context_vec", getter=token_has_context_vec)
@@ -162,3 +203,8 @@ def install_extensions() -> None:
     _set(Token, "polysemy_score", getter=token_polysemy_score)
     _set(Token, "polysemy_count", getter=token_polysemy_count)
     _set(Token, "context_shift", getter=token_context_shift)
+    _set(Token, "sense", getter=token_sense)
+    _set(Token, "n_senses", getter=token_n_senses)
+    _set(Token, "sense_vec", getter=token_sense_vec)
+    _set(Span, "sense_vec", getter=span_sense_vec)
+    _set(Doc, "sense_vec", getter=doc_sense_vec)

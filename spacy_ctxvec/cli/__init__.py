@@ -10,6 +10,7 @@ from . import (
     plot,  # noqa: F401,E402
     rank,  # noqa: F401,E402
     train_static,  # noqa: F401,E402
+    word_senses,  # noqa: F401,E402
 )
 from ._app import app
 

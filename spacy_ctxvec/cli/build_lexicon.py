@@ -8,6 +8,7 @@ or each other."""
 import os
 import secrets
 import shutil
+import time
 from pathlib import Path
 from typing import Any, Dict, List, Optional, Tuple
 
@@ -69,6 +70,7 @@ def build_lexicon_cli(
     gpus_per_worker: float = typer.Option(0.0, "--gpus-per-worker", min=0.0, help="--engine ray: GPUs per actor (0: CPU)"),
     sample_size: int = typer.Option(DEFAULT_SAMPLE_SIZE, "--sample-size", min=0, help="Occurrence vectors (float16) + snippets kept per word type for sense induction, chosen by a content hash (0: no sample); memory: benchmarks/SENSES.md"),
     sample_min_count: Optional[int] = typer.Option(None, "--sample-min-count", min=1, help="After the build, drop the samples of types seen fewer than N times (default: --min-count)"),
+    senses: Optional[bool] = typer.Option(None, "--senses/--no-senses", help="Induce word senses from the sample (default: yes when --sample-size > 0; --senses with --sample-size 0 is an error)"),
 ) -> None:
     """Build a corpus polysemy lexicon and save a pipeline that scores every token."""
     resolved_output = output.resolve()  # OUTPUT "." or "out/" has a name only once resolved
@@ -82,6 +84,8 @@ def build_lexicon_cli(
         require_gpu(gpu_id)
     nlp = load_pipeline(pipeline, layer=None if keep_layer else layer)
     component = ensure_polysemy_component(nlp, key, min_count)
+    if senses and sample_size == 0:
+        raise CtxvecError(Errors.E602.format(name=component.name))
     engine_options: Dict[str, Any] = (
         {"address": address, "num_workers": num_workers, "num_gpus_per_worker": gpus_per_worker} if engine == "ray" else {}
     )
@@ -97,6 +101,11 @@ def build_lexicon_cli(
         raise
     lexicon = result.lexicon.prune_sample(min_count if sample_min_count is None else sample_min_count)
     component.set_lexicon(lexicon)
+    if senses is not False and lexicon.sample is not None:
+        started = time.perf_counter()
+        inventory = component.build_senses()
+        msg.info(f"Senses: {inventory.n_senses_total} senses of {len(inventory)} types "
+                 f"({int((inventory.counts() > 1).sum())} with more than one), induced in {time.perf_counter() - started:.1f} s")
     component.check_width(lexicon.width)
     save_output(nlp, output)
     remove_checkpoint_dir(checkpoint_dir)

@@ -10,6 +10,17 @@ Per token it sets one record in doc._.ctxvec_polysemy, read by:
 - token._.polysemy_count: the type's number of occurrences in the lexicon (0 if unseen);
 - token._.context_shift: 1 - cos(this occurrence, the type's unit centroid), None where
   the score is None or the token has no contextual vector.
+
+With a SenseInventory (``senses``: induced from the lexicon's occurrence sample, see
+spacy_ctxvec.lexicon.sense_inventory; saved in ``senses/`` beside ``lexicon/``) it also sets
+doc._.ctxvec_sense (SENSE_DTYPE records) and doc._.ctxvec_sense_vec, read by:
+
+- token._.sense: this occurrence's sense within its type (nearest centroid of its own
+  contextual vector in the sense space), None where the type has no senses (unseen,
+  below ``min_count``, not sampled) or the token has no contextual vector;
+- token._.n_senses: the type's number of induced senses (0 if none);
+- token._.sense_vec / span._.sense_vec / doc._.sense_vec: the sense's static vector
+  (mean raw contextual vector of its sampled members), None where sense is None.
 """
 from pathlib import Path
 from typing import Any, Callable, Dict, Iterable, Iterator, Optional, Sequence, Union
@@ -26,6 +37,9 @@ from ..attributes import (
     CONTEXT_MASK,
     POLYSEMY_ARRAY,
     POLYSEMY_DTYPE,
+    SENSE_ARRAY,
+    SENSE_DTYPE,
+    SENSE_VECTORS,
     install_extensions,
 )
 from ..errors import CtxvecError, Errors
@@ -38,6 +52,7 @@ from ..lexicon.shard import (
     partial_lexicon,
     polysemy_components,
 )
+from ..lexicon.sense_inventory import DEFAULT_SETTINGS, SenseInventory, check_induction_settings, induce_inventory
 from ..lexicon.statistics import Lexicon
 from ..ops.cosine import cosine_shift
 from ..types import CorpusItem
@@ -47,9 +62,18 @@ DEFAULT_POLYSEMY_CONFIG = """
 [ctxvec_polysemy]
 key = "lower"
 min_count = 5
+senses = true
+split_threshold = 0.25
+cut_distance = 0.1
+max_senses = 8
+min_tokens = 4
+n_directions = 3
 """
 LEXICON_DIR = "lexicon"
-CFG_FILE = "cfg.json"  # {"has_lexicon": bool}: a deleted lexicon directory is an error, not an empty lexicon
+SENSES_DIR = "senses"
+# {"has_lexicon": bool, "has_senses": bool}: a deleted lexicon or senses directory is an
+# error, not an empty lexicon / no senses
+CFG_FILE = "cfg.json"
 
 
 @Language.factory(
@@ -58,9 +82,23 @@ CFG_FILE = "cfg.json"  # {"has_lexicon": bool}: a deleted lexicon directory is a
     assigns=["doc._.ctxvec_polysemy"],
     requires=["doc._.ctxvec_context"],
 )
-def make_polysemy(nlp: Language, name: str, key: str, min_count: int) -> "Polysemy":
-    """Corpus polysemy scores per token; see Polysemy."""
-    return Polysemy(name=name, key=key, min_count=min_count)
+def make_polysemy(
+    nlp: Language,
+    name: str,
+    key: str,
+    min_count: int,
+    senses: bool = True,
+    split_threshold: float = DEFAULT_SETTINGS["split_threshold"],
+    cut_distance: float = DEFAULT_SETTINGS["cut_distance"],
+    max_senses: int = DEFAULT_SETTINGS["max_senses"],
+    min_tokens: int = DEFAULT_SETTINGS["min_tokens"],
+    n_directions: int = DEFAULT_SETTINGS["n_directions"],
+) -> "Polysemy":
+    """Corpus polysemy scores and induced senses per token; see Polysemy. ``senses``:
+    induce senses in ``initialize`` when the lexicon is built from a corpus with a
+    sample; the other settings are those of spacy_ctxvec.ops.senses.induce_senses."""
+    return Polysemy(name=name, key=key, min_count=min_count, senses=senses, split_threshold=split_threshold,
+                    cut_distance=cut_distance, max_senses=max_senses, min_tokens=min_tokens, n_directions=n_directions)
 
 
 class Polysemy(DocAnnotator):
@@ -69,7 +107,19 @@ class Polysemy(DocAnnotator):
     Without a lexicon (or with an empty one) every score and shift is None.
     """
 
-    def __init__(self, *, name: str = "ctxvec_polysemy", key: str = "lower", min_count: int = 5) -> None:
+    def __init__(
+        self,
+        *,
+        name: str = "ctxvec_polysemy",
+        key: str = "lower",
+        min_count: int = 5,
+        senses: bool = True,
+        split_threshold: float = DEFAULT_SETTINGS["split_threshold"],
+        cut_distance: float = DEFAULT_SETTINGS["cut_distance"],
+        max_senses: int = DEFAULT_SETTINGS["max_senses"],
+        min_tokens: int = DEFAULT_SETTINGS["min_tokens"],
+        n_directions: int = DEFAULT_SETTINGS["n_directions"],
+    ) -> None:
         if key not in KEY_ATTRS:
             raise CtxvecError(Errors.E216.format(key=key, choices=", ".join(KEY_ATTRS)))
         if min_count < 2:
@@ -77,17 +127,49 @@ class Polysemy(DocAnnotator):
         self.name = name
         self.key = key
         self.min_count = min_count
+        self.induce = bool(senses)
+        self.induction_settings: Dict[str, Any] = {
+            "split_threshold": split_threshold, "cut_distance": cut_distance, "max_senses": max_senses,
+            "min_tokens": min_tokens, "n_directions": n_directions,
+        }
+        check_induction_settings(min_count=min_count, **self.induction_settings)
         self.lexicon: Optional[Lexicon] = None
+        self.senses: Optional[SenseInventory] = None
         self._table: Optional[Dict[str, np.ndarray]] = None
+        self._sense_table: Optional[Dict[str, np.ndarray]] = None
         install_extensions()
 
     def set_lexicon(self, lexicon: Optional[Lexicon]) -> None:
-        """Use ``lexicon`` (None: no lexicon). Its key mode must match this component's."""
+        """Use ``lexicon`` (None: no lexicon). Its key mode must match this component's.
+        The senses are dropped (they belong to the old lexicon): set them again with
+        ``set_senses`` or ``build_senses``."""
         lexicon_key = lexicon.meta.get("key") if lexicon is not None else None
         if lexicon_key is not None and lexicon_key != self.key:
             raise CtxvecError(Errors.E220.format(lexicon_key=lexicon_key, name=self.name, key=self.key))
         self.lexicon = lexicon
         self._table = None if lexicon is None or len(lexicon) == 0 else self._lookup_table(lexicon)
+        self.set_senses(None)
+
+    def set_senses(self, senses: Optional[SenseInventory]) -> None:
+        """Use ``senses`` (None: no senses). Their key mode must match this component's."""
+        senses_key = senses.settings.get("key") if senses is not None else None
+        if senses_key is not None and senses_key != self.key:
+            raise CtxvecError(Errors.E605.format(senses_key=senses_key, name=self.name, key=self.key))
+        self.senses = senses
+        self._sense_table = None
+        if senses is not None and len(senses):
+            hashes = np.array([get_string_id(k) for k in senses.keys], dtype=np.uint64)
+            order = np.argsort(hashes)
+            self._sense_table = {"hashes": hashes[order], "rows": order.astype(np.int64)}
+
+    def build_senses(self) -> SenseInventory:
+        """Induce senses from the lexicon's sample with this component's settings, use
+        and return them (E602 without a lexicon sample)."""
+        if self.lexicon is None:
+            raise CtxvecError(Errors.E602.format(name=self.name))
+        senses = induce_inventory(self.lexicon, min_count=self.min_count, name=self.name, **self.induction_settings)
+        self.set_senses(senses)
+        return senses
 
     def _lookup_table(self, lexicon: Lexicon) -> Dict[str, np.ndarray]:
         hashes = np.array([get_string_id(k) for k in lexicon.keys], dtype=np.uint64)
@@ -105,6 +187,36 @@ class Polysemy(DocAnnotator):
     def set_annotations(self, docs: Sequence[Doc]) -> None:
         for doc in docs:
             doc._.set(POLYSEMY_ARRAY, self._records(doc))
+            if self._sense_table is not None:
+                records, vectors = self._sense_records(doc)
+                doc._.set(SENSE_ARRAY, records)
+                doc._.set(SENSE_VECTORS, vectors)
+
+    def _sense_records(self, doc: Doc):
+        """(SENSE_DTYPE records, (n, width) float32 sense vectors) of one Doc."""
+        senses, table = self.senses, self._sense_table
+        assert senses is not None and table is not None
+        records = np.zeros(len(doc), dtype=SENSE_DTYPE)
+        records["sense"] = -1
+        sense_vectors = np.zeros((len(doc), senses.width), dtype=np.float32)
+        if len(doc) == 0:
+            return records, sense_vectors
+        vectors, mask = doc._.get(CONTEXT_ARRAY), doc._.get(CONTEXT_MASK)
+        if vectors is None or mask is None:
+            raise CtxvecError(Errors.E218.format(pipe_names="(this Doc's pipeline)", name=self.name))
+        if vectors.shape[1] != senses.width:
+            raise CtxvecError(Errors.E604.format(senses_width=senses.width, pipeline_width=vectors.shape[1]))
+        ids = doc.to_array(KEY_ATTRS[self.key]).astype(np.uint64)
+        positions = np.minimum(np.searchsorted(table["hashes"], ids), len(table["hashes"]) - 1)
+        found = table["hashes"][positions] == ids
+        type_rows = np.where(found, table["rows"][positions], -1)
+        records["n_senses"][found] = senses.counts()[type_rows[found]]
+        type_rows[~np.asarray(mask, dtype=bool)] = -1
+        assigned = senses.assign(type_rows, vectors)
+        records["sense"] = assigned
+        rows = senses.sense_rows(type_rows, assigned)
+        sense_vectors[rows >= 0] = senses.vectors[rows[rows >= 0]]
+        return records, sense_vectors
 
     def _records(self, doc: Doc) -> np.ndarray:
         records = np.zeros(len(doc), dtype=POLYSEMY_DTYPE)
@@ -143,7 +255,9 @@ class Polysemy(DocAnnotator):
         """Load the lexicon from ``lexicon_path`` (a Lexicon directory) or build it from
         ``corpus`` (e.g. spacy-ctxvec.lexicon_corpus.v1); with neither, keep it as is.
         ``sample_size`` K > 0: a lexicon built from ``corpus`` keeps up to K occurrences
-        per type (types below ``min_count`` keep none)."""
+        per type (types below ``min_count`` keep none), and with ``senses = true`` the
+        senses are induced from it. A lexicon loaded from ``lexicon_path`` brings no
+        senses (build them with ``build_senses``)."""
         if lexicon_path is not None and corpus is not None:
             raise CtxvecError(Errors.E227.format(name=self.name))
         if lexicon_path is not None:
@@ -152,55 +266,75 @@ class Polysemy(DocAnnotator):
             check_key_mode(nlp, self.key)
             lexicon = partial_lexicon(nlp, corpus(nlp.vocab), key=self.key, batch_size=batch_size, sample_size=sample_size)
             self.set_lexicon(lexicon.prune_sample(self.min_count))
+            if self.induce and sample_size > 0:
+                self.build_senses()
         if nlp is not None and self.lexicon is not None and len(self.lexicon):
             self.check_width(context_width(nlp))
 
     def check_width(self, pipeline_width: int) -> None:
         if self.lexicon is not None and len(self.lexicon) and self.lexicon.width != pipeline_width:
             raise CtxvecError(Errors.E219.format(lexicon_width=self.lexicon.width, pipeline_width=pipeline_width))
+        if self.senses is not None and len(self.senses) and self.senses.width != pipeline_width:
+            raise CtxvecError(Errors.E604.format(senses_width=self.senses.width, pipeline_width=pipeline_width))
 
-    # Serialisation: the lexicon as .npy + JSON on disk, msgpack in bytes.
+    # Serialisation: the lexicon and the senses as .npy + JSON on disk, msgpack in bytes.
     def to_disk(self, path: Union[str, Path], *, exclude: Iterable[str] = tuple()) -> None:
         path = Path(path)
         path.mkdir(parents=True, exist_ok=True)
         save_lexicon = self.lexicon is not None and "lexicon" not in exclude
+        save_senses = self.senses is not None and "senses" not in exclude
         if save_lexicon:
             self.lexicon.to_disk(path / LEXICON_DIR)
-        srsly.write_json(path / CFG_FILE, {"has_lexicon": save_lexicon})
+        if save_senses:
+            self.senses.to_disk(path / SENSES_DIR)  # type: ignore[union-attr]
+        srsly.write_json(path / CFG_FILE, {"has_lexicon": save_lexicon, "has_senses": save_senses})
 
     def from_disk(self, path: Union[str, Path], *, exclude: Iterable[str] = tuple()) -> "Polysemy":
-        """Load the saved lexicon; E249 if cfg.json says one was saved and it is gone."""
+        """Load the saved lexicon and senses; E249 if cfg.json says one was saved and it is gone."""
         if "lexicon" in exclude:
             return self
         path = Path(path)
-        lexicon_dir = path / LEXICON_DIR
-        has_lexicon = lexicon_dir.exists()
+        lexicon_dir, senses_dir = path / LEXICON_DIR, path / SENSES_DIR
+        has_lexicon, has_senses = lexicon_dir.exists(), senses_dir.exists()
         if (path / CFG_FILE).exists():  # older saves have no cfg.json
             try:
                 cfg = srsly.read_json(path / CFG_FILE)
             except ValueError:
                 cfg = None
-            if not isinstance(cfg, dict) or not isinstance(cfg.get("has_lexicon"), bool):
+            if (not isinstance(cfg, dict) or not isinstance(cfg.get("has_lexicon"), bool)
+                    or not isinstance(cfg.get("has_senses", False), bool)):
                 raise CtxvecError(Errors.E249.format(name=self.name, path=path, problem=f"{CFG_FILE} is damaged"))
-            has_lexicon = cfg["has_lexicon"]
+            has_lexicon, has_senses = cfg["has_lexicon"], cfg.get("has_senses", False)
             if has_lexicon and not lexicon_dir.is_dir():
                 raise CtxvecError(Errors.E249.format(name=self.name, path=path, problem=f"a lexicon was saved but the directory '{lexicon_dir}' is missing"))
+            if has_senses and not senses_dir.is_dir() and "senses" not in exclude:
+                raise CtxvecError(Errors.E249.format(name=self.name, path=path, problem=f"senses were saved but the directory '{senses_dir}' is missing"))
         self.set_lexicon(Lexicon.from_disk(lexicon_dir) if has_lexicon else None)
+        if "senses" not in exclude:
+            self.set_senses(SenseInventory.from_disk(senses_dir) if has_senses else None)
         return self
 
     def to_bytes(self, *, exclude: Iterable[str] = tuple()) -> bytes:
         save_lexicon = self.lexicon is not None and "lexicon" not in exclude
-        return srsly.msgpack_dumps({"lexicon": self.lexicon.to_bytes() if save_lexicon else None})
+        save_senses = self.senses is not None and "senses" not in exclude
+        return srsly.msgpack_dumps({
+            "lexicon": self.lexicon.to_bytes() if save_lexicon else None,  # type: ignore[union-attr]
+            "senses": self.senses.to_bytes() if save_senses else None,  # type: ignore[union-attr]
+        })
 
     def from_bytes(self, bytes_data: bytes, *, exclude: Iterable[str] = tuple()) -> "Polysemy":
         if "lexicon" in exclude:
             return self
         try:
             data = srsly.msgpack_loads(bytes_data)
-            lexicon_bytes = data["lexicon"]
+            lexicon_bytes, senses_bytes = data["lexicon"], data.get("senses")
         except Exception as err:  # msgpack or KeyError/TypeError: damaged bytes
             raise CtxvecError(Errors.E207.format(path="<bytes>", problem=f"damaged component bytes ({type(err).__name__})")) from None
+        if senses_bytes is not None and not isinstance(senses_bytes, bytes):
+            raise CtxvecError(Errors.E601.format(path="<bytes>", problem="damaged component bytes (senses are not bytes)"))
         self.set_lexicon(None if lexicon_bytes is None else Lexicon.from_bytes(lexicon_bytes))
+        if "senses" not in exclude:
+            self.set_senses(None if senses_bytes is None else SenseInventory.from_bytes(senses_bytes))
         return self
 
 
@@ -218,6 +352,23 @@ def load_lexicon(path: Union[str, Path]) -> Lexicon:
             if block.get("factory") == "ctxvec_polysemy" and (path / name / LEXICON_DIR / "lexicon.json").exists():
                 return Lexicon.from_disk(path / name / LEXICON_DIR)
     raise CtxvecError(Errors.E225.format(path=path))
+
+
+def load_senses(path: Union[str, Path]) -> SenseInventory:
+    """A SenseInventory from a senses directory, or from the ctxvec_polysemy component
+    of a saved pipeline directory (read from disk, without loading the model); E606 if
+    there are none."""
+    from spacy.util import load_config
+
+    path = Path(path)
+    if (path / "senses.json").exists():
+        return SenseInventory.from_disk(path)
+    if (path / "config.cfg").exists():
+        components = load_config(path / "config.cfg", interpolate=False)["components"]
+        for name, block in components.items():
+            if block.get("factory") == "ctxvec_polysemy" and (path / name / SENSES_DIR / "senses.json").exists():
+                return SenseInventory.from_disk(path / name / SENSES_DIR)
+    raise CtxvecError(Errors.E606.format(path=path))
 
 
 def ensure_polysemy_component(nlp: Language, key: str, min_count: int) -> Polysemy:

@@ -1,0 +1,83 @@
+"""`spacy-ctxvec senses PIPELINE_OR_SENSES WORD...`: each induced sense of the words,
+with its share of the word's sample and example snippets (word in [brackets])."""
+import json
+import re
+from pathlib import Path
+from typing import Any, Dict, List
+
+import typer
+from wasabi import msg
+
+from ..components.polysemy import load_senses
+from ..errors import CtxvecError, Errors
+from ..lexicon.sense_inventory import SenseInventory
+from ._app import app, exit_on_coded_error
+
+FORMATS = ("table", "tsv", "json")
+
+
+def word_key(inventory: SenseInventory, word: str) -> str:
+    """The inventory key of ``word``: lowercased when the senses were induced with key mode 'lower'."""
+    return word.lower() if inventory.settings.get("key", "lower") == "lower" else word
+
+
+def describe_senses(inventory: SenseInventory, words: List[str], source: Path) -> List[Dict[str, Any]]:
+    """One entry per word: its key, number of senses, and each sense's share and examples;
+    E607 naming the words that have no senses."""
+    keys = [word_key(inventory, word) for word in words]
+    unknown = [word for word, key in zip(words, keys) if key not in inventory]
+    if unknown:
+        raise CtxvecError(Errors.E607.format(
+            words=", ".join(repr(w) for w in unknown), path=source, key=inventory.settings.get("key", "lower"),
+            min_count=inventory.settings.get("min_count", "?"), n_types=len(inventory)))
+    return [
+        {"word": word, "key": key, "n_senses": inventory.n_senses(key),
+         "senses": [{"sense": s.index, "share": round(s.share, 6), "examples": s.examples} for s in inventory.senses_of(key)]}
+        for word, key in zip(words, keys)
+    ]
+
+
+def _one_line(text: str) -> str:
+    return re.sub(r"\s+", " ", text).strip()
+
+
+def render(entries: List[Dict[str, Any]], fmt: str) -> str:
+    if fmt == "json":
+        return json.dumps(entries, indent=2, ensure_ascii=False)
+    if fmt == "tsv":
+        lines = ["\t".join(("word", "sense", "share", "n_senses", "examples"))]
+        for entry in entries:
+            lines += ["\t".join((entry["word"], str(s["sense"]), f"{s['share']:.4f}", str(entry["n_senses"]),
+                                 " | ".join(_one_line(e) for e in s["examples"]))) for s in entry["senses"]]
+        return "\n".join(lines)
+    from wasabi import table
+
+    parts = []
+    for entry in entries:
+        plural = "s" if entry["n_senses"] != 1 else ""
+        body = table(_first_of_each_sense(entry), header=("sense", "share", "examples"), divider=True, aligns=("r", "r", "l"))
+        parts.append(f"{entry['word']} ({entry['key']}): {entry['n_senses']} sense{plural}\n{body}")
+    return "\n".join(parts)
+
+
+def _first_of_each_sense(entry: Dict[str, Any]) -> List[tuple]:
+    """Table rows: the sense number and share on its first example's row only."""
+    rows = []
+    for s in entry["senses"]:
+        for j, example in enumerate(s["examples"] or [""]):
+            rows.append((s["sense"] if j == 0 else "", f"{s['share']:.1%}" if j == 0 else "", _one_line(example)))
+    return rows
+
+
+@app.command("senses")
+@exit_on_coded_error
+def senses_cli(
+    source: Path = typer.Argument(..., help="Pipeline directory whose ctxvec_polysemy has senses, or a senses directory"),
+    words: List[str] = typer.Argument(..., help="Words to show (looked up with the senses' key mode, e.g. lowercased)"),
+    fmt: str = typer.Option("table", "--format", help="table, tsv or json"),
+) -> None:
+    """Show the induced senses of words: share of the sample and example snippets."""
+    if fmt not in FORMATS:
+        raise CtxvecError(Errors.E230.format(fmt=fmt, choices=", ".join(FORMATS)))
+    inventory = load_senses(source)
+    print(render(describe_senses(inventory, words, source), fmt))

@@ -1,0 +1,221 @@
+"""SenseInventory and induce_inventory on synthetic samples: a word with two clear
+meanings gets two senses, words with one meaning get one; assignment, round trips,
+damaged files."""
+import numpy as np
+import pytest
+
+from spacy_ctxvec.errors import CtxvecError
+from spacy_ctxvec.lexicon.sample import OccurrenceSample, occurrence_priorities
+from spacy_ctxvec.lexicon.sense_inventory import (
+    SenseInventory,
+    fit_corpus_sense_space,
+    induce_inventory,
+)
+from spacy_ctxvec.lexicon.statistics import Lexicon
+from spacy_ctxvec.ops.senses import fit_sense_space
+
+WIDTH = 32
+
+
+def synthetic(seed: int = 0, noise: float = 0.05, n_words: int = 30, per_word: int = 20):
+    """(keys, vectors): n_words one-meaning words, 'bank' with two meanings (even
+    occurrences near ``river``, odd near ``money``), 'rare' seen twice."""
+    rng = np.random.default_rng(seed)
+    keys, vectors = [], []
+    for w in range(n_words):
+        centre = rng.normal(size=WIDTH)
+        for _ in range(per_word):
+            keys.append(f"w{w:02d}")
+            vectors.append(centre + noise * rng.normal(size=WIDTH))
+    river, money = rng.normal(size=WIDTH), rng.normal(size=WIDTH)
+    for j in range(24):
+        keys.append("bank")
+        vectors.append((river if j % 2 == 0 else money) + noise * rng.normal(size=WIDTH))
+    for _ in range(2):
+        keys.append("rare")
+        vectors.append(rng.normal(size=WIDTH))
+    return keys, np.array(vectors), river, money
+
+
+def lexicon_with_sample(keys, vectors, k: int = 64, parts: int = 1) -> Lexicon:
+    """A Lexicon with its occurrence sample, merged from ``parts`` pieces."""
+    priorities = occurrence_priorities(np.full(len(keys), 12345, dtype=np.uint64), np.arange(len(keys)))
+    snippets = [f"doc {i} [{key}]" for i, key in enumerate(keys)]
+    pieces = np.array_split(np.arange(len(keys)), parts)
+    result = None
+    for rows in pieces:
+        part = Lexicon.from_occurrences([keys[i] for i in rows], vectors[rows], meta={"key": "lower"})
+        sample = OccurrenceSample.from_occurrences([keys[i] for i in rows], vectors[rows], priorities[rows],
+                                                   [snippets[i] for i in rows], k=k)
+        part = part.with_sample(sample)
+        result = part if result is None else result.merge(part)
+    return result
+
+
+@pytest.fixture(scope="module")
+def data():
+    return synthetic()
+
+
+@pytest.fixture(scope="module")
+def inventory(data):
+    keys, vectors, _, _ = data
+    return induce_inventory(lexicon_with_sample(keys, vectors), min_count=5)
+
+
+def test_two_meanings_give_two_senses_one_meaning_gives_one(inventory):
+    assert inventory.n_senses("bank") == 2
+    assert all(inventory.n_senses(f"w{w:02d}") == 1 for w in range(30))
+    assert inventory.keys == sorted(inventory.keys) and "bank" in inventory
+    assert inventory.centroids.dtype == np.float32 and inventory.vectors.dtype == np.float32
+    assert inventory.centroids.shape == inventory.vectors.shape == (inventory.n_senses_total, WIDTH)
+    norms = np.linalg.norm(inventory.centroids, axis=1)
+    np.testing.assert_allclose(norms, 1.0, atol=1e-5)
+
+
+def test_types_below_min_count_have_no_senses(inventory):
+    assert "rare" not in inventory and inventory.n_senses("rare") == 0 and inventory.senses_of("rare") == []
+    assert inventory.n_senses("never seen") == 0
+    assert inventory.type_rows(["bank", "rare", "w00"]).tolist() == [inventory.index("bank"), -1, inventory.index("w00")]
+
+
+def test_sense_vectors_are_member_means_and_shares_and_examples(data, inventory):
+    keys, vectors, river, money = data
+    senses = inventory.senses_of("bank")
+    assert [s.index for s in senses] == [0, 1]
+    assert sum(s.share for s in senses) == pytest.approx(1.0) and senses[0].share == pytest.approx(0.5)
+    sample = lexicon_with_sample(keys, vectors).sample
+    rows, snippets = sample.rows_of("bank")
+    members_of = {}
+    for s in senses:
+        members = [i for i, snippet in enumerate(snippets) if snippet in s.examples]
+        assert 1 <= len(members) == len(s.examples) <= 3
+        members_of[s.index] = members
+    for s in senses:
+        # the sense's static vector is the mean raw vector of its members: the meaning it stands for
+        near = river if np.linalg.norm(s.vector - river) < np.linalg.norm(s.vector - money) else money
+        in_sense = [i for i in range(len(rows)) if np.linalg.norm(rows[i].astype(np.float64) - near) < 1.0]
+        np.testing.assert_allclose(s.vector, rows[in_sense].astype(np.float64).mean(axis=0), atol=1e-5)
+    assert np.linalg.norm(senses[0].vector - senses[1].vector) > 1.0
+
+
+def test_assign_picks_the_nearest_sense_of_the_own_type(data, inventory):
+    _, _, river, money = data
+    rng = np.random.default_rng(7)
+    occurrences = np.stack([river, money, river, money]) + 0.05 * rng.normal(size=(4, WIDTH))
+    bank = inventory.index("bank")
+    assigned = inventory.assign(np.array([bank] * 4), occurrences)
+    assert assigned[0] == assigned[2] != assigned[1] == assigned[3]
+    senses = inventory.senses_of("bank")
+    river_sense = int(np.argmin([np.linalg.norm(s.vector - river) for s in senses]))
+    assert assigned[0] == river_sense
+    # unknown (-1) rows get -1; a one-sense type always gets 0; rows map to global sense rows
+    mixed = inventory.assign(np.array([-1, inventory.index("w03"), bank]), np.stack([river, river, money]))
+    assert mixed.tolist() == [-1, 0, int(assigned[1])]
+    rows = inventory.sense_rows(np.array([-1, bank]), np.array([0, assigned[1]]))
+    assert rows[0] == -1 and rows[1] == inventory.offsets[bank] + assigned[1]
+    assert inventory.assign(np.zeros(0, dtype=np.int64), np.zeros((0, WIDTH))).shape == (0,)
+    with pytest.raises(CtxvecError, match="E600.*width 5"):
+        inventory.assign(np.array([bank]), np.ones((1, 5)))
+
+
+def test_induction_is_deterministic_and_independent_of_how_the_sample_was_merged(data, inventory):
+    keys, vectors, _, _ = data
+    assert induce_inventory(lexicon_with_sample(keys, vectors), min_count=5) == inventory
+    assert induce_inventory(lexicon_with_sample(keys, vectors, parts=4), min_count=5) == inventory
+    other = induce_inventory(lexicon_with_sample(keys, vectors), min_count=5, cut_distance=0.2)
+    assert other != inventory and other.settings["cut_distance"] == 0.2
+    assert inventory.settings["min_count"] == 5 and inventory.settings["key"] == "lower" and inventory.settings["sample_k"] == 64
+
+
+def test_sense_space_weights_each_row_by_count_over_sampled_rows(data):
+    keys, vectors, _, _ = data
+    lexicon = lexicon_with_sample(keys, vectors, k=4)  # 'w00' has 20 occurrences, 4 sampled: weight 5 each
+    inventory = induce_inventory(lexicon, min_count=2, n_directions=0)
+    sample = lexicon.sample
+    per_type = np.stack([sample.rows_of(key)[0].astype(np.float64).mean(axis=0) for key in sample.keys])
+    counts = np.array([lexicon.counts[lexicon.index(key)] for key in sample.keys], dtype=np.float64)
+    np.testing.assert_allclose(inventory.space.mean, counts @ per_type / counts.sum(), atol=1e-9)
+    assert inventory.space.directions.shape == (0, WIDTH)
+
+
+def test_chunked_space_fit_matches_fit_sense_space():
+    rng = np.random.default_rng(3)
+    x = rng.normal(size=(300, 8)) * np.arange(1, 9)
+    w = rng.uniform(0.1, 5.0, size=300)
+    reference = fit_sense_space(x, n_directions=3, weights=w)
+    chunked = fit_corpus_sense_space(x.astype(np.float16).astype(np.float64), w, n_directions=3)
+    reference16 = fit_sense_space(x.astype(np.float16).astype(np.float64), n_directions=3, weights=w)
+    np.testing.assert_allclose(chunked.mean, reference16.mean, atol=1e-12)
+    np.testing.assert_allclose(chunked.directions.T @ chunked.directions, reference16.directions.T @ reference16.directions, atol=1e-9)
+    assert reference.directions.shape == chunked.directions.shape
+
+
+def test_lexicon_without_a_sample_and_bad_settings_are_coded_errors(data):
+    keys, vectors, _, _ = data
+    with pytest.raises(CtxvecError, match="E602.*--sample-size"):
+        induce_inventory(Lexicon.from_occurrences(keys, vectors), min_count=5)
+    lexicon = lexicon_with_sample(keys, vectors)
+    for setting, value in (("cut_distance", 0.0), ("max_senses", 1), ("min_tokens", 2), ("split_threshold", float("nan")),
+                           ("n_directions", -1), ("min_count", 0)):
+        settings = {"min_count": 5, setting: value}
+        with pytest.raises(CtxvecError, match=f"E603.*{setting}"):
+            induce_inventory(lexicon, **settings)
+
+
+def test_empty_sample_gives_an_empty_inventory():
+    lexicon = Lexicon.empty(WIDTH, sample_size=8, meta={"key": "lower"})
+    inventory = induce_inventory(lexicon, min_count=2)
+    assert len(inventory) == 0 and inventory.n_senses_total == 0 and inventory.width == WIDTH
+    assert SenseInventory.from_bytes(inventory.to_bytes()) == inventory
+    assert inventory.assign(np.array([-1, -1]), np.ones((2, WIDTH))).tolist() == [-1, -1]
+
+
+def test_round_trips_disk_and_bytes(inventory, tmp_path):
+    inventory.to_disk(tmp_path / "senses")
+    loaded = SenseInventory.from_disk(tmp_path / "senses")
+    assert loaded == inventory and loaded.settings == inventory.settings
+    assert SenseInventory.from_bytes(inventory.to_bytes()) == inventory
+    assert sorted(p.name for p in (tmp_path / "senses").iterdir()) == sorted(
+        ["senses.json", "keys.json", "examples.json", "mean.npy", "directions.npy", "offsets.npy",
+         "centroids.npy", "vectors.npy", "shares.npy"])
+
+
+def _save_npy(path, array):
+    np.save(path, array, allow_pickle=False)
+
+
+@pytest.mark.parametrize("file,damage,problem", [
+    ("offsets.npy", lambda p: p.write_bytes(p.read_bytes()[:-4]), "offsets.npy is truncated"),
+    ("centroids.npy", lambda p: p.write_bytes(b""), "centroids.npy is truncated"),
+    ("keys.json", lambda p: p.write_text('["bank", 3', encoding="utf8"), "keys.json is not valid JSON"),
+    ("keys.json", lambda p: p.write_text('["bank", 3]', encoding="utf8"), "keys.json is not a list of strings"),
+    ("keys.json", lambda p: p.write_text('["bank"]', encoding="utf8"), "offsets has shape"),
+    ("examples.json", lambda p: p.write_text('[["a"], 5]', encoding="utf8"), "examples.json is not a list of lists"),
+    ("vectors.npy", lambda p: _save_npy(p, np.load(p).astype(np.float64)), "vectors.npy holds float64"),
+    ("shares.npy", lambda p: _save_npy(p, np.full_like(np.load(p), np.nan)), "shares holds NaN"),
+    ("offsets.npy", lambda p: _save_npy(p, np.load(p)[::-1].copy()), "offsets must start at 0"),
+    ("senses.json", lambda p: p.write_text('{"format_version": 99}', encoding="utf8"), "unsupported format"),
+    ("directions.npy", lambda p: p.unlink(), "missing directions.npy"),
+])
+def test_damaged_files_are_coded_errors_naming_the_path(inventory, tmp_path, file, damage, problem):
+    inventory.to_disk(tmp_path / "senses")
+    damage(tmp_path / "senses" / file)
+    with pytest.raises(CtxvecError, match=r"E601.*senses.*" + problem):
+        SenseInventory.from_disk(tmp_path / "senses")
+
+
+def test_damaged_bytes_are_coded_errors(inventory):
+    data = inventory.to_bytes()
+    for damaged in (data[: len(data) // 2], b"", b"\x00garbage"):
+        with pytest.raises(CtxvecError, match="E601"):
+            SenseInventory.from_bytes(damaged)
+
+
+def test_inconsistent_arrays_are_refused(inventory):
+    with pytest.raises(CtxvecError, match="E600.*every key must have at least one sense"):
+        SenseInventory(inventory.space, ["a", "b"], np.array([0, 1, 1]), np.zeros((1, WIDTH)), np.zeros((1, WIDTH)),
+                       np.ones(1), [["x"]])
+    with pytest.raises(CtxvecError, match="E600.*sorted"):
+        SenseInventory(inventory.space, ["b", "a"], np.array([0, 1, 2]), np.zeros((2, WIDTH)), np.zeros((2, WIDTH)),
+                       np.ones(2), [["x"], ["y"]])
