@@ -269,6 +269,10 @@ class Errors(metaclass=_ErrorsWithCodes):
     E320 = ("{name}: Spearman's rho is undefined for {n_covered} covered pair(s) of "
             "{n_pairs}; it needs at least {minimum} pairs with vectors (and scores that are "
             "not all equal). Give more pairs, or vectors that cover them.")
+    # Sense evaluation (E630-E649, beside the other evaluations)
+    E630 = ("No lemma has at least 2 sentences among the {n_rows} rows ({n_lemmas} lemmas), "
+            "so no pair of sentences can be compared. Give at least two sentences per lemma "
+            "(and --per-lemma of at least 2).")
 
     # Plots, comparisons and projects (E4xx)
     E401 = ("Cannot save a figure as '{path}': the file name must end in .png or .svg.")

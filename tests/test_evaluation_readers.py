@@ -2,7 +2,13 @@ import numpy as np
 import pytest
 
 from spacy_ctxvec.errors import CtxvecError
-from spacy_ctxvec.evaluation.readers import read_scws, read_sense_counts, read_wic, read_word_pairs
+from spacy_ctxvec.evaluation.readers import (
+    read_scws,
+    read_sense_counts,
+    read_sense_sentences,
+    read_wic,
+    read_word_pairs,
+)
 
 WIC_DATA = (
     "carry\tV\t2-1\tYou must carry your camping gear .\tSound carries well over water .\n"
@@ -157,3 +163,63 @@ def test_scws_marker_search_is_linear_on_long_lines(tmp_path):
     pairs = read_scws(write(tmp_path / "ok.txt", "1\tbank\tn\tbank\tn\ta <b>  river bank </b> here\tx <b>bank</b>\t5\n"))
     assert pairs.words1 == [["a", "river", "bank", "here"]] and pairs.index1.tolist() == [1]
     assert pairs.words2 == [["x", "bank"]] and pairs.index2.tolist() == [1]
+
+
+SENSE_ROWS = (
+    '{"lemma": "bank", "words": ["the", "bank", "of", "the", "river"], "position": 1, "synset": "09213565-n"}\n'
+    '\n'
+    '{"lemma": "bank", "words": ["a", "bank", "loan"], "position": 1, "sense": 2}\n'
+    '{"lemma": "play", "words": ["we", "play"], "position": 1, "synset": "v1"}\n'
+    '{"lemma": "bank", "words": ["Banks", "lend"], "position": 0, "synset": "09213565-n"}\n'
+)
+
+
+def test_read_sense_sentences(tmp_path):
+    data = read_sense_sentences(write(tmp_path / "senses.jsonl", SENSE_ROWS))
+    assert len(data) == 4
+    assert data.lemmas == ["bank", "bank", "play", "bank"]
+    assert data.senses == ["09213565-n", "2", "v1", "09213565-n"]  # "sense" is accepted as the label key
+    assert data.positions.tolist() == [1, 1, 1, 0] and data.words[3] == ["Banks", "lend"]
+    assert data.by_lemma() == {"bank": [0, 1, 3]}  # play has one sentence: no pair
+    assert data.by_lemma(per_lemma=2) == {"bank": [0, 1]}
+    assert data.by_lemma(min_sentences=1) == {"bank": [0, 1, 3], "play": [2]}
+
+
+@pytest.mark.parametrize("row,code", [
+    ('{"lemma": "bank", "words": ["a", "bank"], "position": 1', "E302"),  # broken JSON
+    ('["bank", ["a", "bank"], 1, "s"]', "E302"),
+    ('{"lemma": "bank", "words": ["a", "bank"], "position": 1}', "E302"),  # no label
+    ('{"lemma": "bank", "words": ["a", "bank"], "position": "1", "synset": "s"}', "E302"),
+    ('{"lemma": "bank", "words": ["a", "bank"], "position": true, "synset": "s"}', "E302"),
+    ('{"lemma": "bank", "words": ["a", "bank"], "position": 1, "synset": null}', "E302"),
+    ('{"lemma": "", "words": ["a", "bank"], "position": 1, "synset": "s"}', "E302"),
+    ('{"lemma": "bank", "words": ["a", "river bank"], "position": 1, "synset": "s"}', "E302"),
+    ('{"lemma": "bank", "words": [], "position": 0, "synset": "s"}', "E302"),
+    ('{"lemma": "bank", "words": ["a", "bank"], "position": 2, "synset": "s"}', "E303"),
+    ('{"lemma": "bank", "words": ["a", "bank"], "position": -1, "synset": "s"}', "E303"),
+])
+def test_read_sense_sentences_bad_row_names_file_and_line(tmp_path, row, code):
+    path = write(tmp_path / "bad.jsonl", SENSE_ROWS + row + "\n")
+    with pytest.raises(CtxvecError, match=rf"\[CTX-{code}\].*bad[.]jsonl, line 6"):
+        read_sense_sentences(path)
+
+
+def test_read_sense_sentences_missing_empty_and_binary(tmp_path):
+    with pytest.raises(CtxvecError, match=r"\[CTX-E301\].*nothing[.]jsonl"):
+        read_sense_sentences(tmp_path / "nothing.jsonl")
+    with pytest.raises(CtxvecError, match=r"\[CTX-E305\].*empty[.]jsonl"):
+        read_sense_sentences(write(tmp_path / "empty.jsonl", "\n\n"))
+    path = tmp_path / "random.bin"
+    path.write_bytes(bytes(range(256)) * 4)
+    with pytest.raises(CtxvecError, match=r"\[CTX-E(133|302)\].*random[.]bin"):
+        read_sense_sentences(path)
+
+
+def test_read_shared_wordnet_examples(shared_data):
+    path = shared_data / "wordnet_examples" / "wordnet_examples.jsonl"
+    if not path.exists():
+        pytest.skip(f"{path} not present")
+    data = read_sense_sentences(path)
+    assert len(data) == 21365 and len(set(data.lemmas)) == 3650
+    assert all(data.words[i][data.positions[i]] for i in range(len(data)))
+    assert len(data.by_lemma(per_lemma=10, min_sentences=10)) == 433

@@ -4,8 +4,17 @@ import spacy
 from scipy.stats import spearmanr
 
 from spacy_ctxvec.errors import CtxvecError
-from spacy_ctxvec.evaluation.readers import read_scws, read_sense_counts, read_wic, read_word_pairs
-from spacy_ctxvec.evaluation.tasks import evaluate_polysemy, evaluate_scws, evaluate_wic, evaluate_word_sim
+from spacy_ctxvec.evaluation.readers import read_scws, read_sense_counts, read_sense_sentences, read_wic, read_word_pairs
+from spacy_ctxvec.evaluation.senses import ONE_PER_SENTENCE, ONE_SENSE, clustering_scores
+from spacy_ctxvec.evaluation.tasks import (
+    evaluate_polysemy,
+    evaluate_scws,
+    evaluate_senses,
+    evaluate_wic,
+    evaluate_word_sim,
+    induced_labels,
+    sense_targets,
+)
 from spacy_ctxvec.lexicon.statistics import Lexicon
 
 WIC_TRAIN = [
@@ -123,3 +132,54 @@ def test_evaluate_polysemy(tmp_path, tiny_nlp):
     empty.add_pipe("ctxvec_polysemy")
     with pytest.raises(CtxvecError, match=r"\[CTX-E307\].*lexicon"):
         evaluate_polysemy(empty, senses)
+
+
+SENSE_SENTENCES = [
+    ("bank", "s1", "he cashed a check at the bank", 6),
+    ("bank", "s2", "a huge bank of earth", 2),
+    ("bank", "s1", "the bank lent us money", 1),
+    ("bank", "s3", "he operated a bank of switches", 3),
+    ("bank", "s2", "we sat on the river bank today", 5),
+    ("play", "p1", "we play chess", 1),
+    ("play", "p2", "the play was long", 1),
+    ("play", "p1", "children play outside", 1),
+    ("pen", "n1", "a pen", 1),  # one sentence: no pair, left out
+]
+
+
+def write_sense_sentences(path, rows=SENSE_SENTENCES, key="synset"):
+    import json
+
+    path.write_text("".join(json.dumps({"lemma": lemma, "words": text.split(), "position": position, key: sense}) + "\n"
+                            for lemma, sense, text, position in rows), encoding="utf8")
+    return path
+
+
+def test_evaluate_senses_induced_tiny(tiny_nlp, tmp_path):
+    data = read_sense_sentences(write_sense_sentences(tmp_path / "senses.jsonl"))
+    report = evaluate_senses(tiny_nlp, data)
+    assert (report.n_lemmas, report.n_sentences) == (2, 8)
+    assert set(report.methods) == {"induced"}  # no sense inventory in this pipeline
+    gold = [["s1", "s2", "s1", "s3", "s2"], ["p1", "p2", "p1"]]
+    assert report.baselines[ONE_SENSE].to_dict() == clustering_scores(gold, [[0] * 5, [0] * 3]).to_dict()
+    assert report.baselines[ONE_SENSE].recall == 1.0 and report.baselines[ONE_PER_SENTENCE].precision is None
+    # The induced labels are those of ops.senses on the targets' own context vectors.
+    rows = [0, 1, 2, 3, 4, 5, 6, 7]
+    targets = sense_targets(tiny_nlp, [data.words[i] for i in rows], data.positions[rows])
+    for k in rows:
+        expected = tiny_nlp(" ".join(data.words[k]))[int(data.positions[k])]._.context_vec
+        assert np.allclose(targets.vectors[k], expected, atol=1e-5)
+    labels, _ = induced_labels(targets.vectors, [[0, 1, 2, 3, 4], [5, 6, 7]])
+    assert report.methods["induced"].to_dict() == clustering_scores(gold, labels).to_dict()
+    assert report.details["sense_space"] == "fitted on the file's target vectors"
+    # --per-lemma: the first N sentences of each lemma.
+    two = evaluate_senses(tiny_nlp, data, per_lemma=2)
+    assert (two.n_lemmas, two.n_sentences) == (2, 4)
+    assert two.baselines[ONE_SENSE].precision == 0.0  # both first pairs differ in gold
+
+
+def test_evaluate_senses_no_pairs_is_a_coded_error(tiny_nlp, tmp_path):
+    singles = [SENSE_SENTENCES[0], SENSE_SENTENCES[5], SENSE_SENTENCES[8]]  # one sentence per lemma
+    data = read_sense_sentences(write_sense_sentences(tmp_path / "single.jsonl", singles, key="sense"))
+    with pytest.raises(CtxvecError, match=r"\[CTX-E630\].*3 rows \(3 lemmas\)"):
+        evaluate_senses(tiny_nlp, data)

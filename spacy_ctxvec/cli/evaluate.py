@@ -1,4 +1,4 @@
-"""`spacy-ctxvec evaluate wic|word-sim|scws|polysemy`: quality on external data."""
+"""`spacy-ctxvec evaluate wic|word-sim|scws|polysemy|senses`: quality on external data."""
 import json
 from pathlib import Path
 from typing import Any, Dict, List, Optional
@@ -11,12 +11,14 @@ from ..evaluation.readers import (
     WIC_SPLITS,
     read_scws,
     read_sense_counts,
+    read_sense_sentences,
     read_wic,
     read_word_pairs,
 )
 from ..evaluation.tasks import (
     evaluate_polysemy,
     evaluate_scws,
+    evaluate_senses,
     evaluate_wic,
     evaluate_word_sim,
 )
@@ -164,3 +166,41 @@ def polysemy_cli(
     msg.good(f"spearman {report.spearman:.3f}, partial (log frequency out) {report.partial_spearman:.3f}, "
              f"{report.n_covered}/{report.n_types} scored types with a sense count")
     msg.info(f"log frequency vs log senses: spearman {report.frequency_spearman:.3f}")
+
+
+def _score(value: Optional[float]) -> str:
+    return "undefined" if value is None else f"{value:.3f}"
+
+
+@evaluate_app.command("senses")
+@exit_on_coded_error
+def senses_cli(
+    pipeline: str = typer.Argument(..., help=PIPELINE_HELP),
+    file: Path = typer.Argument(..., help='Sense-labelled sentences, JSON lines {"lemma", "words", "position", "synset" or "sense"}'),
+    per_lemma: Optional[int] = typer.Option(None, "--per-lemma", min=2, help="Use only the first N sentences of each lemma"),
+    as_json: bool = typer.Option(False, "--json", help="Print JSON"),
+    output: Optional[Path] = typer.Option(None, "--output", "-o", help="Also write the JSON result to this file"),
+) -> None:
+    """Induced senses against gold senses: pairwise same-sense precision, recall and F1
+    (micro over lemmas) and mean ARI per lemma, beside the one-sense and
+    one-cluster-per-sentence baselines; lemmas with at least 2 sentences."""
+    _check_output(output, file)
+    data = read_sense_sentences(file)
+    report = evaluate_senses(load_pipeline(pipeline), data, per_lemma=per_lemma)
+    result = report.to_dict()
+    _write_json(result, output)
+    if as_json:
+        _print_json(result)
+        return
+    msg.info(f"{report.n_lemmas} lemmas, {report.n_sentences} sentences; senses induced in the sense space "
+             f"{report.details['sense_space']}")
+    rows = [(name, _score(s.precision), _score(s.recall), _score(s.f1), _score(s.mean_ari),
+             _score(s.one_sense_fraction), f"{s.mean_senses:.2f}", str(s.n_lemmas))
+            for name, s in [*report.methods.items(), *(("baseline: " + k, v) for k, v in report.baselines.items())]]
+    typer.echo(table(rows, header=("labels", "pair P", "pair R", "pair F1", "mean ARI", "one sense", "senses", "lemmas"),
+                     divider=True, max_col=80, aligns=("l", "r", "r", "r", "r", "r", "r", "r")))
+    if "assigned" not in report.methods:
+        msg.info("No sense inventory in the pipeline: only induction on each lemma's sentences is scored "
+                 "(build one with `spacy-ctxvec build-lexicon`).")
+    if report.details["targets_without_vector"]:
+        msg.warn(Warnings.W003.format(n_missing=report.details["targets_without_vector"]))

@@ -1,13 +1,16 @@
 """The evaluations end to end: read the data, collect vectors with a pipeline
 (vectors.py) and score them (wic.py, similarity.py). Load pipelines with
 spacy_ctxvec.pipelines.load_pipeline."""
-from typing import Mapping, Optional, Sequence, Tuple
+from dataclasses import dataclass
+from typing import Any, Dict, List, Mapping, Optional, Sequence, Tuple
 
 import numpy as np
 from spacy.language import Language
 
+from ..attributes import install_extensions
 from ..errors import CtxvecError, Errors
 from ..lexicon.shard import polysemy_components
+from ..ops.senses import fit_sense_space, induce_senses, to_sense_space
 from .correlation import (
     CorrelationReport,
     PolysemyReport,
@@ -18,8 +21,9 @@ from .correlation import (
     unique_words,
 )
 from .moments import Moments
-from .readers import ContextPairs, WicData, WordPairs
-from .token_vectors import static_token_vectors, target_vectors
+from .readers import ContextPairs, SenseSentences, WicData, WordPairs
+from .senses import SenseReport, baseline_labels, clustering_scores
+from .token_vectors import doc_from_words, static_token_vectors, target_vectors
 from .wic import (
     ALL_FAMILIES,
     PairVectors,
@@ -118,3 +122,120 @@ def evaluate_polysemy(nlp: Language, sense_counts: Mapping[str, int], min_count:
             hint="Its lexicon is empty: initialise the component with a lexicon built from a corpus."))
     scores, valid = lexicon.polysemy_scores(min_count or component.min_count)
     return polysemy_report(lexicon.keys, scores, valid, lexicon.counts, sense_counts)
+
+
+# Senses
+INDUCED = "induced"
+ASSIGNED = "assigned"
+_INDUCTION_SETTINGS = ("split_threshold", "cut_distance", "max_senses", "min_tokens")
+
+
+def pipeline_senses(nlp: Language):
+    """The SenseInventory of the pipeline's ctxvec_polysemy component, or None."""
+    names = polysemy_components(nlp)
+    inventory = getattr(nlp.get_pipe(names[0]), "senses", None) if names else None
+    return inventory if inventory is not None and len(inventory) else None
+
+
+@dataclass
+class SenseTargets:
+    """Per sentence: the target's contextual vector (token._.context_vec; zeros where it
+    has none), whether it has one, its type key (lower case) and its assigned sense
+    (token._.sense, -1 for None) with that sense's vector (token._.sense_vec)."""
+
+    vectors: np.ndarray
+    has_vector: np.ndarray
+    keys: List[str]
+    senses: np.ndarray
+    sense_vectors: Optional[np.ndarray]
+
+
+def sense_targets(nlp: Language, word_lists: Sequence[Sequence[str]], positions: np.ndarray,
+                  batch_size: Optional[int] = None) -> SenseTargets:
+    """Run the whole pipeline on Docs made of exactly these words and read the target
+    token ``positions[k]`` of sentence ``k``."""
+    from spacy.tokens import Token
+
+    install_extensions()
+    n = len(word_lists)
+    docs = (doc_from_words(nlp, words) for words in word_lists)
+    vectors: Optional[np.ndarray] = None
+    sense_vectors: Optional[np.ndarray] = None
+    has_vector = np.zeros(n, dtype=bool)
+    senses = np.full(n, -1, dtype=np.int64)
+    keys: List[str] = []
+    has_senses = Token.has_extension("sense") and pipeline_senses(nlp) is not None
+    for k, doc in enumerate(nlp.pipe(docs, batch_size=batch_size or min(nlp.batch_size, 256))):
+        token = doc[int(positions[k])]
+        keys.append(token.lower_)
+        vector = token._.context_vec
+        if vector is None:
+            continue
+        if vectors is None:
+            vectors = np.zeros((n, len(vector)), dtype=np.float32)
+        vectors[k] = vector
+        has_vector[k] = bool(token._.has_context_vec)
+        sense = token._.sense if has_senses else None
+        if sense is not None:
+            senses[k] = int(sense)
+            sense_vector = token._.sense_vec
+            if sense_vector is not None:
+                if sense_vectors is None:
+                    sense_vectors = np.zeros((n, len(sense_vector)), dtype=np.float32)
+                sense_vectors[k] = sense_vector
+    if vectors is None:
+        raise CtxvecError(Errors.E307.format(
+            pipe_names=nlp.pipe_names, component="ctxvec_context", attribute="token._.context_vec",
+            hint="Add it after the transformer: nlp.add_pipe('ctxvec_context')."))
+    return SenseTargets(vectors, has_vector, keys, senses, sense_vectors)
+
+
+def induced_labels(vectors: np.ndarray, groups: Sequence[Sequence[int]], space=None,
+                   settings: Optional[Mapping[str, Any]] = None) -> Tuple[List[np.ndarray], Any]:
+    """Senses induced on each group's own rows of ``vectors`` in ``space`` (a SenseSpace;
+    None: fitted on all rows of ``vectors``), with ops.senses.induce_senses ``settings``.
+    Returns the labels per group and the space used."""
+    if space is None:
+        used = sorted({row for rows in groups for row in rows})
+        space = fit_sense_space(vectors[used], n_directions=int((settings or {}).get("n_directions", 3)))
+    options = {name: (settings or {})[name] for name in _INDUCTION_SETTINGS if name in (settings or {})}
+    return [induce_senses(to_sense_space(vectors[list(rows)], space), **options).labels for rows in groups], space
+
+
+def evaluate_senses(nlp: Language, data: SenseSentences, per_lemma: Optional[int] = None,
+                    batch_size: Optional[int] = None) -> SenseReport:
+    """Induced senses against the gold senses of ``data`` (read_sense_sentences), per
+    lemma with at least 2 sentences (its first ``per_lemma``): ``induced`` = senses
+    induced on the lemma's own sentences in the pipeline's sense space (its
+    SenseInventory's, else one fitted on all target vectors); ``assigned`` = the
+    pipeline's token._.sense, on the lemmas whose every target has one (a label is
+    the target's type and sense: inflections have their own senses)."""
+    groups = data.by_lemma(per_lemma)
+    if not groups:
+        raise CtxvecError(Errors.E630.format(n_rows=len(data), n_lemmas=len(set(data.lemmas))))
+    lemmas = list(groups)
+    rows = sorted(row for rows in groups.values() for row in rows)
+    position_of = {row: i for i, row in enumerate(rows)}
+    targets = sense_targets(nlp, [data.words[row] for row in rows], data.positions[rows], batch_size)
+    local_groups = [[position_of[row] for row in groups[lemma]] for lemma in lemmas]
+    gold = [[data.senses[row] for row in groups[lemma]] for lemma in lemmas]
+    inventory = pipeline_senses(nlp)
+    settings: Dict[str, Any] = dict(inventory.settings) if inventory is not None else {}
+    induced, space = induced_labels(targets.vectors, local_groups, inventory.space if inventory is not None else None, settings)
+    methods = {INDUCED: clustering_scores(gold, induced)}
+    details: Dict[str, Any] = {
+        "sense_space": "the pipeline's sense inventory" if inventory is not None else "fitted on the file's target vectors",
+        "n_removed_directions": int(space.directions.shape[0]),
+        "targets_without_vector": int((~targets.has_vector).sum()),
+        "per_lemma": per_lemma,
+    }
+    baselines = {name: clustering_scores(gold, labels) for name, labels in baseline_labels(gold).items()}
+    if inventory is not None:
+        covered = [i for i, group in enumerate(local_groups) if (targets.senses[group] >= 0).all()]
+        assigned = [[f"{targets.keys[j]}|{targets.senses[j]}" for j in local_groups[i]] for i in covered]
+        covered_gold = [gold[i] for i in covered]
+        methods[ASSIGNED] = clustering_scores(covered_gold, assigned)
+        details["assigned_lemmas"] = len(covered)
+        details["assigned_baselines"] = {name: clustering_scores(covered_gold, labels).to_dict()
+                                         for name, labels in baseline_labels(covered_gold).items()}
+    return SenseReport(n_sentences=len(rows), n_lemmas=len(lemmas), methods=methods, baselines=baselines, details=details)

@@ -1,0 +1,105 @@
+"""Induced senses against gold senses (numpy and scikit-learn, no spaCy).
+
+For every lemma, the sentences' induced labels are compared with the gold sense
+labels over all pairs of the lemma's sentences: a pair is "same sense" in the gold
+data and/or in the induction. Pairwise precision, recall and F1 add the pair counts
+of all lemmas (micro average); the adjusted Rand index (scikit-learn) is averaged
+over lemmas. Two baselines bracket every method: one sense per lemma (recall 1) and
+one cluster per sentence (precision undefined, recall 0).
+"""
+from dataclasses import dataclass, field
+from typing import Any, Dict, List, Optional, Sequence
+
+import numpy as np
+from sklearn.metrics import adjusted_rand_score
+from sklearn.metrics.cluster import pair_confusion_matrix
+
+ONE_SENSE = "one_sense"
+ONE_PER_SENTENCE = "one_per_sentence"
+
+
+def _codes(labels: Sequence) -> np.ndarray:
+    return np.unique(np.asarray(list(labels), dtype=object).astype(str), return_inverse=True)[1]
+
+
+def pair_counts(gold: Sequence, predicted: Sequence) -> np.ndarray:
+    """(same in both, same only in ``predicted``, same only in ``gold``) over the
+    unordered pairs of one lemma's sentences, int64."""
+    gold_codes, predicted_codes = _codes(gold), _codes(predicted)
+    if len(gold_codes) != len(predicted_codes):
+        raise ValueError(f"{len(gold_codes)} gold labels but {len(predicted_codes)} predicted labels")
+    if len(gold_codes) < 2:
+        return np.zeros(3, dtype=np.int64)
+    # scikit-learn counts ordered pairs: [[different in both, gold only], [predicted only, same in both]]
+    matrix = pair_confusion_matrix(gold_codes, predicted_codes) // 2
+    return np.array([matrix[1, 1], matrix[0, 1], matrix[1, 0]], dtype=np.int64)
+
+
+@dataclass
+class ClusteringScores:
+    """Pairwise precision/recall/F1 (micro over lemmas), mean ARI per lemma and the
+    fraction of lemmas given one sense. ``precision`` is None when no pair was put
+    in one sense (nothing to be precise about); F1 = 2 tp / (2 tp + fp + fn)."""
+
+    precision: Optional[float]
+    recall: float
+    f1: float
+    mean_ari: float
+    one_sense_fraction: float
+    mean_senses: float
+    n_lemmas: int
+
+    def to_dict(self) -> Dict[str, Any]:
+        return dict(self.__dict__)
+
+
+def clustering_scores(gold: Sequence[Sequence], predicted: Sequence[Sequence]) -> ClusteringScores:
+    """Scores of ``predicted`` label lists against ``gold`` label lists (one list per
+    lemma, one label per sentence; labels are compared for equality only)."""
+    if len(gold) != len(predicted):
+        raise ValueError(f"{len(gold)} gold lemmas but {len(predicted)} predicted lemmas")
+    if not gold:
+        return ClusteringScores(None, 0.0, 0.0, 0.0, 0.0, 0.0, 0)
+    counts = np.array([pair_counts(g, p) for g, p in zip(gold, predicted)], dtype=np.int64).reshape(-1, 3)
+    both, predicted_only, gold_only = (int(v) for v in counts.sum(axis=0))
+    predicted_same, gold_same = both + predicted_only, both + gold_only
+    precision = both / predicted_same if predicted_same else None
+    recall = both / gold_same if gold_same else 0.0
+    f1 = 2 * both / (predicted_same + gold_same) if predicted_same + gold_same else 0.0
+    aris = [float(adjusted_rand_score(_codes(g), _codes(p))) for g, p in zip(gold, predicted)]
+    n_senses = np.array([len(set(map(str, p))) for p in predicted], dtype=np.float64)
+    return ClusteringScores(
+        precision=None if precision is None else float(precision), recall=float(recall), f1=float(f1),
+        mean_ari=float(np.mean(aris)), one_sense_fraction=float(np.mean(n_senses == 1)),
+        mean_senses=float(n_senses.mean()), n_lemmas=len(gold),
+    )
+
+
+def baseline_labels(gold: Sequence[Sequence]) -> Dict[str, List[np.ndarray]]:
+    """The two baselines' labels: one sense per lemma, one cluster per sentence."""
+    return {
+        ONE_SENSE: [np.zeros(len(g), dtype=np.int64) for g in gold],
+        ONE_PER_SENTENCE: [np.arange(len(g), dtype=np.int64) for g in gold],
+    }
+
+
+@dataclass
+class SenseReport:
+    """``evaluate senses``: scores per method (``induced``: induction on each lemma's
+    own sentences; ``assigned``: the pipeline's token._.sense, where its inventory has
+    senses for the lemma) beside the baselines, each on the lemmas it covers."""
+
+    n_sentences: int
+    n_lemmas: int
+    methods: Dict[str, ClusteringScores]
+    baselines: Dict[str, ClusteringScores]
+    details: Dict[str, Any] = field(default_factory=dict)
+
+    def to_dict(self) -> Dict[str, Any]:
+        return {
+            "n_sentences": self.n_sentences,
+            "n_lemmas": self.n_lemmas,
+            "methods": {name: scores.to_dict() for name, scores in self.methods.items()},
+            "baselines": {name: scores.to_dict() for name, scores in self.baselines.items()},
+            "details": self.details,
+        }
