@@ -429,3 +429,18 @@ def test_to_numpy_copies_device_arrays_with_get():
     host = np.arange(6, dtype=np.float32).reshape(2, 3)
     assert to_numpy(host) is host
     np.testing.assert_array_equal(to_numpy(DeviceArray(host)), host)
+
+
+def test_training_update_with_frozen_transformer_not_annotating_names_the_fix(tiny_bert_dir):
+    """What spacy train does with frozen_components = ["transformer"] and
+    annotating_components = ["ctxvec_context"]: nlp.update(exclude=frozen, annotates=...)."""
+    from spacy.training import Example
+
+    nlp = spacy.blank("en")
+    nlp.add_pipe("transformer", config=transformer_config(str(tiny_bert_dir)))
+    nlp.add_pipe("ctxvec_context")
+    nlp.initialize()
+    example = Example.from_dict(nlp.make_doc("the bank"), {})
+    with pytest.raises(CtxvecError, match=r"\[CTX-E001\].*transformer 'transformer'.*annotating_components"):
+        nlp.update([example], exclude=["transformer"], annotates=["ctxvec_context"])
+    nlp.update([example], exclude=["transformer"], annotates=["transformer", "ctxvec_context"])
