@@ -15,6 +15,7 @@ from ..errors import CtxvecError, Errors
 from ..static.sources import StaticSource, configure_transformer_embeddings
 from ..static.table import StaticVectorTable, check_lookups
 from .base import DocAnnotator, NlpRef, excluded, vector_dtype
+from .transformer import register_fork_hook
 
 DEFAULT_STATIC_CONFIG = """
 [ctxvec_static]
@@ -72,6 +73,7 @@ class StaticVectors(DocAnnotator):
         # Only to name the real fix when the table is missing (E023); never keeps nlp alive.
         self._nlp_ref = NlpRef(nlp)
         install_extensions()
+        register_fork_hook()
 
     def set_annotations(self, docs: Sequence[Doc]) -> None:
         for doc in docs:
