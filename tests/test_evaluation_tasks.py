@@ -183,3 +183,72 @@ def test_evaluate_senses_no_pairs_is_a_coded_error(tiny_nlp, tmp_path):
     data = read_sense_sentences(write_sense_sentences(tmp_path / "single.jsonl", singles, key="sense"))
     with pytest.raises(CtxvecError, match=r"\[CTX-E630\].*3 rows \(3 lemmas\)"):
         evaluate_senses(tiny_nlp, data)
+
+
+SENSE_CORPUS = [
+    "he cashed a check at the bank today", "a huge bank of earth fell", "the bank lent us money",
+    "he operated a bank of switches", "we sat on the river bank", "the bank closed at noon",
+    "we play chess", "the play was long", "children play outside", "they play music",
+]
+
+
+@pytest.fixture(scope="module")
+def sense_nlp(tiny_bert_dir):
+    """Tiny transformer + ctxvec_context + ctxvec_polysemy with senses induced from a
+    small corpus; split_threshold 0 so that sampled types with >= 3 rows split."""
+    from .conftest import transformer_config
+
+    nlp = spacy.blank("en")
+    nlp.add_pipe("transformer", config=transformer_config(str(tiny_bert_dir), window=8, stride=6))
+    nlp.add_pipe("ctxvec_context")
+    component = nlp.add_pipe("ctxvec_polysemy", config={"min_count": 3, "split_threshold": 0.0, "min_tokens": 3,
+                                                        "cut_distance": 0.01})
+    nlp.initialize()
+    component.initialize(nlp=nlp, corpus=lambda vocab: iter(SENSE_CORPUS), sample_size=16)
+    assert component.senses is not None and component.senses.n_senses("bank") >= 2
+    return nlp
+
+
+def test_evaluate_senses_assigned_are_the_tokens_senses(sense_nlp, tmp_path):
+    data = read_sense_sentences(write_sense_sentences(tmp_path / "senses.jsonl"))
+    report = evaluate_senses(sense_nlp, data)
+    assert set(report.methods) == {"induced", "assigned"}
+    assert report.details["sense_space"] == "the pipeline's sense inventory"
+    expected_gold, expected_labels = [], []
+    for rows in data.by_lemma().values():
+        tokens = [sense_nlp(" ".join(data.words[i]))[int(data.positions[i])] for i in rows]
+        if all(token._.sense is not None for token in tokens):
+            expected_gold.append([data.senses[i] for i in rows])
+            expected_labels.append([f"{token.lower_}|{token._.sense}" for token in tokens])
+    assert report.details["assigned_lemmas"] == len(expected_gold) >= 1
+    assert report.methods["assigned"].to_dict() == clustering_scores(expected_gold, expected_labels).to_dict()
+    assert report.methods["assigned"].mean_senses > 1.0  # bank is split in this inventory
+
+
+def test_evaluate_scws_sense_and_static_rows(sense_nlp, tiny_nlp, tmp_path):
+    rows = [("bank", "the <b> bank </b> lent us money", "bank", "we sat on the river <b> bank </b>", 3.0),
+            ("bank", "he cashed a check at the <b> bank </b>", "bank", "a huge <b> bank </b> of earth", 2.0),
+            ("play", "we <b> play </b> chess", "play", "the <b> play </b> was long", 6.0),
+            ("play", "children <b> play </b> outside", "bank", "the <b> bank </b> closed", 1.0),
+            ("pen", "a <b> pen </b>", "bank", "the <b> bank </b> closed", 4.0)]
+    path = tmp_path / "ratings.txt"
+    path.write_text("".join(f"{i}\t{w1}\tn\t{w2}\tn\t{c1}\t{c2}\t{s}\n" for i, (w1, c1, w2, c2, s) in enumerate(rows)),
+                    encoding="utf8")
+    report = evaluate_scws(sense_nlp, read_scws(path), "ratings.txt")
+    cosines, covered = [], []
+    for _, first, _, second, _ in rows:
+        tokens = []
+        for context in (first, second):
+            words = context.split()
+            tokens.append(sense_nlp(" ".join(w for w in words if w not in ("<b>", "</b>")))[words.index("<b>")])
+        covered.append(all(t._.sense is not None for t in tokens))
+        if covered[-1]:
+            a, b = tokens[0]._.sense_vec, tokens[1]._.sense_vec
+            cosines.append(float(a @ b / np.linalg.norm(a) / np.linalg.norm(b)))
+    assert covered == [True, True, True, True, False]  # pen was never seen: no sense
+    assert report.details["sense_vec_covered"] == 4.0 and report.details["sense_vec_coverage"] == pytest.approx(0.8)
+    assert report.details["sense_vec"] == pytest.approx(spearmanr([3.0, 2.0, 6.0, 1.0], cosines).statistic)
+    assert "context_vec_on_sense_covered" in report.details
+    # Without senses (tiny_nlp): no sense rows, and no static rows without ctxvec_static.
+    plain = evaluate_scws(tiny_nlp, read_scws(path), "ratings.txt")
+    assert "sense_vec" not in plain.details and "static_vec" not in plain.details

@@ -140,6 +140,14 @@ def scws_cli(
         typer.echo(table(rows, header=("layer", "spearman"), divider=True, max_col=80, aligns=("l", "r")))
         msg.info(f"same-word pairs ({int(report.details['same_word_pairs'])}): spearman "
                  f"{_rho(report.details['same_word_spearman'])}")
+        details = report.details
+        if "static_vec" in details:
+            msg.info(f"static_vec (one vector per word): spearman {_rho(details['static_vec'])}, "
+                     f"{int(details['static_vec_covered'])}/{report.n_pairs} pairs covered")
+        if "sense_vec" in details:
+            msg.info(f"sense_vec (the sense's static vector): spearman {_rho(details['sense_vec'])} on the "
+                     f"{int(details['sense_vec_covered'])}/{report.n_pairs} pairs whose two targets have a sense "
+                     f"(context_vec on those pairs: {_rho(details['context_vec_on_sense_covered'])})")
         if report.spearman is not None:
             msg.good(f"spearman {report.spearman:.3f} (pipeline's context_vec), {report.n_covered}/{report.n_pairs} pairs covered")
     _fail_if_undefined([report])

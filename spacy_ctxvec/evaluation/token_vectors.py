@@ -12,7 +12,7 @@ from spacy.language import Language
 from spacy.tokens import Doc
 from spacy.util import minibatch
 
-from ..attributes import CONTEXT_ARRAY, CONTEXT_MASK, install_extensions
+from ..attributes import CONTEXT_ARRAY, CONTEXT_MASK, SENSE_ARRAY, SENSE_VECTORS, install_extensions
 from ..components.batching import all_hidden_states
 from ..components.choices import LayerSelection
 from ..components.context import ContextVectors
@@ -36,7 +36,9 @@ class TargetVectors:
     ctxvec_context component. ``has_vector`` flags targets with at least one wordpiece
     (others are zero rows). ``moments`` holds corpus statistics of every token's
     layer vectors, for centring and whitening. ``context_means`` (n, n_views, width)
-    is the mean layer vector of the other tokens of each sentence.
+    is the mean layer vector of the other tokens of each sentence. ``sense_vectors``
+    (n, width) is the target's token._.sense_vec (zeros where ``has_sense`` is False),
+    None when the pipeline sets no senses.
     """
 
     views: np.ndarray
@@ -45,6 +47,8 @@ class TargetVectors:
     has_vector: np.ndarray
     moments: Moments
     context_means: np.ndarray
+    sense_vectors: Optional[np.ndarray] = None
+    has_sense: Optional[np.ndarray] = None
 
 
 def doc_from_words(nlp: Language, words: Sequence[str]) -> Doc:
@@ -110,7 +114,9 @@ def target_vectors(
     n = len(word_lists)
     views: Optional[np.ndarray] = None
     pipeline: Optional[np.ndarray] = None
+    sense_vectors: Optional[np.ndarray] = None
     has_vector = np.zeros(n, dtype=bool)
+    has_sense = np.zeros(n, dtype=bool)
     moments: Optional[Moments] = None
     for batch in annotated_batches(nlp, word_lists, batch_size):
         batch_rows = []
@@ -133,13 +139,20 @@ def target_vectors(
                 if pipeline is None:
                     pipeline = np.zeros((n, context_array.shape[1]), dtype=np.float32)
                 pipeline[k] = context_array[index] if doc._.get(CONTEXT_MASK)[index] else 0.0
+            sense_records, sense_array = doc._.get(SENSE_ARRAY), doc._.get(SENSE_VECTORS)
+            if sense_records is not None and sense_array is not None:
+                if sense_vectors is None:
+                    sense_vectors = np.zeros((n, sense_array.shape[1]), dtype=np.float32)
+                has_sense[k] = sense_records["sense"][index] >= 0
+                sense_vectors[k] = sense_array[index] if has_sense[k] else 0.0
         moments.add(np.concatenate(batch_rows))
     if views is None:
         raise CtxvecError(Errors.E305.format(path="(no sentences)"))
     n_views = views.shape[1]
     names = [f"layer_{i}" for i in range(n_views)] if n_views > 1 else ["layer_last"]
     return TargetVectors(views=views, view_names=names, pipeline=pipeline, has_vector=has_vector, moments=moments,
-                         context_means=context_means)
+                         context_means=context_means, sense_vectors=sense_vectors,
+                         has_sense=has_sense if sense_vectors is not None else None)
 
 
 def static_token_vectors(nlp: Language, words: Sequence[str], batch_size: int = 1000) -> Tuple[np.ndarray, np.ndarray]:
