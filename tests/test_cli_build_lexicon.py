@@ -205,3 +205,22 @@ def test_output_dot_is_a_coded_error_not_a_traceback(tiny_pipeline_dir, corpus, 
     result = invoke("build-lexicon", tiny_pipeline_dir, corpus, ".", "--overwrite", "--no-progress")
     assert result.exit_code == 1 and "E246" in flat(result) and "contains CORPUS" in flat(result)
     assert snapshot(tmp_path) == before
+
+
+def test_senses_are_induced_by_default_and_not_with_no_senses(tiny_pipeline_dir, corpus, tmp_path):
+    from spacy_ctxvec.components.polysemy import load_senses
+
+    result = invoke("build-lexicon", tiny_pipeline_dir, corpus, tmp_path / "out", "--min-count", "2", "--no-progress")
+    assert result.exit_code == 0, result.output
+    assert re.search(r"Senses: \d+ senses of \d+ types", result.output)
+    nlp = spacy.load(tmp_path / "out")
+    inventory = nlp.get_pipe("ctxvec_polysemy").senses
+    assert inventory is not None and "bank" in inventory and load_senses(tmp_path / "out") == inventory
+    bank = nlp("the bank")[1]
+    assert bank._.n_senses == inventory.n_senses("bank") >= 1 and 0 <= bank._.sense < bank._.n_senses
+    assert bank._.sense_vec.shape == (inventory.width,)
+    off = invoke("build-lexicon", tiny_pipeline_dir, corpus, tmp_path / "off", "--min-count", "2", "--no-progress", "--no-senses")
+    assert off.exit_code == 0 and "Senses:" not in off.output
+    assert spacy.load(tmp_path / "off").get_pipe("ctxvec_polysemy").senses is None
+    no_sample = runner.invoke(app, [str(a) for a in ("build-lexicon", tiny_pipeline_dir, corpus, tmp_path / "bad", "--sample-size", "0", "--senses")])
+    assert no_sample.exit_code == 1 and "E602" in no_sample.output and not (tmp_path / "bad").exists()

@@ -49,3 +49,23 @@ def test_export_loads_in_ctxvec_static_vectors_file_source(lexicon, tmp_path):
 def test_export_needs_a_lexicon(tmp_path):
     result = runner.invoke(app, ["export-static", str(tmp_path), str(tmp_path / "v.txt")])
     assert result.exit_code == 1 and "E225" in result.output
+
+
+def test_export_senses_writes_one_row_per_sense_loadable_by_the_file_source(tmp_path):
+    import spacy
+
+    from spacy_ctxvec.lexicon.sense_inventory import induce_inventory
+    from spacy_ctxvec.static.sources import configure_vectors_file
+
+    from .test_lexicon_sense_inventory import lexicon_with_sample, synthetic
+
+    keys, vectors, _, _ = synthetic()
+    inventory = induce_inventory(lexicon_with_sample(keys, vectors), min_count=5)
+    inventory.to_disk(tmp_path / "senses")
+    result = runner.invoke(app, ["export-static", str(tmp_path / "senses"), str(tmp_path / "v.txt"), "--senses"])
+    assert result.exit_code == 0, result.output
+    table = configure_vectors_file(path=str(tmp_path / "v.txt"))(spacy.blank("en"))
+    assert len(table) == inventory.n_senses_total and "bank|1" in table
+    np.testing.assert_allclose(table.get("bank|1"), inventory.senses_of("bank")[1].vector, atol=1e-5)
+    no_senses = runner.invoke(app, ["export-static", str(tmp_path / "lex_missing"), str(tmp_path / "w.txt"), "--senses"])
+    assert no_senses.exit_code == 1 and "E606" in no_senses.output

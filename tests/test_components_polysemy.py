@@ -241,3 +241,174 @@ def test_exclude_lexicon_in_serialization(tmp_path):
     kept = Polysemy(key="lower")
     kept.set_lexicon(lexicon)
     assert kept.from_disk(tmp_path / "without", exclude=["lexicon"]).lexicon is lexicon
+
+
+# Senses (issue 11): induced per type from the lexicon's sample, assigned on every token
+SENSE_LINES = [
+    "we sat on the river bank", "the bank of the river", "the river bank and the hotel",
+    "i took out a loan from the bank", "the bank gave us money", "we want money from the bank",
+    "the apple and the pen", "we eat an apple",
+] * 3
+
+
+@pytest.fixture(scope="module")
+def sense_nlp(tiny_bert_dir, tmp_path_factory):
+    """tiny BERT + ctxvec_context + ctxvec_polysemy whose lexicon (with a 16-row
+    sample) and senses are built in initialize from a river/money bank corpus."""
+    from .conftest import transformer_config
+
+    corpus = tmp_path_factory.mktemp("sense_corpus") / "corpus.txt"
+    corpus.write_text("\n".join(SENSE_LINES) + "\n", encoding="utf8")
+    nlp = spacy.blank("en")
+    nlp.add_pipe("transformer", config=transformer_config(str(tiny_bert_dir), window=8, stride=6))
+    nlp.add_pipe("ctxvec_context")
+    nlp.add_pipe("ctxvec_polysemy", config={"min_count": 2, "cut_distance": 0.3})
+    nlp.config["initialize"]["components"]["ctxvec_polysemy"] = {
+        "corpus": {"@misc": "spacy-ctxvec.lexicon_corpus.v1", "path": str(corpus)}, "sample_size": 16}
+    nlp.initialize()
+    return nlp
+
+
+SENSE_TEXTS = ["the bank of the river gave money", "we took a loan from the bank", "the phone and the hotel"]
+
+
+def assert_senses_consistent(nlp, docs):
+    inventory = nlp.get_pipe("ctxvec_polysemy").senses
+    for doc in docs:
+        for token in doc:
+            n = inventory.n_senses(token.lower_)
+            assert token._.n_senses == n
+            if n == 0 or not token._.has_context_vec:
+                assert token._.sense is None and token._.sense_vec is None
+                continue
+            sense = token._.sense
+            assert isinstance(sense, int) and 0 <= sense < n
+            expected = inventory.assign(inventory.type_rows([token.lower_]), token._.context_vec[None, :])[0]
+            assert sense == expected
+            np.testing.assert_array_equal(token._.sense_vec, inventory.senses_of(token.lower_)[sense].vector)
+        defined = [t._.sense_vec for t in doc if t._.sense is not None]
+        np.testing.assert_allclose(doc._.sense_vec, np.mean(defined, axis=0), atol=1e-6)
+        np.testing.assert_allclose(doc[0:2]._.sense_vec, np.mean([t._.sense_vec for t in doc[0:2] if t._.sense is not None], axis=0), atol=1e-6)
+
+
+def test_initialize_from_a_sampled_corpus_induces_senses_and_tokens_get_them(sense_nlp):
+    component = sense_nlp.get_pipe("ctxvec_polysemy")
+    inventory = component.senses
+    assert inventory is not None and {"bank", "river", "the", "money"} <= set(inventory.keys)
+    assert inventory.settings["min_count"] == 2 and inventory.settings["cut_distance"] == 0.3
+    assert inventory.width == component.lexicon.width == 32
+    docs = [sense_nlp(text) for text in SENSE_TEXTS]
+    assert_senses_consistent(sense_nlp, docs)
+    phone = docs[2][1]
+    assert phone.text == "phone" and phone._.n_senses == 0 and phone._.sense is None and phone._.sense_vec is None
+    assert docs[0]._.ctxvec_sense_vec.dtype == np.float32 and docs[0]._.ctxvec_sense_vec.shape == (len(docs[0]), 32)
+    assert (docs[0]._.ctxvec_sense_vec[docs[0]._.ctxvec_sense["sense"] < 0] == 0).all()
+
+
+def test_saved_pipeline_keeps_senses_and_a_deleted_senses_directory_is_an_error(sense_nlp, tmp_path):
+    import shutil
+
+    from spacy_ctxvec.components.polysemy import load_senses
+
+    inventory = sense_nlp.get_pipe("ctxvec_polysemy").senses
+    sense_nlp.to_disk(tmp_path / "pipeline")
+    assert (tmp_path / "pipeline" / "ctxvec_polysemy" / "senses" / "senses.json").is_file()
+    assert load_senses(tmp_path / "pipeline") == inventory
+    assert load_senses(tmp_path / "pipeline" / "ctxvec_polysemy" / "senses") == inventory
+    reloaded = spacy.load(tmp_path / "pipeline")
+    assert reloaded.get_pipe("ctxvec_polysemy").senses == inventory
+    for text in SENSE_TEXTS:
+        a, b = sense_nlp(text), reloaded(text)
+        np.testing.assert_array_equal(a._.ctxvec_sense, b._.ctxvec_sense)
+        np.testing.assert_array_equal(a._.ctxvec_sense_vec, b._.ctxvec_sense_vec)
+    shutil.rmtree(tmp_path / "pipeline" / "ctxvec_polysemy" / "senses")
+    with pytest.raises(CtxvecError, match=r"E249.*senses were saved.*missing"):
+        spacy.load(tmp_path / "pipeline")
+    with pytest.raises(CtxvecError, match="E606"):
+        load_senses(tmp_path / "pipeline")
+
+
+def test_doc_arrays_survive_to_bytes_and_docbin(sense_nlp):
+    from spacy.tokens import DocBin
+
+    docs = [sense_nlp(text) for text in SENSE_TEXTS]
+    restored = list(DocBin(store_user_data=True, docs=docs).get_docs(sense_nlp.vocab))
+    restored.append(Doc(sense_nlp.vocab).from_bytes(docs[0].to_bytes()))
+    for original, copy in zip(docs + docs[:1], restored):
+        np.testing.assert_array_equal(original._.ctxvec_sense, copy._.ctxvec_sense)
+        np.testing.assert_array_equal(original._.ctxvec_sense_vec, copy._.ctxvec_sense_vec)
+        assert [t._.sense for t in original] == [t._.sense for t in copy]
+        assert [t._.n_senses for t in original] == [t._.n_senses for t in copy]
+
+
+@pytest.mark.slow
+def test_n_process_2_gives_the_same_senses(sense_nlp, tmp_path):
+    import subprocess
+    import sys
+
+    sense_nlp.to_disk(tmp_path / "pipeline")
+    script = (
+        "import numpy as np, spacy, sys\n"
+        "nlp = spacy.load(sys.argv[1])\n"
+        f"texts = {SENSE_TEXTS!r} * 2\n"
+        "multi = list(nlp.pipe(texts, n_process=2, batch_size=1))\n"
+        "single = [nlp(t) for t in texts]\n"
+        "assert all((a._.ctxvec_sense == b._.ctxvec_sense).all() for a, b in zip(multi, single))\n"
+        "assert all(np.array_equal(a._.ctxvec_sense_vec, b._.ctxvec_sense_vec) for a, b in zip(multi, single))\n"
+        "assert [t._.sense for t in multi[0]] == [t._.sense for t in single[0]]\n"
+        "print('OK', len(multi))\n"
+    )
+    proc = subprocess.run([sys.executable, "-c", script, str(tmp_path / "pipeline")], capture_output=True, text=True, timeout=300)
+    assert proc.returncode == 0, proc.stderr[-2000:]
+    assert "OK 6" in proc.stdout
+
+
+def test_component_bytes_round_trip_exclude_and_set_lexicon_drops_senses(sense_nlp):
+    component = sense_nlp.get_pipe("ctxvec_polysemy")
+    data = component.to_bytes()
+    restored = Polysemy(min_count=2, cut_distance=0.3).from_bytes(data)
+    assert restored.senses == component.senses and restored.lexicon == component.lexicon
+    doc = sense_nlp.make_doc("the bank of the river")
+    for name, proc in sense_nlp.pipeline[:-1]:
+        doc = proc(doc)
+    np.testing.assert_array_equal(restored(doc)._.ctxvec_sense, component(doc)._.ctxvec_sense)
+    without = Polysemy(min_count=2).from_bytes(component.to_bytes(exclude=["senses"]))
+    assert without.senses is None and without.lexicon == component.lexicon
+    assert Polysemy(min_count=2).from_bytes(data, exclude=["senses"]).senses is None
+    restored.set_lexicon(component.lexicon)
+    assert restored.senses is None
+    assert restored.build_senses() == component.senses  # deterministic, from the same lexicon and settings
+
+
+def test_senses_setting_off_and_no_sample_give_no_senses(tiny_bert_dir, tmp_path):
+    from .conftest import transformer_config
+
+    corpus = tmp_path / "corpus.txt"
+    corpus.write_text("\n".join(SENSE_LINES[:8]) + "\n", encoding="utf8")
+    for config, sample_size in (({"min_count": 2, "senses": False}, 8), ({"min_count": 2}, 0)):
+        nlp = spacy.blank("en")
+        nlp.add_pipe("transformer", config=transformer_config(str(tiny_bert_dir), window=8, stride=6))
+        nlp.add_pipe("ctxvec_context")
+        nlp.add_pipe("ctxvec_polysemy", config=config)
+        nlp.config["initialize"]["components"]["ctxvec_polysemy"] = {
+            "corpus": {"@misc": "spacy-ctxvec.lexicon_corpus.v1", "path": str(corpus)}, "sample_size": sample_size}
+        nlp.initialize()
+        component = nlp.get_pipe("ctxvec_polysemy")
+        assert component.lexicon is not None and component.senses is None
+        bank = _token(nlp("the bank"), "bank")
+        assert bank._.n_senses == 0 and bank._.sense is None and bank._.sense_vec is None
+        assert bank._.polysemy_count > 0
+        with pytest.raises(CtxvecError, match="E602"):
+            component.build_senses() if sample_size == 0 else Polysemy(min_count=2).build_senses()
+
+
+def test_sense_key_width_and_setting_errors(sense_nlp):
+    inventory = sense_nlp.get_pipe("ctxvec_polysemy").senses
+    with pytest.raises(CtxvecError, match="E605"):
+        Polysemy(key="text").set_senses(inventory)
+    with pytest.raises(CtxvecError, match="E603.*max_senses"):
+        Polysemy(max_senses=1)
+    with pytest.raises(CtxvecError, match="E604.*width 32.*width 384"):
+        component = Polysemy(min_count=2)
+        component.set_senses(inventory)
+        component.check_width(384)

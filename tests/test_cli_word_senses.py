@@ -1,0 +1,57 @@
+"""`spacy-ctxvec senses`: each sense of the words with its share and examples."""
+import json
+
+import pytest
+from typer.testing import CliRunner
+
+from spacy_ctxvec.cli import app
+from spacy_ctxvec.lexicon.sense_inventory import induce_inventory
+
+from .test_lexicon_sense_inventory import lexicon_with_sample, synthetic
+
+runner = CliRunner()
+
+
+@pytest.fixture(scope="module")
+def senses_dir(tmp_path_factory):
+    keys, vectors, _, _ = synthetic()
+    inventory = induce_inventory(lexicon_with_sample(keys, vectors), min_count=5)
+    path = tmp_path_factory.mktemp("senses") / "senses"
+    inventory.to_disk(path)
+    return path, inventory
+
+
+def test_json_lists_every_sense_with_share_and_examples(senses_dir):
+    path, inventory = senses_dir
+    result = runner.invoke(app, ["senses", str(path), "BANK", "w01", "--format", "json"])
+    assert result.exit_code == 0, result.output
+    bank, w01 = json.loads(result.output)
+    assert bank["word"] == "BANK" and bank["key"] == "bank" and bank["n_senses"] == 2 == len(bank["senses"])
+    assert [s["sense"] for s in bank["senses"]] == [0, 1]
+    assert sum(s["share"] for s in bank["senses"]) == pytest.approx(1.0)
+    assert bank["senses"][0]["examples"] == inventory.senses_of("bank")[0].examples
+    assert all("[bank]" in example for s in bank["senses"] for example in s["examples"])
+    assert w01["n_senses"] == 1 and w01["senses"][0]["share"] == 1.0
+
+
+def test_tsv_and_table(senses_dir):
+    path, _ = senses_dir
+    tsv = runner.invoke(app, ["senses", str(path), "bank", "--format", "tsv"])
+    assert tsv.exit_code == 0, tsv.output
+    lines = tsv.output.strip().splitlines()
+    assert lines[0].split("\t") == ["word", "sense", "share", "n_senses", "examples"]
+    assert [line.split("\t")[:2] for line in lines[1:]] == [["bank", "0"], ["bank", "1"]]
+    assert all(line.split("\t")[3] == "2" and "[bank]" in line.split("\t")[4] for line in lines[1:])
+    table = runner.invoke(app, ["senses", str(path), "bank"])
+    assert table.exit_code == 0 and "bank (bank): 2 senses" in table.output and "50.0%" in table.output
+
+
+def test_unknown_word_missing_senses_and_bad_format_are_coded_errors(senses_dir, tmp_path):
+    path, _ = senses_dir
+    unknown = runner.invoke(app, ["senses", str(path), "bank", "zebra", "rare"])
+    assert unknown.exit_code == 1 and "E607" in unknown.output and "'zebra', 'rare'" in unknown.output
+    assert "min_count=5" in unknown.output
+    missing = runner.invoke(app, ["senses", str(tmp_path), "bank"])
+    assert missing.exit_code == 1 and "E606" in missing.output
+    bad_format = runner.invoke(app, ["senses", str(path), "bank", "--format", "xml"])
+    assert bad_format.exit_code == 1 and "E230" in bad_format.output
