@@ -26,16 +26,20 @@ def main() -> None:
     parser.add_argument("--max-examples", type=int, default=None)
     parser.add_argument("--output", type=Path, default=OUTPUT, help="JSON file that run_all.py's report includes")
     args = parser.parse_args()
+    from spacy_ctxvec.evaluation.readers import read_wic
     from spacy_ctxvec.evaluation.tasks import evaluate_wic
     from spacy_ctxvec.pipelines import load_pipeline
     from spacy_ctxvec.quantize import quantize_pipeline
 
+    train, evaluated = read_wic(args.data_dir, "train"), read_wic(args.data_dir, args.split)
+    if args.max_examples is not None:  # smoke runs: the first N examples of both splits
+        train, evaluated = train.head(args.max_examples), evaluated.head(args.max_examples)
     results = {}
     for name in ("float32", "int8"):
         nlp = load_pipeline(None)
         if name == "int8":
             quantize_pipeline(nlp)
-        report, n_missing = evaluate_wic(nlp, args.data_dir, args.split, max_examples=args.max_examples)
+        report, n_missing = evaluate_wic(nlp, train, evaluated, args.split)
         results[name] = {"accuracy": report.accuracy, "chosen": report.chosen, "n_examples": report.n_examples,
                          "n_train": report.n_train, "targets_without_vector": n_missing}
         print(name, json.dumps(results[name]), flush=True)
