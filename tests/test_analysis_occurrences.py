@@ -2,8 +2,9 @@
 import numpy as np
 import pytest
 
-from spacy_ctxvec.analysis.occurrences import layer_curves, lexicons_by_layer
+from spacy_ctxvec.analysis.occurrences import collect_occurrences, layer_curves, lexicons_by_layer
 
+from .test_evaluation_tasks import sense_nlp  # noqa: F401  (fixture)
 from .test_lexicon_statistics import random_occurrences
 
 
@@ -48,3 +49,12 @@ def test_snippet_brackets_the_word_and_keeps_spacing():
     nlp = spacy.blank("en")
     assert snippet(nlp("I want to eat an apple."), 5) == "… want to eat an [apple]."
     assert snippet(nlp("Apple sued a rival over its many patents."), 0) == "[Apple] sued a rival over …"
+
+
+def test_collect_occurrences_keeps_the_tokens_senses(sense_nlp, tiny_nlp):
+    texts = ["the bank lent us money", "we sat on the river bank", "no such word", "a huge bank of earth"]
+    occurrences = collect_occurrences(sense_nlp, texts, "bank")
+    expected = [token._.sense for text in texts for token in sense_nlp(text) if token.lower_ == "bank"]
+    assert occurrences.senses is not None and occurrences.senses.tolist() == expected
+    assert all(sense is not None for sense in expected)
+    assert collect_occurrences(tiny_nlp, texts, "bank").senses is None  # no sense inventory

@@ -5,7 +5,15 @@ import pytest
 from PIL import Image
 
 from spacy_ctxvec.errors import CtxvecError
-from spacy_ctxvec.analysis.plotting import layer_figure, polysemy_figure, save_figure, word_figure
+from spacy_ctxvec.analysis.occurrences import Occurrences
+from spacy_ctxvec.analysis.plotting import (
+    layer_figure,
+    occurrence_groups,
+    polysemy_figure,
+    save_figure,
+    word_figure,
+    word_picture,
+)
 
 PNG_SIGNATURE = b"\x89PNG\r\n\x1a\n"
 
@@ -120,3 +128,45 @@ def test_import_leaves_matplotlib_backend_and_pyplot_alone(tmp_path):
                          capture_output=True, text=True, check=True).stdout.split()
     assert out == ["svg", "0"]
     assert (tmp_path / "f.png").read_bytes()[:4] == b"\x89PNG"
+
+
+def sense_occurrences(senses):
+    """Two well separated groups of vectors whose senses are NOT those groups, so that
+    colouring by k-means and colouring by sense differ."""
+    rng = np.random.default_rng(1)
+    centres = np.repeat(np.array([[5.0, 0, 0, 0], [-5.0, 0, 0, 0]]), [4, 4], axis=0)
+    vectors = centres + 0.1 * rng.normal(size=(8, 4))
+    return Occurrences(vectors=vectors, static_vectors=None, snippets=[f"s{i} [bank]" for i in range(8)], n_texts=8,
+                       senses=None if senses is None else np.asarray(senses))
+
+
+def legend_labels(figure):
+    return [t.get_text() for t in figure.axes[0].get_legend().get_texts()]
+
+
+def test_word_picture_colours_by_induced_sense(tmp_path):
+    senses = [0, 2, 0, 2, 2, 0, 0, 0]  # sense 1 not among these occurrences
+    occurrences = sense_occurrences(senses)
+    labels, names, grouping, silhouette = occurrence_groups(occurrences)
+    assert labels.tolist() == senses and names == {0: "sense 0", 2: "sense 2"} and silhouette is None
+    figure = word_picture("bank", occurrences)
+    assert legend_labels(figure)[:2] == ["sense 0 (5)", "sense 2 (3)"]
+    assert "induced senses (token._.sense)" in figure.axes[0].get_title()
+    # The key lists the snippets ordered by sense, each in its sense's colour.
+    order = np.argsort(senses, kind="stable")
+    key = figure.axes[3].texts
+    assert [t.get_text().split()[1] for t in key] == [f"s{i}" for i in order]
+    colours = {tuple(t.get_color()) for t, i in zip(key, order) if senses[i] == 2}
+    assert len(colours) == 1
+    assert_png(save_figure(figure, tmp_path / "bank.png"))
+
+
+def test_word_picture_falls_back_to_clusters():
+    for occurrences in (sense_occurrences(None), sense_occurrences([0, -1, 0, 1, 1, 0, 0, 0])):
+        labels, names, grouping, _ = occurrence_groups(occurrences)
+        assert names is None and grouping is None
+        assert len(set(labels[:4].tolist())) == 1 and labels[0] != labels[4]  # k-means finds the two groups
+        assert all(label.startswith("cluster") for label in legend_labels(word_picture("bank", occurrences))[:-1])
+    # An explicit --clusters k wins over the senses.
+    labels, names, _, _ = occurrence_groups(sense_occurrences([0, 2, 0, 2, 2, 0, 0, 0]), clusters=2)
+    assert names is None and len(set(labels.tolist())) == 2

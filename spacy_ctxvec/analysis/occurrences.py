@@ -8,7 +8,7 @@ import numpy as np
 from spacy.language import Language
 from spacy.tokens import Doc
 
-from ..attributes import STATIC_ARRAY
+from ..attributes import SENSE_ARRAY, STATIC_ARRAY
 from ..errors import CtxvecError, Errors
 from ..lexicon.corpus import corpus_files, iter_corpus
 from ..lexicon.sample import SNIPPET_WINDOW  # noqa: F401  (re-exported)
@@ -37,12 +37,14 @@ def _text_of(item) -> str:
 @dataclass
 class Occurrences:
     """Every occurrence of one word: its contextual vector, static vector (or None)
-    and a context snippet with the word in brackets."""
+    and a context snippet with the word in brackets. ``senses``: each occurrence's
+    token._.sense (-1 where it has none), None when the pipeline has no sense inventory."""
 
     vectors: np.ndarray
     static_vectors: Optional[np.ndarray]
     snippets: List[str]
     n_texts: int
+    senses: Optional[np.ndarray] = None
 
 
 def collect_occurrences(
@@ -50,7 +52,8 @@ def collect_occurrences(
     batch_size: int = 32,
 ) -> Occurrences:
     """Run the pipeline on the texts that contain ``word`` and keep each token equal to
-    it (case-insensitive by default) that has a contextual vector, up to ``max_occurrences``."""
+    it (case-insensitive by default) that has a contextual vector, up to
+    ``max_occurrences``, with its token._.sense where the pipeline has senses."""
     needle = word if case_sensitive else word.lower()
 
     def contains(text: str) -> bool:
@@ -68,7 +71,10 @@ def collect_occurrences(
     vectors: List[np.ndarray] = []
     statics: List[Optional[np.ndarray]] = []
     snippets: List[str] = []
+    senses: List[int] = []
+    has_senses = False
     for doc in nlp.pipe(candidates(), batch_size=batch_size):
+        has_senses = has_senses or doc._.get(SENSE_ARRAY) is not None
         for token in doc:
             form = token.text if case_sensitive else token.lower_
             if form != needle or not token._.has_context_vec:
@@ -77,6 +83,8 @@ def collect_occurrences(
             has_static = doc._.get(STATIC_ARRAY) is not None and token._.has_static_vec
             statics.append(np.asarray(token._.static_vec, dtype=np.float64) if has_static else None)
             snippets.append(snippet(doc, token.i))
+            sense = token._.sense if doc._.get(SENSE_ARRAY) is not None else None
+            senses.append(-1 if sense is None else int(sense))
         if len(vectors) >= max_occurrences:
             break
     vectors, statics, snippets = vectors[:max_occurrences], statics[:max_occurrences], snippets[:max_occurrences]
@@ -86,6 +94,7 @@ def collect_occurrences(
         static_vectors=np.vstack(statics) if has_static else None,
         snippets=snippets,
         n_texts=n_texts,
+        senses=np.array(senses[:max_occurrences], dtype=np.int64) if has_senses else None,
     )
 
 

@@ -3,7 +3,7 @@ its own Agg canvas; save_figure writes PNG or SVG by the file's suffix. No spaCy
 here, and no pyplot: importing this module leaves matplotlib's backend and pyplot's
 figure list alone."""
 from pathlib import Path
-from typing import Optional, Sequence, Union
+from typing import Dict, Optional, Sequence, Union
 
 import matplotlib
 import numpy as np
@@ -72,9 +72,12 @@ def word_figure(
     explained: Optional[np.ndarray] = None,
     static_title: str = "static vectors",
     silhouette: Optional[float] = None,
+    group_names: Optional[Dict[int, str]] = None,
+    grouping: Optional[str] = None,
 ) -> Figure:
-    """One word's occurrences: a 2-D projection coloured by cluster, with the type
-    centroid, beside the contextual and the static cosine matrices.
+    """One word's occurrences: a 2-D projection coloured by cluster (or by induced
+    sense: ``group_names`` names each label, ``grouping`` says how they were made),
+    with the type centroid, beside the contextual and the static cosine matrices.
 
     Points are numbered 1..n; the numbers label the matrices too, and a key under
     the plots gives each number's context snippet.
@@ -91,12 +94,14 @@ def word_figure(
     ax_key = figure.add_subplot(grid[1, :])
 
     # Projection: numbered points, coloured by cluster.
-    n_clusters = int(clusters.max()) + 1
-    for cluster in range(n_clusters):
+    groups = np.unique(clusters)
+    n_clusters = len(groups)
+    for cluster in groups.tolist():
         members = clusters == cluster
+        name = group_names[cluster] if group_names is not None else f"cluster {cluster + 1}"
         ax_points.scatter(coords[members, 0], coords[members, 1], s=70, zorder=3,
                           color=CLUSTER_COLOURS[cluster % len(CLUSTER_COLOURS)],
-                          edgecolor="black", linewidth=0.5, label=f"cluster {cluster + 1} ({int(members.sum())})")
+                          edgecolor="black", linewidth=0.5, label=f"{name} ({int(members.sum())})")
     ax_points.scatter([centroid[0]], [centroid[1]], marker="*", s=320, color="gold", edgecolor="black",
                       linewidth=0.8, zorder=4, label="type centroid (mean vector)")
     _pad_limits(ax_points, np.vstack([coords, centroid[None, :]]))
@@ -108,7 +113,9 @@ def word_figure(
     ax_points.set_xlabel(x_label)
     ax_points.set_ylabel(y_label)
     title = f"'{word}': contextual vectors, PCA"
-    if silhouette is not None and n_clusters > 1:
+    if grouping is not None:
+        title += f"\n{grouping}"
+    elif silhouette is not None and n_clusters > 1:
         title += f"\n{n_clusters} clusters (k-means, cosine silhouette {silhouette:.2f})"
     ax_points.set_title(title)
     ax_points.legend(loc="best", fontsize=8, framealpha=0.85)
@@ -234,13 +241,28 @@ def _bars(ax, words: Sequence[str], values: np.ndarray, title: str, colour: str)
     ax.grid(axis="x", alpha=0.3)
 
 
-def word_picture(word: str, occurrences: Occurrences, *, clusters: int = 0, seed: int = 0):
-    """The word figure from collected occurrences, ordered by cluster."""
-
+def occurrence_groups(occurrences: Occurrences, *, clusters: int = 0, seed: int = 0):
+    """(label per occurrence, names of the labels or None, how they were made or None,
+    silhouette or None): the induced senses (token._.sense) when every occurrence has
+    one and ``clusters`` is 0; otherwise k-means clusters (ops.projection.choose_clusters)."""
     n = len(occurrences.vectors)
     if clusters < 0 or clusters > n:
         raise CtxvecError(Errors.E412.format(n=n, k=clusters))
+    senses = occurrences.senses
+    if clusters == 0 and senses is not None and n and bool((senses >= 0).all()):
+        labels = np.asarray(senses, dtype=np.int64)
+        names = {int(s): f"sense {int(s)}" for s in np.unique(labels)}
+        return labels, names, f"{len(names)} of the word's induced senses (token._.sense)", None
     labels, _, silhouette = choose_clusters(occurrences.vectors, k=clusters, seed=seed)
+    return labels, None, None, silhouette
+
+
+def word_picture(word: str, occurrences: Occurrences, *, clusters: int = 0, seed: int = 0):
+    """The word figure from collected occurrences, coloured and ordered by induced
+    sense where the pipeline has senses (and ``clusters`` is 0), else by k-means cluster."""
+
+    n = len(occurrences.vectors)
+    labels, group_names, grouping, silhouette = occurrence_groups(occurrences, clusters=clusters, seed=seed)
     order = np.argsort(labels, kind="stable")
     vectors = occurrences.vectors[order]
     coords, components, mean, explained = pca_2d(vectors)
@@ -254,5 +276,5 @@ def word_picture(word: str, occurrences: Occurrences, *, clusters: int = 0, seed
     return word_figure(
         word, coords, [occurrences.snippets[i] for i in order], labels[order], centroid,
         pairwise_cosine(vectors), static_cosine, explained=explained, static_title=static_title,
-        silhouette=silhouette,
+        silhouette=silhouette, group_names=group_names, grouping=grouping,
     )
