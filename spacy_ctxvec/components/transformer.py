@@ -30,7 +30,7 @@ def _looks_like_path(name: str) -> bool:
 
 def _first_line(err: BaseException) -> str:
     text = str(err).strip().splitlines()
-    return text[0][:300] if text else type(err).__name__
+    return text[0][:300].rstrip(". ") if text else type(err).__name__
 
 
 def _check_local_folder(name: str) -> str:
@@ -45,11 +45,14 @@ def _check_local_folder(name: str) -> str:
 
 
 def _check_hub_model(name: str) -> str:
+    from huggingface_hub.errors import HFValidationError
     from transformers import AutoConfig
 
+    # Only "cannot find / fetch it" errors: anything else (e.g. a model that needs
+    # trust_remote_code in transformer_config) is left to spacy-transformers.
     try:
         AutoConfig.from_pretrained(name)
-    except (OSError, ValueError) as err:
+    except (OSError, HFValidationError) as err:
         offline = os.environ.get("HF_HUB_OFFLINE", "").upper() in ("1", "ON", "YES", "TRUE")
         close = difflib.get_close_matches(name, [OFFLINE_MODEL], n=1, cutoff=0.8)
         hint = f"Did you mean '{close[0]}'? " if close else ""
