@@ -8,7 +8,7 @@ from typer.testing import CliRunner
 from spacy_ctxvec.cli import app
 
 from .conftest import SHARED_DATA
-from .test_evaluation_tasks import WIC_DEV, WIC_TRAIN, polysemy_nlp, write_wic
+from .test_evaluation_tasks import SENSE_SENTENCES, WIC_DEV, WIC_TRAIN, polysemy_nlp, write_sense_sentences, write_wic
 
 runner = CliRunner()
 
@@ -87,6 +87,8 @@ def test_scws(default_pipeline_dir, tmp_path):
     report = json.loads(result.output)
     assert report["n_pairs"] == report["n_covered"] == 12
     assert report["spearman"] == pytest.approx(report["details"]["layer_6"], abs=1e-6)
+    # The default pipeline has ctxvec_static: the static row; no senses without a lexicon.
+    assert report["details"]["static_vec_covered"] == 12 and "sense_vec" not in report["details"]
 
 
 @pytest.mark.slow
@@ -169,3 +171,37 @@ def test_output_equal_to_an_input_file_is_refused_and_the_input_survives(tmp_pat
     message = " ".join(result.output.split())
     assert result.exit_code == 1 and "[CTX-E135]" in message and "the input" in message
     assert pairs.read_text(encoding="utf8") == "car automobile 9\ncar banana 1\ncar river 5\n"
+
+
+@pytest.mark.slow
+def test_senses(default_pipeline_dir, tmp_path):
+    source = SHARED_DATA / "wordnet_examples" / "wordnet_examples.jsonl"
+    if source.exists():  # the first 30 rows of the shared file
+        data = tmp_path / "examples.jsonl"
+        data.write_text("".join(source.read_text(encoding="utf8").splitlines(keepends=True)[:30]), encoding="utf8")
+    else:
+        data = write_sense_sentences(tmp_path / "examples.jsonl")
+    output = tmp_path / "out" / "senses.json"
+    result = runner.invoke(app, ["evaluate", "senses", str(default_pipeline_dir), str(data), "--json",
+                                 "--per-lemma", "3", "-o", str(output)])
+    assert result.exit_code == 0, result.output
+    report = json.loads(result.output)
+    assert json.loads(output.read_text(encoding="utf8")) == report
+    assert set(report["methods"]) == {"induced"}  # no lexicon, no inventory
+    assert report["n_sentences"] <= 3 * report["n_lemmas"]
+    assert report["baselines"]["one_sense"]["recall"] == 1.0
+    assert report["baselines"]["one_per_sentence"]["precision"] is None
+    result = runner.invoke(app, ["evaluate", "senses", str(default_pipeline_dir), str(data)])
+    assert result.exit_code == 0, result.output
+    assert "mean ARI" in result.output and "baseline: one_sense" in result.output
+
+
+def test_senses_bad_row_names_file_and_line(tmp_path):
+    data = write_sense_sentences(tmp_path / "examples.jsonl", SENSE_SENTENCES[:2])
+    with data.open("a", encoding="utf8") as f:
+        f.write('{"lemma": "bank", "words": ["a", "bank"], "position": 5, "synset": "s"}\n')
+    result = runner.invoke(app, ["evaluate", "senses", "no-such-pipeline", str(data)])
+    assert result.exit_code == 1
+    assert re.search(r"E303.*examples\.jsonl, line 3", result.output.replace("\n", " ")), result.output
+    result = runner.invoke(app, ["evaluate", "senses", "no-such-pipeline", str(data), "--per-lemma", "1"])
+    assert result.exit_code == 2  # --per-lemma must be at least 2
