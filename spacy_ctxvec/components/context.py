@@ -112,7 +112,7 @@ class ContextVectors(DocAnnotator):
         return trf_data
 
     def _missing_trf_data_fix(self) -> str:
-        nlp = self._nlp_ref()
+        nlp = self._nlp_ref() if hasattr(self, "_nlp_ref") else None
         if self.transformer_name is None and nlp is not None and self.name in nlp.component_names:
             try:
                 self.transformer_name = find_transformer(nlp, self.name)

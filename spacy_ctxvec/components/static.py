@@ -100,7 +100,7 @@ class StaticVectors(DocAnnotator):
         return self.table
 
     def _is_frozen(self) -> bool:
-        nlp = self._nlp_ref()
+        nlp = self._nlp_ref() if hasattr(self, "_nlp_ref") else None
         if nlp is None:
             return False
         frozen = nlp.config.get("training", {}).get("frozen_components", [])
