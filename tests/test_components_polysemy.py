@@ -412,3 +412,30 @@ def test_sense_key_width_and_setting_errors(sense_nlp):
         component = Polysemy(min_count=2)
         component.set_senses(inventory)
         component.check_width(384)
+
+
+@pytest.mark.slow
+def test_minilm_river_and_money_bank_never_share_a_sense(default_nlp):
+    """Observed with MiniLM (last layer) on SENSE_CORPUS: 'bank' splits, no sense mixes
+    river and money occurrences, and new river / money sentences go to a river / money
+    sense. (The number of senses is not asserted: the default cut makes many small ones.)"""
+    lexicon = partial_lexicon(default_nlp, SENSE_CORPUS, batch_size=16, sample_size=32).prune_sample(2)
+    component = Polysemy(min_count=2)
+    component.set_lexicon(lexicon)
+    inventory = component.build_senses()
+    assert inventory.n_senses("bank") > 1
+    rows, snippets = lexicon.sample.rows_of("bank")
+    assert len(rows) == 12
+    river_words = ("river", "stream", "muddy", "Reeds")
+    is_river = np.array([any(w in s for w in river_words) for s in snippets])
+    assert is_river.sum() == 4
+    senses = inventory.assign(inventory.type_rows(["bank"] * len(rows)), rows.astype(np.float32))
+    river_senses, money_senses = set(senses[is_river].tolist()), set(senses[~is_river].tolist())
+    assert river_senses.isdisjoint(money_senses)
+    river = ["Frogs jumped off the wet bank into the river water.", "The fisherman sat on the bank of the river."]
+    money = ["He paid the money into his account at the bank.", "The bank lent them money to buy a house."]
+    for texts, expected in ((river, river_senses), (money, money_senses)):
+        for text in texts:
+            bank = _token(component(default_nlp(text)), "bank")
+            assert bank._.sense in expected, text
+            np.testing.assert_array_equal(bank._.sense_vec, inventory.senses_of("bank")[bank._.sense].vector)
