@@ -341,8 +341,6 @@ class Errors(metaclass=_ErrorsWithCodes):
     E607 = ("No senses for {words} in '{path}' (key mode '{key}'): the word is not in the "
             "corpus, was seen fewer than min_count={min_count} times, or has no sampled "
             "occurrences. {n_types} words have senses.")
-    E608 = ("The senses hold {n_types} word types, but these are not in the lexicon they "
-            "are used with: {examples}. Induce the senses from this lexicon.")
 
 
 class Warnings(metaclass=_ErrorsWithCodes):
