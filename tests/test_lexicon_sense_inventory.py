@@ -219,3 +219,25 @@ def test_inconsistent_arrays_are_refused(inventory):
     with pytest.raises(CtxvecError, match="E600.*sorted"):
         SenseInventory(inventory.space, ["b", "a"], np.array([0, 1, 2]), np.zeros((2, WIDTH)), np.zeros((2, WIDTH)),
                        np.ones(2), [["x"], ["y"]])
+
+
+def test_assign_equals_the_argmax_over_each_types_own_centroids():
+    from spacy_ctxvec.ops.cosine import normalise_rows
+    from spacy_ctxvec.ops.senses import SenseSpace, to_sense_space
+
+    rng = np.random.default_rng(11)
+    width, offsets = 6, np.array([0, 3, 4, 6, 14])
+    space = SenseSpace(rng.normal(size=width), normalise_rows(rng.normal(size=(1, width))))
+    centroids = normalise_rows(rng.normal(size=(14, width)))
+    inventory = SenseInventory(space, ["a", "b", "c", "d"], offsets, centroids, rng.normal(size=(14, width)),
+                               np.full(14, 0.25), [["x"]] * 14)
+    type_rows = rng.integers(-1, 4, size=500)
+    vectors = rng.normal(size=(500, width))
+    assigned = inventory.assign(type_rows, vectors)
+    units = to_sense_space(vectors, space)
+    for i, t in enumerate(type_rows):
+        if t < 0:
+            assert assigned[i] == -1
+        else:
+            own = inventory.centroids[offsets[t]:offsets[t + 1]].astype(np.float64)
+            assert assigned[i] == int(np.argmax(own @ units[i]))

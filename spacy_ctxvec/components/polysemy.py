@@ -160,7 +160,7 @@ class Polysemy(DocAnnotator):
         if senses is not None and len(senses):
             hashes = np.array([get_string_id(k) for k in senses.keys], dtype=np.uint64)
             order = np.argsort(hashes)
-            self._sense_table = {"hashes": hashes[order], "rows": order.astype(np.int64)}
+            self._sense_table = {"hashes": hashes[order], "rows": order.astype(np.int64), "n_senses": senses.counts()}
 
     def build_senses(self) -> SenseInventory:
         """Induce senses from the lexicon's sample with this component's settings, use
@@ -210,7 +210,7 @@ class Polysemy(DocAnnotator):
         positions = np.minimum(np.searchsorted(table["hashes"], ids), len(table["hashes"]) - 1)
         found = table["hashes"][positions] == ids
         type_rows = np.where(found, table["rows"][positions], -1)
-        records["n_senses"][found] = senses.counts()[type_rows[found]]
+        records["n_senses"][found] = table["n_senses"][type_rows[found]]
         type_rows[~np.asarray(mask, dtype=bool)] = -1
         assigned = senses.assign(type_rows, vectors)
         records["sense"] = assigned

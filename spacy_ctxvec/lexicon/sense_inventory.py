@@ -208,19 +208,23 @@ class SenseInventory:
         _check(bool((type_rows < len(self.keys)).all()), f"type rows must be below {len(self.keys)}")
         vectors = np.asarray(vectors).reshape(len(type_rows), -1)
         _check(vectors.shape[1] == self.width, f"vectors have width {vectors.shape[1]}, the senses {self.width}")
-        rows = type_rows[known]
-        starts, sizes = self.offsets[rows], self.offsets[rows + 1] - self.offsets[rows]
-        widest = int(sizes.max())
-        if widest == 1:
-            result[known] = 0
+        result[known] = 0
+        sizes = np.zeros(len(type_rows), dtype=np.int64)
+        sizes[known] = self.offsets[type_rows[known] + 1] - self.offsets[type_rows[known]]
+        several = np.flatnonzero(sizes > 1)  # only these need a comparison
+        if len(several) == 0:
             return result
-        units = to_sense_space(vectors[known], self.space)
-        slots = np.arange(widest)
-        valid = slots[None, :] < sizes[:, None]
-        gather = np.where(valid, starts[:, None] + slots[None, :], 0)
-        similarity = np.einsum("nd,nkd->nk", units, self.centroids[gather].astype(np.float64))
-        similarity[~valid] = -np.inf
-        result[known] = np.argmax(similarity, axis=1)
+        units = to_sense_space(vectors[several], self.space)
+        starts, sizes = self.offsets[type_rows[several]], sizes[several]
+        best = np.full(len(several), -np.inf)
+        chosen = np.zeros(len(several), dtype=np.int64)
+        for slot in range(int(sizes.max())):  # one pass per sense slot (<= max_senses), (n, d) at a time
+            rows = np.flatnonzero(sizes > slot)
+            similarity = np.einsum("nd,nd->n", units[rows], self.centroids[starts[rows] + slot].astype(np.float64))
+            better = similarity > best[rows]  # strictly: ties keep the larger (earlier) sense
+            best[rows[better]] = similarity[better]
+            chosen[rows[better]] = slot
+        result[several] = chosen
         return result
 
     def sense_rows(self, type_rows: np.ndarray, senses: np.ndarray) -> np.ndarray:
