@@ -124,3 +124,9 @@ def test_lowest_per_group_keeps_ties_with_the_kth():
     assert lowest_per_group(groups, priorities, 2).tolist() == [False, True, True, True, True, True, True, False]
     assert lowest_per_group(groups, priorities, 3).tolist() == [True, True, True, True, True, True, True, False]
     assert lowest_per_group(groups, priorities, 1).tolist() == [False, True, False, False, False, True, True, False]
+
+
+def test_docs_and_texts_give_the_same_sample(tiny_nlp):
+    from_texts = partial_lexicon(tiny_nlp, SAMPLE_TEXTS, batch_size=2, sample_size=2)
+    from_docs = partial_lexicon(tiny_nlp, [tiny_nlp.make_doc(text) for text in SAMPLE_TEXTS], batch_size=2, sample_size=2)
+    assert from_docs == from_texts  # priorities hash doc.text, which equals the input text

@@ -38,8 +38,10 @@ from ._app import app, exit_on_coded_error
 # out frequency (benchmarks/POLYSEMY.md); other models were not measured. It is the default:
 # OUTPUT's ctxvec_context then reads this layer (--keep-layer keeps PIPELINE's setting).
 RECOMMENDED_LAYER = -2
-# Occurrences kept per word type in the lexicon's sample (issue 11); memory per K and
-# frequency floor measured on the Gutenberg corpus in benchmarks/SENSES.md.
+# Occurrences kept per word type in the lexicon's sample (issue 11). About 817 bytes per
+# row at width 384; on the whole Gutenberg corpus (1.28M tokens) K=64 with the default
+# floor (--min-count 5) keeps 267,555 rows = 208 MiB, K=16 109 MiB, K=128 264 MiB
+# (benchmarks/SENSES.md, benchmarks/sample_memory.py).
 DEFAULT_SAMPLE_SIZE = 64
 
 

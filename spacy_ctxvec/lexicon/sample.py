@@ -55,11 +55,12 @@ def occurrence_priorities(doc_text_hashes: np.ndarray, token_positions: np.ndarr
         return z ^ (z >> np.uint64(31))
 
 
-def snippet_from_offsets(text: str, starts: np.ndarray, lengths: np.ndarray, i: int, window: int = SNIPPET_WINDOW) -> str:
+def snippet_from_offsets(text: str, starts: Sequence[int], lengths: Sequence[int], i: int, window: int = SNIPPET_WINDOW) -> str:
     """Up to ``window`` tokens either side of token ``i`` of ``text``, token ``i`` in brackets.
 
     ``starts``/``lengths``: character offset and length of every token (spaCy's
-    ``idx`` and ``len``); the text between tokens (whitespace) is kept as it is.
+    ``idx`` and ``len``; Python lists are fastest); the text between tokens
+    (whitespace) is kept as it is.
     """
     n = len(starts)
     first, stop = max(0, i - window), min(n, i + 1 + window)
@@ -150,10 +151,11 @@ class OccurrenceSample:
             return cls.empty(vectors.shape[1], k=k)
         _check(all(isinstance(s, str) for s in snippets), "snippets must be strings")
         with np.errstate(over="ignore", invalid="ignore"):
-            _check_finite(vectors.astype(SAMPLE_VECTOR_DTYPE))
-        unique_keys, type_ids = np.unique(np.asarray(list(keys), dtype=str), return_inverse=True)
-        return _select(unique_keys, type_ids.astype(np.int64), priorities.astype(np.uint64),
-                       vectors.astype(SAMPLE_VECTOR_DTYPE), list(snippets), k=k, width=vectors.shape[1])
+            half = vectors.astype(SAMPLE_VECTOR_DTYPE)
+        _check_finite(half)
+        unique_keys, type_ids = np.unique(np.asarray(keys, dtype=str), return_inverse=True)
+        return _select(unique_keys, type_ids.ravel().astype(np.int64), priorities.astype(np.uint64),
+                       half, list(snippets), k=k, width=vectors.shape[1])
 
     # Merging
     def merge(self, other: "OccurrenceSample") -> "OccurrenceSample":

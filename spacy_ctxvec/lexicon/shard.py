@@ -11,7 +11,8 @@ token position), with a context snippet each. Priorities are computed for every
 occurrence with numpy; snippets (Python strings) only for the rows that can still
 enter the sample: the K lowest per type of each buffered chunk.
 """
-from typing import Any, Callable, Dict, Iterable, List, Optional, Sequence, Tuple
+from collections import deque
+from typing import Any, Callable, Deque, Dict, Iterable, Iterator, List, Optional, Sequence, Tuple
 
 import numpy as np
 from spacy.attrs import IDX, LEMMA, LENGTH, LOWER, ORTH
@@ -70,7 +71,7 @@ def doc_occurrences(doc: Doc, key_attr: int, pipe_names: Sequence[str] = ()) -> 
 def snippet(doc: Doc, i: int, window: int = SNIPPET_WINDOW) -> str:
     """Up to ``window`` tokens either side of token ``i``, which is put in brackets."""
     offsets = doc.to_array([IDX, LENGTH])
-    return snippet_from_offsets(doc.text, offsets[:, 0], offsets[:, 1], i, window)
+    return snippet_from_offsets(doc.text, offsets[:, 0].tolist(), offsets[:, 1].tolist(), i, window)
 
 
 def lowest_per_group(groups: np.ndarray, priorities: np.ndarray, k: int) -> np.ndarray:
@@ -101,11 +102,12 @@ class _SampleBuffer:
         self.positions: List[np.ndarray] = []
         self.docs: List[Tuple[str, np.ndarray]] = []
 
-    def add(self, doc: Doc, positions: np.ndarray) -> None:
-        self.priorities.append(occurrence_priorities(np.full(len(positions), text_hash(doc.text), dtype=np.uint64), positions))
+    def add(self, doc: Doc, text: str, positions: np.ndarray) -> None:
+        """``text`` is ``doc.text`` (which spaCy rebuilds token by token: pass the input string)."""
+        self.priorities.append(occurrence_priorities(np.full(len(positions), text_hash(text), dtype=np.uint64), positions))
         self.doc_numbers.append(np.full(len(positions), len(self.docs), dtype=np.int64))
         self.positions.append(positions)
-        self.docs.append((doc.text, doc.to_array([IDX, LENGTH])))
+        self.docs.append((text, doc.to_array([IDX, LENGTH])))
 
     def sample(self, keys: np.ndarray, key_ids: np.ndarray, vectors: np.ndarray, k: int) -> OccurrenceSample:
         """The chunk's sample; snippets are made only for its candidate rows."""
@@ -114,9 +116,13 @@ class _SampleBuffer:
         candidates = counted[lowest_per_group(key_ids[counted], priorities[counted], k)]
         doc_numbers, positions = np.concatenate(self.doc_numbers)[candidates], np.concatenate(self.positions)[candidates]
         snippets = []
+        columns: Dict[int, Tuple[List[int], List[int]]] = {}
         for number, position in zip(doc_numbers.tolist(), positions.tolist()):
             text, offsets = self.docs[number]
-            snippets.append(snippet_from_offsets(text, offsets[:, 0], offsets[:, 1], position))
+            if number not in columns:
+                columns[number] = (offsets[:, 0].tolist(), offsets[:, 1].tolist())
+            starts, lengths = columns[number]
+            snippets.append(snippet_from_offsets(text, starts, lengths, position))
         return OccurrenceSample.from_occurrences(keys[key_ids[candidates]], vectors[candidates], priorities[candidates], snippets, k=k)
 
     def clear(self) -> None:
@@ -167,8 +173,16 @@ def partial_lexicon(
         buffered_vectors.clear()
         n_buffered = 0
 
+    texts: Deque[Optional[str]] = deque()  # the input strings, in order (doc.text is slow to rebuild)
+
+    def recorded(items: Iterable[CorpusItem]) -> Iterator[CorpusItem]:
+        for item in items:
+            texts.append(item if isinstance(item, str) else None)
+            yield item
+
     width = None
-    for doc in nlp.pipe(items, batch_size=batch_size, disable=polysemy_components(nlp)):
+    for doc in nlp.pipe(recorded(items), batch_size=batch_size, disable=polysemy_components(nlp)):
+        text = texts.popleft()
         ids, vectors = doc_occurrences(doc, key_attr, nlp.pipe_names)
         if len(ids):
             width = vectors.shape[1]
@@ -176,7 +190,7 @@ def partial_lexicon(
             buffered_vectors.append(vectors)
             n_buffered += len(ids)
             if sample_buffer is not None:
-                sample_buffer.add(doc, np.flatnonzero(doc._.get(CONTEXT_MASK)))
+                sample_buffer.add(doc, doc.text if text is None else text, np.flatnonzero(doc._.get(CONTEXT_MASK)))
         if on_doc is not None:
             on_doc(doc)
         if n_buffered >= MAX_BUFFERED_OCCURRENCES:
