@@ -2,7 +2,7 @@ import numpy as np
 import pytest
 from sklearn.metrics import adjusted_rand_score
 
-from spacy_ctxvec.evaluation.senses import (
+from spacy_ctxvec.evaluation.sense_scores import (
     ONE_PER_SENTENCE,
     ONE_SENSE,
     baseline_labels,

@@ -5,7 +5,7 @@ from scipy.stats import spearmanr
 
 from spacy_ctxvec.errors import CtxvecError
 from spacy_ctxvec.evaluation.readers import read_scws, read_sense_counts, read_sense_sentences, read_wic, read_word_pairs
-from spacy_ctxvec.evaluation.senses import ONE_PER_SENTENCE, ONE_SENSE, clustering_scores
+from spacy_ctxvec.evaluation.sense_scores import ONE_PER_SENTENCE, ONE_SENSE, clustering_scores
 from spacy_ctxvec.evaluation.tasks import (
     evaluate_polysemy,
     evaluate_scws,

@@ -22,7 +22,7 @@ from .correlation import (
 )
 from .moments import Moments
 from .readers import ContextPairs, SenseSentences, WicData, WordPairs
-from .senses import SenseReport, baseline_labels, clustering_scores
+from .sense_scores import SenseReport, baseline_labels, clustering_scores
 from .token_vectors import doc_from_words, static_token_vectors, target_vectors
 from .wic import (
     ALL_FAMILIES,
