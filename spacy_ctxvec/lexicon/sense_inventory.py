@@ -45,7 +45,7 @@ _ARRAY_DTYPES = {
     "mean": np.float64, "directions": np.float64, "offsets": np.int64,
     "centroids": np.float32, "vectors": np.float32, "shares": np.float64,
 }
-_FIT_CHUNK_ROWS = 16384  # rows per chunk when fitting the sense space (bounded memory)
+_FIT_CHUNK_ROWS = 4096  # rows per chunk when fitting the sense space (bounded memory)
 DEFAULT_SETTINGS: Dict[str, Any] = {
     "split_threshold": SPLIT_THRESHOLD,
     "cut_distance": CUT_DISTANCE,
@@ -347,7 +347,7 @@ def fit_corpus_sense_space(vectors: np.ndarray, weights: np.ndarray, *, n_direct
     weight <= 0 take no part."""
     n, width = vectors.shape
     weights = np.asarray(weights, dtype=np.float64)
-    total, weighted_sum = 0.0, np.zeros(width)
+    total, weighted_sum, n_used = 0.0, np.zeros(width), 0
     chunks = [(start, min(n, start + _FIT_CHUNK_ROWS)) for start in range(0, n, _FIT_CHUNK_ROWS)]
 
     def chunk(start: int, end: int):
@@ -359,10 +359,10 @@ def fit_corpus_sense_space(vectors: np.ndarray, weights: np.ndarray, *, n_direct
         x, w = chunk(start, end)
         total += float(w.sum())
         weighted_sum += w @ x
+        n_used += int((w > 0).sum())
     if total <= 0:
         return SenseSpace(np.zeros(width), np.zeros((0, width)))
     mean = weighted_sum / total
-    n_used = int(sum(int((chunk(s, e)[1] > 0).sum()) for s, e in chunks)) if n_directions > 0 else 0
     m = int(min(n_directions, max(n_used - 1, 0), width))
     if m == 0:
         return SenseSpace(mean, np.zeros((0, width)))
