@@ -10,7 +10,7 @@ from spacy.language import Language
 from ..attributes import install_extensions
 from ..errors import CtxvecError, Errors
 from ..lexicon.shard import polysemy_components
-from ..ops.senses import fit_sense_space, induce_senses, to_sense_space
+from ..ops.senses import N_REMOVED_DIRECTIONS, fit_sense_space, induce_senses, to_sense_space
 from .correlation import (
     CorrelationReport,
     PolysemyReport,
@@ -229,8 +229,9 @@ def induced_labels(vectors: np.ndarray, groups: Sequence[Sequence[int]], space=N
     None: fitted on all rows of ``vectors``), with ops.senses.induce_senses ``settings``.
     Returns the labels per group and the space used."""
     if space is None:
-        used = sorted({row for rows in groups for row in rows})
-        space = fit_sense_space(vectors[used], n_directions=int((settings or {}).get("n_directions", 3)))
+        used = np.array(sorted({row for rows in groups for row in rows}), dtype=np.int64)
+        used = used[np.abs(vectors[used]).sum(axis=1) > 0]  # targets without a vector do not shape the space
+        space = fit_sense_space(vectors[used], n_directions=int((settings or {}).get("n_directions", N_REMOVED_DIRECTIONS)))
     options = {name: (settings or {})[name] for name in _INDUCTION_SETTINGS if name in (settings or {})}
     return [induce_senses(to_sense_space(vectors[list(rows)], space), **options).labels for rows in groups], space
 
