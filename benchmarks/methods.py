@@ -138,6 +138,8 @@ def load_pipeline(
         else:
             section[last] = value
     nlp = load_model_from_config(config, auto_fill=True).from_disk(pipeline_dir)
+    # The transformer pipe's saved cfg.json (max_batch_items) wins over the config on from_disk.
+    nlp.get_pipe("transformer").cfg["max_batch_items"] = config["components"]["transformer"]["max_batch_items"]
     if before_issue_13:
         nlp.get_pipe("transformer").model.transformer.config.output_hidden_states = True
     if quantize:
