@@ -145,8 +145,8 @@ def check_cluster_resources(ray: Any, num_workers: int, num_cpus_per_worker: flo
             raise CtxvecError(Errors.E504.format(have=have, resource=resource, num_workers=num_workers, per_worker=per_worker, need=need))
 
 
-def coded_error(err: BaseException) -> Optional[CtxvecError]:
-    """The CtxvecError a Ray task raised, found in the chain of wrapping exceptions."""
+def exception_chain(err: BaseException) -> Iterator[BaseException]:
+    """``err`` and every exception it wraps (causes, contexts, Ray's ``cause``), once each."""
     seen = set()
     stack: List[Optional[BaseException]] = [err]
     while stack:
@@ -154,10 +154,16 @@ def coded_error(err: BaseException) -> Optional[CtxvecError]:
         if current is None or id(current) in seen:
             continue
         seen.add(id(current))
+        yield current
+        stack.extend([current.__cause__, current.__context__, getattr(current, "cause", None)])
+
+
+def coded_error(err: BaseException) -> Optional[CtxvecError]:
+    """The CtxvecError a Ray task raised, found in the chain of wrapping exceptions."""
+    for current in exception_chain(err):
         if isinstance(current, CtxvecError) and str(current).startswith("[" + PREFIX):
             # Ray appends its own retry and traceback text after the coded (one-line) message.
             return CtxvecError(str(current).splitlines()[0])
-        stack.extend([current.__cause__, current.__context__, getattr(current, "cause", None)])
     return None
 
 
@@ -168,6 +174,13 @@ def node_loss_error(err: BaseException) -> Optional[CtxvecError]:
         from ray import exceptions as ray_errors
     except ImportError:
         return None
+    lost = (ray_errors.NodeDiedError, ray_errors.WorkerCrashedError, ray_errors.ObjectLostError,
+            ray_errors.LocalRayletDiedError, ray_errors.RayActorError)
+    for current in exception_chain(err):
+        if isinstance(current, lost) and not getattr(current, "actor_init_failed", False):
+            first_line = (str(current).strip().splitlines() or [""])[0][:300]
+            return CtxvecError(Errors.E522.format(error_type=type(current).__name__, error=first_line))
+    return None
     lost = (ray_errors.NodeDiedError, ray_errors.WorkerCrashedError, ray_errors.ObjectLostError,
             ray_errors.LocalRayletDiedError, ray_errors.RayActorError)
     seen = set()
