@@ -15,14 +15,13 @@ Pure numpy + stdlib (no spaCy): the shard function (``lexicon.shard``) computes
 priorities and snippets from Docs and calls ``OccurrenceSample.from_occurrences``.
 """
 import hashlib
-import io
-import json
 from pathlib import Path
 from typing import Any, Callable, Dict, List, Sequence, Tuple, Union
 
 import numpy as np
 
 from ..errors import CtxvecError, Errors
+from .storage import BYTES_SOURCE, load_parts, parts_from_bytes, parts_to_bytes, save_parts
 
 SAMPLE_FORMAT_VERSION = 1
 SAMPLE_VECTOR_DTYPE = np.float16
@@ -30,6 +29,10 @@ SNIPPET_WINDOW = 4  # tokens of context either side of the word in a snippet
 _ARRAY_FILES = ("offsets", "priorities", "vectors")
 _ARRAY_DTYPES = {"offsets": np.int64, "priorities": np.uint64, "vectors": SAMPLE_VECTOR_DTYPE}
 _HEADER_FILE, _KEYS_FILE, _SNIPPETS_FILE = "sample.json", "keys.json", "snippets.json"
+
+
+def _sample_error(source: str, problem: str) -> CtxvecError:
+    return CtxvecError(Errors.E262.format(path=source, problem=problem))
 
 # splitmix64 constants (Steele, Lea & Flood 2014)
 _GOLDEN = np.uint64(0x9E3779B97F4A7C15)
@@ -243,56 +246,22 @@ class OccurrenceSample:
                 "vector_dtype": "float16", "n_rows": self.n_rows}
 
     def to_disk(self, path: Union[str, Path]) -> None:
-        path = Path(path)
-        path.mkdir(parents=True, exist_ok=True)
-        for name in _ARRAY_FILES:
-            np.save(path / f"{name}.npy", getattr(self, name), allow_pickle=False)
-        (path / _KEYS_FILE).write_text(json.dumps(self.keys, ensure_ascii=False), encoding="utf8")
-        (path / _SNIPPETS_FILE).write_text(json.dumps(self.snippets, ensure_ascii=False), encoding="utf8")
-        (path / _HEADER_FILE).write_text(json.dumps(self._header(), indent=2), encoding="utf8")
+        arrays = {name: getattr(self, name) for name in _ARRAY_FILES}
+        save_parts(path, arrays, {_KEYS_FILE: self.keys, _SNIPPETS_FILE: self.snippets, _HEADER_FILE: self._header()})
 
     @classmethod
     def from_disk(cls, path: Union[str, Path]) -> "OccurrenceSample":
-        path = Path(path)
-        names = (_HEADER_FILE, _KEYS_FILE, _SNIPPETS_FILE) + tuple(f"{a}.npy" for a in _ARRAY_FILES)
-        missing = [name for name in names if not (path / name).is_file()]
-        if missing:
-            raise CtxvecError(Errors.E262.format(path=path, problem=f"missing {', '.join(missing)}"))
-        parts = {}
-        for name in (_HEADER_FILE, _KEYS_FILE, _SNIPPETS_FILE):
-            try:
-                parts[name] = json.loads((path / name).read_text(encoding="utf8"))
-            except (OSError, ValueError, RecursionError) as err:
-                raise CtxvecError(Errors.E262.format(path=path, problem=f"{name} is not valid JSON ({type(err).__name__})")) from None
-        arrays = {}
-        for name in _ARRAY_FILES:
-            try:
-                arrays[name] = np.load(path / f"{name}.npy", allow_pickle=False)
-            except (OSError, ValueError, EOFError) as err:
-                raise CtxvecError(Errors.E262.format(path=path, problem=f"{name}.npy is truncated or not a .npy array ({str(err)[:120]})")) from None
-        return cls._from_parts(parts[_HEADER_FILE], parts[_KEYS_FILE], parts[_SNIPPETS_FILE], arrays, str(path))
+        documents, arrays = load_parts(path, _ARRAY_FILES, (_HEADER_FILE, _KEYS_FILE, _SNIPPETS_FILE), _sample_error)
+        return cls._from_parts(documents[_HEADER_FILE], documents[_KEYS_FILE], documents[_SNIPPETS_FILE], arrays, str(path))
 
     def to_bytes(self) -> bytes:
-        import srsly
-
-        buffers = {}
-        for name in _ARRAY_FILES:
-            buffer = io.BytesIO()
-            np.save(buffer, np.ascontiguousarray(getattr(self, name)), allow_pickle=False)
-            buffers[name] = buffer.getvalue()
-        return srsly.msgpack_dumps({"header": self._header(), "keys": self.keys, "snippets": self.snippets, "arrays": buffers})
+        arrays = {name: getattr(self, name) for name in _ARRAY_FILES}
+        return parts_to_bytes(arrays, {"header": self._header(), "keys": self.keys, "snippets": self.snippets})
 
     @classmethod
     def from_bytes(cls, data: bytes) -> "OccurrenceSample":
-        import srsly
-
-        try:
-            msg = srsly.msgpack_loads(data)
-            arrays = {name: np.load(io.BytesIO(msg["arrays"][name]), allow_pickle=False) for name in _ARRAY_FILES}
-            header, keys, snippets = msg["header"], msg["keys"], msg["snippets"]
-        except Exception as err:  # msgpack, KeyError, TypeError, ValueError...: damaged bytes
-            raise CtxvecError(Errors.E262.format(path="<bytes>", problem=f"damaged serialised sample ({type(err).__name__})")) from None
-        return cls._from_parts(header, keys, snippets, arrays, "<bytes>")
+        documents, arrays = parts_from_bytes(data, _ARRAY_FILES, ("header", "keys", "snippets"), _sample_error, what="sample")
+        return cls._from_parts(documents["header"], documents["keys"], documents["snippets"], arrays, BYTES_SOURCE)
 
     @classmethod
     def _from_parts(cls, header: Any, keys: Any, snippets: Any, arrays: Dict[str, np.ndarray], source: str) -> "OccurrenceSample":

@@ -17,8 +17,6 @@ per type, chosen by a content hash), ``induce_inventory``
 type's senses. Pure numpy (+ scipy through ops); no spaCy. Saved as .npy + JSON, no
 pickle.
 """
-import io
-import json
 from dataclasses import dataclass
 from pathlib import Path
 from typing import Any, Dict, List, Optional, Sequence, Union
@@ -37,10 +35,15 @@ from ..ops.senses import (
     to_sense_space,
 )
 from .statistics import Lexicon
+from .storage import BYTES_SOURCE, load_parts, parts_from_bytes, parts_to_bytes, save_parts
 
 SENSES_FORMAT_VERSION = 1
 N_EXAMPLES = 3  # example snippets kept per sense
 _HEADER_FILE, _KEYS_FILE, _EXAMPLES_FILE = "senses.json", "keys.json", "examples.json"
+
+
+def _senses_error(source: str, problem: str) -> CtxvecError:
+    return CtxvecError(Errors.E601.format(path=source, problem=problem))
 _ARRAY_DTYPES = {
     "mean": np.float64, "directions": np.float64, "offsets": np.int64,
     "centroids": np.float32, "vectors": np.float32, "shares": np.float64,
@@ -244,57 +247,21 @@ class SenseInventory:
                 "n_senses": self.n_senses_total, "settings": self.settings}
 
     def to_disk(self, path: Union[str, Path]) -> None:
-        path = Path(path)
-        path.mkdir(parents=True, exist_ok=True)
-        for name, array in self._arrays().items():
-            np.save(path / f"{name}.npy", np.ascontiguousarray(array), allow_pickle=False)
-        (path / _KEYS_FILE).write_text(json.dumps(self.keys, ensure_ascii=False), encoding="utf8")
-        (path / _EXAMPLES_FILE).write_text(json.dumps(self.examples, ensure_ascii=False), encoding="utf8")
-        (path / _HEADER_FILE).write_text(json.dumps(self._header(), indent=2), encoding="utf8")
+        save_parts(path, self._arrays(), {_KEYS_FILE: self.keys, _EXAMPLES_FILE: self.examples, _HEADER_FILE: self._header()})
 
     @classmethod
     def from_disk(cls, path: Union[str, Path]) -> "SenseInventory":
         """Load a saved inventory; E601 naming ``path`` for anything missing or damaged."""
-        path = Path(path)
-        names = (_HEADER_FILE, _KEYS_FILE, _EXAMPLES_FILE) + tuple(f"{name}.npy" for name in _ARRAY_DTYPES)
-        missing = [name for name in names if not (path / name).is_file()]
-        if missing:
-            raise CtxvecError(Errors.E601.format(path=path, problem=f"missing {', '.join(missing)}"))
-        parts = {}
-        for name in (_HEADER_FILE, _KEYS_FILE, _EXAMPLES_FILE):
-            try:
-                parts[name] = json.loads((path / name).read_text(encoding="utf8"))
-            except (OSError, ValueError, RecursionError) as err:
-                raise CtxvecError(Errors.E601.format(path=path, problem=f"{name} is not valid JSON ({type(err).__name__})")) from None
-        arrays = {}
-        for name in _ARRAY_DTYPES:
-            try:
-                arrays[name] = np.load(path / f"{name}.npy", allow_pickle=False)
-            except (OSError, ValueError, EOFError) as err:
-                raise CtxvecError(Errors.E601.format(path=path, problem=f"{name}.npy is truncated or not a .npy array ({str(err)[:120]})")) from None
-        return cls._from_parts(parts[_HEADER_FILE], parts[_KEYS_FILE], parts[_EXAMPLES_FILE], arrays, str(path))
+        documents, arrays = load_parts(path, tuple(_ARRAY_DTYPES), (_HEADER_FILE, _KEYS_FILE, _EXAMPLES_FILE), _senses_error)
+        return cls._from_parts(documents[_HEADER_FILE], documents[_KEYS_FILE], documents[_EXAMPLES_FILE], arrays, str(path))
 
     def to_bytes(self) -> bytes:
-        import srsly
-
-        buffers = {}
-        for name, array in self._arrays().items():
-            buffer = io.BytesIO()
-            np.save(buffer, np.ascontiguousarray(array), allow_pickle=False)
-            buffers[name] = buffer.getvalue()
-        return srsly.msgpack_dumps({"header": self._header(), "keys": self.keys, "examples": self.examples, "arrays": buffers})
+        return parts_to_bytes(self._arrays(), {"header": self._header(), "keys": self.keys, "examples": self.examples})
 
     @classmethod
     def from_bytes(cls, data: bytes) -> "SenseInventory":
-        import srsly
-
-        try:
-            msg = srsly.msgpack_loads(data)
-            arrays = {name: np.load(io.BytesIO(msg["arrays"][name]), allow_pickle=False) for name in _ARRAY_DTYPES}
-            header, keys, examples = msg["header"], msg["keys"], msg["examples"]
-        except Exception as err:  # msgpack, KeyError, TypeError, ValueError...: damaged bytes
-            raise CtxvecError(Errors.E601.format(path="<bytes>", problem=f"damaged serialised senses ({type(err).__name__})")) from None
-        return cls._from_parts(header, keys, examples, arrays, "<bytes>")
+        documents, arrays = parts_from_bytes(data, tuple(_ARRAY_DTYPES), ("header", "keys", "examples"), _senses_error, what="senses")
+        return cls._from_parts(documents["header"], documents["keys"], documents["examples"], arrays, BYTES_SOURCE)
 
     @classmethod
     def _from_parts(cls, header: Any, keys: Any, examples: Any, arrays: Dict[str, np.ndarray], source: str) -> "SenseInventory":

@@ -25,8 +25,6 @@ Optionally the lexicon also keeps an ``OccurrenceSample`` (``lexicon.sample``): 
 occurrence vectors and snippets per type, chosen by a content hash, merged exactly
 like the sums (see spacy_ctxvec.lexicon.sample). It is saved in ``sample/``.
 """
-import io
-import json
 from collections import Counter
 from pathlib import Path
 from typing import Any, Dict, Iterable, List, Optional, Sequence, Tuple, Union
@@ -36,6 +34,7 @@ import numpy as np
 from ..errors import CtxvecError, Errors
 from ..ops.cosine import normalise_rows
 from .sample import OccurrenceSample
+from .storage import BYTES_SOURCE, load_parts, parts_from_bytes, parts_to_bytes, save_parts
 
 UNIT_SCALE_BITS = 30
 DEFAULT_RAW_SCALE_BITS = 20  # resolution 2**-20 ~ 1e-6; raw components up to 2**10 = 1024
@@ -44,6 +43,10 @@ MAX_COUNT = 2**32
 FORMAT_VERSION = 1
 _ARRAY_FILES = ("counts", "unit_sums", "raw_sums")
 SAMPLE_DIR = "sample"
+
+
+def _lexicon_error(source: str, problem: str) -> CtxvecError:
+    return CtxvecError(Errors.E207.format(path=source, problem=problem))
 
 
 def _sorted_unique_keys(keys: Sequence[str]) -> Tuple[np.ndarray, np.ndarray]:
@@ -313,65 +316,36 @@ class Lexicon:
 
     def to_disk(self, path: Union[str, Path]) -> None:
         path = Path(path)
-        path.mkdir(parents=True, exist_ok=True)
-        for name in _ARRAY_FILES:
-            np.save(path / f"{name}.npy", getattr(self, name), allow_pickle=False)
-        (path / "keys.json").write_text(json.dumps(self.keys, ensure_ascii=False), encoding="utf8")
         if self.sample is not None:
             self.sample.to_disk(path / SAMPLE_DIR)
-        (path / "lexicon.json").write_text(json.dumps(self._header(), indent=2), encoding="utf8")
+        arrays = {name: getattr(self, name) for name in _ARRAY_FILES}
+        save_parts(path, arrays, {"keys.json": self.keys, "lexicon.json": self._header()})
 
     @classmethod
     def from_disk(cls, path: Union[str, Path], *, mmap: bool = True) -> "Lexicon":
         path = Path(path)
-        missing = [name for name in ("lexicon.json", "keys.json") + tuple(f"{a}.npy" for a in _ARRAY_FILES) if not (path / name).exists()]
-        if missing:
-            raise CtxvecError(Errors.E207.format(path=path, problem=f"missing {', '.join(missing)}"))
-        parts = {}
-        for name in ("lexicon.json", "keys.json"):
-            try:
-                parts[name] = json.loads((path / name).read_text(encoding="utf8"))
-            except (OSError, ValueError, RecursionError) as err:
-                raise CtxvecError(Errors.E207.format(path=path, problem=f"{name} is not valid JSON ({type(err).__name__})")) from None
-        arrays = {}
-        for name in _ARRAY_FILES:
-            try:
-                arrays[name] = np.load(path / f"{name}.npy", mmap_mode="r" if mmap else None, allow_pickle=False)
-            except (OSError, ValueError, EOFError) as err:
-                raise CtxvecError(Errors.E207.format(path=path, problem=f"{name}.npy is truncated or not a .npy array ({str(err)[:120]})")) from None
-        header = parts["lexicon.json"]
+        documents, arrays = load_parts(path, _ARRAY_FILES, ("lexicon.json", "keys.json"), _lexicon_error, mmap=mmap)
+        header = documents["lexicon.json"]
         sample = None
         if isinstance(header, dict) and header.get("sample_k") is not None:
             if not (path / SAMPLE_DIR).is_dir():
-                raise CtxvecError(Errors.E207.format(path=path, problem=f"lexicon.json declares an occurrence sample but '{SAMPLE_DIR}/' is missing"))
+                raise _lexicon_error(str(path), f"lexicon.json declares an occurrence sample but '{SAMPLE_DIR}/' is missing")
             sample = OccurrenceSample.from_disk(path / SAMPLE_DIR)
-        return cls._from_parts(header, parts["keys.json"], arrays, str(path), sample)
+        return cls._from_parts(header, documents["keys.json"], arrays, str(path), sample)
 
     def to_bytes(self) -> bytes:
-        import srsly
-
-        buffers = {}
-        for name in _ARRAY_FILES:
-            buffer = io.BytesIO()
-            np.save(buffer, np.ascontiguousarray(getattr(self, name)), allow_pickle=False)
-            buffers[name] = buffer.getvalue()
+        arrays = {name: getattr(self, name) for name in _ARRAY_FILES}
         sample = None if self.sample is None else self.sample.to_bytes()
-        return srsly.msgpack_dumps({"header": self._header(), "keys": self.keys, "arrays": buffers, "sample": sample})
+        return parts_to_bytes(arrays, {"header": self._header(), "keys": self.keys, "sample": sample})
 
     @classmethod
     def from_bytes(cls, data: bytes) -> "Lexicon":
-        import srsly
-
-        try:
-            msg = srsly.msgpack_loads(data)
-            arrays = {name: np.load(io.BytesIO(msg["arrays"][name]), allow_pickle=False) for name in _ARRAY_FILES}
-            header, keys, sample_bytes = msg["header"], msg["keys"], msg.get("sample")
-        except Exception as err:  # msgpack, KeyError, TypeError, ValueError...: damaged bytes
-            raise CtxvecError(Errors.E207.format(path="<bytes>", problem=f"damaged serialised lexicon ({type(err).__name__})")) from None
+        documents, arrays = parts_from_bytes(data, _ARRAY_FILES, ("header", "keys"), _lexicon_error, what="lexicon", optional=("sample",))
+        sample_bytes = documents["sample"]
         if sample_bytes is not None and not isinstance(sample_bytes, bytes):
-            raise CtxvecError(Errors.E207.format(path="<bytes>", problem="damaged serialised lexicon (sample is not bytes)"))
+            raise _lexicon_error(BYTES_SOURCE, "damaged serialised lexicon (sample is not bytes)")
         sample = None if sample_bytes is None else OccurrenceSample.from_bytes(sample_bytes)
-        return cls._from_parts(header, keys, arrays, "<bytes>", sample)
+        return cls._from_parts(documents["header"], documents["keys"], arrays, BYTES_SOURCE, sample)
 
     def __eq__(self, other: object) -> bool:
         """Bitwise equality of keys, sums and settings."""
