@@ -181,20 +181,6 @@ def node_loss_error(err: BaseException) -> Optional[CtxvecError]:
             first_line = (str(current).strip().splitlines() or [""])[0][:300]
             return CtxvecError(Errors.E522.format(error_type=type(current).__name__, error=first_line))
     return None
-    lost = (ray_errors.NodeDiedError, ray_errors.WorkerCrashedError, ray_errors.ObjectLostError,
-            ray_errors.LocalRayletDiedError, ray_errors.RayActorError)
-    seen = set()
-    stack: List[Optional[BaseException]] = [err]
-    while stack:
-        current = stack.pop()
-        if current is None or id(current) in seen:
-            continue
-        seen.add(id(current))
-        if isinstance(current, lost) and not getattr(current, "actor_init_failed", False):
-            first_line = (str(current).strip().splitlines() or [""])[0][:300]
-            return CtxvecError(Errors.E522.format(error_type=type(current).__name__, error=first_line))
-        stack.extend([current.__cause__, current.__context__, getattr(current, "cause", None)])
-    return None
 
 
 class NodeLossWatch:
