@@ -21,7 +21,7 @@ from typing import Any, Callable, Dict, List, Sequence, Tuple, Union
 import numpy as np
 
 from ..errors import CtxvecError, Errors
-from .storage import BYTES_SOURCE, load_parts, parts_from_bytes, parts_to_bytes, save_parts
+from .storage import KeyedRows, check_header, check_strings, BYTES_SOURCE, load_parts, parts_from_bytes, parts_to_bytes, save_parts
 
 SAMPLE_FORMAT_VERSION = 1
 SAMPLE_VECTOR_DTYPE = np.float16
@@ -81,7 +81,7 @@ def _check(condition: bool, problem: str) -> None:
         raise CtxvecError(Errors.E260.format(problem=problem))
 
 
-class OccurrenceSample:
+class OccurrenceSample(KeyedRows):
     """Up to k occurrence vectors per word type, the k with the lowest priority; exact,
     associative, commutative merge.
 
@@ -107,7 +107,7 @@ class OccurrenceSample:
         self.snippets: List[str] = list(snippets)
         self.k = int(k)
         self._width = int(width)
-        self._index: Dict[str, int] = {}
+        self._index = None
         self._validate()
 
     def _validate(self) -> None:
@@ -197,17 +197,6 @@ class OccurrenceSample:
         text = sum(len(s.encode("utf8", errors="surrogatepass")) for s in self.snippets)
         return int(self.offsets.nbytes + self.priorities.nbytes + self.vectors.nbytes + text)
 
-    def __len__(self) -> int:
-        return len(self.keys)
-
-    def __contains__(self, key: object) -> bool:
-        return self.index(key) is not None  # type: ignore[arg-type]
-
-    def index(self, key: str):
-        if len(self._index) != len(self.keys):
-            self._index = {key: i for i, key in enumerate(self.keys)}
-        return self._index.get(key)
-
     def counts(self) -> np.ndarray:
         """Rows per key, (n_types,) int64."""
         return np.diff(self.offsets)
@@ -268,16 +257,13 @@ class OccurrenceSample:
         def bad(problem: str) -> CtxvecError:
             return CtxvecError(Errors.E262.format(path=source, problem=problem))
 
-        if not isinstance(header, dict) or header.get("format_version") != SAMPLE_FORMAT_VERSION:
-            raise bad(f"unsupported format {str(header)[:200]}")
+        check_header(header, SAMPLE_FORMAT_VERSION, bad)
         for name in ("k", "width"):
             value = header.get(name)
             if not isinstance(value, int) or isinstance(value, bool) or value < 1:
                 raise bad(f"{_HEADER_FILE} has no positive integer '{name}'")
-        if not isinstance(keys, list) or not all(isinstance(key, str) for key in keys):
-            raise bad(f"{_KEYS_FILE} is not a list of strings")
-        if not isinstance(snippets, list) or not all(isinstance(s, str) for s in snippets):
-            raise bad(f"{_SNIPPETS_FILE} is not a list of strings")
+        check_strings(keys, _KEYS_FILE, bad)
+        check_strings(snippets, _SNIPPETS_FILE, bad)
         for name, dtype in _ARRAY_DTYPES.items():
             if arrays[name].dtype != dtype:
                 raise bad(f"{name}.npy holds {arrays[name].dtype}, not {np.dtype(dtype)}")

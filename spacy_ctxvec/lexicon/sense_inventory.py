@@ -35,7 +35,7 @@ from ..ops.senses import (
     to_sense_space,
 )
 from .statistics import Lexicon
-from .storage import BYTES_SOURCE, load_parts, parts_from_bytes, parts_to_bytes, save_parts
+from .storage import KeyedRows, check_header, check_strings, BYTES_SOURCE, load_parts, parts_from_bytes, parts_to_bytes, save_parts
 
 SENSES_FORMAT_VERSION = 1
 N_EXAMPLES = 3  # example snippets kept per sense
@@ -97,7 +97,7 @@ def _is_number(value: Any) -> bool:
     return isinstance(value, (int, float)) and not isinstance(value, bool) and bool(np.isfinite(value))
 
 
-class SenseInventory:
+class SenseInventory(KeyedRows):
     """The induced senses of every type that has them.
 
     ``keys`` are sorted and unique; the senses of ``keys[i]`` are the rows
@@ -125,7 +125,7 @@ class SenseInventory:
         self.shares = np.asarray(shares, dtype=np.float64)
         self.examples: List[List[str]] = [list(e) for e in examples]
         self.settings: Dict[str, Any] = dict(settings or {})
-        self._index: Optional[Dict[str, int]] = None
+        self._index = None
         self._validate()
 
     def _validate(self) -> None:
@@ -160,18 +160,6 @@ class SenseInventory:
     @property
     def n_senses_total(self) -> int:
         return int(self.offsets[-1])
-
-    def __len__(self) -> int:
-        return len(self.keys)
-
-    def __contains__(self, key: object) -> bool:
-        return self.index(key) is not None  # type: ignore[arg-type]
-
-    def index(self, key: str) -> Optional[int]:
-        """Position of ``key`` in ``keys`` (None if it has no senses)."""
-        if self._index is None:
-            self._index = {key: i for i, key in enumerate(self.keys)}
-        return self._index.get(key)
 
     def type_rows(self, keys: Sequence[str]) -> np.ndarray:
         """Position in ``keys`` of each given key, -1 where it has no senses (int64)."""
@@ -268,12 +256,10 @@ class SenseInventory:
         def bad(problem: str) -> CtxvecError:
             return CtxvecError(Errors.E601.format(path=source, problem=problem))
 
-        if not isinstance(header, dict) or header.get("format_version") != SENSES_FORMAT_VERSION:
-            raise bad(f"unsupported format {str(header)[:200]}")
+        check_header(header, SENSES_FORMAT_VERSION, bad)
         if not isinstance(header.get("settings", {}), dict):
             raise bad(f"{_HEADER_FILE} has invalid 'settings'")
-        if not isinstance(keys, list) or not all(isinstance(key, str) for key in keys):
-            raise bad(f"{_KEYS_FILE} is not a list of strings")
+        check_strings(keys, _KEYS_FILE, bad)
         if not isinstance(examples, list) or not all(isinstance(e, list) and all(isinstance(s, str) for s in e) for e in examples):
             raise bad(f"{_EXAMPLES_FILE} is not a list of lists of strings")
         for name, dtype in _ARRAY_DTYPES.items():

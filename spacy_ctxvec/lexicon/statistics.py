@@ -34,7 +34,7 @@ import numpy as np
 from ..errors import CtxvecError, Errors
 from ..ops.cosine import normalise_rows
 from .sample import OccurrenceSample
-from .storage import BYTES_SOURCE, load_parts, parts_from_bytes, parts_to_bytes, save_parts
+from .storage import KeyedRows, BYTES_SOURCE, load_parts, parts_from_bytes, parts_to_bytes, save_parts
 
 UNIT_SCALE_BITS = 30
 DEFAULT_RAW_SCALE_BITS = 20  # resolution 2**-20 ~ 1e-6; raw components up to 2**10 = 1024
@@ -73,7 +73,7 @@ def _sum_by_group(values: np.ndarray, inverse: np.ndarray, n_groups: int) -> np.
     return sums
 
 
-class Lexicon:
+class Lexicon(KeyedRows):
     """Per word type: count, fixed-point sum of unit vectors, fixed-point sum of raw vectors.
 
     Build with ``from_occurrences`` and combine with ``merge``; memory is
@@ -104,7 +104,7 @@ class Lexicon:
         self.n_skipped_zero = int(n_skipped_zero)
         self.meta: Dict[str, Any] = dict(meta or {})
         self.sample = sample
-        self._index: Optional[Dict[str, int]] = None
+        self._index = None
         n = len(self.keys)
         if self.counts.shape != (n,) or self.unit_sums.shape != (n, self.width) or self.raw_sums.shape != (n, self.width):
             raise CtxvecError(Errors.E201.format(
@@ -192,17 +192,6 @@ class Lexicon:
         return self.with_sample(self.sample.prune(keep))
 
     # Lookup
-    def __len__(self) -> int:
-        return len(self.keys)
-
-    def __contains__(self, key: object) -> bool:
-        return self.index(key) is not None  # type: ignore[arg-type]
-
-    def index(self, key: str) -> Optional[int]:
-        if self._index is None:
-            self._index = {k: i for i, k in enumerate(self.keys)}
-        return self._index.get(key)
-
     @property
     def n_occurrences(self) -> int:
         return int(self.counts.sum())

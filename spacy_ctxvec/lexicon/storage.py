@@ -4,7 +4,7 @@ coded error, naming the path."""
 import io
 import json
 from pathlib import Path
-from typing import Any, Callable, Dict, Sequence, Tuple
+from typing import Any, Callable, Dict, List, Optional, Sequence, Tuple
 
 import numpy as np
 import srsly
@@ -15,6 +15,39 @@ from ..types import PathLike
 # (source, problem) -> the caller's coded error
 ErrorFactory = Callable[[str, str], CtxvecError]
 BYTES_SOURCE = "<bytes>"
+
+
+class KeyedRows:
+    """Sorted string ``keys`` with their positions: ``len``, ``in`` and ``index``."""
+
+    keys: List[str]
+    _index: Optional[Dict[str, int]] = None
+
+    def __len__(self) -> int:
+        return len(self.keys)
+
+    def __contains__(self, key: object) -> bool:
+        return self.index(key) is not None  # type: ignore[arg-type]
+
+    def index(self, key: str) -> Optional[int]:
+        """Position of ``key`` in ``keys``; None if absent."""
+        if self._index is None:
+            self._index = {k: i for i, k in enumerate(self.keys)}
+        return self._index.get(key)
+
+
+def check_header(header: Any, version: int, bad: Callable[[str], CtxvecError]) -> Dict[str, Any]:
+    """``header`` if it is a dict of this format version, else ``bad(problem)``."""
+    if not isinstance(header, dict) or header.get("format_version") != version:
+        raise bad(f"unsupported format {str(header)[:200]}")
+    return header
+
+
+def check_strings(value: Any, file_name: str, bad: Callable[[str], CtxvecError]) -> List[str]:
+    """``value`` if it is a list of strings, else ``bad(problem)`` naming ``file_name``."""
+    if not isinstance(value, list) or not all(isinstance(item, str) for item in value):
+        raise bad(f"{file_name} is not a list of strings")
+    return value
 
 
 def save_parts(path: PathLike, arrays: Dict[str, np.ndarray], documents: Dict[str, Any]) -> None:
