@@ -338,37 +338,38 @@ class Polysemy(DocAnnotator):
         return self
 
 
-def load_lexicon(path: Union[str, Path]) -> Lexicon:
-    """A Lexicon from a lexicon directory, or from the ctxvec_polysemy component of a
-    saved pipeline directory (read from disk, without loading the model)."""
+def _saved_part(path: Path, header_file: str, subdirectory: str) -> Optional[Path]:
+    """``path`` itself if it holds ``header_file``, else the ``subdirectory`` of the
+    ctxvec_polysemy component of the saved pipeline at ``path`` that holds it."""
     from spacy.util import load_config
 
-    path = Path(path)
-    if (path / "lexicon.json").exists():
-        return Lexicon.from_disk(path)
+    if (path / header_file).exists():
+        return path
     if (path / "config.cfg").exists():
         components = load_config(path / "config.cfg", interpolate=False)["components"]
         for name, block in components.items():
-            if block.get("factory") == "ctxvec_polysemy" and (path / name / LEXICON_DIR / "lexicon.json").exists():
-                return Lexicon.from_disk(path / name / LEXICON_DIR)
-    raise CtxvecError(Errors.E225.format(path=path))
+            if block.get("factory") == "ctxvec_polysemy" and (path / name / subdirectory / header_file).exists():
+                return path / name / subdirectory
+    return None
+
+
+def load_lexicon(path: Union[str, Path]) -> Lexicon:
+    """A Lexicon from a lexicon directory, or from the ctxvec_polysemy component of a
+    saved pipeline directory (read from disk, without loading the model)."""
+    found = _saved_part(Path(path), "lexicon.json", LEXICON_DIR)
+    if found is None:
+        raise CtxvecError(Errors.E225.format(path=path))
+    return Lexicon.from_disk(found)
 
 
 def load_senses(path: Union[str, Path]) -> SenseInventory:
     """A SenseInventory from a senses directory, or from the ctxvec_polysemy component
     of a saved pipeline directory (read from disk, without loading the model); E606 if
     there are none."""
-    from spacy.util import load_config
-
-    path = Path(path)
-    if (path / "senses.json").exists():
-        return SenseInventory.from_disk(path)
-    if (path / "config.cfg").exists():
-        components = load_config(path / "config.cfg", interpolate=False)["components"]
-        for name, block in components.items():
-            if block.get("factory") == "ctxvec_polysemy" and (path / name / SENSES_DIR / "senses.json").exists():
-                return SenseInventory.from_disk(path / name / SENSES_DIR)
-    raise CtxvecError(Errors.E606.format(path=path))
+    found = _saved_part(Path(path), "senses.json", SENSES_DIR)
+    if found is None:
+        raise CtxvecError(Errors.E606.format(path=path))
+    return SenseInventory.from_disk(found)
 
 
 def ensure_polysemy_component(nlp: Language, key: str, min_count: int) -> Polysemy:
