@@ -47,7 +47,7 @@ def current_rss_mb() -> float:
 def main() -> None:
     parser = argparse.ArgumentParser()
     parser.add_argument("method", choices=["floor_fixed", "floor_sorted", "pipeline", "pipeline_int8", "pipeline_drop_trf_data",
-                                           "pipeline_before", "flair"])
+                                           "pipeline_keep_trf_data", "pipeline_before", "flair"])
     parser.add_argument("--pipeline-dir", type=Path, required=True)
     parser.add_argument("--sentences", type=int, default=0)
     parser.add_argument("--tokens", type=int, default=0)
@@ -71,7 +71,7 @@ def main() -> None:
         run = methods.make_pipeline(
             args.pipeline_dir,
             quantize=args.method == "pipeline_int8",
-            drop_trf_data=True if args.method == "pipeline_drop_trf_data" else None,
+            drop_trf_data={"pipeline_drop_trf_data": True, "pipeline_keep_trf_data": False}.get(args.method),
             before_issue_13=args.method == "pipeline_before",
         )
     load_s = time.perf_counter() - loaded

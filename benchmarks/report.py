@@ -16,7 +16,7 @@ README_END = "<!-- benchmarks:end -->"
 PIPELINE_KEY = "spacy-ctxvec default pipeline"
 PIPELINE_BEFORE_KEY = "default pipeline before issue 13 (upstream batching, all hidden states)"
 PIPELINE_INT8_KEY = "default pipeline + quantize_pipeline (int8)"
-PIPELINE_DROP_KEY = "default pipeline with ctxvec_context drop_trf_data = true"
+PIPELINE_KEEP_KEY = "default pipeline with ctxvec_context drop_trf_data = false"
 BUILD_KEY = "build-lexicon (partial_lexicon, --layer -2, batch nlp.batch_size)"
 FLAIR_KEY = "flair TransformerWordEmbeddings (mean)"
 

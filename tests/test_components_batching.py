@@ -9,6 +9,7 @@ from spacy_ctxvec.components.batching import (
     ARCHITECTURE,
     BucketedTransformerModel,
     all_hidden_states,
+    keep_trf_data,
     wordpiece_buckets,
 )
 from spacy_ctxvec.components.transformer import outputs_hidden_states
@@ -59,7 +60,9 @@ def load_as_upstream(path):
     config["components"]["transformer"]["max_batch_items"] = 4096
     config["components"]["transformer"]["model"]["@architectures"] = UPSTREAM
     del config["components"]["transformer"]["model"]["max_batch_wordpieces"]
-    return load_model_from_config(config).from_disk(path)
+    nlp = load_model_from_config(config).from_disk(path)
+    nlp.get_pipe("transformer").cfg["max_batch_items"] = 4096  # the saved cfg.json wins on from_disk
+    return nlp
 
 
 def same_weights(target, source):
@@ -238,6 +241,27 @@ def test_hidden_states_switch_at_run_time(tiny_bert_dir):
         assert len(nlp("I have a pen.")._.trf_data.model_output["hidden_states"]) == 3
     assert not outputs_hidden_states(nlp, "transformer")
     assert "hidden_states" not in nlp("I have a pen.")._.trf_data.model_output
+
+
+def test_per_layer_evaluation_keeps_trf_data_and_every_layer(tiny_bert_dir):
+    """The default config drops doc._.trf_data and hidden states; the per-layer
+    evaluation (annotated_batches) gets both for its run, and the settings come back."""
+    from spacy_ctxvec.evaluation.token_vectors import annotated_batches
+
+    nlp = spacy.blank("en")
+    nlp.add_pipe("transformer", config=trf_config(str(tiny_bert_dir), ARCHITECTURE, hidden_states=False))
+    context = nlp.add_pipe("ctxvec_context", config={"drop_trf_data": True})
+    nlp.initialize()
+    assert len(nlp("I have a pen.")._.trf_data.align.lengths) == 0  # dropped
+    batches = list(annotated_batches(nlp, [["I", "have", "a", "pen", "."], ["the", "bank"]]))
+    items = [item for batch in batches for item in batch]
+    assert [layers.shape for _, _, layers in items] == [(2, 3, 32), (5, 3, 32)]  # 3 layers, sorted by length
+    assert all(len(doc._.trf_data.align.lengths) == len(doc) for _, doc, _ in items)
+    assert context.drop_trf_data and not outputs_hidden_states(nlp, "transformer")
+    with keep_trf_data(nlp):
+        assert not context.drop_trf_data and outputs_hidden_states(nlp, "transformer")
+        assert len(nlp("I have a pen.")._.trf_data.align.lengths) == 5
+    assert context.drop_trf_data
 
 
 def test_max_batch_wordpieces_must_be_positive(tiny_bert_dir):

@@ -293,3 +293,21 @@ def all_hidden_states(nlp: Language, before: str = "\0") -> Iterator[None]:
         yield
     finally:
         set_hidden_states(nlp, before, previous, in_config=False)
+
+
+@contextmanager
+def keep_trf_data(nlp: Language) -> Iterator[None]:
+    """doc._.trf_data kept after ctxvec_context (drop_trf_data off) and every hidden
+    state output while the block runs: what the per-layer evaluation and plots read."""
+    from .context import ContextVectors
+
+    contexts = [pipe for _, pipe in nlp.pipeline if isinstance(pipe, ContextVectors)]
+    dropping = [pipe.drop_trf_data for pipe in contexts]
+    for pipe in contexts:
+        pipe.drop_trf_data = False
+    try:
+        with all_hidden_states(nlp):
+            yield
+    finally:
+        for pipe, drop in zip(contexts, dropping):
+            pipe.drop_trf_data = drop

@@ -13,7 +13,7 @@ from spacy.tokens import Doc
 from spacy.util import minibatch
 
 from ..attributes import CONTEXT_ARRAY, CONTEXT_MASK, SENSE_ARRAY, SENSE_VECTORS, install_extensions
-from ..components.batching import all_hidden_states
+from ..components.batching import keep_trf_data
 from ..components.choices import LayerSelection
 from ..components.context import ContextVectors
 from ..components.transformer import find_transformer, pool_trf_data
@@ -93,7 +93,7 @@ def annotated_batches(
     # loses no padding and bounds the memory held in doc._.trf_data.
     batch_size = batch_size or min(nlp.batch_size, 256)
     order = np.argsort([len(words) for words in word_lists], kind="stable")
-    with all_hidden_states(nlp):  # every layer, also when the pipeline reads only the last one
+    with keep_trf_data(nlp):  # every layer and doc._.trf_data, also when the pipeline drops them
         for batch in minibatch(order, size=batch_size):
             docs = [doc_from_words(nlp, word_lists[i]) for i in batch]
             layers = []
