@@ -46,7 +46,7 @@ def plot_word_cli(
     pipeline: Optional[str] = typer.Option(None, "--pipeline", "-p", help="Pipeline directory, package or .cfg (default: configs/default.cfg)"),
     output: Path = typer.Option(Path("word.png"), "--output", "-o", help="Output file, .png or .svg"),
     projection: Projection = typer.Option(Projection.pca, "--projection", help="2-D projection"),
-    clusters: int = typer.Option(0, "--clusters", "-k", help="Number of clusters; 0 = choose 2..6 by cosine silhouette"),
+    clusters: int = typer.Option(0, "--clusters", "-k", help="0: colour by induced sense when the pipeline has senses, else choose 2..6 k-means clusters by cosine silhouette; k > 0: k clusters"),
     case_sensitive: bool = typer.Option(False, "--case-sensitive", help="Match the word's case exactly (default: ignore case)"),
     max_occurrences: int = typer.Option(40, "--max-occurrences", "-n", help="Plot at most this many occurrences"),
     # fmt: on
