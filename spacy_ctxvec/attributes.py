@@ -42,7 +42,8 @@ def stored_array(doc: Doc, array_attr: str) -> Optional[np.ndarray]:
     return doc.user_data.get(("._.", array_attr, None, None))
 
 
-def _span_mean(array: Optional[np.ndarray], mask: Optional[np.ndarray], start: int, end: int) -> Optional[np.ndarray]:
+def masked_mean(array: Optional[np.ndarray], mask: Optional[np.ndarray], start: int, end: int) -> Optional[np.ndarray]:
+    """Mean of the rows start:end that the mask keeps (zeros if none; None without an array)."""
     if array is None:
         return None
     rows = array[start:end][mask[start:end]]
@@ -64,11 +65,11 @@ def token_has_context_vec(token: Token) -> bool:
 
 def span_context_vec(span: Span) -> Optional[np.ndarray]:
     doc = span.doc
-    return _span_mean(doc._.get(CONTEXT_ARRAY), doc._.get(CONTEXT_MASK), span.start, span.end)
+    return masked_mean(doc._.get(CONTEXT_ARRAY), doc._.get(CONTEXT_MASK), span.start, span.end)
 
 
 def doc_context_vec(doc: Doc) -> Optional[np.ndarray]:
-    return _span_mean(doc._.get(CONTEXT_ARRAY), doc._.get(CONTEXT_MASK), 0, len(doc))
+    return masked_mean(doc._.get(CONTEXT_ARRAY), doc._.get(CONTEXT_MASK), 0, len(doc))
 
 
 # Static vectors
@@ -94,11 +95,11 @@ def token_static_vec_key(token: Token) -> Optional[str]:
 
 def span_static_vec(span: Span) -> Optional[np.ndarray]:
     doc = span.doc
-    return _span_mean(doc._.get(STATIC_ARRAY), _static_mask(doc), span.start, span.end)
+    return masked_mean(doc._.get(STATIC_ARRAY), _static_mask(doc), span.start, span.end)
 
 
 def doc_static_vec(doc: Doc) -> Optional[np.ndarray]:
-    return _span_mean(doc._.get(STATIC_ARRAY), _static_mask(doc), 0, len(doc))
+    return masked_mean(doc._.get(STATIC_ARRAY), _static_mask(doc), 0, len(doc))
 
 
 # Polysemy
@@ -148,11 +149,11 @@ def token_sense_vec(token: Token) -> Optional[np.ndarray]:
 
 def span_sense_vec(span: Span) -> Optional[np.ndarray]:
     doc = span.doc
-    return _span_mean(doc._.get(SENSE_VECTORS), _sense_mask(doc), span.start, span.end)
+    return masked_mean(doc._.get(SENSE_VECTORS), _sense_mask(doc), span.start, span.end)
 
 
 def doc_sense_vec(doc: Doc) -> Optional[np.ndarray]:
-    return _span_mean(doc._.get(SENSE_VECTORS), _sense_mask(doc), 0, len(doc))
+    return masked_mean(doc._.get(SENSE_VECTORS), _sense_mask(doc), 0, len(doc))
 
 
 def _same_function(a, b) -> bool:

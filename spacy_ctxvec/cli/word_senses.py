@@ -6,7 +6,6 @@ from pathlib import Path
 from typing import Any, Dict, List
 
 import typer
-from wasabi import msg
 
 from ..components.polysemy import load_senses
 from ..errors import CtxvecError, Errors

@@ -9,7 +9,13 @@ from spacy.language import Language
 from spacy.tokens import Doc, Span, Token
 from thinc.api import Config
 
-from ..attributes import CONTEXT_ARRAY, CONTEXT_MASK, install_extensions, stored_array
+from ..attributes import (
+    CONTEXT_ARRAY,
+    CONTEXT_MASK,
+    install_extensions,
+    masked_mean,
+    stored_array,
+)
 from ..errors import CtxvecError, Errors
 from ..ops.cosine import cosine
 from ..ops.layers import resolve_layers
@@ -175,13 +181,7 @@ class ContextVectors(DocAnnotator):
 
 
 def _masked_mean(doc: Doc, start: int, end: int) -> Optional[np.ndarray]:
-    array, mask = stored_array(doc, CONTEXT_ARRAY), stored_array(doc, CONTEXT_MASK)
-    if array is None:
-        return None
-    rows = array[start:end][mask[start:end]]
-    if len(rows) == 0:
-        return np.zeros(array.shape[1], dtype=array.dtype)
-    return rows.mean(axis=0, dtype=np.float64).astype(array.dtype)
+    return masked_mean(stored_array(doc, CONTEXT_ARRAY), stored_array(doc, CONTEXT_MASK), start, end)
 
 
 def _doc_vector(doc: Doc) -> Optional[np.ndarray]:
