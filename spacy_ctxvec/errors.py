@@ -269,11 +269,6 @@ class Errors(metaclass=_ErrorsWithCodes):
     E320 = ("{name}: Spearman's rho is undefined for {n_covered} covered pair(s) of "
             "{n_pairs}; it needs at least {minimum} pairs with vectors (and scores that are "
             "not all equal). Give more pairs, or vectors that cover them.")
-    # Sense evaluation (E630-E649, beside the other evaluations)
-    E630 = ("No lemma has at least 2 sentences among the {n_rows} rows ({n_lemmas} lemmas), "
-            "so no pair of sentences can be compared. Give at least two sentences per lemma "
-            "(and --per-lemma of at least 2).")
-
     # Plots, comparisons and projects (E4xx)
     E401 = ("Cannot save a figure as '{path}': the file name must end in .png or .svg.")
     E402 = ("The word '{word}' does not occur in {source} ({n_docs} texts read; matching "
@@ -310,13 +305,19 @@ class Errors(metaclass=_ErrorsWithCodes):
             "The build stopped; nothing was saved. Rerun the same build-lexicon command once "
             "the cluster has {need} {resource} again, or with --num-workers {fit}; it starts "
             "over and counts every document once.")
-    E522 = ("A Ray node or worker died during the build and Ray could not recover "
-            "({error_type}: {error}). The build stopped; nothing was saved. Rerun the same "
-            "build-lexicon command; it starts over and counts every document once.")
     E521 = ("Not a WordNet package ({member}: {line}). The sense-count step reads the "
             "index.noun/verb/adj/adv files of NLTK's wordnet.zip (WordNet 3.0); fetch it "
             "again with `python -m spacy project assets`, or pass --vars.sense_counts PATH "
             "of an existing lemma<TAB>count table.")
+    E522 = ("A Ray node or worker died during the build and Ray could not recover "
+            "({error_type}: {error}). The build stopped; nothing was saved. Rerun the same "
+            "build-lexicon command; it starts over and counts every document once.")
+    E523 = ("Ray Data made no progress for {seconds:.0f} s, and the build stopped; nothing "
+            "was saved ({error}). Check with `ray status` that the cluster has room for the "
+            "actor pool and that no worker is stuck, then rerun the same build-lexicon "
+            "command (it starts over and counts every document once). A shard that "
+            "legitimately takes longer needs a larger limit: set "
+            "RAY_DATA_EXECUTION_NO_PROGRESS_TIMEOUT_S before the build.")
 
     # Senses (E6xx): sense induction, the sense inventory, sense commands (issue 11)
     E600 = ("Sense inventory: {problem}. Build it with induce_inventory(lexicon, ...) or "
@@ -341,6 +342,11 @@ class Errors(metaclass=_ErrorsWithCodes):
     E607 = ("No senses for {words} in '{path}' (key mode '{key}'): the word is not in the "
             "corpus, was seen fewer than min_count={min_count} times, or has no sampled "
             "occurrences. {n_types} words have senses.")
+
+    # Sense evaluation (E630-E649)
+    E630 = ("No lemma has at least 2 sentences among the {n_rows} rows ({n_lemmas} lemmas), "
+            "so no pair of sentences can be compared. Give at least two sentences per lemma "
+            "(and --per-lemma of at least 2).")
 
 
 class Warnings(metaclass=_ErrorsWithCodes):

@@ -263,6 +263,8 @@ def test_node_stopped_mid_build_is_a_coded_error_and_the_rerun_counts_once(
     from spacy_ctxvec.lexicon import ray_engine
 
     monkeypatch.setattr(ray_engine, "NODE_LOSS_GRACE_S", 10.0)
+    # If the build ever stalls for another reason, fail in minutes, not after Ray's 30.
+    monkeypatch.setattr(ray.data.DataContext.get_current(), "execution_no_progress_timeout_s", 600)
     node_b_id = next(node["NodeID"] for node in ray_nodes(cluster.address) if NODE_B_RESOURCE in node["Resources"])
     ray.cloudpickle.register_pickle_by_value(sys.modules[__name__])
     holding = tmp_path / "holding"

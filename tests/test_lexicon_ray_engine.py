@@ -198,7 +198,7 @@ def test_ray_sample_equals_local_sample(ray_cluster, tiny_pipeline_dir, corpus_d
 def crash_worker_class(marker: Path, init_log: Path):
     """A PartialLexiconWorker that logs every start and kills its process (os._exit)
     on the batch holding a.txt line CRASH_LINE, the first time any worker sees it."""
-    from spacy_ctxvec.lexicon.ray_workers import PartialLexiconWorker
+    from spacy_ctxvec.lexicon.ray_workers import PartialLexiconWorker, shard_entries
 
     class CrashOnceWorker(PartialLexiconWorker):
         def __init__(self, *args, **kwargs):
@@ -207,7 +207,7 @@ def crash_worker_class(marker: Path, init_log: Path):
             super().__init__(*args, **kwargs)
 
         def __call__(self, batch):
-            hit = any(str(p).endswith("a.txt") and int(n) == CRASH_LINE for p, n in zip(batch["path"], batch["line"]))
+            hit = any(path.endswith("a.txt") and line == CRASH_LINE for _, _, path, line in shard_entries(batch))
             if hit and not marker.exists():
                 marker.write_text(str(os.getpid()), encoding="utf8")
                 os._exit(1)
@@ -227,6 +227,61 @@ def test_killed_worker_is_retried_without_double_counting(ray_cluster, tiny_pipe
     assert len(init_log.read_text(encoding="utf8").split()) >= 3  # two workers + the restarted one
     assert (result.n_docs, result.n_tokens) == (local_result.n_docs, local_result.n_tokens)
     assert_same_lexicon(result.lexicon, local_result.lexicon)
+
+
+def pool_spread_worker_class(started: Path, calls: Path):
+    """A PartialLexiconWorker that writes its pid to ``started`` when created and, on
+    every call, waits (up to 120 s) until two actors exist, then logs its pid to ``calls``."""
+    from spacy_ctxvec.lexicon.ray_workers import PartialLexiconWorker
+
+    class SpreadWorker(PartialLexiconWorker):
+        def __init__(self, *args, **kwargs):
+            super().__init__(*args, **kwargs)
+            (started / str(os.getpid())).touch()
+
+        def __call__(self, batch):
+            deadline = time.monotonic() + 120
+            while len(list(started.iterdir())) < 2 and time.monotonic() < deadline:
+                time.sleep(0.1)
+            with calls.open("a", encoding="utf8") as handle:
+                handle.write(f"{os.getpid()}\n")
+            return super().__call__(batch)
+
+    return SpreadWorker
+
+
+def test_one_file_is_shared_by_the_actor_pool(ray_cluster, tiny_pipeline_dir, corpus_dir, local_result, tmp_path):
+    """One corpus file of 6 shards: each shard is its own task, so both actors get work
+    (Ray Data used to pack a file into one block, and one actor took every shard)."""
+    ray_cluster.cloudpickle.register_pickle_by_value(sys.modules[__name__])
+    started, calls = tmp_path / "started", tmp_path / "calls"
+    started.mkdir()
+    result = build_lexicon_ray(tiny_pipeline_dir, corpus_dir / "a.txt", num_workers=2, shard_size=SHARD_SIZE,
+                               progress=False, worker_class=pool_spread_worker_class(started, calls))
+    pids = calls.read_text(encoding="utf8").split()
+    assert len(pids) == 6  # 118 documents in shards of 20
+    assert len(set(pids)) == 2
+    assert result.n_docs == 118
+
+
+def stalling_worker_class(seconds: float):
+    from spacy_ctxvec.lexicon.ray_workers import PartialLexiconWorker
+
+    class StallingWorker(PartialLexiconWorker):
+        def __call__(self, batch):
+            time.sleep(seconds)
+            return super().__call__(batch)
+
+    return StallingWorker
+
+
+def test_a_stalled_build_is_a_coded_error(ray_cluster, tiny_pipeline_dir, corpus_dir, monkeypatch):
+    """Ray Data's own no-progress timeout (shortened to 5 s) ends the build with E523."""
+    ray_cluster.cloudpickle.register_pickle_by_value(sys.modules[__name__])
+    monkeypatch.setattr(ray_cluster.data.DataContext.get_current(), "execution_no_progress_timeout_s", 5)
+    with pytest.raises(CtxvecError, match=r"\[CTX-E523\] Ray Data made no progress for 5 s"):
+        build_lexicon_ray(tiny_pipeline_dir, corpus_dir / "a.txt", num_workers=1, shard_size=SHARD_SIZE,
+                          progress=False, worker_class=stalling_worker_class(60.0))
 
 
 def test_undecodable_file_and_bad_line_are_named_from_ray(ray_cluster, tiny_pipeline_dir, corpus_dir, tmp_path):

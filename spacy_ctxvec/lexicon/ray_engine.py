@@ -1,10 +1,10 @@
 """The Ray engine: build a polysemy lexicon with Ray Data, on one machine or a cluster.
 
-The corpus is read as a Ray Dataset (one read task per file, blocks of ``shard_size``
-documents). ``map_batches`` runs a pool of ``num_workers`` actors (``num_gpus_per_worker``
-GPUs each); every actor loads the pipeline once and maps each batch of documents to one
-row holding that batch's partial lexicon, made by the same shard function as the local
-engine (``build.partial_lexicon``). The driver streams those rows back and adds them
+The corpus is read as a Ray Dataset (one read task per file, one row and one block per
+shard of ``shard_size`` documents). ``map_batches`` runs a pool of ``num_workers`` actors
+(``num_gpus_per_worker`` GPUs each); every actor loads the pipeline once and maps each
+shard to one row holding its partial lexicon, made by the same shard function as the
+local engine (``shard.partial_lexicon``). The driver streams those rows back and adds them
 with ``Lexicon.merge``, which is exact and order-independent, so the result equals the
 local engine's however Ray splits, schedules or retries the work.
 
@@ -24,6 +24,7 @@ spacy-ctxvec[ray]``.
 import json
 import math
 import os
+import re
 import threading
 import time
 from contextlib import contextmanager
@@ -145,6 +146,21 @@ def check_cluster_resources(ray: Any, num_workers: int, num_cpus_per_worker: flo
             raise CtxvecError(Errors.E504.format(have=have, resource=resource, num_workers=num_workers, per_worker=per_worker, need=need))
 
 
+@contextmanager
+def data_context_settings(ray: Any, **settings: Any) -> Iterator[None]:
+    """Ray Data's current DataContext with ``settings`` for the datasets made inside,
+    restored afterwards (datasets copy the context when they are created)."""
+    context = ray.data.DataContext.get_current()
+    before = {name: getattr(context, name) for name in settings}
+    for name, value in settings.items():
+        setattr(context, name, value)
+    try:
+        yield
+    finally:
+        for name, value in before.items():
+            setattr(context, name, value)
+
+
 def exception_chain(err: BaseException) -> Iterator[BaseException]:
     """``err`` and every exception it wraps (causes, contexts, Ray's ``cause``), once each."""
     seen = set()
@@ -180,6 +196,22 @@ def node_loss_error(err: BaseException) -> Optional[CtxvecError]:
         if isinstance(current, lost) and not getattr(current, "actor_init_failed", False):
             first_line = (str(current).strip().splitlines() or [""])[0][:300]
             return CtxvecError(Errors.E522.format(error_type=type(current).__name__, error=first_line))
+    return None
+
+
+def stall_error(err: BaseException) -> Optional[CtxvecError]:
+    """E523 when Ray Data gave up on a dataset that made no progress (its own timeout)."""
+    try:
+        from ray.data import DataContext
+        from ray.data.exceptions import ExecutionTimeoutError
+    except ImportError:
+        return None
+    for current in exception_chain(err):
+        if isinstance(current, ExecutionTimeoutError):
+            first_line = (str(current).strip().splitlines() or [""])[0][:300]
+            stated = re.search(r"at least (\d+(?:\.\d+)?)\s*s", first_line)
+            seconds = float(stated.group(1)) if stated else float(DataContext.get_current().execution_no_progress_timeout_s)
+            return CtxvecError(Errors.E523.format(seconds=seconds, error=first_line))
     return None
 
 
@@ -360,41 +392,41 @@ def build_lexicon_ray(
     with ray_session(address, num_workers * num_cpus_per_worker) as ray:
         if address is None:
             check_cluster_resources(ray, num_workers, num_cpus_per_worker, num_gpus_per_worker)
-        context = ray.data.DataContext.get_current()
-        progress_bars, context.enable_progress_bars = context.enable_progress_bars, progress
-        pipeline_ref = ray.put((nlp.config.to_str(), nlp.to_bytes()))
-        documents = ray.data.read_datasource(
-            CorpusDatasource(files, rows_per_block=shard_size, on_error=on_error, encoding=encoding),
-            num_cpus=READ_TASK_CPUS,
-            # One read task per file and no further splitting: Ray would otherwise cut
-            # the read output into (2 x cluster CPUs) pieces, so that shard boundaries,
-            # and with them nlp.pipe's padding and the last bits of the sums, would
-            # depend on the cluster's size.
-            override_num_blocks=len(files),
-        )
-        partials = documents.map_batches(
-            worker_class or PartialLexiconWorker,
-            batch_size=shard_size,
-            batch_format="numpy",
-            compute=ray.data.ActorPoolStrategy(size=num_workers),
-            num_cpus=num_cpus_per_worker,
-            num_gpus=num_gpus_per_worker or None,
-            fn_constructor_args=(pipeline_ref, key, batch_size, num_gpus_per_worker > 0, max(1, int(num_cpus_per_worker)), sample_size),
-        )
-        executors_before = running_executors()
-        try:
-            watch = NodeLossWatch(ray, num_workers, num_cpus_per_worker, num_gpus_per_worker)
-            lexicon, n_docs, skipped = merge_watching(partials.iter_rows(), watch, progress=progress)
-        except BaseException as err:
-            stop_executors(running_executors() - executors_before)
-            if not isinstance(err, Exception):  # KeyboardInterrupt, SystemExit
-                raise
-            coded = coded_error(err) or node_loss_error(err)
-            if coded is None:
-                raise
-            raise coded from err
-        finally:
-            context.enable_progress_bars = progress_bars
+        # Every shard row its own block (target_max_block_size=1): Ray Data would
+        # otherwise pack a read task's rows into blocks of up to 128 MiB, and the actor
+        # pool hands out whole blocks, so a one-file corpus went to ONE actor however
+        # many there were.
+        with data_context_settings(ray, enable_progress_bars=progress, target_max_block_size=1):
+            pipeline_ref = ray.put((nlp.config.to_str(), nlp.to_bytes()))
+            documents = ray.data.read_datasource(
+                CorpusDatasource(files, shard_size=shard_size, on_error=on_error, encoding=encoding),
+                num_cpus=READ_TASK_CPUS,
+                # One read task per file and no further splitting: shards are cut inside a
+                # file, every shard_size documents, whatever the cluster's size (nlp.pipe's
+                # padding, and with it the last bits of the sums, depends on the shards).
+                override_num_blocks=len(files),
+            )
+            partials = documents.map_batches(
+                worker_class or PartialLexiconWorker,
+                batch_size=1,  # one shard row per call
+                batch_format="numpy",
+                compute=ray.data.ActorPoolStrategy(size=num_workers),
+                num_cpus=num_cpus_per_worker,
+                num_gpus=num_gpus_per_worker or None,
+                fn_constructor_args=(pipeline_ref, key, batch_size, num_gpus_per_worker > 0, max(1, int(num_cpus_per_worker)), sample_size),
+            )
+            executors_before = running_executors()
+            try:
+                watch = NodeLossWatch(ray, num_workers, num_cpus_per_worker, num_gpus_per_worker)
+                lexicon, n_docs, skipped = merge_watching(partials.iter_rows(), watch, progress=progress)
+            except BaseException as err:
+                stop_executors(running_executors() - executors_before)
+                if not isinstance(err, Exception):  # KeyboardInterrupt, SystemExit
+                    raise
+                coded = coded_error(err) or node_loss_error(err) or stall_error(err)
+                if coded is None:
+                    raise
+                raise coded from err
     if lexicon is None or n_docs == 0:
         raise CtxvecError(Errors.E211.format(path=corpus))
     return BuildResult(lexicon, n_docs, lexicon.n_occurrences, time.perf_counter() - start, skipped)

@@ -21,8 +21,10 @@ from ..types import CorpusItem
 from .corpus import DEFAULT_ENCODING, docbin_docs, make_doc, parse_line
 from .shard import partial_lexicon
 
-# A corpus row is (kind, payload, path, line): a text, a serialised Doc, or the place
-# of a bad line that was skipped (reported back like the local engine's skipped_lines).
+# A dataset row is one shard of one file: (kind, payload, path, line) with a list of
+# kinds, payloads and line numbers, one entry per document. A document is a text, a
+# serialised Doc, or the place of a bad line that was skipped (reported back like the
+# local engine's skipped_lines).
 KIND_TEXT, KIND_DOC, KIND_SKIPPED = 0, 1, 2
 PARTIAL_COLUMNS = ("lexicon", "n_docs", "skipped")
 
@@ -32,16 +34,17 @@ class CorpusDatasource(FileBasedDatasource):
     reads them: the same line parser (``corpus.parse_line``: universal newlines, blank
     lines skipped, ``encoding`` with undecodable lines named, the same JSON rules and
     error codes with file and line) and DocBin reader (``corpus.docbin_docs``),
-    streamed in blocks of ``rows_per_block`` documents.
+    streamed as one row per shard of ``shard_size`` documents (the last shard of a file
+    may be shorter).
 
     Ray's own ``read_text`` splits lines with ``str.splitlines`` (which also breaks at
     U+2028, U+0085, form feeds...) and ``read_json`` needs one Arrow schema for all rows,
     so neither gives the local engine's documents.
     """
 
-    def __init__(self, paths: List[str], *, rows_per_block: int, on_error: str, encoding: str = DEFAULT_ENCODING, **kwargs: Any) -> None:
+    def __init__(self, paths: List[str], *, shard_size: int, on_error: str, encoding: str = DEFAULT_ENCODING, **kwargs: Any) -> None:
         super().__init__(paths, **kwargs)
-        self.rows_per_block = rows_per_block
+        self.shard_size = shard_size
         self.on_error = on_error
         self.encoding = encoding
 
@@ -52,7 +55,7 @@ class CorpusDatasource(FileBasedDatasource):
             if suffix == ".spacy":
                 for doc in docbin_docs(f.readall(), Vocab(), path):
                     rows.add(KIND_DOC, doc.to_bytes(), 0)
-                    if len(rows) >= self.rows_per_block:
+                    if len(rows) >= self.shard_size:
                         yield rows.flush()
             else:
                 text_stream = io.TextIOWrapper(f, encoding=self.encoding, errors="surrogateescape")
@@ -60,7 +63,7 @@ class CorpusDatasource(FileBasedDatasource):
                     row = corpus_row(line, path, line_number, suffix, self.on_error, self.encoding)
                     if row is not None:
                         rows.add(*row)
-                        if len(rows) >= self.rows_per_block:
+                        if len(rows) >= self.shard_size:
                             yield rows.flush()
         except (UnicodeDecodeError, OSError, ValueError) as err:
             if isinstance(err, CtxvecError):
@@ -86,11 +89,12 @@ class _Rows:
         self.lines.append(line)
 
     def flush(self) -> pa.Table:
+        """The documents added since the last flush as ONE row (one shard)."""
         table = pa.table({
-            "kind": pa.array(self.kinds, pa.int8()),
-            "payload": pa.array(self.payloads, pa.binary()),
-            "path": pa.array([self.path] * len(self.kinds), pa.string()),
-            "line": pa.array(self.lines, pa.int64()),
+            "kind": pa.array([self.kinds], pa.list_(pa.int8())),
+            "payload": pa.array([self.payloads], pa.list_(pa.binary())),
+            "path": pa.array([self.path], pa.string()),
+            "line": pa.array([self.lines], pa.list_(pa.int64())),
         })
         self.kinds, self.payloads, self.lines = [], [], []
         return table
@@ -111,23 +115,30 @@ def corpus_row(line: str, path: str, line_number: int, suffix: str, on_error: st
     return KIND_DOC, make_doc(Vocab(), parsed).to_bytes(), line_number
 
 
+def shard_entries(batch: Dict[str, np.ndarray]) -> Iterator[Tuple[int, bytes, str, int]]:
+    """(kind, payload, path, line) of every document in a batch of shard rows, in order."""
+    for kinds, payloads, path, lines in zip(batch["kind"], batch["payload"], batch["path"], batch["line"]):
+        for kind, payload, line in zip(kinds, payloads, lines):
+            yield int(kind), bytes(payload), str(path), int(line)
+
+
 def decode_rows(batch: Dict[str, np.ndarray], vocab: Vocab) -> Tuple[List[CorpusItem], List[Tuple[str, int]]]:
-    """Documents (texts and Docs on ``vocab``) and skipped (file, line) of a batch."""
+    """Documents (texts and Docs on ``vocab``) and skipped (file, line) of a batch of shards."""
     items: List[CorpusItem] = []
     skipped: List[Tuple[str, int]] = []
-    for kind, payload, path, line in zip(batch["kind"], batch["payload"], batch["path"], batch["line"]):
+    for kind, payload, path, line in shard_entries(batch):
         if kind == KIND_TEXT:
-            items.append(bytes(payload).decode("utf8"))
+            items.append(payload.decode("utf8"))
         elif kind == KIND_DOC:
-            items.append(Doc(vocab).from_bytes(bytes(payload)))
+            items.append(Doc(vocab).from_bytes(payload))
         else:
-            skipped.append((str(path), int(line)))
+            skipped.append((path, line))
     return items, skipped
 
 
 class PartialLexiconWorker:
     """Ray Data callable class: loads the pipeline once per actor, then maps each batch
-    of corpus rows to ONE row holding that batch's partial lexicon (msgpack bytes).
+    (one shard row) to ONE row holding that shard's partial lexicon (msgpack bytes).
 
     It keeps no counts between calls: if the actor dies, Ray restarts it and reruns the
     unfinished task, whose output replaces (never adds to) the lost attempt's.
