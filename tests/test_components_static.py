@@ -4,6 +4,7 @@ import pickle
 import numpy as np
 import pytest
 import spacy
+import srsly
 from gensim.models import KeyedVectors
 from spacy.tokens import DocBin
 from spacy.util import load_config, load_model_from_config
@@ -262,3 +263,18 @@ def test_word2vec_config_without_static_vectors_path_names_the_setting(tiny_bert
     nlp = load_model_from_config(config, auto_fill=True)
     with pytest.raises(CtxvecError, match=r"\[CTX-E024\] Component 'ctxvec_static' .*--paths.static_vectors"):
         nlp.initialize()
+
+
+@pytest.mark.parametrize("damage", ["not json {", "[1, 2]", '{"has_table": "yes"}', "{}"])
+def test_damaged_cfg_json_is_a_coded_error(w2v_nlp, tmp_path, damage):
+    w2v_nlp.to_disk(tmp_path / "pipeline")
+    (tmp_path / "pipeline" / "ctxvec_static" / "cfg.json").write_text(damage, encoding="utf8")
+    with pytest.raises(CtxvecError, match=r"\[CTX-E134\].*cfg\.json"):
+        spacy.load(tmp_path / "pipeline")
+
+
+@pytest.mark.parametrize("data", [b"\xc1 not msgpack", srsly.msgpack_dumps([1, 2]), srsly.msgpack_dumps({"table": 3})])
+def test_damaged_component_bytes_are_a_coded_error(data):
+    nlp = spacy.blank("en")
+    with pytest.raises(CtxvecError, match=r"\[CTX-E134\]"):
+        nlp.add_pipe("ctxvec_static").from_bytes(data)

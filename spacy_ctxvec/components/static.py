@@ -158,8 +158,11 @@ class StaticVectors(DocAnnotator):
         if excluded("table", exclude):
             return self
         path = Path(path)
-        cfg = srsly.read_json(path / "cfg.json")
-        self.table = StaticVectorTable.from_disk(path / "table") if cfg["has_table"] else None
+        try:
+            cfg = srsly.read_json(path / "cfg.json")
+        except (ValueError, OSError) as err:
+            raise CtxvecError(Errors.E134.format(path=path, problem=f"cfg.json cannot be read ({err})")) from None
+        self.table = StaticVectorTable.from_disk(path / "table") if _has_table(cfg, path) else None
         return self
 
     def to_bytes(self, *, exclude: Iterable[str] = tuple()) -> bytes:
@@ -169,6 +172,18 @@ class StaticVectors(DocAnnotator):
     def from_bytes(self, bytes_data: bytes, *, exclude: Iterable[str] = tuple()) -> "StaticVectors":
         if excluded("table", exclude):
             return self
-        msg = srsly.msgpack_loads(bytes_data)
+        try:
+            msg = srsly.msgpack_loads(bytes_data)
+        except (ValueError, TypeError) as err:
+            raise CtxvecError(Errors.E134.format(path="<bytes>", problem=f"the bytes cannot be decoded ({err})")) from None
+        if not isinstance(msg, dict) or not (msg.get("table") is None or isinstance(msg.get("table"), bytes)):
+            raise CtxvecError(Errors.E134.format(path="<bytes>", problem="expected a mapping with the table's bytes under 'table'"))
         self.table = None if msg["table"] is None else StaticVectorTable.from_bytes(msg["table"])
         return self
+
+
+def _has_table(cfg: Any, path: Path) -> bool:
+    """cfg.json's has_table flag, checked (a damaged file is E134, not a KeyError)."""
+    if not isinstance(cfg, dict) or not isinstance(cfg.get("has_table"), bool):
+        raise CtxvecError(Errors.E134.format(path=path, problem=f"cfg.json needs \"has_table\": true or false, got {str(cfg)[:100]!r}"))
+    return cfg["has_table"]
