@@ -4,11 +4,14 @@ import pytest
 from sklearn.metrics import adjusted_rand_score
 
 from spacy_ctxvec.ops.senses import (
+    SPLIT_THRESHOLDS,
     SenseSpace,
     assign_senses,
+    dissolve_small_clusters,
     fit_sense_space,
     induce_senses,
     sense_entropy,
+    split_threshold_for,
     spread,
     to_sense_space,
 )
@@ -70,3 +73,56 @@ def test_sense_space_removes_the_common_direction():
     assert np.abs(moved @ space.directions[0]).max() < 1e-9 and np.abs(moved @ common).max() < 0.01
     weighted = fit_sense_space(np.array([[0.0, 0.0], [2.0, 2.0]]), n_directions=0, weights=np.array([3.0, 1.0]))
     np.testing.assert_allclose(weighted.mean, [0.5, 0.5])
+
+
+def test_split_threshold_grows_with_the_sample_and_a_number_overrides_it():
+    assert split_threshold_for(10) == pytest.approx(0.2202)
+    assert split_threshold_for(14) == pytest.approx((0.2290 + 0.2335) / 2)  # linear between 12 and 16
+    assert split_threshold_for(2) == SPLIT_THRESHOLDS[0][1] and split_threshold_for(500) == SPLIT_THRESHOLDS[-1][1]
+    assert split_threshold_for(64) > split_threshold_for(10)
+    assert split_threshold_for(64, 0.25) == 0.25
+
+
+def test_same_spread_splits_a_small_sample_but_not_a_large_one():
+    """One spread between the thresholds for 10 and for 64 rows: 10 rows split, 64 do not."""
+    rng = np.random.default_rng(3)
+
+    def rows_with_spread(n: int) -> np.ndarray:
+        common = np.eye(64)[0]
+        return normalise(common + 0.58 * rng.normal(size=(n, 64)) / np.sqrt(64))
+
+    small, large = rows_with_spread(10), rows_with_spread(64)
+    assert split_threshold_for(10) < spread(small) < split_threshold_for(64)
+    assert split_threshold_for(10) < spread(large) < split_threshold_for(64)
+    assert induce_senses(small).n_senses >= 2
+    assert induce_senses(large).n_senses == 1
+
+
+def test_small_clusters_move_to_the_nearest_kept_cluster():
+    rows = normalise(np.array([[1, 0, 0], [1, 0.1, 0], [0, 1, 0], [0, 1, 0.1], [0.2, 1, 0]], dtype=float))
+    labels = np.array([0, 0, 1, 1, 2])
+    np.testing.assert_array_equal(dissolve_small_clusters(rows, labels, 2), [0, 0, 1, 1, 1])
+    np.testing.assert_array_equal(dissolve_small_clusters(rows, labels, 1), labels)
+    np.testing.assert_array_equal(dissolve_small_clusters(rows, labels, 3), [0, 0, 0, 0, 0])  # none kept
+
+
+def test_a_large_sample_gets_its_real_senses_not_eight_tiny_ones():
+    """64 rows: two meanings of 30 rows each plus 4 scattered outliers. The distance cut
+    alone makes up to 8 clusters of outliers; senses under 10% of the rows are dissolved."""
+    centres = np.eye(32)[:2]
+    rng = np.random.default_rng(0)
+    rows = normalise(np.vstack([blobs(centres, 30, 0.15), rng.normal(size=(4, 32))]))
+    model = induce_senses(rows)
+    assert model.n_senses == 2 and model.shares.min() >= 0.1
+    assert adjusted_rand_score(np.repeat([0, 1], 30), model.labels[:60]) == 1.0
+    cut_only = induce_senses(rows, min_share=0.0)
+    assert cut_only.n_senses > 2 and cut_only.shares.min() < 0.05
+
+
+def test_ten_rows_keep_one_occurrence_senses():
+    """At n = 10, 10% is one row: a sense of one occurrence survives (the WordNet
+    evaluation earns its ARI from such senses)."""
+    centres = np.eye(16)[:3]
+    rows = normalise(np.vstack([blobs(centres[:2], 5, 0.01)[:9], centres[2:]]))
+    model = induce_senses(rows, split_threshold=0.1)
+    assert model.n_senses == 3 and model.shares.min() == pytest.approx(0.1)

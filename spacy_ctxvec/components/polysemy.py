@@ -63,10 +63,11 @@ DEFAULT_POLYSEMY_CONFIG = """
 key = "lower"
 min_count = 5
 senses = true
-split_threshold = 0.25
+split_threshold = null
 cut_distance = 0.1
 max_senses = 8
 min_tokens = 4
+min_share = 0.1
 n_directions = 3
 """
 LEXICON_DIR = "lexicon"
@@ -88,17 +89,19 @@ def make_polysemy(
     key: str,
     min_count: int,
     senses: bool = True,
-    split_threshold: float = DEFAULT_SETTINGS["split_threshold"],
+    split_threshold: Optional[float] = DEFAULT_SETTINGS["split_threshold"],
     cut_distance: float = DEFAULT_SETTINGS["cut_distance"],
     max_senses: int = DEFAULT_SETTINGS["max_senses"],
     min_tokens: int = DEFAULT_SETTINGS["min_tokens"],
+    min_share: float = DEFAULT_SETTINGS["min_share"],
     n_directions: int = DEFAULT_SETTINGS["n_directions"],
 ) -> "Polysemy":
     """Corpus polysemy scores and induced senses per token; see Polysemy. ``senses``:
     induce senses in ``initialize`` when the lexicon is built from a corpus with a
     sample; the other settings are those of spacy_ctxvec.ops.senses.induce_senses."""
     return Polysemy(name=name, key=key, min_count=min_count, senses=senses, split_threshold=split_threshold,
-                    cut_distance=cut_distance, max_senses=max_senses, min_tokens=min_tokens, n_directions=n_directions)
+                    cut_distance=cut_distance, max_senses=max_senses, min_tokens=min_tokens, min_share=min_share,
+                    n_directions=n_directions)
 
 
 class Polysemy(DocAnnotator):
@@ -114,10 +117,11 @@ class Polysemy(DocAnnotator):
         key: str = "lower",
         min_count: int = 5,
         senses: bool = True,
-        split_threshold: float = DEFAULT_SETTINGS["split_threshold"],
+        split_threshold: Optional[float] = DEFAULT_SETTINGS["split_threshold"],
         cut_distance: float = DEFAULT_SETTINGS["cut_distance"],
         max_senses: int = DEFAULT_SETTINGS["max_senses"],
         min_tokens: int = DEFAULT_SETTINGS["min_tokens"],
+        min_share: float = DEFAULT_SETTINGS["min_share"],
         n_directions: int = DEFAULT_SETTINGS["n_directions"],
     ) -> None:
         if key not in KEY_ATTRS:
@@ -130,7 +134,7 @@ class Polysemy(DocAnnotator):
         self.induce = bool(senses)
         self.induction_settings: Dict[str, Any] = {
             "split_threshold": split_threshold, "cut_distance": cut_distance, "max_senses": max_senses,
-            "min_tokens": min_tokens, "n_directions": n_directions,
+            "min_tokens": min_tokens, "min_share": min_share, "n_directions": n_directions,
         }
         check_induction_settings(min_count=min_count, **self.induction_settings)
         self.lexicon: Optional[Lexicon] = None

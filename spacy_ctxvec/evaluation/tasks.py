@@ -160,7 +160,7 @@ def evaluate_polysemy(nlp: Language, sense_counts: Mapping[str, int], min_count:
 # Senses
 INDUCED = "induced"
 ASSIGNED = "assigned"
-_INDUCTION_SETTINGS = ("split_threshold", "cut_distance", "max_senses", "min_tokens")
+_INDUCTION_SETTINGS = ("split_threshold", "cut_distance", "max_senses", "min_tokens", "min_share")
 
 
 def pipeline_senses(nlp: Language):

@@ -27,9 +27,9 @@ from ..errors import CtxvecError, Errors
 from ..ops.senses import (
     CUT_DISTANCE,
     MAX_SENSES,
+    MIN_SHARE,
     MIN_TOKENS,
     N_REMOVED_DIRECTIONS,
-    SPLIT_THRESHOLD,
     SenseSpace,
     induce_senses,
     to_sense_space,
@@ -50,10 +50,11 @@ _ARRAY_DTYPES = {
 }
 _FIT_CHUNK_ROWS = 4096  # rows per chunk when fitting the sense space (bounded memory)
 DEFAULT_SETTINGS: Dict[str, Any] = {
-    "split_threshold": SPLIT_THRESHOLD,
+    "split_threshold": None,  # None: ops.senses.SPLIT_THRESHOLDS by sample size
     "cut_distance": CUT_DISTANCE,
     "max_senses": MAX_SENSES,
     "min_tokens": MIN_TOKENS,
+    "min_share": MIN_SHARE,
     "n_directions": N_REMOVED_DIRECTIONS,
 }
 
@@ -77,12 +78,15 @@ def _check(condition: bool, problem: str) -> None:
 
 
 def check_induction_settings(
-    *, min_count: int, split_threshold: float, cut_distance: float, max_senses: int, min_tokens: int, n_directions: int,
+    *, min_count: int, split_threshold: Optional[float], cut_distance: float, max_senses: int, min_tokens: int,
+    n_directions: int, min_share: float = MIN_SHARE,
 ) -> None:
     """E603 for a setting out of range."""
     checks = (
         ("min_count", min_count, isinstance(min_count, int) and min_count >= 1, "an integer >= 1"),
-        ("split_threshold", split_threshold, _is_number(split_threshold) and 0.0 <= split_threshold <= 2.0, "a number in [0, 2] (cosine distance)"),
+        ("split_threshold", split_threshold, split_threshold is None or (_is_number(split_threshold) and 0.0 <= split_threshold <= 2.0),
+         "null (calibrated by sample size) or a number in [0, 2] (cosine distance)"),
+        ("min_share", min_share, _is_number(min_share) and 0.0 <= min_share <= 0.5, "a number in [0, 0.5]"),
         ("cut_distance", cut_distance, _is_number(cut_distance) and 0.0 < cut_distance <= 2.0, "a number in (0, 2] (cosine distance)"),
         ("max_senses", max_senses, isinstance(max_senses, int) and max_senses >= 2, "an integer >= 2"),
         ("min_tokens", min_tokens, isinstance(min_tokens, int) and min_tokens >= 3, "an integer >= 3"),
@@ -334,10 +338,11 @@ def induce_inventory(
     lexicon: Lexicon,
     *,
     min_count: int,
-    split_threshold: float = SPLIT_THRESHOLD,
+    split_threshold: Optional[float] = None,
     cut_distance: float = CUT_DISTANCE,
     max_senses: int = MAX_SENSES,
     min_tokens: int = MIN_TOKENS,
+    min_share: float = MIN_SHARE,
     n_directions: int = N_REMOVED_DIRECTIONS,
     name: str = "ctxvec_polysemy",
 ) -> SenseInventory:
@@ -345,12 +350,13 @@ def induce_inventory(
     that has sampled occurrences (E602 if the lexicon has no sample). Deterministic:
     the same lexicon gives a bitwise equal inventory."""
     check_induction_settings(min_count=min_count, split_threshold=split_threshold, cut_distance=cut_distance,
-                             max_senses=max_senses, min_tokens=min_tokens, n_directions=n_directions)
+                             max_senses=max_senses, min_tokens=min_tokens, n_directions=n_directions, min_share=min_share)
     sample = lexicon.sample
     if sample is None:
         raise CtxvecError(Errors.E602.format(name=name))
-    settings = {"min_count": min_count, "split_threshold": float(split_threshold), "cut_distance": float(cut_distance),
-                "max_senses": max_senses, "min_tokens": min_tokens, "n_directions": n_directions,
+    settings = {"min_count": min_count, "split_threshold": None if split_threshold is None else float(split_threshold),
+                "cut_distance": float(cut_distance), "max_senses": max_senses, "min_tokens": min_tokens,
+                "min_share": float(min_share), "n_directions": n_directions,
                 "sample_k": sample.k, "key": lexicon.meta.get("key")}
     counts = _type_counts(lexicon, sample.keys)
     rows_per_type = sample.counts()
@@ -367,7 +373,7 @@ def induce_inventory(
         raw = sample.vectors[start:end].astype(np.float64)
         units = to_sense_space(raw, space)
         model = induce_senses(units, split_threshold=split_threshold, cut_distance=cut_distance,
-                              max_senses=max_senses, min_tokens=min_tokens)
+                              max_senses=max_senses, min_tokens=min_tokens, min_share=min_share)
         if model.n_senses == 0:
             continue
         keys.append(sample.keys[i])

@@ -6,16 +6,19 @@ scikit-learn; no spaCy). Deterministic, never NaN.
    rather than meaning.
 2. ``to_sense_space``: centre, remove those directions, scale rows to unit length.
 3. ``induce_senses``: one sense unless the type has at least ``min_tokens`` occurrences
-   whose spread (mean pairwise cosine distance) exceeds ``split_threshold``, a null
-   calibrated on monosemous words; then average-linkage clustering on cosine distance
-   (scipy), cut at ``cut_distance``, 2..``max_senses`` senses.
+   whose spread (mean pairwise cosine distance) exceeds the split threshold for their
+   number n (``SPLIT_THRESHOLDS``: the 70th percentile of the spread of monosemous words
+   subsampled to n, so that about 70% of them keep one sense at every sample size); then
+   average-linkage clustering on cosine distance (scipy), cut at ``cut_distance``,
+   2..``max_senses`` clusters; clusters holding less than ``min_share`` of the
+   occurrences are dissolved into the nearest remaining one (one left: one sense).
 4. ``assign_senses``: a new occurrence goes to the nearest sense centroid (cosine).
 
 The defaults were chosen on WordNet example sentences and monosemous Gutenberg words
 (benchmarks/SENSES.md).
 """
 from dataclasses import dataclass
-from typing import Optional
+from typing import Optional, Sequence, Tuple
 
 import numpy as np
 from scipy.cluster.hierarchy import fcluster, linkage
@@ -23,10 +26,19 @@ from scipy.spatial.distance import squareform
 
 from .cosine import normalise_rows
 
-SPLIT_THRESHOLD = 0.25
+# (n, threshold): 70th percentile of the spread of monosemous words (WordNet) of a
+# Gutenberg sample subsampled to n occurrences, layer 5 of all-MiniLM-L6-v2 (build-lexicon's
+# default) in this sense space; linear in between, constant beyond the ends. The spread of
+# monosemous words grows with n (frequent words occur in more varied contexts), so one
+# fixed threshold split most frequent monosemous words (benchmarks/SENSES.md).
+SPLIT_THRESHOLDS: Tuple[Tuple[int, float], ...] = (
+    (4, 0.2153), (5, 0.2116), (6, 0.2145), (8, 0.2157), (10, 0.2202), (12, 0.2290), (16, 0.2335),
+    (20, 0.2671), (24, 0.2814), (32, 0.3103), (40, 0.3185), (48, 0.3358), (64, 0.3395),
+)
 CUT_DISTANCE = 0.10
 MAX_SENSES = 8
 MIN_TOKENS = 4
+MIN_SHARE = 0.10
 N_REMOVED_DIRECTIONS = 3
 
 
@@ -96,6 +108,32 @@ def spread(unit_rows: np.ndarray) -> float:
     return float(np.clip(1.0 - off_diagonal / (n * (n - 1)), 0.0, 2.0))
 
 
+def split_threshold_for(n: int, split_threshold: Optional[float] = None,
+                        table: Sequence[Tuple[int, float]] = SPLIT_THRESHOLDS) -> float:
+    """The spread above which ``n`` occurrences are split: ``split_threshold`` when given,
+    else ``table`` interpolated linearly in n (constant beyond its ends)."""
+    if split_threshold is not None:
+        return float(split_threshold)
+    sizes, thresholds = zip(*table)
+    return float(np.interp(n, sizes, thresholds))
+
+
+def dissolve_small_clusters(unit_rows: np.ndarray, labels: np.ndarray, min_size: int) -> np.ndarray:
+    """Labels after moving the members of clusters smaller than ``min_size`` to the
+    nearest (cosine) centroid of the clusters kept; all zeros when at most one is kept."""
+    clusters, sizes = np.unique(labels, return_counts=True)
+    kept = clusters[sizes >= min_size]
+    if len(kept) <= 1:
+        return np.zeros(len(labels), dtype=np.int64)
+    if len(kept) == len(clusters):
+        return labels
+    centroids = normalise_rows(np.stack([unit_rows[labels == cluster].sum(axis=0) for cluster in kept]))
+    in_kept = np.isin(labels, kept)
+    moved = labels.copy()
+    moved[~in_kept] = kept[np.argmax(unit_rows[~in_kept] @ centroids.T, axis=1)]
+    return moved
+
+
 def _sense_model(unit_rows: np.ndarray, labels: np.ndarray, row_spread: float) -> SenseModel:
     """Centroids and shares for ``labels``, senses renumbered largest first (ties: first seen)."""
     _, first, inverse, counts = np.unique(labels, return_index=True, return_inverse=True, return_counts=True)
@@ -111,15 +149,18 @@ def _sense_model(unit_rows: np.ndarray, labels: np.ndarray, row_spread: float) -
 def induce_senses(
     unit_rows: np.ndarray,
     *,
-    split_threshold: float = SPLIT_THRESHOLD,
+    split_threshold: Optional[float] = None,
     cut_distance: float = CUT_DISTANCE,
     max_senses: int = MAX_SENSES,
     min_tokens: int = MIN_TOKENS,
+    min_share: float = MIN_SHARE,
 ) -> SenseModel:
     """Senses of one type from its occurrences in the sense space (n, d) unit rows.
 
-    Zero rows take no part in the decision and join the largest sense. An empty input
-    gives zero senses.
+    ``split_threshold`` None: the calibrated SPLIT_THRESHOLDS for the number of rows; a
+    number: that threshold for every n. A sense holds at least ``min_share`` of the rows
+    (at least one row). Zero rows take no part in the decision and join the largest
+    sense. An empty input gives zero senses.
     """
     rows = np.asarray(unit_rows, dtype=np.float64)
     if rows.ndim != 2:
@@ -131,7 +172,7 @@ def induce_senses(
     voting = rows[nonzero]
     row_spread = spread(voting)
     labels = np.zeros(n, dtype=np.int64)
-    if len(voting) < max(min_tokens, 3) or row_spread <= split_threshold:
+    if len(voting) < max(min_tokens, 3) or row_spread <= split_threshold_for(len(voting), split_threshold):
         return _sense_model(rows, labels, row_spread)
     distances = np.clip(1.0 - voting @ voting.T, 0.0, 2.0)
     np.fill_diagonal(distances, 0.0)
@@ -142,6 +183,8 @@ def induce_senses(
     if n_clusters > upper or n_clusters < 2:
         voting_labels = fcluster(tree, t=int(np.clip(n_clusters, 2, upper)), criterion="maxclust")
     voting_labels = np.unique(voting_labels, return_inverse=True)[1]
+    min_size = max(1, int(np.ceil(min_share * len(voting) - 1e-9)))
+    voting_labels = np.unique(dissolve_small_clusters(voting, voting_labels, min_size), return_inverse=True)[1]
     labels[nonzero] = voting_labels
     labels[~nonzero] = np.bincount(voting_labels).argmax()
     return _sense_model(rows, labels, row_spread)
