@@ -26,7 +26,7 @@ from spacy_ctxvec.analysis.occurrences import sense_counts_for
 from spacy_ctxvec.evaluation.metrics import partial_spearman, spearman
 from spacy_ctxvec.evaluation.readers import SenseSentences, read_sense_counts, read_sense_sentences
 from spacy_ctxvec.evaluation.tasks import evaluate_senses, polysemy_component
-from spacy_ctxvec.lexicon.sense_inventory import induce_inventory
+from spacy_ctxvec.lexicon.sense_inventory import DEFAULT_SETTINGS
 from spacy_ctxvec.ops.cosine import normalise_rows
 from spacy_ctxvec.ops.senses import sense_entropy, spread
 from spacy_ctxvec.pipelines import load_pipeline
@@ -88,6 +88,8 @@ def main() -> None:
     parser.add_argument("--per-lemma", type=int, default=10)
     parser.add_argument("--min-count", type=int, default=5)
     parser.add_argument("--output", type=Path)
+    parser.add_argument("--reinduce", action="store_true",
+                        help="induce the senses again with this package's default settings (not the saved ones)")
     args = parser.parse_args()
 
     nlp = load_pipeline(args.pipeline)
@@ -95,7 +97,9 @@ def main() -> None:
     lexicon = component.lexicon
     inventory = component.senses
     started = time.perf_counter()
-    if inventory is None:
+    if args.reinduce:
+        component.induction_settings = {name: DEFAULT_SETTINGS[name] for name in component.induction_settings}
+    if inventory is None or args.reinduce:
         inventory = component.build_senses()
     result = {
         "pipeline": args.pipeline,
