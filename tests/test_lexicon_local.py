@@ -25,13 +25,6 @@ def write_corpus(path: Path, n_docs: int, seed: int = 0) -> Path:
     return path
 
 
-@pytest.fixture(scope="module")
-def tiny_pipeline_dir(tiny_nlp, tmp_path_factory) -> Path:
-    path = tmp_path_factory.mktemp("tiny_pipeline")
-    tiny_nlp.to_disk(path)
-    return path
-
-
 @Language.component("test_strip_s_lemmas", assigns=["token.lemma"])
 def strip_s_lemmas(doc):
     for token in doc:

@@ -145,11 +145,6 @@ class TwoNodeCluster:
             shutil.rmtree(directory, ignore_errors=True)
 
 
-@pytest.fixture(scope="module")
-def ray():
-    return pytest.importorskip("ray")
-
-
 @pytest.fixture
 def cluster(ray, monkeypatch) -> Iterator[TwoNodeCluster]:
     """A fresh two-node cluster per test (one test stops a node), torn down by PID."""
@@ -163,13 +158,6 @@ def cluster(ray, monkeypatch) -> Iterator[TwoNodeCluster]:
             ray.shutdown()
         two_nodes.stop()
     assert not processes_naming(two_nodes.head_dir) and not processes_naming(two_nodes.node_dir)
-
-
-@pytest.fixture(scope="module")
-def tiny_pipeline_dir(tiny_nlp, tmp_path_factory) -> Path:
-    path = tmp_path_factory.mktemp("tiny_pipeline")
-    tiny_nlp.to_disk(path)
-    return path
 
 
 @pytest.fixture(scope="module")

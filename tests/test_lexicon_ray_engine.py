@@ -46,18 +46,6 @@ def write_corpus(directory: Path) -> Path:
 
 
 @pytest.fixture(scope="module")
-def ray():
-    return pytest.importorskip("ray")
-
-
-@pytest.fixture(scope="module")
-def tiny_pipeline_dir(tiny_nlp, tmp_path_factory) -> Path:
-    path = tmp_path_factory.mktemp("tiny_pipeline")
-    tiny_nlp.to_disk(path)
-    return path
-
-
-@pytest.fixture(scope="module")
 def corpus_dir(tmp_path_factory) -> Path:
     return write_corpus(tmp_path_factory.mktemp("corpus"))
 
