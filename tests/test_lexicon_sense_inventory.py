@@ -157,10 +157,18 @@ def test_lexicon_without_a_sample_and_bad_settings_are_coded_errors(data):
         induce_inventory(Lexicon.from_occurrences(keys, vectors), min_count=5)
     lexicon = lexicon_with_sample(keys, vectors)
     for setting, value in (("cut_distance", 0.0), ("max_senses", 1), ("min_tokens", 2), ("split_threshold", float("nan")),
-                           ("n_directions", -1), ("min_count", 0)):
+                           ("n_directions", -1), ("min_count", 0), ("min_share", 0.6), ("min_share", float("nan")),
+                           ("split_threshold", 2.5)):
         settings = {"min_count": 5, setting: value}
         with pytest.raises(CtxvecError, match=f"E603.*{setting}"):
             induce_inventory(lexicon, **settings)
+
+
+def test_default_split_threshold_is_calibrated_and_saved_as_null(data):
+    keys, vectors, _, _ = data
+    inventory = induce_inventory(lexicon_with_sample(keys, vectors), min_count=5)
+    assert inventory.settings["split_threshold"] is None and inventory.settings["min_share"] == 0.1
+    assert SenseInventory.from_bytes(inventory.to_bytes()).settings == inventory.settings
 
 
 def test_empty_sample_gives_an_empty_inventory():
