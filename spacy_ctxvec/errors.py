@@ -301,10 +301,10 @@ class Errors(metaclass=_ErrorsWithCodes):
     E505 = ("The ray engine does not support {option}: {reason}.")
     E520 = ("Ray node(s) {nodes} left the cluster during the build, and the {n_left} node(s) "
             "left have {have} {resource}: {num_workers} workers with {per_worker} {resource} "
-            "each need {need}, so the lost workers cannot be restarted (waited {seconds:.0f} s). "
-            "The build stopped; nothing was saved. Rerun the same build-lexicon command once "
-            "the cluster has {need} {resource} again, or with --num-workers {fit}; it starts "
-            "over and counts every document once.")
+            "each need {need}, and no shard has finished for {seconds:.0f} s, so the lost "
+            "workers could not be restarted. The build stopped; nothing was saved. Rerun the "
+            "same build-lexicon command once the cluster has {need} {resource} again{or_fewer}; "
+            "it starts over and counts every document once.")
     E521 = ("Not a WordNet package ({member}: {line}). The sense-count step reads the "
             "index.noun/verb/adj/adv files of NLTK's wordnet.zip (WordNet 3.0); fetch it "
             "again with `python -m spacy project assets`, or pass --vars.sense_counts PATH "

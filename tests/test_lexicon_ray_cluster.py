@@ -7,9 +7,12 @@ address (127.0.0.2).
   lexicon whose arrays (keys, counts, fixed-point sums) are bitwise equal to the local
   engine's.
 - A node stopped mid-build (its raylet, agents and workers killed by PID while its actor
-  holds a shard): the node left cannot hold the 2-actor pool, so the build stops with
-  E520 naming the lost node and what to rerun, instead of waiting forever; that rerun
-  gives the local engine's lexicon bit for bit, so nothing is counted twice.
+  holds a shard): the node left finishes its shards, Ray Data releases its idle actor,
+  the lost actor restarts there and reruns the lost shard, and the lexicon equals the
+  local engine's bit for bit (nothing counted twice, nothing lost).
+- The same loss while the node left is stuck too: no shard finishes, so the build stops
+  with E520 naming the lost node and what to rerun, instead of waiting forever; that
+  rerun gives the local engine's lexicon bit for bit.
 
 The cluster is torn down by PID (every process whose command line names one of the two
 temp dirs, and their children), never with a machine-wide `ray stop`, which would also
@@ -219,11 +222,11 @@ def ray_nodes(address: str) -> List[dict]:
         ray.shutdown()
 
 
-def stall_on_node_worker_class(node_b_id: str, holding: Path):
+def stall_on_node_worker_class(node_b_id: str, holding: Path, stuck_elsewhere: bool = False):
     """A PartialLexiconWorker whose actor on node b holds its first shard until the node
     is stopped (writing ``holding`` when it starts to hold it), and whose actors on other
     nodes wait for that moment before they start, so that node b surely has work when it
-    is stopped."""
+    is stopped. With ``stuck_elsewhere`` the other actors then hold their shard too."""
     from spacy_ctxvec.lexicon.ray_workers import PartialLexiconWorker
 
     class StallOnNodeB(PartialLexiconWorker):
@@ -236,52 +239,92 @@ def stall_on_node_worker_class(node_b_id: str, holding: Path):
             deadline = time.monotonic() + 300
             while not holding.exists() and time.monotonic() < deadline:
                 time.sleep(0.2)
+            if stuck_elsewhere:
+                time.sleep(600)  # killed with the build's job long before
             return super().__call__(batch)
 
     return StallOnNodeB
 
 
-def test_node_stopped_mid_build_is_a_coded_error_and_the_rerun_counts_once(
-    ray, cluster, tiny_pipeline_dir, corpus_file, local_result, tmp_path, monkeypatch
-):
-    """Node b is stopped (all its processes killed) while its actor holds a shard. The
-    head alone (1 CPU) cannot restart the lost actor of a 2-worker pool, so the build
-    stops with E520 instead of waiting forever, and says what to rerun; that rerun
-    (--num-workers 1 on the node left) gives the local engine's lexicon bit for bit."""
-    from spacy_ctxvec.lexicon import ray_engine
+def build_losing_node_b(ray_engine, cluster: TwoNodeCluster, tiny_pipeline_dir: Path, corpus_file: Path,
+                        holding: Path, stuck_elsewhere: bool) -> Dict[str, object]:
+    """Run a 2-worker build in which node b is stopped while its actor holds a shard.
+    Returns what happened: "result" or "error", "stopped_pids", and "seconds" from the
+    stop to the end of the build."""
+    import ray
 
-    monkeypatch.setattr(ray_engine, "NODE_LOSS_GRACE_S", 10.0)
-    # If the build ever stalls for another reason, fail in minutes, not after Ray's 30.
-    monkeypatch.setattr(ray.data.DataContext.get_current(), "execution_no_progress_timeout_s", 600)
     node_b_id = next(node["NodeID"] for node in ray_nodes(cluster.address) if NODE_B_RESOURCE in node["Resources"])
     ray.cloudpickle.register_pickle_by_value(sys.modules[__name__])
-    holding = tmp_path / "holding"
-    stopped: Dict[str, object] = {}
+    outcome: Dict[str, object] = {"node_b_id": node_b_id}
 
     def stop_node_b_when_it_holds_a_shard() -> None:
         deadline = time.monotonic() + 400
         while not holding.exists() and time.monotonic() < deadline:
             time.sleep(0.2)
         if holding.exists():
-            stopped["pids"] = cluster.stop_node_b()
-            stopped["at"] = time.monotonic()
+            outcome["stopped_pids"] = cluster.stop_node_b()
+            outcome["stopped_at"] = time.monotonic()
 
     killer = threading.Thread(target=stop_node_b_when_it_holds_a_shard, daemon=True)
     killer.start()
-    with pytest.raises(CtxvecError) as caught:
-        ray_engine.build_lexicon_ray(
+    try:
+        outcome["result"] = ray_engine.build_lexicon_ray(
             tiny_pipeline_dir, corpus_file, address=cluster.address, num_workers=2, shard_size=SHARD_SIZE,
-            batch_size=BATCH_SIZE, progress=False, worker_class=stall_on_node_worker_class(node_b_id, holding),
+            batch_size=BATCH_SIZE, progress=False,
+            worker_class=stall_on_node_worker_class(node_b_id, holding, stuck_elsewhere),
         )
-    waited = time.monotonic() - stopped.get("at", 0.0)
+    except CtxvecError as err:
+        outcome["error"] = err
+    outcome["seconds"] = time.monotonic() - float(outcome.get("stopped_at", 0.0))
     killer.join(timeout=5)
-    assert stopped.get("pids"), "node b never held a shard"
+    return outcome
+
+
+def test_node_stopped_mid_build_the_node_left_finishes_and_counts_once(
+    ray, cluster, tiny_pipeline_dir, corpus_file, local_result, tmp_path, monkeypatch
+):
+    """Node b is stopped (all its processes killed) while its actor holds a shard. The head
+    (1 CPU) cannot hold a second actor, but once its own actor runs out of input Ray Data
+    releases it and the lost actor restarts in its place, reruns the lost shard, and the
+    lexicon is the local engine's bit for bit. The default grace period (60 s) is not
+    reached: shards keep finishing."""
+    from spacy_ctxvec.lexicon import ray_engine
+
+    # If the build ever stalls for another reason, fail in minutes, not after Ray's 30.
+    monkeypatch.setattr(ray.data.DataContext.get_current(), "execution_no_progress_timeout_s", 600)
+    outcome = build_losing_node_b(ray_engine, cluster, tiny_pipeline_dir, corpus_file, tmp_path / "holding",
+                                  stuck_elsewhere=False)
+    assert outcome.get("stopped_pids"), "node b never held a shard"
     assert not cluster.node_b_processes()
-    message = str(caught.value)
+    assert "error" not in outcome, str(outcome.get("error"))
+    result = outcome["result"]
+    assert (result.n_docs, result.n_tokens) == (local_result.n_docs, local_result.n_tokens)
+    assert_bitwise_equal(result.lexicon, local_result.lexicon)
+    assert not ray.is_initialized()
+
+
+def test_node_stopped_while_the_node_left_is_stuck_is_a_coded_error_and_the_rerun_counts_once(
+    ray, cluster, tiny_pipeline_dir, corpus_file, local_result, tmp_path, monkeypatch
+):
+    """Node b is stopped while its actor holds a shard, and the head's actor holds its own
+    shard and never finishes it. No shard finishes and the head cannot hold a second
+    actor, so after the grace period the build stops with E520 instead of waiting
+    forever, and says what to rerun; that rerun (--num-workers 1 on the node left) gives
+    the local engine's lexicon bit for bit."""
+    from spacy_ctxvec.lexicon import ray_engine
+
+    monkeypatch.setattr(ray_engine, "NODE_LOSS_GRACE_S", 10.0)
+    monkeypatch.setattr(ray.data.DataContext.get_current(), "execution_no_progress_timeout_s", 600)
+    outcome = build_losing_node_b(ray_engine, cluster, tiny_pipeline_dir, corpus_file, tmp_path / "holding",
+                                  stuck_elsewhere=True)
+    assert outcome.get("stopped_pids"), "node b never held a shard"
+    assert not cluster.node_b_processes()
+    assert "result" not in outcome, "the build finished although no actor could work"
+    message = str(outcome["error"])
     assert message.startswith("[CTX-E520]"), message
-    assert node_b_id[:12] in message and "Rerun the same build-lexicon command" in message
+    assert str(outcome["node_b_id"])[:12] in message and "Rerun the same build-lexicon command" in message
     assert "--num-workers 1" in message and "nothing was saved" in message
-    assert waited < 10.0 + 60.0  # the grace period and a few checks, not forever
+    assert float(outcome["seconds"]) < 10.0 + 60.0  # the grace period and a few checks, not forever
     time.sleep(5)  # the stopped build's Ray Data executor must not start a local Ray
     assert not ray.is_initialized()
 

@@ -13,7 +13,8 @@ import pytest
 
 from spacy_ctxvec.lexicon.engines import get_engine
 from spacy_ctxvec.lexicon.local import build_lexicon_local
-from spacy_ctxvec.lexicon.ray_engine import MERGE_GROUP, build_lexicon_ray, merge_partials
+from spacy_ctxvec.lexicon import ray_engine
+from spacy_ctxvec.lexicon.ray_engine import MERGE_GROUP, NodeLossWatch, build_lexicon_ray, merge_partials
 from spacy_ctxvec.errors import CtxvecError
 from spacy_ctxvec.lexicon.statistics import Lexicon, merge_all
 
@@ -116,6 +117,62 @@ def test_merge_partials_in_groups_equals_merging_all():
     assert lexicon == merge_all(parts)  # bitwise: grouping does not change the sums
     assert n_docs == 3 * len(parts)
     assert skipped == [("f.jsonl", 10), ("f.jsonl", 20), ("f.jsonl", 30), ("f.jsonl", 40)]
+
+
+
+class ClusterState:
+    """What NodeLossWatch reads from Ray: ``nodes()``, a list of node dicts, set by the test."""
+
+    def __init__(self, cpus_per_node: List[float]) -> None:
+        self.node_list = [{"NodeID": f"node{i:02d}" + "0" * 20, "NodeManagerAddress": f"10.0.0.{i}", "Alive": True,
+                           "Resources": {"CPU": cpus}} for i, cpus in enumerate(cpus_per_node)]
+
+    def nodes(self) -> List[dict]:
+        return self.node_list
+
+    def lose(self, index: int) -> None:
+        self.node_list[index] = {**self.node_list[index], "Alive": False}
+
+
+def test_node_loss_is_an_error_only_when_the_pool_is_short_and_nothing_moves(monkeypatch):
+    monkeypatch.setattr(ray_engine, "NODE_LOSS_GRACE_S", 0.3)
+    cluster = ClusterState([1.0, 1.0])
+    watch = NodeLossWatch(cluster, num_workers=2, num_cpus_per_worker=1.0, num_gpus_per_worker=0.0)
+    time.sleep(0.4)
+    watch.check()  # nobody lost: a quiet build is not a node loss
+    cluster.lose(1)
+    watch.check()  # lost, and short of a CPU: the grace period starts now
+    for _ in range(4):  # shards keep finishing on the node left: the build is moving
+        time.sleep(0.15)
+        watch.saw_progress()
+        watch.check()
+    time.sleep(0.4)
+    with pytest.raises(CtxvecError, match=r"^\[CTX-E520\]") as caught:
+        watch.check()
+    message = str(caught.value)
+    assert "node01" in message and "10.0.0.1" in message and "--num-workers 1" in message
+
+
+def test_node_loss_with_room_left_is_not_an_error(monkeypatch):
+    monkeypatch.setattr(ray_engine, "NODE_LOSS_GRACE_S", 0.1)
+    cluster = ClusterState([2.0, 1.0])
+    watch = NodeLossWatch(cluster, num_workers=2, num_cpus_per_worker=1.0, num_gpus_per_worker=0.0)
+    cluster.lose(1)
+    watch.check()
+    time.sleep(0.2)
+    watch.check()  # the node left holds both actors: Ray restarts the lost one there
+
+
+def test_node_loss_leaving_no_room_for_one_worker_names_no_smaller_pool(monkeypatch):
+    monkeypatch.setattr(ray_engine, "NODE_LOSS_GRACE_S", 0.1)
+    cluster = ClusterState([0.0, 2.0])
+    watch = NodeLossWatch(cluster, num_workers=2, num_cpus_per_worker=1.0, num_gpus_per_worker=0.0)
+    cluster.lose(1)
+    watch.check()
+    time.sleep(0.2)
+    with pytest.raises(CtxvecError, match=r"^\[CTX-E520\]") as caught:
+        watch.check()
+    assert "--num-workers" not in str(caught.value)  # no pool size fits on 0 CPUs
 
 
 def test_missing_ray_names_the_extra(tiny_pipeline_dir, corpus_dir, monkeypatch):

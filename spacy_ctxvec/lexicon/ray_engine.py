@@ -13,10 +13,13 @@ When an actor dies, Ray Data restarts it and reruns the unfinished task; the rer
 outputs take the same object ids as the lost attempt's, and the driver only merges rows
 that the dataset iterator hands it, once each.
 
-When a node dies and the nodes left cannot hold the actor pool, Ray would wait forever
-for room to restart the lost actors; the driver watches the cluster and stops with E520
-(what was lost, what to rerun) after NODE_LOSS_GRACE_S seconds. Other unrecoverable
-node or worker failures become E522. A stopped build saves nothing; the rerun starts over.
+When a node dies, its actors' unfinished shards wait for those actors to restart. The
+nodes left may still finish the build: Ray Data releases an actor that has no more
+input, and the lost actor restarts in its place and reruns its shard (counted once, as
+above). When the nodes left are too small for the actor pool AND no shard finishes for
+NODE_LOSS_GRACE_S seconds, the driver stops with E520 (what was lost, what to rerun)
+instead of waiting forever. Other unrecoverable node or worker failures become E522. A
+stopped build saves nothing; the rerun starts over.
 
 Ray is imported lazily; without it the engine raises E502 naming ``pip install
 spacy-ctxvec[ray]``.
@@ -57,11 +60,11 @@ from .statistics import Lexicon, merge_all
 READ_TASK_CPUS = 0.0
 MERGE_GROUP = 16
 # A node that dies takes its actors with it. Ray restarts them on the nodes left when
-# those have room; on a fixed cluster that lost a node they have none, and the shard the
-# dead actor held would wait forever. The driver looks at the cluster every
-# NODE_CHECK_S seconds and stops with E520 once nodes were lost and the nodes left have
-# been unable to hold the actor pool for NODE_LOSS_GRACE_S seconds (time enough for an
-# autoscaler to replace the node).
+# those have room, or once Ray Data releases an actor that ran out of input; when neither
+# happens the shard the dead actor held would wait forever. The driver looks at the
+# cluster every NODE_CHECK_S seconds and stops with E520 once nodes were lost, the nodes
+# left are too small for the actor pool, and no shard has finished for NODE_LOSS_GRACE_S
+# seconds (time enough for an autoscaler to replace the node, or for a restart).
 NODE_CHECK_S = 2.0
 NODE_LOSS_GRACE_S = 60.0
 
@@ -216,8 +219,12 @@ def stall_error(err: BaseException) -> Optional[CtxvecError]:
 
 
 class NodeLossWatch:
-    """Notices nodes that leave the cluster during a build; E520 once the nodes left have
-    been too small for the actor pool for NODE_LOSS_GRACE_S seconds."""
+    """Notices nodes that leave the cluster during a build; E520 once the nodes left are
+    too small for the actor pool and no shard has finished for NODE_LOSS_GRACE_S seconds.
+
+    ``ray`` needs only ``nodes()``, Ray's list of node dicts. Call ``saw_progress`` for
+    every finished shard and ``check`` periodically.
+    """
 
     def __init__(self, ray: Any, num_workers: int, num_cpus_per_worker: float, num_gpus_per_worker: float) -> None:
         self.ray = ray
@@ -225,6 +232,11 @@ class NodeLossWatch:
         self.per_worker = {"CPU": num_cpus_per_worker, "GPU": num_gpus_per_worker}
         self.start_nodes = {node["NodeID"]: node.get("NodeManagerAddress", "?") for node in self._alive()}
         self.short_since: Optional[float] = None
+        self.last_progress = time.monotonic()
+
+    def saw_progress(self) -> None:
+        """A shard finished: the build is moving, whatever the cluster looks like."""
+        self.last_progress = time.monotonic()
 
     def _alive(self) -> List[Dict[str, Any]]:
         return [node for node in self.ray.nodes() if node.get("Alive")]
@@ -245,13 +257,15 @@ class NodeLossWatch:
             return
         now = time.monotonic()
         self.short_since = self.short_since if self.short_since is not None else now
-        if now - self.short_since < NODE_LOSS_GRACE_S:
+        if now - max(self.short_since, self.last_progress) < NODE_LOSS_GRACE_S:
             return
         resource, per_worker, need, have = shortfall
         nodes = ", ".join(f"{node_id[:12]} ({self.start_nodes[node_id]})" for node_id in lost)
+        fit = int(have // per_worker)
         raise CtxvecError(Errors.E520.format(
             nodes=nodes, n_left=len(alive), have=have, resource=resource, num_workers=self.num_workers,
-            per_worker=per_worker, need=need, seconds=NODE_LOSS_GRACE_S, fit=max(1, int(have // per_worker)) if per_worker else self.num_workers,
+            per_worker=per_worker, need=need, seconds=NODE_LOSS_GRACE_S,
+            or_fewer=f", or with --num-workers {fit}" if fit >= 1 else "",
         ))
 
 
@@ -279,9 +293,15 @@ def merge_watching(rows: Iterable[Dict[str, Any]], watch: Optional[NodeLossWatch
     every NODE_CHECK_S seconds (E520 from the watch ends the wait)."""
     outcome: Dict[str, Any] = {}
 
+    def noted(rows: Iterable[Dict[str, Any]]) -> Iterator[Dict[str, Any]]:
+        for row in rows:
+            if watch is not None:
+                watch.saw_progress()
+            yield row
+
     def run() -> None:
         try:
-            outcome["value"] = merge_partials(rows, progress=progress)
+            outcome["value"] = merge_partials(noted(rows), progress=progress)
         except BaseException as err:  # handed to the calling thread
             outcome["error"] = err
 
