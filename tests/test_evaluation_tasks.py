@@ -194,12 +194,14 @@ SENSE_CORPUS = [
 
 @pytest.fixture(scope="module")
 def sense_nlp(tiny_bert_dir):
-    """Tiny transformer + ctxvec_context + ctxvec_polysemy with senses induced from a
-    small corpus; split_threshold 0 so that sampled types with >= 3 rows split."""
+    """Tiny transformer + ctxvec_static (its input embeddings) + ctxvec_context +
+    ctxvec_polysemy with senses induced from a small corpus; split_threshold 0 so that
+    sampled types with >= 3 rows split."""
     from .conftest import transformer_config
 
     nlp = spacy.blank("en")
     nlp.add_pipe("transformer", config=transformer_config(str(tiny_bert_dir), window=8, stride=6))
+    nlp.add_pipe("ctxvec_static")
     nlp.add_pipe("ctxvec_context")
     component = nlp.add_pipe("ctxvec_polysemy", config={"min_count": 3, "split_threshold": 0.0, "min_tokens": 3,
                                                         "cut_distance": 0.01})
@@ -235,7 +237,11 @@ def test_evaluate_scws_sense_and_static_rows(sense_nlp, tiny_nlp, tmp_path):
     path.write_text("".join(f"{i}\t{w1}\tn\t{w2}\tn\t{c1}\t{c2}\t{s}\n" for i, (w1, c1, w2, c2, s) in enumerate(rows)),
                     encoding="utf8")
     report = evaluate_scws(sense_nlp, read_scws(path), "ratings.txt")
-    cosines, covered = [], []
+    cosines, static_cosines, covered = [], [], []
+
+    def cosine(a, b):
+        return float(a @ b / np.linalg.norm(a) / np.linalg.norm(b))
+
     for _, first, _, second, _ in rows:
         tokens = []
         for context in (first, second):
@@ -243,12 +249,17 @@ def test_evaluate_scws_sense_and_static_rows(sense_nlp, tiny_nlp, tmp_path):
             tokens.append(sense_nlp(" ".join(w for w in words if w not in ("<b>", "</b>")))[words.index("<b>")])
         covered.append(all(t._.sense is not None for t in tokens))
         if covered[-1]:
-            a, b = tokens[0]._.sense_vec, tokens[1]._.sense_vec
-            cosines.append(float(a @ b / np.linalg.norm(a) / np.linalg.norm(b)))
+            cosines.append(cosine(tokens[0]._.sense_vec, tokens[1]._.sense_vec))
+            # Rounded: the same word's vector twice must tie at 1.0, not differ in float32 noise.
+            static_cosines.append(round(cosine(tokens[0]._.static_vec, tokens[1]._.static_vec), 6))
     assert covered == [True, True, True, True, False]  # pen was never seen: no sense
     assert report.details["sense_vec_covered"] == 4.0 and report.details["sense_vec_coverage"] == pytest.approx(0.8)
     assert report.details["sense_vec"] == pytest.approx(spearmanr([3.0, 2.0, 6.0, 1.0], cosines).statistic)
     assert "context_vec_on_sense_covered" in report.details
+    # The fair static baseline: static_vec on the same four pairs (all five have one).
+    assert report.details["static_vec_covered"] == 5.0
+    assert report.details["static_vec_on_sense_covered"] == pytest.approx(
+        spearmanr([3.0, 2.0, 6.0, 1.0], static_cosines).statistic)
     # Without senses (tiny_nlp): no sense rows, and no static rows without ctxvec_static.
     plain = evaluate_scws(tiny_nlp, read_scws(path), "ratings.txt")
     assert "sense_vec" not in plain.details and "static_vec" not in plain.details

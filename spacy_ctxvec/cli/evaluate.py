@@ -147,7 +147,9 @@ def scws_cli(
         if "sense_vec" in details:
             msg.info(f"sense_vec (the sense's static vector): spearman {_rho(details['sense_vec'])} on the "
                      f"{int(details['sense_vec_covered'])}/{report.n_pairs} pairs whose two targets have a sense "
-                     f"(context_vec on those pairs: {_rho(details['context_vec_on_sense_covered'])})")
+                     f"(on those pairs: context_vec {_rho(details['context_vec_on_sense_covered'])}"
+                     + (f", static_vec {_rho(details['static_vec_on_sense_covered'])}" if "static_vec_on_sense_covered" in details else "")
+                     + ")")
         if report.spearman is not None:
             msg.good(f"spearman {report.spearman:.3f} (pipeline's context_vec), {report.n_covered}/{report.n_pairs} pairs covered")
     _fail_if_undefined([report])

@@ -98,40 +98,55 @@ def evaluate_scws(nlp: Language, pairs: ContextPairs, name: str = "scws", batch_
     report.details["same_word_pairs"] = float(same_word.sum())
     report.details["same_word_spearman"] = similarity_report(
         report.name, first.pipeline, second.pipeline, covered & same_word, pairs.scores).spearman
-    report.details.update(_static_rows(nlp, pairs, covered))
-    report.details.update(_sense_rows(first, second, covered, pairs.scores))
+    static = _static_target_vectors(nlp, pairs)
+    report.details.update(_static_rows(static, pairs.scores))
+    report.details.update(_sense_rows(first, second, covered, pairs.scores, static))
     return report
 
 
-def _static_rows(nlp: Language, pairs: ContextPairs, covered: np.ndarray) -> Dict[str, Optional[float]]:
-    """Spearman of the two target words' token._.static_vec cosines (one vector per
-    word type), where the pipeline has ctxvec_static; with its coverage."""
+def _static_target_vectors(nlp: Language, pairs: ContextPairs) -> Optional[Tuple[np.ndarray, np.ndarray, np.ndarray]]:
+    """token._.static_vec of each pair's two target words (one vector per word type) and
+    whether both have one, where the pipeline has ctxvec_static; else None."""
     if not any(nlp.get_pipe_meta(name).factory == "ctxvec_static" for name in nlp.pipe_names):
-        return {}
+        return None
     targets1 = [words[i] for words, i in zip(pairs.words1, pairs.index1)]
     targets2 = [words[i] for words, i in zip(pairs.words2, pairs.index2)]
     vocabulary = unique_words(targets1, targets2)
     vectors, found = static_token_vectors(nlp, vocabulary)
     both = rows_for(targets1, vocabulary, found) & rows_for(targets2, vocabulary, found)
-    report = similarity_report("static", rows_for(targets1, vocabulary, vectors), rows_for(targets2, vocabulary, vectors),
-                               both, pairs.scores)
+    return rows_for(targets1, vocabulary, vectors), rows_for(targets2, vocabulary, vectors), both
+
+
+def _static_rows(static: Optional[Tuple[np.ndarray, np.ndarray, np.ndarray]], scores: np.ndarray) -> Dict[str, Optional[float]]:
+    """Spearman of the two target words' static_vec cosines, with its coverage."""
+    if static is None:
+        return {}
+    first, second, both = static
+    report = similarity_report("static", first, second, both, scores)
     return {"static_vec": report.spearman, "static_vec_covered": float(report.n_covered)}
 
 
-def _sense_rows(first, second, covered: np.ndarray, scores: np.ndarray) -> Dict[str, Optional[float]]:
+def _sense_rows(first, second, covered: np.ndarray, scores: np.ndarray,
+                static: Optional[Tuple[np.ndarray, np.ndarray, np.ndarray]] = None) -> Dict[str, Optional[float]]:
     """Spearman of the cosine of the two targets' token._.sense_vec (where the pipeline
-    has senses), on the pairs whose two targets both have a sense; and the contextual
-    vectors' Spearman on the same pairs, for comparison."""
+    has senses), on the pairs whose two targets both have a sense; and on the same pairs
+    the contextual vectors' Spearman and (with ctxvec_static) the static vectors', the
+    fair baselines for a sense-aware static table."""
     if first.sense_vectors is None or second.sense_vectors is None:
         return {}
     both = first.has_sense & second.has_sense
-    return {
+    rows = {
         "sense_vec": similarity_report("sense_vec", first.sense_vectors, second.sense_vectors, both, scores).spearman,
         "sense_vec_covered": float(both.sum()),
         "sense_vec_coverage": float(both.mean()) if len(both) else 0.0,
         "context_vec_on_sense_covered": similarity_report("context_vec", first.pipeline, second.pipeline,
                                                           both & covered, scores).spearman,
     }
+    if static is not None:
+        static_first, static_second, static_both = static
+        on_sense = similarity_report("static", static_first, static_second, both & static_both, scores)
+        rows["static_vec_on_sense_covered"] = on_sense.spearman
+    return rows
 
 
 def polysemy_component(nlp: Language):
