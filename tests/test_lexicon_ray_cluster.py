@@ -246,12 +246,14 @@ def stall_on_node_worker_class(node_b_id: str, holding: Path, stuck_elsewhere: b
     return StallOnNodeB
 
 
-def build_losing_node_b(ray_engine, cluster: TwoNodeCluster, tiny_pipeline_dir: Path, corpus_file: Path,
+def build_losing_node_b(cluster: TwoNodeCluster, tiny_pipeline_dir: Path, corpus_file: Path,
                         holding: Path, stuck_elsewhere: bool) -> Dict[str, object]:
     """Run a 2-worker build in which node b is stopped while its actor holds a shard.
     Returns what happened: "result" or "error", "stopped_pids", and "seconds" from the
     stop to the end of the build."""
     import ray
+
+    from spacy_ctxvec.lexicon import ray_engine
 
     node_b_id = next(node["NodeID"] for node in ray_nodes(cluster.address) if NODE_B_RESOURCE in node["Resources"])
     ray.cloudpickle.register_pickle_by_value(sys.modules[__name__])
@@ -288,11 +290,9 @@ def test_node_stopped_mid_build_the_node_left_finishes_and_counts_once(
     releases it and the lost actor restarts in its place, reruns the lost shard, and the
     lexicon is the local engine's bit for bit. The default grace period (60 s) is not
     reached: shards keep finishing."""
-    from spacy_ctxvec.lexicon import ray_engine
-
     # If the build ever stalls for another reason, fail in minutes, not after Ray's 30.
     monkeypatch.setattr(ray.data.DataContext.get_current(), "execution_no_progress_timeout_s", 600)
-    outcome = build_losing_node_b(ray_engine, cluster, tiny_pipeline_dir, corpus_file, tmp_path / "holding",
+    outcome = build_losing_node_b(cluster, tiny_pipeline_dir, corpus_file, tmp_path / "holding",
                                   stuck_elsewhere=False)
     assert outcome.get("stopped_pids"), "node b never held a shard"
     assert not cluster.node_b_processes()
@@ -315,7 +315,7 @@ def test_node_stopped_while_the_node_left_is_stuck_is_a_coded_error_and_the_reru
 
     monkeypatch.setattr(ray_engine, "NODE_LOSS_GRACE_S", 10.0)
     monkeypatch.setattr(ray.data.DataContext.get_current(), "execution_no_progress_timeout_s", 600)
-    outcome = build_losing_node_b(ray_engine, cluster, tiny_pipeline_dir, corpus_file, tmp_path / "holding",
+    outcome = build_losing_node_b(cluster, tiny_pipeline_dir, corpus_file, tmp_path / "holding",
                                   stuck_elsewhere=True)
     assert outcome.get("stopped_pids"), "node b never held a shard"
     assert not cluster.node_b_processes()

@@ -119,7 +119,6 @@ def test_merge_partials_in_groups_equals_merging_all():
     assert skipped == [("f.jsonl", 10), ("f.jsonl", 20), ("f.jsonl", 30), ("f.jsonl", 40)]
 
 
-
 class ClusterState:
     """What NodeLossWatch reads from Ray: ``nodes()``, a list of node dicts, set by the test."""
 
@@ -153,23 +152,25 @@ def test_node_loss_is_an_error_only_when_the_pool_is_short_and_nothing_moves(mon
     assert "node01" in message and "10.0.0.1" in message and "--num-workers 1" in message
 
 
-def test_node_loss_with_room_left_is_not_an_error(monkeypatch):
+def watch_past_grace_after_losing_node_1(monkeypatch, cpus_per_node: List[float]) -> NodeLossWatch:
+    """A watch over a 2-worker pool (1 CPU each) whose node 1 was lost more than the
+    grace period (0.1 s) ago, with no shard finished since."""
     monkeypatch.setattr(ray_engine, "NODE_LOSS_GRACE_S", 0.1)
-    cluster = ClusterState([2.0, 1.0])
+    cluster = ClusterState(cpus_per_node)
     watch = NodeLossWatch(cluster, num_workers=2, num_cpus_per_worker=1.0, num_gpus_per_worker=0.0)
     cluster.lose(1)
     watch.check()
     time.sleep(0.2)
+    return watch
+
+
+def test_node_loss_with_room_left_is_not_an_error(monkeypatch):
+    watch = watch_past_grace_after_losing_node_1(monkeypatch, [2.0, 1.0])
     watch.check()  # the node left holds both actors: Ray restarts the lost one there
 
 
 def test_node_loss_leaving_no_room_for_one_worker_names_no_smaller_pool(monkeypatch):
-    monkeypatch.setattr(ray_engine, "NODE_LOSS_GRACE_S", 0.1)
-    cluster = ClusterState([0.0, 2.0])
-    watch = NodeLossWatch(cluster, num_workers=2, num_cpus_per_worker=1.0, num_gpus_per_worker=0.0)
-    cluster.lose(1)
-    watch.check()
-    time.sleep(0.2)
+    watch = watch_past_grace_after_losing_node_1(monkeypatch, [0.0, 2.0])
     with pytest.raises(CtxvecError, match=r"^\[CTX-E520\]") as caught:
         watch.check()
     assert "--num-workers" not in str(caught.value)  # no pool size fits on 0 CPUs

@@ -32,6 +32,9 @@ from .wic import (
     evaluate_wic_features,
 )
 
+# token._.static_vec of each SCWS pair's first and second target, and whether both have one.
+StaticTargets = Tuple[np.ndarray, np.ndarray, np.ndarray]
+
 
 def wic_pair_vectors(nlp: Language, data, batch_size: Optional[int] = None) -> Tuple[PairVectors, Moments, Sequence[str], int]:
     """Per-view vectors of a WiC split, the corpus moments of its sentences, the view
@@ -104,7 +107,7 @@ def evaluate_scws(nlp: Language, pairs: ContextPairs, name: str = "scws", batch_
     return report
 
 
-def _static_target_vectors(nlp: Language, pairs: ContextPairs) -> Optional[Tuple[np.ndarray, np.ndarray, np.ndarray]]:
+def _static_target_vectors(nlp: Language, pairs: ContextPairs) -> Optional[StaticTargets]:
     """token._.static_vec of each pair's two target words (one vector per word type) and
     whether both have one, where the pipeline has ctxvec_static; else None."""
     if not any(nlp.get_pipe_meta(name).factory == "ctxvec_static" for name in nlp.pipe_names):
@@ -117,7 +120,7 @@ def _static_target_vectors(nlp: Language, pairs: ContextPairs) -> Optional[Tuple
     return rows_for(targets1, vocabulary, vectors), rows_for(targets2, vocabulary, vectors), both
 
 
-def _static_rows(static: Optional[Tuple[np.ndarray, np.ndarray, np.ndarray]], scores: np.ndarray) -> Dict[str, Optional[float]]:
+def _static_rows(static: Optional[StaticTargets], scores: np.ndarray) -> Dict[str, Optional[float]]:
     """Spearman of the two target words' static_vec cosines, with its coverage."""
     if static is None:
         return {}
@@ -127,7 +130,7 @@ def _static_rows(static: Optional[Tuple[np.ndarray, np.ndarray, np.ndarray]], sc
 
 
 def _sense_rows(first, second, covered: np.ndarray, scores: np.ndarray,
-                static: Optional[Tuple[np.ndarray, np.ndarray, np.ndarray]] = None) -> Dict[str, Optional[float]]:
+                static: Optional[StaticTargets] = None) -> Dict[str, Optional[float]]:
     """Spearman of the cosine of the two targets' token._.sense_vec (where the pipeline
     has senses), on the pairs whose two targets both have a sense; and on the same pairs
     the contextual vectors' Spearman and (with ctxvec_static) the static vectors', the
