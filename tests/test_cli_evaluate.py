@@ -191,9 +191,13 @@ def test_senses(default_pipeline_dir, tmp_path):
     assert report["n_sentences"] <= 3 * report["n_lemmas"]
     assert report["baselines"]["one_sense"]["recall"] == 1.0
     assert report["baselines"]["one_per_sentence"]["precision"] is None
+    induced = report["methods"]["induced"]
+    assert induced["n_polysemous"] + induced["n_monosemous"] == report["n_lemmas"]
+    assert report["baselines"]["one_sense"]["monosemous_one_sense"] in (None, 1.0)
     result = runner.invoke(app, ["evaluate", "senses", str(default_pipeline_dir), str(data)])
     assert result.exit_code == 0, result.output
     assert "mean ARI" in result.output and "baseline: one_sense" in result.output
+    assert "ARI (2+ gold)" in result.output and "one sense (1 gold)" in result.output
 
 
 def test_senses_bad_row_names_file_and_line(tmp_path):

@@ -44,6 +44,25 @@ def test_micro_average_over_lemmas():
     assert scores.f1 == pytest.approx(2 * 2 / (4 + 3))
     assert scores.mean_ari == pytest.approx((0.0 + 1.0) / 2)
     assert (scores.n_lemmas, scores.one_sense_fraction, scores.mean_senses) == (2, 0.0, 2.0)
+    # Both lemmas have two gold senses: no monosemous lemma to score.
+    assert (scores.polysemous_ari, scores.n_polysemous) == (pytest.approx(0.5), 2)
+    assert (scores.monosemous_one_sense, scores.n_monosemous) == (None, 0)
+
+
+def test_target_measures_are_split_by_the_gold_senses():
+    gold = [["a", "a", "b", "b"], ["x", "x", "x"], ["m", "m"], ["y", "z"], ["q", "q", "q"]]
+    predicted = [[0, 0, 1, 1], [0, 0, 0], [3, 4], [1, 1], [2, 2, 2]]
+    scores = clustering_scores(gold, predicted)
+    # ARI per lemma: 1 (perfect), 1 (one gold sense, one induced), 0 (one gold sense split
+    # in two), 0 (two gold senses merged), 1 (one gold sense, one induced).
+    assert scores.mean_ari == pytest.approx(3 / 5)
+    assert (scores.polysemous_ari, scores.n_polysemous) == (pytest.approx(1 / 2), 2)
+    assert (scores.monosemous_one_sense, scores.n_monosemous) == (pytest.approx(2 / 3), 3)
+    one_sense = clustering_scores(gold, baseline_labels(gold)[ONE_SENSE])
+    assert (one_sense.polysemous_ari, one_sense.monosemous_one_sense) == (0.0, 1.0)
+    singletons = clustering_scores(gold, baseline_labels(gold)[ONE_PER_SENTENCE])
+    # ["y", "z"] as two singletons is a perfect match; ["a", "a", "b", "b"] is not.
+    assert (singletons.polysemous_ari, singletons.monosemous_one_sense) == (pytest.approx(1 / 2), 0.0)
 
 
 def test_baselines_exact():

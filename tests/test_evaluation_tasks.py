@@ -171,6 +171,7 @@ def test_evaluate_senses_induced_tiny(tiny_nlp, tmp_path):
         assert np.allclose(targets.vectors[k], expected, atol=1e-5)
     labels, _ = induced_labels(targets.vectors, [[0, 1, 2, 3, 4], [5, 6, 7]])
     assert report.methods["induced"].to_dict() == clustering_scores(gold, labels).to_dict()
+    assert (report.methods["induced"].n_polysemous, report.methods["induced"].n_monosemous) == (2, 0)
     assert report.details["sense_space"] == "fitted on the file's target vectors"
     # --per-lemma: the first N sentences of each lemma.
     two = evaluate_senses(tiny_nlp, data, per_lemma=2)

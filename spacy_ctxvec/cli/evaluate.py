@@ -16,6 +16,7 @@ from ..evaluation.readers import (
     read_word_pairs,
 )
 from ..evaluation.tasks import (
+    INDUCED,
     evaluate_polysemy,
     evaluate_scws,
     evaluate_senses,
@@ -193,7 +194,9 @@ def senses_cli(
 ) -> None:
     """Induced senses against gold senses: pairwise same-sense precision, recall and F1
     (micro over lemmas) and mean ARI per lemma, beside the one-sense and
-    one-cluster-per-sentence baselines; lemmas with at least 2 sentences."""
+    one-cluster-per-sentence baselines; lemmas with at least 2 sentences. Also the
+    two halves of the target: mean ARI over lemmas with 2 or more gold senses in
+    their sentences, and the fraction of lemmas with one gold sense given one sense."""
     _check_output(output, file)
     data = read_sense_sentences(file)
     report = evaluate_senses(load_pipeline(pipeline), data, per_lemma=per_lemma)
@@ -205,10 +208,15 @@ def senses_cli(
     msg.info(f"{report.n_lemmas} lemmas, {report.n_sentences} sentences; senses induced in the sense space "
              f"{report.details['sense_space']}")
     rows = [(name, _score(s.precision), _score(s.recall), _score(s.f1), _score(s.mean_ari),
-             _score(s.one_sense_fraction), f"{s.mean_senses:.2f}", str(s.n_lemmas))
+             _score(s.one_sense_fraction), f"{s.mean_senses:.2f}", str(s.n_lemmas),
+             _score(s.polysemous_ari), _score(s.monosemous_one_sense))
             for name, s in [*report.methods.items(), *(("baseline: " + k, v) for k, v in report.baselines.items())]]
-    typer.echo(table(rows, header=("labels", "pair P", "pair R", "pair F1", "mean ARI", "one sense", "senses", "lemmas"),
-                     divider=True, max_col=80, aligns=("l", "r", "r", "r", "r", "r", "r", "r")))
+    typer.echo(table(rows, header=("labels", "pair P", "pair R", "pair F1", "mean ARI", "one sense", "senses", "lemmas",
+                                   "ARI (2+ gold)", "one sense (1 gold)"),
+                     divider=True, max_col=80, aligns=("l", *["r"] * 9)))
+    induced = report.methods[INDUCED]
+    msg.info(f"{induced.n_polysemous} lemmas have 2 or more gold senses in these sentences (ARI column), "
+             f"{induced.n_monosemous} have one (the last column: the fraction given one sense).")
     if "assigned" not in report.methods:
         msg.info("No sense inventory in the pipeline: only induction on each lemma's sentences is scored "
                  "(build one with `spacy-ctxvec build-lexicon`).")

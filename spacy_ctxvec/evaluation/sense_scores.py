@@ -6,6 +6,12 @@ data and/or in the induction. Pairwise precision, recall and F1 add the pair cou
 of all lemmas (micro average); the adjusted Rand index (scikit-learn) is averaged
 over lemmas. Two baselines bracket every method: one sense per lemma (recall 1) and
 one cluster per sentence (precision undefined, recall 0).
+
+The two measures of the sense-induction target are kept apart by the gold labels of
+the evaluated sentences: the mean ARI over the lemmas whose sentences carry at least
+2 gold senses, and the fraction of the lemmas whose sentences carry one gold sense
+that are given one sense. (For a lemma with one gold sense the ARI is 1 or 0, one
+sense or not, so the all-lemma mean mixes the two.)
 """
 from dataclasses import dataclass, field
 from typing import Any, Dict, List, Optional, Sequence
@@ -38,8 +44,12 @@ def pair_counts(gold: Sequence, predicted: Sequence) -> np.ndarray:
 @dataclass
 class ClusteringScores:
     """Pairwise precision/recall/F1 (micro over lemmas), mean ARI per lemma and the
-    fraction of lemmas given one sense. ``precision`` is None when no pair was put
-    in one sense (nothing to be precise about); F1 = 2 tp / (2 tp + fp + fn)."""
+    fraction of lemmas given one sense; ``polysemous_ari`` is the mean ARI over the
+    ``n_polysemous`` lemmas with >= 2 gold senses, ``monosemous_one_sense`` the
+    fraction of the ``n_monosemous`` lemmas with one gold sense that are given one
+    sense. ``precision`` is None when no pair was put in one sense (nothing to be
+    precise about), and the two split measures are None when no lemma is of their
+    kind; F1 = 2 tp / (2 tp + fp + fn)."""
 
     precision: Optional[float]
     recall: float
@@ -48,6 +58,10 @@ class ClusteringScores:
     one_sense_fraction: float
     mean_senses: float
     n_lemmas: int
+    polysemous_ari: Optional[float] = None
+    n_polysemous: int = 0
+    monosemous_one_sense: Optional[float] = None
+    n_monosemous: int = 0
 
     def to_dict(self) -> Dict[str, Any]:
         return dict(self.__dict__)
@@ -66,12 +80,17 @@ def clustering_scores(gold: Sequence[Sequence], predicted: Sequence[Sequence]) -
     precision = both / predicted_same if predicted_same else None
     recall = both / gold_same if gold_same else 0.0
     f1 = 2 * both / (predicted_same + gold_same) if predicted_same + gold_same else 0.0
-    aris = [float(adjusted_rand_score(_codes(g), _codes(p))) for g, p in zip(gold, predicted)]
+    aris = np.array([adjusted_rand_score(_codes(g), _codes(p)) for g, p in zip(gold, predicted)], dtype=np.float64)
     n_senses = np.array([len(set(map(str, p))) for p in predicted], dtype=np.float64)
+    polysemous = np.array([len(set(map(str, g))) >= 2 for g in gold], dtype=bool)
     return ClusteringScores(
         precision=None if precision is None else float(precision), recall=float(recall), f1=float(f1),
-        mean_ari=float(np.mean(aris)), one_sense_fraction=float(np.mean(n_senses == 1)),
+        mean_ari=float(aris.mean()), one_sense_fraction=float(np.mean(n_senses == 1)),
         mean_senses=float(n_senses.mean()), n_lemmas=len(gold),
+        polysemous_ari=float(aris[polysemous].mean()) if polysemous.any() else None,
+        n_polysemous=int(polysemous.sum()),
+        monosemous_one_sense=float(np.mean(n_senses[~polysemous] == 1)) if (~polysemous).any() else None,
+        n_monosemous=int((~polysemous).sum()),
     )
 
 
