@@ -7,8 +7,8 @@ scikit-learn; no spaCy). Deterministic, never NaN.
 2. ``to_sense_space``: centre, remove those directions, scale rows to unit length.
 3. ``induce_senses``: one sense unless the type has at least ``min_tokens`` occurrences
    whose spread (mean pairwise cosine distance) exceeds the split threshold for their
-   number n (``SPLIT_THRESHOLDS``: the 70th percentile of the spread of monosemous words
-   subsampled to n, so that about 70% of them keep one sense at every sample size); then
+   number n (``SPLIT_THRESHOLDS``: the 75th percentile of the spread of monosemous words
+   subsampled to n, so that about 75% of them keep one sense at every sample size); then
    average-linkage clustering on cosine distance (scipy), cut at ``cut_distance``,
    2..``max_senses`` clusters; clusters holding less than ``min_share`` of the
    occurrences are dissolved into the nearest remaining one (one left: one sense).
@@ -26,14 +26,16 @@ from scipy.spatial.distance import squareform
 
 from .cosine import normalise_rows
 
-# (n, threshold): 70th percentile of the spread of monosemous words (WordNet) of a
-# Gutenberg sample subsampled to n occurrences, layer 5 of all-MiniLM-L6-v2 (build-lexicon's
-# default) in this sense space; linear in between, constant beyond the ends. The spread of
-# monosemous words grows with n (frequent words occur in more varied contexts), so one
-# fixed threshold split most frequent monosemous words (benchmarks/SENSES.md).
+# (n, threshold): 75th percentile of the spread of monosemous words (WordNet: one sense;
+# the tune half by md5 parity) of build-lexicon's own whole-Gutenberg lexicon (documents =
+# lines, layer 5 of all-MiniLM-L6-v2, build-lexicon's defaults), subsampled to n occurrences,
+# in that lexicon's sense space; linear in between, constant beyond the ends
+# (benchmarks/split_thresholds.py). The spread of monosemous words grows with n (frequent
+# words occur in more varied contexts), so one fixed threshold would split most frequent
+# monosemous words (benchmarks/SENSES.md).
 SPLIT_THRESHOLDS: Tuple[Tuple[int, float], ...] = (
-    (4, 0.2153), (5, 0.2116), (6, 0.2145), (8, 0.2157), (10, 0.2202), (12, 0.2290), (16, 0.2335),
-    (20, 0.2671), (24, 0.2814), (32, 0.3103), (40, 0.3185), (48, 0.3358), (64, 0.3395),
+    (4, 0.1684), (5, 0.1679), (6, 0.1692), (8, 0.1709), (10, 0.1745), (12, 0.1780), (16, 0.1842),
+    (20, 0.1895), (24, 0.1925), (32, 0.1968), (40, 0.2071), (48, 0.2086), (64, 0.2482),
 )
 CUT_DISTANCE = 0.10
 MAX_SENSES = 8
