@@ -110,6 +110,12 @@ def spread(unit_rows: np.ndarray) -> float:
     return float(np.clip(1.0 - off_diagonal / (n * (n - 1)), 0.0, 2.0))
 
 
+def voting_rows(unit_rows: np.ndarray) -> np.ndarray:
+    """Mask (n,) of the rows that take part in the split decision: unit rows, not the
+    zero rows of occurrences without a vector."""
+    return np.einsum("ij,ij->i", unit_rows, unit_rows) > 0.25
+
+
 def split_threshold_for(n: int, split_threshold: Optional[float] = None,
                         table: Sequence[Tuple[int, float]] = SPLIT_THRESHOLDS) -> float:
     """The spread above which ``n`` occurrences are split: ``split_threshold`` when given,
@@ -170,7 +176,7 @@ def induce_senses(
     n = len(rows)
     if n == 0:
         return SenseModel(np.zeros(0, dtype=np.int64), np.zeros((0, rows.shape[1])), np.zeros(0), 0.0)
-    nonzero = np.einsum("ij,ij->i", rows, rows) > 0.25
+    nonzero = voting_rows(rows)
     voting = rows[nonzero]
     row_spread = spread(voting)
     labels = np.zeros(n, dtype=np.int64)
