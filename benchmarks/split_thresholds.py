@@ -49,6 +49,9 @@ def main() -> None:
     args = parser.parse_args()
     component = polysemy_component(load_pipeline(args.pipeline))
     sample, inventory = component.lexicon.sample, component.senses
+    if sample is None or inventory is None:
+        parser.error(f"{args.pipeline}: its lexicon has no occurrence sample or no senses "
+                     "(build it with `spacy-ctxvec build-lexicon`, which samples and induces by default)")
     counts = read_sense_counts(args.sense_counts)
     halves: Dict[str, Dict[str, np.ndarray]] = {"tune": {}, "test": {}}
     for i, key in enumerate(sample.keys):
