@@ -10,8 +10,9 @@ from .types import PathLike
 
 def check_output_file(path: PathLike, what: str = "output file", inputs: Iterable[Optional[PathLike]] = ()) -> Path:
     """``path`` as a Path, if a file can be written there: it is not an existing
-    directory, no parent of it is an existing file, and it is none of ``inputs`` (nor
-    inside an input directory). Nothing is created."""
+    directory, no parent of it is an existing file, and it is none of the existing
+    ``inputs`` (nor inside an input directory), also through symbolic links. Inputs that
+    are not on disk (a package name) are skipped. Nothing is created."""
     path = Path(path)
     if path.is_dir():
         raise CtxvecError(Errors.E135.format(
@@ -20,7 +21,9 @@ def check_output_file(path: PathLike, what: str = "output file", inputs: Iterabl
     _check_parents(path, what)
     resolved = path.resolve()
     for source in inputs:
-        if source is not None and (resolved == Path(source).resolve() or Path(source).resolve() in resolved.parents):
+        if source is None or not Path(source).exists():
+            continue
+        if resolved == Path(source).resolve() or Path(source).resolve() in resolved.parents:
             raise CtxvecError(Errors.E135.format(
                 what=what, path=path, problem=f"it is (or lies inside) the input '{source}', which writing would change",
                 fix="Give an output path outside the inputs; inputs are never modified."))

@@ -47,7 +47,8 @@ def test_export_loads_in_ctxvec_static_vectors_file_source(lexicon, tmp_path):
 
 
 def test_export_needs_a_lexicon(tmp_path):
-    result = runner.invoke(app, ["export-static", str(tmp_path), str(tmp_path / "v.txt")])
+    (tmp_path / "not_a_lexicon").mkdir()
+    result = runner.invoke(app, ["export-static", str(tmp_path / "not_a_lexicon"), str(tmp_path / "v.txt")])
     assert result.exit_code == 1 and "E225" in result.output
 
 

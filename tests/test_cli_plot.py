@@ -130,7 +130,8 @@ def test_plot_polysemy_from_a_lexicon_directory(tmp_path):
 
 
 def test_plot_polysemy_rejects_a_non_lexicon(tmp_path):
-    result = invoke("plot", "polysemy", tmp_path, "-o", tmp_path / "p.png")
+    (tmp_path / "not_a_lexicon").mkdir()
+    result = invoke("plot", "polysemy", tmp_path / "not_a_lexicon", "-o", tmp_path / "p.png")
     assert result.exit_code == 1 and "[CTX-E225]" in result.output
 
 

@@ -68,3 +68,39 @@ def test_output_is_never_an_input_or_inside_one(tmp_path):
             check_output_file(output, inputs=[None, source])
     assert check_output_file(tmp_path / "other.txt", inputs=[data, tmp_path / "corpus", None]) == tmp_path / "other.txt"
     assert data.read_text(encoding="utf8") == "keep"
+
+
+def test_output_symlink_into_an_input_directory_is_refused_and_absent_inputs_are_skipped(tmp_path):
+    (tmp_path / "pipeline").mkdir()
+    kept = tmp_path / "pipeline" / "config.cfg"
+    kept.write_text("keep", encoding="utf8")
+    link = tmp_path / "out.txt"
+    link.symlink_to(kept)
+    with pytest.raises(CtxvecError, match=r"E135.*lies inside\) the input"):
+        check_output_file(link, inputs=[tmp_path / "pipeline"])
+    # a package name is not on disk: nothing to protect, and no false refusal
+    assert check_output_file(tmp_path / "en_pkg" / "out.json", inputs=[tmp_path / "en_pkg"]) == tmp_path / "en_pkg" / "out.json"
+    assert kept.read_text(encoding="utf8") == "keep"
+
+
+@pytest.mark.parametrize("command", [
+    ["export-static", "S", "O"],
+    ["export-static", "S", "O", "--senses"],
+    ["plot", "polysemy", "S", "-o", "O"],
+    ["plot", "layers", "S", "C", "-o", "O"],
+    ["plot", "word", "bank", "--sentences", "C", "-p", "S", "-o", "O"],
+    ["evaluate", "scws", "S", "C", "-o", "O"],
+    ["evaluate", "senses", "S", "C", "-o", "O"],
+])
+def test_writing_commands_refuse_an_output_inside_the_pipeline_they_read(tmp_path, command):
+    source = tmp_path / "pipeline"
+    Lexicon.from_occurrences(["bank", "bank"], np.ones((2, 3))).to_disk(source)
+    before = {path.name: path.read_bytes() for path in source.iterdir() if path.is_file()}
+    corpus = tmp_path / "corpus.txt"
+    corpus.write_text("a bank\n", encoding="utf8")
+    for output in (source / "vectors.npy", source / "new.png"):
+        args = [{"S": str(source), "C": str(corpus), "O": str(output)}.get(a, a) for a in command]
+        result = CliRunner().invoke(app, args)
+        message = " ".join(result.output.split())
+        assert result.exit_code == 1 and "[CTX-E135]" in message and "the input" in message, message
+    assert {path.name: path.read_bytes() for path in source.iterdir() if path.is_file()} == before

@@ -27,6 +27,7 @@ from ..evaluation.wic import ALL_FAMILIES, TARGET_FAMILIES
 from ..evaluation.correlation import MIN_PAIRS, CorrelationReport
 from ..paths import check_output_file
 from ..pipelines import load_pipeline
+from ..types import PathLike
 from ._app import app, exit_on_coded_error
 
 evaluate_app = typer.Typer(help="Evaluate a pipeline's vectors on external data sets.", no_args_is_help=True)
@@ -39,7 +40,7 @@ def _print_json(data: Dict[str, Any]) -> None:
     typer.echo(json.dumps(data, indent=2, ensure_ascii=False))
 
 
-def _check_output(output: Optional[Path], *inputs: Path) -> None:
+def _check_output(output: Optional[Path], *inputs: PathLike) -> None:
     if output is not None:
         check_output_file(output, "--output file", inputs)
 
@@ -76,7 +77,7 @@ def wic_cli(
     """Word-in-Context accuracy; every decision is fitted on the train split."""
     if split not in WIC_SPLITS[1:]:
         raise CtxvecError(Errors.E308.format(split=split, choices=", ".join(WIC_SPLITS[1:])))
-    _check_output(output, data_dir)
+    _check_output(output, pipeline, data_dir)
     train, evaluated = read_wic(data_dir, "train"), read_wic(data_dir, split)
     if max_examples is not None:
         train, evaluated = train.head(max_examples), evaluated.head(max_examples)
@@ -106,7 +107,7 @@ def word_sim_cli(
 ) -> None:
     """Spearman of token._.static_vec cosines with human scores, with coverage. A file
     with fewer than 3 covered pairs has an undefined Spearman: reported, exit status 1."""
-    _check_output(output, *files)
+    _check_output(output, pipeline, *files)
     all_pairs = [read_word_pairs(path) for path in files]
     nlp = load_pipeline(pipeline)
     reports = [evaluate_word_sim(nlp, pairs, path.name) for path, pairs in zip(files, all_pairs)]
@@ -130,7 +131,7 @@ def scws_cli(
 ) -> None:
     """Spearman of contextual cosines (token._.context_vec) in context with SCWS ratings
     (undefined with fewer than 3 covered pairs: reported, exit status 1)."""
-    _check_output(output, file)
+    _check_output(output, pipeline, file)
     pairs = read_scws(file)
     report = evaluate_scws(load_pipeline(pipeline), pairs, file.name)
     _write_json(report.to_dict(), output)
@@ -167,7 +168,7 @@ def polysemy_cli(
 ) -> None:
     """Spearman of polysemy_score with log WordNet sense counts, raw and with log
     frequency partialled out."""
-    _check_output(output, sense_counts)
+    _check_output(output, pipeline, sense_counts)
     counts = read_sense_counts(sense_counts)
     report = evaluate_polysemy(load_pipeline(pipeline), counts, min_count=min_count)
     _write_json(report.to_dict(), output)
@@ -197,7 +198,7 @@ def senses_cli(
     one-cluster-per-sentence baselines; lemmas with at least 2 sentences. Also the
     two halves of the target: mean ARI over lemmas with 2 or more gold senses in
     their sentences, and the fraction of lemmas with one gold sense given one sense."""
-    _check_output(output, file)
+    _check_output(output, pipeline, file)
     data = read_sense_sentences(file)
     report = evaluate_senses(load_pipeline(pipeline), data, per_lemma=per_lemma)
     result = report.to_dict()

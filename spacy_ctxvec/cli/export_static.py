@@ -22,7 +22,7 @@ def export_static_cli(
     senses: bool = typer.Option(False, "--senses", help="One row per induced sense, keyed word|0, word|1 (sense2vec style; sense 0 is the largest); SOURCE: a pipeline with senses or a senses directory; --min-count does not apply (the senses' own min_count did)"),
 ) -> None:
     """Export per-type (or, with --senses, per-sense) mean contextual vectors as static word vectors."""
-    check_output_file(output, "vectors file")
+    check_output_file(output, "vectors file", [source])
     if senses:
         inventory = load_senses(source)
         n_written = export_sense_vectors(inventory, output, unit=unit)

@@ -56,7 +56,7 @@ def plot_word_cli(
     from ..analysis.plotting import save_figure, word_picture
 
     _at_least_one("--max-occurrences (-n)", max_occurrences)
-    check_output_file(output, "figure", [sentences, corpus])
+    check_output_file(output, "figure", [sentences, corpus, pipeline])
     read_texts(sentences, corpus)  # fail on bad input before loading the model
     nlp = load_pipeline(pipeline)
     if not any(isinstance(proc, ContextVectors) for _, proc in nlp.pipeline):
@@ -86,7 +86,7 @@ def plot_layers_cli(
     from ..analysis.plotting import layer_figure, save_figure
 
     _at_least_one("--max-texts", max_texts)
-    check_output_file(output, "figure", [corpus])
+    check_output_file(output, "figure", [corpus, pipeline])
     read_texts(None, corpus)
     nlp = load_pipeline(pipeline)
     _, texts = read_texts(None, corpus, nlp.vocab)
@@ -122,7 +122,7 @@ def plot_polysemy_cli(
     from ..components.polysemy import load_lexicon
 
     _at_least_one("--top", top_n)
-    check_output_file(output, "figure", [sense_counts])
+    check_output_file(output, "figure", [sense_counts, source])
     lexicon = load_lexicon(source)
     scores, valid = lexicon.polysemy_scores(min_count)
     if not valid.any():
