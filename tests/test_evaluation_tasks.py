@@ -264,3 +264,17 @@ def test_evaluate_scws_sense_and_static_rows(sense_nlp, tiny_nlp, tmp_path):
     # Without senses (tiny_nlp): no sense rows, and no static rows without ctxvec_static.
     plain = evaluate_scws(tiny_nlp, read_scws(path), "ratings.txt")
     assert "sense_vec" not in plain.details and "static_vec" not in plain.details
+
+
+def test_induced_labels_use_the_inventorys_own_split_thresholds():
+    from spacy_ctxvec.ops.senses import SenseSpace
+
+    rng = np.random.default_rng(3)
+    vectors = np.vstack([rng.normal(size=(5, 8)) + 4 * np.eye(8)[0], rng.normal(size=(5, 8)) + 4 * np.eye(8)[1]])
+    space = SenseSpace(np.zeros(8), np.zeros((0, 8)))
+    groups = [list(range(10))]
+    never, _ = induced_labels(vectors, groups, space, {"split_threshold": None, "split_thresholds": [[4, 2.0], [64, 2.0]]})
+    always, _ = induced_labels(vectors, groups, space, {"split_threshold": None, "split_thresholds": [[4, 0.0], [64, 0.0]]})
+    assert len(set(never[0].tolist())) == 1 and len(set(always[0].tolist())) >= 2
+    fixed, _ = induced_labels(vectors, groups, space, {"split_threshold": 2.0, "split_thresholds": None})
+    assert len(set(fixed[0].tolist())) == 1

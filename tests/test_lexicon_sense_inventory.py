@@ -8,11 +8,12 @@ from spacy_ctxvec.errors import CtxvecError
 from spacy_ctxvec.lexicon.sample import OccurrenceSample, occurrence_priorities
 from spacy_ctxvec.lexicon.sense_inventory import (
     SenseInventory,
+    describe_split_thresholds,
     fit_corpus_sense_space,
     induce_inventory,
 )
 from spacy_ctxvec.lexicon.statistics import Lexicon
-from spacy_ctxvec.ops.senses import fit_sense_space
+from spacy_ctxvec.ops.senses import SPLIT_THRESHOLDS, fit_sense_space, spread, to_sense_space
 
 WIDTH = 32
 
@@ -158,7 +159,8 @@ def test_lexicon_without_a_sample_and_bad_settings_are_coded_errors(data):
     lexicon = lexicon_with_sample(keys, vectors)
     for setting, value in (("cut_distance", 0.0), ("max_senses", 1), ("min_tokens", 2), ("split_threshold", float("nan")),
                            ("n_directions", -1), ("min_count", 0), ("min_share", 0.6), ("min_share", float("nan")),
-                           ("split_threshold", 2.5)):
+                           ("split_threshold", 2.5), ("split_percentile", 0.0), ("split_percentile", 100.0),
+                           ("split_percentile", True)):
         settings = {"min_count": 5, setting: value}
         with pytest.raises(CtxvecError, match=f"E603.*{setting}"):
             induce_inventory(lexicon, **settings)
@@ -169,6 +171,34 @@ def test_default_split_threshold_is_calibrated_and_saved_as_null(data):
     inventory = induce_inventory(lexicon_with_sample(keys, vectors), min_count=5)
     assert inventory.settings["split_threshold"] is None and inventory.settings["min_share"] == 0.1
     assert SenseInventory.from_bytes(inventory.to_bytes()).settings == inventory.settings
+
+
+def test_few_types_use_the_shipped_thresholds_and_say_so(inventory):
+    # 31 types: too few to calibrate on (MIN_CALIBRATION_TYPES), so the absolute table decides
+    assert inventory.settings["split_calibrated_sizes"] == 0 and inventory.settings["split_percentile"] == 82.0
+    assert [tuple(row) for row in inventory.settings["split_thresholds"]] == list(SPLIT_THRESHOLDS)
+    assert describe_split_thresholds(inventory.settings).startswith("the shipped split thresholds (too few types")
+
+
+def test_thresholds_are_calibrated_on_a_corpus_with_enough_types():
+    keys, vectors, _, _ = synthetic(n_words=150, per_word=12, noise=0.3)
+    lexicon = lexicon_with_sample(keys, vectors)
+    inventory = induce_inventory(lexicon, min_count=5)
+    table = [tuple(row) for row in inventory.settings["split_thresholds"]]
+    assert inventory.settings["split_calibrated_sizes"] == 1  # 150 types with 12 rows: the band n = 12 .. 15
+    spreads = []
+    for key in inventory.keys:
+        rows, _ = lexicon.sample.rows_of(key)
+        if len(rows) == 12:
+            spreads.append(spread(to_sense_space(rows.astype(np.float64), inventory.space)))
+    assert len(spreads) == 150 and dict(table)[12] == pytest.approx(np.percentile(spreads, 82.0), abs=1e-6)
+    assert "calibrated on this corpus (percentile 82 of" in describe_split_thresholds(inventory.settings)
+    assert SenseInventory.from_bytes(inventory.to_bytes()).settings == inventory.settings
+    shipped = induce_inventory(lexicon, min_count=5, split_percentile=None)
+    assert shipped.settings["split_calibrated_sizes"] == 0 and shipped.settings["split_percentile"] is None
+    assert [tuple(row) for row in shipped.settings["split_thresholds"]] == list(SPLIT_THRESHOLDS)
+    fixed = induce_inventory(lexicon, min_count=5, split_threshold=0.3)
+    assert fixed.settings["split_thresholds"] is None and describe_split_thresholds(fixed.settings).startswith("split threshold 0.3")
 
 
 def test_empty_sample_gives_an_empty_inventory():

@@ -4,9 +4,12 @@ import pytest
 from sklearn.metrics import adjusted_rand_score
 
 from spacy_ctxvec.ops.senses import (
+    CALIBRATION_SIZES,
+    MIN_CALIBRATION_TYPES,
     SPLIT_THRESHOLDS,
     SenseSpace,
     assign_senses,
+    calibrate_split_thresholds,
     dissolve_small_clusters,
     fit_sense_space,
     induce_senses,
@@ -126,3 +129,57 @@ def test_ten_rows_keep_one_occurrence_senses():
     rows = normalise(np.vstack([blobs(centres[:2], 5, 0.01)[:9], centres[2:]]))
     model = induce_senses(rows, split_threshold=0.1)
     assert model.n_senses == 3 and model.shares.min() == pytest.approx(0.1)
+
+
+def word_spreads(n_types: int, scale: float, seed: int = 0):
+    """Unit rows of ``n_types`` one-meaning words whose noise levels vary from word to
+    word (as real words' spreads do); ``scale`` stands for another model, whose
+    vectors spread more or less overall."""
+    rng = np.random.default_rng(seed)
+    words = []
+    for noise in rng.uniform(0.3, 0.6, size=n_types) * scale:
+        centre = rng.normal(size=24)
+        words.append(to_sense_space(centre + noise * rng.normal(size=(16, 24)) * np.linalg.norm(centre) / 5,
+                                    SenseSpace(np.zeros(24), np.zeros((0, 24)))))
+    return words
+
+
+def calibrate(words, **options):
+    return calibrate_split_thresholds(np.array([len(w) for w in words]), np.array([spread(w) for w in words]), **options)
+
+
+@pytest.mark.parametrize("scale", [0.5, 1.0, 2.0])
+def test_calibrated_thresholds_split_the_same_share_of_words_whatever_the_scale(scale):
+    words = word_spreads(200, scale)  # 16 rows each: the band n = 16 .. 19
+    table, n_calibrated = calibrate(words, percentile=80.0)
+    assert n_calibrated == 1 and [n for n, _ in table] == list(CALIBRATION_SIZES)
+    over = np.mean([spread(w) > split_threshold_for(16, table=table) for w in words])
+    assert over == pytest.approx(0.20, abs=0.01)  # 100 - 80 percent pass the split test, at every scale
+    assert np.mean([induce_senses(w, thresholds=table).n_senses == 1 for w in words]) >= 0.80
+    shipped_over = np.mean([spread(w) > split_threshold_for(16) for w in words])
+    if scale != 1.0:  # one fixed table lets nearly none or nearly all pass
+        assert shipped_over < 0.05 or shipped_over > 0.95
+    # the other sizes: the shipped table's shape, scaled to agree at n = 16
+    for n in (4, 10, 64):
+        assert split_threshold_for(n, table=table) / split_threshold_for(16, table=table) == pytest.approx(
+            split_threshold_for(n) / split_threshold_for(16), rel=1e-4)  # table rounded to 6 places
+
+
+def test_each_size_is_calibrated_on_types_about_that_frequent():
+    rng = np.random.default_rng(1)
+    row_counts = np.concatenate([np.full(150, 10), np.full(150, 11), np.full(150, 64), np.full(20, 32)])
+    spreads = np.concatenate([rng.uniform(0.1, 0.2, 300), rng.uniform(0.3, 0.4, 150), np.full(20, 0.9)])
+    table, n_calibrated = calibrate_split_thresholds(row_counts, spreads, percentile=50.0)
+    thresholds = dict(table)
+    assert n_calibrated == 2  # n = 10 (rows 10 and 11) and n = 64; 20 types at 32 are too few
+    assert thresholds[10] == pytest.approx(np.percentile(spreads[:300], 50.0), abs=1e-6)
+    assert thresholds[64] == pytest.approx(np.percentile(spreads[300:450], 50.0), abs=1e-6)
+    for n, nearest in ((12, 10), (32, 10), (48, 64)):  # the shipped shape, scaled at the nearest band
+        expected = thresholds[nearest] * split_threshold_for(n) / split_threshold_for(nearest)
+        assert thresholds[n] == pytest.approx(expected, abs=1e-6)
+
+
+def test_too_few_types_fall_back_to_the_shipped_thresholds():
+    table, n_calibrated = calibrate(word_spreads(MIN_CALIBRATION_TYPES - 1, 1.0))
+    assert n_calibrated == 0 and table == SPLIT_THRESHOLDS
+    assert calibrate_split_thresholds(np.zeros(0), np.zeros(0)) == (SPLIT_THRESHOLDS, 0)

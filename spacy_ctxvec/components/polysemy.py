@@ -64,6 +64,7 @@ key = "lower"
 min_count = 5
 senses = true
 split_threshold = null
+split_percentile = 82.0
 cut_distance = 0.1
 max_senses = 7
 min_tokens = 4
@@ -90,6 +91,7 @@ def make_polysemy(
     min_count: int,
     senses: bool = True,
     split_threshold: Optional[float] = DEFAULT_SETTINGS["split_threshold"],
+    split_percentile: Optional[float] = DEFAULT_SETTINGS["split_percentile"],
     cut_distance: float = DEFAULT_SETTINGS["cut_distance"],
     max_senses: int = DEFAULT_SETTINGS["max_senses"],
     min_tokens: int = DEFAULT_SETTINGS["min_tokens"],
@@ -100,7 +102,7 @@ def make_polysemy(
     induce senses in ``initialize`` when the lexicon is built from a corpus with a
     sample; the other settings are those of spacy_ctxvec.ops.senses.induce_senses."""
     return Polysemy(name=name, key=key, min_count=min_count, senses=senses, split_threshold=split_threshold,
-                    cut_distance=cut_distance, max_senses=max_senses, min_tokens=min_tokens, min_share=min_share,
+                    split_percentile=split_percentile, cut_distance=cut_distance, max_senses=max_senses, min_tokens=min_tokens, min_share=min_share,
                     n_directions=n_directions)
 
 
@@ -118,6 +120,7 @@ class Polysemy(DocAnnotator):
         min_count: int = 5,
         senses: bool = True,
         split_threshold: Optional[float] = DEFAULT_SETTINGS["split_threshold"],
+        split_percentile: Optional[float] = DEFAULT_SETTINGS["split_percentile"],
         cut_distance: float = DEFAULT_SETTINGS["cut_distance"],
         max_senses: int = DEFAULT_SETTINGS["max_senses"],
         min_tokens: int = DEFAULT_SETTINGS["min_tokens"],
@@ -133,7 +136,7 @@ class Polysemy(DocAnnotator):
         self.min_count = min_count
         self.induce = bool(senses)
         self.induction_settings: Dict[str, Any] = {
-            "split_threshold": split_threshold, "cut_distance": cut_distance, "max_senses": max_senses,
+            "split_threshold": split_threshold, "split_percentile": split_percentile, "cut_distance": cut_distance, "max_senses": max_senses,
             "min_tokens": min_tokens, "min_share": min_share, "n_directions": n_directions,
         }
         check_induction_settings(min_count=min_count, **self.induction_settings)

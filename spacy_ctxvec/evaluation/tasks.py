@@ -244,13 +244,17 @@ def sense_targets(nlp: Language, word_lists: Sequence[Sequence[str]], positions:
 def induced_labels(vectors: np.ndarray, groups: Sequence[Sequence[int]], space=None,
                    settings: Optional[Mapping[str, Any]] = None) -> Tuple[List[np.ndarray], Any]:
     """Senses induced on each group's own rows of ``vectors`` in ``space`` (a SenseSpace;
-    None: fitted on all rows of ``vectors``), with ops.senses.induce_senses ``settings``.
+    None: fitted on all rows of ``vectors``), with ops.senses.induce_senses ``settings``
+    (an inventory's: its split thresholds table too).
     Returns the labels per group and the space used."""
     if space is None:
         used = np.array(sorted({row for rows in groups for row in rows}), dtype=np.int64)
         used = used[np.abs(vectors[used]).sum(axis=1) > 0]  # targets without a vector do not shape the space
         space = fit_sense_space(vectors[used], n_directions=int((settings or {}).get("n_directions", N_REMOVED_DIRECTIONS)))
-    options = {name: (settings or {})[name] for name in _INDUCTION_SETTINGS if name in (settings or {})}
+    options: Dict[str, Any] = {name: (settings or {})[name] for name in _INDUCTION_SETTINGS if name in (settings or {})}
+    table = (settings or {}).get("split_thresholds")
+    if table:  # the inventory's own (calibrated) thresholds
+        options["thresholds"] = tuple((int(n), float(t)) for n, t in table)
     return [induce_senses(to_sense_space(vectors[list(rows)], space), **options).labels for rows in groups], space
 
 

@@ -19,7 +19,7 @@ pickle.
 """
 from dataclasses import dataclass
 from pathlib import Path
-from typing import Any, Dict, List, Optional, Sequence, Union
+from typing import Any, Dict, List, Optional, Sequence, Tuple, Union
 
 import numpy as np
 
@@ -30,9 +30,15 @@ from ..ops.senses import (
     MIN_SHARE,
     MIN_TOKENS,
     N_REMOVED_DIRECTIONS,
+    SPLIT_PERCENTILE,
+    SPLIT_THRESHOLDS,
     SenseSpace,
+    calibrate_split_thresholds,
     induce_senses,
+    split_threshold_for,
+    spread,
     to_sense_space,
+    voting_rows,
 )
 from .statistics import Lexicon
 from .storage import KeyedRows, check_header, check_strings, BYTES_SOURCE, load_parts, parts_from_bytes, parts_to_bytes, save_parts
@@ -50,7 +56,8 @@ _ARRAY_DTYPES = {
 }
 _FIT_CHUNK_ROWS = 4096  # rows per chunk when fitting the sense space (bounded memory)
 DEFAULT_SETTINGS: Dict[str, Any] = {
-    "split_threshold": None,  # None: ops.senses.SPLIT_THRESHOLDS by sample size
+    "split_threshold": None,  # None: a threshold per sample size, see split_percentile
+    "split_percentile": SPLIT_PERCENTILE,  # None: ops.senses.SPLIT_THRESHOLDS (MiniLM layer 5)
     "cut_distance": CUT_DISTANCE,
     "max_senses": MAX_SENSES,
     "min_tokens": MIN_TOKENS,
@@ -79,13 +86,15 @@ def _check(condition: bool, problem: str) -> None:
 
 def check_induction_settings(
     *, min_count: int, split_threshold: Optional[float], cut_distance: float, max_senses: int, min_tokens: int,
-    n_directions: int, min_share: float = MIN_SHARE,
+    n_directions: int, min_share: float = MIN_SHARE, split_percentile: Optional[float] = SPLIT_PERCENTILE,
 ) -> None:
     """E603 for a setting out of range."""
     checks = (
         ("min_count", min_count, isinstance(min_count, int) and min_count >= 1, "an integer >= 1"),
         ("split_threshold", split_threshold, split_threshold is None or (_is_number(split_threshold) and 0.0 <= split_threshold <= 2.0),
          "null (calibrated by sample size) or a number in [0, 2] (cosine distance)"),
+        ("split_percentile", split_percentile, split_percentile is None or (_is_number(split_percentile) and 0.0 < split_percentile < 100.0),
+         "null (the thresholds calibrated for all-MiniLM-L6-v2 layer 5) or a percentile in (0, 100)"),
         ("min_share", min_share, _is_number(min_share) and 0.0 <= min_share <= 0.5, "a number in [0, 0.5]"),
         ("cut_distance", cut_distance, _is_number(cut_distance) and 0.0 < cut_distance <= 2.0, "a number in (0, 2] (cosine distance)"),
         ("max_senses", max_senses, isinstance(max_senses, int) and max_senses >= 2, "an integer >= 2"),
@@ -339,6 +348,7 @@ def induce_inventory(
     *,
     min_count: int,
     split_threshold: Optional[float] = None,
+    split_percentile: Optional[float] = SPLIT_PERCENTILE,
     cut_distance: float = CUT_DISTANCE,
     max_senses: int = MAX_SENSES,
     min_tokens: int = MIN_TOKENS,
@@ -347,14 +357,20 @@ def induce_inventory(
     name: str = "ctxvec_polysemy",
 ) -> SenseInventory:
     """Induce the senses of every type of ``lexicon`` seen at least ``min_count`` times
-    that has sampled occurrences (E602 if the lexicon has no sample). Deterministic:
-    the same lexicon gives a bitwise equal inventory."""
+    that has sampled occurrences (E602 if the lexicon has no sample). The split
+    thresholds per sample size are ``split_threshold`` for every n when it is a number,
+    else calibrated on these types' own samples (``split_percentile``; see
+    ``ops.senses.calibrate_split_thresholds``), else (``split_percentile`` None) the
+    shipped ``SPLIT_THRESHOLDS``; the table used is saved in ``settings``.
+    Deterministic: the same lexicon gives a bitwise equal inventory."""
     check_induction_settings(min_count=min_count, split_threshold=split_threshold, cut_distance=cut_distance,
-                             max_senses=max_senses, min_tokens=min_tokens, n_directions=n_directions, min_share=min_share)
+                             max_senses=max_senses, min_tokens=min_tokens, n_directions=n_directions, min_share=min_share,
+                             split_percentile=split_percentile)
     sample = lexicon.sample
     if sample is None:
         raise CtxvecError(Errors.E602.format(name=name))
     settings = {"min_count": min_count, "split_threshold": None if split_threshold is None else float(split_threshold),
+                "split_percentile": None if split_percentile is None else float(split_percentile),
                 "cut_distance": float(cut_distance), "max_senses": max_senses, "min_tokens": min_tokens,
                 "min_share": float(min_share), "n_directions": n_directions,
                 "sample_k": sample.k, "key": lexicon.meta.get("key")}
@@ -362,17 +378,32 @@ def induce_inventory(
     rows_per_type = sample.counts()
     weights = np.repeat(counts / np.maximum(rows_per_type, 1), rows_per_type)
     space = fit_corpus_sense_space(sample.vectors, weights, n_directions=n_directions)
+    induced = np.flatnonzero(counts >= min_count)
+
+    def units_of(i: int) -> Tuple[np.ndarray, np.ndarray]:
+        raw = sample.vectors[int(sample.offsets[i]):int(sample.offsets[i + 1])].astype(np.float64)
+        return raw, to_sense_space(raw, space)
+
+    thresholds, n_calibrated = SPLIT_THRESHOLDS, 0
+    if split_threshold is None and split_percentile is not None:
+        row_counts, spreads = np.zeros(len(induced), dtype=np.int64), np.zeros(len(induced))
+        for j, i in enumerate(induced):  # one type at a time: bounded memory
+            units = units_of(i)[1]
+            voting = units[voting_rows(units)]
+            row_counts[j], spreads[j] = len(voting), spread(voting)
+        thresholds, n_calibrated = calibrate_split_thresholds(row_counts, spreads, split_percentile)
+    settings["split_thresholds"] = None if split_threshold is not None else [[n, t] for n, t in thresholds]
+    settings["split_calibrated_sizes"] = n_calibrated
     keys: List[str] = []
     sizes: List[int] = []
     centroids: List[np.ndarray] = []
     vectors: List[np.ndarray] = []
     shares: List[np.ndarray] = []
     examples: List[List[str]] = []
-    for i in np.flatnonzero(counts >= min_count):
+    for i in induced:
         start, end = int(sample.offsets[i]), int(sample.offsets[i + 1])
-        raw = sample.vectors[start:end].astype(np.float64)
-        units = to_sense_space(raw, space)
-        model = induce_senses(units, split_threshold=split_threshold, cut_distance=cut_distance,
+        raw, units = units_of(i)
+        model = induce_senses(units, split_threshold=split_threshold, thresholds=thresholds, cut_distance=cut_distance,
                               max_senses=max_senses, min_tokens=min_tokens, min_share=min_share)
         if model.n_senses == 0:
             continue
@@ -395,6 +426,22 @@ def induce_inventory(
         np.concatenate(shares) if shares else np.zeros(0),
         examples, settings,
     )
+
+
+def describe_split_thresholds(settings: Dict[str, Any]) -> str:
+    """One line on the split thresholds an inventory was induced with (its ``settings``)."""
+    if settings.get("split_threshold") is not None:
+        return f"split threshold {settings['split_threshold']:g} at every sample size"
+    table = [(int(n), float(t)) for n, t in settings.get("split_thresholds") or SPLIT_THRESHOLDS]
+    values = ", ".join(f"{split_threshold_for(n, table=table):.3f} at n={n}" for n in (10, 64))
+    if settings.get("split_calibrated_sizes"):
+        return (f"split thresholds calibrated on this corpus (percentile {settings['split_percentile']:g} of the "
+                f"spreads of types with as many occurrences, at {settings['split_calibrated_sizes']} sample sizes): {values}")
+    if "split_percentile" not in settings:
+        reason = "induced before calibration on the corpus existed"
+    else:
+        reason = "split_percentile is null" if settings["split_percentile"] is None else "too few types to calibrate"
+    return f"the shipped split thresholds ({reason}): {values}"
 
 
 def _type_counts(lexicon: Lexicon, keys: Sequence[str]) -> np.ndarray:

@@ -7,8 +7,11 @@ scikit-learn; no spaCy). Deterministic, never NaN.
 2. ``to_sense_space``: centre, remove those directions, scale rows to unit length.
 3. ``induce_senses``: one sense unless the type has at least ``min_tokens`` occurrences
    whose spread (mean pairwise cosine distance) exceeds the split threshold for their
-   number n (``SPLIT_THRESHOLDS``: the 75th percentile of the spread of monosemous words
-   subsampled to n, so that about 75% of them keep one sense at every sample size); then
+   number n (a table of (n, threshold): by default calibrated on the corpus itself by
+   ``calibrate_split_thresholds``, the ``SPLIT_PERCENTILE``-th percentile of the spreads
+   of the types with about n occurrences, so that most monosemous words keep one sense
+   whatever the model or layer; ``SPLIT_THRESHOLDS``, measured for all-MiniLM-L6-v2
+   layer 5 on Gutenberg, fills sizes with too few types); then
    average-linkage clustering on cosine distance (scipy), cut at ``cut_distance``,
    2..``max_senses`` clusters; clusters holding less than ``min_share`` of the
    occurrences are dissolved into the nearest remaining one (one left: one sense).
@@ -37,6 +40,16 @@ SPLIT_THRESHOLDS: Tuple[Tuple[int, float], ...] = (
     (4, 0.1684), (5, 0.1679), (6, 0.1692), (8, 0.1709), (10, 0.1745), (12, 0.1780), (16, 0.1842),
     (20, 0.1895), (24, 0.1925), (32, 0.1968), (40, 0.2071), (48, 0.2086), (64, 0.2482),
 )
+# A type splits when its spread is in the top (100 - SPLIT_PERCENTILE)% of the types with
+# about as many sampled occurrences (calibrate_split_thresholds): spreads grow with
+# frequency, and their scale differs between models and layers. 82 keeps 72-82% of
+# held-out monosemous words at one sense (10 sentences each) on four lexicons (whole
+# Gutenberg and 20,000 lines at layer 5, 20,000 lines at layers 2 and 6), where the fixed
+# SPLIT_THRESHOLDS keep 42% at layer 6 (benchmarks/SENSES.md, "Split thresholds
+# calibrated on the corpus").
+SPLIT_PERCENTILE = 82.0
+CALIBRATION_SIZES: Tuple[int, ...] = tuple(n for n, _ in SPLIT_THRESHOLDS)
+MIN_CALIBRATION_TYPES = 100  # types in a size band needed to calibrate its threshold
 CUT_DISTANCE = 0.10
 MAX_SENSES = 7  # best of 6 / 7 / 8 on the tune half of 433 WordNet lemmas x 10 sentences (SENSES.md)
 MIN_TOKENS = 4
@@ -126,6 +139,42 @@ def split_threshold_for(n: int, split_threshold: Optional[float] = None,
     return float(np.interp(n, sizes, thresholds))
 
 
+def calibrate_split_thresholds(
+    row_counts: np.ndarray,
+    spreads: np.ndarray,
+    percentile: float = SPLIT_PERCENTILE,
+    sizes: Sequence[int] = CALIBRATION_SIZES,
+    min_types: int = MIN_CALIBRATION_TYPES,
+    fallback: Sequence[Tuple[int, float]] = SPLIT_THRESHOLDS,
+) -> Tuple[Tuple[Tuple[int, float], ...], int]:
+    """(table of (n, threshold), number of sizes calibrated) from every type's number of
+    voting rows ``row_counts`` (T,) and their ``spreads`` (T,). The threshold at n is
+    the ``percentile`` of the spreads of the types with n to the next size (exclusive;
+    the last size: n or more) rows, i.e. of words about as frequent, when there are at
+    least ``min_types`` of them; at the other sizes, the ``fallback`` table scaled to
+    agree with the nearest calibrated size. None calibrated: ``fallback`` itself, and 0."""
+    row_counts = np.asarray(row_counts, dtype=np.int64).reshape(-1)
+    spreads = np.asarray(spreads, dtype=np.float64).reshape(-1)
+    bounds = list(sizes[1:]) + [np.iinfo(np.int64).max]
+    calibrated = {}
+    for n, upper in zip(sizes, bounds):
+        band = spreads[(row_counts >= n) & (row_counts < upper) & np.isfinite(spreads)]
+        if len(band) >= min_types:
+            calibrated[int(n)] = float(np.percentile(band, percentile))
+    if not calibrated:
+        return tuple((int(n), float(t)) for n, t in fallback), 0
+    known = np.array(sorted(calibrated))
+    table = []
+    for n in sizes:
+        if n in calibrated:
+            table.append((int(n), round(calibrated[n], 6)))
+            continue
+        nearest = int(known[np.argmin(np.abs(known - n))])
+        scale = calibrated[nearest] / max(split_threshold_for(nearest, table=fallback), 1e-12)
+        table.append((int(n), round(float(split_threshold_for(n, table=fallback) * scale), 6)))
+    return tuple(table), len(calibrated)
+
+
 def dissolve_small_clusters(unit_rows: np.ndarray, labels: np.ndarray, min_size: int) -> np.ndarray:
     """Labels after moving the members of clusters smaller than ``min_size`` to the
     nearest (cosine) centroid of the clusters kept; all zeros when at most one is kept."""
@@ -158,6 +207,7 @@ def induce_senses(
     unit_rows: np.ndarray,
     *,
     split_threshold: Optional[float] = None,
+    thresholds: Sequence[Tuple[int, float]] = SPLIT_THRESHOLDS,
     cut_distance: float = CUT_DISTANCE,
     max_senses: int = MAX_SENSES,
     min_tokens: int = MIN_TOKENS,
@@ -165,8 +215,8 @@ def induce_senses(
 ) -> SenseModel:
     """Senses of one type from its occurrences in the sense space (n, d) unit rows.
 
-    ``split_threshold`` None: the calibrated SPLIT_THRESHOLDS for the number of rows; a
-    number: that threshold for every n. A sense holds at least ``min_share`` of the rows
+    ``split_threshold`` None: the ``thresholds`` table (n, threshold) at the number of
+    rows (e.g. from ``calibrate_split_thresholds``); a number: that threshold for every n. A sense holds at least ``min_share`` of the rows
     (at least one row). Zero rows take no part in the decision and join the largest
     sense. An empty input gives zero senses.
     """
@@ -180,7 +230,7 @@ def induce_senses(
     voting = rows[nonzero]
     row_spread = spread(voting)
     labels = np.zeros(n, dtype=np.int64)
-    if len(voting) < max(min_tokens, 3) or row_spread <= split_threshold_for(len(voting), split_threshold):
+    if len(voting) < max(min_tokens, 3) or row_spread <= split_threshold_for(len(voting), split_threshold, thresholds):
         return _sense_model(rows, labels, row_spread)
     distances = np.clip(1.0 - voting @ voting.T, 0.0, 2.0)
     np.fill_diagonal(distances, 0.0)
