@@ -6,7 +6,8 @@ into a tune and a test half by md5 parity of the word. For every n of the grid, 
 word with at least n sampled rows is subsampled to n rows (--draws random draws, seed
 0) in the pipeline's sense space; the threshold is the --percentile of the tune
 spreads, and the test column is the fraction of test draws at or under it (kept at one
-sense). The current SPLIT_THRESHOLDS are shown beside.
+sense). The shipped SPLIT_THRESHOLDS and the thresholds the pipeline's inventory was
+induced with (calibrated on its own corpus by default) are shown beside.
 
     python benchmarks/split_thresholds.py PIPELINE_WITH_LEXICON \
         --sense-counts ../shared/data/wordnet_sense_counts/sense_counts.tsv
@@ -61,6 +62,7 @@ def main() -> None:
         units = to_sense_space(rows, inventory.space)
         units = units[voting_rows(units)]
         halves["tune" if is_tune(key) else "test"][key] = units
+    inventory_table = [(int(n), float(t)) for n, t in inventory.settings.get("split_thresholds") or []]
     rng = np.random.default_rng(0)
     table = []
     for n in GRID:
@@ -69,11 +71,14 @@ def main() -> None:
             continue
         threshold = float(np.percentile(tune, args.percentile))
         current = split_threshold_for(n)
+        own = split_threshold_for(n, table=inventory_table) if inventory_table else None
         table.append({"n": n, "tune_words": sum(len(u) >= n for u in halves["tune"].values()),
                       "test_words": sum(len(u) >= n for u in halves["test"].values()),
                       "threshold": round(threshold, 4), "test_kept_one": round(float(np.mean(test <= threshold)), 3),
                       "current_threshold": round(current, 4),
-                      "test_kept_one_current": round(float(np.mean(test <= current)), 3)})
+                      "test_kept_one_current": round(float(np.mean(test <= current)), 3),
+                      "inventory_threshold": None if own is None else round(own, 4),
+                      "test_kept_one_inventory": None if own is None else round(float(np.mean(test <= own)), 3)})
     print(json.dumps({"pipeline": args.pipeline, "percentile": args.percentile, "draws": args.draws,
                       "monosemous_words": {h: len(w) for h, w in halves.items()}, "grid": table}, indent=1))
 

@@ -1,0 +1,96 @@
+"""Split thresholds calibrated on the corpus against the shipped table (issue 11):
+benchmarks/SENSES.md, "Split thresholds calibrated on the corpus".
+
+For one pipeline with a lexicon sample, the senses are induced again under the shipped
+SPLIT_THRESHOLDS (split_percentile null) and under each --percentiles value, and each
+inventory is measured the way the issue's target is: the fraction of the lexicon's
+monosemous and polysemous types (WordNet 1 / 2+ senses, alphabetic) with one sense, and
+the "induced" rows of `evaluate senses` on sense-labelled files (the pipeline's target
+vectors are computed once; each setting induces on them with its own thresholds). Nothing
+is saved.
+
+    python benchmarks/split_calibration.py PIPELINE \\
+        --sense-counts ../shared/data/wordnet_sense_counts/sense_counts.tsv \\
+        --labelled wordnet=../shared/data/wordnet_examples/wordnet_examples.jsonl \\
+        --labelled monosemous=mono_test.jsonl --percentiles 78 80 82 85
+"""
+import argparse
+import json
+import os
+import time
+from typing import Dict, List, Optional
+
+import numpy as np
+
+from spacy_ctxvec.evaluation.readers import SenseSentences, read_sense_counts, read_sense_sentences
+from spacy_ctxvec.evaluation.sense_scores import clustering_scores
+from spacy_ctxvec.evaluation.tasks import induced_labels, polysemy_component, sense_targets
+from spacy_ctxvec.lexicon.sense_inventory import describe_split_thresholds
+from spacy_ctxvec.ops.senses import split_threshold_for
+from spacy_ctxvec.pipelines import load_pipeline
+
+
+def labelled_groups(nlp, path: str, per_lemma: int):
+    """(target vectors, row groups per lemma, gold labels per lemma) of the lemmas with at
+    least ``per_lemma`` sentences, their first ``per_lemma`` each."""
+    data = read_sense_sentences(path)
+    groups = data.by_lemma(per_lemma, min_sentences=per_lemma)
+    rows = sorted(row for rows in groups.values() for row in rows)
+    position = {row: i for i, row in enumerate(rows)}
+    subset = SenseSentences([data.lemmas[i] for i in rows], [data.words[i] for i in rows], data.positions[rows],
+                            [data.senses[i] for i in rows])
+    vectors = sense_targets(nlp, subset.words, subset.positions).vectors
+    lemmas = list(groups)
+    return vectors, [[position[row] for row in groups[lemma]] for lemma in lemmas], \
+        [[data.senses[row] for row in groups[lemma]] for lemma in lemmas]
+
+
+def main() -> None:
+    parser = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
+    parser.add_argument("pipeline")
+    parser.add_argument("--sense-counts", required=True)
+    parser.add_argument("--labelled", action="append", default=[], metavar="NAME=FILE",
+                        help="sense-labelled sentences (evaluate senses format); repeatable")
+    parser.add_argument("--per-lemma", type=int, default=10)
+    parser.add_argument("--percentiles", type=float, nargs="*", default=[82.0])
+    args = parser.parse_args()
+    os.environ.setdefault("HF_HUB_OFFLINE", "1")
+    nlp = load_pipeline(args.pipeline)
+    component = polysemy_component(nlp)
+    if component.lexicon is None or component.lexicon.sample is None:
+        parser.error(f"{args.pipeline}: its lexicon has no occurrence sample (build it with `spacy-ctxvec build-lexicon`)")
+    counts = read_sense_counts(args.sense_counts)
+    files = {}
+    for item in args.labelled:
+        name, _, path = item.partition("=")
+        if not path:
+            parser.error(f"--labelled {item!r}: expected NAME=FILE")
+        files[name] = labelled_groups(nlp, path, args.per_lemma)
+    settings: List[Optional[float]] = [None, *args.percentiles]
+    for percentile in settings:
+        component.induction_settings.update(split_threshold=None, split_percentile=percentile)
+        started = time.perf_counter()
+        inventory = component.build_senses()
+        seconds = time.perf_counter() - started
+        table = [(int(n), float(t)) for n, t in inventory.settings["split_thresholds"]]
+        mono = [k for k in inventory.keys if k.isalpha() and counts.get(k) == 1]
+        poly = [k for k in inventory.keys if k.isalpha() and counts.get(k, 0) >= 2]
+        row: Dict[str, object] = {
+            "pipeline": args.pipeline, "split_percentile": percentile, "induction_seconds": round(seconds, 1),
+            "thresholds": describe_split_thresholds(inventory.settings),
+            "threshold_n10": round(split_threshold_for(10, table=table), 4),
+            "threshold_n64": round(split_threshold_for(64, table=table), 4),
+            "lexicon_monosemous_one_sense": round(float(np.mean([inventory.n_senses(k) == 1 for k in mono])), 3) if mono else None,
+            "lexicon_polysemous_one_sense": round(float(np.mean([inventory.n_senses(k) == 1 for k in poly])), 3) if poly else None,
+            "n_monosemous": len(mono), "n_polysemous": len(poly),
+        }
+        for name, (vectors, groups, gold) in files.items():
+            labels, _ = induced_labels(vectors, groups, inventory.space, inventory.settings)
+            scores = clustering_scores(gold, labels)
+            row[name] = {"lemmas": scores.n_lemmas, "mean_ari": round(scores.mean_ari, 4), "f1": round(scores.f1, 4),
+                         "one_sense": round(scores.one_sense_fraction, 3)}
+        print(json.dumps(row), flush=True)
+
+
+if __name__ == "__main__":
+    main()
