@@ -299,6 +299,8 @@ class Errors(metaclass=_ErrorsWithCodes):
             "{resource} each need {need}. Use fewer workers, fewer {resource} per worker, "
             "or a bigger cluster (--address of a cluster with more nodes).")
     E505 = ("The ray engine does not support {option}: {reason}.")
+    E506 = ("{option} is a setting of the ray engine, and this build uses the {engine} engine. "
+            "Add --engine ray to use it, or leave it out.")
     E520 = ("Ray node(s) {nodes} left the cluster during the build, and the {n_left} node(s) "
             "left have {have} {resource}: {num_workers} workers with {per_worker} {resource} "
             "each need {need}, and no shard has finished for {seconds:.0f} s, so the lost "

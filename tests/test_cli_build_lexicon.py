@@ -83,6 +83,11 @@ def test_bad_inputs(tiny_pipeline_dir, corpus, tmp_path):
     assert taken.exit_code == 1 and "E226" in taken.output
     gpu = invoke("build-lexicon", tiny_pipeline_dir, corpus, tmp_path / "o5", "--gpu-id", "0", "--n-process", "2")
     assert gpu.exit_code == 1 and "E222" in gpu.output
+    for option in (["--num-workers", "2"], ["--node-loss-grace", "120"], ["--address", "auto"], ["--gpus-per-worker", "1"]):
+        ray_only = invoke("build-lexicon", tiny_pipeline_dir, corpus, tmp_path / "o6", *option)
+        message = " ".join(ray_only.output.split())
+        assert ray_only.exit_code == 1 and "E506" in message and f"{option[0]} is a setting of the ray engine" in message
+        assert not (tmp_path / "o6").exists()
     no_gpu = invoke("build-lexicon", tiny_pipeline_dir, corpus, tmp_path / "o6", "--gpu-id", "0")
     assert no_gpu.exit_code == 1 and "E136" in no_gpu.output and "Traceback" not in no_gpu.output  # no CUDA here
 

@@ -152,6 +152,19 @@ def test_node_loss_is_an_error_only_when_the_pool_is_short_and_nothing_moves(mon
     assert "node01" in message and "10.0.0.1" in message and "--num-workers 1" in message
 
 
+def test_the_grace_period_is_a_setting_of_the_watch(monkeypatch):
+    monkeypatch.setattr(ray_engine, "NODE_LOSS_GRACE_S", 1000.0)
+    cluster = ClusterState([1.0, 1.0])
+    patient = NodeLossWatch(cluster, num_workers=2, num_cpus_per_worker=1.0, num_gpus_per_worker=0.0)
+    brief = NodeLossWatch(cluster, num_workers=2, num_cpus_per_worker=1.0, num_gpus_per_worker=0.0, grace_s=0.1)
+    cluster.lose(1)
+    patient.check(), brief.check()
+    time.sleep(0.2)
+    patient.check()  # the module default (here 1000 s) has not run out
+    with pytest.raises(CtxvecError, match=r"^\[CTX-E520\]"):
+        brief.check()
+
+
 def watch_past_grace_after_losing_node_1(monkeypatch, cpus_per_node: List[float]) -> NodeLossWatch:
     """A watch over a 2-worker pool (1 CPU each) whose node 1 was lost more than the
     grace period (0.1 s) ago, with no shard finished since."""
@@ -191,6 +204,8 @@ def test_missing_ray_names_the_extra(tiny_pipeline_dir, corpus_dir, monkeypatch)
         ({"n_process": 2}, r"\[CTX-E505\].*--n-process"),
         ({"resume": True}, r"\[CTX-E505\].*--resume"),
         ({"max_docs": 5}, r"\[CTX-E505\].*--max-docs"),
+        ({"node_loss_grace_s": 0}, r"\[CTX-E228\] node_loss_grace_s must be a number of seconds above 0, got 0"),
+        ({"node_loss_grace_s": float("nan")}, r"\[CTX-E228\] node_loss_grace_s"),
     ],
 )
 def test_bad_settings_are_coded_errors(tiny_pipeline_dir, corpus_dir, setting, match):

@@ -71,6 +71,7 @@ def build_lexicon_cli(
     address: Optional[str] = typer.Option(None, "--address", help="--engine ray: join this Ray cluster ('auto', 'ray://head:10001'); default: start a local one"),
     num_workers: int = typer.Option(1, "--num-workers", min=1, help="--engine ray: actors, each holding one copy of the pipeline"),
     gpus_per_worker: float = typer.Option(0.0, "--gpus-per-worker", min=0.0, help="--engine ray: GPUs per actor (0: CPU)"),
+    node_loss_grace: Optional[float] = typer.Option(None, "--node-loss-grace", help="--engine ray: seconds a build that lost nodes, and can no longer hold its actor pool, waits for a finished shard before it stops (E520; default 60)"),
     sample_size: int = typer.Option(DEFAULT_SAMPLE_SIZE, "--sample-size", min=0, help="Occurrence vectors (float16) + snippets kept per word type for sense induction, chosen by a content hash (0: no sample); memory: benchmarks/SENSES.md"),
     sample_min_count: Optional[int] = typer.Option(None, "--sample-min-count", min=1, help="After the build, drop the samples of types seen fewer than N times (default: --min-count)"),
     senses: Optional[bool] = typer.Option(None, "--senses/--no-senses", help="Induce word senses from the sample (default: yes when --sample-size > 0; --senses with --sample-size 0 is an error)"),
@@ -81,6 +82,14 @@ def build_lexicon_cli(
     check_output_paths(pipeline, corpus, output, checkpoint_dir, overwrite=overwrite)
     check_encoding(encoding)
     build = get_engine(engine)
+    ray_options = {  # (value, default): given only with --engine ray
+        "--address": (address, None), "--num-workers": (num_workers, 1),
+        "--gpus-per-worker": (gpus_per_worker, 0.0), "--node-loss-grace": (node_loss_grace, None),
+    }
+    if engine != "ray":
+        for option, (value, default) in ray_options.items():
+            if value != default:
+                raise CtxvecError(Errors.E506.format(option=option, engine=engine))
     if gpu_id >= 0:
         if n_process > 1:
             raise CtxvecError(Errors.E222.format(n_process=n_process))
@@ -90,7 +99,8 @@ def build_lexicon_cli(
     if senses and sample_size == 0:
         raise CtxvecError(Errors.E602.format(name=component.name))
     engine_options: Dict[str, Any] = (
-        {"address": address, "num_workers": num_workers, "num_gpus_per_worker": gpus_per_worker} if engine == "ray" else {}
+        {"address": address, "num_workers": num_workers, "num_gpus_per_worker": gpus_per_worker,
+         "node_loss_grace_s": node_loss_grace} if engine == "ray" else {}
     )
     try:
         result = build(

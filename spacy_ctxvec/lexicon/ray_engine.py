@@ -17,7 +17,8 @@ When a node dies, its actors' unfinished shards wait for those actors to restart
 nodes left may still finish the build: Ray Data releases an actor that has no more
 input, and the lost actor restarts in its place and reruns its shard (counted once, as
 above). When the nodes left are too small for the actor pool AND no shard finishes for
-NODE_LOSS_GRACE_S seconds, the driver stops with E520 (what was lost, what to rerun)
+``node_loss_grace_s`` seconds (default NODE_LOSS_GRACE_S, 60), the driver stops with E520
+(what was lost, what to rerun)
 instead of waiting forever. Other unrecoverable node or worker failures become E522. A
 stopped build saves nothing; the rerun starts over.
 
@@ -100,7 +101,8 @@ def resolve_corpus_files(corpus: Union[PathLike, Sequence[PathLike]]) -> List[st
     return files
 
 
-def _check_settings(num_workers: int, num_gpus_per_worker: float, num_cpus_per_worker: float, batch_size: int, shard_size: int, on_error: str) -> None:
+def _check_settings(num_workers: int, num_gpus_per_worker: float, num_cpus_per_worker: float, batch_size: int, shard_size: int, on_error: str,
+                    node_loss_grace_s: Optional[float] = None) -> None:
     for setting, value in (("num_workers", num_workers), ("batch_size", batch_size), ("shard_size", shard_size)):
         if value < 1:
             raise CtxvecError(Errors.E228.format(setting=setting, requirement="a positive integer", value=value))
@@ -110,6 +112,8 @@ def _check_settings(num_workers: int, num_gpus_per_worker: float, num_cpus_per_w
         raise CtxvecError(Errors.E228.format(setting="num_cpus_per_worker", requirement="more than 0", value=num_cpus_per_worker))
     if on_error not in ON_ERROR_CHOICES:
         raise CtxvecError(Errors.E215.format(on_error=on_error))
+    if node_loss_grace_s is not None and not (isinstance(node_loss_grace_s, (int, float)) and math.isfinite(node_loss_grace_s) and node_loss_grace_s > 0):
+        raise CtxvecError(Errors.E228.format(setting="node_loss_grace_s", requirement="a number of seconds above 0", value=node_loss_grace_s))
 
 
 def _check_unsupported(n_process: int, resume: bool, max_docs: Optional[int]) -> None:
@@ -220,14 +224,17 @@ def stall_error(err: BaseException) -> Optional[CtxvecError]:
 
 class NodeLossWatch:
     """Notices nodes that leave the cluster during a build; E520 once the nodes left are
-    too small for the actor pool and no shard has finished for NODE_LOSS_GRACE_S seconds.
+    too small for the actor pool and no shard has finished for ``grace_s`` seconds (None:
+    NODE_LOSS_GRACE_S).
 
     ``ray`` needs only ``nodes()``, Ray's list of node dicts. Call ``saw_progress`` for
     every finished shard and ``check`` periodically.
     """
 
-    def __init__(self, ray: Any, num_workers: int, num_cpus_per_worker: float, num_gpus_per_worker: float) -> None:
+    def __init__(self, ray: Any, num_workers: int, num_cpus_per_worker: float, num_gpus_per_worker: float,
+                 grace_s: Optional[float] = None) -> None:
         self.ray = ray
+        self.grace_s = grace_s
         self.num_workers = num_workers
         self.per_worker = {"CPU": num_cpus_per_worker, "GPU": num_gpus_per_worker}
         self.start_nodes = {node["NodeID"]: node.get("NodeManagerAddress", "?") for node in self._alive()}
@@ -257,14 +264,15 @@ class NodeLossWatch:
             return
         now = time.monotonic()
         self.short_since = self.short_since if self.short_since is not None else now
-        if now - max(self.short_since, self.last_progress) < NODE_LOSS_GRACE_S:
+        grace_s = NODE_LOSS_GRACE_S if self.grace_s is None else self.grace_s
+        if now - max(self.short_since, self.last_progress) < grace_s:
             return
         resource, per_worker, need, have = shortfall
         nodes = ", ".join(f"{node_id[:12]} ({self.start_nodes[node_id]})" for node_id in lost)
         fit = int(have // per_worker)
         raise CtxvecError(Errors.E520.format(
             nodes=nodes, n_left=len(alive), have=have, resource=resource, num_workers=self.num_workers,
-            per_worker=per_worker, need=need, seconds=NODE_LOSS_GRACE_S,
+            per_worker=per_worker, need=need, seconds=grace_s,
             or_fewer=f", or with --num-workers {fit}" if fit >= 1 else "",
         ))
 
@@ -374,6 +382,7 @@ def build_lexicon_ray(
     worker_class: Optional[Type] = None,
     encoding: str = DEFAULT_ENCODING,
     sample_size: int = 0,
+    node_loss_grace_s: Optional[float] = None,
 ) -> BuildResult:
     """Build a lexicon from corpus files with a pool of Ray actors.
 
@@ -394,10 +403,12 @@ def build_lexicon_ray(
     ``_ray_parts.PartialLexiconWorker``). ``encoding`` decodes .txt/.jsonl files
     (lines are parsed by ``corpus.parse_line``, as in the local engine). ``sample_size``
     K > 0 keeps an occurrence sample of up to K occurrences per type, equal to the local
-    engine's (priorities hash the content, merging is exact). Returns the same
-    BuildResult as the local engine.
+    engine's (priorities hash the content, merging is exact). ``node_loss_grace_s``:
+    how long a build that lost nodes and can no longer hold its actor pool waits for a
+    finished shard before E520 (None: NODE_LOSS_GRACE_S, 60 s; raise it where nodes or
+    models take longer to come back). Returns the same BuildResult as the local engine.
     """
-    _check_settings(num_workers, num_gpus_per_worker, num_cpus_per_worker, batch_size, shard_size, on_error)
+    _check_settings(num_workers, num_gpus_per_worker, num_cpus_per_worker, batch_size, shard_size, on_error, node_loss_grace_s)
     if sample_size < 0:
         raise CtxvecError(Errors.E228.format(setting="sample_size", requirement="0 (no sample) or a positive integer", value=sample_size))
     _check_unsupported(n_process, resume, max_docs)
@@ -437,7 +448,7 @@ def build_lexicon_ray(
             )
             executors_before = running_executors()
             try:
-                watch = NodeLossWatch(ray, num_workers, num_cpus_per_worker, num_gpus_per_worker)
+                watch = NodeLossWatch(ray, num_workers, num_cpus_per_worker, num_gpus_per_worker, grace_s=node_loss_grace_s)
                 lexicon, n_docs, skipped = merge_watching(partials.iter_rows(), watch, progress=progress)
             except BaseException as err:
                 stop_executors(running_executors() - executors_before)
