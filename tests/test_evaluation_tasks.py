@@ -173,6 +173,7 @@ def test_evaluate_senses_induced_tiny(tiny_nlp, tmp_path):
     assert report.methods["induced"].to_dict() == clustering_scores(gold, labels).to_dict()
     assert (report.methods["induced"].n_polysemous, report.methods["induced"].n_monosemous) == (2, 0)
     assert report.details["sense_space"] == "fitted on the file's target vectors"
+    assert report.details["split_thresholds"] == "the shipped split thresholds (no sense inventory)"
     # --per-lemma: the first N sentences of each lemma.
     two = evaluate_senses(tiny_nlp, data, per_lemma=2)
     assert (two.n_lemmas, two.n_sentences) == (2, 4)
@@ -217,6 +218,7 @@ def test_evaluate_senses_assigned_are_the_tokens_senses(sense_nlp, tmp_path):
     report = evaluate_senses(sense_nlp, data)
     assert set(report.methods) == {"induced", "assigned"}
     assert report.details["sense_space"] == "the pipeline's sense inventory"
+    assert report.details["split_thresholds"] == "split threshold 0 at every sample size"  # the inventory's setting
     expected_gold, expected_labels = [], []
     for rows in data.by_lemma().values():
         tokens = [sense_nlp(" ".join(data.words[i]))[int(data.positions[i])] for i in rows]

@@ -9,6 +9,7 @@ from spacy.language import Language
 
 from ..attributes import install_extensions
 from ..errors import CtxvecError, Errors
+from ..lexicon.sense_inventory import describe_split_thresholds
 from ..lexicon.shard import polysemy_components
 from ..ops.senses import N_REMOVED_DIRECTIONS, fit_sense_space, induce_senses, to_sense_space
 from .correlation import (
@@ -281,6 +282,8 @@ def evaluate_senses(nlp: Language, data: SenseSentences, per_lemma: Optional[int
     methods = {INDUCED: clustering_scores(gold, induced)}
     details: Dict[str, Any] = {
         "sense_space": "the pipeline's sense inventory" if inventory is not None else "fitted on the file's target vectors",
+        "split_thresholds": describe_split_thresholds(settings) if inventory is not None
+        else "the shipped split thresholds (no sense inventory)",
         "n_removed_directions": int(space.directions.shape[0]),
         "targets_without_vector": int((~targets.has_vector).sum()),
         "per_lemma": per_lemma,
