@@ -112,7 +112,8 @@ def _check_settings(num_workers: int, num_gpus_per_worker: float, num_cpus_per_w
         raise CtxvecError(Errors.E228.format(setting="num_cpus_per_worker", requirement="more than 0", value=num_cpus_per_worker))
     if on_error not in ON_ERROR_CHOICES:
         raise CtxvecError(Errors.E215.format(on_error=on_error))
-    if node_loss_grace_s is not None and not (isinstance(node_loss_grace_s, (int, float)) and math.isfinite(node_loss_grace_s) and node_loss_grace_s > 0):
+    if node_loss_grace_s is not None and not (isinstance(node_loss_grace_s, (int, float)) and not isinstance(node_loss_grace_s, bool)
+                                              and math.isfinite(node_loss_grace_s) and node_loss_grace_s > 0):
         raise CtxvecError(Errors.E228.format(setting="node_loss_grace_s", requirement="a number of seconds above 0", value=node_loss_grace_s))
 
 

@@ -8,7 +8,9 @@ per type, chosen by a content hash), ``induce_inventory``
    type so that the sample stands for the corpus;
 2. induces the senses of every type seen at least ``min_count`` times that has a
    sample (``ops.senses.induce_senses``: one sense unless the sample's spread exceeds
-   a threshold, else average-linkage clustering on cosine distance);
+   a threshold, by default calibrated on these types' own spreads by sample size
+   (``ops.senses.calibrate_split_thresholds``), else average-linkage clustering on
+   cosine distance);
 3. keeps per sense: its unit centroid in the sense space (assignment), the mean RAW
    contextual vector of its members (the sense's static vector), its share of the
    sample and up to three example snippets (the members nearest the centroid).
