@@ -14,7 +14,7 @@ import pytest
 from spacy_ctxvec.lexicon.engines import get_engine
 from spacy_ctxvec.lexicon.local import build_lexicon_local
 from spacy_ctxvec.lexicon import ray_engine
-from spacy_ctxvec.lexicon.ray_engine import MERGE_GROUP, NodeLossWatch, build_lexicon_ray, merge_partials
+from spacy_ctxvec.lexicon.ray_engine import MERGE_GROUP, NodeLossWatch, build_lexicon_ray, merge_partials, merge_watching
 from spacy_ctxvec.errors import CtxvecError
 from spacy_ctxvec.lexicon.statistics import Lexicon, merge_all
 
@@ -163,6 +163,33 @@ def test_the_grace_period_is_a_setting_of_the_watch(monkeypatch):
     patient.check()  # the module default (here 1000 s) has not run out
     with pytest.raises(CtxvecError, match=r"^\[CTX-E520\]"):
         brief.check()
+
+
+def test_a_stopped_merge_lets_go_of_the_rows_before_the_error_goes_on(monkeypatch):
+    """E520 from the watch: ``stop`` ends the row iterator and the merge thread has
+    finished by the time merge_watching raises (the caller then shuts Ray down)."""
+    import threading
+
+    monkeypatch.setattr(ray_engine, "NODE_CHECK_S", 0.05)
+    stopped = threading.Event()
+    reading = []
+
+    def rows():  # stands for Ray Data's iterator: blocks until the executor is stopped
+        reading.append(threading.current_thread())
+        stopped.wait(10)
+        return
+        yield
+
+    class FailingWatch:
+        def saw_progress(self) -> None:
+            pass
+
+        def check(self) -> None:
+            raise CtxvecError("[CTX-E520] lost")
+
+    with pytest.raises(CtxvecError, match="E520"):
+        merge_watching(rows(), FailingWatch(), stop=stopped.set)
+    assert stopped.is_set() and reading and not reading[0].is_alive()
 
 
 def watch_past_grace_after_losing_node_1(monkeypatch, cpus_per_node: List[float]) -> NodeLossWatch:

@@ -35,6 +35,7 @@ from contextlib import contextmanager
 from pathlib import Path
 from typing import (
     Any,
+    Callable,
     Dict,
     Iterable,
     Iterator,
@@ -68,6 +69,7 @@ MERGE_GROUP = 16
 # seconds (time enough for an autoscaler to replace the node, or for a restart).
 NODE_CHECK_S = 2.0
 NODE_LOSS_GRACE_S = 60.0
+MERGE_STOP_S = 30.0  # how long a stopped build waits for its merge thread to let go of Ray
 
 
 def import_ray() -> Any:
@@ -297,9 +299,14 @@ def stop_executors(executors: set) -> None:
             pass
 
 
-def merge_watching(rows: Iterable[Dict[str, Any]], watch: Optional[NodeLossWatch], *, progress: bool = False) -> Tuple[Optional[Lexicon], int, List[Tuple[str, int]]]:
+def merge_watching(rows: Iterable[Dict[str, Any]], watch: Optional[NodeLossWatch], *, progress: bool = False,
+                   stop: Optional[Callable[[], None]] = None) -> Tuple[Optional[Lexicon], int, List[Tuple[str, int]]]:
     """merge_partials on a helper thread while this one checks the cluster with ``watch``
-    every NODE_CHECK_S seconds (E520 from the watch ends the wait)."""
+    every NODE_CHECK_S seconds. E520 from the watch (or an interrupt) ends the wait:
+    ``stop`` is called (it should end the row iterator) and the helper thread gets up to
+    MERGE_STOP_S seconds to finish before the error goes on, so that no thread still
+    reads from Ray when the caller shuts it down (a Ray call after ray.shutdown would
+    start a local Ray)."""
     outcome: Dict[str, Any] = {}
 
     def noted(rows: Iterable[Dict[str, Any]]) -> Iterator[Dict[str, Any]]:
@@ -316,10 +323,16 @@ def merge_watching(rows: Iterable[Dict[str, Any]], watch: Optional[NodeLossWatch
 
     thread = threading.Thread(target=run, name="ctxvec-ray-merge", daemon=True)
     thread.start()
-    while thread.is_alive():
-        thread.join(NODE_CHECK_S)
-        if thread.is_alive() and watch is not None:
-            watch.check()
+    try:
+        while thread.is_alive():
+            thread.join(NODE_CHECK_S)
+            if thread.is_alive() and watch is not None:
+                watch.check()
+    except BaseException:
+        if stop is not None:
+            stop()
+        thread.join(MERGE_STOP_S)
+        raise
     if "error" in outcome:
         raise outcome["error"]
     return outcome["value"]
@@ -448,11 +461,15 @@ def build_lexicon_ray(
                 fn_constructor_args=(pipeline_ref, key, batch_size, num_gpus_per_worker > 0, max(1, int(num_cpus_per_worker)), sample_size),
             )
             executors_before = running_executors()
+
+            def stop_build() -> None:
+                stop_executors(running_executors() - executors_before)
+
             try:
                 watch = NodeLossWatch(ray, num_workers, num_cpus_per_worker, num_gpus_per_worker, grace_s=node_loss_grace_s)
-                lexicon, n_docs, skipped = merge_watching(partials.iter_rows(), watch, progress=progress)
+                lexicon, n_docs, skipped = merge_watching(partials.iter_rows(), watch, progress=progress, stop=stop_build)
             except BaseException as err:
-                stop_executors(running_executors() - executors_before)
+                stop_build()
                 if not isinstance(err, Exception):  # KeyboardInterrupt, SystemExit
                     raise
                 coded = coded_error(err) or node_loss_error(err) or stall_error(err)
