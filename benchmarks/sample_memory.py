@@ -1,7 +1,8 @@
 """Memory of the lexicon's occurrence sample (issue 11) on the whole Gutenberg corpus.
 
-The sample holds, per word type, min(count, K) rows: a float16 vector (width x 2 bytes),
-a uint64 priority and a UTF-8 snippet, plus one int64 offset per type. This script
+The sample holds, per word type, min(count, K) rows: a float16 vector and a float16
+context vector (2 x width x 2 bytes), a uint64 priority and a UTF-8 snippet, plus one
+int64 offset per type. This script
 counts the corpus the way build-lexicon reads it (one document per non-blank line,
 lower-cased keys, spaCy's English tokenizer, the two Latin-1 files decoded as such),
 without running the transformer, and prints for each K and frequency floor the rows
@@ -75,7 +76,7 @@ def main() -> None:
     counts = np.bincount(type_ids)
     print(f"{len(texts):,} documents, {len(type_ids):,} tokens, {len(counts):,} types "
           f"({time.perf_counter() - start:.0f} s to read and tokenize)\n")
-    print(f"| K | floor | types sampled | rows | vectors (MiB) | snippets (MiB) | total (MiB) | bytes/row |")
+    print(f"| K | floor | types sampled | rows | vectors + contexts (MiB) | snippets (MiB) | total (MiB) | bytes/row |")
     print("|---|---|---|---|---|---|---|---|")
     for k in SIZES:
         chosen = lowest_per_group(type_ids, priorities, k)  # ties included: at most a few extra rows
@@ -87,7 +88,7 @@ def main() -> None:
         for floor in FLOORS:
             kept = counts >= floor
             rows = int(np.minimum(counts[kept], k).sum())
-            vectors = rows * args.width * 2
+            vectors = rows * args.width * 2 * 2  # token and context vector, float16
             other = rows * 8 + (int(kept.sum()) + 1) * 8  # priorities + offsets
             snippets = int(snippet_per_type[kept].sum())
             total = vectors + other + snippets

@@ -52,13 +52,19 @@ def candidate_scores(lexicon, inventory, min_count: int):
     n_senses = np.array([inventory.n_senses(k) for k in keys], dtype=np.float64)
     entropy = np.array([sense_entropy([s.share for s in inventory.senses_of(k)]) for k in keys])
     n_sampled = np.array([len(sample.rows_of(k)[0]) for k in keys])
-    scores = {
+    scores = {}
+    if inventory.context_space is not None and sample.contexts is not None:
+        def joined_spread(key):
+            start, end = int(sample.offsets[sample.index(key)]), int(sample.offsets[sample.index(key) + 1])
+            return spread(inventory.features(sample.vectors[start:end].astype(np.float64), sample.contexts[start:end].astype(np.float64)))
+        scores["sample spread of token + context (sense features)"] = np.array([joined_spread(k) for k in keys])
+    scores.update({
         "self_similarity (today: whole corpus)": whole[rows],
         "sample_self_similarity (<= K sampled occurrences)": sample_ss,
         "n_senses (induced)": n_senses,
         "sense_entropy (of shares)": entropy,
         "combination: mean rank of sample_self_similarity and sense_entropy": (rankdata(sample_ss) + rankdata(entropy)) / 2,
-    }
+    })
     return keys, lexicon.counts[rows], n_sampled, scores
 
 

@@ -6,13 +6,14 @@ SPLIT_THRESHOLDS (split_percentile null) and under each --percentiles value, and
 inventory is measured the way the issue's target is: the fraction of the lexicon's
 monosemous and polysemous types (WordNet 1 / 2+ senses, alphabetic) with one sense, and
 the "induced" rows of `evaluate senses` on sense-labelled files (the pipeline's target
-vectors are computed once; each setting induces on them with its own thresholds). Nothing
-is saved.
+vectors are computed once; each setting induces on them with its own thresholds). With
+--context-weights, every percentile is also run at each context weight (0: clusters on
+the token vectors alone; "Clustering with the context" in SENSES.md). Nothing is saved.
 
     python benchmarks/split_calibration.py PIPELINE \\
         --sense-counts ../shared/data/wordnet_sense_counts/sense_counts.tsv \\
         --labelled wordnet=../shared/data/wordnet_examples/wordnet_examples.jsonl \\
-        --labelled monosemous=mono_test.jsonl --percentiles 78 80 82 85
+        --labelled monosemous=mono_test.jsonl --percentiles 78 80 82 85 [--context-weights 0 1]
 """
 import argparse
 import json
@@ -31,17 +32,18 @@ from spacy_ctxvec.pipelines import load_pipeline
 
 
 def labelled_groups(nlp, path: str, per_lemma: int):
-    """(target vectors, row groups per lemma, gold labels per lemma) of the lemmas with at
-    least ``per_lemma`` sentences, their first ``per_lemma`` each."""
+    """(target vectors, their context vectors, row groups per lemma, gold labels per
+    lemma) of the lemmas with at least ``per_lemma`` sentences, their first
+    ``per_lemma`` each."""
     data = read_sense_sentences(path)
     groups = data.by_lemma(per_lemma, min_sentences=per_lemma)
     rows = sorted(row for rows in groups.values() for row in rows)
     position = {row: i for i, row in enumerate(rows)}
     subset = SenseSentences([data.lemmas[i] for i in rows], [data.words[i] for i in rows], data.positions[rows],
                             [data.senses[i] for i in rows])
-    vectors = sense_targets(nlp, subset.words, subset.positions).vectors
+    targets = sense_targets(nlp, subset.words, subset.positions)
     lemmas = list(groups)
-    return vectors, [[position[row] for row in groups[lemma]] for lemma in lemmas], \
+    return targets.vectors, targets.contexts, [[position[row] for row in groups[lemma]] for lemma in lemmas], \
         [[data.senses[row] for row in groups[lemma]] for lemma in lemmas]
 
 
@@ -53,6 +55,8 @@ def main() -> None:
                         help="sense-labelled sentences (evaluate senses format); repeatable")
     parser.add_argument("--per-lemma", type=int, default=10)
     parser.add_argument("--percentiles", type=float, nargs="*", default=[82.0])
+    parser.add_argument("--context-weights", type=float, nargs="*", default=None,
+                        help="context weights to induce with (default: the component's setting)")
     args = parser.parse_args()
     os.environ.setdefault("HF_HUB_OFFLINE", "1")
     nlp = load_pipeline(args.pipeline)
@@ -67,8 +71,9 @@ def main() -> None:
             parser.error(f"--labelled {item!r}: expected NAME=FILE")
         files[name] = labelled_groups(nlp, path, args.per_lemma)
     settings: List[Optional[float]] = [None, *args.percentiles]
-    for percentile in settings:
-        component.induction_settings.update(split_threshold=None, split_percentile=percentile)
+    weights = args.context_weights if args.context_weights else [component.induction_settings["context_weight"]]
+    for percentile, weight in ((p, w) for p in settings for w in weights):
+        component.induction_settings.update(split_threshold=None, split_percentile=percentile, context_weight=weight)
         started = time.perf_counter()
         inventory = component.build_senses()
         seconds = time.perf_counter() - started
@@ -76,7 +81,8 @@ def main() -> None:
         mono = [k for k in inventory.keys if k.isalpha() and counts.get(k) == 1]
         poly = [k for k in inventory.keys if k.isalpha() and counts.get(k, 0) >= 2]
         row: Dict[str, object] = {
-            "pipeline": args.pipeline, "split_percentile": percentile, "induction_seconds": round(seconds, 1),
+            "pipeline": args.pipeline, "split_percentile": percentile, "context_weight": inventory.settings["context_weight"],
+            "induction_seconds": round(seconds, 1),
             "thresholds": describe_split_thresholds(inventory.settings),
             "threshold_n10": round(split_threshold_for(10, table=table), 4),
             "threshold_n64": round(split_threshold_for(64, table=table), 4),
@@ -84,8 +90,9 @@ def main() -> None:
             "lexicon_polysemous_one_sense": round(float(np.mean([inventory.n_senses(k) == 1 for k in poly])), 3) if poly else None,
             "n_monosemous": len(mono), "n_polysemous": len(poly),
         }
-        for name, (vectors, groups, gold) in files.items():
-            labels, _ = induced_labels(vectors, groups, inventory.space, inventory.settings)
+        for name, (vectors, contexts, groups, gold) in files.items():
+            labels, _ = induced_labels(vectors, groups, inventory.space, inventory.settings, contexts=contexts,
+                                       context_space=inventory.context_space)
             scores = clustering_scores(gold, labels)
             row[name] = {"lemmas": scores.n_lemmas, "mean_ari": round(scores.mean_ari, 4), "f1": round(scores.f1, 4),
                          "one_sense": round(scores.one_sense_fraction, 3)}

@@ -243,7 +243,9 @@ class Errors(metaclass=_ErrorsWithCodes):
     E260 = ("OccurrenceSample: {problem}. Give one key, one priority (uint64), one snippet "
             "and one finite vector row per occurrence, and k >= 1.")
     E261 = ("Cannot merge occurrence samples with different {what}: {a!r} vs {b!r}. Merge "
-            "only samples built with the same --sample-size from the same pipeline.")
+            "only samples built with the same --sample-size from the same pipeline and "
+            "spacy-ctxvec version (samples saved before context vectors were kept have none: "
+            "rebuild those parts).")
     E262 = ("Occurrence sample at '{path}' cannot be read: {problem}. Save it again "
             "(rebuild the lexicon with `spacy-ctxvec build-lexicon --sample-size K`).")
     E263 = ("Cannot merge a lexicon with an occurrence sample (k={a}) and one {b}. Build "

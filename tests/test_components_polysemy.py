@@ -283,7 +283,12 @@ def assert_senses_consistent(nlp, docs):
                 continue
             sense = token._.sense
             assert isinstance(sense, int) and 0 <= sense < n
-            expected = inventory.assign(inventory.type_rows([token.lower_]), token._.context_vec[None, :])[0]
+            context = None
+            if inventory.context_space is not None:  # the mean vector of the tokens around it, by hand
+                around = [t for t in doc[max(0, token.i - inventory.context_window):token.i + inventory.context_window + 1]
+                          if t.i != token.i and t._.has_context_vec]
+                context = np.mean([t._.context_vec for t in around], axis=0)[None, :] if around else np.zeros((1, doc._.ctxvec_context.shape[1]))
+            expected = inventory.assign(inventory.type_rows([token.lower_]), token._.context_vec[None, :], context)[0]
             assert sense == expected
             np.testing.assert_array_equal(token._.sense_vec, inventory.senses_of(token.lower_)[sense].vector)
         defined = [t._.sense_vec for t in doc if t._.sense is not None]
@@ -429,7 +434,10 @@ def test_minilm_river_and_money_bank_never_share_a_sense(default_nlp):
     river_words = ("river", "stream", "muddy", "Reeds")
     is_river = np.array([any(w in s for w in river_words) for s in snippets])
     assert is_river.sum() == 4
-    senses = inventory.assign(inventory.type_rows(["bank"] * len(rows)), rows.astype(np.float32))
+    start = int(lexicon.sample.offsets[lexicon.sample.index("bank")])
+    contexts = lexicon.sample.contexts[start:start + len(rows)]
+    assert inventory.context_space is not None
+    senses = inventory.assign(inventory.type_rows(["bank"] * len(rows)), rows.astype(np.float32), contexts.astype(np.float32))
     river_senses, money_senses = set(senses[is_river].tolist()), set(senses[~is_river].tolist())
     assert river_senses.isdisjoint(money_senses)
     river = ["Frogs jumped off the wet bank into the river water.", "The fisherman sat on the bank of the river."]

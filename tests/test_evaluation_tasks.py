@@ -169,7 +169,9 @@ def test_evaluate_senses_induced_tiny(tiny_nlp, tmp_path):
     for k in rows:
         expected = tiny_nlp(" ".join(data.words[k]))[int(data.positions[k])]._.context_vec
         assert np.allclose(targets.vectors[k], expected, atol=1e-5)
-    labels, _ = induced_labels(targets.vectors, [[0, 1, 2, 3, 4], [5, 6, 7]])
+    assert targets.contexts is not None and targets.contexts.shape == targets.vectors.shape
+    labels, _ = induced_labels(targets.vectors, [[0, 1, 2, 3, 4], [5, 6, 7]], contexts=targets.contexts)
+    assert report.details["context"].startswith("token joined to the mean vector of 5 tokens")
     assert report.methods["induced"].to_dict() == clustering_scores(gold, labels).to_dict()
     assert (report.methods["induced"].n_polysemous, report.methods["induced"].n_monosemous) == (2, 0)
     assert report.details["sense_space"] == "fitted on the file's target vectors"

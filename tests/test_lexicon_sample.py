@@ -215,3 +215,55 @@ def test_bad_arguments_and_mismatched_merges_are_coded_errors():
         a.merge(OccurrenceSample.from_occurrences(keys, vectors, priorities, snippets, k=4))
     with pytest.raises(CtxvecError, match="E261.*width"):
         a.merge(OccurrenceSample.from_occurrences(keys, vectors[:, :4], priorities, snippets, k=3))
+
+
+def test_context_vectors_travel_with_their_rows_through_select_merge_and_prune():
+    keys, vectors, priorities, snippets = random_occurrences(7)
+    contexts = -2.0 * vectors  # a context tied to its row, so a row and its context can be matched
+    halves = np.array_split(np.random.default_rng(7).permutation(len(keys)), 2)
+    whole = OccurrenceSample.from_occurrences(keys, vectors, priorities, snippets, k=4, contexts=contexts)
+    parts = [OccurrenceSample.from_occurrences([keys[i] for i in rows], vectors[rows], priorities[rows],
+                                               [snippets[i] for i in rows], k=4, contexts=contexts[rows]) for rows in halves]
+    merged = parts[1].merge(parts[0])
+    assert merged == whole and merged.has_contexts
+    np.testing.assert_array_equal(whole.contexts, (-2.0 * whole.vectors.astype(np.float32)).astype(np.float16))
+    without = OccurrenceSample.from_occurrences(keys, vectors, priorities, snippets, k=4)
+    assert without.contexts is None and without != whole
+    np.testing.assert_array_equal(without.vectors, whole.vectors)  # contexts do not change which rows are kept
+    pruned = whole.prune(np.array([i % 2 == 0 for i in range(len(whole))]))
+    np.testing.assert_array_equal(pruned.contexts, (-2.0 * pruned.vectors.astype(np.float32)).astype(np.float16))
+    assert whole.nbytes == without.nbytes + whole.contexts.nbytes
+
+
+def test_context_vectors_round_trip_and_old_samples_without_them_still_load(tmp_path):
+    keys, vectors, priorities, snippets = random_occurrences(8)
+    sample = OccurrenceSample.from_occurrences(keys, vectors, priorities, snippets, k=5, contexts=vectors[:, ::-1])
+    sample.to_disk(tmp_path / "with")
+    assert OccurrenceSample.from_disk(tmp_path / "with") == sample
+    assert OccurrenceSample.from_bytes(sample.to_bytes()) == sample
+    assert (tmp_path / "with" / "contexts.npy").is_file()
+    old = OccurrenceSample.from_occurrences(keys, vectors, priorities, snippets, k=5)
+    old.to_disk(tmp_path / "old")
+    header = json.loads((tmp_path / "old" / "sample.json").read_text())
+    del header["contexts"]  # as saved before context vectors were kept
+    (tmp_path / "old" / "sample.json").write_text(json.dumps(header))
+    loaded = OccurrenceSample.from_disk(tmp_path / "old")
+    assert loaded == old and loaded.contexts is None
+    (tmp_path / "with" / "contexts.npy").unlink()
+    with pytest.raises(CtxvecError, match="E262.*contexts is true, but contexts.npy is missing"):
+        OccurrenceSample.from_disk(tmp_path / "with")
+
+
+def test_samples_with_and_without_context_vectors_do_not_merge():
+    keys, vectors, priorities, snippets = random_occurrences(9)
+    with_contexts = OccurrenceSample.from_occurrences(keys, vectors, priorities, snippets, k=3, contexts=vectors)
+    without = OccurrenceSample.from_occurrences(keys, vectors, priorities, snippets, k=3)
+    with pytest.raises(CtxvecError, match="E261.*context vectors"):
+        with_contexts.merge(without)
+    assert with_contexts.merge(OccurrenceSample.empty(8, k=3)) == with_contexts  # an empty part is no conflict
+    with pytest.raises(CtxvecError, match="E260.*contexts has shape"):
+        OccurrenceSample.from_occurrences(keys, vectors, priorities, snippets, k=3, contexts=vectors[:, :4])
+    bad = vectors.copy()
+    bad[2, 0] = np.nan
+    with pytest.raises(CtxvecError, match="E260.*context row 2"):
+        OccurrenceSample.from_occurrences(keys, vectors, priorities, snippets, k=3, contexts=bad)

@@ -8,6 +8,7 @@ from spacy_ctxvec.errors import CtxvecError
 from spacy_ctxvec.lexicon.sample import OccurrenceSample, occurrence_priorities
 from spacy_ctxvec.lexicon.sense_inventory import (
     SenseInventory,
+    describe_context,
     describe_split_thresholds,
     fit_corpus_sense_space,
     induce_inventory,
@@ -38,8 +39,9 @@ def synthetic(seed: int = 0, noise: float = 0.05, n_words: int = 30, per_word: i
     return keys, np.array(vectors), river, money
 
 
-def lexicon_with_sample(keys, vectors, k: int = 64, parts: int = 1) -> Lexicon:
-    """A Lexicon with its occurrence sample, merged from ``parts`` pieces."""
+def lexicon_with_sample(keys, vectors, k: int = 64, parts: int = 1, contexts=None) -> Lexicon:
+    """A Lexicon with its occurrence sample (with ``contexts``, when given), merged from
+    ``parts`` pieces."""
     priorities = occurrence_priorities(np.full(len(keys), 12345, dtype=np.uint64), np.arange(len(keys)))
     snippets = [f"doc {i} [{key}]" for i, key in enumerate(keys)]
     pieces = np.array_split(np.arange(len(keys)), parts)
@@ -47,7 +49,8 @@ def lexicon_with_sample(keys, vectors, k: int = 64, parts: int = 1) -> Lexicon:
     for rows in pieces:
         part = Lexicon.from_occurrences([keys[i] for i in rows], vectors[rows], meta={"key": "lower"})
         sample = OccurrenceSample.from_occurrences([keys[i] for i in rows], vectors[rows], priorities[rows],
-                                                   [snippets[i] for i in rows], k=k)
+                                                   [snippets[i] for i in rows], k=k,
+                                                   contexts=None if contexts is None else contexts[rows])
         part = part.with_sample(sample)
         result = part if result is None else result.merge(part)
     return result
@@ -279,3 +282,70 @@ def test_assign_equals_the_argmax_over_each_types_own_centroids():
         else:
             own = inventory.centroids[offsets[t]:offsets[t + 1]].astype(np.float64)
             assert assigned[i] == int(np.argmax(own @ units[i]))
+
+
+def with_context_meanings(seed: int = 1):
+    """(keys, vectors, contexts): 30 one-meaning words and 'bank' (24 occurrences) whose
+    token vectors spread enough to split but do not show the two meanings, while its
+    contexts do (even occurrences near ``river_context``, odd near ``money_context``)."""
+    keys, vectors, _, _ = synthetic(seed)
+    rng = np.random.default_rng(seed)
+    contexts = rng.normal(size=vectors.shape)
+    bank = np.flatnonzero(np.array(keys) == "bank")
+    vectors[bank] = vectors[bank[0]] + 0.8 * rng.normal(size=(len(bank), WIDTH))
+    river_context, money_context = rng.normal(size=WIDTH), rng.normal(size=WIDTH)
+    contexts[bank] = np.where((np.arange(len(bank)) % 2 == 0)[:, None], river_context, money_context) \
+        + 0.05 * rng.normal(size=(len(bank), WIDTH))
+    return keys, vectors, contexts, river_context, money_context
+
+
+def test_senses_are_clustered_on_token_and_context_when_the_sample_keeps_contexts():
+    from sklearn.metrics import adjusted_rand_score
+
+    from spacy_ctxvec.ops.senses import CONTEXT_WINDOW
+
+    keys, vectors, contexts, river_context, money_context = with_context_meanings()
+    lexicon = lexicon_with_sample(keys, vectors, contexts=contexts)
+    joined = induce_inventory(lexicon, min_count=5, split_threshold=0.0, max_senses=2)
+    alone = induce_inventory(lexicon, min_count=5, split_threshold=0.0, max_senses=2, context_weight=0.0)
+    assert joined.context_space is not None and alone.context_space is None
+    assert (joined.settings["context_weight"], joined.settings["context_window"]) == (1.0, CONTEXT_WINDOW)
+    assert (alone.settings["context_weight"], alone.settings["context_window"]) == (0.0, 0)
+    assert describe_context(joined.settings) == (f"clustered on each occurrence joined to the mean vector of the "
+                                                 f"{CONTEXT_WINDOW} tokens either side (context weight 1)")
+    assert describe_context(alone.settings) == "clustered on the occurrences' own vectors (no context vectors)"
+    assert joined.centroids.shape[1] == 2 * WIDTH == joined.feature_width and alone.centroids.shape[1] == WIDTH
+    bank = np.flatnonzero(np.array(keys) == "bank")
+    truth = np.arange(len(bank)) % 2
+    label = lambda inventory, context: inventory.assign(np.full(len(bank), inventory.index("bank")), vectors[bank], context)
+    assert adjusted_rand_score(truth, label(joined, contexts[bank])) == 1.0
+    assert adjusted_rand_score(truth, label(alone, None)) < 0.5
+    with pytest.raises(CtxvecError, match="E600.*give each occurrence's context"):
+        joined.assign(np.array([joined.index("bank")]), vectors[bank[:1]])
+    with pytest.raises(CtxvecError, match="E600.*contexts have width 5"):
+        joined.assign(np.array([joined.index("bank")]), vectors[bank[:1]], np.ones((1, 5)))
+    # A sample without contexts: senses from the token rows, whatever context_weight says.
+    plain = induce_inventory(lexicon_with_sample(keys, vectors), min_count=5, split_threshold=0.0, max_senses=2)
+    assert plain.context_space is None and plain == alone.__class__.from_bytes(plain.to_bytes())
+
+
+def test_an_inventory_with_a_context_space_round_trips_and_refuses_half_of_it(tmp_path):
+    keys, vectors, contexts, _, _ = with_context_meanings()
+    inventory = induce_inventory(lexicon_with_sample(keys, vectors, contexts=contexts), min_count=5)
+    inventory.to_disk(tmp_path / "senses")
+    assert SenseInventory.from_disk(tmp_path / "senses") == inventory
+    assert SenseInventory.from_bytes(inventory.to_bytes()) == inventory
+    assert {"context_mean.npy", "context_directions.npy"} <= {p.name for p in (tmp_path / "senses").iterdir()}
+    (tmp_path / "senses" / "context_directions.npy").unlink()
+    with pytest.raises(CtxvecError, match="E601.*context_mean and context_directions must be saved together"):
+        SenseInventory.from_disk(tmp_path / "senses")
+    (tmp_path / "senses" / "context_mean.npy").unlink()
+    with pytest.raises(CtxvecError, match="E601.*centroids has shape"):  # centroids of the joined space, no context space
+        SenseInventory.from_disk(tmp_path / "senses")
+
+
+def test_context_weight_out_of_range_is_a_coded_error(data):
+    keys, vectors, _, _ = data
+    for value in (-0.5, float("nan"), 11.0, True):
+        with pytest.raises(CtxvecError, match="E603.*context_weight"):
+            induce_inventory(lexicon_with_sample(keys, vectors), min_count=5, context_weight=value)

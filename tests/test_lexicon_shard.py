@@ -65,13 +65,16 @@ SAMPLE_TEXTS = [
 
 
 def every_occurrence(nlp, texts):
-    """(keys, vectors, priorities, snippets) of every counted occurrence, made directly."""
+    """(keys, vectors, priorities, snippets, contexts) of every counted occurrence, made
+    directly (the context: mean vector of the tokens with a vector up to CONTEXT_WINDOW
+    either side, by a loop)."""
     import numpy as np
 
     from spacy_ctxvec.lexicon.sample import occurrence_priorities, text_hash
     from spacy_ctxvec.lexicon.shard import snippet
+    from spacy_ctxvec.ops.senses import CONTEXT_WINDOW
 
-    keys, vectors, priorities, snippets = [], [], [], []
+    keys, vectors, priorities, snippets, contexts = [], [], [], [], []
     for doc in nlp.pipe(texts):
         mask = doc._.ctxvec_context_mask
         for i in np.flatnonzero(mask):
@@ -79,7 +82,10 @@ def every_occurrence(nlp, texts):
             vectors.append(doc._.ctxvec_context[i])
             priorities.append(occurrence_priorities(np.array([text_hash(doc.text)], dtype=np.uint64), np.array([i]))[0])
             snippets.append(snippet(doc, int(i)))
-    return keys, np.vstack(vectors), np.array(priorities, dtype=np.uint64), snippets
+            around = [j for j in range(max(0, i - CONTEXT_WINDOW), min(len(doc), i + CONTEXT_WINDOW + 1)) if j != i and mask[j]]
+            contexts.append(np.mean([doc._.ctxvec_context[j] for j in around], axis=0) if around
+                            else np.zeros(doc._.ctxvec_context.shape[1]))
+    return keys, np.vstack(vectors), np.array(priorities, dtype=np.uint64), snippets, np.vstack(contexts)
 
 
 @pytest.mark.parametrize("buffered", [50_000, 7])
@@ -89,8 +95,9 @@ def test_sample_equals_the_k_lowest_of_every_occurrence(tiny_nlp, monkeypatch, b
 
     monkeypatch.setattr(shard, "MAX_BUFFERED_OCCURRENCES", buffered)  # 7: many chunks, snippets per chunk
     lexicon = partial_lexicon(tiny_nlp, SAMPLE_TEXTS, batch_size=2, sample_size=2)
-    keys, vectors, priorities, snippets = every_occurrence(tiny_nlp, SAMPLE_TEXTS)
-    assert lexicon.sample == OccurrenceSample.from_occurrences(keys, vectors, priorities, snippets, k=2)
+    keys, vectors, priorities, snippets, contexts = every_occurrence(tiny_nlp, SAMPLE_TEXTS)
+    assert lexicon.sample.has_contexts
+    assert lexicon.sample == OccurrenceSample.from_occurrences(keys, vectors, priorities, snippets, k=2, contexts=contexts)
     assert set(lexicon.sample.keys) == set(lexicon.keys)
     counts = dict(zip(lexicon.keys, lexicon.counts.tolist()))
     assert all(1 <= n <= min(2, counts[key]) for key, n in zip(lexicon.sample.keys, lexicon.sample.counts()))

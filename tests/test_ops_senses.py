@@ -183,3 +183,69 @@ def test_too_few_types_fall_back_to_the_shipped_thresholds():
     table, n_calibrated = calibrate(word_spreads(MIN_CALIBRATION_TYPES - 1, 1.0))
     assert n_calibrated == 0 and table == SPLIT_THRESHOLDS
     assert calibrate_split_thresholds(np.zeros(0), np.zeros(0)) == (SPLIT_THRESHOLDS, 0)
+
+
+def test_window_context_means_average_the_valid_neighbours_and_leave_the_token_out():
+    from spacy_ctxvec.ops.senses import window_context_means
+
+    rng = np.random.default_rng(3)
+    vectors = rng.normal(size=(9, 4))
+    valid = np.array([True, True, False, True, True, True, True, False, True])
+    means = window_context_means(vectors, valid, window=2)
+    for i in range(9):
+        around = [j for j in range(max(0, i - 2), min(9, i + 3)) if j != i and valid[j]]
+        np.testing.assert_allclose(means[i], vectors[around].mean(axis=0), rtol=1e-6, atol=1e-6)
+    assert means.dtype == np.float32
+
+
+def test_window_context_means_without_neighbours_are_zero_not_nan():
+    from spacy_ctxvec.ops.senses import window_context_means
+
+    one = window_context_means(np.ones((1, 3)), np.array([True]), window=5)
+    assert one.shape == (1, 3) and not one.any()
+    none_valid = window_context_means(np.ones((4, 3)), np.zeros(4, dtype=bool), window=5)
+    assert not none_valid.any() and np.isfinite(none_valid).all()
+    with_nan = window_context_means(np.array([[np.nan, 0.0], [1.0, 1.0], [3.0, 3.0]]), np.ones(3, dtype=bool), window=1)
+    np.testing.assert_allclose(with_nan, [[1.0, 1.0], [3.0, 3.0], [1.0, 1.0]])  # a non-finite row is no neighbour
+    assert window_context_means(np.ones((3, 2)), np.ones(3, dtype=bool), window=0).sum() == 0
+    assert window_context_means(np.zeros((0, 2)), np.zeros(0, dtype=bool)).shape == (0, 2)
+
+
+def test_sense_features_join_token_and_weighted_context_at_unit_length():
+    from spacy_ctxvec.ops.senses import sense_features
+
+    token = np.array([[1.0, 0.0], [0.0, 0.0]])
+    context = np.array([[0.0, 1.0], [1.0, 0.0]])
+    joined = sense_features(token, context, weight=1.0)
+    np.testing.assert_allclose(joined[0], [1, 0, 0, 1] / np.sqrt(2))
+    assert not joined[1].any()  # no token vector: no features, whatever the context
+    np.testing.assert_allclose(sense_features(token, context, weight=3.0)[0], [1, 0, 0, 3] / np.sqrt(10))
+    assert sense_features(token, None) is not None and sense_features(token, None).shape == (2, 2)
+    assert sense_features(token, context, weight=0).shape == (2, 2)
+
+
+def test_contexts_separate_meanings_the_token_rows_blur():
+    """Two meanings whose token rows overlap but whose contexts differ: clustering on
+    token + context recovers them, on the token rows alone it does not."""
+    from spacy_ctxvec.ops.senses import sense_features
+
+    rng = np.random.default_rng(0)
+    space = SenseSpace(np.zeros(16), np.zeros((0, 16)))
+    token = to_sense_space(np.eye(16)[0] + 0.6 * rng.normal(size=(20, 16)), space)
+    context = to_sense_space(blobs(np.eye(16)[[5, 9]], 10, 0.05, seed=1), space)
+    truth = np.repeat([0, 1], 10)
+    alone = induce_senses(token, split_threshold=0.0, max_senses=2)
+    joined = induce_senses(token, split_threshold=0.0, max_senses=2, cluster_rows=sense_features(token, context))
+    assert adjusted_rand_score(truth, joined.labels) == 1.0
+    assert adjusted_rand_score(truth, alone.labels) < 0.5
+    assert joined.centroids.shape == (2, 32) and joined.spread == alone.spread  # the split test reads the token rows
+
+
+def test_the_split_decision_reads_the_token_rows_not_the_contexts():
+    from spacy_ctxvec.ops.senses import sense_features
+
+    space = SenseSpace(np.zeros(16), np.zeros((0, 16)))
+    token = to_sense_space(blobs(np.eye(16)[:1], 20, 0.01), space)  # one tight meaning
+    context = to_sense_space(np.random.default_rng(2).normal(size=(20, 16)), space)  # contexts all over
+    model = induce_senses(token, cluster_rows=sense_features(token, context))
+    assert model.n_senses == 1 and model.centroids.shape == (1, 32)

@@ -30,7 +30,7 @@ from ..lexicon.checkpoints import (
 )
 from ..lexicon.corpus import DEFAULT_ENCODING, check_encoding
 from ..lexicon.engines import ENGINES, get_engine
-from ..lexicon.sense_inventory import describe_split_thresholds
+from ..lexicon.sense_inventory import describe_context, describe_split_thresholds
 from ..pipelines import load_pipeline
 from ._app import app, exit_on_coded_error
 
@@ -119,7 +119,7 @@ def build_lexicon_cli(
         inventory = component.build_senses()
         msg.info(f"Senses: {inventory.n_senses_total} senses of {len(inventory)} types "
                  f"({int((inventory.counts() > 1).sum())} with more than one), induced in {time.perf_counter() - started:.1f} s; "
-                 f"{describe_split_thresholds(inventory.settings)}")
+                 f"{describe_split_thresholds(inventory.settings)}; {describe_context(inventory.settings)}")
     component.check_width(lexicon.width)
     save_output(nlp, output)
     remove_checkpoint_dir(checkpoint_dir)

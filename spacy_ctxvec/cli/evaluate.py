@@ -207,7 +207,8 @@ def senses_cli(
         _print_json(result)
         return
     msg.info(f"{report.n_lemmas} lemmas, {report.n_sentences} sentences; senses induced in the sense space "
-             f"{report.details['sense_space']}, with {report.details['split_thresholds']}")
+             f"{report.details['sense_space']}, with {report.details['split_thresholds']}; clustered on the "
+             f"{report.details['context']}")
     rows = [(name, _score(s.precision), _score(s.recall), _score(s.f1), _score(s.mean_ari),
              _score(s.one_sense_fraction), f"{s.mean_senses:.2f}", str(s.n_lemmas),
              _score(s.polysemous_ari), _score(s.monosemous_one_sense))

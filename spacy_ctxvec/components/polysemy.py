@@ -16,7 +16,8 @@ spacy_ctxvec.lexicon.sense_inventory; saved in ``senses/`` beside ``lexicon/``) 
 doc._.ctxvec_sense (SENSE_DTYPE records) and doc._.ctxvec_sense_vec, read by:
 
 - token._.sense: this occurrence's sense within its type (nearest centroid of its own
-  contextual vector in the sense space), None where the type has no senses (unseen,
+  contextual vector, joined to the mean vector of the tokens around it when the senses
+  were induced with contexts, in the sense space), None where the type has no senses (unseen,
   below ``min_count``, not sampled) or the token has no contextual vector;
 - token._.n_senses: the type's number of induced senses (0 if none);
 - token._.sense_vec / span._.sense_vec / doc._.sense_vec: the sense's static vector
@@ -55,6 +56,7 @@ from ..lexicon.shard import (
 from ..lexicon.sense_inventory import DEFAULT_SETTINGS, SenseInventory, check_induction_settings, induce_inventory
 from ..lexicon.statistics import Lexicon
 from ..ops.cosine import cosine_shift
+from ..ops.senses import window_context_means
 from ..types import CorpusItem
 from .base import DocAnnotator
 
@@ -70,6 +72,7 @@ max_senses = 7
 min_tokens = 4
 min_share = 0.1
 n_directions = 3
+context_weight = 1.0
 """
 LEXICON_DIR = "lexicon"
 SENSES_DIR = "senses"
@@ -97,13 +100,14 @@ def make_polysemy(
     min_tokens: int = DEFAULT_SETTINGS["min_tokens"],
     min_share: float = DEFAULT_SETTINGS["min_share"],
     n_directions: int = DEFAULT_SETTINGS["n_directions"],
+    context_weight: float = DEFAULT_SETTINGS["context_weight"],
 ) -> "Polysemy":
     """Corpus polysemy scores and induced senses per token; see Polysemy. ``senses``:
     induce senses in ``initialize`` when the lexicon is built from a corpus with a
     sample; the other settings are those of spacy_ctxvec.ops.senses.induce_senses."""
     return Polysemy(name=name, key=key, min_count=min_count, senses=senses, split_threshold=split_threshold,
                     split_percentile=split_percentile, cut_distance=cut_distance, max_senses=max_senses, min_tokens=min_tokens, min_share=min_share,
-                    n_directions=n_directions)
+                    n_directions=n_directions, context_weight=context_weight)
 
 
 class Polysemy(DocAnnotator):
@@ -126,6 +130,7 @@ class Polysemy(DocAnnotator):
         min_tokens: int = DEFAULT_SETTINGS["min_tokens"],
         min_share: float = DEFAULT_SETTINGS["min_share"],
         n_directions: int = DEFAULT_SETTINGS["n_directions"],
+        context_weight: float = DEFAULT_SETTINGS["context_weight"],
     ) -> None:
         if key not in KEY_ATTRS:
             raise CtxvecError(Errors.E216.format(key=key, choices=", ".join(KEY_ATTRS)))
@@ -137,7 +142,7 @@ class Polysemy(DocAnnotator):
         self.induce = bool(senses)
         self.induction_settings: Dict[str, Any] = {
             "split_threshold": split_threshold, "split_percentile": split_percentile, "cut_distance": cut_distance, "max_senses": max_senses,
-            "min_tokens": min_tokens, "min_share": min_share, "n_directions": n_directions,
+            "min_tokens": min_tokens, "min_share": min_share, "n_directions": n_directions, "context_weight": context_weight,
         }
         check_induction_settings(min_count=min_count, **self.induction_settings)
         self.lexicon: Optional[Lexicon] = None
@@ -219,7 +224,8 @@ class Polysemy(DocAnnotator):
         type_rows = np.where(found, table["rows"][positions], -1)
         records["n_senses"][found] = table["n_senses"][type_rows[found]]
         type_rows[~np.asarray(mask, dtype=bool)] = -1
-        assigned = senses.assign(type_rows, vectors)
+        contexts = window_context_means(vectors, mask, senses.context_window) if senses.context_window else None
+        assigned = senses.assign(type_rows, vectors, contexts)
         records["sense"] = assigned
         rows = senses.sense_rows(type_rows, assigned)
         sense_vectors[rows >= 0] = senses.vectors[rows[rows >= 0]]

@@ -7,11 +7,20 @@ from typing import Any, Dict, List, Mapping, Optional, Sequence, Tuple
 import numpy as np
 from spacy.language import Language
 
-from ..attributes import install_extensions
+from ..attributes import CONTEXT_ARRAY, CONTEXT_MASK, install_extensions
 from ..errors import CtxvecError, Errors
 from ..lexicon.sense_inventory import describe_split_thresholds
 from ..lexicon.shard import polysemy_components
-from ..ops.senses import N_REMOVED_DIRECTIONS, fit_sense_space, induce_senses, to_sense_space
+from ..ops.senses import (
+    CONTEXT_WEIGHT,
+    CONTEXT_WINDOW,
+    N_REMOVED_DIRECTIONS,
+    fit_sense_space,
+    induce_senses,
+    sense_features,
+    to_sense_space,
+    window_context_means,
+)
 from .correlation import (
     CorrelationReport,
     PolysemyReport,
@@ -193,17 +202,20 @@ def pipeline_senses(nlp: Language):
 class SenseTargets:
     """Per sentence: the target's contextual vector (token._.context_vec; zeros where it
     has none), whether it has one, its type key (lower case) and its assigned sense
-    (token._.sense, -1 for None) with that sense's vector (token._.sense_vec)."""
+    (token._.sense, -1 for None) with that sense's vector (token._.sense_vec);
+    ``contexts``: the mean contextual vector of the tokens up to ``context_window``
+    either side of the target (ops.senses.window_context_means)."""
 
     vectors: np.ndarray
     has_vector: np.ndarray
     keys: List[str]
     senses: np.ndarray
     sense_vectors: Optional[np.ndarray]
+    contexts: Optional[np.ndarray] = None
 
 
 def sense_targets(nlp: Language, word_lists: Sequence[Sequence[str]], positions: np.ndarray,
-                  batch_size: Optional[int] = None) -> SenseTargets:
+                  batch_size: Optional[int] = None, context_window: int = CONTEXT_WINDOW) -> SenseTargets:
     """Run the whole pipeline on Docs made of exactly these words and read the target
     token ``positions[k]`` of sentence ``k``."""
     from spacy.tokens import Token
@@ -212,6 +224,7 @@ def sense_targets(nlp: Language, word_lists: Sequence[Sequence[str]], positions:
     n = len(word_lists)
     docs = (doc_from_words(nlp, words) for words in word_lists)
     vectors: Optional[np.ndarray] = None
+    contexts: Optional[np.ndarray] = None
     sense_vectors: Optional[np.ndarray] = None
     has_vector = np.zeros(n, dtype=bool)
     senses = np.full(n, -1, dtype=np.int64)
@@ -225,7 +238,11 @@ def sense_targets(nlp: Language, word_lists: Sequence[Sequence[str]], positions:
             continue
         if vectors is None:
             vectors = np.zeros((n, len(vector)), dtype=np.float32)
+            contexts = np.zeros((n, len(vector)), dtype=np.float32)
         vectors[k] = vector
+        doc_vectors, doc_mask = doc._.get(CONTEXT_ARRAY), doc._.get(CONTEXT_MASK)
+        if context_window > 0 and doc_vectors is not None and doc_mask is not None:
+            contexts[k] = window_context_means(doc_vectors, doc_mask, context_window)[int(positions[k])]
         has_vector[k] = bool(token._.has_context_vec)
         sense = token._.sense if has_senses else None
         if sense is not None:
@@ -239,24 +256,39 @@ def sense_targets(nlp: Language, word_lists: Sequence[Sequence[str]], positions:
         raise CtxvecError(Errors.E307.format(
             pipe_names=nlp.pipe_names, component="ctxvec_context", attribute="token._.context_vec",
             hint="Add it after the transformer: nlp.add_pipe('ctxvec_context')."))
-    return SenseTargets(vectors, has_vector, keys, senses, sense_vectors)
+    return SenseTargets(vectors, has_vector, keys, senses, sense_vectors, contexts if context_window > 0 else None)
 
 
 def induced_labels(vectors: np.ndarray, groups: Sequence[Sequence[int]], space=None,
-                   settings: Optional[Mapping[str, Any]] = None) -> Tuple[List[np.ndarray], Any]:
+                   settings: Optional[Mapping[str, Any]] = None, contexts: Optional[np.ndarray] = None,
+                   context_space=None) -> Tuple[List[np.ndarray], Any]:
     """Senses induced on each group's own rows of ``vectors`` in ``space`` (a SenseSpace;
     None: fitted on all rows of ``vectors``), with ops.senses.induce_senses ``settings``
-    (an inventory's: its split thresholds table too).
+    (an inventory's: its split thresholds table too). With ``contexts`` (the targets'
+    context vectors) and a positive ``context_weight`` in ``settings`` (default
+    CONTEXT_WEIGHT) the clusters are made on token and context joined, the contexts in
+    ``context_space`` (None: fitted on the targets' contexts).
     Returns the labels per group and the space used."""
+    settings = settings or {}
+    n_directions = int(settings.get("n_directions", N_REMOVED_DIRECTIONS))
+    used = np.array(sorted({row for rows in groups for row in rows}), dtype=np.int64)
+    used = used[np.abs(vectors[used]).sum(axis=1) > 0]  # targets without a vector do not shape the space
     if space is None:
-        used = np.array(sorted({row for rows in groups for row in rows}), dtype=np.int64)
-        used = used[np.abs(vectors[used]).sum(axis=1) > 0]  # targets without a vector do not shape the space
-        space = fit_sense_space(vectors[used], n_directions=int((settings or {}).get("n_directions", N_REMOVED_DIRECTIONS)))
-    options: Dict[str, Any] = {name: (settings or {})[name] for name in _INDUCTION_SETTINGS if name in (settings or {})}
-    table = (settings or {}).get("split_thresholds")
+        space = fit_sense_space(vectors[used], n_directions=n_directions)
+    weight = float(settings.get("context_weight", CONTEXT_WEIGHT))
+    if contexts is not None and weight > 0 and context_space is None:
+        context_space = fit_sense_space(contexts[used], n_directions=n_directions)
+    with_contexts = contexts is not None and weight > 0
+    options: Dict[str, Any] = {name: settings[name] for name in _INDUCTION_SETTINGS if name in settings}
+    table = settings.get("split_thresholds")
     if table:  # the inventory's own (calibrated) thresholds
         options["thresholds"] = tuple((int(n), float(t)) for n, t in table)
-    return [induce_senses(to_sense_space(vectors[list(rows)], space), **options).labels for rows in groups], space
+    labels = []
+    for rows in groups:
+        units = to_sense_space(vectors[list(rows)], space)
+        features = sense_features(units, to_sense_space(contexts[list(rows)], context_space), weight) if with_contexts else None
+        labels.append(induce_senses(units, cluster_rows=features, **options).labels)
+    return labels, space
 
 
 def evaluate_senses(nlp: Language, data: SenseSentences, per_lemma: Optional[int] = None,
@@ -273,18 +305,24 @@ def evaluate_senses(nlp: Language, data: SenseSentences, per_lemma: Optional[int
     lemmas = list(groups)
     rows = sorted(row for rows in groups.values() for row in rows)
     position_of = {row: i for i, row in enumerate(rows)}
-    targets = sense_targets(nlp, [data.words[row] for row in rows], data.positions[rows], batch_size)
-    local_groups = [[position_of[row] for row in groups[lemma]] for lemma in lemmas]
-    gold = [[data.senses[row] for row in groups[lemma]] for lemma in lemmas]
     inventory = pipeline_senses(nlp)
     settings: Dict[str, Any] = dict(inventory.settings) if inventory is not None else {}
-    induced, space = induced_labels(targets.vectors, local_groups, inventory.space if inventory is not None else None, settings)
+    window = inventory.context_window if inventory is not None else CONTEXT_WINDOW
+    targets = sense_targets(nlp, [data.words[row] for row in rows], data.positions[rows], batch_size, context_window=window)
+    local_groups = [[position_of[row] for row in groups[lemma]] for lemma in lemmas]
+    gold = [[data.senses[row] for row in groups[lemma]] for lemma in lemmas]
+    induced, space = induced_labels(targets.vectors, local_groups, inventory.space if inventory is not None else None, settings,
+                                    contexts=targets.contexts,
+                                    context_space=inventory.context_space if inventory is not None else None)
     methods = {INDUCED: clustering_scores(gold, induced)}
     details: Dict[str, Any] = {
         "sense_space": "the pipeline's sense inventory" if inventory is not None else "fitted on the file's target vectors",
         "split_thresholds": describe_split_thresholds(settings) if inventory is not None
         else "the shipped split thresholds (no sense inventory)",
         "n_removed_directions": int(space.directions.shape[0]),
+        "context": (f"token joined to the mean vector of {window} tokens either side (weight "
+                    f"{float(settings.get('context_weight', CONTEXT_WEIGHT)):g})" if targets.contexts is not None
+                    and float(settings.get("context_weight", CONTEXT_WEIGHT)) > 0 else "none (token vectors alone)"),
         "targets_without_vector": int((~targets.has_vector).sum()),
         "per_lemma": per_lemma,
     }

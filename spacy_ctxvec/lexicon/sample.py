@@ -1,7 +1,9 @@
 """A bounded, mergeable sample of each word type's occurrences (issue 11).
 
 For every type the sample keeps up to ``k`` occurrences: contextual vector (float16),
-a 64-bit priority and a short context snippet. The priority is a hash of the
+a 64-bit priority, a short context snippet and, optionally, the occurrence's context
+vector (float16: the mean vector of the tokens around it, ``ops.senses.window_context_means``),
+which sense induction clusters on beside the token's own vector. The priority is a hash of the
 occurrence's content (the document text and the token's position), so it does not
 depend on how the corpus was split, in what order the parts were processed or on
 which machine. A sample keeps, per type, the ``k`` occurrences with the lowest
@@ -16,7 +18,7 @@ priorities and snippets from Docs and calls ``OccurrenceSample.from_occurrences`
 """
 import hashlib
 from pathlib import Path
-from typing import Any, Callable, Dict, List, Sequence, Tuple, Union
+from typing import Any, Callable, Dict, List, Optional, Sequence, Tuple, Union
 
 import numpy as np
 
@@ -27,7 +29,8 @@ SAMPLE_FORMAT_VERSION = 1
 SAMPLE_VECTOR_DTYPE = np.float16
 SNIPPET_WINDOW = 4  # tokens of context either side of the word in a snippet
 _ARRAY_FILES = ("offsets", "priorities", "vectors")
-_ARRAY_DTYPES = {"offsets": np.int64, "priorities": np.uint64, "vectors": SAMPLE_VECTOR_DTYPE}
+_ARRAY_DTYPES = {"offsets": np.int64, "priorities": np.uint64, "vectors": SAMPLE_VECTOR_DTYPE, "contexts": SAMPLE_VECTOR_DTYPE}
+_CONTEXTS = "contexts"  # optional array: samples made before context vectors have none
 _HEADER_FILE, _KEYS_FILE, _SNIPPETS_FILE = "sample.json", "keys.json", "snippets.json"
 
 
@@ -86,7 +89,8 @@ class OccurrenceSample(KeyedRows):
     associative, commutative merge.
 
     ``keys`` are sorted and unique; the rows of ``keys[i]`` are
-    ``offsets[i]:offsets[i + 1]``, sorted by (priority, snippet).
+    ``offsets[i]:offsets[i + 1]``, sorted by (priority, snippet). ``contexts`` (rows,
+    width) or None: each row's context vector.
     """
 
     def __init__(
@@ -99,11 +103,13 @@ class OccurrenceSample(KeyedRows):
         *,
         k: int,
         width: int,
+        contexts: Optional[np.ndarray] = None,
     ) -> None:
         self.keys: List[str] = list(keys)
         self.offsets = np.asarray(offsets, dtype=np.int64)
         self.priorities = np.asarray(priorities, dtype=np.uint64)
         self.vectors = np.asarray(vectors, dtype=SAMPLE_VECTOR_DTYPE)
+        self.contexts = None if contexts is None else np.asarray(contexts, dtype=SAMPLE_VECTOR_DTYPE)
         self.snippets: List[str] = list(snippets)
         self.k = int(k)
         self._width = int(width)
@@ -117,6 +123,8 @@ class OccurrenceSample(KeyedRows):
         _check(self.offsets.shape == (n_types + 1,), f"offsets has shape {self.offsets.shape}, expected ({n_types + 1},) for {n_types} keys")
         _check(self.vectors.shape == (n_rows, self._width), f"vectors has shape {self.vectors.shape}, expected ({n_rows}, {self._width})")
         _check(len(self.snippets) == n_rows, f"{len(self.snippets)} snippets for {n_rows} rows")
+        _check(self.contexts is None or self.contexts.shape == self.vectors.shape,
+               f"contexts has shape {None if self.contexts is None else self.contexts.shape}, expected {self.vectors.shape}")
         if n_types:
             sizes = np.diff(self.offsets)
             _check(int(self.offsets[0]) == 0 and int(self.offsets[-1]) == n_rows, "offsets must run from 0 to the number of rows")
@@ -126,10 +134,15 @@ class OccurrenceSample(KeyedRows):
             _check(n_rows == 0 and int(self.offsets[0]) == 0, "rows without keys")
 
     # Construction
+    @property
+    def has_contexts(self) -> bool:
+        return self.contexts is not None
+
     @classmethod
-    def empty(cls, width: int, *, k: int) -> "OccurrenceSample":
+    def empty(cls, width: int, *, k: int, contexts: bool = False) -> "OccurrenceSample":
         return cls([], np.zeros(1, dtype=np.int64), np.zeros(0, dtype=np.uint64),
-                   np.zeros((0, width), dtype=SAMPLE_VECTOR_DTYPE), [], k=k, width=width)
+                   np.zeros((0, width), dtype=SAMPLE_VECTOR_DTYPE), [], k=k, width=width,
+                   contexts=np.zeros((0, width), dtype=SAMPLE_VECTOR_DTYPE) if contexts else None)
 
     @classmethod
     def from_occurrences(
@@ -140,8 +153,10 @@ class OccurrenceSample(KeyedRows):
         snippets: Sequence[str],
         *,
         k: int,
+        contexts: Optional[np.ndarray] = None,
     ) -> "OccurrenceSample":
-        """The sample of occurrences given one key, vector row, priority and snippet each."""
+        """The sample of occurrences given one key, vector row, priority and snippet
+        each (and a context vector row each, when ``contexts`` is given)."""
         vectors = np.asarray(vectors)
         _check(vectors.ndim == 2, f"vectors must be 2-d (n_occurrences, width), got shape {vectors.shape}")
         n = vectors.shape[0]
@@ -150,15 +165,21 @@ class OccurrenceSample(KeyedRows):
         _check(k >= 1, f"k must be at least 1, got {k}")
         priorities = np.asarray(priorities)
         _check(priorities.dtype == np.uint64 or n == 0, f"priorities must be uint64, got {priorities.dtype}")
+        if contexts is not None:
+            contexts = np.asarray(contexts)
+            _check(contexts.shape == vectors.shape, f"contexts has shape {contexts.shape}, the vectors {vectors.shape}")
         if n == 0:
-            return cls.empty(vectors.shape[1], k=k)
+            return cls.empty(vectors.shape[1], k=k, contexts=contexts is not None)
         _check(all(isinstance(s, str) for s in snippets), "snippets must be strings")
         with np.errstate(over="ignore", invalid="ignore"):
             half = vectors.astype(SAMPLE_VECTOR_DTYPE)
+            half_contexts = None if contexts is None else contexts.astype(SAMPLE_VECTOR_DTYPE)
         _check_finite(half)
+        if half_contexts is not None:
+            _check_finite(half_contexts, "context")
         unique_keys, type_ids = np.unique(np.asarray(keys, dtype=str), return_inverse=True)
         return _select(unique_keys, type_ids.ravel().astype(np.int64), priorities.astype(np.uint64),
-                       half, list(snippets), k=k, width=vectors.shape[1])
+                       half, list(snippets), k=k, width=vectors.shape[1], contexts=half_contexts)
 
     # Merging
     def merge(self, other: "OccurrenceSample") -> "OccurrenceSample":
@@ -171,6 +192,8 @@ class OccurrenceSample(KeyedRows):
             return self
         if self.n_rows == 0:
             return other
+        if self.has_contexts != other.has_contexts:
+            raise CtxvecError(Errors.E261.format(what="context vectors (kept or not)", a=self.has_contexts, b=other.has_contexts))
         keys = np.union1d(np.asarray(self.keys, dtype=str), np.asarray(other.keys, dtype=str))
         type_ids = np.concatenate([
             np.repeat(np.searchsorted(keys, np.asarray(part.keys, dtype=str)), np.diff(part.offsets))
@@ -180,6 +203,7 @@ class OccurrenceSample(KeyedRows):
             keys, type_ids, np.concatenate([self.priorities, other.priorities]),
             np.concatenate([self.vectors, other.vectors]), self.snippets + other.snippets,
             k=self.k, width=self.width,
+            contexts=np.concatenate([self.contexts, other.contexts]) if self.has_contexts else None,
         )
 
     # Lookup
@@ -195,7 +219,8 @@ class OccurrenceSample(KeyedRows):
     def nbytes(self) -> int:
         """Bytes held by the arrays and the snippets' UTF-8 text."""
         text = sum(len(s.encode("utf8", errors="surrogatepass")) for s in self.snippets)
-        return int(self.offsets.nbytes + self.priorities.nbytes + self.vectors.nbytes + text)
+        contexts = 0 if self.contexts is None else self.contexts.nbytes
+        return int(self.offsets.nbytes + self.priorities.nbytes + self.vectors.nbytes + contexts + text)
 
     def counts(self) -> np.ndarray:
         """Rows per key, (n_types,) int64."""
@@ -226,30 +251,36 @@ class OccurrenceSample(KeyedRows):
             [key for key, kept in zip(self.keys, mask) if kept],
             np.concatenate([[0], np.cumsum(sizes[mask])]).astype(np.int64),
             self.priorities[rows], self.vectors[rows], [self.snippets[i] for i in row_ids],
-            k=self.k, width=self.width,
+            k=self.k, width=self.width, contexts=None if self.contexts is None else self.contexts[rows],
         )
 
     # Serialisation: .npy + JSON on disk, msgpack of .npy buffers in bytes; no pickle.
     def _header(self) -> Dict[str, Any]:
         return {"format_version": SAMPLE_FORMAT_VERSION, "k": self.k, "width": self.width,
-                "vector_dtype": "float16", "n_rows": self.n_rows}
+                "vector_dtype": "float16", "n_rows": self.n_rows, "contexts": self.has_contexts}
+
+    def _array_parts(self) -> Dict[str, np.ndarray]:
+        arrays = {name: getattr(self, name) for name in _ARRAY_FILES}
+        if self.contexts is not None:
+            arrays[_CONTEXTS] = self.contexts
+        return arrays
 
     def to_disk(self, path: Union[str, Path]) -> None:
-        arrays = {name: getattr(self, name) for name in _ARRAY_FILES}
-        save_parts(path, arrays, {_KEYS_FILE: self.keys, _SNIPPETS_FILE: self.snippets, _HEADER_FILE: self._header()})
+        save_parts(path, self._array_parts(), {_KEYS_FILE: self.keys, _SNIPPETS_FILE: self.snippets, _HEADER_FILE: self._header()})
 
     @classmethod
     def from_disk(cls, path: Union[str, Path]) -> "OccurrenceSample":
-        documents, arrays = load_parts(path, _ARRAY_FILES, (_HEADER_FILE, _KEYS_FILE, _SNIPPETS_FILE), _sample_error)
+        documents, arrays = load_parts(path, _ARRAY_FILES, (_HEADER_FILE, _KEYS_FILE, _SNIPPETS_FILE), _sample_error,
+                                       optional_arrays=(_CONTEXTS,))
         return cls._from_parts(documents[_HEADER_FILE], documents[_KEYS_FILE], documents[_SNIPPETS_FILE], arrays, str(path))
 
     def to_bytes(self) -> bytes:
-        arrays = {name: getattr(self, name) for name in _ARRAY_FILES}
-        return parts_to_bytes(arrays, {"header": self._header(), "keys": self.keys, "snippets": self.snippets})
+        return parts_to_bytes(self._array_parts(), {"header": self._header(), "keys": self.keys, "snippets": self.snippets})
 
     @classmethod
     def from_bytes(cls, data: bytes) -> "OccurrenceSample":
-        documents, arrays = parts_from_bytes(data, _ARRAY_FILES, ("header", "keys", "snippets"), _sample_error, what="sample")
+        documents, arrays = parts_from_bytes(data, _ARRAY_FILES, ("header", "keys", "snippets"), _sample_error, what="sample",
+                                             optional_arrays=(_CONTEXTS,))
         return cls._from_parts(documents["header"], documents["keys"], documents["snippets"], arrays, BYTES_SOURCE)
 
     @classmethod
@@ -264,16 +295,24 @@ class OccurrenceSample(KeyedRows):
                 raise bad(f"{_HEADER_FILE} has no positive integer '{name}'")
         check_strings(keys, _KEYS_FILE, bad)
         check_strings(snippets, _SNIPPETS_FILE, bad)
+        declared_contexts = header.get("contexts", False)
+        if not isinstance(declared_contexts, bool):
+            raise bad(f"{_HEADER_FILE} has a non-boolean 'contexts'")
+        if declared_contexts != (arrays.get(_CONTEXTS) is not None):
+            raise bad(f"{_HEADER_FILE} says contexts is {str(declared_contexts).lower()}, but {_CONTEXTS}.npy is "
+                      f"{'missing' if declared_contexts else 'there'}")
         for name, dtype in _ARRAY_DTYPES.items():
-            if arrays[name].dtype != dtype:
+            if arrays.get(name) is not None and arrays[name].dtype != dtype:
                 raise bad(f"{name}.npy holds {arrays[name].dtype}, not {np.dtype(dtype)}")
         try:
             sample = cls(keys, arrays["offsets"], arrays["priorities"], arrays["vectors"], snippets,
-                         k=header["k"], width=header["width"])
+                         k=header["k"], width=header["width"], contexts=arrays.get(_CONTEXTS))
         except CtxvecError as err:
             raise bad(str(err).split("] ", 1)[-1]) from None
         try:
             _check_finite(sample.vectors)
+            if sample.contexts is not None:
+                _check_finite(sample.contexts, "context")
         except CtxvecError as err:
             raise bad(str(err).split("] ", 1)[-1]) from None
         if not _sorted_within_types(sample):
@@ -290,17 +329,20 @@ class OccurrenceSample(KeyedRows):
             and all(np.array_equal(getattr(self, a), getattr(other, a)) for a in ("offsets", "priorities"))
             and self.vectors.shape == other.vectors.shape
             and np.array_equal(self.vectors.view(np.uint16), other.vectors.view(np.uint16))
+            and self.has_contexts == other.has_contexts
+            and (self.contexts is None or np.array_equal(self.contexts.view(np.uint16), other.contexts.view(np.uint16)))
         )
 
     def __repr__(self) -> str:
-        return f"OccurrenceSample(types={len(self)}, rows={self.n_rows}, k={self.k}, width={self.width})"
+        return (f"OccurrenceSample(types={len(self)}, rows={self.n_rows}, k={self.k}, width={self.width}, "
+                f"contexts={self.has_contexts})")
 
 
-def _check_finite(vectors: np.ndarray) -> None:
+def _check_finite(vectors: np.ndarray, what: str = "vector") -> None:
     """E260 naming the first row that is not finite (in float16: beyond +-65504 too)."""
     finite = np.isfinite(vectors).all(axis=1)
     if not finite.all():
-        _check(False, f"vector row {int(np.flatnonzero(~finite)[0])} holds NaN or infinite values (float16 holds up to 65504)")
+        _check(False, f"{what} row {int(np.flatnonzero(~finite)[0])} holds NaN or infinite values (float16 holds up to 65504)")
 
 
 def _sorted_within_types(sample: OccurrenceSample) -> bool:
@@ -320,8 +362,10 @@ def _select(
     *,
     k: int,
     width: int,
+    contexts: Optional[np.ndarray] = None,
 ) -> OccurrenceSample:
-    """Per type, the k lowest distinct (priority, snippet) rows of the given rows.
+    """Per type, the k lowest distinct (priority, snippet) rows of the given rows
+    (``contexts`` rows travel with their vector rows).
 
     Rows are ordered by (type, priority) with numpy; only runs of rows tied on both are
     ordered further in Python, by snippet and then vector bytes, and rows equal in
@@ -358,6 +402,7 @@ def _select(
         [snippets[i] for i in kept.tolist()],
         k=k,
         width=width,
+        contexts=None if contexts is None else contexts[kept],
     )
 
 

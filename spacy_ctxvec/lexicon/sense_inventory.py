@@ -11,7 +11,11 @@ per type, chosen by a content hash), ``induce_inventory``
    a threshold, by default calibrated on these types' own spreads by sample size
    (``ops.senses.calibrate_split_thresholds``), else average-linkage clustering on
    cosine distance);
-3. keeps per sense: its unit centroid in the sense space (assignment), the mean RAW
+   The clusters are made on each occurrence's token row joined to its context row
+   (``ops.senses.sense_features``; the context vectors of the sample, in a context
+   space fitted the same way) when the sample keeps context vectors and
+   ``context_weight`` > 0; the split decision uses the token rows alone;
+3. keeps per sense: its unit centroid in that space (assignment), the mean RAW
    contextual vector of its members (the sense's static vector), its share of the
    sample and up to three example snippets (the members nearest the centroid).
 
@@ -27,6 +31,8 @@ import numpy as np
 
 from ..errors import CtxvecError, Errors
 from ..ops.senses import (
+    CONTEXT_WEIGHT,
+    CONTEXT_WINDOW,
     CUT_DISTANCE,
     MAX_SENSES,
     MIN_SHARE,
@@ -37,6 +43,7 @@ from ..ops.senses import (
     SenseSpace,
     calibrate_split_thresholds,
     induce_senses,
+    sense_features,
     split_threshold_for,
     spread,
     to_sense_space,
@@ -55,7 +62,10 @@ def _senses_error(source: str, problem: str) -> CtxvecError:
 _ARRAY_DTYPES = {
     "mean": np.float64, "directions": np.float64, "offsets": np.int64,
     "centroids": np.float32, "vectors": np.float32, "shares": np.float64,
+    "context_mean": np.float64, "context_directions": np.float64,
 }
+_CONTEXT_ARRAYS = ("context_mean", "context_directions")  # absent: induced on token rows alone
+_REQUIRED_ARRAYS = tuple(name for name in _ARRAY_DTYPES if name not in _CONTEXT_ARRAYS)
 _FIT_CHUNK_ROWS = 4096  # rows per chunk when fitting the sense space (bounded memory)
 DEFAULT_SETTINGS: Dict[str, Any] = {
     "split_threshold": None,  # None: a threshold per sample size, see split_percentile
@@ -65,6 +75,7 @@ DEFAULT_SETTINGS: Dict[str, Any] = {
     "min_tokens": MIN_TOKENS,
     "min_share": MIN_SHARE,
     "n_directions": N_REMOVED_DIRECTIONS,
+    "context_weight": CONTEXT_WEIGHT,
 }
 
 
@@ -89,6 +100,7 @@ def _check(condition: bool, problem: str) -> None:
 def check_induction_settings(
     *, min_count: int, split_threshold: Optional[float], cut_distance: float, max_senses: int, min_tokens: int,
     n_directions: int, min_share: float = MIN_SHARE, split_percentile: Optional[float] = SPLIT_PERCENTILE,
+    context_weight: float = CONTEXT_WEIGHT,
 ) -> None:
     """E603 for a setting out of range."""
     checks = (
@@ -102,6 +114,8 @@ def check_induction_settings(
         ("max_senses", max_senses, isinstance(max_senses, int) and max_senses >= 2, "an integer >= 2"),
         ("min_tokens", min_tokens, isinstance(min_tokens, int) and min_tokens >= 3, "an integer >= 3"),
         ("n_directions", n_directions, isinstance(n_directions, int) and n_directions >= 0, "an integer >= 0"),
+        ("context_weight", context_weight, _is_number(context_weight) and 0.0 <= context_weight <= 10.0,
+         "a number in [0, 10] (0: cluster on the token vectors alone)"),
     )
     for name, value, ok, requirement in checks:
         if not ok or isinstance(value, bool):
@@ -116,9 +130,10 @@ class SenseInventory(KeyedRows):
     """The induced senses of every type that has them.
 
     ``keys`` are sorted and unique; the senses of ``keys[i]`` are the rows
-    ``offsets[i]:offsets[i + 1]`` of ``centroids`` (unit rows in ``space``),
-    ``vectors`` (mean raw contextual vector), ``shares`` and ``examples``; within a
-    type, sense 0 is the largest.
+    ``offsets[i]:offsets[i + 1]`` of ``centroids`` (unit rows in ``space``; with a
+    ``context_space``, unit rows of ``ops.senses.sense_features``: token and context
+    joined, twice the width), ``vectors`` (mean raw contextual vector), ``shares`` and
+    ``examples``; within a type, sense 0 is the largest.
     """
 
     def __init__(
@@ -131,8 +146,11 @@ class SenseInventory(KeyedRows):
         shares: np.ndarray,
         examples: Sequence[Sequence[str]],
         settings: Optional[Dict[str, Any]] = None,
+        context_space: Optional[SenseSpace] = None,
     ) -> None:
         self.space = SenseSpace(np.asarray(space.mean, dtype=np.float64), np.asarray(space.directions, dtype=np.float64))
+        self.context_space = None if context_space is None else SenseSpace(
+            np.asarray(context_space.mean, dtype=np.float64), np.asarray(context_space.directions, dtype=np.float64))
         self.keys: List[str] = list(keys)
         self.offsets = np.asarray(offsets, dtype=np.int64)
         self.centroids = np.asarray(centroids, dtype=np.float32)
@@ -152,9 +170,18 @@ class SenseInventory(KeyedRows):
         n_senses = int(self.offsets[-1]) if len(self.offsets) else -1
         _check(int(self.offsets[0]) == 0 if len(self.offsets) else False, "offsets must start at 0")
         _check(bool((np.diff(self.offsets) >= 1).all()), "every key must have at least one sense")
-        for name in ("centroids", "vectors"):
+        if self.context_space is not None:
+            _check(self.context_space.mean.shape == (width,) and self.context_space.directions.ndim == 2
+                   and self.context_space.directions.shape[1] == width,
+                   f"the context space has shapes {self.context_space.mean.shape} and {self.context_space.directions.shape}, "
+                   f"expected ({width},) and (m, {width})")
+            _check(_is_number(self.settings.get("context_weight")) and self.settings["context_weight"] > 0,
+                   "an inventory with a context space needs a positive 'context_weight' setting")
+            _check(isinstance(self.settings.get("context_window"), int) and self.settings["context_window"] >= 1,
+                   "an inventory with a context space needs a positive integer 'context_window' setting")
+        for name, expected in (("centroids", self.feature_width), ("vectors", width)):
             array = getattr(self, name)
-            _check(array.shape == (n_senses, width), f"{name} has shape {array.shape}, expected ({n_senses}, {width})")
+            _check(array.shape == (n_senses, expected), f"{name} has shape {array.shape}, expected ({n_senses}, {expected})")
         _check(self.shares.shape == (n_senses,), f"shares has shape {self.shares.shape}, expected ({n_senses},)")
         _check(len(self.examples) == n_senses, f"{len(self.examples)} example lists for {n_senses} senses")
         _check(all(isinstance(s, str) for e in self.examples for s in e), "examples must be lists of strings")
@@ -171,6 +198,28 @@ class SenseInventory(KeyedRows):
     @property
     def width(self) -> int:
         return int(self.space.mean.shape[0]) if self.space.mean.ndim == 1 else 0
+
+    @property
+    def feature_width(self) -> int:
+        """Width of the centroids: the token width, twice that with a context space."""
+        return self.width * (1 if self.context_space is None else 2)
+
+    @property
+    def context_window(self) -> int:
+        """Tokens either side that make an occurrence's context (0: no context space)."""
+        return 0 if self.context_space is None else int(self.settings["context_window"])
+
+    def features(self, vectors: np.ndarray, contexts: Optional[np.ndarray] = None) -> np.ndarray:
+        """Rows in the space of the centroids, from raw contextual ``vectors`` (n, width)
+        and, with a context space, their raw ``contexts`` (n, width; see
+        ``ops.senses.window_context_means`` with ``context_window``)."""
+        units = to_sense_space(vectors, self.space)
+        if self.context_space is None:
+            return units
+        _check(contexts is not None, "these senses were induced with context vectors: give each occurrence's context")
+        contexts = np.asarray(contexts).reshape(len(units), -1)
+        _check(contexts.shape[1] == self.width, f"contexts have width {contexts.shape[1]}, the senses {self.width}")
+        return sense_features(units, to_sense_space(contexts, self.context_space), float(self.settings["context_weight"]))
 
     @property
     def n_senses_total(self) -> int:
@@ -200,10 +249,11 @@ class SenseInventory(KeyedRows):
             for row in range(start, int(self.offsets[i + 1]))
         ]
 
-    def assign(self, type_rows: np.ndarray, vectors: np.ndarray) -> np.ndarray:
+    def assign(self, type_rows: np.ndarray, vectors: np.ndarray, contexts: Optional[np.ndarray] = None) -> np.ndarray:
         """The sense index (within its type) of each occurrence: ``type_rows`` (n,) the
         type's position in ``keys`` (-1: none), ``vectors`` (n, width) its raw
-        contextual vector. Nearest centroid (cosine) in the sense space among the
+        contextual vector, ``contexts`` (n, width) its raw context vector (needed when
+        the inventory has a context space, see ``features``). Nearest centroid (cosine) in the sense space among the
         type's own senses; ties go to the larger sense. -1 where the type has no
         senses; a zero vector gets sense 0 (the largest). Vectorised, int64."""
         type_rows = np.asarray(type_rows, dtype=np.int64).reshape(-1)
@@ -220,7 +270,7 @@ class SenseInventory(KeyedRows):
         several = np.flatnonzero(sizes > 1)  # only these need a comparison
         if len(several) == 0:
             return result
-        units = to_sense_space(vectors[several], self.space)
+        units = self.features(vectors[several], None if contexts is None else np.asarray(contexts).reshape(len(type_rows), -1)[several])
         starts, sizes = self.offsets[type_rows[several]], sizes[several]
         best = np.full(len(several), -np.inf)
         chosen = np.zeros(len(several), dtype=np.int64)
@@ -242,8 +292,11 @@ class SenseInventory(KeyedRows):
 
     # Serialisation: .npy + JSON on disk, msgpack of .npy buffers in bytes; no pickle.
     def _arrays(self) -> Dict[str, np.ndarray]:
-        return {"mean": self.space.mean, "directions": self.space.directions, "offsets": self.offsets,
-                "centroids": self.centroids, "vectors": self.vectors, "shares": self.shares}
+        arrays = {"mean": self.space.mean, "directions": self.space.directions, "offsets": self.offsets,
+                  "centroids": self.centroids, "vectors": self.vectors, "shares": self.shares}
+        if self.context_space is not None:
+            arrays.update(context_mean=self.context_space.mean, context_directions=self.context_space.directions)
+        return arrays
 
     def _header(self) -> Dict[str, Any]:
         return {"format_version": SENSES_FORMAT_VERSION, "width": self.width, "n_types": len(self.keys),
@@ -255,7 +308,8 @@ class SenseInventory(KeyedRows):
     @classmethod
     def from_disk(cls, path: Union[str, Path]) -> "SenseInventory":
         """Load a saved inventory; E601 naming ``path`` for anything missing or damaged."""
-        documents, arrays = load_parts(path, tuple(_ARRAY_DTYPES), (_HEADER_FILE, _KEYS_FILE, _EXAMPLES_FILE), _senses_error)
+        documents, arrays = load_parts(path, _REQUIRED_ARRAYS, (_HEADER_FILE, _KEYS_FILE, _EXAMPLES_FILE), _senses_error,
+                                       optional_arrays=_CONTEXT_ARRAYS)
         return cls._from_parts(documents[_HEADER_FILE], documents[_KEYS_FILE], documents[_EXAMPLES_FILE], arrays, str(path))
 
     def to_bytes(self) -> bytes:
@@ -263,7 +317,8 @@ class SenseInventory(KeyedRows):
 
     @classmethod
     def from_bytes(cls, data: bytes) -> "SenseInventory":
-        documents, arrays = parts_from_bytes(data, tuple(_ARRAY_DTYPES), ("header", "keys", "examples"), _senses_error, what="senses")
+        documents, arrays = parts_from_bytes(data, _REQUIRED_ARRAYS, ("header", "keys", "examples"), _senses_error, what="senses",
+                                             optional_arrays=_CONTEXT_ARRAYS)
         return cls._from_parts(documents["header"], documents["keys"], documents["examples"], arrays, BYTES_SOURCE)
 
     @classmethod
@@ -278,14 +333,18 @@ class SenseInventory(KeyedRows):
         if not isinstance(examples, list) or not all(isinstance(e, list) and all(isinstance(s, str) for s in e) for e in examples):
             raise bad(f"{_EXAMPLES_FILE} is not a list of lists of strings")
         for name, dtype in _ARRAY_DTYPES.items():
-            if arrays[name].dtype != dtype:
+            if arrays.get(name) is not None and arrays[name].dtype != dtype:
                 raise bad(f"{name}.npy holds {arrays[name].dtype}, not {np.dtype(dtype)}")
+        present = [arrays.get(name) is not None for name in _CONTEXT_ARRAYS]
+        if any(present) and not all(present):
+            raise bad(f"{' and '.join(_CONTEXT_ARRAYS)} must be saved together")
+        context_space = SenseSpace(arrays["context_mean"], arrays["context_directions"]) if all(present) else None
         for name in ("width", "n_types", "n_senses"):
             if not isinstance(header.get(name), int) or isinstance(header.get(name), bool):
                 raise bad(f"{_HEADER_FILE} has no integer '{name}'")
         try:
             inventory = cls(SenseSpace(arrays["mean"], arrays["directions"]), keys, arrays["offsets"], arrays["centroids"],
-                            arrays["vectors"], arrays["shares"], examples, header.get("settings", {}))
+                            arrays["vectors"], arrays["shares"], examples, header.get("settings", {}), context_space)
         except CtxvecError as err:
             raise bad(str(err).split("] ", 1)[-1]) from None
         declared = (header["width"], header["n_types"], header["n_senses"])
@@ -356,6 +415,7 @@ def induce_inventory(
     min_tokens: int = MIN_TOKENS,
     min_share: float = MIN_SHARE,
     n_directions: int = N_REMOVED_DIRECTIONS,
+    context_weight: float = CONTEXT_WEIGHT,
     name: str = "ctxvec_polysemy",
 ) -> SenseInventory:
     """Induce the senses of every type of ``lexicon`` seen at least ``min_count`` times
@@ -363,11 +423,12 @@ def induce_inventory(
     thresholds per sample size are ``split_threshold`` for every n when it is a number,
     else calibrated on these types' own samples (``split_percentile``; see
     ``ops.senses.calibrate_split_thresholds``), else (``split_percentile`` None) the
-    shipped ``SPLIT_THRESHOLDS``; the table used is saved in ``settings``.
-    Deterministic: the same lexicon gives a bitwise equal inventory."""
+    shipped ``SPLIT_THRESHOLDS``; the table used is saved in ``settings``. Clusters
+    are made on token and context joined when the sample keeps context vectors and
+    ``context_weight`` > 0, else on the token rows. Deterministic: the same lexicon gives a bitwise equal inventory."""
     check_induction_settings(min_count=min_count, split_threshold=split_threshold, cut_distance=cut_distance,
                              max_senses=max_senses, min_tokens=min_tokens, n_directions=n_directions, min_share=min_share,
-                             split_percentile=split_percentile)
+                             split_percentile=split_percentile, context_weight=context_weight)
     sample = lexicon.sample
     if sample is None:
         raise CtxvecError(Errors.E602.format(name=name))
@@ -376,10 +437,14 @@ def induce_inventory(
                 "cut_distance": float(cut_distance), "max_senses": max_senses, "min_tokens": min_tokens,
                 "min_share": float(min_share), "n_directions": n_directions,
                 "sample_k": sample.k, "key": lexicon.meta.get("key")}
+    with_contexts = sample.contexts is not None and context_weight > 0
+    settings.update(context_weight=float(context_weight) if with_contexts else 0.0,
+                    context_window=CONTEXT_WINDOW if with_contexts else 0)
     counts = _type_counts(lexicon, sample.keys)
     rows_per_type = sample.counts()
     weights = np.repeat(counts / np.maximum(rows_per_type, 1), rows_per_type)
     space = fit_corpus_sense_space(sample.vectors, weights, n_directions=n_directions)
+    context_space = fit_corpus_sense_space(sample.contexts, weights, n_directions=n_directions) if with_contexts else None
     induced = np.flatnonzero(counts >= min_count)
 
     def units_of(i: int) -> Tuple[np.ndarray, np.ndarray]:
@@ -405,8 +470,12 @@ def induce_inventory(
     for i in induced:
         start, end = int(sample.offsets[i]), int(sample.offsets[i + 1])
         raw, units = units_of(i)
+        features = None
+        if context_space is not None:
+            contexts = sample.contexts[start:end].astype(np.float64)
+            features = sense_features(units, to_sense_space(contexts, context_space), context_weight)
         model = induce_senses(units, split_threshold=split_threshold, thresholds=thresholds, cut_distance=cut_distance,
-                              max_senses=max_senses, min_tokens=min_tokens, min_share=min_share)
+                              max_senses=max_senses, min_tokens=min_tokens, min_share=min_share, cluster_rows=features)
         if model.n_senses == 0:
             continue
         keys.append(sample.keys[i])
@@ -414,7 +483,7 @@ def induce_inventory(
         centroids.append(model.centroids)
         shares.append(model.shares)
         vectors.append(_means_by_label(raw, model.labels, model.n_senses))
-        closeness = np.einsum("ij,ij->i", units, model.centroids[model.labels])
+        closeness = np.einsum("ij,ij->i", units if features is None else features, model.centroids[model.labels])
         snippets = sample.snippets[start:end]
         for sense in range(model.n_senses):
             members = np.flatnonzero(model.labels == sense)
@@ -423,11 +492,19 @@ def induce_inventory(
     width = lexicon.width
     return SenseInventory(
         space, keys, np.concatenate([[0], np.cumsum(sizes, dtype=np.int64)]).astype(np.int64),
-        np.concatenate(centroids) if centroids else np.zeros((0, width)),
+        np.concatenate(centroids) if centroids else np.zeros((0, width * (1 if context_space is None else 2))),
         np.concatenate(vectors) if vectors else np.zeros((0, width)),
         np.concatenate(shares) if shares else np.zeros(0),
-        examples, settings,
+        examples, settings, context_space,
     )
+
+
+def describe_context(settings: Dict[str, Any]) -> str:
+    """What an inventory's senses were clustered on (its ``settings``)."""
+    if settings.get("context_window"):
+        return (f"clustered on each occurrence joined to the mean vector of the {settings['context_window']} tokens "
+                f"either side (context weight {settings['context_weight']:g})")
+    return "clustered on the occurrences' own vectors (no context vectors)"
 
 
 def describe_split_thresholds(settings: Dict[str, Any]) -> str:

@@ -7,7 +7,8 @@ split or in what order the parts finish.
 
 With ``sample_size`` K > 0 the partial lexicon also carries an OccurrenceSample: per
 type the K occurrences with the lowest content-hash priority (document text hash and
-token position), with a context snippet each. Priorities are computed for every
+token position), with a context snippet and a context vector each (the mean vector of
+the ``CONTEXT_WINDOW`` tokens either side, ``ops.senses.window_context_means``). Priorities are computed for every
 occurrence with numpy; snippets (Python strings) only for the rows that can still
 enter the sample: the K lowest per type of each buffered chunk.
 """
@@ -21,6 +22,7 @@ from spacy.tokens import Doc
 
 from ..attributes import CONTEXT_ARRAY, CONTEXT_MASK, install_extensions
 from ..errors import CtxvecError, Errors
+from ..ops.senses import CONTEXT_WINDOW, window_context_means
 from ..types import CorpusItem
 from .sample import SNIPPET_WINDOW, OccurrenceSample, occurrence_priorities, snippet_from_offsets, text_hash
 from .statistics import Lexicon, merge_all
@@ -109,7 +111,7 @@ class _SampleBuffer:
         self.positions.append(positions)
         self.docs.append((text, doc.to_array([IDX, LENGTH])))
 
-    def sample(self, keys: np.ndarray, key_ids: np.ndarray, vectors: np.ndarray, k: int) -> OccurrenceSample:
+    def sample(self, keys: np.ndarray, key_ids: np.ndarray, vectors: np.ndarray, contexts: np.ndarray, k: int) -> OccurrenceSample:
         """The chunk's sample; snippets are made only for its candidate rows."""
         priorities = np.concatenate(self.priorities)
         counted = np.flatnonzero((vectors != 0).any(axis=1))  # zero rows are not counted by the Lexicon either
@@ -123,7 +125,8 @@ class _SampleBuffer:
                 columns[number] = (offsets[:, 0].tolist(), offsets[:, 1].tolist())
             starts, lengths = columns[number]
             snippets.append(snippet_from_offsets(text, starts, lengths, position))
-        return OccurrenceSample.from_occurrences(keys[key_ids[candidates]], vectors[candidates], priorities[candidates], snippets, k=k)
+        return OccurrenceSample.from_occurrences(keys[key_ids[candidates]], vectors[candidates], priorities[candidates], snippets,
+                                                 k=k, contexts=contexts[candidates])
 
     def clear(self) -> None:
         self.__init__()  # type: ignore[misc]
@@ -155,6 +158,7 @@ def partial_lexicon(
     parts: List[Lexicon] = []
     buffered_ids: List[np.ndarray] = []
     buffered_vectors: List[np.ndarray] = []
+    buffered_contexts: List[np.ndarray] = []
     sample_buffer = _SampleBuffer() if sample_size > 0 else None
     n_buffered = 0
 
@@ -166,11 +170,13 @@ def partial_lexicon(
             strings = np.array([nlp.vocab.strings[int(i)] for i in unique_ids], dtype=str)
             lexicon = Lexicon.from_occurrences(strings[inverse], vectors, meta=meta)
             if sample_buffer is not None:
-                lexicon = lexicon.with_sample(sample_buffer.sample(strings, inverse.ravel(), vectors, sample_size))
+                contexts = np.concatenate(buffered_contexts)
+                lexicon = lexicon.with_sample(sample_buffer.sample(strings, inverse.ravel(), vectors, contexts, sample_size))
                 sample_buffer.clear()
             parts.append(lexicon)
         buffered_ids.clear()
         buffered_vectors.clear()
+        buffered_contexts.clear()
         n_buffered = 0
 
     texts: Deque[Optional[str]] = deque()  # the input strings, in order (doc.text is slow to rebuild)
@@ -190,7 +196,9 @@ def partial_lexicon(
             buffered_vectors.append(vectors)
             n_buffered += len(ids)
             if sample_buffer is not None:
-                sample_buffer.add(doc, doc.text if text is None else text, np.flatnonzero(doc._.get(CONTEXT_MASK)))
+                mask = np.asarray(doc._.get(CONTEXT_MASK), dtype=bool)
+                sample_buffer.add(doc, doc.text if text is None else text, np.flatnonzero(mask))
+                buffered_contexts.append(window_context_means(doc._.get(CONTEXT_ARRAY), mask, CONTEXT_WINDOW)[mask])
         if on_doc is not None:
             on_doc(doc)
         if n_buffered >= MAX_BUFFERED_OCCURRENCES:

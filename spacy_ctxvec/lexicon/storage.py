@@ -62,10 +62,11 @@ def save_parts(path: PathLike, arrays: Dict[str, np.ndarray], documents: Dict[st
 
 
 def load_parts(
-    path: PathLike, array_names: Sequence[str], document_names: Sequence[str], error: ErrorFactory, *, mmap: bool = False
+    path: PathLike, array_names: Sequence[str], document_names: Sequence[str], error: ErrorFactory, *, mmap: bool = False,
+    optional_arrays: Sequence[str] = (),
 ) -> Tuple[Dict[str, Any], Dict[str, np.ndarray]]:
     """(documents, arrays) saved by ``save_parts``; a missing file, invalid JSON or a
-    damaged .npy is ``error(path, problem)``."""
+    damaged .npy is ``error(path, problem)``. ``optional_arrays`` may be absent (None)."""
     path = Path(path)
     wanted = tuple(document_names) + tuple(f"{name}.npy" for name in array_names)
     missing = [name for name in wanted if not (path / name).is_file()]
@@ -77,8 +78,8 @@ def load_parts(
             documents[name] = json.loads((path / name).read_text(encoding="utf8"))
         except (OSError, ValueError, RecursionError) as err:
             raise error(str(path), f"{name} is not valid JSON ({type(err).__name__})") from None
-    arrays = {}
-    for name in array_names:
+    arrays: Dict[str, Any] = {name: None for name in optional_arrays if not (path / f"{name}.npy").is_file()}
+    for name in [*array_names, *(name for name in optional_arrays if name not in arrays)]:
         try:
             arrays[name] = np.load(path / f"{name}.npy", mmap_mode="r" if mmap else None, allow_pickle=False)
         except (OSError, ValueError, EOFError) as err:
@@ -97,12 +98,15 @@ def parts_to_bytes(arrays: Dict[str, np.ndarray], documents: Dict[str, Any]) -> 
 
 def parts_from_bytes(
     data: bytes, array_names: Sequence[str], document_names: Sequence[str], error: ErrorFactory, *, what: str,
-    optional: Sequence[str] = (),
+    optional: Sequence[str] = (), optional_arrays: Sequence[str] = (),
 ) -> Tuple[Dict[str, Any], Dict[str, np.ndarray]]:
-    """(documents, arrays) from ``parts_to_bytes``; ``optional`` documents may be absent (None)."""
+    """(documents, arrays) from ``parts_to_bytes``; ``optional`` documents and
+    ``optional_arrays`` may be absent (None)."""
     try:
         message = srsly.msgpack_loads(data)
         arrays = {name: np.load(io.BytesIO(message["arrays"][name]), allow_pickle=False) for name in array_names}
+        arrays.update({name: np.load(io.BytesIO(message["arrays"][name]), allow_pickle=False)
+                       if name in message["arrays"] else None for name in optional_arrays})
         documents = {name: message[name] for name in document_names}
         documents.update({name: message.get(name) for name in optional})
     except Exception as err:  # msgpack, KeyError, TypeError, ValueError...: damaged bytes
