@@ -222,3 +222,21 @@ def test_senses_are_induced_by_default_and_not_with_no_senses(tiny_pipeline_dir,
     assert spacy.load(tmp_path / "off").get_pipe("ctxvec_polysemy").senses is None
     no_sample = runner.invoke(app, [str(a) for a in ("build-lexicon", tiny_pipeline_dir, corpus, tmp_path / "bad", "--sample-size", "0", "--senses")])
     assert no_sample.exit_code == 1 and "E602" in no_sample.output and not (tmp_path / "bad").exists()
+
+
+def test_sample_contexts_are_kept_by_default_and_dropped_with_no_sample_contexts(tiny_pipeline_dir, corpus, tmp_path):
+    with_contexts = invoke("build-lexicon", tiny_pipeline_dir, corpus, tmp_path / "with", "--min-count", "2", "--no-progress")
+    assert with_contexts.exit_code == 0, with_contexts.output
+    assert "clustered on each occurrence joined to the mean vector of the 5 tokens" in flat(with_contexts)
+    component = spacy.load(tmp_path / "with").get_pipe("ctxvec_polysemy")
+    assert component.lexicon.sample.has_contexts and component.senses.context_space is not None
+    without = invoke("build-lexicon", tiny_pipeline_dir, corpus, tmp_path / "without", "--min-count", "2", "--no-progress",
+                     "--no-sample-contexts")
+    assert without.exit_code == 0, without.output
+    assert "clustered on the occurrences' own vectors" in flat(without)
+    plain = spacy.load(tmp_path / "without").get_pipe("ctxvec_polysemy")
+    assert not plain.lexicon.sample.has_contexts and plain.senses.context_space is None
+    assert plain.lexicon.sample.vectors.tobytes() == component.lexicon.sample.vectors.tobytes()  # the same occurrences
+    assert plain.lexicon.sample.nbytes + component.lexicon.sample.contexts.nbytes == component.lexicon.sample.nbytes
+    bank = spacy.load(tmp_path / "without")("the bank")[1]
+    assert bank._.sense is not None  # assignment without contexts works on such a pipeline

@@ -207,4 +207,5 @@ def build_fingerprint(
     }
     if sample_size:  # absent when 0, so that checkpoints written before samples existed still resume
         fingerprint["sample_size"] = sample_size
+        fingerprint["sample_contexts"] = True  # samples written before context vectors were kept do not resume
     return fingerprint

@@ -254,6 +254,13 @@ class OccurrenceSample(KeyedRows):
             k=self.k, width=self.width, contexts=None if self.contexts is None else self.contexts[rows],
         )
 
+    def without_contexts(self) -> "OccurrenceSample":
+        """The same rows without their context vectors (half the vector memory; senses
+        are then clustered on the token vectors alone)."""
+        if self.contexts is None:
+            return self
+        return OccurrenceSample(self.keys, self.offsets, self.priorities, self.vectors, self.snippets, k=self.k, width=self.width)
+
     # Serialisation: .npy + JSON on disk, msgpack of .npy buffers in bytes; no pickle.
     def _header(self) -> Dict[str, Any]:
         return {"format_version": SAMPLE_FORMAT_VERSION, "k": self.k, "width": self.width,
