@@ -8,9 +8,10 @@ split or in what order the parts finish.
 With ``sample_size`` K > 0 the partial lexicon also carries an OccurrenceSample: per
 type the K occurrences with the lowest content-hash priority (document text hash and
 token position), with a context snippet and a context vector each (the mean vector of
-the ``CONTEXT_WINDOW`` tokens either side, ``ops.senses.window_context_means``). Priorities are computed for every
-occurrence with numpy; snippets (Python strings) only for the rows that can still
-enter the sample: the K lowest per type of each buffered chunk.
+the ``CONTEXT_WINDOW`` tokens either side, ``ops.senses.window_context_means``, kept in
+float16 from the start). Priorities are computed for every occurrence with numpy;
+snippets (Python strings) only for the rows that can still enter the sample: the K
+lowest per type of each buffered chunk.
 """
 from collections import deque
 from typing import Any, Callable, Deque, Dict, Iterable, Iterator, List, Optional, Sequence, Tuple
@@ -24,7 +25,7 @@ from ..attributes import CONTEXT_ARRAY, CONTEXT_MASK, install_extensions
 from ..errors import CtxvecError, Errors
 from ..ops.senses import CONTEXT_WINDOW, window_context_means
 from ..types import CorpusItem
-from .sample import SNIPPET_WINDOW, OccurrenceSample, occurrence_priorities, snippet_from_offsets, text_hash
+from .sample import SAMPLE_VECTOR_DTYPE, SNIPPET_WINDOW, OccurrenceSample, occurrence_priorities, snippet_from_offsets, text_hash
 from .statistics import Lexicon, merge_all
 
 KEY_ATTRS = {"lower": LOWER, "text": ORTH, "lemma": LEMMA}
@@ -198,7 +199,9 @@ def partial_lexicon(
             if sample_buffer is not None:
                 mask = np.asarray(doc._.get(CONTEXT_MASK), dtype=bool)
                 sample_buffer.add(doc, doc.text if text is None else text, np.flatnonzero(mask))
-                buffered_contexts.append(window_context_means(doc._.get(CONTEXT_ARRAY), mask, CONTEXT_WINDOW)[mask])
+                with np.errstate(over="ignore"):  # beyond float16: E260 when the sample is made
+                    contexts = window_context_means(doc._.get(CONTEXT_ARRAY), mask, CONTEXT_WINDOW)[mask].astype(SAMPLE_VECTOR_DTYPE)
+                buffered_contexts.append(contexts)
         if on_doc is not None:
             on_doc(doc)
         if n_buffered >= MAX_BUFFERED_OCCURRENCES:
