@@ -173,7 +173,7 @@ class OccurrenceSample(KeyedRows):
         _check(all(isinstance(s, str) for s in snippets), "snippets must be strings")
         with np.errstate(over="ignore", invalid="ignore"):
             half = vectors.astype(SAMPLE_VECTOR_DTYPE)
-            half_contexts = None if contexts is None else contexts.astype(SAMPLE_VECTOR_DTYPE)
+            half_contexts = None if contexts is None else contexts.astype(SAMPLE_VECTOR_DTYPE, copy=False)
         _check_finite(half)
         if half_contexts is not None:
             _check_finite(half_contexts, "context")
