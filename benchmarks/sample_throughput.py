@@ -7,7 +7,8 @@ Runs the default pipeline (configs/default.cfg, MiniLM) over Gutenberg paragraph
    ``--repeats`` runs each;
 2. bookkeeping only: the same calls with a tokenizer-only pipeline that hands back
    the stored contextual vectors, i.e. what tokenizing, counting and sampling cost per
-   token, whatever the device that runs the transformer;
+   token, whatever the device that runs the transformer (also the sample without
+   context vectors, sample_contexts=False);
 3. the sample's rows against sum(min(count, K)) over the same documents (the formula
    of benchmarks/sample_memory.py).
 
@@ -114,14 +115,16 @@ def main() -> None:
               f"({n_tokens / t1:,.0f} tok/s): ratio {t1 / t0:.3f}")
 
     replay = replay_pipeline(list(nlp.pipe(texts)))
-    counting, sampling = [], []
+    counting, sampling, plain = [], [], []
     for _ in range(args.bookkeeping_repeats):
         counting.append(median_seconds(lambda: replay(partial_lexicon, texts), 1))
         sampling.append(median_seconds(lambda: replay(partial_lexicon, texts, sample_size=args.sample_size), 1))
-    b0, b1 = min(counting), min(sampling)  # the least disturbed run of each
+        plain.append(median_seconds(lambda: replay(partial_lexicon, texts, sample_size=args.sample_size, sample_contexts=False), 1))
+    b0, b1, b2 = min(counting), min(sampling), min(plain)  # the least disturbed run of each
     print(f"bookkeeping only (fastest of {args.bookkeeping_repeats}): counting {b0 * 1e6 / n_tokens:.1f} us/token, with sample {b1 * 1e6 / n_tokens:.1f} us/token "
           f"(sampling adds {(b1 - b0) * 1e6 / n_tokens:.1f} us/token; at the transformer speed R tok/s the ratio "
-          f"is (1/R + {b1 / n_tokens:.2e}) / (1/R + {b0 / n_tokens:.2e}))")
+          f"is (1/R + {b1 / n_tokens:.2e}) / (1/R + {b0 / n_tokens:.2e})); sample without context vectors "
+          f"(--no-sample-contexts) {b2 * 1e6 / n_tokens:.1f} us/token")
 
     counts = dict(zip(lexicon.keys, lexicon.counts.tolist()))
     predicted = sum(min(n, args.sample_size) for n in counts.values())

@@ -224,7 +224,7 @@ def test_senses_are_induced_by_default_and_not_with_no_senses(tiny_pipeline_dir,
     assert no_sample.exit_code == 1 and "E602" in no_sample.output and not (tmp_path / "bad").exists()
 
 
-def test_sample_contexts_are_kept_by_default_and_dropped_with_no_sample_contexts(tiny_pipeline_dir, corpus, tmp_path):
+def test_sample_contexts_are_kept_by_default_and_not_computed_with_no_sample_contexts(tiny_pipeline_dir, corpus, tmp_path):
     with_contexts = invoke("build-lexicon", tiny_pipeline_dir, corpus, tmp_path / "with", "--min-count", "2", "--no-progress")
     assert with_contexts.exit_code == 0, with_contexts.output
     assert "clustered on each occurrence joined to the mean vector of the 5 tokens" in flat(with_contexts)

@@ -164,6 +164,9 @@ def assert_same_sample(a, b) -> None:
     np.testing.assert_array_equal(a.offsets, b.offsets)
     np.testing.assert_array_equal(a.priorities, b.priorities)
     np.testing.assert_allclose(a.vectors.astype(np.float32), b.vectors.astype(np.float32), atol=2e-3, rtol=2e-3)
+    assert a.has_contexts == b.has_contexts
+    if a.has_contexts:
+        np.testing.assert_allclose(a.contexts.astype(np.float32), b.contexts.astype(np.float32), atol=2e-3, rtol=2e-3)
 
 
 def test_sample_is_the_same_with_other_shards_and_after_resume(tiny_nlp, tmp_path):
@@ -182,9 +185,15 @@ def test_sample_is_the_same_with_other_shards_and_after_resume(tiny_nlp, tmp_pat
     corpus.write_text("\n".join(lines) + "\n", encoding="utf8")
     with pytest.raises(CtxvecError, match="E221.*sample_size"):
         build_lexicon_local(tiny_nlp, corpus, shard_size=20, checkpoint_dir=checkpoints, resume=True, **{**options, "sample_size": 5})
+    with pytest.raises(CtxvecError, match="E221.*sample_contexts"):
+        build_lexicon_local(tiny_nlp, corpus, shard_size=20, checkpoint_dir=checkpoints, resume=True, **options,
+                            sample_contexts=False)
     resumed = build_lexicon_local(tiny_nlp, corpus, shard_size=20, checkpoint_dir=checkpoints, resume=True, **options)
     assert resumed.resumed_from == 40
     assert resumed.lexicon == full  # bitwise, sample included
+    assert full.sample.has_contexts
+    plain = build_lexicon_local(tiny_nlp, corpus, shard_size=20, sample_contexts=False, **options).lexicon
+    assert not plain.sample.has_contexts and plain.sample == full.sample.without_contexts()  # the same rows, no contexts
     with pytest.raises(CtxvecError, match="E228.*sample_size"):
         build_lexicon_local(tiny_nlp, corpus, progress=False, sample_size=-1)
 

@@ -281,6 +281,11 @@ def test_ray_sample_equals_local_sample(ray_cluster, tiny_pipeline_dir, corpus_d
     np.testing.assert_array_equal(a.offsets, b.offsets)
     np.testing.assert_array_equal(a.priorities, b.priorities)
     np.testing.assert_allclose(a.vectors.astype(np.float32), b.vectors.astype(np.float32), atol=2e-3, rtol=2e-3)
+    assert a.has_contexts and b.has_contexts  # each row's context vector travels with it through the actors
+    np.testing.assert_allclose(a.contexts.astype(np.float32), b.contexts.astype(np.float32), atol=2e-3, rtol=2e-3)
+    plain = build_lexicon_ray(tiny_pipeline_dir, corpus_dir, num_workers=2, shard_size=SHARD_SIZE, progress=False, sample_size=3,
+                              sample_contexts=False).lexicon.sample
+    assert not plain.has_contexts and (plain.keys, plain.snippets) == (a.keys, a.snippets)
 
 
 def crash_worker_class(marker: Path, init_log: Path):

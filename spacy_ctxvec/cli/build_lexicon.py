@@ -74,7 +74,7 @@ def build_lexicon_cli(
     node_loss_grace: Optional[float] = typer.Option(None, "--node-loss-grace", help="--engine ray: seconds a build that lost nodes, and can no longer hold its actor pool, waits for a finished shard before it stops (E520; default 60)"),
     sample_size: int = typer.Option(DEFAULT_SAMPLE_SIZE, "--sample-size", min=0, help="Occurrence vectors (float16) + snippets kept per word type for sense induction, chosen by a content hash (0: no sample); memory: benchmarks/SENSES.md"),
     sample_min_count: Optional[int] = typer.Option(None, "--sample-min-count", min=1, help="After the build, drop the samples of types seen fewer than N times (default: --min-count)"),
-    sample_contexts: bool = typer.Option(True, "--sample-contexts/--no-sample-contexts", help="Keep each sampled occurrence's context vector (mean of the 5 tokens either side), which senses are clustered on beside the token; --no-sample-contexts drops them after the build: half the sample's vector memory, senses from the token vectors alone"),
+    sample_contexts: bool = typer.Option(True, "--sample-contexts/--no-sample-contexts", help="Keep each sampled occurrence's context vector (mean of the 5 tokens either side), which senses are clustered on beside the token; --no-sample-contexts never computes them: half the sample's vector memory, less sampling time, senses from the token vectors alone"),
     senses: Optional[bool] = typer.Option(None, "--senses/--no-senses", help="Induce word senses from the sample (default: yes when --sample-size > 0; --senses with --sample-size 0 is an error)"),
 ) -> None:
     """Build a corpus polysemy lexicon and save a pipeline that scores every token."""
@@ -107,15 +107,13 @@ def build_lexicon_cli(
         result = build(
             nlp, corpus, key=key, batch_size=batch_size or nlp.batch_size, n_process=n_process, shard_size=checkpoint_every,
             checkpoint_dir=checkpoint_dir, resume=resume, on_error=on_error, progress=progress, max_docs=max_docs,
-            encoding=encoding, sample_size=sample_size, **engine_options,
+            encoding=encoding, sample_size=sample_size, sample_contexts=sample_contexts, **engine_options,
         )
     except CtxvecError:
         if (checkpoint_dir / LATEST_FILE).exists() and read_marker(checkpoint_dir, CHECKPOINT_MARKER) is not None:
             msg.info(f"The documents counted so far are kept in {checkpoint_dir}: fix the input and rerun with --resume.")
         raise
     lexicon = result.lexicon.prune_sample(min_count if sample_min_count is None else sample_min_count)
-    if not sample_contexts and lexicon.sample is not None:
-        lexicon = lexicon.with_sample(lexicon.sample.without_contexts())
     component.set_lexicon(lexicon)
     if senses is not False and lexicon.sample is not None:
         started = time.perf_counter()

@@ -264,12 +264,14 @@ class Polysemy(DocAnnotator):
         corpus: Optional[Callable[[Any], Iterator[CorpusItem]]] = None,
         batch_size: int = 64,
         sample_size: int = 0,
+        sample_contexts: bool = True,
     ) -> None:
         """Load the lexicon from ``lexicon_path`` (a Lexicon directory) or build it from
         ``corpus`` (e.g. spacy-ctxvec.lexicon_corpus.v1); with neither, keep it as is.
         ``sample_size`` K > 0: a lexicon built from ``corpus`` keeps up to K occurrences
-        per type (types below ``min_count`` keep none), and with ``senses = true`` the
-        senses are induced from it. A lexicon loaded from ``lexicon_path`` brings no
+        per type (types below ``min_count`` keep none), each with its context vector
+        unless ``sample_contexts`` is false, and with ``senses = true`` the senses are
+        induced from it. A lexicon loaded from ``lexicon_path`` brings no
         senses (build them with ``build_senses``)."""
         if lexicon_path is not None and corpus is not None:
             raise CtxvecError(Errors.E227.format(name=self.name))
@@ -277,7 +279,8 @@ class Polysemy(DocAnnotator):
             self.set_lexicon(Lexicon.from_disk(lexicon_path))
         elif corpus is not None and nlp is not None:
             check_key_mode(nlp, self.key)
-            lexicon = partial_lexicon(nlp, corpus(nlp.vocab), key=self.key, batch_size=batch_size, sample_size=sample_size)
+            lexicon = partial_lexicon(nlp, corpus(nlp.vocab), key=self.key, batch_size=batch_size, sample_size=sample_size,
+                                      sample_contexts=sample_contexts)
             self.set_lexicon(lexicon.prune_sample(self.min_count))
             if self.induce and sample_size > 0:
                 self.build_senses()

@@ -191,6 +191,7 @@ def counting_config_sha256(nlp: Language) -> str:
 
 def build_fingerprint(
     nlp: Language, *, key: str, batch_size: int, shard_size: int, n_process: int, max_docs: Optional[int], sample_size: int = 0,
+    sample_contexts: bool = True,
 ) -> Dict[str, Any]:
     """The settings that must match for a resumed build to equal an uninterrupted one.
 
@@ -207,5 +208,5 @@ def build_fingerprint(
     }
     if sample_size:  # absent when 0, so that checkpoints written before samples existed still resume
         fingerprint["sample_size"] = sample_size
-        fingerprint["sample_contexts"] = True  # samples written before context vectors were kept do not resume
+        fingerprint["sample_contexts"] = bool(sample_contexts)  # absent in checkpoints made before contexts: they do not resume
     return fingerprint

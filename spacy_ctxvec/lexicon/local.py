@@ -41,10 +41,12 @@ def _init_worker(config_str: str, nlp_bytes: bytes, n_threads: int) -> None:
     _worker_nlp = rebuild_pipeline(config_str, nlp_bytes, num_threads=n_threads)
 
 
-def _worker_partial_lexicon(payload: List[Union[str, bytes]], key: str, batch_size: int, sample_size: int = 0) -> Tuple[bytes, int]:
+def _worker_partial_lexicon(payload: List[Union[str, bytes]], key: str, batch_size: int, sample_size: int = 0,
+                            sample_contexts: bool = True) -> Tuple[bytes, int]:
     assert _worker_nlp is not None
     items = [item if isinstance(item, str) else Doc(_worker_nlp.vocab).from_bytes(item) for item in payload]
-    lexicon = partial_lexicon(_worker_nlp, items, key=key, batch_size=batch_size, sample_size=sample_size)
+    lexicon = partial_lexicon(_worker_nlp, items, key=key, batch_size=batch_size, sample_size=sample_size,
+                              sample_contexts=sample_contexts)
     return lexicon.to_bytes(), len(items)
 
 
@@ -89,6 +91,7 @@ def build_lexicon_local(
     max_docs: Optional[int] = None,
     encoding: str = DEFAULT_ENCODING,
     sample_size: int = 0,
+    sample_contexts: bool = True,
 ) -> BuildResult:
     """Build a lexicon from a corpus file on this machine.
 
@@ -102,7 +105,8 @@ def build_lexicon_local(
     earlier checkpoint directory (marked); only build-lexicon's own entries in it are
     ever removed. A build stopped by bad input keeps its last checkpoint.
     ``encoding`` decodes .txt/.jsonl files. ``sample_size`` K > 0 keeps an occurrence
-    sample of up to K occurrences per type (the same whatever n_process or resume).
+    sample of up to K occurrences per type (the same whatever n_process or resume), with
+    their context vectors unless ``sample_contexts`` is False.
     """
     for setting, value in (("batch_size", batch_size), ("n_process", n_process), ("shard_size", shard_size)):
         if value < 1:
@@ -115,7 +119,8 @@ def build_lexicon_local(
     check_key_mode(nlp, key)
     install_extensions()
     checkpoint_path = Path(checkpoint_dir) if checkpoint_dir is not None else None
-    fingerprint = build_fingerprint(nlp, key=key, batch_size=batch_size, shard_size=shard_size, n_process=n_process, max_docs=max_docs, sample_size=sample_size) if checkpoint_path else {}
+    fingerprint = build_fingerprint(nlp, key=key, batch_size=batch_size, shard_size=shard_size, n_process=n_process, max_docs=max_docs, sample_size=sample_size,
+                                    sample_contexts=sample_contexts) if checkpoint_path else {}
     state = None
     if checkpoint_path is not None:
         open_checkpoint_dir(checkpoint_path, resume=resume)
@@ -139,10 +144,10 @@ def build_lexicon_local(
             if pool is None:
                 shard_lexicon = partial_lexicon(
                     nlp, shard, key=key, batch_size=batch_size,
-                    on_doc=lambda doc: bar.update(1, len(doc)), sample_size=sample_size,
+                    on_doc=lambda doc: bar.update(1, len(doc)), sample_size=sample_size, sample_contexts=sample_contexts,
                 )
             else:
-                shard_lexicon = _pool_partial_lexicon(pool, shard, n_process, key, batch_size, bar, sample_size)
+                shard_lexicon = _pool_partial_lexicon(pool, shard, n_process, key, batch_size, bar, sample_size, sample_contexts)
             lexicon = shard_lexicon if lexicon is None else lexicon.merge(shard_lexicon)
             docs_done += len(shard)
             n_tokens += shard_lexicon.n_occurrences
@@ -187,10 +192,11 @@ def _start_pool(nlp: Language, n_process: int) -> ProcessPoolExecutor:
 
 
 def _pool_partial_lexicon(
-    pool: ProcessPoolExecutor, shard: List[CorpusItem], n_process: int, key: str, batch_size: int, bar: _Progress, sample_size: int = 0
+    pool: ProcessPoolExecutor, shard: List[CorpusItem], n_process: int, key: str, batch_size: int, bar: _Progress, sample_size: int = 0,
+    sample_contexts: bool = True,
 ) -> Lexicon:
     payloads = [[item if isinstance(item, str) else item.to_bytes() for item in part] for part in _split(shard, n_process)]
-    futures = [pool.submit(_worker_partial_lexicon, payload, key, batch_size, sample_size) for payload in payloads]
+    futures = [pool.submit(_worker_partial_lexicon, payload, key, batch_size, sample_size, sample_contexts) for payload in payloads]
     parts = []
     for future in futures:
         data, n_docs = future.result()

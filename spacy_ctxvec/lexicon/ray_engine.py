@@ -397,6 +397,7 @@ def build_lexicon_ray(
     encoding: str = DEFAULT_ENCODING,
     sample_size: int = 0,
     node_loss_grace_s: Optional[float] = None,
+    sample_contexts: bool = True,
 ) -> BuildResult:
     """Build a lexicon from corpus files with a pool of Ray actors.
 
@@ -417,7 +418,8 @@ def build_lexicon_ray(
     ``_ray_parts.PartialLexiconWorker``). ``encoding`` decodes .txt/.jsonl files
     (lines are parsed by ``corpus.parse_line``, as in the local engine). ``sample_size``
     K > 0 keeps an occurrence sample of up to K occurrences per type, equal to the local
-    engine's (priorities hash the content, merging is exact). ``node_loss_grace_s``:
+    engine's (priorities hash the content, merging is exact), with context vectors unless
+    ``sample_contexts`` is False. ``node_loss_grace_s``:
     how long a build that lost nodes and can no longer hold its actor pool waits for a
     finished shard before E520 (None: NODE_LOSS_GRACE_S, 60 s; raise it where nodes or
     models take longer to come back). Returns the same BuildResult as the local engine.
@@ -458,7 +460,8 @@ def build_lexicon_ray(
                 compute=ray.data.ActorPoolStrategy(size=num_workers),
                 num_cpus=num_cpus_per_worker,
                 num_gpus=num_gpus_per_worker or None,
-                fn_constructor_args=(pipeline_ref, key, batch_size, num_gpus_per_worker > 0, max(1, int(num_cpus_per_worker)), sample_size),
+                fn_constructor_args=(pipeline_ref, key, batch_size, num_gpus_per_worker > 0, max(1, int(num_cpus_per_worker)), sample_size,
+                                      sample_contexts),
             )
             executors_before = running_executors()
 

@@ -144,17 +144,20 @@ class PartialLexiconWorker:
     unfinished task, whose output replaces (never adds to) the lost attempt's.
     """
 
-    def __init__(self, pipeline: "ray.ObjectRef", key: str, batch_size: int, use_gpu: bool, num_threads: int, sample_size: int = 0) -> None:
+    def __init__(self, pipeline: "ray.ObjectRef", key: str, batch_size: int, use_gpu: bool, num_threads: int, sample_size: int = 0,
+                 sample_contexts: bool = True) -> None:
         config_str, nlp_bytes = ray.get(pipeline)  # (config, bytes), put once by the driver
         # Ray sets CUDA_VISIBLE_DEVICES to this actor's GPU, so use_gpu picks the right one.
         self.nlp = rebuild_pipeline(config_str, nlp_bytes, use_gpu=use_gpu, num_threads=num_threads)
         self.key = key
         self.batch_size = batch_size
         self.sample_size = sample_size
+        self.sample_contexts = sample_contexts
 
     def __call__(self, batch: Dict[str, np.ndarray]) -> Dict[str, np.ndarray]:
         items, skipped = decode_rows(batch, self.nlp.vocab)
-        lexicon = partial_lexicon(self.nlp, items, key=self.key, batch_size=self.batch_size, sample_size=self.sample_size)
+        lexicon = partial_lexicon(self.nlp, items, key=self.key, batch_size=self.batch_size, sample_size=self.sample_size,
+                                  sample_contexts=self.sample_contexts)
         return {
             "lexicon": np.array([lexicon.to_bytes()], dtype=object),
             "n_docs": np.array([len(items)], dtype=np.int64),

@@ -112,7 +112,7 @@ class _SampleBuffer:
         self.positions.append(positions)
         self.docs.append((text, doc.to_array([IDX, LENGTH])))
 
-    def sample(self, keys: np.ndarray, key_ids: np.ndarray, vectors: np.ndarray, contexts: np.ndarray, k: int) -> OccurrenceSample:
+    def sample(self, keys: np.ndarray, key_ids: np.ndarray, vectors: np.ndarray, contexts: Optional[np.ndarray], k: int) -> OccurrenceSample:
         """The chunk's sample; snippets are made only for its candidate rows."""
         priorities = np.concatenate(self.priorities)
         counted = np.flatnonzero((vectors != 0).any(axis=1))  # zero rows are not counted by the Lexicon either
@@ -127,7 +127,7 @@ class _SampleBuffer:
             starts, lengths = columns[number]
             snippets.append(snippet_from_offsets(text, starts, lengths, position))
         return OccurrenceSample.from_occurrences(keys[key_ids[candidates]], vectors[candidates], priorities[candidates], snippets,
-                                                 k=k, contexts=contexts[candidates])
+                                                 k=k, contexts=None if contexts is None else contexts[candidates])
 
     def clear(self) -> None:
         self.__init__()  # type: ignore[misc]
@@ -141,13 +141,15 @@ def partial_lexicon(
     batch_size: int = 64,
     on_doc: Optional[Callable[[Doc], None]] = None,
     sample_size: int = 0,
+    sample_contexts: bool = True,
 ) -> Lexicon:
     """Run ``nlp`` over texts or Docs and count every token that has a contextual vector.
 
     ``ctxvec_polysemy`` components are disabled while building (they would only read
     the lexicon being made). ``on_doc`` is called on each processed Doc (progress).
     ``sample_size`` K > 0: the lexicon also keeps an OccurrenceSample of up to K
-    occurrences per type (see spacy_ctxvec.lexicon.sample).
+    occurrences per type (see spacy_ctxvec.lexicon.sample), with each occurrence's
+    context vector unless ``sample_contexts`` is False (then they are never computed).
     """
     check_key_mode(nlp, key)
     if batch_size < 1:
@@ -171,8 +173,8 @@ def partial_lexicon(
             strings = np.array([nlp.vocab.strings[int(i)] for i in unique_ids], dtype=str)
             lexicon = Lexicon.from_occurrences(strings[inverse], vectors, meta=meta)
             if sample_buffer is not None:
-                contexts = np.concatenate(buffered_contexts)
-                lexicon = lexicon.with_sample(sample_buffer.sample(strings, inverse.ravel(), vectors, contexts, sample_size))
+                contexts = np.concatenate(buffered_contexts) if sample_contexts else None
+                lexicon = lexicon.with_sample(sample_buffer.sample(strings, inverse.ravel(), vectors, contexts if sample_contexts else None, sample_size))
                 sample_buffer.clear()
             parts.append(lexicon)
         buffered_ids.clear()
@@ -199,9 +201,10 @@ def partial_lexicon(
             if sample_buffer is not None:
                 mask = np.asarray(doc._.get(CONTEXT_MASK), dtype=bool)
                 sample_buffer.add(doc, doc.text if text is None else text, np.flatnonzero(mask))
-                with np.errstate(over="ignore"):  # beyond float16: E260 when the sample is made
-                    contexts = window_context_means(doc._.get(CONTEXT_ARRAY), mask, CONTEXT_WINDOW)[mask].astype(SAMPLE_VECTOR_DTYPE)
-                buffered_contexts.append(contexts)
+                if sample_contexts:
+                    with np.errstate(over="ignore"):  # beyond float16: E260 when the sample is made
+                        contexts = window_context_means(doc._.get(CONTEXT_ARRAY), mask, CONTEXT_WINDOW)[mask]
+                    buffered_contexts.append(contexts.astype(SAMPLE_VECTOR_DTYPE))
         if on_doc is not None:
             on_doc(doc)
         if n_buffered >= MAX_BUFFERED_OCCURRENCES:
