@@ -224,7 +224,8 @@ class Polysemy(DocAnnotator):
         type_rows = np.where(found, table["rows"][positions], -1)
         records["n_senses"][found] = table["n_senses"][type_rows[found]]
         type_rows[~np.asarray(mask, dtype=bool)] = -1
-        contexts = window_context_means(vectors, mask, senses.context_window) if senses.context_window else None
+        compared = (type_rows >= 0) & (records["n_senses"] > 1)  # only these tokens choose between senses
+        contexts = window_context_means(vectors, mask, senses.context_window) if senses.context_window and compared.any() else None
         assigned = senses.assign(type_rows, vectors, contexts)
         records["sense"] = assigned
         rows = senses.sense_rows(type_rows, assigned)

@@ -174,7 +174,7 @@ def partial_lexicon(
             lexicon = Lexicon.from_occurrences(strings[inverse], vectors, meta=meta)
             if sample_buffer is not None:
                 contexts = np.concatenate(buffered_contexts) if sample_contexts else None
-                lexicon = lexicon.with_sample(sample_buffer.sample(strings, inverse.ravel(), vectors, contexts if sample_contexts else None, sample_size))
+                lexicon = lexicon.with_sample(sample_buffer.sample(strings, inverse.ravel(), vectors, contexts, sample_size))
                 sample_buffer.clear()
             parts.append(lexicon)
         buffered_ids.clear()
