@@ -61,7 +61,7 @@ MIN_TOKENS = 4
 MIN_SHARE = 0.10
 N_REMOVED_DIRECTIONS = 3
 # Context features (benchmarks/SENSES.md, "Clustering with the context"): same-sense
-# AUC on WiC train+dev 0.628 -> 0.685 at layer 5 with the context at weight 1 (the
+# AUC on WiC train+dev 0.628 -> 0.684 at layer 5 with the context at weight 1 (the
 # context alone: 0.689); weights 1.4-2 score 0.690-0.692 on WiC but lower on WordNet.
 CONTEXT_WINDOW = 5  # tokens either side whose mean vector is an occurrence's context
 CONTEXT_WEIGHT = 1.0  # weight of the unit context row beside the unit token row
