@@ -225,13 +225,14 @@ class Errors(metaclass=_ErrorsWithCodes):
             "checkpoints when a build succeeds, so it only uses a new or empty directory "
             "or one it made itself (marked by a '{marker}' file): give another "
             "--checkpoint-dir.")
-    E245 = ("Output '{path}' was not made by build-lexicon (it has no '{marker}' file), "
-            "so --overwrite will not replace it: it may hold other files. Choose a new "
-            "directory, or delete this one yourself if you no longer need it.")
-    E246 = ("{what} '{path}' {relation} {other} '{other_path}'. build-lexicon never "
-            "writes into its inputs, and its output and checkpoint directories must be "
-            "separate: choose paths that do not contain one another.")
-    E247 = ("{what} '{path}' is an existing file, but build-lexicon writes a directory "
+    E245 = ("Output '{path}' was not made by build-lexicon or fit-polysemy (it has no "
+            "'{marker}' file), so --overwrite will not replace it: it may hold other "
+            "files. Choose a new directory, or delete this one yourself if you no longer "
+            "need it.")
+    E246 = ("{what} '{path}' {relation} {other} '{other_path}'. build-lexicon and "
+            "fit-polysemy never write into their inputs, and an output and a checkpoint "
+            "directory must be separate: choose paths that do not contain one another.")
+    E247 = ("{what} '{path}' is an existing file, but a directory is written "
             "there. Choose a directory path.")
     E248 = ("Checkpoint in '{path}' is damaged: {problem}. Delete that directory (it "
             "holds only build-lexicon checkpoints) and build again without --resume.")
@@ -351,6 +352,21 @@ class Errors(metaclass=_ErrorsWithCodes):
     E630 = ("No lemma has at least 2 sentences among the {n_rows} rows ({n_lemmas} lemmas), "
             "so no pair of sentences can be compared. Give at least two sentences per lemma "
             "(and --per-lemma of at least 2).")
+
+    # Polysemy probe (E650-E659): polysemy_score fitted on sense counts
+    E650 = ("Polysemy probe: {problem}. Fit it with `spacy-ctxvec fit-polysemy` or "
+            "fit_probe(lexicon, sense_counts, ...) rather than by hand.")
+    E651 = ("polysemy_score = \"probe\" cannot be computed: {problem}. Fit a probe for "
+            "this pipeline's lexicon with `spacy-ctxvec fit-polysemy PIPELINE SENSE_COUNTS "
+            "OUTPUT`, or use score = \"auto\" (the probe where one fits, else "
+            "self-similarity) or \"self_similarity\".")
+    E652 = ("Polysemy probe at '{path}' cannot be read: {problem}. Fit it again with "
+            "`spacy-ctxvec fit-polysemy`, or copy the saved directory again.")
+    E653 = ("Only {n_words} word types have at least {min_count} occurrences in the lexicon, "
+            "a sense count and not all the same count; a probe needs at least {minimum}. "
+            "Build the lexicon from a larger corpus, lower --min-count, or check that the "
+            "sense-count file's words match the lexicon's keys (lower case by default).")
+    E654 = ("Unknown polysemy score '{score}'. Choose one of: {choices}.")
 
 
 class Warnings(metaclass=_ErrorsWithCodes):

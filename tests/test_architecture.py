@@ -14,6 +14,7 @@ LAYERS = {
     "errors": 0, "types": 0, "attributes": 0, "paths": 0, "devices": 0,
     "ops": 1,
     "lexicon.statistics": 2, "lexicon.corpus": 2, "lexicon.storage": 2, "lexicon.sample": 2, "lexicon.sense_inventory": 2,
+    "lexicon.polysemy_probe": 2,
     "static.table": 2, "static.formats": 2,
     "lexicon.shard": 3, "static.sources": 3, "static.train": 3,
     "components": 4,

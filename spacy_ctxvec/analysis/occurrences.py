@@ -11,6 +11,7 @@ from spacy.tokens import Doc
 from ..attributes import SENSE_ARRAY, STATIC_ARRAY
 from ..errors import CtxvecError, Errors
 from ..lexicon.corpus import corpus_files, iter_corpus
+from ..lexicon.polysemy_probe import sense_counts_for  # noqa: F401  (re-exported)
 from ..lexicon.sample import SNIPPET_WINDOW  # noqa: F401  (re-exported)
 from ..lexicon.shard import snippet  # the snippet of sampled occurrences too
 from ..lexicon.statistics import Lexicon, merge
@@ -132,11 +133,6 @@ def layer_lexicons(nlp: Language, texts: Iterable, *, max_texts: int, chunk_toke
             flush()
     flush()
     return merged, len(word_lists)
-
-
-def sense_counts_for(words: Sequence[str], sense_counts: Dict[str, int]) -> np.ndarray:
-    """Sense count per word (exact lemma first, then lower case); 0 = not in WordNet."""
-    return np.array([sense_counts.get(word, sense_counts.get(word.lower(), 0)) for word in words], dtype=np.int64)
 
 
 class LayerCurves(NamedTuple):

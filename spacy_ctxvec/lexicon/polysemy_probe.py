@@ -1,0 +1,243 @@
+"""A polysemy probe: a linear map from a word type's lexicon statistics to its log
+number of dictionary senses (issue 11; benchmarks/SENSES.md, "A polysemy probe").
+
+Features of a type w (``FEATURES``), all read from the Lexicon:
+
+- the unit centroid S_w / |S_w| (width values): where the word's occurrences point;
+- log relative frequency log(n_w / N): a constant shift for a bigger corpus, so the
+  ranking does not depend on corpus size;
+- the self-similarity score (1 - SelfSim_w) / (1 - B): how far its occurrences spread.
+
+The probe is fitted with scikit-learn's RidgeCV on types whose sense count is known
+(WordNet: ``scripts/wordnet_sense_counts.py``); ``polysemy_score`` is then
+exp(prediction), an estimate of the number of senses on the dictionary's scale. A probe
+belongs to one model, layer selection, pooling and key mode: ``problem_with`` says why a
+probe does not fit a lexicon, and ``find_shipped_probe`` looks one up among the probes
+that come with the package (``spacy_ctxvec/probes``)."""
+import hashlib
+from pathlib import Path
+from typing import Any, Dict, List, Mapping, Optional, Sequence, Tuple, Union
+
+import numpy as np
+
+from ..errors import CtxvecError, Errors
+from .statistics import Lexicon
+from .storage import BYTES_SOURCE, check_header, load_parts, parts_from_bytes, parts_to_bytes, save_parts
+
+PROBE_FORMAT_VERSION = 1
+FEATURES = ("unit_centroid", "log_relative_frequency", "self_similarity")
+# polysemy_score definitions: "auto" = the probe where one fits the lexicon, else self-similarity
+SCORE_CHOICES = ("auto", "probe", "self_similarity")
+PROBE = "probe"
+SELF_SIMILARITY = "self_similarity"
+# lexicon.meta entries a probe must share with the lexicon it scores
+MATCHED_META = ("key", "layers", "pooling")
+DEFAULT_ALPHAS = tuple(float(a) for a in np.logspace(-2, 4, 13))
+MIN_TRAINING_WORDS = 20
+# probe.meta["fitted_words"]: "all" types with a sense count, or only FITTED_HALF (in_fitted_half)
+FITTED_ALL = "all"
+FITTED_HALF = "md5-even half"
+SHIPPED_DIR = Path(__file__).resolve().parent.parent / "probes"
+_HEADER_FILE = "probe.json"
+_WEIGHTS = "weights"
+
+
+def sense_counts_for(words: Sequence[str], sense_counts: Mapping[str, int]) -> np.ndarray:
+    """Sense count per word (exact lemma first, then lower case); 0 = unknown."""
+    return np.array([sense_counts.get(word, sense_counts.get(word.lower(), 0)) for word in words], dtype=np.int64)
+
+
+def in_fitted_half(words: Sequence[str]) -> np.ndarray:
+    """True for the words of the half a FITTED_HALF probe is fitted on: the md5 of the
+    word, read as a number, is even. Deterministic, so the other half stays held out
+    on any corpus."""
+    return np.array([int(hashlib.md5(word.encode("utf8")).hexdigest()[:8], 16) % 2 == 0 for word in words], dtype=bool)
+
+
+def embedding_fingerprint(embeddings: np.ndarray) -> str:
+    """A short hash of a model's input-embedding table: which model a probe belongs to,
+    wherever the model is loaded from."""
+    table = np.ascontiguousarray(embeddings, dtype=np.float32)
+    digest = hashlib.sha256(str(table.shape).encode("ascii"))
+    digest.update(table.tobytes())
+    return digest.hexdigest()[:16]
+
+
+def probe_features(lexicon: Lexicon, min_count: int) -> Tuple[np.ndarray, np.ndarray]:
+    """((n_types, width + 2) float64 features, valid): valid where n >= min_count."""
+    scores, valid = lexicon.polysemy_scores(min_count)
+    counts = lexicon.counts.astype(np.float64)
+    log_frequency = np.log(np.maximum(counts, 1.0) / max(counts.sum(), 1.0))
+    return np.column_stack([lexicon.unit_centroids(), log_frequency, scores]), valid
+
+
+class PolysemyProbe:
+    """``weights`` (width + 2,) and ``intercept`` of the linear map to log sense counts;
+    ``meta``: width, the lexicon meta it was fitted for (MATCHED_META), the model
+    fingerprint, and how it was fitted."""
+
+    def __init__(self, weights: np.ndarray, intercept: float, meta: Dict[str, Any]) -> None:
+        weights = np.asarray(weights, dtype=np.float64)
+        if weights.ndim != 1 or len(weights) < 3 or not np.isfinite(weights).all() or not np.isfinite(intercept):
+            raise CtxvecError(Errors.E650.format(problem=f"weights must be a finite vector of width + 2 values, got shape {weights.shape}"))
+        if not isinstance(meta, dict) or meta.get("width") != len(weights) - 2:
+            raise CtxvecError(Errors.E650.format(problem=f"meta must give width = {len(weights) - 2} (len(weights) - 2)"))
+        self.weights = weights
+        self.intercept = float(intercept)
+        self.meta = dict(meta)
+
+    @property
+    def width(self) -> int:
+        return len(self.weights) - 2
+
+    @property
+    def model(self) -> Optional[str]:
+        """Fingerprint of the model the probe was fitted on (None: not recorded)."""
+        return self.meta.get("model")
+
+    def problem_with(self, lexicon: Lexicon, model: Optional[str] = None) -> Optional[str]:
+        """Why this probe cannot score ``lexicon`` (None if it can); ``model``: the
+        fingerprint of the pipeline's model, checked when given."""
+        if lexicon.width != self.width:
+            return f"the probe has width {self.width} and the lexicon {lexicon.width}"
+        for name in MATCHED_META:
+            if name in self.meta and lexicon.meta.get(name) != self.meta[name]:
+                return f"the probe was fitted for {name} = {self.meta[name]!r} and the lexicon has {lexicon.meta.get(name)!r}"
+        if model is not None and self.model is not None and model != self.model:
+            return f"the probe was fitted on model {self.model} and the pipeline's model is {model}"
+        return None
+
+    def log_senses(self, features: np.ndarray) -> np.ndarray:
+        return np.asarray(features, dtype=np.float64) @ self.weights + self.intercept
+
+    def scores(self, lexicon: Lexicon, min_count: int) -> Tuple[np.ndarray, np.ndarray]:
+        """(estimated sense counts, valid) per type; invalid entries hold 0.0."""
+        problem = self.problem_with(lexicon)
+        if problem:
+            raise CtxvecError(Errors.E651.format(problem=problem))
+        features, valid = probe_features(lexicon, min_count)
+        scores = np.zeros(len(lexicon), dtype=np.float64)
+        # clipped so that exp never overflows, whatever the vectors
+        scores[valid] = np.exp(np.clip(self.log_senses(features[valid]), -50.0, 50.0))
+        return scores, valid
+
+    # Serialisation: weights.npy + probe.json, or msgpack in bytes; never pickle.
+    def _header(self) -> Dict[str, Any]:
+        return {"format_version": PROBE_FORMAT_VERSION, "features": list(FEATURES), "intercept": self.intercept, "meta": self.meta}
+
+    def to_disk(self, path: Union[str, Path]) -> None:
+        save_parts(path, {_WEIGHTS: self.weights}, {_HEADER_FILE: self._header()})
+
+    @classmethod
+    def from_disk(cls, path: Union[str, Path]) -> "PolysemyProbe":
+        documents, arrays = load_parts(path, (_WEIGHTS,), (_HEADER_FILE,), _read_error)
+        return cls._from_parts(documents[_HEADER_FILE], arrays[_WEIGHTS], str(path))
+
+    def to_bytes(self) -> bytes:
+        return parts_to_bytes({_WEIGHTS: self.weights}, {"header": self._header()})
+
+    @classmethod
+    def from_bytes(cls, data: bytes) -> "PolysemyProbe":
+        documents, arrays = parts_from_bytes(data, (_WEIGHTS,), ("header",), _read_error, what="polysemy probe")
+        return cls._from_parts(documents["header"], arrays[_WEIGHTS], BYTES_SOURCE)
+
+    @classmethod
+    def _from_parts(cls, header: Any, weights: np.ndarray, source: str) -> "PolysemyProbe":
+        header = check_header(header, PROBE_FORMAT_VERSION, lambda problem: _read_error(source, problem))
+        if header.get("features") != list(FEATURES):
+            raise _read_error(source, f"features {header.get('features')!r} are not {list(FEATURES)}")
+        intercept = header.get("intercept")
+        if not isinstance(intercept, (int, float)) or isinstance(intercept, bool):
+            raise _read_error(source, "the intercept is not a number")
+        if weights.dtype.kind != "f":
+            raise _read_error(source, f"weights.npy has dtype {weights.dtype}, not float")
+        try:
+            return cls(np.array(weights, dtype=np.float64), float(intercept), header.get("meta"))
+        except CtxvecError as err:
+            raise _read_error(source, str(err)) from None
+
+    def __repr__(self) -> str:
+        return f"PolysemyProbe(width={self.width}, model={self.model}, trained_on={self.meta.get('trained_on')!r})"
+
+
+def _read_error(source: str, problem: str) -> CtxvecError:
+    return CtxvecError(Errors.E652.format(path=source, problem=problem))
+
+
+def training_rows(lexicon: Lexicon, sense_counts: Mapping[str, int], min_count: int) -> Tuple[np.ndarray, np.ndarray, np.ndarray]:
+    """(type rows, features, log sense counts) of the types with n >= min_count and a known count."""
+    features, valid = probe_features(lexicon, min_count)
+    senses = sense_counts_for(lexicon.keys, sense_counts)
+    rows = np.flatnonzero(valid & (senses > 0))
+    return rows, features[rows], np.log(senses[rows].astype(np.float64))
+
+
+def fit_probe(
+    lexicons: Union[Lexicon, Sequence[Lexicon]],
+    sense_counts: Mapping[str, int],
+    *,
+    min_count: int,
+    model: Optional[str] = None,
+    half: bool = False,
+    alphas: Sequence[float] = DEFAULT_ALPHAS,
+    trained_on: str = "",
+) -> PolysemyProbe:
+    """Fit a probe on the types with n >= min_count and a sense count of one lexicon,
+    or of several (one training row per type and lexicon; they must share width and
+    MATCHED_META). ``half``: only the types in_fitted_half, so the others stay held out.
+    E653 with fewer than MIN_TRAINING_WORDS rows."""
+    from sklearn.linear_model import RidgeCV
+
+    lexicons = [lexicons] if isinstance(lexicons, Lexicon) else list(lexicons)
+    if not lexicons:
+        raise CtxvecError(Errors.E650.format(problem="no lexicon to fit on"))
+    first = lexicons[0]
+    for other in lexicons[1:]:
+        if other.width != first.width or any(other.meta.get(name) != first.meta.get(name) for name in MATCHED_META):
+            raise CtxvecError(Errors.E650.format(problem="the lexicons to fit on differ in width, key, layers or pooling"))
+    parts = []
+    for lexicon in lexicons:
+        rows, features, targets = training_rows(lexicon, sense_counts, min_count)
+        keep = in_fitted_half([lexicon.keys[row] for row in rows]) if half else np.ones(len(rows), dtype=bool)
+        parts.append((features[keep], targets[keep]))
+    features = np.concatenate([part[0] for part in parts])
+    targets = np.concatenate([part[1] for part in parts])
+    if len(targets) < MIN_TRAINING_WORDS or np.ptp(targets) == 0:
+        raise CtxvecError(Errors.E653.format(n_words=len(targets), minimum=MIN_TRAINING_WORDS, min_count=min_count))
+    ridge = RidgeCV(alphas=list(alphas)).fit(features, targets)
+    meta = {
+        "width": first.width, **{name: first.meta[name] for name in MATCHED_META if name in first.meta},
+        "model": model, "target": "log sense count", "trained_on": trained_on, "n_words": int(len(targets)),
+        "n_polysemous": int((targets > 0).sum()), "alpha": float(ridge.alpha_), "min_count": int(min_count),
+        "fitted_words": FITTED_HALF if half else FITTED_ALL,
+    }
+    return PolysemyProbe(ridge.coef_, float(ridge.intercept_), meta)
+
+
+def type_polysemy_scores(
+    lexicon: Lexicon, probe: Optional[PolysemyProbe], min_count: int, score: str = "auto"
+) -> Tuple[np.ndarray, np.ndarray, str]:
+    """(scores, valid, the definition used: PROBE or SELF_SIMILARITY) per type.
+
+    ``score``: "self_similarity"; "probe" (E651 without a probe that fits); "auto": the
+    probe if it fits the lexicon, else self-similarity."""
+    if score not in SCORE_CHOICES:
+        raise CtxvecError(Errors.E654.format(score=score, choices=", ".join(SCORE_CHOICES)))
+    if score == SELF_SIMILARITY or (score == "auto" and (probe is None or probe.problem_with(lexicon))):
+        return (*lexicon.polysemy_scores(min_count), SELF_SIMILARITY)
+    if probe is None:
+        raise CtxvecError(Errors.E651.format(problem="the component has no probe"))
+    return (*probe.scores(lexicon, min_count), PROBE)
+
+
+def shipped_probe_dirs() -> List[Path]:
+    return sorted(path for path in SHIPPED_DIR.glob("*") if (path / _HEADER_FILE).is_file())
+
+
+def find_shipped_probe(lexicon: Lexicon, model: str) -> Optional[PolysemyProbe]:
+    """The shipped probe fitted on ``model`` (a fingerprint) that fits ``lexicon``, or None."""
+    for path in shipped_probe_dirs():
+        probe = PolysemyProbe.from_disk(path)
+        if probe.model == model and probe.problem_with(lexicon, model) is None:
+            return probe
+    return None

@@ -1,0 +1,214 @@
+import hashlib
+import json
+
+import numpy as np
+import pytest
+from scipy.stats import spearmanr
+
+from spacy_ctxvec.errors import CtxvecError
+from spacy_ctxvec.lexicon.polysemy_probe import (
+    FITTED_ALL,
+    FITTED_HALF,
+    MIN_TRAINING_WORDS,
+    PolysemyProbe,
+    embedding_fingerprint,
+    find_shipped_probe,
+    fit_probe,
+    in_fitted_half,
+    probe_features,
+    sense_counts_for,
+    shipped_probe_dirs,
+    type_polysemy_scores,
+)
+from spacy_ctxvec.lexicon.statistics import Lexicon
+
+WIDTH = 12
+META = {"key": "lower", "layers": {"@misc": "spacy-ctxvec.mean_layers.v1", "layers": [-2]}}
+
+
+def planted_lexicon(seed: int = 0, n_types: int = 400, shuffle: bool = False):
+    """Types whose centroid moves along one direction with log(sense count); noise in
+    the other directions. Returns (lexicon, sense counts)."""
+    rng = np.random.default_rng(seed)
+    senses = rng.integers(1, 20, size=n_types)
+    direction = np.zeros(WIDTH)
+    direction[0] = 1.0
+    keys, vectors = [], []
+    for i in range(n_types):
+        centre = direction * np.log(senses[i]) + 0.2 * rng.normal(size=WIDTH)
+        centre[1] += 4.0  # keeps every centroid away from the origin
+        n = int(rng.integers(5, 12))
+        keys += [f"w{i:03d}"] * n
+        vectors.append(centre + 0.3 * rng.normal(size=(n, WIDTH)))
+    lexicon = Lexicon.from_occurrences(keys, np.concatenate(vectors), meta=META)
+    counts = {f"w{i:03d}": int(s) for i, s in enumerate(rng.permutation(senses) if shuffle else senses)}
+    return lexicon, counts
+
+
+def held_out_spearman(probe, lexicon, counts):
+    scores, valid = probe.scores(lexicon, 5)
+    held = valid & ~in_fitted_half(lexicon.keys)
+    truth = sense_counts_for(lexicon.keys, counts)
+    return spearmanr(scores[held], truth[held])[0]
+
+
+def test_features_are_the_unit_centroid_log_relative_frequency_and_self_similarity():
+    lexicon, _ = planted_lexicon(n_types=30)
+    features, valid = probe_features(lexicon, 5)
+    assert features.shape == (len(lexicon), WIDTH + 2)
+    np.testing.assert_allclose(features[:, :WIDTH], lexicon.unit_centroids())
+    np.testing.assert_allclose(features[:, WIDTH], np.log(lexicon.counts / lexicon.counts.sum()))
+    scores, expected_valid = lexicon.polysemy_scores(5)
+    np.testing.assert_allclose(features[:, WIDTH + 1], scores)
+    np.testing.assert_array_equal(valid, expected_valid)
+
+
+def test_probe_finds_the_planted_direction_on_held_out_words_and_nothing_in_shuffled_counts():
+    lexicon, counts = planted_lexicon()
+    probe = fit_probe(lexicon, counts, min_count=5, half=True)
+    assert held_out_spearman(probe, lexicon, counts) > 0.85
+    shuffled_lexicon, shuffled = planted_lexicon(shuffle=True)
+    control = fit_probe(shuffled_lexicon, shuffled, min_count=5, half=True)
+    assert abs(held_out_spearman(control, shuffled_lexicon, shuffled)) < 0.2
+
+
+def test_half_fits_only_the_even_md5_words_and_records_it():
+    lexicon, counts = planted_lexicon(n_types=200)
+    half = fit_probe(lexicon, counts, min_count=5, half=True)
+    whole = fit_probe(lexicon, counts, min_count=5)
+    assert half.meta["fitted_words"] == FITTED_HALF and whole.meta["fitted_words"] == FITTED_ALL
+    assert half.meta["n_words"] == int(in_fitted_half(lexicon.keys).sum()) and whole.meta["n_words"] == 200
+    assert half.meta["key"] == "lower" and half.meta["layers"] == META["layers"] and half.meta["width"] == WIDTH
+
+
+def test_fit_on_two_lexicons_stacks_their_rows():
+    first, counts = planted_lexicon(seed=1, n_types=100)
+    second, _ = planted_lexicon(seed=2, n_types=100)
+    both = fit_probe([first, second], counts, min_count=5)
+    assert both.meta["n_words"] == 200
+    other_layer = Lexicon.from_occurrences(["a"] * 5, np.ones((5, WIDTH)), meta={**META, "layers": [3]})
+    with pytest.raises(CtxvecError, match="E650"):
+        fit_probe([first, other_layer], counts, min_count=5)
+
+
+def test_in_fitted_half_is_md5_parity():
+    words = ["bank", "play", "hotel", "é", ""]
+    expected = [int(hashlib.md5(w.encode("utf8")).hexdigest()[:8], 16) % 2 == 0 for w in words]
+    assert in_fitted_half(words).tolist() == expected
+    assert in_fitted_half(["bank"] * 3).tolist() == [expected[0]] * 3
+
+
+def test_too_few_words_is_a_coded_error():
+    lexicon, counts = planted_lexicon(n_types=MIN_TRAINING_WORDS - 1)
+    with pytest.raises(CtxvecError, match="E653"):
+        fit_probe(lexicon, counts, min_count=5)
+    lexicon, counts = planted_lexicon(n_types=40)
+    with pytest.raises(CtxvecError, match="E653"):  # one count for all: nothing to fit
+        fit_probe(lexicon, {key: 2 for key in counts}, min_count=5)
+
+
+def test_scores_are_exp_of_the_prediction_zero_where_invalid_and_never_overflow():
+    lexicon, _ = planted_lexicon(n_types=30)
+    constant = PolysemyProbe(np.zeros(WIDTH + 2), np.log(3.0), {"width": WIDTH})
+    scores, valid = constant.scores(lexicon, 8)
+    assert valid.any() and not valid.all()
+    np.testing.assert_allclose(scores[valid], 3.0)
+    assert (scores[~valid] == 0).all()
+    huge = PolysemyProbe(np.full(WIDTH + 2, 1e6), 0.0, {"width": WIDTH})
+    assert np.isfinite(huge.scores(lexicon, 5)[0]).all()
+
+
+def test_bad_weights_and_meta_are_coded_errors():
+    with pytest.raises(CtxvecError, match="E650"):
+        PolysemyProbe(np.array([1.0, np.nan, 0.0, 1.0]), 0.0, {"width": 2})
+    with pytest.raises(CtxvecError, match="E650"):
+        PolysemyProbe(np.zeros(5), 0.0, {"width": 4})
+
+
+def test_problem_with_names_what_differs():
+    lexicon, counts = planted_lexicon(n_types=60)
+    probe = fit_probe(lexicon, counts, min_count=5, model="abc")
+    assert probe.problem_with(lexicon) is None and probe.problem_with(lexicon, "abc") is None
+    assert "model" in probe.problem_with(lexicon, "xyz")
+    other_layer = Lexicon.from_occurrences(lexicon.keys * 5, np.ones((5 * len(lexicon), WIDTH)), meta={**META, "layers": [3]})
+    assert "layers" in probe.problem_with(other_layer)
+    narrow = Lexicon.from_occurrences(["a"] * 5, np.ones((5, 4)), meta=META)
+    assert "width" in probe.problem_with(narrow)
+    with pytest.raises(CtxvecError, match="E651"):
+        probe.scores(narrow, 5)
+
+
+def test_type_polysemy_scores_choose_the_definition():
+    lexicon, counts = planted_lexicon(n_types=60)
+    probe = fit_probe(lexicon, counts, min_count=5)
+    self_similarity, valid = lexicon.polysemy_scores(5)
+    scores, _, used = type_polysemy_scores(lexicon, probe, 5)
+    assert used == "probe"
+    np.testing.assert_allclose(scores, probe.scores(lexicon, 5)[0])
+    for probe_given in (None, probe):
+        forced, forced_valid, used = type_polysemy_scores(lexicon, probe_given, 5, "self_similarity")
+        assert used == "self_similarity"
+        np.testing.assert_array_equal(forced, self_similarity)
+        np.testing.assert_array_equal(forced_valid, valid)
+    assert type_polysemy_scores(lexicon, None, 5)[2] == "self_similarity"
+    narrow = Lexicon.from_occurrences(["a"] * 5, np.ones((5, 4)), meta=META)
+    assert type_polysemy_scores(narrow, probe, 5)[2] == "self_similarity"  # auto: the probe does not fit
+    with pytest.raises(CtxvecError, match="E651"):
+        type_polysemy_scores(lexicon, None, 5, "probe")
+    with pytest.raises(CtxvecError, match="E651"):
+        type_polysemy_scores(narrow, probe, 5, "probe")
+    with pytest.raises(CtxvecError, match="E654"):
+        type_polysemy_scores(lexicon, probe, 5, "entropy")
+
+
+def test_disk_and_bytes_round_trip(tmp_path):
+    lexicon, counts = planted_lexicon(n_types=60)
+    probe = fit_probe(lexicon, counts, min_count=5, model="abc", trained_on="planted")
+    probe.to_disk(tmp_path / "probe")
+    assert sorted(p.name for p in (tmp_path / "probe").iterdir()) == ["probe.json", "weights.npy"]
+    for loaded in (PolysemyProbe.from_disk(tmp_path / "probe"), PolysemyProbe.from_bytes(probe.to_bytes())):
+        np.testing.assert_array_equal(loaded.weights, probe.weights)
+        assert loaded.intercept == probe.intercept and loaded.meta == probe.meta
+        np.testing.assert_array_equal(loaded.scores(lexicon, 5)[0], probe.scores(lexicon, 5)[0])
+
+
+@pytest.mark.parametrize("damage,problem", [
+    (lambda d: (d / "weights.npy").unlink(), "missing weights.npy"),
+    (lambda d: (d / "weights.npy").write_bytes(b"nonsense"), "weights.npy"),
+    (lambda d: (d / "probe.json").write_text("{"), "not valid JSON"),
+    (lambda d: (d / "probe.json").write_text(json.dumps({"format_version": 99})), "unsupported format"),
+    (lambda d: (d / "probe.json").write_text(json.dumps({"format_version": 1, "features": ["x"], "intercept": 0.0, "meta": {}})), "features"),
+    (lambda d: (d / "probe.json").write_text(json.dumps({**json.loads((d / "probe.json").read_text()), "intercept": "a"})), "intercept"),
+    (lambda d: np.save(d / "weights.npy", np.arange(WIDTH + 2)), "dtype"),
+    (lambda d: np.save(d / "weights.npy", np.zeros(WIDTH + 5)), "width"),
+])
+def test_damaged_probe_is_a_coded_error_naming_the_path(tmp_path, damage, problem):
+    lexicon, counts = planted_lexicon(n_types=60)
+    fit_probe(lexicon, counts, min_count=5).to_disk(tmp_path / "probe")
+    damage(tmp_path / "probe")
+    with pytest.raises(CtxvecError, match="E652") as caught:
+        PolysemyProbe.from_disk(tmp_path / "probe")
+    assert str(tmp_path / "probe") in str(caught.value) and problem in str(caught.value)
+    with pytest.raises(CtxvecError, match="E652"):
+        PolysemyProbe.from_bytes(b"\x00garbage")
+
+
+def test_embedding_fingerprint_follows_the_values():
+    table = np.random.default_rng(0).normal(size=(50, 8)).astype(np.float32)
+    assert embedding_fingerprint(table) == embedding_fingerprint(table.astype(np.float64)) == embedding_fingerprint(table.copy())
+    changed = table.copy()
+    changed[10, 3] += 1e-3
+    assert embedding_fingerprint(changed) != embedding_fingerprint(table)
+    assert embedding_fingerprint(table.reshape(100, 4)) != embedding_fingerprint(table)
+
+
+def test_shipped_probes_load_and_match_only_their_model():
+    dirs = shipped_probe_dirs()
+    assert dirs, "the package ships the probe of its default model"
+    for path in dirs:
+        probe = PolysemyProbe.from_disk(path)
+        assert probe.model and probe.meta["fitted_words"] == FITTED_HALF
+        lexicon = Lexicon.from_occurrences(["a"] * 5 + ["b"] * 5, np.random.default_rng(0).normal(size=(10, probe.width)),
+                                           meta={name: probe.meta[name] for name in ("key", "layers", "pooling") if name in probe.meta})
+        assert find_shipped_probe(lexicon, probe.model) is not None
+        assert find_shipped_probe(lexicon, "0000000000000000") is None
