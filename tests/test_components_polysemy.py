@@ -447,3 +447,88 @@ def test_minilm_river_and_money_bank_never_share_a_sense(default_nlp):
             bank = _token(component(default_nlp(text)), "bank")
             assert bank._.sense in expected, text
             np.testing.assert_array_equal(bank._.sense_vec, inventory.senses_of("bank")[bank._.sense].vector)
+
+
+# Polysemy probe (issue 11): polysemy_score fitted on dictionary sense counts
+PROBE_LINES = [
+    "the bank of the river", "we took out a loan at the bank", "i have an apple", "the hotel and the phone",
+    "we want money", "we eat an apple and a pen", "the river and the hotel", "we sat on the bank",
+] * 3
+
+
+def probe_parts(tiny_nlp):
+    from spacy_ctxvec.lexicon.polysemy_probe import fit_probe
+
+    lexicon = partial_lexicon(tiny_nlp, PROBE_LINES, batch_size=8)
+    counts = {key: 1 + len(key) % 4 for key in lexicon.keys}
+    probe = fit_probe(lexicon, counts, min_count=2, model="tiny", trained_on="word lengths")
+    return lexicon, probe
+
+
+def test_probe_scores_tokens_survives_serialisation_and_new_lexicons(tiny_nlp, tmp_path):
+    import shutil
+
+    lexicon, probe = probe_parts(tiny_nlp)
+    component = Polysemy(min_count=2)
+    component.set_lexicon(lexicon)
+    assert component.score_source == "self_similarity"
+    component.set_probe(probe)
+    assert component.score_source == "probe"
+    expected, _ = probe.scores(lexicon, 2)
+    doc = component(tiny_nlp("the bank of the river"))
+    for token in doc:
+        assert token._.polysemy_score == pytest.approx(expected[lexicon.index(token.lower_)])
+    component.to_disk(tmp_path / "component")
+    assert (tmp_path / "component" / "probe" / "probe.json").exists()
+    for loaded in (Polysemy(min_count=2).from_disk(tmp_path / "component"), Polysemy(min_count=2).from_bytes(component.to_bytes())):
+        assert loaded.score_source == "probe" and loaded.probe.meta == probe.meta
+        np.testing.assert_array_equal(loaded(tiny_nlp("the bank"))._.ctxvec_polysemy, component(tiny_nlp("the bank"))._.ctxvec_polysemy)
+    assert Polysemy(min_count=2).from_bytes(component.to_bytes(exclude=["probe"])).probe is None
+    component.set_lexicon(partial_lexicon(tiny_nlp, PROBE_LINES[:8] * 2, batch_size=8))
+    assert component.probe is probe and component.score_source == "probe"  # kept: it fits the new lexicon too
+    shutil.rmtree(tmp_path / "component" / "probe")
+    with pytest.raises(CtxvecError, match=r"E249.*probe.*missing"):
+        Polysemy(min_count=2).from_disk(tmp_path / "component")
+
+
+def test_score_setting_chooses_the_definition(tiny_nlp):
+    lexicon, probe = probe_parts(tiny_nlp)
+    forced = Polysemy(min_count=2, score="self_similarity")
+    forced.set_probe(probe)
+    forced.set_lexicon(lexicon)
+    assert forced.score_source == "self_similarity"
+    self_similarity, _ = lexicon.polysemy_scores(2)
+    bank = _token(forced(tiny_nlp("the bank")), "bank")
+    assert bank._.polysemy_score == pytest.approx(self_similarity[lexicon.index("bank")])
+    needs_probe = Polysemy(min_count=2, score="probe")
+    with pytest.raises(CtxvecError, match="E651"):
+        needs_probe.set_lexicon(lexicon)
+    with pytest.raises(CtxvecError, match="E654"):
+        Polysemy(score="entropy")
+    with pytest.raises(CtxvecError, match="E651"):
+        Polysemy(key="text").set_probe(probe)
+    assert spacy.blank("en").add_pipe("ctxvec_polysemy").score == "auto"
+
+
+@pytest.mark.slow
+def test_minilm_at_layer_5_gets_the_shipped_probe_in_initialize(minilm_dir, tmp_path):
+    from spacy_ctxvec.lexicon.polysemy_probe import PolysemyProbe, shipped_probe_dirs
+    from spacy_ctxvec.pipelines import load_pipeline
+    from .conftest import CONFIGS
+
+    corpus = tmp_path / "corpus.txt"
+    corpus.write_text("\n".join(SENSE_CORPUS) + "\n", encoding="utf8")
+    nlp = load_pipeline(CONFIGS / "default.cfg", layer=-2)
+    component = nlp.get_pipe("ctxvec_polysemy")
+    component.initialize(nlp=nlp, corpus=configure_lexicon_corpus(path=str(corpus)))
+    shipped = PolysemyProbe.from_disk(shipped_probe_dirs()[0])
+    assert component.score_source == "probe" and component.probe.meta == shipped.meta
+    doc = nlp("We went to see a play at the hotel.")
+    # WordNet: play 52 senses, hotel 1. "play" is in the half the probe was fitted on, so this
+    # checks that the probe is applied to the tokens; its accuracy is measured on held-out
+    # words in benchmarks/SENSES.md.
+    assert _token(doc, "play")._.polysemy_score > 2 * _token(doc, "hotel")._.polysemy_score
+    last_layer = load_pipeline(CONFIGS / "default.cfg")  # layer 6: the shipped probe is for layer 5
+    other = last_layer.get_pipe("ctxvec_polysemy")
+    other.initialize(nlp=last_layer, corpus=configure_lexicon_corpus(path=str(corpus)))
+    assert other.score_source == "self_similarity" and other.probe is None

@@ -7,6 +7,7 @@ from . import (
     compare,  # noqa: F401,E402
     evaluate,  # noqa: F401,E402
     export_static,  # noqa: F401,E402
+    fit_polysemy,  # noqa: F401,E402
     plot,  # noqa: F401,E402
     rank,  # noqa: F401,E402
     train_static,  # noqa: F401,E402

@@ -115,6 +115,8 @@ def build_lexicon_cli(
         raise
     lexicon = result.lexicon.prune_sample(min_count if sample_min_count is None else sample_min_count)
     component.set_lexicon(lexicon)
+    component.attach_shipped_probe(nlp)
+    msg.info(describe_score(component))
     if senses is not False and lexicon.sample is not None:
         started = time.perf_counter()
         inventory = component.build_senses()
@@ -141,6 +143,18 @@ def build_lexicon_cli(
     )
 
 
+def describe_score(component: Any) -> str:
+    """What polysemy_score means in the saved pipeline."""
+    probe = component.probe
+    if component.score_source == "probe" and probe is not None:
+        return (f"polysemy_score: the polysemy probe fitted on {probe.meta.get('trained_on') or 'sense counts'} "
+                f"({probe.meta.get('n_words')} words), an estimate of each word's number of senses")
+    if component.score == "self_similarity":
+        return 'polysemy_score: self-similarity (score = "self_similarity")'
+    return ("polysemy_score: self-similarity (no polysemy probe fits this model and lexicon; "
+            "fit one with `spacy-ctxvec fit-polysemy`)")
+
+
 def _relation(path: Path, other: Path) -> Optional[str]:
     if path == other:
         return "is the same as"
@@ -160,25 +174,33 @@ def _check_writable_place(what: str, path: Path) -> None:
             return
 
 
-def check_output_paths(pipeline: Path, corpus: Path, output: Path, checkpoint_dir: Path, *, overwrite: bool) -> None:
-    """Refuse, before any work, every write that could touch what build-lexicon did not make."""
+def check_pipeline_output(output: Path, inputs: List[Tuple[str, Path]], *, overwrite: bool) -> None:
+    """Refuse, before any work, an OUTPUT pipeline directory that overlaps an input or
+    holds what this package did not make (E246, E247, E226, E245)."""
     _check_writable_place("OUTPUT", output)
-    _check_writable_place("Checkpoint directory", checkpoint_dir)
-    inputs: List[Tuple[str, Path]] = [(name, path.resolve()) for name, path in (("PIPELINE", pipeline), ("CORPUS", corpus)) if path.exists()]
-    written = (("OUTPUT", output.resolve()), ("--checkpoint-dir", checkpoint_dir.resolve()))
-    for what, path in written:
-        for other, other_path in inputs:
-            relation = _relation(path, other_path)
-            if relation:
-                raise CtxvecError(Errors.E246.format(what=what, path=path, relation=relation, other=other, other_path=other_path))
-    relation = _relation(written[1][1], written[0][1])
-    if relation:
-        raise CtxvecError(Errors.E246.format(what="--checkpoint-dir", path=written[1][1], relation=relation, other="OUTPUT", other_path=written[0][1]))
+    resolved = output.resolve()
+    for other, other_path in ((name, path.resolve()) for name, path in inputs if path.exists()):
+        relation = _relation(resolved, other_path)
+        if relation:
+            raise CtxvecError(Errors.E246.format(what="OUTPUT", path=resolved, relation=relation, other=other, other_path=other_path))
     if output.is_dir() and not is_empty_dir(output):
         if not overwrite:
             raise CtxvecError(Errors.E226.format(path=output))
         if read_marker(output, OUTPUT_MARKER) is None:
             raise CtxvecError(Errors.E245.format(path=output, marker=OUTPUT_MARKER))
+
+
+def check_output_paths(pipeline: Path, corpus: Path, output: Path, checkpoint_dir: Path, *, overwrite: bool) -> None:
+    """Refuse, before any work, every write that could touch what build-lexicon did not make."""
+    inputs = [("PIPELINE", pipeline), ("CORPUS", corpus)]
+    _check_writable_place("OUTPUT", output)
+    _check_writable_place("Checkpoint directory", checkpoint_dir)
+    check_pipeline_output(output, inputs, overwrite=overwrite)
+    resolved_checkpoint, resolved_output = checkpoint_dir.resolve(), output.resolve()
+    for other, other_path in [(name, path.resolve()) for name, path in inputs if path.exists()] + [("OUTPUT", resolved_output)]:
+        relation = _relation(resolved_checkpoint, other_path)
+        if relation:
+            raise CtxvecError(Errors.E246.format(what="--checkpoint-dir", path=resolved_checkpoint, relation=relation, other=other, other_path=other_path))
     check_checkpoint_dir(checkpoint_dir)
 
 

@@ -167,7 +167,8 @@ def polysemy_cli(
     output: Optional[Path] = typer.Option(None, "--output", "-o", help="Also write the JSON result to this file"),
 ) -> None:
     """Spearman of polysemy_score with log WordNet sense counts, raw and with log
-    frequency partialled out."""
+    frequency partialled out, and the AUC of monosemous against polysemous words; for
+    a probe fitted on half of the words, also on the held-out half."""
     _check_output(output, pipeline, sense_counts)
     counts = read_sense_counts(sense_counts)
     report = evaluate_polysemy(load_pipeline(pipeline), counts, min_count=min_count)
@@ -175,8 +176,12 @@ def polysemy_cli(
     if as_json:
         _print_json(report.to_dict())
         return
-    msg.good(f"spearman {report.spearman:.3f}, partial (log frequency out) {report.partial_spearman:.3f}, "
-             f"{report.n_covered}/{report.n_types} scored types with a sense count")
+    msg.info(f"polysemy_score: {report.score}")
+    for label, part in (("all words", report), ("held out (words the probe was not fitted on)", report.held_out)):
+        if part is not None:
+            msg.good(f"{label}: spearman {part.spearman:.3f}, partial (log frequency out) {part.partial_spearman:.3f}, "
+                     f"AUC monosemous vs polysemous {_score(part.auc)}; {part.n_covered}/{part.n_types} scored types "
+                     f"with a sense count ({part.n_monosemous} monosemous)")
     msg.info(f"log frequency vs log senses: spearman {report.frequency_spearman:.3f}")
 
 

@@ -119,12 +119,13 @@ def plot_polysemy_cli(
     """Polysemy score against WordNet sense count (log x), and the most and least
     polysemous words."""
     from ..analysis.plotting import polysemy_figure, save_figure
-    from ..components.polysemy import load_lexicon
+    from ..components.polysemy import load_lexicon, load_probe
+    from ..lexicon.polysemy_probe import type_polysemy_scores
 
     _at_least_one("--top", top_n)
     check_output_file(output, "figure", [sense_counts, source])
     lexicon = load_lexicon(source)
-    scores, valid = lexicon.polysemy_scores(min_count)
+    scores, valid, used = type_polysemy_scores(lexicon, load_probe(source), min_count)
     if not valid.any():
         raise CtxvecError(Errors.E410.format(min_count=min_count, path=source))
     words = [word for word, keep in zip(lexicon.keys, valid) if keep]
@@ -137,7 +138,7 @@ def plot_polysemy_cli(
         counts = sense_counts_for(words, read_sense_counts(sense_counts))
         known = counts > 0
         correlation = spearman(np.log(counts[known]), scores[known]) if known.sum() >= 2 else None
-    title = f"Polysemy scores of {len(words)} words (n >= {min_count}) from {Path(source).name}"
+    title = f"Polysemy scores ({used}) of {len(words)} words (n >= {min_count}) from {Path(source).name}"
     figure = polysemy_figure(words, scores, sense_counts=counts, correlation=correlation, top_n=top_n, title=title)
     path = save_figure(figure, output)
     message = f"Wrote {path} ({len(words)} words"

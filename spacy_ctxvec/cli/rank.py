@@ -1,23 +1,26 @@
 """`spacy-ctxvec rank PIPELINE_OR_LEXICON`: the most and least polysemous words."""
 import json
 from pathlib import Path
-from typing import Any, Dict, List
+from typing import Any, Dict, List, Optional
 
 import numpy as np
 import typer
 from wasabi import msg
 
-from ..components.polysemy import load_lexicon
+from ..components.polysemy import load_lexicon, load_probe
 from ..errors import CtxvecError, Errors
+from ..lexicon.polysemy_probe import SCORE_CHOICES, PolysemyProbe, type_polysemy_scores
 from ..lexicon.statistics import Lexicon
 from ._app import app, exit_on_coded_error
 
 FORMATS = ("table", "tsv", "json")
 
 
-def rank_rows(lexicon: Lexicon, *, min_count: int, top_k: int) -> Dict[str, List[Dict[str, Any]]]:
-    """Top-k types by polysemy score, highest ("most") and lowest ("least"), ties by key."""
-    scores, valid = lexicon.polysemy_scores(min_count)
+def rank_rows(lexicon: Lexicon, *, min_count: int, top_k: int, probe: Optional[PolysemyProbe] = None,
+              score: str = "auto") -> Dict[str, List[Dict[str, Any]]]:
+    """Top-k types by polysemy score (see type_polysemy_scores), highest ("most") and
+    lowest ("least"), ties by key."""
+    scores, valid, _ = type_polysemy_scores(lexicon, probe, min_count, score)
     self_sim = lexicon.self_similarity().filled(0.0)
     rows = np.flatnonzero(valid)
     order = rows[np.lexsort((np.array(lexicon.keys, dtype=str)[rows], -scores[rows]))]
@@ -57,14 +60,20 @@ def rank_cli(
     fmt: str = typer.Option("table", "--format", help="table, tsv or json"),
     min_count: int = typer.Option(5, "--min-count", min=2, help="Only types with at least this many occurrences"),
     top_k: int = typer.Option(20, "--top-k", min=1, help="How many words in each list"),
+    score: str = typer.Option("auto", "--score", help="auto (the pipeline's polysemy probe where one fits, else self-similarity), probe or self_similarity"),
 ) -> None:
     """List the most and least polysemous words with their counts."""
     if fmt not in FORMATS:
         raise CtxvecError(Errors.E230.format(fmt=fmt, choices=", ".join(FORMATS)))
+    if score not in SCORE_CHOICES:
+        raise CtxvecError(Errors.E654.format(score=score, choices=", ".join(SCORE_CHOICES)))
     lexicon = load_lexicon(source)
-    ranked = rank_rows(lexicon, min_count=min_count, top_k=top_k)
-    summary = {"n_types": len(lexicon), "n_scored": int(lexicon.polysemy_scores(min_count)[1].sum()),
+    probe = load_probe(source)
+    ranked = rank_rows(lexicon, min_count=min_count, top_k=top_k, probe=probe, score=score)
+    _, valid, used = type_polysemy_scores(lexicon, probe, min_count, score)
+    summary = {"n_types": len(lexicon), "n_scored": int(valid.sum()), "score": used,
                "anisotropy_baseline": round(lexicon.anisotropy_baseline(), 6), "min_count": min_count}
     if fmt == "table":
-        msg.info(f"{summary['n_scored']} of {summary['n_types']} types have >= {min_count} occurrences; baseline B = {summary['anisotropy_baseline']:.4f}")
+        msg.info(f"{summary['n_scored']} of {summary['n_types']} types have >= {min_count} occurrences; polysemy_score: {used}; "
+                 f"baseline B = {summary['anisotropy_baseline']:.4f}")
     print(render(ranked, fmt, summary))

@@ -5,8 +5,11 @@ vectors that ``ctxvec_context`` produces, so the layer is chosen on ctxvec_conte
 ([components.ctxvec_context.layers]; ``build-lexicon --layer N`` sets it when building).
 Per token it sets one record in doc._.ctxvec_polysemy, read by:
 
-- token._.polysemy_score: (1 - SelfSim) / (1 - B) of the token's type, None if the type
-  is unseen or has fewer than ``min_count`` occurrences in the lexicon;
+- token._.polysemy_score: the token's type's score, None if the type is unseen or has
+  fewer than ``min_count`` occurrences in the lexicon. With a polysemy probe (fitted on
+  dictionary sense counts, see spacy_ctxvec.lexicon.polysemy_probe; saved in ``probe/``)
+  it is the probe's estimate of the type's number of senses, else (or with
+  ``score = "self_similarity"``) (1 - SelfSim) / (1 - B); ``score_source`` says which;
 - token._.polysemy_count: the type's number of occurrences in the lexicon (0 if unseen);
 - token._.context_shift: 1 - cos(this occurrence, the type's unit centroid), None where
   the score is None or the token has no contextual vector.
@@ -53,17 +56,26 @@ from ..lexicon.shard import (
     partial_lexicon,
     polysemy_components,
 )
+from ..lexicon.polysemy_probe import (
+    SCORE_CHOICES,
+    PolysemyProbe,
+    embedding_fingerprint,
+    find_shipped_probe,
+    type_polysemy_scores,
+)
 from ..lexicon.sense_inventory import DEFAULT_SETTINGS, SenseInventory, check_induction_settings, induce_inventory
 from ..lexicon.statistics import Lexicon
 from ..ops.cosine import cosine_shift
 from ..ops.senses import window_context_means
 from ..types import CorpusItem
 from .base import DocAnnotator
+from .transformer import find_transformer
 
 DEFAULT_POLYSEMY_CONFIG = """
 [ctxvec_polysemy]
 key = "lower"
 min_count = 5
+score = "auto"
 senses = true
 split_threshold = null
 split_percentile = 82.0
@@ -76,7 +88,8 @@ context_weight = 1.0
 """
 LEXICON_DIR = "lexicon"
 SENSES_DIR = "senses"
-# {"has_lexicon": bool, "has_senses": bool}: a deleted lexicon or senses directory is an
+PROBE_DIR = "probe"
+# {"has_lexicon": bool, "has_senses": bool, "has_probe": bool}: a deleted lexicon or senses directory is an
 # error, not an empty lexicon / no senses
 CFG_FILE = "cfg.json"
 
@@ -92,6 +105,7 @@ def make_polysemy(
     name: str,
     key: str,
     min_count: int,
+    score: str = "auto",
     senses: bool = True,
     split_threshold: Optional[float] = DEFAULT_SETTINGS["split_threshold"],
     split_percentile: Optional[float] = DEFAULT_SETTINGS["split_percentile"],
@@ -102,10 +116,12 @@ def make_polysemy(
     n_directions: int = DEFAULT_SETTINGS["n_directions"],
     context_weight: float = DEFAULT_SETTINGS["context_weight"],
 ) -> "Polysemy":
-    """Corpus polysemy scores and induced senses per token; see Polysemy. ``senses``:
-    induce senses in ``initialize`` when the lexicon is built from a corpus with a
-    sample; the other settings are those of spacy_ctxvec.ops.senses.induce_senses."""
-    return Polysemy(name=name, key=key, min_count=min_count, senses=senses, split_threshold=split_threshold,
+    """Corpus polysemy scores and induced senses per token; see Polysemy. ``score``:
+    "auto" (the polysemy probe where one fits the lexicon, else self-similarity),
+    "probe" or "self_similarity". ``senses``: induce senses in ``initialize`` when the
+    lexicon is built from a corpus with a sample; the other settings are those of
+    spacy_ctxvec.ops.senses.induce_senses."""
+    return Polysemy(name=name, key=key, min_count=min_count, score=score, senses=senses, split_threshold=split_threshold,
                     split_percentile=split_percentile, cut_distance=cut_distance, max_senses=max_senses, min_tokens=min_tokens, min_share=min_share,
                     n_directions=n_directions, context_weight=context_weight)
 
@@ -122,6 +138,7 @@ class Polysemy(DocAnnotator):
         name: str = "ctxvec_polysemy",
         key: str = "lower",
         min_count: int = 5,
+        score: str = "auto",
         senses: bool = True,
         split_threshold: Optional[float] = DEFAULT_SETTINGS["split_threshold"],
         split_percentile: Optional[float] = DEFAULT_SETTINGS["split_percentile"],
@@ -136,7 +153,10 @@ class Polysemy(DocAnnotator):
             raise CtxvecError(Errors.E216.format(key=key, choices=", ".join(KEY_ATTRS)))
         if min_count < 2:
             raise CtxvecError(Errors.E208.format(min_count=min_count))
+        if score not in SCORE_CHOICES:
+            raise CtxvecError(Errors.E654.format(score=score, choices=", ".join(SCORE_CHOICES)))
         self.name = name
+        self.score = score
         self.key = key
         self.min_count = min_count
         self.induce = bool(senses)
@@ -147,6 +167,8 @@ class Polysemy(DocAnnotator):
         check_induction_settings(min_count=min_count, **self.induction_settings)
         self.lexicon: Optional[Lexicon] = None
         self.senses: Optional[SenseInventory] = None
+        self.probe: Optional[PolysemyProbe] = None
+        self.score_source: Optional[str] = None  # the definition the scores use: "probe" or "self_similarity"
         self._table: Optional[Dict[str, np.ndarray]] = None
         self._sense_table: Optional[Dict[str, np.ndarray]] = None
         install_extensions()
@@ -159,8 +181,35 @@ class Polysemy(DocAnnotator):
         if lexicon_key is not None and lexicon_key != self.key:
             raise CtxvecError(Errors.E220.format(lexicon_key=lexicon_key, name=self.name, key=self.key))
         self.lexicon = lexicon
-        self._table = None if lexicon is None or len(lexicon) == 0 else self._lookup_table(lexicon)
+        self._refresh_table()
         self.set_senses(None)
+
+    def set_probe(self, probe: Optional[PolysemyProbe]) -> None:
+        """Use ``probe`` for polysemy_score (None: no probe). It is kept when the lexicon
+        changes, and used (score = "auto") only while it fits the lexicon."""
+        probe_key = probe.meta.get("key") if probe is not None else None
+        if probe_key is not None and probe_key != self.key:
+            raise CtxvecError(Errors.E651.format(problem=f"the probe was fitted for key '{probe_key}' and component '{self.name}' uses '{self.key}'"))
+        self.probe = probe
+        self._refresh_table()
+
+    def attach_shipped_probe(self, nlp: Language) -> Optional[PolysemyProbe]:
+        """Use the shipped probe of nlp's model that fits the lexicon, if any (an own
+        probe that fits is kept); return the probe in use."""
+        model = pipeline_model_fingerprint(nlp)
+        if self.lexicon is None or not len(self.lexicon) or model is None:
+            return None
+        if self.probe is not None and self.probe.problem_with(self.lexicon, model) is None:
+            return self.probe
+        shipped = find_shipped_probe(self.lexicon, model)
+        if shipped is not None:
+            self.set_probe(shipped)
+        return shipped
+
+    def _refresh_table(self) -> None:
+        lexicon = self.lexicon
+        self._table = None if lexicon is None or len(lexicon) == 0 else self._lookup_table(lexicon)
+        self.score_source = None if self._table is None else self._table["source"]
 
     def set_senses(self, senses: Optional[SenseInventory]) -> None:
         """Use ``senses`` (None: no senses). Their key mode must match this component's."""
@@ -183,11 +232,12 @@ class Polysemy(DocAnnotator):
         self.set_senses(senses)
         return senses
 
-    def _lookup_table(self, lexicon: Lexicon) -> Dict[str, np.ndarray]:
+    def _lookup_table(self, lexicon: Lexicon) -> Dict[str, Any]:
         hashes = np.array([get_string_id(k) for k in lexicon.keys], dtype=np.uint64)
         order = np.argsort(hashes)
-        scores, valid = lexicon.polysemy_scores(self.min_count)
+        scores, valid, source = type_polysemy_scores(lexicon, self.probe, self.min_count, self.score)
         return {
+            "source": source,
             "hashes": hashes[order],
             "rows": order,
             "scores": scores,
@@ -273,7 +323,8 @@ class Polysemy(DocAnnotator):
         per type (types below ``min_count`` keep none), each with its context vector
         unless ``sample_contexts`` is false, and with ``senses = true`` the senses are
         induced from it. A lexicon loaded from ``lexicon_path`` brings no
-        senses (build them with ``build_senses``)."""
+        senses (build them with ``build_senses``). With ``nlp``, the shipped polysemy
+        probe of its model is used if it fits the lexicon (``attach_shipped_probe``)."""
         if lexicon_path is not None and corpus is not None:
             raise CtxvecError(Errors.E227.format(name=self.name))
         if lexicon_path is not None:
@@ -287,6 +338,7 @@ class Polysemy(DocAnnotator):
                 self.build_senses()
         if nlp is not None and self.lexicon is not None and len(self.lexicon):
             self.check_width(context_width(nlp))
+            self.attach_shipped_probe(nlp)
 
     def check_width(self, pipeline_width: int) -> None:
         if self.lexicon is not None and len(self.lexicon) and self.lexicon.width != pipeline_width:
@@ -302,30 +354,37 @@ class Polysemy(DocAnnotator):
         save_senses = self.senses is not None and "senses" not in exclude
         if save_lexicon:
             self.lexicon.to_disk(path / LEXICON_DIR)
+        save_probe = self.probe is not None and "probe" not in exclude
         if save_senses:
             self.senses.to_disk(path / SENSES_DIR)  # type: ignore[union-attr]
-        srsly.write_json(path / CFG_FILE, {"has_lexicon": save_lexicon, "has_senses": save_senses})
+        if save_probe:
+            self.probe.to_disk(path / PROBE_DIR)  # type: ignore[union-attr]
+        srsly.write_json(path / CFG_FILE, {"has_lexicon": save_lexicon, "has_senses": save_senses, "has_probe": save_probe})
 
     def from_disk(self, path: Union[str, Path], *, exclude: Iterable[str] = tuple()) -> "Polysemy":
         """Load the saved lexicon and senses; E249 if cfg.json says one was saved and it is gone."""
         if "lexicon" in exclude:
             return self
         path = Path(path)
-        lexicon_dir, senses_dir = path / LEXICON_DIR, path / SENSES_DIR
-        has_lexicon, has_senses = lexicon_dir.exists(), senses_dir.exists()
+        lexicon_dir, senses_dir, probe_dir = path / LEXICON_DIR, path / SENSES_DIR, path / PROBE_DIR
+        has_lexicon, has_senses, has_probe = lexicon_dir.exists(), senses_dir.exists(), probe_dir.exists()
         if (path / CFG_FILE).exists():  # older saves have no cfg.json
             try:
                 cfg = srsly.read_json(path / CFG_FILE)
             except ValueError:
                 cfg = None
             if (not isinstance(cfg, dict) or not isinstance(cfg.get("has_lexicon"), bool)
-                    or not isinstance(cfg.get("has_senses", False), bool)):
+                    or not isinstance(cfg.get("has_senses", False), bool) or not isinstance(cfg.get("has_probe", False), bool)):
                 raise CtxvecError(Errors.E249.format(name=self.name, path=path, problem=f"{CFG_FILE} is damaged"))
-            has_lexicon, has_senses = cfg["has_lexicon"], cfg.get("has_senses", False)
+            has_lexicon, has_senses, has_probe = cfg["has_lexicon"], cfg.get("has_senses", False), cfg.get("has_probe", False)
             if has_lexicon and not lexicon_dir.is_dir():
                 raise CtxvecError(Errors.E249.format(name=self.name, path=path, problem=f"a lexicon was saved but the directory '{lexicon_dir}' is missing"))
             if has_senses and not senses_dir.is_dir() and "senses" not in exclude:
                 raise CtxvecError(Errors.E249.format(name=self.name, path=path, problem=f"senses were saved but the directory '{senses_dir}' is missing"))
+            if has_probe and not probe_dir.is_dir() and "probe" not in exclude:
+                raise CtxvecError(Errors.E249.format(name=self.name, path=path, problem=f"a polysemy probe was saved but the directory '{probe_dir}' is missing"))
+        if "probe" not in exclude:
+            self.probe = PolysemyProbe.from_disk(probe_dir) if has_probe else None
         self.set_lexicon(Lexicon.from_disk(lexicon_dir) if has_lexicon else None)
         if "senses" not in exclude:
             self.set_senses(SenseInventory.from_disk(senses_dir) if has_senses else None)
@@ -337,6 +396,7 @@ class Polysemy(DocAnnotator):
         return srsly.msgpack_dumps({
             "lexicon": self.lexicon.to_bytes() if save_lexicon else None,  # type: ignore[union-attr]
             "senses": self.senses.to_bytes() if save_senses else None,  # type: ignore[union-attr]
+            "probe": self.probe.to_bytes() if self.probe is not None and "probe" not in exclude else None,
         })
 
     def from_bytes(self, bytes_data: bytes, *, exclude: Iterable[str] = tuple()) -> "Polysemy":
@@ -344,11 +404,15 @@ class Polysemy(DocAnnotator):
             return self
         try:
             data = srsly.msgpack_loads(bytes_data)
-            lexicon_bytes, senses_bytes = data["lexicon"], data.get("senses")
+            lexicon_bytes, senses_bytes, probe_bytes = data["lexicon"], data.get("senses"), data.get("probe")
         except Exception as err:  # msgpack or KeyError/TypeError: damaged bytes
             raise CtxvecError(Errors.E207.format(path="<bytes>", problem=f"damaged component bytes ({type(err).__name__})")) from None
         if senses_bytes is not None and not isinstance(senses_bytes, bytes):
             raise CtxvecError(Errors.E601.format(path="<bytes>", problem="damaged component bytes (senses are not bytes)"))
+        if probe_bytes is not None and not isinstance(probe_bytes, bytes):
+            raise CtxvecError(Errors.E652.format(path="<bytes>", problem="damaged component bytes (the probe is not bytes)"))
+        if "probe" not in exclude:
+            self.probe = None if probe_bytes is None else PolysemyProbe.from_bytes(probe_bytes)
         self.set_lexicon(None if lexicon_bytes is None else Lexicon.from_bytes(lexicon_bytes))
         if "senses" not in exclude:
             self.set_senses(None if senses_bytes is None else SenseInventory.from_bytes(senses_bytes))
@@ -387,6 +451,26 @@ def load_senses(path: Union[str, Path]) -> SenseInventory:
     if found is None:
         raise CtxvecError(Errors.E606.format(path=path))
     return SenseInventory.from_disk(found)
+
+
+def pipeline_model_fingerprint(nlp: Language) -> Optional[str]:
+    """embedding_fingerprint of the input embeddings of the transformer that feeds
+    ctxvec_context; None if there is none or its model is not loaded."""
+    try:
+        pipe = nlp.get_pipe(find_transformer(nlp, CONTEXT_COMPONENT))
+    except CtxvecError:
+        return None
+    hf_model = getattr(pipe.model, "transformer", None)
+    if hf_model is None:
+        return None
+    return embedding_fingerprint(hf_model.get_input_embeddings().weight.detach().float().cpu().numpy())
+
+
+def load_probe(path: Union[str, Path]) -> Optional[PolysemyProbe]:
+    """The polysemy probe saved beside the lexicon of a saved pipeline (read from disk,
+    without loading the model), a probe directory itself, or None if there is none."""
+    found = _saved_part(Path(path), "probe.json", PROBE_DIR)
+    return None if found is None else PolysemyProbe.from_disk(found)
 
 
 def ensure_polysemy_component(nlp: Language, key: str, min_count: int) -> Polysemy:

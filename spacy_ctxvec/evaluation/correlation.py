@@ -8,6 +8,7 @@ from typing import Dict, List, Mapping, Optional, Sequence
 
 import numpy as np
 
+from ..lexicon.polysemy_probe import sense_counts_for
 from ..ops.cosine import rowwise_cosine
 from .metrics import partial_spearman, spearman
 
@@ -62,37 +63,58 @@ def layer_similarity_reports(name: str, views1: np.ndarray, views2: np.ndarray, 
 @dataclass
 class PolysemyReport:
     """Spearman of polysemy scores with log sense counts, raw and with log corpus
-    frequency partialled out, over lexicon types with a valid score and a sense count."""
+    frequency partialled out, and the AUC of monosemous (1 sense) against polysemous
+    (>= 2) types (None without both), over lexicon types with a valid score and a sense
+    count. ``score``: the definition scored; ``held_out``: the same on the words a
+    probe was not fitted on, where the probe records them."""
 
     spearman: float
     partial_spearman: float
     frequency_spearman: float  # of log sense counts with log frequency, for reference
     n_types: int
     n_covered: int
+    auc: Optional[float] = None
+    n_monosemous: int = 0
+    score: str = "self_similarity"
+    held_out: Optional["PolysemyReport"] = None
 
     @property
     def coverage(self) -> float:
         return self.n_covered / self.n_types if self.n_types else 0.0
 
     def to_dict(self) -> Dict[str, object]:
-        return {**asdict(self), "coverage": self.coverage}
+        result: Dict[str, object] = {**asdict(self), "coverage": self.coverage}
+        if self.held_out is not None:
+            result["held_out"] = self.held_out.to_dict()
+        return result
 
 
 def polysemy_report(keys: Sequence[str], scores: np.ndarray, valid: np.ndarray, counts: np.ndarray,
-                    sense_counts: Mapping[str, int]) -> PolysemyReport:
+                    sense_counts: Mapping[str, int], *, score: str = "self_similarity",
+                    words: Optional[np.ndarray] = None) -> PolysemyReport:
     """``keys``/``scores``/``valid``/``counts`` per lexicon type; a type's sense count is
-    that of the same lemma, else of its lowercase form. Types without one are left out."""
-    senses = np.array([sense_counts.get(key, sense_counts.get(key.lower(), 0)) for key in keys], dtype=np.float64)
+    that of the same lemma, else of its lowercase form. Types without one are left out,
+    and so are those outside the boolean mask ``words`` when given."""
+    from sklearn.metrics import roc_auc_score
+
+    senses = sense_counts_for(keys, sense_counts).astype(np.float64)
     covered = np.asarray(valid, dtype=bool) & (senses > 0)
+    if words is not None:
+        covered &= np.asarray(words, dtype=bool)
     log_senses = np.log(senses[covered])
     log_frequency = np.log(np.asarray(counts, dtype=np.float64)[covered])
     chosen = np.asarray(scores, dtype=np.float64)[covered]
+    polysemous = senses[covered] >= 2
+    both_classes = 0 < polysemous.sum() < len(polysemous)
     return PolysemyReport(
         spearman=spearman(chosen, log_senses),
         partial_spearman=partial_spearman(chosen, log_senses, log_frequency),
         frequency_spearman=spearman(log_frequency, log_senses),
-        n_types=int(np.count_nonzero(valid)),
+        n_types=int(np.count_nonzero(valid if words is None else np.asarray(valid, dtype=bool) & words)),
         n_covered=int(covered.sum()),
+        auc=float(roc_auc_score(polysemous, chosen)) if both_classes else None,
+        n_monosemous=int((~polysemous).sum()),
+        score=score,
     )
 
 

@@ -9,6 +9,7 @@ from spacy.language import Language
 
 from ..attributes import CONTEXT_ARRAY, CONTEXT_MASK, install_extensions
 from ..errors import CtxvecError, Errors
+from ..lexicon.polysemy_probe import FITTED_HALF, PROBE, in_fitted_half, type_polysemy_scores
 from ..lexicon.sense_inventory import describe_split_thresholds
 from ..lexicon.shard import polysemy_components
 from ..ops.senses import (
@@ -173,16 +174,22 @@ def polysemy_component(nlp: Language):
 
 
 def evaluate_polysemy(nlp: Language, sense_counts: Mapping[str, int], min_count: Optional[int] = None) -> PolysemyReport:
-    """Spearman of the pipeline lexicon's polysemy scores with log WordNet sense counts
-    (read_sense_counts), raw and with log corpus frequency partialled out."""
+    """Spearman of the pipeline's polysemy_score per lexicon type with log WordNet sense
+    counts (read_sense_counts), raw and with log corpus frequency partialled out, and
+    the monosemous-vs-polysemous AUC; for a probe fitted on one half of the words
+    (FITTED_HALF), also on the other half alone (``held_out``)."""
     component = polysemy_component(nlp)
     lexicon = component.lexicon
     if lexicon is None or len(lexicon) == 0:
         raise CtxvecError(Errors.E307.format(
             pipe_names=nlp.pipe_names, component="ctxvec_polysemy (with a lexicon)", attribute="polysemy_score",
             hint="Its lexicon is empty: initialise the component with a lexicon built from a corpus."))
-    scores, valid = lexicon.polysemy_scores(min_count or component.min_count)
-    return polysemy_report(lexicon.keys, scores, valid, lexicon.counts, sense_counts)
+    scores, valid, source = type_polysemy_scores(lexicon, component.probe, min_count or component.min_count, component.score)
+    report = polysemy_report(lexicon.keys, scores, valid, lexicon.counts, sense_counts, score=source)
+    if source == PROBE and component.probe.meta.get("fitted_words") == FITTED_HALF:
+        report.held_out = polysemy_report(lexicon.keys, scores, valid, lexicon.counts, sense_counts, score=source,
+                                          words=~in_fitted_half(lexicon.keys))
+    return report
 
 
 # Senses

@@ -1,0 +1,124 @@
+import hashlib
+import json
+from pathlib import Path
+
+import numpy as np
+import pytest
+import spacy
+from typer.testing import CliRunner
+
+from spacy_ctxvec.cli import app
+from spacy_ctxvec.components.polysemy import load_lexicon, load_probe
+from spacy_ctxvec.evaluation.readers import read_sense_counts
+from spacy_ctxvec.evaluation.tasks import evaluate_polysemy
+from spacy_ctxvec.lexicon.polysemy_probe import FITTED_ALL, FITTED_HALF, in_fitted_half
+
+runner = CliRunner()
+WORDS = [a + b + c for a in "bdkp" for b in "aeiou" for c in "mnt"]  # 60 made-up words, spelt by the tiny vocab's letters
+
+
+def invoke(*args):
+    return runner.invoke(app, [str(a) for a in args], catch_exceptions=False)
+
+
+def tree_digest(path: Path) -> str:
+    digest = hashlib.sha256()
+    for file in sorted(p for p in path.rglob("*") if p.is_file()):
+        digest.update(str(file.relative_to(path)).encode())
+        digest.update(file.read_bytes())
+    return digest.hexdigest()
+
+
+@pytest.fixture(scope="module")
+def lexicon_pipeline(tiny_pipeline_dir, tmp_path_factory) -> Path:
+    """The tiny pipeline with a lexicon of the 60 words, each seen 6 times."""
+    rng = np.random.default_rng(0)
+    lines = [" ".join(rng.permutation(WORDS)[start:start + 6]) for _ in range(6) for start in range(0, len(WORDS), 6)]
+    folder = tmp_path_factory.mktemp("fit_polysemy")
+    corpus = folder / "corpus.txt"
+    corpus.write_text("\n".join(lines) + "\n", encoding="utf8")
+    result = invoke("build-lexicon", tiny_pipeline_dir, corpus, folder / "pipeline", "--min-count", "2", "--no-progress",
+                    "--sample-size", "0", "--no-senses")
+    assert result.exit_code == 0, result.output
+    return folder / "pipeline"
+
+
+def scored_words(pipeline: Path):
+    """The WORDS seen at least twice (min_count) in the pipeline's lexicon."""
+    lexicon = load_lexicon(pipeline)
+    return [word for word in WORDS if word in lexicon and lexicon.counts[lexicon.index(word)] >= 2]
+
+
+@pytest.fixture(scope="module")
+def sense_counts(tmp_path_factory) -> Path:
+    path = tmp_path_factory.mktemp("counts") / "sense_counts.tsv"
+    path.write_text("".join(f"{word}\t{1 + i % 5}\n" for i, word in enumerate(WORDS)), encoding="utf8")
+    return path
+
+
+def test_the_built_pipeline_uses_self_similarity_until_a_probe_is_fitted(lexicon_pipeline, sense_counts, tmp_path):
+    assert load_probe(lexicon_pipeline) is None  # no shipped probe fits the tiny random model
+    before = tree_digest(lexicon_pipeline), sense_counts.read_bytes()
+    result = invoke("fit-polysemy", lexicon_pipeline, sense_counts, tmp_path / "out")
+    assert result.exit_code == 0, result.output
+    assert "held-out half, probe" in result.output and "held-out half, self_similarity" in result.output
+    assert (tree_digest(lexicon_pipeline), sense_counts.read_bytes()) == before  # inputs untouched
+    probe = load_probe(tmp_path / "out")
+    assert probe is not None and probe.meta["fitted_words"] == FITTED_ALL and probe.meta["n_words"] == len(scored_words(lexicon_pipeline))
+    assert probe.meta["min_count"] == 2 and probe.model  # the tiny model's fingerprint
+    nlp = spacy.load(tmp_path / "out")
+    component = nlp.get_pipe("ctxvec_polysemy")
+    assert component.score_source == "probe"
+    lexicon = load_lexicon(tmp_path / "out")
+    expected, valid = probe.scores(lexicon, 2)
+    doc = nlp(" ".join(scored_words(lexicon_pipeline)[:5]))
+    for token in doc:
+        assert token._.polysemy_score == pytest.approx(expected[lexicon.index(token.text)])
+    report = evaluate_polysemy(nlp, read_sense_counts(sense_counts))
+    assert report.score == "probe" and report.n_covered == len(scored_words(lexicon_pipeline)) and report.held_out is None
+
+
+def test_half_keeps_the_other_half_for_evaluate(lexicon_pipeline, sense_counts, tmp_path):
+    result = invoke("fit-polysemy", lexicon_pipeline, sense_counts, tmp_path / "out", "--half", "--json")
+    assert result.exit_code == 0, result.output
+    printed = json.loads(result.output[result.output.index("{"):])
+    assert printed["probe"]["fitted_words"] == FITTED_HALF
+    assert set(printed["held_out"]) == {"probe", "self_similarity"}
+    words = scored_words(lexicon_pipeline)
+    n_even = int(in_fitted_half(words).sum())
+    assert printed["probe"]["n_words"] == n_even
+    report = evaluate_polysemy(spacy.load(tmp_path / "out"), read_sense_counts(sense_counts))
+    assert report.held_out is not None and report.held_out.n_covered == len(words) - n_even
+    evaluated = invoke("evaluate", "polysemy", tmp_path / "out", sense_counts)
+    assert evaluated.exit_code == 0 and "held out (words the probe was not fitted on)" in evaluated.output
+    ranked = invoke("rank", tmp_path / "out", "--format", "json")
+    assert json.loads(ranked.output)["score"] == "probe"
+
+
+def test_outputs_it_did_not_make_and_inputs_are_refused(lexicon_pipeline, sense_counts, tmp_path):
+    inside = invoke("fit-polysemy", lexicon_pipeline, sense_counts, lexicon_pipeline / "out")
+    assert inside.exit_code == 1 and "E246" in inside.output
+    (tmp_path / "taken").mkdir()
+    (tmp_path / "taken" / "notes.txt").write_text("mine", encoding="utf8")
+    taken = invoke("fit-polysemy", lexicon_pipeline, sense_counts, tmp_path / "taken")
+    assert taken.exit_code == 1 and "E226" in taken.output
+    not_ours = invoke("fit-polysemy", lexicon_pipeline, sense_counts, tmp_path / "taken", "--overwrite")
+    assert not_ours.exit_code == 1 and "E245" in not_ours.output
+    assert (tmp_path / "taken" / "notes.txt").read_text(encoding="utf8") == "mine"
+    first = invoke("fit-polysemy", lexicon_pipeline, sense_counts, tmp_path / "out")
+    again = invoke("fit-polysemy", lexicon_pipeline, sense_counts, tmp_path / "out", "--overwrite", "--half")
+    assert first.exit_code == 0 and again.exit_code == 0, again.output
+    assert load_probe(tmp_path / "out").meta["fitted_words"] == FITTED_HALF
+
+
+def test_too_few_words_with_counts_is_a_coded_error(lexicon_pipeline, tmp_path):
+    few = tmp_path / "few.tsv"
+    few.write_text("".join(f"{word}\t{1 + i % 2}\n" for i, word in enumerate(WORDS[:10])), encoding="utf8")
+    result = invoke("fit-polysemy", lexicon_pipeline, few, tmp_path / "out")
+    assert result.exit_code == 1 and "E653" in result.output
+    assert not (tmp_path / "out").exists()
+    some = tmp_path / "some.tsv"  # enough to fit, too few for a held-out half
+    some.write_text("".join(f"{word}\t{1 + i % 2}\n" for i, word in enumerate(WORDS[:30])), encoding="utf8")
+    fitted = invoke("fit-polysemy", lexicon_pipeline, some, tmp_path / "out")
+    assert fitted.exit_code == 0 and "No held-out estimate" in fitted.output
+    assert load_probe(tmp_path / "out").meta["n_words"] == len([w for w in scored_words(lexicon_pipeline) if w in WORDS[:30]])
