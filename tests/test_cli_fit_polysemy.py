@@ -122,3 +122,24 @@ def test_too_few_words_with_counts_is_a_coded_error(lexicon_pipeline, tmp_path):
     fitted = invoke("fit-polysemy", lexicon_pipeline, some, tmp_path / "out")
     assert fitted.exit_code == 0 and "No held-out estimate" in fitted.output
     assert load_probe(tmp_path / "out").meta["n_words"] == len([w for w in scored_words(lexicon_pipeline) if w in WORDS[:30]])
+
+
+def test_senses_are_induced_again_so_that_the_probe_decides_the_splits(tiny_pipeline_dir, sense_counts, tmp_path):
+    from spacy_ctxvec.components.polysemy import load_senses
+
+    rng = np.random.default_rng(1)
+    corpus = tmp_path / "corpus.txt"
+    corpus.write_text("\n".join(" ".join(rng.permutation(WORDS)[:8]) for _ in range(60)) + "\n", encoding="utf8")
+    built = invoke("build-lexicon", tiny_pipeline_dir, corpus, tmp_path / "with_senses", "--min-count", "2", "--no-progress")
+    assert built.exit_code == 0, built.output
+    assert load_senses(tmp_path / "with_senses").settings["split_rule"] == "spread"
+    result = invoke("fit-polysemy", tmp_path / "with_senses", sense_counts, tmp_path / "out")
+    assert result.exit_code == 0 and "Senses induced again" in result.output, result.output
+    probe, senses = load_probe(tmp_path / "out"), load_senses(tmp_path / "out")
+    assert probe.split_senses is not None
+    assert senses.settings["split_rule"] == "probe" and senses.settings["split_senses"] == probe.split_senses
+    lexicon = load_lexicon(tmp_path / "out")
+    estimates, _ = probe.scores(lexicon, 2)
+    for key in senses.keys:
+        if senses.n_senses(key) > 1:
+            assert estimates[lexicon.index(key)] > probe.split_senses

@@ -282,3 +282,31 @@ def test_induced_labels_use_the_inventorys_own_split_thresholds():
     assert len(set(never[0].tolist())) == 1 and len(set(always[0].tolist())) >= 2
     fixed, _ = induced_labels(vectors, groups, space, {"split_threshold": 2.0, "split_thresholds": None})
     assert len(set(fixed[0].tolist())) == 1
+
+
+def test_evaluate_senses_splits_as_the_probe_decides_where_the_inventory_did(sense_nlp, tmp_path):
+    import copy
+
+    from spacy_ctxvec.lexicon.polysemy_probe import PolysemyProbe, probe_features
+
+    nlp = copy.deepcopy(sense_nlp)
+    component = nlp.get_pipe("ctxvec_polysemy")
+    lexicon = component.lexicon
+    features, valid = probe_features(lexicon, component.min_count)
+    wanted = np.array([np.log(9.0) if key == "play" else 0.0 for key in lexicon.keys])  # play: 9 senses, the rest 1
+    weights, *_ = np.linalg.lstsq(features[valid], wanted[valid], rcond=None)
+    component.set_probe(PolysemyProbe(weights, 0.0, {"width": lexicon.width, "key": "lower", "split_senses": 3.0}))
+    inventory = component.build_senses()
+    assert inventory.settings["split_rule"] == "probe"
+    assert inventory.n_senses("bank") == 1 and inventory.n_senses("play") >= 2
+    data = read_sense_sentences(write_sense_sentences(tmp_path / "senses.jsonl"))
+    report = evaluate_senses(nlp, data)
+    assert report.details["split_by_probe_lemmas"] == 2
+    assert report.details["split_thresholds"].startswith("types split where the polysemy probe estimates more than 3.00")
+    rows = sorted(row for group in data.by_lemma().values() for row in group)
+    targets = sense_targets(nlp, [data.words[i] for i in rows], data.positions[rows])
+    labels, _ = induced_labels(targets.vectors, [[0, 1, 2, 3, 4], [5, 6, 7]], inventory.space, inventory.settings,
+                               contexts=targets.contexts, context_space=inventory.context_space, split_decisions=[False, True])
+    assert (labels[0] == 0).all()  # bank: the probe says one sense, whatever the spread
+    gold = [["s1", "s2", "s1", "s3", "s2"], ["p1", "p2", "p1"]]
+    assert report.methods["induced"].to_dict() == clustering_scores(gold, labels).to_dict()

@@ -212,3 +212,18 @@ def test_shipped_probes_load_and_match_only_their_model():
                                            meta={name: probe.meta[name] for name in ("key", "layers", "pooling") if name in probe.meta})
         assert find_shipped_probe(lexicon, probe.model) is not None
         assert find_shipped_probe(lexicon, "0000000000000000") is None
+
+
+def test_split_senses_cut_leaves_most_monosemous_training_words_below_it():
+    lexicon, counts = planted_lexicon()
+    probe = fit_probe(lexicon, counts, min_count=5)
+    cut = probe.split_senses
+    assert cut is not None and cut == probe.meta["split_senses"]
+    scores, valid = probe.scores(lexicon, 5)
+    senses = sense_counts_for(lexicon.keys, counts)
+    below = (scores[valid & (senses == 1)] <= cut).mean()
+    assert 0.6 <= below <= 0.95  # the 80th percentile of cross-fitted estimates of the monosemous words
+    assert (scores[valid & (senses >= 10)] > cut).mean() > 0.9
+    no_monosemous = {key: max(2, count) for key, count in counts.items()}
+    assert fit_probe(lexicon, no_monosemous, min_count=5).split_senses is None
+    assert PolysemyProbe(np.zeros(WIDTH + 2), 0.0, {"width": WIDTH, "split_senses": True}).split_senses is None

@@ -349,3 +349,38 @@ def test_context_weight_out_of_range_is_a_coded_error(data):
     for value in (-0.5, float("nan"), 11.0, True):
         with pytest.raises(CtxvecError, match="E603.*context_weight"):
             induce_inventory(lexicon_with_sample(keys, vectors), min_count=5, context_weight=value)
+
+
+# A polysemy probe deciding which types split (issue 11, session 7)
+def probe_estimating(lexicon, estimates, split_senses):
+    """A probe fitted by least squares to estimate about ``estimates[key]`` senses per type."""
+    from spacy_ctxvec.lexicon.polysemy_probe import PolysemyProbe, probe_features
+
+    features, valid = probe_features(lexicon, 5)
+    target = np.array([np.log(estimates.get(key, 1.0)) for key in lexicon.keys])
+    weights, *_ = np.linalg.lstsq(features[valid], target[valid], rcond=None)
+    return PolysemyProbe(weights, 0.0, {"width": lexicon.width, "key": "lower", "split_senses": split_senses})
+
+
+def test_a_probe_with_a_split_cut_decides_which_types_split(data):
+    keys, vectors, _, _ = data
+    lexicon = lexicon_with_sample(keys, vectors)
+    # the probe says w00 and w01 are polysemous and bank is not
+    estimates = {**{f"w{w:02d}": 1.0 for w in range(30)}, "w00": 9.0, "w01": 9.0, "bank": 1.0}
+    probe = probe_estimating(lexicon, estimates, split_senses=3.0)
+    scores, valid = probe.scores(lexicon, 5)
+    assert scores[lexicon.index("w00")] > 3.0 > scores[lexicon.index("bank")]
+    by_probe = induce_inventory(lexicon, min_count=5, probe=probe)
+    assert by_probe.settings["split_rule"] == "probe" and by_probe.settings["split_senses"] == 3.0
+    split = {key for key in by_probe.keys if by_probe.n_senses(key) > 1}
+    forced = induce_inventory(lexicon, min_count=5, split_threshold=0.0)  # every type tries to split
+    expected = {key for key in by_probe.keys if scores[lexicon.index(key)] > 3.0 and forced.n_senses(key) > 1}
+    assert split == expected and "w01" in split and "bank" not in split
+    assert "polysemy probe estimates more than 3.00 senses" in describe_split_thresholds(by_probe.settings)
+    for spread_rule in (induce_inventory(lexicon, min_count=5, probe=probe, split_by_probe=False),
+                        induce_inventory(lexicon, min_count=5, probe=probe_estimating(lexicon, estimates, None)),
+                        induce_inventory(lexicon, min_count=5)):
+        assert spread_rule.settings["split_rule"] == "spread" and spread_rule.settings["split_senses"] is None
+        assert spread_rule.n_senses("bank") == 2 and spread_rule.n_senses("w00") == 1
+    with pytest.raises(CtxvecError, match="E603"):
+        induce_inventory(lexicon, min_count=5, split_by_probe="yes")

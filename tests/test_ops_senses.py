@@ -249,3 +249,16 @@ def test_the_split_decision_reads_the_token_rows_not_the_contexts():
     context = to_sense_space(np.random.default_rng(2).normal(size=(20, 16)), space)  # contexts all over
     model = induce_senses(token, cluster_rows=sense_features(token, context))
     assert model.n_senses == 1 and model.centroids.shape == (1, 32)
+
+
+def test_a_given_split_decision_overrides_the_spread_test_but_not_min_tokens():
+    space = SenseSpace(np.zeros(16), np.zeros((0, 16)))
+    two = to_sense_space(blobs(np.eye(16)[:2], 10, 0.05), space)
+    tight = to_sense_space(blobs(np.eye(16)[:1], 20, 0.05, seed=3), space)
+    assert induce_senses(two).n_senses == 2 and induce_senses(two, split=False).n_senses == 1
+    forced = induce_senses(tight, split_threshold=0.0)  # what a split of one tight meaning gives
+    assert induce_senses(tight).n_senses == 1
+    np.testing.assert_array_equal(induce_senses(tight, split=True).labels, forced.labels)
+    loose = to_sense_space(blobs(np.eye(16)[:1], 20, 0.3, seed=3), space)
+    assert induce_senses(loose, split_threshold=2.0).n_senses == 1 and induce_senses(loose, split=True).n_senses >= 2
+    assert induce_senses(two[:3], split=True, min_tokens=4).n_senses == 1  # too few rows to split

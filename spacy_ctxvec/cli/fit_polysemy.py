@@ -1,7 +1,8 @@
 """`spacy-ctxvec fit-polysemy PIPELINE SENSE_COUNTS OUTPUT`: fit a polysemy probe on the
 pipeline lexicon's words with a known sense count, and save PIPELINE plus the probe as
 a new pipeline whose polysemy_score is the probe's estimate of each word's number of
-senses. Like build-lexicon, it never writes into its inputs."""
+senses. Senses in PIPELINE are induced again, so that the probe decides which words
+split. Like build-lexicon, it never writes into its inputs."""
 import json
 from pathlib import Path
 from typing import Any, Dict, Optional
@@ -14,6 +15,7 @@ from ..errors import CtxvecError, Errors
 from ..evaluation.correlation import PolysemyReport, polysemy_report
 from ..evaluation.readers import read_sense_counts
 from ..evaluation.tasks import polysemy_component
+from ..lexicon.sense_inventory import describe_split_thresholds
 from ..lexicon.polysemy_probe import MIN_TRAINING_WORDS, fit_probe, in_fitted_half, training_rows
 from ..pipelines import load_pipeline
 from ._app import app, exit_on_coded_error
@@ -67,6 +69,9 @@ def fit_polysemy_cli(
     estimate = held_out_estimate(lexicon, counts, min_count=min_count, model=model)
     probe = fit_probe(lexicon, counts, min_count=min_count, model=model, half=half, trained_on=f"{sense_counts.name} and {Path(pipeline).name}'s lexicon")
     component.set_probe(probe)
+    reinduced = component.senses is not None and lexicon.sample is not None and component.induce
+    if reinduced:  # the probe now decides which types split
+        component.build_senses()
     save_output(nlp, output)
     if as_json:
         print(json.dumps({"probe": probe.meta, "held_out": {name: report.to_dict() for name, report in estimate.items()}}, indent=2))
@@ -76,5 +81,7 @@ def fit_polysemy_cli(
     for name, report in estimate.items():
         msg.info(f"held-out half, {name}: spearman {report.spearman:.3f}, partial (log frequency out) {report.partial_spearman:.3f}, "
                  f"AUC monosemous vs polysemous {'undefined' if report.auc is None else f'{report.auc:.3f}'} ({report.n_covered} words)")
+    if reinduced:
+        msg.info(f"Senses induced again: {describe_split_thresholds(component.senses.settings)}")
     msg.good(f"Fitted the polysemy probe on {probe.meta['n_words']} words ({probe.meta['fitted_words']}; ridge alpha "
              f"{probe.meta['alpha']:.3g}); saved pipeline to {output}")

@@ -85,6 +85,7 @@ min_tokens = 4
 min_share = 0.1
 n_directions = 3
 context_weight = 1.0
+split_by_probe = true
 """
 LEXICON_DIR = "lexicon"
 SENSES_DIR = "senses"
@@ -115,6 +116,7 @@ def make_polysemy(
     min_share: float = DEFAULT_SETTINGS["min_share"],
     n_directions: int = DEFAULT_SETTINGS["n_directions"],
     context_weight: float = DEFAULT_SETTINGS["context_weight"],
+    split_by_probe: bool = DEFAULT_SETTINGS["split_by_probe"],
 ) -> "Polysemy":
     """Corpus polysemy scores and induced senses per token; see Polysemy. ``score``:
     "auto" (the polysemy probe where one fits the lexicon, else self-similarity),
@@ -123,7 +125,7 @@ def make_polysemy(
     spacy_ctxvec.ops.senses.induce_senses."""
     return Polysemy(name=name, key=key, min_count=min_count, score=score, senses=senses, split_threshold=split_threshold,
                     split_percentile=split_percentile, cut_distance=cut_distance, max_senses=max_senses, min_tokens=min_tokens, min_share=min_share,
-                    n_directions=n_directions, context_weight=context_weight)
+                    n_directions=n_directions, context_weight=context_weight, split_by_probe=split_by_probe)
 
 
 class Polysemy(DocAnnotator):
@@ -148,6 +150,7 @@ class Polysemy(DocAnnotator):
         min_share: float = DEFAULT_SETTINGS["min_share"],
         n_directions: int = DEFAULT_SETTINGS["n_directions"],
         context_weight: float = DEFAULT_SETTINGS["context_weight"],
+        split_by_probe: bool = DEFAULT_SETTINGS["split_by_probe"],
     ) -> None:
         if key not in KEY_ATTRS:
             raise CtxvecError(Errors.E216.format(key=key, choices=", ".join(KEY_ATTRS)))
@@ -163,6 +166,7 @@ class Polysemy(DocAnnotator):
         self.induction_settings: Dict[str, Any] = {
             "split_threshold": split_threshold, "split_percentile": split_percentile, "cut_distance": cut_distance, "max_senses": max_senses,
             "min_tokens": min_tokens, "min_share": min_share, "n_directions": n_directions, "context_weight": context_weight,
+            "split_by_probe": split_by_probe,
         }
         check_induction_settings(min_count=min_count, **self.induction_settings)
         self.lexicon: Optional[Lexicon] = None
@@ -225,10 +229,11 @@ class Polysemy(DocAnnotator):
 
     def build_senses(self) -> SenseInventory:
         """Induce senses from the lexicon's sample with this component's settings, use
-        and return them (E602 without a lexicon sample)."""
+        and return them (E602 without a lexicon sample); with ``split_by_probe``, the
+        component's polysemy probe (where it fits the lexicon) decides which types split."""
         if self.lexicon is None:
             raise CtxvecError(Errors.E602.format(name=self.name))
-        senses = induce_inventory(self.lexicon, min_count=self.min_count, name=self.name, **self.induction_settings)
+        senses = induce_inventory(self.lexicon, min_count=self.min_count, name=self.name, probe=self.probe, **self.induction_settings)
         self.set_senses(senses)
         return senses
 
@@ -334,6 +339,7 @@ class Polysemy(DocAnnotator):
             lexicon = partial_lexicon(nlp, corpus(nlp.vocab), key=self.key, batch_size=batch_size, sample_size=sample_size,
                                       sample_contexts=sample_contexts)
             self.set_lexicon(lexicon.prune_sample(self.min_count))
+            self.attach_shipped_probe(nlp)
             if self.induce and sample_size > 0:
                 self.build_senses()
         if nlp is not None and self.lexicon is not None and len(self.lexicon):

@@ -10,7 +10,7 @@ from spacy.language import Language
 from ..attributes import CONTEXT_ARRAY, CONTEXT_MASK, install_extensions
 from ..errors import CtxvecError, Errors
 from ..lexicon.polysemy_probe import FITTED_HALF, PROBE, in_fitted_half, type_polysemy_scores
-from ..lexicon.sense_inventory import describe_split_thresholds
+from ..lexicon.sense_inventory import describe_split_thresholds, probe_split_decisions
 from ..lexicon.shard import polysemy_components
 from ..ops.senses import (
     CONTEXT_WEIGHT,
@@ -268,13 +268,14 @@ def sense_targets(nlp: Language, word_lists: Sequence[Sequence[str]], positions:
 
 def induced_labels(vectors: np.ndarray, groups: Sequence[Sequence[int]], space=None,
                    settings: Optional[Mapping[str, Any]] = None, contexts: Optional[np.ndarray] = None,
-                   context_space=None) -> Tuple[List[np.ndarray], Any]:
+                   context_space=None, split_decisions: Optional[Sequence[Optional[bool]]] = None) -> Tuple[List[np.ndarray], Any]:
     """Senses induced on each group's own rows of ``vectors`` in ``space`` (a SenseSpace;
     None: fitted on all rows of ``vectors``), with ops.senses.induce_senses ``settings``
     (an inventory's: its split thresholds table too). With ``contexts`` (the targets'
     context vectors) and a positive ``context_weight`` in ``settings`` (default
     CONTEXT_WEIGHT) the clusters are made on token and context joined, the contexts in
-    ``context_space`` (None: fitted on the targets' contexts).
+    ``context_space`` (None: fitted on the targets' contexts). ``split_decisions``: per
+    group, whether it splits (None: the spread test decides).
     Returns the labels per group and the space used."""
     settings = settings or {}
     n_directions = int(settings.get("n_directions", N_REMOVED_DIRECTIONS))
@@ -291,11 +292,22 @@ def induced_labels(vectors: np.ndarray, groups: Sequence[Sequence[int]], space=N
     if table:  # the inventory's own (calibrated) thresholds
         options["thresholds"] = tuple((int(n), float(t)) for n, t in table)
     labels = []
-    for rows in groups:
+    for i, rows in enumerate(groups):
         units = to_sense_space(vectors[list(rows)], space)
         features = sense_features(units, to_sense_space(contexts[list(rows)], context_space), weight) if with_contexts else None
-        labels.append(induce_senses(units, cluster_rows=features, **options).labels)
+        split = None if split_decisions is None else split_decisions[i]
+        labels.append(induce_senses(units, cluster_rows=features, split=split, **options).labels)
     return labels, space
+
+
+def lemma_split_decisions(nlp: Language, lemmas: Sequence[str]) -> Optional[List[Optional[bool]]]:
+    """Per lemma: the pipeline's polysemy probe's split decision for the lemma's type
+    (None where the lexicon has no score for it); None without a probe that fits."""
+    component = polysemy_component(nlp)
+    if component.lexicon is None:
+        return None
+    keys = [lemma if component.key == "text" else lemma.lower() for lemma in lemmas]
+    return probe_split_decisions(component.lexicon, component.probe, component.min_count, keys)
 
 
 def evaluate_senses(nlp: Language, data: SenseSentences, per_lemma: Optional[int] = None,
@@ -305,7 +317,9 @@ def evaluate_senses(nlp: Language, data: SenseSentences, per_lemma: Optional[int
     induced on the lemma's own sentences in the pipeline's sense space (its
     SenseInventory's, else one fitted on all target vectors); ``assigned`` = the
     pipeline's token._.sense, on the lemmas whose every target has one (a label is
-    the target's type and sense: inflections have their own senses)."""
+    the target's type and sense: inflections have their own senses). Where the
+    inventory's types were split by the polysemy probe, a lemma is split as the probe
+    decides for its type, and by the spread test where the probe has no score."""
     groups = data.by_lemma(per_lemma)
     if not groups:
         raise CtxvecError(Errors.E630.format(n_rows=len(data), n_lemmas=len(set(data.lemmas))))
@@ -318,9 +332,11 @@ def evaluate_senses(nlp: Language, data: SenseSentences, per_lemma: Optional[int
     targets = sense_targets(nlp, [data.words[row] for row in rows], data.positions[rows], batch_size, context_window=window)
     local_groups = [[position_of[row] for row in groups[lemma]] for lemma in lemmas]
     gold = [[data.senses[row] for row in groups[lemma]] for lemma in lemmas]
+    decisions = lemma_split_decisions(nlp, lemmas) if settings.get("split_rule") == "probe" else None
     induced, space = induced_labels(targets.vectors, local_groups, inventory.space if inventory is not None else None, settings,
                                     contexts=targets.contexts,
-                                    context_space=inventory.context_space if inventory is not None else None)
+                                    context_space=inventory.context_space if inventory is not None else None,
+                                    split_decisions=decisions)
     methods = {INDUCED: clustering_scores(gold, induced)}
     details: Dict[str, Any] = {
         "sense_space": "the pipeline's sense inventory" if inventory is not None else "fitted on the file's target vectors",
@@ -331,6 +347,7 @@ def evaluate_senses(nlp: Language, data: SenseSentences, per_lemma: Optional[int
                     f"{float(settings.get('context_weight', CONTEXT_WEIGHT)):g})" if targets.contexts is not None
                     and float(settings.get("context_weight", CONTEXT_WEIGHT)) > 0 else "none (token vectors alone)"),
         "targets_without_vector": int((~targets.has_vector).sum()),
+        "split_by_probe_lemmas": None if decisions is None else sum(d is not None for d in decisions),
         "per_lemma": per_lemma,
     }
     baselines = {name: clustering_scores(gold, labels) for name, labels in baseline_labels(gold).items()}

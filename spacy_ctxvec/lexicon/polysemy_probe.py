@@ -10,7 +10,9 @@ Features of a type w (``FEATURES``), all read from the Lexicon:
 
 The probe is fitted with scikit-learn's RidgeCV on types whose sense count is known
 (WordNet: ``scripts/wordnet_sense_counts.py``); ``polysemy_score`` is then
-exp(prediction), an estimate of the number of senses on the dictionary's scale. A probe
+exp(prediction), an estimate of the number of senses on the dictionary's scale, and a
+type is split into senses where the estimate exceeds ``split_senses`` (see
+SPLIT_PERCENTILE; sense_inventory.induce_inventory). A probe
 belongs to one model, layer selection, pooling and key mode: ``problem_with`` says why a
 probe does not fit a lexicon, and ``find_shipped_probe`` looks one up among the probes
 that come with the package (``spacy_ctxvec/probes``)."""
@@ -34,6 +36,12 @@ SELF_SIMILARITY = "self_similarity"
 MATCHED_META = ("key", "layers", "pooling")
 DEFAULT_ALPHAS = tuple(float(a) for a in np.logspace(-2, 4, 13))
 MIN_TRAINING_WORDS = 20
+# meta["split_senses"]: a type is split into senses where the probe estimates more senses
+# than this; the estimate below which this percentile of the monosemous training words
+# fall (cross-fitted, two folds), so about as many held-out monosemous words keep one
+# sense (measured: 76.1% of 255 Gutenberg words; benchmarks/SENSES.md)
+SPLIT_PERCENTILE = 80.0
+MIN_MONOSEMOUS_FOR_SPLIT = 10
 # probe.meta["fitted_words"]: "all" types with a sense count, or only FITTED_HALF (in_fitted_half)
 FITTED_ALL = "all"
 FITTED_HALF = "md5-even half"
@@ -121,6 +129,13 @@ class PolysemyProbe:
         scores[valid] = np.exp(np.clip(self.log_senses(features[valid]), -50.0, 50.0))
         return scores, valid
 
+    @property
+    def split_senses(self) -> Optional[float]:
+        """Split a type into senses where the estimate exceeds this (None: the probe
+        does not decide splits; see SPLIT_PERCENTILE)."""
+        value = self.meta.get("split_senses")
+        return float(value) if isinstance(value, (int, float)) and not isinstance(value, bool) and value > 0 else None
+
     # Serialisation: weights.npy + probe.json, or msgpack in bytes; never pickle.
     def _header(self) -> Dict[str, Any]:
         return {"format_version": PROBE_FORMAT_VERSION, "features": list(FEATURES), "intercept": self.intercept, "meta": self.meta}
@@ -198,10 +213,12 @@ def fit_probe(
     parts = []
     for lexicon in lexicons:
         rows, features, targets = training_rows(lexicon, sense_counts, min_count)
-        keep = in_fitted_half([lexicon.keys[row] for row in rows]) if half else np.ones(len(rows), dtype=bool)
-        parts.append((features[keep], targets[keep]))
+        words = [lexicon.keys[row] for row in rows]
+        keep = in_fitted_half(words) if half else np.ones(len(rows), dtype=bool)
+        parts.append((features[keep], targets[keep], [word for word, kept in zip(words, keep) if kept]))
     features = np.concatenate([part[0] for part in parts])
     targets = np.concatenate([part[1] for part in parts])
+    words = [word for part in parts for word in part[2]]
     if len(targets) < MIN_TRAINING_WORDS or np.ptp(targets) == 0:
         raise CtxvecError(Errors.E653.format(n_words=len(targets), minimum=MIN_TRAINING_WORDS, min_count=min_count))
     ridge = RidgeCV(alphas=list(alphas)).fit(features, targets)
@@ -210,8 +227,26 @@ def fit_probe(
         "model": model, "target": "log sense count", "trained_on": trained_on, "n_words": int(len(targets)),
         "n_polysemous": int((targets > 0).sum()), "alpha": float(ridge.alpha_), "min_count": int(min_count),
         "fitted_words": FITTED_HALF if half else FITTED_ALL,
+        "split_senses": split_senses(features, targets, words, float(ridge.alpha_)),
     }
     return PolysemyProbe(ridge.coef_, float(ridge.intercept_), meta)
+
+
+def split_senses(features: np.ndarray, log_senses: np.ndarray, words: Sequence[str], alpha: float) -> Optional[float]:
+    """The estimate below which SPLIT_PERCENTILE % of the monosemous training words fall,
+    from predictions cross-fitted on two folds of the words (a word is in one fold in
+    every lexicon); None with fewer than MIN_MONOSEMOUS_FOR_SPLIT monosemous words."""
+    from sklearn.linear_model import Ridge
+
+    monosemous = log_senses == 0
+    fold = np.array([int(hashlib.md5(word.encode("utf8")).hexdigest()[8:16], 16) % 2 for word in words], dtype=np.int64)
+    if monosemous.sum() < MIN_MONOSEMOUS_FOR_SPLIT or len(np.unique(fold)) < 2:
+        return None
+    predictions = np.zeros(len(log_senses))
+    for held in (0, 1):
+        ridge = Ridge(alpha=alpha).fit(features[fold != held], log_senses[fold != held])
+        predictions[fold == held] = ridge.predict(features[fold == held])
+    return float(np.exp(np.percentile(predictions[monosemous], SPLIT_PERCENTILE)))
 
 
 def type_polysemy_scores(

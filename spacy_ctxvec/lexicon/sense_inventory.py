@@ -49,6 +49,7 @@ from ..ops.senses import (
     to_sense_space,
     voting_rows,
 )
+from .polysemy_probe import PolysemyProbe
 from .statistics import Lexicon
 from .storage import KeyedRows, check_header, check_strings, BYTES_SOURCE, load_parts, parts_from_bytes, parts_to_bytes, save_parts
 
@@ -76,6 +77,7 @@ DEFAULT_SETTINGS: Dict[str, Any] = {
     "min_share": MIN_SHARE,
     "n_directions": N_REMOVED_DIRECTIONS,
     "context_weight": CONTEXT_WEIGHT,
+    "split_by_probe": True,  # a polysemy probe that fits the lexicon decides which types split
 }
 
 
@@ -100,9 +102,11 @@ def _check(condition: bool, problem: str) -> None:
 def check_induction_settings(
     *, min_count: int, split_threshold: Optional[float], cut_distance: float, max_senses: int, min_tokens: int,
     n_directions: int, min_share: float = MIN_SHARE, split_percentile: Optional[float] = SPLIT_PERCENTILE,
-    context_weight: float = CONTEXT_WEIGHT,
+    context_weight: float = CONTEXT_WEIGHT, split_by_probe: bool = True,
 ) -> None:
     """E603 for a setting out of range."""
+    if not isinstance(split_by_probe, bool):
+        raise CtxvecError(Errors.E603.format(setting="split_by_probe", requirement="true or false", value=split_by_probe))
     checks = (
         ("min_count", min_count, isinstance(min_count, int) and min_count >= 1, "an integer >= 1"),
         ("split_threshold", split_threshold, split_threshold is None or (_is_number(split_threshold) and 0.0 <= split_threshold <= 2.0),
@@ -416,6 +420,8 @@ def induce_inventory(
     min_share: float = MIN_SHARE,
     n_directions: int = N_REMOVED_DIRECTIONS,
     context_weight: float = CONTEXT_WEIGHT,
+    split_by_probe: bool = True,
+    probe: Optional[PolysemyProbe] = None,
     name: str = "ctxvec_polysemy",
 ) -> SenseInventory:
     """Induce the senses of every type of ``lexicon`` seen at least ``min_count`` times
@@ -425,10 +431,13 @@ def induce_inventory(
     ``ops.senses.calibrate_split_thresholds``), else (``split_percentile`` None) the
     shipped ``SPLIT_THRESHOLDS``; the table used is saved in ``settings``. Clusters
     are made on token and context joined when the sample keeps context vectors and
-    ``context_weight`` > 0, else on the token rows. Deterministic: the same lexicon gives a bitwise equal inventory."""
+    ``context_weight`` > 0, else on the token rows. With ``split_by_probe`` and a
+    ``probe`` that fits the lexicon and has a ``split_senses`` cut, the probe decides
+    which types split (its estimate above the cut) instead of the spread thresholds.
+    Deterministic: the same lexicon gives a bitwise equal inventory."""
     check_induction_settings(min_count=min_count, split_threshold=split_threshold, cut_distance=cut_distance,
                              max_senses=max_senses, min_tokens=min_tokens, n_directions=n_directions, min_share=min_share,
-                             split_percentile=split_percentile, context_weight=context_weight)
+                             split_percentile=split_percentile, context_weight=context_weight, split_by_probe=split_by_probe)
     sample = lexicon.sample
     if sample is None:
         raise CtxvecError(Errors.E602.format(name=name))
@@ -446,6 +455,9 @@ def induce_inventory(
     space = fit_corpus_sense_space(sample.vectors, weights, n_directions=n_directions)
     context_space = fit_corpus_sense_space(sample.contexts, weights, n_directions=n_directions) if with_contexts else None
     induced = np.flatnonzero(counts >= min_count)
+    decisions = probe_split_decisions(lexicon, probe, min_count, sample.keys) if split_by_probe else None
+    settings.update(split_rule="probe" if decisions is not None else "spread",
+                    split_senses=probe.split_senses if decisions is not None else None)  # type: ignore[union-attr]
 
     def units_of(i: int) -> Tuple[np.ndarray, np.ndarray]:
         raw = sample.vectors[int(sample.offsets[i]):int(sample.offsets[i + 1])].astype(np.float64)
@@ -475,7 +487,8 @@ def induce_inventory(
             contexts = sample.contexts[start:end].astype(np.float64)
             features = sense_features(units, to_sense_space(contexts, context_space), context_weight)
         model = induce_senses(units, split_threshold=split_threshold, thresholds=thresholds, cut_distance=cut_distance,
-                              max_senses=max_senses, min_tokens=min_tokens, min_share=min_share, cluster_rows=features)
+                              max_senses=max_senses, min_tokens=min_tokens, min_share=min_share, cluster_rows=features,
+                              split=None if decisions is None else decisions[i])
         if model.n_senses == 0:
             continue
         keys.append(sample.keys[i])
@@ -499,6 +512,18 @@ def induce_inventory(
     )
 
 
+def probe_split_decisions(lexicon: Lexicon, probe: Optional[PolysemyProbe], min_count: int,
+                          keys: Sequence[str]) -> Optional[List[Optional[bool]]]:
+    """Per key: whether the probe's estimate for its type exceeds the probe's
+    ``split_senses`` (None where the probe does not score the type); None (no
+    decisions at all) without a probe that fits the lexicon and has that cut."""
+    if probe is None or probe.split_senses is None or probe.problem_with(lexicon) is not None:
+        return None
+    estimates, valid = probe.scores(lexicon, min_count)
+    rows = [lexicon.index(key) for key in keys]
+    return [None if row is None or not valid[row] else bool(estimates[row] > probe.split_senses) for row in rows]
+
+
 def describe_context(settings: Dict[str, Any]) -> str:
     """What an inventory's senses were clustered on (its ``settings``)."""
     if settings.get("context_window"):
@@ -508,7 +533,14 @@ def describe_context(settings: Dict[str, Any]) -> str:
 
 
 def describe_split_thresholds(settings: Dict[str, Any]) -> str:
-    """One line on the split thresholds an inventory was induced with (its ``settings``)."""
+    """One line on how an inventory decided which types split (its ``settings``)."""
+    if settings.get("split_rule") == "probe":
+        return (f"types split where the polysemy probe estimates more than {settings['split_senses']:.2f} senses; "
+                f"elsewhere (in evaluate senses: words the probe does not score) {_describe_thresholds(settings)}")
+    return _describe_thresholds(settings)
+
+
+def _describe_thresholds(settings: Dict[str, Any]) -> str:
     if settings.get("split_threshold") is not None:
         return f"split threshold {settings['split_threshold']:g} at every sample size"
     table = [(int(n), float(t)) for n, t in settings.get("split_thresholds") or SPLIT_THRESHOLDS]

@@ -264,12 +264,14 @@ def induce_senses(
     min_tokens: int = MIN_TOKENS,
     min_share: float = MIN_SHARE,
     cluster_rows: Optional[np.ndarray] = None,
+    split: Optional[bool] = None,
 ) -> SenseModel:
     """Senses of one type from its occurrences in the sense space (n, d) unit rows.
 
     ``cluster_rows`` (n, d'): the rows to cluster and to take centroids in (e.g.
     ``sense_features``, the token joined to its context); None: ``unit_rows``. The
-    split decision always uses ``unit_rows``.
+    split decision uses ``unit_rows``, unless ``split`` gives it (True: split, False:
+    one sense; e.g. from a polysemy probe); fewer than ``min_tokens`` rows never split.
 
     ``split_threshold`` None: the ``thresholds`` table (n, threshold) at the number of
     rows (e.g. from ``calibrate_split_thresholds``); a number: that threshold for every n. A sense holds at least ``min_share`` of the rows
@@ -287,7 +289,8 @@ def induce_senses(
     row_spread = spread(voting)
     labels = np.zeros(n, dtype=np.int64)
     clustered = rows if cluster_rows is None else np.asarray(cluster_rows, dtype=np.float64).reshape(n, -1)
-    if len(voting) < max(min_tokens, 3) or row_spread <= split_threshold_for(len(voting), split_threshold, thresholds):
+    spread_says_one = split is None and row_spread <= split_threshold_for(len(voting), split_threshold, thresholds)
+    if len(voting) < max(min_tokens, 3) or split is False or spread_says_one:
         return _sense_model(clustered, labels, row_spread)
     voting = clustered[nonzero]
     distances = np.clip(1.0 - voting @ voting.T, 0.0, 2.0)
