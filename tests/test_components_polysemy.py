@@ -528,6 +528,9 @@ def test_minilm_at_layer_5_gets_the_shipped_probe_in_initialize(minilm_dir, tmp_
     # checks that the probe is applied to the tokens; its accuracy is measured on held-out
     # words in benchmarks/SENSES.md.
     assert _token(doc, "play")._.polysemy_score > 2 * _token(doc, "hotel")._.polysemy_score
+    strict = Polysemy(score="probe")  # "probe" is satisfiable as soon as the shipped probe is chosen
+    strict.set_lexicon(component.lexicon, nlp=nlp)
+    assert strict.score_source == "probe" and strict.probe.meta == shipped.meta
     last_layer = load_pipeline(CONFIGS / "default.cfg")  # layer 6: the shipped probe is for layer 5
     other = last_layer.get_pipe("ctxvec_polysemy")
     other.initialize(nlp=last_layer, corpus=configure_lexicon_corpus(path=str(corpus)))

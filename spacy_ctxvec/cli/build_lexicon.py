@@ -114,8 +114,7 @@ def build_lexicon_cli(
             msg.info(f"The documents counted so far are kept in {checkpoint_dir}: fix the input and rerun with --resume.")
         raise
     lexicon = result.lexicon.prune_sample(min_count if sample_min_count is None else sample_min_count)
-    component.set_lexicon(lexicon)
-    component.attach_shipped_probe(nlp)
+    component.set_lexicon(lexicon, nlp=nlp)
     msg.info(describe_score(component))
     if senses is not False and lexicon.sample is not None:
         started = time.perf_counter()

@@ -120,12 +120,13 @@ def plot_polysemy_cli(
     polysemous words."""
     from ..analysis.plotting import polysemy_figure, save_figure
     from ..components.polysemy import load_lexicon, load_probe
-    from ..lexicon.polysemy_probe import type_polysemy_scores
+    from ..lexicon.polysemy_probe import FITTED_HALF, type_polysemy_scores
 
     _at_least_one("--top", top_n)
     check_output_file(output, "figure", [sense_counts, source])
     lexicon = load_lexicon(source)
-    scores, valid, used = type_polysemy_scores(lexicon, load_probe(source), min_count)
+    probe = load_probe(source)
+    scores, valid, used = type_polysemy_scores(lexicon, probe, min_count)
     if not valid.any():
         raise CtxvecError(Errors.E410.format(min_count=min_count, path=source))
     words = [word for word, keep in zip(lexicon.keys, valid) if keep]
@@ -144,4 +145,6 @@ def plot_polysemy_cli(
     message = f"Wrote {path} ({len(words)} words"
     if correlation is not None:
         message += f"; Spearman rho with WordNet sense count {correlation:.3f} over {int((counts > 0).sum())} words"
+    if correlation is not None and used == "probe" and probe is not None and probe.meta.get("fitted_words") == FITTED_HALF:
+        message += "; the probe was fitted on half of these words: `evaluate polysemy` scores the other half alone"
     typer.echo(message + ")")

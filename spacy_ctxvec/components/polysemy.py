@@ -177,14 +177,18 @@ class Polysemy(DocAnnotator):
         self._sense_table: Optional[Dict[str, np.ndarray]] = None
         install_extensions()
 
-    def set_lexicon(self, lexicon: Optional[Lexicon]) -> None:
+    def set_lexicon(self, lexicon: Optional[Lexicon], *, nlp: Optional[Language] = None) -> None:
         """Use ``lexicon`` (None: no lexicon). Its key mode must match this component's.
-        The senses are dropped (they belong to the old lexicon): set them again with
-        ``set_senses`` or ``build_senses``."""
+        With ``nlp``, the shipped polysemy probe of its model is used when it fits the
+        lexicon and the component has no probe of its own that does
+        (``attach_shipped_probe``). The senses are dropped (they belong to the old
+        lexicon): set them again with ``set_senses`` or ``build_senses``."""
         lexicon_key = lexicon.meta.get("key") if lexicon is not None else None
         if lexicon_key is not None and lexicon_key != self.key:
             raise CtxvecError(Errors.E220.format(lexicon_key=lexicon_key, name=self.name, key=self.key))
         self.lexicon = lexicon
+        if nlp is not None:
+            self._choose_probe(nlp)
         self._refresh_table()
         self.set_senses(None)
 
@@ -199,7 +203,12 @@ class Polysemy(DocAnnotator):
 
     def attach_shipped_probe(self, nlp: Language) -> Optional[PolysemyProbe]:
         """Use the shipped probe of nlp's model that fits the lexicon, if any (an own
-        probe that fits is kept); return the probe in use."""
+        probe that fits is kept); return the probe in use, None if none fits."""
+        chosen = self._choose_probe(nlp)
+        self._refresh_table()
+        return chosen
+
+    def _choose_probe(self, nlp: Language) -> Optional[PolysemyProbe]:
         model = pipeline_model_fingerprint(nlp)
         if self.lexicon is None or not len(self.lexicon) or model is None:
             return None
@@ -207,7 +216,7 @@ class Polysemy(DocAnnotator):
             return self.probe
         shipped = find_shipped_probe(self.lexicon, model)
         if shipped is not None:
-            self.set_probe(shipped)
+            self.probe = shipped  # shipped probes carry the lexicon's key (problem_with)
         return shipped
 
     def _refresh_table(self) -> None:
@@ -333,18 +342,16 @@ class Polysemy(DocAnnotator):
         if lexicon_path is not None and corpus is not None:
             raise CtxvecError(Errors.E227.format(name=self.name))
         if lexicon_path is not None:
-            self.set_lexicon(Lexicon.from_disk(lexicon_path))
+            self.set_lexicon(Lexicon.from_disk(lexicon_path), nlp=nlp)
         elif corpus is not None and nlp is not None:
             check_key_mode(nlp, self.key)
             lexicon = partial_lexicon(nlp, corpus(nlp.vocab), key=self.key, batch_size=batch_size, sample_size=sample_size,
                                       sample_contexts=sample_contexts)
-            self.set_lexicon(lexicon.prune_sample(self.min_count))
-            self.attach_shipped_probe(nlp)
+            self.set_lexicon(lexicon.prune_sample(self.min_count), nlp=nlp)
             if self.induce and sample_size > 0:
                 self.build_senses()
         if nlp is not None and self.lexicon is not None and len(self.lexicon):
             self.check_width(context_width(nlp))
-            self.attach_shipped_probe(nlp)
 
     def check_width(self, pipeline_width: int) -> None:
         if self.lexicon is not None and len(self.lexicon) and self.lexicon.width != pipeline_width:
