@@ -378,3 +378,8 @@ class Warnings(metaclass=_ErrorsWithCodes):
     W003 = "{n_missing} targets had no wordpiece (zero vector, cosine 0)."
     W004 = "Skipped invalid line {path}:{line}"
     W005 = "Skipped {n_lines} invalid lines in total."
+    W006 = ("The lexicon counts {n_tokens} tokens, fewer than the {minimum} of the smallest "
+            "corpus the polysemy probe was measured on: its log-frequency term makes every "
+            "repeated word look frequent, so polysemy_score runs high and more words split "
+            "into senses. Build from a larger corpus, or pass split_by_probe = false / "
+            "score = \"self_similarity\" in [components.ctxvec_polysemy].")

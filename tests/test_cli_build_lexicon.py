@@ -240,3 +240,19 @@ def test_sample_contexts_are_kept_by_default_and_not_computed_with_no_sample_con
     assert plain.lexicon.sample.nbytes + component.lexicon.sample.contexts.nbytes == component.lexicon.sample.nbytes
     bank = spacy.load(tmp_path / "without")("the bank")[1]
     assert bank._.sense is not None  # assignment without contexts works on such a pipeline
+
+
+@pytest.mark.slow
+def test_minilm_build_uses_the_shipped_probe_and_warns_on_a_small_corpus(minilm_dir, tmp_path):
+    from spacy_ctxvec.components.polysemy import load_probe, load_senses
+    from .conftest import CONFIGS
+
+    corpus = tmp_path / "corpus.txt"
+    corpus.write_text("\n".join(CORPUS * 4) + "\n", encoding="utf8")
+    result = invoke("build-lexicon", CONFIGS / "default.cfg", corpus, tmp_path / "out", "--min-count", "2", "--no-progress")
+    assert result.exit_code == 0, result.output
+    output = flat(result)
+    assert "polysemy_score: the polysemy probe fitted on" in output and "W006" in output
+    assert load_probe(tmp_path / "out") is not None
+    assert load_senses(tmp_path / "out").settings["split_rule"] == "probe"
+    assert spacy.load(tmp_path / "out").get_pipe("ctxvec_polysemy").score_source == "probe"

@@ -30,6 +30,7 @@ from ..lexicon.checkpoints import (
 )
 from ..lexicon.corpus import DEFAULT_ENCODING, check_encoding
 from ..lexicon.engines import ENGINES, get_engine
+from ..lexicon.polysemy_probe import SMALL_CORPUS_TOKENS
 from ..lexicon.sense_inventory import describe_context, describe_split_thresholds
 from ..pipelines import load_pipeline
 from ._app import app, exit_on_coded_error
@@ -116,6 +117,8 @@ def build_lexicon_cli(
     lexicon = result.lexicon.prune_sample(min_count if sample_min_count is None else sample_min_count)
     component.set_lexicon(lexicon, nlp=nlp)
     msg.info(describe_score(component))
+    if component.probe is not None and component.score_source == "probe" and lexicon.n_occurrences < SMALL_CORPUS_TOKENS:
+        msg.warn(Warnings.W006.format(n_tokens=lexicon.n_occurrences, minimum=SMALL_CORPUS_TOKENS))
     if senses is not False and lexicon.sample is not None:
         started = time.perf_counter()
         inventory = component.build_senses()

@@ -42,6 +42,9 @@ MIN_TRAINING_WORDS = 20
 # sense (measured: 76.1% of 255 Gutenberg words; benchmarks/SENSES.md)
 SPLIT_PERCENTILE = 80.0
 MIN_MONOSEMOUS_FOR_SPLIT = 10
+# The shipped probe was measured on lexicons of 125k to 1.28M tokens; below this the
+# log relative frequency feature inflates the estimates (build-lexicon warns, W006).
+SMALL_CORPUS_TOKENS = 100_000
 # probe.meta["fitted_words"]: "all" types with a sense count, or only FITTED_HALF (in_fitted_half)
 FITTED_ALL = "all"
 FITTED_HALF = "md5-even half"
