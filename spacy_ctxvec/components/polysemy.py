@@ -90,8 +90,8 @@ split_by_probe = true
 LEXICON_DIR = "lexicon"
 SENSES_DIR = "senses"
 PROBE_DIR = "probe"
-# {"has_lexicon": bool, "has_senses": bool, "has_probe": bool}: a deleted lexicon or senses directory is an
-# error, not an empty lexicon / no senses
+# {"has_lexicon": bool, "has_senses": bool, "has_probe": bool}: a deleted lexicon, senses
+# or probe directory is an error, not an empty lexicon / no senses / no probe
 CFG_FILE = "cfg.json"
 
 
@@ -173,7 +173,7 @@ class Polysemy(DocAnnotator):
         self.senses: Optional[SenseInventory] = None
         self.probe: Optional[PolysemyProbe] = None
         self.score_source: Optional[str] = None  # the definition the scores use: "probe" or "self_similarity"
-        self._table: Optional[Dict[str, np.ndarray]] = None
+        self._table: Optional[Dict[str, Any]] = None
         self._sense_table: Optional[Dict[str, np.ndarray]] = None
         install_extensions()
 
