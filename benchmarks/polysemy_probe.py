@@ -4,9 +4,10 @@ Fits `spacy_ctxvec.lexicon.polysemy_probe.fit_probe` on the md5-even half of the
 of the --fit lexicons (pooled), and reports Spearman with log WordNet sense counts (raw
 and with log frequency partialled out) and the monosemous-vs-polysemous AUC on the
 md5-odd half of every --evaluate lexicon, beside self-similarity, log frequency, the
-probe fitted on each --fit lexicon alone (transfer between corpora), and ablations: the
-unit centroid alone, log frequency + self-similarity alone, and the model's static
-input embedding of the word (no corpus at all). See benchmarks/SENSES.md, "A polysemy
+probe fitted on each --fit lexicon alone (transfer between corpora), the probe without
+the types' input embeddings, and ablations: the unit centroid alone, log frequency +
+self-similarity alone, and the model's static input embedding of the word alone (no
+corpus at all). See benchmarks/SENSES.md, "A polysemy
 probe (session 7)".
 
     python benchmarks/polysemy_probe.py --fit gut_full wn_lex --evaluate gut_full wn_lex wic_scws_lex \\
@@ -21,7 +22,7 @@ from pathlib import Path
 import numpy as np
 from sklearn.linear_model import RidgeCV
 
-from spacy_ctxvec.components.polysemy import pipeline_model_fingerprint
+from spacy_ctxvec.components.polysemy import pipeline_model_fingerprint, type_input_embeddings
 from spacy_ctxvec.evaluation.correlation import polysemy_report
 from spacy_ctxvec.evaluation.readers import read_sense_counts
 from spacy_ctxvec.lexicon.polysemy_probe import DEFAULT_ALPHAS, fit_probe, in_fitted_half, probe_features, training_rows
@@ -34,6 +35,7 @@ def load(path):
     nlp = load_pipeline(path)
     component = nlp.get_pipe("ctxvec_polysemy")
     return {"name": Path(path).name, "lexicon": component.lexicon, "model": pipeline_model_fingerprint(nlp),
+            "inputs": type_input_embeddings(nlp, component.lexicon.keys),
             "static": nlp.get_pipe("ctxvec_static").table if "ctxvec_static" in nlp.pipe_names else None}
 
 
@@ -78,9 +80,12 @@ def main() -> None:
         raise SystemExit(f"the pipelines hold different models: {models}")
     model = models.pop()
     names = " + ".join(entry["name"] for entry in fit)
-    pooled = fit_probe([entry["lexicon"] for entry in fit], counts, min_count=MIN_COUNT, model=model, half=True,
+    lexicons, inputs = [entry["lexicon"] for entry in fit], [entry["inputs"] for entry in fit]
+    pooled = fit_probe(lexicons, counts, min_count=MIN_COUNT, model=model, half=True, inputs=inputs,
                        trained_on=args.trained_on or f"sense counts of the md5-even half of the words of {names}")
-    singles = {entry["name"]: fit_probe(entry["lexicon"], counts, min_count=MIN_COUNT, model=model, half=True) for entry in fit}
+    without_inputs = fit_probe(lexicons, counts, min_count=MIN_COUNT, model=model, half=True)
+    singles = {entry["name"]: fit_probe(entry["lexicon"], counts, min_count=MIN_COUNT, model=model, half=True, inputs=[entry["inputs"]])
+               for entry in fit}
     results = {"probe": pooled.meta, "evaluated": {}}
     for path in args.evaluate:
         entry = loaded[path]
@@ -88,8 +93,9 @@ def main() -> None:
         held_out = ~in_fitted_half(lexicon.keys)
         self_similarity, valid = lexicon.polysemy_scores(MIN_COUNT)
         rows = {
-            f"probe fitted on {names} (the shipped probe)": pooled.scores(lexicon, MIN_COUNT)[0],
-            **{f"probe fitted on {name} alone": probe.scores(lexicon, MIN_COUNT)[0] for name, probe in singles.items()},
+            f"probe fitted on {names} (the shipped probe)": pooled.scores(lexicon, MIN_COUNT, entry["inputs"])[0],
+            **{f"probe fitted on {name} alone": probe.scores(lexicon, MIN_COUNT, entry["inputs"])[0] for name, probe in singles.items()},
+            f"probe without the input embeddings, fitted on {names}": without_inputs.scores(lexicon, MIN_COUNT)[0],
             "self_similarity": self_similarity,
             "log frequency": np.log(np.maximum(lexicon.counts, 1)),
             "ablation: unit centroid alone": ablation_scores(fit, entry, counts, "centroid")[0],

@@ -8,7 +8,7 @@ import spacy
 from typer.testing import CliRunner
 
 from spacy_ctxvec.cli import app
-from spacy_ctxvec.components.polysemy import load_lexicon, load_probe
+from spacy_ctxvec.components.polysemy import load_lexicon, load_pipeline_inputs, load_probe
 from spacy_ctxvec.evaluation.readers import read_sense_counts
 from spacy_ctxvec.evaluation.tasks import evaluate_polysemy
 from spacy_ctxvec.lexicon.polysemy_probe import FITTED_ALL, FITTED_HALF, in_fitted_half
@@ -70,7 +70,10 @@ def test_the_built_pipeline_uses_self_similarity_until_a_probe_is_fitted(lexicon
     component = nlp.get_pipe("ctxvec_polysemy")
     assert component.score_source == "probe"
     lexicon = load_lexicon(tmp_path / "out")
-    expected, valid = probe.scores(lexicon, 2)
+    inputs = load_pipeline_inputs(tmp_path / "out", lexicon)  # the probe reads the tiny model's input embeddings
+    assert probe.input_width == 32 and inputs.shape == (len(lexicon), 32)
+    np.testing.assert_allclose(inputs, component.type_inputs)
+    expected, valid = probe.scores(lexicon, 2, inputs)
     doc = nlp(" ".join(scored_words(lexicon_pipeline)[:5]))
     for token in doc:
         assert token._.polysemy_score == pytest.approx(expected[lexicon.index(token.text)])
@@ -139,7 +142,7 @@ def test_senses_are_induced_again_so_that_the_probe_decides_the_splits(tiny_pipe
     assert probe.split_senses is not None
     assert senses.settings["split_rule"] == "probe" and senses.settings["split_senses"] == probe.split_senses
     lexicon = load_lexicon(tmp_path / "out")
-    estimates, _ = probe.scores(lexicon, 2)
+    estimates, _ = probe.scores(lexicon, 2, load_pipeline_inputs(tmp_path / "out", lexicon))
     for key in senses.keys:
         if senses.n_senses(key) > 1:
             assert estimates[lexicon.index(key)] > probe.split_senses

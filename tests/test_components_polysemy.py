@@ -535,3 +535,41 @@ def test_minilm_at_layer_5_gets_the_shipped_probe_in_initialize(minilm_dir, tmp_
     other = last_layer.get_pipe("ctxvec_polysemy")
     other.initialize(nlp=last_layer, corpus=configure_lexicon_corpus(path=str(corpus)))
     assert other.score_source == "self_similarity" and other.probe is None
+
+
+def test_type_inputs_are_the_transformers_input_embeddings_and_travel_with_the_lexicon(tiny_nlp, tmp_path):
+    import shutil
+
+    from spacy_ctxvec.components.polysemy import type_input_embeddings
+    from spacy_ctxvec.lexicon.polysemy_probe import fit_probe
+    from spacy_ctxvec.static.sources import transformer_embedding_table
+
+    lexicon = partial_lexicon(tiny_nlp, PROBE_LINES, batch_size=8)
+    inputs = type_input_embeddings(tiny_nlp, lexicon.keys)
+    expected, _ = transformer_embedding_table(tiny_nlp).lookup_batch(lexicon.keys)
+    np.testing.assert_allclose(inputs, expected, atol=1e-3)  # float16
+    counts = {key: 1 + len(key) % 4 for key in lexicon.keys}
+    probe = fit_probe(lexicon, counts, min_count=2, inputs=[inputs])
+    component = Polysemy(min_count=2)
+    component.set_lexicon(lexicon)
+    component.set_probe(probe)
+    assert component.score_source == "self_similarity"  # the probe reads inputs the component has not computed
+    component.set_type_inputs(tiny_nlp)
+    assert component.score_source == "probe"
+    bank = _token(component(tiny_nlp("the bank")), "bank")
+    assert bank._.polysemy_score == pytest.approx(probe.scores(lexicon, 2, inputs)[0][lexicon.index("bank")])
+    component.to_disk(tmp_path / "component")
+    for loaded in (Polysemy(min_count=2).from_disk(tmp_path / "component"), Polysemy(min_count=2).from_bytes(component.to_bytes())):
+        np.testing.assert_array_equal(loaded.type_inputs, component.type_inputs)
+        assert loaded.score_source == "probe"
+    component.set_lexicon(partial_lexicon(tiny_nlp, PROBE_LINES[:2], batch_size=8))  # other keys: the inputs go
+    assert component.type_inputs is None and component.score_source == "self_similarity"
+    other = tmp_path / "other"
+    shutil.copytree(tmp_path / "component", other)
+    shutil.rmtree(other / "inputs")
+    with pytest.raises(CtxvecError, match=r"E249.*input embeddings.*missing"):
+        Polysemy(min_count=2).from_disk(other)
+    shutil.copytree(tmp_path / "component" / "inputs", other / "inputs")
+    (other / "inputs" / "inputs.json").write_text('{"n_types": 1, "keys_digest": "x"}', encoding="utf8")
+    with pytest.raises(CtxvecError, match=r"E652.*other lexicon keys"):
+        Polysemy(min_count=2).from_disk(other)

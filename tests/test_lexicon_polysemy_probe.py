@@ -210,8 +210,9 @@ def test_shipped_probes_load_and_match_only_their_model():
         assert probe.model and probe.meta["fitted_words"] == FITTED_HALF
         lexicon = Lexicon.from_occurrences(["a"] * 5 + ["b"] * 5, np.random.default_rng(0).normal(size=(10, probe.width)),
                                            meta={name: probe.meta[name] for name in ("key", "layers", "pooling") if name in probe.meta})
-        assert find_shipped_probe(lexicon, probe.model) is not None
-        assert find_shipped_probe(lexicon, "0000000000000000") is None
+        inputs = np.zeros((2, probe.input_width)) if probe.input_width else None
+        assert find_shipped_probe(lexicon, probe.model, inputs) is not None
+        assert find_shipped_probe(lexicon, "0000000000000000", inputs) is None
 
 
 def test_split_senses_cut_leaves_most_monosemous_training_words_below_it():
@@ -227,3 +228,49 @@ def test_split_senses_cut_leaves_most_monosemous_training_words_below_it():
     no_monosemous = {key: max(2, count) for key, count in counts.items()}
     assert fit_probe(lexicon, no_monosemous, min_count=5).split_senses is None
     assert PolysemyProbe(np.zeros(WIDTH + 2), 0.0, {"width": WIDTH, "split_senses": True}).split_senses is None
+
+
+# A probe that also reads the types' input embeddings
+def planted_inputs(lexicon, counts, seed: int = 5, input_width: int = 6):
+    """Input embeddings whose first coordinate carries log(sense count), plus noise."""
+    rng = np.random.default_rng(seed)
+    inputs = rng.normal(size=(len(lexicon), input_width))
+    inputs[:, 0] = 2.0 * np.log(sense_counts_for(lexicon.keys, counts).clip(1)) + 0.1 * rng.normal(size=len(lexicon))
+    return inputs
+
+
+def test_a_probe_reading_input_embeddings_needs_them_and_uses_them():
+    lexicon, counts = planted_lexicon(shuffle=True)  # the centroids carry nothing: the inputs must
+    inputs = planted_inputs(lexicon, counts)
+    probe = fit_probe(lexicon, counts, min_count=5, half=True, inputs=[inputs])
+    assert probe.input_width == 6 and probe.features[-1] == "input_embedding" and len(probe.weights) == WIDTH + 2 + 6
+    scores, valid = probe.scores(lexicon, 5, inputs)
+    held = valid & ~in_fitted_half(lexicon.keys)
+    assert spearmanr(scores[held], sense_counts_for(lexicon.keys, counts)[held])[0] > 0.9
+    assert "input embeddings" in probe.problem_with(lexicon)
+    assert "shape" in probe.problem_with(lexicon, inputs=inputs[:, :3])
+    with pytest.raises(CtxvecError, match="E651"):
+        probe.scores(lexicon, 5)
+    assert type_polysemy_scores(lexicon, probe, 5)[2] == "self_similarity"  # auto without inputs
+    assert type_polysemy_scores(lexicon, probe, 5, inputs=inputs)[2] == "probe"
+    with pytest.raises(CtxvecError, match="E650"):
+        fit_probe(lexicon, counts, min_count=5, inputs=[inputs, inputs])
+    with pytest.raises(CtxvecError, match="E650"):
+        probe_features(lexicon, 5, inputs[:-1])
+
+
+def test_an_input_probe_round_trips_and_a_header_that_disagrees_is_refused(tmp_path):
+    lexicon, counts = planted_lexicon(n_types=60)
+    inputs = planted_inputs(lexicon, counts)
+    probe = fit_probe(lexicon, counts, min_count=5, inputs=[inputs])
+    probe.to_disk(tmp_path / "probe")
+    for loaded in (PolysemyProbe.from_disk(tmp_path / "probe"), PolysemyProbe.from_bytes(probe.to_bytes())):
+        assert loaded.features == probe.features and loaded.input_width == 6
+        np.testing.assert_array_equal(loaded.scores(lexicon, 5, inputs)[0], probe.scores(lexicon, 5, inputs)[0])
+    header = json.loads((tmp_path / "probe" / "probe.json").read_text())
+    header["features"] = header["features"][:-1]
+    (tmp_path / "probe" / "probe.json").write_text(json.dumps(header))
+    with pytest.raises(CtxvecError, match="E652"):
+        PolysemyProbe.from_disk(tmp_path / "probe")
+    with pytest.raises(CtxvecError, match="E650"):
+        PolysemyProbe(np.zeros(WIDTH + 2), 0.0, {"width": WIDTH, "input_width": -1})

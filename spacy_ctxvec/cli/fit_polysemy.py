@@ -7,6 +7,7 @@ import json
 from pathlib import Path
 from typing import Any, Dict, Optional
 
+import numpy as np
 import typer
 from wasabi import msg
 
@@ -22,15 +23,16 @@ from ._app import app, exit_on_coded_error
 from .build_lexicon import check_pipeline_output, save_output
 
 
-def held_out_estimate(lexicon: Any, counts: Dict[str, int], *, min_count: int, model: Optional[str]) -> Dict[str, PolysemyReport]:
+def held_out_estimate(lexicon: Any, counts: Dict[str, int], *, min_count: int, model: Optional[str],
+                      inputs: Optional[np.ndarray] = None) -> Dict[str, PolysemyReport]:
     """Probe fitted on one half of the words (in_fitted_half) and self-similarity, both
     scored on the other half; empty if that half has too few words to fit on."""
     rows, _, _ = training_rows(lexicon, counts, min_count)
     if in_fitted_half([lexicon.keys[row] for row in rows]).sum() < MIN_TRAINING_WORDS:
         return {}
-    probe = fit_probe(lexicon, counts, min_count=min_count, model=model, half=True)
+    probe = fit_probe(lexicon, counts, min_count=min_count, model=model, half=True, inputs=None if inputs is None else [inputs])
     held_out = ~in_fitted_half(lexicon.keys)
-    probe_scores, valid = probe.scores(lexicon, min_count)
+    probe_scores, valid = probe.scores(lexicon, min_count, inputs)
     self_similarity, _ = lexicon.polysemy_scores(min_count)
     return {
         name: polysemy_report(lexicon.keys, scores, valid, lexicon.counts, counts, score=name, words=held_out)
@@ -66,8 +68,12 @@ def fit_polysemy_cli(
             hint="Its lexicon is empty: build one with `spacy-ctxvec build-lexicon PIPELINE CORPUS OUTPUT`."))
     min_count = min_count or component.min_count
     model = pipeline_model_fingerprint(nlp)
-    estimate = held_out_estimate(lexicon, counts, min_count=min_count, model=model)
-    probe = fit_probe(lexicon, counts, min_count=min_count, model=model, half=half, trained_on=f"{sense_counts.name} and {Path(pipeline).name}'s lexicon")
+    if component.type_inputs is None:
+        component.set_type_inputs(nlp)
+    inputs = component.type_inputs
+    estimate = held_out_estimate(lexicon, counts, min_count=min_count, model=model, inputs=inputs)
+    probe = fit_probe(lexicon, counts, min_count=min_count, model=model, half=half, inputs=None if inputs is None else [inputs],
+                      trained_on=f"{sense_counts.name} and {Path(pipeline).name}'s lexicon")
     component.set_probe(probe)
     reinduced = component.senses is not None and lexicon.sample is not None and component.induce
     if reinduced:  # the probe now decides which types split

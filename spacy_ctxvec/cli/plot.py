@@ -119,14 +119,14 @@ def plot_polysemy_cli(
     """Polysemy score against WordNet sense count (log x), and the most and least
     polysemous words."""
     from ..analysis.plotting import polysemy_figure, save_figure
-    from ..components.polysemy import load_lexicon, load_probe
+    from ..components.polysemy import load_lexicon, load_pipeline_inputs, load_probe
     from ..lexicon.polysemy_probe import FITTED_HALF, type_polysemy_scores
 
     _at_least_one("--top", top_n)
     check_output_file(output, "figure", [sense_counts, source])
     lexicon = load_lexicon(source)
     probe = load_probe(source)
-    scores, valid, used = type_polysemy_scores(lexicon, probe, min_count)
+    scores, valid, used = type_polysemy_scores(lexicon, probe, min_count, inputs=load_pipeline_inputs(source, lexicon))
     if not valid.any():
         raise CtxvecError(Errors.E410.format(min_count=min_count, path=source))
     words = [word for word, keep in zip(lexicon.keys, valid) if keep]

@@ -7,7 +7,7 @@ import numpy as np
 import typer
 from wasabi import msg
 
-from ..components.polysemy import load_lexicon, load_probe
+from ..components.polysemy import load_lexicon, load_pipeline_inputs, load_probe
 from ..errors import CtxvecError, Errors
 from ..lexicon.polysemy_probe import SCORE_CHOICES, PolysemyProbe, type_polysemy_scores
 from ..lexicon.statistics import Lexicon
@@ -17,10 +17,10 @@ FORMATS = ("table", "tsv", "json")
 
 
 def rank_rows(lexicon: Lexicon, *, min_count: int, top_k: int, probe: Optional[PolysemyProbe] = None,
-              score: str = "auto") -> Dict[str, List[Dict[str, Any]]]:
+              score: str = "auto", inputs: Optional[np.ndarray] = None) -> Dict[str, List[Dict[str, Any]]]:
     """Top-k types by polysemy score (see type_polysemy_scores), highest ("most") and
     lowest ("least"), ties by key."""
-    scores, valid, _ = type_polysemy_scores(lexicon, probe, min_count, score)
+    scores, valid, _ = type_polysemy_scores(lexicon, probe, min_count, score, inputs)
     self_sim = lexicon.self_similarity().filled(0.0)
     rows = np.flatnonzero(valid)
     order = rows[np.lexsort((np.array(lexicon.keys, dtype=str)[rows], -scores[rows]))]
@@ -68,9 +68,9 @@ def rank_cli(
     if score not in SCORE_CHOICES:
         raise CtxvecError(Errors.E654.format(score=score, choices=", ".join(SCORE_CHOICES)))
     lexicon = load_lexicon(source)
-    probe = load_probe(source)
-    ranked = rank_rows(lexicon, min_count=min_count, top_k=top_k, probe=probe, score=score)
-    _, valid, used = type_polysemy_scores(lexicon, probe, min_count, score)
+    probe, inputs = load_probe(source), load_pipeline_inputs(source, lexicon)
+    ranked = rank_rows(lexicon, min_count=min_count, top_k=top_k, probe=probe, score=score, inputs=inputs)
+    _, valid, used = type_polysemy_scores(lexicon, probe, min_count, score, inputs)
     summary = {"n_types": len(lexicon), "n_scored": int(valid.sum()), "score": used,
                "anisotropy_baseline": round(lexicon.anisotropy_baseline(), 6), "min_count": min_count}
     if fmt == "table":

@@ -26,6 +26,7 @@ doc._.ctxvec_sense (SENSE_DTYPE records) and doc._.ctxvec_sense_vec, read by:
 - token._.sense_vec / span._.sense_vec / doc._.sense_vec: the sense's static vector
   (mean raw contextual vector of its sampled members), None where sense is None.
 """
+import hashlib
 from pathlib import Path
 from typing import Any, Callable, Dict, Iterable, Iterator, Optional, Sequence, Union
 
@@ -65,6 +66,7 @@ from ..lexicon.polysemy_probe import (
 )
 from ..lexicon.sense_inventory import DEFAULT_SETTINGS, SenseInventory, check_induction_settings, induce_inventory
 from ..lexicon.statistics import Lexicon
+from ..lexicon.storage import load_parts, parts_from_bytes, parts_to_bytes, save_parts
 from ..ops.cosine import cosine_shift
 from ..ops.senses import window_context_means
 from ..types import CorpusItem
@@ -90,6 +92,7 @@ split_by_probe = true
 LEXICON_DIR = "lexicon"
 SENSES_DIR = "senses"
 PROBE_DIR = "probe"
+INPUTS_DIR = "inputs"  # the lexicon types' input embeddings, for a probe that reads them
 # {"has_lexicon": bool, "has_senses": bool, "has_probe": bool}: a deleted lexicon, senses
 # or probe directory is an error, not an empty lexicon / no senses / no probe
 CFG_FILE = "cfg.json"
@@ -172,6 +175,7 @@ class Polysemy(DocAnnotator):
         self.lexicon: Optional[Lexicon] = None
         self.senses: Optional[SenseInventory] = None
         self.probe: Optional[PolysemyProbe] = None
+        self.type_inputs: Optional[np.ndarray] = None  # (n_types, input width) float16, aligned with lexicon.keys
         self.score_source: Optional[str] = None  # the definition the scores use: "probe" or "self_similarity"
         self._table: Optional[Dict[str, Any]] = None
         self._sense_table: Optional[Dict[str, np.ndarray]] = None
@@ -186,6 +190,8 @@ class Polysemy(DocAnnotator):
         lexicon_key = lexicon.meta.get("key") if lexicon is not None else None
         if lexicon_key is not None and lexicon_key != self.key:
             raise CtxvecError(Errors.E220.format(lexicon_key=lexicon_key, name=self.name, key=self.key))
+        if self.type_inputs is not None and (lexicon is None or len(self.type_inputs) != len(lexicon) or lexicon.keys != self.lexicon.keys):  # type: ignore[union-attr]
+            self.type_inputs = None  # they belong to the old lexicon's keys
         self.lexicon = lexicon
         if nlp is not None:
             self._choose_probe(nlp)
@@ -208,13 +214,21 @@ class Polysemy(DocAnnotator):
         self._refresh_table()
         return chosen
 
+    def set_type_inputs(self, nlp: Language) -> None:
+        """Compute the lexicon types' input embeddings from nlp's transformer (for a
+        probe that reads them); none without a lexicon or a loaded transformer."""
+        self.type_inputs = None if self.lexicon is None or not len(self.lexicon) else type_input_embeddings(nlp, self.lexicon.keys)
+        self._refresh_table()
+
     def _choose_probe(self, nlp: Language) -> Optional[PolysemyProbe]:
         model = pipeline_model_fingerprint(nlp)
         if self.lexicon is None or not len(self.lexicon) or model is None:
             return None
-        if self.probe is not None and self.probe.problem_with(self.lexicon, model) is None:
+        if self.type_inputs is None:
+            self.type_inputs = type_input_embeddings(nlp, self.lexicon.keys)
+        if self.probe is not None and self.probe.problem_with(self.lexicon, model, self.type_inputs) is None:
             return self.probe
-        shipped = find_shipped_probe(self.lexicon, model)
+        shipped = find_shipped_probe(self.lexicon, model, self.type_inputs)
         if shipped is not None:
             self.probe = shipped  # shipped probes carry the lexicon's key (problem_with)
         return shipped
@@ -242,14 +256,15 @@ class Polysemy(DocAnnotator):
         component's polysemy probe (where it fits the lexicon) decides which types split."""
         if self.lexicon is None:
             raise CtxvecError(Errors.E602.format(name=self.name))
-        senses = induce_inventory(self.lexicon, min_count=self.min_count, name=self.name, probe=self.probe, **self.induction_settings)
+        senses = induce_inventory(self.lexicon, min_count=self.min_count, name=self.name, probe=self.probe,
+                                  inputs=self.type_inputs, **self.induction_settings)
         self.set_senses(senses)
         return senses
 
     def _lookup_table(self, lexicon: Lexicon) -> Dict[str, Any]:
         hashes = np.array([get_string_id(k) for k in lexicon.keys], dtype=np.uint64)
         order = np.argsort(hashes)
-        scores, valid, source = type_polysemy_scores(lexicon, self.probe, self.min_count, self.score)
+        scores, valid, source = type_polysemy_scores(lexicon, self.probe, self.min_count, self.score, self.type_inputs)
         return {
             "source": source,
             "hashes": hashes[order],
@@ -370,9 +385,13 @@ class Polysemy(DocAnnotator):
         save_probe = self.probe is not None and "probe" not in exclude
         if save_senses:
             self.senses.to_disk(path / SENSES_DIR)  # type: ignore[union-attr]
+        save_inputs = save_probe and save_lexicon and self.type_inputs is not None and bool(self.probe.input_width)  # type: ignore[union-attr]
         if save_probe:
             self.probe.to_disk(path / PROBE_DIR)  # type: ignore[union-attr]
-        srsly.write_json(path / CFG_FILE, {"has_lexicon": save_lexicon, "has_senses": save_senses, "has_probe": save_probe})
+        if save_inputs:
+            save_type_inputs(path / INPUTS_DIR, self.type_inputs, self.lexicon.keys)  # type: ignore[arg-type, union-attr]
+        srsly.write_json(path / CFG_FILE, {"has_lexicon": save_lexicon, "has_senses": save_senses, "has_probe": save_probe,
+                                           "has_inputs": save_inputs})
 
     def from_disk(self, path: Union[str, Path], *, exclude: Iterable[str] = tuple()) -> "Polysemy":
         """Load the saved lexicon and senses; E249 if cfg.json says one was saved and it is gone."""
@@ -381,6 +400,7 @@ class Polysemy(DocAnnotator):
         path = Path(path)
         lexicon_dir, senses_dir, probe_dir = path / LEXICON_DIR, path / SENSES_DIR, path / PROBE_DIR
         has_lexicon, has_senses, has_probe = lexicon_dir.exists(), senses_dir.exists(), probe_dir.exists()
+        has_inputs = (path / INPUTS_DIR).exists()
         if (path / CFG_FILE).exists():  # older saves have no cfg.json
             try:
                 cfg = srsly.read_json(path / CFG_FILE)
@@ -390,15 +410,21 @@ class Polysemy(DocAnnotator):
                     or not isinstance(cfg.get("has_senses", False), bool) or not isinstance(cfg.get("has_probe", False), bool)):
                 raise CtxvecError(Errors.E249.format(name=self.name, path=path, problem=f"{CFG_FILE} is damaged"))
             has_lexicon, has_senses, has_probe = cfg["has_lexicon"], cfg.get("has_senses", False), cfg.get("has_probe", False)
+            has_inputs = cfg.get("has_inputs", False) is True
             if has_lexicon and not lexicon_dir.is_dir():
                 raise CtxvecError(Errors.E249.format(name=self.name, path=path, problem=f"a lexicon was saved but the directory '{lexicon_dir}' is missing"))
             if has_senses and not senses_dir.is_dir() and "senses" not in exclude:
                 raise CtxvecError(Errors.E249.format(name=self.name, path=path, problem=f"senses were saved but the directory '{senses_dir}' is missing"))
+            if has_inputs and not (path / INPUTS_DIR).is_dir():
+                raise CtxvecError(Errors.E249.format(name=self.name, path=path, problem=f"input embeddings were saved but the directory '{path / INPUTS_DIR}' is missing"))
             if has_probe and not probe_dir.is_dir() and "probe" not in exclude:
                 raise CtxvecError(Errors.E249.format(name=self.name, path=path, problem=f"a polysemy probe was saved but the directory '{probe_dir}' is missing"))
         if "probe" not in exclude:
             self.probe = PolysemyProbe.from_disk(probe_dir) if has_probe else None
         self.set_lexicon(Lexicon.from_disk(lexicon_dir) if has_lexicon else None)
+        if has_inputs and self.lexicon is not None:
+            self.type_inputs = load_type_inputs(path / INPUTS_DIR, self.lexicon)
+            self._refresh_table()
         if "senses" not in exclude:
             self.set_senses(SenseInventory.from_disk(senses_dir) if has_senses else None)
         return self
@@ -410,6 +436,7 @@ class Polysemy(DocAnnotator):
             "lexicon": self.lexicon.to_bytes() if save_lexicon else None,  # type: ignore[union-attr]
             "senses": self.senses.to_bytes() if save_senses else None,  # type: ignore[union-attr]
             "probe": self.probe.to_bytes() if self.probe is not None and "probe" not in exclude else None,
+            "inputs": parts_to_bytes({"inputs": self.type_inputs}, {}) if save_lexicon and self.type_inputs is not None else None,
         })
 
     def from_bytes(self, bytes_data: bytes, *, exclude: Iterable[str] = tuple()) -> "Polysemy":
@@ -418,6 +445,7 @@ class Polysemy(DocAnnotator):
         try:
             data = srsly.msgpack_loads(bytes_data)
             lexicon_bytes, senses_bytes, probe_bytes = data["lexicon"], data.get("senses"), data.get("probe")
+            inputs_bytes = data.get("inputs")
         except Exception as err:  # msgpack or KeyError/TypeError: damaged bytes
             raise CtxvecError(Errors.E207.format(path="<bytes>", problem=f"damaged component bytes ({type(err).__name__})")) from None
         if senses_bytes is not None and not isinstance(senses_bytes, bytes):
@@ -427,9 +455,62 @@ class Polysemy(DocAnnotator):
         if "probe" not in exclude:
             self.probe = None if probe_bytes is None else PolysemyProbe.from_bytes(probe_bytes)
         self.set_lexicon(None if lexicon_bytes is None else Lexicon.from_bytes(lexicon_bytes))
+        if inputs_bytes is not None and self.lexicon is not None:
+            if not isinstance(inputs_bytes, bytes):
+                raise CtxvecError(Errors.E652.format(path="<bytes>", problem="damaged component bytes (the input embeddings are not bytes)"))
+            _, arrays = parts_from_bytes(inputs_bytes, ("inputs",), (), _inputs_error, what="input embeddings")
+            self.type_inputs = _checked_inputs(arrays["inputs"], self.lexicon, "<bytes>")
+            self._refresh_table()
         if "senses" not in exclude:
             self.set_senses(None if senses_bytes is None else SenseInventory.from_bytes(senses_bytes))
         return self
+
+
+def type_input_embeddings(nlp: Language, keys: Sequence[str]) -> Optional[np.ndarray]:
+    """(n_keys, input width) float16: each key's input embedding in the transformer that
+    feeds ctxvec_context (its wordpiece row, else the mean of its wordpieces' rows);
+    None if there is no loaded transformer."""
+    from ..static.sources import transformer_embedding_table
+
+    try:
+        table = transformer_embedding_table(nlp, find_transformer(nlp, CONTEXT_COMPONENT))
+    except CtxvecError:
+        return None
+    vectors, _ = table.lookup_batch(list(keys))
+    return vectors.astype(np.float16)
+
+
+def _keys_digest(keys: Sequence[str]) -> str:
+    return hashlib.sha256("\n".join(keys).encode("utf8")).hexdigest()[:16]
+
+
+def _inputs_error(source: str, problem: str) -> CtxvecError:
+    return CtxvecError(Errors.E652.format(path=source, problem=f"input embeddings: {problem}"))
+
+
+def _checked_inputs(inputs: np.ndarray, lexicon: Lexicon, source: str) -> np.ndarray:
+    if inputs.ndim != 2 or len(inputs) != len(lexicon) or inputs.dtype.kind != "f" or not np.isfinite(inputs).all():
+        raise _inputs_error(source, f"an array of shape {inputs.shape} ({inputs.dtype}) for {len(lexicon)} lexicon types")
+    return inputs
+
+
+def save_type_inputs(path: Path, inputs: np.ndarray, keys: Sequence[str]) -> None:
+    save_parts(path, {"inputs": inputs}, {"inputs.json": {"n_types": len(keys), "keys_digest": _keys_digest(keys)}})
+
+
+def load_type_inputs(path: Path, lexicon: Lexicon) -> np.ndarray:
+    """The input embeddings saved beside ``lexicon``; E652 if they belong to other keys."""
+    documents, arrays = load_parts(path, ("inputs",), ("inputs.json",), _inputs_error)
+    header = documents["inputs.json"]
+    if not isinstance(header, dict) or header.get("keys_digest") != _keys_digest(lexicon.keys):
+        raise _inputs_error(str(path), "they were saved for other lexicon keys")
+    return _checked_inputs(arrays["inputs"], lexicon, str(path))
+
+
+def load_pipeline_inputs(path: Union[str, Path], lexicon: Lexicon) -> Optional[np.ndarray]:
+    """The input embeddings a saved pipeline keeps beside ``lexicon``, or None."""
+    found = _saved_part(Path(path), "inputs.json", INPUTS_DIR)
+    return None if found is None else load_type_inputs(found, lexicon)
 
 
 def _saved_part(path: Path, header_file: str, subdirectory: str) -> Optional[Path]:

@@ -184,7 +184,8 @@ def evaluate_polysemy(nlp: Language, sense_counts: Mapping[str, int], min_count:
         raise CtxvecError(Errors.E307.format(
             pipe_names=nlp.pipe_names, component="ctxvec_polysemy (with a lexicon)", attribute="polysemy_score",
             hint="Its lexicon is empty: initialise the component with a lexicon built from a corpus."))
-    scores, valid, source = type_polysemy_scores(lexicon, component.probe, min_count or component.min_count, component.score)
+    scores, valid, source = type_polysemy_scores(lexicon, component.probe, min_count or component.min_count, component.score,
+                                                 component.type_inputs)
     report = polysemy_report(lexicon.keys, scores, valid, lexicon.counts, sense_counts, score=source)
     if source == PROBE and component.probe.meta.get("fitted_words") == FITTED_HALF:
         report.held_out = polysemy_report(lexicon.keys, scores, valid, lexicon.counts, sense_counts, score=source,
@@ -307,7 +308,7 @@ def lemma_split_decisions(nlp: Language, lemmas: Sequence[str]) -> Optional[List
     if component.lexicon is None:
         return None
     keys = [lemma if component.key == "text" else lemma.lower() for lemma in lemmas]
-    return probe_split_decisions(component.lexicon, component.probe, component.min_count, keys)
+    return probe_split_decisions(component.lexicon, component.probe, component.min_count, keys, component.type_inputs)
 
 
 def evaluate_senses(nlp: Language, data: SenseSentences, per_lemma: Optional[int] = None,

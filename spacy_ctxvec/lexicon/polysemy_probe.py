@@ -28,6 +28,9 @@ from .storage import BYTES_SOURCE, check_header, load_parts, parts_from_bytes, p
 
 PROBE_FORMAT_VERSION = 1
 FEATURES = ("unit_centroid", "log_relative_frequency", "self_similarity")
+# optional: the model's input embedding of the type (mean of its wordpieces' rows),
+# which the lexicon does not hold; the component computes it (component.type_inputs)
+INPUT_FEATURE = "input_embedding"
 # polysemy_score definitions: "auto" = the probe where one fits the lexicon, else self-similarity
 SCORE_CHOICES = ("auto", "probe", "self_similarity")
 PROBE = "probe"
@@ -74,43 +77,67 @@ def embedding_fingerprint(embeddings: np.ndarray) -> str:
     return digest.hexdigest()[:16]
 
 
-def probe_features(lexicon: Lexicon, min_count: int) -> Tuple[np.ndarray, np.ndarray]:
-    """((n_types, width + 2) float64 features, valid): valid where n >= min_count."""
+def probe_features(lexicon: Lexicon, min_count: int, inputs: Optional[np.ndarray] = None) -> Tuple[np.ndarray, np.ndarray]:
+    """((n_types, width + 2 [+ input width]) float64 features, valid): valid where
+    n >= min_count; ``inputs`` (n_types, input width): the types' input embeddings."""
     scores, valid = lexicon.polysemy_scores(min_count)
     counts = lexicon.counts.astype(np.float64)
     log_frequency = np.log(np.maximum(counts, 1.0) / max(counts.sum(), 1.0))
-    return np.column_stack([lexicon.unit_centroids(), log_frequency, scores]), valid
+    columns = [lexicon.unit_centroids(), log_frequency, scores]
+    if inputs is not None:
+        inputs = np.asarray(inputs, dtype=np.float64)
+        if inputs.shape[0] != len(lexicon) or inputs.ndim != 2:
+            raise CtxvecError(Errors.E650.format(problem=f"input embeddings of shape {inputs.shape} for {len(lexicon)} lexicon types"))
+        columns.append(inputs)
+    return np.column_stack(columns), valid
 
 
 class PolysemyProbe:
-    """``weights`` (width + 2,) and ``intercept`` of the linear map to log sense counts;
-    ``meta``: width, the lexicon meta it was fitted for (MATCHED_META), the model
+    """``weights`` (width + 2 [+ input_width],) and ``intercept`` of the linear map to
+    log sense counts; ``meta``: width (and input_width when the probe reads the types'
+    input embeddings), the lexicon meta it was fitted for (MATCHED_META), the model
     fingerprint, and how it was fitted."""
 
     def __init__(self, weights: np.ndarray, intercept: float, meta: Dict[str, Any]) -> None:
         weights = np.asarray(weights, dtype=np.float64)
         if weights.ndim != 1 or len(weights) < 3 or not np.isfinite(weights).all() or not np.isfinite(intercept):
             raise CtxvecError(Errors.E650.format(problem=f"weights must be a finite vector of width + 2 values, got shape {weights.shape}"))
-        if not isinstance(meta, dict) or meta.get("width") != len(weights) - 2:
-            raise CtxvecError(Errors.E650.format(problem=f"meta must give width = {len(weights) - 2} (len(weights) - 2)"))
+        input_width = meta.get("input_width", 0) if isinstance(meta, dict) else 0
+        if not isinstance(input_width, int) or isinstance(input_width, bool) or input_width < 0:
+            raise CtxvecError(Errors.E650.format(problem=f"meta input_width must be a whole number, got {input_width!r}"))
+        if not isinstance(meta, dict) or meta.get("width") != len(weights) - 2 - input_width:
+            raise CtxvecError(Errors.E650.format(problem=f"meta must give width = {len(weights) - 2 - input_width} (len(weights) - 2 - input_width)"))
         self.weights = weights
         self.intercept = float(intercept)
         self.meta = dict(meta)
 
     @property
     def width(self) -> int:
-        return len(self.weights) - 2
+        return int(self.meta["width"])
+
+    @property
+    def input_width(self) -> int:
+        """Width of the input embeddings the probe reads (0: it reads none)."""
+        return int(self.meta.get("input_width", 0))
+
+    @property
+    def features(self) -> Tuple[str, ...]:
+        return FEATURES + ((INPUT_FEATURE,) if self.input_width else ())
 
     @property
     def model(self) -> Optional[str]:
         """Fingerprint of the model the probe was fitted on (None: not recorded)."""
         return self.meta.get("model")
 
-    def problem_with(self, lexicon: Lexicon, model: Optional[str] = None) -> Optional[str]:
+    def problem_with(self, lexicon: Lexicon, model: Optional[str] = None, inputs: Optional[np.ndarray] = None) -> Optional[str]:
         """Why this probe cannot score ``lexicon`` (None if it can); ``model``: the
-        fingerprint of the pipeline's model, checked when given."""
+        fingerprint of the pipeline's model, checked when given; ``inputs``: the
+        types' input embeddings, needed by a probe that reads them."""
         if lexicon.width != self.width:
             return f"the probe has width {self.width} and the lexicon {lexicon.width}"
+        if self.input_width and (inputs is None or np.shape(inputs) != (len(lexicon), self.input_width)):
+            return (f"the probe reads the types' input embeddings ({self.input_width} values each) and "
+                    f"{'none were given' if inputs is None else f'they have shape {np.shape(inputs)}'}")
         for name in MATCHED_META:
             if name in self.meta and lexicon.meta.get(name) != self.meta[name]:
                 return f"the probe was fitted for {name} = {self.meta[name]!r} and the lexicon has {lexicon.meta.get(name)!r}"
@@ -121,12 +148,12 @@ class PolysemyProbe:
     def log_senses(self, features: np.ndarray) -> np.ndarray:
         return np.asarray(features, dtype=np.float64) @ self.weights + self.intercept
 
-    def scores(self, lexicon: Lexicon, min_count: int) -> Tuple[np.ndarray, np.ndarray]:
+    def scores(self, lexicon: Lexicon, min_count: int, inputs: Optional[np.ndarray] = None) -> Tuple[np.ndarray, np.ndarray]:
         """(estimated sense counts, valid) per type; invalid entries hold 0.0."""
-        problem = self.problem_with(lexicon)
+        problem = self.problem_with(lexicon, inputs=inputs)
         if problem:
             raise CtxvecError(Errors.E651.format(problem=problem))
-        features, valid = probe_features(lexicon, min_count)
+        features, valid = probe_features(lexicon, min_count, inputs if self.input_width else None)
         scores = np.zeros(len(lexicon), dtype=np.float64)
         # clipped so that exp never overflows, whatever the vectors
         scores[valid] = np.exp(np.clip(self.log_senses(features[valid]), -50.0, 50.0))
@@ -141,7 +168,7 @@ class PolysemyProbe:
 
     # Serialisation: weights.npy + probe.json, or msgpack in bytes; never pickle.
     def _header(self) -> Dict[str, Any]:
-        return {"format_version": PROBE_FORMAT_VERSION, "features": list(FEATURES), "intercept": self.intercept, "meta": self.meta}
+        return {"format_version": PROBE_FORMAT_VERSION, "features": list(self.features), "intercept": self.intercept, "meta": self.meta}
 
     def to_disk(self, path: Union[str, Path]) -> None:
         save_parts(path, {_WEIGHTS: self.weights}, {_HEADER_FILE: self._header()})
@@ -162,17 +189,20 @@ class PolysemyProbe:
     @classmethod
     def _from_parts(cls, header: Any, weights: np.ndarray, source: str) -> "PolysemyProbe":
         header = check_header(header, PROBE_FORMAT_VERSION, lambda problem: _read_error(source, problem))
-        if header.get("features") != list(FEATURES):
-            raise _read_error(source, f"features {header.get('features')!r} are not {list(FEATURES)}")
+        if header.get("features") not in (list(FEATURES), list(FEATURES) + [INPUT_FEATURE]):
+            raise _read_error(source, f"features {header.get('features')!r} are not {list(FEATURES)} (+ {INPUT_FEATURE!r})")
         intercept = header.get("intercept")
         if not isinstance(intercept, (int, float)) or isinstance(intercept, bool):
             raise _read_error(source, "the intercept is not a number")
         if weights.dtype.kind != "f":
             raise _read_error(source, f"weights.npy has dtype {weights.dtype}, not float")
         try:
-            return cls(np.array(weights, dtype=np.float64), float(intercept), header.get("meta"))
+            probe = cls(np.array(weights, dtype=np.float64), float(intercept), header.get("meta"))
         except CtxvecError as err:
             raise _read_error(source, str(err)) from None
+        if list(probe.features) != header["features"]:
+            raise _read_error(source, f"features {header['features']!r} disagree with input_width {probe.input_width}")
+        return probe
 
     def __repr__(self) -> str:
         return f"PolysemyProbe(width={self.width}, model={self.model}, trained_on={self.meta.get('trained_on')!r})"
@@ -182,9 +212,10 @@ def _read_error(source: str, problem: str) -> CtxvecError:
     return CtxvecError(Errors.E652.format(path=source, problem=problem))
 
 
-def training_rows(lexicon: Lexicon, sense_counts: Mapping[str, int], min_count: int) -> Tuple[np.ndarray, np.ndarray, np.ndarray]:
+def training_rows(lexicon: Lexicon, sense_counts: Mapping[str, int], min_count: int,
+                  inputs: Optional[np.ndarray] = None) -> Tuple[np.ndarray, np.ndarray, np.ndarray]:
     """(type rows, features, log sense counts) of the types with n >= min_count and a known count."""
-    features, valid = probe_features(lexicon, min_count)
+    features, valid = probe_features(lexicon, min_count, inputs)
     senses = sense_counts_for(lexicon.keys, sense_counts)
     rows = np.flatnonzero(valid & (senses > 0))
     return rows, features[rows], np.log(senses[rows].astype(np.float64))
@@ -197,12 +228,14 @@ def fit_probe(
     min_count: int,
     model: Optional[str] = None,
     half: bool = False,
+    inputs: Optional[Sequence[np.ndarray]] = None,
     alphas: Sequence[float] = DEFAULT_ALPHAS,
     trained_on: str = "",
 ) -> PolysemyProbe:
     """Fit a probe on the types with n >= min_count and a sense count of one lexicon,
     or of several (one training row per type and lexicon; they must share width and
     MATCHED_META). ``half``: only the types in_fitted_half, so the others stay held out.
+    ``inputs``: per lexicon, its types' input embeddings (the probe then reads them).
     E653 with fewer than MIN_TRAINING_WORDS rows."""
     from sklearn.linear_model import RidgeCV
 
@@ -213,9 +246,11 @@ def fit_probe(
     for other in lexicons[1:]:
         if other.width != first.width or any(other.meta.get(name) != first.meta.get(name) for name in MATCHED_META):
             raise CtxvecError(Errors.E650.format(problem="the lexicons to fit on differ in width, key, layers or pooling"))
+    if inputs is not None and len(inputs) != len(lexicons):
+        raise CtxvecError(Errors.E650.format(problem=f"{len(inputs)} input-embedding arrays for {len(lexicons)} lexicons"))
     parts = []
-    for lexicon in lexicons:
-        rows, features, targets = training_rows(lexicon, sense_counts, min_count)
+    for j, lexicon in enumerate(lexicons):
+        rows, features, targets = training_rows(lexicon, sense_counts, min_count, None if inputs is None else inputs[j])
         words = [lexicon.keys[row] for row in rows]
         keep = in_fitted_half(words) if half else np.ones(len(rows), dtype=bool)
         parts.append((features[keep], targets[keep], [word for word, kept in zip(words, keep) if kept]))
@@ -227,6 +262,7 @@ def fit_probe(
     ridge = RidgeCV(alphas=list(alphas)).fit(features, targets)
     meta = {
         "width": first.width, **{name: first.meta[name] for name in MATCHED_META if name in first.meta},
+        **({"input_width": int(np.shape(inputs[0])[1])} if inputs is not None else {}),
         "model": model, "target": "log sense count", "trained_on": trained_on, "n_words": int(len(targets)),
         "n_polysemous": int((targets > 0).sum()), "alpha": float(ridge.alpha_), "min_count": int(min_count),
         "fitted_words": FITTED_HALF if half else FITTED_ALL,
@@ -253,29 +289,32 @@ def split_senses(features: np.ndarray, log_senses: np.ndarray, words: Sequence[s
 
 
 def type_polysemy_scores(
-    lexicon: Lexicon, probe: Optional[PolysemyProbe], min_count: int, score: str = "auto"
+    lexicon: Lexicon, probe: Optional[PolysemyProbe], min_count: int, score: str = "auto",
+    inputs: Optional[np.ndarray] = None,
 ) -> Tuple[np.ndarray, np.ndarray, str]:
     """(scores, valid, the definition used: PROBE or SELF_SIMILARITY) per type.
 
     ``score``: "self_similarity"; "probe" (E651 without a probe that fits); "auto": the
-    probe if it fits the lexicon, else self-similarity."""
+    probe if it fits the lexicon (and ``inputs``, the types' input embeddings, where it
+    reads them), else self-similarity."""
     if score not in SCORE_CHOICES:
         raise CtxvecError(Errors.E654.format(score=score, choices=", ".join(SCORE_CHOICES)))
-    if score == SELF_SIMILARITY or (score == "auto" and (probe is None or probe.problem_with(lexicon))):
+    if score == SELF_SIMILARITY or (score == "auto" and (probe is None or probe.problem_with(lexicon, inputs=inputs))):
         return (*lexicon.polysemy_scores(min_count), SELF_SIMILARITY)
     if probe is None:
         raise CtxvecError(Errors.E651.format(problem="the component has no probe"))
-    return (*probe.scores(lexicon, min_count), PROBE)
+    return (*probe.scores(lexicon, min_count, inputs), PROBE)
 
 
 def shipped_probe_dirs() -> List[Path]:
     return sorted(path for path in SHIPPED_DIR.glob("*") if (path / _HEADER_FILE).is_file())
 
 
-def find_shipped_probe(lexicon: Lexicon, model: str) -> Optional[PolysemyProbe]:
-    """The shipped probe fitted on ``model`` (a fingerprint) that fits ``lexicon``, or None."""
+def find_shipped_probe(lexicon: Lexicon, model: str, inputs: Optional[np.ndarray] = None) -> Optional[PolysemyProbe]:
+    """The shipped probe fitted on ``model`` (a fingerprint) that fits ``lexicon`` (and
+    ``inputs``), or None."""
     for path in shipped_probe_dirs():
         probe = PolysemyProbe.from_disk(path)
-        if probe.model == model and probe.problem_with(lexicon, model) is None:
+        if probe.model == model and probe.problem_with(lexicon, model, inputs) is None:
             return probe
     return None

@@ -422,6 +422,7 @@ def induce_inventory(
     context_weight: float = CONTEXT_WEIGHT,
     split_by_probe: bool = True,
     probe: Optional[PolysemyProbe] = None,
+    inputs: Optional[np.ndarray] = None,
     name: str = "ctxvec_polysemy",
 ) -> SenseInventory:
     """Induce the senses of every type of ``lexicon`` seen at least ``min_count`` times
@@ -433,7 +434,8 @@ def induce_inventory(
     are made on token and context joined when the sample keeps context vectors and
     ``context_weight`` > 0, else on the token rows. With ``split_by_probe`` and a
     ``probe`` that fits the lexicon and has a ``split_senses`` cut, the probe decides
-    which types split (its estimate above the cut) instead of the spread thresholds.
+    which types split (its estimate above the cut) instead of the spread thresholds
+    (``inputs``: the lexicon types' input embeddings, for a probe that reads them).
     Deterministic: the same lexicon gives a bitwise equal inventory."""
     check_induction_settings(min_count=min_count, split_threshold=split_threshold, cut_distance=cut_distance,
                              max_senses=max_senses, min_tokens=min_tokens, n_directions=n_directions, min_share=min_share,
@@ -455,7 +457,7 @@ def induce_inventory(
     space = fit_corpus_sense_space(sample.vectors, weights, n_directions=n_directions)
     context_space = fit_corpus_sense_space(sample.contexts, weights, n_directions=n_directions) if with_contexts else None
     induced = np.flatnonzero(counts >= min_count)
-    decisions = probe_split_decisions(lexicon, probe, min_count, sample.keys) if split_by_probe else None
+    decisions = probe_split_decisions(lexicon, probe, min_count, sample.keys, inputs) if split_by_probe else None
     settings.update(split_rule="probe" if decisions is not None else "spread",
                     split_senses=probe.split_senses if decisions is not None else None)  # type: ignore[union-attr]
 
@@ -513,13 +515,14 @@ def induce_inventory(
 
 
 def probe_split_decisions(lexicon: Lexicon, probe: Optional[PolysemyProbe], min_count: int,
-                          keys: Sequence[str]) -> Optional[List[Optional[bool]]]:
+                          keys: Sequence[str], inputs: Optional[np.ndarray] = None) -> Optional[List[Optional[bool]]]:
     """Per key: whether the probe's estimate for its type exceeds the probe's
     ``split_senses`` (None where the probe does not score the type); None (no
-    decisions at all) without a probe that fits the lexicon and has that cut."""
-    if probe is None or probe.split_senses is None or probe.problem_with(lexicon) is not None:
+    decisions at all) without a probe that fits the lexicon (and ``inputs``, the
+    types' input embeddings, where it reads them) and has that cut."""
+    if probe is None or probe.split_senses is None or probe.problem_with(lexicon, inputs=inputs) is not None:
         return None
-    estimates, valid = probe.scores(lexicon, min_count)
+    estimates, valid = probe.scores(lexicon, min_count, inputs)
     rows = [lexicon.index(key) for key in keys]
     return [None if row is None or not valid[row] else bool(estimates[row] > probe.split_senses) for row in rows]
 
