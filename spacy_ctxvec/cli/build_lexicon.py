@@ -117,7 +117,7 @@ def build_lexicon_cli(
     lexicon = result.lexicon.prune_sample(min_count if sample_min_count is None else sample_min_count)
     component.set_lexicon(lexicon, nlp=nlp)
     msg.info(describe_score(component))
-    if component.probe is not None and component.score_source == "probe" and lexicon.n_occurrences < SMALL_CORPUS_TOKENS:
+    if component.score_source == "probe" and lexicon.n_occurrences < SMALL_CORPUS_TOKENS:
         msg.warn(Warnings.W006.format(n_tokens=lexicon.n_occurrences, minimum=SMALL_CORPUS_TOKENS))
     if senses is not False and lexicon.sample is not None:
         started = time.perf_counter()

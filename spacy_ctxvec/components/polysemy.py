@@ -61,7 +61,7 @@ from ..lexicon.polysemy_probe import (
     SCORE_CHOICES,
     PolysemyProbe,
     embedding_fingerprint,
-    find_shipped_probe,
+    shipped_probes,
     type_polysemy_scores,
 )
 from ..lexicon.sense_inventory import DEFAULT_SETTINGS, SenseInventory, check_induction_settings, induce_inventory
@@ -181,17 +181,21 @@ class Polysemy(DocAnnotator):
         self._sense_table: Optional[Dict[str, np.ndarray]] = None
         install_extensions()
 
-    def set_lexicon(self, lexicon: Optional[Lexicon], *, nlp: Optional[Language] = None) -> None:
+    def set_lexicon(self, lexicon: Optional[Lexicon], *, nlp: Optional[Language] = None,
+                    type_inputs: Optional[np.ndarray] = None) -> None:
         """Use ``lexicon`` (None: no lexicon). Its key mode must match this component's.
-        With ``nlp``, the shipped polysemy probe of its model is used when it fits the
-        lexicon and the component has no probe of its own that does
-        (``attach_shipped_probe``). The senses are dropped (they belong to the old
-        lexicon): set them again with ``set_senses`` or ``build_senses``."""
+        ``type_inputs``: its types' input embeddings (as saved beside it); else the
+        current ones are kept only if the keys are the same. With ``nlp``, the shipped
+        polysemy probe of its model is used when it fits the lexicon and the component
+        has no probe of its own that does (``attach_shipped_probe``). The senses are
+        dropped (they belong to the old lexicon): set them again with ``set_senses`` or
+        ``build_senses``."""
         lexicon_key = lexicon.meta.get("key") if lexicon is not None else None
         if lexicon_key is not None and lexicon_key != self.key:
             raise CtxvecError(Errors.E220.format(lexicon_key=lexicon_key, name=self.name, key=self.key))
-        if self.type_inputs is not None and (lexicon is None or len(self.type_inputs) != len(lexicon) or lexicon.keys != self.lexicon.keys):  # type: ignore[union-attr]
-            self.type_inputs = None  # they belong to the old lexicon's keys
+        same_keys = lexicon is not None and self.lexicon is not None and lexicon.keys == self.lexicon.keys
+        if type_inputs is not None or not same_keys:
+            self.type_inputs = type_inputs  # the current ones belong to the old lexicon's keys
         self.lexicon = lexicon
         if nlp is not None:
             self._choose_probe(nlp)
@@ -221,17 +225,18 @@ class Polysemy(DocAnnotator):
         self._refresh_table()
 
     def _choose_probe(self, nlp: Language) -> Optional[PolysemyProbe]:
+        """The component's own probe if it fits, else the first shipped probe of nlp's
+        model that does; the types' input embeddings are computed only if one reads them."""
         model = pipeline_model_fingerprint(nlp)
         if self.lexicon is None or not len(self.lexicon) or model is None:
             return None
-        if self.type_inputs is None:
+        candidates = ([self.probe] if self.probe is not None else []) + shipped_probes(model)
+        if self.type_inputs is None and any(candidate.input_width for candidate in candidates):
             self.type_inputs = type_input_embeddings(nlp, self.lexicon.keys)
-        if self.probe is not None and self.probe.problem_with(self.lexicon, model, self.type_inputs) is None:
-            return self.probe
-        shipped = find_shipped_probe(self.lexicon, model, self.type_inputs)
-        if shipped is not None:
-            self.probe = shipped  # shipped probes carry the lexicon's key (problem_with)
-        return shipped
+        chosen = next((c for c in candidates if c.problem_with(self.lexicon, model, self.type_inputs) is None), None)
+        if chosen is not None:
+            self.probe = chosen  # shipped probes carry the lexicon's key (problem_with)
+        return chosen
 
     def _refresh_table(self) -> None:
         lexicon = self.lexicon
@@ -385,13 +390,18 @@ class Polysemy(DocAnnotator):
         save_probe = self.probe is not None and "probe" not in exclude
         if save_senses:
             self.senses.to_disk(path / SENSES_DIR)  # type: ignore[union-attr]
-        save_inputs = save_probe and save_lexicon and self.type_inputs is not None and bool(self.probe.input_width)  # type: ignore[union-attr]
+        save_inputs = self._saves_inputs(exclude)
         if save_probe:
             self.probe.to_disk(path / PROBE_DIR)  # type: ignore[union-attr]
         if save_inputs:
             save_type_inputs(path / INPUTS_DIR, self.type_inputs, self.lexicon.keys)  # type: ignore[arg-type, union-attr]
         srsly.write_json(path / CFG_FILE, {"has_lexicon": save_lexicon, "has_senses": save_senses, "has_probe": save_probe,
                                            "has_inputs": save_inputs})
+
+    def _saves_inputs(self, exclude: Iterable[str]) -> bool:
+        """The types' input embeddings are saved with the lexicon for a saved probe that reads them."""
+        return (self.type_inputs is not None and self.lexicon is not None and self.probe is not None
+                and bool(self.probe.input_width) and "lexicon" not in exclude and "probe" not in exclude)
 
     def from_disk(self, path: Union[str, Path], *, exclude: Iterable[str] = tuple()) -> "Polysemy":
         """Load the saved lexicon and senses; E249 if cfg.json says one was saved and it is gone."""
@@ -421,10 +431,9 @@ class Polysemy(DocAnnotator):
                 raise CtxvecError(Errors.E249.format(name=self.name, path=path, problem=f"a polysemy probe was saved but the directory '{probe_dir}' is missing"))
         if "probe" not in exclude:
             self.probe = PolysemyProbe.from_disk(probe_dir) if has_probe else None
-        self.set_lexicon(Lexicon.from_disk(lexicon_dir) if has_lexicon else None)
-        if has_inputs and self.lexicon is not None:
-            self.type_inputs = load_type_inputs(path / INPUTS_DIR, self.lexicon)
-            self._refresh_table()
+        lexicon = Lexicon.from_disk(lexicon_dir) if has_lexicon else None
+        inputs = load_type_inputs(path / INPUTS_DIR, lexicon) if has_inputs and lexicon is not None else None
+        self.set_lexicon(lexicon, type_inputs=inputs)
         if "senses" not in exclude:
             self.set_senses(SenseInventory.from_disk(senses_dir) if has_senses else None)
         return self
@@ -436,7 +445,7 @@ class Polysemy(DocAnnotator):
             "lexicon": self.lexicon.to_bytes() if save_lexicon else None,  # type: ignore[union-attr]
             "senses": self.senses.to_bytes() if save_senses else None,  # type: ignore[union-attr]
             "probe": self.probe.to_bytes() if self.probe is not None and "probe" not in exclude else None,
-            "inputs": parts_to_bytes({"inputs": self.type_inputs}, {}) if save_lexicon and self.type_inputs is not None else None,
+            "inputs": parts_to_bytes({"inputs": self.type_inputs}, {}) if self._saves_inputs(exclude) else None,
         })
 
     def from_bytes(self, bytes_data: bytes, *, exclude: Iterable[str] = tuple()) -> "Polysemy":
@@ -454,13 +463,14 @@ class Polysemy(DocAnnotator):
             raise CtxvecError(Errors.E652.format(path="<bytes>", problem="damaged component bytes (the probe is not bytes)"))
         if "probe" not in exclude:
             self.probe = None if probe_bytes is None else PolysemyProbe.from_bytes(probe_bytes)
-        self.set_lexicon(None if lexicon_bytes is None else Lexicon.from_bytes(lexicon_bytes))
-        if inputs_bytes is not None and self.lexicon is not None:
+        lexicon = None if lexicon_bytes is None else Lexicon.from_bytes(lexicon_bytes)
+        inputs = None
+        if inputs_bytes is not None and lexicon is not None:
             if not isinstance(inputs_bytes, bytes):
                 raise CtxvecError(Errors.E652.format(path="<bytes>", problem="damaged component bytes (the input embeddings are not bytes)"))
             _, arrays = parts_from_bytes(inputs_bytes, ("inputs",), (), _inputs_error, what="input embeddings")
-            self.type_inputs = _checked_inputs(arrays["inputs"], self.lexicon, "<bytes>")
-            self._refresh_table()
+            inputs = _checked_inputs(arrays["inputs"], lexicon, "<bytes>")
+        self.set_lexicon(lexicon, type_inputs=inputs)
         if "senses" not in exclude:
             self.set_senses(None if senses_bytes is None else SenseInventory.from_bytes(senses_bytes))
         return self

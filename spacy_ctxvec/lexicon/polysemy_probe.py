@@ -310,11 +310,12 @@ def shipped_probe_dirs() -> List[Path]:
     return sorted(path for path in SHIPPED_DIR.glob("*") if (path / _HEADER_FILE).is_file())
 
 
+def shipped_probes(model: str) -> List[PolysemyProbe]:
+    """The shipped probes fitted on ``model`` (a fingerprint)."""
+    return [probe for probe in map(PolysemyProbe.from_disk, shipped_probe_dirs()) if probe.model == model]
+
+
 def find_shipped_probe(lexicon: Lexicon, model: str, inputs: Optional[np.ndarray] = None) -> Optional[PolysemyProbe]:
     """The shipped probe fitted on ``model`` (a fingerprint) that fits ``lexicon`` (and
     ``inputs``), or None."""
-    for path in shipped_probe_dirs():
-        probe = PolysemyProbe.from_disk(path)
-        if probe.model == model and probe.problem_with(lexicon, model, inputs) is None:
-            return probe
-    return None
+    return next((probe for probe in shipped_probes(model) if probe.problem_with(lexicon, model, inputs) is None), None)
