@@ -1,4 +1,5 @@
 """The benchmark texts: sentences from the shared Project Gutenberg corpus."""
+
 import random
 import re
 from pathlib import Path

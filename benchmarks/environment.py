@@ -1,4 +1,5 @@
 """The machine and the versions, for RESULTS.md."""
+
 import os
 import platform
 import subprocess
@@ -30,8 +31,16 @@ def total_ram_gib() -> float:
 
 def git_commit() -> str:
     try:
-        head = subprocess.run(["git", "rev-parse", "--short", "HEAD"], cwd=REPO_ROOT, capture_output=True, text=True, check=True).stdout.strip()
-        dirty = subprocess.run(["git", "status", "--porcelain", "--untracked-files=no"], cwd=REPO_ROOT, capture_output=True, text=True, check=True).stdout.strip()
+        head = subprocess.run(
+            ["git", "rev-parse", "--short", "HEAD"], cwd=REPO_ROOT, capture_output=True, text=True, check=True
+        ).stdout.strip()
+        dirty = subprocess.run(
+            ["git", "status", "--porcelain", "--untracked-files=no"],
+            cwd=REPO_ROOT,
+            capture_output=True,
+            text=True,
+            check=True,
+        ).stdout.strip()
     except (OSError, subprocess.CalledProcessError):
         return "unknown"
     return head + (" (uncommitted changes in the tree)" if dirty else "")
@@ -49,7 +58,11 @@ def environment_lines() -> List[str]:
 
     lines = [
         f"- CPU: {cpu_model()}, {os.cpu_count()} logical cores; RAM {total_ram_gib():.1f} GiB; GPU: "
-        + ("none (torch.cuda.is_available() is False)" if not torch.cuda.is_available() else torch.cuda.get_device_name(0)),
+        + (
+            "none (torch.cuda.is_available() is False)"
+            if not torch.cuda.is_available()
+            else torch.cuda.get_device_name(0)
+        ),
         f"- OS: {platform.platform()}",
         f"- python {platform.python_version()} ({sys.executable})",
         "- " + ", ".join(f"{name} {package_version(name)}" for name in PACKAGES),

@@ -21,6 +21,7 @@ Steps:
 6. Write the numbers as a "## GPU" section into --output (default benchmarks/RESULTS.md,
    replacing an earlier GPU section; with --dry-run only when --output is given).
 """
+
 import argparse
 import json
 import os
@@ -52,7 +53,9 @@ def parse_args(argv: Optional[Sequence[str]] = None) -> argparse.Namespace:
     parser.add_argument("--sentences", type=int, default=None, help="default 5000 (dry run: 40)")
     parser.add_argument("--precision", choices=sorted(THRESHOLDS), nargs="+", default=["fp32", "fp16", "bf16"])
     parser.add_argument("--batch-size", type=int, default=2048, help="nlp.pipe batch size on the GPU")
-    parser.add_argument("--max-batch-wordpieces", type=int, default=32768, help="padded wordpieces per forward call on the GPU")
+    parser.add_argument(
+        "--max-batch-wordpieces", type=int, default=32768, help="padded wordpieces per forward call on the GPU"
+    )
     parser.add_argument("--cpu-sentences", type=int, default=None, help="sentences timed on CPU (default: all)")
     parser.add_argument("--output", type=Path, default=None)
     args = parser.parse_args(argv)
@@ -84,8 +87,12 @@ def agreement(reference: List[np.ndarray], other: List[np.ndarray]) -> Dict[str,
         raise AssertionError("GPU and CPU pipelines gave vectors of different shapes")
     cosines = np.concatenate([cosine_rows(r, o) for r, o in zip(reference, other)])
     diffs = np.concatenate([np.abs(r - o).ravel() for r, o in zip(reference, other)])
-    return {"median_cosine": float(np.median(cosines)), "min_cosine": float(cosines.min()),
-            "max_abs_diff": float(diffs.max()), "n_tokens": int(len(cosines))}
+    return {
+        "median_cosine": float(np.median(cosines)),
+        "min_cosine": float(cosines.min()),
+        "max_abs_diff": float(diffs.max()),
+        "n_tokens": int(len(cosines)),
+    }
 
 
 def load_on_device(pipeline_dir: Path, precision: str, batch_size: int, max_batch_wordpieces: int, dry_run: bool):
@@ -134,7 +141,10 @@ def timed_floor(texts: Sequence[str], precision: str, max_batch_wordpieces: int,
     lengths = [len(ids) for ids in tokenizer(list(texts))["input_ids"]]
 
     def run() -> None:
-        with torch.inference_mode(), torch.autocast(device_type=device, dtype=dtype, enabled=dtype is not None and device == "cuda"):
+        with (
+            torch.inference_mode(),
+            torch.autocast(device_type=device, dtype=dtype, enabled=dtype is not None and device == "cuda"),
+        ):
             for batch in methods.length_buckets(lengths, max_batch_wordpieces):
                 encoding = tokenizer([texts[i] for i in batch], padding=True, return_tensors="pt").to(device)
                 model(**encoding).last_hidden_state.float().cpu().numpy()
@@ -179,7 +189,12 @@ def gather_check(nlp, texts: Sequence[str]) -> Dict[str, Any]:
     _synchronize()
     batched_s = time.perf_counter() - started
     equal = bool(np.array_equal(np.concatenate(per_doc) if per_doc else stacked, stacked))
-    return {"gather_per_doc_s": per_doc_s, "gather_batched_s": batched_s, "gather_equal": equal, "gather_docs": len(data)}
+    return {
+        "gather_per_doc_s": per_doc_s,
+        "gather_batched_s": batched_s,
+        "gather_equal": equal,
+        "gather_docs": len(data),
+    }
 
 
 def write_section(path: Path, lines: List[str]) -> None:
@@ -206,7 +221,12 @@ def main(argv: Optional[Sequence[str]] = None) -> int:
     reference = context_vectors(cpu_nlp, texts)
     cpu_seconds = timed_pipe(cpu_nlp, cpu_texts)
     cpu_tps = cpu_tokens / cpu_seconds
-    results: Dict[str, Any] = {"n_sentences": len(texts), "n_tokens": n_tokens, "cpu_tokens_per_s": cpu_tps, "precisions": {}}
+    results: Dict[str, Any] = {
+        "n_sentences": len(texts),
+        "n_tokens": n_tokens,
+        "cpu_tokens_per_s": cpu_tps,
+        "precisions": {},
+    }
     failed = []
     for precision in args.precision:
         nlp = load_on_device(pipeline_dir, precision, args.batch_size, args.max_batch_wordpieces, args.dry_run)
@@ -217,25 +237,41 @@ def main(argv: Optional[Sequence[str]] = None) -> int:
         check = agreement(reference, context_vectors(nlp, texts))
         median_min, min_min = THRESHOLDS[precision]
         check["passed"] = check["median_cosine"] >= median_min and check["min_cosine"] >= min_min
-        check.update({"seconds": seconds, "tokens_per_s": n_tokens / seconds, "speedup_vs_cpu": (n_tokens / seconds) / cpu_tps,
-                      "floor_seconds": floor_seconds, "vs_bucketed_floor": seconds / floor_seconds, **gather})
+        check.update(
+            {
+                "seconds": seconds,
+                "tokens_per_s": n_tokens / seconds,
+                "speedup_vs_cpu": (n_tokens / seconds) / cpu_tps,
+                "floor_seconds": floor_seconds,
+                "vs_bucketed_floor": seconds / floor_seconds,
+                **gather,
+            }
+        )
         check["passed"] = check["passed"] and gather["gather_equal"]
         results["precisions"][precision] = check
         if not check["passed"]:
             failed.append(precision)
         print(precision, json.dumps(check), flush=True)
-    lines = ["## GPU" + (" (DRY RUN on CPU: logic check only, not GPU numbers)" if args.dry_run else ""), "",
-             f"`python benchmarks/gpu_check.py {' '.join(argv if argv is not None else sys.argv[1:])}`", "",
-             *environment_lines(), "",
-             f"{len(texts):,} sentences ({n_tokens:,} tokens); nlp.pipe batch {args.batch_size},"
-             f" max_batch_wordpieces {args.max_batch_wordpieces}; CPU reference {cpu_tps:,.0f} tokens/s.", "",
-             "| precision | tokens/s | x CPU | x bucketed HF floor (same device, precision) | median cosine vs CPU | min cosine"
-             " | max abs diff | gather per Doc s | gather batched s | check |",
-             "|---|---|---|---|---|---|---|---|---|---|"]
+    lines = [
+        "## GPU" + (" (DRY RUN on CPU: logic check only, not GPU numbers)" if args.dry_run else ""),
+        "",
+        f"`python benchmarks/gpu_check.py {' '.join(argv if argv is not None else sys.argv[1:])}`",
+        "",
+        *environment_lines(),
+        "",
+        f"{len(texts):,} sentences ({n_tokens:,} tokens); nlp.pipe batch {args.batch_size},"
+        f" max_batch_wordpieces {args.max_batch_wordpieces}; CPU reference {cpu_tps:,.0f} tokens/s.",
+        "",
+        "| precision | tokens/s | x CPU | x bucketed HF floor (same device, precision) | median cosine vs CPU | min cosine"
+        " | max abs diff | gather per Doc s | gather batched s | check |",
+        "|---|---|---|---|---|---|---|---|---|---|",
+    ]
     for precision, check in results["precisions"].items():
-        lines.append(f"| {precision} | {check['tokens_per_s']:,.0f} | {check['speedup_vs_cpu']:.1f} | {check['vs_bucketed_floor']:.2f}"
-                     f" | {check['median_cosine']:.6f} | {check['min_cosine']:.6f} | {check['max_abs_diff']:.2e}"
-                     f" | {check['gather_per_doc_s']:.4f} | {check['gather_batched_s']:.4f} | {'pass' if check['passed'] else 'FAIL'} |")
+        lines.append(
+            f"| {precision} | {check['tokens_per_s']:,.0f} | {check['speedup_vs_cpu']:.1f} | {check['vs_bucketed_floor']:.2f}"
+            f" | {check['median_cosine']:.6f} | {check['min_cosine']:.6f} | {check['max_abs_diff']:.2e}"
+            f" | {check['gather_per_doc_s']:.4f} | {check['gather_batched_s']:.4f} | {'pass' if check['passed'] else 'FAIL'} |"
+        )
     if args.output is not None:
         write_section(args.output, lines)
         print(f"wrote the GPU section of {args.output}")

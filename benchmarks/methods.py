@@ -1,5 +1,6 @@
 """The benchmarked methods. Each ``make_*`` loads its model once and returns a
 callable ``run(texts) -> n_vectors`` that embeds every token of every text."""
+
 import os
 import tempfile
 from pathlib import Path
@@ -168,7 +169,7 @@ BUILD_LAYER = -2  # build-lexicon's default --layer
 def make_build_lexicon(pipeline_dir: Path, layer: int = BUILD_LAYER, sample_size: int = 64) -> Method:
     """What build-lexicon's local engine does per shard: load_pipeline(layer=...) (hidden
     states on for the run) and partial_lexicon with --batch-size = nlp.batch_size."""
-    from spacy_ctxvec.lexicon.shard import partial_lexicon
+    from spacy_ctxvec.building.shard import partial_lexicon
     from spacy_ctxvec.pipelines import load_pipeline as load_for_build
 
     nlp = load_for_build(pipeline_dir, layer=layer)

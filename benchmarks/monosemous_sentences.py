@@ -11,6 +11,7 @@ lemma carries one gold sense and `spacy-ctxvec evaluate senses` reports it in th
         --encoding latin-1
     spacy-ctxvec evaluate senses PIPELINE OUTPUT.jsonl --per-lemma 10
 """
+
 import argparse
 import hashlib
 import json
@@ -28,8 +29,9 @@ def _md5(text: str) -> str:
     return hashlib.md5(text.encode("utf8")).hexdigest()
 
 
-def monosemous_lines(files: List[Path], counts: Dict[str, int], per_word: int, encoding: str
-                     ) -> Dict[str, List[Tuple[str, List[str], int]]]:
+def monosemous_lines(
+    files: List[Path], counts: Dict[str, int], per_word: int, encoding: str
+) -> Dict[str, List[Tuple[str, List[str], int]]]:
     """Word -> (md5, words, position) of every line it occurs on (first occurrence per line)."""
     tokenizer = spacy.blank("en").tokenizer
     found: Dict[str, List[Tuple[str, List[str], int]]] = defaultdict(list)
@@ -68,8 +70,10 @@ def main() -> None:
         for word in sorted(chosen):
             for _, words, position in sorted(found[word], key=lambda row: row[0])[: args.per_word]:
                 out.write(json.dumps({"lemma": word, "words": words, "position": position, "sense": word}) + "\n")
-    print(f"{len(found)} monosemous words on >= {args.per_word} lines; wrote {len(chosen)} x {args.per_word} "
-          f"sentences to {args.output}")
+    print(
+        f"{len(found)} monosemous words on >= {args.per_word} lines; wrote {len(chosen)} x {args.per_word} "
+        f"sentences to {args.output}"
+    )
 
 
 if __name__ == "__main__":

@@ -15,6 +15,7 @@ probe (session 7)".
         [--write-probe spacy_ctxvec/probes/all-MiniLM-L6-v2.layer-2 --trained-on "..."] \\
         --output benchmarks/polysemy_probe.json
 """
+
 import argparse
 import json
 from pathlib import Path
@@ -34,14 +35,19 @@ MIN_COUNT = 5
 def load(path):
     nlp = load_pipeline(path)
     component = nlp.get_pipe("ctxvec_polysemy")
-    return {"name": Path(path).name, "lexicon": component.lexicon, "model": pipeline_model_fingerprint(nlp),
-            "inputs": type_input_embeddings(nlp, component.lexicon.keys),
-            "static": nlp.get_pipe("ctxvec_static").table if "ctxvec_static" in nlp.pipe_names else None}
+    return {
+        "name": Path(path).name,
+        "lexicon": component.lexicon,
+        "model": pipeline_model_fingerprint(nlp),
+        "inputs": type_input_embeddings(nlp, component.lexicon.keys),
+        "static": nlp.get_pipe("ctxvec_static").table if "ctxvec_static" in nlp.pipe_names else None,
+    }
 
 
 def ablation_scores(fit, target, counts, columns):
     """Ridge on a subset of the probe's feature columns ("centroid", "stats") or on the
     static input embedding ("static"), fitted on the even half of the --fit lexicons."""
+
     def features(entry):
         lexicon = entry["lexicon"]
         all_features, valid = probe_features(lexicon, MIN_COUNT)
@@ -65,11 +71,17 @@ def ablation_scores(fit, target, counts, columns):
 
 def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
-    parser.add_argument("--fit", nargs="+", required=True, help="Pipelines with a lexicon to fit on (even half of the words)")
-    parser.add_argument("--evaluate", nargs="+", required=True, help="Pipelines with a lexicon to score (odd half of the words)")
+    parser.add_argument(
+        "--fit", nargs="+", required=True, help="Pipelines with a lexicon to fit on (even half of the words)"
+    )
+    parser.add_argument(
+        "--evaluate", nargs="+", required=True, help="Pipelines with a lexicon to score (odd half of the words)"
+    )
     parser.add_argument("--sense-counts", required=True)
     parser.add_argument("--write-probe", type=Path, help="Save the pooled probe here (the shipped probe)")
-    parser.add_argument("--trained-on", help="What the saved probe's meta says it was fitted on (default: the pipeline names)")
+    parser.add_argument(
+        "--trained-on", help="What the saved probe's meta says it was fitted on (default: the pipeline names)"
+    )
     parser.add_argument("--output", type=Path)
     args = parser.parse_args()
     counts = read_sense_counts(args.sense_counts)
@@ -81,11 +93,22 @@ def main() -> None:
     model = models.pop()
     names = " + ".join(entry["name"] for entry in fit)
     lexicons, inputs = [entry["lexicon"] for entry in fit], [entry["inputs"] for entry in fit]
-    pooled = fit_probe(lexicons, counts, min_count=MIN_COUNT, model=model, half=True, inputs=inputs,
-                       trained_on=args.trained_on or f"sense counts of the md5-even half of the words of {names}")
+    pooled = fit_probe(
+        lexicons,
+        counts,
+        min_count=MIN_COUNT,
+        model=model,
+        half=True,
+        inputs=inputs,
+        trained_on=args.trained_on or f"sense counts of the md5-even half of the words of {names}",
+    )
     without_inputs = fit_probe(lexicons, counts, min_count=MIN_COUNT, model=model, half=True)
-    singles = {entry["name"]: fit_probe(entry["lexicon"], counts, min_count=MIN_COUNT, model=model, half=True, inputs=[entry["inputs"]])
-               for entry in fit}
+    singles = {
+        entry["name"]: fit_probe(
+            entry["lexicon"], counts, min_count=MIN_COUNT, model=model, half=True, inputs=[entry["inputs"]]
+        )
+        for entry in fit
+    }
     results = {"probe": pooled.meta, "evaluated": {}}
     for path in args.evaluate:
         entry = loaded[path]
@@ -94,7 +117,10 @@ def main() -> None:
         self_similarity, valid = lexicon.polysemy_scores(MIN_COUNT)
         rows = {
             f"probe fitted on {names} (the shipped probe)": pooled.scores(lexicon, MIN_COUNT, entry["inputs"])[0],
-            **{f"probe fitted on {name} alone": probe.scores(lexicon, MIN_COUNT, entry["inputs"])[0] for name, probe in singles.items()},
+            **{
+                f"probe fitted on {name} alone": probe.scores(lexicon, MIN_COUNT, entry["inputs"])[0]
+                for name, probe in singles.items()
+            },
             f"probe without the input embeddings, fitted on {names}": without_inputs.scores(lexicon, MIN_COUNT)[0],
             "self_similarity": self_similarity,
             "log frequency": np.log(np.maximum(lexicon.counts, 1)),
@@ -102,14 +128,20 @@ def main() -> None:
             "ablation: log frequency + self-similarity alone": ablation_scores(fit, entry, counts, "stats")[0],
         }
         if all(e["static"] is not None for e in fit + [entry]):
-            rows["diagnostic: the model's static input embedding of the word"] = ablation_scores(fit, entry, counts, "static")[0]
+            rows["diagnostic: the model's static input embedding of the word"] = ablation_scores(
+                fit, entry, counts, "static"
+            )[0]
         table = {}
-        print(f"\n{entry['name']}: {len(lexicon)} types, held-out half (md5 odd) with n >= {MIN_COUNT} and a sense count")
+        print(
+            f"\n{entry['name']}: {len(lexicon)} types, held-out half (md5 odd) with n >= {MIN_COUNT} and a sense count"
+        )
         for name, scores in rows.items():
             report = polysemy_report(lexicon.keys, scores, valid, lexicon.counts, counts, words=held_out)
             table[name] = report.to_dict()
-            print(f"  {name:72s} spearman {report.spearman:.3f}  partial {report.partial_spearman:.3f}  "
-                  f"AUC {report.auc:.3f}  ({report.n_covered} words, {report.n_monosemous} monosemous)")
+            print(
+                f"  {name:72s} spearman {report.spearman:.3f}  partial {report.partial_spearman:.3f}  "
+                f"AUC {report.auc:.3f}  ({report.n_covered} words, {report.n_monosemous} monosemous)"
+            )
         results["evaluated"][entry["name"]] = table
     if args.write_probe:
         pooled.to_disk(args.write_probe)

@@ -14,6 +14,7 @@
    SimVerb-3500 (Spearman and coverage).
 Per-layer lexicons are cached in the work dir, so a rerun only redoes the analysis.
 """
+
 import argparse
 import json
 import platform
@@ -52,13 +53,15 @@ def gutenberg_paragraphs(per_book: int) -> List[str]:
     return paragraphs
 
 
-def build_layer_lexicons(corpus: Path, work_dir: Path, batch_size: int) -> Tuple[Dict[int, "Lexicon"], Dict[str, float]]:
+def build_layer_lexicons(
+    corpus: Path, work_dir: Path, batch_size: int
+) -> Tuple[Dict[int, "Lexicon"], Dict[str, float]]:
     from spacy.attrs import LOWER
     from spacy.util import load_config, load_model_from_config
     from tqdm import tqdm
 
-    from spacy_ctxvec.lexicon.shard import doc_occurrences
-    from spacy_ctxvec.lexicon.corpus import corpus_fingerprint, iter_corpus
+    from spacy_ctxvec.building.corpus import corpus_fingerprint, iter_corpus
+    from spacy_ctxvec.building.shard import doc_occurrences
     from spacy_ctxvec.lexicon.statistics import Lexicon
 
     stamp = {"corpus_sha256": corpus_fingerprint(corpus)}
@@ -68,7 +71,10 @@ def build_layer_lexicons(corpus: Path, work_dir: Path, batch_size: int) -> Tuple
         return {layer: Lexicon.from_disk(cache[layer]) for layer in range(N_LAYERS)}, json.loads(stamp_file.read_text())
 
     config = load_config(REPO / "configs" / "default.cfg")
-    config["components"]["ctxvec_context"]["layers"] = {"@misc": "spacy-ctxvec.concat_layers.v1", "layers": list(range(N_LAYERS))}
+    config["components"]["ctxvec_context"]["layers"] = {
+        "@misc": "spacy-ctxvec.concat_layers.v1",
+        "layers": list(range(N_LAYERS)),
+    }
     nlp = load_model_from_config(config, auto_fill=True)
     nlp.initialize()
     disabled = [name for name in nlp.pipe_names if name not in ("transformer", "ctxvec_context")]
@@ -90,7 +96,9 @@ def build_layer_lexicons(corpus: Path, work_dir: Path, batch_size: int) -> Tuple
         vectors_buffer.clear()
 
     start = time.perf_counter()
-    for doc in tqdm(nlp.pipe(iter_corpus(corpus), batch_size=batch_size, disable=disabled), unit="doc", desc="MiniLM, layers 0-6"):
+    for doc in tqdm(
+        nlp.pipe(iter_corpus(corpus), batch_size=batch_size, disable=disabled), unit="doc", desc="MiniLM, layers 0-6"
+    ):
         ids, vectors = doc_occurrences(doc, LOWER)
         ids_buffer.append(ids)
         vectors_buffer.append(vectors)
@@ -135,7 +143,12 @@ def sense_analysis(lexicon, senses: Dict[str, int], min_count: int, n_boot: int 
     score = scores[rows]
     log_senses = np.log([senses[lexicon.keys[i]] for i in rows])
     log_freq = np.log(lexicon.counts[rows].astype(float))
-    boot = np.array([partial_spearman(score[r], log_senses[r], log_freq[r]) for r in np.random.default_rng(0).integers(0, len(rows), size=(n_boot, len(rows)))])
+    boot = np.array(
+        [
+            partial_spearman(score[r], log_senses[r], log_freq[r])
+            for r in np.random.default_rng(0).integers(0, len(rows), size=(n_boot, len(rows)))
+        ]
+    )
     return {
         "boot_partial": boot,
         "n_words": len(rows),
@@ -152,13 +165,17 @@ def read_pairs(path: Path) -> List[Tuple[str, str, float]]:
         fields = line.strip().split()
         if len(fields) >= 3:
             try:
-                pairs.append((fields[0].lower(), fields[1].lower(), float(fields[3] if "SimVerb" in path.name else fields[2])))
+                pairs.append(
+                    (fields[0].lower(), fields[1].lower(), float(fields[3] if "SimVerb" in path.name else fields[2]))
+                )
             except ValueError:
                 continue
     return pairs
 
 
-def similarity_scores(vectors: Dict[str, np.ndarray], pairs: Sequence[Tuple[str, str, float]], only: set = None) -> Tuple[float, int]:
+def similarity_scores(
+    vectors: Dict[str, np.ndarray], pairs: Sequence[Tuple[str, str, float]], only: set = None
+) -> Tuple[float, int]:
     gold, predicted = [], []
     for a, b, score in pairs:
         if a in vectors and b in vectors and (only is None or (a, b) in only):
@@ -191,8 +208,8 @@ def main() -> None:
     parser.add_argument("--output", type=Path, default=REPO / "benchmarks" / "POLYSEMY.md")
     args = parser.parse_args()
     args.work_dir.mkdir(parents=True, exist_ok=True)
-    from spacy_ctxvec.lexicon.export import export_static_vectors
     from spacy_ctxvec.analysis.occurrences import layer_curves
+    from spacy_ctxvec.lexicon.export import export_static_vectors
 
     paragraphs = gutenberg_paragraphs(args.paragraphs_per_book)
     corpus = args.work_dir / "corpus.txt"
@@ -218,7 +235,9 @@ def main() -> None:
     loaded = KeyedVectors.load_word2vec_format(str(exported))
     static[f"export-static file, layer {best_layer}"] = {w: loaded[w] for w in loaded.index_to_key}
     static["word2vec, same paragraphs"] = train_word2vec(corpus, args.work_dir / "w2v_same.txt", min_count=2)
-    static["word2vec, all Gutenberg (1.06M words)"] = train_word2vec(DATA / "corpus_gutenberg", args.work_dir / "w2v_full.txt", min_count=5)
+    static["word2vec, all Gutenberg (1.06M words)"] = train_word2vec(
+        DATA / "corpus_gutenberg", args.work_dir / "w2v_full.txt", min_count=5
+    )
     datasets = {name: read_pairs(path) for name, path in SIMILARITY_SETS.items()}
     similarity = {}
     for name, pairs in datasets.items():

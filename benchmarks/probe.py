@@ -5,6 +5,7 @@ numbers; the Docs are kept (list(nlp.pipe(texts))), as a user collecting them wo
     python benchmarks/probe.py pipeline --pipeline-dir DIR --sentences 2000
     python benchmarks/probe.py pipeline --pipeline-dir DIR --tokens 100000
 """
+
 import argparse
 import json
 import os
@@ -46,8 +47,19 @@ def current_rss_mb() -> float:
 
 def main() -> None:
     parser = argparse.ArgumentParser()
-    parser.add_argument("method", choices=["floor_fixed", "floor_sorted", "pipeline", "pipeline_int8", "pipeline_drop_trf_data",
-                                           "pipeline_keep_trf_data", "pipeline_before", "flair"])
+    parser.add_argument(
+        "method",
+        choices=[
+            "floor_fixed",
+            "floor_sorted",
+            "pipeline",
+            "pipeline_int8",
+            "pipeline_drop_trf_data",
+            "pipeline_keep_trf_data",
+            "pipeline_before",
+            "flair",
+        ],
+    )
     parser.add_argument("--pipeline-dir", type=Path, required=True)
     parser.add_argument("--sentences", type=int, default=0)
     parser.add_argument("--tokens", type=int, default=0)
@@ -90,13 +102,23 @@ def main() -> None:
     run_s = time.perf_counter() - started
     trim_freed_memory()
     rss_end = current_rss_mb()
-    print(json.dumps({
-        "n_sentences": len(texts), "n_tokens": n_tokens, "n_docs_kept": len(kept),
-        "load_s": load_s, "run_s": run_s,
-        "rss_after_load_mb": rss_loaded, "peak_after_load_mb": peak_loaded, "rss_before_run_mb": rss_before_run,
-        "peak_rss_mb": peak_rss_mb(), "rss_end_mb": rss_end,
-        "kept_kib_per_token": (rss_end - rss_before_run) * 1024 / n_tokens if kept else None,
-    }))
+    print(
+        json.dumps(
+            {
+                "n_sentences": len(texts),
+                "n_tokens": n_tokens,
+                "n_docs_kept": len(kept),
+                "load_s": load_s,
+                "run_s": run_s,
+                "rss_after_load_mb": rss_loaded,
+                "peak_after_load_mb": peak_loaded,
+                "rss_before_run_mb": rss_before_run,
+                "peak_rss_mb": peak_rss_mb(),
+                "rss_end_mb": rss_end,
+                "kept_kib_per_token": (rss_end - rss_before_run) * 1024 / n_tokens if kept else None,
+            }
+        )
+    )
 
 
 def trim_freed_memory() -> None:

@@ -10,6 +10,7 @@ benchmarks/SENSES.md, "The probe decides which words split".
     python benchmarks/probe_split.py spread=gut_full probe=gut_full_probe \\
         --examples ../shared/data/wordnet_examples/wordnet_examples.jsonl --monosemous mono_test.jsonl
 """
+
 import argparse
 import json
 from pathlib import Path
@@ -26,14 +27,24 @@ def first_sentences(data: SenseSentences, per_lemma: int, held_out_only: bool = 
     groups = data.by_lemma(per_lemma, min_sentences=per_lemma)
     lemmas = [lemma for lemma in groups if not held_out_only or not in_fitted_half([lemma.lower()])[0]]
     rows = sorted(row for lemma in lemmas for row in groups[lemma])
-    return SenseSentences([data.lemmas[i] for i in rows], [data.words[i] for i in rows], data.positions[rows],
-                          [data.senses[i] for i in rows])
+    return SenseSentences(
+        [data.lemmas[i] for i in rows],
+        [data.words[i] for i in rows],
+        data.positions[rows],
+        [data.senses[i] for i in rows],
+    )
 
 
 def summary(report) -> dict:
     induced = report.methods["induced"]
-    return {"lemmas": report.n_lemmas, "mean_ari": induced.mean_ari, "f1": induced.f1, "one_sense": induced.one_sense_fraction,
-            "mean_senses": induced.mean_senses, "probe_decided": report.details.get("split_by_probe_lemmas")}
+    return {
+        "lemmas": report.n_lemmas,
+        "mean_ari": induced.mean_ari,
+        "f1": induced.f1,
+        "one_sense": induced.one_sense_fraction,
+        "mean_senses": induced.mean_senses,
+        "probe_decided": report.details.get("split_by_probe_lemmas"),
+    }
 
 
 def main() -> None:
@@ -54,12 +65,18 @@ def main() -> None:
     for spec in args.pipelines:
         name, path = spec.split("=", 1)
         nlp = load_pipeline(path)
-        results[name] = {label: summary(evaluate_senses(nlp, data, per_lemma=args.per_lemma)) for label, data in sets.items()}
+        results[name] = {
+            label: summary(evaluate_senses(nlp, data, per_lemma=args.per_lemma)) for label, data in sets.items()
+        }
         for label, row in results[name].items():
-            print(f"{name:8s} {label:26s} lemmas {row['lemmas']:4d}  ARI {row['mean_ari']:.3f}  F1 {row['f1']:.3f}  "
-                  f"one sense {row['one_sense']:.3f}  mean senses {row['mean_senses']:.2f}  probe decided {row['probe_decided']}")
+            print(
+                f"{name:8s} {label:26s} lemmas {row['lemmas']:4d}  ARI {row['mean_ari']:.3f}  F1 {row['f1']:.3f}  "
+                f"one sense {row['one_sense']:.3f}  mean senses {row['mean_senses']:.2f}  probe decided {row['probe_decided']}"
+            )
     if args.output:
-        args.output.write_text(json.dumps(results, indent=2, default=lambda v: float(v) if isinstance(v, np.floating) else v) + "\n")
+        args.output.write_text(
+            json.dumps(results, indent=2, default=lambda v: float(v) if isinstance(v, np.floating) else v) + "\n"
+        )
 
 
 if __name__ == "__main__":

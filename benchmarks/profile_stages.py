@@ -10,6 +10,7 @@ the saved default pipeline loaded with the previous transformer settings
 functions with the most own time under cProfile (for the ranking only: the profiler
 inflates Python-heavy code).
 """
+
 import argparse
 import cProfile
 import io
@@ -79,7 +80,10 @@ def main() -> None:
     args = parser.parse_args()
     texts = sample_sentences(args.sentences)
     pipeline_dir = methods.assemble_default(methods.temp_pipeline_dir())
-    variants = {"before": methods.load_pipeline(pipeline_dir, before_issue_13=True), "after": methods.load_pipeline(pipeline_dir)}
+    variants = {
+        "before": methods.load_pipeline(pipeline_dir, before_issue_13=True),
+        "after": methods.load_pipeline(pipeline_dir),
+    }
     totals = {name: {"wall": 0.0, "cpu": 0.0, "calls": 0, "wordpieces": 0} for name in variants}
     for name, nlp in variants.items():
         count_forward(nlp, totals[name])
@@ -87,7 +91,7 @@ def main() -> None:
     rows: Dict[str, Dict[str, List[Tuple[float, float]]]] = {name: {} for name in variants}
     for round_index in range(args.rounds):
         names = list(variants)
-        for name in names[round_index % 2:] + names[: round_index % 2]:
+        for name in names[round_index % 2 :] + names[: round_index % 2]:
             for stage, value in stages(variants[name], texts, totals[name]).items():
                 rows[name].setdefault(stage, []).append(value)
     print(f"{len(texts)} sentences, {args.rounds} interleaved rounds, load average {os.getloadavg()}")
@@ -98,7 +102,11 @@ def main() -> None:
         for name in ("before", "after"):
             values = rows[name].get(stage, [(float("nan"), float("nan"))])
             wall, cpu = median(v[0] for v in values), median(v[1] for v in values)
-            cells += [f"{wall:.0f}", f"{cpu:.0f}"] if stage in ("forward calls", "padded wordpieces") else [f"{wall:.2f}", f"{cpu:.2f}"]
+            cells += (
+                [f"{wall:.0f}", f"{cpu:.0f}"]
+                if stage in ("forward calls", "padded wordpieces")
+                else [f"{wall:.2f}", f"{cpu:.2f}"]
+            )
         if stage in ("forward calls", "padded wordpieces"):
             cells = [cells[0], "", cells[2], ""]
         print(f"| {stage} | " + " | ".join(cells) + " |")

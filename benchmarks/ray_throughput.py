@@ -9,6 +9,7 @@ starting its actors, which load the pipeline. ``--startup-docs`` runs each setti
 more on that many documents to estimate that fixed cost; "marginal tokens/s" is
 (tokens(N) - tokens(small)) / (seconds(N) - seconds(small)).
 """
+
 import argparse
 import os
 import platform
@@ -24,8 +25,8 @@ os.environ.setdefault("RAY_AUTH_MODE", "disabled")
 sys.path.insert(0, str(Path(__file__).resolve().parent.parent))
 
 from benchmarks.data import corpus_sentences  # noqa: E402
-from spacy_ctxvec.lexicon.local import build_lexicon_local  # noqa: E402
-from spacy_ctxvec.lexicon.ray_engine import MERGE_GROUP, build_lexicon_ray  # noqa: E402
+from spacy_ctxvec.building.local import build_lexicon_local  # noqa: E402
+from spacy_ctxvec.building.ray_engine import MERGE_GROUP, build_lexicon_ray  # noqa: E402
 from spacy_ctxvec.pipelines import load_pipeline  # noqa: E402
 
 SETTINGS = [
@@ -42,7 +43,9 @@ def write_corpus(directory: Path, sentences: List[str], name: str) -> Path:
     return path
 
 
-def run(engine: str, nlp: Any, corpus: Path, options: Dict[str, Any], shard_size: int, batch_size: int) -> Dict[str, float]:
+def run(
+    engine: str, nlp: Any, corpus: Path, options: Dict[str, Any], shard_size: int, batch_size: int
+) -> Dict[str, float]:
     if engine == "local":
         result = build_lexicon_local(nlp, corpus, shard_size=shard_size, batch_size=batch_size, progress=False)
     else:
@@ -76,7 +79,9 @@ def main() -> None:
     parser.add_argument("--startup-docs", type=int, default=20)
     parser.add_argument("--shard-size", type=int, default=100, help="docs per partial lexicon (Ray batch)")
     parser.add_argument("--batch-size", type=int, default=32, help="docs per nlp.pipe batch")
-    parser.add_argument("--merge-types", type=int, default=50_000, help="types of the running lexicon in the merge timing")
+    parser.add_argument(
+        "--merge-types", type=int, default=50_000, help="types of the running lexicon in the merge timing"
+    )
     parser.add_argument("--out", type=Path, default=None)
     args = parser.parse_args()
 
@@ -101,9 +106,23 @@ def main() -> None:
                 if reference is None:
                     reference = full["lexicon"]
                 same = full["lexicon"].keys == reference.keys and (full["lexicon"].counts == reference.counts).all()
-                rows.append((label, full["docs"], full["tokens"], full["seconds"], full["tokens"] / full["seconds"], fixed["seconds"], marginal, same))
-                print(f"{label}: {full['tokens']} tokens in {full['seconds']:.1f} s ({full['tokens'] / full['seconds']:.0f} tokens/s); "
-                      f"{args.startup_docs} docs: {fixed['seconds']:.1f} s; marginal {marginal:.0f} tokens/s; same counts as local: {same}", flush=True)
+                rows.append(
+                    (
+                        label,
+                        full["docs"],
+                        full["tokens"],
+                        full["seconds"],
+                        full["tokens"] / full["seconds"],
+                        fixed["seconds"],
+                        marginal,
+                        same,
+                    )
+                )
+                print(
+                    f"{label}: {full['tokens']} tokens in {full['seconds']:.1f} s ({full['tokens'] / full['seconds']:.0f} tokens/s); "
+                    f"{args.startup_docs} docs: {fixed['seconds']:.1f} s; marginal {marginal:.0f} tokens/s; same counts as local: {same}",
+                    flush=True,
+                )
         finally:
             ray.shutdown()
 
@@ -123,7 +142,9 @@ def main() -> None:
         "|---|---:|---:|---:|---:|---:|---:|---|",
     ]
     for label, docs, tokens, seconds, rate, fixed_seconds, marginal, same in rows:
-        lines.append(f"| {label} | {docs} | {tokens} | {seconds:.1f} | {rate:.0f} | {fixed_seconds:.1f} | {marginal:.0f} | {same} |")
+        lines.append(
+            f"| {label} | {docs} | {tokens} | {seconds:.1f} | {rate:.0f} | {fixed_seconds:.1f} | {marginal:.0f} | {same} |"
+        )
     width = reference.width
     seconds = merge_seconds(args.merge_types, 3000, width)
     lines += [

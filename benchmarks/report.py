@@ -1,5 +1,6 @@
 """Write benchmarks/RESULTS.md and the README's benchmark table from the numbers
 run_all.py collected (the README table is never edited by hand)."""
+
 import datetime
 import json
 import os
@@ -36,23 +37,39 @@ def _load_line(results: Dict[str, Any]) -> str:
     after = ", ".join(f"{x:.1f}" for x in results["load_average_after"])
     cores = os.cpu_count() or 1
     loaded = max(results["load_average_before"][0], results["load_average_after"][0]) > cores
-    note = (f" (above the {cores} cores: other jobs shared the machine, so wall times are inflated and noisy;"
-            " CPU time and interleaved ratios are the steadier measures)" if loaded else "")
+    note = (
+        f" (above the {cores} cores: other jobs shared the machine, so wall times are inflated and noisy;"
+        " CPU time and interleaved ratios are the steadier measures)"
+        if loaded
+        else ""
+    )
     return f"load average (1, 5, 15 min) before: {before}; after: {after}{note}"
 
 
 def speed_rows(results: Dict[str, Any]) -> List[List[str]]:
     rows = []
     for row in results["speed"]:
-        rows.append([
-            f"**{row['method']}**" if row["method"] == PIPELINE_KEY else row["method"],
-            f"{row['cpu_vs_bucketed']:.2f}", f"{row['vs_bucketed']:.2f}",
-            f"{row['cpu_s']:.1f}", f"{row['wall_s']:.1f}", f"{row['tokens_per_s']:,.0f}",
-        ])
+        rows.append(
+            [
+                f"**{row['method']}**" if row["method"] == PIPELINE_KEY else row["method"],
+                f"{row['cpu_vs_bucketed']:.2f}",
+                f"{row['vs_bucketed']:.2f}",
+                f"{row['cpu_s']:.1f}",
+                f"{row['wall_s']:.1f}",
+                f"{row['tokens_per_s']:,.0f}",
+            ]
+        )
     return rows
 
 
-SPEED_HEADER = ["method", "CPU x bucketed floor", "wall x bucketed floor", "median CPU s", "median wall s", "tokens/s (wall)"]
+SPEED_HEADER = [
+    "method",
+    "CPU x bucketed floor",
+    "wall x bucketed floor",
+    "median CPU s",
+    "median wall s",
+    "tokens/s (wall)",
+]
 
 
 def memory_rows(results: Dict[str, Any]) -> List[List[str]]:
@@ -74,30 +91,40 @@ def target_lines(results: Dict[str, Any]) -> List[str]:
     lines = []
     pipeline = speed.get(PIPELINE_KEY)
     if pipeline:
-        lines.append(f"- default pipeline <= {TARGET_VS_BUCKETED}x the bucketed floor: CPU {pipeline['cpu_vs_bucketed']:.2f}x"
-                     f" ({_check(pipeline['cpu_vs_bucketed'] <= TARGET_VS_BUCKETED)}), wall {pipeline['vs_bucketed']:.2f}x"
-                     f" ({_check(pipeline['vs_bucketed'] <= TARGET_VS_BUCKETED)})")
+        lines.append(
+            f"- default pipeline <= {TARGET_VS_BUCKETED}x the bucketed floor: CPU {pipeline['cpu_vs_bucketed']:.2f}x"
+            f" ({_check(pipeline['cpu_vs_bucketed'] <= TARGET_VS_BUCKETED)}), wall {pipeline['vs_bucketed']:.2f}x"
+            f" ({_check(pipeline['vs_bucketed'] <= TARGET_VS_BUCKETED)})"
+        )
     before = speed.get(PIPELINE_BEFORE_KEY)
     if before and pipeline:
-        lines.append(f"- before issue 13 the same pipeline took CPU {before['cpu_vs_bucketed']:.2f}x, wall"
-                     f" {before['vs_bucketed']:.2f}x the floor in the same rounds")
+        lines.append(
+            f"- before issue 13 the same pipeline took CPU {before['cpu_vs_bucketed']:.2f}x, wall"
+            f" {before['vs_bucketed']:.2f}x the floor in the same rounds"
+        )
     build = speed.get(BUILD_KEY)
     if build and "cpu_vs_pipeline" in build:
-        lines.append(f"- build-lexicon time <= {TARGET_BUILD_VS_PIPELINE}x the default pipeline's on the same texts (i.e. tokens/s"
-                     f" within {TARGET_BUILD_VS_PIPELINE}x): CPU {build['cpu_vs_pipeline']:.2f}x"
-                     f" ({_check(build['cpu_vs_pipeline'] <= TARGET_BUILD_VS_PIPELINE)}), wall {build['vs_pipeline']:.2f}x"
-                     f" ({_check(build['vs_pipeline'] <= TARGET_BUILD_VS_PIPELINE)})")
+        lines.append(
+            f"- build-lexicon time <= {TARGET_BUILD_VS_PIPELINE}x the default pipeline's on the same texts (i.e. tokens/s"
+            f" within {TARGET_BUILD_VS_PIPELINE}x): CPU {build['cpu_vs_pipeline']:.2f}x"
+            f" ({_check(build['cpu_vs_pipeline'] <= TARGET_BUILD_VS_PIPELINE)}), wall {build['vs_pipeline']:.2f}x"
+            f" ({_check(build['vs_pipeline'] <= TARGET_BUILD_VS_PIPELINE)})"
+        )
     int8 = speed.get(PIPELINE_INT8_KEY)
     if int8:
-        lines.append(f"- int8 (`quantize_pipeline`): CPU {int8['cpu_vs_bucketed']:.2f}x, wall {int8['vs_bucketed']:.2f}x the float floor")
+        lines.append(
+            f"- int8 (`quantize_pipeline`): CPU {int8['cpu_vs_bucketed']:.2f}x, wall {int8['vs_bucketed']:.2f}x the float floor"
+        )
     elif results.get("int8_note"):
         lines.append(f"- int8: {results['int8_note']}")
     memory = results.get("memory", {})
     now, old = memory.get("spacy-ctxvec default pipeline", {}), memory.get(PIPELINE_BEFORE_KEY, {})
     if now.get("kept_kib_per_token") and old.get("kept_kib_per_token"):
         ratio = now["kept_kib_per_token"] / old["kept_kib_per_token"]
-        lines.append(f"- memory per kept token <= 1/4 of before: {now['kept_kib_per_token']:.1f} vs {old['kept_kib_per_token']:.1f} KiB"
-                     f" = {ratio:.2f} ({_check(ratio <= 0.25)})")
+        lines.append(
+            f"- memory per kept token <= 1/4 of before: {now['kept_kib_per_token']:.1f} vs {old['kept_kib_per_token']:.1f} KiB"
+            f" = {ratio:.2f} ({_check(ratio <= 0.25)})"
+        )
     return lines
 
 
@@ -162,43 +189,69 @@ def write_report(results: Dict[str, Any], path: Path, environment: List[str], co
         " `torch.inference_mode()`, last hidden state copied to numpy).",
         f"- Default pipeline: `{batching['architecture']}`, `max_batch_wordpieces = {batching['max_batch_wordpieces']}`,"
         f" `[components.transformer] max_batch_items = {batching['max_batch_items']}`, `[nlp] batch_size ="
-        f" {batching['nlp.batch_size']}`; `list(nlp.pipe(texts))`, Docs kept. \"Before issue 13\": the same saved pipeline"
+        f' {batching["nlp.batch_size"]}`; `list(nlp.pipe(texts))`, Docs kept. "Before issue 13": the same saved pipeline'
         " loaded with `spacy-transformers.TransformerModel.v3`, `max_batch_items = 4096` and every hidden state output"
         " (the previous defaults).",
         "- build-lexicon: `pipelines.load_pipeline(dir, layer=-2)` (hidden states switched on for the run, as the CLI"
         " does) + `lexicon.shard.partial_lexicon(batch_size=nlp.batch_size, sample_size=64)`: the local engine's work"
         " per shard, without checkpoints.",
-        "- \"CPU time\" is `time.process_time()` of this process (all threads).",
+        '- "CPU time" is `time.process_time()` of this process (all threads).',
         "",
         "## Speed",
         "",
     ]
-    lines += _table(SPEED_HEADER + ["x sorted floor (CPU)", "x default pipeline (CPU)"],
-                    [row + [f"{r['cpu_vs_sorted']:.2f}", f"{r.get('cpu_vs_pipeline', float('nan')):.2f}"]
-                     for row, r in zip(speed_rows(results), results["speed"])])
+    lines += _table(
+        SPEED_HEADER + ["x sorted floor (CPU)", "x default pipeline (CPU)"],
+        [
+            row + [f"{r['cpu_vs_sorted']:.2f}", f"{r.get('cpu_vs_pipeline', float('nan')):.2f}"]
+            for row, r in zip(speed_rows(results), results["speed"])
+        ],
+    )
     if results.get("flair_note"):
         lines += ["", f"flair: {results['flair_note']}."]
     if results.get("int8_note"):
         lines += ["", f"int8: {results['int8_note']}."]
     lines += ["", "## Targets", "", *target_lines(results)]
     lines += ["", "## Our components alone", ""]
-    comp_rows = [[name, f"{us:.2f}", f"{us / components['pipeline_us_per_token']:.2%}"]
-                 for name, us in components["components_us_per_token"].items()]
+    comp_rows = [
+        [name, f"{us:.2f}", f"{us / components['pipeline_us_per_token']:.2%}"]
+        for name, us in components["components_us_per_token"].items()
+    ]
     comp_rows.append(["whole default pipeline", f"{components['pipeline_us_per_token']:.1f}", "100%"])
     lines += _table(["component", "µs / token", "share of pipeline wall time"], comp_rows)
-    lines += ["", f"Each component's `pipe` timed over {components['n_tokens']:,} tokens of Docs that already went through the"
-              " transformer (median of repeats); ctxvec_polysemy with a lexicon built from the same Docs."]
+    lines += [
+        "",
+        f"Each component's `pipe` timed over {components['n_tokens']:,} tokens of Docs that already went through the"
+        " transformer (median of repeats); ctxvec_polysemy with a lexicon built from the same Docs.",
+    ]
     if results.get("quantization_agreement"):
         agreement = results["quantization_agreement"]
-        lines += ["", "## int8 agreement", "",
-                  f"Per-token cosine, int8 vs float32 contextual vectors ({agreement['n']:,} tokens): median"
-                  f" {agreement['median']:.4f}, 5th percentile {agreement['p5']:.4f}, min {agreement['min']:.4f}."]
+        lines += [
+            "",
+            "## int8 agreement",
+            "",
+            f"Per-token cosine, int8 vs float32 contextual vectors ({agreement['n']:,} tokens): median"
+            f" {agreement['median']:.4f}, 5th percentile {agreement['p5']:.4f}, min {agreement['min']:.4f}.",
+        ]
     if results.get("memory"):
         lines += ["", "## Memory per kept token (one fresh process each)", ""]
         lines += _table(MEMORY_HEADER, memory_rows(results))
-        lines += ["", "KiB per kept token = (RSS after the run - RSS before it) / tokens, both measured after a warm-up run on"
-                  " other sentences, `gc.collect()` and `malloc_trim(0)`, with every Doc (and its `doc._.trf_data`) still held."]
-    lines += ["", "<details><summary>raw numbers (JSON)</summary>", "", "```json", json.dumps(results, indent=1, default=str), "```", "", "</details>", ""]
+        lines += [
+            "",
+            "KiB per kept token = (RSS after the run - RSS before it) / tokens, both measured after a warm-up run on"
+            " other sentences, `gc.collect()` and `malloc_trim(0)`, with every Doc (and its `doc._.trf_data`) still held.",
+        ]
+    lines += [
+        "",
+        "<details><summary>raw numbers (JSON)</summary>",
+        "",
+        "```json",
+        json.dumps(results, indent=1, default=str),
+        "```",
+        "",
+        "</details>",
+        "",
+    ]
     path.write_text("\n".join(lines), encoding="utf8")
 
 

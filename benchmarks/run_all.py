@@ -13,6 +13,7 @@ texts. Memory per kept token comes from one fresh process per pipeline
 (benchmarks/probe.py). flair runs only when it is importable (install it in a
 separate virtual environment so that it cannot replace torch; see RESULTS.md).
 """
+
 import argparse
 import json
 import os
@@ -56,13 +57,20 @@ def parse_args(argv: Optional[Sequence[str]] = None) -> argparse.Namespace:
     parser.add_argument("--sentences", type=int, default=None, help="sentences for the speed rounds (default 2000)")
     parser.add_argument("--rounds", type=int, default=None, help="interleaved rounds (default 3)")
     parser.add_argument("--threads", type=int, default=None, help="torch threads (default: all cores)")
-    parser.add_argument("--memory-tokens", type=int, default=None, help="tokens of Docs kept per memory probe (default 50000)")
+    parser.add_argument(
+        "--memory-tokens", type=int, default=None, help="tokens of Docs kept per memory probe (default 50000)"
+    )
     parser.add_argument("--all-floors", action="store_true", help="also time the input-order floor (batches of 32)")
     parser.add_argument("--no-flair", action="store_true", help="skip flair even if it is installed")
     parser.add_argument("--no-int8", action="store_true", help="skip the int8 pipeline")
     parser.add_argument("--no-subprocess", action="store_true", help="skip the memory probes (fresh processes)")
     parser.add_argument("--output", type=Path, default=RESULTS_PATH)
-    parser.add_argument("--readme", type=Path, default=None, help="README whose benchmark table to rewrite (default: README.md, not with --quick)")
+    parser.add_argument(
+        "--readme",
+        type=Path,
+        default=None,
+        help="README whose benchmark table to rewrite (default: README.md, not with --quick)",
+    )
     args = parser.parse_args(argv)
     args.sentences = args.sentences or (60 if args.quick else 2000)
     args.rounds = args.rounds or (1 if args.quick else 3)
@@ -79,12 +87,14 @@ def timed(function: Callable[[], Any]) -> Dict[str, float]:
     return {"wall": time.perf_counter() - wall, "cpu": time.process_time() - cpu}
 
 
-def interleaved_rounds(runs: Dict[str, Callable[[Sequence[str]], int]], texts: Sequence[str], rounds: int) -> List[Dict[str, Dict[str, float]]]:
+def interleaved_rounds(
+    runs: Dict[str, Callable[[Sequence[str]], int]], texts: Sequence[str], rounds: int
+) -> List[Dict[str, Dict[str, float]]]:
     """Each round runs every method once, starting at a different method each round."""
     names = list(runs)
     results = []
     for round_index in range(rounds):
-        order = names[round_index % len(names):] + names[: round_index % len(names)]
+        order = names[round_index % len(names) :] + names[: round_index % len(names)]
         timings = {}
         for name in order:
             timings[name] = timed(lambda: runs[name](texts))
@@ -134,7 +144,7 @@ def component_costs(nlp, texts: Sequence[str], repeats: int) -> Dict[str, Any]:
 
 
 def _component_costs(nlp, texts: Sequence[str], repeats: int) -> Dict[str, Any]:
-    from spacy_ctxvec.lexicon.shard import partial_lexicon
+    from spacy_ctxvec.building.shard import partial_lexicon
 
     out: Dict[str, Any] = {}
     timing = timed(lambda: out.setdefault("docs", list(nlp.pipe(texts))))
@@ -166,15 +176,28 @@ def quantization_agreement(float_nlp, int8_nlp, texts: Sequence[str]) -> Dict[st
         x, y = x[mask].astype(np.float64), y[mask].astype(np.float64)
         cosines.append((x * y).sum(1) / (np.linalg.norm(x, axis=1) * np.linalg.norm(y, axis=1)))
     values = np.concatenate(cosines)
-    return {"median": float(np.median(values)), "p5": float(np.percentile(values, 5)), "min": float(values.min()), "n": int(len(values))}
+    return {
+        "median": float(np.median(values)),
+        "p5": float(np.percentile(values, 5)),
+        "min": float(values.min()),
+        "n": int(len(values)),
+    }
 
 
 def probe(method: str, pipeline_dir: Path, n_sentences: int = 0, n_tokens: int = 0, threads: int = 1) -> Dict[str, Any]:
     """benchmarks/probe.py in a fresh process: load, run once, report time and peak RSS."""
     command = [
-        sys.executable, str(REPO_ROOT / "benchmarks" / "probe.py"), method,
-        "--pipeline-dir", str(pipeline_dir), "--threads", str(threads),
-        "--sentences", str(n_sentences), "--tokens", str(n_tokens),
+        sys.executable,
+        str(REPO_ROOT / "benchmarks" / "probe.py"),
+        method,
+        "--pipeline-dir",
+        str(pipeline_dir),
+        "--threads",
+        str(threads),
+        "--sentences",
+        str(n_sentences),
+        "--tokens",
+        str(n_tokens),
     ]
     done = subprocess.run(command, capture_output=True, text=True, check=False)
     if done.returncode != 0:
@@ -191,7 +214,9 @@ def main(argv: Optional[Sequence[str]] = None) -> Dict[str, Any]:
     started = time.time()
     texts = sample_sentences(args.sentences)
     n_tokens = sum(methods.token_counts(texts))
-    print(f"{len(texts)} sentences, {n_tokens} spaCy tokens, {args.threads} torch threads, load {load_before}", flush=True)
+    print(
+        f"{len(texts)} sentences, {n_tokens} spaCy tokens, {args.threads} torch threads, load {load_before}", flush=True
+    )
     pipeline_dir = methods.assemble_default(methods.temp_pipeline_dir())
 
     runs: Dict[str, Callable[[Sequence[str]], int]] = {
@@ -226,12 +251,19 @@ def main(argv: Optional[Sequence[str]] = None) -> Dict[str, Any]:
     rounds = interleaved_rounds(runs, texts, args.rounds)
     speed = ratio_table(rounds, n_tokens)
     components = component_costs(default_nlp, texts, repeats=max(3, args.rounds))
-    agreement = (quantization_agreement(default_nlp, runs[PIPELINE_INT8].nlp, texts[: min(500, len(texts))])  # type: ignore[attr-defined]
-                 if PIPELINE_INT8 in runs else None)
+    agreement = (
+        quantization_agreement(default_nlp, runs[PIPELINE_INT8].nlp, texts[: min(500, len(texts))])  # type: ignore[attr-defined]
+        if PIPELINE_INT8 in runs
+        else None
+    )
 
     memory: Dict[str, Any] = {}
     if not args.no_subprocess:
-        probe_methods = {"pipeline": PIPELINE, "pipeline_before": PIPELINE_BEFORE, "pipeline_keep_trf_data": PIPELINE_KEEP}
+        probe_methods = {
+            "pipeline": PIPELINE,
+            "pipeline_before": PIPELINE_BEFORE,
+            "pipeline_keep_trf_data": PIPELINE_KEEP,
+        }
         for key, label in probe_methods.items():
             memory[label] = probe(key, pipeline_dir, n_tokens=args.memory_tokens, threads=args.threads)
             print(f"  memory {label}: {memory[label]}", flush=True)
@@ -271,7 +303,13 @@ def main(argv: Optional[Sequence[str]] = None) -> Dict[str, Any]:
 
 def command_line(argv: Optional[Sequence[str]]) -> str:
     arguments = list(sys.argv[1:] if argv is None else argv)
-    return " ".join([Path(sys.executable).name if "bench-venv" not in sys.executable else sys.executable, "benchmarks/run_all.py", *arguments])
+    return " ".join(
+        [
+            Path(sys.executable).name if "bench-venv" not in sys.executable else sys.executable,
+            "benchmarks/run_all.py",
+            *arguments,
+        ]
+    )
 
 
 if __name__ == "__main__":

@@ -15,16 +15,17 @@ Every non-space token is counted; the pipeline counts the tokens that get a cont
 vector (the same set for ordinary text), and keeps a repeated document's occurrences
 once, so the numbers are an upper bound by a small margin.
 """
+
 import argparse
 import time
 from pathlib import Path
-from typing import Dict, List, Tuple
+from typing import List, Tuple
 
 import numpy as np
 
-from spacy_ctxvec.lexicon.corpus import iter_corpus
+from spacy_ctxvec.building.corpus import iter_corpus
+from spacy_ctxvec.building.shard import lowest_per_group
 from spacy_ctxvec.lexicon.sample import occurrence_priorities, snippet_from_offsets, text_hash
-from spacy_ctxvec.lexicon.shard import lowest_per_group
 
 GUTENBERG = Path(__file__).resolve().parent.parent.parent / "shared" / "data" / "corpus_gutenberg"
 SIZES = (16, 32, 64, 128)
@@ -46,7 +47,9 @@ def book_texts(corpus: Path) -> List[str]:
     return texts
 
 
-def occurrences(texts: List[str]) -> Tuple[np.ndarray, np.ndarray, np.ndarray, np.ndarray, List[Tuple[str, np.ndarray]]]:
+def occurrences(
+    texts: List[str],
+) -> Tuple[np.ndarray, np.ndarray, np.ndarray, np.ndarray, List[Tuple[str, np.ndarray]]]:
     """(type ids, priorities, doc numbers, positions, per-doc (text, offsets)) of every non-space token."""
     import spacy
     from spacy.attrs import IDX, IS_SPACE, LENGTH, LOWER
@@ -74,16 +77,20 @@ def main() -> None:
     texts = book_texts(args.corpus)
     type_ids, priorities, doc_numbers, positions, docs = occurrences(texts)
     counts = np.bincount(type_ids)
-    print(f"{len(texts):,} documents, {len(type_ids):,} tokens, {len(counts):,} types "
-          f"({time.perf_counter() - start:.0f} s to read and tokenize)\n")
-    print(f"| K | floor | types sampled | rows | vectors + contexts (MiB) | snippets (MiB) | total (MiB) | bytes/row |")
+    print(
+        f"{len(texts):,} documents, {len(type_ids):,} tokens, {len(counts):,} types "
+        f"({time.perf_counter() - start:.0f} s to read and tokenize)\n"
+    )
+    print("| K | floor | types sampled | rows | vectors + contexts (MiB) | snippets (MiB) | total (MiB) | bytes/row |")
     print("|---|---|---|---|---|---|---|---|")
     for k in SIZES:
         chosen = lowest_per_group(type_ids, priorities, k)  # ties included: at most a few extra rows
         snippet_bytes = np.zeros(len(type_ids), dtype=np.int64)
         for row in np.flatnonzero(chosen):
             text, offsets = docs[int(doc_numbers[row])]
-            snippet_bytes[row] = len(snippet_from_offsets(text, offsets[:, 0], offsets[:, 1], int(positions[row])).encode("utf8"))
+            snippet_bytes[row] = len(
+                snippet_from_offsets(text, offsets[:, 0], offsets[:, 1], int(positions[row])).encode("utf8")
+            )
         snippet_per_type = np.bincount(type_ids, weights=snippet_bytes, minlength=len(counts))
         for floor in FLOORS:
             kept = counts >= floor
@@ -92,8 +99,10 @@ def main() -> None:
             other = rows * 8 + (int(kept.sum()) + 1) * 8  # priorities + offsets
             snippets = int(snippet_per_type[kept].sum())
             total = vectors + other + snippets
-            print(f"| {k} | {floor} | {int(kept.sum()):,} | {rows:,} | {vectors / 2**20:.1f} | {snippets / 2**20:.1f} "
-                  f"| {total / 2**20:.1f} | {total / max(rows, 1):.0f} |")
+            print(
+                f"| {k} | {floor} | {int(kept.sum()):,} | {rows:,} | {vectors / 2**20:.1f} | {snippets / 2**20:.1f} "
+                f"| {total / 2**20:.1f} | {total / max(rows, 1):.0f} |"
+            )
 
 
 if __name__ == "__main__":

@@ -14,6 +14,7 @@ Runs the default pipeline (configs/default.cfg, MiniLM) over Gutenberg paragraph
 
     python benchmarks/sample_throughput.py [--n-docs 300] [--sample-size 64] [--repeats 3]
 """
+
 import argparse
 import random
 import re
@@ -24,7 +25,7 @@ from typing import Callable, List
 
 import numpy as np
 
-from spacy_ctxvec.lexicon.shard import partial_lexicon
+from spacy_ctxvec.building.shard import partial_lexicon
 
 REPO_ROOT = Path(__file__).resolve().parent.parent
 GUTENBERG = REPO_ROOT.parent / "shared" / "data" / "corpus_gutenberg"
@@ -111,28 +112,38 @@ def main() -> None:
             counting.append(median_seconds(lambda: partial_lexicon(nlp, texts), 1))
             sampling.append(median_seconds(lambda: partial_lexicon(nlp, texts, sample_size=args.sample_size), 1))
         t0, t1 = statistics.median(counting), statistics.median(sampling)
-        print(f"end to end: counting {t0:.2f} s ({n_tokens / t0:,.0f} tok/s), with sample {t1:.2f} s "
-              f"({n_tokens / t1:,.0f} tok/s): ratio {t1 / t0:.3f}")
+        print(
+            f"end to end: counting {t0:.2f} s ({n_tokens / t0:,.0f} tok/s), with sample {t1:.2f} s "
+            f"({n_tokens / t1:,.0f} tok/s): ratio {t1 / t0:.3f}"
+        )
 
     replay = replay_pipeline(list(nlp.pipe(texts)))
     counting, sampling, plain = [], [], []
     for _ in range(args.bookkeeping_repeats):
         counting.append(median_seconds(lambda: replay(partial_lexicon, texts), 1))
         sampling.append(median_seconds(lambda: replay(partial_lexicon, texts, sample_size=args.sample_size), 1))
-        plain.append(median_seconds(lambda: replay(partial_lexicon, texts, sample_size=args.sample_size, sample_contexts=False), 1))
+        plain.append(
+            median_seconds(
+                lambda: replay(partial_lexicon, texts, sample_size=args.sample_size, sample_contexts=False), 1
+            )
+        )
     b0, b1, b2 = min(counting), min(sampling), min(plain)  # the least disturbed run of each
-    print(f"bookkeeping only (fastest of {args.bookkeeping_repeats}): counting {b0 * 1e6 / n_tokens:.1f} us/token, with sample {b1 * 1e6 / n_tokens:.1f} us/token "
-          f"(sampling adds {(b1 - b0) * 1e6 / n_tokens:.1f} us/token; at the transformer speed R tok/s the ratio "
-          f"is (1/R + {b1 / n_tokens:.2e}) / (1/R + {b0 / n_tokens:.2e})); sample without context vectors "
-          f"(--no-sample-contexts) {b2 * 1e6 / n_tokens:.1f} us/token")
+    print(
+        f"bookkeeping only (fastest of {args.bookkeeping_repeats}): counting {b0 * 1e6 / n_tokens:.1f} us/token, with sample {b1 * 1e6 / n_tokens:.1f} us/token "
+        f"(sampling adds {(b1 - b0) * 1e6 / n_tokens:.1f} us/token; at the transformer speed R tok/s the ratio "
+        f"is (1/R + {b1 / n_tokens:.2e}) / (1/R + {b0 / n_tokens:.2e})); sample without context vectors "
+        f"(--no-sample-contexts) {b2 * 1e6 / n_tokens:.1f} us/token"
+    )
 
     counts = dict(zip(lexicon.keys, lexicon.counts.tolist()))
     predicted = sum(min(n, args.sample_size) for n in counts.values())
     sample = lexicon.sample
-    print(f"sample: {sample.n_rows:,} rows (formula sum(min(count, K)) = {predicted:,}; fewer where documents repeat), "
-          f"{sample.nbytes / 2**20:.2f} MiB = {sample.nbytes / max(sample.n_rows, 1):.0f} bytes/row "
-          f"(vectors {sample.vectors.nbytes / max(sample.n_rows, 1):.0f}, "
-          f"snippets {np.mean([len(s.encode('utf8')) for s in sample.snippets]):.0f})")
+    print(
+        f"sample: {sample.n_rows:,} rows (formula sum(min(count, K)) = {predicted:,}; fewer where documents repeat), "
+        f"{sample.nbytes / 2**20:.2f} MiB = {sample.nbytes / max(sample.n_rows, 1):.0f} bytes/row "
+        f"(vectors {sample.vectors.nbytes / max(sample.n_rows, 1):.0f}, "
+        f"snippets {np.mean([len(s.encode('utf8')) for s in sample.snippets]):.0f})"
+    )
 
 
 if __name__ == "__main__":

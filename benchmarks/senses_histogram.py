@@ -3,6 +3,7 @@ today's defaults (benchmarks/SENSES.md).
 
 Usage: python benchmarks/senses_histogram.py PIPELINE_WITH_LEXICON
 """
+
 import sys
 
 import numpy as np
@@ -16,10 +17,14 @@ def describe(name: str, inventory, sample) -> str:
     keys = list(inventory.keys)
     n_senses = np.array([inventory.n_senses(key) for key in keys])
     full = np.array([len(sample.rows_of(key)[0]) == sample.k for key in keys])
-    smallest = [min(s.share for s in inventory.senses_of(key)) for key, k, f in zip(keys, n_senses, full) if k > 1 and f]
-    return (f"{name}: {len(keys)} types, k = 1..8: {np.bincount(n_senses, minlength=9)[1:9].tolist()}; "
-            f"{int(full.sum())} types with K = {sample.k} rows, k = 1..8: {np.bincount(n_senses[full], minlength=9)[1:9].tolist()}, "
-            f"mean smallest share of those split: {np.mean(smallest) if smallest else float('nan'):.3f}")
+    smallest = [
+        min(s.share for s in inventory.senses_of(key)) for key, k, f in zip(keys, n_senses, full) if k > 1 and f
+    ]
+    return (
+        f"{name}: {len(keys)} types, k = 1..8: {np.bincount(n_senses, minlength=9)[1:9].tolist()}; "
+        f"{int(full.sum())} types with K = {sample.k} rows, k = 1..8: {np.bincount(n_senses[full], minlength=9)[1:9].tolist()}, "
+        f"mean smallest share of those split: {np.mean(smallest) if smallest else float('nan'):.3f}"
+    )
 
 
 def main() -> None:

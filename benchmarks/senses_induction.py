@@ -9,6 +9,7 @@ the sense research (corp_vecs.npy (M, 7, 384) float16 + corp_meta.npz; rows with
 ``sel``: up to 64 per type of subset frequency >= 10), hidden state LAYER (default 4).
 Prints wall time, CPU time, peak RSS growth and the sense counts.
 """
+
 import resource
 import sys
 import time
@@ -48,15 +49,20 @@ def build_lexicon(keys, vectors, counts, k: int) -> Lexicon:
     priorities = np.arange(len(keys), dtype=np.uint64)
     sample = OccurrenceSample.from_occurrences(keys, vectors, priorities, [""] * len(keys), k=k)
     # statistics part: only the counts matter for induction (weights); sums are placeholders
-    lexicon = Lexicon(unique, np.array([counts[u] for u in unique], dtype=np.int64),
-                      np.zeros((len(unique), vectors.shape[1]), dtype=np.int64),
-                      np.zeros((len(unique), vectors.shape[1]), dtype=np.int64), width=vectors.shape[1], meta={"key": "lower"})
+    lexicon = Lexicon(
+        unique,
+        np.array([counts[u] for u in unique], dtype=np.int64),
+        np.zeros((len(unique), vectors.shape[1]), dtype=np.int64),
+        np.zeros((len(unique), vectors.shape[1]), dtype=np.int64),
+        width=vectors.shape[1],
+        meta={"key": "lower"},
+    )
     return lexicon.with_sample(sample)
 
 
 def main() -> None:
     if sys.argv[1] == "synthetic":
-        n_types, k, width = (int(a) for a in (sys.argv[2:] + ["5000", "64", "384"][len(sys.argv) - 2:])[:3])
+        n_types, k, width = (int(a) for a in (sys.argv[2:] + ["5000", "64", "384"][len(sys.argv) - 2 :])[:3])
         keys, vectors, counts = synthetic(n_types, k, width)
     else:
         layer = int(sys.argv[3]) if len(sys.argv) > 3 else 4
@@ -69,11 +75,15 @@ def main() -> None:
     wall, cpu = time.perf_counter() - wall, time.process_time() - cpu
     rss_after = resource.getrusage(resource.RUSAGE_SELF).ru_maxrss
     n = inventory.counts()
-    print(f"{len(lexicon.sample)} sampled types, {lexicon.sample.n_rows} rows x {lexicon.width}: "
-          f"{len(inventory)} types with senses, {int((n > 1).sum())} with > 1 ({inventory.n_senses_total} senses, "
-          f"mean {n[n > 1].mean() if (n > 1).any() else 0:.2f} where > 1)")
-    print(f"induce_inventory: wall {wall:.1f} s, CPU {cpu:.1f} s ({1000 * cpu / max(len(inventory), 1):.2f} ms CPU per type), "
-          f"peak RSS growth {(rss_after - rss_before) / 1024:.0f} MiB")
+    print(
+        f"{len(lexicon.sample)} sampled types, {lexicon.sample.n_rows} rows x {lexicon.width}: "
+        f"{len(inventory)} types with senses, {int((n > 1).sum())} with > 1 ({inventory.n_senses_total} senses, "
+        f"mean {n[n > 1].mean() if (n > 1).any() else 0:.2f} where > 1)"
+    )
+    print(
+        f"induce_inventory: wall {wall:.1f} s, CPU {cpu:.1f} s ({1000 * cpu / max(len(inventory), 1):.2f} ms CPU per type), "
+        f"peak RSS growth {(rss_after - rss_before) / 1024:.0f} MiB"
+    )
 
 
 if __name__ == "__main__":

@@ -14,12 +14,14 @@ Usage (after `spacy-ctxvec build-lexicon ... --sample-size 64`, see SENSES.md):
 3. `evaluate senses` on WordNet examples: --per-lemma sentences of each lemma with at
    least that many.
 """
+
 import argparse
 import json
 import time
 from pathlib import Path
 
 import numpy as np
+from scipy.stats import rankdata
 from sklearn.metrics import roc_auc_score
 
 from spacy_ctxvec.analysis.occurrences import sense_counts_for
@@ -30,7 +32,6 @@ from spacy_ctxvec.lexicon.sense_inventory import DEFAULT_SETTINGS
 from spacy_ctxvec.ops.cosine import normalise_rows
 from spacy_ctxvec.ops.senses import sense_entropy, spread
 from spacy_ctxvec.pipelines import load_pipeline
-from scipy.stats import rankdata
 
 
 def candidate_scores(lexicon, inventory, min_count: int):
@@ -48,23 +49,36 @@ def candidate_scores(lexicon, inventory, min_count: int):
         keys.append(key)
         rows.append(i)
     rows = np.array(rows, dtype=np.int64)
-    sample_ss = np.array([spread(normalise_rows(sample.rows_of(k)[0].astype(np.float64))) / baseline_spread for k in keys])
+    sample_ss = np.array(
+        [spread(normalise_rows(sample.rows_of(k)[0].astype(np.float64))) / baseline_spread for k in keys]
+    )
     n_senses = np.array([inventory.n_senses(k) for k in keys], dtype=np.float64)
     entropy = np.array([sense_entropy([s.share for s in inventory.senses_of(k)]) for k in keys])
     n_sampled = np.array([len(sample.rows_of(k)[0]) for k in keys])
     scores = {}
     if inventory.context_space is not None and sample.contexts is not None:
+
         def joined_spread(key):
             start, end = int(sample.offsets[sample.index(key)]), int(sample.offsets[sample.index(key) + 1])
-            return spread(inventory.features(sample.vectors[start:end].astype(np.float64), sample.contexts[start:end].astype(np.float64)))
+            return spread(
+                inventory.features(
+                    sample.vectors[start:end].astype(np.float64), sample.contexts[start:end].astype(np.float64)
+                )
+            )
+
         scores["sample spread of token + context (sense features)"] = np.array([joined_spread(k) for k in keys])
-    scores.update({
-        "self_similarity (today: whole corpus)": whole[rows],
-        "sample_self_similarity (<= K sampled occurrences)": sample_ss,
-        "n_senses (induced)": n_senses,
-        "sense_entropy (of shares)": entropy,
-        "combination: mean rank of sample_self_similarity and sense_entropy": (rankdata(sample_ss) + rankdata(entropy)) / 2,
-    })
+    scores.update(
+        {
+            "self_similarity (today: whole corpus)": whole[rows],
+            "sample_self_similarity (<= K sampled occurrences)": sample_ss,
+            "n_senses (induced)": n_senses,
+            "sense_entropy (of shares)": entropy,
+            "combination: mean rank of sample_self_similarity and sense_entropy": (
+                rankdata(sample_ss) + rankdata(entropy)
+            )
+            / 2,
+        }
+    )
     return keys, lexicon.counts[rows], n_sampled, scores
 
 
@@ -83,7 +97,12 @@ def score_table(keys, counts, scores, sense_counts, subset=None):
             "partial_spearman": partial_spearman(v, log_senses, log_freq) if "frequency" not in name else None,
             "auc_mono_vs_poly": float(roc_auc_score(poly, v)) if 0 < poly.sum() < len(poly) else None,
         }
-    return {"n_types": int(known.sum()), "n_monosemous": int((~poly).sum()), "n_polysemous": int(poly.sum()), "scores": table}
+    return {
+        "n_types": int(known.sum()),
+        "n_monosemous": int((~poly).sum()),
+        "n_polysemous": int(poly.sum()),
+        "scores": table,
+    }
 
 
 def main() -> None:
@@ -94,8 +113,11 @@ def main() -> None:
     parser.add_argument("--per-lemma", type=int, default=10)
     parser.add_argument("--min-count", type=int, default=5)
     parser.add_argument("--output", type=Path)
-    parser.add_argument("--reinduce", action="store_true",
-                        help="induce the senses again with this package's default settings (not the saved ones)")
+    parser.add_argument(
+        "--reinduce",
+        action="store_true",
+        help="induce the senses again with this package's default settings (not the saved ones)",
+    )
     args = parser.parse_args()
 
     nlp = load_pipeline(args.pipeline)
@@ -109,16 +131,27 @@ def main() -> None:
         inventory = component.build_senses()
     result = {
         "pipeline": args.pipeline,
-        "lexicon": {"types": len(lexicon), "occurrences": lexicon.n_occurrences, "sample_k": lexicon.sample.k,
-                    "sampled_types": len(lexicon.sample), "sampled_rows": lexicon.sample.n_rows},
-        "inventory": {"types": len(inventory), "senses": inventory.n_senses_total, "settings": inventory.settings,
-                      "induction_seconds": round(time.perf_counter() - started, 1)},
+        "lexicon": {
+            "types": len(lexicon),
+            "occurrences": lexicon.n_occurrences,
+            "sample_k": lexicon.sample.k,
+            "sampled_types": len(lexicon.sample),
+            "sampled_rows": lexicon.sample.n_rows,
+        },
+        "inventory": {
+            "types": len(inventory),
+            "senses": inventory.n_senses_total,
+            "settings": inventory.settings,
+            "induction_seconds": round(time.perf_counter() - started, 1),
+        },
     }
     sense_counts = read_sense_counts(args.sense_counts)
     keys, counts, n_sampled, scores = candidate_scores(lexicon, inventory, args.min_count)
     result["polysemy_scores"] = {
         f"n >= {args.min_count}": score_table(keys, counts, scores, sense_counts),
-        f"n >= {lexicon.sample.k} (fixed-size sample)": score_table(keys, counts, scores, sense_counts, n_sampled >= lexicon.sample.k),
+        f"n >= {lexicon.sample.k} (fixed-size sample)": score_table(
+            keys, counts, scores, sense_counts, n_sampled >= lexicon.sample.k
+        ),
     }
     senses = sense_counts_for(keys, sense_counts)
     mono = senses == 1
@@ -133,8 +166,12 @@ def main() -> None:
         data = read_sense_sentences(args.examples)
         groups = data.by_lemma(args.per_lemma, min_sentences=args.per_lemma)
         chosen = sorted(row for rows in groups.values() for row in rows)
-        subset = SenseSentences([data.lemmas[i] for i in chosen], [data.words[i] for i in chosen],
-                                data.positions[chosen], [data.senses[i] for i in chosen])
+        subset = SenseSentences(
+            [data.lemmas[i] for i in chosen],
+            [data.words[i] for i in chosen],
+            data.positions[chosen],
+            [data.senses[i] for i in chosen],
+        )
         started = time.perf_counter()
         report = evaluate_senses(nlp, subset, per_lemma=args.per_lemma)
         result["evaluate_senses"] = {**report.to_dict(), "seconds": round(time.perf_counter() - started, 1)}

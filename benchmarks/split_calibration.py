@@ -15,6 +15,7 @@ the token vectors alone; "Clustering with the context" in SENSES.md). Nothing is
         --labelled wordnet=../shared/data/wordnet_examples/wordnet_examples.jsonl \\
         --labelled monosemous=mono_test.jsonl --percentiles 78 80 82 85 [--context-weights 0 1]
 """
+
 import argparse
 import json
 import os
@@ -39,30 +40,50 @@ def labelled_groups(nlp, path: str, per_lemma: int):
     groups = data.by_lemma(per_lemma, min_sentences=per_lemma)
     rows = sorted(row for rows in groups.values() for row in rows)
     position = {row: i for i, row in enumerate(rows)}
-    subset = SenseSentences([data.lemmas[i] for i in rows], [data.words[i] for i in rows], data.positions[rows],
-                            [data.senses[i] for i in rows])
+    subset = SenseSentences(
+        [data.lemmas[i] for i in rows],
+        [data.words[i] for i in rows],
+        data.positions[rows],
+        [data.senses[i] for i in rows],
+    )
     targets = sense_targets(nlp, subset.words, subset.positions)
     lemmas = list(groups)
-    return targets.vectors, targets.contexts, [[position[row] for row in groups[lemma]] for lemma in lemmas], \
-        [[data.senses[row] for row in groups[lemma]] for lemma in lemmas]
+    return (
+        targets.vectors,
+        targets.contexts,
+        [[position[row] for row in groups[lemma]] for lemma in lemmas],
+        [[data.senses[row] for row in groups[lemma]] for lemma in lemmas],
+    )
 
 
 def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
     parser.add_argument("pipeline")
     parser.add_argument("--sense-counts", required=True)
-    parser.add_argument("--labelled", action="append", default=[], metavar="NAME=FILE",
-                        help="sense-labelled sentences (evaluate senses format); repeatable")
+    parser.add_argument(
+        "--labelled",
+        action="append",
+        default=[],
+        metavar="NAME=FILE",
+        help="sense-labelled sentences (evaluate senses format); repeatable",
+    )
     parser.add_argument("--per-lemma", type=int, default=10)
     parser.add_argument("--percentiles", type=float, nargs="*", default=[82.0])
-    parser.add_argument("--context-weights", type=float, nargs="*", default=None,
-                        help="context weights to induce with (default: the component's setting)")
+    parser.add_argument(
+        "--context-weights",
+        type=float,
+        nargs="*",
+        default=None,
+        help="context weights to induce with (default: the component's setting)",
+    )
     args = parser.parse_args()
     os.environ.setdefault("HF_HUB_OFFLINE", "1")
     nlp = load_pipeline(args.pipeline)
     component = polysemy_component(nlp)
     if component.lexicon is None or component.lexicon.sample is None:
-        parser.error(f"{args.pipeline}: its lexicon has no occurrence sample (build it with `spacy-ctxvec build-lexicon`)")
+        parser.error(
+            f"{args.pipeline}: its lexicon has no occurrence sample (build it with `spacy-ctxvec build-lexicon`)"
+        )
     counts = read_sense_counts(args.sense_counts)
     files = {}
     for item in args.labelled:
@@ -81,21 +102,38 @@ def main() -> None:
         mono = [k for k in inventory.keys if k.isalpha() and counts.get(k) == 1]
         poly = [k for k in inventory.keys if k.isalpha() and counts.get(k, 0) >= 2]
         row: Dict[str, object] = {
-            "pipeline": args.pipeline, "split_percentile": percentile, "context_weight": inventory.settings["context_weight"],
+            "pipeline": args.pipeline,
+            "split_percentile": percentile,
+            "context_weight": inventory.settings["context_weight"],
             "induction_seconds": round(seconds, 1),
             "thresholds": describe_split_thresholds(inventory.settings),
             "threshold_n10": round(split_threshold_for(10, table=table), 4),
             "threshold_n64": round(split_threshold_for(64, table=table), 4),
-            "lexicon_monosemous_one_sense": round(float(np.mean([inventory.n_senses(k) == 1 for k in mono])), 3) if mono else None,
-            "lexicon_polysemous_one_sense": round(float(np.mean([inventory.n_senses(k) == 1 for k in poly])), 3) if poly else None,
-            "n_monosemous": len(mono), "n_polysemous": len(poly),
+            "lexicon_monosemous_one_sense": round(float(np.mean([inventory.n_senses(k) == 1 for k in mono])), 3)
+            if mono
+            else None,
+            "lexicon_polysemous_one_sense": round(float(np.mean([inventory.n_senses(k) == 1 for k in poly])), 3)
+            if poly
+            else None,
+            "n_monosemous": len(mono),
+            "n_polysemous": len(poly),
         }
         for name, (vectors, contexts, groups, gold) in files.items():
-            labels, _ = induced_labels(vectors, groups, inventory.space, inventory.settings, contexts=contexts,
-                                       context_space=inventory.context_space)
+            labels, _ = induced_labels(
+                vectors,
+                groups,
+                inventory.space,
+                inventory.settings,
+                contexts=contexts,
+                context_space=inventory.context_space,
+            )
             scores = clustering_scores(gold, labels)
-            row[name] = {"lemmas": scores.n_lemmas, "mean_ari": round(scores.mean_ari, 4), "f1": round(scores.f1, 4),
-                         "one_sense": round(scores.one_sense_fraction, 3)}
+            row[name] = {
+                "lemmas": scores.n_lemmas,
+                "mean_ari": round(scores.mean_ari, 4),
+                "f1": round(scores.f1, 4),
+                "one_sense": round(scores.one_sense_fraction, 3),
+            }
         print(json.dumps(row), flush=True)
 
 

@@ -12,6 +12,7 @@ induced with (calibrated on its own corpus by default) are shown beside.
     python benchmarks/split_thresholds.py PIPELINE_WITH_LEXICON \
         --sense-counts ../shared/data/wordnet_sense_counts/sense_counts.tsv
 """
+
 import argparse
 import hashlib
 import json
@@ -21,7 +22,7 @@ import numpy as np
 
 from spacy_ctxvec.evaluation.readers import read_sense_counts
 from spacy_ctxvec.evaluation.tasks import polysemy_component
-from spacy_ctxvec.ops.senses import spread, split_threshold_for, to_sense_space, voting_rows
+from spacy_ctxvec.ops.senses import split_threshold_for, spread, to_sense_space, voting_rows
 from spacy_ctxvec.pipelines import load_pipeline
 
 GRID = (4, 5, 6, 8, 10, 12, 16, 20, 24, 32, 40, 48, 64)
@@ -51,14 +52,16 @@ def main() -> None:
     component = polysemy_component(load_pipeline(args.pipeline))
     sample, inventory = component.lexicon.sample, component.senses
     if sample is None or inventory is None:
-        parser.error(f"{args.pipeline}: its lexicon has no occurrence sample or no senses "
-                     "(build it with `spacy-ctxvec build-lexicon`, which samples and induces by default)")
+        parser.error(
+            f"{args.pipeline}: its lexicon has no occurrence sample or no senses "
+            "(build it with `spacy-ctxvec build-lexicon`, which samples and induces by default)"
+        )
     counts = read_sense_counts(args.sense_counts)
     halves: Dict[str, Dict[str, np.ndarray]] = {"tune": {}, "test": {}}
     for i, key in enumerate(sample.keys):
         if not key.isalpha() or counts.get(key) != 1:
             continue
-        rows = sample.vectors[int(sample.offsets[i]):int(sample.offsets[i + 1])].astype(np.float64)
+        rows = sample.vectors[int(sample.offsets[i]) : int(sample.offsets[i + 1])].astype(np.float64)
         units = to_sense_space(rows, inventory.space)
         units = units[voting_rows(units)]
         halves["tune" if is_tune(key) else "test"][key] = units
@@ -72,15 +75,31 @@ def main() -> None:
         threshold = float(np.percentile(tune, args.percentile))
         current = split_threshold_for(n)
         own = split_threshold_for(n, table=inventory_table) if inventory_table else None
-        table.append({"n": n, "tune_words": sum(len(u) >= n for u in halves["tune"].values()),
-                      "test_words": sum(len(u) >= n for u in halves["test"].values()),
-                      "threshold": round(threshold, 4), "test_kept_one": round(float(np.mean(test <= threshold)), 3),
-                      "current_threshold": round(current, 4),
-                      "test_kept_one_current": round(float(np.mean(test <= current)), 3),
-                      "inventory_threshold": None if own is None else round(own, 4),
-                      "test_kept_one_inventory": None if own is None else round(float(np.mean(test <= own)), 3)})
-    print(json.dumps({"pipeline": args.pipeline, "percentile": args.percentile, "draws": args.draws,
-                      "monosemous_words": {h: len(w) for h, w in halves.items()}, "grid": table}, indent=1))
+        table.append(
+            {
+                "n": n,
+                "tune_words": sum(len(u) >= n for u in halves["tune"].values()),
+                "test_words": sum(len(u) >= n for u in halves["test"].values()),
+                "threshold": round(threshold, 4),
+                "test_kept_one": round(float(np.mean(test <= threshold)), 3),
+                "current_threshold": round(current, 4),
+                "test_kept_one_current": round(float(np.mean(test <= current)), 3),
+                "inventory_threshold": None if own is None else round(own, 4),
+                "test_kept_one_inventory": None if own is None else round(float(np.mean(test <= own)), 3),
+            }
+        )
+    print(
+        json.dumps(
+            {
+                "pipeline": args.pipeline,
+                "percentile": args.percentile,
+                "draws": args.draws,
+                "monosemous_words": {h: len(w) for h, w in halves.items()},
+                "grid": table,
+            },
+            indent=1,
+        )
+    )
 
 
 if __name__ == "__main__":

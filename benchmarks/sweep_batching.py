@@ -7,6 +7,7 @@ spacy-transformers sorts the Docs of one nlp.pipe batch by length and cuts them
 into sub-batches of at most max_batch_items (longest Doc x number of Docs), so a
 bigger nlp batch sorts over more Docs. Prints median ratios (wall and CPU time).
 """
+
 import argparse
 import os
 import sys

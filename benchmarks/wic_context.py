@@ -12,6 +12,7 @@ rows at each --weights value (ops.senses.sense_features; 0 = the token rows alon
 
     python benchmarks/wic_context.py PIPELINE ../shared/data/wic [--splits train dev]
 """
+
 import argparse
 import json
 import os

@@ -5,6 +5,7 @@
 Uses the evaluation engineer's evaluate_wic (the same code as `spacy-ctxvec evaluate
 wic`); the decision is fitted on the train split each time.
 """
+
 import argparse
 import json
 import os
@@ -40,8 +41,13 @@ def main() -> None:
         if name == "int8":
             quantize_pipeline(nlp)
         report, n_missing = evaluate_wic(nlp, train, evaluated, args.split)
-        results[name] = {"accuracy": report.accuracy, "chosen": report.chosen, "n_examples": report.n_examples,
-                         "n_train": report.n_train, "targets_without_vector": n_missing}
+        results[name] = {
+            "accuracy": report.accuracy,
+            "chosen": report.chosen,
+            "n_examples": report.n_examples,
+            "n_train": report.n_train,
+            "targets_without_vector": n_missing,
+        }
         print(name, json.dumps(results[name]), flush=True)
     command = "python benchmarks/wic_quantized.py " + " ".join(sys.argv[1:])
     args.output.write_text(json.dumps({"command": command.strip(), "split": args.split, "results": results}, indent=1))

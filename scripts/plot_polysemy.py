@@ -6,9 +6,9 @@ With SENSE_COUNTS present this is `spacy-ctxvec plot polysemy SOURCE --sense-cou
 SENSE_COUNTS ...`; without it, the same plot without sense counts and a message saying
 how to get them (the WordNet asset is optional).
 """
+
 import sys
 from pathlib import Path
-
 
 
 def main(argv: list) -> None:
@@ -18,9 +18,11 @@ def main(argv: list) -> None:
     if sense_counts.is_file():
         options = ["--sense-counts", str(sense_counts)] + options
     else:
-        print(f"No sense-count table at {sense_counts} (the WordNet asset is absent): drawing polysemy "
-              f"scores without WordNet sense counts. Run `python -m spacy project assets` and "
-              f"`python -m spacy project run sense-counts`, or pass --vars.sense_counts PATH.")
+        print(
+            f"No sense-count table at {sense_counts} (the WordNet asset is absent): drawing polysemy "
+            f"scores without WordNet sense counts. Run `python -m spacy project assets` and "
+            f"`python -m spacy project run sense-counts`, or pass --vars.sense_counts PATH."
+        )
     app(["plot", "polysemy", source] + options, prog_name="spacy-ctxvec")
 
 

@@ -11,11 +11,11 @@ with spaces (``bank_account`` -> ``bank account``), sorted by lemma.
 When the zip is absent the step is skipped with a message (exit 0), so the workflow
 runs without it; the polysemy plot then has no sense counts.
 """
+
 import sys
 import zipfile
 from pathlib import Path
 from typing import Dict, Iterable, List
-
 
 from spacy_ctxvec.errors import CtxvecError, Errors
 
@@ -58,15 +58,19 @@ def sense_count_rows(zip_path: Path) -> List[str]:
 
 def main(zip_path: Path, output: Path) -> int:
     if not zip_path.exists():
-        print(f"Skipped: no WordNet package at {zip_path}. Run `python -m spacy project assets` to fetch "
-              f"it, or give a lemma<TAB>count table with --vars.sense_counts. The polysemy plot is drawn "
-              f"without sense counts.")
+        print(
+            f"Skipped: no WordNet package at {zip_path}. Run `python -m spacy project assets` to fetch "
+            f"it, or give a lemma<TAB>count table with --vars.sense_counts. The polysemy plot is drawn "
+            f"without sense counts."
+        )
         return 0
     try:
         rows = sense_count_rows(zip_path)
     except (CtxvecError, zipfile.BadZipFile, UnicodeDecodeError) as err:
-        print(f"{err}" if isinstance(err, CtxvecError) else Errors.E521.format(member=zip_path.name, line=str(err)),
-              file=sys.stderr)
+        print(
+            f"{err}" if isinstance(err, CtxvecError) else Errors.E521.format(member=zip_path.name, line=str(err)),
+            file=sys.stderr,
+        )
         return 1
     output.parent.mkdir(parents=True, exist_ok=True)
     partial = output.with_name(output.name + ".partial")

@@ -3,6 +3,7 @@
 Each kind of vector is one Doc-level array (n_tokens, width) plus a per-token
 array saying which rows are real; Token, Span and Doc attributes are getters over it.
 """
+
 from typing import Optional
 
 import numpy as np
@@ -18,6 +19,9 @@ STATIC_KEYS = "ctxvec_static_keys"
 POLYSEMY_ARRAY = "ctxvec_polysemy"
 SENSE_ARRAY = "ctxvec_sense"
 SENSE_VECTORS = "ctxvec_sense_vec"
+# Factory and default component names the commands look for.
+CONTEXT_COMPONENT = "ctxvec_context"
+POLYSEMY_FACTORY = "ctxvec_polysemy"
 
 # Codes stored in STATIC_KEYS: which lookup produced a token's static vector.
 STATIC_KEY_NAMES = ("none", "exact", "lower", "norm", "subwords")
@@ -159,7 +163,8 @@ def doc_sense_vec(doc: Doc) -> Optional[np.ndarray]:
 def _same_function(a, b) -> bool:
     # By module and name, so that a reloaded spacy_ctxvec still counts as ours.
     return a is b or (
-        a is not None and b is not None
+        a is not None
+        and b is not None
         and getattr(a, "__module__", None) == getattr(b, "__module__", None)
         and getattr(a, "__qualname__", None) == getattr(b, "__qualname__", None)
     )
@@ -180,8 +185,11 @@ def _set(cls, name: str, default=None, getter=None) -> None:
             cls.set_extension(name, getter=getter)
         return
     old_default, method, old_getter, setter = cls.get_extension(name)
-    ours = _same_function(old_getter, getter) if getter is not None else (
-        old_getter is None and method is None and setter is None and old_default is default)
+    ours = (
+        _same_function(old_getter, getter)
+        if getter is not None
+        else (old_getter is None and method is None and setter is None and old_default is default)
+    )
     if not ours:
         raise CtxvecError(Errors.E022.format(cls=cls.__name__, attr=name, owner=_owner(old_default, old_getter)))
 

@@ -1,4 +1,5 @@
 """The device a command runs on."""
+
 from .errors import CtxvecError, Errors
 
 

@@ -1,6 +1,7 @@
 """Files on disk: checks for output paths and UTF-8 text lines with coded errors.
 
 A low module (errors and types only), so every layer can use it."""
+
 from pathlib import Path
 from typing import Iterable, Iterator, Optional, Tuple
 
@@ -15,18 +16,28 @@ def check_output_file(path: PathLike, what: str = "output file", inputs: Iterabl
     are not on disk (a package name) are skipped. Nothing is created."""
     path = Path(path)
     if path.is_dir():
-        raise CtxvecError(Errors.E135.format(
-            what=what, path=path, problem="it is an existing directory",
-            fix="Give a file name, e.g. a path inside that directory."))
+        raise CtxvecError(
+            Errors.E135.format(
+                what=what,
+                path=path,
+                problem="it is an existing directory",
+                fix="Give a file name, e.g. a path inside that directory.",
+            )
+        )
     _check_parents(path, what)
     resolved = path.resolve()
     for source in inputs:
         if source is None or not Path(source).exists():
             continue
         if resolved == Path(source).resolve() or Path(source).resolve() in resolved.parents:
-            raise CtxvecError(Errors.E135.format(
-                what=what, path=path, problem=f"it is (or lies inside) the input '{source}', which writing would change",
-                fix="Give an output path outside the inputs; inputs are never modified."))
+            raise CtxvecError(
+                Errors.E135.format(
+                    what=what,
+                    path=path,
+                    problem=f"it is (or lies inside) the input '{source}', which writing would change",
+                    fix="Give an output path outside the inputs; inputs are never modified.",
+                )
+            )
     return path
 
 
@@ -35,9 +46,14 @@ def check_output_dir(path: PathLike, what: str = "output directory") -> Path:
     file and no parent of it is an existing file. Nothing is created."""
     path = Path(path)
     if path.exists() and not path.is_dir():
-        raise CtxvecError(Errors.E135.format(
-            what=what, path=path, problem="it is an existing file, not a directory",
-            fix="Give a new directory name (the file is left alone)."))
+        raise CtxvecError(
+            Errors.E135.format(
+                what=what,
+                path=path,
+                problem="it is an existing file, not a directory",
+                fix="Give a new directory name (the file is left alone).",
+            )
+        )
     _check_parents(path, what)
     return path
 
@@ -46,9 +62,14 @@ def _check_parents(path: Path, what: str) -> None:
     for parent in path.parents:
         if parent.exists():
             if not parent.is_dir():
-                raise CtxvecError(Errors.E135.format(
-                    what=what, path=path, problem=f"its parent '{parent}' is a file, not a directory",
-                    fix="Choose a path whose parent directories are directories."))
+                raise CtxvecError(
+                    Errors.E135.format(
+                        what=what,
+                        path=path,
+                        problem=f"its parent '{parent}' is a file, not a directory",
+                        fix="Choose a path whose parent directories are directories.",
+                    )
+                )
             return
 
 

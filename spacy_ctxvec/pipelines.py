@@ -1,13 +1,13 @@
 """Load the pipeline a command works on: a directory, a package, or a config."""
+
 from pathlib import Path
 from typing import Any, Dict, Optional, Union
 
 from spacy.language import Language
 
-from .attributes import install_extensions
+from .attributes import CONTEXT_COMPONENT, install_extensions
 from .components.batching import set_hidden_states
 from .errors import CtxvecError, Errors
-from .lexicon.shard import CONTEXT_COMPONENT
 
 DEFAULT_CONFIG = Path(__file__).resolve().parent / "configs" / "default.cfg"
 
@@ -63,19 +63,3 @@ def load_pipeline(name: Optional[Union[str, Path]] = None, *, layer: Optional[in
         raise
     except (OSError, ValueError, KeyError) as err:
         raise CtxvecError(Errors.E011.format(name=name or path, error=err)) from err
-
-
-def rebuild_pipeline(config_str: str, nlp_bytes: bytes, *, num_threads: int, use_gpu: bool = False) -> Language:
-    """A worker's copy of the driver's pipeline, from its config and bytes (same weights
-    everywhere, nothing read from disk)."""
-    import spacy
-    import torch
-    from spacy.util import load_model_from_config
-    from thinc.api import Config
-
-    if use_gpu:
-        spacy.require_gpu()
-    torch.set_num_threads(num_threads)
-    install_extensions()
-    nlp = load_model_from_config(Config().from_str(config_str), auto_fill=False, validate=False)
-    return nlp.from_bytes(nlp_bytes)

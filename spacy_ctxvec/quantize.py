@@ -23,6 +23,7 @@ on CPU"), so it cannot give the CPU speed-up this module is for. torch 2.13 also
 marks its quantised tensor dtypes deprecated (a one-time UserWarning); the kernels
 used here are the same ones ``quantize_dynamic`` used.
 """
+
 import inspect
 from typing import Any, Callable, Dict, List, Optional
 
@@ -72,7 +73,9 @@ class DynamicInt8Linear(torch.nn.Module):
         if self.float_bias is not None:
             destination[prefix + "bias"] = self.float_bias
 
-    def _load_from_state_dict(self, state_dict, prefix, local_metadata, strict, missing_keys, unexpected_keys, error_msgs) -> None:
+    def _load_from_state_dict(
+        self, state_dict, prefix, local_metadata, strict, missing_keys, unexpected_keys, error_msgs
+    ) -> None:
         if prefix + "weight" not in state_dict:
             missing_keys.append(prefix + "weight")
             return
@@ -147,7 +150,9 @@ class _QuantizeAfter:
 
 
 @registry.callbacks("spacy-ctxvec.quantize_int8.v1")
-def configure_int8_quantization(transformer: Optional[str] = None, per_channel: bool = True) -> Callable[[Language], Language]:
+def configure_int8_quantization(
+    transformer: Optional[str] = None, per_channel: bool = True
+) -> Callable[[Language], Language]:
     """For [nlp.after_pipeline_creation]: the transformer(s) quantise their weights to
     int8 as soon as they are loaded (spacy.load, from_bytes) or initialized."""
 

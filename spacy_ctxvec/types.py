@@ -1,4 +1,5 @@
 """Type aliases shared across the package."""
+
 from pathlib import Path
 from typing import Callable, Sequence, Union
 

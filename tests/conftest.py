@@ -1,5 +1,6 @@
 """Shared fixtures: a tiny random BERT for fast unit tests, the real MiniLM pipeline
 for integration tests (built once per session)."""
+
 import os
 from pathlib import Path
 from typing import Iterator, List
@@ -14,9 +15,39 @@ CONFIGS = REPO_ROOT / "configs"
 SHARED_DATA = REPO_ROOT.parent / "shared" / "data"
 
 TINY_WORDS = [
-    "the", "a", "i", "have", "apple", "pen", "bank", "river", "loan", "money", "of",
-    "and", "is", "to", "we", "sat", "on", "took", "out", "eat", "buy", "phone", "want",
-    "an", ".", ",", "!", "?", "play", "hotel", "un", "##believ", "##able",
+    "the",
+    "a",
+    "i",
+    "have",
+    "apple",
+    "pen",
+    "bank",
+    "river",
+    "loan",
+    "money",
+    "of",
+    "and",
+    "is",
+    "to",
+    "we",
+    "sat",
+    "on",
+    "took",
+    "out",
+    "eat",
+    "buy",
+    "phone",
+    "want",
+    "an",
+    ".",
+    ",",
+    "!",
+    "?",
+    "play",
+    "hotel",
+    "un",
+    "##believ",
+    "##able",
 ]
 
 

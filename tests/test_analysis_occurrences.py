@@ -1,4 +1,5 @@
 """spacy_ctxvec.analysis.occurrences: occurrences of a word, snippets, per-layer lexicons."""
+
 import numpy as np
 import pytest
 

@@ -4,7 +4,6 @@ import numpy as np
 import pytest
 from PIL import Image
 
-from spacy_ctxvec.errors import CtxvecError
 from spacy_ctxvec.analysis.occurrences import Occurrences
 from spacy_ctxvec.analysis.plotting import (
     layer_figure,
@@ -14,6 +13,7 @@ from spacy_ctxvec.analysis.plotting import (
     word_figure,
     word_picture,
 )
+from spacy_ctxvec.errors import CtxvecError
 
 PNG_SIGNATURE = b"\x89PNG\r\n\x1a\n"
 
@@ -47,8 +47,17 @@ def small_word_inputs(n: int = 6):
 @pytest.mark.parametrize("suffix, check", [(".png", assert_png), (".svg", assert_svg)])
 def test_word_figure_saves_png_and_svg(tmp_path, suffix, check):
     coords, snippets, clusters, centroid, cosine = small_word_inputs()
-    figure = word_figure("apple", coords, snippets, clusters, centroid, cosine, np.ones_like(cosine),
-                         explained=np.array([0.5, 0.2]), silhouette=0.4)
+    figure = word_figure(
+        "apple",
+        coords,
+        snippets,
+        clusters,
+        centroid,
+        cosine,
+        np.ones_like(cosine),
+        explained=np.array([0.5, 0.2]),
+        silhouette=0.4,
+    )
     path = save_figure(figure, tmp_path / f"word{suffix}")
     check(path)
 
@@ -124,8 +133,12 @@ def test_import_leaves_matplotlib_backend_and_pyplot_alone(tmp_path):
         "plotting.save_figure(figure, sys.argv[1])\n"
         "print(matplotlib.get_backend(), len(plt.get_fignums()))\n"
     )
-    out = subprocess.run([sys.executable, "-c", "import sys\n" + script, str(tmp_path / "f.png")],
-                         capture_output=True, text=True, check=True).stdout.split()
+    out = subprocess.run(
+        [sys.executable, "-c", "import sys\n" + script, str(tmp_path / "f.png")],
+        capture_output=True,
+        text=True,
+        check=True,
+    ).stdout.split()
     assert out == ["svg", "0"]
     assert (tmp_path / "f.png").read_bytes()[:4] == b"\x89PNG"
 
@@ -136,8 +149,13 @@ def sense_occurrences(senses):
     rng = np.random.default_rng(1)
     centres = np.repeat(np.array([[5.0, 0, 0, 0], [-5.0, 0, 0, 0]]), [4, 4], axis=0)
     vectors = centres + 0.1 * rng.normal(size=(8, 4))
-    return Occurrences(vectors=vectors, static_vectors=None, snippets=[f"s{i} [bank]" for i in range(8)], n_texts=8,
-                       senses=None if senses is None else np.asarray(senses))
+    return Occurrences(
+        vectors=vectors,
+        static_vectors=None,
+        snippets=[f"s{i} [bank]" for i in range(8)],
+        n_texts=8,
+        senses=None if senses is None else np.asarray(senses),
+    )
 
 
 def legend_labels(figure):

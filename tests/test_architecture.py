@@ -1,5 +1,6 @@
 """The package's layering (README, Architecture): no module imports a module of a
 higher layer, ops/ never imports spaCy, and no two modules share a name."""
+
 import ast
 from collections import Counter
 from pathlib import Path
@@ -9,18 +10,25 @@ import pytest
 
 PACKAGE = Path(__file__).resolve().parent.parent / "spacy_ctxvec"
 
-# Lower number = lower layer. Longest matching prefix wins.
+# Lower number = lower layer; one layer per folder. Longest matching prefix wins.
 LAYERS = {
-    "errors": 0, "types": 0, "attributes": 0, "paths": 0, "devices": 0,
+    "errors": 0,
+    "types": 0,
+    "attributes": 0,
+    "paths": 0,
+    "devices": 0,
     "ops": 1,
-    "lexicon.statistics": 2, "lexicon.corpus": 2, "lexicon.storage": 2, "lexicon.sample": 2, "lexicon.sense_inventory": 2,
-    "lexicon.polysemy_probe": 2,
-    "static.table": 2, "static.formats": 2,
-    "lexicon.shard": 3, "static.sources": 3, "static.train": 3,
+    "lexicon": 2,
+    "static": 3,
+    "building": 3,
     "components": 4,
-    "pipelines": 5, "quantize": 5, "lexicon": 5,
-    "evaluation": 6, "analysis": 6,
-    "cli": 7, "__main__": 7, "__init__": 8,
+    "pipelines": 5,
+    "quantize": 5,
+    "evaluation": 6,
+    "analysis": 6,
+    "cli": 7,
+    "__main__": 7,
+    "__init__": 8,
 }
 
 
@@ -54,11 +62,11 @@ def imports(path: Path) -> Iterator[Tuple[str, int]]:
                 for name in names:
                     yield name.strip("."), node.lineno
             elif node.module and node.module.startswith("spacy_ctxvec"):
-                yield node.module[len("spacy_ctxvec"):].strip(".") or "__init__", node.lineno
+                yield node.module[len("spacy_ctxvec") :].strip(".") or "__init__", node.lineno
         elif isinstance(node, ast.Import):
             for alias in node.names:
                 if alias.name.startswith("spacy_ctxvec."):
-                    yield alias.name[len("spacy_ctxvec."):], node.lineno
+                    yield alias.name[len("spacy_ctxvec.") :], node.lineno
 
 
 MODULES = sorted(p for p in PACKAGE.rglob("*.py") if "__pycache__" not in p.parts)
@@ -76,7 +84,13 @@ def test_no_module_imports_a_higher_layer(path):
 @pytest.mark.parametrize("path", sorted((PACKAGE / "ops").glob("*.py")), ids=lambda p: p.name)
 def test_ops_never_import_spacy(path):
     for node in ast.walk(ast.parse(path.read_text(encoding="utf8"))):
-        names = [a.name for a in node.names] if isinstance(node, ast.Import) else [node.module or ""] if isinstance(node, ast.ImportFrom) else []
+        names = (
+            [a.name for a in node.names]
+            if isinstance(node, ast.Import)
+            else [node.module or ""]
+            if isinstance(node, ast.ImportFrom)
+            else []
+        )
         assert not any(name.split(".")[0] in ("spacy", "thinc", "spacy_transformers") for name in names), path.name
 
 
@@ -86,5 +100,9 @@ def test_no_two_modules_share_a_name():
 
 
 def test_layering_check_catches_an_upward_import(tmp_path):
-    assert layer_of("components.context") > layer_of("lexicon.shard")
-    assert layer_of("lexicon.local") > layer_of("components.polysemy")
+    assert layer_of("components.context") > layer_of("building.shard")
+    assert layer_of("cli.rank") > layer_of("components.polysemy")
+
+
+def test_each_folder_is_one_layer():
+    assert [name for name in LAYERS if "." in name] == []

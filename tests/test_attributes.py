@@ -1,4 +1,5 @@
 """Extension attributes: installed once, and a clash with another package is a coded error."""
+
 import numpy as np
 import pytest
 import spacy
@@ -32,7 +33,9 @@ def test_install_twice_is_harmless():
 
 
 def test_another_plugins_attribute_is_detected(foreign_extension):
-    with pytest.raises(CtxvecError, match=r"\[CTX-E022\] .*Token\._\.context_vec.*other_plugin_vector.*remove_extension"):
+    with pytest.raises(
+        CtxvecError, match=r"\[CTX-E022\] .*Token\._\.context_vec.*other_plugin_vector.*remove_extension"
+    ):
         install_extensions()
     nlp = spacy.blank("en")
     with pytest.raises(CtxvecError, match=r"\[CTX-E022\]"):

@@ -28,7 +28,10 @@ def test_build_from_directory_gives_a_loadable_pipeline_with_scores(tiny_pipelin
     assert result.exit_code == 0, result.output
     assert "5 docs" in result.output
     nlp = spacy.load(tmp_path / "out")
-    assert nlp.config["components"]["ctxvec_context"]["layers"] == {"@misc": "spacy-ctxvec.mean_layers.v1", "layers": [-2]}
+    assert nlp.config["components"]["ctxvec_context"]["layers"] == {
+        "@misc": "spacy-ctxvec.mean_layers.v1",
+        "layers": [-2],
+    }
     assert nlp.pipe_names[-1] == "ctxvec_polysemy"
     doc = nlp("the bank")
     assert doc[1]._.polysemy_count == 3 and doc[1]._.polysemy_score is not None
@@ -37,7 +40,16 @@ def test_build_from_directory_gives_a_loadable_pipeline_with_scores(tiny_pipelin
 
 
 def test_keep_layer_keeps_the_pipeline_setting(tiny_pipeline_dir, corpus, tmp_path):
-    result = invoke("build-lexicon", tiny_pipeline_dir, corpus, tmp_path / "out", "--min-count", "2", "--no-progress", "--keep-layer")
+    result = invoke(
+        "build-lexicon",
+        tiny_pipeline_dir,
+        corpus,
+        tmp_path / "out",
+        "--min-count",
+        "2",
+        "--no-progress",
+        "--keep-layer",
+    )
     assert result.exit_code == 0, result.output
     nlp = spacy.load(tmp_path / "out")
     assert nlp.config["components"]["ctxvec_context"]["layers"] == {"@misc": "spacy-ctxvec.last_layer.v1"}
@@ -46,7 +58,19 @@ def test_keep_layer_keeps_the_pipeline_setting(tiny_pipeline_dir, corpus, tmp_pa
 def test_build_from_config_with_layer_and_text_key(tiny_nlp, corpus, tmp_path):
     config_path = tmp_path / "tiny.cfg"
     tiny_nlp.config.to_disk(config_path)
-    result = invoke("build-lexicon", config_path, corpus, tmp_path / "out", "--layer", "1", "--key", "text", "--min-count", "3", "--no-progress")
+    result = invoke(
+        "build-lexicon",
+        config_path,
+        corpus,
+        tmp_path / "out",
+        "--layer",
+        "1",
+        "--key",
+        "text",
+        "--min-count",
+        "3",
+        "--no-progress",
+    )
     assert result.exit_code == 0, result.output
     nlp = spacy.load(tmp_path / "out")
     assert nlp.config["components"]["ctxvec_context"]["layers"]["layers"] == [1]
@@ -60,7 +84,19 @@ def test_invalid_json_line_error_and_skip_flag(tiny_pipeline_dir, tmp_path):
     corpus.write_text('{"text": "the bank"}\n{"text": oops}\n{"words": ["the", "river", "bank"]}\n', encoding="utf8")
     failed = invoke("build-lexicon", tiny_pipeline_dir, corpus, tmp_path / "out", "--no-progress", "--layer", "2")
     assert failed.exit_code == 1 and "E212" in failed.output and "line 2" in failed.output
-    skipped = invoke("build-lexicon", tiny_pipeline_dir, corpus, tmp_path / "out", "--on-error", "skip", "--no-progress", "--min-count", "2", "--layer", "2")
+    skipped = invoke(
+        "build-lexicon",
+        tiny_pipeline_dir,
+        corpus,
+        tmp_path / "out",
+        "--on-error",
+        "skip",
+        "--no-progress",
+        "--min-count",
+        "2",
+        "--layer",
+        "2",
+    )
     assert skipped.exit_code == 0, skipped.output
     assert "c.jsonl:2" in skipped.output and "2 docs" in skipped.output
 
@@ -83,10 +119,17 @@ def test_bad_inputs(tiny_pipeline_dir, corpus, tmp_path):
     assert taken.exit_code == 1 and "E226" in taken.output
     gpu = invoke("build-lexicon", tiny_pipeline_dir, corpus, tmp_path / "o5", "--gpu-id", "0", "--n-process", "2")
     assert gpu.exit_code == 1 and "E222" in gpu.output
-    for option in (["--num-workers", "2"], ["--node-loss-grace", "120"], ["--address", "auto"], ["--gpus-per-worker", "1"]):
+    for option in (
+        ["--num-workers", "2"],
+        ["--node-loss-grace", "120"],
+        ["--address", "auto"],
+        ["--gpus-per-worker", "1"],
+    ):
         ray_only = invoke("build-lexicon", tiny_pipeline_dir, corpus, tmp_path / "o6", *option)
         message = " ".join(ray_only.output.split())
-        assert ray_only.exit_code == 1 and "E506" in message and f"{option[0]} is a setting of the ray engine" in message
+        assert (
+            ray_only.exit_code == 1 and "E506" in message and f"{option[0]} is a setting of the ray engine" in message
+        )
         assert not (tmp_path / "o6").exists()
     no_gpu = invoke("build-lexicon", tiny_pipeline_dir, corpus, tmp_path / "o6", "--gpu-id", "0")
     assert no_gpu.exit_code == 1 and "E136" in no_gpu.output and "Traceback" not in no_gpu.output  # no CUDA here
@@ -112,7 +155,17 @@ def make_user_dir(directory: Path) -> dict:
 def test_checkpoint_dir_holding_user_files_is_refused_and_survives(tiny_pipeline_dir, corpus, tmp_path):
     work = tmp_path / "work"
     before = make_user_dir(work)
-    result = invoke("build-lexicon", tiny_pipeline_dir, corpus, tmp_path / "out", "--checkpoint-dir", work, "--no-progress", "--min-count", "2")
+    result = invoke(
+        "build-lexicon",
+        tiny_pipeline_dir,
+        corpus,
+        tmp_path / "out",
+        "--checkpoint-dir",
+        work,
+        "--no-progress",
+        "--min-count",
+        "2",
+    )
     assert result.exit_code == 1 and "E244" in flat(result)
     assert snapshot(work) == before and not (tmp_path / "out").exists()
 
@@ -131,7 +184,15 @@ def test_checkpoint_dir_containing_output_is_refused(tiny_pipeline_dir, corpus, 
     result = invoke("build-lexicon", tiny_pipeline_dir, corpus, work / "out", "--checkpoint-dir", work, "--no-progress")
     assert result.exit_code == 1 and "E246" in flat(result) and "contains OUTPUT" in flat(result)
     assert snapshot(work) == before
-    inside = invoke("build-lexicon", tiny_pipeline_dir, corpus, tmp_path / "o", "--checkpoint-dir", tmp_path / "o" / "ckpt", "--no-progress")
+    inside = invoke(
+        "build-lexicon",
+        tiny_pipeline_dir,
+        corpus,
+        tmp_path / "o",
+        "--checkpoint-dir",
+        tmp_path / "o" / "ckpt",
+        "--no-progress",
+    )
     assert inside.exit_code == 1 and "E246" in flat(inside) and "is inside OUTPUT" in flat(inside)
 
 
@@ -147,7 +208,10 @@ def test_inputs_are_never_output_or_checkpoint(tiny_pipeline_dir, tmp_path):
         ((corpus_dir, tmp_path, "--overwrite"), "OUTPUT .* contains CORPUS"),
         ((corpus_dir, corpus_dir / "out"), "OUTPUT .* is inside CORPUS"),
         ((corpus_dir, tmp_path / "o", "--checkpoint-dir", corpus_dir), "--checkpoint-dir .* is the same as CORPUS"),
-        ((corpus_dir, tmp_path / "o", "--checkpoint-dir", tiny_pipeline_dir / "ckpt"), "--checkpoint-dir .* is inside PIPELINE"),
+        (
+            (corpus_dir, tmp_path / "o", "--checkpoint-dir", tiny_pipeline_dir / "ckpt"),
+            "--checkpoint-dir .* is inside PIPELINE",
+        ),
     ]
     for args, message in cases:
         result = invoke("build-lexicon", tiny_pipeline_dir, *args, "--no-progress")
@@ -167,7 +231,9 @@ def test_overwrite_replaces_only_an_earlier_build_lexicon_output(tiny_pipeline_d
     assert first.exit_code == 0, first.output
     again = invoke("build-lexicon", tiny_pipeline_dir, corpus, out, "--no-progress", "--min-count", "3")
     assert again.exit_code == 1 and "E226" in flat(again)
-    replaced = invoke("build-lexicon", tiny_pipeline_dir, corpus, out, "--overwrite", "--no-progress", "--min-count", "3")
+    replaced = invoke(
+        "build-lexicon", tiny_pipeline_dir, corpus, out, "--overwrite", "--no-progress", "--min-count", "3"
+    )
     assert replaced.exit_code == 0, replaced.output
     assert spacy.load(out).get_pipe("ctxvec_polysemy").min_count == 3
     assert sorted(p.name for p in tmp_path.iterdir()) == ["corpus.txt", "mine", "out"]  # no temporaries left
@@ -179,10 +245,21 @@ def test_overwrite_replaces_only_an_earlier_build_lexicon_output(tiny_pipeline_d
 
 def test_latin1_corpus_stops_keeps_checkpoint_and_resumes_with_encoding_and_new_min_count(tiny_pipeline_dir, tmp_path):
     corpus = tmp_path / "books.txt"
-    lines = [" ".join(CORPUS[i % len(CORPUS)].split()[::-1] if i % 2 else CORPUS[i % len(CORPUS)].split()) for i in range(12)]
+    lines = [
+        " ".join(CORPUS[i % len(CORPUS)].split()[::-1] if i % 2 else CORPUS[i % len(CORPUS)].split()) for i in range(12)
+    ]
     corpus.write_bytes(("\n".join(lines) + "\n").encode("utf8") + "the caf\u00e9 bank\n".encode("latin-1"))
     out, checkpoints = tmp_path / "out", tmp_path / "out.checkpoint"
-    common = ("build-lexicon", tiny_pipeline_dir, corpus, out, "--no-progress", "--checkpoint-every", "5", "--keep-layer")
+    common = (
+        "build-lexicon",
+        tiny_pipeline_dir,
+        corpus,
+        out,
+        "--no-progress",
+        "--checkpoint-every",
+        "5",
+        "--keep-layer",
+    )
     failed = invoke(*common, "--min-count", "5")
     assert failed.exit_code == 1 and "E240" in flat(failed) and "books.txt, line 13" in flat(failed)
     assert "--resume" in flat(failed) and (checkpoints / "LATEST").exists()
@@ -191,7 +268,16 @@ def test_latin1_corpus_stops_keeps_checkpoint_and_resumes_with_encoding_and_new_
     assert "Resumed after 10 docs" in flat(resumed) and "13 docs" in flat(resumed)
     assert not checkpoints.exists()
     assert spacy.load(out)("the caf\u00e9")[1]._.polysemy_count == 1
-    skipped = invoke("build-lexicon", tiny_pipeline_dir, corpus, tmp_path / "out2", "--no-progress", "--on-error", "skip", "--keep-layer")
+    skipped = invoke(
+        "build-lexicon",
+        tiny_pipeline_dir,
+        corpus,
+        tmp_path / "out2",
+        "--no-progress",
+        "--on-error",
+        "skip",
+        "--keep-layer",
+    )
     assert skipped.exit_code == 0 and "books.txt:13" in flat(skipped) and "12 docs" in flat(skipped)
     unknown = invoke("build-lexicon", tiny_pipeline_dir, corpus, tmp_path / "out3", "--encoding", "nope")
     assert unknown.exit_code == 1 and "E241" in flat(unknown)
@@ -217,21 +303,41 @@ def test_senses_are_induced_by_default_and_not_with_no_senses(tiny_pipeline_dir,
     bank = nlp("the bank")[1]
     assert bank._.n_senses == inventory.n_senses("bank") >= 1 and 0 <= bank._.sense < bank._.n_senses
     assert bank._.sense_vec.shape == (inventory.width,)
-    off = invoke("build-lexicon", tiny_pipeline_dir, corpus, tmp_path / "off", "--min-count", "2", "--no-progress", "--no-senses")
+    off = invoke(
+        "build-lexicon", tiny_pipeline_dir, corpus, tmp_path / "off", "--min-count", "2", "--no-progress", "--no-senses"
+    )
     assert off.exit_code == 0 and "Senses:" not in off.output
     assert spacy.load(tmp_path / "off").get_pipe("ctxvec_polysemy").senses is None
-    no_sample = runner.invoke(app, [str(a) for a in ("build-lexicon", tiny_pipeline_dir, corpus, tmp_path / "bad", "--sample-size", "0", "--senses")])
+    no_sample = runner.invoke(
+        app,
+        [
+            str(a)
+            for a in ("build-lexicon", tiny_pipeline_dir, corpus, tmp_path / "bad", "--sample-size", "0", "--senses")
+        ],
+    )
     assert no_sample.exit_code == 1 and "E602" in no_sample.output and not (tmp_path / "bad").exists()
 
 
-def test_sample_contexts_are_kept_by_default_and_not_computed_with_no_sample_contexts(tiny_pipeline_dir, corpus, tmp_path):
-    with_contexts = invoke("build-lexicon", tiny_pipeline_dir, corpus, tmp_path / "with", "--min-count", "2", "--no-progress")
+def test_sample_contexts_are_kept_by_default_and_not_computed_with_no_sample_contexts(
+    tiny_pipeline_dir, corpus, tmp_path
+):
+    with_contexts = invoke(
+        "build-lexicon", tiny_pipeline_dir, corpus, tmp_path / "with", "--min-count", "2", "--no-progress"
+    )
     assert with_contexts.exit_code == 0, with_contexts.output
     assert "clustered on each occurrence joined to the mean vector of the 5 tokens" in flat(with_contexts)
     component = spacy.load(tmp_path / "with").get_pipe("ctxvec_polysemy")
     assert component.lexicon.sample.has_contexts and component.senses.context_space is not None
-    without = invoke("build-lexicon", tiny_pipeline_dir, corpus, tmp_path / "without", "--min-count", "2", "--no-progress",
-                     "--no-sample-contexts")
+    without = invoke(
+        "build-lexicon",
+        tiny_pipeline_dir,
+        corpus,
+        tmp_path / "without",
+        "--min-count",
+        "2",
+        "--no-progress",
+        "--no-sample-contexts",
+    )
     assert without.exit_code == 0, without.output
     assert "clustered on the occurrences' own vectors" in flat(without)
     plain = spacy.load(tmp_path / "without").get_pipe("ctxvec_polysemy")
@@ -245,11 +351,14 @@ def test_sample_contexts_are_kept_by_default_and_not_computed_with_no_sample_con
 @pytest.mark.slow
 def test_minilm_build_uses_the_shipped_probe_and_warns_on_a_small_corpus(minilm_dir, tmp_path):
     from spacy_ctxvec.components.polysemy import load_probe, load_senses
+
     from .conftest import CONFIGS
 
     corpus = tmp_path / "corpus.txt"
     corpus.write_text("\n".join(CORPUS * 4) + "\n", encoding="utf8")
-    result = invoke("build-lexicon", CONFIGS / "default.cfg", corpus, tmp_path / "out", "--min-count", "2", "--no-progress")
+    result = invoke(
+        "build-lexicon", CONFIGS / "default.cfg", corpus, tmp_path / "out", "--min-count", "2", "--no-progress"
+    )
     assert result.exit_code == 0, result.output
     output = flat(result)
     assert "polysemy_score: the polysemy probe fitted on" in output and "W006" in output

@@ -10,14 +10,23 @@ runner = CliRunner()
 
 @pytest.mark.slow
 def test_compare_table(default_pipeline_dir):
-    result = runner.invoke(app, ["compare", "I have a apple", "I have a pen", "--word", "a", "--pipeline", str(default_pipeline_dir)])
+    result = runner.invoke(
+        app, ["compare", "I have a apple", "I have a pen", "--word", "a", "--pipeline", str(default_pipeline_dir)]
+    )
     assert result.exit_code == 0, result.output
     assert "static cosine" in result.output and "1.000" in result.output
 
 
 @pytest.mark.slow
 def test_compare_json_every_shared_word(default_pipeline_dir):
-    args = ["compare", "We sat on the river bank", "The bank approved the loan", "--json", "--pipeline", str(default_pipeline_dir)]
+    args = [
+        "compare",
+        "We sat on the river bank",
+        "The bank approved the loan",
+        "--json",
+        "--pipeline",
+        str(default_pipeline_dir),
+    ]
     result = runner.invoke(app, args)
     assert result.exit_code == 0, result.output
     rows = json.loads(result.stdout)["rows"]

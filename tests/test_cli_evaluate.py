@@ -1,4 +1,5 @@
 """`spacy-ctxvec evaluate ...` end to end with the real default pipeline on small slices."""
+
 import json
 import re
 
@@ -116,7 +117,8 @@ def static_pipeline_dir(tmp_path_factory):
     nlp = spacy.blank("en")
     nlp.add_pipe("ctxvec_static")
     nlp.config["initialize"]["components"]["ctxvec_static"] = {
-        "source": {"@misc": "spacy-ctxvec.vectors_file.v1", "path": str(vectors)}}
+        "source": {"@misc": "spacy-ctxvec.vectors_file.v1", "path": str(vectors)}
+    }
     nlp.initialize()
     nlp.to_disk(path / "pipeline")
     return path / "pipeline"
@@ -130,9 +132,15 @@ def test_word_sim_three_pairs_is_defined(static_pipeline_dir, tmp_path):
     assert json.loads(result.output)[str(pairs)]["spearman"] == pytest.approx(1.0)
 
 
-@pytest.mark.parametrize("lines", ["car automobile 9\ncar banana 1\n", "car automobile 9\ncar banana 1\ncar zebra 4\n",
-                                   "car automobile 5\ncar banana 5\ncar river 5\n"],
-                         ids=["two-pairs", "two-covered", "constant-scores"])
+@pytest.mark.parametrize(
+    "lines",
+    [
+        "car automobile 9\ncar banana 1\n",
+        "car automobile 9\ncar banana 1\ncar zebra 4\n",
+        "car automobile 5\ncar banana 5\ncar river 5\n",
+    ],
+    ids=["two-pairs", "two-covered", "constant-scores"],
+)
 def test_word_sim_undefined_spearman_exits_non_zero(static_pipeline_dir, tmp_path, lines):
     pairs = tmp_path / "pairs.txt"
     pairs.write_text(lines, encoding="utf8")
@@ -144,7 +152,9 @@ def test_word_sim_undefined_spearman_exits_non_zero(static_pipeline_dir, tmp_pat
     assert json.loads(output.read_text(encoding="utf8"))[str(pairs)]["spearman"] is None
 
 
-@pytest.mark.parametrize("command", [["wic", "P", "D"], ["word-sim", "P", "F"], ["scws", "P", "F"], ["polysemy", "P", "F"]])
+@pytest.mark.parametrize(
+    "command", [["wic", "P", "D"], ["word-sim", "P", "F"], ["scws", "P", "F"], ["polysemy", "P", "F"]]
+)
 def test_output_that_is_a_directory_or_under_a_file(wic_slice, tmp_path, command):
     data = tmp_path / "data.txt"
     data.write_text("car automobile 9\n", encoding="utf8")
@@ -182,8 +192,10 @@ def test_senses(default_pipeline_dir, tmp_path):
     else:
         data = write_sense_sentences(tmp_path / "examples.jsonl")
     output = tmp_path / "out" / "senses.json"
-    result = runner.invoke(app, ["evaluate", "senses", str(default_pipeline_dir), str(data), "--json",
-                                 "--per-lemma", "3", "-o", str(output)])
+    result = runner.invoke(
+        app,
+        ["evaluate", "senses", str(default_pipeline_dir), str(data), "--json", "--per-lemma", "3", "-o", str(output)],
+    )
     assert result.exit_code == 0, result.output
     report = json.loads(result.output)
     assert json.loads(output.read_text(encoding="utf8")) == report

@@ -28,7 +28,9 @@ def test_export_word2vec_text_loadable_by_gensim(lexicon, tmp_path):
 
 
 def test_export_min_count_and_unit(lexicon, tmp_path):
-    result = runner.invoke(app, ["export-static", str(tmp_path / "lex"), str(tmp_path / "v.txt"), "--min-count", "2", "--unit"])
+    result = runner.invoke(
+        app, ["export-static", str(tmp_path / "lex"), str(tmp_path / "v.txt"), "--min-count", "2", "--unit"]
+    )
     assert result.exit_code == 0
     lines = (tmp_path / "v.txt").read_text().splitlines()
     assert lines[0] == "1 3" and lines[1].split()[0] == "bank"
@@ -68,5 +70,7 @@ def test_export_senses_writes_one_row_per_sense_loadable_by_the_file_source(tmp_
     table = configure_vectors_file(path=str(tmp_path / "v.txt"))(spacy.blank("en"))
     assert len(table) == inventory.n_senses_total and "bank|1" in table
     np.testing.assert_allclose(table.get("bank|1"), inventory.senses_of("bank")[1].vector, atol=1e-5)
-    no_senses = runner.invoke(app, ["export-static", str(tmp_path / "lex_missing"), str(tmp_path / "w.txt"), "--senses"])
+    no_senses = runner.invoke(
+        app, ["export-static", str(tmp_path / "lex_missing"), str(tmp_path / "w.txt"), "--senses"]
+    )
     assert no_senses.exit_code == 1 and "E606" in no_senses.output

@@ -14,7 +14,9 @@ from spacy_ctxvec.evaluation.tasks import evaluate_polysemy
 from spacy_ctxvec.lexicon.polysemy_probe import FITTED_ALL, FITTED_HALF, in_fitted_half
 
 runner = CliRunner()
-WORDS = [a + b + c for a in "bdkp" for b in "aeiou" for c in "mnt"]  # 60 made-up words, spelt by the tiny vocab's letters
+WORDS = [
+    a + b + c for a in "bdkp" for b in "aeiou" for c in "mnt"
+]  # 60 made-up words, spelt by the tiny vocab's letters
 
 
 def invoke(*args):
@@ -33,12 +35,22 @@ def tree_digest(path: Path) -> str:
 def lexicon_pipeline(tiny_pipeline_dir, tmp_path_factory) -> Path:
     """The tiny pipeline with a lexicon of the 60 words, each seen 6 times."""
     rng = np.random.default_rng(0)
-    lines = [" ".join(rng.permutation(WORDS)[start:start + 6]) for _ in range(6) for start in range(0, len(WORDS), 6)]
+    lines = [" ".join(rng.permutation(WORDS)[start : start + 6]) for _ in range(6) for start in range(0, len(WORDS), 6)]
     folder = tmp_path_factory.mktemp("fit_polysemy")
     corpus = folder / "corpus.txt"
     corpus.write_text("\n".join(lines) + "\n", encoding="utf8")
-    result = invoke("build-lexicon", tiny_pipeline_dir, corpus, folder / "pipeline", "--min-count", "2", "--no-progress",
-                    "--sample-size", "0", "--no-senses")
+    result = invoke(
+        "build-lexicon",
+        tiny_pipeline_dir,
+        corpus,
+        folder / "pipeline",
+        "--min-count",
+        "2",
+        "--no-progress",
+        "--sample-size",
+        "0",
+        "--no-senses",
+    )
     assert result.exit_code == 0, result.output
     return folder / "pipeline"
 
@@ -64,7 +76,11 @@ def test_the_built_pipeline_uses_self_similarity_until_a_probe_is_fitted(lexicon
     assert "held-out half, probe" in result.output and "held-out half, self_similarity" in result.output
     assert (tree_digest(lexicon_pipeline), sense_counts.read_bytes()) == before  # inputs untouched
     probe = load_probe(tmp_path / "out")
-    assert probe is not None and probe.meta["fitted_words"] == FITTED_ALL and probe.meta["n_words"] == len(scored_words(lexicon_pipeline))
+    assert (
+        probe is not None
+        and probe.meta["fitted_words"] == FITTED_ALL
+        and probe.meta["n_words"] == len(scored_words(lexicon_pipeline))
+    )
     assert probe.meta["min_count"] == 2 and probe.model  # the tiny model's fingerprint
     nlp = spacy.load(tmp_path / "out")
     component = nlp.get_pipe("ctxvec_polysemy")
@@ -78,13 +94,15 @@ def test_the_built_pipeline_uses_self_similarity_until_a_probe_is_fitted(lexicon
     for token in doc:
         assert token._.polysemy_score == pytest.approx(expected[lexicon.index(token.text)])
     report = evaluate_polysemy(nlp, read_sense_counts(sense_counts))
-    assert report.score == "probe" and report.n_covered == len(scored_words(lexicon_pipeline)) and report.held_out is None
+    assert (
+        report.score == "probe" and report.n_covered == len(scored_words(lexicon_pipeline)) and report.held_out is None
+    )
 
 
 def test_half_keeps_the_other_half_for_evaluate(lexicon_pipeline, sense_counts, tmp_path):
     result = invoke("fit-polysemy", lexicon_pipeline, sense_counts, tmp_path / "out", "--half", "--json")
     assert result.exit_code == 0, result.output
-    printed = json.loads(result.output[result.output.index("{"):])
+    printed = json.loads(result.output[result.output.index("{") :])
     assert printed["probe"]["fitted_words"] == FITTED_HALF
     assert set(printed["held_out"]) == {"probe", "self_similarity"}
     words = scored_words(lexicon_pipeline)
@@ -124,7 +142,9 @@ def test_too_few_words_with_counts_is_a_coded_error(lexicon_pipeline, tmp_path):
     some.write_text("".join(f"{word}\t{1 + i % 2}\n" for i, word in enumerate(WORDS[:30])), encoding="utf8")
     fitted = invoke("fit-polysemy", lexicon_pipeline, some, tmp_path / "out")
     assert fitted.exit_code == 0 and "No held-out estimate" in fitted.output
-    assert load_probe(tmp_path / "out").meta["n_words"] == len([w for w in scored_words(lexicon_pipeline) if w in WORDS[:30]])
+    assert load_probe(tmp_path / "out").meta["n_words"] == len(
+        [w for w in scored_words(lexicon_pipeline) if w in WORDS[:30]]
+    )
 
 
 def test_senses_are_induced_again_so_that_the_probe_decides_the_splits(tiny_pipeline_dir, sense_counts, tmp_path):
@@ -133,7 +153,9 @@ def test_senses_are_induced_again_so_that_the_probe_decides_the_splits(tiny_pipe
     rng = np.random.default_rng(1)
     corpus = tmp_path / "corpus.txt"
     corpus.write_text("\n".join(" ".join(rng.permutation(WORDS)[:8]) for _ in range(60)) + "\n", encoding="utf8")
-    built = invoke("build-lexicon", tiny_pipeline_dir, corpus, tmp_path / "with_senses", "--min-count", "2", "--no-progress")
+    built = invoke(
+        "build-lexicon", tiny_pipeline_dir, corpus, tmp_path / "with_senses", "--min-count", "2", "--no-progress"
+    )
     assert built.exit_code == 0, built.output
     assert load_senses(tmp_path / "with_senses").settings["split_rule"] == "spread"
     result = invoke("fit-polysemy", tmp_path / "with_senses", sense_counts, tmp_path / "out")

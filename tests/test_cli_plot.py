@@ -1,5 +1,6 @@
 """`spacy-ctxvec plot ...` end to end, in process (typer's CliRunner), on the tiny
 random pipeline; one slow test checks the seed picture's claim with the real MiniLM."""
+
 import json
 
 import numpy as np
@@ -35,7 +36,9 @@ def invoke(*args):
 @pytest.mark.parametrize("suffix, check", [(".png", assert_png), (".svg", assert_svg)])
 def test_plot_word_writes_a_valid_figure(tiny_pipeline_dir, sentences_file, tmp_path, suffix, check):
     output = tmp_path / f"apple{suffix}"
-    result = invoke("plot", "word", "apple", "--sentences", sentences_file, "--pipeline", tiny_pipeline_dir, "-o", output)
+    result = invoke(
+        "plot", "word", "apple", "--sentences", sentences_file, "--pipeline", tiny_pipeline_dir, "-o", output
+    )
     assert result.exit_code == 0, result.output
     # Case-insensitive by default: "Apple" counts too.
     assert "4 occurrences of 'apple'" in result.output
@@ -46,23 +49,48 @@ def test_plot_word_case_sensitive_and_corpus_input(tiny_pipeline_dir, tmp_path):
     corpus = tmp_path / "corpus.jsonl"
     corpus.write_text("\n".join(json.dumps({"text": s}) for s in SENTENCES) + "\n", encoding="utf8")
     output = tmp_path / "apple.png"
-    result = invoke("plot", "word", "Apple", "--corpus", corpus, "--pipeline", tiny_pipeline_dir,
-                    "--case-sensitive", "-o", output, "--clusters", "1")
+    result = invoke(
+        "plot",
+        "word",
+        "Apple",
+        "--corpus",
+        corpus,
+        "--pipeline",
+        tiny_pipeline_dir,
+        "--case-sensitive",
+        "-o",
+        output,
+        "--clusters",
+        "1",
+    )
     assert result.exit_code == 0, result.output
     assert "1 occurrences of 'Apple'" in result.output
     assert_png(output)
 
 
 def test_plot_word_max_occurrences(tiny_pipeline_dir, sentences_file, tmp_path):
-    result = invoke("plot", "word", "apple", "--sentences", sentences_file, "--pipeline", tiny_pipeline_dir,
-                    "-n", "2", "-o", tmp_path / "a.png")
+    result = invoke(
+        "plot",
+        "word",
+        "apple",
+        "--sentences",
+        sentences_file,
+        "--pipeline",
+        tiny_pipeline_dir,
+        "-n",
+        "2",
+        "-o",
+        tmp_path / "a.png",
+    )
     assert result.exit_code == 0, result.output
     assert "2 occurrences" in result.output
 
 
 def test_plot_word_missing_word_is_a_clear_error(tiny_pipeline_dir, sentences_file, tmp_path):
     output = tmp_path / "none.png"
-    result = invoke("plot", "word", "hotel", "--sentences", sentences_file, "--pipeline", tiny_pipeline_dir, "-o", output)
+    result = invoke(
+        "plot", "word", "hotel", "--sentences", sentences_file, "--pipeline", tiny_pipeline_dir, "-o", output
+    )
     assert result.exit_code == 1
     message = " ".join(result.output.split())
     assert "[CTX-E402]" in message and "'hotel'" in message and "5 texts read" in message
@@ -78,14 +106,43 @@ def test_plot_word_needs_exactly_one_input(inputs, tmp_path):
 def test_plot_word_bad_inputs(tiny_pipeline_dir, sentences_file, tmp_path):
     result = invoke("plot", "word", "apple", "--sentences", tmp_path / "missing.txt", "-o", tmp_path / "x.png")
     assert result.exit_code == 1 and "[CTX-E404]" in result.output
-    result = invoke("plot", "word", "apple", "--sentences", sentences_file, "--pipeline", tmp_path / "nowhere",
-                    "-o", tmp_path / "x.png")
+    result = invoke(
+        "plot",
+        "word",
+        "apple",
+        "--sentences",
+        sentences_file,
+        "--pipeline",
+        tmp_path / "nowhere",
+        "-o",
+        tmp_path / "x.png",
+    )
     assert result.exit_code == 1 and "[CTX-E011]" in result.output
-    result = invoke("plot", "word", "apple", "--sentences", sentences_file, "--pipeline", tiny_pipeline_dir,
-                    "-o", tmp_path / "x.pdf")
+    result = invoke(
+        "plot",
+        "word",
+        "apple",
+        "--sentences",
+        sentences_file,
+        "--pipeline",
+        tiny_pipeline_dir,
+        "-o",
+        tmp_path / "x.pdf",
+    )
     assert result.exit_code == 1 and "[CTX-E401]" in result.output
-    result = invoke("plot", "word", "apple", "--sentences", sentences_file, "--pipeline", tiny_pipeline_dir,
-                    "-k", "9", "-o", tmp_path / "x.png")
+    result = invoke(
+        "plot",
+        "word",
+        "apple",
+        "--sentences",
+        sentences_file,
+        "--pipeline",
+        tiny_pipeline_dir,
+        "-k",
+        "9",
+        "-o",
+        tmp_path / "x.png",
+    )
     assert result.exit_code == 1 and "[CTX-E412]" in result.output
 
 
@@ -93,8 +150,17 @@ def test_plot_word_needs_a_context_vectors_component(sentences_file, tmp_path):
     import spacy
 
     spacy.blank("en").to_disk(tmp_path / "blank")
-    result = invoke("plot", "word", "apple", "--sentences", sentences_file, "--pipeline", tmp_path / "blank",
-                    "-o", tmp_path / "x.png")
+    result = invoke(
+        "plot",
+        "word",
+        "apple",
+        "--sentences",
+        sentences_file,
+        "--pipeline",
+        tmp_path / "blank",
+        "-o",
+        tmp_path / "x.png",
+    )
     assert result.exit_code == 1 and "[CTX-E307]" in result.output
 
 
@@ -135,11 +201,14 @@ def test_plot_polysemy_rejects_a_non_lexicon(tmp_path):
     assert result.exit_code == 1 and "[CTX-E225]" in result.output
 
 
-@pytest.mark.parametrize("args,option", [
-    (["word", "apple", "--sentences", "S", "-n", "0"], "--max-occurrences (-n) must be at least 1, got 0"),
-    (["layers", "P", "S", "--max-texts", "0"], "--max-texts must be at least 1, got 0"),
-    (["polysemy", "P", "--top", "0"], "--top must be at least 1, got 0"),
-])
+@pytest.mark.parametrize(
+    "args,option",
+    [
+        (["word", "apple", "--sentences", "S", "-n", "0"], "--max-occurrences (-n) must be at least 1, got 0"),
+        (["layers", "P", "S", "--max-texts", "0"], "--max-texts must be at least 1, got 0"),
+        (["polysemy", "P", "--top", "0"], "--top must be at least 1, got 0"),
+    ],
+)
 def test_plot_counts_below_one_say_so(tiny_pipeline_dir, sentences_file, tmp_path, args, option):
     args = [{"S": sentences_file, "P": tiny_pipeline_dir}.get(a, a) for a in args]
     result = invoke("plot", *args, "-o", tmp_path / "x.png")

@@ -1,4 +1,5 @@
 """`spacy-ctxvec train-static`: gensim word2vec on a line corpus, written as word2vec files."""
+
 import numpy as np
 import pytest
 from typer.testing import CliRunner
@@ -29,7 +30,9 @@ def test_train_static_text_output(tmp_path, train_corpus):
 
 def test_train_static_cbow_binary(tmp_path, train_corpus):
     output = tmp_path / "vectors.bin"
-    result = train(train_corpus, output, "--cbow", "--binary", "--size", 8, "--min-count", 1, "--epochs", 1, "--window", 2)
+    result = train(
+        train_corpus, output, "--cbow", "--binary", "--size", 8, "--min-count", 1, "--epochs", 1, "--window", 2
+    )
     assert result.exit_code == 0, result.output
     assert "binary" in result.output
     assert detect_format(output) == "word2vec-binary"

@@ -1,4 +1,5 @@
 """`spacy-ctxvec senses`: each sense of the words with its share and examples."""
+
 import json
 
 import pytest

@@ -1,6 +1,7 @@
 """spacy-ctxvec.BucketedTransformerModel.v1: the same outputs as spacy-transformers'
 TransformerModel, forward calls cut by padded wordpieces, and the upstream forward
 wherever the bucketed one does not apply."""
+
 import numpy as np
 import pytest
 import spacy
@@ -96,7 +97,9 @@ def assert_same_docs(expected_docs, actual_docs, atol):
             assert len(a.align.dataXd) == 0
             continue
         # The same wordpiece ids at every aligned position, and the same states there.
-        assert np.array_equal(aligned_rows(e, e.wordpieces.input_ids[..., None]), aligned_rows(a, a.wordpieces.input_ids[..., None]))
+        assert np.array_equal(
+            aligned_rows(e, e.wordpieces.input_ids[..., None]), aligned_rows(a, a.wordpieces.input_ids[..., None])
+        )
         for key in ("last_hidden_state",):
             diff = np.abs(aligned_rows(e, e.model_output[key]) - aligned_rows(a, a.model_output[key])).max()
             assert diff < atol, (expected.text, key, diff)
@@ -151,7 +154,9 @@ def test_forward_calls_stay_within_max_batch_wordpieces(tiny_bert_dir, upstream_
     nlp = same_weights(make_nlp(tiny_bert_dir, ARCHITECTURE, max_batch_wordpieces=24), upstream_nlp)
     shapes = []
     hf = nlp.get_pipe("transformer").model.transformer
-    handle = hf.register_forward_hook(lambda module, args, kwargs, out: shapes.append(tuple(kwargs["input_ids"].shape)), with_kwargs=True)
+    handle = hf.register_forward_hook(
+        lambda module, args, kwargs, out: shapes.append(tuple(kwargs["input_ids"].shape)), with_kwargs=True
+    )
     try:
         docs = list(nlp.pipe(TEXTS))
     finally:
@@ -282,5 +287,9 @@ def test_minilm_same_vectors_as_upstream(default_pipeline_dir, shared_data):
     assert isinstance(bucketed.get_pipe("transformer").model, BucketedTransformerModel)
     upstream = load_as_upstream(default_pipeline_dir)
     assert_same_docs(list(upstream.pipe(texts)), list(bucketed.pipe(texts)), atol=1e-3)
-    diffs = [np.abs(e._.ctxvec_context - a._.ctxvec_context).max() for e, a in zip(upstream.pipe(texts), bucketed.pipe(texts)) if len(e)]
+    diffs = [
+        np.abs(e._.ctxvec_context - a._.ctxvec_context).max()
+        for e, a in zip(upstream.pipe(texts), bucketed.pipe(texts))
+        if len(e)
+    ]
     assert max(diffs) < 1e-4

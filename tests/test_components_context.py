@@ -1,4 +1,5 @@
 """ctxvec_context against the real components (tiny random BERT and real MiniLM)."""
+
 import pickle
 
 import numpy as np
@@ -60,7 +61,12 @@ def test_concat_layers_match_hugging_face(minilm_dir):
 @pytest.mark.slow
 def test_same_word_different_context_differs(default_nlp):
     a, b = default_nlp("I have a apple"), default_nlp("I have a pen")
-    cos = a[2]._.context_vec @ b[2]._.context_vec / np.linalg.norm(a[2]._.context_vec) / np.linalg.norm(b[2]._.context_vec)
+    cos = (
+        a[2]._.context_vec
+        @ b[2]._.context_vec
+        / np.linalg.norm(a[2]._.context_vec)
+        / np.linalg.norm(b[2]._.context_vec)
+    )
     assert 0.0 < cos < 0.999
 
 
@@ -89,7 +95,9 @@ def test_n_process_2_matches_single_process(default_pipeline_dir):
         "assert all(np.allclose(a, b, atol=1e-5) for a, b in zip(multi, single))\n"
         "print('OK', len(multi))\n"
     )
-    proc = subprocess.run([sys.executable, "-c", script, str(default_pipeline_dir)], capture_output=True, text=True, timeout=180)
+    proc = subprocess.run(
+        [sys.executable, "-c", script, str(default_pipeline_dir)], capture_output=True, text=True, timeout=180
+    )
     assert proc.returncode == 0, proc.stderr[-2000:]
     assert "OK 6" in proc.stdout
 
@@ -270,7 +278,9 @@ def test_vector_hooks_with_n_process_2(default_pipeline_dir):
         "    assert np.allclose(a.vector, b.vector, atol=1e-3)\n"
         "print('OK', len(multi))\n"
     )
-    proc = subprocess.run([sys.executable, "-c", script, str(default_pipeline_dir)], capture_output=True, text=True, timeout=300)
+    proc = subprocess.run(
+        [sys.executable, "-c", script, str(default_pipeline_dir)], capture_output=True, text=True, timeout=300
+    )
     assert proc.returncode == 0, proc.stderr[-2000:]
     assert "OK 6" in proc.stdout
 

@@ -3,12 +3,11 @@ import pytest
 import spacy
 from spacy.tokens import Doc
 
-from spacy_ctxvec.lexicon.shard import partial_lexicon
-from spacy_ctxvec.lexicon.corpus import configure_lexicon_corpus
+from spacy_ctxvec.building.corpus import configure_lexicon_corpus
+from spacy_ctxvec.building.shard import partial_lexicon
+from spacy_ctxvec.components.polysemy import Polysemy, load_lexicon
 from spacy_ctxvec.errors import CtxvecError
 from spacy_ctxvec.lexicon.statistics import Lexicon
-from spacy_ctxvec.components.polysemy import Polysemy, load_lexicon
-
 
 SENSE_CORPUS = [
     # bank: money (8) and river (4)
@@ -165,7 +164,9 @@ def test_load_lexicon_needs_a_lexicon(tmp_path):
 # Loading damaged or incomplete saved state (issue 12)
 def saved_component(tmp_path):
     component = Polysemy(min_count=2)
-    component.set_lexicon(Lexicon.from_occurrences(["bank", "bank", "river"], np.random.default_rng(0).normal(size=(3, 4))))
+    component.set_lexicon(
+        Lexicon.from_occurrences(["bank", "bank", "river"], np.random.default_rng(0).normal(size=(3, 4)))
+    )
     component.to_disk(tmp_path / "component")
     return component, tmp_path / "component"
 
@@ -201,14 +202,17 @@ def test_deleted_lexicon_directory_fails_spacy_load(tiny_nlp, tmp_path):
         spacy.load(tmp_path / "pipeline")
 
 
-@pytest.mark.parametrize("file,damage,problem", [
-    ("counts.npy", lambda data: data[:-4], "counts.npy is truncated"),
-    ("unit_sums.npy", lambda data: b"", "unit_sums.npy is truncated"),
-    ("keys.json", lambda data: data[:-2], "keys.json is not valid JSON"),
-    ("keys.json", lambda data: b'["bank", 3]', "keys.json is not a list of strings"),
-    ("keys.json", lambda data: b'["bank"]', "Lexicon arrays disagree"),
-    ("lexicon.json", lambda data: b'{"format_version": 1, "unit_scale_bits": 30}', "no integer 'width'"),
-])
+@pytest.mark.parametrize(
+    "file,damage,problem",
+    [
+        ("counts.npy", lambda data: data[:-4], "counts.npy is truncated"),
+        ("unit_sums.npy", lambda data: b"", "unit_sums.npy is truncated"),
+        ("keys.json", lambda data: data[:-2], "keys.json is not valid JSON"),
+        ("keys.json", lambda data: b'["bank", 3]', "keys.json is not a list of strings"),
+        ("keys.json", lambda data: b'["bank"]', "Lexicon arrays disagree"),
+        ("lexicon.json", lambda data: b'{"format_version": 1, "unit_scale_bits": 30}', "no integer 'width'"),
+    ],
+)
 def test_damaged_saved_lexicon_is_a_coded_error_naming_the_path(tmp_path, file, damage, problem):
     _, path = saved_component(tmp_path)
     target = path / "lexicon" / file
@@ -227,7 +231,9 @@ def test_damaged_bytes_are_a_coded_error():
 
 
 def test_exclude_lexicon_in_serialization(tmp_path):
-    lexicon = Lexicon.from_occurrences(["a", "a", "b"], np.arange(9, dtype=np.float64).reshape(3, 3) + 1, meta={"key": "lower"})
+    lexicon = Lexicon.from_occurrences(
+        ["a", "a", "b"], np.arange(9, dtype=np.float64).reshape(3, 3) + 1, meta={"key": "lower"}
+    )
     component = Polysemy(key="lower")
     component.set_lexicon(lexicon)
     assert Polysemy(key="lower").from_bytes(component.to_bytes(exclude=["lexicon"])).lexicon is None
@@ -245,9 +251,14 @@ def test_exclude_lexicon_in_serialization(tmp_path):
 
 # Senses (issue 11): induced per type from the lexicon's sample, assigned on every token
 SENSE_LINES = [
-    "we sat on the river bank", "the bank of the river", "the river bank and the hotel",
-    "i took out a loan from the bank", "the bank gave us money", "we want money from the bank",
-    "the apple and the pen", "we eat an apple",
+    "we sat on the river bank",
+    "the bank of the river",
+    "the river bank and the hotel",
+    "i took out a loan from the bank",
+    "the bank gave us money",
+    "we want money from the bank",
+    "the apple and the pen",
+    "we eat an apple",
 ] * 3
 
 
@@ -264,7 +275,9 @@ def sense_nlp(tiny_bert_dir, tmp_path_factory):
     nlp.add_pipe("ctxvec_context")
     nlp.add_pipe("ctxvec_polysemy", config={"min_count": 2, "cut_distance": 0.3})
     nlp.config["initialize"]["components"]["ctxvec_polysemy"] = {
-        "corpus": {"@misc": "spacy-ctxvec.lexicon_corpus.v1", "path": str(corpus)}, "sample_size": 16}
+        "corpus": {"@misc": "spacy-ctxvec.lexicon_corpus.v1", "path": str(corpus)},
+        "sample_size": 16,
+    }
     nlp.initialize()
     return nlp
 
@@ -285,15 +298,24 @@ def assert_senses_consistent(nlp, docs):
             assert isinstance(sense, int) and 0 <= sense < n
             context = None
             if inventory.context_space is not None:  # the mean vector of the tokens around it, by hand
-                around = [t for t in doc[max(0, token.i - inventory.context_window):token.i + inventory.context_window + 1]
-                          if t.i != token.i and t._.has_context_vec]
-                context = np.mean([t._.context_vec for t in around], axis=0)[None, :] if around else np.zeros((1, doc._.ctxvec_context.shape[1]))
+                around = [
+                    t
+                    for t in doc[max(0, token.i - inventory.context_window) : token.i + inventory.context_window + 1]
+                    if t.i != token.i and t._.has_context_vec
+                ]
+                context = (
+                    np.mean([t._.context_vec for t in around], axis=0)[None, :]
+                    if around
+                    else np.zeros((1, doc._.ctxvec_context.shape[1]))
+                )
             expected = inventory.assign(inventory.type_rows([token.lower_]), token._.context_vec[None, :], context)[0]
             assert sense == expected
             np.testing.assert_array_equal(token._.sense_vec, inventory.senses_of(token.lower_)[sense].vector)
         defined = [t._.sense_vec for t in doc if t._.sense is not None]
         np.testing.assert_allclose(doc._.sense_vec, np.mean(defined, axis=0), atol=1e-6)
-        np.testing.assert_allclose(doc[0:2]._.sense_vec, np.mean([t._.sense_vec for t in doc[0:2] if t._.sense is not None], axis=0), atol=1e-6)
+        np.testing.assert_allclose(
+            doc[0:2]._.sense_vec, np.mean([t._.sense_vec for t in doc[0:2] if t._.sense is not None], axis=0), atol=1e-6
+        )
 
 
 def test_initialize_from_a_sampled_corpus_induces_senses_and_tokens_get_them(sense_nlp):
@@ -363,7 +385,9 @@ def test_n_process_2_gives_the_same_senses(sense_nlp, tmp_path):
         "assert [t._.sense for t in multi[0]] == [t._.sense for t in single[0]]\n"
         "print('OK', len(multi))\n"
     )
-    proc = subprocess.run([sys.executable, "-c", script, str(tmp_path / "pipeline")], capture_output=True, text=True, timeout=300)
+    proc = subprocess.run(
+        [sys.executable, "-c", script, str(tmp_path / "pipeline")], capture_output=True, text=True, timeout=300
+    )
     assert proc.returncode == 0, proc.stderr[-2000:]
     assert "OK 6" in proc.stdout
 
@@ -396,7 +420,9 @@ def test_senses_setting_off_and_no_sample_give_no_senses(tiny_bert_dir, tmp_path
         nlp.add_pipe("ctxvec_context")
         nlp.add_pipe("ctxvec_polysemy", config=config)
         nlp.config["initialize"]["components"]["ctxvec_polysemy"] = {
-            "corpus": {"@misc": "spacy-ctxvec.lexicon_corpus.v1", "path": str(corpus)}, "sample_size": sample_size}
+            "corpus": {"@misc": "spacy-ctxvec.lexicon_corpus.v1", "path": str(corpus)},
+            "sample_size": sample_size,
+        }
         nlp.initialize()
         component = nlp.get_pipe("ctxvec_polysemy")
         assert component.lexicon is not None and component.senses is None
@@ -435,9 +461,11 @@ def test_minilm_river_and_money_bank_never_share_a_sense(default_nlp):
     is_river = np.array([any(w in s for w in river_words) for s in snippets])
     assert is_river.sum() == 4
     start = int(lexicon.sample.offsets[lexicon.sample.index("bank")])
-    contexts = lexicon.sample.contexts[start:start + len(rows)]
+    contexts = lexicon.sample.contexts[start : start + len(rows)]
     assert inventory.context_space is not None
-    senses = inventory.assign(inventory.type_rows(["bank"] * len(rows)), rows.astype(np.float32), contexts.astype(np.float32))
+    senses = inventory.assign(
+        inventory.type_rows(["bank"] * len(rows)), rows.astype(np.float32), contexts.astype(np.float32)
+    )
     river_senses, money_senses = set(senses[is_river].tolist()), set(senses[~is_river].tolist())
     assert river_senses.isdisjoint(money_senses)
     river = ["Frogs jumped off the wet bank into the river water.", "The fisherman sat on the bank of the river."]
@@ -451,8 +479,14 @@ def test_minilm_river_and_money_bank_never_share_a_sense(default_nlp):
 
 # Polysemy probe (issue 11): polysemy_score fitted on dictionary sense counts
 PROBE_LINES = [
-    "the bank of the river", "we took out a loan at the bank", "i have an apple", "the hotel and the phone",
-    "we want money", "we eat an apple and a pen", "the river and the hotel", "we sat on the bank",
+    "the bank of the river",
+    "we took out a loan at the bank",
+    "i have an apple",
+    "the hotel and the phone",
+    "we want money",
+    "we eat an apple and a pen",
+    "the river and the hotel",
+    "we sat on the bank",
 ] * 3
 
 
@@ -480,9 +514,14 @@ def test_probe_scores_tokens_survives_serialisation_and_new_lexicons(tiny_nlp, t
         assert token._.polysemy_score == pytest.approx(expected[lexicon.index(token.lower_)])
     component.to_disk(tmp_path / "component")
     assert (tmp_path / "component" / "probe" / "probe.json").exists()
-    for loaded in (Polysemy(min_count=2).from_disk(tmp_path / "component"), Polysemy(min_count=2).from_bytes(component.to_bytes())):
+    for loaded in (
+        Polysemy(min_count=2).from_disk(tmp_path / "component"),
+        Polysemy(min_count=2).from_bytes(component.to_bytes()),
+    ):
         assert loaded.score_source == "probe" and loaded.probe.meta == probe.meta
-        np.testing.assert_array_equal(loaded(tiny_nlp("the bank"))._.ctxvec_polysemy, component(tiny_nlp("the bank"))._.ctxvec_polysemy)
+        np.testing.assert_array_equal(
+            loaded(tiny_nlp("the bank"))._.ctxvec_polysemy, component(tiny_nlp("the bank"))._.ctxvec_polysemy
+        )
     assert Polysemy(min_count=2).from_bytes(component.to_bytes(exclude=["probe"])).probe is None
     component.set_lexicon(partial_lexicon(tiny_nlp, PROBE_LINES[:8] * 2, batch_size=8))
     assert component.probe is probe and component.score_source == "probe"  # kept: it fits the new lexicon too
@@ -514,6 +553,7 @@ def test_score_setting_chooses_the_definition(tiny_nlp):
 def test_minilm_at_layer_5_gets_the_shipped_probe_in_initialize(minilm_dir, tmp_path):
     from spacy_ctxvec.lexicon.polysemy_probe import PolysemyProbe, shipped_probe_dirs
     from spacy_ctxvec.pipelines import load_pipeline
+
     from .conftest import CONFIGS
 
     corpus = tmp_path / "corpus.txt"
@@ -559,7 +599,10 @@ def test_type_inputs_are_the_transformers_input_embeddings_and_travel_with_the_l
     bank = _token(component(tiny_nlp("the bank")), "bank")
     assert bank._.polysemy_score == pytest.approx(probe.scores(lexicon, 2, inputs)[0][lexicon.index("bank")])
     component.to_disk(tmp_path / "component")
-    for loaded in (Polysemy(min_count=2).from_disk(tmp_path / "component"), Polysemy(min_count=2).from_bytes(component.to_bytes())):
+    for loaded in (
+        Polysemy(min_count=2).from_disk(tmp_path / "component"),
+        Polysemy(min_count=2).from_bytes(component.to_bytes()),
+    ):
         np.testing.assert_array_equal(loaded.type_inputs, component.type_inputs)
         assert loaded.score_source == "probe"
     component.set_lexicon(partial_lexicon(tiny_nlp, PROBE_LINES[:2], batch_size=8))  # other keys: the inputs go

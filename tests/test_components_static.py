@@ -1,4 +1,5 @@
 """The ctxvec_static component: sources, attributes, options, serialization, odd docs."""
+
 import pickle
 
 import numpy as np

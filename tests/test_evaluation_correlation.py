@@ -1,7 +1,13 @@
 import numpy as np
 import pytest
 
-from spacy_ctxvec.evaluation.correlation import layer_similarity_reports, polysemy_report, rows_for, similarity_report, unique_words
+from spacy_ctxvec.evaluation.correlation import (
+    layer_similarity_reports,
+    polysemy_report,
+    rows_for,
+    similarity_report,
+    unique_words,
+)
 
 
 def test_similarity_report_uses_covered_pairs_only():
@@ -17,7 +23,9 @@ def test_similarity_report_uses_covered_pairs_only():
 def test_layer_reports():
     views = np.array([[[1.0, 0.0], [1.0, 0.0]], [[1.0, 0.0], [1.0, 0.0]], [[1.0, 0.0], [1.0, 0.0]]])
     other = np.array([[[1.0, 0.0], [0.0, 1.0]], [[1.0, 1.0], [1.0, 1.0]], [[0.0, 1.0], [1.0, 0.0]]])
-    result = layer_similarity_reports("toy", views, other, ["layer_0", "layer_1"], np.ones(3, bool), np.array([3.0, 2.0, 1.0]))
+    result = layer_similarity_reports(
+        "toy", views, other, ["layer_0", "layer_1"], np.ones(3, bool), np.array([3.0, 2.0, 1.0])
+    )
     assert result["layer_0"] == pytest.approx(1.0)
     assert result["layer_1"] == pytest.approx(-1.0)  # cosines 0, 0.71, 1
 

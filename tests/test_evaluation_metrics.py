@@ -2,7 +2,15 @@ import numpy as np
 import pytest
 from scipy.stats import spearmanr
 
-from spacy_ctxvec.evaluation.metrics import accuracy, fit_logistic, fit_threshold, group_folds, partial_spearman, pearson, spearman
+from spacy_ctxvec.evaluation.metrics import (
+    accuracy,
+    fit_logistic,
+    fit_threshold,
+    group_folds,
+    partial_spearman,
+    pearson,
+    spearman,
+)
 
 
 def test_spearman_by_hand_with_ties():

@@ -69,9 +69,12 @@ def test_read_word_pairs_layouts(tmp_path):
     assert plain.words1 == ["gem", "midday"] and plain.scores.tolist() == [3.94, 3.5]
     csv = read_word_pairs(write(tmp_path / "ws.csv", "Word 1,Word 2,Human (mean)\r\nlove,sex,6.77\r\n"))
     assert csv.words2 == ["sex"] and csv.scores.tolist() == [6.77]
-    simlex = read_word_pairs(write(
-        tmp_path / "simlex.txt",
-        "word1\tword2\tPOS\tSimLex999\tconc(w1)\nold\tnew\tA\t1.58\t2.72\nsmart\tintelligent\tA\t9.2\t1.75\n"))
+    simlex = read_word_pairs(
+        write(
+            tmp_path / "simlex.txt",
+            "word1\tword2\tPOS\tSimLex999\tconc(w1)\nold\tnew\tA\t1.58\t2.72\nsmart\tintelligent\tA\t9.2\t1.75\n",
+        )
+    )
     assert simlex.scores.tolist() == [1.58, 9.2]
     simverb = read_word_pairs(write(tmp_path / "simverb.txt", "take\tremove\tV\t6.81\tSYNONYMS\n"))
     assert simverb.scores.tolist() == [6.81]
@@ -108,8 +111,12 @@ def test_real_shared_files(shared_data):
     assert len(train) == 5428 and train.labels.sum() == 2714
     assert len(read_wic(shared_data / "wic", "dev")) == 638
     expected = {
-        "simlex999/SimLex-999.txt": 999, "simlex999/EN-SIMLEX-999.txt": 999, "wordsim353/combined.csv": 353,
-        "wordsim353/combined.tab": 353, "wordsim353/set1.tab": 153, "rg65/EN-RG-65.txt": 65,
+        "simlex999/SimLex-999.txt": 999,
+        "simlex999/EN-SIMLEX-999.txt": 999,
+        "wordsim353/combined.csv": 353,
+        "wordsim353/combined.tab": 353,
+        "wordsim353/set1.tab": 153,
+        "rg65/EN-RG-65.txt": 65,
         "simverb3500/SimVerb-3500.txt": 3500,
     }
     for name, n in expected.items():
@@ -120,13 +127,21 @@ def test_real_shared_files(shared_data):
     assert read_sense_counts(shared_data / "wordnet_sense_counts" / "sense_counts.tsv")["run"] == 57
 
 
-@pytest.mark.parametrize("reader,name,content", [
-    (lambda path: read_wic(path.parent, "train"), "train.data.txt", WIC_DATA.encode() + b"caf\xe9\tN\t0-0\tcaf\xe9 au lait\tun caf\xe9\n"),
-    (lambda path: read_wic(path.parent, "train"), "train.gold.txt", b"F\nT\n\xff\xfe\n"),
-    (read_word_pairs, "pairs.txt", b"gem jewel 3.9\nna\xefve simple 2.0\n"),
-    (read_scws, "ratings.txt", b"1\tbank\tn\triver\tn\tthe <b> bank </b>\tthe <b> river </b>\t5.0\n\x80\x81\n"),
-    (read_sense_counts, "counts.tsv", b"lemma\ttotal\nbank\t10\ncaf\xe9\t2\n"),
-], ids=["wic-data", "wic-gold", "word-pairs", "scws", "sense-counts"])
+@pytest.mark.parametrize(
+    "reader,name,content",
+    [
+        (
+            lambda path: read_wic(path.parent, "train"),
+            "train.data.txt",
+            WIC_DATA.encode() + b"caf\xe9\tN\t0-0\tcaf\xe9 au lait\tun caf\xe9\n",
+        ),
+        (lambda path: read_wic(path.parent, "train"), "train.gold.txt", b"F\nT\n\xff\xfe\n"),
+        (read_word_pairs, "pairs.txt", b"gem jewel 3.9\nna\xefve simple 2.0\n"),
+        (read_scws, "ratings.txt", b"1\tbank\tn\triver\tn\tthe <b> bank </b>\tthe <b> river </b>\t5.0\n\x80\x81\n"),
+        (read_sense_counts, "counts.tsv", b"lemma\ttotal\nbank\t10\ncaf\xe9\t2\n"),
+    ],
+    ids=["wic-data", "wic-gold", "word-pairs", "scws", "sense-counts"],
+)
 def test_non_utf8_input_names_file_and_line(tmp_path, reader, name, content):
     wic_dir(tmp_path)
     path = tmp_path / name
@@ -160,14 +175,16 @@ def test_scws_marker_search_is_linear_on_long_lines(tmp_path):
     with pytest.raises(CtxvecError, match=r"\[CTX-E302\].*line 1"):
         read_scws(path)
     assert time.perf_counter() - start < 5  # a hang guard (the old regex took hours here), not a speed measurement
-    pairs = read_scws(write(tmp_path / "ok.txt", "1\tbank\tn\tbank\tn\ta <b>  river bank </b> here\tx <b>bank</b>\t5\n"))
+    pairs = read_scws(
+        write(tmp_path / "ok.txt", "1\tbank\tn\tbank\tn\ta <b>  river bank </b> here\tx <b>bank</b>\t5\n")
+    )
     assert pairs.words1 == [["a", "river", "bank", "here"]] and pairs.index1.tolist() == [1]
     assert pairs.words2 == [["x", "bank"]] and pairs.index2.tolist() == [1]
 
 
 SENSE_ROWS = (
     '{"lemma": "bank", "words": ["the", "bank", "of", "the", "river"], "position": 1, "synset": "09213565-n"}\n'
-    '\n'
+    "\n"
     '{"lemma": "bank", "words": ["a", "bank", "loan"], "position": 1, "sense": 2}\n'
     '{"lemma": "play", "words": ["we", "play"], "position": 1, "synset": "v1"}\n'
     '{"lemma": "bank", "words": ["Banks", "lend"], "position": 0, "synset": "09213565-n"}\n'
@@ -185,19 +202,22 @@ def test_read_sense_sentences(tmp_path):
     assert data.by_lemma(min_sentences=1) == {"bank": [0, 1, 3], "play": [2]}
 
 
-@pytest.mark.parametrize("row,code", [
-    ('{"lemma": "bank", "words": ["a", "bank"], "position": 1', "E302"),  # broken JSON
-    ('["bank", ["a", "bank"], 1, "s"]', "E302"),
-    ('{"lemma": "bank", "words": ["a", "bank"], "position": 1}', "E302"),  # no label
-    ('{"lemma": "bank", "words": ["a", "bank"], "position": "1", "synset": "s"}', "E302"),
-    ('{"lemma": "bank", "words": ["a", "bank"], "position": true, "synset": "s"}', "E302"),
-    ('{"lemma": "bank", "words": ["a", "bank"], "position": 1, "synset": null}', "E302"),
-    ('{"lemma": "", "words": ["a", "bank"], "position": 1, "synset": "s"}', "E302"),
-    ('{"lemma": "bank", "words": ["a", "river bank"], "position": 1, "synset": "s"}', "E302"),
-    ('{"lemma": "bank", "words": [], "position": 0, "synset": "s"}', "E302"),
-    ('{"lemma": "bank", "words": ["a", "bank"], "position": 2, "synset": "s"}', "E303"),
-    ('{"lemma": "bank", "words": ["a", "bank"], "position": -1, "synset": "s"}', "E303"),
-])
+@pytest.mark.parametrize(
+    "row,code",
+    [
+        ('{"lemma": "bank", "words": ["a", "bank"], "position": 1', "E302"),  # broken JSON
+        ('["bank", ["a", "bank"], 1, "s"]', "E302"),
+        ('{"lemma": "bank", "words": ["a", "bank"], "position": 1}', "E302"),  # no label
+        ('{"lemma": "bank", "words": ["a", "bank"], "position": "1", "synset": "s"}', "E302"),
+        ('{"lemma": "bank", "words": ["a", "bank"], "position": true, "synset": "s"}', "E302"),
+        ('{"lemma": "bank", "words": ["a", "bank"], "position": 1, "synset": null}', "E302"),
+        ('{"lemma": "", "words": ["a", "bank"], "position": 1, "synset": "s"}', "E302"),
+        ('{"lemma": "bank", "words": ["a", "river bank"], "position": 1, "synset": "s"}', "E302"),
+        ('{"lemma": "bank", "words": [], "position": 0, "synset": "s"}', "E302"),
+        ('{"lemma": "bank", "words": ["a", "bank"], "position": 2, "synset": "s"}', "E303"),
+        ('{"lemma": "bank", "words": ["a", "bank"], "position": -1, "synset": "s"}', "E303"),
+    ],
+)
 def test_read_sense_sentences_bad_row_names_file_and_line(tmp_path, row, code):
     path = write(tmp_path / "bad.jsonl", SENSE_ROWS + row + "\n")
     with pytest.raises(CtxvecError, match=rf"\[CTX-{code}\].*bad[.]jsonl, line 6"):

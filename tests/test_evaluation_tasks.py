@@ -4,7 +4,13 @@ import spacy
 from scipy.stats import spearmanr
 
 from spacy_ctxvec.errors import CtxvecError
-from spacy_ctxvec.evaluation.readers import read_scws, read_sense_counts, read_sense_sentences, read_wic, read_word_pairs
+from spacy_ctxvec.evaluation.readers import (
+    read_scws,
+    read_sense_counts,
+    read_sense_sentences,
+    read_wic,
+    read_word_pairs,
+)
 from spacy_ctxvec.evaluation.sense_scores import ONE_PER_SENTENCE, ONE_SENSE, clustering_scores
 from spacy_ctxvec.evaluation.tasks import (
     evaluate_polysemy,
@@ -77,12 +83,19 @@ def test_evaluate_wic_separable_pairs_are_all_right(tiny_nlp, tmp_path):
 
 
 def test_evaluate_scws_tiny(tiny_nlp, tmp_path):
-    rows = [("bank", "the <b> bank </b> took my money", "money", "i have <b> money </b>", 8.0),
-            ("river", "we sat on the <b> river </b> bank", "pen", "a <b> pen </b> .", 1.0),
-            ("bank", "i sat on the <b> bank </b> .", "bank", "a <b> bank </b> loan", 5.0)]
+    rows = [
+        ("bank", "the <b> bank </b> took my money", "money", "i have <b> money </b>", 8.0),
+        ("river", "we sat on the <b> river </b> bank", "pen", "a <b> pen </b> .", 1.0),
+        ("bank", "i sat on the <b> bank </b> .", "bank", "a <b> bank </b> loan", 5.0),
+    ]
     path = tmp_path / "ratings.txt"
-    path.write_text("".join(f"{i}\t{w1}\tn\t{w2}\tn\t{c1}\t{c2}\t{s}\t" + "\t".join(["1"] * 10) + "\n"
-                            for i, (w1, c1, w2, c2, s) in enumerate(rows)), encoding="utf8")
+    path.write_text(
+        "".join(
+            f"{i}\t{w1}\tn\t{w2}\tn\t{c1}\t{c2}\t{s}\t" + "\t".join(["1"] * 10) + "\n"
+            for i, (w1, c1, w2, c2, s) in enumerate(rows)
+        ),
+        encoding="utf8",
+    )
     report = evaluate_scws(tiny_nlp, read_scws(path), "ratings.txt")
     assert (report.n_pairs, report.n_covered) == (3, 3)
     cosines = []
@@ -150,8 +163,13 @@ SENSE_SENTENCES = [
 def write_sense_sentences(path, rows=SENSE_SENTENCES, key="synset"):
     import json
 
-    path.write_text("".join(json.dumps({"lemma": lemma, "words": text.split(), "position": position, key: sense}) + "\n"
-                            for lemma, sense, text, position in rows), encoding="utf8")
+    path.write_text(
+        "".join(
+            json.dumps({"lemma": lemma, "words": text.split(), "position": position, key: sense}) + "\n"
+            for lemma, sense, text, position in rows
+        ),
+        encoding="utf8",
+    )
     return path
 
 
@@ -190,9 +208,16 @@ def test_evaluate_senses_no_pairs_is_a_coded_error(tiny_nlp, tmp_path):
 
 
 SENSE_CORPUS = [
-    "he cashed a check at the bank today", "a huge bank of earth fell", "the bank lent us money",
-    "he operated a bank of switches", "we sat on the river bank", "the bank closed at noon",
-    "we play chess", "the play was long", "children play outside", "they play music",
+    "he cashed a check at the bank today",
+    "a huge bank of earth fell",
+    "the bank lent us money",
+    "he operated a bank of switches",
+    "we sat on the river bank",
+    "the bank closed at noon",
+    "we play chess",
+    "the play was long",
+    "children play outside",
+    "they play music",
 ]
 
 
@@ -207,8 +232,9 @@ def sense_nlp(tiny_bert_dir):
     nlp.add_pipe("transformer", config=transformer_config(str(tiny_bert_dir), window=8, stride=6))
     nlp.add_pipe("ctxvec_static")
     nlp.add_pipe("ctxvec_context")
-    component = nlp.add_pipe("ctxvec_polysemy", config={"min_count": 3, "split_threshold": 0.0, "min_tokens": 3,
-                                                        "cut_distance": 0.01})
+    component = nlp.add_pipe(
+        "ctxvec_polysemy", config={"min_count": 3, "split_threshold": 0.0, "min_tokens": 3, "cut_distance": 0.01}
+    )
     nlp.initialize()
     component.initialize(nlp=nlp, corpus=lambda vocab: iter(SENSE_CORPUS), sample_size=16)
     assert component.senses is not None and component.senses.n_senses("bank") >= 2
@@ -233,14 +259,18 @@ def test_evaluate_senses_assigned_are_the_tokens_senses(sense_nlp, tmp_path):
 
 
 def test_evaluate_scws_sense_and_static_rows(sense_nlp, tiny_nlp, tmp_path):
-    rows = [("bank", "the <b> bank </b> lent us money", "bank", "we sat on the river <b> bank </b>", 3.0),
-            ("bank", "he cashed a check at the <b> bank </b>", "bank", "a huge <b> bank </b> of earth", 2.0),
-            ("play", "we <b> play </b> chess", "play", "the <b> play </b> was long", 6.0),
-            ("play", "children <b> play </b> outside", "bank", "the <b> bank </b> closed", 1.0),
-            ("pen", "a <b> pen </b>", "bank", "the <b> bank </b> closed", 4.0)]
+    rows = [
+        ("bank", "the <b> bank </b> lent us money", "bank", "we sat on the river <b> bank </b>", 3.0),
+        ("bank", "he cashed a check at the <b> bank </b>", "bank", "a huge <b> bank </b> of earth", 2.0),
+        ("play", "we <b> play </b> chess", "play", "the <b> play </b> was long", 6.0),
+        ("play", "children <b> play </b> outside", "bank", "the <b> bank </b> closed", 1.0),
+        ("pen", "a <b> pen </b>", "bank", "the <b> bank </b> closed", 4.0),
+    ]
     path = tmp_path / "ratings.txt"
-    path.write_text("".join(f"{i}\t{w1}\tn\t{w2}\tn\t{c1}\t{c2}\t{s}\n" for i, (w1, c1, w2, c2, s) in enumerate(rows)),
-                    encoding="utf8")
+    path.write_text(
+        "".join(f"{i}\t{w1}\tn\t{w2}\tn\t{c1}\t{c2}\t{s}\n" for i, (w1, c1, w2, c2, s) in enumerate(rows)),
+        encoding="utf8",
+    )
     report = evaluate_scws(sense_nlp, read_scws(path), "ratings.txt")
     cosines, static_cosines, covered = [], [], []
 
@@ -264,7 +294,8 @@ def test_evaluate_scws_sense_and_static_rows(sense_nlp, tiny_nlp, tmp_path):
     # The fair static baseline: static_vec on the same four pairs (all five have one).
     assert report.details["static_vec_covered"] == 5.0
     assert report.details["static_vec_on_sense_covered"] == pytest.approx(
-        spearmanr([3.0, 2.0, 6.0, 1.0], static_cosines).statistic)
+        spearmanr([3.0, 2.0, 6.0, 1.0], static_cosines).statistic
+    )
     # Without senses (tiny_nlp): no sense rows, and no static rows without ctxvec_static.
     plain = evaluate_scws(tiny_nlp, read_scws(path), "ratings.txt")
     assert "sense_vec" not in plain.details and "static_vec" not in plain.details
@@ -277,8 +308,12 @@ def test_induced_labels_use_the_inventorys_own_split_thresholds():
     vectors = np.vstack([rng.normal(size=(5, 8)) + 4 * np.eye(8)[0], rng.normal(size=(5, 8)) + 4 * np.eye(8)[1]])
     space = SenseSpace(np.zeros(8), np.zeros((0, 8)))
     groups = [list(range(10))]
-    never, _ = induced_labels(vectors, groups, space, {"split_threshold": None, "split_thresholds": [[4, 2.0], [64, 2.0]]})
-    always, _ = induced_labels(vectors, groups, space, {"split_threshold": None, "split_thresholds": [[4, 0.0], [64, 0.0]]})
+    never, _ = induced_labels(
+        vectors, groups, space, {"split_threshold": None, "split_thresholds": [[4, 2.0], [64, 2.0]]}
+    )
+    always, _ = induced_labels(
+        vectors, groups, space, {"split_threshold": None, "split_thresholds": [[4, 0.0], [64, 0.0]]}
+    )
     assert len(set(never[0].tolist())) == 1 and len(set(always[0].tolist())) >= 2
     fixed, _ = induced_labels(vectors, groups, space, {"split_threshold": 2.0, "split_thresholds": None})
     assert len(set(fixed[0].tolist())) == 1
@@ -302,11 +337,20 @@ def test_evaluate_senses_splits_as_the_probe_decides_where_the_inventory_did(sen
     data = read_sense_sentences(write_sense_sentences(tmp_path / "senses.jsonl"))
     report = evaluate_senses(nlp, data)
     assert report.details["split_by_probe_lemmas"] == 2
-    assert report.details["split_thresholds"].startswith("types split where the polysemy probe estimates more than 3.00")
+    assert report.details["split_thresholds"].startswith(
+        "types split where the polysemy probe estimates more than 3.00"
+    )
     rows = sorted(row for group in data.by_lemma().values() for row in group)
     targets = sense_targets(nlp, [data.words[i] for i in rows], data.positions[rows])
-    labels, _ = induced_labels(targets.vectors, [[0, 1, 2, 3, 4], [5, 6, 7]], inventory.space, inventory.settings,
-                               contexts=targets.contexts, context_space=inventory.context_space, split_decisions=[False, True])
+    labels, _ = induced_labels(
+        targets.vectors,
+        [[0, 1, 2, 3, 4], [5, 6, 7]],
+        inventory.space,
+        inventory.settings,
+        contexts=targets.contexts,
+        context_space=inventory.context_space,
+        split_decisions=[False, True],
+    )
     assert (labels[0] == 0).all()  # bank: the probe says one sense, whatever the spread
     gold = [["s1", "s2", "s1", "s3", "s2"], ["p1", "p2", "p1"]]
     assert report.methods["induced"].to_dict() == clustering_scores(gold, labels).to_dict()

@@ -3,7 +3,15 @@ import pytest
 
 from spacy_ctxvec.errors import CtxvecError
 from spacy_ctxvec.evaluation.moments import Moments
-from spacy_ctxvec.evaluation.wic import ALL_FAMILIES, PairVectors, candidate_settings, cosine_families, cross_validated_accuracy, evaluate_wic_features, feature_matrix
+from spacy_ctxvec.evaluation.wic import (
+    ALL_FAMILIES,
+    PairVectors,
+    candidate_settings,
+    cosine_families,
+    cross_validated_accuracy,
+    evaluate_wic_features,
+    feature_matrix,
+)
 
 VIEWS = ["layer_0", "layer_1"]
 

@@ -1,6 +1,7 @@
 """Fuzz the corpus readers (issue 12): truncations, byte flips, wrong encodings, random
 bytes and huge nesting. Whatever the bytes, reading gives documents or a coded
 CtxvecError, never another exception. Seeded (derandomized) so failures reproduce."""
+
 import json
 import tempfile
 from pathlib import Path
@@ -11,8 +12,8 @@ from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 from spacy.tokens import Doc, DocBin
 
+from spacy_ctxvec.building.corpus import CorpusReport, iter_corpus
 from spacy_ctxvec.errors import PREFIX, CtxvecError
-from spacy_ctxvec.lexicon.corpus import CorpusReport, iter_corpus
 
 FUZZ = settings(max_examples=120, deadline=None, derandomize=True, suppress_health_check=[HealthCheck.too_slow])
 NLP = spacy.blank("en")
@@ -60,9 +61,16 @@ def read_all(path: Path, on_error: str, encoding: str):
 def jsonl_rows():
     text_row = st.builds(lambda t: {"text": t}, WORDS)
     words_row = st.lists(WORDS.filter(bool), max_size=5).flatmap(
-        lambda ws: st.builds(lambda sp: {"words": ws, "spaces": sp}, st.one_of(st.none(), st.lists(st.booleans(), min_size=len(ws), max_size=len(ws))))
+        lambda ws: st.builds(
+            lambda sp: {"words": ws, "spaces": sp},
+            st.one_of(st.none(), st.lists(st.booleans(), min_size=len(ws), max_size=len(ws))),
+        )
     )
-    odd_row = st.one_of(st.integers(), st.lists(st.integers(), max_size=3), st.builds(lambda w: {"words": w}, st.lists(st.one_of(WORDS, st.integers()), max_size=3)))
+    odd_row = st.one_of(
+        st.integers(),
+        st.lists(st.integers(), max_size=3),
+        st.builds(lambda w: {"words": w}, st.lists(st.one_of(WORDS, st.integers()), max_size=3)),
+    )
     return st.lists(st.one_of(text_row, words_row, odd_row), max_size=6)
 
 
@@ -94,7 +102,13 @@ def valid_document(row):
 
 
 @FUZZ
-@given(lines=st.lists(WORDS, max_size=8), data=st.data(), on_error=st.sampled_from(["raise", "skip"]), write_as=ENCODINGS, read_as=ENCODINGS)
+@given(
+    lines=st.lists(WORDS, max_size=8),
+    data=st.data(),
+    on_error=st.sampled_from(["raise", "skip"]),
+    write_as=ENCODINGS,
+    read_as=ENCODINGS,
+)
 def test_txt_reader(lines, data, on_error, write_as, read_as):
     text = "\n".join(lines) + "\n"
     try:
@@ -112,7 +126,10 @@ def test_txt_reader(lines, data, on_error, write_as, read_as):
 
 
 @FUZZ
-@given(texts=st.lists(st.sampled_from(["the bank", "a river bank", "one", "x y z"]), min_size=1, max_size=5), data=st.data())
+@given(
+    texts=st.lists(st.sampled_from(["the bank", "a river bank", "one", "x y z"]), min_size=1, max_size=5),
+    data=st.data(),
+)
 def test_docbin_reader(texts, data):
     content = DocBin(docs=[NLP(t) for t in texts], store_user_data=data.draw(st.booleans())).to_bytes()
     raw = data.draw(mutated(content))

@@ -5,6 +5,7 @@ reader returns a correct result or raises a coded CtxvecError: never another
 exception, never NaN, never a hang, and never more memory than a small bound.
 
 Deterministic (hypothesis with derandomize=True, no example database)."""
+
 import gzip
 import re
 import signal
@@ -26,8 +27,13 @@ from spacy_ctxvec.static.table import FastTextNgrams
 CODED = re.compile(r"^\[CTX-E\d{3}\] ")
 MEMORY_LIMIT = 32 * 2**20  # bytes; every seed file is a few kilobytes
 SECONDS_LIMIT = 10
-FUZZ = settings(max_examples=40, deadline=None, derandomize=True, database=None,
-                suppress_health_check=[HealthCheck.function_scoped_fixture, HealthCheck.too_slow])
+FUZZ = settings(
+    max_examples=40,
+    deadline=None,
+    derandomize=True,
+    database=None,
+    suppress_health_check=[HealthCheck.function_scoped_fixture, HealthCheck.too_slow],
+)
 
 WORDS = ["apple", "bank", "river", "naïve", "東京", "pie", "tea"]
 
@@ -68,8 +74,23 @@ def coded_or_valid(read: Callable[[], object], check: Callable[[object], None]) 
 @st.composite
 def damaged(draw, data: bytes) -> bytes:
     """``data`` with one kind of damage."""
-    kind = draw(st.sampled_from(["truncate", "flip", "insert", "huge_number", "huge_int", "latin1", "utf16",
-                                 "duplicate_line", "blank_line", "nan", "unicode_digit"]))
+    kind = draw(
+        st.sampled_from(
+            [
+                "truncate",
+                "flip",
+                "insert",
+                "huge_number",
+                "huge_int",
+                "latin1",
+                "utf16",
+                "duplicate_line",
+                "blank_line",
+                "nan",
+                "unicode_digit",
+            ]
+        )
+    )
     position = draw(st.integers(0, max(len(data) - 1, 0)))
     if kind == "truncate":
         return data[:position]
@@ -87,17 +108,17 @@ def damaged(draw, data: bytes) -> bytes:
             return data
         match = numbers[draw(st.integers(0, min(len(numbers), 8) - 1))]
         value = draw(st.sampled_from([b"999999999", b"0", b"-1", b"18446744073709551617", b"1e999"]))
-        return data[: match.start()] + value + data[match.end():]
+        return data[: match.start()] + value + data[match.end() :]
     if kind == "huge_int":  # a binary int32/int64 overwritten (fastText header, .npy)
         offset = draw(st.integers(0, max(min(len(data), 160) - 8, 0)))
         value = draw(st.sampled_from([2**31 - 1, -1, 2**30, 0]))
-        return data[:offset] + int(value).to_bytes(4, "little", signed=True) + data[offset + 4:]
+        return data[:offset] + int(value).to_bytes(4, "little", signed=True) + data[offset + 4 :]
     if kind == "unicode_digit":  # str.isdigit() accepts these, int() does not (or reads them differently)
         digits = [m.start() for m in re.finditer(rb"\d", data)]
         if not digits:
             return data
         at = digits[draw(st.integers(0, min(len(digits), 8) - 1))]
-        return data[:at] + draw(st.sampled_from(["\u00b2", "\u0663", "\u2460"])).encode("utf8") + data[at + 1:]
+        return data[:at] + draw(st.sampled_from(["\u00b2", "\u0663", "\u2460"])).encode("utf8") + data[at + 1 :]
     if kind == "latin1":
         try:
             return data.decode("utf8").encode("latin-1", errors="replace")
@@ -187,8 +208,11 @@ def test_fuzz_huge_headers_cost_nothing(tmp_path):
     @given(rows=st.integers(0, 10**12), dim=st.integers(0, 10**12), binary=st.booleans())
     def run(rows, dim, binary):
         path = tmp_path / "liar.bin"
-        body = (b"".join(w.encode() + b" " + np.ones(3, "<f4").tobytes() for w in ("a", "b", "c")) if binary
-                else b"a 1 2 3\nb 4 5 6\nc 7 8 9\n")
+        body = (
+            b"".join(w.encode() + b" " + np.ones(3, "<f4").tobytes() for w in ("a", "b", "c"))
+            if binary
+            else b"a 1 2 3\nb 4 5 6\nc 7 8 9\n"
+        )
         path.write_bytes(f"{rows} {dim}\n".encode() + body)
         format = "word2vec-binary" if binary else "word2vec"
         coded_or_valid(lambda: load_static_vectors(path, format=format), check_table)
@@ -198,12 +222,18 @@ def test_fuzz_huge_headers_cost_nothing(tmp_path):
 
 # Evaluation data
 EVALUATION_SEEDS = {
-    "wic": ("train.data.txt", b"carry\tV\t2-1\tYou must carry your gear .\tSound carries well .\n"
-                              b"bank\tN\t0-4\tbank of the river\tI went to the bank\n"),
+    "wic": (
+        "train.data.txt",
+        b"carry\tV\t2-1\tYou must carry your gear .\tSound carries well .\n"
+        b"bank\tN\t0-4\tbank of the river\tI went to the bank\n",
+    ),
     "wic-gold": ("train.gold.txt", b"F\nT\n"),
     "pairs": ("pairs.txt", b"word1\tword2\tSimLex999\ncar\tautomobile\t9.1\nold\tnew\t1.58\n"),
-    "scws": ("ratings.txt", b"1\tbank\tn\triver\tn\tthe <b> bank </b> of\ta <b> river </b> .\t5.5\t1\t2\n"
-                            b"2\tcaf\xc3\xa9\tn\ttea\tn\ta <b> caf\xc3\xa9 </b>\t<b> tea </b> time\t7\t3\n"),
+    "scws": (
+        "ratings.txt",
+        b"1\tbank\tn\triver\tn\tthe <b> bank </b> of\ta <b> river </b> .\t5.5\t1\t2\n"
+        b"2\tcaf\xc3\xa9\tn\ttea\tn\ta <b> caf\xc3\xa9 </b>\t<b> tea </b> time\t7\t3\n",
+    ),
     "senses": ("senses.tsv", b"lemma\ttotal\tn\nbank\t18\t10\nrun\t57\t16\n"),
 }
 
@@ -217,16 +247,23 @@ def check_evaluation(result) -> None:
         array = getattr(result, name, None)
         if array is not None:
             assert len(array) == len(result) and np.isfinite(np.asarray(array, dtype=np.float64)).all()
-    for words, index in ((getattr(result, "words1", None), getattr(result, "index1", None)),
-                         (getattr(result, "words2", None), getattr(result, "index2", None))):
+    for words, index in (
+        (getattr(result, "words1", None), getattr(result, "index1", None)),
+        (getattr(result, "words2", None), getattr(result, "index2", None)),
+    ):
         if index is not None:
             assert all(0 <= i < len(w) for w, i in zip(words, index))
 
 
 @pytest.mark.parametrize("kind", sorted(EVALUATION_SEEDS))
 def test_fuzz_evaluation_files(tmp_path, kind):
-    readers = {"wic": lambda path: read_wic(path.parent, "train"), "wic-gold": lambda path: read_wic(path.parent, "train"),
-               "pairs": read_word_pairs, "scws": read_scws, "senses": read_sense_counts}
+    readers = {
+        "wic": lambda path: read_wic(path.parent, "train"),
+        "wic-gold": lambda path: read_wic(path.parent, "train"),
+        "pairs": read_word_pairs,
+        "scws": read_scws,
+        "senses": read_sense_counts,
+    }
 
     @FUZZ
     @given(data=st.data())
@@ -247,8 +284,11 @@ def saved_tables(tmp_path_factory) -> Dict[str, Path]:
     rng = np.random.default_rng(1)
     plain = StaticVectorTable(["apple", "bank", "river"], rng.normal(size=(3, 4)).astype(np.float32))
     rows = StaticVectorTable(["apple", "bank"], rng.normal(size=(3, 4)).astype(np.float32), rows=np.array([2, 0]))
-    fasttext = StaticVectorTable(["apple", "bank"], rng.normal(size=(2, 4)).astype(np.float32),
-                                 subwords=FastTextNgrams(rng.normal(size=(10, 4)).astype(np.float32), 2, 3, 10))
+    fasttext = StaticVectorTable(
+        ["apple", "bank"],
+        rng.normal(size=(2, 4)).astype(np.float32),
+        subwords=FastTextNgrams(rng.normal(size=(10, 4)).astype(np.float32), 2, 3, 10),
+    )
     paths = {}
     for name, table in (("plain", plain), ("rows", rows), ("fasttext", fasttext)):
         paths[name] = tmp_path_factory.mktemp(name)

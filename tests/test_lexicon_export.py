@@ -1,4 +1,5 @@
 """export_sense_vectors: one row per sense keyed word|k, loadable by ctxvec_static's file source."""
+
 import numpy as np
 import pytest
 
@@ -27,8 +28,15 @@ def test_sense_rows_load_as_static_vectors(tmp_path):
 
 def test_keys_that_word2vec_text_cannot_hold_are_left_out(tmp_path):
     space = SenseSpace(np.zeros(3), np.zeros((0, 3)))
-    inventory = SenseInventory(space, ["New York", "bank"], np.array([0, 2, 3]), np.eye(3), np.arange(9.0).reshape(3, 3),
-                               np.array([0.5, 0.5, 1.0]), [["a"], ["b"], ["c"]])
+    inventory = SenseInventory(
+        space,
+        ["New York", "bank"],
+        np.array([0, 2, 3]),
+        np.eye(3),
+        np.arange(9.0).reshape(3, 3),
+        np.array([0.5, 0.5, 1.0]),
+        [["a"], ["b"], ["c"]],
+    )
     assert export_sense_vectors(inventory, tmp_path / "v.txt") == 1
     table = load_static_vectors(tmp_path / "v.txt")
     assert len(table) == 1 and "bank|0" in table

@@ -130,7 +130,9 @@ def test_problem_with_names_what_differs():
     probe = fit_probe(lexicon, counts, min_count=5, model="abc")
     assert probe.problem_with(lexicon) is None and probe.problem_with(lexicon, "abc") is None
     assert "model" in probe.problem_with(lexicon, "xyz")
-    other_layer = Lexicon.from_occurrences(lexicon.keys * 5, np.ones((5 * len(lexicon), WIDTH)), meta={**META, "layers": [3]})
+    other_layer = Lexicon.from_occurrences(
+        lexicon.keys * 5, np.ones((5 * len(lexicon), WIDTH)), meta={**META, "layers": [3]}
+    )
     assert "layers" in probe.problem_with(other_layer)
     narrow = Lexicon.from_occurrences(["a"] * 5, np.ones((5, 4)), meta=META)
     assert "width" in probe.problem_with(narrow)
@@ -172,16 +174,29 @@ def test_disk_and_bytes_round_trip(tmp_path):
         np.testing.assert_array_equal(loaded.scores(lexicon, 5)[0], probe.scores(lexicon, 5)[0])
 
 
-@pytest.mark.parametrize("damage,problem", [
-    (lambda d: (d / "weights.npy").unlink(), "missing weights.npy"),
-    (lambda d: (d / "weights.npy").write_bytes(b"nonsense"), "weights.npy"),
-    (lambda d: (d / "probe.json").write_text("{"), "not valid JSON"),
-    (lambda d: (d / "probe.json").write_text(json.dumps({"format_version": 99})), "unsupported format"),
-    (lambda d: (d / "probe.json").write_text(json.dumps({"format_version": 1, "features": ["x"], "intercept": 0.0, "meta": {}})), "features"),
-    (lambda d: (d / "probe.json").write_text(json.dumps({**json.loads((d / "probe.json").read_text()), "intercept": "a"})), "intercept"),
-    (lambda d: np.save(d / "weights.npy", np.arange(WIDTH + 2)), "dtype"),
-    (lambda d: np.save(d / "weights.npy", np.zeros(WIDTH + 5)), "width"),
-])
+@pytest.mark.parametrize(
+    "damage,problem",
+    [
+        (lambda d: (d / "weights.npy").unlink(), "missing weights.npy"),
+        (lambda d: (d / "weights.npy").write_bytes(b"nonsense"), "weights.npy"),
+        (lambda d: (d / "probe.json").write_text("{"), "not valid JSON"),
+        (lambda d: (d / "probe.json").write_text(json.dumps({"format_version": 99})), "unsupported format"),
+        (
+            lambda d: (d / "probe.json").write_text(
+                json.dumps({"format_version": 1, "features": ["x"], "intercept": 0.0, "meta": {}})
+            ),
+            "features",
+        ),
+        (
+            lambda d: (d / "probe.json").write_text(
+                json.dumps({**json.loads((d / "probe.json").read_text()), "intercept": "a"})
+            ),
+            "intercept",
+        ),
+        (lambda d: np.save(d / "weights.npy", np.arange(WIDTH + 2)), "dtype"),
+        (lambda d: np.save(d / "weights.npy", np.zeros(WIDTH + 5)), "width"),
+    ],
+)
 def test_damaged_probe_is_a_coded_error_naming_the_path(tmp_path, damage, problem):
     lexicon, counts = planted_lexicon(n_types=60)
     fit_probe(lexicon, counts, min_count=5).to_disk(tmp_path / "probe")
@@ -195,7 +210,11 @@ def test_damaged_probe_is_a_coded_error_naming_the_path(tmp_path, damage, proble
 
 def test_embedding_fingerprint_follows_the_values():
     table = np.random.default_rng(0).normal(size=(50, 8)).astype(np.float32)
-    assert embedding_fingerprint(table) == embedding_fingerprint(table.astype(np.float64)) == embedding_fingerprint(table.copy())
+    assert (
+        embedding_fingerprint(table)
+        == embedding_fingerprint(table.astype(np.float64))
+        == embedding_fingerprint(table.copy())
+    )
     changed = table.copy()
     changed[10, 3] += 1e-3
     assert embedding_fingerprint(changed) != embedding_fingerprint(table)
@@ -208,8 +227,11 @@ def test_shipped_probes_load_and_match_only_their_model():
     for path in dirs:
         probe = PolysemyProbe.from_disk(path)
         assert probe.model and probe.meta["fitted_words"] == FITTED_HALF
-        lexicon = Lexicon.from_occurrences(["a"] * 5 + ["b"] * 5, np.random.default_rng(0).normal(size=(10, probe.width)),
-                                           meta={name: probe.meta[name] for name in ("key", "layers", "pooling") if name in probe.meta})
+        lexicon = Lexicon.from_occurrences(
+            ["a"] * 5 + ["b"] * 5,
+            np.random.default_rng(0).normal(size=(10, probe.width)),
+            meta={name: probe.meta[name] for name in ("key", "layers", "pooling") if name in probe.meta},
+        )
         inputs = np.zeros((2, probe.input_width)) if probe.input_width else None
         assert find_shipped_probe(lexicon, probe.model, inputs) is not None
         assert find_shipped_probe(lexicon, "0000000000000000", inputs) is None

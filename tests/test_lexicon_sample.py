@@ -1,4 +1,5 @@
 """spacy_ctxvec.lexicon.sample: the bounded, mergeable occurrence sample (issue 11)."""
+
 import json
 import subprocess
 import sys
@@ -39,7 +40,7 @@ def brute_force(keys, vectors, priorities, snippets, k):
         if ident not in best or vector.tobytes() < best[ident].tobytes():
             best[ident] = vector
     expected = {}
-    for (key, priority, snip) in sorted(best):
+    for key, priority, snip in sorted(best):
         expected.setdefault(key, [])
         if len(expected[key]) < k:
             expected[key].append((priority, snip, best[(key, priority, snip)]))
@@ -71,8 +72,11 @@ def test_merge_of_random_splits_is_exact_associative_and_commutative(seed):
     bounds = np.sort(rng.choice(np.arange(1, len(keys)), size=4, replace=False))
     parts = []
     for rows in np.split(permutation, bounds):
-        parts.append(OccurrenceSample.from_occurrences(
-            [keys[i] for i in rows], vectors[rows], priorities[rows], [snippets[i] for i in rows], k=k))
+        parts.append(
+            OccurrenceSample.from_occurrences(
+                [keys[i] for i in rows], vectors[rows], priorities[rows], [snippets[i] for i in rows], k=k
+            )
+        )
     left = merge_samples(parts)
     right = parts[0].merge(parts[1].merge(parts[2].merge(parts[3].merge(parts[4]))))
     shuffled = merge_samples([parts[i] for i in rng.permutation(len(parts))])
@@ -96,9 +100,13 @@ def test_tied_priority_and_snippet_keep_the_smallest_vector_whatever_the_order()
 def test_priorities_are_deterministic_across_processes():
     hashes = np.array([text_hash("The bank of the river."), text_hash("caf\u00e9 \U0001f600")], dtype=np.uint64)
     here = occurrence_priorities(hashes, np.array([0, 3])).tolist()
-    code = ("import numpy as np;from spacy_ctxvec.lexicon.sample import occurrence_priorities as p, text_hash as h;"
-            "print(p(np.array([h('The bank of the river.'), h('caf\\u00e9 \\U0001f600')], dtype=np.uint64), np.array([0, 3])).tolist())")
-    other = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, env={"PYTHONHASHSEED": "123"}, check=True)
+    code = (
+        "import numpy as np;from spacy_ctxvec.lexicon.sample import occurrence_priorities as p, text_hash as h;"
+        "print(p(np.array([h('The bank of the river.'), h('caf\\u00e9 \\U0001f600')], dtype=np.uint64), np.array([0, 3])).tolist())"
+    )
+    other = subprocess.run(
+        [sys.executable, "-c", code], capture_output=True, text=True, env={"PYTHONHASHSEED": "123"}, check=True
+    )
     assert json.loads(other.stdout) == here
     assert len(set(occurrence_priorities(np.full(1000, hashes[0]), np.arange(1000)).tolist())) == 1000
     assert text_hash("a") != text_hash("b") and 0 <= text_hash("a") < 2**64
@@ -148,22 +156,31 @@ def test_disk_and_bytes_round_trip(tmp_path):
     assert OccurrenceSample.from_bytes(sample.to_bytes()) == sample
     assert sample.nbytes >= sample.vectors.nbytes + sample.priorities.nbytes
     assert sorted(p.name for p in (tmp_path / "sample").iterdir()) == [
-        "keys.json", "offsets.npy", "priorities.npy", "sample.json", "snippets.json", "vectors.npy"]
+        "keys.json",
+        "offsets.npy",
+        "priorities.npy",
+        "sample.json",
+        "snippets.json",
+        "vectors.npy",
+    ]
 
 
 def _damage(path, name, data):
     (path / name).write_bytes(data) if isinstance(data, bytes) else (path / name).write_text(data, encoding="utf8")
 
 
-@pytest.mark.parametrize("name,data,problem", [
-    ("vectors.npy", b"\x93NUMPY garbage", "vectors.npy is truncated"),
-    ("snippets.json", "[1, 2", "snippets.json is not valid JSON"),
-    ("snippets.json", "[\"only one\"]", "snippets for"),
-    ("keys.json", "{\"a\": 1}", "keys.json is not a list"),
-    ("sample.json", "{\"format_version\": 99}", "unsupported format"),
-    ("sample.json", "{\"format_version\": 1, \"k\": 0, \"width\": 8}", "positive integer 'k'"),
-    ("sample.json", "{\"format_version\": 1, \"k\": 2, \"width\": 8}", "1 to k=2 rows"),
-])
+@pytest.mark.parametrize(
+    "name,data,problem",
+    [
+        ("vectors.npy", b"\x93NUMPY garbage", "vectors.npy is truncated"),
+        ("snippets.json", "[1, 2", "snippets.json is not valid JSON"),
+        ("snippets.json", '["only one"]', "snippets for"),
+        ("keys.json", '{"a": 1}', "keys.json is not a list"),
+        ("sample.json", '{"format_version": 99}', "unsupported format"),
+        ("sample.json", '{"format_version": 1, "k": 0, "width": 8}', "positive integer 'k'"),
+        ("sample.json", '{"format_version": 1, "k": 2, "width": 8}', "1 to k=2 rows"),
+    ],
+)
 def test_damaged_files_are_coded_errors(tmp_path, name, data, problem):
     keys, vectors, priorities, snippets = random_occurrences(4)
     OccurrenceSample.from_occurrences(keys, vectors, priorities, snippets, k=6).to_disk(tmp_path)
@@ -222,8 +239,17 @@ def test_context_vectors_travel_with_their_rows_through_select_merge_and_prune()
     contexts = -2.0 * vectors  # a context tied to its row, so a row and its context can be matched
     halves = np.array_split(np.random.default_rng(7).permutation(len(keys)), 2)
     whole = OccurrenceSample.from_occurrences(keys, vectors, priorities, snippets, k=4, contexts=contexts)
-    parts = [OccurrenceSample.from_occurrences([keys[i] for i in rows], vectors[rows], priorities[rows],
-                                               [snippets[i] for i in rows], k=4, contexts=contexts[rows]) for rows in halves]
+    parts = [
+        OccurrenceSample.from_occurrences(
+            [keys[i] for i in rows],
+            vectors[rows],
+            priorities[rows],
+            [snippets[i] for i in rows],
+            k=4,
+            contexts=contexts[rows],
+        )
+        for rows in halves
+    ]
     merged = parts[1].merge(parts[0])
     assert merged == whole and merged.has_contexts
     np.testing.assert_array_equal(whole.contexts, (-2.0 * whole.vectors.astype(np.float32)).astype(np.float16))

@@ -1,6 +1,7 @@
 """SenseInventory and induce_inventory on synthetic samples: a word with two clear
 meanings gets two senses, words with one meaning get one; assignment, round trips,
 damaged files."""
+
 import numpy as np
 import pytest
 
@@ -48,9 +49,14 @@ def lexicon_with_sample(keys, vectors, k: int = 64, parts: int = 1, contexts=Non
     result = None
     for rows in pieces:
         part = Lexicon.from_occurrences([keys[i] for i in rows], vectors[rows], meta={"key": "lower"})
-        sample = OccurrenceSample.from_occurrences([keys[i] for i in rows], vectors[rows], priorities[rows],
-                                                   [snippets[i] for i in rows], k=k,
-                                                   contexts=None if contexts is None else contexts[rows])
+        sample = OccurrenceSample.from_occurrences(
+            [keys[i] for i in rows],
+            vectors[rows],
+            priorities[rows],
+            [snippets[i] for i in rows],
+            k=k,
+            contexts=None if contexts is None else contexts[rows],
+        )
         part = part.with_sample(sample)
         result = part if result is None else result.merge(part)
     return result
@@ -80,7 +86,11 @@ def test_two_meanings_give_two_senses_one_meaning_gives_one(inventory):
 def test_types_below_min_count_have_no_senses(inventory):
     assert "rare" not in inventory and inventory.n_senses("rare") == 0 and inventory.senses_of("rare") == []
     assert inventory.n_senses("never seen") == 0
-    assert inventory.type_rows(["bank", "rare", "w00"]).tolist() == [inventory.index("bank"), -1, inventory.index("w00")]
+    assert inventory.type_rows(["bank", "rare", "w00"]).tolist() == [
+        inventory.index("bank"),
+        -1,
+        inventory.index("w00"),
+    ]
 
 
 def test_sense_vectors_are_member_means_and_shares_and_examples(data, inventory):
@@ -129,7 +139,11 @@ def test_induction_is_deterministic_and_independent_of_how_the_sample_was_merged
     assert induce_inventory(lexicon_with_sample(keys, vectors, parts=4), min_count=5) == inventory
     other = induce_inventory(lexicon_with_sample(keys, vectors), min_count=5, cut_distance=0.2)
     assert other != inventory and other.settings["cut_distance"] == 0.2
-    assert inventory.settings["min_count"] == 5 and inventory.settings["key"] == "lower" and inventory.settings["sample_k"] == 64
+    assert (
+        inventory.settings["min_count"] == 5
+        and inventory.settings["key"] == "lower"
+        and inventory.settings["sample_k"] == 64
+    )
 
 
 def test_sense_space_weights_each_row_by_count_over_sampled_rows(data):
@@ -151,7 +165,9 @@ def test_chunked_space_fit_matches_fit_sense_space():
     chunked = fit_corpus_sense_space(x.astype(np.float16).astype(np.float64), w, n_directions=3)
     reference16 = fit_sense_space(x.astype(np.float16).astype(np.float64), n_directions=3, weights=w)
     np.testing.assert_allclose(chunked.mean, reference16.mean, atol=1e-12)
-    np.testing.assert_allclose(chunked.directions.T @ chunked.directions, reference16.directions.T @ reference16.directions, atol=1e-9)
+    np.testing.assert_allclose(
+        chunked.directions.T @ chunked.directions, reference16.directions.T @ reference16.directions, atol=1e-9
+    )
     assert reference.directions.shape == chunked.directions.shape
 
 
@@ -160,10 +176,20 @@ def test_lexicon_without_a_sample_and_bad_settings_are_coded_errors(data):
     with pytest.raises(CtxvecError, match="E602.*--sample-size"):
         induce_inventory(Lexicon.from_occurrences(keys, vectors), min_count=5)
     lexicon = lexicon_with_sample(keys, vectors)
-    for setting, value in (("cut_distance", 0.0), ("max_senses", 1), ("min_tokens", 2), ("split_threshold", float("nan")),
-                           ("n_directions", -1), ("min_count", 0), ("min_share", 0.6), ("min_share", float("nan")),
-                           ("split_threshold", 2.5), ("split_percentile", 0.0), ("split_percentile", 100.0),
-                           ("split_percentile", True)):
+    for setting, value in (
+        ("cut_distance", 0.0),
+        ("max_senses", 1),
+        ("min_tokens", 2),
+        ("split_threshold", float("nan")),
+        ("n_directions", -1),
+        ("min_count", 0),
+        ("min_share", 0.6),
+        ("min_share", float("nan")),
+        ("split_threshold", 2.5),
+        ("split_percentile", 0.0),
+        ("split_percentile", 100.0),
+        ("split_percentile", True),
+    ):
         settings = {"min_count": 5, setting: value}
         with pytest.raises(CtxvecError, match=f"E603.*{setting}"):
             induce_inventory(lexicon, **settings)
@@ -201,7 +227,9 @@ def test_thresholds_are_calibrated_on_a_corpus_with_enough_types():
     assert shipped.settings["split_calibrated_sizes"] == 0 and shipped.settings["split_percentile"] is None
     assert [tuple(row) for row in shipped.settings["split_thresholds"]] == list(SPLIT_THRESHOLDS)
     fixed = induce_inventory(lexicon, min_count=5, split_threshold=0.3)
-    assert fixed.settings["split_thresholds"] is None and describe_split_thresholds(fixed.settings).startswith("split threshold 0.3")
+    assert fixed.settings["split_thresholds"] is None and describe_split_thresholds(fixed.settings).startswith(
+        "split threshold 0.3"
+    )
 
 
 def test_empty_sample_gives_an_empty_inventory():
@@ -218,27 +246,44 @@ def test_round_trips_disk_and_bytes(inventory, tmp_path):
     assert loaded == inventory and loaded.settings == inventory.settings
     assert SenseInventory.from_bytes(inventory.to_bytes()) == inventory
     assert sorted(p.name for p in (tmp_path / "senses").iterdir()) == sorted(
-        ["senses.json", "keys.json", "examples.json", "mean.npy", "directions.npy", "offsets.npy",
-         "centroids.npy", "vectors.npy", "shares.npy"])
+        [
+            "senses.json",
+            "keys.json",
+            "examples.json",
+            "mean.npy",
+            "directions.npy",
+            "offsets.npy",
+            "centroids.npy",
+            "vectors.npy",
+            "shares.npy",
+        ]
+    )
 
 
 def _save_npy(path, array):
     np.save(path, array, allow_pickle=False)
 
 
-@pytest.mark.parametrize("file,damage,problem", [
-    ("offsets.npy", lambda p: p.write_bytes(p.read_bytes()[:-4]), "offsets.npy is truncated"),
-    ("centroids.npy", lambda p: p.write_bytes(b""), "centroids.npy is truncated"),
-    ("keys.json", lambda p: p.write_text('["bank", 3', encoding="utf8"), "keys.json is not valid JSON"),
-    ("keys.json", lambda p: p.write_text('["bank", 3]', encoding="utf8"), "keys.json is not a list of strings"),
-    ("keys.json", lambda p: p.write_text('["bank"]', encoding="utf8"), "offsets has shape"),
-    ("examples.json", lambda p: p.write_text('[["a"], 5]', encoding="utf8"), "examples.json is not a list of lists"),
-    ("vectors.npy", lambda p: _save_npy(p, np.load(p).astype(np.float64)), "vectors.npy holds float64"),
-    ("shares.npy", lambda p: _save_npy(p, np.full_like(np.load(p), np.nan)), "shares holds NaN"),
-    ("offsets.npy", lambda p: _save_npy(p, np.load(p)[::-1].copy()), "offsets must start at 0"),
-    ("senses.json", lambda p: p.write_text('{"format_version": 99}', encoding="utf8"), "unsupported format"),
-    ("directions.npy", lambda p: p.unlink(), "missing directions.npy"),
-])
+@pytest.mark.parametrize(
+    "file,damage,problem",
+    [
+        ("offsets.npy", lambda p: p.write_bytes(p.read_bytes()[:-4]), "offsets.npy is truncated"),
+        ("centroids.npy", lambda p: p.write_bytes(b""), "centroids.npy is truncated"),
+        ("keys.json", lambda p: p.write_text('["bank", 3', encoding="utf8"), "keys.json is not valid JSON"),
+        ("keys.json", lambda p: p.write_text('["bank", 3]', encoding="utf8"), "keys.json is not a list of strings"),
+        ("keys.json", lambda p: p.write_text('["bank"]', encoding="utf8"), "offsets has shape"),
+        (
+            "examples.json",
+            lambda p: p.write_text('[["a"], 5]', encoding="utf8"),
+            "examples.json is not a list of lists",
+        ),
+        ("vectors.npy", lambda p: _save_npy(p, np.load(p).astype(np.float64)), "vectors.npy holds float64"),
+        ("shares.npy", lambda p: _save_npy(p, np.full_like(np.load(p), np.nan)), "shares holds NaN"),
+        ("offsets.npy", lambda p: _save_npy(p, np.load(p)[::-1].copy()), "offsets must start at 0"),
+        ("senses.json", lambda p: p.write_text('{"format_version": 99}', encoding="utf8"), "unsupported format"),
+        ("directions.npy", lambda p: p.unlink(), "missing directions.npy"),
+    ],
+)
 def test_damaged_files_are_coded_errors_naming_the_path(inventory, tmp_path, file, damage, problem):
     inventory.to_disk(tmp_path / "senses")
     damage(tmp_path / "senses" / file)
@@ -255,11 +300,25 @@ def test_damaged_bytes_are_coded_errors(inventory):
 
 def test_inconsistent_arrays_are_refused(inventory):
     with pytest.raises(CtxvecError, match="E600.*every key must have at least one sense"):
-        SenseInventory(inventory.space, ["a", "b"], np.array([0, 1, 1]), np.zeros((1, WIDTH)), np.zeros((1, WIDTH)),
-                       np.ones(1), [["x"]])
+        SenseInventory(
+            inventory.space,
+            ["a", "b"],
+            np.array([0, 1, 1]),
+            np.zeros((1, WIDTH)),
+            np.zeros((1, WIDTH)),
+            np.ones(1),
+            [["x"]],
+        )
     with pytest.raises(CtxvecError, match="E600.*sorted"):
-        SenseInventory(inventory.space, ["b", "a"], np.array([0, 1, 2]), np.zeros((2, WIDTH)), np.zeros((2, WIDTH)),
-                       np.ones(2), [["x"], ["y"]])
+        SenseInventory(
+            inventory.space,
+            ["b", "a"],
+            np.array([0, 1, 2]),
+            np.zeros((2, WIDTH)),
+            np.zeros((2, WIDTH)),
+            np.ones(2),
+            [["x"], ["y"]],
+        )
 
 
 def test_assign_equals_the_argmax_over_each_types_own_centroids():
@@ -270,8 +329,9 @@ def test_assign_equals_the_argmax_over_each_types_own_centroids():
     width, offsets = 6, np.array([0, 3, 4, 6, 14])
     space = SenseSpace(rng.normal(size=width), normalise_rows(rng.normal(size=(1, width))))
     centroids = normalise_rows(rng.normal(size=(14, width)))
-    inventory = SenseInventory(space, ["a", "b", "c", "d"], offsets, centroids, rng.normal(size=(14, width)),
-                               np.full(14, 0.25), [["x"]] * 14)
+    inventory = SenseInventory(
+        space, ["a", "b", "c", "d"], offsets, centroids, rng.normal(size=(14, width)), np.full(14, 0.25), [["x"]] * 14
+    )
     type_rows = rng.integers(-1, 4, size=500)
     vectors = rng.normal(size=(500, width))
     assigned = inventory.assign(type_rows, vectors)
@@ -280,7 +340,7 @@ def test_assign_equals_the_argmax_over_each_types_own_centroids():
         if t < 0:
             assert assigned[i] == -1
         else:
-            own = inventory.centroids[offsets[t]:offsets[t + 1]].astype(np.float64)
+            own = inventory.centroids[offsets[t] : offsets[t + 1]].astype(np.float64)
             assert assigned[i] == int(np.argmax(own @ units[i]))
 
 
@@ -294,8 +354,9 @@ def with_context_meanings(seed: int = 1):
     bank = np.flatnonzero(np.array(keys) == "bank")
     vectors[bank] = vectors[bank[0]] + 0.8 * rng.normal(size=(len(bank), WIDTH))
     river_context, money_context = rng.normal(size=WIDTH), rng.normal(size=WIDTH)
-    contexts[bank] = np.where((np.arange(len(bank)) % 2 == 0)[:, None], river_context, money_context) \
-        + 0.05 * rng.normal(size=(len(bank), WIDTH))
+    contexts[bank] = np.where(
+        (np.arange(len(bank)) % 2 == 0)[:, None], river_context, money_context
+    ) + 0.05 * rng.normal(size=(len(bank), WIDTH))
     return keys, vectors, contexts, river_context, money_context
 
 
@@ -311,13 +372,17 @@ def test_senses_are_clustered_on_token_and_context_when_the_sample_keeps_context
     assert joined.context_space is not None and alone.context_space is None
     assert (joined.settings["context_weight"], joined.settings["context_window"]) == (1.0, CONTEXT_WINDOW)
     assert (alone.settings["context_weight"], alone.settings["context_window"]) == (0.0, 0)
-    assert describe_context(joined.settings) == (f"clustered on each occurrence joined to the mean vector of the "
-                                                 f"{CONTEXT_WINDOW} tokens either side (context weight 1)")
+    assert describe_context(joined.settings) == (
+        f"clustered on each occurrence joined to the mean vector of the "
+        f"{CONTEXT_WINDOW} tokens either side (context weight 1)"
+    )
     assert describe_context(alone.settings) == "clustered on the occurrences' own vectors (no context vectors)"
     assert joined.centroids.shape[1] == 2 * WIDTH == joined.feature_width and alone.centroids.shape[1] == WIDTH
     bank = np.flatnonzero(np.array(keys) == "bank")
     truth = np.arange(len(bank)) % 2
-    label = lambda inventory, context: inventory.assign(np.full(len(bank), inventory.index("bank")), vectors[bank], context)
+    label = lambda inventory, context: inventory.assign(
+        np.full(len(bank), inventory.index("bank")), vectors[bank], context
+    )
     assert adjusted_rand_score(truth, label(joined, contexts[bank])) == 1.0
     assert adjusted_rand_score(truth, label(alone, None)) < 0.5
     with pytest.raises(CtxvecError, match="E600.*give each occurrence's context"):
@@ -340,7 +405,9 @@ def test_an_inventory_with_a_context_space_round_trips_and_refuses_half_of_it(tm
     with pytest.raises(CtxvecError, match="E601.*context_mean and context_directions must be saved together"):
         SenseInventory.from_disk(tmp_path / "senses")
     (tmp_path / "senses" / "context_mean.npy").unlink()
-    with pytest.raises(CtxvecError, match="E601.*centroids has shape"):  # centroids of the joined space, no context space
+    with pytest.raises(
+        CtxvecError, match="E601.*centroids has shape"
+    ):  # centroids of the joined space, no context space
         SenseInventory.from_disk(tmp_path / "senses")
 
 
@@ -377,9 +444,11 @@ def test_a_probe_with_a_split_cut_decides_which_types_split(data):
     expected = {key for key in by_probe.keys if scores[lexicon.index(key)] > 3.0 and forced.n_senses(key) > 1}
     assert split == expected and "w01" in split and "bank" not in split
     assert "polysemy probe estimates more than 3.00 senses" in describe_split_thresholds(by_probe.settings)
-    for spread_rule in (induce_inventory(lexicon, min_count=5, probe=probe, split_by_probe=False),
-                        induce_inventory(lexicon, min_count=5, probe=probe_estimating(lexicon, estimates, None)),
-                        induce_inventory(lexicon, min_count=5)):
+    for spread_rule in (
+        induce_inventory(lexicon, min_count=5, probe=probe, split_by_probe=False),
+        induce_inventory(lexicon, min_count=5, probe=probe_estimating(lexicon, estimates, None)),
+        induce_inventory(lexicon, min_count=5),
+    ):
         assert spread_rule.settings["split_rule"] == "spread" and spread_rule.settings["split_senses"] is None
         assert spread_rule.n_senses("bank") == 2 and spread_rule.n_senses("w00") == 1
     with pytest.raises(CtxvecError, match="E603"):

@@ -1,4 +1,5 @@
 """spacy_ctxvec.ops.cosine: NaN-free cosine helpers."""
+
 import numpy as np
 import pytest
 
@@ -6,7 +7,9 @@ from spacy_ctxvec.ops.cosine import cosine_shift, rowwise_cosine
 
 
 def test_cosine_shift():
-    shift, defined = cosine_shift(np.array([[1.0, 0.0], [0.0, 2.0], [0.0, 0.0]]), np.array([[1.0, 0.0], [1.0, 0.0], [1.0, 0.0]]))
+    shift, defined = cosine_shift(
+        np.array([[1.0, 0.0], [0.0, 2.0], [0.0, 0.0]]), np.array([[1.0, 0.0], [1.0, 0.0], [1.0, 0.0]])
+    )
     np.testing.assert_allclose(shift, [0.0, 1.0, 0.0])
     np.testing.assert_array_equal(defined, [True, True, False])
 
@@ -25,4 +28,6 @@ def test_cosine_and_pairwise_of_zero_vectors_are_zero():
     assert cosine(np.array([3.0, 4.0]), np.array([6.0, 8.0])) == pytest.approx(1.0)
     assert cosine(np.zeros(2), np.array([1.0, 0.0])) == 0.0 and cosine(None, np.ones(2)) == 0.0
     np.testing.assert_allclose(normalise_rows(np.array([[3.0, 4.0], [0.0, 0.0]])), [[0.6, 0.8], [0.0, 0.0]])
-    np.testing.assert_allclose(pairwise_cosine(np.array([[1.0, 0.0], [0.0, 1.0], [0.0, 0.0]])), [[1, 0, 0], [0, 1, 0], [0, 0, 0]])
+    np.testing.assert_allclose(
+        pairwise_cosine(np.array([[1.0, 0.0], [0.0, 1.0], [0.0, 0.0]])), [[1, 0, 0], [0, 1, 0], [0, 0, 0]]
+    )

@@ -7,7 +7,9 @@ from spacy_ctxvec.ops.projection import choose_clusters, kmeans_cosine, pca_2d, 
 def two_directions(n_per_side: int = 8, width: int = 16, noise: float = 0.1, seed: int = 0):
     rng = np.random.default_rng(seed)
     a, b = np.eye(width)[0], np.eye(width)[1]
-    rows = np.vstack([a + noise * rng.normal(size=(n_per_side, width)), b + noise * rng.normal(size=(n_per_side, width))])
+    rows = np.vstack(
+        [a + noise * rng.normal(size=(n_per_side, width)), b + noise * rng.normal(size=(n_per_side, width))]
+    )
     return rows, np.repeat([0, 1], n_per_side)
 
 

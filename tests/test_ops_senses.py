@@ -1,4 +1,5 @@
 """spacy_ctxvec.ops.senses: sense space, induction with a one-sense answer, assignment."""
+
 import numpy as np
 import pytest
 from sklearn.metrics import adjusted_rand_score
@@ -139,13 +140,19 @@ def word_spreads(n_types: int, scale: float, seed: int = 0):
     words = []
     for noise in rng.uniform(0.3, 0.6, size=n_types) * scale:
         centre = rng.normal(size=24)
-        words.append(to_sense_space(centre + noise * rng.normal(size=(16, 24)) * np.linalg.norm(centre) / 5,
-                                    SenseSpace(np.zeros(24), np.zeros((0, 24)))))
+        words.append(
+            to_sense_space(
+                centre + noise * rng.normal(size=(16, 24)) * np.linalg.norm(centre) / 5,
+                SenseSpace(np.zeros(24), np.zeros((0, 24))),
+            )
+        )
     return words
 
 
 def calibrate(words, **options):
-    return calibrate_split_thresholds(np.array([len(w) for w in words]), np.array([spread(w) for w in words]), **options)
+    return calibrate_split_thresholds(
+        np.array([len(w) for w in words]), np.array([spread(w) for w in words]), **options
+    )
 
 
 @pytest.mark.parametrize("scale", [0.5, 1.0, 2.0])
@@ -162,7 +169,8 @@ def test_calibrated_thresholds_split_the_same_share_of_words_whatever_the_scale(
     # the other sizes: the shipped table's shape, scaled to agree at n = 16
     for n in (4, 10, 64):
         assert split_threshold_for(n, table=table) / split_threshold_for(16, table=table) == pytest.approx(
-            split_threshold_for(n) / split_threshold_for(16), rel=1e-4)  # table rounded to 6 places
+            split_threshold_for(n) / split_threshold_for(16), rel=1e-4
+        )  # table rounded to 6 places
 
 
 def test_each_size_is_calibrated_on_types_about_that_frequent():

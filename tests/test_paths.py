@@ -1,5 +1,6 @@
 """paths.py (output path checks, UTF-8 text lines) and devices.py (GPU choice), and
 that the writing commands check their output path before doing any work."""
+
 import numpy as np
 import pytest
 from typer.testing import CliRunner
@@ -52,7 +53,10 @@ def test_export_static_output_that_is_a_directory_or_under_a_file(tmp_path):
     (tmp_path / "taken").mkdir()
     (tmp_path / "taken" / "mine.txt").write_text("keep", encoding="utf8")
     runner = CliRunner()
-    for output, problem in ((tmp_path / "taken", "existing directory"), (tmp_path / "taken" / "mine.txt" / "v.txt", "is a file")):
+    for output, problem in (
+        (tmp_path / "taken", "existing directory"),
+        (tmp_path / "taken" / "mine.txt" / "v.txt", "is a file"),
+    ):
         result = runner.invoke(app, ["export-static", str(tmp_path / "lex"), str(output)])
         message = " ".join(result.output.split())
         assert result.exit_code == 1 and "[CTX-E135]" in message and problem in message
@@ -63,7 +67,11 @@ def test_output_is_never_an_input_or_inside_one(tmp_path):
     data = tmp_path / "data.txt"
     data.write_text("keep", encoding="utf8")
     (tmp_path / "corpus").mkdir()
-    for output, source in ((data, data), (tmp_path / "." / "data.txt", data), (tmp_path / "corpus" / "v.txt", tmp_path / "corpus")):
+    for output, source in (
+        (data, data),
+        (tmp_path / "." / "data.txt", data),
+        (tmp_path / "corpus" / "v.txt", tmp_path / "corpus"),
+    ):
         with pytest.raises(CtxvecError, match=r"E135.*lies inside\) the input"):
             check_output_file(output, inputs=[None, source])
     assert check_output_file(tmp_path / "other.txt", inputs=[data, tmp_path / "corpus", None]) == tmp_path / "other.txt"
@@ -79,19 +87,25 @@ def test_output_symlink_into_an_input_directory_is_refused_and_absent_inputs_are
     with pytest.raises(CtxvecError, match=r"E135.*lies inside\) the input"):
         check_output_file(link, inputs=[tmp_path / "pipeline"])
     # a package name is not on disk: nothing to protect, and no false refusal
-    assert check_output_file(tmp_path / "en_pkg" / "out.json", inputs=[tmp_path / "en_pkg"]) == tmp_path / "en_pkg" / "out.json"
+    assert (
+        check_output_file(tmp_path / "en_pkg" / "out.json", inputs=[tmp_path / "en_pkg"])
+        == tmp_path / "en_pkg" / "out.json"
+    )
     assert kept.read_text(encoding="utf8") == "keep"
 
 
-@pytest.mark.parametrize("command", [
-    ["export-static", "S", "O"],
-    ["export-static", "S", "O", "--senses"],
-    ["plot", "polysemy", "S", "-o", "O"],
-    ["plot", "layers", "S", "C", "-o", "O"],
-    ["plot", "word", "bank", "--sentences", "C", "-p", "S", "-o", "O"],
-    ["evaluate", "scws", "S", "C", "-o", "O"],
-    ["evaluate", "senses", "S", "C", "-o", "O"],
-])
+@pytest.mark.parametrize(
+    "command",
+    [
+        ["export-static", "S", "O"],
+        ["export-static", "S", "O", "--senses"],
+        ["plot", "polysemy", "S", "-o", "O"],
+        ["plot", "layers", "S", "C", "-o", "O"],
+        ["plot", "word", "bank", "--sentences", "C", "-p", "S", "-o", "O"],
+        ["evaluate", "scws", "S", "C", "-o", "O"],
+        ["evaluate", "senses", "S", "C", "-o", "O"],
+    ],
+)
 def test_writing_commands_refuse_an_output_inside_the_pipeline_they_read(tmp_path, command):
     source = tmp_path / "pipeline"
     Lexicon.from_occurrences(["bank", "bank"], np.ones((2, 3))).to_disk(source)

@@ -3,6 +3,7 @@ an asset (URL, md5 checksum, licence) or made by an earlier step; the WordNet se
 step derives its table from the asset or skips cleanly; and `spacy project run all` runs
 end to end in a copy of the repository with no ../shared beside it, with the assets put
 in place as `spacy project assets` puts them."""
+
 import importlib.util
 import json
 import os
@@ -53,8 +54,9 @@ def with_vars(text: str, variables: dict) -> str:
 
 def shipped_files() -> List[str]:
     """Files a clone has: tracked, or new and not ignored (this working tree's next commit)."""
-    listing = subprocess.run(["git", "ls-files", "-co", "--exclude-standard"], cwd=REPO_ROOT,
-                             capture_output=True, text=True, check=True)
+    listing = subprocess.run(
+        ["git", "ls-files", "-co", "--exclude-standard"], cwd=REPO_ROOT, capture_output=True, text=True, check=True
+    )
     return [line for line in listing.stdout.splitlines() if (REPO_ROOT / line).is_file()]
 
 
@@ -107,7 +109,9 @@ def test_every_file_the_workflow_reads_is_shipped_declared_or_made():
                     assert word in shipped, (name, word)
         made |= {with_vars(output, variables) for output in command.get("outputs", [])}
     # The evaluate step reads the WiC files from wic_dir and the SimLex-999 file: assets.
-    assert {f"{variables['wic_dir']}/{split}.{kind}.txt" for split in ("train", "dev") for kind in ("data", "gold")} <= assets
+    assert {
+        f"{variables['wic_dir']}/{split}.{kind}.txt" for split in ("train", "dev") for kind in ("data", "gold")
+    } <= assets
     assert variables["word_sim"] in assets and variables["wordnet_zip"] in assets
 
 
@@ -131,9 +135,16 @@ def test_asset_checksums_are_those_of_the_local_copies(shared_data):
 def test_gitignore_keeps_assets_and_outputs_out_of_the_repository():
     config = project()
     probes = [asset["dest"] for asset in config["assets"]]
-    probes += ["training/wordnet_sense_counts.tsv", "metrics/wic.json", "plots/layers.png",
-               "packages/en_ctxvec_demo-0.0.1/meta.json", "project.lock"]
-    checked = subprocess.run(["git", "check-ignore", "--no-index", *probes], cwd=REPO_ROOT, capture_output=True, text=True)
+    probes += [
+        "training/wordnet_sense_counts.tsv",
+        "metrics/wic.json",
+        "plots/layers.png",
+        "packages/en_ctxvec_demo-0.0.1/meta.json",
+        "project.lock",
+    ]
+    checked = subprocess.run(
+        ["git", "check-ignore", "--no-index", *probes], cwd=REPO_ROOT, capture_output=True, text=True
+    )
     assert sorted(checked.stdout.split()) == sorted(probes)
 
 
@@ -142,9 +153,11 @@ def write_wordnet_zip(path: Path) -> Path:
     (licence header lines start with two spaces)."""
     header = "  1 This software and database is being provided to you, the LICENSEE, by  \n"
     index = {
-        "noun": ["bank n 10 6 @ ~ #m #p %m + 10 1 09213565 08420278",
-                 "bank_account n 1 2 @ ~ 1 0 13354420",
-                 "run n 16 5 @ ~ #m + ; 16 4 00795720"],
+        "noun": [
+            "bank n 10 6 @ ~ #m #p %m + 10 1 09213565 08420278",
+            "bank_account n 1 2 @ ~ 1 0 13354420",
+            "run n 16 5 @ ~ #m + ; 16 4 00795720",
+        ],
         "verb": ["bank v 8 4 @ ~ + $ 8 0 02787772", "run v 41 5 @ ~ * > + 41 9 01926311"],
         "adj": ["able a 4 4 ! & = + 4 2 00001740"],
         "adv": [],

@@ -136,7 +136,12 @@ def test_callback_quantises_on_initialize_and_on_load(tiny_bert_dir, tmp_path):
     # the float pipeline saved earlier loads as float, and its weights as int8 with the callback
     float_nlp.to_disk(tmp_path / "float")
     assert not is_quantized(spacy.load(tmp_path / "float"))
-    assert is_quantized(spacy.load(tmp_path / "float", config={"nlp": {"after_pipeline_creation": {"@callbacks": "spacy-ctxvec.quantize_int8.v1"}}}))
+    assert is_quantized(
+        spacy.load(
+            tmp_path / "float",
+            config={"nlp": {"after_pipeline_creation": {"@callbacks": "spacy-ctxvec.quantize_int8.v1"}}},
+        )
+    )
     assert is_quantized(pickle.loads(pickle.dumps(loaded)))
 
 
@@ -151,9 +156,9 @@ def test_quantized_minilm_agrees_with_float(default_pipeline_dir):
 
 
 def test_callback_has_an_entry_point():
-    import tomllib
     from pathlib import Path
 
+    import tomllib
     from spacy.util import registry
 
     from spacy_ctxvec.quantize import configure_int8_quantization

@@ -1,5 +1,6 @@
 """Every registered function and factory is reachable through an entry point, so
 configs work without importing spacy_ctxvec first."""
+
 import sys
 from pathlib import Path
 

@@ -1,5 +1,6 @@
 """load_static_vectors (static/formats.py): every file format, and coded errors that name
 the file (and line) for bad input, never a header-sized allocation."""
+
 from pathlib import Path
 
 import numpy as np
@@ -12,7 +13,11 @@ from spacy_ctxvec.attributes import STATIC_KEY_NAMES
 from spacy_ctxvec.static.formats import check_fasttext_header, detect_format
 
 WORDS = ["apple", "Bank", "river", "colour", "naïve", "東京"]
-SENTENCES = [["the", "apple", "pie", "was", "tasty"], ["the", "river", "bank", "was", "muddy"], ["apples", "and", "pies"]] * 30
+SENTENCES = [
+    ["the", "apple", "pie", "was", "tasty"],
+    ["the", "river", "bank", "was", "muddy"],
+    ["apples", "and", "pies"],
+] * 30
 
 
 @pytest.fixture
@@ -214,7 +219,10 @@ def test_huge_binary_header_is_a_coded_error_in_bounded_memory(tmp_path, header)
     path = tmp_path / "liar.bin"
     rows = b"".join(f"w{i} ".encode() + np.ones(3, dtype="<f4").tobytes() for i in range(3))
     path.write_bytes(header + rows)
-    error, peak = peak_bytes(load_static_vectors, path, )
+    error, peak = peak_bytes(
+        load_static_vectors,
+        path,
+    )
     assert isinstance(error, CtxvecError) and "E130" in str(error) and "liar.bin" in str(error)
     assert peak < 8 * 2**20
 
@@ -229,11 +237,14 @@ def fasttext_with(fasttext_bin, tmp_path, offset: int, fmt: str, value) -> "Path
     return path
 
 
-@pytest.mark.parametrize("offset,value,message", [
-    (8, 10**9, "input matrix"),  # dim
-    (40, 2**31 - 1, "input matrix"),  # bucket
-    (64, 2**31 - 1, "dictionary header claims"),  # vocab_size
-])
+@pytest.mark.parametrize(
+    "offset,value,message",
+    [
+        (8, 10**9, "input matrix"),  # dim
+        (40, 2**31 - 1, "input matrix"),  # bucket
+        (64, 2**31 - 1, "dictionary header claims"),  # vocab_size
+    ],
+)
 def test_fasttext_header_counts_checked_against_file_size(tmp_path, fasttext_bin, offset, value, message):
     path = fasttext_with(fasttext_bin, tmp_path, offset, "<i", value)
     error, peak = peak_bytes(load_static_vectors, path)
@@ -250,11 +261,14 @@ def test_truncated_fasttext_is_a_coded_error(tmp_path, fasttext_bin, cut):
         load_static_vectors(path, format="fasttext")
 
 
-@pytest.mark.parametrize("content,line", [
-    ("2 3\napple 1 2 3\n\npear 4 5 6\n", 3),
-    ("apple 1 2 3\n \npear 4 5 6\n", 2),
-    ("\napple 1 2 3\npear 4 5 6\n", 1),
-])
+@pytest.mark.parametrize(
+    "content,line",
+    [
+        ("2 3\napple 1 2 3\n\npear 4 5 6\n", 3),
+        ("apple 1 2 3\n \npear 4 5 6\n", 2),
+        ("\napple 1 2 3\npear 4 5 6\n", 1),
+    ],
+)
 def test_blank_line_between_rows_names_the_line(tmp_path, content, line):
     path = tmp_path / "gaps.txt"
     path.write_text(content, encoding="utf8")
@@ -262,7 +276,10 @@ def test_blank_line_between_rows_names_the_line(tmp_path, content, line):
         load_static_vectors(path)
 
 
-@pytest.mark.parametrize("content", ["2 3\napple 1 2 3\npear 4 5 6\n\n\n", "apple 1 2 3\npear 4 5 6\n\n", "apple 1 2 3\r\npear 4 5 6\r\n\r\n"])
+@pytest.mark.parametrize(
+    "content",
+    ["2 3\napple 1 2 3\npear 4 5 6\n\n\n", "apple 1 2 3\npear 4 5 6\n\n", "apple 1 2 3\r\npear 4 5 6\r\n\r\n"],
+)
 def test_trailing_blank_lines_are_accepted(tmp_path, content):
     path = tmp_path / "trailing.txt"
     path.write_text(content, encoding="utf8")

@@ -1,4 +1,5 @@
 """Registered static-vector sources: vectors_file.v1 and transformer_embeddings.v1."""
+
 import numpy as np
 import pytest
 import spacy

@@ -1,5 +1,6 @@
 """StaticVectorTable: lookup order, subwords, serialization, and coded errors for
 damaged saved tables."""
+
 import numpy as np
 import pytest
 import srsly
@@ -194,16 +195,19 @@ def damage_key_rows(path):
     np.save(path / "key_rows.npy", np.array([0, 1, 2, 9]))
 
 
-@pytest.mark.parametrize("damage,problem", [
-    (damage_truncated_npy, "vectors.npy cannot be read"),
-    (damage_nan, "vectors holds NaN or infinite values in 1 row"),
-    (damage_cfg_json, "cfg.json is not valid JSON"),
-    (damage_missing_cfg_key, "'n_rows'"),
-    (damage_keys, "list of 4 strings"),
-    (damage_dtype, "float32 array of shape"),
-    (damage_shape, r"shape \(4, 2\), got \(4, 3\)"),
-    (damage_key_rows, "key_rows points outside"),
-])
+@pytest.mark.parametrize(
+    "damage,problem",
+    [
+        (damage_truncated_npy, "vectors.npy cannot be read"),
+        (damage_nan, "vectors holds NaN or infinite values in 1 row"),
+        (damage_cfg_json, "cfg.json is not valid JSON"),
+        (damage_missing_cfg_key, "'n_rows'"),
+        (damage_keys, "list of 4 strings"),
+        (damage_dtype, "float32 array of shape"),
+        (damage_shape, r"shape \(4, 2\), got \(4, 3\)"),
+        (damage_key_rows, "key_rows points outside"),
+    ],
+)
 @pytest.mark.parametrize("mmap", [True, False])
 def test_damaged_saved_table_is_a_coded_error(tmp_path, damage, problem, mmap):
     path = saved_plain(tmp_path)
@@ -214,7 +218,12 @@ def test_damaged_saved_table_is_a_coded_error(tmp_path, damage, problem, mmap):
 
 def test_damaged_table_bytes_are_a_coded_error(fasttext_bin):
     data = plain_table().to_bytes()
-    for damaged in (data[: len(data) // 2], b"\x00" * 10, srsly.msgpack_dumps([1, 2]), srsly.msgpack_dumps({"cfg": {}})):
+    for damaged in (
+        data[: len(data) // 2],
+        b"\x00" * 10,
+        srsly.msgpack_dumps([1, 2]),
+        srsly.msgpack_dumps({"cfg": {}}),
+    ):
         with pytest.raises(CtxvecError, match=r"E134.*<bytes>"):
             StaticVectorTable.from_bytes(damaged)
     msg = srsly.msgpack_loads(load_static_vectors(fasttext_bin).to_bytes())

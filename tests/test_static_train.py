@@ -1,4 +1,5 @@
 """spacy_ctxvec.static.train: word lists from a corpus, gensim word2vec."""
+
 from spacy_ctxvec.static.train import WordListCorpus, simple_words
 
 

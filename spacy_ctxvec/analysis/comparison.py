@@ -1,4 +1,5 @@
 """Compare a word's static and contextual vectors across two texts."""
+
 from dataclasses import asdict, dataclass
 from typing import Dict, List, Optional
 

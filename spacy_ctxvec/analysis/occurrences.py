@@ -1,5 +1,6 @@
 """Occurrences of words in texts, and per-layer lexicons of them: the data behind
 `plot word` and `plot layers`."""
+
 from dataclasses import dataclass
 from pathlib import Path
 from typing import Dict, Iterable, List, NamedTuple, Optional, Sequence, Tuple
@@ -9,18 +10,18 @@ from spacy.language import Language
 from spacy.tokens import Doc
 
 from ..attributes import SENSE_ARRAY, STATIC_ARRAY
+from ..building.corpus import corpus_files, iter_corpus
+from ..building.shard import snippet  # the snippet of sampled occurrences too
 from ..errors import CtxvecError, Errors
-from ..lexicon.corpus import corpus_files, iter_corpus
 from ..lexicon.polysemy_probe import sense_counts_for  # noqa: F401  (re-exported)
 from ..lexicon.sample import SNIPPET_WINDOW  # noqa: F401  (re-exported)
-from ..lexicon.shard import snippet  # the snippet of sampled occurrences too
 from ..lexicon.statistics import Lexicon, merge
 from ..paths import text_lines
 
 
 def read_texts(sentences: Optional[Path], corpus: Optional[Path], vocab=None) -> Tuple[Path, Iterable]:
     """The input file and its texts: --sentences (one per line) or --corpus (any
-    format of spacy_ctxvec.lexicon.corpus; .spacy files need the pipeline's ``vocab``)."""
+    format of spacy_ctxvec.building.corpus; .spacy files need the pipeline's ``vocab``)."""
     if (sentences is None) == (corpus is None):
         raise CtxvecError(Errors.E403)
     if sentences is not None:
@@ -49,7 +50,12 @@ class Occurrences:
 
 
 def collect_occurrences(
-    nlp: Language, texts: Iterable, word: str, *, case_sensitive: bool = False, max_occurrences: int = 40,
+    nlp: Language,
+    texts: Iterable,
+    word: str,
+    *,
+    case_sensitive: bool = False,
+    max_occurrences: int = 40,
     batch_size: int = 32,
 ) -> Occurrences:
     """Run the pipeline on the texts that contain ``word`` and keep each token equal to
@@ -99,7 +105,9 @@ def collect_occurrences(
     )
 
 
-def layer_lexicons(nlp: Language, texts: Iterable, *, max_texts: int, chunk_tokens: int = 8192) -> Tuple[Dict[int, Lexicon], int]:
+def layer_lexicons(
+    nlp: Language, texts: Iterable, *, max_texts: int, chunk_tokens: int = 8192
+) -> Tuple[Dict[int, Lexicon], int]:
     """One Lexicon (lower-cased keys) per hidden layer, from the same tokens, and the
     number of texts read."""
     from ..evaluation.token_vectors import annotated_batches
@@ -161,7 +169,9 @@ def layer_curves(lexicons_by_layer: Dict[int, Lexicon], min_count: int = 5) -> L
     return LayerCurves(layers, means_array, baselines_array, means_array - baselines_array, np.array(n_types))
 
 
-def lexicons_by_layer(keys: Sequence[str], layer_vectors: np.ndarray, layers: Optional[Sequence[int]] = None) -> Dict[int, Lexicon]:
+def lexicons_by_layer(
+    keys: Sequence[str], layer_vectors: np.ndarray, layers: Optional[Sequence[int]] = None
+) -> Dict[int, Lexicon]:
     """One lexicon per layer from ``layer_vectors`` (n_layers, n_occ, width)."""
     layer_vectors = np.asarray(layer_vectors)
     layers = list(range(layer_vectors.shape[0])) if layers is None else list(layers)

@@ -2,6 +2,7 @@
 its own Agg canvas; save_figure writes PNG or SVG by the file's suffix. No spaCy
 here, and no pyplot: importing this module leaves matplotlib's backend and pyplot's
 figure list alone."""
+
 from pathlib import Path
 from typing import Dict, Optional, Sequence, Union
 
@@ -55,8 +56,15 @@ def _cosine_panel(ax, matrix: np.ndarray, tick_labels: Sequence[str], title: str
     if n <= MATRIX_ANNOTATION_LIMIT:
         middle = (vmin + 1.0) / 2
         for (row, col), value in np.ndenumerate(matrix):
-            ax.text(col, row, f"{value:.2f}", ha="center", va="center", fontsize=7,
-                    color="black" if value > middle else "white")
+            ax.text(
+                col,
+                row,
+                f"{value:.2f}",
+                ha="center",
+                va="center",
+                fontsize=7,
+                color="black" if value > middle else "white",
+            )
     return image
 
 
@@ -99,11 +107,27 @@ def word_figure(
     for cluster in groups.tolist():
         members = clusters == cluster
         name = group_names[cluster] if group_names is not None else f"cluster {cluster + 1}"
-        ax_points.scatter(coords[members, 0], coords[members, 1], s=70, zorder=3,
-                          color=CLUSTER_COLOURS[cluster % len(CLUSTER_COLOURS)],
-                          edgecolor="black", linewidth=0.5, label=f"{name} ({int(members.sum())})")
-    ax_points.scatter([centroid[0]], [centroid[1]], marker="*", s=320, color="gold", edgecolor="black",
-                      linewidth=0.8, zorder=4, label="type centroid (mean vector)")
+        ax_points.scatter(
+            coords[members, 0],
+            coords[members, 1],
+            s=70,
+            zorder=3,
+            color=CLUSTER_COLOURS[cluster % len(CLUSTER_COLOURS)],
+            edgecolor="black",
+            linewidth=0.5,
+            label=f"{name} ({int(members.sum())})",
+        )
+    ax_points.scatter(
+        [centroid[0]],
+        [centroid[1]],
+        marker="*",
+        s=320,
+        color="gold",
+        edgecolor="black",
+        linewidth=0.8,
+        zorder=4,
+        label="type centroid (mean vector)",
+    )
     _pad_limits(ax_points, np.vstack([coords, centroid[None, :]]))
     _number_points(ax_points, coords, numbers)
     x_label, y_label = "PC 1", "PC 2"
@@ -133,10 +157,19 @@ def word_figure(
     for i, snippet in enumerate(snippets):
         column, row = divmod(i, rows)
         colour = CLUSTER_COLOURS[int(clusters[i]) % len(CLUSTER_COLOURS)]
-        ax_key.text(column / 3, 1 - (row + 0.5) / max(rows, 1), f"{i + 1:>2}  {_shorten(snippet, 60)}",
-                    transform=ax_key.transAxes, fontsize=9, va="center", color=colour, family="monospace")
-    figure.suptitle(f"Occurrences of '{word}': contextual vectors move with the sentence, the static vector does not",
-                    fontsize=13)
+        ax_key.text(
+            column / 3,
+            1 - (row + 0.5) / max(rows, 1),
+            f"{i + 1:>2}  {_shorten(snippet, 60)}",
+            transform=ax_key.transAxes,
+            fontsize=9,
+            va="center",
+            color=colour,
+            family="monospace",
+        )
+    figure.suptitle(
+        f"Occurrences of '{word}': contextual vectors move with the sentence, the static vector does not", fontsize=13
+    )
     return figure
 
 
@@ -155,9 +188,19 @@ def _number_points(ax, coords: np.ndarray, numbers: Sequence[str]) -> None:
     positions = repel_labels(anchors, min_distance=0.045, offset=0.03)
     for number, anchor, position in zip(numbers, anchors, positions):
         moved = np.linalg.norm(position - anchor) > 0.05
-        ax.annotate(number, xy=anchor, xycoords="axes fraction", xytext=position, textcoords="axes fraction",
-                    fontsize=9, fontweight="bold", ha="center", va="center", zorder=5,
-                    arrowprops={"arrowstyle": "-", "color": "grey", "lw": 0.6} if moved else None)
+        ax.annotate(
+            number,
+            xy=anchor,
+            xycoords="axes fraction",
+            xytext=position,
+            textcoords="axes fraction",
+            fontsize=9,
+            fontweight="bold",
+            ha="center",
+            va="center",
+            zorder=5,
+            arrowprops={"arrowstyle": "-", "color": "grey", "lw": 0.6} if moved else None,
+        )
 
 
 def layer_figure(
@@ -179,8 +222,7 @@ def layer_figure(
     ax = figure.subplots()
     ax.plot(layers, self_similarity, marker="o", label="mean self-similarity (same word, different contexts)")
     ax.plot(layers, baseline, marker="s", label="anisotropy baseline (different words)")
-    ax.plot(layers, self_similarity - baseline, marker="^", linestyle="--",
-            label="self-similarity minus baseline")
+    ax.plot(layers, self_similarity - baseline, marker="^", linestyle="--", label="self-similarity minus baseline")
     ax.set_xticks(layers, [("0 (embeddings)" if layer == 0 else str(layer)) for layer in layers])
     ax.set_xlabel("layer")
     ax.set_ylabel("cosine similarity")
@@ -274,7 +316,16 @@ def word_picture(word: str, occurrences: Occurrences, *, clusters: int = 0, seed
         static_cosine = np.ones((n, n))
         static_title = "static vector: cosine\n(one vector per word type, so all 1)"
     return word_figure(
-        word, coords, [occurrences.snippets[i] for i in order], labels[order], centroid,
-        pairwise_cosine(vectors), static_cosine, explained=explained, static_title=static_title,
-        silhouette=silhouette, group_names=group_names, grouping=grouping,
+        word,
+        coords,
+        [occurrences.snippets[i] for i in order],
+        labels[order],
+        centroid,
+        pairwise_cosine(vectors),
+        static_cosine,
+        explained=explained,
+        static_title=static_title,
+        silhouette=silhouette,
+        group_names=group_names,
+        grouping=grouping,
     )

@@ -2,6 +2,7 @@
 
 Each command lives in its own module and registers itself on ``app``.
 """
+
 from . import (
     build_lexicon,  # noqa: F401,E402
     compare,  # noqa: F401,E402

@@ -1,4 +1,5 @@
 """The typer app that every command module registers on, and shared CLI helpers."""
+
 import functools
 from typing import Any, Callable, TypeVar
 

@@ -1,4 +1,5 @@
 """`spacy-ctxvec compare`: the seed question, answered for any two sentences."""
+
 import json
 from typing import List, Optional
 
@@ -19,7 +20,13 @@ def render_table(rows: List[WordComparison]) -> str:
     from wasabi import table
 
     data = [
-        (r.word, f"{r.token_a} (#{r.index_a})", f"{r.token_b} (#{r.index_b})", _fmt(r.static_cosine), _fmt(r.context_cosine))
+        (
+            r.word,
+            f"{r.token_a} (#{r.index_a})",
+            f"{r.token_b} (#{r.index_b})",
+            _fmt(r.static_cosine),
+            _fmt(r.context_cosine),
+        )
         for r in rows
     ]
     header = ("word", "in text A", "in text B", "static cosine", "contextual cosine")
@@ -31,15 +38,26 @@ def render_table(rows: List[WordComparison]) -> str:
 def compare_command(
     text_a: str = typer.Argument(..., help="First text, e.g. 'I have a apple'"),
     text_b: str = typer.Argument(..., help="Second text, e.g. 'I have a pen'"),
-    word: Optional[str] = typer.Option(None, "--word", "-w", help="The word to compare (case-insensitive); default: every shared word"),
-    pipeline: Optional[str] = typer.Option(None, "--pipeline", "-p", help="Pipeline directory, package or .cfg; default: the offline default config"),
+    word: Optional[str] = typer.Option(
+        None, "--word", "-w", help="The word to compare (case-insensitive); default: every shared word"
+    ),
+    pipeline: Optional[str] = typer.Option(
+        None, "--pipeline", "-p", help="Pipeline directory, package or .cfg; default: the offline default config"
+    ),
     as_json: bool = typer.Option(False, "--json", help="Print JSON instead of a table"),
 ) -> None:
     """Static cosine (same word, same vector: 1.000) next to contextual cosine
     (different contexts, different vectors) for a word in two texts."""
     nlp = load_pipeline(pipeline)
     if "ctxvec_context" not in nlp.pipe_names:
-        raise CtxvecError(Errors.E307.format(pipe_names=nlp.pipe_names, component="ctxvec_context", attribute="token._.context_vec", hint="Add it after the transformer, or use configs/default.cfg."))
+        raise CtxvecError(
+            Errors.E307.format(
+                pipe_names=nlp.pipe_names,
+                component="ctxvec_context",
+                attribute="token._.context_vec",
+                hint="Add it after the transformer, or use configs/default.cfg.",
+            )
+        )
     doc_a, doc_b = nlp(text_a), nlp(text_b)
     rows = compare_docs(doc_a, doc_b, word)
     if as_json:

@@ -1,4 +1,5 @@
 """`spacy-ctxvec evaluate wic|word-sim|scws|polysemy|senses`: quality on external data."""
+
 import json
 from pathlib import Path
 from typing import Any, Dict, List, Optional
@@ -7,6 +8,7 @@ import typer
 from wasabi import msg, table
 
 from ..errors import CtxvecError, Errors, Warnings
+from ..evaluation.correlation import MIN_PAIRS, CorrelationReport
 from ..evaluation.readers import (
     WIC_SPLITS,
     read_scws,
@@ -24,7 +26,6 @@ from ..evaluation.tasks import (
     evaluate_word_sim,
 )
 from ..evaluation.wic import ALL_FAMILIES, TARGET_FAMILIES
-from ..evaluation.correlation import MIN_PAIRS, CorrelationReport
 from ..paths import check_output_file
 from ..pipelines import load_pipeline
 from ..types import PathLike
@@ -53,8 +54,11 @@ def _fail_if_undefined(reports: List[CorrelationReport]) -> None:
     """Exit non-zero (coded error) if some report's Spearman is undefined."""
     for report in reports:
         if report.spearman is None:
-            raise CtxvecError(Errors.E320.format(name=report.name, n_covered=report.n_covered,
-                                                 n_pairs=report.n_pairs, minimum=MIN_PAIRS))
+            raise CtxvecError(
+                Errors.E320.format(
+                    name=report.name, n_covered=report.n_covered, n_pairs=report.n_pairs, minimum=MIN_PAIRS
+                )
+            )
 
 
 def _write_json(data: Dict[str, Any], output: Optional[Path]) -> None:
@@ -69,8 +73,12 @@ def wic_cli(
     pipeline: str = typer.Argument(..., help=PIPELINE_HELP),
     data_dir: Path = typer.Argument(..., help="WiC directory with {train,SPLIT}.data.txt and .gold.txt"),
     split: str = typer.Option("dev", "--split", help="Split to report: dev or test (train is for fitting)"),
-    target_only: bool = typer.Option(False, "--target-only", help="Use only the target's vectors, not the context cosine"),
-    max_examples: Optional[int] = typer.Option(None, "--max-examples", min=2, help="Use only the first N examples of each split"),
+    target_only: bool = typer.Option(
+        False, "--target-only", help="Use only the target's vectors, not the context cosine"
+    ),
+    max_examples: Optional[int] = typer.Option(
+        None, "--max-examples", min=2, help="Use only the first N examples of each split"
+    ),
     as_json: bool = typer.Option(False, "--json", help="Print JSON"),
     output: Optional[Path] = typer.Option(None, "--output", "-o", help="Also write the JSON result to this file"),
 ) -> None:
@@ -89,9 +97,15 @@ def wic_cli(
         _print_json(result)
         return
     msg.info(f"WiC {split}: {report.n_examples} examples; decisions fitted on {report.n_train} train examples")
-    rows = [(name, f"{v['train_cv_accuracy']:.3f}", f"{v['train_accuracy']:.3f}", f"{v['accuracy']:.3f}")
-            for name, v in report.settings.items()]
-    typer.echo(table(rows, header=("setting", "train CV", "train", split), divider=True, max_col=80, aligns=("l", "r", "r", "r")))
+    rows = [
+        (name, f"{v['train_cv_accuracy']:.3f}", f"{v['train_accuracy']:.3f}", f"{v['accuracy']:.3f}")
+        for name, v in report.settings.items()
+    ]
+    typer.echo(
+        table(
+            rows, header=("setting", "train CV", "train", split), divider=True, max_col=80, aligns=("l", "r", "r", "r")
+        )
+    )
     if n_missing:
         msg.warn(Warnings.W003.format(n_missing=n_missing))
     msg.good(f"accuracy {report.accuracy:.3f} ({report.chosen}, chosen by train cross-validation)")
@@ -101,7 +115,9 @@ def wic_cli(
 @exit_on_coded_error
 def word_sim_cli(
     pipeline: str = typer.Argument(..., help=PIPELINE_HELP),
-    files: List[Path] = typer.Argument(..., help="word1 word2 score files (SimLex-999, WordSim-353, RG-65, SimVerb-3500, ...)"),
+    files: List[Path] = typer.Argument(
+        ..., help="word1 word2 score files (SimLex-999, WordSim-353, RG-65, SimVerb-3500, ...)"
+    ),
     as_json: bool = typer.Option(False, "--json", help="Print JSON"),
     output: Optional[Path] = typer.Option(None, "--output", "-o", help="Also write the JSON result to this file"),
 ) -> None:
@@ -116,8 +132,19 @@ def word_sim_cli(
     if as_json:
         _print_json(result)
     else:
-        rows = [(str(path), _rho(r.spearman), f"{r.n_covered}/{r.n_pairs}", f"{r.coverage:.3f}") for path, r in zip(files, reports)]
-        typer.echo(table(rows, header=("file", "spearman", "covered", "coverage"), divider=True, max_col=80, aligns=("l", "r", "r", "r")))
+        rows = [
+            (str(path), _rho(r.spearman), f"{r.n_covered}/{r.n_pairs}", f"{r.coverage:.3f}")
+            for path, r in zip(files, reports)
+        ]
+        typer.echo(
+            table(
+                rows,
+                header=("file", "spearman", "covered", "coverage"),
+                divider=True,
+                max_col=80,
+                aligns=("l", "r", "r", "r"),
+            )
+        )
     _fail_if_undefined(reports)
 
 
@@ -140,20 +167,32 @@ def scws_cli(
     else:
         rows = [(name, _rho(value)) for name, value in report.details.items() if name.startswith("layer")]
         typer.echo(table(rows, header=("layer", "spearman"), divider=True, max_col=80, aligns=("l", "r")))
-        msg.info(f"same-word pairs ({int(report.details['same_word_pairs'])}): spearman "
-                 f"{_rho(report.details['same_word_spearman'])}")
+        msg.info(
+            f"same-word pairs ({int(report.details['same_word_pairs'])}): spearman "
+            f"{_rho(report.details['same_word_spearman'])}"
+        )
         details = report.details
         if "static_vec" in details:
-            msg.info(f"static_vec (one vector per word): spearman {_rho(details['static_vec'])}, "
-                     f"{int(details['static_vec_covered'])}/{report.n_pairs} pairs covered")
+            msg.info(
+                f"static_vec (one vector per word): spearman {_rho(details['static_vec'])}, "
+                f"{int(details['static_vec_covered'])}/{report.n_pairs} pairs covered"
+            )
         if "sense_vec" in details:
-            msg.info(f"sense_vec (the sense's static vector): spearman {_rho(details['sense_vec'])} on the "
-                     f"{int(details['sense_vec_covered'])}/{report.n_pairs} pairs whose two targets have a sense "
-                     f"(on those pairs: context_vec {_rho(details['context_vec_on_sense_covered'])}"
-                     + (f", static_vec {_rho(details['static_vec_on_sense_covered'])}" if "static_vec_on_sense_covered" in details else "")
-                     + ")")
+            msg.info(
+                f"sense_vec (the sense's static vector): spearman {_rho(details['sense_vec'])} on the "
+                f"{int(details['sense_vec_covered'])}/{report.n_pairs} pairs whose two targets have a sense "
+                f"(on those pairs: context_vec {_rho(details['context_vec_on_sense_covered'])}"
+                + (
+                    f", static_vec {_rho(details['static_vec_on_sense_covered'])}"
+                    if "static_vec_on_sense_covered" in details
+                    else ""
+                )
+                + ")"
+            )
         if report.spearman is not None:
-            msg.good(f"spearman {report.spearman:.3f} (pipeline's context_vec), {report.n_covered}/{report.n_pairs} pairs covered")
+            msg.good(
+                f"spearman {report.spearman:.3f} (pipeline's context_vec), {report.n_covered}/{report.n_pairs} pairs covered"
+            )
     _fail_if_undefined([report])
 
 
@@ -179,9 +218,11 @@ def polysemy_cli(
     msg.info(f"polysemy_score: {report.score}")
     for label, part in (("all words", report), ("held out (words the probe was not fitted on)", report.held_out)):
         if part is not None:
-            msg.good(f"{label}: spearman {part.spearman:.3f}, partial (log frequency out) {part.partial_spearman:.3f}, "
-                     f"AUC monosemous vs polysemous {_score(part.auc)}; {part.n_covered}/{part.n_types} scored types "
-                     f"with a sense count ({part.n_monosemous} monosemous)")
+            msg.good(
+                f"{label}: spearman {part.spearman:.3f}, partial (log frequency out) {part.partial_spearman:.3f}, "
+                f"AUC monosemous vs polysemous {_score(part.auc)}; {part.n_covered}/{part.n_types} scored types "
+                f"with a sense count ({part.n_monosemous} monosemous)"
+            )
     msg.info(f"log frequency vs log senses: spearman {report.frequency_spearman:.3f}")
 
 
@@ -193,8 +234,12 @@ def _score(value: Optional[float]) -> str:
 @exit_on_coded_error
 def senses_cli(
     pipeline: str = typer.Argument(..., help=PIPELINE_HELP),
-    file: Path = typer.Argument(..., help='Sense-labelled sentences, JSON lines {"lemma", "words", "position", "synset" or "sense"}'),
-    per_lemma: Optional[int] = typer.Option(None, "--per-lemma", min=2, help="Use only the first N sentences of each lemma"),
+    file: Path = typer.Argument(
+        ..., help='Sense-labelled sentences, JSON lines {"lemma", "words", "position", "synset" or "sense"}'
+    ),
+    per_lemma: Optional[int] = typer.Option(
+        None, "--per-lemma", min=2, help="Use only the first N sentences of each lemma"
+    ),
     as_json: bool = typer.Option(False, "--json", help="Print JSON"),
     output: Optional[Path] = typer.Option(None, "--output", "-o", help="Also write the JSON result to this file"),
 ) -> None:
@@ -211,21 +256,55 @@ def senses_cli(
     if as_json:
         _print_json(result)
         return
-    msg.info(f"{report.n_lemmas} lemmas, {report.n_sentences} sentences; senses induced in the sense space "
-             f"{report.details['sense_space']}, with {report.details['split_thresholds']}; clustered on the "
-             f"{report.details['context']}")
-    rows = [(name, _score(s.precision), _score(s.recall), _score(s.f1), _score(s.mean_ari),
-             _score(s.one_sense_fraction), f"{s.mean_senses:.2f}", str(s.n_lemmas),
-             _score(s.polysemous_ari), _score(s.monosemous_one_sense))
-            for name, s in [*report.methods.items(), *(("baseline: " + k, v) for k, v in report.baselines.items())]]
-    typer.echo(table(rows, header=("labels", "pair P", "pair R", "pair F1", "mean ARI", "one sense", "senses", "lemmas",
-                                   "ARI (2+ gold)", "one sense (1 gold)"),
-                     divider=True, max_col=80, aligns=("l", *["r"] * 9)))
+    msg.info(
+        f"{report.n_lemmas} lemmas, {report.n_sentences} sentences; senses induced in the sense space "
+        f"{report.details['sense_space']}, with {report.details['split_thresholds']}; clustered on the "
+        f"{report.details['context']}"
+    )
+    rows = [
+        (
+            name,
+            _score(s.precision),
+            _score(s.recall),
+            _score(s.f1),
+            _score(s.mean_ari),
+            _score(s.one_sense_fraction),
+            f"{s.mean_senses:.2f}",
+            str(s.n_lemmas),
+            _score(s.polysemous_ari),
+            _score(s.monosemous_one_sense),
+        )
+        for name, s in [*report.methods.items(), *(("baseline: " + k, v) for k, v in report.baselines.items())]
+    ]
+    typer.echo(
+        table(
+            rows,
+            header=(
+                "labels",
+                "pair P",
+                "pair R",
+                "pair F1",
+                "mean ARI",
+                "one sense",
+                "senses",
+                "lemmas",
+                "ARI (2+ gold)",
+                "one sense (1 gold)",
+            ),
+            divider=True,
+            max_col=80,
+            aligns=("l", *["r"] * 9),
+        )
+    )
     induced = report.methods[INDUCED]
-    msg.info(f"{induced.n_polysemous} lemmas have 2 or more gold senses in these sentences (ARI column), "
-             f"{induced.n_monosemous} have one (the last column: the fraction given one sense).")
+    msg.info(
+        f"{induced.n_polysemous} lemmas have 2 or more gold senses in these sentences (ARI column), "
+        f"{induced.n_monosemous} have one (the last column: the fraction given one sense)."
+    )
     if "assigned" not in report.methods:
-        msg.info("No sense inventory in the pipeline: only induction on each lemma's sentences is scored "
-                 "(build one with `spacy-ctxvec build-lexicon`).")
+        msg.info(
+            "No sense inventory in the pipeline: only induction on each lemma's sentences is scored "
+            "(build one with `spacy-ctxvec build-lexicon`)."
+        )
     if report.details["targets_without_vector"]:
         msg.warn(Warnings.W003.format(n_missing=report.details["targets_without_vector"]))

@@ -1,6 +1,7 @@
 """`spacy-ctxvec export-static PIPELINE_OR_LEXICON OUTPUT`: type centroids as static
 vectors in word2vec text format (see spacy_ctxvec.lexicon.export); with --senses one
 row per induced sense, keyed ``bank|0``, ``bank|1``."""
+
 from pathlib import Path
 
 import typer
@@ -18,15 +19,23 @@ def export_static_cli(
     source: Path = typer.Argument(..., help="Pipeline directory with ctxvec_polysemy, or a lexicon directory"),
     output: Path = typer.Argument(..., help="Output file (word2vec text format)"),
     min_count: int = typer.Option(1, "--min-count", min=1, help="Only types with at least this many occurrences"),
-    unit: bool = typer.Option(False, "--unit", help="Export unit-length directions (mean of unit vectors) instead of mean raw vectors"),
-    senses: bool = typer.Option(False, "--senses", help="One row per induced sense, keyed word|0, word|1 (sense2vec style; sense 0 is the largest); SOURCE: a pipeline with senses or a senses directory; --min-count does not apply (the senses' own min_count did)"),
+    unit: bool = typer.Option(
+        False, "--unit", help="Export unit-length directions (mean of unit vectors) instead of mean raw vectors"
+    ),
+    senses: bool = typer.Option(
+        False,
+        "--senses",
+        help="One row per induced sense, keyed word|0, word|1 (sense2vec style; sense 0 is the largest); SOURCE: a pipeline with senses or a senses directory; --min-count does not apply (the senses' own min_count did)",
+    ),
 ) -> None:
     """Export per-type (or, with --senses, per-sense) mean contextual vectors as static word vectors."""
     check_output_file(output, "vectors file", [source])
     if senses:
         inventory = load_senses(source)
         n_written = export_sense_vectors(inventory, output, unit=unit)
-        msg.good(f"Wrote {n_written} x {inventory.width} sense vectors of {len(inventory)} words (word2vec text) to {output}")
+        msg.good(
+            f"Wrote {n_written} x {inventory.width} sense vectors of {len(inventory)} words (word2vec text) to {output}"
+        )
         return
     lexicon = load_lexicon(source)
     n_written = export_static_vectors(lexicon, output, min_count=min_count, unit=unit)

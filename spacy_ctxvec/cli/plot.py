@@ -1,4 +1,5 @@
 """`spacy-ctxvec plot word|layers|polysemy`: parse, call spacy_ctxvec.analysis, print."""
+
 from enum import Enum
 from pathlib import Path
 from typing import Optional
@@ -26,6 +27,7 @@ plot_app = typer.Typer(
 )
 app.add_typer(plot_app, name="plot")
 
+
 class Projection(str, Enum):
     pca = "pca"
 
@@ -42,12 +44,23 @@ def plot_word_cli(
     # fmt: off
     word: str = typer.Argument(..., help="The word whose occurrences to plot"),
     sentences: Optional[Path] = typer.Option(None, "--sentences", help="Text file, one sentence per line"),
-    corpus: Optional[Path] = typer.Option(None, "--corpus", help="Corpus file (.txt one text per line, .jsonl, .spacy)"),
-    pipeline: Optional[str] = typer.Option(None, "--pipeline", "-p", help="Pipeline directory, package or .cfg (default: configs/default.cfg)"),
+    corpus: Optional[Path] = typer.Option(
+        None, "--corpus", help="Corpus file (.txt one text per line, .jsonl, .spacy)"
+    ),
+    pipeline: Optional[str] = typer.Option(
+        None, "--pipeline", "-p", help="Pipeline directory, package or .cfg (default: configs/default.cfg)"
+    ),
     output: Path = typer.Option(Path("word.png"), "--output", "-o", help="Output file, .png or .svg"),
     projection: Projection = typer.Option(Projection.pca, "--projection", help="2-D projection"),
-    clusters: int = typer.Option(0, "--clusters", "-k", help="0: colour by induced sense when the pipeline has senses, else choose 2..6 k-means clusters by cosine silhouette; k > 0: k clusters"),
-    case_sensitive: bool = typer.Option(False, "--case-sensitive", help="Match the word's case exactly (default: ignore case)"),
+    clusters: int = typer.Option(
+        0,
+        "--clusters",
+        "-k",
+        help="0: colour by induced sense when the pipeline has senses, else choose 2..6 k-means clusters by cosine silhouette; k > 0: k clusters",
+    ),
+    case_sensitive: bool = typer.Option(
+        False, "--case-sensitive", help="Match the word's case exactly (default: ignore case)"
+    ),
     max_occurrences: int = typer.Option(40, "--max-occurrences", "-n", help="Plot at most this many occurrences"),
     # fmt: on
 ) -> None:
@@ -60,12 +73,25 @@ def plot_word_cli(
     read_texts(sentences, corpus)  # fail on bad input before loading the model
     nlp = load_pipeline(pipeline)
     if not any(isinstance(proc, ContextVectors) for _, proc in nlp.pipeline):
-        raise CtxvecError(Errors.E307.format(pipe_names=nlp.pipe_names, component="ctxvec_context", attribute="token._.context_vec", hint="Add it after the transformer, or use configs/default.cfg."))
+        raise CtxvecError(
+            Errors.E307.format(
+                pipe_names=nlp.pipe_names,
+                component="ctxvec_context",
+                attribute="token._.context_vec",
+                hint="Add it after the transformer, or use configs/default.cfg.",
+            )
+        )
     source, texts = read_texts(sentences, corpus, nlp.vocab)
     occurrences = collect_occurrences(nlp, texts, word, case_sensitive=case_sensitive, max_occurrences=max_occurrences)
     if len(occurrences.vectors) == 0:
-        raise CtxvecError(Errors.E402.format(word=word, source=source, n_docs=occurrences.n_texts,
-                                             matching="case-sensitively" if case_sensitive else "ignoring case"))
+        raise CtxvecError(
+            Errors.E402.format(
+                word=word,
+                source=source,
+                n_docs=occurrences.n_texts,
+                matching="case-sensitively" if case_sensitive else "ignoring case",
+            )
+        )
     path = save_figure(word_picture(word, occurrences, clusters=clusters), output)
     typer.echo(f"Wrote {path} ({len(occurrences.vectors)} occurrences of '{word}')")
 
@@ -78,7 +104,9 @@ def plot_layers_cli(
     pipeline: str = typer.Argument(..., help="Pipeline directory, package or .cfg"),
     corpus: Path = typer.Argument(..., help="Corpus file (.txt one text per line, .jsonl, .spacy)"),
     output: Path = typer.Option(Path("layers.png"), "--output", "-o", help="Output file, .png or .svg"),
-    min_count: int = typer.Option(5, "--min-count", help="Average self-similarity over word types seen at least this often"),
+    min_count: int = typer.Option(
+        5, "--min-count", help="Average self-similarity over word types seen at least this often"
+    ),
     max_texts: int = typer.Option(2000, "--max-texts", help="Read at most this many texts"),
     # fmt: on
 ) -> None:
@@ -97,8 +125,9 @@ def plot_layers_cli(
     if curves.n_types.max(initial=0) == 0:
         raise CtxvecError(Errors.E408.format(min_count=min_count, n_docs=n_texts, corpus=corpus))
     title = f"Self-similarity per layer: {Path(pipeline).name} on {corpus.name}"
-    figure = layer_figure(curves.layers, curves.mean_self_similarity, curves.baseline, title=title,
-                          n_types=curves.n_types.tolist())
+    figure = layer_figure(
+        curves.layers, curves.mean_self_similarity, curves.baseline, title=title, n_types=curves.n_types.tolist()
+    )
     path = save_figure(figure, output)
     summary = ", ".join(f"{layer}: {value:.3f}" for layer, value in zip(curves.layers, curves.mean_self_similarity))
     typer.echo(f"Wrote {path}. Mean self-similarity per layer: {summary}")
@@ -110,7 +139,9 @@ def plot_layers_cli(
 def plot_polysemy_cli(
     # fmt: off
     source: str = typer.Argument(..., help="Lexicon directory (build-lexicon output) or pipeline with ctxvec_polysemy"),
-    sense_counts: Optional[Path] = typer.Option(None, "--sense-counts", help="TSV lemma<TAB>count, e.g. wordnet_sense_counts/sense_counts.tsv"),
+    sense_counts: Optional[Path] = typer.Option(
+        None, "--sense-counts", help="TSV lemma<TAB>count, e.g. wordnet_sense_counts/sense_counts.tsv"
+    ),
     output: Path = typer.Option(Path("polysemy.png"), "--output", "-o", help="Output file, .png or .svg"),
     min_count: int = typer.Option(5, "--min-count", help="Score only words seen at least this often"),
     top_n: int = typer.Option(15, "--top", help="Words in each bar chart"),
@@ -145,6 +176,11 @@ def plot_polysemy_cli(
     message = f"Wrote {path} ({len(words)} words"
     if correlation is not None:
         message += f"; Spearman rho with WordNet sense count {correlation:.3f} over {int((counts > 0).sum())} words"
-    if correlation is not None and used == "probe" and probe is not None and probe.meta.get("fitted_words") == FITTED_HALF:
+    if (
+        correlation is not None
+        and used == "probe"
+        and probe is not None
+        and probe.meta.get("fitted_words") == FITTED_HALF
+    ):
         message += "; the probe was fitted on half of these words: `evaluate polysemy` scores the other half alone"
     typer.echo(message + ")")

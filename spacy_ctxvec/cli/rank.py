@@ -1,4 +1,5 @@
 """`spacy-ctxvec rank PIPELINE_OR_LEXICON`: the most and least polysemous words."""
+
 import json
 from pathlib import Path
 from typing import Any, Dict, List, Optional
@@ -16,8 +17,15 @@ from ._app import app, exit_on_coded_error
 FORMATS = ("table", "tsv", "json")
 
 
-def rank_rows(lexicon: Lexicon, *, min_count: int, top_k: int, probe: Optional[PolysemyProbe] = None,
-              score: str = "auto", inputs: Optional[np.ndarray] = None) -> Dict[str, List[Dict[str, Any]]]:
+def rank_rows(
+    lexicon: Lexicon,
+    *,
+    min_count: int,
+    top_k: int,
+    probe: Optional[PolysemyProbe] = None,
+    score: str = "auto",
+    inputs: Optional[np.ndarray] = None,
+) -> Dict[str, List[Dict[str, Any]]]:
     """Top-k types by polysemy score (see type_polysemy_scores), highest ("most") and
     lowest ("least"), ties by key."""
     scores, valid, _ = type_polysemy_scores(lexicon, probe, min_count, score, inputs)
@@ -27,8 +35,12 @@ def rank_rows(lexicon: Lexicon, *, min_count: int, top_k: int, probe: Optional[P
 
     def describe(indices: np.ndarray) -> List[Dict[str, Any]]:
         return [
-            {"word": lexicon.keys[i], "polysemy_score": round(float(scores[i]), 6),
-             "count": int(lexicon.counts[i]), "self_similarity": round(float(self_sim[i]), 6)}
+            {
+                "word": lexicon.keys[i],
+                "polysemy_score": round(float(scores[i]), 6),
+                "count": int(lexicon.counts[i]),
+                "self_similarity": round(float(self_sim[i]), 6),
+            }
             for i in indices
         ]
 
@@ -42,14 +54,22 @@ def render(ranked: Dict[str, List[Dict[str, Any]]], fmt: str, summary: Dict[str,
     if fmt == "tsv":
         lines = ["\t".join(("order", "rank") + columns)]
         for order, rows in ranked.items():
-            lines += ["\t".join([order, str(rank)] + [str(row[c]) for c in columns]) for rank, row in enumerate(rows, 1)]
+            lines += [
+                "\t".join([order, str(rank)] + [str(row[c]) for c in columns]) for rank, row in enumerate(rows, 1)
+            ]
         return "\n".join(lines)
     from wasabi import table
 
     parts = []
     for order, rows in ranked.items():
-        data = [(rank, r["word"], f"{r['polysemy_score']:.3f}", r["count"], f"{r['self_similarity']:.3f}") for rank, r in enumerate(rows, 1)]
-        parts.append(f"{order.capitalize()} polysemous\n" + table(data, header=("#",) + columns, divider=True, aligns=("r", "l", "r", "r", "r")))
+        data = [
+            (rank, r["word"], f"{r['polysemy_score']:.3f}", r["count"], f"{r['self_similarity']:.3f}")
+            for rank, r in enumerate(rows, 1)
+        ]
+        parts.append(
+            f"{order.capitalize()} polysemous\n"
+            + table(data, header=("#",) + columns, divider=True, aligns=("r", "l", "r", "r", "r"))
+        )
     return "\n".join(parts)
 
 
@@ -60,7 +80,11 @@ def rank_cli(
     fmt: str = typer.Option("table", "--format", help="table, tsv or json"),
     min_count: int = typer.Option(5, "--min-count", min=2, help="Only types with at least this many occurrences"),
     top_k: int = typer.Option(20, "--top-k", min=1, help="How many words in each list"),
-    score: str = typer.Option("auto", "--score", help="auto (the pipeline's polysemy probe where one fits, else self-similarity), probe or self_similarity"),
+    score: str = typer.Option(
+        "auto",
+        "--score",
+        help="auto (the pipeline's polysemy probe where one fits, else self-similarity), probe or self_similarity",
+    ),
 ) -> None:
     """List the most and least polysemous words with their counts."""
     if fmt not in FORMATS:
@@ -71,9 +95,16 @@ def rank_cli(
     probe, inputs = load_probe(source), load_pipeline_inputs(source, lexicon)
     ranked = rank_rows(lexicon, min_count=min_count, top_k=top_k, probe=probe, score=score, inputs=inputs)
     _, valid, used = type_polysemy_scores(lexicon, probe, min_count, score, inputs)
-    summary = {"n_types": len(lexicon), "n_scored": int(valid.sum()), "score": used,
-               "anisotropy_baseline": round(lexicon.anisotropy_baseline(), 6), "min_count": min_count}
+    summary = {
+        "n_types": len(lexicon),
+        "n_scored": int(valid.sum()),
+        "score": used,
+        "anisotropy_baseline": round(lexicon.anisotropy_baseline(), 6),
+        "min_count": min_count,
+    }
     if fmt == "table":
-        msg.info(f"{summary['n_scored']} of {summary['n_types']} types have >= {min_count} occurrences; polysemy_score: {used}; "
-                 f"baseline B = {summary['anisotropy_baseline']:.4f}")
+        msg.info(
+            f"{summary['n_scored']} of {summary['n_types']} types have >= {min_count} occurrences; polysemy_score: {used}; "
+            f"baseline B = {summary['anisotropy_baseline']:.4f}"
+        )
     print(render(ranked, fmt, summary))

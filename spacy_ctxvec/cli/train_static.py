@@ -1,5 +1,6 @@
 """`spacy-ctxvec train-static CORPUS OUTPUT`: train word2vec vectors with gensim
 (see spacy_ctxvec.static.train)."""
+
 from pathlib import Path
 
 import typer
@@ -28,8 +29,16 @@ def train_static_cli(
     try:
         check_output_file(output, "vectors file", [corpus])
         vectors = train_static_vectors(
-            corpus, output, sg=sg, size=size, window=window, min_count=min_count,
-            epochs=epochs, workers=workers, binary=binary, seed=seed,
+            corpus,
+            output,
+            sg=sg,
+            size=size,
+            window=window,
+            min_count=min_count,
+            epochs=epochs,
+            workers=workers,
+            binary=binary,
+            seed=seed,
         )
     except CtxvecError as err:
         msg.fail(str(err), exits=1)

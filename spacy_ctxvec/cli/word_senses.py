@@ -1,5 +1,6 @@
 """`spacy-ctxvec senses PIPELINE_OR_SENSES WORD...`: each induced sense of the words,
 with its share of the word's sample and example snippets (word in [brackets])."""
+
 import json
 import re
 from pathlib import Path
@@ -26,12 +27,24 @@ def describe_senses(inventory: SenseInventory, words: List[str], source: Path) -
     keys = [word_key(inventory, word) for word in words]
     unknown = [word for word, key in zip(words, keys) if key not in inventory]
     if unknown:
-        raise CtxvecError(Errors.E607.format(
-            words=", ".join(repr(w) for w in unknown), path=source, key=inventory.settings.get("key", "lower"),
-            min_count=inventory.settings.get("min_count", "?"), n_types=len(inventory)))
+        raise CtxvecError(
+            Errors.E607.format(
+                words=", ".join(repr(w) for w in unknown),
+                path=source,
+                key=inventory.settings.get("key", "lower"),
+                min_count=inventory.settings.get("min_count", "?"),
+                n_types=len(inventory),
+            )
+        )
     return [
-        {"word": word, "key": key, "n_senses": inventory.n_senses(key),
-         "senses": [{"sense": s.index, "share": round(s.share, 6), "examples": s.examples} for s in inventory.senses_of(key)]}
+        {
+            "word": word,
+            "key": key,
+            "n_senses": inventory.n_senses(key),
+            "senses": [
+                {"sense": s.index, "share": round(s.share, 6), "examples": s.examples} for s in inventory.senses_of(key)
+            ],
+        }
         for word, key in zip(words, keys)
     ]
 
@@ -46,15 +59,27 @@ def render(entries: List[Dict[str, Any]], fmt: str) -> str:
     if fmt == "tsv":
         lines = ["\t".join(("word", "sense", "share", "n_senses", "examples"))]
         for entry in entries:
-            lines += ["\t".join((entry["word"], str(s["sense"]), f"{s['share']:.4f}", str(entry["n_senses"]),
-                                 " | ".join(_one_line(e) for e in s["examples"]))) for s in entry["senses"]]
+            lines += [
+                "\t".join(
+                    (
+                        entry["word"],
+                        str(s["sense"]),
+                        f"{s['share']:.4f}",
+                        str(entry["n_senses"]),
+                        " | ".join(_one_line(e) for e in s["examples"]),
+                    )
+                )
+                for s in entry["senses"]
+            ]
         return "\n".join(lines)
     from wasabi import table
 
     parts = []
     for entry in entries:
         plural = "s" if entry["n_senses"] != 1 else ""
-        body = table(_first_of_each_sense(entry), header=("sense", "share", "examples"), divider=True, aligns=("r", "r", "l"))
+        body = table(
+            _first_of_each_sense(entry), header=("sense", "share", "examples"), divider=True, aligns=("r", "r", "l")
+        )
         parts.append(f"{entry['word']} ({entry['key']}): {entry['n_senses']} sense{plural}\n{body}")
     return "\n".join(parts)
 
@@ -71,7 +96,9 @@ def _first_of_each_sense(entry: Dict[str, Any]) -> List[tuple]:
 @app.command("senses")
 @exit_on_coded_error
 def senses_cli(
-    source: Path = typer.Argument(..., help="Pipeline directory whose ctxvec_polysemy has senses, or a senses directory"),
+    source: Path = typer.Argument(
+        ..., help="Pipeline directory whose ctxvec_polysemy has senses, or a senses directory"
+    ),
     words: List[str] = typer.Argument(..., help="Words to show (looked up with the senses' key mode, e.g. lowercased)"),
     fmt: str = typer.Option("table", "--format", help="table, tsv or json"),
 ) -> None:

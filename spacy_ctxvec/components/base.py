@@ -1,4 +1,5 @@
 """Base class of the spacy-ctxvec components: a Pipe that annotates Docs one at a time."""
+
 import weakref
 from typing import Iterable, Iterator, Optional, Sequence
 

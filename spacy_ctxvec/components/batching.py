@@ -21,6 +21,7 @@ returned ``FullTransformerBatch`` are empty: read ``doc_data`` (as the pipe's
 ``set_annotations`` does), not the batch-level fields, in a custom
 ``set_extra_annotations``.
 """
+
 import copy
 from contextlib import contextmanager
 from typing import Any, Callable, Dict, Iterator, List, Optional, Sequence, Tuple
@@ -78,7 +79,9 @@ class BucketedTransformerModel(TransformerModel):
             self.attrs["name"], self.attrs["get_spans"], max_batch_wordpieces=self.max_batch_wordpieces
         )
         copied.attrs.update(self.attrs)
-        copied.params = copy.deepcopy({name: self.get_param(name) if self.has_param(name) else None for name in self.param_names})
+        copied.params = copy.deepcopy(
+            {name: self.get_param(name) if self.has_param(name) else None for name in self.param_names}
+        )
         copied.dims = copy.deepcopy(self._dims)
         copied.layers[0] = copy.deepcopy(self.layers[0])
         for name in self.grad_names:
@@ -139,11 +142,16 @@ def _uses_upstream(model: TransformerModel, is_train: bool) -> bool:
     from transformers.tokenization_utils_fast import PreTrainedTokenizerFast
 
     config = model.transformer.config
-    return is_train or not isinstance(model.tokenizer, PreTrainedTokenizerFast) or bool(getattr(config, "output_attentions", False))
+    return (
+        is_train
+        or not isinstance(model.tokenizer, PreTrainedTokenizerFast)
+        or bool(getattr(config, "output_attentions", False))
+    )
 
 
-def _run_buckets(model: BucketedTransformerModel, ids: List[List[int]], type_ids: Optional[List[List[int]]],
-                 lengths: List[int]) -> Tuple[List[Tuple[int, int]], List[Dict[str, Any]]]:
+def _run_buckets(
+    model: BucketedTransformerModel, ids: List[List[int]], type_ids: Optional[List[List[int]]], lengths: List[int]
+) -> Tuple[List[Tuple[int, int]], List[Dict[str, Any]]]:
     """Forward every bucket; (bucket, row) of each span and each bucket's outputs as
     xp arrays: 3-d per-wordpiece arrays, 2-d per-span arrays, lists of 3-d arrays."""
     import torch
@@ -166,7 +174,9 @@ def _run_buckets(model: BucketedTransformerModel, ids: List[List[int]], type_ids
                     "attention_mask": _pad_rows([[1] * n for n in bucket_lengths], bucket_lengths, width, 0, np.int64),
                 }
                 if type_ids is not None:
-                    kwargs["token_type_ids"] = _pad_rows([type_ids[i] for i in bucket], bucket_lengths, width, 0, np.int64)
+                    kwargs["token_type_ids"] = _pad_rows(
+                        [type_ids[i] for i in bucket], bucket_lengths, width, 0, np.int64
+                    )
                 for r, i in enumerate(bucket):
                     where[i] = (b, r)
                 output = hf(**{key: torch.from_numpy(value).to(device) for key, value in kwargs.items()})
@@ -174,7 +184,11 @@ def _run_buckets(model: BucketedTransformerModel, ids: List[List[int]], type_ids
                 for key, value in output.items():
                     if isinstance(value, torch.Tensor) and value.dim() in (2, 3):
                         converted[key] = _to_xp(value)
-                    elif isinstance(value, (tuple, list)) and value and all(isinstance(v, torch.Tensor) and v.dim() == 3 for v in value):
+                    elif (
+                        isinstance(value, (tuple, list))
+                        and value
+                        and all(isinstance(v, torch.Tensor) and v.dim() == 3 for v in value)
+                    ):
                         converted[key] = [_to_xp(v) for v in value]
                 outputs.append(converted)
     finally:
@@ -182,13 +196,16 @@ def _run_buckets(model: BucketedTransformerModel, ids: List[List[int]], type_ids
     return where, outputs
 
 
-def _doc_output(outputs: List[Dict[str, Any]], where: List[Tuple[int, int]], rows: range, lengths: List[int], width: int) -> Any:
+def _doc_output(
+    outputs: List[Dict[str, Any]], where: List[Tuple[int, int]], rows: range, lengths: List[int], width: int
+) -> Any:
     """One Doc's model output: a view of its bucket for one span, else rows copied
     into (n_spans, width) arrays (zeros past each span's end)."""
     from transformers.file_utils import ModelOutput
 
     model_output = ModelOutput()
     for key, first in outputs[where[rows[0]][0]].items():
+
         def take(get: Callable[[Dict[str, Any]], Any]) -> Any:
             if len(rows) == 1:
                 b, r = where[rows[0]]
@@ -214,7 +231,9 @@ def _doc_output(outputs: List[Dict[str, Any]], where: List[Tuple[int, int]], row
     return model_output
 
 
-def bucketed_forward(model: BucketedTransformerModel, docs: List[Doc], is_train: bool) -> Tuple[FullTransformerBatch, Callable]:
+def bucketed_forward(
+    model: BucketedTransformerModel, docs: List[Doc], is_train: bool
+) -> Tuple[FullTransformerBatch, Callable]:
     """The thinc forward of BucketedTransformerModel (inference only; see the module docstring)."""
     if _uses_upstream(model, is_train):
         return upstream_forward(model, docs, is_train)
@@ -224,8 +243,13 @@ def bucketed_forward(model: BucketedTransformerModel, docs: List[Doc], is_train:
     flat_spans = [span for n in kept for span in nested_spans[n]]
     doc_data = [TransformerData.empty() for _ in docs]
     if flat_spans:
-        encoding = tokenizer([span.text for span in flat_spans], add_special_tokens=True, return_attention_mask=False,
-                             return_offsets_mapping=True, return_token_type_ids=None)
+        encoding = tokenizer(
+            [span.text for span in flat_spans],
+            add_special_tokens=True,
+            return_attention_mask=False,
+            return_offsets_mapping=True,
+            return_token_type_ids=None,
+        )
         ids: List[List[int]] = encoding["input_ids"]
         lengths = [len(row) for row in ids]
         if max(lengths) > tokenizer.model_max_length:
@@ -246,7 +270,9 @@ def bucketed_forward(model: BucketedTransformerModel, docs: List[Doc], is_train:
                 input_ids=_pad_rows([ids[i] for i in rows], row_lengths, width, pad_id, np.int64),
                 attention_mask=_pad_rows([[1.0] * k for k in row_lengths], row_lengths, width, 0.0, np.float32),
                 lengths=row_lengths,
-                token_type_ids=None if type_ids is None else _pad_rows([type_ids[i] for i in rows], row_lengths, width, 0, np.int64),
+                token_type_ids=None
+                if type_ids is None
+                else _pad_rows([type_ids[i] for i in rows], row_lengths, width, 0, np.int64),
             )
             doc_data[n] = TransformerData(
                 wordpieces=wordpieces,

@@ -1,5 +1,6 @@
 """Registered choices for ctxvec_context: pooling ([components.ctxvec_context.pooling])
 and layer selection ([components.ctxvec_context.layers])."""
+
 from dataclasses import dataclass
 from typing import List, Tuple
 
@@ -39,7 +40,6 @@ def configure_max_pooling() -> PoolingFn:
 def configure_first_last_pooling() -> PoolingFn:
     """First and last wordpiece vectors concatenated (twice the width)."""
     return pool_first_last
-
 
 
 @dataclass(frozen=True)

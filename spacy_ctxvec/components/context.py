@@ -1,5 +1,6 @@
 """The ctxvec_context component: one contextual vector per token, pooled from the
 wordpiece outputs that the transformer component already computed."""
+
 from pathlib import Path
 from typing import Any, Callable, Iterable, Optional, Sequence, Tuple, Union
 
@@ -125,11 +126,15 @@ class ContextVectors(DocAnnotator):
             except CtxvecError:
                 pass
         if self.transformer_name is None:
-            return (f"Add it with nlp.add_pipe(\"transformer\", before=\"{self.name}\") or put "
-                    "[components.transformer] before it in the config's pipeline list.")
-        return (f"The pipeline has the transformer '{self.transformer_name}'; if it is frozen during "
-                f"`spacy train`, add it to [training] annotating_components so that its output "
-                f"reaches '{self.name}'. Outside a pipeline, run nlp(text), not the component alone.")
+            return (
+                f'Add it with nlp.add_pipe("transformer", before="{self.name}") or put '
+                "[components.transformer] before it in the config's pipeline list."
+            )
+        return (
+            f"The pipeline has the transformer '{self.transformer_name}'; if it is frozen during "
+            f"`spacy train`, add it to [training] annotating_components so that its output "
+            f"reaches '{self.name}'. Outside a pipeline, run nlp(text), not the component alone."
+        )
 
     def _pool(self, doc: Doc) -> Tuple[np.ndarray, np.ndarray]:
         trf_data = self._trf_data(doc)
@@ -139,7 +144,9 @@ class ContextVectors(DocAnnotator):
         self.width = vectors.shape[1]
         return vectors, np.asarray(to_numpy(trf_data.align.lengths)) > 0
 
-    def initialize(self, get_examples: Optional[Callable[[], Iterable[Any]]] = None, *, nlp: Optional[Language] = None) -> None:
+    def initialize(
+        self, get_examples: Optional[Callable[[], Iterable[Any]]] = None, *, nlp: Optional[Language] = None
+    ) -> None:
         if nlp is None:
             return
         transformer_name = find_transformer(nlp, self.name)

@@ -26,6 +26,7 @@ doc._.ctxvec_sense (SENSE_DTYPE records) and doc._.ctxvec_sense_vec, read by:
 - token._.sense_vec / span._.sense_vec / doc._.sense_vec: the sense's static vector
   (mean raw contextual vector of its sampled members), None where sense is None.
 """
+
 import hashlib
 from pathlib import Path
 from typing import Any, Callable, Dict, Iterable, Iterator, Optional, Sequence, Union
@@ -39,24 +40,24 @@ from thinc.api import Config
 
 from ..attributes import (
     CONTEXT_ARRAY,
+    CONTEXT_COMPONENT,
     CONTEXT_MASK,
     POLYSEMY_ARRAY,
     POLYSEMY_DTYPE,
+    POLYSEMY_FACTORY,
     SENSE_ARRAY,
     SENSE_DTYPE,
     SENSE_VECTORS,
     install_extensions,
 )
-from ..errors import CtxvecError, Errors
-from ..lexicon.shard import (
-    CONTEXT_COMPONENT,
+from ..building.shard import (
     KEY_ATTRS,
-    POLYSEMY_FACTORY,
     check_key_mode,
     context_width,
     partial_lexicon,
     polysemy_components,
 )
+from ..errors import CtxvecError, Errors
 from ..lexicon.polysemy_probe import (
     SCORE_CHOICES,
     PolysemyProbe,
@@ -126,9 +127,22 @@ def make_polysemy(
     "probe" or "self_similarity". ``senses``: induce senses in ``initialize`` when the
     lexicon is built from a corpus with a sample; the other settings are those of
     spacy_ctxvec.ops.senses.induce_senses."""
-    return Polysemy(name=name, key=key, min_count=min_count, score=score, senses=senses, split_threshold=split_threshold,
-                    split_percentile=split_percentile, cut_distance=cut_distance, max_senses=max_senses, min_tokens=min_tokens, min_share=min_share,
-                    n_directions=n_directions, context_weight=context_weight, split_by_probe=split_by_probe)
+    return Polysemy(
+        name=name,
+        key=key,
+        min_count=min_count,
+        score=score,
+        senses=senses,
+        split_threshold=split_threshold,
+        split_percentile=split_percentile,
+        cut_distance=cut_distance,
+        max_senses=max_senses,
+        min_tokens=min_tokens,
+        min_share=min_share,
+        n_directions=n_directions,
+        context_weight=context_weight,
+        split_by_probe=split_by_probe,
+    )
 
 
 class Polysemy(DocAnnotator):
@@ -167,8 +181,14 @@ class Polysemy(DocAnnotator):
         self.min_count = min_count
         self.induce = bool(senses)
         self.induction_settings: Dict[str, Any] = {
-            "split_threshold": split_threshold, "split_percentile": split_percentile, "cut_distance": cut_distance, "max_senses": max_senses,
-            "min_tokens": min_tokens, "min_share": min_share, "n_directions": n_directions, "context_weight": context_weight,
+            "split_threshold": split_threshold,
+            "split_percentile": split_percentile,
+            "cut_distance": cut_distance,
+            "max_senses": max_senses,
+            "min_tokens": min_tokens,
+            "min_share": min_share,
+            "n_directions": n_directions,
+            "context_weight": context_weight,
             "split_by_probe": split_by_probe,
         }
         check_induction_settings(min_count=min_count, **self.induction_settings)
@@ -181,8 +201,9 @@ class Polysemy(DocAnnotator):
         self._sense_table: Optional[Dict[str, np.ndarray]] = None
         install_extensions()
 
-    def set_lexicon(self, lexicon: Optional[Lexicon], *, nlp: Optional[Language] = None,
-                    type_inputs: Optional[np.ndarray] = None) -> None:
+    def set_lexicon(
+        self, lexicon: Optional[Lexicon], *, nlp: Optional[Language] = None, type_inputs: Optional[np.ndarray] = None
+    ) -> None:
         """Use ``lexicon`` (None: no lexicon). Its key mode must match this component's.
         ``type_inputs``: its types' input embeddings (as saved beside it); else the
         current ones are kept only if the keys are the same. With ``nlp``, the shipped
@@ -207,7 +228,11 @@ class Polysemy(DocAnnotator):
         changes, and used (score = "auto") only while it fits the lexicon."""
         probe_key = probe.meta.get("key") if probe is not None else None
         if probe_key is not None and probe_key != self.key:
-            raise CtxvecError(Errors.E651.format(problem=f"the probe was fitted for key '{probe_key}' and component '{self.name}' uses '{self.key}'"))
+            raise CtxvecError(
+                Errors.E651.format(
+                    problem=f"the probe was fitted for key '{probe_key}' and component '{self.name}' uses '{self.key}'"
+                )
+            )
         self.probe = probe
         self._refresh_table()
 
@@ -221,7 +246,9 @@ class Polysemy(DocAnnotator):
     def set_type_inputs(self, nlp: Language) -> None:
         """Compute the lexicon types' input embeddings from nlp's transformer (for a
         probe that reads them); none without a lexicon or a loaded transformer."""
-        self.type_inputs = None if self.lexicon is None or not len(self.lexicon) else type_input_embeddings(nlp, self.lexicon.keys)
+        self.type_inputs = (
+            None if self.lexicon is None or not len(self.lexicon) else type_input_embeddings(nlp, self.lexicon.keys)
+        )
         self._refresh_table()
 
     def _choose_probe(self, nlp: Language) -> Optional[PolysemyProbe]:
@@ -261,8 +288,14 @@ class Polysemy(DocAnnotator):
         component's polysemy probe (where it fits the lexicon) decides which types split."""
         if self.lexicon is None:
             raise CtxvecError(Errors.E602.format(name=self.name))
-        senses = induce_inventory(self.lexicon, min_count=self.min_count, name=self.name, probe=self.probe,
-                                  inputs=self.type_inputs, **self.induction_settings)
+        senses = induce_inventory(
+            self.lexicon,
+            min_count=self.min_count,
+            name=self.name,
+            probe=self.probe,
+            inputs=self.type_inputs,
+            **self.induction_settings,
+        )
         self.set_senses(senses)
         return senses
 
@@ -309,7 +342,11 @@ class Polysemy(DocAnnotator):
         records["n_senses"][found] = table["n_senses"][type_rows[found]]
         type_rows[~np.asarray(mask, dtype=bool)] = -1
         compared = (type_rows >= 0) & (records["n_senses"] > 1)  # only these tokens choose between senses
-        contexts = window_context_means(vectors, mask, senses.context_window) if senses.context_window and compared.any() else None
+        contexts = (
+            window_context_means(vectors, mask, senses.context_window)
+            if senses.context_window and compared.any()
+            else None
+        )
         assigned = senses.assign(type_rows, vectors, contexts)
         records["sense"] = assigned
         rows = senses.sense_rows(type_rows, assigned)
@@ -365,8 +402,14 @@ class Polysemy(DocAnnotator):
             self.set_lexicon(Lexicon.from_disk(lexicon_path), nlp=nlp)
         elif corpus is not None and nlp is not None:
             check_key_mode(nlp, self.key)
-            lexicon = partial_lexicon(nlp, corpus(nlp.vocab), key=self.key, batch_size=batch_size, sample_size=sample_size,
-                                      sample_contexts=sample_contexts)
+            lexicon = partial_lexicon(
+                nlp,
+                corpus(nlp.vocab),
+                key=self.key,
+                batch_size=batch_size,
+                sample_size=sample_size,
+                sample_contexts=sample_contexts,
+            )
             self.set_lexicon(lexicon.prune_sample(self.min_count), nlp=nlp)
             if self.induce and sample_size > 0:
                 self.build_senses()
@@ -395,13 +438,26 @@ class Polysemy(DocAnnotator):
             self.probe.to_disk(path / PROBE_DIR)  # type: ignore[union-attr]
         if save_inputs:
             save_type_inputs(path / INPUTS_DIR, self.type_inputs, self.lexicon.keys)  # type: ignore[arg-type, union-attr]
-        srsly.write_json(path / CFG_FILE, {"has_lexicon": save_lexicon, "has_senses": save_senses, "has_probe": save_probe,
-                                           "has_inputs": save_inputs})
+        srsly.write_json(
+            path / CFG_FILE,
+            {
+                "has_lexicon": save_lexicon,
+                "has_senses": save_senses,
+                "has_probe": save_probe,
+                "has_inputs": save_inputs,
+            },
+        )
 
     def _saves_inputs(self, exclude: Iterable[str]) -> bool:
         """The types' input embeddings are saved with the lexicon for a saved probe that reads them."""
-        return (self.type_inputs is not None and self.lexicon is not None and self.probe is not None
-                and bool(self.probe.input_width) and "lexicon" not in exclude and "probe" not in exclude)
+        return (
+            self.type_inputs is not None
+            and self.lexicon is not None
+            and self.probe is not None
+            and bool(self.probe.input_width)
+            and "lexicon" not in exclude
+            and "probe" not in exclude
+        )
 
     def from_disk(self, path: Union[str, Path], *, exclude: Iterable[str] = tuple()) -> "Polysemy":
         """Load the saved lexicon and senses; E249 if cfg.json says one was saved and it is gone."""
@@ -416,19 +472,51 @@ class Polysemy(DocAnnotator):
                 cfg = srsly.read_json(path / CFG_FILE)
             except ValueError:
                 cfg = None
-            if (not isinstance(cfg, dict) or not isinstance(cfg.get("has_lexicon"), bool)
-                    or not isinstance(cfg.get("has_senses", False), bool) or not isinstance(cfg.get("has_probe", False), bool)):
+            if (
+                not isinstance(cfg, dict)
+                or not isinstance(cfg.get("has_lexicon"), bool)
+                or not isinstance(cfg.get("has_senses", False), bool)
+                or not isinstance(cfg.get("has_probe", False), bool)
+            ):
                 raise CtxvecError(Errors.E249.format(name=self.name, path=path, problem=f"{CFG_FILE} is damaged"))
-            has_lexicon, has_senses, has_probe = cfg["has_lexicon"], cfg.get("has_senses", False), cfg.get("has_probe", False)
+            has_lexicon, has_senses, has_probe = (
+                cfg["has_lexicon"],
+                cfg.get("has_senses", False),
+                cfg.get("has_probe", False),
+            )
             has_inputs = cfg.get("has_inputs", False) is True
             if has_lexicon and not lexicon_dir.is_dir():
-                raise CtxvecError(Errors.E249.format(name=self.name, path=path, problem=f"a lexicon was saved but the directory '{lexicon_dir}' is missing"))
+                raise CtxvecError(
+                    Errors.E249.format(
+                        name=self.name,
+                        path=path,
+                        problem=f"a lexicon was saved but the directory '{lexicon_dir}' is missing",
+                    )
+                )
             if has_senses and not senses_dir.is_dir() and "senses" not in exclude:
-                raise CtxvecError(Errors.E249.format(name=self.name, path=path, problem=f"senses were saved but the directory '{senses_dir}' is missing"))
+                raise CtxvecError(
+                    Errors.E249.format(
+                        name=self.name,
+                        path=path,
+                        problem=f"senses were saved but the directory '{senses_dir}' is missing",
+                    )
+                )
             if has_inputs and not (path / INPUTS_DIR).is_dir():
-                raise CtxvecError(Errors.E249.format(name=self.name, path=path, problem=f"input embeddings were saved but the directory '{path / INPUTS_DIR}' is missing"))
+                raise CtxvecError(
+                    Errors.E249.format(
+                        name=self.name,
+                        path=path,
+                        problem=f"input embeddings were saved but the directory '{path / INPUTS_DIR}' is missing",
+                    )
+                )
             if has_probe and not probe_dir.is_dir() and "probe" not in exclude:
-                raise CtxvecError(Errors.E249.format(name=self.name, path=path, problem=f"a polysemy probe was saved but the directory '{probe_dir}' is missing"))
+                raise CtxvecError(
+                    Errors.E249.format(
+                        name=self.name,
+                        path=path,
+                        problem=f"a polysemy probe was saved but the directory '{probe_dir}' is missing",
+                    )
+                )
         if "probe" not in exclude:
             self.probe = PolysemyProbe.from_disk(probe_dir) if has_probe else None
         lexicon = Lexicon.from_disk(lexicon_dir) if has_lexicon else None
@@ -441,12 +529,14 @@ class Polysemy(DocAnnotator):
     def to_bytes(self, *, exclude: Iterable[str] = tuple()) -> bytes:
         save_lexicon = self.lexicon is not None and "lexicon" not in exclude
         save_senses = self.senses is not None and "senses" not in exclude
-        return srsly.msgpack_dumps({
-            "lexicon": self.lexicon.to_bytes() if save_lexicon else None,  # type: ignore[union-attr]
-            "senses": self.senses.to_bytes() if save_senses else None,  # type: ignore[union-attr]
-            "probe": self.probe.to_bytes() if self.probe is not None and "probe" not in exclude else None,
-            "inputs": parts_to_bytes({"inputs": self.type_inputs}, {}) if self._saves_inputs(exclude) else None,
-        })
+        return srsly.msgpack_dumps(
+            {
+                "lexicon": self.lexicon.to_bytes() if save_lexicon else None,  # type: ignore[union-attr]
+                "senses": self.senses.to_bytes() if save_senses else None,  # type: ignore[union-attr]
+                "probe": self.probe.to_bytes() if self.probe is not None and "probe" not in exclude else None,
+                "inputs": parts_to_bytes({"inputs": self.type_inputs}, {}) if self._saves_inputs(exclude) else None,
+            }
+        )
 
     def from_bytes(self, bytes_data: bytes, *, exclude: Iterable[str] = tuple()) -> "Polysemy":
         if "lexicon" in exclude:
@@ -456,18 +546,28 @@ class Polysemy(DocAnnotator):
             lexicon_bytes, senses_bytes, probe_bytes = data["lexicon"], data.get("senses"), data.get("probe")
             inputs_bytes = data.get("inputs")
         except Exception as err:  # msgpack or KeyError/TypeError: damaged bytes
-            raise CtxvecError(Errors.E207.format(path="<bytes>", problem=f"damaged component bytes ({type(err).__name__})")) from None
+            raise CtxvecError(
+                Errors.E207.format(path="<bytes>", problem=f"damaged component bytes ({type(err).__name__})")
+            ) from None
         if senses_bytes is not None and not isinstance(senses_bytes, bytes):
-            raise CtxvecError(Errors.E601.format(path="<bytes>", problem="damaged component bytes (senses are not bytes)"))
+            raise CtxvecError(
+                Errors.E601.format(path="<bytes>", problem="damaged component bytes (senses are not bytes)")
+            )
         if probe_bytes is not None and not isinstance(probe_bytes, bytes):
-            raise CtxvecError(Errors.E652.format(path="<bytes>", problem="damaged component bytes (the probe is not bytes)"))
+            raise CtxvecError(
+                Errors.E652.format(path="<bytes>", problem="damaged component bytes (the probe is not bytes)")
+            )
         if "probe" not in exclude:
             self.probe = None if probe_bytes is None else PolysemyProbe.from_bytes(probe_bytes)
         lexicon = None if lexicon_bytes is None else Lexicon.from_bytes(lexicon_bytes)
         inputs = None
         if inputs_bytes is not None and lexicon is not None:
             if not isinstance(inputs_bytes, bytes):
-                raise CtxvecError(Errors.E652.format(path="<bytes>", problem="damaged component bytes (the input embeddings are not bytes)"))
+                raise CtxvecError(
+                    Errors.E652.format(
+                        path="<bytes>", problem="damaged component bytes (the input embeddings are not bytes)"
+                    )
+                )
             _, arrays = parts_from_bytes(inputs_bytes, ("inputs",), (), _inputs_error, what="input embeddings")
             inputs = _checked_inputs(arrays["inputs"], lexicon, "<bytes>")
         self.set_lexicon(lexicon, type_inputs=inputs)
@@ -500,7 +600,9 @@ def _inputs_error(source: str, problem: str) -> CtxvecError:
 
 def _checked_inputs(inputs: np.ndarray, lexicon: Lexicon, source: str) -> np.ndarray:
     if inputs.ndim != 2 or len(inputs) != len(lexicon) or inputs.dtype.kind != "f" or not np.isfinite(inputs).all():
-        raise _inputs_error(source, f"an array of shape {inputs.shape} ({inputs.dtype}) for {len(lexicon)} lexicon types")
+        raise _inputs_error(
+            source, f"an array of shape {inputs.shape} ({inputs.dtype}) for {len(lexicon)} lexicon types"
+        )
     return inputs
 
 

@@ -1,5 +1,6 @@
 """The ctxvec_static component: one static vector per token from a StaticVectorTable
 (word2vec / GloVe / fastText file, or the transformer's input embeddings)."""
+
 from pathlib import Path
 from typing import Any, Callable, Iterable, List, Optional, Sequence, Tuple, Union
 
@@ -24,7 +25,7 @@ dtype = "float32"
 """
 
 STATIC_NO_TRANSFORMER_FIX = (
-    "Set [initialize.components.{name}.source], e.g. @misc = \"spacy-ctxvec.vectors_file.v1\", "
+    'Set [initialize.components.{name}.source], e.g. @misc = "spacy-ctxvec.vectors_file.v1", '
     "or add a transformer before '{name}' to use its input embeddings."
 )
 
@@ -117,7 +118,11 @@ class StaticVectors(DocAnnotator):
         embeddings of the transformer before this component."""
         if source is None:
             if nlp is None:
-                raise CtxvecError(Errors.E008.format(name=self.name, pipe_names=[], fix=STATIC_NO_TRANSFORMER_FIX.format(name=self.name)))
+                raise CtxvecError(
+                    Errors.E008.format(
+                        name=self.name, pipe_names=[], fix=STATIC_NO_TRANSFORMER_FIX.format(name=self.name)
+                    )
+                )
             source = configure_transformer_embeddings(self._transformer_before(nlp))
         elif nlp is not None:
             self._check_configured_path(nlp)
@@ -133,7 +138,11 @@ class StaticVectors(DocAnnotator):
             block = nlp.config.interpolate()["initialize"]["components"][self.name]["source"]
         except Exception:  # no such block, or a config that cannot be interpolated here
             return
-        if isinstance(block, dict) and block.get("@misc") == "spacy-ctxvec.vectors_file.v1" and block.get("path") is None:
+        if (
+            isinstance(block, dict)
+            and block.get("@misc") == "spacy-ctxvec.vectors_file.v1"
+            and block.get("path") is None
+        ):
             raise CtxvecError(Errors.E024.format(name=self.name))
 
     def _transformer_before(self, nlp: Language) -> str:
@@ -142,7 +151,11 @@ class StaticVectors(DocAnnotator):
         try:
             return find_transformer(nlp, self.name)
         except CtxvecError as err:
-            raise CtxvecError(Errors.E008.format(name=self.name, pipe_names=nlp.pipe_names, fix=STATIC_NO_TRANSFORMER_FIX.format(name=self.name))) from err
+            raise CtxvecError(
+                Errors.E008.format(
+                    name=self.name, pipe_names=nlp.pipe_names, fix=STATIC_NO_TRANSFORMER_FIX.format(name=self.name)
+                )
+            ) from err
 
     # Serialization: .npy + JSON on disk (memory-mapped on load), msgpack in bytes.
     # exclude=["table"] leaves the table out when saving and keeps the current one when loading.
@@ -175,9 +188,13 @@ class StaticVectors(DocAnnotator):
         try:
             msg = srsly.msgpack_loads(bytes_data)
         except (ValueError, TypeError) as err:
-            raise CtxvecError(Errors.E134.format(path="<bytes>", problem=f"the bytes cannot be decoded ({err})")) from None
+            raise CtxvecError(
+                Errors.E134.format(path="<bytes>", problem=f"the bytes cannot be decoded ({err})")
+            ) from None
         if not isinstance(msg, dict) or not (msg.get("table") is None or isinstance(msg.get("table"), bytes)):
-            raise CtxvecError(Errors.E134.format(path="<bytes>", problem="expected a mapping with the table's bytes under 'table'"))
+            raise CtxvecError(
+                Errors.E134.format(path="<bytes>", problem="expected a mapping with the table's bytes under 'table'")
+            )
         self.table = None if msg["table"] is None else StaticVectorTable.from_bytes(msg["table"])
         return self
 
@@ -185,5 +202,7 @@ class StaticVectors(DocAnnotator):
 def _has_table(cfg: Any, path: Path) -> bool:
     """cfg.json's has_table flag, checked (a damaged file is E134, not a KeyError)."""
     if not isinstance(cfg, dict) or not isinstance(cfg.get("has_table"), bool):
-        raise CtxvecError(Errors.E134.format(path=path, problem=f"cfg.json needs \"has_table\": true or false, got {str(cfg)[:100]!r}"))
+        raise CtxvecError(
+            Errors.E134.format(path=path, problem=f'cfg.json needs "has_table": true or false, got {str(cfg)[:100]!r}')
+        )
     return cfg["has_table"]

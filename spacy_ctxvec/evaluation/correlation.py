@@ -3,6 +3,7 @@ against human judgements: numbers in, numbers out (pure numpy, no spaCy).
 
 A similarity Spearman is None ("undefined") with fewer than MIN_PAIRS covered pairs or
 when one side is constant, never a made-up 0.0."""
+
 from dataclasses import asdict, dataclass, field
 from typing import Dict, List, Mapping, Optional, Sequence
 
@@ -43,17 +44,28 @@ class CorrelationReport:
         return {**asdict(self), "coverage": self.coverage}
 
 
-def similarity_report(name: str, vectors1: np.ndarray, vectors2: np.ndarray, covered: np.ndarray,
-                      scores: np.ndarray) -> CorrelationReport:
+def similarity_report(
+    name: str, vectors1: np.ndarray, vectors2: np.ndarray, covered: np.ndarray, scores: np.ndarray
+) -> CorrelationReport:
     """Spearman of row cosines with human ``scores``, over rows where ``covered``."""
     covered = np.asarray(covered, dtype=bool)
     cosines = rowwise_cosine(vectors1[covered], vectors2[covered])
-    return CorrelationReport(name=name, spearman=defined_spearman(cosines, scores[covered]),
-                             n_pairs=len(scores), n_covered=int(covered.sum()))
+    return CorrelationReport(
+        name=name,
+        spearman=defined_spearman(cosines, scores[covered]),
+        n_pairs=len(scores),
+        n_covered=int(covered.sum()),
+    )
 
 
-def layer_similarity_reports(name: str, views1: np.ndarray, views2: np.ndarray, view_names: Sequence[str],
-                             covered: np.ndarray, scores: np.ndarray) -> Dict[str, Optional[float]]:
+def layer_similarity_reports(
+    name: str,
+    views1: np.ndarray,
+    views2: np.ndarray,
+    view_names: Sequence[str],
+    covered: np.ndarray,
+    scores: np.ndarray,
+) -> Dict[str, Optional[float]]:
     """Spearman per view of (n, n_views, width) arrays, over covered rows (None: undefined)."""
     covered = np.asarray(covered, dtype=bool)
     cosines = rowwise_cosine(views1[covered], views2[covered])  # (n_covered, n_views)
@@ -89,9 +101,16 @@ class PolysemyReport:
         return result
 
 
-def polysemy_report(keys: Sequence[str], scores: np.ndarray, valid: np.ndarray, counts: np.ndarray,
-                    sense_counts: Mapping[str, int], *, score: str = "self_similarity",
-                    words: Optional[np.ndarray] = None) -> PolysemyReport:
+def polysemy_report(
+    keys: Sequence[str],
+    scores: np.ndarray,
+    valid: np.ndarray,
+    counts: np.ndarray,
+    sense_counts: Mapping[str, int],
+    *,
+    score: str = "self_similarity",
+    words: Optional[np.ndarray] = None,
+) -> PolysemyReport:
     """``keys``/``scores``/``valid``/``counts`` per lexicon type; a type's sense count is
     that of the same lemma, else of its lowercase form. Types without one are left out,
     and so are those outside the boolean mask ``words`` when given."""
@@ -126,4 +145,3 @@ def unique_words(*word_lists: Sequence[str]) -> List[str]:
 def rows_for(words: Sequence[str], vocabulary: Sequence[str], table: np.ndarray) -> np.ndarray:
     """Rows of ``table`` (one per ``vocabulary`` word, sorted vocabulary) for ``words``."""
     return table[np.searchsorted(np.asarray(vocabulary), np.asarray(words))]
-

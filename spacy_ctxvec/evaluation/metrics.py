@@ -3,6 +3,7 @@
 Everything is NaN-free: an undefined correlation (fewer than two pairs or a constant
 input) is 0.0, and a zero vector has cosine 0.0 with anything.
 """
+
 from typing import Tuple
 
 import numpy as np

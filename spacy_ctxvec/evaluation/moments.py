@@ -1,4 +1,5 @@
 """Corpus statistics of vectors for centring and whitening (pure numpy)."""
+
 from dataclasses import dataclass
 
 import numpy as np

@@ -2,6 +2,7 @@
 
 Every reader names the file and the 1-based line number of a malformed line.
 """
+
 import json
 import math
 from dataclasses import dataclass
@@ -35,8 +36,15 @@ class WicData:
 
     def head(self, n: int) -> "WicData":
         """The first n examples."""
-        return WicData(self.targets[:n], self.pos[:n], self.words1[:n], self.words2[:n],
-                       self.index1[:n], self.index2[:n], self.labels[:n])
+        return WicData(
+            self.targets[:n],
+            self.pos[:n],
+            self.words1[:n],
+            self.words2[:n],
+            self.index1[:n],
+            self.index2[:n],
+            self.labels[:n],
+        )
 
 
 @dataclass
@@ -104,22 +112,30 @@ def wic_paths(data_dir: PathLike, split: str) -> Tuple[Path, Path]:
 def read_wic(data_dir: PathLike, split: str) -> WicData:
     """Read ``{split}.data.txt`` and ``{split}.gold.txt`` from ``data_dir``."""
     data_path, gold_path = wic_paths(data_dir, split)
-    hint = (f"A WiC data directory holds {split}.data.txt and {split}.gold.txt (official layout); "
-            "the test split with gold labels ships separately from train/dev.")
+    hint = (
+        f"A WiC data directory holds {split}.data.txt and {split}.gold.txt (official layout); "
+        "the test split with gold labels ships separately from train/dev."
+    )
     data_path, gold_path = _existing(data_path, hint), _existing(gold_path, hint)
     targets, pos, words1, words2, index1, index2 = [], [], [], [], [], []
     for number, line in _lines(data_path):
         fields = line.split("\t")
         indices = fields[2].split("-") if len(fields) == 5 else []
         if len(indices) != 2 or not all(_is_whole_number(i.strip()) for i in indices):
-            raise CtxvecError(Errors.E302.format(
-                path=data_path, line=number, got=line,
-                expected="5 tab-separated fields: target, PoS, indices 'i-j', sentence1, sentence2"))
+            raise CtxvecError(
+                Errors.E302.format(
+                    path=data_path,
+                    line=number,
+                    got=line,
+                    expected="5 tab-separated fields: target, PoS, indices 'i-j', sentence1, sentence2",
+                )
+            )
         sentence1, sentence2 = fields[3].split(), fields[4].split()
         for which, (index, words) in enumerate(zip(indices, (sentence1, sentence2)), start=1):
             if int(index) >= len(words):
-                raise CtxvecError(Errors.E303.format(path=data_path, line=number, index=int(index),
-                                                     which=which, n_tokens=len(words)))
+                raise CtxvecError(
+                    Errors.E303.format(path=data_path, line=number, index=int(index), which=which, n_tokens=len(words))
+                )
         targets.append(fields[0])
         pos.append(fields[1])
         words1.append(sentence1)
@@ -136,8 +152,15 @@ def read_wic(data_dir: PathLike, split: str) -> WicData:
         raise CtxvecError(Errors.E304.format(gold=gold_path, n_gold=len(labels), data=data_path, n_data=len(targets)))
     if not targets:
         raise CtxvecError(Errors.E305.format(path=data_path))
-    return WicData(targets, pos, words1, words2, np.array(index1, dtype=np.int64),
-                   np.array(index2, dtype=np.int64), np.array(labels, dtype=bool))
+    return WicData(
+        targets,
+        pos,
+        words1,
+        words2,
+        np.array(index1, dtype=np.int64),
+        np.array(index2, dtype=np.int64),
+        np.array(labels, dtype=bool),
+    )
 
 
 # Word similarity
@@ -196,8 +219,9 @@ def read_word_pairs(path: PathLike) -> WordPairs:
             if not fields[0] or not fields[1]:
                 raise ValueError(line)
         except (ValueError, IndexError):
-            raise CtxvecError(Errors.E302.format(path=path, line=number, got=line,
-                                                 expected="word1, word2 and a numeric score")) from None
+            raise CtxvecError(
+                Errors.E302.format(path=path, line=number, got=line, expected="word1, word2 and a numeric score")
+            ) from None
         words1.append(fields[0])
         words2.append(fields[1])
         scores.append(score)
@@ -235,10 +259,15 @@ def read_scws(path: PathLike) -> ContextPairs:
             tokens2, i2 = _marked_context(fields[6])
             score = _number(fields[7])
         except ValueError:
-            raise CtxvecError(Errors.E302.format(
-                path=path, line=number, got=line[:200],
-                expected="at least 8 tab-separated fields with contexts 6 and 7 marking the target "
-                         "as <b> word </b> and a numeric average rating in field 8")) from None
+            raise CtxvecError(
+                Errors.E302.format(
+                    path=path,
+                    line=number,
+                    got=line[:200],
+                    expected="at least 8 tab-separated fields with contexts 6 and 7 marking the target "
+                    "as <b> word </b> and a numeric average rating in field 8",
+                )
+            ) from None
         words1.append(tokens1)
         words2.append(tokens2)
         index1.append(i1)
@@ -246,8 +275,13 @@ def read_scws(path: PathLike) -> ContextPairs:
         scores.append(score)
     if not scores:
         raise CtxvecError(Errors.E305.format(path=path))
-    return ContextPairs(words1, words2, np.array(index1, dtype=np.int64), np.array(index2, dtype=np.int64),
-                        np.array(scores, dtype=np.float64))
+    return ContextPairs(
+        words1,
+        words2,
+        np.array(index1, dtype=np.int64),
+        np.array(index2, dtype=np.int64),
+        np.array(scores, dtype=np.float64),
+    )
 
 
 # WordNet sense counts
@@ -264,8 +298,11 @@ def read_sense_counts(path: PathLike) -> Dict[str, int]:
         if len(fields) < 2 or not _is_whole_number(fields[1].strip()):
             if position == 0:  # header
                 continue
-            raise CtxvecError(Errors.E302.format(path=path, line=number, got=line,
-                                                 expected="a lemma and a whole sense count, tab-separated"))
+            raise CtxvecError(
+                Errors.E302.format(
+                    path=path, line=number, got=line, expected="a lemma and a whole sense count, tab-separated"
+                )
+            )
         counts[fields[0]] = int(fields[1])
     if not counts:
         raise CtxvecError(Errors.E305.format(path=path))
@@ -299,18 +336,27 @@ class SenseSentences:
 
 
 def _sense_row(path: Path, number: int, line: str) -> Tuple[str, List[str], int, str]:
-    expected = ('a JSON object {"lemma": str, "words": [str, ...], "position": int, '
-                '"synset" (or "sense"): str or int}')
+    expected = 'a JSON object {"lemma": str, "words": [str, ...], "position": int, "synset" (or "sense"): str or int}'
     try:
         row = json.loads(line)
     except ValueError:
         raise CtxvecError(Errors.E302.format(path=path, line=number, got=line[:200], expected=expected)) from None
     label_key = next((key for key in SENSE_LABEL_KEYS if isinstance(row, dict) and key in row), None)
-    if (not isinstance(row, dict) or label_key is None or not isinstance(row.get("lemma"), str) or not row["lemma"]
-            or not isinstance(row.get("words"), list) or not row["words"]
-            or not all(isinstance(word, str) and word.strip() and not any(c.isspace() for c in word) for word in row["words"])
-            or type(row.get("position")) is not int or isinstance(row[label_key], bool)
-            or not isinstance(row[label_key], (str, int)) or str(row[label_key]) == ""):
+    if (
+        not isinstance(row, dict)
+        or label_key is None
+        or not isinstance(row.get("lemma"), str)
+        or not row["lemma"]
+        or not isinstance(row.get("words"), list)
+        or not row["words"]
+        or not all(
+            isinstance(word, str) and word.strip() and not any(c.isspace() for c in word) for word in row["words"]
+        )
+        or type(row.get("position")) is not int
+        or isinstance(row[label_key], bool)
+        or not isinstance(row[label_key], (str, int))
+        or str(row[label_key]) == ""
+    ):
         raise CtxvecError(Errors.E302.format(path=path, line=number, got=line[:200], expected=expected))
     position, words = row["position"], row["words"]
     if not 0 <= position < len(words):

@@ -13,6 +13,7 @@ the evaluated sentences: the mean ARI over the lemmas whose sentences carry at l
 that are given one sense. (For a lemma with one gold sense the ARI is 1 or 0, one
 sense or not, so the all-lemma mean mixes the two.)
 """
+
 from dataclasses import dataclass, field
 from typing import Any, Dict, List, Optional, Sequence
 
@@ -84,9 +85,13 @@ def clustering_scores(gold: Sequence[Sequence], predicted: Sequence[Sequence]) -
     n_senses = np.array([len(set(map(str, p))) for p in predicted], dtype=np.float64)
     polysemous = np.array([len(set(map(str, g))) >= 2 for g in gold], dtype=bool)
     return ClusteringScores(
-        precision=None if precision is None else float(precision), recall=float(recall), f1=float(f1),
-        mean_ari=float(aris.mean()), one_sense_fraction=float(np.mean(n_senses == 1)),
-        mean_senses=float(n_senses.mean()), n_lemmas=len(gold),
+        precision=None if precision is None else float(precision),
+        recall=float(recall),
+        f1=float(f1),
+        mean_ari=float(aris.mean()),
+        one_sense_fraction=float(np.mean(n_senses == 1)),
+        mean_senses=float(n_senses.mean()),
+        n_lemmas=len(gold),
         polysemous_ari=float(aris[polysemous].mean()) if polysemous.any() else None,
         n_polysemous=int(polysemous.sum()),
         monosemous_one_sense=float(np.mean(n_senses[~polysemous] == 1)) if (~polysemous).any() else None,

@@ -1,6 +1,7 @@
 """The evaluations end to end: read the data, collect vectors with a pipeline
 (vectors.py) and score them (wic.py, similarity.py). Load pipelines with
 spacy_ctxvec.pipelines.load_pipeline."""
+
 from dataclasses import dataclass
 from typing import Any, Dict, List, Mapping, Optional, Sequence, Tuple
 
@@ -8,10 +9,10 @@ import numpy as np
 from spacy.language import Language
 
 from ..attributes import CONTEXT_ARRAY, CONTEXT_MASK, install_extensions
+from ..building.shard import polysemy_components
 from ..errors import CtxvecError, Errors
 from ..lexicon.polysemy_probe import FITTED_HALF, PROBE, in_fitted_half, type_polysemy_scores
 from ..lexicon.sense_inventory import describe_split_thresholds, probe_split_decisions
-from ..lexicon.shard import polysemy_components
 from ..ops.senses import (
     CONTEXT_WEIGHT,
     CONTEXT_WINDOW,
@@ -47,7 +48,9 @@ from .wic import (
 StaticTargets = Tuple[np.ndarray, np.ndarray, np.ndarray]
 
 
-def wic_pair_vectors(nlp: Language, data, batch_size: Optional[int] = None) -> Tuple[PairVectors, Moments, Sequence[str], int]:
+def wic_pair_vectors(
+    nlp: Language, data, batch_size: Optional[int] = None
+) -> Tuple[PairVectors, Moments, Sequence[str], int]:
     """Per-view vectors of a WiC split, the corpus moments of its sentences, the view
     names, and how many targets had no wordpiece (zero vectors, cosine 0)."""
     first = target_vectors(nlp, data.words1, data.index1, batch_size)
@@ -55,8 +58,10 @@ def wic_pair_vectors(nlp: Language, data, batch_size: Optional[int] = None) -> T
     lemmas = unique_words(data.targets)
     types = target_vectors(nlp, [[lemma] for lemma in lemmas], np.zeros(len(lemmas), dtype=np.int64), batch_size)
     pairs = PairVectors(
-        target1=first.views, target2=second.views,
-        context1=first.context_means, context2=second.context_means,
+        target1=first.views,
+        target2=second.views,
+        context1=first.context_means,
+        context2=second.context_means,
         type_vectors=rows_for(data.targets, lemmas, types.views),
     )
     n_missing = int((~first.has_vector).sum() + (~second.has_vector).sum())
@@ -77,9 +82,14 @@ def evaluate_wic(
     train_pairs, moments, view_names, missing_train = wic_pair_vectors(nlp, train, batch_size)
     eval_pairs, _, _, missing_eval = wic_pair_vectors(nlp, evaluated, batch_size)
     report = evaluate_wic_features(
-        cosine_families(train_pairs, moments), train.labels, train.targets,
-        cosine_families(eval_pairs, moments), evaluated.labels,
-        view_names=view_names, split=split, family_names=families,
+        cosine_families(train_pairs, moments),
+        train.labels,
+        train.targets,
+        cosine_families(eval_pairs, moments),
+        evaluated.labels,
+        view_names=view_names,
+        split=split,
+        family_names=families,
     )
     return report, missing_train + missing_eval
 
@@ -90,28 +100,45 @@ def evaluate_word_sim(nlp: Language, pairs: WordPairs, name: str = "word-sim") -
     vocabulary = unique_words(pairs.words1, pairs.words2)
     vectors, found = static_token_vectors(nlp, vocabulary)
     covered = rows_for(pairs.words1, vocabulary, found) & rows_for(pairs.words2, vocabulary, found)
-    return similarity_report(name, rows_for(pairs.words1, vocabulary, vectors),
-                             rows_for(pairs.words2, vocabulary, vectors), covered, pairs.scores)
+    return similarity_report(
+        name,
+        rows_for(pairs.words1, vocabulary, vectors),
+        rows_for(pairs.words2, vocabulary, vectors),
+        covered,
+        pairs.scores,
+    )
 
 
-def evaluate_scws(nlp: Language, pairs: ContextPairs, name: str = "scws", batch_size: Optional[int] = None) -> CorrelationReport:
+def evaluate_scws(
+    nlp: Language, pairs: ContextPairs, name: str = "scws", batch_size: Optional[int] = None
+) -> CorrelationReport:
     """Spearman of the cosine of the two targets' contextual vectors (token._.context_vec,
     the pipeline's own setting) with the average rating (read_scws); per layer in
     ``details``, and on the subset whose two words are the same."""
     first = target_vectors(nlp, pairs.words1, pairs.index1, batch_size)
     second = target_vectors(nlp, pairs.words2, pairs.index2, batch_size)
     if first.pipeline is None:
-        raise CtxvecError(Errors.E307.format(
-            pipe_names=nlp.pipe_names, component="ctxvec_context", attribute="token._.context_vec",
-            hint="Add it after the transformer: nlp.add_pipe('ctxvec_context')."))
+        raise CtxvecError(
+            Errors.E307.format(
+                pipe_names=nlp.pipe_names,
+                component="ctxvec_context",
+                attribute="token._.context_vec",
+                hint="Add it after the transformer: nlp.add_pipe('ctxvec_context').",
+            )
+        )
     covered = first.has_vector & second.has_vector
     report = similarity_report(name, first.pipeline, second.pipeline, covered, pairs.scores)
-    report.details = layer_similarity_reports(report.name, first.views, second.views, first.view_names, covered, pairs.scores)
-    same_word = np.array([a[i].lower() == b[j].lower() for a, i, b, j in
-                          zip(pairs.words1, pairs.index1, pairs.words2, pairs.index2)], dtype=bool)
+    report.details = layer_similarity_reports(
+        report.name, first.views, second.views, first.view_names, covered, pairs.scores
+    )
+    same_word = np.array(
+        [a[i].lower() == b[j].lower() for a, i, b, j in zip(pairs.words1, pairs.index1, pairs.words2, pairs.index2)],
+        dtype=bool,
+    )
     report.details["same_word_pairs"] = float(same_word.sum())
     report.details["same_word_spearman"] = similarity_report(
-        report.name, first.pipeline, second.pipeline, covered & same_word, pairs.scores).spearman
+        report.name, first.pipeline, second.pipeline, covered & same_word, pairs.scores
+    ).spearman
     static = _static_target_vectors(nlp, pairs)
     report.details.update(_static_rows(static, pairs.scores))
     report.details.update(_sense_rows(first, second, covered, pairs.scores, static))
@@ -140,8 +167,9 @@ def _static_rows(static: Optional[StaticTargets], scores: np.ndarray) -> Dict[st
     return {"static_vec": report.spearman, "static_vec_covered": float(report.n_covered)}
 
 
-def _sense_rows(first, second, covered: np.ndarray, scores: np.ndarray,
-                static: Optional[StaticTargets] = None) -> Dict[str, Optional[float]]:
+def _sense_rows(
+    first, second, covered: np.ndarray, scores: np.ndarray, static: Optional[StaticTargets] = None
+) -> Dict[str, Optional[float]]:
     """Spearman of the cosine of the two targets' token._.sense_vec (where the pipeline
     has senses), on the pairs whose two targets both have a sense; and on the same pairs
     the contextual vectors' Spearman and (with ctxvec_static) the static vectors', the
@@ -153,8 +181,9 @@ def _sense_rows(first, second, covered: np.ndarray, scores: np.ndarray,
         "sense_vec": similarity_report("sense_vec", first.sense_vectors, second.sense_vectors, both, scores).spearman,
         "sense_vec_covered": float(both.sum()),
         "sense_vec_coverage": float(both.mean()) if len(both) else 0.0,
-        "context_vec_on_sense_covered": similarity_report("context_vec", first.pipeline, second.pipeline,
-                                                          both & covered, scores).spearman,
+        "context_vec_on_sense_covered": similarity_report(
+            "context_vec", first.pipeline, second.pipeline, both & covered, scores
+        ).spearman,
     }
     if static is not None:
         static_first, static_second, static_both = static
@@ -168,12 +197,19 @@ def polysemy_component(nlp: Language):
     names = polysemy_components(nlp)
     if names:
         return nlp.get_pipe(names[0])
-    raise CtxvecError(Errors.E307.format(
-        pipe_names=nlp.pipe_names, component="ctxvec_polysemy", attribute="polysemy_score",
-        hint="Build a lexicon (spacy-ctxvec build-lexicon) and add the ctxvec_polysemy component with it."))
+    raise CtxvecError(
+        Errors.E307.format(
+            pipe_names=nlp.pipe_names,
+            component="ctxvec_polysemy",
+            attribute="polysemy_score",
+            hint="Build a lexicon (spacy-ctxvec build-lexicon) and add the ctxvec_polysemy component with it.",
+        )
+    )
 
 
-def evaluate_polysemy(nlp: Language, sense_counts: Mapping[str, int], min_count: Optional[int] = None) -> PolysemyReport:
+def evaluate_polysemy(
+    nlp: Language, sense_counts: Mapping[str, int], min_count: Optional[int] = None
+) -> PolysemyReport:
     """Spearman of the pipeline's polysemy_score per lexicon type with log WordNet sense
     counts (read_sense_counts), raw and with log corpus frequency partialled out, and
     the monosemous-vs-polysemous AUC; for a probe fitted on one half of the words
@@ -181,15 +217,22 @@ def evaluate_polysemy(nlp: Language, sense_counts: Mapping[str, int], min_count:
     component = polysemy_component(nlp)
     lexicon = component.lexicon
     if lexicon is None or len(lexicon) == 0:
-        raise CtxvecError(Errors.E307.format(
-            pipe_names=nlp.pipe_names, component="ctxvec_polysemy (with a lexicon)", attribute="polysemy_score",
-            hint="Its lexicon is empty: initialise the component with a lexicon built from a corpus."))
-    scores, valid, source = type_polysemy_scores(lexicon, component.probe, min_count or component.min_count, component.score,
-                                                 component.type_inputs)
+        raise CtxvecError(
+            Errors.E307.format(
+                pipe_names=nlp.pipe_names,
+                component="ctxvec_polysemy (with a lexicon)",
+                attribute="polysemy_score",
+                hint="Its lexicon is empty: initialise the component with a lexicon built from a corpus.",
+            )
+        )
+    scores, valid, source = type_polysemy_scores(
+        lexicon, component.probe, min_count or component.min_count, component.score, component.type_inputs
+    )
     report = polysemy_report(lexicon.keys, scores, valid, lexicon.counts, sense_counts, score=source)
     if source == PROBE and component.probe.meta.get("fitted_words") == FITTED_HALF:
-        report.held_out = polysemy_report(lexicon.keys, scores, valid, lexicon.counts, sense_counts, score=source,
-                                          words=~in_fitted_half(lexicon.keys))
+        report.held_out = polysemy_report(
+            lexicon.keys, scores, valid, lexicon.counts, sense_counts, score=source, words=~in_fitted_half(lexicon.keys)
+        )
     return report
 
 
@@ -222,8 +265,13 @@ class SenseTargets:
     contexts: Optional[np.ndarray] = None
 
 
-def sense_targets(nlp: Language, word_lists: Sequence[Sequence[str]], positions: np.ndarray,
-                  batch_size: Optional[int] = None, context_window: int = CONTEXT_WINDOW) -> SenseTargets:
+def sense_targets(
+    nlp: Language,
+    word_lists: Sequence[Sequence[str]],
+    positions: np.ndarray,
+    batch_size: Optional[int] = None,
+    context_window: int = CONTEXT_WINDOW,
+) -> SenseTargets:
     """Run the whole pipeline on Docs made of exactly these words and read the target
     token ``positions[k]`` of sentence ``k``."""
     from spacy.tokens import Token
@@ -261,15 +309,26 @@ def sense_targets(nlp: Language, word_lists: Sequence[Sequence[str]], positions:
                     sense_vectors = np.zeros((n, len(sense_vector)), dtype=np.float32)
                 sense_vectors[k] = sense_vector
     if vectors is None:
-        raise CtxvecError(Errors.E307.format(
-            pipe_names=nlp.pipe_names, component="ctxvec_context", attribute="token._.context_vec",
-            hint="Add it after the transformer: nlp.add_pipe('ctxvec_context')."))
+        raise CtxvecError(
+            Errors.E307.format(
+                pipe_names=nlp.pipe_names,
+                component="ctxvec_context",
+                attribute="token._.context_vec",
+                hint="Add it after the transformer: nlp.add_pipe('ctxvec_context').",
+            )
+        )
     return SenseTargets(vectors, has_vector, keys, senses, sense_vectors, contexts if context_window > 0 else None)
 
 
-def induced_labels(vectors: np.ndarray, groups: Sequence[Sequence[int]], space=None,
-                   settings: Optional[Mapping[str, Any]] = None, contexts: Optional[np.ndarray] = None,
-                   context_space=None, split_decisions: Optional[Sequence[Optional[bool]]] = None) -> Tuple[List[np.ndarray], Any]:
+def induced_labels(
+    vectors: np.ndarray,
+    groups: Sequence[Sequence[int]],
+    space=None,
+    settings: Optional[Mapping[str, Any]] = None,
+    contexts: Optional[np.ndarray] = None,
+    context_space=None,
+    split_decisions: Optional[Sequence[Optional[bool]]] = None,
+) -> Tuple[List[np.ndarray], Any]:
     """Senses induced on each group's own rows of ``vectors`` in ``space`` (a SenseSpace;
     None: fitted on all rows of ``vectors``), with ops.senses.induce_senses ``settings``
     (an inventory's: its split thresholds table too). With ``contexts`` (the targets'
@@ -295,7 +354,11 @@ def induced_labels(vectors: np.ndarray, groups: Sequence[Sequence[int]], space=N
     labels = []
     for i, rows in enumerate(groups):
         units = to_sense_space(vectors[list(rows)], space)
-        features = sense_features(units, to_sense_space(contexts[list(rows)], context_space), weight) if with_contexts else None
+        features = (
+            sense_features(units, to_sense_space(contexts[list(rows)], context_space), weight)
+            if with_contexts
+            else None
+        )
         split = None if split_decisions is None else split_decisions[i]
         labels.append(induce_senses(units, cluster_rows=features, split=split, **options).labels)
     return labels, space
@@ -311,8 +374,9 @@ def lemma_split_decisions(nlp: Language, lemmas: Sequence[str]) -> Optional[List
     return probe_split_decisions(component.lexicon, component.probe, component.min_count, keys, component.type_inputs)
 
 
-def evaluate_senses(nlp: Language, data: SenseSentences, per_lemma: Optional[int] = None,
-                    batch_size: Optional[int] = None) -> SenseReport:
+def evaluate_senses(
+    nlp: Language, data: SenseSentences, per_lemma: Optional[int] = None, batch_size: Optional[int] = None
+) -> SenseReport:
     """Induced senses against the gold senses of ``data`` (read_sense_sentences), per
     lemma with at least 2 sentences (its first ``per_lemma``): ``induced`` = senses
     induced on the lemma's own sentences in the pipeline's sense space (its
@@ -330,23 +394,36 @@ def evaluate_senses(nlp: Language, data: SenseSentences, per_lemma: Optional[int
     inventory = pipeline_senses(nlp)
     settings: Dict[str, Any] = dict(inventory.settings) if inventory is not None else {}
     window = inventory.context_window if inventory is not None else CONTEXT_WINDOW
-    targets = sense_targets(nlp, [data.words[row] for row in rows], data.positions[rows], batch_size, context_window=window)
+    targets = sense_targets(
+        nlp, [data.words[row] for row in rows], data.positions[rows], batch_size, context_window=window
+    )
     local_groups = [[position_of[row] for row in groups[lemma]] for lemma in lemmas]
     gold = [[data.senses[row] for row in groups[lemma]] for lemma in lemmas]
     decisions = lemma_split_decisions(nlp, lemmas) if settings.get("split_rule") == "probe" else None
-    induced, space = induced_labels(targets.vectors, local_groups, inventory.space if inventory is not None else None, settings,
-                                    contexts=targets.contexts,
-                                    context_space=inventory.context_space if inventory is not None else None,
-                                    split_decisions=decisions)
+    induced, space = induced_labels(
+        targets.vectors,
+        local_groups,
+        inventory.space if inventory is not None else None,
+        settings,
+        contexts=targets.contexts,
+        context_space=inventory.context_space if inventory is not None else None,
+        split_decisions=decisions,
+    )
     methods = {INDUCED: clustering_scores(gold, induced)}
     details: Dict[str, Any] = {
-        "sense_space": "the pipeline's sense inventory" if inventory is not None else "fitted on the file's target vectors",
-        "split_thresholds": describe_split_thresholds(settings) if inventory is not None
+        "sense_space": "the pipeline's sense inventory"
+        if inventory is not None
+        else "fitted on the file's target vectors",
+        "split_thresholds": describe_split_thresholds(settings)
+        if inventory is not None
         else "the shipped split thresholds (no sense inventory)",
         "n_removed_directions": int(space.directions.shape[0]),
-        "context": (f"token joined to the mean vector of {window} tokens either side (weight "
-                    f"{float(settings.get('context_weight', CONTEXT_WEIGHT)):g})" if targets.contexts is not None
-                    and float(settings.get("context_weight", CONTEXT_WEIGHT)) > 0 else "none (token vectors alone)"),
+        "context": (
+            f"token joined to the mean vector of {window} tokens either side (weight "
+            f"{float(settings.get('context_weight', CONTEXT_WEIGHT)):g})"
+            if targets.contexts is not None and float(settings.get("context_weight", CONTEXT_WEIGHT)) > 0
+            else "none (token vectors alone)"
+        ),
         "targets_without_vector": int((~targets.has_vector).sum()),
         "split_by_probe_lemmas": None if decisions is None else sum(d is not None for d in decisions),
         "per_lemma": per_lemma,
@@ -358,6 +435,10 @@ def evaluate_senses(nlp: Language, data: SenseSentences, per_lemma: Optional[int
         covered_gold = [gold[i] for i in covered]
         methods[ASSIGNED] = clustering_scores(covered_gold, assigned)
         details["assigned_lemmas"] = len(covered)
-        details["assigned_baselines"] = {name: clustering_scores(covered_gold, labels).to_dict()
-                                         for name, labels in baseline_labels(covered_gold).items()}
-    return SenseReport(n_sentences=len(rows), n_lemmas=len(lemmas), methods=methods, baselines=baselines, details=details)
+        details["assigned_baselines"] = {
+            name: clustering_scores(covered_gold, labels).to_dict()
+            for name, labels in baseline_labels(covered_gold).items()
+        }
+    return SenseReport(
+        n_sentences=len(rows), n_lemmas=len(lemmas), methods=methods, baselines=baselines, details=details
+    )

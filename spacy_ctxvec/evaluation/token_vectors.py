@@ -4,6 +4,7 @@ Docs are built from the given words, so the data's tokenisation is kept, and eve
 pipeline component runs on them in order. Right after the transformer, the target
 tokens' vectors are pooled from every hidden layer at once (one forward pass).
 """
+
 from dataclasses import dataclass
 from typing import Iterator, List, Optional, Sequence, Tuple
 
@@ -74,8 +75,11 @@ def pool_every_layer(trf_data, pooling: PoolingFn) -> np.ndarray:
     one when the transformer does not output hidden states). Pooled layer by layer, so
     poolings that widen the rows (first_last) keep each layer's columns together."""
     hidden_states = trf_data.model_output.get("hidden_states")
-    selections = ([LayerSelection(layers=(), combine=mean_of_layers)] if hidden_states is None else
-                  [LayerSelection(layers=(i,), combine=mean_of_layers) for i in range(len(hidden_states))])
+    selections = (
+        [LayerSelection(layers=(), combine=mean_of_layers)]
+        if hidden_states is None
+        else [LayerSelection(layers=(i,), combine=mean_of_layers) for i in range(len(hidden_states))]
+    )
     return np.stack([pool_trf_data(trf_data, pooling, selection) for selection in selections], axis=1)
 
 
@@ -150,9 +154,16 @@ def target_vectors(
         raise CtxvecError(Errors.E305.format(path="(no sentences)"))
     n_views = views.shape[1]
     names = [f"layer_{i}" for i in range(n_views)] if n_views > 1 else ["layer_last"]
-    return TargetVectors(views=views, view_names=names, pipeline=pipeline, has_vector=has_vector, moments=moments,
-                         context_means=context_means, sense_vectors=sense_vectors,
-                         has_sense=has_sense if sense_vectors is not None else None)
+    return TargetVectors(
+        views=views,
+        view_names=names,
+        pipeline=pipeline,
+        has_vector=has_vector,
+        moments=moments,
+        context_means=context_means,
+        sense_vectors=sense_vectors,
+        has_sense=has_sense if sense_vectors is not None else None,
+    )
 
 
 def static_token_vectors(nlp: Language, words: Sequence[str], batch_size: int = 1000) -> Tuple[np.ndarray, np.ndarray]:
@@ -165,19 +176,23 @@ def static_token_vectors(nlp: Language, words: Sequence[str], batch_size: int = 
     found = np.zeros(len(words), dtype=bool)
     static_names = [name for name in nlp.pipe_names if nlp.get_pipe_meta(name).factory == "ctxvec_static"]
     for start in range(0, len(words), batch_size):
-        chunk = words[start:start + batch_size]
+        chunk = words[start : start + batch_size]
         docs = [doc_from_words(nlp, [word]) for word in chunk]
         for name in static_names:  # a static lookup needs no other component
             docs = _run_component(nlp.get_pipe(name), docs, batch_size)
         for offset, doc in enumerate(docs):
             array, keys = doc._.get(STATIC_ARRAY), doc._.get(STATIC_KEYS)
             if array is None:
-                raise CtxvecError(Errors.E307.format(
-                    pipe_names=nlp.pipe_names, component="ctxvec_static", attribute="token._.static_vec",
-                    hint="Add the static vectors component (nlp.add_pipe('ctxvec_static')) to the pipeline."))
+                raise CtxvecError(
+                    Errors.E307.format(
+                        pipe_names=nlp.pipe_names,
+                        component="ctxvec_static",
+                        attribute="token._.static_vec",
+                        hint="Add the static vectors component (nlp.add_pipe('ctxvec_static')) to the pipeline.",
+                    )
+                )
             if vectors is None:
                 vectors = np.zeros((len(words), array.shape[1]), dtype=np.float32)
             vectors[start + offset] = array[0]
             found[start + offset] = keys[0] > 0
     return (vectors if vectors is not None else np.zeros((0, 0), dtype=np.float32)), found
-

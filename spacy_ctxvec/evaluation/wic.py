@@ -13,6 +13,7 @@ Decisions are fitted on train only: a threshold per (family, view) and logistic
 regressions over whole families; the setting is chosen by grouped cross-validation
 on train (folds never share a target word), never by the evaluated split.
 """
+
 from dataclasses import asdict, dataclass, field
 from typing import Dict, List, Sequence, Tuple, Union
 
@@ -147,7 +148,11 @@ class WicReport:
     def per_family(self, family: str) -> Dict[str, float]:
         """View -> accuracy of the train threshold on ``family`` cosines."""
         prefix = f"threshold[{family}/"
-        return {name[len(prefix):-1]: values["accuracy"] for name, values in self.settings.items() if name.startswith(prefix)}
+        return {
+            name[len(prefix) : -1]: values["accuracy"]
+            for name, values in self.settings.items()
+            if name.startswith(prefix)
+        }
 
     def to_dict(self) -> Dict[str, object]:
         return asdict(self)
@@ -190,6 +195,11 @@ def evaluate_wic_features(
             table[setting.name]["threshold"] = decision.threshold
     # Ties go to the simpler setting: thresholds come first in the candidate order.
     chosen = max(table, key=lambda name: table[name]["train_cv_accuracy"])
-    return WicReport(split=split, accuracy=table[chosen]["accuracy"], chosen=chosen, n_examples=len(eval_labels),
-                     n_train=len(train_labels), settings=table)
-
+    return WicReport(
+        split=split,
+        accuracy=table[chosen]["accuracy"],
+        chosen=chosen,
+        n_examples=len(eval_labels),
+        n_train=len(train_labels),
+        settings=table,
+    )

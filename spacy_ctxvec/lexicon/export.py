@@ -5,6 +5,7 @@ ctxvec_static's spacy-ctxvec.vectors_file.v1.
 
 ``export_sense_vectors`` writes a multi-prototype table instead: one row per induced
 sense, keyed sense2vec-style ``bank|0``, ``bank|1`` (sense 0 is the largest)."""
+
 from pathlib import Path
 
 import numpy as np
@@ -50,7 +51,9 @@ def export_sense_vectors(senses: SenseInventory, output: PathLike, *, unit: bool
     from gensim.models import KeyedVectors
 
     sizes = senses.counts()
-    writable = np.repeat(writable_keys(np.array(senses.keys, dtype=str)), sizes) if len(senses) else np.zeros(0, dtype=bool)
+    writable = (
+        np.repeat(writable_keys(np.array(senses.keys, dtype=str)), sizes) if len(senses) else np.zeros(0, dtype=bool)
+    )
     keys = [sense_key(key, sense) for key, size in zip(senses.keys, sizes.tolist()) for sense in range(size)]
     vectors = normalise_rows(senses.vectors) if unit else senses.vectors.astype(np.float64)
     table = KeyedVectors(vector_size=senses.width)

@@ -16,6 +16,7 @@ SPLIT_PERCENTILE; sense_inventory.induce_inventory). A probe
 belongs to one model, layer selection, pooling and key mode: ``problem_with`` says why a
 probe does not fit a lexicon, and ``find_shipped_probe`` looks one up among the probes
 that come with the package (``spacy_ctxvec/probes``)."""
+
 import hashlib
 from pathlib import Path
 from typing import Any, Dict, List, Mapping, Optional, Sequence, Tuple, Union
@@ -77,7 +78,9 @@ def embedding_fingerprint(embeddings: np.ndarray) -> str:
     return digest.hexdigest()[:16]
 
 
-def probe_features(lexicon: Lexicon, min_count: int, inputs: Optional[np.ndarray] = None) -> Tuple[np.ndarray, np.ndarray]:
+def probe_features(
+    lexicon: Lexicon, min_count: int, inputs: Optional[np.ndarray] = None
+) -> Tuple[np.ndarray, np.ndarray]:
     """((n_types, width + 2 [+ input width]) float64 features, valid): valid where
     n >= min_count; ``inputs`` (n_types, input width): the types' input embeddings."""
     scores, valid = lexicon.polysemy_scores(min_count)
@@ -87,7 +90,9 @@ def probe_features(lexicon: Lexicon, min_count: int, inputs: Optional[np.ndarray
     if inputs is not None:
         inputs = np.asarray(inputs, dtype=np.float64)
         if inputs.shape[0] != len(lexicon) or inputs.ndim != 2:
-            raise CtxvecError(Errors.E650.format(problem=f"input embeddings of shape {inputs.shape} for {len(lexicon)} lexicon types"))
+            raise CtxvecError(
+                Errors.E650.format(problem=f"input embeddings of shape {inputs.shape} for {len(lexicon)} lexicon types")
+            )
         columns.append(inputs)
     return np.column_stack(columns), valid
 
@@ -101,12 +106,22 @@ class PolysemyProbe:
     def __init__(self, weights: np.ndarray, intercept: float, meta: Dict[str, Any]) -> None:
         weights = np.asarray(weights, dtype=np.float64)
         if weights.ndim != 1 or len(weights) < 3 or not np.isfinite(weights).all() or not np.isfinite(intercept):
-            raise CtxvecError(Errors.E650.format(problem=f"weights must be a finite vector of width + 2 values, got shape {weights.shape}"))
+            raise CtxvecError(
+                Errors.E650.format(
+                    problem=f"weights must be a finite vector of width + 2 values, got shape {weights.shape}"
+                )
+            )
         input_width = meta.get("input_width", 0) if isinstance(meta, dict) else 0
         if not isinstance(input_width, int) or isinstance(input_width, bool) or input_width < 0:
-            raise CtxvecError(Errors.E650.format(problem=f"meta input_width must be a whole number, got {input_width!r}"))
+            raise CtxvecError(
+                Errors.E650.format(problem=f"meta input_width must be a whole number, got {input_width!r}")
+            )
         if not isinstance(meta, dict) or meta.get("width") != len(weights) - 2 - input_width:
-            raise CtxvecError(Errors.E650.format(problem=f"meta must give width = {len(weights) - 2 - input_width} (len(weights) - 2 - input_width)"))
+            raise CtxvecError(
+                Errors.E650.format(
+                    problem=f"meta must give width = {len(weights) - 2 - input_width} (len(weights) - 2 - input_width)"
+                )
+            )
         self.weights = weights
         self.intercept = float(intercept)
         self.meta = dict(meta)
@@ -129,15 +144,19 @@ class PolysemyProbe:
         """Fingerprint of the model the probe was fitted on (None: not recorded)."""
         return self.meta.get("model")
 
-    def problem_with(self, lexicon: Lexicon, model: Optional[str] = None, inputs: Optional[np.ndarray] = None) -> Optional[str]:
+    def problem_with(
+        self, lexicon: Lexicon, model: Optional[str] = None, inputs: Optional[np.ndarray] = None
+    ) -> Optional[str]:
         """Why this probe cannot score ``lexicon`` (None if it can); ``model``: the
         fingerprint of the pipeline's model, checked when given; ``inputs``: the
         types' input embeddings, needed by a probe that reads them."""
         if lexicon.width != self.width:
             return f"the probe has width {self.width} and the lexicon {lexicon.width}"
         if self.input_width and (inputs is None or np.shape(inputs) != (len(lexicon), self.input_width)):
-            return (f"the probe reads the types' input embeddings ({self.input_width} values each) and "
-                    f"{'none were given' if inputs is None else f'they have shape {np.shape(inputs)}'}")
+            return (
+                f"the probe reads the types' input embeddings ({self.input_width} values each) and "
+                f"{'none were given' if inputs is None else f'they have shape {np.shape(inputs)}'}"
+            )
         for name in MATCHED_META:
             if name in self.meta and lexicon.meta.get(name) != self.meta[name]:
                 return f"the probe was fitted for {name} = {self.meta[name]!r} and the lexicon has {lexicon.meta.get(name)!r}"
@@ -148,7 +167,9 @@ class PolysemyProbe:
     def log_senses(self, features: np.ndarray) -> np.ndarray:
         return np.asarray(features, dtype=np.float64) @ self.weights + self.intercept
 
-    def scores(self, lexicon: Lexicon, min_count: int, inputs: Optional[np.ndarray] = None) -> Tuple[np.ndarray, np.ndarray]:
+    def scores(
+        self, lexicon: Lexicon, min_count: int, inputs: Optional[np.ndarray] = None
+    ) -> Tuple[np.ndarray, np.ndarray]:
         """(estimated sense counts, valid) per type; invalid entries hold 0.0."""
         problem = self.problem_with(lexicon, inputs=inputs)
         if problem:
@@ -168,7 +189,12 @@ class PolysemyProbe:
 
     # Serialisation: weights.npy + probe.json, or msgpack in bytes; never pickle.
     def _header(self) -> Dict[str, Any]:
-        return {"format_version": PROBE_FORMAT_VERSION, "features": list(self.features), "intercept": self.intercept, "meta": self.meta}
+        return {
+            "format_version": PROBE_FORMAT_VERSION,
+            "features": list(self.features),
+            "intercept": self.intercept,
+            "meta": self.meta,
+        }
 
     def to_disk(self, path: Union[str, Path]) -> None:
         save_parts(path, {_WEIGHTS: self.weights}, {_HEADER_FILE: self._header()})
@@ -190,7 +216,9 @@ class PolysemyProbe:
     def _from_parts(cls, header: Any, weights: np.ndarray, source: str) -> "PolysemyProbe":
         header = check_header(header, PROBE_FORMAT_VERSION, lambda problem: _read_error(source, problem))
         if header.get("features") not in (list(FEATURES), list(FEATURES) + [INPUT_FEATURE]):
-            raise _read_error(source, f"features {header.get('features')!r} are not {list(FEATURES)} (+ {INPUT_FEATURE!r})")
+            raise _read_error(
+                source, f"features {header.get('features')!r} are not {list(FEATURES)} (+ {INPUT_FEATURE!r})"
+            )
         intercept = header.get("intercept")
         if not isinstance(intercept, (int, float)) or isinstance(intercept, bool):
             raise _read_error(source, "the intercept is not a number")
@@ -212,8 +240,9 @@ def _read_error(source: str, problem: str) -> CtxvecError:
     return CtxvecError(Errors.E652.format(path=source, problem=problem))
 
 
-def training_rows(lexicon: Lexicon, sense_counts: Mapping[str, int], min_count: int,
-                  inputs: Optional[np.ndarray] = None) -> Tuple[np.ndarray, np.ndarray, np.ndarray]:
+def training_rows(
+    lexicon: Lexicon, sense_counts: Mapping[str, int], min_count: int, inputs: Optional[np.ndarray] = None
+) -> Tuple[np.ndarray, np.ndarray, np.ndarray]:
     """(type rows, features, log sense counts) of the types with n >= min_count and a known count."""
     features, valid = probe_features(lexicon, min_count, inputs)
     senses = sense_counts_for(lexicon.keys, sense_counts)
@@ -245,9 +274,13 @@ def fit_probe(
     first = lexicons[0]
     for other in lexicons[1:]:
         if other.width != first.width or any(other.meta.get(name) != first.meta.get(name) for name in MATCHED_META):
-            raise CtxvecError(Errors.E650.format(problem="the lexicons to fit on differ in width, key, layers or pooling"))
+            raise CtxvecError(
+                Errors.E650.format(problem="the lexicons to fit on differ in width, key, layers or pooling")
+            )
     if inputs is not None and len(inputs) != len(lexicons):
-        raise CtxvecError(Errors.E650.format(problem=f"{len(inputs)} input-embedding arrays for {len(lexicons)} lexicons"))
+        raise CtxvecError(
+            Errors.E650.format(problem=f"{len(inputs)} input-embedding arrays for {len(lexicons)} lexicons")
+        )
     parts = []
     for j, lexicon in enumerate(lexicons):
         rows, features, targets = training_rows(lexicon, sense_counts, min_count, None if inputs is None else inputs[j])
@@ -261,10 +294,16 @@ def fit_probe(
         raise CtxvecError(Errors.E653.format(n_words=len(targets), minimum=MIN_TRAINING_WORDS, min_count=min_count))
     ridge = RidgeCV(alphas=list(alphas)).fit(features, targets)
     meta = {
-        "width": first.width, **{name: first.meta[name] for name in MATCHED_META if name in first.meta},
+        "width": first.width,
+        **{name: first.meta[name] for name in MATCHED_META if name in first.meta},
         **({"input_width": int(np.shape(inputs[0])[1])} if inputs is not None else {}),
-        "model": model, "target": "log sense count", "trained_on": trained_on, "n_words": int(len(targets)),
-        "n_polysemous": int((targets > 0).sum()), "alpha": float(ridge.alpha_), "min_count": int(min_count),
+        "model": model,
+        "target": "log sense count",
+        "trained_on": trained_on,
+        "n_words": int(len(targets)),
+        "n_polysemous": int((targets > 0).sum()),
+        "alpha": float(ridge.alpha_),
+        "min_count": int(min_count),
         "fitted_words": FITTED_HALF if half else FITTED_ALL,
         "split_senses": split_senses(features, targets, words, float(ridge.alpha_)),
     }
@@ -289,7 +328,10 @@ def split_senses(features: np.ndarray, log_senses: np.ndarray, words: Sequence[s
 
 
 def type_polysemy_scores(
-    lexicon: Lexicon, probe: Optional[PolysemyProbe], min_count: int, score: str = "auto",
+    lexicon: Lexicon,
+    probe: Optional[PolysemyProbe],
+    min_count: int,
+    score: str = "auto",
     inputs: Optional[np.ndarray] = None,
 ) -> Tuple[np.ndarray, np.ndarray, str]:
     """(scores, valid, the definition used: PROBE or SELF_SIMILARITY) per type.

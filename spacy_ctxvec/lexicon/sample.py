@@ -16,6 +16,7 @@ keep the smallest vector bytes, a total order).
 Pure numpy + stdlib (no spaCy): the shard function (``lexicon.shard``) computes
 priorities and snippets from Docs and calls ``OccurrenceSample.from_occurrences``.
 """
+
 import hashlib
 from pathlib import Path
 from typing import Any, Callable, Dict, List, Optional, Sequence, Tuple, Union
@@ -23,19 +24,34 @@ from typing import Any, Callable, Dict, List, Optional, Sequence, Tuple, Union
 import numpy as np
 
 from ..errors import CtxvecError, Errors
-from .storage import KeyedRows, check_header, check_strings, BYTES_SOURCE, load_parts, parts_from_bytes, parts_to_bytes, save_parts
+from .storage import (
+    BYTES_SOURCE,
+    KeyedRows,
+    check_header,
+    check_strings,
+    load_parts,
+    parts_from_bytes,
+    parts_to_bytes,
+    save_parts,
+)
 
 SAMPLE_FORMAT_VERSION = 1
 SAMPLE_VECTOR_DTYPE = np.float16
 SNIPPET_WINDOW = 4  # tokens of context either side of the word in a snippet
 _ARRAY_FILES = ("offsets", "priorities", "vectors")
-_ARRAY_DTYPES = {"offsets": np.int64, "priorities": np.uint64, "vectors": SAMPLE_VECTOR_DTYPE, "contexts": SAMPLE_VECTOR_DTYPE}
+_ARRAY_DTYPES = {
+    "offsets": np.int64,
+    "priorities": np.uint64,
+    "vectors": SAMPLE_VECTOR_DTYPE,
+    "contexts": SAMPLE_VECTOR_DTYPE,
+}
 _CONTEXTS = "contexts"  # optional array: samples made before context vectors have none
 _HEADER_FILE, _KEYS_FILE, _SNIPPETS_FILE = "sample.json", "keys.json", "snippets.json"
 
 
 def _sample_error(source: str, problem: str) -> CtxvecError:
     return CtxvecError(Errors.E262.format(path=source, problem=problem))
+
 
 # splitmix64 constants (Steele, Lea & Flood 2014)
 _GOLDEN = np.uint64(0x9E3779B97F4A7C15)
@@ -61,7 +77,9 @@ def occurrence_priorities(doc_text_hashes: np.ndarray, token_positions: np.ndarr
         return z ^ (z >> np.uint64(31))
 
 
-def snippet_from_offsets(text: str, starts: Sequence[int], lengths: Sequence[int], i: int, window: int = SNIPPET_WINDOW) -> str:
+def snippet_from_offsets(
+    text: str, starts: Sequence[int], lengths: Sequence[int], i: int, window: int = SNIPPET_WINDOW
+) -> str:
     """Up to ``window`` tokens either side of token ``i`` of ``text``, token ``i`` in brackets.
 
     ``starts``/``lengths``: character offset and length of every token (spaCy's
@@ -75,7 +93,7 @@ def snippet_from_offsets(text: str, starts: Sequence[int], lengths: Sequence[int
     end = int(starts[stop]) if stop < n else len(text)
     prefix = "… " if first > 0 else ""
     suffix = " …" if stop < n else ""
-    body = f"{text[int(starts[first]):word_start]}[{text[word_start:word_end]}]{text[word_end:end]}"
+    body = f"{text[int(starts[first]) : word_start]}[{text[word_start:word_end]}]{text[word_end:end]}"
     return prefix + body.strip() + suffix
 
 
@@ -120,14 +138,25 @@ class OccurrenceSample(KeyedRows):
         n_types, n_rows = len(self.keys), len(self.priorities)
         _check(self.k >= 1, f"k must be at least 1, got {self.k}")
         _check(self._width >= 1, f"width must be at least 1, got {self._width}")
-        _check(self.offsets.shape == (n_types + 1,), f"offsets has shape {self.offsets.shape}, expected ({n_types + 1},) for {n_types} keys")
-        _check(self.vectors.shape == (n_rows, self._width), f"vectors has shape {self.vectors.shape}, expected ({n_rows}, {self._width})")
+        _check(
+            self.offsets.shape == (n_types + 1,),
+            f"offsets has shape {self.offsets.shape}, expected ({n_types + 1},) for {n_types} keys",
+        )
+        _check(
+            self.vectors.shape == (n_rows, self._width),
+            f"vectors has shape {self.vectors.shape}, expected ({n_rows}, {self._width})",
+        )
         _check(len(self.snippets) == n_rows, f"{len(self.snippets)} snippets for {n_rows} rows")
-        _check(self.contexts is None or self.contexts.shape == self.vectors.shape,
-               f"contexts has shape {None if self.contexts is None else self.contexts.shape}, expected {self.vectors.shape}")
+        _check(
+            self.contexts is None or self.contexts.shape == self.vectors.shape,
+            f"contexts has shape {None if self.contexts is None else self.contexts.shape}, expected {self.vectors.shape}",
+        )
         if n_types:
             sizes = np.diff(self.offsets)
-            _check(int(self.offsets[0]) == 0 and int(self.offsets[-1]) == n_rows, "offsets must run from 0 to the number of rows")
+            _check(
+                int(self.offsets[0]) == 0 and int(self.offsets[-1]) == n_rows,
+                "offsets must run from 0 to the number of rows",
+            )
             _check(bool((sizes >= 1).all()) and int(sizes.max()) <= self.k, f"every key must hold 1 to k={self.k} rows")
             _check(all(a < b for a, b in zip(self.keys, self.keys[1:])), "keys must be sorted and unique")
         else:
@@ -140,9 +169,16 @@ class OccurrenceSample(KeyedRows):
 
     @classmethod
     def empty(cls, width: int, *, k: int, contexts: bool = False) -> "OccurrenceSample":
-        return cls([], np.zeros(1, dtype=np.int64), np.zeros(0, dtype=np.uint64),
-                   np.zeros((0, width), dtype=SAMPLE_VECTOR_DTYPE), [], k=k, width=width,
-                   contexts=np.zeros((0, width), dtype=SAMPLE_VECTOR_DTYPE) if contexts else None)
+        return cls(
+            [],
+            np.zeros(1, dtype=np.int64),
+            np.zeros(0, dtype=np.uint64),
+            np.zeros((0, width), dtype=SAMPLE_VECTOR_DTYPE),
+            [],
+            k=k,
+            width=width,
+            contexts=np.zeros((0, width), dtype=SAMPLE_VECTOR_DTYPE) if contexts else None,
+        )
 
     @classmethod
     def from_occurrences(
@@ -160,8 +196,10 @@ class OccurrenceSample(KeyedRows):
         vectors = np.asarray(vectors)
         _check(vectors.ndim == 2, f"vectors must be 2-d (n_occurrences, width), got shape {vectors.shape}")
         n = vectors.shape[0]
-        _check(len(keys) == n and len(priorities) == n and len(snippets) == n,
-               f"{len(keys)} keys, {len(priorities)} priorities and {len(snippets)} snippets for {n} vector rows")
+        _check(
+            len(keys) == n and len(priorities) == n and len(snippets) == n,
+            f"{len(keys)} keys, {len(priorities)} priorities and {len(snippets)} snippets for {n} vector rows",
+        )
         _check(k >= 1, f"k must be at least 1, got {k}")
         priorities = np.asarray(priorities)
         _check(priorities.dtype == np.uint64 or n == 0, f"priorities must be uint64, got {priorities.dtype}")
@@ -178,8 +216,16 @@ class OccurrenceSample(KeyedRows):
         if half_contexts is not None:
             _check_finite(half_contexts, "context")
         unique_keys, type_ids = np.unique(np.asarray(keys, dtype=str), return_inverse=True)
-        return _select(unique_keys, type_ids.ravel().astype(np.int64), priorities.astype(np.uint64),
-                       half, list(snippets), k=k, width=vectors.shape[1], contexts=half_contexts)
+        return _select(
+            unique_keys,
+            type_ids.ravel().astype(np.int64),
+            priorities.astype(np.uint64),
+            half,
+            list(snippets),
+            k=k,
+            width=vectors.shape[1],
+            contexts=half_contexts,
+        )
 
     # Merging
     def merge(self, other: "OccurrenceSample") -> "OccurrenceSample":
@@ -193,16 +239,24 @@ class OccurrenceSample(KeyedRows):
         if self.n_rows == 0:
             return other
         if self.has_contexts != other.has_contexts:
-            raise CtxvecError(Errors.E261.format(what="context vectors (kept or not)", a=self.has_contexts, b=other.has_contexts))
+            raise CtxvecError(
+                Errors.E261.format(what="context vectors (kept or not)", a=self.has_contexts, b=other.has_contexts)
+            )
         keys = np.union1d(np.asarray(self.keys, dtype=str), np.asarray(other.keys, dtype=str))
-        type_ids = np.concatenate([
-            np.repeat(np.searchsorted(keys, np.asarray(part.keys, dtype=str)), np.diff(part.offsets))
-            for part in (self, other)
-        ]).astype(np.int64)
+        type_ids = np.concatenate(
+            [
+                np.repeat(np.searchsorted(keys, np.asarray(part.keys, dtype=str)), np.diff(part.offsets))
+                for part in (self, other)
+            ]
+        ).astype(np.int64)
         return _select(
-            keys, type_ids, np.concatenate([self.priorities, other.priorities]),
-            np.concatenate([self.vectors, other.vectors]), self.snippets + other.snippets,
-            k=self.k, width=self.width,
+            keys,
+            type_ids,
+            np.concatenate([self.priorities, other.priorities]),
+            np.concatenate([self.vectors, other.vectors]),
+            self.snippets + other.snippets,
+            k=self.k,
+            width=self.width,
             contexts=np.concatenate([self.contexts, other.contexts]) if self.has_contexts else None,
         )
 
@@ -242,16 +296,22 @@ class OccurrenceSample(KeyedRows):
             mask = np.array([bool(keep(key)) for key in self.keys], dtype=bool)
         else:
             mask = np.asarray(keep)
-            _check(mask.dtype == bool and mask.shape == (len(self.keys),),
-                   f"prune needs a boolean mask of shape ({len(self.keys)},), got {mask.dtype} {mask.shape}")
+            _check(
+                mask.dtype == bool and mask.shape == (len(self.keys),),
+                f"prune needs a boolean mask of shape ({len(self.keys)},), got {mask.dtype} {mask.shape}",
+            )
         sizes = np.diff(self.offsets)
         rows = np.repeat(mask, sizes)
         row_ids = np.flatnonzero(rows)
         return OccurrenceSample(
             [key for key, kept in zip(self.keys, mask) if kept],
             np.concatenate([[0], np.cumsum(sizes[mask])]).astype(np.int64),
-            self.priorities[rows], self.vectors[rows], [self.snippets[i] for i in row_ids],
-            k=self.k, width=self.width, contexts=None if self.contexts is None else self.contexts[rows],
+            self.priorities[rows],
+            self.vectors[rows],
+            [self.snippets[i] for i in row_ids],
+            k=self.k,
+            width=self.width,
+            contexts=None if self.contexts is None else self.contexts[rows],
         )
 
     def without_contexts(self) -> "OccurrenceSample":
@@ -259,12 +319,20 @@ class OccurrenceSample(KeyedRows):
         are then clustered on the token vectors alone)."""
         if self.contexts is None:
             return self
-        return OccurrenceSample(self.keys, self.offsets, self.priorities, self.vectors, self.snippets, k=self.k, width=self.width)
+        return OccurrenceSample(
+            self.keys, self.offsets, self.priorities, self.vectors, self.snippets, k=self.k, width=self.width
+        )
 
     # Serialisation: .npy + JSON on disk, msgpack of .npy buffers in bytes; no pickle.
     def _header(self) -> Dict[str, Any]:
-        return {"format_version": SAMPLE_FORMAT_VERSION, "k": self.k, "width": self.width,
-                "vector_dtype": "float16", "n_rows": self.n_rows, "contexts": self.has_contexts}
+        return {
+            "format_version": SAMPLE_FORMAT_VERSION,
+            "k": self.k,
+            "width": self.width,
+            "vector_dtype": "float16",
+            "n_rows": self.n_rows,
+            "contexts": self.has_contexts,
+        }
 
     def _array_parts(self) -> Dict[str, np.ndarray]:
         arrays = {name: getattr(self, name) for name in _ARRAY_FILES}
@@ -273,25 +341,42 @@ class OccurrenceSample(KeyedRows):
         return arrays
 
     def to_disk(self, path: Union[str, Path]) -> None:
-        save_parts(path, self._array_parts(), {_KEYS_FILE: self.keys, _SNIPPETS_FILE: self.snippets, _HEADER_FILE: self._header()})
+        save_parts(
+            path,
+            self._array_parts(),
+            {_KEYS_FILE: self.keys, _SNIPPETS_FILE: self.snippets, _HEADER_FILE: self._header()},
+        )
 
     @classmethod
     def from_disk(cls, path: Union[str, Path]) -> "OccurrenceSample":
-        documents, arrays = load_parts(path, _ARRAY_FILES, (_HEADER_FILE, _KEYS_FILE, _SNIPPETS_FILE), _sample_error,
-                                       optional_arrays=(_CONTEXTS,))
-        return cls._from_parts(documents[_HEADER_FILE], documents[_KEYS_FILE], documents[_SNIPPETS_FILE], arrays, str(path))
+        documents, arrays = load_parts(
+            path, _ARRAY_FILES, (_HEADER_FILE, _KEYS_FILE, _SNIPPETS_FILE), _sample_error, optional_arrays=(_CONTEXTS,)
+        )
+        return cls._from_parts(
+            documents[_HEADER_FILE], documents[_KEYS_FILE], documents[_SNIPPETS_FILE], arrays, str(path)
+        )
 
     def to_bytes(self) -> bytes:
-        return parts_to_bytes(self._array_parts(), {"header": self._header(), "keys": self.keys, "snippets": self.snippets})
+        return parts_to_bytes(
+            self._array_parts(), {"header": self._header(), "keys": self.keys, "snippets": self.snippets}
+        )
 
     @classmethod
     def from_bytes(cls, data: bytes) -> "OccurrenceSample":
-        documents, arrays = parts_from_bytes(data, _ARRAY_FILES, ("header", "keys", "snippets"), _sample_error, what="sample",
-                                             optional_arrays=(_CONTEXTS,))
+        documents, arrays = parts_from_bytes(
+            data,
+            _ARRAY_FILES,
+            ("header", "keys", "snippets"),
+            _sample_error,
+            what="sample",
+            optional_arrays=(_CONTEXTS,),
+        )
         return cls._from_parts(documents["header"], documents["keys"], documents["snippets"], arrays, BYTES_SOURCE)
 
     @classmethod
-    def _from_parts(cls, header: Any, keys: Any, snippets: Any, arrays: Dict[str, np.ndarray], source: str) -> "OccurrenceSample":
+    def _from_parts(
+        cls, header: Any, keys: Any, snippets: Any, arrays: Dict[str, np.ndarray], source: str
+    ) -> "OccurrenceSample":
         def bad(problem: str) -> CtxvecError:
             return CtxvecError(Errors.E262.format(path=source, problem=problem))
 
@@ -306,14 +391,24 @@ class OccurrenceSample(KeyedRows):
         if not isinstance(declared_contexts, bool):
             raise bad(f"{_HEADER_FILE} has a non-boolean 'contexts'")
         if declared_contexts != (arrays.get(_CONTEXTS) is not None):
-            raise bad(f"{_HEADER_FILE} says contexts is {str(declared_contexts).lower()}, but {_CONTEXTS}.npy is "
-                      f"{'missing' if declared_contexts else 'there'}")
+            raise bad(
+                f"{_HEADER_FILE} says contexts is {str(declared_contexts).lower()}, but {_CONTEXTS}.npy is "
+                f"{'missing' if declared_contexts else 'there'}"
+            )
         for name, dtype in _ARRAY_DTYPES.items():
             if arrays.get(name) is not None and arrays[name].dtype != dtype:
                 raise bad(f"{name}.npy holds {arrays[name].dtype}, not {np.dtype(dtype)}")
         try:
-            sample = cls(keys, arrays["offsets"], arrays["priorities"], arrays["vectors"], snippets,
-                         k=header["k"], width=header["width"], contexts=arrays.get(_CONTEXTS))
+            sample = cls(
+                keys,
+                arrays["offsets"],
+                arrays["priorities"],
+                arrays["vectors"],
+                snippets,
+                k=header["k"],
+                width=header["width"],
+                contexts=arrays.get(_CONTEXTS),
+            )
         except CtxvecError as err:
             raise bad(str(err).split("] ", 1)[-1]) from None
         try:
@@ -331,7 +426,9 @@ class OccurrenceSample(KeyedRows):
         if not isinstance(other, OccurrenceSample):
             return NotImplemented
         return (
-            self.k == other.k and self.width == other.width and self.keys == other.keys
+            self.k == other.k
+            and self.width == other.width
+            and self.keys == other.keys
             and self.snippets == other.snippets
             and all(np.array_equal(getattr(self, a), getattr(other, a)) for a in ("offsets", "priorities"))
             and self.vectors.shape == other.vectors.shape
@@ -341,15 +438,20 @@ class OccurrenceSample(KeyedRows):
         )
 
     def __repr__(self) -> str:
-        return (f"OccurrenceSample(types={len(self)}, rows={self.n_rows}, k={self.k}, width={self.width}, "
-                f"contexts={self.has_contexts})")
+        return (
+            f"OccurrenceSample(types={len(self)}, rows={self.n_rows}, k={self.k}, width={self.width}, "
+            f"contexts={self.has_contexts})"
+        )
 
 
 def _check_finite(vectors: np.ndarray, what: str = "vector") -> None:
     """E260 naming the first row that is not finite (in float16: beyond +-65504 too)."""
     finite = np.isfinite(vectors).all(axis=1)
     if not finite.all():
-        _check(False, f"{what} row {int(np.flatnonzero(~finite)[0])} holds NaN or infinite values (float16 holds up to 65504)")
+        _check(
+            False,
+            f"{what} row {int(np.flatnonzero(~finite)[0])} holds NaN or infinite values (float16 holds up to 65504)",
+        )
 
 
 def _sorted_within_types(sample: OccurrenceSample) -> bool:

@@ -23,6 +23,7 @@ per type, chosen by a content hash), ``induce_inventory``
 type's senses. Pure numpy (+ scipy through ops); no spaCy. Saved as .npy + JSON, no
 pickle.
 """
+
 from dataclasses import dataclass
 from pathlib import Path
 from typing import Any, Dict, List, Optional, Sequence, Tuple, Union
@@ -51,7 +52,16 @@ from ..ops.senses import (
 )
 from .polysemy_probe import PolysemyProbe
 from .statistics import Lexicon
-from .storage import KeyedRows, check_header, check_strings, BYTES_SOURCE, load_parts, parts_from_bytes, parts_to_bytes, save_parts
+from .storage import (
+    BYTES_SOURCE,
+    KeyedRows,
+    check_header,
+    check_strings,
+    load_parts,
+    parts_from_bytes,
+    parts_to_bytes,
+    save_parts,
+)
 
 SENSES_FORMAT_VERSION = 1
 N_EXAMPLES = 3  # example snippets kept per sense
@@ -60,10 +70,17 @@ _HEADER_FILE, _KEYS_FILE, _EXAMPLES_FILE = "senses.json", "keys.json", "examples
 
 def _senses_error(source: str, problem: str) -> CtxvecError:
     return CtxvecError(Errors.E601.format(path=source, problem=problem))
+
+
 _ARRAY_DTYPES = {
-    "mean": np.float64, "directions": np.float64, "offsets": np.int64,
-    "centroids": np.float32, "vectors": np.float32, "shares": np.float64,
-    "context_mean": np.float64, "context_directions": np.float64,
+    "mean": np.float64,
+    "directions": np.float64,
+    "offsets": np.int64,
+    "centroids": np.float32,
+    "vectors": np.float32,
+    "shares": np.float64,
+    "context_mean": np.float64,
+    "context_directions": np.float64,
 }
 _CONTEXT_ARRAYS = ("context_mean", "context_directions")  # absent: induced on token rows alone
 _REQUIRED_ARRAYS = tuple(name for name in _ARRAY_DTYPES if name not in _CONTEXT_ARRAYS)
@@ -100,26 +117,53 @@ def _check(condition: bool, problem: str) -> None:
 
 
 def check_induction_settings(
-    *, min_count: int, split_threshold: Optional[float], cut_distance: float, max_senses: int, min_tokens: int,
-    n_directions: int, min_share: float = MIN_SHARE, split_percentile: Optional[float] = SPLIT_PERCENTILE,
-    context_weight: float = CONTEXT_WEIGHT, split_by_probe: bool = True,
+    *,
+    min_count: int,
+    split_threshold: Optional[float],
+    cut_distance: float,
+    max_senses: int,
+    min_tokens: int,
+    n_directions: int,
+    min_share: float = MIN_SHARE,
+    split_percentile: Optional[float] = SPLIT_PERCENTILE,
+    context_weight: float = CONTEXT_WEIGHT,
+    split_by_probe: bool = True,
 ) -> None:
     """E603 for a setting out of range."""
     if not isinstance(split_by_probe, bool):
-        raise CtxvecError(Errors.E603.format(setting="split_by_probe", requirement="true or false", value=split_by_probe))
+        raise CtxvecError(
+            Errors.E603.format(setting="split_by_probe", requirement="true or false", value=split_by_probe)
+        )
     checks = (
         ("min_count", min_count, isinstance(min_count, int) and min_count >= 1, "an integer >= 1"),
-        ("split_threshold", split_threshold, split_threshold is None or (_is_number(split_threshold) and 0.0 <= split_threshold <= 2.0),
-         "null (calibrated by sample size) or a number in [0, 2] (cosine distance)"),
-        ("split_percentile", split_percentile, split_percentile is None or (_is_number(split_percentile) and 0.0 < split_percentile < 100.0),
-         "null (the thresholds calibrated for all-MiniLM-L6-v2 layer 5) or a percentile in (0, 100)"),
+        (
+            "split_threshold",
+            split_threshold,
+            split_threshold is None or (_is_number(split_threshold) and 0.0 <= split_threshold <= 2.0),
+            "null (calibrated by sample size) or a number in [0, 2] (cosine distance)",
+        ),
+        (
+            "split_percentile",
+            split_percentile,
+            split_percentile is None or (_is_number(split_percentile) and 0.0 < split_percentile < 100.0),
+            "null (the thresholds calibrated for all-MiniLM-L6-v2 layer 5) or a percentile in (0, 100)",
+        ),
         ("min_share", min_share, _is_number(min_share) and 0.0 <= min_share <= 0.5, "a number in [0, 0.5]"),
-        ("cut_distance", cut_distance, _is_number(cut_distance) and 0.0 < cut_distance <= 2.0, "a number in (0, 2] (cosine distance)"),
+        (
+            "cut_distance",
+            cut_distance,
+            _is_number(cut_distance) and 0.0 < cut_distance <= 2.0,
+            "a number in (0, 2] (cosine distance)",
+        ),
         ("max_senses", max_senses, isinstance(max_senses, int) and max_senses >= 2, "an integer >= 2"),
         ("min_tokens", min_tokens, isinstance(min_tokens, int) and min_tokens >= 3, "an integer >= 3"),
         ("n_directions", n_directions, isinstance(n_directions, int) and n_directions >= 0, "an integer >= 0"),
-        ("context_weight", context_weight, _is_number(context_weight) and 0.0 <= context_weight <= 10.0,
-         "a number in [0, 10] (0: cluster on the token vectors alone)"),
+        (
+            "context_weight",
+            context_weight,
+            _is_number(context_weight) and 0.0 <= context_weight <= 10.0,
+            "a number in [0, 10] (0: cluster on the token vectors alone)",
+        ),
     )
     for name, value, ok, requirement in checks:
         if not ok or isinstance(value, bool):
@@ -152,9 +196,16 @@ class SenseInventory(KeyedRows):
         settings: Optional[Dict[str, Any]] = None,
         context_space: Optional[SenseSpace] = None,
     ) -> None:
-        self.space = SenseSpace(np.asarray(space.mean, dtype=np.float64), np.asarray(space.directions, dtype=np.float64))
-        self.context_space = None if context_space is None else SenseSpace(
-            np.asarray(context_space.mean, dtype=np.float64), np.asarray(context_space.directions, dtype=np.float64))
+        self.space = SenseSpace(
+            np.asarray(space.mean, dtype=np.float64), np.asarray(space.directions, dtype=np.float64)
+        )
+        self.context_space = (
+            None
+            if context_space is None
+            else SenseSpace(
+                np.asarray(context_space.mean, dtype=np.float64), np.asarray(context_space.directions, dtype=np.float64)
+            )
+        )
         self.keys: List[str] = list(keys)
         self.offsets = np.asarray(offsets, dtype=np.int64)
         self.centroids = np.asarray(centroids, dtype=np.float32)
@@ -167,25 +218,43 @@ class SenseInventory(KeyedRows):
 
     def _validate(self) -> None:
         width, n_types = self.width, len(self.keys)
-        _check(self.space.mean.ndim == 1 and width >= 1, f"the sense space mean must be a non-empty vector, got shape {self.space.mean.shape}")
-        _check(self.space.directions.ndim == 2 and self.space.directions.shape[1] == width,
-               f"the sense space directions have shape {self.space.directions.shape}, expected (m, {width})")
-        _check(self.offsets.shape == (n_types + 1,), f"offsets has shape {self.offsets.shape}, expected ({n_types + 1},) for {n_types} keys")
+        _check(
+            self.space.mean.ndim == 1 and width >= 1,
+            f"the sense space mean must be a non-empty vector, got shape {self.space.mean.shape}",
+        )
+        _check(
+            self.space.directions.ndim == 2 and self.space.directions.shape[1] == width,
+            f"the sense space directions have shape {self.space.directions.shape}, expected (m, {width})",
+        )
+        _check(
+            self.offsets.shape == (n_types + 1,),
+            f"offsets has shape {self.offsets.shape}, expected ({n_types + 1},) for {n_types} keys",
+        )
         n_senses = int(self.offsets[-1]) if len(self.offsets) else -1
         _check(int(self.offsets[0]) == 0 if len(self.offsets) else False, "offsets must start at 0")
         _check(bool((np.diff(self.offsets) >= 1).all()), "every key must have at least one sense")
         if self.context_space is not None:
-            _check(self.context_space.mean.shape == (width,) and self.context_space.directions.ndim == 2
-                   and self.context_space.directions.shape[1] == width,
-                   f"the context space has shapes {self.context_space.mean.shape} and {self.context_space.directions.shape}, "
-                   f"expected ({width},) and (m, {width})")
-            _check(_is_number(self.settings.get("context_weight")) and self.settings["context_weight"] > 0,
-                   "an inventory with a context space needs a positive 'context_weight' setting")
-            _check(isinstance(self.settings.get("context_window"), int) and self.settings["context_window"] >= 1,
-                   "an inventory with a context space needs a positive integer 'context_window' setting")
+            _check(
+                self.context_space.mean.shape == (width,)
+                and self.context_space.directions.ndim == 2
+                and self.context_space.directions.shape[1] == width,
+                f"the context space has shapes {self.context_space.mean.shape} and {self.context_space.directions.shape}, "
+                f"expected ({width},) and (m, {width})",
+            )
+            _check(
+                _is_number(self.settings.get("context_weight")) and self.settings["context_weight"] > 0,
+                "an inventory with a context space needs a positive 'context_weight' setting",
+            )
+            _check(
+                isinstance(self.settings.get("context_window"), int) and self.settings["context_window"] >= 1,
+                "an inventory with a context space needs a positive integer 'context_window' setting",
+            )
         for name, expected in (("centroids", self.feature_width), ("vectors", width)):
             array = getattr(self, name)
-            _check(array.shape == (n_senses, expected), f"{name} has shape {array.shape}, expected ({n_senses}, {expected})")
+            _check(
+                array.shape == (n_senses, expected),
+                f"{name} has shape {array.shape}, expected ({n_senses}, {expected})",
+            )
         _check(self.shares.shape == (n_senses,), f"shares has shape {self.shares.shape}, expected ({n_senses},)")
         _check(len(self.examples) == n_senses, f"{len(self.examples)} example lists for {n_senses} senses")
         _check(all(isinstance(s, str) for e in self.examples for s in e), "examples must be lists of strings")
@@ -193,7 +262,10 @@ class SenseInventory(KeyedRows):
         _check(all(isinstance(key, str) for key in self.keys), "keys must be strings")
         for name in ("centroids", "vectors", "shares"):
             _check(bool(np.isfinite(getattr(self, name)).all()), f"{name} holds NaN or infinite values")
-        _check(bool(np.isfinite(self.space.mean).all() and np.isfinite(self.space.directions).all()), "the sense space holds NaN or infinite values")
+        _check(
+            bool(np.isfinite(self.space.mean).all() and np.isfinite(self.space.directions).all()),
+            "the sense space holds NaN or infinite values",
+        )
         _check(bool(((self.shares > 0) & (self.shares <= 1)).all()), "shares must lie in (0, 1]")
         norms = np.sqrt(np.einsum("ij,ij->i", self.centroids.astype(np.float64), self.centroids.astype(np.float64)))
         _check(bool((norms <= 1.0 + 1e-3).all()), "centroids must be unit (or zero) rows")
@@ -223,7 +295,9 @@ class SenseInventory(KeyedRows):
         _check(contexts is not None, "these senses were induced with context vectors: give each occurrence's context")
         contexts = np.asarray(contexts).reshape(len(units), -1)
         _check(contexts.shape[1] == self.width, f"contexts have width {contexts.shape[1]}, the senses {self.width}")
-        return sense_features(units, to_sense_space(contexts, self.context_space), float(self.settings["context_weight"]))
+        return sense_features(
+            units, to_sense_space(contexts, self.context_space), float(self.settings["context_weight"])
+        )
 
     @property
     def n_senses_total(self) -> int:
@@ -249,7 +323,9 @@ class SenseInventory(KeyedRows):
             return []
         start = int(self.offsets[i])
         return [
-            Sense(row - start, float(self.shares[row]), self.vectors[row], self.centroids[row], list(self.examples[row]))
+            Sense(
+                row - start, float(self.shares[row]), self.vectors[row], self.centroids[row], list(self.examples[row])
+            )
             for row in range(start, int(self.offsets[i + 1]))
         ]
 
@@ -274,7 +350,9 @@ class SenseInventory(KeyedRows):
         several = np.flatnonzero(sizes > 1)  # only these need a comparison
         if len(several) == 0:
             return result
-        units = self.features(vectors[several], None if contexts is None else np.asarray(contexts).reshape(len(type_rows), -1)[several])
+        units = self.features(
+            vectors[several], None if contexts is None else np.asarray(contexts).reshape(len(type_rows), -1)[several]
+        )
         starts, sizes = self.offsets[type_rows[several]], sizes[several]
         best = np.full(len(several), -np.inf)
         chosen = np.zeros(len(several), dtype=np.int64)
@@ -296,37 +374,65 @@ class SenseInventory(KeyedRows):
 
     # Serialisation: .npy + JSON on disk, msgpack of .npy buffers in bytes; no pickle.
     def _arrays(self) -> Dict[str, np.ndarray]:
-        arrays = {"mean": self.space.mean, "directions": self.space.directions, "offsets": self.offsets,
-                  "centroids": self.centroids, "vectors": self.vectors, "shares": self.shares}
+        arrays = {
+            "mean": self.space.mean,
+            "directions": self.space.directions,
+            "offsets": self.offsets,
+            "centroids": self.centroids,
+            "vectors": self.vectors,
+            "shares": self.shares,
+        }
         if self.context_space is not None:
             arrays.update(context_mean=self.context_space.mean, context_directions=self.context_space.directions)
         return arrays
 
     def _header(self) -> Dict[str, Any]:
-        return {"format_version": SENSES_FORMAT_VERSION, "width": self.width, "n_types": len(self.keys),
-                "n_senses": self.n_senses_total, "settings": self.settings}
+        return {
+            "format_version": SENSES_FORMAT_VERSION,
+            "width": self.width,
+            "n_types": len(self.keys),
+            "n_senses": self.n_senses_total,
+            "settings": self.settings,
+        }
 
     def to_disk(self, path: Union[str, Path]) -> None:
-        save_parts(path, self._arrays(), {_KEYS_FILE: self.keys, _EXAMPLES_FILE: self.examples, _HEADER_FILE: self._header()})
+        save_parts(
+            path, self._arrays(), {_KEYS_FILE: self.keys, _EXAMPLES_FILE: self.examples, _HEADER_FILE: self._header()}
+        )
 
     @classmethod
     def from_disk(cls, path: Union[str, Path]) -> "SenseInventory":
         """Load a saved inventory; E601 naming ``path`` for anything missing or damaged."""
-        documents, arrays = load_parts(path, _REQUIRED_ARRAYS, (_HEADER_FILE, _KEYS_FILE, _EXAMPLES_FILE), _senses_error,
-                                       optional_arrays=_CONTEXT_ARRAYS)
-        return cls._from_parts(documents[_HEADER_FILE], documents[_KEYS_FILE], documents[_EXAMPLES_FILE], arrays, str(path))
+        documents, arrays = load_parts(
+            path,
+            _REQUIRED_ARRAYS,
+            (_HEADER_FILE, _KEYS_FILE, _EXAMPLES_FILE),
+            _senses_error,
+            optional_arrays=_CONTEXT_ARRAYS,
+        )
+        return cls._from_parts(
+            documents[_HEADER_FILE], documents[_KEYS_FILE], documents[_EXAMPLES_FILE], arrays, str(path)
+        )
 
     def to_bytes(self) -> bytes:
         return parts_to_bytes(self._arrays(), {"header": self._header(), "keys": self.keys, "examples": self.examples})
 
     @classmethod
     def from_bytes(cls, data: bytes) -> "SenseInventory":
-        documents, arrays = parts_from_bytes(data, _REQUIRED_ARRAYS, ("header", "keys", "examples"), _senses_error, what="senses",
-                                             optional_arrays=_CONTEXT_ARRAYS)
+        documents, arrays = parts_from_bytes(
+            data,
+            _REQUIRED_ARRAYS,
+            ("header", "keys", "examples"),
+            _senses_error,
+            what="senses",
+            optional_arrays=_CONTEXT_ARRAYS,
+        )
         return cls._from_parts(documents["header"], documents["keys"], documents["examples"], arrays, BYTES_SOURCE)
 
     @classmethod
-    def _from_parts(cls, header: Any, keys: Any, examples: Any, arrays: Dict[str, np.ndarray], source: str) -> "SenseInventory":
+    def _from_parts(
+        cls, header: Any, keys: Any, examples: Any, arrays: Dict[str, np.ndarray], source: str
+    ) -> "SenseInventory":
         def bad(problem: str) -> CtxvecError:
             return CtxvecError(Errors.E601.format(path=source, problem=problem))
 
@@ -334,7 +440,9 @@ class SenseInventory(KeyedRows):
         if not isinstance(header.get("settings", {}), dict):
             raise bad(f"{_HEADER_FILE} has invalid 'settings'")
         check_strings(keys, _KEYS_FILE, bad)
-        if not isinstance(examples, list) or not all(isinstance(e, list) and all(isinstance(s, str) for s in e) for e in examples):
+        if not isinstance(examples, list) or not all(
+            isinstance(e, list) and all(isinstance(s, str) for s in e) for e in examples
+        ):
             raise bad(f"{_EXAMPLES_FILE} is not a list of lists of strings")
         for name, dtype in _ARRAY_DTYPES.items():
             if arrays.get(name) is not None and arrays[name].dtype != dtype:
@@ -347,14 +455,25 @@ class SenseInventory(KeyedRows):
             if not isinstance(header.get(name), int) or isinstance(header.get(name), bool):
                 raise bad(f"{_HEADER_FILE} has no integer '{name}'")
         try:
-            inventory = cls(SenseSpace(arrays["mean"], arrays["directions"]), keys, arrays["offsets"], arrays["centroids"],
-                            arrays["vectors"], arrays["shares"], examples, header.get("settings", {}), context_space)
+            inventory = cls(
+                SenseSpace(arrays["mean"], arrays["directions"]),
+                keys,
+                arrays["offsets"],
+                arrays["centroids"],
+                arrays["vectors"],
+                arrays["shares"],
+                examples,
+                header.get("settings", {}),
+                context_space,
+            )
         except CtxvecError as err:
             raise bad(str(err).split("] ", 1)[-1]) from None
         declared = (header["width"], header["n_types"], header["n_senses"])
         if declared != (inventory.width, len(inventory), inventory.n_senses_total):
-            raise bad(f"{_HEADER_FILE} declares width, types, senses {declared}, the arrays hold "
-                      f"{(inventory.width, len(inventory), inventory.n_senses_total)}")
+            raise bad(
+                f"{_HEADER_FILE} declares width, types, senses {declared}, the arrays hold "
+                f"{(inventory.width, len(inventory), inventory.n_senses_total)}"
+            )
         return inventory
 
     def __eq__(self, other: object) -> bool:
@@ -363,7 +482,9 @@ class SenseInventory(KeyedRows):
             return NotImplemented
         mine, theirs = self._arrays(), other._arrays()
         return (
-            self.keys == other.keys and self.examples == other.examples and self._header() == other._header()
+            self.keys == other.keys
+            and self.examples == other.examples
+            and self._header() == other._header()
             and all(mine[n].shape == theirs[n].shape and mine[n].tobytes() == theirs[n].tobytes() for n in mine)
         )
 
@@ -437,32 +558,54 @@ def induce_inventory(
     which types split (its estimate above the cut) instead of the spread thresholds
     (``inputs``: the lexicon types' input embeddings, for a probe that reads them).
     Deterministic: the same lexicon gives a bitwise equal inventory."""
-    check_induction_settings(min_count=min_count, split_threshold=split_threshold, cut_distance=cut_distance,
-                             max_senses=max_senses, min_tokens=min_tokens, n_directions=n_directions, min_share=min_share,
-                             split_percentile=split_percentile, context_weight=context_weight, split_by_probe=split_by_probe)
+    check_induction_settings(
+        min_count=min_count,
+        split_threshold=split_threshold,
+        cut_distance=cut_distance,
+        max_senses=max_senses,
+        min_tokens=min_tokens,
+        n_directions=n_directions,
+        min_share=min_share,
+        split_percentile=split_percentile,
+        context_weight=context_weight,
+        split_by_probe=split_by_probe,
+    )
     sample = lexicon.sample
     if sample is None:
         raise CtxvecError(Errors.E602.format(name=name))
-    settings = {"min_count": min_count, "split_threshold": None if split_threshold is None else float(split_threshold),
-                "split_percentile": None if split_percentile is None else float(split_percentile),
-                "cut_distance": float(cut_distance), "max_senses": max_senses, "min_tokens": min_tokens,
-                "min_share": float(min_share), "n_directions": n_directions,
-                "sample_k": sample.k, "key": lexicon.meta.get("key")}
+    settings = {
+        "min_count": min_count,
+        "split_threshold": None if split_threshold is None else float(split_threshold),
+        "split_percentile": None if split_percentile is None else float(split_percentile),
+        "cut_distance": float(cut_distance),
+        "max_senses": max_senses,
+        "min_tokens": min_tokens,
+        "min_share": float(min_share),
+        "n_directions": n_directions,
+        "sample_k": sample.k,
+        "key": lexicon.meta.get("key"),
+    }
     with_contexts = sample.contexts is not None and context_weight > 0
-    settings.update(context_weight=float(context_weight) if with_contexts else 0.0,
-                    context_window=CONTEXT_WINDOW if with_contexts else 0)
+    settings.update(
+        context_weight=float(context_weight) if with_contexts else 0.0,
+        context_window=CONTEXT_WINDOW if with_contexts else 0,
+    )
     counts = _type_counts(lexicon, sample.keys)
     rows_per_type = sample.counts()
     weights = np.repeat(counts / np.maximum(rows_per_type, 1), rows_per_type)
     space = fit_corpus_sense_space(sample.vectors, weights, n_directions=n_directions)
-    context_space = fit_corpus_sense_space(sample.contexts, weights, n_directions=n_directions) if with_contexts else None
+    context_space = (
+        fit_corpus_sense_space(sample.contexts, weights, n_directions=n_directions) if with_contexts else None
+    )
     induced = np.flatnonzero(counts >= min_count)
     decisions = probe_split_decisions(lexicon, probe, min_count, sample.keys, inputs) if split_by_probe else None
-    settings.update(split_rule="probe" if decisions is not None else "spread",
-                    split_senses=probe.split_senses if decisions is not None else None)  # type: ignore[union-attr]
+    settings.update(
+        split_rule="probe" if decisions is not None else "spread",
+        split_senses=probe.split_senses if decisions is not None else None,
+    )  # type: ignore[union-attr]
 
     def units_of(i: int) -> Tuple[np.ndarray, np.ndarray]:
-        raw = sample.vectors[int(sample.offsets[i]):int(sample.offsets[i + 1])].astype(np.float64)
+        raw = sample.vectors[int(sample.offsets[i]) : int(sample.offsets[i + 1])].astype(np.float64)
         return raw, to_sense_space(raw, space)
 
     thresholds, n_calibrated = SPLIT_THRESHOLDS, 0
@@ -488,9 +631,17 @@ def induce_inventory(
         if context_space is not None:
             contexts = sample.contexts[start:end].astype(np.float64)
             features = sense_features(units, to_sense_space(contexts, context_space), context_weight)
-        model = induce_senses(units, split_threshold=split_threshold, thresholds=thresholds, cut_distance=cut_distance,
-                              max_senses=max_senses, min_tokens=min_tokens, min_share=min_share, cluster_rows=features,
-                              split=None if decisions is None else decisions[i])
+        model = induce_senses(
+            units,
+            split_threshold=split_threshold,
+            thresholds=thresholds,
+            cut_distance=cut_distance,
+            max_senses=max_senses,
+            min_tokens=min_tokens,
+            min_share=min_share,
+            cluster_rows=features,
+            split=None if decisions is None else decisions[i],
+        )
         if model.n_senses == 0:
             continue
         keys.append(sample.keys[i])
@@ -506,16 +657,25 @@ def induce_inventory(
             examples.append([snippets[j] for j in nearest])
     width = lexicon.width
     return SenseInventory(
-        space, keys, np.concatenate([[0], np.cumsum(sizes, dtype=np.int64)]).astype(np.int64),
+        space,
+        keys,
+        np.concatenate([[0], np.cumsum(sizes, dtype=np.int64)]).astype(np.int64),
         np.concatenate(centroids) if centroids else np.zeros((0, width * (1 if context_space is None else 2))),
         np.concatenate(vectors) if vectors else np.zeros((0, width)),
         np.concatenate(shares) if shares else np.zeros(0),
-        examples, settings, context_space,
+        examples,
+        settings,
+        context_space,
     )
 
 
-def probe_split_decisions(lexicon: Lexicon, probe: Optional[PolysemyProbe], min_count: int,
-                          keys: Sequence[str], inputs: Optional[np.ndarray] = None) -> Optional[List[Optional[bool]]]:
+def probe_split_decisions(
+    lexicon: Lexicon,
+    probe: Optional[PolysemyProbe],
+    min_count: int,
+    keys: Sequence[str],
+    inputs: Optional[np.ndarray] = None,
+) -> Optional[List[Optional[bool]]]:
     """Per key: whether the probe's estimate for its type exceeds the probe's
     ``split_senses`` (None where the probe does not score the type); None (no
     decisions at all) without a probe that fits the lexicon (and ``inputs``, the
@@ -530,16 +690,20 @@ def probe_split_decisions(lexicon: Lexicon, probe: Optional[PolysemyProbe], min_
 def describe_context(settings: Dict[str, Any]) -> str:
     """What an inventory's senses were clustered on (its ``settings``)."""
     if settings.get("context_window"):
-        return (f"clustered on each occurrence joined to the mean vector of the {settings['context_window']} tokens "
-                f"either side (context weight {settings['context_weight']:g})")
+        return (
+            f"clustered on each occurrence joined to the mean vector of the {settings['context_window']} tokens "
+            f"either side (context weight {settings['context_weight']:g})"
+        )
     return "clustered on the occurrences' own vectors (no context vectors)"
 
 
 def describe_split_thresholds(settings: Dict[str, Any]) -> str:
     """One line on how an inventory decided which types split (its ``settings``)."""
     if settings.get("split_rule") == "probe":
-        return (f"types split where the polysemy probe estimates more than {settings['split_senses']:.2f} senses; "
-                f"elsewhere (in evaluate senses: words the probe does not score) {_describe_thresholds(settings)}")
+        return (
+            f"types split where the polysemy probe estimates more than {settings['split_senses']:.2f} senses; "
+            f"elsewhere (in evaluate senses: words the probe does not score) {_describe_thresholds(settings)}"
+        )
     return _describe_thresholds(settings)
 
 
@@ -549,8 +713,10 @@ def _describe_thresholds(settings: Dict[str, Any]) -> str:
     table = [(int(n), float(t)) for n, t in settings.get("split_thresholds") or SPLIT_THRESHOLDS]
     values = ", ".join(f"{split_threshold_for(n, table=table):.3f} at n={n}" for n in (10, 64))
     if settings.get("split_calibrated_sizes"):
-        return (f"split thresholds calibrated on this corpus (percentile {settings['split_percentile']:g} of the "
-                f"spreads of types with as many occurrences, at {settings['split_calibrated_sizes']} sample sizes): {values}")
+        return (
+            f"split thresholds calibrated on this corpus (percentile {settings['split_percentile']:g} of the "
+            f"spreads of types with as many occurrences, at {settings['split_calibrated_sizes']} sample sizes): {values}"
+        )
     if "split_percentile" not in settings:
         reason = "induced before calibration on the corpus existed"
     else:

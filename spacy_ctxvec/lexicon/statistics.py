@@ -25,6 +25,7 @@ Optionally the lexicon also keeps an ``OccurrenceSample`` (``lexicon.sample``): 
 occurrence vectors and snippets per type, chosen by a content hash, merged exactly
 like the sums (see spacy_ctxvec.lexicon.sample). It is saved in ``sample/``.
 """
+
 from collections import Counter
 from pathlib import Path
 from typing import Any, Dict, Iterable, List, Optional, Sequence, Tuple, Union
@@ -34,7 +35,7 @@ import numpy as np
 from ..errors import CtxvecError, Errors
 from ..ops.cosine import normalise_rows
 from .sample import OccurrenceSample
-from .storage import KeyedRows, BYTES_SOURCE, load_parts, parts_from_bytes, parts_to_bytes, save_parts
+from .storage import BYTES_SOURCE, KeyedRows, load_parts, parts_from_bytes, parts_to_bytes, save_parts
 
 UNIT_SCALE_BITS = 30
 DEFAULT_RAW_SCALE_BITS = 20  # resolution 2**-20 ~ 1e-6; raw components up to 2**10 = 1024
@@ -106,10 +107,20 @@ class Lexicon(KeyedRows):
         self.sample = sample
         self._index = None
         n = len(self.keys)
-        if self.counts.shape != (n,) or self.unit_sums.shape != (n, self.width) or self.raw_sums.shape != (n, self.width):
-            raise CtxvecError(Errors.E201.format(
-                n_keys=n, counts=self.counts.shape, unit_sums=self.unit_sums.shape,
-                raw_sums=self.raw_sums.shape, width=self.width))
+        if (
+            self.counts.shape != (n,)
+            or self.unit_sums.shape != (n, self.width)
+            or self.raw_sums.shape != (n, self.width)
+        ):
+            raise CtxvecError(
+                Errors.E201.format(
+                    n_keys=n,
+                    counts=self.counts.shape,
+                    unit_sums=self.unit_sums.shape,
+                    raw_sums=self.raw_sums.shape,
+                    width=self.width,
+                )
+            )
         if len(set(self.keys)) != n:
             key, count = Counter(self.keys).most_common(1)[0]
             raise CtxvecError(Errors.E231.format(key=key, n=count))
@@ -119,12 +130,26 @@ class Lexicon(KeyedRows):
     # Construction
     @classmethod
     def empty(
-        cls, width: int, *, raw_scale_bits: int = DEFAULT_RAW_SCALE_BITS, meta: Optional[Dict[str, Any]] = None, sample_size: int = 0,
+        cls,
+        width: int,
+        *,
+        raw_scale_bits: int = DEFAULT_RAW_SCALE_BITS,
+        meta: Optional[Dict[str, Any]] = None,
+        sample_size: int = 0,
     ) -> "Lexicon":
         """An empty lexicon; with ``sample_size`` > 0 it carries an empty sample of that k."""
         zeros = np.zeros((0, width), dtype=np.int64)
         sample = OccurrenceSample.empty(width, k=sample_size) if sample_size > 0 else None
-        return cls([], np.zeros(0, dtype=np.int64), zeros, zeros.copy(), width=width, raw_scale_bits=raw_scale_bits, meta=meta, sample=sample)
+        return cls(
+            [],
+            np.zeros(0, dtype=np.int64),
+            zeros,
+            zeros.copy(),
+            width=width,
+            raw_scale_bits=raw_scale_bits,
+            meta=meta,
+            sample=sample,
+        )
 
     @classmethod
     def from_occurrences(
@@ -179,8 +204,17 @@ class Lexicon(KeyedRows):
 
     def with_sample(self, sample: Optional[OccurrenceSample]) -> "Lexicon":
         """The same statistics with ``sample`` (None: without a sample)."""
-        return Lexicon(self.keys, self.counts, self.unit_sums, self.raw_sums, width=self.width,
-                       raw_scale_bits=self.raw_scale_bits, n_skipped_zero=self.n_skipped_zero, meta=self.meta, sample=sample)
+        return Lexicon(
+            self.keys,
+            self.counts,
+            self.unit_sums,
+            self.raw_sums,
+            width=self.width,
+            raw_scale_bits=self.raw_scale_bits,
+            n_skipped_zero=self.n_skipped_zero,
+            meta=self.meta,
+            sample=sample,
+        )
 
     def prune_sample(self, min_count: int) -> "Lexicon":
         """Drop the sampled rows of types seen fewer than ``min_count`` times (the
@@ -263,8 +297,16 @@ class Lexicon(KeyedRows):
         }
 
     @classmethod
-    def _from_parts(cls, header: Any, keys: Any, arrays: Dict[str, np.ndarray], source: str, sample: Optional[OccurrenceSample] = None) -> "Lexicon":
+    def _from_parts(
+        cls,
+        header: Any,
+        keys: Any,
+        arrays: Dict[str, np.ndarray],
+        source: str,
+        sample: Optional[OccurrenceSample] = None,
+    ) -> "Lexicon":
         """A Lexicon from loaded parts, every part checked (E207 naming ``source``)."""
+
         def bad(problem: str) -> CtxvecError:
             return CtxvecError(Errors.E207.format(path=source, problem=problem))
 
@@ -283,7 +325,11 @@ class Lexicon(KeyedRows):
         if sample_k is not None and (not _is_int(sample_k) or sample_k < 1):
             raise bad(f"lexicon.json has an invalid 'sample_k' {sample_k!r}")
         if (sample_k is None) != (sample is None):
-            raise bad("the occurrence sample is missing" if sample is None else "it holds an occurrence sample that lexicon.json does not declare")
+            raise bad(
+                "the occurrence sample is missing"
+                if sample is None
+                else "it holds an occurrence sample that lexicon.json does not declare"
+            )
         if sample is not None and sample.k != sample_k:
             raise bad(f"lexicon.json declares sample_k={sample_k}, the sample has k={sample.k}")
         if not isinstance(keys, list) or not all(isinstance(k, str) for k in keys):
@@ -293,9 +339,15 @@ class Lexicon(KeyedRows):
                 raise bad(f"{name}.npy holds {array.dtype}, not int64")
         try:
             lexicon = cls(
-                keys, arrays["counts"], arrays["unit_sums"], arrays["raw_sums"],
-                width=header["width"], raw_scale_bits=header["raw_scale_bits"],
-                n_skipped_zero=header.get("n_skipped_zero", 0), meta=header.get("meta", {}), sample=sample,
+                keys,
+                arrays["counts"],
+                arrays["unit_sums"],
+                arrays["raw_sums"],
+                width=header["width"],
+                raw_scale_bits=header["raw_scale_bits"],
+                n_skipped_zero=header.get("n_skipped_zero", 0),
+                meta=header.get("meta", {}),
+                sample=sample,
             )
         except CtxvecError as err:
             raise bad(str(err).split("] ", 1)[-1]) from None
@@ -318,7 +370,9 @@ class Lexicon(KeyedRows):
         sample = None
         if isinstance(header, dict) and header.get("sample_k") is not None:
             if not (path / SAMPLE_DIR).is_dir():
-                raise _lexicon_error(str(path), f"lexicon.json declares an occurrence sample but '{SAMPLE_DIR}/' is missing")
+                raise _lexicon_error(
+                    str(path), f"lexicon.json declares an occurrence sample but '{SAMPLE_DIR}/' is missing"
+                )
             sample = OccurrenceSample.from_disk(path / SAMPLE_DIR)
         return cls._from_parts(header, documents["keys.json"], arrays, str(path), sample)
 
@@ -329,7 +383,9 @@ class Lexicon(KeyedRows):
 
     @classmethod
     def from_bytes(cls, data: bytes) -> "Lexicon":
-        documents, arrays = parts_from_bytes(data, _ARRAY_FILES, ("header", "keys"), _lexicon_error, what="lexicon", optional=("sample",))
+        documents, arrays = parts_from_bytes(
+            data, _ARRAY_FILES, ("header", "keys"), _lexicon_error, what="lexicon", optional=("sample",)
+        )
         sample_bytes = documents["sample"]
         if sample_bytes is not None and not isinstance(sample_bytes, bytes):
             raise _lexicon_error(BYTES_SOURCE, "damaged serialised lexicon (sample is not bytes)")
@@ -383,9 +439,14 @@ def merge(a: Lexicon, b: Lexicon) -> Lexicon:
         arrays[name] = total
     _check_counts(arrays["counts"])
     return Lexicon(
-        keys.tolist(), arrays["counts"], arrays["unit_sums"], arrays["raw_sums"],
-        width=a.width, raw_scale_bits=a.raw_scale_bits,
-        n_skipped_zero=a.n_skipped_zero + b.n_skipped_zero, meta=_merged_meta(a.meta, b.meta),
+        keys.tolist(),
+        arrays["counts"],
+        arrays["unit_sums"],
+        arrays["raw_sums"],
+        width=a.width,
+        raw_scale_bits=a.raw_scale_bits,
+        n_skipped_zero=a.n_skipped_zero + b.n_skipped_zero,
+        meta=_merged_meta(a.meta, b.meta),
         sample=_merged_sample(a.sample, b.sample),
     )
 

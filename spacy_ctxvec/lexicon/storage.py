@@ -1,6 +1,7 @@
 """How the lexicon's parts are stored: .npy arrays plus JSON files in a directory, or
 msgpack of .npy buffers in bytes; never pickle. Every failure becomes the caller's
 coded error, naming the path."""
+
 import io
 import json
 from pathlib import Path
@@ -62,7 +63,12 @@ def save_parts(path: PathLike, arrays: Dict[str, np.ndarray], documents: Dict[st
 
 
 def load_parts(
-    path: PathLike, array_names: Sequence[str], document_names: Sequence[str], error: ErrorFactory, *, mmap: bool = False,
+    path: PathLike,
+    array_names: Sequence[str],
+    document_names: Sequence[str],
+    error: ErrorFactory,
+    *,
+    mmap: bool = False,
     optional_arrays: Sequence[str] = (),
 ) -> Tuple[Dict[str, Any], Dict[str, np.ndarray]]:
     """(documents, arrays) saved by ``save_parts``; a missing file, invalid JSON or a
@@ -97,16 +103,28 @@ def parts_to_bytes(arrays: Dict[str, np.ndarray], documents: Dict[str, Any]) -> 
 
 
 def parts_from_bytes(
-    data: bytes, array_names: Sequence[str], document_names: Sequence[str], error: ErrorFactory, *, what: str,
-    optional: Sequence[str] = (), optional_arrays: Sequence[str] = (),
+    data: bytes,
+    array_names: Sequence[str],
+    document_names: Sequence[str],
+    error: ErrorFactory,
+    *,
+    what: str,
+    optional: Sequence[str] = (),
+    optional_arrays: Sequence[str] = (),
 ) -> Tuple[Dict[str, Any], Dict[str, np.ndarray]]:
     """(documents, arrays) from ``parts_to_bytes``; ``optional`` documents and
     ``optional_arrays`` may be absent (None)."""
     try:
         message = srsly.msgpack_loads(data)
         arrays = {name: np.load(io.BytesIO(message["arrays"][name]), allow_pickle=False) for name in array_names}
-        arrays.update({name: np.load(io.BytesIO(message["arrays"][name]), allow_pickle=False)
-                       if name in message["arrays"] else None for name in optional_arrays})
+        arrays.update(
+            {
+                name: np.load(io.BytesIO(message["arrays"][name]), allow_pickle=False)
+                if name in message["arrays"]
+                else None
+                for name in optional_arrays
+            }
+        )
         documents = {name: message[name] for name in document_names}
         documents.update({name: message.get(name) for name in optional})
     except Exception as err:  # msgpack, KeyError, TypeError, ValueError...: damaged bytes

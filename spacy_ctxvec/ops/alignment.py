@@ -1,4 +1,5 @@
 """Map spaCy tokens to rows of the transformer output."""
+
 from typing import Any
 
 import numpy as np

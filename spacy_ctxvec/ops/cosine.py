@@ -1,5 +1,6 @@
 """Cosine helpers (the only ones): unit rows, cosine, pairwise, row-wise and shift; a zero
 vector gives 0.0, never NaN."""
+
 from typing import Optional, Tuple
 
 import numpy as np

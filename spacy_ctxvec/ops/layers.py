@@ -1,4 +1,5 @@
 """Choose and combine transformer layers."""
+
 from typing import List, Sequence
 
 import numpy as np

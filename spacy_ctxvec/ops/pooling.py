@@ -4,6 +4,7 @@ Every function takes ``rows`` (n_pieces, width), the wordpiece vectors of a Doc'
 tokens laid end to end, and ``lengths`` (n_tokens,), how many rows belong to each
 token. Tokens with zero rows get a zero vector.
 """
+
 from typing import Tuple
 
 import numpy as np

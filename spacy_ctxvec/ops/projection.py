@@ -1,5 +1,6 @@
 """Numbers behind the pictures: 2-D PCA, cosine k-means with a silhouette choice of k and
 a label-repel layout. numpy and scikit-learn, no spaCy."""
+
 from typing import Optional, Tuple
 
 import numpy as np

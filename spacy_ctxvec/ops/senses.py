@@ -25,6 +25,7 @@ scikit-learn; no spaCy). Deterministic, never NaN.
 The defaults were chosen on WordNet example sentences and monosemous Gutenberg words
 (benchmarks/SENSES.md).
 """
+
 from dataclasses import dataclass
 from typing import Optional, Sequence, Tuple
 
@@ -42,8 +43,19 @@ from .cosine import normalise_rows
 # words occur in more varied contexts), so one fixed threshold would split most frequent
 # monosemous words (benchmarks/SENSES.md).
 SPLIT_THRESHOLDS: Tuple[Tuple[int, float], ...] = (
-    (4, 0.1684), (5, 0.1679), (6, 0.1692), (8, 0.1709), (10, 0.1745), (12, 0.1780), (16, 0.1842),
-    (20, 0.1895), (24, 0.1925), (32, 0.1968), (40, 0.2071), (48, 0.2086), (64, 0.2482),
+    (4, 0.1684),
+    (5, 0.1679),
+    (6, 0.1692),
+    (8, 0.1709),
+    (10, 0.1745),
+    (12, 0.1780),
+    (16, 0.1842),
+    (20, 0.1895),
+    (24, 0.1925),
+    (32, 0.1968),
+    (40, 0.2071),
+    (48, 0.2086),
+    (64, 0.2482),
 )
 # A type splits when its spread is in the top (100 - SPLIT_PERCENTILE)% of the types with
 # about as many sampled occurrences (calibrate_split_thresholds): spreads grow with
@@ -95,8 +107,9 @@ class SenseModel:
         return int(self.centroids.shape[0])
 
 
-def fit_sense_space(vectors: np.ndarray, *, n_directions: int = N_REMOVED_DIRECTIONS,
-                    weights: Optional[np.ndarray] = None) -> SenseSpace:
+def fit_sense_space(
+    vectors: np.ndarray, *, n_directions: int = N_REMOVED_DIRECTIONS, weights: Optional[np.ndarray] = None
+) -> SenseSpace:
     """Mean and top ``n_directions`` principal directions of corpus token vectors (n, d);
     ``weights`` (n,) make a sample stand for the corpus (e.g. count / sampled rows of its type)."""
     x = np.asarray(vectors, dtype=np.float64)
@@ -147,22 +160,24 @@ def window_context_means(vectors: np.ndarray, valid: np.ndarray, window: int = C
     # 2 x window shifted adds of a zero-padded copy: about 5x faster than a cumulative
     # sum at document sizes (numpy's cumsum is not vectorised)
     padded = np.zeros((n + 2 * window, width), dtype=np.float32)
-    padded[window:window + n][valid] = x[valid]
+    padded[window : window + n][valid] = x[valid]
     present = np.zeros(n + 2 * window, dtype=np.float32)
-    present[window:window + n] = valid
+    present[window : window + n] = valid
     total = np.zeros((n, width), dtype=np.float32)
     number = np.zeros(n, dtype=np.float32)
     for offset in range(-window, window + 1):
         if offset:
-            total += padded[window + offset:window + offset + n]
-            number += present[window + offset:window + offset + n]
+            total += padded[window + offset : window + offset + n]
+            number += present[window + offset : window + offset + n]
     means = np.zeros((n, width), dtype=np.float32)
     has = number > 0
     means[has] = total[has] / number[has, None]
     return means
 
 
-def sense_features(unit_rows: np.ndarray, context_units: Optional[np.ndarray], weight: float = CONTEXT_WEIGHT) -> np.ndarray:
+def sense_features(
+    unit_rows: np.ndarray, context_units: Optional[np.ndarray], weight: float = CONTEXT_WEIGHT
+) -> np.ndarray:
     """Unit rows of [token row, ``weight`` x context row] (n, 2d); the token rows
     themselves when ``context_units`` is None or ``weight`` is 0. A token without a
     vector (zero row) stays a zero row."""
@@ -180,8 +195,9 @@ def voting_rows(unit_rows: np.ndarray) -> np.ndarray:
     return np.einsum("ij,ij->i", unit_rows, unit_rows) > 0.25
 
 
-def split_threshold_for(n: int, split_threshold: Optional[float] = None,
-                        table: Sequence[Tuple[int, float]] = SPLIT_THRESHOLDS) -> float:
+def split_threshold_for(
+    n: int, split_threshold: Optional[float] = None, table: Sequence[Tuple[int, float]] = SPLIT_THRESHOLDS
+) -> float:
     """The spread above which ``n`` occurrences are split: ``split_threshold`` when given,
     else ``table`` interpolated linearly in n (constant beyond its ends)."""
     if split_threshold is not None:

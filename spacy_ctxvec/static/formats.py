@@ -6,6 +6,7 @@ read (a header that claims 10^9 rows over three lines costs three rows and a cod
 error), and a fastText header is checked against the file's size before gensim reads
 it. Every problem is a CtxvecError naming the file, and the line where there is one.
 A word that occurs twice keeps its first vector (warning W001)."""
+
 import gzip
 import logging
 import os
@@ -55,8 +56,22 @@ def load_static_vectors(path: PathLike, *, format: str = "auto", allow_pickle: b
         table = _LOADERS[format](path)
     except CtxvecError:
         raise
-    except (ValueError, TypeError, KeyError, IndexError, EOFError, OSError, UnicodeDecodeError, struct.error, zlib.error,
-            AssertionError, RuntimeError, OverflowError, ZeroDivisionError, NotImplementedError) as err:
+    except (
+        ValueError,
+        TypeError,
+        KeyError,
+        IndexError,
+        EOFError,
+        OSError,
+        UnicodeDecodeError,
+        struct.error,
+        zlib.error,
+        AssertionError,
+        RuntimeError,
+        OverflowError,
+        ZeroDivisionError,
+        NotImplementedError,
+    ) as err:
         raise _read_error(path, format, err) from err
     if len(table) == 0:
         raise CtxvecError(Errors.E137.format(path=path))
@@ -145,7 +160,9 @@ def _header(path: Path, line: bytes) -> Tuple[int, int]:
 
 
 def _row_count_error(path: Path, claimed: int, dim: int, problem: str) -> CtxvecError:
-    return CtxvecError(Errors.E130.format(path=path, problem=f"the header says {claimed} rows of dimension {dim}, but {problem}"))
+    return CtxvecError(
+        Errors.E130.format(path=path, problem=f"the header says {claimed} rows of dimension {dim}, but {problem}")
+    )
 
 
 def _read_text(path: Path, has_header: bool) -> StaticVectorTable:
@@ -158,7 +175,11 @@ def _read_text(path: Path, has_header: bool) -> StaticVectorTable:
     blank_line: Optional[int] = None
     with _open(path) as file:
         if not _looks_like_text(file.read(4096)):
-            raise _read_error(path, "word2vec" if has_header else "glove", ValueError("it holds binary data (or UTF-16), not UTF-8 text"))
+            raise _read_error(
+                path,
+                "word2vec" if has_header else "glove",
+                ValueError("it holds binary data (or UTF-16), not UTF-8 text"),
+            )
         file.seek(0)
         for number, raw in enumerate(file, start=1):
             line = raw.rstrip(b"\r\n")
@@ -179,15 +200,22 @@ def _read_text(path: Path, has_header: bool) -> StaticVectorTable:
                     raise ValueError("no word before the numbers")
                 values = np.fromstring(fields[1] if len(fields) > 1 else b"", dtype=np.float32, sep=" ")
             except ValueError:
-                raise CtxvecError(Errors.E302.format(
-                    path=path, line=number, got=line[:120].decode("utf8", "replace"),
-                    expected=f"a word and {dim or 'its'} numbers separated by spaces")) from None
+                raise CtxvecError(
+                    Errors.E302.format(
+                        path=path,
+                        line=number,
+                        got=line[:120].decode("utf8", "replace"),
+                        expected=f"a word and {dim or 'its'} numbers separated by spaces",
+                    )
+                ) from None
             if dim is None:  # GloVe: the first row sets the dimension
                 dim = len(values)
                 if dim < 1:
                     raise CtxvecError(Errors.E132.format(path=path, what="dimension", value=0))
             if len(values) != dim:
-                raise CtxvecError(Errors.E104.format(path=path, error=f"line {number} has {len(values)} values, expected {dim}"))
+                raise CtxvecError(
+                    Errors.E104.format(path=path, error=f"line {number} has {len(values)} values, expected {dim}")
+                )
             if claimed is not None and len(keys) == claimed:
                 raise _row_count_error(path, claimed, dim, f"line {number} starts row {claimed + 1}")
             if rows is None:
@@ -292,7 +320,9 @@ def _read_word2vec_binary(path: Path) -> StaticVectorTable:
             try:
                 word = word_bytes.decode("utf8")
             except UnicodeDecodeError as err:
-                raise CtxvecError(Errors.E133.format(path=path, where=f"word of row {len(keys) + 1}", error=err.reason)) from None
+                raise CtxvecError(
+                    Errors.E133.format(path=path, where=f"word of row {len(keys) + 1}", error=err.reason)
+                ) from None
             if rows is None:
                 rows = _Rows(dim, claimed)
             rows.append(np.frombuffer(data, dtype="<f4"))
@@ -315,7 +345,20 @@ def _file_size(path: Path) -> int:
     return size
 
 
-_FASTTEXT_ARGS = ("dim", "ws", "epoch", "min_count", "neg", "word_ngrams", "loss", "model", "bucket", "minn", "maxn", "lr_update_rate")
+_FASTTEXT_ARGS = (
+    "dim",
+    "ws",
+    "epoch",
+    "min_count",
+    "neg",
+    "word_ngrams",
+    "loss",
+    "model",
+    "bucket",
+    "minn",
+    "maxn",
+    "lr_update_rate",
+)
 
 
 def check_fasttext_header(path: PathLike) -> Dict[str, int]:
@@ -339,7 +382,9 @@ def check_fasttext_header(path: PathLike) -> Dict[str, int]:
 
         magic, version = need("<2i", "header")
         if magic != FASTTEXT_MAGIC or version > FASTTEXT_VERSION:
-            raise bad(f"it does not start like a fastText .bin file of version <= {FASTTEXT_VERSION} (magic {magic}, version {version})")
+            raise bad(
+                f"it does not start like a fastText .bin file of version <= {FASTTEXT_VERSION} (magic {magic}, version {version})"
+            )
         header = dict(zip(_FASTTEXT_ARGS, need("<12i", "header")))
         need("<d", "header")
         vocab_size, nwords, nlabels = need("<3i", "dictionary header")
@@ -350,8 +395,10 @@ def check_fasttext_header(path: PathLike) -> Dict[str, int]:
         if nlabels > 0:
             raise bad(f"it is a supervised model ({nlabels} labels); only unsupervised word vectors can be loaded")
         if not 0 <= nwords <= vocab_size or vocab_size * 10 > size or bucket < 0:
-            raise bad(f"its dictionary header claims {vocab_size} entries, {nwords} words and {bucket} buckets, "
-                      f"which a file of {size} bytes cannot hold")
+            raise bad(
+                f"its dictionary header claims {vocab_size} entries, {nwords} words and {bucket} buckets, "
+                f"which a file of {size} bytes cannot hold"
+            )
         if not 0 <= header["minn"] <= header["maxn"] <= 64:
             raise bad(f"its character n-gram lengths minn={header['minn']} maxn={header['maxn']} are invalid")
         for index in range(vocab_size):
@@ -365,8 +412,10 @@ def check_fasttext_header(path: PathLike) -> Dict[str, int]:
             raise bad("it is a quantized model (.ftz); quantize=False models (.bin) are supported")
         n_vectors, matrix_dim = need("<2q", "input matrix header")
         if matrix_dim != dim or n_vectors != nwords + bucket:
-            raise bad(f"its input matrix is {n_vectors} x {matrix_dim}, but the header needs "
-                      f"{nwords + bucket} x {dim} (words + buckets, dim)")
+            raise bad(
+                f"its input matrix is {n_vectors} x {matrix_dim}, but the header needs "
+                f"{nwords + bucket} x {dim} (words + buckets, dim)"
+            )
         if n_vectors * dim * 4 > size - reader.offset:
             raise bad(f"its input matrix needs {n_vectors * dim * 4} bytes, but only {size - reader.offset} follow")
         reader.seek(reader.offset + n_vectors * dim * 4)
@@ -389,13 +438,19 @@ def npy_vocab_path(path: Path) -> Path:
         if candidate.is_file():
             return candidate
     raise CtxvecError(
-        Errors.E107.format(path=path, stem_vocab=path.with_name(path.stem + ".vocab.txt"), dir_vocab=path.parent / "vocab.txt")
+        Errors.E107.format(
+            path=path, stem_vocab=path.with_name(path.stem + ".vocab.txt"), dir_vocab=path.parent / "vocab.txt"
+        )
     )
 
 
 def _read_npy(path: Path) -> StaticVectorTable:
     matrix = read_npy(path)
-    if matrix.ndim != 2 or not np.issubdtype(matrix.dtype, np.number) or np.issubdtype(matrix.dtype, np.complexfloating):
+    if (
+        matrix.ndim != 2
+        or not np.issubdtype(matrix.dtype, np.number)
+        or np.issubdtype(matrix.dtype, np.complexfloating)
+    ):
         raise CtxvecError(Errors.E106.format(path=path, shape=matrix.shape, dtype=matrix.dtype))
     if matrix.shape[1] < 1:
         raise CtxvecError(Errors.E132.format(path=path, what="dimension", value=matrix.shape[1]))

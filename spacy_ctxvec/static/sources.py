@@ -2,6 +2,7 @@
 
 Each returns a callable (nlp) -> StaticVectorTable that the component calls in initialize().
 """
+
 from pathlib import Path
 from typing import Any, Callable, Optional, Union
 
@@ -17,7 +18,9 @@ StaticSource = Callable[[Language], StaticVectorTable]
 
 
 @registry.misc("spacy-ctxvec.vectors_file.v1")
-def configure_vectors_file(path: Optional[Union[str, Path]], format: str = "auto", allow_pickle: bool = False) -> StaticSource:
+def configure_vectors_file(
+    path: Optional[Union[str, Path]], format: str = "auto", allow_pickle: bool = False
+) -> StaticSource:
     """A word2vec / GloVe / fastText / .npy file (see load_static_vectors). gensim
     native .model/.kv files are pickles and need allow_pickle = true."""
 

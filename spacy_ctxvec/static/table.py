@@ -7,10 +7,11 @@ Codes index ``attributes.STATIC_KEY_NAMES``. No spaCy import: strings in, arrays
 
 Blank (empty or whitespace-only) strings are never looked up: they get code "none".
 """
+
 import logging
 import tempfile
-from tokenize import TokenError
 from pathlib import Path
+from tokenize import TokenError
 from typing import Any, Dict, Iterable, List, Optional, Sequence, Tuple, Union
 
 import numpy as np
@@ -55,7 +56,9 @@ class FastTextNgrams:
         ):
             raise CtxvecError(Errors.E138.format(min_n=min_n, max_n=max_n, bucket=bucket, limit=MAX_NGRAM_LENGTH))
         if vectors_ngrams.ndim != 2 or vectors_ngrams.shape[0] != bucket:
-            raise CtxvecError(Errors.E111.format(shape=vectors_ngrams.shape, bucket=bucket, dim=vectors_ngrams.shape[-1]))
+            raise CtxvecError(
+                Errors.E111.format(shape=vectors_ngrams.shape, bucket=bucket, dim=vectors_ngrams.shape[-1])
+            )
         self.vectors_ngrams = vectors_ngrams
         self.min_n = int(min_n)
         self.max_n = int(max_n)
@@ -66,7 +69,9 @@ class FastTextNgrams:
         from gensim.models.fasttext import ft_ngram_hashes
 
         if self.bucket == 0:  # no n-gram rows: no word is found
-            return np.zeros((len(texts), self.vectors_ngrams.shape[1]), dtype=np.float32), np.zeros(len(texts), dtype=bool)
+            return np.zeros((len(texts), self.vectors_ngrams.shape[1]), dtype=np.float32), np.zeros(
+                len(texts), dtype=bool
+            )
         hashes = [ft_ngram_hashes(text, self.min_n, self.max_n, self.bucket) for text in texts]
         lengths = np.fromiter((len(h) for h in hashes), dtype=np.int64, count=len(hashes))
         flat = np.fromiter((h for word in hashes for h in word), dtype=np.int64, count=int(lengths.sum()))
@@ -138,7 +143,9 @@ class StaticVectorTable:
         if len(rows) != len(keys) or max_row >= vectors.shape[0] or (len(rows) and rows.min() < 0):
             raise CtxvecError(Errors.E110.format(n_keys=len(keys), n_rows=vectors.shape[0], max_row=max_row))
         if isinstance(subwords, FastTextNgrams) and subwords.vectors_ngrams.shape[1] != vectors.shape[1]:
-            raise CtxvecError(Errors.E111.format(shape=subwords.vectors_ngrams.shape, bucket=subwords.bucket, dim=vectors.shape[1]))
+            raise CtxvecError(
+                Errors.E111.format(shape=subwords.vectors_ngrams.shape, bucket=subwords.bucket, dim=vectors.shape[1])
+            )
         self.keys = keys
         self.rows = rows
         self.vectors = vectors
@@ -174,7 +181,11 @@ class StaticVectorTable:
         embeddings = np.asarray(embeddings, dtype=np.float32)
         special = set(tokenizer.all_special_tokens)
         vocab = sorted(
-            ((piece, idx) for piece, idx in tokenizer.get_vocab().items() if piece not in special and idx < len(embeddings)),
+            (
+                (piece, idx)
+                for piece, idx in tokenizer.get_vocab().items()
+                if piece not in special and idx < len(embeddings)
+            ),
             key=lambda item: item[1],
         )
         pieces = [piece for piece, _ in vocab]
@@ -206,10 +217,17 @@ class StaticVectorTable:
 
     # Lookup
     def lookup(
-        self, text: str, lower: Optional[str] = None, norm: Optional[str] = None, *, lookups: Sequence[str] = DEFAULT_LOOKUPS
+        self,
+        text: str,
+        lower: Optional[str] = None,
+        norm: Optional[str] = None,
+        *,
+        lookups: Sequence[str] = DEFAULT_LOOKUPS,
     ) -> Tuple[np.ndarray, str]:
         """(vector, name of the lookup that succeeded) for one token."""
-        vectors, codes = self.lookup_batch([text], None if lower is None else [lower], None if norm is None else [norm], lookups=lookups)
+        vectors, codes = self.lookup_batch(
+            [text], None if lower is None else [lower], None if norm is None else [norm], lookups=lookups
+        )
         return vectors[0], STATIC_KEY_NAMES[int(codes[0])]
 
     def lookup_batch(
@@ -230,7 +248,9 @@ class StaticVectorTable:
             raise CtxvecError(Errors.E113.format(n_texts=len(texts), n_lowers=len(lowers), n_norms=len(norms)))
         unique: Dict[Triple, int] = {}
         inverse = np.fromiter(
-            (unique.setdefault(triple, len(unique)) for triple in zip(texts, lowers, norms)), dtype=np.int64, count=len(texts)
+            (unique.setdefault(triple, len(unique)) for triple in zip(texts, lowers, norms)),
+            dtype=np.int64,
+            count=len(texts),
         )
         vectors, codes = self._lookup_unique(list(unique), check_lookups(lookups))
         return vectors[inverse], codes[inverse]
@@ -249,7 +269,9 @@ class StaticVectorTable:
             else:
                 field = _LOOKUP_FIELD[lookup]
                 rows = np.fromiter(
-                    (self._key_to_row.get(triples[i][field], -1) for i in remaining), dtype=np.int64, count=len(remaining)
+                    (self._key_to_row.get(triples[i][field], -1) for i in remaining),
+                    dtype=np.int64,
+                    count=len(remaining),
                 )
                 found = rows >= 0
                 found_vectors = np.zeros((len(remaining), self.dim), dtype=np.float32)
@@ -334,7 +356,9 @@ class StaticVectorTable:
         return cls._from_parts(path, cfg, keys, arrays, tokenizer)
 
     @classmethod
-    def _from_parts(cls, where: Any, cfg: Any, keys: Any, arrays: Dict[str, Any], tokenizer: Any) -> "StaticVectorTable":
+    def _from_parts(
+        cls, where: Any, cfg: Any, keys: Any, arrays: Dict[str, Any], tokenizer: Any
+    ) -> "StaticVectorTable":
         """A table from saved parts, each checked: cfg (dict), keys (list of str),
         arrays "vectors", optional "key_rows", "ngrams" (fastText)."""
 
@@ -374,7 +398,9 @@ class StaticVectorTable:
             "keys": self.keys,
             "vectors": np.ascontiguousarray(self.vectors),
             "key_rows": None if self._identity_rows() else self.rows,
-            "arrays": {} if self.subwords is None else {k: np.ascontiguousarray(v) for k, v in self.subwords.arrays().items()},
+            "arrays": {}
+            if self.subwords is None
+            else {k: np.ascontiguousarray(v) for k, v in self.subwords.arrays().items()},
             "tokenizer": None,
         }
         if isinstance(self.subwords, WordpieceMean):
@@ -393,13 +419,21 @@ class StaticVectorTable:
                 raise ValueError(f"expected a mapping, got {type(msg).__name__}")
             cfg, keys, vectors = msg["cfg"], msg["keys"], msg["vectors"]
             extra = msg["arrays"]
-            arrays = {"vectors": vectors, "key_rows": msg["key_rows"], "ngrams": extra.get("ngrams") if isinstance(extra, dict) else None}
+            arrays = {
+                "vectors": vectors,
+                "key_rows": msg["key_rows"],
+                "ngrams": extra.get("ngrams") if isinstance(extra, dict) else None,
+            }
             files = msg["tokenizer"]
         except (ValueError, TypeError, KeyError, IndexError, AttributeError) as err:
-            raise CtxvecError(Errors.E134.format(path=where, problem=f"the bytes cannot be decoded ({type(err).__name__}: {err})")) from None
+            raise CtxvecError(
+                Errors.E134.format(path=where, problem=f"the bytes cannot be decoded ({type(err).__name__}: {err})")
+            ) from None
         tokenizer = None
         if isinstance(cfg, dict) and cfg.get("kind") == "wordpieces":
-            if not isinstance(files, dict) or not all(isinstance(k, str) and isinstance(v, bytes) for k, v in files.items()):
+            if not isinstance(files, dict) or not all(
+                isinstance(k, str) and isinstance(v, bytes) for k, v in files.items()
+            ):
                 raise CtxvecError(Errors.E134.format(path=where, problem="the tokenizer files are missing"))
             with tempfile.TemporaryDirectory() as tmp:
                 for name, content in files.items():
@@ -444,7 +478,9 @@ def _load_tokenizer(path: Path, where: Any) -> Any:
     try:
         return AutoTokenizer.from_pretrained(str(path), local_files_only=True)
     except Exception as err:  # the tokenizers library raises a bare Exception for a damaged tokenizer.json
-        raise CtxvecError(Errors.E134.format(path=where, problem=f"the saved tokenizer cannot be loaded ({err})")) from None
+        raise CtxvecError(
+            Errors.E134.format(path=where, problem=f"the saved tokenizer cannot be loaded ({err})")
+        ) from None
 
 
 def check_finite(table: StaticVectorTable, path: PathLike) -> None:

@@ -5,6 +5,7 @@ of letters and digits (regex ``[^\\W_]+``), so punctuation and underscores drop 
 and "Don't" gives "don", "t". The output is word2vec text format (binary with
 ``binary=True``), loadable with load_static_vectors or spacy-ctxvec.vectors_file.v1.
 """
+
 import re
 import time
 from pathlib import Path
@@ -14,8 +15,8 @@ from spacy.tokens import Doc
 from spacy.vocab import Vocab
 from wasabi import msg
 
+from ..building.corpus import corpus_files, iter_corpus
 from ..errors import CtxvecError, Errors
-from ..lexicon.corpus import corpus_files, iter_corpus
 from ..types import PathLike
 
 WORD_PATTERN = re.compile(r"[^\W_]+")
@@ -28,7 +29,7 @@ def simple_words(text: str) -> List[str]:
 
 class WordListCorpus:
     """Re-iterable stream of word lists, one per document of a corpus read by
-    ``spacy_ctxvec.lexicon.corpus.iter_corpus`` (the same formats as build-lexicon)."""
+    ``spacy_ctxvec.building.corpus.iter_corpus`` (the same formats as build-lexicon)."""
 
     def __init__(self, path: PathLike) -> None:
         self.path = Path(path)

@@ -18,6 +18,7 @@ The cluster is torn down by PID (every process whose command line names one of t
 temp dirs, and their children), never with a machine-wide `ray stop`, which would also
 stop other Ray clusters on this machine.
 """
+
 import json
 import os
 import shutil
@@ -34,8 +35,8 @@ from typing import Dict, Iterator, List, Optional, Set
 import numpy as np
 import pytest
 
+from spacy_ctxvec.building.local import build_lexicon_local
 from spacy_ctxvec.errors import CtxvecError
-from spacy_ctxvec.lexicon.local import build_lexicon_local
 from spacy_ctxvec.lexicon.statistics import Lexicon
 
 pytestmark = pytest.mark.slow
@@ -114,17 +115,43 @@ class TwoNodeCluster:
         self.env = {**os.environ, **CLUSTER_ENV}
 
     def _ray_start(self, *args: str, env: Optional[Dict[str, str]] = None) -> None:
-        result = subprocess.run(["ray", "start", "--disable-usage-stats", *args], env={**self.env, **(env or {})},
-                                capture_output=True, text=True, timeout=180)
+        result = subprocess.run(
+            ["ray", "start", "--disable-usage-stats", *args],
+            env={**self.env, **(env or {})},
+            capture_output=True,
+            text=True,
+            timeout=180,
+        )
         assert result.returncode == 0, result.stdout[-2000:] + result.stderr[-2000:]
 
     def start(self) -> "TwoNodeCluster":
         # Loopback only, on 127.0.0.2: Ray replaces "127.0.0.1" and "localhost" by the
         # machine's outward address, but takes any other address as given.
-        self._ray_start("--head", "--num-cpus", "1", "--port", str(self.port), "--node-ip-address", LOOPBACK,
-                        "--temp-dir", self.head_dir, "--include-dashboard", "false")
-        self._ray_start("--address", self.address, "--num-cpus", "1", "--node-ip-address", LOOPBACK,
-                        "--resources", json.dumps({NODE_B_RESOURCE: 1}), "--temp-dir", self.node_dir)
+        self._ray_start(
+            "--head",
+            "--num-cpus",
+            "1",
+            "--port",
+            str(self.port),
+            "--node-ip-address",
+            LOOPBACK,
+            "--temp-dir",
+            self.head_dir,
+            "--include-dashboard",
+            "false",
+        )
+        self._ray_start(
+            "--address",
+            self.address,
+            "--num-cpus",
+            "1",
+            "--node-ip-address",
+            LOOPBACK,
+            "--resources",
+            json.dumps({NODE_B_RESOURCE: 1}),
+            "--temp-dir",
+            self.node_dir,
+        )
         return self
 
     def node_b_processes(self) -> Set[int]:
@@ -176,8 +203,9 @@ def corpus_file(tmp_path_factory) -> Path:
 def local_result(tiny_pipeline_dir, corpus_file):
     import spacy
 
-    return build_lexicon_local(spacy.load(tiny_pipeline_dir), corpus_file, shard_size=SHARD_SIZE,
-                               batch_size=BATCH_SIZE, progress=False)
+    return build_lexicon_local(
+        spacy.load(tiny_pipeline_dir), corpus_file, shard_size=SHARD_SIZE, batch_size=BATCH_SIZE, progress=False
+    )
 
 
 def assert_bitwise_equal(a: Lexicon, b: Lexicon) -> None:
@@ -189,7 +217,9 @@ def assert_bitwise_equal(a: Lexicon, b: Lexicon) -> None:
         np.testing.assert_array_equal(first, second, err_msg=name)
 
 
-def test_cli_address_of_a_two_node_cluster_equals_local_engine(ray, cluster, tiny_pipeline_dir, corpus_file, local_result, tmp_path):
+def test_cli_address_of_a_two_node_cluster_equals_local_engine(
+    ray, cluster, tiny_pipeline_dir, corpus_file, local_result, tmp_path
+):
     """`build-lexicon --engine ray --address HEAD --num-workers 2`: one actor on each node
     (1 CPU each), the saved lexicon bitwise equal to the local engine's."""
     import spacy
@@ -198,9 +228,24 @@ def test_cli_address_of_a_two_node_cluster_equals_local_engine(ray, cluster, tin
     from spacy_ctxvec.cli import app
 
     output = tmp_path / "with_lexicon"
-    args = ["build-lexicon", str(tiny_pipeline_dir), str(corpus_file), str(output), "--engine", "ray",
-            "--address", cluster.address, "--num-workers", "2", "--checkpoint-every", str(SHARD_SIZE),
-            "--batch-size", str(BATCH_SIZE), "--no-progress", "--keep-layer"]
+    args = [
+        "build-lexicon",
+        str(tiny_pipeline_dir),
+        str(corpus_file),
+        str(output),
+        "--engine",
+        "ray",
+        "--address",
+        cluster.address,
+        "--num-workers",
+        "2",
+        "--checkpoint-every",
+        str(SHARD_SIZE),
+        "--batch-size",
+        str(BATCH_SIZE),
+        "--no-progress",
+        "--keep-layer",
+    ]
     outcome = CliRunner().invoke(app, args)
     assert outcome.exit_code == 0, outcome.output
     assert not ray.is_initialized()  # the driver left the cluster; the cluster stays up
@@ -227,7 +272,7 @@ def stall_on_node_worker_class(node_b_id: str, holding: Path, stuck_elsewhere: b
     is stopped (writing ``holding`` when it starts to hold it), and whose actors on other
     nodes wait for that moment before they start, so that node b surely has work when it
     is stopped. With ``stuck_elsewhere`` the other actors then hold their shard too."""
-    from spacy_ctxvec.lexicon.ray_workers import PartialLexiconWorker
+    from spacy_ctxvec.building.ray_workers import PartialLexiconWorker
 
     class StallOnNodeB(PartialLexiconWorker):
         def __call__(self, batch):
@@ -246,14 +291,15 @@ def stall_on_node_worker_class(node_b_id: str, holding: Path, stuck_elsewhere: b
     return StallOnNodeB
 
 
-def build_losing_node_b(cluster: TwoNodeCluster, tiny_pipeline_dir: Path, corpus_file: Path,
-                        holding: Path, stuck_elsewhere: bool) -> Dict[str, object]:
+def build_losing_node_b(
+    cluster: TwoNodeCluster, tiny_pipeline_dir: Path, corpus_file: Path, holding: Path, stuck_elsewhere: bool
+) -> Dict[str, object]:
     """Run a 2-worker build in which node b is stopped while its actor holds a shard.
     Returns what happened: "result" or "error", "stopped_pids", and "seconds" from the
     stop to the end of the build."""
     import ray
 
-    from spacy_ctxvec.lexicon import ray_engine
+    from spacy_ctxvec.building import ray_engine
 
     node_b_id = next(node["NodeID"] for node in ray_nodes(cluster.address) if NODE_B_RESOURCE in node["Resources"])
     ray.cloudpickle.register_pickle_by_value(sys.modules[__name__])
@@ -271,8 +317,13 @@ def build_losing_node_b(cluster: TwoNodeCluster, tiny_pipeline_dir: Path, corpus
     killer.start()
     try:
         outcome["result"] = ray_engine.build_lexicon_ray(
-            tiny_pipeline_dir, corpus_file, address=cluster.address, num_workers=2, shard_size=SHARD_SIZE,
-            batch_size=BATCH_SIZE, progress=False,
+            tiny_pipeline_dir,
+            corpus_file,
+            address=cluster.address,
+            num_workers=2,
+            shard_size=SHARD_SIZE,
+            batch_size=BATCH_SIZE,
+            progress=False,
             worker_class=stall_on_node_worker_class(node_b_id, holding, stuck_elsewhere),
         )
     except CtxvecError as err:
@@ -292,8 +343,7 @@ def test_node_stopped_mid_build_the_node_left_finishes_and_counts_once(
     reached: shards keep finishing."""
     # If the build ever stalls for another reason, fail in minutes, not after Ray's 30.
     monkeypatch.setattr(ray.data.DataContext.get_current(), "execution_no_progress_timeout_s", 600)
-    outcome = build_losing_node_b(cluster, tiny_pipeline_dir, corpus_file, tmp_path / "holding",
-                                  stuck_elsewhere=False)
+    outcome = build_losing_node_b(cluster, tiny_pipeline_dir, corpus_file, tmp_path / "holding", stuck_elsewhere=False)
     assert outcome.get("stopped_pids"), "node b never held a shard"
     assert not cluster.node_b_processes()
     assert "error" not in outcome, str(outcome.get("error"))
@@ -311,12 +361,11 @@ def test_node_stopped_while_the_node_left_is_stuck_is_a_coded_error_and_the_reru
     actor, so after the grace period the build stops with E520 instead of waiting
     forever, and says what to rerun; that rerun (--num-workers 1 on the node left) gives
     the local engine's lexicon bit for bit."""
-    from spacy_ctxvec.lexicon import ray_engine
+    from spacy_ctxvec.building import ray_engine
 
     monkeypatch.setattr(ray_engine, "NODE_LOSS_GRACE_S", 10.0)
     monkeypatch.setattr(ray.data.DataContext.get_current(), "execution_no_progress_timeout_s", 600)
-    outcome = build_losing_node_b(cluster, tiny_pipeline_dir, corpus_file, tmp_path / "holding",
-                                  stuck_elsewhere=True)
+    outcome = build_losing_node_b(cluster, tiny_pipeline_dir, corpus_file, tmp_path / "holding", stuck_elsewhere=True)
     assert outcome.get("stopped_pids"), "node b never held a shard"
     assert not cluster.node_b_processes()
     assert "result" not in outcome, "the build finished although no actor could work"
@@ -328,8 +377,15 @@ def test_node_stopped_while_the_node_left_is_stuck_is_a_coded_error_and_the_reru
     time.sleep(5)  # the stopped build's Ray Data executor must not start a local Ray
     assert not ray.is_initialized()
 
-    rerun = ray_engine.build_lexicon_ray(tiny_pipeline_dir, corpus_file, address=cluster.address, num_workers=1,
-                                         shard_size=SHARD_SIZE, batch_size=BATCH_SIZE, progress=False)
+    rerun = ray_engine.build_lexicon_ray(
+        tiny_pipeline_dir,
+        corpus_file,
+        address=cluster.address,
+        num_workers=1,
+        shard_size=SHARD_SIZE,
+        batch_size=BATCH_SIZE,
+        progress=False,
+    )
     assert (rerun.n_docs, rerun.n_tokens) == (local_result.n_docs, local_result.n_tokens)
     assert_bitwise_equal(rerun.lexicon, local_result.lexicon)
     assert not ray.is_initialized()

@@ -10,8 +10,8 @@ import numpy as np
 import pytest
 from spacy.language import Language
 
-from spacy_ctxvec.lexicon.checkpoints import LATEST_FILE
-from spacy_ctxvec.lexicon.local import build_lexicon_local
+from spacy_ctxvec.building.checkpoints import LATEST_FILE
+from spacy_ctxvec.building.local import build_lexicon_local
 from spacy_ctxvec.errors import CtxvecError
 from spacy_ctxvec.lexicon.statistics import Lexicon
 
@@ -42,18 +42,33 @@ def test_local_build_with_checkpoints_and_in_process_resume(tiny_nlp, tmp_path):
     full = build_lexicon_local(tiny_nlp, corpus, shard_size=20, batch_size=8, progress=False)
     assert full.n_docs == 60
     checkpoints = tmp_path / "ckpt"
-    first = build_lexicon_local(tiny_nlp, corpus, shard_size=20, batch_size=8, progress=False, checkpoint_dir=checkpoints, max_docs=None)
+    first = build_lexicon_local(
+        tiny_nlp, corpus, shard_size=20, batch_size=8, progress=False, checkpoint_dir=checkpoints, max_docs=None
+    )
     assert first.lexicon == full.lexicon
     # pretend the run stopped after the first shard: keep only its checkpoint
-    partial = build_lexicon_local(tiny_nlp, corpus, shard_size=20, batch_size=8, progress=False, checkpoint_dir=tmp_path / "ckpt2", max_docs=20)
+    partial = build_lexicon_local(
+        tiny_nlp, corpus, shard_size=20, batch_size=8, progress=False, checkpoint_dir=tmp_path / "ckpt2", max_docs=20
+    )
     state_dir = tmp_path / "ckpt2"
     latest = (state_dir / LATEST_FILE).read_text().strip()
     state = json.loads((state_dir / latest / "state.json").read_text())
     assert state["docs_done"] == 20 and partial.n_docs == 20
     with pytest.raises(CtxvecError, match="E221.*max_docs"):
-        build_lexicon_local(tiny_nlp, corpus, shard_size=20, batch_size=8, progress=False, checkpoint_dir=state_dir, resume=True)
+        build_lexicon_local(
+            tiny_nlp, corpus, shard_size=20, batch_size=8, progress=False, checkpoint_dir=state_dir, resume=True
+        )
     with pytest.raises(CtxvecError, match="E221.*shard_size"):
-        build_lexicon_local(tiny_nlp, corpus, shard_size=10, batch_size=8, progress=False, checkpoint_dir=state_dir, resume=True, max_docs=20)
+        build_lexicon_local(
+            tiny_nlp,
+            corpus,
+            shard_size=10,
+            batch_size=8,
+            progress=False,
+            checkpoint_dir=state_dir,
+            resume=True,
+            max_docs=20,
+        )
 
 
 def test_empty_corpus_is_an_error(tiny_nlp, tmp_path):
@@ -77,9 +92,27 @@ def test_resume_after_kill_9_is_identical_to_an_uninterrupted_build(tiny_nlp, ti
     corpus = write_corpus(tmp_path / "c.txt", 400, seed=1)
     output = tmp_path / "out"
     checkpoints = tmp_path / "ckpt"
-    command = [sys.executable, "-m", "spacy_ctxvec", "build-lexicon", str(tiny_pipeline_dir), str(corpus), str(output),
-               "--checkpoint-every", "25", "--batch-size", "16", "--checkpoint-dir", str(checkpoints), "--no-progress", "--keep-layer",
-               "--sample-size", "4", "--sample-min-count", "3"]
+    command = [
+        sys.executable,
+        "-m",
+        "spacy_ctxvec",
+        "build-lexicon",
+        str(tiny_pipeline_dir),
+        str(corpus),
+        str(output),
+        "--checkpoint-every",
+        "25",
+        "--batch-size",
+        "16",
+        "--checkpoint-dir",
+        str(checkpoints),
+        "--no-progress",
+        "--keep-layer",
+        "--sample-size",
+        "4",
+        "--sample-min-count",
+        "3",
+    ]
     env = {**os.environ, "HF_HUB_OFFLINE": "1"}
     process = subprocess.Popen(command, env=env, stdout=subprocess.DEVNULL, stderr=subprocess.PIPE)
     deadline = time.monotonic() + 120
@@ -95,18 +128,24 @@ def test_resume_after_kill_9_is_identical_to_an_uninterrupted_build(tiny_nlp, ti
     resumed = subprocess.run(command + ["--resume"], env=env, capture_output=True, text=True)
     assert resumed.returncode == 0, resumed.stderr[-2000:]
     assert f"Resumed after {done} docs" in resumed.stdout
-    uninterrupted = build_lexicon_local(tiny_nlp, corpus, shard_size=25, batch_size=16, progress=False, sample_size=4).lexicon
+    uninterrupted = build_lexicon_local(
+        tiny_nlp, corpus, shard_size=25, batch_size=16, progress=False, sample_size=4
+    ).lexicon
     result = Lexicon.from_disk(output / "ctxvec_polysemy" / "lexicon")
     assert result.n_occurrences == uninterrupted.n_occurrences
     assert result == uninterrupted.prune_sample(3)  # bitwise: keys, counts, int64 sums and the occurrence sample
-    assert result.sample.n_rows > 0 and all(n >= 3 for n, key in zip(result.counts, result.keys) if key in result.sample)
+    assert result.sample.n_rows > 0 and all(
+        n >= 3 for n, key in zip(result.counts, result.keys) if key in result.sample
+    )
     assert not checkpoints.exists()
 
 
 def test_build_stopped_by_bad_input_keeps_its_checkpoint_and_resumes_once_fixed(tiny_nlp, tmp_path):
     corpus = write_corpus(tmp_path / "c.txt", 30, seed=3)
     lines = corpus.read_text(encoding="utf8").splitlines()
-    corpus.write_bytes("\n".join(lines[:25]).encode("utf8") + b"\n\xff broken bytes\n" + "\n".join(lines[25:]).encode("utf8") + b"\n")
+    corpus.write_bytes(
+        "\n".join(lines[:25]).encode("utf8") + b"\n\xff broken bytes\n" + "\n".join(lines[25:]).encode("utf8") + b"\n"
+    )
     checkpoints = tmp_path / "ckpt"
     options = dict(shard_size=10, batch_size=8, progress=False, checkpoint_dir=checkpoints)
     with pytest.raises(CtxvecError, match=r"E240.*c\.txt, line 26"):
@@ -153,7 +192,10 @@ def test_latin1_corpus_with_encoding_counts_like_its_utf8_copy(tiny_nlp, tmp_pat
     latin = build_lexicon_local(tiny_nlp, tmp_path / "latin.txt", progress=False, encoding="latin-1")
     assert latin.lexicon == build_lexicon_local(tiny_nlp, tmp_path / "utf8.txt", progress=False).lexicon
     skipped = build_lexicon_local(tiny_nlp, tmp_path / "latin.txt", progress=False, on_error="skip")
-    assert skipped.n_docs == 1 and skipped.skipped_lines == [(str(tmp_path / "latin.txt"), 1), (str(tmp_path / "latin.txt"), 3)]
+    assert skipped.n_docs == 1 and skipped.skipped_lines == [
+        (str(tmp_path / "latin.txt"), 1),
+        (str(tmp_path / "latin.txt"), 3),
+    ]
 
 
 # Occurrence samples (issue 11): the same sample whatever the shards, processes or resumes
@@ -178,22 +220,29 @@ def test_sample_is_the_same_with_other_shards_and_after_resume(tiny_nlp, tmp_pat
     assert_same_sample(other_shards.sample, full.sample)
     # a build stopped by a bad line after two shards, resumed once the line is fixed
     lines = corpus.read_text(encoding="utf8").splitlines()
-    corpus.write_bytes("\n".join(lines[:45]).encode("utf8") + b"\n\xff broken\n" + "\n".join(lines[45:]).encode("utf8") + b"\n")
+    corpus.write_bytes(
+        "\n".join(lines[:45]).encode("utf8") + b"\n\xff broken\n" + "\n".join(lines[45:]).encode("utf8") + b"\n"
+    )
     checkpoints = tmp_path / "ckpt"
     with pytest.raises(CtxvecError, match="E240"):
         build_lexicon_local(tiny_nlp, corpus, shard_size=20, checkpoint_dir=checkpoints, **options)
     corpus.write_text("\n".join(lines) + "\n", encoding="utf8")
     with pytest.raises(CtxvecError, match="E221.*sample_size"):
-        build_lexicon_local(tiny_nlp, corpus, shard_size=20, checkpoint_dir=checkpoints, resume=True, **{**options, "sample_size": 5})
+        build_lexicon_local(
+            tiny_nlp, corpus, shard_size=20, checkpoint_dir=checkpoints, resume=True, **{**options, "sample_size": 5}
+        )
     with pytest.raises(CtxvecError, match="E221.*sample_contexts"):
-        build_lexicon_local(tiny_nlp, corpus, shard_size=20, checkpoint_dir=checkpoints, resume=True, **options,
-                            sample_contexts=False)
+        build_lexicon_local(
+            tiny_nlp, corpus, shard_size=20, checkpoint_dir=checkpoints, resume=True, **options, sample_contexts=False
+        )
     resumed = build_lexicon_local(tiny_nlp, corpus, shard_size=20, checkpoint_dir=checkpoints, resume=True, **options)
     assert resumed.resumed_from == 40
     assert resumed.lexicon == full  # bitwise, sample included
     assert full.sample.has_contexts
     plain = build_lexicon_local(tiny_nlp, corpus, shard_size=20, sample_contexts=False, **options).lexicon
-    assert not plain.sample.has_contexts and plain.sample == full.sample.without_contexts()  # the same rows, no contexts
+    assert (
+        not plain.sample.has_contexts and plain.sample == full.sample.without_contexts()
+    )  # the same rows, no contexts
     with pytest.raises(CtxvecError, match="E228.*sample_size"):
         build_lexicon_local(tiny_nlp, corpus, progress=False, sample_size=-1)
 
@@ -202,5 +251,7 @@ def test_sample_is_the_same_with_other_shards_and_after_resume(tiny_nlp, tmp_pat
 def test_spawned_worker_processes_give_the_same_sample(tiny_nlp, tmp_path):
     corpus = write_corpus(tmp_path / "c.txt", 40, seed=6)
     single = build_lexicon_local(tiny_nlp, corpus, shard_size=40, batch_size=8, progress=False, sample_size=3)
-    multi = build_lexicon_local(tiny_nlp, corpus, shard_size=40, batch_size=8, progress=False, n_process=2, sample_size=3)
+    multi = build_lexicon_local(
+        tiny_nlp, corpus, shard_size=40, batch_size=8, progress=False, n_process=2, sample_size=3
+    )
     assert_same_sample(multi.lexicon.sample, single.lexicon.sample)

@@ -1,6 +1,7 @@
 """The Ray engine against the local engine, on a 2-CPU local Ray cluster with the tiny
 random BERT pipeline saved to disk: equal lexicons, a worker killed mid-run retried
 without double counting, unreadable corpus files named, nothing left running."""
+
 import json
 import os
 import sys
@@ -11,12 +12,19 @@ from typing import List, Set
 import numpy as np
 import pytest
 
-from spacy_ctxvec.lexicon.engines import get_engine
-from spacy_ctxvec.lexicon.local import build_lexicon_local
-from spacy_ctxvec.lexicon import ray_engine
-from spacy_ctxvec.lexicon.ray_engine import MERGE_GROUP, NodeLossWatch, build_lexicon_ray, merge_partials, merge_watching
+from spacy_ctxvec.building.engines import get_engine
+from spacy_ctxvec.building.local import build_lexicon_local
+from spacy_ctxvec.building.ray_engine import (
+    MERGE_GROUP,
+    NodeLossWatch,
+    build_lexicon_ray,
+    merge_partials,
+    merge_watching,
+)
 from spacy_ctxvec.errors import CtxvecError
+from spacy_ctxvec.building import ray_engine
 from spacy_ctxvec.lexicon.statistics import Lexicon, merge_all
+from spacy_ctxvec.pipelines import load_pipeline
 
 pytestmark = pytest.mark.slow
 
@@ -39,7 +47,9 @@ def write_corpus(directory: Path) -> Path:
     lines[10], lines[11] = "", "   "
     (directory / "a.txt").write_text("\n".join(lines) + "\n", encoding="utf8")
     rows = [
-        {"text": SENTENCES[i % len(SENTENCES)]} if i % 3 else {"words": SENTENCES[i % len(SENTENCES)].split(), "spaces": None}
+        {"text": SENTENCES[i % len(SENTENCES)]}
+        if i % 3
+        else {"words": SENTENCES[i % len(SENTENCES)].split(), "spaces": None}
         for i in range(45)
     ]
     (directory / "b.jsonl").write_text("\n".join(json.dumps(row) for row in rows) + "\n", encoding="utf8")
@@ -108,7 +118,10 @@ def test_ray_engine_is_registered():
 def test_merge_partials_in_groups_equals_merging_all():
     rng = np.random.default_rng(0)
     words = np.array(["bank", "river", "loan", "pen", "apple", "the"])
-    parts = [Lexicon.from_occurrences(words[rng.integers(0, len(words), 30)], rng.normal(size=(30, 8))) for _ in range(2 * MERGE_GROUP + 3)]
+    parts = [
+        Lexicon.from_occurrences(words[rng.integers(0, len(words), 30)], rng.normal(size=(30, 8)))
+        for _ in range(2 * MERGE_GROUP + 3)
+    ]
     rows = [
         {"lexicon": part.to_bytes(), "n_docs": 3, "skipped": json.dumps([["f.jsonl", 40 - i]] if i % 10 == 0 else [])}
         for i, part in enumerate(parts)
@@ -123,8 +136,15 @@ class ClusterState:
     """What NodeLossWatch reads from Ray: ``nodes()``, a list of node dicts, set by the test."""
 
     def __init__(self, cpus_per_node: List[float]) -> None:
-        self.node_list = [{"NodeID": f"node{i:02d}" + "0" * 20, "NodeManagerAddress": f"10.0.0.{i}", "Alive": True,
-                           "Resources": {"CPU": cpus}} for i, cpus in enumerate(cpus_per_node)]
+        self.node_list = [
+            {
+                "NodeID": f"node{i:02d}" + "0" * 20,
+                "NodeManagerAddress": f"10.0.0.{i}",
+                "Alive": True,
+                "Resources": {"CPU": cpus},
+            }
+            for i, cpus in enumerate(cpus_per_node)
+        ]
 
     def nodes(self) -> List[dict]:
         return self.node_list
@@ -220,7 +240,7 @@ def test_missing_ray_names_the_extra(tiny_pipeline_dir, corpus_dir, monkeypatch)
     monkeypatch.setitem(sys.modules, "ray", None)
     monkeypatch.setitem(sys.modules, "ray.data", None)
     with pytest.raises(CtxvecError, match=r"\[CTX-E502\].*pip install spacy-ctxvec\[ray\]"):
-        build_lexicon_ray(tiny_pipeline_dir, corpus_dir, progress=False)
+        build_lexicon_ray(load_pipeline(tiny_pipeline_dir), corpus_dir, progress=False)
 
 
 @pytest.mark.parametrize(
@@ -237,13 +257,13 @@ def test_missing_ray_names_the_extra(tiny_pipeline_dir, corpus_dir, monkeypatch)
 )
 def test_bad_settings_are_coded_errors(tiny_pipeline_dir, corpus_dir, setting, match):
     with pytest.raises(CtxvecError, match=match):
-        build_lexicon_ray(tiny_pipeline_dir, corpus_dir, progress=False, **setting)
+        build_lexicon_ray(load_pipeline(tiny_pipeline_dir), corpus_dir, progress=False, **setting)
 
 
 def test_missing_corpus_file_is_named_before_starting(tiny_pipeline_dir, corpus_dir, tmp_path):
     missing = tmp_path / "missing.txt"
     with pytest.raises(CtxvecError, match=r"\[CTX-E210\].*missing\.txt"):
-        build_lexicon_ray(tiny_pipeline_dir, [corpus_dir / "a.txt", missing], progress=False)
+        build_lexicon_ray(load_pipeline(tiny_pipeline_dir), [corpus_dir / "a.txt", missing], progress=False)
 
 
 @pytest.mark.skipif(os.geteuid() == 0, reason="root reads files whatever their permissions")
@@ -252,16 +272,18 @@ def test_unreadable_corpus_file_is_named_before_starting(tiny_pipeline_dir, corp
     locked.write_text("the bank\n", encoding="utf8")
     locked.chmod(0)
     with pytest.raises(CtxvecError, match=r"\[CTX-E501\].*locked\.txt"):
-        build_lexicon_ray(tiny_pipeline_dir, [corpus_dir / "a.txt", locked], progress=False)
+        build_lexicon_ray(load_pipeline(tiny_pipeline_dir), [corpus_dir / "a.txt", locked], progress=False)
 
 
 def test_too_small_cluster_is_an_error_not_a_hang(ray_cluster, tiny_pipeline_dir, corpus_dir):
     with pytest.raises(CtxvecError, match=r"\[CTX-E504\].*2\.0 CPU"):
-        build_lexicon_ray(tiny_pipeline_dir, corpus_dir, num_workers=3, progress=False)
+        build_lexicon_ray(load_pipeline(tiny_pipeline_dir), corpus_dir, num_workers=3, progress=False)
 
 
 def test_ray_equals_local_with_two_workers(ray_cluster, tiny_pipeline_dir, corpus_dir, local_result):
-    result = build_lexicon_ray(tiny_pipeline_dir, corpus_dir, num_workers=2, shard_size=SHARD_SIZE, progress=False)
+    result = build_lexicon_ray(
+        load_pipeline(tiny_pipeline_dir), corpus_dir, num_workers=2, shard_size=SHARD_SIZE, progress=False
+    )
     assert (result.n_docs, result.n_tokens) == (local_result.n_docs, local_result.n_tokens)
     assert result.n_docs == 118 + 45  # two blank lines skipped
     assert_same_lexicon(result.lexicon, local_result.lexicon)
@@ -273,8 +295,17 @@ def test_ray_sample_equals_local_sample(ray_cluster, tiny_pipeline_dir, corpus_d
     other shards; vectors equal up to float noise between processes."""
     import spacy
 
-    local = build_lexicon_local(spacy.load(tiny_pipeline_dir), corpus_dir, shard_size=50, progress=False, sample_size=3).lexicon
-    result = build_lexicon_ray(tiny_pipeline_dir, corpus_dir, num_workers=2, shard_size=SHARD_SIZE, progress=False, sample_size=3)
+    local = build_lexicon_local(
+        spacy.load(tiny_pipeline_dir), corpus_dir, shard_size=50, progress=False, sample_size=3
+    ).lexicon
+    result = build_lexicon_ray(
+        load_pipeline(tiny_pipeline_dir),
+        corpus_dir,
+        num_workers=2,
+        shard_size=SHARD_SIZE,
+        progress=False,
+        sample_size=3,
+    )
     a, b = result.lexicon.sample, local.sample
     assert a is not None and a.n_rows > 0 and set(a.keys) == set(local.keys)
     assert (a.k, a.keys, a.snippets) == (b.k, b.keys, b.snippets)
@@ -283,15 +314,22 @@ def test_ray_sample_equals_local_sample(ray_cluster, tiny_pipeline_dir, corpus_d
     np.testing.assert_allclose(a.vectors.astype(np.float32), b.vectors.astype(np.float32), atol=2e-3, rtol=2e-3)
     assert a.has_contexts and b.has_contexts  # each row's context vector travels with it through the actors
     np.testing.assert_allclose(a.contexts.astype(np.float32), b.contexts.astype(np.float32), atol=2e-3, rtol=2e-3)
-    plain = build_lexicon_ray(tiny_pipeline_dir, corpus_dir, num_workers=2, shard_size=SHARD_SIZE, progress=False, sample_size=3,
-                              sample_contexts=False).lexicon.sample
+    plain = build_lexicon_ray(
+        load_pipeline(tiny_pipeline_dir),
+        corpus_dir,
+        num_workers=2,
+        shard_size=SHARD_SIZE,
+        progress=False,
+        sample_size=3,
+        sample_contexts=False,
+    ).lexicon.sample
     assert not plain.has_contexts and (plain.keys, plain.snippets) == (a.keys, a.snippets)
 
 
 def crash_worker_class(marker: Path, init_log: Path):
     """A PartialLexiconWorker that logs every start and kills its process (os._exit)
     on the batch holding a.txt line CRASH_LINE, the first time any worker sees it."""
-    from spacy_ctxvec.lexicon.ray_workers import PartialLexiconWorker, shard_entries
+    from spacy_ctxvec.building.ray_workers import PartialLexiconWorker, shard_entries
 
     class CrashOnceWorker(PartialLexiconWorker):
         def __init__(self, *args, **kwargs):
@@ -309,7 +347,9 @@ def crash_worker_class(marker: Path, init_log: Path):
     return CrashOnceWorker
 
 
-def test_killed_worker_is_retried_without_double_counting(ray_cluster, tiny_pipeline_dir, corpus_dir, local_result, tmp_path):
+def test_killed_worker_is_retried_without_double_counting(
+    ray_cluster, tiny_pipeline_dir, corpus_dir, local_result, tmp_path
+):
     ray_cluster.cloudpickle.register_pickle_by_value(sys.modules[__name__])
     marker, init_log = tmp_path / "crashed", tmp_path / "inits"
     worker_class = crash_worker_class(marker, init_log)
@@ -325,7 +365,7 @@ def test_killed_worker_is_retried_without_double_counting(ray_cluster, tiny_pipe
 def pool_spread_worker_class(started: Path, calls: Path):
     """A PartialLexiconWorker that writes its pid to ``started`` when created and, on
     every call, waits (up to 120 s) until two actors exist, then logs its pid to ``calls``."""
-    from spacy_ctxvec.lexicon.ray_workers import PartialLexiconWorker
+    from spacy_ctxvec.building.ray_workers import PartialLexiconWorker
 
     class SpreadWorker(PartialLexiconWorker):
         def __init__(self, *args, **kwargs):
@@ -349,8 +389,14 @@ def test_one_file_is_shared_by_the_actor_pool(ray_cluster, tiny_pipeline_dir, co
     ray_cluster.cloudpickle.register_pickle_by_value(sys.modules[__name__])
     started, calls = tmp_path / "started", tmp_path / "calls"
     started.mkdir()
-    result = build_lexicon_ray(tiny_pipeline_dir, corpus_dir / "a.txt", num_workers=2, shard_size=SHARD_SIZE,
-                               progress=False, worker_class=pool_spread_worker_class(started, calls))
+    result = build_lexicon_ray(
+        load_pipeline(tiny_pipeline_dir),
+        corpus_dir / "a.txt",
+        num_workers=2,
+        shard_size=SHARD_SIZE,
+        progress=False,
+        worker_class=pool_spread_worker_class(started, calls),
+    )
     pids = calls.read_text(encoding="utf8").split()
     assert len(pids) == 6  # 118 documents in shards of 20
     assert len(set(pids)) == 2
@@ -358,7 +404,7 @@ def test_one_file_is_shared_by_the_actor_pool(ray_cluster, tiny_pipeline_dir, co
 
 
 def stalling_worker_class(seconds: float):
-    from spacy_ctxvec.lexicon.ray_workers import PartialLexiconWorker
+    from spacy_ctxvec.building.ray_workers import PartialLexiconWorker
 
     class StallingWorker(PartialLexiconWorker):
         def __call__(self, batch):
@@ -373,19 +419,27 @@ def test_a_stalled_build_is_a_coded_error(ray_cluster, tiny_pipeline_dir, corpus
     ray_cluster.cloudpickle.register_pickle_by_value(sys.modules[__name__])
     monkeypatch.setattr(ray_cluster.data.DataContext.get_current(), "execution_no_progress_timeout_s", 5)
     with pytest.raises(CtxvecError, match=r"\[CTX-E523\] Ray Data made no progress for 5 s"):
-        build_lexicon_ray(tiny_pipeline_dir, corpus_dir / "a.txt", num_workers=1, shard_size=SHARD_SIZE,
-                          progress=False, worker_class=stalling_worker_class(60.0))
+        build_lexicon_ray(
+            load_pipeline(tiny_pipeline_dir),
+            corpus_dir / "a.txt",
+            num_workers=1,
+            shard_size=SHARD_SIZE,
+            progress=False,
+            worker_class=stalling_worker_class(60.0),
+        )
 
 
 def test_undecodable_file_and_bad_line_are_named_from_ray(ray_cluster, tiny_pipeline_dir, corpus_dir, tmp_path):
     broken = tmp_path / "broken.txt"
     broken.write_bytes(b"the bank of the river\n\xff\xfe not utf-8\n")
     with pytest.raises(CtxvecError, match=r"\[CTX-E240\].*broken\.txt, line 2"):
-        build_lexicon_ray(tiny_pipeline_dir, [corpus_dir / "a.txt", broken], num_workers=2, progress=False)
+        build_lexicon_ray(
+            load_pipeline(tiny_pipeline_dir), [corpus_dir / "a.txt", broken], num_workers=2, progress=False
+        )
     rows = tmp_path / "rows.jsonl"
     rows.write_text('{"text": "the bank"}\n{"text": 3}\n', encoding="utf8")
     with pytest.raises(CtxvecError, match=r"\[CTX-E213\].*rows\.jsonl, line 2"):
-        build_lexicon_ray(tiny_pipeline_dir, [corpus_dir / "a.txt", rows], num_workers=2, progress=False)
+        build_lexicon_ray(load_pipeline(tiny_pipeline_dir), [corpus_dir / "a.txt", rows], num_workers=2, progress=False)
 
 
 def test_nothing_left_running_after_shutdown(ray_cluster):
@@ -395,7 +449,9 @@ def test_nothing_left_running_after_shutdown(ray_cluster):
     assert not ray_processes_after_exit(os.getpid())
 
 
-def test_cli_engine_ray_starts_and_stops_its_own_cluster(ray, tiny_pipeline_dir, corpus_dir, local_result, tmp_path, monkeypatch):
+def test_cli_engine_ray_starts_and_stops_its_own_cluster(
+    ray, tiny_pipeline_dir, corpus_dir, local_result, tmp_path, monkeypatch
+):
     """After the module cluster is gone: --engine ray starts a local cluster, saves the
     same lexicon as the local engine, and leaves no Ray process behind."""
     import spacy
@@ -406,8 +462,20 @@ def test_cli_engine_ray_starts_and_stops_its_own_cluster(ray, tiny_pipeline_dir,
     monkeypatch.setenv("RAY_AUTH_MODE", "disabled")
     assert not ray.is_initialized()
     output = tmp_path / "with_lexicon"
-    args = ["build-lexicon", str(tiny_pipeline_dir), str(corpus_dir), str(output), "--engine", "ray",
-            "--num-workers", "1", "--checkpoint-every", str(SHARD_SIZE), "--no-progress", "--keep-layer"]
+    args = [
+        "build-lexicon",
+        str(tiny_pipeline_dir),
+        str(corpus_dir),
+        str(output),
+        "--engine",
+        "ray",
+        "--num-workers",
+        "1",
+        "--checkpoint-every",
+        str(SHARD_SIZE),
+        "--no-progress",
+        "--keep-layer",
+    ]
     outcome = CliRunner().invoke(app, args)
     assert outcome.exit_code == 0, outcome.output
     assert not ray.is_initialized()

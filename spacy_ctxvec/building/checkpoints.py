@@ -4,6 +4,7 @@ done, replaced atomically after every shard, so that ``--resume`` continues exac
 Directories that build-lexicon writes (checkpoints, outputs) carry a marker file. A
 command removes or replaces a directory only when its marker is there, and inside a
 checkpoint directory only the entries it writes itself (shard-*, LATEST, temporaries)."""
+
 import hashlib
 import json
 import os
@@ -16,8 +17,8 @@ from typing import Any, Dict, Optional
 from spacy.language import Language
 
 from ..errors import CtxvecError, Errors
+from ..lexicon.statistics import Lexicon
 from .shard import polysemy_components
-from .statistics import Lexicon
 
 LATEST_FILE = "LATEST"
 STATE_FILE = "state.json"
@@ -65,7 +66,11 @@ def check_checkpoint_dir(path: Path) -> None:
     if path.exists() and not path.is_dir():
         raise CtxvecError(Errors.E247.format(what="Checkpoint directory", path=path))
     if path.is_dir() and not is_empty_dir(path) and read_marker(path, CHECKPOINT_MARKER) is None:
-        raise CtxvecError(Errors.E244.format(path=path, problem="is not empty and was not made by build-lexicon", marker=CHECKPOINT_MARKER))
+        raise CtxvecError(
+            Errors.E244.format(
+                path=path, problem="is not empty and was not made by build-lexicon", marker=CHECKPOINT_MARKER
+            )
+        )
 
 
 def open_checkpoint_dir(path: Path, *, resume: bool) -> None:
@@ -121,8 +126,12 @@ def write_checkpoint(directory: Path, checkpoint: Checkpoint, fingerprint: Dict[
     tmp = directory / f".tmp-{name}-{os.getpid()}"
     shutil.rmtree(tmp, ignore_errors=True)
     checkpoint.lexicon.to_disk(tmp)
-    state = {"docs_done": checkpoint.docs_done, "n_tokens": checkpoint.n_tokens,
-             "docs_sha256": checkpoint.docs_sha256, "fingerprint": fingerprint}
+    state = {
+        "docs_done": checkpoint.docs_done,
+        "n_tokens": checkpoint.n_tokens,
+        "docs_sha256": checkpoint.docs_sha256,
+        "fingerprint": fingerprint,
+    }
     (tmp / STATE_FILE).write_text(json.dumps(state, indent=2), encoding="utf8")
     _fsync_dir_files(tmp)
     shutil.rmtree(directory / name, ignore_errors=True)
@@ -161,10 +170,16 @@ def read_checkpoint(directory: Path, fingerprint: Dict[str, Any]) -> Optional[Ch
         state = json.loads(state_file.read_text(encoding="utf8"))
     except (OSError, ValueError, RecursionError) as err:
         raise _damaged(directory, f"'{state_file}' is missing or not valid JSON ({type(err).__name__})") from None
-    wrong = [k for k, kind in _STATE_KEYS.items() if not isinstance(state, dict) or not isinstance(state.get(k), kind) or isinstance(state.get(k), bool)]
+    wrong = [
+        k
+        for k, kind in _STATE_KEYS.items()
+        if not isinstance(state, dict) or not isinstance(state.get(k), kind) or isinstance(state.get(k), bool)
+    ]
     if wrong:
         raise _damaged(directory, f"'{state_file}' lacks valid {', '.join(wrong)}")
-    differing = sorted(k for k in set(fingerprint) | set(state["fingerprint"]) if fingerprint.get(k) != state["fingerprint"].get(k))
+    differing = sorted(
+        k for k in set(fingerprint) | set(state["fingerprint"]) if fingerprint.get(k) != state["fingerprint"].get(k)
+    )
     if differing:
         raise CtxvecError(Errors.E221.format(path=directory, problem="different " + ", ".join(differing)))
     try:
@@ -190,7 +205,14 @@ def counting_config_sha256(nlp: Language) -> str:
 
 
 def build_fingerprint(
-    nlp: Language, *, key: str, batch_size: int, shard_size: int, n_process: int, max_docs: Optional[int], sample_size: int = 0,
+    nlp: Language,
+    *,
+    key: str,
+    batch_size: int,
+    shard_size: int,
+    n_process: int,
+    max_docs: Optional[int],
+    sample_size: int = 0,
     sample_contexts: bool = True,
 ) -> Dict[str, Any]:
     """The settings that must match for a resumed build to equal an uninterrupted one.
@@ -208,5 +230,7 @@ def build_fingerprint(
     }
     if sample_size:  # absent when 0, so that checkpoints written before samples existed still resume
         fingerprint["sample_size"] = sample_size
-        fingerprint["sample_contexts"] = bool(sample_contexts)  # absent in checkpoints made before contexts: they do not resume
+        fingerprint["sample_contexts"] = bool(
+            sample_contexts
+        )  # absent in checkpoints made before contexts: they do not resume
     return fingerprint

@@ -4,6 +4,7 @@
 Every line is parsed by ``parse_line`` and every DocBin by ``docbin_docs``: the local
 engine, the Ray engine and the ``[initialize]`` corpus read documents the same way and
 report bad input with the same coded errors naming file and line."""
+
 import codecs
 import hashlib
 import json
@@ -47,7 +48,9 @@ def corpus_files(path: Union[str, Path]) -> List[Path]:
     if path.is_dir():
         files = sorted(p for p in path.iterdir() if p.is_file() and p.suffix in CORPUS_SUFFIXES)
         if not files:
-            raise CtxvecError(Errors.E210.format(path=path, problem="is a directory without .txt, .jsonl or .spacy files"))
+            raise CtxvecError(
+                Errors.E210.format(path=path, problem="is a directory without .txt, .jsonl or .spacy files")
+            )
         return files
     if path.suffix not in CORPUS_SUFFIXES:
         raise CtxvecError(Errors.E210.format(path=path, problem=f"has unsupported suffix '{path.suffix}'"))
@@ -88,25 +91,49 @@ def _undecodable(line: str, path: str, line_number: int, encoding: str) -> Ctxve
 
 def _check_string(value: str, path: str, line_number: int, what: str) -> None:
     if _SURROGATE.search(value):
-        raise CtxvecError(Errors.E242.format(path=path, line=line_number, problem=f"{what} contains an unpaired surrogate (\\ud800-\\udfff), which is not text"))
+        raise CtxvecError(
+            Errors.E242.format(
+                path=path,
+                line=line_number,
+                problem=f"{what} contains an unpaired surrogate (\\ud800-\\udfff), which is not text",
+            )
+        )
 
 
 def _words_row(row: dict, path: str, line_number: int) -> WordsRow:
     words, spaces = row["words"], row.get("spaces")
     for i, word in enumerate(words):
         if word == "":
-            raise CtxvecError(Errors.E242.format(path=path, line=line_number, problem=f"\"words\"[{i}] is an empty string; every token needs at least one character"))
-        _check_string(word, path, line_number, f"\"words\"[{i}]")
+            raise CtxvecError(
+                Errors.E242.format(
+                    path=path,
+                    line=line_number,
+                    problem=f'"words"[{i}] is an empty string; every token needs at least one character',
+                )
+            )
+        _check_string(word, path, line_number, f'"words"[{i}]')
     if spaces is None:
         return list(words), None
     if not isinstance(spaces, list) or not all(isinstance(s, bool) for s in spaces):
-        raise CtxvecError(Errors.E242.format(path=path, line=line_number, problem="\"spaces\" must be a list of true/false (one per word) or left out"))
+        raise CtxvecError(
+            Errors.E242.format(
+                path=path, line=line_number, problem='"spaces" must be a list of true/false (one per word) or left out'
+            )
+        )
     if len(spaces) != len(words):
-        raise CtxvecError(Errors.E242.format(path=path, line=line_number, problem=f"\"spaces\" has {len(spaces)} values for {len(words)} words; give one per word or leave it out"))
+        raise CtxvecError(
+            Errors.E242.format(
+                path=path,
+                line=line_number,
+                problem=f'"spaces" has {len(spaces)} values for {len(words)} words; give one per word or leave it out',
+            )
+        )
     return list(words), list(spaces)
 
 
-def parse_line(line: str, path: Union[str, Path], line_number: int, suffix: str, encoding: str = DEFAULT_ENCODING) -> Union[None, str, WordsRow]:
+def parse_line(
+    line: str, path: Union[str, Path], line_number: int, suffix: str, encoding: str = DEFAULT_ENCODING
+) -> Union[None, str, WordsRow]:
     """One line of a .txt or .jsonl file, as read in text mode with
     errors="surrogateescape": None for a blank line, a text, or (words, spaces).
 
@@ -130,7 +157,7 @@ def parse_line(line: str, path: Union[str, Path], line_number: int, suffix: str,
     except RecursionError:
         raise CtxvecError(Errors.E212.format(path=path, line=line_number, error="nested too deeply")) from None
     if isinstance(row, dict) and isinstance(row.get("text"), str):
-        _check_string(row["text"], path, line_number, "\"text\"")
+        _check_string(row["text"], path, line_number, '"text"')
         return row["text"] if row["text"].strip() else None
     if isinstance(row, dict) and isinstance(row.get("words"), list) and all(isinstance(w, str) for w in row["words"]):
         words, spaces = _words_row(row, path, line_number)
@@ -144,7 +171,9 @@ def make_doc(vocab: Vocab, row: WordsRow) -> Doc:
     return Doc(vocab, words=words, spaces=spaces)
 
 
-def _read_text_file(path: Path, vocab: Optional[Vocab], encoding: str, on_error: str, report: CorpusReport) -> Iterator[CorpusItem]:
+def _read_text_file(
+    path: Path, vocab: Optional[Vocab], encoding: str, on_error: str, report: CorpusReport
+) -> Iterator[CorpusItem]:
     try:
         with path.open(encoding=encoding, errors="surrogateescape") as handle:
             for line_number, line in enumerate(handle, start=1):
@@ -238,7 +267,9 @@ def item_digest(item: CorpusItem) -> bytes:
 
 
 @registry.misc("spacy-ctxvec.lexicon_corpus.v1")
-def configure_lexicon_corpus(path: str, on_error: str = "raise", encoding: str = DEFAULT_ENCODING) -> Callable[[Vocab], Iterator[CorpusItem]]:
+def configure_lexicon_corpus(
+    path: str, on_error: str = "raise", encoding: str = DEFAULT_ENCODING
+) -> Callable[[Vocab], Iterator[CorpusItem]]:
     """A corpus for building a lexicon in [initialize.components.ctxvec_polysemy.corpus]:
     a callable (vocab) -> iterator of documents. ``encoding`` decodes .txt/.jsonl files;
     with on_error = "skip", bad lines are skipped and reported in one warning."""

@@ -1,12 +1,11 @@
-
 import numpy as np
 import pytest
 
-from spacy_ctxvec.lexicon.shard import partial_lexicon
+from spacy_ctxvec.building.shard import partial_lexicon
 from spacy_ctxvec.errors import CtxvecError
 from spacy_ctxvec.lexicon.statistics import merge
 
-from .test_lexicon_local import declares_lemmas, strip_s_lemmas  # noqa: F401  (registers the test lemma components)
+from .test_building_local import declares_lemmas, strip_s_lemmas  # noqa: F401  (registers the test lemma components)
 
 WORDS = ["the", "bank", "river", "loan", "money", "i", "have", "an", "apple", "pen", "play", "hotel", "we", "sat", "on"]
 
@@ -25,7 +24,9 @@ def test_partial_lexicon_counts_every_token_with_a_vector(tiny_nlp):
 def test_partial_lexicons_of_parts_merge_to_the_whole(tiny_nlp):
     texts = ["the bank of the river", "we took out a loan", "the bank", "play the apple pen"]
     whole = partial_lexicon(tiny_nlp, texts, batch_size=1)
-    parts = merge(partial_lexicon(tiny_nlp, texts[2:], batch_size=1), partial_lexicon(tiny_nlp, texts[:2], batch_size=1))
+    parts = merge(
+        partial_lexicon(tiny_nlp, texts[2:], batch_size=1), partial_lexicon(tiny_nlp, texts[:2], batch_size=1)
+    )
     assert parts == whole
 
 
@@ -71,8 +72,8 @@ def every_occurrence(nlp, texts):
     either side, by a loop)."""
     import numpy as np
 
+    from spacy_ctxvec.building.shard import snippet
     from spacy_ctxvec.lexicon.sample import occurrence_priorities, text_hash
-    from spacy_ctxvec.lexicon.shard import snippet
     from spacy_ctxvec.ops.senses import CONTEXT_WINDOW
 
     keys, vectors, priorities, snippets, contexts = [], [], [], [], []
@@ -83,15 +84,22 @@ def every_occurrence(nlp, texts):
             vectors.append(doc._.ctxvec_context[i])
             priorities.append(occurrence_priorities(np.array([text_hash(doc.text)], dtype=np.uint64), np.array([i]))[0])
             snippets.append(snippet(doc, int(i)))
-            around = [j for j in range(max(0, i - CONTEXT_WINDOW), min(len(doc), i + CONTEXT_WINDOW + 1)) if j != i and mask[j]]
-            contexts.append(np.mean([doc._.ctxvec_context[j] for j in around], axis=0) if around
-                            else np.zeros(doc._.ctxvec_context.shape[1]))
+            around = [
+                j
+                for j in range(max(0, i - CONTEXT_WINDOW), min(len(doc), i + CONTEXT_WINDOW + 1))
+                if j != i and mask[j]
+            ]
+            contexts.append(
+                np.mean([doc._.ctxvec_context[j] for j in around], axis=0)
+                if around
+                else np.zeros(doc._.ctxvec_context.shape[1])
+            )
     return keys, np.vstack(vectors), np.array(priorities, dtype=np.uint64), snippets, np.vstack(contexts)
 
 
 @pytest.mark.parametrize("buffered", [50_000, 7])
 def test_sample_equals_the_k_lowest_of_every_occurrence(tiny_nlp, monkeypatch, buffered):
-    import spacy_ctxvec.lexicon.shard as shard
+    import spacy_ctxvec.building.shard as shard
     from spacy_ctxvec.lexicon.sample import OccurrenceSample
 
     monkeypatch.setattr(shard, "MAX_BUFFERED_OCCURRENCES", buffered)  # 7: many chunks, snippets per chunk
@@ -100,8 +108,9 @@ def test_sample_equals_the_k_lowest_of_every_occurrence(tiny_nlp, monkeypatch, b
     expected = OccurrenceSample.from_occurrences(keys, vectors, priorities, snippets, k=2, contexts=contexts)
     assert lexicon.sample.has_contexts
     assert lexicon.sample.without_contexts() == expected.without_contexts()  # the same rows, bit for bit
-    np.testing.assert_allclose(lexicon.sample.contexts.astype(np.float32), expected.contexts.astype(np.float32),
-                               rtol=2e-3, atol=1e-4)  # each row's own context (float32 sums, float16 storage)
+    np.testing.assert_allclose(
+        lexicon.sample.contexts.astype(np.float32), expected.contexts.astype(np.float32), rtol=2e-3, atol=1e-4
+    )  # each row's own context (float32 sums, float16 storage)
     assert set(lexicon.sample.keys) == set(lexicon.keys)
     counts = dict(zip(lexicon.keys, lexicon.counts.tolist()))
     assert all(1 <= n <= min(2, counts[key]) for key, n in zip(lexicon.sample.keys, lexicon.sample.counts()))
@@ -111,8 +120,10 @@ def test_sample_equals_the_k_lowest_of_every_occurrence(tiny_nlp, monkeypatch, b
 
 def test_sampled_parts_merge_to_the_whole_and_no_sample_by_default(tiny_nlp):
     whole = partial_lexicon(tiny_nlp, SAMPLE_TEXTS, batch_size=1, sample_size=3)
-    parts = merge(partial_lexicon(tiny_nlp, SAMPLE_TEXTS[3:], batch_size=1, sample_size=3),
-                  partial_lexicon(tiny_nlp, SAMPLE_TEXTS[:3], batch_size=1, sample_size=3))
+    parts = merge(
+        partial_lexicon(tiny_nlp, SAMPLE_TEXTS[3:], batch_size=1, sample_size=3),
+        partial_lexicon(tiny_nlp, SAMPLE_TEXTS[:3], batch_size=1, sample_size=3),
+    )
     assert parts.sample == whole.sample and parts == whole  # bitwise (same batches: same vectors)
     assert partial_lexicon(tiny_nlp, SAMPLE_TEXTS[:2], batch_size=2).sample is None
 
@@ -128,7 +139,7 @@ def test_empty_input_gives_an_empty_sample_and_negative_size_is_an_error(tiny_nl
 def test_lowest_per_group_keeps_ties_with_the_kth():
     import numpy as np
 
-    from spacy_ctxvec.lexicon.shard import lowest_per_group
+    from spacy_ctxvec.building.shard import lowest_per_group
 
     groups = np.array([0, 0, 0, 0, 1, 1, 2, 0])
     priorities = np.array([5, 1, 3, 3, 9, 8, 4, 6], dtype=np.uint64)
@@ -139,5 +150,7 @@ def test_lowest_per_group_keeps_ties_with_the_kth():
 
 def test_docs_and_texts_give_the_same_sample(tiny_nlp):
     from_texts = partial_lexicon(tiny_nlp, SAMPLE_TEXTS, batch_size=2, sample_size=2)
-    from_docs = partial_lexicon(tiny_nlp, [tiny_nlp.make_doc(text) for text in SAMPLE_TEXTS], batch_size=2, sample_size=2)
+    from_docs = partial_lexicon(
+        tiny_nlp, [tiny_nlp.make_doc(text) for text in SAMPLE_TEXTS], batch_size=2, sample_size=2
+    )
     assert from_docs == from_texts  # priorities hash doc.text, which equals the input text

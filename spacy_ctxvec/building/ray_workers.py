@@ -3,6 +3,7 @@ callable class that turns a batch of documents into a partial lexicon.
 
 Imported only after Ray Data is known to be installed (it imports ray at the top).
 """
+
 import io
 import json
 from pathlib import PurePath
@@ -16,9 +17,9 @@ from spacy.tokens import Doc
 from spacy.vocab import Vocab
 
 from ..errors import CtxvecError, Errors
-from ..pipelines import rebuild_pipeline
 from ..types import CorpusItem
 from .corpus import DEFAULT_ENCODING, docbin_docs, make_doc, parse_line
+from .replicas import rebuild_pipeline
 from .shard import partial_lexicon
 
 # A dataset row is one shard of one file: (kind, payload, path, line) with a list of
@@ -30,7 +31,7 @@ PARTIAL_COLUMNS = ("lexicon", "n_docs", "skipped")
 
 
 class CorpusDatasource(FileBasedDatasource):
-    """.txt / .jsonl / .spacy files read exactly as ``spacy_ctxvec.lexicon.corpus.iter_corpus``
+    """.txt / .jsonl / .spacy files read exactly as ``spacy_ctxvec.building.corpus.iter_corpus``
     reads them: the same line parser (``corpus.parse_line``: universal newlines, blank
     lines skipped, ``encoding`` with undecodable lines named, the same JSON rules and
     error codes with file and line) and DocBin reader (``corpus.docbin_docs``),
@@ -42,7 +43,9 @@ class CorpusDatasource(FileBasedDatasource):
     so neither gives the local engine's documents.
     """
 
-    def __init__(self, paths: List[str], *, shard_size: int, on_error: str, encoding: str = DEFAULT_ENCODING, **kwargs: Any) -> None:
+    def __init__(
+        self, paths: List[str], *, shard_size: int, on_error: str, encoding: str = DEFAULT_ENCODING, **kwargs: Any
+    ) -> None:
         super().__init__(paths, **kwargs)
         self.shard_size = shard_size
         self.on_error = on_error
@@ -90,17 +93,21 @@ class _Rows:
 
     def flush(self) -> pa.Table:
         """The documents added since the last flush as ONE row (one shard)."""
-        table = pa.table({
-            "kind": pa.array([self.kinds], pa.list_(pa.int8())),
-            "payload": pa.array([self.payloads], pa.list_(pa.binary())),
-            "path": pa.array([self.path], pa.string()),
-            "line": pa.array([self.lines], pa.list_(pa.int64())),
-        })
+        table = pa.table(
+            {
+                "kind": pa.array([self.kinds], pa.list_(pa.int8())),
+                "payload": pa.array([self.payloads], pa.list_(pa.binary())),
+                "path": pa.array([self.path], pa.string()),
+                "line": pa.array([self.lines], pa.list_(pa.int64())),
+            }
+        )
         self.kinds, self.payloads, self.lines = [], [], []
         return table
 
 
-def corpus_row(line: str, path: str, line_number: int, suffix: str, on_error: str, encoding: str = DEFAULT_ENCODING) -> Optional[Tuple[int, bytes, int]]:
+def corpus_row(
+    line: str, path: str, line_number: int, suffix: str, on_error: str, encoding: str = DEFAULT_ENCODING
+) -> Optional[Tuple[int, bytes, int]]:
     """One .txt/.jsonl line as a corpus row, parsed by ``corpus.parse_line`` (None: blank)."""
     try:
         parsed = parse_line(line, path, line_number, suffix, encoding)
@@ -144,8 +151,16 @@ class PartialLexiconWorker:
     unfinished task, whose output replaces (never adds to) the lost attempt's.
     """
 
-    def __init__(self, pipeline: "ray.ObjectRef", key: str, batch_size: int, use_gpu: bool, num_threads: int, sample_size: int = 0,
-                 sample_contexts: bool = True) -> None:
+    def __init__(
+        self,
+        pipeline: "ray.ObjectRef",
+        key: str,
+        batch_size: int,
+        use_gpu: bool,
+        num_threads: int,
+        sample_size: int = 0,
+        sample_contexts: bool = True,
+    ) -> None:
         config_str, nlp_bytes = ray.get(pipeline)  # (config, bytes), put once by the driver
         # Ray sets CUDA_VISIBLE_DEVICES to this actor's GPU, so use_gpu picks the right one.
         self.nlp = rebuild_pipeline(config_str, nlp_bytes, use_gpu=use_gpu, num_threads=num_threads)
@@ -156,11 +171,16 @@ class PartialLexiconWorker:
 
     def __call__(self, batch: Dict[str, np.ndarray]) -> Dict[str, np.ndarray]:
         items, skipped = decode_rows(batch, self.nlp.vocab)
-        lexicon = partial_lexicon(self.nlp, items, key=self.key, batch_size=self.batch_size, sample_size=self.sample_size,
-                                  sample_contexts=self.sample_contexts)
+        lexicon = partial_lexicon(
+            self.nlp,
+            items,
+            key=self.key,
+            batch_size=self.batch_size,
+            sample_size=self.sample_size,
+            sample_contexts=self.sample_contexts,
+        )
         return {
             "lexicon": np.array([lexicon.to_bytes()], dtype=object),
             "n_docs": np.array([len(items)], dtype=np.int64),
             "skipped": np.array([json.dumps(skipped)], dtype=object),
         }
-

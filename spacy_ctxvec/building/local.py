@@ -1,5 +1,6 @@
 """The local build engine: shards of ``shard_size`` documents, optional spawned worker
 processes, checkpoints and resume, on one machine."""
+
 import hashlib
 import itertools
 import multiprocessing
@@ -16,6 +17,7 @@ from spacy.util import minibatch
 
 from ..attributes import install_extensions
 from ..errors import CtxvecError, Errors
+from ..lexicon.statistics import Lexicon, merge_all
 from ..types import CorpusItem, PathLike
 from .checkpoints import (
     Checkpoint,
@@ -26,8 +28,8 @@ from .checkpoints import (
 )
 from .corpus import DEFAULT_ENCODING, ON_ERROR_CHOICES, CorpusReport, check_encoding, item_digest, iter_corpus
 from .engines import BuildResult
+from .replicas import rebuild_pipeline
 from .shard import check_key_mode, partial_lexicon
-from .statistics import Lexicon, merge_all
 
 # Worker processes (spawned, never forked: a forked child of a process that already
 # ran torch can hang in the OpenMP thread pool).
@@ -36,17 +38,17 @@ _worker_nlp: Optional[Language] = None
 
 def _init_worker(config_str: str, nlp_bytes: bytes, n_threads: int) -> None:
     global _worker_nlp
-    from ..pipelines import rebuild_pipeline
-
     _worker_nlp = rebuild_pipeline(config_str, nlp_bytes, num_threads=n_threads)
 
 
-def _worker_partial_lexicon(payload: List[Union[str, bytes]], key: str, batch_size: int, sample_size: int = 0,
-                            sample_contexts: bool = True) -> Tuple[bytes, int]:
+def _worker_partial_lexicon(
+    payload: List[Union[str, bytes]], key: str, batch_size: int, sample_size: int = 0, sample_contexts: bool = True
+) -> Tuple[bytes, int]:
     assert _worker_nlp is not None
     items = [item if isinstance(item, str) else Doc(_worker_nlp.vocab).from_bytes(item) for item in payload]
-    lexicon = partial_lexicon(_worker_nlp, items, key=key, batch_size=batch_size, sample_size=sample_size,
-                              sample_contexts=sample_contexts)
+    lexicon = partial_lexicon(
+        _worker_nlp, items, key=key, batch_size=batch_size, sample_size=sample_size, sample_contexts=sample_contexts
+    )
     return lexicon.to_bytes(), len(items)
 
 
@@ -112,15 +114,31 @@ def build_lexicon_local(
         if value < 1:
             raise CtxvecError(Errors.E228.format(setting=setting, requirement="a positive integer", value=value))
     if sample_size < 0:
-        raise CtxvecError(Errors.E228.format(setting="sample_size", requirement="0 (no sample) or a positive integer", value=sample_size))
+        raise CtxvecError(
+            Errors.E228.format(
+                setting="sample_size", requirement="0 (no sample) or a positive integer", value=sample_size
+            )
+        )
     if on_error not in ON_ERROR_CHOICES:
         raise CtxvecError(Errors.E215.format(on_error=on_error))
     encoding = check_encoding(encoding)
     check_key_mode(nlp, key)
     install_extensions()
     checkpoint_path = Path(checkpoint_dir) if checkpoint_dir is not None else None
-    fingerprint = build_fingerprint(nlp, key=key, batch_size=batch_size, shard_size=shard_size, n_process=n_process, max_docs=max_docs, sample_size=sample_size,
-                                    sample_contexts=sample_contexts) if checkpoint_path else {}
+    fingerprint = (
+        build_fingerprint(
+            nlp,
+            key=key,
+            batch_size=batch_size,
+            shard_size=shard_size,
+            n_process=n_process,
+            max_docs=max_docs,
+            sample_size=sample_size,
+            sample_contexts=sample_contexts,
+        )
+        if checkpoint_path
+        else {}
+    )
     state = None
     if checkpoint_path is not None:
         open_checkpoint_dir(checkpoint_path, resume=resume)
@@ -131,7 +149,9 @@ def build_lexicon_local(
 
     report = CorpusReport()
     digest = hashlib.sha256()
-    stream: Iterator[CorpusItem] = _digested(iter_corpus(corpus, nlp.vocab, on_error=on_error, report=report, encoding=encoding), digest)
+    stream: Iterator[CorpusItem] = _digested(
+        iter_corpus(corpus, nlp.vocab, on_error=on_error, report=report, encoding=encoding), digest
+    )
     if max_docs is not None:
         stream = itertools.islice(stream, max_docs)
     if state is not None:
@@ -143,16 +163,25 @@ def build_lexicon_local(
         for shard in minibatch(stream, size=shard_size):
             if pool is None:
                 shard_lexicon = partial_lexicon(
-                    nlp, shard, key=key, batch_size=batch_size,
-                    on_doc=lambda doc: bar.update(1, len(doc)), sample_size=sample_size, sample_contexts=sample_contexts,
+                    nlp,
+                    shard,
+                    key=key,
+                    batch_size=batch_size,
+                    on_doc=lambda doc: bar.update(1, len(doc)),
+                    sample_size=sample_size,
+                    sample_contexts=sample_contexts,
                 )
             else:
-                shard_lexicon = _pool_partial_lexicon(pool, shard, n_process, key, batch_size, bar, sample_size, sample_contexts)
+                shard_lexicon = _pool_partial_lexicon(
+                    pool, shard, n_process, key, batch_size, bar, sample_size, sample_contexts
+                )
             lexicon = shard_lexicon if lexicon is None else lexicon.merge(shard_lexicon)
             docs_done += len(shard)
             n_tokens += shard_lexicon.n_occurrences
             if checkpoint_path is not None:
-                write_checkpoint(checkpoint_path, Checkpoint(docs_done, lexicon, n_tokens, digest.hexdigest()), fingerprint)
+                write_checkpoint(
+                    checkpoint_path, Checkpoint(docs_done, lexicon, n_tokens, digest.hexdigest()), fingerprint
+                )
     finally:
         bar.close()
         if pool is not None:
@@ -170,7 +199,13 @@ def _digested(stream: Iterator[CorpusItem], digest: "hashlib._Hash") -> Iterator
         yield item
 
 
-def _skip_counted(stream: Iterator[CorpusItem], state: Checkpoint, corpus: PathLike, checkpoint_dir: Optional[Path], digest: "hashlib._Hash") -> None:
+def _skip_counted(
+    stream: Iterator[CorpusItem],
+    state: Checkpoint,
+    corpus: PathLike,
+    checkpoint_dir: Optional[Path],
+    digest: "hashlib._Hash",
+) -> None:
     """Read past the documents a checkpoint already counted; E221 if they changed."""
     n_read = sum(1 for _ in itertools.islice(stream, state.docs_done))
     if n_read < state.docs_done:
@@ -192,11 +227,22 @@ def _start_pool(nlp: Language, n_process: int) -> ProcessPoolExecutor:
 
 
 def _pool_partial_lexicon(
-    pool: ProcessPoolExecutor, shard: List[CorpusItem], n_process: int, key: str, batch_size: int, bar: _Progress, sample_size: int = 0,
+    pool: ProcessPoolExecutor,
+    shard: List[CorpusItem],
+    n_process: int,
+    key: str,
+    batch_size: int,
+    bar: _Progress,
+    sample_size: int = 0,
     sample_contexts: bool = True,
 ) -> Lexicon:
-    payloads = [[item if isinstance(item, str) else item.to_bytes() for item in part] for part in _split(shard, n_process)]
-    futures = [pool.submit(_worker_partial_lexicon, payload, key, batch_size, sample_size, sample_contexts) for payload in payloads]
+    payloads = [
+        [item if isinstance(item, str) else item.to_bytes() for item in part] for part in _split(shard, n_process)
+    ]
+    futures = [
+        pool.submit(_worker_partial_lexicon, payload, key, batch_size, sample_size, sample_contexts)
+        for payload in payloads
+    ]
     parts = []
     for future in futures:
         data, n_docs = future.result()

@@ -4,9 +4,7 @@ import numpy as np
 import pytest
 import spacy
 
-from spacy_ctxvec.components.polysemy import ensure_polysemy_component
-from spacy_ctxvec.errors import CtxvecError
-from spacy_ctxvec.lexicon.checkpoints import (
+from spacy_ctxvec.building.checkpoints import (
     CHECKPOINT_MARKER,
     LATEST_FILE,
     Checkpoint,
@@ -18,6 +16,8 @@ from spacy_ctxvec.lexicon.checkpoints import (
     remove_checkpoint_dir,
     write_checkpoint,
 )
+from spacy_ctxvec.components.polysemy import ensure_polysemy_component
+from spacy_ctxvec.errors import CtxvecError
 from spacy_ctxvec.lexicon.statistics import Lexicon
 
 FINGERPRINT = {"key": "lower", "shard_size": 2}
@@ -41,7 +41,11 @@ def user_files(directory):
 def test_a_directory_with_user_files_is_refused_and_untouched(tmp_path):
     work = tmp_path / "work"
     before = user_files(work)
-    for check in (lambda: check_checkpoint_dir(work), lambda: open_checkpoint_dir(work, resume=False), lambda: open_checkpoint_dir(work, resume=True)):
+    for check in (
+        lambda: check_checkpoint_dir(work),
+        lambda: open_checkpoint_dir(work, resume=False),
+        lambda: open_checkpoint_dir(work, resume=True),
+    ):
         with pytest.raises(CtxvecError, match=r"E244.*work.*not empty"):
             check()
     assert not remove_checkpoint_dir(work)
@@ -108,22 +112,25 @@ def damage_npy(shard):
 
 
 def damage_keys_json(shard):
-    (shard / "keys.json").write_text("[\"a\", ", encoding="utf8")
+    (shard / "keys.json").write_text('["a", ', encoding="utf8")
 
 
 def damage_lexicon_json(shard):
     (shard / "lexicon.json").write_text(json.dumps({"format_version": 1}), encoding="utf8")
 
 
-@pytest.mark.parametrize("damage,problem", [
-    (damage_latest_missing, "names 'shard-000000000099', which does not exist"),
-    (damage_latest_outside, "not a shard"),
-    (damage_state_json, "state.json' is missing or not valid JSON"),
-    (damage_state_keys, "lacks valid n_tokens, docs_sha256, fingerprint"),
-    (damage_npy, "unit_sums.npy is truncated"),
-    (damage_keys_json, "keys.json is not valid JSON"),
-    (damage_lexicon_json, "unsupported format"),
-])
+@pytest.mark.parametrize(
+    "damage,problem",
+    [
+        (damage_latest_missing, "names 'shard-000000000099', which does not exist"),
+        (damage_latest_outside, "not a shard"),
+        (damage_state_json, "state.json' is missing or not valid JSON"),
+        (damage_state_keys, "lacks valid n_tokens, docs_sha256, fingerprint"),
+        (damage_npy, "unit_sums.npy is truncated"),
+        (damage_keys_json, "keys.json is not valid JSON"),
+        (damage_lexicon_json, "unsupported format"),
+    ],
+)
 def test_damaged_checkpoint_is_a_coded_error_naming_the_path(tmp_path, damage, problem):
     directory = tmp_path / "ckpt"
     open_checkpoint_dir(directory, resume=False)

@@ -25,6 +25,7 @@ stopped build saves nothing; the rerun starts over.
 Ray is imported lazily; without it the engine raises E502 naming ``pip install
 spacy-ctxvec[ray]``.
 """
+
 import json
 import math
 import os
@@ -50,12 +51,11 @@ from typing import (
 from spacy.language import Language
 
 from ..errors import PREFIX, CtxvecError, Errors
-from ..pipelines import load_pipeline
+from ..lexicon.statistics import Lexicon, merge_all
 from ..types import PathLike
 from .corpus import DEFAULT_ENCODING, ON_ERROR_CHOICES, check_encoding, corpus_files
 from .engines import BuildResult
 from .shard import check_key_mode
-from .statistics import Lexicon, merge_all
 
 # Reading and parsing text is cheap next to the transformer, and read tasks that asked
 # for a CPU could never start while the actors hold every CPU of a small machine.
@@ -87,7 +87,9 @@ def resolve_corpus_files(corpus: Union[PathLike, Sequence[PathLike]]) -> List[st
     s3://bucket/corpus.txt are passed on to Ray unchecked)."""
     paths = [corpus] if isinstance(corpus, (str, Path)) else list(corpus)
     if not paths:
-        raise CtxvecError(Errors.E228.format(setting="corpus", requirement="at least one file or directory", value=paths))
+        raise CtxvecError(
+            Errors.E228.format(setting="corpus", requirement="at least one file or directory", value=paths)
+        )
     files: List[str] = []
     for path in paths:
         if "://" in str(path):
@@ -103,29 +105,60 @@ def resolve_corpus_files(corpus: Union[PathLike, Sequence[PathLike]]) -> List[st
     return files
 
 
-def _check_settings(num_workers: int, num_gpus_per_worker: float, num_cpus_per_worker: float, batch_size: int, shard_size: int, on_error: str,
-                    node_loss_grace_s: Optional[float] = None) -> None:
+def _check_settings(
+    num_workers: int,
+    num_gpus_per_worker: float,
+    num_cpus_per_worker: float,
+    batch_size: int,
+    shard_size: int,
+    on_error: str,
+    node_loss_grace_s: Optional[float] = None,
+) -> None:
     for setting, value in (("num_workers", num_workers), ("batch_size", batch_size), ("shard_size", shard_size)):
         if value < 1:
             raise CtxvecError(Errors.E228.format(setting=setting, requirement="a positive integer", value=value))
     if num_gpus_per_worker < 0:
-        raise CtxvecError(Errors.E228.format(setting="num_gpus_per_worker", requirement="0 or more", value=num_gpus_per_worker))
+        raise CtxvecError(
+            Errors.E228.format(setting="num_gpus_per_worker", requirement="0 or more", value=num_gpus_per_worker)
+        )
     if num_cpus_per_worker <= 0:
-        raise CtxvecError(Errors.E228.format(setting="num_cpus_per_worker", requirement="more than 0", value=num_cpus_per_worker))
+        raise CtxvecError(
+            Errors.E228.format(setting="num_cpus_per_worker", requirement="more than 0", value=num_cpus_per_worker)
+        )
     if on_error not in ON_ERROR_CHOICES:
         raise CtxvecError(Errors.E215.format(on_error=on_error))
-    if node_loss_grace_s is not None and not (isinstance(node_loss_grace_s, (int, float)) and not isinstance(node_loss_grace_s, bool)
-                                              and math.isfinite(node_loss_grace_s) and node_loss_grace_s > 0):
-        raise CtxvecError(Errors.E228.format(setting="node_loss_grace_s", requirement="a number of seconds above 0", value=node_loss_grace_s))
+    if node_loss_grace_s is not None and not (
+        isinstance(node_loss_grace_s, (int, float))
+        and not isinstance(node_loss_grace_s, bool)
+        and math.isfinite(node_loss_grace_s)
+        and node_loss_grace_s > 0
+    ):
+        raise CtxvecError(
+            Errors.E228.format(
+                setting="node_loss_grace_s", requirement="a number of seconds above 0", value=node_loss_grace_s
+            )
+        )
 
 
 def _check_unsupported(n_process: int, resume: bool, max_docs: Optional[int]) -> None:
     if n_process != 1:
-        raise CtxvecError(Errors.E505.format(option="--n-process", reason="use --num-workers (one Ray actor per worker)"))
+        raise CtxvecError(
+            Errors.E505.format(option="--n-process", reason="use --num-workers (one Ray actor per worker)")
+        )
     if resume:
-        raise CtxvecError(Errors.E505.format(option="--resume", reason="Ray reruns failed shards itself; rerun the build if the driver dies, or use the local engine's checkpoints"))
+        raise CtxvecError(
+            Errors.E505.format(
+                option="--resume",
+                reason="Ray reruns failed shards itself; rerun the build if the driver dies, or use the local engine's checkpoints",
+            )
+        )
     if max_docs is not None:
-        raise CtxvecError(Errors.E505.format(option="--max-docs", reason="Ray reads files in parallel, so 'the first N documents' is not defined; cut the corpus files instead"))
+        raise CtxvecError(
+            Errors.E505.format(
+                option="--max-docs",
+                reason="Ray reads files in parallel, so 'the first N documents' is not defined; cut the corpus files instead",
+            )
+        )
 
 
 @contextmanager
@@ -153,7 +186,11 @@ def check_cluster_resources(ray: Any, num_workers: int, num_cpus_per_worker: flo
     for resource, per_worker in (("CPU", num_cpus_per_worker), ("GPU", num_gpus_per_worker)):
         need, have = num_workers * per_worker, resources.get(resource, 0.0)
         if need > have:
-            raise CtxvecError(Errors.E504.format(have=have, resource=resource, num_workers=num_workers, per_worker=per_worker, need=need))
+            raise CtxvecError(
+                Errors.E504.format(
+                    have=have, resource=resource, num_workers=num_workers, per_worker=per_worker, need=need
+                )
+            )
 
 
 @contextmanager
@@ -200,8 +237,13 @@ def node_loss_error(err: BaseException) -> Optional[CtxvecError]:
         from ray import exceptions as ray_errors
     except ImportError:
         return None
-    lost = (ray_errors.NodeDiedError, ray_errors.WorkerCrashedError, ray_errors.ObjectLostError,
-            ray_errors.LocalRayletDiedError, ray_errors.RayActorError)
+    lost = (
+        ray_errors.NodeDiedError,
+        ray_errors.WorkerCrashedError,
+        ray_errors.ObjectLostError,
+        ray_errors.LocalRayletDiedError,
+        ray_errors.RayActorError,
+    )
     for current in exception_chain(err):
         if isinstance(current, lost) and not getattr(current, "actor_init_failed", False):
             first_line = (str(current).strip().splitlines() or [""])[0][:300]
@@ -220,7 +262,9 @@ def stall_error(err: BaseException) -> Optional[CtxvecError]:
         if isinstance(current, ExecutionTimeoutError):
             first_line = (str(current).strip().splitlines() or [""])[0][:300]
             stated = re.search(r"at least (\d+(?:\.\d+)?)\s*s", first_line)
-            seconds = float(stated.group(1)) if stated else float(DataContext.get_current().execution_no_progress_timeout_s)
+            seconds = (
+                float(stated.group(1)) if stated else float(DataContext.get_current().execution_no_progress_timeout_s)
+            )
             return CtxvecError(Errors.E523.format(seconds=seconds, error=first_line))
     return None
 
@@ -234,8 +278,14 @@ class NodeLossWatch:
     every finished shard and ``check`` periodically.
     """
 
-    def __init__(self, ray: Any, num_workers: int, num_cpus_per_worker: float, num_gpus_per_worker: float,
-                 grace_s: Optional[float] = None) -> None:
+    def __init__(
+        self,
+        ray: Any,
+        num_workers: int,
+        num_cpus_per_worker: float,
+        num_gpus_per_worker: float,
+        grace_s: Optional[float] = None,
+    ) -> None:
         self.ray = ray
         self.grace_s = grace_s
         self.num_workers = num_workers
@@ -273,11 +323,19 @@ class NodeLossWatch:
         resource, per_worker, need, have = shortfall
         nodes = ", ".join(f"{node_id[:12]} ({self.start_nodes[node_id]})" for node_id in lost)
         fit = int(have // per_worker)
-        raise CtxvecError(Errors.E520.format(
-            nodes=nodes, n_left=len(alive), have=have, resource=resource, num_workers=self.num_workers,
-            per_worker=per_worker, need=need, seconds=grace_s,
-            or_fewer=f", or with --num-workers {fit}" if fit >= 1 else "",
-        ))
+        raise CtxvecError(
+            Errors.E520.format(
+                nodes=nodes,
+                n_left=len(alive),
+                have=have,
+                resource=resource,
+                num_workers=self.num_workers,
+                per_worker=per_worker,
+                need=need,
+                seconds=grace_s,
+                or_fewer=f", or with --num-workers {fit}" if fit >= 1 else "",
+            )
+        )
 
 
 def running_executors() -> set:
@@ -299,8 +357,13 @@ def stop_executors(executors: set) -> None:
             pass
 
 
-def merge_watching(rows: Iterable[Dict[str, Any]], watch: Optional[NodeLossWatch], *, progress: bool = False,
-                   stop: Optional[Callable[[], None]] = None) -> Tuple[Optional[Lexicon], int, List[Tuple[str, int]]]:
+def merge_watching(
+    rows: Iterable[Dict[str, Any]],
+    watch: Optional[NodeLossWatch],
+    *,
+    progress: bool = False,
+    stop: Optional[Callable[[], None]] = None,
+) -> Tuple[Optional[Lexicon], int, List[Tuple[str, int]]]:
     """merge_partials on a helper thread while this one checks the cluster with ``watch``
     every NODE_CHECK_S seconds. E520 from the watch (or an interrupt) ends the wait:
     ``stop`` is called (it should end the row iterator) and the helper thread gets up to
@@ -338,7 +401,9 @@ def merge_watching(rows: Iterable[Dict[str, Any]], watch: Optional[NodeLossWatch
     return outcome["value"]
 
 
-def merge_partials(rows: Iterable[Dict[str, Any]], *, progress: bool = False) -> Tuple[Optional[Lexicon], int, List[Tuple[str, int]]]:
+def merge_partials(
+    rows: Iterable[Dict[str, Any]], *, progress: bool = False
+) -> Tuple[Optional[Lexicon], int, List[Tuple[str, int]]]:
     """Stream-merge partial lexicon rows: (lexicon or None, documents, skipped lines).
 
     A merge rewrites the whole running lexicon, so partials are first merged with each
@@ -377,7 +442,7 @@ def merge_partials(rows: Iterable[Dict[str, Any]], *, progress: bool = False) ->
 
 
 def build_lexicon_ray(
-    pipeline: Union[Language, PathLike],
+    pipeline: Language,
     corpus: Union[PathLike, Sequence[PathLike]],
     *,
     address: Optional[str] = None,
@@ -424,16 +489,22 @@ def build_lexicon_ray(
     finished shard before E520 (None: NODE_LOSS_GRACE_S, 60 s; raise it where nodes or
     models take longer to come back). Returns the same BuildResult as the local engine.
     """
-    _check_settings(num_workers, num_gpus_per_worker, num_cpus_per_worker, batch_size, shard_size, on_error, node_loss_grace_s)
+    _check_settings(
+        num_workers, num_gpus_per_worker, num_cpus_per_worker, batch_size, shard_size, on_error, node_loss_grace_s
+    )
     if sample_size < 0:
-        raise CtxvecError(Errors.E228.format(setting="sample_size", requirement="0 (no sample) or a positive integer", value=sample_size))
+        raise CtxvecError(
+            Errors.E228.format(
+                setting="sample_size", requirement="0 (no sample) or a positive integer", value=sample_size
+            )
+        )
     _check_unsupported(n_process, resume, max_docs)
     encoding = check_encoding(encoding)
     files = resolve_corpus_files(corpus)
     import_ray()
     from .ray_workers import CorpusDatasource, PartialLexiconWorker
 
-    nlp = pipeline if isinstance(pipeline, Language) else load_pipeline(pipeline)
+    nlp = pipeline
     check_key_mode(nlp, key)
     start = time.perf_counter()
     with ray_session(address, num_workers * num_cpus_per_worker) as ray:
@@ -460,8 +531,15 @@ def build_lexicon_ray(
                 compute=ray.data.ActorPoolStrategy(size=num_workers),
                 num_cpus=num_cpus_per_worker,
                 num_gpus=num_gpus_per_worker or None,
-                fn_constructor_args=(pipeline_ref, key, batch_size, num_gpus_per_worker > 0, max(1, int(num_cpus_per_worker)), sample_size,
-                                      sample_contexts),
+                fn_constructor_args=(
+                    pipeline_ref,
+                    key,
+                    batch_size,
+                    num_gpus_per_worker > 0,
+                    max(1, int(num_cpus_per_worker)),
+                    sample_size,
+                    sample_contexts,
+                ),
             )
             executors_before = running_executors()
 
@@ -469,8 +547,12 @@ def build_lexicon_ray(
                 stop_executors(running_executors() - executors_before)
 
             try:
-                watch = NodeLossWatch(ray, num_workers, num_cpus_per_worker, num_gpus_per_worker, grace_s=node_loss_grace_s)
-                lexicon, n_docs, skipped = merge_watching(partials.iter_rows(), watch, progress=progress, stop=stop_build)
+                watch = NodeLossWatch(
+                    ray, num_workers, num_cpus_per_worker, num_gpus_per_worker, grace_s=node_loss_grace_s
+                )
+                lexicon, n_docs, skipped = merge_watching(
+                    partials.iter_rows(), watch, progress=progress, stop=stop_build
+                )
             except BaseException as err:
                 stop_build()
                 if not isinstance(err, Exception):  # KeyboardInterrupt, SystemExit
@@ -482,5 +564,3 @@ def build_lexicon_ray(
     if lexicon is None or n_docs == 0:
         raise CtxvecError(Errors.E211.format(path=corpus))
     return BuildResult(lexicon, n_docs, lexicon.n_occurrences, time.perf_counter() - start, skipped)
-
-

@@ -5,7 +5,7 @@ import pytest
 import spacy
 from spacy.tokens import Doc, DocBin
 
-from spacy_ctxvec.lexicon.corpus import CorpusReport, configure_lexicon_corpus, corpus_fingerprint, iter_corpus
+from spacy_ctxvec.building.corpus import CorpusReport, configure_lexicon_corpus, corpus_fingerprint, iter_corpus
 from spacy_ctxvec.errors import CtxvecError
 
 
@@ -137,10 +137,10 @@ def test_binary_file_and_utf16_and_byte_order_mark(tmp_path):
     "row,problem",
     [
         ({"words": ["a", "", "b"]}, r"\"words\"\[1\] is an empty string"),
-        ({"words": ["a", "b"], "spaces": [True]}, "\"spaces\" has 1 values for 2 words"),
-        ({"words": ["a", "b"], "spaces": [1, 0]}, "\"spaces\" must be a list of true/false"),
-        ({"words": ["a"], "spaces": "yes"}, "\"spaces\" must be a list of true/false"),
-        ({"text": "half \ud800 a pair"}, "\"text\" contains an unpaired surrogate"),
+        ({"words": ["a", "b"], "spaces": [True]}, '"spaces" has 1 values for 2 words'),
+        ({"words": ["a", "b"], "spaces": [1, 0]}, '"spaces" must be a list of true/false'),
+        ({"words": ["a"], "spaces": "yes"}, '"spaces" must be a list of true/false'),
+        ({"text": "half \ud800 a pair"}, '"text" contains an unpaired surrogate'),
     ],
 )
 def test_bad_words_rows_are_named(tmp_path, vocab, row, problem):
@@ -184,7 +184,10 @@ def test_registered_reader_encoding_and_skip_warning(tmp_path, vocab):
     path.write_bytes("r\u00e9sum\u00e9 text\n".encode("latin-1") + b"plain\n")
     with pytest.raises(CtxvecError, match=r"E240.*c\.txt, line 1"):
         list(configure_lexicon_corpus(path=str(path))(vocab))
-    assert list(configure_lexicon_corpus(path=str(path), encoding="latin-1")(vocab)) == ["r\u00e9sum\u00e9 text", "plain"]
+    assert list(configure_lexicon_corpus(path=str(path), encoding="latin-1")(vocab)) == [
+        "r\u00e9sum\u00e9 text",
+        "plain",
+    ]
     with pytest.warns(UserWarning, match=r"Skipped 1 invalid lines.*c\.txt:1"):
         assert list(configure_lexicon_corpus(path=str(path), on_error="skip")(vocab)) == ["plain"]
     with pytest.raises(CtxvecError, match="E241"):

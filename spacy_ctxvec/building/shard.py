@@ -13,6 +13,7 @@ float16 from the start). Priorities are computed for every occurrence with numpy
 snippets (Python strings) only for the rows that can still enter the sample: the K
 lowest per type of each buffered chunk.
 """
+
 from collections import deque
 from typing import Any, Callable, Deque, Dict, Iterable, Iterator, List, Optional, Sequence, Tuple
 
@@ -21,16 +22,21 @@ from spacy.attrs import IDX, LEMMA, LENGTH, LOWER, ORTH
 from spacy.language import Language
 from spacy.tokens import Doc
 
-from ..attributes import CONTEXT_ARRAY, CONTEXT_MASK, install_extensions
+from ..attributes import CONTEXT_ARRAY, CONTEXT_COMPONENT, CONTEXT_MASK, POLYSEMY_FACTORY, install_extensions
 from ..errors import CtxvecError, Errors
+from ..lexicon.sample import (
+    SAMPLE_VECTOR_DTYPE,
+    SNIPPET_WINDOW,
+    OccurrenceSample,
+    occurrence_priorities,
+    snippet_from_offsets,
+    text_hash,
+)
+from ..lexicon.statistics import Lexicon, merge_all
 from ..ops.senses import CONTEXT_WINDOW, window_context_means
 from ..types import CorpusItem
-from .sample import SAMPLE_VECTOR_DTYPE, SNIPPET_WINDOW, OccurrenceSample, occurrence_priorities, snippet_from_offsets, text_hash
-from .statistics import Lexicon, merge_all
 
 KEY_ATTRS = {"lower": LOWER, "text": ORTH, "lemma": LEMMA}
-POLYSEMY_FACTORY = "ctxvec_polysemy"
-CONTEXT_COMPONENT = "ctxvec_context"
 MAX_BUFFERED_OCCURRENCES = 50_000
 
 
@@ -85,7 +91,9 @@ def lowest_per_group(groups: np.ndarray, priorities: np.ndarray, k: int) -> np.n
         return np.zeros(0, dtype=bool)
     order = np.lexsort((priorities, groups))
     sorted_groups, sorted_priorities = groups[order], priorities[order]
-    distinct = np.r_[True, (sorted_groups[1:] != sorted_groups[:-1]) | (sorted_priorities[1:] != sorted_priorities[:-1])]
+    distinct = np.r_[
+        True, (sorted_groups[1:] != sorted_groups[:-1]) | (sorted_priorities[1:] != sorted_priorities[:-1])
+    ]
     sorted_groups, sorted_priorities = sorted_groups[distinct], sorted_priorities[distinct]
     starts = np.flatnonzero(np.r_[True, sorted_groups[1:] != sorted_groups[:-1]])
     sizes = np.diff(np.r_[starts, len(sorted_groups)])
@@ -107,17 +115,24 @@ class _SampleBuffer:
 
     def add(self, doc: Doc, text: str, positions: np.ndarray) -> None:
         """``text`` is ``doc.text`` (which spaCy rebuilds token by token: pass the input string)."""
-        self.priorities.append(occurrence_priorities(np.full(len(positions), text_hash(text), dtype=np.uint64), positions))
+        self.priorities.append(
+            occurrence_priorities(np.full(len(positions), text_hash(text), dtype=np.uint64), positions)
+        )
         self.doc_numbers.append(np.full(len(positions), len(self.docs), dtype=np.int64))
         self.positions.append(positions)
         self.docs.append((text, doc.to_array([IDX, LENGTH])))
 
-    def sample(self, keys: np.ndarray, key_ids: np.ndarray, vectors: np.ndarray, contexts: Optional[np.ndarray], k: int) -> OccurrenceSample:
+    def sample(
+        self, keys: np.ndarray, key_ids: np.ndarray, vectors: np.ndarray, contexts: Optional[np.ndarray], k: int
+    ) -> OccurrenceSample:
         """The chunk's sample; snippets are made only for its candidate rows."""
         priorities = np.concatenate(self.priorities)
         counted = np.flatnonzero((vectors != 0).any(axis=1))  # zero rows are not counted by the Lexicon either
         candidates = counted[lowest_per_group(key_ids[counted], priorities[counted], k)]
-        doc_numbers, positions = np.concatenate(self.doc_numbers)[candidates], np.concatenate(self.positions)[candidates]
+        doc_numbers, positions = (
+            np.concatenate(self.doc_numbers)[candidates],
+            np.concatenate(self.positions)[candidates],
+        )
         snippets = []
         columns: Dict[int, Tuple[List[int], List[int]]] = {}
         for number, position in zip(doc_numbers.tolist(), positions.tolist()):
@@ -126,8 +141,14 @@ class _SampleBuffer:
                 columns[number] = (offsets[:, 0].tolist(), offsets[:, 1].tolist())
             starts, lengths = columns[number]
             snippets.append(snippet_from_offsets(text, starts, lengths, position))
-        return OccurrenceSample.from_occurrences(keys[key_ids[candidates]], vectors[candidates], priorities[candidates], snippets,
-                                                 k=k, contexts=None if contexts is None else contexts[candidates])
+        return OccurrenceSample.from_occurrences(
+            keys[key_ids[candidates]],
+            vectors[candidates],
+            priorities[candidates],
+            snippets,
+            k=k,
+            contexts=None if contexts is None else contexts[candidates],
+        )
 
     def clear(self) -> None:
         self.__init__()  # type: ignore[misc]
@@ -155,7 +176,11 @@ def partial_lexicon(
     if batch_size < 1:
         raise CtxvecError(Errors.E228.format(setting="batch_size", requirement="a positive integer", value=batch_size))
     if sample_size < 0:
-        raise CtxvecError(Errors.E228.format(setting="sample_size", requirement="0 (no sample) or a positive integer", value=sample_size))
+        raise CtxvecError(
+            Errors.E228.format(
+                setting="sample_size", requirement="0 (no sample) or a positive integer", value=sample_size
+            )
+        )
     install_extensions()
     key_attr, meta = KEY_ATTRS[key], vector_source(nlp, key)
     parts: List[Lexicon] = []
@@ -174,7 +199,9 @@ def partial_lexicon(
             lexicon = Lexicon.from_occurrences(strings[inverse], vectors, meta=meta)
             if sample_buffer is not None:
                 contexts = np.concatenate(buffered_contexts) if sample_contexts else None
-                lexicon = lexicon.with_sample(sample_buffer.sample(strings, inverse.ravel(), vectors, contexts, sample_size))
+                lexicon = lexicon.with_sample(
+                    sample_buffer.sample(strings, inverse.ravel(), vectors, contexts, sample_size)
+                )
                 sample_buffer.clear()
             parts.append(lexicon)
         buffered_ids.clear()

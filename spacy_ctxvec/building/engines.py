@@ -1,17 +1,18 @@
 """Build engines by name. Each engine is a function (nlp, corpus, **options) ->
 BuildResult; engines are imported only when asked for, so that Ray is needed only for
 ``--engine ray``."""
+
 import importlib
 from dataclasses import dataclass, field
 from typing import Callable, Dict, List, Tuple
 
 from ..errors import CtxvecError, Errors
-from .statistics import Lexicon
+from ..lexicon.statistics import Lexicon
 
 # name -> "module:function", imported on first use
 ENGINES: Dict[str, str] = {
-    "local": "spacy_ctxvec.lexicon.local:build_lexicon_local",
-    "ray": "spacy_ctxvec.lexicon.ray_engine:build_lexicon_ray",
+    "local": "spacy_ctxvec.building.local:build_lexicon_local",
+    "ray": "spacy_ctxvec.building.ray_engine:build_lexicon_ray",
 }
 
 

@@ -1,0 +1,21 @@
+"""Copies of the driver's pipeline in worker processes and Ray actors."""
+
+from spacy.language import Language
+
+from ..attributes import install_extensions
+
+
+def rebuild_pipeline(config_str: str, nlp_bytes: bytes, *, num_threads: int, use_gpu: bool = False) -> Language:
+    """A worker's copy of the driver's pipeline, from its config and bytes (same weights
+    everywhere, nothing read from disk)."""
+    import spacy
+    import torch
+    from spacy.util import load_model_from_config
+    from thinc.api import Config
+
+    if use_gpu:
+        spacy.require_gpu()
+    torch.set_num_threads(num_threads)
+    install_extensions()
+    nlp = load_model_from_config(Config().from_str(config_str), auto_fill=False, validate=False)
+    return nlp.from_bytes(nlp_bytes)
