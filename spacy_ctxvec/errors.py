@@ -559,6 +559,21 @@ class Errors(metaclass=_ErrorsWithCodes):
     )
     E654 = "Unknown polysemy score '{score}'. Choose one of: {choices}."
 
+    # Silent results and bounded readers (E740-E759, issue 23)
+    E740 = (
+        "Corpus '{path}' has no document with a visible character: its {n_invisible} non-blank "
+        "lines or documents hold only whitespace, zero-width, format or control characters "
+        "(e.g. U+200B). Give a corpus with words in it."
+    )
+    E741 = (
+        "Corpus '{path}': {n_docs} documents were read, but none of their tokens got a "
+        "contextual vector, so the lexicon would be empty. The transformer finds no "
+        "wordpiece in tokens made only of characters it drops (zero-width, control or "
+        "combining characters, whitespace words). Give a corpus with words the model reads."
+    )
+    E742 = "{path}, line {line}: {what} is {value}, outside {bounds}. Fix or remove that line."
+    E743 = "Nothing to export to '{output}': {problem}. Nothing was written. {fix}"
+
 
 class Warnings(metaclass=_ErrorsWithCodes):
     """Messages that are logged, not raised (spaCy's Warnings style)."""
