@@ -1,1 +1,1 @@
-"""Speed and memory benchmarks for spacy-ctxvec (scripts, not tests): run benchmarks/run_all.py."""
+"""Speed and memory benchmarks for spacy-ctxvec (scripts, not tests): run benchmarks/speed/run_all.py."""

@@ -18,7 +18,7 @@ Steps:
 5. Batched device gather: the rows ctxvec_context needs, gathered on the device per Doc
    and copied to the host per Doc (today), against one concatenated copy per batch;
    time and equality.
-6. Write the numbers as a "## GPU" section into --output (default benchmarks/RESULTS.md,
+6. Write the numbers as a "## GPU" section into --output (default benchmarks/speed/RESULTS.md,
    replacing an earlier GPU section; with --dry-run only when --output is given).
 """
 
@@ -61,7 +61,7 @@ def parse_args(argv: Optional[Sequence[str]] = None) -> argparse.Namespace:
     args = parser.parse_args(argv)
     args.sentences = args.sentences or (40 if args.dry_run else 5000)
     if args.output is None and not args.dry_run:
-        args.output = REPO_ROOT / "benchmarks" / "RESULTS.md"
+        args.output = REPO_ROOT / "benchmarks" / "speed" / "RESULTS.md"
     return args
 
 

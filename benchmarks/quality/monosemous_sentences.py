@@ -1,5 +1,5 @@
 """Sense-labelled sentences of monosemous words, for the one-sense half of the
-sense-induction target (issue 11): benchmarks/SENSES.md.
+sense-induction target (issue 11): benchmarks/quality/SENSES.md.
 
 Every word of the corpus that WordNet gives one sense (alphabetic, at least 3
 letters) and that occurs on at least --per-word lines gets --per-word of its lines,
@@ -7,7 +7,7 @@ chosen by md5 of the line (deterministic); the gold label is the word itself, so
 lemma carries one gold sense and `spacy-ctxvec evaluate senses` reports it in the
 `one sense (1 gold)` column. At most --max-words words, the lowest md5 first.
 
-    python benchmarks/monosemous_sentences.py CORPUS_DIR SENSE_COUNTS OUTPUT.jsonl \
+    python benchmarks/quality/monosemous_sentences.py CORPUS_DIR SENSE_COUNTS OUTPUT.jsonl \
         --encoding latin-1
     spacy-ctxvec evaluate senses PIPELINE OUTPUT.jsonl --per-lemma 10
 """

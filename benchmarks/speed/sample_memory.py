@@ -9,7 +9,7 @@ without running the transformer, and prints for each K and frequency floor the r
 and bytes. Snippet bytes are exact: the rows a sample would keep are chosen by the
 same priorities (document text hash, token position) and their snippets are made.
 
-    python benchmarks/sample_memory.py [--width 384] [--corpus DIR]
+    python benchmarks/speed/sample_memory.py [--width 384] [--corpus DIR]
 
 Every non-space token is counted; the pipeline counts the tokens that get a contextual
 vector (the same set for ordinary text), and keeps a repeated document's occurrences
@@ -27,7 +27,7 @@ from spacy_ctxvec.building.corpus import iter_corpus
 from spacy_ctxvec.building.shard import lowest_per_group
 from spacy_ctxvec.lexicon.sample import occurrence_priorities, snippet_from_offsets, text_hash
 
-GUTENBERG = Path(__file__).resolve().parent.parent.parent / "shared" / "data" / "corpus_gutenberg"
+GUTENBERG = Path(__file__).resolve().parents[3] / "shared" / "data" / "corpus_gutenberg"
 SIZES = (16, 32, 64, 128)
 FLOORS = (1, 3, 5, 10)
 

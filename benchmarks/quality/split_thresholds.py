@@ -1,5 +1,5 @@
 """Calibrate the split thresholds of ops/senses.py on a pipeline's own lexicon sample
-(issue 11): benchmarks/SENSES.md.
+(issue 11): benchmarks/quality/SENSES.md.
 
 Monosemous words (WordNet gives one sense, alphabetic) with a lexicon sample are split
 into a tune and a test half by md5 parity of the word. For every n of the grid, each
@@ -9,7 +9,7 @@ spreads, and the test column is the fraction of test draws at or under it (kept 
 sense). The shipped SPLIT_THRESHOLDS and the thresholds the pipeline's inventory was
 induced with (calibrated on its own corpus by default) are shown beside.
 
-    python benchmarks/split_thresholds.py PIPELINE_WITH_LEXICON \
+    python benchmarks/quality/split_thresholds.py PIPELINE_WITH_LEXICON \
         --sense-counts ../shared/data/wordnet_sense_counts/sense_counts.tsv
 """
 

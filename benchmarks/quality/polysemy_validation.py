@@ -1,6 +1,6 @@
-"""Validate polysemy_score and export-static centroids on real data; write benchmarks/POLYSEMY.md.
+"""Validate polysemy_score and export-static centroids on real data; write benchmarks/quality/POLYSEMY.md.
 
-    python benchmarks/polysemy_validation.py [--paragraphs-per-book 100] [--work-dir /tmp/polysemy_validation]
+    python benchmarks/quality/polysemy_validation.py [--paragraphs-per-book 100] [--work-dir /tmp/polysemy_validation]
 
 1. Corpus: the first N paragraphs (>= 5 words, after the first 5) of each of the 13 NLTK
    Gutenberg books in /work/shared/data/corpus_gutenberg, one paragraph per document.
@@ -26,7 +26,7 @@ from typing import Dict, List, Sequence, Tuple
 import numpy as np
 from scipy.stats import rankdata, spearmanr
 
-REPO = Path(__file__).resolve().parent.parent
+REPO = Path(__file__).resolve().parents[2]
 sys.path.insert(0, str(REPO))
 DATA = REPO.parent / "shared" / "data"
 N_LAYERS = 7  # MiniLM: embeddings + 6 transformer layers
@@ -205,7 +205,7 @@ def main() -> None:
     parser.add_argument("--min-count", type=int, default=5)
     parser.add_argument("--batch-size", type=int, default=32)
     parser.add_argument("--work-dir", type=Path, default=Path("/tmp/polysemy_validation"))
-    parser.add_argument("--output", type=Path, default=REPO / "benchmarks" / "POLYSEMY.md")
+    parser.add_argument("--output", type=Path, default=REPO / "benchmarks" / "quality" / "POLYSEMY.md")
     args = parser.parse_args()
     args.work_dir.mkdir(parents=True, exist_ok=True)
     from spacy_ctxvec.analysis.occurrences import layer_curves
@@ -254,7 +254,7 @@ def write_report(args, paragraphs, n_words, build, curves, per_layer, best_layer
     lines = [
         "# Polysemy validation (measured)",
         "",
-        f"Command: `python benchmarks/polysemy_validation.py --paragraphs-per-book {args.paragraphs_per_book} --min-count {args.min_count}`",
+        f"Command: `python benchmarks/quality/polysemy_validation.py --paragraphs-per-book {args.paragraphs_per_book} --min-count {args.min_count}`",
         f"(machine: {platform.processor() or platform.machine()}, CPU only, shared 2 cores; pipeline configs/default.cfg, "
         "MiniLM all-MiniLM-L6-v2, mean pooling, key `lower`).",
         "",

@@ -1,6 +1,6 @@
 """Tokens/s of lexicon building: local engine vs Ray engine (1 and 2 local workers).
 
-    python benchmarks/ray_throughput.py --n-docs 600 --out benchmarks/RAY.md
+    python benchmarks/speed/ray_throughput.py --n-docs 600 --out benchmarks/speed/RAY.md
 
 Pipeline: configs/default.cfg (MiniLM). Corpus: the first N Gutenberg sentences
 (benchmarks/data.py), one document per line in a temporary .txt. Every Ray run uses one
@@ -22,7 +22,7 @@ from typing import Any, Dict, List
 os.environ.setdefault("HF_HUB_OFFLINE", "1")
 os.environ.setdefault("TOKENIZERS_PARALLELISM", "false")
 os.environ.setdefault("RAY_AUTH_MODE", "disabled")
-sys.path.insert(0, str(Path(__file__).resolve().parent.parent))
+sys.path.insert(0, str(Path(__file__).resolve().parents[2]))
 
 from benchmarks.data import corpus_sentences  # noqa: E402
 from spacy_ctxvec.building.local import build_lexicon_local  # noqa: E402
@@ -129,7 +129,7 @@ def main() -> None:
     lines = [
         "# Ray engine throughput",
         "",
-        f"Command: `python benchmarks/ray_throughput.py --n-docs {args.n_docs} --startup-docs {args.startup_docs} "
+        f"Command: `python benchmarks/speed/ray_throughput.py --n-docs {args.n_docs} --startup-docs {args.startup_docs} "
         f"--shard-size {args.shard_size} --batch-size {args.batch_size}`",
         "",
         f"Machine: {os.cpu_count()} CPU cores, no GPU, {platform.python_implementation()} {platform.python_version()}, "

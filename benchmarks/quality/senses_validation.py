@@ -1,11 +1,11 @@
-"""Evidence for polysemy_score and the sense defaults (issue 11): benchmarks/SENSES.md.
+"""Evidence for polysemy_score and the sense defaults (issue 11): benchmarks/quality/SENSES.md.
 
 Usage (after `spacy-ctxvec build-lexicon ... --sample-size 64`, see SENSES.md):
 
-    python benchmarks/senses_validation.py PIPELINE_WITH_LEXICON \
+    python benchmarks/quality/senses_validation.py PIPELINE_WITH_LEXICON \
         --sense-counts /work/shared/data/wordnet_sense_counts/sense_counts.tsv \
         --examples /work/shared/data/wordnet_examples/wordnet_examples.jsonl \
-        --output benchmarks/senses_validation.json
+        --output benchmarks/quality/senses_validation.json
 
 1. Candidate polysemy scores of every type seen >= --min-count times with a sample and
    a WordNet sense count, against log WordNet sense counts: Spearman raw and with log

@@ -10,9 +10,9 @@ Runs the default pipeline (configs/default.cfg, MiniLM) over Gutenberg paragraph
    token, whatever the device that runs the transformer (also the sample without
    context vectors, sample_contexts=False);
 3. the sample's rows against sum(min(count, K)) over the same documents (the formula
-   of benchmarks/sample_memory.py).
+   of benchmarks/speed/sample_memory.py).
 
-    python benchmarks/sample_throughput.py [--n-docs 300] [--sample-size 64] [--repeats 3]
+    python benchmarks/speed/sample_throughput.py [--n-docs 300] [--sample-size 64] [--repeats 3]
 """
 
 import argparse
@@ -27,7 +27,7 @@ import numpy as np
 
 from spacy_ctxvec.building.shard import partial_lexicon
 
-REPO_ROOT = Path(__file__).resolve().parent.parent
+REPO_ROOT = Path(__file__).resolve().parents[2]
 GUTENBERG = REPO_ROOT.parent / "shared" / "data" / "corpus_gutenberg"
 
 

@@ -2,8 +2,8 @@
 the peak resident memory (resource.getrusage). Used by run_all.py for clean memory
 numbers; the Docs are kept (list(nlp.pipe(texts))), as a user collecting them would.
 
-    python benchmarks/probe.py pipeline --pipeline-dir DIR --sentences 2000
-    python benchmarks/probe.py pipeline --pipeline-dir DIR --tokens 100000
+    python benchmarks/speed/fresh_process.py pipeline --pipeline-dir DIR --sentences 2000
+    python benchmarks/speed/fresh_process.py pipeline --pipeline-dir DIR --tokens 100000
 """
 
 import argparse
@@ -16,7 +16,7 @@ from pathlib import Path
 
 os.environ.setdefault("HF_HUB_OFFLINE", "1")
 os.environ.setdefault("TOKENIZERS_PARALLELISM", "false")
-REPO_ROOT = Path(__file__).resolve().parent.parent
+REPO_ROOT = Path(__file__).resolve().parents[2]
 if str(REPO_ROOT) not in sys.path:
     sys.path.insert(0, str(REPO_ROOT))
 

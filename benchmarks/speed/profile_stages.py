@@ -1,6 +1,6 @@
 """Where the default pipeline's time goes, before and after issue 13, without a profiler.
 
-    python benchmarks/profile_stages.py --sentences 1200 --rounds 3 [--cprofile]
+    python benchmarks/speed/profile_stages.py --sentences 1200 --rounds 3 [--cprofile]
 
 Per stage (spaCy tokenizer, each component's pipe, and inside the transformer the
 Hugging Face forward calls), wall and CPU seconds, medians over interleaved rounds;
@@ -24,7 +24,7 @@ from typing import Any, Dict, List, Tuple
 
 os.environ.setdefault("HF_HUB_OFFLINE", "1")
 os.environ.setdefault("TOKENIZERS_PARALLELISM", "false")
-REPO_ROOT = Path(__file__).resolve().parent.parent
+REPO_ROOT = Path(__file__).resolve().parents[2]
 if str(REPO_ROOT) not in sys.path:
     sys.path.insert(0, str(REPO_ROOT))
 

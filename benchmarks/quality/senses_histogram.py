@@ -1,7 +1,7 @@
 """Senses per type of a pipeline's saved inventory beside those induced again with
-today's defaults (benchmarks/SENSES.md).
+today's defaults (benchmarks/quality/SENSES.md).
 
-Usage: python benchmarks/senses_histogram.py PIPELINE_WITH_LEXICON
+Usage: python benchmarks/quality/senses_histogram.py PIPELINE_WITH_LEXICON
 """
 
 import sys

@@ -1,7 +1,7 @@
 """Time and memory of induce_inventory (issue 11 part 2).
 
-    python benchmarks/senses_induction.py synthetic [N_TYPES] [K] [WIDTH]
-    python benchmarks/senses_induction.py real CACHE_DIR [LAYER]
+    python benchmarks/speed/senses_induction.py synthetic [N_TYPES] [K] [WIDTH]
+    python benchmarks/speed/senses_induction.py real CACHE_DIR [LAYER]
 
 synthetic: N_TYPES types x K sampled rows (float16), 70% one-meaning types (centre +
 noise), 30% with 2-3 meanings. real: the sampled Gutenberg occurrences embedded for

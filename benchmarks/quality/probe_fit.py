@@ -7,13 +7,13 @@ md5-odd half of every --evaluate lexicon, beside self-similarity, log frequency,
 probe fitted on each --fit lexicon alone (transfer between corpora), the probe without
 the types' input embeddings, and ablations: the unit centroid alone, log frequency +
 self-similarity alone, and the model's static input embedding of the word alone (no
-corpus at all). See benchmarks/SENSES.md, "A polysemy
+corpus at all). See benchmarks/quality/SENSES.md, "A polysemy
 probe (session 7)".
 
-    python benchmarks/polysemy_probe.py --fit gut_full wn_lex --evaluate gut_full wn_lex wic_scws_lex \\
+    python benchmarks/quality/probe_fit.py --fit gut_full wn_lex --evaluate gut_full wn_lex wic_scws_lex \\
         --sense-counts ../shared/data/wordnet_sense_counts/sense_counts.tsv \\
         [--write-probe spacy_ctxvec/probes/all-MiniLM-L6-v2.layer-2 --trained-on "..."] \\
-        --output benchmarks/polysemy_probe.json
+        --output benchmarks/quality/probe_fit.json
 """
 
 import argparse

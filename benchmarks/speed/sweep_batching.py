@@ -1,6 +1,6 @@
 """Sweep the default pipeline's batching settings against the length-sorted floor.
 
-    python benchmarks/sweep_batching.py --sentences 600 --rounds 3
+    python benchmarks/speed/sweep_batching.py --sentences 600 --rounds 3
 
 Each setting is ([nlp] batch_size, [components.transformer] max_batch_items);
 spacy-transformers sorts the Docs of one nlp.pipe batch by length and cuts them
@@ -14,13 +14,13 @@ import sys
 from pathlib import Path
 from statistics import median
 
-REPO_ROOT = Path(__file__).resolve().parent.parent
+REPO_ROOT = Path(__file__).resolve().parents[2]
 if str(REPO_ROOT) not in sys.path:
     sys.path.insert(0, str(REPO_ROOT))
 
 from benchmarks import methods  # noqa: E402
 from benchmarks.data import sample_sentences  # noqa: E402
-from benchmarks.run_all import FLOOR_SORTED, interleaved_rounds  # noqa: E402
+from benchmarks.speed.run_all import FLOOR_SORTED, interleaved_rounds  # noqa: E402
 
 SETTINGS = [(64, 4096), (1000, 2048), (1000, 4096), (1000, 8192)]
 

@@ -4,10 +4,10 @@ For each pipeline, `evaluate senses` on the lemmas of a sense-labelled file with
 least --per-lemma sentences (their first --per-lemma), on all of them and on those in
 the probe's held-out half (md5 odd: the probe never saw their sense counts), plus the
 share of lemmas given one sense; and on a file of monosemous words' sentences
-(benchmarks/monosemous_sentences.py) the share given one sense. See
-benchmarks/SENSES.md, "The probe decides which words split".
+(benchmarks/quality/monosemous_sentences.py) the share given one sense. See
+benchmarks/quality/SENSES.md, "The probe decides which words split".
 
-    python benchmarks/probe_split.py spread=gut_full probe=gut_full_probe \\
+    python benchmarks/quality/probe_split.py spread=gut_full probe=gut_full_probe \\
         --examples ../shared/data/wordnet_examples/wordnet_examples.jsonl --monosemous mono_test.jsonl
 """
 

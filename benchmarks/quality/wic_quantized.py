@@ -1,6 +1,6 @@
 """WiC accuracy of the default pipeline in float32 and after quantize_pipeline (int8).
 
-    python benchmarks/wic_quantized.py [--data-dir ../shared/data/wic] [--split dev] [--max-examples N]
+    python benchmarks/quality/wic_quantized.py [--data-dir ../shared/data/wic] [--split dev] [--max-examples N]
 
 Uses the evaluation engineer's evaluate_wic (the same code as `spacy-ctxvec evaluate
 wic`); the decision is fitted on the train split each time.
@@ -14,8 +14,8 @@ from pathlib import Path
 
 os.environ.setdefault("HF_HUB_OFFLINE", "1")
 os.environ.setdefault("TOKENIZERS_PARALLELISM", "false")
-REPO_ROOT = Path(__file__).resolve().parent.parent
-OUTPUT = REPO_ROOT / "benchmarks" / "wic_quantized.json"
+REPO_ROOT = Path(__file__).resolve().parents[2]
+OUTPUT = REPO_ROOT / "benchmarks" / "quality" / "wic_quantized.json"
 if str(REPO_ROOT) not in sys.path:
     sys.path.insert(0, str(REPO_ROOT))
 
@@ -49,7 +49,7 @@ def main() -> None:
             "targets_without_vector": n_missing,
         }
         print(name, json.dumps(results[name]), flush=True)
-    command = "python benchmarks/wic_quantized.py " + " ".join(sys.argv[1:])
+    command = "python benchmarks/quality/wic_quantized.py " + " ".join(sys.argv[1:])
     args.output.write_text(json.dumps({"command": command.strip(), "split": args.split, "results": results}, indent=1))
     print(json.dumps(results))
 

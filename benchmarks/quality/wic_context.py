@@ -1,4 +1,4 @@
-"""Does an occurrence's context help tell its senses apart? (issue 11): benchmarks/SENSES.md,
+"""Does an occurrence's context help tell its senses apart? (issue 11): benchmarks/quality/SENSES.md,
 "Clustering with the context".
 
 WiC pairs (the same word in two sentences, labelled same sense or not) are a sense test
@@ -10,7 +10,7 @@ rows at each --weights value (ops.senses.sense_features; 0 = the token rows alon
 "context only" = the context rows alone). Printed: the AUC of the pair's cosine for
 "same sense", per weight. Nothing is saved.
 
-    python benchmarks/wic_context.py PIPELINE ../shared/data/wic [--splits train dev]
+    python benchmarks/quality/wic_context.py PIPELINE ../shared/data/wic [--splits train dev]
 """
 
 import argparse

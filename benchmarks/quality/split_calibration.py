@@ -1,5 +1,5 @@
 """Split thresholds calibrated on the corpus against the shipped table (issue 11):
-benchmarks/SENSES.md, "Split thresholds calibrated on the corpus".
+benchmarks/quality/SENSES.md, "Split thresholds calibrated on the corpus".
 
 For one pipeline with a lexicon sample, the senses are induced again under the shipped
 SPLIT_THRESHOLDS (split_percentile null) and under each --percentiles value, and each
@@ -10,7 +10,7 @@ vectors are computed once; each setting induces on them with its own thresholds)
 --context-weights, every percentile is also run at each context weight (0: clusters on
 the token vectors alone; "Clustering with the context" in SENSES.md). Nothing is saved.
 
-    python benchmarks/split_calibration.py PIPELINE \\
+    python benchmarks/quality/split_calibration.py PIPELINE \\
         --sense-counts ../shared/data/wordnet_sense_counts/sense_counts.tsv \\
         --labelled wordnet=../shared/data/wordnet_examples/wordnet_examples.jsonl \\
         --labelled monosemous=mono_test.jsonl --percentiles 78 80 82 85 [--context-weights 0 1]
