@@ -38,6 +38,7 @@ import pytest
 from spacy_ctxvec.building.local import build_lexicon_local
 from spacy_ctxvec.errors import CtxvecError
 from spacy_ctxvec.lexicon.statistics import Lexicon
+from spacy_ctxvec.pipelines import load_pipeline
 
 pytestmark = pytest.mark.slow
 
@@ -317,7 +318,7 @@ def build_losing_node_b(
     killer.start()
     try:
         outcome["result"] = ray_engine.build_lexicon_ray(
-            tiny_pipeline_dir,
+            load_pipeline(tiny_pipeline_dir),
             corpus_file,
             address=cluster.address,
             num_workers=2,
@@ -378,7 +379,7 @@ def test_node_stopped_while_the_node_left_is_stuck_is_a_coded_error_and_the_reru
     assert not ray.is_initialized()
 
     rerun = ray_engine.build_lexicon_ray(
-        tiny_pipeline_dir,
+        load_pipeline(tiny_pipeline_dir),
         corpus_file,
         address=cluster.address,
         num_workers=1,

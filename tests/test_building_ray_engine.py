@@ -354,7 +354,12 @@ def test_killed_worker_is_retried_without_double_counting(
     marker, init_log = tmp_path / "crashed", tmp_path / "inits"
     worker_class = crash_worker_class(marker, init_log)
     result = build_lexicon_ray(
-        tiny_pipeline_dir, corpus_dir, num_workers=2, shard_size=SHARD_SIZE, progress=False, worker_class=worker_class
+        load_pipeline(tiny_pipeline_dir),
+        corpus_dir,
+        num_workers=2,
+        shard_size=SHARD_SIZE,
+        progress=False,
+        worker_class=worker_class,
     )
     assert marker.exists(), "the marked batch never killed a worker"
     assert len(init_log.read_text(encoding="utf8").split()) >= 3  # two workers + the restarted one
