@@ -12,6 +12,7 @@ from typing import List, Set
 import numpy as np
 import pytest
 
+from spacy_ctxvec.building import ray_engine
 from spacy_ctxvec.building.engines import get_engine
 from spacy_ctxvec.building.local import build_lexicon_local
 from spacy_ctxvec.building.ray_engine import (
@@ -22,7 +23,6 @@ from spacy_ctxvec.building.ray_engine import (
     merge_watching,
 )
 from spacy_ctxvec.errors import CtxvecError
-from spacy_ctxvec.building import ray_engine
 from spacy_ctxvec.lexicon.statistics import Lexicon, merge_all
 from spacy_ctxvec.pipelines import load_pipeline
 
