@@ -3,10 +3,19 @@
 from dataclasses import asdict, dataclass
 from typing import Dict, List, Optional
 
+from spacy.language import Language
 from spacy.tokens import Doc, Token
 
 from ..errors import CtxvecError, Errors
 from ..ops.cosine import cosine
+
+# What `ctxvec_static` looks words up in, by the registered source of its initialize block.
+STATIC_SOURCES = {
+    "spacy-ctxvec.transformer_embeddings.v1": (
+        "the transformer's input-embedding table (mean of the word's wordpiece rows), standing in for word2vec's table"
+    ),
+    "spacy-ctxvec.vectors_file.v1": "a vectors file's table (word2vec, GloVe or fastText)",
+}
 
 
 @dataclass(frozen=True)
@@ -58,3 +67,22 @@ def compare_docs(doc_a: Doc, doc_b: Doc, word: Optional[str] = None) -> List[Wor
         if not shared:
             raise CtxvecError(Errors.E013)
     return [_pair(w, a, b) for w in shared for a in words_a[w] for b in words_b[w]]
+
+
+def static_source_name(nlp: Language) -> Optional[str]:
+    """The registered source ``ctxvec_static`` was initialised from, or None if the config does not say."""
+    try:
+        source = nlp.config["initialize"]["components"]["ctxvec_static"]["source"]
+    except (KeyError, TypeError):
+        return None
+    return source.get("@misc") if isinstance(source, dict) else None
+
+
+def legend(nlp: Language) -> List[str]:
+    """Lines saying what the columns of a comparison table mean for this pipeline."""
+    source = STATIC_SOURCES.get(static_source_name(nlp) or "", "the pipeline's static lookup table")
+    return [
+        "(#N): the token's position in its text, counting from 0.",
+        f"static: {source}: one vector per word form, whatever the context.",
+        "contextual: pooled from the transformer's output for this text; it changes with the context.",
+    ]

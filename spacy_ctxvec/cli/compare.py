@@ -6,7 +6,7 @@ from typing import List, Optional
 import typer
 from wasabi import msg
 
-from ..analysis.comparison import WordComparison, compare_docs
+from ..analysis.comparison import WordComparison, compare_docs, legend
 from ..errors import CtxvecError, Errors, Warnings
 from ..pipelines import load_pipeline
 from ._app import app, exit_on_coded_error
@@ -65,6 +65,6 @@ def compare_command(
         return
     print(f"A: {text_a}\nB: {text_b}")
     print(render_table(rows))
-    print("static: one vector per word form, whatever the context; contextual: pooled from the transformer.")
+    print("\n".join(legend(nlp)))
     if "ctxvec_static" not in nlp.pipe_names:
         msg.warn(Warnings.W002)
