@@ -334,6 +334,28 @@ def test_utf8_byte_order_mark_is_dropped(tmp_path):
     assert load_static_vectors(path).keys == ["apple", "pear"]
 
 
+@pytest.mark.parametrize("gz", [False, True])
+@pytest.mark.parametrize("binary", [False, True])
+def test_byte_order_mark_before_a_word2vec_header_in_auto_mode(tmp_path, keyed_vectors, binary, gz):
+    plain = tmp_path / "plain.bin"
+    keyed_vectors.save_word2vec_format(str(plain), binary=binary)
+    path = tmp_path / ("bom.bin.gz" if gz else "bom.bin")
+    data = b"\xef\xbb\xbf" + plain.read_bytes()
+    if gz:
+        import gzip
+
+        data = gzip.compress(data)
+    path.write_bytes(data)
+    assert detect_format(path) == ("word2vec-binary" if binary else "word2vec")
+    assert_same_table(load_static_vectors(path), keyed_vectors)
+
+
+def test_byte_order_mark_before_an_npy_vocab_is_not_part_of_the_first_word(tmp_path):
+    np.save(tmp_path / "m.npy", np.ones((2, 2), dtype=np.float32))
+    (tmp_path / "m.vocab.txt").write_bytes(b"\xef\xbb\xbfapple\npear\n")
+    assert load_static_vectors(tmp_path / "m.npy").keys == ["apple", "pear"]
+
+
 def test_non_numeric_value_names_the_line(tmp_path):
     path = tmp_path / "words.txt"
     path.write_text("2 2\napple 1 2\npear 3 four\n", encoding="utf8")

@@ -31,6 +31,7 @@ PICKLE_SUFFIXES = {".model", ".kv", ".pkl", ".pickle"}
 CHUNK_BYTES = 1 << 20
 MAX_WORD_BYTES = 1 << 16  # a longer "word" in a binary file means the file is damaged
 INITIAL_ROWS = 1024
+UTF8_BOM = b"\xef\xbb\xbf"  # may precede a text file's first line; never part of it
 
 
 def load_static_vectors(path: PathLike, *, format: str = "auto", allow_pickle: bool = False) -> StaticVectorTable:
@@ -105,7 +106,7 @@ def detect_format(path: PathLike) -> str:
         return "fasttext"
     if not head.strip():
         raise _read_error(path, "auto", ValueError("the file is empty"))
-    first_line, _, rest = head.partition(b"\n")
+    first_line, _, rest = head.removeprefix(UTF8_BOM).partition(b"\n")
     fields = first_line.split()
     if len(fields) == 2 and all(field.isdigit() for field in fields):
         return "word2vec" if _looks_like_text(rest) else "word2vec-binary"
@@ -184,7 +185,7 @@ def _read_text(path: Path, has_header: bool) -> StaticVectorTable:
         for number, raw in enumerate(file, start=1):
             line = raw.rstrip(b"\r\n")
             if number == 1:
-                line = line.removeprefix(b"\xef\xbb\xbf")  # UTF-8 byte order mark
+                line = line.removeprefix(UTF8_BOM)
             if not line.strip():
                 blank_line = blank_line or number
                 continue
@@ -304,7 +305,7 @@ def _read_word2vec_binary(path: Path) -> StaticVectorTable:
         line = reader.read_until(b"\n", limit=256)
         if line is None:
             raise CtxvecError(Errors.E132.format(path=path, what="the header line", value="(none)"))
-        claimed, dim = _header(path, line)
+        claimed, dim = _header(path, line.removeprefix(UTF8_BOM))
         keys: List[str] = []
         rows: Optional[_Rows] = None
         while True:
@@ -457,6 +458,8 @@ def _read_npy(path: Path) -> StaticVectorTable:
     vocab_path = npy_vocab_path(path)
     with open(vocab_path, "rb") as file:
         words = [decode_line(raw, vocab_path, number).rstrip("\r\n") for number, raw in enumerate(file, start=1)]
+    if words:
+        words[0] = words[0].removeprefix("\ufeff")  # a byte-order mark is not part of the first word
     if len(words) != matrix.shape[0]:
         raise CtxvecError(Errors.E108.format(vocab=vocab_path, n_words=len(words), path=path, n_rows=matrix.shape[0]))
     first = dict.fromkeys(words)
