@@ -1,0 +1,133 @@
+"""components/choices.py: the pooling and layer choices of ctxvec_context, resolved from
+config through spaCy's registry, and what each one does to a real (tiny) pipeline's vectors."""
+
+import dataclasses
+
+import numpy as np
+import pytest
+import spacy
+from confection import ConfigValidationError
+from spacy.util import registry
+from thinc.api import Config
+
+from spacy_ctxvec.components.choices import LayerSelection
+from spacy_ctxvec.errors import CtxvecError
+from spacy_ctxvec.ops.layers import concat_of_layers, mean_of_layers
+from spacy_ctxvec.ops.pooling import pool_first, pool_first_last, pool_last, pool_max, pool_mean
+
+from .conftest import transformer_config
+
+POOLINGS = {
+    "spacy-ctxvec.mean_pooling.v1": pool_mean,
+    "spacy-ctxvec.first_pooling.v1": pool_first,
+    "spacy-ctxvec.last_pooling.v1": pool_last,
+    "spacy-ctxvec.max_pooling.v1": pool_max,
+    "spacy-ctxvec.first_last_pooling.v1": pool_first_last,
+}
+# "unbelievable" is three wordpieces in the tiny vocab (un ##believ ##able); the others one each.
+TEXT = "we sat on the river bank unbelievable"
+MULTI_PIECE = 6
+
+
+def resolve(block: str):
+    return registry.resolve(Config().from_str(f"[choice]\n{block}"))["choice"]
+
+
+@pytest.mark.parametrize("name", sorted(POOLINGS))
+def test_pooling_names_resolve_from_config_to_their_function(name):
+    assert resolve(f'@misc = "{name}"') is POOLINGS[name]
+
+
+def test_layer_selections_resolve_from_config():
+    last = resolve('@misc = "spacy-ctxvec.last_layer.v1"')
+    assert last == LayerSelection(layers=(), combine=mean_of_layers) and not last.needs_hidden_states
+    mean = resolve('@misc = "spacy-ctxvec.mean_layers.v1"\nlayers = [0, -1]')
+    assert mean.layers == (0, -1) and mean.combine is mean_of_layers and mean.needs_hidden_states
+    concat = resolve('@misc = "spacy-ctxvec.concat_layers.v1"\nlayers = [2]')
+    assert concat.layers == (2,) and concat.combine is concat_of_layers
+
+
+def test_layer_selection_is_frozen():
+    selection = resolve('@misc = "spacy-ctxvec.mean_layers.v1"\nlayers = [1]')
+    with pytest.raises(dataclasses.FrozenInstanceError):
+        selection.layers = (2,)
+
+
+@pytest.mark.parametrize("name", ["spacy-ctxvec.mean_layers.v1", "spacy-ctxvec.concat_layers.v1"])
+def test_an_empty_layer_list_is_a_coded_error(name):
+    with pytest.raises(CtxvecError, match="E004"):
+        resolve(f'@misc = "{name}"\nlayers = []')
+
+
+def test_a_layer_that_is_not_an_integer_fails_config_validation():
+    with pytest.raises(ConfigValidationError, match="layers"):
+        resolve('@misc = "spacy-ctxvec.mean_layers.v1"\nlayers = ["last"]')
+
+
+CHOICES = {
+    "mean": {},
+    "first": {"pooling": {"@misc": "spacy-ctxvec.first_pooling.v1"}},
+    "last": {"pooling": {"@misc": "spacy-ctxvec.last_pooling.v1"}},
+    "max": {"pooling": {"@misc": "spacy-ctxvec.max_pooling.v1"}},
+    "first_last": {"pooling": {"@misc": "spacy-ctxvec.first_last_pooling.v1"}},
+    "layer_last": {"layers": {"@misc": "spacy-ctxvec.mean_layers.v1", "layers": [-1]}},
+    "layer_0": {"layers": {"@misc": "spacy-ctxvec.mean_layers.v1", "layers": [0]}},
+    "layers_mean": {"layers": {"@misc": "spacy-ctxvec.mean_layers.v1", "layers": [0, -1]}},
+    "layers_concat": {"layers": {"@misc": "spacy-ctxvec.concat_layers.v1", "layers": [0, -1]}},
+}
+
+
+@pytest.fixture(scope="module")
+def vectors_by_choice(tiny_bert_dir):
+    """ctxvec_context vectors of TEXT under each choice, from ONE transformer run."""
+    nlp = spacy.blank("en")
+    nlp.add_pipe("transformer", config=transformer_config(str(tiny_bert_dir), window=8, stride=6))
+    for name, config in CHOICES.items():
+        nlp.add_pipe("ctxvec_context", name=name, config=config)
+    nlp.initialize()
+    doc = nlp.get_pipe("transformer")(nlp.make_doc(TEXT))
+    vectors = {}
+    for name in CHOICES:
+        vectors[name] = nlp.get_pipe(name)(doc)._.ctxvec_context.copy()
+    assert doc[MULTI_PIECE].text == "unbelievable"
+    return vectors
+
+
+def test_poolings_agree_on_single_piece_tokens_and_differ_on_a_multi_piece_one(vectors_by_choice):
+    mean, first, last, top = (vectors_by_choice[name] for name in ("mean", "first", "last", "max"))
+    single = slice(0, MULTI_PIECE)
+    for other in (first, last, top):
+        np.testing.assert_allclose(other[single], mean[single], rtol=1e-6, atol=1e-6)
+    assert not np.allclose(first[MULTI_PIECE], last[MULTI_PIECE])
+    assert (top[MULTI_PIECE] >= mean[MULTI_PIECE] - 1e-6).all()
+    assert (top[MULTI_PIECE] >= first[MULTI_PIECE]).all() and (top[MULTI_PIECE] >= last[MULTI_PIECE]).all()
+
+
+def test_first_last_pooling_is_first_then_last_at_twice_the_width(vectors_by_choice):
+    first, last, both = (vectors_by_choice[name] for name in ("first", "last", "first_last"))
+    width = first.shape[1]
+    assert both.shape == (len(first), 2 * width)
+    assert np.array_equal(both[:, :width], first) and np.array_equal(both[:, width:], last)
+
+
+def test_layer_minus_one_is_the_last_hidden_state(vectors_by_choice):
+    assert np.array_equal(vectors_by_choice["layer_last"], vectors_by_choice["mean"])
+
+
+def test_mean_and_concat_of_layers(vectors_by_choice):
+    first_layer, last_layer = vectors_by_choice["layer_0"], vectors_by_choice["layer_last"]
+    width = last_layer.shape[1]
+    concat = vectors_by_choice["layers_concat"]
+    assert concat.shape == (len(last_layer), 2 * width)
+    np.testing.assert_allclose(concat[:, :width], first_layer, rtol=1e-6, atol=1e-6)
+    np.testing.assert_allclose(concat[:, width:], last_layer, rtol=1e-6, atol=1e-6)
+    np.testing.assert_allclose(vectors_by_choice["layers_mean"], (first_layer + last_layer) / 2, rtol=1e-5, atol=1e-6)
+    assert not np.allclose(first_layer, last_layer)
+
+
+def test_a_layer_the_transformer_lacks_is_a_coded_error_at_initialize(tiny_bert_dir):
+    nlp = spacy.blank("en")
+    nlp.add_pipe("transformer", config=transformer_config(str(tiny_bert_dir), window=8, stride=6))
+    nlp.add_pipe("ctxvec_context", config={"layers": {"@misc": "spacy-ctxvec.mean_layers.v1", "layers": [5]}})
+    with pytest.raises(CtxvecError, match="E003"):
+        nlp.initialize()
