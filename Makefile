@@ -3,7 +3,7 @@ PYTHON ?= python3
 export HF_HUB_OFFLINE := 1
 export TOKENIZERS_PARALLELISM := false
 
-.PHONY: install demo test
+.PHONY: install demo test lint
 
 install:
 	$(PYTHON) -m pip install -q "torch==2.13.0"
@@ -16,3 +16,10 @@ demo: install
 
 test: install
 	$(PYTHON) -m pytest -q
+
+# Lint, format check and types (configured in pyproject.toml). To be run by `make test`
+# once the tree is clean: then `test: install lint` runs them before pytest.
+lint:
+	$(PYTHON) -m ruff check .
+	$(PYTHON) -m ruff format --check .
+	$(PYTHON) -m mypy

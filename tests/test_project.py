@@ -1,8 +1,8 @@
 """The spacy project workflow (project.yml): every file it reads is shipped, declared as
-an asset (URL, md5 checksum, licence) or made by an earlier step; the WordNet sense-count
-step derives its table from the asset or skips cleanly; and `spacy project run all` runs
-end to end in a copy of the repository with no ../shared beside it, with the assets put
-in place as `spacy project assets` puts them."""
+an asset (URL, md5 checksum, licence) or made by an earlier step; the steps that need an
+asset (evaluate, sense-counts) skip with one line while it is absent; and `spacy project
+run all` runs end to end in a copy of the repository with no ../shared beside it, first
+without the assets, then with them put in place as `spacy project assets` puts them."""
 
 import importlib.util
 import json
@@ -33,6 +33,7 @@ LOCAL_COPIES = {
     "assets/SimLex-999.txt": "simlex999/SimLex-999.txt",
 }
 NOT_AVAILABLE_OFFLINE = {"assets/wordnet.zip"}
+ALWAYS_RUN = {"check-assets", "sense-counts"}
 SAMPLE_SIZES = {
     "static_min_count": 1,
     "static_size": 16,
@@ -81,7 +82,7 @@ def test_project_yml_declares_the_documented_workflow():
     assert config["workflows"]["all"][0] == "train-static"
     assert set(config["workflows"]["all"]) <= set(commands)
     for name in config["workflows"]["all"]:
-        if name != "sense-counts":  # always runs: it must notice wordnet.zip once fetched
+        if name not in ALWAYS_RUN:  # these must notice the assets once fetched
             assert commands[name]["deps"] and commands[name]["outputs"], name
     meta = json.loads((REPO_ROOT / "project_data" / "meta.json").read_text())
     assert any(req.startswith("spacy-ctxvec") for req in meta["requirements"])
@@ -108,11 +109,21 @@ def test_every_file_the_workflow_reads_is_shipped_declared_or_made():
                 if word.startswith(("configs/", "project_data/", "scripts/")):
                     assert word in shipped, (name, word)
         made |= {with_vars(output, variables) for output in command.get("outputs", [])}
+        if name == "check-assets":  # no declared outputs (it always runs), but it writes its record
+            made.add(with_vars(command["script"][0], variables).split()[3])
     # The evaluate step reads the WiC files from wic_dir and the SimLex-999 file: assets.
     assert {
         f"{variables['wic_dir']}/{split}.{kind}.txt" for split in ("train", "dev") for kind in ("data", "gold")
     } <= assets
     assert variables["word_sim"] in assets and variables["wordnet_zip"] in assets
+    # Every file the asset gate checks is a declared asset, and evaluate reruns when the record changes.
+    for name in ("check-assets", "evaluate"):
+        for line in commands[name]["script"]:
+            words = with_vars(line, variables).split()
+            gated = words[words.index("record") + 2 :] if "record" in words else words[3 : words.index("--")]
+            assert gated and set(gated) <= assets, (name, gated)
+    record = with_vars(commands["check-assets"]["script"][0], variables).split()[3]
+    assert record in commands["evaluate"]["deps"]
 
 
 def test_assets_have_url_checksum_licence_and_original_names():
@@ -204,6 +215,36 @@ def test_wordnet_sense_counts_refuse_a_zip_that_is_not_wordnet(tmp_path, capsys)
     assert "[CTX-E521]" in capsys.readouterr().err
 
 
+def test_asset_gate_records_presence_and_md5(tmp_path, monkeypatch, capsys):
+    gate = load_script("asset_gate")
+    monkeypatch.chdir(tmp_path)
+    Path("present.txt").write_text("data\n", encoding="utf8")
+    status = Path("training") / "evaluation_assets.json"
+    assert gate.main(["record", str(status), "present.txt", "absent.txt"]) == 0
+    recorded = json.loads(status.read_text(encoding="utf8"))
+    assert recorded == {"present.txt": get_checksum(Path("present.txt")), "absent.txt": None}
+    assert "1 of 2 evaluation assets present" in capsys.readouterr().out
+    Path("absent.txt").write_text("now here\n", encoding="utf8")
+    gate.main(["record", str(status), "present.txt", "absent.txt"])
+    assert json.loads(status.read_text(encoding="utf8"))["absent.txt"] == get_checksum(Path("absent.txt"))
+
+
+def test_asset_gate_skips_with_one_line_or_runs_the_command(tmp_path, monkeypatch, capsys):
+    gate = load_script("asset_gate")
+    monkeypatch.chdir(tmp_path)
+    write = ["python", "-c", "import pathlib; pathlib.Path('out.txt').write_text('ran')"]
+    assert gate.main(["run", "data.txt", "--", *write]) == 0
+    lines = capsys.readouterr().out.splitlines()
+    assert len(lines) == 1 and lines[0].startswith("skipped `python -c")
+    assert "run `python -m spacy project assets` for data.txt" in lines[0]
+    assert not Path("out.txt").exists()
+    Path("data.txt").write_text("x", encoding="utf8")
+    assert gate.main(["run", "data.txt", "--", *write]) == 0
+    assert Path("out.txt").read_text() == "ran"
+    assert gate.main(["run", "data.txt", "--", "python", "-c", "raise SystemExit(3)"]) == 3
+    assert gate.main(["run", "data.txt"]) == 2  # no command: usage
+
+
 def copy_as_fresh_clone(destination: Path) -> Path:
     for name in shipped_files():
         target = destination / name
@@ -224,13 +265,28 @@ def put_assets_in_place(project_dir: Path, shared_data: Path) -> None:
 
 
 @pytest.mark.slow
-def test_project_run_all_in_a_fresh_clone_with_assets(tmp_path, shared_data):
+def test_project_run_all_in_a_fresh_clone_without_then_with_assets(tmp_path, shared_data):
     project_dir = copy_as_fresh_clone(tmp_path / "clone")
     assert not (project_dir.parent / "shared").exists() and not (project_dir / "assets").exists()
-    put_assets_in_place(project_dir, shared_data)
     overrides = dict(SAMPLE_SIZES)  # the shipped sample corpus; sample sizes only, no data paths
+
+    # Without assets (a fresh clone, offline): the workflow finishes; evaluate says it skipped.
     result = run_project(project_dir, ["run", "all"], overrides)
     assert result.returncode == 0, result.stdout[-3000:] + result.stderr[-3000:]
+    skipped = [line for line in result.stdout.splitlines() if line.startswith("skipped `spacy-ctxvec evaluate")]
+    assert len(skipped) == 2 and all("run `python -m spacy project assets` for assets/" in s for s in skipped)
+    assert not (project_dir / "metrics").exists() or not list((project_dir / "metrics").iterdir())
+    assert (project_dir / "training" / "pipeline_lexicon" / "config.cfg").exists()
+    assert "drawing polysemy scores without WordNet sense counts" in result.stdout
+
+    # With the assets in place: `run all` again runs evaluate (its record changed) and
+    # skips the steps whose inputs did not change.
+    put_assets_in_place(project_dir, shared_data)
+    result = run_project(project_dir, ["run", "all"], overrides)
+    assert result.returncode == 0, result.stdout[-3000:] + result.stderr[-3000:]
+    for name in ("train-static", "assemble", "build-lexicon", "export-static", "plot", "package"):
+        assert f"Skipping '{name}': nothing changed" in result.stdout, name
+    assert "skipped `" not in result.stdout
 
     assert (project_dir / "training" / "word2vec.txt").stat().st_size > 0
     lexicon_pipeline = project_dir / "training" / "pipeline_lexicon"
@@ -247,14 +303,13 @@ def test_project_run_all_in_a_fresh_clone_with_assets(tmp_path, shared_data):
     # No wordnet.zip offline: the sense-count step and the plot say so and go on.
     assert "Skipped: no WordNet package at assets/wordnet.zip" in result.stdout
     assert not (project_dir / "training" / "wordnet_sense_counts.tsv").exists()
-    assert "drawing polysemy scores without WordNet sense counts" in result.stdout
     for picture in ("word_apple.png", "layers.png", "polysemy.png"):
         assert (project_dir / "plots" / picture).read_bytes().startswith(b"\x89PNG\r\n\x1a\n"), picture
     package_meta = json.loads((project_dir / "packages" / "en_ctxvec_demo-0.0.1" / "meta.json").read_text())
     assert any(req.startswith("spacy-ctxvec") for req in package_meta["requirements"])
 
-    # Nothing changed: weasel skips the step.
-    again = run_project(project_dir, ["run", "train-static"], overrides)
+    # Nothing changed: weasel skips evaluate too.
+    again = run_project(project_dir, ["run", "evaluate"], overrides)
     assert again.returncode == 0 and "nothing changed" in again.stdout.lower()
 
     # The offline override of the README: a local sense-count table instead of the asset.

@@ -10,10 +10,10 @@ self-similarity alone, and the model's static input embedding of the word alone 
 corpus at all). See benchmarks/quality/SENSES.md, "A polysemy
 probe (session 7)".
 
-    python benchmarks/quality/probe_fit.py --fit gut_full wn_lex --evaluate gut_full wn_lex wic_scws_lex \\
+    python benchmarks/quality/fit_shipped_probe.py --fit gut_full wn_lex --evaluate gut_full wn_lex wic_scws_lex \\
         --sense-counts ../shared/data/wordnet_sense_counts/sense_counts.tsv \\
         [--write-probe spacy_ctxvec/probes/all-MiniLM-L6-v2.layer-2 --trained-on "..."] \\
-        --output benchmarks/quality/probe_fit.json
+        --output benchmarks/quality/fit_shipped_probe.json
 """
 
 import argparse

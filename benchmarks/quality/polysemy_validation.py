@@ -21,10 +21,13 @@ import platform
 import sys
 import time
 from pathlib import Path
-from typing import Dict, List, Sequence, Tuple
+from typing import TYPE_CHECKING, Dict, List, Sequence, Tuple
 
 import numpy as np
 from scipy.stats import rankdata, spearmanr
+
+if TYPE_CHECKING:
+    from spacy_ctxvec.lexicon.statistics import Lexicon
 
 REPO = Path(__file__).resolve().parents[2]
 sys.path.insert(0, str(REPO))
@@ -254,13 +257,17 @@ def write_report(args, paragraphs, n_words, build, curves, per_layer, best_layer
     lines = [
         "# Polysemy validation (measured)",
         "",
-        f"Command: `python benchmarks/quality/polysemy_validation.py --paragraphs-per-book {args.paragraphs_per_book} --min-count {args.min_count}`",
-        f"(machine: {platform.processor() or platform.machine()}, CPU only, shared 2 cores; pipeline configs/default.cfg, "
+        "Command: `python benchmarks/quality/polysemy_validation.py --paragraphs-per-book "
+        f"{args.paragraphs_per_book} --min-count {args.min_count}`",
+        f"(machine: {platform.processor() or platform.machine()}, CPU only, shared 2 cores; pipeline "
+        "configs/default.cfg, "
         "MiniLM all-MiniLM-L6-v2, mean pooling, key `lower`).",
         "",
-        f"Corpus: the first {args.paragraphs_per_book} paragraphs (>= 5 words, skipping each book's first 5) of each of the 13 "
+        f"Corpus: the first {args.paragraphs_per_book} paragraphs (>= 5 words, skipping each book's first 5) "
+        "of each of the 13 "
         f"NLTK Gutenberg books: {len(paragraphs)} documents (one paragraph each), {n_words:,} whitespace words, "
-        f"{build['n_tokens']:,} spaCy tokens with a contextual vector. One MiniLM pass reading all 7 hidden states took "
+        f"{build['n_tokens']:,} spaCy tokens with a contextual vector. One MiniLM pass reading all 7 hidden "
+        "states took "
         f"{build['seconds']:.0f} s ({build['n_tokens'] / build['seconds']:.0f} tokens/s).",
         "",
         "## Per layer: self-similarity curves and correlation with WordNet senses",
@@ -270,7 +277,8 @@ def write_report(args, paragraphs, n_words, build, curves, per_layer, best_layer
         "count (surface form looked up lower-cased in Open English WordNet, alphabetic types only), raw and with log "
         "corpus frequency partialled out; last column: rho of the score vs log frequency.",
         "",
-        "| layer | types | mean SelfSim | B | adjusted | words in WN | rho(score, log senses) | partial rho (freq out) [95% bootstrap] | rho(score, log freq) |",
+        "| layer | types | mean SelfSim | B | adjusted | words in WN | rho(score, log senses) | partial rho "
+        "(freq out) [95% bootstrap] | rho(score, log freq) |",
         "|---|---|---|---|---|---|---|---|---|",
     ]
     for i, layer in enumerate(curves.layers):
@@ -278,7 +286,8 @@ def write_report(args, paragraphs, n_words, build, curves, per_layer, best_layer
         lines.append(
             f"| {layer} | {curves.n_types[i]} | {curves.mean_self_similarity[i]:.3f} | {curves.baseline[i]:.3f} | "
             f"{curves.adjusted_self_similarity[i]:.3f} | {a['n_words']} | {a['rho_senses']:.3f} | "
-            f"{a['rho_senses_partial_freq']:.3f} [{np.percentile(a['boot_partial'], 2.5):.3f}, {np.percentile(a['boot_partial'], 97.5):.3f}] | {a['rho_freq']:.3f} |"
+            f"{a['rho_senses_partial_freq']:.3f} [{np.percentile(a['boot_partial'], 2.5):.3f}, "
+            f"{np.percentile(a['boot_partial'], 97.5):.3f}] | {a['rho_freq']:.3f} |"
         )
     last = curves.layers[-1]
     difference = per_layer[best_layer]["boot_partial"] - per_layer[last]["boot_partial"]
@@ -295,11 +304,13 @@ def write_report(args, paragraphs, n_words, build, curves, per_layer, best_layer
         "partial correlation. It knows nothing about sense inventories: a word used in one sense only in this corpus "
         "scores low even if WordNet lists many senses, and surface forms (`lower`) mix inflections and "
         "part-of-speech homographs (`play` noun/verb). Function words and punctuation get scores too. With a corpus of "
-        "this size all correlations are weak (|rho| < 0.3): the score is a noisy, frequency-confounded proxy for sense count.",
+        "this size all correlations are weak (|rho| < 0.3): the score is a noisy, frequency-confounded proxy "
+        "for sense count.",
         "",
         "## Static vectors: type centroids (export-static) vs word2vec",
         "",
-        "Spearman rho between cosine and gold score over the pairs each method covers (coverage = covered / all pairs), "
+        "Spearman rho between cosine and gold score over the pairs each method covers (coverage = covered / "
+        "all pairs), "
         "and over the pairs every method covers (common). Centroids: types with >= 2 occurrences; word2vec on the same "
         "paragraphs: min_count 2; on all Gutenberg: min_count 5 (skip-gram, 100-d, 5 epochs, `train_static_vectors`).",
         "",

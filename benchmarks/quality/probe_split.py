@@ -71,7 +71,8 @@ def main() -> None:
         for label, row in results[name].items():
             print(
                 f"{name:8s} {label:26s} lemmas {row['lemmas']:4d}  ARI {row['mean_ari']:.3f}  F1 {row['f1']:.3f}  "
-                f"one sense {row['one_sense']:.3f}  mean senses {row['mean_senses']:.2f}  probe decided {row['probe_decided']}"
+                f"one sense {row['one_sense']:.3f}  mean senses {row['mean_senses']:.2f}  probe decided "
+                f"{row['probe_decided']}"
             )
     if args.output:
         args.output.write_text(

@@ -22,7 +22,8 @@ def describe(name: str, inventory, sample) -> str:
     ]
     return (
         f"{name}: {len(keys)} types, k = 1..8: {np.bincount(n_senses, minlength=9)[1:9].tolist()}; "
-        f"{int(full.sum())} types with K = {sample.k} rows, k = 1..8: {np.bincount(n_senses[full], minlength=9)[1:9].tolist()}, "
+        f"{int(full.sum())} types with K = {sample.k} rows, k = 1..8: "
+        f"{np.bincount(n_senses[full], minlength=9)[1:9].tolist()}, "
         f"mean smallest share of those split: {np.mean(smallest) if smallest else float('nan'):.3f}"
     )
 

