@@ -5,7 +5,16 @@ import pytest
 import spacy
 from spacy.tokens import Doc, DocBin
 
-from spacy_ctxvec.building.corpus import CorpusReport, configure_lexicon_corpus, corpus_fingerprint, iter_corpus
+from spacy_ctxvec.building.bounded_json import MAX_JSON_DEPTH, loads_bounded, nesting_depth
+from spacy_ctxvec.building.corpus import (
+    CorpusReport,
+    check_tokens_read,
+    configure_lexicon_corpus,
+    corpus_files,
+    corpus_fingerprint,
+    has_visible,
+    iter_corpus,
+)
 from spacy_ctxvec.errors import CtxvecError
 
 
@@ -156,7 +165,7 @@ def test_bad_words_rows_are_named(tmp_path, vocab, row, problem):
 def test_deeply_nested_json_line_is_a_coded_error(tmp_path):
     path = tmp_path / "deep.jsonl"
     path.write_text('{"text": "fine"}\n' + "[" * 100_000 + "\n", encoding="utf8")
-    with pytest.raises(CtxvecError, match=r"E212.*deep\.jsonl, line 2.*nested too deeply"):
+    with pytest.raises(CtxvecError, match=r"E212.*deep\.jsonl, line 2.*nested deeper than 64 levels"):
         list(iter_corpus(path))
     assert list(iter_corpus(path, on_error="skip")) == ["fine"]
 
@@ -192,3 +201,123 @@ def test_registered_reader_encoding_and_skip_warning(tmp_path, vocab):
         assert list(configure_lexicon_corpus(path=str(path), on_error="skip")(vocab)) == ["plain"]
     with pytest.raises(CtxvecError, match="E241"):
         configure_lexicon_corpus(path=str(path), encoding="klingon")
+
+
+# Issue 23: no silent results, suffixes in any case, bounded JSON
+ZERO_WIDTH = "\u200b\u200c\u200d\u2060\ufeff"
+
+
+@pytest.mark.parametrize(
+    "name,content",
+    [
+        ("zw.txt", f"{ZERO_WIDTH}\n{ZERO_WIDTH} \u200b\n\n"),
+        ("controls.txt", "\x01\x02 \x7f\x85\n\u00a0\u3000\u2028\n"),
+        ("zw.jsonl", json.dumps({"text": ZERO_WIDTH}) + "\n"),
+        ("spaces.jsonl", json.dumps({"words": [" ", "\t", "\u3000", "\u200b"]}) + "\n"),
+    ],
+)
+def test_corpus_of_only_invisible_characters_is_a_coded_error(tmp_path, vocab, name, content):
+    path = tmp_path / name
+    path.write_text(content, encoding="utf8")
+    with pytest.raises(CtxvecError, match=rf"E740.*{name}.*no document with a visible character"):
+        list(iter_corpus(path, vocab))
+
+
+def test_invisible_documents_are_skipped_like_blank_lines(tmp_path, vocab):
+    path = tmp_path / "c.jsonl"
+    rows = [{"text": ZERO_WIDTH}, {"text": "bank\u200b loan"}, {"words": [" ", "\u200b"]}, {"words": ["a", " ", "b"]}]
+    path.write_text("\n".join(json.dumps(row) for row in rows) + "\n", encoding="utf8")
+    report = CorpusReport()
+    items = list(iter_corpus(path, vocab, report=report))
+    assert items[0] == "bank\u200b loan" and [t.text for t in items[1]] == ["a", " ", "b"]
+    assert report.n_docs == 2 and report.n_invisible == 2
+
+
+def test_docbin_documents_of_only_whitespace_are_skipped(tmp_path, vocab):
+    docs = [Doc(vocab, words=[" ", "\u200b"]), Doc(vocab, words=["river", "bank"])]
+    (tmp_path / "c.spacy").write_bytes(DocBin(docs=docs).to_bytes())
+    assert [doc.text for doc in iter_corpus(tmp_path / "c.spacy", vocab)] == ["river bank "]
+
+
+def test_every_control_format_and_space_character_is_invisible():
+    import sys
+    import unicodedata
+
+    shown = [
+        hex(c)
+        for c in range(sys.maxunicode + 1)
+        if (unicodedata.category(chr(c)) in ("Cc", "Cf") or chr(c).isspace()) and has_visible(chr(c))
+    ]
+    assert shown == []
+    assert has_visible("\u0301") and has_visible("\ue000") and has_visible(" a ")
+
+
+def test_check_tokens_read_refuses_documents_without_tokens():
+    check_tokens_read("c.txt", 3, 1)
+    check_tokens_read("c.txt", 0, 0)  # no documents is E211's case, raised by the reader
+    with pytest.raises(CtxvecError, match=r"E741.*c\.txt': 3 documents"):
+        check_tokens_read("c.txt", 3, 0)
+
+
+@pytest.mark.parametrize("text", ["\u0301\u0302 \u0301", "\ue000 \ue001"])
+def test_local_build_of_documents_without_wordpieces_is_a_coded_error(tiny_nlp, tmp_path, text):
+    from spacy_ctxvec.building.local import build_lexicon_local
+
+    path = tmp_path / "c.txt"
+    path.write_text(f"{text}\n{text}\n", encoding="utf8")
+    with pytest.raises(CtxvecError, match=r"E741.*c\.txt': 2 documents"):
+        build_lexicon_local(tiny_nlp, path, progress=False)
+
+
+def test_build_lexicon_cli_refuses_a_zero_width_corpus_in_one_line(tiny_pipeline_dir, tmp_path):
+    from typer.testing import CliRunner
+
+    from spacy_ctxvec.cli import app
+
+    corpus = tmp_path / "zw.txt"
+    corpus.write_text(f"{ZERO_WIDTH}\n" * 3, encoding="utf8")
+    result = CliRunner().invoke(app, ["build-lexicon", str(tiny_pipeline_dir), str(corpus), str(tmp_path / "out")])
+    assert result.exit_code != 0 and "E740" in result.output, result.output
+    assert "Traceback" not in result.output and not (tmp_path / "out").exists()
+
+
+def test_upper_case_suffixes_are_read(tmp_path, vocab):
+    (tmp_path / "a.txt").write_text("first doc\n", encoding="utf8")
+    (tmp_path / "B.TXT").write_text("second doc\n", encoding="utf8")
+    (tmp_path / "C.JSONL").write_text(json.dumps({"text": "third doc"}) + "\n", encoding="utf8")
+    (tmp_path / "d.Spacy").write_bytes(DocBin(docs=[Doc(vocab, words=["fourth", "doc"])]).to_bytes())
+    (tmp_path / "e.md").write_text("not a corpus file\n", encoding="utf8")
+    assert [p.name for p in corpus_files(tmp_path)] == ["B.TXT", "C.JSONL", "a.txt", "d.Spacy"]
+    texts = [item if isinstance(item, str) else item.text for item in iter_corpus(tmp_path, vocab)]
+    assert texts == ["second doc", "third doc", "first doc", "fourth doc "]
+    assert list(iter_corpus(tmp_path / "C.JSONL")) == ["third doc"]
+
+
+@pytest.mark.parametrize("number", ["NaN", "Infinity", "-Infinity", "1e400", "-1e999"])
+def test_non_finite_numbers_in_a_jsonl_row_are_refused(tmp_path, number):
+    path = tmp_path / "c.jsonl"
+    path.write_text('{"text": "ok"}\n{"text": "x", "weight": ' + number + "}\n", encoding="utf8")
+    with pytest.raises(CtxvecError, match=r"E212.*c\.jsonl, line 2"):
+        list(iter_corpus(path))
+    assert list(iter_corpus(path, on_error="skip")) == ["ok"]
+
+
+def test_bounded_json_depth_limit_ignores_brackets_inside_strings():
+    assert loads_bounded("[" * MAX_JSON_DEPTH + "]" * MAX_JSON_DEPTH) is not None
+    assert loads_bounded(json.dumps({"text": "[{" * 10_000})) == {"text": "[{" * 10_000}
+    assert nesting_depth('{"a": "\\"}", "b": [[1]]}') == 3
+    for deep in ("[" * (MAX_JSON_DEPTH + 1) + "]" * (MAX_JSON_DEPTH + 1), '{"a": ' * 100_000, "[" * 1_000_000):
+        with pytest.raises(ValueError, match="nested deeper than"):
+            loads_bounded(deep)
+    with pytest.raises(ValueError, match="Expecting"):
+        loads_bounded("[1, ")
+
+
+def test_train_static_corpus_shares_the_checks(tmp_path):
+    from spacy_ctxvec.static.train import WordListCorpus
+
+    (tmp_path / "zw.TXT").write_text(f"{ZERO_WIDTH}\n", encoding="utf8")
+    with pytest.raises(CtxvecError, match=r"E740.*zw\.TXT"):
+        WordListCorpus(tmp_path / "zw.TXT").check_not_empty()
+    (tmp_path / "zw.TXT").write_text("River Bank\n", encoding="utf8")
+    assert list(WordListCorpus(tmp_path)) == [["river", "bank"]]

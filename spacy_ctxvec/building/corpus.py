@@ -7,11 +7,10 @@ report bad input with the same coded errors naming file and line."""
 
 import codecs
 import hashlib
-import json
 import re
 import warnings
 from dataclasses import dataclass, field
-from pathlib import Path
+from pathlib import Path, PurePath
 from typing import Callable, Iterator, List, Optional, Tuple, Union
 
 from spacy.tokens import Doc, DocBin
@@ -20,6 +19,7 @@ from spacy.vocab import Vocab
 
 from ..errors import CtxvecError, Errors, Warnings
 from ..types import CorpusItem
+from .bounded_json import loads_bounded
 
 CORPUS_SUFFIXES = (".txt", ".jsonl", ".spacy")
 ON_ERROR_CHOICES = ("raise", "skip")
@@ -28,6 +28,14 @@ DEFAULT_ENCODING = "utf8"
 # of these code points, so the line can be named (and skipped) instead of ending the read.
 _ESCAPED_BYTE = re.compile("[\udc80-\udcff]")
 _SURROGATE = re.compile("[\ud800-\udfff]")
+# Characters that show nothing: whitespace, controls (Cc) and format characters (Cf, e.g.
+# U+200B zero-width space, U+FEFF). A document of only these is skipped like a blank line.
+INVISIBLE_CHARACTERS = (
+    "\\s\x00-\x1f\x7f-\x9f\xad\u0600-\u0605\u061c\u06dd\u070f\u0890-\u0891\u08e2\u180e"
+    "\u200b-\u200f\u202a-\u202e\u2060-\u2064\u2066-\u206f\ufeff\ufff9-\ufffb\U000110bd\U000110cd"
+    "\U00013430-\U0001343f\U0001bca0-\U0001bca3\U0001d173-\U0001d17a\U000e0001\U000e0020-\U000e007f"
+)
+_VISIBLE = re.compile(f"[^{INVISIBLE_CHARACTERS}]")
 # A "words" row: (words, spaces or None)
 WordsRow = Tuple[List[str], Optional[List[bool]]]
 
@@ -38,6 +46,17 @@ class CorpusReport:
 
     n_docs: int = 0
     skipped: List[Tuple[str, int]] = field(default_factory=list)
+    n_invisible: int = 0  # non-blank lines skipped because no character in them shows
+
+
+def has_visible(text: str) -> bool:
+    """Whether ``text`` has a character that shows (not whitespace, control or format)."""
+    return _VISIBLE.search(text) is not None
+
+
+def corpus_suffix(path: Union[str, Path]) -> str:
+    """The lower-cased suffix that decides how a corpus file is read (B.TXT reads as .txt)."""
+    return PurePath(path).suffix.lower()
 
 
 def corpus_files(path: Union[str, Path]) -> List[Path]:
@@ -46,13 +65,13 @@ def corpus_files(path: Union[str, Path]) -> List[Path]:
     if not path.exists():
         raise CtxvecError(Errors.E210.format(path=path, problem="does not exist"))
     if path.is_dir():
-        files = sorted(p for p in path.iterdir() if p.is_file() and p.suffix in CORPUS_SUFFIXES)
+        files = sorted(p for p in path.iterdir() if p.is_file() and corpus_suffix(p) in CORPUS_SUFFIXES)
         if not files:
             raise CtxvecError(
                 Errors.E210.format(path=path, problem="is a directory without .txt, .jsonl or .spacy files")
             )
         return files
-    if path.suffix not in CORPUS_SUFFIXES:
+    if corpus_suffix(path) not in CORPUS_SUFFIXES:
         raise CtxvecError(Errors.E210.format(path=path, problem=f"has unsupported suffix '{path.suffix}'"))
     return [path]
 
@@ -135,33 +154,34 @@ def parse_line(
     line: str, path: Union[str, Path], line_number: int, suffix: str, encoding: str = DEFAULT_ENCODING
 ) -> Union[None, str, WordsRow]:
     """One line of a .txt or .jsonl file, as read in text mode with
-    errors="surrogateescape": None for a blank line, a text, or (words, spaces).
+    errors="surrogateescape": None for a blank line (or one whose document has no
+    visible character, see ``has_visible``), a text, or (words, spaces). The suffix is
+    matched case-insensitively.
 
     A bad line raises a CtxvecError naming file and line: E240 (undecodable bytes),
-    E212 (not JSON, or nested too deeply), E213 (not a "text"/"words" object), E242
-    (bad "words"/"spaces", unpaired surrogates)."""
+    E212 (not JSON, nested deeper than MAX_JSON_DEPTH, or a non-finite number), E213 (not
+    a "text"/"words" object), E242 (bad "words"/"spaces", unpaired surrogates)."""
     path = str(path)
+    suffix = suffix.lower()
     if line_number == 1 and line.startswith("\ufeff"):
         line = line[1:]  # a byte-order mark is not part of the first document
     if _ESCAPED_BYTE.search(line):
         raise _undecodable(line, path, line_number, encoding)
     if suffix != ".jsonl":
         text = line.rstrip("\r\n")
-        return text if text.strip() else None
+        return text if has_visible(text) else None
     if not line.strip():
         return None
     try:
-        row = json.loads(line)
-    except json.JSONDecodeError as err:
-        raise CtxvecError(Errors.E212.format(path=path, line=line_number, error=err.msg)) from None
-    except RecursionError:
-        raise CtxvecError(Errors.E212.format(path=path, line=line_number, error="nested too deeply")) from None
+        row = loads_bounded(line)
+    except ValueError as err:
+        raise CtxvecError(Errors.E212.format(path=path, line=line_number, error=err)) from None
     if isinstance(row, dict) and isinstance(row.get("text"), str):
         _check_string(row["text"], path, line_number, '"text"')
-        return row["text"] if row["text"].strip() else None
+        return row["text"] if has_visible(row["text"]) else None
     if isinstance(row, dict) and isinstance(row.get("words"), list) and all(isinstance(w, str) for w in row["words"]):
         words, spaces = _words_row(row, path, line_number)
-        return (words, spaces) if words else None
+        return (words, spaces) if any(has_visible(word) for word in words) else None
     raise CtxvecError(Errors.E213.format(path=path, line=line_number, got=line.strip()[:80]))
 
 
@@ -178,13 +198,14 @@ def _read_text_file(
         with path.open(encoding=encoding, errors="surrogateescape") as handle:
             for line_number, line in enumerate(handle, start=1):
                 try:
-                    parsed = parse_line(line, path, line_number, path.suffix, encoding)
+                    parsed = parse_line(line, path, line_number, corpus_suffix(path), encoding)
                 except CtxvecError:
                     if on_error == "raise":
                         raise
                     report.skipped.append((str(path), line_number))
                     continue
                 if parsed is None:
+                    report.n_invisible += bool(line.strip())
                     continue
                 if isinstance(parsed, str):
                     yield parsed
@@ -199,12 +220,12 @@ def _read_text_file(
 
 
 def docbin_docs(data: bytes, vocab: Vocab, path: Union[str, Path]) -> List[Doc]:
-    """The non-empty Docs of a serialised DocBin (.spacy), or E243 naming the file.
+    """The Docs of a serialised DocBin (.spacy) with a visible character, or E243 naming the file.
 
     Any failure while decoding means a damaged or foreign file, so it is reported,
     not raised raw."""
     try:
-        return [doc for doc in DocBin().from_bytes(data).get_docs(vocab) if len(doc)]
+        return [doc for doc in DocBin().from_bytes(data).get_docs(vocab) if has_visible(doc.text)]
     except CtxvecError:
         raise
     except Exception as err:  # zlib, msgpack, KeyError, ValueError...: all "not a DocBin"
@@ -236,21 +257,34 @@ def iter_corpus(
     numbers still count them). A bad line (undecodable, bad JSON, bad row) raises a
     CtxvecError naming file and line, or with ``on_error="skip"`` is skipped and
     recorded in ``report.skipped``. A damaged .spacy file is always an error (E243).
-    A corpus without any document raises E211 once the stream is exhausted.
+    Suffixes are matched case-insensitively. A document without a visible character
+    (only whitespace, zero-width, format or control characters) is skipped like a blank
+    line. A corpus without any document raises E211 once the stream is exhausted, or
+    E740 when its lines had only invisible characters.
     """
     _check_on_error(on_error)
     encoding = check_encoding(encoding)
     report = report if report is not None else CorpusReport()
     for file in corpus_files(path):
-        if file.suffix == ".spacy":
+        if corpus_suffix(file) == ".spacy":
             items: Iterator[CorpusItem] = _read_docbin(file, nlp_vocab)
         else:
             items = _read_text_file(file, nlp_vocab, encoding, on_error, report)
         for item in items:
             report.n_docs += 1
             yield item
+    if report.n_docs == 0 and report.n_invisible:
+        raise CtxvecError(Errors.E740.format(path=path, n_invisible=report.n_invisible))
     if report.n_docs == 0:
         raise CtxvecError(Errors.E211.format(path=path))
+
+
+def check_tokens_read(corpus: Union[str, Path], n_docs: int, n_tokens: int) -> None:
+    """E741 when ``n_docs`` documents were read but not one token got a contextual
+    vector (a build engine calls this with its result, so an empty lexicon is never
+    reported as a success)."""
+    if n_docs > 0 and n_tokens == 0:
+        raise CtxvecError(Errors.E741.format(path=corpus, n_docs=n_docs))
 
 
 def n_tokens(item: CorpusItem) -> int:
@@ -281,6 +315,6 @@ def configure_lexicon_corpus(
         yield from iter_corpus(path, vocab, on_error=on_error, report=report, encoding=encoding)
         if report.skipped:
             first = ", ".join(f"{file}:{line}" for file, line in report.skipped[:5])
-            warnings.warn(f"{Warnings.W005.format(n_lines=len(report.skipped))} First: {first}")
+            warnings.warn(f"{Warnings.W005.format(n_lines=len(report.skipped))} First: {first}", stacklevel=2)
 
     return read

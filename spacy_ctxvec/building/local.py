@@ -26,7 +26,15 @@ from .checkpoints import (
     read_checkpoint,
     write_checkpoint,
 )
-from .corpus import DEFAULT_ENCODING, ON_ERROR_CHOICES, CorpusReport, check_encoding, item_digest, iter_corpus
+from .corpus import (
+    DEFAULT_ENCODING,
+    ON_ERROR_CHOICES,
+    CorpusReport,
+    check_encoding,
+    check_tokens_read,
+    item_digest,
+    iter_corpus,
+)
 from .engines import BuildResult
 from .replicas import rebuild_pipeline
 from .shard import check_key_mode, partial_lexicon
@@ -188,6 +196,7 @@ def build_lexicon_local(
             pool.shutdown(cancel_futures=True)
     if lexicon is None:
         raise CtxvecError(Errors.E211.format(path=corpus))
+    check_tokens_read(corpus, docs_done, n_tokens)
     return BuildResult(lexicon, docs_done, n_tokens, time.perf_counter() - start, report.skipped, resumed_from)
 
 

@@ -53,7 +53,7 @@ from spacy.language import Language
 from ..errors import PREFIX, CtxvecError, Errors
 from ..lexicon.statistics import Lexicon, merge_all
 from ..types import PathLike
-from .corpus import DEFAULT_ENCODING, ON_ERROR_CHOICES, check_encoding, corpus_files
+from .corpus import DEFAULT_ENCODING, ON_ERROR_CHOICES, check_encoding, check_tokens_read, corpus_files
 from .engines import BuildResult
 from .shard import check_key_mode
 
@@ -563,4 +563,5 @@ def build_lexicon_ray(
                 raise coded from err
     if lexicon is None or n_docs == 0:
         raise CtxvecError(Errors.E211.format(path=corpus))
+    check_tokens_read(corpus, n_docs, lexicon.n_occurrences)
     return BuildResult(lexicon, n_docs, lexicon.n_occurrences, time.perf_counter() - start, skipped)

@@ -54,7 +54,7 @@ class CorpusDatasource(FileBasedDatasource):
     def _read_stream(self, f: "pa.NativeFile", path: str) -> Iterator[pa.Table]:
         rows = _Rows(path)
         try:
-            suffix = PurePath(path).suffix
+            suffix = PurePath(path).suffix.lower()
             if suffix == ".spacy":
                 for doc in docbin_docs(f.readall(), Vocab(), path):
                     rows.add(KIND_DOC, doc.to_bytes(), 0)
