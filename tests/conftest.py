@@ -158,6 +158,16 @@ def shared_data() -> Iterator[Path]:
     yield SHARED_DATA
 
 
+# Sentences in the tiny vocab (every word one wordpiece): the Ray tests' corpora repeat them.
+TINY_SENTENCES = [
+    "the bank of the river",
+    "i took a loan from the bank",
+    "we sat on the river bank",
+    "i have a pen",
+    "i have an apple and a phone",
+    "we want to buy an apple",
+]
+
 TRAIN_CORPUS_LINES = [
     "The bank of the river was muddy.",
     "I took money out of the Bank!",

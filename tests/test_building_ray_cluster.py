@@ -40,21 +40,15 @@ from spacy_ctxvec.errors import CtxvecError
 from spacy_ctxvec.lexicon.statistics import Lexicon
 from spacy_ctxvec.pipelines import load_pipeline
 
+from .conftest import TINY_SENTENCES
+
 pytestmark = pytest.mark.slow
 
 NODE_B_RESOURCE = "ctxvec_node_b"
 LOOPBACK = "127.0.0.2"
 SHARD_SIZE = 20
 BATCH_SIZE = 8
-SENTENCES = [
-    "the bank of the river",
-    "i took a loan from the bank",
-    "we sat on the river bank",
-    "i have a pen",
-    "i have an apple and a phone",
-    "we want to buy an apple",
-    "the hotel is on the river",
-]
+SENTENCES = [*TINY_SENTENCES, "the hotel is on the river"]
 # Every process of the cluster: no usage stats, no token authentication, quick detection
 # of a dead node.
 CLUSTER_ENV = {

@@ -26,16 +26,11 @@ from spacy_ctxvec.errors import CtxvecError
 from spacy_ctxvec.lexicon.statistics import Lexicon, merge_all
 from spacy_ctxvec.pipelines import load_pipeline
 
+from .conftest import TINY_SENTENCES
+
 pytestmark = pytest.mark.slow
 
-SENTENCES = [
-    "the bank of the river",
-    "i took a loan from the bank",
-    "we sat on the river bank",
-    "i have a pen",
-    "i have an apple and a phone",
-    "we want to buy an apple",
-]
+SENTENCES = TINY_SENTENCES
 SHARD_SIZE = 20
 CRASH_LINE = 70  # a.txt line that kills its worker the first time a worker sees it
 
