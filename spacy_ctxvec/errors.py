@@ -559,6 +559,13 @@ class Errors(metaclass=_ErrorsWithCodes):
     )
     E654 = "Unknown polysemy score '{score}'. Choose one of: {choices}."
 
+    # Saved polysemy state (E660-E689): parts of a saved ctxvec_polysemy that disagree
+    E660 = (
+        "The saved ctxvec_polysemy state at '{path}' does not match itself: {problem}. "
+        "Save the pipeline again from a working copy, or rebuild it with "
+        "`spacy-ctxvec build-lexicon` (and `spacy-ctxvec fit-polysemy` for a probe)."
+    )
+
     # Silent results and bounded readers (E740-E759, issue 23)
     E740 = (
         "Corpus '{path}' has no document with a visible character: its {n_invisible} non-blank "
@@ -589,4 +596,10 @@ class Warnings(metaclass=_ErrorsWithCodes):
         "repeated word look frequent, so polysemy_score runs high and more words split "
         "into senses. Build from a larger corpus, or pass split_by_probe = false / "
         'score = "self_similarity" in [components.ctxvec_polysemy].'
+    )
+    W010 = (
+        "Component '{name}': the sense settings {settings} are given as flat keys of "
+        "[components.{name}], as pipelines saved before the [components.{name}.induction] "
+        "block did; they are used, but the flat keys are deprecated: move them into "
+        "[components.{name}.induction] (save the pipeline again to do so)."
     )

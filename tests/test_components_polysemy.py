@@ -8,6 +8,7 @@ from spacy_ctxvec.building.shard import partial_lexicon
 from spacy_ctxvec.components.polysemy import Polysemy, load_lexicon
 from spacy_ctxvec.errors import CtxvecError
 from spacy_ctxvec.lexicon.statistics import Lexicon
+from spacy_ctxvec.ops.senses import SenseInductionSettings
 
 SENSE_CORPUS = [
     # bank: money (8) and river (4)
@@ -273,7 +274,7 @@ def sense_nlp(tiny_bert_dir, tmp_path_factory):
     nlp = spacy.blank("en")
     nlp.add_pipe("transformer", config=transformer_config(str(tiny_bert_dir), window=8, stride=6))
     nlp.add_pipe("ctxvec_context")
-    nlp.add_pipe("ctxvec_polysemy", config={"min_count": 2, "cut_distance": 0.3})
+    nlp.add_pipe("ctxvec_polysemy", config={"min_count": 2, "induction": {"cut_distance": 0.3}})
     nlp.config["initialize"]["components"]["ctxvec_polysemy"] = {
         "corpus": {"@misc": "spacy-ctxvec.lexicon_corpus.v1", "path": str(corpus)},
         "sample_size": 16,
@@ -395,10 +396,10 @@ def test_n_process_2_gives_the_same_senses(sense_nlp, tmp_path):
 def test_component_bytes_round_trip_exclude_and_set_lexicon_drops_senses(sense_nlp):
     component = sense_nlp.get_pipe("ctxvec_polysemy")
     data = component.to_bytes()
-    restored = Polysemy(min_count=2, cut_distance=0.3).from_bytes(data)
+    restored = Polysemy(min_count=2, induction=SenseInductionSettings(cut_distance=0.3)).from_bytes(data)
     assert restored.senses == component.senses and restored.lexicon == component.lexicon
     doc = sense_nlp.make_doc("the bank of the river")
-    for name, proc in sense_nlp.pipeline[:-1]:
+    for _name, proc in sense_nlp.pipeline[:-1]:
         doc = proc(doc)
     np.testing.assert_array_equal(restored(doc)._.ctxvec_sense, component(doc)._.ctxvec_sense)
     without = Polysemy(min_count=2).from_bytes(component.to_bytes(exclude=["senses"]))
@@ -409,28 +410,121 @@ def test_component_bytes_round_trip_exclude_and_set_lexicon_drops_senses(sense_n
     assert restored.build_senses() == component.senses  # deterministic, from the same lexicon and settings
 
 
-def test_senses_setting_off_and_no_sample_give_no_senses(tiny_bert_dir, tmp_path):
+def corpus_nlp(tiny_bert_dir, corpus, config, **initialize):
+    """tiny BERT + ctxvec_context + ctxvec_polysemy (``config``) whose initialize reads
+    ``corpus`` with the settings ``initialize``."""
     from .conftest import transformer_config
 
+    nlp = spacy.blank("en")
+    nlp.add_pipe("transformer", config=transformer_config(str(tiny_bert_dir), window=8, stride=6))
+    nlp.add_pipe("ctxvec_context")
+    nlp.add_pipe("ctxvec_polysemy", config=config)
+    nlp.config["initialize"]["components"]["ctxvec_polysemy"] = {
+        "corpus": {"@misc": "spacy-ctxvec.lexicon_corpus.v1", "path": str(corpus)},
+        **initialize,
+    }
+    return nlp
+
+
+def test_senses_off_give_no_senses_and_senses_without_a_sample_are_e602_as_in_build_lexicon(tiny_bert_dir, tmp_path):
     corpus = tmp_path / "corpus.txt"
     corpus.write_text("\n".join(SENSE_LINES[:8]) + "\n", encoding="utf8")
-    for config, sample_size in (({"min_count": 2, "senses": False}, 8), ({"min_count": 2}, 0)):
-        nlp = spacy.blank("en")
-        nlp.add_pipe("transformer", config=transformer_config(str(tiny_bert_dir), window=8, stride=6))
-        nlp.add_pipe("ctxvec_context")
-        nlp.add_pipe("ctxvec_polysemy", config=config)
-        nlp.config["initialize"]["components"]["ctxvec_polysemy"] = {
-            "corpus": {"@misc": "spacy-ctxvec.lexicon_corpus.v1", "path": str(corpus)},
-            "sample_size": sample_size,
-        }
-        nlp.initialize()
-        component = nlp.get_pipe("ctxvec_polysemy")
-        assert component.lexicon is not None and component.senses is None
-        bank = _token(nlp("the bank"), "bank")
-        assert bank._.n_senses == 0 and bank._.sense is None and bank._.sense_vec is None
-        assert bank._.polysemy_count > 0
-        with pytest.raises(CtxvecError, match="E602"):
-            component.build_senses() if sample_size == 0 else Polysemy(min_count=2).build_senses()
+    nlp = corpus_nlp(tiny_bert_dir, corpus, {"min_count": 2, "senses": False}, sample_size=8)
+    nlp.initialize()
+    component = nlp.get_pipe("ctxvec_polysemy")
+    assert component.lexicon is not None and component.lexicon.sample is not None and component.senses is None
+    bank = _token(nlp("the bank"), "bank")
+    assert bank._.n_senses == 0 and bank._.sense is None and bank._.sense_vec is None
+    assert bank._.polysemy_count > 0
+    with pytest.raises(CtxvecError, match="E602"):
+        Polysemy(min_count=2).build_senses()
+    # senses = true (the default) with no sample: the same coded error as build-lexicon --senses --sample-size 0
+    with pytest.raises(CtxvecError, match="E602.*sample_size > 0"):
+        corpus_nlp(tiny_bert_dir, corpus, {"min_count": 2}, sample_size=0).initialize()
+    no_sample = corpus_nlp(tiny_bert_dir, corpus, {"min_count": 2, "senses": False}, sample_size=0)
+    no_sample.initialize()
+    assert no_sample.get_pipe("ctxvec_polysemy").lexicon.sample is None
+
+
+def test_initialize_samples_by_default_as_build_lexicon_does(tiny_bert_dir, tmp_path):
+    from spacy_ctxvec.cli.build_lexicon import DEFAULT_SAMPLE_SIZE as CLI_SAMPLE_SIZE
+    from spacy_ctxvec.ops.senses import DEFAULT_SAMPLE_SIZE
+
+    corpus = tmp_path / "corpus.txt"
+    corpus.write_text("\n".join(SENSE_LINES) + "\n", encoding="utf8")
+    nlp = corpus_nlp(tiny_bert_dir, corpus, {"min_count": 2})
+    nlp.initialize()
+    component = nlp.get_pipe("ctxvec_polysemy")
+    assert CLI_SAMPLE_SIZE == DEFAULT_SAMPLE_SIZE == component.lexicon.sample.k == 64
+    assert component.senses is not None and "bank" in component.senses
+
+
+# The sense-induction settings in config (issue 20): one nested block, old flat keys folded in
+def test_induction_block_round_trips_through_the_config_and_a_saved_pipeline(tmp_path):
+    import warnings
+
+    nlp = spacy.blank("en")
+    nlp.add_pipe(
+        "ctxvec_polysemy", config={"min_count": 2, "induction": {"cut_distance": 0.3, "split_percentile": None}}
+    )
+    expected = SenseInductionSettings(cut_distance=0.3, split_percentile=None)
+    assert nlp.get_pipe("ctxvec_polysemy").induction == expected
+    block = nlp.config["components"]["ctxvec_polysemy"]["induction"]
+    assert block["@misc"] == "spacy-ctxvec.sense_induction.v1"
+    assert {name: value for name, value in block.items() if name != "@misc"} == expected.to_dict()
+    assert spacy.blank("en").add_pipe("ctxvec_polysemy").induction == SenseInductionSettings()
+    nlp.to_disk(tmp_path / "pipeline")
+    with warnings.catch_warnings():
+        warnings.simplefilter("error")  # a pipeline saved with the block loads without W010
+        reloaded = spacy.load(tmp_path / "pipeline")
+    assert reloaded.get_pipe("ctxvec_polysemy").induction == expected
+    assert reloaded.config["components"]["ctxvec_polysemy"]["induction"] == block
+
+
+OLD_FLAT_SETTINGS = {  # [components.ctxvec_polysemy] as spaCy filled it before the [induction] block
+    "split_threshold": None,
+    "cut_distance": 0.3,
+    "max_senses": 5,
+    "min_tokens": 4,
+    "min_share": 0.1,
+    "n_directions": 3,
+    "context_weight": 1.0,
+    "split_by_probe": False,
+}
+
+
+@pytest.mark.parametrize("split_percentile", [82.0, None])
+def test_a_pipeline_saved_with_the_old_flat_keys_loads_with_w010(tmp_path, split_percentile):
+    """The config.cfg of a pipeline saved before the [induction] block (written whole,
+    as spaCy fills it) loads with its settings and warning W010."""
+    from thinc.api import Config
+
+    component = Polysemy(min_count=2)
+    component.set_lexicon(Lexicon.from_occurrences(["bank", "bank"], np.ones((2, 4))))
+    nlp = spacy.blank("en")
+    nlp.add_pipe("ctxvec_polysemy", config={"min_count": 2})
+    nlp.get_pipe("ctxvec_polysemy").set_lexicon(component.lexicon)
+    nlp.to_disk(tmp_path / "pipeline")
+    config = Config().from_disk(tmp_path / "pipeline" / "config.cfg", interpolate=False)
+    block = config["components"]["ctxvec_polysemy"]
+    del block["induction"]
+    block.update(OLD_FLAT_SETTINGS, split_percentile=split_percentile)
+    config.to_disk(tmp_path / "pipeline" / "config.cfg")
+    written = (tmp_path / "pipeline" / "config.cfg").read_text(encoding="utf8")
+    assert "induction" not in written and "cut_distance = 0.3" in written
+    with pytest.warns(UserWarning, match=r"W010.*cut_distance.*ctxvec_polysemy\.induction"):
+        reloaded = spacy.load(tmp_path / "pipeline")
+    loaded = reloaded.get_pipe("ctxvec_polysemy")
+    assert loaded.induction == SenseInductionSettings(
+        cut_distance=0.3, max_senses=5, split_by_probe=False, split_percentile=split_percentile
+    )
+    assert loaded.lexicon == component.lexicon
+    # a hand-written partial flat config: an absent split_percentile keeps its default
+    with pytest.warns(UserWarning, match="W010"):
+        partial = spacy.blank("en").add_pipe("ctxvec_polysemy", config={"cut_distance": 0.3})
+    assert partial.induction == SenseInductionSettings(cut_distance=0.3)
+    with pytest.warns(UserWarning, match="W010"), pytest.raises(CtxvecError, match="E603.*max_senses"):
+        spacy.blank("en").add_pipe("ctxvec_polysemy", config={"max_senses": 1})
 
 
 def test_sense_key_width_and_setting_errors(sense_nlp):
@@ -438,7 +532,9 @@ def test_sense_key_width_and_setting_errors(sense_nlp):
     with pytest.raises(CtxvecError, match="E605"):
         Polysemy(key="text").set_senses(inventory)
     with pytest.raises(CtxvecError, match="E603.*max_senses"):
-        Polysemy(max_senses=1)
+        spacy.blank("en").add_pipe("ctxvec_polysemy", config={"induction": {"max_senses": 1}})
+    with pytest.raises(CtxvecError, match="E603.*induction"):
+        Polysemy(induction={"max_senses": 3})
     with pytest.raises(CtxvecError, match="E604.*width 32.*width 384"):
         component = Polysemy(min_count=2)
         component.set_senses(inventory)

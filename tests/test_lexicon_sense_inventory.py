@@ -15,7 +15,7 @@ from spacy_ctxvec.lexicon.sense_inventory import (
     induce_inventory,
 )
 from spacy_ctxvec.lexicon.statistics import Lexicon
-from spacy_ctxvec.ops.senses import SPLIT_THRESHOLDS, fit_sense_space, spread, to_sense_space
+from spacy_ctxvec.ops.senses import SPLIT_THRESHOLDS, SenseInductionSettings, fit_sense_space, spread, to_sense_space
 
 WIDTH = 32
 
@@ -137,7 +137,7 @@ def test_induction_is_deterministic_and_independent_of_how_the_sample_was_merged
     keys, vectors, _, _ = data
     assert induce_inventory(lexicon_with_sample(keys, vectors), min_count=5) == inventory
     assert induce_inventory(lexicon_with_sample(keys, vectors, parts=4), min_count=5) == inventory
-    other = induce_inventory(lexicon_with_sample(keys, vectors), min_count=5, cut_distance=0.2)
+    other = induce_inventory(lexicon_with_sample(keys, vectors), SenseInductionSettings(cut_distance=0.2), min_count=5)
     assert other != inventory and other.settings["cut_distance"] == 0.2
     assert (
         inventory.settings["min_count"] == 5
@@ -149,7 +149,7 @@ def test_induction_is_deterministic_and_independent_of_how_the_sample_was_merged
 def test_sense_space_weights_each_row_by_count_over_sampled_rows(data):
     keys, vectors, _, _ = data
     lexicon = lexicon_with_sample(keys, vectors, k=4)  # 'w00' has 20 occurrences, 4 sampled: weight 5 each
-    inventory = induce_inventory(lexicon, min_count=2, n_directions=0)
+    inventory = induce_inventory(lexicon, SenseInductionSettings(n_directions=0), min_count=2)
     sample = lexicon.sample
     per_type = np.stack([sample.rows_of(key)[0].astype(np.float64).mean(axis=0) for key in sample.keys])
     counts = np.array([lexicon.counts[lexicon.index(key)] for key in sample.keys], dtype=np.float64)
@@ -182,7 +182,6 @@ def test_lexicon_without_a_sample_and_bad_settings_are_coded_errors(data):
         ("min_tokens", 2),
         ("split_threshold", float("nan")),
         ("n_directions", -1),
-        ("min_count", 0),
         ("min_share", 0.6),
         ("min_share", float("nan")),
         ("split_threshold", 2.5),
@@ -190,9 +189,10 @@ def test_lexicon_without_a_sample_and_bad_settings_are_coded_errors(data):
         ("split_percentile", 100.0),
         ("split_percentile", True),
     ):
-        settings = {"min_count": 5, setting: value}
         with pytest.raises(CtxvecError, match=f"E603.*{setting}"):
-            induce_inventory(lexicon, **settings)
+            induce_inventory(lexicon, SenseInductionSettings(**{setting: value}), min_count=5)
+    with pytest.raises(CtxvecError, match="E603.*min_count"):
+        induce_inventory(lexicon, min_count=0)
 
 
 def test_default_split_threshold_is_calibrated_and_saved_as_null(data):
@@ -223,10 +223,10 @@ def test_thresholds_are_calibrated_on_a_corpus_with_enough_types():
     assert len(spreads) == 150 and dict(table)[12] == pytest.approx(np.percentile(spreads, 82.0), abs=1e-6)
     assert "calibrated on this corpus (percentile 82 of" in describe_split_thresholds(inventory.settings)
     assert SenseInventory.from_bytes(inventory.to_bytes()).settings == inventory.settings
-    shipped = induce_inventory(lexicon, min_count=5, split_percentile=None)
+    shipped = induce_inventory(lexicon, SenseInductionSettings(split_percentile=None), min_count=5)
     assert shipped.settings["split_calibrated_sizes"] == 0 and shipped.settings["split_percentile"] is None
     assert [tuple(row) for row in shipped.settings["split_thresholds"]] == list(SPLIT_THRESHOLDS)
-    fixed = induce_inventory(lexicon, min_count=5, split_threshold=0.3)
+    fixed = induce_inventory(lexicon, SenseInductionSettings(split_threshold=0.3), min_count=5)
     assert fixed.settings["split_thresholds"] is None and describe_split_thresholds(fixed.settings).startswith(
         "split threshold 0.3"
     )
@@ -367,8 +367,10 @@ def test_senses_are_clustered_on_token_and_context_when_the_sample_keeps_context
 
     keys, vectors, contexts, river_context, money_context = with_context_meanings()
     lexicon = lexicon_with_sample(keys, vectors, contexts=contexts)
-    joined = induce_inventory(lexicon, min_count=5, split_threshold=0.0, max_senses=2)
-    alone = induce_inventory(lexicon, min_count=5, split_threshold=0.0, max_senses=2, context_weight=0.0)
+    joined = induce_inventory(lexicon, SenseInductionSettings(split_threshold=0.0, max_senses=2), min_count=5)
+    alone = induce_inventory(
+        lexicon, SenseInductionSettings(split_threshold=0.0, max_senses=2, context_weight=0.0), min_count=5
+    )
     assert joined.context_space is not None and alone.context_space is None
     assert (joined.settings["context_weight"], joined.settings["context_window"]) == (1.0, CONTEXT_WINDOW)
     assert (alone.settings["context_weight"], alone.settings["context_window"]) == (0.0, 0)
@@ -380,9 +382,10 @@ def test_senses_are_clustered_on_token_and_context_when_the_sample_keeps_context
     assert joined.centroids.shape[1] == 2 * WIDTH == joined.feature_width and alone.centroids.shape[1] == WIDTH
     bank = np.flatnonzero(np.array(keys) == "bank")
     truth = np.arange(len(bank)) % 2
-    label = lambda inventory, context: inventory.assign(
-        np.full(len(bank), inventory.index("bank")), vectors[bank], context
-    )
+
+    def label(inventory, context):
+        return inventory.assign(np.full(len(bank), inventory.index("bank")), vectors[bank], context)
+
     assert adjusted_rand_score(truth, label(joined, contexts[bank])) == 1.0
     assert adjusted_rand_score(truth, label(alone, None)) < 0.5
     with pytest.raises(CtxvecError, match="E600.*give each occurrence's context"):
@@ -390,7 +393,9 @@ def test_senses_are_clustered_on_token_and_context_when_the_sample_keeps_context
     with pytest.raises(CtxvecError, match="E600.*contexts have width 5"):
         joined.assign(np.array([joined.index("bank")]), vectors[bank[:1]], np.ones((1, 5)))
     # A sample without contexts: senses from the token rows, whatever context_weight says.
-    plain = induce_inventory(lexicon_with_sample(keys, vectors), min_count=5, split_threshold=0.0, max_senses=2)
+    plain = induce_inventory(
+        lexicon_with_sample(keys, vectors), SenseInductionSettings(split_threshold=0.0, max_senses=2), min_count=5
+    )
     assert plain.context_space is None and plain == alone.__class__.from_bytes(plain.to_bytes())
 
 
@@ -415,7 +420,9 @@ def test_context_weight_out_of_range_is_a_coded_error(data):
     keys, vectors, _, _ = data
     for value in (-0.5, float("nan"), 11.0, True):
         with pytest.raises(CtxvecError, match="E603.*context_weight"):
-            induce_inventory(lexicon_with_sample(keys, vectors), min_count=5, context_weight=value)
+            induce_inventory(
+                lexicon_with_sample(keys, vectors), SenseInductionSettings(context_weight=value), min_count=5
+            )
 
 
 # A polysemy probe deciding which types split (issue 11, session 7)
@@ -440,16 +447,18 @@ def test_a_probe_with_a_split_cut_decides_which_types_split(data):
     by_probe = induce_inventory(lexicon, min_count=5, probe=probe)
     assert by_probe.settings["split_rule"] == "probe" and by_probe.settings["split_senses"] == 3.0
     split = {key for key in by_probe.keys if by_probe.n_senses(key) > 1}
-    forced = induce_inventory(lexicon, min_count=5, split_threshold=0.0)  # every type tries to split
+    forced = induce_inventory(
+        lexicon, SenseInductionSettings(split_threshold=0.0), min_count=5
+    )  # every type tries to split
     expected = {key for key in by_probe.keys if scores[lexicon.index(key)] > 3.0 and forced.n_senses(key) > 1}
     assert split == expected and "w01" in split and "bank" not in split
     assert "polysemy probe estimates more than 3.00 senses" in describe_split_thresholds(by_probe.settings)
     for spread_rule in (
-        induce_inventory(lexicon, min_count=5, probe=probe, split_by_probe=False),
+        induce_inventory(lexicon, SenseInductionSettings(split_by_probe=False), min_count=5, probe=probe),
         induce_inventory(lexicon, min_count=5, probe=probe_estimating(lexicon, estimates, None)),
         induce_inventory(lexicon, min_count=5),
     ):
         assert spread_rule.settings["split_rule"] == "spread" and spread_rule.settings["split_senses"] is None
         assert spread_rule.n_senses("bank") == 2 and spread_rule.n_senses("w00") == 1
     with pytest.raises(CtxvecError, match="E603"):
-        induce_inventory(lexicon, min_count=5, split_by_probe="yes")
+        SenseInductionSettings(split_by_probe="yes")

@@ -6,8 +6,16 @@ from sklearn.metrics import adjusted_rand_score
 
 from spacy_ctxvec.ops.senses import (
     CALIBRATION_SIZES,
+    CONTEXT_WEIGHT,
+    CUT_DISTANCE,
+    MAX_SENSES,
     MIN_CALIBRATION_TYPES,
+    MIN_SHARE,
+    MIN_TOKENS,
+    N_REMOVED_DIRECTIONS,
+    SPLIT_PERCENTILE,
     SPLIT_THRESHOLDS,
+    SenseInductionSettings,
     SenseSpace,
     assign_senses,
     calibrate_split_thresholds,
@@ -119,7 +127,7 @@ def test_a_large_sample_gets_its_real_senses_not_eight_tiny_ones():
     model = induce_senses(rows)
     assert model.n_senses == 2 and model.shares.min() >= 0.1
     assert adjusted_rand_score(np.repeat([0, 1], 30), model.labels[:60]) == 1.0
-    cut_only = induce_senses(rows, min_share=0.0)
+    cut_only = induce_senses(rows, SenseInductionSettings(min_share=0.0))
     assert cut_only.n_senses > 2 and cut_only.shares.min() < 0.05
 
 
@@ -128,7 +136,7 @@ def test_ten_rows_keep_one_occurrence_senses():
     evaluation earns its ARI from such senses)."""
     centres = np.eye(16)[:3]
     rows = normalise(np.vstack([blobs(centres[:2], 5, 0.01)[:9], centres[2:]]))
-    model = induce_senses(rows, split_threshold=0.1)
+    model = induce_senses(rows, SenseInductionSettings(split_threshold=0.1))
     assert model.n_senses == 3 and model.shares.min() == pytest.approx(0.1)
 
 
@@ -242,8 +250,9 @@ def test_contexts_separate_meanings_the_token_rows_blur():
     token = to_sense_space(np.eye(16)[0] + 0.6 * rng.normal(size=(20, 16)), space)
     context = to_sense_space(blobs(np.eye(16)[[5, 9]], 10, 0.05, seed=1), space)
     truth = np.repeat([0, 1], 10)
-    alone = induce_senses(token, split_threshold=0.0, max_senses=2)
-    joined = induce_senses(token, split_threshold=0.0, max_senses=2, cluster_rows=sense_features(token, context))
+    two_at_most = SenseInductionSettings(split_threshold=0.0, max_senses=2)
+    alone = induce_senses(token, two_at_most)
+    joined = induce_senses(token, two_at_most, cluster_rows=sense_features(token, context))
     assert adjusted_rand_score(truth, joined.labels) == 1.0
     assert adjusted_rand_score(truth, alone.labels) < 0.5
     assert joined.centroids.shape == (2, 32) and joined.spread == alone.spread  # the split test reads the token rows
@@ -264,9 +273,72 @@ def test_a_given_split_decision_overrides_the_spread_test_but_not_min_tokens():
     two = to_sense_space(blobs(np.eye(16)[:2], 10, 0.05), space)
     tight = to_sense_space(blobs(np.eye(16)[:1], 20, 0.05, seed=3), space)
     assert induce_senses(two).n_senses == 2 and induce_senses(two, split=False).n_senses == 1
-    forced = induce_senses(tight, split_threshold=0.0)  # what a split of one tight meaning gives
+    forced = induce_senses(
+        tight, SenseInductionSettings(split_threshold=0.0)
+    )  # what a split of one tight meaning gives
     assert induce_senses(tight).n_senses == 1
     np.testing.assert_array_equal(induce_senses(tight, split=True).labels, forced.labels)
     loose = to_sense_space(blobs(np.eye(16)[:1], 20, 0.3, seed=3), space)
-    assert induce_senses(loose, split_threshold=2.0).n_senses == 1 and induce_senses(loose, split=True).n_senses >= 2
-    assert induce_senses(two[:3], split=True, min_tokens=4).n_senses == 1  # too few rows to split
+    assert (
+        induce_senses(loose, SenseInductionSettings(split_threshold=2.0)).n_senses == 1
+        and induce_senses(loose, split=True).n_senses >= 2
+    )
+    assert (
+        induce_senses(two[:3], SenseInductionSettings(min_tokens=4), split=True).n_senses == 1
+    )  # too few rows to split
+
+
+# The sense-induction settings object (issue 20): one default per setting, validated once
+def test_settings_defaults_are_the_documented_constants_and_the_object_is_frozen():
+    settings = SenseInductionSettings()
+    assert settings.to_dict() == {
+        "split_threshold": None,
+        "split_percentile": SPLIT_PERCENTILE,
+        "cut_distance": CUT_DISTANCE,
+        "max_senses": MAX_SENSES,
+        "min_tokens": MIN_TOKENS,
+        "min_share": MIN_SHARE,
+        "n_directions": N_REMOVED_DIRECTIONS,
+        "context_weight": CONTEXT_WEIGHT,
+        "split_by_probe": True,
+    }
+    with pytest.raises(AttributeError):
+        settings.cut_distance = 0.3  # frozen
+    changed = settings.replace(cut_distance=0.3)
+    assert changed.cut_distance == 0.3 and settings.cut_distance == CUT_DISTANCE
+    assert SenseInductionSettings.from_record({"cut_distance": 0.3, "sample_k": 64, "split_rule": "spread"}) == changed
+
+
+@pytest.mark.parametrize(
+    "setting,value",
+    [
+        ("split_threshold", 2.5),
+        ("split_threshold", float("nan")),
+        ("split_percentile", 0.0),
+        ("split_percentile", 100.0),
+        ("split_percentile", True),
+        ("cut_distance", 0.0),
+        ("max_senses", 1),
+        ("max_senses", 2.5),
+        ("min_tokens", 2),
+        ("min_share", 0.6),
+        ("n_directions", -1),
+        ("context_weight", 11.0),
+        ("context_weight", True),
+        ("split_by_probe", "yes"),
+    ],
+)
+def test_settings_out_of_range_are_e603_naming_the_setting(setting, value):
+    from spacy_ctxvec.errors import CtxvecError
+
+    with pytest.raises(CtxvecError, match=f"E603.*{setting}"):
+        SenseInductionSettings(**{setting: value})
+    with pytest.raises(CtxvecError, match=f"E603.*{setting}"):
+        SenseInductionSettings().replace(**{setting: value})
+
+
+def test_induce_senses_reads_the_settings_it_is_given():
+    rows = normalise(blobs(np.eye(16)[:3], 10, 0.05))
+    assert induce_senses(rows).n_senses == 3
+    assert induce_senses(rows, SenseInductionSettings(max_senses=2)).n_senses == 2
+    assert induce_senses(rows, SenseInductionSettings(split_threshold=2.0)).n_senses == 1

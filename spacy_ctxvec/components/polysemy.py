@@ -28,6 +28,7 @@ doc._.ctxvec_sense (SENSE_DTYPE records) and doc._.ctxvec_sense_vec, read by:
 """
 
 import hashlib
+import warnings
 from pathlib import Path
 from typing import Any, Callable, Dict, Iterable, Iterator, Optional, Sequence, Union
 
@@ -36,6 +37,7 @@ import srsly
 from spacy.language import Language
 from spacy.strings import get_string_id
 from spacy.tokens import Doc
+from spacy.util import registry
 from thinc.api import Config
 
 from ..attributes import (
@@ -57,7 +59,7 @@ from ..building.shard import (
     partial_lexicon,
     polysemy_components,
 )
-from ..errors import CtxvecError, Errors
+from ..errors import CtxvecError, Errors, Warnings
 from ..lexicon.polysemy_probe import (
     SCORE_CHOICES,
     PolysemyProbe,
@@ -65,11 +67,11 @@ from ..lexicon.polysemy_probe import (
     shipped_probes,
     type_polysemy_scores,
 )
-from ..lexicon.sense_inventory import DEFAULT_SETTINGS, SenseInventory, check_induction_settings, induce_inventory
+from ..lexicon.sense_inventory import SenseInventory, induce_inventory
 from ..lexicon.statistics import Lexicon
 from ..lexicon.storage import load_parts, parts_from_bytes, parts_to_bytes, save_parts
 from ..ops.cosine import cosine_shift
-from ..ops.senses import window_context_means
+from ..ops.senses import DEFAULT_SAMPLE_SIZE, SenseInductionSettings, window_context_means
 from ..types import CorpusItem
 from .base import DocAnnotator
 from .transformer import find_transformer
@@ -80,16 +82,12 @@ key = "lower"
 min_count = 5
 score = "auto"
 senses = true
-split_threshold = null
-split_percentile = 82.0
-cut_distance = 0.1
-max_senses = 7
-min_tokens = 4
-min_share = 0.1
-n_directions = 3
-context_weight = 1.0
-split_by_probe = true
+
+[ctxvec_polysemy.induction]
+@misc = "spacy-ctxvec.sense_induction.v1"
 """
+_DEFAULT_INDUCTION = SenseInductionSettings()
+_NULLABLE_SETTINGS = ("split_threshold", "split_percentile")
 LEXICON_DIR = "lexicon"
 SENSES_DIR = "senses"
 PROBE_DIR = "probe"
@@ -97,6 +95,33 @@ INPUTS_DIR = "inputs"  # the lexicon types' input embeddings, for a probe that r
 # {"has_lexicon": bool, "has_senses": bool, "has_probe": bool}: a deleted lexicon, senses
 # or probe directory is an error, not an empty lexicon / no senses / no probe
 CFG_FILE = "cfg.json"
+
+
+@registry.misc("spacy-ctxvec.sense_induction.v1")
+def configure_sense_induction(
+    split_threshold: Optional[float] = _DEFAULT_INDUCTION.split_threshold,
+    split_percentile: Optional[float] = _DEFAULT_INDUCTION.split_percentile,
+    cut_distance: float = _DEFAULT_INDUCTION.cut_distance,
+    max_senses: int = _DEFAULT_INDUCTION.max_senses,
+    min_tokens: int = _DEFAULT_INDUCTION.min_tokens,
+    min_share: float = _DEFAULT_INDUCTION.min_share,
+    n_directions: int = _DEFAULT_INDUCTION.n_directions,
+    context_weight: float = _DEFAULT_INDUCTION.context_weight,
+    split_by_probe: bool = _DEFAULT_INDUCTION.split_by_probe,
+) -> SenseInductionSettings:
+    """[components.ctxvec_polysemy.induction]: the sense-induction settings (see
+    spacy_ctxvec.ops.senses.SenseInductionSettings; E603 for a value out of range)."""
+    return SenseInductionSettings(
+        split_threshold=split_threshold,
+        split_percentile=split_percentile,
+        cut_distance=cut_distance,
+        max_senses=max_senses,
+        min_tokens=min_tokens,
+        min_share=min_share,
+        n_directions=n_directions,
+        context_weight=context_weight,
+        split_by_probe=split_by_probe,
+    )
 
 
 @Language.factory(
@@ -112,37 +137,61 @@ def make_polysemy(
     min_count: int,
     score: str = "auto",
     senses: bool = True,
-    split_threshold: Optional[float] = DEFAULT_SETTINGS["split_threshold"],
-    split_percentile: Optional[float] = DEFAULT_SETTINGS["split_percentile"],
-    cut_distance: float = DEFAULT_SETTINGS["cut_distance"],
-    max_senses: int = DEFAULT_SETTINGS["max_senses"],
-    min_tokens: int = DEFAULT_SETTINGS["min_tokens"],
-    min_share: float = DEFAULT_SETTINGS["min_share"],
-    n_directions: int = DEFAULT_SETTINGS["n_directions"],
-    context_weight: float = DEFAULT_SETTINGS["context_weight"],
-    split_by_probe: bool = DEFAULT_SETTINGS["split_by_probe"],
+    induction: SenseInductionSettings = _DEFAULT_INDUCTION,
+    # Deprecated (W010): the flat keys of pipelines saved before [induction] existed
+    split_threshold: Optional[float] = None,
+    split_percentile: Optional[float] = None,
+    cut_distance: Optional[float] = None,
+    max_senses: Optional[int] = None,
+    min_tokens: Optional[int] = None,
+    min_share: Optional[float] = None,
+    n_directions: Optional[int] = None,
+    context_weight: Optional[float] = None,
+    split_by_probe: Optional[bool] = None,
 ) -> "Polysemy":
     """Corpus polysemy scores and induced senses per token; see Polysemy. ``score``:
     "auto" (the polysemy probe where one fits the lexicon, else self-similarity),
     "probe" or "self_similarity". ``senses``: induce senses in ``initialize`` when the
-    lexicon is built from a corpus with a sample; the other settings are those of
-    spacy_ctxvec.ops.senses.induce_senses."""
+    lexicon is built from a corpus; ``induction``: how (the nested block
+    [components.NAME.induction], spacy-ctxvec.sense_induction.v1). The flat keys
+    ``split_threshold`` ... ``split_by_probe`` of older configs are folded into
+    ``induction`` with warning W010."""
+    legacy = {
+        "split_threshold": split_threshold,
+        "split_percentile": split_percentile,
+        "cut_distance": cut_distance,
+        "max_senses": max_senses,
+        "min_tokens": min_tokens,
+        "min_share": min_share,
+        "n_directions": n_directions,
+        "context_weight": context_weight,
+        "split_by_probe": split_by_probe,
+    }
     return Polysemy(
         name=name,
         key=key,
         min_count=min_count,
         score=score,
         senses=senses,
-        split_threshold=split_threshold,
-        split_percentile=split_percentile,
-        cut_distance=cut_distance,
-        max_senses=max_senses,
-        min_tokens=min_tokens,
-        min_share=min_share,
-        n_directions=n_directions,
-        context_weight=context_weight,
-        split_by_probe=split_by_probe,
+        induction=fold_legacy_settings(induction, legacy, name),
     )
+
+
+def fold_legacy_settings(
+    induction: SenseInductionSettings, legacy: Dict[str, Any], name: str = "ctxvec_polysemy"
+) -> SenseInductionSettings:
+    """``induction`` with the flat settings of an older config (W010) put in. None is
+    "not given", except that ``split_percentile = null`` keeps its meaning (the shipped
+    thresholds) in a config that gives every other flat setting but ``split_threshold``,
+    as every saved pipeline's does."""
+    given = {setting: value for setting, value in legacy.items() if value is not None}
+    whole = all(legacy.get(setting) is not None for setting in legacy if setting not in _NULLABLE_SETTINGS)
+    if whole and legacy.get("split_percentile") is None:
+        given["split_percentile"] = None
+    if not given:
+        return induction
+    warnings.warn(Warnings.W010.format(name=name, settings=", ".join(sorted(given))), stacklevel=3)
+    return induction.replace(**given)
 
 
 class Polysemy(DocAnnotator):
@@ -159,15 +208,7 @@ class Polysemy(DocAnnotator):
         min_count: int = 5,
         score: str = "auto",
         senses: bool = True,
-        split_threshold: Optional[float] = DEFAULT_SETTINGS["split_threshold"],
-        split_percentile: Optional[float] = DEFAULT_SETTINGS["split_percentile"],
-        cut_distance: float = DEFAULT_SETTINGS["cut_distance"],
-        max_senses: int = DEFAULT_SETTINGS["max_senses"],
-        min_tokens: int = DEFAULT_SETTINGS["min_tokens"],
-        min_share: float = DEFAULT_SETTINGS["min_share"],
-        n_directions: int = DEFAULT_SETTINGS["n_directions"],
-        context_weight: float = DEFAULT_SETTINGS["context_weight"],
-        split_by_probe: bool = DEFAULT_SETTINGS["split_by_probe"],
+        induction: SenseInductionSettings = _DEFAULT_INDUCTION,
     ) -> None:
         if key not in KEY_ATTRS:
             raise CtxvecError(Errors.E216.format(key=key, choices=", ".join(KEY_ATTRS)))
@@ -180,18 +221,13 @@ class Polysemy(DocAnnotator):
         self.key = key
         self.min_count = min_count
         self.induce = bool(senses)
-        self.induction_settings: Dict[str, Any] = {
-            "split_threshold": split_threshold,
-            "split_percentile": split_percentile,
-            "cut_distance": cut_distance,
-            "max_senses": max_senses,
-            "min_tokens": min_tokens,
-            "min_share": min_share,
-            "n_directions": n_directions,
-            "context_weight": context_weight,
-            "split_by_probe": split_by_probe,
-        }
-        check_induction_settings(min_count=min_count, **self.induction_settings)
+        if not isinstance(induction, SenseInductionSettings):
+            raise CtxvecError(
+                Errors.E603.format(
+                    setting="induction", requirement="a SenseInductionSettings (see ops.senses)", value=induction
+                )
+            )
+        self.induction = induction
         self.lexicon: Optional[Lexicon] = None
         self.senses: Optional[SenseInventory] = None
         self.probe: Optional[PolysemyProbe] = None
@@ -290,11 +326,11 @@ class Polysemy(DocAnnotator):
             raise CtxvecError(Errors.E602.format(name=self.name))
         senses = induce_inventory(
             self.lexicon,
+            self.induction,
             min_count=self.min_count,
             name=self.name,
             probe=self.probe,
             inputs=self.type_inputs,
-            **self.induction_settings,
         )
         self.set_senses(senses)
         return senses
@@ -385,15 +421,16 @@ class Polysemy(DocAnnotator):
         lexicon_path: Optional[Union[str, Path]] = None,
         corpus: Optional[Callable[[Any], Iterator[CorpusItem]]] = None,
         batch_size: int = 64,
-        sample_size: int = 0,
+        sample_size: int = DEFAULT_SAMPLE_SIZE,
         sample_contexts: bool = True,
     ) -> None:
         """Load the lexicon from ``lexicon_path`` (a Lexicon directory) or build it from
         ``corpus`` (e.g. spacy-ctxvec.lexicon_corpus.v1); with neither, keep it as is.
-        ``sample_size`` K > 0: a lexicon built from ``corpus`` keeps up to K occurrences
-        per type (types below ``min_count`` keep none), each with its context vector
-        unless ``sample_contexts`` is false, and with ``senses = true`` the senses are
-        induced from it. A lexicon loaded from ``lexicon_path`` brings no
+        ``sample_size`` K (DEFAULT_SAMPLE_SIZE): a lexicon built from ``corpus`` keeps up
+        to K occurrences per type (types below ``min_count`` keep none), each with its
+        context vector unless ``sample_contexts`` is false, and with ``senses = true``
+        the senses are induced from it (E602 for ``senses = true`` with K = 0, as in
+        build-lexicon). A lexicon loaded from ``lexicon_path`` brings no
         senses (build them with ``build_senses``). With ``nlp``, the shipped polysemy
         probe of its model is used if it fits the lexicon (``attach_shipped_probe``)."""
         if lexicon_path is not None and corpus is not None:
@@ -401,6 +438,8 @@ class Polysemy(DocAnnotator):
         if lexicon_path is not None:
             self.set_lexicon(Lexicon.from_disk(lexicon_path), nlp=nlp)
         elif corpus is not None and nlp is not None:
+            if self.induce and sample_size == 0:
+                raise CtxvecError(Errors.E602.format(name=self.name))
             check_key_mode(nlp, self.key)
             lexicon = partial_lexicon(
                 nlp,

@@ -17,6 +17,8 @@ from ..ops.senses import (
     CONTEXT_WEIGHT,
     CONTEXT_WINDOW,
     N_REMOVED_DIRECTIONS,
+    SPLIT_THRESHOLDS,
+    SenseInductionSettings,
     fit_sense_space,
     induce_senses,
     sense_features,
@@ -347,10 +349,11 @@ def induced_labels(
     if contexts is not None and weight > 0 and context_space is None:
         context_space = fit_sense_space(contexts[used], n_directions=n_directions)
     with_contexts = contexts is not None and weight > 0
-    options: Dict[str, Any] = {name: settings[name] for name in _INDUCTION_SETTINGS if name in settings}
-    table = settings.get("split_thresholds")
-    if table:  # the inventory's own (calibrated) thresholds
-        options["thresholds"] = tuple((int(n), float(t)) for n, t in table)
+    induction = SenseInductionSettings.from_record(
+        {name: settings[name] for name in _INDUCTION_SETTINGS if name in settings}
+    )
+    table = settings.get("split_thresholds")  # the inventory's own (calibrated) thresholds
+    thresholds = tuple((int(n), float(t)) for n, t in table) if table else SPLIT_THRESHOLDS
     labels = []
     for i, rows in enumerate(groups):
         units = to_sense_space(vectors[list(rows)], space)
@@ -360,7 +363,7 @@ def induced_labels(
             else None
         )
         split = None if split_decisions is None else split_decisions[i]
-        labels.append(induce_senses(units, cluster_rows=features, split=split, **options).labels)
+        labels.append(induce_senses(units, induction, thresholds=thresholds, cluster_rows=features, split=split).labels)
     return labels, space
 
 

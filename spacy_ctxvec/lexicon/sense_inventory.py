@@ -32,17 +32,12 @@ import numpy as np
 
 from ..errors import CtxvecError, Errors
 from ..ops.senses import (
-    CONTEXT_WEIGHT,
     CONTEXT_WINDOW,
-    CUT_DISTANCE,
-    MAX_SENSES,
-    MIN_SHARE,
-    MIN_TOKENS,
-    N_REMOVED_DIRECTIONS,
-    SPLIT_PERCENTILE,
     SPLIT_THRESHOLDS,
+    SenseInductionSettings,
     SenseSpace,
     calibrate_split_thresholds,
+    check_min_count,
     induce_senses,
     sense_features,
     split_threshold_for,
@@ -85,17 +80,6 @@ _ARRAY_DTYPES = {
 _CONTEXT_ARRAYS = ("context_mean", "context_directions")  # absent: induced on token rows alone
 _REQUIRED_ARRAYS = tuple(name for name in _ARRAY_DTYPES if name not in _CONTEXT_ARRAYS)
 _FIT_CHUNK_ROWS = 4096  # rows per chunk when fitting the sense space (bounded memory)
-DEFAULT_SETTINGS: Dict[str, Any] = {
-    "split_threshold": None,  # None: a threshold per sample size, see split_percentile
-    "split_percentile": SPLIT_PERCENTILE,  # None: ops.senses.SPLIT_THRESHOLDS (MiniLM layer 5)
-    "cut_distance": CUT_DISTANCE,
-    "max_senses": MAX_SENSES,
-    "min_tokens": MIN_TOKENS,
-    "min_share": MIN_SHARE,
-    "n_directions": N_REMOVED_DIRECTIONS,
-    "context_weight": CONTEXT_WEIGHT,
-    "split_by_probe": True,  # a polysemy probe that fits the lexicon decides which types split
-}
 
 
 @dataclass(frozen=True)
@@ -114,60 +98,6 @@ class Sense:
 def _check(condition: bool, problem: str) -> None:
     if not condition:
         raise CtxvecError(Errors.E600.format(problem=problem))
-
-
-def check_induction_settings(
-    *,
-    min_count: int,
-    split_threshold: Optional[float],
-    cut_distance: float,
-    max_senses: int,
-    min_tokens: int,
-    n_directions: int,
-    min_share: float = MIN_SHARE,
-    split_percentile: Optional[float] = SPLIT_PERCENTILE,
-    context_weight: float = CONTEXT_WEIGHT,
-    split_by_probe: bool = True,
-) -> None:
-    """E603 for a setting out of range."""
-    if not isinstance(split_by_probe, bool):
-        raise CtxvecError(
-            Errors.E603.format(setting="split_by_probe", requirement="true or false", value=split_by_probe)
-        )
-    checks = (
-        ("min_count", min_count, isinstance(min_count, int) and min_count >= 1, "an integer >= 1"),
-        (
-            "split_threshold",
-            split_threshold,
-            split_threshold is None or (_is_number(split_threshold) and 0.0 <= split_threshold <= 2.0),
-            "null (calibrated by sample size) or a number in [0, 2] (cosine distance)",
-        ),
-        (
-            "split_percentile",
-            split_percentile,
-            split_percentile is None or (_is_number(split_percentile) and 0.0 < split_percentile < 100.0),
-            "null (the thresholds calibrated for all-MiniLM-L6-v2 layer 5) or a percentile in (0, 100)",
-        ),
-        ("min_share", min_share, _is_number(min_share) and 0.0 <= min_share <= 0.5, "a number in [0, 0.5]"),
-        (
-            "cut_distance",
-            cut_distance,
-            _is_number(cut_distance) and 0.0 < cut_distance <= 2.0,
-            "a number in (0, 2] (cosine distance)",
-        ),
-        ("max_senses", max_senses, isinstance(max_senses, int) and max_senses >= 2, "an integer >= 2"),
-        ("min_tokens", min_tokens, isinstance(min_tokens, int) and min_tokens >= 3, "an integer >= 3"),
-        ("n_directions", n_directions, isinstance(n_directions, int) and n_directions >= 0, "an integer >= 0"),
-        (
-            "context_weight",
-            context_weight,
-            _is_number(context_weight) and 0.0 <= context_weight <= 10.0,
-            "a number in [0, 10] (0: cluster on the token vectors alone)",
-        ),
-    )
-    for name, value, ok, requirement in checks:
-        if not ok or isinstance(value, bool):
-            raise CtxvecError(Errors.E603.format(setting=name, requirement=requirement, value=value))
 
 
 def _is_number(value: Any) -> bool:
@@ -238,8 +168,8 @@ class SenseInventory(KeyedRows):
                 self.context_space.mean.shape == (width,)
                 and self.context_space.directions.ndim == 2
                 and self.context_space.directions.shape[1] == width,
-                f"the context space has shapes {self.context_space.mean.shape} and {self.context_space.directions.shape}, "
-                f"expected ({width},) and (m, {width})",
+                f"the context space has shapes {self.context_space.mean.shape} and "
+                f"{self.context_space.directions.shape}, expected ({width},) and (m, {width})",
             )
             _check(
                 _is_number(self.settings.get("context_weight")) and self.settings["context_weight"] > 0,
@@ -531,17 +461,9 @@ def fit_corpus_sense_space(vectors: np.ndarray, weights: np.ndarray, *, n_direct
 
 def induce_inventory(
     lexicon: Lexicon,
+    settings: SenseInductionSettings = SenseInductionSettings(),
     *,
     min_count: int,
-    split_threshold: Optional[float] = None,
-    split_percentile: Optional[float] = SPLIT_PERCENTILE,
-    cut_distance: float = CUT_DISTANCE,
-    max_senses: int = MAX_SENSES,
-    min_tokens: int = MIN_TOKENS,
-    min_share: float = MIN_SHARE,
-    n_directions: int = N_REMOVED_DIRECTIONS,
-    context_weight: float = CONTEXT_WEIGHT,
-    split_by_probe: bool = True,
     probe: Optional[PolysemyProbe] = None,
     inputs: Optional[np.ndarray] = None,
     name: str = "ctxvec_polysemy",
@@ -558,35 +480,26 @@ def induce_inventory(
     which types split (its estimate above the cut) instead of the spread thresholds
     (``inputs``: the lexicon types' input embeddings, for a probe that reads them).
     Deterministic: the same lexicon gives a bitwise equal inventory."""
-    check_induction_settings(
-        min_count=min_count,
-        split_threshold=split_threshold,
-        cut_distance=cut_distance,
-        max_senses=max_senses,
-        min_tokens=min_tokens,
-        n_directions=n_directions,
-        min_share=min_share,
-        split_percentile=split_percentile,
-        context_weight=context_weight,
-        split_by_probe=split_by_probe,
-    )
+    check_min_count(min_count)
     sample = lexicon.sample
     if sample is None:
         raise CtxvecError(Errors.E602.format(name=name))
-    settings = {
+    split_threshold, split_percentile = settings.split_threshold, settings.split_percentile
+    n_directions, context_weight = settings.n_directions, settings.context_weight
+    record: Dict[str, Any] = {  # the inventory's settings: what was used, as it was before the settings object
         "min_count": min_count,
         "split_threshold": None if split_threshold is None else float(split_threshold),
         "split_percentile": None if split_percentile is None else float(split_percentile),
-        "cut_distance": float(cut_distance),
-        "max_senses": max_senses,
-        "min_tokens": min_tokens,
-        "min_share": float(min_share),
+        "cut_distance": float(settings.cut_distance),
+        "max_senses": settings.max_senses,
+        "min_tokens": settings.min_tokens,
+        "min_share": float(settings.min_share),
         "n_directions": n_directions,
         "sample_k": sample.k,
         "key": lexicon.meta.get("key"),
     }
     with_contexts = sample.contexts is not None and context_weight > 0
-    settings.update(
+    record.update(
         context_weight=float(context_weight) if with_contexts else 0.0,
         context_window=CONTEXT_WINDOW if with_contexts else 0,
     )
@@ -598,8 +511,10 @@ def induce_inventory(
         fit_corpus_sense_space(sample.contexts, weights, n_directions=n_directions) if with_contexts else None
     )
     induced = np.flatnonzero(counts >= min_count)
-    decisions = probe_split_decisions(lexicon, probe, min_count, sample.keys, inputs) if split_by_probe else None
-    settings.update(
+    decisions = (
+        probe_split_decisions(lexicon, probe, min_count, sample.keys, inputs) if settings.split_by_probe else None
+    )
+    record.update(
         split_rule="probe" if decisions is not None else "spread",
         split_senses=probe.split_senses if decisions is not None else None,
     )  # type: ignore[union-attr]
@@ -616,8 +531,8 @@ def induce_inventory(
             voting = units[voting_rows(units)]
             row_counts[j], spreads[j] = len(voting), spread(voting)
         thresholds, n_calibrated = calibrate_split_thresholds(row_counts, spreads, split_percentile)
-    settings["split_thresholds"] = None if split_threshold is not None else [[n, t] for n, t in thresholds]
-    settings["split_calibrated_sizes"] = n_calibrated
+    record["split_thresholds"] = None if split_threshold is not None else [[n, t] for n, t in thresholds]
+    record["split_calibrated_sizes"] = n_calibrated
     keys: List[str] = []
     sizes: List[int] = []
     centroids: List[np.ndarray] = []
@@ -631,17 +546,8 @@ def induce_inventory(
         if context_space is not None:
             contexts = sample.contexts[start:end].astype(np.float64)
             features = sense_features(units, to_sense_space(contexts, context_space), context_weight)
-        model = induce_senses(
-            units,
-            split_threshold=split_threshold,
-            thresholds=thresholds,
-            cut_distance=cut_distance,
-            max_senses=max_senses,
-            min_tokens=min_tokens,
-            min_share=min_share,
-            cluster_rows=features,
-            split=None if decisions is None else decisions[i],
-        )
+        split = None if decisions is None else decisions[i]
+        model = induce_senses(units, settings, thresholds=thresholds, cluster_rows=features, split=split)
         if model.n_senses == 0:
             continue
         keys.append(sample.keys[i])
@@ -664,7 +570,7 @@ def induce_inventory(
         np.concatenate(vectors) if vectors else np.zeros((0, width)),
         np.concatenate(shares) if shares else np.zeros(0),
         examples,
-        settings,
+        record,
         context_space,
     )
 
@@ -715,7 +621,8 @@ def _describe_thresholds(settings: Dict[str, Any]) -> str:
     if settings.get("split_calibrated_sizes"):
         return (
             f"split thresholds calibrated on this corpus (percentile {settings['split_percentile']:g} of the "
-            f"spreads of types with as many occurrences, at {settings['split_calibrated_sizes']} sample sizes): {values}"
+            f"spreads of types with as many occurrences, at {settings['split_calibrated_sizes']} sample sizes): "
+            f"{values}"
         )
     if "split_percentile" not in settings:
         reason = "induced before calibration on the corpus existed"

@@ -26,13 +26,15 @@ The defaults were chosen on WordNet example sentences and monosemous Gutenberg w
 (benchmarks/SENSES.md).
 """
 
+import dataclasses
 from dataclasses import dataclass
-from typing import Optional, Sequence, Tuple
+from typing import Any, Dict, Mapping, Optional, Sequence, Tuple
 
 import numpy as np
 from scipy.cluster.hierarchy import fcluster, linkage
 from scipy.spatial.distance import squareform
 
+from ..errors import CtxvecError, Errors
 from .cosine import normalise_rows
 
 # (n, threshold): 75th percentile of the spread of monosemous words (WordNet: one sense;
@@ -77,6 +79,97 @@ N_REMOVED_DIRECTIONS = 3
 # context alone: 0.689); weights 1.4-2 score 0.690-0.692 on WiC but lower on WordNet.
 CONTEXT_WINDOW = 5  # tokens either side whose mean vector is an occurrence's context
 CONTEXT_WEIGHT = 1.0  # weight of the unit context row beside the unit token row
+# Occurrences kept per word type in the lexicon's sample, which senses are induced from
+# (build-lexicon --sample-size; sample_size in [initialize.components.ctxvec_polysemy]).
+# About 817 bytes per row at width 384; on the whole Gutenberg corpus (1.28M tokens) K=64
+# with the default floor (min_count 5) keeps 267,555 rows = 208 MiB, K=16 109 MiB, K=128
+# 264 MiB (benchmarks/quality/SENSES.md, benchmarks/speed/sample_memory.py).
+DEFAULT_SAMPLE_SIZE = 64
+
+
+@dataclass(frozen=True)
+class SenseInductionSettings:
+    """How senses are induced (``induce_senses``, ``sense_inventory.induce_inventory``);
+    each setting's one default is here. Out-of-range values are E603.
+
+    - ``split_threshold``: None: a threshold per sample size (see ``split_percentile``);
+      a number: that cosine-distance spread for every size;
+    - ``split_percentile``: the percentile of the corpus's own spreads by sample size
+      (``calibrate_split_thresholds``); None: ``SPLIT_THRESHOLDS`` (MiniLM layer 5);
+    - ``cut_distance``, ``max_senses``, ``min_share``: the average-linkage cut, the most
+      senses, the smallest share of a sense; ``min_tokens``: fewer rows never split;
+    - ``n_directions``: top principal directions removed from the sense space;
+    - ``context_weight``: weight of the context row beside the token row (0: token alone);
+    - ``split_by_probe``: a polysemy probe that fits the lexicon decides which types split.
+    """
+
+    split_threshold: Optional[float] = None
+    split_percentile: Optional[float] = SPLIT_PERCENTILE
+    cut_distance: float = CUT_DISTANCE
+    max_senses: int = MAX_SENSES
+    min_tokens: int = MIN_TOKENS
+    min_share: float = MIN_SHARE
+    n_directions: int = N_REMOVED_DIRECTIONS
+    context_weight: float = CONTEXT_WEIGHT
+    split_by_probe: bool = True
+
+    def __post_init__(self) -> None:
+        for name, requirement, ok in _SETTING_RULES:
+            value = getattr(self, name)
+            if not ok(value):
+                raise CtxvecError(Errors.E603.format(setting=name, requirement=requirement, value=value))
+
+    def replace(self, **changes: Any) -> "SenseInductionSettings":
+        """A copy with ``changes`` (validated)."""
+        return dataclasses.replace(self, **changes)
+
+    def to_dict(self) -> Dict[str, Any]:
+        return dataclasses.asdict(self)
+
+    @classmethod
+    def from_record(cls, record: Mapping[str, Any]) -> "SenseInductionSettings":
+        """The settings named in ``record`` (e.g. a SenseInventory's ``settings``, which
+        records more), defaults for the others."""
+        return cls(**{field.name: record[field.name] for field in dataclasses.fields(cls) if field.name in record})
+
+
+def _is_number(value: Any) -> bool:
+    return isinstance(value, (int, float)) and not isinstance(value, bool) and bool(np.isfinite(value))
+
+
+def _is_int(value: Any) -> bool:
+    return isinstance(value, (int, np.integer)) and not isinstance(value, bool)
+
+
+def check_min_count(min_count: Any) -> None:
+    """E603 unless ``min_count`` (the fewest occurrences of a type with senses) is an integer >= 1."""
+    if not _is_int(min_count) or min_count < 1:
+        raise CtxvecError(Errors.E603.format(setting="min_count", requirement="an integer >= 1", value=min_count))
+
+
+_SETTING_RULES = (
+    (
+        "split_threshold",
+        "null (calibrated by sample size) or a number in [0, 2] (cosine distance)",
+        lambda v: v is None or (_is_number(v) and 0.0 <= v <= 2.0),
+    ),
+    (
+        "split_percentile",
+        "null (the thresholds calibrated for all-MiniLM-L6-v2 layer 5) or a percentile in (0, 100)",
+        lambda v: v is None or (_is_number(v) and 0.0 < v < 100.0),
+    ),
+    ("cut_distance", "a number in (0, 2] (cosine distance)", lambda v: _is_number(v) and 0.0 < v <= 2.0),
+    ("max_senses", "an integer >= 2", lambda v: _is_int(v) and v >= 2),
+    ("min_tokens", "an integer >= 3", lambda v: _is_int(v) and v >= 3),
+    ("min_share", "a number in [0, 0.5]", lambda v: _is_number(v) and 0.0 <= v <= 0.5),
+    ("n_directions", "an integer >= 0", lambda v: _is_int(v) and v >= 0),
+    (
+        "context_weight",
+        "a number in [0, 10] (0: cluster on the token vectors alone)",
+        lambda v: _is_number(v) and 0.0 <= v <= 10.0,
+    ),
+    ("split_by_probe", "true or false", lambda v: isinstance(v, bool)),
+)
 
 
 @dataclass(frozen=True)
@@ -272,17 +365,14 @@ def _sense_model(unit_rows: np.ndarray, labels: np.ndarray, row_spread: float) -
 
 def induce_senses(
     unit_rows: np.ndarray,
+    settings: SenseInductionSettings = SenseInductionSettings(),
     *,
-    split_threshold: Optional[float] = None,
     thresholds: Sequence[Tuple[int, float]] = SPLIT_THRESHOLDS,
-    cut_distance: float = CUT_DISTANCE,
-    max_senses: int = MAX_SENSES,
-    min_tokens: int = MIN_TOKENS,
-    min_share: float = MIN_SHARE,
     cluster_rows: Optional[np.ndarray] = None,
     split: Optional[bool] = None,
 ) -> SenseModel:
-    """Senses of one type from its occurrences in the sense space (n, d) unit rows.
+    """Senses of one type from its occurrences in the sense space (n, d) unit rows,
+    with ``settings`` (split_threshold, cut_distance, max_senses, min_tokens, min_share).
 
     ``cluster_rows`` (n, d'): the rows to cluster and to take centroids in (e.g.
     ``sense_features``, the token joined to its context); None: ``unit_rows``. The
@@ -290,10 +380,13 @@ def induce_senses(
     one sense; e.g. from a polysemy probe); fewer than ``min_tokens`` rows never split.
 
     ``split_threshold`` None: the ``thresholds`` table (n, threshold) at the number of
-    rows (e.g. from ``calibrate_split_thresholds``); a number: that threshold for every n. A sense holds at least ``min_share`` of the rows
-    (at least one row). Zero rows take no part in the decision and join the largest
-    sense. An empty input gives zero senses.
+    rows (e.g. from ``calibrate_split_thresholds``); a number: that threshold for every
+    n. A sense holds at least ``min_share`` of the rows (at least one row). Zero rows
+    take no part in the decision and join the largest sense. An empty input gives zero
+    senses.
     """
+    split_threshold, cut_distance, max_senses = settings.split_threshold, settings.cut_distance, settings.max_senses
+    min_tokens, min_share = settings.min_tokens, settings.min_share
     rows = np.asarray(unit_rows, dtype=np.float64)
     if rows.ndim != 2:
         rows = rows.reshape(len(rows), -1) if rows.size else rows.reshape(0, 0)
