@@ -106,3 +106,27 @@ def test_layering_check_catches_an_upward_import(tmp_path):
 
 def test_each_folder_is_one_layer():
     assert [name for name in LAYERS if "." in name] == []
+
+
+# Modules without a test file of their own, and why (each must still exist).
+UNTESTED_MODULES = {
+    "__main__": "two lines; tests/test_cli_compare.py runs `python -m spacy_ctxvec --help`",
+    "cli._app": "the typer app and exit_on_coded_error, run by every tests/test_cli_*.py",
+    "types": "type aliases only, nothing to run",
+}
+
+
+def test_every_module_has_a_test_file():
+    """spacy_ctxvec/FOLDER/MODULE.py is tested in tests/test_FOLDER_MODULE.py (or
+    tests/test_MODULE.py); __init__ files and UNTESTED_MODULES are the exceptions."""
+    tests = Path(__file__).resolve().parent
+    modules = [module_name(path) for path in MODULES if path.name != "__init__.py"]
+    assert sorted(set(UNTESTED_MODULES) - set(modules)) == []
+    missing = [
+        module
+        for module in modules
+        if module not in UNTESTED_MODULES
+        and not (tests / f"test_{module.replace('.', '_')}.py").is_file()
+        and not (tests / f"test_{module.split('.')[-1]}.py").is_file()
+    ]
+    assert missing == [], f"no tests/test_<folder>_<module>.py for {missing}"
