@@ -243,3 +243,89 @@ def test_read_shared_wordnet_examples(shared_data):
     assert len(data) == 21365 and len(set(data.lemmas)) == 3650
     assert all(data.words[i][data.positions[i]] for i in range(len(data)))
     assert len(data.by_lemma(per_lemma=10, min_sentences=10)) == 433
+
+
+# Issue 23: numbers and nesting read from files are bounded, with coded errors
+@pytest.mark.parametrize(
+    "count",
+    ["100000000000000000000000", "99999999999999999999999999999999999999999", "1" + "0" * 5000, "10001"],
+)
+def test_sense_counts_beyond_the_bound_are_coded(tmp_path, count):
+    path = write(tmp_path / "s.tsv", f"lemma\ttotal\nbank\t18\nrun\t{count}\n")
+    with pytest.raises(CtxvecError, match=r"\[CTX-E742\].*s[.]tsv, line 3: the sense count is .*outside 0..10000"):
+        read_sense_counts(path)
+
+
+def test_sense_counts_leading_zeros_and_repeated_lemmas(tmp_path):
+    assert read_sense_counts(write(tmp_path / "s.tsv", "bank\t" + "0" * 5000 + "18\nbank\t18\n")) == {"bank": 18}
+    with pytest.raises(CtxvecError, match=r"\[CTX-E302\].*line 2: expected each lemma once"):
+        read_sense_counts(write(tmp_path / "twice.tsv", "bank\t18\nbank\t3\n"))
+
+
+@pytest.mark.parametrize("text", ["1e23", "-3", "inf", "nan", "1.5"])
+def test_sense_counts_that_are_not_whole_numbers_are_coded(tmp_path, text):
+    with pytest.raises(CtxvecError, match=r"\[CTX-E302\].*line 3"):
+        read_sense_counts(write(tmp_path / "s.tsv", f"lemma\ttotal\nbank\t18\nrun\t{text}\n"))
+
+
+def test_sense_counts_from_a_file_reach_the_probe_rows_as_int64(tmp_path):
+    from spacy_ctxvec.lexicon.polysemy_probe import sense_counts_for
+
+    counts = read_sense_counts(write(tmp_path / "s.tsv", "bank\t10000\nrun\t0\n"))
+    assert sense_counts_for(["bank", "run", "x"], counts).tolist() == [10000, 0, 0]
+
+
+@pytest.mark.parametrize("index", ["1" + "0" * 30, "9" * 5000])
+def test_wic_huge_index_is_coded(tmp_path, index):
+    data = WIC_DATA.replace("\t2-1\t", f"\t2-{index}\t")
+    with pytest.raises(CtxvecError, match=r"\[CTX-E(742|303)\].*train[.]data[.]txt, line 1"):
+        read_wic(wic_dir(tmp_path, data=data), "train")
+
+
+@pytest.mark.parametrize("score", ["inf", "-inf", "nan", "1e400", "-1e999", "NaN"])
+def test_non_finite_scores_are_coded(tmp_path, score):
+    with pytest.raises(CtxvecError, match=r"\[CTX-E302\].*line 2"):
+        read_word_pairs(write(tmp_path / "p.txt", f"car\tauto\t9.1\nold\tnew\t{score}\n"))
+    line = "1\tbank\tn\triver\tn\tthe <b> bank </b> of\ta <b> river </b> .\t"
+    with pytest.raises(CtxvecError, match=r"\[CTX-E302\].*line 2"):
+        read_scws(write(tmp_path / "r.txt", f"{line}5.5\n{line}{score}\n"))
+
+
+@pytest.mark.parametrize(
+    "row",
+    [
+        "[" * 100_000,
+        '{"lemma": ' * 100_000,
+        "[" * 65 + "]" * 65,
+        '{"lemma": "bank", "words": ["a", "bank"], "position": 1, "synset": "s", "w": NaN}',
+        '{"lemma": "bank", "words": ["a", "bank"], "position": 1, "synset": "s", "w": 1e400}',
+        '{"lemma": "bank", "words": ["a", "bank"], "position": 1' + "0" * 5000 + ', "synset": "s"}',
+        '{"lemma": "bank", "words": ["a", "bank"], "position": 1, "synset": 1' + "0" * 5000 + "}",
+    ],
+)
+def test_sense_sentences_deep_or_non_finite_json_is_coded(tmp_path, row):
+    path = write(tmp_path / "bad.jsonl", SENSE_ROWS + row + "\n")
+    with pytest.raises(CtxvecError, match=r"\[CTX-E302\].*bad[.]jsonl, line 6"):
+        read_sense_sentences(path)
+
+
+def test_evaluate_senses_cli_deep_json_is_one_line(tmp_path):
+    from typer.testing import CliRunner
+
+    from spacy_ctxvec.cli import app
+
+    path = write(tmp_path / "deep.jsonl", SENSE_ROWS + "[" * 100_000 + "\n")
+    result = CliRunner().invoke(app, ["evaluate", "senses", "no-such-pipeline", str(path)])
+    assert result.exit_code == 1 and "E302" in result.output and "nested deeper" in result.output, result.output
+    assert "Traceback" not in result.output and isinstance(result.exception, SystemExit)
+
+
+def test_evaluate_polysemy_cli_huge_sense_count_is_one_line(tmp_path):
+    from typer.testing import CliRunner
+
+    from spacy_ctxvec.cli import app
+
+    path = write(tmp_path / "s.tsv", "bank\t100000000000000000000000\n")
+    result = CliRunner().invoke(app, ["evaluate", "polysemy", "no-such-pipeline", str(path)])
+    assert result.exit_code == 1 and "E742" in result.output, result.output
+    assert isinstance(result.exception, SystemExit)

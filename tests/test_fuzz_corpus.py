@@ -10,9 +10,9 @@ import pytest
 import spacy
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
-from spacy.tokens import Doc, DocBin
+from spacy.tokens import DocBin
 
-from spacy_ctxvec.building.corpus import CorpusReport, iter_corpus
+from spacy_ctxvec.building.corpus import CorpusReport, has_visible, iter_corpus
 from spacy_ctxvec.errors import PREFIX, CtxvecError
 
 FUZZ = settings(max_examples=120, deadline=None, derandomize=True, suppress_health_check=[HealthCheck.too_slow])
@@ -53,7 +53,7 @@ def read_all(path: Path, on_error: str, encoding: str):
         assert str(path.name) in str(err) or "E211" in str(err), str(err)
         return None
     for item in items:
-        assert (isinstance(item, str) and item.strip()) or (isinstance(item, Doc) and len(item)), repr(item)
+        assert has_visible(item if isinstance(item, str) else item.text), repr(item)
     assert report.n_docs == len(items)
     return items
 
@@ -94,10 +94,10 @@ def valid_document(row):
     if not isinstance(row, dict):
         return None
     if isinstance(row.get("text"), str):
-        return row["text"] if row["text"].strip() else None
+        return row["text"] if has_visible(row["text"]) else None
     words = row.get("words")
     if isinstance(words, list) and words and all(isinstance(w, str) and w for w in words):
-        return words
+        return words if any(has_visible(w) for w in words) else None
     return None
 
 
@@ -121,7 +121,7 @@ def test_txt_reader(lines, data, on_error, write_as, read_as):
         path.write_bytes(raw)
         items = read_all(path, on_error, read_as)
     if raw == content and content == text.encode("utf8") and read_as == "utf8":
-        expected = [line for line in text.replace("\r\n", "\n").replace("\r", "\n").split("\n") if line.strip()]
+        expected = [line for line in text.replace("\r\n", "\n").replace("\r", "\n").split("\n") if has_visible(line)]
         assert items == (expected or None)
 
 
@@ -141,11 +141,45 @@ def test_docbin_reader(texts, data):
         assert [doc.text for doc in items] == texts
 
 
+INVISIBLE = st.text(alphabet=st.sampled_from(list("\u200b\u200c\u200d\u2060\ufeff\u00ad\x01\x7f \t\u3000\u00a0")))
+
+
+@FUZZ
+@given(
+    lines=st.lists(st.one_of(INVISIBLE, st.builds(lambda a, w, b: a + w + b, INVISIBLE, WORDS, INVISIBLE)), max_size=8),
+    as_words=st.booleans(),
+)
+def test_invisible_documents_never_count(lines, as_words):
+    """Lines (or "words" rows) of zero-width, format, control and space characters are
+    never documents; a corpus of only such lines is E740 (E211 when all are blank)."""
+    lines = [line.replace("\n", " ").replace("\r", " ") for line in lines]
+    with tempfile.TemporaryDirectory() as tmp:
+        if as_words:
+            path = Path(tmp) / "fuzz.jsonl"
+            rows = [{"words": [w for w in line.split(" ") if w] or ["\u200b"]} for line in lines]
+            path.write_text("".join(json.dumps(row) + "\n" for row in rows), encoding="utf8")
+        else:
+            path = Path(tmp) / "fuzz.TXT"
+            path.write_text("".join(line + "\n" for line in lines), encoding="utf8")
+        expected = [line for line in lines if has_visible(line)]
+        try:
+            items = list(iter_corpus(path, NLP.vocab, on_error="skip"))
+        except CtxvecError as err:
+            assert not expected, str(err)
+            shows_something = any(line.strip() for line in lines) or (as_words and lines)  # a JSON row is not blank
+            assert ("E740" if shows_something else "E211") in str(err), str(err)
+            return
+    assert len(items) == len(expected)
+    assert all(has_visible(item if isinstance(item, str) else item.text) for item in items)
+
+
 def test_fuzz_covers_the_known_cases(tmp_path):
     """The families named in the issue, once each, outside the generator."""
     (tmp_path / "deep.jsonl").write_text("[" * 100_000 + "\n", encoding="utf8")
     (tmp_path / "binary.txt").write_bytes(bytes(range(128, 256)))
     (tmp_path / "empty.spacy").write_bytes(b"")
-    for name, code in (("deep.jsonl", "E212"), ("binary.txt", "E240"), ("empty.spacy", "E243")):
+    (tmp_path / "zero_width.txt").write_text("\u200b\u200b\n \u200b \n", encoding="utf8")
+    cases = (("deep.jsonl", "E212"), ("binary.txt", "E240"), ("empty.spacy", "E243"), ("zero_width.txt", "E740"))
+    for name, code in cases:
         with pytest.raises(CtxvecError, match=code):
             list(iter_corpus(tmp_path / name, NLP.vocab))

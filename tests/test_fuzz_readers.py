@@ -21,7 +21,14 @@ from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
 from spacy_ctxvec import CtxvecError, StaticVectorTable, load_static_vectors
-from spacy_ctxvec.evaluation.readers import read_scws, read_sense_counts, read_wic, read_word_pairs
+from spacy_ctxvec.evaluation.readers import (
+    MAX_SENSE_COUNT,
+    read_scws,
+    read_sense_counts,
+    read_sense_sentences,
+    read_wic,
+    read_word_pairs,
+)
 from spacy_ctxvec.static.table import FastTextNgrams
 
 CODED = re.compile(r"^\[CTX-E\d{3}\] ")
@@ -88,6 +95,7 @@ def damaged(draw, data: bytes) -> bytes:
                 "blank_line",
                 "nan",
                 "unicode_digit",
+                "deep",
             ]
         )
     )
@@ -107,7 +115,11 @@ def damaged(draw, data: bytes) -> bytes:
         if not numbers:
             return data
         match = numbers[draw(st.integers(0, min(len(numbers), 8) - 1))]
-        value = draw(st.sampled_from([b"999999999", b"0", b"-1", b"18446744073709551617", b"1e999"]))
+        value = draw(
+            st.sampled_from(
+                [b"999999999", b"0", b"-1", b"18446744073709551617", b"1e999", b"1" + b"0" * 23, b"9" * 5000]
+            )
+        )
         return data[: match.start()] + value + data[match.end() :]
     if kind == "huge_int":  # a binary int32/int64 overwritten (fastText header, .npy)
         offset = draw(st.integers(0, max(min(len(data), 160) - 8, 0)))
@@ -131,6 +143,8 @@ def damaged(draw, data: bytes) -> bytes:
             return data[::-1]
     lines = data.split(b"\n")
     index = draw(st.integers(0, len(lines) - 1))
+    if kind == "deep":  # a line nested far beyond any recursion limit
+        return b"\n".join(lines[:index] + [draw(st.sampled_from([b"[", b'{"a": ', b"[{"])) * 100_000] + lines[index:])
     if kind == "duplicate_line":
         return b"\n".join(lines[: index + 1] + lines[index:])
     if kind == "blank_line":
@@ -235,12 +249,22 @@ EVALUATION_SEEDS = {
         b"2\tcaf\xc3\xa9\tn\ttea\tn\ta <b> caf\xc3\xa9 </b>\t<b> tea </b> time\t7\t3\n",
     ),
     "senses": ("senses.tsv", b"lemma\ttotal\tn\nbank\t18\t10\nrun\t57\t16\n"),
+    "sentences": (
+        "sentences.jsonl",
+        b'{"lemma": "bank", "words": ["the", "bank", "lends"], "position": 1, "synset": "bank.n.02"}\n'
+        b'{"lemma": "bank", "words": ["river", "bank"], "position": 1, "sense": 3}\n',
+    ),
 }
 
 
 def check_evaluation(result) -> None:
     if isinstance(result, dict):  # sense counts
-        assert result and all(isinstance(k, str) and isinstance(v, int) and v >= 0 for k, v in result.items())
+        assert result and all(isinstance(k, str) and isinstance(v, int) for k, v in result.items())
+        assert all(0 <= v <= MAX_SENSE_COUNT for v in result.values()), result
+        return
+    if hasattr(result, "positions"):  # sense-labelled sentences
+        assert len(result) >= 1 and all(0 <= p < len(w) for w, p in zip(result.words, result.positions))
+        assert all(isinstance(s, str) and s for s in result.senses)
         return
     assert len(result) >= 1
     for name in ("scores", "index1", "index2", "labels"):
@@ -263,6 +287,7 @@ def test_fuzz_evaluation_files(tmp_path, kind):
         "pairs": read_word_pairs,
         "scws": read_scws,
         "senses": read_sense_counts,
+        "sentences": read_sense_sentences,
     }
 
     @FUZZ

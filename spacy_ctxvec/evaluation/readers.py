@@ -1,9 +1,11 @@
 """Readers for the evaluation data sets (pure Python + numpy, no spaCy).
 
-Every reader names the file and the 1-based line number of a malformed line.
+Every reader names the file and the 1-based line number of a malformed line. Numbers
+read are bounded (finite scores, whole numbers of at most MAX_DIGITS digits, sense
+counts up to MAX_SENSE_COUNT) and JSON lines go through the one bounded JSON reader
+(``building.bounded_json``), so no input gives an OverflowError or a RecursionError.
 """
 
-import json
 import math
 from dataclasses import dataclass
 from pathlib import Path
@@ -11,12 +13,15 @@ from typing import Dict, Iterator, List, Optional, Sequence, Tuple
 
 import numpy as np
 
+from ..building.bounded_json import loads_bounded
 from ..errors import CtxvecError, Errors
 from ..paths import text_lines
 from ..types import PathLike
 
 WIC_SPLITS = ("train", "dev", "test")
 WIC_LABELS = {"T": True, "F": False}
+MAX_DIGITS = 18  # a whole number read from a file fits int64
+MAX_SENSE_COUNT = 10_000  # WordNet's most polysemous lemma has 75 senses
 
 
 @dataclass
@@ -93,6 +98,16 @@ def _is_whole_number(text: str) -> bool:
     return text.isascii() and text.isdigit()
 
 
+def _bounded_whole_number(text: str, path: Path, number: int, what: str, maximum: int) -> int:
+    """``text`` (ASCII digits) as an int, or E742 when it is above ``maximum``."""
+    digits = text.lstrip("0") or "0"
+    value = int(digits) if len(digits) <= MAX_DIGITS else None
+    if value is None or value > maximum:
+        shown = text if len(text) <= 40 else f"a {len(text)}-digit number"
+        raise CtxvecError(Errors.E742.format(path=path, line=number, what=what, value=shown, bounds=f"0..{maximum}"))
+    return value
+
+
 def _number(text: str) -> float:
     value = float(text)
     if not math.isfinite(value):
@@ -131,17 +146,18 @@ def read_wic(data_dir: PathLike, split: str) -> WicData:
                 )
             )
         sentence1, sentence2 = fields[3].split(), fields[4].split()
-        for which, (index, words) in enumerate(zip(indices, (sentence1, sentence2)), start=1):
-            if int(index) >= len(words):
+        positions = [_bounded_whole_number(i.strip(), data_path, number, "a target index", 2**62) for i in indices]
+        for which, (index, words) in enumerate(zip(positions, (sentence1, sentence2)), start=1):
+            if index >= len(words):
                 raise CtxvecError(
-                    Errors.E303.format(path=data_path, line=number, index=int(index), which=which, n_tokens=len(words))
+                    Errors.E303.format(path=data_path, line=number, index=index, which=which, n_tokens=len(words))
                 )
         targets.append(fields[0])
         pos.append(fields[1])
         words1.append(sentence1)
         words2.append(sentence2)
-        index1.append(int(indices[0]))
-        index2.append(int(indices[1]))
+        index1.append(positions[0])
+        index2.append(positions[1])
     labels = []
     for number, line in _lines(gold_path):
         label = line.strip()
@@ -289,7 +305,8 @@ def read_sense_counts(path: PathLike) -> Dict[str, int]:
     """Lemma -> number of senses from ``lemma \\t total ...`` (a header line is skipped).
 
     Reads ``sense_counts.tsv`` (lemma, total, per-PoS counts) or any two-column
-    ``lemma count`` file. Multiword lemmas are kept as written.
+    ``lemma count`` file. Multiword lemmas are kept as written. A count above
+    MAX_SENSE_COUNT is E742; a lemma given twice with different counts is E302.
     """
     path = _existing(path, "Give a TSV of lemma and sense count, e.g. sense_counts.tsv.")
     counts: Dict[str, int] = {}
@@ -303,7 +320,17 @@ def read_sense_counts(path: PathLike) -> Dict[str, int]:
                     path=path, line=number, got=line, expected="a lemma and a whole sense count, tab-separated"
                 )
             )
-        counts[fields[0]] = int(fields[1])
+        count = _bounded_whole_number(fields[1].strip(), path, number, "the sense count", MAX_SENSE_COUNT)
+        if counts.get(fields[0], count) != count:
+            raise CtxvecError(
+                Errors.E302.format(
+                    path=path,
+                    line=number,
+                    got=line,
+                    expected=f"each lemma once ({fields[0]!r} came earlier with {counts[fields[0]]} senses)",
+                )
+            )
+        counts[fields[0]] = count
     if not counts:
         raise CtxvecError(Errors.E305.format(path=path))
     return counts
@@ -338,9 +365,11 @@ class SenseSentences:
 def _sense_row(path: Path, number: int, line: str) -> Tuple[str, List[str], int, str]:
     expected = 'a JSON object {"lemma": str, "words": [str, ...], "position": int, "synset" (or "sense"): str or int}'
     try:
-        row = json.loads(line)
-    except ValueError:
-        raise CtxvecError(Errors.E302.format(path=path, line=number, got=line[:200], expected=expected)) from None
+        row = loads_bounded(line)
+    except ValueError as err:
+        raise CtxvecError(
+            Errors.E302.format(path=path, line=number, got=line[:200], expected=f"{expected} ({err})")
+        ) from None
     label_key = next((key for key in SENSE_LABEL_KEYS if isinstance(row, dict) and key in row), None)
     if (
         not isinstance(row, dict)
