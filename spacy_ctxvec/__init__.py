@@ -9,7 +9,8 @@ from .components.static import StaticVectors, make_static_vectors
 from .errors import CtxvecError, Errors
 from .lexicon.statistics import Lexicon
 from .static import sources  # noqa: F401  (registrations)
-from .static.table import StaticVectorTable, load_static_vectors
+from .static.formats import load_static_vectors
+from .static.table import StaticVectorTable
 
 __version__ = "0.1.0"
 __all__ = [

@@ -579,7 +579,7 @@ class Errors(metaclass=_ErrorsWithCodes):
         "combining characters, whitespace words). Give a corpus with words the model reads."
     )
     E742 = "{path}, line {line}: {what} is {value}, outside {bounds}. Fix or remove that line."
-    E743 = "Nothing to export to '{output}': {problem}. Nothing was written. {fix}"
+    E743 = "Nothing to export: {problem}, so no vectors file was written. {fix}"
 
 
 class Warnings(metaclass=_ErrorsWithCodes):

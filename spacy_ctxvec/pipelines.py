@@ -6,7 +6,7 @@ from typing import Any, Dict, Optional, Union
 from spacy.language import Language
 
 from .attributes import CONTEXT_COMPONENT, install_extensions
-from .components.batching import set_hidden_states
+from .components.transformer import set_hidden_states, set_hidden_states_in_config, transformer_in_config
 from .errors import CtxvecError, Errors
 
 DEFAULT_CONFIG = Path(__file__).resolve().parent / "configs" / "default.cfg"
@@ -15,17 +15,6 @@ DEFAULT_CONFIG = Path(__file__).resolve().parent / "configs" / "default.cfg"
 def layer_override(layer: int) -> Dict[str, Any]:
     """ctxvec_context layers block that reads one hidden state (0 = input embeddings)."""
     return {"@misc": "spacy-ctxvec.mean_layers.v1", "layers": [layer]}
-
-
-def _transformer_in_config(config: Dict[str, Any], before: str) -> Optional[str]:
-    """The last "transformer" factory component listed before ``before``."""
-    found = None
-    for pipe_name in config["nlp"]["pipeline"]:
-        if pipe_name == before:
-            break
-        if config["components"].get(pipe_name, {}).get("factory") == "transformer":
-            found = pipe_name
-    return found
 
 
 def load_pipeline(name: Optional[Union[str, Path]] = None, *, layer: Optional[int] = None) -> Language:
@@ -44,12 +33,11 @@ def load_pipeline(name: Optional[Union[str, Path]] = None, *, layer: Optional[in
             if not path.is_file():
                 raise FileNotFoundError(f"config file {path} does not exist")
             config = load_config(path)
-            transformer = _transformer_in_config(config, CONTEXT_COMPONENT)
+            transformer = transformer_in_config(config, CONTEXT_COMPONENT)
             if layer is not None:
                 config["components"][CONTEXT_COMPONENT]["layers"] = layer_override(layer)
                 if transformer is not None:
-                    model_cfg = config["components"][transformer]["model"]
-                    model_cfg.setdefault("transformer_config", {})["output_hidden_states"] = True
+                    set_hidden_states_in_config(config, transformer, True)
             nlp = load_model_from_config(config, auto_fill=True)
             nlp.initialize()
             return nlp

@@ -6,14 +6,9 @@ import numpy as np
 import pytest
 import spacy
 
-from spacy_ctxvec.components.batching import (
-    ARCHITECTURE,
-    BucketedTransformerModel,
-    all_hidden_states,
-    keep_trf_data,
-    wordpiece_buckets,
-)
-from spacy_ctxvec.components.transformer import outputs_hidden_states
+from spacy_ctxvec.components.batching import ARCHITECTURE, BucketedTransformerModel, wordpiece_buckets
+from spacy_ctxvec.components.context import keep_trf_data
+from spacy_ctxvec.components.transformer import all_hidden_states, outputs_hidden_states
 from spacy_ctxvec.errors import CtxvecError
 
 UPSTREAM = "spacy-transformers.TransformerModel.v3"

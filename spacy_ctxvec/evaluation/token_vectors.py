@@ -14,9 +14,8 @@ from spacy.tokens import Doc
 from spacy.util import minibatch
 
 from ..attributes import CONTEXT_ARRAY, CONTEXT_MASK, SENSE_ARRAY, SENSE_VECTORS, install_extensions
-from ..components.batching import keep_trf_data
 from ..components.choices import LayerSelection
-from ..components.context import ContextVectors
+from ..components.context import ContextVectors, keep_trf_data
 from ..components.transformer import find_transformer, pool_trf_data
 from ..errors import CtxvecError, Errors
 from ..ops.layers import mean_of_layers

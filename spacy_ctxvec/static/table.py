@@ -492,12 +492,3 @@ def check_finite(table: StaticVectorTable, path: PathLike) -> None:
             row_keys = {row: key for key, row in zip(table.keys, table.rows.tolist())}
             first = row_keys.get(first_row, f"{name or 'row'} {first_row}") if not name else f"{name} row {first_row}"
             raise CtxvecError(Errors.E109.format(path=path, n_bad=n_bad, first=first))
-
-
-def __getattr__(name: str) -> Any:
-    """The file readers moved to spacy_ctxvec.static.formats; old imports keep working."""
-    if name in ("load_static_vectors", "detect_format", "FORMATS"):
-        from . import formats
-
-        return getattr(formats, name)
-    raise AttributeError(f"module {__name__!r} has no attribute {name!r}")

