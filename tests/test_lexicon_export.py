@@ -3,6 +3,7 @@
 import numpy as np
 import pytest
 
+from spacy_ctxvec.errors import CtxvecError
 from spacy_ctxvec.lexicon.export import export_sense_vectors, sense_key
 from spacy_ctxvec.lexicon.sense_inventory import SenseInventory, induce_inventory
 from spacy_ctxvec.ops.senses import SenseSpace
@@ -41,3 +42,43 @@ def test_keys_that_word2vec_text_cannot_hold_are_left_out(tmp_path):
     table = load_static_vectors(tmp_path / "v.txt")
     assert len(table) == 1 and "bank|0" in table
     np.testing.assert_allclose(table.get("bank|0"), [6.0, 7.0, 8.0])
+
+
+# Issue 23: a file without rows is never written
+def test_min_count_above_every_type_is_a_coded_error_and_writes_nothing(tmp_path):
+    from spacy_ctxvec.lexicon.export import export_static_vectors
+    from spacy_ctxvec.lexicon.statistics import Lexicon
+
+    lexicon = Lexicon.from_occurrences(["bank", "bank", "hotel", "New York"], np.eye(4)[:, :3] + 0.1)
+    assert export_static_vectors(lexicon, tmp_path / "ok.txt", min_count=2) == 1
+    with pytest.raises(CtxvecError, match=r"E743.*--min-count 100000 .*most frequent occurs 2 times.*--min-count 2"):
+        export_static_vectors(lexicon, tmp_path / "v.txt", min_count=100_000)
+    only_unwritable = Lexicon.from_occurrences(["New York", "\n"], np.ones((2, 3)))
+    with pytest.raises(CtxvecError, match=r"E743.*none of the lexicon's 2 types has a key"):
+        export_static_vectors(only_unwritable, tmp_path / "v.txt")
+    assert sorted(p.name for p in tmp_path.iterdir()) == ["ok.txt"]
+
+
+def test_senses_without_a_writable_key_are_a_coded_error_and_write_nothing(tmp_path):
+    space = SenseSpace(np.zeros(3), np.zeros((0, 3)))
+    inventory = SenseInventory(
+        space, ["New York"], np.array([0, 1]), np.eye(3)[:1], np.ones((1, 3)), np.array([1.0]), [["a"]]
+    )
+    with pytest.raises(CtxvecError, match=r"E743.*no sense with a key"):
+        export_sense_vectors(inventory, tmp_path / "v.txt")
+    assert list(tmp_path.iterdir()) == []
+
+
+def test_export_static_cli_min_count_too_high_is_one_line_and_writes_nothing(tmp_path):
+    from typer.testing import CliRunner
+
+    from spacy_ctxvec.cli import app
+    from spacy_ctxvec.lexicon.statistics import Lexicon
+
+    Lexicon.from_occurrences(["bank", "bank", "hotel"], np.ones((3, 3))).to_disk(tmp_path / "lex")
+    result = CliRunner().invoke(
+        app, ["export-static", str(tmp_path / "lex"), str(tmp_path / "v.txt"), "--min-count", "100000"]
+    )
+    assert result.exit_code == 1 and "E743" in result.output and "Traceback" not in result.output, result.output
+    assert isinstance(result.exception, SystemExit) and not (tmp_path / "v.txt").exists()
+    assert sorted(p.name for p in tmp_path.iterdir()) == ["lex"]  # no temporary file left either

@@ -4,12 +4,16 @@ in word2vec text format: loadable with gensim's load_word2vec_format and with
 ctxvec_static's spacy-ctxvec.vectors_file.v1.
 
 ``export_sense_vectors`` writes a multi-prototype table instead: one row per induced
-sense, keyed sense2vec-style ``bank|0``, ``bank|1`` (sense 0 is the largest)."""
+sense, keyed sense2vec-style ``bank|0``, ``bank|1`` (sense 0 is the largest).
+
+A file without rows is never written: with nothing to export (an empty lexicon, or
+--min-count above every type's count) both raise E743 before writing anything."""
 
 from pathlib import Path
 
 import numpy as np
 
+from ..errors import CtxvecError, Errors
 from ..ops.cosine import normalise_rows
 from ..types import PathLike
 from .sense_inventory import SenseInventory
@@ -25,11 +29,14 @@ def writable_keys(keys: np.ndarray) -> np.ndarray:
 
 def export_static_vectors(lexicon: Lexicon, output: PathLike, *, min_count: int = 1, unit: bool = False) -> int:
     """Write the centroids of types with >= min_count occurrences (unit-length
-    directions with ``unit``); return how many were written."""
+    directions with ``unit``); return how many were written (E743 for none)."""
     from gensim.models import KeyedVectors
 
     keys = np.array(lexicon.keys, dtype=str)
-    chosen = (np.asarray(lexicon.counts) >= min_count) & writable_keys(keys)
+    counts, writable = np.asarray(lexicon.counts), writable_keys(keys)
+    chosen = (counts >= min_count) & writable
+    if not chosen.any():
+        raise _nothing_to_export(len(keys), int(counts[writable].max()) if writable.any() else 0, min_count)
     vectors = (lexicon.unit_centroids() if unit else lexicon.centroids())[chosen].astype(np.float32)
     table = KeyedVectors(vector_size=lexicon.width)
     table.add_vectors(keys[chosen].tolist(), vectors)
@@ -37,6 +44,18 @@ def export_static_vectors(lexicon: Lexicon, output: PathLike, *, min_count: int 
     output.parent.mkdir(parents=True, exist_ok=True)
     table.save_word2vec_format(str(output), binary=False)
     return int(chosen.sum())
+
+
+def _nothing_to_export(n_types: int, highest_count: int, min_count: int) -> CtxvecError:
+    if highest_count == 0:
+        problem = (
+            "the lexicon has no types"
+            if n_types == 0
+            else f"none of the lexicon's {n_types} types has a key word2vec text can hold"
+        )
+        return CtxvecError(Errors.E743.format(problem=problem, fix="Build the lexicon from a corpus with words."))
+    problem = f"no type occurs at least --min-count {min_count} times (the most frequent occurs {highest_count} times)"
+    return CtxvecError(Errors.E743.format(problem=problem, fix=f"Give --min-count {highest_count} or lower."))
 
 
 def sense_key(key: str, sense: int) -> str:
@@ -47,13 +66,18 @@ def sense_key(key: str, sense: int) -> str:
 def export_sense_vectors(senses: SenseInventory, output: PathLike, *, unit: bool = False) -> int:
     """Write each sense's static vector (mean raw contextual vector of its members;
     unit length with ``unit``) under ``word|sense``, in word2vec text format; types whose
-    key cannot be written are left out. Return how many rows were written."""
+    key cannot be written are left out. Return how many rows were written (E743 for none)."""
     from gensim.models import KeyedVectors
 
     sizes = senses.counts()
     writable = (
         np.repeat(writable_keys(np.array(senses.keys, dtype=str)), sizes) if len(senses) else np.zeros(0, dtype=bool)
     )
+    if not writable.any():
+        problem = f"the sense inventory's {len(senses)} words have no sense with a key word2vec text can hold"
+        raise CtxvecError(
+            Errors.E743.format(problem=problem, fix="Build senses from a lexicon with words (build-lexicon --senses).")
+        )
     keys = [sense_key(key, sense) for key, size in zip(senses.keys, sizes.tolist()) for sense in range(size)]
     vectors = normalise_rows(senses.vectors) if unit else senses.vectors.astype(np.float64)
     table = KeyedVectors(vector_size=senses.width)
