@@ -5,7 +5,6 @@ import pytest
 import spacy
 from spacy.tokens import Doc, DocBin
 
-from spacy_ctxvec.building.bounded_json import MAX_JSON_DEPTH, loads_bounded, nesting_depth
 from spacy_ctxvec.building.corpus import (
     CorpusReport,
     check_tokens_read,
@@ -300,17 +299,6 @@ def test_non_finite_numbers_in_a_jsonl_row_are_refused(tmp_path, number):
     with pytest.raises(CtxvecError, match=r"E212.*c\.jsonl, line 2"):
         list(iter_corpus(path))
     assert list(iter_corpus(path, on_error="skip")) == ["ok"]
-
-
-def test_bounded_json_depth_limit_ignores_brackets_inside_strings():
-    assert loads_bounded("[" * MAX_JSON_DEPTH + "]" * MAX_JSON_DEPTH) is not None
-    assert loads_bounded(json.dumps({"text": "[{" * 10_000})) == {"text": "[{" * 10_000}
-    assert nesting_depth('{"a": "\\"}", "b": [[1]]}') == 3
-    for deep in ("[" * (MAX_JSON_DEPTH + 1) + "]" * (MAX_JSON_DEPTH + 1), '{"a": ' * 100_000, "[" * 1_000_000):
-        with pytest.raises(ValueError, match="nested deeper than"):
-            loads_bounded(deep)
-    with pytest.raises(ValueError, match="Expecting"):
-        loads_bounded("[1, ")
 
 
 def test_train_static_corpus_shares_the_checks(tmp_path):
