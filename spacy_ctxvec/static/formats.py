@@ -13,7 +13,7 @@ import os
 import struct
 import zlib
 from pathlib import Path
-from typing import IO, Callable, Dict, List, Optional, Tuple
+from typing import IO, Callable, Dict, List, Optional, Tuple, cast
 
 import numpy as np
 
@@ -86,7 +86,7 @@ def _read_error(path: Path, format: str, err: BaseException) -> CtxvecError:
 
 
 def _open(path: Path) -> IO[bytes]:
-    return gzip.open(path, "rb") if path.suffix.lower() == ".gz" else open(path, "rb")
+    return cast(IO[bytes], gzip.open(path, "rb")) if path.suffix.lower() == ".gz" else open(path, "rb")
 
 
 def detect_format(path: PathLike) -> str:
@@ -226,7 +226,7 @@ def _read_text(path: Path, has_header: bool) -> StaticVectorTable:
     if claimed is None and has_header:
         raise _read_error(path, "word2vec", ValueError("the file is empty"))
     if claimed is not None and len(keys) != claimed:
-        raise _row_count_error(path, claimed, dim, f"the file ends after {len(keys)} rows")
+        raise _row_count_error(path, claimed, dim or 0, f"the file ends after {len(keys)} rows")
     if rows is None:
         raise CtxvecError(Errors.E137.format(path=path))
     return _first_wins(path, keys, rows.matrix())
@@ -316,7 +316,7 @@ def _read_word2vec_binary(path: Path) -> StaticVectorTable:
                 raise _row_count_error(path, claimed, dim, f"more data follows row {claimed} (at byte {reader.offset})")
             word_bytes = reader.read_until(b" ")
             data = None if word_bytes is None else reader.read(4 * dim)
-            if data is None:
+            if word_bytes is None or data is None:
                 raise _row_count_error(path, claimed, dim, f"the file ends inside row {len(keys) + 1}")
             try:
                 word = word_bytes.decode("utf8")
@@ -384,7 +384,8 @@ def check_fasttext_header(path: PathLike) -> Dict[str, int]:
         magic, version = need("<2i", "header")
         if magic != FASTTEXT_MAGIC or version > FASTTEXT_VERSION:
             raise bad(
-                f"it does not start like a fastText .bin file of version <= {FASTTEXT_VERSION} (magic {magic}, version {version})"
+                f"it does not start like a fastText .bin file of version <= {FASTTEXT_VERSION} "
+                f"(magic {magic}, version {version})"
             )
         header = dict(zip(_FASTTEXT_ARGS, need("<12i", "header")))
         need("<d", "header")
