@@ -1,0 +1,238 @@
+"""Does this corpus use a word in more than one way? Split decisions from the word's own
+sampled occurrences, calibrated for their number (issue 21). numpy only; deterministic.
+
+The test (after SigClust, Liu et al. 2008, "Statistical significance of clustering for
+high-dimension, low-sample-size data"):
+
+1. the occurrences' feature rows (n, d) (unit rows of the sense space: e.g.
+   ``ops.senses.sense_features``, the token joined to its context) are centred and
+   projected on their top ``n_components`` principal directions;
+2. the best two-way split there (2-means, started from the sign of the first principal
+   component) leaves a share ``W / T`` of the total sum of squares within the two groups;
+3. the same is done for ``n_null`` data sets of the same size drawn from ONE Gaussian with
+   the projected rows' own covariance (their top sample eigenvalues: same n, same
+   spread, one group);
+4. ``corpus_polysemy`` is how many null standard deviations the observed share lies below
+   the null mean: higher where the occurrences fall into groups more clearly.
+
+The scale: standard deviations of the one-Gaussian null. That null is conservative
+(sample eigenvalues overstate the top of the spectrum, so the null splits well too):
+occurrences of one use score about -2 (pseudo-words of one use: -2.3 at n = 10, -2.0 at
+n = 20 and 40), clearly separated groups score above 0 and up to 10 or more (synthetic
+rows); hence the default ``SPLIT_Z`` is below 0 (benchmarks/quality/SENSE_EVIDENCE.md).
+
+A word splits where ``corpus_polysemy`` exceeds ``split_z`` (a dictionary probe may
+shift that threshold by at most ``MAX_PRIOR_SHIFT``, see ``probe_prior_shift``: it never
+overrides clear corpus evidence). How many senses: the group with the strongest evidence
+is split again (best first) while the evidence for splitting it exceeds ``split_z``, both
+parts keep at least ``min_support`` occurrences, and there are fewer than ``max_senses``
+groups. ``sense_scores`` gives each occurrence a confidence in [0, 1].
+"""
+
+from dataclasses import dataclass
+from typing import List, Optional, Tuple
+
+import numpy as np
+
+# Tuned on the md5-even pseudo-words of benchmarks/quality (SENSE_EVIDENCE.md).
+SPLIT_Z = -1.5  # corpus_polysemy above which a word splits: keeps >= 95% of one-use pseudo-words whole at n <= 20
+N_COMPONENTS = 8  # principal directions the split is judged in
+N_NULL = 48  # one-Gaussian data sets per test
+MIN_SUPPORT = 3  # occurrences a sense needs at least
+MAX_PRIOR_SHIFT = 1.0  # most a prior (e.g. the polysemy probe) may move split_z, either way
+LLOYD_ITERATIONS = 8
+SEED = 0
+_EPS = 1e-12
+
+
+@dataclass(frozen=True)
+class SenseEvidence:
+    """One word's evidence in this corpus: ``corpus_polysemy`` (None with fewer than
+    ``2 * min_support`` usable rows), the ``threshold`` it was compared with, and the
+    senses it supports: ``labels`` (n,) int64, 0 = the largest sense."""
+
+    corpus_polysemy: Optional[float]
+    threshold: float
+    labels: np.ndarray
+
+    @property
+    def n_senses(self) -> int:
+        return int(self.labels.max()) + 1 if len(self.labels) else 0
+
+    @property
+    def split(self) -> bool:
+        return self.n_senses > 1
+
+
+def usable_rows(rows: np.ndarray) -> np.ndarray:
+    """Mask (n,) of finite rows of (about) unit length: occurrences without a vector
+    (zero rows) take no part."""
+    rows = np.asarray(rows, dtype=np.float64)
+    finite = np.isfinite(rows).all(axis=1)
+    return finite & (
+        np.einsum("ij,ij->i", np.where(finite[:, None], rows, 0.0), np.where(finite[:, None], rows, 0.0)) > 0.25
+    )
+
+
+def _principal_scores(points: np.ndarray, n_components: int) -> Tuple[np.ndarray, np.ndarray]:
+    """Batched PCA of points (..., n, d): (scores on the top ``n_components`` directions
+    (..., n, p), eigenvalues of the scatter, largest first (..., min(n, d))). Through the
+    smaller of the d x d scatter and the n x n Gram matrix."""
+    centred = points - points.mean(axis=-2, keepdims=True)
+    n, d = centred.shape[-2:]
+    transposed = np.swapaxes(centred, -1, -2)
+    if d <= n:
+        eigenvalues, vectors = np.linalg.eigh(transposed @ centred)
+        eigenvalues, vectors = eigenvalues[..., ::-1], vectors[..., ::-1]
+        p = min(n_components, d)
+        scores = centred @ vectors[..., :p]
+    else:
+        eigenvalues, vectors = np.linalg.eigh(centred @ transposed)
+        eigenvalues, vectors = eigenvalues[..., ::-1], vectors[..., ::-1]
+        p = min(n_components, n)
+        scores = vectors[..., :p] * np.sqrt(np.clip(eigenvalues[..., None, :p], 0.0, None))
+    return scores, np.clip(eigenvalues, 0.0, None)
+
+
+def _two_means(scores: np.ndarray, iterations: int = LLOYD_ITERATIONS) -> Tuple[np.ndarray, np.ndarray]:
+    """Batched 2-means on centred PCA scores (..., n, p) from the sign of the first
+    component: (group mask (..., n), within-group share of the sum of squares (...,))."""
+    n = scores.shape[-2]
+    group = scores[..., 0] > 0
+    squares = (scores * scores).sum(axis=-1)
+    total = squares.sum(axis=-1)
+    for _ in range(iterations):
+        size_1 = group.sum(axis=-1)
+        sum_1 = (group[..., None, :].astype(np.float64) @ scores)[..., 0, :]
+        centre_1 = sum_1 / np.maximum(size_1, 1)[..., None]
+        centre_0 = -sum_1 / np.maximum(n - size_1, 1)[..., None]  # centred: the two sums cancel
+        towards_1 = (scores @ (centre_1 - centre_0)[..., :, None])[..., 0]
+        midpoint = 0.5 * ((centre_1 * centre_1).sum(axis=-1) - (centre_0 * centre_0).sum(axis=-1))
+        group = towards_1 > midpoint[..., None]
+    size_1 = group.sum(axis=-1)
+    sum_1 = (group[..., None, :].astype(np.float64) @ scores)[..., 0, :]
+    norm = (sum_1 * sum_1).sum(axis=-1)
+    between = norm / np.maximum(size_1, 1) + norm / np.maximum(n - size_1, 1)
+    return group, np.clip(1.0 - between / np.maximum(total, _EPS), 0.0, 1.0)
+
+
+def split_evidence(
+    rows: np.ndarray, *, n_components: int = N_COMPONENTS, n_null: int = N_NULL, seed: int = SEED
+) -> Tuple[float, np.ndarray]:
+    """(z, group mask (n,)): the best two-way split of ``rows`` (n, d), n >= 3, and how many
+    standard deviations of one-Gaussian data of the same size and covariance its
+    within-group share lies below theirs. Deterministic for a given ``seed``."""
+    rows = np.asarray(rows, dtype=np.float64)
+    n = len(rows)
+    scores, eigenvalues = _principal_scores(rows, n_components)
+    group, observed = _two_means(scores)
+    rank = int(min(n - 1, scores.shape[1]))
+    spectrum = np.sqrt(eigenvalues[:rank] / max(n - 1, 1))
+    if rank < 1 or spectrum[0] <= _EPS:
+        return 0.0, np.zeros(n, dtype=bool)
+    draws = np.random.default_rng(seed).standard_normal((n_null, n, rank)) * spectrum
+    null = _two_means(_principal_scores(draws, n_components)[0])[1]
+    spread = max(float(null.std(ddof=1)), 1e-6)
+    return float((null.mean() - observed) / spread), group
+
+
+def probe_prior_shift(estimate: Optional[float], split_senses: Optional[float], weight: float = 1.0) -> float:
+    """How much a dictionary prior lowers (positive) or raises (negative) ``split_z``:
+    ``weight`` x log(estimate / split_senses) of the polysemy probe, clipped to
+    +-MAX_PRIOR_SHIFT; 0.0 without an estimate."""
+    if estimate is None or split_senses is None or not estimate > 0 or not split_senses > 0:
+        return 0.0
+    return float(np.clip(weight * np.log(estimate / split_senses), -MAX_PRIOR_SHIFT, MAX_PRIOR_SHIFT))
+
+
+def corpus_evidence(
+    rows: np.ndarray,
+    *,
+    split_z: float = SPLIT_Z,
+    prior_shift: float = 0.0,
+    max_senses: int = 7,
+    min_support: int = MIN_SUPPORT,
+    n_components: int = N_COMPONENTS,
+    n_null: int = N_NULL,
+    seed: int = SEED,
+) -> SenseEvidence:
+    """The senses a word's sampled feature rows (n, d) support in this corpus.
+
+    The word splits where ``corpus_polysemy`` (``split_evidence`` on all usable rows)
+    exceeds ``split_z - prior_shift`` (the shift clipped to +-MAX_PRIOR_SHIFT); each group
+    is then split again, strongest evidence first, while that evidence exceeds the same
+    threshold, both parts keep ``min_support`` occurrences and there are fewer than
+    ``max_senses`` groups. Unusable (zero) rows join the largest sense. Fewer than
+    ``2 * min_support`` usable rows: one sense, ``corpus_polysemy`` None."""
+    rows = np.asarray(rows, dtype=np.float64)
+    rows = rows.reshape(len(rows), -1) if rows.size else rows.reshape(len(rows), 0)
+    n = len(rows)
+    threshold = float(split_z - np.clip(prior_shift, -MAX_PRIOR_SHIFT, MAX_PRIOR_SHIFT))
+    usable = usable_rows(rows) if n else np.zeros(0, dtype=bool)
+    min_support = max(1, int(min_support))
+    if int(usable.sum()) < max(2 * min_support, 3):
+        return SenseEvidence(None, threshold, np.zeros(n, dtype=np.int64))
+    kept = np.flatnonzero(usable)
+    settings = dict(n_components=n_components, n_null=n_null, seed=seed)
+    root_z, root_group = split_evidence(rows[kept], **settings)
+    groups: List[np.ndarray] = [kept]
+    # candidates: (z, position in groups, group mask); the root's is known
+    candidates = {0: (root_z, root_group)}
+    while len(groups) < max_senses and candidates:
+        best = max(candidates, key=lambda g: candidates[g][0])
+        z, mask = candidates.pop(best)
+        members = groups[best]
+        if z <= threshold or min(mask.sum(), (~mask).sum()) < min_support:
+            if best == 0 and len(groups) == 1:
+                break
+            continue
+        groups[best], new = members[~mask], members[mask]
+        groups.append(new)
+        for position in (best, len(groups) - 1):
+            if len(groups[position]) >= 2 * min_support:
+                candidates[position] = split_evidence(rows[groups[position]], **settings)
+    labels = np.zeros(n, dtype=np.int64)
+    order = sorted(range(len(groups)), key=lambda g: (-len(groups[g]), int(groups[g].min())))
+    for label, position in enumerate(order):
+        labels[groups[position]] = label
+    return SenseEvidence(round(root_z, 6), threshold, labels)
+
+
+def sense_margins(rows: np.ndarray, centroids: np.ndarray) -> Tuple[np.ndarray, np.ndarray]:
+    """(nearest sense (n,), cosine margin over the runner-up (n,), in [0, 2]) of unit
+    ``rows`` (n, d) against unit ``centroids`` (k, d); margin 2.0 with one sense."""
+    rows = np.atleast_2d(np.asarray(rows, dtype=np.float64))
+    centroids = np.atleast_2d(np.asarray(centroids, dtype=np.float64))
+    if len(centroids) <= 1:
+        return np.zeros(len(rows), dtype=np.int64), np.full(len(rows), 2.0)
+    similarity = np.nan_to_num(rows @ centroids.T, nan=-1.0)
+    nearest = np.argmax(similarity, axis=1)
+    top_two = -np.partition(-similarity, 1, axis=1)[:, :2]
+    return nearest.astype(np.int64), np.clip(top_two[:, 0] - top_two[:, 1], 0.0, 2.0)
+
+
+def margin_scale(rows: np.ndarray, centroids: np.ndarray) -> float:
+    """A word's typical margin: the median margin of its own sampled rows (floored at
+    1e-3); 1.0 with one sense or no rows."""
+    if len(np.atleast_2d(centroids)) <= 1 or len(rows) == 0:
+        return 1.0
+    usable = usable_rows(np.atleast_2d(rows))
+    if not usable.any():
+        return 1.0
+    return float(max(np.median(sense_margins(np.atleast_2d(rows)[usable], centroids)[1]), 1e-3))
+
+
+def sense_scores(rows: np.ndarray, centroids: np.ndarray, scale: float) -> np.ndarray:
+    """Confidence (n,) in [0, 1] that each row belongs to its nearest sense rather than
+    the runner-up: margin / (margin + ``scale``), with ``scale`` the word's
+    ``margin_scale``. 0.0: on the boundary between two senses; 0.5: as clear as the
+    median sampled occurrence of the word; towards 1: much clearer. 1.0 for every row of
+    a word with one sense (nothing to confuse it with); 0.0 for an unusable (zero) row
+    of a word with several."""
+    rows = np.atleast_2d(np.asarray(rows, dtype=np.float64))
+    if len(np.atleast_2d(centroids)) <= 1:
+        return np.ones(len(rows))
+    margins = sense_margins(rows, centroids)[1]
+    scores = margins / (margins + max(float(scale), 1e-3))
+    scores[~usable_rows(rows)] = 0.0
+    return np.clip(scores, 0.0, 1.0)

@@ -1,0 +1,84 @@
+"""Sense labels in words (issue 21): a few context words that tell a word's senses apart,
+by class-based TF-IDF (c-TF-IDF, Grootendorst 2022, BERTopic) of the words around each
+sense's sampled occurrences against the word's other senses. scikit-learn; no spaCy.
+
+Each sense is one class. A context word's term frequency in a class is the share of the
+sense's snippets it occurs in (each snippet counts a word once); its weight is that
+share times ``log(1 + A / f)``, with f the word's snippet count over all the word's senses
+and A the mean number of word occurrences per sense: words frequent around this sense and
+rare around the others come first. English stop words, words under 3 letters, numbers
+and the word itself (written in [brackets] in a snippet: that form anywhere in the
+snippets, and any ``exclude``) are left out.
+"""
+
+import re
+from typing import Iterable, List, Sequence
+
+import numpy as np
+from sklearn.feature_extraction.text import CountVectorizer
+
+N_LABEL_WORDS = 3
+MIN_SNIPPETS = 2  # a label word occurs in at least this many of the sense's snippets, where it has that many
+_TARGET = re.compile(r"\[[^\]]*\]")
+_TOKEN_PATTERN = r"(?u)\b[^\W\d_]{3,}\b"
+
+
+def _without_target(snippet: str) -> str:
+    return _TARGET.sub(" ", snippet)
+
+
+def class_tfidf(counts: np.ndarray, sizes: np.ndarray) -> np.ndarray:
+    """c-TF-IDF weights (k, V) from per-class snippet counts (k, V) and class sizes (k,)
+    (snippets per class): (count / size) x log(1 + A / f), f the column totals, A the
+    mean row total. Zero where a count is zero."""
+    counts = np.asarray(counts, dtype=np.float64)
+    tf = counts / np.maximum(np.asarray(sizes, dtype=np.float64), 1.0)[:, None]
+    totals = counts.sum(axis=0)
+    average = counts.sum() / max(len(counts), 1)
+    idf = np.log1p(average / np.maximum(totals, 1.0))
+    return tf * idf
+
+
+def sense_labels(
+    snippets_per_sense: Sequence[Sequence[str]],
+    *,
+    n_words: int = N_LABEL_WORDS,
+    exclude: Iterable[str] = (),
+    min_snippets: int = MIN_SNIPPETS,
+) -> List[List[str]]:
+    """Up to ``n_words`` distinctive context words per sense (lists in the order of
+    ``snippets_per_sense``, best first), from each sense's snippets (the word in
+    [brackets]). Words in at least ``min_snippets`` of the sense's snippets come first;
+    others fill in only where too few are. Ties: more snippets, then alphabetical.
+    Deterministic; a sense without usable words gets []."""
+    senses = [[_without_target(s) for s in snippets if isinstance(s, str)] for snippets in snippets_per_sense]
+    documents = [s for snippets in senses for s in snippets]
+    if not documents or n_words <= 0:
+        return [[] for _ in senses]
+    excluded = {word.lower() for word in exclude}
+    excluded |= {
+        match.strip("[]").lower() for snippets in snippets_per_sense for s in snippets for match in _TARGET.findall(s)
+    }
+    vectorizer = CountVectorizer(stop_words="english", token_pattern=_TOKEN_PATTERN, binary=True, lowercase=True)
+    try:
+        matrix = vectorizer.fit_transform(documents)
+    except ValueError:  # nothing but stop words and short tokens
+        return [[] for _ in senses]
+    vocabulary = vectorizer.get_feature_names_out()
+    keep = np.array([word not in excluded for word in vocabulary], dtype=bool)
+    bounds = np.cumsum([0] + [len(s) for s in senses])
+    counts = np.vstack([np.asarray(matrix[a:b].sum(axis=0)).ravel() for a, b in zip(bounds[:-1], bounds[1:])])
+    counts = counts * keep
+    weights = class_tfidf(counts, np.diff(bounds))
+    labels = []
+    for row, size in zip(range(len(senses)), np.diff(bounds)):
+        present = np.flatnonzero(counts[row] > 0)
+        supported = counts[row, present] >= min(min_snippets, max(int(size), 1))
+        order = np.lexsort((vocabulary[present], -counts[row, present], -weights[row, present], ~supported))
+        labels.append([str(vocabulary[present[i]]) for i in order[:n_words]])
+    return labels
+
+
+def format_label(words: Sequence[str]) -> str:
+    """ "river, water, side"; "" for no words."""
+    return ", ".join(words)

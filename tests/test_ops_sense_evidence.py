@@ -1,0 +1,122 @@
+"""Corpus evidence for senses (ops.sense_evidence): split decisions calibrated for n."""
+
+import numpy as np
+import pytest
+from sklearn.metrics import adjusted_rand_score
+
+from spacy_ctxvec.ops.sense_evidence import (
+    MAX_PRIOR_SHIFT,
+    SPLIT_Z,
+    corpus_evidence,
+    margin_scale,
+    probe_prior_shift,
+    sense_margins,
+    sense_scores,
+    split_evidence,
+)
+
+
+def unit(x):
+    return x / np.linalg.norm(x, axis=1, keepdims=True)
+
+
+def groups(sizes, width=96, separation=1.0, noise=0.15, seed=0):
+    """Unit rows around len(sizes) random directions; (rows, true group)."""
+    rng = np.random.default_rng(seed)
+    centres = unit(rng.standard_normal((len(sizes), width))) * separation
+    truth = np.repeat(np.arange(len(sizes)), sizes)
+    rows = centres[truth] + noise * rng.standard_normal((len(truth), width)) / np.sqrt(width) * 4
+    return unit(rows), truth
+
+
+def one_group(n, width=96, seed=0):
+    """Unit rows of one group: scattered evenly around a common direction."""
+    rng = np.random.default_rng(seed)
+    return unit(2.0 + rng.standard_normal((n, width)))
+
+
+@pytest.mark.parametrize("n", [10, 20, 40, 64])
+def test_two_uses_split_in_two_and_one_use_stays_whole(n):
+    rows, truth = groups([n // 2, n - n // 2], seed=n)
+    two = corpus_evidence(rows)
+    one = corpus_evidence(one_group(n, seed=n))
+    assert two.n_senses == 2 and two.split
+    assert adjusted_rand_score(truth, two.labels) == 1.0
+    assert two.corpus_polysemy > SPLIT_Z > one.corpus_polysemy
+    assert one.n_senses == 1 and not one.split and (one.labels == 0).all()
+
+
+def test_the_same_rows_always_give_the_same_evidence():
+    rows, _ = groups([12, 12, 12], seed=3)
+    first, second = corpus_evidence(rows), corpus_evidence(rows.copy())
+    assert first.corpus_polysemy == second.corpus_polysemy
+    assert np.array_equal(first.labels, second.labels)
+
+
+def test_number_of_senses_follows_the_groups_and_max_senses_bounds_it():
+    rows, truth = groups([10, 10, 10, 10], separation=1.5, seed=4)
+    assert corpus_evidence(rows).n_senses == 4
+    assert adjusted_rand_score(truth, corpus_evidence(rows).labels) == 1.0
+    assert corpus_evidence(rows, max_senses=3).n_senses == 3
+    assert corpus_evidence(rows, max_senses=1).n_senses == 1
+
+
+@pytest.mark.parametrize("seed", range(8))
+def test_every_sense_has_min_support_occurrences(seed):
+    # 7 occurrences in 7 directions (the "play: 6 senses for 7" case): never 6 senses
+    rows = np.eye(7, 32)[np.random.default_rng(seed).permutation(7)]
+    evidence = corpus_evidence(rows)
+    assert evidence.n_senses <= 2
+    assert np.bincount(evidence.labels).min() >= 3
+    mixed, _ = groups([3, 3, 4, 20], seed=seed)
+    assert np.bincount(corpus_evidence(mixed, min_support=5).labels).min() >= 5
+
+
+def test_too_few_rows_give_one_sense_and_no_measure():
+    rows, _ = groups([3, 2], separation=2.0)
+    evidence = corpus_evidence(rows)
+    assert evidence.corpus_polysemy is None and evidence.n_senses == 1
+    empty = corpus_evidence(np.zeros((0, 8)))
+    assert empty.corpus_polysemy is None and empty.n_senses == 0 and len(empty.labels) == 0
+
+
+def test_rows_without_a_vector_join_the_largest_sense_and_never_give_nan():
+    rows, truth = groups([14, 8], seed=5)
+    rows = np.vstack([rows, np.zeros((2, rows.shape[1])), np.full((1, rows.shape[1]), np.nan)])
+    evidence = corpus_evidence(rows)
+    assert evidence.n_senses == 2 and np.isfinite(evidence.corpus_polysemy)
+    assert (evidence.labels[-3:] == 0).all() and np.bincount(evidence.labels[:22])[0] == 14
+
+
+def test_a_prior_moves_the_threshold_by_at_most_max_prior_shift():
+    rows, _ = groups([15, 15], seed=6)
+    assert corpus_evidence(rows, prior_shift=100.0).threshold == SPLIT_Z - MAX_PRIOR_SHIFT
+    assert corpus_evidence(rows, prior_shift=-100.0).threshold == SPLIT_Z + MAX_PRIOR_SHIFT
+    # clear corpus evidence wins over the strongest negative prior; one group over the strongest positive one
+    assert corpus_evidence(rows, prior_shift=-100.0).split
+    assert not corpus_evidence(one_group(30), prior_shift=100.0).split
+
+
+def test_probe_prior_shift_is_signed_clipped_and_zero_without_an_estimate():
+    assert probe_prior_shift(6.0, 2.0) > 0 > probe_prior_shift(1.0, 2.0)
+    assert probe_prior_shift(1e9, 2.0) == MAX_PRIOR_SHIFT and probe_prior_shift(1e-9, 2.0) == -MAX_PRIOR_SHIFT
+    assert probe_prior_shift(None, 2.0) == 0.0 == probe_prior_shift(3.0, None) == probe_prior_shift(float("nan"), 2.0)
+
+
+def test_split_evidence_is_standardised_against_one_gaussian():
+    z_one, _ = split_evidence(one_group(40, seed=7))
+    z_two, group = split_evidence(groups([20, 20], seed=7)[0])
+    assert z_two > 5 > SPLIT_Z > z_one
+    assert group.sum() == 20
+
+
+def test_sense_scores_lie_in_0_1_and_say_how_clearly_a_row_is_in_its_sense():
+    centroids = np.eye(2, 4)
+    rows = np.vstack([unit(np.array([[1.0, 0.0, 0, 0], [1.0, 0.9, 0, 0], [1.0, 1.0, 0, 0]])), np.zeros((1, 4))])
+    nearest, margins = sense_margins(rows, centroids)
+    assert nearest[0] == 0 and margins[0] == pytest.approx(1.0) and margins[2] == pytest.approx(0.0)
+    scale = margin_scale(rows[:3], centroids)
+    scores = sense_scores(rows, centroids, scale)
+    assert ((scores >= 0) & (scores <= 1)).all()
+    assert scores[0] > scores[1] > scores[2] == 0.0 and scores[3] == 0.0
+    assert (sense_scores(rows, centroids[:1], scale) == 1.0).all()

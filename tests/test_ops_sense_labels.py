@@ -1,0 +1,57 @@
+"""Sense labels in words (ops.sense_labels): c-TF-IDF of each sense's context words."""
+
+import numpy as np
+
+from spacy_ctxvec.ops.sense_labels import class_tfidf, format_label, sense_labels
+
+RIVER = [
+    "sat on the [bank] of the river",
+    "the river [bank] was steep and green",
+    "water lapped the [bank] by the river side",
+    "grass on the [bank] near the water",
+]
+MONEY = [
+    "the [Bank] of England issued notes",
+    "money in the [bank] at interest",
+    "he paid the [bank] the money it lent",
+    "[bank] notes and money",
+]
+
+
+def test_each_sense_is_labelled_by_the_words_that_set_it_apart():
+    river, money = sense_labels([RIVER, MONEY])
+    assert river[:2] == ["river", "water"] and money[:2] == ["money", "notes"]
+    assert format_label(river).startswith("river, water")
+
+
+def test_the_word_itself_stop_words_numbers_and_excluded_words_never_label():
+    snippets = ["the [bank] of the bank 1887 river", "a [bank] by the bank river 42", "[banks] and banks river"]
+    (label,) = sense_labels([snippets], exclude=["banks"], n_words=5)
+    assert label == ["river"]
+
+
+def test_words_shared_by_two_senses_rank_below_words_of_one_sense():
+    first = ["[x] water river", "[x] water river", "[x] water"]
+    second = ["[x] water money", "[x] water money", "[x] money"]
+    labels = sense_labels([first, second])
+    assert labels[0][0] == "river" and labels[1][0] == "money"
+    assert labels[0].index("water") > labels[0].index("river")
+
+
+def test_labels_are_deterministic_and_empty_senses_get_no_words():
+    assert sense_labels([RIVER, MONEY]) == sense_labels([list(RIVER), list(MONEY)])
+    assert sense_labels([[], ["the of and [bank]"]]) == [[], []]
+    assert sense_labels([]) == []
+    assert sense_labels([RIVER], n_words=0) == [[]]
+
+
+def test_a_word_in_one_snippet_only_fills_in_after_the_supported_ones():
+    snippets = ["[x] harbour", "[x] harbour", "[x] zeppelin"]
+    assert sense_labels([snippets], n_words=2) == [["harbour", "zeppelin"]]
+
+
+def test_class_tfidf_is_term_share_times_inverse_class_frequency():
+    counts = np.array([[2, 0, 1], [0, 2, 1]])
+    weights = class_tfidf(counts, np.array([2, 2]))
+    assert weights[0, 1] == 0.0 and weights[0, 0] > weights[0, 2] > 0
+    assert np.allclose(weights[0, 0], 1.0 * np.log1p(3 / 2))
