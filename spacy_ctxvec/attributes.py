@@ -4,7 +4,7 @@ Each kind of vector is one Doc-level array (n_tokens, width) plus a per-token
 array saying which rows are real; Token, Span and Doc attributes are getters over it.
 """
 
-from typing import Optional
+from typing import Any, Dict, Optional, Tuple, cast
 
 import numpy as np
 from spacy.tokens import Doc, Span, Token
@@ -43,12 +43,15 @@ def _rows(doc: Doc, array_attr: str) -> Optional[np.ndarray]:
 def stored_array(doc: Doc, array_attr: str) -> Optional[np.ndarray]:
     """doc._.<array_attr> read straight from doc.user_data, where spaCy keeps it: works
     before install_extensions() too (e.g. in vector hooks of an unpickled Doc)."""
-    return doc.user_data.get(("._.", array_attr, None, None))
+    # spaCy's stub types user_data as Dict[str, Any]; extension values sit under tuple keys
+    user_data = cast(Dict[Tuple[str, str, None, None], Any], doc.user_data)
+    return user_data.get(("._.", array_attr, None, None))
 
 
 def masked_mean(array: Optional[np.ndarray], mask: Optional[np.ndarray], start: int, end: int) -> Optional[np.ndarray]:
-    """Mean of the rows start:end that the mask keeps (zeros if none; None without an array)."""
-    if array is None:
+    """Mean of the rows start:end that the mask keeps (zeros if none; None without an
+    array or its mask)."""
+    if array is None or mask is None:
         return None
     rows = array[start:end][mask[start:end]]
     if len(rows) == 0:

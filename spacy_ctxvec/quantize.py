@@ -124,8 +124,12 @@ def quantize_pipeline(nlp: Language, transformer: Optional[str] = None, per_chan
 
 
 def is_quantized(nlp: Language, transformer: str = "transformer") -> bool:
-    """Whether the component ``transformer`` runs int8 Linear layers."""
-    hf_model = nlp.get_pipe(transformer).model.transformer
+    """Whether the component ``transformer`` runs int8 Linear layers (E025 if it is not
+    a spacy-transformers component)."""
+    from spacy_transformers.layers.transformer_model import TransformerModel
+
+    model = getattr(nlp.get_pipe(_transformer_names(nlp, transformer)[0]), "model", None)
+    hf_model = model.transformer if isinstance(model, TransformerModel) else None
     return hf_model is not None and any(isinstance(m, DynamicInt8Linear) for m in hf_model.modules())
 
 

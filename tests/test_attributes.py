@@ -5,7 +5,7 @@ import pytest
 import spacy
 from spacy.tokens import Doc, Span, Token
 
-from spacy_ctxvec.attributes import CONTEXT_ARRAY, install_extensions, token_context_vec
+from spacy_ctxvec.attributes import CONTEXT_ARRAY, CONTEXT_MASK, install_extensions, token_context_vec
 from spacy_ctxvec.errors import CtxvecError
 
 
@@ -54,3 +54,16 @@ def test_a_plain_attribute_of_the_same_name_is_detected():
         Doc.remove_extension(CONTEXT_ARRAY)
         Doc.set_extension(CONTEXT_ARRAY, default=saved[0])
     install_extensions()
+
+
+def test_span_and_doc_vectors_need_the_array_and_its_mask():
+    """Means over the tokens the mask keeps; zeros if it keeps none; None (no vector, no
+    traceback) where a Doc has the array but its mask was taken away."""
+    install_extensions()
+    doc = spacy.blank("en")("the bank of the river")
+    doc._.set(CONTEXT_ARRAY, np.arange(10, dtype=np.float32).reshape(5, 2))
+    doc._.set(CONTEXT_MASK, np.array([True, False, True, False, False]))
+    np.testing.assert_array_equal(doc._.context_vec, [2.0, 3.0])
+    np.testing.assert_array_equal(doc[3:5]._.context_vec, [0.0, 0.0])
+    doc._.set(CONTEXT_MASK, None)
+    assert doc._.context_vec is None and doc[0:2]._.context_vec is None

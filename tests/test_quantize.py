@@ -83,6 +83,8 @@ def test_quantize_transformer_by_name_and_unknown_name(tiny_bert_dir):
         quantize_pipeline(nlp, transformer="no_such_component")
     with pytest.raises(CtxvecError, match=r"\[CTX-E025\].*ctxvec_context"):
         quantize_pipeline(nlp, transformer="ctxvec_context")
+    with pytest.raises(CtxvecError, match=r"\[CTX-E025\].*ctxvec_context"):
+        is_quantized(nlp, "ctxvec_context")
 
 
 @pytest.mark.parametrize("per_channel", [True, False])

@@ -22,12 +22,12 @@ from ..paths import text_lines
 def read_texts(sentences: Optional[Path], corpus: Optional[Path], vocab=None) -> Tuple[Path, Iterable]:
     """The input file and its texts: --sentences (one per line) or --corpus (any
     format of spacy_ctxvec.building.corpus; .spacy files need the pipeline's ``vocab``)."""
-    if (sentences is None) == (corpus is None):
-        raise CtxvecError(Errors.E403)
-    if sentences is not None:
+    if sentences is not None and corpus is None:
         if not sentences.is_file():
             raise CtxvecError(Errors.E404.format(path=sentences))
         return sentences, [line.strip() for _, line in text_lines(sentences) if line.strip()]
+    if corpus is None or sentences is not None:
+        raise CtxvecError(Errors.E403)
     corpus_files(corpus)  # raises a coded error for a missing or unsupported corpus now
     return corpus, iter_corpus(corpus, vocab)
 
@@ -95,10 +95,11 @@ def collect_occurrences(
         if len(vectors) >= max_occurrences:
             break
     vectors, statics, snippets = vectors[:max_occurrences], statics[:max_occurrences], snippets[:max_occurrences]
-    has_static = len(statics) > 0 and all(s is not None for s in statics)
+    present_statics = [s for s in statics if s is not None]
+    has_static = len(statics) > 0 and len(present_statics) == len(statics)
     return Occurrences(
         vectors=np.vstack(vectors) if vectors else np.zeros((0, 0)),
-        static_vectors=np.vstack(statics) if has_static else None,
+        static_vectors=np.vstack(present_statics) if has_static else None,
         snippets=snippets,
         n_texts=n_texts,
         senses=np.array(senses[:max_occurrences], dtype=np.int64) if has_senses else None,

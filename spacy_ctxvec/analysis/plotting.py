@@ -17,7 +17,7 @@ from ..ops.projection import choose_clusters, pca_2d, repel_labels
 from .occurrences import Occurrences
 
 FIGURE_FORMATS = (".png", ".svg")
-CLUSTER_COLOURS = matplotlib.colormaps["tab10"].colors
+CLUSTER_COLOURS = [tuple(float(c) for c in rgba[:3]) for rgba in matplotlib.colormaps["tab10"](np.arange(10))]
 MATRIX_ANNOTATION_LIMIT = 12  # write cosine values into the cells up to this many rows
 
 
@@ -47,7 +47,7 @@ def _cosine_panel(ax, matrix: np.ndarray, tick_labels: Sequence[str], title: str
     n = len(matrix)
     # Every row up to 20; beyond that rows 1, 5, 10, ... so tick labels never collide.
     ticks = np.arange(n) if n <= 20 else np.array([0] + list(range(4, n, 5)))
-    labels = [tick_labels[i] for i in ticks]
+    labels = [tick_labels[i] for i in ticks.tolist()]
     ax.set_xticks(ticks, labels, fontsize=8)
     ax.set_yticks(ticks, labels, fontsize=8)
     ax.set_xlabel("occurrence")
@@ -215,15 +215,17 @@ def layer_figure(
     baseline (mean cosine between different words) and their difference, per layer."""
     if len(layers) == 0:
         raise CtxvecError(Errors.E411.format(what="layers", minimum="one layer"))
-    layers = np.asarray(layers)
+    layer_numbers = np.asarray(layers)
     self_similarity = np.asarray(self_similarity, dtype=np.float64)
     baseline = np.asarray(baseline, dtype=np.float64)
     figure = new_figure(figsize=(7.5, 4.8), layout="constrained")
     ax = figure.subplots()
-    ax.plot(layers, self_similarity, marker="o", label="mean self-similarity (same word, different contexts)")
-    ax.plot(layers, baseline, marker="s", label="anisotropy baseline (different words)")
-    ax.plot(layers, self_similarity - baseline, marker="^", linestyle="--", label="self-similarity minus baseline")
-    ax.set_xticks(layers, [("0 (embeddings)" if layer == 0 else str(layer)) for layer in layers])
+    ax.plot(layer_numbers, self_similarity, marker="o", label="mean self-similarity (same word, different contexts)")
+    ax.plot(layer_numbers, baseline, marker="s", label="anisotropy baseline (different words)")
+    ax.plot(
+        layer_numbers, self_similarity - baseline, marker="^", linestyle="--", label="self-similarity minus baseline"
+    )
+    ax.set_xticks(layer_numbers, [("0 (embeddings)" if layer == 0 else str(layer)) for layer in layer_numbers])
     ax.set_xlabel("layer")
     ax.set_ylabel("cosine similarity")
     subtitle = f"\n{n_types[0]} word types" if n_types is not None and len(set(n_types)) == 1 else ""

@@ -149,14 +149,20 @@ def _check_unsupported(n_process: int, resume: bool, max_docs: Optional[int]) ->
         raise CtxvecError(
             Errors.E505.format(
                 option="--resume",
-                reason="Ray reruns failed shards itself; rerun the build if the driver dies, or use the local engine's checkpoints",
+                reason=(
+                    "Ray reruns failed shards itself; rerun the build if the driver dies, "
+                    "or use the local engine's checkpoints"
+                ),
             )
         )
     if max_docs is not None:
         raise CtxvecError(
             Errors.E505.format(
                 option="--max-docs",
-                reason="Ray reads files in parallel, so 'the first N documents' is not defined; cut the corpus files instead",
+                reason=(
+                    "Ray reads files in parallel, so 'the first N documents' is not defined; "
+                    "cut the corpus files instead"
+                ),
             )
         )
 

@@ -15,7 +15,7 @@ sense or not, so the all-lemma mean mixes the two.)
 """
 
 from dataclasses import dataclass, field
-from typing import Any, Dict, List, Optional, Sequence
+from typing import Any, Dict, List, Optional, Sequence, Union
 
 import numpy as np
 from sklearn.metrics import adjusted_rand_score
@@ -25,11 +25,15 @@ ONE_SENSE = "one_sense"
 ONE_PER_SENTENCE = "one_per_sentence"
 
 
-def _codes(labels: Sequence) -> np.ndarray:
+# One lemma's labels, one per sentence: a list or a numpy array.
+Labels = Union[Sequence[Any], np.ndarray]
+
+
+def _codes(labels: Labels) -> np.ndarray:
     return np.unique(np.asarray(list(labels), dtype=object).astype(str), return_inverse=True)[1]
 
 
-def pair_counts(gold: Sequence, predicted: Sequence) -> np.ndarray:
+def pair_counts(gold: Labels, predicted: Labels) -> np.ndarray:
     """(same in both, same only in ``predicted``, same only in ``gold``) over the
     unordered pairs of one lemma's sentences, int64."""
     gold_codes, predicted_codes = _codes(gold), _codes(predicted)
@@ -68,7 +72,7 @@ class ClusteringScores:
         return dict(self.__dict__)
 
 
-def clustering_scores(gold: Sequence[Sequence], predicted: Sequence[Sequence]) -> ClusteringScores:
+def clustering_scores(gold: Sequence[Labels], predicted: Sequence[Labels]) -> ClusteringScores:
     """Scores of ``predicted`` label lists against ``gold`` label lists (one list per
     lemma, one label per sentence; labels are compared for equality only)."""
     if len(gold) != len(predicted):
@@ -99,7 +103,7 @@ def clustering_scores(gold: Sequence[Sequence], predicted: Sequence[Sequence]) -
     )
 
 
-def baseline_labels(gold: Sequence[Sequence]) -> Dict[str, List[np.ndarray]]:
+def baseline_labels(gold: Sequence[Labels]) -> Dict[str, List[np.ndarray]]:
     """The two baselines' labels: one sense per lemma, one cluster per sentence."""
     return {
         ONE_SENSE: [np.zeros(len(g), dtype=np.int64) for g in gold],

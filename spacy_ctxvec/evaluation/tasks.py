@@ -119,7 +119,7 @@ def evaluate_scws(
     ``details``, and on the subset whose two words are the same."""
     first = target_vectors(nlp, pairs.words1, pairs.index1, batch_size)
     second = target_vectors(nlp, pairs.words2, pairs.index2, batch_size)
-    if first.pipeline is None:
+    if first.pipeline is None or second.pipeline is None:
         raise CtxvecError(
             Errors.E307.format(
                 pipe_names=nlp.pipe_names,
@@ -294,7 +294,7 @@ def sense_targets(
         vector = token._.context_vec
         if vector is None:
             continue
-        if vectors is None:
+        if vectors is None or contexts is None:
             vectors = np.zeros((n, len(vector)), dtype=np.float32)
             contexts = np.zeros((n, len(vector)), dtype=np.float32)
         vectors[k] = vector
@@ -348,7 +348,6 @@ def induced_labels(
     weight = float(settings.get("context_weight", CONTEXT_WEIGHT))
     if contexts is not None and weight > 0 and context_space is None:
         context_space = fit_sense_space(contexts[used], n_directions=n_directions)
-    with_contexts = contexts is not None and weight > 0
     induction = SenseInductionSettings.from_record(
         {name: settings[name] for name in _INDUCTION_SETTINGS if name in settings}
     )
@@ -359,7 +358,7 @@ def induced_labels(
         units = to_sense_space(vectors[list(rows)], space)
         features = (
             sense_features(units, to_sense_space(contexts[list(rows)], context_space), weight)
-            if with_contexts
+            if contexts is not None and weight > 0
             else None
         )
         split = None if split_decisions is None else split_decisions[i]

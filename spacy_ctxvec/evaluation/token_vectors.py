@@ -148,8 +148,9 @@ def target_vectors(
                     sense_vectors = np.zeros((n, sense_array.shape[1]), dtype=np.float32)
                 has_sense[k] = sense_records["sense"][index] >= 0
                 sense_vectors[k] = sense_array[index] if has_sense[k] else 0.0
-        moments.add(np.concatenate(batch_rows))
-    if views is None:
+        if moments is not None and batch_rows:
+            moments.add(np.concatenate(batch_rows))
+    if views is None or moments is None:
         raise CtxvecError(Errors.E305.format(path="(no sentences)"))
     n_views = views.shape[1]
     names = [f"layer_{i}" for i in range(n_views)] if n_views > 1 else ["layer_last"]

@@ -154,7 +154,7 @@ class Lexicon(KeyedRows):
     @classmethod
     def from_occurrences(
         cls,
-        keys: Sequence[str],
+        keys: Union[Sequence[str], np.ndarray],
         vectors: np.ndarray,
         *,
         raw_scale_bits: int = DEFAULT_RAW_SCALE_BITS,
