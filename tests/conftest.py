@@ -168,6 +168,27 @@ TINY_SENTENCES = [
     "we want to buy an apple",
 ]
 
+FASTTEXT_SENTENCES = [
+    ["the", "apple", "pie", "was", "tasty"],
+    ["the", "river", "bank", "was", "muddy"],
+    ["apples", "and", "pies"],
+] * 30
+
+
+@pytest.fixture(scope="session")
+def fasttext_bin(tmp_path_factory) -> Path:
+    """A tiny fastText model (subwords of 2-4 characters) saved in Facebook's .bin format."""
+    from gensim.models import FastText
+    from gensim.models.fasttext import save_facebook_model
+
+    model = FastText(vector_size=6, min_count=1, min_n=2, max_n=4, bucket=200, seed=1, workers=1, epochs=2)
+    model.build_vocab(FASTTEXT_SENTENCES)
+    model.train(FASTTEXT_SENTENCES, total_examples=len(FASTTEXT_SENTENCES), epochs=2)
+    path = tmp_path_factory.mktemp("fasttext") / "tiny.bin"
+    save_facebook_model(model, str(path))
+    return path
+
+
 TRAIN_CORPUS_LINES = [
     "The bank of the river was muddy.",
     "I took money out of the Bank!",

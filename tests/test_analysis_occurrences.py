@@ -5,8 +5,13 @@ import pytest
 
 from spacy_ctxvec.analysis.occurrences import collect_occurrences, layer_curves, lexicons_by_layer
 
-from .test_evaluation_tasks import sense_nlp  # noqa: F401  (fixture)
+from .test_evaluation_tasks import build_sense_nlp
 from .test_lexicon_statistics import random_occurrences
+
+
+@pytest.fixture(scope="module")
+def sense_nlp(tiny_bert_dir):
+    return build_sense_nlp(tiny_bert_dir)
 
 
 def test_layer_curves_from_stacked_layers():

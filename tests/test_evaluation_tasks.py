@@ -221,15 +221,14 @@ SENSE_CORPUS = [
 ]
 
 
-@pytest.fixture(scope="module")
-def sense_nlp(tiny_bert_dir):
+def build_sense_nlp(model_dir):
     """Tiny transformer + ctxvec_static (its input embeddings) + ctxvec_context +
     ctxvec_polysemy with senses induced from a small corpus; split_threshold 0 so that
     sampled types with >= 3 rows split."""
     from .conftest import transformer_config
 
     nlp = spacy.blank("en")
-    nlp.add_pipe("transformer", config=transformer_config(str(tiny_bert_dir), window=8, stride=6))
+    nlp.add_pipe("transformer", config=transformer_config(str(model_dir), window=8, stride=6))
     nlp.add_pipe("ctxvec_static")
     nlp.add_pipe("ctxvec_context")
     component = nlp.add_pipe(
@@ -239,6 +238,11 @@ def sense_nlp(tiny_bert_dir):
     component.initialize(nlp=nlp, corpus=lambda vocab: iter(SENSE_CORPUS), sample_size=16)
     assert component.senses is not None and component.senses.n_senses("bank") >= 2
     return nlp
+
+
+@pytest.fixture(scope="module")
+def sense_nlp(tiny_bert_dir):
+    return build_sense_nlp(tiny_bert_dir)
 
 
 def test_evaluate_senses_assigned_are_the_tokens_senses(sense_nlp, tmp_path):

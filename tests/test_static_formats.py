@@ -5,19 +5,17 @@ from pathlib import Path
 
 import numpy as np
 import pytest
-from gensim.models import FastText, KeyedVectors, Word2Vec
-from gensim.models.fasttext import load_facebook_vectors, save_facebook_model
+from gensim.models import KeyedVectors, Word2Vec
+from gensim.models.fasttext import load_facebook_vectors
 
 from spacy_ctxvec import CtxvecError, StaticVectorTable, load_static_vectors
 from spacy_ctxvec.attributes import STATIC_KEY_NAMES
 from spacy_ctxvec.static.formats import check_fasttext_header, detect_format
 
+from .conftest import FASTTEXT_SENTENCES
+
 WORDS = ["apple", "Bank", "river", "colour", "naïve", "東京"]
-SENTENCES = [
-    ["the", "apple", "pie", "was", "tasty"],
-    ["the", "river", "bank", "was", "muddy"],
-    ["apples", "and", "pies"],
-] * 30
+SENTENCES = FASTTEXT_SENTENCES
 
 
 @pytest.fixture
@@ -26,16 +24,6 @@ def keyed_vectors() -> KeyedVectors:
     kv = KeyedVectors(vector_size=5)
     kv.add_vectors(WORDS, rng.normal(size=(len(WORDS), 5)).astype(np.float32))
     return kv
-
-
-@pytest.fixture(scope="module")
-def fasttext_bin(tmp_path_factory):
-    model = FastText(vector_size=6, min_count=1, min_n=2, max_n=4, bucket=200, seed=1, workers=1, epochs=2)
-    model.build_vocab(SENTENCES)
-    model.train(SENTENCES, total_examples=len(SENTENCES), epochs=2)
-    path = tmp_path_factory.mktemp("fasttext") / "tiny.bin"
-    save_facebook_model(model, str(path))
-    return path
 
 
 def assert_same_table(table: StaticVectorTable, kv: KeyedVectors) -> None:

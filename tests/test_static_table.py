@@ -8,8 +8,6 @@ import srsly
 from spacy_ctxvec import CtxvecError, StaticVectorTable, load_static_vectors
 from spacy_ctxvec.attributes import STATIC_KEY_NAMES
 
-from .test_static_formats import fasttext_bin  # noqa: F401 (fixture)
-
 
 # Lookup
 def plain_table() -> StaticVectorTable:
