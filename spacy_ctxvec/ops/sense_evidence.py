@@ -224,15 +224,15 @@ def margin_scale(rows: np.ndarray, centroids: np.ndarray) -> float:
 
 def sense_scores(rows: np.ndarray, centroids: np.ndarray, scale: float) -> np.ndarray:
     """Confidence (n,) in [0, 1] that each row belongs to its nearest sense rather than
-    the runner-up: margin / (margin + ``scale``), with ``scale`` the word's
+    the runner-up: 1 - 2 ** (-margin / ``scale``), with ``scale`` the word's
     ``margin_scale``. 0.0: on the boundary between two senses; 0.5: as clear as the
-    median sampled occurrence of the word; towards 1: much clearer. 1.0 for every row of
+    median sampled occurrence of the word; 0.75: twice that margin. 1.0 for every row of
     a word with one sense (nothing to confuse it with); 0.0 for an unusable (zero) row
     of a word with several."""
     rows = np.atleast_2d(np.asarray(rows, dtype=np.float64))
     if len(np.atleast_2d(centroids)) <= 1:
         return np.ones(len(rows))
     margins = sense_margins(rows, centroids)[1]
-    scores = margins / (margins + max(float(scale), 1e-3))
+    scores = 1.0 - np.exp2(-margins / max(float(scale), 1e-3))
     scores[~usable_rows(rows)] = 0.0
     return np.clip(scores, 0.0, 1.0)

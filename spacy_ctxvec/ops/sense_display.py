@@ -1,0 +1,48 @@
+"""Senses seen the spaCy way (issue 21): the dict ``spacy.displacy.render(data,
+style="span", manual=True)`` draws, from a text's tokens and its tokens' senses. Pure
+Python (no spaCy import): the component or the ``senses --html`` command passes plain values.
+"""
+
+from typing import Any, Dict, List, Optional, Sequence, Tuple
+
+SenseSpan = Tuple[int, int, str, Optional[float]]  # (start token, end token exclusive, label, score)
+
+
+def sense_span_label(word: str, sense: int, label: str) -> str:
+    """The text shown on a span: "bank 1: river, water"; no label: "bank 1"."""
+    return f"{word} {sense}" + (f": {label}" if label else "")
+
+
+def displacy_sense_data(
+    words: Sequence[str],
+    spaces: Sequence[bool],
+    spans: Sequence[SenseSpan],
+    *,
+    title: Optional[str] = None,
+) -> Dict[str, Any]:
+    """displaCy "span" data (manual=True) for tokens ``words`` (followed by a space where
+    ``spaces``) and ``spans`` (start token, end token exclusive, label, score in [0, 1] or
+    None): the text rebuilt from the tokens, one span per entry labelled with its label
+    and score (two decimals). Spans outside the tokens or empty are left out."""
+    starts: List[int] = []
+    position = 0
+    for word, space in zip(words, spaces):
+        starts.append(position)
+        position += len(word) + (1 if space else 0)
+    text = "".join(word + (" " if space else "") for word, space in zip(words, spaces))
+    shown = []
+    for start, end, label, score in spans:
+        if not 0 <= start < end <= len(starts):
+            continue
+        shown.append(
+            {
+                "start": starts[start],
+                "end": starts[end - 1] + len(words[end - 1]),
+                "start_token": int(start),
+                "end_token": int(end),
+                "label": label if score is None else f"{label} ({score:.2f})",
+                "kb_id": "",
+                "kb_url": "#",
+            }
+        )
+    return {"text": text, "spans": shown, "title": title, "tokens": list(words), "settings": {}}

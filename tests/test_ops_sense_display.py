@@ -1,0 +1,28 @@
+"""Senses drawn by displaCy (ops.sense_display): the manual "span" data renders."""
+
+import spacy
+from spacy import displacy
+
+from spacy_ctxvec.ops.sense_display import displacy_sense_data, sense_span_label
+
+
+def test_sense_spans_render_with_their_labels_and_scores():
+    doc = spacy.blank("en")("We sat on the bank of the river.")
+    label = sense_span_label("bank", 0, "river, water, side")
+    data = displacy_sense_data(
+        [t.text for t in doc], [bool(t.whitespace_) for t in doc], [(4, 5, label, 0.8234), (7, 8, "river 0", None)]
+    )
+    assert data["text"] == doc.text
+    assert [(s["start"], s["end"]) for s in data["spans"]] == [
+        (doc[4].idx, doc[4].idx + 4),
+        (doc[7].idx, doc[7].idx + 5),
+    ]
+    html = displacy.render(data, style="span", manual=True)
+    assert "bank 0: river, water, side (0.82)" in html and "river 0" in html and "river 0 (" not in html
+
+
+def test_spans_outside_the_tokens_are_left_out_and_labels_read_well():
+    data = displacy_sense_data(["a", "b"], [True, False], [(1, 3, "x", 0.5), (1, 1, "y", 0.5), (0, 1, "z", 1.0)])
+    assert [s["label"] for s in data["spans"]] == ["z (1.00)"]
+    assert sense_span_label("play", 2, "") == "play 2"
+    assert sense_span_label("play", 1, "stage, actors") == "play 1: stage, actors"
