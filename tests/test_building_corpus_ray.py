@@ -1,0 +1,52 @@
+"""Issue 23 through the Ray engine: the corpus rules of building/corpus.py hold there too
+(upper-case suffixes read, invisible-only documents never count, no token with a
+vector is E741, never an empty lexicon reported as a success)."""
+
+import os
+from pathlib import Path
+
+import pytest
+from spacy.tokens import DocBin
+
+from spacy_ctxvec.building.local import build_lexicon_local
+from spacy_ctxvec.building.ray_engine import build_lexicon_ray
+from spacy_ctxvec.errors import CtxvecError
+from spacy_ctxvec.pipelines import load_pipeline
+
+pytestmark = pytest.mark.slow
+
+
+@pytest.fixture(scope="module")
+def ray_cluster(ray):
+    os.environ["RAY_AUTH_MODE"] = "disabled"
+    ray.init(num_cpus=2, include_dashboard=False)
+    yield ray
+    ray.shutdown()
+
+
+def write_mixed_case_corpus(directory: Path, nlp) -> Path:
+    directory.mkdir()
+    (directory / "a.txt").write_text("the river bank\n\u200b\u200b\n", encoding="utf8")
+    (directory / "B.TXT").write_text("money in the bank\n", encoding="utf8")
+    (directory / "C.JSONL").write_text('{"text": "a loan"}\n{"words": [" ", "\\u200b"]}\n', encoding="utf8")
+    (directory / "d.Spacy").write_bytes(DocBin(docs=[nlp("we sat on the bank")]).to_bytes())
+    return directory
+
+
+def test_ray_reads_upper_case_suffixes_like_the_local_engine(ray_cluster, tiny_pipeline_dir, tmp_path):
+    nlp = load_pipeline(tiny_pipeline_dir)
+    corpus = write_mixed_case_corpus(tmp_path / "corpus", nlp)
+    local = build_lexicon_local(nlp, corpus, progress=False)
+    ray = build_lexicon_ray(nlp, corpus, num_workers=2, progress=False)
+    assert local.n_docs == ray.n_docs == 4
+    assert ray.lexicon.keys == local.lexicon.keys and ray.n_tokens == local.n_tokens > 0
+
+
+def test_ray_refuses_corpora_without_tokens(ray_cluster, tiny_pipeline_dir, tmp_path):
+    nlp = load_pipeline(tiny_pipeline_dir)
+    (tmp_path / "zw.TXT").write_text("\u200b\u200b\n \u200b\n", encoding="utf8")
+    with pytest.raises(CtxvecError, match=r"E211|E740"):
+        build_lexicon_ray(nlp, tmp_path / "zw.TXT", num_workers=2, progress=False)
+    (tmp_path / "marks.txt").write_text("\u0301\u0302 \u0301\n", encoding="utf8")
+    with pytest.raises(CtxvecError, match=r"E741.*marks\.txt': 1 documents"):
+        build_lexicon_ray(nlp, tmp_path / "marks.txt", num_workers=2, progress=False)
