@@ -528,6 +528,11 @@ class Errors(metaclass=_ErrorsWithCodes):
         "corpus, was seen fewer than min_count={min_count} times, or has no sampled "
         "occurrences. {n_types} words have senses."
     )
+    # Senses decided by the corpus (E610-E629, issue 21)
+    E610 = (
+        "Sense evidence setting {setting} must be {requirement}, got {value!r}. See "
+        "spacy_ctxvec.ops.sense_evidence for what each setting does and its default."
+    )
 
     # Sense evaluation (E630-E649)
     E630 = (

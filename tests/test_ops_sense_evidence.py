@@ -4,9 +4,11 @@ import numpy as np
 import pytest
 from sklearn.metrics import adjusted_rand_score
 
+from spacy_ctxvec.errors import CtxvecError
 from spacy_ctxvec.ops.sense_evidence import (
     MAX_PRIOR_SHIFT,
     SPLIT_Z,
+    check_evidence_settings,
     corpus_evidence,
     margin_scale,
     probe_prior_shift,
@@ -120,3 +122,15 @@ def test_sense_scores_lie_in_0_1_and_say_how_clearly_a_row_is_in_its_sense():
     assert ((scores >= 0) & (scores <= 1)).all()
     assert scores[0] > scores[1] > scores[2] == 0.0 and scores[3] == 0.0
     assert (sense_scores(rows, centroids[:1], scale) == 1.0).all()
+
+
+@pytest.mark.parametrize(
+    "setting, value",
+    [("split_z", float("nan")), ("max_senses", 0), ("min_support", True), ("n_components", 0), ("n_null", 2)],
+)
+def test_a_setting_out_of_range_is_e610_naming_it(setting, value):
+    settings = dict(split_z=SPLIT_Z, max_senses=7, min_support=3)
+    settings[setting] = value
+    with pytest.raises(CtxvecError, match=f"E610.*{setting}"):
+        check_evidence_settings(**settings)
+    check_evidence_settings(split_z=SPLIT_Z, max_senses=7, min_support=3)

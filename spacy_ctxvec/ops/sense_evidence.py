@@ -34,6 +34,8 @@ from typing import List, Optional, Tuple
 
 import numpy as np
 
+from ..errors import CtxvecError, Errors
+
 # Tuned on the md5-even pseudo-words of benchmarks/quality (SENSE_EVIDENCE.md).
 SPLIT_Z = -1.5  # corpus_polysemy above which a word splits: keeps >= 95% of one-use pseudo-words whole at n <= 20
 N_COMPONENTS = 8  # principal directions the split is judged in
@@ -62,6 +64,28 @@ class SenseEvidence:
     @property
     def split(self) -> bool:
         return self.n_senses > 1
+
+
+def check_evidence_settings(
+    *, split_z: float, max_senses: int, min_support: int, n_components: int = N_COMPONENTS, n_null: int = N_NULL
+) -> None:
+    """E610 for a setting out of range."""
+
+    def number(value: object) -> bool:
+        return isinstance(value, (int, float)) and not isinstance(value, bool) and bool(np.isfinite(value))
+
+    def whole(value: object, low: int) -> bool:
+        return isinstance(value, int) and not isinstance(value, bool) and value >= low
+
+    for name, value, ok, requirement in (
+        ("split_z", split_z, number(split_z), "a finite number (null standard deviations)"),
+        ("max_senses", max_senses, whole(max_senses, 1), "an integer >= 1"),
+        ("min_support", min_support, whole(min_support, 1), "an integer >= 1 (occurrences per sense)"),
+        ("n_components", n_components, whole(n_components, 1), "an integer >= 1"),
+        ("n_null", n_null, whole(n_null, 8), "an integer >= 8 (null data sets per test)"),
+    ):
+        if not ok:
+            raise CtxvecError(Errors.E610.format(setting=name, requirement=requirement, value=value))
 
 
 def usable_rows(rows: np.ndarray) -> np.ndarray:
