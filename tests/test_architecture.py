@@ -24,6 +24,7 @@ LAYERS = {
     "components": 4,
     "pipelines": 5,
     "quantize": 5,
+    "saved_pipeline": 5,
     "evaluation": 6,
     "analysis": 6,
     "cli": 7,

@@ -292,7 +292,7 @@ def test_output_dot_is_a_coded_error_not_a_traceback(tiny_pipeline_dir, corpus, 
 
 
 def test_senses_are_induced_by_default_and_not_with_no_senses(tiny_pipeline_dir, corpus, tmp_path):
-    from spacy_ctxvec.components.polysemy import load_senses
+    from spacy_ctxvec.saved_pipeline import load_senses
 
     result = invoke("build-lexicon", tiny_pipeline_dir, corpus, tmp_path / "out", "--min-count", "2", "--no-progress")
     assert result.exit_code == 0, result.output
@@ -350,7 +350,7 @@ def test_sample_contexts_are_kept_by_default_and_not_computed_with_no_sample_con
 
 @pytest.mark.slow
 def test_minilm_build_uses_the_shipped_probe_and_warns_on_a_small_corpus(minilm_dir, tmp_path):
-    from spacy_ctxvec.components.polysemy import load_probe, load_senses
+    from spacy_ctxvec.saved_pipeline import load_probe, load_senses
 
     from .conftest import CONFIGS
 

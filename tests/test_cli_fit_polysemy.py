@@ -8,10 +8,10 @@ import spacy
 from typer.testing import CliRunner
 
 from spacy_ctxvec.cli import app
-from spacy_ctxvec.components.polysemy import load_lexicon, load_pipeline_inputs, load_probe
 from spacy_ctxvec.evaluation.readers import read_sense_counts
 from spacy_ctxvec.evaluation.tasks import evaluate_polysemy
 from spacy_ctxvec.lexicon.polysemy_probe import FITTED_ALL, FITTED_HALF, in_fitted_half
+from spacy_ctxvec.saved_pipeline import load_lexicon, load_pipeline_inputs, load_probe
 
 runner = CliRunner()
 WORDS = [
@@ -148,7 +148,7 @@ def test_too_few_words_with_counts_is_a_coded_error(lexicon_pipeline, tmp_path):
 
 
 def test_senses_are_induced_again_so_that_the_probe_decides_the_splits(tiny_pipeline_dir, sense_counts, tmp_path):
-    from spacy_ctxvec.components.polysemy import load_senses
+    from spacy_ctxvec.saved_pipeline import load_senses
 
     rng = np.random.default_rng(1)
     corpus = tmp_path / "corpus.txt"

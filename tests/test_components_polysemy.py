@@ -5,10 +5,11 @@ from spacy.tokens import Doc
 
 from spacy_ctxvec.building.corpus import configure_lexicon_corpus
 from spacy_ctxvec.building.shard import partial_lexicon
-from spacy_ctxvec.components.polysemy import Polysemy, load_lexicon
+from spacy_ctxvec.components.polysemy import Polysemy
 from spacy_ctxvec.errors import CtxvecError
 from spacy_ctxvec.lexicon.statistics import Lexicon
 from spacy_ctxvec.ops.senses import SenseInductionSettings
+from spacy_ctxvec.saved_pipeline import load_lexicon
 
 SENSE_CORPUS = [
     # bank: money (8) and river (4)
@@ -155,11 +156,6 @@ def test_initialize_from_config_lexicon_path_and_from_corpus(tiny_bert_dir, tiny
     reloaded = spacy.load(tmp_path / "pipeline")
     assert reloaded.get_pipe("ctxvec_polysemy").lexicon == lexicon
     assert load_lexicon(tmp_path / "pipeline") == lexicon
-
-
-def test_load_lexicon_needs_a_lexicon(tmp_path):
-    with pytest.raises(CtxvecError, match="E225"):
-        load_lexicon(tmp_path)
 
 
 # Loading damaged or incomplete saved state (issue 12)
@@ -336,7 +332,7 @@ def test_initialize_from_a_sampled_corpus_induces_senses_and_tokens_get_them(sen
 def test_saved_pipeline_keeps_senses_and_a_deleted_senses_directory_is_an_error(sense_nlp, tmp_path):
     import shutil
 
-    from spacy_ctxvec.components.polysemy import load_senses
+    from spacy_ctxvec.saved_pipeline import load_senses
 
     inventory = sense_nlp.get_pipe("ctxvec_polysemy").senses
     sense_nlp.to_disk(tmp_path / "pipeline")
@@ -352,7 +348,12 @@ def test_saved_pipeline_keeps_senses_and_a_deleted_senses_directory_is_an_error(
     shutil.rmtree(tmp_path / "pipeline" / "ctxvec_polysemy" / "senses")
     with pytest.raises(CtxvecError, match=r"E249.*senses were saved.*missing"):
         spacy.load(tmp_path / "pipeline")
-    with pytest.raises(CtxvecError, match="E606"):
+    with pytest.raises(CtxvecError, match=r"E249.*senses were saved.*missing"):  # the reader refuses as spacy.load does
+        load_senses(tmp_path / "pipeline")
+    (tmp_path / "pipeline" / "ctxvec_polysemy" / "cfg.json").write_text(
+        '{"has_lexicon": true, "has_senses": false, "has_probe": false, "has_inputs": false}', encoding="utf8"
+    )
+    with pytest.raises(CtxvecError, match="E606"):  # saved without senses
         load_senses(tmp_path / "pipeline")
 
 
@@ -457,74 +458,6 @@ def test_initialize_samples_by_default_as_build_lexicon_does(tiny_bert_dir, tmp_
     component = nlp.get_pipe("ctxvec_polysemy")
     assert CLI_SAMPLE_SIZE == DEFAULT_SAMPLE_SIZE == component.lexicon.sample.k == 64
     assert component.senses is not None and "bank" in component.senses
-
-
-# The sense-induction settings in config (issue 20): one nested block, old flat keys folded in
-def test_induction_block_round_trips_through_the_config_and_a_saved_pipeline(tmp_path):
-    import warnings
-
-    nlp = spacy.blank("en")
-    nlp.add_pipe(
-        "ctxvec_polysemy", config={"min_count": 2, "induction": {"cut_distance": 0.3, "split_percentile": None}}
-    )
-    expected = SenseInductionSettings(cut_distance=0.3, split_percentile=None)
-    assert nlp.get_pipe("ctxvec_polysemy").induction == expected
-    block = nlp.config["components"]["ctxvec_polysemy"]["induction"]
-    assert block["@misc"] == "spacy-ctxvec.sense_induction.v1"
-    assert {name: value for name, value in block.items() if name != "@misc"} == expected.to_dict()
-    assert spacy.blank("en").add_pipe("ctxvec_polysemy").induction == SenseInductionSettings()
-    nlp.to_disk(tmp_path / "pipeline")
-    with warnings.catch_warnings():
-        warnings.simplefilter("error")  # a pipeline saved with the block loads without W010
-        reloaded = spacy.load(tmp_path / "pipeline")
-    assert reloaded.get_pipe("ctxvec_polysemy").induction == expected
-    assert reloaded.config["components"]["ctxvec_polysemy"]["induction"] == block
-
-
-OLD_FLAT_SETTINGS = {  # [components.ctxvec_polysemy] as spaCy filled it before the [induction] block
-    "split_threshold": None,
-    "cut_distance": 0.3,
-    "max_senses": 5,
-    "min_tokens": 4,
-    "min_share": 0.1,
-    "n_directions": 3,
-    "context_weight": 1.0,
-    "split_by_probe": False,
-}
-
-
-@pytest.mark.parametrize("split_percentile", [82.0, None])
-def test_a_pipeline_saved_with_the_old_flat_keys_loads_with_w010(tmp_path, split_percentile):
-    """The config.cfg of a pipeline saved before the [induction] block (written whole,
-    as spaCy fills it) loads with its settings and warning W010."""
-    from thinc.api import Config
-
-    component = Polysemy(min_count=2)
-    component.set_lexicon(Lexicon.from_occurrences(["bank", "bank"], np.ones((2, 4))))
-    nlp = spacy.blank("en")
-    nlp.add_pipe("ctxvec_polysemy", config={"min_count": 2})
-    nlp.get_pipe("ctxvec_polysemy").set_lexicon(component.lexicon)
-    nlp.to_disk(tmp_path / "pipeline")
-    config = Config().from_disk(tmp_path / "pipeline" / "config.cfg", interpolate=False)
-    block = config["components"]["ctxvec_polysemy"]
-    del block["induction"]
-    block.update(OLD_FLAT_SETTINGS, split_percentile=split_percentile)
-    config.to_disk(tmp_path / "pipeline" / "config.cfg")
-    written = (tmp_path / "pipeline" / "config.cfg").read_text(encoding="utf8")
-    assert "induction" not in written and "cut_distance = 0.3" in written
-    with pytest.warns(UserWarning, match=r"W010.*cut_distance.*ctxvec_polysemy\.induction"):
-        reloaded = spacy.load(tmp_path / "pipeline")
-    loaded = reloaded.get_pipe("ctxvec_polysemy")
-    assert loaded.induction == SenseInductionSettings(
-        cut_distance=0.3, max_senses=5, split_by_probe=False, split_percentile=split_percentile
-    )
-    assert loaded.lexicon == component.lexicon
-    # a hand-written partial flat config: an absent split_percentile keeps its default
-    with pytest.warns(UserWarning, match="W010"):
-        partial = spacy.blank("en").add_pipe("ctxvec_polysemy", config={"cut_distance": 0.3})
-    assert partial.induction == SenseInductionSettings(cut_distance=0.3)
-    with pytest.warns(UserWarning, match="W010"), pytest.raises(CtxvecError, match="E603.*max_senses"):
-        spacy.blank("en").add_pipe("ctxvec_polysemy", config={"max_senses": 1})
 
 
 def test_sense_key_width_and_setting_errors(sense_nlp):
@@ -676,7 +609,7 @@ def test_minilm_at_layer_5_gets_the_shipped_probe_in_initialize(minilm_dir, tmp_
 def test_type_inputs_are_the_transformers_input_embeddings_and_travel_with_the_lexicon(tiny_nlp, tmp_path):
     import shutil
 
-    from spacy_ctxvec.components.polysemy import type_input_embeddings
+    from spacy_ctxvec.components.model_inputs import type_input_embeddings
     from spacy_ctxvec.lexicon.polysemy_probe import fit_probe
     from spacy_ctxvec.static.sources import transformer_embedding_table
 
@@ -709,6 +642,19 @@ def test_type_inputs_are_the_transformers_input_embeddings_and_travel_with_the_l
     with pytest.raises(CtxvecError, match=r"E249.*input embeddings.*missing"):
         Polysemy(min_count=2).from_disk(other)
     shutil.copytree(tmp_path / "component" / "inputs", other / "inputs")
-    (other / "inputs" / "inputs.json").write_text('{"n_types": 1, "keys_digest": "x"}', encoding="utf8")
+    n_types = len(lexicon)
+    (other / "inputs" / "inputs.json").write_text(f'{{"n_types": {n_types}, "keys_digest": "x"}}', encoding="utf8")
     with pytest.raises(CtxvecError, match=r"E652.*other lexicon keys"):
         Polysemy(min_count=2).from_disk(other)
+    (other / "inputs" / "inputs.json").write_text('{"n_types": 1, "keys_digest": "x"}', encoding="utf8")
+    with pytest.raises(CtxvecError, match=r"E652.*declares 1 types, the array holds"):
+        Polysemy(min_count=2).from_disk(other)
+
+
+def test_senses_of_another_width_than_the_lexicon_are_e660(sense_nlp, tmp_path):
+    component = sense_nlp.get_pipe("ctxvec_polysemy")
+    component.to_disk(tmp_path / "component")
+    narrow = Lexicon.from_occurrences(["bank", "bank"], np.ones((2, 4)), meta={"key": "lower"})
+    narrow.to_disk(tmp_path / "component" / "lexicon")
+    with pytest.raises(CtxvecError, match=r"E660.*senses have width 32 and the lexicon 4"):
+        Polysemy(min_count=2).from_disk(tmp_path / "component")

@@ -7,9 +7,9 @@ from pathlib import Path
 import typer
 from wasabi import msg
 
-from ..components.polysemy import load_lexicon, load_senses
 from ..lexicon.export import export_sense_vectors, export_static_vectors
 from ..paths import check_output_file
+from ..saved_pipeline import load_lexicon, load_senses
 from ._app import app, exit_on_coded_error
 
 

@@ -150,8 +150,8 @@ def plot_polysemy_cli(
     """Polysemy score against WordNet sense count (log x), and the most and least
     polysemous words."""
     from ..analysis.plotting import polysemy_figure, save_figure
-    from ..components.polysemy import load_lexicon, load_pipeline_inputs, load_probe
     from ..lexicon.polysemy_probe import FITTED_HALF, type_polysemy_scores
+    from ..saved_pipeline import load_lexicon, load_pipeline_inputs, load_probe
 
     _at_least_one("--top", top_n)
     check_output_file(output, "figure", [sense_counts, source])

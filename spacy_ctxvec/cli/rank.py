@@ -8,10 +8,10 @@ import numpy as np
 import typer
 from wasabi import msg
 
-from ..components.polysemy import load_lexicon, load_pipeline_inputs, load_probe
 from ..errors import CtxvecError, Errors
 from ..lexicon.polysemy_probe import SCORE_CHOICES, PolysemyProbe, type_polysemy_scores
 from ..lexicon.statistics import Lexicon
+from ..saved_pipeline import load_lexicon, load_pipeline_inputs, load_probe
 from ._app import app, exit_on_coded_error
 
 FORMATS = ("table", "tsv", "json")

@@ -8,9 +8,9 @@ from typing import Any, Dict, List
 
 import typer
 
-from ..components.polysemy import load_senses
 from ..errors import CtxvecError, Errors
 from ..lexicon.sense_inventory import SenseInventory
+from ..saved_pipeline import load_senses
 from ._app import app, exit_on_coded_error
 
 FORMATS = ("table", "tsv", "json")

@@ -27,17 +27,15 @@ doc._.ctxvec_sense (SENSE_DTYPE records) and doc._.ctxvec_sense_vec, read by:
   (mean raw contextual vector of its sampled members), None where sense is None.
 """
 
-import hashlib
-import warnings
 from pathlib import Path
-from typing import Any, Callable, Dict, Iterable, Iterator, Optional, Sequence, Union
+from typing import Any, Callable, Dict, Iterable, Iterator, Optional, Sequence, Tuple, Union, cast
 
 import numpy as np
 import srsly
+from spacy import util
 from spacy.language import Language
 from spacy.strings import get_string_id
 from spacy.tokens import Doc
-from spacy.util import registry
 from thinc.api import Config
 
 from ..attributes import (
@@ -59,22 +57,33 @@ from ..building.shard import (
     partial_lexicon,
     polysemy_components,
 )
-from ..errors import CtxvecError, Errors, Warnings
+from ..errors import CtxvecError, Errors
 from ..lexicon.polysemy_probe import (
     SCORE_CHOICES,
     PolysemyProbe,
-    embedding_fingerprint,
     shipped_probes,
     type_polysemy_scores,
 )
 from ..lexicon.sense_inventory import SenseInventory, induce_inventory
 from ..lexicon.statistics import Lexicon
-from ..lexicon.storage import load_parts, parts_from_bytes, parts_to_bytes, save_parts
+from ..lexicon.type_inputs import TypeInputs
 from ..ops.cosine import cosine_shift
 from ..ops.senses import DEFAULT_SAMPLE_SIZE, SenseInductionSettings, window_context_means
 from ..types import CorpusItem
 from .base import DocAnnotator
-from .transformer import find_transformer
+from .induction_config import fold_legacy_settings
+from .model_inputs import pipeline_model_fingerprint, type_input_embeddings
+from .polysemy_state import (
+    CFG_FILE,
+    INPUTS_DIR,
+    LEXICON_DIR,
+    PARTS,
+    PROBE_DIR,
+    SENSES_DIR,
+    SavedParts,
+    parts_from_bytes,
+    read_saved_parts,
+)
 
 DEFAULT_POLYSEMY_CONFIG = """
 [ctxvec_polysemy]
@@ -87,41 +96,6 @@ senses = true
 @misc = "spacy-ctxvec.sense_induction.v1"
 """
 _DEFAULT_INDUCTION = SenseInductionSettings()
-_NULLABLE_SETTINGS = ("split_threshold", "split_percentile")
-LEXICON_DIR = "lexicon"
-SENSES_DIR = "senses"
-PROBE_DIR = "probe"
-INPUTS_DIR = "inputs"  # the lexicon types' input embeddings, for a probe that reads them
-# {"has_lexicon": bool, "has_senses": bool, "has_probe": bool}: a deleted lexicon, senses
-# or probe directory is an error, not an empty lexicon / no senses / no probe
-CFG_FILE = "cfg.json"
-
-
-@registry.misc("spacy-ctxvec.sense_induction.v1")
-def configure_sense_induction(
-    split_threshold: Optional[float] = _DEFAULT_INDUCTION.split_threshold,
-    split_percentile: Optional[float] = _DEFAULT_INDUCTION.split_percentile,
-    cut_distance: float = _DEFAULT_INDUCTION.cut_distance,
-    max_senses: int = _DEFAULT_INDUCTION.max_senses,
-    min_tokens: int = _DEFAULT_INDUCTION.min_tokens,
-    min_share: float = _DEFAULT_INDUCTION.min_share,
-    n_directions: int = _DEFAULT_INDUCTION.n_directions,
-    context_weight: float = _DEFAULT_INDUCTION.context_weight,
-    split_by_probe: bool = _DEFAULT_INDUCTION.split_by_probe,
-) -> SenseInductionSettings:
-    """[components.ctxvec_polysemy.induction]: the sense-induction settings (see
-    spacy_ctxvec.ops.senses.SenseInductionSettings; E603 for a value out of range)."""
-    return SenseInductionSettings(
-        split_threshold=split_threshold,
-        split_percentile=split_percentile,
-        cut_distance=cut_distance,
-        max_senses=max_senses,
-        min_tokens=min_tokens,
-        min_share=min_share,
-        n_directions=n_directions,
-        context_weight=context_weight,
-        split_by_probe=split_by_probe,
-    )
 
 
 @Language.factory(
@@ -175,23 +149,6 @@ def make_polysemy(
         senses=senses,
         induction=fold_legacy_settings(induction, legacy, name),
     )
-
-
-def fold_legacy_settings(
-    induction: SenseInductionSettings, legacy: Dict[str, Any], name: str = "ctxvec_polysemy"
-) -> SenseInductionSettings:
-    """``induction`` with the flat settings of an older config (W010) put in. None is
-    "not given", except that ``split_percentile = null`` keeps its meaning (the shipped
-    thresholds) in a config that gives every other flat setting but ``split_threshold``,
-    as every saved pipeline's does."""
-    given = {setting: value for setting, value in legacy.items() if value is not None}
-    whole = all(legacy.get(setting) is not None for setting in legacy if setting not in _NULLABLE_SETTINGS)
-    if whole and legacy.get("split_percentile") is None:
-        given["split_percentile"] = None
-    if not given:
-        return induction
-    warnings.warn(Warnings.W010.format(name=name, settings=", ".join(sorted(given))), stacklevel=3)
-    return induction.replace(**given)
 
 
 class Polysemy(DocAnnotator):
@@ -314,9 +271,7 @@ class Polysemy(DocAnnotator):
         self.senses = senses
         self._sense_table = None
         if senses is not None and len(senses):
-            hashes = np.array([get_string_id(k) for k in senses.keys], dtype=np.uint64)
-            order = np.argsort(hashes)
-            self._sense_table = {"hashes": hashes[order], "rows": order.astype(np.int64), "n_senses": senses.counts()}
+            self._sense_table = {**_key_table(senses.keys), "n_senses": senses.counts()}
 
     def build_senses(self) -> SenseInventory:
         """Induce senses from the lexicon's sample with this component's settings, use
@@ -336,13 +291,10 @@ class Polysemy(DocAnnotator):
         return senses
 
     def _lookup_table(self, lexicon: Lexicon) -> Dict[str, Any]:
-        hashes = np.array([get_string_id(k) for k in lexicon.keys], dtype=np.uint64)
-        order = np.argsort(hashes)
         scores, valid, source = type_polysemy_scores(lexicon, self.probe, self.min_count, self.score, self.type_inputs)
         return {
+            **_key_table(lexicon.keys),
             "source": source,
-            "hashes": hashes[order],
-            "rows": order,
             "scores": scores,
             "valid": valid,
             "counts": np.asarray(lexicon.counts),
@@ -366,17 +318,10 @@ class Polysemy(DocAnnotator):
         sense_vectors = np.zeros((len(doc), senses.width), dtype=np.float32)
         if len(doc) == 0:
             return records, sense_vectors
-        vectors, mask = doc._.get(CONTEXT_ARRAY), doc._.get(CONTEXT_MASK)
-        if vectors is None or mask is None:
-            raise CtxvecError(Errors.E218.format(pipe_names="(this Doc's pipeline)", name=self.name))
-        if vectors.shape[1] != senses.width:
-            raise CtxvecError(Errors.E604.format(senses_width=senses.width, pipeline_width=vectors.shape[1]))
-        ids = doc.to_array(KEY_ATTRS[self.key]).astype(np.uint64)
-        positions = np.minimum(np.searchsorted(table["hashes"], ids), len(table["hashes"]) - 1)
-        found = table["hashes"][positions] == ids
-        type_rows = np.where(found, table["rows"][positions], -1)
+        vectors, mask, found, rows = self._look_up(doc, table, senses.width, Errors.E604)
+        type_rows = np.where(found, rows, -1)
         records["n_senses"][found] = table["n_senses"][type_rows[found]]
-        type_rows[~np.asarray(mask, dtype=bool)] = -1
+        type_rows[~mask] = -1
         compared = (type_rows >= 0) & (records["n_senses"] > 1)  # only these tokens choose between senses
         contexts = (
             window_context_means(vectors, mask, senses.context_window)
@@ -389,20 +334,29 @@ class Polysemy(DocAnnotator):
         sense_vectors[rows >= 0] = senses.vectors[rows[rows >= 0]]
         return records, sense_vectors
 
+    def _look_up(
+        self, doc: Doc, table: Dict[str, Any], width: int, width_error: str
+    ) -> Tuple[np.ndarray, np.ndarray, np.ndarray, np.ndarray]:
+        """(contextual vectors, mask, found, rows): each token's type looked up in
+        ``table`` (``_key_table``) by this component's key; E218 without ctxvec_context's
+        vectors, ``width_error`` (E219 / E604) when their width is not ``width``."""
+        vectors, mask = doc._.get(CONTEXT_ARRAY), doc._.get(CONTEXT_MASK)
+        if vectors is None or mask is None:
+            raise CtxvecError(Errors.E218.format(pipe_names="(this Doc's pipeline)", name=self.name))
+        if vectors.shape[1] != width:
+            problem = width_error.format(lexicon_width=width, senses_width=width, pipeline_width=vectors.shape[1])
+            raise CtxvecError(problem)
+        ids = doc.to_array(KEY_ATTRS[self.key]).astype(np.uint64)
+        positions = np.minimum(np.searchsorted(table["hashes"], ids), len(table["hashes"]) - 1)
+        found = table["hashes"][positions] == ids
+        return vectors, np.asarray(mask, dtype=bool), found, table["rows"][positions]
+
     def _records(self, doc: Doc) -> np.ndarray:
         records = np.zeros(len(doc), dtype=POLYSEMY_DTYPE)
         table = self._table
         if table is None or len(doc) == 0:
             return records
-        vectors, mask = doc._.get(CONTEXT_ARRAY), doc._.get(CONTEXT_MASK)
-        if vectors is None or mask is None:
-            raise CtxvecError(Errors.E218.format(pipe_names="(this Doc's pipeline)", name=self.name))
-        if vectors.shape[1] != self.lexicon.width:  # type: ignore[union-attr]
-            raise CtxvecError(Errors.E219.format(lexicon_width=self.lexicon.width, pipeline_width=vectors.shape[1]))  # type: ignore[union-attr]
-        ids = doc.to_array(KEY_ATTRS[self.key]).astype(np.uint64)
-        positions = np.minimum(np.searchsorted(table["hashes"], ids), len(table["hashes"]) - 1)
-        found = table["hashes"][positions] == ids
-        rows = table["rows"][positions]
+        vectors, mask, found, rows = self._look_up(doc, table, table["unit_centroids"].shape[1], Errors.E219)
         records["count"][found] = table["counts"][rows[found]]
         scored = found & table["valid"][rows]
         records["score"][scored] = table["scores"][rows[scored]]
@@ -461,261 +415,68 @@ class Polysemy(DocAnnotator):
         if self.senses is not None and len(self.senses) and self.senses.width != pipeline_width:
             raise CtxvecError(Errors.E604.format(senses_width=self.senses.width, pipeline_width=pipeline_width))
 
-    # Serialisation: the lexicon and the senses as .npy + JSON on disk, msgpack in bytes.
-    def to_disk(self, path: Union[str, Path], *, exclude: Iterable[str] = tuple()) -> None:
-        path = Path(path)
-        path.mkdir(parents=True, exist_ok=True)
-        save_lexicon = self.lexicon is not None and "lexicon" not in exclude
-        save_senses = self.senses is not None and "senses" not in exclude
-        if save_lexicon:
-            self.lexicon.to_disk(path / LEXICON_DIR)
-        save_probe = self.probe is not None and "probe" not in exclude
-        if save_senses:
-            self.senses.to_disk(path / SENSES_DIR)  # type: ignore[union-attr]
-        save_inputs = self._saves_inputs(exclude)
-        if save_probe:
-            self.probe.to_disk(path / PROBE_DIR)  # type: ignore[union-attr]
-        if save_inputs:
-            save_type_inputs(path / INPUTS_DIR, self.type_inputs, self.lexicon.keys)  # type: ignore[arg-type, union-attr]
-        srsly.write_json(
-            path / CFG_FILE,
-            {
-                "has_lexicon": save_lexicon,
-                "has_senses": save_senses,
-                "has_probe": save_probe,
-                "has_inputs": save_inputs,
-            },
-        )
-
-    def _saves_inputs(self, exclude: Iterable[str]) -> bool:
-        """The types' input embeddings are saved with the lexicon for a saved probe that reads them."""
-        return (
-            self.type_inputs is not None
+    # Serialisation through spaCy's serializer dicts: each part saves itself (.npy + JSON
+    # on disk, msgpack in bytes), cfg.json records what was saved (polysemy_state).
+    def _saved_parts(self, exclude: Iterable[str]) -> Dict[str, Any]:
+        """The parts to save, by name (PARTS), but those in ``exclude``. The types' input
+        embeddings go with the lexicon for a saved probe that reads them, at its width."""
+        inputs = self.type_inputs
+        parts: Dict[str, Any] = {LEXICON_DIR: self.lexicon, SENSES_DIR: self.senses, PROBE_DIR: self.probe}
+        if (
+            inputs is not None
             and self.lexicon is not None
             and self.probe is not None
-            and bool(self.probe.input_width)
-            and "lexicon" not in exclude
-            and "probe" not in exclude
-        )
+            and inputs.shape == (len(self.lexicon), self.probe.input_width)
+        ):
+            parts[INPUTS_DIR] = TypeInputs.for_keys(inputs, self.lexicon.keys)
+        if LEXICON_DIR in exclude or PROBE_DIR in exclude:
+            parts.pop(INPUTS_DIR, None)
+        return {name: part for name, part in parts.items() if part is not None and name not in exclude}
+
+    def _cfg(self, saved: Dict[str, Any]) -> Dict[str, bool]:
+        return {f"has_{name}": name in saved for name in PARTS}
+
+    def to_disk(self, path: Union[str, Path], *, exclude: Iterable[str] = tuple()) -> None:
+        saved = self._saved_parts(exclude)
+        writers: Dict[str, Callable[[Path], None]] = {name: part.to_disk for name, part in saved.items()}
+        writers[CFG_FILE] = lambda cfg_path: srsly.write_json(cfg_path, self._cfg(saved))  # last: what was saved
+        Path(path).mkdir(parents=True, exist_ok=True)
+        util.to_disk(path, writers, exclude)
 
     def from_disk(self, path: Union[str, Path], *, exclude: Iterable[str] = tuple()) -> "Polysemy":
-        """Load the saved lexicon and senses; E249 if cfg.json says one was saved and it is gone."""
-        if "lexicon" in exclude:
+        """Load the saved parts; E249 if cfg.json says one was saved and it is gone,
+        E660 if they disagree. ``exclude`` "lexicon": load nothing (the senses and
+        input embeddings belong to it)."""
+        if LEXICON_DIR in exclude:
             return self
-        path = Path(path)
-        lexicon_dir, senses_dir, probe_dir = path / LEXICON_DIR, path / SENSES_DIR, path / PROBE_DIR
-        has_lexicon, has_senses, has_probe = lexicon_dir.exists(), senses_dir.exists(), probe_dir.exists()
-        has_inputs = (path / INPUTS_DIR).exists()
-        if (path / CFG_FILE).exists():  # older saves have no cfg.json
-            try:
-                cfg = srsly.read_json(path / CFG_FILE)
-            except ValueError:
-                cfg = None
-            if (
-                not isinstance(cfg, dict)
-                or not isinstance(cfg.get("has_lexicon"), bool)
-                or not isinstance(cfg.get("has_senses", False), bool)
-                or not isinstance(cfg.get("has_probe", False), bool)
-            ):
-                raise CtxvecError(Errors.E249.format(name=self.name, path=path, problem=f"{CFG_FILE} is damaged"))
-            has_lexicon, has_senses, has_probe = (
-                cfg["has_lexicon"],
-                cfg.get("has_senses", False),
-                cfg.get("has_probe", False),
-            )
-            has_inputs = cfg.get("has_inputs", False) is True
-            if has_lexicon and not lexicon_dir.is_dir():
-                raise CtxvecError(
-                    Errors.E249.format(
-                        name=self.name,
-                        path=path,
-                        problem=f"a lexicon was saved but the directory '{lexicon_dir}' is missing",
-                    )
-                )
-            if has_senses and not senses_dir.is_dir() and "senses" not in exclude:
-                raise CtxvecError(
-                    Errors.E249.format(
-                        name=self.name,
-                        path=path,
-                        problem=f"senses were saved but the directory '{senses_dir}' is missing",
-                    )
-                )
-            if has_inputs and not (path / INPUTS_DIR).is_dir():
-                raise CtxvecError(
-                    Errors.E249.format(
-                        name=self.name,
-                        path=path,
-                        problem=f"input embeddings were saved but the directory '{path / INPUTS_DIR}' is missing",
-                    )
-                )
-            if has_probe and not probe_dir.is_dir() and "probe" not in exclude:
-                raise CtxvecError(
-                    Errors.E249.format(
-                        name=self.name,
-                        path=path,
-                        problem=f"a polysemy probe was saved but the directory '{probe_dir}' is missing",
-                    )
-                )
-        if "probe" not in exclude:
-            self.probe = PolysemyProbe.from_disk(probe_dir) if has_probe else None
-        lexicon = Lexicon.from_disk(lexicon_dir) if has_lexicon else None
-        inputs = load_type_inputs(path / INPUTS_DIR, lexicon) if has_inputs and lexicon is not None else None
-        self.set_lexicon(lexicon, type_inputs=inputs)
-        if "senses" not in exclude:
-            self.set_senses(SenseInventory.from_disk(senses_dir) if has_senses else None)
-        return self
+        return self._use_parts(read_saved_parts(path, name=self.name, exclude=exclude), exclude)
 
     def to_bytes(self, *, exclude: Iterable[str] = tuple()) -> bytes:
-        save_lexicon = self.lexicon is not None and "lexicon" not in exclude
-        save_senses = self.senses is not None and "senses" not in exclude
-        return srsly.msgpack_dumps(
-            {
-                "lexicon": self.lexicon.to_bytes() if save_lexicon else None,  # type: ignore[union-attr]
-                "senses": self.senses.to_bytes() if save_senses else None,  # type: ignore[union-attr]
-                "probe": self.probe.to_bytes() if self.probe is not None and "probe" not in exclude else None,
-                "inputs": parts_to_bytes({"inputs": self.type_inputs}, {}) if self._saves_inputs(exclude) else None,
-            }
-        )
+        saved = self._saved_parts(exclude)
+        getters: Dict[str, Callable[[], Any]] = {name: part.to_bytes for name, part in saved.items()}
+        getters["cfg"] = lambda: self._cfg(saved)
+        return util.to_bytes(getters, exclude)
 
     def from_bytes(self, bytes_data: bytes, *, exclude: Iterable[str] = tuple()) -> "Polysemy":
-        if "lexicon" in exclude:
+        if LEXICON_DIR in exclude:
             return self
-        try:
-            data = srsly.msgpack_loads(bytes_data)
-            lexicon_bytes, senses_bytes, probe_bytes = data["lexicon"], data.get("senses"), data.get("probe")
-            inputs_bytes = data.get("inputs")
-        except Exception as err:  # msgpack or KeyError/TypeError: damaged bytes
-            raise CtxvecError(
-                Errors.E207.format(path="<bytes>", problem=f"damaged component bytes ({type(err).__name__})")
-            ) from None
-        if senses_bytes is not None and not isinstance(senses_bytes, bytes):
-            raise CtxvecError(
-                Errors.E601.format(path="<bytes>", problem="damaged component bytes (senses are not bytes)")
-            )
-        if probe_bytes is not None and not isinstance(probe_bytes, bytes):
-            raise CtxvecError(
-                Errors.E652.format(path="<bytes>", problem="damaged component bytes (the probe is not bytes)")
-            )
-        if "probe" not in exclude:
-            self.probe = None if probe_bytes is None else PolysemyProbe.from_bytes(probe_bytes)
-        lexicon = None if lexicon_bytes is None else Lexicon.from_bytes(lexicon_bytes)
-        inputs = None
-        if inputs_bytes is not None and lexicon is not None:
-            if not isinstance(inputs_bytes, bytes):
-                raise CtxvecError(
-                    Errors.E652.format(
-                        path="<bytes>", problem="damaged component bytes (the input embeddings are not bytes)"
-                    )
-                )
-            _, arrays = parts_from_bytes(inputs_bytes, ("inputs",), (), _inputs_error, what="input embeddings")
-            inputs = _checked_inputs(arrays["inputs"], lexicon, "<bytes>")
-        self.set_lexicon(lexicon, type_inputs=inputs)
-        if "senses" not in exclude:
-            self.set_senses(None if senses_bytes is None else SenseInventory.from_bytes(senses_bytes))
+        return self._use_parts(parts_from_bytes(bytes_data, exclude), exclude)
+
+    def _use_parts(self, parts: SavedParts, exclude: Iterable[str]) -> "Polysemy":
+        if PROBE_DIR not in exclude:
+            self.probe = parts.probe
+        lexicon, inputs = parts.lexicon, parts.inputs
+        self.set_lexicon(lexicon, type_inputs=inputs.vectors if inputs is not None and lexicon is not None else None)
+        if SENSES_DIR not in exclude:
+            self.set_senses(parts.senses)
         return self
 
 
-def type_input_embeddings(nlp: Language, keys: Sequence[str]) -> Optional[np.ndarray]:
-    """(n_keys, input width) float16: each key's input embedding in the transformer that
-    feeds ctxvec_context (its wordpiece row, else the mean of its wordpieces' rows);
-    None if there is no loaded transformer."""
-    from ..static.sources import transformer_embedding_table
-
-    try:
-        table = transformer_embedding_table(nlp, find_transformer(nlp, CONTEXT_COMPONENT))
-    except CtxvecError:
-        return None
-    vectors, _ = table.lookup_batch(list(keys))
-    return vectors.astype(np.float16)
-
-
-def _keys_digest(keys: Sequence[str]) -> str:
-    return hashlib.sha256("\n".join(keys).encode("utf8")).hexdigest()[:16]
-
-
-def _inputs_error(source: str, problem: str) -> CtxvecError:
-    return CtxvecError(Errors.E652.format(path=source, problem=f"input embeddings: {problem}"))
-
-
-def _checked_inputs(inputs: np.ndarray, lexicon: Lexicon, source: str) -> np.ndarray:
-    if inputs.ndim != 2 or len(inputs) != len(lexicon) or inputs.dtype.kind != "f" or not np.isfinite(inputs).all():
-        raise _inputs_error(
-            source, f"an array of shape {inputs.shape} ({inputs.dtype}) for {len(lexicon)} lexicon types"
-        )
-    return inputs
-
-
-def save_type_inputs(path: Path, inputs: np.ndarray, keys: Sequence[str]) -> None:
-    save_parts(path, {"inputs": inputs}, {"inputs.json": {"n_types": len(keys), "keys_digest": _keys_digest(keys)}})
-
-
-def load_type_inputs(path: Path, lexicon: Lexicon) -> np.ndarray:
-    """The input embeddings saved beside ``lexicon``; E652 if they belong to other keys."""
-    documents, arrays = load_parts(path, ("inputs",), ("inputs.json",), _inputs_error)
-    header = documents["inputs.json"]
-    if not isinstance(header, dict) or header.get("keys_digest") != _keys_digest(lexicon.keys):
-        raise _inputs_error(str(path), "they were saved for other lexicon keys")
-    return _checked_inputs(arrays["inputs"], lexicon, str(path))
-
-
-def load_pipeline_inputs(path: Union[str, Path], lexicon: Lexicon) -> Optional[np.ndarray]:
-    """The input embeddings a saved pipeline keeps beside ``lexicon``, or None."""
-    found = _saved_part(Path(path), "inputs.json", INPUTS_DIR)
-    return None if found is None else load_type_inputs(found, lexicon)
-
-
-def _saved_part(path: Path, header_file: str, subdirectory: str) -> Optional[Path]:
-    """``path`` itself if it holds ``header_file``, else the ``subdirectory`` of the
-    ctxvec_polysemy component of the saved pipeline at ``path`` that holds it."""
-    from spacy.util import load_config
-
-    if (path / header_file).exists():
-        return path
-    if (path / "config.cfg").exists():
-        components = load_config(path / "config.cfg", interpolate=False)["components"]
-        for name, block in components.items():
-            if block.get("factory") == "ctxvec_polysemy" and (path / name / subdirectory / header_file).exists():
-                return path / name / subdirectory
-    return None
-
-
-def load_lexicon(path: Union[str, Path]) -> Lexicon:
-    """A Lexicon from a lexicon directory, or from the ctxvec_polysemy component of a
-    saved pipeline directory (read from disk, without loading the model)."""
-    found = _saved_part(Path(path), "lexicon.json", LEXICON_DIR)
-    if found is None:
-        raise CtxvecError(Errors.E225.format(path=path))
-    return Lexicon.from_disk(found)
-
-
-def load_senses(path: Union[str, Path]) -> SenseInventory:
-    """A SenseInventory from a senses directory, or from the ctxvec_polysemy component
-    of a saved pipeline directory (read from disk, without loading the model); E606 if
-    there are none."""
-    found = _saved_part(Path(path), "senses.json", SENSES_DIR)
-    if found is None:
-        raise CtxvecError(Errors.E606.format(path=path))
-    return SenseInventory.from_disk(found)
-
-
-def pipeline_model_fingerprint(nlp: Language) -> Optional[str]:
-    """embedding_fingerprint of the input embeddings of the transformer that feeds
-    ctxvec_context; None if there is none or its model is not loaded."""
-    try:
-        pipe = nlp.get_pipe(find_transformer(nlp, CONTEXT_COMPONENT))
-    except CtxvecError:
-        return None
-    hf_model = getattr(pipe.model, "transformer", None)
-    if hf_model is None:
-        return None
-    return embedding_fingerprint(hf_model.get_input_embeddings().weight.detach().float().cpu().numpy())
-
-
-def load_probe(path: Union[str, Path]) -> Optional[PolysemyProbe]:
-    """The polysemy probe saved beside the lexicon of a saved pipeline (read from disk,
-    without loading the model), a probe directory itself, or None if there is none."""
-    found = _saved_part(Path(path), "probe.json", PROBE_DIR)
-    return None if found is None else PolysemyProbe.from_disk(found)
+def _key_table(keys: Sequence[str]) -> Dict[str, np.ndarray]:
+    """The string-store hashes of ``keys``, sorted, and each one's position in ``keys``."""
+    hashes = np.array([get_string_id(key) for key in keys], dtype=np.uint64)
+    order = np.argsort(hashes)
+    return {"hashes": hashes[order], "rows": order.astype(np.int64)}
 
 
 def ensure_polysemy_component(nlp: Language, key: str, min_count: int) -> Polysemy:
@@ -726,7 +487,7 @@ def ensure_polysemy_component(nlp: Language, key: str, min_count: int) -> Polyse
     if not names:
         after = CONTEXT_COMPONENT if CONTEXT_COMPONENT in nlp.pipe_names else None
         return nlp.add_pipe(POLYSEMY_FACTORY, after=after, config=config)  # type: ignore[return-value]
-    component = nlp.get_pipe(names[0])
+    component = cast(Polysemy, nlp.get_pipe(names[0]))
     if (component.key, component.min_count) != (key, min_count):
         return nlp.replace_pipe(names[0], POLYSEMY_FACTORY, config=config)  # type: ignore[return-value]
-    return component  # type: ignore[return-value]
+    return component

@@ -1,0 +1,59 @@
+"""[components.ctxvec_polysemy.induction] in config: the registered function that builds
+the sense-induction settings (spacy_ctxvec.ops.senses.SenseInductionSettings, in the
+manner of curated-transformers' config dataclasses), and the migration of the flat keys
+that pipelines saved before that block carry (W010)."""
+
+import warnings
+from typing import Any, Dict, Optional
+
+from spacy.util import registry
+
+from ..errors import Warnings
+from ..ops.senses import SenseInductionSettings
+
+_DEFAULT_INDUCTION = SenseInductionSettings()
+_NULLABLE_SETTINGS = ("split_threshold", "split_percentile")
+
+
+@registry.misc("spacy-ctxvec.sense_induction.v1")
+def configure_sense_induction(
+    split_threshold: Optional[float] = _DEFAULT_INDUCTION.split_threshold,
+    split_percentile: Optional[float] = _DEFAULT_INDUCTION.split_percentile,
+    cut_distance: float = _DEFAULT_INDUCTION.cut_distance,
+    max_senses: int = _DEFAULT_INDUCTION.max_senses,
+    min_tokens: int = _DEFAULT_INDUCTION.min_tokens,
+    min_share: float = _DEFAULT_INDUCTION.min_share,
+    n_directions: int = _DEFAULT_INDUCTION.n_directions,
+    context_weight: float = _DEFAULT_INDUCTION.context_weight,
+    split_by_probe: bool = _DEFAULT_INDUCTION.split_by_probe,
+) -> SenseInductionSettings:
+    """[components.ctxvec_polysemy.induction]: the sense-induction settings (see
+    spacy_ctxvec.ops.senses.SenseInductionSettings; E603 for a value out of range)."""
+    return SenseInductionSettings(
+        split_threshold=split_threshold,
+        split_percentile=split_percentile,
+        cut_distance=cut_distance,
+        max_senses=max_senses,
+        min_tokens=min_tokens,
+        min_share=min_share,
+        n_directions=n_directions,
+        context_weight=context_weight,
+        split_by_probe=split_by_probe,
+    )
+
+
+def fold_legacy_settings(
+    induction: SenseInductionSettings, legacy: Dict[str, Any], name: str = "ctxvec_polysemy"
+) -> SenseInductionSettings:
+    """``induction`` with the flat settings of an older config (W010) put in. None is
+    "not given", except that ``split_percentile = null`` keeps its meaning (the shipped
+    thresholds) in a config that gives every other flat setting but ``split_threshold``,
+    as every saved pipeline's does."""
+    given = {setting: value for setting, value in legacy.items() if value is not None}
+    whole = all(legacy.get(setting) is not None for setting in legacy if setting not in _NULLABLE_SETTINGS)
+    if whole and legacy.get("split_percentile") is None:
+        given["split_percentile"] = None
+    if not given:
+        return induction
+    warnings.warn(Warnings.W010.format(name=name, settings=", ".join(sorted(given))), stacklevel=3)
+    return induction.replace(**given)

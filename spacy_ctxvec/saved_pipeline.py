@@ -1,0 +1,102 @@
+"""Read the ctxvec_polysemy parts of a saved pipeline from disk, without loading its
+model: the lexicon, senses, polysemy probe and the types' input embeddings, for the
+commands that only need those (rank, word-senses, export-static, plot...).
+
+A saved pipeline's component is read by the reader behind ``Polysemy.from_disk``
+(components.polysemy_state.read_saved_parts), and every part its cfg.json lists must
+be there, so a command refuses (E249, E652, E660...) exactly where ``spacy.load``
+refuses for a missing or mismatched part, instead of falling back from the probe to
+self-similarity. Each reader also takes the part's own directory (e.g. ``lexicon/``)."""
+
+from pathlib import Path
+from typing import Collection, Optional, Tuple, Union
+
+import numpy as np
+from spacy.util import load_config
+
+from .attributes import POLYSEMY_FACTORY
+from .components.polysemy_state import (
+    INPUTS_DIR,
+    LEXICON_DIR,
+    PARTS,
+    PROBE_DIR,
+    SENSES_DIR,
+    SavedParts,
+    read_saved_parts,
+)
+from .errors import CtxvecError, Errors
+from .lexicon.polysemy_probe import PolysemyProbe
+from .lexicon.sense_inventory import SenseInventory
+from .lexicon.statistics import Lexicon
+from .lexicon.type_inputs import HEADER_FILE as INPUTS_HEADER
+from .lexicon.type_inputs import TypeInputs
+
+
+def polysemy_component_dir(path: Union[str, Path]) -> Optional[Tuple[Path, str]]:
+    """(directory, name) of the first ctxvec_polysemy component of the saved pipeline at
+    ``path`` that saved a directory; None if ``path`` is not such a pipeline."""
+    path = Path(path)
+    if not (path / "config.cfg").is_file():
+        return None
+    components = load_config(path / "config.cfg", interpolate=False).get("components", {})
+    for name, block in components.items():
+        if isinstance(block, dict) and block.get("factory") == POLYSEMY_FACTORY and (path / name).is_dir():
+            return path / name, name
+    return None
+
+
+def read_pipeline_parts(path: Union[str, Path], wanted: Collection[str]) -> Optional[SavedParts]:
+    """The ``wanted`` parts (of PARTS) of the saved pipeline at ``path``, None if it is
+    not a pipeline with a ctxvec_polysemy directory. Every part its cfg.json lists is
+    checked to be there (E249), as spacy.load does, and the parts read must match."""
+    found = polysemy_component_dir(path)
+    if found is None:
+        return None
+    directory, name = found
+    return read_saved_parts(directory, name=name, exclude=[p for p in PARTS if p not in wanted], check_all=True)
+
+
+def load_lexicon(path: Union[str, Path]) -> Lexicon:
+    """A Lexicon from a lexicon directory, or from the ctxvec_polysemy component of a
+    saved pipeline directory; E225 if there is none."""
+    path = Path(path)
+    if (path / "lexicon.json").exists():
+        return Lexicon.from_disk(path)
+    parts = read_pipeline_parts(path, (LEXICON_DIR,))
+    if parts is None or parts.lexicon is None:
+        raise CtxvecError(Errors.E225.format(path=path))
+    return parts.lexicon
+
+
+def load_senses(path: Union[str, Path]) -> SenseInventory:
+    """A SenseInventory from a senses directory, or from the ctxvec_polysemy component
+    of a saved pipeline directory (checked against its lexicon); E606 if there are none."""
+    path = Path(path)
+    if (path / "senses.json").exists():
+        return SenseInventory.from_disk(path)
+    parts = read_pipeline_parts(path, (SENSES_DIR, LEXICON_DIR))
+    if parts is None or parts.senses is None:
+        raise CtxvecError(Errors.E606.format(path=path))
+    return parts.senses
+
+
+def load_probe(path: Union[str, Path]) -> Optional[PolysemyProbe]:
+    """A polysemy probe from a probe directory, or the one saved beside the lexicon of a
+    saved pipeline (checked against the input embeddings saved for it); None if there is none."""
+    path = Path(path)
+    if (path / "probe.json").exists():
+        return PolysemyProbe.from_disk(path)
+    parts = read_pipeline_parts(path, (PROBE_DIR, INPUTS_DIR))
+    return None if parts is None else parts.probe
+
+
+def load_pipeline_inputs(path: Union[str, Path], lexicon: Lexicon) -> Optional[np.ndarray]:
+    """The input embeddings saved beside ``lexicon`` (an inputs directory, or a saved
+    pipeline's, checked against its probe), or None; E652 if they belong to other keys."""
+    path = Path(path)
+    if (path / INPUTS_HEADER).exists():
+        return TypeInputs.from_disk(path).check_lexicon(lexicon, str(path))
+    parts = read_pipeline_parts(path, (INPUTS_DIR, PROBE_DIR))
+    if parts is None or parts.inputs is None:
+        return None
+    return parts.inputs.check_lexicon(lexicon, str(path))

@@ -1,0 +1,25 @@
+"""spacy_ctxvec.components.model_inputs: the model fingerprint and the types' input
+embeddings the polysemy component reads from the transformer that feeds ctxvec_context."""
+
+import numpy as np
+import spacy
+
+from spacy_ctxvec.components.model_inputs import pipeline_model_fingerprint, type_input_embeddings
+from spacy_ctxvec.lexicon.polysemy_probe import embedding_fingerprint
+from spacy_ctxvec.static.sources import transformer_embedding_table
+
+
+def test_input_embeddings_are_the_transformers_rows_in_float16(tiny_nlp):
+    keys = ["bank", "river", "unaffordable"]  # the last one is several wordpieces: their mean
+    inputs = type_input_embeddings(tiny_nlp, keys)
+    expected, _ = transformer_embedding_table(tiny_nlp).lookup_batch(keys)
+    assert inputs.dtype == np.float16 and inputs.shape == (3, expected.shape[1])
+    np.testing.assert_allclose(inputs, expected, atol=1e-3)
+
+
+def test_the_fingerprint_is_the_input_embedding_tables_and_none_without_a_transformer(tiny_nlp):
+    pipe = tiny_nlp.get_pipe("transformer")
+    table = pipe.model.transformer.get_input_embeddings().weight.detach().float().cpu().numpy()
+    assert pipeline_model_fingerprint(tiny_nlp) == embedding_fingerprint(table)
+    blank = spacy.blank("en")
+    assert pipeline_model_fingerprint(blank) is None and type_input_embeddings(blank, ["bank"]) is None

@@ -1,0 +1,79 @@
+"""spacy_ctxvec.saved_pipeline: the lexicon, senses, probe and input embeddings of a
+saved pipeline read from disk without its model, refusing where spacy.load refuses
+(issue 23)."""
+
+import copy
+
+import numpy as np
+import pytest
+import spacy
+
+from spacy_ctxvec.errors import CtxvecError
+from spacy_ctxvec.saved_pipeline import load_lexicon
+
+from .test_components_polysemy_state import probe_reading_inputs
+
+
+def test_load_lexicon_needs_a_lexicon(tmp_path):
+    with pytest.raises(CtxvecError, match="E225"):
+        load_lexicon(tmp_path)
+
+
+@pytest.mark.parametrize("deleted", ["probe", "inputs", "lexicon"])
+def test_the_saved_pipeline_readers_refuse_where_spacy_load_does(tiny_nlp, tmp_path, deleted):
+    """rank, plot and fit-polysemy read a saved pipeline's lexicon and probe from disk:
+    with probe/ or inputs/ deleted, spacy.load is E249, and so are they (before: they
+    fell back to self-similarity and exited 0)."""
+    import shutil
+
+    from spacy_ctxvec.components.polysemy import ensure_polysemy_component
+    from spacy_ctxvec.saved_pipeline import load_pipeline_inputs, load_probe
+
+    nlp = copy.deepcopy(tiny_nlp)
+    saved = probe_reading_inputs(tiny_nlp)
+    component = ensure_polysemy_component(nlp, "lower", 2)
+    component.set_lexicon(saved.lexicon, type_inputs=saved.type_inputs)
+    component.set_probe(saved.probe)
+    nlp.to_disk(tmp_path / "pipeline")
+    pipeline = tmp_path / "pipeline"
+    assert load_lexicon(pipeline) == saved.lexicon and load_probe(pipeline).meta == saved.probe.meta
+    np.testing.assert_array_equal(load_pipeline_inputs(pipeline, saved.lexicon), saved.type_inputs)
+    shutil.rmtree(pipeline / "ctxvec_polysemy" / deleted)
+    with pytest.raises(CtxvecError, match=f"E249.*{deleted}' is missing"):
+        spacy.load(pipeline)
+    for read in (
+        lambda: load_lexicon(pipeline),
+        lambda: load_probe(pipeline),
+        lambda: load_pipeline_inputs(pipeline, saved.lexicon),
+    ):
+        with pytest.raises(CtxvecError, match=f"E249.*{deleted}' is missing"):
+            read()
+    from typer.testing import CliRunner
+
+    from spacy_ctxvec.cli import app
+
+    result = CliRunner().invoke(app, ["rank", str(pipeline), "--min-count", "2"])
+    assert result.exit_code != 0 and "E249" in result.output
+
+
+def test_the_readers_check_the_probe_against_its_saved_input_embeddings(tiny_nlp, tmp_path):
+    from spacy_ctxvec.components.polysemy import ensure_polysemy_component
+    from spacy_ctxvec.lexicon.type_inputs import TypeInputs
+    from spacy_ctxvec.saved_pipeline import load_pipeline_inputs, load_probe
+
+    nlp = copy.deepcopy(tiny_nlp)
+    saved = probe_reading_inputs(tiny_nlp)
+    component = ensure_polysemy_component(nlp, "lower", 2)
+    component.set_lexicon(saved.lexicon, type_inputs=saved.type_inputs)
+    component.set_probe(saved.probe)
+    nlp.to_disk(tmp_path / "pipeline")
+    inputs_dir = tmp_path / "pipeline" / "ctxvec_polysemy" / "inputs"
+    inputs = TypeInputs.from_disk(inputs_dir)
+    TypeInputs(np.hstack([inputs.vectors, inputs.vectors[:, :1]]), inputs.digest).to_disk(inputs_dir)
+    for read in (
+        lambda: spacy.load(tmp_path / "pipeline"),
+        lambda: load_probe(tmp_path / "pipeline"),
+        lambda: load_pipeline_inputs(tmp_path / "pipeline", saved.lexicon),
+    ):
+        with pytest.raises(CtxvecError, match="E660.*width 33 and the probe reads 32"):
+            read()
