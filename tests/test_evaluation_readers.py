@@ -256,6 +256,12 @@ def test_sense_counts_beyond_the_bound_are_coded(tmp_path, count):
         read_sense_counts(path)
 
 
+@pytest.mark.parametrize("text", ["1e23", "-3", "2.5", "inf"])
+def test_a_first_line_with_a_number_that_is_not_a_count_is_not_taken_for_a_header(tmp_path, text):
+    with pytest.raises(CtxvecError, match=r"\[CTX-E302\].*s[.]tsv, line 1"):
+        read_sense_counts(write(tmp_path / "s.tsv", f"bank\t{text}\nrun\t57\n"))
+
+
 def test_sense_counts_leading_zeros_and_repeated_lemmas(tmp_path):
     assert read_sense_counts(write(tmp_path / "s.tsv", "bank\t" + "0" * 5000 + "18\nbank\t18\n")) == {"bank": 18}
     with pytest.raises(CtxvecError, match=r"\[CTX-E302\].*line 2: expected each lemma once"):

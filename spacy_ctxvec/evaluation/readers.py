@@ -301,11 +301,20 @@ def read_scws(path: PathLike) -> ContextPairs:
 
 
 # WordNet sense counts
+def _parses_as_float(text: str) -> bool:
+    try:
+        float(text)
+    except ValueError:
+        return False
+    return True
+
+
 def read_sense_counts(path: PathLike) -> Dict[str, int]:
     """Lemma -> number of senses from ``lemma \\t total ...`` (a header line is skipped).
 
     Reads ``sense_counts.tsv`` (lemma, total, per-PoS counts) or any two-column
-    ``lemma count`` file. Multiword lemmas are kept as written. A count above
+    ``lemma count`` file. Multiword lemmas are kept as written. A first line whose
+    count is a number but not a whole one (``1e23``) is an error, not a header. A count above
     MAX_SENSE_COUNT is E742; a lemma given twice with different counts is E302.
     """
     path = _existing(path, "Give a TSV of lemma and sense count, e.g. sense_counts.tsv.")
@@ -313,7 +322,7 @@ def read_sense_counts(path: PathLike) -> Dict[str, int]:
     for position, (number, line) in enumerate(_lines(path)):
         fields = line.split("\t")
         if len(fields) < 2 or not _is_whole_number(fields[1].strip()):
-            if position == 0:  # header
+            if position == 0 and not (len(fields) > 1 and _parses_as_float(fields[1])):  # a header, not 1e23
                 continue
             raise CtxvecError(
                 Errors.E302.format(
