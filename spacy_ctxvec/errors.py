@@ -571,6 +571,29 @@ class Errors(metaclass=_ErrorsWithCodes):
         "`spacy-ctxvec build-lexicon` (and `spacy-ctxvec fit-polysemy` for a probe)."
     )
 
+    # Outputs (E700-E739, issue 23): one rule for every command that writes (spacy_ctxvec/outputs.py)
+    E700 = (
+        "{what} '{path}' {relation} the input {other} '{other_path}'. A command never writes "
+        "into, over or through its inputs, with or without --overwrite: choose an output path "
+        "outside them."
+    )
+    E701 = (
+        "{what} '{path}' already exists. Choose a new path, or pass --overwrite to replace it "
+        "(the old one is kept until the new one is complete)."
+    )
+    E702 = (
+        "{what} '{path}' is a symbolic link (to '{target}'). Outputs are never written through "
+        "a link, which could replace another file: give the link's target itself, or a new path."
+    )
+    E703 = (
+        "{what} '{path}' cannot be written: {reason}. Choose a place that exists, is writable "
+        "and has free space; nothing was changed there."
+    )
+    E704 = (
+        "{what} '{path}' holds {problem}, so --overwrite does not replace it: those may be "
+        "yours. Move them out, or choose a new directory."
+    )
+
     # Silent results and bounded readers (E740-E759, issue 23)
     E740 = (
         "Corpus '{path}' has no document with a visible character: its {n_invisible} non-blank "

@@ -202,20 +202,20 @@ def test_inputs_are_never_output_or_checkpoint(tiny_pipeline_dir, tmp_path):
     (corpus_dir / "a.txt").write_text("\n".join(CORPUS) + "\n", encoding="utf8")
     corpus_before, pipeline_before = snapshot(corpus_dir), snapshot(tiny_pipeline_dir)
     cases = [
-        ((corpus_dir, corpus_dir, "--overwrite"), "OUTPUT .* is the same as CORPUS"),
-        ((corpus_dir, tiny_pipeline_dir, "--overwrite"), "OUTPUT .* is the same as PIPELINE"),
-        ((corpus_dir, tiny_pipeline_dir.parent, "--overwrite"), "OUTPUT .* contains PIPELINE"),
-        ((corpus_dir, tmp_path, "--overwrite"), "OUTPUT .* contains CORPUS"),
-        ((corpus_dir, corpus_dir / "out"), "OUTPUT .* is inside CORPUS"),
-        ((corpus_dir, tmp_path / "o", "--checkpoint-dir", corpus_dir), "--checkpoint-dir .* is the same as CORPUS"),
+        ((corpus_dir, corpus_dir, "--overwrite"), "OUTPUT .* is the same as the input CORPUS"),
+        ((corpus_dir, tiny_pipeline_dir, "--overwrite"), "OUTPUT .* is the same as the input PIPELINE"),
+        ((corpus_dir, tiny_pipeline_dir.parent, "--overwrite"), "OUTPUT .* contains the input PIPELINE"),
+        ((corpus_dir, tmp_path, "--overwrite"), "OUTPUT .* contains the input CORPUS"),
+        ((corpus_dir, corpus_dir / "out"), "OUTPUT .* lies inside the input CORPUS"),
+        ((corpus_dir, tmp_path / "o", "--checkpoint-dir", corpus_dir), "--checkpoint-dir .* is the same as the input CORPUS"),
         (
             (corpus_dir, tmp_path / "o", "--checkpoint-dir", tiny_pipeline_dir / "ckpt"),
-            "--checkpoint-dir .* is inside PIPELINE",
+            "--checkpoint-dir .* lies inside the input PIPELINE",
         ),
     ]
     for args, message in cases:
         result = invoke("build-lexicon", tiny_pipeline_dir, *args, "--no-progress")
-        assert result.exit_code == 1 and "E246" in flat(result), (args, result.output)
+        assert result.exit_code == 1 and "E700" in flat(result), (args, result.output)
         assert re.search(message, flat(result)), (message, result.output)
     assert snapshot(corpus_dir) == corpus_before and snapshot(tiny_pipeline_dir) == pipeline_before
 
@@ -287,7 +287,7 @@ def test_output_dot_is_a_coded_error_not_a_traceback(tiny_pipeline_dir, corpus, 
     monkeypatch.chdir(tmp_path)
     before = snapshot(tmp_path)
     result = invoke("build-lexicon", tiny_pipeline_dir, corpus, ".", "--overwrite", "--no-progress")
-    assert result.exit_code == 1 and "E246" in flat(result) and "contains CORPUS" in flat(result)
+    assert result.exit_code == 1 and "E700" in flat(result) and "contains the input CORPUS" in flat(result)
     assert snapshot(tmp_path) == before
 
 

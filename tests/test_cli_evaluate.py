@@ -155,14 +155,22 @@ def test_word_sim_undefined_spearman_exits_non_zero(static_pipeline_dir, tmp_pat
 @pytest.mark.parametrize(
     "command", [["wic", "P", "D"], ["word-sim", "P", "F"], ["scws", "P", "F"], ["polysemy", "P", "F"]]
 )
-def test_output_that_is_a_directory_or_under_a_file(wic_slice, tmp_path, command):
+def test_output_that_is_a_directory_or_under_a_file(wic_slice, tmp_path, tmp_path_factory, command):
     data = tmp_path / "data.txt"
     data.write_text("car automobile 9\n", encoding="utf8")
     args = [{"P": "no-such-pipeline", "D": str(wic_slice), "F": str(data)}.get(a, a) for a in command]
-    for output, problem in ((tmp_path, "existing directory"), (data / "out.json", "is a file")):
-        result = runner.invoke(app, ["evaluate", *args, "--output", str(output)])
+    elsewhere = tmp_path_factory.mktemp("elsewhere")
+    (elsewhere / "dir").mkdir()
+    (elsewhere / "other.txt").write_text("x", encoding="utf8")
+    for output, code, problem in (
+        (elsewhere / "dir", "E135", "existing directory"),
+        (elsewhere / "other.txt" / "out.json", "E135", "is a file"),
+        (tmp_path, "E700", "the input"),  # contains the data file, or is the WiC directory
+        (data / "out.json", "E700", "lies inside the input"),
+    ):
+        result = runner.invoke(app, ["evaluate", *args, "--output", str(output), "--overwrite"])
         message = " ".join(result.output.split())
-        assert result.exit_code == 1 and "[CTX-E135]" in message and problem in message
+        assert result.exit_code == 1 and f"[CTX-{code}]" in message and problem in message, message
     assert data.read_text(encoding="utf8") == "car automobile 9\n"
 
 
@@ -177,9 +185,10 @@ def test_word_sim_non_utf8_names_file_and_line(tmp_path):
 def test_output_equal_to_an_input_file_is_refused_and_the_input_survives(tmp_path):
     pairs = tmp_path / "pairs.txt"
     pairs.write_text("car automobile 9\ncar banana 1\ncar river 5\n", encoding="utf8")
-    result = runner.invoke(app, ["evaluate", "word-sim", "no-such-pipeline", str(pairs), "-o", str(pairs)])
-    message = " ".join(result.output.split())
-    assert result.exit_code == 1 and "[CTX-E135]" in message and "the input" in message
+    for extra in ([], ["--overwrite"]):
+        result = runner.invoke(app, ["evaluate", "word-sim", "no-such-pipeline", str(pairs), "-o", str(pairs), *extra])
+        message = " ".join(result.output.split())
+        assert result.exit_code == 1 and "[CTX-E700]" in message and "is the same as the input" in message
     assert pairs.read_text(encoding="utf8") == "car automobile 9\ncar banana 1\ncar river 5\n"
 
 

@@ -118,7 +118,7 @@ def test_half_keeps_the_other_half_for_evaluate(lexicon_pipeline, sense_counts, 
 
 def test_outputs_it_did_not_make_and_inputs_are_refused(lexicon_pipeline, sense_counts, tmp_path):
     inside = invoke("fit-polysemy", lexicon_pipeline, sense_counts, lexicon_pipeline / "out")
-    assert inside.exit_code == 1 and "E246" in inside.output
+    assert inside.exit_code == 1 and "E700" in inside.output
     (tmp_path / "taken").mkdir()
     (tmp_path / "taken" / "notes.txt").write_text("mine", encoding="utf8")
     taken = invoke("fit-polysemy", lexicon_pipeline, sense_counts, tmp_path / "taken")

@@ -222,7 +222,11 @@ def test_plot_output_that_is_a_directory_or_under_a_file(tiny_pipeline_dir, sent
     (tmp_path / "dir.png").mkdir()
     result = invoke("plot", *args, "-o", tmp_path / "dir.png")
     assert result.exit_code == 1 and "[CTX-E135]" in result.output and "existing directory" in result.output
-    result = invoke("plot", *args, "-o", sentences_file / "x.png")
+    result = invoke("plot", *args, "-o", sentences_file / "x.png")  # an input of word and layers, not of polysemy
+    code, problem = ("E700", "lies inside the input") if "S" in command else ("E135", "is a file")
+    assert result.exit_code == 1 and f"[CTX-{code}]" in result.output and problem in " ".join(result.output.split())
+    (tmp_path / "other.txt").write_text("x", encoding="utf8")
+    result = invoke("plot", *args, "-o", tmp_path / "other.txt" / "x.png")
     assert result.exit_code == 1 and "[CTX-E135]" in result.output and "is a file" in " ".join(result.output.split())
     assert (tmp_path / "dir.png").is_dir() and sentences_file.is_file()
 

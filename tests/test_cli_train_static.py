@@ -60,6 +60,10 @@ def test_output_that_is_a_directory_or_under_a_file(tmp_path, train_corpus):
     assert result.exit_code == 1 and "[CTX-E135]" in message and "existing directory" in message
     result = train(train_corpus, train_corpus / "v.txt", "--min-count", 1, "--epochs", 1)
     message = " ".join(result.output.split())
+    assert result.exit_code == 1 and "[CTX-E700]" in message and "lies inside the input CORPUS" in message
+    (tmp_path / "other.txt").write_text("x", encoding="utf8")
+    result = train(train_corpus, tmp_path / "other.txt" / "v.txt", "--min-count", 1, "--epochs", 1)
+    message = " ".join(result.output.split())
     assert result.exit_code == 1 and "[CTX-E135]" in message and "is a file" in message
     assert (tmp_path / "taken" / "mine.txt").read_text(encoding="utf8") == "keep" and train_corpus.is_file()
 
@@ -69,9 +73,9 @@ def test_output_equal_to_the_corpus_is_refused_and_the_corpus_survives(tmp_path,
     for output in (train_corpus, tmp_path / "." / train_corpus.name):
         result = train(train_corpus, output, "--min-count", 1, "--epochs", 1)
         message = " ".join(result.output.split())
-        assert result.exit_code == 1 and "[CTX-E135]" in message and "the input" in message
+        assert result.exit_code == 1 and "[CTX-E700]" in message and "the input CORPUS" in message
     result = train(tmp_path, tmp_path / "vectors.txt", "--min-count", 1, "--epochs", 1)  # inside a corpus directory
-    assert result.exit_code == 1 and "[CTX-E135]" in result.output
+    assert result.exit_code == 1 and "[CTX-E700]" in result.output
     assert train_corpus.read_bytes() == before and not (tmp_path / "vectors.txt").exists()
 
 

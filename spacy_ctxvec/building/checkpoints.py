@@ -1,9 +1,9 @@
 """Checkpoints of a local build: the merged lexicon so far plus the number of documents
 done, replaced atomically after every shard, so that ``--resume`` continues exactly.
 
-Directories that build-lexicon writes (checkpoints, outputs) carry a marker file. A
-command removes or replaces a directory only when its marker is there, and inside a
-checkpoint directory only the entries it writes itself (shard-*, LATEST, temporaries)."""
+A checkpoint directory carries a marker file: build-lexicon removes a checkpoint
+directory only when its marker is there, and inside it only the entries it writes itself
+(shard-*, LATEST, temporaries). Outputs follow spacy_ctxvec.outputs."""
 
 import hashlib
 import json
@@ -23,7 +23,6 @@ from .shard import polysemy_components
 LATEST_FILE = "LATEST"
 STATE_FILE = "state.json"
 CHECKPOINT_MARKER = ".spacy-ctxvec-checkpoint"
-OUTPUT_MARKER = ".spacy-ctxvec-output"
 _SHARD_NAME = re.compile(r"shard-\d{12}")
 # Everything write_checkpoint may leave in a checkpoint directory.
 _OWN_ENTRY = re.compile(r"shard-\d{12}|\.tmp-shard-\d{12}-\d+|\.LATEST\.tmp-\d+|LATEST")
@@ -106,6 +105,15 @@ def remove_checkpoint_dir(path: Path) -> bool:
     if marker.get("created_directory") and is_empty_dir(path):
         path.rmdir()
     return not path.exists()
+
+
+def documents_done(directory: Path) -> int:
+    """Documents counted by the last checkpoint in ``directory`` (0 if there is none)."""
+    try:
+        name = (directory / LATEST_FILE).read_text(encoding="utf8").strip()
+    except (OSError, UnicodeDecodeError):
+        return 0
+    return int(name[len("shard-") :]) if _SHARD_NAME.fullmatch(name) else 0
 
 
 # Writing and reading checkpoints

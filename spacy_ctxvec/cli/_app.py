@@ -17,6 +17,11 @@ app = typer.Typer(
 
 CommandT = TypeVar("CommandT", bound=Callable[..., Any])
 
+# One flag name on every command that writes (spacy_ctxvec.outputs).
+OVERWRITE_FILE = typer.Option(
+    False, "--overwrite", help="Replace an existing output file (never an input; written whole, then swapped in)"
+)
+
 
 def exit_on_coded_error(command: CommandT) -> CommandT:
     """Print a CtxvecError's coded message and exit with status 1 (no traceback)."""

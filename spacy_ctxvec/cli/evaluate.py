@@ -26,10 +26,10 @@ from ..evaluation.tasks import (
     evaluate_word_sim,
 )
 from ..evaluation.wic import ALL_FAMILIES, TARGET_FAMILIES
-from ..paths import check_output_file
+from ..outputs import check_output, write_text
 from ..pipelines import load_pipeline
 from ..types import PathLike
-from ._app import app, exit_on_coded_error
+from ._app import OVERWRITE_FILE, app, exit_on_coded_error
 
 evaluate_app = typer.Typer(help="Evaluate a pipeline's vectors on external data sets.", no_args_is_help=True)
 app.add_typer(evaluate_app, name="evaluate")
@@ -41,9 +41,9 @@ def _print_json(data: Dict[str, Any]) -> None:
     typer.echo(json.dumps(data, indent=2, ensure_ascii=False))
 
 
-def _check_output(output: Optional[Path], *inputs: PathLike) -> None:
+def _check_output(output: Optional[Path], overwrite: bool, *inputs: PathLike) -> None:
     if output is not None:
-        check_output_file(output, "--output file", inputs)
+        check_output(output, what="--output file", inputs=inputs, overwrite=overwrite)
 
 
 def _rho(value: Optional[float]) -> str:
@@ -63,8 +63,7 @@ def _fail_if_undefined(reports: List[CorrelationReport]) -> None:
 
 def _write_json(data: Dict[str, Any], output: Optional[Path]) -> None:
     if output is not None:
-        output.parent.mkdir(parents=True, exist_ok=True)
-        output.write_text(json.dumps(data, indent=2, ensure_ascii=False) + "\n", encoding="utf8")
+        write_text(output, json.dumps(data, indent=2, ensure_ascii=False) + "\n", what="--output file")
 
 
 @evaluate_app.command("wic")
@@ -81,11 +80,12 @@ def wic_cli(
     ),
     as_json: bool = typer.Option(False, "--json", help="Print JSON"),
     output: Optional[Path] = typer.Option(None, "--output", "-o", help="Also write the JSON result to this file"),
+    overwrite: bool = OVERWRITE_FILE,
 ) -> None:
     """Word-in-Context accuracy; every decision is fitted on the train split."""
     if split not in WIC_SPLITS[1:]:
         raise CtxvecError(Errors.E308.format(split=split, choices=", ".join(WIC_SPLITS[1:])))
-    _check_output(output, pipeline, data_dir)
+    _check_output(output, overwrite, pipeline, data_dir)
     train, evaluated = read_wic(data_dir, "train"), read_wic(data_dir, split)
     if max_examples is not None:
         train, evaluated = train.head(max_examples), evaluated.head(max_examples)
@@ -96,16 +96,17 @@ def wic_cli(
     if as_json:
         _print_json(result)
         return
+    print_wic(report, split, n_missing)
+
+
+def print_wic(report: Any, split: str, n_missing: int) -> None:
     msg.info(f"WiC {split}: {report.n_examples} examples; decisions fitted on {report.n_train} train examples")
     rows = [
         (name, f"{v['train_cv_accuracy']:.3f}", f"{v['train_accuracy']:.3f}", f"{v['accuracy']:.3f}")
         for name, v in report.settings.items()
     ]
-    typer.echo(
-        table(
-            rows, header=("setting", "train CV", "train", split), divider=True, max_col=80, aligns=("l", "r", "r", "r")
-        )
-    )
+    header = ("setting", "train CV", "train", split)
+    typer.echo(table(rows, header=header, divider=True, max_col=80, aligns=("l", "r", "r", "r")))
     if n_missing:
         msg.warn(Warnings.W003.format(n_missing=n_missing))
     msg.good(f"accuracy {report.accuracy:.3f} ({report.chosen}, chosen by train cross-validation)")
@@ -120,10 +121,11 @@ def word_sim_cli(
     ),
     as_json: bool = typer.Option(False, "--json", help="Print JSON"),
     output: Optional[Path] = typer.Option(None, "--output", "-o", help="Also write the JSON result to this file"),
+    overwrite: bool = OVERWRITE_FILE,
 ) -> None:
     """Spearman of token._.static_vec cosines with human scores, with coverage. A file
     with fewer than 3 covered pairs has an undefined Spearman: reported, exit status 1."""
-    _check_output(output, pipeline, *files)
+    _check_output(output, overwrite, pipeline, *files)
     all_pairs = [read_word_pairs(path) for path in files]
     nlp = load_pipeline(pipeline)
     reports = [evaluate_word_sim(nlp, pairs, path.name) for path, pairs in zip(files, all_pairs)]
@@ -155,45 +157,51 @@ def scws_cli(
     file: Path = typer.Argument(..., help="SCWS ratings.txt (targets marked <b> word </b>)"),
     as_json: bool = typer.Option(False, "--json", help="Print JSON"),
     output: Optional[Path] = typer.Option(None, "--output", "-o", help="Also write the JSON result to this file"),
+    overwrite: bool = OVERWRITE_FILE,
 ) -> None:
     """Spearman of contextual cosines (token._.context_vec) in context with SCWS ratings
     (undefined with fewer than 3 covered pairs: reported, exit status 1)."""
-    _check_output(output, pipeline, file)
+    _check_output(output, overwrite, pipeline, file)
     pairs = read_scws(file)
     report = evaluate_scws(load_pipeline(pipeline), pairs, file.name)
     _write_json(report.to_dict(), output)
     if as_json:
         _print_json(report.to_dict())
     else:
-        rows = [(name, _rho(value)) for name, value in report.details.items() if name.startswith("layer")]
-        typer.echo(table(rows, header=("layer", "spearman"), divider=True, max_col=80, aligns=("l", "r")))
-        msg.info(
-            f"same-word pairs ({int(report.details['same_word_pairs'])}): spearman "
-            f"{_rho(report.details['same_word_spearman'])}"
-        )
-        details = report.details
-        if "static_vec" in details:
-            msg.info(
-                f"static_vec (one vector per word): spearman {_rho(details['static_vec'])}, "
-                f"{int(details['static_vec_covered'])}/{report.n_pairs} pairs covered"
-            )
-        if "sense_vec" in details:
-            msg.info(
-                f"sense_vec (the sense's static vector): spearman {_rho(details['sense_vec'])} on the "
-                f"{int(details['sense_vec_covered'])}/{report.n_pairs} pairs whose two targets have a sense "
-                f"(on those pairs: context_vec {_rho(details['context_vec_on_sense_covered'])}"
-                + (
-                    f", static_vec {_rho(details['static_vec_on_sense_covered'])}"
-                    if "static_vec_on_sense_covered" in details
-                    else ""
-                )
-                + ")"
-            )
-        if report.spearman is not None:
-            msg.good(
-                f"spearman {report.spearman:.3f} (pipeline's context_vec), {report.n_covered}/{report.n_pairs} pairs covered"
-            )
+        print_scws(report)
     _fail_if_undefined([report])
+
+
+def print_scws(report: Any) -> None:
+    rows = [(name, _rho(value)) for name, value in report.details.items() if name.startswith("layer")]
+    typer.echo(table(rows, header=("layer", "spearman"), divider=True, max_col=80, aligns=("l", "r")))
+    msg.info(
+        f"same-word pairs ({int(report.details['same_word_pairs'])}): spearman "
+        f"{_rho(report.details['same_word_spearman'])}"
+    )
+    details = report.details
+    if "static_vec" in details:
+        msg.info(
+            f"static_vec (one vector per word): spearman {_rho(details['static_vec'])}, "
+            f"{int(details['static_vec_covered'])}/{report.n_pairs} pairs covered"
+        )
+    if "sense_vec" in details:
+        msg.info(
+            f"sense_vec (the sense's static vector): spearman {_rho(details['sense_vec'])} on the "
+            f"{int(details['sense_vec_covered'])}/{report.n_pairs} pairs whose two targets have a sense "
+            f"(on those pairs: context_vec {_rho(details['context_vec_on_sense_covered'])}"
+            + (
+                f", static_vec {_rho(details['static_vec_on_sense_covered'])}"
+                if "static_vec_on_sense_covered" in details
+                else ""
+            )
+            + ")"
+        )
+    if report.spearman is not None:
+        msg.good(
+            f"spearman {report.spearman:.3f} (pipeline's context_vec), "
+            f"{report.n_covered}/{report.n_pairs} pairs covered"
+        )
 
 
 @evaluate_app.command("polysemy")
@@ -204,11 +212,12 @@ def polysemy_cli(
     min_count: Optional[int] = typer.Option(None, "--min-count", min=2, help="Default: the component's min_count"),
     as_json: bool = typer.Option(False, "--json", help="Print JSON"),
     output: Optional[Path] = typer.Option(None, "--output", "-o", help="Also write the JSON result to this file"),
+    overwrite: bool = OVERWRITE_FILE,
 ) -> None:
     """Spearman of polysemy_score with log WordNet sense counts, raw and with log
     frequency partialled out, and the AUC of monosemous against polysemous words; for
     a probe fitted on half of the words, also on the held-out half."""
-    _check_output(output, pipeline, sense_counts)
+    _check_output(output, overwrite, pipeline, sense_counts)
     counts = read_sense_counts(sense_counts)
     report = evaluate_polysemy(load_pipeline(pipeline), counts, min_count=min_count)
     _write_json(report.to_dict(), output)
@@ -242,13 +251,14 @@ def senses_cli(
     ),
     as_json: bool = typer.Option(False, "--json", help="Print JSON"),
     output: Optional[Path] = typer.Option(None, "--output", "-o", help="Also write the JSON result to this file"),
+    overwrite: bool = OVERWRITE_FILE,
 ) -> None:
     """Induced senses against gold senses: pairwise same-sense precision, recall and F1
     (micro over lemmas) and mean ARI per lemma, beside the one-sense and
     one-cluster-per-sentence baselines; lemmas with at least 2 sentences. Also the
     two halves of the target: mean ARI over lemmas with 2 or more gold senses in
     their sentences, and the fraction of lemmas with one gold sense given one sense."""
-    _check_output(output, pipeline, file)
+    _check_output(output, overwrite, pipeline, file)
     data = read_sense_sentences(file)
     report = evaluate_senses(load_pipeline(pipeline), data, per_lemma=per_lemma)
     result = report.to_dict()
@@ -256,6 +266,10 @@ def senses_cli(
     if as_json:
         _print_json(result)
         return
+    print_senses(report)
+
+
+def print_senses(report: Any) -> None:
     msg.info(
         f"{report.n_lemmas} lemmas, {report.n_sentences} sentences; senses induced in the sense space "
         f"{report.details['sense_space']}, with {report.details['split_thresholds']}; clustered on the "

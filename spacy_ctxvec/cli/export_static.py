@@ -1,6 +1,6 @@
 """`spacy-ctxvec export-static PIPELINE_OR_LEXICON OUTPUT`: type centroids as static
 vectors in word2vec text format (see spacy_ctxvec.lexicon.export); with --senses one
-row per induced sense, keyed ``bank|0``, ``bank|1``."""
+row per induced sense, keyed ``bank|0``, ``bank|1``. OUTPUT follows spacy_ctxvec.outputs."""
 
 from pathlib import Path
 
@@ -8,9 +8,11 @@ import typer
 from wasabi import msg
 
 from ..lexicon.export import export_sense_vectors, export_static_vectors
-from ..paths import check_output_file
+from ..outputs import check_output, write_file
 from ..saved_pipeline import load_lexicon, load_senses
-from ._app import app, exit_on_coded_error
+from ._app import OVERWRITE_FILE, app, exit_on_coded_error
+
+WHAT = "vectors file"
 
 
 @app.command("export-static")
@@ -25,18 +27,23 @@ def export_static_cli(
     senses: bool = typer.Option(
         False,
         "--senses",
-        help="One row per induced sense, keyed word|0, word|1 (sense2vec style; sense 0 is the largest); SOURCE: a pipeline with senses or a senses directory; --min-count does not apply (the senses' own min_count did)",
+        help="One row per induced sense, keyed word|0, word|1 (sense2vec style; sense 0 is the largest); "
+        "SOURCE: a pipeline with senses or a senses directory; --min-count does not apply (the senses' own "
+        "min_count did)",
     ),
+    overwrite: bool = OVERWRITE_FILE,
 ) -> None:
     """Export per-type (or, with --senses, per-sense) mean contextual vectors as static word vectors."""
-    check_output_file(output, "vectors file", [source])
+    check_output(output, what=WHAT, inputs={"SOURCE": source}, overwrite=overwrite)
     if senses:
         inventory = load_senses(source)
-        n_written = export_sense_vectors(inventory, output, unit=unit)
+        n_written = write_file(output, lambda tmp: export_sense_vectors(inventory, tmp, unit=unit), what=WHAT)
         msg.good(
             f"Wrote {n_written} x {inventory.width} sense vectors of {len(inventory)} words (word2vec text) to {output}"
         )
         return
     lexicon = load_lexicon(source)
-    n_written = export_static_vectors(lexicon, output, min_count=min_count, unit=unit)
+    n_written = write_file(
+        output, lambda tmp: export_static_vectors(lexicon, tmp, min_count=min_count, unit=unit), what=WHAT
+    )
     msg.good(f"Wrote {n_written} x {lexicon.width} vectors (word2vec text) to {output}")

@@ -1,18 +1,20 @@
 """`spacy-ctxvec train-static CORPUS OUTPUT`: train word2vec vectors with gensim
-(see spacy_ctxvec.static.train)."""
+(see spacy_ctxvec.static.train). OUTPUT follows spacy_ctxvec.outputs."""
 
 from pathlib import Path
 
 import typer
 from wasabi import msg
 
-from ..errors import CtxvecError
-from ..paths import check_output_file
+from ..outputs import check_output, write_file
 from ..static.train import train_static_vectors
-from ._app import app
+from ._app import OVERWRITE_FILE, app, exit_on_coded_error
+
+WHAT = "vectors file"
 
 
 @app.command("train-static")
+@exit_on_coded_error
 def train_static_cli(
     corpus: Path = typer.Argument(..., help="UTF-8 text file, one document per line (or a directory of .txt files)"),
     output: Path = typer.Argument(..., help="Output vectors file (word2vec text format, binary with --binary)"),
@@ -24,23 +26,11 @@ def train_static_cli(
     workers: int = typer.Option(2, "--workers", min=1, help="Training threads (1 = reproducible)"),
     binary: bool = typer.Option(False, "--binary", help="Write word2vec binary instead of text"),
     seed: int = typer.Option(0, "--seed", help="Random seed"),
+    overwrite: bool = OVERWRITE_FILE,
 ) -> None:
     """Train word2vec static vectors on a text corpus with gensim."""
-    try:
-        check_output_file(output, "vectors file", [corpus])
-        vectors = train_static_vectors(
-            corpus,
-            output,
-            sg=sg,
-            size=size,
-            window=window,
-            min_count=min_count,
-            epochs=epochs,
-            workers=workers,
-            binary=binary,
-            seed=seed,
-        )
-    except CtxvecError as err:
-        msg.fail(str(err), exits=1)
+    check_output(output, what=WHAT, inputs={"CORPUS": corpus}, overwrite=overwrite)
+    settings = dict(sg=sg, size=size, window=window, min_count=min_count, epochs=epochs, workers=workers, seed=seed)
+    vectors = write_file(output, lambda tmp: train_static_vectors(corpus, tmp, binary=binary, **settings), what=WHAT)
     kind = "binary" if binary else "text"
     msg.good(f"Wrote {len(vectors)} x {vectors.vector_size} vectors ({kind} word2vec) to {output}")

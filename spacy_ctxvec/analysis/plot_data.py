@@ -1,0 +1,117 @@
+"""What the `plot` commands draw, computed from their inputs: a word's occurrences,
+per-layer self-similarity curves, and polysemy scores beside sense counts (with the
+Spearman). Inputs are read and checked before the model loads."""
+
+from dataclasses import dataclass
+from pathlib import Path
+from typing import Optional
+
+import numpy as np
+
+from ..components.context import ContextVectors
+from ..errors import CtxvecError, Errors
+from ..evaluation.metrics import spearman
+from ..evaluation.readers import read_sense_counts
+from ..lexicon.polysemy_probe import FITTED_HALF, type_polysemy_scores
+from ..pipelines import load_pipeline
+from ..saved_pipeline import load_lexicon, load_pipeline_inputs, load_probe
+from ..types import PathLike
+from .occurrences import (
+    LayerCurves,
+    Occurrences,
+    collect_occurrences,
+    layer_curves,
+    layer_lexicons,
+    read_texts,
+    sense_counts_for,
+)
+
+
+def check_at_least_one(option: str, value: int) -> None:
+    if value < 1:
+        raise CtxvecError(Errors.E228.format(setting=option, requirement="at least 1", value=value))
+
+
+def word_occurrences(
+    word: str,
+    sentences: Optional[Path],
+    corpus: Optional[Path],
+    pipeline: Optional[PathLike],
+    *,
+    case_sensitive: bool = False,
+    max_occurrences: int = 40,
+) -> Occurrences:
+    """Contextual vectors of up to ``max_occurrences`` occurrences of ``word`` in the
+    sentences or corpus (E402 if there is none)."""
+    check_at_least_one("--max-occurrences (-n)", max_occurrences)
+    read_texts(sentences, corpus)  # fail on bad input before loading the model
+    nlp = load_pipeline(pipeline)
+    if not any(isinstance(proc, ContextVectors) for _, proc in nlp.pipeline):
+        raise CtxvecError(
+            Errors.E307.format(
+                pipe_names=nlp.pipe_names,
+                component="ctxvec_context",
+                attribute="token._.context_vec",
+                hint="Add it after the transformer, or use configs/default.cfg.",
+            )
+        )
+    source, texts = read_texts(sentences, corpus, nlp.vocab)
+    occurrences = collect_occurrences(nlp, texts, word, case_sensitive=case_sensitive, max_occurrences=max_occurrences)
+    if len(occurrences.vectors) == 0:
+        matching = "case-sensitively" if case_sensitive else "ignoring case"
+        raise CtxvecError(Errors.E402.format(word=word, source=source, n_docs=occurrences.n_texts, matching=matching))
+    return occurrences
+
+
+def layer_self_similarity(pipeline: PathLike, corpus: Path, *, min_count: int, max_texts: int) -> LayerCurves:
+    """Mean self-similarity and the anisotropy baseline per hidden layer (E407 for a
+    pipeline with one layer, E408 when no type is seen ``min_count`` times)."""
+    check_at_least_one("--max-texts", max_texts)
+    read_texts(None, corpus)
+    nlp = load_pipeline(pipeline)
+    _, texts = read_texts(None, corpus, nlp.vocab)
+    lexicons, n_texts = layer_lexicons(nlp, texts, max_texts=max_texts)
+    if len(lexicons) < 2:
+        raise CtxvecError(Errors.E407.format(name=pipeline))
+    curves = layer_curves(lexicons, min_count=min_count)
+    if curves.n_types.max(initial=0) == 0:
+        raise CtxvecError(Errors.E408.format(min_count=min_count, n_docs=n_texts, corpus=corpus))
+    return curves
+
+
+@dataclass
+class PolysemyScores:
+    """The scored words of a lexicon, their sense counts (0: unknown) and the Spearman
+    of score with log sense count over the words with a count (None: fewer than 2)."""
+
+    words: list
+    scores: np.ndarray
+    used: str  # "probe" or "self_similarity"
+    counts: Optional[np.ndarray] = None
+    correlation: Optional[float] = None
+    probe_fitted_on_half: bool = False  # the Spearman includes the probe's fitted words
+
+    @property
+    def n_known(self) -> int:
+        return 0 if self.counts is None else int((self.counts > 0).sum())
+
+
+def polysemy_scores(source: PathLike, sense_counts: Optional[Path], *, min_count: int) -> PolysemyScores:
+    """polysemy_score of every type of ``source`` (a lexicon or pipeline) seen at least
+    ``min_count`` times (E410 if none), as its pipeline scores them."""
+    counts_by_word = read_sense_counts(sense_counts) if sense_counts is not None else None
+    lexicon = load_lexicon(source)
+    probe = load_probe(source)
+    scores, valid, used = type_polysemy_scores(lexicon, probe, min_count, inputs=load_pipeline_inputs(source, lexicon))
+    if not valid.any():
+        raise CtxvecError(Errors.E410.format(min_count=min_count, path=source))
+    words = [word for word, keep in zip(lexicon.keys, valid) if keep]
+    result = PolysemyScores(words, scores[valid], used)
+    if counts_by_word is not None:
+        result.counts = sense_counts_for(words, counts_by_word)
+        known = result.counts > 0
+        result.correlation = spearman(np.log(result.counts[known]), result.scores[known]) if known.sum() >= 2 else None
+        result.probe_fitted_on_half = (
+            used == "probe" and probe is not None and probe.meta.get("fitted_words") == FITTED_HALF
+        )
+    return result

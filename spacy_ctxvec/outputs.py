@@ -1,0 +1,339 @@
+"""Where commands write: one rule for every output, file or pipeline directory.
+
+- An existing output is replaced only with ``overwrite`` (the CLI's ``--overwrite``).
+- An output that is, contains, lies inside or links to an input (symbolic or hard link)
+  is refused, with or without ``overwrite``; so is an output that is a symbolic link.
+- A directory output is replaced only if it is empty or its marker file lists every
+  entry in it, unchanged: what the command wrote there (``OUTPUT_MARKER``).
+- Every write goes to a temporary sibling that is renamed into place (``write_file``,
+  ``write_directory``): a failure leaves the old output or nothing, never half of one.
+- An output that cannot be written is one coded error, checked before the work
+  (``check_output``) where it can be.
+
+A low module (errors and types only), so every layer can use it."""
+
+import json
+import os
+import secrets
+import shutil
+import tempfile
+from pathlib import Path
+from typing import Callable, Dict, Iterable, List, Mapping, Optional, Tuple, TypeVar, Union
+
+from .errors import CtxvecError, Errors
+from .types import PathLike
+
+OUTPUT_MARKER = ".spacy-ctxvec-output"
+FILE, DIRECTORY = "file", "directory"
+# Inputs: {name: path} (a name such as "CORPUS" makes the message clearer) or paths.
+# None and paths that are not on disk (a package name) are skipped.
+Inputs = Union[Mapping[str, Optional[PathLike]], Iterable[Optional[PathLike]]]
+# Entries of an input directory searched for a hard link to an existing output file.
+HARD_LINK_SCAN_LIMIT = 100_000
+T = TypeVar("T")
+
+
+# Checks before the work
+def check_output(path: PathLike, *, what: str, inputs: Inputs = (), kind: str = FILE, overwrite: bool = False) -> Path:
+    """``path`` as a Path if the command may write its output there (see the module
+    docstring), else a coded error. Nothing is created or changed."""
+    path = Path(path)
+    check_place(path, what=what, inputs=inputs)
+    if not path.exists():
+        return path
+    if kind == FILE:
+        if path.is_dir():
+            raise _cannot(what, path, "it is an existing directory", "Give a file name, e.g. a path inside it.")
+        if not path.is_file():
+            raise _cannot(what, path, "it is not a regular file (a device, pipe or socket)", "Give a file path.")
+        if not overwrite:
+            raise CtxvecError(Errors.E701.format(what=what, path=path))
+        return path
+    if not path.is_dir():
+        raise CtxvecError(Errors.E247.format(what=what, path=path))
+    if next(path.iterdir(), None) is not None:
+        if not overwrite:
+            raise CtxvecError(Errors.E226.format(path=path))
+        check_replaceable(path, what)
+    return path
+
+
+def check_place(path: PathLike, *, what: str, inputs: Inputs = ()) -> Path:
+    """The checks that do not depend on what is at ``path`` already: no overlap with an
+    input, not a symbolic link, parents are directories, and a file can be created
+    next to it. Nothing is left behind."""
+    path = Path(path)
+    for name, source in _existing(inputs):
+        relation = _relation(path, source, what)
+        if relation:
+            name = name or ("directory" if source.is_dir() else "file")
+            raise CtxvecError(
+                Errors.E700.format(what=what, path=path, relation=relation, other=name, other_path=source)
+            )
+    if path.is_symlink():
+        raise CtxvecError(Errors.E702.format(what=what, path=path, target=os.readlink(path)))
+    _probe_writable(path, what)
+    return path
+
+
+def check_apart(paths: Mapping[str, PathLike]) -> None:
+    """E246 if two outputs of one command are the same or contain one another."""
+    items = [(name, _resolve(Path(path), name)) for name, path in paths.items()]
+    for i, (name, path) in enumerate(items):
+        for other, other_path in items[i + 1 :]:
+            relation = _nesting(path, other_path)
+            if relation:
+                raise CtxvecError(
+                    Errors.E246.format(what=name, path=path, relation=relation, other=other, other_path=other_path)
+                )
+
+
+def check_replaceable(path: Path, what: str) -> None:
+    """E245/E704 unless every entry in directory ``path`` is one its marker lists, unchanged."""
+    marker = path / OUTPUT_MARKER
+    if not marker.is_file():
+        raise CtxvecError(Errors.E245.format(path=path, marker=OUTPUT_MARKER))
+    try:
+        recorded = json.loads(marker.read_text(encoding="utf8")).get("entries")
+    except (OSError, ValueError, AttributeError, RecursionError):
+        recorded = None
+    if not isinstance(recorded, dict):
+        raise CtxvecError(
+            Errors.E704.format(what=what, path=path, problem="a marker that does not list what was written there")
+        )
+    found = _entries(path)
+    foreign = sorted(name for name in found if name != OUTPUT_MARKER and name not in recorded)
+    changed = sorted(name for name in found if name in recorded and found[name] != recorded[name])
+    if foreign or changed:
+        problems = []
+        if foreign:
+            problems.append(f"files it did not write ({_some(foreign)})")
+        if changed:
+            problems.append(f"files changed since it wrote them ({_some(changed)})")
+        raise CtxvecError(Errors.E704.format(what=what, path=path, problem=" and ".join(problems)))
+
+
+# Writing
+def write_file(path: PathLike, write: Callable[[Path], T], *, what: str) -> T:
+    """``write(temporary)`` into a new sibling of ``path`` (same suffix), then rename it
+    onto ``path``. On any failure the temporary is removed and ``path`` is as before;
+    an OSError becomes E703. Returns what ``write`` returns."""
+    path = Path(path)
+    created = _make_parents(path, what)
+    temporary = path.parent / f".{path.stem}.tmp-{_token()}{path.suffix}"
+    done = False
+    try:
+        result = write(temporary)
+        if not temporary.is_file():
+            raise CtxvecError(Errors.E703.format(what=what, path=path, reason="nothing was written"))
+        if path.is_symlink():
+            raise CtxvecError(Errors.E702.format(what=what, path=path, target=os.readlink(path)))
+        os.replace(temporary, path)
+        done = True
+        return result
+    except OSError as err:
+        raise _failed(what, path, err) from None
+    finally:
+        if not done:
+            _remove(temporary)
+            _remove_created(created)
+
+
+def write_text(path: PathLike, text: str, *, what: str) -> None:
+    """``text`` as UTF-8 into ``path``, through ``write_file``."""
+    write_file(path, lambda temporary: temporary.write_text(text, encoding="utf8"), what=what)
+
+
+def write_directory(path: PathLike, write: Callable[[Path], T], *, what: str, made_by: str) -> T:
+    """``write(temporary)`` into a new sibling directory, record every entry it holds in
+    the marker, then swap it in for ``path``; an existing ``path`` must be empty or
+    replaceable (``check_replaceable``), checked again at the swap. A failure leaves
+    ``path`` as it was."""
+    path = Path(path)
+    created = _make_parents(path, what)
+    token = _token()
+    new, old = path.parent / f".{path.name}.new-{token}", path.parent / f".{path.name}.old-{token}"
+    done = False
+    try:
+        result = write(new)
+        write_manifest(new, made_by)
+        if os.path.lexists(path):
+            if path.is_symlink():
+                raise CtxvecError(Errors.E702.format(what=what, path=path, target=os.readlink(path)))
+            if not path.is_dir():
+                raise CtxvecError(Errors.E247.format(what=what, path=path))
+            if next(path.iterdir(), None) is not None:
+                check_replaceable(path, what)
+            os.rename(path, old)
+            try:
+                os.rename(new, path)
+            except OSError:
+                os.rename(old, path)
+                raise
+            done = True
+            shutil.rmtree(old, ignore_errors=True)
+        else:
+            os.rename(new, path)
+            done = True
+        return result
+    except OSError as err:
+        raise _failed(what, path, err) from None
+    finally:
+        if not done:
+            _remove(new)
+            _remove_created(created)
+
+
+def write_manifest(directory: Path, made_by: str) -> None:
+    """Mark ``directory`` as written by ``made_by``, listing each entry in it (size and
+    modification time of files), so that --overwrite later removes only these."""
+    info = {"made_by": f"spacy-ctxvec {made_by}", "entries": _entries(directory)}
+    (directory / OUTPUT_MARKER).write_text(json.dumps(info, indent=0, sort_keys=True), encoding="utf8")
+
+
+# Helpers
+def _existing(inputs: Inputs) -> List[Tuple[str, Path]]:
+    pairs = inputs.items() if isinstance(inputs, Mapping) else (("", source) for source in inputs)
+    return [(name, Path(source)) for name, source in pairs if source is not None and os.path.lexists(os.fspath(source))]
+
+
+def _resolve(path: Path, what: str) -> Path:
+    try:
+        return path.resolve()
+    except (OSError, RuntimeError) as err:  # a symbolic link loop
+        raise _cannot(what, path, f"it cannot be resolved ({err})", "Remove the symbolic link loop.") from None
+
+
+def _nesting(path: Path, other: Path) -> Optional[str]:
+    if path == other:
+        return "is the same as"
+    if other in path.parents:
+        return "is inside"
+    if path in other.parents:
+        return "contains"
+    return None
+
+
+def _relation(path: Path, source: Path, what: str) -> Optional[str]:
+    """How ``path`` overlaps the existing input ``source``, or None."""
+    for mine, theirs in (
+        (Path(os.path.abspath(path)), Path(os.path.abspath(source))),
+        (_resolve(path, what), _resolve(source, what)),
+    ):
+        relation = _nesting(mine, theirs)
+        if relation == "is the same as" and path.is_symlink():
+            return "is a symbolic link to"
+        if relation:
+            return relation.replace("is inside", "lies inside")
+    if path.is_file() and not path.is_symlink():
+        if source.is_file() and os.path.samefile(path, source):
+            return "is a hard link to"
+        if source.is_dir() and os.stat(path).st_nlink > 1 and _holds_inode(source, os.stat(path)):
+            return "is a hard link to a file in"
+    return None
+
+
+def _holds_inode(directory: Path, stat: os.stat_result) -> bool:
+    seen = 0
+    for root, _, files in os.walk(directory):
+        for name in files:
+            seen += 1
+            if seen > HARD_LINK_SCAN_LIMIT:
+                return False
+            try:
+                other = os.lstat(os.path.join(root, name))
+            except OSError:
+                continue
+            if (other.st_dev, other.st_ino) == (stat.st_dev, stat.st_ino):
+                return True
+    return False
+
+
+def _nearest_existing(path: Path) -> Tuple[Path, List[Path]]:
+    """The nearest existing ancestor of ``path`` and the missing ones below it (top first)."""
+    missing = []
+    for parent in Path(os.path.abspath(path)).parents:
+        if os.path.lexists(parent):
+            return parent, missing[::-1]
+        missing.append(parent)
+    return Path("/"), missing[::-1]
+
+
+def _probe_writable(path: Path, what: str) -> None:
+    """E135 if a parent of ``path`` is a file, E703 if no file can be created next to it."""
+    ancestor, _ = _nearest_existing(path)
+    if not ancestor.is_dir():
+        raise _cannot(
+            what, path, f"its parent '{ancestor}' is a file, not a directory", "Choose a path under a directory."
+        )
+    try:
+        handle, probe = tempfile.mkstemp(prefix=f".{path.name[:40]}.probe-", dir=ancestor)
+        os.close(handle)
+        os.unlink(probe)
+    except OSError as err:
+        raise _failed(what, path, err) from None
+
+
+def _make_parents(path: Path, what: str) -> List[Path]:
+    _probe_writable(path, what)
+    _, missing = _nearest_existing(path)
+    created = []
+    try:
+        for directory in missing:
+            directory.mkdir()
+            created.append(directory)
+    except OSError as err:
+        _remove_created(created)
+        raise _failed(what, path, err) from None
+    return created
+
+
+def _remove_created(created: List[Path]) -> None:
+    for directory in reversed(created):
+        try:
+            directory.rmdir()
+        except OSError:
+            return
+
+
+def _remove(path: Path) -> None:
+    if path.is_dir() and not path.is_symlink():
+        shutil.rmtree(path, ignore_errors=True)
+    elif os.path.lexists(path):
+        path.unlink()
+
+
+def _entries(directory: Path) -> Dict[str, List[int]]:
+    """Every entry under ``directory`` (relative POSIX path) -> [size, mtime_ns] for
+    files, [] for directories and links; the marker itself is left out."""
+    entries: Dict[str, List[int]] = {}
+    for root, dirs, files in os.walk(directory):
+        for name in dirs + files:
+            full = Path(root, name)
+            relative = full.relative_to(directory).as_posix()
+            if relative == OUTPUT_MARKER:
+                continue
+            stat = os.lstat(full)
+            is_file = full.is_file() and not full.is_symlink()
+            entries[relative] = [stat.st_size, stat.st_mtime_ns] if is_file else []
+    return entries
+
+
+def _some(names: List[str]) -> str:
+    shown = ", ".join(repr(name) for name in names[:5])
+    return shown + (f" and {len(names) - 5} more" if len(names) > 5 else "")
+
+
+def _token() -> str:
+    return f"{os.getpid()}-{secrets.token_hex(4)}"
+
+
+def _cannot(what: str, path: Path, problem: str, fix: str) -> CtxvecError:
+    return CtxvecError(Errors.E135.format(what=what, path=path, problem=problem, fix=fix))
+
+
+def _failed(what: str, path: Path, err: OSError) -> CtxvecError:
+    reason = err.strerror or str(err) or type(err).__name__
+    if err.filename:
+        reason += f" ('{err.filename}')"
+    return CtxvecError(Errors.E703.format(what=what, path=path, reason=reason))

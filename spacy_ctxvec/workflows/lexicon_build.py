@@ -1,0 +1,210 @@
+"""`build-lexicon` as a library function: count a corpus into a polysemy lexicon and
+save PIPELINE plus the lexicon (in ctxvec_polysemy) as a new pipeline directory.
+
+Inputs are checked before the model loads; OUTPUT and the checkpoint directory follow
+spacy_ctxvec.outputs (never an input, never a link, replaced only when made here). A
+build that stops before its first document leaves no checkpoint directory; one stopped
+later (bad input, Ctrl-C) keeps its checkpoint for ``resume``."""
+
+import time
+from dataclasses import dataclass, field
+from pathlib import Path
+from typing import Any, Dict, List, Optional
+
+from ..building.checkpoints import LATEST_FILE, check_checkpoint_dir, documents_done, remove_checkpoint_dir
+from ..building.corpus import DEFAULT_ENCODING, check_encoding, corpus_files
+from ..building.engines import BuildResult, get_engine
+from ..components.polysemy import ensure_polysemy_component
+from ..devices import require_gpu
+from ..errors import CtxvecError, Errors, Warnings
+from ..lexicon.polysemy_probe import SMALL_CORPUS_TOKENS
+from ..lexicon.sense_inventory import describe_context, describe_split_thresholds
+from ..ops.senses import DEFAULT_SAMPLE_SIZE  # the library's default too (Polysemy.initialize)
+from ..outputs import DIRECTORY, check_apart, check_output, check_place, write_directory
+from ..pipelines import load_pipeline
+
+# The recommended layer: the second-to-last hidden state. For MiniLM (hidden states 0..6)
+# that is layer 5, which gave the best Spearman with WordNet sense counts after partialling
+# out frequency (benchmarks/POLYSEMY.md); other models were not measured.
+RECOMMENDED_LAYER = -2
+# Ray-only settings and their defaults: any other value with another engine is E506.
+RAY_DEFAULTS = {"address": None, "num_workers": 1, "num_gpus_per_worker": 0.0, "node_loss_grace_s": None}
+RAY_OPTIONS = {
+    "address": "--address",
+    "num_workers": "--num-workers",
+    "num_gpus_per_worker": "--gpus-per-worker",
+    "node_loss_grace_s": "--node-loss-grace",
+}
+
+
+@dataclass(frozen=True)
+class LexiconBuildRequest:
+    """What to build: the command line's arguments and options, with its defaults.
+    ``layer`` None keeps PIPELINE's ctxvec_context layer setting."""
+
+    pipeline: Path
+    corpus: Path
+    output: Path
+    batch_size: Optional[int] = None
+    n_process: int = 1
+    gpu_id: int = -1
+    key: str = "lower"
+    layer: Optional[int] = RECOMMENDED_LAYER
+    min_count: int = 5
+    checkpoint_every: int = 1000
+    checkpoint_dir: Optional[Path] = None
+    resume: bool = False
+    on_error: str = "raise"
+    encoding: str = DEFAULT_ENCODING
+    engine: str = "local"
+    max_docs: Optional[int] = None
+    overwrite: bool = False
+    progress: bool = True
+    ray: Dict[str, Any] = field(default_factory=dict)  # address, num_workers, num_gpus_per_worker, node_loss_grace_s
+    sample_size: int = DEFAULT_SAMPLE_SIZE
+    sample_min_count: Optional[int] = None
+    sample_contexts: bool = True
+    senses: Optional[bool] = None
+
+    @property
+    def checkpoints(self) -> Path:
+        """--checkpoint-dir, by default OUTPUT.checkpoint next to OUTPUT."""
+        resolved = self.output.resolve()  # OUTPUT "." or "out/" has a name only once resolved
+        return self.checkpoint_dir or resolved.parent / (resolved.name + ".checkpoint")
+
+
+@dataclass
+class LexiconBuild:
+    """What a build did, for the command to print."""
+
+    result: BuildResult
+    lexicon: Any  # the saved (pruned) lexicon
+    n_valid: int  # types with at least min_count occurrences
+    score: str  # what polysemy_score means in OUTPUT
+    senses: Optional[str] = None  # the senses summary, if senses were induced
+    warnings: List[str] = field(default_factory=list)
+
+
+class BuildStopped(KeyboardInterrupt):
+    """Ctrl-C during a build: ``docs_done`` documents are kept in ``checkpoint_dir``
+    (None: stopped before the first checkpoint, nothing kept)."""
+
+    def __init__(self, docs_done: int, checkpoint_dir: Optional[Path]) -> None:
+        super().__init__(docs_done, checkpoint_dir)
+        self.docs_done, self.checkpoint_dir = docs_done, checkpoint_dir
+
+
+def check_build_request(request: LexiconBuildRequest) -> None:
+    """Every check that needs no model: outputs, corpus, encoding, engine and options."""
+    inputs = {"PIPELINE": request.pipeline, "CORPUS": request.corpus}
+    check_output(request.output, what="OUTPUT", inputs=inputs, kind=DIRECTORY, overwrite=request.overwrite)
+    check_place(request.checkpoints, what="--checkpoint-dir", inputs=inputs)
+    check_apart({"--checkpoint-dir": request.checkpoints, "OUTPUT": request.output})
+    check_checkpoint_dir(request.checkpoints)
+    corpus_files(request.corpus)
+    check_encoding(request.encoding)
+    get_engine(request.engine)
+    if request.engine != "ray":
+        for name, value in request.ray.items():
+            if value != RAY_DEFAULTS[name]:
+                raise CtxvecError(Errors.E506.format(option=RAY_OPTIONS[name], engine=request.engine))
+    if request.gpu_id >= 0:
+        if request.n_process > 1:
+            raise CtxvecError(Errors.E222.format(n_process=request.n_process))
+        require_gpu(request.gpu_id)
+    if request.senses and request.sample_size == 0:
+        raise CtxvecError(Errors.E602.format(name="ctxvec_polysemy"))
+
+
+def build_lexicon_pipeline(request: LexiconBuildRequest) -> LexiconBuild:
+    """Check, load, count the corpus, score, induce senses, save OUTPUT, remove the
+    checkpoints. Raises BuildStopped on Ctrl-C; a coded error after the first
+    checkpoint says that the documents counted so far are kept for ``resume``."""
+    check_build_request(request)
+    checkpoints = request.checkpoints
+    try:
+        return _build(request, checkpoints)
+    except KeyboardInterrupt:
+        kept = _forget_empty_checkpoints(checkpoints)
+        raise BuildStopped(documents_done(checkpoints) if kept else 0, checkpoints if kept else None) from None
+
+
+def _build(request: LexiconBuildRequest, checkpoints: Path) -> LexiconBuild:
+    try:
+        nlp = load_pipeline(request.pipeline, layer=request.layer)
+        component = ensure_polysemy_component(nlp, request.key, request.min_count)
+        result = _count(nlp, request)
+    except CtxvecError as err:
+        if _forget_empty_checkpoints(checkpoints):
+            raise CtxvecError(
+                f"{err} The {documents_done(checkpoints)} documents counted so far are kept in "
+                f"'{checkpoints}': fix the input and rerun with --resume."
+            ) from None
+        raise
+    lexicon = result.lexicon.prune_sample(
+        request.min_count if request.sample_min_count is None else request.sample_min_count
+    )
+    component.set_lexicon(lexicon, nlp=nlp)
+    n_valid = int(result.lexicon.polysemy_scores(request.min_count)[1].sum())
+    build = LexiconBuild(result, lexicon, n_valid, describe_score(component))
+    if component.score_source == "probe" and lexicon.n_occurrences < SMALL_CORPUS_TOKENS:
+        build.warnings.append(Warnings.W006.format(n_tokens=lexicon.n_occurrences, minimum=SMALL_CORPUS_TOKENS))
+    if request.senses is not False and lexicon.sample is not None:
+        started = time.perf_counter()
+        inventory = component.build_senses()
+        build.senses = (
+            f"{inventory.n_senses_total} senses of {len(inventory)} types "
+            f"({int((inventory.counts() > 1).sum())} with more than one), induced in "
+            f"{time.perf_counter() - started:.1f} s; {describe_split_thresholds(inventory.settings)}; "
+            f"{describe_context(inventory.settings)}"
+        )
+    component.check_width(lexicon.width)
+    write_directory(request.output, nlp.to_disk, what="OUTPUT", made_by="build-lexicon")
+    remove_checkpoint_dir(checkpoints)
+    return build
+
+
+def _count(nlp: Any, request: LexiconBuildRequest) -> BuildResult:
+    engine_options = {**RAY_DEFAULTS, **request.ray} if request.engine == "ray" else {}
+    return get_engine(request.engine)(
+        nlp,
+        request.corpus,
+        key=request.key,
+        batch_size=request.batch_size or nlp.batch_size,
+        n_process=request.n_process,
+        shard_size=request.checkpoint_every,
+        checkpoint_dir=request.checkpoints,
+        resume=request.resume,
+        on_error=request.on_error,
+        progress=request.progress,
+        max_docs=request.max_docs,
+        encoding=request.encoding,
+        sample_size=request.sample_size,
+        sample_contexts=request.sample_contexts,
+        **engine_options,
+    )
+
+
+def _forget_empty_checkpoints(checkpoints: Path) -> bool:
+    """After a stop: remove a checkpoint directory that holds no checkpoint yet (made
+    or marked by this run); True if a checkpoint is kept."""
+    if (checkpoints / LATEST_FILE).exists():
+        return True
+    remove_checkpoint_dir(checkpoints)
+    return False
+
+
+def describe_score(component: Any) -> str:
+    """What polysemy_score means in the saved pipeline."""
+    probe = component.probe
+    if component.score_source == "probe" and probe is not None:
+        return (
+            f"polysemy_score: the polysemy probe fitted on {probe.meta.get('trained_on') or 'sense counts'} "
+            f"({probe.meta.get('n_words')} words), an estimate of each word's number of senses"
+        )
+    if component.score == "self_similarity":
+        return 'polysemy_score: self-similarity (score = "self_similarity")'
+    return (
+        "polysemy_score: self-similarity (no polysemy probe fits this model and lexicon; "
+        "fit one with `spacy-ctxvec fit-polysemy`)"
+    )

@@ -1,0 +1,98 @@
+"""`fit-polysemy` as a library function: fit a polysemy probe on a pipeline lexicon's
+words with a known sense count, and save PIPELINE plus the probe as a new pipeline
+(OUTPUT follows spacy_ctxvec.outputs: never an input, replaced only when made here)."""
+
+from dataclasses import dataclass
+from pathlib import Path
+from typing import Any, Dict, Optional
+
+import numpy as np
+
+from ..components.model_inputs import pipeline_model_fingerprint
+from ..errors import CtxvecError, Errors
+from ..evaluation.correlation import PolysemyReport, polysemy_report
+from ..evaluation.readers import read_sense_counts
+from ..evaluation.tasks import polysemy_component
+from ..lexicon.polysemy_probe import MIN_TRAINING_WORDS, PolysemyProbe, fit_probe, in_fitted_half, training_rows
+from ..lexicon.sense_inventory import describe_split_thresholds
+from ..outputs import DIRECTORY, check_output, write_directory
+from ..pipelines import load_pipeline
+
+
+@dataclass
+class ProbeFit:
+    """What fit-polysemy did, for the command to print."""
+
+    probe: PolysemyProbe
+    held_out: Dict[str, PolysemyReport]  # "probe" and "self_similarity" on the held-out half; empty if too few words
+    senses: Optional[str] = None  # the split thresholds, if senses were induced again
+
+
+def held_out_estimate(
+    lexicon: Any, counts: Dict[str, int], *, min_count: int, model: Optional[str], inputs: Optional[np.ndarray] = None
+) -> Dict[str, PolysemyReport]:
+    """Probe fitted on one half of the words (in_fitted_half) and self-similarity, both
+    scored on the other half; empty if that half has too few words to fit on."""
+    rows, _, _ = training_rows(lexicon, counts, min_count)
+    if in_fitted_half([lexicon.keys[row] for row in rows]).sum() < MIN_TRAINING_WORDS:
+        return {}
+    probe = fit_probe(
+        lexicon, counts, min_count=min_count, model=model, half=True, inputs=None if inputs is None else [inputs]
+    )
+    held_out = ~in_fitted_half(lexicon.keys)
+    probe_scores, valid = probe.scores(lexicon, min_count, inputs)
+    self_similarity, _ = lexicon.polysemy_scores(min_count)
+    return {
+        name: polysemy_report(lexicon.keys, scores, valid, lexicon.counts, counts, score=name, words=held_out)
+        for name, scores in (("probe", probe_scores), ("self_similarity", self_similarity))
+    }
+
+
+def fit_polysemy_pipeline(
+    pipeline: Path,
+    sense_counts: Path,
+    output: Path,
+    *,
+    min_count: Optional[int] = None,
+    half: bool = False,
+    overwrite: bool = False,
+) -> ProbeFit:
+    """Check OUTPUT, fit the probe (and a held-out estimate), induce the senses again
+    so that the probe decides the splits, save OUTPUT."""
+    inputs = {"PIPELINE": pipeline, "SENSE_COUNTS": sense_counts}
+    check_output(output, what="OUTPUT", inputs=inputs, kind=DIRECTORY, overwrite=overwrite)
+    counts = read_sense_counts(sense_counts)
+    nlp = load_pipeline(pipeline)
+    component = polysemy_component(nlp)
+    lexicon = component.lexicon
+    if lexicon is None or not len(lexicon):
+        raise CtxvecError(
+            Errors.E307.format(
+                pipe_names=nlp.pipe_names,
+                component="ctxvec_polysemy (with a lexicon)",
+                attribute="polysemy_score",
+                hint="Its lexicon is empty: build one with `spacy-ctxvec build-lexicon PIPELINE CORPUS OUTPUT`.",
+            )
+        )
+    min_count = min_count or component.min_count
+    model = pipeline_model_fingerprint(nlp)
+    if component.type_inputs is None:
+        component.set_type_inputs(nlp)
+    inputs_table = component.type_inputs
+    estimate = held_out_estimate(lexicon, counts, min_count=min_count, model=model, inputs=inputs_table)
+    probe = fit_probe(
+        lexicon,
+        counts,
+        min_count=min_count,
+        model=model,
+        half=half,
+        inputs=None if inputs_table is None else [inputs_table],
+        trained_on=f"{Path(sense_counts).name} and {Path(pipeline).name}'s lexicon",
+    )
+    component.set_probe(probe)
+    fit = ProbeFit(probe, estimate)
+    if component.senses is not None and lexicon.sample is not None and component.induce:
+        component.build_senses()  # the probe now decides which types split
+        fit.senses = describe_split_thresholds(component.senses.settings)
+    write_directory(output, nlp.to_disk, what="OUTPUT", made_by="fit-polysemy")
+    return fit

@@ -1,0 +1,42 @@
+"""The CLI stays thin: a command parses, calls one library function and prints, in
+at most 40 lines, and no command imports another command's module."""
+
+import ast
+from pathlib import Path
+
+import pytest
+
+CLI = Path(__file__).resolve().parent.parent / "spacy_ctxvec" / "cli"
+MAX_LINES = 40
+
+
+def commands():
+    for path in sorted(CLI.glob("*.py")):
+        for node in ast.walk(ast.parse(path.read_text(encoding="utf8"))):
+            if isinstance(node, ast.FunctionDef) and any(
+                isinstance(d, ast.Call) and getattr(d.func, "attr", "") == "command" for d in node.decorator_list
+            ):
+                yield pytest.param(path, node, id=f"{path.stem}.{node.name}")
+
+
+@pytest.mark.parametrize("path,node", list(commands()))
+def test_no_command_function_over_40_lines(path, node):
+    n_lines = node.end_lineno - node.lineno + 1
+    assert n_lines <= MAX_LINES, f"{path.name}: {node.name} has {n_lines} lines"
+
+
+def test_commands_import_no_other_command_module():
+    names = {path.stem for path in CLI.glob("*.py")} - {"__init__", "_app"}
+    for path in CLI.glob("*.py"):
+        if path.stem == "__init__":
+            continue
+        for node in ast.walk(ast.parse(path.read_text(encoding="utf8"))):
+            if isinstance(node, ast.ImportFrom) and node.level == 1:
+                assert node.module not in names, f"{path.name} imports the command module {node.module}"
+
+
+def test_the_output_rules_live_in_one_module():
+    for path in CLI.glob("*.py"):
+        text = path.read_text(encoding="utf8")
+        for private in ("os.replace", "os.rename", "shutil.rmtree", ".mkdir(", ".write_text(", ".resolve()"):
+            assert private not in text, f"{path.name} writes or checks paths itself ({private})"

@@ -1,0 +1,272 @@
+"""spacy_ctxvec.outputs: the one rule for where commands write (issue 23), on the rule's
+functions and through the commands that write, on the cases that lost data before."""
+
+import errno
+import hashlib
+import json
+import os
+from pathlib import Path
+
+import numpy as np
+import pytest
+from typer.testing import CliRunner
+
+from spacy_ctxvec.cli import app
+from spacy_ctxvec.errors import CtxvecError
+from spacy_ctxvec.lexicon.statistics import Lexicon
+from spacy_ctxvec.outputs import (
+    DIRECTORY,
+    OUTPUT_MARKER,
+    check_apart,
+    check_output,
+    write_directory,
+    write_file,
+)
+
+
+def digest(path: Path) -> dict:
+    """Every file under ``path`` (or ``path`` itself) -> sha256, links by their target."""
+    if path.is_file():
+        return {".": hashlib.sha256(path.read_bytes()).hexdigest()}
+    return {
+        str(p.relative_to(path)): (os.readlink(p) if p.is_symlink() else hashlib.sha256(p.read_bytes()).hexdigest())
+        for p in sorted(path.rglob("*"))
+        if p.is_file() or p.is_symlink()
+    }
+
+
+def flat(result) -> str:
+    return " ".join(result.output.split())
+
+
+def invoke(*args):
+    return CliRunner().invoke(app, [str(a) for a in args])
+
+
+# The rule's functions
+def test_files_new_existing_and_misplaced(tmp_path):
+    assert check_output(tmp_path / "new" / "deeper" / "out.json", what="output") == tmp_path / "new/deeper/out.json"
+    assert not (tmp_path / "new").exists()  # nothing created by a check
+    existing = tmp_path / "existing.json"
+    existing.write_text("{}", encoding="utf8")
+    with pytest.raises(CtxvecError, match=r"E701.*existing\.json' already exists.*--overwrite"):
+        check_output(existing, what="output")
+    assert check_output(existing, what="output", overwrite=True) == existing
+    (tmp_path / "sub").mkdir()
+    with pytest.raises(CtxvecError, match=r"E135.*output '.*sub'.*existing directory"):
+        check_output(tmp_path / "sub", what="output", overwrite=True)
+    with pytest.raises(CtxvecError, match=r"E135.*parent '.*existing\.json' is a file"):
+        check_output(existing / "x" / "out.json", what="output")
+    with pytest.raises(CtxvecError, match=r"E135.*not a regular file"):
+        check_output("/dev/null", what="output", overwrite=True)
+    assert existing.read_text(encoding="utf8") == "{}"
+
+
+def test_directories_replace_only_what_they_recorded(tmp_path):
+    assert check_output(tmp_path / "new" / "dir", what="OUTPUT", kind=DIRECTORY) == tmp_path / "new" / "dir"
+    (tmp_path / "empty").mkdir()
+    check_output(tmp_path / "empty", what="OUTPUT", kind=DIRECTORY)
+    (tmp_path / "file.txt").write_text("keep", encoding="utf8")
+    with pytest.raises(CtxvecError, match=r"E247"):
+        check_output(tmp_path / "file.txt", what="OUTPUT", kind=DIRECTORY, overwrite=True)
+    out = tmp_path / "out"
+    write_directory(out, lambda new: (new.mkdir(), (new / "a.txt").write_text("a")), what="OUTPUT", made_by="test")
+    marker = json.loads((out / OUTPUT_MARKER).read_text(encoding="utf8"))
+    assert marker["made_by"] == "spacy-ctxvec test" and sorted(marker["entries"]) == ["a.txt"]
+    with pytest.raises(CtxvecError, match=r"E226"):
+        check_output(out, what="OUTPUT", kind=DIRECTORY)
+    check_output(out, what="OUTPUT", kind=DIRECTORY, overwrite=True)
+    (out / "mine.txt").write_text("my notes", encoding="utf8")
+    with pytest.raises(CtxvecError, match=r"E704.*files it did not write \('mine\.txt'\)"):
+        check_output(out, what="OUTPUT", kind=DIRECTORY, overwrite=True)
+    (out / "mine.txt").unlink()
+    (out / "a.txt").write_text("edited by the user", encoding="utf8")
+    with pytest.raises(CtxvecError, match=r"E704.*files changed since it wrote them \('a\.txt'\)"):
+        check_output(out, what="OUTPUT", kind=DIRECTORY, overwrite=True)
+    (out / OUTPUT_MARKER).write_text(json.dumps({"made_by": "spacy-ctxvec build-lexicon"}), encoding="utf8")
+    with pytest.raises(CtxvecError, match=r"E704.*marker that does not list"):
+        check_output(out, what="OUTPUT", kind=DIRECTORY, overwrite=True)
+    (out / OUTPUT_MARKER).unlink()
+    with pytest.raises(CtxvecError, match=r"E245"):
+        check_output(out, what="OUTPUT", kind=DIRECTORY, overwrite=True)
+    assert (out / "a.txt").read_text() == "edited by the user"
+
+
+@pytest.mark.parametrize("kind", ["file", DIRECTORY])
+def test_outputs_overlapping_an_input_are_refused_even_with_overwrite(tmp_path, kind):
+    corpus = tmp_path / "corpus"
+    corpus.mkdir()
+    text = corpus / "a.txt"
+    text.write_text("the bank\n", encoding="utf8")
+    other = tmp_path / "other.txt"
+    other.write_text("x", encoding="utf8")
+    (tmp_path / "link.txt").symlink_to(text)
+    os.link(text, tmp_path / "hard.txt")
+    os.link(other, tmp_path / "hard-other.txt")
+    before = digest(tmp_path)
+    cases = [
+        (corpus, corpus, "is the same as"),
+        (tmp_path / "." / "corpus", corpus, "is the same as"),
+        (corpus / "out", corpus, "lies inside"),
+        (tmp_path, corpus, "contains"),
+        (tmp_path / "link.txt", text, "is a symbolic link to"),
+        (tmp_path / "link.txt", corpus, "lies inside"),
+    ]
+    if kind == "file":
+        cases += [
+            (tmp_path / "hard.txt", text, "is a hard link to"),
+            (tmp_path / "hard.txt", corpus, "is a hard link to a file in"),
+            (tmp_path / "hard-other.txt", other, "is a hard link to"),
+        ]
+    for output, source, relation in cases:
+        with pytest.raises(CtxvecError, match=rf"E700.*{relation} the input CORPUS"):
+            check_output(output, what="output", inputs={"CORPUS": source}, kind=kind, overwrite=True)
+    assert check_output(tmp_path / "new", what="output", inputs={"CORPUS": corpus, "NONE": None}, kind=kind)
+    # a package name is not on disk: nothing to protect, and no false refusal
+    assert check_output(tmp_path / "en_pkg" / "x", what="output", inputs=[tmp_path / "en_pkg"], kind=kind)
+    assert digest(tmp_path) == before
+
+
+@pytest.mark.parametrize("kind", ["file", DIRECTORY])
+def test_symbolic_link_outputs_are_refused_and_never_followed(tmp_path, kind):
+    mine = tmp_path / "mine"
+    mine.mkdir()
+    (mine / "notes.txt").write_text("my notes", encoding="utf8")
+    (tmp_path / "to-dir").symlink_to(mine)
+    (tmp_path / "to-file").symlink_to(mine / "notes.txt")
+    (tmp_path / "dangling").symlink_to(tmp_path / "nowhere")
+    before = digest(tmp_path)
+    for name in ("to-dir", "to-file", "dangling"):
+        with pytest.raises(CtxvecError, match=rf"E702.*{name}' is a symbolic link"):
+            check_output(tmp_path / name, what="output", kind=kind, overwrite=True)
+    assert digest(tmp_path) == before and not (tmp_path / "nowhere").exists()
+
+
+def test_check_apart_refuses_nested_outputs(tmp_path):
+    check_apart({"OUTPUT": tmp_path / "a", "--checkpoint-dir": tmp_path / "b"})
+    with pytest.raises(CtxvecError, match=r"E246.*'.*a' contains --checkpoint-dir"):
+        check_apart({"OUTPUT": tmp_path / "a", "--checkpoint-dir": tmp_path / "a" / "b"})
+
+
+def test_places_that_cannot_be_written_are_one_coded_error():
+    with pytest.raises(CtxvecError, match=r"E703.*/proc/no-such-dir/out\.txt' cannot be written"):
+        check_output("/proc/no-such-dir/out.txt", what="output")
+    for overwrite in (False, True):
+        with pytest.raises(CtxvecError, match=r"E135.*'/dev/full': it is not a regular file"):
+            check_output("/dev/full", what="output", overwrite=overwrite)
+
+
+@pytest.mark.skipif(os.geteuid() == 0, reason="root writes into read-only directories")
+def test_a_read_only_directory_is_refused_before_the_work(tmp_path):
+    (tmp_path / "ro").mkdir()
+    (tmp_path / "ro").chmod(0o555)
+    try:
+        with pytest.raises(CtxvecError, match=r"E703"):
+            check_output(tmp_path / "ro" / "out.txt", what="output")
+    finally:
+        (tmp_path / "ro").chmod(0o755)
+
+
+def test_a_failed_write_leaves_the_old_file_and_no_temporary(tmp_path):
+    out = tmp_path / "vectors.txt"
+    out.write_text("old", encoding="utf8")
+
+    def half_then_full_disk(temporary: Path) -> None:
+        temporary.write_text("half of the n", encoding="utf8")
+        raise OSError(errno.ENOSPC, "No space left on device")
+
+    with pytest.raises(CtxvecError, match=r"E703.*vectors\.txt' cannot be written: No space left on device"):
+        write_file(out, half_then_full_disk, what="vectors file")
+    assert out.read_text(encoding="utf8") == "old" and sorted(tmp_path.iterdir()) == [out]
+    with pytest.raises(CtxvecError, match=r"E703.*No space left"):
+        write_file(tmp_path / "a" / "b" / "new.txt", half_then_full_disk, what="vectors file")
+    assert sorted(tmp_path.iterdir()) == [out]  # the directories it made are gone too
+    assert write_file(out, lambda t: t.write_text("new", encoding="utf8"), what="vectors file") == 3
+    assert out.read_text(encoding="utf8") == "new" and sorted(tmp_path.iterdir()) == [out]
+
+
+def test_write_file_keeps_the_suffix_of_the_output(tmp_path):
+    seen = []
+    write_file(tmp_path / "figure.svg", lambda t: (seen.append(t.suffix), t.write_text("<svg/>")), what="figure")
+    assert seen == [".svg"]
+
+
+def test_a_directory_swap_rechecks_and_keeps_foreign_files(tmp_path):
+    out = tmp_path / "out"
+    write_directory(out, lambda new: (new.mkdir(), (new / "a.txt").write_text("1")), what="OUTPUT", made_by="test")
+
+    def write_while_the_user_saves_a_file(new: Path) -> None:
+        new.mkdir()
+        (new / "a.txt").write_text("2")
+        (out / "mine.txt").write_text("saved meanwhile")
+
+    with pytest.raises(CtxvecError, match=r"E704.*mine\.txt"):
+        write_directory(out, write_while_the_user_saves_a_file, what="OUTPUT", made_by="test")
+    assert (out / "mine.txt").read_text() == "saved meanwhile" and (out / "a.txt").read_text() == "1"
+    assert sorted(p.name for p in tmp_path.iterdir()) == ["out"]
+    (out / "mine.txt").unlink()
+    write_directory(out, lambda new: (new.mkdir(), (new / "b.txt").write_text("3")), what="OUTPUT", made_by="test")
+    assert sorted(p.name for p in out.iterdir()) == [OUTPUT_MARKER, "b.txt"]
+    assert sorted(p.name for p in tmp_path.iterdir()) == ["out"]
+
+
+# Through the commands: the cases that lost data before (issue 23)
+@pytest.fixture
+def lexicon_dir(tmp_path) -> Path:
+    path = tmp_path / "lexicon"
+    Lexicon.from_occurrences(["bank", "bank", "river"], np.eye(3)).to_disk(path)
+    return path
+
+
+def test_export_static_never_overwrites_a_user_file_or_follows_a_link(lexicon_dir, tmp_path):
+    mine, corpus = tmp_path / "mine.txt", tmp_path / "corpus.txt"
+    mine.write_text("my file", encoding="utf8")
+    corpus.write_text("the corpus", encoding="utf8")
+    (tmp_path / "link.txt").symlink_to(corpus)
+    before = digest(tmp_path)
+    for extra in ([], ["--senses"]):
+        existing = invoke("export-static", lexicon_dir, mine, *extra)
+        assert existing.exit_code == 1 and "E701" in flat(existing) and "Traceback" not in existing.output
+        linked = invoke("export-static", lexicon_dir, tmp_path / "link.txt", "--overwrite", *extra)
+        assert linked.exit_code == 1 and "E702" in flat(linked)
+        inside = invoke("export-static", lexicon_dir, lexicon_dir / "v.txt", "--overwrite", *extra)
+        assert inside.exit_code == 1 and "E700" in flat(inside)
+    assert digest(tmp_path) == before
+    replaced = invoke("export-static", lexicon_dir, mine, "--overwrite")
+    assert replaced.exit_code == 0, replaced.output
+    assert mine.read_text(encoding="utf8").startswith("2 3\n")
+
+
+def test_train_static_refuses_a_hard_link_to_its_corpus(train_corpus, tmp_path):
+    os.link(train_corpus, tmp_path / "hard.txt")
+    before = digest(train_corpus)
+    for args in ([], ["--overwrite"]):
+        result = invoke("train-static", train_corpus, tmp_path / "hard.txt", "--epochs", "1", *args)
+        assert result.exit_code == 1 and "E700" in flat(result) and "is a hard link to the input CORPUS" in flat(result)
+    assert digest(train_corpus) == before
+
+
+@pytest.mark.parametrize(
+    "command",
+    [
+        ["evaluate", "scws", "P", "DATA", "-o", "OUT"],
+        ["evaluate", "senses", "P", "DATA", "-o", "OUT"],
+        ["plot", "layers", "P", "DATA", "-o", "OUT"],
+        ["plot", "polysemy", "P", "-o", "OUT"],
+    ],
+)
+def test_evaluate_and_plot_refuse_an_existing_output_before_any_work(tmp_path, command):
+    data, out = tmp_path / "data.txt", tmp_path / "out.png"
+    data.write_text("anything\n", encoding="utf8")
+    out.write_text("my figure", encoding="utf8")
+    args = [{"P": tmp_path / "no-such-pipeline", "DATA": data, "OUT": out}.get(a, a) for a in command]
+    result = invoke(*args)
+    assert result.exit_code == 1 and "E701" in flat(result), result.output
+    assert out.read_text(encoding="utf8") == "my figure"
+
+
+def test_unwritable_outputs_are_coded_errors_in_the_commands(lexicon_dir):
+    proc = invoke("export-static", lexicon_dir, "/proc/no-such-dir/v.txt")
+    assert proc.exit_code == 1 and "E703" in flat(proc) and "Traceback" not in proc.output
+    full = invoke("export-static", lexicon_dir, "/dev/full", "--overwrite")
+    assert full.exit_code == 1 and "E135" in flat(full) and "not a regular file" in flat(full)

@@ -1,0 +1,194 @@
+"""workflows/lexicon_build: build-lexicon as a library function, and what it leaves
+when things stop (issue 22, section 4): Ctrl-C keeps the checkpoint and says how to
+resume (exit 130 in the command), a build that fails before its first document leaves
+no checkpoint directory, and a mistyped corpus is reported before the model loads."""
+
+import os
+import shlex
+import signal
+import subprocess
+import sys
+import time
+from pathlib import Path
+
+import pytest
+import spacy
+from spacy.language import Language
+from typer.testing import CliRunner
+
+from spacy_ctxvec.cli import app
+from spacy_ctxvec.errors import CtxvecError
+from spacy_ctxvec.workflows.lexicon_build import BuildStopped, LexiconBuildRequest, build_lexicon_pipeline
+
+LINES = ["the bank of the river", "we took out a loan at the bank", "i have an apple", "the bank", "play the pen"]
+# Runs the command in a fresh interpreter that knows the test's slow component.
+SLOW_CLI = (
+    "import sys, time\n"
+    "from spacy.language import Language\n"
+    "@Language.component('test_slow')\n"
+    "def slow(doc):\n"
+    "    time.sleep(0.05)\n"
+    "    return doc\n"
+    "from spacy_ctxvec.cli import app\n"
+    "app(prog_name='spacy-ctxvec')\n"
+)
+
+
+class StopAt:
+    """Raises KeyboardInterrupt (as Ctrl-C does) on the ``at``-th document it sees."""
+
+    def __init__(self, at: int) -> None:
+        self.at, self.seen = at, 0
+
+    def __call__(self, doc):
+        self.seen += 1
+        if self.seen >= self.at:
+            raise KeyboardInterrupt
+        return doc
+
+
+@Language.factory("test_stop_at", default_config={"at": 1})
+def make_stop_at(nlp, name, at: int):
+    return StopAt(at)
+
+
+@Language.component("test_slow")
+def slow(doc):
+    time.sleep(0.05)
+    return doc
+
+
+def write_corpus(path: Path, n_docs: int) -> Path:
+    path.write_text("\n".join(LINES[i % len(LINES)] for i in range(n_docs)) + "\n", encoding="utf8")
+    return path
+
+
+def pipeline_with(tiny_pipeline_dir: Path, path: Path, component: str, **config) -> Path:
+    nlp = spacy.load(tiny_pipeline_dir)
+    nlp.add_pipe(component, config=config)
+    nlp.to_disk(path)
+    return path
+
+
+def request(pipeline: Path, corpus: Path, output: Path, **options) -> LexiconBuildRequest:
+    settings = {"batch_size": 1, "checkpoint_every": 5, "progress": False, "min_count": 2, "layer": None}
+    return LexiconBuildRequest(pipeline, corpus, output, **{**settings, **options})
+
+
+def test_a_build_gives_a_pipeline_and_leaves_no_checkpoint(tiny_pipeline_dir, tmp_path):
+    corpus = write_corpus(tmp_path / "corpus.txt", 12)
+    build = build_lexicon_pipeline(request(tiny_pipeline_dir, corpus, tmp_path / "out"))
+    assert build.result.n_docs == 12 and build.n_valid > 0 and build.score.startswith("polysemy_score")
+    assert spacy.load(tmp_path / "out")("the bank")[1]._.polysemy_count == 8  # lines 0, 1 and 3 of 12
+    assert sorted(p.name for p in tmp_path.iterdir()) == ["corpus.txt", "out"]
+
+
+def test_ctrl_c_keeps_the_checkpoint_and_resume_finishes(tiny_pipeline_dir, tmp_path):
+    stopping = pipeline_with(tiny_pipeline_dir, tmp_path / "stopping", "test_stop_at", at=8)
+    corpus = write_corpus(tmp_path / "corpus.txt", 12)
+    out, checkpoints = tmp_path / "out", tmp_path / "out.checkpoint"
+    with pytest.raises(BuildStopped) as stopped:
+        build_lexicon_pipeline(request(stopping, corpus, out))
+    assert (stopped.value.docs_done, stopped.value.checkpoint_dir) == (5, checkpoints)
+    assert (checkpoints / "LATEST").read_text(encoding="utf8") == "shard-000000000005" and not out.exists()
+    build = build_lexicon_pipeline(request(stopping, corpus, out, resume=True))  # a fresh StopAt: 7 docs left
+    assert build.result.resumed_from == 5 and build.result.n_docs == 12 and not checkpoints.exists()
+
+
+def test_ctrl_c_before_the_first_checkpoint_leaves_nothing(tiny_pipeline_dir, tmp_path):
+    stopping = pipeline_with(tiny_pipeline_dir, tmp_path / "stopping", "test_stop_at", at=1)
+    corpus = write_corpus(tmp_path / "corpus.txt", 12)
+    with pytest.raises(BuildStopped) as stopped:
+        build_lexicon_pipeline(request(stopping, corpus, tmp_path / "out"))
+    assert (stopped.value.docs_done, stopped.value.checkpoint_dir) == (0, None)
+    assert sorted(p.name for p in tmp_path.iterdir()) == ["corpus.txt", "stopping"]
+
+
+def test_the_command_prints_one_line_and_exits_130_on_ctrl_c(tiny_pipeline_dir, tmp_path):
+    stopping = pipeline_with(tiny_pipeline_dir, tmp_path / "stopping", "test_stop_at", at=8)
+    corpus = write_corpus(tmp_path / "corpus.txt", 12)
+    args = ["build-lexicon", stopping, corpus, tmp_path / "out", "--batch-size", 1, "--checkpoint-every", 5]
+    result = CliRunner().invoke(app, [str(a) for a in [*args, "--no-progress"]])
+    assert result.exit_code == 130, result.output
+    [line] = result.output.splitlines()
+    assert line.startswith(f"Stopped after 5 documents; the checkpoint in {tmp_path / 'out.checkpoint'} is kept.")
+    assert line.endswith(" --resume")
+
+
+@pytest.mark.skipif(sys.platform == "win32", reason="SIGINT")
+def test_a_real_sigint_prints_the_exact_resume_command_which_finishes(tiny_pipeline_dir, tmp_path):
+    slow_pipeline = pipeline_with(tiny_pipeline_dir, tmp_path / "slow", "test_slow")
+    corpus = write_corpus(tmp_path / "corpus.txt", 120)
+    out = tmp_path / "out"
+    args = ["build-lexicon", str(slow_pipeline), str(corpus), str(out), "--checkpoint-every", "4", "--no-progress"]
+    env = {**os.environ, "HF_HUB_OFFLINE": "1", "TOKENIZERS_PARALLELISM": "false"}
+    process = subprocess.Popen(
+        [sys.executable, "-c", SLOW_CLI, *args], stdout=subprocess.PIPE, stderr=subprocess.STDOUT, env=env, text=True
+    )
+    deadline = time.monotonic() + 120
+    while not (tmp_path / "out.checkpoint" / "LATEST").exists() and time.monotonic() < deadline:
+        time.sleep(0.1)
+    process.send_signal(signal.SIGINT)
+    output, _ = process.communicate(timeout=120)
+    assert process.returncode == 130, output
+    [line] = [line for line in output.splitlines() if line.startswith("Stopped after")]
+    assert "Traceback" not in output
+    command = line.split("Continue with: ", 1)[1]
+    assert shlex.split(command) == ["spacy-ctxvec", *args, "--resume"]
+    resumed = subprocess.run(
+        [sys.executable, "-c", SLOW_CLI, *shlex.split(command)[1:]], capture_output=True, text=True, env=env
+    )
+    assert resumed.returncode == 0, resumed.stdout + resumed.stderr
+    assert "Resumed after" in resumed.stdout and "120 docs" in resumed.stdout
+    assert not (tmp_path / "out.checkpoint").exists() and "test_slow" in spacy.load(out).pipe_names
+
+
+def test_a_mistyped_corpus_is_reported_before_the_model_loads_and_leaves_nothing(tmp_path):
+    broken = tmp_path / "broken-pipeline"
+    broken.mkdir()
+    (broken / "config.cfg").write_text("[nlp]\nlang = 'xx-no-such'\n", encoding="utf8")
+    (tmp_path / "empty-folder").mkdir()
+    (tmp_path / "empty-folder" / "notes.md").write_text("not a corpus", encoding="utf8")
+    for corpus, problem in (
+        (tmp_path / "corpsu.txt", "does not exist"),
+        (tmp_path / "empty-folder", "is a directory without"),
+    ):
+        with pytest.raises(CtxvecError, match=rf"E210.*{problem}"):  # not the pipeline's error: no model loaded
+            build_lexicon_pipeline(request(broken, corpus, tmp_path / "out"))
+    assert sorted(p.name for p in tmp_path.iterdir()) == ["broken-pipeline", "empty-folder"]
+
+
+def test_a_corpus_without_documents_leaves_no_checkpoint_directory(tiny_pipeline_dir, tmp_path):
+    blank = tmp_path / "blank.txt"
+    blank.write_text("\n\n  \n", encoding="utf8")
+    with pytest.raises(CtxvecError, match=r"E211|E740"):
+        build_lexicon_pipeline(request(tiny_pipeline_dir, blank, tmp_path / "out"))
+    assert sorted(p.name for p in tmp_path.iterdir()) == ["blank.txt"]
+
+
+def test_an_output_symlink_is_refused_before_the_build(tiny_pipeline_dir, tmp_path):
+    corpus = write_corpus(tmp_path / "corpus.txt", 3)
+    (tmp_path / "real").mkdir()
+    (tmp_path / "real" / "mine.txt").write_text("mine", encoding="utf8")
+    (tmp_path / "to-dir").symlink_to(tmp_path / "real")
+    (tmp_path / "dangling").symlink_to(tmp_path / "nowhere")
+    for name in ("to-dir", "dangling"):
+        started = time.perf_counter()
+        with pytest.raises(CtxvecError, match=rf"E702.*{name}' is a symbolic link"):
+            build_lexicon_pipeline(request(tiny_pipeline_dir, corpus, tmp_path / name, overwrite=True))
+        assert time.perf_counter() - started < 2  # refused up front, not after the build
+    assert (tmp_path / "real" / "mine.txt").read_text(encoding="utf8") == "mine"
+    assert sorted(p.name for p in tmp_path.iterdir()) == ["corpus.txt", "dangling", "real", "to-dir"]
+
+
+def test_overwrite_keeps_a_file_the_user_saved_inside_an_earlier_output(tiny_pipeline_dir, tmp_path):
+    corpus = write_corpus(tmp_path / "corpus.txt", 6)
+    out = tmp_path / "out"
+    build_lexicon_pipeline(request(tiny_pipeline_dir, corpus, out))
+    (out / "my-notes.txt").write_text("keep me", encoding="utf8")
+    with pytest.raises(CtxvecError, match=r"E704.*my-notes\.txt"):
+        build_lexicon_pipeline(request(tiny_pipeline_dir, corpus, out, overwrite=True))
+    assert (out / "my-notes.txt").read_text(encoding="utf8") == "keep me"
+    (out / "my-notes.txt").unlink()
+    build_lexicon_pipeline(request(tiny_pipeline_dir, corpus, out, overwrite=True, min_count=3))
+    assert spacy.load(out).get_pipe("ctxvec_polysemy").min_count == 3
