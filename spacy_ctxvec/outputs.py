@@ -251,7 +251,7 @@ def _holds_inode(directory: Path, stat: os.stat_result) -> bool:
 
 def _nearest_existing(path: Path) -> Tuple[Path, List[Path]]:
     """The nearest existing ancestor of ``path`` and the missing ones below it (top first)."""
-    missing = []
+    missing: List[Path] = []
     for parent in Path(os.path.abspath(path)).parents:
         if os.path.lexists(parent):
             return parent, missing[::-1]

@@ -22,7 +22,7 @@ from typing import Dict, List, Tuple
 import spacy
 
 from spacy_ctxvec.evaluation.readers import read_sense_counts
-from spacy_ctxvec.paths import check_output_file
+from spacy_ctxvec.outputs import check_output
 
 
 def _md5(text: str) -> str:
@@ -63,7 +63,7 @@ def main() -> None:
     files = sorted(args.corpus.glob("*.txt")) if args.corpus.is_dir() else [args.corpus]
     if not all(path.is_file() for path in files) or not files:
         parser.error(f"{args.corpus}: no such text file, or a directory without .txt files")
-    check_output_file(args.output, inputs=[args.corpus, args.sense_counts, *files])
+    check_output(args.output, what="output file", inputs=[args.corpus, args.sense_counts, *files], overwrite=True)
     found = monosemous_lines(files, read_sense_counts(args.sense_counts), args.per_word, args.encoding)
     chosen = sorted(found, key=_md5)[: args.max_words]
     with args.output.open("w", encoding="utf8") as out:

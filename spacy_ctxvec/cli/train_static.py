@@ -30,7 +30,13 @@ def train_static_cli(
 ) -> None:
     """Train word2vec static vectors on a text corpus with gensim."""
     check_output(output, what=WHAT, inputs={"CORPUS": corpus}, overwrite=overwrite)
-    settings = dict(sg=sg, size=size, window=window, min_count=min_count, epochs=epochs, workers=workers, seed=seed)
-    vectors = write_file(output, lambda tmp: train_static_vectors(corpus, tmp, binary=binary, **settings), what=WHAT)
+    vectors = write_file(
+        output,
+        lambda tmp: train_static_vectors(
+            corpus, tmp, sg=sg, size=size, window=window, min_count=min_count, epochs=epochs, workers=workers,
+            binary=binary, seed=seed,
+        ),
+        what=WHAT,
+    )  # fmt: skip
     kind = "binary" if binary else "text"
     msg.good(f"Wrote {len(vectors)} x {vectors.vector_size} vectors ({kind} word2vec) to {output}")
