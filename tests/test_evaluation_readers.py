@@ -289,6 +289,12 @@ def test_wic_huge_index_is_coded(tmp_path, index):
 
 
 @pytest.mark.parametrize("score", ["inf", "-inf", "nan", "1e400", "-1e999", "NaN"])
+def test_a_first_pair_with_a_non_finite_score_is_not_taken_for_a_header(tmp_path, score):
+    with pytest.raises(CtxvecError, match=r"\[CTX-E302\].*p[.]txt, line 1"):
+        read_word_pairs(write(tmp_path / "p.txt", f"old\tnew\t{score}\ncar\tauto\t9.1\n"))
+
+
+@pytest.mark.parametrize("score", ["inf", "-inf", "nan", "1e400", "-1e999", "NaN"])
 def test_non_finite_scores_are_coded(tmp_path, score):
     with pytest.raises(CtxvecError, match=r"\[CTX-E302\].*line 2"):
         read_word_pairs(write(tmp_path / "p.txt", f"car\tauto\t9.1\nold\tnew\t{score}\n"))

@@ -115,6 +115,15 @@ def _number(text: str) -> float:
     return value
 
 
+def _parses_as_float(text: str) -> bool:
+    """Whether float() reads ``text`` (inf and nan included: a header never looks like this)."""
+    try:
+        float(text)
+    except ValueError:
+        return False
+    return True
+
+
 # WiC
 def wic_paths(data_dir: PathLike, split: str) -> Tuple[Path, Path]:
     """The data and gold files of a split in the official WiC layout."""
@@ -210,7 +219,7 @@ def _layout(fields: Sequence[str]) -> Tuple[int, bool]:
         return 2, False
     if len(fields) > 3 and _is_number(fields[3]):  # SimVerb: word1 word2 PoS score relation
         return 3, False
-    return 2, not any(_is_number(field) for field in fields)
+    return 2, not any(_parses_as_float(field) for field in fields)
 
 
 def read_word_pairs(path: PathLike) -> WordPairs:
@@ -301,14 +310,6 @@ def read_scws(path: PathLike) -> ContextPairs:
 
 
 # WordNet sense counts
-def _parses_as_float(text: str) -> bool:
-    try:
-        float(text)
-    except ValueError:
-        return False
-    return True
-
-
 def read_sense_counts(path: PathLike) -> Dict[str, int]:
     """Lemma -> number of senses from ``lemma \\t total ...`` (a header line is skipped).
 
