@@ -567,7 +567,8 @@ def build_lexicon_ray(
                 if coded is None:
                     raise
                 raise coded from err
+    corpus_name = str(corpus) if isinstance(corpus, (str, Path)) else ", ".join(str(path) for path in corpus)
     if lexicon is None or n_docs == 0:
-        raise CtxvecError(Errors.E211.format(path=corpus))
-    check_tokens_read(corpus, n_docs, lexicon.n_occurrences)
+        raise CtxvecError(Errors.E211.format(path=corpus_name))
+    check_tokens_read(corpus_name, n_docs, lexicon.n_occurrences)
     return BuildResult(lexicon, n_docs, lexicon.n_occurrences, time.perf_counter() - start, skipped)
