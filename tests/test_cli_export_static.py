@@ -57,7 +57,7 @@ def test_export_needs_a_lexicon(tmp_path):
 def test_export_senses_writes_one_row_per_sense_loadable_by_the_file_source(tmp_path):
     import spacy
 
-    from spacy_ctxvec.lexicon.sense_inventory import induce_inventory
+    from spacy_ctxvec.lexicon.sense_induction import induce_inventory
     from spacy_ctxvec.static.sources import configure_vectors_file
 
     from .test_lexicon_sense_inventory import lexicon_with_sample, synthetic

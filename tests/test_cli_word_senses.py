@@ -6,7 +6,7 @@ import pytest
 from typer.testing import CliRunner
 
 from spacy_ctxvec.cli import app
-from spacy_ctxvec.lexicon.sense_inventory import induce_inventory
+from spacy_ctxvec.lexicon.sense_induction import induce_inventory
 
 from .test_lexicon_sense_inventory import lexicon_with_sample, synthetic
 

@@ -232,7 +232,8 @@ def build_sense_nlp(model_dir):
     nlp.add_pipe("ctxvec_static")
     nlp.add_pipe("ctxvec_context")
     component = nlp.add_pipe(
-        "ctxvec_polysemy", config={"min_count": 3, "split_threshold": 0.0, "min_tokens": 3, "cut_distance": 0.01}
+        "ctxvec_polysemy",
+        config={"min_count": 3, "induction": {"split_threshold": 0.0, "min_tokens": 3, "cut_distance": 0.01}},
     )
     nlp.initialize()
     component.initialize(nlp=nlp, corpus=lambda vocab: iter(SENSE_CORPUS), sample_size=16)

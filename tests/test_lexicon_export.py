@@ -5,7 +5,8 @@ import pytest
 
 from spacy_ctxvec.errors import CtxvecError
 from spacy_ctxvec.lexicon.export import export_sense_vectors, sense_key
-from spacy_ctxvec.lexicon.sense_inventory import SenseInventory, induce_inventory
+from spacy_ctxvec.lexicon.sense_induction import induce_inventory
+from spacy_ctxvec.lexicon.sense_inventory import SenseInventory
 from spacy_ctxvec.ops.senses import SenseSpace
 from spacy_ctxvec.static.formats import load_static_vectors
 

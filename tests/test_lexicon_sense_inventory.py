@@ -1,21 +1,16 @@
-"""SenseInventory and induce_inventory on synthetic samples: a word with two clear
-meanings gets two senses, words with one meaning get one; assignment, round trips,
-damaged files."""
+"""SenseInventory on synthetic samples (induced by induce_inventory): a word with two
+clear meanings gets two senses, words with one meaning get one; assignment, round
+trips, damaged files and arrays of the wrong shape."""
 
 import numpy as np
 import pytest
 
 from spacy_ctxvec.errors import CtxvecError
 from spacy_ctxvec.lexicon.sample import OccurrenceSample, occurrence_priorities
-from spacy_ctxvec.lexicon.sense_inventory import (
-    SenseInventory,
-    describe_context,
-    describe_split_thresholds,
-    fit_corpus_sense_space,
-    induce_inventory,
-)
+from spacy_ctxvec.lexicon.sense_induction import induce_inventory
+from spacy_ctxvec.lexicon.sense_inventory import SenseInventory
 from spacy_ctxvec.lexicon.statistics import Lexicon
-from spacy_ctxvec.ops.senses import SPLIT_THRESHOLDS, SenseInductionSettings, fit_sense_space, spread, to_sense_space
+from spacy_ctxvec.ops.senses import to_sense_space
 
 WIDTH = 32
 
@@ -133,113 +128,6 @@ def test_assign_picks_the_nearest_sense_of_the_own_type(data, inventory):
         inventory.assign(np.array([bank]), np.ones((1, 5)))
 
 
-def test_induction_is_deterministic_and_independent_of_how_the_sample_was_merged(data, inventory):
-    keys, vectors, _, _ = data
-    assert induce_inventory(lexicon_with_sample(keys, vectors), min_count=5) == inventory
-    assert induce_inventory(lexicon_with_sample(keys, vectors, parts=4), min_count=5) == inventory
-    other = induce_inventory(lexicon_with_sample(keys, vectors), SenseInductionSettings(cut_distance=0.2), min_count=5)
-    assert other != inventory and other.settings["cut_distance"] == 0.2
-    assert (
-        inventory.settings["min_count"] == 5
-        and inventory.settings["key"] == "lower"
-        and inventory.settings["sample_k"] == 64
-    )
-
-
-def test_sense_space_weights_each_row_by_count_over_sampled_rows(data):
-    keys, vectors, _, _ = data
-    lexicon = lexicon_with_sample(keys, vectors, k=4)  # 'w00' has 20 occurrences, 4 sampled: weight 5 each
-    inventory = induce_inventory(lexicon, SenseInductionSettings(n_directions=0), min_count=2)
-    sample = lexicon.sample
-    per_type = np.stack([sample.rows_of(key)[0].astype(np.float64).mean(axis=0) for key in sample.keys])
-    counts = np.array([lexicon.counts[lexicon.index(key)] for key in sample.keys], dtype=np.float64)
-    np.testing.assert_allclose(inventory.space.mean, counts @ per_type / counts.sum(), atol=1e-9)
-    assert inventory.space.directions.shape == (0, WIDTH)
-
-
-def test_chunked_space_fit_matches_fit_sense_space():
-    rng = np.random.default_rng(3)
-    x = rng.normal(size=(300, 8)) * np.arange(1, 9)
-    w = rng.uniform(0.1, 5.0, size=300)
-    reference = fit_sense_space(x, n_directions=3, weights=w)
-    chunked = fit_corpus_sense_space(x.astype(np.float16).astype(np.float64), w, n_directions=3)
-    reference16 = fit_sense_space(x.astype(np.float16).astype(np.float64), n_directions=3, weights=w)
-    np.testing.assert_allclose(chunked.mean, reference16.mean, atol=1e-12)
-    np.testing.assert_allclose(
-        chunked.directions.T @ chunked.directions, reference16.directions.T @ reference16.directions, atol=1e-9
-    )
-    assert reference.directions.shape == chunked.directions.shape
-
-
-def test_lexicon_without_a_sample_and_bad_settings_are_coded_errors(data):
-    keys, vectors, _, _ = data
-    with pytest.raises(CtxvecError, match="E602.*--sample-size"):
-        induce_inventory(Lexicon.from_occurrences(keys, vectors), min_count=5)
-    lexicon = lexicon_with_sample(keys, vectors)
-    for setting, value in (
-        ("cut_distance", 0.0),
-        ("max_senses", 1),
-        ("min_tokens", 2),
-        ("split_threshold", float("nan")),
-        ("n_directions", -1),
-        ("min_share", 0.6),
-        ("min_share", float("nan")),
-        ("split_threshold", 2.5),
-        ("split_percentile", 0.0),
-        ("split_percentile", 100.0),
-        ("split_percentile", True),
-    ):
-        with pytest.raises(CtxvecError, match=f"E603.*{setting}"):
-            induce_inventory(lexicon, SenseInductionSettings(**{setting: value}), min_count=5)
-    with pytest.raises(CtxvecError, match="E603.*min_count"):
-        induce_inventory(lexicon, min_count=0)
-
-
-def test_default_split_threshold_is_calibrated_and_saved_as_null(data):
-    keys, vectors, _, _ = data
-    inventory = induce_inventory(lexicon_with_sample(keys, vectors), min_count=5)
-    assert inventory.settings["split_threshold"] is None and inventory.settings["min_share"] == 0.1
-    assert SenseInventory.from_bytes(inventory.to_bytes()).settings == inventory.settings
-
-
-def test_few_types_use_the_shipped_thresholds_and_say_so(inventory):
-    # 31 types: too few to calibrate on (MIN_CALIBRATION_TYPES), so the absolute table decides
-    assert inventory.settings["split_calibrated_sizes"] == 0 and inventory.settings["split_percentile"] == 82.0
-    assert [tuple(row) for row in inventory.settings["split_thresholds"]] == list(SPLIT_THRESHOLDS)
-    assert describe_split_thresholds(inventory.settings).startswith("the shipped split thresholds (too few types")
-
-
-def test_thresholds_are_calibrated_on_a_corpus_with_enough_types():
-    keys, vectors, _, _ = synthetic(n_words=150, per_word=12, noise=0.3)
-    lexicon = lexicon_with_sample(keys, vectors)
-    inventory = induce_inventory(lexicon, min_count=5)
-    table = [tuple(row) for row in inventory.settings["split_thresholds"]]
-    assert inventory.settings["split_calibrated_sizes"] == 1  # 150 types with 12 rows: the band n = 12 .. 15
-    spreads = []
-    for key in inventory.keys:
-        rows, _ = lexicon.sample.rows_of(key)
-        if len(rows) == 12:
-            spreads.append(spread(to_sense_space(rows.astype(np.float64), inventory.space)))
-    assert len(spreads) == 150 and dict(table)[12] == pytest.approx(np.percentile(spreads, 82.0), abs=1e-6)
-    assert "calibrated on this corpus (percentile 82 of" in describe_split_thresholds(inventory.settings)
-    assert SenseInventory.from_bytes(inventory.to_bytes()).settings == inventory.settings
-    shipped = induce_inventory(lexicon, SenseInductionSettings(split_percentile=None), min_count=5)
-    assert shipped.settings["split_calibrated_sizes"] == 0 and shipped.settings["split_percentile"] is None
-    assert [tuple(row) for row in shipped.settings["split_thresholds"]] == list(SPLIT_THRESHOLDS)
-    fixed = induce_inventory(lexicon, SenseInductionSettings(split_threshold=0.3), min_count=5)
-    assert fixed.settings["split_thresholds"] is None and describe_split_thresholds(fixed.settings).startswith(
-        "split threshold 0.3"
-    )
-
-
-def test_empty_sample_gives_an_empty_inventory():
-    lexicon = Lexicon.empty(WIDTH, sample_size=8, meta={"key": "lower"})
-    inventory = induce_inventory(lexicon, min_count=2)
-    assert len(inventory) == 0 and inventory.n_senses_total == 0 and inventory.width == WIDTH
-    assert SenseInventory.from_bytes(inventory.to_bytes()) == inventory
-    assert inventory.assign(np.array([-1, -1]), np.ones((2, WIDTH))).tolist() == [-1, -1]
-
-
 def test_round_trips_disk_and_bytes(inventory, tmp_path):
     inventory.to_disk(tmp_path / "senses")
     loaded = SenseInventory.from_disk(tmp_path / "senses")
@@ -323,7 +211,7 @@ def test_inconsistent_arrays_are_refused(inventory):
 
 def test_assign_equals_the_argmax_over_each_types_own_centroids():
     from spacy_ctxvec.ops.cosine import normalise_rows
-    from spacy_ctxvec.ops.senses import SenseSpace, to_sense_space
+    from spacy_ctxvec.ops.senses import SenseSpace
 
     rng = np.random.default_rng(11)
     width, offsets = 6, np.array([0, 3, 4, 6, 14])
@@ -360,45 +248,6 @@ def with_context_meanings(seed: int = 1):
     return keys, vectors, contexts, river_context, money_context
 
 
-def test_senses_are_clustered_on_token_and_context_when_the_sample_keeps_contexts():
-    from sklearn.metrics import adjusted_rand_score
-
-    from spacy_ctxvec.ops.senses import CONTEXT_WINDOW
-
-    keys, vectors, contexts, river_context, money_context = with_context_meanings()
-    lexicon = lexicon_with_sample(keys, vectors, contexts=contexts)
-    joined = induce_inventory(lexicon, SenseInductionSettings(split_threshold=0.0, max_senses=2), min_count=5)
-    alone = induce_inventory(
-        lexicon, SenseInductionSettings(split_threshold=0.0, max_senses=2, context_weight=0.0), min_count=5
-    )
-    assert joined.context_space is not None and alone.context_space is None
-    assert (joined.settings["context_weight"], joined.settings["context_window"]) == (1.0, CONTEXT_WINDOW)
-    assert (alone.settings["context_weight"], alone.settings["context_window"]) == (0.0, 0)
-    assert describe_context(joined.settings) == (
-        f"clustered on each occurrence joined to the mean vector of the "
-        f"{CONTEXT_WINDOW} tokens either side (context weight 1)"
-    )
-    assert describe_context(alone.settings) == "clustered on the occurrences' own vectors (no context vectors)"
-    assert joined.centroids.shape[1] == 2 * WIDTH == joined.feature_width and alone.centroids.shape[1] == WIDTH
-    bank = np.flatnonzero(np.array(keys) == "bank")
-    truth = np.arange(len(bank)) % 2
-
-    def label(inventory, context):
-        return inventory.assign(np.full(len(bank), inventory.index("bank")), vectors[bank], context)
-
-    assert adjusted_rand_score(truth, label(joined, contexts[bank])) == 1.0
-    assert adjusted_rand_score(truth, label(alone, None)) < 0.5
-    with pytest.raises(CtxvecError, match="E600.*give each occurrence's context"):
-        joined.assign(np.array([joined.index("bank")]), vectors[bank[:1]])
-    with pytest.raises(CtxvecError, match="E600.*contexts have width 5"):
-        joined.assign(np.array([joined.index("bank")]), vectors[bank[:1]], np.ones((1, 5)))
-    # A sample without contexts: senses from the token rows, whatever context_weight says.
-    plain = induce_inventory(
-        lexicon_with_sample(keys, vectors), SenseInductionSettings(split_threshold=0.0, max_senses=2), min_count=5
-    )
-    assert plain.context_space is None and plain == alone.__class__.from_bytes(plain.to_bytes())
-
-
 def test_an_inventory_with_a_context_space_round_trips_and_refuses_half_of_it(tmp_path):
     keys, vectors, contexts, _, _ = with_context_meanings()
     inventory = induce_inventory(lexicon_with_sample(keys, vectors, contexts=contexts), min_count=5)
@@ -414,51 +263,3 @@ def test_an_inventory_with_a_context_space_round_trips_and_refuses_half_of_it(tm
         CtxvecError, match="E601.*centroids has shape"
     ):  # centroids of the joined space, no context space
         SenseInventory.from_disk(tmp_path / "senses")
-
-
-def test_context_weight_out_of_range_is_a_coded_error(data):
-    keys, vectors, _, _ = data
-    for value in (-0.5, float("nan"), 11.0, True):
-        with pytest.raises(CtxvecError, match="E603.*context_weight"):
-            induce_inventory(
-                lexicon_with_sample(keys, vectors), SenseInductionSettings(context_weight=value), min_count=5
-            )
-
-
-# A polysemy probe deciding which types split (issue 11, session 7)
-def probe_estimating(lexicon, estimates, split_senses):
-    """A probe fitted by least squares to estimate about ``estimates[key]`` senses per type."""
-    from spacy_ctxvec.lexicon.polysemy_probe import PolysemyProbe, probe_features
-
-    features, valid = probe_features(lexicon, 5)
-    target = np.array([np.log(estimates.get(key, 1.0)) for key in lexicon.keys])
-    weights, *_ = np.linalg.lstsq(features[valid], target[valid], rcond=None)
-    return PolysemyProbe(weights, 0.0, {"width": lexicon.width, "key": "lower", "split_senses": split_senses})
-
-
-def test_a_probe_with_a_split_cut_decides_which_types_split(data):
-    keys, vectors, _, _ = data
-    lexicon = lexicon_with_sample(keys, vectors)
-    # the probe says w00 and w01 are polysemous and bank is not
-    estimates = {**{f"w{w:02d}": 1.0 for w in range(30)}, "w00": 9.0, "w01": 9.0, "bank": 1.0}
-    probe = probe_estimating(lexicon, estimates, split_senses=3.0)
-    scores, valid = probe.scores(lexicon, 5)
-    assert scores[lexicon.index("w00")] > 3.0 > scores[lexicon.index("bank")]
-    by_probe = induce_inventory(lexicon, min_count=5, probe=probe)
-    assert by_probe.settings["split_rule"] == "probe" and by_probe.settings["split_senses"] == 3.0
-    split = {key for key in by_probe.keys if by_probe.n_senses(key) > 1}
-    forced = induce_inventory(
-        lexicon, SenseInductionSettings(split_threshold=0.0), min_count=5
-    )  # every type tries to split
-    expected = {key for key in by_probe.keys if scores[lexicon.index(key)] > 3.0 and forced.n_senses(key) > 1}
-    assert split == expected and "w01" in split and "bank" not in split
-    assert "polysemy probe estimates more than 3.00 senses" in describe_split_thresholds(by_probe.settings)
-    for spread_rule in (
-        induce_inventory(lexicon, SenseInductionSettings(split_by_probe=False), min_count=5, probe=probe),
-        induce_inventory(lexicon, min_count=5, probe=probe_estimating(lexicon, estimates, None)),
-        induce_inventory(lexicon, min_count=5),
-    ):
-        assert spread_rule.settings["split_rule"] == "spread" and spread_rule.settings["split_senses"] is None
-        assert spread_rule.n_senses("bank") == 2 and spread_rule.n_senses("w00") == 1
-    with pytest.raises(CtxvecError, match="E603"):
-        SenseInductionSettings(split_by_probe="yes")

@@ -23,7 +23,7 @@ from pathlib import Path
 import numpy as np
 from sklearn.linear_model import RidgeCV
 
-from spacy_ctxvec.components.polysemy import pipeline_model_fingerprint, type_input_embeddings
+from spacy_ctxvec.components.model_inputs import pipeline_model_fingerprint, type_input_embeddings
 from spacy_ctxvec.evaluation.correlation import polysemy_report
 from spacy_ctxvec.evaluation.readers import read_sense_counts
 from spacy_ctxvec.lexicon.polysemy_probe import DEFAULT_ALPHAS, fit_probe, in_fitted_half, probe_features, training_rows

@@ -147,7 +147,7 @@ def make_corpora(
 def embed_corpus(nlp, texts: Sequence[str], tokens: Sequence[str], sample_size: int) -> Dict[str, Dict]:
     """Per pseudo token: unit token rows, unit context rows, snippets, true use, today's n_senses."""
     from spacy_ctxvec.building.shard import partial_lexicon
-    from spacy_ctxvec.lexicon.sense_inventory import fit_corpus_sense_space, induce_inventory
+    from spacy_ctxvec.lexicon.sense_induction import fit_corpus_sense_space, induce_inventory
     from spacy_ctxvec.ops.senses import N_REMOVED_DIRECTIONS, SenseInductionSettings, to_sense_space
 
     lexicon = partial_lexicon(nlp, texts, sample_size=sample_size)

@@ -9,7 +9,7 @@ import sys
 import numpy as np
 
 from spacy_ctxvec.evaluation.tasks import polysemy_component
-from spacy_ctxvec.lexicon.sense_inventory import induce_inventory
+from spacy_ctxvec.lexicon.sense_induction import induce_inventory
 from spacy_ctxvec.pipelines import load_pipeline
 
 

@@ -28,9 +28,8 @@ from spacy_ctxvec.analysis.occurrences import sense_counts_for
 from spacy_ctxvec.evaluation.metrics import partial_spearman, spearman
 from spacy_ctxvec.evaluation.readers import SenseSentences, read_sense_counts, read_sense_sentences
 from spacy_ctxvec.evaluation.tasks import evaluate_senses, polysemy_component
-from spacy_ctxvec.lexicon.sense_inventory import DEFAULT_SETTINGS
 from spacy_ctxvec.ops.cosine import normalise_rows
-from spacy_ctxvec.ops.senses import sense_entropy, spread
+from spacy_ctxvec.ops.senses import SenseInductionSettings, sense_entropy, spread
 from spacy_ctxvec.pipelines import load_pipeline
 
 
@@ -126,7 +125,7 @@ def main() -> None:
     inventory = component.senses
     started = time.perf_counter()
     if args.reinduce:
-        component.induction_settings = {name: DEFAULT_SETTINGS[name] for name in component.induction_settings}
+        component.induction = SenseInductionSettings()
     if inventory is None or args.reinduce:
         inventory = component.build_senses()
     result = {

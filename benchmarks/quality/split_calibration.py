@@ -27,7 +27,7 @@ import numpy as np
 from spacy_ctxvec.evaluation.readers import SenseSentences, read_sense_counts, read_sense_sentences
 from spacy_ctxvec.evaluation.sense_scores import clustering_scores
 from spacy_ctxvec.evaluation.tasks import induced_labels, polysemy_component, sense_targets
-from spacy_ctxvec.lexicon.sense_inventory import describe_split_thresholds
+from spacy_ctxvec.lexicon.sense_descriptions import describe_split_thresholds
 from spacy_ctxvec.ops.senses import split_threshold_for
 from spacy_ctxvec.pipelines import load_pipeline
 
@@ -92,9 +92,11 @@ def main() -> None:
             parser.error(f"--labelled {item!r}: expected NAME=FILE")
         files[name] = labelled_groups(nlp, path, args.per_lemma)
     settings: List[Optional[float]] = [None, *args.percentiles]
-    weights = args.context_weights if args.context_weights else [component.induction_settings["context_weight"]]
+    weights = args.context_weights if args.context_weights else [component.induction.context_weight]
     for percentile, weight in ((p, w) for p in settings for w in weights):
-        component.induction_settings.update(split_threshold=None, split_percentile=percentile, context_weight=weight)
+        component.induction = component.induction.replace(
+            split_threshold=None, split_percentile=percentile, context_weight=weight
+        )
         started = time.perf_counter()
         inventory = component.build_senses()
         seconds = time.perf_counter() - started

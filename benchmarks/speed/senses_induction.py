@@ -17,7 +17,7 @@ import time
 import numpy as np
 
 from spacy_ctxvec.lexicon.sample import OccurrenceSample
-from spacy_ctxvec.lexicon.sense_inventory import induce_inventory
+from spacy_ctxvec.lexicon.sense_induction import induce_inventory
 from spacy_ctxvec.lexicon.statistics import Lexicon
 
 

@@ -15,7 +15,7 @@ Per token it sets one record in doc._.ctxvec_polysemy, read by:
   the score is None or the token has no contextual vector.
 
 With a SenseInventory (``senses``: induced from the lexicon's occurrence sample, see
-spacy_ctxvec.lexicon.sense_inventory; saved in ``senses/`` beside ``lexicon/``) it also sets
+spacy_ctxvec.lexicon.sense_induction; saved in ``senses/`` beside ``lexicon/``) it also sets
 doc._.ctxvec_sense (SENSE_DTYPE records) and doc._.ctxvec_sense_vec, read by:
 
 - token._.sense: this occurrence's sense within its type (nearest centroid of its own
@@ -64,7 +64,8 @@ from ..lexicon.polysemy_probe import (
     shipped_probes,
     type_polysemy_scores,
 )
-from ..lexicon.sense_inventory import SenseInventory, induce_inventory
+from ..lexicon.sense_induction import induce_inventory
+from ..lexicon.sense_inventory import SenseInventory
 from ..lexicon.statistics import Lexicon
 from ..lexicon.type_inputs import TypeInputs
 from ..ops.cosine import cosine_shift

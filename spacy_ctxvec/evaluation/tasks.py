@@ -12,7 +12,8 @@ from ..attributes import CONTEXT_ARRAY, CONTEXT_MASK, install_extensions
 from ..building.shard import polysemy_components
 from ..errors import CtxvecError, Errors
 from ..lexicon.polysemy_probe import FITTED_HALF, PROBE, in_fitted_half, type_polysemy_scores
-from ..lexicon.sense_inventory import describe_split_thresholds, probe_split_decisions
+from ..lexicon.sense_descriptions import describe_split_thresholds
+from ..lexicon.sense_induction import probe_split_decisions
 from ..ops.senses import (
     CONTEXT_WEIGHT,
     CONTEXT_WINDOW,

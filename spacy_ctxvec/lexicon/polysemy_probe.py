@@ -12,7 +12,7 @@ The probe is fitted with scikit-learn's RidgeCV on types whose sense count is kn
 (WordNet: ``scripts/wordnet_sense_counts.py``); ``polysemy_score`` is then
 exp(prediction), an estimate of the number of senses on the dictionary's scale, and a
 type is split into senses where the estimate exceeds ``split_senses`` (see
-SPLIT_PERCENTILE; sense_inventory.induce_inventory). A probe
+SPLIT_PERCENTILE; sense_induction.induce_inventory). A probe
 belongs to one model, layer selection, pooling and key mode: ``problem_with`` says why a
 probe does not fit a lexicon, and ``find_shipped_probe`` looks one up among the probes
 that come with the package (``spacy_ctxvec/probes``)."""

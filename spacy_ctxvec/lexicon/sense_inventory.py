@@ -1,52 +1,23 @@
-"""Induced word senses per type (issue 11): the ``SenseInventory`` and ``induce_inventory``.
+"""Induced word senses per type: the ``SenseInventory`` (built by
+``sense_induction.induce_inventory``) and its storage.
 
-From the lexicon's occurrence sample (``Lexicon.sample``: up to K contextual vectors
-per type, chosen by a content hash), ``induce_inventory``
-
-1. fits one sense space for the whole corpus (``ops.senses``: centre, remove the top
-   principal directions), each sampled row weighted by count / sampled rows of its
-   type so that the sample stands for the corpus;
-2. induces the senses of every type seen at least ``min_count`` times that has a
-   sample (``ops.senses.induce_senses``: one sense unless the sample's spread exceeds
-   a threshold, by default calibrated on these types' own spreads by sample size
-   (``ops.senses.calibrate_split_thresholds``), else average-linkage clustering on
-   cosine distance);
-   The clusters are made on each occurrence's token row joined to its context row
-   (``ops.senses.sense_features``; the context vectors of the sample, in a context
-   space fitted the same way) when the sample keeps context vectors and
-   ``context_weight`` > 0; the split decision uses the token rows alone;
-3. keeps per sense: its unit centroid in that space (assignment), the mean RAW
-   contextual vector of its members (the sense's static vector), its share of the
-   sample and up to three example snippets (the members nearest the centroid).
-
-``SenseInventory.assign`` gives a new occurrence the nearest centroid among its own
-type's senses. Pure numpy (+ scipy through ops); no spaCy. Saved as .npy + JSON, no
-pickle.
+The senses of ``keys[i]`` are rows ``offsets[i]:offsets[i + 1]`` of the arrays: per
+sense its unit centroid in the sense space (assignment), the mean RAW contextual
+vector of its members (the sense's static vector), its share of the type's sample and
+up to three example snippets. ``SenseInventory.assign`` gives a new occurrence the
+nearest centroid among its own type's senses. Pure numpy; no spaCy. Saved as .npy +
+JSON, no pickle; every damaged file is E601 naming its path, and arrays of the wrong
+shape are refused on load.
 """
 
 from dataclasses import dataclass
 from pathlib import Path
-from typing import Any, Dict, List, Optional, Sequence, Tuple, Union
+from typing import Any, Dict, List, Optional, Sequence, Union
 
 import numpy as np
 
 from ..errors import CtxvecError, Errors
-from ..ops.senses import (
-    CONTEXT_WINDOW,
-    SPLIT_THRESHOLDS,
-    SenseInductionSettings,
-    SenseSpace,
-    calibrate_split_thresholds,
-    check_min_count,
-    induce_senses,
-    sense_features,
-    split_threshold_for,
-    spread,
-    to_sense_space,
-    voting_rows,
-)
-from .polysemy_probe import PolysemyProbe
-from .statistics import Lexicon
+from ..ops.senses import SenseSpace, sense_features, to_sense_space
 from .storage import (
     BYTES_SOURCE,
     KeyedRows,
@@ -59,7 +30,6 @@ from .storage import (
 )
 
 SENSES_FORMAT_VERSION = 1
-N_EXAMPLES = 3  # example snippets kept per sense
 _HEADER_FILE, _KEYS_FILE, _EXAMPLES_FILE = "senses.json", "keys.json", "examples.json"
 
 
@@ -79,7 +49,6 @@ _ARRAY_DTYPES = {
 }
 _CONTEXT_ARRAYS = ("context_mean", "context_directions")  # absent: induced on token rows alone
 _REQUIRED_ARRAYS = tuple(name for name in _ARRAY_DTYPES if name not in _CONTEXT_ARRAYS)
-_FIT_CHUNK_ROWS = 4096  # rows per chunk when fitting the sense space (bounded memory)
 
 
 @dataclass(frozen=True)
@@ -420,229 +389,3 @@ class SenseInventory(KeyedRows):
 
     def __repr__(self) -> str:
         return f"SenseInventory(types={len(self)}, senses={self.n_senses_total}, width={self.width})"
-
-
-def fit_corpus_sense_space(vectors: np.ndarray, weights: np.ndarray, *, n_directions: int) -> SenseSpace:
-    """``ops.senses.fit_sense_space`` in bounded memory: the weighted mean and the top
-    ``n_directions`` eigenvectors of the weighted covariance, accumulated over chunks of
-    rows (the same directions as the SVD, up to sign). Non-finite rows and rows with
-    weight <= 0 take no part."""
-    n, width = vectors.shape
-    weights = np.asarray(weights, dtype=np.float64)
-    total, weighted_sum, n_used = 0.0, np.zeros(width), 0
-    chunks = [(start, min(n, start + _FIT_CHUNK_ROWS)) for start in range(0, n, _FIT_CHUNK_ROWS)]
-
-    def chunk(start: int, end: int):
-        x = np.asarray(vectors[start:end], dtype=np.float64)
-        w = np.where(np.isfinite(x).all(axis=1) & (weights[start:end] > 0), weights[start:end], 0.0)
-        return np.nan_to_num(x, nan=0.0, posinf=0.0, neginf=0.0), w
-
-    for start, end in chunks:
-        x, w = chunk(start, end)
-        total += float(w.sum())
-        weighted_sum += w @ x
-        n_used += int((w > 0).sum())
-    if total <= 0:
-        return SenseSpace(np.zeros(width), np.zeros((0, width)))
-    mean = weighted_sum / total
-    m = int(min(n_directions, max(n_used - 1, 0), width))
-    if m == 0:
-        return SenseSpace(mean, np.zeros((0, width)))
-    covariance = np.zeros((width, width))
-    for start, end in chunks:
-        x, w = chunk(start, end)
-        centred = (x - mean) * np.sqrt(w / total)[:, None]
-        covariance += centred.T @ centred
-    eigenvalues, eigenvectors = np.linalg.eigh(covariance)
-    directions = eigenvectors[:, ::-1][:, :m].T
-    signs = np.sign(directions[np.arange(m), np.argmax(np.abs(directions), axis=1)])
-    return SenseSpace(mean, directions * signs[:, None])
-
-
-def induce_inventory(
-    lexicon: Lexicon,
-    settings: SenseInductionSettings = SenseInductionSettings(),
-    *,
-    min_count: int,
-    probe: Optional[PolysemyProbe] = None,
-    inputs: Optional[np.ndarray] = None,
-    name: str = "ctxvec_polysemy",
-) -> SenseInventory:
-    """Induce the senses of every type of ``lexicon`` seen at least ``min_count`` times
-    that has sampled occurrences (E602 if the lexicon has no sample). The split
-    thresholds per sample size are ``split_threshold`` for every n when it is a number,
-    else calibrated on these types' own samples (``split_percentile``; see
-    ``ops.senses.calibrate_split_thresholds``), else (``split_percentile`` None) the
-    shipped ``SPLIT_THRESHOLDS``; the table used is saved in ``settings``. Clusters
-    are made on token and context joined when the sample keeps context vectors and
-    ``context_weight`` > 0, else on the token rows. With ``split_by_probe`` and a
-    ``probe`` that fits the lexicon and has a ``split_senses`` cut, the probe decides
-    which types split (its estimate above the cut) instead of the spread thresholds
-    (``inputs``: the lexicon types' input embeddings, for a probe that reads them).
-    Deterministic: the same lexicon gives a bitwise equal inventory."""
-    check_min_count(min_count)
-    sample = lexicon.sample
-    if sample is None:
-        raise CtxvecError(Errors.E602.format(name=name))
-    split_threshold, split_percentile = settings.split_threshold, settings.split_percentile
-    n_directions, context_weight = settings.n_directions, settings.context_weight
-    record: Dict[str, Any] = {  # the inventory's settings: what was used, as it was before the settings object
-        "min_count": min_count,
-        "split_threshold": None if split_threshold is None else float(split_threshold),
-        "split_percentile": None if split_percentile is None else float(split_percentile),
-        "cut_distance": float(settings.cut_distance),
-        "max_senses": settings.max_senses,
-        "min_tokens": settings.min_tokens,
-        "min_share": float(settings.min_share),
-        "n_directions": n_directions,
-        "sample_k": sample.k,
-        "key": lexicon.meta.get("key"),
-    }
-    with_contexts = sample.contexts is not None and context_weight > 0
-    record.update(
-        context_weight=float(context_weight) if with_contexts else 0.0,
-        context_window=CONTEXT_WINDOW if with_contexts else 0,
-    )
-    counts = _type_counts(lexicon, sample.keys)
-    rows_per_type = sample.counts()
-    weights = np.repeat(counts / np.maximum(rows_per_type, 1), rows_per_type)
-    space = fit_corpus_sense_space(sample.vectors, weights, n_directions=n_directions)
-    context_space = (
-        fit_corpus_sense_space(sample.contexts, weights, n_directions=n_directions) if with_contexts else None
-    )
-    induced = np.flatnonzero(counts >= min_count)
-    decisions = (
-        probe_split_decisions(lexicon, probe, min_count, sample.keys, inputs) if settings.split_by_probe else None
-    )
-    record.update(
-        split_rule="probe" if decisions is not None else "spread",
-        split_senses=probe.split_senses if decisions is not None else None,
-    )  # type: ignore[union-attr]
-
-    def units_of(i: int) -> Tuple[np.ndarray, np.ndarray]:
-        raw = sample.vectors[int(sample.offsets[i]) : int(sample.offsets[i + 1])].astype(np.float64)
-        return raw, to_sense_space(raw, space)
-
-    thresholds, n_calibrated = SPLIT_THRESHOLDS, 0
-    if split_threshold is None and split_percentile is not None:
-        row_counts, spreads = np.zeros(len(induced), dtype=np.int64), np.zeros(len(induced))
-        for j, i in enumerate(induced):  # one type at a time: bounded memory
-            units = units_of(i)[1]
-            voting = units[voting_rows(units)]
-            row_counts[j], spreads[j] = len(voting), spread(voting)
-        thresholds, n_calibrated = calibrate_split_thresholds(row_counts, spreads, split_percentile)
-    record["split_thresholds"] = None if split_threshold is not None else [[n, t] for n, t in thresholds]
-    record["split_calibrated_sizes"] = n_calibrated
-    keys: List[str] = []
-    sizes: List[int] = []
-    centroids: List[np.ndarray] = []
-    vectors: List[np.ndarray] = []
-    shares: List[np.ndarray] = []
-    examples: List[List[str]] = []
-    for i in induced:
-        start, end = int(sample.offsets[i]), int(sample.offsets[i + 1])
-        raw, units = units_of(i)
-        features = None
-        if context_space is not None:
-            contexts = sample.contexts[start:end].astype(np.float64)
-            features = sense_features(units, to_sense_space(contexts, context_space), context_weight)
-        split = None if decisions is None else decisions[i]
-        model = induce_senses(units, settings, thresholds=thresholds, cluster_rows=features, split=split)
-        if model.n_senses == 0:
-            continue
-        keys.append(sample.keys[i])
-        sizes.append(model.n_senses)
-        centroids.append(model.centroids)
-        shares.append(model.shares)
-        vectors.append(_means_by_label(raw, model.labels, model.n_senses))
-        closeness = np.einsum("ij,ij->i", units if features is None else features, model.centroids[model.labels])
-        snippets = sample.snippets[start:end]
-        for sense in range(model.n_senses):
-            members = np.flatnonzero(model.labels == sense)
-            nearest = members[np.argsort(-closeness[members], kind="stable")][:N_EXAMPLES]
-            examples.append([snippets[j] for j in nearest])
-    width = lexicon.width
-    return SenseInventory(
-        space,
-        keys,
-        np.concatenate([[0], np.cumsum(sizes, dtype=np.int64)]).astype(np.int64),
-        np.concatenate(centroids) if centroids else np.zeros((0, width * (1 if context_space is None else 2))),
-        np.concatenate(vectors) if vectors else np.zeros((0, width)),
-        np.concatenate(shares) if shares else np.zeros(0),
-        examples,
-        record,
-        context_space,
-    )
-
-
-def probe_split_decisions(
-    lexicon: Lexicon,
-    probe: Optional[PolysemyProbe],
-    min_count: int,
-    keys: Sequence[str],
-    inputs: Optional[np.ndarray] = None,
-) -> Optional[List[Optional[bool]]]:
-    """Per key: whether the probe's estimate for its type exceeds the probe's
-    ``split_senses`` (None where the probe does not score the type); None (no
-    decisions at all) without a probe that fits the lexicon (and ``inputs``, the
-    types' input embeddings, where it reads them) and has that cut."""
-    if probe is None or probe.split_senses is None or probe.problem_with(lexicon, inputs=inputs) is not None:
-        return None
-    estimates, valid = probe.scores(lexicon, min_count, inputs)
-    rows = [lexicon.index(key) for key in keys]
-    return [None if row is None or not valid[row] else bool(estimates[row] > probe.split_senses) for row in rows]
-
-
-def describe_context(settings: Dict[str, Any]) -> str:
-    """What an inventory's senses were clustered on (its ``settings``)."""
-    if settings.get("context_window"):
-        return (
-            f"clustered on each occurrence joined to the mean vector of the {settings['context_window']} tokens "
-            f"either side (context weight {settings['context_weight']:g})"
-        )
-    return "clustered on the occurrences' own vectors (no context vectors)"
-
-
-def describe_split_thresholds(settings: Dict[str, Any]) -> str:
-    """One line on how an inventory decided which types split (its ``settings``)."""
-    if settings.get("split_rule") == "probe":
-        return (
-            f"types split where the polysemy probe estimates more than {settings['split_senses']:.2f} senses; "
-            f"elsewhere (in evaluate senses: words the probe does not score) {_describe_thresholds(settings)}"
-        )
-    return _describe_thresholds(settings)
-
-
-def _describe_thresholds(settings: Dict[str, Any]) -> str:
-    if settings.get("split_threshold") is not None:
-        return f"split threshold {settings['split_threshold']:g} at every sample size"
-    table = [(int(n), float(t)) for n, t in settings.get("split_thresholds") or SPLIT_THRESHOLDS]
-    values = ", ".join(f"{split_threshold_for(n, table=table):.3f} at n={n}" for n in (10, 64))
-    if settings.get("split_calibrated_sizes"):
-        return (
-            f"split thresholds calibrated on this corpus (percentile {settings['split_percentile']:g} of the "
-            f"spreads of types with as many occurrences, at {settings['split_calibrated_sizes']} sample sizes): "
-            f"{values}"
-        )
-    if "split_percentile" not in settings:
-        reason = "induced before calibration on the corpus existed"
-    else:
-        reason = "split_percentile is null" if settings["split_percentile"] is None else "too few types to calibrate"
-    return f"the shipped split thresholds ({reason}): {values}"
-
-
-def _type_counts(lexicon: Lexicon, keys: Sequence[str]) -> np.ndarray:
-    """Lexicon count of each key (0 where the lexicon lacks it), int64."""
-    if not len(keys):
-        return np.zeros(0, dtype=np.int64)
-    lexicon_keys = np.asarray(lexicon.keys, dtype=str)
-    wanted = np.asarray(list(keys), dtype=str)
-    positions = np.minimum(np.searchsorted(lexicon_keys, wanted), max(len(lexicon_keys) - 1, 0))
-    found = (lexicon_keys[positions] == wanted) if len(lexicon_keys) else np.zeros(len(wanted), dtype=bool)
-    return np.where(found, np.asarray(lexicon.counts)[positions] if len(lexicon_keys) else 0, 0).astype(np.int64)
-
-
-def _means_by_label(raw: np.ndarray, labels: np.ndarray, n_senses: int) -> np.ndarray:
-    sums = np.zeros((n_senses, raw.shape[1]))
-    np.add.at(sums, labels, raw)
-    return sums / np.bincount(labels, minlength=n_senses)[:, None]

@@ -89,7 +89,7 @@ DEFAULT_SAMPLE_SIZE = 64
 
 @dataclass(frozen=True)
 class SenseInductionSettings:
-    """How senses are induced (``induce_senses``, ``sense_inventory.induce_inventory``);
+    """How senses are induced (``induce_senses``, ``sense_induction.induce_inventory``);
     each setting's one default is here. Out-of-range values are E603.
 
     - ``split_threshold``: None: a threshold per sample size (see ``split_percentile``);

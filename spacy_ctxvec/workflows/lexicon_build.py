@@ -18,7 +18,7 @@ from ..components.polysemy import ensure_polysemy_component
 from ..devices import require_gpu
 from ..errors import CtxvecError, Errors, Warnings
 from ..lexicon.polysemy_probe import SMALL_CORPUS_TOKENS
-from ..lexicon.sense_inventory import describe_context, describe_split_thresholds
+from ..lexicon.sense_descriptions import describe_context, describe_split_thresholds
 from ..ops.senses import DEFAULT_SAMPLE_SIZE  # the library's default too (Polysemy.initialize)
 from ..outputs import DIRECTORY, check_apart, check_output, check_place, write_directory
 from ..pipelines import load_pipeline

@@ -14,7 +14,7 @@ from ..evaluation.correlation import PolysemyReport, polysemy_report
 from ..evaluation.readers import read_sense_counts
 from ..evaluation.tasks import polysemy_component
 from ..lexicon.polysemy_probe import MIN_TRAINING_WORDS, PolysemyProbe, fit_probe, in_fitted_half, training_rows
-from ..lexicon.sense_inventory import describe_split_thresholds
+from ..lexicon.sense_descriptions import describe_split_thresholds
 from ..outputs import DIRECTORY, check_output, write_directory
 from ..pipelines import load_pipeline
 
