@@ -631,3 +631,8 @@ class Warnings(metaclass=_ErrorsWithCodes):
         "block did; they are used, but the flat keys are deprecated: move them into "
         "[components.{name}.induction] (save the pipeline again to do so)."
     )
+    W020 = (
+        "Corpus directory '{path}': {n_files} files are not read, because only .txt, .jsonl "
+        "and .spacy files are (in any letter case): {names}. Rename them to be read, or move "
+        "them out of the corpus directory."
+    )

@@ -75,7 +75,8 @@ def test_docbin_and_directory(tmp_path, vocab):
     DocBin(docs=[nlp("one two"), nlp("three")]).to_disk(tmp_path / "b.spacy")
     (tmp_path / "a.txt").write_text("from text\n", encoding="utf8")
     (tmp_path / "ignored.md").write_text("not a corpus\n", encoding="utf8")
-    items = list(iter_corpus(tmp_path, vocab))
+    with pytest.warns(UserWarning, match=r"W020.*ignored\.md"):
+        items = list(iter_corpus(tmp_path, vocab))
     assert items[0] == "from text"
     assert [doc.text for doc in items[1:]] == ["one two", "three"]
     with pytest.raises(CtxvecError, match="E214"):
@@ -285,7 +286,7 @@ def test_upper_case_suffixes_are_read(tmp_path, vocab):
     (tmp_path / "B.TXT").write_text("second doc\n", encoding="utf8")
     (tmp_path / "C.JSONL").write_text(json.dumps({"text": "third doc"}) + "\n", encoding="utf8")
     (tmp_path / "d.Spacy").write_bytes(DocBin(docs=[Doc(vocab, words=["fourth", "doc"])]).to_bytes())
-    (tmp_path / "e.md").write_text("not a corpus file\n", encoding="utf8")
+    (tmp_path / ".hidden.md").write_text("not a corpus file\n", encoding="utf8")
     assert [p.name for p in corpus_files(tmp_path)] == ["B.TXT", "C.JSONL", "a.txt", "d.Spacy"]
     texts = [item if isinstance(item, str) else item.text for item in iter_corpus(tmp_path, vocab)]
     assert texts == ["second doc", "third doc", "first doc", "fourth doc "]
@@ -309,3 +310,13 @@ def test_train_static_corpus_shares_the_checks(tmp_path):
         WordListCorpus(tmp_path / "zw.TXT").check_not_empty()
     (tmp_path / "zw.TXT").write_text("River Bank\n", encoding="utf8")
     assert list(WordListCorpus(tmp_path)) == [["river", "bank"]]
+
+
+def test_files_of_a_corpus_directory_that_are_not_read_are_named_in_a_warning(tmp_path):
+    (tmp_path / "a.txt").write_text("first doc\n", encoding="utf8")
+    (tmp_path / "b.txt.gz").write_bytes(b"\x1f\x8b")
+    (tmp_path / "notes.md").write_text("not a corpus file\n", encoding="utf8")
+    (tmp_path / ".DS_Store").write_bytes(b"")
+    (tmp_path / "sub.txt").mkdir()
+    with pytest.warns(UserWarning, match=r"W020.*2 files are not read.*: b\.txt\.gz, notes\.md\. Rename"):
+        assert [p.name for p in corpus_files(tmp_path)] == ["a.txt"]

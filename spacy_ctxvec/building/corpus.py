@@ -60,12 +60,15 @@ def corpus_suffix(path: Union[str, Path]) -> str:
 
 
 def corpus_files(path: Union[str, Path]) -> List[Path]:
-    """The files a corpus path stands for (itself, or the supported files of a directory)."""
+    """The files a corpus path stands for (itself, or the supported files of a directory,
+    suffixes in any case; other files there, hidden ones aside, are named in warning W020)."""
     path = Path(path)
     if not path.exists():
         raise CtxvecError(Errors.E210.format(path=path, problem="does not exist"))
     if path.is_dir():
-        files = sorted(p for p in path.iterdir() if p.is_file() and corpus_suffix(p) in CORPUS_SUFFIXES)
+        entries = sorted(p for p in path.iterdir() if p.is_file() and not p.name.startswith("."))
+        files = [p for p in entries if corpus_suffix(p) in CORPUS_SUFFIXES]
+        _warn_unread(path, [p.name for p in entries if corpus_suffix(p) not in CORPUS_SUFFIXES])
         if not files:
             raise CtxvecError(
                 Errors.E210.format(path=path, problem="is a directory without .txt, .jsonl or .spacy files")
@@ -74,6 +77,13 @@ def corpus_files(path: Union[str, Path]) -> List[Path]:
     if corpus_suffix(path) not in CORPUS_SUFFIXES:
         raise CtxvecError(Errors.E210.format(path=path, problem=f"has unsupported suffix '{path.suffix}'"))
     return [path]
+
+
+def _warn_unread(path: Path, names: List[str]) -> None:
+    """W020 for the files of a corpus directory that are not read (hidden files aside)."""
+    if names:
+        shown = ", ".join(names[:5]) + (", ..." if len(names) > 5 else "")
+        warnings.warn(Warnings.W020.format(path=path, n_files=len(names), names=shown), stacklevel=3)
 
 
 def corpus_fingerprint(path: Union[str, Path]) -> str:
