@@ -134,3 +134,9 @@ def test_a_setting_out_of_range_is_e610_naming_it(setting, value):
     with pytest.raises(CtxvecError, match=f"E610.*{setting}"):
         check_evidence_settings(**settings)
     check_evidence_settings(split_z=SPLIT_Z, max_senses=7, min_support=3)
+
+
+def test_a_group_is_split_again_only_on_stronger_evidence_with_resplit_z():
+    rows, _ = groups([12, 12, 12], separation=1.5, seed=8)
+    assert corpus_evidence(rows).n_senses == 3
+    assert corpus_evidence(rows, resplit_z=1e9).n_senses == 2

@@ -21,6 +21,7 @@ same rows; ``evidence`` is ``ops.sense_evidence.corpus_evidence``.
 
 import argparse
 import json
+import os
 import time
 from pathlib import Path
 from typing import Dict, List
@@ -29,10 +30,19 @@ import numpy as np
 from sklearn.metrics import adjusted_rand_score
 
 from spacy_ctxvec.ops.cosine import normalise_rows
-from spacy_ctxvec.ops.sense_evidence import N_COMPONENTS, SPLIT_Z, corpus_evidence, margin_scale, sense_scores
+from spacy_ctxvec.ops.sense_evidence import (
+    N_COMPONENTS,
+    RESPLIT_Z,
+    SPLIT_Z,
+    corpus_evidence,
+    margin_scale,
+    sense_scores,
+)
+from spacy_ctxvec.ops.sense_labels import format_label, sense_labels
 from spacy_ctxvec.ops.senses import induce_senses, sense_features, spread
 
 SIZES = (10, 20, 40)
+RESPLIT = RESPLIT_Z if os.environ.get("RESPLIT_Z") is None else float(os.environ["RESPLIT_Z"])
 
 
 def load(cache: Path, name: str) -> Dict[str, Dict]:
@@ -61,7 +71,7 @@ def decide(word: Dict, rows: np.ndarray, rule: str, split_z: float, n_components
     if rule == "today":
         model = induce_senses(units, cluster_rows=features)
         return {"labels": model.labels, "measure": model.spread}
-    evidence = corpus_evidence(features, split_z=split_z, n_components=n_components)
+    evidence = corpus_evidence(features, split_z=split_z, n_components=n_components, resplit_z=RESPLIT)
     labels = evidence.labels
     centroids = normalise_rows(np.stack([features[labels == k].sum(axis=0) for k in range(labels.max() + 1)]))
     scores = sense_scores(features, centroids, margin_scale(features, centroids))
@@ -145,13 +155,39 @@ def evaluate(mixed: Dict, single: Dict, split_z: float, n_components: int) -> Li
     return results
 
 
+def show_labels(mixed: Dict, n_words: int) -> None:
+    """Labels of the senses found in the first ``n_words`` split mixed pseudo-words (40 rows),
+    beside the labels of the true uses."""
+    shown = 0
+    for word in mixed.values():
+        rows = rows_for(word, 40, True)
+        if rows is None or shown >= n_words:
+            continue
+        found = decide(word, rows, "evidence", SPLIT_Z, N_COMPONENTS)["labels"]
+        if found.max() < 1:
+            continue
+        shown += 1
+        snippets = [word["snippets"][i] for i in rows]
+        by_sense = [[s for s, k in zip(snippets, found) if k == sense] for sense in range(found.max() + 1)]
+        by_use = [[s for s, u in zip(snippets, word["uses"][rows]) if u == use] for use in (0, 1)]
+        print(f"{word['token']} = {word['a']} + {word['b']}")
+        for sense, label in enumerate(sense_labels(by_sense)):
+            uses = np.bincount(word["uses"][rows][found == sense], minlength=2)
+            print(f"  sense {sense} ({uses[0]} {word['a']}, {uses[1]} {word['b']}): {format_label(label)}")
+        for use, label in zip((word["a"], word["b"]), sense_labels(by_use)):
+            print(f"  true use {use}: {format_label(label)}")
+
+
 def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
     parser.add_argument("cache", type=Path, help="the directory pseudowords.py wrote")
     parser.add_argument("--split-z", type=float, default=SPLIT_Z)
     parser.add_argument("--n-components", type=int, default=N_COMPONENTS)
     parser.add_argument("--output", type=Path, default=None, help="a JSON file for the table")
+    parser.add_argument("--show-labels", type=int, default=0, help="print the sense labels of this many split words")
     args = parser.parse_args()
+    if args.show_labels:
+        show_labels(load(args.cache, "mixed"), args.show_labels)
     results = evaluate(load(args.cache, "mixed"), load(args.cache, "single"), args.split_z, args.n_components)
     columns: List[str] = []
     for row in results:

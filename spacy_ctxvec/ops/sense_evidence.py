@@ -40,6 +40,7 @@ from ..errors import CtxvecError, Errors
 SPLIT_Z = -1.5  # corpus_polysemy above which a word splits: keeps >= 95% of one-use pseudo-words whole at n <= 20
 N_COMPONENTS = 8  # principal directions the split is judged in
 N_NULL = 48  # one-Gaussian data sets per test
+RESPLIT_Z: Optional[float] = 0.0  # evidence needed to split a group again (None: as for the first split)
 MIN_SUPPORT = 3  # occurrences a sense needs at least
 MAX_PRIOR_SHIFT = 1.0  # most a prior (e.g. the polysemy probe) may move split_z, either way
 LLOYD_ITERATIONS = 8
@@ -174,6 +175,7 @@ def corpus_evidence(
     *,
     split_z: float = SPLIT_Z,
     prior_shift: float = 0.0,
+    resplit_z: Optional[float] = RESPLIT_Z,
     max_senses: int = 7,
     min_support: int = MIN_SUPPORT,
     n_components: int = N_COMPONENTS,
@@ -183,11 +185,12 @@ def corpus_evidence(
     """The senses a word's sampled feature rows (n, d) support in this corpus.
 
     The word splits where ``corpus_polysemy`` (``split_evidence`` on all usable rows)
-    exceeds ``split_z - prior_shift`` (the shift clipped to +-MAX_PRIOR_SHIFT); each group
-    is then split again, strongest evidence first, while that evidence exceeds the same
-    threshold, both parts keep ``min_support`` occurrences and there are fewer than
-    ``max_senses`` groups. Unusable (zero) rows join the largest sense. Fewer than
-    ``2 * min_support`` usable rows: one sense, ``corpus_polysemy`` None."""
+    exceeds ``split_z - prior_shift`` (the shift clipped to +-MAX_PRIOR_SHIFT). Each group
+    is then split again, strongest evidence first, while that evidence exceeds the larger
+    of that threshold and ``resplit_z`` (None: the same threshold), both parts keep
+    ``min_support`` occurrences and there are fewer than ``max_senses`` groups. Unusable
+    (zero) rows join the largest sense. Fewer than ``2 * min_support`` usable rows: one
+    sense, ``corpus_polysemy`` None."""
     rows = np.asarray(rows, dtype=np.float64)
     rows = rows.reshape(len(rows), -1) if rows.size else rows.reshape(len(rows), 0)
     n = len(rows)
@@ -206,7 +209,8 @@ def corpus_evidence(
         best = max(candidates, key=lambda g: candidates[g][0])
         z, mask = candidates.pop(best)
         members = groups[best]
-        if z <= threshold or min(mask.sum(), (~mask).sum()) < min_support:
+        needed = threshold if len(groups) == 1 or resplit_z is None else max(threshold, resplit_z)
+        if z <= needed or min(mask.sum(), (~mask).sum()) < min_support:
             if best == 0 and len(groups) == 1:
                 break
             continue
