@@ -11,7 +11,7 @@ import re
 import warnings
 from dataclasses import dataclass, field
 from pathlib import Path, PurePath
-from typing import Callable, Iterator, List, Optional, Tuple, Union
+from typing import Callable, Iterator, List, Optional, Set, Tuple, Union
 
 from spacy.tokens import Doc, DocBin
 from spacy.util import registry
@@ -36,6 +36,7 @@ INVISIBLE_CHARACTERS = (
     "\U00013430-\U0001343f\U0001bca0-\U0001bca3\U0001d173-\U0001d17a\U000e0001\U000e0020-\U000e007f"
 )
 _VISIBLE = re.compile(f"[^{INVISIBLE_CHARACTERS}]")
+_WARNED_UNREAD: Set[Tuple[str, Tuple[str, ...]]] = set()
 # A "words" row: (words, spaces or None)
 WordsRow = Tuple[List[str], Optional[List[bool]]]
 
@@ -80,10 +81,12 @@ def corpus_files(path: Union[str, Path]) -> List[Path]:
 
 
 def _warn_unread(path: Path, names: List[str]) -> None:
-    """W020 for the files of a corpus directory that are not read (hidden files aside)."""
-    if names:
+    """W020 for the files of a corpus directory that are not read (hidden files aside),
+    once per directory and process (a build lists its corpus more than once)."""
+    if names and (str(path), tuple(names)) not in _WARNED_UNREAD:
+        _WARNED_UNREAD.add((str(path), tuple(names)))
         shown = ", ".join(names[:5]) + (", ..." if len(names) > 5 else "")
-        warnings.warn(Warnings.W020.format(path=path, n_files=len(names), names=shown), stacklevel=3)
+        warnings.warn(Warnings.W020.format(path=path, n_files=len(names), names=shown), stacklevel=2)
 
 
 def corpus_fingerprint(path: Union[str, Path]) -> str:
