@@ -207,7 +207,10 @@ def test_inputs_are_never_output_or_checkpoint(tiny_pipeline_dir, tmp_path):
         ((corpus_dir, tiny_pipeline_dir.parent, "--overwrite"), "OUTPUT .* contains the input PIPELINE"),
         ((corpus_dir, tmp_path, "--overwrite"), "OUTPUT .* contains the input CORPUS"),
         ((corpus_dir, corpus_dir / "out"), "OUTPUT .* lies inside the input CORPUS"),
-        ((corpus_dir, tmp_path / "o", "--checkpoint-dir", corpus_dir), "--checkpoint-dir .* is the same as the input CORPUS"),
+        (
+            (corpus_dir, tmp_path / "o", "--checkpoint-dir", corpus_dir),
+            "--checkpoint-dir .* is the same as the input CORPUS",
+        ),
         (
             (corpus_dir, tmp_path / "o", "--checkpoint-dir", tiny_pipeline_dir / "ckpt"),
             "--checkpoint-dir .* lies inside the input PIPELINE",
