@@ -1,7 +1,9 @@
 """One catalogue of error messages, each with a code (spaCy's errors.py style).
 
 Code ranges: E0xx context vectors and pipeline glue, E1xx static vectors,
-E2xx polysemy and corpora, E3xx evaluation, E4xx plots and projects, E5xx engines.
+E2xx polysemy and corpora, E3xx evaluation, E4xx plots and projects, E5xx engines,
+E6xx senses and the polysemy probe, E7xx output safety and bounded readers.
+W0xx warnings share one sequence.
 """
 
 PREFIX = "CTX-"  # "[CTX-E001]", never mistaken for spaCy's own "[E001]"
