@@ -10,8 +10,10 @@ from spacy_ctxvec.building.bounded_json import MAX_JSON_DEPTH, loads_bounded, ne
 def test_bounded_json_depth_limit_ignores_brackets_inside_strings():
     assert loads_bounded("[" * MAX_JSON_DEPTH + "]" * MAX_JSON_DEPTH) is not None
     assert loads_bounded(json.dumps({"text": "[{" * 10_000})) == {"text": "[{" * 10_000}
-    assert nesting_depth('{"a": "\\"}", "b": [[1]]}') == 3
-    for deep in ("[" * (MAX_JSON_DEPTH + 1) + "]" * (MAX_JSON_DEPTH + 1), '{"a": ' * 100_000, "[" * 1_000_000):
+    assert nesting_depth(json.loads('{"a": "\\"}", "b": [[1]]}')) == 3 and nesting_depth("x") == 0
+    deep_but_valid = "[" * 500 + "]" * 500  # below Python's recursion limit: measured after decoding
+    wide = "[[]," * 100_000 + "[]" + "]" * 100_000
+    for deep in ("[" * (MAX_JSON_DEPTH + 1) + "]" * (MAX_JSON_DEPTH + 1), deep_but_valid, wide, "[" * 10**6):
         with pytest.raises(ValueError, match="nested deeper than"):
             loads_bounded(deep)
     with pytest.raises(ValueError, match="Expecting"):

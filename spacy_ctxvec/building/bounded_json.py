@@ -1,32 +1,31 @@
 """JSON read from user files, within bounds: every JSON line the package reads from a
 user's file (corpus .jsonl rows, sense-labelled sentences) is parsed by ``loads_bounded``.
 
-A value nested deeper than ``MAX_JSON_DEPTH`` levels is refused before it is parsed (no
-RecursionError, however deep), and numbers must be finite: ``NaN``, ``Infinity`` and
+A value nested deeper than ``MAX_JSON_DEPTH`` levels is refused (no RecursionError,
+however deep: Python's decoder stops at its recursion limit, and what it returns is
+measured without recursion), and numbers must be finite: ``NaN``, ``Infinity`` and
 floats beyond float64's range (``1e400``) are refused. Every refusal is a ValueError
 with a short reason; callers turn it into a coded error naming file and line.
 No spaCy here, so the evaluation readers can use it too."""
 
 import json
 import math
-import re
-from typing import Any
-
-import numpy as np
+from typing import Any, List, Tuple
 
 MAX_JSON_DEPTH = 64
-_JSON_STRING = re.compile(r'"(?:[^"\\]|\\.)*"', re.DOTALL)
-_NOT_BRACKET = re.compile(r"[^\[\]{}]+")
 
 
-def nesting_depth(text: str) -> int:
-    """The deepest nesting of [ ] and { } in ``text``, brackets inside strings ignored."""
-    brackets = _NOT_BRACKET.sub("", _JSON_STRING.sub("", text)).encode("ascii")
-    if not brackets:
-        return 0
-    codes = np.frombuffer(brackets, dtype=np.uint8)
-    steps = np.where((codes == ord("[")) | (codes == ord("{")), 1, -1)
-    return int(np.cumsum(steps).max())
+def nesting_depth(value: Any) -> int:
+    """How deeply lists and dicts nest in a decoded JSON ``value`` (0 for a scalar),
+    measured without recursion."""
+    deepest = 0
+    stack: List[Tuple[Any, int]] = [(value, 0)]
+    while stack:
+        item, depth = stack.pop()
+        if isinstance(item, (list, dict)):
+            deepest = max(deepest, depth + 1)
+            stack.extend((child, depth + 1) for child in (item.values() if isinstance(item, dict) else item))
+    return deepest
 
 
 def _finite_float(text: str) -> float:
@@ -43,11 +42,14 @@ def _refuse_constant(name: str) -> Any:
 def loads_bounded(text: str, max_depth: int = MAX_JSON_DEPTH) -> Any:
     """``json.loads(text)`` with nesting and numbers bounded; ValueError (reason in its
     message) for invalid JSON, nesting deeper than ``max_depth``, or a non-finite number."""
-    if text.count("[") + text.count("{") > max_depth and nesting_depth(text) > max_depth:
-        raise ValueError(f"nested deeper than {max_depth} levels")
+    too_deep = ValueError(f"nested deeper than {max_depth} levels")
     try:
-        return json.loads(text, parse_float=_finite_float, parse_constant=_refuse_constant)
+        value = json.loads(text, parse_float=_finite_float, parse_constant=_refuse_constant)
     except json.JSONDecodeError as err:
         raise ValueError(f"{err.msg} at column {err.colno}") from None
-    except RecursionError:  # only reachable with a max_depth above Python's recursion limit
-        raise ValueError("nested too deeply") from None
+    except RecursionError:
+        raise too_deep from None
+    # Only a text with more brackets than max_depth can nest deeper: most rows skip the walk.
+    if text.count("[") + text.count("{") > max_depth and nesting_depth(value) > max_depth:
+        raise too_deep
+    return value
