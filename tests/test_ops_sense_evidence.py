@@ -7,7 +7,7 @@ from sklearn.metrics import adjusted_rand_score
 from spacy_ctxvec.errors import CtxvecError
 from spacy_ctxvec.ops.sense_evidence import (
     MAX_PRIOR_SHIFT,
-    SPLIT_Z,
+    SPLIT_Z_TABLE,
     check_evidence_settings,
     corpus_evidence,
     margin_scale,
@@ -15,6 +15,7 @@ from spacy_ctxvec.ops.sense_evidence import (
     sense_margins,
     sense_scores,
     split_evidence,
+    split_z_for,
 )
 
 
@@ -44,7 +45,7 @@ def test_two_uses_split_in_two_and_one_use_stays_whole(n):
     one = corpus_evidence(one_group(n, seed=n))
     assert two.n_senses == 2 and two.split
     assert adjusted_rand_score(truth, two.labels) == 1.0
-    assert two.corpus_polysemy > SPLIT_Z > one.corpus_polysemy
+    assert two.corpus_polysemy > split_z_for(n) > one.corpus_polysemy
     assert one.n_senses == 1 and not one.split and (one.labels == 0).all()
 
 
@@ -92,8 +93,8 @@ def test_rows_without_a_vector_join_the_largest_sense_and_never_give_nan():
 
 def test_a_prior_moves_the_threshold_by_at_most_max_prior_shift():
     rows, _ = groups([15, 15], seed=6)
-    assert corpus_evidence(rows, prior_shift=100.0).threshold == SPLIT_Z - MAX_PRIOR_SHIFT
-    assert corpus_evidence(rows, prior_shift=-100.0).threshold == SPLIT_Z + MAX_PRIOR_SHIFT
+    assert corpus_evidence(rows, prior_shift=100.0).threshold == split_z_for(30) - MAX_PRIOR_SHIFT
+    assert corpus_evidence(rows, prior_shift=-100.0).threshold == split_z_for(30) + MAX_PRIOR_SHIFT
     # clear corpus evidence wins over the strongest negative prior; one group over the strongest positive one
     assert corpus_evidence(rows, prior_shift=-100.0).split
     assert not corpus_evidence(one_group(30), prior_shift=100.0).split
@@ -108,7 +109,7 @@ def test_probe_prior_shift_is_signed_clipped_and_zero_without_an_estimate():
 def test_split_evidence_is_standardised_against_one_gaussian():
     z_one, _ = split_evidence(one_group(40, seed=7))
     z_two, group = split_evidence(groups([20, 20], seed=7)[0])
-    assert z_two > 5 > SPLIT_Z > z_one
+    assert z_two > 5 > split_z_for(40) > z_one
     assert group.sum() == 20
 
 
@@ -129,14 +130,23 @@ def test_sense_scores_lie_in_0_1_and_say_how_clearly_a_row_is_in_its_sense():
     [("split_z", float("nan")), ("max_senses", 0), ("min_support", True), ("n_components", 0), ("n_null", 2)],
 )
 def test_a_setting_out_of_range_is_e610_naming_it(setting, value):
-    settings = dict(split_z=SPLIT_Z, max_senses=7, min_support=3)
+    settings = dict(split_z=None, max_senses=7, min_support=3)
     settings[setting] = value
     with pytest.raises(CtxvecError, match=f"E610.*{setting}"):
         check_evidence_settings(**settings)
-    check_evidence_settings(split_z=SPLIT_Z, max_senses=7, min_support=3)
+    check_evidence_settings(split_z=-1.5, max_senses=7, min_support=3)
 
 
 def test_a_group_is_split_again_only_on_stronger_evidence_with_resplit_z():
     rows, _ = groups([12, 12, 12], separation=1.5, seed=8)
     assert corpus_evidence(rows).n_senses == 3
     assert corpus_evidence(rows, resplit_z=1e9).n_senses == 2
+
+
+def test_the_split_threshold_follows_the_sample_size_unless_one_is_given():
+    (first_n, first_z), (last_n, last_z) = SPLIT_Z_TABLE[0], SPLIT_Z_TABLE[-1]
+    assert split_z_for(1) == first_z and split_z_for(10_000) == last_z == split_z_for(last_n)
+    assert split_z_for(first_n, -0.5) == -0.5
+    rows, _ = groups([10, 10], seed=9)
+    assert corpus_evidence(rows).threshold == split_z_for(20)
+    assert corpus_evidence(rows, split_z=1e9).n_senses == 1

@@ -24,7 +24,7 @@ import json
 import os
 import time
 from pathlib import Path
-from typing import Dict, List
+from typing import Dict, List, Optional
 
 import numpy as np
 from sklearn.metrics import adjusted_rand_score
@@ -33,7 +33,6 @@ from spacy_ctxvec.ops.cosine import normalise_rows
 from spacy_ctxvec.ops.sense_evidence import (
     N_COMPONENTS,
     RESPLIT_Z,
-    SPLIT_Z,
     corpus_evidence,
     margin_scale,
     sense_scores,
@@ -65,7 +64,7 @@ def rows_for(word: Dict, n: int, mixed: bool) -> np.ndarray:
     return rows if len(rows) == n else None
 
 
-def decide(word: Dict, rows: np.ndarray, rule: str, split_z: float, n_components: int) -> Dict:
+def decide(word: Dict, rows: np.ndarray, rule: str, split_z: Optional[float], n_components: int) -> Dict:
     units = word["units"][rows].astype(np.float64)
     features = sense_features(units, word["contexts"][rows].astype(np.float64))
     if rule == "today":
@@ -88,7 +87,7 @@ def compare(first: float, second: float) -> float:
     return 1.0 if first > second else 0.5 if first == second else 0.0
 
 
-def evaluate(mixed: Dict, single: Dict, split_z: float, n_components: int) -> List[Dict]:
+def evaluate(mixed: Dict, single: Dict, split_z: Optional[float], n_components: int) -> List[Dict]:
     results: List[Dict] = []
     confidence: List = []
     for half in ("tune", "held_out"):
@@ -163,7 +162,7 @@ def show_labels(mixed: Dict, n_words: int) -> None:
         rows = rows_for(word, 40, True)
         if rows is None or shown >= n_words:
             continue
-        found = decide(word, rows, "evidence", SPLIT_Z, N_COMPONENTS)["labels"]
+        found = decide(word, rows, "evidence", None, N_COMPONENTS)["labels"]
         if found.max() < 1:
             continue
         shown += 1
@@ -181,7 +180,7 @@ def show_labels(mixed: Dict, n_words: int) -> None:
 def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
     parser.add_argument("cache", type=Path, help="the directory pseudowords.py wrote")
-    parser.add_argument("--split-z", type=float, default=SPLIT_Z)
+    parser.add_argument("--split-z", type=float, default=None, help="one threshold for every n (default: by n)")
     parser.add_argument("--n-components", type=int, default=N_COMPONENTS)
     parser.add_argument("--output", type=Path, default=None, help="a JSON file for the table")
     parser.add_argument("--show-labels", type=int, default=0, help="print the sense labels of this many split words")

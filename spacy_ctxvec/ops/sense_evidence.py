@@ -19,9 +19,10 @@ The scale: standard deviations of the one-Gaussian null. That null is conservati
 (sample eigenvalues overstate the top of the spectrum, so the null splits well too):
 occurrences of one use score about -2 (pseudo-words of one use: -2.3 at n = 10, -2.0 at
 n = 20 and 40), clearly separated groups score above 0 and up to 10 or more (synthetic
-rows); hence the default ``SPLIT_Z`` is below 0 (benchmarks/quality/SENSE_EVIDENCE.md).
+rows); hence the split thresholds of ``SPLIT_Z_TABLE`` are below 0
+(benchmarks/quality/SENSE_EVIDENCE.md).
 
-A word splits where ``corpus_polysemy`` exceeds ``split_z`` (a dictionary probe may
+A word splits where ``corpus_polysemy`` exceeds ``split_z_for(n)`` (a dictionary probe may
 shift that threshold by at most ``MAX_PRIOR_SHIFT``, see ``probe_prior_shift``: it never
 overrides clear corpus evidence). How many senses: the group with the strongest evidence
 is split again (best first) while the evidence for splitting it exceeds ``split_z``, both
@@ -30,14 +31,25 @@ groups. ``sense_scores`` gives each occurrence a confidence in [0, 1].
 """
 
 from dataclasses import dataclass
-from typing import List, Optional, Tuple
+from typing import List, Optional, Sequence, Tuple
 
 import numpy as np
 
 from ..errors import CtxvecError, Errors
 
 # Tuned on the md5-even pseudo-words of benchmarks/quality (SENSE_EVIDENCE.md).
-SPLIT_Z = -1.5  # corpus_polysemy above which a word splits: keeps >= 95% of one-use pseudo-words whole at n <= 20
+# (n, split_z): the 80th percentile of corpus_polysemy of one-use pseudo-words with n
+# sampled occurrences (the md5-even pairs of benchmarks/quality/pseudowords.py, MiniLM
+# layer 5, context weight 1); linear in n in between, constant beyond the ends.
+SPLIT_Z_TABLE: Tuple[Tuple[int, float], ...] = (
+    (6, -1.96),
+    (8, -1.86),
+    (10, -2.06),
+    (14, -2.02),
+    (20, -1.65),
+    (28, -1.57),
+    (40, -1.30),
+)
 N_COMPONENTS = 8  # principal directions the split is judged in
 N_NULL = 48  # one-Gaussian data sets per test
 RESPLIT_Z: Optional[float] = 0.0  # evidence needed to split a group again (None: as for the first split)
@@ -67,8 +79,22 @@ class SenseEvidence:
         return self.n_senses > 1
 
 
+def split_z_for(n: int, split_z: Optional[float] = None, table: Sequence[Tuple[int, float]] = SPLIT_Z_TABLE) -> float:
+    """The corpus_polysemy above which ``n`` usable occurrences split: ``split_z`` when
+    given, else ``table`` interpolated linearly in n (constant beyond its ends)."""
+    if split_z is not None:
+        return float(split_z)
+    sizes, values = zip(*table)
+    return float(np.interp(n, sizes, values))
+
+
 def check_evidence_settings(
-    *, split_z: float, max_senses: int, min_support: int, n_components: int = N_COMPONENTS, n_null: int = N_NULL
+    *,
+    split_z: Optional[float],
+    max_senses: int,
+    min_support: int,
+    n_components: int = N_COMPONENTS,
+    n_null: int = N_NULL,
 ) -> None:
     """E610 for a setting out of range."""
 
@@ -79,7 +105,7 @@ def check_evidence_settings(
         return isinstance(value, int) and not isinstance(value, bool) and value >= low
 
     for name, value, ok, requirement in (
-        ("split_z", split_z, number(split_z), "a finite number (null standard deviations)"),
+        ("split_z", split_z, split_z is None or number(split_z), "null (by sample size) or a finite number"),
         ("max_senses", max_senses, whole(max_senses, 1), "an integer >= 1"),
         ("min_support", min_support, whole(min_support, 1), "an integer >= 1 (occurrences per sense)"),
         ("n_components", n_components, whole(n_components, 1), "an integer >= 1"),
@@ -173,7 +199,7 @@ def probe_prior_shift(estimate: Optional[float], split_senses: Optional[float], 
 def corpus_evidence(
     rows: np.ndarray,
     *,
-    split_z: float = SPLIT_Z,
+    split_z: Optional[float] = None,
     prior_shift: float = 0.0,
     resplit_z: Optional[float] = RESPLIT_Z,
     max_senses: int = 7,
@@ -185,7 +211,8 @@ def corpus_evidence(
     """The senses a word's sampled feature rows (n, d) support in this corpus.
 
     The word splits where ``corpus_polysemy`` (``split_evidence`` on all usable rows)
-    exceeds ``split_z - prior_shift`` (the shift clipped to +-MAX_PRIOR_SHIFT). Each group
+    exceeds ``split_z_for(n usable, split_z) - prior_shift`` (the shift clipped to
+    +-MAX_PRIOR_SHIFT; ``split_z`` None: ``SPLIT_Z_TABLE`` at n). Each group
     is then split again, strongest evidence first, while that evidence exceeds the larger
     of that threshold and ``resplit_z`` (None: the same threshold), both parts keep
     ``min_support`` occurrences and there are fewer than ``max_senses`` groups. Unusable
@@ -194,8 +221,9 @@ def corpus_evidence(
     rows = np.asarray(rows, dtype=np.float64)
     rows = rows.reshape(len(rows), -1) if rows.size else rows.reshape(len(rows), 0)
     n = len(rows)
-    threshold = float(split_z - np.clip(prior_shift, -MAX_PRIOR_SHIFT, MAX_PRIOR_SHIFT))
     usable = usable_rows(rows) if n else np.zeros(0, dtype=bool)
+    shift = float(np.clip(prior_shift, -MAX_PRIOR_SHIFT, MAX_PRIOR_SHIFT))
+    threshold = split_z_for(int(usable.sum()), split_z) - shift
     min_support = max(1, int(min_support))
     if int(usable.sum()) < max(2 * min_support, 3):
         return SenseEvidence(None, threshold, np.zeros(n, dtype=np.int64))
