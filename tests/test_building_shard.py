@@ -73,7 +73,7 @@ def every_occurrence(nlp, texts):
     import numpy as np
 
     from spacy_ctxvec.building.shard import snippet
-    from spacy_ctxvec.lexicon.sample import occurrence_priorities, text_hash
+    from spacy_ctxvec.lexicon.occurrence_keys import occurrence_priorities, text_hash
     from spacy_ctxvec.ops.senses import CONTEXT_WINDOW
 
     keys, vectors, priorities, snippets, contexts = [], [], [], [], []

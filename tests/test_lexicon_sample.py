@@ -1,20 +1,13 @@
 """spacy_ctxvec.lexicon.sample: the bounded, mergeable occurrence sample (issue 11)."""
 
 import json
-import subprocess
-import sys
 
 import numpy as np
 import pytest
 
 from spacy_ctxvec.errors import CtxvecError
-from spacy_ctxvec.lexicon.sample import (
-    OccurrenceSample,
-    merge_samples,
-    occurrence_priorities,
-    snippet_from_offsets,
-    text_hash,
-)
+from spacy_ctxvec.lexicon.occurrence_keys import occurrence_priorities, text_hash
+from spacy_ctxvec.lexicon.sample import OccurrenceSample, merge_samples
 
 
 def random_occurrences(seed: int, n_occ: int = 600, width: int = 8, n_types: int = 25, n_docs: int = 40):
@@ -95,29 +88,6 @@ def test_tied_priority_and_snippet_keep_the_smallest_vector_whatever_the_order()
     got, snippets = one.rows_of("a")
     assert snippets == ["w [a]", "x [a]"]  # snippet breaks the priority tie; the duplicate is dropped
     np.testing.assert_array_equal(got, np.array([[0.5, 9.0], [1.0, 1.0]], dtype=np.float16))
-
-
-def test_priorities_are_deterministic_across_processes():
-    hashes = np.array([text_hash("The bank of the river."), text_hash("caf\u00e9 \U0001f600")], dtype=np.uint64)
-    here = occurrence_priorities(hashes, np.array([0, 3])).tolist()
-    code = (
-        "import numpy as np;from spacy_ctxvec.lexicon.sample import occurrence_priorities as p, text_hash as h;"
-        "hashes = np.array([h('The bank of the river.'), h('caf\\u00e9 \\U0001f600')], dtype=np.uint64);"
-        "print(p(hashes, np.array([0, 3])).tolist())"
-    )
-    other = subprocess.run(
-        [sys.executable, "-c", code], capture_output=True, text=True, env={"PYTHONHASHSEED": "123"}, check=True
-    )
-    assert json.loads(other.stdout) == here
-    assert len(set(occurrence_priorities(np.full(1000, hashes[0]), np.arange(1000)).tolist())) == 1000
-    assert text_hash("a") != text_hash("b") and 0 <= text_hash("a") < 2**64
-
-
-def test_snippet_from_offsets_brackets_the_word():
-    text = "I want to eat an apple."
-    starts, lengths = np.array([0, 2, 7, 10, 14, 17, 22]), np.array([1, 4, 2, 3, 2, 5, 1])
-    assert snippet_from_offsets(text, starts, lengths, 5) == "… want to eat an [apple]."
-    assert snippet_from_offsets(text, starts, lengths, 0, window=2) == "[I] want to …"
 
 
 def test_rows_of_absent_key_and_empty_sample_are_empty_not_nan():

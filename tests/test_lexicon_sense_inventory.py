@@ -6,7 +6,8 @@ import numpy as np
 import pytest
 
 from spacy_ctxvec.errors import CtxvecError
-from spacy_ctxvec.lexicon.sample import OccurrenceSample, occurrence_priorities
+from spacy_ctxvec.lexicon.occurrence_keys import occurrence_priorities
+from spacy_ctxvec.lexicon.sample import OccurrenceSample
 from spacy_ctxvec.lexicon.sense_induction import induce_inventory
 from spacy_ctxvec.lexicon.sense_inventory import SenseInventory
 from spacy_ctxvec.lexicon.statistics import Lexicon

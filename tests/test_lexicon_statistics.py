@@ -149,7 +149,8 @@ def test_duplicate_keys_are_refused():
 
 # Lexicons with an occurrence sample (issue 11)
 def sampled_lexicon(seed: int, k: int = 3, n_occ: int = 300):
-    from spacy_ctxvec.lexicon.sample import OccurrenceSample, occurrence_priorities
+    from spacy_ctxvec.lexicon.occurrence_keys import occurrence_priorities
+    from spacy_ctxvec.lexicon.sample import OccurrenceSample
 
     keys, vectors = random_occurrences(seed, n_occ=n_occ)
     positions = np.arange(n_occ) + 1000 * seed

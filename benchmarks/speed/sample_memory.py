@@ -25,7 +25,7 @@ import numpy as np
 
 from spacy_ctxvec.building.corpus import iter_corpus
 from spacy_ctxvec.building.shard import lowest_per_group
-from spacy_ctxvec.lexicon.sample import occurrence_priorities, snippet_from_offsets, text_hash
+from spacy_ctxvec.lexicon.occurrence_keys import occurrence_priorities, snippet_from_offsets, text_hash
 
 GUTENBERG = Path(__file__).resolve().parents[3] / "shared" / "data" / "corpus_gutenberg"
 SIZES = (16, 32, 64, 128)

@@ -13,8 +13,8 @@ from ..attributes import SENSE_ARRAY, STATIC_ARRAY
 from ..building.corpus import corpus_files, iter_corpus
 from ..building.shard import snippet  # the snippet of sampled occurrences too
 from ..errors import CtxvecError, Errors
+from ..lexicon.occurrence_keys import SNIPPET_WINDOW  # noqa: F401  (re-exported)
 from ..lexicon.polysemy_probe import sense_counts_for  # noqa: F401  (re-exported)
-from ..lexicon.sample import SNIPPET_WINDOW  # noqa: F401  (re-exported)
 from ..lexicon.statistics import Lexicon, merge
 from ..paths import text_lines
 

@@ -24,14 +24,8 @@ from spacy.tokens import Doc
 
 from ..attributes import CONTEXT_ARRAY, CONTEXT_COMPONENT, CONTEXT_MASK, POLYSEMY_FACTORY, install_extensions
 from ..errors import CtxvecError, Errors
-from ..lexicon.sample import (
-    SAMPLE_VECTOR_DTYPE,
-    SNIPPET_WINDOW,
-    OccurrenceSample,
-    occurrence_priorities,
-    snippet_from_offsets,
-    text_hash,
-)
+from ..lexicon.occurrence_keys import SNIPPET_WINDOW, occurrence_priorities, snippet_from_offsets, text_hash
+from ..lexicon.sample import SAMPLE_VECTOR_DTYPE, OccurrenceSample
 from ..lexicon.statistics import Lexicon, merge_all
 from ..ops.senses import CONTEXT_WINDOW, window_context_means
 from ..types import CorpusItem

@@ -13,11 +13,11 @@ of two sets cut back to the ``k`` lowest: exact, associative and commutative, an
 arrays are bitwise identical whatever the grouping (rows tied on priority and snippet
 keep the smallest vector bytes, a total order).
 
-Pure numpy + stdlib (no spaCy): the shard function (``lexicon.shard``) computes
-priorities and snippets from Docs and calls ``OccurrenceSample.from_occurrences``.
+Pure numpy + stdlib (no spaCy): the shard function (``building.shard``) computes
+priorities and snippets from Docs (``occurrence_keys``) and calls
+``OccurrenceSample.from_occurrences``.
 """
 
-import hashlib
 from pathlib import Path
 from typing import Any, Callable, Dict, List, Optional, Sequence, Tuple, Union
 
@@ -37,7 +37,6 @@ from .storage import (
 
 SAMPLE_FORMAT_VERSION = 1
 SAMPLE_VECTOR_DTYPE = np.float16
-SNIPPET_WINDOW = 4  # tokens of context either side of the word in a snippet
 _ARRAY_FILES = ("offsets", "priorities", "vectors")
 _ARRAY_DTYPES = {
     "offsets": np.int64,
@@ -51,50 +50,6 @@ _HEADER_FILE, _KEYS_FILE, _SNIPPETS_FILE = "sample.json", "keys.json", "snippets
 
 def _sample_error(source: str, problem: str) -> CtxvecError:
     return CtxvecError(Errors.E262.format(path=source, problem=problem))
-
-
-# splitmix64 constants (Steele, Lea & Flood 2014)
-_GOLDEN = np.uint64(0x9E3779B97F4A7C15)
-_MIX_1 = np.uint64(0xBF58476D1CE4E5B9)
-_MIX_2 = np.uint64(0x94D049BB133111EB)
-
-
-def text_hash(text: str) -> int:
-    """64-bit blake2b of the UTF-8 text: the same in every process and on every platform
-    (unlike Python's salted ``hash``). Unencodable surrogates are hashed escaped."""
-    data = text.encode("utf8", errors="surrogatepass")
-    return int.from_bytes(hashlib.blake2b(data, digest_size=8).digest(), "little")
-
-
-def occurrence_priorities(doc_text_hashes: np.ndarray, token_positions: np.ndarray) -> np.ndarray:
-    """uint64 priority per occurrence: splitmix64(text hash XOR (position + 1) * golden)."""
-    hashes = np.asarray(doc_text_hashes, dtype=np.uint64)
-    positions = np.asarray(token_positions, dtype=np.int64).astype(np.uint64)
-    with np.errstate(over="ignore"):
-        z = hashes ^ ((positions + np.uint64(1)) * _GOLDEN)
-        z = (z ^ (z >> np.uint64(30))) * _MIX_1
-        z = (z ^ (z >> np.uint64(27))) * _MIX_2
-        return z ^ (z >> np.uint64(31))
-
-
-def snippet_from_offsets(
-    text: str, starts: Sequence[int], lengths: Sequence[int], i: int, window: int = SNIPPET_WINDOW
-) -> str:
-    """Up to ``window`` tokens either side of token ``i`` of ``text``, token ``i`` in brackets.
-
-    ``starts``/``lengths``: character offset and length of every token (spaCy's
-    ``idx`` and ``len``; Python lists are fastest); the text between tokens
-    (whitespace) is kept as it is.
-    """
-    n = len(starts)
-    first, stop = max(0, i - window), min(n, i + 1 + window)
-    word_start = int(starts[i])
-    word_end = word_start + int(lengths[i])
-    end = int(starts[stop]) if stop < n else len(text)
-    prefix = "… " if first > 0 else ""
-    suffix = " …" if stop < n else ""
-    body = f"{text[int(starts[first]) : word_start]}[{text[word_start:word_end]}]{text[word_end:end]}"
-    return prefix + body.strip() + suffix
 
 
 def _check(condition: bool, problem: str) -> None:
@@ -149,7 +104,8 @@ class OccurrenceSample(KeyedRows):
         _check(len(self.snippets) == n_rows, f"{len(self.snippets)} snippets for {n_rows} rows")
         _check(
             self.contexts is None or self.contexts.shape == self.vectors.shape,
-            f"contexts has shape {None if self.contexts is None else self.contexts.shape}, expected {self.vectors.shape}",
+            f"contexts has shape {None if self.contexts is None else self.contexts.shape}, "
+            f"expected {self.vectors.shape}",
         )
         if n_types:
             sizes = np.diff(self.offsets)
