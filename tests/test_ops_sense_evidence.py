@@ -10,6 +10,7 @@ from spacy_ctxvec.ops.sense_evidence import (
     SPLIT_Z_TABLE,
     check_evidence_settings,
     corpus_evidence,
+    induce_senses_by_evidence,
     margin_scale,
     probe_prior_shift,
     sense_margins,
@@ -150,3 +151,17 @@ def test_the_split_threshold_follows_the_sample_size_unless_one_is_given():
     rows, _ = groups([10, 10], seed=9)
     assert corpus_evidence(rows).threshold == split_z_for(20)
     assert corpus_evidence(rows, split_z=1e9).n_senses == 1
+
+
+def test_induce_senses_by_evidence_gives_a_sense_model_as_induce_senses_does():
+    rows, truth = groups([18, 10], seed=10)
+    units = rows[:, :48] / np.linalg.norm(rows[:, :48], axis=1, keepdims=True)
+    model, evidence = induce_senses_by_evidence(units, cluster_rows=rows)
+    assert model.n_senses == evidence.n_senses == 2 and np.array_equal(model.labels, evidence.labels)
+    assert adjusted_rand_score(truth, model.labels) == 1.0 and np.bincount(model.labels)[0] == 18
+    assert model.shares.tolist() == [18 / 28, 10 / 28]
+    assert np.allclose(np.linalg.norm(model.centroids, axis=1), 1.0) and model.centroids.shape == (2, rows.shape[1])
+    assert np.argmax(rows @ model.centroids.T, axis=1).tolist() == model.labels.tolist()
+    assert 0 < model.spread <= 2
+    empty, _ = induce_senses_by_evidence(np.zeros((0, 8)))
+    assert empty.n_senses == 0

@@ -36,6 +36,8 @@ from typing import List, Optional, Sequence, Tuple
 import numpy as np
 
 from ..errors import CtxvecError, Errors
+from .cosine import normalise_rows
+from .senses import MAX_SENSES, SenseModel, spread
 
 # Tuned on the md5-even pseudo-words of benchmarks/quality (SENSE_EVIDENCE.md).
 # (n, split_z): the 80th percentile of corpus_polysemy of one-use pseudo-words with n
@@ -202,7 +204,7 @@ def corpus_evidence(
     split_z: Optional[float] = None,
     prior_shift: float = 0.0,
     resplit_z: Optional[float] = RESPLIT_Z,
-    max_senses: int = 7,
+    max_senses: int = MAX_SENSES,
     min_support: int = MIN_SUPPORT,
     n_components: int = N_COMPONENTS,
     n_null: int = N_NULL,
@@ -292,3 +294,40 @@ def sense_scores(rows: np.ndarray, centroids: np.ndarray, scale: float) -> np.nd
     scores = 1.0 - np.exp2(-margins / max(float(scale), 1e-3))
     scores[~usable_rows(rows)] = 0.0
     return np.clip(scores, 0.0, 1.0)
+
+
+def induce_senses_by_evidence(
+    unit_rows: np.ndarray,
+    *,
+    cluster_rows: Optional[np.ndarray] = None,
+    split_z: Optional[float] = None,
+    prior_shift: float = 0.0,
+    resplit_z: Optional[float] = RESPLIT_Z,
+    max_senses: int = MAX_SENSES,
+    min_support: int = MIN_SUPPORT,
+) -> Tuple[SenseModel, SenseEvidence]:
+    """``ops.senses.induce_senses`` decided by ``corpus_evidence``: the senses of one type
+    from its unit rows (n, d) in the sense space, judged and clustered on ``cluster_rows``
+    (n, d'; e.g. ``sense_features``, token joined to context; None: ``unit_rows``). The
+    SenseModel's centroids are unit means of ``cluster_rows`` per sense, largest sense
+    first; its ``spread`` that of the usable ``unit_rows``. An empty input: zero senses."""
+    units = np.asarray(unit_rows, dtype=np.float64)
+    units = units.reshape(len(units), -1) if units.size else units.reshape(len(units), 0)
+    clustered = units if cluster_rows is None else np.asarray(cluster_rows, dtype=np.float64).reshape(len(units), -1)
+    evidence = corpus_evidence(
+        clustered,
+        split_z=split_z,
+        prior_shift=prior_shift,
+        resplit_z=resplit_z,
+        max_senses=max_senses,
+        min_support=min_support,
+    )
+    k = evidence.n_senses
+    if k == 0:
+        return SenseModel(evidence.labels, np.zeros((0, clustered.shape[1])), np.zeros(0), 0.0), evidence
+    sums = np.zeros((k, clustered.shape[1]))
+    np.add.at(sums, evidence.labels, np.nan_to_num(clustered, nan=0.0, posinf=0.0, neginf=0.0))
+    counts = np.bincount(evidence.labels, minlength=k)
+    usable = usable_rows(units) if len(units) else np.zeros(0, dtype=bool)
+    model = SenseModel(evidence.labels, normalise_rows(sums), counts / counts.sum(), spread(units[usable]))
+    return model, evidence
