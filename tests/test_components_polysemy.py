@@ -575,7 +575,23 @@ def test_score_setting_chooses_the_definition(tiny_nlp):
         Polysemy(score="entropy")
     with pytest.raises(CtxvecError, match="E651"):
         Polysemy(key="text").set_probe(probe)
-    assert spacy.blank("en").add_pipe("ctxvec_polysemy").score == "auto"
+    assert spacy.blank("en").add_pipe("ctxvec_polysemy").score_definition == "auto"
+
+
+def test_nlp_evaluate_runs_with_the_component(tiny_nlp):
+    """spaCy's Scorer calls every component's score(examples): the score setting must
+    not shadow it (before, nlp.evaluate raised TypeError: 'str' object is not callable)."""
+    import copy
+
+    from spacy.training import Example
+
+    from spacy_ctxvec.components.polysemy import ensure_polysemy_component
+
+    nlp = copy.deepcopy(tiny_nlp)
+    component = ensure_polysemy_component(nlp, "lower", 2)
+    component.set_lexicon(partial_lexicon(nlp, PROBE_LINES, batch_size=8))
+    doc = nlp.make_doc("the bank of the river")
+    assert isinstance(nlp.evaluate([Example(doc, doc.copy())]), dict)
 
 
 @pytest.mark.slow

@@ -175,7 +175,7 @@ class Polysemy(DocAnnotator):
         if score not in SCORE_CHOICES:
             raise CtxvecError(Errors.E654.format(score=score, choices=", ".join(SCORE_CHOICES)))
         self.name = name
-        self.score = score
+        self.score_definition = score  # not self.score: spaCy's Scorer calls pipe.score(examples)
         self.key = key
         self.min_count = min_count
         self.induce = bool(senses)
@@ -292,7 +292,9 @@ class Polysemy(DocAnnotator):
         return senses
 
     def _lookup_table(self, lexicon: Lexicon) -> Dict[str, Any]:
-        scores, valid, source = type_polysemy_scores(lexicon, self.probe, self.min_count, self.score, self.type_inputs)
+        scores, valid, source = type_polysemy_scores(
+            lexicon, self.probe, self.min_count, self.score_definition, self.type_inputs
+        )
         return {
             **_key_table(lexicon.keys),
             "source": source,

@@ -229,7 +229,7 @@ def evaluate_polysemy(
             )
         )
     scores, valid, source = type_polysemy_scores(
-        lexicon, component.probe, min_count or component.min_count, component.score, component.type_inputs
+        lexicon, component.probe, min_count or component.min_count, component.score_definition, component.type_inputs
     )
     report = polysemy_report(lexicon.keys, scores, valid, lexicon.counts, sense_counts, score=source)
     if source == PROBE and component.probe.meta.get("fitted_words") == FITTED_HALF:

@@ -390,7 +390,11 @@ class OccurrenceSample(KeyedRows):
             and self.vectors.shape == other.vectors.shape
             and np.array_equal(self.vectors.view(np.uint16), other.vectors.view(np.uint16))
             and self.has_contexts == other.has_contexts
-            and (self.contexts is None or np.array_equal(self.contexts.view(np.uint16), other.contexts.view(np.uint16)))
+            and (
+                self.contexts is None
+                or other.contexts is None
+                or np.array_equal(self.contexts.view(np.uint16), other.contexts.view(np.uint16))
+            )
         )
 
     def __repr__(self) -> str:

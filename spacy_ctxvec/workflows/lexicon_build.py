@@ -202,7 +202,7 @@ def describe_score(component: Any) -> str:
             f"polysemy_score: the polysemy probe fitted on {probe.meta.get('trained_on') or 'sense counts'} "
             f"({probe.meta.get('n_words')} words), an estimate of each word's number of senses"
         )
-    if component.score == "self_similarity":
+    if component.score_definition == "self_similarity":
         return 'polysemy_score: self-similarity (score = "self_similarity")'
     return (
         "polysemy_score: self-similarity (no polysemy probe fits this model and lexicon; "
