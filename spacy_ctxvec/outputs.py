@@ -114,10 +114,11 @@ def check_replaceable(path: Path, what: str) -> None:
 
 
 # Writing
-def write_file(path: PathLike, write: Callable[[Path], T], *, what: str) -> T:
+def write_file(path: PathLike, write: Callable[[Path], T], *, what: str, overwrite: bool = False) -> T:
     """``write(temporary)`` into a new sibling of ``path`` (same suffix), then rename it
-    onto ``path``. On any failure the temporary is removed and ``path`` is as before;
-    an OSError becomes E703. Returns what ``write`` returns."""
+    onto ``path`` (an existing one only with ``overwrite``, checked again at the rename).
+    On any failure the temporary is removed and ``path`` is as before; an OSError
+    becomes E703. Returns what ``write`` returns."""
     path = Path(path)
     created = _make_parents(path, what)
     temporary = path.parent / f".{path.stem}.tmp-{_token()}{path.suffix}"
@@ -128,6 +129,8 @@ def write_file(path: PathLike, write: Callable[[Path], T], *, what: str) -> T:
             raise CtxvecError(Errors.E703.format(what=what, path=path, reason="nothing was written"))
         if path.is_symlink():
             raise CtxvecError(Errors.E702.format(what=what, path=path, target=os.readlink(path)))
+        if path.exists() and not overwrite:
+            raise CtxvecError(Errors.E701.format(what=what, path=path))
         os.replace(temporary, path)
         done = True
         return result
@@ -139,9 +142,9 @@ def write_file(path: PathLike, write: Callable[[Path], T], *, what: str) -> T:
             _remove_created(created)
 
 
-def write_text(path: PathLike, text: str, *, what: str) -> None:
+def write_text(path: PathLike, text: str, *, what: str, overwrite: bool = False) -> None:
     """``text`` as UTF-8 into ``path``, through ``write_file``."""
-    write_file(path, lambda temporary: temporary.write_text(text, encoding="utf8"), what=what)
+    write_file(path, lambda temporary: temporary.write_text(text, encoding="utf8"), what=what, overwrite=overwrite)
 
 
 def write_directory(path: PathLike, write: Callable[[Path], T], *, what: str, made_by: str) -> T:

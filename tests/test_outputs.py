@@ -176,12 +176,15 @@ def test_a_failed_write_leaves_the_old_file_and_no_temporary(tmp_path):
         raise OSError(errno.ENOSPC, "No space left on device")
 
     with pytest.raises(CtxvecError, match=r"E703.*vectors\.txt' cannot be written: No space left on device"):
-        write_file(out, half_then_full_disk, what="vectors file")
+        write_file(out, half_then_full_disk, what="vectors file", overwrite=True)
     assert out.read_text(encoding="utf8") == "old" and sorted(tmp_path.iterdir()) == [out]
     with pytest.raises(CtxvecError, match=r"E703.*No space left"):
         write_file(tmp_path / "a" / "b" / "new.txt", half_then_full_disk, what="vectors file")
     assert sorted(tmp_path.iterdir()) == [out]  # the directories it made are gone too
-    assert write_file(out, lambda t: t.write_text("new", encoding="utf8"), what="vectors file") == 3
+    with pytest.raises(CtxvecError, match=r"E701"):  # checked again when the new file is complete
+        write_file(out, lambda t: t.write_text("new", encoding="utf8"), what="vectors file")
+    assert out.read_text(encoding="utf8") == "old" and sorted(tmp_path.iterdir()) == [out]
+    assert write_file(out, lambda t: t.write_text("new", encoding="utf8"), what="vectors file", overwrite=True) == 3
     assert out.read_text(encoding="utf8") == "new" and sorted(tmp_path.iterdir()) == [out]
 
 

@@ -61,9 +61,10 @@ def _fail_if_undefined(reports: List[CorrelationReport]) -> None:
             )
 
 
-def _write_json(data: Dict[str, Any], output: Optional[Path]) -> None:
+def _write_json(data: Dict[str, Any], output: Optional[Path], overwrite: bool) -> None:
     if output is not None:
-        write_text(output, json.dumps(data, indent=2, ensure_ascii=False) + "\n", what="--output file")
+        text = json.dumps(data, indent=2, ensure_ascii=False) + "\n"
+        write_text(output, text, what="--output file", overwrite=overwrite)
 
 
 @evaluate_app.command("wic")
@@ -92,7 +93,7 @@ def wic_cli(
     families = TARGET_FAMILIES if target_only else ALL_FAMILIES
     report, n_missing = evaluate_wic(load_pipeline(pipeline), train, evaluated, split, families=families)
     result = {**report.to_dict(), "targets_without_vector": n_missing}
-    _write_json(result, output)
+    _write_json(result, output, overwrite)
     if as_json:
         _print_json(result)
         return
@@ -130,7 +131,7 @@ def word_sim_cli(
     nlp = load_pipeline(pipeline)
     reports = [evaluate_word_sim(nlp, pairs, path.name) for path, pairs in zip(files, all_pairs)]
     result = {str(path): report.to_dict() for path, report in zip(files, reports)}
-    _write_json(result, output)
+    _write_json(result, output, overwrite)
     if as_json:
         _print_json(result)
     else:
@@ -164,7 +165,7 @@ def scws_cli(
     _check_output(output, overwrite, pipeline, file)
     pairs = read_scws(file)
     report = evaluate_scws(load_pipeline(pipeline), pairs, file.name)
-    _write_json(report.to_dict(), output)
+    _write_json(report.to_dict(), output, overwrite)
     if as_json:
         _print_json(report.to_dict())
     else:
@@ -220,7 +221,7 @@ def polysemy_cli(
     _check_output(output, overwrite, pipeline, sense_counts)
     counts = read_sense_counts(sense_counts)
     report = evaluate_polysemy(load_pipeline(pipeline), counts, min_count=min_count)
-    _write_json(report.to_dict(), output)
+    _write_json(report.to_dict(), output, overwrite)
     if as_json:
         _print_json(report.to_dict())
         return
@@ -262,7 +263,7 @@ def senses_cli(
     data = read_sense_sentences(file)
     report = evaluate_senses(load_pipeline(pipeline), data, per_lemma=per_lemma)
     result = report.to_dict()
-    _write_json(result, output)
+    _write_json(result, output, overwrite)
     if as_json:
         _print_json(result)
         return

@@ -37,13 +37,18 @@ def export_static_cli(
     check_output(output, what=WHAT, inputs={"SOURCE": source}, overwrite=overwrite)
     if senses:
         inventory = load_senses(source)
-        n_written = write_file(output, lambda tmp: export_sense_vectors(inventory, tmp, unit=unit), what=WHAT)
+        n_written = write_file(
+            output, lambda tmp: export_sense_vectors(inventory, tmp, unit=unit), what=WHAT, overwrite=overwrite
+        )
         msg.good(
             f"Wrote {n_written} x {inventory.width} sense vectors of {len(inventory)} words (word2vec text) to {output}"
         )
         return
     lexicon = load_lexicon(source)
     n_written = write_file(
-        output, lambda tmp: export_static_vectors(lexicon, tmp, min_count=min_count, unit=unit), what=WHAT
+        output,
+        lambda tmp: export_static_vectors(lexicon, tmp, min_count=min_count, unit=unit),
+        what=WHAT,
+        overwrite=overwrite,
     )
     msg.good(f"Wrote {n_written} x {lexicon.width} vectors (word2vec text) to {output}")

@@ -32,10 +32,10 @@ def check_figure(output: Path, overwrite: bool, *inputs: Any) -> None:
         raise CtxvecError(Errors.E401.format(path=output))
 
 
-def save(figure: Any, output: Path) -> Path:
+def save(figure: Any, output: Path, overwrite: bool) -> Path:
     from ..analysis.plotting import save_figure
 
-    write_file(output, lambda tmp: save_figure(figure, tmp), what="figure")
+    write_file(output, lambda tmp: save_figure(figure, tmp), what="figure", overwrite=overwrite)
     return output
 
 
@@ -76,7 +76,7 @@ def plot_word_cli(
     occurrences = word_occurrences(
         word, sentences, corpus, pipeline, case_sensitive=case_sensitive, max_occurrences=max_occurrences
     )
-    path = save(word_picture(word, occurrences, clusters=clusters), output)
+    path = save(word_picture(word, occurrences, clusters=clusters), output, overwrite)
     typer.echo(f"Wrote {path} ({len(occurrences.vectors)} occurrences of '{word}')")
 
 
@@ -104,7 +104,7 @@ def plot_layers_cli(
     figure = layer_figure(
         curves.layers, curves.mean_self_similarity, curves.baseline, title=title, n_types=curves.n_types.tolist()
     )
-    path = save(figure, output)
+    path = save(figure, output, overwrite)
     summary = ", ".join(f"{layer}: {value:.3f}" for layer, value in zip(curves.layers, curves.mean_self_similarity))
     typer.echo(f"Wrote {path}. Mean self-similarity per layer: {summary}")
 
@@ -135,7 +135,7 @@ def plot_polysemy_cli(
     figure = polysemy_figure(
         data.words, data.scores, sense_counts=data.counts, correlation=data.correlation, top_n=top_n, title=title
     )
-    message = f"Wrote {save(figure, output)} ({len(data.words)} words"
+    message = f"Wrote {save(figure, output, overwrite)} ({len(data.words)} words"
     if data.correlation is not None:
         message += f"; Spearman rho with WordNet sense count {data.correlation:.3f} over {data.n_known} words"
         if data.probe_fitted_on_half:

@@ -104,7 +104,8 @@ def rank_cli(
     }
     if fmt == "table":
         msg.info(
-            f"{summary['n_scored']} of {summary['n_types']} types have >= {min_count} occurrences; polysemy_score: {used}; "
+            f"{summary['n_scored']} of {summary['n_types']} types have >= {min_count} occurrences; "
+            f"polysemy_score: {used}; "
             f"baseline B = {summary['anisotropy_baseline']:.4f}"
         )
     print(render(ranked, fmt, summary))

@@ -37,6 +37,7 @@ def train_static_cli(
             binary=binary, seed=seed,
         ),
         what=WHAT,
+        overwrite=overwrite,
     )  # fmt: skip
     kind = "binary" if binary else "text"
     msg.good(f"Wrote {len(vectors)} x {vectors.vector_size} vectors ({kind} word2vec) to {output}")
