@@ -23,12 +23,13 @@ returned ``FullTransformerBatch`` are empty: read ``doc_data`` (as the pipe's
 """
 
 import copy
+from itertools import chain
 from typing import Any, Callable, Dict, List, Optional, Sequence, Tuple
 
 import numpy as np
+from spacy.attrs import IDX, LENGTH
 from spacy.tokens import Doc, Span
 from spacy.util import registry
-from spacy_transformers.align import get_alignment_via_offset_mapping
 from spacy_transformers.data_classes import FullTransformerBatch, TransformerData, WordpieceBatch
 from spacy_transformers.layers.transformer_model import TransformerModel
 from spacy_transformers.layers.transformer_model import forward as upstream_forward
@@ -36,6 +37,7 @@ from thinc.api import Model, get_array_module
 from thinc.types import Ragged
 
 from ..errors import CtxvecError, Errors
+from ..ops.offsets import align_batch
 
 ARCHITECTURE = "spacy-ctxvec.BucketedTransformerModel.v1"
 DEFAULT_MAX_BATCH_WORDPIECES = 4096
@@ -123,6 +125,22 @@ def _pad_rows(rows: Sequence[Sequence[Any]], lengths: Sequence[int], width: int,
     for r, (row, n) in enumerate(zip(rows, lengths)):
         out[r, :n] = row
     return out
+
+
+def batch_alignment(
+    docs: Sequence[Doc], nested_spans: Sequence[Sequence[Span]], offset_mapping: Sequence[Any], lengths: Sequence[int]
+) -> List[Ragged]:
+    """spacy-transformers' get_alignment_via_offset_mapping for each Doc, from the
+    Docs' token offsets for the whole batch at once (ops.offsets.align_batch)
+    instead of Token objects. ``offset_mapping`` and ``lengths``: every span's
+    wordpiece offsets and count, spans end to end in Doc order."""
+    tokens = [doc.to_array([IDX, LENGTH]).reshape(len(doc), 2) for doc in docs]
+    bounds = [np.array([(span.start, span.end) for span in spans], dtype=np.int64) for spans in nested_spans]
+    ends = np.cumsum([len(spans) for spans in nested_spans]).tolist()
+    span_lengths = [np.asarray(lengths[end - len(spans) : end]) for spans, end in zip(nested_spans, ends)]
+    offsets = np.fromiter(chain.from_iterable(chain.from_iterable(offset_mapping)), dtype=np.int64).reshape(-1, 2)
+    aligned = align_batch([t[:, 0] for t in tokens], [t[:, 1] for t in tokens], bounds, span_lengths, offsets)
+    return [Ragged(flat, token_lengths) for flat, token_lengths in aligned]
 
 
 def _to_xp(tensor: Any) -> Any:
@@ -254,18 +272,20 @@ def bucketed_forward(
         type_ids: Optional[List[List[int]]] = encoding.get("token_type_ids")
         where, outputs = _run_buckets(model, ids, type_ids, lengths)
         pad_id, pad_token = tokenizer.pad_token_id or 0, tokenizer.pad_token or ""
+        aligns = batch_alignment(
+            [docs[n] for n in kept], [nested_spans[n] for n in kept], encoding["offset_mapping"], lengths
+        )
         start = 0
-        for n in kept:
+        for n, align in zip(kept, aligns):
             doc_spans = nested_spans[n]
             rows = range(start, start + len(doc_spans))
             start += len(doc_spans)
             row_lengths = [lengths[i] for i in rows]
             width = max(row_lengths)
-            offsets = _pad_rows([encoding["offset_mapping"][i] for i in rows], row_lengths, width, 0, np.int64)
             wordpieces = WordpieceBatch(
                 strings=[encoding.encodings[i].tokens + [pad_token] * (width - lengths[i]) for i in rows],
                 input_ids=_pad_rows([ids[i] for i in rows], row_lengths, width, pad_id, np.int64),
-                attention_mask=_pad_rows([[1.0] * k for k in row_lengths], row_lengths, width, 0.0, np.float32),
+                attention_mask=(np.arange(width)[None, :] < np.asarray(row_lengths)[:, None]).astype(np.float32),
                 lengths=row_lengths,
                 token_type_ids=None
                 if type_ids is None
@@ -274,7 +294,7 @@ def bucketed_forward(
             doc_data[n] = TransformerData(
                 wordpieces=wordpieces,
                 model_output=_doc_output(outputs, where, rows, lengths, width),
-                align=get_alignment_via_offset_mapping(doc_spans, offsets),
+                align=align,
             )
     from transformers.file_utils import ModelOutput
 

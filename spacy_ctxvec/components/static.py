@@ -77,21 +77,28 @@ class StaticVectors(DocAnnotator):
         register_fork_hook()
 
     def set_annotations(self, docs: Sequence[Doc]) -> None:
-        for doc in docs:
-            vectors, codes = self.lookup_doc(doc)
+        for doc, (vectors, codes) in zip(docs, self.lookup_docs(docs)):
             doc._.set(STATIC_ARRAY, vectors)
             doc._.set(STATIC_KEYS, codes)
 
     def lookup_doc(self, doc: Doc) -> Tuple[np.ndarray, np.ndarray]:
-        """(vectors (n_tokens, dim), codes (n_tokens,) int8) for one Doc; each unique
-        (text, lower, norm) is looked up once."""
+        """(vectors (n_tokens, dim), codes (n_tokens,) int8) for one Doc."""
+        return self.lookup_docs([doc])[0]
+
+    def lookup_docs(self, docs: Sequence[Doc]) -> List[Tuple[np.ndarray, np.ndarray]]:
+        """lookup_doc for each Doc; each unique (text, lower, norm) of the whole batch
+        is looked up once."""
         table = self._require_table()
-        ids = doc.to_array([ORTH, LOWER, NORM]).reshape(len(doc), 3)
+        if not docs:
+            return []
+        ids = np.concatenate([doc.to_array([ORTH, LOWER, NORM]).reshape(len(doc), 3) for doc in docs])
         unique, inverse = unique_rows(ids)
-        strings = doc.vocab.strings
+        strings = docs[0].vocab.strings
         texts, lowers, norms = ([strings[int(h)] for h in unique[:, col]] for col in range(3))
         vectors, codes = table.lookup_batch(texts, lowers, norms, lookups=self.lookups)
-        return vectors[inverse].astype(self.dtype, copy=False), codes[inverse]
+        vectors = vectors.astype(self.dtype, copy=False)
+        starts = np.cumsum([0] + [len(doc) for doc in docs])
+        return [(vectors[inverse[a:b]], codes[inverse[a:b]]) for a, b in zip(starts[:-1], starts[1:])]
 
     def _require_table(self) -> StaticVectorTable:
         if self.table is None:
