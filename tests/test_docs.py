@@ -152,6 +152,22 @@ def test_relative_links_point_at_files_that_exist():
                 assert (path.parent / target).exists(), (path.name, target)
 
 
+def test_guarantees_name_tests_that_exist():
+    """Each `test_FILE.py::test_name` (or `::test_name`, continuing the file named before) in
+    docs/guarantees.md is a test function of that file."""
+    text = (REPO_ROOT / "docs" / "guarantees.md").read_text(encoding="utf8")
+    current, named, missing = None, 0, []
+    for match in re.finditer(r"`(?:tests/)?(test_\w+\.py)?(?:::(test_\w+))?`", text):
+        current = match.group(1) or current
+        if match.group(2) is None:
+            continue
+        named += 1
+        path = REPO_ROOT / "tests" / str(current)
+        if not path.is_file() or not re.search(rf"def {match.group(2)}\b", path.read_text(encoding="utf8")):
+            missing.append(f"{current}::{match.group(2)}")
+    assert named >= 40 and not missing, missing
+
+
 def test_compare_legend_names_the_static_source():
     def lines(config_name: str) -> List[str]:
         from spacy.util import load_config
