@@ -159,7 +159,8 @@ class PolysemyProbe:
             )
         for name in MATCHED_META:
             if name in self.meta and lexicon.meta.get(name) != self.meta[name]:
-                return f"the probe was fitted for {name} = {self.meta[name]!r} and the lexicon has {lexicon.meta.get(name)!r}"
+                fitted, found = self.meta[name], lexicon.meta.get(name)
+                return f"the probe was fitted for {name} = {fitted!r} and the lexicon has {found!r}"
         if model is not None and self.model is not None and model != self.model:
             return f"the probe was fitted on model {self.model} and the pipeline's model is {model}"
         return None
