@@ -308,7 +308,7 @@ def print_senses(report: Any) -> None:
             ),
             divider=True,
             max_col=80,
-            aligns=("l", *["r"] * 9),
+            aligns=("l", "r", "r", "r", "r", "r", "r", "r", "r", "r"),
         )
     )
     induced = report.methods[INDUCED]
