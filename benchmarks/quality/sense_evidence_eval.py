@@ -40,7 +40,7 @@ from spacy_ctxvec.ops.sense_evidence import (
 from spacy_ctxvec.ops.sense_labels import format_label, sense_labels
 from spacy_ctxvec.ops.senses import induce_senses, sense_features, spread
 
-SIZES = (10, 20, 40)
+SIZES = (10, 20, 40, 64)
 RESPLIT = RESPLIT_Z if os.environ.get("RESPLIT_Z") is None else float(os.environ["RESPLIT_Z"])
 
 
