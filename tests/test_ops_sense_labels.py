@@ -2,7 +2,7 @@
 
 import numpy as np
 
-from spacy_ctxvec.ops.sense_labels import class_tfidf, format_label, sense_labels
+from spacy_ctxvec.ops.sense_labels import class_tfidf, format_label, labels_by_sense, sense_labels
 
 RIVER = [
     "sat on the [bank] of the river",
@@ -55,3 +55,10 @@ def test_class_tfidf_is_term_share_times_inverse_class_frequency():
     weights = class_tfidf(counts, np.array([2, 2]))
     assert weights[0, 1] == 0.0 and weights[0, 0] > weights[0, 2] > 0
     assert np.allclose(weights[0, 0], 1.0 * np.log1p(3 / 2))
+
+
+def test_labels_by_sense_groups_one_types_snippets_by_their_sense():
+    snippets = [MONEY[0], RIVER[0], MONEY[1], RIVER[1], RIVER[2], MONEY[2], MONEY[3], RIVER[3]]
+    senses = [1, 0, 1, 0, 0, 1, 1, 0]
+    assert labels_by_sense(snippets, senses) == sense_labels([RIVER, MONEY])
+    assert labels_by_sense([], []) == []

@@ -82,3 +82,17 @@ def sense_labels(
 def format_label(words: Sequence[str]) -> str:
     """ "river, water, side"; "" for no words."""
     return ", ".join(words)
+
+
+def labels_by_sense(
+    snippets: Sequence[str], senses: Sequence[int], *, n_words: int = N_LABEL_WORDS, exclude: Iterable[str] = ()
+) -> List[List[str]]:
+    """``sense_labels`` for one type's sampled ``snippets`` (n,) and each one's sense
+    ``senses`` (n,), 0..k-1: one word list per sense, in sense order."""
+    senses = [int(s) for s in senses]
+    k = max(senses) + 1 if senses else 0
+    grouped: List[List[str]] = [[] for _ in range(k)]
+    for snippet, sense in zip(snippets, senses):
+        if sense >= 0:
+            grouped[sense].append(snippet)
+    return sense_labels(grouped, n_words=n_words, exclude=exclude)
