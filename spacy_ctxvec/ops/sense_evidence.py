@@ -34,6 +34,7 @@ from dataclasses import dataclass
 from typing import List, Optional, Sequence, Tuple
 
 import numpy as np
+from threadpoolctl import threadpool_limits
 
 from ..errors import CtxvecError, Errors
 from .cosine import normalise_rows
@@ -234,6 +235,28 @@ def corpus_evidence(
     min_support = max(1, int(min_support))
     if int(usable.sum()) < max(2 * min_support, 3):
         return SenseEvidence(None, threshold, np.zeros(n, dtype=np.int64))
+    # Many small eigen-decompositions: one BLAS thread each (threaded BLAS on 64 x 64
+    # matrices on busy cores was 36x slower, SENSE_EVIDENCE.md)
+    with threadpool_limits(limits=1, user_api="blas"):
+        labels, polysemy = _evidence_labels(
+            rows, usable, threshold, resplit_z, max_senses, min_support, n_components, n_null, seed
+        )
+    return SenseEvidence(polysemy, threshold, labels)
+
+
+def _evidence_labels(
+    rows: np.ndarray,
+    usable: np.ndarray,
+    threshold: float,
+    resplit_z: Optional[float],
+    max_senses: int,
+    min_support: int,
+    n_components: int,
+    n_null: int,
+    seed: int,
+) -> Tuple[np.ndarray, float]:
+    """(labels (n,), corpus_polysemy) of ``corpus_evidence`` (enough usable rows)."""
+    n = len(rows)
     kept = np.flatnonzero(usable)
     settings = dict(n_components=n_components, n_null=n_null, seed=seed)
     root_z, root_group = split_evidence(rows[kept], **settings)
@@ -258,7 +281,7 @@ def corpus_evidence(
     order = sorted(range(len(groups)), key=lambda g: (-len(groups[g]), int(groups[g].min())))
     for label, position in enumerate(order):
         labels[groups[position]] = label
-    return SenseEvidence(round(root_z, 6), threshold, labels)
+    return labels, round(root_z, 6)
 
 
 def sense_margins(rows: np.ndarray, centroids: np.ndarray) -> Tuple[np.ndarray, np.ndarray]:
