@@ -674,3 +674,12 @@ def test_senses_of_another_width_than_the_lexicon_are_e660(sense_nlp, tmp_path):
     narrow.to_disk(tmp_path / "component" / "lexicon")
     with pytest.raises(CtxvecError, match=r"E660.*senses have width 32 and the lexicon 4"):
         Polysemy(min_count=2).from_disk(tmp_path / "component")
+
+
+def test_initialize_from_a_corpus_without_tokens_is_e741_not_an_empty_lexicon(tiny_nlp, tmp_path):
+    corpus = tmp_path / "marks.txt"
+    corpus.write_text("\u0301\u0302 \u0301\n\u0301\u0302 \u0301\n", encoding="utf8")
+    component = Polysemy(min_count=2, senses=False)
+    with pytest.raises(CtxvecError, match=r"E741.*initialize.*2 documents"):
+        component.initialize(nlp=tiny_nlp, corpus=configure_lexicon_corpus(str(corpus)), sample_size=0)
+    assert component.lexicon is None

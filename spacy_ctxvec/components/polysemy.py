@@ -50,6 +50,7 @@ from ..attributes import (
     SENSE_VECTORS,
     install_extensions,
 )
+from ..building.corpus import check_tokens_read
 from ..building.shard import (
     KEY_ATTRS,
     check_key_mode,
@@ -398,14 +399,22 @@ class Polysemy(DocAnnotator):
             if self.induce and sample_size == 0:
                 raise CtxvecError(Errors.E602.format(name=self.name))
             check_key_mode(nlp, self.key)
+            n_docs = [0]
+
+            def counted(items: Iterable[CorpusItem]) -> Iterator[CorpusItem]:
+                for item in items:
+                    n_docs[0] += 1
+                    yield item
+
             lexicon = partial_lexicon(
                 nlp,
-                corpus(nlp.vocab),
+                counted(corpus(nlp.vocab)),
                 key=self.key,
                 batch_size=batch_size,
                 sample_size=sample_size,
                 sample_contexts=sample_contexts,
             )
+            check_tokens_read("the [initialize] corpus", n_docs[0], lexicon.n_occurrences)
             self.set_lexicon(lexicon.prune_sample(self.min_count), nlp=nlp)
             if self.induce and sample_size > 0:
                 self.build_senses()
