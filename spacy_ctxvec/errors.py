@@ -99,9 +99,9 @@ class Errors(metaclass=_ErrorsWithCodes):
         "or leave it null to quantise every transformer."
     )
     E040 = (
-        "max_batch_wordpieces of spacy-ctxvec.BucketedTransformerModel.v1 must be at "
+        "{setting} of spacy-ctxvec.BucketedTransformerModel.v1 must be at "
         "least 1 (padded wordpieces per forward call), got {value}. Set "
-        "[components.transformer.model] max_batch_wordpieces = 4096 (the default)."
+        "[components.transformer.model] {setting} = {default} (the default)."
     )
 
     # Static vectors (E1xx)

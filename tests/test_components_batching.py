@@ -56,6 +56,7 @@ def load_as_upstream(path):
     config["components"]["transformer"]["max_batch_items"] = 4096
     config["components"]["transformer"]["model"]["@architectures"] = UPSTREAM
     del config["components"]["transformer"]["model"]["max_batch_wordpieces"]
+    config["components"]["transformer"]["model"].pop("max_batch_wordpieces_gpu", None)
     nlp = load_model_from_config(config).from_disk(path)
     nlp.get_pipe("transformer").cfg["max_batch_items"] = 4096  # the saved cfg.json wins on from_disk
     return nlp
@@ -197,6 +198,7 @@ def test_copy_keeps_the_bucketed_forward(bucketed_nlp):
     copied = model.copy()
     assert isinstance(copied, BucketedTransformerModel)
     assert copied.max_batch_wordpieces == model.max_batch_wordpieces and copied is not model
+    assert copied.max_batch_wordpieces_gpu == model.max_batch_wordpieces_gpu
     docs = [bucketed_nlp.make_doc(text) for text in TEXTS]
     expected, actual = model.predict(docs), copied.predict(docs)
     assert len(actual.wordpieces.strings) == 0  # the bucketed path, not the upstream one
@@ -266,8 +268,16 @@ def test_per_layer_evaluation_keeps_trf_data_and_every_layer(tiny_bert_dir):
 
 def test_max_batch_wordpieces_must_be_positive(tiny_bert_dir):
     nlp = spacy.blank("en")
-    with pytest.raises(CtxvecError, match=r"CTX-E040"):
+    with pytest.raises(CtxvecError, match=r"CTX-E040.*max_batch_wordpieces = "):
         nlp.add_pipe("transformer", config=trf_config(str(tiny_bert_dir), ARCHITECTURE, max_batch_wordpieces=0))
+    with pytest.raises(CtxvecError, match=r"CTX-E040.*max_batch_wordpieces_gpu = 4096"):
+        nlp.add_pipe("transformer", config=trf_config(str(tiny_bert_dir), ARCHITECTURE, max_batch_wordpieces_gpu=-1))
+
+
+def test_the_batch_cap_is_chosen_per_device(tiny_bert_dir):
+    config = trf_config(str(tiny_bert_dir), ARCHITECTURE, max_batch_wordpieces=24, max_batch_wordpieces_gpu=96)
+    model = spacy.blank("en").add_pipe("transformer", config=config).model
+    assert (model.batch_cap("cpu"), model.batch_cap("cuda"), model.batch_cap("mps")) == (24, 96, 96)
 
 
 @pytest.mark.slow

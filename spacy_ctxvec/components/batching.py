@@ -24,7 +24,7 @@ returned ``FullTransformerBatch`` are empty: read ``doc_data`` (as the pipe's
 
 import copy
 from itertools import chain
-from typing import Any, Callable, Dict, List, Optional, Sequence, Tuple
+from typing import Any, Callable, Dict, List, Optional, Sequence, Tuple, cast
 
 import numpy as np
 from spacy.attrs import IDX, LENGTH
@@ -40,7 +40,10 @@ from ..errors import CtxvecError, Errors
 from ..ops.offsets import align_batch
 
 ARCHITECTURE = "spacy-ctxvec.BucketedTransformerModel.v1"
+# Padded wordpieces per forward call, chosen per device by measurement
+# (benchmarks/speed/pipeline_floor.py): on CPU, small calls win; the GPU value is unmeasured.
 DEFAULT_MAX_BATCH_WORDPIECES = 4096
+DEFAULT_MAX_BATCH_WORDPIECES_GPU = 4096
 
 SpanGetter = Callable[[List[Doc]], List[List[Span]]]
 
@@ -48,9 +51,10 @@ SpanGetter = Callable[[List[Doc]], List[List[Span]]]
 class BucketedTransformerModel(TransformerModel):
     """``TransformerModel`` with the bucketed inference forward (module docstring).
 
-    ``max_batch_wordpieces`` is a Python attribute, not a thinc attr, so the
-    serialised bytes equal TransformerModel's and the value always comes from
-    the config (a saved pipeline loaded with another value uses the new one)."""
+    ``max_batch_wordpieces`` (on CPU) and ``max_batch_wordpieces_gpu`` (on a GPU) are
+    Python attributes, not thinc attrs, so the serialised bytes equal
+    TransformerModel's and the values always come from the config (a saved pipeline
+    loaded with other values uses the new ones)."""
 
     def __init__(
         self,
@@ -61,12 +65,22 @@ class BucketedTransformerModel(TransformerModel):
         mixed_precision: bool = False,
         grad_scaler_config: Dict[str, Any] = {},  # noqa: B006 (TransformerModel.v3's signature; never mutated)
         max_batch_wordpieces: int = DEFAULT_MAX_BATCH_WORDPIECES,
+        max_batch_wordpieces_gpu: int = DEFAULT_MAX_BATCH_WORDPIECES_GPU,
     ) -> None:
-        if int(max_batch_wordpieces) < 1:
-            raise CtxvecError(Errors.E040.format(value=max_batch_wordpieces))
+        for setting, value, default in (
+            ("max_batch_wordpieces", max_batch_wordpieces, DEFAULT_MAX_BATCH_WORDPIECES),
+            ("max_batch_wordpieces_gpu", max_batch_wordpieces_gpu, DEFAULT_MAX_BATCH_WORDPIECES_GPU),
+        ):
+            if int(value) < 1:
+                raise CtxvecError(Errors.E040.format(setting=setting, value=value, default=default))
         super().__init__(name, get_spans, tokenizer_config, transformer_config, mixed_precision, grad_scaler_config)
         self._func = bucketed_forward
         self.max_batch_wordpieces = int(max_batch_wordpieces)
+        self.max_batch_wordpieces_gpu = int(max_batch_wordpieces_gpu)
+
+    def batch_cap(self, device_type: str) -> int:
+        """The padded-wordpiece cap of one forward call on this device type."""
+        return self.max_batch_wordpieces if device_type == "cpu" else self.max_batch_wordpieces_gpu
 
     @property
     def mixed_precision(self) -> bool:
@@ -75,7 +89,10 @@ class BucketedTransformerModel(TransformerModel):
     def copy(self) -> "BucketedTransformerModel":
         """A deep copy that keeps the bucketed forward, the attrs and the weights."""
         copied = BucketedTransformerModel(
-            self.attrs["name"], self.attrs["get_spans"], max_batch_wordpieces=self.max_batch_wordpieces
+            self.attrs["name"],
+            self.attrs["get_spans"],
+            max_batch_wordpieces=self.max_batch_wordpieces,
+            max_batch_wordpieces_gpu=self.max_batch_wordpieces_gpu,
         )
         copied.attrs.update(self.attrs)
         copied.params = copy.deepcopy(
@@ -97,13 +114,21 @@ def create_bucketed_transformer_model(
     mixed_precision: bool = False,
     grad_scaler_config: Dict[str, Any] = {},  # noqa: B006 (TransformerModel.v3's signature; never mutated)
     max_batch_wordpieces: int = DEFAULT_MAX_BATCH_WORDPIECES,
+    max_batch_wordpieces_gpu: int = DEFAULT_MAX_BATCH_WORDPIECES_GPU,
 ) -> Model[List[Doc], FullTransformerBatch]:
     """spacy-transformers.TransformerModel.v3 (same settings) whose inference cuts
     forward calls of at most ``max_batch_wordpieces`` padded wordpieces, spans sorted
     by wordpiece count. Set the pipe's ``max_batch_items`` large, so that the pipe
     hands the model whole ``nlp.batch_size`` buffers to sort."""
     return BucketedTransformerModel(
-        name, get_spans, tokenizer_config, transformer_config, mixed_precision, grad_scaler_config, max_batch_wordpieces
+        name,
+        get_spans,
+        tokenizer_config,
+        transformer_config,
+        mixed_precision,
+        grad_scaler_config,
+        max_batch_wordpieces,
+        max_batch_wordpieces_gpu,
     )
 
 
@@ -140,7 +165,7 @@ def batch_alignment(
     span_lengths = [np.asarray(lengths[end - len(spans) : end]) for spans, end in zip(nested_spans, ends)]
     offsets = np.fromiter(chain.from_iterable(chain.from_iterable(offset_mapping)), dtype=np.int64).reshape(-1, 2)
     aligned = align_batch([t[:, 0] for t in tokens], [t[:, 1] for t in tokens], bounds, span_lengths, offsets)
-    return [Ragged(flat, token_lengths) for flat, token_lengths in aligned]
+    return [Ragged(cast(Any, flat), cast(Any, token_lengths)) for flat, token_lengths in aligned]
 
 
 def _to_xp(tensor: Any) -> Any:
@@ -181,7 +206,7 @@ def _run_buckets(
     try:
         autocast = torch.autocast(device_type=device.type, enabled=model.mixed_precision and device.type == "cuda")
         with torch.inference_mode(), autocast:
-            for b, bucket in enumerate(wordpiece_buckets(lengths, model.max_batch_wordpieces)):
+            for b, bucket in enumerate(wordpiece_buckets(lengths, model.batch_cap(device.type))):
                 bucket_lengths = [lengths[i] for i in bucket]
                 width = max(bucket_lengths)
                 kwargs = {

@@ -32,6 +32,7 @@ from .transformer import (
     register_fork_hook,
     to_numpy,
     trf_data_readers_after,
+    trf_data_rows,
 )
 
 DEFAULT_CONTEXT_CONFIG = """
@@ -112,8 +113,7 @@ class ContextVectors(DocAnnotator):
 
     def set_annotations(self, docs: Sequence[Doc]) -> None:
         drop = self.drop_trf_data and not self.trf_data_readers
-        for doc in docs:
-            vectors, mask = self._pool(doc)
+        for doc, (vectors, mask) in zip(docs, self._pool_batch(docs)):
             doc._.set(CONTEXT_ARRAY, vectors)
             doc._.set(CONTEXT_MASK, mask)
             if drop:
@@ -161,13 +161,28 @@ class ContextVectors(DocAnnotator):
             f"reaches '{self.name}'. Outside a pipeline, run nlp(text), not the component alone."
         )
 
-    def _pool(self, doc: Doc) -> Tuple[np.ndarray, np.ndarray]:
-        trf_data = self._trf_data(doc)
-        if len(doc) == 0:
-            return np.zeros((0, self.width or 0), dtype=self.dtype), np.zeros(0, dtype=bool)
-        vectors = pool_trf_data(trf_data, self.pooling, self.layers).astype(self.dtype, copy=False)
-        self.width = vectors.shape[1]
-        return vectors, np.asarray(to_numpy(trf_data.align.lengths)) > 0
+    def _pool_batch(self, docs: Sequence[Doc]) -> List[Tuple[np.ndarray, np.ndarray]]:
+        """(vectors, mask) of each Doc: the rows of all Docs gathered, combined and
+        pooled at once (pooling and layer combination work token by token)."""
+        trf_datas = [self._trf_data(doc) for doc in docs]
+        lengths = [np.asarray(to_numpy(trf_data.align.lengths), dtype=np.int64) for trf_data in trf_datas]
+        filled = [k for k, doc in enumerate(docs) if len(doc)]
+        pooled = np.zeros((0, 0), dtype=self.dtype)
+        if filled:
+            rows = [trf_data_rows(trf_datas[k], self.layers) for k in filled]
+            by_layer = [np.concatenate([doc_rows[n] for doc_rows in rows]) for n in range(len(rows[0]))]
+            pooled = self.pooling(self.layers.combine(by_layer), np.concatenate([lengths[k] for k in filled]))
+            pooled = pooled.astype(self.dtype, copy=False)
+        results = []
+        start, width = 0, self.width  # an empty Doc gets the width known when it comes
+        for doc, doc_lengths in zip(docs, lengths):
+            if len(doc) == 0:
+                results.append((np.zeros((0, width or 0), dtype=self.dtype), np.zeros(0, dtype=bool)))
+                continue
+            width = self.width = pooled.shape[1]
+            results.append((pooled[start : start + len(doc)].copy(), doc_lengths > 0))
+            start += len(doc)
+        return results
 
     def initialize(
         self, get_examples: Optional[Callable[[], Iterable[Any]]] = None, *, nlp: Optional[Language] = None

@@ -133,7 +133,7 @@ class StaticVectors(DocAnnotator):
             source = configure_transformer_embeddings(self._transformer_before(nlp))
         elif nlp is not None:
             self._check_configured_path(nlp)
-        table = source(nlp)
+        table = source(nlp)  # type: ignore[arg-type]  # a source may read files only, without nlp
         if not isinstance(table, StaticVectorTable):
             raise CtxvecError(Errors.E118.format(name=self.name, got=type(table).__name__))
         self.table = table
@@ -169,10 +169,10 @@ class StaticVectors(DocAnnotator):
     def to_disk(self, path: Union[str, Path], *, exclude: Iterable[str] = tuple()) -> None:
         path = Path(path)
         path.mkdir(parents=True, exist_ok=True)
-        save_table = self.table is not None and not excluded("table", exclude)
-        srsly.write_json(path / "cfg.json", {"has_table": save_table})
-        if save_table:
-            self.table.to_disk(path / "table")
+        table = None if excluded("table", exclude) else self.table
+        srsly.write_json(path / "cfg.json", {"has_table": table is not None})
+        if table is not None:
+            table.to_disk(path / "table")
 
     def from_disk(self, path: Union[str, Path], *, exclude: Iterable[str] = tuple()) -> "StaticVectors":
         if excluded("table", exclude):
@@ -186,8 +186,8 @@ class StaticVectors(DocAnnotator):
         return self
 
     def to_bytes(self, *, exclude: Iterable[str] = tuple()) -> bytes:
-        save_table = self.table is not None and not excluded("table", exclude)
-        return srsly.msgpack_dumps({"table": self.table.to_bytes() if save_table else None})
+        table = None if excluded("table", exclude) else self.table
+        return srsly.msgpack_dumps({"table": None if table is None else table.to_bytes()})
 
     def from_bytes(self, bytes_data: bytes, *, exclude: Iterable[str] = tuple()) -> "StaticVectors":
         if excluded("table", exclude):

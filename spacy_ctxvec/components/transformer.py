@@ -296,13 +296,10 @@ def _take_rows(hidden: Any, indices: np.ndarray) -> np.ndarray:
     return to_numpy(gather_rows(hidden, indices))
 
 
-def pool_trf_data(
-    trf_data: Any, pooling: PoolingFn, layers: LayerSelection, transformer: str = "transformer"
-) -> np.ndarray:
-    """(n_tokens, width) pooled vectors from one Doc's TransformerData."""
+def trf_data_rows(trf_data: Any, layers: LayerSelection, transformer: str = "transformer") -> List[np.ndarray]:
+    """The wordpiece rows of one Doc's tokens, in alignment order, one array per chosen layer."""
     output = trf_data.model_output
     indices = np.asarray(to_numpy(trf_data.align.dataXd), dtype=np.int64).ravel()
-    lengths = np.asarray(to_numpy(trf_data.align.lengths), dtype=np.int64)
     if layers.needs_hidden_states:
         hidden_states = output.get("hidden_states")
         if hidden_states is None:
@@ -310,5 +307,12 @@ def pool_trf_data(
         chosen = [hidden_states[i] for i in resolve_layers(layers.layers, len(hidden_states))]
     else:
         chosen = [output["last_hidden_state"]]
-    rows = layers.combine([_take_rows(hidden, indices) for hidden in chosen])
-    return pooling(rows, lengths)
+    return [_take_rows(hidden, indices) for hidden in chosen]
+
+
+def pool_trf_data(
+    trf_data: Any, pooling: PoolingFn, layers: LayerSelection, transformer: str = "transformer"
+) -> np.ndarray:
+    """(n_tokens, width) pooled vectors from one Doc's TransformerData."""
+    lengths = np.asarray(to_numpy(trf_data.align.lengths), dtype=np.int64)
+    return pooling(layers.combine(trf_data_rows(trf_data, layers, transformer)), lengths)
