@@ -1,0 +1,183 @@
+"""The default pipeline against bare Hugging Face floors, side by side in one process.
+
+    python benchmarks/speed/pipeline_floor.py [--rounds 2] [--sentences 1200] [--paragraphs 120]
+        [--caps 1024,4096] [--cprofile]
+
+Texts: short sentences (the first unique WiC train sentences) and long paragraphs
+(Gutenberg paragraphs of 800-4000 characters), from ../shared/data. The pipeline is
+configs/default.cfg assembled in memory, run with nlp.pipe. Each floor runs the bare
+Hugging Face AutoModel (the same MiniLM weights, fast tokenizer, torch.inference_mode,
+default torch threads) over the same forward inputs as the pipeline (the texts of its
+strided spans: whole sentences, or windows of 128 spaCy tokens for paragraphs), and
+includes its own tokenisation:
+
+- ``sorted, cap N``: spans sorted by wordpiece count, batches of at most N padded wordpieces;
+- ``sorted, 32 texts``: sorted by wordpiece count, 32 spans a batch;
+- ``unsorted, 32 texts``: 32 spans a batch in text order.
+
+Methods run interleaved in every round; the table gives medians of wall and CPU
+seconds and each one's ratio to the fastest floor (by wall, and by CPU time).
+``--cprofile`` profiles one extra nlp.pipe pass over each text set afterwards.
+"""
+
+import argparse
+import cProfile
+import io
+import os
+import pstats
+import re
+import time
+from pathlib import Path
+from statistics import median
+from typing import Callable, Dict, List, Tuple
+
+os.environ.setdefault("HF_HUB_OFFLINE", "1")
+os.environ.setdefault("TOKENIZERS_PARALLELISM", "false")
+
+DATA = Path(__file__).resolve().parents[3] / "shared" / "data"
+PIPELINE = "pipeline (nlp.pipe)"
+
+
+def wic_sentences(n: int) -> List[str]:
+    seen: Dict[str, None] = {}
+    for line in (DATA / "wic" / "train.data.txt").read_text(encoding="utf8").splitlines():
+        for sentence in line.split("\t")[3:5]:
+            seen.setdefault(sentence.strip(), None)
+    return list(seen)[:n]
+
+
+def gutenberg_paragraphs(n: int) -> List[str]:
+    paragraphs = []
+    for path in sorted((DATA / "corpus_gutenberg").glob("*.txt")):
+        if "README" in path.name:
+            continue
+        for block in re.split(r"\n\s*\n", path.read_text(encoding="utf8", errors="replace")):
+            text = " ".join(block.split())
+            if 800 <= len(text) <= 4000:
+                paragraphs.append(text)
+    step = max(1, len(paragraphs) // n)
+    return paragraphs[::step][:n]
+
+
+def span_texts(nlp, texts: List[str]) -> List[str]:
+    """The texts of the spans the pipeline's transformer runs forward on."""
+    get_spans = nlp.get_pipe("transformer").model.attrs["get_spans"]
+    docs = [nlp.make_doc(text) for text in texts]
+    return [span.text for doc_spans in get_spans(docs) for span in doc_spans]
+
+
+def hf_floor(model, tokenizer, texts: List[str], batching: str, cap: int = 0) -> None:
+    import torch
+
+    ids = tokenizer(texts, add_special_tokens=True)["input_ids"]
+    order = list(range(len(ids)))
+    if batching != "unsorted":
+        order.sort(key=lambda i: len(ids[i]))
+    batches: List[List[int]] = []
+    current: List[int] = []
+    for i in order:
+        longest = max([len(ids[j]) for j in current] + [len(ids[i])])
+        full = len(current) >= 32 if batching != "cap" else longest * (len(current) + 1) > cap
+        if current and full:
+            batches.append(current)
+            current = []
+        current.append(i)
+    batches.append(current)
+    pad = tokenizer.pad_token_id or 0
+    with torch.inference_mode():
+        for batch in batches:
+            width = max(len(ids[i]) for i in batch)
+            input_ids = torch.full((len(batch), width), pad, dtype=torch.long)
+            mask = torch.zeros((len(batch), width), dtype=torch.long)
+            for row, i in enumerate(batch):
+                input_ids[row, : len(ids[i])] = torch.tensor(ids[i])
+                mask[row, : len(ids[i])] = 1
+            model(input_ids=input_ids, attention_mask=mask).last_hidden_state.numpy()
+
+
+def methods(nlp, texts: List[str], caps: List[int]) -> Dict[str, Callable[[], None]]:
+    from transformers import AutoModel, AutoTokenizer
+
+    from spacy_ctxvec.components.transformer import resolve_model_name
+
+    folder = resolve_model_name()
+    model = AutoModel.from_pretrained(folder).eval()
+    tokenizer = AutoTokenizer.from_pretrained(folder, use_fast=True)
+    spans = span_texts(nlp, texts)
+    runs: Dict[str, Callable[[], None]] = {}
+    for cap in caps:
+        runs[f"HF sorted, cap {cap} wordpieces"] = lambda cap=cap: hf_floor(model, tokenizer, spans, "cap", cap)
+    runs["HF sorted, 32 texts"] = lambda: hf_floor(model, tokenizer, spans, "sorted")
+    runs["HF unsorted, 32 texts"] = lambda: hf_floor(model, tokenizer, spans, "unsorted")
+    runs[PIPELINE] = lambda: list(nlp.pipe(texts))
+    return runs
+
+
+def timed(run: Callable[[], None]) -> Tuple[float, float]:
+    wall, cpu = time.perf_counter(), time.process_time()
+    run()
+    return time.perf_counter() - wall, time.process_time() - cpu
+
+
+def table(title: str, times: Dict[str, List[Tuple[float, float]]]) -> str:
+    medians = {name: (median(w for w, _ in rows), median(c for _, c in rows)) for name, rows in times.items()}
+    floors = {name: value for name, value in medians.items() if name != PIPELINE}
+    best_wall = min(w for w, _ in floors.values())
+    best_cpu = min(c for _, c in floors.values())
+    lines = [f"\n{title}", f"{'method':34} {'wall s':>8} {'x best':>7} {'CPU s':>8} {'x best':>7}"]
+    for name, (wall, cpu) in medians.items():
+        lines.append(f"{name:34} {wall:8.2f} {wall / best_wall:7.2f} {cpu:8.2f} {cpu / best_cpu:7.2f}")
+    return "\n".join(lines)
+
+
+def profile(nlp, texts: List[str], top: int = 25) -> str:
+    profiler = cProfile.Profile()
+    profiler.enable()
+    list(nlp.pipe(texts))
+    profiler.disable()
+    out = io.StringIO()
+    pstats.Stats(profiler, stream=out).sort_stats("tottime").print_stats(top)
+    return out.getvalue()
+
+
+def main() -> None:
+    import torch
+
+    from spacy_ctxvec.pipelines import load_pipeline
+
+    parser = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
+    parser.add_argument("--rounds", type=int, default=2)
+    parser.add_argument("--sentences", type=int, default=1200)
+    parser.add_argument("--paragraphs", type=int, default=120)
+    parser.add_argument("--caps", default="1024,4096", help="padded-wordpiece caps of the sorted floors")
+    parser.add_argument("--cprofile", action="store_true")
+    args = parser.parse_args()
+
+    nlp = load_pipeline()
+    caps = [int(cap) for cap in args.caps.split(",")]
+    model_cfg = nlp.config["components"]["transformer"]["model"]
+    print(
+        f"torch threads {torch.get_num_threads()}, CPU cores {os.cpu_count()}, load average {os.getloadavg()[0]:.1f}, "
+        f"pipeline max_batch_wordpieces {model_cfg['max_batch_wordpieces']} (CPU)"
+    )
+    sets = {
+        f"short sentences: {args.sentences} WiC train sentences": wic_sentences(args.sentences),
+        f"long paragraphs: {args.paragraphs} Gutenberg paragraphs": gutenberg_paragraphs(args.paragraphs),
+    }
+    for title, texts in sets.items():
+        for run in methods(nlp, texts[:64], caps).values():  # warm up
+            run()
+        runs = methods(nlp, texts, caps)
+        times: Dict[str, List[Tuple[float, float]]] = {name: [] for name in runs}
+        for _ in range(args.rounds):
+            for name, run in runs.items():
+                times[name].append(timed(run))
+        n_words = sum(len(nlp.make_doc(text)) for text in texts)
+        print(table(f"{title} ({n_words} spaCy tokens), medians of {args.rounds} rounds", times))
+        print(f"load average after: {os.getloadavg()[0]:.1f}", flush=True)
+        if args.cprofile:
+            print(profile(nlp, texts))
+
+
+if __name__ == "__main__":
+    main()
