@@ -41,19 +41,21 @@ from .cosine import normalise_rows
 from .senses import MAX_SENSES, SenseModel, spread
 
 # Tuned on the md5-even pseudo-words of benchmarks/quality (SENSE_EVIDENCE.md).
-# (n, split_z): the 80th percentile of corpus_polysemy of one-use pseudo-words with n
-# sampled occurrences (the md5-even words of benchmarks/quality/pseudowords.py, both runs
-# of SENSE_EVIDENCE.md pooled: 48 words up to n = 28, 43 at 40, 14-16 at 48-64; MiniLM
-# layer 5, context weight 1; 48 and 56 averaged, -0.66 and -0.95, to keep the table
-# monotone there); linear in n in between, constant beyond the ends.
+# (n, split_z): at each n, the larger of two 80th percentiles of corpus_polysemy of
+# one-use words (md5-even words only; MiniLM layer 5, context weight 1; SENSE_EVIDENCE.md):
+# - pseudo-words of one use (benchmarks/quality/pseudowords.py, two runs pooled: 48 words
+#   up to n = 28, 43 at 40, 14-16 at 48-64; 48 and 56 averaged to keep the table monotone);
+# - WordNet-monosemous Gutenberg words, 40 lines each (57 words, n = 10, 20, 40; 28
+#   interpolated), which score higher from n = 20 on.
+# Linear in n in between, constant beyond the ends.
 SPLIT_Z_TABLE: Tuple[Tuple[int, float], ...] = (
     (6, -1.95),
     (8, -1.86),
-    (10, -2.08),
+    (10, -2.07),
     (14, -2.05),
-    (20, -1.63),
-    (28, -1.51),
-    (40, -1.22),
+    (20, -1.52),
+    (28, -1.28),
+    (40, -0.92),
     (48, -0.80),
     (56, -0.80),
     (64, -0.22),
