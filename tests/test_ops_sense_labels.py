@@ -45,9 +45,11 @@ def test_labels_are_deterministic_and_empty_senses_get_no_words():
     assert sense_labels([RIVER], n_words=0) == [[]]
 
 
-def test_a_word_in_one_snippet_only_fills_in_after_the_supported_ones():
+def test_a_word_in_one_snippet_only_labels_only_when_asked_to_fill_in():
     snippets = ["[x] harbour", "[x] harbour", "[x] zeppelin"]
-    assert sense_labels([snippets], n_words=2) == [["harbour", "zeppelin"]]
+    assert sense_labels([snippets], n_words=2) == [["harbour"]]
+    assert sense_labels([snippets], n_words=2, fill=True) == [["harbour", "zeppelin"]]
+    assert sense_labels([["[x] harbour"]]) == [["harbour"]]  # one snippet: its words are all there is
 
 
 def test_class_tfidf_is_term_share_times_inverse_class_frequency():

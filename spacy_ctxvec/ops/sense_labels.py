@@ -45,12 +45,15 @@ def sense_labels(
     n_words: int = N_LABEL_WORDS,
     exclude: Iterable[str] = (),
     min_snippets: int = MIN_SNIPPETS,
+    fill: bool = False,
 ) -> List[List[str]]:
     """Up to ``n_words`` distinctive context words per sense (lists in the order of
     ``snippets_per_sense``, best first), from each sense's snippets (the word in
-    [brackets]). Words in at least ``min_snippets`` of the sense's snippets come first;
-    others fill in only where too few are. Ties: more snippets, then alphabetical.
-    Deterministic; a sense without usable words gets []."""
+    [brackets]). A label word is in at least ``min_snippets`` of the sense's snippets (all
+    of them for a sense with fewer): a word seen once says little, and ties among such
+    words would be broken arbitrarily; with ``fill`` they complete short labels, after the
+    others. Ties: more snippets, then alphabetical. Deterministic; a sense without usable
+    words gets []."""
     senses = [[_without_target(s) for s in snippets if isinstance(s, str)] for snippets in snippets_per_sense]
     documents = [s for snippets in senses for s in snippets]
     if not documents or n_words <= 0:
@@ -75,6 +78,8 @@ def sense_labels(
         present = np.flatnonzero(counts[row] > 0)
         supported = counts[row, present] >= min(min_snippets, max(int(size), 1))
         order = np.lexsort((vocabulary[present], -counts[row, present], -weights[row, present], ~supported))
+        if not fill:
+            order = order[supported[order]]
         labels.append([str(vocabulary[present[i]]) for i in order[:n_words]])
     return labels
 
@@ -85,7 +90,12 @@ def format_label(words: Sequence[str]) -> str:
 
 
 def labels_by_sense(
-    snippets: Sequence[str], senses: Sequence[int], *, n_words: int = N_LABEL_WORDS, exclude: Iterable[str] = ()
+    snippets: Sequence[str],
+    senses: Sequence[int],
+    *,
+    n_words: int = N_LABEL_WORDS,
+    exclude: Iterable[str] = (),
+    fill: bool = False,
 ) -> List[List[str]]:
     """``sense_labels`` for one type's sampled ``snippets`` (n,) and each one's sense
     ``senses`` (n,), 0..k-1: one word list per sense, in sense order."""
@@ -95,4 +105,4 @@ def labels_by_sense(
     for snippet, sense in zip(snippets, senses):
         if sense >= 0:
             grouped[sense].append(snippet)
-    return sense_labels(grouped, n_words=n_words, exclude=exclude)
+    return sense_labels(grouped, n_words=n_words, exclude=exclude, fill=fill)
