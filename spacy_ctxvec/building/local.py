@@ -221,7 +221,10 @@ def _skip_counted(
         problem = f"the corpus '{corpus}' now has {n_read} documents, fewer than the {state.docs_done} already counted"
         raise CtxvecError(Errors.E221.format(path=checkpoint_dir, problem=problem))
     if digest.hexdigest() != state.docs_sha256:
-        problem = f"the first {state.docs_done} documents of '{corpus}' differ from those counted (other files, contents or --encoding)"
+        problem = (
+            f"the first {state.docs_done} documents of '{corpus}' differ from those counted "
+            "(other files, contents or --encoding)"
+        )
         raise CtxvecError(Errors.E221.format(path=checkpoint_dir, problem=problem))
 
 
