@@ -2,6 +2,8 @@
 
 import numpy as np
 import pytest
+from hypothesis import given, settings
+from hypothesis import strategies as st
 from sklearn.metrics import adjusted_rand_score
 
 from spacy_ctxvec.errors import CtxvecError
@@ -17,6 +19,7 @@ from spacy_ctxvec.ops.sense_evidence import (
     sense_scores,
     split_evidence,
     split_z_for,
+    usable_rows,
 )
 
 
@@ -165,3 +168,23 @@ def test_induce_senses_by_evidence_gives_a_sense_model_as_induce_senses_does():
     assert 0 < model.spread <= 2
     empty, _ = induce_senses_by_evidence(np.zeros((0, 8)))
     assert empty.n_senses == 0
+
+
+@settings(max_examples=40, deadline=None)
+@given(
+    n=st.integers(0, 24),
+    width=st.integers(1, 12),
+    min_support=st.integers(1, 5),
+    max_senses=st.integers(1, 7),
+    seed=st.integers(0, 2**16),
+)
+def test_any_rows_give_finite_evidence_and_well_supported_senses(n, width, min_support, max_senses, seed):
+    rng = np.random.default_rng(seed)
+    rows = rng.standard_normal((n, width)) * rng.choice([0.0, 1.0, 1e-9, 1e9], size=(n, 1))
+    rows[rng.random(n) < 0.1] = np.nan
+    evidence = corpus_evidence(rows, min_support=min_support, max_senses=max_senses)
+    assert evidence.labels.shape == (n,) and evidence.labels.dtype == np.int64
+    assert evidence.corpus_polysemy is None or np.isfinite(evidence.corpus_polysemy)
+    assert 0 <= evidence.n_senses <= max(max_senses, 1)
+    if evidence.n_senses > 1:
+        assert np.bincount(evidence.labels[usable_rows(rows)]).min() >= min_support
