@@ -624,8 +624,8 @@ class Warnings(metaclass=_ErrorsWithCodes):
         "The lexicon counts {n_tokens} tokens, fewer than the {minimum} of the smallest "
         "corpus the polysemy probe was measured on: its log-frequency term makes every "
         "repeated word look frequent, so polysemy_score runs high and more words split "
-        "into senses. Build from a larger corpus, or pass split_by_probe = false / "
-        'score = "self_similarity" in [components.ctxvec_polysemy].'
+        "into senses. Build from a larger corpus, or pass split_by_probe = false in "
+        '[components.ctxvec_polysemy.induction] or score = "self_similarity" in [components.ctxvec_polysemy].'
     )
     W010 = (
         "Component '{name}': the sense settings {settings} are given as flat keys of "
