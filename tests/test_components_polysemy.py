@@ -611,7 +611,7 @@ def test_minilm_at_layer_5_gets_the_shipped_probe_in_initialize(minilm_dir, tmp_
     doc = nlp("We went to see a play at the hotel.")
     # WordNet: play 52 senses, hotel 1. "play" is in the half the probe was fitted on, so this
     # checks that the probe is applied to the tokens; its accuracy is measured on held-out
-    # words in benchmarks/SENSES.md.
+    # words in benchmarks/quality/SENSES.md.
     assert _token(doc, "play")._.polysemy_score > 2 * _token(doc, "hotel")._.polysemy_score
     strict = Polysemy(score="probe")  # "probe" is satisfiable as soon as the shipped probe is chosen
     strict.set_lexicon(component.lexicon, nlp=nlp)

@@ -37,7 +37,7 @@ LAYER = Opt(
     RECOMMENDED_LAYER,
     "--layer",
     help="Hidden state ctxvec_context reads in OUTPUT (0 = embeddings, -1 = last); "
-    "the default was chosen from benchmarks/POLYSEMY.md",
+    "the default was chosen from benchmarks/quality/POLYSEMY.md",
 )
 KEEP_LAYER = Opt(False, "--keep-layer", help="Keep PIPELINE's ctxvec_context layer setting instead of --layer")
 MIN_COUNT = Opt(5, "--min-count", min=2, help="Occurrences needed for a score (component setting)")
@@ -68,7 +68,7 @@ SAMPLE_SIZE = Opt(
     "--sample-size",
     min=0,
     help="Occurrence vectors (float16) + snippets kept per word type for sense induction, "
-    "chosen by a content hash (0: no sample); memory: benchmarks/SENSES.md",
+    "chosen by a content hash (0: no sample); memory: benchmarks/quality/SENSES.md",
 )
 SAMPLE_MIN = Opt(
     None, "--sample-min-count", min=1, help="After the build, drop the samples of types seen fewer than N times"

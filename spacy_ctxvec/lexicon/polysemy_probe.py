@@ -1,5 +1,5 @@
 """A polysemy probe: a linear map from a word type's lexicon statistics to its log
-number of dictionary senses (issue 11; benchmarks/SENSES.md, "A polysemy probe").
+number of dictionary senses (issue 11; benchmarks/quality/SENSES.md, "A polysemy probe").
 
 Features of a type w (``FEATURES``), all read from the Lexicon:
 
@@ -43,7 +43,7 @@ MIN_TRAINING_WORDS = 20
 # meta["split_senses"]: a type is split into senses where the probe estimates more senses
 # than this; the estimate below which this percentile of the monosemous training words
 # fall (cross-fitted, two folds), so about as many held-out monosemous words keep one
-# sense (measured: 76.1% of 255 Gutenberg words; benchmarks/SENSES.md)
+# sense (measured: 76.1% of 255 Gutenberg words; benchmarks/quality/SENSES.md)
 SPLIT_PERCENTILE = 80.0
 MIN_MONOSEMOUS_FOR_SPLIT = 10
 # The shipped probe was measured on lexicons of 125k to 1.28M tokens; below this the

@@ -23,7 +23,7 @@ scikit-learn; no spaCy). Deterministic, never NaN.
 5. ``assign_senses``: a new occurrence goes to the nearest sense centroid (cosine).
 
 The defaults were chosen on WordNet example sentences and monosemous Gutenberg words
-(benchmarks/SENSES.md).
+(benchmarks/quality/SENSES.md).
 """
 
 import dataclasses
@@ -41,9 +41,9 @@ from .cosine import normalise_rows
 # the tune half by md5 parity) of build-lexicon's own whole-Gutenberg lexicon (documents =
 # lines, layer 5 of all-MiniLM-L6-v2, build-lexicon's defaults), subsampled to n occurrences,
 # in that lexicon's sense space; linear in between, constant beyond the ends
-# (benchmarks/split_thresholds.py). The spread of monosemous words grows with n (frequent
+# (benchmarks/quality/split_thresholds.py). The spread of monosemous words grows with n (frequent
 # words occur in more varied contexts), so one fixed threshold would split most frequent
-# monosemous words (benchmarks/SENSES.md).
+# monosemous words (benchmarks/quality/SENSES.md).
 SPLIT_THRESHOLDS: Tuple[Tuple[int, float], ...] = (
     (4, 0.1684),
     (5, 0.1679),
@@ -64,7 +64,7 @@ SPLIT_THRESHOLDS: Tuple[Tuple[int, float], ...] = (
 # frequency, and their scale differs between models and layers. 82 keeps 72-82% of
 # held-out monosemous words at one sense (10 sentences each) on four lexicons (whole
 # Gutenberg and 20,000 lines at layer 5, 20,000 lines at layers 2 and 6), where the fixed
-# SPLIT_THRESHOLDS keep 42% at layer 6 (benchmarks/SENSES.md, "Split thresholds
+# SPLIT_THRESHOLDS keep 42% at layer 6 (benchmarks/quality/SENSES.md, "Split thresholds
 # calibrated on the corpus").
 SPLIT_PERCENTILE = 82.0
 CALIBRATION_SIZES: Tuple[int, ...] = tuple(n for n, _ in SPLIT_THRESHOLDS)
@@ -74,7 +74,7 @@ MAX_SENSES = 7  # best of 6 / 7 / 8 on the tune half of 433 WordNet lemmas x 10 
 MIN_TOKENS = 4
 MIN_SHARE = 0.10
 N_REMOVED_DIRECTIONS = 3
-# Context features (benchmarks/SENSES.md, "Clustering with the context"): same-sense
+# Context features (benchmarks/quality/SENSES.md, "Clustering with the context"): same-sense
 # AUC on WiC train+dev 0.628 -> 0.684 at layer 5 with the context at weight 1 (the
 # context alone: 0.689); weights 1.4-2 score 0.690-0.692 on WiC but lower on WordNet.
 CONTEXT_WINDOW = 5  # tokens either side whose mean vector is an occurrence's context

@@ -25,7 +25,7 @@ from ..pipelines import load_pipeline
 
 # The recommended layer: the second-to-last hidden state. For MiniLM (hidden states 0..6)
 # that is layer 5, which gave the best Spearman with WordNet sense counts after partialling
-# out frequency (benchmarks/POLYSEMY.md); other models were not measured.
+# out frequency (benchmarks/quality/POLYSEMY.md); other models were not measured.
 RECOMMENDED_LAYER = -2
 # Ray-only settings and their defaults: any other value with another engine is E506.
 RAY_DEFAULTS = {"address": None, "num_workers": 1, "num_gpus_per_worker": 0.0, "node_loss_grace_s": None}
