@@ -8,10 +8,10 @@ from typing import Optional
 
 import numpy as np
 
-from ..components.context import ContextVectors
 from ..errors import CtxvecError, Errors
 from ..evaluation.metrics import spearman
 from ..evaluation.readers import read_sense_counts
+from ..evaluation.token_vectors import require_context_vectors
 from ..lexicon.polysemy_probe import FITTED_HALF, type_polysemy_scores
 from ..pipelines import load_pipeline
 from ..saved_pipeline import load_lexicon, load_pipeline_inputs, load_probe
@@ -46,15 +46,7 @@ def word_occurrences(
     check_at_least_one("--max-occurrences (-n)", max_occurrences)
     read_texts(sentences, corpus)  # fail on bad input before loading the model
     nlp = load_pipeline(pipeline)
-    if not any(isinstance(proc, ContextVectors) for _, proc in nlp.pipeline):
-        raise CtxvecError(
-            Errors.E307.format(
-                pipe_names=nlp.pipe_names,
-                component="ctxvec_context",
-                attribute="token._.context_vec",
-                hint="Add it after the transformer, or use configs/default.cfg.",
-            )
-        )
+    require_context_vectors(nlp)
     source, texts = read_texts(sentences, corpus, nlp.vocab)
     occurrences = collect_occurrences(nlp, texts, word, case_sensitive=case_sensitive, max_occurrences=max_occurrences)
     if len(occurrences.vectors) == 0:

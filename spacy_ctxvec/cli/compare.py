@@ -7,7 +7,8 @@ import typer
 from wasabi import msg
 
 from ..analysis.comparison import WordComparison, compare_docs, legend
-from ..errors import CtxvecError, Errors, Warnings
+from ..errors import Warnings
+from ..evaluation.token_vectors import require_context_vectors
 from ..pipelines import load_pipeline
 from ._app import app, exit_on_coded_error
 
@@ -49,15 +50,7 @@ def compare_command(
     """Static cosine (same word, same vector: 1.000) next to contextual cosine
     (different contexts, different vectors) for a word in two texts."""
     nlp = load_pipeline(pipeline)
-    if "ctxvec_context" not in nlp.pipe_names:
-        raise CtxvecError(
-            Errors.E307.format(
-                pipe_names=nlp.pipe_names,
-                component="ctxvec_context",
-                attribute="token._.context_vec",
-                hint="Add it after the transformer, or use configs/default.cfg.",
-            )
-        )
+    require_context_vectors(nlp)
     doc_a, doc_b = nlp(text_a), nlp(text_b)
     rows = compare_docs(doc_a, doc_b, word)
     if as_json:

@@ -14,6 +14,7 @@ from ..errors import CtxvecError, Errors
 from ..lexicon.polysemy_probe import FITTED_HALF, PROBE, in_fitted_half, type_polysemy_scores
 from ..lexicon.sense_descriptions import describe_split_thresholds
 from ..lexicon.sense_induction import probe_split_decisions
+from ..lexicon.statistics import Lexicon
 from ..ops.senses import (
     CONTEXT_WEIGHT,
     CONTEXT_WINDOW,
@@ -38,7 +39,13 @@ from .correlation import (
 from .moments import Moments
 from .readers import ContextPairs, SenseSentences, WicData, WordPairs
 from .sense_scores import SenseReport, baseline_labels, clustering_scores
-from .token_vectors import doc_from_words, static_token_vectors, target_vectors
+from .token_vectors import (
+    doc_from_words,
+    missing_component,
+    missing_context_vectors,
+    static_token_vectors,
+    target_vectors,
+)
 from .wic import (
     ALL_FAMILIES,
     PairVectors,
@@ -121,14 +128,7 @@ def evaluate_scws(
     first = target_vectors(nlp, pairs.words1, pairs.index1, batch_size)
     second = target_vectors(nlp, pairs.words2, pairs.index2, batch_size)
     if first.pipeline is None or second.pipeline is None:
-        raise CtxvecError(
-            Errors.E307.format(
-                pipe_names=nlp.pipe_names,
-                component="ctxvec_context",
-                attribute="token._.context_vec",
-                hint="Add it after the transformer: nlp.add_pipe('ctxvec_context').",
-            )
-        )
+        raise missing_context_vectors(nlp)
     covered = first.has_vector & second.has_vector
     report = similarity_report(name, first.pipeline, second.pipeline, covered, pairs.scores)
     report.details = layer_similarity_reports(
@@ -200,14 +200,20 @@ def polysemy_component(nlp: Language):
     names = polysemy_components(nlp)
     if names:
         return nlp.get_pipe(names[0])
-    raise CtxvecError(
-        Errors.E307.format(
-            pipe_names=nlp.pipe_names,
-            component="ctxvec_polysemy",
-            attribute="polysemy_score",
-            hint="Build a lexicon (spacy-ctxvec build-lexicon) and add the ctxvec_polysemy component with it.",
+    hint = "Build a lexicon (spacy-ctxvec build-lexicon) and add the ctxvec_polysemy component with it."
+    raise missing_component(nlp, "ctxvec_polysemy", "polysemy_score", hint)
+
+
+def polysemy_lexicon(nlp: Language, component) -> Lexicon:
+    """The polysemy component's lexicon; E307 when it has none or an empty one."""
+    lexicon = component.lexicon
+    if lexicon is None or len(lexicon) == 0:
+        hint = (
+            "Its lexicon is empty: build one with `spacy-ctxvec build-lexicon PIPELINE CORPUS OUTPUT` "
+            "and initialise the component with it."
         )
-    )
+        raise missing_component(nlp, "ctxvec_polysemy (with a lexicon)", "polysemy_score", hint)
+    return lexicon
 
 
 def evaluate_polysemy(
@@ -218,16 +224,7 @@ def evaluate_polysemy(
     the monosemous-vs-polysemous AUC; for a probe fitted on one half of the words
     (FITTED_HALF), also on the other half alone (``held_out``)."""
     component = polysemy_component(nlp)
-    lexicon = component.lexicon
-    if lexicon is None or len(lexicon) == 0:
-        raise CtxvecError(
-            Errors.E307.format(
-                pipe_names=nlp.pipe_names,
-                component="ctxvec_polysemy (with a lexicon)",
-                attribute="polysemy_score",
-                hint="Its lexicon is empty: initialise the component with a lexicon built from a corpus.",
-            )
-        )
+    lexicon = polysemy_lexicon(nlp, component)
     scores, valid, source = type_polysemy_scores(
         lexicon, component.probe, min_count or component.min_count, component.score_definition, component.type_inputs
     )
@@ -312,14 +309,7 @@ def sense_targets(
                     sense_vectors = np.zeros((n, len(sense_vector)), dtype=np.float32)
                 sense_vectors[k] = sense_vector
     if vectors is None:
-        raise CtxvecError(
-            Errors.E307.format(
-                pipe_names=nlp.pipe_names,
-                component="ctxvec_context",
-                attribute="token._.context_vec",
-                hint="Add it after the transformer: nlp.add_pipe('ctxvec_context').",
-            )
-        )
+        raise missing_context_vectors(nlp)
     return SenseTargets(vectors, has_vector, keys, senses, sense_vectors, contexts if context_window > 0 else None)
 
 

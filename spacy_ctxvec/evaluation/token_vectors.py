@@ -63,6 +63,27 @@ def _context_component(nlp: Language) -> Optional[Tuple[str, ContextVectors]]:
     return None
 
 
+CONTEXT_HINT = "Add it after the transformer (nlp.add_pipe('ctxvec_context')), or start from configs/default.cfg."
+
+
+def missing_component(nlp: Language, component: str, attribute: str, hint: str) -> CtxvecError:
+    """E307: the pipeline has no ``component``, which sets ``attribute``; ``hint`` says how to add it."""
+    return CtxvecError(
+        Errors.E307.format(pipe_names=nlp.pipe_names, component=component, attribute=attribute, hint=hint)
+    )
+
+
+def missing_context_vectors(nlp: Language) -> CtxvecError:
+    """E307 for a pipeline without a ctxvec_context component (token._.context_vec)."""
+    return missing_component(nlp, "ctxvec_context", "token._.context_vec", CONTEXT_HINT)
+
+
+def require_context_vectors(nlp: Language) -> None:
+    """Raise E307 unless the pipeline has a ctxvec_context component (checked before any text runs)."""
+    if _context_component(nlp) is None:
+        raise missing_context_vectors(nlp)
+
+
 def _run_component(proc, docs: List[Doc], batch_size: int) -> List[Doc]:
     if hasattr(proc, "pipe"):
         return list(proc.pipe(docs, batch_size=batch_size))
@@ -183,14 +204,8 @@ def static_token_vectors(nlp: Language, words: Sequence[str], batch_size: int = 
         for offset, doc in enumerate(docs):
             array, keys = doc._.get(STATIC_ARRAY), doc._.get(STATIC_KEYS)
             if array is None:
-                raise CtxvecError(
-                    Errors.E307.format(
-                        pipe_names=nlp.pipe_names,
-                        component="ctxvec_static",
-                        attribute="token._.static_vec",
-                        hint="Add the static vectors component (nlp.add_pipe('ctxvec_static')) to the pipeline.",
-                    )
-                )
+                hint = "Add the static vectors component (nlp.add_pipe('ctxvec_static')) to the pipeline."
+                raise missing_component(nlp, "ctxvec_static", "token._.static_vec", hint)
             if vectors is None:
                 vectors = np.zeros((len(words), array.shape[1]), dtype=np.float32)
             vectors[start + offset] = array[0]

@@ -9,10 +9,9 @@ from typing import Any, Dict, Optional
 import numpy as np
 
 from ..components.model_inputs import pipeline_model_fingerprint
-from ..errors import CtxvecError, Errors
 from ..evaluation.correlation import PolysemyReport, polysemy_report
 from ..evaluation.readers import read_sense_counts
-from ..evaluation.tasks import polysemy_component
+from ..evaluation.tasks import polysemy_component, polysemy_lexicon
 from ..lexicon.polysemy_probe import MIN_TRAINING_WORDS, PolysemyProbe, fit_probe, in_fitted_half, training_rows
 from ..lexicon.sense_descriptions import describe_split_thresholds
 from ..outputs import DIRECTORY, check_output, write_directory
@@ -64,16 +63,7 @@ def fit_polysemy_pipeline(
     counts = read_sense_counts(sense_counts)
     nlp = load_pipeline(pipeline)
     component = polysemy_component(nlp)
-    lexicon = component.lexicon
-    if lexicon is None or not len(lexicon):
-        raise CtxvecError(
-            Errors.E307.format(
-                pipe_names=nlp.pipe_names,
-                component="ctxvec_polysemy (with a lexicon)",
-                attribute="polysemy_score",
-                hint="Its lexicon is empty: build one with `spacy-ctxvec build-lexicon PIPELINE CORPUS OUTPUT`.",
-            )
-        )
+    lexicon = polysemy_lexicon(nlp, component)
     min_count = min_count or component.min_count
     model = pipeline_model_fingerprint(nlp)
     if component.type_inputs is None:
