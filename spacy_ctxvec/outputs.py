@@ -120,11 +120,8 @@ def write_file(path: PathLike, write: Callable[[Path], T], *, what: str, overwri
     On any failure the temporary is removed and ``path`` is as before; an OSError
     becomes E703. Returns what ``write`` returns."""
     path = Path(path)
-    created = _make_parents(path, what)
-    temporary = path.parent / f".{path.stem}.tmp-{_token()}{path.suffix}"
-    done = False
-    try:
-        result = write(temporary)
+
+    def move_into_place(temporary: Path) -> None:
         if not temporary.is_file():
             raise CtxvecError(Errors.E703.format(what=what, path=path, reason="nothing was written"))
         if path.is_symlink():
@@ -132,14 +129,9 @@ def write_file(path: PathLike, write: Callable[[Path], T], *, what: str, overwri
         if path.exists() and not overwrite:
             raise CtxvecError(Errors.E701.format(what=what, path=path))
         os.replace(temporary, path)
-        done = True
-        return result
-    except OSError as err:
-        raise _failed(what, path, err) from None
-    finally:
-        if not done:
-            _remove(temporary)
-            _remove_created(created)
+
+    temporary_name = f".{path.stem}.tmp-{_token()}{path.suffix}"
+    return _write_staged(path, temporary_name, write, move_into_place, what=what)
 
 
 def write_text(path: PathLike, text: str, *, what: str, overwrite: bool = False) -> None:
@@ -153,38 +145,29 @@ def write_directory(path: PathLike, write: Callable[[Path], T], *, what: str, ma
     replaceable (``check_replaceable``), checked again at the swap. A failure leaves
     ``path`` as it was."""
     path = Path(path)
-    created = _make_parents(path, what)
     token = _token()
-    new, old = path.parent / f".{path.name}.new-{token}", path.parent / f".{path.name}.old-{token}"
-    done = False
-    try:
-        result = write(new)
+
+    def swap_into_place(new: Path) -> None:
         write_manifest(new, made_by)
-        if os.path.lexists(path):
-            if path.is_symlink():
-                raise CtxvecError(Errors.E702.format(what=what, path=path, target=os.readlink(path)))
-            if not path.is_dir():
-                raise CtxvecError(Errors.E247.format(what=what, path=path))
-            if next(path.iterdir(), None) is not None:
-                check_replaceable(path, what)
-            os.rename(path, old)
-            try:
-                os.rename(new, path)
-            except OSError:
-                os.rename(old, path)
-                raise
-            done = True
-            shutil.rmtree(old, ignore_errors=True)
-        else:
+        if not os.path.lexists(path):
             os.rename(new, path)
-            done = True
-        return result
-    except OSError as err:
-        raise _failed(what, path, err) from None
-    finally:
-        if not done:
-            _remove(new)
-            _remove_created(created)
+            return
+        if path.is_symlink():
+            raise CtxvecError(Errors.E702.format(what=what, path=path, target=os.readlink(path)))
+        if not path.is_dir():
+            raise CtxvecError(Errors.E247.format(what=what, path=path))
+        if next(path.iterdir(), None) is not None:
+            check_replaceable(path, what)
+        old = path.parent / f".{path.name}.old-{token}"
+        os.rename(path, old)
+        try:
+            os.rename(new, path)
+        except OSError:
+            os.rename(old, path)
+            raise
+        shutil.rmtree(old, ignore_errors=True)
+
+    return _write_staged(path, f".{path.name}.new-{token}", write, swap_into_place, what=what)
 
 
 def write_manifest(directory: Path, made_by: str) -> None:
@@ -195,6 +178,28 @@ def write_manifest(directory: Path, made_by: str) -> None:
 
 
 # Helpers
+def _write_staged(
+    path: Path, staged_name: str, write: Callable[[Path], T], install: Callable[[Path], None], *, what: str
+) -> T:
+    """Make ``path``'s missing parents, ``write`` the sibling ``staged_name``, then
+    ``install`` it as ``path``. On any failure the staged entry and the parents made
+    here are removed; an OSError becomes E703. Returns what ``write`` returns."""
+    created = _make_parents(path, what)
+    staged = path.parent / staged_name
+    done = False
+    try:
+        result = write(staged)
+        install(staged)
+        done = True
+        return result
+    except OSError as err:
+        raise _failed(what, path, err) from None
+    finally:
+        if not done:
+            _remove(staged)
+            _remove_created(created)
+
+
 def _existing(inputs: Inputs) -> List[Tuple[str, Path]]:
     pairs = inputs.items() if isinstance(inputs, Mapping) else (("", source) for source in inputs)
     return [(name, Path(source)) for name, source in pairs if source is not None and os.path.lexists(os.fspath(source))]
