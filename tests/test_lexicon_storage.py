@@ -10,16 +10,7 @@ import pytest
 import srsly
 
 from spacy_ctxvec.errors import CtxvecError, Errors
-from spacy_ctxvec.lexicon.storage import (
-    BYTES_SOURCE,
-    KeyedRows,
-    check_header,
-    check_strings,
-    load_parts,
-    parts_from_bytes,
-    parts_to_bytes,
-    save_parts,
-)
+from spacy_ctxvec.lexicon import storage
 
 ARRAYS = {
     "sums": np.arange(12, dtype=np.float64).reshape(3, 4) / 7,
@@ -39,7 +30,7 @@ def assert_same_arrays(loaded, expected):
         assert loaded[name].dtype == array.dtype and np.array_equal(loaded[name], array), name
 
 
-class Words(KeyedRows):
+class Words(storage.KeyedRows):
     def __init__(self, keys):
         self.keys = keys
 
@@ -56,101 +47,101 @@ def test_check_header_and_check_strings():
         return lexicon_error("here", problem)
 
     header = {"format_version": 2, "x": 1}
-    assert check_header(header, 2, bad) is header
+    assert storage.check_header(header, 2, bad) is header
     for wrong in ({"format_version": 1}, ["format_version", 2], None, {"x": "y" * 1000}):
         with pytest.raises(CtxvecError, match="E207.*unsupported format") as info:
-            check_header(wrong, 2, bad)
+            storage.check_header(wrong, 2, bad)
         assert len(str(info.value)) < 600
-    assert check_strings(["a", "b"], "keys.json", bad) == ["a", "b"]
+    assert storage.check_strings(["a", "b"], "keys.json", bad) == ["a", "b"]
     for wrong in ("ab", ["a", 1], {"a": "b"}):
         with pytest.raises(CtxvecError, match="E207.*keys.json is not a list of strings"):
-            check_strings(wrong, "keys.json", bad)
+            storage.check_strings(wrong, "keys.json", bad)
 
 
 def test_disk_round_trip_keeps_values_and_dtypes(tmp_path):
-    save_parts(tmp_path / "parts", ARRAYS, DOCUMENTS)
+    storage.save_parts(tmp_path / "parts", ARRAYS, DOCUMENTS)
     assert sorted(p.name for p in (tmp_path / "parts").iterdir()) == sorted(
         [*DOCUMENTS, *(f"{name}.npy" for name in ARRAYS)]
     )
-    documents, arrays = load_parts(tmp_path / "parts", list(ARRAYS), list(DOCUMENTS), lexicon_error)
+    documents, arrays = storage.load_parts(tmp_path / "parts", list(ARRAYS), list(DOCUMENTS), lexicon_error)
     assert documents == DOCUMENTS
     assert_same_arrays(arrays, ARRAYS)
-    _, mapped = load_parts(tmp_path / "parts", ["sums"], [], lexicon_error, mmap=True)
+    _, mapped = storage.load_parts(tmp_path / "parts", ["sums"], [], lexicon_error, mmap=True)
     assert isinstance(mapped["sums"], np.memmap) and np.array_equal(mapped["sums"], ARRAYS["sums"])
 
 
 def test_optional_arrays_load_when_present_and_are_none_when_absent(tmp_path):
-    save_parts(tmp_path, {"counts": ARRAYS["counts"]}, {})
-    _, arrays = load_parts(tmp_path, [], [], lexicon_error, optional_arrays=["counts", "inputs"])
+    storage.save_parts(tmp_path, {"counts": ARRAYS["counts"]}, {})
+    _, arrays = storage.load_parts(tmp_path, [], [], lexicon_error, optional_arrays=["counts", "inputs"])
     assert arrays["inputs"] is None and np.array_equal(arrays["counts"], ARRAYS["counts"])
 
 
 def test_missing_parts_are_named(tmp_path):
-    save_parts(tmp_path, {"counts": ARRAYS["counts"]}, {"keys.json": ["a"]})
+    storage.save_parts(tmp_path, {"counts": ARRAYS["counts"]}, {"keys.json": ["a"]})
     with pytest.raises(CtxvecError, match=r"E207.*missing header.json, sums.npy") as info:
-        load_parts(tmp_path, ["sums", "counts"], ["keys.json", "header.json"], lexicon_error)
+        storage.load_parts(tmp_path, ["sums", "counts"], ["keys.json", "header.json"], lexicon_error)
     assert str(tmp_path) in str(info.value)
 
 
 @pytest.mark.parametrize("text", ["{not json", "", "[" * 100_000])
 def test_invalid_json_is_a_coded_error(tmp_path, text):
-    save_parts(tmp_path, ARRAYS, DOCUMENTS)
+    storage.save_parts(tmp_path, ARRAYS, DOCUMENTS)
     (tmp_path / "keys.json").write_text(text, encoding="utf8")
     with pytest.raises(CtxvecError, match="E207.*keys.json is not valid JSON"):
-        load_parts(tmp_path, list(ARRAYS), list(DOCUMENTS), lexicon_error)
+        storage.load_parts(tmp_path, list(ARRAYS), list(DOCUMENTS), lexicon_error)
 
 
 @pytest.mark.parametrize("mmap", [False, True])
 def test_a_truncated_npy_is_a_coded_error(tmp_path, mmap):
-    save_parts(tmp_path, ARRAYS, DOCUMENTS)
+    storage.save_parts(tmp_path, ARRAYS, DOCUMENTS)
     data = (tmp_path / "sums.npy").read_bytes()
     (tmp_path / "sums.npy").write_bytes(data[: len(data) - 10])
     with pytest.raises(CtxvecError, match="E207.*sums.npy is truncated or not a .npy array"):
-        load_parts(tmp_path, list(ARRAYS), list(DOCUMENTS), lexicon_error, mmap=mmap)
+        storage.load_parts(tmp_path, list(ARRAYS), list(DOCUMENTS), lexicon_error, mmap=mmap)
 
 
 def test_a_pickled_npy_is_refused_not_unpickled(tmp_path):
-    save_parts(tmp_path, ARRAYS, DOCUMENTS)
+    storage.save_parts(tmp_path, ARRAYS, DOCUMENTS)
     np.save(tmp_path / "counts.npy", np.array([{"a": 1}, None], dtype=object), allow_pickle=True)
     with pytest.raises(CtxvecError, match="E207.*counts.npy"):
-        load_parts(tmp_path, list(ARRAYS), list(DOCUMENTS), lexicon_error)
+        storage.load_parts(tmp_path, list(ARRAYS), list(DOCUMENTS), lexicon_error)
 
 
 def test_bytes_round_trip_keeps_values_and_dtypes():
     documents = {"header": DOCUMENTS["header.json"], "keys": DOCUMENTS["keys.json"], "sample": b"\x00raw"}
-    data = parts_to_bytes(ARRAYS, documents)
-    loaded_documents, arrays = parts_from_bytes(
+    data = storage.parts_to_bytes(ARRAYS, documents)
+    loaded_documents, arrays = storage.parts_from_bytes(
         data, list(ARRAYS), ["header", "keys"], lexicon_error, what="lexicon", optional=["sample", "probe"]
     )
     assert loaded_documents == {**documents, "probe": None}
     assert_same_arrays(arrays, ARRAYS)
-    _, with_optional = parts_from_bytes(
+    _, with_optional = storage.parts_from_bytes(
         data, [], [], lexicon_error, what="lexicon", optional_arrays=["counts", "inputs"]
     )
     assert with_optional["inputs"] is None and np.array_equal(with_optional["counts"], ARRAYS["counts"])
 
 
 def damaged_messages():
-    good = parts_to_bytes(ARRAYS, {"header": {"format_version": 1}, "keys": ["a"]})
+    good = storage.parts_to_bytes(ARRAYS, {"header": {"format_version": 1}, "keys": ["a"]})
     yield "truncated", good[: len(good) // 2]
     yield "not msgpack", b"\xc1\xc1\xc1"
     yield "empty", b""
     yield "a list", srsly.msgpack_dumps([1, 2, 3])
     yield "no arrays", srsly.msgpack_dumps({"header": {}, "keys": []})
-    yield "array missing", parts_to_bytes({"sums": ARRAYS["sums"]}, {"header": {}, "keys": []})
+    yield "array missing", storage.parts_to_bytes({"sums": ARRAYS["sums"]}, {"header": {}, "keys": []})
     yield "array not npy", srsly.msgpack_dumps({"header": {}, "keys": [], "arrays": {n: b"xx" for n in ARRAYS}})
     pickled = dict(srsly.msgpack_loads(good))
     buffer = io.BytesIO()
     np.save(buffer, np.array([object()], dtype=object), allow_pickle=True)
     pickled["arrays"] = {**pickled["arrays"], "counts": buffer.getvalue()}
     yield "pickled array", srsly.msgpack_dumps(pickled)
-    yield "document missing", parts_to_bytes(ARRAYS, {"keys": ["a"]})
+    yield "document missing", storage.parts_to_bytes(ARRAYS, {"keys": ["a"]})
 
 
 @pytest.mark.parametrize("case,data", list(damaged_messages()), ids=[case for case, _ in damaged_messages()])
 def test_damaged_bytes_are_a_coded_error(case, data):
-    with pytest.raises(CtxvecError, match=f"E207.*{BYTES_SOURCE}.*damaged serialised lexicon"):
-        parts_from_bytes(data, list(ARRAYS), ["header", "keys"], lexicon_error, what="lexicon")
+    with pytest.raises(CtxvecError, match=f"E207.*{storage.BYTES_SOURCE}.*damaged serialised lexicon"):
+        storage.parts_from_bytes(data, list(ARRAYS), ["header", "keys"], lexicon_error, what="lexicon")
 
 
 def test_save_writes_the_documents_after_the_arrays_and_in_order(tmp_path, monkeypatch):
@@ -168,6 +159,6 @@ def test_save_writes_the_documents_after_the_arrays_and_in_order(tmp_path, monke
 
     monkeypatch.setattr(np, "save", recording_save)
     monkeypatch.setattr(Path, "write_text", recording_write)
-    save_parts(tmp_path, ARRAYS, DOCUMENTS)
+    storage.save_parts(tmp_path, ARRAYS, DOCUMENTS)
     assert written == [*(f"{name}.npy" for name in ARRAYS), *DOCUMENTS]
     assert json.loads((tmp_path / "header.json").read_text(encoding="utf8")) == DOCUMENTS["header.json"]
