@@ -198,12 +198,12 @@ def test_a_probe_with_a_split_cut_decides_which_types_split(data):
     probe = probe_estimating(lexicon, estimates, split_senses=3.0)
     scores, valid = probe.scores(lexicon, 5)
     assert scores[lexicon.index("w00")] > 3.0 > scores[lexicon.index("bank")]
-    by_probe = induce_inventory(lexicon, min_count=5, probe=probe)
+    # one-meaning words split only into small noise clusters: the support floor is lifted to see them
+    loose = SenseInductionSettings(min_support=1)
+    by_probe = induce_inventory(lexicon, loose, min_count=5, probe=probe)
     assert by_probe.settings["split_rule"] == "probe" and by_probe.settings["split_senses"] == 3.0
     split = {key for key in by_probe.keys if by_probe.n_senses(key) > 1}
-    forced = induce_inventory(
-        lexicon, SenseInductionSettings(split_threshold=0.0), min_count=5
-    )  # every type tries to split
+    forced = induce_inventory(lexicon, loose.replace(split_threshold=0.0), min_count=5)  # every type tries to split
     expected = {key for key in by_probe.keys if scores[lexicon.index(key)] > 3.0 and forced.n_senses(key) > 1}
     assert split == expected and "w01" in split and "bank" not in split
     assert "polysemy probe estimates more than 3.00 senses" in describe_split_thresholds(by_probe.settings)
@@ -216,3 +216,19 @@ def test_a_probe_with_a_split_cut_decides_which_types_split(data):
         assert spread_rule.n_senses("bank") == 2 and spread_rule.n_senses("w00") == 1
     with pytest.raises(CtxvecError, match="E603"):
         SenseInductionSettings(split_by_probe="yes")
+
+
+def test_no_induced_sense_rests_on_fewer_than_min_support_occurrences():
+    """A small corpus (7-24 occurrences per word, many words forced to split): every sense
+    of every word keeps at least 3 sampled occurrences."""
+    rng = np.random.default_rng(7)
+    keys, rows = [], []
+    for w, n in enumerate(rng.integers(7, 25, size=40)):
+        keys += [f"v{w:02d}"] * int(n)
+        rows.append(rng.normal(size=(int(n), WIDTH)))
+    lexicon = lexicon_with_sample(keys, np.vstack(rows))
+    inventory = induce_inventory(lexicon, SenseInductionSettings(split_threshold=0.0), min_count=2)
+    assert inventory.settings["min_support"] == 3 and max(inventory.counts()) > 1
+    for key in inventory.keys:
+        n = lexicon.counts[lexicon.index(key)]
+        assert all(sense.share * n >= 3 - 1e-9 for sense in inventory.senses_of(key)), key

@@ -2,8 +2,12 @@
 
 import numpy as np
 import pytest
+from hypothesis import given
+from hypothesis import settings as hypothesis_settings
+from hypothesis import strategies as st
 from sklearn.metrics import adjusted_rand_score
 
+from spacy_ctxvec.ops.cosine import normalise_rows
 from spacy_ctxvec.ops.senses import (
     CALIBRATION_SIZES,
     CONTEXT_WEIGHT,
@@ -96,7 +100,8 @@ def test_split_threshold_grows_with_the_sample_and_a_number_overrides_it():
 
 
 def test_same_spread_splits_a_small_sample_but_not_a_large_one():
-    """One spread between the thresholds for 10 and for 64 rows: 10 rows split, 64 do not."""
+    """One spread between the thresholds for 10 and for 64 rows: 10 rows split, 64 do not
+    (noise rows: the clusters are small, so the support floor is lifted to see the split)."""
     rng = np.random.default_rng(3)
 
     def rows_with_spread(n: int) -> np.ndarray:
@@ -106,8 +111,9 @@ def test_same_spread_splits_a_small_sample_but_not_a_large_one():
     small, large = rows_with_spread(10), rows_with_spread(64)
     assert split_threshold_for(10) < spread(small) < split_threshold_for(64)
     assert split_threshold_for(10) < spread(large) < split_threshold_for(64)
-    assert induce_senses(small).n_senses >= 2
-    assert induce_senses(large).n_senses == 1
+    no_floor = SenseInductionSettings(min_support=1)
+    assert induce_senses(small, no_floor).n_senses >= 2
+    assert induce_senses(large, no_floor).n_senses == 1
 
 
 def test_small_clusters_move_to_the_nearest_kept_cluster():
@@ -127,17 +133,19 @@ def test_a_large_sample_gets_its_real_senses_not_eight_tiny_ones():
     model = induce_senses(rows)
     assert model.n_senses == 2 and model.shares.min() >= 0.1
     assert adjusted_rand_score(np.repeat([0, 1], 30), model.labels[:60]) == 1.0
-    cut_only = induce_senses(rows, SenseInductionSettings(min_share=0.0))
+    cut_only = induce_senses(rows, SenseInductionSettings(min_share=0.0, min_support=1))
     assert cut_only.n_senses > 2 and cut_only.shares.min() < 0.05
 
 
 def test_ten_rows_keep_one_occurrence_senses():
-    """At n = 10, 10% is one row: a sense of one occurrence survives (the WordNet
-    evaluation earns its ARI from such senses)."""
+    """At n = 10, 10% is one row: a sense of one occurrence survives min_share, but not
+    the default min_support (3 occurrences); with min_support 1 it does."""
     centres = np.eye(16)[:3]
     rows = normalise(np.vstack([blobs(centres[:2], 5, 0.01)[:9], centres[2:]]))
-    model = induce_senses(rows, SenseInductionSettings(split_threshold=0.1))
+    model = induce_senses(rows, SenseInductionSettings(split_threshold=0.1, min_support=1))
     assert model.n_senses == 3 and model.shares.min() == pytest.approx(0.1)
+    floored = induce_senses(rows, SenseInductionSettings(split_threshold=0.1))
+    assert floored.n_senses == 2 and np.bincount(floored.labels).min() >= 3
 
 
 def word_spreads(n_types: int, scale: float, seed: int = 0):
@@ -298,6 +306,7 @@ def test_settings_defaults_are_the_documented_constants_and_the_object_is_frozen
         "max_senses": MAX_SENSES,
         "min_tokens": MIN_TOKENS,
         "min_share": MIN_SHARE,
+        "min_support": 3,
         "n_directions": N_REMOVED_DIRECTIONS,
         "context_weight": CONTEXT_WEIGHT,
         "split_by_probe": True,
@@ -322,6 +331,8 @@ def test_settings_defaults_are_the_documented_constants_and_the_object_is_frozen
         ("max_senses", 2.5),
         ("min_tokens", 2),
         ("min_share", 0.6),
+        ("min_support", 0),
+        ("min_support", 2.5),
         ("n_directions", -1),
         ("context_weight", 11.0),
         ("context_weight", True),
@@ -342,3 +353,25 @@ def test_induce_senses_reads_the_settings_it_is_given():
     assert induce_senses(rows).n_senses == 3
     assert induce_senses(rows, SenseInductionSettings(max_senses=2)).n_senses == 2
     assert induce_senses(rows, SenseInductionSettings(split_threshold=2.0)).n_senses == 1
+
+
+# Minimum support per sense (issue 21): 7 occurrences never make 6 senses
+def test_no_sense_has_fewer_than_min_support_occurrences():
+    rows = normalise_rows(np.random.default_rng(0).normal(size=(7, 16)))  # 7 scattered occurrences, forced to split
+    model = induce_senses(rows, split=True)
+    assert model.n_senses <= 2 and np.bincount(model.labels).min() >= 3
+    loose = induce_senses(rows, SenseInductionSettings(min_support=1, min_share=0.0), split=True)
+    assert loose.n_senses == 6  # without the floor the same rows make 6 senses
+
+
+@hypothesis_settings(max_examples=40, deadline=None)
+@given(
+    n=st.integers(min_value=1, max_value=30),
+    seed=st.integers(min_value=0, max_value=10_000),
+    min_support=st.integers(min_value=1, max_value=6),
+)
+def test_every_sense_keeps_min_support_rows_whatever_the_rows(n, seed, min_support):
+    rows = normalise_rows(np.random.default_rng(seed).normal(size=(n, 8)))
+    model = induce_senses(rows, SenseInductionSettings(min_support=min_support, min_share=0.0), split=True)
+    sizes = np.bincount(model.labels, minlength=model.n_senses)
+    assert model.n_senses == 1 or sizes.min() >= min_support

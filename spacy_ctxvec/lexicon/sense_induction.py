@@ -118,6 +118,7 @@ def induce_inventory(
         "max_senses": settings.max_senses,
         "min_tokens": settings.min_tokens,
         "min_share": float(settings.min_share),
+        "min_support": settings.min_support,
         "n_directions": n_directions,
         "sample_k": sample.k,
         "key": lexicon.meta.get("key"),

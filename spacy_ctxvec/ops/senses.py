@@ -73,6 +73,9 @@ CUT_DISTANCE = 0.10
 MAX_SENSES = 7  # best of 6 / 7 / 8 on the tune half of 433 WordNet lemmas x 10 sentences (SENSES.md)
 MIN_TOKENS = 4
 MIN_SHARE = 0.10
+# Occurrences a sense needs at least (issue 21: on a 150-line corpus "play" got 6 senses
+# from 7 occurrences); smaller clusters are dissolved like those under min_share.
+MIN_SUPPORT = 3
 N_REMOVED_DIRECTIONS = 3
 # Context features (benchmarks/quality/SENSES.md, "Clustering with the context"): same-sense
 # AUC on WiC train+dev 0.628 -> 0.684 at layer 5 with the context at weight 1 (the
@@ -98,6 +101,8 @@ class SenseInductionSettings:
       (``calibrate_split_thresholds``); None: ``SPLIT_THRESHOLDS`` (MiniLM layer 5);
     - ``cut_distance``, ``max_senses``, ``min_share``: the average-linkage cut, the most
       senses, the smallest share of a sense; ``min_tokens``: fewer rows never split;
+    - ``min_support``: the fewest occurrences of a sense (smaller clusters are dissolved
+      into the nearest remaining one, like those under ``min_share``);
     - ``n_directions``: top principal directions removed from the sense space;
     - ``context_weight``: weight of the context row beside the token row (0: token alone);
     - ``split_by_probe``: a polysemy probe that fits the lexicon decides which types split.
@@ -109,6 +114,7 @@ class SenseInductionSettings:
     max_senses: int = MAX_SENSES
     min_tokens: int = MIN_TOKENS
     min_share: float = MIN_SHARE
+    min_support: int = MIN_SUPPORT
     n_directions: int = N_REMOVED_DIRECTIONS
     context_weight: float = CONTEXT_WEIGHT
     split_by_probe: bool = True
@@ -162,6 +168,7 @@ _SETTING_RULES = (
     ("max_senses", "an integer >= 2", lambda v: _is_int(v) and v >= 2),
     ("min_tokens", "an integer >= 3", lambda v: _is_int(v) and v >= 3),
     ("min_share", "a number in [0, 0.5]", lambda v: _is_number(v) and 0.0 <= v <= 0.5),
+    ("min_support", "an integer >= 1 (occurrences per sense)", lambda v: _is_int(v) and v >= 1),
     ("n_directions", "an integer >= 0", lambda v: _is_int(v) and v >= 0),
     (
         "context_weight",
@@ -381,7 +388,8 @@ def induce_senses(
 
     ``split_threshold`` None: the ``thresholds`` table (n, threshold) at the number of
     rows (e.g. from ``calibrate_split_thresholds``); a number: that threshold for every
-    n. A sense holds at least ``min_share`` of the rows (at least one row). Zero rows
+    n. A sense holds at least ``min_share`` of the rows and at least ``min_support`` rows
+    (smaller clusters join the nearest remaining one). Zero rows
     take no part in the decision and join the largest sense. An empty input gives zero
     senses.
     """
@@ -411,7 +419,7 @@ def induce_senses(
     if n_clusters > upper or n_clusters < 2:
         voting_labels = fcluster(tree, t=int(np.clip(n_clusters, 2, upper)), criterion="maxclust")
     voting_labels = np.unique(voting_labels, return_inverse=True)[1]
-    min_size = max(1, int(np.ceil(min_share * len(voting) - 1e-9)))
+    min_size = max(1, settings.min_support, int(np.ceil(min_share * len(voting) - 1e-9)))
     voting_labels = np.unique(dissolve_small_clusters(voting, voting_labels, min_size), return_inverse=True)[1]
     labels[nonzero] = voting_labels
     labels[~nonzero] = np.bincount(voting_labels).argmax()
