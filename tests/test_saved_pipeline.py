@@ -3,6 +3,7 @@ saved pipeline read from disk without its model, refusing where spacy.load refus
 (issue 23)."""
 
 import copy
+from pathlib import Path
 
 import numpy as np
 import pytest
@@ -12,6 +13,20 @@ from spacy_ctxvec.errors import CtxvecError
 from spacy_ctxvec.saved_pipeline import load_lexicon
 
 from .test_components_polysemy_state import probe_reading_inputs
+
+
+def save_with_probe(tiny_nlp, path: Path):
+    """A copy of tiny_nlp with a ctxvec_polysemy component holding a lexicon, its input
+    embeddings and a probe, saved to ``path``; returns what it holds."""
+    from spacy_ctxvec.components.polysemy import ensure_polysemy_component
+
+    nlp = copy.deepcopy(tiny_nlp)
+    saved = probe_reading_inputs(tiny_nlp)
+    component = ensure_polysemy_component(nlp, "lower", 2)
+    component.set_lexicon(saved.lexicon, type_inputs=saved.type_inputs)
+    component.set_probe(saved.probe)
+    nlp.to_disk(path)
+    return saved
 
 
 def test_load_lexicon_needs_a_lexicon(tmp_path):
@@ -26,16 +41,10 @@ def test_the_saved_pipeline_readers_refuse_where_spacy_load_does(tiny_nlp, tmp_p
     fell back to self-similarity and exited 0)."""
     import shutil
 
-    from spacy_ctxvec.components.polysemy import ensure_polysemy_component
     from spacy_ctxvec.saved_pipeline import load_pipeline_inputs, load_probe
 
-    nlp = copy.deepcopy(tiny_nlp)
-    saved = probe_reading_inputs(tiny_nlp)
-    component = ensure_polysemy_component(nlp, "lower", 2)
-    component.set_lexicon(saved.lexicon, type_inputs=saved.type_inputs)
-    component.set_probe(saved.probe)
-    nlp.to_disk(tmp_path / "pipeline")
     pipeline = tmp_path / "pipeline"
+    saved = save_with_probe(tiny_nlp, pipeline)
     assert load_lexicon(pipeline) == saved.lexicon and load_probe(pipeline).meta == saved.probe.meta
     np.testing.assert_array_equal(load_pipeline_inputs(pipeline, saved.lexicon), saved.type_inputs)
     shutil.rmtree(pipeline / "ctxvec_polysemy" / deleted)
@@ -57,16 +66,10 @@ def test_the_saved_pipeline_readers_refuse_where_spacy_load_does(tiny_nlp, tmp_p
 
 
 def test_the_readers_check_the_probe_against_its_saved_input_embeddings(tiny_nlp, tmp_path):
-    from spacy_ctxvec.components.polysemy import ensure_polysemy_component
     from spacy_ctxvec.lexicon.type_inputs import TypeInputs
     from spacy_ctxvec.saved_pipeline import load_pipeline_inputs, load_probe
 
-    nlp = copy.deepcopy(tiny_nlp)
-    saved = probe_reading_inputs(tiny_nlp)
-    component = ensure_polysemy_component(nlp, "lower", 2)
-    component.set_lexicon(saved.lexicon, type_inputs=saved.type_inputs)
-    component.set_probe(saved.probe)
-    nlp.to_disk(tmp_path / "pipeline")
+    saved = save_with_probe(tiny_nlp, tmp_path / "pipeline")
     inputs_dir = tmp_path / "pipeline" / "ctxvec_polysemy" / "inputs"
     inputs = TypeInputs.from_disk(inputs_dir)
     TypeInputs(np.hstack([inputs.vectors, inputs.vectors[:, :1]]), inputs.digest).to_disk(inputs_dir)
