@@ -2,6 +2,8 @@
 for integration tests (built once per session)."""
 
 import os
+import subprocess
+import sys
 from pathlib import Path
 from typing import Iterator, List
 
@@ -118,10 +120,27 @@ def tiny_pipeline_dir(tiny_nlp, tmp_path_factory) -> Path:
     return path
 
 
+def python_output(script: str, timeout: float = 120) -> str:
+    """What ``script`` prints when run in a fresh Python process (its imports start from
+    nothing); the test fails if it exits with an error."""
+    proc = subprocess.run([sys.executable, "-c", script], capture_output=True, text=True, timeout=timeout)
+    assert proc.returncode == 0, proc.stderr[-2000:]
+    return proc.stdout
+
+
 @pytest.fixture(scope="session")
 def ray():
     """Ray, or the test is skipped where it is not installed."""
     return pytest.importorskip("ray")
+
+
+@pytest.fixture(scope="module")
+def ray_cluster(ray):
+    """A local 2-CPU Ray for one test module; shut down whatever happens."""
+    os.environ["RAY_AUTH_MODE"] = "disabled"
+    ray.init(num_cpus=2, include_dashboard=False)
+    yield ray
+    ray.shutdown()
 
 
 @pytest.fixture(scope="session")

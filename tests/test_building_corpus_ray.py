@@ -2,7 +2,6 @@
 (upper-case suffixes read, invisible-only documents never count, no token with a
 vector is E741, never an empty lexicon reported as a success)."""
 
-import os
 from pathlib import Path
 
 import pytest
@@ -14,14 +13,6 @@ from spacy_ctxvec.errors import CtxvecError
 from spacy_ctxvec.pipelines import load_pipeline
 
 pytestmark = pytest.mark.slow
-
-
-@pytest.fixture(scope="module")
-def ray_cluster(ray):
-    os.environ["RAY_AUTH_MODE"] = "disabled"
-    ray.init(num_cpus=2, include_dashboard=False)
-    yield ray
-    ray.shutdown()
 
 
 def write_mixed_case_corpus(directory: Path, nlp) -> Path:

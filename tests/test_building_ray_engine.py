@@ -63,15 +63,6 @@ def local_result(tiny_pipeline_dir, corpus_dir):
     return build_lexicon_local(spacy.load(tiny_pipeline_dir), corpus_dir, shard_size=50, progress=False)
 
 
-@pytest.fixture(scope="module")
-def ray_cluster(ray):
-    """A local 2-CPU Ray for this module; shut down whatever happens."""
-    os.environ["RAY_AUTH_MODE"] = "disabled"
-    ray.init(num_cpus=2, include_dashboard=False)
-    yield ray
-    ray.shutdown()
-
-
 def ray_processes(parent: int) -> Set[int]:
     """Live (not zombie) processes started by ``parent`` whose command line mentions ray."""
     found = set()
@@ -96,6 +87,13 @@ def ray_processes_after_exit(parent: int, wait_s: float = 30.0) -> Set[int]:
     while (alive := ray_processes(parent)) and time.monotonic() < deadline:
         time.sleep(0.2)
     return alive
+
+
+def build_on_ray(tiny_pipeline_dir: Path, corpus, **settings):
+    """build_lexicon_ray of the tiny pipeline with 2 workers, SHARD_SIZE documents a
+    shard and no progress bar, unless ``settings`` say otherwise."""
+    settings = {"num_workers": 2, "shard_size": SHARD_SIZE, "progress": False, **settings}
+    return build_lexicon_ray(load_pipeline(tiny_pipeline_dir), corpus, **settings)
 
 
 def assert_same_lexicon(a, b) -> None:
@@ -276,9 +274,7 @@ def test_too_small_cluster_is_an_error_not_a_hang(ray_cluster, tiny_pipeline_dir
 
 
 def test_ray_equals_local_with_two_workers(ray_cluster, tiny_pipeline_dir, corpus_dir, local_result):
-    result = build_lexicon_ray(
-        load_pipeline(tiny_pipeline_dir), corpus_dir, num_workers=2, shard_size=SHARD_SIZE, progress=False
-    )
+    result = build_on_ray(tiny_pipeline_dir, corpus_dir)
     assert (result.n_docs, result.n_tokens) == (local_result.n_docs, local_result.n_tokens)
     assert result.n_docs == 118 + 45  # two blank lines skipped
     assert_same_lexicon(result.lexicon, local_result.lexicon)
@@ -293,14 +289,7 @@ def test_ray_sample_equals_local_sample(ray_cluster, tiny_pipeline_dir, corpus_d
     local = build_lexicon_local(
         spacy.load(tiny_pipeline_dir), corpus_dir, shard_size=50, progress=False, sample_size=3
     ).lexicon
-    result = build_lexicon_ray(
-        load_pipeline(tiny_pipeline_dir),
-        corpus_dir,
-        num_workers=2,
-        shard_size=SHARD_SIZE,
-        progress=False,
-        sample_size=3,
-    )
+    result = build_on_ray(tiny_pipeline_dir, corpus_dir, sample_size=3)
     a, b = result.lexicon.sample, local.sample
     assert a is not None and a.n_rows > 0 and set(a.keys) == set(local.keys)
     assert (a.k, a.keys, a.snippets) == (b.k, b.keys, b.snippets)
@@ -309,15 +298,7 @@ def test_ray_sample_equals_local_sample(ray_cluster, tiny_pipeline_dir, corpus_d
     np.testing.assert_allclose(a.vectors.astype(np.float32), b.vectors.astype(np.float32), atol=2e-3, rtol=2e-3)
     assert a.has_contexts and b.has_contexts  # each row's context vector travels with it through the actors
     np.testing.assert_allclose(a.contexts.astype(np.float32), b.contexts.astype(np.float32), atol=2e-3, rtol=2e-3)
-    plain = build_lexicon_ray(
-        load_pipeline(tiny_pipeline_dir),
-        corpus_dir,
-        num_workers=2,
-        shard_size=SHARD_SIZE,
-        progress=False,
-        sample_size=3,
-        sample_contexts=False,
-    ).lexicon.sample
+    plain = build_on_ray(tiny_pipeline_dir, corpus_dir, sample_size=3, sample_contexts=False).lexicon.sample
     assert not plain.has_contexts and (plain.keys, plain.snippets) == (a.keys, a.snippets)
 
 
@@ -348,14 +329,7 @@ def test_killed_worker_is_retried_without_double_counting(
     ray_cluster.cloudpickle.register_pickle_by_value(sys.modules[__name__])
     marker, init_log = tmp_path / "crashed", tmp_path / "inits"
     worker_class = crash_worker_class(marker, init_log)
-    result = build_lexicon_ray(
-        load_pipeline(tiny_pipeline_dir),
-        corpus_dir,
-        num_workers=2,
-        shard_size=SHARD_SIZE,
-        progress=False,
-        worker_class=worker_class,
-    )
+    result = build_on_ray(tiny_pipeline_dir, corpus_dir, worker_class=worker_class)
     assert marker.exists(), "the marked batch never killed a worker"
     assert len(init_log.read_text(encoding="utf8").split()) >= 3  # two workers + the restarted one
     assert (result.n_docs, result.n_tokens) == (local_result.n_docs, local_result.n_tokens)
@@ -389,13 +363,8 @@ def test_one_file_is_shared_by_the_actor_pool(ray_cluster, tiny_pipeline_dir, co
     ray_cluster.cloudpickle.register_pickle_by_value(sys.modules[__name__])
     started, calls = tmp_path / "started", tmp_path / "calls"
     started.mkdir()
-    result = build_lexicon_ray(
-        load_pipeline(tiny_pipeline_dir),
-        corpus_dir / "a.txt",
-        num_workers=2,
-        shard_size=SHARD_SIZE,
-        progress=False,
-        worker_class=pool_spread_worker_class(started, calls),
+    result = build_on_ray(
+        tiny_pipeline_dir, corpus_dir / "a.txt", worker_class=pool_spread_worker_class(started, calls)
     )
     pids = calls.read_text(encoding="utf8").split()
     assert len(pids) == 6  # 118 documents in shards of 20
@@ -419,14 +388,7 @@ def test_a_stalled_build_is_a_coded_error(ray_cluster, tiny_pipeline_dir, corpus
     ray_cluster.cloudpickle.register_pickle_by_value(sys.modules[__name__])
     monkeypatch.setattr(ray_cluster.data.DataContext.get_current(), "execution_no_progress_timeout_s", 5)
     with pytest.raises(CtxvecError, match=r"\[CTX-E523\] Ray Data made no progress for 5 s"):
-        build_lexicon_ray(
-            load_pipeline(tiny_pipeline_dir),
-            corpus_dir / "a.txt",
-            num_workers=1,
-            shard_size=SHARD_SIZE,
-            progress=False,
-            worker_class=stalling_worker_class(60.0),
-        )
+        build_on_ray(tiny_pipeline_dir, corpus_dir / "a.txt", num_workers=1, worker_class=stalling_worker_class(60.0))
 
 
 def test_undecodable_file_and_bad_line_are_named_from_ray(ray_cluster, tiny_pipeline_dir, corpus_dir, tmp_path):
