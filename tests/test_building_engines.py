@@ -2,8 +2,6 @@
 options build-lexicon passes; an unknown name is a coded error listing the engines."""
 
 import inspect
-import subprocess
-import sys
 
 import pytest
 
@@ -11,6 +9,8 @@ from spacy_ctxvec.building.engines import ENGINES, BuildResult, get_engine
 from spacy_ctxvec.building.local import build_lexicon_local
 from spacy_ctxvec.errors import CtxvecError
 from spacy_ctxvec.lexicon.statistics import Lexicon
+
+from .conftest import python_output
 
 # What the build-lexicon workflow passes to whichever engine it runs.
 COMMON_OPTIONS = (
@@ -77,6 +77,4 @@ def test_the_local_engine_does_not_import_ray():
         "loaded = sorted(m for m in sys.modules if m in ray_modules)\n"
         "print(loaded)\n"
     )
-    proc = subprocess.run([sys.executable, "-c", script], capture_output=True, text=True, timeout=120)
-    assert proc.returncode == 0, proc.stderr[-2000:]
-    assert proc.stdout.strip() == "[]"
+    assert python_output(script).strip() == "[]"

@@ -8,6 +8,8 @@ import pytest
 from spacy.language import Language
 from spacy.util import registry
 
+from .conftest import python_output
+
 if sys.version_info >= (3, 11):
     import tomllib
 else:  # pragma: no cover
@@ -54,8 +56,6 @@ def test_factory_entry_point_resolves(name):
 
 @pytest.mark.slow
 def test_factories_load_in_a_fresh_interpreter_without_importing_the_package():
-    import subprocess
-
     script = (
         "import spacy, sys\n"
         "nlp = spacy.blank('en')\n"
@@ -66,9 +66,7 @@ def test_factories_load_in_a_fresh_interpreter_without_importing_the_package():
         "assert 'spacy_ctxvec' in sys.modules\n"
         "print(nlp.pipe_names)\n"
     )
-    proc = subprocess.run([sys.executable, "-c", script], capture_output=True, text=True, timeout=120)
-    assert proc.returncode == 0, proc.stderr[-2000:]
-    assert "ctxvec_polysemy" in proc.stdout
+    assert "ctxvec_polysemy" in python_output(script)
 
 
 def test_console_script_is_the_typer_app():
