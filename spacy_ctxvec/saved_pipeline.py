@@ -15,15 +15,7 @@ import numpy as np
 from spacy.util import load_config
 
 from .attributes import POLYSEMY_FACTORY
-from .components.polysemy_state import (
-    INPUTS_DIR,
-    LEXICON_DIR,
-    PARTS,
-    PROBE_DIR,
-    SENSES_DIR,
-    SavedParts,
-    read_saved_parts,
-)
+from .components import polysemy_state
 from .errors import CtxvecError, Errors
 from .lexicon.polysemy_probe import PolysemyProbe
 from .lexicon.sense_inventory import SenseInventory
@@ -45,7 +37,7 @@ def polysemy_component_dir(path: Union[str, Path]) -> Optional[Tuple[Path, str]]
     return None
 
 
-def read_pipeline_parts(path: Union[str, Path], wanted: Collection[str]) -> Optional[SavedParts]:
+def read_pipeline_parts(path: Union[str, Path], wanted: Collection[str]) -> Optional[polysemy_state.SavedParts]:
     """The ``wanted`` parts (of PARTS) of the saved pipeline at ``path``, None if it is
     not a pipeline with a ctxvec_polysemy directory. Every part its cfg.json lists is
     checked to be there (E249), as spacy.load does, and the parts read must match."""
@@ -53,7 +45,9 @@ def read_pipeline_parts(path: Union[str, Path], wanted: Collection[str]) -> Opti
     if found is None:
         return None
     directory, name = found
-    return read_saved_parts(directory, name=name, exclude=[p for p in PARTS if p not in wanted], check_all=True)
+    return polysemy_state.read_saved_parts(
+        directory, name=name, exclude=[p for p in polysemy_state.PARTS if p not in wanted], check_all=True
+    )
 
 
 def load_lexicon(path: Union[str, Path]) -> Lexicon:
@@ -62,7 +56,7 @@ def load_lexicon(path: Union[str, Path]) -> Lexicon:
     path = Path(path)
     if (path / "lexicon.json").exists():
         return Lexicon.from_disk(path)
-    parts = read_pipeline_parts(path, (LEXICON_DIR,))
+    parts = read_pipeline_parts(path, (polysemy_state.LEXICON_DIR,))
     if parts is None or parts.lexicon is None:
         raise CtxvecError(Errors.E225.format(path=path))
     return parts.lexicon
@@ -74,7 +68,7 @@ def load_senses(path: Union[str, Path]) -> SenseInventory:
     path = Path(path)
     if (path / "senses.json").exists():
         return SenseInventory.from_disk(path)
-    parts = read_pipeline_parts(path, (SENSES_DIR, LEXICON_DIR))
+    parts = read_pipeline_parts(path, (polysemy_state.SENSES_DIR, polysemy_state.LEXICON_DIR))
     if parts is None or parts.senses is None:
         raise CtxvecError(Errors.E606.format(path=path))
     return parts.senses
@@ -86,7 +80,7 @@ def load_probe(path: Union[str, Path]) -> Optional[PolysemyProbe]:
     path = Path(path)
     if (path / "probe.json").exists():
         return PolysemyProbe.from_disk(path)
-    parts = read_pipeline_parts(path, (PROBE_DIR, INPUTS_DIR))
+    parts = read_pipeline_parts(path, (polysemy_state.PROBE_DIR, polysemy_state.INPUTS_DIR))
     return None if parts is None else parts.probe
 
 
@@ -96,7 +90,7 @@ def load_pipeline_inputs(path: Union[str, Path], lexicon: Lexicon) -> Optional[n
     path = Path(path)
     if (path / INPUTS_HEADER).exists():
         return TypeInputs.from_disk(path).check_lexicon(lexicon, str(path))
-    parts = read_pipeline_parts(path, (INPUTS_DIR, PROBE_DIR))
+    parts = read_pipeline_parts(path, (polysemy_state.INPUTS_DIR, polysemy_state.PROBE_DIR))
     if parts is None or parts.inputs is None:
         return None
     return parts.inputs.check_lexicon(lexicon, str(path))
