@@ -35,6 +35,9 @@ evaluate_app = typer.Typer(help="Evaluate a pipeline's vectors on external data 
 app.add_typer(evaluate_app, name="evaluate")
 
 PIPELINE_HELP = "Pipeline directory, installed package, or a .cfg to assemble"
+# The same result options on every evaluation.
+PRINT_JSON = typer.Option(False, "--json", help="Print JSON")
+JSON_OUTPUT = typer.Option(None, "--output", "-o", help="Also write the JSON result to this file")
 
 
 def _print_json(data: Dict[str, Any]) -> None:
@@ -79,8 +82,8 @@ def wic_cli(
     max_examples: Optional[int] = typer.Option(
         None, "--max-examples", min=2, help="Use only the first N examples of each split"
     ),
-    as_json: bool = typer.Option(False, "--json", help="Print JSON"),
-    output: Optional[Path] = typer.Option(None, "--output", "-o", help="Also write the JSON result to this file"),
+    as_json: bool = PRINT_JSON,
+    output: Optional[Path] = JSON_OUTPUT,
     overwrite: bool = OVERWRITE_FILE,
 ) -> None:
     """Word-in-Context accuracy; every decision is fitted on the train split."""
@@ -120,8 +123,8 @@ def word_sim_cli(
     files: List[Path] = typer.Argument(
         ..., help="word1 word2 score files (SimLex-999, WordSim-353, RG-65, SimVerb-3500, ...)"
     ),
-    as_json: bool = typer.Option(False, "--json", help="Print JSON"),
-    output: Optional[Path] = typer.Option(None, "--output", "-o", help="Also write the JSON result to this file"),
+    as_json: bool = PRINT_JSON,
+    output: Optional[Path] = JSON_OUTPUT,
     overwrite: bool = OVERWRITE_FILE,
 ) -> None:
     """Spearman of token._.static_vec cosines with human scores, with coverage. A file
@@ -156,8 +159,8 @@ def word_sim_cli(
 def scws_cli(
     pipeline: str = typer.Argument(..., help=PIPELINE_HELP),
     file: Path = typer.Argument(..., help="SCWS ratings.txt (targets marked <b> word </b>)"),
-    as_json: bool = typer.Option(False, "--json", help="Print JSON"),
-    output: Optional[Path] = typer.Option(None, "--output", "-o", help="Also write the JSON result to this file"),
+    as_json: bool = PRINT_JSON,
+    output: Optional[Path] = JSON_OUTPUT,
     overwrite: bool = OVERWRITE_FILE,
 ) -> None:
     """Spearman of contextual cosines (token._.context_vec) in context with SCWS ratings
@@ -211,8 +214,8 @@ def polysemy_cli(
     pipeline: str = typer.Argument(..., help="Pipeline with a ctxvec_polysemy component holding a lexicon"),
     sense_counts: Path = typer.Argument(..., help="TSV lemma, sense count (e.g. sense_counts.tsv)"),
     min_count: Optional[int] = typer.Option(None, "--min-count", min=2, help="Default: the component's min_count"),
-    as_json: bool = typer.Option(False, "--json", help="Print JSON"),
-    output: Optional[Path] = typer.Option(None, "--output", "-o", help="Also write the JSON result to this file"),
+    as_json: bool = PRINT_JSON,
+    output: Optional[Path] = JSON_OUTPUT,
     overwrite: bool = OVERWRITE_FILE,
 ) -> None:
     """Spearman of polysemy_score with log WordNet sense counts, raw and with log
@@ -250,8 +253,8 @@ def senses_cli(
     per_lemma: Optional[int] = typer.Option(
         None, "--per-lemma", min=2, help="Use only the first N sentences of each lemma"
     ),
-    as_json: bool = typer.Option(False, "--json", help="Print JSON"),
-    output: Optional[Path] = typer.Option(None, "--output", "-o", help="Also write the JSON result to this file"),
+    as_json: bool = PRINT_JSON,
+    output: Optional[Path] = JSON_OUTPUT,
     overwrite: bool = OVERWRITE_FILE,
 ) -> None:
     """Induced senses against gold senses: pairwise same-sense precision, recall and F1
