@@ -19,6 +19,7 @@ STATIC_KEYS = "ctxvec_static_keys"
 POLYSEMY_ARRAY = "ctxvec_polysemy"
 SENSE_ARRAY = "ctxvec_sense"
 SENSE_VECTORS = "ctxvec_sense_vec"
+SENSE_LABELS = "ctxvec_sense_label"
 # Factory and default component names the commands look for.
 CONTEXT_COMPONENT = "ctxvec_context"
 POLYSEMY_FACTORY = "ctxvec_polysemy"
@@ -31,9 +32,22 @@ STATIC_KEY_NAMES = ("none", "exact", "lower", "norm", "subwords")
 POLYSEMY_DTYPE = np.dtype([("score", "f8"), ("count", "i8"), ("shift", "f8"), ("has_score", "?"), ("has_shift", "?")])
 
 # One record per token in SENSE_ARRAY: this occurrence's sense within its type (-1:
-# none) and the type's number of induced senses (0: none). SENSE_VECTORS holds the
-# sense's static vector per token (zeros where sense is -1).
-SENSE_DTYPE = np.dtype([("sense", "i4"), ("n_senses", "i4")])
+# none), the type's number of induced senses (0: none), the confidence of the sense in
+# [0, 1] and the type's corpus_polysemy, and whether those two are defined (0.0 where
+# not: no NaN, so records compare equal). SENSE_VECTORS holds the sense's
+# static vector per token (zeros where sense is -1); SENSE_LABELS its label per token
+# (a list of strings, "" where sense is -1). Docs saved before "score" and
+# "corpus_polysemy" existed read None for them.
+SENSE_DTYPE = np.dtype(
+    [
+        ("sense", "i4"),
+        ("n_senses", "i4"),
+        ("score", "f4"),
+        ("corpus_polysemy", "f4"),
+        ("has_score", "?"),
+        ("has_corpus_polysemy", "?"),
+    ]
+)
 
 
 def _rows(doc: Doc, array_attr: str) -> Optional[np.ndarray]:
@@ -147,6 +161,30 @@ def token_n_senses(token: Token) -> int:
     return 0 if records is None else int(records["n_senses"][token.i])
 
 
+def _sense_field(token: Token, name: str) -> Optional[float]:
+    """A float field of the token's sense record; None where not defined (or the record,
+    saved before the field existed, lacks it)."""
+    records = token.doc._.get(SENSE_ARRAY)
+    if records is None or f"has_{name}" not in (records.dtype.names or ()) or not records[f"has_{name}"][token.i]:
+        return None
+    return float(records[name][token.i])
+
+
+def token_sense_score(token: Token) -> Optional[float]:
+    return _sense_field(token, "score")
+
+
+def token_corpus_polysemy(token: Token) -> Optional[float]:
+    return _sense_field(token, "corpus_polysemy")
+
+
+def token_sense_label(token: Token) -> Optional[str]:
+    labels = token.doc._.get(SENSE_LABELS)
+    if labels is None or token_sense(token) is None:
+        return None
+    return str(labels[token.i])
+
+
 def token_sense_vec(token: Token) -> Optional[np.ndarray]:
     array = _rows(token.doc, SENSE_VECTORS)
     if array is None or token_sense(token) is None:
@@ -201,7 +239,8 @@ def install_extensions() -> None:
     """Register every attribute once; safe to call repeatedly. Raises E022 if another
     package registered one of these names first. Call it (or load a ctxvec pipeline)
     before reading ._ attributes of Docs from a DocBin or a pickle in a new process."""
-    for name in (CONTEXT_ARRAY, CONTEXT_MASK, STATIC_ARRAY, STATIC_KEYS, POLYSEMY_ARRAY, SENSE_ARRAY, SENSE_VECTORS):
+    doc_arrays = (CONTEXT_ARRAY, CONTEXT_MASK, STATIC_ARRAY, STATIC_KEYS, POLYSEMY_ARRAY, SENSE_ARRAY, SENSE_VECTORS)
+    for name in (*doc_arrays, SENSE_LABELS):
         _set(Doc, name, default=None)
     _set(Token, "context_vec", getter=token_context_vec)
     _set(Token, "has_context_vec", getter=token_has_context_vec)
@@ -218,5 +257,8 @@ def install_extensions() -> None:
     _set(Token, "sense", getter=token_sense)
     _set(Token, "n_senses", getter=token_n_senses)
     _set(Token, "sense_vec", getter=token_sense_vec)
+    _set(Token, "sense_score", getter=token_sense_score)
+    _set(Token, "sense_label", getter=token_sense_label)
+    _set(Token, "corpus_polysemy", getter=token_corpus_polysemy)
     _set(Span, "sense_vec", getter=span_sense_vec)
     _set(Doc, "sense_vec", getter=doc_sense_vec)

@@ -288,8 +288,11 @@ def assert_senses_consistent(nlp, docs):
         for token in doc:
             n = inventory.n_senses(token.lower_)
             assert token._.n_senses == n
+            if n:  # issue 21: the type's corpus evidence, whether or not this token has a sense
+                assert token._.corpus_polysemy == pytest.approx(inventory.corpus_polysemy_of(token.lower_), abs=1e-5)
             if n == 0 or not token._.has_context_vec:
                 assert token._.sense is None and token._.sense_vec is None
+                assert token._.sense_score is None and token._.sense_label is None
                 continue
             sense = token._.sense
             assert isinstance(sense, int) and 0 <= sense < n
@@ -308,6 +311,9 @@ def assert_senses_consistent(nlp, docs):
             expected = inventory.assign(inventory.type_rows([token.lower_]), token._.context_vec[None, :], context)[0]
             assert sense == expected
             np.testing.assert_array_equal(token._.sense_vec, inventory.senses_of(token.lower_)[sense].vector)
+            score = inventory.assign_scored(inventory.type_rows([token.lower_]), token._.context_vec[None, :], context)
+            assert token._.sense_score == pytest.approx(score[1][0], abs=1e-5) and 0.0 <= token._.sense_score <= 1.0
+            assert token._.sense_label == inventory.senses_of(token.lower_)[sense].label
         defined = [t._.sense_vec for t in doc if t._.sense is not None]
         np.testing.assert_allclose(doc._.sense_vec, np.mean(defined, axis=0), atol=1e-6)
         np.testing.assert_allclose(

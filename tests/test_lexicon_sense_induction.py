@@ -232,3 +232,57 @@ def test_no_induced_sense_rests_on_fewer_than_min_support_occurrences():
     for key in inventory.keys:
         n = lexicon.counts[lexicon.index(key)]
         assert all(sense.share * n >= 3 - 1e-9 for sense in inventory.senses_of(key)), key
+
+
+# Issue 21: corpus_polysemy, margin scales and labels per sense, the opt-in evidence rule
+def bank_snippets(keys):
+    """River words around even 'bank' occurrences, money words around odd ones."""
+    river = ("the muddy river water", "reeds by the river water", "river water and reeds")
+    money = ("paid money into the account", "the loan and the money", "money account loan")
+    snippets, j = [], 0
+    for i, key in enumerate(keys):
+        if key == "bank":
+            snippets.append(f"{(river if j % 2 == 0 else money)[j % 3]} [bank] today")
+            j += 1
+        else:
+            snippets.append(f"doc {i} [{key}]")
+    return snippets
+
+
+def test_induction_keeps_corpus_polysemy_margin_scales_and_word_labels(data):
+    keys, vectors, _, _ = data
+    lexicon = lexicon_with_sample(keys, vectors, snippets=bank_snippets(keys))
+    inventory = induce_inventory(lexicon, min_count=5)
+    assert inventory.corpus_polysemy.shape == inventory.margin_scales.shape == (len(inventory),)
+    assert inventory.corpus_polysemy_of("bank") > 3.0 > -0.5 > inventory.corpus_polysemy_of("w00")
+    assert (inventory.margin_scales > 0).all() and len(inventory.labels) == inventory.n_senses_total
+    river, money = sorted(inventory.senses_of("bank"), key=lambda s: "river" not in s.label_words)
+    assert set(river.label_words) <= {"muddy", "river", "water", "reeds"} and "river" in river.label_words
+    assert set(money.label_words) <= {"paid", "money", "account", "loan"} and "money" in money.label_words
+    assert river.label == ", ".join(river.label_words) and "bank" not in river.label_words + money.label_words
+    assert "today" not in river.label_words  # around both senses: not distinctive
+    rows = inventory.type_rows(["bank", "bank", "w00"])
+    senses, scores = inventory.assign_scored(rows, vectors[[600, 601, 0]])  # bank's first two occurrences, w00
+    assert ((scores >= 0) & (scores <= 1)).all() and scores[2] == 1.0
+    np.testing.assert_array_equal(senses, inventory.assign(rows, vectors[[600, 601, 0]]))
+
+
+def test_scores_are_high_at_a_sense_centre_and_low_between_senses(data, inventory):
+    keys, vectors, river, money = data
+    bank = inventory.index("bank")
+    at_centre = inventory.assign_scored(np.array([bank, bank]), np.stack([river, money]))[1]
+    assert (at_centre > 0.5).all()
+    halfway = inventory.assign_scored(np.array([bank]), ((river + money) / 2)[None])[1]
+    assert halfway[0] < 0.5 * at_centre.min()
+    unknown = inventory.assign_scored(np.array([-1]), river[None])
+    assert unknown[0][0] == -1 and np.isnan(unknown[1][0])
+
+
+def test_split_by_evidence_is_opt_in_and_recorded(data, inventory):
+    keys, vectors, _, _ = data
+    lexicon = lexicon_with_sample(keys, vectors)
+    by_evidence = induce_inventory(lexicon, SenseInductionSettings(split_by_evidence=True), min_count=5)
+    assert by_evidence.settings["split_rule"] == "evidence" and inventory.settings["split_rule"] == "spread"
+    assert by_evidence.n_senses("bank") == 2 and by_evidence.n_senses("w00") == 1
+    np.testing.assert_array_equal(by_evidence.corpus_polysemy, inventory.corpus_polysemy)
+    assert "evidence" in describe_split_thresholds(by_evidence.settings)

@@ -36,11 +36,11 @@ def synthetic(seed: int = 0, noise: float = 0.05, n_words: int = 30, per_word: i
     return keys, np.array(vectors), river, money
 
 
-def lexicon_with_sample(keys, vectors, k: int = 64, parts: int = 1, contexts=None) -> Lexicon:
-    """A Lexicon with its occurrence sample (with ``contexts``, when given), merged from
-    ``parts`` pieces."""
+def lexicon_with_sample(keys, vectors, k: int = 64, parts: int = 1, contexts=None, snippets=None) -> Lexicon:
+    """A Lexicon with its occurrence sample (with ``contexts`` and ``snippets``, when
+    given), merged from ``parts`` pieces."""
     priorities = occurrence_priorities(np.full(len(keys), 12345, dtype=np.uint64), np.arange(len(keys)))
-    snippets = [f"doc {i} [{key}]" for i, key in enumerate(keys)]
+    snippets = [f"doc {i} [{key}]" for i, key in enumerate(keys)] if snippets is None else snippets
     pieces = np.array_split(np.arange(len(keys)), parts)
     result = None
     for rows in pieces:
@@ -145,7 +145,35 @@ def test_round_trips_disk_and_bytes(inventory, tmp_path):
             "centroids.npy",
             "vectors.npy",
             "shares.npy",
+            "corpus_polysemy.npy",
+            "margin_scales.npy",
         ]
+    )
+
+
+def test_an_inventory_saved_before_labels_scores_and_corpus_polysemy_loads_with_none(inventory, tmp_path):
+    """Issue 21 added labels (in senses.json), corpus_polysemy.npy and margin_scales.npy;
+    a directory without them (format version 1 as before) loads, with None for each."""
+    import json
+
+    inventory.to_disk(tmp_path / "senses")
+    (tmp_path / "senses" / "corpus_polysemy.npy").unlink()
+    (tmp_path / "senses" / "margin_scales.npy").unlink()
+    header = json.loads((tmp_path / "senses" / "senses.json").read_text())
+    del header["labels"]
+    (tmp_path / "senses" / "senses.json").write_text(json.dumps(header))
+    old = SenseInventory.from_disk(tmp_path / "senses")
+    assert old.labels is None and old.corpus_polysemy is None and old.margin_scales is None
+    assert old != inventory and old.keys == inventory.keys
+    bank = old.senses_of("bank")
+    assert (
+        len(bank) == 2 and bank[0].label_words == [] and bank[0].label == "" and old.corpus_polysemy_of("bank") is None
+    )
+    rows = np.array([old.index("bank"), old.index("w00")])
+    senses, scores = old.assign_scored(rows, np.stack([old.vectors[0], old.vectors[old.offsets[rows[1]]]]))
+    assert np.isnan(scores[0]) and scores[1] == 1.0  # several senses, no margin scale: unknown; one sense: 1.0
+    np.testing.assert_array_equal(
+        senses, inventory.assign(rows, np.stack([old.vectors[0], old.vectors[old.offsets[rows[1]]]]))
     )
 
 

@@ -310,6 +310,7 @@ def test_settings_defaults_are_the_documented_constants_and_the_object_is_frozen
         "n_directions": N_REMOVED_DIRECTIONS,
         "context_weight": CONTEXT_WEIGHT,
         "split_by_probe": True,
+        "split_by_evidence": False,
     }
     with pytest.raises(AttributeError):
         settings.cut_distance = 0.3  # frozen
@@ -337,6 +338,7 @@ def test_settings_defaults_are_the_documented_constants_and_the_object_is_frozen
         ("context_weight", 11.0),
         ("context_weight", True),
         ("split_by_probe", "yes"),
+        ("split_by_evidence", 1),
     ],
 )
 def test_settings_out_of_range_are_e603_naming_the_setting(setting, value):

@@ -27,6 +27,7 @@ def configure_sense_induction(
     n_directions: int = _DEFAULT_INDUCTION.n_directions,
     context_weight: float = _DEFAULT_INDUCTION.context_weight,
     split_by_probe: bool = _DEFAULT_INDUCTION.split_by_probe,
+    split_by_evidence: bool = _DEFAULT_INDUCTION.split_by_evidence,
 ) -> SenseInductionSettings:
     """[components.ctxvec_polysemy.induction]: the sense-induction settings (see
     spacy_ctxvec.ops.senses.SenseInductionSettings; E603 for a value out of range)."""
@@ -41,6 +42,7 @@ def configure_sense_induction(
         n_directions=n_directions,
         context_weight=context_weight,
         split_by_probe=split_by_probe,
+        split_by_evidence=split_by_evidence,
     )
 
 

@@ -24,7 +24,12 @@ doc._.ctxvec_sense (SENSE_DTYPE records) and doc._.ctxvec_sense_vec, read by:
   below ``min_count``, not sampled) or the token has no contextual vector;
 - token._.n_senses: the type's number of induced senses (0 if none);
 - token._.sense_vec / span._.sense_vec / doc._.sense_vec: the sense's static vector
-  (mean raw contextual vector of its sampled members), None where sense is None.
+  (mean raw contextual vector of its sampled members), None where sense is None;
+- token._.sense_score: confidence in [0, 1] that the token belongs to its sense rather
+  than the runner-up (0.5: as clear as the type's median sampled occurrence), None where
+  sense is None; token._.sense_label: the sense's context words ("river, water, side");
+  token._.corpus_polysemy: the type's evidence of distinct uses in this corpus (see
+  sense_annotation and ops.sense_evidence). Annotations: sense_annotation.
 """
 
 from pathlib import Path
@@ -46,7 +51,7 @@ from ..attributes import (
     POLYSEMY_DTYPE,
     POLYSEMY_FACTORY,
     SENSE_ARRAY,
-    SENSE_DTYPE,
+    SENSE_LABELS,
     SENSE_VECTORS,
     install_extensions,
 )
@@ -70,7 +75,7 @@ from ..lexicon.sense_inventory import SenseInventory
 from ..lexicon.statistics import Lexicon
 from ..lexicon.type_inputs import TypeInputs
 from ..ops.cosine import cosine_shift
-from ..ops.senses import DEFAULT_SAMPLE_SIZE, SenseInductionSettings, window_context_means
+from ..ops.senses import DEFAULT_SAMPLE_SIZE, SenseInductionSettings
 from ..types import CorpusItem
 from .base import DocAnnotator
 from .induction_config import fold_legacy_settings
@@ -86,6 +91,7 @@ from .polysemy_state import (
     parts_from_bytes,
     read_saved_parts,
 )
+from .sense_annotation import sense_annotations
 
 DEFAULT_POLYSEMY_CONFIG = """
 [ctxvec_polysemy]
@@ -309,34 +315,19 @@ class Polysemy(DocAnnotator):
         for doc in docs:
             doc._.set(POLYSEMY_ARRAY, self._records(doc))
             if self._sense_table is not None:
-                records, vectors = self._sense_records(doc)
+                records, vectors, labels = self._sense_records(doc)
                 doc._.set(SENSE_ARRAY, records)
                 doc._.set(SENSE_VECTORS, vectors)
+                doc._.set(SENSE_LABELS, labels)
 
     def _sense_records(self, doc: Doc):
-        """(SENSE_DTYPE records, (n, width) float32 sense vectors) of one Doc."""
+        """(SENSE_DTYPE records, (n, width) float32 sense vectors, labels) of one Doc."""
         senses, table = self.senses, self._sense_table
         assert senses is not None and table is not None
-        records = np.zeros(len(doc), dtype=SENSE_DTYPE)
-        records["sense"] = -1
-        sense_vectors = np.zeros((len(doc), senses.width), dtype=np.float32)
         if len(doc) == 0:
-            return records, sense_vectors
+            return sense_annotations(senses, np.zeros((0, senses.width)), np.zeros(0, dtype=bool), np.zeros(0, int))
         vectors, mask, found, rows = self._look_up(doc, table, senses.width, Errors.E604)
-        type_rows = np.where(found, rows, -1)
-        records["n_senses"][found] = table["n_senses"][type_rows[found]]
-        type_rows[~mask] = -1
-        compared = (type_rows >= 0) & (records["n_senses"] > 1)  # only these tokens choose between senses
-        contexts = (
-            window_context_means(vectors, mask, senses.context_window)
-            if senses.context_window and compared.any()
-            else None
-        )
-        assigned = senses.assign(type_rows, vectors, contexts)
-        records["sense"] = assigned
-        rows = senses.sense_rows(type_rows, assigned)
-        sense_vectors[rows >= 0] = senses.vectors[rows[rows >= 0]]
-        return records, sense_vectors
+        return sense_annotations(senses, vectors, mask, np.where(found, rows, -1))
 
     def _look_up(
         self, doc: Doc, table: Dict[str, Any], width: int, width_error: str

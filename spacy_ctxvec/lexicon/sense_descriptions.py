@@ -18,6 +18,11 @@ def describe_context(settings: Dict[str, Any]) -> str:
 
 def describe_split_thresholds(settings: Dict[str, Any]) -> str:
     """One line on how an inventory decided which types split (its ``settings``)."""
+    if settings.get("split_rule") == "evidence":
+        return (
+            "types split where this corpus's evidence says their uses form groups (split_by_evidence; "
+            f"at least {settings.get('min_support', 3)} occurrences per sense)"
+        )
     if settings.get("split_rule") == "probe":
         return (
             f"types split where the polysemy probe estimates more than {settings['split_senses']:.2f} senses; "

@@ -14,8 +14,15 @@ hash) to a ``SenseInventory``, with one ``ops.senses.SenseInductionSettings``:
    its context row (``ops.senses.sense_features``; the context vectors of the sample,
    in a context space fitted the same way) when the sample keeps context vectors and
    ``context_weight`` > 0; the split decision uses the token rows alone;
-3. keep per sense its centroid, static vector, share and up to ``N_EXAMPLES`` example
-   snippets (the members nearest the centroid).
+   With ``split_by_evidence``, ``ops.sense_evidence.induce_senses_by_evidence`` decides
+   instead, on the clustered rows;
+3. keep per sense its centroid, static vector, share, up to ``N_EXAMPLES`` example
+   snippets (the members nearest the centroid) and a label of ``N_LABEL_WORDS`` context
+   words (``ops.sense_labels.labels_by_sense`` over all its sampled snippets, the word
+   itself left out); per type its ``corpus_polysemy`` (``ops.sense_evidence.corpus_evidence``
+   on the clustered rows, whatever decided the split; None with fewer than
+   2 x ``min_support`` usable rows) and the margin scale of its senses
+   (``ops.sense_evidence.margin_scale``, for token confidences).
 
 Pure numpy (+ scipy through ops); no spaCy. Deterministic.
 """
@@ -25,6 +32,8 @@ from typing import Any, Dict, List, Optional, Sequence, Tuple
 import numpy as np
 
 from ..errors import CtxvecError, Errors
+from ..ops.sense_evidence import corpus_evidence, induce_senses_by_evidence, margin_scale
+from ..ops.sense_labels import labels_by_sense
 from ..ops.senses import (
     CONTEXT_WINDOW,
     SPLIT_THRESHOLDS,
@@ -138,10 +147,12 @@ def induce_inventory(
     )
     induced = np.flatnonzero(counts >= min_count)
     decisions = (
-        probe_split_decisions(lexicon, probe, min_count, sample.keys, inputs) if settings.split_by_probe else None
+        probe_split_decisions(lexicon, probe, min_count, sample.keys, inputs)
+        if settings.split_by_probe and not settings.split_by_evidence
+        else None
     )
     record.update(
-        split_rule="probe" if decisions is not None else "spread",
+        split_rule="evidence" if settings.split_by_evidence else "probe" if decisions is not None else "spread",
         split_senses=probe.split_senses if decisions is not None and probe is not None else None,
     )
 
@@ -165,6 +176,9 @@ def induce_inventory(
     vectors: List[np.ndarray] = []
     shares: List[np.ndarray] = []
     examples: List[List[str]] = []
+    labels: List[List[str]] = []
+    polysemy: List[float] = []
+    scales: List[float] = []
     for i in induced:
         start, end = int(sample.offsets[i]), int(sample.offsets[i + 1])
         raw, units = units_of(int(i))
@@ -172,10 +186,19 @@ def induce_inventory(
         if context_space is not None and sample_contexts is not None:
             contexts = sample_contexts[start:end].astype(np.float64)
             features = sense_features(units, to_sense_space(contexts, context_space), context_weight)
-        split = None if decisions is None else decisions[i]
-        model = induce_senses(units, settings, thresholds=thresholds, cluster_rows=features, split=split)
+        clustered = units if features is None else features
+        if settings.split_by_evidence:
+            model, evidence = induce_senses_by_evidence(
+                units, cluster_rows=features, max_senses=settings.max_senses, min_support=settings.min_support
+            )
+        else:
+            split = None if decisions is None else decisions[i]
+            model = induce_senses(units, settings, thresholds=thresholds, cluster_rows=features, split=split)
+            evidence = corpus_evidence(clustered, max_senses=settings.max_senses, min_support=settings.min_support)
         if model.n_senses == 0:
             continue
+        polysemy.append(np.nan if evidence.corpus_polysemy is None else evidence.corpus_polysemy)
+        scales.append(margin_scale(clustered, model.centroids))
         keys.append(sample.keys[i])
         sizes.append(model.n_senses)
         centroids.append(model.centroids)
@@ -183,6 +206,7 @@ def induce_inventory(
         vectors.append(_means_by_label(raw, model.labels, model.n_senses))
         closeness = np.einsum("ij,ij->i", units if features is None else features, model.centroids[model.labels])
         snippets = sample.snippets[start:end]
+        labels += labels_by_sense(snippets, model.labels.tolist(), exclude=[sample.keys[i]])
         for sense in range(model.n_senses):
             members = np.flatnonzero(model.labels == sense)
             nearest = members[np.argsort(-closeness[members], kind="stable")][:N_EXAMPLES]
@@ -198,6 +222,9 @@ def induce_inventory(
         examples,
         record,
         context_space,
+        labels=labels,
+        corpus_polysemy=np.array(polysemy, dtype=np.float64),
+        margin_scales=np.array(scales, dtype=np.float64),
     )
 
 

@@ -4,19 +4,23 @@
 The senses of ``keys[i]`` are rows ``offsets[i]:offsets[i + 1]`` of the arrays: per
 sense its unit centroid in the sense space (assignment), the mean RAW contextual
 vector of its members (the sense's static vector), its share of the type's sample and
-up to three example snippets. ``SenseInventory.assign`` gives a new occurrence the
-nearest centroid among its own type's senses. Pure numpy; no spaCy. Saved as .npy +
+up to three example snippets, and a label of a few context words (issue 21). Per type,
+optionally, ``corpus_polysemy`` (``ops.sense_evidence``; NaN: None) and ``margin_scales``
+(the median margin of its sampled rows, for ``sense_scores``); inventories saved before
+these load with None everywhere. ``SenseInventory.assign`` gives a new occurrence the
+nearest centroid among its own type's senses; ``assign_scored`` adds a confidence. Pure numpy; no spaCy. Saved as .npy +
 JSON, no pickle; every damaged file is E601 naming its path, and arrays of the wrong
 shape are refused on load.
 """
 
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 from pathlib import Path
-from typing import Any, Dict, List, Optional, Sequence, Union
+from typing import Any, Dict, List, Optional, Sequence, Tuple, Union
 
 import numpy as np
 
 from ..errors import CtxvecError, Errors
+from ..ops.sense_labels import format_label
 from ..ops.senses import SenseSpace, sense_features, to_sense_space
 from .storage import (
     BYTES_SOURCE,
@@ -46,22 +50,34 @@ _ARRAY_DTYPES = {
     "shares": np.float64,
     "context_mean": np.float64,
     "context_directions": np.float64,
+    "corpus_polysemy": np.float64,
+    "margin_scales": np.float64,
 }
 _CONTEXT_ARRAYS = ("context_mean", "context_directions")  # absent: induced on token rows alone
-_REQUIRED_ARRAYS = tuple(name for name in _ARRAY_DTYPES if name not in _CONTEXT_ARRAYS)
+_TYPE_ARRAYS = ("corpus_polysemy", "margin_scales")  # absent: saved before issue 21
+_OPTIONAL_ARRAYS = _CONTEXT_ARRAYS + _TYPE_ARRAYS
+_REQUIRED_ARRAYS = tuple(name for name in _ARRAY_DTYPES if name not in _OPTIONAL_ARRAYS)
 
 
 @dataclass(frozen=True)
 class Sense:
     """One sense of a type: its index within the type (0 = largest), share of the
     type's sample, static vector (mean raw contextual vector of its members), unit
-    centroid in the sense space and example snippets (word in [brackets])."""
+    centroid in the sense space, example snippets (word in [brackets]) and
+    ``label_words``: distinctive context words of its sampled occurrences (c-TF-IDF,
+    ``ops.sense_labels``; [] for inventories saved without labels)."""
 
     index: int
     share: float
     vector: np.ndarray
     centroid: np.ndarray
     examples: List[str]
+    label_words: List[str] = field(default_factory=list)
+
+    @property
+    def label(self) -> str:
+        """The label words as one string: "river, water, side" ("" without words)."""
+        return format_label(self.label_words)
 
 
 def _check(condition: bool, problem: str) -> None:
@@ -94,6 +110,10 @@ class SenseInventory(KeyedRows):
         examples: Sequence[Sequence[str]],
         settings: Optional[Dict[str, Any]] = None,
         context_space: Optional[SenseSpace] = None,
+        *,
+        labels: Optional[Sequence[Sequence[str]]] = None,
+        corpus_polysemy: Optional[np.ndarray] = None,
+        margin_scales: Optional[np.ndarray] = None,
     ) -> None:
         self.space = SenseSpace(
             np.asarray(space.mean, dtype=np.float64), np.asarray(space.directions, dtype=np.float64)
@@ -112,6 +132,9 @@ class SenseInventory(KeyedRows):
         self.shares = np.asarray(shares, dtype=np.float64)
         self.examples: List[List[str]] = [list(e) for e in examples]
         self.settings: Dict[str, Any] = dict(settings or {})
+        self.labels: Optional[List[List[str]]] = None if labels is None else [list(words) for words in labels]
+        self.corpus_polysemy = None if corpus_polysemy is None else np.asarray(corpus_polysemy, dtype=np.float64)
+        self.margin_scales = None if margin_scales is None else np.asarray(margin_scales, dtype=np.float64)
         self._index = None
         self._validate()
 
@@ -157,6 +180,23 @@ class SenseInventory(KeyedRows):
         _check(self.shares.shape == (n_senses,), f"shares has shape {self.shares.shape}, expected ({n_senses},)")
         _check(len(self.examples) == n_senses, f"{len(self.examples)} example lists for {n_senses} senses")
         _check(all(isinstance(s, str) for e in self.examples for s in e), "examples must be lists of strings")
+        if self.labels is not None:
+            _check(len(self.labels) == n_senses, f"{len(self.labels)} labels for {n_senses} senses")
+            _check(all(isinstance(w, str) for words in self.labels for w in words), "labels must be lists of strings")
+        for name in _TYPE_ARRAYS:
+            array = getattr(self, name)
+            _check(
+                array is None or array.shape == (n_types,),
+                f"{name} has shape {None if array is None else array.shape}, expected ({n_types},)",
+            )
+        _check(
+            self.margin_scales is None or bool((np.isfinite(self.margin_scales) & (self.margin_scales > 0)).all()),
+            "margin_scales must be positive numbers",
+        )
+        _check(
+            self.corpus_polysemy is None or not bool(np.isinf(self.corpus_polysemy).any()),
+            "corpus_polysemy holds infinite values",
+        )
         _check(all(a < b for a, b in zip(self.keys, self.keys[1:])), "keys must be sorted and unique")
         _check(all(isinstance(key, str) for key in self.keys), "keys must be strings")
         for name in ("centroids", "vectors", "shares"):
@@ -223,12 +263,54 @@ class SenseInventory(KeyedRows):
         start = int(self.offsets[i])
         return [
             Sense(
-                row - start, float(self.shares[row]), self.vectors[row], self.centroids[row], list(self.examples[row])
+                row - start,
+                float(self.shares[row]),
+                self.vectors[row],
+                self.centroids[row],
+                list(self.examples[row]),
+                [] if self.labels is None else list(self.labels[row]),
             )
             for row in range(start, int(self.offsets[i + 1]))
         ]
 
+    def corpus_polysemy_of(self, key: str) -> Optional[float]:
+        """``key``'s corpus_polysemy (None: no senses, too few occurrences, or not stored)."""
+        i = self.index(key)
+        if i is None or self.corpus_polysemy is None or not np.isfinite(self.corpus_polysemy[i]):
+            return None
+        return float(self.corpus_polysemy[i])
+
+    def sense_labels(self, rows: np.ndarray) -> List[Optional[str]]:
+        """The label string of each global sense row (None where the row is -1 or the
+        inventory has no labels)."""
+        return [None if row < 0 or self.labels is None else format_label(self.labels[row]) for row in rows.tolist()]
+
     def assign(self, type_rows: np.ndarray, vectors: np.ndarray, contexts: Optional[np.ndarray] = None) -> np.ndarray:
+        """The sense of each occurrence (see ``assign_scored``, which adds a confidence)."""
+        return self._assign(type_rows, vectors, contexts)[0]
+
+    def assign_scored(
+        self, type_rows: np.ndarray, vectors: np.ndarray, contexts: Optional[np.ndarray] = None
+    ) -> Tuple[np.ndarray, np.ndarray]:
+        """(senses as ``assign``, confidence (n,) float64 in [0, 1] or NaN): how clearly
+        each occurrence belongs to its sense rather than the runner-up,
+        ``ops.sense_evidence.sense_scores``: 1 - 2 ** (-margin / the type's margin scale),
+        so 0.5 is as clear as the type's median sampled occurrence, 0.0 on the boundary
+        between two senses. 1.0 for a type with one sense; NaN where the sense is -1, or
+        the type has several senses and the inventory no margin scales."""
+        senses, margins, several = self._assign(type_rows, vectors, contexts)
+        scores = np.where(senses >= 0, 1.0, np.nan)
+        if len(several):
+            if self.margin_scales is None:
+                scores[several] = np.nan
+            else:
+                scale = np.maximum(self.margin_scales[np.asarray(type_rows, dtype=np.int64)[several]], 1e-3)
+                scores[several] = np.clip(1.0 - np.exp2(-margins / scale), 0.0, 1.0)
+        return senses, scores
+
+    def _assign(
+        self, type_rows: np.ndarray, vectors: np.ndarray, contexts: Optional[np.ndarray] = None
+    ) -> Tuple[np.ndarray, np.ndarray, np.ndarray]:
         """The sense index (within its type) of each occurrence: ``type_rows`` (n,) the
         type's position in ``keys`` (-1: none), ``vectors`` (n, width) its raw
         contextual vector, ``contexts`` (n, width) its raw context vector (needed when
@@ -238,8 +320,9 @@ class SenseInventory(KeyedRows):
         type_rows = np.asarray(type_rows, dtype=np.int64).reshape(-1)
         result = np.full(len(type_rows), -1, dtype=np.int64)
         known = type_rows >= 0
+        nothing = (np.zeros(0), np.zeros(0, dtype=np.int64))
         if not known.any():
-            return result
+            return (result, *nothing)
         _check(bool((type_rows < len(self.keys)).all()), f"type rows must be below {len(self.keys)}")
         vectors = np.asarray(vectors).reshape(len(type_rows), -1)
         _check(vectors.shape[1] == self.width, f"vectors have width {vectors.shape[1]}, the senses {self.width}")
@@ -248,21 +331,22 @@ class SenseInventory(KeyedRows):
         sizes[known] = self.offsets[type_rows[known] + 1] - self.offsets[type_rows[known]]
         several = np.flatnonzero(sizes > 1)  # only these need a comparison
         if len(several) == 0:
-            return result
+            return (result, *nothing)
         units = self.features(
             vectors[several], None if contexts is None else np.asarray(contexts).reshape(len(type_rows), -1)[several]
         )
         starts, sizes = self.offsets[type_rows[several]], sizes[several]
-        best = np.full(len(several), -np.inf)
+        best, second = np.full(len(several), -np.inf), np.full(len(several), -np.inf)
         chosen = np.zeros(len(several), dtype=np.int64)
         for slot in range(int(sizes.max())):  # one pass per sense slot (<= max_senses), (n, d) at a time
             rows = np.flatnonzero(sizes > slot)
             similarity = np.einsum("nd,nd->n", units[rows], self.centroids[starts[rows] + slot].astype(np.float64))
             better = similarity > best[rows]  # strictly: ties keep the larger (earlier) sense
+            second[rows] = np.where(better, best[rows], np.maximum(second[rows], similarity))
             best[rows[better]] = similarity[better]
             chosen[rows[better]] = slot
         result[several] = chosen
-        return result
+        return result, np.clip(best - second, 0.0, 2.0), several
 
     def sense_rows(self, type_rows: np.ndarray, senses: np.ndarray) -> np.ndarray:
         """Global rows (into centroids / vectors / shares) of (type, sense) pairs; -1
@@ -283,6 +367,9 @@ class SenseInventory(KeyedRows):
         }
         if self.context_space is not None:
             arrays.update(context_mean=self.context_space.mean, context_directions=self.context_space.directions)
+        for name in _TYPE_ARRAYS:
+            if getattr(self, name) is not None:
+                arrays[name] = getattr(self, name)
         return arrays
 
     def _header(self) -> Dict[str, Any]:
@@ -292,6 +379,7 @@ class SenseInventory(KeyedRows):
             "n_types": len(self.keys),
             "n_senses": self.n_senses_total,
             "settings": self.settings,
+            **({} if self.labels is None else {"labels": self.labels}),
         }
 
     def to_disk(self, path: Union[str, Path]) -> None:
@@ -307,7 +395,7 @@ class SenseInventory(KeyedRows):
             _REQUIRED_ARRAYS,
             (_HEADER_FILE, _KEYS_FILE, _EXAMPLES_FILE),
             _senses_error,
-            optional_arrays=_CONTEXT_ARRAYS,
+            optional_arrays=_OPTIONAL_ARRAYS,
         )
         return cls._from_parts(
             documents[_HEADER_FILE], documents[_KEYS_FILE], documents[_EXAMPLES_FILE], arrays, str(path)
@@ -324,7 +412,7 @@ class SenseInventory(KeyedRows):
             ("header", "keys", "examples"),
             _senses_error,
             what="senses",
-            optional_arrays=_CONTEXT_ARRAYS,
+            optional_arrays=_OPTIONAL_ARRAYS,
         )
         return cls._from_parts(documents["header"], documents["keys"], documents["examples"], arrays, BYTES_SOURCE)
 
@@ -350,6 +438,11 @@ class SenseInventory(KeyedRows):
         if any(present) and not all(present):
             raise bad(f"{' and '.join(_CONTEXT_ARRAYS)} must be saved together")
         context_space = SenseSpace(arrays["context_mean"], arrays["context_directions"]) if all(present) else None
+        labels = header.get("labels")
+        if labels is not None and not (
+            isinstance(labels, list) and all(isinstance(w, list) and all(isinstance(x, str) for x in w) for w in labels)
+        ):
+            raise bad(f"{_HEADER_FILE} has 'labels' that are not lists of strings")
         for name in ("width", "n_types", "n_senses"):
             if not isinstance(header.get(name), int) or isinstance(header.get(name), bool):
                 raise bad(f"{_HEADER_FILE} has no integer '{name}'")
@@ -364,6 +457,9 @@ class SenseInventory(KeyedRows):
                 examples,
                 header.get("settings", {}),
                 context_space,
+                labels=labels,
+                corpus_polysemy=arrays.get("corpus_polysemy"),
+                margin_scales=arrays.get("margin_scales"),
             )
         except CtxvecError as err:
             raise bad(str(err).split("] ", 1)[-1]) from None
@@ -384,6 +480,7 @@ class SenseInventory(KeyedRows):
             self.keys == other.keys
             and self.examples == other.examples
             and self._header() == other._header()
+            and mine.keys() == theirs.keys()
             and all(mine[n].shape == theirs[n].shape and mine[n].tobytes() == theirs[n].tobytes() for n in mine)
         )
 

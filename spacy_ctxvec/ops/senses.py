@@ -105,7 +105,12 @@ class SenseInductionSettings:
       into the nearest remaining one, like those under ``min_share``);
     - ``n_directions``: top principal directions removed from the sense space;
     - ``context_weight``: weight of the context row beside the token row (0: token alone);
-    - ``split_by_probe``: a polysemy probe that fits the lexicon decides which types split.
+    - ``split_by_probe``: a polysemy probe that fits the lexicon decides which types split;
+    - ``split_by_evidence``: this corpus's evidence decides which types split and into how
+      many senses (``ops.sense_evidence.corpus_evidence``, at least ``min_support``
+      occurrences per sense); overrides ``split_by_probe``. Opt-in: it keeps more
+      one-use words whole but agrees less with WordNet senses
+      (benchmarks/quality/SENSE_EVIDENCE.md).
     """
 
     split_threshold: Optional[float] = None
@@ -118,6 +123,7 @@ class SenseInductionSettings:
     n_directions: int = N_REMOVED_DIRECTIONS
     context_weight: float = CONTEXT_WEIGHT
     split_by_probe: bool = True
+    split_by_evidence: bool = False
 
     def __post_init__(self) -> None:
         for name, requirement, ok in _SETTING_RULES:
@@ -176,6 +182,7 @@ _SETTING_RULES = (
         lambda v: _is_number(v) and 0.0 <= v <= 10.0,
     ),
     ("split_by_probe", "true or false", lambda v: isinstance(v, bool)),
+    ("split_by_evidence", "true or false", lambda v: isinstance(v, bool)),
 )
 
 
