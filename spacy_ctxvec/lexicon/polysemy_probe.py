@@ -25,7 +25,7 @@ import numpy as np
 
 from ..errors import CtxvecError, Errors
 from .statistics import Lexicon
-from .storage import BYTES_SOURCE, check_header, load_parts, parts_from_bytes, parts_to_bytes, save_parts
+from .storage import BYTES_SOURCE, ArrayWithHeader, check_header, parts_from_bytes
 
 PROBE_FORMAT_VERSION = 1
 FEATURES = ("unit_centroid", "log_relative_frequency", "self_similarity")
@@ -97,11 +97,19 @@ def probe_features(
     return np.column_stack(columns), valid
 
 
-class PolysemyProbe:
+def _read_error(source: str, problem: str) -> CtxvecError:
+    return CtxvecError(Errors.E652.format(path=source, problem=problem))
+
+
+class PolysemyProbe(ArrayWithHeader):
     """``weights`` (width + 2 [+ input_width],) and ``intercept`` of the linear map to
     log sense counts; ``meta``: width (and input_width when the probe reads the types'
     input embeddings), the lexicon meta it was fitted for (MATCHED_META), the model
     fingerprint, and how it was fitted."""
+
+    ARRAY_NAME = _WEIGHTS
+    HEADER_FILE = _HEADER_FILE
+    read_error = staticmethod(_read_error)
 
     def __init__(self, weights: np.ndarray, intercept: float, meta: Dict[str, Any]) -> None:
         weights = np.asarray(weights, dtype=np.float64)
@@ -197,16 +205,8 @@ class PolysemyProbe:
             "meta": self.meta,
         }
 
-    def to_disk(self, path: Union[str, Path]) -> None:
-        save_parts(path, {_WEIGHTS: self.weights}, {_HEADER_FILE: self._header()})
-
-    @classmethod
-    def from_disk(cls, path: Union[str, Path]) -> "PolysemyProbe":
-        documents, arrays = load_parts(path, (_WEIGHTS,), (_HEADER_FILE,), _read_error)
-        return cls._from_parts(documents[_HEADER_FILE], arrays[_WEIGHTS], str(path))
-
-    def to_bytes(self) -> bytes:
-        return parts_to_bytes({_WEIGHTS: self.weights}, {"header": self._header()})
+    def _array(self) -> np.ndarray:
+        return self.weights
 
     @classmethod
     def from_bytes(cls, data: bytes) -> "PolysemyProbe":
@@ -235,10 +235,6 @@ class PolysemyProbe:
 
     def __repr__(self) -> str:
         return f"PolysemyProbe(width={self.width}, model={self.model}, trained_on={self.meta.get('trained_on')!r})"
-
-
-def _read_error(source: str, problem: str) -> CtxvecError:
-    return CtxvecError(Errors.E652.format(path=source, problem=problem))
 
 
 def training_rows(

@@ -5,7 +5,7 @@ coded error, naming the path."""
 import io
 import json
 from pathlib import Path
-from typing import Any, Callable, Dict, List, Optional, Sequence, Tuple
+from typing import Any, Callable, ClassVar, Dict, List, Optional, Sequence, Tuple, Type, TypeVar
 
 import numpy as np
 import srsly
@@ -35,6 +35,43 @@ class KeyedRows:
         if self._index is None:
             self._index = {k: i for i, k in enumerate(self.keys)}
         return self._index.get(key)
+
+
+ArrayT = TypeVar("ArrayT", bound="ArrayWithHeader")
+
+
+class ArrayWithHeader:
+    """One array and one JSON header: ``ARRAY_NAME``.npy + ``HEADER_FILE`` on disk,
+    msgpack (the header under "header") in bytes. A subclass gives ``_array``,
+    ``_header``, ``_from_parts`` and its coded ``read_error``; it reads its own bytes."""
+
+    ARRAY_NAME: ClassVar[str]
+    HEADER_FILE: ClassVar[str]
+
+    @staticmethod
+    def read_error(source: str, problem: str) -> CtxvecError:
+        raise NotImplementedError
+
+    def _array(self) -> np.ndarray:
+        raise NotImplementedError
+
+    def _header(self) -> Dict[str, Any]:
+        raise NotImplementedError
+
+    @classmethod
+    def _from_parts(cls: Type[ArrayT], header: Any, array: np.ndarray, source: str) -> ArrayT:
+        raise NotImplementedError
+
+    def to_disk(self, path: PathLike) -> None:
+        save_parts(path, {self.ARRAY_NAME: self._array()}, {self.HEADER_FILE: self._header()})
+
+    @classmethod
+    def from_disk(cls: Type[ArrayT], path: PathLike) -> ArrayT:
+        documents, arrays = load_parts(path, (cls.ARRAY_NAME,), (cls.HEADER_FILE,), cls.read_error)
+        return cls._from_parts(documents[cls.HEADER_FILE], arrays[cls.ARRAY_NAME], str(path))
+
+    def to_bytes(self) -> bytes:
+        return parts_to_bytes({self.ARRAY_NAME: self._array()}, {"header": self._header()})
 
 
 def check_header(header: Any, version: int, bad: Callable[[str], CtxvecError]) -> Dict[str, Any]:

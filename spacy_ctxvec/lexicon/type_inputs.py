@@ -6,14 +6,13 @@ them; the ctxvec_polysemy component computes them and saves them beside the lexi
 pickle; every damaged or mismatched file is E652 naming its path."""
 
 import hashlib
-from pathlib import Path
-from typing import Any, Dict, Optional, Sequence, Union
+from typing import Any, Dict, Optional, Sequence
 
 import numpy as np
 
 from ..errors import CtxvecError, Errors
 from .statistics import Lexicon
-from .storage import BYTES_SOURCE, load_parts, parts_from_bytes, parts_to_bytes, save_parts
+from .storage import BYTES_SOURCE, ArrayWithHeader, parts_from_bytes
 
 HEADER_FILE = "inputs.json"  # {"n_types": int, "keys_digest": str}
 _ARRAY = "inputs"
@@ -28,10 +27,14 @@ def inputs_error(source: str, problem: str) -> CtxvecError:
     return CtxvecError(Errors.E652.format(path=source, problem=f"input embeddings: {problem}"))
 
 
-class TypeInputs:
+class TypeInputs(ArrayWithHeader):
     """``vectors`` (n_types, width), float (float16 as saved), one finite row per lexicon
     type in the order of ``lexicon.keys``; ``digest``: ``keys_digest`` of those keys
     (None only in component bytes written before the digest travelled with them)."""
+
+    ARRAY_NAME = _ARRAY
+    HEADER_FILE = HEADER_FILE
+    read_error = staticmethod(inputs_error)
 
     def __init__(self, vectors: np.ndarray, digest: Optional[str], *, source: str = "<memory>") -> None:
         vectors = np.asarray(vectors)
@@ -76,16 +79,8 @@ class TypeInputs:
     def _header(self) -> Dict[str, Any]:
         return {"n_types": len(self), "keys_digest": self.digest}
 
-    def to_disk(self, path: Union[str, Path]) -> None:
-        save_parts(path, {_ARRAY: self.vectors}, {HEADER_FILE: self._header()})
-
-    @classmethod
-    def from_disk(cls, path: Union[str, Path]) -> "TypeInputs":
-        documents, arrays = load_parts(path, (_ARRAY,), (HEADER_FILE,), inputs_error)
-        return cls._from_parts(documents[HEADER_FILE], arrays[_ARRAY], str(path))
-
-    def to_bytes(self) -> bytes:
-        return parts_to_bytes({_ARRAY: self.vectors}, {"header": self._header()})
+    def _array(self) -> np.ndarray:
+        return self.vectors
 
     @classmethod
     def from_bytes(cls, data: bytes) -> "TypeInputs":
