@@ -63,4 +63,6 @@ def test_collect_occurrences_keeps_the_tokens_senses(sense_nlp, tiny_nlp):
     expected = [token._.sense for text in texts for token in sense_nlp(text) if token.lower_ == "bank"]
     assert occurrences.senses is not None and occurrences.senses.tolist() == expected
     assert all(sense is not None for sense in expected)
+    labels = {t._.sense: t._.sense_label for text in texts for t in sense_nlp(text) if t.lower_ == "bank"}
+    assert occurrences.sense_labels == {sense: label for sense, label in labels.items() if label}
     assert collect_occurrences(tiny_nlp, texts, "bank").senses is None  # no sense inventory

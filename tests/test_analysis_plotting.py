@@ -179,6 +179,16 @@ def test_word_picture_colours_by_induced_sense(tmp_path):
     assert_png(save_figure(figure, tmp_path / "bank.png"))
 
 
+def test_word_picture_legend_names_each_sense_by_its_label():
+    occurrences = sense_occurrences([0, 2, 0, 2, 2, 0, 0, 0])
+    occurrences.sense_labels = {0: "river, water", 2: "money, loan"}
+    assert occurrence_groups(occurrences)[1] == {0: "sense 0: river, water", 2: "sense 2: money, loan"}
+    assert legend_labels(word_picture("bank", occurrences))[:2] == [
+        "sense 0: river, water (5)",
+        "sense 2: money, loan (3)",
+    ]
+
+
 def test_word_picture_falls_back_to_clusters():
     for occurrences in (sense_occurrences(None), sense_occurrences([0, -1, 0, 1, 1, 0, 0, 0])):
         labels, names, grouping, _ = occurrence_groups(occurrences)

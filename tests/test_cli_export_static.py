@@ -74,3 +74,28 @@ def test_export_senses_writes_one_row_per_sense_loadable_by_the_file_source(tmp_
         app, ["export-static", str(tmp_path / "lex_missing"), str(tmp_path / "w.txt"), "--senses"]
     )
     assert no_senses.exit_code == 1 and "E606" in no_senses.output
+
+
+def test_export_senses_writes_the_labels_beside_the_vectors_and_replaces_them_only_with_overwrite(tmp_path):
+    from spacy_ctxvec.lexicon.sense_induction import induce_inventory
+
+    from .test_lexicon_sense_induction import bank_snippets
+    from .test_lexicon_sense_inventory import lexicon_with_sample, synthetic
+
+    keys, vectors, _, _ = synthetic()
+    inventory = induce_inventory(lexicon_with_sample(keys, vectors, snippets=bank_snippets(keys)), min_count=5)
+    inventory.to_disk(tmp_path / "senses")
+    command = ["export-static", str(tmp_path / "senses"), str(tmp_path / "v.txt"), "--senses"]
+    result = runner.invoke(app, command)
+    assert result.exit_code == 0, result.output
+    rows = [line.split("\t") for line in (tmp_path / "v.txt.labels.tsv").read_text(encoding="utf8").splitlines()]
+    assert rows[0] == ["key", "word", "sense", "share", "label", "corpus_polysemy"]
+    assert len(rows) == 1 + inventory.n_senses_total
+    bank = {row[0]: row for row in rows if row[1] == "bank"}
+    assert {bank["bank|0"][4], bank["bank|1"][4]} == {s.label for s in inventory.senses_of("bank")}
+    assert any("river" in row[4] for row in bank.values()) and any("money" in row[4] for row in bank.values())
+    assert float(bank["bank|0"][5]) == pytest.approx(inventory.corpus_polysemy_of("bank"), abs=1e-4)
+    (tmp_path / "v.txt").unlink()  # the labels file alone is still there: refused without --overwrite
+    again = runner.invoke(app, command)
+    assert again.exit_code == 1 and "E701" in again.output and not (tmp_path / "v.txt").exists()
+    assert runner.invoke(app, [*command, "--overwrite"]).exit_code == 0

@@ -8,6 +8,7 @@ from typer.testing import CliRunner
 from spacy_ctxvec.cli import app
 from spacy_ctxvec.lexicon.sense_induction import induce_inventory
 
+from .test_lexicon_sense_induction import bank_snippets
 from .test_lexicon_sense_inventory import lexicon_with_sample, synthetic
 
 runner = CliRunner()
@@ -16,7 +17,7 @@ runner = CliRunner()
 @pytest.fixture(scope="module")
 def senses_dir(tmp_path_factory):
     keys, vectors, _, _ = synthetic()
-    inventory = induce_inventory(lexicon_with_sample(keys, vectors), min_count=5)
+    inventory = induce_inventory(lexicon_with_sample(keys, vectors, snippets=bank_snippets(keys)), min_count=5)
     path = tmp_path_factory.mktemp("senses") / "senses"
     inventory.to_disk(path)
     return path, inventory
@@ -33,6 +34,8 @@ def test_json_lists_every_sense_with_share_and_examples(senses_dir):
     assert bank["senses"][0]["examples"] == inventory.senses_of("bank")[0].examples
     assert all("[bank]" in example for s in bank["senses"] for example in s["examples"])
     assert w01["n_senses"] == 1 and w01["senses"][0]["share"] == 1.0
+    assert [s["label"] for s in bank["senses"]] == [s.label for s in inventory.senses_of("bank")]
+    assert bank["corpus_polysemy"] == inventory.corpus_polysemy_of("bank") > w01["corpus_polysemy"]
 
 
 def test_tsv_and_table(senses_dir):
@@ -40,11 +43,14 @@ def test_tsv_and_table(senses_dir):
     tsv = runner.invoke(app, ["senses", str(path), "bank", "--format", "tsv"])
     assert tsv.exit_code == 0, tsv.output
     lines = tsv.output.strip().splitlines()
-    assert lines[0].split("\t") == ["word", "sense", "share", "n_senses", "examples"]
+    assert lines[0].split("\t") == ["word", "sense", "share", "n_senses", "examples", "label"]
     assert [line.split("\t")[:2] for line in lines[1:]] == [["bank", "0"], ["bank", "1"]]
     assert all(line.split("\t")[3] == "2" and "[bank]" in line.split("\t")[4] for line in lines[1:])
     table = runner.invoke(app, ["senses", str(path), "bank"])
-    assert table.exit_code == 0 and "bank (bank): 2 senses" in table.output and "50.0%" in table.output
+    assert table.exit_code == 0 and "bank (bank): 2 senses, corpus_polysemy" in table.output and "50.0%" in table.output
+    labels = [s.label for s in senses_dir[1].senses_of("bank")]
+    assert all(label and label in table.output for label in labels)
+    assert [line.split("\t")[5] for line in lines[1:]] == labels
 
 
 def test_unknown_word_missing_senses_and_bad_format_are_coded_errors(senses_dir, tmp_path):

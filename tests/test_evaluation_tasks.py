@@ -233,7 +233,10 @@ def build_sense_nlp(model_dir):
     nlp.add_pipe("ctxvec_context")
     component = nlp.add_pipe(
         "ctxvec_polysemy",
-        config={"min_count": 3, "induction": {"split_threshold": 0.0, "min_tokens": 3, "cut_distance": 0.01}},
+        config={
+            "min_count": 3,
+            "induction": {"split_threshold": 0.0, "min_tokens": 3, "cut_distance": 0.01, "min_support": 1},
+        },
     )
     nlp.initialize()
     component.initialize(nlp=nlp, corpus=lambda vocab: iter(SENSE_CORPUS), sample_size=16)
@@ -310,7 +313,8 @@ def test_induced_labels_use_the_inventorys_own_split_thresholds():
     from spacy_ctxvec.ops.senses import SenseSpace
 
     rng = np.random.default_rng(3)
-    vectors = np.vstack([rng.normal(size=(5, 8)) + 4 * np.eye(8)[0], rng.normal(size=(5, 8)) + 4 * np.eye(8)[1]])
+    # two tight groups of 5: each a sense of at least min_support (3) occurrences
+    vectors = np.vstack([0.1 * rng.normal(size=(5, 8)) + np.eye(8)[0], 0.1 * rng.normal(size=(5, 8)) + np.eye(8)[1]])
     space = SenseSpace(np.zeros(8), np.zeros((0, 8)))
     groups = [list(range(10))]
     never, _ = induced_labels(

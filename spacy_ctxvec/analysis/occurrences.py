@@ -1,7 +1,7 @@
 """Occurrences of words in texts, and per-layer lexicons of them: the data behind
 `plot word` and `plot layers`."""
 
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Dict, Iterable, List, NamedTuple, Optional, Sequence, Tuple
 
@@ -40,13 +40,15 @@ def _text_of(item) -> str:
 class Occurrences:
     """Every occurrence of one word: its contextual vector, static vector (or None)
     and a context snippet with the word in brackets. ``senses``: each occurrence's
-    token._.sense (-1 where it has none), None when the pipeline has no sense inventory."""
+    token._.sense (-1 where it has none), None when the pipeline has no sense inventory;
+    ``sense_labels``: each sense's token._.sense_label, where any occurrence gave one."""
 
     vectors: np.ndarray
     static_vectors: Optional[np.ndarray]
     snippets: List[str]
     n_texts: int
     senses: Optional[np.ndarray] = None
+    sense_labels: Dict[int, str] = field(default_factory=dict)
 
 
 def collect_occurrences(
@@ -79,6 +81,7 @@ def collect_occurrences(
     statics: List[Optional[np.ndarray]] = []
     snippets: List[str] = []
     senses: List[int] = []
+    sense_labels: Dict[int, str] = {}
     has_senses = False
     for doc in nlp.pipe(candidates(), batch_size=batch_size):
         has_senses = has_senses or doc._.get(SENSE_ARRAY) is not None
@@ -92,6 +95,8 @@ def collect_occurrences(
             snippets.append(snippet(doc, token.i))
             sense = token._.sense if doc._.get(SENSE_ARRAY) is not None else None
             senses.append(-1 if sense is None else int(sense))
+            if sense is not None and token._.sense_label:
+                sense_labels.setdefault(int(sense), token._.sense_label)
         if len(vectors) >= max_occurrences:
             break
     vectors, statics, snippets = vectors[:max_occurrences], statics[:max_occurrences], snippets[:max_occurrences]
@@ -103,6 +108,7 @@ def collect_occurrences(
         snippets=snippets,
         n_texts=n_texts,
         senses=np.array(senses[:max_occurrences], dtype=np.int64) if has_senses else None,
+        sense_labels=sense_labels,
     )
 
 

@@ -295,7 +295,10 @@ def occurrence_groups(occurrences: Occurrences, *, clusters: int = 0, seed: int 
     senses = occurrences.senses
     if clusters == 0 and senses is not None and n and bool((senses >= 0).all()):
         labels = np.asarray(senses, dtype=np.int64)
-        names = {int(s): f"sense {int(s)}" for s in np.unique(labels)}
+        named = occurrences.sense_labels
+        names = {
+            int(s): f"sense {int(s)}" + (f": {named[int(s)]}" if named.get(int(s)) else "") for s in np.unique(labels)
+        }
         return labels, names, f"{len(names)} of the word's induced senses (token._.sense)", None
     labels, _, silhouette = choose_clusters(occurrences.vectors, k=clusters, seed=seed)
     return labels, None, None, silhouette

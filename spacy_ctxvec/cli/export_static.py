@@ -1,18 +1,20 @@
 """`spacy-ctxvec export-static PIPELINE_OR_LEXICON OUTPUT`: type centroids as static
 vectors in word2vec text format (see spacy_ctxvec.lexicon.export); with --senses one
-row per induced sense, keyed ``bank|0``, ``bank|1``. OUTPUT follows spacy_ctxvec.outputs."""
+row per induced sense, keyed ``bank|0``, ``bank|1``, and their labels beside it in
+``OUTPUT.labels.tsv``. Both follow spacy_ctxvec.outputs."""
 
 from pathlib import Path
 
 import typer
 from wasabi import msg
 
-from ..lexicon.export import export_sense_vectors, export_static_vectors
-from ..outputs import check_output, write_file
+from ..lexicon.export import export_sense_vectors, export_static_vectors, sense_labels_path, sense_labels_tsv
+from ..outputs import check_output, write_file, write_text
 from ..saved_pipeline import load_lexicon, load_senses
 from ._app import OVERWRITE_FILE, app, exit_on_coded_error
 
 WHAT = "vectors file"
+LABELS = "sense labels file"
 
 
 @app.command("export-static")
@@ -29,19 +31,23 @@ def export_static_cli(
         "--senses",
         help="One row per induced sense, keyed word|0, word|1 (sense2vec style; sense 0 is the largest); "
         "SOURCE: a pipeline with senses or a senses directory; --min-count does not apply (the senses' own "
-        "min_count did)",
+        "min_count did); the senses' labels go to OUTPUT.labels.tsv",
     ),
     overwrite: bool = OVERWRITE_FILE,
 ) -> None:
     """Export per-type (or, with --senses, per-sense) mean contextual vectors as static word vectors."""
     check_output(output, what=WHAT, inputs={"SOURCE": source}, overwrite=overwrite)
     if senses:
+        labels = sense_labels_path(output)
+        check_output(labels, what=LABELS, inputs={"SOURCE": source}, overwrite=overwrite)
         inventory = load_senses(source)
         n_written = write_file(
             output, lambda tmp: export_sense_vectors(inventory, tmp, unit=unit), what=WHAT, overwrite=overwrite
         )
+        write_text(labels, sense_labels_tsv(inventory), what=LABELS, overwrite=overwrite)
         msg.good(
-            f"Wrote {n_written} x {inventory.width} sense vectors of {len(inventory)} words (word2vec text) to {output}"
+            f"Wrote {n_written} x {inventory.width} sense vectors of {len(inventory)} words (word2vec text) to "
+            f"{output}, their labels to {labels}"
         )
         return
     lexicon = load_lexicon(source)

@@ -1,17 +1,21 @@
 """`spacy-ctxvec senses PIPELINE_OR_SENSES WORD...`: each induced sense of the words,
-with its share of the word's sample and example snippets (word in [brackets])."""
+with its label (distinctive context words), share of the word's sample and example
+snippets (word in [brackets]), and the word's corpus_polysemy. With --html OUT.html
+--text "...": the text drawn with its senses by displaCy (analysis.sense_view)."""
 
 import json
 import re
 from pathlib import Path
-from typing import Any, Dict, List
+from typing import Any, Dict, List, Optional
 
 import typer
 
+from ..analysis.sense_view import senses_html
 from ..errors import CtxvecError, Errors
 from ..lexicon.sense_inventory import SenseInventory
+from ..outputs import check_output, write_text
 from ..saved_pipeline import load_senses
-from ._app import app, exit_on_coded_error
+from ._app import OVERWRITE_FILE, app, exit_on_coded_error
 
 FORMATS = ("table", "tsv", "json")
 
@@ -41,8 +45,10 @@ def describe_senses(inventory: SenseInventory, words: List[str], source: Path) -
             "word": word,
             "key": key,
             "n_senses": inventory.n_senses(key),
+            "corpus_polysemy": inventory.corpus_polysemy_of(key),
             "senses": [
-                {"sense": s.index, "share": round(s.share, 6), "examples": s.examples} for s in inventory.senses_of(key)
+                {"sense": s.index, "label": s.label, "share": round(s.share, 6), "examples": s.examples}
+                for s in inventory.senses_of(key)
             ],
         }
         for word, key in zip(words, keys)
@@ -57,7 +63,7 @@ def render(entries: List[Dict[str, Any]], fmt: str) -> str:
     if fmt == "json":
         return json.dumps(entries, indent=2, ensure_ascii=False)
     if fmt == "tsv":
-        lines = ["\t".join(("word", "sense", "share", "n_senses", "examples"))]
+        lines = ["\t".join(("word", "sense", "share", "n_senses", "examples", "label"))]
         for entry in entries:
             lines += [
                 "\t".join(
@@ -67,6 +73,7 @@ def render(entries: List[Dict[str, Any]], fmt: str) -> str:
                         f"{s['share']:.4f}",
                         str(entry["n_senses"]),
                         " | ".join(_one_line(e) for e in s["examples"]),
+                        s["label"],
                     )
                 )
                 for s in entry["senses"]
@@ -78,18 +85,27 @@ def render(entries: List[Dict[str, Any]], fmt: str) -> str:
     for entry in entries:
         plural = "s" if entry["n_senses"] != 1 else ""
         body = table(
-            _first_of_each_sense(entry), header=("sense", "share", "examples"), divider=True, aligns=("r", "r", "l")
+            _first_of_each_sense(entry),
+            header=("sense", "label", "share", "examples"),
+            divider=True,
+            aligns=("r", "l", "r", "l"),
         )
-        parts.append(f"{entry['word']} ({entry['key']}): {entry['n_senses']} sense{plural}\n{body}")
+        evidence = entry["corpus_polysemy"]
+        shown = "" if evidence is None else f", corpus_polysemy {evidence:.2f}"
+        parts.append(f"{entry['word']} ({entry['key']}): {entry['n_senses']} sense{plural}{shown}\n{body}")
     return "\n".join(parts)
 
 
 def _first_of_each_sense(entry: Dict[str, Any]) -> List[tuple]:
-    """Table rows: the sense number and share on its first example's row only."""
+    """Table rows: the sense number, label and share on its first example's row only."""
     rows = []
     for s in entry["senses"]:
         for j, example in enumerate(s["examples"] or [""]):
-            rows.append((s["sense"] if j == 0 else "", f"{s['share']:.1%}" if j == 0 else "", _one_line(example)))
+            first = j == 0
+            rows.append(
+                (s["sense"] if first else "", s["label"] if first else "", f"{s['share']:.1%}" if first else "")
+                + (_one_line(example),)
+            )
     return rows
 
 
@@ -99,11 +115,26 @@ def senses_cli(
     source: Path = typer.Argument(
         ..., help="Pipeline directory whose ctxvec_polysemy has senses, or a senses directory"
     ),
-    words: List[str] = typer.Argument(..., help="Words to show (looked up with the senses' key mode, e.g. lowercased)"),
+    words: Optional[List[str]] = typer.Argument(
+        None, help="Words to show (looked up with the senses' key mode, e.g. lowercased)"
+    ),
     fmt: str = typer.Option("table", "--format", help="table, tsv or json"),
+    html: Optional[Path] = typer.Option(
+        None, "--html", help="Write --text drawn with its senses (displaCy, labels and scores) to this HTML file"
+    ),
+    text: Optional[str] = typer.Option(None, "--text", help="The text to draw with --html (SOURCE: a pipeline)"),
+    overwrite: bool = OVERWRITE_FILE,
 ) -> None:
-    """Show the induced senses of words: share of the sample and example snippets."""
+    """Show the induced senses of words (label, share of the sample, example snippets), or
+    with --html a text drawn with its tokens' senses."""
     if fmt not in FORMATS:
         raise CtxvecError(Errors.E230.format(fmt=fmt, choices=", ".join(FORMATS)))
+    if html is not None and text:
+        check_output(html, what="HTML file", inputs={"SOURCE": source}, overwrite=overwrite)
+        write_text(html, senses_html(source, text), what="HTML file", overwrite=overwrite)
+        print(f"Wrote the senses of {len(text.split())} words of text to {html}")
+        return
+    if not words or html is not None or text:
+        raise CtxvecError(Errors.E611.format(given=f"words {words or []}, --html {html}, --text {text!r}"))
     inventory = load_senses(source)
     print(render(describe_senses(inventory, words, source), fmt))

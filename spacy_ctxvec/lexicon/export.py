@@ -4,7 +4,8 @@ in word2vec text format: loadable with gensim's load_word2vec_format and with
 ctxvec_static's spacy-ctxvec.vectors_file.v1.
 
 ``export_sense_vectors`` writes a multi-prototype table instead: one row per induced
-sense, keyed sense2vec-style ``bank|0``, ``bank|1`` (sense 0 is the largest).
+sense, keyed sense2vec-style ``bank|0``, ``bank|1`` (sense 0 is the largest), and
+``sense_labels_tsv`` the table beside it: each sense key with its share and label words.
 
 A file without rows is never written: with nothing to export (an empty lexicon, or
 --min-count above every type's count) both raise E743 before writing anything."""
@@ -86,3 +87,26 @@ def export_sense_vectors(senses: SenseInventory, output: PathLike, *, unit: bool
     output.parent.mkdir(parents=True, exist_ok=True)
     table.save_word2vec_format(str(output), binary=False)
     return int(writable.sum())
+
+
+def sense_labels_path(output: PathLike) -> Path:
+    """Where ``export-static --senses OUTPUT`` writes the labels beside OUTPUT: ``OUTPUT.labels.tsv``."""
+    output = Path(output)
+    return output.with_name(output.name + ".labels.tsv")
+
+
+def sense_labels_tsv(senses: SenseInventory) -> str:
+    """TSV with a header: one row per sense of a writable key, ``key`` (``bank|0``, as in
+    the vectors file), ``word``, ``sense``, ``share``, ``label`` (its context words, ""
+    where the senses were induced before labels existed), ``corpus_polysemy`` ("" for None)."""
+    lines = ["key\tword\tsense\tshare\tlabel\tcorpus_polysemy"]
+    writable = writable_keys(np.array(senses.keys, dtype=str)) if len(senses) else np.zeros(0, dtype=bool)
+    for key, keep in zip(senses.keys, writable.tolist()):
+        if not keep:
+            continue
+        evidence = senses.corpus_polysemy_of(key)
+        shown = "" if evidence is None else f"{evidence:.4f}"
+        for sense in senses.senses_of(key):
+            label = " ".join(sense.label.split())  # one line, no tabs
+            lines.append(f"{sense_key(key, sense.index)}\t{key}\t{sense.index}\t{sense.share:.6f}\t{label}\t{shown}")
+    return "\n".join(lines) + "\n"
