@@ -535,6 +535,15 @@ class Errors(metaclass=_ErrorsWithCodes):
         "Sense evidence setting {setting} must be {requirement}, got {value!r}. See "
         "spacy_ctxvec.ops.sense_evidence for what each setting does and its default."
     )
+    E611 = (
+        "`spacy-ctxvec senses` needs WORDs to list (e.g. `senses PIPELINE bank`) or "
+        "--html OUTPUT.html with --text 'TEXT' to draw a text's senses; got {given}."
+    )
+    E612 = (
+        "The pipeline '{path}' set no senses on the text: it has no ctxvec_polysemy "
+        "component with senses. Give a pipeline built with `spacy-ctxvec build-lexicon` "
+        "(without --no-senses); a senses directory alone cannot read a text."
+    )
 
     # Sense evaluation (E630-E649)
     E630 = (

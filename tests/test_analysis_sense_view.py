@@ -1,0 +1,63 @@
+"""analysis.sense_view and `spacy-ctxvec senses --html`: a Doc drawn by displaCy with
+each token's sense, label and score (tiny model; senses from a small corpus)."""
+
+import pytest
+from typer.testing import CliRunner
+
+from spacy_ctxvec.analysis.sense_view import SPAN_KEY, render_senses, sense_spans, set_sense_spans
+from spacy_ctxvec.cli import app
+
+from .test_evaluation_tasks import build_sense_nlp
+
+runner = CliRunner()
+TEXT = "We sat on the bank of the river, then the bank lent us money."
+
+
+@pytest.fixture(scope="module")
+def sense_nlp(tiny_bert_dir):
+    return build_sense_nlp(tiny_bert_dir)
+
+
+def test_render_shows_every_sensed_token_with_its_label_and_score(sense_nlp):
+    doc = sense_nlp(TEXT)
+    spans = sense_spans(doc)
+    sensed = [t for t in doc if t._.sense is not None]
+    assert [start for start, _, _, _ in spans] == [t.i for t in sensed] and any(t.lower_ == "bank" for t in sensed)
+    html = render_senses(doc)
+    for token, (_, _, label, score) in zip(sensed, spans):
+        assert label.startswith(f"{token.text} {token._.sense}") and score == token._.sense_score
+        if token._.sense_label:
+            assert label == f"{token.text} {token._.sense}: {token._.sense_label}"
+        assert f"{label} ({score:.2f})" in html
+    for word in ("sat", "river", "money"):
+        assert word in html
+    group = set_sense_spans(doc)
+    assert [s.start for s in doc.spans[SPAN_KEY]] == [t.i for t in sensed] and group[0].label_ == spans[0][2]
+
+
+def test_senses_html_command_writes_the_page_through_the_output_rule(sense_nlp, tmp_path):
+    sense_nlp.to_disk(tmp_path / "pipeline")
+    output = tmp_path / "out" / "senses.html"
+    command = ["senses", str(tmp_path / "pipeline"), "--html", str(output), "--text", TEXT]
+    result = runner.invoke(app, command)
+    assert result.exit_code == 0, result.output
+    page = output.read_text(encoding="utf8")
+    doc = sense_nlp(TEXT)
+    assert page.startswith("<!DOCTYPE html>") and "bank" in page and "money" in page
+    assert all(f"{label} ({score:.2f})" in page for _, _, label, score in sense_spans(doc))
+    again = runner.invoke(app, command)
+    assert again.exit_code == 1 and "E701" in again.output
+    assert runner.invoke(app, [*command, "--overwrite"]).exit_code == 0
+    no_text = runner.invoke(app, ["senses", str(tmp_path / "pipeline"), "--html", str(tmp_path / "x.html")])
+    assert no_text.exit_code == 1 and "E611" in no_text.output and not (tmp_path / "x.html").exists()
+    nothing = runner.invoke(app, ["senses", str(tmp_path / "pipeline")])
+    assert nothing.exit_code == 1 and "E611" in nothing.output
+
+
+def test_a_pipeline_without_senses_is_e612(tiny_nlp, tmp_path):
+    from spacy_ctxvec.analysis.sense_view import senses_html
+    from spacy_ctxvec.errors import CtxvecError
+
+    tiny_nlp.to_disk(tmp_path / "plain")
+    with pytest.raises(CtxvecError, match="E612"):
+        senses_html(tmp_path / "plain", TEXT)
