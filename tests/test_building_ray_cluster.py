@@ -286,6 +286,23 @@ def stall_on_node_worker_class(node_b_id: str, holding: Path, stuck_elsewhere: b
     return StallOnNodeB
 
 
+def build_on_cluster(cluster: TwoNodeCluster, tiny_pipeline_dir: Path, corpus_file: Path, num_workers: int, **settings):
+    """build_lexicon_ray of the tiny pipeline on ``cluster`` with ``num_workers``, in
+    SHARD_SIZE-document shards and BATCH_SIZE batches, no progress bar."""
+    from spacy_ctxvec.building import ray_engine
+
+    return ray_engine.build_lexicon_ray(
+        load_pipeline(tiny_pipeline_dir),
+        corpus_file,
+        address=cluster.address,
+        num_workers=num_workers,
+        shard_size=SHARD_SIZE,
+        batch_size=BATCH_SIZE,
+        progress=False,
+        **settings,
+    )
+
+
 def build_losing_node_b(
     cluster: TwoNodeCluster, tiny_pipeline_dir: Path, corpus_file: Path, holding: Path, stuck_elsewhere: bool
 ) -> Dict[str, object]:
@@ -293,8 +310,6 @@ def build_losing_node_b(
     Returns what happened: "result" or "error", "stopped_pids", and "seconds" from the
     stop to the end of the build."""
     import ray
-
-    from spacy_ctxvec.building import ray_engine
 
     node_b_id = next(node["NodeID"] for node in ray_nodes(cluster.address) if NODE_B_RESOURCE in node["Resources"])
     ray.cloudpickle.register_pickle_by_value(sys.modules[__name__])
@@ -311,16 +326,8 @@ def build_losing_node_b(
     killer = threading.Thread(target=stop_node_b_when_it_holds_a_shard, daemon=True)
     killer.start()
     try:
-        outcome["result"] = ray_engine.build_lexicon_ray(
-            load_pipeline(tiny_pipeline_dir),
-            corpus_file,
-            address=cluster.address,
-            num_workers=2,
-            shard_size=SHARD_SIZE,
-            batch_size=BATCH_SIZE,
-            progress=False,
-            worker_class=stall_on_node_worker_class(node_b_id, holding, stuck_elsewhere),
-        )
+        worker_class = stall_on_node_worker_class(node_b_id, holding, stuck_elsewhere)
+        outcome["result"] = build_on_cluster(cluster, tiny_pipeline_dir, corpus_file, 2, worker_class=worker_class)
     except CtxvecError as err:
         outcome["error"] = err
     outcome["seconds"] = time.monotonic() - float(outcome.get("stopped_at", 0.0))
@@ -372,15 +379,7 @@ def test_node_stopped_while_the_node_left_is_stuck_is_a_coded_error_and_the_reru
     time.sleep(5)  # the stopped build's Ray Data executor must not start a local Ray
     assert not ray.is_initialized()
 
-    rerun = ray_engine.build_lexicon_ray(
-        load_pipeline(tiny_pipeline_dir),
-        corpus_file,
-        address=cluster.address,
-        num_workers=1,
-        shard_size=SHARD_SIZE,
-        batch_size=BATCH_SIZE,
-        progress=False,
-    )
+    rerun = build_on_cluster(cluster, tiny_pipeline_dir, corpus_file, 1)
     assert (rerun.n_docs, rerun.n_tokens) == (local_result.n_docs, local_result.n_tokens)
     assert_bitwise_equal(rerun.lexicon, local_result.lexicon)
     assert not ray.is_initialized()
