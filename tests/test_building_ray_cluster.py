@@ -363,9 +363,9 @@ def test_node_stopped_while_the_node_left_is_stuck_is_a_coded_error_and_the_reru
     actor, so after the grace period the build stops with E520 instead of waiting
     forever, and says what to rerun; that rerun (--num-workers 1 on the node left) gives
     the local engine's lexicon bit for bit."""
-    from spacy_ctxvec.building import ray_engine
+    from spacy_ctxvec.building import ray_cluster
 
-    monkeypatch.setattr(ray_engine, "NODE_LOSS_GRACE_S", 10.0)
+    monkeypatch.setattr(ray_cluster, "NODE_LOSS_GRACE_S", 10.0)
     monkeypatch.setattr(ray.data.DataContext.get_current(), "execution_no_progress_timeout_s", 600)
     outcome = build_losing_node_b(cluster, tiny_pipeline_dir, corpus_file, tmp_path / "holding", stuck_elsewhere=True)
     assert outcome.get("stopped_pids"), "node b never held a shard"

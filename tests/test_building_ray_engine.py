@@ -12,12 +12,12 @@ from typing import List, Set
 import numpy as np
 import pytest
 
-from spacy_ctxvec.building import ray_engine
+from spacy_ctxvec.building import ray_cluster, ray_engine
 from spacy_ctxvec.building.engines import get_engine
 from spacy_ctxvec.building.local import build_lexicon_local
+from spacy_ctxvec.building.ray_cluster import NodeLossWatch
 from spacy_ctxvec.building.ray_engine import (
     MERGE_GROUP,
-    NodeLossWatch,
     build_lexicon_ray,
     merge_partials,
     merge_watching,
@@ -147,7 +147,7 @@ class ClusterState:
 
 
 def test_node_loss_is_an_error_only_when_the_pool_is_short_and_nothing_moves(monkeypatch):
-    monkeypatch.setattr(ray_engine, "NODE_LOSS_GRACE_S", 0.3)
+    monkeypatch.setattr(ray_cluster, "NODE_LOSS_GRACE_S", 0.3)
     cluster = ClusterState([1.0, 1.0])
     watch = NodeLossWatch(cluster, num_workers=2, num_cpus_per_worker=1.0, num_gpus_per_worker=0.0)
     time.sleep(0.4)
@@ -166,7 +166,7 @@ def test_node_loss_is_an_error_only_when_the_pool_is_short_and_nothing_moves(mon
 
 
 def test_the_grace_period_is_a_setting_of_the_watch(monkeypatch):
-    monkeypatch.setattr(ray_engine, "NODE_LOSS_GRACE_S", 1000.0)
+    monkeypatch.setattr(ray_cluster, "NODE_LOSS_GRACE_S", 1000.0)
     cluster = ClusterState([1.0, 1.0])
     patient = NodeLossWatch(cluster, num_workers=2, num_cpus_per_worker=1.0, num_gpus_per_worker=0.0)
     brief = NodeLossWatch(cluster, num_workers=2, num_cpus_per_worker=1.0, num_gpus_per_worker=0.0, grace_s=0.1)
@@ -208,7 +208,7 @@ def test_a_stopped_merge_lets_go_of_the_rows_before_the_error_goes_on(monkeypatc
 def watch_past_grace_after_losing_node_1(monkeypatch, cpus_per_node: List[float]) -> NodeLossWatch:
     """A watch over a 2-worker pool (1 CPU each) whose node 1 was lost more than the
     grace period (0.1 s) ago, with no shard finished since."""
-    monkeypatch.setattr(ray_engine, "NODE_LOSS_GRACE_S", 0.1)
+    monkeypatch.setattr(ray_cluster, "NODE_LOSS_GRACE_S", 0.1)
     cluster = ClusterState(cpus_per_node)
     watch = NodeLossWatch(cluster, num_workers=2, num_cpus_per_worker=1.0, num_gpus_per_worker=0.0)
     cluster.lose(1)

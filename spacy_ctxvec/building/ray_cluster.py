@@ -1,0 +1,228 @@
+"""The Ray session of a build and what can go wrong on a cluster: joining or starting
+Ray, checking its resources, telling node loss and stalls from other failures
+(``NodeLossWatch``), and stopping Ray Data's executors before shutdown."""
+
+import math
+import os
+import re
+import threading
+import time
+from contextlib import contextmanager
+from typing import Any, Dict, Iterator, List, Optional
+
+from ..errors import PREFIX, CtxvecError, Errors
+
+# A node that dies takes its actors with it. Ray restarts them on the nodes left when
+# those have room, or once Ray Data releases an actor that ran out of input; when neither
+# happens the shard the dead actor held would wait forever. The driver looks at the
+# cluster every NODE_CHECK_S seconds and stops with E520 once nodes were lost, the nodes
+# left are too small for the actor pool, and no shard has finished for NODE_LOSS_GRACE_S
+# seconds (time enough for an autoscaler to replace the node, or for a restart).
+NODE_CHECK_S = 2.0
+NODE_LOSS_GRACE_S = 60.0
+
+
+def import_ray() -> Any:
+    """The ray module, or E502 naming the optional extra."""
+    try:
+        import ray
+        import ray.data  # noqa: F401
+    except ImportError as err:
+        raise CtxvecError(Errors.E502.format(error=err)) from err
+    return ray
+
+
+@contextmanager
+def ray_session(address: Optional[str], num_cpus: float) -> Iterator[Any]:
+    """Join the cluster at ``address``, reuse an initialised Ray, or start a local one
+    with at least ``num_cpus`` CPUs; shut down only what was started here."""
+    ray = import_ray()
+    started = False
+    if not ray.is_initialized():
+        if address is None:
+            ray.init(num_cpus=max(os.cpu_count() or 1, math.ceil(num_cpus)), include_dashboard=False)
+        else:
+            ray.init(address=address)
+        started = True
+    try:
+        yield ray
+    finally:
+        if started:
+            ray.shutdown()
+
+
+def check_cluster_resources(ray: Any, num_workers: int, num_cpus_per_worker: float, num_gpus_per_worker: float) -> None:
+    """E504 if the actor pool can never be placed (Ray would wait for it forever)."""
+    resources = ray.cluster_resources()
+    for resource, per_worker in (("CPU", num_cpus_per_worker), ("GPU", num_gpus_per_worker)):
+        need, have = num_workers * per_worker, resources.get(resource, 0.0)
+        if need > have:
+            raise CtxvecError(
+                Errors.E504.format(
+                    have=have, resource=resource, num_workers=num_workers, per_worker=per_worker, need=need
+                )
+            )
+
+
+@contextmanager
+def data_context_settings(ray: Any, **settings: Any) -> Iterator[None]:
+    """Ray Data's current DataContext with ``settings`` for the datasets made inside,
+    restored afterwards (datasets copy the context when they are created)."""
+    context = ray.data.DataContext.get_current()
+    before = {name: getattr(context, name) for name in settings}
+    for name, value in settings.items():
+        setattr(context, name, value)
+    try:
+        yield
+    finally:
+        for name, value in before.items():
+            setattr(context, name, value)
+
+
+def exception_chain(err: BaseException) -> Iterator[BaseException]:
+    """``err`` and every exception it wraps (causes, contexts, Ray's ``cause``), once each."""
+    seen = set()
+    stack: List[Optional[BaseException]] = [err]
+    while stack:
+        current = stack.pop()
+        if current is None or id(current) in seen:
+            continue
+        seen.add(id(current))
+        yield current
+        stack.extend([current.__cause__, current.__context__, getattr(current, "cause", None)])
+
+
+def coded_error(err: BaseException) -> Optional[CtxvecError]:
+    """The CtxvecError a Ray task raised, found in the chain of wrapping exceptions."""
+    for current in exception_chain(err):
+        if isinstance(current, CtxvecError) and str(current).startswith("[" + PREFIX):
+            # Ray appends its own retry and traceback text after the coded (one-line) message.
+            return CtxvecError(str(current).splitlines()[0])
+    return None
+
+
+def node_loss_error(err: BaseException) -> Optional[CtxvecError]:
+    """E522 when a chain of exceptions holds Ray's word that a node, worker process or
+    object died and could not be recovered (not when an actor's own __init__ failed)."""
+    try:
+        from ray import exceptions as ray_errors
+    except ImportError:
+        return None
+    lost = (
+        ray_errors.NodeDiedError,
+        ray_errors.WorkerCrashedError,
+        ray_errors.ObjectLostError,
+        ray_errors.LocalRayletDiedError,
+        ray_errors.RayActorError,
+    )
+    for current in exception_chain(err):
+        if isinstance(current, lost) and not getattr(current, "actor_init_failed", False):
+            first_line = (str(current).strip().splitlines() or [""])[0][:300]
+            return CtxvecError(Errors.E522.format(error_type=type(current).__name__, error=first_line))
+    return None
+
+
+def stall_error(err: BaseException) -> Optional[CtxvecError]:
+    """E523 when Ray Data gave up on a dataset that made no progress (its own timeout)."""
+    try:
+        from ray.data import DataContext
+        from ray.data.exceptions import ExecutionTimeoutError
+    except ImportError:
+        return None
+    for current in exception_chain(err):
+        if isinstance(current, ExecutionTimeoutError):
+            first_line = (str(current).strip().splitlines() or [""])[0][:300]
+            stated = re.search(r"at least (\d+(?:\.\d+)?)\s*s", first_line)
+            seconds = (
+                float(stated.group(1)) if stated else float(DataContext.get_current().execution_no_progress_timeout_s)
+            )
+            return CtxvecError(Errors.E523.format(seconds=seconds, error=first_line))
+    return None
+
+
+class NodeLossWatch:
+    """Notices nodes that leave the cluster during a build; E520 once the nodes left are
+    too small for the actor pool and no shard has finished for ``grace_s`` seconds (None:
+    NODE_LOSS_GRACE_S).
+
+    ``ray`` needs only ``nodes()``, Ray's list of node dicts. Call ``saw_progress`` for
+    every finished shard and ``check`` periodically.
+    """
+
+    def __init__(
+        self,
+        ray: Any,
+        num_workers: int,
+        num_cpus_per_worker: float,
+        num_gpus_per_worker: float,
+        grace_s: Optional[float] = None,
+    ) -> None:
+        self.ray = ray
+        self.grace_s = grace_s
+        self.num_workers = num_workers
+        self.per_worker = {"CPU": num_cpus_per_worker, "GPU": num_gpus_per_worker}
+        self.start_nodes = {node["NodeID"]: node.get("NodeManagerAddress", "?") for node in self._alive()}
+        self.short_since: Optional[float] = None
+        self.last_progress = time.monotonic()
+
+    def saw_progress(self) -> None:
+        """A shard finished: the build is moving, whatever the cluster looks like."""
+        self.last_progress = time.monotonic()
+
+    def _alive(self) -> List[Dict[str, Any]]:
+        return [node for node in self.ray.nodes() if node.get("Alive")]
+
+    def check(self) -> None:
+        alive = self._alive()
+        lost = sorted(set(self.start_nodes) - {node["NodeID"] for node in alive})
+        shortfall = None
+        if lost:
+            for resource, per_worker in self.per_worker.items():
+                need = self.num_workers * per_worker
+                have = sum(float(node.get("Resources", {}).get(resource, 0.0)) for node in alive)
+                if need > have:
+                    shortfall = (resource, per_worker, need, have)
+                    break
+        if shortfall is None:
+            self.short_since = None
+            return
+        now = time.monotonic()
+        self.short_since = self.short_since if self.short_since is not None else now
+        grace_s = NODE_LOSS_GRACE_S if self.grace_s is None else self.grace_s
+        if now - max(self.short_since, self.last_progress) < grace_s:
+            return
+        resource, per_worker, need, have = shortfall
+        nodes = ", ".join(f"{node_id[:12]} ({self.start_nodes[node_id]})" for node_id in lost)
+        fit = int(have // per_worker)
+        raise CtxvecError(
+            Errors.E520.format(
+                nodes=nodes,
+                n_left=len(alive),
+                have=have,
+                resource=resource,
+                num_workers=self.num_workers,
+                per_worker=per_worker,
+                need=need,
+                seconds=grace_s,
+                or_fewer=f", or with --num-workers {fit}" if fit >= 1 else "",
+            )
+        )
+
+
+def running_executors() -> set:
+    """Ray Data's streaming executors running in this process (each is a thread)."""
+    try:
+        from ray.data._internal.execution.streaming_executor import StreamingExecutor
+    except ImportError:  # another Ray Data layout: nothing to stop
+        return set()
+    return {thread for thread in threading.enumerate() if isinstance(thread, StreamingExecutor)}
+
+
+def stop_executors(executors: set) -> None:
+    """Stop the given executors before Ray is shut down: a stopped build must not keep
+    scheduling (an executor that outlives ray.shutdown would start a local Ray)."""
+    for executor in executors:
+        try:
+            executor.shutdown(force=True)
+        except Exception:  # best effort: the build has already failed
+            pass
