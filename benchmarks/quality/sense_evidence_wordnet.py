@@ -7,7 +7,8 @@ md5-even lemmas, held_out = md5-odd): mean ARI per lemma against the synsets, th
 of lemmas split, the mean number of senses (``--monosemous``: also the words of
 ``monosemous_sentences.py``, one sense each, in the same sense spaces), for today's spread rule
 (``ops.senses.induce_senses``, shipped thresholds) and ``ops.sense_evidence.corpus_evidence``
-(defaults; and with min_support 2, with and without resplit_z).
+(defaults; and with min_support 2, with and without resplit_z); today's rule also with
+min_support 1, as it was before that setting existed.
 
     HF_HUB_OFFLINE=1 TOKENIZERS_PARALLELISM=false python benchmarks/quality/sense_evidence_wordnet.py \
         ../shared/data/wordnet_examples/wordnet_examples.jsonl [--monosemous MONO.jsonl]
@@ -54,6 +55,7 @@ def main() -> None:
     from spacy_ctxvec.ops.sense_evidence import corpus_evidence
     from spacy_ctxvec.ops.senses import (
         CONTEXT_WINDOW,
+        SenseInductionSettings,
         fit_sense_space,
         induce_senses,
         sense_features,
@@ -100,6 +102,12 @@ def main() -> None:
             results[f"{half} n={n} evidence"]["z"].append(evidence.corpus_polysemy)
             for rule, labels in (
                 ("today", induce_senses(units[span], cluster_rows=features[span]).labels),
+                (
+                    "today with min_support 1 (before it existed)",
+                    induce_senses(
+                        units[span], SenseInductionSettings(min_support=1), cluster_rows=features[span]
+                    ).labels,
+                ),
                 ("evidence", evidence.labels),
                 (
                     "evidence, min_support 2, resplit as split",

@@ -19,7 +19,9 @@ scikit-learn; no spaCy). Deterministic, never NaN.
    layer 5 on Gutenberg, fills sizes with too few types); then
    average-linkage clustering on cosine distance (scipy), cut at ``cut_distance``,
    2..``max_senses`` clusters; clusters holding less than ``min_share`` of the
-   occurrences are dissolved into the nearest remaining one (one left: one sense).
+   occurrences or fewer than ``min_support`` are dissolved into the nearest remaining
+   one; where fewer than two remain, the tree is cut into fewer clusters until two do
+   (none: one sense).
 5. ``assign_senses``: a new occurrence goes to the nearest sense centroid (cosine).
 
 The defaults were chosen on WordNet example sentences and monosemous Gutenberg words
@@ -365,6 +367,18 @@ def dissolve_small_clusters(unit_rows: np.ndarray, labels: np.ndarray, min_size:
     return moved
 
 
+def _supported_clusters(tree: np.ndarray, labels: np.ndarray, min_size: int) -> np.ndarray:
+    """``labels`` when at least two clusters hold ``min_size`` rows; else the tree cut
+    into fewer clusters (one fewer at a time, down to 2) until two do (or 2 is reached):
+    a cut into many small clusters (e.g. 5 of 2 rows from 10) does not lose a split that
+    a coarser cut of the same tree supports."""
+    k = len(np.unique(labels))
+    while k > 2 and int((np.unique(labels, return_counts=True)[1] >= min_size).sum()) < 2:
+        k -= 1
+        labels = fcluster(tree, t=k, criterion="maxclust")
+    return labels
+
+
 def _sense_model(unit_rows: np.ndarray, labels: np.ndarray, row_spread: float) -> SenseModel:
     """Centroids and shares for ``labels``, senses renumbered largest first (ties: first seen)."""
     _, first, inverse, counts = np.unique(labels, return_index=True, return_inverse=True, return_counts=True)
@@ -396,7 +410,8 @@ def induce_senses(
     ``split_threshold`` None: the ``thresholds`` table (n, threshold) at the number of
     rows (e.g. from ``calibrate_split_thresholds``); a number: that threshold for every
     n. A sense holds at least ``min_share`` of the rows and at least ``min_support`` rows
-    (smaller clusters join the nearest remaining one). Zero rows
+    (smaller clusters join the nearest remaining one; where fewer than two clusters are
+    that large, the tree is cut coarser until two are, see ``_supported_clusters``). Zero rows
     take no part in the decision and join the largest sense. An empty input gives zero
     senses.
     """
@@ -427,6 +442,7 @@ def induce_senses(
         voting_labels = fcluster(tree, t=int(np.clip(n_clusters, 2, upper)), criterion="maxclust")
     voting_labels = np.unique(voting_labels, return_inverse=True)[1]
     min_size = max(1, settings.min_support, int(np.ceil(min_share * len(voting) - 1e-9)))
+    voting_labels = _supported_clusters(tree, voting_labels, min_size)
     voting_labels = np.unique(dissolve_small_clusters(voting, voting_labels, min_size), return_inverse=True)[1]
     labels[nonzero] = voting_labels
     labels[~nonzero] = np.bincount(voting_labels).argmax()
