@@ -59,7 +59,7 @@ class DocAnnotator(Pipe):
                 self.set_annotations(docs)
                 yield from docs
             except Exception as err:
-                error_handler(self.name, self, docs, err)
+                error_handler(getattr(self, "name", type(self).__name__), self, docs, err)
 
     def set_annotations(self, docs: Sequence[Doc]) -> None:  # type: ignore[override]
         raise NotImplementedError

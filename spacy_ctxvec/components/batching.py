@@ -34,7 +34,7 @@ from spacy_transformers.data_classes import FullTransformerBatch, TransformerDat
 from spacy_transformers.layers.transformer_model import TransformerModel
 from spacy_transformers.layers.transformer_model import forward as upstream_forward
 from thinc.api import Model, get_array_module
-from thinc.types import Ragged
+from thinc.types import Floats2d, Ints1d, Ints2d, Ragged
 
 from ..errors import CtxvecError, Errors
 from ..ops.offsets import align_batch
@@ -95,10 +95,12 @@ class BucketedTransformerModel(TransformerModel):
             max_batch_wordpieces_gpu=self.max_batch_wordpieces_gpu,
         )
         copied.attrs.update(self.attrs)
-        copied.params = copy.deepcopy(
-            {name: self.get_param(name) if self.has_param(name) else None for name in self.param_names}
-        )
-        copied.dims = copy.deepcopy(self._dims)
+        for name in self.param_names:
+            if self.has_param(name):
+                copied.set_param(name, copy.deepcopy(self.get_param(name)))
+        for name in self.dim_names:
+            if self.has_dim(name):
+                copied.set_dim(name, self.get_dim(name), force=True)
         copied.layers[0] = copy.deepcopy(self.layers[0])
         for name in self.grad_names:
             copied.set_grad(name, self.get_grad(name).copy())
@@ -236,6 +238,15 @@ def _run_buckets(
     return where, outputs
 
 
+def _nth_output(key: str, n: Optional[int]) -> Callable[[Dict[str, Any]], Any]:
+    """A getter of one model-output field (its n-th array where the field is a list)."""
+
+    def get(output: Dict[str, Any]) -> Any:
+        return output[key] if n is None else output[key][n]
+
+    return get
+
+
 def _doc_output(
     outputs: List[Dict[str, Any]], where: List[Tuple[int, int]], rows: range, lengths: List[int], width: int
 ) -> Any:
@@ -265,9 +276,9 @@ def _doc_output(
             return out
 
         if isinstance(first, list):
-            model_output[key] = [take(lambda o, k=key, n=n: o[k][n]) for n in range(len(first))]
+            model_output[key] = [take(_nth_output(key, n)) for n in range(len(first))]
         else:
-            model_output[key] = take(lambda o, k=key: o[k])
+            model_output[key] = take(_nth_output(key, None))
     return model_output
 
 
@@ -309,12 +320,14 @@ def bucketed_forward(
             width = max(row_lengths)
             wordpieces = WordpieceBatch(
                 strings=[encoding.encodings[i].tokens + [pad_token] * (width - lengths[i]) for i in rows],
-                input_ids=_pad_rows([ids[i] for i in rows], row_lengths, width, pad_id, np.int64),
-                attention_mask=(np.arange(width)[None, :] < np.asarray(row_lengths)[:, None]).astype(np.float32),
+                input_ids=cast(Ints2d, _pad_rows([ids[i] for i in rows], row_lengths, width, pad_id, np.int64)),
+                attention_mask=cast(
+                    Floats2d, (np.arange(width)[None, :] < np.asarray(row_lengths)[:, None]).astype(np.float32)
+                ),
                 lengths=row_lengths,
                 token_type_ids=None
                 if type_ids is None
-                else _pad_rows([type_ids[i] for i in rows], row_lengths, width, 0, np.int64),
+                else cast(Ints2d, _pad_rows([type_ids[i] for i in rows], row_lengths, width, 0, np.int64)),
             )
             doc_data[n] = TransformerData(
                 wordpieces=wordpieces,
@@ -327,7 +340,7 @@ def bucketed_forward(
         spans=nested_spans,
         wordpieces=WordpieceBatch.empty(),
         model_output=ModelOutput(),
-        align=Ragged(np.zeros((0,), dtype="i"), np.zeros((0,), dtype="i")),
+        align=Ragged(cast(Ints1d, np.zeros((0,), dtype="i")), cast(Ints1d, np.zeros((0,), dtype="i"))),
         cached_doc_data=doc_data,
     )
 

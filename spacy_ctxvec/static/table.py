@@ -285,7 +285,7 @@ class StaticVectorTable:
     def _subword_vectors(self, texts: List[str]) -> Tuple[np.ndarray, np.ndarray]:
         """Subword vectors with a bounded per-string cache (None = no subwords)."""
         missing = [text for text in dict.fromkeys(texts) if text not in self._subword_cache]
-        if missing:
+        if missing and self.subwords is not None:
             if len(self._subword_cache) + len(missing) > SUBWORD_CACHE_SIZE:
                 self._subword_cache.clear()
             new_vectors, found = self.subwords.vectors_for(missing)
