@@ -7,14 +7,34 @@ from pathlib import Path
 import pytest
 
 import spacy_ctxvec.errors as errors_module
+from spacy_ctxvec.catalogue import command_errors, lexicon_errors, pipeline_errors
 from spacy_ctxvec.errors import PREFIX, CtxvecError, Errors, Warnings
+
+CATALOGUE_FILES = {  # where each catalogue's codes are assigned, in code order
+    "Errors": [pipeline_errors, lexicon_errors, command_errors],
+    "Warnings": [errors_module],
+}
 
 
 def catalogue_codes(class_name: str):
-    """The codes assigned in a catalogue class, in source order (duplicates kept)."""
-    tree = ast.parse(Path(errors_module.__file__).read_text(encoding="utf8"))
-    body = next(node for node in tree.body if isinstance(node, ast.ClassDef) and node.name == class_name).body
-    return [target.id for node in body if isinstance(node, ast.Assign) for target in node.targets]
+    """The codes assigned in a catalogue, in source order across its files (duplicates kept)."""
+    codes = []
+    for module in CATALOGUE_FILES[class_name]:
+        tree = ast.parse(Path(module.__file__).read_text(encoding="utf8"))
+        for node in tree.body:
+            if isinstance(node, ast.ClassDef) and (node.name == class_name or module is not errors_module):
+                codes += [target.id for item in node.body if isinstance(item, ast.Assign) for target in item.targets]
+    return codes
+
+
+def test_every_error_class_of_the_catalogue_is_in_errors():
+    from spacy_ctxvec.errors import Errors
+
+    assert [base.__name__ for base in Errors.__bases__] == [
+        "PipelineErrors",
+        "LexiconErrors",
+        "CommandErrors",
+    ]
 
 
 @pytest.mark.parametrize("class_name,letter", [("Errors", "E"), ("Warnings", "W")])

