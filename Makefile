@@ -14,11 +14,10 @@ demo: install
 	spacy-ctxvec compare "I want to eat an apple" "I want to buy an Apple phone" --word apple
 	spacy-ctxvec compare "We sat on the river bank" "The bank approved my loan" --word bank
 
-test: install
+test: install lint
 	$(PYTHON) -m pytest -q
 
-# Lint, format check and types (configured in pyproject.toml). To be run by `make test`
-# once the tree is clean: then `test: install lint` runs them before pytest.
+# Lint, format check and types (configured in pyproject.toml); `make test` runs them first.
 lint:
 	$(PYTHON) -m ruff check .
 	$(PYTHON) -m ruff format --check .
