@@ -11,18 +11,12 @@ from spacy_ctxvec.lexicon.sense_inventory import SenseInventory
 from spacy_ctxvec.lexicon.statistics import Lexicon
 from spacy_ctxvec.ops.senses import SPLIT_THRESHOLDS, SenseInductionSettings, fit_sense_space, spread, to_sense_space
 
+from . import test_lexicon_sense_inventory as inventory_tests
 from .test_lexicon_sense_inventory import WIDTH, lexicon_with_sample, synthetic, with_context_meanings
 
-
-@pytest.fixture(scope="module")
-def data():
-    return synthetic()
-
-
-@pytest.fixture(scope="module")
-def inventory(data):
-    keys, vectors, _, _ = data
-    return induce_inventory(lexicon_with_sample(keys, vectors), min_count=5)
+# The synthetic sample and its inventory, the same module fixtures as the inventory tests.
+data = inventory_tests.data
+inventory = inventory_tests.inventory
 
 
 def test_induction_is_deterministic_and_independent_of_how_the_sample_was_merged(data, inventory):
