@@ -1,5 +1,7 @@
 import numpy as np
 import pytest
+from hypothesis import given, settings
+from hypothesis import strategies as st
 
 from spacy_ctxvec.errors import CtxvecError
 from spacy_ctxvec.ops.pooling import pool_first, pool_first_last, pool_last, pool_max, pool_mean, segment_starts
@@ -48,3 +50,26 @@ def test_lengths_that_do_not_match_rows_raise_coded_error():
 def test_pool_mean_keeps_float16():
     rows = ROWS.astype(np.float16)
     assert pool_mean(rows, LENGTHS).dtype == np.float16
+
+
+@settings(max_examples=200, deadline=None)
+@given(
+    lengths=st.lists(st.integers(0, 6), max_size=40),
+    scale=st.sampled_from([1e-3, 1.0, 1e4]),
+    seed=st.integers(0, 2**16),
+)
+def test_pool_mean_is_each_tokens_float64_mean(lengths, scale, seed):
+    """The vectorised mean equals, bit for bit, each token's rows summed in float64 in order
+    and divided by its count (single-piece tokens keep their row; zero-piece tokens get zeros)."""
+    counts = np.asarray(lengths, dtype=np.int64)
+    rows = (np.random.default_rng(seed).normal(size=(int(counts.sum()), 5)) * scale).astype(np.float32)
+    expected = np.zeros((len(counts), 5), dtype=np.float32)
+    start = 0
+    for i, n in enumerate(counts):
+        if n:
+            total = np.zeros(5, dtype=np.float64)
+            for row in rows[start : start + n]:
+                total += row
+            expected[i] = total / n
+        start += n
+    assert np.array_equal(pool_mean(rows, counts), expected)

@@ -31,10 +31,19 @@ def _check(rows: np.ndarray, lengths: np.ndarray) -> Tuple[np.ndarray, np.ndarra
 def pool_mean(rows: np.ndarray, lengths: np.ndarray) -> np.ndarray:
     lengths, nonempty = _check(rows, lengths)
     out = np.zeros((len(lengths), rows.shape[1]), dtype=rows.dtype)
-    if nonempty.any():
-        starts = segment_starts(lengths)[nonempty]
-        sums = np.add.reduceat(rows, starts, axis=0, dtype=np.float64)
-        out[nonempty] = sums / lengths[nonempty, None]
+    starts = segment_starts(lengths)
+    single = np.flatnonzero(lengths == 1)
+    out[single] = rows[starts[single]]  # most tokens are one wordpiece: their mean is that row
+    multi = np.flatnonzero(lengths > 1)
+    if len(multi):
+        # Sum the k-th piece of every token that has one, k = 0, 1, ..., in float64 (as
+        # np.add.reduceat would, in the same order, but without its slow per-segment loop).
+        multi_starts, multi_lengths = starts[multi], lengths[multi]
+        sums = rows[multi_starts].astype(np.float64)
+        for k in range(1, int(multi_lengths.max())):
+            has_piece = np.flatnonzero(multi_lengths > k)
+            sums[has_piece] += rows[multi_starts[has_piece] + k]
+        out[multi] = sums / multi_lengths[:, None]
     return out
 
 
