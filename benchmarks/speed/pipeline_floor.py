@@ -1,7 +1,7 @@
 """The default pipeline against bare Hugging Face floors, side by side in one process.
 
     python benchmarks/speed/pipeline_floor.py [--rounds 2] [--sentences 1200] [--paragraphs 120]
-        [--caps 1024,4096] [--cprofile]
+        [--caps 1024,4096] [--pipeline-caps 1024,4096] [--cprofile]
 
 Texts: short sentences (the first unique WiC train sentences) and long paragraphs
 (Gutenberg paragraphs of 800-4000 characters), from ../shared/data. The pipeline is
@@ -95,7 +95,7 @@ def hf_floor(model, tokenizer, texts: List[str], batching: str, cap: int = 0) ->
             model(input_ids=input_ids, attention_mask=mask).last_hidden_state.numpy()
 
 
-def methods(nlp, texts: List[str], caps: List[int]) -> Dict[str, Callable[[], None]]:
+def methods(nlp, texts: List[str], caps: List[int], pipeline_caps: List[int]) -> Dict[str, Callable[[], None]]:
     from transformers import AutoModel, AutoTokenizer
 
     from spacy_ctxvec.components.transformer import resolve_model_name
@@ -109,8 +109,15 @@ def methods(nlp, texts: List[str], caps: List[int]) -> Dict[str, Callable[[], No
         runs[f"HF sorted, cap {cap} wordpieces"] = lambda cap=cap: hf_floor(model, tokenizer, spans, "cap", cap)
     runs["HF sorted, 32 texts"] = lambda: hf_floor(model, tokenizer, spans, "sorted")
     runs["HF unsorted, 32 texts"] = lambda: hf_floor(model, tokenizer, spans, "unsorted")
-    runs[PIPELINE] = lambda: list(nlp.pipe(texts))
+    for cap in pipeline_caps:
+        runs[f"{PIPELINE}, cap {cap}"] = lambda cap=cap: run_pipeline(nlp, texts, cap)
     return runs
+
+
+def run_pipeline(nlp, texts: List[str], cap: int) -> None:
+    """nlp.pipe over the texts with the transformer's CPU cap set to ``cap``."""
+    nlp.get_pipe("transformer").model.max_batch_wordpieces = cap
+    list(nlp.pipe(texts))
 
 
 def timed(run: Callable[[], None]) -> Tuple[float, float]:
@@ -121,12 +128,12 @@ def timed(run: Callable[[], None]) -> Tuple[float, float]:
 
 def table(title: str, times: Dict[str, List[Tuple[float, float]]]) -> str:
     medians = {name: (median(w for w, _ in rows), median(c for _, c in rows)) for name, rows in times.items()}
-    floors = {name: value for name, value in medians.items() if name != PIPELINE}
+    floors = {name: value for name, value in medians.items() if not name.startswith(PIPELINE)}
     best_wall = min(w for w, _ in floors.values())
     best_cpu = min(c for _, c in floors.values())
-    lines = [f"\n{title}", f"{'method':34} {'wall s':>8} {'x best':>7} {'CPU s':>8} {'x best':>7}"]
+    lines = [f"\n{title}", f"{'method':36} {'wall s':>8} {'x best':>7} {'CPU s':>8} {'x best':>7}"]
     for name, (wall, cpu) in medians.items():
-        lines.append(f"{name:34} {wall:8.2f} {wall / best_wall:7.2f} {cpu:8.2f} {cpu / best_cpu:7.2f}")
+        lines.append(f"{name:36} {wall:8.2f} {wall / best_wall:7.2f} {cpu:8.2f} {cpu / best_cpu:7.2f}")
     return "\n".join(lines)
 
 
@@ -150,12 +157,16 @@ def main() -> None:
     parser.add_argument("--sentences", type=int, default=1200)
     parser.add_argument("--paragraphs", type=int, default=120)
     parser.add_argument("--caps", default="1024,4096", help="padded-wordpiece caps of the sorted floors")
+    parser.add_argument(
+        "--pipeline-caps", default="", help="CPU caps to run the pipeline at (default: its configured cap)"
+    )
     parser.add_argument("--cprofile", action="store_true")
     args = parser.parse_args()
 
     nlp = load_pipeline()
     caps = [int(cap) for cap in args.caps.split(",")]
     model_cfg = nlp.config["components"]["transformer"]["model"]
+    pipeline_caps = [int(cap) for cap in args.pipeline_caps.split(",") if cap] or [model_cfg["max_batch_wordpieces"]]
     print(
         f"torch threads {torch.get_num_threads()}, CPU cores {os.cpu_count()}, load average {os.getloadavg()[0]:.1f}, "
         f"pipeline max_batch_wordpieces {model_cfg['max_batch_wordpieces']} (CPU)"
@@ -165,9 +176,9 @@ def main() -> None:
         f"long paragraphs: {args.paragraphs} Gutenberg paragraphs": gutenberg_paragraphs(args.paragraphs),
     }
     for title, texts in sets.items():
-        for run in methods(nlp, texts[:64], caps).values():  # warm up
+        for run in methods(nlp, texts[:64], caps, pipeline_caps).values():  # warm up
             run()
-        runs = methods(nlp, texts, caps)
+        runs = methods(nlp, texts, caps, pipeline_caps)
         times: Dict[str, List[Tuple[float, float]]] = {name: [] for name in runs}
         for _ in range(args.rounds):
             for name, run in runs.items():
@@ -176,6 +187,7 @@ def main() -> None:
         print(table(f"{title} ({n_words} spaCy tokens), medians of {args.rounds} rounds", times))
         print(f"load average after: {os.getloadavg()[0]:.1f}", flush=True)
         if args.cprofile:
+            nlp.get_pipe("transformer").model.max_batch_wordpieces = model_cfg["max_batch_wordpieces"]
             print(profile(nlp, texts))
 
 

@@ -41,8 +41,10 @@ from ..ops.offsets import align_batch
 
 ARCHITECTURE = "spacy-ctxvec.BucketedTransformerModel.v1"
 # Padded wordpieces per forward call, chosen per device by measurement
-# (benchmarks/speed/pipeline_floor.py): on CPU 4096 beat 512-2048; the GPU value is unmeasured.
-DEFAULT_MAX_BATCH_WORDPIECES = 4096
+# (benchmarks/speed/pipeline_floor.py --pipeline-caps): on CPU 1024 was within a few per cent
+# of the best cap on short sentences (512-768) and on long paragraphs (2048), where 4096 was
+# 15-35% slower on sentences; the GPU value is unmeasured.
+DEFAULT_MAX_BATCH_WORDPIECES = 1024
 DEFAULT_MAX_BATCH_WORDPIECES_GPU = 4096
 
 SpanGetter = Callable[[List[Doc]], List[List[Span]]]
