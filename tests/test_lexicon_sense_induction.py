@@ -6,9 +6,10 @@ import pytest
 
 from spacy_ctxvec.errors import CtxvecError
 from spacy_ctxvec.lexicon.sense_descriptions import describe_context, describe_split_thresholds
-from spacy_ctxvec.lexicon.sense_induction import fit_corpus_sense_space, induce_inventory
+from spacy_ctxvec.lexicon.sense_induction import corpus_polysemy_of, fit_corpus_sense_space, induce_inventory
 from spacy_ctxvec.lexicon.sense_inventory import SenseInventory
 from spacy_ctxvec.lexicon.statistics import Lexicon
+from spacy_ctxvec.ops.sense_evidence import corpus_evidence
 from spacy_ctxvec.ops.senses import SPLIT_THRESHOLDS, SenseInductionSettings, fit_sense_space, spread, to_sense_space
 
 from . import test_lexicon_sense_inventory as inventory_tests
@@ -280,3 +281,20 @@ def test_split_by_evidence_is_opt_in_and_recorded(data, inventory):
     assert by_evidence.n_senses("bank") == 2 and by_evidence.n_senses("w00") == 1
     np.testing.assert_array_equal(by_evidence.corpus_polysemy, inventory.corpus_polysemy)
     assert "evidence" in describe_split_thresholds(by_evidence.settings)
+
+
+@pytest.mark.parametrize("min_support", [1, 3, 5])
+@pytest.mark.parametrize("n_rows", [0, 2, 5, 6, 9, 10, 40, 64])
+def test_corpus_polysemy_is_bitwise_that_of_corpus_evidence(n_rows, min_support):
+    """The spread and probe rules store corpus_polysemy_of (no further splits) for the
+    corpus_evidence value: the same float or None, also with unusable (zero, NaN) rows."""
+    rng = np.random.default_rng(n_rows * 10 + min_support)
+    centres = rng.normal(size=(2, 2 * WIDTH))
+    rows = centres[rng.integers(0, 2, n_rows)] + 0.7 * rng.normal(size=(n_rows, 2 * WIDTH))
+    rows /= np.linalg.norm(rows, axis=1, keepdims=True)
+    rows[::7] = 0.0
+    rows[3::11] = np.nan
+    expected = corpus_evidence(rows, min_support=min_support).corpus_polysemy
+    assert corpus_polysemy_of(rows, min_support=min_support) == expected
+    n_usable = int((np.isfinite(rows).all(axis=1) & (np.nan_to_num(rows) != 0).any(axis=1)).sum())
+    assert (expected is None) == (n_usable < max(2 * min_support, 3))

@@ -1,8 +1,18 @@
 """Sense labels in words (ops.sense_labels): c-TF-IDF of each sense's context words."""
 
 import numpy as np
+from hypothesis import given, settings
+from hypothesis import strategies as st
+from sklearn.feature_extraction.text import CountVectorizer
 
-from spacy_ctxvec.ops.sense_labels import class_tfidf, format_label, labels_by_sense, sense_labels
+from spacy_ctxvec.ops.sense_labels import (
+    _TOKEN_PATTERN,
+    class_tfidf,
+    format_label,
+    labels_by_sense,
+    sense_labels,
+    snippet_words,
+)
 
 RIVER = [
     "sat on the [bank] of the river",
@@ -64,3 +74,15 @@ def test_labels_by_sense_groups_one_types_snippets_by_their_sense():
     senses = [1, 0, 1, 0, 0, 1, 1, 0]
     assert labels_by_sense(snippets, senses) == sense_labels([RIVER, MONEY])
     assert labels_by_sense([], []) == []
+
+
+PIECES = list("abcXYZ éÉß_9[] .,'-") + ["the", "and", "river", "Über", "naïve", "İ", "ǅ", "\u0301", "\n"]
+WORDISH = st.lists(st.sampled_from(PIECES), max_size=30).map("".join)
+
+
+@settings(derandomize=True, database=None, max_examples=200, deadline=None)
+@given(st.lists(WORDISH, min_size=1, max_size=6))
+def test_snippet_words_are_the_words_count_vectorizer_counts(documents):
+    """The labels' word sets are scikit-learn's CountVectorizer analysis of each snippet."""
+    analyse = CountVectorizer(stop_words="english", token_pattern=_TOKEN_PATTERN, lowercase=True).build_analyzer()
+    assert snippet_words(documents) == [set(analyse(document)) for document in documents]

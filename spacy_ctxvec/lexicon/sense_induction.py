@@ -20,7 +20,8 @@ hash) to a ``SenseInventory``, with one ``ops.senses.SenseInductionSettings``:
    snippets (the members nearest the centroid) and a label of ``N_LABEL_WORDS`` context
    words (``ops.sense_labels.labels_by_sense`` over all its sampled snippets, the word
    itself left out); per type its ``corpus_polysemy`` (``ops.sense_evidence.corpus_evidence``
-   on the clustered rows, whatever decided the split; None with fewer than
+   on the clustered rows, whatever decided the split, through ``corpus_polysemy_of``
+   where the evidence did not decide; None with fewer than
    2 x ``min_support`` usable rows) and the margin scale of its senses
    (``ops.sense_evidence.margin_scale``, for token confidences).
 
@@ -30,9 +31,18 @@ Pure numpy (+ scipy through ops); no spaCy. Deterministic.
 from typing import Any, Dict, List, Optional, Sequence, Tuple
 
 import numpy as np
+from threadpoolctl import ThreadpoolController
 
 from ..errors import CtxvecError, Errors
-from ..ops.sense_evidence import corpus_evidence, induce_senses_by_evidence, margin_scale
+from ..ops.sense_evidence import (
+    N_COMPONENTS,
+    N_NULL,
+    SEED,
+    induce_senses_by_evidence,
+    margin_scale,
+    split_evidence,
+    usable_rows,
+)
 from ..ops.sense_labels import labels_by_sense
 from ..ops.senses import (
     CONTEXT_WINDOW,
@@ -179,6 +189,7 @@ def induce_inventory(
     labels: List[List[str]] = []
     polysemy: List[float] = []
     scales: List[float] = []
+    blas = ThreadpoolController()  # found once: threadpool_limits per type looked for the libraries each time
     for i in induced:
         start, end = int(sample.offsets[i]), int(sample.offsets[i + 1])
         raw, units = units_of(int(i))
@@ -191,13 +202,14 @@ def induce_inventory(
             model, evidence = induce_senses_by_evidence(
                 units, cluster_rows=features, max_senses=settings.max_senses, min_support=settings.min_support
             )
+            corpus_polysemy = evidence.corpus_polysemy
         else:
             split = None if decisions is None else decisions[i]
             model = induce_senses(units, settings, thresholds=thresholds, cluster_rows=features, split=split)
-            evidence = corpus_evidence(clustered, max_senses=settings.max_senses, min_support=settings.min_support)
+            corpus_polysemy = corpus_polysemy_of(clustered, min_support=settings.min_support, blas=blas)
         if model.n_senses == 0:
             continue
-        polysemy.append(np.nan if evidence.corpus_polysemy is None else evidence.corpus_polysemy)
+        polysemy.append(np.nan if corpus_polysemy is None else corpus_polysemy)
         scales.append(margin_scale(clustered, model.centroids))
         keys.append(sample.keys[i])
         sizes.append(model.n_senses)
@@ -226,6 +238,25 @@ def induce_inventory(
         corpus_polysemy=np.array(polysemy, dtype=np.float64),
         margin_scales=np.array(scales, dtype=np.float64),
     )
+
+
+def corpus_polysemy_of(
+    rows: np.ndarray, *, min_support: int, blas: Optional[ThreadpoolController] = None
+) -> Optional[float]:
+    """``ops.sense_evidence.corpus_evidence(rows, min_support=min_support).corpus_polysemy``
+    (bitwise; tests/test_lexicon_sense_induction.py checks it) without the further splits
+    that function makes for its senses, which the spread and probe split rules do not use:
+    the evidence for splitting the usable rows in two, None with fewer than
+    ``max(2 * min_support, 3)`` of them. One BLAS thread, as there; ``blas``: a
+    controller found once for many calls."""
+    rows = np.asarray(rows, dtype=np.float64)
+    rows = rows.reshape(len(rows), -1) if rows.size else rows.reshape(len(rows), 0)
+    usable = usable_rows(rows) if len(rows) else np.zeros(0, dtype=bool)
+    if int(usable.sum()) < max(2 * max(1, int(min_support)), 3):
+        return None
+    with (blas or ThreadpoolController()).limit(limits=1, user_api="blas"):
+        z = split_evidence(rows[np.flatnonzero(usable)], n_components=N_COMPONENTS, n_null=N_NULL, seed=SEED)[0]
+    return round(z, 6)
 
 
 def probe_split_decisions(

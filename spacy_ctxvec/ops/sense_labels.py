@@ -12,15 +12,16 @@ snippets, and any ``exclude``) are left out.
 """
 
 import re
-from typing import Iterable, List, Sequence
+from typing import Iterable, List, Sequence, Set
 
 import numpy as np
-from sklearn.feature_extraction.text import CountVectorizer
+from sklearn.feature_extraction.text import ENGLISH_STOP_WORDS
 
 N_LABEL_WORDS = 3
 MIN_SNIPPETS = 2  # a label word occurs in at least this many of the sense's snippets, where it has that many
 _TARGET = re.compile(r"\[[^\]]*\]")
 _TOKEN_PATTERN = r"(?u)\b[^\W\d_]{3,}\b"
+_WORD = re.compile(_TOKEN_PATTERN)
 
 
 def _without_target(snippet: str) -> str:
@@ -62,16 +63,17 @@ def sense_labels(
     excluded |= {
         match.strip("[]").lower() for snippets in snippets_per_sense for s in snippets for match in _TARGET.findall(s)
     }
-    vectorizer = CountVectorizer(stop_words="english", token_pattern=_TOKEN_PATTERN, binary=True, lowercase=True)
-    try:
-        matrix = vectorizer.fit_transform(documents)
-    except ValueError:  # nothing but stop words and short tokens
+    words_per_document = snippet_words(documents)
+    vocabulary = np.array(sorted(set().union(*words_per_document)), dtype=str)
+    if not len(vocabulary):  # nothing but stop words and short tokens
         return [[] for _ in senses]
-    vocabulary = vectorizer.get_feature_names_out()
-    keep = np.array([word not in excluded for word in vocabulary], dtype=bool)
+    column = {word: j for j, word in enumerate(vocabulary.tolist())}
     bounds = np.cumsum([0] + [len(s) for s in senses])
-    counts = np.vstack([np.asarray(matrix[a:b].sum(axis=0)).ravel() for a, b in zip(bounds[:-1], bounds[1:])])
-    counts = counts * keep
+    counts = np.zeros((len(senses), len(vocabulary)), dtype=np.int64)
+    for row, (a, b) in enumerate(zip(bounds[:-1], bounds[1:])):
+        columns = [column[word] for words in words_per_document[a:b] for word in words]
+        np.add.at(counts[row], np.array(columns, dtype=np.int64), 1)
+    counts = counts * np.array([word not in excluded for word in vocabulary.tolist()], dtype=bool)
     weights = class_tfidf(counts, np.diff(bounds))
     labels = []
     for row, size in zip(range(len(senses)), np.diff(bounds)):
@@ -82,6 +84,14 @@ def sense_labels(
             order = order[supported[order]]
         labels.append([str(vocabulary[present[i]]) for i in order[:n_words]])
     return labels
+
+
+def snippet_words(documents: Sequence[str]) -> List[Set[str]]:
+    """The distinct label candidates of each document: the words scikit-learn's
+    ``CountVectorizer(stop_words="english", token_pattern=_TOKEN_PATTERN, lowercase=True)``
+    would count (lowercased, letters only, 3 or more, English stop words out), without
+    building a vectorizer per word (its checks cost more than the counting here)."""
+    return [set(_WORD.findall(document.lower())) - ENGLISH_STOP_WORDS for document in documents]
 
 
 def format_label(words: Sequence[str]) -> str:
