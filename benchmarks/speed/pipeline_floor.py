@@ -29,7 +29,7 @@ import re
 import time
 from pathlib import Path
 from statistics import median
-from typing import Callable, Dict, List, Tuple
+from typing import Callable, Dict, List, Sequence, Tuple
 
 os.environ.setdefault("HF_HUB_OFFLINE", "1")
 os.environ.setdefault("TOKENIZERS_PARALLELISM", "false")
@@ -66,7 +66,7 @@ def span_texts(nlp, texts: List[str]) -> List[str]:
     return [span.text for doc_spans in get_spans(docs) for span in doc_spans]
 
 
-def hf_floor(model, tokenizer, texts: List[str], batching: str, cap: int = 0) -> None:
+def hf_floor(model, tokenizer, texts: List[str], batching: str, cap: int = 0, max_spans: int = 32) -> None:
     import torch
 
     ids = tokenizer(texts, add_special_tokens=True)["input_ids"]
@@ -77,7 +77,7 @@ def hf_floor(model, tokenizer, texts: List[str], batching: str, cap: int = 0) ->
     current: List[int] = []
     for i in order:
         longest = max([len(ids[j]) for j in current] + [len(ids[i])])
-        full = len(current) >= 32 if batching != "cap" else longest * (len(current) + 1) > cap
+        full = len(current) >= max_spans or (batching == "cap" and longest * (len(current) + 1) > cap)
         if current and full:
             batches.append(current)
             current = []
@@ -95,7 +95,9 @@ def hf_floor(model, tokenizer, texts: List[str], batching: str, cap: int = 0) ->
             model(input_ids=input_ids, attention_mask=mask).last_hidden_state.numpy()
 
 
-def methods(nlp, texts: List[str], caps: List[int], pipeline_caps: List[int]) -> Dict[str, Callable[[], None]]:
+def methods(
+    nlp, texts: List[str], caps: List[int], pipeline_caps: List[int], span_caps: Sequence[Tuple[int, int]] = ()
+) -> Dict[str, Callable[[], None]]:
     from transformers import AutoModel, AutoTokenizer
 
     from spacy_ctxvec.components.transformer import resolve_model_name
@@ -106,7 +108,13 @@ def methods(nlp, texts: List[str], caps: List[int], pipeline_caps: List[int]) ->
     spans = span_texts(nlp, texts)
     runs: Dict[str, Callable[[], None]] = {}
     for cap in caps:
-        runs[f"HF sorted, cap {cap} wordpieces"] = lambda cap=cap: hf_floor(model, tokenizer, spans, "cap", cap)
+        runs[f"HF sorted, cap {cap} wordpieces"] = lambda cap=cap: hf_floor(
+            model, tokenizer, spans, "cap", cap, max_spans=len(spans)
+        )
+    for cap, max_spans in span_caps:
+        runs[f"HF sorted, cap {cap}, <= {max_spans} texts"] = lambda cap=cap, max_spans=max_spans: hf_floor(
+            model, tokenizer, spans, "cap", cap, max_spans=max_spans
+        )
     runs["HF sorted, 32 texts"] = lambda: hf_floor(model, tokenizer, spans, "sorted")
     runs["HF unsorted, 32 texts"] = lambda: hf_floor(model, tokenizer, spans, "unsorted")
     for cap in pipeline_caps:
