@@ -1,7 +1,7 @@
 """The default pipeline against bare Hugging Face floors, side by side in one process.
 
     python benchmarks/speed/pipeline_floor.py [--rounds 2] [--sentences 1200] [--paragraphs 120]
-        [--caps 1024,4096] [--pipeline-caps 1024,4096] [--cprofile]
+        [--caps 1024,4096] [--pipeline-caps 1024,4096] [--span-caps 2048:32] [--cprofile]
 
 Texts: short sentences (the first unique WiC train sentences) and long paragraphs
 (Gutenberg paragraphs of 800-4000 characters), from ../shared/data. The pipeline is
@@ -12,10 +12,11 @@ strided spans: whole sentences, or windows of 128 spaCy tokens for paragraphs), 
 includes its own tokenisation:
 
 - ``sorted, cap N``: spans sorted by wordpiece count, batches of at most N padded wordpieces;
+- ``sorted, cap N, <= S texts`` (``--span-caps N:S``): the same, and at most S spans a batch;
 - ``sorted, 32 texts``: sorted by wordpiece count, 32 spans a batch;
 - ``unsorted, 32 texts``: 32 spans a batch in text order.
 
-Methods run interleaved in every round; the table gives medians of wall and CPU
+The pipeline runs at its configured CPU cap, or at each of ``--pipeline-caps``. Methods run interleaved in every round; the table gives medians of wall and CPU
 seconds and each one's ratio to the fastest floor (by wall, and by CPU time).
 ``--cprofile`` profiles one extra nlp.pipe pass over each text set afterwards.
 """
@@ -168,11 +169,15 @@ def main() -> None:
     parser.add_argument(
         "--pipeline-caps", default="", help="CPU caps to run the pipeline at (default: its configured cap)"
     )
+    parser.add_argument(
+        "--span-caps", default="", help="floors with a wordpiece cap and a span limit, e.g. 2048:32,1024:32"
+    )
     parser.add_argument("--cprofile", action="store_true")
     args = parser.parse_args()
 
     nlp = load_pipeline()
     caps = [int(cap) for cap in args.caps.split(",")]
+    span_caps = [(int(pair.split(":")[0]), int(pair.split(":")[1])) for pair in args.span_caps.split(",") if pair]
     model_cfg = nlp.config["components"]["transformer"]["model"]
     pipeline_caps = [int(cap) for cap in args.pipeline_caps.split(",") if cap] or [model_cfg["max_batch_wordpieces"]]
     print(
@@ -184,9 +189,9 @@ def main() -> None:
         f"long paragraphs: {args.paragraphs} Gutenberg paragraphs": gutenberg_paragraphs(args.paragraphs),
     }
     for title, texts in sets.items():
-        for run in methods(nlp, texts[:64], caps, pipeline_caps).values():  # warm up
+        for run in methods(nlp, texts[:64], caps, pipeline_caps, span_caps).values():  # warm up
             run()
-        runs = methods(nlp, texts, caps, pipeline_caps)
+        runs = methods(nlp, texts, caps, pipeline_caps, span_caps)
         times: Dict[str, List[Tuple[float, float]]] = {name: [] for name in runs}
         for _ in range(args.rounds):
             for name, run in runs.items():
