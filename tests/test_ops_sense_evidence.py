@@ -7,14 +7,19 @@ from hypothesis import strategies as st
 from sklearn.metrics import adjusted_rand_score
 
 from spacy_ctxvec.errors import CtxvecError
+from spacy_ctxvec.lexicon.statistics import Lexicon
 from spacy_ctxvec.ops.sense_evidence import (
     MAX_PRIOR_SHIFT,
+    ONE_USE_TABLE,
     SPLIT_Z_TABLE,
     check_evidence_settings,
+    combined_polysemy,
     corpus_evidence,
     induce_senses_by_evidence,
     margin_scale,
+    one_use_reference,
     probe_prior_shift,
+    self_similarity_score,
     sense_margins,
     sense_scores,
     split_evidence,
@@ -188,3 +193,69 @@ def test_any_rows_give_finite_evidence_and_well_supported_senses(n, width, min_s
     assert 0 <= evidence.n_senses <= max(max_senses, 1)
     if evidence.n_senses > 1:
         assert np.bincount(evidence.labels[usable_rows(rows)]).min() >= min_support
+
+
+def test_self_similarity_score_is_the_lexicons_polysemy_score_of_the_same_occurrences():
+    rng = np.random.default_rng(11)
+    word = 1.0 + rng.standard_normal((9, 24))
+    others = rng.standard_normal((40, 24))
+    keys = ["word"] * 9 + [f"other{i % 8}" for i in range(40)]
+    lexicon = Lexicon.from_occurrences(keys, np.vstack([word, others]))
+    scores, valid = lexicon.polysemy_scores(2)
+    row = lexicon.keys.index("word")
+    assert valid[row]
+    expected = scores[row]
+    assert self_similarity_score(word, lexicon.anisotropy_baseline()) == pytest.approx(expected, abs=1e-6)
+    # zero and non-finite rows take no part; fewer than two usable rows: None
+    padded = np.vstack([word, np.zeros((2, 24)), np.full((1, 24), np.nan)])
+    assert self_similarity_score(padded, 0.1) == pytest.approx(self_similarity_score(word, 0.1))
+    assert self_similarity_score(word[:1], 0.1) is None and self_similarity_score(np.zeros((0, 24))) is None
+
+
+def test_combined_polysemy_is_zero_for_a_typical_one_use_word_and_grows_with_either_measure():
+    for n, s_mean, s_sd, z_mean, z_sd, threshold in ONE_USE_TABLE:
+        assert one_use_reference(n) == pytest.approx((s_mean, s_sd, z_mean, z_sd, threshold))
+        assert combined_polysemy(s_mean, z_mean, n) == pytest.approx(0.0, abs=1e-9)
+        assert combined_polysemy(s_mean + s_sd, z_mean, n) == pytest.approx(1.0)
+        assert combined_polysemy(s_mean, z_mean + 2 * z_sd, n) == pytest.approx(2.0)
+        assert 0.0 < threshold < 2.0
+    first, last = ONE_USE_TABLE[0], ONE_USE_TABLE[-1]
+    assert one_use_reference(2) == one_use_reference(first[0]) and one_use_reference(500) == one_use_reference(last[0])
+
+
+@pytest.mark.parametrize("seed", range(4))
+def test_with_self_similarity_the_corpus_where_uses_differ_gets_more_senses(seed):
+    # the same word: two uses in one corpus, one use in another, 20 occurrences each
+    mixed, truth = groups([10, 10], separation=1.0, seed=seed)
+    single = one_group(20, seed=seed)
+    in_mixed = corpus_evidence(mixed, self_similarity=self_similarity_score(mixed))
+    in_single = corpus_evidence(single, self_similarity=self_similarity_score(single))
+    assert in_mixed.corpus_polysemy > in_mixed.threshold > in_single.corpus_polysemy
+    assert in_mixed.threshold == pytest.approx(one_use_reference(20)[4])
+    assert in_mixed.n_senses == 2 > in_single.n_senses == 1
+    assert adjusted_rand_score(truth, in_mixed.labels) == 1.0
+    # the z alone is the default scale; with the self-similarity it is the combined one
+    z = corpus_evidence(mixed).corpus_polysemy
+    assert in_mixed.corpus_polysemy == pytest.approx(combined_polysemy(self_similarity_score(mixed), z, 20), abs=1e-5)
+
+
+def test_with_self_similarity_senses_keep_min_support_and_few_rows_give_no_measure():
+    rows = np.eye(7, 32)
+    evidence = corpus_evidence(rows, self_similarity=self_similarity_score(rows))
+    assert evidence.n_senses <= 2 and np.bincount(evidence.labels).min() >= 3
+    few = corpus_evidence(rows[:5], self_similarity=self_similarity_score(rows[:5]))
+    assert few.corpus_polysemy is None and few.n_senses == 1
+    # a prior still moves the threshold by at most MAX_PRIOR_SHIFT; a given split_z keeps the z scale
+    shifted = corpus_evidence(rows, self_similarity=0.5, prior_shift=100.0)
+    assert shifted.threshold == pytest.approx(one_use_reference(7)[4] - MAX_PRIOR_SHIFT)
+    assert corpus_evidence(rows, self_similarity=0.5, split_z=-1.0).threshold == -1.0
+
+
+def test_induce_senses_by_evidence_passes_the_self_similarity_on():
+    rows, _ = groups([12, 12], seed=9)
+    score = self_similarity_score(rows)
+    model, evidence = induce_senses_by_evidence(rows, self_similarity=score)
+    direct = corpus_evidence(rows, self_similarity=score)
+    assert evidence.corpus_polysemy == direct.corpus_polysemy != corpus_evidence(rows).corpus_polysemy
+    assert np.array_equal(evidence.labels, direct.labels) and np.array_equal(model.labels, direct.labels)
+    assert model.n_senses == evidence.n_senses == 2

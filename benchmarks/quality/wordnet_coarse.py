@@ -48,7 +48,7 @@ def _by_md5(rows: List[dict]) -> List[dict]:
     return sorted(rows, key=lambda r: md5(" ".join(r["words"])))
 
 
-def build_corpora(examples: Path, mono: Path) -> Tuple[List[dict], List[List[str]]]:
+def build_corpora(examples: Path, mono: Path, mono_lines: int = MONO_LINES) -> Tuple[List[dict], List[List[str]]]:
     """(targets, background sentences): targets are rows {lemma, corpus (mixed / single /
     mono), gold, words, position}; the background holds WordNet example sentences of
     other lemmas."""
@@ -81,7 +81,7 @@ def build_corpora(examples: Path, mono: Path) -> Tuple[List[dict], List[List[str
         row = json.loads(line)
         mono_rows[row["lemma"]].append(row)
     for lemma, rows in sorted(mono_rows.items()):
-        targets += [dict(r, corpus="mono", gold=lemma) for r in rows[:MONO_LINES]]
+        targets += [dict(r, corpus="mono", gold=lemma) for r in rows[:mono_lines]]
     others = [
         json.loads(line)
         for line in examples.read_text(encoding="utf8").splitlines()
@@ -128,7 +128,7 @@ def embed(args: argparse.Namespace) -> None:
     from spacy_ctxvec.ops.senses import CONTEXT_WINDOW, fit_sense_space, window_context_means
     from spacy_ctxvec.pipelines import load_pipeline
 
-    targets, background = build_corpora(args.examples, args.mono)
+    targets, background = build_corpora(args.examples, args.mono, args.mono_lines)
     print(f"{len(targets)} target rows, {len(background)} background sentences")
     nlp = load_pipeline(None, layer=args.layer)
     sentences = [t["words"] for t in targets] + background
@@ -177,6 +177,7 @@ def embed(args: argparse.Namespace) -> None:
         "log_frequency": gutenberg_log_frequency(args.gutenberg, lemmas),
         "n_background": len(background),
         "n_tokens": len(tokens),
+        "mono_lines": args.mono_lines,
     }
     (args.cache / "meta.json").write_text(json.dumps(meta), encoding="utf8")
     print(f"cache written: {len(tokens)} tokens, baseline {baseline:.4f}")
@@ -213,9 +214,9 @@ def load_cache(cache: Path) -> dict:
 
 def self_similarity_score(raw: np.ndarray, baseline: float) -> float:
     """The lexicon's polysemy_score by self-similarity: (1 - SelfSim) / (1 - B)."""
-    n = len(raw)
-    total = raw.sum(axis=0)
-    return float((1.0 - (total @ total - n) / (n * (n - 1))) / (1.0 - baseline))
+    from spacy_ctxvec.ops.sense_evidence import self_similarity_score as score
+
+    return float(score(raw, baseline) or 0.0)
 
 
 def probe_estimate(probe, raw: np.ndarray, score: float, log_frequency: float, inputs: np.ndarray) -> float:
@@ -294,31 +295,39 @@ def silhouette_labels(features: np.ndarray, max_senses: int, min_support: int) -
     return best_labels
 
 
-def rule_labels(meta: dict, rows: np.ndarray, values: Dict[str, float], probe, split: Dict[str, bool]) -> dict:
+def rule_labels(
+    meta: dict, rows: np.ndarray, values: Dict[str, float], probe, split: Dict[str, bool], args: argparse.Namespace
+) -> dict:
     """Labels per split rule for one corpus; ``split``: the decisions of the candidate
-    thresholded measures (name -> split?)."""
+    thresholded measures (name -> split?), each followed by the evidence's bisection
+    (resplit at ``args.resplit_z``) and, with ``args.silhouette``, by k from the silhouette."""
     from spacy_ctxvec.ops.sense_evidence import corpus_evidence
     from spacy_ctxvec.ops.senses import SPLIT_THRESHOLDS, induce_senses
 
     units, features = meta["units"][rows], meta["features"][rows]
     evidence = corpus_evidence(features).labels
+    wired = corpus_evidence(features, self_similarity=values["selfsim"]).labels
     out = {
+        "wired: corpus_evidence(self_similarity)": wired,
         "today (probe)": induce_senses(
             units, cluster_rows=features, thresholds=SPLIT_THRESHOLDS, split=values["probe"] > probe.split_senses
         ).labels,
         "spread (shipped table)": induce_senses(units, cluster_rows=features, thresholds=SPLIT_THRESHOLDS).labels,
         "evidence": evidence,
     }
-    forced = corpus_evidence(features, split_z=-np.inf, resplit_z=0.0).labels
-    sil = silhouette_labels(features, 7, 3)
+    forced = corpus_evidence(features, split_z=-np.inf, resplit_z=args.resplit_z).labels
+    sil = silhouette_labels(features, 7, 3) if args.silhouette else None
+    linked = induce_senses(units, cluster_rows=features, split=True).labels
     for name, decision in split.items():
         one = np.zeros(len(rows), dtype=np.int64)
         out[f"{name} > t, bisect"] = forced if decision else one
-        out[f"{name} > t, silhouette"] = sil if decision else one
+        out[f"{name} > t, linkage"] = linked if decision else one
+        if sil is not None:
+            out[f"{name} > t, silhouette"] = sil if decision else one
     return out
 
 
-COMBINATIONS = (("selfsim", "z_features"), ("selfsim", "z_raw_joined"), ("spread_features", "z_features"))
+COMBINATIONS = "selfsim+z_features:1,selfsim+z_raw_joined:1,spread_features+z_features:1"
 KEEP_PERCENTILE = {"mono": 80.0, "corpus": 82.0}  # corpus: SPLIT_PERCENTILE of ops.senses
 MAX_BASELINE_TYPES = 300
 
@@ -346,13 +355,16 @@ def baseline_stats(meta: dict, source: str, sizes: List[int], mono: List[str]) -
     return out
 
 
-def standardised(values: Dict[str, float], stats: Dict[str, np.ndarray]) -> Dict[str, float]:
+def standardised(values: Dict[str, float], stats: Dict[str, np.ndarray], combos: List[str]) -> Dict[str, float]:
     """Each measure as standard deviations above the one-use words of the same n, and the
-    COMBINATIONS as sums of two of those."""
+    ``combos`` ("a+b:w") as a + w x b of those."""
     z = {name: v for name, v in values.items()}
     for name, known in stats.items():
         z[name] = (values[name] - known.mean()) / max(known.std(), 1e-9)
-    z.update({f"{a}+{b}": z[a] + z[b] for a, b in COMBINATIONS})
+    for combo in combos:
+        pair, weight = combo.split(":")
+        a, b = pair.split("+")
+        z[combo] = z[a] + float(weight) * z[b]
     return z
 
 
@@ -373,13 +385,14 @@ def evaluate(args: argparse.Namespace) -> None:
     for (lemma, corpus), rows in sorted(groups.items()):
         n = min(len(rows), MONO_LINES)
         raw = target_measures(meta, rows, lemma, probe)
-        z = standardised(raw, stats[n])
+        z = standardised(raw, stats[n], args.combos)
+        percentile = args.percentile or KEEP_PERCENTILE[args.baseline]
         thresholds = {
-            name: float(np.percentile(standardised_all(stats[n], name), KEEP_PERCENTILE[args.baseline]))
-            for name in ("selfsim", "z_features", "z_raw_joined") + tuple(f"{a}+{b}" for a, b in COMBINATIONS)
+            name: float(np.percentile(standardised_all(stats[n], args.combos)[name], percentile))
+            for name in args.measures + args.combos
         }
         split = {name: z[name] > thresholds[name] for name in thresholds}
-        labels = rule_labels(meta, rows, raw, probe, split)
+        labels = rule_labels(meta, rows, raw, probe, split, args)
         gold = [meta["targets"][i]["gold"] for i in rows]
         results[(lemma, corpus)] = {"z": z, "raw": raw, "labels": labels, "gold": gold}
     halves = {"tune": True, "held_out": False}
@@ -389,13 +402,14 @@ def evaluate(args: argparse.Namespace) -> None:
         report(results, {lemma for lemma in lemmas if tune[lemma] == flag}, half, adjusted_rand_score)
 
 
-def standardised_all(stats: Dict[str, np.ndarray], name: str) -> np.ndarray:
+def standardised_all(stats: Dict[str, np.ndarray], combos: List[str]) -> Dict[str, np.ndarray]:
     """The standardised values of the one-use words themselves (for their percentile)."""
     z = {k: (v - v.mean()) / max(v.std(), 1e-9) for k, v in stats.items()}
-    if "+" in name:
-        a, b = name.split("+")
-        return z[a] + z[b]
-    return z[name]
+    for combo in combos:
+        pair, weight = combo.split(":")
+        a, b = pair.split("+")
+        z[combo] = z[a] + float(weight) * z[b]
+    return z
 
 
 def _higher(pairs: List[Tuple[float, float]]) -> float:
@@ -429,6 +443,28 @@ def report(results: Dict[Tuple[str, str], dict], lemmas: set, half: str, ari) ->
         )
 
 
+TABLE_SIZES = (6, 7, 8, 10, 12, 14, 16, 20, 24, 28, 32, 40)
+
+
+def one_use_table(args: argparse.Namespace) -> None:
+    """Print ONE_USE_TABLE of ops.sense_evidence: at each n, the mean and standard
+    deviation of the self-similarity score and of the SigClust z of the md5-even
+    monosemous words' first n rows, and the KEEP_PERCENTILE of their combined score."""
+    from spacy_ctxvec.lexicon.polysemy_probe import in_fitted_half
+
+    meta = load_cache(args.cache)
+    mono = sorted({t["lemma"] for t in meta["targets"] if t["corpus"] == "mono"})
+    even = [lemma for lemma, fitted in zip(mono, in_fitted_half(mono)) if fitted]
+    stats = baseline_stats(meta, "mono", list(TABLE_SIZES), even)
+    print(f"# {len(even)} md5-even monosemous words; (n, self-similarity mean, sd, split z mean, sd, threshold)")
+    for n in TABLE_SIZES:
+        s, z = stats[n]["selfsim"], stats[n]["z_features"]
+        combined = (s - s.mean()) / s.std() + (z - z.mean()) / z.std()
+        threshold = np.percentile(combined, KEEP_PERCENTILE["mono"])
+        values = ", ".join(f"{v:.4f}" for v in (s.mean(), s.std(), z.mean(), z.std(), threshold))
+        print(f"    ({n}, {values}),  # {len(s)} words")
+
+
 def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
     commands = parser.add_subparsers(dest="command", required=True)
@@ -438,13 +474,24 @@ def main() -> None:
     embedding.add_argument("gutenberg", type=Path)
     embedding.add_argument("cache", type=Path)
     embedding.add_argument("--layer", type=int, default=5)
+    embedding.add_argument("--mono-lines", type=int, default=MONO_LINES, help="lines per monosemous word")
+    tabling = commands.add_parser("table", help="the one-use table of ops.sense_evidence from the md5-even words")
+    tabling.add_argument("cache", type=Path)
     evaluating = commands.add_parser("evaluate")
     evaluating.add_argument("cache", type=Path)
     evaluating.add_argument("--half", choices=("tune", "held_out", "both"), default="tune")
-    evaluating.add_argument("--baseline", choices=("mono", "corpus"), default="corpus")
+    evaluating.add_argument("--baseline", choices=("mono", "corpus"), default="mono")
+    evaluating.add_argument("--combos", type=lambda t: t.split(","), default=COMBINATIONS.split(","))
+    measures = ["selfsim", "z_features", "z_raw_joined"]
+    evaluating.add_argument("--measures", type=lambda t: t.split(","), default=measures)
+    evaluating.add_argument("--percentile", type=float, default=None, help="default: KEEP_PERCENTILE of the baseline")
+    evaluating.add_argument("--resplit-z", type=float, default=0.0)
+    evaluating.add_argument("--silhouette", action="store_true", help="also k by the silhouette")
     args = parser.parse_args()
     if args.command == "embed":
         embed(args)
+    elif args.command == "table":
+        one_use_table(args)
     else:
         evaluate(args)
 

@@ -24,14 +24,22 @@ rows); hence the split thresholds of ``SPLIT_Z_TABLE`` are below 0
 
 A word splits where ``corpus_polysemy`` exceeds ``split_z_for(n)`` (a dictionary probe may
 shift that threshold by at most ``MAX_PRIOR_SHIFT``, see ``probe_prior_shift``: it never
-overrides clear corpus evidence). How many senses: the group with the strongest evidence
+overrides clear corpus evidence).
+
+With the word's ``self_similarity`` over the same occurrences (``self_similarity_score``:
+the lexicon's self-similarity polysemy score, on its raw contextual rows), ``corpus_polysemy``
+is ``combined_polysemy``: that score and the split z, each in standard deviations above
+one-use words of the same n (``ONE_USE_TABLE``: WordNet-monosemous words), added; the word
+splits where it exceeds the table's threshold (80% of one-use words stay below it). On
+real words (benchmarks/quality/wordnet_coarse.py, SENSE_EVIDENCE.md "Real words") this
+decides the first split better than either measure alone. How many senses: the group with the strongest evidence
 is split again (best first) while the evidence for splitting it exceeds ``split_z``, both
 parts keep at least ``min_support`` occurrences, and there are fewer than ``max_senses``
 groups. ``sense_scores`` gives each occurrence a confidence in [0, 1].
 """
 
 from dataclasses import dataclass
-from typing import List, Optional, Sequence, Tuple
+from typing import Callable, List, Optional, Sequence, Tuple
 
 import numpy as np
 from threadpoolctl import threadpool_limits
@@ -62,6 +70,25 @@ SPLIT_Z_TABLE: Tuple[Tuple[int, float], ...] = (
 )
 N_COMPONENTS = 8  # principal directions the split is judged in
 N_NULL = 48  # one-Gaussian data sets per test
+# (n, self-similarity score mean, standard deviation, split z mean, standard deviation,
+# combined threshold): at n occurrences, 57 md5-even WordNet-monosemous Gutenberg words
+# (their first n of 40 lines) in a corpus of 6,315 target lines and 1,500 WordNet example
+# sentences (MiniLM layer 5; the threshold: the 80th percentile of their combined score);
+# `python benchmarks/quality/wordnet_coarse.py table CACHE`. Linear in n, constant beyond the ends.
+ONE_USE_TABLE: Tuple[Tuple[int, float, float, float, float, float], ...] = (
+    (6, 0.1646, 0.0854, -2.0939, 0.1967, 0.4458),
+    (7, 0.1650, 0.0809, -2.6939, 0.3700, 0.7101),
+    (8, 0.1623, 0.0786, -2.0288, 0.2596, 1.0825),
+    (10, 0.1639, 0.0800, -2.2980, 0.4305, 1.0997),
+    (12, 0.1649, 0.0822, -2.3982, 0.4292, 1.3780),
+    (14, 0.1677, 0.0843, -2.3039, 0.5582, 1.0070),
+    (16, 0.1688, 0.0838, -1.9449, 0.5808, 0.9996),
+    (20, 0.1703, 0.0839, -1.7603, 0.6567, 1.1443),
+    (24, 0.1708, 0.0833, -1.8294, 0.8596, 0.9593),
+    (28, 0.1716, 0.0851, -1.8110, 0.9754, 1.2142),
+    (32, 0.1724, 0.0856, -1.2133, 0.7900, 1.0094),
+    (40, 0.1728, 0.0855, -1.3780, 1.0965, 0.9526),
+)
 RESPLIT_Z: Optional[float] = 0.0  # evidence needed to split a group again (None: as for the first split)
 MIN_SUPPORT = 3  # occurrences a sense needs at least
 MAX_PRIOR_SHIFT = 1.0  # most a prior (e.g. the polysemy probe) may move split_z, either way
@@ -96,6 +123,37 @@ def split_z_for(n: int, split_z: Optional[float] = None, table: Sequence[Tuple[i
         return float(split_z)
     sizes, values = zip(*table)
     return float(np.interp(n, sizes, values))
+
+
+def one_use_reference(n: int, table: Sequence[Sequence[float]] = ONE_USE_TABLE) -> Tuple[float, ...]:
+    """(self-similarity mean, sd, split z mean, sd, combined threshold) of one-use words
+    at ``n`` occurrences: ``table`` interpolated linearly in n (constant beyond its ends)."""
+    columns = np.asarray(table, dtype=np.float64)
+    return tuple(float(np.interp(n, columns[:, 0], columns[:, j])) for j in range(1, columns.shape[1]))
+
+
+def self_similarity_score(raw_rows: np.ndarray, baseline: float = 0.0) -> Optional[float]:
+    """(1 - SelfSim) / (1 - B) of one word's occurrences: SelfSim the mean pairwise cosine
+    of their raw contextual rows (n, d), B the corpus's anisotropy baseline
+    (``Lexicon.anisotropy_baseline``): the lexicon's self-similarity polysemy score over
+    these occurrences only. None with fewer than two usable (finite, non-zero) rows."""
+    rows = np.asarray(raw_rows, dtype=np.float64)
+    rows = rows.reshape(len(rows), -1) if rows.size else rows.reshape(len(rows), 0)
+    finite = np.asarray(np.isfinite(rows).all(axis=1), dtype=bool)
+    units = normalise_rows(np.where(finite[:, None], rows, 0.0))
+    units = units[finite & (np.einsum("ij,ij->i", units, units) > 0.25)]
+    if len(units) < 2 or not 1.0 - baseline > _EPS:
+        return None
+    return float(spread(units) / (1.0 - float(baseline)))
+
+
+def combined_polysemy(self_similarity: float, split_z: float, n: int) -> float:
+    """``self_similarity`` (``self_similarity_score``) and ``split_z`` (``split_evidence``)
+    of n occurrences, each in standard deviations above one-use words at n
+    (``ONE_USE_TABLE``), added: about 0 for a typical one-use word, the table's threshold
+    (about 1) for the 80th percentile of one-use words, higher where the uses differ."""
+    s_mean, s_sd, z_mean, z_sd, _ = one_use_reference(n)
+    return float((self_similarity - s_mean) / max(s_sd, _EPS) + (split_z - z_mean) / max(z_sd, _EPS))
 
 
 def check_evidence_settings(
@@ -209,6 +267,7 @@ def probe_prior_shift(estimate: Optional[float], split_senses: Optional[float], 
 def corpus_evidence(
     rows: np.ndarray,
     *,
+    self_similarity: Optional[float] = None,
     split_z: Optional[float] = None,
     prior_shift: float = 0.0,
     resplit_z: Optional[float] = RESPLIT_Z,
@@ -222,7 +281,10 @@ def corpus_evidence(
 
     The word splits where ``corpus_polysemy`` (``split_evidence`` on all usable rows)
     exceeds ``split_z_for(n usable, split_z) - prior_shift`` (the shift clipped to
-    +-MAX_PRIOR_SHIFT; ``split_z`` None: ``SPLIT_Z_TABLE`` at n). Each group
+    +-MAX_PRIOR_SHIFT; ``split_z`` None: ``SPLIT_Z_TABLE`` at n). With
+    ``self_similarity`` (``self_similarity_score`` of the same occurrences) and
+    ``split_z`` None, ``corpus_polysemy`` is ``combined_polysemy`` and the threshold
+    ``ONE_USE_TABLE``'s at n (minus the shift). Each group
     is then split again, strongest evidence first, while that evidence exceeds the larger
     of that threshold and ``resplit_z`` (None: the same threshold), both parts keep
     ``min_support`` occurrences and there are fewer than ``max_senses`` groups. Unusable
@@ -233,17 +295,31 @@ def corpus_evidence(
     n = len(rows)
     usable = usable_rows(rows) if n else np.zeros(0, dtype=bool)
     shift = float(np.clip(prior_shift, -MAX_PRIOR_SHIFT, MAX_PRIOR_SHIFT))
-    threshold = split_z_for(int(usable.sum()), split_z) - shift
+    n_usable = int(usable.sum())
+    threshold = split_z_for(n_usable, split_z) - shift
+    combined = self_similarity is not None and split_z is None and bool(np.isfinite(self_similarity))
+    similarity = float(self_similarity) if combined and self_similarity is not None else 0.0
+    first_threshold = one_use_reference(n_usable)[4] - shift if combined else threshold
     min_support = max(1, int(min_support))
-    if int(usable.sum()) < max(2 * min_support, 3):
-        return SenseEvidence(None, threshold, np.zeros(n, dtype=np.int64))
+    if n_usable < max(2 * min_support, 3):
+        return SenseEvidence(None, first_threshold, np.zeros(n, dtype=np.int64))
     # Many small eigen-decompositions: one BLAS thread each (threaded BLAS on 64 x 64
     # matrices on busy cores was 36x slower, SENSE_EVIDENCE.md)
     with threadpool_limits(limits=1, user_api="blas"):
         labels, polysemy = _evidence_labels(
-            rows, usable, threshold, resplit_z, max_senses, min_support, n_components, n_null, seed
+            rows,
+            usable,
+            threshold,
+            resplit_z,
+            max_senses,
+            min_support,
+            n_components,
+            n_null,
+            seed,
+            first=(lambda z: combined_polysemy(similarity, z, n_usable)) if combined else None,
+            first_threshold=first_threshold,
         )
-    return SenseEvidence(polysemy, threshold, labels)
+    return SenseEvidence(polysemy, first_threshold, labels)
 
 
 def _evidence_labels(
@@ -256,12 +332,21 @@ def _evidence_labels(
     n_components: int,
     n_null: int,
     seed: int,
+    first: Optional[Callable[[float], float]] = None,
+    first_threshold: Optional[float] = None,
 ) -> Tuple[np.ndarray, float]:
-    """(labels (n,), corpus_polysemy) of ``corpus_evidence`` (enough usable rows)."""
+    """(labels (n,), corpus_polysemy) of ``corpus_evidence`` (enough usable rows); ``first``
+    maps the root's split z to the corpus_polysemy the first split is decided on (against
+    ``first_threshold``), None: the z itself against ``threshold``."""
     n = len(rows)
     kept = np.flatnonzero(usable)
     settings = dict(n_components=n_components, n_null=n_null, seed=seed)
     root_z, root_group = split_evidence(rows[kept], **settings)
+    if first is not None and first_threshold is not None:
+        root_z = first(root_z)
+        threshold_at_root = first_threshold
+    else:
+        threshold_at_root = threshold
     groups: List[np.ndarray] = [kept]
     # candidates: (z, position in groups, group mask); the root's is known
     candidates = {0: (root_z, root_group)}
@@ -269,7 +354,9 @@ def _evidence_labels(
         best = max(candidates, key=lambda g: candidates[g][0])
         z, mask = candidates.pop(best)
         members = groups[best]
-        needed = threshold if len(groups) == 1 or resplit_z is None else max(threshold, resplit_z)
+        needed = (
+            threshold_at_root if len(groups) == 1 else threshold if resplit_z is None else max(threshold, resplit_z)
+        )
         if z <= needed or min(mask.sum(), (~mask).sum()) < min_support:
             if best == 0 and len(groups) == 1:
                 break
@@ -335,17 +422,20 @@ def induce_senses_by_evidence(
     resplit_z: Optional[float] = RESPLIT_Z,
     max_senses: int = MAX_SENSES,
     min_support: int = MIN_SUPPORT,
+    self_similarity: Optional[float] = None,
 ) -> Tuple[SenseModel, SenseEvidence]:
     """``ops.senses.induce_senses`` decided by ``corpus_evidence``: the senses of one type
     from its unit rows (n, d) in the sense space, judged and clustered on ``cluster_rows``
     (n, d'; e.g. ``sense_features``, token joined to context; None: ``unit_rows``). The
     SenseModel's centroids are unit means of ``cluster_rows`` per sense, largest sense
-    first; its ``spread`` that of the usable ``unit_rows``. An empty input: zero senses."""
+    first; its ``spread`` that of the usable ``unit_rows`` (``self_similarity``: see
+    ``corpus_evidence``). An empty input: zero senses."""
     units = np.asarray(unit_rows, dtype=np.float64)
     units = units.reshape(len(units), -1) if units.size else units.reshape(len(units), 0)
     clustered = units if cluster_rows is None else np.asarray(cluster_rows, dtype=np.float64).reshape(len(units), -1)
     evidence = corpus_evidence(
         clustered,
+        self_similarity=self_similarity,
         split_z=split_z,
         prior_shift=prior_shift,
         resplit_z=resplit_z,
