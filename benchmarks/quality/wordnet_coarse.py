@@ -230,7 +230,8 @@ def probe_estimate(probe, raw: np.ndarray, score: float, log_frequency: float, i
 
 def corpora(meta: dict) -> Dict[Tuple[str, str], np.ndarray]:
     """(lemma, corpus) -> target row indices; the monosemous words judged on their first
-    7 (``mono7``, the size of most paired corpora) and all 20 (``mono20``) lines."""
+    7 (``mono7``, the size of most paired corpora) and all their lines (``mono_all``: 20 by
+    default, ``embed --mono-lines``)."""
     groups: Dict[Tuple[str, str], List[int]] = defaultdict(list)
     for i, target in enumerate(meta["targets"]):
         groups[(target["lemma"], target["corpus"])].append(i)
@@ -238,7 +239,7 @@ def corpora(meta: dict) -> Dict[Tuple[str, str], np.ndarray]:
     for (lemma, corpus), rows in groups.items():
         if corpus == "mono":
             out[(lemma, "mono7")] = np.array(rows[:7])
-            out[(lemma, "mono20")] = np.array(rows)
+            out[(lemma, "mono_all")] = np.array(rows)
         else:
             out[(lemma, corpus)] = np.array(rows)
     return out
@@ -426,7 +427,7 @@ def report(results: Dict[Tuple[str, str], dict], lemmas: set, half: str, ari) ->
     for name in results[(paired[0], "mixed")]["z"]:
         pairs = [(results[(w, "mixed")]["z"][name], results[(w, "single")]["z"][name]) for w in paired]
         print(f"{name} | {_higher(pairs):.3f}")
-    print("rule | k higher | mixed split | single one | ARI mixed | mean k mixed | mono7 one | mono20 one | min size")
+    print("rule | k higher | mixed split | single one | ARI mixed | mean k mixed | mono7 one | mono all one | min size")
     for rule in results[(paired[0], "mixed")]["labels"]:
 
         def k(key: Tuple[str, str], rule: str = rule) -> int:
@@ -439,7 +440,7 @@ def report(results: Dict[Tuple[str, str], dict], lemmas: set, half: str, ari) ->
             f"{rule} | {higher:.3f} | {np.mean([k((w, 'mixed')) > 1 for w in paired]):.3f} | "
             f"{np.mean([k((w, 'single')) == 1 for w in paired]):.3f} | {np.mean(aris):.3f} | "
             f"{np.mean([k((w, 'mixed')) for w in mixed]):.2f} | {np.mean([k((w, 'mono7')) == 1 for w in mono]):.3f} | "
-            f"{np.mean([k((w, 'mono20')) == 1 for w in mono]):.3f} | {min_size}"
+            f"{np.mean([k((w, 'mono_all')) == 1 for w in mono]):.3f} | {min_size}"
         )
 
 
@@ -455,9 +456,9 @@ def one_use_table(args: argparse.Namespace) -> None:
     meta = load_cache(args.cache)
     mono = sorted({t["lemma"] for t in meta["targets"] if t["corpus"] == "mono"})
     even = [lemma for lemma, fitted in zip(mono, in_fitted_half(mono)) if fitted]
-    stats = baseline_stats(meta, "mono", list(TABLE_SIZES), even)
+    stats = baseline_stats(meta, "mono", list(args.sizes), even)
     print(f"# {len(even)} md5-even monosemous words; (n, self-similarity mean, sd, split z mean, sd, threshold)")
-    for n in TABLE_SIZES:
+    for n in args.sizes:
         s, z = stats[n]["selfsim"], stats[n]["z_features"]
         combined = (s - s.mean()) / s.std() + (z - z.mean()) / z.std()
         threshold = np.percentile(combined, KEEP_PERCENTILE["mono"])
@@ -477,6 +478,7 @@ def main() -> None:
     embedding.add_argument("--mono-lines", type=int, default=MONO_LINES, help="lines per monosemous word")
     tabling = commands.add_parser("table", help="the one-use table of ops.sense_evidence from the md5-even words")
     tabling.add_argument("cache", type=Path)
+    tabling.add_argument("--sizes", type=lambda t: [int(x) for x in t.split(",")], default=list(TABLE_SIZES))
     evaluating = commands.add_parser("evaluate")
     evaluating.add_argument("cache", type=Path)
     evaluating.add_argument("--half", choices=("tune", "held_out", "both"), default="tune")
