@@ -170,13 +170,18 @@ def induce_inventory(
         raw = sample.vectors[int(sample.offsets[i]) : int(sample.offsets[i + 1])].astype(np.float64)
         return raw, to_sense_space(raw, space)
 
+    # Per type, small matrices: one BLAS thread (threaded, they waited on busy cores; the
+    # inventory is bitwise the same). Libraries found once (threadpool_limits per type
+    # looked for them each time).
+    blas = ThreadpoolController()
     thresholds, n_calibrated = SPLIT_THRESHOLDS, 0
     if split_threshold is None and split_percentile is not None:
         row_counts, spreads = np.zeros(len(induced), dtype=np.int64), np.zeros(len(induced))
-        for j, i in enumerate(induced):  # one type at a time: bounded memory
-            units = units_of(int(i))[1]
-            voting = units[voting_rows(units)]
-            row_counts[j], spreads[j] = len(voting), spread(voting)
+        with blas.limit(limits=1, user_api="blas"):
+            for j, i in enumerate(induced):  # one type at a time: bounded memory
+                units = units_of(int(i))[1]
+                voting = units[voting_rows(units)]
+                row_counts[j], spreads[j] = len(voting), spread(voting)
         thresholds, n_calibrated = calibrate_split_thresholds(row_counts, spreads, split_percentile)
     record["split_thresholds"] = None if split_threshold is not None else [[n, t] for n, t in thresholds]
     record["split_calibrated_sizes"] = n_calibrated
@@ -189,40 +194,40 @@ def induce_inventory(
     labels: List[List[str]] = []
     polysemy: List[float] = []
     scales: List[float] = []
-    blas = ThreadpoolController()  # found once: threadpool_limits per type looked for the libraries each time
-    for i in induced:
-        start, end = int(sample.offsets[i]), int(sample.offsets[i + 1])
-        raw, units = units_of(int(i))
-        features = None
-        if context_space is not None and sample_contexts is not None:
-            contexts = sample_contexts[start:end].astype(np.float64)
-            features = sense_features(units, to_sense_space(contexts, context_space), context_weight)
-        clustered = units if features is None else features
-        if settings.split_by_evidence:
-            model, evidence = induce_senses_by_evidence(
-                units, cluster_rows=features, max_senses=settings.max_senses, min_support=settings.min_support
-            )
-            corpus_polysemy = evidence.corpus_polysemy
-        else:
-            split = None if decisions is None else decisions[i]
-            model = induce_senses(units, settings, thresholds=thresholds, cluster_rows=features, split=split)
-            corpus_polysemy = corpus_polysemy_of(clustered, min_support=settings.min_support, blas=blas)
-        if model.n_senses == 0:
-            continue
-        polysemy.append(np.nan if corpus_polysemy is None else corpus_polysemy)
-        scales.append(margin_scale(clustered, model.centroids))
-        keys.append(sample.keys[i])
-        sizes.append(model.n_senses)
-        centroids.append(model.centroids)
-        shares.append(model.shares)
-        vectors.append(_means_by_label(raw, model.labels, model.n_senses))
-        closeness = np.einsum("ij,ij->i", units if features is None else features, model.centroids[model.labels])
-        snippets = sample.snippets[start:end]
-        labels += labels_by_sense(snippets, model.labels.tolist(), exclude=[sample.keys[i]])
-        for sense in range(model.n_senses):
-            members = np.flatnonzero(model.labels == sense)
-            nearest = members[np.argsort(-closeness[members], kind="stable")][:N_EXAMPLES]
-            examples.append([snippets[j] for j in nearest])
+    with blas.limit(limits=1, user_api="blas"):
+        for i in induced:
+            start, end = int(sample.offsets[i]), int(sample.offsets[i + 1])
+            raw, units = units_of(int(i))
+            features = None
+            if context_space is not None and sample_contexts is not None:
+                contexts = sample_contexts[start:end].astype(np.float64)
+                features = sense_features(units, to_sense_space(contexts, context_space), context_weight)
+            clustered = units if features is None else features
+            if settings.split_by_evidence:
+                model, evidence = induce_senses_by_evidence(
+                    units, cluster_rows=features, max_senses=settings.max_senses, min_support=settings.min_support
+                )
+                corpus_polysemy = evidence.corpus_polysemy
+            else:
+                split = None if decisions is None else decisions[i]
+                model = induce_senses(units, settings, thresholds=thresholds, cluster_rows=features, split=split)
+                corpus_polysemy = corpus_polysemy_of(clustered, min_support=settings.min_support, blas=blas)
+            if model.n_senses == 0:
+                continue
+            polysemy.append(np.nan if corpus_polysemy is None else corpus_polysemy)
+            scales.append(margin_scale(clustered, model.centroids))
+            keys.append(sample.keys[i])
+            sizes.append(model.n_senses)
+            centroids.append(model.centroids)
+            shares.append(model.shares)
+            vectors.append(_means_by_label(raw, model.labels, model.n_senses))
+            closeness = np.einsum("ij,ij->i", units if features is None else features, model.centroids[model.labels])
+            snippets = sample.snippets[start:end]
+            labels += labels_by_sense(snippets, model.labels.tolist(), exclude=[sample.keys[i]])
+            for sense in range(model.n_senses):
+                members = np.flatnonzero(model.labels == sense)
+                nearest = members[np.argsort(-closeness[members], kind="stable")][:N_EXAMPLES]
+                examples.append([snippets[j] for j in nearest])
     width = lexicon.width
     return SenseInventory(
         space,
