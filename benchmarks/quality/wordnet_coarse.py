@@ -8,19 +8,17 @@ is cut to n = min(its size, that synset's size) sentences (round robin over the 
 each keeping at least 3) and a ``single`` corpus of the same n from that one synset.
 WordNet-monosemous Gutenberg words (``monosemous_sentences.py``) give the one-use words.
 
-``embed``: all these sentences and a background of other WordNet example sentences go
-through the real pipeline (``load_pipeline``, MiniLM layer 5) once; the sense spaces are
-fitted on every token of all of them together (as build-lexicon fits them on a whole
-corpus); the cache keeps each target occurrence's token and context rows, the
-spaces, the anisotropy baseline and what the shipped polysemy probe reads.
+``embed``: these sentences and 1,500 other WordNet example sentences go through
+``load_pipeline`` (MiniLM layer 5) once; the sense spaces are fitted on all their tokens
+(as build-lexicon fits them on a whole corpus); the cache keeps each target's token and
+context rows, the spaces, the anisotropy baseline and what the shipped probe reads.
 ``evaluate``: the split rules and corpus_polysemy measures on the cache, per md5 half of
 the lemma (``in_fitted_half``: tune = even, held_out = odd).
 
     export HF_HUB_OFFLINE=1 TOKENIZERS_PARALLELISM=false OMP_NUM_THREADS=1
     python benchmarks/quality/wordnet_coarse.py embed ../shared/data/wordnet_examples/wordnet_examples.jsonl \
         MONO.jsonl ../shared/data/corpus_gutenberg CACHE_DIR
-    python benchmarks/quality/wordnet_coarse.py evaluate CACHE_DIR [--half tune]
-
+    python benchmarks/quality/wordnet_coarse.py evaluate CACHE_DIR [--half tune]  # table CACHE_DIR: ONE_USE_TABLE
 (MONO.jsonl: ``monosemous_sentences.py ... --per-word 40 --max-words 120``.)
 """
 
