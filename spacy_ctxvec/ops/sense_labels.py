@@ -72,7 +72,7 @@ def sense_labels(
     counts = np.zeros((len(senses), len(vocabulary)), dtype=np.int64)
     for row, (a, b) in enumerate(zip(bounds[:-1], bounds[1:])):
         columns = [column[word] for words in words_per_document[a:b] for word in words]
-        np.add.at(counts[row], np.array(columns, dtype=np.int64), 1)
+        counts[row] = np.bincount(np.array(columns, dtype=np.int64), minlength=len(vocabulary))
     counts = counts * np.array([word not in excluded for word in vocabulary.tolist()], dtype=bool)
     weights = class_tfidf(counts, np.diff(bounds))
     labels = []
