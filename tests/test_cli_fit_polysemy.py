@@ -147,14 +147,34 @@ def test_too_few_words_with_counts_is_a_coded_error(lexicon_pipeline, tmp_path):
     )
 
 
-def test_senses_are_induced_again_so_that_the_probe_decides_the_splits(tiny_pipeline_dir, sense_counts, tmp_path):
+def test_the_probe_decides_the_splits_once_fitted_unless_the_corpus_does(tiny_pipeline_dir, sense_counts, tmp_path):
     from spacy_ctxvec.saved_pipeline import load_senses
 
     rng = np.random.default_rng(1)
     corpus = tmp_path / "corpus.txt"
     corpus.write_text("\n".join(" ".join(rng.permutation(WORDS)[:8]) for _ in range(60)) + "\n", encoding="utf8")
+    # By default this corpus's evidence decides the senses: fitting a probe leaves them as built.
     built = invoke(
-        "build-lexicon", tiny_pipeline_dir, corpus, tmp_path / "with_senses", "--min-count", "2", "--no-progress"
+        "build-lexicon", tiny_pipeline_dir, corpus, tmp_path / "by_evidence", "--min-count", "2", "--no-progress"
+    )
+    assert built.exit_code == 0, built.output
+    assert load_senses(tmp_path / "by_evidence").settings["split_rule"] == "evidence"
+    kept = invoke("fit-polysemy", tmp_path / "by_evidence", sense_counts, tmp_path / "kept")
+    assert kept.exit_code == 0 and "Senses induced again" not in kept.output, kept.output
+    assert load_senses(tmp_path / "kept").to_bytes() == load_senses(tmp_path / "by_evidence").to_bytes()
+    # With split_by_evidence = false the probe decides once fitted.
+    nlp = spacy.load(tiny_pipeline_dir)
+    induction = {"@misc": "spacy-ctxvec.sense_induction.v1", "split_by_evidence": False}
+    nlp.add_pipe("ctxvec_polysemy", config={"min_count": 2, "induction": induction})
+    nlp.to_disk(tmp_path / "spread_pipeline")
+    built = invoke(
+        "build-lexicon",
+        tmp_path / "spread_pipeline",
+        corpus,
+        tmp_path / "with_senses",
+        "--min-count",
+        "2",
+        "--no-progress",
     )
     assert built.exit_code == 0, built.output
     assert load_senses(tmp_path / "with_senses").settings["split_rule"] == "spread"

@@ -487,9 +487,11 @@ def test_sense_key_width_and_setting_errors(sense_nlp):
 def test_minilm_river_and_money_bank_never_share_a_sense(default_nlp):
     """Observed with MiniLM (last layer) on SENSE_CORPUS: 'bank' splits, no sense mixes
     river and money occurrences, and new river / money sentences go to a river / money
-    sense. (The number of senses is not asserted: the default cut makes many small ones.)
-    The default support floor (3 occurrences per sense) leaves no sense smaller than that;
-    the river / money check runs with min_support 1, as before the floor existed."""
+    sense. (The number of senses is not asserted: the spread cut makes many small ones.)
+    The default support floor (3 occurrences per sense) leaves no sense smaller than that,
+    and the default split rule (this corpus's evidence) gives 'bank' two senses, one holding
+    every river occurrence and at most one of the 8 money ones; the strict river / money
+    check runs with the spread rule and min_support 1, as before the floor existed."""
     lexicon = partial_lexicon(default_nlp, SENSE_CORPUS, batch_size=16, sample_size=32).prune_sample(2)
     floored = Polysemy(min_count=2)
     floored.set_lexicon(lexicon)
@@ -497,7 +499,18 @@ def test_minilm_river_and_money_bank_never_share_a_sense(default_nlp):
     for key in default.keys:  # a split never leaves a sense of fewer than 3 occurrences
         n, senses = lexicon.counts[lexicon.index(key)], default.senses_of(key)
         assert len(senses) == 1 or all(sense.share * n >= 3 - 1e-9 for sense in senses), key
-    component = Polysemy(min_count=2, induction=SenseInductionSettings(min_support=1))
+    assert default.settings["split_rule"] == "evidence" and default.n_senses("bank") == 2
+    bank_rows, bank_snippets = lexicon.sample.rows_of("bank")
+    bank_start = int(lexicon.sample.offsets[lexicon.sample.index("bank")])
+    by_evidence = default.assign(
+        default.type_rows(["bank"] * len(bank_rows)),
+        bank_rows.astype(np.float32),
+        lexicon.sample.contexts[bank_start : bank_start + len(bank_rows)].astype(np.float32),
+    )
+    river_mask = np.array([any(w in s for w in ("river", "stream", "muddy", "Reeds")) for s in bank_snippets])
+    (river_sense,) = set(by_evidence[river_mask].tolist())
+    assert (by_evidence[~river_mask] == river_sense).sum() <= 1
+    component = Polysemy(min_count=2, induction=SenseInductionSettings(min_support=1, split_by_evidence=False))
     component.set_lexicon(lexicon)
     inventory = component.build_senses()
     assert inventory.n_senses("bank") > 1

@@ -223,8 +223,8 @@ SENSE_CORPUS = [
 
 def build_sense_nlp(model_dir):
     """Tiny transformer + ctxvec_static (its input embeddings) + ctxvec_context +
-    ctxvec_polysemy with senses induced from a small corpus; split_threshold 0 so that
-    sampled types with >= 3 rows split."""
+    ctxvec_polysemy with senses induced from a small corpus by the spread rule;
+    split_threshold 0 so that sampled types with >= 3 rows split."""
     from .conftest import transformer_config
 
     nlp = spacy.blank("en")
@@ -235,7 +235,13 @@ def build_sense_nlp(model_dir):
         "ctxvec_polysemy",
         config={
             "min_count": 3,
-            "induction": {"split_threshold": 0.0, "min_tokens": 3, "cut_distance": 0.01, "min_support": 1},
+            "induction": {
+                "split_threshold": 0.0,
+                "min_tokens": 3,
+                "cut_distance": 0.01,
+                "min_support": 1,
+                "split_by_evidence": False,
+            },
         },
     )
     nlp.initialize()
@@ -317,15 +323,28 @@ def test_induced_labels_use_the_inventorys_own_split_thresholds():
     vectors = np.vstack([0.1 * rng.normal(size=(5, 8)) + np.eye(8)[0], 0.1 * rng.normal(size=(5, 8)) + np.eye(8)[1]])
     space = SenseSpace(np.zeros(8), np.zeros((0, 8)))
     groups = [list(range(10))]
-    never, _ = induced_labels(
-        vectors, groups, space, {"split_threshold": None, "split_thresholds": [[4, 2.0], [64, 2.0]]}
-    )
-    always, _ = induced_labels(
-        vectors, groups, space, {"split_threshold": None, "split_thresholds": [[4, 0.0], [64, 0.0]]}
-    )
+    spread = {"split_rule": "spread", "split_threshold": None}
+    never, _ = induced_labels(vectors, groups, space, {**spread, "split_thresholds": [[4, 2.0], [64, 2.0]]})
+    always, _ = induced_labels(vectors, groups, space, {**spread, "split_thresholds": [[4, 0.0], [64, 0.0]]})
     assert len(set(never[0].tolist())) == 1 and len(set(always[0].tolist())) >= 2
-    fixed, _ = induced_labels(vectors, groups, space, {"split_threshold": 2.0, "split_thresholds": None})
+    fixed, _ = induced_labels(vectors, groups, space, {**spread, "split_threshold": 2.0, "split_thresholds": None})
     assert len(set(fixed[0].tolist())) == 1
+
+
+def test_induced_labels_follow_the_evidence_rule_by_default():
+    """Settings that record the evidence rule, or no rule (the default), split each group
+    on its own evidence: two tight groups of 5 split along them, one tight group does not."""
+    from spacy_ctxvec.ops.senses import SenseSpace
+
+    rng = np.random.default_rng(3)
+    two = np.vstack([0.1 * rng.normal(size=(5, 8)) + np.eye(8)[0], 0.1 * rng.normal(size=(5, 8)) + np.eye(8)[1]])
+    one = 0.1 * rng.normal(size=(10, 8)) + np.eye(8)[2]
+    vectors, space = np.vstack([two, one]), SenseSpace(np.zeros(8), np.zeros((0, 8)))
+    groups = [list(range(10)), list(range(10, 20))]
+    for settings in ({}, {"split_rule": "evidence"}):
+        labels, _ = induced_labels(vectors, groups, space, settings)
+        assert sorted(labels[0].tolist()) == [0] * 5 + [1] * 5 and len(set(labels[0][:5].tolist())) == 1
+        assert set(labels[1].tolist()) == {0}
 
 
 def test_evaluate_senses_splits_as_the_probe_decides_where_the_inventory_did(sense_nlp, tmp_path):

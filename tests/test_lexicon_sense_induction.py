@@ -9,7 +9,7 @@ from spacy_ctxvec.lexicon.sense_descriptions import describe_context, describe_s
 from spacy_ctxvec.lexicon.sense_induction import corpus_polysemy_of, fit_corpus_sense_space, induce_inventory
 from spacy_ctxvec.lexicon.sense_inventory import SenseInventory
 from spacy_ctxvec.lexicon.statistics import Lexicon
-from spacy_ctxvec.ops.sense_evidence import corpus_evidence
+from spacy_ctxvec.ops.sense_evidence import corpus_evidence, self_similarity_score
 from spacy_ctxvec.ops.senses import SPLIT_THRESHOLDS, SenseInductionSettings, fit_sense_space, spread, to_sense_space
 
 from . import test_lexicon_sense_inventory as inventory_tests
@@ -18,6 +18,8 @@ from .test_lexicon_sense_inventory import WIDTH, lexicon_with_sample, synthetic,
 # The synthetic sample and its inventory, the same module fixtures as the inventory tests.
 data = inventory_tests.data
 inventory = inventory_tests.inventory
+# The spread (or probe) split rule, the default before the corpus's evidence decided.
+SPREAD_RULE = SenseInductionSettings(split_by_evidence=False)
 
 
 def test_induction_is_deterministic_and_independent_of_how_the_sample_was_merged(data, inventory):
@@ -89,8 +91,10 @@ def test_default_split_threshold_is_calibrated_and_saved_as_null(data):
     assert SenseInventory.from_bytes(inventory.to_bytes()).settings == inventory.settings
 
 
-def test_few_types_use_the_shipped_thresholds_and_say_so(inventory):
+def test_few_types_use_the_shipped_thresholds_and_say_so(data):
     # 31 types: too few to calibrate on (MIN_CALIBRATION_TYPES), so the absolute table decides
+    keys, vectors, _, _ = data
+    inventory = induce_inventory(lexicon_with_sample(keys, vectors), SPREAD_RULE, min_count=5)
     assert inventory.settings["split_calibrated_sizes"] == 0 and inventory.settings["split_percentile"] == 82.0
     assert [tuple(row) for row in inventory.settings["split_thresholds"]] == list(SPLIT_THRESHOLDS)
     assert describe_split_thresholds(inventory.settings).startswith("the shipped split thresholds (too few types")
@@ -99,7 +103,7 @@ def test_few_types_use_the_shipped_thresholds_and_say_so(inventory):
 def test_thresholds_are_calibrated_on_a_corpus_with_enough_types():
     keys, vectors, _, _ = synthetic(n_words=150, per_word=12, noise=0.3)
     lexicon = lexicon_with_sample(keys, vectors)
-    inventory = induce_inventory(lexicon, min_count=5)
+    inventory = induce_inventory(lexicon, SPREAD_RULE, min_count=5)
     table = [tuple(row) for row in inventory.settings["split_thresholds"]]
     assert inventory.settings["split_calibrated_sizes"] == 1  # 150 types with 12 rows: the band n = 12 .. 15
     spreads = []
@@ -110,10 +114,10 @@ def test_thresholds_are_calibrated_on_a_corpus_with_enough_types():
     assert len(spreads) == 150 and dict(table)[12] == pytest.approx(np.percentile(spreads, 82.0), abs=1e-6)
     assert "calibrated on this corpus (percentile 82 of" in describe_split_thresholds(inventory.settings)
     assert SenseInventory.from_bytes(inventory.to_bytes()).settings == inventory.settings
-    shipped = induce_inventory(lexicon, SenseInductionSettings(split_percentile=None), min_count=5)
+    shipped = induce_inventory(lexicon, SPREAD_RULE.replace(split_percentile=None), min_count=5)
     assert shipped.settings["split_calibrated_sizes"] == 0 and shipped.settings["split_percentile"] is None
     assert [tuple(row) for row in shipped.settings["split_thresholds"]] == list(SPLIT_THRESHOLDS)
-    fixed = induce_inventory(lexicon, SenseInductionSettings(split_threshold=0.3), min_count=5)
+    fixed = induce_inventory(lexicon, SPREAD_RULE.replace(split_threshold=0.3), min_count=5)
     assert fixed.settings["split_thresholds"] is None and describe_split_thresholds(fixed.settings).startswith(
         "split threshold 0.3"
     )
@@ -194,7 +198,7 @@ def test_a_probe_with_a_split_cut_decides_which_types_split(data):
     scores, valid = probe.scores(lexicon, 5)
     assert scores[lexicon.index("w00")] > 3.0 > scores[lexicon.index("bank")]
     # one-meaning words split only into small noise clusters: the support floor is lifted to see them
-    loose = SenseInductionSettings(min_support=1)
+    loose = SPREAD_RULE.replace(min_support=1)
     by_probe = induce_inventory(lexicon, loose, min_count=5, probe=probe)
     assert by_probe.settings["split_rule"] == "probe" and by_probe.settings["split_senses"] == 3.0
     split = {key for key in by_probe.keys if by_probe.n_senses(key) > 1}
@@ -203,9 +207,9 @@ def test_a_probe_with_a_split_cut_decides_which_types_split(data):
     assert split == expected and "w01" in split and "bank" not in split
     assert "polysemy probe estimates more than 3.00 senses" in describe_split_thresholds(by_probe.settings)
     for spread_rule in (
-        induce_inventory(lexicon, SenseInductionSettings(split_by_probe=False), min_count=5, probe=probe),
-        induce_inventory(lexicon, min_count=5, probe=probe_estimating(lexicon, estimates, None)),
-        induce_inventory(lexicon, min_count=5),
+        induce_inventory(lexicon, SPREAD_RULE.replace(split_by_probe=False), min_count=5, probe=probe),
+        induce_inventory(lexicon, SPREAD_RULE, min_count=5, probe=probe_estimating(lexicon, estimates, None)),
+        induce_inventory(lexicon, SPREAD_RULE, min_count=5),
     ):
         assert spread_rule.settings["split_rule"] == "spread" and spread_rule.settings["split_senses"] is None
         assert spread_rule.n_senses("bank") == 2 and spread_rule.n_senses("w00") == 1
@@ -273,14 +277,15 @@ def test_scores_are_high_at_a_sense_centre_and_low_between_senses(data, inventor
     assert unknown[0][0] == -1 and np.isnan(unknown[1][0])
 
 
-def test_split_by_evidence_is_opt_in_and_recorded(data, inventory):
+def test_split_by_evidence_is_the_default_and_recorded(data, inventory):
     keys, vectors, _, _ = data
     lexicon = lexicon_with_sample(keys, vectors)
-    by_evidence = induce_inventory(lexicon, SenseInductionSettings(split_by_evidence=True), min_count=5)
-    assert by_evidence.settings["split_rule"] == "evidence" and inventory.settings["split_rule"] == "spread"
-    assert by_evidence.n_senses("bank") == 2 and by_evidence.n_senses("w00") == 1
-    np.testing.assert_array_equal(by_evidence.corpus_polysemy, inventory.corpus_polysemy)
-    assert "evidence" in describe_split_thresholds(by_evidence.settings)
+    by_spread = induce_inventory(lexicon, SPREAD_RULE, min_count=5)
+    assert inventory.settings["split_rule"] == "evidence" and by_spread.settings["split_rule"] == "spread"
+    assert inventory.n_senses("bank") == 2 and inventory.n_senses("w00") == 1
+    # corpus_polysemy is the same measure whichever rule decided the split
+    np.testing.assert_array_equal(inventory.corpus_polysemy, by_spread.corpus_polysemy)
+    assert "evidence" in describe_split_thresholds(inventory.settings)
 
 
 @pytest.mark.parametrize("min_support", [1, 3, 5])
@@ -296,5 +301,8 @@ def test_corpus_polysemy_is_bitwise_that_of_corpus_evidence(n_rows, min_support)
     rows[3::11] = np.nan
     expected = corpus_evidence(rows, min_support=min_support).corpus_polysemy
     assert corpus_polysemy_of(rows, min_support=min_support) == expected
+    similarity = self_similarity_score(rows)
+    with_similarity = corpus_evidence(rows, min_support=min_support, self_similarity=similarity).corpus_polysemy
+    assert corpus_polysemy_of(rows, min_support=min_support, self_similarity=similarity) == with_similarity
     n_usable = int((np.isfinite(rows).all(axis=1) & (np.nan_to_num(rows) != 0).any(axis=1)).sum())
     assert (expected is None) == (n_usable < max(2 * min_support, 3))

@@ -310,13 +310,18 @@ def test_settings_defaults_are_the_documented_constants_and_the_object_is_frozen
         "n_directions": N_REMOVED_DIRECTIONS,
         "context_weight": CONTEXT_WEIGHT,
         "split_by_probe": True,
-        "split_by_evidence": False,
+        "split_by_evidence": True,
     }
     with pytest.raises(AttributeError):
         settings.cut_distance = 0.3  # frozen
     changed = settings.replace(cut_distance=0.3)
     assert changed.cut_distance == 0.3 and settings.cut_distance == CUT_DISTANCE
-    assert SenseInductionSettings.from_record({"cut_distance": 0.3, "sample_k": 64, "split_rule": "spread"}) == changed
+    assert (
+        SenseInductionSettings.from_record({"cut_distance": 0.3, "sample_k": 64, "split_rule": "evidence"}) == changed
+    )
+    # an inventory recorded under the spread or probe rule: the evidence did not decide
+    spread_record = {"cut_distance": 0.3, "split_rule": "spread"}
+    assert SenseInductionSettings.from_record(spread_record) == changed.replace(split_by_evidence=False)
 
 
 @pytest.mark.parametrize(

@@ -15,6 +15,7 @@ from ..lexicon.polysemy_probe import FITTED_HALF, PROBE, in_fitted_half, type_po
 from ..lexicon.sense_descriptions import describe_split_thresholds
 from ..lexicon.sense_induction import probe_split_decisions
 from ..lexicon.statistics import Lexicon
+from ..ops.sense_evidence import grouped_anisotropy_baseline, induce_senses_by_evidence, self_similarity_score
 from ..ops.senses import (
     CONTEXT_WEIGHT,
     CONTEXT_WINDOW,
@@ -239,7 +240,7 @@ def evaluate_polysemy(
 # Senses
 INDUCED = "induced"
 ASSIGNED = "assigned"
-_INDUCTION_SETTINGS = ("split_threshold", "cut_distance", "max_senses", "min_tokens", "min_share")
+_INDUCTION_SETTINGS = ("split_threshold", "cut_distance", "max_senses", "min_tokens", "min_share", "min_support")
 
 
 def pipeline_senses(nlp: Language):
@@ -327,7 +328,10 @@ def induced_labels(
     (an inventory's: its split thresholds table too). With ``contexts`` (the targets'
     context vectors) and a positive ``context_weight`` in ``settings`` (default
     CONTEXT_WEIGHT) the clusters are made on token and context joined, the contexts in
-    ``context_space`` (None: fitted on the targets' contexts). ``split_decisions``: per
+    ``context_space`` (None: fitted on the targets' contexts). As ``induce_inventory``:
+    where ``settings`` record the evidence split rule (or record no rule: the default),
+    each group's own evidence decides (``ops.sense_evidence.induce_senses_by_evidence``,
+    the anisotropy baseline taken between the groups); else ``split_decisions``: per
     group, whether it splits (None: the spread test decides).
     Returns the labels per group and the space used."""
     settings = settings or {}
@@ -340,10 +344,11 @@ def induced_labels(
     if contexts is not None and weight > 0 and context_space is None:
         context_space = fit_sense_space(contexts[used], n_directions=n_directions)
     induction = SenseInductionSettings.from_record(
-        {name: settings[name] for name in _INDUCTION_SETTINGS if name in settings}
+        {name: settings[name] for name in (*_INDUCTION_SETTINGS, "split_rule") if name in settings}
     )
     table = settings.get("split_thresholds")  # the inventory's own (calibrated) thresholds
     thresholds = tuple((int(n), float(t)) for n, t in table) if table else SPLIT_THRESHOLDS
+    baseline = grouped_anisotropy_baseline(vectors, groups) if induction.split_by_evidence and groups else 0.0
     labels = []
     for i, rows in enumerate(groups):
         units = to_sense_space(vectors[list(rows)], space)
@@ -352,8 +357,18 @@ def induced_labels(
             if contexts is not None and weight > 0
             else None
         )
-        split = None if split_decisions is None else split_decisions[i]
-        labels.append(induce_senses(units, induction, thresholds=thresholds, cluster_rows=features, split=split).labels)
+        if induction.split_by_evidence:  # as induce_inventory decides: the group's own evidence
+            model = induce_senses_by_evidence(
+                units,
+                cluster_rows=features,
+                max_senses=induction.max_senses,
+                min_support=induction.min_support,
+                self_similarity=self_similarity_score(vectors[list(rows)], baseline),
+            )[0]
+        else:
+            split = None if split_decisions is None else split_decisions[i]
+            model = induce_senses(units, induction, thresholds=thresholds, cluster_rows=features, split=split)
+        labels.append(model.labels)
     return labels, space
 
 

@@ -31,15 +31,17 @@ Pure numpy (+ scipy through ops); no spaCy. Deterministic.
 from typing import Any, Dict, List, Optional, Sequence, Tuple
 
 import numpy as np
-from threadpoolctl import ThreadpoolController
 
 from ..errors import CtxvecError, Errors
 from ..ops.sense_evidence import (
     N_COMPONENTS,
     N_NULL,
     SEED,
+    combined_polysemy,
     induce_senses_by_evidence,
     margin_scale,
+    one_blas_thread,
+    self_similarity_score,
     split_evidence,
     usable_rows,
 )
@@ -171,13 +173,11 @@ def induce_inventory(
         return raw, to_sense_space(raw, space)
 
     # Per type, small matrices: one BLAS thread (threaded, they waited on busy cores; the
-    # inventory is bitwise the same). Libraries found once (threadpool_limits per type
-    # looked for them each time).
-    blas = ThreadpoolController()
+    # inventory is bitwise the same).
     thresholds, n_calibrated = SPLIT_THRESHOLDS, 0
     if split_threshold is None and split_percentile is not None:
         row_counts, spreads = np.zeros(len(induced), dtype=np.int64), np.zeros(len(induced))
-        with blas.limit(limits=1, user_api="blas"):
+        with one_blas_thread():
             for j, i in enumerate(induced):  # one type at a time: bounded memory
                 units = units_of(int(i))[1]
                 voting = units[voting_rows(units)]
@@ -194,7 +194,8 @@ def induce_inventory(
     labels: List[List[str]] = []
     polysemy: List[float] = []
     scales: List[float] = []
-    with blas.limit(limits=1, user_api="blas"):
+    baseline = lexicon.anisotropy_baseline()
+    with one_blas_thread():
         for i in induced:
             start, end = int(sample.offsets[i]), int(sample.offsets[i + 1])
             raw, units = units_of(int(i))
@@ -203,15 +204,22 @@ def induce_inventory(
                 contexts = sample_contexts[start:end].astype(np.float64)
                 features = sense_features(units, to_sense_space(contexts, context_space), context_weight)
             clustered = units if features is None else features
+            similarity = self_similarity_score(raw, baseline)
             if settings.split_by_evidence:
                 model, evidence = induce_senses_by_evidence(
-                    units, cluster_rows=features, max_senses=settings.max_senses, min_support=settings.min_support
+                    units,
+                    cluster_rows=features,
+                    max_senses=settings.max_senses,
+                    min_support=settings.min_support,
+                    self_similarity=similarity,
                 )
                 corpus_polysemy = evidence.corpus_polysemy
             else:
                 split = None if decisions is None else decisions[i]
                 model = induce_senses(units, settings, thresholds=thresholds, cluster_rows=features, split=split)
-                corpus_polysemy = corpus_polysemy_of(clustered, min_support=settings.min_support, blas=blas)
+                corpus_polysemy = corpus_polysemy_of(
+                    clustered, min_support=settings.min_support, self_similarity=similarity
+                )
             if model.n_senses == 0:
                 continue
             polysemy.append(np.nan if corpus_polysemy is None else corpus_polysemy)
@@ -246,21 +254,26 @@ def induce_inventory(
 
 
 def corpus_polysemy_of(
-    rows: np.ndarray, *, min_support: int, blas: Optional[ThreadpoolController] = None
+    rows: np.ndarray,
+    *,
+    min_support: int,
+    self_similarity: Optional[float] = None,
 ) -> Optional[float]:
-    """``ops.sense_evidence.corpus_evidence(rows, min_support=min_support).corpus_polysemy``
+    """``ops.sense_evidence.corpus_evidence(rows, min_support=min_support,
+    self_similarity=self_similarity).corpus_polysemy``
     (bitwise; tests/test_lexicon_sense_induction.py checks it) without the further splits
     that function makes for its senses, which the spread and probe split rules do not use:
     the evidence for splitting the usable rows in two, None with fewer than
-    ``max(2 * min_support, 3)`` of them. One BLAS thread, as there; ``blas``: a
-    controller found once for many calls."""
+    ``max(2 * min_support, 3)`` of them. One BLAS thread, as there."""
     rows = np.asarray(rows, dtype=np.float64)
     rows = rows.reshape(len(rows), -1) if rows.size else rows.reshape(len(rows), 0)
     usable = usable_rows(rows) if len(rows) else np.zeros(0, dtype=bool)
     if int(usable.sum()) < max(2 * max(1, int(min_support)), 3):
         return None
-    with (blas or ThreadpoolController()).limit(limits=1, user_api="blas"):
+    with one_blas_thread():
         z = split_evidence(rows[np.flatnonzero(usable)], n_components=N_COMPONENTS, n_null=N_NULL, seed=SEED)[0]
+    if self_similarity is not None and np.isfinite(self_similarity):
+        z = combined_polysemy(float(self_similarity), z, int(usable.sum()))
     return round(z, 6)
 
 

@@ -39,10 +39,10 @@ groups. ``sense_scores`` gives each occurrence a confidence in [0, 1].
 """
 
 from dataclasses import dataclass
-from typing import Callable, List, Optional, Sequence, Tuple
+from typing import Any, Callable, List, Optional, Sequence, Tuple
 
 import numpy as np
-from threadpoolctl import threadpool_limits
+from threadpoolctl import ThreadpoolController
 
 from ..errors import CtxvecError, Errors
 from .cosine import normalise_rows
@@ -122,6 +122,18 @@ class SenseEvidence:
         return self.n_senses > 1
 
 
+_BLAS_LIBRARIES: List[ThreadpoolController] = []
+
+
+def one_blas_thread() -> Any:
+    """A context in which BLAS runs one thread; the loaded BLAS libraries are found once
+    per process (``threadpool_limits`` looks for them on every call: a third of the
+    induction time when called per word type)."""
+    if not _BLAS_LIBRARIES:
+        _BLAS_LIBRARIES.append(ThreadpoolController())
+    return _BLAS_LIBRARIES[0].limit(limits=1, user_api="blas")
+
+
 def split_z_for(n: int, split_z: Optional[float] = None, table: Sequence[Tuple[int, float]] = SPLIT_Z_TABLE) -> float:
     """The corpus_polysemy above which ``n`` usable occurrences split: ``split_z`` when
     given, else ``table`` interpolated linearly in n (constant beyond its ends)."""
@@ -151,6 +163,20 @@ def self_similarity_score(raw_rows: np.ndarray, baseline: float = 0.0) -> Option
     if len(units) < 2 or not 1.0 - baseline > _EPS:
         return None
     return float(spread(units) / (1.0 - float(baseline)))
+
+
+def grouped_anisotropy_baseline(raw_rows: np.ndarray, groups: Sequence[Sequence[int]]) -> float:
+    """Mean cosine between rows of different groups (each group one word's occurrences):
+    ``Lexicon.anisotropy_baseline`` for rows that are not in a lexicon; 0.0 without such pairs."""
+    sums = np.stack(
+        [normalise_rows(np.asarray(raw_rows, dtype=np.float64)[list(group)]).sum(axis=0) for group in groups]
+    )
+    total = sums.sum(axis=0)
+    sizes = np.array([len(group) for group in groups], dtype=np.float64)
+    n_pairs = sizes.sum() ** 2 - (sizes**2).sum()
+    if n_pairs <= 0:
+        return 0.0
+    return float(np.clip((total @ total - np.einsum("ij,ij->", sums, sums)) / n_pairs, -1.0, 1.0))
 
 
 def combined_polysemy(self_similarity: float, split_z: float, n: int) -> float:
@@ -311,7 +337,7 @@ def corpus_evidence(
         return SenseEvidence(None, first_threshold, np.zeros(n, dtype=np.int64))
     # Many small eigen-decompositions: one BLAS thread each (threaded BLAS on 64 x 64
     # matrices on busy cores was 36x slower, SENSE_EVIDENCE.md)
-    with threadpool_limits(limits=1, user_api="blas"):
+    with one_blas_thread():
         labels, polysemy = _evidence_labels(
             rows,
             usable,

@@ -108,11 +108,13 @@ class SenseInductionSettings:
     - ``n_directions``: top principal directions removed from the sense space;
     - ``context_weight``: weight of the context row beside the token row (0: token alone);
     - ``split_by_probe``: a polysemy probe that fits the lexicon decides which types split;
-    - ``split_by_evidence``: this corpus's evidence decides which types split and into how
-      many senses (``ops.sense_evidence.corpus_evidence``, at least ``min_support``
-      occurrences per sense); overrides ``split_by_probe``. Opt-in: it keeps more
-      one-use words whole but agrees less with WordNet senses
-      (benchmarks/quality/SENSE_EVIDENCE.md).
+    - ``split_by_evidence`` (the default): this corpus's evidence decides which types split
+      and into how many senses (``ops.sense_evidence.corpus_evidence`` with the type's
+      self-similarity, at least ``min_support`` occurrences per sense); overrides
+      ``split_by_probe``. On held-out real words it gave more senses where a word's uses
+      differ, higher ARI against WordNet senses and more one-use words kept whole at
+      20-64 occurrences than the probe rule (benchmarks/quality/SENSE_EVIDENCE.md, "Real
+      words"); false: the probe (or the spread test) decides.
     """
 
     split_threshold: Optional[float] = None
@@ -125,7 +127,7 @@ class SenseInductionSettings:
     n_directions: int = N_REMOVED_DIRECTIONS
     context_weight: float = CONTEXT_WEIGHT
     split_by_probe: bool = True
-    split_by_evidence: bool = False
+    split_by_evidence: bool = True
 
     def __post_init__(self) -> None:
         for name, requirement, ok in _SETTING_RULES:
@@ -143,8 +145,12 @@ class SenseInductionSettings:
     @classmethod
     def from_record(cls, record: Mapping[str, Any]) -> "SenseInductionSettings":
         """The settings named in ``record`` (e.g. a SenseInventory's ``settings``, which
-        records more), defaults for the others."""
-        return cls(**{field.name: record[field.name] for field in dataclasses.fields(cls) if field.name in record})
+        records more), defaults for the others; a record's ``split_rule`` (an inventory's
+        record, which has no ``split_by_evidence``) says whether the evidence decided."""
+        named = {field.name: record[field.name] for field in dataclasses.fields(cls) if field.name in record}
+        if "split_by_evidence" not in named and record.get("split_rule") is not None:
+            named["split_by_evidence"] = record["split_rule"] == "evidence"
+        return cls(**named)
 
 
 def _is_number(value: Any) -> bool:

@@ -57,7 +57,8 @@ def fit_polysemy_pipeline(
     overwrite: bool = False,
 ) -> ProbeFit:
     """Check OUTPUT, fit the probe (and a held-out estimate), induce the senses again
-    so that the probe decides the splits, save OUTPUT."""
+    so that the probe decides the splits (unless this corpus's evidence decides them:
+    ``split_by_evidence``, the default), save OUTPUT."""
     inputs = {"PIPELINE": pipeline, "SENSE_COUNTS": sense_counts}
     check_output(output, what="OUTPUT", inputs=inputs, kind=DIRECTORY, overwrite=overwrite)
     counts = read_sense_counts(sense_counts)
@@ -81,7 +82,8 @@ def fit_polysemy_pipeline(
     )
     component.set_probe(probe)
     fit = ProbeFit(probe, estimate)
-    if component.senses is not None and lexicon.sample is not None and component.induce:
+    by_evidence = component.induction.split_by_evidence  # the corpus decides: the probe does not change the senses
+    if component.senses is not None and lexicon.sample is not None and component.induce and not by_evidence:
         component.build_senses()  # the probe now decides which types split
         fit.senses = describe_split_thresholds(component.senses.settings)
     write_directory(output, nlp.to_disk, what="OUTPUT", made_by="fit-polysemy")
