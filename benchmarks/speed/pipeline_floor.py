@@ -16,9 +16,10 @@ includes its own tokenisation:
 - ``sorted, 32 texts``: sorted by wordpiece count, 32 spans a batch;
 - ``unsorted, 32 texts``: 32 spans a batch in text order.
 
-The pipeline runs at its configured CPU cap, or at each of ``--pipeline-caps``. Methods run interleaved in every round; the table gives medians of wall and CPU
-seconds and each one's ratio to the fastest floor (by wall, and by CPU time).
-``--cprofile`` profiles one extra nlp.pipe pass over each text set afterwards.
+The pipeline runs at its configured CPU cap, or at each of ``--pipeline-caps``. Methods
+run interleaved in every round; the table gives medians of wall and CPU seconds and each
+one's ratio to the fastest floor (by wall, and by CPU time). ``--cprofile`` profiles one
+extra nlp.pipe pass over each text set afterwards.
 """
 
 import argparse

@@ -175,7 +175,8 @@ def induce_inventory(
     # Per type, small matrices: one BLAS thread (threaded, they waited on busy cores; the
     # inventory is bitwise the same).
     thresholds, n_calibrated = SPLIT_THRESHOLDS, 0
-    if split_threshold is None and split_percentile is not None:
+    # The spread thresholds are calibrated only for the rules that read them (not the evidence rule).
+    if split_threshold is None and split_percentile is not None and not settings.split_by_evidence:
         row_counts, spreads = np.zeros(len(induced), dtype=np.int64), np.zeros(len(induced))
         with one_blas_thread():
             for j, i in enumerate(induced):  # one type at a time: bounded memory
