@@ -1,7 +1,7 @@
 """The default pipeline against bare Hugging Face floors, side by side in one process.
 
     python benchmarks/speed/pipeline_floor.py [--rounds 2] [--sentences 1200] [--paragraphs 120]
-        [--caps 1024,4096] [--pipeline-caps 1024,4096] [--span-caps 2048:32] [--cprofile]
+        [--caps 1024,4096] [--pipeline-caps 1024,4096] [--span-caps 2048:32] [--stages] [--cprofile]
 
 Texts: short sentences (the first unique WiC train sentences) and long paragraphs
 (Gutenberg paragraphs of 800-4000 characters), from ../shared/data. The pipeline is
@@ -18,12 +18,15 @@ includes its own tokenisation:
 
 The pipeline runs at its configured CPU cap, or at each of ``--pipeline-caps``. Methods
 run interleaved in every round; the table gives medians of wall and CPU seconds and each
-one's ratio to the fastest floor (by wall, and by CPU time). ``--cprofile`` profiles one
-extra nlp.pipe pass over each text set afterwards.
+one's ratio to the fastest floor (by wall, and by CPU time). ``--stages`` adds the
+pipeline with the garbage collector off and its transformer component alone (spaCy Docs
++ the transformer pipe; the floors' ratio still compares floors only). ``--cprofile``
+profiles one extra nlp.pipe pass over each text set afterwards.
 """
 
 import argparse
 import cProfile
+import gc
 import io
 import os
 import pstats
@@ -98,7 +101,12 @@ def hf_floor(model, tokenizer, texts: List[str], batching: str, cap: int = 0, ma
 
 
 def methods(
-    nlp, texts: List[str], caps: List[int], pipeline_caps: List[int], span_caps: Sequence[Tuple[int, int]] = ()
+    nlp,
+    texts: List[str],
+    caps: List[int],
+    pipeline_caps: List[int],
+    span_caps: Sequence[Tuple[int, int]] = (),
+    stages: bool = False,
 ) -> Dict[str, Callable[[], None]]:
     from transformers import AutoModel, AutoTokenizer
 
@@ -121,7 +129,25 @@ def methods(
     runs["HF unsorted, 32 texts"] = lambda: hf_floor(model, tokenizer, spans, "unsorted")
     for cap in pipeline_caps:
         runs[f"{PIPELINE}, cap {cap}"] = lambda cap=cap: run_pipeline(nlp, texts, cap)
+    if stages:  # at the last pipeline cap
+        runs[f"{PIPELINE}, gc off"] = lambda: without_gc(lambda: run_pipeline(nlp, texts, pipeline_caps[-1]))
+        runs[f"{PIPELINE}: transformer only"] = lambda: transformer_only(nlp, texts, pipeline_caps[-1])
     return runs
+
+
+def without_gc(run: Callable[[], None]) -> None:
+    gc.disable()
+    try:
+        run()
+    finally:
+        gc.enable()
+
+
+def transformer_only(nlp, texts: List[str], cap: int) -> None:
+    """The pipeline's first component alone: spaCy Docs, the transformer pipe and its model."""
+    transformer = nlp.get_pipe("transformer")
+    transformer.model.max_batch_wordpieces = cap
+    list(transformer.pipe((nlp.make_doc(text) for text in texts), batch_size=nlp.batch_size))
 
 
 def run_pipeline(nlp, texts: List[str], cap: int) -> None:
@@ -173,6 +199,11 @@ def main() -> None:
     parser.add_argument(
         "--span-caps", default="", help="floors with a wordpiece cap and a span limit, e.g. 2048:32,1024:32"
     )
+    parser.add_argument(
+        "--stages",
+        action="store_true",
+        help="also the pipeline with the garbage collector off, and its transformer alone",
+    )
     parser.add_argument("--cprofile", action="store_true")
     args = parser.parse_args()
 
@@ -190,9 +221,9 @@ def main() -> None:
         f"long paragraphs: {args.paragraphs} Gutenberg paragraphs": gutenberg_paragraphs(args.paragraphs),
     }
     for title, texts in sets.items():
-        for run in methods(nlp, texts[:64], caps, pipeline_caps, span_caps).values():  # warm up
+        for run in methods(nlp, texts[:64], caps, pipeline_caps, span_caps, args.stages).values():  # warm up
             run()
-        runs = methods(nlp, texts, caps, pipeline_caps, span_caps)
+        runs = methods(nlp, texts, caps, pipeline_caps, span_caps, args.stages)
         times: Dict[str, List[Tuple[float, float]]] = {name: [] for name in runs}
         for _ in range(args.rounds):
             for name, run in runs.items():
