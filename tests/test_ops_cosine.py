@@ -31,3 +31,16 @@ def test_cosine_and_pairwise_of_zero_vectors_are_zero():
     np.testing.assert_allclose(
         pairwise_cosine(np.array([[1.0, 0.0], [0.0, 1.0], [0.0, 0.0]])), [[1, 0, 0], [0, 1, 0], [0, 0, 0]]
     )
+
+
+def test_mean_cosine_between_groups_is_the_mean_over_pairs_of_different_groups():
+    from spacy_ctxvec.ops.cosine import mean_cosine_between_groups, normalise_rows, pairwise_cosine
+
+    rng = np.random.default_rng(0)
+    rows = rng.normal(size=(9, 4)) + 0.5
+    groups = np.array([0, 0, 0, 1, 1, 2, 2, 2, 2])
+    sums = np.stack([normalise_rows(rows[groups == g]).sum(axis=0) for g in range(3)])
+    different = groups[:, None] != groups[None, :]
+    expected = pairwise_cosine(rows)[different].mean()
+    assert mean_cosine_between_groups(sums, np.bincount(groups)) == pytest.approx(expected, abs=1e-12)
+    assert mean_cosine_between_groups(sums[:1], np.array([3])) == 0.0  # one group: no pairs

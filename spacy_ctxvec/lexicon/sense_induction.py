@@ -230,7 +230,7 @@ def induce_inventory(
             centroids.append(model.centroids)
             shares.append(model.shares)
             vectors.append(_means_by_label(raw, model.labels, model.n_senses))
-            closeness = np.einsum("ij,ij->i", units if features is None else features, model.centroids[model.labels])
+            closeness = np.einsum("ij,ij->i", clustered, model.centroids[model.labels])
             snippets = sample.snippets[start:end]
             labels += labels_by_sense(snippets, model.labels.tolist(), exclude=[sample.keys[i]])
             for sense in range(model.n_senses):

@@ -33,7 +33,7 @@ from typing import Any, Dict, Iterable, List, Optional, Sequence, Tuple, Union
 import numpy as np
 
 from ..errors import CtxvecError, Errors
-from ..ops.cosine import normalise_rows
+from ..ops.cosine import mean_cosine_between_groups, normalise_rows
 from .sample import OccurrenceSample
 from .storage import BYTES_SOURCE, KeyedRows, load_parts, parts_from_bytes, parts_to_bytes, save_parts
 
@@ -250,14 +250,7 @@ class Lexicon(KeyedRows):
 
     def anisotropy_baseline(self) -> float:
         """Mean cosine between occurrences of different types (0.0 if there are no such pairs)."""
-        sums = self.unit_vector_sums()
-        total = sums.sum(axis=0)
-        n = self.counts.astype(np.float64)
-        n_pairs = n.sum() ** 2 - (n**2).sum()
-        if n_pairs <= 0:
-            return 0.0
-        same_type = np.einsum("ij,ij->", sums, sums)
-        return float(np.clip((total @ total - same_type) / n_pairs, -1.0, 1.0))
+        return mean_cosine_between_groups(self.unit_vector_sums(), self.counts)
 
     def polysemy_scores(self, min_count: int = 2) -> Tuple[np.ndarray, np.ndarray]:
         """(scores, valid): (1 - SelfSim) / (1 - B) per type; valid where n >= min_count.

@@ -1,5 +1,5 @@
-"""Cosine helpers (the only ones): unit rows, cosine, pairwise, row-wise and shift; a zero
-vector gives 0.0, never NaN."""
+"""Cosine helpers (the only ones): unit rows, cosine, pairwise, row-wise, shift and the mean
+cosine between groups; a zero vector gives 0.0, never NaN."""
 
 from typing import Optional, Tuple
 
@@ -41,3 +41,17 @@ def cosine_shift(vectors: np.ndarray, unit_directions: np.ndarray) -> Tuple[np.n
     cos = np.einsum("ij,ij->i", units, np.asarray(unit_directions, dtype=np.float64))
     defined = (np.abs(units).sum(axis=1) > 0) & (np.abs(unit_directions).sum(axis=1) > 0)
     return np.where(defined, 1.0 - np.clip(cos, -1.0, 1.0), 0.0), defined
+
+
+def mean_cosine_between_groups(unit_sums: np.ndarray, counts: np.ndarray) -> float:
+    """Mean cosine between unit vectors of different groups (e.g. occurrences of different
+    word types: the anisotropy baseline), from each group's sum of unit vectors (g, d) and
+    its size (g,); 0.0 without such pairs."""
+    sums = np.asarray(unit_sums, dtype=np.float64)
+    n = np.asarray(counts, dtype=np.float64)
+    n_pairs = n.sum() ** 2 - (n**2).sum()
+    if n_pairs <= 0:
+        return 0.0
+    total = sums.sum(axis=0)
+    same_group = np.einsum("ij,ij->", sums, sums)
+    return float(np.clip((total @ total - same_group) / n_pairs, -1.0, 1.0))

@@ -45,7 +45,7 @@ import numpy as np
 from threadpoolctl import ThreadpoolController
 
 from ..errors import CtxvecError, Errors
-from .cosine import normalise_rows
+from .cosine import mean_cosine_between_groups, normalise_rows
 from .senses import MAX_SENSES, SenseModel, spread
 
 # Tuned on the md5-even pseudo-words of benchmarks/quality (SENSE_EVIDENCE.md).
@@ -168,15 +168,9 @@ def self_similarity_score(raw_rows: np.ndarray, baseline: float = 0.0) -> Option
 def grouped_anisotropy_baseline(raw_rows: np.ndarray, groups: Sequence[Sequence[int]]) -> float:
     """Mean cosine between rows of different groups (each group one word's occurrences):
     ``Lexicon.anisotropy_baseline`` for rows that are not in a lexicon; 0.0 without such pairs."""
-    sums = np.stack(
-        [normalise_rows(np.asarray(raw_rows, dtype=np.float64)[list(group)]).sum(axis=0) for group in groups]
-    )
-    total = sums.sum(axis=0)
-    sizes = np.array([len(group) for group in groups], dtype=np.float64)
-    n_pairs = sizes.sum() ** 2 - (sizes**2).sum()
-    if n_pairs <= 0:
-        return 0.0
-    return float(np.clip((total @ total - np.einsum("ij,ij->", sums, sums)) / n_pairs, -1.0, 1.0))
+    rows = np.asarray(raw_rows, dtype=np.float64)
+    sums = np.stack([normalise_rows(rows[list(group)]).sum(axis=0) for group in groups])
+    return mean_cosine_between_groups(sums, np.array([len(group) for group in groups]))
 
 
 def combined_polysemy(self_similarity: float, split_z: float, n: int) -> float:
