@@ -6,10 +6,9 @@ import pytest
 
 from spacy_ctxvec.errors import CtxvecError
 from spacy_ctxvec.lexicon.sense_descriptions import describe_context, describe_split_thresholds
-from spacy_ctxvec.lexicon.sense_induction import corpus_polysemy_of, fit_corpus_sense_space, induce_inventory
+from spacy_ctxvec.lexicon.sense_induction import fit_corpus_sense_space, induce_inventory
 from spacy_ctxvec.lexicon.sense_inventory import SenseInventory
 from spacy_ctxvec.lexicon.statistics import Lexicon
-from spacy_ctxvec.ops.sense_evidence import corpus_evidence, self_similarity_score
 from spacy_ctxvec.ops.senses import SPLIT_THRESHOLDS, SenseInductionSettings, fit_sense_space, spread, to_sense_space
 
 from . import test_lexicon_sense_inventory as inventory_tests
@@ -286,23 +285,3 @@ def test_split_by_evidence_is_the_default_and_recorded(data, inventory):
     # corpus_polysemy is the same measure whichever rule decided the split
     np.testing.assert_array_equal(inventory.corpus_polysemy, by_spread.corpus_polysemy)
     assert "evidence" in describe_split_thresholds(inventory.settings)
-
-
-@pytest.mark.parametrize("min_support", [1, 3, 5])
-@pytest.mark.parametrize("n_rows", [0, 2, 5, 6, 9, 10, 40, 64])
-def test_corpus_polysemy_is_bitwise_that_of_corpus_evidence(n_rows, min_support):
-    """The spread and probe rules store corpus_polysemy_of (no further splits) for the
-    corpus_evidence value: the same float or None, also with unusable (zero, NaN) rows."""
-    rng = np.random.default_rng(n_rows * 10 + min_support)
-    centres = rng.normal(size=(2, 2 * WIDTH))
-    rows = centres[rng.integers(0, 2, n_rows)] + 0.7 * rng.normal(size=(n_rows, 2 * WIDTH))
-    rows /= np.linalg.norm(rows, axis=1, keepdims=True)
-    rows[::7] = 0.0
-    rows[3::11] = np.nan
-    expected = corpus_evidence(rows, min_support=min_support).corpus_polysemy
-    assert corpus_polysemy_of(rows, min_support=min_support) == expected
-    similarity = self_similarity_score(rows)
-    with_similarity = corpus_evidence(rows, min_support=min_support, self_similarity=similarity).corpus_polysemy
-    assert corpus_polysemy_of(rows, min_support=min_support, self_similarity=similarity) == with_similarity
-    n_usable = int((np.isfinite(rows).all(axis=1) & (np.nan_to_num(rows) != 0).any(axis=1)).sum())
-    assert (expected is None) == (n_usable < max(2 * min_support, 3))

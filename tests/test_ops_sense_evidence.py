@@ -15,6 +15,7 @@ from spacy_ctxvec.ops.sense_evidence import (
     check_evidence_settings,
     combined_polysemy,
     corpus_evidence,
+    corpus_polysemy_of,
     induce_senses_by_evidence,
     margin_scale,
     one_use_reference,
@@ -22,7 +23,6 @@ from spacy_ctxvec.ops.sense_evidence import (
     self_similarity_score,
     sense_margins,
     sense_scores,
-    split_evidence,
     split_z_for,
     usable_rows,
 )
@@ -113,13 +113,6 @@ def test_probe_prior_shift_is_signed_clipped_and_zero_without_an_estimate():
     assert probe_prior_shift(6.0, 2.0) > 0 > probe_prior_shift(1.0, 2.0)
     assert probe_prior_shift(1e9, 2.0) == MAX_PRIOR_SHIFT and probe_prior_shift(1e-9, 2.0) == -MAX_PRIOR_SHIFT
     assert probe_prior_shift(None, 2.0) == 0.0 == probe_prior_shift(3.0, None) == probe_prior_shift(float("nan"), 2.0)
-
-
-def test_split_evidence_is_standardised_against_one_gaussian():
-    z_one, _ = split_evidence(one_group(40, seed=7))
-    z_two, group = split_evidence(groups([20, 20], seed=7)[0])
-    assert z_two > 5 > split_z_for(40) > z_one
-    assert group.sum() == 20
 
 
 def test_sense_scores_lie_in_0_1_and_say_how_clearly_a_row_is_in_its_sense():
@@ -259,3 +252,23 @@ def test_induce_senses_by_evidence_passes_the_self_similarity_on():
     assert evidence.corpus_polysemy == direct.corpus_polysemy != corpus_evidence(rows).corpus_polysemy
     assert np.array_equal(evidence.labels, direct.labels) and np.array_equal(model.labels, direct.labels)
     assert model.n_senses == evidence.n_senses == 2
+
+
+@pytest.mark.parametrize("min_support", [1, 3, 5])
+@pytest.mark.parametrize("n_rows", [0, 2, 5, 6, 9, 10, 40, 64])
+def test_corpus_polysemy_is_bitwise_that_of_corpus_evidence(n_rows, min_support):
+    """The spread and probe rules store corpus_polysemy_of (lexicon.sense_induction) (no further splits) for the
+    corpus_evidence value: the same float or None, also with unusable (zero, NaN) rows."""
+    rng = np.random.default_rng(n_rows * 10 + min_support)
+    centres = rng.normal(size=(2, 64))
+    rows = centres[rng.integers(0, 2, n_rows)] + 0.7 * rng.normal(size=(n_rows, 64))
+    rows /= np.linalg.norm(rows, axis=1, keepdims=True)
+    rows[::7] = 0.0
+    rows[3::11] = np.nan
+    expected = corpus_evidence(rows, min_support=min_support).corpus_polysemy
+    assert corpus_polysemy_of(rows, min_support=min_support) == expected
+    similarity = self_similarity_score(rows)
+    with_similarity = corpus_evidence(rows, min_support=min_support, self_similarity=similarity).corpus_polysemy
+    assert corpus_polysemy_of(rows, min_support=min_support, self_similarity=similarity) == with_similarity
+    n_usable = int((np.isfinite(rows).all(axis=1) & (np.nan_to_num(rows) != 0).any(axis=1)).sum())
+    assert (expected is None) == (n_usable < max(2 * min_support, 3))

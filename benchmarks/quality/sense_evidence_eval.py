@@ -30,15 +30,10 @@ import numpy as np
 from sklearn.metrics import adjusted_rand_score
 
 from spacy_ctxvec.ops.cosine import normalise_rows
-from spacy_ctxvec.ops.sense_evidence import (
-    N_COMPONENTS,
-    RESPLIT_Z,
-    corpus_evidence,
-    margin_scale,
-    sense_scores,
-)
+from spacy_ctxvec.ops.sense_evidence import RESPLIT_Z, corpus_evidence, margin_scale, sense_scores
 from spacy_ctxvec.ops.sense_labels import format_label, sense_labels
 from spacy_ctxvec.ops.senses import induce_senses, sense_features, spread
+from spacy_ctxvec.ops.split_significance import N_COMPONENTS
 
 SIZES = (10, 20, 40, 64)
 RESPLIT = RESPLIT_Z if os.environ.get("RESPLIT_Z") is None else float(os.environ["RESPLIT_Z"])

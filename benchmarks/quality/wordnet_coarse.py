@@ -246,8 +246,9 @@ def corpora(meta: dict) -> Dict[Tuple[str, str], np.ndarray]:
 def measures(rows: Dict[str, np.ndarray], index: np.ndarray, baseline: float) -> Dict[str, float]:
     """Candidate corpus_polysemy measures of one word's occurrences ``index`` of ``rows``."""
     from spacy_ctxvec.ops.cosine import normalise_rows
-    from spacy_ctxvec.ops.sense_evidence import corpus_evidence, split_evidence
+    from spacy_ctxvec.ops.sense_evidence import corpus_evidence
     from spacy_ctxvec.ops.senses import spread
+    from spacy_ctxvec.ops.split_significance import split_evidence
 
     raw, units, features = rows["raw"][index], rows["units"][index], rows["features"][index]
     raw_joined = normalise_rows(np.hstack([raw, rows["raw_contexts"][index]]))

@@ -20,8 +20,8 @@ hash) to a ``SenseInventory``, with one ``ops.senses.SenseInductionSettings``:
    snippets (the members nearest the centroid) and a label of ``N_LABEL_WORDS`` context
    words (``ops.sense_labels.labels_by_sense`` over all its sampled snippets, the word
    itself left out); per type its ``corpus_polysemy`` (``ops.sense_evidence.corpus_evidence``
-   on the clustered rows, whatever decided the split, through ``corpus_polysemy_of``
-   where the evidence did not decide; None with fewer than
+   on the clustered rows, whatever decided the split, through
+   ``ops.sense_evidence.corpus_polysemy_of`` where the evidence did not decide; None with fewer than
    2 x ``min_support`` usable rows) and the margin scale of its senses
    (``ops.sense_evidence.margin_scale``, for token confidences).
 
@@ -33,18 +33,7 @@ from typing import Any, Dict, List, Optional, Sequence, Tuple
 import numpy as np
 
 from ..errors import CtxvecError, Errors
-from ..ops.sense_evidence import (
-    N_COMPONENTS,
-    N_NULL,
-    SEED,
-    combined_polysemy,
-    induce_senses_by_evidence,
-    margin_scale,
-    one_blas_thread,
-    self_similarity_score,
-    split_evidence,
-    usable_rows,
-)
+from ..ops.sense_evidence import corpus_polysemy_of, induce_senses_by_evidence, margin_scale, self_similarity_score
 from ..ops.sense_labels import labels_by_sense
 from ..ops.senses import (
     CONTEXT_WINDOW,
@@ -59,6 +48,7 @@ from ..ops.senses import (
     to_sense_space,
     voting_rows,
 )
+from ..ops.split_significance import one_blas_thread
 from .polysemy_probe import PolysemyProbe
 from .sense_inventory import SenseInventory
 from .statistics import Lexicon
@@ -252,30 +242,6 @@ def induce_inventory(
         corpus_polysemy=np.array(polysemy, dtype=np.float64),
         margin_scales=np.array(scales, dtype=np.float64),
     )
-
-
-def corpus_polysemy_of(
-    rows: np.ndarray,
-    *,
-    min_support: int,
-    self_similarity: Optional[float] = None,
-) -> Optional[float]:
-    """``ops.sense_evidence.corpus_evidence(rows, min_support=min_support,
-    self_similarity=self_similarity).corpus_polysemy``
-    (bitwise; tests/test_lexicon_sense_induction.py checks it) without the further splits
-    that function makes for its senses, which the spread and probe split rules do not use:
-    the evidence for splitting the usable rows in two, None with fewer than
-    ``max(2 * min_support, 3)`` of them. One BLAS thread, as there."""
-    rows = np.asarray(rows, dtype=np.float64)
-    rows = rows.reshape(len(rows), -1) if rows.size else rows.reshape(len(rows), 0)
-    usable = usable_rows(rows) if len(rows) else np.zeros(0, dtype=bool)
-    if int(usable.sum()) < max(2 * max(1, int(min_support)), 3):
-        return None
-    with one_blas_thread():
-        z = split_evidence(rows[np.flatnonzero(usable)], n_components=N_COMPONENTS, n_null=N_NULL, seed=SEED)[0]
-    if self_similarity is not None and np.isfinite(self_similarity):
-        z = combined_polysemy(float(self_similarity), z, int(usable.sum()))
-    return round(z, 6)
 
 
 def probe_split_decisions(

@@ -1,19 +1,10 @@
 """Does this corpus use a word in more than one way? Split decisions from the word's own
 sampled occurrences, calibrated for their number (issue 21). numpy only; deterministic.
 
-The test (after SigClust, Liu et al. 2008, "Statistical significance of clustering for
-high-dimension, low-sample-size data"):
-
-1. the occurrences' feature rows (n, d) (unit rows of the sense space: e.g.
-   ``ops.senses.sense_features``, the token joined to its context) are centred and
-   projected on their top ``n_components`` principal directions;
-2. the best two-way split there (2-means, started from the sign of the first principal
-   component) leaves a share ``W / T`` of the total sum of squares within the two groups;
-3. the same is done for ``n_null`` data sets of the same size drawn from ONE Gaussian with
-   the projected rows' own covariance (their top sample eigenvalues: same n, same
-   spread, one group);
-4. ``corpus_polysemy`` is how many null standard deviations the observed share lies below
-   the null mean: higher where the occurrences fall into groups more clearly.
+The evidence: ``ops.split_significance.split_evidence`` of the word's usable occurrence
+rows (unit rows of the sense space: e.g. ``ops.senses.sense_features``, the token joined to
+its context), a z against one-Gaussian data of the same size and covariance:
+``corpus_polysemy``, higher where the occurrences fall into groups more clearly.
 
 The scale: standard deviations of the one-Gaussian null. That null is conservative
 (sample eigenvalues overstate the top of the spectrum, so the null splits well too):
@@ -39,14 +30,14 @@ groups. ``sense_scores`` gives each occurrence a confidence in [0, 1].
 """
 
 from dataclasses import dataclass
-from typing import Any, Callable, List, Optional, Sequence, Tuple
+from typing import Callable, List, Optional, Sequence, Tuple
 
 import numpy as np
-from threadpoolctl import ThreadpoolController
 
 from ..errors import CtxvecError, Errors
 from .cosine import mean_cosine_between_groups, normalise_rows
 from .senses import MAX_SENSES, SenseModel, spread
+from .split_significance import N_COMPONENTS, N_NULL, SEED, one_blas_thread, split_evidence
 
 # Tuned on the md5-even pseudo-words of benchmarks/quality (SENSE_EVIDENCE.md).
 # (n, split_z): at each n, the larger of two 80th percentiles of corpus_polysemy of
@@ -68,8 +59,6 @@ SPLIT_Z_TABLE: Tuple[Tuple[int, float], ...] = (
     (56, -0.80),
     (64, -0.22),
 )
-N_COMPONENTS = 8  # principal directions the split is judged in
-N_NULL = 48  # one-Gaussian data sets per test
 # (n, self-similarity score mean, standard deviation, split z mean, standard deviation,
 # combined threshold): at n occurrences, md5-even WordNet-monosemous Gutenberg words (their
 # first n lines) in a corpus of their lines, the WordNet targets of
@@ -98,8 +87,6 @@ ONE_USE_TABLE: Tuple[Tuple[int, float, float, float, float, float], ...] = (
 RESPLIT_Z: Optional[float] = 0.0  # evidence needed to split a group again (None: as for the first split)
 MIN_SUPPORT = 3  # occurrences a sense needs at least
 MAX_PRIOR_SHIFT = 1.0  # most a prior (e.g. the polysemy probe) may move split_z, either way
-LLOYD_ITERATIONS = 8
-SEED = 0
 _EPS = 1e-12
 
 
@@ -120,18 +107,6 @@ class SenseEvidence:
     @property
     def split(self) -> bool:
         return self.n_senses > 1
-
-
-_BLAS_LIBRARIES: List[ThreadpoolController] = []
-
-
-def one_blas_thread() -> Any:
-    """A context in which BLAS runs one thread; the loaded BLAS libraries are found once
-    per process (``threadpool_limits`` looks for them on every call: a third of the
-    induction time when called per word type)."""
-    if not _BLAS_LIBRARIES:
-        _BLAS_LIBRARIES.append(ThreadpoolController())
-    return _BLAS_LIBRARIES[0].limit(limits=1, user_api="blas")
 
 
 def split_z_for(n: int, split_z: Optional[float] = None, table: Sequence[Tuple[int, float]] = SPLIT_Z_TABLE) -> float:
@@ -217,68 +192,6 @@ def usable_rows(rows: np.ndarray) -> np.ndarray:
     return finite & (
         np.einsum("ij,ij->i", np.where(finite[:, None], rows, 0.0), np.where(finite[:, None], rows, 0.0)) > 0.25
     )
-
-
-def _principal_scores(points: np.ndarray, n_components: int) -> Tuple[np.ndarray, np.ndarray]:
-    """Batched PCA of points (..., n, d): (scores on the top ``n_components`` directions
-    (..., n, p), eigenvalues of the scatter, largest first (..., min(n, d))). Through the
-    smaller of the d x d scatter and the n x n Gram matrix."""
-    centred = points - points.mean(axis=-2, keepdims=True)
-    n, d = centred.shape[-2:]
-    transposed = np.swapaxes(centred, -1, -2)
-    if d <= n:
-        eigenvalues, vectors = np.linalg.eigh(transposed @ centred)
-        eigenvalues, vectors = eigenvalues[..., ::-1], vectors[..., ::-1]
-        p = min(n_components, d)
-        scores = centred @ vectors[..., :p]
-    else:
-        eigenvalues, vectors = np.linalg.eigh(centred @ transposed)
-        eigenvalues, vectors = eigenvalues[..., ::-1], vectors[..., ::-1]
-        p = min(n_components, n)
-        scores = vectors[..., :p] * np.sqrt(np.clip(eigenvalues[..., None, :p], 0.0, None))
-    return scores, np.clip(eigenvalues, 0.0, None)
-
-
-def _two_means(scores: np.ndarray, iterations: int = LLOYD_ITERATIONS) -> Tuple[np.ndarray, np.ndarray]:
-    """Batched 2-means on centred PCA scores (..., n, p) from the sign of the first
-    component: (group mask (..., n), within-group share of the sum of squares (...,))."""
-    n = scores.shape[-2]
-    group = scores[..., 0] > 0
-    squares = (scores * scores).sum(axis=-1)
-    total = squares.sum(axis=-1)
-    for _ in range(iterations):
-        size_1 = group.sum(axis=-1)
-        sum_1 = (group[..., None, :].astype(np.float64) @ scores)[..., 0, :]
-        centre_1 = sum_1 / np.maximum(size_1, 1)[..., None]
-        centre_0 = -sum_1 / np.maximum(n - size_1, 1)[..., None]  # centred: the two sums cancel
-        towards_1 = (scores @ (centre_1 - centre_0)[..., :, None])[..., 0]
-        midpoint = 0.5 * ((centre_1 * centre_1).sum(axis=-1) - (centre_0 * centre_0).sum(axis=-1))
-        group = towards_1 > midpoint[..., None]
-    size_1 = group.sum(axis=-1)
-    sum_1 = (group[..., None, :].astype(np.float64) @ scores)[..., 0, :]
-    norm = (sum_1 * sum_1).sum(axis=-1)
-    between = norm / np.maximum(size_1, 1) + norm / np.maximum(n - size_1, 1)
-    return group, np.clip(1.0 - between / np.maximum(total, _EPS), 0.0, 1.0)
-
-
-def split_evidence(
-    rows: np.ndarray, *, n_components: int = N_COMPONENTS, n_null: int = N_NULL, seed: int = SEED
-) -> Tuple[float, np.ndarray]:
-    """(z, group mask (n,)): the best two-way split of ``rows`` (n, d), n >= 3, and how many
-    standard deviations of one-Gaussian data of the same size and covariance its
-    within-group share lies below theirs. Deterministic for a given ``seed``."""
-    rows = np.asarray(rows, dtype=np.float64)
-    n = len(rows)
-    scores, eigenvalues = _principal_scores(rows, n_components)
-    group, observed = _two_means(scores)
-    rank = int(min(n - 1, scores.shape[1]))
-    spectrum = np.sqrt(eigenvalues[:rank] / max(n - 1, 1))
-    if rank < 1 or spectrum[0] <= _EPS:
-        return 0.0, np.zeros(n, dtype=bool)
-    draws = np.random.default_rng(seed).standard_normal((n_null, n, rank)) * spectrum
-    null = _two_means(_principal_scores(draws, n_components)[0])[1]
-    spread = max(float(null.std(ddof=1)), 1e-6)
-    return float((null.mean() - observed) / spread), group
 
 
 def probe_prior_shift(estimate: Optional[float], split_senses: Optional[float], weight: float = 1.0) -> float:
@@ -397,6 +310,29 @@ def _evidence_labels(
     for label, position in enumerate(order):
         labels[groups[position]] = label
     return labels, round(root_z, 6)
+
+
+def corpus_polysemy_of(
+    rows: np.ndarray,
+    *,
+    min_support: int,
+    self_similarity: Optional[float] = None,
+) -> Optional[float]:
+    """``corpus_evidence(rows, min_support=min_support, self_similarity=self_similarity)
+    .corpus_polysemy`` (bitwise) without the further splits that function makes for its
+    senses, which the spread and probe split rules do not use: the evidence for splitting
+    the usable rows in two, None with fewer than ``max(2 * min_support, 3)`` of them. One
+    BLAS thread, as there."""
+    rows = np.asarray(rows, dtype=np.float64)
+    rows = rows.reshape(len(rows), -1) if rows.size else rows.reshape(len(rows), 0)
+    usable = usable_rows(rows) if len(rows) else np.zeros(0, dtype=bool)
+    if int(usable.sum()) < max(2 * max(1, int(min_support)), 3):
+        return None
+    with one_blas_thread():
+        z = split_evidence(rows[np.flatnonzero(usable)], n_components=N_COMPONENTS, n_null=N_NULL, seed=SEED)[0]
+    if self_similarity is not None and np.isfinite(self_similarity):
+        z = combined_polysemy(float(self_similarity), z, int(usable.sum()))
+    return round(z, 6)
 
 
 def sense_margins(rows: np.ndarray, centroids: np.ndarray) -> Tuple[np.ndarray, np.ndarray]:
