@@ -3,6 +3,7 @@ calibrated on the corpus, context features, probe split decisions, coded errors.
 
 import numpy as np
 import pytest
+from threadpoolctl import threadpool_limits
 
 from spacy_ctxvec.errors import CtxvecError
 from spacy_ctxvec.lexicon.sense_descriptions import describe_context, describe_split_thresholds
@@ -57,6 +58,19 @@ def test_chunked_space_fit_matches_fit_sense_space():
         chunked.directions.T @ chunked.directions, reference16.directions.T @ reference16.directions, atol=1e-9
     )
     assert reference.directions.shape == chunked.directions.shape
+
+
+def test_the_sense_space_is_the_same_whatever_the_blas_thread_count():
+    # at the real width (384): threaded, the eigendecomposition's last bits follow the thread count
+    rng = np.random.default_rng(4)
+    x = (rng.normal(size=(2000, 384)) * np.linspace(3.0, 0.1, 384)).astype(np.float16)
+    w = rng.uniform(0.1, 5.0, size=2000)
+    spaces = []
+    for threads in (1, 2):
+        with threadpool_limits(limits=threads, user_api="blas"):
+            spaces.append(fit_corpus_sense_space(x, w, n_directions=8))
+    assert spaces[0].directions.tobytes() == spaces[1].directions.tobytes()
+    assert spaces[0].mean.tobytes() == spaces[1].mean.tobytes()
 
 
 def test_lexicon_without_a_sample_and_bad_settings_are_coded_errors(data):

@@ -29,6 +29,7 @@ from spacy_ctxvec.ops.senses import (
     sense_entropy,
     split_threshold_for,
     spread,
+    sums_by_label,
     to_sense_space,
 )
 
@@ -382,3 +383,14 @@ def test_every_sense_keeps_min_support_rows_whatever_the_rows(n, seed, min_suppo
     model = induce_senses(rows, SenseInductionSettings(min_support=min_support, min_share=0.0), split=True)
     sizes = np.bincount(model.labels, minlength=model.n_senses)
     assert model.n_senses == 1 or sizes.min() >= min_support
+
+
+@hypothesis_settings(max_examples=60, deadline=None)
+@given(n=st.integers(0, 70), width=st.integers(1, 40), k=st.integers(1, 5), seed=st.integers(0, 2**16))
+def test_sums_by_label_are_bitwise_those_of_add_at(n, width, k, seed):
+    rng = np.random.default_rng(seed)
+    rows = rng.normal(size=(n, width)) * rng.choice([1.0, 1e-8, 1e8, -0.0], size=(n, 1))
+    labels = rng.integers(0, k, n)
+    expected = np.zeros((k, width))
+    np.add.at(expected, labels, rows)
+    assert sums_by_label(rows, labels, k).tobytes() == expected.tobytes()

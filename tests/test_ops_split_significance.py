@@ -2,9 +2,18 @@
 in standard deviations of one-Gaussian data of the same size and covariance."""
 
 import numpy as np
+import pytest
+from threadpoolctl import threadpool_info, threadpool_limits
 
 from spacy_ctxvec.ops.sense_evidence import split_z_for
-from spacy_ctxvec.ops.split_significance import split_evidence
+from spacy_ctxvec.ops.split_significance import (
+    LLOYD_ITERATIONS,
+    _principal_scores,
+    _two_means,
+    one_blas_thread,
+    split_evidence,
+    standard_normals,
+)
 
 from .test_ops_sense_evidence import groups, one_group
 
@@ -26,3 +35,60 @@ def test_split_evidence_is_deterministic_and_follows_the_seed():
 def test_rows_without_spread_give_no_evidence_and_no_split():
     z, group = split_evidence(np.ones((6, 5)))
     assert z == 0.0 and not group.any() and group.shape == (6,)
+
+
+def every_lloyd_step(scores):
+    """2-means with all LLOYD_ITERATIONS steps, no early stop (the reference)."""
+    n = scores.shape[-2]
+    group = scores[..., 0] > 0
+    total = (scores * scores).sum(axis=-1).sum(axis=-1)
+    for _ in range(LLOYD_ITERATIONS):
+        size_1 = group.sum(axis=-1)
+        sum_1 = (group[..., None, :].astype(np.float64) @ scores)[..., 0, :]
+        centre_1 = sum_1 / np.maximum(size_1, 1)[..., None]
+        centre_0 = -sum_1 / np.maximum(n - size_1, 1)[..., None]
+        towards_1 = (scores @ (centre_1 - centre_0)[..., :, None])[..., 0]
+        midpoint = 0.5 * ((centre_1 * centre_1).sum(axis=-1) - (centre_0 * centre_0).sum(axis=-1))
+        group = towards_1 > midpoint[..., None]
+    size_1 = group.sum(axis=-1)
+    sum_1 = (group[..., None, :].astype(np.float64) @ scores)[..., 0, :]
+    norm = (sum_1 * sum_1).sum(axis=-1)
+    between = norm / np.maximum(size_1, 1) + norm / np.maximum(n - size_1, 1)
+    return group, np.clip(1.0 - between / np.maximum(total, 1e-12), 0.0, 1.0)
+
+
+@pytest.mark.parametrize("n", [6, 10, 23, 40, 64])
+def test_two_means_stopping_early_gives_bitwise_the_result_of_every_step(n):
+    rng = np.random.default_rng(n)
+    batches = [
+        rng.standard_normal((48, n, 8)) * np.linspace(2.0, 0.2, 8),  # one Gaussian: a few steps
+        groups([n // 3, n - n // 3], seed=n)[0][None],  # two groups: settled at once
+        np.concatenate([rng.standard_normal((n, 8)), rng.standard_normal((n, 8)) + 0.8])[None, :n],
+    ]
+    for points in batches:
+        scores = _principal_scores(points, 8)[0]
+        (group, share), (expected_group, expected_share) = _two_means(scores), every_lloyd_step(scores)
+        assert np.array_equal(group, expected_group) and share.tobytes() == expected_share.tobytes()
+
+
+def test_null_draws_are_those_of_the_seed_drawn_once_and_read_only():
+    draws = standard_normals(0, (48, 20, 8))
+    assert draws.tobytes() == np.random.default_rng(0).standard_normal((48, 20, 8)).tobytes()
+    assert standard_normals(0, (48, 20, 8)) is draws and not draws.flags.writeable
+    large = standard_normals(0, (48, 200, 8))  # not kept
+    assert large.tobytes() == np.random.default_rng(0).standard_normal((48, 200, 8)).tobytes()
+
+
+def blas_threads():
+    return [info["num_threads"] for info in threadpool_info() if info["user_api"] == "blas"]
+
+
+def test_one_blas_thread_nests_and_restores_the_threads_on_leaving():
+    with threadpool_limits(limits=2, user_api="blas"):
+        before = blas_threads()
+        with one_blas_thread():
+            assert set(blas_threads()) == {1}
+            with one_blas_thread():
+                assert set(blas_threads()) == {1}
+            assert set(blas_threads()) == {1}  # the outer context still holds
+        assert blas_threads() == before

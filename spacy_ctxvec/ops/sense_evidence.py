@@ -36,7 +36,7 @@ import numpy as np
 
 from ..errors import CtxvecError, Errors
 from .cosine import mean_cosine_between_groups, normalise_rows
-from .senses import MAX_SENSES, SenseModel, spread
+from .senses import MAX_SENSES, SenseModel, spread, sums_by_label
 from .split_significance import N_COMPONENTS, N_NULL, SEED, one_blas_thread, split_evidence
 
 # Tuned on the md5-even pseudo-words of benchmarks/quality (SENSE_EVIDENCE.md).
@@ -189,9 +189,8 @@ def usable_rows(rows: np.ndarray) -> np.ndarray:
     (zero rows) take no part."""
     rows = np.asarray(rows, dtype=np.float64)
     finite = np.isfinite(rows).all(axis=1)
-    return finite & (
-        np.einsum("ij,ij->i", np.where(finite[:, None], rows, 0.0), np.where(finite[:, None], rows, 0.0)) > 0.25
-    )
+    clean = rows if finite.all() else np.where(finite[:, None], rows, 0.0)
+    return finite & (np.einsum("ij,ij->i", clean, clean) > 0.25)
 
 
 def probe_prior_shift(estimate: Optional[float], split_senses: Optional[float], weight: float = 1.0) -> float:
@@ -407,8 +406,8 @@ def induce_senses_by_evidence(
     k = evidence.n_senses
     if k == 0:
         return SenseModel(evidence.labels, np.zeros((0, clustered.shape[1])), np.zeros(0), 0.0), evidence
-    sums = np.zeros((k, clustered.shape[1]))
-    np.add.at(sums, evidence.labels, np.nan_to_num(clustered, nan=0.0, posinf=0.0, neginf=0.0))
+    finite = clustered if np.isfinite(clustered).all() else np.nan_to_num(clustered, nan=0.0, posinf=0.0, neginf=0.0)
+    sums = sums_by_label(finite, evidence.labels, k)
     counts = np.bincount(evidence.labels, minlength=k)
     usable = usable_rows(units) if len(units) else np.zeros(0, dtype=bool)
     model = SenseModel(evidence.labels, normalise_rows(sums), counts / counts.sum(), spread(units[usable]))

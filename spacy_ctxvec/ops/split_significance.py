@@ -14,7 +14,10 @@ high-dimension, low-sample-size data"). numpy only; deterministic.
    mean: higher where the rows fall into groups more clearly.
 """
 
-from typing import Any, List, Tuple
+import threading
+from contextlib import contextmanager
+from functools import lru_cache
+from typing import Iterator, List, Tuple
 
 import numpy as np
 from threadpoolctl import ThreadpoolController
@@ -27,15 +30,48 @@ _EPS = 1e-12
 
 
 _BLAS_LIBRARIES: List[ThreadpoolController] = []
+_LIMITED = threading.local()  # .depth: one_blas_thread contexts this thread is inside
+_CACHED_DRAWS = 48 * 64 * 8  # most standard normals kept per cached null draw (n_null x n x rank)
 
 
-def one_blas_thread() -> Any:
+@contextmanager
+def one_blas_thread() -> Iterator[None]:
     """A context in which BLAS runs one thread; the loaded BLAS libraries are found once
     per process (``threadpool_limits`` looks for them on every call: a third of the
-    induction time when called per word type)."""
+    induction time when called per word type), and a context inside another on the same
+    thread changes nothing (entering the limit again cost 0.2 ms a word type)."""
+    depth = getattr(_LIMITED, "depth", 0)
+    if depth:
+        _LIMITED.depth = depth + 1
+        try:
+            yield
+        finally:
+            _LIMITED.depth = depth
+        return
     if not _BLAS_LIBRARIES:
         _BLAS_LIBRARIES.append(ThreadpoolController())
-    return _BLAS_LIBRARIES[0].limit(limits=1, user_api="blas")
+    with _BLAS_LIBRARIES[0].limit(limits=1, user_api="blas"):
+        _LIMITED.depth = 1
+        try:
+            yield
+        finally:
+            _LIMITED.depth = 0
+
+
+@lru_cache(maxsize=64)
+def _cached_standard_normals(seed: int, shape: Tuple[int, int, int]) -> np.ndarray:
+    draws = np.random.default_rng(seed).standard_normal(shape)
+    draws.flags.writeable = False
+    return draws
+
+
+def standard_normals(seed: int, shape: Tuple[int, int, int]) -> np.ndarray:
+    """``np.random.default_rng(seed).standard_normal(shape)``, read-only; the same draws
+    for every test of the same size, so small ones (at most 48 x 64 x 8) are drawn once
+    and kept (64 sizes at most: 12 MiB)."""
+    if int(np.prod(shape)) <= _CACHED_DRAWS:
+        return _cached_standard_normals(int(seed), tuple(int(x) for x in shape))
+    return np.random.default_rng(seed).standard_normal(shape)
 
 
 def _principal_scores(points: np.ndarray, n_components: int) -> Tuple[np.ndarray, np.ndarray]:
@@ -60,21 +96,26 @@ def _principal_scores(points: np.ndarray, n_components: int) -> Tuple[np.ndarray
 
 def _two_means(scores: np.ndarray, iterations: int = LLOYD_ITERATIONS) -> Tuple[np.ndarray, np.ndarray]:
     """Batched 2-means on centred PCA scores (..., n, p) from the sign of the first
-    component: (group mask (..., n), within-group share of the sum of squares (...,))."""
+    component, at most ``iterations`` Lloyd steps: (group mask (..., n), within-group share
+    of the sum of squares (...,)). Stops early where a step changes no group of the batch
+    (the next steps would repeat it: the same result)."""
     n = scores.shape[-2]
     group = scores[..., 0] > 0
     squares = (scores * scores).sum(axis=-1)
     total = squares.sum(axis=-1)
-    for _ in range(iterations):
+    for step in range(iterations + 1):
         size_1 = group.sum(axis=-1)
         sum_1 = (group[..., None, :].astype(np.float64) @ scores)[..., 0, :]
+        if step == iterations:
+            break
         centre_1 = sum_1 / np.maximum(size_1, 1)[..., None]
         centre_0 = -sum_1 / np.maximum(n - size_1, 1)[..., None]  # centred: the two sums cancel
         towards_1 = (scores @ (centre_1 - centre_0)[..., :, None])[..., 0]
         midpoint = 0.5 * ((centre_1 * centre_1).sum(axis=-1) - (centre_0 * centre_0).sum(axis=-1))
-        group = towards_1 > midpoint[..., None]
-    size_1 = group.sum(axis=-1)
-    sum_1 = (group[..., None, :].astype(np.float64) @ scores)[..., 0, :]
+        moved = towards_1 > midpoint[..., None]
+        if np.array_equal(moved, group):
+            break
+        group = moved
     norm = (sum_1 * sum_1).sum(axis=-1)
     between = norm / np.maximum(size_1, 1) + norm / np.maximum(n - size_1, 1)
     return group, np.clip(1.0 - between / np.maximum(total, _EPS), 0.0, 1.0)
@@ -94,7 +135,7 @@ def split_evidence(
     spectrum = np.sqrt(eigenvalues[:rank] / max(n - 1, 1))
     if rank < 1 or spectrum[0] <= _EPS:
         return 0.0, np.zeros(n, dtype=bool)
-    draws = np.random.default_rng(seed).standard_normal((n_null, n, rank)) * spectrum
+    draws = standard_normals(seed, (n_null, n, rank)) * spectrum
     null = _two_means(_principal_scores(draws, n_components)[0])[1]
     spread = max(float(null.std(ddof=1)), 1e-6)
     return float((null.mean() - observed) / spread), group
