@@ -245,7 +245,8 @@ def fit_sense_space(
 def to_sense_space(vectors: np.ndarray, space: SenseSpace) -> np.ndarray:
     """Rows centred, with the space's directions projected out, at unit length (zero rows stay zero)."""
     y = np.asarray(vectors, dtype=np.float64).reshape(-1, space.width) - space.mean
-    y = np.nan_to_num(y, copy=False, nan=0.0, posinf=0.0, neginf=0.0)
+    if not np.isfinite(y).all():
+        y = np.nan_to_num(y, copy=False, nan=0.0, posinf=0.0, neginf=0.0)
     if len(space.directions):
         y = y - (y @ space.directions.T) @ space.directions
     return normalise_rows(y)
