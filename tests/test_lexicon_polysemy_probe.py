@@ -296,3 +296,17 @@ def test_an_input_probe_round_trips_and_a_header_that_disagrees_is_refused(tmp_p
         PolysemyProbe.from_disk(tmp_path / "probe")
     with pytest.raises(CtxvecError, match="E650"):
         PolysemyProbe(np.zeros(WIDTH + 2), 0.0, {"width": WIDTH, "input_width": -1})
+
+
+def test_input_scale_is_a_heavier_penalty_on_the_input_weights_and_the_probe_reads_inputs_as_given():
+    lexicon, counts = planted_lexicon(shuffle=True)
+    inputs = planted_inputs(lexicon, counts)
+    scaled = fit_probe(lexicon, counts, min_count=5, half=True, inputs=[inputs], input_scale=0.5, alphas=[1.0])
+    by_hand = fit_probe(lexicon, counts, min_count=5, half=True, inputs=[0.5 * inputs], alphas=[1.0])
+    np.testing.assert_allclose(scaled.scores(lexicon, 5, inputs)[0], by_hand.scores(lexicon, 5, 0.5 * inputs)[0])
+    assert scaled.meta["input_scale"] == 0.5 and scaled.split_senses == pytest.approx(by_hand.split_senses)
+    plain = fit_probe(lexicon, counts, min_count=5, half=True, inputs=[inputs], alphas=[1.0])
+    assert np.abs(scaled.weights[WIDTH + 2 :]).sum() < np.abs(plain.weights[WIDTH + 2 :]).sum()
+    for bad in (0, -1.0, float("nan"), float("inf"), True, "2"):
+        with pytest.raises(CtxvecError, match="E650"):
+            fit_probe(lexicon, counts, min_count=5, inputs=[inputs], input_scale=bad)

@@ -12,8 +12,13 @@ probe (session 7)".
 
     python benchmarks/quality/fit_shipped_probe.py --fit gut_full wn_lex --evaluate gut_full wn_lex wic_scws_lex \\
         --sense-counts ../shared/data/wordnet_sense_counts/sense_counts.tsv \\
+        [--input-scale 1.0] [--compare-probe spacy_ctxvec/probes/all-MiniLM-L6-v2.layer-2] \\
         [--write-probe spacy_ctxvec/probes/all-MiniLM-L6-v2.layer-2 --trained-on "..."] \\
         --output benchmarks/quality/fit_shipped_probe.json
+
+--input-scale multiplies the input embeddings before the ridge fit (fit_probe's
+input_scale); --compare-probe also scores a saved probe (e.g. the one shipped before)
+on the same held-out words. Choosing the scale: probe_variants_cv.py (even half only).
 """
 
 import argparse
@@ -26,7 +31,14 @@ from sklearn.linear_model import RidgeCV
 from spacy_ctxvec.components.model_inputs import pipeline_model_fingerprint, type_input_embeddings
 from spacy_ctxvec.evaluation.correlation import polysemy_report
 from spacy_ctxvec.evaluation.readers import read_sense_counts
-from spacy_ctxvec.lexicon.polysemy_probe import DEFAULT_ALPHAS, fit_probe, in_fitted_half, probe_features, training_rows
+from spacy_ctxvec.lexicon.polysemy_probe import (
+    DEFAULT_ALPHAS,
+    PolysemyProbe,
+    fit_probe,
+    in_fitted_half,
+    probe_features,
+    training_rows,
+)
 from spacy_ctxvec.pipelines import load_pipeline
 
 MIN_COUNT = 5
@@ -83,6 +95,8 @@ def main() -> None:
         "--trained-on", help="What the saved probe's meta says it was fitted on (default: the pipeline names)"
     )
     parser.add_argument("--output", type=Path)
+    parser.add_argument("--input-scale", type=float, default=1.0, help="fit_probe's input_scale (default 1.0)")
+    parser.add_argument("--compare-probe", type=Path, help="Also score this saved probe on the held-out words")
     args = parser.parse_args()
     counts = read_sense_counts(args.sense_counts)
     loaded = {path: load(path) for path in dict.fromkeys(args.fit + args.evaluate)}
@@ -101,11 +115,19 @@ def main() -> None:
         half=True,
         inputs=inputs,
         trained_on=args.trained_on or f"sense counts of the md5-even half of the words of {names}",
+        input_scale=args.input_scale,
     )
+    compared = PolysemyProbe.from_disk(args.compare_probe) if args.compare_probe else None
     without_inputs = fit_probe(lexicons, counts, min_count=MIN_COUNT, model=model, half=True)
     singles = {
         entry["name"]: fit_probe(
-            entry["lexicon"], counts, min_count=MIN_COUNT, model=model, half=True, inputs=[entry["inputs"]]
+            entry["lexicon"],
+            counts,
+            min_count=MIN_COUNT,
+            model=model,
+            half=True,
+            inputs=[entry["inputs"]],
+            input_scale=args.input_scale,
         )
         for entry in fit
     }
@@ -121,6 +143,11 @@ def main() -> None:
                 f"probe fitted on {name} alone": probe.scores(lexicon, MIN_COUNT, entry["inputs"])[0]
                 for name, probe in singles.items()
             },
+            **(
+                {f"saved probe {args.compare_probe}": compared.scores(lexicon, MIN_COUNT, entry["inputs"])[0]}
+                if compared is not None
+                else {}
+            ),
             f"probe without the input embeddings, fitted on {names}": without_inputs.scores(lexicon, MIN_COUNT)[0],
             "self_similarity": self_similarity,
             "log frequency": np.log(np.maximum(lexicon.counts, 1)),

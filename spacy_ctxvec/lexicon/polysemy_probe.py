@@ -257,11 +257,15 @@ def fit_probe(
     inputs: Optional[Sequence[np.ndarray]] = None,
     alphas: Sequence[float] = DEFAULT_ALPHAS,
     trained_on: str = "",
+    input_scale: float = 1.0,
 ) -> PolysemyProbe:
     """Fit a probe on the types with n >= min_count and a sense count of one lexicon,
     or of several (one training row per type and lexicon; they must share width and
     MATCHED_META). ``half``: only the types in_fitted_half, so the others stay held out.
-    ``inputs``: per lexicon, its types' input embeddings (the probe then reads them).
+    ``inputs``: per lexicon, its types' input embeddings (the probe then reads them);
+    ``input_scale``: they are multiplied by this before the ridge fit (below 1: a
+    heavier penalty on their weights than on the centroid's), and the weights are
+    scaled back, so the probe reads the embeddings as given.
     E653 with fewer than MIN_TRAINING_WORDS rows."""
     from sklearn.linear_model import RidgeCV
 
@@ -274,6 +278,8 @@ def fit_probe(
             raise CtxvecError(
                 Errors.E650.format(problem="the lexicons to fit on differ in width, key, layers or pooling")
             )
+    if isinstance(input_scale, bool) or not isinstance(input_scale, (int, float)) or not 0 < input_scale < np.inf:
+        raise CtxvecError(Errors.E650.format(problem=f"input_scale must be a positive number, got {input_scale!r}"))
     if inputs is not None and len(inputs) != len(lexicons):
         raise CtxvecError(
             Errors.E650.format(problem=f"{len(inputs)} input-embedding arrays for {len(lexicons)} lexicons")
@@ -289,11 +295,18 @@ def fit_probe(
     words = [word for part in parts for word in part[2]]
     if len(targets) < MIN_TRAINING_WORDS or np.ptp(targets) == 0:
         raise CtxvecError(Errors.E653.format(n_words=len(targets), minimum=MIN_TRAINING_WORDS, min_count=min_count))
+    scale = np.ones(features.shape[1])
+    scale[first.width + 2 :] = input_scale  # the input-embedding columns, if any
+    features = features * scale
     ridge = RidgeCV(alphas=list(alphas)).fit(features, targets)
     meta = {
         "width": first.width,
         **{name: first.meta[name] for name in MATCHED_META if name in first.meta},
-        **({"input_width": int(np.shape(inputs[0])[1])} if inputs is not None else {}),
+        **(
+            {"input_width": int(np.shape(inputs[0])[1]), "input_scale": float(input_scale)}
+            if inputs is not None
+            else {}
+        ),
         "model": model,
         "target": "log sense count",
         "trained_on": trained_on,
@@ -304,7 +317,7 @@ def fit_probe(
         "fitted_words": FITTED_HALF if half else FITTED_ALL,
         "split_senses": split_senses(features, targets, words, float(ridge.alpha_)),
     }
-    return PolysemyProbe(ridge.coef_, float(ridge.intercept_), meta)
+    return PolysemyProbe(ridge.coef_ * scale, float(ridge.intercept_), meta)
 
 
 def split_senses(features: np.ndarray, log_senses: np.ndarray, words: Sequence[str], alpha: float) -> Optional[float]:
