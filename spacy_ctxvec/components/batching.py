@@ -249,6 +249,20 @@ def _nth_output(key: str, n: Optional[int]) -> Callable[[Dict[str, Any]], Any]:
     return get
 
 
+def _span_output(output: Dict[str, Any], row: int, width: int) -> Any:
+    """A one-span Doc's model output: views of row ``row`` of its bucket's arrays, cut
+    to the span's ``width`` wordpieces (nothing copied)."""
+    from transformers.file_utils import ModelOutput
+
+    model_output = ModelOutput()
+    for key, value in output.items():
+        if isinstance(value, list):
+            model_output[key] = [array[row : row + 1, :width] for array in value]
+        else:
+            model_output[key] = value[row : row + 1, :width] if value.ndim == 3 else value[row : row + 1]
+    return model_output
+
+
 def _doc_output(
     outputs: List[Dict[str, Any]], where: List[Tuple[int, int]], rows: range, lengths: List[int], width: int
 ) -> Any:
@@ -256,14 +270,12 @@ def _doc_output(
     into (n_spans, width) arrays (zeros past each span's end)."""
     from transformers.file_utils import ModelOutput
 
+    if len(rows) == 1:
+        return _span_output(outputs[where[rows[0]][0]], where[rows[0]][1], width)
     model_output = ModelOutput()
     for key, first in outputs[where[rows[0]][0]].items():
 
         def take(get: Callable[[Dict[str, Any]], Any]) -> Any:
-            if len(rows) == 1:
-                b, r = where[rows[0]]
-                array = get(outputs[b])
-                return array[r : r + 1, :width] if array.ndim == 3 else array[r : r + 1]
             sample = get(outputs[where[rows[0]][0]])
             xp = get_array_module(sample)
             shape = (len(rows), width) + sample.shape[2:] if sample.ndim == 3 else (len(rows),) + sample.shape[1:]
@@ -284,6 +296,39 @@ def _doc_output(
     return model_output
 
 
+def _doc_wordpieces(
+    encoding: Any,
+    ids: List[List[int]],
+    type_ids: Optional[List[List[int]]],
+    rows: range,
+    row_lengths: List[int],
+    width: int,
+    pad_id: int,
+    pad_token: str,
+) -> WordpieceBatch:
+    """One Doc's WordpieceBatch: its spans' wordpieces padded to ``width``."""
+    if len(rows) == 1:  # most Docs: no padding, built straight from the lists
+        i = rows[0]
+        return WordpieceBatch(
+            strings=[encoding.encodings[i].tokens],
+            input_ids=cast(Ints2d, np.array([ids[i]], dtype=np.int64)),
+            attention_mask=cast(Floats2d, np.ones((1, width), dtype=np.float32)),
+            lengths=row_lengths,
+            token_type_ids=None if type_ids is None else cast(Ints2d, np.array([type_ids[i]], dtype=np.int64)),
+        )
+    return WordpieceBatch(
+        strings=[encoding.encodings[i].tokens + [pad_token] * (width - n) for i, n in zip(rows, row_lengths)],
+        input_ids=cast(Ints2d, _pad_rows([ids[i] for i in rows], row_lengths, width, pad_id, np.int64)),
+        attention_mask=cast(
+            Floats2d, (np.arange(width)[None, :] < np.asarray(row_lengths)[:, None]).astype(np.float32)
+        ),
+        lengths=row_lengths,
+        token_type_ids=None
+        if type_ids is None
+        else cast(Ints2d, _pad_rows([type_ids[i] for i in rows], row_lengths, width, 0, np.int64)),
+    )
+
+
 def bucketed_forward(
     model: BucketedTransformerModel, docs: List[Doc], is_train: bool
 ) -> Tuple[FullTransformerBatch, Callable]:
@@ -294,7 +339,7 @@ def bucketed_forward(
     nested_spans = model.attrs["get_spans"](docs)
     kept = [n for n, doc_spans in enumerate(nested_spans) if len(doc_spans) > 0 and len(doc_spans[0]) > 0]
     flat_spans = [span for n in kept for span in nested_spans[n]]
-    doc_data = [TransformerData.empty() for _ in docs]
+    doc_data: List[Optional[TransformerData]] = [None] * len(docs)
     if flat_spans:
         encoding = tokenizer(
             [span.text for span in flat_spans],
@@ -315,24 +360,12 @@ def bucketed_forward(
         )
         start = 0
         for n, align in zip(kept, aligns):
-            doc_spans = nested_spans[n]
-            rows = range(start, start + len(doc_spans))
-            start += len(doc_spans)
+            rows = range(start, start + len(nested_spans[n]))
+            start += len(rows)
             row_lengths = [lengths[i] for i in rows]
             width = max(row_lengths)
-            wordpieces = WordpieceBatch(
-                strings=[encoding.encodings[i].tokens + [pad_token] * (width - lengths[i]) for i in rows],
-                input_ids=cast(Ints2d, _pad_rows([ids[i] for i in rows], row_lengths, width, pad_id, np.int64)),
-                attention_mask=cast(
-                    Floats2d, (np.arange(width)[None, :] < np.asarray(row_lengths)[:, None]).astype(np.float32)
-                ),
-                lengths=row_lengths,
-                token_type_ids=None
-                if type_ids is None
-                else cast(Ints2d, _pad_rows([type_ids[i] for i in rows], row_lengths, width, 0, np.int64)),
-            )
             doc_data[n] = TransformerData(
-                wordpieces=wordpieces,
+                wordpieces=_doc_wordpieces(encoding, ids, type_ids, rows, row_lengths, width, pad_id, pad_token),
                 model_output=_doc_output(outputs, where, rows, lengths, width),
                 align=align,
             )
@@ -343,7 +376,7 @@ def bucketed_forward(
         wordpieces=WordpieceBatch.empty(),
         model_output=ModelOutput(),
         align=Ragged(cast(Ints1d, np.zeros((0,), dtype="i")), cast(Ints1d, np.zeros((0,), dtype="i"))),
-        cached_doc_data=doc_data,
+        cached_doc_data=[data if data is not None else TransformerData.empty() for data in doc_data],
     )
 
     def backprop(d_output: FullTransformerBatch) -> List[Doc]:

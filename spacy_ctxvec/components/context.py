@@ -112,14 +112,16 @@ class ContextVectors(DocAnnotator):
         register_fork_hook()
 
     def set_annotations(self, docs: Sequence[Doc]) -> None:
-        drop = self.drop_trf_data and not self.trf_data_readers
+        emptied = None
+        if self.drop_trf_data and not self.trf_data_readers:
+            from spacy_transformers.data_classes import TransformerData
+
+            emptied = TransformerData.empty()  # one per batch: it holds nothing
         for doc, (vectors, mask) in zip(docs, self._pool_batch(docs)):
             doc._.set(CONTEXT_ARRAY, vectors)
             doc._.set(CONTEXT_MASK, mask)
-            if drop:
-                from spacy_transformers.data_classes import TransformerData
-
-                doc._.trf_data = TransformerData.empty()
+            if emptied is not None:
+                doc._.trf_data = emptied
             if self.set_vector_hooks:
                 add_vector_hooks(doc)
 
