@@ -2,9 +2,13 @@
 TransformerModel, forward calls cut by padded wordpieces, and the upstream forward
 wherever the bucketed one does not apply."""
 
+import itertools
+
 import numpy as np
 import pytest
 import spacy
+from hypothesis import given, settings
+from hypothesis import strategies as st
 
 from spacy_ctxvec.components.batching import ARCHITECTURE, BucketedTransformerModel, wordpiece_buckets
 from spacy_ctxvec.components.context import keep_trf_data
@@ -132,6 +136,10 @@ def test_each_doc_keeps_only_its_own_wordpieces(bucketed_nlp):
     assert docs[0]._.trf_data.wordpieces.strings == [["[CLS]", "a", "[SEP]"]]
 
 
+def bucket_cost(lengths, buckets, call_cost):
+    return sum(max(lengths[i] for i in bucket) * len(bucket) + call_cost for bucket in buckets)
+
+
 def test_wordpiece_buckets_follow_the_padded_wordpiece_rule():
     lengths = [5, 3, 9, 9, 2, 40, 7, 3]
     buckets = wordpiece_buckets(lengths, 20)
@@ -140,10 +148,36 @@ def test_wordpiece_buckets_follow_the_padded_wordpiece_rule():
     assert flat == sorted(lengths)
     for bucket in buckets:
         assert len(bucket) == 1 or max(lengths[i] for i in bucket) * len(bucket) <= 20
-    # Greedy: a bucket closes only when the next span would not fit.
-    for bucket, following in zip(buckets, buckets[1:]):
-        assert lengths[following[0]] * (len(bucket) + 1) > 20
-    assert [len(b) for b in buckets] == [4, 2, 1, 1]
+    # Greedy filling pads [2, 3, 3, 5] to 5 and [9] alone: 87 padded; the cut here pads 81.
+    assert [[lengths[i] for i in bucket] for bucket in buckets] == [[2, 3, 3], [5, 7], [9, 9], [40]]
+    assert wordpiece_buckets([], 20) == []
+
+
+@settings(max_examples=150, deadline=None)
+@given(
+    lengths=st.lists(st.integers(1, 12), min_size=1, max_size=8),
+    cap=st.integers(1, 40),
+    call_cost=st.integers(0, 30),
+)
+def test_wordpiece_buckets_are_the_cheapest_cut_of_the_sorted_spans(lengths, cap, call_cost):
+    """Against every cut of the sorted spans into runs that respect the cap."""
+    buckets = wordpiece_buckets(lengths, cap, call_cost)
+    order = sorted(range(len(lengths)), key=lambda i: lengths[i])
+    assert [int(i) for bucket in buckets for i in bucket] == order
+    assert all(len(b) == 1 or max(lengths[i] for i in b) * len(b) <= cap for b in buckets)
+    cheapest = None
+    for cuts in itertools.product([False, True], repeat=len(order) - 1):
+        runs, run = [], [order[0]]
+        for cut, i in zip(cuts, order[1:]):
+            if cut:
+                runs.append(run)
+                run = []
+            run.append(i)
+        runs.append(run)
+        if all(len(r) == 1 or max(lengths[i] for i in r) * len(r) <= cap for r in runs):
+            cost = bucket_cost(lengths, runs, call_cost)
+            cheapest = cost if cheapest is None else min(cheapest, cost)
+    assert bucket_cost(lengths, buckets, call_cost) == cheapest
 
 
 def test_forward_calls_stay_within_max_batch_wordpieces(tiny_bert_dir, upstream_nlp):

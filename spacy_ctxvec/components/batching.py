@@ -9,7 +9,8 @@ path) and replaces only the inference forward:
 1. all spans of the Docs handed to ``predict`` are tokenised once (fast
    tokenizer, offsets, no padding);
 2. spans are sorted by wordpiece count and cut into buckets whose
-   longest span x size stays within ``max_batch_wordpieces``;
+   longest span x size stays within ``max_batch_wordpieces``, where the padded
+   wordpieces plus a fixed cost per forward call are least;
 3. each bucket runs under ``torch.inference_mode`` in eval mode;
 4. each Doc gets a ``TransformerData`` trimmed to its own wordpiece length (a
    one-span Doc gets a view into its bucket's output, so nothing is copied).
@@ -46,6 +47,8 @@ ARCHITECTURE = "spacy-ctxvec.BucketedTransformerModel.v1"
 # 15-35% slower on sentences; the GPU value is unmeasured.
 DEFAULT_MAX_BATCH_WORDPIECES = 1024
 DEFAULT_MAX_BATCH_WORDPIECES_GPU = 4096
+# The fixed cost of one forward call, in padded wordpieces, when choosing where to cut buckets.
+CALL_COST_WORDPIECES = 100
 
 SpanGetter = Callable[[List[Doc]], List[List[Span]]]
 
@@ -136,17 +139,32 @@ def create_bucketed_transformer_model(
     )
 
 
-def wordpiece_buckets(lengths: Sequence[int], max_wordpieces: int) -> List[np.ndarray]:
-    """Indices sorted by length, cut greedily so that longest x size <= max_wordpieces
-    (a span longer than that gets a bucket of its own)."""
-    order = np.argsort(np.asarray(lengths, dtype=np.int64), kind="stable")
+def wordpiece_buckets(
+    lengths: Sequence[int], max_wordpieces: int, call_cost: int = CALL_COST_WORDPIECES
+) -> List[np.ndarray]:
+    """Indices sorted by length, cut into runs whose longest x size <= max_wordpieces (a
+    span longer than that gets a bucket of its own), the cuts chosen to minimise the padded
+    wordpieces plus ``call_cost`` per forward call (dynamic programming over the sorted
+    lengths: a greedy fill leaves a few long spans, or the tail of a buffer, padded in a
+    bucket of their own)."""
+    sizes = np.asarray(lengths, dtype=np.int64).reshape(-1)
+    order = np.argsort(sizes, kind="stable")
+    ordered = np.maximum(sizes[order], 1)
+    n = len(order)
+    best = np.zeros(n + 1, dtype=np.float64)  # best[i]: cheapest cut of the i shortest spans
+    first = np.zeros(n + 1, dtype=np.int64)
+    for end in range(1, n + 1):
+        width = int(ordered[end - 1])
+        low = max(0, end - max(1, max_wordpieces // width))
+        costs = best[low:end] + width * (end - np.arange(low, end)) + call_cost
+        k = int(np.argmin(costs))
+        best[end], first[end] = costs[k], low + k
     buckets: List[np.ndarray] = []
-    start = 0
-    for end in range(1, len(order) + 1):
-        if end == len(order) or lengths[order[end]] * (end - start + 1) > max_wordpieces:
-            buckets.append(order[start:end])
-            start = end
-    return buckets
+    end = n
+    while end > 0:
+        buckets.append(order[first[end] : end])
+        end = int(first[end])
+    return buckets[::-1]
 
 
 def _pad_rows(rows: Sequence[Sequence[Any]], lengths: Sequence[int], width: int, fill: Any, dtype: Any) -> np.ndarray:
