@@ -25,7 +25,9 @@ The pipeline runs at its configured CPU cap, or at each of ``--pipeline-caps``. 
 run interleaved in every round; the table gives medians of wall and CPU seconds and each
 one's ratio to the fastest floor (by wall, and by CPU time). ``--stages`` adds the
 pipeline with the garbage collector off, its transformer component alone (spaCy Docs +
-the transformer pipe) and its Hugging Face model with the floor's batching; the floors'
+the transformer pipe), its Hugging Face model with the floor's batching and the pipeline
+with the greedy bucket cut it used before (each bucket filled until the next span would
+not fit); the floors'
 ratio still compares floors only). ``--cprofile`` profiles one extra nlp.pipe pass over
 each text set afterwards.
 """
@@ -41,6 +43,8 @@ import time
 from pathlib import Path
 from statistics import median
 from typing import Callable, Dict, List, Sequence, Tuple
+
+import numpy as np
 
 os.environ.setdefault("HF_HUB_OFFLINE", "1")
 os.environ.setdefault("TOKENIZERS_PARALLELISM", "false")
@@ -163,7 +167,32 @@ def methods(
         runs[f"{PIPELINE}: its HF model, floor batches"] = lambda: pipeline_model_floor(
             nlp, tokenizer, spans, pipeline_caps[-1]
         )
+        runs[f"{PIPELINE}, greedy bucket cut"] = lambda: with_greedy_cut(
+            lambda: run_pipeline(nlp, texts, pipeline_caps[-1])
+        )
     return runs
+
+
+def greedy_buckets(lengths: Sequence[int], max_wordpieces: int, call_cost: int = 0) -> List[np.ndarray]:
+    """The cut the pipeline used before: each bucket filled until the next span would not fit."""
+    order = np.argsort(np.asarray(lengths, dtype=np.int64), kind="stable")
+    buckets, start = [], 0
+    for end in range(1, len(order) + 1):
+        if end == len(order) or lengths[order[end]] * (end - start + 1) > max_wordpieces:
+            buckets.append(order[start:end])
+            start = end
+    return buckets
+
+
+def with_greedy_cut(run: Callable[[], None]) -> None:
+    from spacy_ctxvec.components import batching
+
+    chosen = batching.wordpiece_buckets
+    batching.wordpiece_buckets = greedy_buckets
+    try:
+        run()
+    finally:
+        batching.wordpiece_buckets = chosen
 
 
 def pipeline_model_floor(nlp, tokenizer, spans: List[str], cap: int) -> None:
