@@ -22,7 +22,7 @@ hands them to the transformer: what a streaming pipeline can reach. It is a refe
 not a floor of the ratios.
 
 The pipeline runs at its configured CPU cap, or at each of ``--pipeline-caps``. Methods
-run interleaved in every round; the table gives medians of wall and CPU seconds and each
+run interleaved in every round, in a shuffled order (seeded); the table gives medians of wall and CPU seconds and each
 one's ratio to the fastest floor (by wall, and by CPU time). ``--stages`` adds the
 pipeline with the garbage collector off, its transformer component alone (spaCy Docs +
 the transformer pipe), its Hugging Face model with the floor's batching and the pipeline
@@ -38,6 +38,7 @@ import gc
 import io
 import os
 import pstats
+import random
 import re
 import time
 from pathlib import Path
@@ -299,9 +300,12 @@ def main() -> None:
             run()
         runs = methods(nlp, texts, caps, pipeline_caps, span_caps, args.stages)
         times: Dict[str, List[Tuple[float, float]]] = {name: [] for name in runs}
+        order = random.Random(0)
         for _ in range(args.rounds):
-            for name, run in runs.items():
-                times[name].append(timed(run))
+            names = list(runs)
+            order.shuffle(names)  # no method always runs right after the same one
+            for name in names:
+                times[name].append(timed(runs[name]))
         n_words = sum(len(nlp.make_doc(text)) for text in texts)
         print(table(f"{title} ({n_words} spaCy tokens), medians of {args.rounds} rounds", times))
         print(f"load average after: {os.getloadavg()[0]:.1f}", flush=True)
