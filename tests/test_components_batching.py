@@ -10,7 +10,12 @@ import spacy
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
-from spacy_ctxvec.components.batching import ARCHITECTURE, BucketedTransformerModel, wordpiece_buckets
+from spacy_ctxvec.components.batching import (
+    ARCHITECTURE,
+    CALL_COST_WORDPIECES,
+    BucketedTransformerModel,
+    wordpiece_buckets,
+)
 from spacy_ctxvec.components.context import keep_trf_data
 from spacy_ctxvec.components.transformer import all_hidden_states, outputs_hidden_states
 from spacy_ctxvec.errors import CtxvecError
@@ -312,6 +317,20 @@ def test_the_batch_cap_is_chosen_per_device(tiny_bert_dir):
     config = trf_config(str(tiny_bert_dir), ARCHITECTURE, max_batch_wordpieces=24, max_batch_wordpieces_gpu=96)
     model = spacy.blank("en").add_pipe("transformer", config=config).model
     assert (model.batch_cap("cpu"), model.batch_cap("cuda"), model.batch_cap("mps")) == (24, 96, 96)
+    assert (model.call_cost("cpu"), model.call_cost("cuda")) == (CALL_COST_WORDPIECES, 96)
+
+
+@settings(max_examples=100, deadline=None)
+@given(lengths=st.lists(st.integers(1, 60), min_size=1, max_size=60), cap=st.integers(1, 200))
+def test_with_a_whole_bucket_per_call_the_cut_makes_no_more_calls_than_filling_each_bucket(lengths, cap):
+    ordered = sorted(lengths)
+    filled, size = 0, 0  # greedy: fill each bucket until the next span would not fit
+    for length in ordered:
+        if size and length * (size + 1) > cap:
+            filled, size = filled + 1, 0
+        size += 1
+    filled += 1
+    assert len(wordpiece_buckets(lengths, cap, call_cost=cap)) <= filled
 
 
 @pytest.mark.slow
