@@ -13,9 +13,9 @@ from ..building.shard import polysemy_components
 from ..errors import CtxvecError, Errors
 from ..lexicon.polysemy_probe import FITTED_HALF, PROBE, in_fitted_half, type_polysemy_scores
 from ..lexicon.sense_descriptions import describe_split_thresholds
-from ..lexicon.sense_induction import probe_split_decisions
+from ..lexicon.sense_induction import induce_type_senses, probe_split_decisions
 from ..lexicon.statistics import Lexicon
-from ..ops.sense_evidence import grouped_anisotropy_baseline, induce_senses_by_evidence, self_similarity_score
+from ..ops.sense_evidence import grouped_anisotropy_baseline, self_similarity_score
 from ..ops.senses import (
     CONTEXT_WEIGHT,
     CONTEXT_WINDOW,
@@ -23,7 +23,6 @@ from ..ops.senses import (
     SPLIT_THRESHOLDS,
     SenseInductionSettings,
     fit_sense_space,
-    induce_senses,
     sense_features,
     to_sense_space,
     window_context_means,
@@ -357,17 +356,15 @@ def induced_labels(
             if contexts is not None and weight > 0
             else None
         )
-        if induction.split_by_evidence:  # as induce_inventory decides: the group's own evidence
-            model = induce_senses_by_evidence(
-                units,
-                cluster_rows=features,
-                max_senses=induction.max_senses,
-                min_support=induction.min_support,
-                self_similarity=self_similarity_score(vectors[list(rows)], baseline),
-            )[0]
-        else:
-            split = None if split_decisions is None else split_decisions[i]
-            model = induce_senses(units, induction, thresholds=thresholds, cluster_rows=features, split=split)
+        similarity = self_similarity_score(vectors[list(rows)], baseline) if induction.split_by_evidence else None
+        model = induce_type_senses(  # as induce_inventory decides
+            units,
+            induction,
+            self_similarity=similarity,
+            cluster_rows=features,
+            thresholds=thresholds,
+            split=None if split_decisions is None else split_decisions[i],
+        )[0]
         labels.append(model.labels)
     return labels, space
 

@@ -33,12 +33,19 @@ from typing import Any, Dict, List, Optional, Sequence, Tuple
 import numpy as np
 
 from ..errors import CtxvecError, Errors
-from ..ops.sense_evidence import corpus_polysemy_of, induce_senses_by_evidence, margin_scale, self_similarity_score
+from ..ops.sense_evidence import (
+    SenseEvidence,
+    corpus_polysemy_of,
+    induce_senses_by_evidence,
+    margin_scale,
+    self_similarity_score,
+)
 from ..ops.sense_labels import labels_by_sense
 from ..ops.senses import (
     CONTEXT_WINDOW,
     SPLIT_THRESHOLDS,
     SenseInductionSettings,
+    SenseModel,
     SenseSpace,
     calibrate_split_thresholds,
     check_min_count,
@@ -205,21 +212,19 @@ def induce_inventory(
                 features = sense_features(units, to_sense_space(contexts, context_space), context_weight)
             clustered = units if features is None else features
             similarity = self_similarity_score(raw, baseline)
-            if settings.split_by_evidence:
-                model, evidence = induce_senses_by_evidence(
-                    units,
-                    cluster_rows=features,
-                    max_senses=settings.max_senses,
-                    min_support=settings.min_support,
-                    self_similarity=similarity,
-                )
-                corpus_polysemy = evidence.corpus_polysemy
-            else:
-                split = None if decisions is None else decisions[i]
-                model = induce_senses(units, settings, thresholds=thresholds, cluster_rows=features, split=split)
-                corpus_polysemy = corpus_polysemy_of(
-                    clustered, min_support=settings.min_support, self_similarity=similarity
-                )
+            model, evidence = induce_type_senses(
+                units,
+                settings,
+                self_similarity=similarity,
+                cluster_rows=features,
+                thresholds=thresholds,
+                split=None if decisions is None else decisions[i],
+            )
+            corpus_polysemy = (
+                evidence.corpus_polysemy
+                if evidence is not None
+                else corpus_polysemy_of(clustered, min_support=settings.min_support, self_similarity=similarity)
+            )
             if model.n_senses == 0:
                 continue
             polysemy.append(np.nan if corpus_polysemy is None else corpus_polysemy)
@@ -251,6 +256,30 @@ def induce_inventory(
         corpus_polysemy=np.array(polysemy, dtype=np.float64),
         margin_scales=np.array(scales, dtype=np.float64),
     )
+
+
+def induce_type_senses(
+    units: np.ndarray,
+    settings: SenseInductionSettings,
+    *,
+    self_similarity: Optional[float],
+    cluster_rows: Optional[np.ndarray] = None,
+    thresholds: Sequence[Tuple[int, float]] = SPLIT_THRESHOLDS,
+    split: Optional[bool] = None,
+) -> Tuple[SenseModel, Optional[SenseEvidence]]:
+    """One type's senses by the split rule ``settings`` name: this corpus's evidence
+    (``split_by_evidence``, with the type's ``self_similarity``; its evidence returned too),
+    else ``ops.senses.induce_senses`` (``split``: the probe's decision, None: the spread
+    test decides; no evidence)."""
+    if settings.split_by_evidence:
+        return induce_senses_by_evidence(
+            units,
+            cluster_rows=cluster_rows,
+            max_senses=settings.max_senses,
+            min_support=settings.min_support,
+            self_similarity=self_similarity,
+        )
+    return induce_senses(units, settings, thresholds=thresholds, cluster_rows=cluster_rows, split=split), None
 
 
 def probe_split_decisions(
