@@ -36,7 +36,7 @@ import numpy as np
 
 from ..errors import CtxvecError, Errors
 from .cosine import mean_cosine_between_groups, normalise_rows
-from .senses import MAX_SENSES, SenseModel, spread, sums_by_label
+from .senses import MAX_SENSES, SenseModel, finite_or_zero, spread, sums_by_label
 from .split_significance import N_COMPONENTS, N_NULL, SEED, one_blas_thread, split_evidence
 
 # Tuned on the md5-even pseudo-words of benchmarks/quality (SENSE_EVIDENCE.md).
@@ -193,6 +193,18 @@ def usable_rows(rows: np.ndarray) -> np.ndarray:
     return finite & (np.einsum("ij,ij->i", clean, clean) > 0.25)
 
 
+def _rows_and_usable(rows: np.ndarray) -> Tuple[np.ndarray, np.ndarray]:
+    """``rows`` as (n, d) float64, and which of them are usable (``usable_rows``)."""
+    rows = np.asarray(rows, dtype=np.float64)
+    rows = rows.reshape(len(rows), -1) if rows.size else rows.reshape(len(rows), 0)
+    return rows, (usable_rows(rows) if len(rows) else np.zeros(0, dtype=bool))
+
+
+def _too_few_to_split(n_usable: int, min_support: int) -> bool:
+    """Fewer usable rows than two senses of ``min_support`` (and 3) need: no evidence."""
+    return n_usable < max(2 * max(1, int(min_support)), 3)
+
+
 def probe_prior_shift(estimate: Optional[float], split_senses: Optional[float], weight: float = 1.0) -> float:
     """How much a dictionary prior lowers (positive) or raises (negative) ``split_z``:
     ``weight`` x log(estimate / split_senses) of the polysemy probe, clipped to
@@ -228,10 +240,8 @@ def corpus_evidence(
     ``min_support`` occurrences and there are fewer than ``max_senses`` groups. Unusable
     (zero) rows join the largest sense. Fewer than ``2 * min_support`` usable rows: one
     sense, ``corpus_polysemy`` None."""
-    rows = np.asarray(rows, dtype=np.float64)
-    rows = rows.reshape(len(rows), -1) if rows.size else rows.reshape(len(rows), 0)
+    rows, usable = _rows_and_usable(rows)
     n = len(rows)
-    usable = usable_rows(rows) if n else np.zeros(0, dtype=bool)
     shift = float(np.clip(prior_shift, -MAX_PRIOR_SHIFT, MAX_PRIOR_SHIFT))
     n_usable = int(usable.sum())
     threshold = split_z_for(n_usable, split_z) - shift
@@ -239,7 +249,7 @@ def corpus_evidence(
     similarity = float(self_similarity) if combined and self_similarity is not None else 0.0
     first_threshold = one_use_reference(n_usable)[4] - shift if combined else threshold
     min_support = max(1, int(min_support))
-    if n_usable < max(2 * min_support, 3):
+    if _too_few_to_split(n_usable, min_support):
         return SenseEvidence(None, first_threshold, np.zeros(n, dtype=np.int64))
     # Many small eigen-decompositions: one BLAS thread each (threaded BLAS on 64 x 64
     # matrices on busy cores was 36x slower, SENSE_EVIDENCE.md)
@@ -322,10 +332,8 @@ def corpus_polysemy_of(
     senses, which the spread and probe split rules do not use: the evidence for splitting
     the usable rows in two, None with fewer than ``max(2 * min_support, 3)`` of them. One
     BLAS thread, as there."""
-    rows = np.asarray(rows, dtype=np.float64)
-    rows = rows.reshape(len(rows), -1) if rows.size else rows.reshape(len(rows), 0)
-    usable = usable_rows(rows) if len(rows) else np.zeros(0, dtype=bool)
-    if int(usable.sum()) < max(2 * max(1, int(min_support)), 3):
+    rows, usable = _rows_and_usable(rows)
+    if _too_few_to_split(int(usable.sum()), min_support):
         return None
     with one_blas_thread():
         z = split_evidence(rows[np.flatnonzero(usable)], n_components=N_COMPONENTS, n_null=N_NULL, seed=SEED)[0]
@@ -406,8 +414,7 @@ def induce_senses_by_evidence(
     k = evidence.n_senses
     if k == 0:
         return SenseModel(evidence.labels, np.zeros((0, clustered.shape[1])), np.zeros(0), 0.0), evidence
-    finite = clustered if np.isfinite(clustered).all() else np.nan_to_num(clustered, nan=0.0, posinf=0.0, neginf=0.0)
-    sums = sums_by_label(finite, evidence.labels, k)
+    sums = sums_by_label(finite_or_zero(clustered), evidence.labels, k)
     counts = np.bincount(evidence.labels, minlength=k)
     usable = usable_rows(units) if len(units) else np.zeros(0, dtype=bool)
     model = SenseModel(evidence.labels, normalise_rows(sums), counts / counts.sum(), spread(units[usable]))

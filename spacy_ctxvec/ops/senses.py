@@ -242,11 +242,14 @@ def fit_sense_space(
     return SenseSpace(mean, directions)
 
 
+def finite_or_zero(values: np.ndarray) -> np.ndarray:
+    """``values`` with NaN and infinities as 0.0: the array itself where all are finite."""
+    return values if np.isfinite(values).all() else np.nan_to_num(values, nan=0.0, posinf=0.0, neginf=0.0)
+
+
 def to_sense_space(vectors: np.ndarray, space: SenseSpace) -> np.ndarray:
     """Rows centred, with the space's directions projected out, at unit length (zero rows stay zero)."""
-    y = np.asarray(vectors, dtype=np.float64).reshape(-1, space.width) - space.mean
-    if not np.isfinite(y).all():
-        y = np.nan_to_num(y, copy=False, nan=0.0, posinf=0.0, neginf=0.0)
+    y = finite_or_zero(np.asarray(vectors, dtype=np.float64).reshape(-1, space.width) - space.mean)
     if len(space.directions):
         y = y - (y @ space.directions.T) @ space.directions
     return normalise_rows(y)
