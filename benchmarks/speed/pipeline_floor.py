@@ -24,7 +24,10 @@ not a floor of the ratios.
 The pipeline runs at its configured CPU cap, or at each of ``--pipeline-caps``. Methods
 run interleaved in every round, in a shuffled order (seeded); the table gives medians of wall and CPU seconds and each
 one's ratio to the fastest floor (by wall, and by CPU time), and beside them the same for each
-method's fastest round (other work on the machine only adds time). ``--json PATH`` writes every
+method's fastest round (other work on the machine only adds time), and the median of each
+method's per-round ratios to the floor with the fastest median (paired within a round). The row
+``control: HF sorted, cap N, run again`` runs the first floor a second time: an A/A test whose
+ratios show how far this machine's noise alone moves a ratio. ``--json PATH`` writes every
 round's times. ``--stages`` adds the
 pipeline with the garbage collector off, its transformer component alone (spaCy Docs +
 the transformer pipe), its Hugging Face model with the floor's batching and the pipeline
@@ -56,6 +59,7 @@ os.environ.setdefault("TOKENIZERS_PARALLELISM", "false")
 DATA = Path(__file__).resolve().parents[3] / "shared" / "data"
 PIPELINE = "pipeline (nlp.pipe)"
 STREAMING = "HF sorted in buffers of"
+CONTROL = "control:"
 
 
 def wic_sentences(n: int) -> List[str]:
@@ -161,6 +165,10 @@ def methods(
         runs[f"{STREAMING} {nlp.batch_size} texts, cap {cap}"] = lambda: hf_floor_in_buffers(
             model, tokenizer, by_doc, nlp.batch_size, cap
         )
+    # The first floor once more, not a floor of the ratios: an A/A test of the measurement itself.
+    runs[f"{CONTROL} HF sorted, cap {caps[0]}, run again"] = lambda: hf_floor(
+        model, tokenizer, spans, "cap", caps[0], max_spans=len(spans)
+    )
     runs["HF sorted, 32 texts"] = lambda: hf_floor(model, tokenizer, spans, "sorted")
     runs["HF unsorted, 32 texts"] = lambda: hf_floor(model, tokenizer, spans, "unsorted")
     for cap in pipeline_caps:
@@ -239,26 +247,34 @@ def timed(run: Callable[[], None]) -> Tuple[float, float]:
 
 
 def table(title: str, times: Dict[str, List[Tuple[float, float]]]) -> str:
-    """Medians of the rounds and, beside them, the fastest round of each method: other work on the
-    machine only ever adds time, so the fastest round is the least disturbed one (as ``timeit``
-    reports). Ratios are to the fastest floor under the same statistic."""
+    """Per method: the median of the rounds and its ratio to the fastest floor's median; the
+    fastest round and its ratio to the fastest floor's fastest round (other work on the machine
+    only ever adds time, so the fastest round is the least disturbed one, as ``timeit``
+    reports); and the median of the per-round ratios to the floor with the fastest median, in
+    the same round (paired, so a minute when the whole machine runs slower cancels out)."""
     stats = {
         "median": {name: (median(w for w, _ in rows), median(c for _, c in rows)) for name, rows in times.items()},
         "min": {name: (min(w for w, _ in rows), min(c for _, c in rows)) for name, rows in times.items()},
     }
+    not_floors = (PIPELINE, STREAMING, CONTROL)
     best = {}
     for statistic, values in stats.items():
-        floors = [value for name, value in values.items() if not name.startswith((PIPELINE, STREAMING))]
+        floors = [value for name, value in values.items() if not name.startswith(not_floors)]
         best[statistic] = (min(w for w, _ in floors), min(c for _, c in floors))
-    header = f"{'method':50} {'wall s':>8} {'x best':>7} {'CPU s':>8} {'x best':>7}   {'min wall':>8} {'x best':>7}"
-    lines = [f"\n{title}", header + f" {'min CPU':>8} {'x best':>7}"]
-    for name in times:
+    floor = min((name for name in times if not name.startswith(not_floors)), key=lambda name: stats["median"][name][0])
+    header = f"{'method':50} {'wall s':>7} {'x best':>6} {'CPU s':>7} {'x best':>6} | {'min wall':>8} {'x best':>6}"
+    lines = [f"\n{title}", header + f" {'min CPU':>7} {'x best':>6} | {'paired x wall':>13} {'x CPU':>6}"]
+    for name, rows in times.items():
         cells = []
         for statistic in ("median", "min"):
             wall, cpu = stats[statistic][name]
             best_wall, best_cpu = best[statistic]
-            cells.append(f"{wall:8.2f} {wall / best_wall:7.2f} {cpu:8.2f} {cpu / best_cpu:7.2f}")
-        lines.append(f"{name:50} {cells[0]}   {cells[1]}")
+            width = 7 if statistic == "median" else 8
+            cells.append(f"{wall:{width}.2f} {wall / best_wall:6.2f} {cpu:7.2f} {cpu / best_cpu:6.2f}")
+        paired_wall = median(w / fw for (w, _), (fw, _) in zip(rows, times[floor]))
+        paired_cpu = median(c / fc for (_, c), (_, fc) in zip(rows, times[floor]))
+        lines.append(f"{name:50} {cells[0]} | {cells[1]} | {paired_wall:13.2f} {paired_cpu:6.2f}")
+    lines.append(f"(paired: per-round ratio to '{floor}', median over rounds)")
     return "\n".join(lines)
 
 
