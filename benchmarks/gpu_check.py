@@ -9,16 +9,19 @@ Steps:
 2. GPU pipeline (spacy.require_gpu): the same weights, spacy-transformers
    ``mixed_precision`` for fp16/bf16 (autocast; bf16 through torch's default CUDA
    autocast dtype), large nlp.pipe batches, the bucketed model's
-   ``max_batch_wordpieces`` raised for the GPU.
+   ``max_batch_wordpieces_gpu`` raised for the GPU (``--max-batch-wordpieces``).
 3. Time nlp.pipe on the GPU and on the CPU (same sentences), tokens/s and ratio; the
    bucketed Hugging Face floor on the same device and precision as the reference row
    (the pipeline's time / the floor's, as on CPU).
 4. Equality: per-token cosine between GPU and CPU vectors; fails (exit 1) below the
    threshold for the precision (fp32 0.9999, fp16/bf16 0.99 at the median, 0.95 min).
-5. Batched device gather: the rows ctxvec_context needs, gathered on the device per Doc
+5. The GPU cap by measurement (``--gpu-caps``, fp32): the pipeline and the bucketed floor
+   timed at each padded-wordpiece cap, so the default ``max_batch_wordpieces_gpu`` can be
+   chosen from one run.
+6. Batched device gather: the rows ctxvec_context needs, gathered on the device per Doc
    and copied to the host per Doc (today), against one concatenated copy per batch;
    time and equality.
-6. Write the numbers as a "## GPU" section into --output (default benchmarks/speed/RESULTS.md,
+7. Write the numbers as a "## GPU" section into --output (default benchmarks/speed/RESULTS.md,
    replacing an earlier GPU section; with --dry-run only when --output is given).
 """
 
@@ -55,6 +58,11 @@ def parse_args(argv: Optional[Sequence[str]] = None) -> argparse.Namespace:
     parser.add_argument("--batch-size", type=int, default=2048, help="nlp.pipe batch size on the GPU")
     parser.add_argument(
         "--max-batch-wordpieces", type=int, default=32768, help="padded wordpieces per forward call on the GPU"
+    )
+    parser.add_argument(
+        "--gpu-caps",
+        default="4096,8192,16384,32768,65536",
+        help="caps (padded wordpieces per forward call) to time the fp32 pipeline and floor at; empty: none",
     )
     parser.add_argument("--cpu-sentences", type=int, default=None, help="sentences timed on CPU (default: all)")
     parser.add_argument("--output", type=Path, default=None)
@@ -108,6 +116,8 @@ def load_on_device(pipeline_dir: Path, precision: str, batch_size: int, max_batc
         torch.set_autocast_dtype("cuda", torch.float16)
     overrides = {
         "nlp.batch_size": batch_size,
+        # the GPU reads max_batch_wordpieces_gpu; the dry run (CPU) reads max_batch_wordpieces
+        "components.transformer.model.max_batch_wordpieces_gpu": max_batch_wordpieces,
         "components.transformer.model.max_batch_wordpieces": max_batch_wordpieces,
         "components.transformer.model.mixed_precision": precision != "fp32",
     }
@@ -155,6 +165,21 @@ def timed_floor(texts: Sequence[str], precision: str, max_batch_wordpieces: int,
     run()
     _synchronize()
     return time.perf_counter() - started
+
+
+def cap_sweep(
+    pipeline_dir: Path, texts: Sequence[str], caps: Sequence[int], batch_size: int, dry_run: bool
+) -> List[Dict[str, float]]:
+    """The fp32 pipeline and the bucketed floor timed at each cap (after a warm-up)."""
+    rows = []
+    for cap in caps:
+        nlp = load_on_device(pipeline_dir, "fp32", batch_size, cap, dry_run)
+        list(nlp.pipe(texts[:64]))  # warm-up
+        seconds = timed_pipe(nlp, texts)
+        floor_seconds = timed_floor(texts, "fp32", cap, dry_run)
+        rows.append({"cap": cap, "seconds": seconds, "floor_seconds": floor_seconds})
+        print("cap", json.dumps(rows[-1]), flush=True)
+    return rows
 
 
 def gather_check(nlp, texts: Sequence[str]) -> Dict[str, Any]:
@@ -252,6 +277,8 @@ def main(argv: Optional[Sequence[str]] = None) -> int:
         if not check["passed"]:
             failed.append(precision)
         print(precision, json.dumps(check), flush=True)
+    caps = [int(cap) for cap in args.gpu_caps.split(",") if cap.strip()]
+    sweep = cap_sweep(pipeline_dir, texts, caps, args.batch_size, args.dry_run)
     lines = [
         "## GPU" + (" (DRY RUN on CPU: logic check only, not GPU numbers)" if args.dry_run else ""),
         "",
@@ -275,6 +302,19 @@ def main(argv: Optional[Sequence[str]] = None) -> int:
             f" | {check['gather_per_doc_s']:.4f} | {check['gather_batched_s']:.4f} | "
             f"{'pass' if check['passed'] else 'FAIL'} |"
         )
+    if sweep:
+        lines += [
+            "",
+            "The cap by measurement (fp32): seconds for the same sentences.",
+            "",
+            "| cap (padded wordpieces per call) | pipeline s | bucketed HF floor s | pipeline / floor |",
+            "|---|---|---|---|",
+        ]
+        lines += [
+            f"| {row['cap']} | {row['seconds']:.3f} | {row['floor_seconds']:.3f} | "
+            f"{row['seconds'] / row['floor_seconds']:.2f} |"
+            for row in sweep
+        ]
     if args.output is not None:
         write_section(args.output, lines)
         print(f"wrote the GPU section of {args.output}")
