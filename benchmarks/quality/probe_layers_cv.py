@@ -23,6 +23,8 @@ scored. See benchmarks/quality/SENSES.md, "Other layers for the polysemy probe (
         --sense-counts ../shared/data/wordnet_sense_counts/sense_counts.tsv \\
         --compare wn_lex=/tmp/probe_work/wn_lex --reproduce /tmp/probe_work/gut_full /tmp/probe_work/wn_lex \\
         --work /tmp/layers_work --output benchmarks/quality/probe_layers_cv.json
+
+and the same with ``--every 1`` (the whole corpus; --compare/--reproduce need not be repeated).
 """
 
 import argparse
