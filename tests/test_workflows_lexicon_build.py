@@ -21,13 +21,19 @@ from spacy_ctxvec.errors import CtxvecError
 from spacy_ctxvec.workflows.lexicon_build import BuildStopped, LexiconBuildRequest, build_lexicon_pipeline
 
 LINES = ["the bank of the river", "we took out a loan at the bank", "i have an apple", "the bank", "play the pen"]
-# Runs the command in a fresh interpreter that knows the test's slow component.
+# Runs the command in a fresh interpreter that knows the test's slow component. While the
+# file named by CTXVEC_TEST_HOLD exists, the component holds every document after the 8th,
+# so a build is still running when the test interrupts it, however fast or loaded the machine.
 SLOW_CLI = (
-    "import sys, time\n"
+    "import os, pathlib, sys, time\n"
     "from spacy.language import Language\n"
+    "HOLD = pathlib.Path(os.environ.get('CTXVEC_TEST_HOLD', '/nonexistent/hold'))\n"
+    "SEEN = [0]\n"
     "@Language.component('test_slow')\n"
     "def slow(doc):\n"
-    "    time.sleep(0.05)\n"
+    "    SEEN[0] += 1\n"
+    "    while SEEN[0] > 8 and HOLD.exists():\n"
+    "        time.sleep(0.05)\n"
     "    return doc\n"
     "from spacy_ctxvec.cli import app\n"
     "app(prog_name='spacy-ctxvec')\n"
@@ -121,15 +127,22 @@ def test_a_real_sigint_prints_the_exact_resume_command_which_finishes(tiny_pipel
     corpus = write_corpus(tmp_path / "corpus.txt", 120)
     out = tmp_path / "out"
     args = ["build-lexicon", str(slow_pipeline), str(corpus), str(out), "--checkpoint-every", "4", "--no-progress"]
-    env = {**os.environ, "HF_HUB_OFFLINE": "1", "TOKENIZERS_PARALLELISM": "false"}
+    hold = tmp_path / "hold"
+    hold.touch()
+    env = {**os.environ, "HF_HUB_OFFLINE": "1", "TOKENIZERS_PARALLELISM": "false", "CTXVEC_TEST_HOLD": str(hold)}
     process = subprocess.Popen(
         [sys.executable, "-c", SLOW_CLI, *args], stdout=subprocess.PIPE, stderr=subprocess.STDOUT, env=env, text=True
     )
-    deadline = time.monotonic() + 120
-    while not (tmp_path / "out.checkpoint" / "LATEST").exists() and time.monotonic() < deadline:
-        time.sleep(0.1)
-    process.send_signal(signal.SIGINT)
-    output, _ = process.communicate(timeout=120)
+    try:
+        deadline = time.monotonic() + 120
+        while not (tmp_path / "out.checkpoint" / "LATEST").exists() and time.monotonic() < deadline:
+            time.sleep(0.1)
+        process.send_signal(signal.SIGINT)
+        output, _ = process.communicate(timeout=120)
+    finally:
+        hold.unlink()
+        if process.poll() is None:
+            process.kill()
     assert process.returncode == 130, output
     [line] = [line for line in output.splitlines() if line.startswith("Stopped after")]
     assert "Traceback" not in output
