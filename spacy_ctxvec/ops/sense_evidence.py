@@ -186,8 +186,10 @@ def check_evidence_settings(
 
 def usable_rows(rows: np.ndarray) -> np.ndarray:
     """Mask (n,) of finite rows of (about) unit length: occurrences without a vector
-    (zero rows) take no part."""
+    (zero rows) take no part; no rows, an empty mask."""
     rows = np.asarray(rows, dtype=np.float64)
+    if rows.size == 0:
+        return np.zeros(len(rows), dtype=bool)
     finite = np.isfinite(rows).all(axis=1)
     clean = rows if finite.all() else np.where(finite[:, None], rows, 0.0)
     return finite & (np.einsum("ij,ij->i", clean, clean) > 0.25)
@@ -197,7 +199,7 @@ def _rows_and_usable(rows: np.ndarray) -> Tuple[np.ndarray, np.ndarray]:
     """``rows`` as (n, d) float64, and which of them are usable (``usable_rows``)."""
     rows = np.asarray(rows, dtype=np.float64)
     rows = rows.reshape(len(rows), -1) if rows.size else rows.reshape(len(rows), 0)
-    return rows, (usable_rows(rows) if len(rows) else np.zeros(0, dtype=bool))
+    return rows, usable_rows(rows)
 
 
 def _too_few_to_split(n_usable: int, min_support: int) -> bool:
@@ -416,6 +418,6 @@ def induce_senses_by_evidence(
         return SenseModel(evidence.labels, np.zeros((0, clustered.shape[1])), np.zeros(0), 0.0), evidence
     sums = sums_by_label(finite_or_zero(clustered), evidence.labels, k)
     counts = np.bincount(evidence.labels, minlength=k)
-    usable = usable_rows(units) if len(units) else np.zeros(0, dtype=bool)
+    usable = usable_rows(units)
     model = SenseModel(evidence.labels, normalise_rows(sums), counts / counts.sum(), spread(units[usable]))
     return model, evidence
