@@ -263,7 +263,10 @@ def table(title: str, times: Dict[str, List[Tuple[float, float]]]) -> str:
         best[statistic] = (min(w for w, _ in floors), min(c for _, c in floors))
     floor = min((name for name in times if not name.startswith(not_floors)), key=lambda name: stats["median"][name][0])
     header = f"{'method':50} {'wall s':>7} {'x best':>6} {'CPU s':>7} {'x best':>6} | {'min wall':>8} {'x best':>6}"
-    lines = [f"\n{title}", header + f" {'min CPU':>7} {'x best':>6} | {'paired x wall':>13} {'x CPU':>6}"]
+    lines = [
+        f"\n{title}",
+        header + f" {'min CPU':>7} {'x best':>6} | {'paired x wall [95% CI]':>22} {'x CPU [95% CI]':>22}",
+    ]
     for name, rows in times.items():
         cells = []
         for statistic in ("median", "min"):
@@ -271,11 +274,50 @@ def table(title: str, times: Dict[str, List[Tuple[float, float]]]) -> str:
             best_wall, best_cpu = best[statistic]
             width = 7 if statistic == "median" else 8
             cells.append(f"{wall:{width}.2f} {wall / best_wall:6.2f} {cpu:7.2f} {cpu / best_cpu:6.2f}")
-        paired_wall = median(w / fw for (w, _), (fw, _) in zip(rows, times[floor]))
-        paired_cpu = median(c / fc for (_, c), (_, fc) in zip(rows, times[floor]))
-        lines.append(f"{name:50} {cells[0]} | {cells[1]} | {paired_wall:13.2f} {paired_cpu:6.2f}")
-    lines.append(f"(paired: per-round ratio to '{floor}', median over rounds)")
+        paired = []
+        for column in (0, 1):
+            ratios = [row[column] / floor_row[column] for row, floor_row in zip(rows, times[floor])]
+            low, high = bootstrap_median_interval(ratios)
+            paired.append(f"{median(ratios):6.2f} [{low:.2f}, {high:.2f}]")
+        lines.append(f"{name:50} {cells[0]} | {cells[1]} | {paired[0]:>22} {paired[1]:>22}")
+    lines.append(
+        f"(paired: per-round ratio to '{floor}', median over rounds; 95% CI: bootstrap over rounds, "
+        "which the control row checks)"
+    )
     return "\n".join(lines)
+
+
+def bootstrap_median_interval(values: Sequence[float], resamples: int = 4000, seed: int = 0) -> Tuple[float, float]:
+    """The 2.5th and 97.5th percentiles of the median of ``values`` resampled with replacement."""
+    data = np.asarray(values, dtype=np.float64)
+    picks = np.random.default_rng(seed).integers(0, len(data), size=(resamples, len(data)))
+    medians = np.median(data[picks], axis=1)
+    return float(np.percentile(medians, 2.5)), float(np.percentile(medians, 97.5))
+
+
+def int_list(text: str) -> List[int]:
+    """A comma-separated list of positive integers (argparse type)."""
+    try:
+        values = [int(item) for item in text.split(",") if item.strip()]
+    except ValueError:
+        raise argparse.ArgumentTypeError(f"expected comma-separated integers such as 1024,4096, got '{text}'") from None
+    if any(value <= 0 for value in values):
+        raise argparse.ArgumentTypeError(f"every value must be positive, got '{text}'")
+    return values
+
+
+def cap_pairs(text: str) -> List[Tuple[int, int]]:
+    """Comma-separated CAP:TEXTS pairs such as 2048:32 (argparse type)."""
+    pairs = []
+    for item in (item for item in text.split(",") if item.strip()):
+        cap, _, max_spans = item.partition(":")
+        try:
+            pairs.append((int(cap), int(max_spans)))
+        except ValueError:
+            raise argparse.ArgumentTypeError(
+                f"expected CAP:TEXTS pairs such as 2048:32,1024:32, got '{text}'"
+            ) from None
+    return pairs
 
 
 def profile(nlp, texts: List[str], top: int = 25) -> str:
@@ -297,12 +339,20 @@ def main() -> None:
     parser.add_argument("--rounds", type=int, default=5)
     parser.add_argument("--sentences", type=int, default=1200)
     parser.add_argument("--paragraphs", type=int, default=120)
-    parser.add_argument("--caps", default="1024,4096", help="padded-wordpiece caps of the sorted floors")
     parser.add_argument(
-        "--pipeline-caps", default="", help="CPU caps to run the pipeline at (default: its configured cap)"
+        "--caps", type=int_list, default=[1024, 4096], help="padded-wordpiece caps of the sorted floors"
     )
     parser.add_argument(
-        "--span-caps", default="", help="floors with a wordpiece cap and a span limit, e.g. 2048:32,1024:32"
+        "--pipeline-caps",
+        type=int_list,
+        default=[],
+        help="CPU caps to run the pipeline at (default: its configured cap)",
+    )
+    parser.add_argument(
+        "--span-caps",
+        type=cap_pairs,
+        default=[],
+        help="floors with a wordpiece cap and a span limit, e.g. 2048:32,1024:32",
     )
     parser.add_argument(
         "--stages",
@@ -314,10 +364,9 @@ def main() -> None:
     args = parser.parse_args()
 
     nlp = load_pipeline()
-    caps = [int(cap) for cap in args.caps.split(",")]
-    span_caps = [(int(pair.split(":")[0]), int(pair.split(":")[1])) for pair in args.span_caps.split(",") if pair]
+    caps, span_caps = args.caps, args.span_caps
     model_cfg = nlp.config["components"]["transformer"]["model"]
-    pipeline_caps = [int(cap) for cap in args.pipeline_caps.split(",") if cap] or [model_cfg["max_batch_wordpieces"]]
+    pipeline_caps = args.pipeline_caps or [model_cfg["max_batch_wordpieces"]]
     load_start = os.getloadavg()[0]
     print(
         f"torch threads {torch.get_num_threads()}, CPU cores {os.cpu_count()}, load average {os.getloadavg()[0]:.1f}, "
