@@ -1,7 +1,8 @@
 """The default pipeline against bare Hugging Face floors, side by side in one process.
 
     python benchmarks/speed/pipeline_floor.py [--rounds 5] [--sentences 1200] [--paragraphs 120]
-        [--caps 1024,4096] [--pipeline-caps 1024,4096] [--span-caps 2048:32] [--stages] [--cprofile] [--json PATH]
+        [--caps 1024,4096] [--pipeline-caps 1024,4096] [--span-caps 2048:32] [--buffers 2000]
+        [--stages] [--cprofile] [--json PATH]
 
 Texts: short sentences (the first unique WiC train sentences) and long paragraphs
 (Gutenberg paragraphs of 800-4000 characters), from ../shared/data. The pipeline is
@@ -26,9 +27,11 @@ run interleaved in every round, in a shuffled order (seeded); the table gives me
 one's ratio to the fastest floor (by wall, and by CPU time), and beside them the same for each
 method's fastest round (other work on the machine only adds time), and the median of each
 method's per-round ratios to the floor with the fastest median (paired within a round). The row
-``control: HF sorted, cap N, run again`` runs the first floor a second time: an A/A test whose
-ratios show how far this machine's noise alone moves a ratio. ``--json PATH`` writes every
-round's times. ``--stages`` adds the
+``control: HF sorted, cap N wordpieces, run again`` runs the first floor a second time: an A/A test;
+its paired ratio is to that twin (the same work), so it shows how far this machine's noise alone
+moves a paired ratio, and whether the bootstrap interval covers 1. ``--json PATH`` writes every
+round's times. ``--buffers B,...`` adds the pipeline at other nlp.pipe batch sizes (a buffer of
+all the texts takes the stream's split out). ``--stages`` adds the
 pipeline with the garbage collector off, its transformer component alone (spaCy Docs +
 the transformer pipe), its Hugging Face model with the floor's batching and the pipeline
 with the greedy bucket cut it used before (each bucket filled until the next span would
@@ -48,7 +51,7 @@ import re
 import time
 from pathlib import Path
 from statistics import median
-from typing import Callable, Dict, List, Sequence, Tuple
+from typing import Callable, Dict, List, Optional, Sequence, Tuple
 
 import numpy as np
 import srsly
@@ -60,6 +63,7 @@ DATA = Path(__file__).resolve().parents[3] / "shared" / "data"
 PIPELINE = "pipeline (nlp.pipe)"
 STREAMING = "HF sorted in buffers of"
 CONTROL = "control:"
+CONTROL_SUFFIX = ", run again"
 
 
 def wic_sentences(n: int) -> List[str]:
@@ -141,6 +145,7 @@ def methods(
     pipeline_caps: List[int],
     span_caps: Sequence[Tuple[int, int]] = (),
     stages: bool = False,
+    buffers: Sequence[int] = (),
 ) -> Dict[str, Callable[[], None]]:
     from transformers import AutoModel, AutoTokenizer
 
@@ -166,13 +171,17 @@ def methods(
             model, tokenizer, by_doc, nlp.batch_size, cap
         )
     # The first floor once more, not a floor of the ratios: an A/A test of the measurement itself.
-    runs[f"{CONTROL} HF sorted, cap {caps[0]}, run again"] = lambda: hf_floor(
+    runs[f"{CONTROL} HF sorted, cap {caps[0]} wordpieces{CONTROL_SUFFIX}"] = lambda: hf_floor(
         model, tokenizer, spans, "cap", caps[0], max_spans=len(spans)
     )
     runs["HF sorted, 32 texts"] = lambda: hf_floor(model, tokenizer, spans, "sorted")
     runs["HF unsorted, 32 texts"] = lambda: hf_floor(model, tokenizer, spans, "unsorted")
     for cap in pipeline_caps:
         runs[f"{PIPELINE}, cap {cap}"] = lambda cap=cap: run_pipeline(nlp, texts, cap)
+    for buffer in buffers:  # at the first pipeline cap
+        runs[f"{PIPELINE}, cap {pipeline_caps[0]}, batch_size {buffer}"] = lambda buffer=buffer: run_pipeline(
+            nlp, texts, pipeline_caps[0], buffer
+        )
     if stages:  # at the last pipeline cap
         runs[f"{PIPELINE}, gc off"] = lambda: without_gc(lambda: run_pipeline(nlp, texts, pipeline_caps[-1]))
         runs[f"{PIPELINE}: transformer only"] = lambda: transformer_only(nlp, texts, pipeline_caps[-1])
@@ -234,10 +243,11 @@ def transformer_only(nlp, texts: List[str], cap: int) -> None:
     list(transformer.pipe((nlp.make_doc(text) for text in texts), batch_size=nlp.batch_size))
 
 
-def run_pipeline(nlp, texts: List[str], cap: int) -> None:
-    """nlp.pipe over the texts with the transformer's CPU cap set to ``cap``."""
+def run_pipeline(nlp, texts: List[str], cap: int, batch_size: Optional[int] = None) -> None:
+    """nlp.pipe over the texts with the transformer's CPU cap set to ``cap`` (and the
+    pipeline's batch_size, unless ``batch_size`` is given)."""
     nlp.get_pipe("transformer").model.max_batch_wordpieces = cap
-    list(nlp.pipe(texts))
+    list(nlp.pipe(texts, batch_size=batch_size))
 
 
 def timed(run: Callable[[], None]) -> Tuple[float, float]:
@@ -274,15 +284,17 @@ def table(title: str, times: Dict[str, List[Tuple[float, float]]]) -> str:
             best_wall, best_cpu = best[statistic]
             width = 7 if statistic == "median" else 8
             cells.append(f"{wall:{width}.2f} {wall / best_wall:6.2f} {cpu:7.2f} {cpu / best_cpu:6.2f}")
+        # The control is paired with its twin (the same work), every other row with the floor.
+        reference = name[len(CONTROL) + 1 : -len(CONTROL_SUFFIX)] if name.startswith(CONTROL) else floor
         paired = []
         for column in (0, 1):
-            ratios = [row[column] / floor_row[column] for row, floor_row in zip(rows, times[floor])]
+            ratios = [row[column] / ref_row[column] for row, ref_row in zip(rows, times[reference])]
             low, high = bootstrap_median_interval(ratios)
             paired.append(f"{median(ratios):6.2f} [{low:.2f}, {high:.2f}]")
         lines.append(f"{name:50} {cells[0]} | {cells[1]} | {paired[0]:>22} {paired[1]:>22}")
     lines.append(
-        f"(paired: per-round ratio to '{floor}', median over rounds; 95% CI: bootstrap over rounds, "
-        "which the control row checks)"
+        f"(paired: per-round ratio to '{floor}', median over rounds, the control's to its twin; "
+        "95% CI: bootstrap over rounds, which the control row checks)"
     )
     return "\n".join(lines)
 
@@ -359,6 +371,12 @@ def main() -> None:
         action="store_true",
         help="also the pipeline with the garbage collector off, and its transformer alone",
     )
+    parser.add_argument(
+        "--buffers",
+        type=int_list,
+        default=[],
+        help="also the pipeline at these nlp.pipe batch sizes (the default buffers nlp.batch_size texts)",
+    )
     parser.add_argument("--cprofile", action="store_true")
     parser.add_argument("--json", type=Path, help="write every round's wall and CPU seconds here")
     args = parser.parse_args()
@@ -380,9 +398,11 @@ def main() -> None:
     for title, texts in sets.items():
         if not texts:
             continue
-        for run in methods(nlp, texts[:64], caps, pipeline_caps, span_caps, args.stages).values():  # warm up
+        for run in methods(
+            nlp, texts[:64], caps, pipeline_caps, span_caps, args.stages, args.buffers
+        ).values():  # warm up
             run()
-        runs = methods(nlp, texts, caps, pipeline_caps, span_caps, args.stages)
+        runs = methods(nlp, texts, caps, pipeline_caps, span_caps, args.stages, args.buffers)
         times: Dict[str, List[Tuple[float, float]]] = {name: [] for name in runs}
         order = random.Random(0)
         for _ in range(args.rounds):

@@ -1,0 +1,92 @@
+"""Transient memory of streaming long texts through the default pipeline, by nlp.pipe batch size.
+
+    python benchmarks/speed/stream_memory.py [--paragraphs 1000] [--batch-sizes 1000,256,64]
+
+nlp.pipe hands the transformer buffers of ``batch_size`` Docs, and every Doc of a buffer
+holds its transformer output (doc._.trf_data) until ctxvec_context has pooled it, so the
+peak memory of a stream grows with the buffer even when no Doc is kept. Each batch size
+runs in a fresh process: the default pipeline, a warm-up on other paragraphs, then the peak
+resident memory is reset (/proc/self/clear_refs) and the paragraphs (Gutenberg, 800-4000
+characters, from ../shared/data) are streamed with every Doc dropped after reading its
+vectors. Printed per batch size: the peak resident memory above the memory before the
+stream, the wall and CPU time.
+"""
+
+import argparse
+import json
+import os
+import subprocess
+import sys
+import time
+from pathlib import Path
+from typing import Dict, List
+
+os.environ.setdefault("HF_HUB_OFFLINE", "1")
+os.environ.setdefault("TOKENIZERS_PARALLELISM", "false")
+REPO_ROOT = Path(__file__).resolve().parents[2]
+if str(REPO_ROOT) not in sys.path:
+    sys.path.insert(0, str(REPO_ROOT))
+
+from benchmarks.speed.fresh_process import current_rss_mb, peak_rss_mb  # noqa: E402
+from benchmarks.speed.pipeline_floor import gutenberg_paragraphs, int_list  # noqa: E402
+
+
+def reset_peak_rss() -> bool:
+    """Reset VmHWM to the current RSS (Linux 4.0+); False where that is not possible."""
+    try:
+        Path("/proc/self/clear_refs").write_text("5")
+        return True
+    except OSError:
+        return False
+
+
+def stream_once(paragraphs: int, batch_size: int) -> Dict[str, float]:
+    """In this process: the peak memory above the start and the time of one stream."""
+    import gc
+
+    from spacy_ctxvec.pipelines import load_pipeline
+
+    texts = gutenberg_paragraphs(paragraphs + 16)
+    warm_up, texts = texts[:16], texts[16:]
+    nlp = load_pipeline()
+    list(nlp.pipe(warm_up, batch_size=batch_size))
+    gc.collect()
+    before = current_rss_mb()
+    resettable = reset_peak_rss()
+    wall, cpu = time.perf_counter(), time.process_time()
+    tokens = 0
+    for doc in nlp.pipe(texts, batch_size=batch_size):
+        tokens += sum(1 for token in doc if token._.context_vec is not None)
+    wall, cpu = time.perf_counter() - wall, time.process_time() - cpu
+    return {
+        "batch_size": batch_size,
+        "texts": len(texts),
+        "tokens": tokens,
+        "peak_above_start_mib": peak_rss_mb() - before if resettable else float("nan"),
+        "wall_s": wall,
+        "cpu_s": cpu,
+    }
+
+
+def main() -> None:
+    parser = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
+    parser.add_argument("--paragraphs", type=int, default=1000)
+    parser.add_argument("--batch-sizes", type=int_list, default=[1000, 256, 64])
+    parser.add_argument("--child", type=int, help=argparse.SUPPRESS)
+    args = parser.parse_args()
+    if args.child:
+        print(json.dumps(stream_once(args.paragraphs, args.child)))
+        return
+    rows: List[Dict[str, float]] = []
+    for batch_size in args.batch_sizes:
+        command = [sys.executable, __file__, "--paragraphs", str(args.paragraphs), "--child", str(batch_size)]
+        done = subprocess.run(command, capture_output=True, text=True, check=True)
+        rows.append(json.loads(done.stdout.strip().splitlines()[-1]))
+    print(f"{rows[0]['texts']} paragraphs, {rows[0]['tokens']} tokens; torch threads at their default")
+    print(f"{'nlp.pipe batch_size':>19} {'peak MiB above start':>21} {'wall s':>7} {'CPU s':>7}")
+    for row in rows:
+        print(f"{row['batch_size']:19d} {row['peak_above_start_mib']:21.0f} {row['wall_s']:7.1f} {row['cpu_s']:7.1f}")
+
+
+if __name__ == "__main__":
+    main()
