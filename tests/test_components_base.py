@@ -1,14 +1,22 @@
-"""components/base.py: the dtype setting, the weak pipeline reference, exclude lists, and
-DocAnnotator's __call__/pipe with spaCy's error handler, through the real ctxvec_context."""
+"""components/base.py: the dtype setting, the weak pipeline reference, exclude lists,
+DocAnnotator's __call__/pipe with spaCy's error handler through the real ctxvec_context,
+and batches bounded by Docs and tokens."""
 
 import gc
 import pickle
+from typing import List
 
 import numpy as np
 import pytest
 import spacy
+from hypothesis import given, settings
+from hypothesis import strategies as st
+from spacy.tokens import Doc
+from spacy.vocab import Vocab
 
-from spacy_ctxvec.components.base import NlpRef, excluded, vector_dtype
+from spacy_ctxvec.components import base
+from spacy_ctxvec.components.base import NlpRef, excluded, token_bounded_batches, vector_dtype
+from spacy_ctxvec.components.context import ContextVectors
 from spacy_ctxvec.errors import CtxvecError
 
 TEXTS = ["the bank of the river", "i have an apple", "", "we sat on the river bank and took a loan"]
@@ -77,3 +85,46 @@ def test_a_failing_batch_goes_to_the_error_handler_and_the_others_go_on(tiny_nlp
     assert all(doc._.ctxvec_context.shape[0] == len(doc) for doc in annotated)
     assert [(name, texts) for name, texts, _ in failed] == [("ctxvec_context", [bare.text])]
     assert isinstance(failed[0][2], CtxvecError)
+
+
+def docs_of(lengths: List[int]) -> List[Doc]:
+    vocab = Vocab()
+    return [Doc(vocab, words=["w"] * n) for n in lengths]
+
+
+@settings(max_examples=200, deadline=None)
+@given(
+    lengths=st.lists(st.integers(0, 40), max_size=40),
+    max_docs=st.integers(1, 12),
+    max_tokens=st.integers(1, 60),
+)
+def test_batches_keep_order_and_close_at_either_bound(lengths, max_docs, max_tokens):
+    docs = docs_of(lengths)
+    batches = list(token_bounded_batches(iter(docs), max_docs, max_tokens))
+    assert [doc for batch in batches for doc in batch] == docs  # every Doc once, in order
+    for batch, following in zip(batches, batches[1:] + [None]):
+        tokens = sum(len(doc) for doc in batch)
+        assert batch and len(batch) <= max_docs
+        assert len(batch) == 1 or tokens <= max_tokens
+        if following is not None:  # closed only when the next Doc would not fit
+            assert len(batch) == max_docs or tokens + len(following[0]) > max_tokens
+
+
+def test_pipe_batches_are_bounded_by_tokens_as_well_as_by_batch_size(tiny_nlp, monkeypatch):
+    """Docs leave a component's batch before long texts pile up their transformer outputs."""
+    seen: List[int] = []
+
+    class Recording(ContextVectors):
+        def set_annotations(self, docs):
+            seen.append(sum(len(doc) for doc in docs))
+            super().set_annotations(docs)
+
+    context = tiny_nlp.get_pipe("ctxvec_context")
+    recording = Recording(pooling=context.pooling, layers=context.layers, nlp=tiny_nlp)
+    docs = [tiny_nlp.get_pipe("transformer")(tiny_nlp.make_doc(text)) for text in TEXTS * 5]
+    monkeypatch.setattr(base, "MAX_BATCH_TOKENS", 12)
+    out = list(recording.pipe(iter(docs), batch_size=1000))
+    assert out == docs and sum(seen) == sum(len(doc) for doc in docs)
+    assert len(seen) > 1 and all(tokens <= 12 for tokens in seen)  # no Doc of TEXTS is longer
+    expected = [context(doc)._.ctxvec_context for doc in docs]
+    assert all(np.array_equal(doc._.ctxvec_context, vectors) for doc, vectors in zip(out, expected))

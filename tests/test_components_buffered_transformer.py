@@ -7,18 +7,10 @@ from typing import List
 import numpy as np
 import pytest
 import spacy
-from hypothesis import given, settings
-from hypothesis import strategies as st
-from spacy.tokens import Doc
 from spacy.util import load_config, registry
-from spacy.vocab import Vocab
 
 from spacy_ctxvec.components.batching import ARCHITECTURE
-from spacy_ctxvec.components.buffered_transformer import (
-    DEFAULT_TRANSFORMER_CONFIG,
-    BufferedTransformer,
-    token_bounded_buffers,
-)
+from spacy_ctxvec.components.buffered_transformer import DEFAULT_TRANSFORMER_CONFIG, BufferedTransformer
 from spacy_ctxvec.errors import CtxvecError
 from tests.conftest import CONFIGS
 from tests.test_components_batching import TEXTS, assert_same_docs, same_weights, trf_config
@@ -49,29 +41,6 @@ def make_nlp(name, factory, **component):
 @pytest.fixture(scope="module")
 def upstream_nlp(tiny_bert_dir):
     return make_nlp(tiny_bert_dir, "transformer")
-
-
-def docs_of(lengths: List[int]) -> List[Doc]:
-    vocab = Vocab()
-    return [Doc(vocab, words=["w"] * n) for n in lengths]
-
-
-@settings(max_examples=200, deadline=None)
-@given(
-    lengths=st.lists(st.integers(0, 40), max_size=40),
-    max_docs=st.integers(1, 12),
-    max_tokens=st.integers(1, 60),
-)
-def test_buffers_keep_order_and_close_at_either_bound(lengths, max_docs, max_tokens):
-    docs = docs_of(lengths)
-    buffers = list(token_bounded_buffers(iter(docs), max_docs, max_tokens))
-    assert [doc for buffer in buffers for doc in buffer] == docs  # every Doc once, in order
-    for buffer, following in zip(buffers, buffers[1:] + [None]):
-        tokens = sum(len(doc) for doc in buffer)
-        assert buffer and len(buffer) <= max_docs
-        assert len(buffer) == 1 or tokens <= max_tokens
-        if following is not None:  # closed only when the next Doc would not fit
-            assert len(buffer) == max_docs or tokens + len(following[0]) > max_tokens
 
 
 def test_pipe_predicts_on_token_bounded_buffers_with_upstream_outputs(tiny_bert_dir, upstream_nlp):

@@ -1,17 +1,19 @@
 """Base class of the spacy-ctxvec components: a Pipe that annotates Docs one at a time."""
 
 import weakref
-from typing import Iterable, Iterator, Optional, Sequence
+from typing import Iterable, Iterator, List, Optional, Sequence
 
 import numpy as np
 from spacy.language import Language
 from spacy.pipeline import Pipe
 from spacy.tokens import Doc
-from spacy.util import minibatch
 
 from ..errors import CtxvecError, Errors
 
 SUPPORTED_DTYPES = ("float32", "float16")
+# spaCy tokens per batch of Docs in nlp.pipe, besides batch_size Docs: Docs holding
+# transformer outputs leave a batch before long texts pile them up.
+MAX_BATCH_TOKENS = 32768
 
 
 def vector_dtype(dtype: str) -> np.dtype:
@@ -51,10 +53,11 @@ class DocAnnotator(Pipe):
         return doc
 
     def pipe(self, stream: Iterable[Doc], *, batch_size: int = 128) -> Iterator[Doc]:
-        """Annotate batches; a failing batch goes to the handler set with
-        nlp.set_error_handler (spaCy's default re-raises), as in spaCy's own pipes."""
+        """Annotate batches of at most ``batch_size`` Docs and MAX_BATCH_TOKENS tokens; a
+        failing batch goes to the handler set with nlp.set_error_handler (spaCy's
+        default re-raises), as in spaCy's own pipes."""
         error_handler = self.get_error_handler()
-        for docs in minibatch(stream, size=batch_size):
+        for docs in token_bounded_batches(stream, batch_size, MAX_BATCH_TOKENS):
             try:
                 self.set_annotations(docs)
                 yield from docs
@@ -63,3 +66,18 @@ class DocAnnotator(Pipe):
 
     def set_annotations(self, docs: Sequence[Doc]) -> None:  # type: ignore[override]
         raise NotImplementedError
+
+
+def token_bounded_batches(docs: Iterable[Doc], max_docs: int, max_tokens: int) -> Iterator[List[Doc]]:
+    """Consecutive Docs in order, each batch at most ``max_docs`` Docs and, unless it
+    is one Doc, at most ``max_tokens`` tokens."""
+    batch: List[Doc] = []
+    tokens = 0
+    for doc in docs:
+        if batch and (len(batch) >= max_docs or tokens + len(doc) > max_tokens):
+            yield batch
+            batch, tokens = [], 0
+        batch.append(doc)
+        tokens += len(doc)
+    if batch:
+        yield batch

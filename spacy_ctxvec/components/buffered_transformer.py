@@ -21,8 +21,9 @@ from spacy_transformers.data_classes import FullTransformerBatch
 from thinc.api import Config, Model
 
 from ..errors import CtxvecError, Errors
+from .base import MAX_BATCH_TOKENS, token_bounded_batches
 
-DEFAULT_MAX_BUFFER_TOKENS = 32768
+DEFAULT_MAX_BUFFER_TOKENS = MAX_BATCH_TOKENS
 
 DEFAULT_TRANSFORMER_CONFIG = """
 [ctxvec_transformer]
@@ -89,20 +90,5 @@ class BufferedTransformer(Transformer):
         self.max_buffer_tokens = int(max_buffer_tokens)
 
     def pipe(self, stream: Iterable[Doc], *, batch_size: int = 128) -> Iterator[Doc]:
-        for buffer in token_bounded_buffers(stream, batch_size, self.max_buffer_tokens):
+        for buffer in token_bounded_batches(stream, batch_size, self.max_buffer_tokens):
             yield from super().pipe(buffer, batch_size=len(buffer))
-
-
-def token_bounded_buffers(docs: Iterable[Doc], max_docs: int, max_tokens: int) -> Iterator[List[Doc]]:
-    """Consecutive Docs in order, each buffer at most ``max_docs`` Docs and, unless
-    it is one Doc, at most ``max_tokens`` tokens."""
-    buffer: List[Doc] = []
-    tokens = 0
-    for doc in docs:
-        if buffer and (len(buffer) >= max_docs or tokens + len(doc) > max_tokens):
-            yield buffer
-            buffer, tokens = [], 0
-        buffer.append(doc)
-        tokens += len(doc)
-    if buffer:
-        yield buffer
