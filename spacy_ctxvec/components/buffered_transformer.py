@@ -2,14 +2,15 @@
 of Docs is bounded by spaCy tokens as well as by ``batch_size``.
 
 nlp.pipe hands every component buffers of ``batch_size`` Docs, and each Doc of a
-buffer holds its transformer output (doc._.trf_data) until the buffer has passed the
-components that read it. A large batch_size keeps short texts well sorted into forward
-calls, but for long texts the buffer's outputs grow with their length: streaming 1,000
-Gutenberg paragraphs (251 tokens each on average) at batch_size 1000 peaked at 2.9 GB
-above the start, 0.3 GB at batch_size 64 (benchmarks/speed/stream_memory.py). This
-component closes a buffer at ``batch_size`` Docs or ``max_buffer_tokens`` spaCy tokens,
-whichever comes first, so short texts keep large buffers and long ones get small ones.
-Everything else (training, listeners, serialisation) is the upstream component's.
+buffer holds its transformer output (doc._.trf_data) until ctxvec_context has pooled
+it. A large batch_size keeps short texts well sorted into forward calls, but for long
+texts the outputs grow with their length: streaming 1,000 Gutenberg paragraphs (251
+tokens each on average) at batch_size 1000 peaked at 2.9 GB above the start with the
+upstream component (docs/benchmarks.md, "Streaming long texts"). This component closes a
+buffer at ``batch_size`` Docs or ``max_buffer_tokens`` spaCy tokens, whichever comes
+first, as the ctxvec components close their batches (components.base), so short texts
+keep large buffers and long ones get small ones: 0.8 GB there. Everything else
+(training, listeners, serialisation) is the upstream component's.
 """
 
 from typing import Callable, Iterable, Iterator, List
