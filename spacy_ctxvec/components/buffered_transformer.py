@@ -17,7 +17,9 @@ from typing import Callable, Iterable, Iterator, List
 
 from spacy.language import Language
 from spacy.tokens import Doc
+from spacy.vocab import Vocab
 from spacy_transformers import Transformer
+from spacy_transformers.annotation_setters import null_annotation_setter
 from spacy_transformers.data_classes import FullTransformerBatch
 from thinc.api import Config, Model
 
@@ -26,10 +28,10 @@ from .base import MAX_BATCH_TOKENS, token_bounded_batches
 
 DEFAULT_MAX_BUFFER_TOKENS = MAX_BATCH_TOKENS
 
-DEFAULT_TRANSFORMER_CONFIG = """
+DEFAULT_TRANSFORMER_CONFIG = f"""
 [ctxvec_transformer]
 max_batch_items = 1000000
-max_buffer_tokens = 32768
+max_buffer_tokens = {DEFAULT_MAX_BUFFER_TOKENS}
 
 [ctxvec_transformer.set_extra_annotations]
 @annotation_setters = "spacy-transformers.null_annotation_setter.v1"
@@ -39,8 +41,8 @@ max_buffer_tokens = 32768
 max_batch_wordpieces = 1024
 max_batch_wordpieces_gpu = 4096
 mixed_precision = false
-tokenizer_config = {"use_fast": true}
-transformer_config = {"output_hidden_states": false}
+tokenizer_config = {{"use_fast": true}}
+transformer_config = {{"output_hidden_states": false}}
 
 [ctxvec_transformer.model.name]
 @misc = "spacy-ctxvec.model_name.v1"
@@ -84,10 +86,19 @@ class BufferedTransformer(Transformer):
     bound is a Python attribute, not part of ``cfg``, so it always comes from the config
     (a saved pipeline loaded with another value uses that value)."""
 
-    def __init__(self, *args: object, max_buffer_tokens: int = DEFAULT_MAX_BUFFER_TOKENS, **kwargs: object) -> None:
+    def __init__(
+        self,
+        vocab: Vocab,
+        model: Model[List[Doc], FullTransformerBatch],
+        set_extra_annotations: Callable[[List[Doc], FullTransformerBatch], None] = null_annotation_setter,
+        *,
+        name: str = "transformer",
+        max_batch_items: int = 128 * 32,
+        max_buffer_tokens: int = DEFAULT_MAX_BUFFER_TOKENS,
+    ) -> None:
         if int(max_buffer_tokens) < 1:
             raise CtxvecError(Errors.E041.format(value=max_buffer_tokens, default=DEFAULT_MAX_BUFFER_TOKENS))
-        super().__init__(*args, **kwargs)  # type: ignore[arg-type]
+        super().__init__(vocab, model, set_extra_annotations, name=name, max_batch_items=max_batch_items)
         self.max_buffer_tokens = int(max_buffer_tokens)
 
     def pipe(self, stream: Iterable[Doc], *, batch_size: int = 128) -> Iterator[Doc]:
