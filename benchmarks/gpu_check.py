@@ -44,6 +44,7 @@ import numpy as np  # noqa: E402
 from benchmarks import methods  # noqa: E402
 from benchmarks.data import sample_sentences  # noqa: E402
 from benchmarks.environment import environment_lines  # noqa: E402
+from benchmarks.speed.pipeline_floor import int_list  # noqa: E402
 
 SECTION_START = "<!-- gpu_check start -->"
 SECTION_END = "<!-- gpu_check end -->"
@@ -61,7 +62,8 @@ def parse_args(argv: Optional[Sequence[str]] = None) -> argparse.Namespace:
     )
     parser.add_argument(
         "--gpu-caps",
-        default="4096,8192,16384,32768,65536",
+        type=int_list,
+        default=[4096, 8192, 16384, 32768, 65536],
         help="caps (padded wordpieces per forward call) to time the fp32 pipeline and floor at; empty: none",
     )
     parser.add_argument("--cpu-sentences", type=int, default=None, help="sentences timed on CPU (default: all)")
@@ -277,8 +279,7 @@ def main(argv: Optional[Sequence[str]] = None) -> int:
         if not check["passed"]:
             failed.append(precision)
         print(precision, json.dumps(check), flush=True)
-    caps = [int(cap) for cap in args.gpu_caps.split(",") if cap.strip()]
-    sweep = cap_sweep(pipeline_dir, texts, caps, args.batch_size, args.dry_run)
+    sweep = cap_sweep(pipeline_dir, texts, args.gpu_caps, args.batch_size, args.dry_run)
     lines = [
         "## GPU" + (" (DRY RUN on CPU: logic check only, not GPU numbers)" if args.dry_run else ""),
         "",
