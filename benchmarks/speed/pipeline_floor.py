@@ -138,6 +138,11 @@ def hf_floor(model, tokenizer, texts: List[str], batching: str, cap: int = 0, ma
             model(input_ids=input_ids, attention_mask=mask).last_hidden_state.numpy()
 
 
+def capped_floor(cap: int) -> str:
+    """The name of the sorted floor capped at ``cap`` padded wordpieces (the control's twin)."""
+    return f"HF sorted, cap {cap} wordpieces"
+
+
 def methods(
     nlp,
     texts: List[str],
@@ -157,9 +162,7 @@ def methods(
     spans = span_texts(nlp, texts)
     runs: Dict[str, Callable[[], None]] = {}
     for cap in caps:
-        runs[f"HF sorted, cap {cap} wordpieces"] = lambda cap=cap: hf_floor(
-            model, tokenizer, spans, "cap", cap, max_spans=len(spans)
-        )
+        runs[capped_floor(cap)] = lambda cap=cap: hf_floor(model, tokenizer, spans, "cap", cap, max_spans=len(spans))
     for cap, max_spans in span_caps:
         runs[f"HF sorted, cap {cap}, <= {max_spans} texts"] = lambda cap=cap, max_spans=max_spans: hf_floor(
             model, tokenizer, spans, "cap", cap, max_spans=max_spans
@@ -171,7 +174,7 @@ def methods(
             model, tokenizer, by_doc, nlp.batch_size, cap
         )
     # The first floor once more, not a floor of the ratios: an A/A test of the measurement itself.
-    runs[f"{CONTROL} HF sorted, cap {caps[0]} wordpieces{CONTROL_SUFFIX}"] = lambda: hf_floor(
+    runs[f"{CONTROL} {capped_floor(caps[0])}{CONTROL_SUFFIX}"] = lambda: hf_floor(
         model, tokenizer, spans, "cap", caps[0], max_spans=len(spans)
     )
     runs["HF sorted, 32 texts"] = lambda: hf_floor(model, tokenizer, spans, "sorted")
