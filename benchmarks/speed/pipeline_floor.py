@@ -2,7 +2,7 @@
 
     python benchmarks/speed/pipeline_floor.py [--rounds 5] [--sentences 1200] [--paragraphs 120]
         [--caps 1024,4096] [--pipeline-caps 1024,4096] [--span-caps 2048:32] [--buffers 2000]
-        [--stages] [--cprofile] [--json PATH]
+        [--buffer-costs 128,256,1000] [--stages] [--cprofile] [--json PATH]
 
 Texts: short sentences (the first unique WiC train sentences) and long paragraphs
 (Gutenberg paragraphs of 800-4000 characters), from ../shared/data. The pipeline is
@@ -30,7 +30,9 @@ method's per-round ratios to the floor with the fastest median (paired within a 
 ``control: HF sorted, cap N wordpieces, run again`` runs the first floor a second time: an A/A test;
 its paired ratio is to that twin (the same work), so it shows how far this machine's noise alone
 moves a paired ratio, and whether the bootstrap interval covers 1. ``--json PATH`` writes every
-round's times. ``--buffers B,...`` adds the pipeline at other nlp.pipe batch sizes (a buffer of
+round's times. ``--buffer-costs B,...`` prints, without timing, what the bucket cut costs (padded
+wordpieces plus a fixed cost per forward call) when the texts come in buffers of B texts, and exits.
+``--buffers B,...`` adds the pipeline at other nlp.pipe batch sizes (a buffer of
 all the texts takes the stream's split out). ``--stages`` adds the
 pipeline with the garbage collector off, its transformer component alone (spaCy Docs +
 the transformer pipe), its Hugging Face model with the floor's batching and the pipeline
@@ -335,6 +337,30 @@ def cap_pairs(text: str) -> List[Tuple[int, int]]:
     return pairs
 
 
+def buffer_costs(nlp, texts: List[str], buffers: Sequence[int], cap: int) -> str:
+    """No timing: for each buffer size (Docs), the cost the bucket cut minimises (padded wordpieces
+    plus CALL_COST_WORDPIECES per forward call) of the texts' spans cut buffer by buffer, as a
+    ratio to their real wordpieces."""
+    from spacy_ctxvec.components.batching import CALL_COST_WORDPIECES, wordpiece_buckets
+
+    tokenizer = nlp.get_pipe("transformer").model.tokenizer
+    lengths = [
+        [len(ids) for ids in tokenizer(spans)["input_ids"]] if spans else [] for spans in span_texts_by_doc(nlp, texts)
+    ]
+    real = sum(map(sum, lengths))
+    lines = [f"{'buffer (texts)':>14} {'padded':>8} {'calls':>6} {'cost':>8} {'cost / real':>11}"]
+    for buffer in buffers:
+        padded = calls = 0
+        for start in range(0, len(lengths), buffer):
+            spans = [n for doc_lengths in lengths[start : start + buffer] for n in doc_lengths]
+            for bucket in wordpiece_buckets(spans, cap, CALL_COST_WORDPIECES):
+                padded += max(spans[i] for i in bucket) * len(bucket)
+                calls += 1
+        cost = padded + CALL_COST_WORDPIECES * calls
+        lines.append(f"{buffer:14d} {padded:8d} {calls:6d} {cost:8d} {cost / real:11.3f}")
+    return "\n".join(lines)
+
+
 def profile(nlp, texts: List[str], top: int = 25) -> str:
     profiler = cProfile.Profile()
     profiler.enable()
@@ -380,6 +406,12 @@ def main() -> None:
         default=[],
         help="also the pipeline at these nlp.pipe batch sizes (the default buffers nlp.batch_size texts)",
     )
+    parser.add_argument(
+        "--buffer-costs",
+        type=int_list,
+        default=[],
+        help="print the bucket cut's cost at these buffer sizes (texts) and exit, no timing",
+    )
     parser.add_argument("--cprofile", action="store_true")
     parser.add_argument("--json", type=Path, help="write every round's wall and CPU seconds here")
     args = parser.parse_args()
@@ -400,6 +432,9 @@ def main() -> None:
     raw: Dict[str, Dict[str, List[Tuple[float, float]]]] = {}
     for title, texts in sets.items():
         if not texts:
+            continue
+        if args.buffer_costs:
+            print(f"\n{title}\n" + buffer_costs(nlp, texts, args.buffer_costs, pipeline_caps[0]))
             continue
         for run in methods(
             nlp, texts[:64], caps, pipeline_caps, span_caps, args.stages, args.buffers
