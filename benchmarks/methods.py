@@ -106,6 +106,7 @@ BEFORE_ISSUE_13 = {
     "components.transformer.max_batch_items": OLD_MAX_BATCH_ITEMS,
     "components.transformer.model.@architectures": "spacy-transformers.TransformerModel.v3",
     "components.transformer.model.max_batch_wordpieces": None,  # None: remove the setting
+    "components.transformer.model.max_batch_wordpieces_gpu": None,
     "components.ctxvec_context.drop_trf_data": False,
 }
 
