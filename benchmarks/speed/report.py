@@ -5,7 +5,6 @@ import datetime
 import json
 import os
 import re
-import sys
 from pathlib import Path
 from typing import Any, Dict, List, Optional
 
@@ -280,7 +279,17 @@ def rewrite(path: Path, tables: Optional[Path] = None) -> None:
         write_tables(results, tables, command)
 
 
+def main() -> None:
+    import argparse
+
+    parser = argparse.ArgumentParser(description="Re-render a RESULTS.md (and the tables file) without rerunning.")
+    parser.add_argument("results", type=Path, help="benchmarks/speed/RESULTS.md")
+    parser.add_argument("tables", type=Path, nargs="?", help="docs/benchmark-results.md")
+    args = parser.parse_args()
+    if not args.results.is_file():
+        parser.error(f"{args.results} is not a file")
+    rewrite(args.results, args.tables)
+
+
 if __name__ == "__main__":
-    # Re-render without rerunning:
-    # python benchmarks/speed/report.py benchmarks/speed/RESULTS.md [docs/benchmark-results.md]
-    rewrite(Path(sys.argv[1]), Path(sys.argv[2]) if len(sys.argv) > 2 else None)
+    main()

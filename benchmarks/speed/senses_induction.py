@@ -10,8 +10,8 @@ the sense research (corp_vecs.npy (M, 7, 384) float16 + corp_meta.npz; rows with
 Prints wall time, CPU time, peak RSS growth and the sense counts.
 """
 
+import argparse
 import resource
-import sys
 import time
 
 import numpy as np
@@ -61,12 +61,21 @@ def build_lexicon(keys, vectors, counts, k: int) -> Lexicon:
 
 
 def main() -> None:
-    if sys.argv[1] == "synthetic":
-        n_types, k, width = (int(a) for a in (sys.argv[2:] + ["5000", "64", "384"][len(sys.argv) - 2 :])[:3])
-        keys, vectors, counts = synthetic(n_types, k, width)
+    parser = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
+    data = parser.add_subparsers(dest="data", required=True)
+    synthetic_args = data.add_parser("synthetic", help="made-up types with one to three meanings")
+    synthetic_args.add_argument("n_types", type=int, nargs="?", default=5000)
+    synthetic_args.add_argument("k", type=int, nargs="?", default=64)
+    synthetic_args.add_argument("width", type=int, nargs="?", default=384)
+    real_args = data.add_parser("real", help="the sampled Gutenberg occurrences of the sense research")
+    real_args.add_argument("cache_dir")
+    real_args.add_argument("layer", type=int, nargs="?", default=4)
+    args = parser.parse_args()
+    if args.data == "synthetic":
+        k = args.k
+        keys, vectors, counts = synthetic(args.n_types, k, args.width)
     else:
-        layer = int(sys.argv[3]) if len(sys.argv) > 3 else 4
-        keys, vectors, counts = real(sys.argv[2], layer)
+        keys, vectors, counts = real(args.cache_dir, args.layer)
         k = 64
     lexicon = build_lexicon(keys, vectors, counts, k)
     rss_before = resource.getrusage(resource.RUSAGE_SELF).ru_maxrss
