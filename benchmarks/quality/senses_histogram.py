@@ -4,7 +4,7 @@ today's defaults (benchmarks/quality/SENSES.md).
 Usage: python benchmarks/quality/senses_histogram.py PIPELINE_WITH_LEXICON
 """
 
-import sys
+import argparse
 
 import numpy as np
 
@@ -29,7 +29,9 @@ def describe(name: str, inventory, sample) -> str:
 
 
 def main() -> None:
-    component = polysemy_component(load_pipeline(sys.argv[1]))
+    parser = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
+    parser.add_argument("pipeline", help="a pipeline directory whose ctxvec_polysemy holds a lexicon")
+    component = polysemy_component(load_pipeline(parser.parse_args().pipeline))
     lexicon = component.lexicon
     if component.senses is not None:
         print(describe("saved", component.senses, lexicon.sample))
