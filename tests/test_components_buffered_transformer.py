@@ -69,8 +69,12 @@ def test_pipe_predicts_on_token_bounded_buffers_with_upstream_outputs(tiny_bert_
 
 
 def test_max_buffer_tokens_must_be_positive(tiny_bert_dir):
-    with pytest.raises(CtxvecError, match=r"CTX-E041.*max_buffer_tokens = 32768"):
+    with pytest.raises(CtxvecError, match=r"CTX-E041.*\[components.transformer\] max_buffer_tokens = 32768"):
         make_nlp(tiny_bert_dir, "ctxvec_transformer", max_buffer_tokens=0)
+    nlp = spacy.blank("en")
+    config = {**trf_config(str(tiny_bert_dir), ARCHITECTURE), "max_buffer_tokens": -5}
+    with pytest.raises(CtxvecError, match=r"CTX-E041.*'encoder'.*\[components.encoder\] max_buffer_tokens"):
+        nlp.add_pipe("ctxvec_transformer", name="encoder", config=config)
 
 
 def test_factory_defaults_are_the_default_config(default_nlp):

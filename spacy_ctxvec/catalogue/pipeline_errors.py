@@ -81,12 +81,13 @@ class PipelineErrors:
     E040 = (
         "{setting} of spacy-ctxvec.BucketedTransformerModel.v1 must be at "
         "least 1 (padded wordpieces per forward call), got {value}. Set "
-        "[components.transformer.model] {setting} = {default} (the default)."
+        "{setting} = {default} (the default) in the transformer component's model "
+        "block ([components.transformer.model] in the shipped configs)."
     )
     E041 = (
-        "max_buffer_tokens of the ctxvec_transformer component must be at least 1 "
-        "(spaCy tokens buffered before a forward pass), got {value}. Set "
-        "[components.transformer] max_buffer_tokens = {default} (the default)."
+        "max_buffer_tokens of the ctxvec_transformer component '{name}' must be at "
+        "least 1 (spaCy tokens buffered before a forward pass), got {value}. Set "
+        "[components.{name}] max_buffer_tokens = {default} (the default)."
     )
 
     # Static vectors (E1xx)

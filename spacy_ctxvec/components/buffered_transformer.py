@@ -97,7 +97,7 @@ class BufferedTransformer(Transformer):
         max_buffer_tokens: int = DEFAULT_MAX_BUFFER_TOKENS,
     ) -> None:
         if int(max_buffer_tokens) < 1:
-            raise CtxvecError(Errors.E041.format(value=max_buffer_tokens, default=DEFAULT_MAX_BUFFER_TOKENS))
+            raise CtxvecError(Errors.E041.format(name=name, value=max_buffer_tokens, default=DEFAULT_MAX_BUFFER_TOKENS))
         super().__init__(vocab, model, set_extra_annotations, name=name, max_batch_items=max_batch_items)
         self.max_buffer_tokens = int(max_buffer_tokens)
 
