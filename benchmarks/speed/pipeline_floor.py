@@ -305,11 +305,14 @@ def table(title: str, times: Dict[str, List[Tuple[float, float]]]) -> str:
 
 
 def bootstrap_median_interval(values: Sequence[float], resamples: int = 4000, seed: int = 0) -> Tuple[float, float]:
-    """The 2.5th and 97.5th percentiles of the median of ``values`` resampled with replacement."""
+    """The 95% percentile-bootstrap interval of the median of ``values`` (rounds resampled with replacement)."""
+    from scipy.stats import bootstrap
+
     data = np.asarray(values, dtype=np.float64)
-    picks = np.random.default_rng(seed).integers(0, len(data), size=(resamples, len(data)))
-    medians = np.median(data[picks], axis=1)
-    return float(np.percentile(medians, 2.5)), float(np.percentile(medians, 97.5))
+    if np.ptp(data) == 0:  # one value (a floor paired with itself): the interval is that value
+        return float(data[0]), float(data[0])
+    result = bootstrap((data,), np.median, n_resamples=resamples, method="percentile", random_state=seed)
+    return float(result.confidence_interval.low), float(result.confidence_interval.high)
 
 
 def int_list(text: str) -> List[int]:
