@@ -69,8 +69,19 @@ def test_factories_load_in_a_fresh_interpreter_without_importing_the_package():
     assert "ctxvec_polysemy" in python_output(script)
 
 
-def test_console_script_is_the_typer_app():
-    from spacy_ctxvec.cli import app
+def test_console_script_runs_the_typer_app_with_imports_frozen(monkeypatch, capsys):
+    import gc
+
+    from spacy_ctxvec.cli import main
 
     module, name = PYPROJECT["project"]["scripts"]["spacy-ctxvec"].split(":")
-    assert getattr(__import__(module, fromlist=[name]), name) is app
+    assert getattr(__import__(module, fromlist=[name]), name) is main
+    monkeypatch.setattr(sys, "argv", ["spacy-ctxvec", "--help"])
+    try:
+        with pytest.raises(SystemExit) as exited:
+            main()
+        assert gc.get_freeze_count() > 0  # what imports made is out of the collector's passes
+    finally:
+        gc.unfreeze()
+    assert exited.value.code == 0
+    assert "build-lexicon" in capsys.readouterr().out
