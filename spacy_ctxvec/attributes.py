@@ -2,11 +2,15 @@
 
 Each kind of vector is one Doc-level array (n_tokens, width) plus a per-token
 array saying which rows are real; Token, Span and Doc attributes are getters over it.
+Each component's arrays are stored with the character bounds of the tokens they were
+set for, so that after doc.retokenize() a value follows its token (a token that spans
+other characters than any token then, e.g. a merged one, has none), as doc.tensor does.
 """
 
-from typing import Any, Dict, Optional, Tuple, cast
+from typing import Any, Dict, Mapping, Optional, Tuple, cast
 
 import numpy as np
+from spacy.attrs import IDX, LENGTH
 from spacy.tokens import Doc, Span, Token
 
 from .errors import CtxvecError, Errors
@@ -20,6 +24,21 @@ POLYSEMY_ARRAY = "ctxvec_polysemy"
 SENSE_ARRAY = "ctxvec_sense"
 SENSE_VECTORS = "ctxvec_sense_vec"
 SENSE_LABELS = "ctxvec_sense_label"
+# (n_tokens, 2) int64: each token's start character and length when a component set its
+# arrays; one per component, since a Doc may be retokenized between components.
+CONTEXT_BOUNDS = "ctxvec_context_bounds"
+STATIC_BOUNDS = "ctxvec_static_bounds"
+POLYSEMY_BOUNDS = "ctxvec_polysemy_bounds"
+BOUNDS_OF = {
+    CONTEXT_ARRAY: CONTEXT_BOUNDS,
+    CONTEXT_MASK: CONTEXT_BOUNDS,
+    STATIC_ARRAY: STATIC_BOUNDS,
+    STATIC_KEYS: STATIC_BOUNDS,
+    POLYSEMY_ARRAY: POLYSEMY_BOUNDS,
+    SENSE_ARRAY: POLYSEMY_BOUNDS,
+    SENSE_VECTORS: POLYSEMY_BOUNDS,
+    SENSE_LABELS: POLYSEMY_BOUNDS,
+}
 # Factory and default component names the commands look for.
 CONTEXT_COMPONENT = "ctxvec_context"
 POLYSEMY_FACTORY = "ctxvec_polysemy"
@@ -50,11 +69,7 @@ SENSE_DTYPE = np.dtype(
 )
 
 
-def _rows(doc: Doc, array_attr: str) -> Optional[np.ndarray]:
-    return doc._.get(array_attr)
-
-
-def stored_array(doc: Doc, array_attr: str) -> Optional[np.ndarray]:
+def stored_array(doc: Doc, array_attr: str) -> Optional[Any]:
     """doc._.<array_attr> read straight from doc.user_data, where spaCy keeps it: works
     before install_extensions() too (e.g. in vector hooks of an unpickled Doc)."""
     # spaCy's stub types user_data as Dict[str, Any]; extension values sit under tuple keys
@@ -62,112 +77,170 @@ def stored_array(doc: Doc, array_attr: str) -> Optional[np.ndarray]:
     return user_data.get(("._.", array_attr, None, None))
 
 
-def masked_mean(array: Optional[np.ndarray], mask: Optional[np.ndarray], start: int, end: int) -> Optional[np.ndarray]:
-    """Mean of the rows start:end that the mask keeps (zeros if none; None without an
-    array or its mask)."""
+def token_bounds(doc: Doc) -> np.ndarray:
+    """(n_tokens, 2) int64: each token's start character and length."""
+    return np.asarray(doc.to_array([IDX, LENGTH]), dtype=np.int64).reshape(len(doc), 2)
+
+
+def set_token_arrays(doc: Doc, arrays: Mapping[str, Any]) -> None:
+    """Store one component's Doc-level arrays (attributes of BOUNDS_OF) and the bounds of
+    the tokens they are for."""
+    user_data = cast(Dict[Tuple[str, str, None, None], Any], doc.user_data)
+    bounds = token_bounds(doc)
+    for name, value in arrays.items():
+        user_data[("._.", name, None, None)] = value
+        user_data[("._.", BOUNDS_OF[name], None, None)] = bounds
+
+
+def token_row(token: Token, array_attr: str) -> Optional[int]:
+    """The row of ``token``'s value in the Doc's ``array_attr``: token.i while the tokens
+    are those the array was set for; after doc.retokenize(), the row of the token that
+    spanned the same characters, or None. Arrays stored without bounds (Docs saved by
+    an earlier version) are read by position while their length is the Doc's."""
+    doc = token.doc
+    bounds = stored_array(doc, BOUNDS_OF[array_attr])
+    i = token.i
+    if bounds is None:
+        array = stored_array(doc, array_attr)
+        return i if array is not None and len(array) == len(doc) else None
+    start, length = token.idx, len(token)
+    if i < len(bounds) and bounds[i, 0] == start and bounds[i, 1] == length:
+        return i
+    j = int(np.searchsorted(bounds[:, 0], start))
+    return j if j < len(bounds) and bounds[j, 0] == start and bounds[j, 1] == length else None
+
+
+def fits_tokens(doc: Doc, array_attr: str) -> bool:
+    """Whether ``array_attr`` is set and was set for the Doc's tokens as they are now (no
+    doc.retokenize() since)."""
+    bounds = stored_array(doc, BOUNDS_OF[array_attr])
+    if bounds is None:
+        array = stored_array(doc, array_attr)
+        return array is not None and len(array) == len(doc)
+    return len(bounds) == len(doc) and np.array_equal(bounds, token_bounds(doc))
+
+
+def doc_rows(doc: Doc, array_attr: str) -> np.ndarray:
+    """token_row of every token of ``doc`` (-1 for None), computed at once."""
+    if fits_tokens(doc, array_attr):
+        return np.arange(len(doc))
+    bounds = stored_array(doc, BOUNDS_OF[array_attr])
+    if bounds is None or len(bounds) == 0:
+        return np.full(len(doc), -1, dtype=np.int64)
+    current = token_bounds(doc)
+    j = np.minimum(np.searchsorted(bounds[:, 0], current[:, 0]), len(bounds) - 1)
+    return np.where((bounds[j] == current).all(axis=1), j, -1)
+
+
+def _token_value(token: Token, array_attr: str) -> Any:
+    """The token's row of ``array_attr`` (None without the array or a row)."""
+    array = stored_array(token.doc, array_attr)
+    if array is None:
+        return None
+    row = token_row(token, array_attr)
+    return None if row is None else array[row]
+
+
+def masked_mean(doc: Doc, array_attr: str, mask: Optional[np.ndarray], start: int, end: int) -> Optional[np.ndarray]:
+    """Mean of the rows of ``array_attr`` for the tokens start:end that have a row the
+    mask keeps (zeros if none; None without the array or its mask)."""
+    array = stored_array(doc, array_attr)
     if array is None or mask is None:
         return None
-    rows = array[start:end][mask[start:end]]
+    rows = doc_rows(doc, array_attr)[start:end]
+    rows = rows[rows >= 0]
+    rows = rows[np.asarray(mask, dtype=bool)[rows]]
     if len(rows) == 0:
         return np.zeros(array.shape[1], dtype=array.dtype)
-    return rows.mean(axis=0, dtype=np.float64).astype(array.dtype)
+    return array[rows].mean(axis=0, dtype=np.float64).astype(array.dtype)
 
 
 # Contextual vectors
 def token_context_vec(token: Token) -> Optional[np.ndarray]:
-    array = _rows(token.doc, CONTEXT_ARRAY)
-    return None if array is None else array[token.i]
+    return _token_value(token, CONTEXT_ARRAY)
 
 
 def token_has_context_vec(token: Token) -> bool:
-    mask = token.doc._.get(CONTEXT_MASK)
-    return bool(mask is not None and mask[token.i])
+    return bool(_token_value(token, CONTEXT_MASK))
 
 
 def span_context_vec(span: Span) -> Optional[np.ndarray]:
     doc = span.doc
-    return masked_mean(doc._.get(CONTEXT_ARRAY), doc._.get(CONTEXT_MASK), span.start, span.end)
+    return masked_mean(doc, CONTEXT_ARRAY, stored_array(doc, CONTEXT_MASK), span.start, span.end)
 
 
 def doc_context_vec(doc: Doc) -> Optional[np.ndarray]:
-    return masked_mean(doc._.get(CONTEXT_ARRAY), doc._.get(CONTEXT_MASK), 0, len(doc))
+    return masked_mean(doc, CONTEXT_ARRAY, stored_array(doc, CONTEXT_MASK), 0, len(doc))
 
 
 # Static vectors
 def _static_mask(doc: Doc) -> Optional[np.ndarray]:
-    keys = doc._.get(STATIC_KEYS)
+    keys = stored_array(doc, STATIC_KEYS)
     return None if keys is None else keys > 0
 
 
 def token_static_vec(token: Token) -> Optional[np.ndarray]:
-    array = _rows(token.doc, STATIC_ARRAY)
-    return None if array is None else array[token.i]
+    return _token_value(token, STATIC_ARRAY)
 
 
 def token_has_static_vec(token: Token) -> bool:
-    keys = token.doc._.get(STATIC_KEYS)
-    return bool(keys is not None and keys[token.i] > 0)
+    key = _token_value(token, STATIC_KEYS)
+    return bool(key is not None and key > 0)
 
 
 def token_static_vec_key(token: Token) -> Optional[str]:
-    keys = token.doc._.get(STATIC_KEYS)
-    return None if keys is None else STATIC_KEY_NAMES[int(keys[token.i])]
+    key = _token_value(token, STATIC_KEYS)
+    return None if key is None else STATIC_KEY_NAMES[int(key)]
 
 
 def span_static_vec(span: Span) -> Optional[np.ndarray]:
     doc = span.doc
-    return masked_mean(doc._.get(STATIC_ARRAY), _static_mask(doc), span.start, span.end)
+    return masked_mean(doc, STATIC_ARRAY, _static_mask(doc), span.start, span.end)
 
 
 def doc_static_vec(doc: Doc) -> Optional[np.ndarray]:
-    return masked_mean(doc._.get(STATIC_ARRAY), _static_mask(doc), 0, len(doc))
+    return masked_mean(doc, STATIC_ARRAY, _static_mask(doc), 0, len(doc))
 
 
 # Polysemy
 def token_polysemy_score(token: Token) -> Optional[float]:
-    records = token.doc._.get(POLYSEMY_ARRAY)
-    if records is None or not records["has_score"][token.i]:
-        return None
-    return float(records["score"][token.i])
+    record = _token_value(token, POLYSEMY_ARRAY)
+    return None if record is None or not record["has_score"] else float(record["score"])
 
 
 def token_polysemy_count(token: Token) -> int:
-    records = token.doc._.get(POLYSEMY_ARRAY)
-    return 0 if records is None else int(records["count"][token.i])
+    record = _token_value(token, POLYSEMY_ARRAY)
+    return 0 if record is None else int(record["count"])
 
 
 def token_context_shift(token: Token) -> Optional[float]:
-    records = token.doc._.get(POLYSEMY_ARRAY)
-    if records is None or not records["has_shift"][token.i]:
-        return None
-    return float(records["shift"][token.i])
+    record = _token_value(token, POLYSEMY_ARRAY)
+    return None if record is None or not record["has_shift"] else float(record["shift"])
 
 
 # Senses
 def _sense_mask(doc: Doc) -> Optional[np.ndarray]:
-    records = doc._.get(SENSE_ARRAY)
+    records = stored_array(doc, SENSE_ARRAY)
     return None if records is None else records["sense"] >= 0
 
 
 def token_sense(token: Token) -> Optional[int]:
-    records = token.doc._.get(SENSE_ARRAY)
-    if records is None or records["sense"][token.i] < 0:
-        return None
-    return int(records["sense"][token.i])
+    record = _token_value(token, SENSE_ARRAY)
+    return None if record is None or record["sense"] < 0 else int(record["sense"])
 
 
 def token_n_senses(token: Token) -> int:
-    records = token.doc._.get(SENSE_ARRAY)
-    return 0 if records is None else int(records["n_senses"][token.i])
+    record = _token_value(token, SENSE_ARRAY)
+    return 0 if record is None else int(record["n_senses"])
 
 
 def _sense_field(token: Token, name: str) -> Optional[float]:
     """A float field of the token's sense record; None where not defined (or the record,
     saved before the field existed, lacks it)."""
-    records = token.doc._.get(SENSE_ARRAY)
-    if records is None or f"has_{name}" not in (records.dtype.names or ()) or not records[f"has_{name}"][token.i]:
+    record = _token_value(token, SENSE_ARRAY)
+    if record is None or f"has_{name}" not in (record.dtype.names or ()) or not record[f"has_{name}"]:
         return None
-    return float(records[name][token.i])
+    return float(record[name])
 
 
 def token_sense_score(token: Token) -> Optional[float]:
@@ -179,26 +252,23 @@ def token_corpus_polysemy(token: Token) -> Optional[float]:
 
 
 def token_sense_label(token: Token) -> Optional[str]:
-    labels = token.doc._.get(SENSE_LABELS)
-    if labels is None or token_sense(token) is None:
+    if token_sense(token) is None:
         return None
-    return str(labels[token.i])
+    label = _token_value(token, SENSE_LABELS)
+    return None if label is None else str(label)
 
 
 def token_sense_vec(token: Token) -> Optional[np.ndarray]:
-    array = _rows(token.doc, SENSE_VECTORS)
-    if array is None or token_sense(token) is None:
-        return None
-    return array[token.i]
+    return None if token_sense(token) is None else _token_value(token, SENSE_VECTORS)
 
 
 def span_sense_vec(span: Span) -> Optional[np.ndarray]:
     doc = span.doc
-    return masked_mean(doc._.get(SENSE_VECTORS), _sense_mask(doc), span.start, span.end)
+    return masked_mean(doc, SENSE_VECTORS, _sense_mask(doc), span.start, span.end)
 
 
 def doc_sense_vec(doc: Doc) -> Optional[np.ndarray]:
-    return masked_mean(doc._.get(SENSE_VECTORS), _sense_mask(doc), 0, len(doc))
+    return masked_mean(doc, SENSE_VECTORS, _sense_mask(doc), 0, len(doc))
 
 
 def _same_function(a, b) -> bool:
@@ -239,8 +309,7 @@ def install_extensions() -> None:
     """Register every attribute once; safe to call repeatedly. Raises E022 if another
     package registered one of these names first. Call it (or load a ctxvec pipeline)
     before reading ._ attributes of Docs from a DocBin or a pickle in a new process."""
-    doc_arrays = (CONTEXT_ARRAY, CONTEXT_MASK, STATIC_ARRAY, STATIC_KEYS, POLYSEMY_ARRAY, SENSE_ARRAY, SENSE_VECTORS)
-    for name in (*doc_arrays, SENSE_LABELS):
+    for name in (*BOUNDS_OF, *sorted(set(BOUNDS_OF.values()))):
         _set(Doc, name, default=None)
     _set(Token, "context_vec", getter=token_context_vec)
     _set(Token, "has_context_vec", getter=token_has_context_vec)

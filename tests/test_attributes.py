@@ -67,3 +67,120 @@ def test_span_and_doc_vectors_need_the_array_and_its_mask():
     np.testing.assert_array_equal(doc[3:5]._.context_vec, [0.0, 0.0])
     doc._.set(CONTEXT_MASK, None)
     assert doc._.context_vec is None and doc[0:2]._.context_vec is None
+
+
+RETOKENIZE_LINES = [
+    "we sat on the river bank",
+    "the bank of the river",
+    "i took out a loan from the bank",
+    "the bank gave us money",
+] * 4
+TOKEN_ATTRS = ("context_vec", "has_context_vec", "static_vec", "static_vec_key", "polysemy_score", "context_shift")
+SENSE_ATTRS = ("sense", "n_senses", "sense_score", "sense_label", "sense_vec", "corpus_polysemy")
+
+
+@pytest.fixture(scope="module")
+def full_nlp(tiny_bert_dir, tmp_path_factory):
+    """tiny BERT + ctxvec_static + ctxvec_context + ctxvec_polysemy with a lexicon and
+    senses built in initialize."""
+    from .conftest import transformer_config
+
+    corpus = tmp_path_factory.mktemp("retokenize_corpus") / "corpus.txt"
+    corpus.write_text("\n".join(RETOKENIZE_LINES) + "\n", encoding="utf8")
+    nlp = spacy.blank("en")
+    nlp.add_pipe("transformer", config=transformer_config(str(tiny_bert_dir), window=8, stride=6))
+    nlp.add_pipe("ctxvec_static")
+    nlp.add_pipe("ctxvec_context")
+    nlp.add_pipe("ctxvec_polysemy", config={"min_count": 2, "induction": {"cut_distance": 0.3}})
+    nlp.config["initialize"]["components"]["ctxvec_polysemy"] = {
+        "corpus": {"@misc": "spacy-ctxvec.lexicon_corpus.v1", "path": str(corpus)},
+        "sample_size": 16,
+    }
+    nlp.initialize()
+    return nlp
+
+
+def values_by_characters(doc):
+    """Every attribute of every token, keyed by the characters the token spans."""
+    return {(t.idx, len(t)): {a: getattr(t._, a) for a in TOKEN_ATTRS + SENSE_ATTRS} for t in doc}
+
+
+def assert_same_value(a, b):
+    if isinstance(a, np.ndarray) or isinstance(b, np.ndarray):
+        np.testing.assert_array_equal(a, b)
+    else:
+        assert a == b
+
+
+def test_values_follow_their_tokens_after_a_merge(full_nlp):
+    """doc.retokenize() after the components (merge_entities, merge_noun_chunks): every
+    token keeps its own values, the merged token has none; never another token's."""
+    doc = full_nlp("i took a loan from the river bank today")
+    before = values_by_characters(doc)
+    assert any(v["sense"] is not None for v in before.values())  # senses are part of what is checked
+    with doc.retokenize() as retokenizer:
+        retokenizer.merge(doc[6:8])  # "river bank"
+    assert len(doc) == 8
+    for token in doc:
+        if token.text == "river bank":
+            assert all(getattr(token._, a) in (None, False, 0) for a in TOKEN_ATTRS + SENSE_ATTRS if a != "sense_vec")
+            assert token._.sense_vec is None and token._.static_vec is None
+            continue
+        for name, value in before[(token.idx, len(token))].items():
+            assert_same_value(getattr(token._, name), value)
+    # Span and Doc vectors: the mean over the tokens that still have a value.
+    kept = [t._.context_vec for t in doc if t._.has_context_vec]
+    np.testing.assert_allclose(doc._.context_vec, np.mean(kept, axis=0), rtol=1e-5, atol=1e-6)
+    np.testing.assert_allclose(doc[5:8]._.static_vec, np.mean([doc[5]._.static_vec, doc[7]._.static_vec], axis=0))
+
+
+def test_values_follow_their_tokens_after_a_split_and_a_docbin(full_nlp):
+    from spacy.tokens import DocBin
+
+    doc = full_nlp("we sat on the riverbank today")
+    before = values_by_characters(doc)
+    with doc.retokenize() as retokenizer:
+        retokenizer.split(doc[4], ["river", "bank"], heads=[(doc[4], 1), doc[3]])
+    bin_doc = list(DocBin(docs=[doc], store_user_data=True).get_docs(full_nlp.vocab))[0]
+    for current in (doc, bin_doc):
+        assert [t.text for t in current][4:6] == ["river", "bank"]
+        for token in current:
+            if token.i in (4, 5):  # new tokens: no values, no IndexError
+                assert token._.context_vec is None and token._.static_vec_key is None and token._.sense is None
+                continue
+            for name, value in before[(token.idx, len(token))].items():
+                assert_same_value(getattr(token._, name), value)
+        assert current[3:6]._.context_vec is not None
+
+
+def test_a_retokenize_between_context_and_polysemy_is_a_coded_error(full_nlp):
+    """ctxvec_polysemy reads ctxvec_context's vectors by token: E042, not senses read
+    from the wrong tokens."""
+    from spacy.language import Language
+
+    @Language.component("merge_first_two_for_test")
+    def merge_first_two(doc):
+        with doc.retokenize() as retokenizer:
+            retokenizer.merge(doc[0:2])
+        return doc
+
+    with full_nlp.select_pipes(disable=["ctxvec_polysemy"]):
+        doc = full_nlp("the bank of the river")
+    merge_first_two(doc)
+    with pytest.raises(CtxvecError, match=r"CTX-E042.*ctxvec_polysemy.*retokeniz"):
+        full_nlp.get_pipe("ctxvec_polysemy")(doc)
+
+
+def test_arrays_saved_without_bounds_are_read_by_position_while_the_length_fits(full_nlp):
+    """Docs saved by an earlier version have the arrays but no bounds."""
+    from spacy_ctxvec.attributes import BOUNDS_OF
+
+    doc = full_nlp("the bank of the river")
+    expected = doc[1]._.context_vec.copy()
+    for bounds in set(BOUNDS_OF.values()):
+        del doc.user_data[("._.", bounds, None, None)]
+    np.testing.assert_array_equal(doc[1]._.context_vec, expected)
+    with doc.retokenize() as retokenizer:
+        retokenizer.merge(doc[0:2])
+    assert doc[1]._.context_vec is None and doc._.context_vec is not None
+    assert not np.asarray(doc._.context_vec).any()  # no token left with a known row: zeros, not others' rows

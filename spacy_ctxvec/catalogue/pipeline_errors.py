@@ -90,6 +90,13 @@ class PipelineErrors:
         "[components.{name}] max_buffer_tokens = {default} (the default)."
     )
 
+    E042 = (
+        "Component '{name}' got a Doc whose tokens changed (doc.retokenize(), e.g. "
+        "merge_entities or merge_noun_chunks) after {context} set its vectors, so they "
+        "no longer line up with the tokens. Put the component that retokenizes before "
+        "the transformer, or after '{name}'."
+    )
+
     # Static vectors (E1xx)
     E101 = (
         "Static vectors file '{path}' does not exist. Check the path (in a config: "

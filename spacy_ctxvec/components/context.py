@@ -14,9 +14,13 @@ from thinc.api import Config
 from ..attributes import (
     CONTEXT_ARRAY,
     CONTEXT_MASK,
+    doc_rows,
     install_extensions,
     masked_mean,
+    set_token_arrays,
     stored_array,
+    token_context_vec,
+    token_has_context_vec,
 )
 from ..errors import CtxvecError, Errors
 from ..ops.cosine import cosine
@@ -118,8 +122,7 @@ class ContextVectors(DocAnnotator):
 
             emptied = TransformerData.empty()  # one per batch: it holds nothing
         for doc, (vectors, mask) in zip(docs, self._pool_batch(docs)):
-            doc._.set(CONTEXT_ARRAY, vectors)
-            doc._.set(CONTEXT_MASK, mask)
+            set_token_arrays(doc, {CONTEXT_ARRAY: vectors, CONTEXT_MASK: mask})
             if emptied is not None:
                 doc._.trf_data = emptied
             if self.set_vector_hooks:
@@ -259,7 +262,7 @@ def keep_trf_data(nlp: Language) -> Iterator[None]:
 
 
 def _masked_mean(doc: Doc, start: int, end: int) -> Optional[np.ndarray]:
-    return masked_mean(stored_array(doc, CONTEXT_ARRAY), stored_array(doc, CONTEXT_MASK), start, end)
+    return masked_mean(doc, CONTEXT_ARRAY, stored_array(doc, CONTEXT_MASK), start, end)
 
 
 def _doc_vector(doc: Doc) -> Optional[np.ndarray]:
@@ -271,13 +274,15 @@ def _span_vector(span: Span) -> Optional[np.ndarray]:
 
 
 def _token_vector(token: Token) -> Optional[np.ndarray]:
-    array = stored_array(token.doc, CONTEXT_ARRAY)
-    return None if array is None else array[token.i]
+    return token_context_vec(token)
 
 
 def _masked(doc: Doc, start: int, end: int) -> bool:
     mask = stored_array(doc, CONTEXT_MASK)
-    return bool(mask is not None and mask[start:end].any())
+    if mask is None:
+        return False
+    rows = doc_rows(doc, CONTEXT_MASK)[start:end]
+    return bool(np.asarray(mask, dtype=bool)[rows[rows >= 0]].any())
 
 
 def _doc_has_vector(doc: Doc) -> bool:
@@ -289,7 +294,7 @@ def _span_has_vector(span: Span) -> bool:
 
 
 def _token_has_vector(token: Token) -> bool:
-    return _masked(token.doc, token.i, token.i + 1)
+    return token_has_context_vec(token)
 
 
 def _similarity(a: Any, b: Any) -> float:

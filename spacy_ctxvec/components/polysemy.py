@@ -53,7 +53,9 @@ from ..attributes import (
     SENSE_ARRAY,
     SENSE_LABELS,
     SENSE_VECTORS,
+    fits_tokens,
     install_extensions,
+    set_token_arrays,
 )
 from ..building.corpus import check_tokens_read
 from ..building.shard import (
@@ -313,12 +315,10 @@ class Polysemy(DocAnnotator):
 
     def set_annotations(self, docs: Sequence[Doc]) -> None:
         for doc in docs:
-            doc._.set(POLYSEMY_ARRAY, self._records(doc))
+            arrays = {POLYSEMY_ARRAY: self._records(doc)}
             if self._sense_table is not None:
-                records, vectors, labels = self._sense_records(doc)
-                doc._.set(SENSE_ARRAY, records)
-                doc._.set(SENSE_VECTORS, vectors)
-                doc._.set(SENSE_LABELS, labels)
+                arrays[SENSE_ARRAY], arrays[SENSE_VECTORS], arrays[SENSE_LABELS] = self._sense_records(doc)
+            set_token_arrays(doc, arrays)
 
     def _sense_records(self, doc: Doc):
         """(SENSE_DTYPE records, (n, width) float32 sense vectors, labels) of one Doc."""
@@ -338,6 +338,8 @@ class Polysemy(DocAnnotator):
         vectors, mask = doc._.get(CONTEXT_ARRAY), doc._.get(CONTEXT_MASK)
         if vectors is None or mask is None:
             raise CtxvecError(Errors.E218.format(pipe_names="(this Doc's pipeline)", name=self.name))
+        if not fits_tokens(doc, CONTEXT_ARRAY):
+            raise CtxvecError(Errors.E042.format(name=self.name, context=CONTEXT_COMPONENT))
         if vectors.shape[1] != width:
             problem = width_error.format(lexicon_width=width, senses_width=width, pipeline_width=vectors.shape[1])
             raise CtxvecError(problem)

@@ -11,7 +11,7 @@ from spacy.language import Language
 from spacy.tokens import Doc
 from thinc.api import Config
 
-from ..attributes import STATIC_ARRAY, STATIC_KEYS, install_extensions
+from ..attributes import STATIC_ARRAY, STATIC_KEYS, install_extensions, set_token_arrays
 from ..errors import CtxvecError, Errors
 from ..static.sources import StaticSource, configure_transformer_embeddings
 from ..static.table import StaticVectorTable, check_lookups
@@ -78,8 +78,7 @@ class StaticVectors(DocAnnotator):
 
     def set_annotations(self, docs: Sequence[Doc]) -> None:
         for doc, (vectors, codes) in zip(docs, self.lookup_docs(docs)):
-            doc._.set(STATIC_ARRAY, vectors)
-            doc._.set(STATIC_KEYS, codes)
+            set_token_arrays(doc, {STATIC_ARRAY: vectors, STATIC_KEYS: codes})
 
     def lookup_doc(self, doc: Doc) -> Tuple[np.ndarray, np.ndarray]:
         """(vectors (n_tokens, dim), codes (n_tokens,) int8) for one Doc."""
