@@ -230,3 +230,30 @@ def test_senses_bad_row_names_file_and_line(tmp_path):
     assert re.search(r"E303.*examples\.jsonl, line 3", result.output.replace("\n", " ")), result.output
     result = runner.invoke(app, ["evaluate", "senses", "no-such-pipeline", str(data), "--per-lemma", "1"])
     assert result.exit_code == 2  # --per-lemma must be at least 2
+
+
+@pytest.mark.parametrize(
+    "rows", ["bank\t10\n", "bank\t18\nrun\t57\n", "bank\t5\nrun\t5\ndog\t5\n"], ids=["one", "two", "constant"]
+)
+def test_polysemy_undefined_spearman_is_null_and_exits_non_zero(tmp_path, rows):
+    senses = tmp_path / "counts.tsv"
+    senses.write_text("word\tcount\n" + rows, encoding="utf8")
+    polysemy_nlp().to_disk(tmp_path / "with_lexicon")
+    output = tmp_path / "result.json"
+    args = ["evaluate", "polysemy", str(tmp_path / "with_lexicon"), str(senses), "-o", str(output)]
+    result = runner.invoke(app, args)
+    message = " ".join(result.output.split())
+    assert result.exit_code == 1 and "[CTX-E321]" in message and "spearman undefined" in message
+    report = json.loads(output.read_text(encoding="utf8"))
+    assert report["spearman"] is None and report["partial_spearman"] is None
+    result = runner.invoke(app, [*args[:4], "--json"])
+    assert result.exit_code == 1 and '"spearman": null' in result.output and "[CTX-E321]" in result.output
+
+
+def test_polysemy_three_words_is_defined(tmp_path):
+    senses = tmp_path / "counts.tsv"
+    senses.write_text("word\tcount\nbank\t18\nrun\t57\ndog\t8\n", encoding="utf8")
+    polysemy_nlp().to_disk(tmp_path / "with_lexicon")
+    result = runner.invoke(app, ["evaluate", "polysemy", str(tmp_path / "with_lexicon"), str(senses), "--json"])
+    assert result.exit_code == 0, result.output
+    assert json.loads(result.output)["spearman"] == pytest.approx(1.0)

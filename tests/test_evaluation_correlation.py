@@ -50,3 +50,14 @@ def test_unique_words_and_rows():
     assert vocabulary == ["a", "b", "c"]
     table = np.array([[1.0], [2.0], [3.0]])
     np.testing.assert_array_equal(rows_for(["c", "a"], vocabulary, table), [[3.0], [1.0]])
+
+
+def test_polysemy_report_on_too_few_words_is_undefined():
+    keys = ["bank", "run", "dog"]
+    scores, valid, counts = np.array([0.9, 0.8, 0.2]), np.ones(3, dtype=bool), np.array([10, 40, 20])
+    senses = {"bank": 18, "run": 57, "dog": 8}
+    # No word in the mask (a held-out half with no covered word), and a mask of two words.
+    for words in (np.zeros(3, dtype=bool), np.array([True, True, False])):
+        report = polysemy_report(keys, scores, valid, counts, senses, words=words)
+        assert report.spearman is None and report.partial_spearman is None and report.frequency_spearman is None
+    assert polysemy_report(keys, scores, valid, counts, senses).spearman == pytest.approx(0.5)

@@ -32,6 +32,12 @@ class CommandErrors:
         "{n_pairs}; it needs at least {minimum} pairs with vectors (and scores that are "
         "not all equal). Give more pairs, or vectors that cover them."
     )
+    E321 = (
+        "{name}: Spearman's rho of polysemy_score with sense counts is undefined for "
+        "{n_covered} scored word(s) with a sense count; it needs at least {minimum} such "
+        "words (with scores and sense counts that are not all equal). Give a sense-count "
+        "file that covers more of the lexicon's words, or build the lexicon from a larger corpus."
+    )
     # Plots, comparisons and projects (E4xx)
     E401 = "Cannot save a figure as '{path}': the file name must end in .png or .svg."
     E402 = (

@@ -227,16 +227,32 @@ def polysemy_cli(
     _write_json(report.to_dict(), output, overwrite)
     if as_json:
         _print_json(report.to_dict())
-        return
+    else:
+        print_polysemy(report)
+    _fail_if_undefined_polysemy(report)
+
+
+def print_polysemy(report: Any) -> None:
     msg.info(f"polysemy_score: {report.score}")
-    for label, part in (("all words", report), ("held out (words the probe was not fitted on)", report.held_out)):
-        if part is not None:
-            msg.good(
-                f"{label}: spearman {part.spearman:.3f}, partial (log frequency out) {part.partial_spearman:.3f}, "
-                f"AUC monosemous vs polysemous {_score(part.auc)}; {part.n_covered}/{part.n_types} scored types "
-                f"with a sense count ({part.n_monosemous} monosemous)"
-            )
-    msg.info(f"log frequency vs log senses: spearman {report.frequency_spearman:.3f}")
+    for label, part in _polysemy_parts(report):
+        msg.good(
+            f"{label}: spearman {_rho(part.spearman)}, partial (log frequency out) {_rho(part.partial_spearman)}, "
+            f"AUC monosemous vs polysemous {_score(part.auc)}; {part.n_covered}/{part.n_types} scored types "
+            f"with a sense count ({part.n_monosemous} monosemous)"
+        )
+    msg.info(f"log frequency vs log senses: spearman {_rho(report.frequency_spearman)}")
+
+
+def _polysemy_parts(report: Any) -> List[Any]:
+    parts = [("all words", report), ("held out (words the probe was not fitted on)", report.held_out)]
+    return [(label, part) for label, part in parts if part is not None]
+
+
+def _fail_if_undefined_polysemy(report: Any) -> None:
+    """Exit non-zero (coded error) if the Spearman of all words or of the held-out half is undefined."""
+    for label, part in _polysemy_parts(report):
+        if part.spearman is None:
+            raise CtxvecError(Errors.E321.format(name=label, n_covered=part.n_covered, minimum=MIN_PAIRS))
 
 
 def _score(value: Optional[float]) -> str:

@@ -51,10 +51,10 @@ def print_fit(fit: ProbeFit, output: Path) -> None:
     if not fit.held_out:
         msg.warn(f"No held-out estimate: half of the words is fewer than {MIN_TRAINING_WORDS} to fit on.")
     for name, report in fit.held_out.items():
-        auc = "undefined" if report.auc is None else f"{report.auc:.3f}"
         msg.info(
-            f"held-out half, {name}: spearman {report.spearman:.3f}, partial (log frequency out) "
-            f"{report.partial_spearman:.3f}, AUC monosemous vs polysemous {auc} ({report.n_covered} words)"
+            f"held-out half, {name}: spearman {_defined(report.spearman)}, partial (log frequency out) "
+            f"{_defined(report.partial_spearman)}, AUC monosemous vs polysemous {_defined(report.auc)} "
+            f"({report.n_covered} words)"
         )
     if fit.senses:
         msg.info(f"Senses induced again: {fit.senses}")
@@ -63,3 +63,7 @@ def print_fit(fit: ProbeFit, output: Path) -> None:
         f"Fitted the polysemy probe on {meta['n_words']} words ({meta['fitted_words']}; ridge alpha "
         f"{meta['alpha']:.3g}); saved pipeline to {output}"
     )
+
+
+def _defined(value: Optional[float]) -> str:
+    return "undefined" if value is None else f"{value:.3f}"

@@ -25,6 +25,14 @@ def defined_spearman(x: np.ndarray, y: np.ndarray) -> Optional[float]:
     return spearman(x, y)
 
 
+def defined_partial_spearman(x: np.ndarray, y: np.ndarray, control: np.ndarray) -> Optional[float]:
+    """partial_spearman of x and y with ``control`` partialled out, or None where the
+    plain Spearman of x and y is undefined (see defined_spearman)."""
+    if defined_spearman(x, y) is None:
+        return None
+    return partial_spearman(np.asarray(x, dtype=np.float64), np.asarray(y, dtype=np.float64), control)
+
+
 @dataclass
 class CorrelationReport:
     """Spearman's rho over the covered pairs (None: undefined, see defined_spearman);
@@ -77,12 +85,14 @@ class PolysemyReport:
     """Spearman of polysemy scores with log sense counts, raw and with log corpus
     frequency partialled out, and the AUC of monosemous (1 sense) against polysemous
     (>= 2) types (None without both), over lexicon types with a valid score and a sense
-    count. ``score``: the definition scored; ``held_out``: the same on the words a
-    probe was not fitted on, where the probe records them."""
+    count. A Spearman is None (undefined) with fewer than MIN_PAIRS covered types or
+    constant scores or sense counts (see defined_spearman). ``score``: the definition
+    scored; ``held_out``: the same on the words a probe was not fitted on, where the
+    probe records them."""
 
-    spearman: float
-    partial_spearman: float
-    frequency_spearman: float  # of log sense counts with log frequency, for reference
+    spearman: Optional[float]
+    partial_spearman: Optional[float]
+    frequency_spearman: Optional[float]  # of log sense counts with log frequency, for reference
     n_types: int
     n_covered: int
     auc: Optional[float] = None
@@ -126,9 +136,9 @@ def polysemy_report(
     polysemous = senses[covered] >= 2
     both_classes = 0 < polysemous.sum() < len(polysemous)
     return PolysemyReport(
-        spearman=spearman(chosen, log_senses),
-        partial_spearman=partial_spearman(chosen, log_senses, log_frequency),
-        frequency_spearman=spearman(log_frequency, log_senses),
+        spearman=defined_spearman(chosen, log_senses),
+        partial_spearman=defined_partial_spearman(chosen, log_senses, log_frequency),
+        frequency_spearman=defined_spearman(log_frequency, log_senses),
         n_types=int(np.count_nonzero(valid if words is None else np.asarray(valid, dtype=bool) & words)),
         n_covered=int(covered.sum()),
         auc=float(roc_auc_score(polysemous, chosen)) if both_classes else None,
