@@ -52,13 +52,17 @@ def read_pipeline_parts(path: Union[str, Path], wanted: Collection[str]) -> Opti
 
 def load_lexicon(path: Union[str, Path]) -> Lexicon:
     """A Lexicon from a lexicon directory, or from the ctxvec_polysemy component of a
-    saved pipeline directory; E225 if there is none."""
+    saved pipeline directory; E322 if that component has no lexicon yet, E225 if there
+    is no such component."""
     path = Path(path)
     if (path / "lexicon.json").exists():
         return Lexicon.from_disk(path)
+    found = polysemy_component_dir(path)
     parts = read_pipeline_parts(path, (polysemy_state.LEXICON_DIR,))
-    if parts is None or parts.lexicon is None:
+    if found is None or parts is None:
         raise CtxvecError(Errors.E225.format(path=path))
+    if parts.lexicon is None:
+        raise CtxvecError(Errors.E322.format(path=path, name=found[1]))
     return parts.lexicon
 
 

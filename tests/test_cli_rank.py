@@ -49,3 +49,20 @@ def test_rank_table_and_bad_input(lexicon_dir, tmp_path):
     assert bad_format.exit_code == 1 and "E230" in bad_format.output
     missing = runner.invoke(app, ["rank", str(tmp_path)])
     assert missing.exit_code == 1 and "E225" in missing.output
+
+
+@pytest.mark.parametrize("command", [["rank"], ["export-static", "OUT"]])
+def test_a_pipeline_whose_polysemy_component_has_no_lexicon_yet_says_so(tmp_path, command):
+    import spacy
+
+    nlp = spacy.blank("en")
+    nlp.add_pipe("ctxvec_polysemy")
+    nlp.to_disk(tmp_path / "assembled")
+    args = [command[0], str(tmp_path / "assembled"), *[str(tmp_path / a) for a in command[1:]]]
+    result = runner.invoke(app, args)
+    message = " ".join(result.output.split())
+    assert result.exit_code == 1 and "[CTX-E322]" in message and "E225" not in message
+    assert (
+        "'ctxvec_polysemy' component but it has no lexicon yet" in message and "spacy-ctxvec build-lexicon" in message
+    )
+    assert not (tmp_path / "OUT").exists()

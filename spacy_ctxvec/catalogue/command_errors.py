@@ -38,6 +38,10 @@ class CommandErrors:
         "words (with scores and sense counts that are not all equal). Give a sense-count "
         "file that covers more of the lexicon's words, or build the lexicon from a larger corpus."
     )
+    E322 = (
+        "The pipeline at '{path}' has a '{name}' component but it has no lexicon yet. Build "
+        "one with `spacy-ctxvec build-lexicon {path} CORPUS OUTPUT` and give OUTPUT instead."
+    )
     # Plots, comparisons and projects (E4xx)
     E401 = "Cannot save a figure as '{path}': the file name must end in .png or .svg."
     E402 = (
