@@ -40,9 +40,10 @@ class Warnings(metaclass=_ErrorsWithCodes):
     W006 = (
         "The lexicon counts {n_tokens} tokens, fewer than the {minimum} of the smallest "
         "corpus the polysemy probe was measured on: its log-frequency term makes every "
-        "repeated word look frequent, so polysemy_score runs high and more words split "
-        "into senses. Build from a larger corpus, or pass split_by_probe = false in "
-        '[components.ctxvec_polysemy.induction] or score = "self_similarity" in [components.ctxvec_polysemy].'
+        "repeated word look frequent, so polysemy_score runs high (the senses are not "
+        "affected: under the split rule of [components.{name}.induction] the probe does not "
+        'decide which words split). Build from a larger corpus, or set score = "self_similarity" in '
+        "[components.{name}] to score polysemy by self-similarity."
     )
     W010 = (
         "Component '{name}': the sense settings {settings} are given as flat keys of "
@@ -54,4 +55,14 @@ class Warnings(metaclass=_ErrorsWithCodes):
         "Corpus directory '{path}': {n_files} files are not read, because only .txt, .jsonl "
         "and .spacy files are (in any letter case): {names}. Rename them to be read, or move "
         "them out of the corpus directory."
+    )
+    W030 = (
+        "The lexicon counts {n_tokens} tokens, fewer than the {minimum} of the smallest "
+        "corpus the polysemy probe was measured on: its log-frequency term makes every "
+        "repeated word look frequent, so polysemy_score runs high and, as the probe decides "
+        "the splits (split_by_evidence = false, split_by_probe = true), more words split into "
+        "senses. Build from a larger corpus, or set split_by_evidence = true (this corpus's "
+        "evidence decides) or split_by_probe = false (the spread test decides) in "
+        '[components.{name}.induction]; score = "self_similarity" in [components.{name}] '
+        "scores polysemy by self-similarity."
     )

@@ -368,3 +368,40 @@ def test_minilm_build_uses_the_shipped_probe_and_warns_on_a_small_corpus(minilm_
     assert load_probe(tmp_path / "out") is not None
     assert load_senses(tmp_path / "out").settings["split_rule"] == "evidence"  # the corpus decides the senses
     assert spacy.load(tmp_path / "out").get_pipe("ctxvec_polysemy").score_source == "probe"
+
+
+@pytest.mark.slow
+def test_small_corpus_warning_advises_what_changes_the_active_split_rule(minilm_dir, tmp_path):
+    """W006 (default rule: the corpus's evidence decides the splits) advises score =
+    "self_similarity", which does change polysemy_score; W030 (the probe decides the
+    splits) advises split_by_probe = false, which does change the split rule."""
+    from spacy_ctxvec.saved_pipeline import load_senses
+
+    from .conftest import CONFIGS
+
+    corpus = tmp_path / "corpus.txt"
+    corpus.write_text("\n".join(CORPUS * 4) + "\n", encoding="utf8")
+    # min_count as --min-count below, so that build-lexicon keeps the component's other settings.
+    default = (CONFIGS / "default.cfg").read_text(encoding="utf8").replace("min_count = 5\n", "min_count = 2\n")
+    block = "[components.ctxvec_polysemy]\n"
+
+    def build(name: str, extra: str = "", induction: str = ""):
+        config = tmp_path / f"{name}.cfg"
+        text = default.replace(block, block + extra).replace("\n[initialize]\n", f"\n{induction}\n[initialize]\n", 1)
+        config.write_text(text, encoding="utf8")
+        result = invoke("build-lexicon", config, corpus, tmp_path / name, "--min-count", "2", "--no-progress")
+        assert result.exit_code == 0, result.output
+        return flat(result), spacy.load(tmp_path / name).get_pipe("ctxvec_polysemy")
+
+    output, component = build("default")
+    assert "W006" in output and 'score = "self_similarity"' in output and "split_by_probe = false" not in output
+    assert component.score_source == "probe"
+    output, component = build("self_similarity", 'score = "self_similarity"\n')
+    assert "W006" not in output and "W030" not in output and component.score_source == "self_similarity"
+    probe_rule = "[components.ctxvec_polysemy.induction]\nsplit_by_evidence = false\n"
+    output, _ = build("probe_rule", induction=probe_rule)
+    assert "W030" in output and "split_by_probe = false" in output
+    assert load_senses(tmp_path / "probe_rule").settings["split_rule"] == "probe"
+    output, _ = build("spread_rule", induction=probe_rule + "split_by_probe = false\n")
+    assert "W030" not in output and "W006" in output
+    assert load_senses(tmp_path / "spread_rule").settings["split_rule"] == "spread"

@@ -148,7 +148,11 @@ def _build(request: LexiconBuildRequest, checkpoints: Path) -> LexiconBuild:
     n_valid = int(result.lexicon.polysemy_scores(request.min_count)[1].sum())
     build = LexiconBuild(result, lexicon, n_valid, describe_score(component))
     if component.score_source == "probe" and lexicon.n_occurrences < SMALL_CORPUS_TOKENS:
-        build.warnings.append(Warnings.W006.format(n_tokens=lexicon.n_occurrences, minimum=SMALL_CORPUS_TOKENS))
+        induction = component.induction
+        warning = Warnings.W030 if induction.split_by_probe and not induction.split_by_evidence else Warnings.W006
+        build.warnings.append(
+            warning.format(n_tokens=lexicon.n_occurrences, minimum=SMALL_CORPUS_TOKENS, name=component.name)
+        )
     if request.senses is not False and lexicon.sample is not None:
         started = time.perf_counter()
         inventory = component.build_senses()
