@@ -50,4 +50,6 @@ def load_pipeline(name: Optional[Union[str, Path]] = None, *, layer: Optional[in
     except CtxvecError:
         raise
     except (OSError, ValueError, KeyError) as err:
-        raise CtxvecError(Errors.E011.format(name=name or path, error=err)) from err
+        # E011 ends spaCy's sentence with its own period: drop the one spaCy's message ends in.
+        error = str(err).rstrip().rstrip(".")
+        raise CtxvecError(Errors.E011.format(name=name or path, error=error)) from err

@@ -65,3 +65,14 @@ def test_layer_switches_hidden_states_on_for_a_config(tiny_bert_dir, tmp_path):
     with_layer = load_pipeline(tmp_path / "p.cfg", layer=-2)  # initialize passes the E002 check
     assert _live_hidden_states(with_layer)
     assert with_layer("I have a pen.")._.ctxvec_context.shape == (5, 32)
+
+
+def test_missing_pipeline_message_has_no_double_period(tmp_path):
+    from typer.testing import CliRunner
+
+    from spacy_ctxvec.cli import app
+
+    (tmp_path / "c.tsv").write_text("word\tcount\nbank\t10\n", encoding="utf8")
+    result = CliRunner().invoke(app, ["evaluate", "polysemy", str(tmp_path / "nope"), str(tmp_path / "c.tsv")])
+    message = " ".join(result.output.split())
+    assert result.exit_code == 1 and "[CTX-E011]" in message and ".." not in message
