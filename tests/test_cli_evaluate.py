@@ -257,3 +257,21 @@ def test_polysemy_three_words_is_defined(tmp_path):
     result = runner.invoke(app, ["evaluate", "polysemy", str(tmp_path / "with_lexicon"), str(senses), "--json"])
     assert result.exit_code == 0, result.output
     assert json.loads(result.output)["spearman"] == pytest.approx(1.0)
+
+
+@pytest.mark.parametrize(
+    "command, expected",
+    [
+        (["polysemy", "P"], "the lemma, a tab and its whole sense count"),
+        (["word-sim", "P"], "word1, word2 and a numeric score"),
+        (["scws", "P"], "<b> word </b>"),
+        (["senses", "P"], '"lemma": str'),
+    ],
+)
+def test_a_file_without_rows_names_the_format_the_reader_accepts(tmp_path, command, expected):
+    data = tmp_path / "data.txt"
+    data.write_text("lemma\tcount\n\n" if command[0] == "polysemy" else "\n\n", encoding="utf8")
+    result = runner.invoke(app, ["evaluate", *command, str(data)])
+    message = " ".join(result.output.split())
+    assert result.exit_code == 1 and "[CTX-E305]" in message and expected in message
+    assert "documented format" not in message

@@ -13,7 +13,7 @@ class CommandErrors:
         "{gold} has {n_gold} labels but {data} has {n_data} examples; the two files "
         "must be line-aligned (one T/F label per example)."
     )
-    E305 = "{path} has no usable rows. Give a non-empty file in the documented format."
+    E305 = "{path} has no usable rows (blank lines are skipped). Give {expected}."
     E306 = (
         "Fitting a WiC decision needs both labels in the train split, but it has "
         "{n_true} T and {n_false} F examples. Use the full official train split."

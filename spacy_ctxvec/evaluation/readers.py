@@ -85,6 +85,28 @@ def _existing(path: PathLike, hint: str) -> Path:
     return path
 
 
+# What each reader accepts, for E305 (a file without a usable row).
+WIC_FORMAT = (
+    "one example per line, 5 tab-separated fields: target, PoS, indices 'i-j', sentence1, "
+    "sentence2 (the official WiC SPLIT.data.txt)"
+)
+WORD_PAIRS_FORMAT = (
+    "one pair per line: word1, word2 and a numeric score, separated by tabs, commas or spaces (a header line "
+    "is optional)"
+)
+SCWS_FORMAT = (
+    "SCWS ratings.txt: per line at least 8 tab-separated fields, contexts 6 and 7 marking the target "
+    "as <b> word </b> and a numeric average rating in field 8"
+)
+SENSE_COUNTS_FORMAT = (
+    "one lemma per line: the lemma, a tab and its whole sense count, e.g. 'bank<TAB>18' (a header line "
+    "is optional; further tab-separated columns are ignored)"
+)
+SENSE_SENTENCES_FORMAT = (
+    'JSON lines {"lemma": str, "words": [str, ...], "position": int, "synset" (or "sense"): str or int}'
+)
+
+
 def _lines(path: Path) -> Iterator[Tuple[int, str]]:
     """(1-based line number, line without line end) for every non-blank line; bytes
     that are not UTF-8 are a coded error naming the file and line."""
@@ -176,7 +198,7 @@ def read_wic(data_dir: PathLike, split: str) -> WicData:
     if len(labels) != len(targets):
         raise CtxvecError(Errors.E304.format(gold=gold_path, n_gold=len(labels), data=data_path, n_data=len(targets)))
     if not targets:
-        raise CtxvecError(Errors.E305.format(path=data_path))
+        raise CtxvecError(Errors.E305.format(path=data_path, expected=WIC_FORMAT))
     return WicData(
         targets,
         pos,
@@ -251,7 +273,7 @@ def read_word_pairs(path: PathLike) -> WordPairs:
         words2.append(fields[1])
         scores.append(score)
     if not scores:
-        raise CtxvecError(Errors.E305.format(path=path))
+        raise CtxvecError(Errors.E305.format(path=path, expected=WORD_PAIRS_FORMAT))
     return WordPairs(words1, words2, np.array(scores, dtype=np.float64))
 
 
@@ -299,7 +321,7 @@ def read_scws(path: PathLike) -> ContextPairs:
         index2.append(i2)
         scores.append(score)
     if not scores:
-        raise CtxvecError(Errors.E305.format(path=path))
+        raise CtxvecError(Errors.E305.format(path=path, expected=SCWS_FORMAT))
     return ContextPairs(
         words1,
         words2,
@@ -342,7 +364,7 @@ def read_sense_counts(path: PathLike) -> Dict[str, int]:
             )
         counts[fields[0]] = count
     if not counts:
-        raise CtxvecError(Errors.E305.format(path=path))
+        raise CtxvecError(Errors.E305.format(path=path, expected=SENSE_COUNTS_FORMAT))
     return counts
 
 
@@ -416,5 +438,5 @@ def read_sense_sentences(path: PathLike) -> SenseSentences:
         positions.append(position)
         senses.append(sense)
     if not lemmas:
-        raise CtxvecError(Errors.E305.format(path=path))
+        raise CtxvecError(Errors.E305.format(path=path, expected=SENSE_SENTENCES_FORMAT))
     return SenseSentences(lemmas, words, np.array(positions, dtype=np.int64), senses)
