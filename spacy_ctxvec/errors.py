@@ -66,3 +66,7 @@ class Warnings(metaclass=_ErrorsWithCodes):
         '[components.{name}.induction]; score = "self_similarity" in [components.{name}] '
         "scores polysemy by self-similarity."
     )
+    W031 = (
+        "No word of the {n_types} in the lexicon has a polysemy score with --min-count {min_count}: "
+        "the most frequent occurs {max_count} times. Lower --min-count, or build the lexicon from a larger corpus."
+    )

@@ -66,3 +66,12 @@ def test_a_pipeline_whose_polysemy_component_has_no_lexicon_yet_says_so(tmp_path
         "'ctxvec_polysemy' component but it has no lexicon yet" in message and "spacy-ctxvec build-lexicon" in message
     )
     assert not (tmp_path / "OUT").exists()
+
+
+def test_rank_with_no_word_that_frequent_says_so_in_one_line(lexicon_dir):
+    result = runner.invoke(app, ["rank", str(lexicon_dir), "--min-count", "1000"])
+    message = " ".join(result.output.split())
+    assert result.exit_code == 0 and "[CTX-W031]" in message and "the most frequent occurs 10 times" in message
+    assert "polysemous" not in message and len(result.output.strip().splitlines()) <= 3  # one (wrapped) line
+    data = json.loads(runner.invoke(app, ["rank", str(lexicon_dir), "--format", "json", "--min-count", "1000"]).output)
+    assert data["n_scored"] == 0 and data["max_count"] == 10 and data["most"] == []

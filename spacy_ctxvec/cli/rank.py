@@ -8,7 +8,7 @@ import numpy as np
 import typer
 from wasabi import msg
 
-from ..errors import CtxvecError, Errors
+from ..errors import CtxvecError, Errors, Warnings
 from ..lexicon.polysemy_probe import SCORE_CHOICES, PolysemyProbe, type_polysemy_scores
 from ..lexicon.statistics import Lexicon
 from ..saved_pipeline import load_lexicon, load_pipeline_inputs, load_probe
@@ -101,7 +101,11 @@ def rank_cli(
         "score": used,
         "anisotropy_baseline": round(lexicon.anisotropy_baseline(), 6),
         "min_count": min_count,
+        "max_count": int(lexicon.counts.max()) if len(lexicon) else 0,
     }
+    if fmt == "table" and not summary["n_scored"]:
+        msg.warn(Warnings.W031.format(**summary))
+        return
     if fmt == "table":
         msg.info(
             f"{summary['n_scored']} of {summary['n_types']} types have >= {min_count} occurrences; "
