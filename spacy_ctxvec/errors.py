@@ -70,3 +70,7 @@ class Warnings(metaclass=_ErrorsWithCodes):
         "No word of the {n_types} in the lexicon has a polysemy score with --min-count {min_count}: "
         "the most frequent occurs {max_count} times. Lower --min-count, or build the lexicon from a larger corpus."
     )
+    W032 = (
+        "No senses for {words} in '{path}' (key mode '{key}'): not in the corpus, seen fewer than "
+        "min_count={min_count} times, or without sampled occurrences; shown: the other words."
+    )

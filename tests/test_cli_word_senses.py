@@ -55,10 +55,22 @@ def test_tsv_and_table(senses_dir):
 
 def test_unknown_word_missing_senses_and_bad_format_are_coded_errors(senses_dir, tmp_path):
     path, _ = senses_dir
-    unknown = runner.invoke(app, ["senses", str(path), "bank", "zebra", "rare"])
+    unknown = runner.invoke(app, ["senses", str(path), "zebra", "rare"])
     assert unknown.exit_code == 1 and "E607" in unknown.output and "'zebra', 'rare'" in unknown.output
     assert "min_count=5" in unknown.output
     missing = runner.invoke(app, ["senses", str(tmp_path), "bank"])
     assert missing.exit_code == 1 and "E606" in missing.output
     bad_format = runner.invoke(app, ["senses", str(path), "bank", "--format", "xml"])
     assert bad_format.exit_code == 1 and "E230" in bad_format.output
+
+
+def test_unknown_words_beside_known_ones_are_named_in_one_note(senses_dir):
+    path, _ = senses_dir
+    result = runner.invoke(app, ["senses", str(path), "bank", "zebra", "w01", "rare"])
+    message = " ".join(result.output.split())
+    assert result.exit_code == 0 and "bank (bank): 2 senses" in message and "w01 (w01): 1 sense" in message
+    assert "[CTX-W032]" in message and "'zebra', 'rare'" in message and "E607" not in message
+    # The note goes to stderr: the JSON on stdout stays parseable and lists the known words.
+    as_json = runner.invoke(app, ["senses", str(path), "bank", "zebra", "--format", "json"])
+    assert as_json.exit_code == 0 and [e["word"] for e in json.loads(as_json.stdout)] == ["bank"]
+    assert "[CTX-W032]" in as_json.stderr and "'zebra'" in as_json.stderr

@@ -11,7 +11,7 @@ from typing import Any, Dict, List, Optional
 import typer
 
 from ..analysis.sense_view import senses_html
-from ..errors import CtxvecError, Errors
+from ..errors import CtxvecError, Errors, Warnings
 from ..lexicon.sense_inventory import SenseInventory
 from ..outputs import check_output, write_text
 from ..saved_pipeline import load_senses
@@ -25,21 +25,30 @@ def word_key(inventory: SenseInventory, word: str) -> str:
     return word.lower() if inventory.settings.get("key", "lower") == "lower" else word
 
 
+def unknown_words(inventory: SenseInventory, words: List[str]) -> List[str]:
+    """The ``words`` that have no senses in ``inventory``."""
+    return [word for word in words if word_key(inventory, word) not in inventory]
+
+
+def unknown_words_note(inventory: SenseInventory, unknown: List[str], source: Path, template: str) -> str:
+    """``template`` (E607 or W032) filled in for the ``unknown`` words."""
+    return template.format(
+        words=", ".join(repr(w) for w in unknown),
+        path=source,
+        key=inventory.settings.get("key", "lower"),
+        min_count=inventory.settings.get("min_count", "?"),
+        n_types=len(inventory),
+    )
+
+
 def describe_senses(inventory: SenseInventory, words: List[str], source: Path) -> List[Dict[str, Any]]:
-    """One entry per word: its key, number of senses, and each sense's share and examples;
-    E607 naming the words that have no senses."""
-    keys = [word_key(inventory, word) for word in words]
-    unknown = [word for word, key in zip(words, keys) if key not in inventory]
-    if unknown:
-        raise CtxvecError(
-            Errors.E607.format(
-                words=", ".join(repr(w) for w in unknown),
-                path=source,
-                key=inventory.settings.get("key", "lower"),
-                min_count=inventory.settings.get("min_count", "?"),
-                n_types=len(inventory),
-            )
-        )
+    """One entry per word that has senses: its key, number of senses, and each sense's
+    share and examples (the others are left out: see unknown_words); E607 when no word has senses."""
+    unknown = unknown_words(inventory, words)
+    if len(unknown) == len(words):
+        raise CtxvecError(unknown_words_note(inventory, unknown, source, Errors.E607))
+    keys = [word_key(inventory, word) for word in words if word not in unknown]
+    words = [word for word in words if word not in unknown]
     return [
         {
             "word": word,
@@ -138,3 +147,6 @@ def senses_cli(
         raise CtxvecError(Errors.E611.format(given=f"words {words or []}, --html {html}, --text {text!r}"))
     inventory = load_senses(source)
     print(render(describe_senses(inventory, words, source), fmt))
+    unknown = unknown_words(inventory, words)
+    if unknown:  # a note beside the words shown: on stderr, so that JSON and TSV output stays parseable
+        typer.echo(f"⚠ {unknown_words_note(inventory, unknown, source, Warnings.W032)}", err=True)
