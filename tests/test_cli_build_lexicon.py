@@ -405,3 +405,32 @@ def test_small_corpus_warning_advises_what_changes_the_active_split_rule(minilm_
     output, _ = build("spread_rule", induction=probe_rule + "split_by_probe = false\n")
     assert "W030" not in output and "W006" in output
     assert load_senses(tmp_path / "spread_rule").settings["split_rule"] == "spread"
+
+
+def test_reference_names_the_codes_the_output_checks_raise(tiny_pipeline_dir, corpus, tmp_path):
+    """docs/reference.md's output rules name the code each case really gives."""
+    from .conftest import REPO_ROOT
+
+    mine, lexicon = tmp_path / "mine", tmp_path / "lexicon"
+    make_user_dir(mine)
+    assert (
+        invoke("build-lexicon", tiny_pipeline_dir, corpus, lexicon, "--min-count", "2", "--no-progress").exit_code == 0
+    )
+    senses = tmp_path / "senses.tsv"
+    senses.write_text("bank\t10\n", encoding="utf8")
+    (lexicon / "extra.txt").write_text("mine", encoding="utf8")
+    cases = {
+        "E226": ["build-lexicon", tiny_pipeline_dir, corpus, mine],
+        "E245": ["build-lexicon", tiny_pipeline_dir, corpus, mine, "--overwrite"],
+        "E704": ["build-lexicon", tiny_pipeline_dir, corpus, lexicon, "--overwrite"],
+        "E701": ["export-static", lexicon, corpus],
+        "E135": ["export-static", lexicon, mine, "--overwrite"],
+        "E247": ["build-lexicon", tiny_pipeline_dir, corpus, senses, "--overwrite"],
+    }
+    cases_fit = {"E245": ["fit-polysemy", lexicon, senses, mine, "--overwrite"]}
+    reference = " ".join((REPO_ROOT / "docs" / "reference.md").read_text(encoding="utf8").split())
+    rules = reference[reference.index("Outputs (one rule") :][:1500]
+    for code, args in [*cases.items(), *cases_fit.items()]:
+        assert f"[CTX-{code}]" in flat(invoke(*args)), (code, args)
+        assert code in rules, code
+    assert "--overwrite` refuses it (E245)" in rules
