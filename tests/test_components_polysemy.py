@@ -199,6 +199,23 @@ def test_deleted_lexicon_directory_fails_spacy_load(tiny_nlp, tmp_path):
         spacy.load(tmp_path / "pipeline")
 
 
+def test_a_new_min_count_keeps_the_components_other_settings(tiny_nlp):
+    """build-lexicon --min-count on a pipeline whose ctxvec_polysemy has its own score,
+    senses and induction settings: only key and min_count change."""
+    import copy
+
+    from spacy_ctxvec.components.polysemy import ensure_polysemy_component
+
+    nlp = copy.deepcopy(tiny_nlp)
+    settings = {"min_count": 5, "score": "self_similarity", "induction": {"cut_distance": 0.3, "max_senses": 3}}
+    nlp.add_pipe("ctxvec_polysemy", config=settings)
+    component = ensure_polysemy_component(nlp, "lower", 2)
+    assert component is nlp.get_pipe("ctxvec_polysemy") and component.min_count == 2
+    assert component.score_definition == "self_similarity"
+    assert (component.induction.cut_distance, component.induction.max_senses) == (0.3, 3)
+    assert nlp.config["components"]["ctxvec_polysemy"]["score"] == "self_similarity"
+
+
 @pytest.mark.parametrize(
     "file,damage,problem",
     [

@@ -485,14 +485,15 @@ def _key_table(keys: Sequence[str]) -> Dict[str, np.ndarray]:
 
 
 def ensure_polysemy_component(nlp: Language, key: str, min_count: int) -> Polysemy:
-    """The pipeline's ctxvec_polysemy component with these settings (added after
-    ctxvec_context if absent, replaced if its settings differ)."""
-    config = {"key": key, "min_count": min_count}
+    """The pipeline's ctxvec_polysemy component with this key and min_count (added after
+    ctxvec_context if absent, else replaced with its other settings kept if they differ)."""
     names = polysemy_components(nlp)
     if not names:
         after = CONTEXT_COMPONENT if CONTEXT_COMPONENT in nlp.pipe_names else None
+        config = {"key": key, "min_count": min_count}
         return nlp.add_pipe(POLYSEMY_FACTORY, after=after, config=config)  # type: ignore[return-value]
     component = cast(Polysemy, nlp.get_pipe(names[0]))
-    if (component.key, component.min_count) != (key, min_count):
-        return nlp.replace_pipe(names[0], POLYSEMY_FACTORY, config=config)  # type: ignore[return-value]
-    return component
+    if (component.key, component.min_count) == (key, min_count):
+        return component
+    kept = {k: v for k, v in nlp.config["components"][names[0]].items() if k != "factory"}
+    return nlp.replace_pipe(names[0], POLYSEMY_FACTORY, config={**kept, "key": key, "min_count": min_count})  # type: ignore[return-value]
