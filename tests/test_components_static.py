@@ -100,6 +100,8 @@ def test_options_dtype_and_lookups(w2v_path):
         spacy.blank("en").add_pipe("ctxvec_static", config={"dtype": "int8"})
     with pytest.raises(CtxvecError, match="E112"):
         spacy.blank("en").add_pipe("ctxvec_static", config={"lookups": ["exact", "lemma"]})
+    with pytest.raises(CtxvecError, match="E120"):  # not every token silently zero
+        spacy.blank("en").add_pipe("ctxvec_static", config={"lookups": []})
 
 
 def test_errors_before_and_during_initialize():

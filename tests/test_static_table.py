@@ -42,6 +42,8 @@ def test_lookup_order_is_configurable():
     assert table.lookup("APPLE", "apple", "apple", lookups=("exact",))[1] == "none"
     with pytest.raises(CtxvecError, match=r"E112.*'stem'"):
         table.lookup("Apple", lookups=("exact", "stem"))
+    with pytest.raises(CtxvecError, match=r"E120.*empty.*zero vector"):
+        table.lookup("Apple", lookups=())
 
 
 def test_subword_lookup_comes_after_keys(fasttext_bin):

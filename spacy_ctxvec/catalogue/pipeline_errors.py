@@ -177,6 +177,11 @@ class PipelineErrors:
         "Static vector table data in '{path}' is incomplete: '{missing}' is missing. "
         "Save the component again with nlp.to_disk."
     )
+    E120 = (
+        "The static lookups list is empty, so every token would get the zero vector. "
+        "Give at least one of {choices}, e.g. the default "
+        'lookups = ["exact","lower","norm","subwords"].'
+    )
     E122 = (
         "Training produced no vectors: no word in '{path}' occurs at least "
         "--min-count {min_count} times. Lower --min-count or use a bigger corpus."

@@ -38,6 +38,8 @@ Triple = Tuple[str, str, str]
 def check_lookups(lookups: Iterable[str]) -> Tuple[str, ...]:
     """Validate a lookup order, e.g. ("exact", "lower", "norm", "subwords")."""
     lookups = tuple(lookups)
+    if not lookups:  # every token would silently get the zero vector
+        raise CtxvecError(Errors.E120.format(choices=list(LOOKUPS)))
     for lookup in lookups:
         if lookup not in LOOKUPS:
             raise CtxvecError(Errors.E112.format(lookup=lookup, choices=list(LOOKUPS)))
