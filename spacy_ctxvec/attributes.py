@@ -24,8 +24,8 @@ POLYSEMY_ARRAY = "ctxvec_polysemy"
 SENSE_ARRAY = "ctxvec_sense"
 SENSE_VECTORS = "ctxvec_sense_vec"
 SENSE_LABELS = "ctxvec_sense_label"
-# (n_tokens, 2) int64: each token's start character and length when a component set its
-# arrays; one per component, since a Doc may be retokenized between components.
+# (n_tokens + 1, 2) int64 (token_bounds): each token's start character and length when a
+# component set its arrays; one per component, since a Doc may be retokenized between them.
 CONTEXT_BOUNDS = "ctxvec_context_bounds"
 STATIC_BOUNDS = "ctxvec_static_bounds"
 POLYSEMY_BOUNDS = "ctxvec_polysemy_bounds"
@@ -77,9 +77,16 @@ def stored_array(doc: Doc, array_attr: str) -> Optional[Any]:
     return user_data.get(("._.", array_attr, None, None))
 
 
+def text_length(doc: Doc) -> int:
+    """len(doc.text), without joining the text."""
+    return doc[-1].idx + len(doc[-1].text_with_ws) if len(doc) else 0
+
+
 def token_bounds(doc: Doc) -> np.ndarray:
-    """(n_tokens, 2) int64: each token's start character and length."""
-    return np.asarray(doc.to_array([IDX, LENGTH]), dtype=np.int64).reshape(len(doc), 2)
+    """(n_tokens + 1, 2) int64: each token's start character and length, then the text's
+    length and -1 (copies of user_data to another text, e.g. Span.as_doc, match no token)."""
+    bounds = np.asarray(doc.to_array([IDX, LENGTH]), dtype=np.int64).reshape(len(doc), 2)
+    return np.concatenate([bounds, [[text_length(doc), -1]]])
 
 
 def set_token_arrays(doc: Doc, arrays: Mapping[str, Any]) -> None:
@@ -103,11 +110,13 @@ def token_row(token: Token, array_attr: str) -> Optional[int]:
     if bounds is None:
         array = stored_array(doc, array_attr)
         return i if array is not None and len(array) == len(doc) else None
-    start, length = token.idx, len(token)
-    if i < len(bounds) and bounds[i, 0] == start and bounds[i, 1] == length:
+    start, length, n = token.idx, len(token), len(bounds) - 1
+    if bounds[n, 0] != text_length(doc):
+        return None
+    if i < n and bounds[i, 0] == start and bounds[i, 1] == length:
         return i
-    j = int(np.searchsorted(bounds[:, 0], start))
-    return j if j < len(bounds) and bounds[j, 0] == start and bounds[j, 1] == length else None
+    j = int(np.searchsorted(bounds[:n, 0], start))
+    return j if j < n and bounds[j, 0] == start and bounds[j, 1] == length else None
 
 
 def fits_tokens(doc: Doc, array_attr: str) -> bool:
@@ -117,7 +126,7 @@ def fits_tokens(doc: Doc, array_attr: str) -> bool:
     if bounds is None:
         array = stored_array(doc, array_attr)
         return array is not None and len(array) == len(doc)
-    return len(bounds) == len(doc) and np.array_equal(bounds, token_bounds(doc))
+    return len(bounds) == len(doc) + 1 and np.array_equal(bounds, token_bounds(doc))
 
 
 def doc_rows(doc: Doc, array_attr: str) -> np.ndarray:
@@ -125,11 +134,12 @@ def doc_rows(doc: Doc, array_attr: str) -> np.ndarray:
     if fits_tokens(doc, array_attr):
         return np.arange(len(doc))
     bounds = stored_array(doc, BOUNDS_OF[array_attr])
-    if bounds is None or len(bounds) == 0:
-        return np.full(len(doc), -1, dtype=np.int64)
     current = token_bounds(doc)
-    j = np.minimum(np.searchsorted(bounds[:, 0], current[:, 0]), len(bounds) - 1)
-    return np.where((bounds[j] == current).all(axis=1), j, -1)
+    if bounds is None or len(bounds) < 2 or bounds[-1, 0] != current[-1, 0]:
+        return np.full(len(doc), -1, dtype=np.int64)
+    tokens, n = current[:-1], len(bounds) - 1
+    j = np.minimum(np.searchsorted(bounds[:n, 0], tokens[:, 0]), n - 1)
+    return np.where((bounds[j] == tokens).all(axis=1), j, -1)
 
 
 def _token_value(token: Token, array_attr: str) -> Any:

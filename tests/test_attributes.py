@@ -184,3 +184,14 @@ def test_arrays_saved_without_bounds_are_read_by_position_while_the_length_fits(
         retokenizer.merge(doc[0:2])
     assert doc[1]._.context_vec is None and doc._.context_vec is not None
     assert not np.asarray(doc._.context_vec).any()  # no token left with a known row: zeros, not others' rows
+
+
+def test_values_copied_to_another_text_are_not_read_as_its_tokens(full_nlp):
+    """Span.as_doc(copy_user_data=True) copies the arrays to a shorter text whose first
+    tokens have the same offsets and lengths as the original's first tokens: they must
+    not read the first sentence's vectors."""
+    doc = full_nlp("the bank of the river. the bank of the loan.")
+    second = doc[6:11].as_doc(copy_user_data=True)
+    assert [(t.idx, len(t)) for t in second][:4] == [(t.idx, len(t)) for t in doc][:4]
+    assert all(t._.context_vec is None and t._.sense is None and t._.static_vec is None for t in second)
+    assert not np.asarray(second._.context_vec).any()
