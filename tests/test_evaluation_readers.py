@@ -268,6 +268,12 @@ def test_sense_counts_leading_zeros_and_repeated_lemmas(tmp_path):
         read_sense_counts(write(tmp_path / "twice.tsv", "bank\t18\nbank\t3\n"))
 
 
+def test_a_space_separated_first_row_is_an_error_at_line_1_not_a_header(tmp_path):
+    with pytest.raises(CtxvecError, match=r"\[CTX-E302\].*line 1.*tab-separated"):
+        read_sense_counts(write(tmp_path / "spaces.txt", "bank 10\nriver 3\n"))
+    assert read_sense_counts(write(tmp_path / "header.tsv", "word count\nbank\t10\n")) == {"bank": 10}
+
+
 @pytest.mark.parametrize("text", ["1e23", "-3", "inf", "nan", "1.5"])
 def test_sense_counts_that_are_not_whole_numbers_are_coded(tmp_path, text):
     with pytest.raises(CtxvecError, match=r"\[CTX-E302\].*line 3"):

@@ -337,7 +337,8 @@ def read_sense_counts(path: PathLike) -> Dict[str, int]:
 
     Reads ``sense_counts.tsv`` (lemma, total, per-PoS counts) or any two-column
     ``lemma count`` file. Multiword lemmas are kept as written. A first line whose
-    count is a number but not a whole one (``1e23``) is an error, not a header. A count above
+    count is a number but not a whole one (``1e23``), or a row with spaces for the tab
+    (``bank 10``), is an error, not a header. A count above
     MAX_SENSE_COUNT is E742; a lemma given twice with different counts is E302.
     """
     path = _existing(path, "Give a TSV of lemma and sense count, e.g. sense_counts.tsv.")
@@ -345,8 +346,10 @@ def read_sense_counts(path: PathLike) -> Dict[str, int]:
     for position, (number, line) in enumerate(_lines(path)):
         fields = line.split("\t")
         if len(fields) < 2 or not _is_whole_number(fields[1].strip()):
-            if position == 0 and not (len(fields) > 1 and _parses_as_float(fields[1])):  # a header, not 1e23
-                continue
+            words = line.split()
+            space_separated = len(fields) == 1 and len(words) > 1 and _is_whole_number(words[-1])  # "bank 10"
+            if position == 0 and not (len(fields) > 1 and _parses_as_float(fields[1])) and not space_separated:
+                continue  # a header (not 1e23, not a row with spaces for the tab)
             raise CtxvecError(
                 Errors.E302.format(
                     path=path, line=number, got=line, expected="a lemma and a whole sense count, tab-separated"
