@@ -55,6 +55,24 @@ def test_pipeline_without_context_vectors_is_an_error():
         partial_lexicon(spacy.blank("en"), ["text"], batch_size=4)
 
 
+def test_a_retokenizer_after_ctxvec_context_is_a_coded_error_not_shifted_counts(tiny_bert_dir):
+    """merge_noun_chunks-like merging after ctxvec_context: the vectors belong to the
+    tokens before the merge, so the lexicon would count them under the wrong words."""
+    from spacy.language import Language
+
+    from .conftest import make_trf_nlp
+
+    @Language.component("test_merge_first_two")
+    def merge_first_two(doc):
+        with doc.retokenize() as retokenizer:
+            retokenizer.merge(doc[0:2])
+        return doc
+
+    nlp = make_trf_nlp(str(tiny_bert_dir), components=["ctxvec_context", "test_merge_first_two"], window=8, stride=6)
+    with pytest.raises(CtxvecError, match=r"CTX-E042.*before the transformer"):
+        partial_lexicon(nlp, ["the river bank", "a loan from the bank"], batch_size=4)
+
+
 # Occurrence samples (issue 11)
 SAMPLE_TEXTS = [
     "The bank of the river was muddy.",

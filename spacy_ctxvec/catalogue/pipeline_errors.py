@@ -94,7 +94,8 @@ class PipelineErrors:
         "Component '{name}' got a Doc whose tokens changed (doc.retokenize(), e.g. "
         "merge_entities or merge_noun_chunks) after {context} set its vectors, so they "
         "no longer line up with the tokens. Put the component that retokenizes before "
-        "the transformer, or after '{name}'."
+        "the transformer ('{name}' and build-lexicon read the vectors of the tokens "
+        "{context} saw)."
     )
 
     # Static vectors (E1xx)
