@@ -129,6 +129,13 @@ def fits_tokens(doc: Doc, array_attr: str) -> bool:
     return len(bounds) == len(doc) + 1 and np.array_equal(bounds, token_bounds(doc))
 
 
+def check_same_tokens(doc: Doc, reader: str) -> None:
+    """E042 where ctxvec_context's vectors were set for other tokens than ``doc`` has now:
+    ``reader`` reads them by token position."""
+    if stored_array(doc, CONTEXT_ARRAY) is not None and not fits_tokens(doc, CONTEXT_ARRAY):
+        raise CtxvecError(Errors.E042.format(name=reader, context=CONTEXT_COMPONENT))
+
+
 def doc_rows(doc: Doc, array_attr: str) -> np.ndarray:
     """token_row of every token of ``doc`` (-1 for None), computed at once."""
     if fits_tokens(doc, array_attr):

@@ -382,3 +382,22 @@ def test_evaluate_senses_splits_as_the_probe_decides_where_the_inventory_did(sen
     assert (labels[0] == 0).all()  # bank: the probe says one sense, whatever the spread
     gold = [["s1", "s2", "s1", "s3", "s2"], ["p1", "p2", "p1"]]
     assert report.methods["induced"].to_dict() == clustering_scores(gold, labels).to_dict()
+
+
+def test_a_pipeline_that_retokenizes_after_ctxvec_context_is_refused(tiny_bert_dir):
+    """evaluate reads the target at its position in the given words: after a merge the
+    position names another token, so E042 instead of another token's vector."""
+    from spacy.language import Language
+
+    from .conftest import make_trf_nlp
+
+    @Language.component("test_merge_first_two_for_evaluate")
+    def merge_first_two(doc):
+        with doc.retokenize() as retokenizer:
+            retokenizer.merge(doc[0:2])
+        return doc
+
+    components = ["ctxvec_context", "test_merge_first_two_for_evaluate"]
+    nlp = make_trf_nlp(str(tiny_bert_dir), components=components, window=8, stride=6)
+    with pytest.raises(CtxvecError, match=r"CTX-E042.*'evaluate'"):
+        sense_targets(nlp, [["the", "river", "bank"]], np.array([2]))

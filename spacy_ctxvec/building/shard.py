@@ -27,7 +27,7 @@ from ..attributes import (
     CONTEXT_COMPONENT,
     CONTEXT_MASK,
     POLYSEMY_FACTORY,
-    fits_tokens,
+    check_same_tokens,
     install_extensions,
 )
 from ..errors import CtxvecError, Errors
@@ -71,8 +71,7 @@ def doc_occurrences(doc: Doc, key_attr: int, pipe_names: Sequence[str] = ()) -> 
     vectors, mask = doc._.get(CONTEXT_ARRAY), doc._.get(CONTEXT_MASK)
     if vectors is None or mask is None:
         raise CtxvecError(Errors.E218.format(pipe_names=list(pipe_names), name=POLYSEMY_FACTORY))
-    if not fits_tokens(doc, CONTEXT_ARRAY):
-        raise CtxvecError(Errors.E042.format(name=POLYSEMY_FACTORY, context=CONTEXT_COMPONENT))
+    check_same_tokens(doc, "build-lexicon")
     ids = doc.to_array(key_attr)[mask] if len(doc) else np.zeros(0, dtype=np.uint64)
     if key_attr == LEMMA and (ids == 0).any():
         token = doc[int(np.flatnonzero(mask)[int(np.flatnonzero(ids == 0)[0])])].text

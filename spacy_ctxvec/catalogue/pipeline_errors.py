@@ -91,11 +91,11 @@ class PipelineErrors:
     )
 
     E042 = (
-        "Component '{name}' got a Doc whose tokens changed (doc.retokenize(), e.g. "
+        "'{name}' got a Doc whose tokens changed (doc.retokenize(), e.g. "
         "merge_entities or merge_noun_chunks) after {context} set its vectors, so they "
         "no longer line up with the tokens. Put the component that retokenizes before "
-        "the transformer ('{name}' and build-lexicon read the vectors of the tokens "
-        "{context} saw)."
+        "the transformer (ctxvec_polysemy, build-lexicon and evaluate read the vectors "
+        "of the tokens {context} saw)."
     )
 
     # Static vectors (E1xx)

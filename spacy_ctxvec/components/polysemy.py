@@ -53,7 +53,7 @@ from ..attributes import (
     SENSE_ARRAY,
     SENSE_LABELS,
     SENSE_VECTORS,
-    fits_tokens,
+    check_same_tokens,
     install_extensions,
     set_token_arrays,
 )
@@ -338,8 +338,7 @@ class Polysemy(DocAnnotator):
         vectors, mask = doc._.get(CONTEXT_ARRAY), doc._.get(CONTEXT_MASK)
         if vectors is None or mask is None:
             raise CtxvecError(Errors.E218.format(pipe_names="(this Doc's pipeline)", name=self.name))
-        if not fits_tokens(doc, CONTEXT_ARRAY):
-            raise CtxvecError(Errors.E042.format(name=self.name, context=CONTEXT_COMPONENT))
+        check_same_tokens(doc, self.name)
         if vectors.shape[1] != width:
             problem = width_error.format(lexicon_width=width, senses_width=width, pipeline_width=vectors.shape[1])
             raise CtxvecError(problem)

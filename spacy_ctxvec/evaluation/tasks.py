@@ -8,7 +8,7 @@ from typing import Any, Dict, List, Mapping, Optional, Sequence, Tuple
 import numpy as np
 from spacy.language import Language
 
-from ..attributes import CONTEXT_ARRAY, CONTEXT_MASK, install_extensions
+from ..attributes import CONTEXT_ARRAY, CONTEXT_MASK, check_same_tokens, install_extensions
 from ..building.shard import polysemy_components
 from ..errors import CtxvecError, Errors
 from ..lexicon.polysemy_probe import FITTED_HALF, PROBE, in_fitted_half, type_polysemy_scores
@@ -287,6 +287,7 @@ def sense_targets(
     keys: List[str] = []
     has_senses = Token.has_extension("sense") and pipeline_senses(nlp) is not None
     for k, doc in enumerate(nlp.pipe(docs, batch_size=batch_size or min(nlp.batch_size, 256))):
+        check_same_tokens(doc, "evaluate")
         token = doc[int(positions[k])]
         keys.append(token.lower_)
         vector = token._.context_vec

@@ -13,7 +13,14 @@ from spacy.language import Language
 from spacy.tokens import Doc
 from spacy.util import minibatch
 
-from ..attributes import CONTEXT_ARRAY, CONTEXT_MASK, SENSE_ARRAY, SENSE_VECTORS, install_extensions
+from ..attributes import (
+    CONTEXT_ARRAY,
+    CONTEXT_MASK,
+    SENSE_ARRAY,
+    SENSE_VECTORS,
+    check_same_tokens,
+    install_extensions,
+)
 from ..components.choices import LayerSelection
 from ..components.context import ContextVectors, keep_trf_data
 from ..components.transformer import find_transformer, pool_trf_data
@@ -145,6 +152,7 @@ def target_vectors(
     for batch in annotated_batches(nlp, word_lists, batch_size):
         batch_rows = []
         for k, doc, layers in batch:
+            check_same_tokens(doc, "evaluate")
             lengths = np.asarray(doc._.trf_data.align.lengths)
             if views is None:
                 views = np.zeros((n, layers.shape[1], layers.shape[2]), dtype=np.float32)
