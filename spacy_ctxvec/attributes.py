@@ -158,15 +158,20 @@ def _token_value(token: Token, array_attr: str) -> Any:
     return None if row is None else array[row]
 
 
+def kept_rows(doc: Doc, array_attr: str, mask: np.ndarray, start: int, end: int) -> np.ndarray:
+    """The rows of ``array_attr`` of the tokens start:end that have a row the mask keeps."""
+    rows = doc_rows(doc, array_attr)[start:end]
+    rows = rows[rows >= 0]
+    return rows[np.asarray(mask, dtype=bool)[rows]]
+
+
 def masked_mean(doc: Doc, array_attr: str, mask: Optional[np.ndarray], start: int, end: int) -> Optional[np.ndarray]:
     """Mean of the rows of ``array_attr`` for the tokens start:end that have a row the
     mask keeps (zeros if none; None without the array or its mask)."""
     array = stored_array(doc, array_attr)
     if array is None or mask is None:
         return None
-    rows = doc_rows(doc, array_attr)[start:end]
-    rows = rows[rows >= 0]
-    rows = rows[np.asarray(mask, dtype=bool)[rows]]
+    rows = kept_rows(doc, array_attr, mask, start, end)
     if len(rows) == 0:
         return np.zeros(array.shape[1], dtype=array.dtype)
     return array[rows].mean(axis=0, dtype=np.float64).astype(array.dtype)

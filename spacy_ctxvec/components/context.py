@@ -14,8 +14,8 @@ from thinc.api import Config
 from ..attributes import (
     CONTEXT_ARRAY,
     CONTEXT_MASK,
-    doc_rows,
     install_extensions,
+    kept_rows,
     masked_mean,
     set_token_arrays,
     stored_array,
@@ -279,10 +279,7 @@ def _token_vector(token: Token) -> Optional[np.ndarray]:
 
 def _masked(doc: Doc, start: int, end: int) -> bool:
     mask = stored_array(doc, CONTEXT_MASK)
-    if mask is None:
-        return False
-    rows = doc_rows(doc, CONTEXT_MASK)[start:end]
-    return bool(np.asarray(mask, dtype=bool)[rows[rows >= 0]].any())
+    return mask is not None and len(kept_rows(doc, CONTEXT_MASK, mask, start, end)) > 0
 
 
 def _doc_has_vector(doc: Doc) -> bool:
