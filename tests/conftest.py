@@ -106,6 +106,26 @@ def make_trf_nlp(name: str, components: List[str] = ("ctxvec_context",), **trf_k
     return nlp
 
 
+def make_sense_nlp(name: str, lines: List[str], corpus_dir: Path, components: List[str] = ("ctxvec_context",)):
+    """blank en + tiny transformer (window 8, stride 6) + ``components`` + ctxvec_polysemy
+    whose lexicon (with a 16-row sample) and senses are built in initialize from ``lines``."""
+    import spacy
+
+    corpus = corpus_dir / "corpus.txt"
+    corpus.write_text("\n".join(lines) + "\n", encoding="utf8")
+    nlp = spacy.blank("en")
+    nlp.add_pipe("transformer", config=transformer_config(name, window=8, stride=6))
+    for component in components:
+        nlp.add_pipe(component)
+    nlp.add_pipe("ctxvec_polysemy", config={"min_count": 2, "induction": {"cut_distance": 0.3}})
+    nlp.config["initialize"]["components"]["ctxvec_polysemy"] = {
+        "corpus": {"@misc": "spacy-ctxvec.lexicon_corpus.v1", "path": str(corpus)},
+        "sample_size": 16,
+    }
+    nlp.initialize()
+    return nlp
+
+
 @pytest.fixture(scope="session")
 def tiny_nlp(tiny_bert_dir):
     """blank en + tiny random transformer (window 8, stride 6) + ctxvec_context."""

@@ -83,21 +83,10 @@ SENSE_ATTRS = ("sense", "n_senses", "sense_score", "sense_label", "sense_vec", "
 def full_nlp(tiny_bert_dir, tmp_path_factory):
     """tiny BERT + ctxvec_static + ctxvec_context + ctxvec_polysemy with a lexicon and
     senses built in initialize."""
-    from .conftest import transformer_config
+    from .conftest import make_sense_nlp
 
-    corpus = tmp_path_factory.mktemp("retokenize_corpus") / "corpus.txt"
-    corpus.write_text("\n".join(RETOKENIZE_LINES) + "\n", encoding="utf8")
-    nlp = spacy.blank("en")
-    nlp.add_pipe("transformer", config=transformer_config(str(tiny_bert_dir), window=8, stride=6))
-    nlp.add_pipe("ctxvec_static")
-    nlp.add_pipe("ctxvec_context")
-    nlp.add_pipe("ctxvec_polysemy", config={"min_count": 2, "induction": {"cut_distance": 0.3}})
-    nlp.config["initialize"]["components"]["ctxvec_polysemy"] = {
-        "corpus": {"@misc": "spacy-ctxvec.lexicon_corpus.v1", "path": str(corpus)},
-        "sample_size": 16,
-    }
-    nlp.initialize()
-    return nlp
+    corpus_dir = tmp_path_factory.mktemp("retokenize_corpus")
+    return make_sense_nlp(str(tiny_bert_dir), RETOKENIZE_LINES, corpus_dir, ["ctxvec_static", "ctxvec_context"])
 
 
 def values_by_characters(doc):

@@ -280,20 +280,9 @@ SENSE_LINES = [
 def sense_nlp(tiny_bert_dir, tmp_path_factory):
     """tiny BERT + ctxvec_context + ctxvec_polysemy whose lexicon (with a 16-row
     sample) and senses are built in initialize from a river/money bank corpus."""
-    from .conftest import transformer_config
+    from .conftest import make_sense_nlp
 
-    corpus = tmp_path_factory.mktemp("sense_corpus") / "corpus.txt"
-    corpus.write_text("\n".join(SENSE_LINES) + "\n", encoding="utf8")
-    nlp = spacy.blank("en")
-    nlp.add_pipe("transformer", config=transformer_config(str(tiny_bert_dir), window=8, stride=6))
-    nlp.add_pipe("ctxvec_context")
-    nlp.add_pipe("ctxvec_polysemy", config={"min_count": 2, "induction": {"cut_distance": 0.3}})
-    nlp.config["initialize"]["components"]["ctxvec_polysemy"] = {
-        "corpus": {"@misc": "spacy-ctxvec.lexicon_corpus.v1", "path": str(corpus)},
-        "sample_size": 16,
-    }
-    nlp.initialize()
-    return nlp
+    return make_sense_nlp(str(tiny_bert_dir), SENSE_LINES, tmp_path_factory.mktemp("sense_corpus"))
 
 
 SENSE_TEXTS = ["the bank of the river gave money", "we took a loan from the bank", "the phone and the hotel"]
