@@ -28,19 +28,15 @@ os.environ.setdefault("HF_HUB_OFFLINE", "1")
 os.environ.setdefault("TOKENIZERS_PARALLELISM", "false")
 sys.path.insert(0, str(Path(__file__).resolve().parent))
 
-from pipeline_floor import bootstrap_median_interval, int_list, span_texts_by_doc, wic_sentences  # noqa: E402
+from pipeline_floor import (  # noqa: E402
+    bootstrap_median_interval,
+    floor_batches,
+    int_list,
+    span_texts_by_doc,
+    wic_sentences,
+)
 
 FLOOR = "floor: sorted, cap {cap}"
-
-
-def floor_batches(ids: List[List[int]], cap: int) -> List[List[List[int]]]:
-    """Sorted by length, each batch filled until the next row would pass ``cap`` padded wordpieces."""
-    batches: List[List[List[int]]] = [[]]
-    for row in sorted(ids, key=len):
-        if batches[-1] and len(row) * (len(batches[-1]) + 1) > cap:
-            batches.append([])
-        batches[-1].append(row)
-    return batches
 
 
 def cut_batches(ids_by_buffer: List[List[List[int]]], cap: int, call_cost: int) -> List[List[List[int]]]:
@@ -92,7 +88,10 @@ def main() -> None:
     def ids_of(spans: List[str]) -> List[List[int]]:
         return tokenizer(spans, add_special_tokens=True)["input_ids"]
 
-    methods = {FLOOR.format(cap=args.cap): floor_batches(ids_of([s for doc in spans_by_doc for s in doc]), args.cap)}
+    all_ids = ids_of([s for doc in spans_by_doc for s in doc])
+    floor_indices = floor_batches(all_ids, "cap", args.cap, max_spans=len(all_ids))
+    floor_rows = [[all_ids[i] for i in batch] for batch in floor_indices]
+    methods = {FLOOR.format(cap=args.cap): floor_rows}
     for buffer in args.buffers:
         ids_by_buffer = [
             ids_of([s for doc in spans_by_doc[start : start + buffer] for s in doc])

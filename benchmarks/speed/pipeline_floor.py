@@ -111,10 +111,10 @@ def hf_floor_in_buffers(model, tokenizer, spans_by_doc: List[List[str]], buffer:
         hf_floor(model, tokenizer, chunk, "cap", cap, max_spans=len(chunk))
 
 
-def hf_floor(model, tokenizer, texts: List[str], batching: str, cap: int = 0, max_spans: int = 32) -> None:
-    import torch
-
-    ids = tokenizer(texts, add_special_tokens=True)["input_ids"]
+def floor_batches(ids: List[List[int]], batching: str, cap: int = 0, max_spans: int = 32) -> List[List[int]]:
+    """The floors' batches of row indices: sorted by length unless ``batching`` is
+    "unsorted", each filled until the next row would pass ``max_spans`` rows or, for
+    "cap", ``cap`` padded wordpieces."""
     order = list(range(len(ids)))
     if batching != "unsorted":
         order.sort(key=lambda i: len(ids[i]))
@@ -128,6 +128,14 @@ def hf_floor(model, tokenizer, texts: List[str], batching: str, cap: int = 0, ma
             current = []
         current.append(i)
     batches.append(current)
+    return batches
+
+
+def hf_floor(model, tokenizer, texts: List[str], batching: str, cap: int = 0, max_spans: int = 32) -> None:
+    import torch
+
+    ids = tokenizer(texts, add_special_tokens=True)["input_ids"]
+    batches = floor_batches(ids, batching, cap, max_spans)
     pad = tokenizer.pad_token_id or 0
     with torch.inference_mode():
         for batch in batches:
