@@ -42,8 +42,10 @@ def read_pipeline_parts(path: Union[str, Path], wanted: Collection[str]) -> Opti
     not a pipeline with a ctxvec_polysemy directory. Every part its cfg.json lists is
     checked to be there (E249), as spacy.load does, and the parts read must match."""
     found = polysemy_component_dir(path)
-    if found is None:
-        return None
+    return None if found is None else _read_component_parts(found, wanted)
+
+
+def _read_component_parts(found: Tuple[Path, str], wanted: Collection[str]) -> polysemy_state.SavedParts:
     directory, name = found
     return polysemy_state.read_saved_parts(
         directory, name=name, exclude=[p for p in polysemy_state.PARTS if p not in wanted], check_all=True
@@ -57,10 +59,10 @@ def load_lexicon(path: Union[str, Path]) -> Lexicon:
     path = Path(path)
     if (path / "lexicon.json").exists():
         return Lexicon.from_disk(path)
-    found = polysemy_component_dir(path)
-    parts = read_pipeline_parts(path, (polysemy_state.LEXICON_DIR,))
-    if found is None or parts is None:
+    found = polysemy_component_dir(path)  # read once: the component's name is in E322
+    if found is None:
         raise CtxvecError(Errors.E225.format(path=path))
+    parts = _read_component_parts(found, (polysemy_state.LEXICON_DIR,))
     if parts.lexicon is None:
         raise CtxvecError(Errors.E322.format(path=path, name=found[1]))
     return parts.lexicon
