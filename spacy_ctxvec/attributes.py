@@ -39,6 +39,10 @@ BOUNDS_OF = {
     SENSE_VECTORS: POLYSEMY_BOUNDS,
     SENSE_LABELS: POLYSEMY_BOUNDS,
 }
+# How ctxvec_context made the Doc's vectors, e.g. "layer 5 of 6, pooled by pool_mean"
+# (choices.vectors_label); a lexicon records the same of the Docs it counted, and
+# ctxvec_polysemy refuses Docs whose vectors were made otherwise (E043).
+CONTEXT_SOURCE = "ctxvec_context_source"
 # Factory and default component names the commands look for.
 CONTEXT_COMPONENT = "ctxvec_context"
 POLYSEMY_FACTORY = "ctxvec_polysemy"
@@ -97,6 +101,11 @@ def set_token_arrays(doc: Doc, arrays: Mapping[str, Any]) -> None:
     for name, value in arrays.items():
         user_data[("._.", name, None, None)] = value
         user_data[("._.", BOUNDS_OF[name], None, None)] = bounds
+
+
+def set_doc_value(doc: Doc, name: str, value: Any) -> None:
+    """Set the Doc-level doc._.<name> (e.g. CONTEXT_SOURCE) straight in doc.user_data."""
+    cast(Dict[Tuple[str, str, None, None], Any], doc.user_data)[("._.", name, None, None)] = value
 
 
 def token_row(token: Token, array_attr: str) -> Optional[int]:
@@ -331,7 +340,7 @@ def install_extensions() -> None:
     """Register every attribute once; safe to call repeatedly. Raises E022 if another
     package registered one of these names first. Call it (or load a ctxvec pipeline)
     before reading ._ attributes of Docs from a DocBin or a pickle in a new process."""
-    for name in (*BOUNDS_OF, *sorted(set(BOUNDS_OF.values()))):
+    for name in (*BOUNDS_OF, *sorted(set(BOUNDS_OF.values())), CONTEXT_SOURCE):
         _set(Doc, name, default=None)
     _set(Token, "context_vec", getter=token_context_vec)
     _set(Token, "has_context_vec", getter=token_has_context_vec)

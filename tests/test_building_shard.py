@@ -17,6 +17,8 @@ def test_partial_lexicon_counts_every_token_with_a_vector(tiny_nlp):
     assert lexicon.n_occurrences == expected
     assert lexicon.counts[lexicon.index("bank")] == 2 and "Bank" not in lexicon
     assert lexicon.meta["key"] == "lower"
+    assert lexicon.meta["context_vectors"] == tiny_nlp(texts[0])._.ctxvec_context_source  # checked by ctxvec_polysemy
+    assert "context_vectors" not in partial_lexicon(tiny_nlp, [""]).meta  # no Docs counted: nothing to record
     by_text = partial_lexicon(tiny_nlp, texts, key="text", batch_size=2)
     assert "Bank" in by_text and by_text.counts[by_text.index("bank")] == 1
 

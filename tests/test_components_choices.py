@@ -10,7 +10,7 @@ from confection import ConfigValidationError
 from spacy.util import registry
 from thinc.api import Config
 
-from spacy_ctxvec.components.choices import LayerSelection
+from spacy_ctxvec.components.choices import LayerSelection, vectors_label
 from spacy_ctxvec.errors import CtxvecError
 from spacy_ctxvec.ops.layers import concat_of_layers, mean_of_layers
 from spacy_ctxvec.ops.pooling import pool_first, pool_first_last, pool_last, pool_max, pool_mean
@@ -78,19 +78,26 @@ CHOICES = {
 
 
 @pytest.fixture(scope="module")
-def vectors_by_choice(tiny_bert_dir):
-    """ctxvec_context vectors of TEXT under each choice, from ONE transformer run."""
+def outputs_by_choice(tiny_bert_dir):
+    """ctxvec_context vectors of TEXT under each choice, from ONE transformer run, and
+    each choice's doc._.ctxvec_context_source."""
     nlp = spacy.blank("en")
     nlp.add_pipe("transformer", config=transformer_config(str(tiny_bert_dir), window=8, stride=6))
     for name, config in CHOICES.items():
         nlp.add_pipe("ctxvec_context", name=name, config=config)
     nlp.initialize()
     doc = nlp.get_pipe("transformer")(nlp.make_doc(TEXT))
-    vectors = {}
+    vectors, labels = {}, {}
     for name in CHOICES:
         vectors[name] = nlp.get_pipe(name)(doc)._.ctxvec_context.copy()
+        labels[name] = doc._.ctxvec_context_source
     assert doc[MULTI_PIECE].text == "unbelievable"
-    return vectors
+    return vectors, labels
+
+
+@pytest.fixture(scope="module")
+def vectors_by_choice(outputs_by_choice):
+    return outputs_by_choice[0]
 
 
 def test_poolings_agree_on_single_piece_tokens_and_differ_on_a_multi_piece_one(vectors_by_choice):
@@ -131,3 +138,28 @@ def test_a_layer_the_transformer_lacks_is_a_coded_error_at_initialize(tiny_bert_
     nlp.add_pipe("ctxvec_context", config={"layers": {"@misc": "spacy-ctxvec.mean_layers.v1", "layers": [5]}})
     with pytest.raises(CtxvecError, match="E003"):
         nlp.initialize()
+
+
+def test_the_vectors_label_is_the_same_exactly_where_the_vectors_are(outputs_by_choice):
+    """doc._.ctxvec_context_source (what a lexicon records and ctxvec_polysemy checks, E043):
+    the last layer named three ways is one label; every other choice makes other vectors and
+    has another label."""
+    vectors_by_choice, labels = outputs_by_choice
+    assert labels["mean"] == labels["layer_last"] == "the last layer, pooled by pool_mean"
+    assert labels["layer_0"] == "layer 0 of 2, pooled by pool_mean"
+    assert labels["layers_concat"] == "layers 0, 2 of 2 combined by concat_of_layers, pooled by pool_mean"
+    for a in CHOICES:
+        for b in CHOICES:
+            same = vectors_by_choice[a].shape == vectors_by_choice[b].shape and np.array_equal(
+                vectors_by_choice[a], vectors_by_choice[b]
+            )
+            assert (labels[a] == labels[b]) == same, (a, b)
+
+
+def test_vectors_label_names_layers_counted_from_either_end_alike():
+    last = LayerSelection(layers=(), combine=mean_of_layers)
+    assert vectors_label(last, pool_mean, None) == vectors_label(LayerSelection((6,), mean_of_layers), pool_mean, 7)
+    assert vectors_label(LayerSelection((-2,), mean_of_layers), pool_first, 7) == "layer 5 of 6, pooled by pool_first"
+    assert vectors_label(LayerSelection((5,), concat_of_layers), pool_first, 7) == "layer 5 of 6, pooled by pool_first"
+    with pytest.raises(CtxvecError, match="E003"):
+        vectors_label(LayerSelection((9,), mean_of_layers), pool_mean, 7)

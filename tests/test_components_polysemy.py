@@ -719,3 +719,26 @@ def test_initialize_from_a_corpus_without_tokens_is_e741_not_an_empty_lexicon(ti
     with pytest.raises(CtxvecError, match=r"E741.*initialize.*2 documents"):
         component.initialize(nlp=tiny_nlp, corpus=configure_lexicon_corpus(str(corpus)), sample_size=0)
     assert component.lexicon is None
+
+
+def test_a_sourced_polysemy_refuses_vectors_of_other_layers_than_its_lexicon(sense_nlp, tmp_path):
+    """ctxvec_polysemy sourced (from a saved pipeline) into a pipeline whose ctxvec_context
+    reads another layer: E043 naming both, not senses read against the wrong vectors. The
+    same layer named another way (-1 for the last) is accepted and gives the same senses."""
+    sense_nlp.to_disk(tmp_path / "built")
+    built = spacy.load(tmp_path / "built")
+    text = SENSE_TEXTS[0]
+    assert built.get_pipe("ctxvec_polysemy").lexicon.meta["context_vectors"] == "the last layer, pooled by pool_mean"
+
+    def sourced_into(layers):
+        nlp = spacy.blank("en")
+        nlp.add_pipe("transformer", source=built)
+        nlp.add_pipe("ctxvec_context", config={"layers": {"@misc": "spacy-ctxvec.mean_layers.v1", "layers": layers}})
+        nlp.add_pipe("ctxvec_polysemy", source=built)
+        return nlp
+
+    same = sourced_into([-1])(text)
+    assert [t._.sense for t in same] == [t._.sense for t in built(text)]
+    assert any(t._.sense is not None for t in same)
+    with pytest.raises(CtxvecError, match=r"CTX-E043.*'the last layer, pooled by pool_mean'.*'layer 1 of 2, pooled"):
+        sourced_into([1])(text)

@@ -4,7 +4,7 @@ import numpy as np
 import pytest
 
 from spacy_ctxvec.errors import CtxvecError
-from spacy_ctxvec.lexicon.statistics import Lexicon, merge, merge_all
+from spacy_ctxvec.lexicon.statistics import CONTEXT_VECTORS_META, Lexicon, merge, merge_all
 
 
 def random_occurrences(seed: int, n_occ: int = 300, width: int = 16, n_types: int = 12):
@@ -226,3 +226,18 @@ def test_lexicon_saved_before_samples_still_loads(tmp_path):
     sampled["sample"] = None
     with pytest.raises(CtxvecError, match=r"\[CTX-E207\].*sample is missing"):
         Lexicon.from_bytes(srsly.msgpack_dumps(sampled))
+
+
+def test_parts_merge_with_how_their_vectors_were_made_and_refuse_another_way():
+    """CONTEXT_VECTORS_META comes from the Docs a part counted: a part that counted none
+    takes the other's; two parts of vectors made differently are E206."""
+    made = {"key": "lower", CONTEXT_VECTORS_META: "the last layer, pooled by pool_mean"}
+    counted = Lexicon.from_occurrences(["x", "y"], np.eye(2, 4), meta=made)
+    empty = Lexicon.empty(4, meta={"key": "lower"})
+    assert merge(counted, empty).meta == merge(empty, counted).meta == made
+    assert merge(counted, Lexicon.empty(4)).meta == made
+    other = Lexicon.from_occurrences(["x"], np.ones((1, 4)), meta={**made, CONTEXT_VECTORS_META: "layer 1 of 6"})
+    with pytest.raises(CtxvecError, match="E206"):
+        merge(counted, other)
+    with pytest.raises(CtxvecError, match="E206"):
+        merge(counted, Lexicon.empty(4, meta={"key": "text"}))

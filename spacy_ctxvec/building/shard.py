@@ -26,14 +26,16 @@ from ..attributes import (
     CONTEXT_ARRAY,
     CONTEXT_COMPONENT,
     CONTEXT_MASK,
+    CONTEXT_SOURCE,
     POLYSEMY_FACTORY,
     check_same_tokens,
     install_extensions,
+    stored_array,
 )
 from ..errors import CtxvecError, Errors
 from ..lexicon.occurrence_keys import SNIPPET_WINDOW, occurrence_priorities, snippet_from_offsets, text_hash
 from ..lexicon.sample import SAMPLE_VECTOR_DTYPE, OccurrenceSample
-from ..lexicon.statistics import Lexicon, merge_all
+from ..lexicon.statistics import CONTEXT_VECTORS_META, Lexicon, merge_all
 from ..ops.senses import CONTEXT_WINDOW, window_context_means
 from ..types import CorpusItem
 
@@ -224,6 +226,9 @@ def partial_lexicon(
         ids, vectors = doc_occurrences(doc, key_attr, nlp.pipe_names)
         if len(ids):
             width = vectors.shape[1]
+            made_from = stored_array(doc, CONTEXT_SOURCE)
+            if made_from is not None and CONTEXT_VECTORS_META not in meta:
+                meta[CONTEXT_VECTORS_META] = made_from  # before the first part is made
             buffered_ids.append(ids)
             buffered_vectors.append(vectors)
             n_buffered += len(ids)

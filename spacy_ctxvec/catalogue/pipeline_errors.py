@@ -97,6 +97,14 @@ class PipelineErrors:
         "the transformer (ctxvec_polysemy, build-lexicon and evaluate read the vectors "
         "of the tokens {context} saw)."
     )
+    E043 = (
+        "'{name}' got a Doc whose contextual vectors were made another way than those "
+        "its lexicon was built from: the lexicon's from '{lexicon}', this Doc's from "
+        "'{doc}'. Its scores and senses would be read against the wrong vectors. Give "
+        "[components.ctxvec_context] the layers and pooling of the pipeline that built "
+        "the lexicon (its config.cfg), or build the lexicon again on this pipeline with "
+        "`spacy-ctxvec build-lexicon`."
+    )
 
     # Static vectors (E1xx)
     E101 = (

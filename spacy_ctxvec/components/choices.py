@@ -2,12 +2,12 @@
 and layer selection ([components.ctxvec_context.layers])."""
 
 from dataclasses import dataclass
-from typing import List, Tuple
+from typing import List, Optional, Tuple
 
 from spacy.util import registry
 
 from ..errors import CtxvecError, Errors
-from ..ops.layers import concat_of_layers, mean_of_layers
+from ..ops.layers import concat_of_layers, mean_of_layers, resolve_layers
 from ..ops.pooling import pool_first, pool_first_last, pool_last, pool_max, pool_mean
 from ..types import LayerCombineFn, PoolingFn
 
@@ -81,3 +81,22 @@ def configure_mean_layers(layers: List[int]) -> LayerSelection:
 def configure_concat_layers(layers: List[int]) -> LayerSelection:
     """The listed layers concatenated (width times the number of layers)."""
     return LayerSelection(layers=_layer_tuple(layers), combine=concat_of_layers)
+
+
+def vectors_label(layers: LayerSelection, pooling: PoolingFn, n_hidden: Optional[int]) -> str:
+    """How ctxvec_context makes its vectors, in words that are equal when the vectors are
+    made the same way: "layer 5 of 6, pooled by pool_mean", "the last layer, pooled by
+    pool_mean" (also for layer -1 or 6 of 6). ``n_hidden``: the number of hidden states
+    (input embeddings plus layers), needed to name explicit layers."""
+    pooled = f"pooled by {getattr(pooling, '__name__', type(pooling).__name__)}"
+    if not layers.needs_hidden_states:
+        return f"the last layer, {pooled}"
+    if n_hidden is None:
+        return f"layers {list(layers.layers)}, {pooled}"
+    resolved = resolve_layers(layers.layers, n_hidden)
+    if resolved == [n_hidden - 1]:
+        return f"the last layer, {pooled}"
+    if len(resolved) == 1:
+        return f"layer {resolved[0]} of {n_hidden - 1}, {pooled}"
+    combined = getattr(layers.combine, "__name__", type(layers.combine).__name__)
+    return f"layers {', '.join(map(str, resolved))} of {n_hidden - 1} combined by {combined}, {pooled}"

@@ -14,9 +14,11 @@ from thinc.api import Config
 from ..attributes import (
     CONTEXT_ARRAY,
     CONTEXT_MASK,
+    CONTEXT_SOURCE,
     install_extensions,
     kept_rows,
     masked_mean,
+    set_doc_value,
     set_token_arrays,
     stored_array,
     token_context_vec,
@@ -27,7 +29,7 @@ from ..ops.cosine import cosine
 from ..ops.layers import resolve_layers
 from ..types import PoolingFn
 from .base import DocAnnotator, NlpRef, excluded, vector_dtype
-from .choices import LayerSelection
+from .choices import LayerSelection, vectors_label
 from .transformer import (
     all_hidden_states,
     find_transformer,
@@ -110,6 +112,7 @@ class ContextVectors(DocAnnotator):
         # Later components that read doc._.trf_data, with the pipeline they were found in.
         self._readers: List[str] = []
         self._readers_key: Any = None
+        self._label: Optional[Tuple[Optional[int], str]] = None  # (hidden states, vectors_label)
         # Only to name the real fix when trf_data is missing (E001); never keeps nlp alive.
         self._nlp_ref = NlpRef(nlp)
         install_extensions()
@@ -121,8 +124,10 @@ class ContextVectors(DocAnnotator):
             from spacy_transformers.data_classes import TransformerData
 
             emptied = TransformerData.empty()  # one per batch: it holds nothing
-        for doc, (vectors, mask) in zip(docs, self._pool_batch(docs)):
+        pooled, label = self._pool_batch(docs)
+        for doc, (vectors, mask) in zip(docs, pooled):
             set_token_arrays(doc, {CONTEXT_ARRAY: vectors, CONTEXT_MASK: mask})
+            set_doc_value(doc, CONTEXT_SOURCE, label)
             if emptied is not None:
                 doc._.trf_data = emptied
             if self.set_vector_hooks:
@@ -166,9 +171,10 @@ class ContextVectors(DocAnnotator):
             f"reaches '{self.name}'. Outside a pipeline, run nlp(text), not the component alone."
         )
 
-    def _pool_batch(self, docs: Sequence[Doc]) -> List[Tuple[np.ndarray, np.ndarray]]:
-        """(vectors, mask) of each Doc: the rows of all Docs gathered, combined and
-        pooled at once (pooling and layer combination work token by token)."""
+    def _pool_batch(self, docs: Sequence[Doc]) -> Tuple[List[Tuple[np.ndarray, np.ndarray]], Optional[str]]:
+        """(vectors, mask) of each Doc, and how they were made (vectors_label; None for
+        a batch of empty Docs): the rows of all Docs gathered, combined and pooled at once
+        (pooling and layer combination work token by token)."""
         trf_datas = [self._trf_data(doc) for doc in docs]
         lengths = [np.asarray(to_numpy(trf_data.align.lengths), dtype=np.int64) for trf_data in trf_datas]
         filled = [k for k, doc in enumerate(docs) if len(doc)]
@@ -187,7 +193,15 @@ class ContextVectors(DocAnnotator):
             width = self.width = pooled.shape[1]
             results.append((pooled[start : start + len(doc)].copy(), doc_lengths > 0))
             start += len(doc)
-        return results
+        return results, self._vectors_label(trf_datas[filled[0]]) if filled else None
+
+    def _vectors_label(self, trf_data: Any) -> str:
+        hidden_states = trf_data.model_output.get("hidden_states") if self.layers.needs_hidden_states else None
+        n_hidden = None if hidden_states is None else len(hidden_states)
+        label = getattr(self, "_label", None)  # pickled by an earlier version: none
+        if label is None or label[0] != n_hidden:
+            label = self._label = (n_hidden, vectors_label(self.layers, self.pooling, n_hidden))
+        return label[1]
 
     def initialize(
         self, get_examples: Optional[Callable[[], Iterable[Any]]] = None, *, nlp: Optional[Language] = None

@@ -33,27 +33,22 @@ doc._.ctxvec_sense (SENSE_DTYPE records) and doc._.ctxvec_sense_vec, read by:
 """
 
 from pathlib import Path
-from typing import Any, Callable, Dict, Iterable, Iterator, Optional, Sequence, Tuple, Union, cast
+from typing import Any, Callable, Dict, Iterable, Iterator, Optional, Sequence, Union, cast
 
 import numpy as np
 import srsly
 from spacy import util
 from spacy.language import Language
-from spacy.strings import get_string_id
 from spacy.tokens import Doc
 from thinc.api import Config
 
 from ..attributes import (
-    CONTEXT_ARRAY,
     CONTEXT_COMPONENT,
-    CONTEXT_MASK,
     POLYSEMY_ARRAY,
-    POLYSEMY_DTYPE,
     POLYSEMY_FACTORY,
     SENSE_ARRAY,
     SENSE_LABELS,
     SENSE_VECTORS,
-    check_same_tokens,
     install_extensions,
     set_token_arrays,
 )
@@ -70,18 +65,17 @@ from ..lexicon.polysemy_probe import (
     SCORE_CHOICES,
     PolysemyProbe,
     shipped_probes,
-    type_polysemy_scores,
 )
 from ..lexicon.sense_induction import induce_inventory
 from ..lexicon.sense_inventory import SenseInventory
-from ..lexicon.statistics import Lexicon
+from ..lexicon.statistics import CONTEXT_VECTORS_META, Lexicon
 from ..lexicon.type_inputs import TypeInputs
-from ..ops.cosine import cosine_shift
 from ..ops.senses import DEFAULT_SAMPLE_SIZE, SenseInductionSettings
 from ..types import CorpusItem
 from .base import DocAnnotator
 from .induction_config import fold_legacy_settings
 from .model_inputs import pipeline_model_fingerprint, type_input_embeddings
+from .polysemy_lookup import key_table, look_up, polysemy_records, score_table
 from .polysemy_state import (
     CFG_FILE,
     INPUTS_DIR,
@@ -270,7 +264,9 @@ class Polysemy(DocAnnotator):
 
     def _refresh_table(self) -> None:
         lexicon = self.lexicon
-        self._table = None if lexicon is None or len(lexicon) == 0 else self._lookup_table(lexicon)
+        self._table = None
+        if lexicon is not None and len(lexicon):
+            self._table = score_table(lexicon, self.probe, self.min_count, self.score_definition, self.type_inputs)
         self.score_source = None if self._table is None else self._table["source"]
 
     def set_senses(self, senses: Optional[SenseInventory]) -> None:
@@ -281,7 +277,8 @@ class Polysemy(DocAnnotator):
         self.senses = senses
         self._sense_table = None
         if senses is not None and len(senses):
-            self._sense_table = {**_key_table(senses.keys), "n_senses": senses.counts()}
+            made_from = self.lexicon.meta.get(CONTEXT_VECTORS_META) if self.lexicon is not None else None
+            self._sense_table = {**key_table(senses.keys, made_from), "n_senses": senses.counts()}
 
     def build_senses(self) -> SenseInventory:
         """Induce senses from the lexicon's sample with this component's settings, use
@@ -300,22 +297,9 @@ class Polysemy(DocAnnotator):
         self.set_senses(senses)
         return senses
 
-    def _lookup_table(self, lexicon: Lexicon) -> Dict[str, Any]:
-        scores, valid, source = type_polysemy_scores(
-            lexicon, self.probe, self.min_count, self.score_definition, self.type_inputs
-        )
-        return {
-            **_key_table(lexicon.keys),
-            "source": source,
-            "scores": scores,
-            "valid": valid,
-            "counts": np.asarray(lexicon.counts),
-            "unit_centroids": lexicon.unit_centroids(),
-        }
-
     def set_annotations(self, docs: Sequence[Doc]) -> None:
         for doc in docs:
-            arrays = {POLYSEMY_ARRAY: self._records(doc)}
+            arrays = {POLYSEMY_ARRAY: polysemy_records(doc, self._table, key=self.key, name=self.name)}
             if self._sense_table is not None:
                 arrays[SENSE_ARRAY], arrays[SENSE_VECTORS], arrays[SENSE_LABELS] = self._sense_records(doc)
             set_token_arrays(doc, arrays)
@@ -326,42 +310,10 @@ class Polysemy(DocAnnotator):
         assert senses is not None and table is not None
         if len(doc) == 0:
             return sense_annotations(senses, np.zeros((0, senses.width)), np.zeros(0, dtype=bool), np.zeros(0, int))
-        vectors, mask, found, rows = self._look_up(doc, table, senses.width, Errors.E604)
+        vectors, mask, found, rows = look_up(
+            doc, table, key=self.key, width=senses.width, width_error=Errors.E604, name=self.name
+        )
         return sense_annotations(senses, vectors, mask, np.where(found, rows, -1))
-
-    def _look_up(
-        self, doc: Doc, table: Dict[str, Any], width: int, width_error: str
-    ) -> Tuple[np.ndarray, np.ndarray, np.ndarray, np.ndarray]:
-        """(contextual vectors, mask, found, rows): each token's type looked up in
-        ``table`` (``_key_table``) by this component's key; E218 without ctxvec_context's
-        vectors, ``width_error`` (E219 / E604) when their width is not ``width``."""
-        vectors, mask = doc._.get(CONTEXT_ARRAY), doc._.get(CONTEXT_MASK)
-        if vectors is None or mask is None:
-            raise CtxvecError(Errors.E218.format(pipe_names="(this Doc's pipeline)", name=self.name))
-        check_same_tokens(doc, self.name)
-        if vectors.shape[1] != width:
-            problem = width_error.format(lexicon_width=width, senses_width=width, pipeline_width=vectors.shape[1])
-            raise CtxvecError(problem)
-        ids = doc.to_array(KEY_ATTRS[self.key]).astype(np.uint64)
-        positions = np.minimum(np.searchsorted(table["hashes"], ids), len(table["hashes"]) - 1)
-        found = table["hashes"][positions] == ids
-        return vectors, np.asarray(mask, dtype=bool), found, table["rows"][positions]
-
-    def _records(self, doc: Doc) -> np.ndarray:
-        records = np.zeros(len(doc), dtype=POLYSEMY_DTYPE)
-        table = self._table
-        if table is None or len(doc) == 0:
-            return records
-        vectors, mask, found, rows = self._look_up(doc, table, table["unit_centroids"].shape[1], Errors.E219)
-        records["count"][found] = table["counts"][rows[found]]
-        scored = found & table["valid"][rows]
-        records["score"][scored] = table["scores"][rows[scored]]
-        records["has_score"] = scored
-        with_vector = scored & mask
-        shift, defined = cosine_shift(vectors[with_vector], table["unit_centroids"][rows[with_vector]])
-        records["shift"][with_vector] = shift
-        records["has_shift"][with_vector] = defined
-        return records
 
     def initialize(
         self,
@@ -474,13 +426,6 @@ class Polysemy(DocAnnotator):
         if SENSES_DIR not in exclude:
             self.set_senses(parts.senses)
         return self
-
-
-def _key_table(keys: Sequence[str]) -> Dict[str, np.ndarray]:
-    """The string-store hashes of ``keys``, sorted, and each one's position in ``keys``."""
-    hashes = np.array([get_string_id(key) for key in keys], dtype=np.uint64)
-    order = np.argsort(hashes)
-    return {"hashes": hashes[order], "rows": order.astype(np.int64)}
 
 
 def ensure_polysemy_component(nlp: Language, key: str, min_count: int) -> Polysemy:

@@ -38,6 +38,9 @@ from .sample import OccurrenceSample
 from .storage import BYTES_SOURCE, KeyedRows, load_parts, parts_from_bytes, parts_to_bytes, save_parts
 
 UNIT_SCALE_BITS = 30
+# The meta entry saying how the counted contextual vectors were made (layers, pooling):
+# the doc._.ctxvec_context_source of the Docs the lexicon counted.
+CONTEXT_VECTORS_META = "context_vectors"
 DEFAULT_RAW_SCALE_BITS = 20  # resolution 2**-20 ~ 1e-6; raw components up to 2**10 = 1024
 COMPONENT_BITS = 30  # max magnitude of one occurrence's rounded component
 MAX_COUNT = 2**32
@@ -411,6 +414,15 @@ def _check_counts(counts: np.ndarray) -> None:
 
 
 def _merged_meta(a: Dict[str, Any], b: Dict[str, Any]) -> Dict[str, Any]:
+    """The meta of both (E206 where they disagree). CONTEXT_VECTORS_META comes from the
+    Docs a part counted: a part that counted none (or was built before it was recorded)
+    takes the other's."""
+    made_from = a.get(CONTEXT_VECTORS_META) or b.get(CONTEXT_VECTORS_META)
+    if made_from is not None:
+        a, b = (
+            {**meta, CONTEXT_VECTORS_META: made_from} if meta and not meta.get(CONTEXT_VECTORS_META) else meta
+            for meta in (a, b)
+        )
     if a and b and a != b:
         raise CtxvecError(Errors.E206.format(what="meta", a=a, b=b))
     return dict(a or b)

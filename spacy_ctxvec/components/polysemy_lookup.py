@@ -1,0 +1,87 @@
+"""How ctxvec_polysemy looks a Doc's tokens up: its lexicon's (or senses') types in one
+table by string hash, each token's row found at once, and the POLYSEMY_DTYPE records of
+one Doc. The Doc's contextual vectors must be those the lexicon was built from: the same
+width (E219 / E604) and, where both record it, the same layers and pooling (E043)."""
+
+from typing import Any, Dict, Optional, Sequence, Tuple
+
+import numpy as np
+from spacy.strings import get_string_id
+from spacy.tokens import Doc
+
+from ..attributes import CONTEXT_ARRAY, CONTEXT_MASK, CONTEXT_SOURCE, POLYSEMY_DTYPE, check_same_tokens, stored_array
+from ..building.shard import KEY_ATTRS
+from ..errors import CtxvecError, Errors
+from ..lexicon.polysemy_probe import PolysemyProbe, type_polysemy_scores
+from ..lexicon.statistics import CONTEXT_VECTORS_META, Lexicon
+from ..ops.cosine import cosine_shift
+
+
+def key_table(keys: Sequence[str], context_vectors: Optional[str] = None) -> Dict[str, Any]:
+    """The string-store hashes of ``keys``, sorted, and each one's position in ``keys``;
+    ``context_vectors``: how the vectors the keys' statistics come from were made (the
+    lexicon's CONTEXT_VECTORS_META), checked against each Doc's (None: not checked)."""
+    hashes = np.array([get_string_id(key) for key in keys], dtype=np.uint64)
+    order = np.argsort(hashes)
+    return {"hashes": hashes[order], "rows": order.astype(np.int64), "context_vectors": context_vectors}
+
+
+def score_table(
+    lexicon: Lexicon,
+    probe: Optional[PolysemyProbe],
+    min_count: int,
+    score_definition: str,
+    type_inputs: Optional[np.ndarray],
+) -> Dict[str, Any]:
+    """key_table of the lexicon's types with their scores (by ``score_definition``),
+    counts and unit centroids: what polysemy_records reads."""
+    scores, valid, source = type_polysemy_scores(lexicon, probe, min_count, score_definition, type_inputs)
+    return {
+        **key_table(lexicon.keys, lexicon.meta.get(CONTEXT_VECTORS_META)),
+        "source": source,
+        "scores": scores,
+        "valid": valid,
+        "counts": np.asarray(lexicon.counts),
+        "unit_centroids": lexicon.unit_centroids(),
+    }
+
+
+def look_up(
+    doc: Doc, table: Dict[str, Any], *, key: str, width: int, width_error: str, name: str
+) -> Tuple[np.ndarray, np.ndarray, np.ndarray, np.ndarray]:
+    """(contextual vectors, mask, found, rows): each token's type looked up in ``table``
+    (key_table) by ``key``. E218 without ctxvec_context's vectors, E042 when they were set
+    for other tokens, ``width_error`` (E219 / E604) when their width is not ``width``,
+    E043 when they were made from other layers or pooling than the table's."""
+    vectors, mask = stored_array(doc, CONTEXT_ARRAY), stored_array(doc, CONTEXT_MASK)
+    if vectors is None or mask is None:
+        raise CtxvecError(Errors.E218.format(pipe_names="(this Doc's pipeline)", name=name))
+    check_same_tokens(doc, name)
+    if vectors.shape[1] != width:
+        raise CtxvecError(width_error.format(lexicon_width=width, senses_width=width, pipeline_width=vectors.shape[1]))
+    expected, made = table.get("context_vectors"), stored_array(doc, CONTEXT_SOURCE)
+    if expected is not None and made is not None and made != expected:
+        raise CtxvecError(Errors.E043.format(name=name, lexicon=expected, doc=made))
+    ids = doc.to_array(KEY_ATTRS[key]).astype(np.uint64)
+    positions = np.minimum(np.searchsorted(table["hashes"], ids), len(table["hashes"]) - 1)
+    found = table["hashes"][positions] == ids
+    return vectors, np.asarray(mask, dtype=bool), found, table["rows"][positions]
+
+
+def polysemy_records(doc: Doc, table: Optional[Dict[str, Any]], *, key: str, name: str) -> np.ndarray:
+    """One POLYSEMY_DTYPE record per token of ``doc``: its type's score and count from
+    ``table`` (score_table; None: nothing defined) and its shift from the type's centroid."""
+    records = np.zeros(len(doc), dtype=POLYSEMY_DTYPE)
+    if table is None or len(doc) == 0:
+        return records
+    width = table["unit_centroids"].shape[1]
+    vectors, mask, found, rows = look_up(doc, table, key=key, width=width, width_error=Errors.E219, name=name)
+    records["count"][found] = table["counts"][rows[found]]
+    scored = found & table["valid"][rows]
+    records["score"][scored] = table["scores"][rows[scored]]
+    records["has_score"] = scored
+    with_vector = scored & mask
+    shift, defined = cosine_shift(vectors[with_vector], table["unit_centroids"][rows[with_vector]])
+    records["shift"][with_vector] = shift
+    records["has_shift"][with_vector] = defined
+    return records
