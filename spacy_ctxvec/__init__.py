@@ -1,17 +1,23 @@
-"""spacy-ctxvec: static and contextual token vectors side by side in spaCy."""
+"""spacy-ctxvec: static and contextual token vectors side by side in spaCy.
 
-from .attributes import install_extensions
-from .building import corpus  # noqa: F401  (registrations)
-from .components import choices, transformer  # noqa: F401  (registrations)
-from .components.buffered_transformer import BufferedTransformer, make_buffered_transformer
-from .components.context import ContextVectors, make_context_vectors
-from .components.polysemy import Polysemy, make_polysemy
-from .components.static import StaticVectors, make_static_vectors
-from .errors import CtxvecError, Errors
-from .lexicon.statistics import Lexicon
-from .static import sources  # noqa: F401  (registrations)
-from .static.formats import load_static_vectors
-from .static.table import StaticVectorTable
+The public names load on first use (PEP 562), so ``import spacy_ctxvec`` and the command
+line's ``--help`` do not import torch or transformers. spaCy finds the factories and
+registered functions through the package's entry points, not through this import.
+"""
+
+from importlib import import_module
+from typing import TYPE_CHECKING, Any, Dict, List
+
+if TYPE_CHECKING:
+    from .attributes import install_extensions
+    from .components.buffered_transformer import BufferedTransformer, make_buffered_transformer
+    from .components.context import ContextVectors, make_context_vectors
+    from .components.polysemy import Polysemy, make_polysemy
+    from .components.static import StaticVectors, make_static_vectors
+    from .errors import CtxvecError, Errors
+    from .lexicon.statistics import Lexicon
+    from .static.formats import load_static_vectors
+    from .static.table import StaticVectorTable
 
 __version__ = "0.1.0"
 __all__ = [
@@ -30,3 +36,34 @@ __all__ = [
     "StaticVectorTable",
     "load_static_vectors",
 ]
+
+# Public name -> the module (relative to this package) that defines it.
+_MODULE_OF: Dict[str, str] = {
+    "BufferedTransformer": ".components.buffered_transformer",
+    "make_buffered_transformer": ".components.buffered_transformer",
+    "ContextVectors": ".components.context",
+    "make_context_vectors": ".components.context",
+    "CtxvecError": ".errors",
+    "Errors": ".errors",
+    "install_extensions": ".attributes",
+    "Lexicon": ".lexicon.statistics",
+    "Polysemy": ".components.polysemy",
+    "make_polysemy": ".components.polysemy",
+    "StaticVectors": ".components.static",
+    "make_static_vectors": ".components.static",
+    "StaticVectorTable": ".static.table",
+    "load_static_vectors": ".static.formats",
+}
+
+
+def __getattr__(name: str) -> Any:
+    """Import the module that defines a public name on first use, and keep the name here."""
+    if name not in _MODULE_OF:
+        raise AttributeError(f"module {__name__!r} has no attribute {name!r}")
+    value = getattr(import_module(_MODULE_OF[name], __name__), name)
+    globals()[name] = value
+    return value
+
+
+def __dir__() -> List[str]:
+    return sorted(set(globals()) | set(__all__))
