@@ -15,7 +15,6 @@ import re
 from typing import Iterable, List, Sequence, Set
 
 import numpy as np
-from sklearn.feature_extraction.text import ENGLISH_STOP_WORDS
 
 N_LABEL_WORDS = 3
 MIN_SNIPPETS = 2  # a label word occurs in at least this many of the sense's snippets, where it has that many
@@ -91,6 +90,8 @@ def snippet_words(documents: Sequence[str]) -> List[Set[str]]:
     ``CountVectorizer(stop_words="english", token_pattern=_TOKEN_PATTERN, lowercase=True)``
     would count (lowercased, letters only, 3 or more, English stop words out), without
     building a vectorizer per word (its checks cost more than the counting here)."""
+    from sklearn.feature_extraction.text import ENGLISH_STOP_WORDS  # here: scikit-learn costs ~1 s to import
+
     return [set(_WORD.findall(document.lower())) - ENGLISH_STOP_WORDS for document in documents]
 
 

@@ -33,8 +33,6 @@ from dataclasses import dataclass
 from typing import Any, Dict, Mapping, Optional, Sequence, Tuple
 
 import numpy as np
-from scipy.cluster.hierarchy import fcluster, linkage
-from scipy.spatial.distance import squareform
 
 from ..errors import CtxvecError, Errors
 from .cosine import normalise_rows
@@ -382,6 +380,8 @@ def _supported_clusters(tree: np.ndarray, labels: np.ndarray, min_size: int) -> 
     into fewer clusters (one fewer at a time, down to 2) until two do (or 2 is reached):
     a cut into many small clusters (e.g. 5 of 2 rows from 10) does not lose a split that
     a coarser cut of the same tree supports."""
+    from scipy.cluster.hierarchy import fcluster  # here: scipy's import costs ~0.5 s at start-up
+
     k = len(np.unique(labels))
     while k > 2 and int((np.unique(labels, return_counts=True)[1] >= min_size).sum()) < 2:
         k -= 1
@@ -451,6 +451,9 @@ def induce_senses(
     spread_says_one = split is None and row_spread <= split_threshold_for(len(voting), split_threshold, thresholds)
     if len(voting) < max(min_tokens, 3) or split is False or spread_says_one:
         return _sense_model(clustered, labels, row_spread)
+    from scipy.cluster.hierarchy import fcluster, linkage  # here: scipy's import costs ~0.5 s at start-up
+    from scipy.spatial.distance import squareform
+
     voting = clustered[nonzero]
     distances = np.clip(1.0 - voting @ voting.T, 0.0, 2.0)
     np.fill_diagonal(distances, 0.0)
