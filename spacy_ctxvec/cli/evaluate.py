@@ -2,13 +2,12 @@
 
 import json
 from pathlib import Path
-from typing import Any, Dict, List, Optional
+from typing import TYPE_CHECKING, Any, Dict, List, Optional
 
 import typer
 from wasabi import msg, table
 
 from ..errors import CtxvecError, Errors, Warnings
-from ..evaluation.correlation import MIN_PAIRS, CorrelationReport
 from ..evaluation.readers import (
     WIC_SPLITS,
     read_scws,
@@ -17,19 +16,16 @@ from ..evaluation.readers import (
     read_wic,
     read_word_pairs,
 )
-from ..evaluation.tasks import (
-    INDUCED,
-    evaluate_polysemy,
-    evaluate_scws,
-    evaluate_senses,
-    evaluate_wic,
-    evaluate_word_sim,
-)
-from ..evaluation.wic import ALL_FAMILIES, TARGET_FAMILIES
 from ..outputs import check_output, write_text
 from ..pipelines import load_pipeline
 from ..types import PathLike
 from ._app import OVERWRITE_FILE, app, exit_on_coded_error
+
+if TYPE_CHECKING:
+    from ..evaluation.correlation import CorrelationReport
+
+# The evaluations (evaluation.tasks, .wic, .correlation: scikit-learn, scipy) are imported
+# inside the commands, so that `--help` and a bad argument do not wait for them.
 
 evaluate_app = typer.Typer(help="Evaluate a pipeline's vectors on external data sets.", no_args_is_help=True)
 app.add_typer(evaluate_app, name="evaluate")
@@ -53,8 +49,10 @@ def _rho(value: Optional[float]) -> str:
     return "undefined" if value is None else f"{value:.3f}"
 
 
-def _fail_if_undefined(reports: List[CorrelationReport]) -> None:
+def _fail_if_undefined(reports: List["CorrelationReport"]) -> None:
     """Exit non-zero (coded error) if some report's Spearman is undefined."""
+    from ..evaluation.correlation import MIN_PAIRS
+
     for report in reports:
         if report.spearman is None:
             raise CtxvecError(
@@ -93,6 +91,9 @@ def wic_cli(
     train, evaluated = read_wic(data_dir, "train"), read_wic(data_dir, split)
     if max_examples is not None:
         train, evaluated = train.head(max_examples), evaluated.head(max_examples)
+    from ..evaluation.tasks import evaluate_wic
+    from ..evaluation.wic import ALL_FAMILIES, TARGET_FAMILIES
+
     families = TARGET_FAMILIES if target_only else ALL_FAMILIES
     report, n_missing = evaluate_wic(load_pipeline(pipeline), train, evaluated, split, families=families)
     result = {**report.to_dict(), "targets_without_vector": n_missing}
@@ -131,6 +132,8 @@ def word_sim_cli(
     with fewer than 3 covered pairs has an undefined Spearman: reported, exit status 1."""
     _check_output(output, overwrite, pipeline, *files)
     all_pairs = [read_word_pairs(path) for path in files]
+    from ..evaluation.tasks import evaluate_word_sim
+
     nlp = load_pipeline(pipeline)
     reports = [evaluate_word_sim(nlp, pairs, path.name) for path, pairs in zip(files, all_pairs)]
     result = {str(path): report.to_dict() for path, report in zip(files, reports)}
@@ -167,6 +170,8 @@ def scws_cli(
     (undefined with fewer than 3 covered pairs: reported, exit status 1)."""
     _check_output(output, overwrite, pipeline, file)
     pairs = read_scws(file)
+    from ..evaluation.tasks import evaluate_scws
+
     report = evaluate_scws(load_pipeline(pipeline), pairs, file.name)
     _write_json(report.to_dict(), output, overwrite)
     if as_json:
@@ -223,6 +228,8 @@ def polysemy_cli(
     a probe fitted on half of the words, also on the held-out half."""
     _check_output(output, overwrite, pipeline, sense_counts)
     counts = read_sense_counts(sense_counts)
+    from ..evaluation.tasks import evaluate_polysemy
+
     report = evaluate_polysemy(load_pipeline(pipeline), counts, min_count=min_count)
     _write_json(report.to_dict(), output, overwrite)
     if as_json:
@@ -250,6 +257,8 @@ def _polysemy_parts(report: Any) -> List[Any]:
 
 def _fail_if_undefined_polysemy(report: Any) -> None:
     """Exit non-zero (coded error) if the Spearman of all words or of the held-out half is undefined."""
+    from ..evaluation.correlation import MIN_PAIRS
+
     for label, part in _polysemy_parts(report):
         if part.spearman is None:
             raise CtxvecError(Errors.E321.format(name=label, n_covered=part.n_covered, minimum=MIN_PAIRS))
@@ -280,6 +289,8 @@ def senses_cli(
     their sentences, and the fraction of lemmas with one gold sense given one sense."""
     _check_output(output, overwrite, pipeline, file)
     data = read_sense_sentences(file)
+    from ..evaluation.tasks import evaluate_senses
+
     report = evaluate_senses(load_pipeline(pipeline), data, per_lemma=per_lemma)
     result = report.to_dict()
     _write_json(result, output, overwrite)
@@ -290,6 +301,8 @@ def senses_cli(
 
 
 def print_senses(report: Any) -> None:
+    from ..evaluation.tasks import INDUCED
+
     msg.info(
         f"{report.n_lemmas} lemmas, {report.n_sentences} sentences; senses induced in the sense space "
         f"{report.details['sense_space']}, with {report.details['split_thresholds']}; clustered on the "

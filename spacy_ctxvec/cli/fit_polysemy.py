@@ -6,14 +6,16 @@ again, so that the probe decides which words split. It never writes into its inp
 
 import json
 from pathlib import Path
-from typing import Optional
+from typing import TYPE_CHECKING, Optional
 
 import typer
 from wasabi import msg
 
 from ..lexicon.polysemy_probe import MIN_TRAINING_WORDS
-from ..workflows.probe_fit import ProbeFit, fit_polysemy_pipeline
 from ._app import app, exit_on_coded_error
+
+if TYPE_CHECKING:  # the workflow (scikit-learn) is imported when the command runs
+    from ..workflows.probe_fit import ProbeFit
 
 
 @app.command("fit-polysemy")
@@ -39,6 +41,8 @@ def fit_polysemy_cli(
     lexicon statistics (unit centroid, log frequency, self-similarity) to its log sense
     count. Prints a held-out estimate (fitted on half of the words, scored on the other
     half, beside self-similarity on the same words)."""
+    from ..workflows.probe_fit import fit_polysemy_pipeline
+
     fit = fit_polysemy_pipeline(pipeline, sense_counts, output, min_count=min_count, half=half, overwrite=overwrite)
     if as_json:
         held_out = {name: report.to_dict() for name, report in fit.held_out.items()}
@@ -47,7 +51,7 @@ def fit_polysemy_cli(
     print_fit(fit, output)
 
 
-def print_fit(fit: ProbeFit, output: Path) -> None:
+def print_fit(fit: "ProbeFit", output: Path) -> None:
     if not fit.held_out:
         msg.warn(f"No held-out estimate: half of the words is fewer than {MIN_TRAINING_WORDS} to fit on.")
     for name, report in fit.held_out.items():

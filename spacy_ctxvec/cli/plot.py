@@ -7,7 +7,6 @@ from typing import Any, Optional
 
 import typer
 
-from ..analysis.plot_data import check_at_least_one, layer_self_similarity, polysemy_scores, word_occurrences
 from ..errors import CtxvecError, Errors
 from ..outputs import check_output, write_file
 from ._app import OVERWRITE_FILE, app, exit_on_coded_error
@@ -70,6 +69,7 @@ def plot_word_cli(
 ) -> None:
     """One point per occurrence of WORD (PCA of its contextual vectors, coloured by
     cluster, type centroid starred) beside its contextual and static cosine matrices."""
+    from ..analysis.plot_data import word_occurrences
     from ..analysis.plotting import word_picture
 
     check_figure(output, overwrite, sentences, corpus, pipeline)
@@ -96,6 +96,7 @@ def plot_layers_cli(
     # fmt: on
 ) -> None:
     """Mean self-similarity and the anisotropy baseline per layer (Ethayarajh 2019)."""
+    from ..analysis.plot_data import layer_self_similarity
     from ..analysis.plotting import layer_figure
 
     check_figure(output, overwrite, corpus, pipeline)
@@ -126,6 +127,7 @@ def plot_polysemy_cli(
 ) -> None:
     """Polysemy score against WordNet sense count (log x), and the most and least
     polysemous words."""
+    from ..analysis.plot_data import check_at_least_one, polysemy_scores
     from ..analysis.plotting import polysemy_figure
 
     check_at_least_one("--top", top_n)
