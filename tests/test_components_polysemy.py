@@ -652,6 +652,15 @@ def test_minilm_at_layer_5_gets_the_shipped_probe_in_initialize(minilm_dir, tmp_
     strict = Polysemy(score="probe")  # "probe" is satisfiable as soon as the shipped probe is chosen
     strict.set_lexicon(component.lexicon, nlp=nlp)
     assert strict.score_source == "probe" and strict.probe.meta == shipped.meta
+    layer_5 = load_pipeline(CONFIGS / "default.cfg", layer=5)  # the same layer counted from the front
+    by_number = layer_5.get_pipe("ctxvec_polysemy")
+    by_number.initialize(nlp=layer_5, corpus=configure_lexicon_corpus(path=str(corpus)))
+    assert (
+        by_number.lexicon.meta["context_vectors"]
+        == shipped.meta["context_vectors"]
+        == "layer 5 of 6, pooled by pool_mean"
+    )
+    assert by_number.score_source == "probe" and by_number.probe.meta == shipped.meta
     last_layer = load_pipeline(CONFIGS / "default.cfg")  # layer 6: the shipped probe is for layer 5
     other = last_layer.get_pipe("ctxvec_polysemy")
     other.initialize(nlp=last_layer, corpus=configure_lexicon_corpus(path=str(corpus)))

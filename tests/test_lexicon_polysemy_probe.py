@@ -13,6 +13,7 @@ from spacy_ctxvec.lexicon.polysemy_probe import (
     PolysemyProbe,
     embedding_fingerprint,
     find_shipped_probe,
+    first_difference,
     fit_probe,
     in_fitted_half,
     probe_features,
@@ -20,7 +21,7 @@ from spacy_ctxvec.lexicon.polysemy_probe import (
     shipped_probe_dirs,
     type_polysemy_scores,
 )
-from spacy_ctxvec.lexicon.statistics import Lexicon
+from spacy_ctxvec.lexicon.statistics import CONTEXT_VECTORS_META, Lexicon
 
 WIDTH = 12
 META = {"key": "lower", "layers": {"@misc": "spacy-ctxvec.mean_layers.v1", "layers": [-2]}}
@@ -310,3 +311,27 @@ def test_input_scale_is_a_heavier_penalty_on_the_input_weights_and_the_probe_rea
     for bad in (0, -1.0, float("nan"), float("inf"), True, "2"):
         with pytest.raises(CtxvecError, match="E650"):
             fit_probe(lexicon, counts, min_count=5, inputs=[inputs], input_scale=bad)
+
+
+def test_where_both_record_how_the_vectors_were_made_that_decides_the_match():
+    """Layer 5 and layer -2 of 6 are one layer: a probe fitted on one fits a lexicon built
+    with the other where both record the vectors (CONTEXT_VECTORS_META); where either does
+    not, the layer settings must be equal as before; the key always."""
+    made = "layer 5 of 6, pooled by pool_mean"
+    lexicon, counts = planted_lexicon(n_types=200)
+    lexicon.meta[CONTEXT_VECTORS_META] = made
+    probe = fit_probe(lexicon, counts, min_count=5)
+    assert probe.meta[CONTEXT_VECTORS_META] == made
+    by_number = {**lexicon.meta, "layers": {"@misc": "spacy-ctxvec.mean_layers.v1", "layers": [5]}}
+    assert first_difference(probe.meta, by_number) is None
+    assert first_difference(probe.meta, {**by_number, CONTEXT_VECTORS_META: "the last layer, pooled by pool_mean"}) == (
+        CONTEXT_VECTORS_META,
+        made,
+        "the last layer, pooled by pool_mean",
+    )
+    assert first_difference(probe.meta, {**by_number, "key": "text"})[0] == "key"
+    unrecorded = {name: value for name, value in by_number.items() if name != CONTEXT_VECTORS_META}
+    assert first_difference(probe.meta, unrecorded)[0] == "layers"
+    assert first_difference(probe.meta, {**unrecorded, "layers": META["layers"]}) is None
+    other = Lexicon.from_occurrences(lexicon.keys, lexicon.unit_centroids(), meta=by_number)
+    assert probe.problem_with(other) is None

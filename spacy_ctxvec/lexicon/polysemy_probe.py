@@ -24,7 +24,7 @@ from typing import Any, Dict, List, Mapping, Optional, Sequence, Tuple, Union
 import numpy as np
 
 from ..errors import CtxvecError, Errors
-from .statistics import Lexicon
+from .statistics import CONTEXT_VECTORS_META, Lexicon
 from .storage import BYTES_SOURCE, ArrayWithHeader, check_header, parts_from_bytes
 
 PROBE_FORMAT_VERSION = 1
@@ -101,6 +101,23 @@ def _read_error(source: str, problem: str) -> CtxvecError:
     return CtxvecError(Errors.E652.format(path=source, problem=problem))
 
 
+def first_difference(
+    fitted: Dict[str, Any], found: Dict[str, Any], strict: bool = False
+) -> Optional[Tuple[str, Any, Any]]:
+    """(name, fitted value, found value) of the first MATCHED_META entry in which a lexicon
+    meta ``found`` differs from ``fitted`` (only those ``fitted`` names, unless ``strict``);
+    None if none does. Where both record how their vectors were made
+    (CONTEXT_VECTORS_META) that decides instead of the layer and pooling settings: layer 5
+    and layer -2 of 6 are one layer."""
+    names: Tuple[str, ...] = MATCHED_META
+    if fitted.get(CONTEXT_VECTORS_META) is not None and found.get(CONTEXT_VECTORS_META) is not None:
+        names = ("key", CONTEXT_VECTORS_META)
+    for name in names:
+        if (strict or name in fitted) and found.get(name) != fitted.get(name):
+            return name, fitted.get(name), found.get(name)
+    return None
+
+
 class PolysemyProbe(ArrayWithHeader):
     """``weights`` (width + 2 [+ input_width],) and ``intercept`` of the linear map to
     log sense counts; ``meta``: width (and input_width when the probe reads the types'
@@ -165,10 +182,10 @@ class PolysemyProbe(ArrayWithHeader):
                 f"the probe reads the types' input embeddings ({self.input_width} values each) and "
                 f"{'none were given' if inputs is None else f'they have shape {np.shape(inputs)}'}"
             )
-        for name in MATCHED_META:
-            if name in self.meta and lexicon.meta.get(name) != self.meta[name]:
-                fitted, found = self.meta[name], lexicon.meta.get(name)
-                return f"the probe was fitted for {name} = {fitted!r} and the lexicon has {found!r}"
+        differing = first_difference(self.meta, lexicon.meta)
+        if differing is not None:
+            name, fitted, found = differing
+            return f"the probe was fitted for {name} = {fitted!r} and the lexicon has {found!r}"
         if model is not None and self.model is not None and model != self.model:
             return f"the probe was fitted on model {self.model} and the pipeline's model is {model}"
         return None
@@ -274,7 +291,7 @@ def fit_probe(
         raise CtxvecError(Errors.E650.format(problem="no lexicon to fit on"))
     first = lexicons[0]
     for other in lexicons[1:]:
-        if other.width != first.width or any(other.meta.get(name) != first.meta.get(name) for name in MATCHED_META):
+        if other.width != first.width or first_difference(first.meta, other.meta, strict=True) is not None:
             raise CtxvecError(
                 Errors.E650.format(problem="the lexicons to fit on differ in width, key, layers or pooling")
             )
@@ -301,7 +318,7 @@ def fit_probe(
     ridge = RidgeCV(alphas=list(alphas)).fit(features, targets)
     meta = {
         "width": first.width,
-        **{name: first.meta[name] for name in MATCHED_META if name in first.meta},
+        **{name: first.meta[name] for name in (*MATCHED_META, CONTEXT_VECTORS_META) if name in first.meta},
         **(
             {"input_width": int(np.shape(inputs[0])[1]), "input_scale": float(input_scale)}
             if inputs is not None
