@@ -79,10 +79,10 @@ def train_static_vectors(
     seed: int = 0,
 ) -> Any:
     """Train gensim Word2Vec on a line corpus, write word2vec format, return the KeyedVectors."""
-    from gensim.models import Word2Vec
-
     sentences = WordListCorpus(corpus)
     sentences.check_not_empty()
+    from gensim.models import Word2Vec  # after the input check: gensim (and scipy) take a while to import
+
     model = Word2Vec(vector_size=size, window=window, min_count=min_count, sg=int(sg), workers=workers, seed=seed)
     model.build_vocab(sentences)
     if len(model.wv) == 0:

@@ -1,0 +1,211 @@
+"""Start-up cost: `spacy-ctxvec --help`, every `COMMAND --help` and a command given a
+missing input never import the transformer stack (transformers, spacy_transformers) nor
+scikit-learn, scipy, pandas or matplotlib; torch comes only with spaCy itself (thinc
+imports it when installed). `import spacy_ctxvec` loads its public names on first use,
+so spaCy must find every factory and registered function through an entry point."""
+
+import ast
+import json
+import sys
+from importlib import import_module
+from pathlib import Path
+
+import pytest
+
+import spacy_ctxvec
+
+from .conftest import python_output
+
+if sys.version_info >= (3, 11):
+    import tomllib
+else:  # pragma: no cover
+    tomllib = pytest.importorskip("tomli")
+
+ROOT = Path(__file__).resolve().parent.parent
+PACKAGE = ROOT / "spacy_ctxvec"
+ENTRY_POINTS = tomllib.loads((ROOT / "pyproject.toml").read_text())["project"]["entry-points"]
+HEAVY = ("transformers", "spacy_transformers", "sklearn", "scipy", "pandas", "matplotlib")
+
+# Runs in a fresh process before anything else: records which file first imports torch.
+WATCH_TORCH = """
+import json, sys, traceback
+
+class TorchImporter:
+    filename = None
+
+    def find_spec(self, name, path=None, target=None):
+        if name == "torch" and TorchImporter.filename is None:
+            frames = [f.filename for f in traceback.extract_stack()[:-1]]
+            TorchImporter.filename = [f for f in frames if "importlib" not in f and "<frozen" not in f][-1]
+        return None
+
+sys.meta_path.insert(0, TorchImporter())
+HEAVY = %r
+
+def report(**extra):
+    heavy = sorted(m for m in HEAVY if m in sys.modules)
+    print(json.dumps({"heavy": heavy, "torch_importer": TorchImporter.filename, **extra}))
+""" % (HEAVY,)
+
+
+def run_reported(script: str) -> dict:
+    """Run WATCH_TORCH + ``script`` (which ends with report(...)) in a fresh process."""
+    return json.loads(python_output(WATCH_TORCH + script, timeout=300).strip().splitlines()[-1])
+
+
+def assert_light(result: dict) -> None:
+    assert result["heavy"] == []
+    importer = result["torch_importer"]
+    assert importer is None or Path(importer).parts[-2:] == ("thinc", "compat.py"), importer
+
+
+def command_functions() -> int:
+    """How many functions in cli/*.py are decorated as commands."""
+    return sum(
+        1
+        for path in (PACKAGE / "cli").glob("*.py")
+        for node in ast.walk(ast.parse(path.read_text(encoding="utf8")))
+        if isinstance(node, ast.FunctionDef)
+        and any(isinstance(d, ast.Call) and getattr(d.func, "attr", "") == "command" for d in node.decorator_list)
+    )
+
+
+@pytest.mark.slow
+def test_help_of_the_app_and_of_every_command_stays_light():
+    result = run_reported(
+        """
+import typer.main
+from typer.testing import CliRunner
+from spacy_ctxvec.cli import app
+
+def leaves(command, path):
+    if not getattr(command, "commands", None):
+        return [path]
+    return [leaf for name, sub in command.commands.items() for leaf in leaves(sub, path + [name])]
+
+paths = leaves(typer.main.get_command(app), [])
+runner = CliRunner()
+codes = {"--help": runner.invoke(app, ["--help"]).exit_code}
+for path in paths:
+    out = runner.invoke(app, path + ["--help"])
+    codes[" ".join(path)] = out.exit_code if "Usage:" in out.output else "no usage"
+report(codes=codes)
+"""
+    )
+    assert_light(result)
+    codes = result["codes"]
+    assert set(codes.values()) == {0}, codes
+    assert len(codes) == 1 + command_functions()  # the app, then every command (evaluate wic, plot word, ...)
+    assert {"build-lexicon", "rank", "evaluate wic", "plot polysemy"} <= set(codes)
+
+
+MISSING = {
+    "build-lexicon": ["build-lexicon", str(ROOT / "configs" / "default.cfg"), "{tmp}/absent.txt", "{tmp}/out"],
+    "rank": ["rank", "{tmp}/absent"],
+    "compare": ["compare", "a bank", "the bank", "--pipeline", "{tmp}/absent"],
+    "evaluate wic": ["evaluate", "wic", str(ROOT / "configs" / "default.cfg"), "{tmp}/absent"],
+    "train-static": ["train-static", "{tmp}/absent.txt", "{tmp}/vectors.txt"],
+}
+
+
+@pytest.mark.slow
+def test_a_missing_input_is_a_coded_error_before_the_model_loads(tmp_path):
+    commands = {name: [arg.format(tmp=tmp_path) for arg in args] for name, args in MISSING.items()}
+    result = run_reported(
+        f"""
+from typer.testing import CliRunner
+from spacy_ctxvec.cli import app
+
+outputs = {{}}
+for name, args in {commands!r}.items():
+    out = CliRunner().invoke(app, args)
+    outputs[name] = [out.exit_code, out.output]
+report(outputs=outputs)
+"""
+    )
+    assert_light(result)
+    for name, (code, output) in result["outputs"].items():
+        assert code == 1 and "[CTX-E" in output and "absent" in output, (name, output)
+        assert "Traceback" not in output
+    assert sorted(p.name for p in tmp_path.iterdir()) == []  # nothing written
+
+
+@pytest.mark.slow
+def test_importing_the_package_is_light_and_every_public_name_resolves():
+    result = run_reported(
+        """
+import spacy_ctxvec
+light = sorted(m for m in HEAVY + ("torch", "spacy") if m in sys.modules)
+names = {name: type(getattr(spacy_ctxvec, name)).__name__ for name in spacy_ctxvec.__all__}
+from spacy_ctxvec import Polysemy, StaticVectorTable  # noqa: F401
+report(light=light, names=names, listed=sorted(set(spacy_ctxvec.__all__) - set(dir(spacy_ctxvec))))
+"""
+    )
+    assert result["light"] == []  # neither spaCy nor torch until a name is used
+    assert set(result["names"]) == set(spacy_ctxvec.__all__) and result["listed"] == []
+    assert result["names"]["Polysemy"] == "type" and result["names"]["load_static_vectors"] == "function"
+
+
+@pytest.mark.parametrize("name", spacy_ctxvec.__all__)
+def test_a_public_name_is_the_object_its_module_defines(name):
+    value = getattr(spacy_ctxvec, name)
+    assert value is getattr(import_module(value.__module__), name)
+    assert value.__module__.startswith("spacy_ctxvec.")
+
+
+def test_an_unknown_name_is_an_attribute_error():
+    with pytest.raises(AttributeError, match="no attribute 'Polysemies'"):
+        spacy_ctxvec.Polysemies  # noqa: B018
+    assert not hasattr(spacy_ctxvec, "make_polysemies")
+
+
+def registrations():
+    """(entry point group, registered name, "module:function") of every registration decorator."""
+    groups = {"misc": "spacy_misc", "architectures": "spacy_architectures", "callbacks": "spacy_callbacks"}
+    for path in sorted(PACKAGE.rglob("*.py")):
+        tree = ast.parse(path.read_text(encoding="utf8"))
+        constants = {
+            target.id: node.value.value
+            for node in tree.body
+            if isinstance(node, ast.Assign) and isinstance(node.value, ast.Constant)
+            for target in node.targets
+            if isinstance(target, ast.Name)
+        }
+        module = ".".join(path.relative_to(ROOT).with_suffix("").parts)
+        for node in ast.walk(tree):
+            if not isinstance(node, ast.FunctionDef):
+                continue
+            for decorator in node.decorator_list:
+                if not (isinstance(decorator, ast.Call) and isinstance(decorator.func, ast.Attribute)):
+                    continue
+                owner, attr = getattr(decorator.func.value, "id", ""), decorator.func.attr
+                arg = decorator.args[0]
+                name = arg.value if isinstance(arg, ast.Constant) else constants.get(getattr(arg, "id", ""))
+                if owner == "registry" and attr in groups:
+                    yield groups[attr], name, f"{module}:{node.name}"
+                elif owner == "Language" and attr == "factory":
+                    yield "spacy_factories", name, f"{module}:{node.name}"
+
+
+def test_every_registration_is_an_entry_point():
+    """spaCy finds them without `import spacy_ctxvec` (which no longer imports them)."""
+    found = list(registrations())
+    assert len(found) >= 15
+    for group, name, target in found:
+        assert ENTRY_POINTS[group].get(name) == target, (group, name, target)
+
+
+@pytest.mark.slow
+def test_a_saved_pipeline_loads_through_entry_points_alone(tiny_pipeline_dir):
+    result = run_reported(
+        f"""
+import spacy
+from spacy.util import registry
+model_name = registry.misc.get("spacy-ctxvec.model_name.v1")
+nlp = spacy.load({str(tiny_pipeline_dir)!r})
+doc = nlp("the bank of the river")
+report(model_name=model_name.__module__, pipes=nlp.pipe_names, width=len(doc[1]._.context_vec))
+"""
+    )
+    assert result["model_name"] == "spacy_ctxvec.components.transformer"
+    assert "ctxvec_context" in result["pipes"] and result["width"] > 0
