@@ -74,3 +74,11 @@ class Warnings(metaclass=_ErrorsWithCodes):
         "No senses for {words} in '{path}' (key mode '{key}'): not in the corpus, seen fewer than "
         "min_count={min_count} times, or without sampled occurrences; shown: the other words."
     )
+    W033 = (
+        "The corpus's evidence decides which words of '{name}' split (split_by_evidence = true), "
+        "and its thresholds were measured on vectors of all-MiniLM-L6-v2 from '{measured}'; this "
+        "lexicon's are from '{vectors}'{model}. On other vectors the scale of corpus_polysemy shifts, so more "
+        "or fewer words split than the thresholds intend. Set split_by_evidence = false in "
+        "[components.{name}.induction] to let the spread test calibrate its thresholds on this "
+        "corpus, or keep the evidence rule knowing its scale is not calibrated for these vectors."
+    )

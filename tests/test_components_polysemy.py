@@ -661,10 +661,12 @@ def test_minilm_at_layer_5_gets_the_shipped_probe_in_initialize(minilm_dir, tmp_
         == "layer 5 of 6, pooled by pool_mean"
     )
     assert by_number.score_source == "probe" and by_number.probe.meta == shipped.meta
+    assert component.uncalibrated_evidence() is None and by_number.uncalibrated_evidence() is None  # no W033
     last_layer = load_pipeline(CONFIGS / "default.cfg")  # layer 6: the shipped probe is for layer 5
     other = last_layer.get_pipe("ctxvec_polysemy")
     other.initialize(nlp=last_layer, corpus=configure_lexicon_corpus(path=str(corpus)))
     assert other.score_source == "self_similarity" and other.probe is None
+    assert "W033" in other.uncalibrated_evidence() and "another model" not in other.uncalibrated_evidence()
 
 
 def test_type_inputs_are_the_transformers_input_embeddings_and_travel_with_the_lexicon(tiny_nlp, tmp_path):
@@ -751,3 +753,24 @@ def test_a_sourced_polysemy_refuses_vectors_of_other_layers_than_its_lexicon(sen
     assert any(t._.sense is not None for t in same)
     with pytest.raises(CtxvecError, match=r"CTX-E043.*'the last layer, pooled by pool_mean'.*'layer 1 of 2, pooled"):
         sourced_into([1])(text)
+
+
+def test_evidence_thresholds_on_other_vectors_than_they_were_measured_on_warn(sense_nlp):
+    """The evidence rule's thresholds were measured on MiniLM layer 5: on the tiny model's
+    last layer, inducing senses warns (W033) and names the vectors; under the spread test,
+    which calibrates on the corpus, it does not."""
+    import warnings
+
+    lexicon = sense_nlp.get_pipe("ctxvec_polysemy").lexicon
+    component = Polysemy(min_count=2)
+    component.set_lexicon(lexicon, nlp=sense_nlp)
+    with pytest.warns(
+        UserWarning, match=r"W033.*'layer 5 of 6.*'the last layer, pooled by pool_mean' of another model"
+    ):
+        component.build_senses()
+    spread = Polysemy(min_count=2, induction=SenseInductionSettings().replace(split_by_evidence=False))
+    spread.set_lexicon(lexicon, nlp=sense_nlp)
+    with warnings.catch_warnings():
+        warnings.simplefilter("error")
+        spread.build_senses()
+    assert spread.uncalibrated_evidence() is None and component.uncalibrated_evidence() is not None

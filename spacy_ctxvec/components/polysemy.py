@@ -32,6 +32,7 @@ doc._.ctxvec_sense (SENSE_DTYPE records) and doc._.ctxvec_sense_vec, read by:
   sense_annotation and ops.sense_evidence). Annotations: sense_annotation.
 """
 
+import warnings
 from pathlib import Path
 from typing import Any, Callable, Dict, Iterable, Iterator, Optional, Sequence, Union, cast
 
@@ -60,7 +61,7 @@ from ..building.shard import (
     partial_lexicon,
     polysemy_components,
 )
-from ..errors import CtxvecError, Errors
+from ..errors import CtxvecError, Errors, Warnings
 from ..lexicon.polysemy_probe import (
     SCORE_CHOICES,
     PolysemyProbe,
@@ -70,6 +71,7 @@ from ..lexicon.sense_induction import induce_inventory
 from ..lexicon.sense_inventory import SenseInventory
 from ..lexicon.statistics import CONTEXT_VECTORS_META, Lexicon
 from ..lexicon.type_inputs import TypeInputs
+from ..ops.sense_evidence import TABLES_MODEL, TABLES_VECTORS
 from ..ops.senses import DEFAULT_SAMPLE_SIZE, SenseInductionSettings
 from ..types import CorpusItem
 from .base import DocAnnotator
@@ -194,6 +196,7 @@ class Polysemy(DocAnnotator):
         self.probe: Optional[PolysemyProbe] = None
         self.type_inputs: Optional[np.ndarray] = None  # (n_types, input width) float16, aligned with lexicon.keys
         self.score_source: Optional[str] = None  # the definition the scores use: "probe" or "self_similarity"
+        self.model: Optional[str] = None  # the fingerprint of the pipeline's model, once set_lexicon is given nlp
         self._table: Optional[Dict[str, Any]] = None
         self._sense_table: Optional[Dict[str, np.ndarray]] = None
         install_extensions()
@@ -251,7 +254,7 @@ class Polysemy(DocAnnotator):
     def _choose_probe(self, nlp: Language) -> Optional[PolysemyProbe]:
         """The component's own probe if it fits, else the first shipped probe of nlp's
         model that does; the types' input embeddings are computed only if one reads them."""
-        model = pipeline_model_fingerprint(nlp)
+        model = self.model = pipeline_model_fingerprint(nlp)
         if self.lexicon is None or not len(self.lexicon) or model is None:
             return None
         candidates = ([self.probe] if self.probe is not None else []) + shipped_probes(model)
@@ -286,6 +289,9 @@ class Polysemy(DocAnnotator):
         component's polysemy probe (where it fits the lexicon) decides which types split."""
         if self.lexicon is None:
             raise CtxvecError(Errors.E602.format(name=self.name))
+        uncalibrated = self.uncalibrated_evidence()
+        if uncalibrated is not None:
+            warnings.warn(uncalibrated, stacklevel=2)
         senses = induce_inventory(
             self.lexicon,
             self.induction,
@@ -296,6 +302,19 @@ class Polysemy(DocAnnotator):
         )
         self.set_senses(senses)
         return senses
+
+    def uncalibrated_evidence(self) -> Optional[str]:
+        """W033 where the corpus's evidence decides the splits and the lexicon's vectors
+        (or the pipeline's model, where known) are not those its thresholds were measured
+        on; None otherwise, and for lexicons that do not record their vectors."""
+        made = None if self.lexicon is None else self.lexicon.meta.get(CONTEXT_VECTORS_META)
+        if not self.induction.split_by_evidence or made is None:
+            return None
+        other_model = getattr(self, "model", None) not in (None, TABLES_MODEL)
+        if made == TABLES_VECTORS and not other_model:
+            return None
+        model = " of another model" if other_model else ""
+        return Warnings.W033.format(name=self.name, measured=TABLES_VECTORS, vectors=made, model=model)
 
     def set_annotations(self, docs: Sequence[Doc]) -> None:
         for doc in docs:

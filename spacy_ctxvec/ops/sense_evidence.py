@@ -39,6 +39,11 @@ from .cosine import mean_cosine_between_groups, normalise_rows
 from .senses import MAX_SENSES, SenseModel, finite_or_zero, spread, sums_by_label
 from .split_significance import N_COMPONENTS, N_NULL, SEED, one_blas_thread, split_evidence
 
+# What SPLIT_Z_TABLE and ONE_USE_TABLE were measured on: all-MiniLM-L6-v2 (the
+# embedding_fingerprint of its input embeddings) layer 5 of 6, mean pooling. On other
+# vectors their scale shifts (ctxvec_polysemy warns, W033).
+TABLES_MODEL = "97d6177f612cc2be"
+TABLES_VECTORS = "layer 5 of 6, pooled by pool_mean"
 # Tuned on the md5-even pseudo-words of benchmarks/quality (SENSE_EVIDENCE.md).
 # (n, split_z): at each n, the larger of two 80th percentiles of corpus_polysemy of
 # one-use words (md5-even words only; MiniLM layer 5, context weight 1; SENSE_EVIDENCE.md):
