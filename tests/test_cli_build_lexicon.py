@@ -37,6 +37,11 @@ def test_build_from_directory_gives_a_loadable_pipeline_with_scores(tiny_pipelin
     assert doc[1]._.polysemy_count == 3 and doc[1]._.polysemy_score is not None
     assert doc[1]._.context_shift is not None
     assert not (tmp_path / "out.checkpoint").exists()
+    # Tiny random model, layer 1 of 2: the evidence thresholds (MiniLM layer 5) do not fit;
+    # said once, as a build warning line, not as a Python warning.
+    output = " ".join(result.output.split())
+    assert output.count("W033") == 1 and "'layer 1 of 2, pooled by pool_mean' of another model" in output
+    assert "UserWarning" not in output
 
 
 def test_keep_layer_keeps_the_pipeline_setting(tiny_pipeline_dir, corpus, tmp_path):
@@ -394,6 +399,7 @@ def test_small_corpus_warning_advises_what_changes_the_active_split_rule(minilm_
         return flat(result), spacy.load(tmp_path / name).get_pipe("ctxvec_polysemy")
 
     output, component = build("default")
+    assert "W033" not in output  # MiniLM layer 5: the vectors the evidence thresholds were measured on
     assert "W006" in output and 'score = "self_similarity"' in output and "split_by_probe = false" not in output
     assert component.score_source == "probe"
     output, component = build("self_similarity", 'score = "self_similarity"\n')

@@ -283,14 +283,15 @@ class Polysemy(DocAnnotator):
             made_from = self.lexicon.meta.get(CONTEXT_VECTORS_META) if self.lexicon is not None else None
             self._sense_table = {**key_table(senses.keys, made_from), "n_senses": senses.counts()}
 
-    def build_senses(self) -> SenseInventory:
+    def build_senses(self, *, warn: bool = True) -> SenseInventory:
         """Induce senses from the lexicon's sample with this component's settings, use
         and return them (E602 without a lexicon sample); with ``split_by_probe``, the
-        component's polysemy probe (where it fits the lexicon) decides which types split."""
+        component's polysemy probe (where it fits the lexicon) decides which types split.
+        ``warn``: warn W033 where it applies (``uncalibrated_evidence``)."""
         if self.lexicon is None:
             raise CtxvecError(Errors.E602.format(name=self.name))
         uncalibrated = self.uncalibrated_evidence()
-        if uncalibrated is not None:
+        if uncalibrated is not None and warn:
             warnings.warn(uncalibrated, stacklevel=2)
         senses = induce_inventory(
             self.lexicon,

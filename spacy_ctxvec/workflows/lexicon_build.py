@@ -154,8 +154,11 @@ def _build(request: LexiconBuildRequest, checkpoints: Path) -> LexiconBuild:
             warning.format(n_tokens=lexicon.n_occurrences, minimum=SMALL_CORPUS_TOKENS, name=component.name)
         )
     if request.senses is not False and lexicon.sample is not None:
+        uncalibrated = component.uncalibrated_evidence()
+        if uncalibrated is not None:
+            build.warnings.append(uncalibrated)
         started = time.perf_counter()
-        inventory = component.build_senses()
+        inventory = component.build_senses(warn=False)  # the warning is printed with the others
         build.senses = (
             f"{inventory.n_senses_total} senses of {len(inventory)} types "
             f"({int((inventory.counts() > 1).sum())} with more than one), induced in "
