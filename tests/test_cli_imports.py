@@ -99,6 +99,30 @@ report(codes=codes)
     assert {"build-lexicon", "rank", "evaluate wic", "plot polysemy"} <= set(codes)
 
 
+@pytest.mark.slow
+def test_the_console_script_freezes_again_once_the_transformer_stack_is_imported():
+    result = run_reported(
+        """
+import gc
+from spacy_ctxvec.cli import FreezeAfterImport, main
+sys.argv = ["spacy-ctxvec", "--help"]
+try:
+    main()
+except SystemExit as exited:
+    code = exited.code
+at_start = gc.get_freeze_count()
+import spacy_transformers  # what loading a transformer pipeline imports
+report(code=code, at_start=at_start, after=gc.get_freeze_count(), hooks=[
+    type(finder).__name__ for finder in sys.meta_path if isinstance(finder, FreezeAfterImport)
+])
+"""
+    )
+    assert result["code"] == 0 and result["at_start"] > 100_000
+    assert result["after"] > result["at_start"] + 100_000  # transformers' objects are out of full passes too
+    assert result["hooks"] == []  # the hook is gone once it has frozen
+    assert "transformers" in result["heavy"]
+
+
 MISSING = {
     "build-lexicon": ["build-lexicon", str(ROOT / "configs" / "default.cfg"), "{tmp}/absent.txt", "{tmp}/out"],
     "rank": ["rank", "{tmp}/absent"],

@@ -1,10 +1,18 @@
 """Command-line interface: `spacy-ctxvec COMMAND` or `python -m spacy_ctxvec COMMAND`.
 
 Each command lives in its own module and registers itself on ``app``; ``main`` is the
-console script.
+console script. The command modules import only what their options need; the transformer
+stack (spacy-transformers, transformers) loads with the first pipeline that uses it, so
+``--help`` and a bad argument do not wait for it (tests/test_cli_imports.py).
 """
 
 import gc
+import importlib.abc
+import importlib.util
+import sys
+from importlib.machinery import ModuleSpec
+from types import ModuleType
+from typing import Any, Optional, Sequence
 
 from . import (
     build_lexicon,  # noqa: F401,E402
@@ -21,10 +29,37 @@ from ._app import app
 
 __all__ = ["app", "main"]
 
+TRANSFORMER_STACK = "spacy_transformers"  # imports transformers
+
+
+class FreezeAfterImport(importlib.abc.MetaPathFinder):
+    """Calls gc.freeze() once ``name`` has been imported (then leaves sys.meta_path)."""
+
+    def __init__(self, name: str) -> None:
+        self.name = name
+
+    def find_spec(self, fullname: str, path: Optional[Sequence[str]], target: Any = None) -> Optional[ModuleSpec]:
+        if fullname != self.name:
+            return None
+        sys.meta_path.remove(self)
+        spec = importlib.util.find_spec(fullname)
+        if spec is not None and isinstance(spec.loader, importlib.abc.Loader):
+            exec_module = spec.loader.exec_module
+
+            def exec_and_freeze(module: ModuleType) -> None:
+                exec_module(module)
+                gc.freeze()
+
+            spec.loader.exec_module = exec_and_freeze  # type: ignore[method-assign]
+        return spec
+
 
 def main() -> None:
-    """Run the command line. The objects that imports made (spaCy, torch, the commands)
-    are frozen first, so the collector's full passes while a pipeline loads and runs no
-    longer scan them: about 2 s less CPU time per command."""
+    """Run the command line. The objects that imports made (spaCy, torch, the commands;
+    then spacy-transformers and transformers, when a pipeline needs them) are frozen, so
+    the collector's full passes while a pipeline loads and runs no longer scan them:
+    about 2 s less CPU time per command (benchmarks/speed/cli_startup.py)."""
     gc.freeze()
+    if TRANSFORMER_STACK not in sys.modules:
+        sys.meta_path.insert(0, FreezeAfterImport(TRANSFORMER_STACK))
     app()
