@@ -1,6 +1,8 @@
 """Every registered function and factory is reachable through an entry point, so
 configs work without importing spacy_ctxvec first."""
 
+import importlib
+import pkgutil
 import sys
 from pathlib import Path
 
@@ -19,16 +21,23 @@ PYPROJECT = tomllib.loads((Path(__file__).resolve().parent.parent / "pyproject.t
 ENTRY_POINTS = PYPROJECT["project"]["entry-points"]
 
 
-def test_every_registered_misc_function_has_an_entry_point():
-    import spacy_ctxvec  # noqa: F401  (imports every module that registers a function)
+def import_every_module() -> None:
+    """Import every module of the package, so that every registration decorator runs
+    (import spacy_ctxvec alone imports none: its names load on first use)."""
+    import spacy_ctxvec
 
+    for module in pkgutil.walk_packages(spacy_ctxvec.__path__, "spacy_ctxvec."):
+        importlib.import_module(module.name)
+
+
+def test_every_registered_misc_function_has_an_entry_point():
+    import_every_module()
     ours = {name for name in registry.misc.get_all() if name.startswith("spacy-ctxvec.")}
     assert ours == set(ENTRY_POINTS["spacy_misc"])
 
 
 def test_every_registered_architecture_has_an_entry_point():
-    import spacy_ctxvec.components.batching  # noqa: F401  (registers the architecture)
-
+    import_every_module()
     ours = {name for name in registry.architectures.get_all() if name.startswith("spacy-ctxvec.")}
     assert ours == set(ENTRY_POINTS["spacy_architectures"])
 
