@@ -351,3 +351,78 @@ def test_minilm_same_vectors_as_upstream(default_pipeline_dir, shared_data):
         if len(e)
     ]
     assert max(diffs) < 1e-4
+
+
+LISTENER_NER = {
+    "model": {
+        "@architectures": "spacy.TransitionBasedParser.v2",
+        "state_type": "ner",
+        "extra_state_tokens": False,
+        "hidden_width": 16,
+        "maxout_pieces": 2,
+        "use_upper": False,
+        "nO": None,
+        "tok2vec": {
+            "@architectures": "spacy-transformers.TransformerListener.v1",
+            "grad_factor": 1.0,
+            "upstream": "transformer",
+            "pooling": {"@layers": "reduce_mean.v1"},
+        },
+    }
+}
+NER_TEXTS = ["I have a pen.", "We sat on the river bank and took out a loan of money."]
+
+
+@pytest.fixture(scope="module")
+def listener_pipeline_dir(tiny_bert_dir, tmp_path_factory):
+    """A saved pipeline: the bucketed transformer and an NER on a TransformerListener."""
+    nlp = spacy.blank("en")
+    nlp.add_pipe("transformer", config=trf_config(str(tiny_bert_dir), ARCHITECTURE, hidden_states=False))
+    nlp.add_pipe("ner", config=LISTENER_NER).add_label("PERSON")
+    nlp.initialize()
+    path = tmp_path_factory.mktemp("listener_pipeline")
+    nlp.to_disk(path)
+    return path
+
+
+def ner_token_vectors(nlp, texts):
+    ner = nlp.get_pipe("ner")
+    return ner.model.get_ref("tok2vec").predict([nlp.make_doc(text) for text in texts])
+
+
+def test_replace_listeners_writes_a_pipeline_that_loads(listener_pipeline_dir, tmp_path):
+    """nlp.replace_listeners copies the transformer into the NER as spacy-transformers'
+    Tok2VecTransformer.v3: the config it writes has no max_batch_wordpieces settings
+    (which that architecture rejects), and the saved pipeline loads and runs its NER."""
+    nlp = spacy.load(listener_pipeline_dir)
+    nlp.replace_listeners("transformer", "ner", ["model.tok2vec"])
+    expected = ner_token_vectors(nlp, NER_TEXTS)  # the NER's own copy of the transformer
+    tok2vec_cfg = nlp.config["components"]["ner"]["model"]["tok2vec"]
+    assert tok2vec_cfg["@architectures"] == "spacy-transformers.Tok2VecTransformer.v3"
+    assert "max_batch_wordpieces" not in tok2vec_cfg and "max_batch_wordpieces_gpu" not in tok2vec_cfg
+    # The transformer's own config keeps its settings.
+    assert nlp.config["components"]["transformer"]["model"]["max_batch_wordpieces"] == 40
+    nlp.to_disk(tmp_path / "replaced")
+    loaded = spacy.load(tmp_path / "replaced")  # failed: max_batch_wordpieces unexpected argument
+    assert loaded.get_pipe("transformer").listening_components == []
+    docs = list(loaded.pipe(NER_TEXTS))
+    assert all(doc.has_annotation("ENT_IOB") for doc in docs)
+    for before, after in zip(expected, ner_token_vectors(loaded, NER_TEXTS)):
+        assert np.allclose(before, after, atol=1e-5)
+
+
+def test_sourced_component_with_replace_listeners_assembles_and_loads(listener_pipeline_dir, tmp_path):
+    """The config route: `spacy assemble` of a config whose [components.ner] is sourced from a
+    pipeline whose NER listens to the bucketed transformer, with replace_listeners."""
+    from spacy.cli._util import app
+    from spacy.util import load_config
+    from typer.testing import CliRunner
+
+    config = load_config(listener_pipeline_dir / "config.cfg")
+    config["components"]["ner"] = {"source": str(listener_pipeline_dir), "replace_listeners": ["model.tok2vec"]}
+    config.to_disk(tmp_path / "config.cfg")
+    result = CliRunner().invoke(app, ["assemble", str(tmp_path / "config.cfg"), str(tmp_path / "assembled")])
+    assert result.exit_code == 0, result.output
+    loaded = spacy.load(tmp_path / "assembled")  # failed: max_batch_wordpieces unexpected argument
+    assert loaded.get_pipe("transformer").listening_components == []
+    assert loaded("I have a pen.").has_annotation("ENT_IOB")

@@ -32,6 +32,7 @@ from spacy.attrs import IDX, LENGTH
 from spacy.tokens import Doc, Span
 from spacy.util import registry
 from spacy_transformers.data_classes import FullTransformerBatch, TransformerData, WordpieceBatch
+from spacy_transformers.layers._util import replace_listener_cfg as upstream_replace_listener_cfg
 from spacy_transformers.layers.transformer_model import TransformerModel
 from spacy_transformers.layers.transformer_model import forward as upstream_forward
 from thinc.api import Model, get_array_module
@@ -52,7 +53,22 @@ DEFAULT_MAX_BATCH_WORDPIECES_GPU = 4096
 # further padded wordpiece, and small calls are also slower per wordpiece.
 CALL_COST_WORDPIECES = 100
 
+BATCHING_SETTINGS = ("max_batch_wordpieces", "max_batch_wordpieces_gpu")
+
 SpanGetter = Callable[[List[Doc]], List[List[Span]]]
+
+
+@registry.misc("spacy-ctxvec.replace_listener_cfg.v1")
+def replace_listener_cfg(tok2vec_model_cfg: Dict[str, Any], listener_model_cfg: Dict[str, Any]) -> Dict[str, Any]:
+    """The config that ``nlp.replace_listeners`` writes in a listener's place: spacy-transformers'
+    (a TransformerListener becomes its ``Tok2VecTransformer.v3``, the other keys kept) without
+    this model's batching settings, which that architecture does not take (the listener's copy
+    then loads with the upstream forward; the weights are the same)."""
+    result = upstream_replace_listener_cfg(tok2vec_model_cfg, listener_model_cfg)
+    if result["@architectures"] != tok2vec_model_cfg["@architectures"]:
+        for key in BATCHING_SETTINGS:
+            result.pop(key, None)
+    return result
 
 
 class BucketedTransformerModel(TransformerModel):
@@ -82,6 +98,7 @@ class BucketedTransformerModel(TransformerModel):
                 raise CtxvecError(Errors.E040.format(setting=setting, value=value, default=default))
         super().__init__(name, get_spans, tokenizer_config, transformer_config, mixed_precision, grad_scaler_config)
         self._func = bucketed_forward
+        self.attrs["replace_listener_cfg"] = replace_listener_cfg
         self.max_batch_wordpieces = int(max_batch_wordpieces)
         self.max_batch_wordpieces_gpu = int(max_batch_wordpieces_gpu)
 
