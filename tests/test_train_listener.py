@@ -195,3 +195,77 @@ def test_spacy_train_default_config_with_an_ner_listener(tmp_path):
     assert doc._.ctxvec_context.shape == (len(doc), 384) and doc._.ctxvec_context_mask.all()
     assert doc._.ctxvec_static.shape == (len(doc), 384) and np.isfinite(doc._.ctxvec_static).all()
     assert np.abs(doc._.ctxvec_context).sum(axis=1).min() > 0
+
+
+def test_spacy_train_with_transformer_and_context_sourced_keeps_trf_data_for_the_listener(tiny_bert_dir, tmp_path):
+    """transformer and ctxvec_context (drop_trf_data = true) sourced from a saved pipeline,
+    an NER listener after them: spacy train skips initialize for sourced components, so
+    ctxvec_context learns its new pipeline from spaCy's link step; it used to keep the
+    pipeline it was made in and starve the listener ("need at least one array to
+    concatenate" at the first evaluation)."""
+    from spacy.cli.train import train
+    from spacy.lang.en import English
+    from thinc.api import Config
+
+    source = spacy.blank("en")
+    source.add_pipe("transformer", config=transformer_config(str(tiny_bert_dir), window=8, stride=6))
+    source.add_pipe("ctxvec_context", config={"drop_trf_data": True})
+    source.initialize()
+    source.to_disk(tmp_path / "source")
+    config = Config().from_str(
+        f"""
+        [paths]
+        train = null
+        dev = null
+        [nlp]
+        lang = "en"
+        pipeline = ["transformer", "ctxvec_context", "ner"]
+        [components]
+        [components.transformer]
+        source = "{tmp_path / "source"}"
+        [components.ctxvec_context]
+        source = "{tmp_path / "source"}"
+        [corpora]
+        [corpora.train]
+        @readers = "spacy.Corpus.v1"
+        path = ${{paths.train}}
+        [corpora.dev]
+        @readers = "spacy.Corpus.v1"
+        path = ${{paths.dev}}
+        """,
+        interpolate=False,
+    )
+    config["components"]["ner"] = {"factory": "ner", **LISTENER_NER}
+    English.default_config.merge(config).to_disk(tmp_path / "config.cfg", interpolate=False)
+    _write_ner_docbin(tmp_path / "train.spacy")
+    paths = {"paths.train": str(tmp_path / "train.spacy"), "paths.dev": str(tmp_path / "dev.spacy")}
+    _write_ner_docbin(tmp_path / "dev.spacy")
+    train(
+        tmp_path / "config.cfg",
+        tmp_path / "out",
+        overrides={**paths, "training.max_steps": 4, "training.eval_frequency": 2},
+    )
+    nlp = spacy.load(tmp_path / "out" / "model-last")
+    assert nlp.get_pipe("ctxvec_context").trf_data_readers == ["ner"]
+    assert nlp("Alice lives in Paris .").has_annotation("ENT_IOB")
+
+
+def test_a_sourced_context_follows_the_pipeline_it_is_linked_into(tiny_bert_dir, tmp_path):
+    """Sourced into another pipeline (its first one still alive), ctxvec_context reads the
+    readers of the new pipeline, as spaCy's transformer reads its listeners; a function
+    component it cannot inspect counts as a reader, a spaCy or ctxvec component without a
+    listener does not; a pickled copy keeps what it found."""
+    first = _tiny_pipeline(tiny_bert_dir, after_context=())
+    second = spacy.blank("en")
+    second.add_pipe("transformer", source=first)
+    context = second.add_pipe("ctxvec_context", source=first)
+    assert context.trf_data_readers == []
+    second.add_pipe("ner", config=LISTENER_NER).add_label("PERSON")
+    assert context.trf_data_readers == ["ner"]
+    second.add_pipe("sentencizer")
+    second.add_pipe("test_trf_data_reader")
+    readers = ["ner", "read"]  # a function component is named by its function (make_trf_data_reader's read)
+    assert context.trf_data_readers == readers and pickle.loads(pickle.dumps(context)).trf_data_readers == readers
+    second.remove_pipe("ner")
+    second.add_pipe("transformer", name="second_transformer", source=first, before="test_trf_data_reader")
+    assert context.trf_data_readers == []  # the later transformer writes what the reader reads

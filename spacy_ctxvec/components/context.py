@@ -3,7 +3,7 @@ wordpiece outputs that the transformer component already computed."""
 
 from contextlib import contextmanager
 from pathlib import Path
-from typing import Any, Callable, Iterable, Iterator, List, Optional, Sequence, Tuple, Union
+from typing import Any, Callable, Dict, Iterable, Iterator, List, Optional, Sequence, Tuple, Union, cast
 
 import numpy as np
 import srsly
@@ -33,6 +33,7 @@ from .choices import LayerSelection, vectors_label
 from .transformer import (
     all_hidden_states,
     find_transformer,
+    has_listener_layer,
     outputs_hidden_states,
     pool_trf_data,
     register_fork_hook,
@@ -90,6 +91,14 @@ class ContextVectors(DocAnnotator):
     later component reads it (a TransformerListener, e.g. an NER head, or a component
     that requires doc._.trf_data): then it is kept (``trf_data_readers`` names them)."""
 
+    # spaCy's link step (Language._link_components, run by add_pipe, remove_pipe,
+    # replace_pipe, rename_pipe and loading) resets ``listener_map`` and hands every later
+    # component to ``find_listeners``, for the components others listen to
+    # (spacy.ty.ListenedToComponent). ctxvec_context takes part to learn what follows it
+    # in the pipeline it was last linked into, also when it is sourced into another
+    # pipeline; nothing listens to it, and it has no model.
+    model = None
+
     def __init__(
         self,
         *,
@@ -112,6 +121,9 @@ class ContextVectors(DocAnnotator):
         # Later components that read doc._.trf_data, with the pipeline they were found in.
         self._readers: List[str] = []
         self._readers_key: Any = None
+        # The components after this one where it was last linked: (name, id, kind), kind
+        # "transformer", "reader" or "other" (_linked_kind); None before any link step.
+        self._linked: Optional[List[Tuple[str, int, str]]] = None
         self._label: Optional[Tuple[Optional[int], str]] = None  # (hidden states, vectors_label)
         # Only to name the real fix when trf_data is missing (E001); never keeps nlp alive.
         self._nlp_ref = NlpRef(nlp)
@@ -136,16 +148,61 @@ class ContextVectors(DocAnnotator):
     @property
     def trf_data_readers(self) -> List[str]:
         """The components after this one (in its pipeline as it runs now) that read
-        doc._.trf_data; drop_trf_data frees it only when there are none. Outside a
-        pipeline (or in a pickled copy), the last pipeline seen."""
+        doc._.trf_data; drop_trf_data frees it only when there are none. In a pipeline
+        it was sourced into, the components linked after it (those whose reading is not
+        known, e.g. plain function components, count as readers); in a pickled copy, the
+        readers when it was pickled."""
         nlp = self._nlp_ref() if hasattr(self, "_nlp_ref") else None
-        if nlp is None:
-            return getattr(self, "_readers", [])
-        key = _pipeline_key(nlp)
-        if key != getattr(self, "_readers_key", None):
-            self._readers = trf_data_readers_after(nlp, self.name)
-            self._readers_key = key
-        return self._readers
+        linked = getattr(self, "_linked", None)
+        if nlp is not None and (linked is None or self._linked_in(nlp, linked)):
+            key = _pipeline_key(nlp)
+            if key != getattr(self, "_readers_key", None):
+                self._readers = trf_data_readers_after(nlp, self.name)
+                self._readers_key = key
+            return self._readers
+        if linked is not None:
+            return _linked_readers(linked)
+        return getattr(self, "_readers", [])
+
+    def _linked_in(self, nlp: Language, linked: List[Tuple[str, int, str]]) -> bool:
+        """Whether ``nlp`` is the pipeline this component was last linked into."""
+        components = nlp.components  # disabled ones too: select_pipes does not link again
+        position = next((i for i, (_, pipe) in enumerate(components) if pipe is self), None)
+        return position is not None and [id(pipe) for _, pipe in components[position + 1 :]] == [
+            pipe_id for _, pipe_id, _ in linked
+        ]
+
+    # spacy.ty.ListenedToComponent, see ``model`` above.
+    @property
+    def listener_map(self) -> Dict[str, List[Any]]:
+        return {}
+
+    @listener_map.setter
+    def listener_map(self, value: Dict[str, List[Any]]) -> None:
+        self._linked = []  # a link step starts
+
+    @property
+    def listeners(self) -> List[Any]:
+        return []
+
+    @property
+    def listening_components(self) -> List[str]:
+        return []
+
+    def add_listener(self, listener: Any, component_name: str) -> None:
+        """Nothing listens to ctxvec_context."""
+
+    def remove_listener(self, listener: Any, component_name: str) -> bool:
+        return False
+
+    def find_listeners(self, component: Any) -> None:
+        """Record a component that comes after this one in the pipeline being linked."""
+        linked = getattr(self, "_linked", None)
+        if linked is None:
+            linked = self._linked = []
+        # A function component has no name of its own: its function's name stands in.
+        name = getattr(component, "name", None) or getattr(component, "__name__", type(component).__name__)
+        linked.append((str(name), id(component), _linked_kind(component)))
 
     def _trf_data(self, doc: Doc) -> Any:
         trf_data = doc._.get("trf_data") if Doc.has_extension("trf_data") else None
@@ -208,6 +265,7 @@ class ContextVectors(DocAnnotator):
     ) -> None:
         if nlp is None:
             return
+        self._nlp_ref = NlpRef(nlp)  # the pipeline it runs in, also when sourced from another
         transformer_name = find_transformer(nlp, self.name)
         self.transformer_name = transformer_name
         if self.layers.needs_hidden_states:
@@ -225,7 +283,8 @@ class ContextVectors(DocAnnotator):
         # A pickled copy (nlp.pipe(n_process=...) with spawn) has no pipeline to look
         # at: it keeps the readers found now.
         self._readers = list(self.trf_data_readers)
-        return super().__reduce__()
+        reconstruct, args, (name, state) = cast(Tuple[Any, Any, Tuple[str, Dict[str, Any]]], super().__reduce__())
+        return reconstruct, args, (name, {key: value for key, value in state.items() if key != "_linked"})
 
     # Serialization: only the output width in "cfg" (the component has no weights).
     def to_bytes(self, *, exclude: Iterable[str] = tuple()) -> bytes:
@@ -247,6 +306,31 @@ class ContextVectors(DocAnnotator):
         if not excluded("cfg", exclude):
             self.width = srsly.read_json(cfg_path).get("width") if cfg_path.exists() else None
         return self
+
+
+def _linked_kind(component: Any) -> str:
+    """How a component known only as an object (linked after ctxvec_context) treats
+    doc._.trf_data: "transformer" writes it anew; "reader": a TransformerListener in its
+    model, another ctxvec_context, or a component neither spaCy's nor this package's, whose
+    reading is not known (kept rather than starved); "other"."""
+    from spacy_transformers import Transformer
+
+    if isinstance(component, Transformer):
+        return "transformer"
+    if isinstance(component, ContextVectors) or has_listener_layer(component):
+        return "reader"
+    module = type(component).__module__
+    return "other" if module.split(".")[0] in ("spacy", "spacy_ctxvec") else "reader"
+
+
+def _linked_readers(linked: List[Tuple[str, int, str]]) -> List[str]:
+    readers = []
+    for name, _, kind in linked:
+        if kind == "transformer":
+            break  # later components read its trf_data
+        if kind == "reader":
+            readers.append(name)
+    return readers
 
 
 def _pipeline_key(nlp: Language) -> Tuple[Any, ...]:

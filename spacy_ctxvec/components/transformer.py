@@ -235,7 +235,8 @@ def all_hidden_states(nlp: Language, before: str = "\0") -> Iterator[None]:
         set_hidden_states(nlp, before, previous, in_config=False)
 
 
-def _has_listener_layer(pipe: Any) -> bool:
+def has_listener_layer(pipe: Any) -> bool:
+    """Whether the component's model holds a TransformerListener (reads doc._.trf_data)."""
     from spacy_transformers.layers import TransformerListener
 
     model = getattr(pipe, "model", None)
@@ -266,7 +267,7 @@ def trf_data_readers_after(nlp: Language, name: str) -> List[str]:
     for pipe_name, pipe in nlp.pipeline[names.index(name) + 1 :]:
         if isinstance(pipe, Transformer):
             break  # it writes new trf_data: later readers read that
-        if pipe_name in listening or TRF_DATA in _requires(nlp, pipe_name) or _has_listener_layer(pipe):
+        if pipe_name in listening or TRF_DATA in _requires(nlp, pipe_name) or has_listener_layer(pipe):
             readers.append(pipe_name)
     return readers
 
