@@ -774,3 +774,26 @@ def test_evidence_thresholds_on_other_vectors_than_they_were_measured_on_warn(se
         warnings.simplefilter("error")
         spread.build_senses()
     assert spread.uncalibrated_evidence() is None and component.uncalibrated_evidence() is not None
+
+
+def test_a_lexicon_built_in_initialize_runs_only_the_components_before_it(tiny_bert_dir, tmp_path):
+    """An NER listener after ctxvec_polysemy is not initialized yet when ctxvec_polysemy
+    builds its lexicon in initialize: the corpus goes through the components before it
+    only (it ran the NER and failed: Parameter 'W' ... has not been allocated yet)."""
+    from .conftest import transformer_config
+    from .test_train_listener import LISTENER_NER
+
+    corpus = tmp_path / "corpus.txt"
+    corpus.write_text("\n".join(SENSE_LINES) + "\n", encoding="utf8")
+    nlp = spacy.blank("en")
+    nlp.add_pipe("transformer", config=transformer_config(str(tiny_bert_dir), window=8, stride=6))
+    nlp.add_pipe("ctxvec_context")
+    nlp.add_pipe("ctxvec_polysemy", config={"min_count": 2})
+    nlp.add_pipe("ner", config=LISTENER_NER).add_label("PERSON")
+    nlp.config["initialize"]["components"]["ctxvec_polysemy"] = {
+        "corpus": {"@misc": "spacy-ctxvec.lexicon_corpus.v1", "path": str(corpus)},
+        "sample_size": 16,
+    }
+    nlp.initialize()
+    doc = nlp("the bank of the river")
+    assert doc.has_annotation("ENT_IOB") and doc[1]._.polysemy_count > 0

@@ -167,11 +167,14 @@ def partial_lexicon(
     on_doc: Optional[Callable[[Doc], None]] = None,
     sample_size: int = 0,
     sample_contexts: bool = True,
+    stop_before: Optional[str] = None,
 ) -> Lexicon:
     """Run ``nlp`` over texts or Docs and count every token that has a contextual vector.
 
     ``ctxvec_polysemy`` components are disabled while building (they would only read
-    the lexicon being made). ``on_doc`` is called on each processed Doc (progress).
+    the lexicon being made), and so are ``stop_before`` and every component after it
+    (a component building its lexicon in ``initialize``: those are not initialized yet).
+    ``on_doc`` is called on each processed Doc (progress).
     ``sample_size`` K > 0: the lexicon also keeps an OccurrenceSample of up to K
     occurrences per type (see spacy_ctxvec.lexicon.sample), with each occurrence's
     context vector unless ``sample_contexts`` is False (then they are never computed).
@@ -221,7 +224,10 @@ def partial_lexicon(
             yield item
 
     width = None
-    for doc in nlp.pipe(recorded(items), batch_size=batch_size, disable=polysemy_components(nlp)):
+    disabled = polysemy_components(nlp)
+    if stop_before in nlp.pipe_names:
+        disabled = [*disabled, *nlp.pipe_names[nlp.pipe_names.index(str(stop_before)) :]]
+    for doc in nlp.pipe(recorded(items), batch_size=batch_size, disable=sorted(set(disabled))):
         text = texts.popleft()
         ids, vectors = doc_occurrences(doc, key_attr, nlp.pipe_names)
         if len(ids):

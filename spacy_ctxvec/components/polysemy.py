@@ -377,6 +377,7 @@ class Polysemy(DocAnnotator):
                 batch_size=batch_size,
                 sample_size=sample_size,
                 sample_contexts=sample_contexts,
+                stop_before=self.name,  # the components after it are not initialized yet
             )
             check_tokens_read("the [initialize] corpus", n_docs[0], lexicon.n_occurrences)
             self.set_lexicon(lexicon.prune_sample(self.min_count), nlp=nlp)
