@@ -780,6 +780,8 @@ def test_a_lexicon_built_in_initialize_runs_only_the_components_before_it(tiny_b
     """An NER listener after ctxvec_polysemy is not initialized yet when ctxvec_polysemy
     builds its lexicon in initialize: the corpus goes through the components before it
     only (it ran the NER and failed: Parameter 'W' ... has not been allocated yet)."""
+    import warnings
+
     from .conftest import transformer_config
     from .test_train_listener import LISTENER_NER
 
@@ -794,6 +796,11 @@ def test_a_lexicon_built_in_initialize_runs_only_the_components_before_it(tiny_b
         "corpus": {"@misc": "spacy-ctxvec.lexicon_corpus.v1", "path": str(corpus)},
         "sample_size": 16,
     }
-    nlp.initialize()
+    with pytest.warns(UserWarning, match=r"W037.*'transformer'.*\['ner'\] fine-tune it"):
+        nlp.initialize()  # training would fine-tune the vectors the lexicon counted
     doc = nlp("the bank of the river")
     assert doc.has_annotation("ENT_IOB") and doc[1]._.polysemy_count > 0
+    nlp.config["training"]["frozen_components"] = ["transformer"]
+    with warnings.catch_warnings():
+        warnings.filterwarnings("error", message=r"\[CTX-W037\]")  # frozen: the vectors stay
+        nlp.get_pipe("ctxvec_polysemy").initialize(nlp=nlp, corpus=configure_lexicon_corpus(path=str(corpus)))

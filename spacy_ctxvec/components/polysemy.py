@@ -90,6 +90,7 @@ from .polysemy_state import (
     read_saved_parts,
 )
 from .sense_annotation import sense_annotations
+from .transformer import trained_listeners
 
 DEFAULT_POLYSEMY_CONFIG = """
 [ctxvec_polysemy]
@@ -380,6 +381,10 @@ class Polysemy(DocAnnotator):
                 stop_before=self.name,  # the components after it are not initialized yet
             )
             check_tokens_read("the [initialize] corpus", n_docs[0], lexicon.n_occurrences)
+            transformer, listeners = trained_listeners(nlp, CONTEXT_COMPONENT)
+            if listeners:
+                warning = Warnings.W037.format(name=self.name, transformer=transformer, listeners=listeners)
+                warnings.warn(warning, stacklevel=2)
             self.set_lexicon(lexicon.prune_sample(self.min_count), nlp=nlp)
             if self.induce and sample_size > 0:
                 self.build_senses()

@@ -191,6 +191,19 @@ def find_transformer(nlp: Language, before: str) -> str:
     return found
 
 
+def trained_listeners(nlp: Language, before: str) -> Tuple[Optional[str], List[str]]:
+    """(the transformer that feeds ``before``, the components that listen to it) where
+    training would fine-tune it: it has listeners and is not in [training]
+    frozen_components; else (its name or None, [])."""
+    try:
+        name = find_transformer(nlp, before)
+    except CtxvecError:
+        return None, []
+    frozen = nlp.config.get("training", {}).get("frozen_components", [])
+    listening = list(getattr(nlp.get_pipe(name), "listening_components", []))
+    return name, [] if name in frozen else listening
+
+
 def transformer_in_config(config: Dict[str, Any], before: str) -> Optional[str]:
     """find_transformer on a (not yet loaded) config: the last component of a
     TRANSFORMER_FACTORIES factory listed before ``before``, or None."""
