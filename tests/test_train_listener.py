@@ -269,3 +269,16 @@ def test_a_sourced_context_follows_the_pipeline_it_is_linked_into(tiny_bert_dir,
     second.remove_pipe("ner")
     second.add_pipe("transformer", name="second_transformer", source=first, before="test_trf_data_reader")
     assert context.trf_data_readers == []  # the later transformer writes what the reader reads
+
+
+@pytest.mark.parametrize("name", ["default.cfg", "word2vec.cfg"])
+def test_fill_config_gives_the_shipped_configs_a_transformer_learning_rate(name, tmp_path):
+    """spacy init fill-config keeps the shipped configs' optimizer: warmup to 5e-5, not
+    fill-config's Adam at 0.001, which a listener's gradients would fine-tune the
+    transformer (and context_vec) away with."""
+    from spacy.cli.init_config import fill_config
+    from spacy.util import load_config
+
+    fill_config(tmp_path / "filled.cfg", CONFIGS / name)
+    learn_rate = load_config(tmp_path / "filled.cfg")["training"]["optimizer"]["learn_rate"]
+    assert learn_rate["@schedules"] == "warmup_linear.v1" and learn_rate["initial_rate"] == 5e-05
