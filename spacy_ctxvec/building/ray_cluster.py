@@ -5,10 +5,11 @@ Ray, checking its resources, telling node loss and stalls from other failures
 import math
 import os
 import re
+import socket
 import threading
 import time
 from contextlib import contextmanager
-from typing import Any, Dict, Iterator, List, Optional
+from typing import Any, Dict, Iterator, List, Optional, Tuple
 
 from ..errors import PREFIX, CtxvecError, Errors
 
@@ -20,6 +21,9 @@ from ..errors import PREFIX, CtxvecError, Errors
 # seconds (time enough for an autoscaler to replace the node, or for a restart).
 NODE_CHECK_S = 2.0
 NODE_LOSS_GRACE_S = 60.0
+# How long joining a cluster waits for its address to accept a connection: Ray itself
+# retries an address where nothing listens for over 90 s, printing warnings.
+CONNECT_TIMEOUT_S = 5.0
 
 
 def import_ray() -> Any:
@@ -42,13 +46,61 @@ def ray_session(address: Optional[str], num_cpus: float) -> Iterator[Any]:
         if address is None:
             ray.init(num_cpus=max(os.cpu_count() or 1, math.ceil(num_cpus)), include_dashboard=False)
         else:
-            ray.init(address=address)
+            join_cluster(ray, address)
         started = True
     try:
         yield ray
     finally:
         if started:
             ray.shutdown()
+
+
+def host_and_port(address: str) -> Optional[Tuple[str, int]]:
+    """(host, port) of a "host:port", "ray://host:port" or "[ipv6]:port" address; None
+    for other forms ("auto", "local", a name without a port)."""
+    match = re.fullmatch(r"(?:[a-z]+://)?\[?([^\[\]/]*?)\]?:(\d+)/?", address.strip())
+    if match is None or not match.group(1):
+        return None
+    return match.group(1), int(match.group(2))
+
+
+def auto_address() -> Optional[str]:
+    """The address Ray would join for "auto" (RAY_ADDRESS, the last `ray start`, a running
+    GCS), None when it cannot tell (its lookup is not public API); ConnectionError when
+    no Ray runs on this machine."""
+    try:
+        from ray._private.services import get_ray_address_from_environment
+    except ImportError:
+        return None
+    return get_ray_address_from_environment("auto", None)
+
+
+def unreachable(host: str, port: int, timeout_s: float = CONNECT_TIMEOUT_S) -> Optional[str]:
+    """Why nothing accepts a TCP connection at host:port within ``timeout_s`` (None if it does)."""
+    try:
+        with socket.create_connection((host, port), timeout=timeout_s):
+            return None
+    except OSError as err:
+        return f"no answer within {timeout_s:g} s" if isinstance(err, socket.timeout) else str(err)
+
+
+def join_cluster(ray: Any, address: str) -> None:
+    """ray.init(address=address), or E232 at once where no Ray runs there (Ray itself
+    raises a bare ConnectionError for "auto", and retries a silent host:port for minutes)."""
+    target: Optional[str] = address
+    try:
+        if address.strip() == "auto":
+            target = auto_address()
+        where = host_and_port(target) if target else None
+        reason = unreachable(*where) if where else None
+        if reason is None:
+            ray.init(address=address)
+            return
+    except ConnectionError as err:
+        reason = str(err).strip().split(". ")[0] or type(err).__name__  # Ray's advice names RAY_ADDRESS
+    reason = reason.rstrip(".")
+    shown = address if target in (None, address) else f"{address} (found: {target})"
+    raise CtxvecError(Errors.E232.format(address=shown, reason=reason))
 
 
 def check_cluster_resources(ray: Any, num_workers: int, num_cpus_per_worker: float, num_gpus_per_worker: float) -> None:

@@ -1,0 +1,68 @@
+"""`build-lexicon --engine ray --address ...` where no Ray cluster answers: one coded line
+(E232) at once, naming the address and how to start a cluster, instead of a traceback
+("auto") or minutes of Ray's connection retries (a host:port where nothing listens).
+Fast: no Ray is started."""
+
+import socket
+import time
+from pathlib import Path
+
+import pytest
+from typer.testing import CliRunner
+
+from spacy_ctxvec.cli import app
+
+from .conftest import TINY_SENTENCES
+
+
+@pytest.fixture
+def no_ray(ray, monkeypatch):
+    """Ray installed, not initialised in this process, RAY_ADDRESS unset."""
+    if ray.is_initialized():
+        pytest.skip("a Ray session is running in this test process")
+    monkeypatch.delenv("RAY_ADDRESS", raising=False)
+    return ray
+
+
+@pytest.fixture
+def corpus(tmp_path) -> Path:
+    path = tmp_path / "corpus.txt"
+    path.write_text("\n".join(TINY_SENTENCES) + "\n", encoding="utf8")
+    return path
+
+
+def closed_port() -> int:
+    """A local port where nothing listens (bound once by the OS, then released)."""
+    with socket.socket() as probe:
+        probe.bind(("127.0.0.1", 0))
+        return probe.getsockname()[1]
+
+
+def build_with_address(pipeline: Path, corpus: Path, output: Path, address: str):
+    args = ["build-lexicon", str(pipeline), str(corpus), str(output), "--engine", "ray", "--address", address]
+    start = time.perf_counter()
+    result = CliRunner().invoke(app, [*args, "--no-progress"])
+    return result, " ".join(result.output.split()), time.perf_counter() - start
+
+
+def test_an_address_where_nothing_listens_is_a_coded_error_at_once(no_ray, tiny_pipeline_dir, corpus, tmp_path):
+    address = f"127.0.0.1:{closed_port()}"
+    result, output, seconds = build_with_address(tiny_pipeline_dir, corpus, tmp_path / "out", address)
+    assert result.exit_code == 1, output
+    assert f"[CTX-E232] Cannot join a Ray cluster at --address {address}" in output
+    assert "ray start --head" in output and "leave out --address" in output
+    assert "Traceback" not in result.output and not isinstance(result.exception, ConnectionError)
+    assert seconds < 30  # Ray's own retries took over 90 s
+    assert not (tmp_path / "out").exists()
+
+
+def test_auto_without_a_running_cluster_is_a_coded_error(no_ray, tiny_pipeline_dir, corpus, tmp_path):
+    from ray._private.services import find_bootstrap_address, find_gcs_addresses
+
+    if find_gcs_addresses() or find_bootstrap_address(None):
+        pytest.skip("a Ray cluster runs on this machine: 'auto' would join it")
+    result, output, _ = build_with_address(tiny_pipeline_dir, corpus, tmp_path / "out", "auto")
+    assert result.exit_code == 1, output
+    assert "[CTX-E232] Cannot join a Ray cluster at --address auto: Could not find any running Ray instance" in output
+    assert "ray start --head" in output and "Traceback" not in result.output
+    assert not (tmp_path / "out").exists()
