@@ -2,6 +2,7 @@
 random pipeline; one slow test checks the seed picture's claim with the real MiniLM."""
 
 import json
+import warnings
 
 import numpy as np
 import pytest
@@ -64,7 +65,26 @@ def test_plot_word_case_sensitive_and_corpus_input(tiny_pipeline_dir, tmp_path):
         "1",
     )
     assert result.exit_code == 0, result.output
-    assert "1 occurrences of 'Apple'" in result.output
+    assert "(1 occurrence of 'Apple')" in result.output
+    assert_png(output)
+
+
+@pytest.mark.parametrize("clusters", ["0", "3"])
+def test_plot_word_on_identical_occurrences_warns_nothing(tiny_pipeline_dir, tmp_path, clusters):
+    """Identical sentences give identical vectors: one cluster, and no k-means warning
+    (scikit-learn's ConvergenceWarning) in the output."""
+    sentences = tmp_path / "same.txt"
+    sentences.write_text("i want to eat an apple .\n" * 4, encoding="utf8")
+    output = tmp_path / "apple.png"
+    with warnings.catch_warnings(record=True) as caught:
+        warnings.simplefilter("always")
+        result = invoke(
+            "plot", "word", "apple", "--sentences", sentences, "-p", tiny_pipeline_dir, "-o", output, "-k", clusters
+        )
+    assert result.exit_code == 0, result.output
+    assert "(4 occurrences of 'apple')" in result.output
+    assert "Warning" not in result.output, result.output
+    assert [str(w.message) for w in caught if "cluster" in str(w.message).lower()] == []
     assert_png(output)
 
 

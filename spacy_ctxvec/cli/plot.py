@@ -77,7 +77,8 @@ def plot_word_cli(
         word, sentences, corpus, pipeline, case_sensitive=case_sensitive, max_occurrences=max_occurrences
     )
     path = save(word_picture(word, occurrences, clusters=clusters), output, overwrite)
-    typer.echo(f"Wrote {path} ({len(occurrences.vectors)} occurrences of '{word}')")
+    n = len(occurrences.vectors)
+    typer.echo(f"Wrote {path} ({n} occurrence{'' if n == 1 else 's'} of '{word}')")
 
 
 # plot layers

@@ -39,13 +39,16 @@ def kmeans_cosine(vectors: np.ndarray, k: int, *, seed: int = 0, n_init: int = 8
     """k-means of the unit-normalised rows (scikit-learn), so that clusters are by direction.
 
     Returns one label in 0..k-1 per row, numbered by first appearance so that
-    equal clusterings give equal labels.
+    equal clusterings give equal labels. k is capped at the number of distinct
+    directions (to 6 decimals): identical occurrences give one cluster, not
+    scikit-learn's ConvergenceWarning.
     """
     unit = normalise_rows(vectors)
     n = len(unit)
-    if k <= 1 or n <= 1:
+    k = min(k, n, len(np.unique(np.round(unit, 6), axis=0)) if n else 0)
+    if k <= 1:
         return np.zeros(n, dtype=np.int64)
-    labels = KMeans(n_clusters=min(k, n), n_init=n_init, random_state=seed).fit_predict(unit)
+    labels = KMeans(n_clusters=k, n_init=n_init, random_state=seed).fit_predict(unit)
     _, first = np.unique(labels, return_index=True)
     rank_of_cluster = np.empty(len(first), dtype=np.int64)
     rank_of_cluster[np.argsort(first)] = np.arange(len(first))
