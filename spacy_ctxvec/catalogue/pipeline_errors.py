@@ -95,7 +95,10 @@ class PipelineErrors:
         "merge_entities or merge_noun_chunks) after {context} set its vectors, so they "
         "no longer line up with the tokens. Put the component that retokenizes before "
         "the transformer (ctxvec_polysemy, build-lexicon and evaluate read the vectors "
-        "of the tokens {context} saw)."
+        "of the tokens {context} saw). Where it cannot run there (merge_entities needs the "
+        "NER's entities), put it after ctxvec_polysemy, or leave the retokenizer out of the "
+        "pipeline given to build-lexicon or evaluate: nlp.select_pipes(disable=[...]) or "
+        "nlp.disable_pipe(...) before saving it, or spacy.load(..., exclude=[...])."
     )
     E043 = (
         "'{name}' got a Doc whose contextual vectors were made another way than those "
