@@ -14,6 +14,24 @@ os.environ.setdefault("TOKENIZERS_PARALLELISM", "false")
 
 REPO_ROOT = Path(__file__).resolve().parent.parent
 CONFIGS = REPO_ROOT / "configs"
+# An NER on a TransformerListener of the component named "transformer": the usual task head.
+LISTENER_NER = {
+    "model": {
+        "@architectures": "spacy.TransitionBasedParser.v2",
+        "state_type": "ner",
+        "extra_state_tokens": False,
+        "hidden_width": 16,
+        "maxout_pieces": 2,
+        "use_upper": False,
+        "nO": None,
+        "tok2vec": {
+            "@architectures": "spacy-transformers.TransformerListener.v1",
+            "grad_factor": 1.0,
+            "upstream": "transformer",
+            "pooling": {"@layers": "reduce_mean.v1"},
+        },
+    }
+}
 SHARED_DATA = REPO_ROOT.parent / "shared" / "data"
 
 TINY_WORDS = [

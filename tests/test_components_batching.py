@@ -20,6 +20,8 @@ from spacy_ctxvec.components.context import keep_trf_data
 from spacy_ctxvec.components.transformer import all_hidden_states, outputs_hidden_states
 from spacy_ctxvec.errors import CtxvecError
 
+from .conftest import LISTENER_NER
+
 UPSTREAM = "spacy-transformers.TransformerModel.v3"
 TEXTS = [
     "I have a pen.",
@@ -353,23 +355,6 @@ def test_minilm_same_vectors_as_upstream(default_pipeline_dir, shared_data):
     assert max(diffs) < 1e-4
 
 
-LISTENER_NER = {
-    "model": {
-        "@architectures": "spacy.TransitionBasedParser.v2",
-        "state_type": "ner",
-        "extra_state_tokens": False,
-        "hidden_width": 16,
-        "maxout_pieces": 2,
-        "use_upper": False,
-        "nO": None,
-        "tok2vec": {
-            "@architectures": "spacy-transformers.TransformerListener.v1",
-            "grad_factor": 1.0,
-            "upstream": "transformer",
-            "pooling": {"@layers": "reduce_mean.v1"},
-        },
-    }
-}
 NER_TEXTS = ["I have a pen.", "We sat on the river bank and took out a loan of money."]
 
 

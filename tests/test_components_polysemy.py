@@ -782,8 +782,7 @@ def test_a_lexicon_built_in_initialize_runs_only_the_components_before_it(tiny_b
     only (it ran the NER and failed: Parameter 'W' ... has not been allocated yet)."""
     import warnings
 
-    from .conftest import transformer_config
-    from .test_train_listener import LISTENER_NER
+    from .conftest import LISTENER_NER, transformer_config
 
     corpus = tmp_path / "corpus.txt"
     corpus.write_text("\n".join(SENSE_LINES) + "\n", encoding="utf8")

@@ -17,25 +17,7 @@ from spacy.tokens import Doc, DocBin
 
 from spacy_ctxvec.components.transformer import trf_data_readers_after
 
-from .conftest import CONFIGS, transformer_config
-
-LISTENER_NER = {
-    "model": {
-        "@architectures": "spacy.TransitionBasedParser.v2",
-        "state_type": "ner",
-        "extra_state_tokens": False,
-        "hidden_width": 16,
-        "maxout_pieces": 2,
-        "use_upper": False,
-        "nO": None,
-        "tok2vec": {
-            "@architectures": "spacy-transformers.TransformerListener.v1",
-            "grad_factor": 1.0,
-            "upstream": "transformer",
-            "pooling": {"@layers": "reduce_mean.v1"},
-        },
-    }
-}
+from .conftest import CONFIGS, LISTENER_NER, transformer_config
 
 NER_TEXTS = [
     ("Alice lives in Paris .", [(0, 5, "PERSON"), (15, 20, "GPE")]),
