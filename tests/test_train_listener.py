@@ -264,3 +264,14 @@ def test_fill_config_gives_the_shipped_configs_a_transformer_learning_rate(name,
     fill_config(tmp_path / "filled.cfg", CONFIGS / name)
     learn_rate = load_config(tmp_path / "filled.cfg")["training"]["optimizer"]["learn_rate"]
     assert learn_rate["@schedules"] == "warmup_linear.v1" and learn_rate["initial_rate"] == 5e-05
+
+
+def test_a_listener_disabled_at_load_and_enabled_later_keeps_trf_data(tiny_bert_dir, tmp_path):
+    """spacy.load(disable=["ner"]) links without the NER; enable_pipe does not link again:
+    ctxvec_context still finds it through its pipeline (it used to starve it)."""
+    _tiny_pipeline(tiny_bert_dir).to_disk(tmp_path / "p")
+    nlp = spacy.load(tmp_path / "p", disable=["ner"])
+    assert not _has_trf_data(nlp("I have a pen."))
+    nlp.enable_pipe("ner")
+    doc = nlp("I have a pen.")
+    assert _has_trf_data(doc) and doc.has_annotation("ENT_IOB")

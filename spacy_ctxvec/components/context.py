@@ -165,12 +165,16 @@ class ContextVectors(DocAnnotator):
         return getattr(self, "_readers", [])
 
     def _linked_in(self, nlp: Language, linked: List[Tuple[str, int, str]]) -> bool:
-        """Whether ``nlp`` is the pipeline this component was last linked into."""
-        components = nlp.components  # disabled ones too: select_pipes does not link again
+        """Whether ``nlp`` holds this component followed, in order, by every component it
+        was last linked with: the pipeline it was last linked into. Components disabled
+        when it was linked (spacy.load(disable=...)) are not linked, and enabling them
+        does not link again, so they may come in between."""
+        components = nlp.components  # disabled ones too
         position = next((i for i, (_, pipe) in enumerate(components) if pipe is self), None)
-        return position is not None and [id(pipe) for _, pipe in components[position + 1 :]] == [
-            pipe_id for _, pipe_id, _ in linked
-        ]
+        if position is None:
+            return False
+        after = iter(id(pipe) for _, pipe in components[position + 1 :])
+        return all(any(pipe_id == other for other in after) for _, pipe_id, _ in linked)
 
     # spacy.ty.ListenedToComponent, see ``model`` above.
     @property
