@@ -34,7 +34,9 @@ def build_lexicon(pipeline, corpus, output):
 def test_e042_advice_to_leave_the_retokenizer_out_can_be_followed(tiny_bert_dir, tmp_path):
     corpus = tmp_path / "corpus.txt"
     corpus.write_text("\n".join(TINY_SENTENCES) + "\n", encoding="utf8")
-    nlp = make_trf_nlp(str(tiny_bert_dir), components=["ctxvec_context", RETOKENIZER], window=8, stride=6)
+    # The retokenizer between ctxvec_context and ctxvec_polysemy: counted, and out of line.
+    components = ["ctxvec_context", RETOKENIZER, "ctxvec_polysemy"]
+    nlp = make_trf_nlp(str(tiny_bert_dir), components=components, window=8, stride=6)
     nlp.to_disk(tmp_path / "with_merge")
     refused, output = build_lexicon(tmp_path / "with_merge", corpus, tmp_path / "out1")
     assert refused.exit_code == 1, output
@@ -66,3 +68,18 @@ def test_e042_advice_to_retokenize_after_ctxvec_polysemy_can_be_followed(tiny_be
     doc = nlp("the bank of the river")
     assert doc[0].text == "the bank" and doc[1].text == "of"
     assert expected[1] > 0 and [token._.polysemy_count for token in doc[1:]] == expected[2:]
+
+
+def test_build_lexicon_counts_without_the_components_after_ctxvec_polysemy(tiny_bert_dir, tmp_path):
+    """The retokenizer after ctxvec_polysemy, where E042 says to put it: build-lexicon
+    counts without it (it ran the whole pipeline and refused the one E042 recommends)."""
+    corpus = tmp_path / "corpus.txt"
+    corpus.write_text("\n".join(TINY_SENTENCES) + "\n", encoding="utf8")
+    nlp = make_sense_nlp(str(tiny_bert_dir), TINY_SENTENCES * 2, tmp_path)
+    nlp.add_pipe(RETOKENIZER, after="ctxvec_polysemy")
+    nlp.to_disk(tmp_path / "merge_after")
+    built, output = build_lexicon(tmp_path / "merge_after", corpus, tmp_path / "out")
+    assert built.exit_code == 0, output
+    rebuilt = spacy.load(tmp_path / "out")
+    assert rebuilt.pipe_names[-2:] == ["ctxvec_polysemy", RETOKENIZER]
+    assert rebuilt("the bank of the river")[1]._.polysemy_count > 0

@@ -68,6 +68,16 @@ def polysemy_components(nlp: Language) -> List[str]:
     return [name for name in nlp.pipe_names if nlp.get_pipe_meta(name).factory == POLYSEMY_FACTORY]
 
 
+def not_counted(nlp: Language, stop_before: Optional[str] = None) -> List[str]:
+    """The components a lexicon is built without: ``stop_before`` (default: the first
+    ctxvec_polysemy, which would only read the lexicon being made) and every one after
+    it (a retokenizer or a task head after ctxvec_polysemy changes nothing counted)."""
+    names = nlp.pipe_names
+    polysemy = polysemy_components(nlp)
+    stop = stop_before if stop_before in names else (polysemy[0] if polysemy else None)
+    return sorted({*polysemy, *(names[names.index(stop) :] if stop is not None else [])})
+
+
 def doc_occurrences(doc: Doc, key_attr: int, pipe_names: Sequence[str] = ()) -> Tuple[np.ndarray, np.ndarray]:
     """(key ids, vectors) of the tokens of ``doc`` that have a contextual vector."""
     vectors, mask = doc._.get(CONTEXT_ARRAY), doc._.get(CONTEXT_MASK)
@@ -171,9 +181,9 @@ def partial_lexicon(
 ) -> Lexicon:
     """Run ``nlp`` over texts or Docs and count every token that has a contextual vector.
 
-    ``ctxvec_polysemy`` components are disabled while building (they would only read
-    the lexicon being made), and so are ``stop_before`` and every component after it
-    (a component building its lexicon in ``initialize``: those are not initialized yet).
+    The components ``not_counted`` are disabled while building: the first
+    ``ctxvec_polysemy`` (or ``stop_before``: a component building its lexicon in
+    ``initialize``, whose later components are not initialized yet) and all after it.
     ``on_doc`` is called on each processed Doc (progress).
     ``sample_size`` K > 0: the lexicon also keeps an OccurrenceSample of up to K
     occurrences per type (see spacy_ctxvec.lexicon.sample), with each occurrence's
@@ -224,10 +234,7 @@ def partial_lexicon(
             yield item
 
     width = None
-    disabled = polysemy_components(nlp)
-    if stop_before in nlp.pipe_names:
-        disabled = [*disabled, *nlp.pipe_names[nlp.pipe_names.index(str(stop_before)) :]]
-    for doc in nlp.pipe(recorded(items), batch_size=batch_size, disable=sorted(set(disabled))):
+    for doc in nlp.pipe(recorded(items), batch_size=batch_size, disable=not_counted(nlp, stop_before)):
         text = texts.popleft()
         ids, vectors = doc_occurrences(doc, key_attr, nlp.pipe_names)
         if len(ids):
@@ -262,7 +269,7 @@ def context_width(nlp: Language) -> int:
         width = getattr(nlp.get_pipe(CONTEXT_COMPONENT), "width", None)
         if width:
             return int(width)
-    doc = nlp("width probe", disable=polysemy_components(nlp))
+    doc = nlp("width probe", disable=not_counted(nlp))
     vectors = doc._.get(CONTEXT_ARRAY)
     if vectors is None:
         raise CtxvecError(Errors.E218.format(pipe_names=nlp.pipe_names, name=POLYSEMY_FACTORY))
