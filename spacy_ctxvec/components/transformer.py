@@ -192,16 +192,28 @@ def find_transformer(nlp: Language, before: str) -> str:
 
 
 def trained_listeners(nlp: Language, before: str) -> Tuple[Optional[str], List[str]]:
-    """(the transformer that feeds ``before``, the components that listen to it) where
-    training would fine-tune it: it has listeners and is not in [training]
-    frozen_components; else (its name or None, [])."""
+    """(the transformer that feeds ``before``, the components that listen to it and pass
+    it their gradients, grad_factor not 0) where training would fine-tune it: such
+    listeners, and it is not in [training] frozen_components; else (its name or None, [])."""
     try:
         name = find_transformer(nlp, before)
     except CtxvecError:
         return None, []
     frozen = nlp.config.get("training", {}).get("frozen_components", [])
-    listening = list(getattr(nlp.get_pipe(name), "listening_components", []))
+    listening = [
+        listener
+        for listener in getattr(nlp.get_pipe(name), "listening_components", [])
+        if listener in nlp.component_names and _passes_gradients(nlp.get_pipe(listener))
+    ]
     return name, [] if name in frozen else listening
+
+
+def _passes_gradients(pipe: Any) -> bool:
+    """Whether a listener's gradients reach its transformer: a grad_factor (spacy-transformers'
+    trfs2arrays) other than 0, or none found."""
+    model = getattr(pipe, "model", None)
+    factors = [node.attrs["grad_factor"] for node in model.walk() if "grad_factor" in node.attrs] if model else []
+    return not factors or any(factor != 0 for factor in factors)
 
 
 def transformer_in_config(config: Dict[str, Any], before: str) -> Optional[str]:
