@@ -275,3 +275,74 @@ def test_a_listener_disabled_at_load_and_enabled_later_keeps_trf_data(tiny_bert_
     nlp.enable_pipe("ner")
     doc = nlp("I have a pen.")
     assert _has_trf_data(doc) and doc.has_annotation("ENT_IOB")
+
+
+def test_spacy_train_with_the_transformer_frozen_and_a_lexicon_built_in_initialize(tiny_bert_dir, tmp_path):
+    """W037's advice followed: the transformer and ctxvec_context sourced and frozen (spacy
+    train initializes with them disabled), an [initialize] lexicon and an NER listener. It
+    failed with E008 (no transformer found among the enabled components) and E218 (no
+    vectors for the lexicon); now it trains, without W037, and keeps the pretrained vectors."""
+    import warnings
+
+    from spacy.cli.train import train
+    from spacy.lang.en import English
+    from thinc.api import Config
+
+    source = spacy.blank("en")
+    source.add_pipe("transformer", config=transformer_config(str(tiny_bert_dir), window=8, stride=6))
+    source.add_pipe("ctxvec_context")
+    source.initialize()
+    source.to_disk(tmp_path / "source")
+    corpus = tmp_path / "corpus.txt"
+    corpus.write_text("\n".join(text for text, _ in NER_TEXTS * 3) + "\n", encoding="utf8")
+    config = Config().from_str(
+        f"""
+        [paths]
+        train = null
+        dev = null
+        [nlp]
+        lang = "en"
+        pipeline = ["transformer", "ctxvec_static", "ctxvec_context", "ctxvec_polysemy", "ner"]
+        [components]
+        [components.transformer]
+        source = "{tmp_path / "source"}"
+        [components.ctxvec_static]
+        factory = "ctxvec_static"
+        [components.ctxvec_context]
+        source = "{tmp_path / "source"}"
+        [components.ctxvec_polysemy]
+        factory = "ctxvec_polysemy"
+        min_count = 2
+        [corpora]
+        [corpora.train]
+        @readers = "spacy.Corpus.v1"
+        path = ${{paths.train}}
+        [corpora.dev]
+        @readers = "spacy.Corpus.v1"
+        path = ${{paths.dev}}
+        [training]
+        frozen_components = ["transformer", "ctxvec_context"]
+        annotating_components = ["transformer", "ctxvec_context"]
+        [initialize]
+        [initialize.components]
+        [initialize.components.ctxvec_polysemy]
+        sample_size = 8
+        [initialize.components.ctxvec_polysemy.corpus]
+        @misc = "spacy-ctxvec.lexicon_corpus.v1"
+        path = "{corpus}"
+        """,
+        interpolate=False,
+    )
+    config["components"]["ner"] = {"factory": "ner", **LISTENER_NER}
+    English.default_config.merge(config).to_disk(tmp_path / "config.cfg", interpolate=False)
+    _write_ner_docbin(tmp_path / "train.spacy")
+    _write_ner_docbin(tmp_path / "dev.spacy")
+    overrides = {"paths.train": str(tmp_path / "train.spacy"), "paths.dev": str(tmp_path / "dev.spacy")}
+    with warnings.catch_warnings():
+        warnings.filterwarnings("error", message=r"\[CTX-W037\]")
+        train(tmp_path / "config.cfg", tmp_path / "out", overrides={**overrides, "training.max_steps": 4})
+    nlp = spacy.load(tmp_path / "out" / "model-last")
+    doc = nlp("Alice lives in Paris .")
+    assert doc.has_annotation("ENT_IOB") and doc[0]._.polysemy_count > 0 and doc[0]._.has_static_vec
+    untrained = spacy.load(tmp_path / "source")("Alice lives in Paris .")
+    np.testing.assert_allclose(doc._.ctxvec_context, untrained._.ctxvec_context, atol=1e-5)

@@ -15,6 +15,7 @@ lowest per type of each buffered chunk.
 """
 
 from collections import deque
+from contextlib import contextmanager
 from typing import Any, Callable, Deque, Dict, Iterable, Iterator, List, Optional, Sequence, Tuple
 
 import numpy as np
@@ -66,6 +67,23 @@ def vector_source(nlp: Language, key: str) -> Dict[str, Any]:
 
 def polysemy_components(nlp: Language) -> List[str]:
     return [name for name in nlp.pipe_names if nlp.get_pipe_meta(name).factory == POLYSEMY_FACTORY]
+
+
+@contextmanager
+def enabled_before(nlp: Language, name: str) -> Iterator[None]:
+    """The disabled components before ``name`` enabled while the block runs, disabled
+    again after: spacy train initializes with its frozen components (a frozen transformer
+    and ctxvec_context) disabled, and a lexicon built in initialize needs their output."""
+    names = nlp.component_names
+    before = names[: names.index(name)] if name in names else []
+    enabled = [component for component in before if component in nlp.disabled]
+    for component in enabled:
+        nlp.enable_pipe(component)
+    try:
+        yield
+    finally:
+        for component in enabled:
+            nlp.disable_pipe(component)
 
 
 def not_counted(nlp: Language, stop_before: Optional[str] = None) -> List[str]:
@@ -265,7 +283,7 @@ def partial_lexicon(
 def context_width(nlp: Language) -> int:
     """The width of the pipeline's contextual vectors: ctxvec_context's stored width,
     or (before it is known) from one short probe text."""
-    if CONTEXT_COMPONENT in nlp.pipe_names:
+    if CONTEXT_COMPONENT in nlp.component_names:  # disabled too (frozen in spacy train's initialize)
         width = getattr(nlp.get_pipe(CONTEXT_COMPONENT), "width", None)
         if width:
             return int(width)

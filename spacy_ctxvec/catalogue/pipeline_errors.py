@@ -178,7 +178,9 @@ class PipelineErrors:
     E117 = (
         "Transformer component '{transformer}' has not loaded its model yet, so it "
         "has no input-embedding table. Put it before the static component in the "
-        "pipeline (components initialize in order) and call nlp.initialize()."
+        "pipeline (components initialize in order) and call nlp.initialize(). A "
+        "transformer in [training] frozen_components is never initialized by spacy train: "
+        'source it from a pipeline that has its weights (source = "..."), or do not freeze it.'
     )
     E118 = (
         "The static vectors source for '{name}' returned {got}, not a "

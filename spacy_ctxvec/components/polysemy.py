@@ -58,6 +58,7 @@ from ..building.shard import (
     KEY_ATTRS,
     check_key_mode,
     context_width,
+    enabled_before,
     partial_lexicon,
     polysemy_components,
 )
@@ -371,15 +372,16 @@ class Polysemy(DocAnnotator):
                     n_docs[0] += 1
                     yield item
 
-            lexicon = partial_lexicon(
-                nlp,
-                counted(corpus(nlp.vocab)),
-                key=self.key,
-                batch_size=batch_size,
-                sample_size=sample_size,
-                sample_contexts=sample_contexts,
-                stop_before=self.name,  # the components after it are not initialized yet
-            )
+            with enabled_before(nlp, self.name):  # frozen ones are disabled in spacy train's initialize
+                lexicon = partial_lexicon(
+                    nlp,
+                    counted(corpus(nlp.vocab)),
+                    key=self.key,
+                    batch_size=batch_size,
+                    sample_size=sample_size,
+                    sample_contexts=sample_contexts,
+                    stop_before=self.name,  # the components after it are not initialized yet
+                )
             check_tokens_read("the [initialize] corpus", n_docs[0], lexicon.n_occurrences)
             transformer, listeners = trained_listeners(nlp, CONTEXT_COMPONENT)
             if listeners:

@@ -180,10 +180,11 @@ def last_transformer(pipeline: Iterable[Tuple[str, bool]], before: str) -> Optio
 
 
 def find_transformer(nlp: Language, before: str) -> str:
-    """The name of the last transformer component before ``before``."""
+    """The name of the last transformer component before ``before`` (enabled or not)."""
     from spacy_transformers import Transformer
 
-    found = last_transformer(((name, isinstance(pipe, Transformer)) for name, pipe in nlp.pipeline), before)
+    # Disabled ones too: spacy train initializes with its frozen components disabled.
+    found = last_transformer(((name, isinstance(pipe, Transformer)) for name, pipe in nlp.components), before)
     if found is None:
         raise CtxvecError(
             Errors.E008.format(name=before, pipe_names=nlp.pipe_names, fix=f"Add 'transformer' before '{before}'.")
