@@ -7,6 +7,7 @@ import os
 import pickle
 import subprocess
 import sys
+import textwrap
 
 import numpy as np
 import pytest
@@ -115,6 +116,21 @@ def test_saved_and_loaded_pipeline_finds_the_listener(tiny_bert_dir, tmp_path):
     assert _has_trf_data(nlp("I have a pen."))
 
 
+# The training and dev corpora of a config (paths given as overrides).
+CORPORA = """
+[paths]
+train = null
+dev = null
+[corpora]
+[corpora.train]
+@readers = "spacy.Corpus.v1"
+path = ${paths.train}
+[corpora.dev]
+@readers = "spacy.Corpus.v1"
+path = ${paths.dev}
+"""
+
+
 def _write_train_config(path):
     """configs/default.cfg + an NER on a TransformerListener after ctxvec_context."""
     from spacy.lang.en import English
@@ -126,21 +142,7 @@ def _write_train_config(path):
     config["nlp"]["pipeline"] = list(config["nlp"]["pipeline"]) + ["ner"]
     config["components"]["ner"] = {"factory": "ner", **LISTENER_NER}
     config["components"]["ner"]["model"]["hidden_width"] = 64
-    corpora = Config().from_str(
-        """
-        [paths]
-        train = null
-        dev = null
-        [corpora]
-        [corpora.train]
-        @readers = "spacy.Corpus.v1"
-        path = ${paths.train}
-        [corpora.dev]
-        @readers = "spacy.Corpus.v1"
-        path = ${paths.dev}
-        """,
-        interpolate=False,
-    )
+    corpora = Config().from_str(CORPORA, interpolate=False)
     English.default_config.merge(config.merge(corpora)).to_disk(path, interpolate=False)
 
 
@@ -179,26 +181,40 @@ def test_spacy_train_default_config_with_an_ner_listener(tmp_path):
     assert np.abs(doc._.ctxvec_context).sum(axis=1).min() > 0
 
 
+def _save_source(tiny_bert_dir, path, **context_config):
+    """A tiny transformer + ctxvec_context pipeline saved at ``path``, to source from."""
+    source = spacy.blank("en")
+    source.add_pipe("transformer", config=transformer_config(str(tiny_bert_dir), window=8, stride=6))
+    source.add_pipe("ctxvec_context", config=context_config)
+    source.initialize()
+    source.to_disk(path)
+
+
+def _train_in_process(tmp_path, sections: str, **overrides):
+    """spacy train (in this process, 4 steps) of English defaults + ``sections`` + the NER
+    listener, on the NER_TEXTS corpus; returns model-last loaded."""
+    from spacy.cli.train import train
+    from spacy.lang.en import English
+    from thinc.api import Config
+
+    config = Config().from_str(CORPORA + textwrap.dedent(sections), interpolate=False)
+    config["components"]["ner"] = {"factory": "ner", **LISTENER_NER}
+    English.default_config.merge(config).to_disk(tmp_path / "config.cfg", interpolate=False)
+    _write_ner_docbin(tmp_path / "train.spacy")
+    _write_ner_docbin(tmp_path / "dev.spacy")
+    paths = {"paths.train": str(tmp_path / "train.spacy"), "paths.dev": str(tmp_path / "dev.spacy")}
+    train(tmp_path / "config.cfg", tmp_path / "out", overrides={**paths, "training.max_steps": 4, **overrides})
+    return spacy.load(tmp_path / "out" / "model-last")
+
+
 def test_spacy_train_with_transformer_and_context_sourced_keeps_trf_data_for_the_listener(tiny_bert_dir, tmp_path):
     """transformer and ctxvec_context (drop_trf_data = true) sourced from a saved pipeline,
     an NER listener after them: spacy train skips initialize for sourced components, so
     ctxvec_context learns its new pipeline from spaCy's link step; it used to keep the
     pipeline it was made in and starve the listener ("need at least one array to
     concatenate" at the first evaluation)."""
-    from spacy.cli.train import train
-    from spacy.lang.en import English
-    from thinc.api import Config
-
-    source = spacy.blank("en")
-    source.add_pipe("transformer", config=transformer_config(str(tiny_bert_dir), window=8, stride=6))
-    source.add_pipe("ctxvec_context", config={"drop_trf_data": True})
-    source.initialize()
-    source.to_disk(tmp_path / "source")
-    config = Config().from_str(
-        f"""
-        [paths]
-        train = null
-        dev = null
+    _save_source(tiny_bert_dir, tmp_path / "source", drop_trf_data=True)
+    sections = f"""
         [nlp]
         lang = "en"
         pipeline = ["transformer", "ctxvec_context", "ner"]
@@ -207,27 +223,8 @@ def test_spacy_train_with_transformer_and_context_sourced_keeps_trf_data_for_the
         source = "{tmp_path / "source"}"
         [components.ctxvec_context]
         source = "{tmp_path / "source"}"
-        [corpora]
-        [corpora.train]
-        @readers = "spacy.Corpus.v1"
-        path = ${{paths.train}}
-        [corpora.dev]
-        @readers = "spacy.Corpus.v1"
-        path = ${{paths.dev}}
-        """,
-        interpolate=False,
-    )
-    config["components"]["ner"] = {"factory": "ner", **LISTENER_NER}
-    English.default_config.merge(config).to_disk(tmp_path / "config.cfg", interpolate=False)
-    _write_ner_docbin(tmp_path / "train.spacy")
-    paths = {"paths.train": str(tmp_path / "train.spacy"), "paths.dev": str(tmp_path / "dev.spacy")}
-    _write_ner_docbin(tmp_path / "dev.spacy")
-    train(
-        tmp_path / "config.cfg",
-        tmp_path / "out",
-        overrides={**paths, "training.max_steps": 4, "training.eval_frequency": 2},
-    )
-    nlp = spacy.load(tmp_path / "out" / "model-last")
+        """
+    nlp = _train_in_process(tmp_path, sections, **{"training.eval_frequency": 2})
     assert nlp.get_pipe("ctxvec_context").trf_data_readers == ["ner"]
     assert nlp("Alice lives in Paris .").has_annotation("ENT_IOB")
 
@@ -284,22 +281,10 @@ def test_spacy_train_with_the_transformer_frozen_and_a_lexicon_built_in_initiali
     vectors for the lexicon); now it trains, without W037, and keeps the pretrained vectors."""
     import warnings
 
-    from spacy.cli.train import train
-    from spacy.lang.en import English
-    from thinc.api import Config
-
-    source = spacy.blank("en")
-    source.add_pipe("transformer", config=transformer_config(str(tiny_bert_dir), window=8, stride=6))
-    source.add_pipe("ctxvec_context")
-    source.initialize()
-    source.to_disk(tmp_path / "source")
+    _save_source(tiny_bert_dir, tmp_path / "source")
     corpus = tmp_path / "corpus.txt"
     corpus.write_text("\n".join(text for text, _ in NER_TEXTS * 3) + "\n", encoding="utf8")
-    config = Config().from_str(
-        f"""
-        [paths]
-        train = null
-        dev = null
+    sections = f"""
         [nlp]
         lang = "en"
         pipeline = ["transformer", "ctxvec_static", "ctxvec_context", "ctxvec_polysemy", "ner"]
@@ -313,13 +298,6 @@ def test_spacy_train_with_the_transformer_frozen_and_a_lexicon_built_in_initiali
         [components.ctxvec_polysemy]
         factory = "ctxvec_polysemy"
         min_count = 2
-        [corpora]
-        [corpora.train]
-        @readers = "spacy.Corpus.v1"
-        path = ${{paths.train}}
-        [corpora.dev]
-        @readers = "spacy.Corpus.v1"
-        path = ${{paths.dev}}
         [training]
         frozen_components = ["transformer", "ctxvec_context"]
         annotating_components = ["transformer", "ctxvec_context"]
@@ -330,18 +308,10 @@ def test_spacy_train_with_the_transformer_frozen_and_a_lexicon_built_in_initiali
         [initialize.components.ctxvec_polysemy.corpus]
         @misc = "spacy-ctxvec.lexicon_corpus.v1"
         path = "{corpus}"
-        """,
-        interpolate=False,
-    )
-    config["components"]["ner"] = {"factory": "ner", **LISTENER_NER}
-    English.default_config.merge(config).to_disk(tmp_path / "config.cfg", interpolate=False)
-    _write_ner_docbin(tmp_path / "train.spacy")
-    _write_ner_docbin(tmp_path / "dev.spacy")
-    overrides = {"paths.train": str(tmp_path / "train.spacy"), "paths.dev": str(tmp_path / "dev.spacy")}
+        """
     with warnings.catch_warnings():
         warnings.filterwarnings("error", message=r"\[CTX-W037\]")
-        train(tmp_path / "config.cfg", tmp_path / "out", overrides={**overrides, "training.max_steps": 4})
-    nlp = spacy.load(tmp_path / "out" / "model-last")
+        nlp = _train_in_process(tmp_path, sections)
     doc = nlp("Alice lives in Paris .")
     assert doc.has_annotation("ENT_IOB") and doc[0]._.polysemy_count > 0 and doc[0]._.has_static_vec
     untrained = spacy.load(tmp_path / "source")("Alice lives in Paris .")
