@@ -45,6 +45,11 @@ def test_lemma_key_with_a_lemma_setter(tiny_bert_dir):
     nlp = make_trf_nlp(str(tiny_bert_dir), components=["test_strip_s_lemmas", "ctxvec_context"], window=8, stride=6)
     lexicon = partial_lexicon(nlp, ["banks and bank", "pens"], key="lemma", batch_size=4)
     assert lexicon.counts[lexicon.index("bank")] == 2 and "pen" in lexicon
+    # After ctxvec_polysemy, where build-lexicon counts without the other components, the
+    # lemma setter still runs: the "lemma" key reads it.
+    after = ["ctxvec_context", "ctxvec_polysemy", "test_strip_s_lemmas"]
+    late = make_trf_nlp(str(tiny_bert_dir), components=after, window=8, stride=6)
+    assert partial_lexicon(late, ["banks and bank", "pens"], key="lemma", batch_size=4) == lexicon
     silent = make_trf_nlp(str(tiny_bert_dir), components=["test_declares_lemmas", "ctxvec_context"], window=8, stride=6)
     with pytest.raises(CtxvecError, match="E229"):
         partial_lexicon(silent, ["banks"], key="lemma", batch_size=4)

@@ -71,7 +71,9 @@ def write_corpus(path: Path, n_docs: int) -> Path:
 
 def pipeline_with(tiny_pipeline_dir: Path, path: Path, component: str, **config) -> Path:
     nlp = spacy.load(tiny_pipeline_dir)
-    nlp.add_pipe(component, config=config)
+    nlp.add_pipe(
+        component, config=config, before="ctxvec_context"
+    )  # build-lexicon runs what comes before ctxvec_polysemy
     nlp.to_disk(path)
     return path
 

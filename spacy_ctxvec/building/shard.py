@@ -89,11 +89,14 @@ def enabled_before(nlp: Language, name: str) -> Iterator[None]:
 def not_counted(nlp: Language, stop_before: Optional[str] = None) -> List[str]:
     """The components a lexicon is built without: ``stop_before`` (default: the first
     ctxvec_polysemy, which would only read the lexicon being made) and every one after
-    it (a retokenizer or a task head after ctxvec_polysemy changes nothing counted)."""
+    it (a retokenizer or a task head after ctxvec_polysemy changes nothing counted) but
+    those that set lemmas (the "lemma" key reads them)."""
     names = nlp.pipe_names
     polysemy = polysemy_components(nlp)
     stop = stop_before if stop_before in names else (polysemy[0] if polysemy else None)
-    return sorted({*polysemy, *(names[names.index(stop) :] if stop is not None else [])})
+    after = names[names.index(stop) :] if stop is not None else []
+    after = [name for name in after if name in polysemy or "token.lemma" not in nlp.get_pipe_meta(name).assigns]
+    return sorted({*polysemy, *after})
 
 
 def doc_occurrences(doc: Doc, key_attr: int, pipe_names: Sequence[str] = ()) -> Tuple[np.ndarray, np.ndarray]:
