@@ -10,7 +10,7 @@ from spacy_ctxvec.building.checkpoints import (
     Checkpoint,
     build_fingerprint,
     check_checkpoint_dir,
-    counting_config_sha256,
+    counting_config,
     open_checkpoint_dir,
     read_checkpoint,
     remove_checkpoint_dir,
@@ -149,6 +149,28 @@ def test_fingerprint_ignores_min_count_but_not_the_counting_pipeline():
     ensure_polysemy_component(nlp, "lower", 2)
     assert nlp.get_pipe("ctxvec_polysemy").min_count == 2
     assert build_fingerprint(nlp, key="lower", batch_size=8, shard_size=10, n_process=1, max_docs=None) == with_five
-    before = counting_config_sha256(nlp)
+    before = counting_config(nlp).to_str()
     nlp.add_pipe("sentencizer", name="second", config={"punct_chars": ["|"]})
-    assert counting_config_sha256(nlp) != before
+    assert counting_config(nlp).to_str() != before
+
+
+def test_a_changed_pipeline_setting_is_named(tmp_path):
+    """A resume after changing a pipeline setting (e.g. build-lexicon --layer) names it."""
+    settings = {"key": "lower", "batch_size": 8, "shard_size": 10, "n_process": 1, "max_docs": None}
+    before, after = spacy.blank("en"), spacy.blank("en")
+    before.add_pipe("sentencizer", config={"punct_chars": ["."]})
+    after.add_pipe("sentencizer", config={"punct_chars": ["!"]})
+    saved = build_fingerprint(before, **settings)
+    directory = tmp_path / "ckpt"
+    open_checkpoint_dir(directory, resume=False)
+    write_checkpoint(directory, Checkpoint(2, small_lexicon(), 5, "abc"), saved)
+    changed = build_fingerprint(after, **settings)
+    expected = r'E221.*\[components.sentencizer\] punct_chars: \["\."\] in the checkpoint, \["!"\] now'
+    with pytest.raises(CtxvecError, match=expected):
+        read_checkpoint(directory, changed)
+    # a checkpoint written before the config text was kept names the digest only
+    older = {k: v for k, v in saved.items() if k != "pipeline_config"}
+    write_checkpoint(directory, Checkpoint(2, small_lexicon(), 5, "abc"), older)
+    with pytest.raises(CtxvecError, match="E221.*different pipeline_config_sha256"):
+        read_checkpoint(directory, changed)
+    assert read_checkpoint(directory, saved).docs_done == 2  # and it still resumes unchanged

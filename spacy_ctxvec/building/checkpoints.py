@@ -12,9 +12,10 @@ import re
 import shutil
 from dataclasses import dataclass
 from pathlib import Path
-from typing import Any, Dict, Optional
+from typing import Any, Dict, List, Optional
 
 from spacy.language import Language
+from thinc.api import Config
 
 from ..errors import CtxvecError, Errors
 from ..lexicon.statistics import Lexicon
@@ -27,6 +28,8 @@ _SHARD_NAME = re.compile(r"shard-\d{12}")
 # Everything write_checkpoint may leave in a checkpoint directory.
 _OWN_ENTRY = re.compile(r"shard-\d{12}|\.tmp-shard-\d{12}-\d+|\.LATEST\.tmp-\d+|LATEST")
 _STATE_KEYS = {"docs_done": int, "n_tokens": int, "docs_sha256": str, "fingerprint": dict}
+# In a fingerprint to name what differs, not compared itself (checkpoints before it lack it).
+DESCRIBING_KEYS = {"pipeline_config": "pipeline_config_sha256"}
 
 
 @dataclass
@@ -185,11 +188,9 @@ def read_checkpoint(directory: Path, fingerprint: Dict[str, Any]) -> Optional[Ch
     ]
     if wrong:
         raise _damaged(directory, f"'{state_file}' lacks valid {', '.join(wrong)}")
-    differing = sorted(
-        k for k in set(fingerprint) | set(state["fingerprint"]) if fingerprint.get(k) != state["fingerprint"].get(k)
-    )
+    differing = fingerprint_differences(state["fingerprint"], fingerprint)
     if differing:
-        raise CtxvecError(Errors.E221.format(path=directory, problem="different " + ", ".join(differing)))
+        raise CtxvecError(Errors.E221.format(path=directory, problem="different " + "; ".join(differing)))
     try:
         lexicon = Lexicon.from_disk(shard, mmap=False)
     except CtxvecError as err:
@@ -199,9 +200,50 @@ def read_checkpoint(directory: Path, fingerprint: Dict[str, Any]) -> Optional[Ch
     return Checkpoint(state["docs_done"], lexicon, state["n_tokens"], state["docs_sha256"])
 
 
-def counting_config_sha256(nlp: Language) -> str:
-    """sha256 of the pipeline config without its ctxvec_polysemy components, whose
-    settings (min_count) do not change the counts."""
+def fingerprint_differences(saved: Dict[str, Any], current: Dict[str, Any]) -> List[str]:
+    """What differs between a checkpoint's fingerprint and the current one, in words: the
+    settings by name, and the pipeline's by their config paths where both record the config."""
+    differing = []
+    for key in sorted((set(saved) | set(current)) - set(DESCRIBING_KEYS)):
+        if saved.get(key) == current.get(key):
+            continue
+        described_by = next((text for text, digest in DESCRIBING_KEYS.items() if digest == key), None)
+        if described_by is not None and isinstance(saved.get(described_by), str) and described_by in current:
+            changes = config_differences(saved[described_by], current[described_by])
+            if changes:
+                differing.append("pipeline settings " + ", ".join(changes))
+                continue
+        differing.append(key)
+    return differing
+
+
+def config_differences(saved: str, current: str, limit: int = 5) -> List[str]:
+    """The config paths whose values differ between two config texts, e.g.
+    "[components.ctxvec_context.layers] layers: [5] in the checkpoint, [-1] now"."""
+    try:
+        before, after = (_flat_config(Config().from_str(text, interpolate=False)) for text in (saved, current))
+    except Exception:  # noqa: BLE001 - an unreadable saved config names nothing
+        return []
+    changes = [
+        f"[{path.rpartition('.')[0]}] {path.rpartition('.')[2]}: "
+        f"{before.get(path, '(absent)')} in the checkpoint, {after.get(path, '(absent)')} now"
+        for path in sorted(set(before) | set(after))
+        if before.get(path) != after.get(path)
+    ]
+    return changes[:limit] + ([f"and {len(changes) - limit} more"] if len(changes) > limit else [])
+
+
+def _flat_config(section: Dict[str, Any], prefix: str = "") -> Dict[str, str]:
+    flat: Dict[str, str] = {}
+    for key, value in section.items():
+        path = f"{prefix}.{key}" if prefix else str(key)
+        flat.update(_flat_config(value, path) if isinstance(value, dict) else {path: json.dumps(value, default=str)})
+    return flat
+
+
+def counting_config(nlp: Language) -> Config:
+    """The pipeline config without its ctxvec_polysemy components, whose settings
+    (min_count) do not change the counts."""
     config = nlp.config.copy()
     names = set(polysemy_components(nlp))
     for section in (config.get("components", {}), config.get("initialize", {}).get("components", {})):
@@ -209,7 +251,7 @@ def counting_config_sha256(nlp: Language) -> str:
             section.pop(name, None)
     if "nlp" in config and "pipeline" in config["nlp"]:
         config["nlp"]["pipeline"] = [name for name in config["nlp"]["pipeline"] if name not in names]
-    return hashlib.sha256(config.to_str().encode("utf8")).hexdigest()
+    return config
 
 
 def build_fingerprint(
@@ -228,8 +270,10 @@ def build_fingerprint(
     The corpus itself is checked document by document instead (``docs_sha256``): a
     resumed build must read the same first ``docs_done`` documents, while the rest of
     the corpus may have been fixed since the build stopped."""
+    config_text = counting_config(nlp).to_str()
     fingerprint: Dict[str, Any] = {
-        "pipeline_config_sha256": counting_config_sha256(nlp),
+        "pipeline_config_sha256": hashlib.sha256(config_text.encode("utf8")).hexdigest(),
+        "pipeline_config": config_text,
         "key": key,
         "batch_size": batch_size,
         "shard_size": shard_size,
