@@ -43,6 +43,11 @@ BOUNDS_OF = {
 # (choices.vectors_label); a lexicon records the same of the Docs it counted, and
 # ctxvec_polysemy refuses Docs whose vectors were made otherwise (E043).
 CONTEXT_SOURCE = "ctxvec_context_source"
+# The fingerprint of the transformer weights that made doc._.trf_data (set by
+# ctxvec_transformer; None from other transformer components): ctxvec_context names the
+# model in CONTEXT_SOURCE with it, so that a lexicon refuses another model's vectors, or
+# vectors of weights that training has changed since.
+TRANSFORMER_MODEL = "ctxvec_transformer_model"
 # Factory and default component names the commands look for.
 CONTEXT_COMPONENT = "ctxvec_context"
 POLYSEMY_FACTORY = "ctxvec_polysemy"
@@ -340,7 +345,7 @@ def install_extensions() -> None:
     """Register every attribute once; safe to call repeatedly. Raises E022 if another
     package registered one of these names first. Call it (or load a ctxvec pipeline)
     before reading ._ attributes of Docs from a DocBin or a pickle in a new process."""
-    for name in (*BOUNDS_OF, *sorted(set(BOUNDS_OF.values())), CONTEXT_SOURCE):
+    for name in (*BOUNDS_OF, *sorted(set(BOUNDS_OF.values())), CONTEXT_SOURCE, TRANSFORMER_MODEL):
         _set(Doc, name, default=None)
     _set(Token, "context_vec", getter=token_context_vec)
     _set(Token, "has_context_vec", getter=token_has_context_vec)

@@ -71,8 +71,9 @@ TINY_WORDS = [
 ]
 
 
-def build_tiny_bert(path: Path, max_position_embeddings: int = 64) -> Path:
-    """A randomly initialised 2-layer BERT with a hand-written wordpiece vocab."""
+def build_tiny_bert(path: Path, max_position_embeddings: int = 64, seed: int = 0) -> Path:
+    """A randomly initialised 2-layer BERT with a hand-written wordpiece vocab (another
+    ``seed``: another model of the same shape)."""
     import torch
     from transformers import BertConfig, BertModel, BertTokenizerFast
 
@@ -81,7 +82,7 @@ def build_tiny_bert(path: Path, max_position_embeddings: int = 64) -> Path:
     vocab = list(dict.fromkeys(vocab))
     path.mkdir(parents=True, exist_ok=True)
     (path / "vocab.txt").write_text("\n".join(vocab) + "\n", encoding="utf8")
-    torch.manual_seed(0)
+    torch.manual_seed(seed)
     config = BertConfig(
         vocab_size=len(vocab),
         hidden_size=32,

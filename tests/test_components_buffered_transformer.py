@@ -101,3 +101,54 @@ def test_round_trip_keeps_the_component_and_reads_the_bound_from_the_config(tmp_
     assert spacy.load(tmp_path / "p", config=override).get_pipe("transformer").max_buffer_tokens == 50
     vectors = [doc._.ctxvec_context for doc in loaded.pipe(TEXTS)]
     assert all(np.isfinite(v).all() for v in vectors)
+
+
+def _with_lexicon(nlp, lexicon):
+    nlp.add_pipe("ctxvec_polysemy", config={"min_count": 2, "senses": False})
+    nlp.get_pipe("ctxvec_polysemy").set_lexicon(lexicon)
+    return nlp
+
+
+def test_docs_name_the_model_and_a_lexicon_refuses_another_model_or_changed_weights(tiny_bert_dir, tmp_path):
+    """Each Doc carries the fingerprint of the weights that made its output, and
+    ctxvec_context names it in doc._.ctxvec_context_source: a lexicon refuses the vectors
+    of another model of the same shape (E043), and of its own model once the weights
+    changed in place (as an optimizer step does), where it used to read them silently."""
+    import torch
+
+    from spacy_ctxvec.building.shard import partial_lexicon
+    from spacy_ctxvec.components.model_inputs import pipeline_model_fingerprint
+    from tests.conftest import build_tiny_bert
+
+    built = make_nlp(tiny_bert_dir, "ctxvec_transformer")
+    doc = built(TEXTS[0])
+    fingerprint = pipeline_model_fingerprint(built)
+    assert fingerprint is not None and doc._.ctxvec_transformer_model == fingerprint
+    assert doc._.ctxvec_context_source == f"the last layer, pooled by pool_mean, model {fingerprint}"
+    lexicon = partial_lexicon(built, TEXTS * 2, key="lower")
+    assert lexicon.meta["context_vectors"] == doc._.ctxvec_context_source
+    same = _with_lexicon(make_nlp(tiny_bert_dir, "ctxvec_transformer"), lexicon)
+    assert any(token._.polysemy_count for token in same(TEXTS[0]))
+
+    other_dir = build_tiny_bert(tmp_path / "other", seed=1)
+    other = _with_lexicon(make_nlp(other_dir, "ctxvec_transformer"), lexicon)
+    assert other.get_pipe("ctxvec_context").width == built.get_pipe("ctxvec_context").width
+    with pytest.raises(CtxvecError, match=rf"CTX-E043.*model {fingerprint}'.*model (?!{fingerprint})\w+'"):
+        other(TEXTS[0])
+
+    with torch.no_grad():
+        same.get_pipe("transformer").model.transformer.get_input_embeddings().weight.mul_(1.01)
+    with pytest.raises(CtxvecError, match=r"CTX-E043.*frozen or their grad_factor is 0.0"):
+        same(TEXTS[0])
+
+
+def test_a_transformer_without_the_mark_is_not_checked(tiny_bert_dir, upstream_nlp):
+    """spacy-transformers' own component marks no model: its Docs' vectors are checked by
+    layers and pooling only, against a lexicon that names its model."""
+    from spacy_ctxvec.building.shard import partial_lexicon
+
+    lexicon = partial_lexicon(make_nlp(tiny_bert_dir, "ctxvec_transformer"), TEXTS * 2, key="lower")
+    doc = upstream_nlp(TEXTS[0])
+    assert doc._.ctxvec_transformer_model is None and ", model " not in doc._.ctxvec_context_source
+    nlp = _with_lexicon(make_nlp(tiny_bert_dir, "transformer"), lexicon)
+    assert any(token._.polysemy_count for token in nlp(TEXTS[0]))

@@ -316,3 +316,35 @@ def test_spacy_train_with_the_transformer_frozen_and_a_lexicon_built_in_initiali
     assert doc.has_annotation("ENT_IOB") and doc[0]._.polysemy_count > 0 and doc[0]._.has_static_vec
     untrained = spacy.load(tmp_path / "source")("Alice lives in Paris .")
     np.testing.assert_allclose(doc._.ctxvec_context, untrained._.ctxvec_context, atol=1e-5)
+
+
+@pytest.mark.parametrize("frozen", [False, True])
+def test_spacy_train_refuses_a_sourced_lexicon_once_the_transformer_has_changed(tiny_bert_dir, tmp_path, frozen):
+    """ctxvec_transformer, ctxvec_context and a ctxvec_polysemy with its lexicon, all
+    sourced, an NER listener after them: training fine-tunes the transformer, and the
+    first evaluation stops with E043 (the lexicon was built from the untrained weights;
+    its scores and senses used to be read against the changed vectors silently). Frozen,
+    the transformer keeps its weights and the pipeline trains."""
+    from spacy_ctxvec.building.shard import partial_lexicon
+    from spacy_ctxvec.errors import CtxvecError
+    from tests.test_components_batching import trf_config
+    from tests.test_components_buffered_transformer import ARCHITECTURE
+
+    source = spacy.blank("en")
+    source.add_pipe("ctxvec_transformer", name="transformer", config=trf_config(str(tiny_bert_dir), ARCHITECTURE))
+    source.add_pipe("ctxvec_context")
+    source.initialize()
+    lexicon = partial_lexicon(source, [text for text, _ in NER_TEXTS * 3], key="lower")
+    source.add_pipe("ctxvec_polysemy", config={"min_count": 2, "senses": False})
+    source.get_pipe("ctxvec_polysemy").set_lexicon(lexicon)
+    source.to_disk(tmp_path / "source")
+    names = ["transformer", "ctxvec_context", "ctxvec_polysemy"]
+    sourced = "".join(f'[components.{name}]\nsource = "{tmp_path / "source"}"\n' for name in names)
+    sections = f'[nlp]\nlang = "en"\npipeline = {names + ["ner"]}\n[components]\n{sourced}'.replace("'", '"')
+    if frozen:
+        sections += f"[training]\nfrozen_components = {names}\nannotating_components = {names}\n".replace("'", '"')
+        nlp = _train_in_process(tmp_path, sections, **{"training.eval_frequency": 2})
+        assert nlp("Alice lives in Paris .")[0]._.polysemy_count > 0
+        return
+    with pytest.raises(CtxvecError, match=r"CTX-E043.*, model \w+'.*, model \w+'"):
+        _train_in_process(tmp_path, sections, **{"training.eval_frequency": 2})

@@ -106,7 +106,10 @@ class PipelineErrors:
         "'{doc}'. Its scores and senses would be read against the wrong vectors. Give "
         "[components.ctxvec_context] the layers and pooling of the pipeline that built "
         "the lexicon (its config.cfg), or build the lexicon again on this pipeline with "
-        "`spacy-ctxvec build-lexicon`."
+        "`spacy-ctxvec build-lexicon`. Where the models differ (', model ...': a "
+        "fingerprint of the transformer's weights), use the transformer the lexicon was "
+        "built with, unchanged: `spacy train` changes it through its listeners unless it "
+        "is frozen or their grad_factor is 0.0."
     )
 
     # Static vectors (E1xx)

@@ -9,11 +9,13 @@ tokens each on average) at batch_size 1000 peaked at 2.9 GB above the start with
 upstream component (docs/benchmarks.md, "Streaming long texts"). This component closes a
 buffer at ``batch_size`` Docs or ``max_buffer_tokens`` spaCy tokens, whichever comes
 first, as the ctxvec components close their batches (components.base), so short texts
-keep large buffers and long ones get small ones: 0.8 GB there. Everything else
-(training, listeners, serialisation) is the upstream component's.
+keep large buffers and long ones get small ones: 0.8 GB there. It also marks each Doc
+with the fingerprint of the weights that made its output (doc._.ctxvec_transformer_model),
+which ctxvec_context names in how its vectors were made. Everything else (training,
+listeners, serialisation) is the upstream component's.
 """
 
-from typing import Callable, Iterable, Iterator, List
+from typing import Callable, Iterable, Iterator, List, Optional
 
 from spacy.language import Language
 from spacy.tokens import Doc
@@ -23,8 +25,10 @@ from spacy_transformers.annotation_setters import null_annotation_setter
 from spacy_transformers.data_classes import FullTransformerBatch
 from thinc.api import Config, Model
 
+from ..attributes import TRANSFORMER_MODEL, install_extensions, set_doc_value
 from ..errors import CtxvecError, Errors
 from .base import MAX_BATCH_TOKENS, token_bounded_batches
+from .model_inputs import FingerprintCache
 
 DEFAULT_MAX_BUFFER_TOKENS = MAX_BATCH_TOKENS
 
@@ -100,6 +104,27 @@ class BufferedTransformer(Transformer):
             raise CtxvecError(Errors.E041.format(name=name, value=max_buffer_tokens, default=DEFAULT_MAX_BUFFER_TOKENS))
         super().__init__(vocab, model, set_extra_annotations, name=name, max_batch_items=max_batch_items)
         self.max_buffer_tokens = int(max_buffer_tokens)
+        self._fingerprints = FingerprintCache()
+        install_extensions()
+
+    def set_annotations(self, docs: Iterable[Doc], predictions: FullTransformerBatch) -> None:
+        docs = list(docs)
+        super().set_annotations(docs, predictions)
+        fingerprint = self.model_fingerprint()
+        for doc in docs:
+            set_doc_value(doc, TRANSFORMER_MODEL, fingerprint)
+
+    def model_fingerprint(self) -> Optional[str]:
+        """The fingerprint of the model's input embeddings as they are now (None before
+        the model is loaded)."""
+        try:
+            hf_model = getattr(self.model, "transformer", None)
+        except (IndexError, ValueError):  # no model loaded yet
+            return None
+        cache = getattr(self, "_fingerprints", None)  # pickled by an earlier version: none
+        if cache is None:
+            cache = self._fingerprints = FingerprintCache()
+        return cache.of(hf_model)
 
     def pipe(self, stream: Iterable[Doc], *, batch_size: int = 128) -> Iterator[Doc]:
         for buffer in token_bounded_batches(stream, batch_size, self.max_buffer_tokens):

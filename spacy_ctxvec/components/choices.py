@@ -7,6 +7,7 @@ from typing import List, Optional, Tuple
 from spacy.util import registry
 
 from ..errors import CtxvecError, Errors
+from ..lexicon.statistics import with_model
 from ..ops.layers import concat_of_layers, mean_of_layers, resolve_layers
 from ..ops.pooling import pool_first, pool_first_last, pool_last, pool_max, pool_mean
 from ..types import LayerCombineFn, PoolingFn
@@ -83,11 +84,18 @@ def configure_concat_layers(layers: List[int]) -> LayerSelection:
     return LayerSelection(layers=_layer_tuple(layers), combine=concat_of_layers)
 
 
-def vectors_label(layers: LayerSelection, pooling: PoolingFn, n_hidden: Optional[int]) -> str:
+def vectors_label(
+    layers: LayerSelection, pooling: PoolingFn, n_hidden: Optional[int], model: Optional[str] = None
+) -> str:
     """How ctxvec_context makes its vectors, in words that are equal when the vectors are
     made the same way: "layer 5 of 6, pooled by pool_mean", "the last layer, pooled by
     pool_mean" (also for layer -1 or 6 of 6). ``n_hidden``: the number of hidden states
-    (input embeddings plus layers), needed to name explicit layers."""
+    (input embeddings plus layers), needed to name explicit layers; ``model``: the
+    fingerprint of the transformer's weights, where known (", model 1a2b...")."""
+    return with_model(_how_pooled(layers, pooling, n_hidden), model)
+
+
+def _how_pooled(layers: LayerSelection, pooling: PoolingFn, n_hidden: Optional[int]) -> str:
     pooled = f"pooled by {getattr(pooling, '__name__', type(pooling).__name__)}"
     if not layers.needs_hidden_states:
         return f"the last layer, {pooled}"

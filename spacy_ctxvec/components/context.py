@@ -15,6 +15,7 @@ from ..attributes import (
     CONTEXT_ARRAY,
     CONTEXT_MASK,
     CONTEXT_SOURCE,
+    TRANSFORMER_MODEL,
     install_extensions,
     kept_rows,
     masked_mean,
@@ -124,7 +125,8 @@ class ContextVectors(DocAnnotator):
         # The components after this one where it was last linked: (name, id, kind), kind
         # "transformer", "reader" or "other" (_linked_kind); None before any link step.
         self._linked: Optional[List[Tuple[str, int, str]]] = None
-        self._label: Optional[Tuple[Optional[int], str]] = None  # (hidden states, vectors_label)
+        # ((hidden states, model fingerprint), vectors_label) of the last batch
+        self._label: Optional[Tuple[Tuple[Optional[int], Optional[str]], str]] = None
         # Only to name the real fix when trf_data is missing (E001); never keeps nlp alive.
         self._nlp_ref = NlpRef(nlp)
         install_extensions()
@@ -254,14 +256,17 @@ class ContextVectors(DocAnnotator):
             width = self.width = pooled.shape[1]
             results.append((pooled[start : start + len(doc)].copy(), doc_lengths > 0))
             start += len(doc)
-        return results, self._vectors_label(trf_datas[filled[0]]) if filled else None
+        return results, self._vectors_label(docs[filled[0]], trf_datas[filled[0]]) if filled else None
 
-    def _vectors_label(self, trf_data: Any) -> str:
+    def _vectors_label(self, doc: Doc, trf_data: Any) -> str:
+        """vectors_label of ``doc``'s vectors, naming the transformer's model where it
+        marked the Doc (ctxvec_transformer does)."""
         hidden_states = trf_data.model_output.get("hidden_states") if self.layers.needs_hidden_states else None
         n_hidden = None if hidden_states is None else len(hidden_states)
+        model = stored_array(doc, TRANSFORMER_MODEL)
         label = getattr(self, "_label", None)  # pickled by an earlier version: none
-        if label is None or label[0] != n_hidden:
-            label = self._label = (n_hidden, vectors_label(self.layers, self.pooling, n_hidden))
+        if label is None or label[0] != (n_hidden, model):
+            label = self._label = ((n_hidden, model), vectors_label(self.layers, self.pooling, n_hidden, model))
         return label[1]
 
     def initialize(

@@ -1,8 +1,8 @@
-"""What the ctxvec_polysemy component reads from the transformer that feeds
-ctxvec_context: its model's fingerprint (which polysemy probe belongs to it) and the
-input embeddings of the lexicon's types (for a probe that reads them)."""
+"""What the ctxvec components read from the transformer that feeds ctxvec_context: its
+model's fingerprint (which polysemy probe and lexicon belong to it) and the input
+embeddings of the lexicon's types (for a probe that reads them)."""
 
-from typing import Optional, Sequence
+from typing import Any, Optional, Sequence, Tuple
 
 import numpy as np
 from spacy.language import Language
@@ -33,7 +33,26 @@ def pipeline_model_fingerprint(nlp: Language) -> Optional[str]:
         pipe = nlp.get_pipe(find_transformer(nlp, CONTEXT_COMPONENT))
     except CtxvecError:
         return None
-    hf_model = getattr(getattr(pipe, "model", None), "transformer", None)
-    if hf_model is None:
-        return None
-    return embedding_fingerprint(hf_model.get_input_embeddings().weight.detach().float().cpu().numpy())
+    return FingerprintCache().of(getattr(getattr(pipe, "model", None), "transformer", None))
+
+
+class FingerprintCache:
+    """embedding_fingerprint of a Hugging Face model's input embeddings, hashed again only
+    when the table changes: replaced, moved, or changed in place (an optimizer step bumps
+    the tensor's version counter)."""
+
+    def __init__(self) -> None:
+        self._state: Optional[Tuple[Any, ...]] = None
+        self._fingerprint: Optional[str] = None
+
+    def of(self, hf_model: Any) -> Optional[str]:
+        """The fingerprint; None for a missing model or one without input embeddings."""
+        embeddings = getattr(hf_model, "get_input_embeddings", None)
+        weight = getattr(embeddings() if embeddings is not None else None, "weight", None)
+        if weight is None:
+            return None
+        state = (id(weight), weight.data_ptr(), str(weight.device), weight._version)
+        if state != self._state:
+            self._fingerprint = embedding_fingerprint(weight.detach().float().cpu().numpy())
+            self._state = state
+        return self._fingerprint

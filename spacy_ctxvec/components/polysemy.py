@@ -70,7 +70,7 @@ from ..lexicon.polysemy_probe import (
 )
 from ..lexicon.sense_induction import induce_inventory
 from ..lexicon.sense_inventory import SenseInventory
-from ..lexicon.statistics import CONTEXT_VECTORS_META, Lexicon
+from ..lexicon.statistics import CONTEXT_VECTORS_META, Lexicon, vectors_differ, with_model
 from ..lexicon.type_inputs import TypeInputs
 from ..ops.sense_evidence import TABLES_MODEL, TABLES_VECTORS
 from ..ops.senses import DEFAULT_SAMPLE_SIZE, SenseInductionSettings
@@ -314,7 +314,7 @@ class Polysemy(DocAnnotator):
         if not self.induction.split_by_evidence or made is None:
             return None
         other_model = getattr(self, "model", None) not in (None, TABLES_MODEL)
-        if made == TABLES_VECTORS and not other_model:
+        if not vectors_differ(with_model(TABLES_VECTORS, TABLES_MODEL), made) and not other_model:
             return None
         model = " of another model" if other_model else ""
         return Warnings.W033.format(name=self.name, measured=TABLES_VECTORS, vectors=made, model=model)

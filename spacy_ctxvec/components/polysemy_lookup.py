@@ -1,7 +1,7 @@
 """How ctxvec_polysemy looks a Doc's tokens up: its lexicon's (or senses') types in one
 table by string hash, each token's row found at once, and the POLYSEMY_DTYPE records of
 one Doc. The Doc's contextual vectors must be those the lexicon was built from: the same
-width (E219 / E604) and, where both record it, the same layers and pooling (E043)."""
+width (E219 / E604) and, where both record it, the same layers, pooling and model (E043)."""
 
 from typing import Any, Dict, Optional, Sequence, Tuple
 
@@ -13,7 +13,7 @@ from ..attributes import CONTEXT_ARRAY, CONTEXT_MASK, CONTEXT_SOURCE, POLYSEMY_D
 from ..building.shard import KEY_ATTRS
 from ..errors import CtxvecError, Errors
 from ..lexicon.polysemy_probe import PolysemyProbe, type_polysemy_scores
-from ..lexicon.statistics import CONTEXT_VECTORS_META, Lexicon
+from ..lexicon.statistics import CONTEXT_VECTORS_META, Lexicon, vectors_differ
 from ..ops.cosine import cosine_shift
 
 
@@ -52,7 +52,7 @@ def look_up(
     """(contextual vectors, mask, found, rows): each token's type looked up in ``table``
     (key_table) by ``key``. E218 without ctxvec_context's vectors, E042 when they were set
     for other tokens, ``width_error`` (E219 / E604) when their width is not ``width``,
-    E043 when they were made from other layers or pooling than the table's."""
+    E043 when they were made from other layers, pooling or model than the table's."""
     vectors, mask = stored_array(doc, CONTEXT_ARRAY), stored_array(doc, CONTEXT_MASK)
     if vectors is None or mask is None:
         raise CtxvecError(Errors.E218.format(pipe_names="(this Doc's pipeline)", name=name))
@@ -60,7 +60,7 @@ def look_up(
     if vectors.shape[1] != width:
         raise CtxvecError(width_error.format(lexicon_width=width, senses_width=width, pipeline_width=vectors.shape[1]))
     expected, made = table.get("context_vectors"), stored_array(doc, CONTEXT_SOURCE)
-    if expected is not None and made is not None and made != expected:
+    if expected is not None and made is not None and vectors_differ(expected, made):
         raise CtxvecError(Errors.E043.format(name=name, lexicon=expected, doc=made))
     ids = doc.to_array(KEY_ATTRS[key]).astype(np.uint64)
     positions = np.minimum(np.searchsorted(table["hashes"], ids), len(table["hashes"]) - 1)

@@ -24,7 +24,7 @@ from typing import Any, Dict, List, Mapping, Optional, Sequence, Tuple, Union
 import numpy as np
 
 from ..errors import CtxvecError, Errors
-from .statistics import CONTEXT_VECTORS_META, Lexicon
+from .statistics import CONTEXT_VECTORS_META, Lexicon, vectors_differ
 from .storage import BYTES_SOURCE, ArrayWithHeader, check_header, parts_from_bytes
 
 PROBE_FORMAT_VERSION = 1
@@ -113,7 +113,13 @@ def first_difference(
     if fitted.get(CONTEXT_VECTORS_META) is not None and found.get(CONTEXT_VECTORS_META) is not None:
         names = ("key", CONTEXT_VECTORS_META)
     for name in names:
-        if (strict or name in fitted) and found.get(name) != fitted.get(name):
+        if not (strict or name in fitted):
+            continue
+        if name == CONTEXT_VECTORS_META:
+            differs = vectors_differ(fitted[name], found[name])
+        else:
+            differs = found.get(name) != fitted.get(name)
+        if differs:
             return name, fitted.get(name), found.get(name)
     return None
 
