@@ -6,13 +6,14 @@ A saved pipeline's component is read by the reader behind ``Polysemy.from_disk``
 (components.polysemy_state.read_saved_parts), and every part its cfg.json lists must
 be there, so a command refuses (E249, E652, E660...) exactly where ``spacy.load``
 refuses for a missing or mismatched part, instead of falling back from the probe to
-self-similarity. Each reader also takes the part's own directory (e.g. ``lexicon/``)."""
+self-similarity. Each reader also takes the part's own directory (e.g. ``lexicon/``), and
+the name of an installed pipeline package (as spacy.load does)."""
 
 from pathlib import Path
 from typing import Collection, Optional, Tuple, Union
 
 import numpy as np
-from spacy.util import load_config
+from spacy.util import get_model_meta, get_package_path, is_package, load_config
 
 from .attributes import POLYSEMY_FACTORY
 from .components import polysemy_state
@@ -24,10 +25,22 @@ from .lexicon.type_inputs import HEADER_FILE as INPUTS_HEADER
 from .lexicon.type_inputs import TypeInputs
 
 
+def pipeline_path(path: Union[str, Path]) -> Path:
+    """``path``; or, where no such path exists and it names an installed pipeline package
+    (``spacy package``), the package's data directory, the one spacy.load reads."""
+    path = Path(path)
+    if path.exists() or len(path.parts) != 1 or not is_package(path.name):
+        return path
+    package = get_package_path(path.name)
+    meta = get_model_meta(package)
+    data = package / f"{meta['lang']}_{meta['name']}-{meta['version']}"
+    return data if data.is_dir() else path
+
+
 def polysemy_component_dir(path: Union[str, Path]) -> Optional[Tuple[Path, str]]:
     """(directory, name) of the first ctxvec_polysemy component of the saved pipeline at
-    ``path`` that saved a directory; None if ``path`` is not such a pipeline."""
-    path = Path(path)
+    ``path`` (or installed package) that saved a directory; None if it is not such a pipeline."""
+    path = pipeline_path(path)
     if not (path / "config.cfg").is_file():
         return None
     components = load_config(path / "config.cfg", interpolate=False).get("components", {})
@@ -56,7 +69,7 @@ def load_lexicon(path: Union[str, Path]) -> Lexicon:
     """A Lexicon from a lexicon directory, or from the ctxvec_polysemy component of a
     saved pipeline directory; E322 if that component has no lexicon yet, E225 if there
     is no such component."""
-    path = Path(path)
+    path = pipeline_path(path)
     if (path / "lexicon.json").exists():
         return Lexicon.from_disk(path)
     found = polysemy_component_dir(path)  # read once: the component's name is in E322
@@ -71,7 +84,7 @@ def load_lexicon(path: Union[str, Path]) -> Lexicon:
 def load_senses(path: Union[str, Path]) -> SenseInventory:
     """A SenseInventory from a senses directory, or from the ctxvec_polysemy component
     of a saved pipeline directory (checked against its lexicon); E606 if there are none."""
-    path = Path(path)
+    path = pipeline_path(path)
     if (path / "senses.json").exists():
         return SenseInventory.from_disk(path)
     parts = read_pipeline_parts(path, (polysemy_state.SENSES_DIR, polysemy_state.LEXICON_DIR))
@@ -83,7 +96,7 @@ def load_senses(path: Union[str, Path]) -> SenseInventory:
 def load_probe(path: Union[str, Path]) -> Optional[PolysemyProbe]:
     """A polysemy probe from a probe directory, or the one saved beside the lexicon of a
     saved pipeline (checked against the input embeddings saved for it); None if there is none."""
-    path = Path(path)
+    path = pipeline_path(path)
     if (path / "probe.json").exists():
         return PolysemyProbe.from_disk(path)
     parts = read_pipeline_parts(path, (polysemy_state.PROBE_DIR, polysemy_state.INPUTS_DIR))
@@ -93,7 +106,7 @@ def load_probe(path: Union[str, Path]) -> Optional[PolysemyProbe]:
 def load_pipeline_inputs(path: Union[str, Path], lexicon: Lexicon) -> Optional[np.ndarray]:
     """The input embeddings saved beside ``lexicon`` (an inputs directory, or a saved
     pipeline's, checked against its probe), or None; E652 if they belong to other keys."""
-    path = Path(path)
+    path = pipeline_path(path)
     if (path / INPUTS_HEADER).exists():
         return TypeInputs.from_disk(path).check_lexicon(lexicon, str(path))
     parts = read_pipeline_parts(path, (polysemy_state.INPUTS_DIR, polysemy_state.PROBE_DIR))

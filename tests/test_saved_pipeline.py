@@ -3,12 +3,15 @@ saved pipeline read from disk without its model, refusing where spacy.load refus
 (issue 23)."""
 
 import copy
+import json
 from pathlib import Path
 
 import numpy as np
 import pytest
 import spacy
+from typer.testing import CliRunner
 
+from spacy_ctxvec.cli import app
 from spacy_ctxvec.errors import CtxvecError
 from spacy_ctxvec.saved_pipeline import load_lexicon
 
@@ -80,3 +83,40 @@ def test_the_readers_check_the_probe_against_its_saved_input_embeddings(tiny_nlp
     ):
         with pytest.raises(CtxvecError, match="E660.*width 33 and the probe reads 32"):
             read()
+
+
+def test_an_installed_pipeline_package_is_read_by_its_name(tiny_nlp, tmp_path, monkeypatch):
+    """rank, senses, export-static and plot read an installed pipeline package by name,
+    as spacy.load does (they said E225 "no ctxvec_polysemy component" for one). The
+    package comes from `spacy package`, laid out as pip installs it."""
+    import importlib
+
+    from spacy_ctxvec.saved_pipeline import load_probe, pipeline_path
+
+    package_cli = importlib.import_module("spacy.cli.package")
+    saved = save_with_probe(tiny_nlp, tmp_path / "pipeline")
+    (tmp_path / "packages").mkdir()
+    package_cli.package(
+        tmp_path / "pipeline", tmp_path / "packages", name="ctxvec_pkg_test", version="0.0.1", create_sdist=False
+    )
+    site = tmp_path / "site-packages"
+    site.mkdir()
+    source = tmp_path / "packages" / "en_ctxvec_pkg_test-0.0.1"
+    (source / "en_ctxvec_pkg_test").rename(site / "en_ctxvec_pkg_test")
+    (source / "meta.json").rename(site / "en_ctxvec_pkg_test" / "meta.json")  # its setup.py copies it so
+    dist_info = site / "en_ctxvec_pkg_test-0.0.1.dist-info"
+    dist_info.mkdir()
+    (dist_info / "METADATA").write_text("Metadata-Version: 2.1\nName: en_ctxvec_pkg_test\nVersion: 0.0.1\n")
+    monkeypatch.syspath_prepend(str(site))
+
+    assert spacy.load("en_ctxvec_pkg_test").pipe_names == tiny_nlp.pipe_names + ["ctxvec_polysemy"]
+    assert pipeline_path("en_ctxvec_pkg_test") == site / "en_ctxvec_pkg_test" / "en_ctxvec_pkg_test-0.0.1"
+    assert load_lexicon("en_ctxvec_pkg_test") == saved.lexicon
+    assert load_probe("en_ctxvec_pkg_test") is not None
+    monkeypatch.chdir(tmp_path)
+    ranked = CliRunner().invoke(app, ["rank", "en_ctxvec_pkg_test", "--top-k", "2", "--format", "json"])
+    assert ranked.exit_code == 0, ranked.output
+    assert json.loads(ranked.output)["score"] == "probe"  # the package's lexicon and probe
+    (tmp_path / "en_ctxvec_pkg_test").mkdir()  # a path of that name, where one exists, comes first
+    with pytest.raises(CtxvecError, match="E225"):
+        load_lexicon("en_ctxvec_pkg_test")

@@ -20,7 +20,7 @@ LABELS = "sense labels file"
 @app.command("export-static")
 @exit_on_coded_error
 def export_static_cli(
-    source: Path = typer.Argument(..., help="Pipeline directory with ctxvec_polysemy, or a lexicon directory"),
+    source: Path = typer.Argument(..., help="Pipeline directory or package with ctxvec_polysemy, or a lexicon"),
     output: Path = typer.Argument(..., help="Output file (word2vec text format)"),
     min_count: int = typer.Option(1, "--min-count", min=1, help="Only types with at least this many occurrences"),
     unit: bool = typer.Option(

@@ -116,7 +116,7 @@ def plot_layers_cli(
 @exit_on_coded_error
 def plot_polysemy_cli(
     # fmt: off
-    source: str = typer.Argument(..., help="Lexicon directory (build-lexicon output) or pipeline with ctxvec_polysemy"),
+    source: str = typer.Argument(..., help="Lexicon directory, or pipeline directory or package with ctxvec_polysemy"),
     sense_counts: Optional[Path] = typer.Option(
         None, "--sense-counts", help="TSV lemma<TAB>count, e.g. wordnet_sense_counts/sense_counts.tsv"
     ),

@@ -76,7 +76,7 @@ def render(ranked: Dict[str, List[Dict[str, Any]]], fmt: str, summary: Dict[str,
 @app.command("rank")
 @exit_on_coded_error
 def rank_cli(
-    source: Path = typer.Argument(..., help="Pipeline directory with ctxvec_polysemy, or a lexicon directory"),
+    source: Path = typer.Argument(..., help="Pipeline directory or package with ctxvec_polysemy, or a lexicon"),
     fmt: str = typer.Option("table", "--format", help="table, tsv or json"),
     min_count: int = typer.Option(5, "--min-count", min=2, help="Only types with at least this many occurrences"),
     top_k: int = typer.Option(20, "--top-k", min=1, help="How many words in each list"),

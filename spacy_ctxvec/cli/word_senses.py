@@ -122,7 +122,7 @@ def _first_of_each_sense(entry: Dict[str, Any]) -> List[tuple]:
 @exit_on_coded_error
 def senses_cli(
     source: Path = typer.Argument(
-        ..., help="Pipeline directory whose ctxvec_polysemy has senses, or a senses directory"
+        ..., help="Pipeline directory or installed package whose ctxvec_polysemy has senses, or a senses directory"
     ),
     words: Optional[List[str]] = typer.Argument(
         None, help="Words to show (looked up with the senses' key mode, e.g. lowercased)"
