@@ -103,6 +103,22 @@ def test_ctrl_c_keeps_the_checkpoint_and_resume_finishes(tiny_pipeline_dir, tmp_
     assert build.result.resumed_from == 5 and build.result.n_docs == 12 and not checkpoints.exists()
 
 
+def test_a_rerun_without_resume_keeps_the_checkpoint_unless_told_to_start_over(tiny_pipeline_dir, tmp_path):
+    """The same command again, without --resume (the likeliest mistake after Ctrl-C),
+    used to delete the documents counted so far and start over without a word. It now
+    refuses (E250) and keeps them; --overwrite starts over."""
+    stopping = pipeline_with(tiny_pipeline_dir, tmp_path / "stopping", "test_stop_at", at=8)
+    corpus = write_corpus(tmp_path / "corpus.txt", 12)
+    out, checkpoints = tmp_path / "out", tmp_path / "out.checkpoint"
+    with pytest.raises(BuildStopped):
+        build_lexicon_pipeline(request(stopping, corpus, out))
+    with pytest.raises(CtxvecError, match=r"CTX-E250.*out.checkpoint' holds 5 documents.*--resume.*--overwrite"):
+        build_lexicon_pipeline(request(tiny_pipeline_dir, corpus, out))
+    assert (checkpoints / "LATEST").read_text(encoding="utf8") == "shard-000000000005"
+    build = build_lexicon_pipeline(request(tiny_pipeline_dir, corpus, out, overwrite=True))
+    assert build.result.resumed_from == 0 and build.result.n_docs == 12 and not checkpoints.exists()
+
+
 def test_ctrl_c_before_the_first_checkpoint_leaves_nothing(tiny_pipeline_dir, tmp_path):
     stopping = pipeline_with(tiny_pipeline_dir, tmp_path / "stopping", "test_stop_at", at=1)
     corpus = write_corpus(tmp_path / "corpus.txt", 12)

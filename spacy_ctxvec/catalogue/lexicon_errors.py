@@ -155,6 +155,11 @@ class LexiconErrors:
         "whole pipeline directory again, or rebuild it with "
         "`spacy-ctxvec build-lexicon`."
     )
+    E250 = (
+        "Checkpoint directory '{path}' holds {docs} documents an earlier run counted. "
+        "Continue that build with --resume, or pass --overwrite to start over (the "
+        "checkpoint is deleted)."
+    )
 
     # Occurrence samples of the lexicon (E260-E269
     E260 = (

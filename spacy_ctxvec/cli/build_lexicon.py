@@ -48,7 +48,12 @@ ON_ERROR = Opt("raise", "--on-error", help="Bad lines (undecodable text, bad JSO
 ENCODING = Opt(DEFAULT_ENCODING, "--encoding", help="Text encoding of .txt/.jsonl corpus files (e.g. latin-1, cp1252)")
 ENGINE = Opt("local", "--engine", help=f"Build engine: {', '.join(ENGINES)}")
 MAX_DOCS = Opt(None, "--max-docs", min=1, help="Use only the first N documents")
-OVERWRITE = Opt(False, "--overwrite", help="Replace OUTPUT if it is an earlier output holding only what it wrote")
+OVERWRITE = Opt(
+    False,
+    "--overwrite",
+    help="Replace OUTPUT if it is an earlier output holding only what it wrote; "
+    "start over from an earlier run's checkpoint",
+)
 PROGRESS = Opt(True, "--progress/--no-progress", help="Show a progress bar")
 ADDRESS = Opt(
     None,

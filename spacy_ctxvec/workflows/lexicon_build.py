@@ -101,6 +101,9 @@ def check_build_request(request: LexiconBuildRequest) -> None:
     check_place(request.checkpoints, what="--checkpoint-dir", inputs=inputs)
     check_apart({"--checkpoint-dir": request.checkpoints, "OUTPUT": request.output})
     check_checkpoint_dir(request.checkpoints)
+    counted = documents_done(request.checkpoints)
+    if counted and not (request.resume or request.overwrite):
+        raise CtxvecError(Errors.E250.format(path=request.checkpoints, docs=counted))
     corpus_files(request.corpus)
     check_encoding(request.encoding)
     get_engine(request.engine)
