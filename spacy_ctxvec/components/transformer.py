@@ -42,6 +42,25 @@ def _first_line(err: BaseException) -> str:
     return text[0][:300].rstrip(". ") if text else type(err).__name__
 
 
+# What save_pretrained writes: PyTorch weights (spacy-transformers loads AutoModel) and,
+# from the tokenizer's save_pretrained, at least one of these files.
+WEIGHT_FILES = (
+    "model.safetensors",
+    "model.safetensors.index.json",
+    "pytorch_model.bin",
+    "pytorch_model.bin.index.json",
+)
+TOKENIZER_FILES = (
+    "tokenizer.json",
+    "tokenizer_config.json",
+    "vocab.txt",
+    "vocab.json",
+    "spiece.model",
+    "sentencepiece.bpe.model",
+    "tokenizer.model",
+)
+
+
 def _check_local_folder(name: str) -> str:
     folder = Path(name).expanduser()
     if not folder.is_dir():
@@ -58,6 +77,17 @@ def _check_local_folder(name: str) -> str:
                 offline_fix=OFFLINE_PACKAGE_FIX,
             )
         )
+    missing = [
+        what
+        for what, files in (("PyTorch weights", WEIGHT_FILES), ("tokenizer files", TOKENIZER_FILES))
+        if not any((folder / file).exists() for file in files)
+    ]
+    if missing:
+        problem = (
+            f"'{folder.absolute()}' has no {' and no '.join(missing)} (save both the model and its tokenizer "
+            "there with save_pretrained)"
+        )
+        raise CtxvecError(Errors.E020.format(name=name, problem=problem, offline_fix=OFFLINE_PACKAGE_FIX))
     return str(folder.absolute())
 
 
