@@ -257,3 +257,18 @@ def test_plot_word_non_utf8_sentences_names_the_line(tmp_path):
     result = invoke("plot", "word", "apple", "--sentences", path, "-o", tmp_path / "x.png")
     message = " ".join(result.output.split())
     assert result.exit_code == 1 and "[CTX-E133]" in message and "latin1.txt, line 2: not valid UTF-8" in message
+
+
+@pytest.mark.parametrize("command", ["word", "layers", "polysemy"])
+def test_plot_without_matplotlib_names_the_extra_before_any_work(tmp_path, monkeypatch, command):
+    """Without the plot extra: one coded line naming it (a rich traceback ending in
+    ModuleNotFoundError before), before any input is read or model loaded."""
+    import sys
+
+    monkeypatch.setitem(sys.modules, "matplotlib", None)  # as if it were not installed
+    missing = str(tmp_path / "missing")
+    args = {"word": ["bank", "--sentences", missing], "layers": [missing, missing], "polysemy": [missing]}[command]
+    result = invoke("plot", command, *args, "-o", str(tmp_path / "out.png"))
+    assert result.exit_code == 1 and not (tmp_path / "out.png").exists()
+    assert "CTX-E405] The pictures need matplotlib" in result.output and 'spacy-ctxvec[plot]"' in result.output
+    assert "Traceback" not in result.output

@@ -25,7 +25,12 @@ class Projection(str, Enum):
 
 
 def check_figure(output: Path, overwrite: bool, *inputs: Any) -> None:
-    """Before any work: the figure may be written at ``output`` (.png or .svg)."""
+    """Before any work: matplotlib is there (E405), and the figure may be written at
+    ``output`` (.png or .svg)."""
+    try:
+        import matplotlib  # noqa: F401  (the optional extra "plot")
+    except ImportError:
+        raise CtxvecError(Errors.E405) from None
     check_output(output, what="figure", inputs=inputs, overwrite=overwrite)
     if output.suffix.lower() not in FIGURE_SUFFIXES:
         raise CtxvecError(Errors.E401.format(path=output))
