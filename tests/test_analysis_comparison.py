@@ -44,3 +44,15 @@ def test_missing_word_and_no_shared_word_raise(tiny_nlp):
 def test_empty_text_has_no_shared_word(tiny_nlp):
     with pytest.raises(CtxvecError, match=r"\[CTX-E013\]"):
         compare_docs(tiny_nlp(""), tiny_nlp("   "))
+
+
+def test_punctuation_asked_for_is_compared_and_a_split_word_is_named(tiny_nlp):
+    """--word "," compares the commas (E012 said they were in neither text); a word spaCy
+    splits ("don't" -> do + n't) is named with its tokens, not reported absent."""
+    rows = compare_docs(tiny_nlp("Hello, world!"), tiny_nlp("Hello, you."), ",")
+    assert [(r.token_a, r.index_a, r.index_b) for r in rows] == [(",", 1, 1)]
+    assert [r.word for r in compare_docs(tiny_nlp("Hello, world!"), tiny_nlp("Hello, you."))] == ["hello"]
+    with pytest.raises(CtxvecError, match=r"E012.*in text A: only split into the tokens 'do' \+ 'n't'; in text B: no"):
+        compare_docs(tiny_nlp("I don't know"), tiny_nlp("I know"), "don't")
+    with pytest.raises(CtxvecError, match=r"E012.*in text A: yes; in text B: no"):
+        compare_docs(tiny_nlp("the apple"), tiny_nlp("the pen"), "apple")

@@ -32,12 +32,24 @@ class WordComparison:
         return asdict(self)
 
 
-def _words(doc: Doc) -> Dict[str, List[Token]]:
+def _words(doc: Doc, *, punct: bool = False) -> Dict[str, List[Token]]:
+    """The Doc's tokens by lower-case text; punctuation only with ``punct``, spaces never."""
     found: Dict[str, List[Token]] = {}
     for token in doc:
-        if not (token.is_punct or token.is_space):
+        if not (token.is_space or (token.is_punct and not punct)):
             found.setdefault(token.lower_, []).append(token)
     return found
+
+
+def _occurs(doc: Doc, words: Dict[str, List[Token]], key: str) -> str:
+    """How ``key`` occurs in ``doc``, for E012: "yes", "no", or the tokens spaCy split it into."""
+    if key in words:
+        return "yes"
+    start = doc.text.lower().find(key)
+    span = doc.char_span(start, start + len(key), alignment_mode="expand") if start >= 0 and key.strip() else None
+    if span is not None and len(span) > 1:
+        return "only split into the tokens " + " + ".join(f"'{token.text}'" for token in span)
+    return "no"
 
 
 def _pair(word: str, a: Token, b: Token) -> WordComparison:
@@ -53,13 +65,14 @@ def _pair(word: str, a: Token, b: Token) -> WordComparison:
 def compare_docs(doc_a: Doc, doc_b: Doc, word: Optional[str] = None) -> List[WordComparison]:
     """One row per pair of occurrences (one in each Doc) of each shared word, or of ``word``.
 
-    Words match case-insensitively; tokens without a vector get None, not NaN.
+    Words match case-insensitively, one token each; punctuation is compared only when it
+    is ``word``. Tokens without a vector get None, not NaN.
     """
-    words_a, words_b = _words(doc_a), _words(doc_b)
+    words_a, words_b = _words(doc_a, punct=word is not None), _words(doc_b, punct=word is not None)
     if word is not None:
         key = word.lower()
         if key not in words_a or key not in words_b:
-            found = f"in text A: {key in words_a}, in text B: {key in words_b}"
+            found = f"in text A: {_occurs(doc_a, words_a, key)}; in text B: {_occurs(doc_b, words_b, key)}"
             raise CtxvecError(Errors.E012.format(word=word, found=found))
         shared = [key]
     else:

@@ -36,8 +36,8 @@ class PipelineErrors:
         "an installed pipeline package, or a .cfg config file (it is assembled in memory)."
     )
     E012 = (
-        "The word '{word}' does not occur in both texts (case-insensitive): "
-        "{found}. Pick a word that both sentences contain, or leave out --word to "
+        "The word '{word}' does not occur as one token in both texts (case-insensitive): "
+        "{found}. Pick a word (one token) that both texts contain, or leave out --word to "
         "compare every shared word."
     )
     E013 = (

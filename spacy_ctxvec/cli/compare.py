@@ -40,7 +40,7 @@ def compare_command(
     text_a: str = typer.Argument(..., help="First text, e.g. 'I have a apple'"),
     text_b: str = typer.Argument(..., help="Second text, e.g. 'I have a pen'"),
     word: Optional[str] = typer.Option(
-        None, "--word", "-w", help="The word to compare (case-insensitive); default: every shared word"
+        None, "--word", "-w", help="The token to compare (case-insensitive, punctuation too); default: each shared word"
     ),
     pipeline: Optional[str] = typer.Option(
         None, "--pipeline", "-p", help="Pipeline directory, package or .cfg; default: the offline default config"
