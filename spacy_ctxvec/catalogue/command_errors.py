@@ -51,10 +51,7 @@ class CommandErrors:
     )
     E403 = "Give exactly one input: --sentences FILE (one sentence per line) or --corpus FILE (.txt, .jsonl or .spacy)."
     E404 = "Sentences file not found: {path}. Give a UTF-8 text file with one sentence per line."
-    E405 = (
-        "The pictures need matplotlib, which is not installed. Install it with: "
-        'pip install "spacy-ctxvec[plot]"'
-    )
+    E405 = 'The pictures need matplotlib, which is not installed. Install it with: pip install "spacy-ctxvec[plot]"'
     E407 = (
         "Per-layer curves need every hidden state, but the transformer in '{name}' "
         "does not output them. Set output_hidden_states = true in "
