@@ -43,6 +43,9 @@ def test_senses_html_command_writes_the_page_through_the_output_rule(sense_nlp, 
     assert result.exit_code == 0, result.output
     page = output.read_text(encoding="utf8")
     doc = sense_nlp(TEXT)
+    n_with_sense = sum(token._.sense is not None for token in doc)
+    assert 0 < n_with_sense < len(doc)  # the line counts tokens drawn with a sense, not words of the text
+    assert f"Wrote the text's {len(doc)} tokens, {n_with_sense} of them with a sense, to {output}" in result.output
     assert page.startswith("<!DOCTYPE html>") and "bank" in page and "money" in page
     assert all(f"{label} ({score:.2f})" in page for _, _, label, score in sense_spans(doc))
     again = runner.invoke(app, command)

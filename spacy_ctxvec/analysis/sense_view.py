@@ -2,6 +2,7 @@
 as displaCy's "span" style, each labelled "word sense: label (score)" from
 token._.sense, token._.sense_label and token._.sense_score (``ops.sense_display``)."""
 
+from dataclasses import dataclass
 from pathlib import Path
 from typing import List, Optional, Union
 
@@ -47,11 +48,21 @@ def render_senses(doc: Doc, *, page: bool = False, title: Optional[str] = None) 
     return displacy.render(data, style="span", manual=True, page=page, jupyter=False)
 
 
-def senses_html(pipeline: Union[str, Path], text: str) -> str:
-    """A whole HTML page of ``text`` run through ``pipeline`` with its senses; E612
-    when the pipeline sets no senses."""
+@dataclass(frozen=True)
+class SensePage:
+    """A whole HTML page of a text with its senses, and what it shows."""
+
+    html: str
+    n_tokens: int
+    n_with_sense: int
+
+
+def senses_html(pipeline: Union[str, Path], text: str) -> SensePage:
+    """``text`` run through ``pipeline`` and drawn with its senses on a whole HTML page;
+    E612 when the pipeline sets no senses."""
     nlp = load_pipeline(pipeline)
     doc = nlp(text)
     if doc._.get(SENSE_ARRAY) is None:
         raise CtxvecError(Errors.E612.format(path=pipeline))
-    return render_senses(doc, page=True, title="senses (token._.sense: label, token._.sense_score)")
+    html = render_senses(doc, page=True, title="senses (token._.sense: label, token._.sense_score)")
+    return SensePage(html, len(doc), sum(token._.sense is not None for token in doc))

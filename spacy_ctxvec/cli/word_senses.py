@@ -140,8 +140,9 @@ def senses_cli(
         raise CtxvecError(Errors.E230.format(fmt=fmt, choices=", ".join(FORMATS)))
     if html is not None and text:
         check_output(html, what="HTML file", inputs={"SOURCE": source}, overwrite=overwrite)
-        write_text(html, senses_html(source, text), what="HTML file", overwrite=overwrite)
-        print(f"Wrote the senses of {len(text.split())} words of text to {html}")
+        page = senses_html(source, text)
+        write_text(html, page.html, what="HTML file", overwrite=overwrite)
+        print(f"Wrote the text's {page.n_tokens} tokens, {page.n_with_sense} of them with a sense, to {html}")
         return
     if not words or html is not None or text:
         raise CtxvecError(Errors.E611.format(given=f"words {words or []}, --html {html}, --text {text!r}"))
