@@ -12,15 +12,15 @@ import logging
 import tempfile
 from pathlib import Path
 from tokenize import TokenError
-from typing import Any, Dict, Iterable, List, Optional, Sequence, Tuple, Union
+from typing import Any, Dict, Iterable, List, Optional, Sequence, Tuple
 
 import numpy as np
 import srsly
 
 from ..attributes import STATIC_KEY_NAMES
 from ..errors import CtxvecError, Errors, Warnings
-from ..ops.pooling import pool_mean
 from ..types import PathLike
+from .subwords import FastTextNgrams, Subwords, WordpieceMean
 
 logger = logging.getLogger(__name__)
 
@@ -30,7 +30,6 @@ DEFAULT_LOOKUPS: Tuple[str, ...] = LOOKUPS
 # Which string of a (text, lower, norm) triple each key lookup uses.
 _LOOKUP_FIELD = {"exact": 0, "lower": 1, "norm": 2}
 SUBWORD_CACHE_SIZE = 20_000
-MAX_NGRAM_LENGTH = 64  # longest fastText character n-gram accepted (fastText's default maxn is 6)
 
 Triple = Tuple[str, str, str]
 
@@ -44,81 +43,6 @@ def check_lookups(lookups: Iterable[str]) -> Tuple[str, ...]:
         if lookup not in LOOKUPS:
             raise CtxvecError(Errors.E112.format(lookup=lookup, choices=list(LOOKUPS)))
     return lookups
-
-
-class FastTextNgrams:
-    """fastText OOV vectors: the mean of the word's hashed character n-gram rows,
-    hashed exactly like gensim's FastTextKeyedVectors (so OOV vectors agree)."""
-
-    kind = "fasttext"
-
-    def __init__(self, vectors_ngrams: np.ndarray, min_n: int, max_n: int, bucket: int) -> None:
-        if not all(isinstance(n, (int, np.integer)) for n in (min_n, max_n, bucket)) or not (
-            0 <= min_n <= MAX_NGRAM_LENGTH and 0 <= max_n <= MAX_NGRAM_LENGTH and bucket >= 0
-        ):
-            raise CtxvecError(Errors.E138.format(min_n=min_n, max_n=max_n, bucket=bucket, limit=MAX_NGRAM_LENGTH))
-        if vectors_ngrams.ndim != 2 or vectors_ngrams.shape[0] != bucket:
-            raise CtxvecError(
-                Errors.E111.format(shape=vectors_ngrams.shape, bucket=bucket, dim=vectors_ngrams.shape[-1])
-            )
-        self.vectors_ngrams = vectors_ngrams
-        self.min_n = int(min_n)
-        self.max_n = int(max_n)
-        self.bucket = int(bucket)
-
-    def vectors_for(self, texts: Sequence[str]) -> Tuple[np.ndarray, np.ndarray]:
-        """(vectors (n, dim), found (n,) bool); words without any n-gram are not found."""
-        from gensim.models.fasttext import ft_ngram_hashes
-
-        if self.bucket == 0:  # no n-gram rows: no word is found
-            return np.zeros((len(texts), self.vectors_ngrams.shape[1]), dtype=np.float32), np.zeros(
-                len(texts), dtype=bool
-            )
-        hashes = [ft_ngram_hashes(text, self.min_n, self.max_n, self.bucket) for text in texts]
-        lengths = np.fromiter((len(h) for h in hashes), dtype=np.int64, count=len(hashes))
-        flat = np.fromiter((h for word in hashes for h in word), dtype=np.int64, count=int(lengths.sum()))
-        return pool_mean(np.asarray(self.vectors_ngrams[flat]), lengths), lengths > 0
-
-    def cfg(self) -> Dict[str, Any]:
-        return {"min_n": self.min_n, "max_n": self.max_n, "bucket": self.bucket}
-
-    def arrays(self) -> Dict[str, np.ndarray]:
-        return {"ngrams": self.vectors_ngrams}
-
-
-class WordpieceMean:
-    """A transformer's static word vectors: the mean of the INPUT embedding rows of the
-    word's wordpieces (no special tokens, no position/type embeddings). [UNK] pieces
-    are left out of the mean; a word made only of [UNK] pieces is not found."""
-
-    kind = "wordpieces"
-
-    def __init__(self, tokenizer: Any, embeddings: np.ndarray) -> None:
-        self.tokenizer = tokenizer
-        self.embeddings = embeddings
-
-    def piece_ids(self, texts: Sequence[str]) -> List[List[int]]:
-        """Wordpiece ids per text, without special tokens and without [UNK]."""
-        if not texts:
-            return []
-        encoded = self.tokenizer(list(texts), add_special_tokens=False)["input_ids"]
-        unk = self.tokenizer.unk_token_id
-        return [[i for i in ids if i != unk] for ids in encoded]
-
-    def vectors_for(self, texts: Sequence[str]) -> Tuple[np.ndarray, np.ndarray]:
-        ids = self.piece_ids(texts)
-        lengths = np.fromiter((len(p) for p in ids), dtype=np.int64, count=len(ids))
-        flat = np.fromiter((i for pieces in ids for i in pieces), dtype=np.int64, count=int(lengths.sum()))
-        return pool_mean(np.asarray(self.embeddings[flat]), lengths), lengths > 0
-
-    def cfg(self) -> Dict[str, Any]:
-        return {}
-
-    def arrays(self) -> Dict[str, np.ndarray]:
-        return {}  # the embeddings are the table's own vectors
-
-
-Subwords = Union[FastTextNgrams, WordpieceMean]
 
 
 class StaticVectorTable:
@@ -177,10 +101,13 @@ class StaticVectorTable:
     def from_transformer(cls, embeddings: np.ndarray, tokenizer: Any) -> "StaticVectorTable":
         """From a transformer's input-embedding matrix (vocab_size, dim) and its tokenizer.
 
-        Keys are the vocab entries that the tokenizer turns into exactly themselves
-        (one piece, same id): the words that are a single wordpiece. Everything else
-        is looked up as the mean of its wordpieces ("subwords")."""
+        Keys are the words that are a single wordpiece in running text: the vocab entries
+        that the tokenizer turns into exactly themselves (one piece, same id) or, for a
+        tokenizer with a word-start marker ("Ġbank", "▁bank"), the marked entries'
+        words ("bank"); unmarked entries there are word continuations, not keys.
+        Everything else is looked up as the mean of its wordpieces ("subwords")."""
         embeddings = np.asarray(embeddings, dtype=np.float32)
+        subwords = WordpieceMean(tokenizer, embeddings)
         special = set(tokenizer.all_special_tokens)
         vocab = sorted(
             (
@@ -190,12 +117,10 @@ class StaticVectorTable:
             ),
             key=lambda item: item[1],
         )
-        pieces = [piece for piece, _ in vocab]
-        encoded = tokenizer(pieces, add_special_tokens=False)["input_ids"] if pieces else []
-        single = [(piece, idx) for (piece, idx), ids in zip(vocab, encoded) if ids == [idx]]
+        single = subwords.single_piece_words(vocab)
         keys = [piece for piece, _ in single]
         rows = np.asarray([idx for _, idx in single], dtype=np.int64)
-        return cls(keys, embeddings, rows=rows, subwords=WordpieceMean(tokenizer, embeddings))
+        return cls(keys, embeddings, rows=rows, subwords=subwords)
 
     # Introspection
     @property
