@@ -53,8 +53,8 @@ class Warnings(metaclass=_ErrorsWithCodes):
     )
     W020 = (
         "Corpus directory '{path}': {n_files} files are not read, because only .txt, .jsonl "
-        "and .spacy files are (in any letter case): {names}. Rename them to be read, or move "
-        "them out of the corpus directory."
+        "and .spacy files are (in any letter case): {names}. Decompress (.gz) or rename them "
+        "to be read, or move them out of the corpus directory."
     )
     W030 = (
         "The lexicon counts {n_tokens} tokens, fewer than the {minimum} of the smallest "

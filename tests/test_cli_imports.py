@@ -233,3 +233,21 @@ report(model_name=model_name.__module__, pipes=nlp.pipe_names, width=len(doc[1].
     )
     assert result["model_name"] == "spacy_ctxvec.components.transformer"
     assert "ctxvec_context" in result["pipes"] and result["width"] > 0
+
+
+def test_the_console_script_prints_a_library_warning_as_one_coded_line(tmp_path):
+    """A coded warning raised inside the library (here W020, for files of a corpus folder
+    that are not read) prints as the commands' own warnings do, one "⚠" line, not
+    Python's "file:line: UserWarning" with the source line under it."""
+    import subprocess
+
+    corpus = tmp_path / "corpus"
+    corpus.mkdir()
+    (corpus / "a.txt").write_text("hello world\n", encoding="utf8")
+    (corpus / "b.txt.gz").write_bytes(b"\x1f\x8b")
+    command = [sys.executable, "-m", "spacy_ctxvec", "build-lexicon", str(tmp_path / "missing.cfg"), str(corpus)]
+    result = subprocess.run([*command, str(tmp_path / "out")], capture_output=True, text=True, timeout=300)
+    output = result.stdout + result.stderr
+    assert result.returncode == 1 and "[CTX-E011]" in output  # the missing pipeline, after the corpus check
+    assert "⚠ [CTX-W020] Corpus directory" in output and "Decompress (.gz)" in output
+    assert "UserWarning" not in output and "corpus.py" not in output

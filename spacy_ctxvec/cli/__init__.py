@@ -10,6 +10,7 @@ import gc
 import importlib.abc
 import importlib.util
 import sys
+import warnings
 from importlib.machinery import ModuleSpec
 from types import ModuleType
 from typing import Any, Optional, Sequence
@@ -25,7 +26,7 @@ from . import (
     train_static,  # noqa: F401,E402
     word_senses,  # noqa: F401,E402
 )
-from ._app import app
+from ._app import app, show_coded_warning
 
 __all__ = ["app", "main"]
 
@@ -58,8 +59,10 @@ def main() -> None:
     """Run the command line. The objects that imports made (spaCy, torch, the commands;
     then spacy-transformers and transformers, when a pipeline needs them) are frozen, so
     the collector's full passes while a pipeline loads and runs no longer scan them:
-    about 2 s less CPU time per command (benchmarks/speed/cli_startup.py)."""
+    about 2 s less CPU time per command (benchmarks/speed/cli_startup.py). Coded warnings
+    print as one line each (show_coded_warning)."""
     gc.freeze()
     if TRANSFORMER_STACK not in sys.modules:
         sys.meta_path.insert(0, FreezeAfterImport(TRANSFORMER_STACK))
+    warnings.showwarning = show_coded_warning
     app()

@@ -1,7 +1,8 @@
 """The typer app that every command module registers on, and shared CLI helpers."""
 
 import functools
-from typing import Any, Callable, TypeVar
+import warnings
+from typing import Any, Callable, Optional, TextIO, Type, TypeVar
 
 import typer
 from wasabi import msg
@@ -21,6 +22,23 @@ CommandT = TypeVar("CommandT", bound=Callable[..., Any])
 OVERWRITE_FILE = typer.Option(
     False, "--overwrite", help="Replace an existing output file (never an input; written whole, then swapped in)"
 )
+
+
+def show_coded_warning(
+    message: Any,
+    category: Type[Warning],
+    filename: str,
+    lineno: int,
+    file: Optional[TextIO] = None,
+    line: Optional[str] = None,
+    _default: Callable[..., None] = warnings.showwarning,
+) -> None:
+    """warnings.showwarning for the command line: a coded warning ("[CTX-W...]") as one
+    "⚠" line, like the commands' own; any other as Python shows it."""
+    if str(message).startswith("[CTX-W"):
+        msg.warn(str(message))
+    else:
+        _default(message, category, filename, lineno, file, line)
 
 
 def exit_on_coded_error(command: CommandT) -> CommandT:
