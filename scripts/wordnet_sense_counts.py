@@ -1,7 +1,7 @@
 """Derive the WordNet sense-count table (lemma -> number of senses) from the NLTK
 WordNet 3.0 package, ``wordnet.zip`` (the `spacy project` asset).
 
-    python scripts/wordnet_sense_counts.py assets/wordnet.zip training/wordnet_sense_counts.tsv
+    python scripts/wordnet_sense_counts.py assets/wordnet.zip training/wordnet_sense_counts.tsv [TABLE]
 
 Reads ``wordnet/index.{noun,verb,adj,adv}``: the third field of each line (synset_cnt)
 is the number of senses of that lemma in that part of speech. Writes
@@ -9,13 +9,14 @@ is the number of senses of that lemma in that part of speech. Writes
 with spaces (``bank_account`` -> ``bank account``), sorted by lemma.
 
 When the zip is absent the step is skipped with a message (exit 0), so the workflow
-runs without it; the polysemy plot then has no sense counts.
+runs without it; the polysemy plot then has no sense counts, unless TABLE (the workflow's
+``--vars.sense_counts``) names another table that exists, which it uses instead.
 """
 
 import sys
 import zipfile
 from pathlib import Path
-from typing import Dict, Iterable, List
+from typing import Dict, Iterable, List, Optional
 
 from spacy_ctxvec.errors import CtxvecError, Errors
 
@@ -56,7 +57,10 @@ def sense_count_rows(zip_path: Path) -> List[str]:
     return rows
 
 
-def main(zip_path: Path, output: Path) -> int:
+def main(zip_path: Path, output: Path, table: Optional[Path] = None) -> int:
+    if not zip_path.exists() and table is not None and table != output and table.is_file():
+        print(f"Skipped: no WordNet package at {zip_path}; the polysemy plot uses the table {table}.")
+        return 0
     if not zip_path.exists():
         print(
             f"Skipped: no WordNet package at {zip_path}. Run `python -m spacy project assets` to fetch "
@@ -81,7 +85,7 @@ def main(zip_path: Path, output: Path) -> int:
 
 
 if __name__ == "__main__":
-    if len(sys.argv) != 3:
+    if len(sys.argv) not in (3, 4):
         print(__doc__, file=sys.stderr)
         sys.exit(2)
-    sys.exit(main(Path(sys.argv[1]), Path(sys.argv[2])))
+    sys.exit(main(Path(sys.argv[1]), Path(sys.argv[2]), Path(sys.argv[3]) if len(sys.argv) == 4 else None))

@@ -202,6 +202,16 @@ def test_wordnet_sense_counts_skip_cleanly_without_the_asset(tmp_path, capsys):
     assert not output.exists()
     message = capsys.readouterr().out
     assert message.startswith("Skipped: no WordNet package") and "spacy project assets" in message
+    # the workflow's default table is this step's own output: the same message
+    assert script.main(tmp_path / "assets" / "wordnet.zip", output, output) == 0
+    assert "spacy project assets" in capsys.readouterr().out
+    # a table given with --vars.sense_counts is named as the one the plot uses (it said "without sense counts")
+    table = tmp_path / "my_counts.tsv"
+    table.write_text("lemma\ttotal\nbank\t18\n", encoding="utf8")
+    assert script.main(tmp_path / "assets" / "wordnet.zip", output, table) == 0
+    message = capsys.readouterr().out
+    assert message.startswith("Skipped: no WordNet package") and f"the polysemy plot uses the table {table}" in message
+    assert not output.exists()
 
 
 def test_wordnet_sense_counts_refuse_a_zip_that_is_not_wordnet(tmp_path, capsys):
