@@ -76,7 +76,14 @@ def test_labels_by_sense_groups_one_types_snippets_by_their_sense():
     assert labels_by_sense([], []) == []
 
 
-PIECES = list("abcXYZ éÉß_9[] .,'-") + ["the", "and", "river", "Über", "naïve", "İ", "ǅ", "\u0301", "\n"]
+def test_negation_stems_never_label_but_possessives_do():
+    """ "didn't" labelled senses "didn" (a user saw "care, didn, train"); "king's" still
+    gives "king"."""
+    words = snippet_words(["He didn't care, wouldn’t go: the king's train"])
+    assert words == [{"care", "king", "train"}]
+
+
+PIECES = list("abcXYZ éÉß_9[] .,'’t-") + ["the", "and", "river", "Über", "naïve", "İ", "ǅ", "\u0301", "\n", "n't"]
 WORDISH = st.lists(st.sampled_from(PIECES), max_size=30).map("".join)
 
 

@@ -8,7 +8,7 @@ share times ``log(1 + A / f)``, with f the word's snippet count over all the wor
 and A the mean number of word occurrences per sense: words frequent around this sense and
 rare around the others come first. English stop words, words under 3 letters, numbers
 and the word itself (written in [brackets] in a snippet: that form anywhere in the
-snippets, and any ``exclude``) are left out.
+snippets, and any ``exclude``) are left out, and so are negations' stems ("didn" of "didn't").
 """
 
 import re
@@ -19,7 +19,8 @@ import numpy as np
 N_LABEL_WORDS = 3
 MIN_SNIPPETS = 2  # a label word occurs in at least this many of the sense's snippets, where it has that many
 _TARGET = re.compile(r"\[[^\]]*\]")
-_TOKEN_PATTERN = r"(?u)\b[^\W\d_]{3,}\b"
+# Words of 3 or more letters, but not the first half of a negation ("didn't" gives no "didn").
+_TOKEN_PATTERN = r"(?u)\b[^\W\d_]{3,}\b(?!['’]t\b)"
 _WORD = re.compile(_TOKEN_PATTERN)
 
 
