@@ -103,6 +103,23 @@ def tiny_bert_dir(tmp_path_factory) -> Path:
     return build_tiny_bert(tmp_path_factory.mktemp("tiny_bert"))
 
 
+@pytest.fixture(scope="session")
+def tiny_bert(tiny_bert_dir):
+    """The tiny BERT's (Hugging Face model, tokenizer)."""
+    from transformers import AutoModel, AutoTokenizer
+
+    return AutoModel.from_pretrained(str(tiny_bert_dir)), AutoTokenizer.from_pretrained(str(tiny_bert_dir))
+
+
+@pytest.fixture(scope="session")
+def wordpiece_table(tiny_bert):
+    """The static table of the tiny BERT's input embeddings (WordPiece: no word-start marker)."""
+    from spacy_ctxvec import StaticVectorTable
+
+    model, tokenizer = tiny_bert
+    return StaticVectorTable.from_transformer(model.get_input_embeddings().weight.detach().numpy(), tokenizer)
+
+
 def transformer_config(name: str, window: int = 128, stride: int = 96, hidden_states: bool = True) -> dict:
     return {
         "model": {

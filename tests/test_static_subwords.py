@@ -9,19 +9,6 @@ from spacy_ctxvec import StaticVectorTable
 from spacy_ctxvec.static.subwords import word_start_marker
 
 
-@pytest.fixture(scope="module")
-def tiny_bert(tiny_bert_dir):
-    from transformers import AutoModel, AutoTokenizer
-
-    return AutoModel.from_pretrained(str(tiny_bert_dir)), AutoTokenizer.from_pretrained(str(tiny_bert_dir))
-
-
-@pytest.fixture(scope="module")
-def wordpiece_table(tiny_bert) -> StaticVectorTable:
-    model, tokenizer = tiny_bert
-    return StaticVectorTable.from_transformer(model.get_input_embeddings().weight.detach().numpy(), tokenizer)
-
-
 def test_wordpiece_keys_are_the_pieces_that_tokenize_to_themselves(tiny_bert, wordpiece_table):
     # WordPiece marks no word start: the keys and the subword split are what they were.
     _, tokenizer = tiny_bert

@@ -81,19 +81,6 @@ def test_keys_must_match_rows():
 
 
 # Transformer input embeddings
-@pytest.fixture(scope="module")
-def tiny_bert(tiny_bert_dir):
-    from transformers import AutoModel, AutoTokenizer
-
-    return AutoModel.from_pretrained(str(tiny_bert_dir)), AutoTokenizer.from_pretrained(str(tiny_bert_dir))
-
-
-@pytest.fixture(scope="module")
-def wordpiece_table(tiny_bert) -> StaticVectorTable:
-    model, tokenizer = tiny_bert
-    return StaticVectorTable.from_transformer(model.get_input_embeddings().weight.detach().numpy(), tokenizer)
-
-
 def test_wordpiece_multi_piece_word_is_mean_of_input_embeddings(tiny_bert, wordpiece_table):
     import torch
 
