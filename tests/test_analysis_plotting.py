@@ -105,6 +105,11 @@ def test_polysemy_figure_with_and_without_sense_counts(tmp_path):
     assert [t.get_text() for t in least.get_yticklabels()][0] == "w0"
     assert_svg(save_figure(figure, tmp_path / "polysemy.svg"))
     assert len(polysemy_figure(words, scores).axes) == 2
+    # a correlation over words the probe was fitted on says so in the picture, not only on the console
+    assert "fitted" not in scatter.get_title()
+    fitted = polysemy_figure(words, scores, sense_counts=counts, correlation=0.3, fitted_on_half=True)
+    caveat = "Spearman rho = 0.30\n(the probe was fitted on about half of these words)"
+    assert fitted.axes[0].get_title().endswith(caveat)
 
 
 def test_save_figure_refuses_other_suffixes(tmp_path):

@@ -242,11 +242,14 @@ def polysemy_figure(
     *,
     sense_counts: Optional[np.ndarray] = None,
     correlation: Optional[float] = None,
+    fitted_on_half: bool = False,
     top_n: int = 15,
     title: str = "Polysemy scores",
 ) -> Figure:
     """Bars of the most and least polysemous words; with ``sense_counts`` (0 = not
-    in WordNet, left out of the scatter) also score against sense count, log x."""
+    in WordNet, left out of the scatter) also score against sense count, log x.
+    ``fitted_on_half``: the scores' probe was fitted on about half of these words, which
+    the correlation's label then says."""
     if len(words) == 0:
         raise CtxvecError(Errors.E411.format(what="words", minimum="one scored word"))
     scores = np.asarray(scores, dtype=np.float64)
@@ -269,6 +272,8 @@ def polysemy_figure(
         label = f"{int(known.sum())} words in WordNet"
         if correlation is not None:
             label += f", Spearman rho = {correlation:.2f}"
+            if fitted_on_half:
+                label += "\n(the probe was fitted on about half of these words)"
         ax.set_title(f"Score against sense count\n{label}")
         ax.grid(alpha=0.3)
     figure.suptitle(title, fontsize=13)

@@ -141,7 +141,13 @@ def plot_polysemy_cli(
     data = polysemy_scores(source, sense_counts, min_count=min_count)
     title = f"Polysemy scores ({data.used}) of {len(data.words)} words (n >= {min_count}) from {Path(source).name}"
     figure = polysemy_figure(
-        data.words, data.scores, sense_counts=data.counts, correlation=data.correlation, top_n=top_n, title=title
+        data.words,
+        data.scores,
+        sense_counts=data.counts,
+        correlation=data.correlation,
+        fitted_on_half=data.probe_fitted_on_half,
+        top_n=top_n,
+        title=title,
     )
     message = f"Wrote {save(figure, output, overwrite)} ({len(data.words)} words"
     if data.correlation is not None:
