@@ -28,8 +28,9 @@ _SHARD_NAME = re.compile(r"shard-\d{12}")
 # Everything write_checkpoint may leave in a checkpoint directory.
 _OWN_ENTRY = re.compile(r"shard-\d{12}|\.tmp-shard-\d{12}-\d+|\.LATEST\.tmp-\d+|LATEST")
 _STATE_KEYS = {"docs_done": int, "n_tokens": int, "docs_sha256": str, "fingerprint": dict}
-# In a fingerprint to name what differs, not compared itself (checkpoints before it lack it).
-DESCRIBING_KEYS = {"pipeline_config": "pipeline_config_sha256"}
+# The counting config's digest is compared; its text, kept beside it, only names what
+# differs (checkpoints written before it lack the text).
+CONFIG_DIGEST, CONFIG_TEXT = "pipeline_config_sha256", "pipeline_config"
 
 
 @dataclass
@@ -204,22 +205,20 @@ def fingerprint_differences(saved: Dict[str, Any], current: Dict[str, Any]) -> L
     """What differs between a checkpoint's fingerprint and the current one, in words: the
     settings by name, and the pipeline's by their config paths where both record the config."""
     differing = []
-    for key in sorted((set(saved) | set(current)) - set(DESCRIBING_KEYS)):
+    for key in sorted((set(saved) | set(current)) - {CONFIG_TEXT}):
         if saved.get(key) == current.get(key):
             continue
-        described_by = next((text for text, digest in DESCRIBING_KEYS.items() if digest == key), None)
-        if described_by is not None and isinstance(saved.get(described_by), str) and described_by in current:
-            changes = config_differences(saved[described_by], current[described_by])
-            if changes:
-                differing.append("pipeline settings " + ", ".join(changes))
-                continue
-        differing.append(key)
+        changes = config_differences(saved.get(CONFIG_TEXT), current.get(CONFIG_TEXT)) if key == CONFIG_DIGEST else []
+        differing.append("pipeline settings " + ", ".join(changes) if changes else key)
     return differing
 
 
-def config_differences(saved: str, current: str, limit: int = 5) -> List[str]:
+def config_differences(saved: Any, current: Any, limit: int = 5) -> List[str]:
     """The config paths whose values differ between two config texts, e.g.
-    "[components.ctxvec_context.layers] layers: [5] in the checkpoint, [-1] now"."""
+    "[components.ctxvec_context.layers] layers: [5] in the checkpoint, [-1] now"; none
+    where either is not a config text."""
+    if not (isinstance(saved, str) and isinstance(current, str)):
+        return []
     try:
         before, after = (_flat_config(Config().from_str(text, interpolate=False)) for text in (saved, current))
     except Exception:  # noqa: BLE001 - an unreadable saved config names nothing
@@ -272,8 +271,8 @@ def build_fingerprint(
     the corpus may have been fixed since the build stopped."""
     config_text = counting_config(nlp).to_str()
     fingerprint: Dict[str, Any] = {
-        "pipeline_config_sha256": hashlib.sha256(config_text.encode("utf8")).hexdigest(),
-        "pipeline_config": config_text,
+        CONFIG_DIGEST: hashlib.sha256(config_text.encode("utf8")).hexdigest(),
+        CONFIG_TEXT: config_text,
         "key": key,
         "batch_size": batch_size,
         "shard_size": shard_size,
