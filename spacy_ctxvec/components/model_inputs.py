@@ -33,6 +33,9 @@ def pipeline_model_fingerprint(nlp: Language) -> Optional[str]:
         pipe = nlp.get_pipe(find_transformer(nlp, CONTEXT_COMPONENT))
     except CtxvecError:
         return None
+    cached = getattr(pipe, "model_fingerprint", None)  # ctxvec_transformer keeps it while the weights stay
+    if callable(cached):
+        return cached()
     return FingerprintCache().of(getattr(getattr(pipe, "model", None), "transformer", None))
 
 
