@@ -58,10 +58,10 @@ def sense_count_rows(zip_path: Path) -> List[str]:
 
 
 def main(zip_path: Path, output: Path, table: Optional[Path] = None) -> int:
-    if not zip_path.exists() and table is not None and table != output and table.is_file():
-        print(f"Skipped: no WordNet package at {zip_path}; the polysemy plot uses the table {table}.")
-        return 0
     if not zip_path.exists():
+        if table is not None and table != output and table.is_file():
+            print(f"Skipped: no WordNet package at {zip_path}; the polysemy plot uses the table {table}.")
+            return 0
         print(
             f"Skipped: no WordNet package at {zip_path}. Run `python -m spacy project assets` to fetch "
             f"it, or give a lemma<TAB>count table with --vars.sense_counts. The polysemy plot is drawn "

@@ -326,9 +326,9 @@ def test_spacy_train_refuses_a_sourced_lexicon_once_the_transformer_has_changed(
     its scores and senses used to be read against the changed vectors silently). Frozen,
     the transformer keeps its weights and the pipeline trains."""
     from spacy_ctxvec.building.shard import partial_lexicon
+    from spacy_ctxvec.components.batching import ARCHITECTURE
     from spacy_ctxvec.errors import CtxvecError
     from tests.test_components_batching import trf_config
-    from tests.test_components_buffered_transformer import ARCHITECTURE
 
     source = spacy.blank("en")
     source.add_pipe("ctxvec_transformer", name="transformer", config=trf_config(str(tiny_bert_dir), ARCHITECTURE))
