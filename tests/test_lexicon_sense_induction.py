@@ -299,3 +299,24 @@ def test_split_by_evidence_is_the_default_and_recorded(data, inventory):
     # corpus_polysemy is the same measure whichever rule decided the split
     np.testing.assert_array_equal(inventory.corpus_polysemy, by_spread.corpus_polysemy)
     assert "evidence" in describe_split_thresholds(inventory.settings)
+
+
+def test_types_without_a_letter_get_no_senses_unless_words_only_is_off(data):
+    """Punctuation and numbers used in two ways (the synthetic 'bank's two meanings under
+    the keys "," and "1848") get no senses by default; a word holding a letter keeps its
+    senses, and words_only = false induces every type as before."""
+    keys, vectors, _, _ = data
+    renamed = {"bank": ",", "w00": "1848", "w01": "mr."}
+    lexicon = lexicon_with_sample([renamed.get(key, key) for key in keys], vectors)
+    by_default = induce_inventory(lexicon, min_count=5)
+    every_type = induce_inventory(lexicon, SenseInductionSettings(words_only=False), min_count=5)
+    assert by_default.settings["words_only"] is True and every_type.settings["words_only"] is False
+    assert by_default.n_senses(",") == 0 and by_default.n_senses("1848") == 0
+    assert by_default.n_senses("mr.") == 1 and by_default.n_senses("w02") == 1
+    assert every_type.n_senses(",") == 2 and every_type.n_senses("1848") == 1
+    assert set(every_type.keys) - set(by_default.keys) == {",", "1848"}
+
+
+def test_words_only_must_be_a_boolean():
+    with pytest.raises(CtxvecError, match="CTX-E603.*words_only"):
+        SenseInductionSettings(words_only="yes")  # type: ignore[arg-type]

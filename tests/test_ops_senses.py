@@ -312,6 +312,7 @@ def test_settings_defaults_are_the_documented_constants_and_the_object_is_frozen
         "context_weight": CONTEXT_WEIGHT,
         "split_by_probe": True,
         "split_by_evidence": True,
+        "words_only": True,
     }
     with pytest.raises(AttributeError):
         settings.cut_distance = 0.3  # frozen

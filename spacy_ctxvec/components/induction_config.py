@@ -28,6 +28,7 @@ def configure_sense_induction(
     context_weight: float = _DEFAULT_INDUCTION.context_weight,
     split_by_probe: bool = _DEFAULT_INDUCTION.split_by_probe,
     split_by_evidence: bool = _DEFAULT_INDUCTION.split_by_evidence,
+    words_only: bool = _DEFAULT_INDUCTION.words_only,
 ) -> SenseInductionSettings:
     """[components.ctxvec_polysemy.induction]: the sense-induction settings (see
     spacy_ctxvec.ops.senses.SenseInductionSettings; E603 for a value out of range)."""
@@ -43,6 +44,7 @@ def configure_sense_induction(
         context_weight=context_weight,
         split_by_probe=split_by_probe,
         split_by_evidence=split_by_evidence,
+        words_only=words_only,
     )
 
 

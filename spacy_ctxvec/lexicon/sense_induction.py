@@ -6,7 +6,8 @@ hash) to a ``SenseInventory``, with one ``ops.senses.SenseInductionSettings``:
    principal directions), each sampled row weighted by count / sampled rows of its
    type so that the sample stands for the corpus (``fit_corpus_sense_space``);
 2. induce the senses of every type seen at least ``min_count`` times that has a
-   sample (``ops.senses.induce_senses``: one sense unless the sample's spread exceeds
+   sample (with ``words_only``, the default, only types holding a letter:
+   ``ops.senses.is_word``) (``ops.senses.induce_senses``: one sense unless the sample's spread exceeds
    a threshold, by default calibrated on these types' own spreads by sample size
    (``ops.senses.calibrate_split_thresholds``), or unless a polysemy probe that fits
    the lexicon says so (``probe_split_decisions``); else average-linkage clustering
@@ -50,6 +51,7 @@ from ..ops.senses import (
     calibrate_split_thresholds,
     check_min_count,
     induce_senses,
+    is_word,
     sense_features,
     spread,
     sums_by_label,
@@ -120,9 +122,9 @@ def induce_inventory(
     name: str = "ctxvec_polysemy",
 ) -> SenseInventory:
     """Induce the senses of every type of ``lexicon`` seen at least ``min_count`` times
-    that has sampled occurrences (E602 if the lexicon has no sample). The split
-    thresholds per sample size are ``split_threshold`` for every n when it is a number,
-    else calibrated on these types' own samples (``split_percentile``; see
+    that has sampled occurrences and, with ``words_only``, holds a letter (E602 if the
+    lexicon has no sample). The split thresholds per sample size are ``split_threshold``
+    for every n when it is a number, else calibrated on these types' own samples (``split_percentile``; see
     ``ops.senses.calibrate_split_thresholds``), else (``split_percentile`` None) the
     shipped ``SPLIT_THRESHOLDS``; the table used is saved in ``settings``. Clusters
     are made on token and context joined when the sample keeps context vectors and
@@ -149,6 +151,7 @@ def induce_inventory(
         "n_directions": n_directions,
         "sample_k": sample.k,
         "key": lexicon.meta.get("key"),
+        "words_only": settings.words_only,
     }
     sample_contexts = sample.contexts if context_weight > 0 else None
     with_contexts = sample_contexts is not None
@@ -164,6 +167,8 @@ def induce_inventory(
         None if sample_contexts is None else fit_corpus_sense_space(sample_contexts, weights, n_directions=n_directions)
     )
     induced = np.flatnonzero(counts >= min_count)
+    if settings.words_only:
+        induced = np.array([i for i in induced if is_word(sample.keys[i])], dtype=np.int64)
     decisions = (
         probe_split_decisions(lexicon, probe, min_count, sample.keys, inputs)
         if settings.split_by_probe and not settings.split_by_evidence

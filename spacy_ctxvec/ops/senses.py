@@ -112,7 +112,9 @@ class SenseInductionSettings:
       ``split_by_probe``. On held-out real words it gave more senses where a word's uses
       differ, higher ARI against WordNet senses and more one-use words kept whole at
       20-64 occurrences than the probe rule (benchmarks/quality/SENSE_EVIDENCE.md, "Real
-      words"); false: the probe (or the spread test) decides.
+      words"); false: the probe (or the spread test) decides;
+    - ``words_only`` (the default): types without a letter (punctuation, numbers,
+      symbols) get no senses (``is_word``); false: every type seen ``min_count`` times.
     """
 
     split_threshold: Optional[float] = None
@@ -126,6 +128,7 @@ class SenseInductionSettings:
     context_weight: float = CONTEXT_WEIGHT
     split_by_probe: bool = True
     split_by_evidence: bool = True
+    words_only: bool = True
 
     def __post_init__(self) -> None:
         for name, requirement, ok in _SETTING_RULES:
@@ -159,6 +162,12 @@ def _is_int(value: Any) -> bool:
     return isinstance(value, (int, np.integer)) and not isinstance(value, bool)
 
 
+def is_word(key: str) -> bool:
+    """Whether a type may get senses under ``words_only``: it holds at least one letter
+    (punctuation, numbers and symbols do not; "mr.", "1st" and "don't" do)."""
+    return any(character.isalpha() for character in key)
+
+
 def check_min_count(min_count: Any) -> None:
     """E603 unless ``min_count`` (the fewest occurrences of a type with senses) is an integer >= 1."""
     if not _is_int(min_count) or min_count < 1:
@@ -189,6 +198,7 @@ _SETTING_RULES = (
     ),
     ("split_by_probe", "true or false", lambda v: isinstance(v, bool)),
     ("split_by_evidence", "true or false", lambda v: isinstance(v, bool)),
+    ("words_only", "true or false", lambda v: isinstance(v, bool)),
 )
 
 
