@@ -41,6 +41,8 @@ def test_wic_json_and_table(default_pipeline_dir, wic_slice):
     table = runner.invoke(app, ["evaluate", "wic", str(default_pipeline_dir), str(wic_slice), "--target-only"])
     assert table.exit_code == 0, table.output
     assert "logistic[whitened+shift]" in table.output and "context/" not in table.output
+    # The table says what runs before the minutes of work; --json keeps stdout JSON only.
+    assert re.search(r"WiC: running [\d,]+ sentences through the pipeline", table.output)
     assert re.search(r"accuracy [01]\.\d{3} \(", table.output)
 
 
@@ -90,6 +92,8 @@ def test_scws(default_pipeline_dir, tmp_path):
     assert report["spearman"] == pytest.approx(report["details"]["layer_6"], abs=1e-6)
     # The default pipeline has ctxvec_static: the static row; no senses without a lexicon.
     assert report["details"]["static_vec_covered"] == 12 and "sense_vec" not in report["details"]
+    table = runner.invoke(app, ["evaluate", "scws", str(default_pipeline_dir), str(ratings)])
+    assert table.exit_code == 0 and "SCWS: running the 24 contexts of 12 pairs through the pipeline" in table.output
 
 
 @pytest.mark.slow

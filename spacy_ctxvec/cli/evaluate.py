@@ -95,6 +95,9 @@ def wic_cli(
     from ..evaluation.wic import ALL_FAMILIES, TARGET_FAMILIES
 
     families = TARGET_FAMILIES if target_only else ALL_FAMILIES
+    if not as_json:
+        n_sentences = 2 * (len(train.labels) + len(evaluated.labels))
+        msg.info(f"WiC: running {n_sentences:,} sentences through the pipeline")
     report, n_missing = evaluate_wic(load_pipeline(pipeline), train, evaluated, split, families=families)
     result = {**report.to_dict(), "targets_without_vector": n_missing}
     _write_json(result, output, overwrite)
@@ -172,6 +175,11 @@ def scws_cli(
     pairs = read_scws(file)
     from ..evaluation.tasks import evaluate_scws
 
+    if not as_json:
+        msg.info(
+            f"SCWS: running the {2 * len(pairs.scores):,} contexts of {len(pairs.scores):,} pairs through the "
+            "pipeline (long contexts: several minutes per thousand on a CPU)"
+        )
     report = evaluate_scws(load_pipeline(pipeline), pairs, file.name)
     _write_json(report.to_dict(), output, overwrite)
     if as_json:

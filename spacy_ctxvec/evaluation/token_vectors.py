@@ -12,6 +12,7 @@ import numpy as np
 from spacy.language import Language
 from spacy.tokens import Doc
 from spacy.util import minibatch
+from tqdm import tqdm
 
 from ..attributes import (
     CONTEXT_ARRAY,
@@ -124,7 +125,9 @@ def annotated_batches(
     # loses no padding and bounds the memory held in doc._.trf_data.
     batch_size = batch_size or min(nlp.batch_size, 256)
     order = np.argsort([len(words) for words in word_lists], kind="stable")
-    with keep_trf_data(nlp):  # every layer and doc._.trf_data, also when the pipeline drops them
+    # A bar on a terminal only (disable=None): evaluate scws runs long contexts for minutes.
+    bar = tqdm(total=len(word_lists), unit="sentence", desc="pipeline", disable=None, leave=False, dynamic_ncols=True)
+    with keep_trf_data(nlp), bar:  # every layer and doc._.trf_data, also when the pipeline drops them
         for batch in minibatch(order, size=batch_size):
             docs = [doc_from_words(nlp, word_lists[i]) for i in batch]
             layers = []
@@ -133,6 +136,7 @@ def annotated_batches(
                 if name == transformer_name:
                     layers = [pool_every_layer(doc._.trf_data, pooling) for doc in docs]
             yield list(zip((int(i) for i in batch), docs, layers))
+            bar.update(len(batch))
 
 
 def target_vectors(
