@@ -85,10 +85,9 @@ class Warnings(metaclass=_ErrorsWithCodes):
     W037 = (
         "'{name}' built its lexicon in initialize from the vectors of '{transformer}' as it is now, "
         "and {listeners} fine-tune it when trained (it is not in [training] frozen_components): "
-        "after training the contextual vectors differ from those the lexicon counted: with "
-        "ctxvec_transformer, which marks the model's weights, the first evaluation stops with "
-        "[CTX-E043]; with other transformer components scores and senses are read against its "
-        "old centroids. To keep the pretrained vectors, freeze it "
+        "after training the contextual vectors differ from those the lexicon counted, and the "
+        "first evaluation stops with [CTX-E043] (ctxvec_context names the model's weights). To "
+        "keep the pretrained vectors, freeze it "
         '([training] frozen_components and annotating_components = ["{transformer}"]) or set the '
         "listeners' grad_factor = 0.0; or build the lexicon on the trained pipeline with "
         "`spacy-ctxvec build-lexicon`."

@@ -142,13 +142,31 @@ def test_docs_name_the_model_and_a_lexicon_refuses_another_model_or_changed_weig
         same(TEXTS[0])
 
 
-def test_a_transformer_without_the_mark_is_not_checked(tiny_bert_dir, upstream_nlp):
-    """spacy-transformers' own component marks no model: its Docs' vectors are checked by
-    layers and pooling only, against a lexicon that names its model."""
+def test_docs_of_a_transformer_that_marks_nothing_are_named_by_its_model(tiny_bert_dir, tmp_path):
+    """spacy-transformers' own component marks no model on its Docs: ctxvec_context names
+    the model of the transformer before it in its pipeline instead, so a lexicon refuses
+    another model's vectors and changed weights there too (layers and pooling alone were
+    checked before), and accepts the same weights under either component."""
+    import torch
+
     from spacy_ctxvec.building.shard import partial_lexicon
+    from spacy_ctxvec.components.model_inputs import pipeline_model_fingerprint
+    from tests.conftest import build_tiny_bert
 
     lexicon = partial_lexicon(make_nlp(tiny_bert_dir, "ctxvec_transformer"), TEXTS * 2, key="lower")
-    doc = upstream_nlp(TEXTS[0])
-    assert doc._.ctxvec_transformer_model is None and ", model " not in doc._.ctxvec_context_source
-    nlp = _with_lexicon(make_nlp(tiny_bert_dir, "transformer"), lexicon)
-    assert any(token._.polysemy_count for token in nlp(TEXTS[0]))
+    upstream = make_nlp(tiny_bert_dir, "transformer")
+    doc = upstream(TEXTS[0])
+    fingerprint = pipeline_model_fingerprint(upstream)
+    assert doc._.ctxvec_transformer_model is None and fingerprint is not None
+    assert doc._.ctxvec_context_source == f"the last layer, pooled by pool_mean, model {fingerprint}"
+    assert lexicon.meta["context_vectors"] == doc._.ctxvec_context_source
+    same = _with_lexicon(make_nlp(tiny_bert_dir, "transformer"), lexicon)
+    assert any(token._.polysemy_count for token in same(TEXTS[0]))
+
+    other = _with_lexicon(make_nlp(build_tiny_bert(tmp_path / "other", seed=1), "transformer"), lexicon)
+    with pytest.raises(CtxvecError, match=rf"CTX-E043.*model {fingerprint}'.*model (?!{fingerprint})\w+'"):
+        other(TEXTS[0])
+    with torch.no_grad():
+        same.get_pipe("transformer").model.transformer.get_input_embeddings().weight.mul_(1.01)
+    with pytest.raises(CtxvecError, match=r"CTX-E043"):
+        same(TEXTS[0])

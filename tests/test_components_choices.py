@@ -2,6 +2,7 @@
 config through spaCy's registry, and what each one does to a real (tiny) pipeline's vectors."""
 
 import dataclasses
+import re
 
 import numpy as np
 import pytest
@@ -145,6 +146,9 @@ def test_the_vectors_label_is_the_same_exactly_where_the_vectors_are(outputs_by_
     the last layer named three ways is one label; every other choice makes other vectors and
     has another label."""
     vectors_by_choice, labels = outputs_by_choice
+    # Every label names the one model that made the vectors (its fingerprint), then the choice.
+    assert len({re.search(r", model (\w+)$", label).group(1) for label in labels.values()}) == 1  # type: ignore[union-attr]
+    labels = {choice: re.sub(r", model \w+$", "", label) for choice, label in labels.items()}
     assert labels["mean"] == labels["layer_last"] == "the last layer, pooled by pool_mean"
     assert labels["layer_0"] == "layer 0 of 2, pooled by pool_mean"
     assert labels["layers_concat"] == "layers 0, 2 of 2 combined by concat_of_layers, pooled by pool_mean"

@@ -5,6 +5,7 @@ from spacy.tokens import Doc
 
 from spacy_ctxvec.building.corpus import configure_lexicon_corpus
 from spacy_ctxvec.building.shard import partial_lexicon
+from spacy_ctxvec.components.model_inputs import pipeline_model_fingerprint
 from spacy_ctxvec.components.polysemy import Polysemy
 from spacy_ctxvec.errors import CtxvecError
 from spacy_ctxvec.lexicon.statistics import Lexicon
@@ -737,7 +738,10 @@ def test_a_sourced_polysemy_refuses_vectors_of_other_layers_than_its_lexicon(sen
     sense_nlp.to_disk(tmp_path / "built")
     built = spacy.load(tmp_path / "built")
     text = SENSE_TEXTS[0]
-    assert built.get_pipe("ctxvec_polysemy").lexicon.meta["context_vectors"] == "the last layer, pooled by pool_mean"
+    model = pipeline_model_fingerprint(built)
+    assert built.get_pipe("ctxvec_polysemy").lexicon.meta["context_vectors"] == (
+        f"the last layer, pooled by pool_mean, model {model}"
+    )
 
     def sourced_into(layers):
         nlp = spacy.blank("en")
@@ -749,7 +753,9 @@ def test_a_sourced_polysemy_refuses_vectors_of_other_layers_than_its_lexicon(sen
     same = sourced_into([-1])(text)
     assert [t._.sense for t in same] == [t._.sense for t in built(text)]
     assert any(t._.sense is not None for t in same)
-    with pytest.raises(CtxvecError, match=r"CTX-E043.*'the last layer, pooled by pool_mean'.*'layer 1 of 2, pooled"):
+    with pytest.raises(
+        CtxvecError, match=rf"CTX-E043.*'the last layer, pooled by pool_mean, model {model}'.*'layer 1 of 2, pooled"
+    ):
         sourced_into([1])(text)
 
 
@@ -763,7 +769,7 @@ def test_evidence_thresholds_on_other_vectors_than_they_were_measured_on_warn(se
     component = Polysemy(min_count=2)
     component.set_lexicon(lexicon, nlp=sense_nlp)
     with pytest.warns(
-        UserWarning, match=r"W033.*'layer 5 of 6.*'the last layer, pooled by pool_mean' of another model"
+        UserWarning, match=r"W033.*'layer 5 of 6.*'the last layer, pooled by pool_mean, model \w+' of another model"
     ):
         component.build_senses()
     spread = Polysemy(min_count=2, induction=SenseInductionSettings().replace(split_by_evidence=False))

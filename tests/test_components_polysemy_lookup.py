@@ -6,6 +6,7 @@ import pytest
 
 from spacy_ctxvec.attributes import CONTEXT_SOURCE, POLYSEMY_DTYPE, set_doc_value
 from spacy_ctxvec.building.shard import partial_lexicon
+from spacy_ctxvec.components.model_inputs import pipeline_model_fingerprint
 from spacy_ctxvec.components.polysemy_lookup import key_table, look_up, polysemy_records, score_table
 from spacy_ctxvec.errors import CtxvecError, Errors
 from spacy_ctxvec.lexicon.statistics import CONTEXT_VECTORS_META
@@ -43,9 +44,9 @@ def test_records_give_counts_scores_and_shifts_of_known_words(tiny_nlp, table):
 def test_the_lexicon_records_how_its_vectors_were_made_and_other_docs_are_refused(tiny_nlp, table):
     scores, lexicon = table
     made = tiny_nlp(TEXTS[0])._.ctxvec_context_source
-    assert (
-        lexicon.meta[CONTEXT_VECTORS_META] == made == scores["context_vectors"] == "the last layer, pooled by pool_mean"
-    )
+    model = pipeline_model_fingerprint(tiny_nlp)  # the transformer before ctxvec_context
+    assert lexicon.meta[CONTEXT_VECTORS_META] == made == scores["context_vectors"]
+    assert made == f"the last layer, pooled by pool_mean, model {model}"
     doc = tiny_nlp("the bank")
     set_doc_value(doc, CONTEXT_SOURCE, "layer 1 of 2, pooled by pool_mean")
     with pytest.raises(CtxvecError, match=r"CTX-E043.*'ctxvec_polysemy'.*'layer 1 of 2"):

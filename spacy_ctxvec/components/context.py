@@ -31,6 +31,7 @@ from ..ops.layers import resolve_layers
 from ..types import PoolingFn
 from .base import DocAnnotator, NlpRef, excluded, vector_dtype
 from .choices import LayerSelection, vectors_label
+from .model_inputs import FingerprintCache
 from .transformer import (
     all_hidden_states,
     find_transformer,
@@ -264,10 +265,32 @@ class ContextVectors(DocAnnotator):
         hidden_states = trf_data.model_output.get("hidden_states") if self.layers.needs_hidden_states else None
         n_hidden = None if hidden_states is None else len(hidden_states)
         model = stored_array(doc, TRANSFORMER_MODEL)
+        if model is None:  # a transformer that marks nothing (spacy-transformers' own)
+            model = self._transformer_model()
         label = getattr(self, "_label", None)  # pickled by an earlier version: none
         if label is None or label[0] != (n_hidden, model):
             label = self._label = ((n_hidden, model), vectors_label(self.layers, self.pooling, n_hidden, model))
         return label[1]
+
+    def _transformer_model(self) -> Optional[str]:
+        """The fingerprint of the weights of the transformer before this component in the
+        pipeline it runs in (the one it was last initialized or linked in), for Docs their
+        transformer did not mark; None where that pipeline or its model is not known."""
+        nlp = self._nlp_ref() if hasattr(self, "_nlp_ref") else None
+        linked = getattr(self, "_linked", None)
+        if nlp is None or not (
+            self._linked_in(nlp, linked) if linked is not None else any(pipe is self for _, pipe in nlp.components)
+        ):
+            return None
+        try:
+            pipe = nlp.get_pipe(find_transformer(nlp, self.name))
+            hf_model = getattr(getattr(pipe, "model", None), "transformer", None)
+        except (CtxvecError, IndexError, ValueError):  # no transformer, or its model is not loaded
+            return None
+        cache = getattr(self, "_model_fingerprints", None)  # pickled by an earlier version: none
+        if cache is None:
+            cache = self._model_fingerprints = FingerprintCache()
+        return cache.of(hf_model)
 
     def initialize(
         self, get_examples: Optional[Callable[[], Iterable[Any]]] = None, *, nlp: Optional[Language] = None
