@@ -2,6 +2,7 @@
 by batch_size, the same outputs as spacy-transformers' transformer, its defaults those of
 configs/default.cfg, and a round trip through disk."""
 
+import pickle
 from typing import List
 
 import numpy as np
@@ -160,6 +161,9 @@ def test_docs_of_a_transformer_that_marks_nothing_are_named_by_its_model(tiny_be
     assert doc._.ctxvec_transformer_model is None and fingerprint is not None
     assert doc._.ctxvec_context_source == f"the last layer, pooled by pool_mean, model {fingerprint}"
     assert lexicon.meta["context_vectors"] == doc._.ctxvec_context_source
+    # A pickled copy (as nlp.pipe(n_process=...) with spawn makes), before any Doc: the same model.
+    fresh = pickle.loads(pickle.dumps(make_nlp(tiny_bert_dir, "transformer")))
+    assert fresh(TEXTS[0])._.ctxvec_context_source == doc._.ctxvec_context_source
     same = _with_lexicon(make_nlp(tiny_bert_dir, "transformer"), lexicon)
     assert any(token._.polysemy_count for token in same(TEXTS[0]))
 

@@ -275,10 +275,14 @@ class ContextVectors(DocAnnotator):
     def _transformer_model(self) -> Optional[str]:
         """The fingerprint of the weights of the transformer before this component in the
         pipeline it runs in (the one it was last initialized or linked in), for Docs their
-        transformer did not mark; None where that pipeline or its model is not known."""
+        transformer did not mark; in a pickled copy (nlp.pipe(n_process=...) with spawn),
+        the one found when it was pickled; None where that pipeline or its model is not known."""
         nlp = self._nlp_ref() if hasattr(self, "_nlp_ref") else None
+        cache = getattr(self, "_model_fingerprints", None)  # pickled by an earlier version: none
+        if nlp is None:
+            return None if cache is None else cache.last
         linked = getattr(self, "_linked", None)
-        if nlp is None or not (
+        if not (
             self._linked_in(nlp, linked) if linked is not None else any(pipe is self for _, pipe in nlp.components)
         ):
             return None
@@ -287,7 +291,6 @@ class ContextVectors(DocAnnotator):
             hf_model = getattr(getattr(pipe, "model", None), "transformer", None)
         except (CtxvecError, IndexError, ValueError):  # no transformer, or its model is not loaded
             return None
-        cache = getattr(self, "_model_fingerprints", None)  # pickled by an earlier version: none
         if cache is None:
             cache = self._model_fingerprints = FingerprintCache()
         return cache.of(hf_model)
@@ -313,8 +316,9 @@ class ContextVectors(DocAnnotator):
 
     def __reduce__(self) -> Any:
         # A pickled copy (nlp.pipe(n_process=...) with spawn) has no pipeline to look
-        # at: it keeps the readers found now.
+        # at: it keeps the readers and the transformer's model found now.
         self._readers = list(self.trf_data_readers)
+        self._transformer_model()
         reconstruct, args, (name, state) = cast(Tuple[Any, Any, Tuple[str, Dict[str, Any]]], super().__reduce__())
         return reconstruct, args, (name, {key: value for key, value in state.items() if key != "_linked"})
 

@@ -48,6 +48,11 @@ class FingerprintCache:
         self._state: Optional[Tuple[Any, ...]] = None
         self._fingerprint: Optional[str] = None
 
+    @property
+    def last(self) -> Optional[str]:
+        """The fingerprint computed last (None before any): what a pickled copy knows."""
+        return self._fingerprint
+
     def of(self, hf_model: Any) -> Optional[str]:
         """The fingerprint; None for a missing model or one without input embeddings."""
         embeddings = getattr(hf_model, "get_input_embeddings", None)
