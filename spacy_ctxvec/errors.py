@@ -72,7 +72,7 @@ class Warnings(metaclass=_ErrorsWithCodes):
     )
     W032 = (
         "No senses for {words} in '{path}' (key mode '{key}'): not in the corpus, seen fewer than "
-        "min_count={min_count} times, or without sampled occurrences; shown: the other words."
+        "min_count={min_count} times, or without sampled occurrences.{no_letter} Shown: the other words."
     )
     W033 = (
         "The corpus's evidence decides which words of '{name}' split (split_by_evidence = true), "

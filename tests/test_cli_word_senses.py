@@ -57,7 +57,12 @@ def test_unknown_word_missing_senses_and_bad_format_are_coded_errors(senses_dir,
     path, _ = senses_dir
     unknown = runner.invoke(app, ["senses", str(path), "zebra", "rare"])
     assert unknown.exit_code == 1 and "E607" in unknown.output and "'zebra', 'rare'" in unknown.output
-    assert "min_count=5" in unknown.output
+    assert "min_count=5" in unknown.output and "no letter" not in unknown.output
+    # Punctuation and numbers have no senses by design (words_only): the message says so.
+    punctuation = runner.invoke(app, ["senses", str(path), ",", "1848"])
+    message = " ".join(punctuation.output.split())
+    assert punctuation.exit_code == 1 and "E607" in message
+    assert "',', '1848' holds no letter: punctuation, numbers and symbols get no senses (words_only = true" in message
     missing = runner.invoke(app, ["senses", str(tmp_path), "bank"])
     assert missing.exit_code == 1 and "E606" in missing.output
     bad_format = runner.invoke(app, ["senses", str(path), "bank", "--format", "xml"])

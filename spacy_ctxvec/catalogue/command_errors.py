@@ -152,7 +152,7 @@ class CommandErrors:
     E607 = (
         "No senses for {words} in '{path}' (key mode '{key}'): the word is not in the "
         "corpus, was seen fewer than min_count={min_count} times, or has no sampled "
-        "occurrences. {n_types} words have senses."
+        "occurrences.{no_letter} {n_types} words have senses."
     )
     # Senses decided by the corpus (E610-E629
     E610 = (

@@ -13,6 +13,7 @@ import typer
 from ..analysis.sense_view import senses_html
 from ..errors import CtxvecError, Errors, Warnings
 from ..lexicon.sense_inventory import SenseInventory
+from ..ops.senses import is_word
 from ..outputs import check_output, write_text
 from ..saved_pipeline import load_senses
 from ._app import OVERWRITE_FILE, app, exit_on_coded_error
@@ -32,7 +33,15 @@ def unknown_words(inventory: SenseInventory, words: List[str]) -> List[str]:
 
 def unknown_words_note(inventory: SenseInventory, unknown: List[str], source: Path, template: str) -> str:
     """``template`` (E607 or W032) filled in for the ``unknown`` words."""
+    without_letter = [word for word in unknown if not is_word(word)]
+    no_letter = (
+        f" {', '.join(repr(w) for w in without_letter)} holds no letter: punctuation, numbers and symbols get "
+        "no senses (words_only = true in [components.ctxvec_polysemy.induction])."
+        if without_letter and inventory.settings.get("words_only")
+        else ""
+    )
     return template.format(
+        no_letter=no_letter,
         words=", ".join(repr(w) for w in unknown),
         path=source,
         key=inventory.settings.get("key", "lower"),
