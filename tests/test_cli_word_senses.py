@@ -62,7 +62,7 @@ def test_unknown_word_missing_senses_and_bad_format_are_coded_errors(senses_dir,
     punctuation = runner.invoke(app, ["senses", str(path), ",", "1848"])
     message = " ".join(punctuation.output.split())
     assert punctuation.exit_code == 1 and "E607" in message
-    assert "',', '1848' holds no letter: punctuation, numbers and symbols get no senses (words_only = true" in message
+    assert "',', '1848' hold no letter: punctuation, numbers and symbols get no senses (words_only = true" in message
     missing = runner.invoke(app, ["senses", str(tmp_path), "bank"])
     assert missing.exit_code == 1 and "E606" in missing.output
     bad_format = runner.invoke(app, ["senses", str(path), "bank", "--format", "xml"])

@@ -35,7 +35,8 @@ def unknown_words_note(inventory: SenseInventory, unknown: List[str], source: Pa
     """``template`` (E607 or W032) filled in for the ``unknown`` words."""
     without_letter = [word for word in unknown if not is_word(word)]
     no_letter = (
-        f" {', '.join(repr(w) for w in without_letter)} holds no letter: punctuation, numbers and symbols get "
+        f" {', '.join(repr(w) for w in without_letter)} {'holds' if len(without_letter) == 1 else 'hold'} no "
+        "letter: punctuation, numbers and symbols get "
         "no senses (words_only = true in [components.ctxvec_polysemy.induction])."
         if without_letter and inventory.settings.get("words_only")
         else ""
