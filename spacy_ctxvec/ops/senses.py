@@ -163,8 +163,7 @@ def _is_int(value: Any) -> bool:
 
 
 def is_word(key: str) -> bool:
-    """Whether a type may get senses under ``words_only``: it holds at least one letter
-    (punctuation, numbers and symbols do not; "mr.", "1st" and "don't" do)."""
+    """Whether a type may get senses under ``words_only``: it holds a letter ("mr.", "1st")."""
     return any(character.isalpha() for character in key)
 
 
