@@ -4,15 +4,29 @@ Each kind of vector is one Doc-level array (n_tokens, width) plus a per-token
 array saying which rows are real; Token, Span and Doc attributes are getters over it.
 Each component's arrays are stored with the character bounds of the tokens they were
 set for, so that after doc.retokenize() a value follows its token (a token that spans
-other characters than any token then, e.g. a merged one, has none), as doc.tensor does.
+other characters than any token then, e.g. a merged one, has none), as doc.tensor does;
+they are stored anchored at a character (doc_storage), so that Span.as_doc(copy_user_data=True)
+and Doc.from_docs carry every token's values to the new Doc.
 """
 
-from typing import Any, Dict, Mapping, Optional, Tuple, cast
+from typing import Any, Callable, Dict, Mapping, Optional
 
 import numpy as np
-from spacy.attrs import IDX, LENGTH
 from spacy.tokens import Doc, Span, Token
 
+from .doc_storage import (
+    NOT_DIRECT,
+    anchored,
+    direct,
+    direct_rows,
+    gathered,
+    key,
+    read_value,
+    token_bounds,
+    token_row,
+    write_arrays,
+    write_value,
+)
 from .errors import CtxvecError, Errors
 
 # Doc-level storage (kept in doc.user_data, so it survives to_bytes and DocBin).
@@ -78,69 +92,69 @@ SENSE_DTYPE = np.dtype(
 )
 
 
+# What a token without a row reads in the arrays doc._.<name> gathers for a Doc made by
+# Span.as_doc or Doc.from_docs (zeros elsewhere): no sense, no label.
+EMPTY_ROW: Dict[str, Any] = {
+    SENSE_ARRAY: np.array((-1, 0, 0.0, 0.0, False, False), dtype=SENSE_DTYPE),
+    SENSE_LABELS: "",
+}
+BOUNDS_NAMES = sorted(set(BOUNDS_OF.values()))
+DOC_VALUES = (CONTEXT_SOURCE, TRANSFORMER_MODEL)
+
+
 def stored_array(doc: Doc, array_attr: str) -> Optional[Any]:
     """doc._.<array_attr> read straight from doc.user_data, where spaCy keeps it: works
-    before install_extensions() too (e.g. in vector hooks of an unpickled Doc)."""
-    # spaCy's stub types user_data as Dict[str, Any]; extension values sit under tuple keys
-    user_data = cast(Dict[Tuple[str, str, None, None], Any], doc.user_data)
-    return user_data.get(("._.", array_attr, None, None))
-
-
-def text_length(doc: Doc) -> int:
-    """len(doc.text), without joining the text."""
-    return doc[-1].idx + len(doc[-1].text_with_ws) if len(doc) else 0
-
-
-def token_bounds(doc: Doc) -> np.ndarray:
-    """(n_tokens + 1, 2) int64: each token's start character and length, then the text's
-    length and -1 (copies of user_data to another text, e.g. Span.as_doc, match no token)."""
-    bounds = np.asarray(doc.to_array([IDX, LENGTH]), dtype=np.int64).reshape(len(doc), 2)
-    return np.concatenate([bounds, [[text_length(doc), -1]]])
+    before install_extensions() too (e.g. in vector hooks of an unpickled Doc). The
+    array as it was stored for this Doc's text; for a Doc made by Span.as_doc or
+    Doc.from_docs, one row per token gathered from the arrays of the Docs it was made
+    from (EMPTY_ROW or zeros for tokens without one); the values of DOC_VALUES."""
+    if array_attr in BOUNDS_OF:
+        value, _ = direct(doc, array_attr, BOUNDS_OF[array_attr])
+        if value is not NOT_DIRECT:
+            return value
+        return gathered(doc, array_attr, BOUNDS_OF[array_attr], EMPTY_ROW.get(array_attr))[0]
+    if array_attr in BOUNDS_NAMES:
+        names = [name for name, bounds in BOUNDS_OF.items() if bounds == array_attr]
+        value, bounds = direct(doc, names[0], array_attr)
+        return bounds if value is not NOT_DIRECT else token_bounds(doc) if anchored(doc, array_attr) else None
+    return read_value(doc, array_attr)
 
 
 def set_token_arrays(doc: Doc, arrays: Mapping[str, Any]) -> None:
     """Store one component's Doc-level arrays (attributes of BOUNDS_OF) and the bounds of
     the tokens they are for."""
-    user_data = cast(Dict[Tuple[str, str, None, None], Any], doc.user_data)
-    bounds = token_bounds(doc)
-    for name, value in arrays.items():
-        user_data[("._.", name, None, None)] = value
-        user_data[("._.", BOUNDS_OF[name], None, None)] = bounds
+    bounds_name = BOUNDS_OF[next(iter(arrays))]
+    write_arrays(doc, arrays, bounds_name, [name for name, bounds in BOUNDS_OF.items() if bounds == bounds_name])
 
 
 def set_doc_value(doc: Doc, name: str, value: Any) -> None:
-    """Set the Doc-level doc._.<name> (e.g. CONTEXT_SOURCE) straight in doc.user_data."""
-    cast(Dict[Tuple[str, str, None, None], Any], doc.user_data)[("._.", name, None, None)] = value
+    """Set the Doc-level doc._.<name> (e.g. CONTEXT_SOURCE), carried with the arrays."""
+    write_value(doc, name, value)
 
 
-def token_row(token: Token, array_attr: str) -> Optional[int]:
-    """The row of ``token``'s value in the Doc's ``array_attr``: token.i while the tokens
-    are those the array was set for; after doc.retokenize(), the row of the token that
-    spanned the same characters, or None. Arrays stored without bounds (Docs saved by
-    an earlier version) are read by position while their length is the Doc's."""
-    doc = token.doc
-    bounds = stored_array(doc, BOUNDS_OF[array_attr])
-    i = token.i
-    if bounds is None:
-        array = stored_array(doc, array_attr)
-        return i if array is not None and len(array) == len(doc) else None
-    start, length, n = token.idx, len(token), len(bounds) - 1
-    if bounds[n, 0] != text_length(doc):
-        return None
-    if i < n and bounds[i, 0] == start and bounds[i, 1] == length:
-        return i
-    j = int(np.searchsorted(bounds[:n, 0], start))
-    return j if j < n and bounds[j, 0] == start and bounds[j, 1] == length else None
+def doc_rows(doc: Doc, array_attr: str) -> np.ndarray:
+    """Each token's row in stored_array(doc, array_attr) (-1: none), computed at once."""
+    value, bounds = direct(doc, array_attr, BOUNDS_OF[array_attr])
+    if value is None:
+        return np.full(len(doc), -1, dtype=np.int64)
+    if value is not NOT_DIRECT:
+        return direct_rows(doc, value, bounds)
+    return gathered(doc, array_attr, BOUNDS_OF[array_attr], EMPTY_ROW.get(array_attr))[1]
 
 
 def fits_tokens(doc: Doc, array_attr: str) -> bool:
-    """Whether ``array_attr`` is set and was set for the Doc's tokens as they are now (no
-    doc.retokenize() since)."""
-    bounds = stored_array(doc, BOUNDS_OF[array_attr])
-    if bounds is None:
-        array = stored_array(doc, array_attr)
-        return array is not None and len(array) == len(doc)
-    return len(bounds) == len(doc) + 1 and np.array_equal(bounds, token_bounds(doc))
+    """Whether ``array_attr`` is set and stored_array gives one row per token of the Doc as
+    it is now, each the token's own (no doc.retokenize() since)."""
+    value, bounds = direct(doc, array_attr, BOUNDS_OF[array_attr])
+    if value is None:
+        return False
+    if value is not NOT_DIRECT:
+        if bounds is None:
+            return len(value) == len(doc)
+        current = token_bounds(doc)
+        return len(bounds) == len(current) and np.array_equal(bounds, current[:, : bounds.shape[1]])
+    array, rows = gathered(doc, array_attr, BOUNDS_OF[array_attr], EMPTY_ROW.get(array_attr))
+    return array is not None and bool((rows >= 0).all())
 
 
 def check_same_tokens(doc: Doc, reader: str) -> None:
@@ -150,26 +164,10 @@ def check_same_tokens(doc: Doc, reader: str) -> None:
         raise CtxvecError(Errors.E042.format(name=reader, context=CONTEXT_COMPONENT))
 
 
-def doc_rows(doc: Doc, array_attr: str) -> np.ndarray:
-    """token_row of every token of ``doc`` (-1 for None), computed at once."""
-    if fits_tokens(doc, array_attr):
-        return np.arange(len(doc))
-    bounds = stored_array(doc, BOUNDS_OF[array_attr])
-    current = token_bounds(doc)
-    if bounds is None or len(bounds) < 2 or bounds[-1, 0] != current[-1, 0]:
-        return np.full(len(doc), -1, dtype=np.int64)
-    tokens, n = current[:-1], len(bounds) - 1
-    j = np.minimum(np.searchsorted(bounds[:n, 0], tokens[:, 0]), n - 1)
-    return np.where((bounds[j] == tokens).all(axis=1), j, -1)
-
-
 def _token_value(token: Token, array_attr: str) -> Any:
     """The token's row of ``array_attr`` (None without the array or a row)."""
-    array = stored_array(token.doc, array_attr)
-    if array is None:
-        return None
-    row = token_row(token, array_attr)
-    return None if row is None else array[row]
+    value, row = token_row(token, array_attr, BOUNDS_OF[array_attr])
+    return None if row is None else value[row]
 
 
 def kept_rows(doc: Doc, array_attr: str, mask: np.ndarray, start: int, end: int) -> np.ndarray:
@@ -307,6 +305,26 @@ def doc_sense_vec(doc: Doc) -> Optional[np.ndarray]:
     return masked_mean(doc, SENSE_VECTORS, _sense_mask(doc), 0, len(doc))
 
 
+def _stored_getter(name: str) -> Callable[[Doc], Any]:
+    """doc._.<name>: stored_array(doc, name)."""
+
+    def get(doc: Doc) -> Any:
+        return stored_array(doc, name)
+
+    get.__qualname__ = f"stored_array[{name}]"  # E022 tells ours from another package's by name
+    return get
+
+
+def _stored_setter(name: str) -> Callable[[Doc, Any], None]:
+    """doc._.<name> = value: stored for this Doc's text (at anchor 0)."""
+
+    def set_value(doc: Doc, value: Any) -> None:
+        doc.user_data[key(name, 0)] = value  # type: ignore[index]
+
+    set_value.__qualname__ = f"store[{name}]"
+    return set_value
+
+
 def _same_function(a, b) -> bool:
     # By module and name, so that a reloaded spacy_ctxvec still counts as ours.
     return a is b or (
@@ -323,19 +341,19 @@ def _owner(default, getter) -> str:
     return f"another package (a plain attribute with default {default!r})"
 
 
-def _set(cls, name: str, default=None, getter=None) -> None:
+def _set(cls, name: str, default=None, getter=None, setter=None) -> None:
     """Register cls._.name, or check that the registered one is ours (E022)."""
     if not cls.has_extension(name):
         if getter is None:
             cls.set_extension(name, default=default)
         else:
-            cls.set_extension(name, getter=getter)
+            cls.set_extension(name, getter=getter, setter=setter)
         return
-    old_default, method, old_getter, setter = cls.get_extension(name)
+    old_default, method, old_getter, old_setter = cls.get_extension(name)
     ours = (
         _same_function(old_getter, getter)
         if getter is not None
-        else (old_getter is None and method is None and setter is None and old_default is default)
+        else (old_getter is None and method is None and old_setter is None and old_default is default)
     )
     if not ours:
         raise CtxvecError(Errors.E022.format(cls=cls.__name__, attr=name, owner=_owner(old_default, old_getter)))
@@ -345,8 +363,8 @@ def install_extensions() -> None:
     """Register every attribute once; safe to call repeatedly. Raises E022 if another
     package registered one of these names first. Call it (or load a ctxvec pipeline)
     before reading ._ attributes of Docs from a DocBin or a pickle in a new process."""
-    for name in (*BOUNDS_OF, *sorted(set(BOUNDS_OF.values())), CONTEXT_SOURCE, TRANSFORMER_MODEL):
-        _set(Doc, name, default=None)
+    for name in (*BOUNDS_OF, *BOUNDS_NAMES, *DOC_VALUES):
+        _set(Doc, name, getter=_stored_getter(name), setter=_stored_setter(name))
     _set(Token, "context_vec", getter=token_context_vec)
     _set(Token, "has_context_vec", getter=token_has_context_vec)
     _set(Span, "context_vec", getter=span_context_vec)

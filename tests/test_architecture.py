@@ -16,6 +16,7 @@ LAYERS = {
     "catalogue": 0,
     "types": 0,
     "attributes": 0,
+    "doc_storage": 0,
     "paths": 0,
     "outputs": 0,
     "devices": 0,

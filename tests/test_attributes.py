@@ -52,7 +52,7 @@ def test_a_plain_attribute_of_the_same_name_is_detected():
             install_extensions()
     finally:
         Doc.remove_extension(CONTEXT_ARRAY)
-        Doc.set_extension(CONTEXT_ARRAY, default=saved[0])
+        Doc.set_extension(CONTEXT_ARRAY, getter=saved[2], setter=saved[3])
     install_extensions()
 
 
@@ -161,13 +161,16 @@ def test_a_retokenize_between_context_and_polysemy_is_a_coded_error(full_nlp):
 
 
 def test_arrays_saved_without_bounds_are_read_by_position_while_the_length_fits(full_nlp):
-    """Docs saved by an earlier version have the arrays but no bounds."""
-    from spacy_ctxvec.attributes import BOUNDS_OF
+    """Docs saved by an earlier version have the arrays (Doc-level) but no bounds."""
+    from spacy_ctxvec.attributes import BOUNDS_NAMES
+    from spacy_ctxvec.doc_storage import key
 
     doc = full_nlp("the bank of the river")
     expected = doc[1]._.context_vec.copy()
-    for bounds in set(BOUNDS_OF.values()):
-        del doc.user_data[("._.", bounds, None, None)]
+    for name in BOUNDS_NAMES:
+        del doc.user_data[key(name, 0)]
+    for stored in [k for k in doc.user_data if k[2] == 0]:
+        doc.user_data[key(stored[1], None)] = doc.user_data.pop(stored)
     np.testing.assert_array_equal(doc[1]._.context_vec, expected)
     with doc.retokenize() as retokenizer:
         retokenizer.merge(doc[0:2])
@@ -175,12 +178,16 @@ def test_arrays_saved_without_bounds_are_read_by_position_while_the_length_fits(
     assert not np.asarray(doc._.context_vec).any()  # no token left with a known row: zeros, not others' rows
 
 
-def test_values_copied_to_another_text_are_not_read_as_its_tokens(full_nlp):
+def test_a_sentence_copied_by_as_doc_reads_its_own_values(full_nlp):
     """Span.as_doc(copy_user_data=True) copies the arrays to a shorter text whose first
-    tokens have the same offsets and lengths as the original's first tokens: they must
-    not read the first sentence's vectors."""
+    tokens have the same offsets and lengths as the original's first tokens: they read
+    the second sentence's values (their own), not the first's (tests/test_doc_storage.py
+    checks every attribute)."""
     doc = full_nlp("the bank of the river. the bank of the loan.")
     second = doc[6:11].as_doc(copy_user_data=True)
     assert [(t.idx, len(t)) for t in second][:4] == [(t.idx, len(t)) for t in doc][:4]
-    assert all(t._.context_vec is None and t._.sense is None and t._.static_vec is None for t in second)
-    assert not np.asarray(second._.context_vec).any()
+    for copied, original in zip(second, doc[6:11]):
+        np.testing.assert_array_equal(copied._.context_vec, original._.context_vec)
+        assert copied._.sense == original._.sense
+    assert not np.array_equal(second[1]._.context_vec, doc[1]._.context_vec)
+    np.testing.assert_allclose(second._.context_vec, doc[6:11]._.context_vec, rtol=1e-5)

@@ -1,0 +1,231 @@
+"""Where the components keep their Doc-level arrays in doc.user_data, and how a token
+finds its row in them.
+
+A component stores each array under a character-anchored key ("._.", name, 0, None) (0:
+the start character of the Doc it was made for), with the bounds of the tokens it was
+made for (token_bounds) under its bounds name. spaCy shifts such keys with the text:
+``Span.as_doc(copy_user_data=True)`` keeps them at ``-span.start_char`` and
+``Doc.from_docs`` puts each Doc's at the character where its text starts, so every
+token of the new Doc finds the row of the token it was made from (its characters, shifted
+by the anchor, and its text are those of a row). spaCy drops Doc-level keys (None, None)
+there; Docs saved by earlier versions have those and are read as then.
+"""
+
+from typing import Any, Dict, List, Mapping, Optional, Sequence, Tuple, cast
+
+import numpy as np
+from spacy.attrs import IDX, LENGTH, ORTH
+from spacy.tokens import Doc, Token
+
+# direct(): the tokens read the array only through anchored().
+NOT_DIRECT = object()
+
+
+def key(name: str, anchor: Optional[int]) -> Tuple[str, str, Optional[int], None]:
+    """The doc.user_data key of doc._.<name> stored at ``anchor`` (None: Doc-level, as
+    earlier versions stored it)."""
+    return ("._.", name, anchor, None)
+
+
+def _user_data(doc: Doc) -> Dict[Any, Any]:
+    # spaCy's stub types user_data as Dict[str, Any]; extension values sit under tuple keys
+    return cast(Dict[Any, Any], doc.user_data)
+
+
+def text_length(doc: Doc) -> int:
+    """len(doc.text), without joining the text."""
+    return doc[-1].idx + len(doc[-1].text_with_ws) if len(doc) else 0
+
+
+def _signed(orth: int) -> int:
+    """A uint64 hash as the int64 stored in token_bounds."""
+    return orth - (1 << 64) if orth >= (1 << 63) else orth
+
+
+def token_bounds(doc: Doc) -> np.ndarray:
+    """(n_tokens + 1, 3) int64: each token's start character, length and text (its ORTH
+    hash), then the text's length, -1 and 0. Earlier versions stored the first two
+    columns only."""
+    bounds = np.asarray(doc.to_array([IDX, LENGTH, ORTH]), dtype=np.uint64).reshape(len(doc), 3).view(np.int64)
+    return np.concatenate([bounds, np.array([[text_length(doc), -1, 0]], dtype=np.int64)])
+
+
+def anchored(doc: Doc, name: str) -> List[Tuple[int, Any]]:
+    """(anchor, value) of every character-anchored doc._.<name> that is set: the one at 0
+    first, then by anchor."""
+    found = [
+        (k[2], v)
+        for k, v in _user_data(doc).items()
+        if type(k) is tuple
+        and len(k) == 4
+        and k[0] == "._."
+        and k[1] == name
+        and k[3] is None
+        and isinstance(k[2], int)
+        and v is not None
+    ]
+    return sorted(found, key=lambda entry: (entry[0] != 0, entry[0]))
+
+
+def _drop(doc: Doc, names: Sequence[str]) -> None:
+    """Remove every stored doc._.<name> of ``names`` (anchored anywhere, or Doc-level)."""
+    user_data = _user_data(doc)
+    stale = [
+        k for k in user_data if type(k) is tuple and len(k) == 4 and k[0] == "._." and k[1] in names and k[3] is None
+    ]
+    for k in stale:
+        del user_data[k]
+
+
+def write_arrays(doc: Doc, arrays: Mapping[str, Any], bounds_name: str, shared: Sequence[str]) -> None:
+    """Store one component's arrays and the bounds of the tokens they are for at anchor 0,
+    replacing what the Doc had stored of ``shared`` (the names read with ``bounds_name``)
+    anywhere: a copy made by as_doc or from_docs reads the new values, not the old."""
+    user_data = _user_data(doc)
+    if len(user_data):
+        _drop(doc, [*shared, bounds_name])
+    bounds = token_bounds(doc)
+    for name, value in arrays.items():
+        user_data[key(name, 0)] = value
+    user_data[key(bounds_name, 0)] = bounds
+
+
+def write_value(doc: Doc, name: str, value: Any) -> None:
+    """Store a Doc-level value that goes with the arrays (e.g. how they were made) at
+    anchor 0, so that as_doc and from_docs carry it."""
+    user_data = _user_data(doc)
+    if len(user_data):
+        _drop(doc, [name])
+    user_data[key(name, 0)] = value
+
+
+def read_value(doc: Doc, name: str) -> Any:
+    """A value stored by write_value: the one the Doc's parts agree on (None where they
+    differ, e.g. Docs of two pipelines joined by from_docs)."""
+    user_data = _user_data(doc)
+    direct = user_data.get(key(name, 0))
+    values = [v for _, v in anchored(doc, name)] if direct is None else [direct]
+    if not values:
+        return user_data.get(key(name, None))
+    if direct is None and any(v != values[0] for v in values[1:]):
+        return None
+    return values[0]
+
+
+def direct(doc: Doc, name: str, bounds_name: str) -> Tuple[Any, Optional[np.ndarray]]:
+    """(value, bounds) of the array stored for this very text: at anchor 0 with the bounds
+    of a text as long as this one (or none), else stored Doc-level by an earlier version;
+    (NOT_DIRECT, None) where the tokens read it only through anchored()."""
+    user_data = _user_data(doc)
+    value = user_data.get(key(name, 0))
+    if value is not None:
+        bounds = user_data.get(key(bounds_name, 0))
+        if bounds is None or bounds[-1, 0] == text_length(doc):
+            return value, bounds
+        return NOT_DIRECT, None
+    value = user_data.get(key(name, None))
+    if value is not None:
+        return value, user_data.get(key(bounds_name, None))
+    bounds = user_data.get(key(bounds_name, 0))
+    if (bounds is not None and bounds[-1, 0] == text_length(doc)) or not anchored(doc, bounds_name):
+        return None, None  # the component stored this text's arrays without this one (write_arrays drops copies)
+    return NOT_DIRECT, None
+
+
+def _row(bounds: np.ndarray, token: Token, shift: int) -> Optional[int]:
+    """The row of ``bounds`` with ``token``'s start (less ``shift``), length and text
+    (where bounds record it: earlier versions did not), or None."""
+    n = len(bounds) - 1
+    wanted = (token.idx - shift, len(token), _signed(token.orth))[: bounds.shape[1]]
+    i = token.i
+    if not (i < n and tuple(bounds[i]) == wanted):
+        i = int(np.searchsorted(bounds[:n, 0], wanted[0]))
+    return i if i < n and tuple(bounds[i]) == wanted else None
+
+
+def token_row(token: Token, name: str, bounds_name: str) -> Tuple[Any, Optional[int]]:
+    """(stored value, row) that ``token`` reads doc._.<name> from; (None, None) where it
+    has none. For the array stored for this text: token.i while the tokens are those it
+    was set for, after doc.retokenize() the row of the token that spanned the same
+    characters, or None (by position while the length fits for arrays stored without
+    bounds). Otherwise the first anchored array with a row for the token."""
+    doc = token.doc
+    value, bounds = direct(doc, name, bounds_name)
+    if value is not NOT_DIRECT:
+        if value is None:
+            return None, None
+        if bounds is None:
+            return value, token.i if len(value) == len(doc) else None
+        if bounds[-1, 0] != text_length(doc):
+            return value, None
+        return value, _row(bounds, token, 0)
+    user_data = _user_data(doc)
+    for anchor, anchored_bounds in anchored(doc, bounds_name):
+        value = user_data.get(key(name, anchor))
+        row = None if value is None else _row(anchored_bounds, token, anchor)
+        if row is not None:
+            return value, row
+    return None, None
+
+
+def _matching_rows(bounds: np.ndarray, current: np.ndarray, shift: int) -> np.ndarray:
+    """For each token of ``current`` (token_bounds without its last row), the row of
+    ``bounds`` with its start (less ``shift``), length and text, else -1."""
+    n, width = len(bounds) - 1, bounds.shape[1]
+    if n <= 0 or len(current) == 0:
+        return np.full(len(current), -1, dtype=np.int64)
+    wanted = current[:, :width].copy()
+    wanted[:, 0] -= shift
+    j = np.minimum(np.searchsorted(bounds[:n, 0], wanted[:, 0]), n - 1)
+    return np.where((bounds[j] == wanted).all(axis=1), j, -1)
+
+
+def direct_rows(doc: Doc, value: Any, bounds: Optional[np.ndarray]) -> np.ndarray:
+    """token_row of every token of ``doc`` in an array stored for this text (-1: none)."""
+    if bounds is None:
+        return np.arange(len(doc)) if len(value) == len(doc) else np.full(len(doc), -1, dtype=np.int64)
+    current = token_bounds(doc)
+    if len(bounds) == len(current) and np.array_equal(bounds, current[:, : bounds.shape[1]]):
+        return np.arange(len(doc))
+    if len(bounds) < 2 or bounds[-1, 0] != current[-1, 0]:
+        return np.full(len(doc), -1, dtype=np.int64)
+    return _matching_rows(bounds, current[:-1], 0)
+
+
+def gathered(doc: Doc, name: str, bounds_name: str, empty_row: Any) -> Tuple[Any, np.ndarray]:
+    """(one row per token of ``doc`` read from the anchored arrays, rows: each token's
+    index where it found one, else -1); tokens without a row get ``empty_row`` (the
+    first anchored array's shape and type: arrays of another shape are left out).
+    (None, all -1) without any anchored array."""
+    user_data = _user_data(doc)
+    current = token_bounds(doc)[:-1]
+    found = np.full(len(doc), -1, dtype=np.int64)
+    result: Any = None
+    for anchor, bounds in anchored(doc, bounds_name):
+        value = user_data.get(key(name, anchor))
+        if value is None:
+            continue
+        if result is None:
+            result = _empty_like(value, len(doc), empty_row)
+        elif isinstance(value, np.ndarray) != isinstance(result, np.ndarray) or (
+            isinstance(value, np.ndarray) and (value.shape[1:] != result.shape[1:] or value.dtype != result.dtype)
+        ):
+            continue
+        rows = _matching_rows(bounds, current, anchor)
+        take = np.flatnonzero((found < 0) & (rows >= 0))
+        if isinstance(result, np.ndarray):
+            result[take] = value[rows[take]]
+        else:
+            for t in take:
+                result[t] = value[rows[t]]
+        found[take] = take
+    return result, found
+
+
+def _empty_like(value: Any, n: int, empty_row: Any) -> Any:
+    if not isinstance(value, np.ndarray):
+        return [empty_row] * n
+    result = np.zeros((n, *value.shape[1:]), dtype=value.dtype)
+    if empty_row is not None:
+        result[:] = empty_row
+    return result

@@ -1,0 +1,182 @@
+"""Stored arrays anchored at a character: Span.as_doc(copy_user_data=True) and
+Doc.from_docs carry every token's values to the new Doc, as spaCy does with token and
+span extension values."""
+
+import copy
+import pickle
+import warnings
+
+import numpy as np
+import pytest
+from spacy.tokens import Doc, DocBin, Token
+
+from spacy_ctxvec.attributes import BOUNDS_NAMES, BOUNDS_OF, CONTEXT_SOURCE, DOC_VALUES, stored_array
+from spacy_ctxvec.doc_storage import anchored, key, read_value, token_bounds
+
+from .test_attributes import RETOKENIZE_LINES, SENSE_ATTRS, TOKEN_ATTRS, assert_same_value
+
+ALL_ATTRS = TOKEN_ATTRS + SENSE_ATTRS + ("has_static_vec", "polysemy_count")
+MEANS = ("context_vec", "static_vec", "sense_vec")
+THREE_SENTENCES = "we sat on the river bank. i took out a loan from the bank. the bank of the river."
+
+
+@pytest.fixture(scope="module")
+def full_nlp(tiny_bert_dir, tmp_path_factory):
+    """tiny BERT + ctxvec_static + ctxvec_context + ctxvec_polysemy with senses."""
+    from .conftest import make_sense_nlp
+
+    corpus_dir = tmp_path_factory.mktemp("as_doc_corpus")
+    return make_sense_nlp(str(tiny_bert_dir), RETOKENIZE_LINES, corpus_dir, ["ctxvec_static", "ctxvec_context"])
+
+
+def sentences(doc):
+    """The spans up to and including each ".", without a sentencizer."""
+    ends = [t.i + 1 for t in doc if t.text == "."]
+    return [doc[start:end] for start, end in zip([0] + ends[:-1], ends)]
+
+
+def assert_same_tokens(copied, original_tokens):
+    """Every attribute of every token of ``copied`` is its original token's."""
+    assert [t.text for t in copied] == [t.text for t in original_tokens]
+    for new, old in zip(copied, original_tokens):
+        for name in ALL_ATTRS:
+            assert_same_value(getattr(new._, name), getattr(old._, name))
+
+
+def assert_close(a, b):
+    np.testing.assert_allclose(a, b, rtol=1e-5, atol=1e-6)
+
+
+def test_every_sentence_copied_by_as_doc_reads_its_own_values(full_nlp):
+    doc = full_nlp(THREE_SENTENCES)
+    assert any(t._.sense is not None for t in doc)  # senses are part of what is checked
+    for span in sentences(doc):
+        sent = span.as_doc(copy_user_data=True)
+        assert_same_tokens(sent, span)
+        for name in MEANS:
+            assert_close(getattr(sent._, name), getattr(span._, name))
+            assert_close(getattr(sent[1:4]._, name), getattr(doc[span.start + 1 : span.start + 4]._, name))
+        np.testing.assert_array_equal(sent._.ctxvec_context, doc._.ctxvec_context[span.start : span.end])
+        np.testing.assert_array_equal(sent._.ctxvec_sense, doc._.ctxvec_sense[span.start : span.end])
+        assert sent._.ctxvec_sense_label == doc._.ctxvec_sense_label[span.start : span.end]
+        assert sent._.ctxvec_context_source == doc._.ctxvec_context_source is not None
+    assert all(t._.context_vec is None for t in sentences(doc)[1].as_doc())  # without copy_user_data: none
+
+
+def test_from_docs_reads_each_tokens_values_without_w101_and_keeps_them_saved(full_nlp):
+    docs = [full_nlp(text) for text in ("we sat on the river bank.", "the bank gave us money", "the loan")]
+    with warnings.catch_warnings(record=True) as caught:
+        warnings.simplefilter("always")
+        merged = Doc.from_docs(docs)
+    assert not [w for w in caught if "ctxvec" in str(w.message)]  # no W101 for our keys
+    originals = [t for d in docs for t in d]
+    kept = [t._.context_vec for t in originals if t._.has_context_vec]
+    saved = list(DocBin(docs=[merged], store_user_data=True).get_docs(full_nlp.vocab))[0]
+    for current in (merged, saved, pickle.loads(pickle.dumps(merged))):
+        assert_same_tokens(current, originals)
+        assert_close(current._.context_vec, np.mean(kept, axis=0))
+        assert_close(current[7:10]._.static_vec, docs[1][0:3]._.static_vec)
+        assert current._.ctxvec_context_source == docs[0]._.ctxvec_context_source is not None
+        # a Span of the merged Doc, copied again, still reads its tokens' values
+        assert_same_tokens(current[6:12].as_doc(copy_user_data=True), originals[6:12])
+    copied = Doc.from_docs([merged[6:12].as_doc(copy_user_data=True), docs[0]])
+    assert_same_tokens(copied, originals[6:12] + list(docs[0]))
+
+
+def test_a_doc_without_values_joined_by_from_docs_reads_none_for_its_tokens(full_nlp):
+    blank = full_nlp.make_doc("a plain text")
+    doc = full_nlp("the bank of the river")
+    merged = Doc.from_docs([blank, doc])
+    assert all(t._.context_vec is None and t._.sense is None for t in merged[:3])
+    assert_same_tokens(merged[3:], doc)
+    assert_close(merged._.static_vec, doc._.static_vec)
+    assert not merged._.ctxvec_context_mask[:3].any() and (merged._.ctxvec_sense["sense"][:3] == -1).all()
+
+
+def test_a_retokenized_doc_copied_by_as_doc_still_maps_tokens_by_characters(full_nlp):
+    doc = full_nlp(THREE_SENTENCES)
+    before = {(t.idx, len(t)): {a: getattr(t._, a) for a in ALL_ATTRS} for t in doc}
+    with doc.retokenize() as retokenizer:
+        retokenizer.merge(doc[4:6])  # "river bank"
+    span = sentences(doc)[0]
+    sent = span.as_doc(copy_user_data=True)
+    for token, old in zip(sent, span):
+        if old.text == "river bank":
+            assert token._.context_vec is None and token._.sense is None
+            continue
+        for name, value in before[(old.idx, len(old))].items():
+            assert_same_value(getattr(token._, name), value)
+
+
+def test_polysemy_runs_on_a_sentence_copied_by_as_doc(full_nlp):
+    """The copied vectors fit the copy's tokens: ctxvec_polysemy reads them (no E042)."""
+    with full_nlp.select_pipes(disable=["ctxvec_polysemy"]):
+        doc = full_nlp(THREE_SENTENCES)
+    expected = full_nlp.get_pipe("ctxvec_polysemy")(doc.copy())
+    span = sentences(doc)[1]
+    sent = full_nlp.get_pipe("ctxvec_polysemy")(span.as_doc(copy_user_data=True))
+    assert [t._.sense for t in sent] == [t._.sense for t in expected[span.start : span.end]]
+    assert [t._.polysemy_score for t in sent] == [t._.polysemy_score for t in expected[span.start : span.end]]
+    assert [k[2] for k in sent.user_data if k[1] == "ctxvec_polysemy"] == [0]  # the new values replace the copies
+
+
+def test_values_copied_by_hand_to_another_text_are_not_read_by_other_words(full_nlp):
+    """A token reads a row only where the same text sat at the same characters: data
+    copied to another text gives its other words at those offsets no value."""
+    doc = full_nlp("the bank of the river. the bank of the loan.")
+    other = full_nlp.make_doc("the loan of the bank.")
+    other.user_data = copy.deepcopy(doc.user_data)
+    assert [(t.idx, len(t)) for t in other][:4] == [(t.idx, len(t)) for t in doc][:4]
+    assert other[1]._.context_vec is None and other[1]._.sense is None and other[1]._.static_vec is None
+    assert other[4]._.context_vec is None
+    assert_same_tokens(other[:1], doc[:1])  # the same word at the same characters
+
+
+def test_docs_saved_by_earlier_versions_read_as_then(full_nlp):
+    """Doc-level keys (None, None), with bounds of two columns or none."""
+    doc = full_nlp("the bank of the river")
+    expected = {a: [getattr(t._, a) for t in doc] for a in ALL_ATTRS}
+    for with_bounds in (True, False):
+        old = full_nlp.make_doc("the bank of the river")
+        for name in (*BOUNDS_OF, *BOUNDS_NAMES, *DOC_VALUES):
+            value = doc.user_data.get(key(name, 0))
+            if value is not None and (name not in BOUNDS_NAMES or with_bounds):
+                old.user_data[key(name, None)] = value[:, :2] if name in BOUNDS_NAMES else value
+        assert not anchored(old, BOUNDS_OF["ctxvec_context"])
+        for name, values in expected.items():
+            for token, value in zip(old, values):
+                assert_same_value(getattr(token._, name), value)
+        assert old._.ctxvec_context_source == doc._.ctxvec_context_source
+        with old.retokenize() as retokenizer:
+            retokenizer.merge(old[0:2])
+        assert old[0]._.context_vec is None
+        if with_bounds:
+            assert_same_value(old[1]._.context_vec, expected["context_vec"][2])
+        # as_doc drops Doc-level keys: nothing to read, no traceback
+        assert old[1:3].as_doc(copy_user_data=True)[0]._.context_vec is None
+
+
+def test_no_token_or_span_attribute_reads_the_anchored_keys():
+    """spaCy reads Token extensions at ("._.", name, token.idx, None): none of ours is one."""
+    from spacy_ctxvec.attributes import install_extensions
+
+    install_extensions()
+    assert not any(Token.has_extension(name) for name in (*BOUNDS_OF, *BOUNDS_NAMES, *DOC_VALUES))
+
+
+def test_token_bounds_record_start_length_and_text(full_nlp):
+    doc = full_nlp.make_doc("a bank")
+    bounds = token_bounds(doc)
+    assert bounds.shape == (3, 3) and bounds.dtype == np.int64
+    assert bounds[:, :2].tolist() == [[0, 1], [2, 4], [6, -1]]
+    assert bounds[1, 2] == np.uint64(doc[1].orth).astype(np.int64)
+
+
+def test_doc_values_of_parts_that_differ_read_none(full_nlp):
+    doc = full_nlp.make_doc("a b c")
+    doc.user_data[key(CONTEXT_SOURCE, 2)] = "layer 1"
+    doc.user_data[key(CONTEXT_SOURCE, -4)] = "layer 1"
+    assert read_value(doc, CONTEXT_SOURCE) == "layer 1" == stored_array(doc, CONTEXT_SOURCE)
+    doc.user_data[key(CONTEXT_SOURCE, 4)] = "layer 2"
+    assert read_value(doc, CONTEXT_SOURCE) is None
+    assert [anchor for anchor, _ in anchored(doc, CONTEXT_SOURCE)] == [-4, 2, 4]
