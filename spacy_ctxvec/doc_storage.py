@@ -12,6 +12,7 @@ there; Docs saved by earlier versions have those and are read as then.
 """
 
 from typing import Any, Dict, List, Mapping, Optional, Sequence, Tuple, cast
+from weakref import WeakKeyDictionary
 
 import numpy as np
 from spacy.attrs import IDX, LENGTH, ORTH
@@ -42,12 +43,13 @@ def _signed(orth: int) -> int:
     return orth - (1 << 64) if orth >= (1 << 63) else orth
 
 
-def token_bounds(doc: Doc) -> np.ndarray:
+def token_bounds(doc: Doc, with_text: bool = True) -> np.ndarray:
     """(n_tokens + 1, 3) int64: each token's start character, length and text (its ORTH
-    hash), then the text's length, -1 and 0. Earlier versions stored the first two
-    columns only."""
-    bounds = np.asarray(doc.to_array([IDX, LENGTH, ORTH]), dtype=np.uint64).reshape(len(doc), 3).view(np.int64)
-    return np.concatenate([bounds, np.array([[text_length(doc), -1, 0]], dtype=np.int64)])
+    hash), then the text's length, -1 and 0 (earlier versions stored the first two
+    columns only; without ``with_text``, only those are made)."""
+    attrs = [IDX, LENGTH, ORTH] if with_text else [IDX, LENGTH]
+    bounds = np.asarray(doc.to_array(attrs), dtype=np.uint64).reshape(len(doc), len(attrs)).view(np.int64)
+    return np.concatenate([bounds, np.array([[text_length(doc), -1, 0][: len(attrs)]], dtype=np.int64)])
 
 
 def anchored(doc: Doc, name: str) -> List[Tuple[int, Any]]:
@@ -65,6 +67,28 @@ def anchored(doc: Doc, name: str) -> List[Tuple[int, Any]]:
         and v is not None
     ]
     return sorted(found, key=lambda entry: (entry[0] != 0, entry[0]))
+
+
+# Per Doc and bounds name, its anchored bounds as (starts, ends, anchored()): found again
+# when the number of user_data keys changes, or an entry turns out to be gone.
+AnchorIndex = Tuple[np.ndarray, np.ndarray, List[Tuple[int, Any]]]
+_INDEX: "WeakKeyDictionary[Doc, Tuple[int, Dict[str, AnchorIndex]]]" = WeakKeyDictionary()
+
+
+def _anchor_index(doc: Doc, bounds_name: str) -> AnchorIndex:
+    """anchored(doc, bounds_name) with the characters each covers, kept between calls
+    (a token getter must not search all of user_data for each token)."""
+    stamp = len(doc.user_data)
+    cached = _INDEX.get(doc)
+    if cached is None or cached[0] != stamp:
+        cached = _INDEX[doc] = (stamp, {})
+    index = cached[1].get(bounds_name)
+    if index is None:
+        entries = anchored(doc, bounds_name)
+        starts = np.array([anchor for anchor, _ in entries], dtype=np.int64)
+        ends = np.array([anchor + int(bounds[-1, 0]) for anchor, bounds in entries], dtype=np.int64)
+        index = cached[1][bounds_name] = (starts, ends, entries)
+    return index
 
 
 def _drop(doc: Doc, names: Sequence[str]) -> None:
@@ -127,20 +151,22 @@ def direct(doc: Doc, name: str, bounds_name: str) -> Tuple[Any, Optional[np.ndar
     if value is not None:
         return value, user_data.get(key(bounds_name, None))
     bounds = user_data.get(key(bounds_name, 0))
-    if (bounds is not None and bounds[-1, 0] == text_length(doc)) or not anchored(doc, bounds_name):
+    if (bounds is not None and bounds[-1, 0] == text_length(doc)) or not len(_anchor_index(doc, bounds_name)[0]):
         return None, None  # the component stored this text's arrays without this one (write_arrays drops copies)
     return NOT_DIRECT, None
 
 
-def _row(bounds: np.ndarray, token: Token, shift: int) -> Optional[int]:
-    """The row of ``bounds`` with ``token``'s start (less ``shift``), length and text
-    (where bounds record it: earlier versions did not), or None."""
-    n = len(bounds) - 1
-    wanted = (token.idx - shift, len(token), _signed(token.orth))[: bounds.shape[1]]
-    i = token.i
-    if not (i < n and tuple(bounds[i]) == wanted):
-        i = int(np.searchsorted(bounds[:n, 0], wanted[0]))
-    return i if i < n and tuple(bounds[i]) == wanted else None
+def _row(bounds: np.ndarray, token: Token, shift: int, same_text: bool) -> Optional[int]:
+    """The row of ``bounds`` with ``token``'s start (less ``shift``) and length, and its
+    text where ``same_text`` (and bounds record it: earlier versions did not), or None."""
+    n, start, length, i = len(bounds) - 1, token.idx - shift, len(token), token.i
+    if not (i < n and bounds[i, 0] == start and bounds[i, 1] == length):
+        i = int(np.searchsorted(bounds[:n, 0], start))
+        if not (i < n and bounds[i, 0] == start and bounds[i, 1] == length):
+            return None
+    if same_text and bounds.shape[1] > 2 and bounds[i, 2] != _signed(token.orth):
+        return None
+    return i
 
 
 def token_row(token: Token, name: str, bounds_name: str) -> Tuple[Any, Optional[int]]:
@@ -158,13 +184,21 @@ def token_row(token: Token, name: str, bounds_name: str) -> Tuple[Any, Optional[
             return value, token.i if len(value) == len(doc) else None
         if bounds[-1, 0] != text_length(doc):
             return value, None
-        return value, _row(bounds, token, 0)
+        return value, _row(bounds, token, 0, same_text=False)
     user_data = _user_data(doc)
-    for anchor, anchored_bounds in anchored(doc, bounds_name):
-        value = user_data.get(key(name, anchor))
-        row = None if value is None else _row(anchored_bounds, token, anchor)
-        if row is not None:
-            return value, row
+    for _ in range(2):
+        starts, ends, entries = _anchor_index(doc, bounds_name)
+        for c in np.flatnonzero((starts <= token.idx) & (token.idx < ends)):
+            anchor, anchored_bounds = entries[c]
+            if user_data.get(key(bounds_name, anchor)) is not anchored_bounds:
+                _INDEX.pop(doc, None)  # user_data changed since: find the entries again
+                break
+            value = user_data.get(key(name, anchor))
+            row = None if value is None else _row(cast(np.ndarray, anchored_bounds), token, anchor, same_text=True)
+            if row is not None:
+                return value, row
+        else:
+            return None, None
     return None, None
 
 
@@ -181,15 +215,16 @@ def _matching_rows(bounds: np.ndarray, current: np.ndarray, shift: int) -> np.nd
 
 
 def direct_rows(doc: Doc, value: Any, bounds: Optional[np.ndarray]) -> np.ndarray:
-    """token_row of every token of ``doc`` in an array stored for this text (-1: none)."""
+    """token_row of every token of ``doc`` in an array stored for this text (-1: none):
+    by start and length, as the tokens of this text are."""
     if bounds is None:
         return np.arange(len(doc)) if len(value) == len(doc) else np.full(len(doc), -1, dtype=np.int64)
-    current = token_bounds(doc)
-    if len(bounds) == len(current) and np.array_equal(bounds, current[:, : bounds.shape[1]]):
+    current = token_bounds(doc, with_text=False)
+    if len(bounds) == len(current) and np.array_equal(bounds[:, :2], current):
         return np.arange(len(doc))
     if len(bounds) < 2 or bounds[-1, 0] != current[-1, 0]:
         return np.full(len(doc), -1, dtype=np.int64)
-    return _matching_rows(bounds, current[:-1], 0)
+    return _matching_rows(bounds[:, :2], current[:-1], 0)
 
 
 def gathered(doc: Doc, name: str, bounds_name: str, empty_row: Any) -> Tuple[Any, np.ndarray]:

@@ -180,3 +180,22 @@ def test_doc_values_of_parts_that_differ_read_none(full_nlp):
     doc.user_data[key(CONTEXT_SOURCE, 4)] = "layer 2"
     assert read_value(doc, CONTEXT_SOURCE) is None
     assert [anchor for anchor, _ in anchored(doc, CONTEXT_SOURCE)] == [-4, 2, 4]
+
+
+def test_a_token_reads_what_user_data_holds_now_not_an_earlier_index(full_nlp):
+    """The anchored entries a token getter found are checked against user_data on use:
+    entries moved since (the number of keys unchanged) are found again."""
+    from spacy_ctxvec.attributes import CONTEXT_BOUNDS
+
+    sent = sentences(full_nlp(THREE_SENTENCES))[1].as_doc(copy_user_data=True)
+    before = [t._.context_vec for t in sent]
+    (anchor,) = [k[2] for k in sent.user_data if k[1] == CONTEXT_BOUNDS]
+    names = [n for n, b in BOUNDS_OF.items() if b == CONTEXT_BOUNDS] + [CONTEXT_BOUNDS]
+    for shift in (1, -1):
+        for name in names:
+            sent.user_data[key(name, anchor + shift)] = sent.user_data.pop(key(name, anchor))
+        anchor += shift
+        if shift == 1:
+            assert all(t._.context_vec is None for t in sent)  # one character off: no token's row
+    for token, value in zip(sent, before):
+        np.testing.assert_array_equal(token._.context_vec, value)
