@@ -69,26 +69,40 @@ def anchored(doc: Doc, name: str) -> List[Tuple[int, Any]]:
     return sorted(found, key=lambda entry: (entry[0] != 0, entry[0]))
 
 
-# Per Doc and bounds name, its anchored bounds as (starts, ends, anchored()): found again
-# when the number of user_data keys changes, or an entry turns out to be gone.
-AnchorIndex = Tuple[np.ndarray, np.ndarray, List[Tuple[int, Any]]]
-_INDEX: "WeakKeyDictionary[Doc, Tuple[int, Dict[str, AnchorIndex]]]" = WeakKeyDictionary()
+# Per Doc and bounds name, its anchored entries and which one each token reads (resolve),
+# kept between token getter calls; made again when the number of user_data keys, of
+# tokens or of characters changes, or an entry or row turns out to be another.
+Resolved = Tuple[List[Tuple[int, Any]], np.ndarray, np.ndarray]
+_INDEX: "WeakKeyDictionary[Doc, Tuple[Tuple[int, int, int], Dict[str, Resolved]]]" = WeakKeyDictionary()
 
 
-def _anchor_index(doc: Doc, bounds_name: str) -> AnchorIndex:
-    """anchored(doc, bounds_name) with the characters each covers, kept between calls
-    (a token getter must not search all of user_data for each token)."""
-    stamp = len(doc.user_data)
+def resolve(doc: Doc, bounds_name: str) -> Resolved:
+    """(anchored entries of ``bounds_name``, each token's entry (-1: none), its row there):
+    the one entry with a row of the token's characters and text. Where several have one,
+    none: a copy's range reaches past its part (as_doc keeps the whole source), so the
+    same word of a neighbouring part can sit at the characters of that word in another
+    copy, and which part the token came from is not known."""
+    stamp = (len(doc.user_data), len(doc), text_length(doc))
     cached = _INDEX.get(doc)
     if cached is None or cached[0] != stamp:
         cached = _INDEX[doc] = (stamp, {})
-    index = cached[1].get(bounds_name)
-    if index is None:
-        entries = anchored(doc, bounds_name)
-        starts = np.array([anchor for anchor, _ in entries], dtype=np.int64)
-        ends = np.array([anchor + int(bounds[-1, 0]) for anchor, bounds in entries], dtype=np.int64)
-        index = cached[1][bounds_name] = (starts, ends, entries)
-    return index
+    found = cached[1].get(bounds_name)
+    if found is not None:
+        return found
+    entries = anchored(doc, bounds_name)
+    current = token_bounds(doc)[:-1]
+    entry = np.full(len(doc), -1, dtype=np.int64)
+    rows = np.full(len(doc), -1, dtype=np.int64)
+    n_found = np.zeros(len(doc), dtype=np.int64)
+    for e, (anchor, bounds) in enumerate(entries):
+        matched = _matching_rows(bounds, current, anchor)
+        hit = matched >= 0
+        entry[hit], rows[hit] = e, matched[hit]
+        n_found += hit
+    entry[n_found > 1] = -1
+    rows[n_found > 1] = -1
+    found = cached[1][bounds_name] = (entries, entry, rows)
+    return found
 
 
 def _drop(doc: Doc, names: Sequence[str]) -> None:
@@ -151,7 +165,7 @@ def direct(doc: Doc, name: str, bounds_name: str) -> Tuple[Any, Optional[np.ndar
     if value is not None:
         return value, user_data.get(key(bounds_name, None))
     bounds = user_data.get(key(bounds_name, 0))
-    if (bounds is not None and bounds[-1, 0] == text_length(doc)) or not len(_anchor_index(doc, bounds_name)[0]):
+    if (bounds is not None and bounds[-1, 0] == text_length(doc)) or not anchored(doc, bounds_name):
         return None, None  # the component stored this text's arrays without this one (write_arrays drops copies)
     return NOT_DIRECT, None
 
@@ -187,18 +201,22 @@ def token_row(token: Token, name: str, bounds_name: str) -> Tuple[Any, Optional[
         return value, _row(bounds, token, 0, same_text=False)
     user_data = _user_data(doc)
     for _ in range(2):
-        starts, ends, entries = _anchor_index(doc, bounds_name)
-        for c in np.flatnonzero((starts <= token.idx) & (token.idx < ends)):
-            anchor, anchored_bounds = entries[c]
-            if user_data.get(key(bounds_name, anchor)) is not anchored_bounds:
-                _INDEX.pop(doc, None)  # user_data changed since: find the entries again
-                break
+        entries, entry, rows = resolve(doc, bounds_name)
+        e = entry[token.i]
+        if e < 0:
+            if all(user_data.get(key(bounds_name, a)) is b for a, b in entries):
+                return None, None
+            _INDEX.pop(doc, None)  # an entry is gone or moved since: resolve again
+            continue
+        anchor, bounds = entries[e]
+        row = int(rows[token.i])
+        if (
+            user_data.get(key(bounds_name, anchor)) is bounds
+            and _row(cast(np.ndarray, bounds), token, anchor, True) == row
+        ):
             value = user_data.get(key(name, anchor))
-            row = None if value is None else _row(cast(np.ndarray, anchored_bounds), token, anchor, same_text=True)
-            if row is not None:
-                return value, row
-        else:
-            return None, None
+            return (None, None) if value is None else (value, row)
+        _INDEX.pop(doc, None)  # user_data or the tokens changed since: resolve again
     return None, None
 
 
@@ -228,15 +246,16 @@ def direct_rows(doc: Doc, value: Any, bounds: Optional[np.ndarray]) -> np.ndarra
 
 
 def gathered(doc: Doc, name: str, bounds_name: str, empty_row: Any) -> Tuple[Any, np.ndarray]:
-    """(one row per token of ``doc`` read from the anchored arrays, rows: each token's
-    index where it found one, else -1); tokens without a row get ``empty_row`` (the
-    first anchored array's shape and type: arrays of another shape are left out).
-    (None, all -1) without any anchored array."""
+    """(one row per token of ``doc`` read from the anchored arrays as resolve() says,
+    rows: each token's index where it found one, else -1); tokens without a row get
+    ``empty_row`` (the first anchored array's shape and type: arrays of another shape are
+    left out). (None, all -1) without any anchored array."""
+    _INDEX.pop(doc, None)  # resolved afresh: tokens may have changed without changing their number
     user_data = _user_data(doc)
-    current = token_bounds(doc)[:-1]
+    entries, entry, rows = resolve(doc, bounds_name)
     found = np.full(len(doc), -1, dtype=np.int64)
     result: Any = None
-    for anchor, bounds in anchored(doc, bounds_name):
+    for e, (anchor, _) in enumerate(entries):
         value = user_data.get(key(name, anchor))
         if value is None:
             continue
@@ -246,8 +265,7 @@ def gathered(doc: Doc, name: str, bounds_name: str, empty_row: Any) -> Tuple[Any
             isinstance(value, np.ndarray) and (value.shape[1:] != result.shape[1:] or value.dtype != result.dtype)
         ):
             continue
-        rows = _matching_rows(bounds, current, anchor)
-        take = np.flatnonzero((found < 0) & (rows >= 0))
+        take = np.flatnonzero(entry == e)
         if isinstance(result, np.ndarray):
             result[take] = value[rows[take]]
         else:

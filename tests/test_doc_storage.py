@@ -199,3 +199,17 @@ def test_a_token_reads_what_user_data_holds_now_not_an_earlier_index(full_nlp):
             assert all(t._.context_vec is None for t in sent)  # one character off: no token's row
     for token, value in zip(sent, before):
         np.testing.assert_array_equal(token._.context_vec, value)
+
+
+def test_a_token_two_copies_give_a_row_reads_none_not_a_neighbours_value(full_nlp):
+    """as_doc keeps the whole source: joined twice, the first copy's range reaches over the
+    second, whose "the bank of the" sit at the characters of the source's second sentence
+    "the bank of the loan." Which copy they came from is not known: None, never the
+    second sentence's values; the tokens only one copy explains read their own."""
+    doc = full_nlp("the bank of the river. the bank of the loan.")
+    first = doc[0:6].as_doc(copy_user_data=True)
+    joined = Doc.from_docs([first, first])
+    assert_same_tokens(joined[:6], doc[:6])
+    assert all(t._.context_vec is None and t._.sense is None for t in joined[6:10])
+    assert_same_tokens(joined[10:], doc[4:6])
+    assert not joined._.ctxvec_context_mask[6:10].any()
