@@ -71,26 +71,29 @@ def anchored(doc: Doc, name: str) -> List[Tuple[int, Any]]:
 
 # Per Doc and bounds name, its anchored entries and which one each token reads (resolve),
 # kept between token getter calls; made again when the number of user_data keys, of
-# tokens or of characters changes, or an entry or row turns out to be another.
+# tokens or of characters changes, when an entry or row turns out to be another, and for
+# Doc-level reads when the tokens' bounds differ.
 Resolved = Tuple[List[Tuple[int, Any]], np.ndarray, np.ndarray]
-_INDEX: "WeakKeyDictionary[Doc, Tuple[Tuple[int, int, int], Dict[str, Resolved]]]" = WeakKeyDictionary()
+_INDEX: "WeakKeyDictionary[Doc, Tuple[Tuple[int, int, int], Dict[str, Tuple[Resolved, bytes]]]]" = WeakKeyDictionary()
 
 
-def resolve(doc: Doc, bounds_name: str) -> Resolved:
+def resolve(doc: Doc, bounds_name: str, current: Optional[np.ndarray] = None) -> Resolved:
     """(anchored entries of ``bounds_name``, each token's entry (-1: none), its row there):
     the one entry with a row of the token's characters and text. Where several have one,
     none: a copy's range reaches past its part (as_doc keeps the whole source), so the
     same word of a neighbouring part can sit at the characters of that word in another
-    copy, and which part the token came from is not known."""
+    copy, and which part the token came from is not known. Given ``current`` (the Doc's
+    token_bounds without the last row), checked against the tokens' bounds."""
     stamp = (len(doc.user_data), len(doc), text_length(doc))
     cached = _INDEX.get(doc)
     if cached is None or cached[0] != stamp:
         cached = _INDEX[doc] = (stamp, {})
     found = cached[1].get(bounds_name)
-    if found is not None:
-        return found
+    if found is not None and (current is None or found[1] == current.tobytes()):
+        return found[0]
+    if current is None:
+        current = token_bounds(doc)[:-1]
     entries = anchored(doc, bounds_name)
-    current = token_bounds(doc)[:-1]
     entry = np.full(len(doc), -1, dtype=np.int64)
     rows = np.full(len(doc), -1, dtype=np.int64)
     n_found = np.zeros(len(doc), dtype=np.int64)
@@ -101,8 +104,8 @@ def resolve(doc: Doc, bounds_name: str) -> Resolved:
         n_found += hit
     entry[n_found > 1] = -1
     rows[n_found > 1] = -1
-    found = cached[1][bounds_name] = (entries, entry, rows)
-    return found
+    cached[1][bounds_name] = ((entries, entry, rows), current.tobytes())
+    return entries, entry, rows
 
 
 def _drop(doc: Doc, names: Sequence[str]) -> None:
@@ -165,7 +168,7 @@ def direct(doc: Doc, name: str, bounds_name: str) -> Tuple[Any, Optional[np.ndar
     if value is not None:
         return value, user_data.get(key(bounds_name, None))
     bounds = user_data.get(key(bounds_name, 0))
-    if (bounds is not None and bounds[-1, 0] == text_length(doc)) or not anchored(doc, bounds_name):
+    if (bounds is not None and bounds[-1, 0] == text_length(doc)) or not resolve(doc, bounds_name)[0]:
         return None, None  # the component stored this text's arrays without this one (write_arrays drops copies)
     return NOT_DIRECT, None
 
@@ -250,9 +253,8 @@ def gathered(doc: Doc, name: str, bounds_name: str, empty_row: Any) -> Tuple[Any
     rows: each token's index where it found one, else -1); tokens without a row get
     ``empty_row`` (the first anchored array's shape and type: arrays of another shape are
     left out). (None, all -1) without any anchored array."""
-    _INDEX.pop(doc, None)  # resolved afresh: tokens may have changed without changing their number
     user_data = _user_data(doc)
-    entries, entry, rows = resolve(doc, bounds_name)
+    entries, entry, rows = resolve(doc, bounds_name, token_bounds(doc)[:-1])
     found = np.full(len(doc), -1, dtype=np.int64)
     result: Any = None
     for e, (anchor, _) in enumerate(entries):
