@@ -151,8 +151,8 @@ def fits_tokens(doc: Doc, array_attr: str) -> bool:
     if value is not NOT_DIRECT:
         if bounds is None:
             return len(value) == len(doc)
-        current = token_bounds(doc, with_text=False)
-        return len(bounds) == len(current) and np.array_equal(bounds[:, :2], current)
+        current = token_bounds(doc, with_text=bounds.shape[1] > 2)
+        return len(bounds) == len(current) and np.array_equal(bounds, current)
     array, rows = gathered(doc, array_attr, BOUNDS_OF[array_attr], EMPTY_ROW.get(array_attr))
     return array is not None and bool((rows >= 0).all())
 

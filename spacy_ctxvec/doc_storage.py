@@ -201,7 +201,7 @@ def token_row(token: Token, name: str, bounds_name: str) -> Tuple[Any, Optional[
             return value, token.i if len(value) == len(doc) else None
         if bounds[-1, 0] != text_length(doc):
             return value, None
-        return value, _row(bounds, token, 0, same_text=False)
+        return value, _row(bounds, token, 0, same_text=True)
     user_data = _user_data(doc)
     for _ in range(2):
         entries, entry, rows = resolve(doc, bounds_name)
@@ -236,16 +236,15 @@ def _matching_rows(bounds: np.ndarray, current: np.ndarray, shift: int) -> np.nd
 
 
 def direct_rows(doc: Doc, value: Any, bounds: Optional[np.ndarray]) -> np.ndarray:
-    """token_row of every token of ``doc`` in an array stored for this text (-1: none):
-    by start and length, as the tokens of this text are."""
+    """token_row of every token of ``doc`` in an array stored for this text (-1: none)."""
     if bounds is None:
         return np.arange(len(doc)) if len(value) == len(doc) else np.full(len(doc), -1, dtype=np.int64)
-    current = token_bounds(doc, with_text=False)
-    if len(bounds) == len(current) and np.array_equal(bounds[:, :2], current):
+    current = token_bounds(doc, with_text=bounds.shape[1] > 2)
+    if len(bounds) == len(current) and np.array_equal(bounds, current):
         return np.arange(len(doc))
     if len(bounds) < 2 or bounds[-1, 0] != current[-1, 0]:
         return np.full(len(doc), -1, dtype=np.int64)
-    return _matching_rows(bounds[:, :2], current[:-1], 0)
+    return _matching_rows(bounds, current[:-1], 0)
 
 
 def gathered(doc: Doc, name: str, bounds_name: str, empty_row: Any) -> Tuple[Any, np.ndarray]:

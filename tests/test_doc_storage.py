@@ -130,6 +130,10 @@ def test_values_copied_by_hand_to_another_text_are_not_read_by_other_words(full_
     assert other[1]._.context_vec is None and other[1]._.sense is None and other[1]._.static_vec is None
     assert other[4]._.context_vec is None
     assert_same_tokens(other[:1], doc[:1])  # the same word at the same characters
+    same_length = full_nlp.make_doc("the loan of the river. the bank of the loan.")
+    same_length.user_data = copy.deepcopy(doc.user_data)
+    assert same_length[1]._.context_vec is None and same_length[1]._.sense is None
+    assert_same_tokens(same_length[2:], doc[2:])
 
 
 def test_docs_saved_by_earlier_versions_read_as_then(full_nlp):
