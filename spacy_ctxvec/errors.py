@@ -89,6 +89,7 @@ class Warnings(metaclass=_ErrorsWithCodes):
         "first evaluation stops with [CTX-E043] (ctxvec_context names the model's weights). To "
         "keep the pretrained vectors, freeze it "
         '([training] frozen_components and annotating_components = ["{transformer}"]) or set the '
-        "listeners' grad_factor = 0.0; or build the lexicon on the trained pipeline with "
+        "listeners' grad_factor = 0.0 and [training.optimizer] L2 = 0.0 (weight decay changes the weights "
+        "without gradients); or build the lexicon on the trained pipeline with "
         "`spacy-ctxvec build-lexicon`."
     )

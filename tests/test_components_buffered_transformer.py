@@ -139,7 +139,9 @@ def test_docs_name_the_model_and_a_lexicon_refuses_another_model_or_changed_weig
 
     with torch.no_grad():
         same.get_pipe("transformer").model.transformer.get_input_embeddings().weight.mul_(1.01)
-    with pytest.raises(CtxvecError, match=r"CTX-E043.*frozen or their grad_factor is 0.0"):
+    with pytest.raises(
+        CtxvecError, match=r"CTX-E043.*unless it is frozen .*grad_factor is 0.0 and \[training.optimizer\] L2 = 0.0"
+    ):
         same(TEXTS[0])
 
 

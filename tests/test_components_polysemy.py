@@ -804,11 +804,15 @@ def test_a_lexicon_built_in_initialize_runs_only_the_components_before_it(tiny_b
     doc = nlp("the bank of the river")
     assert doc.has_annotation("ENT_IOB") and doc[1]._.polysemy_count > 0
     component = nlp.get_pipe("ctxvec_polysemy")
+    for node in nlp.get_pipe("ner").model.walk():
+        if "grad_factor" in node.attrs:
+            node.attrs["grad_factor"] = 0.0  # the listener passes no gradient to the transformer
+    assert nlp.config["training"]["optimizer"]["L2"] == 0.01  # spaCy's default weight decay
+    with pytest.warns(UserWarning, match=r"W037.*grad_factor = 0.0 and \[training.optimizer\] L2 = 0.0"):
+        component.initialize(nlp=nlp, corpus=configure_lexicon_corpus(path=str(corpus)))  # decay still trains it
+    nlp.config["training"]["optimizer"]["L2"] = 0.0
     with warnings.catch_warnings():
         warnings.filterwarnings("error", message=r"\[CTX-W037\]")  # the vectors stay: no warning
-        for node in nlp.get_pipe("ner").model.walk():
-            if "grad_factor" in node.attrs:
-                node.attrs["grad_factor"] = 0.0  # the listener passes no gradient to the transformer
         component.initialize(nlp=nlp, corpus=configure_lexicon_corpus(path=str(corpus)))
         nlp.config["training"]["frozen_components"] = ["transformer"]
         for node in nlp.get_pipe("ner").model.walk():

@@ -108,8 +108,9 @@ class PipelineErrors:
         "the lexicon (its config.cfg), or build the lexicon again on this pipeline with "
         "`spacy-ctxvec build-lexicon`. Where the models differ (', model ...': a "
         "fingerprint of the transformer's weights), use the transformer the lexicon was "
-        "built with, unchanged: `spacy train` changes it through its listeners unless it "
-        "is frozen or their grad_factor is 0.0."
+        "built with, unchanged: `spacy train` changes it unless it is frozen ([training] "
+        "frozen_components), or its listeners' grad_factor is 0.0 and [training.optimizer] "
+        "L2 = 0.0 (weight decay changes weights without gradients)."
     )
 
     # Static vectors (E1xx)

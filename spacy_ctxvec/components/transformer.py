@@ -223,9 +223,11 @@ def find_transformer(nlp: Language, before: str) -> str:
 
 
 def trained_listeners(nlp: Language, before: str) -> Tuple[Optional[str], List[str]]:
-    """(the transformer that feeds ``before``, the components that listen to it and pass
-    it their gradients, grad_factor not 0) where training would fine-tune it: such
-    listeners, and it is not in [training] frozen_components; else (its name or None, [])."""
+    """(the transformer that feeds ``before``, the components that listen to it) where
+    training would change its weights: it is not in [training] frozen_components, and a
+    listener passes it gradients (grad_factor not 0) or the optimizer decays weights
+    ([training.optimizer] L2 not 0: spaCy's default 0.01 changes them with zero
+    gradients too); else (its name or None, [])."""
     try:
         name = find_transformer(nlp, before)
     except CtxvecError:
@@ -234,9 +236,19 @@ def trained_listeners(nlp: Language, before: str) -> Tuple[Optional[str], List[s
     listening = [
         listener
         for listener in getattr(nlp.get_pipe(name), "listening_components", [])
-        if listener in nlp.component_names and _passes_gradients(nlp.get_pipe(listener))
+        if listener in nlp.component_names
     ]
-    return name, [] if name in frozen else listening
+    if name in frozen or not (_decays_weights(nlp) or any(_passes_gradients(nlp.get_pipe(x)) for x in listening)):
+        return name, []
+    return name, listening
+
+
+def _decays_weights(nlp: Language) -> bool:
+    """Whether [training.optimizer] changes weights without gradients: an L2 penalty or
+    weight decay other than 0 (a schedule counts; none given: thinc's default, 0)."""
+    optimizer = nlp.config.get("training", {}).get("optimizer", {})
+    l2 = optimizer.get("L2", 0.0) if isinstance(optimizer, dict) else 0.0
+    return not (isinstance(l2, (int, float)) and l2 == 0)
 
 
 def _passes_gradients(pipe: Any) -> bool:
