@@ -172,7 +172,9 @@ class PipelineErrors:
         "Component '{name}' has no static vector table yet. Call nlp.initialize() "
         "with a source in [initialize.components.{name}.source] (e.g. @misc = "
         '"spacy-ctxvec.vectors_file.v1" with path = ...), or load a saved '
-        "pipeline with spacy.load."
+        "pipeline with spacy.load. In a pipeline whose other components are trained, "
+        "initialize this one alone: nlp.get_pipe('{name}').initialize(nlp=nlp) "
+        "(nlp.initialize() would initialize them again)."
     )
     E116 = (
         "No component named '{transformer}' in the pipeline {pipe_names}, or it is "
