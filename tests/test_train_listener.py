@@ -348,3 +348,31 @@ def test_spacy_train_refuses_a_sourced_lexicon_once_the_transformer_has_changed(
         return
     with pytest.raises(CtxvecError, match=r"CTX-E043.*, model \w+'.*, model \w+'"):
         _train_in_process(tmp_path, sections, **{"training.eval_frequency": 2})
+
+
+def test_spacy_train_with_spacy_transformers_own_transformer_stops_at_the_first_evaluation(tiny_bert_dir, tmp_path):
+    """spacy-transformers' own transformer (sourced, trained through the NER listener),
+    ctxvec_context and ctxvec_polysemy made by their factories, the lexicon built in
+    [initialize] (which fingerprints the weights before training): the first evaluation
+    stops with E043 naming both models. thinc's optimizer writes the weights through numpy
+    without bumping the tensor's version, and the fingerprint kept the old weights' value,
+    so training finished and only the loaded pipeline refused its lexicon."""
+    from spacy_ctxvec.errors import CtxvecError
+
+    _save_source(tiny_bert_dir, tmp_path / "source")
+    corpus = tmp_path / "corpus.txt"
+    corpus.write_text("\n".join(text for text, _ in NER_TEXTS * 3) + "\n", encoding="utf8")
+    sections = (
+        '[nlp]\nlang = "en"\npipeline = ["transformer", "ctxvec_context", "ctxvec_polysemy", "ner"]\n[components]\n'
+        f'[components.transformer]\nsource = "{tmp_path / "source"}"\n'
+        '[components.ctxvec_context]\nfactory = "ctxvec_context"\n'
+        '[components.ctxvec_polysemy]\nfactory = "ctxvec_polysemy"\nmin_count = 2\nsenses = false\n'
+        "[initialize]\n[initialize.components]\n[initialize.components.ctxvec_polysemy]\nsample_size = 0\n"
+        '[initialize.components.ctxvec_polysemy.corpus]\n@misc = "spacy-ctxvec.lexicon_corpus.v1"\n'
+        f'path = "{corpus}"\n'
+    )
+    with (
+        pytest.warns(UserWarning, match="W037"),
+        pytest.raises(CtxvecError, match=r"CTX-E043.*, model (\w+)'.*, model (?!\1)\w+'"),
+    ):
+        _train_in_process(tmp_path, sections, **{"training.eval_frequency": 2})
