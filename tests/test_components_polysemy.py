@@ -769,7 +769,9 @@ def test_evidence_thresholds_on_other_vectors_than_they_were_measured_on_warn(se
     component = Polysemy(min_count=2)
     component.set_lexicon(lexicon, nlp=sense_nlp)
     with pytest.warns(
-        UserWarning, match=r"W033.*'layer 5 of 6.*'the last layer, pooled by pool_mean, model \w+' of another model"
+        UserWarning,
+        match=r"W033.*'layer 5 of 6.*'the last layer, pooled by pool_mean, model \w+' of another model \(or of "
+        r"all-MiniLM-L6-v2 with other weights, e.g. fine-tuned\)",
     ):
         component.build_senses()
     spread = Polysemy(min_count=2, induction=SenseInductionSettings().replace(split_by_evidence=False))

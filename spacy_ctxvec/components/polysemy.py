@@ -316,7 +316,7 @@ class Polysemy(DocAnnotator):
         other_model = getattr(self, "model", None) not in (None, TABLES_MODEL)
         if not vectors_differ(with_model(TABLES_VECTORS, TABLES_MODEL), made) and not other_model:
             return None
-        model = " of another model" if other_model else ""
+        model = " of another model (or of all-MiniLM-L6-v2 with other weights, e.g. fine-tuned)" if other_model else ""
         return Warnings.W033.format(name=self.name, measured=TABLES_VECTORS, vectors=made, model=model)
 
     def set_annotations(self, docs: Sequence[Doc]) -> None:
