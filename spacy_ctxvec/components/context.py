@@ -31,7 +31,7 @@ from ..ops.layers import resolve_layers
 from ..types import PoolingFn
 from .base import DocAnnotator, NlpRef, excluded, vector_dtype
 from .choices import LayerSelection, vectors_label
-from .model_inputs import FingerprintCache
+from .model_inputs import FingerprintCache, transformer_fingerprint
 from .transformer import (
     all_hidden_states,
     find_transformer,
@@ -286,14 +286,9 @@ class ContextVectors(DocAnnotator):
             self._linked_in(nlp, linked) if linked is not None else any(pipe is self for _, pipe in nlp.components)
         ):
             return None
-        try:
-            pipe = nlp.get_pipe(find_transformer(nlp, self.name))
-            hf_model = getattr(getattr(pipe, "model", None), "transformer", None)
-        except (CtxvecError, IndexError, ValueError):  # no transformer, or its model is not loaded
-            return None
         if cache is None:
             cache = self._model_fingerprints = FingerprintCache()
-        return cache.of(hf_model)
+        return transformer_fingerprint(nlp, self.name, cache)
 
     def initialize(
         self, get_examples: Optional[Callable[[], Iterable[Any]]] = None, *, nlp: Optional[Language] = None

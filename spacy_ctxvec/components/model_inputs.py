@@ -30,14 +30,22 @@ def type_input_embeddings(nlp: Language, keys: Sequence[str]) -> Optional[np.nda
 def pipeline_model_fingerprint(nlp: Language) -> Optional[str]:
     """embedding_fingerprint of the input embeddings of the transformer that feeds
     ctxvec_context; None if there is none or its model is not loaded."""
+    return transformer_fingerprint(nlp, CONTEXT_COMPONENT, FingerprintCache())
+
+
+def transformer_fingerprint(nlp: Language, before: str, cache: "FingerprintCache") -> Optional[str]:
+    """embedding_fingerprint of the input embeddings of the transformer before the
+    component ``before``: ctxvec_transformer's own (kept while its weights stay), else
+    through ``cache``; None if there is no transformer or its model is not loaded."""
     try:
-        pipe = nlp.get_pipe(find_transformer(nlp, CONTEXT_COMPONENT))
-    except CtxvecError:
+        pipe = nlp.get_pipe(find_transformer(nlp, before))
+        own = getattr(pipe, "model_fingerprint", None)
+        if callable(own):
+            return own()
+        hf_model = getattr(getattr(pipe, "model", None), "transformer", None)
+    except (CtxvecError, IndexError, ValueError):  # no transformer, or its model is not loaded
         return None
-    cached = getattr(pipe, "model_fingerprint", None)  # ctxvec_transformer keeps it while the weights stay
-    if callable(cached):
-        return cached()
-    return FingerprintCache().of(getattr(getattr(pipe, "model", None), "transformer", None))
+    return cache.of(hf_model)
 
 
 class FingerprintCache:
