@@ -23,8 +23,9 @@ hands them to the transformer: what a streaming pipeline can reach. It is a refe
 not a floor of the ratios.
 
 The pipeline runs at its configured CPU cap, or at each of ``--pipeline-caps``. Methods
-run interleaved in every round, in a shuffled order (seeded), each after a full garbage collection; the table gives medians of wall and CPU seconds and each
-one's ratio to the fastest floor (by wall, and by CPU time), and beside them the same for each
+run interleaved in every round, in a shuffled order (seeded), each after a full garbage
+collection; the table gives medians of wall and CPU seconds and each one's ratio to the
+fastest floor (by wall, and by CPU time), and beside them the same for each
 method's fastest round (other work on the machine only adds time), and the median of each
 method's per-round ratios to the floor with the fastest median (paired within a round). The row
 ``control: HF sorted, cap N wordpieces, run again`` runs the first floor a second time: an A/A test;
