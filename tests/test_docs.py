@@ -177,6 +177,7 @@ def test_compare_legend_names_the_static_source():
     assert "(#N): the token's position in its text, counting from 0." in lines("default.cfg")
     assert "input-embedding table" in lines("default.cfg")[1] and "word2vec's table" in lines("default.cfg")[1]
     assert "a vectors file's table" in lines("word2vec.cfg")[1]
+    assert "n/a: the table has no vector for the token" in lines("default.cfg")[1]  # compare prints n/a then
     assert "the pipeline's static lookup table" in legend(SimpleNamespace(config={}))[1]  # type: ignore[arg-type]
 
 

@@ -96,6 +96,7 @@ def legend(nlp: Language) -> List[str]:
     source = STATIC_SOURCES.get(static_source_name(nlp) or "", "the pipeline's static lookup table")
     return [
         "(#N): the token's position in its text, counting from 0.",
-        f"static: {source}: one vector per word form, whatever the context.",
+        f"static: {source}: one vector per word form, whatever the context "
+        "(n/a: the table has no vector for the token).",
         "contextual: pooled from the transformer's output for this text; it changes with the context.",
     ]
