@@ -41,6 +41,16 @@ def test_polysemy_scores_without_counts_or_scored_words(lexicon_dir):
         polysemy_scores(lexicon_dir, None, min_count=21)
 
 
+def test_polysemy_scores_leave_out_types_without_a_letter_unless_asked(tmp_path):
+    rng = np.random.default_rng(1)
+    keys = ["bank", ",", "1999", "mr."]
+    vectors = rng.normal(size=(len(keys) * 6, 8))
+    Lexicon.from_occurrences(list(np.repeat(keys, 6)), vectors).to_disk(tmp_path / "lexicon")
+    assert polysemy_scores(tmp_path / "lexicon", None, min_count=5).words == ["bank", "mr."]
+    every_type = polysemy_scores(tmp_path / "lexicon", None, min_count=5, words_only=False)
+    assert sorted(every_type.words) == sorted(keys)
+
+
 def test_bad_counts_and_inputs_are_coded_errors_before_any_model_loads(tmp_path):
     with pytest.raises(CtxvecError, match=r"E228.*--top must be at least 1"):
         check_at_least_one("--top", 0)

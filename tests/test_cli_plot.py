@@ -200,19 +200,21 @@ def test_plot_layers_without_repeated_words_is_a_clear_error(tiny_pipeline_dir, 
 
 def test_plot_polysemy_from_a_lexicon_directory(tmp_path):
     rng = np.random.default_rng(0)
-    words = ["bank", "apple", "dog", "run", "the", "zzyzx"]
-    spreads = np.array([1.5, 1.0, 0.2, 2.0, 0.1, 0.5])
+    words = ["bank", "apple", "dog", "run", "the", "zzyzx", ","]
+    spreads = np.array([1.5, 1.0, 0.2, 2.0, 0.1, 0.5, 3.0])
     keys = np.repeat(words, 20)
     centres = rng.normal(size=(len(words), 8))
-    vectors = np.repeat(centres, 20, axis=0) + np.repeat(spreads, 20)[:, None] * rng.normal(size=(120, 8))
+    vectors = np.repeat(centres, 20, axis=0) + np.repeat(spreads, 20)[:, None] * rng.normal(size=(140, 8))
     Lexicon.from_occurrences(list(keys), vectors).to_disk(tmp_path / "lexicon")
     senses = tmp_path / "senses.tsv"
     senses.write_text("lemma\ttotal\nbank\t18\napple\t2\ndog\t8\nrun\t57\nthe\t1\n", encoding="utf8")
     output = tmp_path / "polysemy.png"
     result = invoke("plot", "polysemy", tmp_path / "lexicon", "--sense-counts", senses, "-o", output, "--top", "3")
     assert result.exit_code == 0, result.output
-    assert "6 words" in result.output and "over 5 words" in result.output
+    assert "6 words" in result.output and "over 5 words" in result.output  # the comma is not ranked
     assert_png(output)
+    result = invoke("plot", "polysemy", tmp_path / "lexicon", "-o", output, "--overwrite", "--all-types")
+    assert result.exit_code == 0 and "7 words" in result.output, result.output
 
 
 def test_plot_polysemy_rejects_a_non_lexicon(tmp_path):

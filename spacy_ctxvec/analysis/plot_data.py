@@ -13,6 +13,7 @@ from ..evaluation.metrics import spearman
 from ..evaluation.readers import read_sense_counts
 from ..evaluation.token_vectors import require_context_vectors
 from ..lexicon.polysemy_probe import FITTED_HALF, type_polysemy_scores
+from ..ops.senses import is_word
 from ..pipelines import load_pipeline
 from ..saved_pipeline import load_lexicon, load_pipeline_inputs, load_probe
 from ..types import PathLike
@@ -88,13 +89,19 @@ class PolysemyScores:
         return 0 if self.counts is None else int((self.counts > 0).sum())
 
 
-def polysemy_scores(source: PathLike, sense_counts: Optional[Path], *, min_count: int) -> PolysemyScores:
+def polysemy_scores(
+    source: PathLike, sense_counts: Optional[Path], *, min_count: int, words_only: bool = True
+) -> PolysemyScores:
     """polysemy_score of every type of ``source`` (a lexicon or pipeline) seen at least
-    ``min_count`` times (E410 if none), as its pipeline scores them."""
+    ``min_count`` times (E410 if none), as its pipeline scores them. ``words_only``: only
+    types holding a letter, as sense induction's default (punctuation and numbers
+    otherwise fill the rankings: their vectors vary with syntax, not meaning)."""
     counts_by_word = read_sense_counts(sense_counts) if sense_counts is not None else None
     lexicon = load_lexicon(source)
     probe = load_probe(source)
     scores, valid, used = type_polysemy_scores(lexicon, probe, min_count, inputs=load_pipeline_inputs(source, lexicon))
+    if words_only:
+        valid = valid & np.array([is_word(key) for key in lexicon.keys], dtype=bool)
     if not valid.any():
         raise CtxvecError(Errors.E410.format(min_count=min_count, path=source))
     words = [word for word, keep in zip(lexicon.keys, valid) if keep]

@@ -129,16 +129,19 @@ def plot_polysemy_cli(
     overwrite: bool = OVERWRITE_FILE,
     min_count: int = typer.Option(5, "--min-count", help="Score only words seen at least this often"),
     top_n: int = typer.Option(15, "--top", help="Words in each bar chart"),
+    all_types: bool = typer.Option(
+        False, "--all-types", help="Also score types without a letter (punctuation, numbers); default: words only"
+    ),
     # fmt: on
 ) -> None:
     """Polysemy score against WordNet sense count (log x), and the most and least
-    polysemous words."""
+    polysemous words (types holding a letter, unless --all-types)."""
     from ..analysis.plot_data import check_at_least_one, polysemy_scores
     from ..analysis.plotting import polysemy_figure
 
     check_at_least_one("--top", top_n)
     check_figure(output, overwrite, sense_counts, source)
-    data = polysemy_scores(source, sense_counts, min_count=min_count)
+    data = polysemy_scores(source, sense_counts, min_count=min_count, words_only=not all_types)
     title = f"Polysemy scores ({data.used}) of {len(data.words)} words (n >= {min_count}) from {Path(source).name}"
     figure = polysemy_figure(
         data.words,
