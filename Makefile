@@ -13,6 +13,7 @@ demo: install
 	spacy-ctxvec compare "I have a apple" "I have a pen" --word a
 	spacy-ctxvec compare "I want to eat an apple" "I want to buy an Apple phone" --word apple
 	spacy-ctxvec compare "We sat on the river bank" "The bank approved my loan" --word bank
+	spacy-ctxvec compare "The bank approved my loan" "I paid the money into the bank" --word bank
 
 test: install lint
 	$(PYTHON) -m pytest -q

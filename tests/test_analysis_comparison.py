@@ -1,3 +1,5 @@
+from pathlib import Path
+
 import pytest
 
 from spacy_ctxvec.analysis.comparison import compare_docs
@@ -20,6 +22,21 @@ def test_bank_differs_more_across_senses_than_within(default_nlp):
     (across,) = compare_docs(river, loan, "bank")
     (within,) = compare_docs(river, river2, "bank")
     assert within.context_cosine > across.context_cosine
+
+
+@pytest.mark.slow
+def test_the_demo_baseline_same_meaning_is_closer_and_the_readme_quotes_it(default_nlp):
+    """make demo's two bank comparisons: the lending bank twice stays closer than a river
+    bank and a lending bank, and the README quotes both cosines as printed."""
+    loan = default_nlp("The bank approved my loan")
+    (across,) = compare_docs(default_nlp("We sat on the river bank"), loan, "bank")
+    (within,) = compare_docs(loan, default_nlp("I paid the money into the bank"), "bank")
+    assert within.context_cosine is not None and across.context_cosine is not None
+    assert within.context_cosine > across.context_cosine
+    readme = " ".join((Path(__file__).parents[1] / "README.md").read_text(encoding="utf8").split())
+    assert f"money ({across.context_cosine:.3f})" in readme and f"money ({within.context_cosine:.3f})" in readme
+    makefile = (Path(__file__).parents[1] / "Makefile").read_text(encoding="utf8")
+    assert '"The bank approved my loan" "I paid the money into the bank" --word bank' in makefile
 
 
 def test_every_shared_word_case_insensitive(tiny_nlp):

@@ -12,7 +12,8 @@ from ..ops.cosine import cosine
 # What `ctxvec_static` looks words up in, by the registered source of its initialize block.
 STATIC_SOURCES = {
     "spacy-ctxvec.transformer_embeddings.v1": (
-        "the transformer's input-embedding table (mean of the word's wordpiece rows), standing in for word2vec's table"
+        "the transformer's input-embedding table (mean of the word's wordpiece rows; an uncased model lowercases "
+        "first, so 'Apple' and 'apple' share a row), standing in for word2vec's table"
     ),
     "spacy-ctxvec.vectors_file.v1": "a vectors file's table (word2vec, GloVe or fastText)",
 }
