@@ -94,6 +94,16 @@ def test_a_build_gives_a_pipeline_and_leaves_no_checkpoint(tiny_pipeline_dir, tm
     assert sorted(p.name for p in tmp_path.iterdir()) == ["corpus.txt", "out"]
 
 
+def test_the_build_says_which_layer_output_reads_and_that_other_layers_differ(tiny_pipeline_dir, tmp_path):
+    corpus = write_corpus(tmp_path / "corpus.txt", 6)
+    kept = build_lexicon_pipeline(request(tiny_pipeline_dir, corpus, tmp_path / "kept"))
+    assert kept.vectors is not None and "the last layer, pooled by" in kept.vectors
+    assert "(PIPELINE's own layers (--keep-layer))" in kept.vectors
+    chosen = build_lexicon_pipeline(request(tiny_pipeline_dir, corpus, tmp_path / "chosen", layer=1))
+    assert chosen.vectors is not None and "layer 1 of " in chosen.vectors and "(--layer 1)" in chosen.vectors
+    assert "read the last layer" in chosen.vectors and "model" not in chosen.vectors.split("(")[0]
+
+
 def test_ctrl_c_keeps_the_checkpoint_and_resume_finishes(tiny_pipeline_dir, tmp_path):
     stopping = pipeline_with(tiny_pipeline_dir, tmp_path / "stopping", "test_stop_at", at=8)
     corpus = write_corpus(tmp_path / "corpus.txt", 12)

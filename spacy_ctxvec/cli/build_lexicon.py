@@ -147,6 +147,8 @@ def print_build(build: LexiconBuild, request: LexiconBuildRequest) -> None:
     msg.info(build.score)
     for warning in build.warnings:
         msg.warn(warning)
+    if build.vectors:
+        msg.info(build.vectors)
     if build.senses:
         msg.info(f"Senses: {build.senses}")
     if result.resumed_from:

@@ -410,6 +410,11 @@ def with_model(how: str, model: Optional[str]) -> str:
     return how if model is None else f"{how}{_MODEL_MARK}{model}"
 
 
+def pooling_of(label: str) -> str:
+    """How a CONTEXT_VECTORS_META label's vectors were pooled, without the model's fingerprint."""
+    return label.partition(_MODEL_MARK)[0]
+
+
 def vectors_differ(expected: str, found: str) -> bool:
     """Whether two CONTEXT_VECTORS_META labels describe different vectors: other layers or
     pooling, or two models named that differ (a label without a model, from an earlier

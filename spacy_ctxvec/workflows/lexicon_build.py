@@ -19,6 +19,7 @@ from ..devices import require_gpu
 from ..errors import CtxvecError, Errors, Warnings
 from ..lexicon.polysemy_probe import SMALL_CORPUS_TOKENS, shipped_probe_dirs
 from ..lexicon.sense_descriptions import describe_context, describe_split_thresholds
+from ..lexicon.statistics import CONTEXT_VECTORS_META, pooling_of
 from ..ops.senses import DEFAULT_SAMPLE_SIZE  # the library's default too (Polysemy.initialize)
 from ..outputs import DIRECTORY, check_apart, check_output, check_place, write_directory
 from ..pipelines import load_pipeline
@@ -83,6 +84,7 @@ class LexiconBuild:
     score: str  # what polysemy_score means in OUTPUT
     senses: Optional[str] = None  # the senses summary, if senses were induced
     warnings: List[str] = field(default_factory=list)
+    vectors: Optional[str] = None  # which vectors OUTPUT's context_vec are, where the lexicon records it
 
 
 class BuildStopped(KeyboardInterrupt):
@@ -150,6 +152,7 @@ def _build(request: LexiconBuildRequest, checkpoints: Path) -> LexiconBuild:
     component.set_lexicon(lexicon, nlp=nlp)
     n_valid = int(result.lexicon.polysemy_scores(request.min_count)[1].sum())
     build = LexiconBuild(result, lexicon, n_valid, describe_score(component))
+    build.vectors = describe_vectors(lexicon.meta.get(CONTEXT_VECTORS_META), request.layer)
     if component.score_source == "probe" and lexicon.n_occurrences < SMALL_CORPUS_TOKENS:
         induction = component.induction
         warning = Warnings.W030 if induction.split_by_probe and not induction.split_by_evidence else Warnings.W006
@@ -172,6 +175,18 @@ def _build(request: LexiconBuildRequest, checkpoints: Path) -> LexiconBuild:
     write_directory(request.output, nlp.to_disk, what="OUTPUT", made_by="build-lexicon")
     remove_checkpoint_dir(checkpoints)
     return build
+
+
+def describe_vectors(label: Optional[str], layer: Optional[int]) -> Optional[str]:
+    """Which vectors OUTPUT's token._.context_vec are (None where the lexicon does not
+    record it), and that another layer's cosines differ from the default pipeline's."""
+    if label is None:
+        return None
+    source = "PIPELINE's own layers (--keep-layer)" if layer is None else f"--layer {layer}"
+    return (
+        f"token._.context_vec in OUTPUT: {pooling_of(label)} ({source}). Other layers give other vectors and "
+        "cosines: the default pipeline, and `compare` without --pipeline, read the last layer."
+    )
 
 
 def _count(nlp: Any, request: LexiconBuildRequest) -> BuildResult:
