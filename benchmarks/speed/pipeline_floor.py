@@ -442,9 +442,10 @@ def main() -> None:
         f"torch threads {torch.get_num_threads()}, CPU cores {os.cpu_count()}, load average {os.getloadavg()[0]:.1f}, "
         f"pipeline max_batch_wordpieces {model_cfg['max_batch_wordpieces']} (CPU)"
     )
-    sets = {
-        f"short sentences: {args.sentences} WiC train sentences": wic_sentences(args.sentences),
-        f"long paragraphs: {args.paragraphs} Gutenberg paragraphs": gutenberg_paragraphs(args.paragraphs),
+    sentences, paragraphs = wic_sentences(args.sentences), gutenberg_paragraphs(args.paragraphs)
+    sets = {  # the counts found: WiC train has fewer unique sentences than a large --sentences asks
+        f"short sentences: {len(sentences)} WiC train sentences": sentences,
+        f"long paragraphs: {len(paragraphs)} Gutenberg paragraphs": paragraphs,
     }
     raw: Dict[str, Dict[str, List[Tuple[float, float]]]] = {}
     for title, texts in sets.items():

@@ -1,6 +1,7 @@
 """Transient memory of streaming long texts through the default pipeline, by nlp.pipe batch size.
 
     python benchmarks/speed/stream_memory.py [--paragraphs 1000] [--batch-sizes 1000,256,64] [--upstream]
+    python benchmarks/speed/stream_memory.py --sentences 8000 --batch-sizes 1000,4096   # short texts
 
 nlp.pipe hands the transformer buffers of ``batch_size`` Docs, and every Doc of a buffer
 holds its transformer output (doc._.trf_data) until ctxvec_context has pooled it, so the
@@ -12,6 +13,8 @@ vectors. Printed per batch size: the peak resident memory above the memory befor
 stream, the wall and CPU time. The default pipeline's transformer (ctxvec_transformer) also
 closes a buffer at max_buffer_tokens spaCy tokens; ``--upstream`` adds the same runs with
 spacy-transformers' own transformer component, whose buffers are batch_size Docs.
+``--sentences N`` streams the first N unique WiC train sentences instead (short texts,
+whose buffers close at batch_size Docs before max_buffer_tokens).
 """
 
 import argparse
@@ -30,7 +33,7 @@ if str(REPO_ROOT) not in sys.path:
     sys.path.insert(0, str(REPO_ROOT))
 
 from benchmarks.speed.fresh_process import current_rss_mb, peak_rss_mb  # noqa: E402
-from benchmarks.speed.pipeline_floor import gutenberg_paragraphs, int_list  # noqa: E402
+from benchmarks.speed.pipeline_floor import gutenberg_paragraphs, int_list, wic_sentences  # noqa: E402
 
 FACTORY = "ctxvec_transformer"  # the default pipeline's
 
@@ -60,11 +63,12 @@ def default_pipeline(factory: str):
     return nlp
 
 
-def stream_once(paragraphs: int, batch_size: int, factory: str) -> Dict[str, Any]:
-    """In this process: the peak memory above the start and the time of one stream."""
+def stream_once(paragraphs: int, batch_size: int, factory: str, sentences: int = 0) -> Dict[str, Any]:
+    """In this process: the peak memory above the start and the time of one stream (of
+    ``sentences`` WiC sentences where that is above 0, else of Gutenberg paragraphs)."""
     import gc
 
-    texts = gutenberg_paragraphs(paragraphs + 16)
+    texts = wic_sentences(sentences + 16) if sentences > 0 else gutenberg_paragraphs(paragraphs + 16)
     warm_up, texts = texts[:16], texts[16:]
     nlp = default_pipeline(factory)
     list(nlp.pipe(warm_up, batch_size=batch_size))
@@ -90,21 +94,24 @@ def stream_once(paragraphs: int, batch_size: int, factory: str) -> Dict[str, Any
 def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
     parser.add_argument("--paragraphs", type=int, default=1000)
+    parser.add_argument("--sentences", type=int, default=0, help="stream WiC sentences instead of paragraphs")
     parser.add_argument("--batch-sizes", type=int_list, default=[1000, 256, 64])
     parser.add_argument("--upstream", action="store_true", help="also with spacy-transformers' transformer")
     parser.add_argument("--child", type=int, help=argparse.SUPPRESS)
     parser.add_argument("--factory", default=FACTORY, help=argparse.SUPPRESS)
     args = parser.parse_args()
     if args.child:
-        print(json.dumps(stream_once(args.paragraphs, args.child, args.factory)))
+        print(json.dumps(stream_once(args.paragraphs, args.child, args.factory, args.sentences)))
         return
     rows: List[Dict[str, Any]] = []
     for factory in [FACTORY] + (["transformer"] if args.upstream else []):
         for batch_size in args.batch_sizes:
             command = [sys.executable, __file__, "--paragraphs", str(args.paragraphs), "--child", str(batch_size)]
+            command += ["--sentences", str(args.sentences)]
             done = subprocess.run(command + ["--factory", factory], capture_output=True, text=True, check=True)
             rows.append(json.loads(done.stdout.strip().splitlines()[-1]))
-    print(f"{rows[0]['texts']} paragraphs, {rows[0]['tokens']} tokens; torch threads at their default")
+    kind = "WiC sentences" if args.sentences > 0 else "paragraphs"
+    print(f"{rows[0]['texts']} {kind}, {rows[0]['tokens']} tokens; torch threads at their default")
     print(
         f"{'transformer factory':>20} {'nlp.pipe batch_size':>19} {'peak MiB above start':>21} "
         f"{'wall s':>7} {'CPU s':>7}"
