@@ -40,3 +40,36 @@ def test_the_output_rules_live_in_one_module():
         text = path.read_text(encoding="utf8")
         for private in ("os.replace", "os.rename", "shutil.rmtree", ".mkdir(", ".write_text(", ".resolve()"):
             assert private not in text, f"{path.name} writes or checks paths itself ({private})"
+
+
+def every_command_path():
+    from typer.main import get_command
+
+    from spacy_ctxvec.cli import app
+
+    def walk(command, path):
+        if hasattr(command, "commands"):  # a group (typer's own click)
+            for name, sub in command.commands.items():
+                yield from walk(sub, [*path, name])
+        else:
+            yield path, command
+
+    return list(walk(get_command(app), []))
+
+
+def test_every_help_shows_every_option_whole_in_80_columns():
+    """--help at 80 columns wraps; it never cuts an option name or its help ("--checkpoint-eve…")."""
+    from typer.testing import CliRunner
+
+    from spacy_ctxvec.cli import app
+
+    paths = every_command_path()
+    assert len(paths) >= 15
+    for path, command in paths:
+        result = CliRunner().invoke(app, [*path, "--help"], env={"COLUMNS": "80"}, terminal_width=80)
+        assert result.exit_code == 0, (path, result.output)
+        assert "…" not in result.output and max(map(len, result.output.splitlines())) <= 80, path
+        for parameter in command.params:
+            for name in parameter.opts:
+                if name.startswith("--"):
+                    assert name in result.output, (path, name)

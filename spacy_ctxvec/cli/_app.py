@@ -14,6 +14,9 @@ app = typer.Typer(
     help="Static and contextual token vectors in spaCy pipelines.",
     no_args_is_help=True,
     add_completion=False,
+    # click's plain help: it wraps to any terminal width, where rich's tables cut long
+    # option names and help texts ("--checkpoint-eve…") at 80 columns.
+    rich_markup_mode=None,
 )
 
 CommandT = TypeVar("CommandT", bound=Callable[..., Any])
