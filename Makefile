@@ -14,6 +14,7 @@ demo: install
 	spacy-ctxvec compare "I want to eat an apple" "I want to buy an Apple phone" --word apple
 	spacy-ctxvec compare "We sat on the river bank" "The bank approved my loan" --word bank
 	spacy-ctxvec compare "The bank approved my loan" "I paid the money into the bank" --word bank
+	spacy-ctxvec plot word apple --sentences project_data/seed_sentences.txt -o plots/seed_apple.png --overwrite
 
 test: install lint
 	$(PYTHON) -m pytest -q

@@ -209,3 +209,40 @@ def test_code_blocks_run(path, tmp_path):
         timeout=600,
     )
     assert result.returncode == 0, result.stdout[-4000:] + result.stderr[-4000:]
+
+
+def demo_commands() -> List[str]:
+    """The command lines of the Makefile's demo target, past its install prerequisite."""
+    lines = (REPO_ROOT / "Makefile").read_text(encoding="utf8").splitlines()
+    start = next(i for i, line in enumerate(lines) if line.startswith("demo:"))
+    commands = []
+    for line in lines[start + 1 :]:
+        if not line.startswith("\t"):
+            break
+        commands.append(line.strip())
+    return commands
+
+
+@pytest.mark.slow
+def test_make_demo_runs_and_draws_its_picture(tmp_path):
+    """`make demo`'s commands (the install aside) run as a newcomer's shell runs them and
+    write the picture the README promises, inside the working directory only."""
+    commands = demo_commands()
+    assert len(commands) >= 4 and all(command.startswith("spacy-ctxvec ") for command in commands)
+    workdir = prepare_workdir(tmp_path / "work")
+    listing = tmp_path / "blocks.json"
+    block = {"where": "Makefile:demo", "lang": "bash", "code": "\n".join(commands), "output_of": None}
+    listing.write_text(json.dumps([block]), encoding="utf8")
+    env = dict(os.environ, HF_HUB_OFFLINE="1", TOKENIZERS_PARALLELISM="false", MPLBACKEND="Agg")
+    result = subprocess.run(
+        [sys.executable, str(REPO_ROOT / "tests" / "docs_runner.py"), str(listing)],
+        cwd=workdir,
+        env=env,
+        capture_output=True,
+        text=True,
+        timeout=600,
+    )
+    assert result.returncode == 0, result.stdout[-4000:] + result.stderr[-4000:]
+    assert (workdir / "plots" / "seed_apple.png").read_bytes()[:8] == b"\x89PNG\r\n\x1a\n"
+    assert "plots/seed_apple.png" in (REPO_ROOT / "README.md").read_text(encoding="utf8")
+    assert sorted(p.name for p in workdir.iterdir()) == sorted([*LINKS_TO_REPO, "plots"])
