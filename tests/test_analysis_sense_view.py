@@ -6,6 +6,7 @@ from typer.testing import CliRunner
 
 from spacy_ctxvec.analysis.sense_view import SPAN_KEY, render_senses, sense_spans, set_sense_spans
 from spacy_ctxvec.cli import app
+from spacy_ctxvec.ops.sense_display import SENSE_COLOURS
 
 from .test_evaluation_tasks import build_sense_nlp
 
@@ -31,6 +32,7 @@ def test_render_shows_every_sensed_token_with_its_label_and_score(sense_nlp):
         assert f"{label} ({score:.2f})" in html
     for word in ("sat", "river", "money"):
         assert word in html
+    assert all(SENSE_COLOURS[token._.sense % len(SENSE_COLOURS)] in html for token in sensed)
     group = set_sense_spans(doc)
     assert [s.start for s in doc.spans[SPAN_KEY]] == [t.i for t in sensed] and group[0].label_ == spans[0][2]
 

@@ -3,7 +3,7 @@
 import spacy
 from spacy import displacy
 
-from spacy_ctxvec.ops.sense_display import displacy_sense_data, sense_span_label
+from spacy_ctxvec.ops.sense_display import SENSE_COLOURS, displacy_sense_data, sense_colours, sense_span_label
 
 
 def test_sense_spans_render_with_their_labels_and_scores():
@@ -26,3 +26,18 @@ def test_spans_outside_the_tokens_are_left_out_and_labels_read_well():
     assert [s["label"] for s in data["spans"]] == ["z (1.00)"]
     assert sense_span_label("play", 2, "") == "play 2"
     assert sense_span_label("play", 1, "stage, actors") == "play 1: stage, actors"
+
+
+def test_each_sense_is_drawn_in_its_own_colour():
+    doc = spacy.blank("en")("the bank by the bank of a bank")
+    spans = [(1, 2, "bank 0: river", 0.5), (4, 5, "bank 1: money", 0.25), (7, 8, "bank 0: river", 0.75)]
+    colours = sense_colours(spans, [0, 1, 0])
+    assert colours == {
+        "bank 0: river (0.50)": SENSE_COLOURS[0],
+        "bank 1: money (0.25)": SENSE_COLOURS[1],
+        "bank 0: river (0.75)": SENSE_COLOURS[0],
+    }
+    data = displacy_sense_data([t.text for t in doc], [bool(t.whitespace_) for t in doc], spans)
+    html = displacy.render(data, style="span", manual=True, options={"colors": colours})
+    assert SENSE_COLOURS[0] in html and SENSE_COLOURS[1] in html
+    assert sense_colours([(0, 1, "x 9", None)], [9]) == {"x 9": SENSE_COLOURS[9 % len(SENSE_COLOURS)]}

@@ -11,7 +11,7 @@ from spacy.tokens import Doc, Span
 
 from ..attributes import SENSE_ARRAY
 from ..errors import CtxvecError, Errors
-from ..ops.sense_display import SenseSpan, displacy_sense_data, sense_span_label
+from ..ops.sense_display import SenseSpan, displacy_sense_data, sense_colours, sense_span_label
 from ..pipelines import load_pipeline
 
 SPAN_KEY = "ctxvec_senses"
@@ -42,10 +42,13 @@ def set_sense_spans(doc: Doc, key: str = SPAN_KEY) -> List[Span]:
 
 def render_senses(doc: Doc, *, page: bool = False, title: Optional[str] = None) -> str:
     """HTML of ``doc`` with its senses (displacy.render, style "span", manual=True): each
-    token with a sense underlined and labelled "word sense: label (score)". In a
-    notebook, ``IPython.display.HTML(render_senses(doc))``; ``page``: a whole HTML page."""
-    data = displacy_sense_data([t.text for t in doc], [bool(t.whitespace_) for t in doc], sense_spans(doc), title=title)
-    return displacy.render(data, style="span", manual=True, page=page, jupyter=False)
+    token with a sense underlined in its sense's colour and labelled "word sense: label
+    (score)". In a notebook, ``IPython.display.HTML(render_senses(doc))``; ``page``: a
+    whole HTML page."""
+    spans = sense_spans(doc)
+    data = displacy_sense_data([t.text for t in doc], [bool(t.whitespace_) for t in doc], spans, title=title)
+    colours = sense_colours(spans, [t._.sense for t in doc if t._.sense is not None])
+    return displacy.render(data, style="span", manual=True, page=page, jupyter=False, options={"colors": colours})
 
 
 @dataclass(frozen=True)

@@ -7,6 +7,9 @@ from typing import Any, Dict, List, Optional, Sequence, Tuple
 
 SenseSpan = Tuple[int, int, str, Optional[float]]  # (start token, end token exclusive, label, score)
 
+# Colours of senses 0, 1, 2, ... in displaCy's "span" style (options["colors"]); they repeat after 8.
+SENSE_COLOURS = ("#7aecec", "#feca74", "#c887fb", "#bfeeb7", "#ff9561", "#aa9cfc", "#e4e7d2", "#ff8197")
+
 
 def sense_span_label(word: str, sense: int, label: str) -> str:
     """The text shown on a span: "bank 1: river, water"; no label: "bank 1"."""
@@ -40,9 +43,23 @@ def displacy_sense_data(
                 "end": starts[end - 1] + len(words[end - 1]),
                 "start_token": int(start),
                 "end_token": int(end),
-                "label": label if score is None else f"{label} ({score:.2f})",
+                "label": shown_label(label, score),
                 "kb_id": "",
                 "kb_url": "#",
             }
         )
     return {"text": text, "spans": shown, "title": title, "tokens": list(words), "settings": {}}
+
+
+def shown_label(label: str, score: Optional[float]) -> str:
+    """A span's label as drawn: the label and its score (two decimals), where there is one."""
+    return label if score is None else f"{label} ({score:.2f})"
+
+
+def sense_colours(spans: Sequence[SenseSpan], senses: Sequence[int]) -> Dict[str, str]:
+    """displaCy's options["colors"] for ``spans``: each span's drawn label in the colour of
+    its sense number ``senses[i]``, so one sense has one colour and a word's senses differ."""
+    return {
+        shown_label(label, score): SENSE_COLOURS[int(sense) % len(SENSE_COLOURS)]
+        for (_, _, label, score), sense in zip(spans, senses)
+    }
