@@ -58,6 +58,18 @@ def test_missing_word_and_no_shared_word_raise(tiny_nlp):
         compare_docs(tiny_nlp("apple"), tiny_nlp("pen !"))
 
 
+def test_chinese_text_in_an_english_pipeline_is_named_as_one_token(tiny_nlp):
+    """The seed question's own language: the English tokenizer keeps 我有一个苹果 whole,
+    and the error says so and what to use instead."""
+    with pytest.raises(CtxvecError, match=r"E013.*'我有一个苹果' is one token.*lang 'en'.*lang = \"zh\""):
+        compare_docs(tiny_nlp("我有一个苹果"), tiny_nlp("我有一支笔"))
+    with pytest.raises(CtxvecError, match=r"E012.*'我有一个苹果' is one token"):
+        compare_docs(tiny_nlp("我有一个苹果"), tiny_nlp("我有一支笔"), "有")
+    with pytest.raises(CtxvecError) as plain:
+        compare_docs(tiny_nlp("apple"), tiny_nlp("pen !"))
+    assert "one token" not in str(plain.value)
+
+
 def test_empty_text_has_no_shared_word(tiny_nlp):
     with pytest.raises(CtxvecError, match=r"\[CTX-E013\]"):
         compare_docs(tiny_nlp(""), tiny_nlp("   "))

@@ -1,5 +1,6 @@
 """Compare a word's static and contextual vectors across two texts."""
 
+import unicodedata
 from dataclasses import asdict, dataclass
 from typing import Dict, List, Optional
 
@@ -53,6 +54,25 @@ def _occurs(doc: Doc, words: Dict[str, List[Token]], key: str) -> str:
     return "no"
 
 
+# Scripts written without spaces between words: a tokenizer that splits at spaces keeps a
+# whole clause of them as one token.
+UNSPACED_SCRIPTS = ("CJK", "HIRAGANA", "KATAKANA", "THAI", "LAO", "KHMER", "MYANMAR")
+
+
+def _unsplit_hint(*docs: Doc) -> str:
+    """For E012/E013: the first token of several characters of a script written without
+    spaces (Chinese, Japanese, Thai...), which this tokenizer did not split into words."""
+    for doc in docs:
+        for token in doc:
+            if len(token.text) > 1 and any(unicodedata.name(c, "").startswith(UNSPACED_SCRIPTS) for c in token.text):
+                return (
+                    f" '{token.text}' is one token: this pipeline's tokenizer (lang '{doc.lang_}') splits words at "
+                    "spaces and punctuation. For Chinese, Japanese or Thai, use a pipeline of that language "
+                    '([nlp] lang = "zh", "ja" or "th") with a transformer trained on it.'
+                )
+    return ""
+
+
 def _pair(word: str, a: Token, b: Token) -> WordComparison:
     static = None
     if a._.static_vec is not None and b._.static_vec is not None and a._.has_static_vec and b._.has_static_vec:
@@ -74,12 +94,12 @@ def compare_docs(doc_a: Doc, doc_b: Doc, word: Optional[str] = None) -> List[Wor
         key = word.lower()
         if key not in words_a or key not in words_b:
             found = f"in text A: {_occurs(doc_a, words_a, key)}; in text B: {_occurs(doc_b, words_b, key)}"
-            raise CtxvecError(Errors.E012.format(word=word, found=found))
+            raise CtxvecError(Errors.E012.format(word=word, found=found, hint=_unsplit_hint(doc_a, doc_b)))
         shared = [key]
     else:
         shared = [w for w in words_a if w in words_b]
         if not shared:
-            raise CtxvecError(Errors.E013)
+            raise CtxvecError(Errors.E013.format(hint=_unsplit_hint(doc_a, doc_b)))
     return [_pair(w, a, b) for w in shared for a in words_a[w] for b in words_b[w]]
 
 

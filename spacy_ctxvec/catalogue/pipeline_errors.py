@@ -38,11 +38,11 @@ class PipelineErrors:
     E012 = (
         "The word '{word}' does not occur as one token in both texts (case-insensitive): "
         "{found}. Pick a word (one token) that both texts contain, or leave out --word to "
-        "compare every shared word."
+        "compare every shared word.{hint}"
     )
     E013 = (
         "The two texts share no word (case-insensitive, punctuation and spaces "
-        "ignored). Give sentences that share at least one word, or use --word."
+        "ignored). Give sentences that share at least one word, or use --word.{hint}"
     )
     E020 = (
         "Model name '{name}' is a local folder, but {problem}. Give the folder that "
