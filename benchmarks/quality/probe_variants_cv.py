@@ -49,6 +49,7 @@ def even_half_rows(path, sense_counts):
         "n": lexicon.counts[rows].astype(np.float64),
         "fold": fold,
         "width": lexicon.width,
+        "words": words,
     }
 
 
