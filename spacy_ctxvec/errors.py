@@ -93,3 +93,7 @@ class Warnings(metaclass=_ErrorsWithCodes):
         "without gradients); or build the lexicon on the trained pipeline with "
         "`spacy-ctxvec build-lexicon`."
     )
+    W038 = (
+        "--min-count {min_count} is below the pipeline's own min_count ({component_min_count}): words seen "
+        "fewer than {component_min_count} times are ranked here, but their tokens get polysemy_score None."
+    )

@@ -10,7 +10,7 @@ self-similarity. Each reader also takes the part's own directory (e.g. ``lexicon
 the name of an installed pipeline package (as spacy.load does)."""
 
 from pathlib import Path
-from typing import Collection, Optional, Tuple, Union
+from typing import Any, Collection, Optional, Tuple, Union
 
 import numpy as np
 from spacy.util import get_model_meta, get_package_path, is_package, load_config
@@ -48,6 +48,18 @@ def polysemy_component_dir(path: Union[str, Path]) -> Optional[Tuple[Path, str]]
         if isinstance(block, dict) and block.get("factory") == POLYSEMY_FACTORY and (path / name).is_dir():
             return path / name, name
     return None
+
+
+def polysemy_setting(path: Union[str, Path], key: str, default: Any) -> Any:
+    """A setting of the saved pipeline's ctxvec_polysemy block in its config.cfg (such as
+    ``score`` or ``min_count``); ``default`` where it is not set or ``path`` is not such a
+    pipeline (a bare lexicon directory)."""
+    found = polysemy_component_dir(path)
+    if found is None:
+        return default
+    block = load_config(pipeline_path(path) / "config.cfg", interpolate=False)["components"][found[1]]
+    value = block.get(key)
+    return default if value is None else value
 
 
 def read_pipeline_parts(path: Union[str, Path], wanted: Collection[str]) -> Optional[polysemy_state.SavedParts]:

@@ -99,6 +99,36 @@ def test_the_built_pipeline_uses_self_similarity_until_a_probe_is_fitted(lexicon
     )
 
 
+def test_rank_and_plot_polysemy_follow_the_pipelines_own_score_setting(lexicon_pipeline, sense_counts, tmp_path):
+    """A pipeline with a fitted probe and score = "self_similarity" (what W006 advises):
+    its tokens, `rank` and `plot polysemy` all give self-similarity, not the probe."""
+    from spacy.util import load_config
+
+    from spacy_ctxvec.analysis.plot_data import polysemy_scores
+
+    assert invoke("fit-polysemy", lexicon_pipeline, sense_counts, tmp_path / "out").exit_code == 0
+    ranked = json.loads(invoke("rank", tmp_path / "out", "--format", "json", "--min-count", "2").output)
+    assert ranked["score"] == "probe"  # the setting is "auto" and the probe fits
+    config = load_config(tmp_path / "out" / "config.cfg", interpolate=False)
+    config["components"]["ctxvec_polysemy"]["score"] = "self_similarity"
+    config.to_disk(tmp_path / "out" / "config.cfg", interpolate=False)
+    ranked = json.loads(invoke("rank", tmp_path / "out", "--format", "json", "--min-count", "2").output)
+    assert ranked["score"] == "self_similarity" and polysemy_scores(tmp_path / "out", None, min_count=2).used == (
+        "self_similarity"
+    )
+    nlp = spacy.load(tmp_path / "out")
+    top = ranked["most"][0]
+    assert nlp(top["word"])[0]._.polysemy_score == pytest.approx(top["polysemy_score"], abs=1e-6)
+    probe_ranked = json.loads(
+        invoke("rank", tmp_path / "out", "--format", "json", "--min-count", "2", "--score", "probe").output
+    )
+    assert probe_ranked["score"] == "probe"  # --score still overrides
+    config["components"]["ctxvec_polysemy"]["min_count"] = 4
+    config.to_disk(tmp_path / "out" / "config.cfg", interpolate=False)
+    assert "[CTX-W038]" in " ".join(invoke("rank", tmp_path / "out", "--min-count", "2").output.split())
+    assert "[CTX-W038]" not in invoke("rank", tmp_path / "out", "--min-count", "4").output
+
+
 def test_half_keeps_the_other_half_for_evaluate(lexicon_pipeline, sense_counts, tmp_path):
     result = invoke("fit-polysemy", lexicon_pipeline, sense_counts, tmp_path / "out", "--half", "--json")
     assert result.exit_code == 0, result.output

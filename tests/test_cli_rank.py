@@ -75,3 +75,13 @@ def test_rank_with_no_word_that_frequent_says_so_in_one_line(lexicon_dir):
     assert "polysemous" not in message and len(result.output.strip().splitlines()) <= 3  # one (wrapped) line
     data = json.loads(runner.invoke(app, ["rank", str(lexicon_dir), "--format", "json", "--min-count", "1000"]).output)
     assert data["n_scored"] == 0 and data["max_count"] == 10 and data["most"] == []
+
+
+def test_rank_leaves_out_punctuation_unless_asked(tmp_path):
+    rng = np.random.default_rng(1)
+    keys = ["bank"] * 6 + [","] * 6 + ["1999"] * 6
+    Lexicon.from_occurrences(keys, rng.normal(size=(18, 6))).to_disk(tmp_path / "lex")
+    words = json.loads(runner.invoke(app, ["rank", str(tmp_path / "lex"), "--format", "json"]).output)
+    assert [row["word"] for row in words["most"]] == ["bank"] and words["n_scored"] == 1
+    every = json.loads(runner.invoke(app, ["rank", str(tmp_path / "lex"), "--format", "json", "--all-types"]).output)
+    assert sorted(row["word"] for row in every["most"]) == [",", "1999", "bank"] and every["n_scored"] == 3

@@ -15,7 +15,7 @@ from ..evaluation.token_vectors import require_context_vectors
 from ..lexicon.polysemy_probe import FITTED_HALF, type_polysemy_scores
 from ..ops.senses import is_word
 from ..pipelines import load_pipeline
-from ..saved_pipeline import load_lexicon, load_pipeline_inputs, load_probe
+from ..saved_pipeline import load_lexicon, load_pipeline_inputs, load_probe, polysemy_setting
 from ..types import PathLike
 from .occurrences import (
     LayerCurves,
@@ -99,7 +99,10 @@ def polysemy_scores(
     counts_by_word = read_sense_counts(sense_counts) if sense_counts is not None else None
     lexicon = load_lexicon(source)
     probe = load_probe(source)
-    scores, valid, used = type_polysemy_scores(lexicon, probe, min_count, inputs=load_pipeline_inputs(source, lexicon))
+    score = polysemy_setting(source, "score", "auto")  # as its pipeline scores them
+    scores, valid, used = type_polysemy_scores(
+        lexicon, probe, min_count, score, inputs=load_pipeline_inputs(source, lexicon)
+    )
     if words_only:
         valid = valid & np.array([is_word(key) for key in lexicon.keys], dtype=bool)
     if not valid.any():

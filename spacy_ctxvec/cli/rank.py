@@ -11,7 +11,8 @@ from wasabi import msg
 from ..errors import CtxvecError, Errors, Warnings
 from ..lexicon.polysemy_probe import SCORE_CHOICES, PolysemyProbe, type_polysemy_scores
 from ..lexicon.statistics import Lexicon
-from ..saved_pipeline import load_lexicon, load_pipeline_inputs, load_probe
+from ..ops.senses import is_word
+from ..saved_pipeline import load_lexicon, load_pipeline_inputs, load_probe, polysemy_setting
 from ._app import app, exit_on_coded_error
 
 FORMATS = ("table", "tsv", "json")
@@ -25,10 +26,11 @@ def rank_rows(
     probe: Optional[PolysemyProbe] = None,
     score: str = "auto",
     inputs: Optional[np.ndarray] = None,
+    words_only: bool = True,
 ) -> Dict[str, List[Dict[str, Any]]]:
     """Top-k types by polysemy score (see type_polysemy_scores), highest ("most") and
-    lowest ("least"), ties by key."""
-    scores, valid, _ = type_polysemy_scores(lexicon, probe, min_count, score, inputs)
+    lowest ("least"), ties by key; ``words_only``: types holding a letter only."""
+    scores, valid = ranked_scores(lexicon, probe, min_count, score, inputs, words_only)[:2]
     self_sim = lexicon.self_similarity().filled(0.0)
     rows = np.flatnonzero(valid)
     order = rows[np.lexsort((np.array(lexicon.keys, dtype=str)[rows], -scores[rows]))]
@@ -45,6 +47,21 @@ def rank_rows(
         ]
 
     return {"most": describe(order[:top_k]), "least": describe(order[::-1][:top_k])}
+
+
+def ranked_scores(
+    lexicon: Lexicon,
+    probe: Optional[PolysemyProbe],
+    min_count: int,
+    score: str,
+    inputs: Optional[np.ndarray],
+    words_only: bool,
+):
+    """type_polysemy_scores, with ``words_only`` leaving out types without a letter."""
+    scores, valid, used = type_polysemy_scores(lexicon, probe, min_count, score, inputs)
+    if words_only:
+        valid = valid & np.array([is_word(key) for key in lexicon.keys], dtype=bool)
+    return scores, valid, used
 
 
 def render(ranked: Dict[str, List[Dict[str, Any]]], fmt: str, summary: Dict[str, Any]) -> str:
@@ -80,21 +97,28 @@ def rank_cli(
     fmt: str = typer.Option("table", "--format", help="table, tsv or json"),
     min_count: int = typer.Option(5, "--min-count", min=2, help="Only types with at least this many occurrences"),
     top_k: int = typer.Option(20, "--top-k", min=1, help="How many words in each list"),
-    score: str = typer.Option(
-        "auto",
+    score: Optional[str] = typer.Option(
+        None,
         "--score",
-        help="auto (the pipeline's polysemy probe where one fits, else self-similarity), probe or self_similarity",
+        help="auto (the polysemy probe where one fits, else self-similarity), probe or self_similarity; "
+        "default: the pipeline's own score setting (auto for a lexicon directory)",
+    ),
+    all_types: bool = typer.Option(
+        False, "--all-types", help="Also rank types without a letter (punctuation, numbers); default: words only"
     ),
 ) -> None:
     """List the most and least polysemous words with their counts."""
     if fmt not in FORMATS:
         raise CtxvecError(Errors.E230.format(fmt=fmt, choices=", ".join(FORMATS)))
+    score = score or polysemy_setting(source, "score", "auto")
     if score not in SCORE_CHOICES:
         raise CtxvecError(Errors.E654.format(score=score, choices=", ".join(SCORE_CHOICES)))
     lexicon = load_lexicon(source)
     probe, inputs = load_probe(source), load_pipeline_inputs(source, lexicon)
-    ranked = rank_rows(lexicon, min_count=min_count, top_k=top_k, probe=probe, score=score, inputs=inputs)
-    _, valid, used = type_polysemy_scores(lexicon, probe, min_count, score, inputs)
+    options = {"min_count": min_count, "top_k": top_k, "probe": probe, "score": score, "inputs": inputs}
+    ranked = rank_rows(lexicon, **options, words_only=not all_types)  # type: ignore[arg-type]
+    _, valid, used = ranked_scores(lexicon, probe, min_count, score, inputs, not all_types)
+    warn_below_component_min_count(source, min_count)
     summary = {
         "n_types": len(lexicon),
         "n_scored": int(valid.sum()),
@@ -113,3 +137,10 @@ def rank_cli(
             f"baseline B = {summary['anisotropy_baseline']:.4f}"
         )
     print(render(ranked, fmt, summary))
+
+
+def warn_below_component_min_count(source: Path, min_count: int) -> None:
+    """W: ``--min-count`` below the pipeline's own min_count ranks words whose tokens get no score."""
+    component_min_count = polysemy_setting(source, "min_count", None)
+    if component_min_count is not None and min_count < int(component_min_count):
+        msg.warn(Warnings.W038.format(min_count=min_count, component_min_count=component_min_count))
