@@ -57,6 +57,8 @@ def test_senses_html_command_writes_the_page_through_the_output_rule(sense_nlp, 
     assert no_text.exit_code == 1 and "E611" in no_text.output and not (tmp_path / "x.html").exists()
     nothing = runner.invoke(app, ["senses", str(tmp_path / "pipeline")])
     assert nothing.exit_code == 1 and "E611" in nothing.output
+    both = runner.invoke(app, [*command, "--overwrite", "bank"])  # the page, then the word's senses as asked
+    assert both.exit_code == 0 and "Wrote the text's" in both.output and "bank (bank):" in both.output, both.output
 
 
 def test_a_pipeline_without_senses_is_e612(tiny_nlp, tmp_path):

@@ -43,14 +43,16 @@ def test_tsv_and_table(senses_dir):
     tsv = runner.invoke(app, ["senses", str(path), "bank", "--format", "tsv"])
     assert tsv.exit_code == 0, tsv.output
     lines = tsv.output.strip().splitlines()
-    assert lines[0].split("\t") == ["word", "sense", "share", "n_senses", "examples", "label"]
+    assert lines[0].split("\t") == ["word", "sense", "share", "n_senses", "corpus_polysemy", "examples", "label"]
     assert [line.split("\t")[:2] for line in lines[1:]] == [["bank", "0"], ["bank", "1"]]
-    assert all(line.split("\t")[3] == "2" and "[bank]" in line.split("\t")[4] for line in lines[1:])
+    assert all(line.split("\t")[3] == "2" and "[bank]" in line.split("\t")[5] for line in lines[1:])
+    evidence = senses_dir[1].corpus_polysemy_of("bank")
+    assert all(float(line.split("\t")[4]) == pytest.approx(evidence, abs=1e-4) for line in lines[1:])
     table = runner.invoke(app, ["senses", str(path), "bank"])
     assert table.exit_code == 0 and "bank (bank): 2 senses, corpus_polysemy" in table.output and "50.0%" in table.output
     labels = [s.label for s in senses_dir[1].senses_of("bank")]
     assert all(label and label in table.output for label in labels)
-    assert [line.split("\t")[5] for line in lines[1:]] == labels
+    assert [line.split("\t")[6] for line in lines[1:]] == labels
 
 
 def test_unknown_word_missing_senses_and_bad_format_are_coded_errors(senses_dir, tmp_path):
@@ -79,3 +81,13 @@ def test_unknown_words_beside_known_ones_are_named_in_one_note(senses_dir):
     as_json = runner.invoke(app, ["senses", str(path), "bank", "zebra", "--format", "json"])
     assert as_json.exit_code == 0 and [e["word"] for e in json.loads(as_json.stdout)] == ["bank"]
     assert "[CTX-W032]" in as_json.stderr and "'zebra'" in as_json.stderr
+
+
+def test_a_word_without_corpus_polysemy_says_why():
+    from spacy_ctxvec.cli.word_senses import render
+
+    entry = {"word": "x", "key": "x", "n_senses": 1, "corpus_polysemy": None}
+    entry["senses"] = [{"sense": 0, "label": "", "share": 1.0, "examples": ["a [x] b"]}]
+    table = render([entry], "table")
+    assert "x (x): 1 sense, no corpus_polysemy (too few sampled occurrences: at least 2 x min_support" in table
+    assert render([entry], "tsv").splitlines()[1].split("\t")[4] == ""

@@ -19,6 +19,8 @@ from ..saved_pipeline import load_senses
 from ._app import OVERWRITE_FILE, app, exit_on_coded_error
 
 FORMATS = ("table", "tsv", "json")
+# Why a word shows no corpus_polysemy (ops.sense_evidence): too few sampled occurrences.
+NO_EVIDENCE = "no corpus_polysemy (too few sampled occurrences: at least 2 x min_support are needed)"
 
 
 def word_key(inventory: SenseInventory, word: str) -> str:
@@ -82,7 +84,7 @@ def render(entries: List[Dict[str, Any]], fmt: str) -> str:
     if fmt == "json":
         return json.dumps(entries, indent=2, ensure_ascii=False)
     if fmt == "tsv":
-        lines = ["\t".join(("word", "sense", "share", "n_senses", "examples", "label"))]
+        lines = ["\t".join(("word", "sense", "share", "n_senses", "corpus_polysemy", "examples", "label"))]
         for entry in entries:
             lines += [
                 "\t".join(
@@ -91,6 +93,7 @@ def render(entries: List[Dict[str, Any]], fmt: str) -> str:
                         str(s["sense"]),
                         f"{s['share']:.4f}",
                         str(entry["n_senses"]),
+                        "" if entry["corpus_polysemy"] is None else f"{entry['corpus_polysemy']:.4f}",
                         " | ".join(_one_line(e) for e in s["examples"]),
                         s["label"],
                     )
@@ -110,7 +113,7 @@ def render(entries: List[Dict[str, Any]], fmt: str) -> str:
             aligns=("r", "l", "r", "l"),
         )
         evidence = entry["corpus_polysemy"]
-        shown = "" if evidence is None else f", corpus_polysemy {evidence:.2f}"
+        shown = f", corpus_polysemy {evidence:.2f}" if evidence is not None else f", {NO_EVIDENCE}"
         parts.append(f"{entry['word']} ({entry['key']}): {entry['n_senses']} sense{plural}{shown}\n{body}")
     return "\n".join(parts)
 
@@ -153,8 +156,9 @@ def senses_cli(
         page = senses_html(source, text)
         write_text(html, page.html, what="HTML file", overwrite=overwrite)
         print(f"Wrote the text's {page.n_tokens} tokens, {page.n_with_sense} of them with a sense, to {html}")
-        return
-    if not words or html is not None or text:
+        if not words:
+            return
+    elif not words or html is not None or text:
         raise CtxvecError(Errors.E611.format(given=f"words {words or []}, --html {html}, --text {text!r}"))
     inventory = load_senses(source)
     print(render(describe_senses(inventory, words, source), fmt))
