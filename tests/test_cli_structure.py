@@ -63,6 +63,10 @@ def test_every_help_shows_every_option_whole_in_80_columns():
 
     from spacy_ctxvec.cli import app
 
+    for group in ([], ["plot"], ["evaluate"]):  # command summaries whole, not cut at "..."
+        listing = CliRunner().invoke(app, [*group, "--help"], env={"COLUMNS": "80"}, terminal_width=80).output
+        commands = listing.split("Commands:")[1].splitlines()
+        assert commands and not any(line.rstrip().endswith("...") for line in commands), (group, listing)
     paths = every_command_path()
     assert len(paths) >= 15
     for path, command in paths:

@@ -27,7 +27,11 @@ from ._app import app, exit_on_coded_error
 INTERRUPTED = 130  # the shell's status for a process stopped by Ctrl-C (SIGINT)
 Opt = typer.Option
 PIPELINE = typer.Argument(..., help="Pipeline directory or .cfg config (with transformer + ctxvec_context)")
-CORPUS = typer.Argument(..., help='.txt (one doc per line), .jsonl ("text"/"words"), .spacy, or a directory of them')
+CORPUS = typer.Argument(
+    ...,
+    help=".txt (one doc per line: join a hard-wrapped book's paragraphs first, see docs/polysemy-and-senses.md), "
+    '.jsonl ("text"/"words"), .spacy, or a directory of them',
+)
 OUTPUT = typer.Argument(..., help="New pipeline directory: PIPELINE + the lexicon in ctxvec_polysemy")
 BATCH = Opt(None, "--batch-size", min=1, help="Docs per nlp.pipe batch (default: the pipeline's [nlp] batch_size)")
 N_PROCESS = Opt(1, "--n-process", min=1, help="Worker processes (spawned; CPU only)")
@@ -94,7 +98,7 @@ SENSES = Opt(
 
 
 # fmt: off
-@app.command("build-lexicon")
+@app.command("build-lexicon", short_help="Count a corpus into a lexicon; save the pipeline with it.")
 @exit_on_coded_error
 def build_lexicon_cli(
     pipeline: Path = PIPELINE, corpus: Path = CORPUS, output: Path = OUTPUT, batch_size: Optional[int] = BATCH,

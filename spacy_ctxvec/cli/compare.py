@@ -34,7 +34,7 @@ def render_table(rows: List[WordComparison]) -> str:
     return table(data, header=header, divider=True, aligns=("l", "l", "l", "r", "r"))
 
 
-@app.command("compare")
+@app.command("compare", short_help="A word's static and contextual cosine in two texts.")
 @exit_on_coded_error
 def compare_command(
     text_a: str = typer.Argument(..., help="First text, e.g. 'I have a apple'"),

@@ -68,7 +68,7 @@ def _write_json(data: Dict[str, Any], output: Optional[Path], overwrite: bool) -
         write_text(output, text, what="--output file", overwrite=overwrite)
 
 
-@evaluate_app.command("wic")
+@evaluate_app.command("wic", short_help="Word-in-Context accuracy of the contextual vectors.")
 @exit_on_coded_error
 def wic_cli(
     pipeline: str = typer.Argument(..., help=PIPELINE_HELP),
@@ -120,7 +120,7 @@ def print_wic(report: Any, split: str, n_missing: int) -> None:
     msg.good(f"accuracy {report.accuracy:.3f} ({report.chosen}, chosen by train cross-validation)")
 
 
-@evaluate_app.command("word-sim")
+@evaluate_app.command("word-sim", short_help="Spearman of static-vector cosines with human scores.")
 @exit_on_coded_error
 def word_sim_cli(
     pipeline: str = typer.Argument(..., help=PIPELINE_HELP),
@@ -160,7 +160,7 @@ def word_sim_cli(
     _fail_if_undefined(reports)
 
 
-@evaluate_app.command("scws")
+@evaluate_app.command("scws", short_help="Spearman of contextual cosines with SCWS scores.")
 @exit_on_coded_error
 def scws_cli(
     pipeline: str = typer.Argument(..., help=PIPELINE_HELP),
@@ -221,7 +221,7 @@ def print_scws(report: Any) -> None:
         )
 
 
-@evaluate_app.command("polysemy")
+@evaluate_app.command("polysemy", short_help="Spearman of polysemy_score with WordNet sense counts.")
 @exit_on_coded_error
 def polysemy_cli(
     pipeline: str = typer.Argument(..., help="Pipeline with a ctxvec_polysemy component holding a lexicon"),
@@ -276,7 +276,7 @@ def _score(value: Optional[float]) -> str:
     return "undefined" if value is None else f"{value:.3f}"
 
 
-@evaluate_app.command("senses")
+@evaluate_app.command("senses", short_help="Induced senses against gold senses (ARI, pair F1).")
 @exit_on_coded_error
 def senses_cli(
     pipeline: str = typer.Argument(..., help=PIPELINE_HELP),

@@ -17,7 +17,7 @@ WHAT = "vectors file"
 LABELS = "sense labels file"
 
 
-@app.command("export-static")
+@app.command("export-static", short_help="Write each word's (or sense's) mean vector as a table.")
 @exit_on_coded_error
 def export_static_cli(
     source: Path = typer.Argument(..., help="Pipeline directory or package with ctxvec_polysemy, or a lexicon"),

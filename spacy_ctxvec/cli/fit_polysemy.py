@@ -18,7 +18,7 @@ if TYPE_CHECKING:  # the workflow (scikit-learn) is imported when the command ru
     from ..workflows.probe_fit import ProbeFit
 
 
-@app.command("fit-polysemy")
+@app.command("fit-polysemy", short_help="Fit polysemy_score to dictionary sense counts.")
 @exit_on_coded_error
 def fit_polysemy_cli(
     pipeline: Path = typer.Argument(..., help="Pipeline with a ctxvec_polysemy lexicon (build-lexicon output)"),

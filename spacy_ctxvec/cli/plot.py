@@ -16,7 +16,7 @@ plot_app = typer.Typer(
     help="Pictures: one word's occurrences, per-layer self-similarity, polysemy scores (PNG or SVG).",
     no_args_is_help=True,
 )
-app.add_typer(plot_app, name="plot")
+app.add_typer(plot_app, name="plot", short_help="Pictures: a word's occurrences, layers, polysemy.")
 FIGURE_SUFFIXES = (".png", ".svg")
 
 
@@ -44,7 +44,7 @@ def save(figure: Any, output: Path, overwrite: bool) -> Path:
 
 
 # plot word
-@plot_app.command("word")
+@plot_app.command("word", short_help="One point per occurrence of WORD, coloured by sense.")
 @exit_on_coded_error
 def plot_word_cli(
     # fmt: off
@@ -87,7 +87,7 @@ def plot_word_cli(
 
 
 # plot layers
-@plot_app.command("layers")
+@plot_app.command("layers", short_help="Self-similarity and anisotropy baseline per layer.")
 @exit_on_coded_error
 def plot_layers_cli(
     # fmt: off
@@ -117,7 +117,7 @@ def plot_layers_cli(
 
 
 # plot polysemy
-@plot_app.command("polysemy")
+@plot_app.command("polysemy", short_help="Polysemy score against WordNet sense count; top words.")
 @exit_on_coded_error
 def plot_polysemy_cli(
     # fmt: off

@@ -64,6 +64,18 @@ def ranked_scores(
     return scores, valid, used
 
 
+def rank_summary(lexicon: Lexicon, valid: np.ndarray, used: str, min_count: int) -> Dict[str, Any]:
+    """What a ranking covers: types, scored types, the score used, baseline B and counts."""
+    return {
+        "n_types": len(lexicon),
+        "n_scored": int(valid.sum()),
+        "score": used,
+        "anisotropy_baseline": round(lexicon.anisotropy_baseline(), 6),
+        "min_count": min_count,
+        "max_count": int(lexicon.counts.max()) if len(lexicon) else 0,
+    }
+
+
 def render(ranked: Dict[str, List[Dict[str, Any]]], fmt: str, summary: Dict[str, Any]) -> str:
     if fmt == "json":
         return json.dumps({**summary, **ranked}, indent=2, ensure_ascii=False)
@@ -119,14 +131,7 @@ def rank_cli(
     ranked = rank_rows(lexicon, **options, words_only=not all_types)  # type: ignore[arg-type]
     _, valid, used = ranked_scores(lexicon, probe, min_count, score, inputs, not all_types)
     warn_below_component_min_count(source, min_count)
-    summary = {
-        "n_types": len(lexicon),
-        "n_scored": int(valid.sum()),
-        "score": used,
-        "anisotropy_baseline": round(lexicon.anisotropy_baseline(), 6),
-        "min_count": min_count,
-        "max_count": int(lexicon.counts.max()) if len(lexicon) else 0,
-    }
+    summary = rank_summary(lexicon, valid, used, min_count)
     if fmt == "table" and not summary["n_scored"]:
         msg.warn(Warnings.W031.format(**summary))
         return

@@ -131,7 +131,7 @@ def _first_of_each_sense(entry: Dict[str, Any]) -> List[tuple]:
     return rows
 
 
-@app.command("senses")
+@app.command("senses", short_help="Words' senses (label, share, examples), or a text's.")
 @exit_on_coded_error
 def senses_cli(
     source: Path = typer.Argument(
