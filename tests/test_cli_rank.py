@@ -85,3 +85,30 @@ def test_rank_leaves_out_punctuation_unless_asked(tmp_path):
     assert [row["word"] for row in words["most"]] == ["bank"] and words["n_scored"] == 1
     every = json.loads(runner.invoke(app, ["rank", str(tmp_path / "lex"), "--format", "json", "--all-types"]).output)
     assert sorted(row["word"] for row in every["most"]) == [",", "1999", "bank"] and every["n_scored"] == 3
+
+
+def test_rank_by_corpus_polysemy_lists_the_words_this_corpus_splits(tiny_bert_dir, tmp_path, lexicon_dir):
+    """--by corpus_polysemy: the words with the most distinct uses in this corpus first, with
+    their senses and counts, as the pipeline's own inventory has them."""
+    from spacy_ctxvec.saved_pipeline import load_senses
+
+    from .test_evaluation_tasks import build_sense_nlp
+
+    build_sense_nlp(tiny_bert_dir).to_disk(tmp_path / "pipeline")
+    args = ["rank", str(tmp_path / "pipeline"), "--by", "corpus_polysemy", "--min-count", "2"]
+    result = runner.invoke(app, [*args, "--format", "json"])
+    assert result.exit_code == 0, result.output
+    data = json.loads(result.output)
+    inventory = load_senses(tmp_path / "pipeline")
+    most = data["most"]
+    assert most and data["by"] == "corpus_polysemy"
+    assert [row["corpus_polysemy"] for row in most] == sorted((row["corpus_polysemy"] for row in most), reverse=True)
+    for row in most:
+        assert row["corpus_polysemy"] == pytest.approx(inventory.corpus_polysemy_of(row["word"]), abs=1e-6)
+        assert row["n_senses"] == inventory.n_senses(row["word"]) and row["count"] >= 2
+    table = runner.invoke(app, args)
+    assert table.exit_code == 0 and "corpus_polysemy" in table.output and most[0]["word"] in table.output
+    no_senses = runner.invoke(app, ["rank", str(lexicon_dir), "--by", "corpus_polysemy"])
+    assert no_senses.exit_code == 1 and "E606" in no_senses.output
+    bad = runner.invoke(app, ["rank", str(lexicon_dir), "--by", "senses"])
+    assert bad.exit_code == 1 and "E228" in bad.output

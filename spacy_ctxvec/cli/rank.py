@@ -2,7 +2,7 @@
 
 import json
 from pathlib import Path
-from typing import Any, Dict, List, Optional
+from typing import Any, Dict, List, Literal, Optional
 
 import numpy as np
 import typer
@@ -10,12 +10,18 @@ from wasabi import msg
 
 from ..errors import CtxvecError, Errors, Warnings
 from ..lexicon.polysemy_probe import SCORE_CHOICES, PolysemyProbe, type_polysemy_scores
+from ..lexicon.sense_inventory import SenseInventory
 from ..lexicon.statistics import Lexicon
 from ..ops.senses import is_word
-from ..saved_pipeline import load_lexicon, load_pipeline_inputs, load_probe, polysemy_setting
+from ..saved_pipeline import load_lexicon, load_pipeline_inputs, load_probe, load_senses, polysemy_setting
 from ._app import app, exit_on_coded_error
 
 FORMATS = ("table", "tsv", "json")
+RANK_BY = ("polysemy_score", "corpus_polysemy")
+CORPUS_RANK_NOTE = (
+    "{n_with_corpus_polysemy} of the {n_types} words with senses have a corpus_polysemy (this corpus's evidence "
+    "of distinct uses; a word splits where it passes the threshold at its sample size); seen >= {min_count} times"
+)
 
 
 def rank_rows(
@@ -79,7 +85,8 @@ def rank_summary(lexicon: Lexicon, valid: np.ndarray, used: str, min_count: int)
 def render(ranked: Dict[str, List[Dict[str, Any]]], fmt: str, summary: Dict[str, Any]) -> str:
     if fmt == "json":
         return json.dumps({**summary, **ranked}, indent=2, ensure_ascii=False)
-    columns = ("word", "polysemy_score", "count", "self_similarity")
+    first = next((rows[0] for rows in ranked.values() if rows), {})
+    columns = tuple(first)
     if fmt == "tsv":
         lines = ["\t".join(("order", "rank") + columns)]
         for order, rows in ranked.items():
@@ -89,39 +96,99 @@ def render(ranked: Dict[str, List[Dict[str, Any]]], fmt: str, summary: Dict[str,
         return "\n".join(lines)
     from wasabi import table
 
+    def cell(value: Any) -> Any:
+        return f"{value:.3f}" if isinstance(value, float) else value
+
     parts = []
     for order, rows in ranked.items():
-        data = [
-            (rank, r["word"], f"{r['polysemy_score']:.3f}", r["count"], f"{r['self_similarity']:.3f}")
-            for rank, r in enumerate(rows, 1)
-        ]
+        data = [(rank, *(cell(row[c]) for c in columns)) for rank, row in enumerate(rows, 1)]
+        right: Literal["r"] = "r"
+        aligns: List[Literal["r", "l"]] = [right, "l", *[right] * (len(columns) - 1)]
         parts.append(
-            f"{order.capitalize()} polysemous\n"
-            + table(data, header=("#",) + columns, divider=True, aligns=("r", "l", "r", "r", "r"))
+            f"{order.capitalize()} polysemous\n" + table(data, header=("#",) + columns, divider=True, aligns=aligns)
         )
     return "\n".join(parts)
+
+
+def corpus_rank_rows(
+    inventory: SenseInventory, lexicon: Lexicon, *, min_count: int, top_k: int, words_only: bool = True
+) -> Dict[str, List[Dict[str, Any]]]:
+    """Top-k words by corpus_polysemy (how many distinct uses this corpus shows), highest
+    ("most") and lowest ("least"), ties by key: words seen at least ``min_count`` times
+    that have a corpus_polysemy, with their number of senses and count."""
+    entries = []
+    for key in inventory.keys:
+        evidence, row = inventory.corpus_polysemy_of(key), lexicon.index(key)
+        count = 0 if row is None else int(lexicon.counts[row])
+        if evidence is not None and count >= min_count and (is_word(key) or not words_only):
+            entries.append((key, evidence, inventory.n_senses(key), count))
+    entries.sort(key=lambda entry: (-entry[1], entry[0]))
+
+    def describe(chosen: List[Any]) -> List[Dict[str, Any]]:
+        return [
+            {"word": key, "corpus_polysemy": round(evidence, 6), "n_senses": n, "count": count}
+            for key, evidence, n, count in chosen
+        ]
+
+    return {"most": describe(entries[:top_k]), "least": describe(entries[::-1][:top_k])}
+
+
+def rank_by_corpus_polysemy(source: Path, min_count: int, top_k: int, words_only: bool):
+    """(ranked, summary) of `rank --by corpus_polysemy` (E606 without senses)."""
+    inventory, lexicon = load_senses(source), load_lexicon(source)
+    ranked = corpus_rank_rows(inventory, lexicon, min_count=min_count, top_k=top_k, words_only=words_only)
+    n_scored = len({row["word"] for rows in ranked.values() for row in rows}) if top_k else 0
+    with_evidence = [key for key in inventory.keys if inventory.corpus_polysemy_of(key) is not None]
+    summary = {
+        "n_types": len(inventory),
+        "n_with_corpus_polysemy": len(with_evidence),
+        "by": "corpus_polysemy",
+        "min_count": min_count,
+        "n_listed": n_scored,
+    }
+    return ranked, summary
+
+
+SOURCE = typer.Argument(..., help="Pipeline directory or package with ctxvec_polysemy, or a lexicon")
+FORMAT = typer.Option("table", "--format", help="table, tsv or json")
+MIN_COUNT = typer.Option(5, "--min-count", min=2, help="Only types with at least this many occurrences")
+TOP_K = typer.Option(20, "--top-k", min=1, help="How many words in each list")
+SCORE = typer.Option(
+    None,
+    "--score",
+    help="auto (the polysemy probe where one fits, else self-similarity), probe or self_similarity; "
+    "default: the pipeline's own score setting (auto for a lexicon directory)",
+)
+ALL_TYPES = typer.Option(
+    False, "--all-types", help="Also rank types without a letter (punctuation, numbers); default: words only"
+)
+BY = typer.Option(
+    "polysemy_score",
+    "--by",
+    help="polysemy_score (the word's polysemy in the language) or corpus_polysemy (how many distinct uses "
+    "this corpus shows; needs senses)",
+)
 
 
 @app.command("rank")
 @exit_on_coded_error
 def rank_cli(
-    source: Path = typer.Argument(..., help="Pipeline directory or package with ctxvec_polysemy, or a lexicon"),
-    fmt: str = typer.Option("table", "--format", help="table, tsv or json"),
-    min_count: int = typer.Option(5, "--min-count", min=2, help="Only types with at least this many occurrences"),
-    top_k: int = typer.Option(20, "--top-k", min=1, help="How many words in each list"),
-    score: Optional[str] = typer.Option(
-        None,
-        "--score",
-        help="auto (the polysemy probe where one fits, else self-similarity), probe or self_similarity; "
-        "default: the pipeline's own score setting (auto for a lexicon directory)",
-    ),
-    all_types: bool = typer.Option(
-        False, "--all-types", help="Also rank types without a letter (punctuation, numbers); default: words only"
-    ),
+    source: Path = SOURCE,
+    fmt: str = FORMAT,
+    min_count: int = MIN_COUNT,
+    top_k: int = TOP_K,
+    score: Optional[str] = SCORE,
+    all_types: bool = ALL_TYPES,
+    by: str = BY,
 ) -> None:
     """List the most and least polysemous words with their counts."""
-    if fmt not in FORMATS:
-        raise CtxvecError(Errors.E230.format(fmt=fmt, choices=", ".join(FORMATS)))
+    check_choices(fmt, by)
+    if by == "corpus_polysemy":
+        ranked, summary = rank_by_corpus_polysemy(source, min_count, top_k, not all_types)
+        if fmt == "table":
+            msg.info(CORPUS_RANK_NOTE.format(**summary))
+        print(render(ranked, fmt, summary))
+        return
     score = score or polysemy_setting(source, "score", "auto")
     if score not in SCORE_CHOICES:
         raise CtxvecError(Errors.E654.format(score=score, choices=", ".join(SCORE_CHOICES)))
@@ -142,6 +209,13 @@ def rank_cli(
             f"baseline B = {summary['anisotropy_baseline']:.4f}"
         )
     print(render(ranked, fmt, summary))
+
+
+def check_choices(fmt: str, by: str) -> None:
+    if fmt not in FORMATS:
+        raise CtxvecError(Errors.E230.format(fmt=fmt, choices=", ".join(FORMATS)))
+    if by not in RANK_BY:
+        raise CtxvecError(Errors.E228.format(setting="--by", requirement=" or ".join(RANK_BY), value=repr(by)))
 
 
 def warn_below_component_min_count(source: Path, min_count: int) -> None:
