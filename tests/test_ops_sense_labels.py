@@ -93,3 +93,14 @@ def test_snippet_words_are_the_words_count_vectorizer_counts(documents):
     """The labels' word sets are scikit-learn's CountVectorizer analysis of each snippet."""
     analyse = CountVectorizer(stop_words="english", token_pattern=_TOKEN_PATTERN, lowercase=True).build_analyzer()
     assert snippet_words(documents) == [set(analyse(document)) for document in documents]
+
+
+def test_a_word_as_common_around_both_senses_labels_neither():
+    """'great' (as in "a great deal") around every occurrence of both senses tells them
+    apart no better than chance: it is in neither label; each sense keeps its own words."""
+    cards = ["a great [deal] of cards dealt", "a great [deal] of cards shuffled", "the great [deal] cards"]
+    money = ["a great [deal] with money signed", "the great [deal] money contract", "a great [deal] of money"]
+    labels = sense_labels([cards, money])
+    assert "great" not in labels[0] + labels[1]
+    assert labels[0][0] == "cards" and labels[1][0] == "money"
+    assert sense_labels([cards])[0][0] in {"cards", "great"}  # one sense: nothing to contrast, shared words stay

@@ -6,7 +6,9 @@ Each sense is one class. A context word's term frequency in a class is the share
 sense's snippets it occurs in (each snippet counts a word once); its weight is that
 share times ``log(1 + A / f)``, with f the word's snippet count over all the word's senses
 and A the mean number of word occurrences per sense: words frequent around this sense and
-rare around the others come first. English stop words, words under 3 letters, numbers
+rare around the others come first; where a word has several senses, a label word is
+more frequent (by share of snippets) around its sense than around the others together
+(so the two senses of a word never share a label word). English stop words, words under 3 letters, numbers
 and the word itself (written in [brackets] in a snippet: that form anywhere in the
 snippets, and any ``exclude``) are left out, and so are negations' stems ("didn" of "didn't").
 """
@@ -74,10 +76,14 @@ def sense_labels(
         columns = [column[word] for words in words_per_document[a:b] for word in words]
         counts[row] = np.bincount(np.array(columns, dtype=np.int64), minlength=len(vocabulary))
     counts = counts * np.array([word not in excluded for word in vocabulary.tolist()], dtype=bool)
-    weights = class_tfidf(counts, np.diff(bounds))
+    sizes = np.diff(bounds)
+    weights = class_tfidf(counts, sizes)
     labels = []
-    for row, size in zip(range(len(senses)), np.diff(bounds)):
+    for row, size in zip(range(len(senses)), sizes):
         present = np.flatnonzero(counts[row] > 0)
+        if len(senses) > 1:  # only words more frequent around this sense than around the word's others
+            others = (counts.sum(axis=0) - counts[row]) / max(int(sizes.sum() - size), 1)
+            present = present[counts[row, present] / max(int(size), 1) > others[present]]
         supported = counts[row, present] >= min(min_snippets, max(int(size), 1))
         order = np.lexsort((vocabulary[present], -counts[row, present], -weights[row, present], ~supported))
         if not fill:
