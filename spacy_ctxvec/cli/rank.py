@@ -20,7 +20,8 @@ FORMATS = ("table", "tsv", "json")
 RANK_BY = ("polysemy_score", "corpus_polysemy")
 CORPUS_RANK_NOTE = (
     "{n_with_corpus_polysemy} of the {n_types} words with senses have a corpus_polysemy (this corpus's evidence "
-    "of distinct uses; a word splits where it passes the threshold at its sample size); seen >= {min_count} times"
+    "of distinct uses; a word splits where it passes the threshold at its sample size and each part keeps "
+    "min_support occurrences, so a rare word can keep one sense); seen >= {min_count} times"
 )
 
 
