@@ -196,6 +196,12 @@ def test_code_blocks_run(path, tmp_path):
         for b in read_blocks(path)
         if b.runs
     ]
+    run_blocks(blocks, tmp_path)
+
+
+def run_blocks(blocks: List[dict], tmp_path: Path) -> Path:
+    """Run ``blocks`` with tests/docs_runner.py in a fresh working directory under
+    ``tmp_path`` (offline, no display); assert they succeed; return that directory."""
     workdir = prepare_workdir(tmp_path / "work")
     listing = tmp_path / "blocks.json"
     listing.write_text(json.dumps(blocks), encoding="utf8")
@@ -209,6 +215,7 @@ def test_code_blocks_run(path, tmp_path):
         timeout=600,
     )
     assert result.returncode == 0, result.stdout[-4000:] + result.stderr[-4000:]
+    return workdir
 
 
 def demo_commands() -> List[str]:
@@ -229,20 +236,8 @@ def test_make_demo_runs_and_draws_its_picture(tmp_path):
     write the picture the README promises, inside the working directory only."""
     commands = demo_commands()
     assert len(commands) >= 4 and all(command.startswith("spacy-ctxvec ") for command in commands)
-    workdir = prepare_workdir(tmp_path / "work")
-    listing = tmp_path / "blocks.json"
     block = {"where": "Makefile:demo", "lang": "bash", "code": "\n".join(commands), "output_of": None}
-    listing.write_text(json.dumps([block]), encoding="utf8")
-    env = dict(os.environ, HF_HUB_OFFLINE="1", TOKENIZERS_PARALLELISM="false", MPLBACKEND="Agg")
-    result = subprocess.run(
-        [sys.executable, str(REPO_ROOT / "tests" / "docs_runner.py"), str(listing)],
-        cwd=workdir,
-        env=env,
-        capture_output=True,
-        text=True,
-        timeout=600,
-    )
-    assert result.returncode == 0, result.stdout[-4000:] + result.stderr[-4000:]
+    workdir = run_blocks([block], tmp_path)
     assert (workdir / "plots" / "seed_apple.png").read_bytes()[:8] == b"\x89PNG\r\n\x1a\n"
     assert "plots/seed_apple.png" in (REPO_ROOT / "README.md").read_text(encoding="utf8")
     assert sorted(p.name for p in workdir.iterdir()) == sorted([*LINKS_TO_REPO, "plots"])
