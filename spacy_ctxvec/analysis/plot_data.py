@@ -13,7 +13,6 @@ from ..evaluation.metrics import spearman
 from ..evaluation.readers import read_sense_counts
 from ..evaluation.token_vectors import require_context_vectors
 from ..lexicon.polysemy_probe import FITTED_HALF, type_polysemy_scores
-from ..ops.senses import is_word
 from ..pipelines import load_pipeline
 from ..saved_pipeline import load_lexicon, load_pipeline_inputs, load_probe, polysemy_setting
 from ..types import PathLike
@@ -100,11 +99,8 @@ def polysemy_scores(
     lexicon = load_lexicon(source)
     probe = load_probe(source)
     score = polysemy_setting(source, "score", "auto")  # as its pipeline scores them
-    scores, valid, used = type_polysemy_scores(
-        lexicon, probe, min_count, score, inputs=load_pipeline_inputs(source, lexicon)
-    )
-    if words_only:
-        valid = valid & np.array([is_word(key) for key in lexicon.keys], dtype=bool)
+    inputs = load_pipeline_inputs(source, lexicon)
+    scores, valid, used = type_polysemy_scores(lexicon, probe, min_count, score, inputs, words_only)
     if not valid.any():
         raise CtxvecError(Errors.E410.format(min_count=min_count, path=source))
     words = [word for word, keep in zip(lexicon.keys, valid) if keep]

@@ -37,7 +37,7 @@ def rank_rows(
 ) -> Dict[str, List[Dict[str, Any]]]:
     """Top-k types by polysemy score (see type_polysemy_scores), highest ("most") and
     lowest ("least"), ties by key; ``words_only``: types holding a letter only."""
-    scores, valid = ranked_scores(lexicon, probe, min_count, score, inputs, words_only)[:2]
+    scores, valid, _ = type_polysemy_scores(lexicon, probe, min_count, score, inputs, words_only)
     self_sim = lexicon.self_similarity().filled(0.0)
     rows = np.flatnonzero(valid)
     order = rows[np.lexsort((np.array(lexicon.keys, dtype=str)[rows], -scores[rows]))]
@@ -54,21 +54,6 @@ def rank_rows(
         ]
 
     return {"most": describe(order[:top_k]), "least": describe(order[::-1][:top_k])}
-
-
-def ranked_scores(
-    lexicon: Lexicon,
-    probe: Optional[PolysemyProbe],
-    min_count: int,
-    score: str,
-    inputs: Optional[np.ndarray],
-    words_only: bool,
-):
-    """type_polysemy_scores, with ``words_only`` leaving out types without a letter."""
-    scores, valid, used = type_polysemy_scores(lexicon, probe, min_count, score, inputs)
-    if words_only:
-        valid = valid & np.array([is_word(key) for key in lexicon.keys], dtype=bool)
-    return scores, valid, used
 
 
 def rank_summary(lexicon: Lexicon, valid: np.ndarray, used: str, min_count: int) -> Dict[str, Any]:
@@ -197,7 +182,7 @@ def rank_cli(
     probe, inputs = load_probe(source), load_pipeline_inputs(source, lexicon)
     options = {"min_count": min_count, "top_k": top_k, "probe": probe, "score": score, "inputs": inputs}
     ranked = rank_rows(lexicon, **options, words_only=not all_types)  # type: ignore[arg-type]
-    _, valid, used = ranked_scores(lexicon, probe, min_count, score, inputs, not all_types)
+    _, valid, used = type_polysemy_scores(lexicon, probe, min_count, score, inputs, not all_types)
     warn_below_component_min_count(source, min_count)
     summary = rank_summary(lexicon, valid, used, min_count)
     if fmt == "table" and not summary["n_scored"]:

@@ -24,6 +24,7 @@ from typing import Any, Dict, List, Mapping, Optional, Sequence, Tuple, Union
 import numpy as np
 
 from ..errors import CtxvecError, Errors
+from ..ops.senses import is_word
 from .statistics import CONTEXT_VECTORS_META, Lexicon, vectors_differ
 from .storage import BYTES_SOURCE, ArrayWithHeader, check_header, parts_from_bytes
 
@@ -366,19 +367,25 @@ def type_polysemy_scores(
     min_count: int,
     score: str = "auto",
     inputs: Optional[np.ndarray] = None,
+    words_only: bool = False,
 ) -> Tuple[np.ndarray, np.ndarray, str]:
     """(scores, valid, the definition used: PROBE or SELF_SIMILARITY) per type.
 
     ``score``: "self_similarity"; "probe" (E651 without a probe that fits); "auto": the
     probe if it fits the lexicon (and ``inputs``, the types' input embeddings, where it
-    reads them), else self-similarity."""
+    reads them), else self-similarity. ``words_only``: types without a letter
+    (punctuation, numbers) are not valid, as in the rankings and plots."""
     if score not in SCORE_CHOICES:
         raise CtxvecError(Errors.E654.format(score=score, choices=", ".join(SCORE_CHOICES)))
     if score == SELF_SIMILARITY or (score == "auto" and (probe is None or probe.problem_with(lexicon, inputs=inputs))):
-        return (*lexicon.polysemy_scores(min_count), SELF_SIMILARITY)
-    if probe is None:
+        scores, valid, used = (*lexicon.polysemy_scores(min_count), SELF_SIMILARITY)
+    elif probe is None:
         raise CtxvecError(Errors.E651.format(problem="the component has no probe"))
-    return (*probe.scores(lexicon, min_count, inputs), PROBE)
+    else:
+        scores, valid, used = (*probe.scores(lexicon, min_count, inputs), PROBE)
+    if words_only:
+        valid = valid & np.array([is_word(key) for key in lexicon.keys], dtype=bool)
+    return scores, valid, used
 
 
 def shipped_probe_dirs() -> List[Path]:
