@@ -123,14 +123,14 @@ def rank_by_corpus_polysemy(source: Path, min_count: int, top_k: int, words_only
     """(ranked, summary) of `rank --by corpus_polysemy` (E606 without senses)."""
     inventory, lexicon = load_senses(source), load_lexicon(source)
     ranked = corpus_rank_rows(inventory, lexicon, min_count=min_count, top_k=top_k, words_only=words_only)
-    n_scored = len({row["word"] for rows in ranked.values() for row in rows}) if top_k else 0
+    n_listed = len({row["word"] for rows in ranked.values() for row in rows})
     with_evidence = [key for key in inventory.keys if inventory.corpus_polysemy_of(key) is not None]
     summary = {
         "n_types": len(inventory),
         "n_with_corpus_polysemy": len(with_evidence),
         "by": "corpus_polysemy",
         "min_count": min_count,
-        "n_listed": n_scored,
+        "n_listed": n_listed,
     }
     return ranked, summary
 
@@ -180,8 +180,9 @@ def rank_cli(
         raise CtxvecError(Errors.E654.format(score=score, choices=", ".join(SCORE_CHOICES)))
     lexicon = load_lexicon(source)
     probe, inputs = load_probe(source), load_pipeline_inputs(source, lexicon)
-    options = {"min_count": min_count, "top_k": top_k, "probe": probe, "score": score, "inputs": inputs}
-    ranked = rank_rows(lexicon, **options, words_only=not all_types)  # type: ignore[arg-type]
+    ranked = rank_rows(
+        lexicon, min_count=min_count, top_k=top_k, probe=probe, score=score, inputs=inputs, words_only=not all_types
+    )
     _, valid, used = type_polysemy_scores(lexicon, probe, min_count, score, inputs, not all_types)
     warn_below_component_min_count(source, min_count)
     summary = rank_summary(lexicon, valid, used, min_count)
