@@ -36,6 +36,7 @@ def test_json_lists_every_sense_with_share_and_examples(senses_dir):
     assert w01["n_senses"] == 1 and w01["senses"][0]["share"] == 1.0
     assert [s["label"] for s in bank["senses"]] == [s.label for s in inventory.senses_of("bank")]
     assert bank["corpus_polysemy"] == inventory.corpus_polysemy_of("bank") > w01["corpus_polysemy"]
+    assert bank["count"] is None  # a senses directory holds no counts
 
 
 def test_tsv_and_table(senses_dir):
@@ -91,3 +92,18 @@ def test_a_word_without_corpus_polysemy_says_why():
     table = render([entry], "table")
     assert "x (x): 1 sense, no corpus_polysemy (too few sampled occurrences: at least 2 x min_support" in table
     assert render([entry], "tsv").splitlines()[1].split("\t")[4] == ""
+
+
+def test_a_pipelines_senses_say_how_often_the_word_was_seen(tiny_bert_dir, tmp_path):
+    """From a pipeline, each word's count in the corpus (its lexicon's) beside its senses;
+    a senses directory holds no counts and shows none."""
+    from spacy_ctxvec.saved_pipeline import load_lexicon
+
+    from .test_evaluation_tasks import build_sense_nlp
+
+    build_sense_nlp(tiny_bert_dir).to_disk(tmp_path / "pipeline")
+    lexicon = load_lexicon(tmp_path / "pipeline")
+    count = int(lexicon.counts[lexicon.index("bank")])
+    (entry,) = json.loads(runner.invoke(app, ["senses", str(tmp_path / "pipeline"), "bank", "--format", "json"]).output)
+    assert entry["count"] == count > 0
+    assert f"seen {count} times" in runner.invoke(app, ["senses", str(tmp_path / "pipeline"), "bank"]).output

@@ -13,9 +13,10 @@ import typer
 from ..analysis.sense_view import senses_html
 from ..errors import CtxvecError, Errors, Warnings
 from ..lexicon.sense_inventory import SenseInventory
+from ..lexicon.statistics import Lexicon
 from ..ops.senses import is_word
 from ..outputs import check_output, write_text
-from ..saved_pipeline import load_senses
+from ..saved_pipeline import load_lexicon, load_senses, polysemy_component_dir
 from ._app import OVERWRITE_FILE, app, exit_on_coded_error
 
 FORMATS = ("table", "tsv", "json")
@@ -53,9 +54,18 @@ def unknown_words_note(inventory: SenseInventory, unknown: List[str], source: Pa
     )
 
 
-def describe_senses(inventory: SenseInventory, words: List[str], source: Path) -> List[Dict[str, Any]]:
-    """One entry per word that has senses: its key, number of senses, and each sense's
-    share and examples (the others are left out: see unknown_words); E607 when no word has senses."""
+def corpus_counts(source: Path) -> Optional[Lexicon]:
+    """The lexicon of the pipeline at ``source`` (each word's occurrences in the corpus),
+    or None for a senses directory, which holds no counts."""
+    return load_lexicon(source) if polysemy_component_dir(source) is not None else None
+
+
+def describe_senses(
+    inventory: SenseInventory, words: List[str], source: Path, lexicon: Optional[Lexicon] = None
+) -> List[Dict[str, Any]]:
+    """One entry per word that has senses: its key, number of senses, occurrences in the
+    corpus (``lexicon``'s count; None without one), and each sense's share and examples
+    (the others are left out: see unknown_words); E607 when no word has senses."""
     unknown = unknown_words(inventory, words)
     if len(unknown) == len(words):
         raise CtxvecError(unknown_words_note(inventory, unknown, source, Errors.E607))
@@ -66,6 +76,7 @@ def describe_senses(inventory: SenseInventory, words: List[str], source: Path) -
             "word": word,
             "key": key,
             "n_senses": inventory.n_senses(key),
+            "count": _count(lexicon, key),
             "corpus_polysemy": inventory.corpus_polysemy_of(key),
             "senses": [
                 {"sense": s.index, "label": s.label, "share": round(s.share, 6), "examples": s.examples}
@@ -74,6 +85,11 @@ def describe_senses(inventory: SenseInventory, words: List[str], source: Path) -
         }
         for word, key in zip(words, keys)
     ]
+
+
+def _count(lexicon: Optional[Lexicon], key: str) -> Optional[int]:
+    row = None if lexicon is None else lexicon.index(key)
+    return None if lexicon is None or row is None else int(lexicon.counts[row])
 
 
 def _one_line(text: str) -> str:
@@ -114,7 +130,8 @@ def render(entries: List[Dict[str, Any]], fmt: str) -> str:
         )
         evidence = entry["corpus_polysemy"]
         shown = f", corpus_polysemy {evidence:.2f}" if evidence is not None else f", {NO_EVIDENCE}"
-        parts.append(f"{entry['word']} ({entry['key']}): {entry['n_senses']} sense{plural}{shown}\n{body}")
+        seen = "" if entry.get("count") is None else f", seen {entry['count']} times"
+        parts.append(f"{entry['word']} ({entry['key']}): {entry['n_senses']} sense{plural}{shown}{seen}\n{body}")
     return "\n".join(parts)
 
 
@@ -161,7 +178,7 @@ def senses_cli(
     elif not words or html is not None or text:
         raise CtxvecError(Errors.E611.format(given=f"words {words or []}, --html {html}, --text {text!r}"))
     inventory = load_senses(source)
-    print(render(describe_senses(inventory, words, source), fmt))
+    print(render(describe_senses(inventory, words, source, corpus_counts(source)), fmt))
     unknown = unknown_words(inventory, words)
     if unknown:  # a note beside the words shown: on stderr, so that JSON and TSV output stays parseable
         typer.echo(f"⚠ {unknown_words_note(inventory, unknown, source, Warnings.W032)}", err=True)
