@@ -10,7 +10,7 @@ self-similarity. Each reader also takes the part's own directory (e.g. ``lexicon
 the name of an installed pipeline package (as spacy.load does)."""
 
 from pathlib import Path
-from typing import Any, Collection, Optional, Tuple, Union
+from typing import Any, Collection, Dict, Optional, Tuple, Union
 
 import numpy as np
 from spacy.util import get_model_meta, get_package_path, is_package, load_config
@@ -40,13 +40,19 @@ def pipeline_path(path: Union[str, Path]) -> Path:
 def polysemy_component_dir(path: Union[str, Path]) -> Optional[Tuple[Path, str]]:
     """(directory, name) of the first ctxvec_polysemy component of the saved pipeline at
     ``path`` (or installed package) that saved a directory; None if it is not such a pipeline."""
+    found = _polysemy_component(path)
+    return None if found is None else found[:2]
+
+
+def _polysemy_component(path: Union[str, Path]) -> Optional[Tuple[Path, str, Dict[str, Any]]]:
+    """polysemy_component_dir plus the component's config block (config.cfg read once)."""
     path = pipeline_path(path)
     if not (path / "config.cfg").is_file():
         return None
     components = load_config(path / "config.cfg", interpolate=False).get("components", {})
     for name, block in components.items():
         if isinstance(block, dict) and block.get("factory") == POLYSEMY_FACTORY and (path / name).is_dir():
-            return path / name, name
+            return path / name, name, block
     return None
 
 
@@ -54,11 +60,8 @@ def polysemy_setting(path: Union[str, Path], key: str, default: Any) -> Any:
     """A setting of the saved pipeline's ctxvec_polysemy block in its config.cfg (such as
     ``score`` or ``min_count``); ``default`` where it is not set or ``path`` is not such a
     pipeline (a bare lexicon directory)."""
-    found = polysemy_component_dir(path)
-    if found is None:
-        return default
-    block = load_config(pipeline_path(path) / "config.cfg", interpolate=False)["components"][found[1]]
-    value = block.get(key)
+    found = _polysemy_component(path)
+    value = None if found is None else found[2].get(key)
     return default if value is None else value
 
 
@@ -96,13 +99,19 @@ def load_lexicon(path: Union[str, Path]) -> Lexicon:
 def load_senses(path: Union[str, Path]) -> SenseInventory:
     """A SenseInventory from a senses directory, or from the ctxvec_polysemy component
     of a saved pipeline directory (checked against its lexicon); E606 if there are none."""
+    return load_senses_and_lexicon(path)[0]
+
+
+def load_senses_and_lexicon(path: Union[str, Path]) -> Tuple[SenseInventory, Optional[Lexicon]]:
+    """load_senses, and the lexicon read with them from a saved pipeline (None from a
+    senses directory, which holds none)."""
     path = pipeline_path(path)
     if (path / "senses.json").exists():
-        return SenseInventory.from_disk(path)
+        return SenseInventory.from_disk(path), None
     parts = read_pipeline_parts(path, (polysemy_state.SENSES_DIR, polysemy_state.LEXICON_DIR))
     if parts is None or parts.senses is None:
         raise CtxvecError(Errors.E606.format(path=path))
-    return parts.senses
+    return parts.senses, parts.lexicon
 
 
 def load_probe(path: Union[str, Path]) -> Optional[PolysemyProbe]:

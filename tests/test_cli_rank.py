@@ -6,6 +6,7 @@ from typer.testing import CliRunner
 
 from spacy_ctxvec.cli import app
 from spacy_ctxvec.cli.rank import rank_rows
+from spacy_ctxvec.lexicon.polysemy_probe import type_polysemy_scores
 from spacy_ctxvec.lexicon.statistics import Lexicon
 
 runner = CliRunner()
@@ -24,7 +25,8 @@ def lexicon_dir(tmp_path):
 
 
 def test_rank_rows_orders_by_score_and_filters_by_count(lexicon_dir):
-    ranked = rank_rows(Lexicon.from_disk(lexicon_dir), min_count=5, top_k=2)
+    lexicon = Lexicon.from_disk(lexicon_dir)
+    ranked = rank_rows(lexicon, *type_polysemy_scores(lexicon, None, 5)[:2], top_k=2)
     assert [r["word"] for r in ranked["most"]] == ["bank", "river"]
     assert [r["word"] for r in ranked["least"]] == ["hotel", "river"]
     assert ranked["most"][0]["count"] == 10

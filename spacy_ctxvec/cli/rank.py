@@ -9,11 +9,11 @@ import typer
 from wasabi import msg
 
 from ..errors import CtxvecError, Errors, Warnings
-from ..lexicon.polysemy_probe import SCORE_CHOICES, PolysemyProbe, type_polysemy_scores
+from ..lexicon.polysemy_probe import SCORE_CHOICES, type_polysemy_scores
 from ..lexicon.sense_inventory import SenseInventory
 from ..lexicon.statistics import Lexicon
 from ..ops.senses import is_word
-from ..saved_pipeline import load_lexicon, load_pipeline_inputs, load_probe, load_senses, polysemy_setting
+from ..saved_pipeline import load_lexicon, load_pipeline_inputs, load_probe, load_senses_and_lexicon, polysemy_setting
 from ._app import app, exit_on_coded_error
 
 FORMATS = ("table", "tsv", "json")
@@ -25,19 +25,9 @@ CORPUS_RANK_NOTE = (
 )
 
 
-def rank_rows(
-    lexicon: Lexicon,
-    *,
-    min_count: int,
-    top_k: int,
-    probe: Optional[PolysemyProbe] = None,
-    score: str = "auto",
-    inputs: Optional[np.ndarray] = None,
-    words_only: bool = True,
-) -> Dict[str, List[Dict[str, Any]]]:
-    """Top-k types by polysemy score (see type_polysemy_scores), highest ("most") and
-    lowest ("least"), ties by key; ``words_only``: types holding a letter only."""
-    scores, valid, _ = type_polysemy_scores(lexicon, probe, min_count, score, inputs, words_only)
+def rank_rows(lexicon: Lexicon, scores: np.ndarray, valid: np.ndarray, top_k: int) -> Dict[str, List[Dict[str, Any]]]:
+    """Top-k of the ``valid`` types by ``scores`` (type_polysemy_scores' first two), highest
+    ("most") and lowest ("least"), ties by key."""
     self_sim = lexicon.self_similarity().filled(0.0)
     rows = np.flatnonzero(valid)
     order = rows[np.lexsort((np.array(lexicon.keys, dtype=str)[rows], -scores[rows]))]
@@ -121,7 +111,9 @@ def corpus_rank_rows(
 
 def rank_by_corpus_polysemy(source: Path, min_count: int, top_k: int, words_only: bool):
     """(ranked, summary) of `rank --by corpus_polysemy` (E606 without senses)."""
-    inventory, lexicon = load_senses(source), load_lexicon(source)
+    inventory, lexicon = load_senses_and_lexicon(source)
+    if lexicon is None:  # a senses directory holds no lexicon to count with: E225, as load_lexicon says
+        lexicon = load_lexicon(source)
     ranked = corpus_rank_rows(inventory, lexicon, min_count=min_count, top_k=top_k, words_only=words_only)
     n_listed = len({row["word"] for rows in ranked.values() for row in rows})
     with_evidence = [key for key in inventory.keys if inventory.corpus_polysemy_of(key) is not None]
@@ -180,10 +172,8 @@ def rank_cli(
         raise CtxvecError(Errors.E654.format(score=score, choices=", ".join(SCORE_CHOICES)))
     lexicon = load_lexicon(source)
     probe, inputs = load_probe(source), load_pipeline_inputs(source, lexicon)
-    ranked = rank_rows(
-        lexicon, min_count=min_count, top_k=top_k, probe=probe, score=score, inputs=inputs, words_only=not all_types
-    )
-    _, valid, used = type_polysemy_scores(lexicon, probe, min_count, score, inputs, not all_types)
+    scores, valid, used = type_polysemy_scores(lexicon, probe, min_count, score, inputs, not all_types)
+    ranked = rank_rows(lexicon, scores, valid, top_k)
     warn_below_component_min_count(source, min_count)
     summary = rank_summary(lexicon, valid, used, min_count)
     if fmt == "table" and not summary["n_scored"]:

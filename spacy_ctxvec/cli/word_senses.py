@@ -16,7 +16,7 @@ from ..lexicon.sense_inventory import SenseInventory
 from ..lexicon.statistics import Lexicon
 from ..ops.senses import is_word
 from ..outputs import check_output, write_text
-from ..saved_pipeline import load_lexicon, load_senses, polysemy_component_dir
+from ..saved_pipeline import load_senses_and_lexicon
 from ._app import OVERWRITE_FILE, app, exit_on_coded_error
 
 FORMATS = ("table", "tsv", "json")
@@ -52,12 +52,6 @@ def unknown_words_note(inventory: SenseInventory, unknown: List[str], source: Pa
         min_count=inventory.settings.get("min_count", "?"),
         n_types=len(inventory),
     )
-
-
-def corpus_counts(source: Path) -> Optional[Lexicon]:
-    """The lexicon of the pipeline at ``source`` (each word's occurrences in the corpus),
-    or None for a senses directory, which holds no counts."""
-    return load_lexicon(source) if polysemy_component_dir(source) is not None else None
 
 
 def describe_senses(
@@ -177,8 +171,8 @@ def senses_cli(
             return
     elif not words or html is not None or text:
         raise CtxvecError(Errors.E611.format(given=f"words {words or []}, --html {html}, --text {text!r}"))
-    inventory = load_senses(source)
-    print(render(describe_senses(inventory, words, source, corpus_counts(source)), fmt))
+    inventory, lexicon = load_senses_and_lexicon(source)  # a senses directory holds no lexicon: no counts
+    print(render(describe_senses(inventory, words, source, lexicon), fmt))
     unknown = unknown_words(inventory, words)
     if unknown:  # a note beside the words shown: on stderr, so that JSON and TSV output stays parseable
         typer.echo(f"⚠ {unknown_words_note(inventory, unknown, source, Warnings.W032)}", err=True)

@@ -78,11 +78,12 @@ def sense_labels(
     counts = counts * np.array([word not in excluded for word in vocabulary.tolist()], dtype=bool)
     sizes = np.diff(bounds)
     weights = class_tfidf(counts, sizes)
+    totals = counts.sum(axis=0)
     labels = []
     for row, size in zip(range(len(senses)), sizes):
         present = np.flatnonzero(counts[row] > 0)
         if len(senses) > 1:  # only words more frequent around this sense than around the word's others
-            others = (counts.sum(axis=0) - counts[row]) / max(int(sizes.sum() - size), 1)
+            others = (totals - counts[row]) / max(int(sizes.sum() - size), 1)
             present = present[counts[row, present] / max(int(size), 1) > others[present]]
         supported = counts[row, present] >= min(min_snippets, max(int(size), 1))
         order = np.lexsort((vocabulary[present], -counts[row, present], -weights[row, present], ~supported))
