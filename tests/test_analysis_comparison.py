@@ -65,6 +65,8 @@ def test_chinese_text_in_an_english_pipeline_is_named_as_one_token(tiny_nlp):
         compare_docs(tiny_nlp("我有一个苹果"), tiny_nlp("我有一支笔"))
     with pytest.raises(CtxvecError, match=r"E012.*'我有一个苹果' is one token"):
         compare_docs(tiny_nlp("我有一个苹果"), tiny_nlp("我有一支笔"), "有")
+    with pytest.raises(CtxvecError, match=r"'我有一个苹果我有一个苹果我有一个苹果我…' is one token"):
+        compare_docs(tiny_nlp("我有一个苹果" * 200), tiny_nlp("我有一支笔"))  # a paragraph: only its start
     with pytest.raises(CtxvecError) as plain:
         compare_docs(tiny_nlp("apple"), tiny_nlp("pen !"))
     assert "one token" not in str(plain.value)

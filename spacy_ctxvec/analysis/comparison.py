@@ -9,6 +9,7 @@ from spacy.tokens import Doc, Token
 
 from ..errors import CtxvecError, Errors
 from ..ops.cosine import cosine
+from ..ops.text import shorten
 
 # What `ctxvec_static` looks words up in, by the registered source of its initialize block.
 STATIC_SOURCES = {
@@ -57,6 +58,7 @@ def _occurs(doc: Doc, words: Dict[str, List[Token]], key: str) -> str:
 # Scripts written without spaces between words: a tokenizer that splits at spaces keeps a
 # whole clause of them as one token.
 UNSPACED_SCRIPTS = ("CJK", "HIRAGANA", "KATAKANA", "THAI", "LAO", "KHMER", "MYANMAR")
+HINT_TOKEN_CHARS = 20  # a whole paragraph can be one token: the message names its start
 
 
 def _unsplit_hint(*docs: Doc) -> str:
@@ -66,7 +68,8 @@ def _unsplit_hint(*docs: Doc) -> str:
         for token in doc:
             if len(token.text) > 1 and any(unicodedata.name(c, "").startswith(UNSPACED_SCRIPTS) for c in token.text):
                 return (
-                    f" '{token.text}' is one token: this pipeline's tokenizer (lang '{doc.lang_}') splits words at "
+                    f" '{shorten(token.text, HINT_TOKEN_CHARS)}' is one token: this pipeline's tokenizer "
+                    f"(lang '{doc.lang_}') splits words at "
                     "spaces and punctuation. For Chinese, Japanese or Thai, use a pipeline of that language "
                     '([nlp] lang = "zh", "ja" or "th") with a transformer trained on it.'
                 )

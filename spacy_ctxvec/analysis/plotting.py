@@ -14,6 +14,7 @@ from matplotlib.figure import Figure
 from ..errors import CtxvecError, Errors
 from ..ops.cosine import pairwise_cosine
 from ..ops.projection import choose_clusters, pca_2d, repel_labels
+from ..ops.text import shorten
 from .occurrences import Occurrences
 
 FIGURE_FORMATS = (".png", ".svg")
@@ -36,10 +37,6 @@ def new_figure(**kwargs) -> Figure:
     figure = Figure(**kwargs)
     FigureCanvasAgg(figure)
     return figure
-
-
-def _shorten(text: str, limit: int) -> str:
-    return text if len(text) <= limit else text[: limit - 1] + "…"
 
 
 def _cosine_panel(ax, matrix: np.ndarray, tick_labels: Sequence[str], title: str, vmin: float):
@@ -160,7 +157,7 @@ def word_figure(
         ax_key.text(
             column / 3,
             1 - (row + 0.5) / max(rows, 1),
-            f"{i + 1:>2}  {_shorten(snippet, 60)}",
+            f"{i + 1:>2}  {shorten(snippet, 60)}",
             transform=ax_key.transAxes,
             fontsize=9,
             va="center",
@@ -283,7 +280,7 @@ def polysemy_figure(
 def _bars(ax, words: Sequence[str], values: np.ndarray, title: str, colour: str) -> None:
     positions = np.arange(len(words))
     ax.barh(positions, values, color=colour, alpha=0.8)
-    ax.set_yticks(positions, [_shorten(word, 20) for word in words], fontsize=8)
+    ax.set_yticks(positions, [shorten(word, 20) for word in words], fontsize=8)
     ax.invert_yaxis()
     ax.set_xlabel("polysemy score")
     ax.set_title(title)
