@@ -11,30 +11,39 @@ from spacy_ctxvec.ops.sense_display import SENSE_COLOURS
 from .test_evaluation_tasks import build_sense_nlp
 
 runner = CliRunner()
-TEXT = "We sat on the bank of the river, then the bank lent us money."
+TEXT = "We sat on the bank of a river, then the bank lent us money."
 
 
 @pytest.fixture(scope="module")
 def sense_nlp(tiny_bert_dir):
-    return build_sense_nlp(tiny_bert_dir)
+    return build_sense_nlp(tiny_bert_dir, min_tokens=4)  # "a" (3 occurrences) keeps one sense
 
 
-def test_render_shows_every_sensed_token_with_its_label_and_score(sense_nlp):
+def test_render_shows_the_split_words_tokens_with_their_label_and_score(sense_nlp):
     doc = sense_nlp(TEXT)
     spans = sense_spans(doc)
     sensed = [t for t in doc if t._.sense is not None]
-    assert [start for start, _, _, _ in spans] == [t.i for t in sensed] and any(t.lower_ == "bank" for t in sensed)
+    split = [t for t in sensed if t._.n_senses > 1]
+    assert [start for start, _, _, _ in spans] == [t.i for t in sensed] and any(t.lower_ == "bank" for t in split)
+    assert len(split) < len(sensed)  # words with one sense too: the default drawing leaves them out
     html = render_senses(doc)
     for token, (_, _, label, score) in zip(sensed, spans):
-        assert label.startswith(f"{token.text} {token._.sense}") and score == token._.sense_score
+        assert label.startswith(f"{token.text} {token._.sense}")
         if token._.sense_label:
             assert label == f"{token.text} {token._.sense}: {token._.sense_label}"
-        assert f"{label} ({score:.2f})" in html
+        if token._.n_senses > 1:
+            assert score == token._.sense_score and f"{label} ({score:.2f})" in html
+        else:  # one sense: its 1.0 tells nothing apart, so no score and not drawn by default
+            assert score is None and label not in html
     for word in ("sat", "river", "money"):
         assert word in html
-    assert all(SENSE_COLOURS[token._.sense % len(SENSE_COLOURS)] in html for token in sensed)
+    assert all(SENSE_COLOURS[token._.sense % len(SENSE_COLOURS)] in html for token in split)
+    every = render_senses(doc, min_senses=1)
+    assert all(label in every for _, _, label, _ in spans)
+    assert [start for start, _, _, _ in sense_spans(doc, min_senses=2)] == [t.i for t in split]
     group = set_sense_spans(doc)
     assert [s.start for s in doc.spans[SPAN_KEY]] == [t.i for t in sensed] and group[0].label_ == spans[0][2]
+    assert [s.start for s in set_sense_spans(doc, min_senses=2)] == [t.i for t in split]
 
 
 def test_senses_html_command_writes_the_page_through_the_output_rule(sense_nlp, tmp_path):
@@ -46,10 +55,12 @@ def test_senses_html_command_writes_the_page_through_the_output_rule(sense_nlp, 
     page = output.read_text(encoding="utf8")
     doc = sense_nlp(TEXT)
     n_with_sense = sum(token._.sense is not None for token in doc)
-    assert 0 < n_with_sense < len(doc)  # the line counts tokens drawn with a sense, not words of the text
-    assert f"Wrote the text's {len(doc)} tokens, {n_with_sense} of them with a sense, to {output}" in result.output
+    drawn = sense_spans(doc, min_senses=2)
+    assert 0 < len(drawn) < n_with_sense < len(doc)  # the line counts tokens, not words of the text
+    wrote = f"Wrote the text's {len(doc)} tokens, {n_with_sense} of them with a sense, to {output}"
+    assert f"{wrote}; drawn: {len(drawn)}, those of words with several senses (--all-words: all)" in result.output
     assert page.startswith("<!DOCTYPE html>") and "bank" in page and "money" in page
-    assert all(f"{label} ({score:.2f})" in page for _, _, label, score in sense_spans(doc))
+    assert all(f"{label} ({score:.2f})" in page for _, _, label, score in drawn)
     again = runner.invoke(app, command)
     assert again.exit_code == 1 and "E701" in again.output
     assert runner.invoke(app, [*command, "--overwrite"]).exit_code == 0
@@ -57,6 +68,9 @@ def test_senses_html_command_writes_the_page_through_the_output_rule(sense_nlp, 
     assert no_text.exit_code == 1 and "E611" in no_text.output and not (tmp_path / "x.html").exists()
     nothing = runner.invoke(app, ["senses", str(tmp_path / "pipeline")])
     assert nothing.exit_code == 1 and "E611" in nothing.output
+    every = runner.invoke(app, [*command, "--overwrite", "--all-words"])
+    assert every.exit_code == 0 and f"drawn: {n_with_sense}, every one of them" in every.output, every.output
+    assert all(label in output.read_text(encoding="utf8") for _, _, label, _ in sense_spans(doc))
     both = runner.invoke(app, [*command, "--overwrite", "bank"])  # the page, then the word's senses as asked
     assert both.exit_code == 0 and "Wrote the text's" in both.output and "bank (bank):" in both.output, both.output
 

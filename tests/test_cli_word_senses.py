@@ -44,16 +44,18 @@ def test_tsv_and_table(senses_dir):
     tsv = runner.invoke(app, ["senses", str(path), "bank", "--format", "tsv"])
     assert tsv.exit_code == 0, tsv.output
     lines = tsv.output.strip().splitlines()
-    assert lines[0].split("\t") == ["word", "sense", "share", "n_senses", "corpus_polysemy", "examples", "label"]
+    header = ["word", "sense", "share", "n_senses", "count", "corpus_polysemy", "examples", "label"]
+    assert lines[0].split("\t") == header
     assert [line.split("\t")[:2] for line in lines[1:]] == [["bank", "0"], ["bank", "1"]]
-    assert all(line.split("\t")[3] == "2" and "[bank]" in line.split("\t")[5] for line in lines[1:])
+    assert all(line.split("\t")[3] == "2" and "[bank]" in line.split("\t")[6] for line in lines[1:])
+    assert all(line.split("\t")[4] == "" for line in lines[1:])  # a senses directory holds no counts
     evidence = senses_dir[1].corpus_polysemy_of("bank")
-    assert all(float(line.split("\t")[4]) == pytest.approx(evidence, abs=1e-4) for line in lines[1:])
+    assert all(float(line.split("\t")[5]) == pytest.approx(evidence, abs=1e-4) for line in lines[1:])
     table = runner.invoke(app, ["senses", str(path), "bank"])
     assert table.exit_code == 0 and "bank (bank): 2 senses, corpus_polysemy" in table.output and "50.0%" in table.output
     labels = [s.label for s in senses_dir[1].senses_of("bank")]
     assert all(label and label in table.output for label in labels)
-    assert [line.split("\t")[6] for line in lines[1:]] == labels
+    assert [line.split("\t")[7] for line in lines[1:]] == labels
 
 
 def test_unknown_word_missing_senses_and_bad_format_are_coded_errors(senses_dir, tmp_path):
@@ -91,7 +93,7 @@ def test_a_word_without_corpus_polysemy_says_why():
     entry["senses"] = [{"sense": 0, "label": "", "share": 1.0, "examples": ["a [x] b"]}]
     table = render([entry], "table")
     assert "x (x): 1 sense, no corpus_polysemy (too few sampled occurrences: at least 2 x min_support" in table
-    assert render([entry], "tsv").splitlines()[1].split("\t")[4] == ""
+    assert render([entry], "tsv").splitlines()[1].split("\t")[4:6] == ["", ""]
 
 
 def test_a_pipelines_senses_say_how_often_the_word_was_seen(tiny_bert_dir, tmp_path):
@@ -107,3 +109,5 @@ def test_a_pipelines_senses_say_how_often_the_word_was_seen(tiny_bert_dir, tmp_p
     (entry,) = json.loads(runner.invoke(app, ["senses", str(tmp_path / "pipeline"), "bank", "--format", "json"]).output)
     assert entry["count"] == count > 0
     assert f"seen {count} times" in runner.invoke(app, ["senses", str(tmp_path / "pipeline"), "bank"]).output
+    tsv = runner.invoke(app, ["senses", str(tmp_path / "pipeline"), "bank", "--format", "tsv"]).output.splitlines()
+    assert tsv[0].split("\t")[4] == "count" and all(line.split("\t")[4] == str(count) for line in tsv[1:])

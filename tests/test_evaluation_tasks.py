@@ -221,10 +221,11 @@ SENSE_CORPUS = [
 ]
 
 
-def build_sense_nlp(model_dir):
+def build_sense_nlp(model_dir, min_tokens: int = 3):
     """Tiny transformer + ctxvec_static (its input embeddings) + ctxvec_context +
     ctxvec_polysemy with senses induced from a small corpus by the spread rule;
-    split_threshold 0 so that sampled types with >= 3 rows split."""
+    split_threshold 0 so that sampled types with >= ``min_tokens`` rows split (fewer: one
+    sense)."""
     from .conftest import transformer_config
 
     nlp = spacy.blank("en")
@@ -237,7 +238,7 @@ def build_sense_nlp(model_dir):
             "min_count": 3,
             "induction": {
                 "split_threshold": 0.0,
-                "min_tokens": 3,
+                "min_tokens": min_tokens,
                 "cut_distance": 0.01,
                 "min_support": 1,
                 "split_by_evidence": False,

@@ -1,6 +1,8 @@
 """Senses seen the spaCy way (issue 21): the tokens that have a sense as a span group and
 as displaCy's "span" style, each labelled "word sense: label (score)" from
-token._.sense, token._.sense_label and token._.sense_score (``ops.sense_display``)."""
+token._.sense, token._.sense_label and token._.sense_score (``ops.sense_display``). The
+drawing shows the words this corpus split by default: a word with one sense has nothing to
+tell apart, and on a page of running text such words are most tokens."""
 
 from dataclasses import dataclass
 from pathlib import Path
@@ -17,37 +19,41 @@ from ..pipelines import load_pipeline
 SPAN_KEY = "ctxvec_senses"
 
 
-def sense_spans(doc: Doc) -> List[SenseSpan]:
-    """(start, end, label, score) of every token with a sense: one-token spans labelled
-    "bank 1: river, water" (no label words: "bank 1"), score token._.sense_score."""
+def sense_spans(doc: Doc, *, min_senses: int = 1) -> List[SenseSpan]:
+    """(start, end, label, score) of every token with a sense whose word has at least
+    ``min_senses`` senses: one-token spans labelled "bank 1: river, water" (no label words:
+    "bank 1"), score token._.sense_score; None for a word with one sense (its sense_score
+    1.0 tells nothing apart, so it is not drawn as a confidence)."""
     return [
         (
             token.i,
             token.i + 1,
             sense_span_label(token.text, token._.sense, token._.sense_label or ""),
-            token._.sense_score,
+            token._.sense_score if token._.n_senses > 1 else None,
         )
         for token in doc
-        if token._.sense is not None
+        if token._.sense is not None and token._.n_senses >= min_senses
     ]
 
 
-def set_sense_spans(doc: Doc, key: str = SPAN_KEY) -> List[Span]:
-    """Put the tokens with a sense in ``doc.spans[key]`` (labels as ``sense_spans``,
-    without the score) and return them."""
-    spans = [Span(doc, start, end, label=label) for start, end, label, _ in sense_spans(doc)]
+def set_sense_spans(doc: Doc, key: str = SPAN_KEY, *, min_senses: int = 1) -> List[Span]:
+    """Put the tokens with a sense (of words with at least ``min_senses`` senses) in
+    ``doc.spans[key]`` (labels as ``sense_spans``, without the score) and return them."""
+    spans = [Span(doc, start, end, label=label) for start, end, label, _ in sense_spans(doc, min_senses=min_senses)]
     doc.spans[key] = spans
     return spans
 
 
-def render_senses(doc: Doc, *, page: bool = False, title: Optional[str] = None) -> str:
+def render_senses(doc: Doc, *, min_senses: int = 2, page: bool = False, title: Optional[str] = None) -> str:
     """HTML of ``doc`` with its senses (displacy.render, style "span", manual=True): each
-    token with a sense underlined in its sense's colour and labelled "word sense: label
-    (score)". In a notebook, ``IPython.display.HTML(render_senses(doc))``; ``page``: a
-    whole HTML page."""
-    spans = sense_spans(doc)
+    token of a word with at least ``min_senses`` senses (default: the words this corpus
+    split; 1: every token with a sense) underlined in its sense's colour and labelled
+    "word sense: label (score)". In a notebook, ``IPython.display.HTML(render_senses(doc))``;
+    ``page``: a whole HTML page."""
+    spans = sense_spans(doc, min_senses=min_senses)
     data = displacy_sense_data([t.text for t in doc], [bool(t.whitespace_) for t in doc], spans, title=title)
-    colours = sense_colours(spans, [t._.sense for t in doc if t._.sense is not None])
+    senses = [t._.sense for t in doc if t._.sense is not None and t._.n_senses >= min_senses]
+    colours = sense_colours(spans, senses)
     return displacy.render(data, style="span", manual=True, page=page, jupyter=False, options={"colors": colours})
 
 
@@ -58,14 +64,18 @@ class SensePage:
     html: str
     n_tokens: int
     n_with_sense: int
+    n_drawn: int
 
 
-def senses_html(pipeline: Union[str, Path], text: str) -> SensePage:
-    """``text`` run through ``pipeline`` and drawn with its senses on a whole HTML page;
-    E612 when the pipeline sets no senses."""
+def senses_html(pipeline: Union[str, Path], text: str, *, min_senses: int = 2) -> SensePage:
+    """``text`` run through ``pipeline`` and drawn with its senses on a whole HTML page
+    (the tokens of words with at least ``min_senses`` senses); E612 when the pipeline sets
+    no senses."""
     nlp = load_pipeline(pipeline)
     doc = nlp(text)
     if doc._.get(SENSE_ARRAY) is None:
         raise CtxvecError(Errors.E612.format(path=pipeline))
-    html = render_senses(doc, page=True, title="senses (token._.sense: label, token._.sense_score)")
-    return SensePage(html, len(doc), sum(token._.sense is not None for token in doc))
+    title = "senses (token._.sense: label, token._.sense_score)"
+    html = render_senses(doc, min_senses=min_senses, page=True, title=title)
+    n_drawn = len(sense_spans(doc, min_senses=min_senses))
+    return SensePage(html, len(doc), sum(token._.sense is not None for token in doc), n_drawn)

@@ -1,7 +1,8 @@
 """`spacy-ctxvec senses PIPELINE_OR_SENSES WORD...`: each induced sense of the words,
 with its label (distinctive context words), share of the word's sample and example
 snippets (word in [brackets]), and the word's corpus_polysemy. With --html OUT.html
---text "...": the text drawn with its senses by displaCy (analysis.sense_view)."""
+--text "...": the text drawn with its senses by displaCy (analysis.sense_view); the words
+with one sense only with --all-words."""
 
 import json
 import re
@@ -10,7 +11,7 @@ from typing import Any, Dict, List, Optional
 
 import typer
 
-from ..analysis.sense_view import senses_html
+from ..analysis.sense_view import SensePage, senses_html
 from ..errors import CtxvecError, Errors, Warnings
 from ..lexicon.sense_inventory import SenseInventory
 from ..lexicon.statistics import Lexicon
@@ -94,7 +95,7 @@ def render(entries: List[Dict[str, Any]], fmt: str) -> str:
     if fmt == "json":
         return json.dumps(entries, indent=2, ensure_ascii=False)
     if fmt == "tsv":
-        lines = ["\t".join(("word", "sense", "share", "n_senses", "corpus_polysemy", "examples", "label"))]
+        lines = ["\t".join(("word", "sense", "share", "n_senses", "count", "corpus_polysemy", "examples", "label"))]
         for entry in entries:
             lines += [
                 "\t".join(
@@ -103,6 +104,7 @@ def render(entries: List[Dict[str, Any]], fmt: str) -> str:
                         str(s["sense"]),
                         f"{s['share']:.4f}",
                         str(entry["n_senses"]),
+                        "" if entry.get("count") is None else str(entry["count"]),
                         "" if entry["corpus_polysemy"] is None else f"{entry['corpus_polysemy']:.4f}",
                         " | ".join(_one_line(e) for e in s["examples"]),
                         s["label"],
@@ -142,6 +144,15 @@ def _first_of_each_sense(entry: Dict[str, Any]) -> List[tuple]:
     return rows
 
 
+def drawn_note(page: SensePage, path: Path, all_words: bool) -> str:
+    """What --html wrote: the text's tokens, those with a sense, and which were drawn."""
+    which = "every one of them" if all_words else "those of words with several senses (--all-words: all)"
+    return (
+        f"Wrote the text's {page.n_tokens} tokens, {page.n_with_sense} of them with a sense, to {path}; "
+        f"drawn: {page.n_drawn}, {which}"
+    )
+
+
 @app.command("senses", short_help="Words' senses (label, share, examples), or a text's.")
 @exit_on_coded_error
 def senses_cli(
@@ -156,6 +167,9 @@ def senses_cli(
         None, "--html", help="Write --text drawn with its senses (displaCy, labels and scores) to this HTML file"
     ),
     text: Optional[str] = typer.Option(None, "--text", help="The text to draw with --html (SOURCE: a pipeline)"),
+    all_words: bool = typer.Option(
+        False, "--all-words", help="With --html, also draw words with one sense (default: only the words split)"
+    ),
     overwrite: bool = OVERWRITE_FILE,
 ) -> None:
     """Show the induced senses of words (label, share of the sample, example snippets), or
@@ -164,9 +178,9 @@ def senses_cli(
         raise CtxvecError(Errors.E230.format(fmt=fmt, choices=", ".join(FORMATS)))
     if html is not None and text:
         check_output(html, what="HTML file", inputs={"SOURCE": source}, overwrite=overwrite)
-        page = senses_html(source, text)
+        page = senses_html(source, text, min_senses=1 if all_words else 2)
         write_text(html, page.html, what="HTML file", overwrite=overwrite)
-        print(f"Wrote the text's {page.n_tokens} tokens, {page.n_with_sense} of them with a sense, to {html}")
+        print(drawn_note(page, html, all_words))
         if not words:
             return
     elif not words or html is not None or text:
