@@ -216,6 +216,18 @@ def test_combined_polysemy_is_zero_for_a_typical_one_use_word_and_grows_with_eit
     assert one_use_reference(2) == one_use_reference(first[0]) and one_use_reference(500) == one_use_reference(last[0])
 
 
+def test_every_sample_size_has_its_own_one_use_row():
+    """The split z of one-use words has its own offset at each n (its null draws are fixed
+    per n): measured at n = 9 it is -3.07, against -2.03 at 8 and -2.30 at 10, so a table
+    interpolated between measured sizes scored words seen 9 times about 2 standard
+    deviations too low and they almost never split. Every n from the table's first to the
+    default sample size (64) has its measured row, and is read without interpolation."""
+    sizes = [row[0] for row in ONE_USE_TABLE]
+    assert sizes == list(range(sizes[0], 65))
+    reference_9 = one_use_reference(9)
+    assert reference_9[2] < min(one_use_reference(8)[2], one_use_reference(10)[2]) - 0.5
+
+
 @pytest.mark.parametrize("seed", range(4))
 def test_with_self_similarity_the_corpus_where_uses_differ_gets_more_senses(seed):
     # the same word: two uses in one corpus, one use in another, 20 occurrences each

@@ -443,24 +443,29 @@ def report(results: Dict[Tuple[str, str], dict], lemmas: set, half: str, ari) ->
         )
 
 
-TABLE_SIZES = (6, 7, 8, 10, 12, 14, 16, 20, 24, 28, 32, 40)
+TABLE_SIZES = tuple(range(6, 41))  # every n: the split z has its own offset at each n (n = 9: -3.07)
 
 
 def one_use_table(args: argparse.Namespace) -> None:
     """Print ONE_USE_TABLE of ops.sense_evidence: at each n, the mean and standard
     deviation of the self-similarity score and of the SigClust z of the md5-even
-    monosemous words' first n rows, and the KEEP_PERCENTILE of their combined score."""
+    monosemous words' first n rows, and the KEEP_PERCENTILE of their combined score,
+    pooled over the sizes within ``args.pool`` of n (each standardised at its own n)."""
     from spacy_ctxvec.lexicon.polysemy_probe import in_fitted_half
 
     meta = load_cache(args.cache)
     mono = sorted({t["lemma"] for t in meta["targets"] if t["corpus"] == "mono"})
     even = [lemma for lemma, fitted in zip(mono, in_fitted_half(mono)) if fitted]
     stats = baseline_stats(meta, "mono", list(args.sizes), even)
+    combined_at = {}
+    for n in args.sizes:
+        s, z = stats[n]["selfsim"], stats[n]["z_features"]
+        combined_at[n] = (s - s.mean()) / s.std() + (z - z.mean()) / z.std()
     print(f"# {len(even)} md5-even monosemous words; (n, self-similarity mean, sd, split z mean, sd, threshold)")
     for n in args.sizes:
         s, z = stats[n]["selfsim"], stats[n]["z_features"]
-        combined = (s - s.mean()) / s.std() + (z - z.mean()) / z.std()
-        threshold = np.percentile(combined, KEEP_PERCENTILE["mono"])
+        pooled = np.concatenate([combined_at[m] for m in args.sizes if abs(m - n) <= args.pool])
+        threshold = np.percentile(pooled, KEEP_PERCENTILE["mono"])
         values = ", ".join(f"{v:.4f}" for v in (s.mean(), s.std(), z.mean(), z.std(), threshold))
         print(f"    ({n}, {values}),  # {len(s)} words")
 
@@ -478,6 +483,7 @@ def main() -> None:
     tabling = commands.add_parser("table", help="the one-use table of ops.sense_evidence from the md5-even words")
     tabling.add_argument("cache", type=Path)
     tabling.add_argument("--sizes", type=lambda t: [int(x) for x in t.split(",")], default=list(TABLE_SIZES))
+    tabling.add_argument("--pool", type=int, default=0, help="threshold from the sizes within this of n (0: n only)")
     evaluating = commands.add_parser("evaluate")
     evaluating.add_argument("cache", type=Path)
     evaluating.add_argument("--half", choices=("tune", "held_out", "both"), default="tune")
