@@ -457,3 +457,31 @@ def test_training_update_with_frozen_transformer_not_annotating_names_the_fix(ti
     with pytest.raises(CtxvecError, match=r"\[CTX-E001\].*transformer 'transformer'.*annotating_components"):
         nlp.update([example], exclude=["transformer"], annotates=["ctxvec_context"])
     nlp.update([example], exclude=["transformer"], annotates=["transformer", "ctxvec_context"])
+
+
+def test_e002_on_a_saved_pipeline_names_a_fix_that_works(tiny_bert_dir, tmp_path):
+    """A saved pipeline keeps its transformer's Hugging Face config, which wins over the
+    output_hidden_states override on spacy.load: the error names the live switch, and
+    following it gives the layers asked for."""
+    from spacy_ctxvec.components.transformer import set_hidden_states
+
+    plain = spacy.blank("en")
+    plain.add_pipe("transformer", config=transformer_config(str(tiny_bert_dir), hidden_states=False))
+    plain.add_pipe("ctxvec_context")
+    plain.initialize()
+    plain.to_disk(tmp_path / "plain")
+    layers = {"@misc": "spacy-ctxvec.mean_layers.v1", "layers": [1, 2]}
+    overrides = {
+        "components": {
+            "ctxvec_context": {"layers": layers},
+            "transformer": {"model": {"transformer_config": {"output_hidden_states": True}}},
+        }
+    }
+    nlp = spacy.load(tmp_path / "plain", config=overrides)
+    with pytest.raises(CtxvecError, match=r"\[CTX-E002\].*set_hidden_states\(nlp, 'ctxvec_context', True\)"):
+        nlp("a river bank")
+    set_hidden_states(nlp, "ctxvec_context", True)
+    doc = nlp("a river bank")
+    assert all(token._.context_vec is not None and np.isfinite(token._.context_vec).all() for token in doc)
+    nlp.to_disk(tmp_path / "saved")
+    assert spacy.load(tmp_path / "saved")("a river bank")[1]._.context_vec is not None

@@ -6,9 +6,13 @@ class PipelineErrors:
     E001 = "Component '{name}' got a Doc without doc._.trf_data: the transformer did not annotate it. {fix}"
     E002 = (
         "The layer setting {layers} needs every hidden layer, but the transformer "
-        "does not output them. Set output_hidden_states = true in "
+        "does not output them. In a config, set output_hidden_states = true in "
         "[components.{transformer}.model.transformer_config], or use "
-        "spacy-ctxvec.last_layer.v1."
+        "spacy-ctxvec.last_layer.v1. A saved pipeline keeps its transformer's own "
+        "Hugging Face config, which wins over that setting on spacy.load: load it with "
+        "spacy_ctxvec.pipelines.load_pipeline(PATH, layer=N) (one layer), or call "
+        "spacy_ctxvec.components.transformer.set_hidden_states(nlp, '{component}', True) "
+        "after spacy.load and save it again."
     )
     E003 = (
         "Layer {layer} does not exist: the transformer has {n_layers} hidden states "

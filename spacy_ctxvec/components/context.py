@@ -244,7 +244,8 @@ class ContextVectors(DocAnnotator):
         filled = [k for k, doc in enumerate(docs) if len(doc)]
         pooled = np.zeros((0, 0), dtype=self.dtype)
         if filled:
-            rows = [trf_data_rows(trf_datas[k], self.layers) for k in filled]
+            transformer = self.transformer_name or "transformer"
+            rows = [trf_data_rows(trf_datas[k], self.layers, transformer, self.name) for k in filled]
             by_layer = [np.concatenate([doc_rows[n] for doc_rows in rows]) for n in range(len(rows[0]))]
             pooled = self.pooling(self.layers.combine(by_layer), np.concatenate([lengths[k] for k in filled]))
             pooled = pooled.astype(self.dtype, copy=False)
@@ -300,7 +301,11 @@ class ContextVectors(DocAnnotator):
         self.transformer_name = transformer_name
         if self.layers.needs_hidden_states:
             if not outputs_hidden_states(nlp, transformer_name):
-                raise CtxvecError(Errors.E002.format(layers=list(self.layers.layers), transformer=transformer_name))
+                raise CtxvecError(
+                    Errors.E002.format(
+                        layers=list(self.layers.layers), transformer=transformer_name, component=self.name
+                    )
+                )
             hf_model = getattr(getattr(nlp.get_pipe(transformer_name), "model", None), "transformer", None)
             n_layers = getattr(getattr(hf_model, "config", None), "num_hidden_layers", None)
             if n_layers is not None:

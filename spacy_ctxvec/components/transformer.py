@@ -370,14 +370,19 @@ def _take_rows(hidden: Any, indices: np.ndarray) -> np.ndarray:
     return to_numpy(gather_rows(hidden, indices))
 
 
-def trf_data_rows(trf_data: Any, layers: LayerSelection, transformer: str = "transformer") -> List[np.ndarray]:
-    """The wordpiece rows of one Doc's tokens, in alignment order, one array per chosen layer."""
+def trf_data_rows(
+    trf_data: Any, layers: LayerSelection, transformer: str = "transformer", component: str = "ctxvec_context"
+) -> List[np.ndarray]:
+    """The wordpiece rows of one Doc's tokens, in alignment order, one array per chosen
+    layer (``transformer`` and ``component`` name the pipes in the error)."""
     output = trf_data.model_output
     indices = np.asarray(to_numpy(trf_data.align.dataXd), dtype=np.int64).ravel()
     if layers.needs_hidden_states:
         hidden_states = output.get("hidden_states")
         if hidden_states is None:
-            raise CtxvecError(Errors.E002.format(layers=list(layers.layers), transformer=transformer))
+            raise CtxvecError(
+                Errors.E002.format(layers=list(layers.layers), transformer=transformer, component=component)
+            )
         chosen = [hidden_states[i] for i in resolve_layers(layers.layers, len(hidden_states))]
     else:
         chosen = [output["last_hidden_state"]]
