@@ -411,3 +411,19 @@ def test_sourced_component_with_replace_listeners_assembles_and_loads(listener_p
     loaded = spacy.load(tmp_path / "assembled")  # failed: max_batch_wordpieces unexpected argument
     assert loaded.get_pipe("transformer").listening_components == []
     assert loaded("I have a pen.").has_annotation("ENT_IOB")
+
+
+def test_a_pipeline_run_before_initialize_is_e044(tiny_bert_dir):
+    """add_pipe without nlp.initialize(): no Hugging Face model yet; a coded error that
+    says to initialize, not an AttributeError from inside the forward pass."""
+    from .conftest import transformer_config
+
+    bucketed = "spacy-ctxvec.BucketedTransformerModel.v1"
+    nlp = spacy.blank("en")
+    model = dict(transformer_config(str(tiny_bert_dir))["model"], **{"@architectures": bucketed})
+    nlp.add_pipe("ctxvec_transformer", name="transformer", config={"model": model})
+    nlp.add_pipe("ctxvec_context")
+    with pytest.raises(CtxvecError, match=r"\[CTX-E044\].*nlp.initialize\(\)"):
+        nlp("a river bank")
+    nlp.initialize()
+    assert nlp("a river bank")[2]._.context_vec is not None

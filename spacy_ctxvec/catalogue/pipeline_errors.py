@@ -116,6 +116,12 @@ class PipelineErrors:
         "frozen_components), or its listeners' grad_factor is 0.0 and [training.optimizer] "
         "L2 = 0.0 (weight decay changes weights without gradients)."
     )
+    E044 = (
+        "The transformer's Hugging Face model is not loaded yet: the pipeline was built "
+        "with add_pipe but not initialized. Call nlp.initialize() before running it (or "
+        "spacy.load a saved pipeline, or assemble a config with `python -m spacy "
+        "assemble`)."
+    )
 
     # Static vectors (E1xx)
     E101 = (

@@ -377,6 +377,8 @@ def bucketed_forward(
     model: BucketedTransformerModel, docs: List[Doc], is_train: bool
 ) -> Tuple[FullTransformerBatch, Callable]:
     """The thinc forward of BucketedTransformerModel (inference only; see the module docstring)."""
+    if model.transformer is None:
+        raise CtxvecError(Errors.E044)
     if _uses_upstream(model, is_train):
         return upstream_forward(model, docs, is_train)
     tokenizer = model.tokenizer
