@@ -104,6 +104,20 @@ def test_options_dtype_and_lookups(w2v_path):
         spacy.blank("en").add_pipe("ctxvec_static", config={"lookups": []})
 
 
+def test_values_beyond_float16_are_e139_not_inf(tmp_path):
+    """float16 holds +-65504: a larger value would read inf, and a Doc's mean NaN."""
+    path = tmp_path / "big.txt"
+    path.write_text("2 4\nfoo 1e6 2 3 4\nbar -70000 1 1 4\n", encoding="utf8")
+    with pytest.raises(CtxvecError, match=r"\[CTX-E139\].*1e\+06 \(key 'foo'\).*dtype = \"float32\""):
+        file_nlp(path, dtype="float16")
+    wide = file_nlp(path)  # float32 holds them
+    doc = wide("foo bar")
+    assert np.isfinite(doc._.static_vec).all() and doc[0]._.static_vec[0] == 1e6
+    wide.to_disk(tmp_path / "saved")
+    with pytest.raises(CtxvecError, match=r"\[CTX-E139\]"):
+        spacy.load(tmp_path / "saved", config={"components": {"ctxvec_static": {"dtype": "float16"}}})
+
+
 def test_errors_before_and_during_initialize():
     nlp = spacy.blank("en")
     nlp.add_pipe("ctxvec_static")

@@ -248,3 +248,9 @@ class PipelineErrors:
         "invalid: they must be whole numbers with 0 <= min_n, max_n <= {limit} and "
         "bucket >= 0. Check the model file or the saved table's cfg.json."
     )
+    E139 = (
+        "'{name}' stores its vectors as {dtype}, but its table holds values as large as "
+        "{largest:g} ({where}), beyond what {dtype} holds (+-{limit:g}): they would "
+        'become inf and the means NaN. Set dtype = "float32" in [components.{name}], '
+        "or scale the vectors down before loading them."
+    )

@@ -135,7 +135,7 @@ class StaticVectors(DocAnnotator):
         table = source(nlp)  # type: ignore[arg-type]  # a source may read files only, without nlp
         if not isinstance(table, StaticVectorTable):
             raise CtxvecError(Errors.E118.format(name=self.name, got=type(table).__name__))
-        self.table = table
+        self.table = self._fitting_dtype(table)
 
     def _check_configured_path(self, nlp: Language) -> None:
         """E024 when the config's vectors_file source has no path (configs/word2vec.cfg
@@ -181,7 +181,7 @@ class StaticVectors(DocAnnotator):
             cfg = srsly.read_json(path / "cfg.json")
         except (ValueError, OSError) as err:
             raise CtxvecError(Errors.E134.format(path=path, problem=f"cfg.json cannot be read ({err})")) from None
-        self.table = StaticVectorTable.from_disk(path / "table") if _has_table(cfg, path) else None
+        self.table = self._fitting_dtype(StaticVectorTable.from_disk(path / "table")) if _has_table(cfg, path) else None
         return self
 
     def to_bytes(self, *, exclude: Iterable[str] = tuple()) -> bytes:
@@ -201,8 +201,23 @@ class StaticVectors(DocAnnotator):
             raise CtxvecError(
                 Errors.E134.format(path="<bytes>", problem="expected a mapping with the table's bytes under 'table'")
             )
-        self.table = None if msg["table"] is None else StaticVectorTable.from_bytes(msg["table"])
+        self.table = None if msg["table"] is None else self._fitting_dtype(StaticVectorTable.from_bytes(msg["table"]))
         return self
+
+    def _fitting_dtype(self, table: StaticVectorTable) -> StaticVectorTable:
+        """``table``, or E139 where a value would not fit this component's dtype (float16)."""
+        limit = float(np.finfo(self.dtype).max)
+        arrays = [("", table.vectors)] + list(table.subwords.arrays().items() if table.subwords else [])
+        for array_name, array in arrays:
+            if array.size and float(np.abs(array).max()) > limit:
+                row = int(np.abs(array).max(axis=1).argmax())
+                keys = {r: key for key, r in zip(table.keys, table.rows.tolist())} if not array_name else {}
+                where = f"key {keys[row]!r}" if row in keys else f"{array_name or 'row'} row {row}"
+                largest = float(np.abs(array[row]).max())
+                raise CtxvecError(
+                    Errors.E139.format(name=self.name, dtype=self.dtype.name, largest=largest, where=where, limit=limit)
+                )
+        return table
 
 
 def _has_table(cfg: Any, path: Path) -> bool:
