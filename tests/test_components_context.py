@@ -363,6 +363,14 @@ def test_missing_trf_data_with_a_transformer_names_annotating_components(tiny_nl
         tiny_nlp.get_pipe("ctxvec_context")(tiny_nlp.make_doc("no transformer output"))
 
 
+def test_a_disabled_transformer_is_named_as_the_cause(tiny_pipeline_dir):
+    nlp = spacy.load(tiny_pipeline_dir, disable=["transformer"])
+    with pytest.raises(CtxvecError, match=r"\[CTX-E001\].*transformer 'transformer' is disabled.*enable_pipe"):
+        nlp("a river bank")
+    nlp.enable_pipe("transformer")
+    assert nlp("a river bank")[1]._.context_vec is not None
+
+
 def test_frozen_uninitialized_context_still_names_annotating_components(tiny_bert_dir):
     # As in `spacy train` with both frozen: ctxvec_context is never initialized, but
     # the message names the transformer and annotating_components, not add_pipe.

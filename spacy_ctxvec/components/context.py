@@ -229,6 +229,12 @@ class ContextVectors(DocAnnotator):
                 f'Add it with nlp.add_pipe("transformer", before="{self.name}") or put '
                 "[components.transformer] before it in the config's pipeline list."
             )
+        if nlp is not None and self.transformer_name in nlp.disabled:
+            return (
+                f"The pipeline's transformer '{self.transformer_name}' is disabled: enable it "
+                f"(nlp.enable_pipe('{self.transformer_name}'), or leave it out of disable=[...] in "
+                f"spacy.load), or disable '{self.name}' and the components after it as well."
+            )
         return (
             f"The pipeline has the transformer '{self.transformer_name}'; if it is frozen during "
             f"`spacy train`, add it to [training] annotating_components so that its output "
