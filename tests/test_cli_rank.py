@@ -114,3 +114,18 @@ def test_rank_by_corpus_polysemy_lists_the_words_this_corpus_splits(tiny_bert_di
     assert no_senses.exit_code == 1 and "E606" in no_senses.output
     bad = runner.invoke(app, ["rank", str(lexicon_dir), "--by", "senses"])
     assert bad.exit_code == 1 and "E228" in bad.output
+
+
+def test_min_count_defaults_to_the_pipelines_own(tiny_bert_dir, tmp_path, lexicon_dir):
+    """Without --min-count, rank lists the words the pipeline scores: its ctxvec_polysemy
+    min_count (3 here), not a fixed 5 that would leave scored words out; 5 for a lexicon."""
+    from .test_evaluation_tasks import build_sense_nlp
+
+    build_sense_nlp(tiny_bert_dir).to_disk(tmp_path / "pipeline")
+    for by in ("polysemy_score", "corpus_polysemy"):
+        args = ["rank", str(tmp_path / "pipeline"), "--format", "json", "--by", by]
+        data = json.loads(runner.invoke(app, args).output)
+        assert data["min_count"] == 3 and min(row["count"] for row in data["most"] + data["least"]) == 3
+    assert json.loads(runner.invoke(app, ["rank", str(lexicon_dir), "--format", "json"]).output)["min_count"] == 5
+    table = runner.invoke(app, ["rank", str(tmp_path / "pipeline")]).output
+    assert "words (types with a letter) of" in table and "seen >= 3 times" in table and "W038" not in table

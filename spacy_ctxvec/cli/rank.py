@@ -127,9 +127,15 @@ def rank_by_corpus_polysemy(source: Path, min_count: int, top_k: int, words_only
     return ranked, summary
 
 
+DEFAULT_MIN_COUNT = 5  # for a lexicon directory, which has no component settings
 SOURCE = typer.Argument(..., help="Pipeline directory or package with ctxvec_polysemy, or a lexicon")
 FORMAT = typer.Option("table", "--format", help="table, tsv or json")
-MIN_COUNT = typer.Option(5, "--min-count", min=2, help="Only types with at least this many occurrences")
+MIN_COUNT = typer.Option(
+    None,
+    "--min-count",
+    min=2,
+    help="Only types with at least this many occurrences (default: the pipeline's min_count, 5 for a lexicon)",
+)
 TOP_K = typer.Option(20, "--top-k", min=1, help="How many words in each list")
 SCORE = typer.Option(
     None,
@@ -153,7 +159,7 @@ BY = typer.Option(
 def rank_cli(
     source: Path = SOURCE,
     fmt: str = FORMAT,
-    min_count: int = MIN_COUNT,
+    min_count: Optional[int] = MIN_COUNT,
     top_k: int = TOP_K,
     score: Optional[str] = SCORE,
     all_types: bool = ALL_TYPES,
@@ -161,6 +167,7 @@ def rank_cli(
 ) -> None:
     """List the most and least polysemous words with their counts."""
     check_choices(fmt, by)
+    min_count = min_count or max(2, int(polysemy_setting(source, "min_count", DEFAULT_MIN_COUNT)))
     if by == "corpus_polysemy":
         ranked, summary = rank_by_corpus_polysemy(source, min_count, top_k, not all_types)
         if fmt == "table":
@@ -180,8 +187,9 @@ def rank_cli(
         msg.warn(Warnings.W031.format(**summary))
         return
     if fmt == "table":
+        which = "types" if all_types else "words (types with a letter)"
         msg.info(
-            f"{summary['n_scored']} of {summary['n_types']} types have >= {min_count} occurrences; "
+            f"{summary['n_scored']} {which} of {summary['n_types']} types seen >= {min_count} times; "
             f"polysemy_score: {used}; "
             f"baseline B = {summary['anisotropy_baseline']:.4f}"
         )
