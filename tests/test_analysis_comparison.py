@@ -54,8 +54,9 @@ def test_repeated_word_gives_every_pair(tiny_nlp):
 def test_missing_word_and_no_shared_word_raise(tiny_nlp):
     with pytest.raises(CtxvecError, match=r"\[CTX-E012\].*banana"):
         compare_docs(tiny_nlp("the apple"), tiny_nlp("the pen"), "banana")
-    with pytest.raises(CtxvecError, match=r"\[CTX-E013\]"):
+    with pytest.raises(CtxvecError, match=r"\[CTX-E013\].*share at least one word") as raised:
         compare_docs(tiny_nlp("apple"), tiny_nlp("pen !"))
+    assert "or use --word" not in str(raised.value)  # --word needs a word of both texts too
 
 
 def test_chinese_text_in_an_english_pipeline_is_named_as_one_token(tiny_nlp):

@@ -114,7 +114,21 @@ def test_plot_word_missing_word_is_a_clear_error(tiny_pipeline_dir, sentences_fi
     assert result.exit_code == 1
     message = " ".join(result.output.split())
     assert "[CTX-E402]" in message and "'hotel'" in message and "5 texts read" in message
+    assert "--case-sensitive" not in message  # not given: nothing to drop
     assert not output.exists()
+    strict = invoke(
+        "plot",
+        "word",
+        "HOTEL",
+        "--sentences",
+        sentences_file,
+        "--pipeline",
+        tiny_pipeline_dir,
+        "-o",
+        output,
+        "--case-sensitive",
+    )
+    assert strict.exit_code == 1 and "drop --case-sensitive" in " ".join(strict.output.split())
 
 
 @pytest.mark.parametrize("inputs", [[], ["--sentences", "a.txt", "--corpus", "b.txt"]])

@@ -51,7 +51,12 @@ def word_occurrences(
     occurrences = collect_occurrences(nlp, texts, word, case_sensitive=case_sensitive, max_occurrences=max_occurrences)
     if len(occurrences.vectors) == 0:
         matching = "case-sensitively" if case_sensitive else "ignoring case"
-        raise CtxvecError(Errors.E402.format(word=word, source=source, n_docs=occurrences.n_texts, matching=matching))
+        case_hint = ", drop --case-sensitive" if case_sensitive else ""
+        raise CtxvecError(
+            Errors.E402.format(
+                word=word, source=source, n_docs=occurrences.n_texts, matching=matching, case_hint=case_hint
+            )
+        )
     return occurrences
 
 

@@ -46,7 +46,8 @@ class PipelineErrors:
     )
     E013 = (
         "The two texts share no word (case-insensitive, punctuation and spaces "
-        "ignored). Give sentences that share at least one word, or use --word.{hint}"
+        "ignored), so there is no word to compare. Give sentences that share at least one "
+        "word (--word picks one of the shared words).{hint}"
     )
     E020 = (
         "Model name '{name}' is a local folder, but {problem}. Give the folder that "
