@@ -288,3 +288,14 @@ def test_plot_without_matplotlib_names_the_extra_before_any_work(tmp_path, monke
     assert result.exit_code == 1 and not (tmp_path / "out.png").exists()
     assert "CTX-E405] The pictures need matplotlib" in result.output and 'spacy-ctxvec[plot]"' in result.output
     assert "Traceback" not in result.output
+
+
+@pytest.mark.parametrize(
+    "command", [["word", "apple", "--sentences", "s.txt"], ["layers", "p", "c.txt"], ["polysemy", "p"]]
+)
+def test_every_plot_needs_its_output_named(command, tmp_path, monkeypatch):
+    """A command writes only where it is told: no default file in the working directory."""
+    monkeypatch.chdir(tmp_path)
+    result = invoke("plot", *command)
+    assert result.exit_code == 2 and "--output" in result.output
+    assert list(tmp_path.iterdir()) == []

@@ -56,7 +56,7 @@ def plot_word_cli(
     pipeline: Optional[str] = typer.Option(
         None, "--pipeline", "-p", help="Pipeline directory, package or .cfg (default: configs/default.cfg)"
     ),
-    output: Path = typer.Option(Path("word.png"), "--output", "-o", help="Output file, .png or .svg"),
+    output: Path = typer.Option(..., "--output", "-o", help="Output file, .png or .svg (required)"),
     overwrite: bool = OVERWRITE_FILE,
     projection: Projection = typer.Option(Projection.pca, "--projection", help="2-D projection"),
     clusters: int = typer.Option(
@@ -93,7 +93,7 @@ def plot_layers_cli(
     # fmt: off
     pipeline: str = typer.Argument(..., help="Pipeline directory, package or .cfg"),
     corpus: Path = typer.Argument(..., help="Corpus file (.txt one text per line, .jsonl, .spacy)"),
-    output: Path = typer.Option(Path("layers.png"), "--output", "-o", help="Output file, .png or .svg"),
+    output: Path = typer.Option(..., "--output", "-o", help="Output file, .png or .svg (required)"),
     overwrite: bool = OVERWRITE_FILE,
     min_count: int = typer.Option(
         5, "--min-count", help="Average self-similarity over word types seen at least this often"
@@ -125,7 +125,7 @@ def plot_polysemy_cli(
     sense_counts: Optional[Path] = typer.Option(
         None, "--sense-counts", help="TSV lemma<TAB>count, e.g. wordnet_sense_counts/sense_counts.tsv"
     ),
-    output: Path = typer.Option(Path("polysemy.png"), "--output", "-o", help="Output file, .png or .svg"),
+    output: Path = typer.Option(..., "--output", "-o", help="Output file, .png or .svg (required)"),
     overwrite: bool = OVERWRITE_FILE,
     min_count: int = typer.Option(5, "--min-count", help="Score only words seen at least this often"),
     top_n: int = typer.Option(15, "--top", help="Words in each bar chart"),
