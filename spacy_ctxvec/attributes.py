@@ -165,9 +165,17 @@ def check_same_tokens(doc: Doc, reader: str) -> None:
 
 
 def _token_value(token: Token, array_attr: str) -> Any:
-    """The token's row of ``array_attr`` (None without the array or a row)."""
+    """The token's row of ``array_attr`` (None without the array or a row); a vector row
+    is a read-only view, so an in-place edit cannot change what later readers (scores,
+    senses, means) read from the Doc: ``.copy()`` it to modify."""
     value, row = token_row(token, array_attr, BOUNDS_OF[array_attr])
-    return None if row is None else value[row]
+    if row is None:
+        return None
+    result = value[row]
+    if isinstance(result, np.ndarray):
+        result = result.view()
+        result.flags.writeable = False
+    return result
 
 
 def kept_rows(doc: Doc, array_attr: str, mask: np.ndarray, start: int, end: int) -> np.ndarray:

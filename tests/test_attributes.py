@@ -191,3 +191,17 @@ def test_a_sentence_copied_by_as_doc_reads_its_own_values(full_nlp):
         assert copied._.sense == original._.sense
     assert not np.array_equal(second[1]._.context_vec, doc[1]._.context_vec)
     np.testing.assert_allclose(second._.context_vec, doc[6:11]._.context_vec, rtol=1e-5)
+
+
+def test_token_vectors_are_read_only_views_of_the_doc(full_nlp):
+    """An in-place edit of token._.context_vec would change what the Doc's means, scores and
+    senses read: it raises; a copy is the user's to change."""
+    doc = full_nlp("the river bank")
+    before = np.array(doc._.get(CONTEXT_ARRAY), copy=True)
+    for name in ("context_vec", "static_vec"):
+        vector = doc[2]._.get(name)
+        with pytest.raises(ValueError, match="read-only"):
+            vector /= np.linalg.norm(vector)
+    mine = doc[2]._.context_vec.copy()
+    mine /= np.linalg.norm(mine)
+    assert np.array_equal(doc._.get(CONTEXT_ARRAY), before) and np.isclose(np.linalg.norm(mine), 1.0)
