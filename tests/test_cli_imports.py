@@ -202,6 +202,8 @@ def registrations():
             for decorator in node.decorator_list:
                 if not (isinstance(decorator, ast.Call) and isinstance(decorator.func, ast.Attribute)):
                     continue
+                if not decorator.args:  # e.g. @app.callback(): not a registration
+                    continue
                 owner, attr = getattr(decorator.func.value, "id", ""), decorator.func.attr
                 arg = decorator.args[0]
                 name = arg.value if isinstance(arg, ast.Constant) else constants.get(getattr(arg, "id", ""))

