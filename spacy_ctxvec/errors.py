@@ -97,3 +97,4 @@ class Warnings(metaclass=_ErrorsWithCodes):
         "--min-count {min_count} is below the pipeline's own min_count ({component_min_count}): words seen "
         "fewer than {component_min_count} times are ranked here, but their tokens get polysemy_score None."
     )
+    W039 = "Nothing was drawn on the page: {why}."

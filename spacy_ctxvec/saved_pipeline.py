@@ -98,14 +98,23 @@ def load_lexicon(path: Union[str, Path]) -> Lexicon:
 
 def load_senses(path: Union[str, Path]) -> SenseInventory:
     """A SenseInventory from a senses directory, or from the ctxvec_polysemy component
-    of a saved pipeline directory (checked against its lexicon); E606 if there are none."""
+    of a saved pipeline directory (checked against its lexicon); E606 if there are none
+    (E616 if ``path`` does not exist)."""
     return load_senses_and_lexicon(path)[0]
+
+
+def existing_path(path: Union[str, Path]) -> Path:
+    """pipeline_path(path); E616 where no such path or installed package exists."""
+    found = pipeline_path(path)
+    if not found.exists():
+        raise CtxvecError(Errors.E616.format(path=path))
+    return found
 
 
 def load_senses_and_lexicon(path: Union[str, Path]) -> Tuple[SenseInventory, Optional[Lexicon]]:
     """load_senses, and the lexicon read with them from a saved pipeline (None from a
-    senses directory, which holds none)."""
-    path = pipeline_path(path)
+    senses directory, which holds none); E616 if ``path`` does not exist."""
+    path = existing_path(path)
     if (path / "senses.json").exists():
         return SenseInventory.from_disk(path), None
     parts = read_pipeline_parts(path, (polysemy_state.SENSES_DIR, polysemy_state.LEXICON_DIR))

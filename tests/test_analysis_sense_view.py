@@ -65,20 +65,46 @@ def test_senses_html_command_writes_the_page_through_the_output_rule(sense_nlp, 
     assert again.exit_code == 1 and "E701" in again.output
     assert runner.invoke(app, [*command, "--overwrite"]).exit_code == 0
     no_text = runner.invoke(app, ["senses", str(tmp_path / "pipeline"), "--html", str(tmp_path / "x.html")])
-    assert no_text.exit_code == 1 and "E611" in no_text.output and not (tmp_path / "x.html").exists()
+    assert no_text.exit_code == 1 and "E613" in no_text.output and not (tmp_path / "x.html").exists()
     nothing = runner.invoke(app, ["senses", str(tmp_path / "pipeline")])
     assert nothing.exit_code == 1 and "E611" in nothing.output
     every = runner.invoke(app, [*command, "--overwrite", "--all-words"])
-    assert every.exit_code == 0 and f"drawn: {n_with_sense}, every one of them" in every.output, every.output
+    assert every.exit_code == 0 and f"drawn: {n_with_sense}, every token with a sense" in every.output, every.output
     assert all(label in output.read_text(encoding="utf8") for _, _, label, _ in sense_spans(doc))
     both = runner.invoke(app, [*command, "--overwrite", "bank"])  # the page, then the word's senses as asked
     assert both.exit_code == 0 and "Wrote the text's" in both.output and "bank (bank):" in both.output, both.output
 
 
-def test_a_pipeline_without_senses_is_e612(tiny_nlp, tmp_path):
+def test_a_page_with_nothing_drawn_is_written_with_a_warning_saying_why(sense_nlp, tmp_path):
+    sense_nlp.to_disk(tmp_path / "pipeline")
+    output = tmp_path / "senses.html"
+    unknown = runner.invoke(app, ["senses", str(tmp_path / "pipeline"), "--html", str(output), "--text", "xyzzy plugh"])
+    warning = " ".join(unknown.stderr.split())
+    assert unknown.exit_code == 0 and output.read_text(encoding="utf8").startswith("<!DOCTYPE html>")
+    assert "drawn: 0" in unknown.stdout and "[CTX-W039] Nothing was drawn" in warning
+    assert "no token of the text has a sense" in warning
+    one_sense = " ".join(t.text for t in sense_nlp(TEXT) if t._.n_senses == 1)
+    command = ["senses", str(tmp_path / "pipeline"), "--html", str(output), "--text", one_sense, "--overwrite"]
+    unsplit = runner.invoke(app, command)
+    warning = " ".join(unsplit.stderr.split())
+    assert unsplit.exit_code == 0 and "split into several senses; --all-words draws" in warning
+    drawn = runner.invoke(app, [*command, "--all-words"])
+    assert drawn.exit_code == 0 and "W039" not in drawn.output and "drawn: 0" not in drawn.output
+
+
+def test_a_pipeline_without_senses_is_e612_before_the_text_is_run(tiny_nlp, tmp_path, monkeypatch):
+    from spacy.language import Language
+
     from spacy_ctxvec.analysis.sense_view import senses_html
     from spacy_ctxvec.errors import CtxvecError
 
     tiny_nlp.to_disk(tmp_path / "plain")
+
+    def never(*args, **kwargs):
+        raise AssertionError("the text was run through a pipeline without senses")
+
+    monkeypatch.setattr(Language, "__call__", never)
     with pytest.raises(CtxvecError, match="E612"):
         senses_html(tmp_path / "plain", TEXT)
+    result = runner.invoke(app, ["senses", str(tmp_path / "plain"), "--html", str(tmp_path / "x.html"), "--text", TEXT])
+    assert result.exit_code == 1 and "E612" in result.output and not (tmp_path / "x.html").exists()

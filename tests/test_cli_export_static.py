@@ -70,9 +70,10 @@ def test_export_senses_writes_one_row_per_sense_loadable_by_the_file_source(tmp_
     table = configure_vectors_file(path=str(tmp_path / "v.txt"))(spacy.blank("en"))
     assert len(table) == inventory.n_senses_total and "bank|1" in table
     np.testing.assert_allclose(table.get("bank|1"), inventory.senses_of("bank")[1].vector, atol=1e-5)
-    no_senses = runner.invoke(
-        app, ["export-static", str(tmp_path / "lex_missing"), str(tmp_path / "w.txt"), "--senses"]
-    )
+    missing = runner.invoke(app, ["export-static", str(tmp_path / "lex_missing"), str(tmp_path / "w.txt"), "--senses"])
+    assert missing.exit_code == 1 and "E616" in missing.output and "does not exist" in " ".join(missing.output.split())
+    (tmp_path / "empty").mkdir()
+    no_senses = runner.invoke(app, ["export-static", str(tmp_path / "empty"), str(tmp_path / "w.txt"), "--senses"])
     assert no_senses.exit_code == 1 and "E606" in no_senses.output
 
 

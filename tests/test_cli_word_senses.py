@@ -74,6 +74,34 @@ def test_unknown_word_missing_senses_and_bad_format_are_coded_errors(senses_dir,
     assert bad_format.exit_code == 1 and "E230" in bad_format.output
 
 
+def test_option_misuse_and_a_missing_path_are_coded_errors_naming_the_fix(senses_dir, tmp_path):
+    from spacy_ctxvec.errors import CtxvecError
+    from spacy_ctxvec.saved_pipeline import load_senses
+
+    path, _ = senses_dir
+    page = tmp_path / "out.html"
+    text_alone = runner.invoke(app, ["senses", str(path), "bank", "--text", "We sat on the bank."])
+    message = " ".join(text_alone.output.split())
+    assert text_alone.exit_code == 1 and "[CTX-E613]" in message and "--text without --html OUTPUT.html" in message
+    html_alone = runner.invoke(app, ["senses", str(path), "--html", str(page)])
+    message = " ".join(html_alone.output.split())
+    assert html_alone.exit_code == 1 and "[CTX-E613]" in message and "--html without --text 'TEXT'" in message
+    for blank, said in (("", "empty:"), ("   ", "empty (whitespace only)")):
+        empty = runner.invoke(app, ["senses", str(path), "--html", str(page), "--text", blank])
+        message = " ".join(empty.output.split())
+        assert empty.exit_code == 1 and "[CTX-E614]" in message and said in message and not page.exists()
+    all_words = runner.invoke(app, ["senses", str(path), "bank", "--all-words"])
+    message = " ".join(all_words.output.split())
+    assert all_words.exit_code == 1 and "[CTX-E615]" in message and "only applies with --html" in message
+    for args in (["bank"], ["--html", str(page), "--text", "The bank."]):
+        missing = runner.invoke(app, ["senses", str(tmp_path / "nosuchdir"), *args])
+        message = " ".join(missing.output.split())
+        assert missing.exit_code == 1 and "[CTX-E616]" in message and "nosuchdir' does not exist" in message
+        assert "E606" not in message and not page.exists()
+    with pytest.raises(CtxvecError, match="E616"):
+        load_senses(tmp_path / "nosuchdir")
+
+
 def test_unknown_words_beside_known_ones_are_named_in_one_note(senses_dir):
     path, _ = senses_dir
     result = runner.invoke(app, ["senses", str(path), "bank", "zebra", "w01", "rare"])

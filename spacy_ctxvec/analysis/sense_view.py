@@ -11,7 +11,7 @@ from typing import List, Optional, Union
 from spacy import displacy
 from spacy.tokens import Doc, Span
 
-from ..attributes import SENSE_ARRAY
+from ..attributes import POLYSEMY_FACTORY, SENSE_ARRAY
 from ..errors import CtxvecError, Errors
 from ..ops.sense_display import SenseSpan, displacy_sense_data, sense_colours, sense_span_label
 from ..pipelines import load_pipeline
@@ -70,8 +70,11 @@ class SensePage:
 def senses_html(pipeline: Union[str, Path], text: str, *, min_senses: int = 2) -> SensePage:
     """``text`` run through ``pipeline`` and drawn with its senses on a whole HTML page
     (the tokens of words with at least ``min_senses`` senses); E612 when the pipeline sets
-    no senses."""
+    no senses, checked before the text is run through it."""
     nlp = load_pipeline(pipeline)
+    polysemy = [pipe for name, pipe in nlp.pipeline if nlp.get_pipe_meta(name).factory == POLYSEMY_FACTORY]
+    if not any(getattr(pipe, "senses", None) is not None for pipe in polysemy):
+        raise CtxvecError(Errors.E612.format(path=pipeline))
     doc = nlp(text)
     if doc._.get(SENSE_ARRAY) is None:
         raise CtxvecError(Errors.E612.format(path=pipeline))

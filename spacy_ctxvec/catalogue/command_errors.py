@@ -167,6 +167,24 @@ class CommandErrors:
         "component with senses. Give a pipeline built with `spacy-ctxvec build-lexicon` "
         "(without --no-senses); a senses directory alone cannot read a text."
     )
+    E613 = (
+        "`spacy-ctxvec senses` got {given} without {missing}: --html OUTPUT.html and "
+        "--text 'TEXT' go together (the text drawn with its senses, written to the HTML "
+        "file). Add {missing}, or leave out {given} to list the WORDs' senses alone."
+    )
+    E614 = (
+        "The --text to draw is empty{blank}: nothing was written. Give the text whose "
+        "senses to draw, e.g. --text 'We sat on the bank of the river.'"
+    )
+    E615 = (
+        "--all-words only applies with --html OUTPUT.html --text 'TEXT' (it draws the "
+        "tokens of words with one sense too); the WORDs' senses are listed in full "
+        "without it. Leave out --all-words, or add --html and --text."
+    )
+    E616 = (
+        "'{path}' does not exist. Give a pipeline directory or installed pipeline "
+        "package built with `spacy-ctxvec build-lexicon`, or a senses directory."
+    )
 
     # Sense evaluation (E630-E649)
     E630 = (

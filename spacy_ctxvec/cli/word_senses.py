@@ -17,7 +17,7 @@ from ..lexicon.sense_inventory import SenseInventory
 from ..lexicon.statistics import Lexicon
 from ..ops.senses import is_word
 from ..outputs import check_output, write_text
-from ..saved_pipeline import load_senses_and_lexicon
+from ..saved_pipeline import existing_path, load_senses_and_lexicon
 from ._app import OVERWRITE_FILE, app, exit_on_coded_error
 
 FORMATS = ("table", "tsv", "json")
@@ -146,11 +146,41 @@ def _first_of_each_sense(entry: Dict[str, Any]) -> List[tuple]:
 
 def drawn_note(page: SensePage, path: Path, all_words: bool) -> str:
     """What --html wrote: the text's tokens, those with a sense, and which were drawn."""
-    which = "every one of them" if all_words else "those of words with several senses (--all-words: all)"
+    which = "every token with a sense" if all_words else "those of words with several senses (--all-words: all)"
     return (
         f"Wrote the text's {page.n_tokens} tokens, {page.n_with_sense} of them with a sense, to {path}; "
         f"drawn: {page.n_drawn}, {which}"
     )
+
+
+def nothing_drawn_note(page: SensePage) -> str:
+    """W039: why --html drew no token (``page.n_drawn`` is 0)."""
+    if page.n_with_sense == 0:
+        why = (
+            "no token of the text has a sense (its words are not in the corpus the senses were induced "
+            "from, were seen fewer than min_count times, or hold no letter)"
+        )
+    else:
+        why = (
+            f"none of the text's {page.n_with_sense} tokens with a sense is of a word this corpus split "
+            "into several senses; --all-words draws the tokens of one-sense words too"
+        )
+    return Warnings.W039.format(why=why)
+
+
+def check_options(words: Optional[List[str]], html: Optional[Path], text: Optional[str], all_words: bool) -> None:
+    """E611 without WORDs or --html/--text, E613 for --html or --text alone, E614 for an
+    empty --text, E615 for --all-words without --html."""
+    if html is None and text is None:
+        if not words:
+            raise CtxvecError(Errors.E611.format(given="no WORD, no --html and no --text"))
+        if all_words:
+            raise CtxvecError(Errors.E615)
+    elif html is None or text is None:
+        given, missing = ("--text", "--html OUTPUT.html") if html is None else ("--html", "--text 'TEXT'")
+        raise CtxvecError(Errors.E613.format(given=given, missing=missing))
+    elif not text.strip():
+        raise CtxvecError(Errors.E614.format(blank=" (whitespace only)" if text else ""))
 
 
 @app.command("senses", short_help="Words' senses (label, share, examples), or a text's.")
@@ -176,17 +206,19 @@ def senses_cli(
     with --html a text drawn with its tokens' senses."""
     if fmt not in FORMATS:
         raise CtxvecError(Errors.E230.format(fmt=fmt, choices=", ".join(FORMATS)))
-    if html is not None and text:
+    check_options(words, html, text, all_words)
+    existing_path(source)
+    if html is not None and text is not None:
         check_output(html, what="HTML file", inputs={"SOURCE": source}, overwrite=overwrite)
         page = senses_html(source, text, min_senses=1 if all_words else 2)
         write_text(html, page.html, what="HTML file", overwrite=overwrite)
         print(drawn_note(page, html, all_words))
+        if page.n_drawn == 0:  # the page is written all the same: the text, with nothing underlined
+            typer.echo(f"⚠ {nothing_drawn_note(page)}", err=True)
         if not words:
             return
-    elif not words or html is not None or text:
-        raise CtxvecError(Errors.E611.format(given=f"words {words or []}, --html {html}, --text {text!r}"))
     inventory, lexicon = load_senses_and_lexicon(source)  # a senses directory holds no lexicon: no counts
-    print(render(describe_senses(inventory, words, source, lexicon), fmt))
-    unknown = unknown_words(inventory, words)
+    print(render(describe_senses(inventory, words or [], source, lexicon), fmt))
+    unknown = unknown_words(inventory, words or [])
     if unknown:  # a note beside the words shown: on stderr, so that JSON and TSV output stays parseable
         typer.echo(f"⚠ {unknown_words_note(inventory, unknown, source, Warnings.W032)}", err=True)
