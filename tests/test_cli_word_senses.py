@@ -114,6 +114,32 @@ def test_unknown_words_beside_known_ones_are_named_in_one_note(senses_dir):
     assert "[CTX-W032]" in as_json.stderr and "'zebra'" in as_json.stderr
 
 
+def test_the_table_stays_in_line_for_any_label_and_lists_each_word_once(senses_dir):
+    from spacy_ctxvec.cli.word_senses import render
+
+    long_label = "l" * 31
+    example = "a long example snippet, well past thirty characters, about the [x] of it"
+    entry = {"word": "x", "key": "x", "n_senses": 2, "corpus_polysemy": 1.0}
+    entry["senses"] = [
+        {"sense": 0, "label": long_label, "share": 0.6, "examples": ["a [x]", example]},
+        {"sense": 1, "label": "short", "share": 0.4, "examples": ["b [x] c"]},
+    ]
+    lines = render([entry], "table").splitlines()
+    header = next(line for line in lines if line.startswith("sense"))
+    rows = lines[lines.index(header) :]
+    share_end = header.index("share") + len("share")
+    assert rows[1].split() == ["-" * 5, "-" * 31, "-" * 5, "-" * len(example)]
+    assert rows[2][share_end - 5 : share_end] == "60.0%" and rows[4][share_end - 5 : share_end] == "40.0%"
+    assert rows[2].index("a [x]") == rows[3].index(example) == header.index("examples")
+    assert long_label in rows[2] and all(line == line.rstrip() for line in lines)
+    path, _ = senses_dir
+    twice = runner.invoke(app, ["senses", str(path), "Bank", "bank", "BANK", "zebra", "Zebra", "--format", "json"])
+    assert [e["word"] for e in json.loads(twice.stdout)] == ["Bank"]  # one key, its first spelling
+    assert "'zebra'" in twice.stderr and "'Zebra'" not in twice.stderr
+    table = runner.invoke(app, ["senses", str(path), "bank", "Bank"]).output
+    assert table.count("(bank): 2 senses") == 1 and all(line == line.rstrip() for line in table.splitlines())
+
+
 def test_a_word_without_corpus_polysemy_says_why():
     from spacy_ctxvec.cli.word_senses import render
 

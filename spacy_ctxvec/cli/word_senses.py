@@ -30,9 +30,17 @@ def word_key(inventory: SenseInventory, word: str) -> str:
     return word.lower() if inventory.settings.get("key", "lower") == "lower" else word
 
 
+def unique_words(inventory: SenseInventory, words: List[str]) -> List[str]:
+    """``words`` with each inventory key once, in the first spelling given ("emma Emma": "emma")."""
+    first: Dict[str, str] = {}
+    for word in words:
+        first.setdefault(word_key(inventory, word), word)
+    return list(first.values())
+
+
 def unknown_words(inventory: SenseInventory, words: List[str]) -> List[str]:
-    """The ``words`` that have no senses in ``inventory``."""
-    return [word for word in words if word_key(inventory, word) not in inventory]
+    """The ``words`` (each key once) that have no senses in ``inventory``."""
+    return [word for word in unique_words(inventory, words) if word_key(inventory, word) not in inventory]
 
 
 def unknown_words_note(inventory: SenseInventory, unknown: List[str], source: Path, template: str) -> str:
@@ -60,12 +68,13 @@ def describe_senses(
 ) -> List[Dict[str, Any]]:
     """One entry per word that has senses: its key, number of senses, occurrences in the
     corpus (``lexicon``'s count; None without one), and each sense's share and examples
-    (the others are left out: see unknown_words); E607 when no word has senses."""
+    (the others are left out: see unknown_words; a key given twice is listed once, in its
+    first spelling); E607 when no word has senses."""
     unknown = unknown_words(inventory, words)
-    if len(unknown) == len(words):
+    words = [word for word in unique_words(inventory, words) if word not in unknown]
+    if not words:
         raise CtxvecError(unknown_words_note(inventory, unknown, source, Errors.E607))
-    keys = [word_key(inventory, word) for word in words if word not in unknown]
-    words = [word for word in words if word not in unknown]
+    keys = [word_key(inventory, word) for word in words]
     return [
         {
             "word": word,
@@ -113,22 +122,27 @@ def render(entries: List[Dict[str, Any]], fmt: str) -> str:
                 for s in entry["senses"]
             ]
         return "\n".join(lines)
-    from wasabi import table
-
     parts = []
     for entry in entries:
         plural = "s" if entry["n_senses"] != 1 else ""
-        body = table(
-            _first_of_each_sense(entry),
-            header=("sense", "label", "share", "examples"),
-            divider=True,
-            aligns=("r", "l", "r", "l"),
-        )
+        body = "\n" + _aligned(_first_of_each_sense(entry), ("sense", "label", "share", "examples"), "rlrl") + "\n"
         evidence = entry["corpus_polysemy"]
         shown = f", corpus_polysemy {evidence:.2f}" if evidence is not None else f", {NO_EVIDENCE}"
         seen = "" if entry.get("count") is None else f", seen {entry['count']} times"
         parts.append(f"{entry['word']} ({entry['key']}): {entry['n_senses']} sense{plural}{shown}{seen}\n{body}")
     return "\n".join(parts)
+
+
+def _aligned(rows: List[tuple], header: tuple, aligns: str) -> str:
+    """``rows`` under ``header`` and a dashed divider, each column as wide as its longest
+    cell (labels and examples of any length stay in line), without trailing spaces."""
+    cells = [[str(cell) for cell in row] for row in [header, *rows]]
+    widths = [max(len(row[i]) for row in cells) for i in range(len(header))]
+    cells.insert(1, ["-" * width for width in widths])
+    return "\n".join(
+        "   ".join(c.rjust(w) if a == "r" else c.ljust(w) for c, w, a in zip(row, widths, aligns)).rstrip()
+        for row in cells
+    )
 
 
 def _first_of_each_sense(entry: Dict[str, Any]) -> List[tuple]:
