@@ -89,6 +89,20 @@ def test_types_below_min_count_have_no_senses(inventory):
     ]
 
 
+def test_a_lower_keyed_inventory_finds_a_word_in_any_case_a_text_keyed_one_does_not(inventory):
+    import copy
+
+    assert inventory.settings["key"] == "lower" and "Bank" not in inventory  # the keys stay as made
+    described = [(s.index, s.share, s.label, s.examples) for s in inventory.senses_of("bank")]
+    for spelling in ("Bank", "BANK"):
+        assert [(s.index, s.share, s.label, s.examples) for s in inventory.senses_of(spelling)] == described
+        assert inventory.n_senses(spelling) == 2 and inventory.word_index(spelling) == inventory.index("bank")
+        assert inventory.corpus_polysemy_of(spelling) == inventory.corpus_polysemy_of("bank")
+    text_keyed = copy.copy(inventory)
+    text_keyed.settings = {**inventory.settings, "key": "text"}
+    assert text_keyed.senses_of("Bank") == [] and text_keyed.n_senses("Bank") == 0 and text_keyed.n_senses("bank") == 2
+
+
 def test_sense_vectors_are_member_means_and_shares_and_examples(data, inventory):
     keys, vectors, river, money = data
     senses = inventory.senses_of("bank")

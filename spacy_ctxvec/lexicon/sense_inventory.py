@@ -13,7 +13,6 @@ JSON, no pickle; every damaged file is E601 naming its path, and arrays of the w
 shape are refused on load.
 """
 
-from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any, Dict, List, Optional, Sequence, Tuple, Union
 
@@ -22,6 +21,7 @@ import numpy as np
 from ..errors import CtxvecError, Errors
 from ..ops.sense_labels import format_label
 from ..ops.senses import SenseSpace, sense_features, to_sense_space
+from .sense import Sense
 from .storage import (
     BYTES_SOURCE,
     KeyedRows,
@@ -57,27 +57,6 @@ _CONTEXT_ARRAYS = ("context_mean", "context_directions")  # absent: induced on t
 _TYPE_ARRAYS = ("corpus_polysemy", "margin_scales")  # absent: saved before issue 21
 _OPTIONAL_ARRAYS = _CONTEXT_ARRAYS + _TYPE_ARRAYS
 _REQUIRED_ARRAYS = tuple(name for name in _ARRAY_DTYPES if name not in _OPTIONAL_ARRAYS)
-
-
-@dataclass(frozen=True)
-class Sense:
-    """One sense of a type: its index within the type (0 = largest), share of the
-    type's sample, static vector (mean raw contextual vector of its members), unit
-    centroid in the sense space, example snippets (word in [brackets]) and
-    ``label_words``: distinctive context words of its sampled occurrences (c-TF-IDF,
-    ``ops.sense_labels``; [] for inventories saved without labels)."""
-
-    index: int
-    share: float
-    vector: np.ndarray
-    centroid: np.ndarray
-    examples: List[str]
-    label_words: List[str] = field(default_factory=list)
-
-    @property
-    def label(self) -> str:
-        """The label words as one string: "river, water, side" ("" without words)."""
-        return format_label(self.label_words)
 
 
 def _check(condition: bool, problem: str) -> None:
@@ -250,14 +229,22 @@ class SenseInventory(KeyedRows):
         """Senses per type, (n_types,) int64."""
         return np.diff(self.offsets)
 
+    def word_index(self, word: str) -> Optional[int]:
+        """``index(word)``; an inventory keyed in lower case (key mode 'lower', the default)
+        finds ``word`` in any letter case ("Very": the senses of "very")."""
+        i = self.index(word)
+        return self.index(word.lower()) if i is None and self.settings.get("key", "lower") == "lower" else i
+
     def n_senses(self, key: str) -> int:
-        """Number of senses of ``key`` (0 if it has none)."""
-        i = self.index(key)
+        """Number of senses of ``key`` (0 if it has none; any letter case: ``word_index``)."""
+        i = self.word_index(key)
         return 0 if i is None else int(self.offsets[i + 1] - self.offsets[i])
 
     def senses_of(self, key: str) -> List[Sense]:
-        """The senses of ``key``, largest first ([] if it has none)."""
-        i = self.index(key)
+        """The senses of ``key``, largest first ([] if it has none). ``key`` is looked up
+        as the inventory's keys are made: an inventory keyed in lower case (key mode
+        'lower', the default) finds "Very" as "very"; under key mode 'text' case counts."""
+        i = self.word_index(key)
         if i is None:
             return []
         start = int(self.offsets[i])
@@ -269,13 +256,15 @@ class SenseInventory(KeyedRows):
                 self.centroids[row],
                 list(self.examples[row]),
                 [] if self.labels is None else list(self.labels[row]),
+                self.keys[i],
             )
             for row in range(start, int(self.offsets[i + 1]))
         ]
 
     def corpus_polysemy_of(self, key: str) -> Optional[float]:
-        """``key``'s corpus_polysemy (None: no senses, too few occurrences, or not stored)."""
-        i = self.index(key)
+        """``key``'s corpus_polysemy (None: no senses, too few occurrences, or not stored;
+        any letter case: ``word_index``)."""
+        i = self.word_index(key)
         if i is None or self.corpus_polysemy is None or not np.isfinite(self.corpus_polysemy[i]):
             return None
         return float(self.corpus_polysemy[i])

@@ -1,0 +1,43 @@
+"""One induced sense of a type (``SenseInventory.senses_of``): a frozen record, printed
+short (its word, index, share and label; the vectors by shape only)."""
+
+from dataclasses import dataclass, field
+from typing import List
+
+import numpy as np
+
+from ..ops.sense_labels import format_label
+
+
+@dataclass(frozen=True)
+class Sense:
+    """One sense of a type: its index within the type (0 = largest), share of the
+    type's sample, static vector (mean raw contextual vector of its members), unit
+    centroid in the sense space, example snippets (word in [brackets]) and
+    ``label_words``: distinctive context words of its sampled occurrences (c-TF-IDF,
+    ``ops.sense_labels``; [] for inventories saved without labels); ``word``: the
+    inventory key it is a sense of ("" where not given; not compared)."""
+
+    index: int
+    share: float
+    vector: np.ndarray
+    centroid: np.ndarray
+    examples: List[str]
+    label_words: List[str] = field(default_factory=list)
+    word: str = field(default="", compare=False)
+
+    @property
+    def label(self) -> str:
+        """The label words as one string: "river, water, side" ("" without words)."""
+        return format_label(self.label_words)
+
+    def __repr__(self) -> str:
+        word = f"word={self.word!r}, " if self.word else ""
+        return (
+            f"Sense({word}index={self.index}, share={self.share:.3f}, label={self.label!r}, "
+            f"examples={len(self.examples)}, vector=<{_shape(self.vector)}>, centroid=<{_shape(self.centroid)}>)"
+        )
+
+
+def _shape(array: np.ndarray) -> str:
+    return f"{np.shape(array)} {getattr(array, 'dtype', '')}".strip()
