@@ -2,7 +2,7 @@
 as displaCy's "span" style, each labelled "word sense: label (score)" from
 token._.sense, token._.sense_label and token._.sense_score (``ops.sense_display``). The
 drawing shows the words this corpus split by default: a word with one sense has nothing to
-tell apart, and on a page of running text such words are most tokens."""
+tell apart, and on a page of running text they are many of its tokens."""
 
 from dataclasses import dataclass
 from pathlib import Path
