@@ -163,5 +163,10 @@ def test_a_pipelines_senses_say_how_often_the_word_was_seen(tiny_bert_dir, tmp_p
     (entry,) = json.loads(runner.invoke(app, ["senses", str(tmp_path / "pipeline"), "bank", "--format", "json"]).output)
     assert entry["count"] == count > 0
     assert f"seen {count} times" in runner.invoke(app, ["senses", str(tmp_path / "pipeline"), "bank"]).output
+    unknown = runner.invoke(app, ["senses", str(tmp_path / "pipeline"), "bank", "river", "zebra"])
+    note = " ".join(unknown.output.split())  # stderr is mixed in: the W032 note names each word's count
+    assert unknown.exit_code == 0 and "'river' (seen once), 'zebra' (not in the corpus)" in note and "W032" in note
+    missing = runner.invoke(app, ["senses", str(tmp_path / "pipeline"), "river"])
+    assert missing.exit_code == 1 and "E607" in missing.output and "'river' (seen once)" in missing.output
     tsv = runner.invoke(app, ["senses", str(tmp_path / "pipeline"), "bank", "--format", "tsv"]).output.splitlines()
     assert tsv[0].split("\t")[4] == "count" and all(line.split("\t")[4] == str(count) for line in tsv[1:])

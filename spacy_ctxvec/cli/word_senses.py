@@ -43,8 +43,21 @@ def unknown_words(inventory: SenseInventory, words: List[str]) -> List[str]:
     return [word for word in unique_words(inventory, words) if word_key(inventory, word) not in inventory]
 
 
-def unknown_words_note(inventory: SenseInventory, unknown: List[str], source: Path, template: str) -> str:
-    """``template`` (E607 or W032) filled in for the ``unknown`` words."""
+def seen_as(word: str, inventory: SenseInventory, lexicon: Optional[Lexicon]) -> str:
+    """'word', with how often the corpus held it where a lexicon says ("seen 3 times", "not in
+    the corpus")."""
+    if lexicon is None:
+        return repr(word)
+    row = lexicon.index(word_key(inventory, word))
+    count = 0 if row is None else int(lexicon.counts[row])
+    return f"{word!r} ({'not in the corpus' if not count else 'seen once' if count == 1 else f'seen {count} times'})"
+
+
+def unknown_words_note(
+    inventory: SenseInventory, unknown: List[str], source: Path, template: str, lexicon: Optional[Lexicon] = None
+) -> str:
+    """``template`` (E607 or W032) filled in for the ``unknown`` words (with their counts
+    where ``lexicon`` is given)."""
     without_letter = [word for word in unknown if not is_word(word)]
     no_letter = (
         f" {', '.join(repr(w) for w in without_letter)} {'holds' if len(without_letter) == 1 else 'hold'} no "
@@ -55,7 +68,7 @@ def unknown_words_note(inventory: SenseInventory, unknown: List[str], source: Pa
     )
     return template.format(
         no_letter=no_letter,
-        words=", ".join(repr(w) for w in unknown),
+        words=", ".join(seen_as(w, inventory, lexicon) for w in unknown),
         path=source,
         key=inventory.settings.get("key", "lower"),
         min_count=inventory.settings.get("min_count", "?"),
@@ -73,7 +86,7 @@ def describe_senses(
     unknown = unknown_words(inventory, words)
     words = [word for word in unique_words(inventory, words) if word not in unknown]
     if not words:
-        raise CtxvecError(unknown_words_note(inventory, unknown, source, Errors.E607))
+        raise CtxvecError(unknown_words_note(inventory, unknown, source, Errors.E607, lexicon))
     keys = [word_key(inventory, word) for word in words]
     return [
         {
@@ -235,4 +248,4 @@ def senses_cli(
     print(render(describe_senses(inventory, words or [], source, lexicon), fmt))
     unknown = unknown_words(inventory, words or [])
     if unknown:  # a note beside the words shown: on stderr, so that JSON and TSV output stays parseable
-        typer.echo(f"⚠ {unknown_words_note(inventory, unknown, source, Warnings.W032)}", err=True)
+        typer.echo(f"⚠ {unknown_words_note(inventory, unknown, source, Warnings.W032, lexicon)}", err=True)
