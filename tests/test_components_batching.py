@@ -427,3 +427,22 @@ def test_a_pipeline_run_before_initialize_is_e044(tiny_bert_dir):
         nlp("a river bank")
     nlp.initialize()
     assert nlp("a river bank")[2]._.context_vec is not None
+
+
+def test_a_plain_model_name_is_checked_like_the_registered_one(tiny_bert_dir, monkeypatch, tmp_path):
+    """name = "..." as a plain string in [components.transformer.model] (not the
+    spacy-ctxvec.model_name.v1 block): a typo is one coded error at initialize, not a raw
+    transformers OSError; a local folder loads and saves as before."""
+    monkeypatch.setenv("HF_HUB_OFFLINE", "1")
+    for name in ("bert-base-uncasedd", str(tiny_bert_dir)):
+        nlp = spacy.blank("en")
+        nlp.add_pipe("ctxvec_transformer", name="transformer", config={"model": {"name": name}})
+        nlp.add_pipe("ctxvec_context")
+        if name.startswith("bert"):
+            with pytest.raises(CtxvecError, match=r"\[CTX-E021\] Transformer model 'bert-base-uncasedd'"):
+                nlp.initialize()
+            continue
+        nlp.initialize()
+        vector = nlp("a river bank")[2]._.context_vec
+        nlp.to_disk(tmp_path / "saved")
+        assert np.array_equal(spacy.load(tmp_path / "saved")("a river bank")[2]._.context_vec, vector)

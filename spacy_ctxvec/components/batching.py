@@ -40,6 +40,7 @@ from thinc.types import Floats2d, Ints1d, Ints2d, Ragged
 
 from ..errors import CtxvecError, Errors
 from ..ops.offsets import align_batch
+from .transformer import deferred_model_name
 
 ARCHITECTURE = "spacy-ctxvec.BucketedTransformerModel.v1"
 # Padded wordpieces per forward call, chosen per device by measurement
@@ -96,6 +97,8 @@ class BucketedTransformerModel(TransformerModel):
         ):
             if int(value) < 1:
                 raise CtxvecError(Errors.E040.format(setting=setting, value=value, default=default))
+        if isinstance(name, str):  # a plain name in the config: checked as spacy-ctxvec.model_name.v1 checks it
+            name = deferred_model_name(name)
         super().__init__(name, get_spans, tokenizer_config, transformer_config, mixed_precision, grad_scaler_config)
         self._func = bucketed_forward
         self.attrs["replace_listener_cfg"] = replace_listener_cfg
