@@ -92,3 +92,21 @@ def test_train_on_gutenberg_slice(tmp_path, shared_data):
     assert result.exit_code == 0, result.output
     table = load_static_vectors(output)
     assert "emma" in table and "woodhouse" in table and len(table) > 500
+
+
+def test_train_static_reads_other_encodings_and_skips_bad_lines_as_the_error_says(tmp_path, train_corpus):
+    """A latin-1 corpus: E240 names --encoding and --on-error skip, and both options exist
+    here as in build-lexicon."""
+    text = train_corpus.read_text(encoding="utf8") + "the caf\u00e9 by the river bank\n"
+    latin = tmp_path / "latin.txt"
+    latin.write_bytes(text.encode("latin-1"))
+    failed = train(latin, tmp_path / "a.txt", "--size", 8, "--min-count", 1, "--epochs", 1)
+    assert failed.exit_code == 1 and "E240" in failed.output and "--encoding" in failed.output
+    decoded = train(latin, tmp_path / "b.txt", "--size", 8, "--min-count", 1, "--epochs", 1, "--encoding", "latin-1")
+    assert decoded.exit_code == 0, decoded.output
+    assert "café" in load_static_vectors(tmp_path / "b.txt")
+    skipped = train(latin, tmp_path / "c.txt", "--size", 8, "--min-count", 1, "--epochs", 1, "--on-error", "skip")
+    assert skipped.exit_code == 0 and "W004" in skipped.output and "Skipped 1 invalid lines" in skipped.output
+    assert "café" not in load_static_vectors(tmp_path / "c.txt") and "bank" in load_static_vectors(tmp_path / "c.txt")
+    bad = train(latin, tmp_path / "d.txt", "--on-error", "ignore")
+    assert bad.exit_code == 1 and "E215" in bad.output

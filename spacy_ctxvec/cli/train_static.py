@@ -6,6 +6,7 @@ from pathlib import Path
 import typer
 from wasabi import msg
 
+from ..building.corpus import DEFAULT_ENCODING
 from ..outputs import check_output, write_file
 from ..static.train import train_static_vectors
 from ._app import OVERWRITE_FILE, app, exit_on_coded_error
@@ -16,7 +17,9 @@ WHAT = "vectors file"
 @app.command("train-static")
 @exit_on_coded_error
 def train_static_cli(
-    corpus: Path = typer.Argument(..., help="UTF-8 text file, one document per line (or a directory of .txt files)"),
+    corpus: Path = typer.Argument(
+        ..., help="Text file, one document per line (or a directory of .txt files); see --encoding"
+    ),
     output: Path = typer.Argument(..., help="Output vectors file (word2vec text format, binary with --binary)"),
     sg: bool = typer.Option(True, "--sg/--cbow", help="Skip-gram (default) or CBOW"),
     size: int = typer.Option(100, "--size", min=1, help="Vector dimension"),
@@ -26,6 +29,12 @@ def train_static_cli(
     workers: int = typer.Option(2, "--workers", min=1, help="Training threads (1 = reproducible)"),
     binary: bool = typer.Option(False, "--binary", help="Write word2vec binary instead of text"),
     seed: int = typer.Option(0, "--seed", help="Random seed"),
+    encoding: str = typer.Option(
+        DEFAULT_ENCODING, "--encoding", help="Text encoding of .txt/.jsonl corpus files (e.g. latin-1, cp1252)"
+    ),
+    on_error: str = typer.Option(
+        "raise", "--on-error", help="Bad lines (undecodable text, bad JSON or rows): raise, or skip and report"
+    ),
     overwrite: bool = OVERWRITE_FILE,
 ) -> None:
     """Train word2vec static vectors on a text corpus with gensim."""
@@ -34,7 +43,7 @@ def train_static_cli(
         output,
         lambda tmp: train_static_vectors(
             corpus, tmp, sg=sg, size=size, window=window, min_count=min_count, epochs=epochs, workers=workers,
-            binary=binary, seed=seed,
+            binary=binary, seed=seed, encoding=encoding, on_error=on_error,
         ),
         what=WHAT,
         overwrite=overwrite,

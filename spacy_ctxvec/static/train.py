@@ -15,8 +15,15 @@ from spacy.tokens import Doc
 from spacy.vocab import Vocab
 from wasabi import msg
 
-from ..building.corpus import corpus_files, iter_corpus
-from ..errors import CtxvecError, Errors
+from ..building.corpus import (
+    DEFAULT_ENCODING,
+    ON_ERROR_CHOICES,
+    CorpusReport,
+    check_encoding,
+    corpus_files,
+    iter_corpus,
+)
+from ..errors import CtxvecError, Errors, Warnings
 from ..types import PathLike
 
 WORD_PATTERN = re.compile(r"[^\W_]+")
@@ -31,13 +38,20 @@ class WordListCorpus:
     """Re-iterable stream of word lists, one per document of a corpus read by
     ``spacy_ctxvec.building.corpus.iter_corpus`` (the same formats as build-lexicon)."""
 
-    def __init__(self, path: PathLike) -> None:
+    def __init__(self, path: PathLike, *, encoding: str = DEFAULT_ENCODING, on_error: str = "raise") -> None:
         self.path = Path(path)
         corpus_files(self.path)  # a coded error now for a missing or unsupported corpus
+        self.encoding = check_encoding(encoding)
+        if on_error not in ON_ERROR_CHOICES:
+            raise CtxvecError(Errors.E215.format(on_error=on_error))
+        self.on_error = on_error
         self.vocab = Vocab()
+        self.report = CorpusReport()  # of the last pass: the bad lines skipped with on_error="skip"
 
     def __iter__(self) -> Iterator[List[str]]:
-        for item in iter_corpus(self.path, self.vocab):
+        self.report = CorpusReport()
+        items = iter_corpus(self.path, self.vocab, on_error=self.on_error, report=self.report, encoding=self.encoding)
+        for item in items:
             words = simple_words(item.text if isinstance(item, Doc) else item)
             if words:
                 yield words
@@ -77,9 +91,13 @@ def train_static_vectors(
     workers: int = 2,
     binary: bool = False,
     seed: int = 0,
+    encoding: str = DEFAULT_ENCODING,
+    on_error: str = "raise",
 ) -> Any:
-    """Train gensim Word2Vec on a line corpus, write word2vec format, return the KeyedVectors."""
-    sentences = WordListCorpus(corpus)
+    """Train gensim Word2Vec on a line corpus (decoded with ``encoding``; bad lines raise,
+    or are skipped and reported with ``on_error="skip"``), write word2vec format, return
+    the KeyedVectors."""
+    sentences = WordListCorpus(corpus, encoding=encoding, on_error=on_error)
     sentences.check_not_empty()
     from gensim.models import Word2Vec  # after the input check: gensim (and scipy) take a while to import
 
@@ -89,6 +107,10 @@ def train_static_vectors(
         raise CtxvecError(Errors.E122.format(path=corpus, min_count=min_count))
     msg.info(f"{model.corpus_count} lines, {len(model.wv)} words with count >= {min_count}")
     model.train(sentences, total_examples=model.corpus_count, epochs=epochs, callbacks=[_epoch_logger(epochs)])
+    for file, line in sentences.report.skipped[:10]:
+        msg.warn(Warnings.W004.format(path=file, line=line))
+    if sentences.report.skipped:
+        msg.warn(Warnings.W005.format(n_lines=len(sentences.report.skipped)))
     output = Path(output)
     output.parent.mkdir(parents=True, exist_ok=True)
     model.wv.save_word2vec_format(str(output), binary=binary)
