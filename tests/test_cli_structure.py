@@ -87,3 +87,17 @@ def test_version_option_prints_the_package_version():
 
     result = CliRunner().invoke(app, ["--version"])
     assert result.exit_code == 0 and result.output.strip() == f"spacy-ctxvec {__version__}"
+
+
+def test_a_coded_error_goes_to_stderr_so_json_output_parses(tmp_path):
+    """`--json` / `--format json` output on stdout stays parseable: the error line is on stderr."""
+    import subprocess
+    import sys
+
+    proc = subprocess.run(
+        [sys.executable, "-m", "spacy_ctxvec", "senses", str(tmp_path / "absent"), "bank", "--format", "json"],
+        capture_output=True,
+        text=True,
+        timeout=120,
+    )
+    assert proc.returncode == 1 and proc.stdout == "" and "[CTX-E616]" in proc.stderr

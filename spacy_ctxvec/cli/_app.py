@@ -5,7 +5,7 @@ import warnings
 from typing import Any, Callable, Optional, TextIO, Type, TypeVar
 
 import typer
-from wasabi import msg
+from wasabi import Printer, msg
 
 from ..errors import CtxvecError
 
@@ -20,6 +20,7 @@ app = typer.Typer(
 )
 
 CommandT = TypeVar("CommandT", bound=Callable[..., Any])
+_ERRORS = Printer(no_print=True)  # formats a coded error as msg.fail does, for stderr
 
 
 def _print_version(value: bool) -> None:
@@ -69,7 +70,8 @@ def exit_on_coded_error(command: CommandT) -> CommandT:
     def wrapper(*args: Any, **kwargs: Any) -> Any:
         try:
             return command(*args, **kwargs)
-        except CtxvecError as err:
-            msg.fail(str(err), exits=1)
+        except CtxvecError as err:  # on stderr, so that --json / tsv output on stdout stays parseable
+            typer.echo(_ERRORS.fail(str(err)), err=True)
+            raise typer.Exit(1) from None
 
     return wrapper  # type: ignore[return-value]
