@@ -11,7 +11,8 @@ from typing import List, Optional, Union
 from spacy import displacy
 from spacy.tokens import Doc, Span
 
-from ..attributes import POLYSEMY_FACTORY, SENSE_ARRAY
+from ..attributes import SENSE_ARRAY
+from ..building.shard import polysemy_components
 from ..errors import CtxvecError, Errors
 from ..ops.sense_display import SenseSpan, displacy_sense_data, sense_colours, sense_span_label
 from ..pipelines import load_pipeline
@@ -50,10 +51,12 @@ def render_senses(doc: Doc, *, min_senses: int = 2, page: bool = False, title: O
     split; 1: every token with a sense) underlined in its sense's colour and labelled
     "word sense: label (score)". In a notebook, ``IPython.display.HTML(render_senses(doc))``;
     ``page``: a whole HTML page."""
-    spans = sense_spans(doc, min_senses=min_senses)
+    return _render_spans(doc, sense_spans(doc, min_senses=min_senses), page=page, title=title)
+
+
+def _render_spans(doc: Doc, spans: List[SenseSpan], *, page: bool, title: Optional[str]) -> str:
     data = displacy_sense_data([t.text for t in doc], [bool(t.whitespace_) for t in doc], spans, title=title)
-    senses = [t._.sense for t in doc if t._.sense is not None and t._.n_senses >= min_senses]
-    colours = sense_colours(spans, senses)
+    colours = sense_colours(spans, [doc[start]._.sense for start, _, _, _ in spans])
     return displacy.render(data, style="span", manual=True, page=page, jupyter=False, options={"colors": colours})
 
 
@@ -72,13 +75,11 @@ def senses_html(pipeline: Union[str, Path], text: str, *, min_senses: int = 2) -
     (the tokens of words with at least ``min_senses`` senses); E612 when the pipeline sets
     no senses, checked before the text is run through it."""
     nlp = load_pipeline(pipeline)
-    polysemy = [pipe for name, pipe in nlp.pipeline if nlp.get_pipe_meta(name).factory == POLYSEMY_FACTORY]
-    if not any(getattr(pipe, "senses", None) is not None for pipe in polysemy):
+    if not any(getattr(nlp.get_pipe(name), "senses", None) is not None for name in polysemy_components(nlp)):
         raise CtxvecError(Errors.E612.format(path=pipeline))
     doc = nlp(text)
     if doc._.get(SENSE_ARRAY) is None:
         raise CtxvecError(Errors.E612.format(path=pipeline))
-    title = "senses (token._.sense: label, token._.sense_score)"
-    html = render_senses(doc, min_senses=min_senses, page=True, title=title)
-    n_drawn = len(sense_spans(doc, min_senses=min_senses))
-    return SensePage(html, len(doc), sum(token._.sense is not None for token in doc), n_drawn)
+    spans = sense_spans(doc, min_senses=min_senses)
+    html = _render_spans(doc, spans, page=True, title="senses (token._.sense: label, token._.sense_score)")
+    return SensePage(html, len(doc), sum(token._.sense is not None for token in doc), len(spans))

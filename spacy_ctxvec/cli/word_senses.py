@@ -48,8 +48,7 @@ def seen_as(word: str, inventory: SenseInventory, lexicon: Optional[Lexicon]) ->
     the corpus")."""
     if lexicon is None:
         return repr(word)
-    row = lexicon.index(word_key(inventory, word))
-    count = 0 if row is None else int(lexicon.counts[row])
+    count = _count(lexicon, word_key(inventory, word)) or 0
     return f"{word!r} ({'not in the corpus' if not count else 'seen once' if count == 1 else f'seen {count} times'})"
 
 
