@@ -7,6 +7,7 @@ from typing import Any, Callable, Optional, TextIO, Type, TypeVar
 import typer
 from wasabi import Printer, msg
 
+from ..building.corpus import DEFAULT_ENCODING
 from ..errors import CtxvecError
 
 app = typer.Typer(
@@ -39,6 +40,14 @@ def _commands(
 ) -> None:
     """Static and contextual token vectors in spaCy pipelines."""
 
+
+# How every command that reads a corpus (building.corpus.iter_corpus) decodes it and treats bad lines.
+CORPUS_ENCODING = typer.Option(
+    DEFAULT_ENCODING, "--encoding", help="Text encoding of .txt/.jsonl corpus files (e.g. latin-1, cp1252)"
+)
+CORPUS_ON_ERROR = typer.Option(
+    "raise", "--on-error", help="Bad lines (undecodable text, bad JSON or rows): raise, or skip and report"
+)
 
 # One flag name on every command that writes (spacy_ctxvec.outputs).
 OVERWRITE_FILE = typer.Option(

@@ -11,7 +11,6 @@ from typing import Optional
 import typer
 from wasabi import msg
 
-from ..building.corpus import DEFAULT_ENCODING
 from ..building.engines import ENGINES
 from ..errors import Warnings
 from ..workflows.lexicon_build import (
@@ -22,7 +21,7 @@ from ..workflows.lexicon_build import (
     LexiconBuildRequest,
     build_lexicon_pipeline,
 )
-from ._app import app, exit_on_coded_error
+from ._app import CORPUS_ENCODING, CORPUS_ON_ERROR, app, exit_on_coded_error
 
 INTERRUPTED = 130  # the shell's status for a process stopped by Ctrl-C (SIGINT)
 Opt = typer.Option
@@ -48,8 +47,6 @@ MIN_COUNT = Opt(5, "--min-count", min=2, help="Occurrences needed for a score (c
 EVERY = Opt(1000, "--checkpoint-every", min=1, help="Docs per shard; a checkpoint is written after each")
 CHECKPOINT_DIR = Opt(None, "--checkpoint-dir", help="Default: OUTPUT.checkpoint next to OUTPUT")
 RESUME = Opt(False, "--resume", help="Continue from the checkpoint of an interrupted run")
-ON_ERROR = Opt("raise", "--on-error", help="Bad lines (undecodable text, bad JSON or rows): raise, or skip and report")
-ENCODING = Opt(DEFAULT_ENCODING, "--encoding", help="Text encoding of .txt/.jsonl corpus files (e.g. latin-1, cp1252)")
 ENGINE = Opt("local", "--engine", help=f"Build engine: {', '.join(ENGINES)}")
 MAX_DOCS = Opt(None, "--max-docs", min=1, help="Use only the first N documents")
 OVERWRITE = Opt(
@@ -104,7 +101,7 @@ def build_lexicon_cli(
     pipeline: Path = PIPELINE, corpus: Path = CORPUS, output: Path = OUTPUT, batch_size: Optional[int] = BATCH,
     n_process: int = N_PROCESS, gpu_id: int = GPU, key: str = KEY, layer: int = LAYER, keep_layer: bool = KEEP_LAYER,
     min_count: int = MIN_COUNT, checkpoint_every: int = EVERY, checkpoint_dir: Optional[Path] = CHECKPOINT_DIR,
-    resume: bool = RESUME, on_error: str = ON_ERROR, encoding: str = ENCODING, engine: str = ENGINE,
+    resume: bool = RESUME, on_error: str = CORPUS_ON_ERROR, encoding: str = CORPUS_ENCODING, engine: str = ENGINE,
     max_docs: Optional[int] = MAX_DOCS, overwrite: bool = OVERWRITE, progress: bool = PROGRESS,
     address: Optional[str] = ADDRESS, num_workers: int = WORKERS, gpus_per_worker: float = GPUS,
     node_loss_grace: Optional[float] = GRACE, sample_size: int = SAMPLE_SIZE,

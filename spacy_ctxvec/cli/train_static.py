@@ -6,10 +6,9 @@ from pathlib import Path
 import typer
 from wasabi import msg
 
-from ..building.corpus import DEFAULT_ENCODING
 from ..outputs import check_output, write_file
 from ..static.train import train_static_vectors
-from ._app import OVERWRITE_FILE, app, exit_on_coded_error
+from ._app import CORPUS_ENCODING, CORPUS_ON_ERROR, OVERWRITE_FILE, app, exit_on_coded_error
 
 WHAT = "vectors file"
 
@@ -29,12 +28,8 @@ def train_static_cli(
     workers: int = typer.Option(2, "--workers", min=1, help="Training threads (1 = reproducible)"),
     binary: bool = typer.Option(False, "--binary", help="Write word2vec binary instead of text"),
     seed: int = typer.Option(0, "--seed", help="Random seed"),
-    encoding: str = typer.Option(
-        DEFAULT_ENCODING, "--encoding", help="Text encoding of .txt/.jsonl corpus files (e.g. latin-1, cp1252)"
-    ),
-    on_error: str = typer.Option(
-        "raise", "--on-error", help="Bad lines (undecodable text, bad JSON or rows): raise, or skip and report"
-    ),
+    encoding: str = CORPUS_ENCODING,
+    on_error: str = CORPUS_ON_ERROR,
     overwrite: bool = OVERWRITE_FILE,
 ) -> None:
     """Train word2vec static vectors on a text corpus with gensim."""

@@ -15,14 +15,7 @@ from spacy.tokens import Doc
 from spacy.vocab import Vocab
 from wasabi import msg
 
-from ..building.corpus import (
-    DEFAULT_ENCODING,
-    ON_ERROR_CHOICES,
-    CorpusReport,
-    check_encoding,
-    corpus_files,
-    iter_corpus,
-)
+from ..building.corpus import DEFAULT_ENCODING, CorpusReport, corpus_files, iter_corpus
 from ..errors import CtxvecError, Errors, Warnings
 from ..types import PathLike
 
@@ -41,10 +34,7 @@ class WordListCorpus:
     def __init__(self, path: PathLike, *, encoding: str = DEFAULT_ENCODING, on_error: str = "raise") -> None:
         self.path = Path(path)
         corpus_files(self.path)  # a coded error now for a missing or unsupported corpus
-        self.encoding = check_encoding(encoding)
-        if on_error not in ON_ERROR_CHOICES:
-            raise CtxvecError(Errors.E215.format(on_error=on_error))
-        self.on_error = on_error
+        self.encoding, self.on_error = encoding, on_error  # checked by iter_corpus (check_not_empty reads first)
         self.vocab = Vocab()
         self.report = CorpusReport()  # of the last pass: the bad lines skipped with on_error="skip"
 
