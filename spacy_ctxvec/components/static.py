@@ -14,7 +14,7 @@ from thinc.api import Config
 from ..attributes import STATIC_ARRAY, STATIC_KEYS, install_extensions, set_token_arrays
 from ..errors import CtxvecError, Errors
 from ..static.sources import StaticSource, configure_transformer_embeddings
-from ..static.table import StaticVectorTable, check_lookups
+from ..static.table import StaticVectorTable, check_lookups, named_arrays, row_description, row_key
 from .base import DocAnnotator, NlpRef, excluded, vector_dtype
 from .transformer import register_fork_hook
 
@@ -207,12 +207,11 @@ class StaticVectors(DocAnnotator):
     def _fitting_dtype(self, table: StaticVectorTable) -> StaticVectorTable:
         """``table``, or E139 where a value would not fit this component's dtype (float16)."""
         limit = float(np.finfo(self.dtype).max)
-        arrays = [("", table.vectors)] + list(table.subwords.arrays().items() if table.subwords else [])
-        for array_name, array in arrays:
+        for array_name, array in named_arrays(table):
             if array.size and float(np.abs(array).max()) > limit:
                 row = int(np.abs(array).max(axis=1).argmax())
-                keys = {r: key for key, r in zip(table.keys, table.rows.tolist())} if not array_name else {}
-                where = f"key {keys[row]!r}" if row in keys else f"{array_name or 'row'} row {row}"
+                key = row_key(table, array_name, row)
+                where = f"key {key!r}" if key is not None else row_description(table, array_name, row)
                 largest = float(np.abs(array[row]).max())
                 raise CtxvecError(
                     Errors.E139.format(name=self.name, dtype=self.dtype.name, largest=largest, where=where, limit=limit)

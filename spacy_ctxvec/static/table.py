@@ -410,12 +410,28 @@ def _load_tokenizer(path: Path, where: Any) -> Any:
         ) from None
 
 
+def named_arrays(table: StaticVectorTable) -> List[Tuple[str, np.ndarray]]:
+    """The table's vector arrays by name: ("", the vectors), then its subword arrays."""
+    return [("", table.vectors)] + list(table.subwords.arrays().items() if table.subwords else [])
+
+
+def row_key(table: StaticVectorTable, array_name: str, row: int) -> Optional[str]:
+    """The key of a row of ``named_arrays`` (a vectors row that has one), else None."""
+    if array_name:
+        return None
+    return {r: key for key, r in zip(table.keys, table.rows.tolist())}.get(row)  # the last key of a shared row
+
+
+def row_description(table: StaticVectorTable, array_name: str, row: int) -> str:
+    """A row of ``named_arrays``, for an error: its key, else "row N" / "NAME row N"."""
+    key = row_key(table, array_name, row)
+    return key if key is not None else f"{array_name} row {row}" if array_name else f"row {row}"
+
+
 def check_finite(table: StaticVectorTable, path: PathLike) -> None:
     """Raise a coded error naming the file if any vector holds NaN or inf."""
-    arrays = [("", table.vectors)] + list(table.subwords.arrays().items() if table.subwords else [])
-    for name, array in arrays:
+    for name, array in named_arrays(table):
         n_bad, first_row = _non_finite_rows(array)
         if n_bad:
-            row_keys = {row: key for key, row in zip(table.keys, table.rows.tolist())}
-            first = row_keys.get(first_row, f"{name or 'row'} {first_row}") if not name else f"{name} row {first_row}"
+            first = row_description(table, name, first_row)
             raise CtxvecError(Errors.E109.format(path=path, n_bad=n_bad, first=first))
