@@ -25,22 +25,17 @@ FORMATS = ("table", "tsv", "json")
 NO_EVIDENCE = "no corpus_polysemy (too few sampled occurrences: at least 2 x min_support are needed)"
 
 
-def word_key(inventory: SenseInventory, word: str) -> str:
-    """The inventory key of ``word``: lowercased when the senses were induced with key mode 'lower'."""
-    return word.lower() if inventory.settings.get("key", "lower") == "lower" else word
-
-
 def unique_words(inventory: SenseInventory, words: List[str]) -> List[str]:
     """``words`` with each inventory key once, in the first spelling given ("emma Emma": "emma")."""
     first: Dict[str, str] = {}
     for word in words:
-        first.setdefault(word_key(inventory, word), word)
+        first.setdefault(inventory.key_of(word), word)
     return list(first.values())
 
 
 def unknown_words(inventory: SenseInventory, words: List[str]) -> List[str]:
     """The ``words`` (each key once) that have no senses in ``inventory``."""
-    return [word for word in unique_words(inventory, words) if word_key(inventory, word) not in inventory]
+    return [word for word in unique_words(inventory, words) if inventory.key_of(word) not in inventory]
 
 
 def seen_as(word: str, inventory: SenseInventory, lexicon: Optional[Lexicon]) -> str:
@@ -48,7 +43,7 @@ def seen_as(word: str, inventory: SenseInventory, lexicon: Optional[Lexicon]) ->
     the corpus")."""
     if lexicon is None:
         return repr(word)
-    count = _count(lexicon, word_key(inventory, word)) or 0
+    count = _count(lexicon, inventory.key_of(word)) or 0
     return f"{word!r} ({'not in the corpus' if not count else 'seen once' if count == 1 else f'seen {count} times'})"
 
 
@@ -86,7 +81,7 @@ def describe_senses(
     words = [word for word in unique_words(inventory, words) if word not in unknown]
     if not words:
         raise CtxvecError(unknown_words_note(inventory, unknown, source, Errors.E607, lexicon))
-    keys = [word_key(inventory, word) for word in words]
+    keys = [inventory.key_of(word) for word in words]
     return [
         {
             "word": word,

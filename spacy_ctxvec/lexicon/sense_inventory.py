@@ -229,11 +229,16 @@ class SenseInventory(KeyedRows):
         """Senses per type, (n_types,) int64."""
         return np.diff(self.offsets)
 
+    def key_of(self, word: str) -> str:
+        """``word`` as this inventory keys it: lower case under key mode 'lower' (the
+        default), unchanged under 'text'."""
+        return word.lower() if self.settings.get("key", "lower") == "lower" else word
+
     def word_index(self, word: str) -> Optional[int]:
-        """``index(word)``; an inventory keyed in lower case (key mode 'lower', the default)
+        """``index(word)``, else ``index(key_of(word))``: an inventory keyed in lower case
         finds ``word`` in any letter case ("Very": the senses of "very")."""
         i = self.index(word)
-        return self.index(word.lower()) if i is None and self.settings.get("key", "lower") == "lower" else i
+        return self.index(self.key_of(word)) if i is None else i
 
     def n_senses(self, key: str) -> int:
         """Number of senses of ``key`` (0 if it has none; any letter case: ``word_index``)."""
