@@ -301,7 +301,7 @@ def rule_labels(
     """Labels per split rule for one corpus; ``split``: the decisions of the candidate
     thresholded measures (name -> split?), each followed by the evidence's bisection
     (resplit at ``args.resplit_z``) and, with ``args.silhouette``, by k from the silhouette."""
-    from spacy_ctxvec.ops.sense_evidence import corpus_evidence
+    from spacy_ctxvec.ops.sense_evidence import corpus_evidence, probe_prior_shift
     from spacy_ctxvec.ops.senses import SPLIT_THRESHOLDS, induce_senses
 
     units, features = meta["units"][rows], meta["features"][rows]
@@ -309,6 +309,14 @@ def rule_labels(
     wired = corpus_evidence(features, self_similarity=values["selfsim"]).labels
     out = {
         "wired: corpus_evidence(self_similarity)": wired,
+        **{
+            f"wired + probe prior {weight:g}": corpus_evidence(
+                features,
+                self_similarity=values["selfsim"],
+                prior_shift=probe_prior_shift(values["probe"], probe.split_senses, weight),
+            ).labels
+            for weight in args.prior_weights
+        },
         "today (probe)": induce_senses(
             units, cluster_rows=features, thresholds=SPLIT_THRESHOLDS, split=values["probe"] > probe.split_senses
         ).labels,
@@ -493,6 +501,12 @@ def main() -> None:
     evaluating.add_argument("--measures", type=lambda t: t.split(","), default=measures)
     evaluating.add_argument("--percentile", type=float, default=None, help="default: KEEP_PERCENTILE of the baseline")
     evaluating.add_argument("--resplit-z", type=float, default=0.0)
+    evaluating.add_argument(
+        "--prior-weights",
+        type=lambda t: [float(x) for x in t.split(",")] if t else [],
+        default=[],
+        help="also the wired rule with the probe as a prior (probe_prior_shift), at these weights",
+    )
     evaluating.add_argument("--silhouette", action="store_true", help="also k by the silhouette")
     args = parser.parse_args()
     if args.command == "embed":
