@@ -9,9 +9,11 @@ import srsly
 from gensim.models import KeyedVectors
 from spacy.tokens import DocBin
 from spacy.util import load_config, load_model_from_config
+from torch import no_grad as torch_no_grad
 
 from spacy_ctxvec import CtxvecError, StaticVectorTable
 from spacy_ctxvec.attributes import STATIC_KEY_NAMES
+from spacy_ctxvec.components.static import StaticVectors
 
 from .conftest import CONFIGS, make_trf_nlp
 
@@ -162,9 +164,47 @@ def test_pipeline_disk_and_bytes_round_trips(request, tmp_path, which):
         np.testing.assert_array_equal(doc._.ctxvec_static, expected._.ctxvec_static)
         np.testing.assert_array_equal(doc._.ctxvec_static_keys, expected._.ctxvec_static_keys)
     data_dir = tmp_path / "pipeline" / "ctxvec_static"
-    assert isinstance(spacy.load(tmp_path / "pipeline").get_pipe("ctxvec_static").table.vectors, np.memmap)
+    table = spacy.load(tmp_path / "pipeline").get_pipe("ctxvec_static").table
+    # A vectors file is memory-mapped; the transformer's embeddings are read from the loaded transformer.
+    assert isinstance(table.vectors, np.memmap) == (which == "w2v_nlp")
     assert all(not f.read_bytes().startswith(b"\x80") for f in data_dir.rglob("*") if f.is_file())
     assert {f.suffix for f in data_dir.rglob("*") if f.is_file()} <= {".npy", ".json", ".txt"}
+
+
+def test_transformer_embeddings_are_saved_once(trf_static_nlp, tmp_path):
+    trf_static_nlp.to_disk(tmp_path / "pipeline")
+    saved = tmp_path / "pipeline" / "ctxvec_static"
+    assert srsly.read_json(saved / "cfg.json")["table_from_transformer"]["transformer"] == "transformer"
+    assert not (saved / "table" / "vectors.npy").exists() and not (saved / "table" / "tokenizer").exists()
+    loaded = spacy.load(tmp_path / "pipeline")
+    table, transformer = loaded.get_pipe("ctxvec_static").table, loaded.get_pipe("transformer").model
+    np.testing.assert_array_equal(table.vectors, transformer.transformer.get_input_embeddings().weight.detach().numpy())
+    assert table.subwords.tokenizer is transformer.tokenizer
+    loaded.to_disk(tmp_path / "again")  # still the transformer's: still saved once
+    assert not (tmp_path / "again" / "ctxvec_static" / "table" / "vectors.npy").exists()
+
+
+def test_table_that_differs_from_the_transformer_is_saved_whole(tiny_bert_dir, tmp_path):
+    nlp = make_trf_nlp(str(tiny_bert_dir), components=["ctxvec_static"], window=8, stride=6)
+    before = nlp("unbelievable river")._.ctxvec_static.copy()
+    weight = nlp.get_pipe("transformer").model.transformer.get_input_embeddings().weight
+    with torch_no_grad():
+        weight += 1.0  # the transformer moves on (e.g. training); the static table stays as initialized
+    nlp.to_disk(tmp_path / "pipeline")
+    assert (tmp_path / "pipeline" / "ctxvec_static" / "table" / "vectors.npy").exists()
+    np.testing.assert_array_equal(spacy.load(tmp_path / "pipeline")("unbelievable river")._.ctxvec_static, before)
+
+
+def test_transformer_that_is_not_the_saved_one_is_e140(trf_static_nlp, tmp_path):
+    trf_static_nlp.to_disk(tmp_path / "pipeline")
+    saved = tmp_path / "pipeline" / "ctxvec_static"
+    cfg = srsly.read_json(saved / "cfg.json")
+    with pytest.raises(CtxvecError, match="E140.*outside a pipeline"):
+        StaticVectors().from_disk(saved)
+    cfg["table_from_transformer"]["fingerprint"] = "0" * 16
+    srsly.write_json(saved / "cfg.json", cfg)
+    with pytest.raises(CtxvecError, match="E140.*not the ones saved with it"):
+        spacy.load(tmp_path / "pipeline")
 
 
 def test_uninitialized_component_round_trip(tmp_path):

@@ -255,3 +255,9 @@ class PipelineErrors:
         'become inf and the means NaN. Set dtype = "float32" in [components.{name}], '
         "or scale the vectors down before loading them."
     )
+    E140 = (
+        "'{name}' in '{path}' keeps its table as the input embeddings of the transformer "
+        "'{transformer}' (saved once, with that transformer) and rebuilds it on load, but "
+        "{problem}. Load the saved pipeline whole, e.g. spacy.load(PATH), without "
+        "excluding or replacing '{transformer}'."
+    )

@@ -2,7 +2,7 @@
 (word2vec / GloVe / fastText file, or the transformer's input embeddings)."""
 
 from pathlib import Path
-from typing import Any, Callable, Iterable, List, Optional, Sequence, Tuple, Union
+from typing import Any, Callable, Dict, Iterable, List, Optional, Sequence, Tuple, Union
 
 import numpy as np
 import srsly
@@ -13,10 +13,12 @@ from thinc.api import Config
 
 from ..attributes import STATIC_ARRAY, STATIC_KEYS, install_extensions, set_token_arrays
 from ..errors import CtxvecError, Errors
-from ..static.sources import StaticSource, configure_transformer_embeddings
+from ..lexicon.polysemy_probe import embedding_fingerprint
+from ..static.sources import StaticSource, configure_transformer_embeddings, transformer_embeddings
+from ..static.subwords import WordpieceMean
 from ..static.table import StaticVectorTable, check_lookups, named_arrays, row_description, row_key
 from .base import DocAnnotator, NlpRef, excluded, vector_dtype
-from .transformer import register_fork_hook
+from .transformer import find_transformer, register_fork_hook
 
 DEFAULT_STATIC_CONFIG = """
 [ctxvec_static]
@@ -24,6 +26,7 @@ lookups = ["exact","lower","norm","subwords"]
 dtype = "float32"
 """
 
+FROM_TRANSFORMER = "table_from_transformer"  # cfg.json: the table is that transformer's input embeddings
 STATIC_NO_TRANSFORMER_FIX = (
     'Set [initialize.components.{name}.source], e.g. @misc = "spacy-ctxvec.vectors_file.v1", '
     "or add a transformer before '{name}' to use its input embeddings."
@@ -152,8 +155,6 @@ class StaticVectors(DocAnnotator):
             raise CtxvecError(Errors.E024.format(name=self.name))
 
     def _transformer_before(self, nlp: Language) -> str:
-        from .transformer import find_transformer
-
         try:
             return find_transformer(nlp, self.name)
         except CtxvecError as err:
@@ -165,13 +166,19 @@ class StaticVectors(DocAnnotator):
 
     # Serialization: .npy + JSON on disk (memory-mapped on load), msgpack in bytes.
     # exclude=["table"] leaves the table out when saving and keeps the current one when loading.
+    # A table holding exactly the input embeddings of the transformer before this component
+    # does not write them twice: cfg.json names that transformer; from_disk takes them from it.
     def to_disk(self, path: Union[str, Path], *, exclude: Iterable[str] = tuple()) -> None:
         path = Path(path)
         path.mkdir(parents=True, exist_ok=True)
         table = None if excluded("table", exclude) else self.table
-        srsly.write_json(path / "cfg.json", {"has_table": table is not None})
+        shared = self._transformer_copy(table)
+        cfg: Dict[str, Any] = {"has_table": table is not None}
+        if shared is not None:
+            cfg[FROM_TRANSFORMER] = {"transformer": shared[0], "fingerprint": shared[1]}
+        srsly.write_json(path / "cfg.json", cfg)
         if table is not None:
-            table.to_disk(path / "table")
+            table.to_disk(path / "table", with_vectors=shared is None)
 
     def from_disk(self, path: Union[str, Path], *, exclude: Iterable[str] = tuple()) -> "StaticVectors":
         if excluded("table", exclude):
@@ -181,8 +188,55 @@ class StaticVectors(DocAnnotator):
             cfg = srsly.read_json(path / "cfg.json")
         except (ValueError, OSError) as err:
             raise CtxvecError(Errors.E134.format(path=path, problem=f"cfg.json cannot be read ({err})")) from None
-        self.table = self._fitting_dtype(StaticVectorTable.from_disk(path / "table")) if _has_table(cfg, path) else None
+        if not _has_table(cfg, path):
+            self.table = None
+        elif FROM_TRANSFORMER in cfg:
+            vectors, tokenizer = self._transformer_parts(cfg[FROM_TRANSFORMER], path)
+            self.table = self._fitting_dtype(
+                StaticVectorTable.from_disk(path / "table", vectors=vectors, tokenizer=tokenizer)
+            )
+        else:
+            self.table = self._fitting_dtype(StaticVectorTable.from_disk(path / "table"))
         return self
+
+    def _transformer_copy(self, table: Optional[StaticVectorTable]) -> Optional[Tuple[str, str]]:
+        """(transformer name, embedding fingerprint) where ``table`` holds exactly the input
+        embeddings and tokenizer of the transformer before this component; else None."""
+        nlp = self._nlp_ref() if hasattr(self, "_nlp_ref") else None
+        if nlp is None or table is None or not isinstance(table.subwords, WordpieceMean):
+            return None
+        try:
+            transformer = find_transformer(nlp, self.name)
+            pipe: Any = nlp.get_pipe(transformer)
+            hf_model, tokenizer = pipe.model.transformer, pipe.model.tokenizer
+        except (CtxvecError, AttributeError, ValueError):  # no transformer, or its model is not loaded
+            return None
+        if hf_model is None or tokenizer is not table.subwords.tokenizer:
+            return None
+        weight = hf_model.get_input_embeddings().weight.detach().float().cpu().numpy()
+        if weight.shape != table.vectors.shape or not np.array_equal(weight, table.vectors):
+            return None
+        return transformer, embedding_fingerprint(weight)
+
+    def _transformer_parts(self, saved: Any, path: Path) -> Tuple[np.ndarray, Any]:
+        """The vectors and tokenizer to_disk left with the transformer, from the loaded one."""
+        if not isinstance(saved, dict) or not isinstance(saved.get("transformer"), str):
+            raise CtxvecError(Errors.E134.format(path=path, problem=f"cfg.json: {FROM_TRANSFORMER} is {saved!r}"))
+        transformer = saved["transformer"]
+
+        def fail(problem: str) -> CtxvecError:
+            return CtxvecError(Errors.E140.format(name=self.name, path=path, transformer=transformer, problem=problem))
+
+        nlp = self._nlp_ref() if hasattr(self, "_nlp_ref") else None
+        if nlp is None:
+            raise fail("this component was loaded outside a pipeline")
+        try:
+            vectors, tokenizer = transformer_embeddings(nlp, transformer)
+        except CtxvecError as err:
+            raise fail(f"the pipeline's '{transformer}' cannot give them ({err})") from None
+        if embedding_fingerprint(vectors) != saved.get("fingerprint"):
+            raise fail("the loaded transformer's input embeddings are not the ones saved with it")
+        return vectors, tokenizer
 
     def to_bytes(self, *, exclude: Iterable[str] = tuple()) -> bytes:
         table = None if excluded("table", exclude) else self.table

@@ -4,7 +4,7 @@ Each returns a callable (nlp) -> StaticVectorTable that the component calls in i
 """
 
 from pathlib import Path
-from typing import Any, Callable, Optional, Union
+from typing import Any, Callable, Optional, Tuple, Union
 
 import numpy as np
 from spacy.language import Language
@@ -47,14 +47,19 @@ def configure_transformer_embeddings(transformer: str = "transformer") -> Static
 def transformer_embedding_table(nlp: Language, transformer: str = "transformer") -> StaticVectorTable:
     """A StaticVectorTable from the input embeddings and tokenizer of nlp's
     spacy-transformers component ``transformer``."""
+    return StaticVectorTable.from_transformer(*transformer_embeddings(nlp, transformer))
+
+
+def transformer_embeddings(nlp: Language, transformer: str = "transformer") -> Tuple[np.ndarray, Any]:
+    """(a float32 copy of the input-embedding matrix, the tokenizer) of nlp's
+    spacy-transformers component ``transformer`` (E116 / E117 where there is none)."""
     pipe = _transformer_pipe(nlp, transformer)
     hf_model = pipe.model.transformer
     tokenizer = pipe.model.tokenizer
     if hf_model is None or tokenizer is None:
         raise CtxvecError(Errors.E117.format(transformer=transformer))
     weight = hf_model.get_input_embeddings().weight
-    embeddings = np.array(weight.detach().float().cpu().numpy(), dtype=np.float32)
-    return StaticVectorTable.from_transformer(embeddings, tokenizer)
+    return np.array(weight.detach().float().cpu().numpy(), dtype=np.float32), tokenizer
 
 
 def _transformer_pipe(nlp: Language, name: str) -> Any:

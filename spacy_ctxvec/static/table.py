@@ -235,24 +235,30 @@ class StaticVectorTable:
     def _identity_rows(self) -> bool:
         return bool(np.array_equal(self.rows, np.arange(len(self.keys))))
 
-    def to_disk(self, path: PathLike) -> None:
+    def to_disk(self, path: PathLike, *, with_vectors: bool = True) -> None:
+        """Save as JSON + .npy; ``with_vectors=False`` leaves out the vectors (and a
+        wordpiece table's tokenizer): from_disk then needs them given back."""
         path = Path(path)
         path.mkdir(parents=True, exist_ok=True)
         srsly.write_json(path / "cfg.json", self._cfg())
         srsly.write_json(path / "keys.json", self.keys)
-        np.save(path / "vectors.npy", np.ascontiguousarray(self.vectors), allow_pickle=False)
+        if with_vectors:
+            np.save(path / "vectors.npy", np.ascontiguousarray(self.vectors), allow_pickle=False)
         if not self._identity_rows():
             np.save(path / "key_rows.npy", self.rows, allow_pickle=False)
         if self.subwords is not None:
             for name, array in self.subwords.arrays().items():
                 np.save(path / f"{name}.npy", np.ascontiguousarray(array), allow_pickle=False)
-        if isinstance(self.subwords, WordpieceMean):
+        if with_vectors and isinstance(self.subwords, WordpieceMean):
             self.subwords.tokenizer.save_pretrained(str(path / "tokenizer"))
 
     @classmethod
-    def from_disk(cls, path: PathLike, *, mmap: bool = True) -> "StaticVectorTable":
+    def from_disk(
+        cls, path: PathLike, *, mmap: bool = True, vectors: Optional[np.ndarray] = None, tokenizer: Any = None
+    ) -> "StaticVectorTable":
         """Load what to_disk wrote; the big arrays are memory-mapped (read-only). Damaged
-        data (unreadable JSON or .npy, wrong shapes or dtypes, NaN) is a coded error."""
+        data (unreadable JSON or .npy, wrong shapes or dtypes, NaN) is a coded error.
+        ``vectors`` / ``tokenizer``: those to_disk(with_vectors=False) left out."""
         path = Path(path)
 
         def need(name: str) -> Path:
@@ -274,12 +280,13 @@ class StaticVectorTable:
 
         cfg, keys = read_json("cfg.json"), read_json("keys.json")
         kind = cfg.get("kind") if isinstance(cfg, dict) else None
-        arrays = {"vectors": read_array("vectors.npy")}
+        arrays = {"vectors": read_array("vectors.npy") if vectors is None else vectors}
         if (path / "key_rows.npy").exists():
             arrays["key_rows"] = read_array("key_rows.npy")
         if kind == "fasttext":
             arrays["ngrams"] = read_array("ngrams.npy")
-        tokenizer = _load_tokenizer(need("tokenizer"), path) if kind == "wordpieces" else None
+        if kind == "wordpieces" and tokenizer is None:
+            tokenizer = _load_tokenizer(need("tokenizer"), path)
         return cls._from_parts(path, cfg, keys, arrays, tokenizer)
 
     @classmethod
