@@ -98,3 +98,11 @@ class Warnings(metaclass=_ErrorsWithCodes):
         "fewer than {component_min_count} times are ranked here, but their tokens get polysemy_score None."
     )
     W039 = "Nothing was drawn on the page: {why}."
+    W040 = (
+        "The model's vocabulary has no wordpiece for {tokens}: it reads each as {unk}, so their "
+        "contextual vectors come from the context alone (any word it cannot read gets the same one "
+        "there) and say nothing about the word itself: a row marked 'as {unk}' compares two contexts, "
+        "not two words, and texts that differ only in such words look the same to the model. Use a "
+        "model whose vocabulary covers them (a byte-level BPE model such as roberta-base reads every "
+        "character), or compare words it knows."
+    )

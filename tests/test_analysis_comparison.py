@@ -2,7 +2,7 @@ from pathlib import Path
 
 import pytest
 
-from spacy_ctxvec.analysis.comparison import compare_docs
+from spacy_ctxvec.analysis.comparison import ECHO_CHARS, check_texts, compare_docs, echo, unknown_piece, unknown_tokens
 from spacy_ctxvec.errors import CtxvecError
 
 
@@ -88,3 +88,31 @@ def test_punctuation_asked_for_is_compared_and_a_split_word_is_named(tiny_nlp):
         compare_docs(tiny_nlp("I don't know"), tiny_nlp("I know"), "don't")
     with pytest.raises(CtxvecError, match=r"E012.*in text A: yes; in text B: no"):
         compare_docs(tiny_nlp("the apple"), tiny_nlp("the pen"), "apple")
+
+
+def test_echo_keeps_a_short_text_and_cuts_a_long_one_to_its_start_and_length():
+    assert echo("I have a apple") == "I have a apple"
+    assert echo("x" * ECHO_CHARS) == "x" * ECHO_CHARS
+    assert echo("ab\n  cd " * 50, limit=10) == "ab cd ab… (400 characters)"
+
+
+def test_check_texts_refuses_an_empty_or_blank_text():
+    check_texts("a", "b")
+    with pytest.raises(CtxvecError, match=r"\[CTX-E413\] Text A is empty"):
+        check_texts("", "b")
+    with pytest.raises(CtxvecError, match=r"\[CTX-E413\] Text B is only whitespace"):
+        check_texts("a", "\n ")
+
+
+def test_unknown_tokens_are_those_read_as_unk_alone(tiny_nlp):
+    """The tiny BERT reads an emoji as [UNK]; a word it knows, or spells in letters, is not flagged."""
+    unk_id, unk = unknown_piece(tiny_nlp)
+    assert unk == "[UNK]"
+    doc = tiny_nlp("i want 🍎 and 🍏 now")
+    assert unknown_tokens(doc, unk_id) == [2, 4]
+    (row,) = compare_docs(doc, tiny_nlp("you want 🍎"), "🍎", unknown=(unknown_tokens(doc, unk_id), [2]))
+    assert (row.index_a, row.unknown_a, row.unknown_b) == (2, True, True)
+    from spacy_transformers.data_classes import TransformerData
+
+    doc._.trf_data = TransformerData.empty()  # what drop_trf_data leaves: nothing to read
+    assert unknown_tokens(doc, unk_id) == []

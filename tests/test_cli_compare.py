@@ -57,3 +57,47 @@ def test_module_entry_point_help():
     proc = subprocess.run([sys.executable, "-m", "spacy_ctxvec", "--help"], capture_output=True, text=True, timeout=120)
     assert proc.returncode == 0
     assert "compare" in proc.stdout
+
+
+def test_an_empty_or_blank_text_is_refused_before_the_pipeline_loads(tmp_path):
+    """E413 names the text; the absent pipeline is never reached (no E011), so no model loads."""
+    absent = str(tmp_path / "absent_pipeline")
+    empty = runner.invoke(app, ["compare", "", "I have a pen", "--pipeline", absent])
+    assert empty.exit_code == 1 and "[CTX-E413] Text A is empty" in empty.stderr
+    assert "E011" not in empty.output and empty.stdout == ""
+    blank = runner.invoke(app, ["compare", "I have a pen", " \n\t", "--pipeline", absent])
+    assert blank.exit_code == 1 and "[CTX-E413] Text B is only whitespace" in blank.stderr
+
+
+def test_a_long_text_is_echoed_as_its_start_and_length(tiny_pipeline_dir):
+    long_text = "the river\nflows " * 4000 + "by the bank"  # 64,011 characters
+    result = runner.invoke(app, ["compare", long_text, "a bank", "--word", "bank", "-p", str(tiny_pipeline_dir)])
+    assert result.exit_code == 0, result.output
+    lines = result.stdout.splitlines()
+    start = " ".join(long_text[:200].split())
+    assert lines[0] == f"A: {start}… (64,011 characters)" and lines[1] == "B: a bank"  # a short text as it is
+    assert len(result.stdout) < 2000
+    as_json = runner.invoke(app, ["compare", long_text, "a bank", "-w", "bank", "-p", str(tiny_pipeline_dir), "--json"])
+    assert json.loads(as_json.stdout)["text_a"] == long_text  # JSON keeps the text whole
+
+
+def test_a_token_the_model_reads_as_unk_is_marked_and_warned_about(tiny_pipeline_dir):
+    """The tiny BERT's vocabulary has no emoji: the model reads 🍎 and 🍏 as [UNK], so
+    their rows compare contexts, not words, and the texts' other words cannot tell them apart."""
+    pipeline = ["--pipeline", str(tiny_pipeline_dir)]
+    table = runner.invoke(app, ["compare", "i want 🍎", "you want 🍎", "--word", "🍎", *pipeline])
+    assert table.exit_code == 0, table.output
+    row = next(line for line in table.stdout.splitlines() if line.startswith("🍎"))
+    assert row.count("(#2) as [UNK]") == 2
+    assert "[CTX-W040] The model's vocabulary has no wordpiece for '🍎' (text A), '🍎' (text B)" in " ".join(
+        table.stdout.split()
+    )
+    rows = json.loads(runner.invoke(app, ["compare", "i want 🍎", "you want 🍎", "--json", *pipeline]).stdout)
+    assert rows["unknown_tokens"] == {"text_a": ["🍎"], "text_b": ["🍎"]}
+    flags = {r["word"]: (r["unknown_a"], r["unknown_b"]) for r in rows["rows"]}
+    assert flags == {"want": (False, False), "🍎": (True, True)}
+    differing = runner.invoke(app, ["compare", "i want 🍎", "i want 🍏", *pipeline])
+    assert "'🍎' (text A), '🍏' (text B)" in " ".join(differing.stdout.split())
+    assert "as [UNK]" not in differing.stdout.split("(#N)")[0]  # i and want are words it knows
+    known = runner.invoke(app, ["compare", "i want a bank", "you want the bank", *pipeline])
+    assert known.exit_code == 0 and "W040" not in known.output and "[UNK]" not in known.output

@@ -2,7 +2,7 @@ import numpy as np
 import pytest
 
 from spacy_ctxvec.errors import CtxvecError
-from spacy_ctxvec.ops.alignment import flatten_spans, gather_rows
+from spacy_ctxvec.ops.alignment import flatten_spans, gather_rows, only_piece
 from spacy_ctxvec.ops.pooling import pool_mean
 
 
@@ -25,3 +25,17 @@ def test_token_in_two_overlapping_windows_pools_both():
 def test_index_outside_output_raises():
     with pytest.raises(CtxvecError, match=r"\[CTX-E006\]"):
         gather_rows(np.zeros((1, 3, 2)), np.array([0, 3]))
+
+
+def test_only_piece_flags_tokens_made_of_that_piece_alone():
+    # Rows: [CLS]=1, "i"=5, [UNK]=9, "love"=6, [UNK]=9 | window 2: [UNK]=9, "x"=7, [SEP]=2.
+    ids = np.array([[1, 5, 9, 6, 9], [9, 7, 2, 0, 0]])
+    # Tokens: "i" (row 1), an unknown word (rows 2 and 5: two windows), "love" (3),
+    # a word of one unknown and one known piece (4, 6), a token without a row.
+    indices = np.array([1, 2, 5, 3, 4, 6])
+    lengths = np.array([1, 2, 1, 2, 0])
+    assert only_piece(ids, indices, lengths, 9).tolist() == [False, True, False, False, False]
+    assert only_piece(ids, indices, lengths, 6).tolist() == [False, False, True, False, False]
+    assert only_piece(ids, np.array([], dtype=np.int64), np.zeros(0, dtype=np.int64), 9).tolist() == []
+    with pytest.raises(CtxvecError, match=r"\[CTX-E006\]"):
+        only_piece(ids, np.array([10]), np.array([1]), 9)

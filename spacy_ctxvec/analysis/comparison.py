@@ -1,15 +1,23 @@
 """Compare a word's static and contextual vectors across two texts."""
 
 import unicodedata
-from dataclasses import asdict, dataclass
-from typing import Dict, List, Optional
+from dataclasses import asdict, dataclass, field
+from pathlib import Path
+from typing import Any, Collection, Dict, List, Optional, Tuple, Union
 
+import numpy as np
 from spacy.language import Language
 from spacy.tokens import Doc, Token
 
-from ..errors import CtxvecError, Errors
+from ..attributes import CONTEXT_COMPONENT
+from ..components.context import keep_trf_data
+from ..components.transformer import find_transformer, to_numpy
+from ..errors import CtxvecError, Errors, Warnings
+from ..evaluation.token_vectors import require_context_vectors
+from ..ops.alignment import only_piece
 from ..ops.cosine import cosine
 from ..ops.text import shorten
+from ..pipelines import load_pipeline
 
 # What `ctxvec_static` looks words up in, by the registered source of its initialize block.
 STATIC_SOURCES = {
@@ -30,6 +38,9 @@ class WordComparison:
     index_b: int
     static_cosine: Optional[float]
     context_cosine: Optional[float]
+    # The transformer read the token as its unknown piece alone ([UNK]): see unknown_tokens.
+    unknown_a: bool = False
+    unknown_b: bool = False
 
     def to_dict(self) -> Dict[str, object]:
         return asdict(self)
@@ -76,21 +87,29 @@ def _unsplit_hint(*docs: Doc) -> str:
     return ""
 
 
-def _pair(word: str, a: Token, b: Token) -> WordComparison:
+def _pair(word: str, a: Token, b: Token, unknown: Tuple[Collection[int], Collection[int]]) -> WordComparison:
     static = None
     if a._.static_vec is not None and b._.static_vec is not None and a._.has_static_vec and b._.has_static_vec:
         static = cosine(a._.static_vec, b._.static_vec)
     context = None
     if a._.has_context_vec and b._.has_context_vec:
         context = cosine(a._.context_vec, b._.context_vec)
-    return WordComparison(word, a.text, a.i, b.text, b.i, static, context)
+    return WordComparison(word, a.text, a.i, b.text, b.i, static, context, a.i in unknown[0], b.i in unknown[1])
 
 
-def compare_docs(doc_a: Doc, doc_b: Doc, word: Optional[str] = None) -> List[WordComparison]:
+def compare_docs(
+    doc_a: Doc,
+    doc_b: Doc,
+    word: Optional[str] = None,
+    *,
+    unknown: Tuple[Collection[int], Collection[int]] = ((), ()),
+) -> List[WordComparison]:
     """One row per pair of occurrences (one in each Doc) of each shared word, or of ``word``.
 
     Words match case-insensitively, one token each; punctuation is compared only when it
-    is ``word``. Tokens without a vector get None, not NaN.
+    is ``word``. Tokens without a vector get None, not NaN. ``unknown``: the indices of
+    each Doc's tokens that the model read as its unknown piece (``unknown_tokens``), which
+    the rows flag.
     """
     words_a, words_b = _words(doc_a, punct=word is not None), _words(doc_b, punct=word is not None)
     if word is not None:
@@ -103,7 +122,7 @@ def compare_docs(doc_a: Doc, doc_b: Doc, word: Optional[str] = None) -> List[Wor
         shared = [w for w in words_a if w in words_b]
         if not shared:
             raise CtxvecError(Errors.E013.format(hint=_unsplit_hint(doc_a, doc_b)))
-    return [_pair(w, a, b) for w in shared for a in words_a[w] for b in words_b[w]]
+    return [_pair(w, a, b, unknown) for w in shared for a in words_a[w] for b in words_b[w]]
 
 
 def static_source_name(nlp: Language) -> Optional[str]:
@@ -124,3 +143,91 @@ def legend(nlp: Language) -> List[str]:
         "(n/a: the table has no vector for the token).",
         "contextual: pooled from the transformer's output for this text; it changes with the context.",
     ]
+
+
+# compare: texts are checked before the pipeline loads, echoed short, and run with their
+# wordpieces kept, so that tokens the model cannot read (read as [UNK]) are flagged.
+ECHO_CHARS = 200  # a longer text is echoed as its first ECHO_CHARS characters and its length
+
+
+def echo(text: str, limit: int = ECHO_CHARS) -> str:
+    """How compare shows a text: whole up to ``limit`` characters; else its first
+    ``limit`` characters on one line (line breaks and runs of spaces as one space), "…"
+    and its length, e.g. "We sat on … (61,440 characters)"."""
+    return text if len(text) <= limit else f"{' '.join(text[:limit].split())}… ({len(text):,} characters)"
+
+
+def check_texts(text_a: str, text_b: str) -> None:
+    """E413 for an empty or whitespace-only text: it has no word to compare (checked
+    before any model loads)."""
+    for name, text in (("A", text_a), ("B", text_b)):
+        if not text.strip():
+            raise CtxvecError(Errors.E413.format(name=name, what="empty" if not text else "only whitespace"))
+
+
+def unknown_piece(nlp: Language) -> Optional[Tuple[int, str]]:
+    """(id, text) of the unknown piece of the tokenizer of the transformer that feeds
+    ctxvec_context ("[UNK]" for BERT's WordPiece); None where it has none."""
+    pipe: Any = nlp.get_pipe(find_transformer(nlp, CONTEXT_COMPONENT))
+    tokenizer = getattr(pipe.model, "tokenizer", None)
+    unk_id = getattr(tokenizer, "unk_token_id", None)
+    return None if unk_id is None else (int(unk_id), str(getattr(tokenizer, "unk_token", "")))
+
+
+def unknown_tokens(doc: Doc, unk_id: int) -> List[int]:
+    """Indices of the tokens whose every wordpiece, as the transformer read this Doc, is
+    the unknown piece ``unk_id``: the model's vocabulary has nothing for them (an emoji,
+    for BERT's WordPiece), so their contextual vectors come from the context alone. Read
+    from doc._.trf_data; [] where it was dropped (run the pipeline in keep_trf_data)."""
+    trf_data = doc._.get("trf_data") if Doc.has_extension("trf_data") else None
+    if trf_data is None or trf_data.wordpieces is None or len(trf_data.align.lengths) != len(doc):
+        return []
+    flags = only_piece(
+        to_numpy(trf_data.wordpieces.input_ids),
+        np.asarray(to_numpy(trf_data.align.dataXd), dtype=np.int64).ravel(),
+        np.asarray(to_numpy(trf_data.align.lengths), dtype=np.int64),
+        unk_id,
+    )
+    return np.flatnonzero(flags).tolist()
+
+
+@dataclass(frozen=True)
+class Comparison:
+    """What `spacy-ctxvec compare` prints: the rows, the legend, and the tokens of each
+    text that the model read as its unknown piece (``unk``, e.g. "[UNK]")."""
+
+    rows: List[WordComparison]
+    legend: List[str]
+    has_static: bool
+    unk: str = ""
+    unknown_a: List[str] = field(default_factory=list)
+    unknown_b: List[str] = field(default_factory=list)
+
+    def unknown_warning(self) -> Optional[str]:
+        """W040 naming each token the model read as its unknown piece (once per text), or None."""
+        tokens = [f"'{t}' (text A)" for t in dict.fromkeys(self.unknown_a)]
+        tokens += [f"'{t}' (text B)" for t in dict.fromkeys(self.unknown_b)]
+        return Warnings.W040.format(tokens=", ".join(tokens), unk=self.unk) if tokens else None
+
+
+def compare_texts(
+    text_a: str, text_b: str, word: Optional[str] = None, pipeline: Optional[Union[str, Path]] = None
+) -> Comparison:
+    """compare_docs of two texts run through ``pipeline`` (load_pipeline's argument),
+    with the tokens the model read as [UNK] flagged; the texts are checked first."""
+    check_texts(text_a, text_b)
+    nlp = load_pipeline(pipeline)
+    require_context_vectors(nlp)
+    with keep_trf_data(nlp, hidden_states=False):
+        doc_a, doc_b = nlp(text_a), nlp(text_b)
+    unk = unknown_piece(nlp)
+    unknown = (unknown_tokens(doc_a, unk[0]), unknown_tokens(doc_b, unk[0])) if unk else ([], [])
+    rows = compare_docs(doc_a, doc_b, word, unknown=unknown)
+    return Comparison(
+        rows,
+        legend(nlp),
+        "ctxvec_static" in nlp.pipe_names,
+        unk[1] if unk else "",
+        [doc_a[i].text for i in unknown[0]],
+        [doc_b[i].text for i in unknown[1]],
+    )

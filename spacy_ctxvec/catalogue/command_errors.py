@@ -81,6 +81,10 @@ class CommandErrors:
     E504 = (
         "The Ray cluster has {have} {resource}, but {num_workers} workers with {per_worker} "
         "{resource} each need {need}. Use fewer workers, fewer {resource} per worker, "
+    E413 = (
+        "Text {name} is {what}, so it has no word to compare. Give two texts that share at least "
+        'one word, e.g. spacy-ctxvec compare "I have a apple" "I have a pen" --word a.'
+    )
         "or a bigger cluster (--address of a cluster with more nodes)."
     )
     E505 = "The ray engine does not support {option}: {reason}."

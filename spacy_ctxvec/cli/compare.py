@@ -6,10 +6,8 @@ from typing import List, Optional
 import typer
 from wasabi import msg
 
-from ..analysis.comparison import WordComparison, compare_docs, legend
+from ..analysis.comparison import WordComparison, compare_texts, echo
 from ..errors import Warnings
-from ..evaluation.token_vectors import require_context_vectors
-from ..pipelines import load_pipeline
 from ._app import app, exit_on_coded_error
 
 
@@ -17,14 +15,18 @@ def _fmt(value: Optional[float]) -> str:
     return "n/a" if value is None else f"{value:.3f}"
 
 
-def render_table(rows: List[WordComparison]) -> str:
+def _cell(token: str, index: int, unknown: bool, unk: str) -> str:
+    return f"{token} (#{index})" + (f" as {unk}" if unknown else "")
+
+
+def render_table(rows: List[WordComparison], unk: str = "[UNK]") -> str:
     from wasabi import table
 
     data = [
         (
             r.word,
-            f"{r.token_a} (#{r.index_a})",
-            f"{r.token_b} (#{r.index_b})",
+            _cell(r.token_a, r.index_a, r.unknown_a, unk),
+            _cell(r.token_b, r.index_b, r.unknown_b, unk),
             _fmt(r.static_cosine),
             _fmt(r.context_cosine),
         )
@@ -49,15 +51,16 @@ def compare_command(
 ) -> None:
     """Static cosine (same word, same vector: 1.000) next to contextual cosine
     (different contexts, different vectors) for a word in two texts."""
-    nlp = load_pipeline(pipeline)
-    require_context_vectors(nlp)
-    doc_a, doc_b = nlp(text_a), nlp(text_b)
-    rows = compare_docs(doc_a, doc_b, word)
+    result = compare_texts(text_a, text_b, word, pipeline)  # an empty text: E413 before the model loads
     if as_json:
-        print(json.dumps({"text_a": text_a, "text_b": text_b, "rows": [r.to_dict() for r in rows]}, indent=2))
+        rows = [r.to_dict() for r in result.rows]
+        unknown = {"text_a": result.unknown_a, "text_b": result.unknown_b}
+        print(json.dumps({"text_a": text_a, "text_b": text_b, "rows": rows, "unknown_tokens": unknown}, indent=2))
         return
-    print(f"A: {text_a}\nB: {text_b}")
-    print(render_table(rows))
-    print("\n".join(legend(nlp)))
-    if "ctxvec_static" not in nlp.pipe_names:
+    print(f"A: {echo(text_a)}\nB: {echo(text_b)}")
+    print(render_table(result.rows, result.unk))
+    print("\n".join(result.legend))
+    if not result.has_static:
         msg.warn(Warnings.W002)
+    if result.unknown_warning():
+        msg.warn(result.unknown_warning())

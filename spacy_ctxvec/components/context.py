@@ -1,7 +1,7 @@
 """The ctxvec_context component: one contextual vector per token, pooled from the
 wordpiece outputs that the transformer component already computed."""
 
-from contextlib import contextmanager
+from contextlib import contextmanager, nullcontext
 from pathlib import Path
 from typing import Any, Callable, Dict, Iterable, Iterator, List, Optional, Sequence, Tuple, Union, cast
 
@@ -382,15 +382,16 @@ def _pipeline_key(nlp: Language) -> Tuple[Any, ...]:
 
 
 @contextmanager
-def keep_trf_data(nlp: Language) -> Iterator[None]:
-    """doc._.trf_data kept after ctxvec_context (drop_trf_data off) and every hidden
-    state output while the block runs: what the per-layer evaluation and plots read."""
+def keep_trf_data(nlp: Language, *, hidden_states: bool = True) -> Iterator[None]:
+    """doc._.trf_data kept after ctxvec_context (drop_trf_data off) and, with
+    ``hidden_states``, every hidden state output while the block runs: what the per-layer
+    evaluation and plots read (compare reads only the wordpieces: hidden_states=False)."""
     contexts = [pipe for _, pipe in nlp.pipeline if isinstance(pipe, ContextVectors)]
     dropping = [pipe.drop_trf_data for pipe in contexts]
     for pipe in contexts:
         pipe.drop_trf_data = False
     try:
-        with all_hidden_states(nlp):
+        with all_hidden_states(nlp) if hidden_states else nullcontext():
             yield
     finally:
         for pipe, drop in zip(contexts, dropping):

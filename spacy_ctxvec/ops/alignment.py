@@ -28,3 +28,16 @@ def gather_rows(hidden: Any, indices: np.ndarray) -> Any:
     flat = flatten_spans(hidden)
     check_alignment(indices, flat.shape[0])
     return flat[indices]
+
+
+def only_piece(piece_ids: np.ndarray, indices: np.ndarray, lengths: np.ndarray, piece: int) -> np.ndarray:
+    """Per token, whether every wordpiece it aligns to is ``piece`` (e.g. the tokenizer's
+    unknown piece, [UNK]); False for a token that aligns to none. ``piece_ids`` holds the
+    ids of the (flattened) rows that ``indices`` index; ``lengths`` are the tokens' numbers
+    of rows, in order (as for pooling)."""
+    flat = np.asarray(piece_ids).reshape(-1)
+    check_alignment(indices, flat.shape[0])
+    lengths = np.asarray(lengths, dtype=np.int64)
+    hits = np.concatenate([[0], np.cumsum(flat[indices] == piece, dtype=np.int64)])
+    ends = np.cumsum(lengths)
+    return (lengths > 0) & (hits[ends] - hits[ends - lengths] == lengths)
