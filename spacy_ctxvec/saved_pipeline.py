@@ -83,8 +83,8 @@ def _read_component_parts(found: Tuple[Path, str], wanted: Collection[str]) -> p
 def load_lexicon(path: Union[str, Path]) -> Lexicon:
     """A Lexicon from a lexicon directory, or from the ctxvec_polysemy component of a
     saved pipeline directory; E322 if that component has no lexicon yet, E225 if there
-    is no such component."""
-    path = pipeline_path(path)
+    is no such component; E233 for a config file."""
+    path = not_a_config(pipeline_path(path))
     if (path / "lexicon.json").exists():
         return Lexicon.from_disk(path)
     found = polysemy_component_dir(path)  # read once: the component's name is in E322
@@ -103,6 +103,14 @@ def load_senses(path: Union[str, Path]) -> SenseInventory:
     return load_senses_and_lexicon(path)[0]
 
 
+def not_a_config(path: Path) -> Path:
+    """``path``; E233 where it is a config file (.cfg): it holds no lexicon or senses, and
+    build-lexicon makes a pipeline that does from it."""
+    if path.suffix == ".cfg" and path.is_file():
+        raise CtxvecError(Errors.E233.format(path=path))
+    return path
+
+
 def existing_path(path: Union[str, Path]) -> Path:
     """pipeline_path(path); E616 where no such path or installed package exists."""
     found = pipeline_path(path)
@@ -113,8 +121,8 @@ def existing_path(path: Union[str, Path]) -> Path:
 
 def load_senses_and_lexicon(path: Union[str, Path]) -> Tuple[SenseInventory, Optional[Lexicon]]:
     """load_senses, and the lexicon read with them from a saved pipeline (None from a
-    senses directory, which holds none); E616 if ``path`` does not exist."""
-    path = existing_path(path)
+    senses directory, which holds none); E616 if ``path`` does not exist, E233 for a config file."""
+    path = not_a_config(existing_path(path))
     if (path / "senses.json").exists():
         return SenseInventory.from_disk(path), None
     parts = read_pipeline_parts(path, (polysemy_state.SENSES_DIR, polysemy_state.LEXICON_DIR))

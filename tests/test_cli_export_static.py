@@ -100,3 +100,16 @@ def test_export_senses_writes_the_labels_beside_the_vectors_and_replaces_them_on
     again = runner.invoke(app, command)
     assert again.exit_code == 1 and "E701" in again.output and not (tmp_path / "v.txt").exists()
     assert runner.invoke(app, [*command, "--overwrite"]).exit_code == 0
+
+
+@pytest.mark.parametrize("senses", [[], ["--senses"]], ids=["words", "senses"])
+def test_a_config_file_is_refused_with_how_to_get_a_lexicon(tmp_path, senses):
+    """A .cfg is not a pipeline with a lexicon: E233 says so and names build-lexicon with
+    that config (not E225 "no ctxvec_polysemy component", which the shipped config has)."""
+    from spacy_ctxvec.pipelines import DEFAULT_CONFIG
+
+    result = runner.invoke(app, ["export-static", str(DEFAULT_CONFIG), str(tmp_path / "v.txt"), *senses])
+    message = " ".join(result.stderr.split())
+    assert result.exit_code == 1 and "[CTX-E233]" in message and "is a config file" in message
+    assert f"spacy-ctxvec build-lexicon {DEFAULT_CONFIG} CORPUS OUTPUT" in message
+    assert "E225" not in result.output and "E606" not in result.output and list(tmp_path.iterdir()) == []

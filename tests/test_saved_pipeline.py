@@ -13,7 +13,7 @@ from typer.testing import CliRunner
 
 from spacy_ctxvec.cli import app
 from spacy_ctxvec.errors import CtxvecError
-from spacy_ctxvec.saved_pipeline import load_lexicon
+from spacy_ctxvec.saved_pipeline import load_lexicon, load_senses
 
 from .test_components_polysemy_state import probe_reading_inputs
 
@@ -35,6 +35,17 @@ def save_with_probe(tiny_nlp, path: Path):
 def test_load_lexicon_needs_a_lexicon(tmp_path):
     with pytest.raises(CtxvecError, match="E225"):
         load_lexicon(tmp_path)
+
+
+def test_a_config_file_is_named_as_one_for_the_lexicon_and_the_senses(tmp_path):
+    config = tmp_path / "pipeline.cfg"
+    config.write_text('[nlp]\nlang = "en"\npipeline = ["ctxvec_polysemy"]\n', encoding="utf8")
+    for load in (load_lexicon, load_senses):
+        with pytest.raises(CtxvecError, match=r"\[CTX-E233\] '.*pipeline\.cfg' is a config file"):
+            load(config)
+    (tmp_path / "dir.cfg").mkdir()  # a directory named like a config is read as a directory
+    with pytest.raises(CtxvecError, match="E225"):
+        load_lexicon(tmp_path / "dir.cfg")
 
 
 @pytest.mark.parametrize("deleted", ["probe", "inputs", "lexicon"])

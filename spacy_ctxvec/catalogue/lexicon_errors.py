@@ -112,6 +112,12 @@ class LexiconErrors:
         "the host and port are right and reachable from here, or leave out --address to start a local Ray "
         "for this build."
     )
+    E233 = (
+        "'{path}' is a config file, but this command reads what `spacy-ctxvec build-lexicon` "
+        "saves: a pipeline directory (or installed pipeline package) whose ctxvec_polysemy "
+        "component has a lexicon, or a lexicon directory. A config file holds none: build one "
+        "from it with `spacy-ctxvec build-lexicon {path} CORPUS OUTPUT` and give OUTPUT instead."
+    )
     E240 = (
         "{path}, line {line}: not valid {encoding} text ({error}). Pass the file's "
         'encoding (CLI: --encoding latin-1; config: encoding = "latin-1"), fix '
