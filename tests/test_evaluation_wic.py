@@ -7,6 +7,7 @@ from spacy_ctxvec.evaluation.wic import (
     ALL_FAMILIES,
     PairVectors,
     candidate_settings,
+    check_wic_train,
     cosine_families,
     cross_validated_accuracy,
     evaluate_wic_features,
@@ -67,6 +68,14 @@ def test_one_class_train_is_refused():
     train, _ = toy_families(20, 0)
     with pytest.raises(CtxvecError, match=r"\[CTX-E306\].*20 T and 0 F"):
         evaluate_wic_features(train, np.ones(20, bool), ["a"] * 20, train, np.ones(20, bool), VIEWS, "dev")
+
+
+def test_check_wic_train_needs_only_labels_and_targets():
+    check_wic_train(np.array([True, False, True]), ["bank", "bank", "play"])
+    with pytest.raises(CtxvecError, match=r"\[CTX-E306\].*0 T and 3 F"):
+        check_wic_train(np.zeros(3, bool), ["bank", "play", "pen"])
+    with pytest.raises(CtxvecError, match=r"\[CTX-E309\].*has 1"):
+        check_wic_train(np.array([True, False]), ["bank", "bank"])
 
 
 def test_one_target_word_in_train_is_refused():

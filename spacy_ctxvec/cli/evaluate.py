@@ -92,8 +92,9 @@ def wic_cli(
     if max_examples is not None:
         train, evaluated = train.head(max_examples), evaluated.head(max_examples)
     from ..evaluation.tasks import evaluate_wic
-    from ..evaluation.wic import ALL_FAMILIES, TARGET_FAMILIES
+    from ..evaluation.wic import ALL_FAMILIES, TARGET_FAMILIES, check_wic_train
 
+    check_wic_train(train.labels, train.targets)  # before the minutes of model work
     families = TARGET_FAMILIES if target_only else ALL_FAMILIES
     if not as_json:
         n_sentences = 2 * (len(train.labels) + len(evaluated.labels))

@@ -158,6 +158,19 @@ class WicReport:
         return asdict(self)
 
 
+def check_wic_train(train_labels: np.ndarray, train_groups: Sequence[str]) -> None:
+    """E306 unless the train labels hold both T and F, E309 unless the train split has
+    2 or more target words (the groups of cross-validation): what fitting a decision
+    needs, checked from the data alone, so before any vectors are computed."""
+    train_labels = np.asarray(train_labels, dtype=bool)
+    n_true = int(train_labels.sum())
+    if n_true == 0 or n_true == len(train_labels):
+        raise CtxvecError(Errors.E306.format(n_true=n_true, n_false=len(train_labels) - n_true))
+    n_groups = len(set(train_groups))
+    if n_groups < 2:
+        raise CtxvecError(Errors.E309.format(n_groups=n_groups))
+
+
 def evaluate_wic_features(
     train_families: Dict[str, np.ndarray],
     train_labels: np.ndarray,
@@ -173,12 +186,7 @@ def evaluate_wic_features(
     """Fit every candidate setting on train, choose by grouped cross-validation on
     train, and report every setting's accuracy on the evaluated split."""
     train_labels = np.asarray(train_labels, dtype=bool)
-    n_true = int(train_labels.sum())
-    if n_true == 0 or n_true == len(train_labels):
-        raise CtxvecError(Errors.E306.format(n_true=n_true, n_false=len(train_labels) - n_true))
-    n_groups = len(set(train_groups))
-    if n_groups < 2:
-        raise CtxvecError(Errors.E309.format(n_groups=n_groups))
+    check_wic_train(train_labels, train_groups)
     family_names = list(family_names)
     train_features = feature_matrix(train_families, family_names)
     eval_features = feature_matrix(eval_families, family_names)
