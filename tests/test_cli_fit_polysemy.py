@@ -135,6 +135,8 @@ def test_half_keeps_the_other_half_for_evaluate(lexicon_pipeline, sense_counts, 
     printed = json.loads(result.output[result.output.index("{") :])
     assert printed["probe"]["fitted_words"] == FITTED_HALF
     assert set(printed["held_out"]) == {"probe", "self_similarity"}
+    # Each held-out report is the held-out half already: no "held_out" key of its own.
+    assert all("held_out" not in report and "spearman" in report for report in printed["held_out"].values())
     words = scored_words(lexicon_pipeline)
     n_even = int(in_fitted_half(words).sum())
     assert printed["probe"]["n_words"] == n_even
@@ -142,6 +144,10 @@ def test_half_keeps_the_other_half_for_evaluate(lexicon_pipeline, sense_counts, 
     assert report.held_out is not None and report.held_out.n_covered == len(words) - n_even
     evaluated = invoke("evaluate", "polysemy", tmp_path / "out", sense_counts)
     assert evaluated.exit_code == 0 and "held out (words the probe was not fitted on)" in evaluated.output
+    as_json = json.loads(invoke("evaluate", "polysemy", tmp_path / "out", sense_counts, "--json").output)
+    held_out = as_json["held_out"]  # the same numbers on the held-out half, nothing nested in it
+    assert "held_out" not in held_out and held_out["n_covered"] == len(words) - n_even
+    assert set(held_out) == set(as_json) - {"held_out"} and as_json["n_covered"] == report.n_covered
     ranked = invoke("rank", tmp_path / "out", "--format", "json")
     assert json.loads(ranked.output)["score"] == "probe"
 

@@ -105,7 +105,7 @@ def test_evaluate_scws_tiny(tiny_nlp, tmp_path):
         cosines.append(float(a @ b / np.linalg.norm(a) / np.linalg.norm(b)))
     assert report.spearman == pytest.approx(spearmanr([8.0, 1.0, 5.0], cosines).statistic)
     assert report.details["layer_2"] == pytest.approx(report.spearman)  # the pipeline uses the last layer
-    assert report.details["same_word_pairs"] == 1.0
+    assert report.details["same_word_pairs"] == 1 and type(report.details["same_word_pairs"]) is int
 
 
 @pytest.mark.slow
@@ -303,7 +303,8 @@ def test_evaluate_scws_sense_and_static_rows(sense_nlp, tiny_nlp, tmp_path):
             # Rounded: the same word's vector twice must tie at 1.0, not differ in float32 noise.
             static_cosines.append(round(cosine(tokens[0]._.static_vec, tokens[1]._.static_vec), 6))
     assert covered == [True, True, True, True, False]  # pen was never seen: no sense
-    assert report.details["sense_vec_covered"] == 4.0 and report.details["sense_vec_coverage"] == pytest.approx(0.8)
+    assert report.details["sense_vec_covered"] == 4 and report.details["sense_vec_coverage"] == pytest.approx(0.8)
+    assert type(report.details["sense_vec_covered"]) is int and type(report.details["static_vec_covered"]) is int
     assert report.details["sense_vec"] == pytest.approx(spearmanr([3.0, 2.0, 6.0, 1.0], cosines).statistic)
     assert "context_vec_on_sense_covered" in report.details
     # The fair static baseline: static_vec on the same four pairs (all five have one).

@@ -45,7 +45,7 @@ def fit_polysemy_cli(
 
     fit = fit_polysemy_pipeline(pipeline, sense_counts, output, min_count=min_count, half=half, overwrite=overwrite)
     if as_json:
-        held_out = {name: report.to_dict() for name, report in fit.held_out.items()}
+        held_out = {name: report.to_dict(with_held_out=False) for name, report in fit.held_out.items()}
         print(json.dumps({"probe": fit.probe.meta, "held_out": held_out}, indent=2))
         return
     print_fit(fit, output)

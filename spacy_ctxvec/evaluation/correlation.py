@@ -104,10 +104,13 @@ class PolysemyReport:
     def coverage(self) -> float:
         return self.n_covered / self.n_types if self.n_types else 0.0
 
-    def to_dict(self) -> Dict[str, object]:
+    def to_dict(self, with_held_out: bool = True) -> Dict[str, object]:
+        """The fields and coverage; ``held_out`` (with_held_out) is None or the held-out
+        half's own dict, which has no ``held_out`` of its own."""
         result: Dict[str, object] = {**asdict(self), "coverage": self.coverage}
-        if self.held_out is not None:
-            result["held_out"] = self.held_out.to_dict()
+        del result["held_out"]
+        if with_held_out:
+            result["held_out"] = None if self.held_out is None else self.held_out.to_dict(with_held_out=False)
         return result
 
 

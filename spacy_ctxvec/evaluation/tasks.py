@@ -138,7 +138,7 @@ def evaluate_scws(
         [a[i].lower() == b[j].lower() for a, i, b, j in zip(pairs.words1, pairs.index1, pairs.words2, pairs.index2)],
         dtype=bool,
     )
-    report.details["same_word_pairs"] = float(same_word.sum())
+    report.details["same_word_pairs"] = int(same_word.sum())  # counts are ints in JSON
     report.details["same_word_spearman"] = similarity_report(
         report.name, first.pipeline, second.pipeline, covered & same_word, pairs.scores
     ).spearman
@@ -167,7 +167,7 @@ def _static_rows(static: Optional[StaticTargets], scores: np.ndarray) -> Dict[st
         return {}
     first, second, both = static
     report = similarity_report("static", first, second, both, scores)
-    return {"static_vec": report.spearman, "static_vec_covered": float(report.n_covered)}
+    return {"static_vec": report.spearman, "static_vec_covered": report.n_covered}
 
 
 def _sense_rows(
@@ -182,7 +182,7 @@ def _sense_rows(
     both = first.has_sense & second.has_sense
     rows = {
         "sense_vec": similarity_report("sense_vec", first.sense_vectors, second.sense_vectors, both, scores).spearman,
-        "sense_vec_covered": float(both.sum()),
+        "sense_vec_covered": int(both.sum()),
         "sense_vec_coverage": float(both.mean()) if len(both) else 0.0,
         "context_vec_on_sense_covered": similarity_report(
             "context_vec", first.pipeline, second.pipeline, both & covered, scores
