@@ -78,6 +78,72 @@ def test_word_sim_malformed_line(tmp_path):
     assert result.exit_code == 1 and "E302" in result.output and "line 2" in result.output
 
 
+def test_word_sim_refuses_a_sense_count_table_before_loading_the_pipeline(tmp_path):
+    counts = tmp_path / "sense_counts.tsv"  # the layout of the shared WordNet sense counts
+    counts.write_text("lemma\ttotal\tn\tv\ta\tr\n'hood\t1\t1\t0\t0\t0\nbank\t18\t10\t8\t0\t0\n", encoding="utf8")
+    result = runner.invoke(app, ["evaluate", "word-sim", "no-such-pipeline", str(counts), "--json"])
+    message = " ".join(result.stderr.split())
+    assert result.exit_code == 1 and result.stdout == ""
+    assert "[CTX-E302] " in message and "sense_counts.tsv, line 1: expected word1, word2 and a numeric score" in message
+    assert "this row has 6 field(s)" in message
+    counts.write_text("bank\t18\t3\n", encoding="utf8")  # no header, 3 fields: a number for word 2
+    message = " ".join(runner.invoke(app, ["evaluate", "word-sim", "no-such-pipeline", str(counts)]).output.split())
+    assert "sense_counts.tsv, line 1" in message and "word 2 is the number '18', not a word" in message
+
+
+def test_word_sim_shared_sense_counts_are_refused(shared_data):
+    path = shared_data / "wordnet_sense_counts" / "sense_counts.tsv"
+    result = runner.invoke(app, ["evaluate", "word-sim", "no-such-pipeline", str(path)])
+    message = " ".join(result.output.split())
+    assert result.exit_code == 1 and "[CTX-E302]" in message and "sense_counts.tsv, line 1" in message
+
+
+def test_word_sim_the_same_file_twice_is_a_coded_error(tmp_path):
+    pairs = tmp_path / "pairs.txt"
+    pairs.write_text("car automobile 9\ncar banana 1\ncar river 5\n", encoding="utf8")
+    again = str(tmp_path / "." / "pairs.txt")
+    result = runner.invoke(app, ["evaluate", "word-sim", "no-such-pipeline", str(pairs), again])
+    message = " ".join(result.output.split())
+    assert result.exit_code == 1 and "[CTX-E325]" in message and "Give each file once" in message
+
+
+def test_word_sim_line_numbers_are_the_files_own_after_a_header(tmp_path):
+    pairs = tmp_path / "pairs.txt"
+    pairs.write_text("word1\tword2\tscore\n\ncar\tautomobile\t9\ncar\tbanana\tlow\n", encoding="utf8")
+    result = runner.invoke(app, ["evaluate", "word-sim", "no-such-pipeline", str(pairs)])
+    message = " ".join(result.output.split())
+    assert result.exit_code == 1 and "[CTX-E302] " in message and "pairs.txt, line 4:" in message
+
+
+def test_wic_one_label_train_is_refused_before_the_pipeline_loads(wic_slice):
+    n_train = len((wic_slice / "train.data.txt").read_text(encoding="utf8").splitlines())
+    (wic_slice / "train.gold.txt").write_text("T\n" * n_train, encoding="utf8")
+    # A pipeline that cannot load: had it been loaded first, this would be E011.
+    result = runner.invoke(app, ["evaluate", "wic", "no-such-pipeline", str(wic_slice)])
+    message = " ".join(result.output.split())
+    assert result.exit_code == 1 and "[CTX-E306]" in message and f"{n_train} T and 0 F" in message
+    assert "E011" not in message and "running" not in message
+
+
+def test_scws_json_counts_are_ints(tiny_pipeline_dir, tmp_path):
+    rows = [
+        ("bank", "the <b> bank </b> took my money", "money", "i have <b> money </b>", 8.0),
+        ("river", "we sat on the <b> river </b> bank", "pen", "a <b> pen </b> .", 1.0),
+        ("bank", "i sat on the <b> bank </b> .", "bank", "a <b> bank </b> loan", 5.0),
+    ]
+    ratings = tmp_path / "ratings.txt"
+    ratings.write_text(
+        "".join(f"{i}\t{w1}\tn\t{w2}\tn\t{c1}\t{c2}\t{s}\n" for i, (w1, c1, w2, c2, s) in enumerate(rows)),
+        encoding="utf8",
+    )
+    result = runner.invoke(app, ["evaluate", "scws", str(tiny_pipeline_dir), str(ratings), "--json"])
+    assert result.exit_code == 0, result.output
+    report = json.loads(result.output)
+    assert report["details"]["same_word_pairs"] == 1 and type(report["details"]["same_word_pairs"]) is int
+    assert '"same_word_pairs": 1,' in result.output
+    assert type(report["n_pairs"]) is int and type(report["n_covered"]) is int
+
+
 @pytest.mark.slow
 def test_scws(default_pipeline_dir, tmp_path):
     source = SHARED_DATA / "scws" / "ratings.txt"
@@ -92,6 +158,7 @@ def test_scws(default_pipeline_dir, tmp_path):
     assert report["spearman"] == pytest.approx(report["details"]["layer_6"], abs=1e-6)
     # The default pipeline has ctxvec_static: the static row; no senses without a lexicon.
     assert report["details"]["static_vec_covered"] == 12 and "sense_vec" not in report["details"]
+    assert type(report["details"]["static_vec_covered"]) is int  # a count, not 12.0
     table = runner.invoke(app, ["evaluate", "scws", str(default_pipeline_dir), str(ratings)])
     assert table.exit_code == 0 and "SCWS: running the 24 contexts of 12 pairs through the pipeline" in table.output
 
@@ -137,21 +204,30 @@ def test_word_sim_three_pairs_is_defined(static_pipeline_dir, tmp_path):
 
 
 @pytest.mark.parametrize(
-    "lines",
+    "lines, code, why",
     [
-        "car automobile 9\ncar banana 1\n",
-        "car automobile 9\ncar banana 1\ncar zebra 4\n",
-        "car automobile 5\ncar banana 5\ncar river 5\n",
+        ("car automobile 9\ncar banana 1\n", "E320", "only 2 of 2 pair(s) have vectors for both words"),
+        ("car automobile 9\ncar banana 1\ncar zebra 4\n", "E320", "only 2 of 3 pair(s) have vectors"),
+        (
+            "car automobile 5\ncar banana 5\ncar river 5\n",
+            "E323",
+            "all 3 pairs with vectors have the same human score (5)",
+        ),
+        (
+            "car banana 1\nbanana car 2\ncar banana 3\n",  # orthogonal vectors: cosine exactly 0
+            "E324",
+            "the vectors give all 3 covered pairs the same cosine (0)",
+        ),
     ],
-    ids=["two-pairs", "two-covered", "constant-scores"],
+    ids=["two-pairs", "two-covered", "constant-scores", "constant-cosines"],
 )
-def test_word_sim_undefined_spearman_exits_non_zero(static_pipeline_dir, tmp_path, lines):
+def test_word_sim_undefined_spearman_exits_non_zero(static_pipeline_dir, tmp_path, lines, code, why):
     pairs = tmp_path / "pairs.txt"
     pairs.write_text(lines, encoding="utf8")
     output = tmp_path / "result.json"
     result = runner.invoke(app, ["evaluate", "word-sim", str(static_pipeline_dir), str(pairs), "-o", str(output)])
     message = " ".join(result.output.split())
-    assert result.exit_code == 1 and "undefined" in message and "[CTX-E320]" in message
+    assert result.exit_code == 1 and f"[CTX-{code}] pairs.txt: Spearman's rho is undefined: {why}" in message, message
     assert "0.000" not in message
     assert json.loads(output.read_text(encoding="utf8"))[str(pairs)]["spearman"] is None
 
@@ -260,7 +336,9 @@ def test_polysemy_three_words_is_defined(tmp_path):
     polysemy_nlp().to_disk(tmp_path / "with_lexicon")
     result = runner.invoke(app, ["evaluate", "polysemy", str(tmp_path / "with_lexicon"), str(senses), "--json"])
     assert result.exit_code == 0, result.output
-    assert json.loads(result.output)["spearman"] == pytest.approx(1.0)
+    report = json.loads(result.output)
+    assert report["spearman"] == pytest.approx(1.0)
+    assert report["held_out"] is None  # no probe fitted on half the words: nothing held out
 
 
 @pytest.mark.parametrize(

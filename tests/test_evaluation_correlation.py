@@ -2,10 +2,15 @@ import numpy as np
 import pytest
 
 from spacy_ctxvec.evaluation.correlation import (
+    CONSTANT_COSINES,
+    CONSTANT_SCORES,
+    TOO_FEW_PAIRS,
+    PolysemyReport,
     layer_similarity_reports,
     polysemy_report,
     rows_for,
     similarity_report,
+    undefined_because,
     unique_words,
 )
 
@@ -61,3 +66,25 @@ def test_polysemy_report_on_too_few_words_is_undefined():
         report = polysemy_report(keys, scores, valid, counts, senses, words=words)
         assert report.spearman is None and report.partial_spearman is None and report.frequency_spearman is None
     assert polysemy_report(keys, scores, valid, counts, senses).spearman == pytest.approx(0.5)
+
+
+def test_why_a_similarity_spearman_is_undefined():
+    assert undefined_because(np.array([0.1, 0.2]), np.array([1.0, 2.0])) == (TOO_FEW_PAIRS, None)
+    assert undefined_because(np.array([0.1, 0.2, 0.3]), np.array([5.0, 5.0, 5.0])) == (CONSTANT_SCORES, 5.0)
+    assert undefined_because(np.array([0.5, 0.5, 0.5]), np.array([1.0, 2.0, 3.0])) == (CONSTANT_COSINES, 0.5)
+    assert undefined_because(np.array([0.1, 0.2, 0.3]), np.array([1.0, 2.0, 3.0])) is None
+    vectors = np.array([[1.0, 0.0], [0.0, 1.0], [1.0, 0.0], [1.0, 1.0]])
+    others = np.array([[0.0, 1.0], [1.0, 0.0], [0.0, 1.0], [1.0, 1.0]])  # cosines 0, 0, 0 (and 1, not covered)
+    report = similarity_report("toy", vectors, others, np.array([True, True, True, False]), np.arange(4.0))
+    assert report.spearman is None and report.undefined == (CONSTANT_COSINES, 0.0)
+    assert "undefined" not in report.to_dict()  # the JSON keeps its shape; the reason is for the error
+
+
+def test_polysemy_report_dict_nests_the_held_out_half_once():
+    half = PolysemyReport(0.5, 0.4, 0.1, n_types=4, n_covered=3, score="probe")
+    report = PolysemyReport(0.6, 0.5, 0.2, n_types=8, n_covered=6, score="probe", held_out=half)
+    result = report.to_dict()
+    assert result["held_out"] == {k: v for k, v in half.to_dict().items() if k != "held_out"}
+    assert "held_out" not in result["held_out"] and result["held_out"]["coverage"] == 0.75
+    assert half.to_dict()["held_out"] is None  # a report without a held-out half says so
+    assert "held_out" not in report.to_dict(with_held_out=False)

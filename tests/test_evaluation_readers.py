@@ -7,6 +7,7 @@ from spacy_ctxvec.evaluation.readers import (
     read_sense_counts,
     read_sense_sentences,
     read_wic,
+    read_word_pair_files,
     read_word_pairs,
 )
 
@@ -116,8 +117,14 @@ def test_real_shared_files(shared_data):
         "wordsim353/combined.csv": 353,
         "wordsim353/combined.tab": 353,
         "wordsim353/set1.tab": 153,
+        "wordsim353/set2.tab": 200,
+        "wordsim353/EN-WS-353-ALL.txt": 353,
+        "wordsim353/EN-WS-353-REL.txt": 252,
+        "wordsim353/EN-WS-353-SIM.txt": 203,
         "rg65/EN-RG-65.txt": 65,
         "simverb3500/SimVerb-3500.txt": 3500,
+        "simverb3500/SimVerb-3000-test.txt": 3000,
+        "simverb3500/SimVerb-500-dev.txt": 500,  # line 293 has no relation column
     }
     for name, n in expected.items():
         pairs = read_word_pairs(shared_data / name)
@@ -125,6 +132,84 @@ def test_real_shared_files(shared_data):
     scws = read_scws(shared_data / "scws" / "ratings.txt")
     assert len(scws) == 2003
     assert read_sense_counts(shared_data / "wordnet_sense_counts" / "sense_counts.tsv")["run"] == 57
+
+
+def test_shared_files_read_with_their_layouts(shared_data):
+    simlex = read_word_pairs(shared_data / "simlex999" / "SimLex-999.txt")  # the score is column 4 of 10
+    assert (simlex.words1[0], simlex.words2[0], simlex.scores[0]) == ("old", "new", 1.58)
+    assert read_word_pairs(shared_data / "simlex999" / "EN-SIMLEX-999.txt").scores.tolist() == simlex.scores.tolist()
+    set1 = read_word_pairs(shared_data / "wordsim353" / "set1.tab")  # "Human (mean)", then the raters
+    assert (set1.words1[0], set1.words2[0], set1.scores[0]) == ("love", "sex", 6.77)
+    simverb = read_word_pairs(shared_data / "simverb3500" / "SimVerb-500-dev.txt")
+    assert (simverb.words1[292], simverb.words2[292], simverb.scores[292]) == ("ensure", "secure", 4.07)
+
+
+@pytest.mark.parametrize(
+    "name, line, problem",
+    [
+        ("sense_counts.tsv", 1, "this row has 6 field(s)"),  # lemma total n v a r: no pairs in it
+        ("sense_counts_by_pos.tsv", 5, "word 1 is the number '.22', not a word"),
+    ],
+)
+def test_shared_sense_count_files_are_not_word_pairs(shared_data, name, line, problem):
+    path = shared_data / "wordnet_sense_counts" / name
+    with pytest.raises(CtxvecError) as error:
+        read_word_pairs(path)
+    message = str(error.value)
+    assert message.startswith("[CTX-E302]") and f"{name}, line {line}: expected word1, word2" in message
+    assert problem in message
+
+
+@pytest.mark.parametrize(
+    "text, line, problem",
+    [
+        ("'hood\t1\t1\t0\t0\t0\n", 1, "this row has 6 field(s)"),
+        ("lemma\ttotal\n'hood\t1\n", 1, "this row has 2 field(s)"),  # 2 fields: not a header
+        ("bank\t18\t3\nrun\t57\t4\n", 1, "word 2 is the number '18'"),
+        ("old\tnew\t1.5\nsmart\tintelligent\t9.2\tA\n", 2, "this row has 4 field(s)"),
+        ("take\tremove\tV\t6.8\tSYN\nwalk\ttrail\t4.8\n", 2, "SimVerb-3500's word1"),
+        ("word1\tword2\tPOS\tSimLex999\nold\tnew\tA\t1.58\t2.72\n", 2, "at most 4 fields"),
+    ],
+    ids=[
+        "sense-count-row",
+        "two-column-table",
+        "number-for-a-word",
+        "extra-column",
+        "simverb-short",
+        "wider-than-header",
+    ],
+)
+def test_rows_of_other_layouts_are_refused(tmp_path, text, line, problem):
+    with pytest.raises(CtxvecError) as error:
+        read_word_pairs(write(tmp_path / "p.txt", text))
+    message = str(error.value)
+    assert message.startswith("[CTX-E302]") and f"p.txt, line {line}: expected" in message and problem in message
+
+
+def test_only_a_clear_first_line_is_a_header(tmp_path):
+    # "old new" is a broken first row, not a header to drop silently.
+    with pytest.raises(CtxvecError, match=r"\[CTX-E302\].*p[.]txt, line 1.*2 field\(s\)"):
+        read_word_pairs(write(tmp_path / "p.txt", "old new\nsmart intelligent 9.2\nhard difficult 8.8\n"))
+    headed = read_word_pairs(write(tmp_path / "h.txt", "first second value\nold new 1.5\nsmart intelligent 9\n"))
+    assert headed.words1 == ["old", "smart"]
+    plain = read_word_pairs(write(tmp_path / "n.txt", "old new 1.5\nsmart intelligent 9\n"))
+    assert plain.words1 == ["old", "smart"]  # no header: line 1 is a pair
+
+
+def test_errors_give_the_files_own_line_numbers_after_a_header_and_blank_lines(tmp_path):
+    text = "\n\nword1\tword2\tscore\n\nold\tnew\t1.5\n\nsmart\tintelligent\thigh\n"
+    with pytest.raises(CtxvecError, match=r"\[CTX-E302\].*p[.]txt, line 7: .*the score 'high'"):
+        read_word_pairs(write(tmp_path / "p.txt", text))
+
+
+def test_the_same_file_twice_is_refused(tmp_path):
+    path = write(tmp_path / "p.txt", "old new 1.5\nsmart intelligent 9\n")
+    other = write(tmp_path / "q.txt", "old new 1.5\nsmart intelligent 9\n")  # same text, another file
+    assert list(read_word_pair_files([path, other])) == [str(path), str(other)]
+    spelt_otherwise = tmp_path / "sub" / ".." / "p.txt"
+    (tmp_path / "sub").mkdir()
+    with pytest.raises(CtxvecError, match=r"\[CTX-E325\].*sub/[.][.]/p[.]txt' is the same file as '.*/p[.]txt'"):
+        read_word_pair_files([path, other, spelt_otherwise])
 
 
 @pytest.mark.parametrize(

@@ -28,9 +28,9 @@ class CommandErrors:
         "Use the full official train split."
     )
     E320 = (
-        "{name}: Spearman's rho is undefined for {n_covered} covered pair(s) of "
-        "{n_pairs}; it needs at least {minimum} pairs with vectors (and scores that are "
-        "not all equal). Give more pairs, or vectors that cover them."
+        "{name}: Spearman's rho is undefined: only {n_covered} of {n_pairs} pair(s) have vectors "
+        "for both words, and it needs at least {minimum}. Give a file with more pairs, or a "
+        "pipeline whose vectors cover more of its words."
     )
     E321 = (
         "{name}: Spearman's rho of polysemy_score with sense counts is undefined for "
@@ -41,6 +41,20 @@ class CommandErrors:
     E322 = (
         "The pipeline at '{path}' has a '{name}' component but it has no lexicon yet. Build "
         "one with `spacy-ctxvec build-lexicon {path} CORPUS OUTPUT` and give OUTPUT instead."
+    )
+    E323 = (
+        "{name}: Spearman's rho is undefined: all {n_covered} pairs with vectors have the same "
+        "human score ({value:g}), so there is no ranking to compare the cosines with. Check that "
+        "the file's score column is the one meant, and give pairs whose scores differ."
+    )
+    E324 = (
+        "{name}: Spearman's rho is undefined: the vectors give all {n_covered} covered pairs the "
+        "same cosine ({value:.6g}), so they rank no pair above another. Check that the pipeline's "
+        "vectors are not all zero or all the same (e.g. an uninitialised or constant table)."
+    )
+    E325 = (
+        "The word-pair file '{second}' is the same file as '{first}', given earlier: each file "
+        "is evaluated once and reported under its path. Give each file once."
     )
     # Plots, comparisons and projects (E4xx)
     E401 = "Cannot save a figure as '{path}': the file name must end in .png or .svg."
@@ -67,6 +81,10 @@ class CommandErrors:
     )
     E411 = "Cannot plot an empty set of {what}. Give at least {minimum}."
     E412 = "--clusters must be 0 (choose k by silhouette) or between 1 and the number of occurrences ({n}); got {k}."
+    E413 = (
+        "Text {name} is {what}, so it has no word to compare. Give two texts that share at least "
+        'one word, e.g. spacy-ctxvec compare "I have a apple" "I have a pen" --word a.'
+    )
 
     # Build engines (E5xx)
     E501 = (
@@ -81,10 +99,6 @@ class CommandErrors:
     E504 = (
         "The Ray cluster has {have} {resource}, but {num_workers} workers with {per_worker} "
         "{resource} each need {need}. Use fewer workers, fewer {resource} per worker, "
-    E413 = (
-        "Text {name} is {what}, so it has no word to compare. Give two texts that share at least "
-        'one word, e.g. spacy-ctxvec compare "I have a apple" "I have a pen" --word a.'
-    )
         "or a bigger cluster (--address of a cluster with more nodes)."
     )
     E505 = "The ray engine does not support {option}: {reason}."

@@ -14,7 +14,7 @@ from ..evaluation.readers import (
     read_sense_counts,
     read_sense_sentences,
     read_wic,
-    read_word_pairs,
+    read_word_pair_files,
 )
 from ..outputs import check_output, write_text
 from ..pipelines import load_pipeline
@@ -51,13 +51,19 @@ def _rho(value: Optional[float]) -> str:
 
 def _fail_if_undefined(reports: List["CorrelationReport"]) -> None:
     """Exit non-zero (coded error) if some report's Spearman is undefined."""
-    from ..evaluation.correlation import MIN_PAIRS
+    from ..evaluation.correlation import CONSTANT_COSINES, CONSTANT_SCORES, MIN_PAIRS
 
     for report in reports:
         if report.spearman is None:
+            kind, value = report.undefined or ("", None)
+            code = {CONSTANT_SCORES: Errors.E323, CONSTANT_COSINES: Errors.E324}.get(kind, Errors.E320)
             raise CtxvecError(
-                Errors.E320.format(
-                    name=report.name, n_covered=report.n_covered, n_pairs=report.n_pairs, minimum=MIN_PAIRS
+                code.format(
+                    name=report.name,
+                    n_covered=report.n_covered,
+                    n_pairs=report.n_pairs,
+                    minimum=MIN_PAIRS,
+                    value=value,
                 )
             )
 
@@ -135,12 +141,12 @@ def word_sim_cli(
     """Spearman of token._.static_vec cosines with human scores, with coverage. A file
     with fewer than 3 covered pairs has an undefined Spearman: reported, exit status 1."""
     _check_output(output, overwrite, pipeline, *files)
-    all_pairs = [read_word_pairs(path) for path in files]
+    all_pairs = read_word_pair_files(files)
     from ..evaluation.tasks import evaluate_word_sim
 
     nlp = load_pipeline(pipeline)
-    reports = [evaluate_word_sim(nlp, pairs, path.name) for path, pairs in zip(files, all_pairs)]
-    result = {str(path): report.to_dict() for path, report in zip(files, reports)}
+    reports = [evaluate_word_sim(nlp, pairs, Path(path).name) for path, pairs in all_pairs.items()]
+    result = {path: report.to_dict() for path, report in zip(all_pairs, reports)}
     _write_json(result, output, overwrite)
     if as_json:
         _print_json(result)

@@ -5,7 +5,7 @@ A similarity Spearman is None ("undefined") with fewer than MIN_PAIRS covered pa
 when one side is constant, never a made-up 0.0."""
 
 from dataclasses import asdict, dataclass, field
-from typing import Dict, List, Mapping, Optional, Sequence
+from typing import Dict, List, Mapping, Optional, Sequence, Tuple
 
 import numpy as np
 
@@ -14,6 +14,8 @@ from ..ops.cosine import rowwise_cosine
 from .metrics import partial_spearman, spearman
 
 MIN_PAIRS = 3
+# Why a similarity Spearman is undefined (CorrelationReport.undefined).
+TOO_FEW_PAIRS, CONSTANT_SCORES, CONSTANT_COSINES = "too_few_pairs", "constant_scores", "constant_cosines"
 
 
 def defined_spearman(x: np.ndarray, y: np.ndarray) -> Optional[float]:
@@ -23,6 +25,19 @@ def defined_spearman(x: np.ndarray, y: np.ndarray) -> Optional[float]:
     if len(x) < MIN_PAIRS or np.ptp(x) == 0 or np.ptp(y) == 0:
         return None
     return spearman(x, y)
+
+
+def undefined_because(cosines: np.ndarray, scores: np.ndarray) -> Optional[Tuple[str, Optional[float]]]:
+    """Why defined_spearman(cosines, scores) is None: (TOO_FEW_PAIRS, None), or
+    (CONSTANT_SCORES / CONSTANT_COSINES, the one value); None where it is defined."""
+    cosines, scores = np.asarray(cosines, dtype=np.float64), np.asarray(scores, dtype=np.float64)
+    if len(cosines) < MIN_PAIRS:
+        return TOO_FEW_PAIRS, None
+    if np.ptp(scores) == 0:
+        return CONSTANT_SCORES, float(scores[0])
+    if np.ptp(cosines) == 0:
+        return CONSTANT_COSINES, float(cosines[0])
+    return None
 
 
 def defined_partial_spearman(x: np.ndarray, y: np.ndarray, control: np.ndarray) -> Optional[float]:
@@ -35,21 +50,25 @@ def defined_partial_spearman(x: np.ndarray, y: np.ndarray, control: np.ndarray) 
 
 @dataclass
 class CorrelationReport:
-    """Spearman's rho over the covered pairs (None: undefined, see defined_spearman);
-    coverage = n_covered / n_pairs."""
+    """Spearman's rho over the covered pairs (None: undefined, see defined_spearman;
+    ``undefined`` says why, see undefined_because; not in to_dict); coverage = n_covered /
+    n_pairs."""
 
     name: str
     spearman: Optional[float]
     n_pairs: int
     n_covered: int
     details: Dict[str, Optional[float]] = field(default_factory=dict)
+    undefined: Optional[Tuple[str, Optional[float]]] = None
 
     @property
     def coverage(self) -> float:
         return self.n_covered / self.n_pairs if self.n_pairs else 0.0
 
     def to_dict(self) -> Dict[str, object]:
-        return {**asdict(self), "coverage": self.coverage}
+        result = asdict(self)
+        del result["undefined"]
+        return {**result, "coverage": self.coverage}
 
 
 def similarity_report(
@@ -63,6 +82,7 @@ def similarity_report(
         spearman=defined_spearman(cosines, scores[covered]),
         n_pairs=len(scores),
         n_covered=int(covered.sum()),
+        undefined=undefined_because(cosines, scores[covered]),
     )
 
 

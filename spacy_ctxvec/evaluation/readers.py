@@ -17,6 +17,7 @@ from ..building.bounded_json import loads_bounded
 from ..errors import CtxvecError, Errors
 from ..paths import text_lines
 from ..types import PathLike
+from .word_pair_layout import PairLayout, first_layout, pair_problem, parses_as_float, split_fields
 
 WIC_SPLITS = ("train", "dev", "test")
 WIC_LABELS = {"T": True, "F": False}
@@ -91,8 +92,8 @@ WIC_FORMAT = (
     "sentence2 (the official WiC SPLIT.data.txt)"
 )
 WORD_PAIRS_FORMAT = (
-    "one pair per line: word1, word2 and a numeric score, separated by tabs, commas or spaces (a header line "
-    "is optional)"
+    "one pair per line: word1, word2 and a numeric score, separated by tabs, commas or spaces (or SimVerb-3500's "
+    "word1, word2, PoS, score, relation); an optional header line names the score column"
 )
 SCWS_FORMAT = (
     "SCWS ratings.txt: per line at least 8 tab-separated fields, contexts 6 and 7 marking the target "
@@ -135,15 +136,6 @@ def _number(text: str) -> float:
     if not math.isfinite(value):
         raise ValueError(text)
     return value
-
-
-def _parses_as_float(text: str) -> bool:
-    """Whether float() reads ``text`` (inf and nan included: a header never looks like this)."""
-    try:
-        float(text)
-    except ValueError:
-        return False
-    return True
 
 
 # WiC
@@ -211,70 +203,42 @@ def read_wic(data_dir: PathLike, split: str) -> WicData:
 
 
 # Word similarity
-# Header names of the score column in the original SimLex-999 and WordSim-353 files.
-_SCORE_HEADERS = ("simlex999", "human (mean)", "score", "similarity", "rating")
-
-
-def _split_fields(line: str) -> List[str]:
-    if "\t" in line:
-        return [field.strip() for field in line.split("\t")]
-    if "," in line:
-        return [field.strip() for field in line.split(",")]
-    return line.split()
-
-
-def _is_number(text: str) -> bool:
-    try:
-        _number(text)
-    except ValueError:
-        return False
-    return True
-
-
-def _layout(fields: Sequence[str]) -> Tuple[int, bool]:
-    """(score column, whether this first line is a header) from a file's first line."""
-    lowered = [field.lower() for field in fields]
-    for name in _SCORE_HEADERS:
-        if name in lowered:
-            return lowered.index(name), True
-    if len(fields) > 2 and _is_number(fields[2]):
-        return 2, False
-    if len(fields) > 3 and _is_number(fields[3]):  # SimVerb: word1 word2 PoS score relation
-        return 3, False
-    return 2, not any(_parses_as_float(field) for field in fields)
-
-
 def read_word_pairs(path: PathLike) -> WordPairs:
-    """Read ``word1 word2 score`` pairs (tab, comma or space separated).
-
-    Also reads the original SimLex-999 (score in column ``SimLex999``), WordSim-353
-    (``combined.tab``/``.csv``, ``set1.tab``), RG-65 and SimVerb-3500 (``word1 word2 PoS
-    score relation``) files: the first line decides the layout and is skipped if it is
-    a header.
-    """
+    """Read ``word1 word2 score`` pairs (tab, comma or space separated), and the original
+    SimLex-999, WordSim-353, RG-65 and SimVerb-3500 layouts (word_pair_layout). The first
+    non-blank line is skipped as a header only when it names the score column or has 3
+    fields none of which is a number; a row of another width than the layout's, a word
+    that is a number or a score that is not is E302 with the file's own line number."""
     path = _existing(path, "Give a word-pair file: word1, word2, score per line.")
     words1, words2, scores = [], [], []
-    score_column = None
+    layout: Optional[PairLayout] = None
     for number, line in _lines(path):
-        fields = _split_fields(line)
-        if score_column is None:
-            score_column, is_header = _layout(fields)
+        fields = split_fields(line)
+        if layout is None:
+            layout, is_header = first_layout(fields, number)
             if is_header:
                 continue
-        try:
-            score = _number(fields[score_column])
-            if not fields[0] or not fields[1]:
-                raise ValueError(line)
-        except (ValueError, IndexError):
-            raise CtxvecError(
-                Errors.E302.format(path=path, line=number, got=line, expected="word1, word2 and a numeric score")
-            ) from None
+        problem = pair_problem(fields, layout)
+        if problem is not None:
+            raise CtxvecError(Errors.E302.format(path=path, line=number, got=line[:200], expected=problem))
         words1.append(fields[0])
         words2.append(fields[1])
-        scores.append(score)
+        scores.append(_number(fields[layout.score_column]))
     if not scores:
         raise CtxvecError(Errors.E305.format(path=path, expected=WORD_PAIRS_FORMAT))
     return WordPairs(words1, words2, np.array(scores, dtype=np.float64))
+
+
+def read_word_pair_files(paths: Sequence[PathLike]) -> Dict[str, WordPairs]:
+    """read_word_pairs of each file, keyed by the path as given; a file given twice
+    (the same file, however spelt) is E325."""
+    seen: Dict[Path, str] = {}
+    for path in paths:
+        resolved = Path(path).resolve()
+        if resolved in seen:
+            raise CtxvecError(Errors.E325.format(first=seen[resolved], second=path))
+        seen[resolved] = str(path)
+    return {str(path): read_word_pairs(path) for path in paths}
 
 
 # SCWS
@@ -348,7 +312,7 @@ def read_sense_counts(path: PathLike) -> Dict[str, int]:
         if len(fields) < 2 or not _is_whole_number(fields[1].strip()):
             words = line.split()
             space_separated = len(fields) == 1 and len(words) > 1 and _is_whole_number(words[-1])  # "bank 10"
-            if position == 0 and not (len(fields) > 1 and _parses_as_float(fields[1])) and not space_separated:
+            if position == 0 and not (len(fields) > 1 and parses_as_float(fields[1])) and not space_separated:
                 continue  # a header (not 1e23, not a row with spaces for the tab)
             raise CtxvecError(
                 Errors.E302.format(

@@ -1,0 +1,120 @@
+"""The layouts of word-similarity files (pure Python): which line is a header, where the
+score is, and what is wrong with a row. Used by readers.read_word_pairs.
+
+Known layouts: ``word1 word2 score`` (SimLex-999's EN-SIMLEX-999.txt, WordSim-353's
+EN-WS-353-*.txt, RG-65), the same under a header (WordSim-353 combined.tab/.csv), a header
+naming the score column among further columns (SimLex-999.txt: ``SimLex999``;
+WordSim-353 set1.tab/set2.tab: ``Human (mean)`` then one column per rater) and SimVerb-3500
+(``word1 word2 PoS score relation``; a row may lack the relation). Anything else, such as
+a sense-count table (``lemma total n v a r``), is refused row by row rather than read as
+pairs of a word and a number."""
+
+import math
+from dataclasses import dataclass
+from typing import List, Optional, Sequence, Tuple
+
+# Names of the score column in the headers of the original files, lower case.
+SCORE_HEADERS = ("simlex999", "human (mean)", "score", "similarity", "sim", "rating", "relatedness")
+PLAIN_PAIR = "word1, word2 and a numeric score (3 fields, e.g. 'old<TAB>new<TAB>1.58')"
+SIMVERB_PAIR = "SimVerb-3500's word1, word2, PoS, score and relation (5 fields; the relation may be missing)"
+
+
+@dataclass(frozen=True)
+class PairLayout:
+    """Where a word-pair file's score is, how many fields a row may have, and what a row
+    should look like (for errors)."""
+
+    score_column: int
+    min_fields: int
+    max_fields: int
+    expected: str
+
+
+PLAIN = PairLayout(2, 3, 3, PLAIN_PAIR)
+SIMVERB = PairLayout(3, 4, 5, SIMVERB_PAIR)
+UNKNOWN = PairLayout(2, 3, 3, f"{PLAIN_PAIR}, or {SIMVERB_PAIR}")
+
+
+def parses_as_float(text: str) -> bool:
+    """Whether float() reads ``text`` (inf and nan included: a header never looks like this)."""
+    try:
+        float(text)
+    except ValueError:
+        return False
+    return True
+
+
+def is_finite_number(text: str) -> bool:
+    """Whether ``text`` is a finite number (a score must be one, a word must not)."""
+    try:
+        return math.isfinite(float(text))
+    except ValueError:
+        return False
+
+
+def split_fields(line: str) -> List[str]:
+    """A row's fields: tab-separated if it has a tab, else comma-, else space-separated;
+    empty fields at the end (a trailing tab) are dropped."""
+    if "\t" in line:
+        fields = [field.strip() for field in line.split("\t")]
+    elif "," in line:
+        fields = [field.strip() for field in line.split(",")]
+    else:
+        fields = line.split()
+    while fields and not fields[-1]:
+        fields.pop()
+    return fields
+
+
+def header_layout(fields: Sequence[str], number: int) -> Optional[PairLayout]:
+    """The layout a file's first line (line ``number``) gives if it is clearly a header,
+    else None: it names the score column in column 3 or later (SCORE_HEADERS; the rows
+    may then have the header's further columns, no more), or it has the 3 fields of a
+    plain row and none of them is a number."""
+    lowered = [field.lower() for field in fields]
+    for column, name in enumerate(lowered[2:], start=2):
+        if name in SCORE_HEADERS:
+            expected = (
+                f"word1, word2 and a numeric score in field {column + 1}, at most {len(fields)} fields "
+                f"(the header on line {number} names them)"
+            )
+            return PairLayout(column, column + 1, len(fields), expected)
+    if len(fields) == 3 and not any(parses_as_float(field) for field in fields):
+        return PLAIN
+    return None
+
+
+def row_layout(fields: Sequence[str]) -> PairLayout:
+    """The layout of a file without a header, from its first row: plain (3 fields) or
+    SimVerb-3500 (4 or 5 fields, a PoS that is not a number, then the score); UNKNOWN
+    (whose rows all fail) for any other shape."""
+    if len(fields) == 3:
+        return PLAIN
+    if len(fields) in (4, 5) and not is_finite_number(fields[2]) and is_finite_number(fields[3]):
+        return SIMVERB
+    return UNKNOWN
+
+
+def first_layout(fields: Sequence[str], number: int) -> Tuple[PairLayout, bool]:
+    """The layout from a file's first non-blank line (line ``number``), and whether that
+    line is a header (skipped) rather than a row."""
+    header = header_layout(fields, number)
+    return (header, True) if header is not None else (row_layout(fields), False)
+
+
+def pair_problem(fields: Sequence[str], layout: PairLayout) -> Optional[str]:
+    """What a row should have been under ``layout`` and what is wrong with it, or None
+    for a good row."""
+    if not layout.min_fields <= len(fields) <= layout.max_fields:
+        return f"{layout.expected}; this row has {len(fields)} field(s)"
+    for column in (0, 1):
+        if not fields[column]:
+            return f"{layout.expected}; word {column + 1} is empty"
+        if is_finite_number(fields[column]):
+            return (
+                f"{layout.expected}; word {column + 1} is the number {fields[column]!r}, not a word "
+                "(is this another kind of file, e.g. sense counts?)"
+            )
+    if not is_finite_number(fields[layout.score_column]):
+        return f"{layout.expected}; the score {fields[layout.score_column]!r} is not a finite number"
+    return None

@@ -1,0 +1,83 @@
+import pytest
+
+from spacy_ctxvec.evaluation.word_pair_layout import (
+    PLAIN,
+    SIMVERB,
+    UNKNOWN,
+    first_layout,
+    header_layout,
+    is_finite_number,
+    pair_problem,
+    row_layout,
+    split_fields,
+)
+
+
+def test_split_fields_by_tab_comma_or_space_drops_trailing_empty_fields():
+    assert split_fields("old\tnew\t1.58\t") == ["old", "new", "1.58"]
+    assert split_fields("Word 1,Word 2,Human (mean)") == ["Word 1", "Word 2", "Human (mean)"]
+    assert split_fields("  old   new 1.58 ") == ["old", "new", "1.58"]
+    assert split_fields("a\t\tb") == ["a", "", "b"]  # an empty field inside stays (and fails later)
+
+
+def test_a_header_naming_the_score_column_allows_its_further_columns_only():
+    simlex = split_fields("word1\tword2\tPOS\tSimLex999\tconc(w1)\tconc(w2)")
+    layout = header_layout(simlex, 1)
+    assert (layout.score_column, layout.min_fields, layout.max_fields) == (3, 4, 6)
+    assert pair_problem(["old", "new", "A", "1.58", "2.72", "2.81"], layout) is None
+    too_wide = pair_problem(["old", "new", "A", "1.58", "2.72", "2.81", "9"], layout)
+    assert "at most 6 fields" in too_wide and "line 1" in too_wide and "7 field(s)" in too_wide
+    ws = header_layout(split_fields("Word 1\tWord 2\tHuman (mean)\t1\t2\t3\t"), 3)
+    assert (ws.score_column, ws.max_fields) == (2, 6) and "line 3" in ws.expected
+    assert pair_problem(["love", "sex", "6.77", "9", "6"], ws) is None  # a rater column short: fine
+
+
+def test_only_a_clear_header_is_one():
+    assert header_layout(["w1", "w2", "sim"], 1) is not None  # "sim" names the score column
+    assert header_layout(["first", "second", "value"], 1) == PLAIN  # 3 fields, no number
+    assert header_layout(["old", "new"], 1) is None  # 2 fields: a broken row, not a header
+    assert header_layout(["old", "new", "1.58"], 1) is None
+    assert header_layout(["old", "new", "nan"], 1) is None  # float() reads it: not header text
+    assert header_layout(["lemma", "total", "n", "v", "a", "r"], 1) is None  # sense counts
+    assert header_layout(["score", "word", "x", "y"], 1) is None  # a name in a word column does not count
+
+
+def test_row_layouts():
+    assert row_layout(["old", "new", "1.58"]) == PLAIN
+    assert row_layout(["take", "remove", "V", "6.81", "SYNONYMS"]) == SIMVERB
+    assert row_layout(["ensure", "secure", "V", "4.07"]) == SIMVERB  # SimVerb-500-dev line 293
+    assert row_layout(["'hood", "1", "1", "0", "0", "0"]) == UNKNOWN
+    assert row_layout(["a", "b", "1", "2"]) == UNKNOWN  # a number where SimVerb has the PoS
+    layout, is_header = first_layout(["word1", "word2", "score"], 1)
+    assert is_header and (layout.score_column, layout.min_fields, layout.max_fields) == (2, 3, 3)
+    assert first_layout(["old", "new", "1.58"], 1) == (PLAIN, False)
+    assert first_layout(["take", "remove", "V", "6.81", "SYNONYMS"], 1) == (SIMVERB, False)
+
+
+@pytest.mark.parametrize(
+    "fields, layout, problem",
+    [
+        (["old", "new", "1.58"], PLAIN, None),
+        (["old", "new", "1.58", "A"], PLAIN, "this row has 4 field(s)"),
+        (["'hood", "1", "1"], PLAIN, "word 2 is the number '1', not a word"),
+        (["2.5", "new", "1"], PLAIN, "word 1 is the number '2.5'"),
+        (["", "new", "1"], PLAIN, "word 1 is empty"),
+        (["old", "new", "high"], PLAIN, "the score 'high' is not a finite number"),
+        (["old", "new", "inf"], PLAIN, "the score 'inf' is not a finite number"),
+        (["take", "remove", "V", "6.81", "SYNONYMS"], SIMVERB, None),
+        (["take", "remove", "V"], SIMVERB, "this row has 3 field(s)"),
+        (["lemma", "total", "n", "v", "a", "r"], UNKNOWN, "or SimVerb-3500's word1"),
+    ],
+)
+def test_pair_problem(fields, layout, problem):
+    found = pair_problem(fields, layout)
+    if problem is None:
+        assert found is None
+    else:
+        assert problem in found and found.startswith(layout.expected)
+
+
+def test_words_that_only_look_numeric_to_float_are_words():
+    assert not is_finite_number("nan") and not is_finite_number("Infinity")  # "Nan" is a name
+    assert pair_problem(["Nan", "grandmother", "8"], PLAIN) is None
+    assert is_finite_number("1e3") and is_finite_number(" 7 ")
