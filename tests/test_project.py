@@ -327,3 +327,33 @@ def test_project_run_all_in_a_fresh_clone_without_then_with_assets(tmp_path, sha
     plot = run_project(project_dir, ["run", "plot"], {**overrides, "sense_counts": table})
     assert plot.returncode == 0, plot.stdout[-3000:] + plot.stderr[-3000:]
     assert "Spearman rho with WordNet sense count" in plot.stdout
+
+
+def test_package_pipeline_leaves_the_output_marker_out_of_the_package(tmp_path):
+    """The package step: build-lexicon's output marker stays in the pipeline directory
+    (its --overwrite still works) and out of the package `spacy package` makes of it."""
+    import spacy
+
+    from spacy_ctxvec.outputs import OUTPUT_MARKER, check_replaceable, write_directory
+
+    nlp = spacy.blank("en")
+    nlp.add_pipe("sentencizer")
+    pipeline = tmp_path / "training" / "pipeline_lexicon"
+    write_directory(pipeline, nlp.to_disk, what="pipeline", made_by="build-lexicon")
+    before = {path.relative_to(pipeline): path.stat().st_mtime_ns for path in pipeline.rglob("*")}
+    packages = tmp_path / "packages"
+    packages.mkdir()
+    args = [str(pipeline), str(packages), "--name", "marker_test", "--version", "0.0.1", "--build", "none"]
+    assert load_script("package_pipeline").main(args) == 0
+    data = packages / "en_marker_test-0.0.1" / "en_marker_test" / "en_marker_test-0.0.1"
+    assert (data / "config.cfg").is_file() and (data / "sentencizer.json").is_file()
+    assert list(packages.rglob(OUTPUT_MARKER)) == []
+    assert {path.relative_to(pipeline): path.stat().st_mtime_ns for path in pipeline.rglob("*")} == before
+    assert Path(OUTPUT_MARKER) in before and [p.name for p in pipeline.parent.iterdir()] == ["pipeline_lexicon"]
+    check_replaceable(pipeline, "pipeline")  # no error: build-lexicon --overwrite may replace it
+
+
+def test_the_package_step_goes_through_package_pipeline():
+    (package,) = [command for command in project()["commands"] if command["name"] == "package"]
+    assert [line.split()[:2] for line in package["script"]] == [["python", "scripts/package_pipeline.py"]]
+    assert "scripts/package_pipeline.py" in package["deps"]
