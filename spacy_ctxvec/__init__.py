@@ -19,7 +19,6 @@ if TYPE_CHECKING:
     from .static.formats import load_static_vectors
     from .static.table import StaticVectorTable
 
-__version__ = "0.1.0"
 __all__ = [
     "BufferedTransformer",
     "make_buffered_transformer",
@@ -56,8 +55,27 @@ _MODULE_OF: Dict[str, str] = {
 }
 
 
+DISTRIBUTION = "spacy-ctxvec"
+UNKNOWN_VERSION = "0+unknown"  # imported from a source tree that was never installed
+
+
+def _installed_version() -> str:
+    """The version in the installed distribution's metadata: pyproject.toml's, the one
+    place the version is written (`spacy-ctxvec --version` reads the same)."""
+    from importlib.metadata import PackageNotFoundError, version
+
+    try:
+        return version(DISTRIBUTION)
+    except PackageNotFoundError:
+        return UNKNOWN_VERSION
+
+
 def __getattr__(name: str) -> Any:
-    """Import the module that defines a public name on first use, and keep the name here."""
+    """Import the module that defines a public name on first use, and keep the name here;
+    ``__version__`` is read from the installed metadata on first use."""
+    if name == "__version__":
+        globals()[name] = _installed_version()
+        return globals()[name]
     if name not in _MODULE_OF:
         raise AttributeError(f"module {__name__!r} has no attribute {name!r}")
     value = getattr(import_module(_MODULE_OF[name], __name__), name)

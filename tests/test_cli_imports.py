@@ -253,3 +253,27 @@ def test_the_console_script_prints_a_library_warning_as_one_coded_line(tmp_path)
     assert result.returncode == 1 and "[CTX-E011]" in output  # the missing pipeline, after the corpus check
     assert "⚠ [CTX-W020] Corpus directory" in output and "Decompress (.gz)" in output
     assert "UserWarning" not in output and "corpus.py" not in output
+
+
+def test_the_version_is_written_once_in_pyproject_and_read_from_the_installed_metadata():
+    """spacy_ctxvec.__version__ and `spacy-ctxvec --version` both read the installed
+    metadata, whose version is pyproject.toml's; the package holds no second literal."""
+    from importlib.metadata import version
+
+    declared = tomllib.loads((ROOT / "pyproject.toml").read_text())["project"]["version"]
+    assert spacy_ctxvec.__version__ == declared == version("spacy-ctxvec")
+    init = ast.parse((PACKAGE / "__init__.py").read_text(encoding="utf8"))
+    literals = [node.value for node in ast.walk(init) if isinstance(node, ast.Constant)]
+    assert declared not in literals and "__version__" in dir(spacy_ctxvec)
+
+
+def test_the_version_of_a_source_tree_never_installed_is_unknown(monkeypatch):
+    from importlib import metadata
+
+    def not_installed(name):
+        raise metadata.PackageNotFoundError(name)
+
+    monkeypatch.setattr(metadata, "version", not_installed)
+    monkeypatch.delitem(vars(spacy_ctxvec), "__version__", raising=False)
+    assert spacy_ctxvec.__version__ == spacy_ctxvec.UNKNOWN_VERSION
+    monkeypatch.delitem(vars(spacy_ctxvec), "__version__")  # read again, from the real metadata, when next used
