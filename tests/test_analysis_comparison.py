@@ -2,7 +2,15 @@ from pathlib import Path
 
 import pytest
 
-from spacy_ctxvec.analysis.comparison import ECHO_CHARS, check_texts, compare_docs, echo, unknown_piece, unknown_tokens
+from spacy_ctxvec.analysis.comparison import (
+    ECHO_CHARS,
+    check_texts,
+    compare_docs,
+    count_pairs,
+    echo,
+    unknown_piece,
+    unknown_tokens,
+)
 from spacy_ctxvec.errors import CtxvecError
 
 
@@ -49,6 +57,23 @@ def test_every_shared_word_case_insensitive(tiny_nlp):
 def test_repeated_word_gives_every_pair(tiny_nlp):
     rows = compare_docs(tiny_nlp("the bank and the river"), tiny_nlp("the loan"), "the")
     assert [(r.index_a, r.index_b) for r in rows] == [(0, 0), (3, 0)]
+
+
+def test_max_rows_keeps_every_words_first_pair_then_further_pairs(tiny_nlp):
+    doc_a, doc_b = tiny_nlp("the the the bank river"), tiny_nlp("the the bank river")
+    everything = compare_docs(doc_a, doc_b)
+    assert count_pairs(doc_a, doc_b) == len(everything) == 3 * 2 + 1 + 1
+    pairs = lambda rows: [(r.word, r.index_a, r.index_b) for r in rows]  # noqa: E731
+    assert pairs(compare_docs(doc_a, doc_b, max_rows=len(everything))) == pairs(everything)
+    assert pairs(compare_docs(doc_a, doc_b, max_rows=4)) == [
+        ("the", 0, 0),
+        ("the", 0, 1),
+        ("bank", 3, 2),
+        ("river", 4, 3),
+    ]
+    assert pairs(compare_docs(doc_a, doc_b, max_rows=2)) == [("the", 0, 0), ("bank", 3, 2)]
+    assert pairs(compare_docs(doc_a, doc_b, "the", max_rows=3)) == [("the", 0, 0), ("the", 0, 1), ("the", 1, 0)]
+    assert count_pairs(doc_a, doc_b, "the") == 6
 
 
 def test_missing_word_and_no_shared_word_raise(tiny_nlp):

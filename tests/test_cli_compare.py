@@ -101,3 +101,20 @@ def test_a_token_the_model_reads_as_unk_is_marked_and_warned_about(tiny_pipeline
     assert "as [UNK]" not in differing.stdout.split("(#N)")[0]  # i and want are words it knows
     known = runner.invoke(app, ["compare", "i want a bank", "you want the bank", *pipeline])
     assert known.exit_code == 0 and "W040" not in known.output and "[UNK]" not in known.output
+
+
+def test_a_word_seen_many_times_is_cut_to_max_rows_and_says_so(tiny_pipeline_dir):
+    text_a, text_b = "the bank " * 30, "the bank " * 20  # 600 pairs of each word
+    pipeline = ["-p", str(tiny_pipeline_dir)]
+    table = runner.invoke(app, ["compare", text_a, text_b, *pipeline])
+    assert table.exit_code == 0, table.output
+    assert "Showing 50 of 1,200 pairs of occurrences; --max-rows 0 shows all." in table.stdout
+    assert "bank (#1)" in table.stdout  # the second word keeps its first pair
+    as_json = json.loads(runner.invoke(app, ["compare", text_a, text_b, "--json", "--max-rows", "3", *pipeline]).stdout)
+    assert as_json["total_pairs"] == 1200 and [r["word"] for r in as_json["rows"]] == ["the", "the", "bank"]
+    everything = json.loads(
+        runner.invoke(app, ["compare", text_a, text_b, "-w", "bank", "--json", "--max-rows", "0", *pipeline]).stdout
+    )
+    assert len(everything["rows"]) == everything["total_pairs"] == 600
+    short = runner.invoke(app, ["compare", "the bank", "a bank", *pipeline])
+    assert "Showing" not in short.stdout

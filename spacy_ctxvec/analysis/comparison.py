@@ -1,9 +1,10 @@
 """Compare a word's static and contextual vectors across two texts."""
 
+import itertools
 import unicodedata
 from dataclasses import asdict, dataclass, field
 from pathlib import Path
-from typing import Any, Collection, Dict, List, Optional, Tuple, Union
+from typing import Any, Collection, Dict, Iterator, List, Optional, Tuple, Union
 
 import numpy as np
 from spacy.language import Language
@@ -103,14 +104,47 @@ def compare_docs(
     word: Optional[str] = None,
     *,
     unknown: Tuple[Collection[int], Collection[int]] = ((), ()),
+    max_rows: Optional[int] = None,
 ) -> List[WordComparison]:
-    """One row per pair of occurrences (one in each Doc) of each shared word, or of ``word``.
+    """One row per pair of occurrences (one in each Doc) of each shared word, or of ``word``,
+    grouped by word in order of text A.
 
     Words match case-insensitively, one token each; punctuation is compared only when it
     is ``word``. Tokens without a vector get None, not NaN. ``unknown``: the indices of
     each Doc's tokens that the model read as its unknown piece (``unknown_tokens``), which
-    the rows flag.
+    the rows flag. ``max_rows``: at most that many rows (``count_pairs`` gives how many
+    there are), each word's first pair kept before any word's further pairs.
     """
+    words_a, words_b, shared = _shared_words(doc_a, doc_b, word)
+    return [_pair(w, a, b, unknown) for w, a, b in _first_pairs(words_a, words_b, shared, max_rows)]
+
+
+def count_pairs(doc_a: Doc, doc_b: Doc, word: Optional[str] = None) -> int:
+    """How many rows ``compare_docs`` gives without ``max_rows``: pairs of occurrences."""
+    words_a, words_b, shared = _shared_words(doc_a, doc_b, word)
+    return sum(len(words_a[w]) * len(words_b[w]) for w in shared)
+
+
+def _first_pairs(
+    words_a: Dict[str, List[Token]], words_b: Dict[str, List[Token]], shared: List[str], max_rows: Optional[int]
+) -> Iterator[Tuple[str, Token, Token]]:
+    """The pairs of ``shared`` words, grouped by word; with ``max_rows``, the first pair of
+    each word (of the first max_rows words) and then further pairs while rows are left."""
+    kept = shared if max_rows is None else shared[:max_rows]
+    spare = None if max_rows is None else max_rows - len(kept)
+    for w in kept:
+        pairs = itertools.product(words_a[w], words_b[w])
+        a, b = next(pairs)
+        yield w, a, b
+        for a, b in pairs if spare is None else itertools.islice(pairs, spare):
+            spare = None if spare is None else spare - 1
+            yield w, a, b
+
+
+def _shared_words(
+    doc_a: Doc, doc_b: Doc, word: Optional[str]
+) -> Tuple[Dict[str, List[Token]], Dict[str, List[Token]], List[str]]:
+    """Each Doc's tokens by lower-case text, and the words to compare (E012 / E013 when none)."""
     words_a, words_b = _words(doc_a, punct=word is not None), _words(doc_b, punct=word is not None)
     if word is not None:
         key = word.lower()
@@ -122,7 +156,7 @@ def compare_docs(
         shared = [w for w in words_a if w in words_b]
         if not shared:
             raise CtxvecError(Errors.E013.format(hint=_unsplit_hint(doc_a, doc_b)))
-    return [_pair(w, a, b, unknown) for w in shared for a in words_a[w] for b in words_b[w]]
+    return words_a, words_b, shared
 
 
 def static_source_name(nlp: Language) -> Optional[str]:
@@ -202,6 +236,7 @@ class Comparison:
     unk: str = ""
     unknown_a: List[str] = field(default_factory=list)
     unknown_b: List[str] = field(default_factory=list)
+    total_pairs: int = 0  # rows without max_rows: more than len(rows) where they were cut
 
     def unknown_warning(self) -> Optional[str]:
         """W040 naming each token the model read as its unknown piece (once per text), or None."""
@@ -211,10 +246,15 @@ class Comparison:
 
 
 def compare_texts(
-    text_a: str, text_b: str, word: Optional[str] = None, pipeline: Optional[Union[str, Path]] = None
+    text_a: str,
+    text_b: str,
+    word: Optional[str] = None,
+    pipeline: Optional[Union[str, Path]] = None,
+    max_rows: Optional[int] = None,
 ) -> Comparison:
     """compare_docs of two texts run through ``pipeline`` (load_pipeline's argument),
-    with the tokens the model read as [UNK] flagged; the texts are checked first."""
+    with the tokens the model read as [UNK] flagged, at most ``max_rows`` rows (None:
+    all); the texts are checked first."""
     check_texts(text_a, text_b)
     nlp = load_pipeline(pipeline)
     require_context_vectors(nlp)
@@ -222,7 +262,7 @@ def compare_texts(
         doc_a, doc_b = nlp(text_a), nlp(text_b)
     unk = unknown_piece(nlp)
     unknown = (unknown_tokens(doc_a, unk[0]), unknown_tokens(doc_b, unk[0])) if unk else ([], [])
-    rows = compare_docs(doc_a, doc_b, word, unknown=unknown)
+    rows = compare_docs(doc_a, doc_b, word, unknown=unknown, max_rows=max_rows)
     return Comparison(
         rows,
         legend(nlp),
@@ -230,4 +270,5 @@ def compare_texts(
         unk[1] if unk else "",
         [doc_a[i].text for i in unknown[0]],
         [doc_b[i].text for i in unknown[1]],
+        count_pairs(doc_a, doc_b, word),
     )

@@ -10,6 +10,8 @@ from ..analysis.comparison import WordComparison, compare_texts, echo
 from ..errors import Warnings
 from ._app import app, exit_on_coded_error
 
+MAX_ROWS = 50  # a word seen m times in A and n times in B has m x n pairs
+
 
 def _fmt(value: Optional[float]) -> str:
     return "n/a" if value is None else f"{value:.3f}"
@@ -48,17 +50,25 @@ def compare_command(
         None, "--pipeline", "-p", help="Pipeline directory, package or .cfg; default: the offline default config"
     ),
     as_json: bool = typer.Option(False, "--json", help="Print JSON instead of a table"),
+    max_rows: int = typer.Option(
+        MAX_ROWS,
+        "--max-rows",
+        min=0,
+        help="Show at most this many pairs of occurrences (every shared word keeps its first pair); 0: all",
+    ),
 ) -> None:
     """Static cosine (same word, same vector: 1.000) next to contextual cosine
     (different contexts, different vectors) for a word in two texts."""
-    result = compare_texts(text_a, text_b, word, pipeline)  # an empty text: E413 before the model loads
+    result = compare_texts(text_a, text_b, word, pipeline, max_rows or None)  # an empty text: E413 before loading
     if as_json:
-        rows = [r.to_dict() for r in result.rows]
-        unknown = {"text_a": result.unknown_a, "text_b": result.unknown_b}
-        print(json.dumps({"text_a": text_a, "text_b": text_b, "rows": rows, "unknown_tokens": unknown}, indent=2))
+        rows, unknown = [r.to_dict() for r in result.rows], {"text_a": result.unknown_a, "text_b": result.unknown_b}
+        out = {"text_a": text_a, "text_b": text_b, "rows": rows, "total_pairs": result.total_pairs}
+        print(json.dumps({**out, "unknown_tokens": unknown}, indent=2))
         return
     print(f"A: {echo(text_a)}\nB: {echo(text_b)}")
     print(render_table(result.rows, result.unk))
+    if result.total_pairs > len(result.rows):
+        print(f"Showing {len(result.rows):,} of {result.total_pairs:,} pairs of occurrences; --max-rows 0 shows all.")
     print("\n".join(result.legend))
     if not result.has_static:
         msg.warn(Warnings.W002)
