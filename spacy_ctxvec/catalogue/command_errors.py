@@ -16,7 +16,8 @@ class CommandErrors:
     E305 = "{path} has no usable rows (blank lines are skipped). Give {expected}."
     E306 = (
         "Fitting a WiC decision needs both labels in the train split, but it has "
-        "{n_true} T and {n_false} F examples. Use the full official train split."
+        "{n_true} T and {n_false} F examples. Use the full official train split (with "
+        "--max-examples, a larger N: the first N examples may all share one label)."
     )
     E307 = (
         "The pipeline {pipe_names} has no '{component}' component, which this evaluation needs for {attribute}. {hint}"
@@ -25,7 +26,7 @@ class CommandErrors:
     E309 = (
         "Choosing a WiC decision by cross-validation grouped by target word needs at "
         "least 2 different target words in the train split, but it has {n_groups}. "
-        "Use the full official train split."
+        "Use the full official train split (with --max-examples, a larger N)."
     )
     E320 = (
         "{name}: Spearman's rho is undefined: only {n_covered} of {n_pairs} pair(s) have vectors "
