@@ -182,6 +182,11 @@ def test_transformer_embeddings_are_saved_once(trf_static_nlp, tmp_path):
     assert table.subwords.tokenizer is transformer.tokenizer
     loaded.to_disk(tmp_path / "again")  # still the transformer's: still saved once
     assert not (tmp_path / "again" / "ctxvec_static" / "table" / "vectors.npy").exists()
+    text = "The river Bank unbelievable"
+    static_only = spacy.load(tmp_path / "pipeline", disable=["transformer", "ctxvec_context"])
+    np.testing.assert_array_equal(static_only(text)._.ctxvec_static, trf_static_nlp(text)._.ctxvec_static)
+    with pytest.raises(CtxvecError, match=r"E140.*disable=\['transformer'\]"):
+        spacy.load(tmp_path / "pipeline", exclude=["transformer"])
 
 
 def test_table_that_differs_from_the_transformer_is_saved_whole(tiny_bert_dir, tmp_path):

@@ -258,6 +258,6 @@ class PipelineErrors:
     E140 = (
         "'{name}' in '{path}' keeps its table as the input embeddings of the transformer "
         "'{transformer}' (saved once, with that transformer) and rebuilds it on load, but "
-        "{problem}. Load the saved pipeline whole, e.g. spacy.load(PATH), without "
-        "excluding or replacing '{transformer}'."
+        "{problem}. Load the saved pipeline with its own '{transformer}': to skip running "
+        "it, disable it (spacy.load(PATH, disable=['{transformer}'])) rather than exclude it."
     )
