@@ -4,9 +4,18 @@ import numpy as np
 import pytest
 from scipy.stats import spearmanr
 
-from spacy_ctxvec.analysis.plot_data import check_at_least_one, layer_self_similarity, polysemy_scores, word_occurrences
+from spacy_ctxvec.analysis.plot_data import (
+    check_at_least_one,
+    check_word,
+    layer_self_similarity,
+    polysemy_scores,
+    word_occurrences,
+)
 from spacy_ctxvec.errors import CtxvecError
+from spacy_ctxvec.lexicon.polysemy_probe import FITTED_HALF, fit_probe, in_fitted_half
 from spacy_ctxvec.lexicon.statistics import Lexicon
+
+from .test_lexicon_polysemy_probe import planted_lexicon
 
 WORDS = ["bank", "apple", "dog", "run", "the", "zzyzx"]
 
@@ -28,7 +37,8 @@ def test_polysemy_scores_with_sense_counts_give_the_spearman_over_known_words(le
     assert sorted(data.words) == sorted(WORDS) and data.used == "self_similarity" and data.n_known == 5
     known = data.counts > 0
     expected = spearmanr(np.log(data.counts[known]), data.scores[known]).statistic
-    assert data.correlation == pytest.approx(expected) and not data.probe_fitted_on_half
+    assert data.correlation == pytest.approx(expected) and data.n_in_fitted_half is None  # no probe here
+    assert data.counts_name == "senses.tsv"
     lexicon = Lexicon.from_disk(lexicon_dir)
     scores, _ = lexicon.polysemy_scores(5)
     assert np.allclose(data.scores, [scores[lexicon.index(word)] for word in data.words])
@@ -60,3 +70,50 @@ def test_bad_counts_and_inputs_are_coded_errors_before_any_model_loads(tmp_path)
         word_occurrences("bank", tmp_path / "s.txt", None, "no-such-pipeline")
     with pytest.raises(CtxvecError, match=r"E[0-9]+.*c\.txt"):
         layer_self_similarity("no-such-pipeline", tmp_path / "c.txt", min_count=2, max_texts=10)
+
+
+def test_a_probe_fitted_on_half_counts_the_table_words_of_that_half_whatever_the_table(tmp_path):
+    """With a user's own table, the scores say how many of its words are of the md5-even
+    half (the only words the probe was fitted on), not that it is the probe's training data."""
+    lexicon, counts = planted_lexicon(n_types=60)
+    lexicon.to_disk(tmp_path / "lexicon")
+    probe = fit_probe(lexicon, counts, min_count=5, half=True)
+    assert probe.meta["fitted_words"] == FITTED_HALF
+    probe.to_disk(tmp_path / "lexicon")  # a probe directory beside the lexicon, as load_probe reads it
+    table_words = [f"w{i:03d}" for i in range(8)]
+    table = tmp_path / "my.tsv"
+    table.write_text("lemma\tcount\n" + "".join(f"{w}\t{i + 1}\n" for i, w in enumerate(table_words)), "utf8")
+    data = polysemy_scores(tmp_path / "lexicon", table, min_count=5)
+    assert data.used == "probe" and data.counts_name == "my.tsv" and data.n_known == 8
+    expected = int(in_fitted_half(table_words).sum())
+    assert 0 < expected < 8 and data.n_in_fitted_half == expected
+    whole = fit_probe(lexicon, counts, min_count=5)  # fitted on every word: nothing to count
+    whole.to_disk(tmp_path / "whole")
+    lexicon.to_disk(tmp_path / "whole")
+    assert polysemy_scores(tmp_path / "whole", table, min_count=5).n_in_fitted_half is None
+
+
+@pytest.mark.parametrize(
+    "word,code,detail",
+    [
+        ("", "E414", "is empty"),
+        ("   ", "E414", "is only whitespace"),
+        ("river bank", "E415", "'river bank' is 2 words (river, bank)"),
+        ("the river  bank", "E415", "'the river bank' is 3 words"),
+    ],
+)
+def test_a_word_that_is_not_one_word_is_refused_before_any_model_loads(word, code, detail, tmp_path):
+    sentences = tmp_path / "s.txt"
+    sentences.write_text("we sat on the river bank .\n", encoding="utf8")
+    with pytest.raises(CtxvecError, match=code) as caught:
+        word_occurrences(word, sentences, None, "no-such-pipeline")  # that pipeline would be E011
+    assert detail in str(caught.value)
+    assert check_word("  bank ") == "bank"
+
+
+def test_layer_min_count_below_two_is_refused_before_any_model_loads(tmp_path):
+    corpus = tmp_path / "c.txt"
+    corpus.write_text("a a a\n", encoding="utf8")
+    for min_count in (-5, 0, 1):
+        with pytest.raises(CtxvecError, match=rf"E208.*got {min_count}"):
+            layer_self_similarity("no-such-pipeline", corpus, min_count=min_count, max_texts=10)

@@ -107,9 +107,21 @@ def test_polysemy_figure_with_and_without_sense_counts(tmp_path):
     assert len(polysemy_figure(words, scores).axes) == 2
     # a correlation over words the probe was fitted on says so in the picture, not only on the console
     assert "fitted" not in scatter.get_title()
-    fitted = polysemy_figure(words, scores, sense_counts=counts, correlation=0.3, fitted_on_half=True)
-    caveat = "Spearman rho = 0.30\n(the probe was fitted on about half of these words)"
+    fitted = polysemy_figure(words, scores, sense_counts=counts, correlation=0.3, n_in_fitted_half=11)
+    caveat = "Spearman rho = 0.30\n(11 of them of the md5-even half, the only words the probe was fitted on)"
     assert fitted.axes[0].get_title().endswith(caveat)
+
+
+def test_polysemy_figure_names_the_sense_count_table_never_wordnet():
+    """A user's own table is not WordNet: the scatter names the table it was given."""
+    words = [f"w{i}" for i in range(8)]
+    counts = np.array([1, 2, 3, 4, 5, 6, 7, 0])
+    figure = polysemy_figure(words, np.linspace(0, 1, 8), sense_counts=counts, counts_name="my.tsv", correlation=0.5)
+    scatter = figure.axes[0]
+    assert "7 words with a count in my.tsv, Spearman rho = 0.50" in scatter.get_title()
+    assert scatter.get_xlabel() == "sense count in my.tsv (log scale)"
+    texts = [scatter.get_title(), scatter.get_xlabel(), figure.get_suptitle()]
+    assert not any("WordNet" in text for text in texts)
 
 
 def test_save_figure_refuses_other_suffixes(tmp_path):

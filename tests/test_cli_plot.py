@@ -226,6 +226,7 @@ def test_plot_polysemy_from_a_lexicon_directory(tmp_path):
     result = invoke("plot", "polysemy", tmp_path / "lexicon", "--sense-counts", senses, "-o", output, "--top", "3")
     assert result.exit_code == 0, result.output
     assert "6 words" in result.output and "over 5 words" in result.output  # the comma is not ranked
+    assert "Spearman rho with the sense counts of senses.tsv" in result.output and "WordNet" not in result.output
     assert_png(output)
     result = invoke("plot", "polysemy", tmp_path / "lexicon", "-o", output, "--overwrite", "--all-types")
     assert result.exit_code == 0 and "7 words" in result.output, result.output
@@ -250,6 +251,77 @@ def test_plot_counts_below_one_say_so(tiny_pipeline_dir, sentences_file, tmp_pat
     result = invoke("plot", *args, "-o", tmp_path / "x.png")
     assert result.exit_code == 1
     assert "[CTX-E228]" in result.output and option in " ".join(result.output.split())
+
+
+@pytest.mark.parametrize("value", ["-5", "0", "1"])
+def test_min_count_below_two_is_refused_alike_by_plot_rank_and_build_lexicon(
+    tiny_pipeline_dir, sentences_file, tmp_path, value
+):
+    """`plot layers` and `plot polysemy` refuse --min-count below 2 as `rank` and
+    `build-lexicon` do: the same usage error (status 2), nothing loaded or written."""
+    lexicon = tmp_path / "lexicon"
+    Lexicon.from_occurrences(["bank"] * 5, np.ones((5, 4))).to_disk(lexicon)
+    commands = {
+        "plot layers": ["plot", "layers", tiny_pipeline_dir, sentences_file, "-o", tmp_path / "l.png"],
+        "plot polysemy": ["plot", "polysemy", lexicon, "-o", tmp_path / "p.png"],
+        "rank": ["rank", lexicon],
+        "build-lexicon": ["build-lexicon", tiny_pipeline_dir, sentences_file, tmp_path / "out", "--no-progress"],
+    }
+    errors = {}
+    for name, args in commands.items():
+        result = invoke(*args, "--min-count", value)
+        assert result.exit_code == 2, (name, result.output)
+        errors[name] = [line for line in result.output.splitlines() if "--min-count" in line]
+    assert errors["plot layers"] and all(lines == errors["rank"] for lines in errors.values()), errors
+    assert not any((tmp_path / name).exists() for name in ("l.png", "p.png", "out"))
+
+
+@pytest.mark.parametrize(
+    "word,code,detail",
+    [
+        ("", "E414", "The word to plot is empty"),
+        (" ", "E414", "The word to plot is only whitespace"),
+        ("river bank", "E415", "'river bank' is 2 words (river, bank)"),
+    ],
+)
+def test_plot_word_checks_the_word_before_the_pipeline_loads(sentences_file, tmp_path, word, code, detail):
+    args = ["--sentences", sentences_file, "--pipeline", tmp_path / "nowhere", "-o", tmp_path / "x.png"]
+    result = invoke("plot", "word", word, *args)
+    message = " ".join(result.output.split())
+    assert result.exit_code == 1 and f"[CTX-{code}]" in message and detail in message, message
+    # the same command with one word does try to load that pipeline
+    assert "[CTX-E011]" in invoke("plot", "word", "bank", *args).output
+    assert not (tmp_path / "x.png").exists()
+
+
+def test_plot_word_a_word_the_tokenizer_splits_and_one_with_spaces_around(tiny_pipeline_dir, sentences_file, tmp_path):
+    args = ["--sentences", sentences_file, "--pipeline", tiny_pipeline_dir, "-o", tmp_path / "x.png"]
+    split = invoke("plot", "word", "apple-phone", *args)
+    message = " ".join(split.output.split())
+    assert split.exit_code == 1 and "[CTX-E415]" in message
+    assert "'apple-phone' is 3 tokens to the pipeline's tokenizer (apple, -, phone)" in message
+    assert not (tmp_path / "x.png").exists()
+    padded = invoke("plot", "word", " apple ", *args)
+    assert padded.exit_code == 0 and "4 occurrences of 'apple'" in padded.output, padded.output
+
+
+def test_plot_word_sentences_directory_says_so_and_corpus_reads_a_directory(
+    tiny_pipeline_dir, sentences_file, tmp_path
+):
+    folder = tmp_path / "texts"
+    folder.mkdir()
+    (folder / "part.txt").write_text(sentences_file.read_text(encoding="utf8"), encoding="utf8")
+    output = tmp_path / "x.png"
+    result = invoke("plot", "word", "apple", "--sentences", folder, "--pipeline", tiny_pipeline_dir, "-o", output)
+    message = " ".join(result.output.split())
+    assert result.exit_code == 1 and "[CTX-E416]" in message and "is a directory" in message
+    assert f"--corpus {folder}" in message and "[CTX-E404]" not in message and not output.exists()
+    corpus = invoke("plot", "word", "apple", "--corpus", folder, "--pipeline", tiny_pipeline_dir, "-o", output)
+    assert corpus.exit_code == 0 and "4 occurrences of 'apple'" in corpus.output, corpus.output
+    layers = invoke("plot", "layers", tiny_pipeline_dir, folder, "-o", tmp_path / "l.png", "--min-count", "2")
+    assert layers.exit_code == 0, layers.output
+    for command in (["word", "--help"], ["layers", "--help"]):  # the help says a directory works
+        assert "Corpus file or directory" in " ".join(invoke("plot", *command).output.split())
 
 
 @pytest.mark.parametrize("command", [["word", "apple", "--sentences", "S"], ["layers", "P", "S"], ["polysemy", "P"]])

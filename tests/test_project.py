@@ -326,7 +326,7 @@ def test_project_run_all_in_a_fresh_clone_without_then_with_assets(tmp_path, sha
     table = shared_data / "wordnet_sense_counts" / "sense_counts.tsv"
     plot = run_project(project_dir, ["run", "plot"], {**overrides, "sense_counts": table})
     assert plot.returncode == 0, plot.stdout[-3000:] + plot.stderr[-3000:]
-    assert "Spearman rho with WordNet sense count" in plot.stdout
+    assert "Spearman rho with the sense counts of sense_counts.tsv" in plot.stdout
 
 
 def test_package_pipeline_leaves_the_output_marker_out_of_the_package(tmp_path):

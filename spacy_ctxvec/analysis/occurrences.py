@@ -23,6 +23,8 @@ def read_texts(sentences: Optional[Path], corpus: Optional[Path], vocab=None) ->
     """The input file and its texts: --sentences (one per line) or --corpus (any
     format of spacy_ctxvec.building.corpus; .spacy files need the pipeline's ``vocab``)."""
     if sentences is not None and corpus is None:
+        if sentences.is_dir():
+            raise CtxvecError(Errors.E416.format(path=sentences))
         if not sentences.is_file():
             raise CtxvecError(Errors.E404.format(path=sentences))
         return sentences, [line.strip() for _, line in text_lines(sentences) if line.strip()]

@@ -12,7 +12,7 @@ from ..errors import CtxvecError, Errors
 from ..evaluation.metrics import spearman
 from ..evaluation.readers import read_sense_counts
 from ..evaluation.token_vectors import require_context_vectors
-from ..lexicon.polysemy_probe import FITTED_HALF, type_polysemy_scores
+from ..lexicon.polysemy_probe import FITTED_HALF, in_fitted_half, type_polysemy_scores
 from ..pipelines import load_pipeline
 from ..saved_pipeline import load_lexicon, load_pipeline_inputs, load_probe, polysemy_setting
 from ..types import PathLike
@@ -32,6 +32,31 @@ def check_at_least_one(option: str, value: int) -> None:
         raise CtxvecError(Errors.E228.format(setting=option, requirement="at least 1", value=value))
 
 
+def check_word(word: str) -> str:
+    """The one word `plot word` draws, without surrounding whitespace: E414 when it is
+    empty, E415 when it is several words (checked before any model loads)."""
+    words = word.split()
+    if not words:
+        raise CtxvecError(Errors.E414.format(what="empty" if not word else "only whitespace"))
+    if len(words) > 1:
+        phrase, tokens = " ".join(words), ", ".join(words)
+        raise CtxvecError(
+            Errors.E415.format(word=phrase, n=len(words), units="words", tokens=tokens, example=words[-1])
+        )
+    return words[0]
+
+
+def check_one_token(nlp, word: str) -> None:
+    """E415 when the pipeline's tokenizer splits ``word`` ("well-known", "don't"): no
+    single token of a text could match it."""
+    tokens = [token.text for token in nlp.make_doc(word)]
+    if len(tokens) > 1:
+        units, example = "tokens to the pipeline's tokenizer", max(tokens, key=len)
+        raise CtxvecError(
+            Errors.E415.format(word=word, n=len(tokens), units=units, tokens=", ".join(tokens), example=example)
+        )
+
+
 def word_occurrences(
     word: str,
     sentences: Optional[Path],
@@ -42,11 +67,13 @@ def word_occurrences(
     max_occurrences: int = 40,
 ) -> Occurrences:
     """Contextual vectors of up to ``max_occurrences`` occurrences of ``word`` in the
-    sentences or corpus (E402 if there is none)."""
+    sentences or corpus (E402 if there is none). ``word`` is one token (E414, E415)."""
+    word = check_word(word)
     check_at_least_one("--max-occurrences (-n)", max_occurrences)
     read_texts(sentences, corpus)  # fail on bad input before loading the model
     nlp = load_pipeline(pipeline)
     require_context_vectors(nlp)
+    check_one_token(nlp, word)
     source, texts = read_texts(sentences, corpus, nlp.vocab)
     occurrences = collect_occurrences(nlp, texts, word, case_sensitive=case_sensitive, max_occurrences=max_occurrences)
     if len(occurrences.vectors) == 0:
@@ -61,8 +88,11 @@ def word_occurrences(
 
 
 def layer_self_similarity(pipeline: PathLike, corpus: Path, *, min_count: int, max_texts: int) -> LayerCurves:
-    """Mean self-similarity and the anisotropy baseline per hidden layer (E407 for a
-    pipeline with one layer, E408 when no type is seen ``min_count`` times)."""
+    """Mean self-similarity and the anisotropy baseline per hidden layer (E208 for a
+    ``min_count`` below 2, E407 for a pipeline with one layer, E408 when no type is seen
+    ``min_count`` times)."""
+    if min_count < 2:
+        raise CtxvecError(Errors.E208.format(min_count=min_count))
     check_at_least_one("--max-texts", max_texts)
     read_texts(None, corpus)
     nlp = load_pipeline(pipeline)
@@ -78,15 +108,20 @@ def layer_self_similarity(pipeline: PathLike, corpus: Path, *, min_count: int, m
 
 @dataclass
 class PolysemyScores:
-    """The scored words of a lexicon, their sense counts (0: unknown) and the Spearman
-    of score with log sense count over the words with a count (None: fewer than 2)."""
+    """The scored words of a lexicon, their sense counts (0: unknown) from the table
+    ``counts_name`` and the Spearman of score with log sense count over the words with a
+    count (None: fewer than 2). ``n_in_fitted_half``: for a probe fitted only on the words
+    of the md5-even half (FITTED_HALF), how many of the words with a count are of that
+    half (None for any other score); the others are held out from the probe whatever
+    the table."""
 
     words: list
     scores: np.ndarray
     used: str  # "probe" or "self_similarity"
     counts: Optional[np.ndarray] = None
     correlation: Optional[float] = None
-    probe_fitted_on_half: bool = False  # the Spearman includes the probe's fitted words
+    counts_name: Optional[str] = None
+    n_in_fitted_half: Optional[int] = None
 
     @property
     def n_known(self) -> int:
@@ -110,11 +145,10 @@ def polysemy_scores(
         raise CtxvecError(Errors.E410.format(min_count=min_count, path=source))
     words = [word for word, keep in zip(lexicon.keys, valid) if keep]
     result = PolysemyScores(words, scores[valid], used)
-    if counts_by_word is not None:
-        result.counts = sense_counts_for(words, counts_by_word)
+    if counts_by_word is not None and sense_counts is not None:
+        result.counts, result.counts_name = sense_counts_for(words, counts_by_word), sense_counts.name
         known = result.counts > 0
         result.correlation = spearman(np.log(result.counts[known]), result.scores[known]) if known.sum() >= 2 else None
-        result.probe_fitted_on_half = (
-            used == "probe" and probe is not None and probe.meta.get("fitted_words") == FITTED_HALF
-        )
+        if used == "probe" and probe is not None and probe.meta.get("fitted_words") == FITTED_HALF:
+            result.n_in_fitted_half = int(in_fitted_half([w for w, k in zip(words, known) if k]).sum())
     return result

@@ -239,14 +239,16 @@ def polysemy_figure(
     *,
     sense_counts: Optional[np.ndarray] = None,
     correlation: Optional[float] = None,
-    fitted_on_half: bool = False,
+    counts_name: str = "the sense-count table",
+    n_in_fitted_half: Optional[int] = None,
     top_n: int = 15,
     title: str = "Polysemy scores",
 ) -> Figure:
-    """Bars of the most and least polysemous words; with ``sense_counts`` (0 = not
-    in WordNet, left out of the scatter) also score against sense count, log x.
-    ``fitted_on_half``: the scores' probe was fitted on about half of these words, which
-    the correlation's label then says."""
+    """Bars of the most and least polysemous words; with ``sense_counts`` (0 = not in
+    the table ``counts_name``, left out of the scatter) also score against sense count,
+    log x. ``n_in_fitted_half``: how many of the words with a count are of the md5-even
+    half, the only words the scores' probe was fitted on, which the correlation's label
+    then says (None: the scores come from no such probe)."""
     if len(words) == 0:
         raise CtxvecError(Errors.E411.format(what="words", minimum="one scored word"))
     scores = np.asarray(scores, dtype=np.float64)
@@ -264,13 +266,13 @@ def polysemy_figure(
         known = counts > 0
         ax.scatter(counts[known], scores[known], s=12, alpha=0.5)
         ax.set_xscale("log")
-        ax.set_xlabel("WordNet sense count (log scale)")
+        ax.set_xlabel(f"sense count in {counts_name} (log scale)")
         ax.set_ylabel("polysemy score")
-        label = f"{int(known.sum())} words in WordNet"
+        label = f"{int(known.sum())} words with a count in {counts_name}"
         if correlation is not None:
             label += f", Spearman rho = {correlation:.2f}"
-            if fitted_on_half:
-                label += "\n(the probe was fitted on about half of these words)"
+            if n_in_fitted_half is not None:
+                label += f"\n({n_in_fitted_half} of them of the md5-even half, the only words the probe was fitted on)"
         ax.set_title(f"Score against sense count\n{label}")
         ax.grid(alpha=0.3)
     figure.suptitle(title, fontsize=13)

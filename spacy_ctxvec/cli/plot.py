@@ -51,7 +51,7 @@ def plot_word_cli(
     word: str = typer.Argument(..., help="The word whose occurrences to plot"),
     sentences: Optional[Path] = typer.Option(None, "--sentences", help="Text file, one sentence per line"),
     corpus: Optional[Path] = typer.Option(
-        None, "--corpus", help="Corpus file (.txt one text per line, .jsonl, .spacy)"
+        None, "--corpus", help="Corpus file or directory of them (.txt one text per line, .jsonl, .spacy)"
     ),
     pipeline: Optional[str] = typer.Option(
         None, "--pipeline", "-p", help="Pipeline directory, package or .cfg (default: configs/default.cfg)"
@@ -74,9 +74,10 @@ def plot_word_cli(
 ) -> None:
     """One point per occurrence of WORD (PCA of its contextual vectors, coloured by
     cluster, type centroid starred) beside its contextual and static cosine matrices."""
-    from ..analysis.plot_data import word_occurrences
+    from ..analysis.plot_data import check_word, word_occurrences
     from ..analysis.plotting import word_picture
 
+    word = check_word(word)  # one word, before any model loads
     check_figure(output, overwrite, sentences, corpus, pipeline)
     occurrences = word_occurrences(
         word, sentences, corpus, pipeline, case_sensitive=case_sensitive, max_occurrences=max_occurrences
@@ -92,11 +93,13 @@ def plot_word_cli(
 def plot_layers_cli(
     # fmt: off
     pipeline: str = typer.Argument(..., help="Pipeline directory, package or .cfg"),
-    corpus: Path = typer.Argument(..., help="Corpus file (.txt one text per line, .jsonl, .spacy)"),
+    corpus: Path = typer.Argument(
+        ..., help="Corpus file or directory of them (.txt one text per line, .jsonl, .spacy)"
+    ),
     output: Path = typer.Option(..., "--output", "-o", help="Output file, .png or .svg (required)"),
     overwrite: bool = OVERWRITE_FILE,
     min_count: int = typer.Option(
-        5, "--min-count", help="Average self-similarity over word types seen at least this often"
+        5, "--min-count", min=2, help="Average self-similarity over word types seen at least this often"
     ),
     max_texts: int = typer.Option(2000, "--max-texts", help="Read at most this many texts"),
     # fmt: on
@@ -117,7 +120,7 @@ def plot_layers_cli(
 
 
 # plot polysemy
-@plot_app.command("polysemy", short_help="Polysemy score against WordNet sense count; top words.")
+@plot_app.command("polysemy", short_help="Polysemy score against sense counts; top words.")
 @exit_on_coded_error
 def plot_polysemy_cli(
     # fmt: off
@@ -127,15 +130,16 @@ def plot_polysemy_cli(
     ),
     output: Path = typer.Option(..., "--output", "-o", help="Output file, .png or .svg (required)"),
     overwrite: bool = OVERWRITE_FILE,
-    min_count: int = typer.Option(5, "--min-count", help="Score only words seen at least this often"),
+    min_count: int = typer.Option(5, "--min-count", min=2, help="Score only words seen at least this often"),
     top_n: int = typer.Option(15, "--top", help="Words in each bar chart"),
     all_types: bool = typer.Option(
         False, "--all-types", help="Also score types without a letter (punctuation, numbers); default: words only"
     ),
     # fmt: on
 ) -> None:
-    """Polysemy score against WordNet sense count (log x), and the most and least
-    polysemous words (types holding a letter, unless --all-types)."""
+    """Polysemy score against sense count (log x; a lemma<TAB>count table such as
+    WordNet's), and the most and least polysemous words (types holding a letter, unless
+    --all-types)."""
     from ..analysis.plot_data import check_at_least_one, polysemy_scores
     from ..analysis.plotting import polysemy_figure
 
@@ -148,13 +152,23 @@ def plot_polysemy_cli(
         data.scores,
         sense_counts=data.counts,
         correlation=data.correlation,
-        fitted_on_half=data.probe_fitted_on_half,
+        counts_name=data.counts_name or "",
+        n_in_fitted_half=data.n_in_fitted_half,
         top_n=top_n,
         title=title,
     )
-    message = f"Wrote {save(figure, output, overwrite)} ({len(data.words)} words"
+    typer.echo(polysemy_summary(save(figure, output, overwrite), data))
+
+
+def polysemy_summary(path: Path, data: Any) -> str:
+    """What `plot polysemy` wrote: the words, and the Spearman with the table's counts."""
+    message = f"Wrote {path} ({len(data.words)} words"
     if data.correlation is not None:
-        message += f"; Spearman rho with WordNet sense count {data.correlation:.3f} over {data.n_known} words"
-        if data.probe_fitted_on_half:
-            message += "; the probe was fitted on half of these words: `evaluate polysemy` scores the other half alone"
-    typer.echo(message + ")")
+        message += f"; Spearman rho with the sense counts of {data.counts_name} {data.correlation:.3f}"
+        message += f" over {data.n_known} words"
+        if data.n_in_fitted_half is not None:
+            message += (
+                f", {data.n_in_fitted_half} of them of the md5-even half, the only words the probe was fitted "
+                "on: `evaluate polysemy` scores the other half alone"
+            )
+    return message + ")"
