@@ -11,6 +11,7 @@ import os
 import shutil
 import subprocess
 import sys
+import tarfile
 import zipfile
 from pathlib import Path
 
@@ -88,6 +89,9 @@ def test_sdist_and_wheel_carry_the_probe_configs_and_py_typed(built):
     entry_points = zipfile.ZipFile(wheel).read("spacy_ctxvec-0.1.0.dist-info/entry_points.txt").decode()
     assert "[spacy_factories]" in entry_points and "ctxvec_context" in entry_points
     assert sdist.stat().st_size > 0
+    assert any(name.startswith("spacy_ctxvec-0.1.0.dist-info/") and name.endswith("LICENSE") for name in names)
+    with tarfile.open(sdist) as archive:
+        assert any(name.endswith("/LICENSE") for name in archive.getnames())
 
 
 @pytest.mark.slow
