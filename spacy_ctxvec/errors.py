@@ -106,3 +106,9 @@ class Warnings(metaclass=_ErrorsWithCodes):
         "model whose vocabulary covers them (a byte-level BPE model such as roberta-base reads every "
         "character), or compare words it knows."
     )
+    W041 = (
+        "No word seen >= {min_count} times has a corpus_polysemy in '{path}': {n_candidates} of its "
+        "{n_types} words with senses have one{most_frequent}. A word has a corpus_polysemy only where "
+        "its sample holds at least 2 x min_support usable occurrences, so rare words have none. "
+        "Lower --min-count, or build the lexicon from a larger corpus."
+    )

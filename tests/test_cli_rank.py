@@ -128,4 +128,87 @@ def test_min_count_defaults_to_the_pipelines_own(tiny_bert_dir, tmp_path, lexico
         assert data["min_count"] == 3 and min(row["count"] for row in data["most"] + data["least"]) == 3
     assert json.loads(runner.invoke(app, ["rank", str(lexicon_dir), "--format", "json"]).output)["min_count"] == 5
     table = runner.invoke(app, ["rank", str(tmp_path / "pipeline")]).output
-    assert "words (types with a letter) of" in table and "seen >= 3 times" in table and "W038" not in table
+    assert "words (types with a letter) scored, of the" in table and "seen >= 3 times" in table and "W038" not in table
+
+
+def test_rank_table_says_how_many_types_were_seen_min_count_times(tmp_path):
+    """The first line counts what it claims: the types seen >= --min-count times, apart
+    from all the lexicon's types."""
+    rng = np.random.default_rng(2)
+    keys = ["bank"] * 6 + ["river"] * 6 + [","] * 6 + ["rare"] * 3 + ["once"]
+    Lexicon.from_occurrences(keys, rng.normal(size=(len(keys), 6))).to_disk(tmp_path / "lex")
+    table = runner.invoke(app, ["rank", str(tmp_path / "lex")])
+    line = " ".join(table.output.split())
+    assert table.exit_code == 0, table.output
+    assert "2 words (types with a letter) scored, of the 3 types seen >= 5 times (5 types in all)" in line
+    every = " ".join(
+        runner.invoke(app, ["rank", str(tmp_path / "lex"), "--all-types", "--min-count", "3"]).output.split()
+    )
+    assert "4 types scored, of the 4 types seen >= 3 times (5 types in all)" in every
+    data = json.loads(runner.invoke(app, ["rank", str(tmp_path / "lex"), "--format", "json"]).output)
+    assert (data["n_scored"], data["n_types_min_count"], data["n_types"]) == (2, 3, 5)
+
+
+def test_rank_by_corpus_polysemy_with_no_word_that_frequent_warns_why(tiny_bert_dir, tmp_path):
+    """As --by polysemy_score warns W031, --by corpus_polysemy warns W041 (not two empty
+    tables): how many words have a corpus_polysemy, and how often the most frequent is seen."""
+    from spacy_ctxvec.saved_pipeline import load_lexicon, load_senses
+
+    from .test_evaluation_tasks import build_sense_nlp
+
+    build_sense_nlp(tiny_bert_dir).to_disk(tmp_path / "pipeline")
+    inventory, lexicon = load_senses(tmp_path / "pipeline"), load_lexicon(tmp_path / "pipeline")
+    with_evidence = [key for key in inventory.keys if inventory.corpus_polysemy_of(key) is not None]
+    most_frequent = max(int(lexicon.counts[lexicon.index(key)]) for key in with_evidence)
+    args = ["rank", str(tmp_path / "pipeline"), "--by", "corpus_polysemy", "--min-count", str(most_frequent + 1)]
+    table = runner.invoke(app, args)
+    message = " ".join(table.output.split())
+    assert table.exit_code == 0 and "[CTX-W041]" in message, message
+    assert f"No word seen >= {most_frequent + 1} times has a corpus_polysemy" in message
+    assert f"the most frequent of them seen {most_frequent} times" in message and "Lower --min-count" in message
+    assert "polysemous" not in message
+    data = json.loads(runner.invoke(app, [*args, "--format", "json"]).output)
+    assert data["most"] == [] and data["least"] == [] and data["max_count"] == most_frequent
+    at_most = runner.invoke(app, [*args[:-1], str(most_frequent)])
+    assert "[CTX-W041]" not in at_most.output and "Most polysemous" in at_most.output
+
+
+@pytest.mark.slow  # starts two subprocesses
+def test_a_closed_pipe_ends_a_command_quietly(lexicon_dir):
+    """`rank ... | head -2`: the reader leaves; the command exits as standard tools do
+    (status 141, no message), in a real process writing to a real pipe."""
+    import subprocess
+    import sys
+
+    command = [sys.executable, "-m", "spacy_ctxvec", "rank", str(lexicon_dir), "--format", "tsv"]
+    proc = subprocess.Popen(command, stdout=subprocess.PIPE, stderr=subprocess.PIPE)
+    proc.stdout.close()  # gone before the command writes a line
+    _, stderr = proc.communicate(timeout=120)
+    assert proc.returncode == 141 and stderr == b"", stderr.decode()[-2000:]
+    whole = subprocess.run(command, capture_output=True, timeout=120)
+    assert whole.returncode == 0 and whole.stdout.startswith(b"order\trank\tword")
+
+
+def test_every_command_handles_a_closed_pipe_and_other_broken_pipes_still_fail():
+    """Every command runs inside exit_on_coded_error (which handles a closed stdout); a
+    BrokenPipeError from anything but a closed stdout is not swallowed."""
+    from spacy_ctxvec.cli._app import exit_on_coded_error
+
+    from .test_cli_structure import every_command_path
+
+    wrapper_code = exit_on_coded_error(lambda: None).__code__
+
+    def wrapped_codes(function):  # typer may wrap a callback again (functools.wraps)
+        while function is not None:
+            yield function.__code__
+            function = getattr(function, "__wrapped__", None)
+
+    for path, command in every_command_path():
+        assert wrapper_code in wrapped_codes(command.callback), path
+
+    @exit_on_coded_error
+    def worker_pipe_breaks() -> None:
+        raise BrokenPipeError("a worker's pipe")
+
+    with pytest.raises(BrokenPipeError, match="a worker's pipe"):
+        worker_pipe_breaks()

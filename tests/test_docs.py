@@ -152,6 +152,26 @@ def test_relative_links_point_at_files_that_exist():
                 assert (path.parent / target).exists(), (path.name, target)
 
 
+def test_reference_lists_every_option_of_every_command():
+    """docs/reference.md's command table claims every command option: each long option
+    name of each command (as `--help` shows it; short aliases may be left out) is in that
+    command's rows."""
+    from .test_cli_structure import every_command_path
+
+    rows = (REPO_ROOT / "docs" / "reference.md").read_text(encoding="utf8").splitlines()
+    missing = []
+    for path, command in every_command_path():
+        name = " ".join(path)
+        text = " ".join(row for row in rows if row.startswith(f"| `{name} "))
+        assert text, f"no row for {name}"
+        for parameter in command.params:
+            for option in [*parameter.opts, *parameter.secondary_opts]:
+                whole = rf"{re.escape(option)}(?![\w-])"  # --sample is not --sample-size
+                if option.startswith("--") and option != "--help" and not re.search(whole, text):
+                    missing.append(f"{name} {option}")
+    assert not missing, missing
+
+
 def test_guarantees_name_tests_that_exist():
     """Each `test_FILE.py::test_name` (or `::test_name`, continuing the file named before) in
     docs/guarantees.md is a test function of that file."""

@@ -1,6 +1,8 @@
 """The typer app that every command module registers on, and shared CLI helpers."""
 
 import functools
+import os
+import sys
 import warnings
 from typing import Any, Callable, Optional, TextIO, Type, TypeVar
 
@@ -72,15 +74,51 @@ def show_coded_warning(
         _default(message, category, filename, lineno, file, line)
 
 
+# The status of a command whose reader closed the pipe (`rank | head -2`), as a shell
+# reports a standard tool that SIGPIPE ended: 128 + SIGPIPE (13).
+BROKEN_PIPE_STATUS = 141
+
+
+def stdout_reader_is_gone() -> bool:
+    """True when standard output is a pipe whose reading end has closed (poll reports
+    POLLERR for it); False for anything else, so that a BrokenPipeError from another
+    pipe (worker processes, sockets) is never taken for the reader leaving."""
+    try:
+        import select
+
+        poller = select.poll()
+        poller.register(sys.stdout.fileno(), select.POLLOUT)
+        return any(events & select.POLLERR for _, events in poller.poll(0))
+    except (AttributeError, OSError, ValueError):  # no poll (Windows), or stdout is no file
+        return False
+
+
+def exit_quietly_on_closed_stdout() -> None:
+    """What standard tools do when the reader of their output leaves: no message, no
+    traceback, status 141. Standard output is pointed at os.devnull first, so that the
+    flush at exit does not fail again (Python's documentation on SIGPIPE)."""
+    devnull = os.open(os.devnull, os.O_WRONLY)
+    os.dup2(devnull, sys.stdout.fileno())
+    os.close(devnull)
+    raise typer.Exit(BROKEN_PIPE_STATUS)
+
+
 def exit_on_coded_error(command: CommandT) -> CommandT:
-    """Print a CtxvecError's coded message and exit with status 1 (no traceback)."""
+    """Print a CtxvecError's coded message and exit with status 1 (no traceback); where
+    the reader of standard output has gone (a closed pipe), exit quietly with status 141."""
 
     @functools.wraps(command)
     def wrapper(*args: Any, **kwargs: Any) -> Any:
         try:
-            return command(*args, **kwargs)
+            result = command(*args, **kwargs)
+            sys.stdout.flush()  # a closed pipe fails here, not in the flush at exit
+            return result
         except CtxvecError as err:  # on stderr, so that --json / tsv output on stdout stays parseable
             typer.echo(_ERRORS.fail(str(err)), err=True)
             raise typer.Exit(1) from None
+        except BrokenPipeError:
+            if not stdout_reader_is_gone():
+                raise
+            exit_quietly_on_closed_stdout()
 
     return wrapper  # type: ignore[return-value]

@@ -47,15 +47,27 @@ def rank_rows(lexicon: Lexicon, scores: np.ndarray, valid: np.ndarray, top_k: in
 
 
 def rank_summary(lexicon: Lexicon, valid: np.ndarray, used: str, min_count: int) -> Dict[str, Any]:
-    """What a ranking covers: types, scored types, the score used, baseline B and counts."""
+    """What a ranking covers: types, types seen ``min_count`` times, scored types, the
+    score used, baseline B and counts."""
     return {
         "n_types": len(lexicon),
+        "n_types_min_count": int((lexicon.counts >= min_count).sum()),
         "n_scored": int(valid.sum()),
         "score": used,
         "anisotropy_baseline": round(lexicon.anisotropy_baseline(), 6),
         "min_count": min_count,
         "max_count": int(lexicon.counts.max()) if len(lexicon) else 0,
     }
+
+
+def score_note(summary: Dict[str, Any], all_types: bool) -> str:
+    """The line above a polysemy_score table: how many were scored, of how many types."""
+    which = "types" if all_types else "words (types with a letter)"
+    return (
+        f"{summary['n_scored']} {which} scored, of the {summary['n_types_min_count']} types seen "
+        f">= {summary['min_count']} times ({summary['n_types']} types in all); polysemy_score: "
+        f"{summary['score']}; baseline B = {summary['anisotropy_baseline']:.4f}"
+    )
 
 
 def render(ranked: Dict[str, List[Dict[str, Any]]], fmt: str, summary: Dict[str, Any]) -> str:
@@ -110,21 +122,53 @@ def corpus_rank_rows(
 
 
 def rank_by_corpus_polysemy(source: Path, min_count: int, top_k: int, words_only: bool):
-    """(ranked, summary) of `rank --by corpus_polysemy` (E606 without senses)."""
+    """(ranked, summary) of `rank --by corpus_polysemy` (E606 without senses). The
+    summary says how many words have a corpus_polysemy at all (``n_candidates``: of the
+    words ranked, any count) and how often the most frequent of them is seen, so that an
+    empty ranking can say why (W041)."""
     inventory, lexicon = load_senses_and_lexicon(source)
     if lexicon is None:  # a senses directory holds no lexicon to count with: E225, as load_lexicon says
         lexicon = load_lexicon(source)
     ranked = corpus_rank_rows(inventory, lexicon, min_count=min_count, top_k=top_k, words_only=words_only)
     n_listed = len({row["word"] for rows in ranked.values() for row in rows})
     with_evidence = [key for key in inventory.keys if inventory.corpus_polysemy_of(key) is not None]
+    candidates = [lexicon.index(key) for key in with_evidence if is_word(key) or not words_only]
+    counts = [int(lexicon.counts[row]) for row in candidates if row is not None]
     summary = {
         "n_types": len(inventory),
         "n_with_corpus_polysemy": len(with_evidence),
+        "n_candidates": len(candidates),
+        "max_count": max(counts, default=0),
         "by": "corpus_polysemy",
         "min_count": min_count,
         "n_listed": n_listed,
     }
     return ranked, summary
+
+
+def rank_by_polysemy_score(source: Path, min_count: int, top_k: int, score: Optional[str], all_types: bool):
+    """(ranked, summary) of `rank --by polysemy_score`, scored as the pipeline scores
+    (E654 for an unknown --score); warns W038 below the pipeline's own min_count."""
+    score = score or polysemy_setting(source, "score", "auto")
+    if score not in SCORE_CHOICES:
+        raise CtxvecError(Errors.E654.format(score=score, choices=", ".join(SCORE_CHOICES)))
+    lexicon = load_lexicon(source)
+    probe, inputs = load_probe(source), load_pipeline_inputs(source, lexicon)
+    scores, valid, used = type_polysemy_scores(lexicon, probe, min_count, score, inputs, not all_types)
+    ranked = rank_rows(lexicon, scores, valid, top_k)
+    warn_below_component_min_count(source, min_count)
+    return ranked, rank_summary(lexicon, valid, used, min_count)
+
+
+def show(ranked: Dict[str, List[Dict[str, Any]]], fmt: str, summary: Dict[str, Any], note: str, empty: str) -> None:
+    """Print a ranking; as a table, ``note`` above it, or only the warning ``empty`` where
+    no word was ranked (TSV and JSON stay parseable: their empty lists say it)."""
+    if fmt == "table" and not any(ranked.values()):
+        msg.warn(empty)
+        return
+    if fmt == "table":
+        msg.info(note)
+    print(render(ranked, fmt, summary))
 
 
 DEFAULT_MIN_COUNT = 5  # for a lexicon directory, which has no component settings
@@ -170,30 +214,12 @@ def rank_cli(
     min_count = min_count or max(2, int(polysemy_setting(source, "min_count", DEFAULT_MIN_COUNT)))
     if by == "corpus_polysemy":
         ranked, summary = rank_by_corpus_polysemy(source, min_count, top_k, not all_types)
-        if fmt == "table":
-            msg.info(CORPUS_RANK_NOTE.format(**summary))
-        print(render(ranked, fmt, summary))
-        return
-    score = score or polysemy_setting(source, "score", "auto")
-    if score not in SCORE_CHOICES:
-        raise CtxvecError(Errors.E654.format(score=score, choices=", ".join(SCORE_CHOICES)))
-    lexicon = load_lexicon(source)
-    probe, inputs = load_probe(source), load_pipeline_inputs(source, lexicon)
-    scores, valid, used = type_polysemy_scores(lexicon, probe, min_count, score, inputs, not all_types)
-    ranked = rank_rows(lexicon, scores, valid, top_k)
-    warn_below_component_min_count(source, min_count)
-    summary = rank_summary(lexicon, valid, used, min_count)
-    if fmt == "table" and not summary["n_scored"]:
-        msg.warn(Warnings.W031.format(**summary))
-        return
-    if fmt == "table":
-        which = "types" if all_types else "words (types with a letter)"
-        msg.info(
-            f"{summary['n_scored']} {which} of {summary['n_types']} types seen >= {min_count} times; "
-            f"polysemy_score: {used}; "
-            f"baseline B = {summary['anisotropy_baseline']:.4f}"
-        )
-    print(render(ranked, fmt, summary))
+        most_frequent = f", the most frequent of them seen {summary['max_count']} times" if summary["max_count"] else ""
+        empty = Warnings.W041.format(**summary, path=source, most_frequent=most_frequent)
+        show(ranked, fmt, summary, CORPUS_RANK_NOTE.format(**summary), empty)
+    else:
+        ranked, summary = rank_by_polysemy_score(source, min_count, top_k, score, all_types)
+        show(ranked, fmt, summary, score_note(summary, all_types), Warnings.W031.format(**summary))
 
 
 def check_choices(fmt: str, by: str) -> None:
