@@ -354,6 +354,7 @@ def test_plot_without_matplotlib_names_the_extra_before_any_work(tmp_path, monke
     import sys
 
     monkeypatch.setitem(sys.modules, "matplotlib", None)  # as if it were not installed
+    monkeypatch.delitem(sys.modules, "spacy_ctxvec.analysis.plotting", raising=False)  # as in a fresh process
     missing = str(tmp_path / "missing")
     args = {"word": ["bank", "--sentences", missing], "layers": [missing, missing], "polysemy": [missing]}[command]
     result = invoke("plot", command, *args, "-o", str(tmp_path / "out.png"))
