@@ -101,7 +101,7 @@ class Warnings(metaclass=_ErrorsWithCodes):
     W040 = (
         "The model's vocabulary has no wordpiece for {tokens}: it reads each as {unk}, so their "
         "contextual vectors come from the context alone (any word it cannot read gets the same one "
-        "there) and say nothing about the word itself: a row marked 'as {unk}' compares two contexts, "
+        "there) and say nothing about the word itself: a row marked 'as {unk}' (if any) compares two contexts, "
         "not two words, and texts that differ only in such words look the same to the model. Use a "
         "model whose vocabulary covers them (a byte-level BPE model such as roberta-base reads every "
         "character), or compare words it knows."
