@@ -10,11 +10,11 @@ install:
 	$(PYTHON) -m pip install -q -e ".[test]"
 
 demo: install
-	spacy-ctxvec compare "I have a apple" "I have a pen" --word a
-	spacy-ctxvec compare "I want to eat an apple" "I want to buy an Apple phone" --word apple
-	spacy-ctxvec compare "We sat on the river bank" "The bank approved my loan" --word bank
-	spacy-ctxvec compare "The bank approved my loan" "I paid the money into the bank" --word bank
-	spacy-ctxvec plot word apple --sentences project_data/seed_sentences.txt -o plots/seed_apple.png --overwrite
+	$(PYTHON) -m spacy_ctxvec compare "I have a apple" "I have a pen" --word a
+	$(PYTHON) -m spacy_ctxvec compare "I want to eat an apple" "I want to buy an Apple phone" --word apple
+	$(PYTHON) -m spacy_ctxvec compare "We sat on the river bank" "The bank approved my loan" --word bank
+	$(PYTHON) -m spacy_ctxvec compare "The bank approved my loan" "I paid the money into the bank" --word bank
+	$(PYTHON) -m spacy_ctxvec plot word apple --sentences project_data/seed_sentences.txt -o plots/seed_apple.png --overwrite
 
 test: install lint
 	$(PYTHON) -m pytest -q

@@ -12,6 +12,7 @@ is not run, fails unless marked.
 import json
 import os
 import re
+import shlex
 import subprocess
 import sys
 from dataclasses import dataclass
@@ -246,7 +247,7 @@ def demo_commands() -> List[str]:
     for line in lines[start + 1 :]:
         if not line.startswith("\t"):
             break
-        commands.append(line.strip())
+        commands.append(line.strip().replace("$(PYTHON)", shlex.quote(sys.executable)))
     return commands
 
 
@@ -255,7 +256,8 @@ def test_make_demo_runs_and_draws_its_picture(tmp_path):
     """`make demo`'s commands (the install aside) run as a newcomer's shell runs them and
     write the picture the README promises, inside the working directory only."""
     commands = demo_commands()
-    assert len(commands) >= 4 and all(command.startswith("spacy-ctxvec ") for command in commands)
+    runner = f"{shlex.quote(sys.executable)} -m spacy_ctxvec "  # $(PYTHON): make's Python, not whatever is on PATH
+    assert len(commands) >= 4 and all(command.startswith(runner) for command in commands)
     block = {"where": "Makefile:demo", "lang": "bash", "code": "\n".join(commands), "output_of": None}
     workdir = run_blocks([block], tmp_path)
     assert (workdir / "plots" / "seed_apple.png").read_bytes()[:8] == b"\x89PNG\r\n\x1a\n"
