@@ -4,7 +4,9 @@
 - An output that is, contains, lies inside or links to an input (symbolic or hard link)
   is refused, with or without ``overwrite``; so is an output that is a symbolic link.
 - A directory output is replaced only if it is empty or its marker file lists every
-  entry in it, unchanged: what the command wrote there (``OUTPUT_MARKER``).
+  entry in it, unchanged: what the command wrote there (``OUTPUT_MARKER``). Without
+  ``overwrite``, a directory that ``overwrite`` would not replace either is refused with
+  the reason (E245, E704), so that --overwrite is suggested (E226) only where it works.
 - Every write goes to a temporary sibling that is renamed into place (``write_file``,
   ``write_directory``): a failure leaves the old output or nothing, never half of one.
 - An output that cannot be written is one coded error, checked before the work
@@ -52,10 +54,20 @@ def check_output(path: PathLike, *, what: str, inputs: Inputs = (), kind: str = 
     if not path.is_dir():
         raise CtxvecError(Errors.E247.format(what=what, path=path))
     if next(path.iterdir(), None) is not None:
+        check_replaceable(path, what)  # E245/E704: --overwrite would not replace it either
         if not overwrite:
-            raise CtxvecError(Errors.E226.format(path=path))
-        check_replaceable(path, what)
+            raise CtxvecError(Errors.E226.format(what=what, path=path))
     return path
+
+
+def output_made_by(path: PathLike) -> Optional[str]:
+    """The command that wrote directory output ``path`` (e.g. "spacy-ctxvec build-lexicon",
+    from its marker), or None where it has no readable marker."""
+    try:
+        made_by = json.loads((Path(path) / OUTPUT_MARKER).read_text(encoding="utf8")).get("made_by")
+    except (OSError, ValueError, AttributeError, RecursionError):
+        return None
+    return made_by if isinstance(made_by, str) else None
 
 
 def check_place(path: PathLike, *, what: str, inputs: Inputs = ()) -> Path:

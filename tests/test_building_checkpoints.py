@@ -8,6 +8,7 @@ from spacy_ctxvec.building.checkpoints import (
     CHECKPOINT_MARKER,
     LATEST_FILE,
     Checkpoint,
+    CheckpointRefused,
     build_fingerprint,
     check_checkpoint_dir,
     counting_config,
@@ -84,8 +85,16 @@ def test_round_trip_and_mismatching_build(tmp_path):
     write_checkpoint(directory, Checkpoint(2, lexicon, lexicon.n_occurrences, "abc"), FINGERPRINT)
     state = read_checkpoint(directory, FINGERPRINT)
     assert (state.docs_done, state.n_tokens, state.docs_sha256) == (2, 5, "abc") and state.lexicon == lexicon
-    with pytest.raises(CtxvecError, match="E221.*shard_size"):
-        read_checkpoint(directory, {**FINGERPRINT, "shard_size": 3})
+    # Each differing setting with its option and both values, and what to do instead.
+    expected = (
+        r'E221.*other settings: key \(--key\): "lower" in the checkpoint, "text" now; '
+        r"shard_size \(--checkpoint-every\): 2 in the checkpoint, 3 now\. To continue it, rerun with --resume "
+        r".*start over: rerun without --resume and with --overwrite \(its 2 counted documents are deleted\)"
+    )
+    with pytest.raises(CheckpointRefused, match=expected):
+        read_checkpoint(directory, {**FINGERPRINT, "shard_size": 3, "key": "text"})
+    with pytest.raises(CtxvecError, match=r"sample_size \(--sample-size\): 0 in the checkpoint, 64 now"):
+        read_checkpoint(directory, {**FINGERPRINT, "sample_size": 64})
     open_checkpoint_dir(directory, resume=False)  # a new build starts over: own entries go
     assert read_checkpoint(directory, FINGERPRINT) is None
 
@@ -171,6 +180,6 @@ def test_a_changed_pipeline_setting_is_named(tmp_path):
     # a checkpoint written before the config text was kept names the digest only
     older = {k: v for k, v in saved.items() if k != "pipeline_config"}
     write_checkpoint(directory, Checkpoint(2, small_lexicon(), 5, "abc"), older)
-    with pytest.raises(CtxvecError, match="E221.*different pipeline_config_sha256"):
+    with pytest.raises(CtxvecError, match="E221.*pipeline_config_sha256 differs"):
         read_checkpoint(directory, changed)
     assert read_checkpoint(directory, saved).docs_done == 2  # and it still resumes unchanged

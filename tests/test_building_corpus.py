@@ -1,4 +1,5 @@
 import json
+import re
 
 import numpy as np
 import pytest
@@ -50,7 +51,15 @@ def test_invalid_lines_skipped_and_reported_with_flag(tmp_path):
     path.write_text('{"text": "ok"}\nnot json\n{"other": 1}\n{"text": "fine"}\n', encoding="utf8")
     report = CorpusReport()
     assert list(iter_corpus(path, on_error="skip", report=report)) == ["ok", "fine"]
-    assert report.skipped == [(str(path), 2), (str(path), 3)]
+    # Each with the reason raise mode gives, shortened: code and problem, not file, line or advice.
+    assert report.skipped == [
+        (str(path), 2, "[CTX-E212] not valid JSON (Expecting value at column 1)"),
+        (
+            str(path),
+            3,
+            '[CTX-E213] expected an object with "text" (a string) or "words" (a list of strings), got {"other": 1}',
+        ),
+    ]
     assert report.n_docs == 2
     with pytest.raises(CtxvecError, match="E212.*line 2"):
         list(iter_corpus(path, on_error="raise"))
@@ -119,7 +128,8 @@ def test_undecodable_lines_are_named_skipped_or_read_with_the_right_encoding(tmp
         list(iter_corpus(path))
     report = CorpusReport()
     assert list(iter_corpus(path, on_error="skip", report=report)) == ["caf\u00e9 one", "three"]
-    assert report.skipped == [(str(path), 2)]
+    reason = "[CTX-E240] not valid utf-8 text (byte 0xef at character 3 cannot be decoded)"
+    assert report.skipped == [(str(path), 2, reason)]
     assert list(iter_corpus(path, encoding="latin-1"))[1:] == ["na\u00efve two", "three"]
     rows = tmp_path / "rows.jsonl"
     rows.write_bytes(b'{"text": "ok"}\n{"text": "\xff"}\n')
@@ -132,11 +142,13 @@ def test_undecodable_lines_are_named_skipped_or_read_with_the_right_encoding(tmp
 def test_binary_file_and_utf16_and_byte_order_mark(tmp_path):
     binary = tmp_path / "binary.txt"
     binary.write_bytes(bytes(range(256)) * 4)
-    with pytest.raises(CtxvecError, match=r"E240.*binary\.txt, line 3"):
+    with pytest.raises(CtxvecError, match=r"E234.*binary\.txt' is binary, not text: it has a NUL character"):
         list(iter_corpus(binary))
     utf16 = tmp_path / "u16.jsonl"
     utf16.write_text('{"text": "wide text"}\n', encoding="utf-16")
     assert list(iter_corpus(utf16, encoding="utf-16")) == ["wide text"]
+    with pytest.raises(CtxvecError, match=r"E234.*u16\.jsonl.*pass --encoding"):  # UTF-16 read as UTF-8
+        list(iter_corpus(utf16))
     with_bom = tmp_path / "bom.jsonl"
     with_bom.write_bytes(b'\xef\xbb\xbf{"text": "after a BOM"}\n')
     assert list(iter_corpus(with_bom)) == ["after a BOM"]
@@ -159,7 +171,8 @@ def test_bad_words_rows_are_named(tmp_path, vocab, row, problem):
         list(iter_corpus(path, vocab))
     report = CorpusReport()
     assert list(iter_corpus(path, vocab, on_error="skip", report=report)) == ["fine"]
-    assert report.skipped == [(str(path), 2)]
+    [(file, line, reason)] = report.skipped
+    assert (file, line) == (str(path), 2) and re.match(r"\[CTX-E242\] " + problem, reason), reason
 
 
 def test_deeply_nested_json_line_is_a_coded_error(tmp_path):
@@ -310,6 +323,46 @@ def test_train_static_corpus_shares_the_checks(tmp_path):
         WordListCorpus(tmp_path / "zw.TXT").check_not_empty()
     (tmp_path / "zw.TXT").write_text("River Bank\n", encoding="utf8")
     assert list(WordListCorpus(tmp_path)) == [["river", "bank"]]
+
+
+def test_binary_files_with_skip_are_left_out_and_named_like_unread_files(tmp_path):
+    """A .txt that is binary (a NUL in its first block, e.g. a program copied to x.txt)
+    gave documents of its printable runs under --on-error skip; it is now left out whole,
+    named in W021, and a corpus of nothing else has no documents (E211)."""
+    program = bytes(range(256)) + b"\nELF section names .text .data\n" * 20
+    (tmp_path / "x.txt").write_bytes(program)
+    with pytest.warns(UserWarning, match=r"W021.*'.*x\.txt': 1 files are left out.*binary.*: x\.txt\. Remove"):
+        with pytest.raises(CtxvecError, match="E211"):
+            list(iter_corpus(tmp_path / "x.txt", on_error="skip"))
+    (tmp_path / "sub").mkdir()
+    (tmp_path / "sub" / "y.jsonl").write_bytes(b'{"text": "x"}\n\x00\x00')
+    (tmp_path / "text.txt").write_text("a real document\n", encoding="utf8")
+    report = CorpusReport()
+    with pytest.warns(UserWarning, match=r"W021.*2 files are left out.*: sub/y\.jsonl, x\.txt\."):
+        assert list(iter_corpus(tmp_path, on_error="skip", report=report)) == ["a real document"]
+    assert report.skipped == []
+    with pytest.raises(CtxvecError, match=r"E234.*sub/y\.jsonl'"):  # raise mode: the first binary file
+        corpus_files(tmp_path)
+
+
+def test_subfolders_are_read_in_relative_path_order_hidden_ones_and_link_loops_left_out(tmp_path):
+    """Files in subfolders are read, as spaCy's walk_corpus reads .spacy files in
+    subfolders, sorted by path relative to the corpus folder, folder by folder (the
+    order checkpoints and --resume depend on); hidden folders are left out, a link to a
+    folder above is not followed again, and unread files in subfolders are named in W020."""
+    for name in ("b.txt", "a/z.txt", "a/b/c.txt", "a.txt", ".hidden/h.txt", "a/.h.txt", "B/x.txt"):
+        (tmp_path / name).parent.mkdir(parents=True, exist_ok=True)
+        (tmp_path / name).write_text(f"doc {name}\n", encoding="utf8")
+    (tmp_path / "a" / "notes.md").write_text("not read\n", encoding="utf8")
+    (tmp_path / "a" / "loop").symlink_to(tmp_path, target_is_directory=True)
+    with pytest.warns(UserWarning, match=r"W020.*1 files are not read.*: a/notes\.md\."):
+        files = corpus_files(tmp_path)
+    order = ["B/x.txt", "a/b/c.txt", "a/z.txt", "a.txt", "b.txt"]
+    assert [f.relative_to(tmp_path).as_posix() for f in files] == order
+    assert list(iter_corpus(tmp_path)) == [f"doc {name}" for name in order]
+    first = corpus_fingerprint(tmp_path)
+    (tmp_path / "a" / "z.txt").rename(tmp_path / "a" / "b" / "z.txt")  # same names and contents, other folder
+    assert corpus_fingerprint(tmp_path) != first
 
 
 def test_files_of_a_corpus_directory_that_are_not_read_are_named_in_a_warning(tmp_path):

@@ -192,10 +192,11 @@ def test_latin1_corpus_with_encoding_counts_like_its_utf8_copy(tiny_nlp, tmp_pat
     latin = build_lexicon_local(tiny_nlp, tmp_path / "latin.txt", progress=False, encoding="latin-1")
     assert latin.lexicon == build_lexicon_local(tiny_nlp, tmp_path / "utf8.txt", progress=False).lexicon
     skipped = build_lexicon_local(tiny_nlp, tmp_path / "latin.txt", progress=False, on_error="skip")
-    assert skipped.n_docs == 1 and skipped.skipped_lines == [
+    assert skipped.n_docs == 1 and [(path, line) for path, line, _ in skipped.skipped_lines] == [
         (str(tmp_path / "latin.txt"), 1),
         (str(tmp_path / "latin.txt"), 3),
     ]
+    assert skipped.skipped_lines[0].reason.startswith("[CTX-E240] not valid utf-8 text (byte 0xe9 at character")
 
 
 # Occurrence samples (issue 11): the same sample whatever the shards, processes or resumes

@@ -13,6 +13,7 @@ import numpy as np
 import pytest
 
 from spacy_ctxvec.building import ray_cluster, ray_engine
+from spacy_ctxvec.building.corpus import corpus_files
 from spacy_ctxvec.building.engines import get_engine
 from spacy_ctxvec.building.local import build_lexicon_local
 from spacy_ctxvec.building.ray_cluster import NodeLossWatch
@@ -21,6 +22,7 @@ from spacy_ctxvec.building.ray_engine import (
     build_lexicon_ray,
     merge_partials,
     merge_watching,
+    resolve_corpus_files,
 )
 from spacy_ctxvec.errors import CtxvecError
 from spacy_ctxvec.lexicon.statistics import Lexicon, merge_all
@@ -104,6 +106,21 @@ def assert_same_lexicon(a, b) -> None:
     np.testing.assert_allclose(a.self_similarity().filled(0.0), b.self_similarity().filled(0.0), atol=1e-9)
 
 
+def test_ray_reads_the_local_engines_files_subfolders_included(tmp_path):
+    """The driver gives Ray the files the local reader reads, in its order: subfolders
+    too, a binary file left out under on_error="skip" (named in W021) and E234 otherwise."""
+    for name in ("b.txt", "a/z.txt", "a.txt", ".hidden/h.txt"):
+        (tmp_path / name).parent.mkdir(parents=True, exist_ok=True)
+        (tmp_path / name).write_text("a doc\n", encoding="utf8")
+    (tmp_path / "a" / "x.txt").write_bytes(b"ELF\x00\x00\nstrings\n")
+    with pytest.warns(UserWarning, match=r"W021.*: a/x\.txt\."):
+        files = resolve_corpus_files(tmp_path, on_error="skip")
+    assert files == [str(f.resolve()) for f in corpus_files(tmp_path, on_error="skip")]
+    assert [Path(f).relative_to(tmp_path.resolve()).as_posix() for f in files] == ["a/z.txt", "a.txt", "b.txt"]
+    with pytest.raises(CtxvecError, match=r"E234.*a/x\.txt"):
+        resolve_corpus_files(tmp_path)
+
+
 def test_ray_engine_is_registered():
     assert get_engine("ray") is build_lexicon_ray
 
@@ -116,13 +133,18 @@ def test_merge_partials_in_groups_equals_merging_all():
         for _ in range(2 * MERGE_GROUP + 3)
     ]
     rows = [
-        {"lexicon": part.to_bytes(), "n_docs": 3, "skipped": json.dumps([["f.jsonl", 40 - i]] if i % 10 == 0 else [])}
+        {
+            "lexicon": part.to_bytes(),
+            "n_docs": 3,
+            "skipped": json.dumps([["f.jsonl", 40 - i, "why"]] if i % 10 == 0 else []),
+        }
         for i, part in enumerate(parts)
     ]
     lexicon, n_docs, skipped = merge_partials(rows)
     assert lexicon == merge_all(parts)  # bitwise: grouping does not change the sums
     assert n_docs == 3 * len(parts)
-    assert skipped == [("f.jsonl", 10), ("f.jsonl", 20), ("f.jsonl", 30), ("f.jsonl", 40)]
+    assert skipped == [("f.jsonl", 10, "why"), ("f.jsonl", 20, "why"), ("f.jsonl", 30, "why"), ("f.jsonl", 40, "why")]
+    assert skipped[0].reason == "why"  # SkippedLine, as the local engine reports them
 
 
 class ClusterState:

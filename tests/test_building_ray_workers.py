@@ -50,7 +50,9 @@ def test_corpus_row_kinds():
     )
     assert (kind, line) == (KIND_DOC, 3)
     assert item_view(Doc(Vocab()).from_bytes(payload)) == ("doc", ["a", "pen"], [True, False])
-    assert corpus_row("{broken", "b.jsonl", 4, ".JSONL", "skip") == (KIND_SKIPPED, b"", 4)
+    # A skipped line's payload is its reason, as the local reader records it.
+    reason = b"[CTX-E212] not valid JSON (Expecting property name enclosed in double quotes at column 2)"
+    assert corpus_row("{broken", "b.jsonl", 4, ".JSONL", "skip") == (KIND_SKIPPED, reason, 4)
     with pytest.raises(CtxvecError, match="E212.*b.jsonl.*4"):
         corpus_row("{broken", "b.jsonl", 4, ".jsonl", "raise")
 
@@ -58,7 +60,7 @@ def test_corpus_row_kinds():
 def test_rows_flush_to_one_shard_row_and_decode_in_order():
     rows = _Rows("c.txt")
     rows.add(KIND_TEXT, "i have a pen".encode("utf8"), 1)
-    rows.add(KIND_SKIPPED, b"", 2)
+    rows.add(KIND_SKIPPED, b"why", 2)
     rows.add(KIND_DOC, Doc(Vocab(), words=["the", "bank"]).to_bytes(), 3)
     table = rows.flush()
     assert table.num_rows == 1 and len(rows) == 0
@@ -70,7 +72,7 @@ def test_rows_flush_to_one_shard_row_and_decode_in_order():
     ]
     items, skipped = decode_rows(batch, Vocab())
     assert [item_view(item) for item in items] == [("text", "i have a pen"), ("doc", ["the", "bank"], [True, True])]
-    assert skipped == [("c.txt", 2)]
+    assert skipped == [("c.txt", 2, "why")]
 
 
 @pytest.fixture(scope="module")
@@ -126,7 +128,8 @@ def test_datasource_rows_are_the_local_readers_documents_in_shards(local_ray, co
         assert sorted(read[path]) == sorted(expected), path
         expected_skipped.extend(report.skipped)
     assert [len(read[path]) for path in files] == [7, 4, 3]
-    assert skipped == expected_skipped == [(files[1], 2)]
+    assert skipped == expected_skipped  # the same lines, with the same reasons
+    assert [(path, line) for path, line, _ in skipped] == [(files[1], 2)] and "E212" in skipped[0].reason
 
 
 @pytest.mark.slow
@@ -134,7 +137,7 @@ def test_worker_lexicon_equals_the_partial_lexicon_of_its_shard(local_ray, tiny_
     rows = _Rows("d.txt")
     for line, sentence in enumerate(TINY_SENTENCES, start=1):
         rows.add(KIND_TEXT, sentence.encode("utf8"), line)
-    rows.add(KIND_SKIPPED, b"", 7)
+    rows.add(KIND_SKIPPED, b"why", 7)
     rows.add(KIND_DOC, Doc(Vocab(), words=["the", "pen", "bank"]).to_bytes(), 8)
     table = rows.flush()
     batch = {name: np.array(table.column(name).to_pylist(), dtype=object) for name in table.column_names}
@@ -142,7 +145,7 @@ def test_worker_lexicon_equals_the_partial_lexicon_of_its_shard(local_ray, tiny_
     worker = PartialLexiconWorker(pipeline, "lower", 4, False, 1, sample_size=3)
     out = worker(batch)
     assert sorted(out) == ["lexicon", "n_docs", "skipped"] and all(len(column) == 1 for column in out.values())
-    assert int(out["n_docs"][0]) == 7 and json.loads(out["skipped"][0]) == [["d.txt", 7]]
+    assert int(out["n_docs"][0]) == 7 and json.loads(out["skipped"][0]) == [["d.txt", 7, "why"]]
     items, _ = decode_rows(batch, tiny_nlp.vocab)
     # same thread count as the worker (1), so the sums agree bit for bit
     expected = partial_lexicon(tiny_nlp, items, key="lower", batch_size=4, sample_size=3)

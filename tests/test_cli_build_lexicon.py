@@ -105,7 +105,11 @@ def test_invalid_json_line_error_and_skip_flag(tiny_pipeline_dir, tmp_path):
         "2",
     )
     assert skipped.exit_code == 0, skipped.output
-    assert "c.jsonl:2" in skipped.output and "2 docs" in skipped.output
+    assert "2 docs" in skipped.output
+    # W004 gives the reason raise mode gives, shortened (code and problem, no advice).
+    assert "Skipped invalid line " + str(
+        corpus
+    ) + ":2: [CTX-E212] not valid JSON (Expecting value at column 10)" in flat(skipped)
 
 
 def test_bad_inputs(tiny_pipeline_dir, corpus, tmp_path):
@@ -123,7 +127,7 @@ def test_bad_inputs(tiny_pipeline_dir, corpus, tmp_path):
     (tmp_path / "taken").mkdir()
     (tmp_path / "taken" / "file").write_text("x")
     taken = invoke("build-lexicon", tiny_pipeline_dir, corpus, tmp_path / "taken")
-    assert taken.exit_code == 1 and "E226" in taken.output
+    assert taken.exit_code == 1 and "E245" in taken.output  # --overwrite would refuse it too: not suggested
     gpu = invoke("build-lexicon", tiny_pipeline_dir, corpus, tmp_path / "o5", "--gpu-id", "0", "--n-process", "2")
     assert gpu.exit_code == 1 and "E222" in gpu.output
     for option in (
@@ -426,9 +430,10 @@ def test_reference_names_the_codes_the_output_checks_raise(tiny_pipeline_dir, co
     )
     senses = tmp_path / "senses.tsv"
     senses.write_text("bank\t10\n", encoding="utf8")
+    own_output = flat(invoke("build-lexicon", tiny_pipeline_dir, corpus, lexicon))
+    assert "[CTX-E226]" in own_output and "pass --overwrite" in own_output
     (lexicon / "extra.txt").write_text("mine", encoding="utf8")
     cases = {
-        "E226": ["build-lexicon", tiny_pipeline_dir, corpus, mine],
         "E245": ["build-lexicon", tiny_pipeline_dir, corpus, mine, "--overwrite"],
         "E704": ["build-lexicon", tiny_pipeline_dir, corpus, lexicon, "--overwrite"],
         "E701": ["export-static", lexicon, corpus],
@@ -441,4 +446,86 @@ def test_reference_names_the_codes_the_output_checks_raise(tiny_pipeline_dir, co
     for code, args in [*cases.items(), *cases_fit.items()]:
         assert f"[CTX-{code}]" in flat(invoke(*args)), (code, args)
         assert code in rules, code
-    assert "--overwrite` refuses it (E245)" in rules
+    assert "E226" in rules and "--overwrite` refuses it (E245)" in rules
+
+
+# A user walkthrough of build-lexicon
+def test_corpus_subfolders_are_read_and_unread_files_named(tiny_pipeline_dir, tmp_path):
+    """Files in subfolders of a corpus folder were skipped without a word; they are read
+    (as spaCy's corpus readers read subfolders), and W020 names what is not read by its
+    path in the folder."""
+    mixed = tmp_path / "mixed"
+    (mixed / "sub").mkdir(parents=True)
+    (mixed / "a.txt").write_text("\n".join(CORPUS[:3]) + "\n", encoding="utf8")
+    (mixed / "sub" / "e.txt").write_text("\n".join(CORPUS[3:]) + "\n", encoding="utf8")
+    (mixed / "sub" / "notes.md").write_text("not a corpus file\n", encoding="utf8")
+    # (the command line prints a library warning as one coded line: test_cli_imports.py)
+    with pytest.warns(UserWarning, match=r"W020.*1 files are not read.*: sub/notes\.md\."):
+        result = invoke(
+            "build-lexicon", tiny_pipeline_dir, mixed, tmp_path / "out", "--no-progress", "--min-count", "2"
+        )
+    assert result.exit_code == 0, result.output
+    assert "5 docs" in flat(result)
+    assert spacy.load(tmp_path / "out")("the bank")[1]._.polysemy_count == 3  # "the bank" of sub/e.txt counted
+
+
+def test_overwrite_is_suggested_only_where_it_works_and_a_finished_build_has_nothing_to_resume(
+    tiny_pipeline_dir, corpus, tmp_path
+):
+    mine = tmp_path / "mine"
+    before = make_user_dir(mine)
+    refused = invoke("build-lexicon", tiny_pipeline_dir, corpus, mine, "--no-progress")
+    assert refused.exit_code == 1 and "E245" in flat(refused) and "E226" not in flat(refused)
+    assert "or pass --overwrite" not in flat(refused) and snapshot(mine) == before
+    out = tmp_path / "out"
+    assert invoke("build-lexicon", tiny_pipeline_dir, corpus, out, "--no-progress", "--min-count", "2").exit_code == 0
+    finished = snapshot(out)
+    resumed = invoke("build-lexicon", tiny_pipeline_dir, corpus, out, "--no-progress", "--min-count", "2", "--resume")
+    message = flat(resumed)
+    assert resumed.exit_code == 1 and "[CTX-E224] Nothing to resume in" in message, message
+    assert "finished" in message and "without --resume and with --overwrite" in message
+    assert snapshot(out) == finished and not (tmp_path / "out.checkpoint").exists()
+    again = invoke("build-lexicon", tiny_pipeline_dir, corpus, out, "--resume", "--overwrite", "--no-progress")
+    assert again.exit_code == 0, again.output  # --overwrite rebuilds, as E224 says
+
+
+def test_resume_with_other_settings_names_both_values_and_the_fixes(tiny_pipeline_dir, tmp_path):
+    corpus = tmp_path / "c.txt"
+    lines = [CORPUS[i % len(CORPUS)] for i in range(12)]
+    corpus.write_bytes(("\n".join(lines) + "\n").encode("utf8") + b"bad \xff byte\n")
+    out, checkpoints = tmp_path / "out", tmp_path / "out.checkpoint"
+    common = ("build-lexicon", tiny_pipeline_dir, corpus, out, "--no-progress", "--keep-layer")
+    stopped = invoke(*common, "--checkpoint-every", "5")
+    assert stopped.exit_code == 1 and "E240" in flat(stopped) and (checkpoints / "LATEST").exists()
+    other = invoke(*common, "--checkpoint-every", "4", "--resume", "--on-error", "skip")
+    message = flat(other)
+    assert other.exit_code == 1 and "[CTX-E221]" in message
+    assert "shard_size (--checkpoint-every): 5 in the checkpoint, 4 now" in message
+    assert "rerun with --resume and the settings and first documents it was made with" in message
+    assert "without --resume and with --overwrite (its 10 counted documents are deleted)" in message
+    assert "fix the input" not in message and (checkpoints / "LATEST").exists()
+    same = invoke(*common, "--checkpoint-every", "5", "--resume", "--on-error", "skip")
+    assert same.exit_code == 0 and "Resumed after 10 docs" in flat(same) and "12 docs" in flat(same)
+
+
+def test_binary_corpus_files_are_coded_errors_or_left_out_by_name(tiny_pipeline_dir, corpus, tmp_path):
+    """A program copied to x.txt gave a lexicon of its printable runs and exit 0 with
+    --on-error skip; a file with a NUL in its first block is binary: E234, or with
+    --on-error skip left out and named in W021, as W020 names files it does not read."""
+    folder = tmp_path / "corpus"
+    folder.mkdir()
+    program = b"\x7fELF\x02\x01\x01\x00\x00\x00" + b"\n.text .data .bss the bank of the river\n" * 30
+    (folder / "x.txt").write_bytes(program)
+    raised = invoke("build-lexicon", tiny_pipeline_dir, folder / "x.txt", tmp_path / "o1", "--no-progress")
+    assert raised.exit_code == 1 and "[CTX-E234]" in flat(raised) and "x.txt' is binary, not text" in flat(raised)
+    with pytest.warns(UserWarning, match=r"W021.*1 files are left out.*binary, not text.*: x\.txt\."):
+        alone = invoke("build-lexicon", tiny_pipeline_dir, folder / "x.txt", tmp_path / "o2", "--on-error", "skip")
+    assert alone.exit_code == 1 and "E211" in flat(alone)
+    (folder / "c.txt").write_bytes(corpus.read_bytes())
+    with pytest.warns(UserWarning, match=r"W021.*1 files are left out.*: x\.txt\."):
+        mixed = invoke(
+            "build-lexicon", tiny_pipeline_dir, folder, tmp_path / "o3", "--on-error", "skip", "--no-progress"
+        )
+    assert mixed.exit_code == 0, mixed.output
+    assert "5 docs" in flat(mixed)
+    assert not (tmp_path / "o1").exists() and not (tmp_path / "o2").exists()

@@ -158,7 +158,7 @@ def test_outputs_it_did_not_make_and_inputs_are_refused(lexicon_pipeline, sense_
     (tmp_path / "taken").mkdir()
     (tmp_path / "taken" / "notes.txt").write_text("mine", encoding="utf8")
     taken = invoke("fit-polysemy", lexicon_pipeline, sense_counts, tmp_path / "taken")
-    assert taken.exit_code == 1 and "E226" in taken.output
+    assert taken.exit_code == 1 and "E245" in taken.output and "or pass --overwrite" not in taken.output
     not_ours = invoke("fit-polysemy", lexicon_pipeline, sense_counts, tmp_path / "taken", "--overwrite")
     assert not_ours.exit_code == 1 and "E245" in not_ours.output
     assert (tmp_path / "taken" / "notes.txt").read_text(encoding="utf8") == "mine"

@@ -19,6 +19,7 @@ from spacy_ctxvec.outputs import (
     OUTPUT_MARKER,
     check_apart,
     check_output,
+    output_made_by,
     write_directory,
     write_file,
 )
@@ -273,3 +274,22 @@ def test_unwritable_outputs_are_coded_errors_in_the_commands(lexicon_dir):
     assert proc.exit_code == 1 and "E703" in flat(proc) and "Traceback" not in proc.output
     full = invoke("export-static", lexicon_dir, "/dev/full", "--overwrite")
     assert full.exit_code == 1 and "E135" in flat(full) and "not a regular file" in flat(full)
+
+
+def test_overwrite_is_named_only_where_it_would_replace_the_directory(tmp_path):
+    """Without --overwrite, a directory that --overwrite would not replace either is
+    refused with that reason (E245, E704), not with E226's "or pass --overwrite"."""
+    foreign = tmp_path / "foreign"
+    foreign.mkdir()
+    (foreign / "notes.txt").write_text("mine", encoding="utf8")
+    with pytest.raises(CtxvecError, match=r"E245") as refused:
+        check_output(foreign, what="OUTPUT", kind=DIRECTORY)
+    assert "or pass --overwrite" not in str(refused.value) and output_made_by(foreign) is None
+    out = tmp_path / "out"
+    write_directory(out, lambda new: (new.mkdir(), (new / "a.txt").write_text("a")), what="OUTPUT", made_by="test")
+    assert output_made_by(out) == "spacy-ctxvec test"
+    with pytest.raises(CtxvecError, match=r"E226.*pass --overwrite to replace it"):
+        check_output(out, what="OUTPUT", kind=DIRECTORY)
+    (out / "mine.txt").write_text("my notes", encoding="utf8")
+    with pytest.raises(CtxvecError, match=r"E704.*'mine\.txt'"):
+        check_output(out, what="OUTPUT", kind=DIRECTORY)

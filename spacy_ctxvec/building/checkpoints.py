@@ -28,9 +28,25 @@ _SHARD_NAME = re.compile(r"shard-\d{12}")
 # Everything write_checkpoint may leave in a checkpoint directory.
 _OWN_ENTRY = re.compile(r"shard-\d{12}|\.tmp-shard-\d{12}-\d+|\.LATEST\.tmp-\d+|LATEST")
 _STATE_KEYS = {"docs_done": int, "n_tokens": int, "docs_sha256": str, "fingerprint": dict}
+# The build-lexicon option of each setting in a fingerprint, to name it in E221.
+SETTING_OPTIONS = {
+    "key": "--key",
+    "batch_size": "--batch-size",
+    "shard_size": "--checkpoint-every",
+    "n_process": "--n-process",
+    "max_docs": "--max-docs",
+    "sample_size": "--sample-size",
+    "sample_contexts": "--sample-contexts",
+}
 # The counting config's digest is compared; its text, kept beside it, only names what
 # differs (checkpoints written before it lack the text).
 CONFIG_DIGEST, CONFIG_TEXT = "pipeline_config_sha256", "pipeline_config"
+
+
+class CheckpointRefused(CtxvecError):
+    """A checkpoint that this build cannot continue (E221: another build's settings or
+    documents; E248: damaged). Its message says what to do, so a build stopped by it adds
+    no "fix the input and rerun with --resume"."""
 
 
 @dataclass
@@ -159,7 +175,7 @@ def write_checkpoint(directory: Path, checkpoint: Checkpoint, fingerprint: Dict[
 
 
 def _damaged(directory: Path, problem: str) -> CtxvecError:
-    return CtxvecError(Errors.E248.format(path=directory, problem=problem))
+    return CheckpointRefused(Errors.E248.format(path=directory, problem=problem))
 
 
 def read_checkpoint(directory: Path, fingerprint: Dict[str, Any]) -> Optional[Checkpoint]:
@@ -191,7 +207,8 @@ def read_checkpoint(directory: Path, fingerprint: Dict[str, Any]) -> Optional[Ch
         raise _damaged(directory, f"'{state_file}' lacks valid {', '.join(wrong)}")
     differing = fingerprint_differences(state["fingerprint"], fingerprint)
     if differing:
-        raise CtxvecError(Errors.E221.format(path=directory, problem="different " + "; ".join(differing)))
+        problem = "it was made with other settings: " + "; ".join(differing)
+        raise CheckpointRefused(Errors.E221.format(path=directory, problem=problem, docs=state["docs_done"]))
     try:
         lexicon = Lexicon.from_disk(shard, mmap=False)
     except CtxvecError as err:
@@ -202,15 +219,35 @@ def read_checkpoint(directory: Path, fingerprint: Dict[str, Any]) -> Optional[Ch
 
 
 def fingerprint_differences(saved: Dict[str, Any], current: Dict[str, Any]) -> List[str]:
-    """What differs between a checkpoint's fingerprint and the current one, in words: the
-    settings by name, and the pipeline's by their config paths where both record the config."""
+    """What differs between a checkpoint's fingerprint and the current one, in words: each
+    setting by name and option with both values (e.g. "shard_size (--checkpoint-every): 100
+    in the checkpoint, 50 now"), and the pipeline's by their config paths where both record
+    the config."""
     differing = []
     for key in sorted((set(saved) | set(current)) - {CONFIG_TEXT}):
         if saved.get(key) == current.get(key):
             continue
-        changes = config_differences(saved.get(CONFIG_TEXT), current.get(CONFIG_TEXT)) if key == CONFIG_DIGEST else []
-        differing.append("pipeline settings " + ", ".join(changes) if changes else key)
+        if key == CONFIG_DIGEST:
+            changes = config_differences(saved.get(CONFIG_TEXT), current.get(CONFIG_TEXT))
+            differing.append(
+                "pipeline settings " + ", ".join(changes)
+                if changes
+                else f"the pipeline's config ({key} differs; this checkpoint does not record which settings)"
+            )
+            continue
+        option = f" ({SETTING_OPTIONS[key]})" if key in SETTING_OPTIONS else ""
+        differing.append(
+            f"{key}{option}: {_setting(key, saved.get(key))} in the checkpoint, {_setting(key, current.get(key))} now"
+        )
     return differing
+
+
+def _setting(key: str, value: Any) -> str:
+    """A fingerprint value as the command line gives it (None: not set; a sample_size
+    is left out of the fingerprint when it is 0)."""
+    if value is None:
+        return "0" if key == "sample_size" else "not set"
+    return json.dumps(value) if isinstance(value, (str, bool)) else str(value)
 
 
 def config_differences(saved: Any, current: Any, limit: int = 5) -> List[str]:

@@ -1,5 +1,7 @@
 """Streaming corpus readers: .txt (one document per line), .jsonl ("text" or "words"),
-.spacy (DocBin), or a directory of such files (read in sorted name order).
+.spacy (DocBin), or a directory of such files, its subfolders included (read in the order
+of their paths relative to the directory, compared folder by folder, as spaCy's own corpus
+readers sort them; hidden files and folders are left out).
 
 Every line is parsed by ``parse_line`` and every DocBin by ``docbin_docs``: the local
 engine, the Ray engine and the ``[initialize]`` corpus read documents the same way and
@@ -11,7 +13,7 @@ import re
 import warnings
 from dataclasses import dataclass, field
 from pathlib import Path, PurePath
-from typing import Callable, Iterator, List, Optional, Set, Tuple, Union
+from typing import Callable, FrozenSet, Iterator, List, NamedTuple, Optional, Set, Tuple, Union
 
 from spacy.tokens import Doc, DocBin
 from spacy.util import registry
@@ -36,17 +38,30 @@ INVISIBLE_CHARACTERS = (
     "\U00013430-\U0001343f\U0001bca0-\U0001bca3\U0001d173-\U0001d17a\U000e0001\U000e0020-\U000e007f"
 )
 _VISIBLE = re.compile(f"[^{INVISIBLE_CHARACTERS}]")
-_WARNED_UNREAD: Set[Tuple[str, Tuple[str, ...]]] = set()
+_WARNED_UNREAD: Set[Tuple[str, str, Tuple[str, ...]]] = set()
+# A .txt/.jsonl file with a NUL character in its first BINARY_CHECK_BYTES bytes is
+# binary, not text (the test git and grep make), and is never read line by line.
+BINARY_CHECK_BYTES = 8000
+REASON_CHARS = 160  # a skipped line's reason is cut to this length
 # A "words" row: (words, spaces or None)
 WordsRow = Tuple[List[str], Optional[List[bool]]]
 
 
+class SkippedLine(NamedTuple):
+    """A bad line skipped with on_error="skip": file, line number and why (the coded
+    error it would have raised, shortened)."""
+
+    path: str
+    line: int
+    reason: str
+
+
 @dataclass
 class CorpusReport:
-    """Filled while reading: documents yielded and (file, line) of skipped bad lines."""
+    """Filled while reading: documents yielded and the bad lines skipped."""
 
     n_docs: int = 0
-    skipped: List[Tuple[str, int]] = field(default_factory=list)
+    skipped: List[SkippedLine] = field(default_factory=list)
     n_invisible: int = 0  # non-blank lines skipped because no character in them shows
 
 
@@ -60,40 +75,117 @@ def corpus_suffix(path: Union[str, Path]) -> str:
     return PurePath(path).suffix.lower()
 
 
-def corpus_files(path: Union[str, Path]) -> List[Path]:
-    """The files a corpus path stands for (itself, or the supported files of a directory,
-    suffixes in any case; other files there, hidden ones aside, are named in warning W020)."""
+def corpus_files(path: Union[str, Path], *, encoding: str = DEFAULT_ENCODING, on_error: str = "raise") -> List[Path]:
+    """The files a corpus path stands for: itself, or the supported files of a directory
+    and its subfolders (suffixes in any case), sorted by their path relative to the
+    directory, folder by folder (a/b.txt before a.txt before b.txt), as spaCy's corpus
+    readers sort theirs. Hidden files and folders are left out, and so is a link back to
+    a folder above; the other files there are named in warning W020.
+
+    A .txt or .jsonl file that is binary (a NUL character in its first
+    BINARY_CHECK_BYTES bytes, decoded with ``encoding``) is E234, or with
+    ``on_error="skip"`` left out and named in warning W021 (E211 if no file is left)."""
     path = Path(path)
+    encoding = check_encoding(encoding)
     if not path.exists():
         raise CtxvecError(Errors.E210.format(path=path, problem="does not exist"))
-    if path.is_dir():
-        entries = sorted(p for p in path.iterdir() if p.is_file() and not p.name.startswith("."))
-        files = [p for p in entries if corpus_suffix(p) in CORPUS_SUFFIXES]
-        _warn_unread(path, [p.name for p in entries if corpus_suffix(p) not in CORPUS_SUFFIXES])
-        if not files:
-            raise CtxvecError(
-                Errors.E210.format(path=path, problem="is a directory without .txt, .jsonl or .spacy files")
+    if not path.is_dir():
+        if corpus_suffix(path) not in CORPUS_SUFFIXES:
+            raise CtxvecError(Errors.E210.format(path=path, problem=f"has unsupported suffix '{path.suffix}'"))
+        return _without_binary(path, [path], encoding, on_error)
+    entries = _files_under(path)
+    files = [p for p in entries if corpus_suffix(p) in CORPUS_SUFFIXES]
+    unread = [p.relative_to(path).as_posix() for p in entries if corpus_suffix(p) not in CORPUS_SUFFIXES]
+    _warn_once(Warnings.W020, path, unread)
+    if not files:
+        raise CtxvecError(
+            Errors.E210.format(
+                path=path, problem="is a directory without .txt, .jsonl or .spacy files (in it or its subfolders)"
             )
-        return files
-    if corpus_suffix(path) not in CORPUS_SUFFIXES:
-        raise CtxvecError(Errors.E210.format(path=path, problem=f"has unsupported suffix '{path.suffix}'"))
-    return [path]
+        )
+    return _without_binary(path, files, encoding, on_error)
 
 
-def _warn_unread(path: Path, names: List[str]) -> None:
-    """W020 for the files of a corpus directory that are not read (hidden files aside),
-    once per directory and process (a build lists its corpus more than once)."""
-    if names and (str(path), tuple(names)) not in _WARNED_UNREAD:
-        _WARNED_UNREAD.add((str(path), tuple(names)))
+def _files_under(root: Path) -> List[Path]:
+    """Every file under ``root`` (subfolders too), hidden files and folders left out,
+    sorted by relative path folder by folder; a folder reached again through a link to
+    itself or a folder above is not entered again."""
+    found: List[Path] = []
+
+    def visit(folder: Path, above: FrozenSet[Path]) -> None:
+        try:
+            children = list(folder.iterdir())
+        except OSError as err:
+            raise CtxvecError(
+                Errors.E210.format(path=folder, problem=f"cannot be read ({err.strerror or err})")
+            ) from None
+        for child in children:
+            if child.name.startswith("."):
+                continue
+            if child.is_dir():
+                real = child.resolve()
+                if real not in above:
+                    visit(child, above | {real})
+            elif child.is_file():
+                found.append(child)
+
+    visit(root, frozenset({root.resolve()}))
+    return sorted(found, key=lambda file: file.relative_to(root).parts)
+
+
+def binary_evidence(path: Path, encoding: str = DEFAULT_ENCODING) -> Optional[str]:
+    """Why a .txt/.jsonl file is binary, not text (None if it is not, or cannot be read:
+    its reader reports that): a NUL character in its first BINARY_CHECK_BYTES bytes."""
+    try:
+        with path.open("rb") as handle:
+            head = handle.read(BINARY_CHECK_BYTES)
+    except OSError:
+        return None
+    try:
+        text = codecs.getincrementaldecoder(encoding)(errors="replace").decode(head, final=False)
+    except UnicodeError:  # e.g. UTF-16 without a byte order mark: its reader says so (E240)
+        return None
+    if "\x00" not in text:
+        return None
+    return f"a NUL character (character {text.index(chr(0)) + 1}) in its first {BINARY_CHECK_BYTES} bytes"
+
+
+def _without_binary(root: Path, files: List[Path], encoding: str, on_error: str) -> List[Path]:
+    """``files`` less the binary .txt/.jsonl ones: E234 for the first, or with
+    on_error="skip" W021 naming them (E211 if none is left)."""
+    _check_on_error(on_error)
+    binary = {}
+    for file in files:
+        evidence = binary_evidence(file, encoding) if corpus_suffix(file) != ".spacy" else None
+        if evidence is not None and on_error == "raise":
+            raise CtxvecError(Errors.E234.format(path=file, evidence=evidence, encoding=encoding))
+        if evidence is not None:
+            binary[file] = evidence
+    shown = [file.relative_to(root).as_posix() if root.is_dir() else file.name for file in binary]
+    _warn_once(Warnings.W021, root, shown)
+    kept = [file for file in files if file not in binary]
+    if not kept:
+        raise CtxvecError(Errors.E211.format(path=root))
+    return kept
+
+
+def _warn_once(warning: str, path: Path, names: List[str]) -> None:
+    """``warning`` (W020: files not read; W021: binary files skipped) naming ``names``,
+    once per corpus and process (a build lists its corpus more than once)."""
+    if names and (warning, str(path), tuple(names)) not in _WARNED_UNREAD:
+        _WARNED_UNREAD.add((warning, str(path), tuple(names)))
         shown = ", ".join(names[:5]) + (", ..." if len(names) > 5 else "")
-        warnings.warn(Warnings.W020.format(path=path, n_files=len(names), names=shown), stacklevel=2)
+        warnings.warn(warning.format(path=path, n_files=len(names), names=shown), stacklevel=3)
 
 
 def corpus_fingerprint(path: Union[str, Path]) -> str:
-    """sha256 over the names and contents of the corpus files (identifies a corpus)."""
+    """sha256 over the names (relative to a corpus directory) and contents of the corpus
+    files (identifies a corpus)."""
+    root = Path(path)
     digest = hashlib.sha256()
-    for file in corpus_files(path):
-        digest.update(file.name.encode("utf8") + b"\0")
+    for file in corpus_files(root):
+        name = file.relative_to(root).as_posix() if root.is_dir() else file.name
+        digest.update(name.encode("utf8") + b"\0")
         with file.open("rb") as handle:
             for block in iter(lambda: handle.read(1 << 20), b""):
                 digest.update(block)
@@ -198,6 +290,23 @@ def parse_line(
     raise CtxvecError(Errors.E213.format(path=path, line=line_number, got=line.strip()[:80]))
 
 
+def skip_reason(err: CtxvecError, path: Union[str, Path], line_number: int) -> str:
+    """Why ``parse_line`` refused a line, shortened for a warning: the code and the
+    problem, without the file and line (the warning names them) or the advice, e.g.
+    "[CTX-E212] not valid JSON (Expecting value: line 1 column 10 (char 9))"."""
+    message = str(err)
+    code, _, body = message.partition("] ")
+    body = body.removeprefix(f"{path}, line {line_number}: ")
+    depth = 0
+    for i, char in enumerate(body):  # the problem ends at the first ". " outside brackets
+        depth += (char in "([{") - (char in ")]}")
+        if char == "." and depth <= 0 and body[i + 1 : i + 2] in (" ", ""):
+            body = body[:i]
+            break
+    reason = f"{code}] {body}" if body else message
+    return reason if len(reason) <= REASON_CHARS else reason[: REASON_CHARS - 3] + "..."
+
+
 def make_doc(vocab: Vocab, row: WordsRow) -> Doc:
     """The Doc of a parsed "words" row (tokens kept as given)."""
     words, spaces = row
@@ -212,10 +321,10 @@ def _read_text_file(
             for line_number, line in enumerate(handle, start=1):
                 try:
                     parsed = parse_line(line, path, line_number, corpus_suffix(path), encoding)
-                except CtxvecError:
+                except CtxvecError as err:
                     if on_error == "raise":
                         raise
-                    report.skipped.append((str(path), line_number))
+                    report.skipped.append(SkippedLine(str(path), line_number, skip_reason(err, path, line_number)))
                     continue
                 if parsed is None:
                     report.n_invisible += bool(line.strip())
@@ -278,7 +387,7 @@ def iter_corpus(
     _check_on_error(on_error)
     encoding = check_encoding(encoding)
     report = report if report is not None else CorpusReport()
-    for file in corpus_files(path):
+    for file in corpus_files(path, encoding=encoding, on_error=on_error):
         if corpus_suffix(file) == ".spacy":
             items: Iterator[CorpusItem] = _read_docbin(file, nlp_vocab)
         else:
@@ -327,7 +436,7 @@ def configure_lexicon_corpus(
         report = CorpusReport()
         yield from iter_corpus(path, vocab, on_error=on_error, report=report, encoding=encoding)
         if report.skipped:
-            first = ", ".join(f"{file}:{line}" for file, line in report.skipped[:5])
+            first = "; ".join(f"{skip.path}:{skip.line} ({skip.reason})" for skip in report.skipped[:5])
             warnings.warn(f"{Warnings.W005.format(n_lines=len(report.skipped))} First: {first}", stacklevel=2)
 
     return read

@@ -4,10 +4,11 @@ BuildResult; engines are imported only when asked for, so that Ray is needed onl
 
 import importlib
 from dataclasses import dataclass, field
-from typing import Callable, Dict, List, Tuple
+from typing import Callable, Dict, List
 
 from ..errors import CtxvecError, Errors
 from ..lexicon.statistics import Lexicon
+from .corpus import SkippedLine
 
 # name -> "module:function", imported on first use
 ENGINES: Dict[str, str] = {
@@ -22,7 +23,7 @@ class BuildResult:
     n_docs: int
     n_tokens: int
     seconds: float
-    skipped_lines: List[Tuple[str, int]] = field(default_factory=list)
+    skipped_lines: List[SkippedLine] = field(default_factory=list)  # (path, line, reason)
     resumed_from: int = 0
 
 

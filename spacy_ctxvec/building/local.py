@@ -21,6 +21,7 @@ from ..lexicon.statistics import Lexicon, merge_all
 from ..types import CorpusItem, PathLike
 from .checkpoints import (
     Checkpoint,
+    CheckpointRefused,
     build_fingerprint,
     open_checkpoint_dir,
     read_checkpoint,
@@ -219,13 +220,13 @@ def _skip_counted(
     n_read = sum(1 for _ in itertools.islice(stream, state.docs_done))
     if n_read < state.docs_done:
         problem = f"the corpus '{corpus}' now has {n_read} documents, fewer than the {state.docs_done} already counted"
-        raise CtxvecError(Errors.E221.format(path=checkpoint_dir, problem=problem))
+        raise CheckpointRefused(Errors.E221.format(path=checkpoint_dir, problem=problem, docs=state.docs_done))
     if digest.hexdigest() != state.docs_sha256:
         problem = (
             f"the first {state.docs_done} documents of '{corpus}' differ from those counted "
             "(other files, contents or --encoding)"
         )
-        raise CtxvecError(Errors.E221.format(path=checkpoint_dir, problem=problem))
+        raise CheckpointRefused(Errors.E221.format(path=checkpoint_dir, problem=problem, docs=state.docs_done))
 
 
 def _start_pool(nlp: Language, n_process: int) -> ProcessPoolExecutor:

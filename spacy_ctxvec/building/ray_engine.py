@@ -50,7 +50,7 @@ from spacy.language import Language
 from ..errors import CtxvecError, Errors
 from ..lexicon.statistics import Lexicon, merge_all
 from ..types import PathLike
-from .corpus import DEFAULT_ENCODING, ON_ERROR_CHOICES, check_encoding, check_tokens_read, corpus_files
+from .corpus import DEFAULT_ENCODING, ON_ERROR_CHOICES, SkippedLine, check_encoding, check_tokens_read, corpus_files
 from .engines import BuildResult
 from .ray_cluster import (
     NODE_CHECK_S,
@@ -74,9 +74,13 @@ MERGE_GROUP = 16
 MERGE_STOP_S = 30.0  # how long a stopped build waits for its merge thread to let go of Ray
 
 
-def resolve_corpus_files(corpus: Union[PathLike, Sequence[PathLike]]) -> List[str]:
+def resolve_corpus_files(
+    corpus: Union[PathLike, Sequence[PathLike]], *, encoding: str = DEFAULT_ENCODING, on_error: str = "raise"
+) -> List[str]:
     """Every corpus file, checked to exist and be readable here (URIs such as
-    s3://bucket/corpus.txt are passed on to Ray unchecked)."""
+    s3://bucket/corpus.txt are passed on to Ray unchecked): the files ``corpus.corpus_files``
+    gives the local engine, in its order (subfolders of a directory too; binary files
+    are E234, or left out with on_error="skip")."""
     paths = [corpus] if isinstance(corpus, (str, Path)) else list(corpus)
     if not paths:
         raise CtxvecError(
@@ -87,7 +91,7 @@ def resolve_corpus_files(corpus: Union[PathLike, Sequence[PathLike]]) -> List[st
         if "://" in str(path):
             files.append(str(path))
             continue
-        for file in corpus_files(path):
+        for file in corpus_files(path, encoding=encoding, on_error=on_error):
             try:
                 with file.open("rb") as handle:
                     handle.read(1)
@@ -165,7 +169,7 @@ def merge_watching(
     *,
     progress: bool = False,
     stop: Optional[Callable[[], None]] = None,
-) -> Tuple[Optional[Lexicon], int, List[Tuple[str, int]]]:
+) -> Tuple[Optional[Lexicon], int, List[SkippedLine]]:
     """merge_partials on a helper thread while this one checks the cluster with ``watch``
     every NODE_CHECK_S seconds. E520 from the watch (or an interrupt) ends the wait:
     ``stop`` is called (it should end the row iterator) and the helper thread gets up to
@@ -205,7 +209,7 @@ def merge_watching(
 
 def merge_partials(
     rows: Iterable[Dict[str, Any]], *, progress: bool = False
-) -> Tuple[Optional[Lexicon], int, List[Tuple[str, int]]]:
+) -> Tuple[Optional[Lexicon], int, List[SkippedLine]]:
     """Stream-merge partial lexicon rows: (lexicon or None, documents, skipped lines).
 
     A merge rewrites the whole running lexicon, so partials are first merged with each
@@ -218,7 +222,7 @@ def merge_partials(
     lexicon: Optional[Lexicon] = None
     group: List[Lexicon] = []
     n_docs = n_tokens = 0
-    skipped: List[Tuple[str, int]] = []
+    skipped: List[SkippedLine] = []
     start = time.perf_counter()
 
     def flush() -> None:
@@ -236,7 +240,9 @@ def merge_partials(
                 flush()
             n_docs += int(row["n_docs"])
             n_tokens += part.n_occurrences
-            skipped.extend((str(path), int(line)) for path, line in json.loads(row["skipped"]))
+            skipped.extend(
+                SkippedLine(str(path), int(line), str(why)) for path, line, why in json.loads(row["skipped"])
+            )
             bar.update(int(row["n_docs"]))
             bar.set_postfix(tokens_per_s=f"{n_tokens / max(time.perf_counter() - start, 1e-9):,.0f}", refresh=False)
     flush()
@@ -302,7 +308,7 @@ def build_lexicon_ray(
         )
     _check_unsupported(n_process, resume, max_docs)
     encoding = check_encoding(encoding)
-    files = resolve_corpus_files(corpus)
+    files = resolve_corpus_files(corpus, encoding=encoding, on_error=on_error)
     import_ray()
     from .ray_workers import CorpusDatasource, PartialLexiconWorker
 

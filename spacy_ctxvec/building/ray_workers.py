@@ -18,14 +18,14 @@ from spacy.vocab import Vocab
 
 from ..errors import CtxvecError, Errors
 from ..types import CorpusItem
-from .corpus import DEFAULT_ENCODING, docbin_docs, make_doc, parse_line
+from .corpus import DEFAULT_ENCODING, SkippedLine, docbin_docs, make_doc, parse_line, skip_reason
 from .replicas import rebuild_pipeline
 from .shard import partial_lexicon
 
 # A dataset row is one shard of one file: (kind, payload, path, line) with a list of
 # kinds, payloads and line numbers, one entry per document. A document is a text, a
-# serialised Doc, or the place of a bad line that was skipped (reported back like the
-# local engine's skipped_lines).
+# serialised Doc, or the place of a bad line that was skipped, its payload the reason
+# (reported back like the local engine's skipped_lines).
 KIND_TEXT, KIND_DOC, KIND_SKIPPED = 0, 1, 2
 PARTIAL_COLUMNS = ("lexicon", "n_docs", "skipped")
 
@@ -111,10 +111,10 @@ def corpus_row(
     """One .txt/.jsonl line as a corpus row, parsed by ``corpus.parse_line`` (None: blank)."""
     try:
         parsed = parse_line(line, path, line_number, suffix, encoding)
-    except CtxvecError:
+    except CtxvecError as err:
         if on_error == "raise":
             raise
-        return KIND_SKIPPED, b"", line_number
+        return KIND_SKIPPED, skip_reason(err, path, line_number).encode("utf8"), line_number
     if parsed is None:
         return None
     if isinstance(parsed, str):
@@ -129,17 +129,17 @@ def shard_entries(batch: Dict[str, np.ndarray]) -> Iterator[Tuple[int, bytes, st
             yield int(kind), bytes(payload), str(path), int(line)
 
 
-def decode_rows(batch: Dict[str, np.ndarray], vocab: Vocab) -> Tuple[List[CorpusItem], List[Tuple[str, int]]]:
-    """Documents (texts and Docs on ``vocab``) and skipped (file, line) of a batch of shards."""
+def decode_rows(batch: Dict[str, np.ndarray], vocab: Vocab) -> Tuple[List[CorpusItem], List[SkippedLine]]:
+    """Documents (texts and Docs on ``vocab``) and skipped lines of a batch of shards."""
     items: List[CorpusItem] = []
-    skipped: List[Tuple[str, int]] = []
+    skipped: List[SkippedLine] = []
     for kind, payload, path, line in shard_entries(batch):
         if kind == KIND_TEXT:
             items.append(payload.decode("utf8"))
         elif kind == KIND_DOC:
             items.append(Doc(vocab).from_bytes(payload))
         else:
-            skipped.append((path, line))
+            skipped.append(SkippedLine(path, line, payload.decode("utf8")))
     return items, skipped
 
 

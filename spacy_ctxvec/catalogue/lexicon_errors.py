@@ -78,20 +78,31 @@ class LexiconErrors:
         "rebuild the lexicon with --key {key}."
     )
     E221 = (
-        "Checkpoint in '{path}' belongs to another build ({problem}). Resume with "
-        "the same corpus and settings, or use a new --checkpoint-dir (or delete it)."
+        "Checkpoint in '{path}' cannot continue this build: {problem}. To continue it, rerun "
+        "with --resume and the settings and first documents it was made with; to count with "
+        "what you gave instead, start over: rerun without --resume and with --overwrite "
+        "(its {docs} counted documents are deleted), or into a new OUTPUT (and a new "
+        "--checkpoint-dir, if you gave one)."
     )
     E222 = (
         "--n-process {n_process} with a GPU is not supported: each process would "
         "load the model on the same GPU. Use --n-process 1 with --gpu-id."
     )
     E223 = "Unknown build engine '{engine}'. Available engines: {choices}."
+    E224 = (
+        "Nothing to resume in '{path}': the build that wrote it finished (there is no checkpoint "
+        "in '{checkpoints}'). Use '{path}' as it is, or rebuild it: rerun without --resume and "
+        "with --overwrite."
+    )
     E225 = (
         "No lexicon found at '{path}': it is neither a lexicon directory "
         "(lexicon.json, keys.json, *.npy) nor a pipeline with a 'ctxvec_polysemy' "
         "component. Build one with `spacy-ctxvec build-lexicon`."
     )
-    E226 = "Output '{path}' exists and is not empty. Choose a new directory, or pass --overwrite."
+    E226 = (
+        "{what} '{path}' holds an earlier output of build-lexicon or fit-polysemy. Choose a new "
+        "directory, or pass --overwrite to replace it (the old one is kept until the new one is complete)."
+    )
     E227 = "Component '{name}': give either lexicon_path or corpus in [initialize.components.{name}], not both."
     E228 = "{setting} must be {requirement}, got {value}."
     E229 = (
@@ -117,6 +128,13 @@ class LexiconErrors:
         "saves: a pipeline directory (or installed pipeline package) whose ctxvec_polysemy "
         "component has a lexicon, or a lexicon directory. A config file holds none: build one "
         "from it with `spacy-ctxvec build-lexicon {path} CORPUS OUTPUT` and give OUTPUT instead."
+    )
+    E234 = (
+        "Corpus file '{path}' is binary, not text: it has {evidence}, which text in {encoding} "
+        "does not (git and grep call such files binary). Remove it from the corpus or rename "
+        "it out of .txt/.jsonl; if it is text in another encoding (e.g. UTF-16), pass "
+        '--encoding; or pass on_error="skip" (CLI: --on-error skip) to leave such files out '
+        "with a warning."
     )
     E240 = (
         "{path}, line {line}: not valid {encoding} text ({error}). Pass the file's "

@@ -29,7 +29,7 @@ PIPELINE = typer.Argument(..., help="Pipeline directory or .cfg config (with tra
 CORPUS = typer.Argument(
     ...,
     help=".txt (one doc per line: join a hard-wrapped book's paragraphs first, see docs/polysemy-and-senses.md), "
-    '.jsonl ("text"/"words"), .spacy, or a directory of them',
+    '.jsonl ("text"/"words"), .spacy, or a directory of them (subfolders too)',
 )
 OUTPUT = typer.Argument(..., help="New pipeline directory: PIPELINE + the lexicon in ctxvec_polysemy")
 BATCH = Opt(None, "--batch-size", min=1, help="Docs per nlp.pipe batch (default: the pipeline's [nlp] batch_size)")
@@ -154,8 +154,8 @@ def print_build(build: LexiconBuild, request: LexiconBuildRequest) -> None:
         msg.info(f"Senses: {build.senses}")
     if result.resumed_from:
         msg.info(f"Resumed after {result.resumed_from} docs")
-    for file, line in result.skipped_lines[:10]:
-        msg.warn(Warnings.W004.format(path=file, line=line))
+    for skip in result.skipped_lines[:10]:
+        msg.warn(Warnings.W004.format(path=skip.path, line=skip.line, reason=skip.reason))
     if result.skipped_lines:
         msg.warn(Warnings.W005.format(n_lines=len(result.skipped_lines)))
     if lexicon.sample is not None:

@@ -33,8 +33,9 @@ class WordListCorpus:
 
     def __init__(self, path: PathLike, *, encoding: str = DEFAULT_ENCODING, on_error: str = "raise") -> None:
         self.path = Path(path)
-        corpus_files(self.path)  # a coded error now for a missing or unsupported corpus
-        self.encoding, self.on_error = encoding, on_error  # checked by iter_corpus (check_not_empty reads first)
+        # A coded error now for a missing, unsupported or binary corpus, an unknown encoding or on_error.
+        corpus_files(self.path, encoding=encoding, on_error=on_error)
+        self.encoding, self.on_error = encoding, on_error
         self.vocab = Vocab()
         self.report = CorpusReport()  # of the last pass: the bad lines skipped with on_error="skip"
 
@@ -97,8 +98,8 @@ def train_static_vectors(
         raise CtxvecError(Errors.E122.format(path=corpus, min_count=min_count))
     msg.info(f"{model.corpus_count} lines, {len(model.wv)} words with count >= {min_count}")
     model.train(sentences, total_examples=model.corpus_count, epochs=epochs, callbacks=[_epoch_logger(epochs)])
-    for file, line in sentences.report.skipped[:10]:
-        msg.warn(Warnings.W004.format(path=file, line=line))
+    for skip in sentences.report.skipped[:10]:
+        msg.warn(Warnings.W004.format(path=skip.path, line=skip.line, reason=skip.reason))
     if sentences.report.skipped:
         msg.warn(Warnings.W005.format(n_lines=len(sentences.report.skipped)))
     output = Path(output)

@@ -11,7 +11,13 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any, Dict, List, Optional
 
-from ..building.checkpoints import LATEST_FILE, check_checkpoint_dir, documents_done, remove_checkpoint_dir
+from ..building.checkpoints import (
+    LATEST_FILE,
+    CheckpointRefused,
+    check_checkpoint_dir,
+    documents_done,
+    remove_checkpoint_dir,
+)
 from ..building.corpus import DEFAULT_ENCODING, check_encoding, corpus_files
 from ..building.engines import BuildResult, get_engine
 from ..components.polysemy import ensure_polysemy_component
@@ -21,13 +27,14 @@ from ..lexicon.polysemy_probe import SMALL_CORPUS_TOKENS, shipped_probe_dirs
 from ..lexicon.sense_descriptions import describe_context, describe_split_thresholds
 from ..lexicon.statistics import CONTEXT_VECTORS_META, pooling_of
 from ..ops.senses import DEFAULT_SAMPLE_SIZE  # the library's default too (Polysemy.initialize)
-from ..outputs import DIRECTORY, check_apart, check_output, check_place, write_directory
+from ..outputs import DIRECTORY, check_apart, check_output, check_place, output_made_by, write_directory
 from ..pipelines import load_pipeline
 
 # The recommended layer: the second-to-last hidden state. For MiniLM (hidden states 0..6)
 # that is layer 5, which gave the best Spearman with WordNet sense counts after partialling
 # out frequency (benchmarks/quality/POLYSEMY.md); other models were not measured.
 RECOMMENDED_LAYER = -2
+MADE_BY = "build-lexicon"  # in OUTPUT's marker (spacy_ctxvec.outputs)
 # Ray-only settings and their defaults: any other value with another engine is E506.
 RAY_DEFAULTS = {"address": None, "num_workers": 1, "num_gpus_per_worker": 0.0, "node_loss_grace_s": None}
 RAY_OPTIONS = {
@@ -99,6 +106,7 @@ class BuildStopped(KeyboardInterrupt):
 def check_build_request(request: LexiconBuildRequest) -> None:
     """Every check that needs no model: outputs, corpus, encoding, engine and options."""
     inputs = {"PIPELINE": request.pipeline, "CORPUS": request.corpus}
+    check_nothing_to_resume(request)
     check_output(request.output, what="OUTPUT", inputs=inputs, kind=DIRECTORY, overwrite=request.overwrite)
     check_place(request.checkpoints, what="--checkpoint-dir", inputs=inputs)
     check_apart({"--checkpoint-dir": request.checkpoints, "OUTPUT": request.output})
@@ -106,8 +114,8 @@ def check_build_request(request: LexiconBuildRequest) -> None:
     counted = documents_done(request.checkpoints)
     if counted and not (request.resume or request.overwrite):
         raise CtxvecError(Errors.E250.format(path=request.checkpoints, docs=counted))
-    corpus_files(request.corpus)
     check_encoding(request.encoding)
+    corpus_files(request.corpus, encoding=request.encoding, on_error=request.on_error)
     get_engine(request.engine)
     if request.engine != "ray":
         for name, value in request.ray.items():
@@ -119,6 +127,15 @@ def check_build_request(request: LexiconBuildRequest) -> None:
         require_gpu(request.gpu_id)
     if request.senses and request.sample_size == 0:
         raise CtxvecError(Errors.E602.format(name="ctxvec_polysemy"))
+
+
+def check_nothing_to_resume(request: LexiconBuildRequest) -> None:
+    """E224 for --resume (without --overwrite) where OUTPUT is a finished build-lexicon
+    output and no checkpoint holds documents: there is nothing to continue."""
+    if not request.resume or request.overwrite or documents_done(request.checkpoints):
+        return
+    if request.output.is_dir() and output_made_by(request.output) == f"spacy-ctxvec {MADE_BY}":
+        raise CtxvecError(Errors.E224.format(path=request.output, checkpoints=request.checkpoints))
 
 
 def build_lexicon_pipeline(request: LexiconBuildRequest) -> LexiconBuild:
@@ -140,7 +157,7 @@ def _build(request: LexiconBuildRequest, checkpoints: Path) -> LexiconBuild:
         component = ensure_polysemy_component(nlp, request.key, request.min_count)
         result = _count(nlp, request)
     except CtxvecError as err:
-        if _forget_empty_checkpoints(checkpoints):
+        if not isinstance(err, CheckpointRefused) and _forget_empty_checkpoints(checkpoints):
             raise CtxvecError(
                 f"{err} The {documents_done(checkpoints)} documents counted so far are kept in "
                 f"'{checkpoints}': fix the input and rerun with --resume."
@@ -172,7 +189,7 @@ def _build(request: LexiconBuildRequest, checkpoints: Path) -> LexiconBuild:
             f"{describe_context(inventory.settings)}"
         )
     component.check_width(lexicon.width)
-    write_directory(request.output, nlp.to_disk, what="OUTPUT", made_by="build-lexicon")
+    write_directory(request.output, nlp.to_disk, what="OUTPUT", made_by=MADE_BY)
     remove_checkpoint_dir(checkpoints)
     return build
 
