@@ -1,3 +1,4 @@
+import io
 import json
 import os
 import signal
@@ -11,7 +12,7 @@ import pytest
 from spacy.language import Language
 
 from spacy_ctxvec.building.checkpoints import LATEST_FILE
-from spacy_ctxvec.building.local import build_lexicon_local
+from spacy_ctxvec.building.local import REDRAW_S, _Progress, build_lexicon_local
 from spacy_ctxvec.errors import CtxvecError
 from spacy_ctxvec.lexicon.statistics import Lexicon
 
@@ -256,3 +257,28 @@ def test_spawned_worker_processes_give_the_same_sample(tiny_nlp, tmp_path):
         tiny_nlp, corpus, shard_size=40, batch_size=8, progress=False, n_process=2, sample_size=3
     )
     assert_same_sample(multi.lexicon.sample, single.lexicon.sample)
+
+
+def test_progress_waits_for_the_first_batch_without_a_rate_and_shows_a_batch_whole():
+    """nlp.pipe hands documents over a batch at a time: the bar said "1doc [00:41,
+    41.79s/doc]" (the whole first batch's time as one document's) and kept that frame
+    until the next batch. It now says it waits for the first batch, shows no rate until
+    documents come, never draws the first one alone, and is redrawn while the model runs,
+    so a batch's last documents show before the next batch is done."""
+    out = io.StringIO()
+    bar = _Progress(True, 0, file=out)
+    try:
+        time.sleep(REDRAW_S + 0.3)  # the model on its first batch: the bar keeps its clock going
+        waiting = [frame for frame in out.getvalue().split("\r") if frame.strip()]
+        assert len(waiting) >= 2 and all("0doc" in f and "waiting for the model's first batch" in f for f in waiting)
+        assert not any("doc/s" in f or "s/doc" in f for f in waiting)
+        mark = len(out.getvalue())
+        for _ in range(258):  # one batch, handed over at once
+            bar.update(1, 10)
+        drawn = out.getvalue()[mark:]
+        assert "1doc" not in drawn.replace("\r", " ").split()  # the first document is not drawn alone
+        time.sleep(REDRAW_S + 0.3)
+        last = out.getvalue().rsplit("\r", 1)[-1]
+        assert "258doc" in last and "doc/s" in last and "waiting" not in last, last
+    finally:
+        bar.close()

@@ -5,6 +5,7 @@ import hashlib
 import itertools
 import multiprocessing
 import os
+import threading
 import time
 from concurrent.futures import ProcessPoolExecutor
 from pathlib import Path
@@ -62,23 +63,62 @@ def _worker_partial_lexicon(
 
 
 # The local engine
-class _Progress:
-    """tqdm bar in documents with docs/s, plus tokens/s as a postfix."""
+# The bar until the first documents are done: nlp.pipe hands them over a batch at a time
+# (the transformer buffers and sorts up to a batch of Docs first), so a rate taken from
+# the first document would be the whole first batch's time per document.
+WAITING_FORMAT = "{desc}: {n_fmt}doc [{elapsed}, waiting for the model's first batch]"
+REDRAW_S = 1.0  # the bar is redrawn this often, so that a batch's last documents show at once
 
-    def __init__(self, enabled: bool, initial_docs: int) -> None:
+
+class _Progress:
+    """tqdm bar in documents with docs/s (the average since the start), plus tokens/s as
+    a postfix. Documents come a batch at a time: until the first arrive, the bar says it
+    waits for the first batch and shows no rate, and a thread redraws it every REDRAW_S
+    (tqdm draws only when an update comes, so a batch's last documents would otherwise
+    show only when the next batch is done)."""
+
+    def __init__(self, enabled: bool, initial_docs: int, file: Optional[Any] = None) -> None:
         from tqdm import tqdm
 
-        self.bar = tqdm(unit="doc", initial=initial_docs, disable=not enabled, dynamic_ncols=True, desc="build-lexicon")
+        self.bar = tqdm(
+            unit="doc",
+            initial=initial_docs,
+            disable=not enabled,
+            dynamic_ncols=True,
+            desc="build-lexicon",
+            smoothing=0,
+            bar_format=WAITING_FORMAT,
+            file=file,
+        )
         self.start = time.perf_counter()
         self.tokens = 0
+        self.waiting = True
+        self.stopped = threading.Event()
+        self.redrawing = threading.Thread(target=self._redraw, daemon=True) if enabled else None
+        if self.redrawing is not None:
+            self.redrawing.start()
 
     def update(self, n_docs: int, n_tokens: int) -> None:
+        if self.waiting:
+            self.waiting = False
+            self.bar.bar_format = None  # tqdm's own: count, elapsed, rate
+            # Not drawn now: the first documents of a batch come together, so the next
+            # frame (an update after tqdm's mininterval, or the redraw) shows more than one.
+            self.bar.last_print_t = time.time()
         self.tokens += n_tokens
         elapsed = max(time.perf_counter() - self.start, 1e-9)
         self.bar.update(n_docs)
         self.bar.set_postfix(tokens_per_s=f"{self.tokens / elapsed:,.0f}", refresh=False)
 
+    def _redraw(self) -> None:
+        while not self.stopped.wait(REDRAW_S):
+            if self.waiting or self.bar.n != self.bar.last_print_n:
+                self.bar.refresh()
+
     def close(self) -> None:
+        self.stopped.set()
+        if self.redrawing is not None:
+            self.redrawing.join()
         self.bar.close()
 
 

@@ -55,7 +55,11 @@ OVERWRITE = Opt(
     help="Replace OUTPUT if it is an earlier output holding only what it wrote; "
     "start over from an earlier run's checkpoint",
 )
-PROGRESS = Opt(True, "--progress/--no-progress", help="Show a progress bar")
+PROGRESS = Opt(
+    True,
+    "--progress/--no-progress",
+    help="Show a progress bar (documents are counted a batch at a time: no rate until the first batch is done)",
+)
 ADDRESS = Opt(
     None,
     "--address",
