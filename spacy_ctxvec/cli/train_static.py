@@ -17,7 +17,7 @@ WHAT = "vectors file"
 @exit_on_coded_error
 def train_static_cli(
     corpus: Path = typer.Argument(
-        ..., help="Text file, one document per line (or a directory of .txt files); see --encoding"
+        ..., help="Text file, one document per line (or a directory of .txt files, subfolders included); see --encoding"
     ),
     output: Path = typer.Argument(..., help="Output vectors file (word2vec text format, binary with --binary)"),
     sg: bool = typer.Option(True, "--sg/--cbow", help="Skip-gram (default) or CBOW"),
