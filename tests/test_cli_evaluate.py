@@ -9,7 +9,15 @@ from typer.testing import CliRunner
 from spacy_ctxvec.cli import app
 
 from .conftest import SHARED_DATA
-from .test_evaluation_tasks import SENSE_SENTENCES, WIC_DEV, WIC_TRAIN, polysemy_nlp, write_sense_sentences, write_wic
+from .test_evaluation_tasks import (
+    SENSE_SENTENCES,
+    WIC_DEV,
+    WIC_TRAIN,
+    polysemy_nlp,
+    write_scws,
+    write_sense_sentences,
+    write_wic,
+)
 
 runner = CliRunner()
 
@@ -126,16 +134,7 @@ def test_wic_one_label_train_is_refused_before_the_pipeline_loads(wic_slice):
 
 
 def test_scws_json_counts_are_ints(tiny_pipeline_dir, tmp_path):
-    rows = [
-        ("bank", "the <b> bank </b> took my money", "money", "i have <b> money </b>", 8.0),
-        ("river", "we sat on the <b> river </b> bank", "pen", "a <b> pen </b> .", 1.0),
-        ("bank", "i sat on the <b> bank </b> .", "bank", "a <b> bank </b> loan", 5.0),
-    ]
-    ratings = tmp_path / "ratings.txt"
-    ratings.write_text(
-        "".join(f"{i}\t{w1}\tn\t{w2}\tn\t{c1}\t{c2}\t{s}\n" for i, (w1, c1, w2, c2, s) in enumerate(rows)),
-        encoding="utf8",
-    )
+    ratings = write_scws(tmp_path / "ratings.txt", n_raters=0)
     result = runner.invoke(app, ["evaluate", "scws", str(tiny_pipeline_dir), str(ratings), "--json"])
     assert result.exit_code == 0, result.output
     report = json.loads(result.output)

@@ -82,24 +82,27 @@ def test_evaluate_wic_separable_pairs_are_all_right(tiny_nlp, tmp_path):
     assert report.n_examples == 4 and report.accuracy == 1.0
 
 
+# SCWS rows (word1, context1, word2, context2, mean rating) for tiny tests.
+SCWS_TINY = [
+    ("bank", "the <b> bank </b> took my money", "money", "i have <b> money </b>", 8.0),
+    ("river", "we sat on the <b> river </b> bank", "pen", "a <b> pen </b> .", 1.0),
+    ("bank", "i sat on the <b> bank </b> .", "bank", "a <b> bank </b> loan", 5.0),
+]
+
+
+def write_scws(path, rows=SCWS_TINY, n_raters=10):
+    """SCWS's ratings.txt layout: id, word1, POS, word2, POS, contexts, mean, then each rater's score."""
+    raters = "".join("\t1" for _ in range(n_raters))
+    lines = (f"{i}\t{w1}\tn\t{w2}\tn\t{c1}\t{c2}\t{s}{raters}\n" for i, (w1, c1, w2, c2, s) in enumerate(rows))
+    path.write_text("".join(lines), encoding="utf8")
+    return path
+
+
 def test_evaluate_scws_tiny(tiny_nlp, tmp_path):
-    rows = [
-        ("bank", "the <b> bank </b> took my money", "money", "i have <b> money </b>", 8.0),
-        ("river", "we sat on the <b> river </b> bank", "pen", "a <b> pen </b> .", 1.0),
-        ("bank", "i sat on the <b> bank </b> .", "bank", "a <b> bank </b> loan", 5.0),
-    ]
-    path = tmp_path / "ratings.txt"
-    path.write_text(
-        "".join(
-            f"{i}\t{w1}\tn\t{w2}\tn\t{c1}\t{c2}\t{s}\t" + "\t".join(["1"] * 10) + "\n"
-            for i, (w1, c1, w2, c2, s) in enumerate(rows)
-        ),
-        encoding="utf8",
-    )
-    report = evaluate_scws(tiny_nlp, read_scws(path), "ratings.txt")
+    report = evaluate_scws(tiny_nlp, read_scws(write_scws(tmp_path / "ratings.txt")), "ratings.txt")
     assert (report.n_pairs, report.n_covered) == (3, 3)
     cosines = []
-    for (_, first, _, second, _), (i, j) in zip(rows, [(1, 2), (4, 1), (4, 1)]):
+    for (_, first, _, second, _), (i, j) in zip(SCWS_TINY, [(1, 2), (4, 1), (4, 1)]):
         a = tiny_nlp(first.replace("<b> ", "").replace(" </b>", ""))[i]._.context_vec
         b = tiny_nlp(second.replace("<b> ", "").replace(" </b>", ""))[j]._.context_vec
         cosines.append(float(a @ b / np.linalg.norm(a) / np.linalg.norm(b)))
