@@ -22,9 +22,7 @@ def defined_spearman(x: np.ndarray, y: np.ndarray) -> Optional[float]:
     """Spearman's rho, or None where it is undefined: fewer than MIN_PAIRS pairs, or
     all values of one side equal."""
     x, y = np.asarray(x, dtype=np.float64), np.asarray(y, dtype=np.float64)
-    if len(x) < MIN_PAIRS or np.ptp(x) == 0 or np.ptp(y) == 0:
-        return None
-    return spearman(x, y)
+    return None if undefined_because(x, y) is not None else spearman(x, y)
 
 
 def undefined_because(cosines: np.ndarray, scores: np.ndarray) -> Optional[Tuple[str, Optional[float]]]:
