@@ -13,7 +13,7 @@ import re
 import warnings
 from dataclasses import dataclass, field
 from pathlib import Path, PurePath
-from typing import Callable, FrozenSet, Iterator, List, NamedTuple, Optional, Set, Tuple, Union
+from typing import Callable, FrozenSet, Iterator, List, NamedTuple, Optional, Sequence, Set, Tuple, Union
 
 from spacy.tokens import Doc, DocBin
 from spacy.util import registry
@@ -54,6 +54,18 @@ class SkippedLine(NamedTuple):
     path: str
     line: int
     reason: str
+
+
+SHOWN_SKIPPED = 10  # skipped lines named one by one (W004) before their total (W005)
+
+
+def skipped_line_warnings(skipped: Sequence[SkippedLine]) -> List[str]:
+    """W004 for each of the first SHOWN_SKIPPED skipped lines and W005 with their total
+    (none where no line was skipped): what a command prints after reading a corpus."""
+    if not skipped:
+        return []
+    named = [Warnings.W004.format(path=s.path, line=s.line, reason=s.reason) for s in skipped[:SHOWN_SKIPPED]]
+    return named + [Warnings.W005.format(n_lines=len(skipped))]
 
 
 @dataclass

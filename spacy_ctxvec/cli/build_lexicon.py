@@ -11,8 +11,8 @@ from typing import Optional
 import typer
 from wasabi import msg
 
+from ..building.corpus import skipped_line_warnings
 from ..building.engines import ENGINES
-from ..errors import Warnings
 from ..workflows.lexicon_build import (
     DEFAULT_SAMPLE_SIZE,
     RECOMMENDED_LAYER,
@@ -158,10 +158,8 @@ def print_build(build: LexiconBuild, request: LexiconBuildRequest) -> None:
         msg.info(f"Senses: {build.senses}")
     if result.resumed_from:
         msg.info(f"Resumed after {result.resumed_from} docs")
-    for skip in result.skipped_lines[:10]:
-        msg.warn(Warnings.W004.format(path=skip.path, line=skip.line, reason=skip.reason))
-    if result.skipped_lines:
-        msg.warn(Warnings.W005.format(n_lines=len(result.skipped_lines)))
+    for warning in skipped_line_warnings(result.skipped_lines):
+        msg.warn(warning)
     if lexicon.sample is not None:
         sample = lexicon.sample
         msg.info(

@@ -15,8 +15,8 @@ from spacy.tokens import Doc
 from spacy.vocab import Vocab
 from wasabi import msg
 
-from ..building.corpus import DEFAULT_ENCODING, CorpusReport, corpus_files, iter_corpus
-from ..errors import CtxvecError, Errors, Warnings
+from ..building.corpus import DEFAULT_ENCODING, CorpusReport, corpus_files, iter_corpus, skipped_line_warnings
+from ..errors import CtxvecError, Errors
 from ..types import PathLike
 
 WORD_PATTERN = re.compile(r"[^\W_]+")
@@ -98,10 +98,8 @@ def train_static_vectors(
         raise CtxvecError(Errors.E122.format(path=corpus, min_count=min_count))
     msg.info(f"{model.corpus_count} lines, {len(model.wv)} words with count >= {min_count}")
     model.train(sentences, total_examples=model.corpus_count, epochs=epochs, callbacks=[_epoch_logger(epochs)])
-    for skip in sentences.report.skipped[:10]:
-        msg.warn(Warnings.W004.format(path=skip.path, line=skip.line, reason=skip.reason))
-    if sentences.report.skipped:
-        msg.warn(Warnings.W005.format(n_lines=len(sentences.report.skipped)))
+    for warning in skipped_line_warnings(sentences.report.skipped):
+        msg.warn(warning)
     output = Path(output)
     output.parent.mkdir(parents=True, exist_ok=True)
     model.wv.save_word2vec_format(str(output), binary=binary)
