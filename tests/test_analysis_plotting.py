@@ -215,3 +215,13 @@ def test_word_picture_falls_back_to_clusters():
     # An explicit --clusters k wins over the senses.
     labels, names, _, _ = occurrence_groups(sense_occurrences([0, 2, 0, 2, 2, 0, 0, 0]), clusters=2)
     assert names is None and len(set(labels.tolist())) == 2
+
+
+def test_importing_without_matplotlib_is_e405_naming_the_extra(monkeypatch):
+    import importlib
+    import sys
+
+    monkeypatch.setitem(sys.modules, "matplotlib", None)  # as if it were not installed
+    monkeypatch.delitem(sys.modules, "spacy_ctxvec.analysis.plotting")  # imported afresh
+    with pytest.raises(CtxvecError, match=r"\[CTX-E405\].*spacy-ctxvec\[plot\]"):
+        importlib.import_module("spacy_ctxvec.analysis.plotting")

@@ -1,17 +1,22 @@
 """Figures (matplotlib): they take arrays and labels and return a Figure drawn on
 its own Agg canvas; save_figure writes PNG or SVG by the file's suffix. No spaCy
 here, and no pyplot: importing this module leaves matplotlib's backend and pyplot's
-figure list alone."""
+figure list alone. Without matplotlib, importing it is CtxvecError E405."""
 
 from pathlib import Path
 from typing import Dict, Optional, Sequence, Union
 
-import matplotlib
 import numpy as np
-from matplotlib.backends.backend_agg import FigureCanvasAgg
-from matplotlib.figure import Figure
 
 from ..errors import CtxvecError, Errors
+
+try:  # the optional extra "plot": without it, importing this module is E405, naming the extra
+    import matplotlib
+    from matplotlib.backends.backend_agg import FigureCanvasAgg
+    from matplotlib.figure import Figure
+except ImportError:
+    raise CtxvecError(Errors.E405) from None
+
 from ..ops.cosine import pairwise_cosine
 from ..ops.projection import choose_clusters, pca_2d, repel_labels
 from ..ops.text import shorten

@@ -27,10 +27,8 @@ class Projection(str, Enum):
 def check_figure(output: Path, overwrite: bool, *inputs: Any) -> None:
     """Before any work: matplotlib is there (E405), and the figure may be written at
     ``output`` (.png or .svg)."""
-    try:
-        import matplotlib  # noqa: F401  (the optional extra "plot")
-    except ImportError:
-        raise CtxvecError(Errors.E405) from None
+    from ..analysis import plotting  # noqa: F401  (E405 without the optional extra "plot")
+
     check_output(output, what="figure", inputs=inputs, overwrite=overwrite)
     if output.suffix.lower() not in FIGURE_SUFFIXES:
         raise CtxvecError(Errors.E401.format(path=output))
@@ -75,11 +73,10 @@ def plot_word_cli(
     """One point per occurrence of WORD (PCA of its contextual vectors, coloured by
     cluster, type centroid starred) beside its contextual and static cosine matrices."""
     from ..analysis.plot_data import check_word, word_occurrences
+    from ..analysis.plotting import word_picture
 
     word = check_word(word)  # one word, before any model loads
     check_figure(output, overwrite, sentences, corpus, pipeline)
-    from ..analysis.plotting import word_picture  # after check_figure: E405 without matplotlib
-
     occurrences = word_occurrences(
         word, sentences, corpus, pipeline, case_sensitive=case_sensitive, max_occurrences=max_occurrences
     )
@@ -107,10 +104,9 @@ def plot_layers_cli(
 ) -> None:
     """Mean self-similarity and the anisotropy baseline per layer (Ethayarajh 2019)."""
     from ..analysis.plot_data import layer_self_similarity
+    from ..analysis.plotting import layer_figure
 
     check_figure(output, overwrite, corpus, pipeline)
-    from ..analysis.plotting import layer_figure  # after check_figure: E405 without matplotlib
-
     curves = layer_self_similarity(pipeline, corpus, min_count=min_count, max_texts=max_texts)
     title = f"Self-similarity per layer: {Path(pipeline).name} on {corpus.name}"
     figure = layer_figure(
@@ -143,11 +139,10 @@ def plot_polysemy_cli(
     WordNet's), and the most and least polysemous words (types holding a letter, unless
     --all-types)."""
     from ..analysis.plot_data import check_at_least_one, polysemy_scores
+    from ..analysis.plotting import polysemy_figure
 
     check_at_least_one("--top", top_n)
     check_figure(output, overwrite, sense_counts, source)
-    from ..analysis.plotting import polysemy_figure  # after check_figure: E405 without matplotlib
-
     data = polysemy_scores(source, sense_counts, min_count=min_count, words_only=not all_types)
     title = f"Polysemy scores ({data.used}) of {len(data.words)} words (n >= {min_count}) from {Path(source).name}"
     figure = polysemy_figure(
