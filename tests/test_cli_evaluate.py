@@ -79,11 +79,19 @@ def test_word_sim(default_pipeline_dir, tmp_path):
     assert (report["n_pairs"], report["n_covered"], report["coverage"]) == (3, 3, 1.0)
 
 
+def word_sim_refusal(*args) -> str:
+    """`evaluate word-sim` with ``args`` and a pipeline that cannot load (so an error about
+    the input shows it was checked first): asserts status 1, gives the output on one line."""
+    result = runner.invoke(app, ["evaluate", "word-sim", "no-such-pipeline", *map(str, args)])
+    assert result.exit_code == 1, result.output
+    return " ".join(result.output.split())
+
+
 def test_word_sim_malformed_line(tmp_path):
     bad = tmp_path / "bad.txt"
     bad.write_text("car automobile 9\ncar banana\n", encoding="utf8")
-    result = runner.invoke(app, ["evaluate", "word-sim", "no-such-pipeline", str(bad)])
-    assert result.exit_code == 1 and "E302" in result.output and "line 2" in result.output
+    message = word_sim_refusal(bad)
+    assert "E302" in message and "line 2" in message
 
 
 def test_word_sim_refuses_a_sense_count_table_before_loading_the_pipeline(tmp_path):
@@ -101,26 +109,23 @@ def test_word_sim_refuses_a_sense_count_table_before_loading_the_pipeline(tmp_pa
 
 def test_word_sim_shared_sense_counts_are_refused(shared_data):
     path = shared_data / "wordnet_sense_counts" / "sense_counts.tsv"
-    result = runner.invoke(app, ["evaluate", "word-sim", "no-such-pipeline", str(path)])
-    message = " ".join(result.output.split())
-    assert result.exit_code == 1 and "[CTX-E302]" in message and "sense_counts.tsv, line 1" in message
+    message = word_sim_refusal(path)
+    assert "[CTX-E302]" in message and "sense_counts.tsv, line 1" in message
 
 
 def test_word_sim_the_same_file_twice_is_a_coded_error(tmp_path):
     pairs = tmp_path / "pairs.txt"
     pairs.write_text("car automobile 9\ncar banana 1\ncar river 5\n", encoding="utf8")
     again = str(tmp_path / "." / "pairs.txt")
-    result = runner.invoke(app, ["evaluate", "word-sim", "no-such-pipeline", str(pairs), again])
-    message = " ".join(result.output.split())
-    assert result.exit_code == 1 and "[CTX-E325]" in message and "Give each file once" in message
+    message = word_sim_refusal(pairs, again)
+    assert "[CTX-E325]" in message and "Give each file once" in message
 
 
 def test_word_sim_line_numbers_are_the_files_own_after_a_header(tmp_path):
     pairs = tmp_path / "pairs.txt"
     pairs.write_text("word1\tword2\tscore\n\ncar\tautomobile\t9\ncar\tbanana\tlow\n", encoding="utf8")
-    result = runner.invoke(app, ["evaluate", "word-sim", "no-such-pipeline", str(pairs)])
-    message = " ".join(result.output.split())
-    assert result.exit_code == 1 and "[CTX-E302] " in message and "pairs.txt, line 4:" in message
+    message = word_sim_refusal(pairs)
+    assert "[CTX-E302] " in message and "pairs.txt, line 4:" in message
 
 
 def test_wic_one_label_train_is_refused_before_the_pipeline_loads(wic_slice):
@@ -256,18 +261,16 @@ def test_output_that_is_a_directory_or_under_a_file(wic_slice, tmp_path, tmp_pat
 def test_word_sim_non_utf8_names_file_and_line(tmp_path):
     pairs = tmp_path / "latin1.txt"
     pairs.write_bytes(b"car automobile 9\ncaf\xe9 tea 5\n")
-    result = runner.invoke(app, ["evaluate", "word-sim", "no-such-pipeline", str(pairs)])
-    message = " ".join(result.output.split())
-    assert result.exit_code == 1 and "[CTX-E133]" in message and "latin1.txt, line 2" in message
+    message = word_sim_refusal(pairs)
+    assert "[CTX-E133]" in message and "latin1.txt, line 2" in message
 
 
 def test_output_equal_to_an_input_file_is_refused_and_the_input_survives(tmp_path):
     pairs = tmp_path / "pairs.txt"
     pairs.write_text("car automobile 9\ncar banana 1\ncar river 5\n", encoding="utf8")
     for extra in ([], ["--overwrite"]):
-        result = runner.invoke(app, ["evaluate", "word-sim", "no-such-pipeline", str(pairs), "-o", str(pairs), *extra])
-        message = " ".join(result.output.split())
-        assert result.exit_code == 1 and "[CTX-E700]" in message and "is the same as the input" in message
+        message = word_sim_refusal(pairs, "-o", pairs, *extra)
+        assert "[CTX-E700]" in message and "is the same as the input" in message
     assert pairs.read_text(encoding="utf8") == "car automobile 9\ncar banana 1\ncar river 5\n"
 
 
