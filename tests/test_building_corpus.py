@@ -1,4 +1,5 @@
 import json
+import pickle
 import re
 
 import numpy as np
@@ -14,6 +15,8 @@ from spacy_ctxvec.building.corpus import (
     corpus_fingerprint,
     has_visible,
     iter_corpus,
+    parse_line,
+    skipped_line_warnings,
 )
 from spacy_ctxvec.errors import CtxvecError
 
@@ -66,6 +69,29 @@ def test_invalid_lines_skipped_and_reported_with_flag(tmp_path):
     path.write_text('{"other": 1}\n', encoding="utf8")
     with pytest.raises(CtxvecError, match="E213.*line 1"):
         list(iter_corpus(path))
+
+
+def test_a_skipped_lines_reason_is_its_whole_problem_whatever_the_line_holds(tmp_path):
+    # The reason travels with the error, not re-read from its message: a row quoting ". "
+    # or a closing bracket keeps its whole problem, and W004 shows it as it is.
+    path = tmp_path / "c.jsonl"
+    path.write_text('{"text": "ok"}\n"one. two"\n["x)]. y"]\n', encoding="utf8")
+    report = CorpusReport()
+    assert list(iter_corpus(path, on_error="skip", report=report)) == ["ok"]
+    problem = '[CTX-E213] expected an object with "text" (a string) or "words" (a list of strings), got '
+    assert [reason for _, _, reason in report.skipped] == [problem + '"one. two"', problem + '["x)]. y"]']
+    assert skipped_line_warnings(report.skipped) == [
+        f'[CTX-W004] Skipped invalid line {path}:2: {problem}"one. two"',
+        f'[CTX-W004] Skipped invalid line {path}:3: {problem}["x)]. y"]',
+        "[CTX-W005] Skipped 2 invalid lines in total.",
+    ]
+    with pytest.raises(CtxvecError) as raised:  # raise mode: the same problem, with file, line and advice
+        parse_line('"one. two"', path, 2, ".jsonl")
+    assert str(raised.value) == (
+        f"[CTX-E213] {path}, line 2: " + problem.removeprefix("[CTX-E213] ") + '"one. two". Fix that line, '
+        'or pass on_error="skip" (CLI: --on-error skip).'
+    )
+    assert pickle.loads(pickle.dumps(raised.value)).reason == raised.value.reason  # as a Ray worker sends it
 
 
 def test_empty_corpus_is_a_clear_error(tmp_path):

@@ -19,7 +19,8 @@ from spacy.tokens import Doc, DocBin
 from spacy.util import registry
 from spacy.vocab import Vocab
 
-from ..errors import CtxvecError, Errors, Warnings
+from ..catalogue.lexicon_errors import LINE_NOT_A_ROW, LINE_NOT_DECODED, LINE_NOT_JSON
+from ..errors import PREFIX, CtxvecError, Errors, Warnings
 from ..types import CorpusItem
 from .bounded_json import loads_bounded
 
@@ -45,6 +46,25 @@ BINARY_CHECK_BYTES = 8000
 REASON_CHARS = 160  # a skipped line's reason is cut to this length
 # A "words" row: (words, spaces or None)
 WordsRow = Tuple[List[str], Optional[List[bool]]]
+
+
+class BadLineError(CtxvecError):
+    """A corpus line that cannot be read (E212, E213, E240, E242). The message names file
+    and line and says what to do; ``reason`` is the code and the problem alone, shortened,
+    e.g. "[CTX-E212] not valid JSON (Expecting value at column 10)": what a line skipped
+    with on_error="skip" is reported with."""
+
+    def __init__(self, message: str, reason: str = "") -> None:
+        super().__init__(message)  # args stay (message,): it pickles (a Ray worker raises it)
+        self.reason = reason
+
+
+def bad_line(code: str, path: Union[str, Path], line: Union[int, str], problem: str) -> BadLineError:
+    """The BadLineError of catalogue entry ``code`` (one of "{path}, line {line}: {problem}.
+    <advice>"), with the reason "[CTX-<code>] <problem>"."""
+    message = getattr(Errors, code).format(path=path, line=line, problem=problem)
+    reason = f"[{PREFIX}{code}] {problem}"
+    return BadLineError(message, reason if len(reason) <= REASON_CHARS else reason[: REASON_CHARS - 3] + "...")
 
 
 class SkippedLine(NamedTuple):
@@ -217,53 +237,35 @@ def _check_on_error(on_error: str) -> None:
         raise CtxvecError(Errors.E215.format(on_error=on_error))
 
 
-def _undecodable(line: str, path: str, line_number: int, encoding: str) -> CtxvecError:
+def _undecodable(line: str, path: str, line_number: int, encoding: str) -> BadLineError:
     match = _ESCAPED_BYTE.search(line)
     assert match is not None
     byte = ord(match.group()) - 0xDC00
     error = f"byte 0x{byte:02x} at character {match.start() + 1} cannot be decoded"
-    return CtxvecError(Errors.E240.format(path=path, line=line_number, encoding=encoding, error=error))
+    problem = LINE_NOT_DECODED.format(encoding=encoding, error=error)
+    return bad_line("E240", path, line_number, problem)
 
 
 def _check_string(value: str, path: str, line_number: int, what: str) -> None:
     if _SURROGATE.search(value):
-        raise CtxvecError(
-            Errors.E242.format(
-                path=path,
-                line=line_number,
-                problem=f"{what} contains an unpaired surrogate (\\ud800-\\udfff), which is not text",
-            )
-        )
+        problem = f"{what} contains an unpaired surrogate (\\ud800-\\udfff), which is not text"
+        raise bad_line("E242", path, line_number, problem)
 
 
 def _words_row(row: dict, path: str, line_number: int) -> WordsRow:
     words, spaces = row["words"], row.get("spaces")
     for i, word in enumerate(words):
         if word == "":
-            raise CtxvecError(
-                Errors.E242.format(
-                    path=path,
-                    line=line_number,
-                    problem=f'"words"[{i}] is an empty string; every token needs at least one character',
-                )
-            )
+            problem = f'"words"[{i}] is an empty string; every token needs at least one character'
+            raise bad_line("E242", path, line_number, problem)
         _check_string(word, path, line_number, f'"words"[{i}]')
     if spaces is None:
         return list(words), None
     if not isinstance(spaces, list) or not all(isinstance(s, bool) for s in spaces):
-        raise CtxvecError(
-            Errors.E242.format(
-                path=path, line=line_number, problem='"spaces" must be a list of true/false (one per word) or left out'
-            )
-        )
+        raise bad_line("E242", path, line_number, '"spaces" must be a list of true/false (one per word) or left out')
     if len(spaces) != len(words):
-        raise CtxvecError(
-            Errors.E242.format(
-                path=path,
-                line=line_number,
-                problem=f'"spaces" has {len(spaces)} values for {len(words)} words; give one per word or leave it out',
-            )
-        )
+        problem = f'"spaces" has {len(spaces)} values for {len(words)} words; give one per word or leave it out'
+        raise bad_line("E242", path, line_number, problem)
     return list(words), list(spaces)
 
 
@@ -275,7 +277,7 @@ def parse_line(
     visible character, see ``has_visible``), a text, or (words, spaces). The suffix is
     matched case-insensitively.
 
-    A bad line raises a CtxvecError naming file and line: E240 (undecodable bytes),
+    A bad line raises a BadLineError naming file and line: E240 (undecodable bytes),
     E212 (not JSON, nested deeper than MAX_JSON_DEPTH, or a non-finite number), E213 (not
     a "text"/"words" object), E242 (bad "words"/"spaces", unpaired surrogates)."""
     path = str(path)
@@ -292,31 +294,14 @@ def parse_line(
     try:
         row = loads_bounded(line)
     except ValueError as err:
-        raise CtxvecError(Errors.E212.format(path=path, line=line_number, error=err)) from None
+        raise bad_line("E212", path, line_number, LINE_NOT_JSON.format(error=err)) from None
     if isinstance(row, dict) and isinstance(row.get("text"), str):
         _check_string(row["text"], path, line_number, '"text"')
         return row["text"] if has_visible(row["text"]) else None
     if isinstance(row, dict) and isinstance(row.get("words"), list) and all(isinstance(w, str) for w in row["words"]):
         words, spaces = _words_row(row, path, line_number)
         return (words, spaces) if any(has_visible(word) for word in words) else None
-    raise CtxvecError(Errors.E213.format(path=path, line=line_number, got=line.strip()[:80]))
-
-
-def skip_reason(err: CtxvecError, path: Union[str, Path], line_number: int) -> str:
-    """Why ``parse_line`` refused a line, shortened for a warning: the code and the
-    problem, without the file and line (the warning names them) or the advice, e.g.
-    "[CTX-E212] not valid JSON (Expecting value: line 1 column 10 (char 9))"."""
-    message = str(err)
-    code, _, body = message.partition("] ")
-    body = body.removeprefix(f"{path}, line {line_number}: ")
-    depth = 0
-    for i, char in enumerate(body):  # the problem ends at the first ". " outside brackets
-        depth += (char in "([{") - (char in ")]}")
-        if char == "." and depth <= 0 and body[i + 1 : i + 2] in (" ", ""):
-            body = body[:i]
-            break
-    reason = f"{code}] {body}" if body else message
-    return reason if len(reason) <= REASON_CHARS else reason[: REASON_CHARS - 3] + "..."
+    raise bad_line("E213", path, line_number, LINE_NOT_A_ROW.format(got=line.strip()[:80]))
 
 
 def make_doc(vocab: Vocab, row: WordsRow) -> Doc:
@@ -333,10 +318,10 @@ def _read_text_file(
             for line_number, line in enumerate(handle, start=1):
                 try:
                     parsed = parse_line(line, path, line_number, corpus_suffix(path), encoding)
-                except CtxvecError as err:
+                except BadLineError as err:
                     if on_error == "raise":
                         raise
-                    report.skipped.append(SkippedLine(str(path), line_number, skip_reason(err, path, line_number)))
+                    report.skipped.append(SkippedLine(str(path), line_number, err.reason))
                     continue
                 if parsed is None:
                     report.n_invisible += bool(line.strip())
@@ -348,7 +333,8 @@ def _read_text_file(
                         raise CtxvecError(Errors.E214.format(path=path))
                     yield make_doc(vocab, parsed)
     except UnicodeError as err:  # e.g. an odd number of bytes in a UTF-16 file
-        raise CtxvecError(Errors.E240.format(path=path, line="?", encoding=encoding, error=err)) from None
+        problem = LINE_NOT_DECODED.format(encoding=encoding, error=err)
+        raise bad_line("E240", path, "?", problem) from None
     except OSError as err:
         raise CtxvecError(Errors.E210.format(path=path, problem=f"cannot be read ({err.strerror or err})")) from None
 

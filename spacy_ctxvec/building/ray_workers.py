@@ -18,7 +18,7 @@ from spacy.vocab import Vocab
 
 from ..errors import CtxvecError, Errors
 from ..types import CorpusItem
-from .corpus import DEFAULT_ENCODING, SkippedLine, docbin_docs, make_doc, parse_line, skip_reason
+from .corpus import DEFAULT_ENCODING, BadLineError, SkippedLine, docbin_docs, make_doc, parse_line
 from .replicas import rebuild_pipeline
 from .shard import partial_lexicon
 
@@ -111,10 +111,10 @@ def corpus_row(
     """One .txt/.jsonl line as a corpus row, parsed by ``corpus.parse_line`` (None: blank)."""
     try:
         parsed = parse_line(line, path, line_number, suffix, encoding)
-    except CtxvecError as err:
+    except BadLineError as err:
         if on_error == "raise":
             raise
-        return KIND_SKIPPED, skip_reason(err, path, line_number).encode("utf8"), line_number
+        return KIND_SKIPPED, err.reason.encode("utf8"), line_number
     if parsed is None:
         return None
     if isinstance(parsed, str):

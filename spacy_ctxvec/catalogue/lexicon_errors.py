@@ -1,5 +1,12 @@
 """Errors of the polysemy lexicon, corpora, builds and occurrence samples (E2xx)."""
 
+# What is wrong with a bad corpus line: the {problem} of E212, E213 and E240 (E242's
+# problems are formed where they are found). A line skipped with on_error="skip" is
+# reported with its code and problem alone (W004), so the problem is kept apart here.
+LINE_NOT_JSON = "not valid JSON ({error})"
+LINE_NOT_A_ROW = 'expected an object with "text" (a string) or "words" (a list of strings), got {got}'
+LINE_NOT_DECODED = "not valid {encoding} text ({error})"
+
 
 class LexiconErrors:
     # Polysemy lexicon, corpora and builds (E2xx)
@@ -43,14 +50,12 @@ class LexiconErrors:
         "Corpus '{path}' contains no documents (blank lines and skipped lines do not "
         "count). Give a corpus with at least one non-empty document."
     )
-    E212 = (
-        "{path}, line {line}: not valid JSON ({error}). Fix that line, or pass "
+    E212 = (  # {problem}: LINE_NOT_JSON
+        "{path}, line {line}: {problem}. Fix that line, or pass "
         'on_error="skip" (CLI: --on-error skip) to skip and report bad lines.'
     )
-    E213 = (
-        '{path}, line {line}: expected an object with "text" (a string) or '
-        '"words" (a list of strings), got {got}. Fix that line, or pass '
-        'on_error="skip" (CLI: --on-error skip).'
+    E213 = (  # {problem}: LINE_NOT_A_ROW
+        '{path}, line {line}: {problem}. Fix that line, or pass on_error="skip" (CLI: --on-error skip).'
     )
     E214 = "Reading '{path}' makes Doc objects, which need a vocab. Pass nlp_vocab=nlp.vocab to iter_corpus."
     E215 = "on_error must be 'raise' or 'skip', got '{on_error}'."
@@ -136,8 +141,8 @@ class LexiconErrors:
         '--encoding; or pass on_error="skip" (CLI: --on-error skip) to leave such files out '
         "with a warning."
     )
-    E240 = (
-        "{path}, line {line}: not valid {encoding} text ({error}). Pass the file's "
+    E240 = (  # {problem}: LINE_NOT_DECODED
+        "{path}, line {line}: {problem}. Pass the file's "
         'encoding (CLI: --encoding latin-1; config: encoding = "latin-1"), fix '
         'that line, or pass on_error="skip" (CLI: --on-error skip) to skip and '
         "report undecodable lines."
