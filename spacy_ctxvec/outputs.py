@@ -60,6 +60,12 @@ def check_output(path: PathLike, *, what: str, inputs: Inputs = (), kind: str = 
     return path
 
 
+def made_by_command(command: str) -> str:
+    """What the marker of an output written by `spacy-ctxvec COMMAND` gives as "made_by"
+    (``write_directory(..., made_by=COMMAND)``), as ``output_made_by`` reads it back."""
+    return f"spacy-ctxvec {command}"
+
+
 def output_made_by(path: PathLike) -> Optional[str]:
     """The command that wrote directory output ``path`` (e.g. "spacy-ctxvec build-lexicon",
     from its marker), or None where it has no readable marker."""
@@ -185,7 +191,7 @@ def write_directory(path: PathLike, write: Callable[[Path], T], *, what: str, ma
 def write_manifest(directory: Path, made_by: str) -> None:
     """Mark ``directory`` as written by ``made_by``, listing each entry in it (size and
     modification time of files), so that --overwrite later removes only these."""
-    info = {"made_by": f"spacy-ctxvec {made_by}", "entries": _entries(directory)}
+    info = {"made_by": made_by_command(made_by), "entries": _entries(directory)}
     (directory / OUTPUT_MARKER).write_text(json.dumps(info, indent=0, sort_keys=True), encoding="utf8")
 
 

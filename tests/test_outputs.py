@@ -19,6 +19,7 @@ from spacy_ctxvec.outputs import (
     OUTPUT_MARKER,
     check_apart,
     check_output,
+    made_by_command,
     output_made_by,
     write_directory,
     write_file,
@@ -287,7 +288,7 @@ def test_overwrite_is_named_only_where_it_would_replace_the_directory(tmp_path):
     assert "or pass --overwrite" not in str(refused.value) and output_made_by(foreign) is None
     out = tmp_path / "out"
     write_directory(out, lambda new: (new.mkdir(), (new / "a.txt").write_text("a")), what="OUTPUT", made_by="test")
-    assert output_made_by(out) == "spacy-ctxvec test"
+    assert output_made_by(out) == made_by_command("test") == "spacy-ctxvec test"
     with pytest.raises(CtxvecError, match=r"E226.*pass --overwrite to replace it"):
         check_output(out, what="OUTPUT", kind=DIRECTORY)
     (out / "mine.txt").write_text("my notes", encoding="utf8")

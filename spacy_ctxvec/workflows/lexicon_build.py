@@ -27,7 +27,15 @@ from ..lexicon.polysemy_probe import SMALL_CORPUS_TOKENS, shipped_probe_dirs
 from ..lexicon.sense_descriptions import describe_context, describe_split_thresholds
 from ..lexicon.statistics import CONTEXT_VECTORS_META, pooling_of
 from ..ops.senses import DEFAULT_SAMPLE_SIZE  # the library's default too (Polysemy.initialize)
-from ..outputs import DIRECTORY, check_apart, check_output, check_place, output_made_by, write_directory
+from ..outputs import (
+    DIRECTORY,
+    check_apart,
+    check_output,
+    check_place,
+    made_by_command,
+    output_made_by,
+    write_directory,
+)
 from ..pipelines import load_pipeline
 
 # The recommended layer: the second-to-last hidden state. For MiniLM (hidden states 0..6)
@@ -134,7 +142,7 @@ def check_nothing_to_resume(request: LexiconBuildRequest) -> None:
     output and no checkpoint holds documents: there is nothing to continue."""
     if not request.resume or request.overwrite or documents_done(request.checkpoints):
         return
-    if request.output.is_dir() and output_made_by(request.output) == f"spacy-ctxvec {MADE_BY}":
+    if request.output.is_dir() and output_made_by(request.output) == made_by_command(MADE_BY):
         raise CtxvecError(Errors.E224.format(path=request.output, checkpoints=request.checkpoints))
 
 
