@@ -3,10 +3,13 @@
 import json
 import re
 
+import numpy as np
 import pytest
+import spacy
 from typer.testing import CliRunner
 
 from spacy_ctxvec.cli import app
+from spacy_ctxvec.lexicon.statistics import Lexicon
 
 from .conftest import SHARED_DATA
 from .test_evaluation_tasks import (
@@ -184,8 +187,6 @@ def test_polysemy(default_pipeline_dir, tmp_path):
 @pytest.fixture(scope="module")
 def static_pipeline_dir(tmp_path_factory):
     """blank en + ctxvec_static from a 4-word vectors file (no transformer)."""
-    import spacy
-
     path = tmp_path_factory.mktemp("static_pipeline")
     vectors = path / "vectors.txt"
     vectors.write_text("4 2\ncar 1 0\nautomobile 0.9 0.1\nbanana 0 1\nriver 0.5 0.5\n", encoding="utf8")
@@ -314,22 +315,50 @@ def test_senses_bad_row_names_file_and_line(tmp_path):
     assert result.exit_code == 2  # --per-lemma must be at least 2
 
 
+def constant_polysemy_nlp():
+    """polysemy_nlp's three words, each with the same four occurrence vectors: one polysemy_score for all."""
+    nlp = spacy.blank("en")
+    component = nlp.add_pipe("ctxvec_polysemy", config={"min_count": 2})
+    occurrences = np.random.default_rng(0).normal(size=(4, 8))
+    keys = ["bank"] * 4 + ["run"] * 4 + ["dog"] * 4
+    component.set_lexicon(Lexicon.from_occurrences(keys, np.tile(occurrences, (3, 1))))
+    return nlp
+
+
 @pytest.mark.parametrize(
-    "rows", ["bank\t10\n", "bank\t18\nrun\t57\n", "bank\t5\nrun\t5\ndog\t5\n"], ids=["one", "two", "constant"]
+    "rows, nlp, code, why",
+    [
+        ("bank\t10\n", polysemy_nlp, "E321", "only 1 scored word(s) have a sense count, and it needs at least 3"),
+        ("bank\t18\nrun\t57\n", polysemy_nlp, "E321", "only 2 scored word(s) have a sense count"),
+        (
+            "bank\t5\nrun\t5\ndog\t5\n",
+            polysemy_nlp,
+            "E326",
+            "all 3 scored words with a sense count have the same number of senses (5)",
+        ),
+        (
+            "bank\t18\nrun\t57\ndog\t8\n",
+            constant_polysemy_nlp,
+            "E327",
+            "polysemy_score (self_similarity) is the same (",
+        ),
+    ],
+    ids=["one", "two", "constant-sense-counts", "constant-scores"],
 )
-def test_polysemy_undefined_spearman_is_null_and_exits_non_zero(tmp_path, rows):
+def test_polysemy_undefined_spearman_is_null_and_exits_non_zero(tmp_path, rows, nlp, code, why):
     senses = tmp_path / "counts.tsv"
     senses.write_text("word\tcount\n" + rows, encoding="utf8")
-    polysemy_nlp().to_disk(tmp_path / "with_lexicon")
+    nlp().to_disk(tmp_path / "with_lexicon")
     output = tmp_path / "result.json"
     args = ["evaluate", "polysemy", str(tmp_path / "with_lexicon"), str(senses), "-o", str(output)]
     result = runner.invoke(app, args)
     message = " ".join(result.output.split())
-    assert result.exit_code == 1 and "[CTX-E321]" in message and "spearman undefined" in message
+    expected = f"[CTX-{code}] all words: Spearman's rho of polysemy_score with sense counts is undefined: {why}"
+    assert result.exit_code == 1 and expected in message and "spearman undefined" in message, message
     report = json.loads(output.read_text(encoding="utf8"))
     assert report["spearman"] is None and report["partial_spearman"] is None
     result = runner.invoke(app, [*args[:4], "--json"])
-    assert result.exit_code == 1 and '"spearman": null' in result.output and "[CTX-E321]" in result.output
+    assert result.exit_code == 1 and '"spearman": null' in result.output and f"[CTX-{code}]" in result.output
 
 
 def test_polysemy_three_words_is_defined(tmp_path):

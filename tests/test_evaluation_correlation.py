@@ -3,11 +3,14 @@ import pytest
 
 from spacy_ctxvec.evaluation.correlation import (
     CONSTANT_COSINES,
+    CONSTANT_POLYSEMY_SCORES,
     CONSTANT_SCORES,
+    CONSTANT_SENSE_COUNTS,
     TOO_FEW_PAIRS,
     PolysemyReport,
     layer_similarity_reports,
     polysemy_report,
+    polysemy_undefined_because,
     rows_for,
     similarity_report,
     undefined_because,
@@ -77,6 +80,21 @@ def test_why_a_similarity_spearman_is_undefined():
     others = np.array([[0.0, 1.0], [1.0, 0.0], [0.0, 1.0], [1.0, 1.0]])  # cosines 0, 0, 0 (and 1, not covered)
     report = similarity_report("toy", vectors, others, np.array([True, True, True, False]), np.arange(4.0))
     assert report.spearman is None and report.undefined == (CONSTANT_COSINES, 0.0)
+    assert "undefined" not in report.to_dict()  # the JSON keeps its shape; the reason is for the error
+
+
+def test_why_a_polysemy_spearman_is_undefined():
+    assert polysemy_undefined_because(np.array([0.1, 0.2]), np.array([1, 2])) == (TOO_FEW_PAIRS, None)
+    assert polysemy_undefined_because(np.array([0.1, 0.2, 0.3]), np.array([5, 5, 5])) == (CONSTANT_SENSE_COUNTS, 5.0)
+    assert polysemy_undefined_because(np.array([0.4, 0.4, 0.4]), np.array([1, 2, 3])) == (CONSTANT_POLYSEMY_SCORES, 0.4)
+    assert polysemy_undefined_because(np.array([0.1, 0.2, 0.3]), np.array([1, 2, 3])) is None
+    keys, valid, counts = ["bank", "run", "dog"], np.ones(3, dtype=bool), np.array([10, 40, 20])
+    report = polysemy_report(keys, np.array([0.9, 0.8, 0.2]), valid, counts, {"bank": 1, "run": 1, "dog": 1})
+    assert report.spearman is None and report.undefined == (CONSTANT_SENSE_COUNTS, 1.0)
+    report = polysemy_report(keys, np.full(3, 0.7), valid, counts, {"bank": 18, "run": 57, "dog": 8})
+    assert report.spearman is None and report.undefined == (CONSTANT_POLYSEMY_SCORES, 0.7)
+    report = polysemy_report(keys, np.array([0.9, 0.8, 0.2]), valid, counts, {"bank": 18, "run": 57})
+    assert report.undefined == (TOO_FEW_PAIRS, None)
     assert "undefined" not in report.to_dict()  # the JSON keeps its shape; the reason is for the error
 
 

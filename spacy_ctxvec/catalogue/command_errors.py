@@ -34,10 +34,10 @@ class CommandErrors:
         "pipeline whose vectors cover more of its words."
     )
     E321 = (
-        "{name}: Spearman's rho of polysemy_score with sense counts is undefined for "
-        "{n_covered} scored word(s) with a sense count; it needs at least {minimum} such "
-        "words (with scores and sense counts that are not all equal). Give a sense-count "
-        "file that covers more of the lexicon's words, or build the lexicon from a larger corpus."
+        "{name}: Spearman's rho of polysemy_score with sense counts is undefined: only "
+        "{n_covered} scored word(s) have a sense count, and it needs at least {minimum}. Give a "
+        "sense-count file that covers more of the lexicon's words, or build the lexicon from a "
+        "larger corpus (or use a smaller --min-count)."
     )
     E322 = (
         "The pipeline at '{path}' has a '{name}' component but it has no lexicon yet. Build "
@@ -56,6 +56,20 @@ class CommandErrors:
     E325 = (
         "The word-pair file '{second}' is the same file as '{first}', given earlier: each file "
         "is evaluated once and reported under its path. Give each file once."
+    )
+    E326 = (
+        "{name}: Spearman's rho of polysemy_score with sense counts is undefined: all "
+        "{n_covered} scored words with a sense count have the same number of senses ({value:g}), "
+        "so there is no ranking to compare the scores with. Check that the file's second column "
+        "is each lemma's total sense count (e.g. sense_counts.tsv), and give one that covers "
+        "words with different counts (or build the lexicon from a larger corpus)."
+    )
+    E327 = (
+        "{name}: Spearman's rho of polysemy_score with sense counts is undefined: polysemy_score "
+        "({score}) is the same ({value:.6g}) for all {n_covered} scored words with a sense count, "
+        "so it ranks no word above another. Build the lexicon with `spacy-ctxvec build-lexicon` "
+        "from a larger corpus in which the words occur in varied contexts (for score 'probe', "
+        "also refit the probe with `spacy-ctxvec fit-polysemy`)."
     )
     # Plots, comparisons and projects (E4xx)
     E401 = "Cannot save a figure as '{path}': the file name must end in .png or .svg."

@@ -16,6 +16,8 @@ from .metrics import partial_spearman, spearman
 MIN_PAIRS = 3
 # Why a similarity Spearman is undefined (CorrelationReport.undefined).
 TOO_FEW_PAIRS, CONSTANT_SCORES, CONSTANT_COSINES = "too_few_pairs", "constant_scores", "constant_cosines"
+# Why a polysemy Spearman is undefined (PolysemyReport.undefined), besides TOO_FEW_PAIRS.
+CONSTANT_SENSE_COUNTS, CONSTANT_POLYSEMY_SCORES = "constant_sense_counts", "constant_polysemy_scores"
 
 
 def defined_spearman(x: np.ndarray, y: np.ndarray) -> Optional[float]:
@@ -36,6 +38,21 @@ def undefined_because(cosines: np.ndarray, scores: np.ndarray) -> Optional[Tuple
     if np.ptp(cosines) == 0:
         return CONSTANT_COSINES, float(cosines[0])
     return None
+
+
+def polysemy_undefined_because(
+    polysemy_scores: np.ndarray, sense_counts: np.ndarray
+) -> Optional[Tuple[str, Optional[float]]]:
+    """Why the Spearman of ``polysemy_scores`` with (log) ``sense_counts`` is None:
+    (TOO_FEW_PAIRS, None), (CONSTANT_SENSE_COUNTS, the one count) or
+    (CONSTANT_POLYSEMY_SCORES, the one score); None where it is defined."""
+    senses = np.asarray(sense_counts, dtype=np.float64)
+    reason = undefined_because(polysemy_scores, np.log(senses))
+    if reason is None or reason[0] == TOO_FEW_PAIRS:
+        return reason
+    if reason[0] == CONSTANT_SCORES:
+        return CONSTANT_SENSE_COUNTS, float(senses[0])
+    return CONSTANT_POLYSEMY_SCORES, reason[1]
 
 
 def defined_partial_spearman(x: np.ndarray, y: np.ndarray, control: np.ndarray) -> Optional[float]:
@@ -104,9 +121,10 @@ class PolysemyReport:
     frequency partialled out, and the AUC of monosemous (1 sense) against polysemous
     (>= 2) types (None without both), over lexicon types with a valid score and a sense
     count. A Spearman is None (undefined) with fewer than MIN_PAIRS covered types or
-    constant scores or sense counts (see defined_spearman). ``score``: the definition
-    scored; ``held_out``: the same on the words a probe was not fitted on, where the
-    probe records them."""
+    constant scores or sense counts (see defined_spearman; ``undefined`` says why, see
+    polysemy_undefined_because; not in to_dict). ``score``: the definition scored;
+    ``held_out``: the same on the words a probe was not fitted on, where the probe
+    records them."""
 
     spearman: Optional[float]
     partial_spearman: Optional[float]
@@ -117,6 +135,7 @@ class PolysemyReport:
     n_monosemous: int = 0
     score: str = "self_similarity"
     held_out: Optional["PolysemyReport"] = None
+    undefined: Optional[Tuple[str, Optional[float]]] = None
 
     @property
     def coverage(self) -> float:
@@ -126,7 +145,7 @@ class PolysemyReport:
         """The fields and coverage; ``held_out`` (with_held_out) is None or the held-out
         half's own dict, which has no ``held_out`` of its own."""
         result: Dict[str, object] = {**asdict(self), "coverage": self.coverage}
-        del result["held_out"]
+        del result["held_out"], result["undefined"]
         if with_held_out:
             result["held_out"] = None if self.held_out is None else self.held_out.to_dict(with_held_out=False)
         return result
@@ -165,6 +184,7 @@ def polysemy_report(
         auc=float(roc_auc_score(polysemous, chosen)) if both_classes else None,
         n_monosemous=int((~polysemous).sum()),
         score=score,
+        undefined=polysemy_undefined_because(chosen, senses[covered]),
     )
 
 
