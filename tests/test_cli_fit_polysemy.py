@@ -183,6 +183,15 @@ def test_too_few_words_with_counts_is_a_coded_error(lexicon_pipeline, tmp_path):
     )
 
 
+def test_one_sense_count_for_all_words_is_a_coded_error_of_its_own(lexicon_pipeline, tmp_path):
+    same = tmp_path / "same.tsv"  # enough words, but nothing to fit: all monosemous
+    same.write_text("".join(f"{word}\t1\n" for word in WORDS), encoding="utf8")
+    result = invoke("fit-polysemy", lexicon_pipeline, same, tmp_path / "out")
+    message = " ".join(result.output.split())
+    assert result.exit_code == 1 and "[CTX-E655]" in message and "the same number of senses (1)" in message, message
+    assert "E653" not in message and not (tmp_path / "out").exists()
+
+
 def test_the_probe_decides_the_splits_once_fitted_unless_the_corpus_does(tiny_pipeline_dir, sense_counts, tmp_path):
     from spacy_ctxvec.saved_pipeline import load_senses
 

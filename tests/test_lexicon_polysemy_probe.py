@@ -104,8 +104,8 @@ def test_too_few_words_is_a_coded_error():
     with pytest.raises(CtxvecError, match="E653"):
         fit_probe(lexicon, counts, min_count=5)
     lexicon, counts = planted_lexicon(n_types=40)
-    with pytest.raises(CtxvecError, match="E653"):  # one count for all: nothing to fit
-        fit_probe(lexicon, {key: 2 for key in counts}, min_count=5)
+    with pytest.raises(CtxvecError, match=r"\[CTX-E655\] All 40 word types .* the same number of senses \(2\)"):
+        fit_probe(lexicon, {key: 2 for key in counts}, min_count=5)  # one count for all: nothing to fit
 
 
 def test_scores_are_exp_of_the_prediction_zero_where_invalid_and_never_overflow():

@@ -255,12 +255,18 @@ class CommandErrors:
         "`spacy-ctxvec fit-polysemy`, or copy the saved directory again."
     )
     E653 = (
-        "Only {n_words} word types have at least {min_count} occurrences in the lexicon, "
-        "a sense count and not all the same count; a probe needs at least {minimum}. "
-        "Build the lexicon from a larger corpus, lower --min-count, or check that the "
-        "sense-count file's words match the lexicon's keys (lower case by default)."
+        "Only {n_words} word types have at least {min_count} occurrences in the lexicon "
+        "and a sense count; a probe needs at least {minimum}. Build the lexicon from a "
+        "larger corpus, lower --min-count, or check that the sense-count file's words "
+        "match the lexicon's keys (lower case by default)."
     )
     E654 = "Unknown polysemy score '{score}'. Choose one of: {choices}."
+    E655 = (
+        "All {n_words} word types with at least {min_count} occurrences in the lexicon and "
+        "a sense count have the same number of senses ({value}), so a probe has nothing to "
+        "fit. Check that the sense-count file's second column is each lemma's total sense "
+        "count (e.g. sense_counts.tsv), and give one that covers words with different counts."
+    )
 
     # Saved polysemy state (E660-E689): parts of a saved ctxvec_polysemy that disagree
     E660 = (

@@ -290,7 +290,7 @@ def fit_probe(
     ``input_scale``: they are multiplied by this before the ridge fit (below 1: a
     heavier penalty on their weights than on the centroid's), and the weights are
     scaled back, so the probe reads the embeddings as given.
-    E653 with fewer than MIN_TRAINING_WORDS rows."""
+    E653 with fewer than MIN_TRAINING_WORDS rows, E655 when they all have one sense count."""
     from sklearn.linear_model import RidgeCV
 
     lexicons = [lexicons] if isinstance(lexicons, Lexicon) else list(lexicons)
@@ -317,8 +317,11 @@ def fit_probe(
     features = np.concatenate([part[0] for part in parts])
     targets = np.concatenate([part[1] for part in parts])
     words = [word for part in parts for word in part[2]]
-    if len(targets) < MIN_TRAINING_WORDS or np.ptp(targets) == 0:
+    if len(targets) < MIN_TRAINING_WORDS:
         raise CtxvecError(Errors.E653.format(n_words=len(targets), minimum=MIN_TRAINING_WORDS, min_count=min_count))
+    if np.ptp(targets) == 0:
+        value = round(float(np.exp(targets[0])))
+        raise CtxvecError(Errors.E655.format(n_words=len(targets), min_count=min_count, value=value))
     scale = np.ones(features.shape[1])
     scale[first.width + 2 :] = input_scale  # the input-embedding columns, if any
     features = features * scale
