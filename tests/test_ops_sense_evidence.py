@@ -16,6 +16,7 @@ from spacy_ctxvec.ops.sense_evidence import (
     combined_polysemy,
     corpus_evidence,
     corpus_polysemy_of,
+    feature_spread,
     induce_senses_by_evidence,
     margin_scale,
     one_use_reference,
@@ -205,13 +206,19 @@ def test_self_similarity_score_is_the_lexicons_polysemy_score_of_the_same_occurr
     assert self_similarity_score(word[:1], 0.1) is None and self_similarity_score(np.zeros((0, 24))) is None
 
 
-def test_combined_polysemy_is_zero_for_a_typical_one_use_word_and_grows_with_either_measure():
-    for n, s_mean, s_sd, z_mean, z_sd, threshold in ONE_USE_TABLE:
-        assert one_use_reference(n) == pytest.approx((s_mean, s_sd, z_mean, z_sd, threshold))
-        assert combined_polysemy(s_mean, z_mean, n) == pytest.approx(0.0, abs=1e-9)
-        assert combined_polysemy(s_mean + s_sd, z_mean, n) == pytest.approx(1.0)
-        assert combined_polysemy(s_mean, z_mean + 2 * z_sd, n) == pytest.approx(2.0)
-        assert 0.0 < threshold < 2.0
+def test_combined_polysemy_is_the_larger_of_groups_and_differing_uses_in_one_use_deviations():
+    for n, s_mean, s_sd, z_mean, z_sd, f_mean, f_sd, summed_sd, threshold in ONE_USE_TABLE:
+        assert one_use_reference(n) == pytest.approx((s_mean, s_sd, z_mean, z_sd, f_mean, f_sd, summed_sd, threshold))
+        assert combined_polysemy(s_mean, z_mean, f_mean, n) == pytest.approx(0.0, abs=1e-9)
+        # groups: self-similarity and split z added, the sum in one-use standard deviations
+        assert combined_polysemy(s_mean + s_sd, z_mean + z_sd, f_mean, n) == pytest.approx(2.0 / summed_sd)
+        assert combined_polysemy(s_mean, z_mean + 3 * z_sd * summed_sd, f_mean, n) == pytest.approx(3.0)
+        # differing uses: the spread of the feature rows
+        assert combined_polysemy(s_mean, z_mean, f_mean + 2 * f_sd, n) == pytest.approx(2.0)
+        # the larger of the two, whichever it is
+        assert combined_polysemy(s_mean, z_mean + z_sd * summed_sd, f_mean + 2 * f_sd, n) == pytest.approx(2.0)
+        assert combined_polysemy(s_mean, z_mean + 4 * z_sd * summed_sd, f_mean + 2 * f_sd, n) == pytest.approx(4.0)
+        assert 0.0 < threshold < 2.0 and 1.0 < summed_sd < 2.0
     first, last = ONE_USE_TABLE[0], ONE_USE_TABLE[-1]
     assert one_use_reference(2) == one_use_reference(first[0]) and one_use_reference(500) == one_use_reference(last[0])
 
@@ -236,12 +243,16 @@ def test_with_self_similarity_the_corpus_where_uses_differ_gets_more_senses(seed
     in_mixed = corpus_evidence(mixed, self_similarity=self_similarity_score(mixed))
     in_single = corpus_evidence(single, self_similarity=self_similarity_score(single))
     assert in_mixed.corpus_polysemy > in_mixed.threshold > in_single.corpus_polysemy
-    assert in_mixed.threshold == pytest.approx(one_use_reference(20)[4])
+    assert in_mixed.threshold == pytest.approx(one_use_reference(20)[-1])
     assert in_mixed.n_senses == 2 > in_single.n_senses == 1
     assert adjusted_rand_score(truth, in_mixed.labels) == 1.0
     # the z alone is the default scale; with the self-similarity it is the combined one
     z = corpus_evidence(mixed).corpus_polysemy
-    assert in_mixed.corpus_polysemy == pytest.approx(combined_polysemy(self_similarity_score(mixed), z, 20), abs=1e-5)
+    expected = combined_polysemy(self_similarity_score(mixed), z, feature_spread(mixed), 20)
+    assert in_mixed.corpus_polysemy == pytest.approx(expected, abs=1e-5)
+    assert corpus_polysemy_of(mixed, min_support=3, self_similarity=self_similarity_score(mixed)) == pytest.approx(
+        expected, abs=1e-5
+    )
 
 
 def test_with_self_similarity_senses_keep_min_support_and_few_rows_give_no_measure():
@@ -252,7 +263,7 @@ def test_with_self_similarity_senses_keep_min_support_and_few_rows_give_no_measu
     assert few.corpus_polysemy is None and few.n_senses == 1
     # a prior still moves the threshold by at most MAX_PRIOR_SHIFT; a given split_z keeps the z scale
     shifted = corpus_evidence(rows, self_similarity=0.5, prior_shift=100.0)
-    assert shifted.threshold == pytest.approx(one_use_reference(7)[4] - MAX_PRIOR_SHIFT)
+    assert shifted.threshold == pytest.approx(one_use_reference(7)[-1] - MAX_PRIOR_SHIFT)
     assert corpus_evidence(rows, self_similarity=0.5, split_z=-1.0).threshold == -1.0
 
 

@@ -145,7 +145,8 @@ def make_corpora(
 
 
 def embed_corpus(nlp, texts: Sequence[str], tokens: Sequence[str], sample_size: int) -> Dict[str, Dict]:
-    """Per pseudo token: unit token rows, unit context rows, snippets, true use, today's n_senses."""
+    """Per pseudo token: raw token rows (what self-similarity reads), unit token rows, unit
+    context rows, snippets, true use, today's n_senses."""
     from spacy_ctxvec.building.shard import partial_lexicon
     from spacy_ctxvec.lexicon.sense_induction import fit_corpus_sense_space, induce_inventory
     from spacy_ctxvec.ops.senses import N_REMOVED_DIRECTIONS, SenseInductionSettings, to_sense_space
@@ -170,6 +171,7 @@ def embed_corpus(nlp, texts: Sequence[str], tokens: Sequence[str], sample_size: 
         features = today.features(sample.vectors[start:end], sample.contexts[start:end])
         today_labels = today.assign(np.full(end - start, row), sample.vectors[start:end], sample.contexts[start:end])
         out[token] = {
+            "raw": np.asarray(sample.vectors[start:end], dtype=np.float32),
             "units": to_sense_space(sample.vectors[start:end], space).astype(np.float32),
             "contexts": to_sense_space(sample.contexts[start:end], context_space).astype(np.float32),
             "snippets": snippets,
@@ -181,6 +183,7 @@ def embed_corpus(nlp, texts: Sequence[str], tokens: Sequence[str], sample_size: 
     settings = today.settings
     return {
         "words": out,
+        "baseline": float(lexicon.anisotropy_baseline()),
         "today_settings": {
             "split_rule": settings.get("split_rule"),
             "calibrated": settings.get("split_calibrated_sizes"),
@@ -195,7 +198,7 @@ def save(cache: Path, name: str, embedded: Dict, pairs: Sequence[Tuple[str, str,
         row = embedded["words"].get(token)
         if row is None:
             continue
-        for field in ("units", "contexts", "uses", "today_labels", "today_features"):
+        for field in ("raw", "units", "contexts", "uses", "today_labels", "today_features"):
             arrays[f"{token}.{field}"] = row[field]
         meta.append(
             {
@@ -208,7 +211,9 @@ def save(cache: Path, name: str, embedded: Dict, pairs: Sequence[Tuple[str, str,
             }
         )
     np.savez_compressed(cache / f"{name}.npz", **arrays)
-    (cache / f"{name}.json").write_text(json.dumps({"pairs": meta, "today": embedded["today_settings"]}, indent=1))
+    (cache / f"{name}.json").write_text(
+        json.dumps({"pairs": meta, "baseline": embedded["baseline"], "today": embedded["today_settings"]}, indent=1)
+    )
 
 
 def main() -> None:

@@ -264,11 +264,17 @@ def measures(rows: Dict[str, np.ndarray], index: np.ndarray, baseline: float) ->
 
 
 def target_measures(meta: dict, index: np.ndarray, lemma: str, probe) -> Dict[str, float]:
-    """``measures`` of a target corpus, and the shipped probe's estimate."""
+    """``measures`` of a target corpus, the shipped probe's estimate and the product's
+    corpus_polysemy."""
+    from spacy_ctxvec.ops.sense_evidence import MIN_SUPPORT, corpus_polysemy_of
+
     values = measures(meta, index, meta["baseline"])
     position = meta["lemmas"].index(lemma)
     inputs = meta["inputs"][position] if meta["inputs"].size else np.zeros(0)
     values["probe"] = probe_estimate(probe, meta["raw"][index], values["selfsim"], meta["log_frequency"][lemma], inputs)
+    values["corpus_polysemy (wired)"] = corpus_polysemy_of(
+        meta["features"][index], min_support=MIN_SUPPORT, self_similarity=values["selfsim"]
+    ) or float("-inf")
     return values
 
 
@@ -456,26 +462,36 @@ TABLE_SIZES = tuple(range(6, 41))  # every n: the split z has its own offset at 
 
 def one_use_table(args: argparse.Namespace) -> None:
     """Print ONE_USE_TABLE of ops.sense_evidence: at each n, the mean and standard
-    deviation of the self-similarity score and of the SigClust z of the md5-even
-    monosemous words' first n rows, and the KEEP_PERCENTILE of their combined score,
-    pooled over the sizes within ``args.pool`` of n (each standardised at its own n)."""
+    deviation of the self-similarity score, of the SigClust z and of the spread of the
+    feature rows (token joined to context) of the md5-even monosemous words' first n rows,
+    the standard deviation of their self-similarity + z (each standardised), and the
+    KEEP_PERCENTILE of their corpus_polysemy (the larger of that sum, standardised, and the
+    standardised spread), pooled over the sizes within ``args.pool`` of n."""
     from spacy_ctxvec.lexicon.polysemy_probe import in_fitted_half
 
     meta = load_cache(args.cache)
     mono = sorted({t["lemma"] for t in meta["targets"] if t["corpus"] == "mono"})
     even = [lemma for lemma, fitted in zip(mono, in_fitted_half(mono)) if fitted]
     stats = baseline_stats(meta, "mono", list(args.sizes), even)
-    combined_at = {}
+
+    def standard(values: np.ndarray) -> np.ndarray:
+        return (values - values.mean()) / values.std()
+
+    polysemy_at, summed_sd = {}, {}
     for n in args.sizes:
-        s, z = stats[n]["selfsim"], stats[n]["z_features"]
-        combined_at[n] = (s - s.mean()) / s.std() + (z - z.mean()) / z.std()
-    print(f"# {len(even)} md5-even monosemous words; (n, self-similarity mean, sd, split z mean, sd, threshold)")
+        summed = standard(stats[n]["selfsim"]) + standard(stats[n]["z_features"])
+        summed_sd[n] = summed.std()
+        polysemy_at[n] = np.maximum(summed / summed_sd[n], standard(stats[n]["spread_features"]))
+    print(
+        f"# {len(even)} md5-even monosemous words; (n, self-similarity mean, sd, split z mean, sd, "
+        "spread mean, sd, self-similarity + z sd, threshold)"
+    )
     for n in args.sizes:
-        s, z = stats[n]["selfsim"], stats[n]["z_features"]
-        pooled = np.concatenate([combined_at[m] for m in args.sizes if abs(m - n) <= args.pool])
+        s, z, f = stats[n]["selfsim"], stats[n]["z_features"], stats[n]["spread_features"]
+        pooled = np.concatenate([polysemy_at[m] for m in args.sizes if abs(m - n) <= args.pool])
         threshold = np.percentile(pooled, KEEP_PERCENTILE["mono"])
-        values = ", ".join(f"{v:.4f}" for v in (s.mean(), s.std(), z.mean(), z.std(), threshold))
-        print(f"    ({n}, {values}),  # {len(s)} words")
+        numbers = (s.mean(), s.std(), z.mean(), z.std(), f.mean(), f.std(), summed_sd[n], threshold)
+        print(f"    ({n}, {', '.join(f'{v:.4f}' for v in numbers)}),  # {len(s)} words")
 
 
 def main() -> None:
