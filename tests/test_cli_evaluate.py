@@ -116,6 +116,15 @@ def test_word_sim_shared_sense_counts_are_refused(shared_data):
     assert "[CTX-E302]" in message and "sense_counts.tsv, line 1" in message
 
 
+def test_word_sim_refuses_the_shared_sense_counts_by_part_of_speech_at_line_1(shared_data):
+    path = shared_data / "wordnet_sense_counts" / "sense_counts_by_pos.tsv"  # lemma pos n_senses
+    message = word_sim_refusal(path)
+    assert "[CTX-E328]" in message and "sense_counts_by_pos.tsv, line 1: this is not a word-pair file" in message
+    assert "a sense-count table by part of speech" in message
+    assert "`evaluate word-sim` expects one pair per line" in message
+    assert "`evaluate polysemy`" in message and "E302" not in message
+
+
 def test_word_sim_the_same_file_twice_is_a_coded_error(tmp_path):
     pairs = tmp_path / "pairs.txt"
     pairs.write_text("car automobile 9\ncar banana 1\ncar river 5\n", encoding="utf8")

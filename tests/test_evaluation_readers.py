@@ -144,20 +144,29 @@ def test_shared_files_read_with_their_layouts(shared_data):
     assert (simverb.words1[292], simverb.words2[292], simverb.scores[292]) == ("ensure", "secure", 4.07)
 
 
-@pytest.mark.parametrize(
-    "name, line, problem",
-    [
-        ("sense_counts.tsv", 1, "this row has 6 field(s)"),  # lemma total n v a r: no pairs in it
-        ("sense_counts_by_pos.tsv", 5, "word 1 is the number '.22', not a word"),
-    ],
-)
-def test_shared_sense_count_files_are_not_word_pairs(shared_data, name, line, problem):
-    path = shared_data / "wordnet_sense_counts" / name
+def test_shared_sense_count_files_are_not_word_pairs(shared_data):
+    path = shared_data / "wordnet_sense_counts" / "sense_counts.tsv"  # lemma total n v a r: no pairs in it
     with pytest.raises(CtxvecError) as error:
         read_word_pairs(path)
     message = str(error.value)
-    assert message.startswith("[CTX-E302]") and f"{name}, line {line}: expected word1, word2" in message
-    assert problem in message
+    assert message.startswith("[CTX-E302]") and "sense_counts.tsv, line 1: expected word1, word2" in message
+    assert "this row has 6 field(s)" in message
+    by_pos = shared_data / "wordnet_sense_counts" / "sense_counts_by_pos.tsv"  # lemma pos n_senses: rows like pairs
+    with pytest.raises(CtxvecError) as error:
+        read_word_pairs(by_pos)
+    message = str(error.value)
+    assert message.startswith("[CTX-E328]") and "sense_counts_by_pos.tsv, line 1: this is not a word-pair" in message
+    assert "a sense-count table by part of speech" in message and "'lemma\\tpos\\tn_senses'" in message
+
+
+def test_a_sense_count_table_by_part_of_speech_is_refused_at_its_first_row(tmp_path):
+    # No header, after blank lines: the file's own line of the first row; line 5 is never reached.
+    text = "\n\n'hood\tn\t1\n'tween\tr\t1\n'tween decks\tr\t1\n.22\tn\t1\n"
+    with pytest.raises(CtxvecError) as error:
+        read_word_pairs(write(tmp_path / "by_pos.tsv", text))
+    message = str(error.value)
+    assert message.startswith("[CTX-E328]") and "by_pos.tsv, line 3: this is not a word-pair file" in message
+    assert "part-of-speech tag where word 2 should be" in message and "expects one pair per line" in message
 
 
 @pytest.mark.parametrize(

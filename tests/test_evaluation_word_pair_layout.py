@@ -7,6 +7,7 @@ from spacy_ctxvec.evaluation.word_pair_layout import (
     first_layout,
     header_layout,
     is_finite_number,
+    other_table,
     pair_problem,
     row_layout,
     split_fields,
@@ -81,3 +82,42 @@ def test_words_that_only_look_numeric_to_float_are_words():
     assert not is_finite_number("nan") and not is_finite_number("Infinity")  # "Nan" is a name
     assert pair_problem(["Nan", "grandmother", "8"], PLAIN) is None
     assert is_finite_number("1e3") and is_finite_number(" 7 ")
+
+
+def numbered(*lines, start=1):
+    """(line number, fields) per line, numbered from ``start``."""
+    return [(start + i, split_fields(line)) for i, line in enumerate(lines)]
+
+
+@pytest.mark.parametrize(
+    "lines, line, why",
+    [
+        (["lemma\tpos\tn_senses", "'hood\tn\t1", ".22\tn\t1"], 1, "its header naming a part-of-speech column"),
+        (["Lemma\tPart of speech\tsenses", "bank\tn\t10"], 1, "its header naming"),
+        (["'hood\tn\t1", "'tween\tr\t1", "'tween decks\tr\t1", ".22\tn\t1"], 1, "part-of-speech tag where word 2"),
+        (["bank\tn\t10", "bank\tv\t8"], 1, "part-of-speech tag where word 2"),  # all rows the file has
+        (["lemma\tclass\tcount", "bank\tn\t10", "run\tv\t41", "good\ts\t21"], 2, "where word 2 should be"),
+    ],
+    ids=["shared-header", "header-spelt-out", "no-header", "two-rows", "other-header"],
+)
+def test_a_sense_count_table_by_part_of_speech_is_recognised_at_its_first_lines(lines, line, why):
+    found = other_table(numbered(*lines, start=1))
+    assert found is not None and found[0] == line and "sense-count table by part of speech" in found[1]
+    assert why in found[1]
+
+
+@pytest.mark.parametrize(
+    "lines",
+    [
+        ["word1\tword2\tPOS\tSimLex999\tconc(w1)", "old\tnew\tA\t1.58\t2.72"],  # POS third, not second
+        ["take\tremove\tV\t6.81\tSYNONYMS", "walk\ttrail\tV\t4.81\tCOHYPONYMS"],  # SimVerb's PoS
+        ["old\tnew\t1.58", "smart\tintelligent\t9.2"],
+        ["letter\ta\t3", "car\tautomobile\t9", "noon\tr\t2"],  # a tag in one of the first rows only
+        ["bank\tn\t1.5", "bank\tv\t2.5", "run\tv\t3.5"],  # a score, not a sense count
+        ["neg\tpos\t1.0", "old\tnew\t2"],  # a pair whose word 2 is "pos", not a header
+        [],
+    ],
+    ids=["simlex", "simverb", "plain", "one-tag", "real-scores", "pos-pair", "empty"],
+)
+def test_word_pair_files_are_not_taken_for_sense_count_tables(lines):
+    assert other_table(numbered(*lines)) is None

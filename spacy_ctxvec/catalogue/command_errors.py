@@ -71,6 +71,12 @@ class CommandErrors:
         "from a larger corpus in which the words occur in varied contexts (for score 'probe', "
         "also refit the probe with `spacy-ctxvec fit-polysemy`)."
     )
+    E328 = (
+        "{path}, line {line}: this is not a word-pair file: it looks like {looks_like}; got: "
+        "{got!r}. `evaluate word-sim` expects {expected}. Give a word-similarity file (e.g. "
+        "SimLex-999's EN-SIMLEX-999.txt); sense counts are for `evaluate polysemy` and "
+        "`fit-polysemy`, which read a lemma and its total sense count per line (e.g. sense_counts.tsv)."
+    )
     # Plots, comparisons and projects (E4xx)
     E401 = "Cannot save a figure as '{path}': the file name must end in .png or .svg."
     E402 = (

@@ -8,6 +8,7 @@ counts up to MAX_SENSE_COUNT) and JSON lines go through the one bounded JSON rea
 
 import math
 from dataclasses import dataclass
+from itertools import chain, islice
 from pathlib import Path
 from typing import Dict, Iterator, List, Optional, Sequence, Tuple
 
@@ -17,7 +18,15 @@ from ..building.bounded_json import loads_bounded
 from ..errors import CtxvecError, Errors
 from ..paths import text_lines
 from ..types import PathLike
-from .word_pair_layout import PairLayout, first_layout, pair_problem, parses_as_float, split_fields
+from .word_pair_layout import (
+    SENSE_TABLE_ROWS,
+    PairLayout,
+    first_layout,
+    other_table,
+    pair_problem,
+    parses_as_float,
+    split_fields,
+)
 
 WIC_SPLITS = ("train", "dev", "test")
 WIC_LABELS = {"T": True, "F": False}
@@ -208,11 +217,20 @@ def read_word_pairs(path: PathLike) -> WordPairs:
     SimLex-999, WordSim-353, RG-65 and SimVerb-3500 layouts (word_pair_layout). The first
     non-blank line is skipped as a header only when it names the score column or has 3
     fields none of which is a number; a row of another width than the layout's, a word
-    that is a number or a score that is not is E302 with the file's own line number."""
+    that is a number or a score that is not is E302 with the file's own line number. A
+    sense-count table by part of speech is E328 at its first lines (other_table)."""
     path = _existing(path, "Give a word-pair file: word1, word2, score per line.")
+    lines = _lines(path)
+    first = list(islice(lines, SENSE_TABLE_ROWS + 1))
+    table = other_table([(number, split_fields(line)) for number, line in first])
+    if table is not None:
+        got = dict(first)[table[0]][:200]
+        raise CtxvecError(
+            Errors.E328.format(path=path, line=table[0], looks_like=table[1], got=got, expected=WORD_PAIRS_FORMAT)
+        )
     words1, words2, scores = [], [], []
     layout: Optional[PairLayout] = None
-    for number, line in _lines(path):
+    for number, line in chain(first, lines):
         fields = split_fields(line)
         if layout is None:
             layout, is_header = first_layout(fields, number)

@@ -5,9 +5,11 @@ Known layouts: ``word1 word2 score`` (SimLex-999's EN-SIMLEX-999.txt, WordSim-35
 EN-WS-353-*.txt, RG-65), the same under a header (WordSim-353 combined.tab/.csv), a header
 naming the score column among further columns (SimLex-999.txt: ``SimLex999``;
 WordSim-353 set1.tab/set2.tab: ``Human (mean)`` then one column per rater) and SimVerb-3500
-(``word1 word2 PoS score relation``; a row may lack the relation). Anything else, such as
-a sense-count table (``lemma total n v a r``), is refused row by row rather than read as
-pairs of a word and a number."""
+(``word1 word2 PoS score relation``; a row may lack the relation). A sense-count table by
+part of speech (``lemma pos n_senses``), whose rows look like pairs with a score, is
+recognised at its first lines (other_table); anything else, such as a sense-count table
+(``lemma total n v a r``), is refused row by row rather than read as pairs of a word and a
+number."""
 
 import math
 from dataclasses import dataclass
@@ -17,6 +19,12 @@ from typing import List, Optional, Sequence, Tuple
 SCORE_HEADERS = ("simlex999", "human (mean)", "score", "similarity", "sim", "rating", "relatedness")
 PLAIN_PAIR = "word1, word2 and a numeric score (3 fields, e.g. 'old<TAB>new<TAB>1.58')"
 SIMVERB_PAIR = "SimVerb-3500's word1, word2, PoS, score and relation (5 fields; the relation may be missing)"
+# A sense-count table by part of speech: a header naming a part-of-speech column second, or
+# first rows (up to SENSE_TABLE_ROWS, all of them) of a lemma, a WordNet PoS tag and a count.
+POS_HEADERS = ("pos", "part of speech", "part-of-speech", "part_of_speech")
+POS_TAGS = ("n", "v", "a", "r", "s")  # noun, verb, adjective, adverb, adjective satellite
+SENSE_TABLE_ROWS = 3
+SENSES_BY_POS = "a sense-count table by part of speech (lemma, part of speech n/v/a/r/s, number of senses)"
 
 
 @dataclass(frozen=True)
@@ -100,6 +108,34 @@ def first_layout(fields: Sequence[str], number: int) -> Tuple[PairLayout, bool]:
     line is a header (skipped) rather than a row."""
     header = header_layout(fields, number)
     return (header, True) if header is not None else (row_layout(fields), False)
+
+
+def other_table(first: Sequence[Tuple[int, Sequence[str]]]) -> Optional[Tuple[int, str]]:
+    """(line number, what the file looks like) when a file's first non-blank lines (line
+    number and fields each: the header, if any, and at least SENSE_TABLE_ROWS rows where
+    the file has them) are a sense-count table by part of speech rather than word pairs:
+    its header names a part-of-speech column second (``lemma pos n_senses``), or its
+    first rows all have a part-of-speech tag for word 2 and a whole number for the score.
+    None for anything else."""
+    if not first:
+        return None
+    number, fields = first[0]
+    lowered = [field.lower() for field in fields]
+    if len(fields) >= 3 and lowered[1] in POS_HEADERS and not any(parses_as_float(field) for field in fields):
+        return number, f"{SENSES_BY_POS}, its header naming a part-of-speech column second"
+    rows = first[1:] if first_layout(fields, number)[1] else first
+    rows = rows[:SENSE_TABLE_ROWS]
+    if rows and all(len(row) == 3 and row[1].lower() in POS_TAGS and is_count(row[2]) for _, row in rows):
+        return rows[0][0], (
+            f"{SENSES_BY_POS}, its first rows having a part-of-speech tag where word 2 should be and a "
+            "whole number for the score"
+        )
+    return None
+
+
+def is_count(text: str) -> bool:
+    """ASCII digits only: a sense count, not a similarity score."""
+    return text.isascii() and text.isdigit()
 
 
 def pair_problem(fields: Sequence[str], layout: PairLayout) -> Optional[str]:
