@@ -119,6 +119,9 @@ def test_ray_reads_the_local_engines_files_subfolders_included(tmp_path):
     assert [Path(f).relative_to(tmp_path.resolve()).as_posix() for f in files] == ["a/z.txt", "a.txt", "b.txt"]
     with pytest.raises(CtxvecError, match=r"E234.*a/x\.txt"):
         resolve_corpus_files(tmp_path)
+    # A build passes on the listing its request check made: read as given, not listed again.
+    listed = corpus_files(tmp_path, on_error="skip")[1:]
+    assert resolve_corpus_files(tmp_path, listed=listed) == [str(f.resolve()) for f in listed]
 
 
 def test_ray_engine_is_registered():

@@ -1,5 +1,6 @@
 """spacy_ctxvec.static.train: word lists from a corpus, gensim word2vec."""
 
+from spacy_ctxvec.building import corpus as corpus_module
 from spacy_ctxvec.static.train import WordListCorpus, simple_words
 
 
@@ -16,3 +17,21 @@ def test_line_corpus_streams_non_empty_lines(tmp_path, train_corpus):
     (tmp_path / "dir" / "a.txt").write_text("first file\n", encoding="utf8")
     (tmp_path / "dir" / "notes.md").write_text("ignored\n", encoding="utf8")
     assert list(WordListCorpus(tmp_path / "dir")) == [["first", "file"], ["second", "file"]]
+
+
+def test_every_pass_reads_the_files_listed_once(tmp_path, monkeypatch):
+    # word2vec reads the corpus once per epoch (and once for its vocabulary): the corpus is
+    # listed, and each file looked into for NUL bytes, when the WordListCorpus is made.
+    for name, text in (("a.txt", "first file\n"), ("b.txt", "second file\n")):
+        (tmp_path / name).write_text(text, encoding="utf8")
+    looked_into = []
+    binary_evidence = corpus_module.binary_evidence
+
+    def counted(path, encoding="utf8"):
+        looked_into.append(path.name)
+        return binary_evidence(path, encoding)
+
+    monkeypatch.setattr(corpus_module, "binary_evidence", counted)
+    corpus = WordListCorpus(tmp_path)
+    assert [list(corpus) for _ in range(3)] == [[["first", "file"], ["second", "file"]]] * 3
+    assert looked_into == ["a.txt", "b.txt"]

@@ -16,6 +16,7 @@ import spacy
 from spacy.language import Language
 from typer.testing import CliRunner
 
+from spacy_ctxvec.building import corpus as corpus_module
 from spacy_ctxvec.cli import app
 from spacy_ctxvec.errors import CtxvecError
 from spacy_ctxvec.workflows.lexicon_build import BuildStopped, LexiconBuildRequest, build_lexicon_pipeline
@@ -92,6 +93,25 @@ def test_a_build_gives_a_pipeline_and_leaves_no_checkpoint(tiny_pipeline_dir, tm
     assert "fine-tuned copy is another model" in build.score
     assert spacy.load(tmp_path / "out")("the bank")[1]._.polysemy_count == 8  # lines 0, 1 and 3 of 12
     assert sorted(p.name for p in tmp_path.iterdir()) == ["corpus.txt", "out"]
+
+
+def test_a_build_lists_and_checks_its_corpus_once(tiny_pipeline_dir, tmp_path, monkeypatch):
+    # The request's check lists the corpus and looks into each .txt/.jsonl for NUL bytes;
+    # the engine reads that listing instead of listing (and looking into) it again.
+    folder = tmp_path / "corpus"
+    folder.mkdir()
+    for name in ("a.txt", "b.txt", "c.txt"):
+        write_corpus(folder / name, 4)
+    looked_into = []
+    binary_evidence = corpus_module.binary_evidence
+
+    def counted(path, encoding="utf8"):
+        looked_into.append(path.name)
+        return binary_evidence(path, encoding)
+
+    monkeypatch.setattr(corpus_module, "binary_evidence", counted)
+    build = build_lexicon_pipeline(request(tiny_pipeline_dir, folder, tmp_path / "out"))
+    assert build.result.n_docs == 12 and looked_into == ["a.txt", "b.txt", "c.txt"]
 
 
 def test_the_build_says_which_layer_output_reads_and_that_other_layers_differ(tiny_pipeline_dir, tmp_path):

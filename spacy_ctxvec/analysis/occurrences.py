@@ -30,8 +30,8 @@ def read_texts(sentences: Optional[Path], corpus: Optional[Path], vocab=None) ->
         return sentences, [line.strip() for _, line in text_lines(sentences) if line.strip()]
     if corpus is None or sentences is not None:
         raise CtxvecError(Errors.E403)
-    corpus_files(corpus)  # raises a coded error for a missing or unsupported corpus now
-    return corpus, iter_corpus(corpus, vocab)
+    files = corpus_files(corpus)  # raises a coded error for a missing or unsupported corpus now
+    return corpus, iter_corpus(corpus, vocab, files=files)
 
 
 def _text_of(item) -> str:

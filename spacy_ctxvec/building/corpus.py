@@ -203,7 +203,7 @@ def _without_binary(root: Path, files: List[Path], encoding: str, on_error: str)
 
 def _warn_once(warning: str, path: Path, names: List[str]) -> None:
     """``warning`` (W020: files not read; W021: binary files skipped) naming ``names``,
-    once per corpus and process (a build lists its corpus more than once)."""
+    once per corpus and process (a process may list one corpus more than once)."""
     if names and (warning, str(path), tuple(names)) not in _WARNED_UNREAD:
         _WARNED_UNREAD.add((warning, str(path), tuple(names)))
         shown = ", ".join(names[:5]) + (", ..." if len(names) > 5 else "")
@@ -369,6 +369,7 @@ def iter_corpus(
     on_error: str = "raise",
     report: Optional[CorpusReport] = None,
     encoding: str = DEFAULT_ENCODING,
+    files: Optional[Sequence[Path]] = None,
 ) -> Iterator[CorpusItem]:
     """Yield documents one at a time: texts for .txt and "text" rows, Docs for "words"
     rows (tokens kept as given) and .spacy files (these need ``nlp_vocab``).
@@ -381,11 +382,17 @@ def iter_corpus(
     (only whitespace, zero-width, format or control characters) is skipped like a blank
     line. A corpus without any document raises E211 once the stream is exhausted, or
     E740 when its lines had only invisible characters.
+
+    ``files``: the corpus's files as ``corpus_files(path)`` listed and checked them (with
+    the same ``encoding`` and ``on_error``), read instead of listing the corpus again
+    (a build checks its corpus before loading the model); None lists them here.
     """
     _check_on_error(on_error)
     encoding = check_encoding(encoding)
     report = report if report is not None else CorpusReport()
-    for file in corpus_files(path, encoding=encoding, on_error=on_error):
+    if files is None:
+        files = corpus_files(path, encoding=encoding, on_error=on_error)
+    for file in files:
         if corpus_suffix(file) == ".spacy":
             items: Iterator[CorpusItem] = _read_docbin(file, nlp_vocab)
         else:

@@ -9,7 +9,7 @@ import threading
 import time
 from concurrent.futures import ProcessPoolExecutor
 from pathlib import Path
-from typing import Any, Iterator, List, Optional, Tuple, Union
+from typing import Any, Iterator, List, Optional, Sequence, Tuple, Union
 
 import numpy as np
 from spacy.language import Language
@@ -143,6 +143,7 @@ def build_lexicon_local(
     encoding: str = DEFAULT_ENCODING,
     sample_size: int = 0,
     sample_contexts: bool = True,
+    files: Optional[Sequence[Path]] = None,
 ) -> BuildResult:
     """Build a lexicon from a corpus file on this machine.
 
@@ -157,7 +158,8 @@ def build_lexicon_local(
     ever removed. A build stopped by bad input keeps its last checkpoint.
     ``encoding`` decodes .txt/.jsonl files. ``sample_size`` K > 0 keeps an occurrence
     sample of up to K occurrences per type (the same whatever n_process or resume), with
-    their context vectors unless ``sample_contexts`` is False.
+    their context vectors unless ``sample_contexts`` is False. ``files``: the corpus's
+    files as ``corpus.corpus_files`` listed them, not listed again (see ``iter_corpus``).
     """
     for setting, value in (("batch_size", batch_size), ("n_process", n_process), ("shard_size", shard_size)):
         if value < 1:
@@ -199,7 +201,7 @@ def build_lexicon_local(
     report = CorpusReport()
     digest = hashlib.sha256()
     stream: Iterator[CorpusItem] = _digested(
-        iter_corpus(corpus, nlp.vocab, on_error=on_error, report=report, encoding=encoding), digest
+        iter_corpus(corpus, nlp.vocab, on_error=on_error, report=report, encoding=encoding, files=files), digest
     )
     if max_docs is not None:
         stream = itertools.islice(stream, max_docs)

@@ -75,12 +75,17 @@ MERGE_STOP_S = 30.0  # how long a stopped build waits for its merge thread to le
 
 
 def resolve_corpus_files(
-    corpus: Union[PathLike, Sequence[PathLike]], *, encoding: str = DEFAULT_ENCODING, on_error: str = "raise"
+    corpus: Union[PathLike, Sequence[PathLike]],
+    *,
+    encoding: str = DEFAULT_ENCODING,
+    on_error: str = "raise",
+    listed: Optional[Sequence[Path]] = None,
 ) -> List[str]:
     """Every corpus file, checked to exist and be readable here (URIs such as
     s3://bucket/corpus.txt are passed on to Ray unchecked): the files ``corpus.corpus_files``
     gives the local engine, in its order (subfolders of a directory too; binary files
-    are E234, or left out with on_error="skip")."""
+    are E234, or left out with on_error="skip"). ``listed``: the files of a one-path
+    ``corpus`` as ``corpus_files`` listed them already, not listed again."""
     paths = [corpus] if isinstance(corpus, (str, Path)) else list(corpus)
     if not paths:
         raise CtxvecError(
@@ -91,7 +96,8 @@ def resolve_corpus_files(
         if "://" in str(path):
             files.append(str(path))
             continue
-        for file in corpus_files(path, encoding=encoding, on_error=on_error):
+        listing = listed if listed is not None and len(paths) == 1 else None
+        for file in listing if listing is not None else corpus_files(path, encoding=encoding, on_error=on_error):
             try:
                 with file.open("rb") as handle:
                     handle.read(1)
@@ -271,6 +277,7 @@ def build_lexicon_ray(
     sample_size: int = 0,
     node_loss_grace_s: Optional[float] = None,
     sample_contexts: bool = True,
+    files: Optional[Sequence[Path]] = None,
 ) -> BuildResult:
     """Build a lexicon from corpus files with a pool of Ray actors.
 
@@ -295,7 +302,9 @@ def build_lexicon_ray(
     ``sample_contexts`` is False. ``node_loss_grace_s``:
     how long a build that lost nodes and can no longer hold its actor pool waits for a
     finished shard before E520 (None: NODE_LOSS_GRACE_S, 60 s; raise it where nodes or
-    models take longer to come back). Returns the same BuildResult as the local engine.
+    models take longer to come back). ``files``: a one-path corpus's files as
+    ``corpus.corpus_files`` listed them, not listed again. Returns the same BuildResult
+    as the local engine.
     """
     _check_settings(
         num_workers, num_gpus_per_worker, num_cpus_per_worker, batch_size, shard_size, on_error, node_loss_grace_s
@@ -308,7 +317,7 @@ def build_lexicon_ray(
         )
     _check_unsupported(n_process, resume, max_docs)
     encoding = check_encoding(encoding)
-    files = resolve_corpus_files(corpus, encoding=encoding, on_error=on_error)
+    files_read = resolve_corpus_files(corpus, encoding=encoding, on_error=on_error, listed=files)
     import_ray()
     from .ray_workers import CorpusDatasource, PartialLexiconWorker
 
@@ -325,12 +334,12 @@ def build_lexicon_ray(
         with data_context_settings(ray, enable_progress_bars=progress, target_max_block_size=1):
             pipeline_ref = ray.put((nlp.config.to_str(), nlp.to_bytes()))
             documents = ray.data.read_datasource(
-                CorpusDatasource(files, shard_size=shard_size, on_error=on_error, encoding=encoding),
+                CorpusDatasource(files_read, shard_size=shard_size, on_error=on_error, encoding=encoding),
                 num_cpus=READ_TASK_CPUS,
                 # One read task per file and no further splitting: shards are cut inside a
                 # file, every shard_size documents, whatever the cluster's size (nlp.pipe's
                 # padding, and with it the last bits of the sums, depends on the shards).
-                override_num_blocks=len(files),
+                override_num_blocks=len(files_read),
             )
             partials = documents.map_batches(
                 worker_class or PartialLexiconWorker,

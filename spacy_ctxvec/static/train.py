@@ -33,15 +33,18 @@ class WordListCorpus:
 
     def __init__(self, path: PathLike, *, encoding: str = DEFAULT_ENCODING, on_error: str = "raise") -> None:
         self.path = Path(path)
-        # A coded error now for a missing, unsupported or binary corpus, an unknown encoding or on_error.
-        corpus_files(self.path, encoding=encoding, on_error=on_error)
+        # A coded error now for a missing, unsupported or binary corpus, an unknown encoding or on_error;
+        # every pass (one per epoch) reads these files without listing the corpus again.
+        self.files = corpus_files(self.path, encoding=encoding, on_error=on_error)
         self.encoding, self.on_error = encoding, on_error
         self.vocab = Vocab()
         self.report = CorpusReport()  # of the last pass: the bad lines skipped with on_error="skip"
 
     def __iter__(self) -> Iterator[List[str]]:
         self.report = CorpusReport()
-        items = iter_corpus(self.path, self.vocab, on_error=self.on_error, report=self.report, encoding=self.encoding)
+        items = iter_corpus(
+            self.path, self.vocab, on_error=self.on_error, report=self.report, encoding=self.encoding, files=self.files
+        )
         for item in items:
             words = simple_words(item.text if isinstance(item, Doc) else item)
             if words:

@@ -111,8 +111,10 @@ class BuildStopped(KeyboardInterrupt):
         self.docs_done, self.checkpoint_dir = docs_done, checkpoint_dir
 
 
-def check_build_request(request: LexiconBuildRequest) -> None:
-    """Every check that needs no model: outputs, corpus, encoding, engine and options."""
+def check_build_request(request: LexiconBuildRequest) -> List[Path]:
+    """Every check that needs no model: outputs, corpus, encoding, engine and options.
+    Returns the corpus's files as ``corpus_files`` listed and checked them, for the
+    engine to read without listing them again."""
     inputs = {"PIPELINE": request.pipeline, "CORPUS": request.corpus}
     check_nothing_to_resume(request)
     check_output(request.output, what="OUTPUT", inputs=inputs, kind=DIRECTORY, overwrite=request.overwrite)
@@ -123,7 +125,7 @@ def check_build_request(request: LexiconBuildRequest) -> None:
     if counted and not (request.resume or request.overwrite):
         raise CtxvecError(Errors.E250.format(path=request.checkpoints, docs=counted))
     check_encoding(request.encoding)
-    corpus_files(request.corpus, encoding=request.encoding, on_error=request.on_error)
+    files = corpus_files(request.corpus, encoding=request.encoding, on_error=request.on_error)
     get_engine(request.engine)
     if request.engine != "ray":
         for name, value in request.ray.items():
@@ -135,6 +137,7 @@ def check_build_request(request: LexiconBuildRequest) -> None:
         require_gpu(request.gpu_id)
     if request.senses and request.sample_size == 0:
         raise CtxvecError(Errors.E602.format(name="ctxvec_polysemy"))
+    return files
 
 
 def check_nothing_to_resume(request: LexiconBuildRequest) -> None:
@@ -150,20 +153,20 @@ def build_lexicon_pipeline(request: LexiconBuildRequest) -> LexiconBuild:
     """Check, load, count the corpus, score, induce senses, save OUTPUT, remove the
     checkpoints. Raises BuildStopped on Ctrl-C; a coded error after the first
     checkpoint says that the documents counted so far are kept for ``resume``."""
-    check_build_request(request)
+    files = check_build_request(request)
     checkpoints = request.checkpoints
     try:
-        return _build(request, checkpoints)
+        return _build(request, checkpoints, files)
     except KeyboardInterrupt:
         kept = _forget_empty_checkpoints(checkpoints)
         raise BuildStopped(documents_done(checkpoints) if kept else 0, checkpoints if kept else None) from None
 
 
-def _build(request: LexiconBuildRequest, checkpoints: Path) -> LexiconBuild:
+def _build(request: LexiconBuildRequest, checkpoints: Path, files: List[Path]) -> LexiconBuild:
     try:
         nlp = load_pipeline(request.pipeline, layer=request.layer)
         component = ensure_polysemy_component(nlp, request.key, request.min_count)
-        result = _count(nlp, request)
+        result = _count(nlp, request, files)
     except CtxvecError as err:
         if not isinstance(err, CheckpointRefused) and _forget_empty_checkpoints(checkpoints):
             raise CtxvecError(
@@ -214,7 +217,7 @@ def describe_vectors(label: Optional[str], layer: Optional[int]) -> Optional[str
     )
 
 
-def _count(nlp: Any, request: LexiconBuildRequest) -> BuildResult:
+def _count(nlp: Any, request: LexiconBuildRequest, files: List[Path]) -> BuildResult:
     engine_options = {**RAY_DEFAULTS, **request.ray} if request.engine == "ray" else {}
     return get_engine(request.engine)(
         nlp,
@@ -231,6 +234,7 @@ def _count(nlp: Any, request: LexiconBuildRequest) -> BuildResult:
         encoding=request.encoding,
         sample_size=request.sample_size,
         sample_contexts=request.sample_contexts,
+        files=files,  # listed by check_build_request: not listed again
         **engine_options,
     )
 
