@@ -117,3 +117,9 @@ class Warnings(metaclass=_ErrorsWithCodes):
         "its sample holds at least 2 x min_support usable occurrences, so rare words have none. "
         "Lower --min-count, or build the lexicon from a larger corpus."
     )
+    W042 = (
+        "The held-out Spearman of {scores} is undefined (the held-out line says why): the probe is "
+        "fitted and saved, but nothing measures it on words it was not fitted on. For a held-out "
+        "estimate, give sense counts for more of the lexicon's words, with different counts among "
+        "them, or build the lexicon from a larger corpus in which the words occur in varied contexts."
+    )

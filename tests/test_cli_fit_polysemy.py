@@ -192,6 +192,52 @@ def test_one_sense_count_for_all_words_is_a_coded_error_of_its_own(lexicon_pipel
     assert "E653" not in message and not (tmp_path / "out").exists()
 
 
+@pytest.mark.parametrize(
+    "held_out_counts, why",
+    [
+        ("all", "spearman undefined (all words have 1 sense)"),  # every held-out word is monosemous
+        ("two", "spearman undefined (fewer than 3 words)"),  # only 2 held-out words have a count
+    ],
+)
+def test_an_undefined_held_out_spearman_says_why_and_the_fit_succeeds(lexicon_pipeline, tmp_path, held_out_counts, why):
+    fitted = [word for word in WORDS if in_fitted_half([word])[0]]  # differing counts: the fit is defined
+    held_out = [word for word in WORDS if not in_fitted_half([word])[0]]
+    rows = [f"{word}\t{1 + i % 5}\n" for i, word in enumerate(fitted)]
+    rows += [f"{word}\t1\n" for word in (held_out if held_out_counts == "all" else held_out[:2])]
+    counts = tmp_path / "counts.tsv"
+    counts.write_text("".join(rows), encoding="utf8")
+    result = invoke("fit-polysemy", lexicon_pipeline, counts, tmp_path / "out")
+    message = " ".join(result.output.split())
+    assert result.exit_code == 0 and load_probe(tmp_path / "out") is not None, message
+    for name in ("probe", "self_similarity"):
+        assert f"held-out half, {name}: {why}, partial (log frequency out) undefined" in message, message
+    assert "[CTX-W042] The held-out Spearman of probe and self_similarity is undefined" in message
+    as_json = invoke("fit-polysemy", lexicon_pipeline, counts, tmp_path / "out", "--overwrite", "--json")
+    printed = json.loads(as_json.output)  # JSON as before: null, the reason only in the text output
+    assert as_json.exit_code == 0 and printed["held_out"]["probe"]["spearman"] is None
+    assert "undefined" not in printed["held_out"]["probe"]
+
+
+def test_the_held_out_line_names_each_reason_a_spearman_is_undefined():
+    from spacy_ctxvec.cli.fit_polysemy import undefined_why
+    from spacy_ctxvec.evaluation.correlation import PolysemyReport, polysemy_undefined_because
+
+    def why(scores, senses):
+        undefined = polysemy_undefined_because(np.array(scores, dtype=float), np.array(senses))
+        spearman = None if undefined else 1.0
+        return undefined_why(PolysemyReport(spearman, None, None, len(scores), len(scores), undefined=undefined))
+
+    assert why([0.1, 0.2], [1, 2]) == " (fewer than 3 words)"
+    assert why([0.1, 0.2, 0.3], [4, 4, 4]) == " (all words have 4 senses)"
+    assert why([0.25, 0.25, 0.25], [1, 2, 3]) == " (all words have the same score, 0.25)"
+    assert why([0.1, 0.2, 0.3], [1, 2, 3]) == ""  # defined: nothing to say
+
+
+def test_a_defined_held_out_spearman_warns_nothing(lexicon_pipeline, sense_counts, tmp_path):
+    result = invoke("fit-polysemy", lexicon_pipeline, sense_counts, tmp_path / "out")
+    assert result.exit_code == 0 and "W042" not in result.output and "undefined (" not in result.output
+
+
 def test_the_probe_decides_the_splits_once_fitted_unless_the_corpus_does(tiny_pipeline_dir, sense_counts, tmp_path):
     from spacy_ctxvec.saved_pipeline import load_senses
 

@@ -11,10 +11,13 @@ from typing import TYPE_CHECKING, Optional
 import typer
 from wasabi import msg
 
+from ..errors import Warnings
+from ..evaluation.correlation import CONSTANT_POLYSEMY_SCORES, CONSTANT_SENSE_COUNTS, MIN_PAIRS
 from ..lexicon.polysemy_probe import MIN_TRAINING_WORDS
 from ._app import app, exit_on_coded_error
 
 if TYPE_CHECKING:  # the workflow (scikit-learn) is imported when the command runs
+    from ..evaluation.correlation import PolysemyReport
     from ..workflows.probe_fit import ProbeFit
 
 
@@ -56,10 +59,13 @@ def print_fit(fit: "ProbeFit", output: Path) -> None:
         msg.warn(f"No held-out estimate: half of the words is fewer than {MIN_TRAINING_WORDS} to fit on.")
     for name, report in fit.held_out.items():
         msg.info(
-            f"held-out half, {name}: spearman {_defined(report.spearman)}, partial (log frequency out) "
-            f"{_defined(report.partial_spearman)}, AUC monosemous vs polysemous {_defined(report.auc)} "
-            f"({report.n_covered} words)"
+            f"held-out half, {name}: spearman {_defined(report.spearman)}{undefined_why(report)}, partial "
+            f"(log frequency out) {_defined(report.partial_spearman)}, AUC monosemous vs polysemous "
+            f"{_defined(report.auc)} ({report.n_covered} words)"
         )
+    undefined = [name for name, report in fit.held_out.items() if report.spearman is None]
+    if undefined:
+        msg.warn(Warnings.W042.format(scores=" and ".join(undefined)))
     if fit.senses:
         msg.info(f"Senses induced again: {fit.senses}")
     meta = fit.probe.meta
@@ -67,6 +73,19 @@ def print_fit(fit: "ProbeFit", output: Path) -> None:
         f"Fitted the polysemy probe on {meta['n_words']} words ({meta['fitted_words']}; ridge alpha "
         f"{meta['alpha']:.3g}); saved pipeline to {output}"
     )
+
+
+def undefined_why(report: "PolysemyReport") -> str:
+    """Why a held-out Spearman is undefined, in a few words in brackets ("" where it is
+    defined): too few words with a sense count, one sense count or one score for all."""
+    if report.spearman is not None:
+        return ""
+    kind, value = report.undefined or ("", None)
+    if kind == CONSTANT_SENSE_COUNTS:
+        return f" (all words have {value:g} sense{'' if value == 1 else 's'})"
+    if kind == CONSTANT_POLYSEMY_SCORES:
+        return f" (all words have the same score, {value:.3g})"
+    return f" (fewer than {MIN_PAIRS} words)"
 
 
 def _defined(value: Optional[float]) -> str:
