@@ -3,7 +3,10 @@ import json
 import pytest
 from typer.testing import CliRunner
 
+from spacy_ctxvec.analysis.comparison import WordComparison
 from spacy_ctxvec.cli import app
+from spacy_ctxvec.cli.compare import render_table
+from spacy_ctxvec.ops.text import display_width
 
 runner = CliRunner()
 
@@ -118,3 +121,25 @@ def test_a_word_seen_many_times_is_cut_to_max_rows_and_says_so(tiny_pipeline_dir
     assert len(everything["rows"]) == everything["total_pairs"] == 600
     short = runner.invoke(app, ["compare", "the bank", "a bank", *pipeline])
     assert "Showing" not in short.stdout
+
+
+def test_an_emoji_or_a_cjk_word_keeps_the_table_columns_in_line():
+    """🍎 and 苹果 take two terminal cells a character: padded by display width, every
+    column starts at the same cell in every row, and the right-aligned cosines end together."""
+    rows = [
+        WordComparison("bank", "bank", 4, "bank", 1, 1.0, 0.61234),
+        WordComparison("🍎", "🍎", 2, "🍎", 2, None, 0.9, unknown_a=True, unknown_b=True),
+        WordComparison("苹果", "苹果", 3, "苹果", 1, 1.0, 0.8),
+    ]
+    lines = render_table(rows).strip("\n").splitlines()
+    assert lines == [
+        "word   in text A          in text B          static cosine   contextual cosine",
+        "----   ----------------   ----------------   -------------   -----------------",
+        "bank   bank (#4)          bank (#1)                  1.000               0.612",
+        "🍎     🍎 (#2) as [UNK]   🍎 (#2) as [UNK]             n/a               0.900",
+        "苹果   苹果 (#3)          苹果 (#1)                  1.000               0.800",
+    ]
+    assert {display_width(line) for line in lines} == {78}  # as many terminal cells each
+    for line in lines[2:]:  # the "in text B" cells start where their header does (cell 26)
+        second = line.index("(#", line.index("(#") + 2)
+        assert display_width(line[: line.rindex("   ", 0, second) + 3]) == 26, line

@@ -3,7 +3,7 @@
 from hypothesis import given
 from hypothesis import strategies as st
 
-from spacy_ctxvec.ops.text import shorten
+from spacy_ctxvec.ops.text import display_width, pad, shorten, text_table
 
 
 def test_short_text_is_kept_and_long_text_is_cut_with_an_ellipsis():
@@ -15,3 +15,29 @@ def test_short_text_is_kept_and_long_text_is_cut_with_an_ellipsis():
 def test_never_longer_than_the_limit_and_a_prefix_of_the_text(text, limit):
     short = shorten(text, limit)
     assert len(short) <= limit and text.startswith(short.removesuffix("…") if short != text else short)
+
+
+def test_display_width_counts_terminal_cells():
+    assert display_width("bank") == 4 and display_width("") == 0
+    assert display_width("🍎") == 2 and display_width("苹果") == 4 and display_width("한국어") == 6  # wide
+    assert display_width("cafe\u0301") == 4 and display_width("a\u200bb") == 2  # combining mark, zero-width space
+    assert display_width("ｶ") == 1  # half-width katakana
+    # emoji sequences are one picture: U+FE0F after a symbol, a skin tone, a U+200D join
+    assert display_width("❤\ufe0f") == 2 and display_width("❤") == 1 and display_width("x\ufe0f") == 1
+    assert display_width("👍🏽") == 2 and display_width("👨\u200d👩\u200d👧") == 2 and display_width("a\u200d🍎") == 3
+
+
+def test_pad_fills_to_a_display_width():
+    assert pad("🍎", 4) == "🍎  " and pad("苹果", 6, "r") == "  苹果" and pad("bank", 6) == "bank  "
+    assert pad("too long", 3) == "too long"
+
+
+def test_text_table_lines_up_wide_characters_and_lays_out_ascii_as_wasabi_does():
+    from wasabi import table
+
+    header, aligns = ("word", "cosine"), ("l", "r")
+    ascii_rows = [("bank", "0.500"), ("a", "1.000")]
+    assert text_table(ascii_rows, header, aligns) == table(ascii_rows, header=header, divider=True, aligns=aligns)
+    shown = text_table([("🍎", "0.500"), ("苹果", "1.000"), ("a", "n/a")], header, aligns).strip("\n").splitlines()
+    assert shown == ["word   cosine", "----   ------", "🍎      0.500", "苹果    1.000", "a         n/a"]
+    assert {display_width(line) for line in shown} == {13}

@@ -8,6 +8,7 @@ from wasabi import msg
 
 from ..analysis.comparison import WordComparison, compare_texts, echo
 from ..errors import Warnings
+from ..ops.text import text_table
 from ._app import app, exit_on_coded_error
 
 MAX_ROWS = 50  # a word seen m times in A and n times in B has m x n pairs
@@ -22,8 +23,8 @@ def _cell(token: str, index: int, unknown: bool, unk: str) -> str:
 
 
 def render_table(rows: List[WordComparison], unk: str = "[UNK]") -> str:
-    from wasabi import table
-
+    """The comparison table, its columns padded by display width: a CJK word or an emoji
+    (two terminal cells each) keeps them in line."""
     data = [
         (
             r.word,
@@ -35,7 +36,7 @@ def render_table(rows: List[WordComparison], unk: str = "[UNK]") -> str:
         for r in rows
     ]
     header = ("word", "in text A", "in text B", "static cosine", "contextual cosine")
-    return table(data, header=header, divider=True, aligns=("l", "l", "l", "r", "r"))
+    return text_table(data, header=header, aligns=("l", "l", "l", "r", "r"))
 
 
 @app.command("compare", short_help="A word's static and contextual cosine in two texts.")

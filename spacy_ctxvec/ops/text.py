@@ -1,6 +1,54 @@
 """Plain-text helpers for what the commands print and draw. No spaCy."""
 
+import unicodedata
+from typing import List, Sequence
+
+VARIATION_SELECTOR_16 = "\ufe0f"  # after a character: show it as an emoji, two cells wide
+ZERO_WIDTH_JOINER = "\u200d"  # between emoji: one picture (👩‍💻)
+SKIN_TONES = ("\U0001f3fb", "\U0001f3ff")  # first and last emoji modifier: tint the emoji before them
+_ALIGN = {"l": str.ljust, "r": str.rjust, "c": str.center}
+
 
 def shorten(text: str, limit: int) -> str:
     """``text`` cut to at most ``limit`` characters, ending in "…" where it was cut."""
     return text if len(text) <= limit else text[: limit - 1] + "…"
+
+
+def display_width(text: str) -> int:
+    """The terminal cells ``text`` takes: two for a wide character (East Asian Width W or
+    F: CJK, emoji such as 🍎), none for a combining mark, a format character (U+200B
+    zero-width space...) or a control character, one for any other. An emoji sequence
+    is one picture, two cells: a symbol followed by U+FE0F (❤️), an emoji with a skin
+    tone (👍🏽), emoji joined by U+200D (👩‍💻)."""
+    width, previous, joined = 0, "", False
+    for char in text:
+        if char == VARIATION_SELECTOR_16 and previous and not _wide(previous):
+            width += unicodedata.category(previous) == "So"  # a one-cell symbol drawn as an emoji
+        elif _wide(char) and (joined or (SKIN_TONES[0] <= char <= SKIN_TONES[1] and _wide(previous))):
+            pass  # part of the picture before it
+        elif unicodedata.category(char) not in ("Mn", "Me", "Cf", "Cc") or char == "\xad":  # soft hyphen: "-"
+            width += 2 if _wide(char) else 1
+        joined = char == ZERO_WIDTH_JOINER and _wide(previous)
+        previous = char
+    return width
+
+
+def _wide(char: str) -> bool:
+    return char != "" and unicodedata.east_asian_width(char) in ("W", "F")
+
+
+def pad(text: str, width: int, align: str = "l") -> str:
+    """``text`` padded with spaces to ``width`` terminal cells (``display_width``):
+    align "l" (left), "r" (right) or "c" (centre)."""
+    return _ALIGN[align](text, width + len(text) - display_width(text))
+
+
+def text_table(rows: Sequence[Sequence[str]], header: Sequence[str], aligns: Sequence[str], spacing: int = 3) -> str:
+    """``rows`` under ``header`` and a divider of dashes, columns padded by display width
+    (``pad``) so that wide characters (CJK, emoji) keep them in line; wasabi's table
+    layout otherwise (a blank line before and after, ``spacing`` spaces between columns)."""
+    widths = [max(display_width(row[i]) for row in [header, *rows]) for i in range(len(header))]
+    lines: List[Sequence[str]] = [header, ["-" * width for width in widths], *rows]
+    gap = " " * spacing
+    shown = [gap.join(pad(cell, width, align) for cell, width, align in zip(line, widths, aligns)) for line in lines]
+    return "\n{}\n".format("\n".join(shown))
