@@ -381,6 +381,17 @@ def test_polysemy_three_words_is_defined(tmp_path):
     assert report["held_out"] is None  # no probe fitted on half the words: nothing held out
 
 
+def test_polysemy_refuses_the_shared_sense_counts_by_part_of_speech_before_loading_the_pipeline(shared_data):
+    path = shared_data / "wordnet_sense_counts" / "sense_counts_by_pos.tsv"  # lemma pos n_senses
+    result = runner.invoke(app, ["evaluate", "polysemy", "no-such-pipeline", str(path)])
+    message = " ".join(result.output.split())
+    assert result.exit_code == 1 and "[CTX-E329]" in message and "E302" not in message, message
+    assert "sense_counts_by_pos.tsv, line 1: this is not a table of sense counts per lemma" in message
+    assert "it looks like a sense-count table by part of speech" in message
+    assert "`evaluate polysemy`, `fit-polysemy`" in message and "need each lemma's total sense count" in message
+    assert "(e.g. sense_counts.tsv: lemma, total" in message
+
+
 @pytest.mark.parametrize(
     "command, expected",
     [

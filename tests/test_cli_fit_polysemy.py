@@ -183,6 +183,14 @@ def test_too_few_words_with_counts_is_a_coded_error(lexicon_pipeline, tmp_path):
     )
 
 
+def test_sense_counts_by_part_of_speech_are_refused_before_the_pipeline_loads(shared_data, tmp_path):
+    by_pos = shared_data / "wordnet_sense_counts" / "sense_counts_by_pos.tsv"
+    result = invoke("fit-polysemy", "no-such-pipeline", by_pos, tmp_path / "out")
+    message = " ".join(result.output.split())
+    assert result.exit_code == 1 and "[CTX-E329]" in message and "sense_counts_by_pos.tsv, line 1" in message
+    assert "need each lemma's total sense count" in message and not (tmp_path / "out").exists()
+
+
 def test_one_sense_count_for_all_words_is_a_coded_error_of_its_own(lexicon_pipeline, tmp_path):
     same = tmp_path / "same.tsv"  # enough words, but nothing to fit: all monosemous
     same.write_text("".join(f"{word}\t1\n" for word in WORDS), encoding="utf8")

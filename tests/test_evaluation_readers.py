@@ -169,6 +169,36 @@ def test_a_sense_count_table_by_part_of_speech_is_refused_at_its_first_row(tmp_p
     assert "part-of-speech tag where word 2 should be" in message and "expects one pair per line" in message
 
 
+def sense_counts_refusal(path) -> str:
+    """read_sense_counts(path)'s error message, asserting it is one."""
+    with pytest.raises(CtxvecError) as error:
+        read_sense_counts(path)
+    return str(error.value)
+
+
+def test_shared_sense_counts_by_part_of_speech_are_not_counts_per_lemma(shared_data):
+    message = sense_counts_refusal(shared_data / "wordnet_sense_counts" / "sense_counts_by_pos.tsv")
+    assert message.startswith("[CTX-E329]") and "sense_counts_by_pos.tsv, line 1: this is not a table of" in message
+    assert "a sense-count table by part of speech" in message and "'lemma\\tpos\\tn_senses'" in message
+    assert "`fit-polysemy`" in message and "total sense count" in message and "sense_counts.tsv:" in message
+
+
+@pytest.mark.parametrize(
+    "text, line",
+    [
+        ("\n\n'hood\tn\t1\n'tween\tr\t1\n'tween decks\tr\t1\n.22\tn\t1\n", 3),  # no header: not skipped as one
+        ("lemma\tclass\tcount\nbank\tn\t10\nbank\tv\t8\n", 2),  # the rows say it, as for word-sim (E328)
+    ],
+    ids=["no-header", "other-header"],
+)
+def test_sense_counts_by_part_of_speech_are_refused_at_their_first_lines(tmp_path, text, line):
+    path = write(tmp_path / "by_pos.tsv", text)
+    message = sense_counts_refusal(path)
+    assert message.startswith("[CTX-E329]") and f"by_pos.tsv, line {line}: this is not a table of" in message
+    with pytest.raises(CtxvecError, match=rf"^\[CTX-E328\] .*by_pos.tsv, line {line}: "):
+        read_word_pairs(path)  # word-sim recognises the same file at the same line
+
+
 @pytest.mark.parametrize(
     "text, line, problem",
     [

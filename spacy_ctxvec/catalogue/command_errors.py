@@ -77,6 +77,12 @@ class CommandErrors:
         "SimLex-999's EN-SIMLEX-999.txt); sense counts are for `evaluate polysemy` and "
         "`fit-polysemy`, which read a lemma and its total sense count per line (e.g. sense_counts.tsv)."
     )
+    E329 = (
+        "{path}, line {line}: this is not a table of sense counts per lemma: it looks like {looks_like}; "
+        "got: {got!r}. `evaluate polysemy`, `fit-polysemy` and `plot polysemy --sense-counts` need "
+        "each lemma's total sense count over all parts of speech: {expected}. Give the table of "
+        "totals (e.g. sense_counts.tsv: lemma, total, then the count per part of speech)."
+    )
     # Plots, comparisons and projects (E4xx)
     E401 = "Cannot save a figure as '{path}': the file name must end in .png or .svg."
     E402 = (

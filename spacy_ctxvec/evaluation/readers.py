@@ -10,7 +10,7 @@ import math
 from dataclasses import dataclass
 from itertools import chain, islice
 from pathlib import Path
-from typing import Dict, Iterator, List, Optional, Sequence, Tuple
+from typing import Callable, Dict, Iterator, List, Optional, Sequence, Tuple
 
 import numpy as np
 
@@ -20,6 +20,7 @@ from ..paths import text_lines
 from ..types import PathLike
 from .word_pair_layout import (
     SENSE_TABLE_ROWS,
+    SENSES_BY_POS,
     PairLayout,
     first_layout,
     other_table,
@@ -125,6 +126,19 @@ def _lines(path: Path) -> Iterator[Tuple[int, str]]:
             yield number, line
 
 
+def _lines_unless_senses_by_pos(path: Path, refusal: Callable[[int, str, str], str]) -> Iterator[Tuple[int, str]]:
+    """_lines(path), once its first lines are not a sense-count table by part of speech
+    (word_pair_layout.other_table, one test for every reader); where they are, a
+    CtxvecError(refusal(line number, what the file looks like, that line's first 200
+    characters))."""
+    lines = _lines(path)
+    first = list(islice(lines, SENSE_TABLE_ROWS + 1))
+    table = other_table([(number, split_fields(line)) for number, line in first])
+    if table is not None:
+        raise CtxvecError(refusal(table[0], table[1], dict(first)[table[0]][:200]))
+    return chain(first, lines)
+
+
 def _is_whole_number(text: str) -> bool:
     """ASCII digits only (str.isdigit also accepts e.g. superscripts, which int() refuses)."""
     return text.isascii() and text.isdigit()
@@ -220,17 +234,15 @@ def read_word_pairs(path: PathLike) -> WordPairs:
     that is a number or a score that is not is E302 with the file's own line number. A
     sense-count table by part of speech is E328 at its first lines (other_table)."""
     path = _existing(path, "Give a word-pair file: word1, word2, score per line.")
-    lines = _lines(path)
-    first = list(islice(lines, SENSE_TABLE_ROWS + 1))
-    table = other_table([(number, split_fields(line)) for number, line in first])
-    if table is not None:
-        got = dict(first)[table[0]][:200]
-        raise CtxvecError(
-            Errors.E328.format(path=path, line=table[0], looks_like=table[1], got=got, expected=WORD_PAIRS_FORMAT)
-        )
+    lines = _lines_unless_senses_by_pos(
+        path,
+        lambda line, looks_like, got: Errors.E328.format(
+            path=path, line=line, looks_like=looks_like, got=got, expected=WORD_PAIRS_FORMAT
+        ),
+    )
     words1, words2, scores = [], [], []
     layout: Optional[PairLayout] = None
-    for number, line in chain(first, lines):
+    for number, line in lines:
         fields = split_fields(line)
         if layout is None:
             layout, is_header = first_layout(fields, number)
@@ -321,11 +333,19 @@ def read_sense_counts(path: PathLike) -> Dict[str, int]:
     ``lemma count`` file. Multiword lemmas are kept as written. A first line whose
     count is a number but not a whole one (``1e23``), or a row with spaces for the tab
     (``bank 10``), is an error, not a header. A count above
-    MAX_SENSE_COUNT is E742; a lemma given twice with different counts is E302.
+    MAX_SENSE_COUNT is E742; a lemma given twice with different counts is E302. A
+    sense-count table by part of speech (``lemma pos n_senses``) is E329 at its first
+    lines, as read_word_pairs recognises it (other_table).
     """
     path = _existing(path, "Give a TSV of lemma and sense count, e.g. sense_counts.tsv.")
+    lines = _lines_unless_senses_by_pos(
+        path,
+        lambda line, _, got: Errors.E329.format(
+            path=path, line=line, looks_like=SENSES_BY_POS, got=got, expected=SENSE_COUNTS_FORMAT
+        ),
+    )
     counts: Dict[str, int] = {}
-    for position, (number, line) in enumerate(_lines(path)):
+    for position, (number, line) in enumerate(lines):
         fields = line.split("\t")
         if len(fields) < 2 or not _is_whole_number(fields[1].strip()):
             words = line.split()
