@@ -60,7 +60,8 @@ def test_a_directory_with_user_files_is_refused_and_untouched(tmp_path):
 def test_own_directory_is_created_marked_and_removed(tmp_path):
     directory = tmp_path / "new" / "ckpt"
     open_checkpoint_dir(directory, resume=False)
-    assert (directory / CHECKPOINT_MARKER).exists()
+    marker = json.loads((directory / CHECKPOINT_MARKER).read_text(encoding="utf8"))
+    assert marker == {"made_by": "spacy-ctxvec build-lexicon", "created_directory": True}
     write_checkpoint(directory, Checkpoint(2, small_lexicon(), 5, "abc"), FINGERPRINT)
     write_checkpoint(directory, Checkpoint(4, small_lexicon(1), 5, "def"), FINGERPRINT)
     assert sorted(p.name for p in directory.iterdir()) == [CHECKPOINT_MARKER, LATEST_FILE, "shard-000000000004"]
