@@ -12,7 +12,6 @@ import typer
 from wasabi import msg
 
 from ..errors import Warnings
-from ..evaluation.correlation import CONSTANT_POLYSEMY_SCORES, CONSTANT_SENSE_COUNTS, MIN_PAIRS
 from ..lexicon.polysemy_probe import MIN_TRAINING_WORDS
 from ._app import app, exit_on_coded_error
 
@@ -78,6 +77,9 @@ def print_fit(fit: "ProbeFit", output: Path) -> None:
 def undefined_why(report: "PolysemyReport") -> str:
     """Why a held-out Spearman is undefined, in a few words in brackets ("" where it is
     defined): too few words with a sense count, one sense count or one score for all."""
+    # imported here: evaluation.correlation pulls in scipy, and `--help` stays light
+    from ..evaluation.correlation import CONSTANT_POLYSEMY_SCORES, CONSTANT_SENSE_COUNTS, MIN_PAIRS
+
     if report.spearman is not None:
         return ""
     kind, value = report.undefined or ("", None)
