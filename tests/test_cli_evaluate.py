@@ -217,6 +217,22 @@ def test_word_sim_three_pairs_is_defined(static_pipeline_dir, tmp_path):
     assert json.loads(result.output)[str(pairs)]["spearman"] == pytest.approx(1.0)
 
 
+def test_word_sim_table_lines_up_a_cjk_file_name(static_pipeline_dir, tmp_path, monkeypatch):
+    """词对.txt takes two terminal cells a CJK character: padded by display width, its row's
+    numbers end where the plain file name's do."""
+    monkeypatch.chdir(tmp_path)
+    for name in ("pairs.txt", "词对.txt"):
+        (tmp_path / name).write_text("car automobile 9\ncar banana 1\ncar river 5\n", encoding="utf8")
+    result = runner.invoke(app, ["evaluate", "word-sim", str(static_pipeline_dir), "pairs.txt", "词对.txt"])
+    assert result.exit_code == 0, result.output
+    assert result.stdout == (
+        "\nfile        spearman   covered   coverage\n"
+        "---------   --------   -------   --------\n"
+        "pairs.txt      1.000       3/3      1.000\n"
+        "词对.txt       1.000       3/3      1.000\n\n"
+    )
+
+
 @pytest.mark.parametrize(
     "lines, code, why",
     [

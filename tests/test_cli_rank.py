@@ -5,9 +5,10 @@ import pytest
 from typer.testing import CliRunner
 
 from spacy_ctxvec.cli import app
-from spacy_ctxvec.cli.rank import rank_rows
+from spacy_ctxvec.cli.rank import rank_rows, render
 from spacy_ctxvec.lexicon.polysemy_probe import type_polysemy_scores
 from spacy_ctxvec.lexicon.statistics import Lexicon
+from spacy_ctxvec.ops.text import display_width
 
 runner = CliRunner()
 
@@ -87,6 +88,58 @@ def test_rank_leaves_out_punctuation_unless_asked(tmp_path):
     assert [row["word"] for row in words["most"]] == ["bank"] and words["n_scored"] == 1
     every = json.loads(runner.invoke(app, ["rank", str(tmp_path / "lex"), "--format", "json", "--all-types"]).output)
     assert sorted(row["word"] for row in every["most"]) == [",", "1999", "bank"] and every["n_scored"] == 3
+
+
+def _table_under(output: str, title: str) -> list:
+    """The lines of the table printed under ``title`` (header, divider, rows)."""
+    return output.split(title + "\n", 1)[1].strip("\n").split("\n\n")[0].splitlines()
+
+
+def test_rank_table_lines_up_cjk_and_emoji_words(tmp_path):
+    """银行 and 🍎 take two terminal cells a character: padded by display width, every line
+    of each table is as wide, the right-aligned numbers ending together."""
+    rng = np.random.default_rng(0)
+    keys = ["hotel"] * 10 + ["银行"] * 10 + ["🍎"] * 10
+    Lexicon.from_occurrences(keys, rng.normal(size=(30, 6))).to_disk(tmp_path / "lex")
+    result = runner.invoke(app, ["rank", str(tmp_path / "lex"), "--all-types", "--top-k", "3"])
+    assert result.exit_code == 0, result.output
+    for title in ("Most polysemous", "Least polysemous"):
+        lines = _table_under(result.stdout, title)
+        assert lines[:2] == [
+            "#   word    polysemy_score   count   self_similarity",
+            "-   -----   --------------   -----   ---------------",
+        ]
+        assert sorted(line.split()[1] for line in lines[2:]) == ["hotel", "银行", "🍎"]
+        assert {display_width(line) for line in lines} == {len(lines[0])}, lines
+
+
+def test_rank_table_lays_out_ascii_words_as_wasabi_did():
+    """Plain words: the table is the one wasabi's table drew (its 30-cell column cap too:
+    a longer word is shown whole, past its column)."""
+    from wasabi import table
+
+    def row(word: str, score: float, count: int) -> dict:
+        return {"word": word, "polysemy_score": score, "count": count, "self_similarity": round(1 - score, 6)}
+
+    ranked = {
+        "most": [row("bank", 1.234567, 12), row("x" * 35, 0.5, 1234567), row("river", -0.25, 7)],
+        "least": [row("river", -0.25, 7), row("x" * 35, 0.5, 1234567), row("bank", 1.234567, 12)],
+    }
+    header = ("#", "word", "polysemy_score", "count", "self_similarity")
+    old = "\n".join(
+        f"{order.capitalize()} polysemous\n"
+        + table(
+            [
+                (rank, r["word"], f"{r['polysemy_score']:.3f}", r["count"], f"{r['self_similarity']:.3f}")
+                for rank, r in enumerate(rows, 1)
+            ],
+            header=header,
+            divider=True,
+            aligns=("r", "l", "r", "r", "r"),
+        )
+        for order, rows in ranked.items()
+    )
+    assert render(ranked, "table", {}) == old
 
 
 def test_rank_by_corpus_polysemy_lists_the_words_this_corpus_splits(tiny_bert_dir, tmp_path, lexicon_dir):

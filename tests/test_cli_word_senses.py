@@ -140,6 +140,27 @@ def test_the_table_stays_in_line_for_any_label_and_lists_each_word_once(senses_d
     assert table.count("(bank): 2 senses") == 1 and all(line == line.rstrip() for line in table.splitlines())
 
 
+def test_the_table_lines_up_cjk_labels_and_emoji_examples():
+    """A CJK label and an emoji in an example take two terminal cells a character: the
+    columns are padded by display width, so the share and the examples start where their
+    headers do."""
+    from spacy_ctxvec.cli.word_senses import render
+
+    entry = {"word": "银行", "key": "银行", "n_senses": 2, "corpus_polysemy": 1.0}
+    entry["senses"] = [
+        {"sense": 0, "label": "河岸 水", "share": 0.6, "examples": ["在 [银行] 存钱 🍎", "b [银行]"]},
+        {"sense": 1, "label": "money", "share": 0.4, "examples": ["c [银行] d"]},
+    ]
+    lines = render([entry], "table").splitlines()
+    assert lines[lines.index("sense   label     share   examples") :] == [
+        "sense   label     share   examples",
+        "-----   -------   -----   -----------------",
+        "    0   河岸 水   60.0%   在 [银行] 存钱 🍎",
+        "                          b [银行]",
+        "    1   money     40.0%   c [银行] d",
+    ]
+
+
 def test_a_word_without_corpus_polysemy_says_why():
     from spacy_ctxvec.cli.word_senses import render
 

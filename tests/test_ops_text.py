@@ -41,3 +41,17 @@ def test_text_table_lines_up_wide_characters_and_lays_out_ascii_as_wasabi_does()
     shown = text_table([("🍎", "0.500"), ("苹果", "1.000"), ("a", "n/a")], header, aligns).strip("\n").splitlines()
     assert shown == ["word   cosine", "----   ------", "🍎      0.500", "苹果    1.000", "a         n/a"]
     assert {display_width(line) for line in shown} == {13}
+
+
+def test_text_table_caps_columns_at_max_col_as_wasabi_does():
+    """A cell longer than max_col is shown whole and pushes the rest of its row right;
+    the other rows are padded to max_col (in terminal cells: 苹果 is 4 of them)."""
+    from wasabi import table
+
+    header, aligns = ("word", "n"), ("l", "r")
+    rows = [("x" * 12, "1"), ("bank", "10")]
+    assert text_table(rows, header, aligns, max_col=8) == table(
+        rows, header=header, divider=True, aligns=aligns, max_col=8
+    )
+    shown = text_table([("苹果" * 3, "1"), ("苹果", "10")], header, aligns, max_col=8).strip("\n").splitlines()
+    assert shown == ["word        n", "--------   --", "苹果苹果苹果    1", "苹果       10"]

@@ -5,7 +5,7 @@ from pathlib import Path
 from typing import TYPE_CHECKING, Any, Dict, List, Optional
 
 import typer
-from wasabi import msg, table
+from wasabi import msg
 
 from ..errors import CtxvecError, Errors, Warnings
 from ..evaluation.readers import (
@@ -16,6 +16,7 @@ from ..evaluation.readers import (
     read_wic,
     read_word_pair_files,
 )
+from ..ops.text import text_table
 from ..outputs import check_output, write_text
 from ..pipelines import load_pipeline
 from ..types import PathLike
@@ -34,6 +35,9 @@ PIPELINE_HELP = "Pipeline directory, installed package, or a .cfg to assemble"
 # The same result options on every evaluation.
 PRINT_JSON = typer.Option(False, "--json", help="Print JSON")
 JSON_OUTPUT = typer.Option(None, "--output", "-o", help="Also write the JSON result to this file")
+# Tables pad by display width (a CJK or emoji file name keeps the columns in line); a cell
+# longer than this is shown whole, past its column (as wasabi's table did).
+TABLE_MAX_COL = 80
 
 
 def _print_json(data: Dict[str, Any]) -> None:
@@ -121,7 +125,7 @@ def print_wic(report: Any, split: str, n_missing: int) -> None:
         for name, v in report.settings.items()
     ]
     header = ("setting", "train CV", "train", split)
-    typer.echo(table(rows, header=header, divider=True, max_col=80, aligns=("l", "r", "r", "r")))
+    typer.echo(text_table(rows, header=header, aligns=("l", "r", "r", "r"), max_col=TABLE_MAX_COL))
     if n_missing:
         msg.warn(Warnings.W003.format(n_missing=n_missing))
     msg.good(f"accuracy {report.accuracy:.3f} ({report.chosen}, chosen by train cross-validation)")
@@ -155,15 +159,8 @@ def word_sim_cli(
             (str(path), _rho(r.spearman), f"{r.n_covered}/{r.n_pairs}", f"{r.coverage:.3f}")
             for path, r in zip(files, reports)
         ]
-        typer.echo(
-            table(
-                rows,
-                header=("file", "spearman", "covered", "coverage"),
-                divider=True,
-                max_col=80,
-                aligns=("l", "r", "r", "r"),
-            )
-        )
+        header = ("file", "spearman", "covered", "coverage")
+        typer.echo(text_table(rows, header=header, aligns=("l", "r", "r", "r"), max_col=TABLE_MAX_COL))
     _fail_if_undefined(reports)
 
 
@@ -198,7 +195,7 @@ def scws_cli(
 
 def print_scws(report: Any) -> None:
     rows = [(name, _rho(value)) for name, value in report.details.items() if name.startswith("layer")]
-    typer.echo(table(rows, header=("layer", "spearman"), divider=True, max_col=80, aligns=("l", "r")))
+    typer.echo(text_table(rows, header=("layer", "spearman"), aligns=("l", "r"), max_col=TABLE_MAX_COL))
     msg.info(
         f"same-word pairs ({int(report.details['same_word_pairs'])}): spearman "
         f"{_rho(report.details['same_word_spearman'])}"
@@ -344,7 +341,7 @@ def print_senses(report: Any) -> None:
         for name, s in [*report.methods.items(), *(("baseline: " + k, v) for k, v in report.baselines.items())]
     ]
     typer.echo(
-        table(
+        text_table(
             rows,
             header=(
                 "labels",
@@ -358,9 +355,8 @@ def print_senses(report: Any) -> None:
                 "ARI (2+ gold)",
                 "one sense (1 gold)",
             ),
-            divider=True,
-            max_col=80,
             aligns=("l", "r", "r", "r", "r", "r", "r", "r", "r", "r"),
+            max_col=TABLE_MAX_COL,
         )
     )
     induced = report.methods[INDUCED]

@@ -2,7 +2,7 @@
 
 import json
 from pathlib import Path
-from typing import Any, Dict, List, Literal, Optional
+from typing import Any, Dict, List, Optional
 
 import numpy as np
 import typer
@@ -13,11 +13,13 @@ from ..lexicon.polysemy_probe import SCORE_CHOICES, type_polysemy_scores
 from ..lexicon.sense_inventory import SenseInventory
 from ..lexicon.statistics import Lexicon
 from ..ops.senses import is_word
+from ..ops.text import text_table
 from ..saved_pipeline import load_lexicon, load_pipeline_inputs, load_probe, load_senses_and_lexicon, polysemy_setting
 from ._app import app, exit_on_coded_error
 
 FORMATS = ("table", "tsv", "json")
 RANK_BY = ("polysemy_score", "corpus_polysemy")
+TABLE_MAX_COL = 30  # a longer word is shown whole, past its column (as wasabi's table did)
 CORPUS_RANK_NOTE = (
     "{n_with_corpus_polysemy} of the {n_types} words with senses have a corpus_polysemy (this corpus's evidence "
     "of distinct uses; a word splits where it passes the threshold at its sample size and each part keeps "
@@ -82,19 +84,17 @@ def render(ranked: Dict[str, List[Dict[str, Any]]], fmt: str, summary: Dict[str,
                 "\t".join([order, str(rank)] + [str(row[c]) for c in columns]) for rank, row in enumerate(rows, 1)
             ]
         return "\n".join(lines)
-    from wasabi import table
 
-    def cell(value: Any) -> Any:
-        return f"{value:.3f}" if isinstance(value, float) else value
+    def cell(value: Any) -> str:
+        return f"{value:.3f}" if isinstance(value, float) else str(value)
 
     parts = []
+    aligns = ["r", "l", *["r"] * (len(columns) - 1)]
     for order, rows in ranked.items():
-        data = [(rank, *(cell(row[c]) for c in columns)) for rank, row in enumerate(rows, 1)]
-        right: Literal["r"] = "r"
-        aligns: List[Literal["r", "l"]] = [right, "l", *[right] * (len(columns) - 1)]
-        parts.append(
-            f"{order.capitalize()} polysemous\n" + table(data, header=("#",) + columns, divider=True, aligns=aligns)
-        )
+        data = [(str(rank), *(cell(row[c]) for c in columns)) for rank, row in enumerate(rows, 1)]
+        # padded by display width (a CJK or emoji word keeps the columns in line); max_col: wasabi's default
+        table = text_table(data, header=("#",) + columns, aligns=aligns, max_col=TABLE_MAX_COL)
+        parts.append(f"{order.capitalize()} polysemous\n" + table)
     return "\n".join(parts)
 
 

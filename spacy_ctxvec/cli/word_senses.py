@@ -16,6 +16,7 @@ from ..errors import CtxvecError, Errors, Warnings
 from ..lexicon.sense_inventory import SenseInventory
 from ..lexicon.statistics import Lexicon
 from ..ops.senses import is_word
+from ..ops.text import text_table
 from ..outputs import check_output, write_text
 from ..saved_pipeline import existing_path, load_senses_and_lexicon
 from ._app import OVERWRITE_FILE, app, exit_on_coded_error
@@ -142,14 +143,10 @@ def render(entries: List[Dict[str, Any]], fmt: str) -> str:
 
 def _aligned(rows: List[tuple], header: tuple, aligns: str) -> str:
     """``rows`` under ``header`` and a dashed divider, each column as wide as its longest
-    cell (labels and examples of any length stay in line), without trailing spaces."""
-    cells = [[str(cell) for cell in row] for row in [header, *rows]]
-    widths = [max(len(row[i]) for row in cells) for i in range(len(header))]
-    cells.insert(1, ["-" * width for width in widths])
-    return "\n".join(
-        "   ".join(c.rjust(w) if a == "r" else c.ljust(w) for c, w, a in zip(row, widths, aligns)).rstrip()
-        for row in cells
-    )
+    cell in terminal cells (labels and examples of any length, CJK or emoji among them,
+    stay in line: ops.text.text_table), without trailing spaces."""
+    table = text_table([[str(cell) for cell in row] for row in rows], header, aligns)
+    return "\n".join(line.rstrip() for line in table[1:-1].split("\n"))  # without its blank first and last lines
 
 
 def _first_of_each_sense(entry: Dict[str, Any]) -> List[tuple]:

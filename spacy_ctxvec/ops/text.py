@@ -1,7 +1,7 @@
 """Plain-text helpers for what the commands print and draw. No spaCy."""
 
 import unicodedata
-from typing import List, Sequence
+from typing import List, Optional, Sequence
 
 VARIATION_SELECTOR_16 = "\ufe0f"  # after a character: show it as an emoji, two cells wide
 ZERO_WIDTH_JOINER = "\u200d"  # between emoji: one picture (👩‍💻)
@@ -43,11 +43,20 @@ def pad(text: str, width: int, align: str = "l") -> str:
     return _ALIGN[align](text, width + len(text) - display_width(text))
 
 
-def text_table(rows: Sequence[Sequence[str]], header: Sequence[str], aligns: Sequence[str], spacing: int = 3) -> str:
+def text_table(
+    rows: Sequence[Sequence[str]],
+    header: Sequence[str],
+    aligns: Sequence[str],
+    spacing: int = 3,
+    max_col: Optional[int] = None,
+) -> str:
     """``rows`` under ``header`` and a divider of dashes, columns padded by display width
     (``pad``) so that wide characters (CJK, emoji) keep them in line; wasabi's table
-    layout otherwise (a blank line before and after, ``spacing`` spaces between columns)."""
+    layout otherwise (a blank line before and after, ``spacing`` spaces between columns).
+    With ``max_col``, no column is padded wider than that many cells (wasabi's max_col):
+    a longer cell is shown whole and pushes the rest of its row right."""
     widths = [max(display_width(row[i]) for row in [header, *rows]) for i in range(len(header))]
+    widths = widths if max_col is None else [min(width, max_col) for width in widths]
     lines: List[Sequence[str]] = [header, ["-" * width for width in widths], *rows]
     gap = " " * spacing
     shown = [gap.join(pad(cell, width, align) for cell, width, align in zip(line, widths, aligns)) for line in lines]
