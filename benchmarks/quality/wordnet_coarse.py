@@ -272,9 +272,8 @@ def target_measures(meta: dict, index: np.ndarray, lemma: str, probe) -> Dict[st
     position = meta["lemmas"].index(lemma)
     inputs = meta["inputs"][position] if meta["inputs"].size else np.zeros(0)
     values["probe"] = probe_estimate(probe, meta["raw"][index], values["selfsim"], meta["log_frequency"][lemma], inputs)
-    values["corpus_polysemy (wired)"] = corpus_polysemy_of(
-        meta["features"][index], min_support=MIN_SUPPORT, self_similarity=values["selfsim"]
-    ) or float("-inf")
+    wired = corpus_polysemy_of(meta["features"][index], min_support=MIN_SUPPORT, self_similarity=values["selfsim"])
+    values["corpus_polysemy (wired)"] = float("-inf") if wired is None else wired
     return values
 
 

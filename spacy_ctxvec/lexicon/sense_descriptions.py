@@ -20,7 +20,7 @@ def describe_split_thresholds(settings: Dict[str, Any]) -> str:
     """One line on how an inventory decided which types split (its ``settings``)."""
     if settings.get("split_rule") == "evidence":
         return (
-            "types split where this corpus's evidence says their uses form groups (split_by_evidence; "
+            "types split where this corpus's evidence says their uses form groups or differ (split_by_evidence; "
             f"at least {settings.get('min_support', 3)} occurrences per sense)"
         )
     if settings.get("split_rule") == "probe":

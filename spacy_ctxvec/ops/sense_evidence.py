@@ -24,9 +24,11 @@ above one-use words of the same n (``ONE_USE_TABLE``: WordNet-monosemous words):
 (that score and the split z added) and differing uses (the spread of the feature rows);
 the word splits where it exceeds the table's threshold (80% of one-use words stay below
 it). On real words and pseudo-words (benchmarks/quality/wordnet_coarse.py,
-SENSE_EVIDENCE.md "Real words" and "Groups or differing uses") the sum decides the first
-split better than either measure alone, and the spread ranks a corpus where a word's uses
-differ above one where they agree far more often than the sum, which is at chance there.
+SENSE_EVIDENCE.md "Real words" and "Groups or differing uses") the spread ranks a corpus
+where a word's uses differ above one where they agree far more often than the sum, which
+is at chance there; the larger of the two keeps that ranking, and decides the first split
+almost as well as the sum alone (held out it splits fewer words: a lower ARI, more
+monosemous words kept whole).
 How many senses: the group with the strongest evidence is split again (best first) while
 the evidence for splitting it exceeds ``split_z``, both parts keep at least
 ``min_support`` occurrences, and there are fewer than ``max_senses`` groups.
@@ -208,17 +210,17 @@ def grouped_anisotropy_baseline(raw_rows: np.ndarray, groups: Sequence[Sequence[
     return mean_cosine_between_groups(sums, np.array([len(group) for group in groups]))
 
 
-def combined_polysemy(self_similarity: float, split_z: float, feature_spread: float, n: int) -> float:
+def combined_polysemy(self_similarity: float, split_z: float, uses_spread: float, n: int) -> float:
     """The evidence of n occurrences that they hold more than one use, in standard
     deviations above one-use words at n (``ONE_USE_TABLE``): the larger of groups
     (``self_similarity``, ``self_similarity_score``, and ``split_z``, ``split_evidence``,
     each standardised, added, and the sum standardised) and differing uses
-    (``feature_spread``, the ``spread`` of their feature rows, standardised). About 0.5 for
-    a typical one-use word (the larger of two), the table's threshold (about 1) for the
-    80th percentile of one-use words, higher where the uses differ."""
+    (``uses_spread``: ``feature_spread``, the ``spread`` of their feature rows, standardised). About
+    0.2-0.5 for a typical one-use word (the median of WordNet-monosemous words), the
+    table's threshold (about 1) for their 80th percentile, higher where the uses differ."""
     s_mean, s_sd, z_mean, z_sd, f_mean, f_sd, summed_sd, _ = one_use_reference(n)
     groups = (self_similarity - s_mean) / max(s_sd, _EPS) + (split_z - z_mean) / max(z_sd, _EPS)
-    return float(max(groups / max(summed_sd, _EPS), (feature_spread - f_mean) / max(f_sd, _EPS)))
+    return float(max(groups / max(summed_sd, _EPS), (uses_spread - f_mean) / max(f_sd, _EPS)))
 
 
 def check_evidence_settings(

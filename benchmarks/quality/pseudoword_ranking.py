@@ -1,0 +1,99 @@
+"""Does corpus_polysemy rank a corpus where a word's uses differ above one where they
+agree? P(mixed > single) per candidate measure on the pseudo-words of ``pseudowords.py``
+(issue 21; SENSE_EVIDENCE.md, "Groups or differing uses").
+
+For each pseudo-word and n in 10, 20, 40: the mixed corpus's first n/2 rows of each use
+against the single corpus's first n rows (ties count half), each corpus with its own sense
+spaces and anisotropy baseline, as two build-lexicon runs would have. Measures: the
+self-similarity score (raw rows), the split z (token + context rows), their standardised
+sum (the wired corpus_polysemy before "Groups or differing uses"), the spreads of the
+token, context and feature (token + context) rows, and ``corpus_polysemy`` as wired now
+(``ops.sense_evidence.corpus_polysemy_of``). Needs a cache written since pseudowords.py
+kept raw rows.
+
+    python benchmarks/quality/pseudoword_ranking.py /tmp/pw40 [--half held_out]
+"""
+
+import argparse
+import json
+from pathlib import Path
+from typing import Dict, List, Optional, Tuple
+
+import numpy as np
+
+from spacy_ctxvec.ops.sense_evidence import MIN_SUPPORT, corpus_polysemy_of, one_use_reference, self_similarity_score
+from spacy_ctxvec.ops.senses import sense_features, spread
+from spacy_ctxvec.ops.split_significance import split_evidence
+
+SIZES = (10, 20, 40)
+
+
+def load(cache: Path, name: str) -> Tuple[float, Dict[str, Dict]]:
+    meta = json.loads((cache / f"{name}.json").read_text())
+    if "baseline" not in meta:
+        raise SystemExit(f"{cache} was written before pseudowords.py kept raw rows: embed the pseudo-words again")
+    arrays = np.load(cache / f"{name}.npz")
+    fields = ("raw", "units", "contexts", "uses")
+    words = {p["token"]: dict(p, **{f: arrays[f"{p['token']}.{f}"] for f in fields}) for p in meta["pairs"]}
+    return float(meta["baseline"]), words
+
+
+def rows_for(word: Dict, n: int, mixed: bool) -> Optional[np.ndarray]:
+    uses = word["uses"]
+    if mixed:
+        a, b = np.flatnonzero(uses == 0)[: n // 2], np.flatnonzero(uses == 1)[: n // 2]
+        return np.sort(np.concatenate([a, b])) if len(a) == len(b) == n // 2 else None
+    rows = np.flatnonzero(uses == 0)[:n]
+    return rows if len(rows) == n else None
+
+
+def measures(word: Dict, rows: np.ndarray, baseline: float, n: int) -> Dict[str, float]:
+    raw, units = word["raw"][rows].astype(np.float64), word["units"][rows].astype(np.float64)
+    contexts = word["contexts"][rows].astype(np.float64)
+    features = sense_features(units, contexts)
+    similarity = self_similarity_score(raw, baseline)
+    z = split_evidence(features)[0]
+    s_mean, s_sd, z_mean, z_sd = one_use_reference(n)[:4]
+    wired = corpus_polysemy_of(features, min_support=MIN_SUPPORT, self_similarity=similarity)
+    return {
+        "self-similarity": float(similarity or 0.0),
+        "split z": z,
+        "self-similarity + z (before)": (float(similarity or 0.0) - s_mean) / s_sd + (z - z_mean) / z_sd,
+        "spread, token rows": spread(units),
+        "spread, context rows": spread(contexts),
+        "spread, feature rows": spread(features),
+        "corpus_polysemy (wired)": float("-inf") if wired is None else wired,
+    }
+
+
+def main() -> None:
+    parser = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
+    parser.add_argument("cache", type=Path, help="the directory pseudowords.py wrote")
+    parser.add_argument("--half", choices=("tune", "held_out"), default="tune")
+    args = parser.parse_args()
+    mixed_baseline, mixed = load(args.cache, "mixed")
+    single_baseline, single = load(args.cache, "single")
+    table: Dict[str, List[str]] = {}
+    counts = []
+    for n in SIZES:
+        higher: Dict[str, List[float]] = {}
+        for token, word in mixed.items():
+            if word["half"] != args.half or token not in single:
+                continue
+            in_mixed, in_single = rows_for(word, n, True), rows_for(single[token], n, False)
+            if in_mixed is None or in_single is None:
+                continue
+            a = measures(word, in_mixed, mixed_baseline, n)
+            b = measures(single[token], in_single, single_baseline, n)
+            for name in a:
+                higher.setdefault(name, []).append(1.0 if a[name] > b[name] else 0.5 if a[name] == b[name] else 0.0)
+        counts.append(str(len(next(iter(higher.values()), []))))
+        for name, values in higher.items():
+            table.setdefault(name, []).append(f"{np.mean(values):.3f}")
+    print(f"{args.half}: P(mixed > single) at n = {' / '.join(map(str, SIZES))} ({' / '.join(counts)} pseudo-words)")
+    for name, cells in table.items():
+        print(f"{name} | {' | '.join(cells)}")
+
+
+if __name__ == "__main__":
+    main()
