@@ -279,3 +279,20 @@ def train_corpus(tmp_path) -> Path:
     path = tmp_path / "corpus.txt"
     path.write_text("\n".join(TRAIN_CORPUS_LINES) + "\n", encoding="utf8")
     return path
+
+
+@pytest.fixture
+def files_looked_into(monkeypatch) -> List[str]:
+    """The names of the corpus files looked into for NUL bytes (building.corpus
+    binary_evidence), in order, while the test runs."""
+    from spacy_ctxvec.building import corpus as corpus_module
+
+    looked_into: List[str] = []
+    binary_evidence = corpus_module.binary_evidence
+
+    def counted(path, encoding="utf8"):
+        looked_into.append(path.name)
+        return binary_evidence(path, encoding)
+
+    monkeypatch.setattr(corpus_module, "binary_evidence", counted)
+    return looked_into

@@ -1,6 +1,5 @@
 """spacy_ctxvec.static.train: word lists from a corpus, gensim word2vec."""
 
-from spacy_ctxvec.building import corpus as corpus_module
 from spacy_ctxvec.static.train import WordListCorpus, simple_words
 
 
@@ -19,19 +18,12 @@ def test_line_corpus_streams_non_empty_lines(tmp_path, train_corpus):
     assert list(WordListCorpus(tmp_path / "dir")) == [["first", "file"], ["second", "file"]]
 
 
-def test_every_pass_reads_the_files_listed_once(tmp_path, monkeypatch):
+def test_every_pass_reads_the_files_listed_once(tmp_path, files_looked_into):
     # word2vec reads the corpus once per epoch (and once for its vocabulary): the corpus is
     # listed, and each file looked into for NUL bytes, when the WordListCorpus is made.
     for name, text in (("a.txt", "first file\n"), ("b.txt", "second file\n")):
         (tmp_path / name).write_text(text, encoding="utf8")
-    looked_into = []
-    binary_evidence = corpus_module.binary_evidence
-
-    def counted(path, encoding="utf8"):
-        looked_into.append(path.name)
-        return binary_evidence(path, encoding)
-
-    monkeypatch.setattr(corpus_module, "binary_evidence", counted)
+    looked_into = files_looked_into
     corpus = WordListCorpus(tmp_path)
     assert [list(corpus) for _ in range(3)] == [[["first", "file"], ["second", "file"]]] * 3
     assert looked_into == ["a.txt", "b.txt"]

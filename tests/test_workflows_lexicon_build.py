@@ -16,7 +16,6 @@ import spacy
 from spacy.language import Language
 from typer.testing import CliRunner
 
-from spacy_ctxvec.building import corpus as corpus_module
 from spacy_ctxvec.cli import app
 from spacy_ctxvec.errors import CtxvecError
 from spacy_ctxvec.workflows.lexicon_build import BuildStopped, LexiconBuildRequest, build_lexicon_pipeline
@@ -95,21 +94,14 @@ def test_a_build_gives_a_pipeline_and_leaves_no_checkpoint(tiny_pipeline_dir, tm
     assert sorted(p.name for p in tmp_path.iterdir()) == ["corpus.txt", "out"]
 
 
-def test_a_build_lists_and_checks_its_corpus_once(tiny_pipeline_dir, tmp_path, monkeypatch):
+def test_a_build_lists_and_checks_its_corpus_once(tiny_pipeline_dir, tmp_path, files_looked_into):
     # The request's check lists the corpus and looks into each .txt/.jsonl for NUL bytes;
     # the engine reads that listing instead of listing (and looking into) it again.
     folder = tmp_path / "corpus"
     folder.mkdir()
     for name in ("a.txt", "b.txt", "c.txt"):
         write_corpus(folder / name, 4)
-    looked_into = []
-    binary_evidence = corpus_module.binary_evidence
-
-    def counted(path, encoding="utf8"):
-        looked_into.append(path.name)
-        return binary_evidence(path, encoding)
-
-    monkeypatch.setattr(corpus_module, "binary_evidence", counted)
+    looked_into = files_looked_into
     build = build_lexicon_pipeline(request(tiny_pipeline_dir, folder, tmp_path / "out"))
     assert build.result.n_docs == 12 and looked_into == ["a.txt", "b.txt", "c.txt"]
 

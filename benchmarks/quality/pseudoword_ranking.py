@@ -16,14 +16,18 @@ kept raw rows.
 
 import argparse
 import json
+import sys
 from pathlib import Path
-from typing import Dict, List, Optional, Tuple
+from typing import Dict, List, Tuple
 
 import numpy as np
 
 from spacy_ctxvec.ops.sense_evidence import MIN_SUPPORT, corpus_polysemy_of, one_use_reference, self_similarity_score
 from spacy_ctxvec.ops.senses import sense_features, spread
 from spacy_ctxvec.ops.split_significance import split_evidence
+
+sys.path.insert(0, str(Path(__file__).resolve().parent))
+from sense_evidence_eval import rows_for  # noqa: E402  (the mixed / single rows of sense_evidence_eval)
 
 SIZES = (10, 20, 40)
 
@@ -36,15 +40,6 @@ def load(cache: Path, name: str) -> Tuple[float, Dict[str, Dict]]:
     fields = ("raw", "units", "contexts", "uses")
     words = {p["token"]: dict(p, **{f: arrays[f"{p['token']}.{f}"] for f in fields}) for p in meta["pairs"]}
     return float(meta["baseline"]), words
-
-
-def rows_for(word: Dict, n: int, mixed: bool) -> Optional[np.ndarray]:
-    uses = word["uses"]
-    if mixed:
-        a, b = np.flatnonzero(uses == 0)[: n // 2], np.flatnonzero(uses == 1)[: n // 2]
-        return np.sort(np.concatenate([a, b])) if len(a) == len(b) == n // 2 else None
-    rows = np.flatnonzero(uses == 0)[:n]
-    return rows if len(rows) == n else None
 
 
 def measures(word: Dict, rows: np.ndarray, baseline: float, n: int) -> Dict[str, float]:
