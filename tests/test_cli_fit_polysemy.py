@@ -200,6 +200,23 @@ def test_one_sense_count_for_all_words_is_a_coded_error_of_its_own(lexicon_pipel
     assert "E653" not in message and not (tmp_path / "out").exists()
 
 
+def test_one_sense_count_in_the_half_to_fit_on_skips_the_held_out_estimate_not_the_fit(lexicon_pipeline, tmp_path):
+    # the md5-even half (the held-out estimate's probe fits on it) all monosemous; the other half varied
+    rows = [f"{word}\t{1 if in_fitted_half([word])[0] else 1 + i % 5}\n" for i, word in enumerate(WORDS)]
+    counts = tmp_path / "counts.tsv"
+    counts.write_text("".join(rows), encoding="utf8")
+    result = invoke("fit-polysemy", lexicon_pipeline, counts, tmp_path / "out")
+    message = " ".join(result.output.split())
+    assert result.exit_code == 0 and load_probe(tmp_path / "out") is not None, message
+    n_half = len([word for word in scored_words(lexicon_pipeline) if in_fitted_half([word])[0]])
+    assert f"No held-out estimate: all {n_half} words of the half to fit on (md5-even half) have 1 sense" in message
+    assert "E655" not in message and "held-out half," not in message
+    assert load_probe(tmp_path / "out").meta["n_words"] == len(scored_words(lexicon_pipeline))
+    with_half = invoke("fit-polysemy", lexicon_pipeline, counts, tmp_path / "half", "--half")
+    message = " ".join(with_half.output.split())  # --half fits on that half only: nothing to fit is an error
+    assert with_half.exit_code == 1 and f"[CTX-E655] All {n_half} word types of the md5-even half fitted on" in message
+
+
 @pytest.mark.parametrize(
     "held_out_counts, why",
     [

@@ -108,6 +108,21 @@ def test_too_few_words_is_a_coded_error():
         fit_probe(lexicon, {key: 2 for key in counts}, min_count=5)  # one count for all: nothing to fit
 
 
+def test_with_half_the_coded_errors_count_the_half_fitted_on_not_the_lexicon():
+    lexicon, counts = planted_lexicon(n_types=80)  # varied counts; the md5-even half has 39 words
+    even = {key: (1 if in_fitted_half([key])[0] else count) for key, count in counts.items()}
+    with pytest.raises(CtxvecError, match=r"E655\] All 39 word types of the md5-even half fitted on with") as error:
+        fit_probe(lexicon, even, min_count=5, half=True)
+    assert "in the lexicon" not in str(error.value)
+    assert fit_probe(lexicon, even, min_count=5).meta["n_words"] == 80  # the whole lexicon's counts differ
+    few = {key: count for key, count in counts.items() if not in_fitted_half([key])[0] or key < "w010"}
+    with pytest.raises(CtxvecError, match=r"E653\] Only \d+ word types of the md5-even half fitted on have") as error:
+        fit_probe(lexicon, few, min_count=5, half=True)
+    assert "in the lexicon" not in str(error.value).split(";")[0]
+    with pytest.raises(CtxvecError, match=r"E653\] Only \d+ word types in the lexicon have"):
+        fit_probe(lexicon, {key: counts[key] for key in list(counts)[:10]}, min_count=5)
+
+
 def test_scores_are_exp_of_the_prediction_zero_where_invalid_and_never_overflow():
     lexicon, _ = planted_lexicon(n_types=30)
     constant = PolysemyProbe(np.zeros(WIDTH + 2), np.log(3.0), {"width": WIDTH})

@@ -8,8 +8,9 @@ from spacy_ctxvec.errors import CtxvecError
 from spacy_ctxvec.lexicon.polysemy_probe import FITTED_ALL, in_fitted_half
 from spacy_ctxvec.lexicon.statistics import Lexicon
 from spacy_ctxvec.saved_pipeline import load_probe
-from spacy_ctxvec.workflows.probe_fit import fit_polysemy_pipeline, held_out_estimate
+from spacy_ctxvec.workflows.probe_fit import fit_polysemy_pipeline, held_out_estimate, held_out_skipped
 from tests.test_cli_fit_polysemy import WORDS, lexicon_pipeline, sense_counts  # noqa: F401 (fixtures)
+from tests.test_lexicon_polysemy_probe import planted_lexicon
 
 
 def test_held_out_estimate_scores_only_the_other_half(tmp_path):
@@ -26,6 +27,18 @@ def test_held_out_estimate_scores_only_the_other_half(tmp_path):
     held_out = int((~in_fitted_half(words)).sum())
     assert all(report.n_covered == held_out for report in estimate.values())
     assert held_out_estimate(lexicon, {w: counts[w] for w in words[:10]}, min_count=2, model=None) == {}
+
+
+def test_one_sense_count_in_the_half_to_fit_on_skips_the_held_out_estimate_and_says_why():
+    lexicon, counts = planted_lexicon(n_types=80)  # varied counts; the md5-even half has 39 words
+    even = {key: (1 if in_fitted_half([key])[0] else count) for key, count in counts.items()}
+    assert held_out_estimate(lexicon, even, min_count=5, model=None) == {}  # no E655 for the half
+    assert held_out_skipped(lexicon, even, min_count=5) == (
+        "all 39 words of the half to fit on (md5-even half) have 1 sense, so a probe has nothing to fit there"
+    )
+    assert held_out_skipped(lexicon, counts, min_count=5) is None
+    few = {key: counts[key] for key in list(counts)[:10]}
+    assert held_out_skipped(lexicon, few, min_count=5) == "half of the words is fewer than 20 to fit on"
 
 
 def test_fit_writes_a_new_pipeline_and_never_its_inputs(lexicon_pipeline, sense_counts, tmp_path):  # noqa: F811

@@ -267,14 +267,14 @@ class CommandErrors:
         "`spacy-ctxvec fit-polysemy`, or copy the saved directory again."
     )
     E653 = (
-        "Only {n_words} word types have at least {min_count} occurrences in the lexicon "
+        "Only {n_words} word types {fitted_on} have at least {min_count} occurrences "
         "and a sense count; a probe needs at least {minimum}. Build the lexicon from a "
         "larger corpus, lower --min-count, or check that the sense-count file's words "
         "match the lexicon's keys (lower case by default)."
     )
     E654 = "Unknown polysemy score '{score}'. Choose one of: {choices}."
     E655 = (
-        "All {n_words} word types with at least {min_count} occurrences in the lexicon and "
+        "All {n_words} word types {fitted_on} with at least {min_count} occurrences and "
         "a sense count have the same number of senses ({value}), so a probe has nothing to "
         "fit. Check that the sense-count file's second column is each lemma's total sense "
         "count (e.g. sense_counts.tsv), and give one that covers words with different counts."

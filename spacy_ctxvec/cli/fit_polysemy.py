@@ -12,7 +12,6 @@ import typer
 from wasabi import msg
 
 from ..errors import Warnings
-from ..lexicon.polysemy_probe import MIN_TRAINING_WORDS
 from ._app import app, exit_on_coded_error
 
 if TYPE_CHECKING:  # the workflow (scikit-learn) is imported when the command runs
@@ -54,8 +53,8 @@ def fit_polysemy_cli(
 
 
 def print_fit(fit: "ProbeFit", output: Path) -> None:
-    if not fit.held_out:
-        msg.warn(f"No held-out estimate: half of the words is fewer than {MIN_TRAINING_WORDS} to fit on.")
+    if fit.no_held_out:
+        msg.warn(f"No held-out estimate: {fit.no_held_out}.")
     for name, report in fit.held_out.items():
         msg.info(
             f"held-out half, {name}: spearman {_defined(report.spearman)}{undefined_why(report)}, partial "

@@ -317,11 +317,18 @@ def fit_probe(
     features = np.concatenate([part[0] for part in parts])
     targets = np.concatenate([part[1] for part in parts])
     words = [word for part in parts for word in part[2]]
+    fitted_on = f"of the {FITTED_HALF} fitted on" if half else "in the lexicon"
     if len(targets) < MIN_TRAINING_WORDS:
-        raise CtxvecError(Errors.E653.format(n_words=len(targets), minimum=MIN_TRAINING_WORDS, min_count=min_count))
+        raise CtxvecError(
+            Errors.E653.format(
+                n_words=len(targets), fitted_on=fitted_on, minimum=MIN_TRAINING_WORDS, min_count=min_count
+            )
+        )
     if np.ptp(targets) == 0:
         value = round(float(np.exp(targets[0])))
-        raise CtxvecError(Errors.E655.format(n_words=len(targets), min_count=min_count, value=value))
+        raise CtxvecError(
+            Errors.E655.format(n_words=len(targets), fitted_on=fitted_on, min_count=min_count, value=value)
+        )
     scale = np.ones(features.shape[1])
     scale[first.width + 2 :] = input_scale  # the input-embedding columns, if any
     features = features * scale

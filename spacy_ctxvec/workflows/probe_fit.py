@@ -12,7 +12,14 @@ from ..components.model_inputs import pipeline_model_fingerprint
 from ..evaluation.correlation import PolysemyReport, polysemy_report
 from ..evaluation.readers import read_sense_counts
 from ..evaluation.tasks import polysemy_component, polysemy_lexicon
-from ..lexicon.polysemy_probe import MIN_TRAINING_WORDS, PolysemyProbe, fit_probe, in_fitted_half, training_rows
+from ..lexicon.polysemy_probe import (
+    FITTED_HALF,
+    MIN_TRAINING_WORDS,
+    PolysemyProbe,
+    fit_probe,
+    in_fitted_half,
+    training_rows,
+)
 from ..lexicon.sense_descriptions import describe_split_thresholds
 from ..outputs import DIRECTORY, check_output, write_directory
 from ..pipelines import load_pipeline
@@ -23,17 +30,34 @@ class ProbeFit:
     """What fit-polysemy did, for the command to print."""
 
     probe: PolysemyProbe
-    held_out: Dict[str, PolysemyReport]  # "probe" and "self_similarity" on the held-out half; empty if too few words
+    held_out: Dict[str, PolysemyReport]  # "probe" and "self_similarity" on the held-out half; empty if skipped
     senses: Optional[str] = None  # the split thresholds, if senses were induced again
+    no_held_out: Optional[str] = None  # why there is no held-out estimate (held_out_skipped), if there is none
+
+
+def held_out_skipped(lexicon: Any, counts: Dict[str, int], *, min_count: int) -> Optional[str]:
+    """Why there can be no held-out estimate: the half of the words its probe is fitted
+    on (in_fitted_half) has too few words with a sense count, or one sense count for all
+    of them (fit_probe would refuse with E653 or E655); None where there can be one."""
+    rows, _, log_senses = training_rows(lexicon, counts, min_count)
+    half = log_senses[in_fitted_half([lexicon.keys[row] for row in rows])]
+    if len(half) < MIN_TRAINING_WORDS:
+        return f"half of the words is fewer than {MIN_TRAINING_WORDS} to fit on"
+    if np.ptp(half) == 0:
+        value = round(float(np.exp(half[0])))
+        return (
+            f"all {len(half)} words of the half to fit on ({FITTED_HALF}) have "
+            f"{value} sense{'' if value == 1 else 's'}, so a probe has nothing to fit there"
+        )
+    return None
 
 
 def held_out_estimate(
     lexicon: Any, counts: Dict[str, int], *, min_count: int, model: Optional[str], inputs: Optional[np.ndarray] = None
 ) -> Dict[str, PolysemyReport]:
     """Probe fitted on one half of the words (in_fitted_half) and self-similarity, both
-    scored on the other half; empty if that half has too few words to fit on."""
-    rows, _, _ = training_rows(lexicon, counts, min_count)
-    if in_fitted_half([lexicon.keys[row] for row in rows]).sum() < MIN_TRAINING_WORDS:
+    scored on the other half; empty where held_out_skipped says why there is none."""
+    if held_out_skipped(lexicon, counts, min_count=min_count) is not None:
         return {}
     probe = fit_probe(
         lexicon, counts, min_count=min_count, model=model, half=True, inputs=None if inputs is None else [inputs]
@@ -81,7 +105,7 @@ def fit_polysemy_pipeline(
         trained_on=f"{Path(sense_counts).name} and {Path(pipeline).name}'s lexicon",
     )
     component.set_probe(probe)
-    fit = ProbeFit(probe, estimate)
+    fit = ProbeFit(probe, estimate, no_held_out=held_out_skipped(lexicon, counts, min_count=min_count))
     by_evidence = component.induction.split_by_evidence  # the corpus decides: the probe does not change the senses
     if component.senses is not None and lexicon.sample is not None and component.induce and not by_evidence:
         component.build_senses()  # the probe now decides which types split
