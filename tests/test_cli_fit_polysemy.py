@@ -1,5 +1,6 @@
 import hashlib
 import json
+import re
 from pathlib import Path
 
 import numpy as np
@@ -261,6 +262,10 @@ def test_the_held_out_line_names_each_reason_a_spearman_is_undefined():
 def test_a_defined_held_out_spearman_warns_nothing(lexicon_pipeline, sense_counts, tmp_path):
     result = invoke("fit-polysemy", lexicon_pipeline, sense_counts, tmp_path / "out")
     assert result.exit_code == 0 and "W042" not in result.output and "undefined (" not in result.output
+    message = " ".join(result.output.split())
+    for name in ("probe", "self_similarity"):  # the estimate is there, with a number: not skipped
+        assert re.search(rf"held-out half, {name}: spearman -?\d\.\d{{3}}, partial", message), message
+    assert "No held-out estimate" not in message
 
 
 def test_the_probe_decides_the_splits_once_fitted_unless_the_corpus_does(tiny_pipeline_dir, sense_counts, tmp_path):
