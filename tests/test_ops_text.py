@@ -1,5 +1,6 @@
 """ops.text: text shortened for messages and labels."""
 
+import pytest
 from hypothesis import given
 from hypothesis import strategies as st
 
@@ -32,12 +33,17 @@ def test_pad_fills_to_a_display_width():
     assert pad("too long", 3) == "too long"
 
 
-def test_text_table_lines_up_wide_characters_and_lays_out_ascii_as_wasabi_does():
+def test_text_table_lines_up_wide_characters_and_lays_out_ascii_as_wasabi_does_with_its_max_col():
     from wasabi import table
 
     header, aligns = ("word", "cosine"), ("l", "r")
-    ascii_rows = [("bank", "0.500"), ("a", "1.000")]
-    assert text_table(ascii_rows, header, aligns) == table(ascii_rows, header=header, divider=True, aligns=aligns)
+    ascii_rows = [("bank", "0.500"), ("a", "1.000"), ("x" * 31, "0.250")]  # one cell past wasabi's max_col, 30
+    assert text_table(ascii_rows, header, aligns, max_col=30) == table(
+        ascii_rows, header=header, divider=True, aligns=aligns
+    )
+    # uncapped (compare's table): the long cell widens its column, where wasabi's stops at 30
+    uncapped = text_table(ascii_rows, header, aligns).strip("\n").splitlines()
+    assert uncapped[1] == "-" * 31 + "   ------" and {len(line) for line in uncapped} == {40}
     shown = text_table([("🍎", "0.500"), ("苹果", "1.000"), ("a", "n/a")], header, aligns).strip("\n").splitlines()
     assert shown == ["word   cosine", "----   ------", "🍎      0.500", "苹果    1.000", "a         n/a"]
     assert {display_width(line) for line in shown} == {13}
@@ -55,3 +61,13 @@ def test_text_table_caps_columns_at_max_col_as_wasabi_does():
     )
     shown = text_table([("苹果" * 3, "1"), ("苹果", "10")], header, aligns, max_col=8).strip("\n").splitlines()
     assert shown == ["word        n", "--------   --", "苹果苹果苹果    1", "苹果       10"]
+
+
+def test_text_table_refuses_aligns_or_rows_that_do_not_match_the_header():
+    header = ("word", "cosine")
+    with pytest.raises(ValueError, match="aligns has 1 entries for 2 header columns"):
+        text_table([("bank", "0.5")], header, ("l",))
+    with pytest.raises(ValueError, match="row 1 has 1 entries for 2 header columns"):
+        text_table([("bank", "0.5"), ("a",)], header, ("l", "r"))
+    with pytest.raises(ValueError, match="row 0 has 3 entries"):
+        text_table([("bank", "0.5", "x")], header, ("l", "r"))

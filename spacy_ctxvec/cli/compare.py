@@ -36,6 +36,7 @@ def render_table(rows: List[WordComparison], unk: str = "[UNK]") -> str:
         for r in rows
     ]
     header = ("word", "in text A", "in text B", "static cosine", "contextual cosine")
+    # no max_col (unlike wasabi's 30): a long token or word widens its column, so the rows stay in line
     return text_table(data, header=header, aligns=("l", "l", "l", "r", "r"))
 
 

@@ -51,10 +51,16 @@ def text_table(
     max_col: Optional[int] = None,
 ) -> str:
     """``rows`` under ``header`` and a divider of dashes, columns padded by display width
-    (``pad``) so that wide characters (CJK, emoji) keep them in line; wasabi's table
-    layout otherwise (a blank line before and after, ``spacing`` spaces between columns).
-    With ``max_col``, no column is padded wider than that many cells (wasabi's max_col):
-    a longer cell is shown whole and pushes the rest of its row right."""
+    (``pad``) so that wide characters (CJK, emoji) keep them in line, a blank line before
+    and after, ``spacing`` spaces between columns. With ``max_col``, no column is padded
+    wider than that many cells: a longer cell is shown whole and pushes the rest of its
+    row right, as wasabi's max_col does, so that plain text lays out as wasabi's table
+    with the same max_col (wasabi's default is 30). Without it (None), each column is as
+    wide as its widest cell, which wasabi's table never is past max_col. ValueError where
+    ``aligns`` or a row does not have one entry per header column."""
+    for what, line in [("aligns", aligns), *((f"row {i}", row) for i, row in enumerate(rows))]:
+        if len(line) != len(header):
+            raise ValueError(f"text_table: {what} has {len(line)} entries for {len(header)} header columns")
     widths = [max(display_width(row[i]) for row in [header, *rows]) for i in range(len(header))]
     widths = widths if max_col is None else [min(width, max_col) for width in widths]
     lines: List[Sequence[str]] = [header, ["-" * width for width in widths], *rows]
