@@ -28,6 +28,13 @@ def test_display_width_counts_terminal_cells():
     assert display_width("👍🏽") == 2 and display_width("👨\u200d👩\u200d👧") == 2 and display_width("a\u200d🍎") == 3
 
 
+def test_display_width_counts_a_joined_emoji_sequence_that_starts_with_a_symbol_and_u_fe0f_as_one_picture():
+    # ❤ U+FE0F, U+200D, 🔥 / 🏳 U+FE0F, U+200D, 🌈: the joined part after U+FE0F is no extra picture
+    assert display_width("❤\ufe0f\u200d🔥") == 2 and display_width("🏳\ufe0f\u200d🌈") == 2
+    assert display_width("🏳\ufe0f\u200d⚧\ufe0f") == 2 and display_width("🏃\u200d♂\ufe0f") == 2  # joined symbols
+    assert display_width("❤\ufe0f\u200d🔥 ok") == 5 and display_width("\ufe0f") == 0
+
+
 def test_pad_fills_to_a_display_width():
     assert pad("🍎", 4) == "🍎  " and pad("苹果", 6, "r") == "  苹果" and pad("bank", 6) == "bank  "
     assert pad("too long", 3) == "too long"

@@ -19,16 +19,21 @@ def display_width(text: str) -> int:
     F: CJK, emoji such as 🍎), none for a combining mark, a format character (U+200B
     zero-width space...) or a control character, one for any other. An emoji sequence
     is one picture, two cells: a symbol followed by U+FE0F (❤️), an emoji with a skin
-    tone (👍🏽), emoji joined by U+200D (👩‍💻)."""
-    width, previous, joined = 0, "", False
+    tone (👍🏽), emoji joined by U+200D (👩‍💻), also where a symbol with U+FE0F starts or
+    joins them (❤️‍🔥, 🏳️‍🌈, 🏃‍♂️)."""
+    width, previous, picture, joined = 0, "", False, False  # picture: the last cells drawn are an emoji
     for char in text:
-        if char == VARIATION_SELECTOR_16 and previous and not _wide(previous):
-            width += unicodedata.category(previous) == "So"  # a one-cell symbol drawn as an emoji
-        elif _wide(char) and (joined or (SKIN_TONES[0] <= char <= SKIN_TONES[1] and _wide(previous))):
-            pass  # part of the picture before it
+        symbol = unicodedata.category(char) == "So"
+        if joined and (_wide(char) or symbol):
+            pass  # joined by U+200D to the picture before it
+        elif char == VARIATION_SELECTOR_16:
+            if not picture and unicodedata.category(previous or " ") == "So":
+                width, picture = width + 1, True  # a one-cell symbol drawn as an emoji
+        elif picture and SKIN_TONES[0] <= char <= SKIN_TONES[1]:
+            pass  # tints the picture before it
         elif unicodedata.category(char) not in ("Mn", "Me", "Cf", "Cc") or char == "\xad":  # soft hyphen: "-"
-            width += 2 if _wide(char) else 1
-        joined = char == ZERO_WIDTH_JOINER and _wide(previous)
+            width, picture = width + (2 if _wide(char) else 1), _wide(char)
+        joined = char == ZERO_WIDTH_JOINER and picture
         previous = char
     return width
 
