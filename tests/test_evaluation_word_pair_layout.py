@@ -7,6 +7,7 @@ from spacy_ctxvec.evaluation.word_pair_layout import (
     first_layout,
     header_layout,
     is_finite_number,
+    is_whole_number,
     other_table,
     pair_problem,
     row_layout,
@@ -121,3 +122,8 @@ def test_a_sense_count_table_by_part_of_speech_is_recognised_at_its_first_lines(
 )
 def test_word_pair_files_are_not_taken_for_sense_count_tables(lines):
     assert other_table(numbered(*lines)) is None
+
+
+def test_a_whole_number_is_ascii_digits_only():
+    assert is_whole_number("12") and is_whole_number("0")
+    assert not any(is_whole_number(text) for text in ("", "1.5", "-1", "+1", " 1", "²", "١٢", "1e3"))

@@ -23,6 +23,7 @@ from .word_pair_layout import (
     SENSES_BY_POS,
     PairLayout,
     first_layout,
+    is_whole_number,
     other_table,
     pair_problem,
     parses_as_float,
@@ -139,11 +140,6 @@ def _lines_unless_senses_by_pos(path: Path, refusal: Callable[[int, str, str], s
     return chain(first, lines)
 
 
-def _is_whole_number(text: str) -> bool:
-    """ASCII digits only (str.isdigit also accepts e.g. superscripts, which int() refuses)."""
-    return text.isascii() and text.isdigit()
-
-
 def _bounded_whole_number(text: str, path: Path, number: int, what: str, maximum: int) -> int:
     """``text`` (ASCII digits) as an int, or E742 when it is above ``maximum``."""
     digits = text.lstrip("0") or "0"
@@ -182,7 +178,7 @@ def read_wic(data_dir: PathLike, split: str) -> WicData:
     for number, line in _lines(data_path):
         fields = line.split("\t")
         indices = fields[2].split("-") if len(fields) == 5 else []
-        if len(indices) != 2 or not all(_is_whole_number(i.strip()) for i in indices):
+        if len(indices) != 2 or not all(is_whole_number(i.strip()) for i in indices):
             raise CtxvecError(
                 Errors.E302.format(
                     path=data_path,
@@ -347,9 +343,9 @@ def read_sense_counts(path: PathLike) -> Dict[str, int]:
     counts: Dict[str, int] = {}
     for position, (number, line) in enumerate(lines):
         fields = line.split("\t")
-        if len(fields) < 2 or not _is_whole_number(fields[1].strip()):
+        if len(fields) < 2 or not is_whole_number(fields[1].strip()):
             words = line.split()
-            space_separated = len(fields) == 1 and len(words) > 1 and _is_whole_number(words[-1])  # "bank 10"
+            space_separated = len(fields) == 1 and len(words) > 1 and is_whole_number(words[-1])  # "bank 10"
             if position == 0 and not (len(fields) > 1 and parses_as_float(fields[1])) and not space_separated:
                 continue  # a header (not 1e23, not a row with spaces for the tab)
             raise CtxvecError(

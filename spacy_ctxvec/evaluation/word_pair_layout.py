@@ -125,7 +125,7 @@ def other_table(first: Sequence[Tuple[int, Sequence[str]]]) -> Optional[Tuple[in
         return number, f"{SENSES_BY_POS}, its header naming a part-of-speech column second"
     rows = first[1:] if first_layout(fields, number)[1] else first
     rows = rows[:SENSE_TABLE_ROWS]
-    if rows and all(len(row) == 3 and row[1].lower() in POS_TAGS and is_count(row[2]) for _, row in rows):
+    if rows and all(len(row) == 3 and row[1].lower() in POS_TAGS and is_whole_number(row[2]) for _, row in rows):
         return rows[0][0], (
             f"{SENSES_BY_POS}, its first rows having a part-of-speech tag where word 2 should be and a "
             "whole number for the score"
@@ -133,8 +133,9 @@ def other_table(first: Sequence[Tuple[int, Sequence[str]]]) -> Optional[Tuple[in
     return None
 
 
-def is_count(text: str) -> bool:
-    """ASCII digits only: a sense count, not a similarity score."""
+def is_whole_number(text: str) -> bool:
+    """ASCII digits only (str.isdigit also accepts e.g. superscripts, which int() refuses):
+    in a score column, a sense count rather than a similarity score."""
     return text.isascii() and text.isdigit()
 
 
