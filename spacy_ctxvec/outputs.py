@@ -60,6 +60,9 @@ def check_output(path: PathLike, *, what: str, inputs: Inputs = (), kind: str = 
     return path
 
 
+BUILD_LEXICON = "build-lexicon"  # the command whose OUTPUT and checkpoints' markers name it (made_by)
+
+
 def made_by_command(command: str) -> str:
     """What the marker of an output written by `spacy-ctxvec COMMAND` gives as "made_by"
     (``write_directory(..., made_by=COMMAND)``), as ``output_made_by`` reads it back."""

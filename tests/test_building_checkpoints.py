@@ -20,6 +20,7 @@ from spacy_ctxvec.building.checkpoints import (
 from spacy_ctxvec.components.polysemy import ensure_polysemy_component
 from spacy_ctxvec.errors import CtxvecError
 from spacy_ctxvec.lexicon.statistics import Lexicon
+from spacy_ctxvec.outputs import BUILD_LEXICON, made_by_command
 
 FINGERPRINT = {"key": "lower", "shard_size": 2}
 
@@ -62,6 +63,7 @@ def test_own_directory_is_created_marked_and_removed(tmp_path):
     open_checkpoint_dir(directory, resume=False)
     marker = json.loads((directory / CHECKPOINT_MARKER).read_text(encoding="utf8"))
     assert marker == {"made_by": "spacy-ctxvec build-lexicon", "created_directory": True}
+    assert marker["made_by"] == made_by_command(BUILD_LEXICON)  # as build-lexicon's OUTPUT marker has it
     write_checkpoint(directory, Checkpoint(2, small_lexicon(), 5, "abc"), FINGERPRINT)
     write_checkpoint(directory, Checkpoint(4, small_lexicon(1), 5, "def"), FINGERPRINT)
     assert sorted(p.name for p in directory.iterdir()) == [CHECKPOINT_MARKER, LATEST_FILE, "shard-000000000004"]

@@ -19,7 +19,7 @@ from thinc.api import Config
 
 from ..errors import CtxvecError, Errors
 from ..lexicon.statistics import Lexicon
-from ..outputs import made_by_command
+from ..outputs import BUILD_LEXICON, made_by_command
 from .shard import polysemy_components
 
 LATEST_FILE = "LATEST"
@@ -61,7 +61,7 @@ class Checkpoint:
 # Marked (owned) directories
 def write_marker(directory: Path, marker: str, *, created: bool) -> None:
     """Mark ``directory`` as made (created=True) or taken over while empty by build-lexicon."""
-    info = {"made_by": made_by_command("build-lexicon"), "created_directory": created}
+    info = {"made_by": made_by_command(BUILD_LEXICON), "created_directory": created}
     (directory / marker).write_text(json.dumps(info), encoding="utf8")
 
 

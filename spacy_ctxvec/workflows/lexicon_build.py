@@ -28,6 +28,7 @@ from ..lexicon.sense_descriptions import describe_context, describe_split_thresh
 from ..lexicon.statistics import CONTEXT_VECTORS_META, pooling_of
 from ..ops.senses import DEFAULT_SAMPLE_SIZE  # the library's default too (Polysemy.initialize)
 from ..outputs import (
+    BUILD_LEXICON,
     DIRECTORY,
     check_apart,
     check_output,
@@ -42,7 +43,6 @@ from ..pipelines import load_pipeline
 # that is layer 5, which gave the best Spearman with WordNet sense counts after partialling
 # out frequency (benchmarks/quality/POLYSEMY.md); other models were not measured.
 RECOMMENDED_LAYER = -2
-MADE_BY = "build-lexicon"  # in OUTPUT's marker (spacy_ctxvec.outputs)
 # Ray-only settings and their defaults: any other value with another engine is E506.
 RAY_DEFAULTS = {"address": None, "num_workers": 1, "num_gpus_per_worker": 0.0, "node_loss_grace_s": None}
 RAY_OPTIONS = {
@@ -145,7 +145,7 @@ def check_nothing_to_resume(request: LexiconBuildRequest) -> None:
     output and no checkpoint holds documents: there is nothing to continue."""
     if not request.resume or request.overwrite or documents_done(request.checkpoints):
         return
-    if request.output.is_dir() and output_made_by(request.output) == made_by_command(MADE_BY):
+    if request.output.is_dir() and output_made_by(request.output) == made_by_command(BUILD_LEXICON):
         raise CtxvecError(Errors.E224.format(path=request.output, checkpoints=request.checkpoints))
 
 
@@ -200,7 +200,7 @@ def _build(request: LexiconBuildRequest, checkpoints: Path, files: List[Path]) -
             f"{describe_context(inventory.settings)}"
         )
     component.check_width(lexicon.width)
-    write_directory(request.output, nlp.to_disk, what="OUTPUT", made_by=MADE_BY)
+    write_directory(request.output, nlp.to_disk, what="OUTPUT", made_by=BUILD_LEXICON)
     remove_checkpoint_dir(checkpoints)
     return build
 
