@@ -59,6 +59,13 @@ def held_out_estimate(
     scored on the other half; empty where held_out_skipped says why there is none."""
     if held_out_skipped(lexicon, counts, min_count=min_count) is not None:
         return {}
+    return _held_out_reports(lexicon, counts, min_count=min_count, model=model, inputs=inputs)
+
+
+def _held_out_reports(
+    lexicon: Any, counts: Dict[str, int], *, min_count: int, model: Optional[str], inputs: Optional[np.ndarray]
+) -> Dict[str, PolysemyReport]:
+    """held_out_estimate where held_out_skipped has found nothing against it."""
     probe = fit_probe(
         lexicon, counts, min_count=min_count, model=model, half=True, inputs=None if inputs is None else [inputs]
     )
@@ -94,7 +101,10 @@ def fit_polysemy_pipeline(
     if component.type_inputs is None:
         component.set_type_inputs(nlp)
     inputs_table = component.type_inputs
-    estimate = held_out_estimate(lexicon, counts, min_count=min_count, model=model, inputs=inputs_table)
+    no_held_out = held_out_skipped(lexicon, counts, min_count=min_count)
+    estimate = (
+        {} if no_held_out else _held_out_reports(lexicon, counts, min_count=min_count, model=model, inputs=inputs_table)
+    )
     probe = fit_probe(
         lexicon,
         counts,
@@ -105,7 +115,7 @@ def fit_polysemy_pipeline(
         trained_on=f"{Path(sense_counts).name} and {Path(pipeline).name}'s lexicon",
     )
     component.set_probe(probe)
-    fit = ProbeFit(probe, estimate, no_held_out=held_out_skipped(lexicon, counts, min_count=min_count))
+    fit = ProbeFit(probe, estimate, no_held_out=no_held_out)
     by_evidence = component.induction.split_by_evidence  # the corpus decides: the probe does not change the senses
     if component.senses is not None and lexicon.sample is not None and component.induce and not by_evidence:
         component.build_senses()  # the probe now decides which types split
