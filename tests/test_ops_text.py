@@ -35,6 +35,19 @@ def test_display_width_counts_a_joined_emoji_sequence_that_starts_with_a_symbol_
     assert display_width("❤\ufe0f\u200d🔥 ok") == 5 and display_width("\ufe0f") == 0
 
 
+def test_display_width_counts_a_zwj_sequence_as_one_cluster_two_cells_wide_where_any_part_is_wide_or_an_emoji():
+    # ❤ (one cell as text), U+200D, 🔥 (wide) without U+FE0F: one picture, two cells, not three
+    assert display_width("\u2764\u200d\U0001f525") == 2 and display_width("\u2764\u200d\U0001f525 ok") == 5
+    assert display_width("👨\u200d👩\u200d👧") == 2 and display_width("👨\u200d👩\u200d👧👍") == 4  # family, then 👍
+    assert display_width("❤\ufe0f") == 2 and display_width("❤\ufe0f\u200d🔥") == 2  # U+FE0F: emoji presentation
+    assert display_width("☝🏽") == 2  # a one-cell symbol with a skin tone is drawn as an emoji
+    # U+200D joins only a symbol to a symbol (emoji sequences): not CJK, letters or combining accents
+    assert display_width("苹果") == 4 and display_width("苹\u200d果") == 4 and display_width("苹\u200d🍎") == 4
+    assert display_width("🍎\u200d果") == 4 and display_width("a\u200d🍎") == 3
+    assert display_width("cafe\u0301") == 4 and display_width("e\u0301\u0300") == 1 and display_width("ñ") == 1
+    assert display_width("🍎\u0301") == 2  # a combining mark stays in the cluster before it
+
+
 def test_pad_fills_to_a_display_width():
     assert pad("🍎", 4) == "🍎  " and pad("苹果", 6, "r") == "  苹果" and pad("bank", 6) == "bank  "
     assert pad("too long", 3) == "too long"

@@ -19,22 +19,23 @@ def display_width(text: str) -> int:
     F: CJK, emoji such as 🍎), none for a combining mark, a format character (U+200B
     zero-width space...) or a control character, one for any other. An emoji sequence
     is one picture, two cells: a symbol followed by U+FE0F (❤️), an emoji with a skin
-    tone (👍🏽), emoji joined by U+200D (👩‍💻), also where a symbol with U+FE0F starts or
-    joins them (❤️‍🔥, 🏳️‍🌈, 🏃‍♂️)."""
-    width, previous, picture, joined = 0, "", False, False  # picture: the last cells drawn are an emoji
+    tone (👍🏽, ☝🏽), symbols joined by U+200D (👩‍💻, ❤‍🔥), with or without U+FE0F
+    (❤️‍🔥, 🏳️‍🌈, 🏃‍♂️). U+200D joins a symbol (category So) to the symbol before it, as
+    emoji sequences do, and nothing else (苹‍果 and a‍🍎 stay two clusters); the joined
+    cluster is two cells wide where any part of it is wide or drawn as an emoji."""
+    width, cells, emoji, joined = 0, 0, False, False
+    # cells: those the current cluster takes; emoji: the cluster starts with a symbol, so
+    # that U+FE0F, a skin tone or U+200D and a symbol add to it; joined: U+200D came last
     for char in text:
-        symbol = unicodedata.category(char) == "So"
-        if joined and (_wide(char) or symbol):
-            pass  # joined by U+200D to the picture before it
-        elif char == VARIATION_SELECTOR_16:
-            if not picture and unicodedata.category(previous or " ") == "So":
-                width, picture = width + 1, True  # a one-cell symbol drawn as an emoji
-        elif picture and SKIN_TONES[0] <= char <= SKIN_TONES[1]:
-            pass  # tints the picture before it
-        elif unicodedata.category(char) not in ("Mn", "Me", "Cf", "Cc") or char == "\xad":  # soft hyphen: "-"
-            width, picture = width + (2 if _wide(char) else 1), _wide(char)
-        joined = char == ZERO_WIDTH_JOINER and picture
-        previous = char
+        category = unicodedata.category(char)
+        tone = SKIN_TONES[0] <= char <= SKIN_TONES[1]
+        if emoji and ((joined and category == "So") or char == VARIATION_SELECTOR_16 or tone):
+            grown = 2 if _wide(char) or char == VARIATION_SELECTOR_16 else cells  # U+FE0F: drawn as an emoji
+            width, cells = width + max(grown - cells, 0), max(grown, cells)
+        elif category not in ("Mn", "Me", "Cf", "Cc") or char == "\xad":  # soft hyphen: "-"
+            cells, emoji = (2 if _wide(char) else 1), category == "So"
+            width += cells
+        joined = char == ZERO_WIDTH_JOINER and emoji
     return width
 
 
