@@ -21,6 +21,7 @@ after is printed. ``--work DIR`` keeps the corpus, the results and the built pip
 
 import argparse
 import json
+import math
 import os
 import resource
 import shutil
@@ -172,8 +173,13 @@ def report(records: Dict[str, List[Dict[str, Any]]], n_lines: int, load: tuple) 
         f"{first['n_valid_types']} types >= min_count; rounds: {len(records['induction'])} (medians)"
     )
     print(f"{'':36s}{'counting alone':>16s}{'with induction':>16s}")
+
+    def cell(kind: str, name: str) -> str:
+        value = median(kind, name)
+        return f"{'-':>16s}" if math.isnan(value) else f"{value:16.2f}"
+
     for label, name in rows:
-        print(f"{label:36s}{median('counting', name):16.2f}{median('induction', name):16.2f}")
+        print(f"{label:36s}{cell('counting', name)}{cell('induction', name)}")
     for clock in ("wall", "cpu"):
         ratio = median("induction", f"build_{clock}_s") / median("counting", f"build_{clock}_s")
         print(f"ratio with/without induction, whole build {clock}: {ratio:.3f}")
