@@ -138,6 +138,8 @@ def test_half_keeps_the_other_half_for_evaluate(lexicon_pipeline, sense_counts, 
     assert set(printed["held_out"]) == {"probe", "self_similarity"}
     # Each held-out report is the held-out half already: no "held_out" key of its own.
     assert all("held_out" not in report and "spearman" in report for report in printed["held_out"].values())
+    # a held-out estimate, each Spearman defined: the keys that would say why not are there, null
+    assert printed["no_held_out"] is None and all(r["undefined"] is None for r in printed["held_out"].values())
     words = scored_words(lexicon_pipeline)
     n_even = int(in_fitted_half(words).sum())
     assert printed["probe"]["n_words"] == n_even
@@ -212,6 +214,10 @@ def test_one_sense_count_in_the_half_to_fit_on_skips_the_held_out_estimate_not_t
     n_half = len([word for word in scored_words(lexicon_pipeline) if in_fitted_half([word])[0]])
     assert f"No held-out estimate: all {n_half} words of the half to fit on (md5-even half) have 1 sense" in message
     assert "E655" not in message and "held-out half," not in message
+    as_json = invoke("fit-polysemy", lexicon_pipeline, counts, tmp_path / "out", "--overwrite", "--json")
+    printed = json.loads(as_json.output)  # held_out as before ({}), and why there is none
+    assert as_json.exit_code == 0 and printed["held_out"] == {}, as_json.output
+    assert printed["no_held_out"].startswith(f"all {n_half} words of the half to fit on (md5-even half) have 1 sense")
     assert load_probe(tmp_path / "out").meta["n_words"] == len(scored_words(lexicon_pipeline))
     with_half = invoke("fit-polysemy", lexicon_pipeline, counts, tmp_path / "half", "--half")
     message = " ".join(with_half.output.split())  # --half fits on that half only: nothing to fit is an error
@@ -239,9 +245,16 @@ def test_an_undefined_held_out_spearman_says_why_and_the_fit_succeeds(lexicon_pi
         assert f"held-out half, {name}: {why}, partial (log frequency out) undefined" in message, message
     assert "[CTX-W042] The held-out Spearman of probe and self_similarity is undefined" in message
     as_json = invoke("fit-polysemy", lexicon_pipeline, counts, tmp_path / "out", "--overwrite", "--json")
-    printed = json.loads(as_json.output)  # JSON as before: null, the reason only in the text output
-    assert as_json.exit_code == 0 and printed["held_out"]["probe"]["spearman"] is None
-    assert "undefined" not in printed["held_out"]["probe"]
+    printed = json.loads(as_json.output)  # null, as before, and beside it why (the codes of evaluate polysemy)
+    assert as_json.exit_code == 0 and printed["no_held_out"] is None
+    reason, code, value = {"all": ("constant_sense_counts", "CTX-E326", 1), "two": ("too_few_pairs", "CTX-E321", None)}[
+        held_out_counts
+    ]
+    said = why.removeprefix("spearman undefined (").removesuffix(")")  # as the held-out line says it
+    for name in ("probe", "self_similarity"):
+        report = printed["held_out"][name]
+        assert report["spearman"] is None and report["partial_spearman"] is None
+        assert report["undefined"] == {"reason": reason, "value": value, "code": code, "message": said}
 
 
 def test_the_held_out_line_names_each_reason_a_spearman_is_undefined():

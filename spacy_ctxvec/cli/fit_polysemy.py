@@ -6,12 +6,12 @@ again, so that the probe decides which words split. It never writes into its inp
 
 import json
 from pathlib import Path
-from typing import TYPE_CHECKING, Optional
+from typing import TYPE_CHECKING, Dict, Optional
 
 import typer
 from wasabi import msg
 
-from ..errors import Warnings
+from ..errors import PREFIX, Warnings
 from ._app import app, exit_on_coded_error
 
 if TYPE_CHECKING:  # the workflow (scikit-learn) is imported when the command runs
@@ -46,8 +46,7 @@ def fit_polysemy_cli(
 
     fit = fit_polysemy_pipeline(pipeline, sense_counts, output, min_count=min_count, half=half, overwrite=overwrite)
     if as_json:
-        held_out = {name: report.to_dict(with_held_out=False) for name, report in fit.held_out.items()}
-        print(json.dumps({"probe": fit.probe.meta, "held_out": held_out}, indent=2))
+        print(json.dumps(fit_to_dict(fit), indent=2))
         return
     print_fit(fit, output)
 
@@ -73,20 +72,49 @@ def print_fit(fit: "ProbeFit", output: Path) -> None:
     )
 
 
+def fit_to_dict(fit: "ProbeFit") -> Dict[str, object]:
+    """What `fit-polysemy --json` prints: "probe", the probe's meta; "held_out", per score
+    the held-out half's report (the keys of `evaluate polysemy`'s JSON, Spearmans null
+    where undefined) and "undefined", why its Spearman is undefined (undefined_to_dict) or
+    null; "no_held_out", why there is no held-out estimate ("held_out" is then {}) or null."""
+    held_out = {
+        name: {**report.to_dict(with_held_out=False), "undefined": undefined_to_dict(report)}
+        for name, report in fit.held_out.items()
+    }
+    return {"probe": fit.probe.meta, "held_out": held_out, "no_held_out": fit.no_held_out}
+
+
+def undefined_to_dict(report: "PolysemyReport") -> Optional[Dict[str, object]]:
+    """Why a held-out Spearman is undefined, for JSON (None where it is defined): "reason",
+    PolysemyReport.undefined's kind (too_few_pairs, constant_sense_counts or
+    constant_polysemy_scores); "value", the one sense count or score (null for too few
+    words); "code", the error `evaluate polysemy` exits with for it (CTX-E321, CTX-E326,
+    CTX-E327); "message", the words of the held-out line (undefined_why)."""
+    from ..evaluation.correlation import CONSTANT_POLYSEMY_SCORES, CONSTANT_SENSE_COUNTS, TOO_FEW_PAIRS
+
+    if report.spearman is None:
+        kind, value = report.undefined or (TOO_FEW_PAIRS, None)
+        code = {CONSTANT_SENSE_COUNTS: "E326", CONSTANT_POLYSEMY_SCORES: "E327"}.get(kind, "E321")
+        return {"reason": kind, "value": value, "code": f"{PREFIX}{code}", "message": _undefined_words(report)}
+    return None
+
+
 def undefined_why(report: "PolysemyReport") -> str:
     """Why a held-out Spearman is undefined, in a few words in brackets ("" where it is
     defined): too few words with a sense count, one sense count or one score for all."""
+    return "" if report.spearman is not None else f" ({_undefined_words(report)})"
+
+
+def _undefined_words(report: "PolysemyReport") -> str:
     # imported here: evaluation.correlation pulls in scipy, and `--help` stays light
     from ..evaluation.correlation import CONSTANT_POLYSEMY_SCORES, CONSTANT_SENSE_COUNTS, MIN_PAIRS
 
-    if report.spearman is not None:
-        return ""
     kind, value = report.undefined or ("", None)
     if kind == CONSTANT_SENSE_COUNTS:
-        return f" (all words have {value:g} sense{'' if value == 1 else 's'})"
+        return f"all words have {value:g} sense{'' if value == 1 else 's'}"
     if kind == CONSTANT_POLYSEMY_SCORES:
-        return f" (all words have the same score, {value:.3g})"
-    return f" (fewer than {MIN_PAIRS} words)"
+        return f"all words have the same score, {value:.3g}"
+    return f"fewer than {MIN_PAIRS} words"
 
 
 def _defined(value: Optional[float]) -> str:
