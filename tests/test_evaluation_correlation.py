@@ -11,6 +11,7 @@ from spacy_ctxvec.evaluation.correlation import (
     layer_similarity_reports,
     polysemy_report,
     polysemy_undefined_because,
+    polysemy_undefined_code,
     rows_for,
     similarity_report,
     undefined_because,
@@ -81,6 +82,16 @@ def test_why_a_similarity_spearman_is_undefined():
     report = similarity_report("toy", vectors, others, np.array([True, True, True, False]), np.arange(4.0))
     assert report.spearman is None and report.undefined == (CONSTANT_COSINES, 0.0)
     assert "undefined" not in report.to_dict()  # the JSON keeps its shape; the reason is for the error
+
+
+def test_each_kind_of_undefined_polysemy_spearman_has_its_catalogue_code():
+    from spacy_ctxvec.errors import Errors
+
+    codes = {
+        kind: polysemy_undefined_code(kind) for kind in (TOO_FEW_PAIRS, CONSTANT_SENSE_COUNTS, CONSTANT_POLYSEMY_SCORES)
+    }
+    assert codes == {TOO_FEW_PAIRS: "E321", CONSTANT_SENSE_COUNTS: "E326", CONSTANT_POLYSEMY_SCORES: "E327"}
+    assert all(getattr(Errors, code) for code in codes.values())
 
 
 def test_why_a_polysemy_spearman_is_undefined():

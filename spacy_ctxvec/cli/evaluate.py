@@ -270,12 +270,12 @@ def _polysemy_parts(report: Any) -> List[Any]:
 def _fail_if_undefined_polysemy(report: Any) -> None:
     """Exit non-zero (coded error) if the Spearman of all words or of the held-out half is
     undefined: too few words (E321), constant sense counts (E326) or constant scores (E327)."""
-    from ..evaluation.correlation import CONSTANT_POLYSEMY_SCORES, CONSTANT_SENSE_COUNTS, MIN_PAIRS
+    from ..evaluation.correlation import MIN_PAIRS, polysemy_undefined_code
 
     for label, part in _polysemy_parts(report):
         if part.spearman is None:
             kind, value = part.undefined or ("", None)
-            code = {CONSTANT_SENSE_COUNTS: Errors.E326, CONSTANT_POLYSEMY_SCORES: Errors.E327}.get(kind, Errors.E321)
+            code = getattr(Errors, polysemy_undefined_code(kind))
             raise CtxvecError(
                 code.format(name=label, n_covered=part.n_covered, minimum=MIN_PAIRS, value=value, score=part.score)
             )

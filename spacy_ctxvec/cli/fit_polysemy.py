@@ -90,12 +90,12 @@ def undefined_to_dict(report: "PolysemyReport") -> Optional[Dict[str, object]]:
     constant_polysemy_scores); "value", the one sense count or score (null for too few
     words); "code", the error `evaluate polysemy` exits with for it (CTX-E321, CTX-E326,
     CTX-E327); "message", the words of the held-out line (undefined_why)."""
-    from ..evaluation.correlation import CONSTANT_POLYSEMY_SCORES, CONSTANT_SENSE_COUNTS, TOO_FEW_PAIRS
+    from ..evaluation.correlation import TOO_FEW_PAIRS, polysemy_undefined_code
 
     if report.spearman is None:
         kind, value = report.undefined or (TOO_FEW_PAIRS, None)
-        code = {CONSTANT_SENSE_COUNTS: "E326", CONSTANT_POLYSEMY_SCORES: "E327"}.get(kind, "E321")
-        return {"reason": kind, "value": value, "code": f"{PREFIX}{code}", "message": _undefined_words(report)}
+        code = f"{PREFIX}{polysemy_undefined_code(kind)}"
+        return {"reason": kind, "value": value, "code": code, "message": _undefined_words(report)}
     return None
 
 

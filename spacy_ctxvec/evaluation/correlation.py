@@ -20,6 +20,12 @@ TOO_FEW_PAIRS, CONSTANT_SCORES, CONSTANT_COSINES = "too_few_pairs", "constant_sc
 CONSTANT_SENSE_COUNTS, CONSTANT_POLYSEMY_SCORES = "constant_sense_counts", "constant_polysemy_scores"
 
 
+def polysemy_undefined_code(kind: str) -> str:
+    """The catalogue code for an undefined polysemy Spearman of this kind
+    (PolysemyReport.undefined): E326 one sense count, E327 one score, E321 otherwise."""
+    return {CONSTANT_SENSE_COUNTS: "E326", CONSTANT_POLYSEMY_SCORES: "E327"}.get(kind, "E321")
+
+
 def defined_spearman(x: np.ndarray, y: np.ndarray) -> Optional[float]:
     """Spearman's rho, or None where it is undefined: fewer than MIN_PAIRS pairs, or
     all values of one side equal."""
