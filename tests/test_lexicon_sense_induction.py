@@ -10,6 +10,7 @@ from spacy_ctxvec.lexicon.sense_descriptions import describe_context, describe_s
 from spacy_ctxvec.lexicon.sense_induction import fit_corpus_sense_space, induce_inventory
 from spacy_ctxvec.lexicon.sense_inventory import SenseInventory
 from spacy_ctxvec.lexicon.statistics import Lexicon
+from spacy_ctxvec.ops.sense_evidence import one_use_reference
 from spacy_ctxvec.ops.senses import SPLIT_THRESHOLDS, SenseInductionSettings, fit_sense_space, spread, to_sense_space
 
 from . import test_lexicon_sense_inventory as inventory_tests
@@ -320,3 +321,20 @@ def test_types_without_a_letter_get_no_senses_unless_words_only_is_off(data):
 def test_words_only_must_be_a_boolean():
     with pytest.raises(CtxvecError, match="CTX-E603.*words_only"):
         SenseInductionSettings(words_only="yes")  # type: ignore[arg-type]
+
+
+@pytest.mark.parametrize("relative", [0.0, 1e-5])
+def test_a_line_repeated_through_the_corpus_keeps_one_sense_and_low_corpus_polysemy(data, relative):
+    """A word seen only in one repeated line (licence boilerplate in every file): its 12
+    sampled rows are one point at float16 precision. Before: corpus_polysemy 2.7 (identical
+    rows) and 7.8 (differing at float16 precision), above the threshold (1.3) of one-use
+    words seen 12 times."""
+    keys, vectors, _, _ = data
+    rng = np.random.default_rng(7)
+    repeated = np.tile(rng.normal(size=WIDTH), (12, 1)) * (1.0 + relative * rng.normal(size=(12, WIDTH)))
+    lexicon = lexicon_with_sample(keys + ["licence"] * 12, np.vstack([vectors, repeated]))
+    for settings in (SenseInductionSettings(), SPREAD_RULE):
+        inventory = induce_inventory(lexicon, settings, min_count=5)
+        polysemy = inventory.corpus_polysemy_of("licence")
+        assert inventory.n_senses("licence") == 1 and inventory.n_senses("bank") == 2
+        assert polysemy is not None and np.isfinite(polysemy) and polysemy < -5.0 < one_use_reference(12)[-1]

@@ -10,6 +10,7 @@ from spacy_ctxvec.errors import CtxvecError
 from spacy_ctxvec.lexicon.statistics import Lexicon
 from spacy_ctxvec.ops.sense_evidence import (
     MAX_PRIOR_SHIFT,
+    NO_SPREAD_Z,
     ONE_USE_TABLE,
     SPLIT_Z_TABLE,
     check_evidence_settings,
@@ -295,3 +296,55 @@ def test_corpus_polysemy_is_bitwise_that_of_corpus_evidence(n_rows, min_support)
     assert corpus_polysemy_of(rows, min_support=min_support, self_similarity=similarity) == with_similarity
     n_usable = int((np.isfinite(rows).all(axis=1) & (np.nan_to_num(rows) != 0).any(axis=1)).sum())
     assert (expected is None) == (n_usable < max(2 * min_support, 3))
+
+
+def one_point(n, relative=0.0, width=384, seed=0):
+    """n occurrences of one unit row (e.g. one line repeated through a corpus), each moved
+    by ``relative`` noise and stored in float16 as the occurrence sample stores rows."""
+    rng = np.random.default_rng(seed)
+    row = rng.standard_normal(width)
+    rows = np.tile(row / np.linalg.norm(row), (n, 1)) * (1.0 + relative * rng.standard_normal((n, width)))
+    return rows.astype(np.float16).astype(np.float64)
+
+
+@pytest.mark.parametrize("relative", [0.0, 1e-5])
+@pytest.mark.parametrize("n", [6, 8, 12, 20, 40, 64])
+@pytest.mark.parametrize("seed", range(3))
+def test_occurrences_without_measurable_spread_keep_one_sense_and_low_corpus_polysemy(n, relative, seed):
+    """Before: identical rows scored corpus_polysemy 6.2 at n = 6 and 2.7 at n = 12 (split z
+    0.0 against one-use words' -2), and rows differing only at float16 precision split in
+    up to 4 senses (the scale-free z saw rounding noise as groups)."""
+    rows = one_point(n, relative, seed=seed)
+    similarity = self_similarity_score(rows)
+    combined = corpus_evidence(rows, self_similarity=similarity)
+    # groups give no evidence: differing uses alone, which is about -9 (spread about 0)
+    expected = combined_polysemy(0.0, None, feature_spread(rows), n)
+    assert combined.corpus_polysemy == round(expected, 6) < -5.0 < combined.threshold
+    assert corpus_polysemy_of(rows, min_support=3, self_similarity=similarity) == combined.corpus_polysemy
+    assert combined.n_senses == 1 and (combined.labels == 0).all()
+    # on the split z scale (split_z given, or no self-similarity): NO_SPREAD_Z, never a split
+    for split_z in (None, -20.0):
+        plain = corpus_evidence(rows, split_z=split_z, prior_shift=MAX_PRIOR_SHIFT)
+        assert plain.corpus_polysemy == NO_SPREAD_Z and plain.n_senses == 1
+    assert corpus_polysemy_of(rows, min_support=3) == NO_SPREAD_Z
+    model, evidence = induce_senses_by_evidence(rows, self_similarity=similarity)
+    assert model.n_senses == evidence.n_senses == 1 and evidence.corpus_polysemy == combined.corpus_polysemy
+    assert np.isfinite(evidence.corpus_polysemy)
+
+
+def test_groups_without_spread_of_their_own_are_not_split_again():
+    # two lines, each repeated 6 times: two senses, neither split further
+    rows = np.vstack([one_point(6, seed=1), one_point(6, seed=2)])
+    for similarity in (None, self_similarity_score(rows)):
+        evidence = corpus_evidence(rows, self_similarity=similarity)
+        assert evidence.n_senses == 2 and np.bincount(evidence.labels).tolist() == [6, 6]
+
+
+def test_no_spread_z_is_below_every_threshold_and_one_use_word():
+    assert np.isfinite(NO_SPREAD_Z)
+    assert all(NO_SPREAD_Z < threshold for _, threshold in SPLIT_Z_TABLE)
+    assert all(NO_SPREAD_Z < z_mean - 5 * z_sd for _, _, _, z_mean, z_sd, *_ in ONE_USE_TABLE)
+    # without a split z, combined_polysemy is the differing uses alone
+    for n, _, _, _, _, f_mean, f_sd, _, _ in ONE_USE_TABLE:
+        assert combined_polysemy(5.0, None, f_mean + 2 * f_sd, n) == pytest.approx(2.0)
+        assert combined_polysemy(5.0, None, 0.0, n) < -5.0

@@ -8,8 +8,10 @@ from threadpoolctl import threadpool_info, threadpool_limits
 from spacy_ctxvec.ops.sense_evidence import split_z_for
 from spacy_ctxvec.ops.split_significance import (
     LLOYD_ITERATIONS,
+    SPREAD_RESOLUTION,
     _principal_scores,
     _two_means,
+    has_spread,
     one_blas_thread,
     split_evidence,
     standard_normals,
@@ -34,7 +36,40 @@ def test_split_evidence_is_deterministic_and_follows_the_seed():
 
 def test_rows_without_spread_give_no_evidence_and_no_split():
     z, group = split_evidence(np.ones((6, 5)))
-    assert z == 0.0 and not group.any() and group.shape == (6,)
+    assert z is None and not group.any() and group.shape == (6,)
+
+
+def near_identical_float16(n, width=384, relative=1e-5, seed=0):
+    """n copies of one unit row, each moved by ``relative`` noise and stored in float16
+    (as the occurrence sample stores rows): one point at float16 precision."""
+    rng = np.random.default_rng(seed)
+    row = rng.standard_normal(width)
+    rows = np.tile(row / np.linalg.norm(row), (n, 1)) * (1.0 + relative * rng.standard_normal((n, width)))
+    return rows.astype(np.float16).astype(np.float64)
+
+
+@pytest.mark.parametrize("n", [6, 8, 12, 20, 40])
+@pytest.mark.parametrize("seed", range(3))
+def test_rows_that_are_one_point_at_float16_precision_give_no_evidence(n, seed):
+    """The z is scale-free: rounding noise around one point scored as groups (before: z
+    up to 3.9 on these rows, above every SPLIT_Z_TABLE threshold)."""
+    rows = near_identical_float16(n, seed=seed)
+    top_sd = np.linalg.svd(rows - rows.mean(axis=0), compute_uv=False)[0] / np.sqrt(n - 1)
+    assert 0.0 < top_sd < SPREAD_RESOLUTION
+    for scale in (1.0, 1e-6, 1e6):  # relative to the rows' norm: any scale
+        z, group = split_evidence(rows * scale)
+        assert z is None and not group.any()
+        assert has_spread(rows * scale, top_sd * scale) is False
+
+
+def test_rows_with_measurable_spread_keep_their_z():
+    rows = one_group(8, seed=2)
+    z, _ = split_evidence(rows)
+    assert z is not None and np.isfinite(z)
+    # just above float16 resolution: still a z (one point plus a measurable shift)
+    moved = near_identical_float16(8, relative=0.0)
+    moved[0] += 3 * SPREAD_RESOLUTION * np.eye(1, moved.shape[1])[0]
+    assert split_evidence(moved)[0] is not None
 
 
 def every_lloyd_step(scores):

@@ -33,6 +33,11 @@ How many senses: the group with the strongest evidence is split again (best firs
 the evidence for splitting it exceeds ``split_z``, both parts keep at least
 ``min_support`` occurrences, and there are fewer than ``max_senses`` groups.
 ``sense_scores`` gives each occurrence a confidence in [0, 1].
+
+Occurrences without measurable spread (all one point at float16 storage precision, e.g.
+one line repeated through a corpus) have no split z (``split_evidence``: None): they never
+split, ``combined_polysemy`` is their differing uses alone (very low: their spread is
+about 0), and where ``corpus_polysemy`` is the split z itself it is ``NO_SPREAD_Z``.
 """
 
 from dataclasses import dataclass
@@ -148,6 +153,10 @@ ONE_USE_TABLE: Tuple[Tuple[int, float, float, float, float, float, float, float,
 RESPLIT_Z: Optional[float] = 0.0  # evidence needed to split a group again (None: as for the first split)
 MIN_SUPPORT = 3  # occurrences a sense needs at least
 MAX_PRIOR_SHIFT = 1.0  # most a prior (e.g. the polysemy probe) may move split_z, either way
+# corpus_polysemy on the split z scale (split_z given, or no self_similarity) of rows
+# without measurable spread: finite (it is stored as JSON) and below every threshold of
+# SPLIT_Z_TABLE and every one-use mean of ONE_USE_TABLE by more than 5 of their sds.
+NO_SPREAD_Z = -10.0
 _EPS = 1e-12
 
 
@@ -210,17 +219,21 @@ def grouped_anisotropy_baseline(raw_rows: np.ndarray, groups: Sequence[Sequence[
     return mean_cosine_between_groups(sums, np.array([len(group) for group in groups]))
 
 
-def combined_polysemy(self_similarity: float, split_z: float, uses_spread: float, n: int) -> float:
+def combined_polysemy(self_similarity: float, split_z: Optional[float], uses_spread: float, n: int) -> float:
     """The evidence of n occurrences that they hold more than one use, in standard
     deviations above one-use words at n (``ONE_USE_TABLE``): the larger of groups
     (``self_similarity``, ``self_similarity_score``, and ``split_z``, ``split_evidence``,
     each standardised, added, and the sum standardised) and differing uses
     (``uses_spread``: ``feature_spread``, the ``spread`` of their feature rows, standardised). About
     0.2-0.5 for a typical one-use word (the median of WordNet-monosemous words), the
-    table's threshold (about 1) for their 80th percentile, higher where the uses differ."""
+    table's threshold (about 1) for their 80th percentile, higher where the uses differ.
+    ``split_z`` None (rows without measurable spread): differing uses alone."""
     s_mean, s_sd, z_mean, z_sd, f_mean, f_sd, summed_sd, _ = one_use_reference(n)
+    uses = (uses_spread - f_mean) / max(f_sd, _EPS)
+    if split_z is None:
+        return float(uses)
     groups = (self_similarity - s_mean) / max(s_sd, _EPS) + (split_z - z_mean) / max(z_sd, _EPS)
-    return float(max(groups / max(summed_sd, _EPS), (uses_spread - f_mean) / max(f_sd, _EPS)))
+    return float(max(groups / max(summed_sd, _EPS), uses))
 
 
 def check_evidence_settings(
@@ -312,7 +325,8 @@ def corpus_evidence(
     of that threshold and ``resplit_z`` (None: the same threshold), both parts keep
     ``min_support`` occurrences and there are fewer than ``max_senses`` groups. Unusable
     (zero) rows join the largest sense. Fewer than ``2 * min_support`` usable rows: one
-    sense, ``corpus_polysemy`` None."""
+    sense, ``corpus_polysemy`` None. Usable rows without measurable spread: one sense
+    (see the module docstring)."""
     rows, usable = _rows_and_usable(rows)
     n = len(rows)
     shift = float(np.clip(prior_shift, -MAX_PRIOR_SHIFT, MAX_PRIOR_SHIFT))
@@ -355,24 +369,27 @@ def _evidence_labels(
     n_components: int,
     n_null: int,
     seed: int,
-    first: Optional[Callable[[float], float]] = None,
+    first: Optional[Callable[[Optional[float]], float]] = None,
     first_threshold: Optional[float] = None,
 ) -> Tuple[np.ndarray, float]:
     """(labels (n,), corpus_polysemy) of ``corpus_evidence`` (enough usable rows); ``first``
-    maps the root's split z to the corpus_polysemy the first split is decided on (against
-    ``first_threshold``), None: the z itself against ``threshold``."""
+    maps the root's split z (None: no measurable spread) to the corpus_polysemy the first
+    split is decided on (against ``first_threshold``), None: the z itself (``NO_SPREAD_Z``
+    for None) against ``threshold``. A group without measurable spread is never split."""
     n = len(rows)
     kept = np.flatnonzero(usable)
     settings = dict(n_components=n_components, n_null=n_null, seed=seed)
-    root_z, root_group = split_evidence(rows[kept], **settings)
+    split_z, root_group = split_evidence(rows[kept], **settings)
     if first is not None and first_threshold is not None:
-        root_z = first(root_z)
+        root_z = first(split_z)
         threshold_at_root = first_threshold
     else:
+        root_z = NO_SPREAD_Z if split_z is None else split_z
         threshold_at_root = threshold
     groups: List[np.ndarray] = [kept]
-    # candidates: (z, position in groups, group mask); the root's is known
-    candidates = {0: (root_z, root_group)}
+    # candidates: (z, group mask) by position in groups; the root's is known (none
+    # without measurable spread: nothing to split)
+    candidates = {0: (root_z, root_group)} if split_z is not None else {}
     while len(groups) < max_senses and candidates:
         best = max(candidates, key=lambda g: candidates[g][0])
         z, mask = candidates.pop(best)
@@ -388,7 +405,9 @@ def _evidence_labels(
         groups.append(new)
         for position in (best, len(groups) - 1):
             if len(groups[position]) >= 2 * min_support:
-                candidates[position] = split_evidence(rows[groups[position]], **settings)
+                part_z, part_mask = split_evidence(rows[groups[position]], **settings)
+                if part_z is not None:
+                    candidates[position] = (part_z, part_mask)
     labels = np.zeros(n, dtype=np.int64)
     order = sorted(range(len(groups)), key=lambda g: (-len(groups[g]), int(groups[g].min())))
     for label, position in enumerate(order):
@@ -411,10 +430,11 @@ def corpus_polysemy_of(
     if _too_few_to_split(int(usable.sum()), min_support):
         return None
     with one_blas_thread():
-        z = split_evidence(rows[np.flatnonzero(usable)], n_components=N_COMPONENTS, n_null=N_NULL, seed=SEED)[0]
+        split_z = split_evidence(rows[np.flatnonzero(usable)], n_components=N_COMPONENTS, n_null=N_NULL, seed=SEED)[0]
     if self_similarity is not None and np.isfinite(self_similarity):
-        z = combined_polysemy(float(self_similarity), z, feature_spread(rows[usable]), int(usable.sum()))
-    return round(z, 6)
+        n_usable = int(usable.sum())
+        return round(combined_polysemy(float(self_similarity), split_z, feature_spread(rows[usable]), n_usable), 6)
+    return round(NO_SPREAD_Z if split_z is None else split_z, 6)
 
 
 def sense_margins(rows: np.ndarray, centroids: np.ndarray) -> Tuple[np.ndarray, np.ndarray]:

@@ -12,12 +12,17 @@ high-dimension, low-sample-size data"). numpy only; deterministic.
    spread, one group);
 4. the z is how many null standard deviations the observed share lies below the null
    mean: higher where the rows fall into groups more clearly.
+
+Rows without measurable spread (their largest principal standard deviation at most
+``SPREAD_RESOLUTION`` of their root mean square norm: the same point at float16 storage
+precision) give no z (None): the z is scale-free, so rounding noise around one point
+would look like groups.
 """
 
 import threading
 from contextlib import contextmanager
 from functools import lru_cache
-from typing import Iterator, List, Tuple
+from typing import Iterator, List, Optional, Tuple
 
 import numpy as np
 from threadpoolctl import ThreadpoolController
@@ -27,6 +32,11 @@ N_NULL = 48  # one-Gaussian data sets per test
 LLOYD_ITERATIONS = 8
 SEED = 0
 _EPS = 1e-12
+# Float16's spacing at 1 (2^-10): the occurrence sample stores rows in float16, which
+# moves a unit row by up to 2^-11; spread at most this share of the rows' norm is
+# storage noise, not uses (real words' row sets: top principal SD 0.2 or more of unit
+# rows, SENSE_EVIDENCE.md "Rows without measurable spread").
+SPREAD_RESOLUTION = float(np.finfo(np.float16).eps)
 
 
 _BLAS_LIBRARIES: List[ThreadpoolController] = []
@@ -121,20 +131,29 @@ def _two_means(scores: np.ndarray, iterations: int = LLOYD_ITERATIONS) -> Tuple[
     return group, np.clip(1.0 - between / np.maximum(total, _EPS), 0.0, 1.0)
 
 
+def has_spread(rows: np.ndarray, top_sd: float) -> bool:
+    """Whether rows (n, d) whose largest principal standard deviation is ``top_sd`` are
+    more than one point at float16 storage precision: ``top_sd`` above
+    ``SPREAD_RESOLUTION`` x their root mean square norm (and above 1e-12)."""
+    scale = float(np.sqrt(np.einsum("ij,ij->", rows, rows) / max(len(rows), 1)))
+    return bool(top_sd > max(SPREAD_RESOLUTION * scale, _EPS))
+
+
 def split_evidence(
     rows: np.ndarray, *, n_components: int = N_COMPONENTS, n_null: int = N_NULL, seed: int = SEED
-) -> Tuple[float, np.ndarray]:
+) -> Tuple[Optional[float], np.ndarray]:
     """(z, group mask (n,)): the best two-way split of ``rows`` (n, d), n >= 3, and how many
     standard deviations of one-Gaussian data of the same size and covariance its
-    within-group share lies below theirs. Deterministic for a given ``seed``."""
+    within-group share lies below theirs. Deterministic for a given ``seed``. Rows without
+    measurable spread (``has_spread``): (None, no group), no evidence either way."""
     rows = np.asarray(rows, dtype=np.float64)
     n = len(rows)
     scores, eigenvalues = _principal_scores(rows, n_components)
     group, observed = _two_means(scores)
     rank = int(min(n - 1, scores.shape[1]))
     spectrum = np.sqrt(eigenvalues[:rank] / max(n - 1, 1))
-    if rank < 1 or spectrum[0] <= _EPS:
-        return 0.0, np.zeros(n, dtype=bool)
+    if rank < 1 or not has_spread(rows, float(spectrum[0])):
+        return None, np.zeros(n, dtype=bool)
     draws = standard_normals(seed, (n_null, n, rank)) * spectrum
     null = _two_means(_principal_scores(draws, n_components)[0])[1]
     spread = max(float(null.std(ddof=1)), 1e-6)
