@@ -246,9 +246,13 @@ def corpora(meta: dict) -> Dict[Tuple[str, str], np.ndarray]:
 def measures(rows: Dict[str, np.ndarray], index: np.ndarray, baseline: float) -> Dict[str, float]:
     """Candidate corpus_polysemy measures of one word's occurrences ``index`` of ``rows``."""
     from spacy_ctxvec.ops.cosine import normalise_rows
-    from spacy_ctxvec.ops.sense_evidence import corpus_evidence
+    from spacy_ctxvec.ops.sense_evidence import NO_SPREAD_Z, corpus_evidence
     from spacy_ctxvec.ops.senses import spread
     from spacy_ctxvec.ops.split_significance import split_evidence
+
+    def split_z(x: np.ndarray) -> float:  # rows without measurable spread: as the product reports them
+        z = split_evidence(x)[0]
+        return NO_SPREAD_Z if z is None else z
 
     raw, units, features = rows["raw"][index], rows["units"][index], rows["features"][index]
     raw_joined = normalise_rows(np.hstack([raw, rows["raw_contexts"][index]]))
@@ -258,8 +262,8 @@ def measures(rows: Dict[str, np.ndarray], index: np.ndarray, baseline: float) ->
         "spread_features": spread(features),
         "spread_context": spread(rows["raw_contexts"][index]),
         "z_features": corpus_evidence(features).corpus_polysemy or 0.0,
-        "z_units": split_evidence(units)[0],
-        "z_raw_joined": split_evidence(raw_joined)[0],
+        "z_units": split_z(units),
+        "z_raw_joined": split_z(raw_joined),
     }
 
 
