@@ -471,6 +471,7 @@ def one_use_table(args: argparse.Namespace) -> None:
     KEEP_PERCENTILE of their corpus_polysemy (the larger of that sum, standardised, and the
     standardised spread), pooled over the sizes within ``args.pool`` of n."""
     from spacy_ctxvec.lexicon.polysemy_probe import in_fitted_half
+    from spacy_ctxvec.ops.sense_evidence import combined_polysemy
 
     meta = load_cache(args.cache)
     mono = sorted({t["lemma"] for t in meta["targets"] if t["corpus"] == "mono"})
@@ -480,21 +481,22 @@ def one_use_table(args: argparse.Namespace) -> None:
     def standard(values: np.ndarray) -> np.ndarray:
         return (values - values.mean()) / values.std()
 
-    polysemy_at, summed_sd = {}, {}
+    rows, polysemy_at = {}, {}
     for n in args.sizes:
-        summed = standard(stats[n]["selfsim"]) + standard(stats[n]["z_features"])
-        summed_sd[n] = summed.std()
-        polysemy_at[n] = np.maximum(summed / summed_sd[n], standard(stats[n]["spread_features"]))
+        s, z, f = stats[n]["selfsim"], stats[n]["z_features"], stats[n]["spread_features"]
+        summed_sd = (standard(s) + standard(z)).std()
+        rows[n] = (n, s.mean(), s.std(), z.mean(), z.std(), f.mean(), f.std(), summed_sd, 0.0)
+        # the words' corpus_polysemy by the product's own formula, on this table's statistics
+        polysemy_at[n] = np.array([combined_polysemy(*values, n, table=[rows[n]]) for values in zip(s, z, f)])
     print(
         f"# {len(even)} md5-even monosemous words; (n, self-similarity mean, sd, split z mean, sd, "
         "spread mean, sd, self-similarity + z sd, threshold)"
     )
     for n in args.sizes:
-        s, z, f = stats[n]["selfsim"], stats[n]["z_features"], stats[n]["spread_features"]
         pooled = np.concatenate([polysemy_at[m] for m in args.sizes if abs(m - n) <= args.pool])
         threshold = np.percentile(pooled, KEEP_PERCENTILE["mono"])
-        numbers = (s.mean(), s.std(), z.mean(), z.std(), f.mean(), f.std(), summed_sd[n], threshold)
-        print(f"    ({n}, {', '.join(f'{v:.4f}' for v in numbers)}),  # {len(s)} words")
+        numbers = (*rows[n][1:-1], threshold)
+        print(f"    ({n}, {', '.join(f'{v:.4f}' for v in numbers)}),  # {len(stats[n]['selfsim'])} words")
 
 
 def main() -> None:

@@ -219,7 +219,13 @@ def grouped_anisotropy_baseline(raw_rows: np.ndarray, groups: Sequence[Sequence[
     return mean_cosine_between_groups(sums, np.array([len(group) for group in groups]))
 
 
-def combined_polysemy(self_similarity: float, split_z: Optional[float], uses_spread: float, n: int) -> float:
+def combined_polysemy(
+    self_similarity: float,
+    split_z: Optional[float],
+    uses_spread: float,
+    n: int,
+    table: Sequence[Sequence[float]] = ONE_USE_TABLE,
+) -> float:
     """The evidence of n occurrences that they hold more than one use, in standard
     deviations above one-use words at n (``ONE_USE_TABLE``): the larger of groups
     (``self_similarity``, ``self_similarity_score``, and ``split_z``, ``split_evidence``,
@@ -227,8 +233,9 @@ def combined_polysemy(self_similarity: float, split_z: Optional[float], uses_spr
     (``uses_spread``: ``feature_spread``, the ``spread`` of their feature rows, standardised). About
     0.2-0.5 for a typical one-use word (the median of WordNet-monosemous words), the
     table's threshold (about 1) for their 80th percentile, higher where the uses differ.
-    ``split_z`` None (rows without measurable spread): differing uses alone."""
-    s_mean, s_sd, z_mean, z_sd, f_mean, f_sd, summed_sd, _ = one_use_reference(n)
+    ``split_z`` None (rows without measurable spread): differing uses alone. ``table``:
+    the one-use statistics (its threshold column is not read)."""
+    s_mean, s_sd, z_mean, z_sd, f_mean, f_sd, summed_sd, _ = one_use_reference(n, table)
     uses = (uses_spread - f_mean) / max(f_sd, _EPS)
     if split_z is None:
         return float(uses)
