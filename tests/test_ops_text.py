@@ -48,6 +48,14 @@ def test_display_width_counts_a_zwj_sequence_as_one_cluster_two_cells_wide_where
     assert display_width("🍎\u0301") == 2  # a combining mark stays in the cluster before it
 
 
+def test_display_width_counts_a_zwj_sequence_of_one_cell_symbols_without_u_fe0f_as_two_cells():
+    # drawn as one emoji (two cells) or as its two glyphs (one cell each): two either way, never one
+    for sequence in ["👁\u200d🗨", "🏳\u200d⚧", "⛹\u200d♂", "🕵\u200d♀", "🏌\u200d♂", "☺\u200d☺"]:
+        assert display_width(sequence) == 2 and display_width(sequence + " ok") == 5, ascii(sequence)
+    assert display_width("👁\ufe0f\u200d🗨\ufe0f") == 2 and display_width("⛹\u200d♂\ufe0f") == 2  # with U+FE0F
+    assert display_width("🏳\u200d🌈") == 2 and display_width("❤\u200d🔥") == 2  # a wide part: still two
+
+
 def test_pad_fills_to_a_display_width():
     assert pad("🍎", 4) == "🍎  " and pad("苹果", 6, "r") == "  苹果" and pad("bank", 6) == "bank  "
     assert pad("too long", 3) == "too long"

@@ -21,8 +21,8 @@ def display_width(text: str) -> int:
     is one picture, two cells: a symbol followed by U+FE0F (❤️), an emoji with a skin
     tone (👍🏽, ☝🏽), symbols joined by U+200D (👩‍💻, ❤‍🔥), with or without U+FE0F
     (❤️‍🔥, 🏳️‍🌈, 🏃‍♂️). U+200D joins a symbol (category So) to the symbol before it, as
-    emoji sequences do, and nothing else (苹‍果 and a‍🍎 stay two clusters); the joined
-    cluster is two cells wide where any part of it is wide or drawn as an emoji."""
+    emoji sequences do, and nothing else (苹‍果 and a‍🍎 stay two clusters); a joined
+    cluster is two cells wide, one-cell parts too (👁‍🗨): one picture or two glyphs."""
     width, cells, emoji, joined = 0, 0, False, False
     # cells: those the current cluster takes; emoji: the cluster starts with a symbol, so
     # that U+FE0F, a skin tone or U+200D and a symbol add to it; joined: U+200D came last
@@ -30,7 +30,8 @@ def display_width(text: str) -> int:
         category = unicodedata.category(char)
         tone = SKIN_TONES[0] <= char <= SKIN_TONES[1]
         if emoji and ((joined and category == "So") or char == VARIATION_SELECTOR_16 or tone):
-            grown = 2 if _wide(char) or char == VARIATION_SELECTOR_16 else cells  # U+FE0F: drawn as an emoji
+            # U+FE0F: drawn as an emoji; joined: one picture or two glyphs, two cells either way
+            grown = 2 if _wide(char) or char == VARIATION_SELECTOR_16 or joined else cells
             width, cells = width + max(grown - cells, 0), max(grown, cells)
         elif category not in ("Mn", "Me", "Cf", "Cc") or char == "\xad":  # soft hyphen: "-"
             cells, emoji = (2 if _wide(char) else 1), category == "So"
