@@ -324,8 +324,8 @@ def test_words_only_must_be_a_boolean():
 
 
 @pytest.mark.parametrize("relative", [0.0, 1e-5])
-def test_a_line_repeated_through_the_corpus_keeps_one_sense_and_low_corpus_polysemy(data, relative):
-    """A word seen only in one repeated line (licence boilerplate in every file): its 12
+def test_a_passage_repeated_through_the_corpus_keeps_one_sense_and_low_corpus_polysemy(data, relative):
+    """A word seen only in one long passage repeated in many documents (licence boilerplate): its 12
     sampled rows are one point at float16 precision. Before: corpus_polysemy 2.7 (identical
     rows) and 7.8 (differing at float16 precision), above the threshold (1.3) of one-use
     words seen 12 times."""

@@ -72,7 +72,7 @@ from ..lexicon.sense_induction import induce_inventory
 from ..lexicon.sense_inventory import SenseInventory
 from ..lexicon.statistics import CONTEXT_VECTORS_META, Lexicon, vectors_differ, with_model
 from ..lexicon.type_inputs import TypeInputs
-from ..ops.sense_evidence import TABLES_MODEL, TABLES_VECTORS
+from ..ops.sense_evidence_tables import TABLES_MODEL, TABLES_VECTORS
 from ..ops.senses import DEFAULT_SAMPLE_SIZE, SenseInductionSettings
 from ..types import CorpusItem
 from .base import DocAnnotator
