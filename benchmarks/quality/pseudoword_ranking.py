@@ -11,7 +11,7 @@ token, context and feature (token + context) rows, and ``corpus_polysemy`` as wi
 (``ops.sense_evidence.corpus_polysemy_of``). Needs a cache written since pseudowords.py
 kept raw rows.
 
-    python benchmarks/quality/pseudoword_ranking.py /tmp/pw40 [--half held_out]
+    python benchmarks/quality/pseudoword_ranking.py /tmp/pw40 [--half held_out] [--sizes 6,8,10,20,40]
 """
 
 import argparse
@@ -72,12 +72,15 @@ def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
     parser.add_argument("cache", type=Path, help="the directory pseudowords.py wrote")
     parser.add_argument("--half", choices=("tune", "held_out"), default="tune")
+    parser.add_argument("--sizes", type=lambda t: [int(x) for x in t.split(",")], default=list(SIZES))
     args = parser.parse_args()
+    if any(n % 2 or n < 2 for n in args.sizes):
+        parser.error("--sizes takes even sizes: the mixed corpus holds n/2 rows of each use")
     mixed_baseline, mixed = load(args.cache, "mixed")
     single_baseline, single = load(args.cache, "single")
     table: Dict[str, List[str]] = {}
     counts = []
-    for n in SIZES:
+    for n in args.sizes:
         higher: Dict[str, List[float]] = {}
         for token, word in mixed.items():
             if word["half"] != args.half or token not in single:
@@ -92,7 +95,8 @@ def main() -> None:
         counts.append(str(len(next(iter(higher.values()), []))))
         for name, values in higher.items():
             table.setdefault(name, []).append(f"{np.mean(values):.3f}")
-    print(f"{args.half}: P(mixed > single) at n = {' / '.join(map(str, SIZES))} ({' / '.join(counts)} pseudo-words)")
+    sizes = " / ".join(map(str, args.sizes))
+    print(f"{args.half}: P(mixed > single) at n = {sizes} ({' / '.join(counts)} pseudo-words)")
     for name, cells in table.items():
         print(f"{name} | {' | '.join(cells)}")
 
