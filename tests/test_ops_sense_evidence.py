@@ -20,6 +20,7 @@ from spacy_ctxvec.ops.sense_evidence import (
     margin_scale,
     one_use_reference,
     probe_prior_shift,
+    reported_split_z,
     self_similarity_score,
     sense_margins,
     sense_scores,
@@ -331,6 +332,7 @@ def test_no_spread_z_is_below_every_threshold_and_one_use_word():
     assert np.isfinite(NO_SPREAD_Z)
     assert all(NO_SPREAD_Z < threshold for _, threshold in SPLIT_Z_TABLE)
     assert all(NO_SPREAD_Z < z_mean - 5 * z_sd for _, _, _, z_mean, z_sd, *_ in ONE_USE_TABLE)
+    assert reported_split_z(None) == NO_SPREAD_Z and reported_split_z(-1.25) == -1.25
     # without a split z, combined_polysemy is the differing uses alone
     for n, _, _, _, _, f_mean, f_sd, _, _ in ONE_USE_TABLE:
         assert combined_polysemy(5.0, None, f_mean + 2 * f_sd, n) == pytest.approx(2.0)

@@ -24,9 +24,9 @@ import numpy as np
 
 from spacy_ctxvec.ops.sense_evidence import (
     MIN_SUPPORT,
-    NO_SPREAD_Z,
     corpus_polysemy_of,
     one_use_reference,
+    reported_split_z,
     self_similarity_score,
 )
 from spacy_ctxvec.ops.senses import sense_features, spread
@@ -53,8 +53,7 @@ def measures(word: Dict, rows: np.ndarray, baseline: float, n: int) -> Dict[str,
     contexts = word["contexts"][rows].astype(np.float64)
     features = sense_features(units, contexts)
     similarity = self_similarity_score(raw, baseline)
-    z = split_evidence(features)[0]
-    z = NO_SPREAD_Z if z is None else z  # rows without measurable spread: as the product reports them
+    z = reported_split_z(split_evidence(features)[0])
     s_mean, s_sd, z_mean, z_sd = one_use_reference(n)[:4]
     wired = corpus_polysemy_of(features, min_support=MIN_SUPPORT, self_similarity=similarity)
     return {

@@ -246,13 +246,12 @@ def corpora(meta: dict) -> Dict[Tuple[str, str], np.ndarray]:
 def measures(rows: Dict[str, np.ndarray], index: np.ndarray, baseline: float) -> Dict[str, float]:
     """Candidate corpus_polysemy measures of one word's occurrences ``index`` of ``rows``."""
     from spacy_ctxvec.ops.cosine import normalise_rows
-    from spacy_ctxvec.ops.sense_evidence import NO_SPREAD_Z, corpus_evidence
+    from spacy_ctxvec.ops.sense_evidence import corpus_evidence, reported_split_z
     from spacy_ctxvec.ops.senses import spread
     from spacy_ctxvec.ops.split_significance import split_evidence
 
-    def split_z(x: np.ndarray) -> float:  # rows without measurable spread: as the product reports them
-        z = split_evidence(x)[0]
-        return NO_SPREAD_Z if z is None else z
+    def split_z(x: np.ndarray) -> float:
+        return reported_split_z(split_evidence(x)[0])
 
     raw, units, features = rows["raw"][index], rows["units"][index], rows["features"][index]
     raw_joined = normalise_rows(np.hstack([raw, rows["raw_contexts"][index]]))

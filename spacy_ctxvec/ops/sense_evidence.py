@@ -61,6 +61,12 @@ NO_SPREAD_Z = -10.0
 _EPS = 1e-12
 
 
+def reported_split_z(split_z: Optional[float]) -> float:
+    """A ``split_evidence`` z as ``corpus_polysemy`` reports it on the split z scale:
+    ``NO_SPREAD_Z`` for None (rows without measurable spread)."""
+    return NO_SPREAD_Z if split_z is None else split_z
+
+
 @dataclass(frozen=True)
 class SenseEvidence:
     """One word's evidence in this corpus: ``corpus_polysemy`` (None with fewer than
@@ -292,7 +298,7 @@ def _evidence_labels(
         root_z = first(split_z)
         threshold_at_root = first_threshold
     else:
-        root_z = NO_SPREAD_Z if split_z is None else split_z
+        root_z = reported_split_z(split_z)
         threshold_at_root = threshold
     groups: List[np.ndarray] = [kept]
     # candidates: (z, group mask) by position in groups; the root's is known (none
@@ -342,7 +348,7 @@ def corpus_polysemy_of(
     if self_similarity is not None and np.isfinite(self_similarity):
         n_usable = int(usable.sum())
         return round(combined_polysemy(float(self_similarity), split_z, feature_spread(rows[usable]), n_usable), 6)
-    return round(NO_SPREAD_Z if split_z is None else split_z, 6)
+    return round(reported_split_z(split_z), 6)
 
 
 def sense_margins(rows: np.ndarray, centroids: np.ndarray) -> Tuple[np.ndarray, np.ndarray]:
