@@ -20,6 +20,7 @@ from spacy_ctxvec.lexicon.polysemy_probe import (
     sense_counts_for,
     shipped_probe_dirs,
     type_polysemy_scores,
+    unfittable,
 )
 from spacy_ctxvec.lexicon.statistics import CONTEXT_VECTORS_META, Lexicon
 
@@ -350,3 +351,11 @@ def test_where_both_record_how_the_vectors_were_made_that_decides_the_match():
     assert first_difference(probe.meta, {**unrecorded, "layers": META["layers"]}) is None
     other = Lexicon.from_occurrences(lexicon.keys, lexicon.unit_centroids(), meta=by_number)
     assert probe.problem_with(other) is None
+
+
+def test_why_a_probe_cannot_be_fitted_on_some_targets():
+    counts = np.log(np.arange(1, MIN_TRAINING_WORDS + 1, dtype=np.float64))
+    assert unfittable(counts) is None
+    assert unfittable(counts[:-1]) == ("too_few", None)
+    assert unfittable(np.full(MIN_TRAINING_WORDS, np.log(3.0))) == ("one_count", 3)
+    assert unfittable(np.zeros(0)) == ("too_few", None)

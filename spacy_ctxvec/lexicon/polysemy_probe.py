@@ -271,6 +271,17 @@ def training_rows(
     return rows, features[rows], np.log(senses[rows].astype(np.float64))
 
 
+def unfittable(log_senses: np.ndarray) -> Optional[Tuple[str, Optional[int]]]:
+    """Why a probe cannot be fitted on these training targets (log sense counts): ("too_few",
+    None) with fewer than MIN_TRAINING_WORDS (E653), ("one_count", that count) where they
+    all have one sense count (E655); None where it can."""
+    if len(log_senses) < MIN_TRAINING_WORDS:
+        return "too_few", None
+    if np.ptp(log_senses) == 0:
+        return "one_count", round(float(np.exp(log_senses[0])))
+    return None
+
+
 def fit_probe(
     lexicons: Union[Lexicon, Sequence[Lexicon]],
     sense_counts: Mapping[str, int],
@@ -318,16 +329,16 @@ def fit_probe(
     targets = np.concatenate([part[1] for part in parts])
     words = [word for part in parts for word in part[2]]
     fitted_on = f"of the {FITTED_HALF} fitted on" if half else "in the lexicon"
-    if len(targets) < MIN_TRAINING_WORDS:
+    refusal = unfittable(targets)
+    if refusal is not None and refusal[0] == "too_few":
         raise CtxvecError(
             Errors.E653.format(
                 n_words=len(targets), fitted_on=fitted_on, minimum=MIN_TRAINING_WORDS, min_count=min_count
             )
         )
-    if np.ptp(targets) == 0:
-        value = round(float(np.exp(targets[0])))
+    if refusal is not None:
         raise CtxvecError(
-            Errors.E655.format(n_words=len(targets), fitted_on=fitted_on, min_count=min_count, value=value)
+            Errors.E655.format(n_words=len(targets), fitted_on=fitted_on, min_count=min_count, value=refusal[1])
         )
     scale = np.ones(features.shape[1])
     scale[first.width + 2 :] = input_scale  # the input-embedding columns, if any

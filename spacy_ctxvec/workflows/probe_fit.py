@@ -19,6 +19,7 @@ from ..lexicon.polysemy_probe import (
     fit_probe,
     in_fitted_half,
     training_rows,
+    unfittable,
 )
 from ..lexicon.sense_descriptions import describe_split_thresholds
 from ..outputs import DIRECTORY, check_output, write_directory
@@ -41,10 +42,11 @@ def held_out_skipped(lexicon: Any, counts: Dict[str, int], *, min_count: int) ->
     of them (fit_probe would refuse with E653 or E655); None where there can be one."""
     rows, _, log_senses = training_rows(lexicon, counts, min_count)
     half = log_senses[in_fitted_half([lexicon.keys[row] for row in rows])]
-    if len(half) < MIN_TRAINING_WORDS:
+    refusal = unfittable(half)
+    if refusal is not None and refusal[0] == "too_few":
         return f"half of the words is fewer than {MIN_TRAINING_WORDS} to fit on"
-    if np.ptp(half) == 0:
-        value = round(float(np.exp(half[0])))
+    if refusal is not None:
+        value = refusal[1]
         return (
             f"all {len(half)} words of the half to fit on ({FITTED_HALF}) have "
             f"{value} sense{'' if value == 1 else 's'}, so a probe has nothing to fit there"
