@@ -94,11 +94,12 @@ SAMPLE_TEXTS = [
 def every_occurrence(nlp, texts):
     """(keys, vectors, priorities, snippets, contexts) of every counted occurrence, made
     directly (the context: mean vector of the tokens with a vector up to CONTEXT_WINDOW
-    either side, by a loop)."""
+    either side, and the rank in the passage: earlier counted occurrences of the same key
+    in the same passage, by loops)."""
     import numpy as np
 
     from spacy_ctxvec.building.shard import snippet
-    from spacy_ctxvec.lexicon.occurrence_keys import occurrence_priorities, text_hash
+    from spacy_ctxvec.lexicon.occurrence_keys import PASSAGE_TOKENS, passage_priorities, text_hash
     from spacy_ctxvec.ops.senses import CONTEXT_WINDOW
 
     keys, vectors, priorities, snippets, contexts = [], [], [], [], []
@@ -107,7 +108,13 @@ def every_occurrence(nlp, texts):
         for i in np.flatnonzero(mask):
             keys.append(doc[int(i)].lower_)
             vectors.append(doc._.ctxvec_context[i])
-            priorities.append(occurrence_priorities(np.array([text_hash(doc.text)], dtype=np.uint64), np.array([i]))[0])
+            rank = sum(
+                1
+                for j in np.flatnonzero(mask[:i])
+                if doc[int(j)].lower_ == doc[int(i)].lower_ and j // PASSAGE_TOKENS == i // PASSAGE_TOKENS
+            )
+            hashes = np.array([text_hash(doc.text)], dtype=np.uint64)
+            priorities.append(passage_priorities(hashes, np.array([i]), np.array([rank]))[0])
             snippets.append(snippet(doc, int(i)))
             around = [
                 j
@@ -130,7 +137,9 @@ def test_sample_equals_the_k_lowest_of_every_occurrence(tiny_nlp, monkeypatch, b
     monkeypatch.setattr(shard, "MAX_BUFFERED_OCCURRENCES", buffered)  # 7: many chunks, snippets per chunk
     lexicon = partial_lexicon(tiny_nlp, SAMPLE_TEXTS, batch_size=2, sample_size=2)
     keys, vectors, priorities, snippets, contexts = every_occurrence(tiny_nlp, SAMPLE_TEXTS)
-    expected = OccurrenceSample.from_occurrences(keys, vectors, priorities, snippets, k=2, contexts=contexts)
+    expected = OccurrenceSample.from_occurrences(
+        keys, vectors, priorities, snippets, k=2, contexts=contexts, by_passage=True
+    )
     assert lexicon.sample.has_contexts
     assert lexicon.sample.without_contexts() == expected.without_contexts()  # the same rows, bit for bit
     np.testing.assert_allclose(

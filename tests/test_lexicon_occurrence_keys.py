@@ -7,7 +7,16 @@ import sys
 
 import numpy as np
 
-from spacy_ctxvec.lexicon.occurrence_keys import occurrence_priorities, snippet_from_offsets, text_hash
+from spacy_ctxvec.lexicon.occurrence_keys import (
+    PASSAGE_TOKENS,
+    first_in_passage,
+    occurrence_priorities,
+    passage_of,
+    passage_priorities,
+    ranks_in_passage,
+    snippet_from_offsets,
+    text_hash,
+)
 
 
 def test_priorities_are_deterministic_across_processes():
@@ -32,3 +41,36 @@ def test_snippet_from_offsets_brackets_the_word():
     starts, lengths = np.array([0, 2, 7, 10, 14, 17, 22]), np.array([1, 4, 2, 3, 2, 5, 1])
     assert snippet_from_offsets(text, starts, lengths, 5) == "… want to eat an [apple]."
     assert snippet_from_offsets(text, starts, lengths, 0, window=2) == "[I] want to …"
+
+
+def test_ranks_in_passage_count_earlier_occurrences_of_the_type_in_the_passage():
+    rng = np.random.default_rng(0)
+    tokens = rng.permutation(3 * 3 * PASSAGE_TOKENS)[:400]  # 400 tokens of 3 documents of 3 passages
+    docs, positions, types = tokens // (3 * PASSAGE_TOKENS), tokens % (3 * PASSAGE_TOKENS), rng.integers(0, 4, 400)
+    passages = positions // PASSAGE_TOKENS
+    expected = [
+        sum(
+            1
+            for j in range(400)
+            if (docs[j], types[j], passages[j]) == (docs[i], types[i], passages[i]) and positions[j] < positions[i]
+        )
+        for i in range(400)
+    ]
+    assert ranks_in_passage(docs, positions, types).tolist() == expected
+    assert ranks_in_passage(np.zeros(0), np.zeros(0), np.zeros(0)).tolist() == []
+
+
+def test_passage_priorities_take_one_occurrence_per_passage_first_and_keep_the_passage():
+    text = text_hash("a long document")
+    positions = np.array([3, 10, PASSAGE_TOKENS + 1, PASSAGE_TOKENS + 7, 5 * PASSAGE_TOKENS])
+    ranks = np.array([0, 1, 0, 1, 0])
+    priorities = passage_priorities(np.full(5, text, dtype=np.uint64), positions, ranks)
+    assert priorities.dtype == np.uint64 and len(set(priorities.tolist())) == 5
+    assert first_in_passage(priorities).tolist() == [True, False, True, False, True]
+    assert priorities[ranks == 0].max() < priorities[ranks == 1].min()  # every first occurrence before a second
+    passages = passage_of(priorities).tolist()
+    assert passages[0] == passages[1] and passages[2] == passages[3] and len(set(passages)) == 3
+    other = passage_priorities(np.full(5, text_hash("another document"), dtype=np.uint64), positions, ranks)
+    assert not set(passage_of(other).tolist()) & set(passages)  # the same positions, another document
+    capped = passage_priorities(np.full(2, text, dtype=np.uint64), np.array([1, 2]), np.array([255, 10_000]))
+    assert not first_in_passage(capped).any() and (capped >> np.uint64(56)).tolist() == [255, 255]

@@ -264,3 +264,64 @@ def test_samples_with_and_without_context_vectors_do_not_merge():
     bad[2, 0] = np.nan
     with pytest.raises(CtxvecError, match="E260.*context row 2"):
         OccurrenceSample.from_occurrences(keys, vectors, priorities, snippets, k=3, contexts=bad)
+
+
+def passage_occurrences(seed: int, n_occ: int = 600):
+    """``random_occurrences`` with passage priorities (``by_passage``)."""
+    from spacy_ctxvec.lexicon.occurrence_keys import passage_priorities, ranks_in_passage
+
+    rng = np.random.default_rng(seed)
+    tokens = rng.permutation(40 * 300)[:n_occ]  # distinct (document, position): 40 documents of 300 tokens
+    docs, positions = tokens // 300, tokens % 300
+    type_ids = rng.integers(0, 6, n_occ)
+    hashes = np.array([text_hash(f"document {d}") for d in docs], dtype=np.uint64)
+    priorities = passage_priorities(hashes, positions, ranks_in_passage(docs, positions, type_ids))
+    snippets = [f"doc {d} [w{t}] at {p}" for d, t, p in zip(docs, type_ids, positions)]
+    return [f"w{t}" for t in type_ids], rng.normal(size=(n_occ, 8)), priorities, snippets, docs, positions
+
+
+def test_passage_priorities_round_trip_merge_and_mark_one_row_per_passage(tmp_path):
+    from spacy_ctxvec.lexicon.occurrence_keys import PASSAGE_TOKENS
+
+    keys, vectors, priorities, snippets, docs, positions = passage_occurrences(1)
+    whole = OccurrenceSample.from_occurrences(keys, vectors, priorities, snippets, k=20, by_passage=True)
+    halves = [
+        OccurrenceSample.from_occurrences(
+            [keys[i] for i in part], vectors[part], priorities[part], [snippets[i] for i in part], k=20, by_passage=True
+        )
+        for part in (np.arange(0, 600, 2), np.arange(1, 600, 2))
+    ]
+    assert merge_samples(halves) == whole and whole.by_passage
+    whole.to_disk(tmp_path / "s")
+    assert OccurrenceSample.from_disk(tmp_path / "s") == whole
+    assert OccurrenceSample.from_bytes(whole.to_bytes()) == whole
+    assert whole.prune(lambda key: key != "w0").by_passage and whole.without_contexts().by_passage
+    row_of = {(snippet, int(p)): i for i, (snippet, p) in enumerate(zip(snippets, priorities))}
+    for t in range(len(whole.keys)):
+        start, end = int(whole.offsets[t]), int(whole.offsets[t + 1])
+        rows = [row_of[(whole.snippets[j], int(whole.priorities[j]))] for j in range(start, end)]
+        passages = [(int(docs[i]), int(positions[i]) // PASSAGE_TOKENS) for i in rows]
+        independent = whole.independent_rows(start, end)
+        # 20 of ~100 occurrences of 6 types in 40 x 4 passages: one row per passage, the first of each
+        assert independent.all() and len(set(passages)) == len(passages) == 20
+    old = OccurrenceSample.from_occurrences(keys, vectors, priorities, snippets, k=20)
+    assert not old.by_passage and old.independent_rows(0, 5).tolist() == [True] * 5
+    with pytest.raises(CtxvecError, match="E261.*priorities \\(by passage or not\\)"):
+        old.merge(whole)
+    header = json.loads((tmp_path / "s" / "sample.json").read_text())
+    del header["by_passage"]  # as saved before passage priorities
+    (tmp_path / "s" / "sample.json").write_text(json.dumps(header))
+    assert not OccurrenceSample.from_disk(tmp_path / "s").by_passage
+
+
+def test_a_type_seen_many_times_in_few_passages_keeps_every_rank_in_its_passage_marked():
+    from spacy_ctxvec.lexicon.occurrence_keys import passage_priorities, ranks_in_passage
+
+    positions = np.r_[np.arange(0, 30, 3), np.arange(200, 215, 3)]  # 10 in one passage, 5 in another
+    docs, types = np.zeros(len(positions), dtype=np.int64), np.zeros(len(positions), dtype=np.int64)
+    ranks = ranks_in_passage(docs, positions, types)
+    priorities = passage_priorities(np.full(len(positions), text_hash("d"), dtype=np.uint64), positions, ranks)
+    snippets = [f"[w] at {p}" for p in positions]
+    sample = OccurrenceSample.from_occurrences(["w"] * 15, np.ones((15, 4)), priorities, snippets, k=8, by_passage=True)
+    assert sample.independent_rows(0, 8).sum() == 2  # the first of each passage, then the second ranks
+    assert sorted(sample.snippets[:2]) == ["[w] at 0", "[w] at 200"]

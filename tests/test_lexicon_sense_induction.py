@@ -338,3 +338,50 @@ def test_a_passage_repeated_through_the_corpus_keeps_one_sense_and_low_corpus_po
         polysemy = inventory.corpus_polysemy_of("licence")
         assert inventory.n_senses("licence") == 1 and inventory.n_senses("bank") == 2
         assert polysemy is not None and np.isfinite(polysemy) and polysemy < -5.0 < one_use_reference(12)[-1]
+
+
+def passage_lexicon(keys, vectors, docs, positions, snippets=None) -> Lexicon:
+    """``lexicon_with_sample`` whose sample has passage priorities (as build-lexicon's)."""
+    from spacy_ctxvec.lexicon.occurrence_keys import passage_priorities, ranks_in_passage, text_hash
+    from spacy_ctxvec.lexicon.sample import OccurrenceSample
+
+    type_ids = np.unique(np.asarray(keys), return_inverse=True)[1].ravel()
+    hashes = np.array([text_hash(f"document {d}") for d in docs], dtype=np.uint64)
+    priorities = passage_priorities(hashes, np.asarray(positions), ranks_in_passage(docs, positions, type_ids))
+    snippets = [f"doc {d} [{key}] at {p}" for key, d, p in zip(keys, docs, positions)] if snippets is None else snippets
+    sample = OccurrenceSample.from_occurrences(keys, vectors, priorities, snippets, k=64, by_passage=True)
+    return Lexicon.from_occurrences(keys, vectors, meta={"key": "lower"}).with_sample(sample)
+
+
+def test_a_word_seen_in_two_passages_is_not_split_by_passage(data):
+    """'thy' six times, three in each of two passages whose contexts differ (the 150-line
+    corpus's "thy", which topped corpus_polysemy at 11.1): two independent occurrences,
+    too few to judge. Without passages (an old sample) the same rows split by passage."""
+    keys, vectors, _, _ = data
+    rng = np.random.default_rng(5)
+    a, b = rng.normal(size=WIDTH), rng.normal(size=WIDTH)
+    thy = np.vstack([a + 0.05 * rng.normal(size=(3, WIDTH)), b + 0.05 * rng.normal(size=(3, WIDTH))])
+    all_keys, all_vectors = keys + ["thy"] * 6, np.vstack([vectors, thy])
+    docs = np.r_[np.arange(len(keys)), [len(keys)] * 3, [len(keys) + 1] * 3]  # one document per other occurrence
+    positions = np.r_[np.zeros(len(keys), dtype=np.int64), [2, 9, 20, 4, 11, 30]]
+    inventory = induce_inventory(passage_lexicon(all_keys, all_vectors, docs, positions), min_count=5)
+    assert inventory.n_senses("thy") == 1 and inventory.corpus_polysemy_of("thy") is None
+    assert inventory.n_senses("bank") == 2  # its 24 occurrences are 24 documents
+    old = induce_inventory(lexicon_with_sample(all_keys, all_vectors), min_count=5)
+    assert old.n_senses("thy") == 2 and old.corpus_polysemy_of("thy") > one_use_reference(6)[-1]
+
+
+def test_a_word_with_two_uses_over_many_passages_still_splits_and_counts_every_occurrence(data):
+    """'bank' 24 times, twice in each of 12 passages (both occurrences of a passage of
+    one use): judged on 12 rows, split in two, each sense holding its 12 occurrences."""
+    keys, vectors, _, _ = data
+    bank = np.flatnonzero(np.array(keys) == "bank")
+    others = np.flatnonzero(np.array(keys) != "bank")
+    order = np.r_[others, bank[0::2], bank[1::2]]  # river uses, then money uses
+    docs = np.r_[np.arange(len(others)), 10_000 + np.repeat(np.arange(12), 2)]
+    positions = np.r_[np.zeros(len(others), dtype=np.int64), np.tile([3, 40], 12)]
+    lexicon = passage_lexicon([keys[i] for i in order], vectors[order], docs, positions)
+    inventory = induce_inventory(lexicon, min_count=5)
+    assert inventory.n_senses("bank") == 2
+    assert [round(sense.share, 6) for sense in inventory.senses_of("bank")] == [0.5, 0.5]
+    assert inventory.corpus_polysemy_of("bank") > one_use_reference(12)[-1]

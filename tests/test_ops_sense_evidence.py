@@ -337,3 +337,35 @@ def test_no_spread_z_is_below_every_threshold_and_one_use_word():
     for n, _, _, _, _, f_mean, f_sd, _, _ in ONE_USE_TABLE:
         assert combined_polysemy(5.0, None, f_mean + 2 * f_sd, n) == pytest.approx(2.0)
         assert combined_polysemy(5.0, None, 0.0, n) < -5.0
+
+
+# Occurrences that share a passage (issue 21): only independent rows are judged
+def test_independent_rows_decide_and_the_others_join_their_nearest_sense():
+    rows, truth = groups([12, 8], seed=3)
+    everything, _ = induce_senses_by_evidence(rows)
+    all_independent, evidence = induce_senses_by_evidence(rows, independent=np.ones(len(rows), dtype=bool))
+    assert np.array_equal(all_independent.labels, everything.labels)
+    assert np.array_equal(all_independent.centroids, everything.centroids) and evidence.n_senses == 2
+    # Two passages, each holding one use ten times over: two independent rows, too few to judge
+    two_passages = np.zeros(len(rows), dtype=bool)
+    two_passages[[0, 12]] = True
+    model, evidence = induce_senses_by_evidence(rows, independent=two_passages)
+    assert model.n_senses == 1 and evidence.corpus_polysemy is None and model.shares.tolist() == [1.0]
+    assert len(model.labels) == len(evidence.labels) == len(rows)
+    # Every third row independent: their evidence splits, every row joins its nearest sense
+    some = np.arange(len(rows)) % 3 == 0
+    model, evidence = induce_senses_by_evidence(rows, independent=some)
+    assert model.n_senses == 2 and adjusted_rand_score(truth, model.labels) == 1.0
+    assert np.argmax(rows @ model.centroids.T, axis=1).tolist() == model.labels.tolist()
+    assert model.shares.tolist() == [12 / 20, 8 / 20] and np.array_equal(evidence.labels, model.labels)
+    assert evidence.corpus_polysemy == corpus_evidence(rows[some]).corpus_polysemy
+
+
+def test_dependent_rows_that_outnumber_the_judged_ones_make_the_larger_sense_first():
+    rows, truth = groups([6, 14], seed=4)
+    judged = np.r_[np.ones(6, dtype=bool), np.arange(14) < 6]  # 6 + 6 judged, 8 more of the second use
+    model, _ = induce_senses_by_evidence(rows, independent=judged)
+    assert model.n_senses == 2 and np.bincount(model.labels).tolist() == [14, 6]
+    assert model.labels[6:].tolist() == [0] * 14 and model.shares.tolist() == [14 / 20, 6 / 20]
+    nobody = np.zeros(len(rows), dtype=bool)  # none marked: every row is judged (never zero senses)
+    assert induce_senses_by_evidence(rows, independent=nobody)[0].n_senses == 2

@@ -7,7 +7,8 @@ split or in what order the parts finish.
 
 With ``sample_size`` K > 0 the partial lexicon also carries an OccurrenceSample: per
 type the K occurrences with the lowest content-hash priority (document text hash and
-token position), with a context snippet and a context vector each (the mean vector of
+token position; one occurrence per passage of a document before a second one,
+``occurrence_keys.passage_priorities``), with a context snippet and a context vector each (the mean vector of
 the ``CONTEXT_WINDOW`` tokens either side, ``ops.senses.window_context_means``, kept in
 float16 from the start). Priorities are computed for every occurrence with numpy;
 snippets (Python strings) only for the rows that can still enter the sample: the K
@@ -34,7 +35,13 @@ from ..attributes import (
     stored_array,
 )
 from ..errors import CtxvecError, Errors
-from ..lexicon.occurrence_keys import SNIPPET_WINDOW, occurrence_priorities, snippet_from_offsets, text_hash
+from ..lexicon.occurrence_keys import (
+    SNIPPET_WINDOW,
+    passage_priorities,
+    ranks_in_passage,
+    snippet_from_offsets,
+    text_hash,
+)
 from ..lexicon.sample import SAMPLE_VECTOR_DTYPE, OccurrenceSample
 from ..lexicon.statistics import CONTEXT_VECTORS_META, Lexicon, merge_all
 from ..ops.senses import CONTEXT_WINDOW, window_context_means
@@ -139,20 +146,19 @@ def lowest_per_group(groups: np.ndarray, priorities: np.ndarray, k: int) -> np.n
 
 
 class _SampleBuffer:
-    """What a chunk needs for its sample: per occurrence the priority, document number
-    and token position; per document its text and token offsets (not the Doc)."""
+    """What a chunk needs for its sample: per occurrence the document's text hash, its
+    number and the token position; per document its text and token offsets (not the Doc).
+    Priorities are ``passage_priorities``: one occurrence of a type per passage first."""
 
     def __init__(self) -> None:
-        self.priorities: List[np.ndarray] = []
+        self.text_hashes: List[np.ndarray] = []
         self.doc_numbers: List[np.ndarray] = []
         self.positions: List[np.ndarray] = []
         self.docs: List[Tuple[str, np.ndarray]] = []
 
     def add(self, doc: Doc, text: str, positions: np.ndarray) -> None:
         """``text`` is ``doc.text`` (which spaCy rebuilds token by token: pass the input string)."""
-        self.priorities.append(
-            occurrence_priorities(np.full(len(positions), text_hash(text), dtype=np.uint64), positions)
-        )
+        self.text_hashes.append(np.full(len(positions), text_hash(text), dtype=np.uint64))
         self.doc_numbers.append(np.full(len(positions), len(self.docs), dtype=np.int64))
         self.positions.append(positions)
         self.docs.append((text, doc.to_array([IDX, LENGTH])))
@@ -161,13 +167,13 @@ class _SampleBuffer:
         self, keys: np.ndarray, key_ids: np.ndarray, vectors: np.ndarray, contexts: Optional[np.ndarray], k: int
     ) -> OccurrenceSample:
         """The chunk's sample; snippets are made only for its candidate rows."""
-        priorities = np.concatenate(self.priorities)
         counted = np.flatnonzero((vectors != 0).any(axis=1))  # zero rows are not counted by the Lexicon either
-        candidates = counted[lowest_per_group(key_ids[counted], priorities[counted], k)]
-        doc_numbers, positions = (
-            np.concatenate(self.doc_numbers)[candidates],
-            np.concatenate(self.positions)[candidates],
-        )
+        all_numbers, all_positions = np.concatenate(self.doc_numbers)[counted], np.concatenate(self.positions)[counted]
+        ranks = ranks_in_passage(all_numbers, all_positions, key_ids[counted])
+        priorities = passage_priorities(np.concatenate(self.text_hashes)[counted], all_positions, ranks)
+        chosen = lowest_per_group(key_ids[counted], priorities, k)
+        candidates, priorities = counted[chosen], priorities[chosen]
+        doc_numbers, positions = all_numbers[chosen], all_positions[chosen]
         snippets = []
         columns: Dict[int, Tuple[List[int], List[int]]] = {}
         for number, position in zip(doc_numbers.tolist(), positions.tolist()):
@@ -179,10 +185,11 @@ class _SampleBuffer:
         return OccurrenceSample.from_occurrences(
             keys[key_ids[candidates]],
             vectors[candidates],
-            priorities[candidates],
+            priorities,
             snippets,
             k=k,
             contexts=None if contexts is None else contexts[candidates],
+            by_passage=True,
         )
 
     def clear(self) -> None:

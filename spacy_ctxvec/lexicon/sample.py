@@ -24,6 +24,8 @@ from typing import Any, Callable, Dict, List, Optional, Sequence, Tuple, Union
 import numpy as np
 
 from ..errors import CtxvecError, Errors
+from .occurrence_keys import first_in_passage
+from .sample_rows import lowest_rows
 from .storage import (
     BYTES_SOURCE,
     KeyedRows,
@@ -63,7 +65,9 @@ class OccurrenceSample(KeyedRows):
 
     ``keys`` are sorted and unique; the rows of ``keys[i]`` are
     ``offsets[i]:offsets[i + 1]``, sorted by (priority, snippet). ``contexts`` (rows,
-    width) or None: each row's context vector.
+    width) or None: each row's context vector. ``by_passage``: the priorities are
+    ``occurrence_keys.passage_priorities`` (one occurrence per passage first; which rows
+    share a passage is known: ``independent_rows``); False for samples saved before them.
     """
 
     def __init__(
@@ -77,8 +81,10 @@ class OccurrenceSample(KeyedRows):
         k: int,
         width: int,
         contexts: Optional[np.ndarray] = None,
+        by_passage: bool = False,
     ) -> None:
         self.keys: List[str] = list(keys)
+        self.by_passage = bool(by_passage)
         self.offsets = np.asarray(offsets, dtype=np.int64)
         self.priorities = np.asarray(priorities, dtype=np.uint64)
         self.vectors = np.asarray(vectors, dtype=SAMPLE_VECTOR_DTYPE)
@@ -124,7 +130,7 @@ class OccurrenceSample(KeyedRows):
         return self.contexts is not None
 
     @classmethod
-    def empty(cls, width: int, *, k: int, contexts: bool = False) -> "OccurrenceSample":
+    def empty(cls, width: int, *, k: int, contexts: bool = False, by_passage: bool = False) -> "OccurrenceSample":
         return cls(
             [],
             np.zeros(1, dtype=np.int64),
@@ -134,6 +140,7 @@ class OccurrenceSample(KeyedRows):
             k=k,
             width=width,
             contexts=np.zeros((0, width), dtype=SAMPLE_VECTOR_DTYPE) if contexts else None,
+            by_passage=by_passage,
         )
 
     @classmethod
@@ -146,9 +153,11 @@ class OccurrenceSample(KeyedRows):
         *,
         k: int,
         contexts: Optional[np.ndarray] = None,
+        by_passage: bool = False,
     ) -> "OccurrenceSample":
         """The sample of occurrences given one key, vector row, priority and snippet
-        each (and a context vector row each, when ``contexts`` is given)."""
+        each (and a context vector row each, when ``contexts`` is given; ``by_passage``:
+        the priorities are ``passage_priorities``)."""
         vectors = np.asarray(vectors)
         _check(vectors.ndim == 2, f"vectors must be 2-d (n_occurrences, width), got shape {vectors.shape}")
         n = vectors.shape[0]
@@ -163,7 +172,7 @@ class OccurrenceSample(KeyedRows):
             contexts = np.asarray(contexts)
             _check(contexts.shape == vectors.shape, f"contexts has shape {contexts.shape}, the vectors {vectors.shape}")
         if n == 0:
-            return cls.empty(vectors.shape[1], k=k, contexts=contexts is not None)
+            return cls.empty(vectors.shape[1], k=k, contexts=contexts is not None, by_passage=by_passage)
         _check(all(isinstance(s, str) for s in snippets), "snippets must be strings")
         with np.errstate(over="ignore", invalid="ignore"):
             half = vectors.astype(SAMPLE_VECTOR_DTYPE)
@@ -181,6 +190,7 @@ class OccurrenceSample(KeyedRows):
             k=k,
             width=vectors.shape[1],
             contexts=half_contexts,
+            by_passage=by_passage,
         )
 
     # Merging
@@ -194,10 +204,12 @@ class OccurrenceSample(KeyedRows):
             return self
         if self.n_rows == 0:
             return other
-        if self.has_contexts != other.has_contexts:
-            raise CtxvecError(
-                Errors.E261.format(what="context vectors (kept or not)", a=self.has_contexts, b=other.has_contexts)
-            )
+        for what, a, b in (
+            ("context vectors (kept or not)", self.has_contexts, other.has_contexts),
+            ("priorities (by passage or not)", self.by_passage, other.by_passage),
+        ):
+            if a != b:
+                raise CtxvecError(Errors.E261.format(what=what, a=a, b=b))
         keys = np.union1d(np.asarray(self.keys, dtype=str), np.asarray(other.keys, dtype=str))
         type_ids = np.concatenate(
             [
@@ -214,6 +226,7 @@ class OccurrenceSample(KeyedRows):
             k=self.k,
             width=self.width,
             contexts=np.concatenate([self.contexts, other.contexts]) if self.has_contexts else None,
+            by_passage=self.by_passage,
         )
 
     # Lookup
@@ -268,6 +281,7 @@ class OccurrenceSample(KeyedRows):
             k=self.k,
             width=self.width,
             contexts=None if self.contexts is None else self.contexts[rows],
+            by_passage=self.by_passage,
         )
 
     def without_contexts(self) -> "OccurrenceSample":
@@ -276,8 +290,22 @@ class OccurrenceSample(KeyedRows):
         if self.contexts is None:
             return self
         return OccurrenceSample(
-            self.keys, self.offsets, self.priorities, self.vectors, self.snippets, k=self.k, width=self.width
+            self.keys,
+            self.offsets,
+            self.priorities,
+            self.vectors,
+            self.snippets,
+            k=self.k,
+            width=self.width,
+            by_passage=self.by_passage,
         )
+
+    def independent_rows(self, start: int, end: int) -> np.ndarray:
+        """Bool per row of ``start:end`` (one type's rows): the first occurrence of the
+        type in its passage (``first_in_passage``); all True without ``by_passage``."""
+        if not self.by_passage:
+            return np.ones(end - start, dtype=bool)
+        return first_in_passage(self.priorities[start:end])
 
     # Serialisation: .npy + JSON on disk, msgpack of .npy buffers in bytes; no pickle.
     def _header(self) -> Dict[str, Any]:
@@ -288,6 +316,7 @@ class OccurrenceSample(KeyedRows):
             "vector_dtype": "float16",
             "n_rows": self.n_rows,
             "contexts": self.has_contexts,
+            "by_passage": self.by_passage,
         }
 
     def _array_parts(self) -> Dict[str, np.ndarray]:
@@ -344,8 +373,10 @@ class OccurrenceSample(KeyedRows):
         check_strings(keys, _KEYS_FILE, bad)
         check_strings(snippets, _SNIPPETS_FILE, bad)
         declared_contexts = header.get("contexts", False)
-        if not isinstance(declared_contexts, bool):
-            raise bad(f"{_HEADER_FILE} has a non-boolean 'contexts'")
+        by_passage = header.get("by_passage", False)  # absent in samples saved before passage priorities
+        for name, value in (("contexts", declared_contexts), ("by_passage", by_passage)):
+            if not isinstance(value, bool):
+                raise bad(f"{_HEADER_FILE} has a non-boolean '{name}'")
         if declared_contexts != (arrays.get(_CONTEXTS) is not None):
             raise bad(
                 f"{_HEADER_FILE} says contexts is {str(declared_contexts).lower()}, but {_CONTEXTS}.npy is "
@@ -364,6 +395,7 @@ class OccurrenceSample(KeyedRows):
                 k=header["k"],
                 width=header["width"],
                 contexts=arrays.get(_CONTEXTS),
+                by_passage=by_passage,
             )
         except CtxvecError as err:
             raise bad(str(err).split("] ", 1)[-1]) from None
@@ -390,6 +422,7 @@ class OccurrenceSample(KeyedRows):
             and self.vectors.shape == other.vectors.shape
             and np.array_equal(self.vectors.view(np.uint16), other.vectors.view(np.uint16))
             and self.has_contexts == other.has_contexts
+            and self.by_passage == other.by_passage
             and (
                 self.contexts is None
                 or other.contexts is None
@@ -400,7 +433,7 @@ class OccurrenceSample(KeyedRows):
     def __repr__(self) -> str:
         return (
             f"OccurrenceSample(types={len(self)}, rows={self.n_rows}, k={self.k}, width={self.width}, "
-            f"contexts={self.has_contexts})"
+            f"contexts={self.has_contexts}, by_passage={self.by_passage})"
         )
 
 
@@ -432,37 +465,11 @@ def _select(
     k: int,
     width: int,
     contexts: Optional[np.ndarray] = None,
+    by_passage: bool = False,
 ) -> OccurrenceSample:
     """Per type, the k lowest distinct (priority, snippet) rows of the given rows
-    (``contexts`` rows travel with their vector rows).
-
-    Rows are ordered by (type, priority) with numpy; only runs of rows tied on both are
-    ordered further in Python, by snippet and then vector bytes, and rows equal in
-    (type, priority, snippet) are kept once (the one with the smallest vector bytes).
-    """
-    order = np.lexsort((priorities, type_ids))
-    sorted_types, sorted_priorities = type_ids[order], priorities[order]
-    tied = (sorted_types[1:] == sorted_types[:-1]) & (sorted_priorities[1:] == sorted_priorities[:-1])
-    keep = np.ones(len(order), dtype=bool)
-    if tied.any():
-        order = order.copy()
-        run_starts = np.flatnonzero(tied & ~np.r_[False, tied[:-1]])
-        run_ends = np.flatnonzero(tied & ~np.r_[tied[1:], False]) + 2
-        for start, end in zip(run_starts, run_ends):
-            run = sorted(order[start:end].tolist(), key=lambda row: (snippets[row], vectors[row].tobytes()))
-            order[start:end] = run
-            for position in range(start + 1, end):
-                if snippets[order[position]] == snippets[order[position - 1]]:
-                    keep[position] = False
-    order, sorted_types = order[keep], sorted_types[keep]
-    # rank of each row within its type; keep ranks below k
-    type_starts = np.flatnonzero(np.r_[True, sorted_types[1:] != sorted_types[:-1]])
-    sizes = np.diff(np.r_[type_starts, len(order)])
-    ranks = np.arange(len(order)) - np.repeat(type_starts, sizes)
-    kept = order[ranks < k]
-    kept_types = sorted_types[ranks < k]
-    present = np.unique(kept_types)
-    counts = np.bincount(kept_types, minlength=len(keys))[present]
+    (``contexts`` rows travel with their vector rows; ``sample_rows.lowest_rows``)."""
+    kept, present, counts = lowest_rows(type_ids, priorities, snippets, vectors, k=k, n_types=len(keys))
     return OccurrenceSample(
         keys[present].tolist(),
         np.concatenate([[0], np.cumsum(counts)]).astype(np.int64),
@@ -472,6 +479,7 @@ def _select(
         k=k,
         width=width,
         contexts=None if contexts is None else contexts[kept],
+        by_passage=by_passage,
     )
 
 

@@ -16,14 +16,16 @@ hash) to a ``SenseInventory``, with one ``ops.senses.SenseInductionSettings``:
    in a context space fitted the same way) when the sample keeps context vectors and
    ``context_weight`` > 0; the split decision uses the token rows alone;
    With ``split_by_evidence``, ``ops.sense_evidence.induce_senses_by_evidence`` decides
-   instead, on the clustered rows;
+   instead, on the clustered rows; where the sample knows passages (``by_passage``) only
+   the first occurrence of the type in each passage is judged (``independent_rows``:
+   occurrences that share a passage share its context), the others join their nearest sense;
 3. keep per sense its centroid, static vector, share, up to ``N_EXAMPLES`` example
    snippets (the members nearest the centroid) and a label of ``N_LABEL_WORDS`` context
    words (``ops.sense_labels.labels_by_sense`` over all its sampled snippets, the word
    itself left out); per type its ``corpus_polysemy`` (``ops.sense_evidence.corpus_evidence``
    on the clustered rows, whatever decided the split, through
-   ``ops.sense_evidence.corpus_polysemy_of`` where the evidence did not decide; None with fewer than
-   2 x ``min_support`` usable rows) and the margin scale of its senses
+   ``ops.sense_evidence.corpus_polysemy_of`` where the evidence did not decide; of the
+   independent rows; None with fewer than 2 x ``min_support`` of them) and the margin scale of its senses
    (``ops.sense_evidence.margin_scale``, for token confidences).
 
 Pure numpy (+ scipy through ops); no spaCy. Deterministic.
@@ -216,7 +218,8 @@ def induce_inventory(
                 contexts = sample_contexts[start:end].astype(np.float64)
                 features = sense_features(units, to_sense_space(contexts, context_space), context_weight)
             clustered = units if features is None else features
-            similarity = self_similarity_score(raw, baseline)
+            independent = sample.independent_rows(start, end)
+            similarity = self_similarity_score(raw[independent], baseline)
             model, evidence = induce_type_senses(
                 units,
                 settings,
@@ -224,11 +227,14 @@ def induce_inventory(
                 cluster_rows=features,
                 thresholds=thresholds,
                 split=None if decisions is None else decisions[i],
+                independent=independent,
             )
             corpus_polysemy = (
                 evidence.corpus_polysemy
                 if evidence is not None
-                else corpus_polysemy_of(clustered, min_support=settings.min_support, self_similarity=similarity)
+                else corpus_polysemy_of(
+                    clustered[independent], min_support=settings.min_support, self_similarity=similarity
+                )
             )
             if model.n_senses == 0:
                 continue
@@ -271,11 +277,13 @@ def induce_type_senses(
     cluster_rows: Optional[np.ndarray] = None,
     thresholds: Sequence[Tuple[int, float]] = SPLIT_THRESHOLDS,
     split: Optional[bool] = None,
+    independent: Optional[np.ndarray] = None,
 ) -> Tuple[SenseModel, Optional[SenseEvidence]]:
     """One type's senses by the split rule ``settings`` name: this corpus's evidence
-    (``split_by_evidence``, with the type's ``self_similarity``; its evidence returned too),
-    else ``ops.senses.induce_senses`` (``split``: the probe's decision, None: the spread
-    test decides; no evidence)."""
+    (``split_by_evidence``, with the type's ``self_similarity``; its evidence returned too;
+    ``independent``: the rows judged, one per passage, None: all), else
+    ``ops.senses.induce_senses`` (``split``: the probe's decision, None: the spread test
+    decides; no evidence)."""
     if settings.split_by_evidence:
         return induce_senses_by_evidence(
             units,
@@ -283,6 +291,7 @@ def induce_type_senses(
             max_senses=settings.max_senses,
             min_support=settings.min_support,
             self_similarity=self_similarity,
+            independent=independent,
         )
     return induce_senses(units, settings, thresholds=thresholds, cluster_rows=cluster_rows, split=split), None
 

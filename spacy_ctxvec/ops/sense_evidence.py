@@ -401,18 +401,24 @@ def induce_senses_by_evidence(
     max_senses: int = MAX_SENSES,
     min_support: int = MIN_SUPPORT,
     self_similarity: Optional[float] = None,
+    independent: Optional[np.ndarray] = None,
 ) -> Tuple[SenseModel, SenseEvidence]:
     """``ops.senses.induce_senses`` decided by ``corpus_evidence``: the senses of one type
     from its unit rows (n, d) in the sense space, judged and clustered on ``cluster_rows``
     (n, d'; e.g. ``sense_features``, token joined to context; None: ``unit_rows``). The
     SenseModel's centroids are unit means of ``cluster_rows`` per sense, largest sense
     first; its ``spread`` that of the usable ``unit_rows`` (``self_similarity``: see
-    ``corpus_evidence``). An empty input: zero senses."""
+    ``corpus_evidence``, of the ``independent`` rows). ``independent`` (n,) bool or None
+    (all): the rows that are independent evidence (one per passage); the evidence and the
+    centroids are theirs, every other row joins its nearest sense and counts in the
+    shares. An empty input: zero senses."""
     units = np.asarray(unit_rows, dtype=np.float64)
     units = units.reshape(len(units), -1) if units.size else units.reshape(len(units), 0)
     clustered = units if cluster_rows is None else np.asarray(cluster_rows, dtype=np.float64).reshape(len(units), -1)
+    judged = np.ones(len(units), dtype=bool) if independent is None else np.asarray(independent, dtype=bool)
+    judged = judged if judged.any() else np.ones(len(units), dtype=bool)
     evidence = corpus_evidence(
-        clustered,
+        clustered[judged],
         self_similarity=self_similarity,
         split_z=split_z,
         prior_shift=prior_shift,
@@ -422,9 +428,18 @@ def induce_senses_by_evidence(
     )
     k = evidence.n_senses
     if k == 0:
-        return SenseModel(evidence.labels, np.zeros((0, clustered.shape[1])), np.zeros(0), 0.0), evidence
-    sums = sums_by_label(finite_or_zero(clustered), evidence.labels, k)
-    counts = np.bincount(evidence.labels, minlength=k)
+        return SenseModel(np.zeros(len(units), dtype=np.int64), np.zeros((0, clustered.shape[1])), np.zeros(0), 0.0), (
+            SenseEvidence(evidence.corpus_polysemy, evidence.threshold, np.zeros(len(units), dtype=np.int64))
+        )
+    centroids = normalise_rows(sums_by_label(finite_or_zero(clustered[judged]), evidence.labels, k))
+    labels = np.zeros(len(units), dtype=np.int64)
+    labels[judged] = evidence.labels
+    if not judged.all():
+        labels[~judged] = np.argmax(finite_or_zero(clustered[~judged]) @ centroids.T, axis=1)
+        counts = np.bincount(labels, minlength=k)
+        order = np.argsort(-counts, kind="stable")  # largest sense first again
+        labels, centroids = np.argsort(order)[labels], centroids[order]
+    counts = np.bincount(labels, minlength=k)
     usable = usable_rows(units)
-    model = SenseModel(evidence.labels, normalise_rows(sums), counts / counts.sum(), spread(units[usable]))
-    return model, evidence
+    model = SenseModel(labels, centroids, counts / counts.sum(), spread(units[usable]))
+    return model, SenseEvidence(evidence.corpus_polysemy, evidence.threshold, labels)
