@@ -5,8 +5,9 @@ The one-use table and every split measurement take one occurrence per line. Here
 lines of md5-even WordNet-monosemous words (``monosemous_sentences.py``; the first
 ``--words`` such words, ``--lines`` lines each) are written as corpora that differ only in
 how many lines of the same word make one document (``--per-doc``, e.g. 1, 2, 7, 14), each
-built with ``build-lexicon``'s defaults; the words' ``corpus_polysemy`` quartiles, the
-share kept at one sense and the mean number of senses are printed per corpus.
+built with ``build-lexicon``'s defaults; how many of the words have a ``corpus_polysemy``
+(None: fewer than 6 sampled occurrences in distinct passages), its quartiles, the share
+kept at one sense and the mean number of senses are printed per corpus.
 
     HF_HUB_OFFLINE=1 python benchmarks/quality/shared_documents.py MONO20.jsonl OUT_DIR
 (MONO20.jsonl: ``monosemous_sentences.py ... --per-word 20 --max-words 5000``.)
@@ -61,7 +62,7 @@ def main() -> None:
     args.out.mkdir(parents=True, exist_ok=False)
     lines = even_word_lines(args.mono, args.words, args.lines)
     print(f"{len(lines)} md5-even monosemous words, {args.lines} lines each")
-    print("lines per document | documents | corpus_polysemy quartiles | kept at one sense | mean senses")
+    print("lines per document | documents | with corpus_polysemy | its quartiles | kept at one sense | mean senses")
     for per_doc in args.per_doc:
         corpus = [" ".join(rows[i : i + per_doc]) for rows in lines.values() for i in range(0, len(rows), per_doc)]
         inventory = build(corpus, args.out / f"per_doc_{per_doc}")
@@ -69,8 +70,9 @@ def main() -> None:
         scores = [inventory.corpus_polysemy_of(key) for key in keys]
         values = np.array([score for score in scores if score is not None])
         senses = np.array([inventory.n_senses(key) for key in keys])
-        quartiles = " / ".join(f"{q:.2f}" for q in np.percentile(values, [25, 50, 75]))
-        print(f"{per_doc} | {len(corpus)} | {quartiles} | {np.mean(senses == 1):.3f} | {senses.mean():.2f}")
+        quartiles = " / ".join(f"{q:.2f}" for q in np.percentile(values, [25, 50, 75])) if len(values) else "-"
+        shares = f"{np.mean(senses == 1):.3f} | {senses.mean():.2f}"
+        print(f"{per_doc} | {len(corpus)} | {len(values)} of {len(keys)} | {quartiles} | {shares}")
 
 
 if __name__ == "__main__":

@@ -22,8 +22,11 @@ from ..saved_pipeline import existing_path, load_senses_and_lexicon
 from ._app import OVERWRITE_FILE, app, exit_on_coded_error
 
 FORMATS = ("table", "tsv", "json")
-# Why a word shows no corpus_polysemy (ops.sense_evidence): too few sampled occurrences.
-NO_EVIDENCE = "no corpus_polysemy (too few sampled occurrences: at least 2 x min_support are needed)"
+# Why a word shows no corpus_polysemy (ops.sense_evidence): too few sampled occurrences
+# (occurrences that share a passage count once).
+NO_EVIDENCE = (
+    "no corpus_polysemy (too few sampled occurrences in distinct passages: at least 2 x min_support are needed)"
+)
 
 
 def unique_words(inventory: SenseInventory, words: List[str]) -> List[str]:
