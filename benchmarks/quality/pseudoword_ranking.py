@@ -4,21 +4,24 @@ agree? P(mixed > single) per candidate measure on the pseudo-words of ``pseudowo
 
 For each pseudo-word and n in 10, 20, 40: the mixed corpus's first n/2 rows of each use
 against the single corpus's first n rows (ties count half), each corpus with its own sense
-spaces and anisotropy baseline, as two build-lexicon runs would have. Measures: the
+spaces and anisotropy baseline, as two build-lexicon runs would have. With ``--repeats R``
+(R > 1) each word compares R random draws of those sizes instead (seeded; a word's score is
+the mean of its R comparisons, which takes most of the sampling noise of one draw out of
+small n) and the standard error over words is printed beside each share. Measures: the
 self-similarity score (raw rows), the split z (token + context rows), their standardised
 sum (the wired corpus_polysemy before "Groups or differing uses"), the spreads of the
 token, context and feature (token + context) rows, and ``corpus_polysemy`` as wired now
 (``ops.sense_evidence.corpus_polysemy_of``). Needs a cache written since pseudowords.py
 kept raw rows.
 
-    python benchmarks/quality/pseudoword_ranking.py /tmp/pw40 [--half held_out] [--sizes 6,8,10,20,40]
+    python benchmarks/quality/pseudoword_ranking.py /tmp/pw40 [--half held_out] [--sizes 6,8,10,20,40] [--repeats 10]
 """
 
 import argparse
 import json
 import sys
 from pathlib import Path
-from typing import Dict, List, Tuple
+from typing import Dict, List, Optional, Tuple
 
 import numpy as np
 
@@ -67,33 +70,64 @@ def measures(word: Dict, rows: np.ndarray, baseline: float, n: int) -> Dict[str,
     }
 
 
+def drawn_rows(
+    mixed: Dict, single: Dict, n: int, repeats: int, rng: np.random.Generator
+) -> Optional[List[Tuple[np.ndarray, np.ndarray]]]:
+    """(mixed rows, single rows) pairs: the first rows (``rows_for``) for one repeat, else
+    ``repeats`` random draws of n/2 rows of each use and n rows of the single use; None
+    where a corpus has too few rows."""
+    if repeats == 1:
+        in_mixed, in_single = rows_for(mixed, n, True), rows_for(single, n, False)
+        return None if in_mixed is None or in_single is None else [(in_mixed, in_single)]
+    uses = [np.flatnonzero(mixed["uses"] == use) for use in (0, 1)]
+    one_use = np.flatnonzero(single["uses"] == 0)
+    if min(len(rows) for rows in uses) < n // 2 or len(one_use) < n:
+        return None
+    return [
+        (
+            np.sort(np.concatenate([rng.choice(rows, n // 2, replace=False) for rows in uses])),
+            np.sort(rng.choice(one_use, n, replace=False)),
+        )
+        for _ in range(repeats)
+    ]
+
+
 def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
     parser.add_argument("cache", type=Path, help="the directory pseudowords.py wrote")
     parser.add_argument("--half", choices=("tune", "held_out"), default="tune")
     parser.add_argument("--sizes", type=lambda t: [int(x) for x in t.split(",")], default=list(SIZES))
+    parser.add_argument("--repeats", type=int, default=1, help="random draws per word (1: the first rows)")
     args = parser.parse_args()
     if any(n % 2 or n < 2 for n in args.sizes):
         parser.error("--sizes takes even sizes: the mixed corpus holds n/2 rows of each use")
+    if args.repeats < 1:
+        parser.error("--repeats takes at least 1")
     mixed_baseline, mixed = load(args.cache, "mixed")
     single_baseline, single = load(args.cache, "single")
     table: Dict[str, List[str]] = {}
     counts = []
+    rng = np.random.default_rng(0)
     for n in args.sizes:
         higher: Dict[str, List[float]] = {}
         for token, word in mixed.items():
             if word["half"] != args.half or token not in single:
                 continue
-            in_mixed, in_single = rows_for(word, n, True), rows_for(single[token], n, False)
-            if in_mixed is None or in_single is None:
+            draws = drawn_rows(word, single[token], n, args.repeats, rng)
+            if draws is None:
                 continue
-            a = measures(word, in_mixed, mixed_baseline, n)
-            b = measures(single[token], in_single, single_baseline, n)
-            for name in a:
-                higher.setdefault(name, []).append(1.0 if a[name] > b[name] else 0.5 if a[name] == b[name] else 0.0)
+            wins: Dict[str, List[float]] = {}
+            for in_mixed, in_single in draws:
+                a = measures(word, in_mixed, mixed_baseline, n)
+                b = measures(single[token], in_single, single_baseline, n)
+                for name in a:
+                    wins.setdefault(name, []).append(1.0 if a[name] > b[name] else 0.5 if a[name] == b[name] else 0.0)
+            for name, values in wins.items():
+                higher.setdefault(name, []).append(float(np.mean(values)))
         counts.append(str(len(next(iter(higher.values()), []))))
         for name, values in higher.items():
-            table.setdefault(name, []).append(f"{np.mean(values):.3f}")
+            error = f" ± {np.std(values) / np.sqrt(len(values)):.3f}" if args.repeats > 1 else ""
+            table.setdefault(name, []).append(f"{np.mean(values):.3f}{error}")
     sizes = " / ".join(map(str, args.sizes))
     print(f"{args.half}: P(mixed > single) at n = {sizes} ({' / '.join(counts)} pseudo-words)")
     for name, cells in table.items():
