@@ -282,3 +282,26 @@ def test_progress_waits_for_the_first_batch_without_a_rate_and_shows_a_batch_who
         assert "258doc" in last and "doc/s" in last and "waiting" not in last, last
     finally:
         bar.close()
+
+
+def test_a_checkpoint_from_before_passage_priorities_is_refused_up_front(tiny_nlp, tmp_path):
+    """Its sample (one row per occurrence priority) would not merge with the new shards'
+    (E261 after the next shard): the fingerprint refuses it before any counting (E221)."""
+    import json
+
+    from spacy_ctxvec.building.checkpoints import STATE_FILE
+
+    corpus = write_corpus(tmp_path / "c.txt", 30, seed=6)
+    options = dict(batch_size=8, progress=False, sample_size=3)
+    lines = corpus.read_text(encoding="utf8").splitlines()
+    corpus.write_bytes("\n".join(lines[:25]).encode("utf8") + b"\n\xff broken\n")
+    checkpoints = tmp_path / "ckpt"
+    with pytest.raises(CtxvecError, match="E240"):
+        build_lexicon_local(tiny_nlp, corpus, shard_size=10, checkpoint_dir=checkpoints, **options)
+    corpus.write_text("\n".join(lines) + "\n", encoding="utf8")
+    (state_file,) = checkpoints.glob(f"shard-*/{STATE_FILE}")
+    state = json.loads(state_file.read_text(encoding="utf8"))
+    assert state["fingerprint"].pop("sample_priorities") == "passage"
+    state_file.write_text(json.dumps(state), encoding="utf8")
+    with pytest.raises(CtxvecError, match="E221.*sample_priorities .no option: a checkpoint written by a spacy-ctxvec"):
+        build_lexicon_local(tiny_nlp, corpus, shard_size=10, checkpoint_dir=checkpoints, resume=True, **options)

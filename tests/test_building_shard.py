@@ -114,7 +114,8 @@ def every_occurrence(nlp, texts):
                 if doc[int(j)].lower_ == doc[int(i)].lower_ and j // PASSAGE_TOKENS == i // PASSAGE_TOKENS
             )
             hashes = np.array([text_hash(doc.text)], dtype=np.uint64)
-            priorities.append(passage_priorities(hashes, np.array([i]), np.array([rank]))[0])
+            word = np.array([text_hash(doc[int(i)].lower_)], dtype=np.uint64)
+            priorities.append(passage_priorities(hashes, word, np.array([i]), np.array([rank]))[0])
             snippets.append(snippet(doc, int(i)))
             around = [
                 j

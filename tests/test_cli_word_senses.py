@@ -167,7 +167,7 @@ def test_a_word_without_corpus_polysemy_says_why():
     entry = {"word": "x", "key": "x", "n_senses": 1, "corpus_polysemy": None}
     entry["senses"] = [{"sense": 0, "label": "", "share": 1.0, "examples": ["a [x] b"]}]
     table = render([entry], "table")
-    assert "x (x): 1 sense, no corpus_polysemy (too few sampled occurrences in distinct passages: at least 2 x" in table
+    assert "x (x): 1 sense, no corpus_polysemy (too few sampled occurrences: at least 2 x min_support" in table
     assert render([entry], "tsv").splitlines()[1].split("\t")[4:6] == ["", ""]
 
 

@@ -16,6 +16,7 @@ from spacy_ctxvec.lexicon.occurrence_keys import (
     ranks_in_passage,
     snippet_from_offsets,
     text_hash,
+    word_hashes,
 )
 
 
@@ -64,13 +65,28 @@ def test_passage_priorities_take_one_occurrence_per_passage_first_and_keep_the_p
     text = text_hash("a long document")
     positions = np.array([3, 10, PASSAGE_TOKENS + 1, PASSAGE_TOKENS + 7, 5 * PASSAGE_TOKENS])
     ranks = np.array([0, 1, 0, 1, 0])
-    priorities = passage_priorities(np.full(5, text, dtype=np.uint64), positions, ranks)
+    word = np.full(5, text_hash("bank"), dtype=np.uint64)
+    priorities = passage_priorities(np.full(5, text, dtype=np.uint64), word, positions, ranks)
     assert priorities.dtype == np.uint64 and len(set(priorities.tolist())) == 5
     assert first_in_passage(priorities).tolist() == [True, False, True, False, True]
     assert priorities[ranks == 0].max() < priorities[ranks == 1].min()  # every first occurrence before a second
     passages = passage_of(priorities).tolist()
     assert passages[0] == passages[1] and passages[2] == passages[3] and len(set(passages)) == 3
-    other = passage_priorities(np.full(5, text_hash("another document"), dtype=np.uint64), positions, ranks)
+    other = passage_priorities(np.full(5, text_hash("another document"), dtype=np.uint64), word, positions, ranks)
     assert not set(passage_of(other).tolist()) & set(passages)  # the same positions, another document
-    capped = passage_priorities(np.full(2, text, dtype=np.uint64), np.array([1, 2]), np.array([255, 10_000]))
+    capped = passage_priorities(np.full(2, text, dtype=np.uint64), word[:2], np.array([1, 2]), np.array([255, 10_000]))
     assert not first_in_passage(capped).any() and (capped >> np.uint64(56)).tolist() == [255, 255]
+
+
+def test_each_word_draws_its_own_passages():
+    """Two words in each of 2,000 passages: the 64 first passages of each by priority
+    are different passages (with a passage order shared by all words, every frequent word
+    would keep the same 64, and the corpus sense space would be fitted on those alone)."""
+    docs = np.repeat(np.arange(2000), 2)
+    hashes = np.array([text_hash(f"document {d}") for d in docs], dtype=np.uint64)
+    positions, ranks = np.tile([3, 50], 2000), np.zeros(4000, dtype=np.int64)
+    words = word_hashes(["the", "of"] * 2000)
+    priorities = passage_priorities(hashes, words, positions, ranks)
+    lowest = [set(docs[w::2][np.argsort(priorities[w::2])[:64]].tolist()) for w in (0, 1)]
+    assert len(lowest[0] & lowest[1]) < 8
+    assert word_hashes(["the"]).tolist() == [text_hash("the")] and word_hashes([]).dtype == np.uint64

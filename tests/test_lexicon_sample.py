@@ -275,7 +275,8 @@ def passage_occurrences(seed: int, n_occ: int = 600):
     docs, positions = tokens // 300, tokens % 300
     type_ids = rng.integers(0, 6, n_occ)
     hashes = np.array([text_hash(f"document {d}") for d in docs], dtype=np.uint64)
-    priorities = passage_priorities(hashes, positions, ranks_in_passage(docs, positions, type_ids))
+    words = np.array([text_hash(f"w{t}") for t in type_ids], dtype=np.uint64)
+    priorities = passage_priorities(hashes, words, positions, ranks_in_passage(docs, positions, type_ids))
     snippets = [f"doc {d} [w{t}] at {p}" for d, t, p in zip(docs, type_ids, positions)]
     return [f"w{t}" for t in type_ids], rng.normal(size=(n_occ, 8)), priorities, snippets, docs, positions
 
@@ -320,8 +321,47 @@ def test_a_type_seen_many_times_in_few_passages_keeps_every_rank_in_its_passage_
     positions = np.r_[np.arange(0, 30, 3), np.arange(200, 215, 3)]  # 10 in one passage, 5 in another
     docs, types = np.zeros(len(positions), dtype=np.int64), np.zeros(len(positions), dtype=np.int64)
     ranks = ranks_in_passage(docs, positions, types)
-    priorities = passage_priorities(np.full(len(positions), text_hash("d"), dtype=np.uint64), positions, ranks)
+    n = len(positions)
+    word = np.full(n, text_hash("w"), dtype=np.uint64)
+    priorities = passage_priorities(np.full(n, text_hash("d"), dtype=np.uint64), word, positions, ranks)
     snippets = [f"[w] at {p}" for p in positions]
     sample = OccurrenceSample.from_occurrences(["w"] * 15, np.ones((15, 4)), priorities, snippets, k=8, by_passage=True)
     assert sample.independent_rows(0, 8).sum() == 2  # the first of each passage, then the second ranks
     assert sorted(sample.snippets[:2]) == ["[w] at 0", "[w] at 200"]
+
+
+def test_passage_samples_are_format_2_and_format_1_samples_still_load(tmp_path):
+    keys, vectors, priorities, snippets, _, _ = passage_occurrences(2, n_occ=50)
+    sample = OccurrenceSample.from_occurrences(keys, vectors, priorities, snippets, k=4, by_passage=True)
+    sample.to_disk(tmp_path / "s")
+    header = json.loads((tmp_path / "s" / "sample.json").read_text())
+    assert header["format_version"] == 2 and header["by_passage"] is True
+    header.update(format_version=1, by_passage=False)  # as the version before wrote it
+    (tmp_path / "s" / "sample.json").write_text(json.dumps(header))
+    old = OccurrenceSample.from_disk(tmp_path / "s")
+    assert not old.by_passage and old.independent_rows(0, 3).all()
+    header["format_version"] = 3
+    (tmp_path / "s" / "sample.json").write_text(json.dumps(header))
+    with pytest.raises(CtxvecError, match="E262.*unsupported format"):
+        OccurrenceSample.from_disk(tmp_path / "s")
+
+
+def test_empty_samples_merge_to_the_same_flags_in_either_order():
+    parts = [OccurrenceSample.empty(8, k=3, contexts=c, by_passage=p) for c in (False, True) for p in (False, True)]
+    for a in parts:
+        for b in parts:
+            assert a.merge(b) == b.merge(a)
+
+
+def test_a_sample_not_made_by_the_shard_judges_every_row():
+    """Passage priorities whose first rows were pruned away (not a shard's sample): no row is
+    first in its passage, so every row is judged rather than none."""
+    from spacy_ctxvec.lexicon.occurrence_keys import passage_priorities
+
+    priorities = passage_priorities(
+        np.full(3, text_hash("d"), dtype=np.uint64), np.full(3, text_hash("w"), dtype=np.uint64), [1, 2, 3], [1, 2, 3]
+    )
+    sample = OccurrenceSample.from_occurrences(
+        ["w"] * 3, np.ones((3, 4)), priorities, ["a", "b", "c"], k=3, by_passage=True
+    )
+    assert sample.independent_rows(0, 3).tolist() == [True, True, True]

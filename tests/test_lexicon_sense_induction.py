@@ -347,7 +347,9 @@ def passage_lexicon(keys, vectors, docs, positions, snippets=None) -> Lexicon:
 
     type_ids = np.unique(np.asarray(keys), return_inverse=True)[1].ravel()
     hashes = np.array([text_hash(f"document {d}") for d in docs], dtype=np.uint64)
-    priorities = passage_priorities(hashes, np.asarray(positions), ranks_in_passage(docs, positions, type_ids))
+    words = np.array([text_hash(key) for key in keys], dtype=np.uint64)
+    ranks = ranks_in_passage(docs, positions, type_ids)
+    priorities = passage_priorities(hashes, words, np.asarray(positions), ranks)
     snippets = [f"doc {d} [{key}] at {p}" for key, d, p in zip(keys, docs, positions)] if snippets is None else snippets
     sample = OccurrenceSample.from_occurrences(keys, vectors, priorities, snippets, k=64, by_passage=True)
     return Lexicon.from_occurrences(keys, vectors, meta={"key": "lower"}).with_sample(sample)
@@ -385,3 +387,30 @@ def test_a_word_with_two_uses_over_many_passages_still_splits_and_counts_every_o
     assert inventory.n_senses("bank") == 2
     assert [round(sense.share, 6) for sense in inventory.senses_of("bank")] == [0.5, 0.5]
     assert inventory.corpus_polysemy_of("bank") > one_use_reference(12)[-1]
+
+
+def test_label_words_count_a_passage_once():
+    """'bank' in 24 passages (12 river, 12 money, the money snippets without a word in
+    common); one money passage holds it twice more, both snippets with "vault". Counted per
+    snippet, "vault" passes the two-snippet floor of a label word and labels the money
+    sense; counted per passage it is seen once and is no label."""
+    keys, vectors, _, _ = synthetic()
+    bank = np.flatnonzero(np.array(keys) == "bank")
+    others = np.flatnonzero(np.array(keys) != "bank")
+    order = np.r_[others, bank, bank[[1, 3]]]  # two more money occurrences (odd ones are money)
+    names = [keys[i] for i in order]
+    positions = np.r_[np.zeros(len(others) + 24, dtype=np.int64), [30, 60]]
+    snippets = [f"doc {i} [{key}]" for i, key in enumerate(names[: len(others)])]
+    snippets += ["the muddy river water [bank]" if j % 2 == 0 else f"paid{j} coins{j} [bank]" for j in range(24)]
+    snippets += ["the vault [bank] today", "a vault [bank] now"]
+
+    def money_words(docs):
+        inventory = induce_inventory(
+            passage_lexicon(names, vectors[order], docs, positions, snippets=snippets), min_count=5
+        )
+        assert inventory.n_senses("bank") == 2
+        return [sense.label_words for sense in inventory.senses_of("bank") if "river" not in sense.label_words][0]
+
+    shared = np.r_[np.arange(len(others)), 10_000 + np.arange(24), [10_001, 10_001]]  # with bank's 2nd occurrence
+    assert "vault" not in money_words(shared)
+    assert "vault" in money_words(np.arange(len(names)))  # the same snippets, each in a passage of its own

@@ -369,3 +369,22 @@ def test_dependent_rows_that_outnumber_the_judged_ones_make_the_larger_sense_fir
     assert model.labels[6:].tolist() == [0] * 14 and model.shares.tolist() == [14 / 20, 6 / 20]
     nobody = np.zeros(len(rows), dtype=bool)  # none marked: every row is judged (never zero senses)
     assert induce_senses_by_evidence(rows, independent=nobody)[0].n_senses == 2
+
+
+def test_rows_without_a_vector_join_the_largest_sense_counting_the_dependent_rows():
+    """14 judged rows of one use, 8 of another, 10 more of the second that share passages,
+    2 rows without a vector: the second use is the larger sense once every row counts, and
+    the rows without a vector join it (before: they stayed in the judged rows' largest)."""
+    rows, _ = groups([14, 18], seed=5)
+    rows = np.vstack([rows, np.zeros((2, rows.shape[1]))])
+    judged = np.r_[np.ones(22, dtype=bool), np.zeros(10, dtype=bool), True, False]
+    model, evidence = induce_senses_by_evidence(rows, independent=judged)
+    assert model.n_senses == 2 and np.bincount(model.labels).tolist() == [20, 14]
+    assert model.labels[-2:].tolist() == [0, 0] and model.labels[14:32].tolist() == [0] * 18
+    assert np.array_equal(evidence.labels, model.labels)
+
+
+def test_independent_rows_of_the_wrong_length_are_e610():
+    rows, _ = groups([6, 6], seed=6)
+    with pytest.raises(CtxvecError, match="E610.*independent.*one boolean per row, shape \\(12,\\)"):
+        induce_senses_by_evidence(rows, independent=np.ones(11, dtype=bool))

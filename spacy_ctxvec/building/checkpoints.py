@@ -38,6 +38,7 @@ SETTING_OPTIONS = {
     "max_docs": "--max-docs",
     "sample_size": "--sample-size",
     "sample_contexts": "--sample-contexts",
+    "sample_priorities": "no option: a checkpoint written by a spacy-ctxvec from before passage priorities",
 }
 # The counting config's digest is compared; its text, kept beside it, only names what
 # differs (checkpoints written before it lack the text).
@@ -322,4 +323,7 @@ def build_fingerprint(
         fingerprint["sample_contexts"] = bool(
             sample_contexts
         )  # absent in checkpoints made before contexts: they do not resume
+        # absent in checkpoints made before passage priorities: they do not resume (their
+        # samples do not merge with new ones)
+        fingerprint["sample_priorities"] = "passage"
     return fingerprint

@@ -41,6 +41,7 @@ from ..lexicon.occurrence_keys import (
     ranks_in_passage,
     snippet_from_offsets,
     text_hash,
+    word_hashes,
 )
 from ..lexicon.sample import SAMPLE_VECTOR_DTYPE, OccurrenceSample
 from ..lexicon.statistics import CONTEXT_VECTORS_META, Lexicon, merge_all
@@ -170,7 +171,8 @@ class _SampleBuffer:
         counted = np.flatnonzero((vectors != 0).any(axis=1))  # zero rows are not counted by the Lexicon either
         all_numbers, all_positions = np.concatenate(self.doc_numbers)[counted], np.concatenate(self.positions)[counted]
         ranks = ranks_in_passage(all_numbers, all_positions, key_ids[counted])
-        priorities = passage_priorities(np.concatenate(self.text_hashes)[counted], all_positions, ranks)
+        words = word_hashes(keys.tolist())[key_ids[counted]]
+        priorities = passage_priorities(np.concatenate(self.text_hashes)[counted], words, all_positions, ranks)
         chosen = lowest_per_group(key_ids[counted], priorities, k)
         candidates, priorities = counted[chosen], priorities[chosen]
         doc_numbers, positions = all_numbers[chosen], all_positions[chosen]

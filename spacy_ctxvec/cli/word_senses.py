@@ -25,7 +25,8 @@ FORMATS = ("table", "tsv", "json")
 # Why a word shows no corpus_polysemy (ops.sense_evidence): too few sampled occurrences
 # (occurrences that share a passage count once).
 NO_EVIDENCE = (
-    "no corpus_polysemy (too few sampled occurrences in distinct passages: at least 2 x min_support are needed)"
+    "no corpus_polysemy (too few sampled occurrences: at least 2 x min_support are needed, "
+    "occurrences that share a passage counting once)"
 )
 
 

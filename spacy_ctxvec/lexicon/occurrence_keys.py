@@ -10,7 +10,8 @@ came from (``passage_of``, ``first_in_passage``): occurrences that share a passa
 their context through attention, and are not independent evidence of how a word is used
 (issue 21, benchmarks/quality/SENSE_EVIDENCE.md "Occurrences that share a passage").
 Bits, highest first: 8 for the occurrence's rank among the word's occurrences in its
-passage (capped at 255), 32 of the passage's hash, 24 of the occurrence's hash."""
+passage (capped at 255), 32 of a hash of the passage and the word, 24 of the occurrence's
+hash."""
 
 import hashlib
 from typing import Sequence
@@ -45,24 +46,37 @@ def occurrence_priorities(doc_text_hashes: np.ndarray, token_positions: np.ndarr
     hashes = np.asarray(doc_text_hashes, dtype=np.uint64)
     positions = np.asarray(token_positions, dtype=np.int64).astype(np.uint64)
     with np.errstate(over="ignore"):
-        z = hashes ^ ((positions + np.uint64(1)) * _GOLDEN)
+        return _splitmix(hashes ^ ((positions + np.uint64(1)) * _GOLDEN))
+
+
+def _splitmix(z: np.ndarray) -> np.ndarray:
+    """splitmix64's finaliser of uint64 values (wrapping arithmetic)."""
+    with np.errstate(over="ignore"):
         z = (z ^ (z >> np.uint64(30))) * _MIX_1
         z = (z ^ (z >> np.uint64(27))) * _MIX_2
         return z ^ (z >> np.uint64(31))
 
 
 def passage_priorities(
-    doc_text_hashes: np.ndarray, token_positions: np.ndarray, ranks_in_passage: np.ndarray
+    doc_text_hashes: np.ndarray, word_hashes: np.ndarray, token_positions: np.ndarray, ranks_in_passage: np.ndarray
 ) -> np.ndarray:
     """uint64 priority per occurrence whose lowest values take one occurrence of a word per
-    passage first (module docstring). ``ranks_in_passage``: the occurrence's rank among
-    the same word's occurrences in its passage (0 for the first), see ``ranks_in_passage``."""
+    passage first (module docstring). ``word_hashes``: ``text_hash`` of each occurrence's
+    word type key (the passage bits hold it, so that each word draws its own passages, not
+    the same ones for every frequent word); ``ranks_in_passage``: the occurrence's rank
+    among the same word's occurrences in its passage (0 for the first), see ``ranks_in_passage``."""
     hashes = np.asarray(doc_text_hashes, dtype=np.uint64)
     positions = np.asarray(token_positions, dtype=np.int64)
-    passages = occurrence_priorities(hashes ^ _PASSAGE_SALT, positions // PASSAGE_TOKENS)
+    words = np.asarray(word_hashes, dtype=np.uint64)
+    passages = _splitmix(occurrence_priorities(hashes ^ _PASSAGE_SALT, positions // PASSAGE_TOKENS) ^ words)
     occurrences = occurrence_priorities(hashes, positions)
     ranks = np.minimum(np.asarray(ranks_in_passage, dtype=np.int64), _MAX_RANK).astype(np.uint64)
     return (ranks << _RANK_SHIFT) | ((passages >> np.uint64(32)) << _PASSAGE_SHIFT) | (occurrences >> np.uint64(40))
+
+
+def word_hashes(keys: Sequence[str]) -> np.ndarray:
+    """``text_hash`` of each word type key, uint64 (``passage_priorities``'s ``word_hashes``)."""
+    return np.array([text_hash(key) for key in keys], dtype=np.uint64)
 
 
 def ranks_in_passage(doc_numbers: np.ndarray, token_positions: np.ndarray, type_ids: np.ndarray) -> np.ndarray:

@@ -37,7 +37,8 @@ from .storage import (
     save_parts,
 )
 
-SAMPLE_FORMAT_VERSION = 1
+SAMPLE_FORMAT_VERSION = 2  # 2: by_passage in the header; version 1 samples (without it) still load
+_READ_VERSIONS = (1, 2)
 SAMPLE_VECTOR_DTYPE = np.float16
 _ARRAY_FILES = ("offsets", "priorities", "vectors")
 _ARRAY_DTYPES = {
@@ -200,6 +201,8 @@ class OccurrenceSample(KeyedRows):
         for what, a, b in (("k", self.k, other.k), ("width", self.width, other.width)):
             if a != b:
                 raise CtxvecError(Errors.E261.format(what=what, a=a, b=b))
+        if self.n_rows == 0 and other.n_rows == 0:  # the same result in either order
+            return max(self, other, key=lambda part: (part.by_passage, part.has_contexts))
         if other.n_rows == 0:
             return self
         if self.n_rows == 0:
@@ -302,10 +305,10 @@ class OccurrenceSample(KeyedRows):
 
     def independent_rows(self, start: int, end: int) -> np.ndarray:
         """Bool per row of ``start:end`` (one type's rows): the first occurrence of the
-        type in its passage (``first_in_passage``); all True without ``by_passage``."""
-        if not self.by_passage:
-            return np.ones(end - start, dtype=bool)
-        return first_in_passage(self.priorities[start:end])
+        type in its passage (``first_in_passage``); all True without ``by_passage`` or
+        where no row is first (not a sample the shard made: it keeps the first ones)."""
+        first = first_in_passage(self.priorities[start:end]) if self.by_passage else np.zeros(0, dtype=bool)
+        return first if first.any() else np.ones(end - start, dtype=bool)
 
     # Serialisation: .npy + JSON on disk, msgpack of .npy buffers in bytes; no pickle.
     def _header(self) -> Dict[str, Any]:
@@ -365,7 +368,7 @@ class OccurrenceSample(KeyedRows):
         def bad(problem: str) -> CtxvecError:
             return CtxvecError(Errors.E262.format(path=source, problem=problem))
 
-        check_header(header, SAMPLE_FORMAT_VERSION, bad)
+        check_header(header, _READ_VERSIONS, bad)
         for name in ("k", "width"):
             value = header.get(name)
             if not isinstance(value, int) or isinstance(value, bool) or value < 1:

@@ -21,11 +21,12 @@ hash) to a ``SenseInventory``, with one ``ops.senses.SenseInductionSettings``:
    occurrences that share a passage share its context), the others join their nearest sense;
 3. keep per sense its centroid, static vector, share, up to ``N_EXAMPLES`` example
    snippets (the members nearest the centroid) and a label of ``N_LABEL_WORDS`` context
-   words (``ops.sense_labels.labels_by_sense`` over all its sampled snippets, the word
-   itself left out); per type its ``corpus_polysemy`` (``ops.sense_evidence.corpus_evidence``
-   on the clustered rows, whatever decided the split, through
-   ``ops.sense_evidence.corpus_polysemy_of`` where the evidence did not decide; of the
-   independent rows; None with fewer than 2 x ``min_support`` of them) and the margin scale of its senses
+   words (``ops.sense_labels.labels_by_sense`` over its sampled snippets, one per passage
+   where the sample knows passages, the word itself left out); per type its
+   ``corpus_polysemy`` (``ops.sense_evidence.corpus_evidence`` on the clustered rows,
+   whatever decided the split, through ``ops.sense_evidence.corpus_polysemy_of`` where the
+   evidence did not decide; of the independent rows; None with fewer than 2 x
+   ``min_support`` of them) and the margin scale of its senses
    (``ops.sense_evidence.margin_scale``, for token confidences).
 
 Pure numpy (+ scipy through ops); no spaCy. Deterministic.
@@ -247,7 +248,7 @@ def induce_inventory(
             vectors.append(_means_by_label(raw, model.labels, model.n_senses))
             closeness = np.einsum("ij,ij->i", clustered, model.centroids[model.labels])
             snippets = sample.snippets[start:end]
-            labels += labels_by_sense(snippets, model.labels.tolist(), exclude=[sample.keys[i]])
+            labels += labels_by_sense(snippets, _label_rows(model.labels, independent), exclude=[sample.keys[i]])
             for sense in range(model.n_senses):
                 members = np.flatnonzero(model.labels == sense)
                 nearest = members[np.argsort(-closeness[members], kind="stable")][:N_EXAMPLES]
@@ -323,6 +324,14 @@ def _type_counts(lexicon: Lexicon, keys: Sequence[str]) -> np.ndarray:
     positions = np.minimum(np.searchsorted(lexicon_keys, wanted), max(len(lexicon_keys) - 1, 0))
     found = (lexicon_keys[positions] == wanted) if len(lexicon_keys) else np.zeros(len(wanted), dtype=bool)
     return np.where(found, np.asarray(lexicon.counts)[positions] if len(lexicon_keys) else 0, 0).astype(np.int64)
+
+
+def _label_rows(labels: np.ndarray, independent: np.ndarray) -> List[int]:
+    """Each row's sense for its sense's label words, -1 (left out) for a row that shares its
+    passage with an earlier one (words of one passage would count twice), unless that
+    leaves a sense without rows (a rule that did not judge on independent rows)."""
+    kept = np.where(independent, labels, -1)
+    return (kept if set(kept.tolist()) >= set(labels.tolist()) else labels).tolist()
 
 
 def _means_by_label(raw: np.ndarray, labels: np.ndarray, n_senses: int) -> np.ndarray:

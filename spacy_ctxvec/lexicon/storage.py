@@ -5,7 +5,7 @@ coded error, naming the path."""
 import io
 import json
 from pathlib import Path
-from typing import Any, Callable, ClassVar, Dict, List, Optional, Sequence, Tuple, Type, TypeVar
+from typing import Any, Callable, ClassVar, Dict, List, Optional, Sequence, Tuple, Type, TypeVar, Union
 
 import numpy as np
 import srsly
@@ -74,9 +74,10 @@ class ArrayWithHeader:
         return parts_to_bytes({self.ARRAY_NAME: self._array()}, {"header": self._header()})
 
 
-def check_header(header: Any, version: int, bad: Callable[[str], CtxvecError]) -> Dict[str, Any]:
-    """``header`` if it is a dict of this format version, else ``bad(problem)``."""
-    if not isinstance(header, dict) or header.get("format_version") != version:
+def check_header(header: Any, version: Union[int, Sequence[int]], bad: Callable[[str], CtxvecError]) -> Dict[str, Any]:
+    """``header`` if it is a dict of this format version (or one of these), else ``bad(problem)``."""
+    versions = (version,) if isinstance(version, int) else tuple(version)
+    if not isinstance(header, dict) or header.get("format_version") not in versions:
         raise bad(f"unsupported format {str(header)[:200]}")
     return header
 

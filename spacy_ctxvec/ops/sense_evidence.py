@@ -416,6 +416,9 @@ def induce_senses_by_evidence(
     units = units.reshape(len(units), -1) if units.size else units.reshape(len(units), 0)
     clustered = units if cluster_rows is None else np.asarray(cluster_rows, dtype=np.float64).reshape(len(units), -1)
     judged = np.ones(len(units), dtype=bool) if independent is None else np.asarray(independent, dtype=bool)
+    if judged.shape != (len(units),):
+        requirement = f"one boolean per row, shape ({len(units)},)"
+        raise CtxvecError(Errors.E610.format(setting="independent", requirement=requirement, value=judged.shape))
     judged = judged if judged.any() else np.ones(len(units), dtype=bool)
     evidence = corpus_evidence(
         clustered[judged],
@@ -436,9 +439,10 @@ def induce_senses_by_evidence(
     labels[judged] = evidence.labels
     if not judged.all():
         labels[~judged] = np.argmax(finite_or_zero(clustered[~judged]) @ centroids.T, axis=1)
-        counts = np.bincount(labels, minlength=k)
-        order = np.argsort(-counts, kind="stable")  # largest sense first again
+        with_vector = _rows_and_usable(clustered)[1]
+        order = np.argsort(-np.bincount(labels[with_vector], minlength=k), kind="stable")  # largest sense first again
         labels, centroids = np.argsort(order)[labels], centroids[order]
+        labels[~with_vector] = 0  # unusable rows join the largest sense, as in corpus_evidence
     counts = np.bincount(labels, minlength=k)
     usable = usable_rows(units)
     model = SenseModel(labels, centroids, counts / counts.sum(), spread(units[usable]))
