@@ -11,8 +11,10 @@ small n) and the standard error over words is printed beside each share. Measure
 self-similarity score (raw rows), the split z (token + context rows), their standardised
 sum (the wired corpus_polysemy before "Groups or differing uses"), the spreads of the
 token, context and feature (token + context) rows, and ``corpus_polysemy`` as wired now
-(``ops.sense_evidence.corpus_polysemy_of``). Needs a cache written since pseudowords.py
-kept raw rows.
+(``ops.sense_evidence.corpus_polysemy_of``); last, the number of senses the wired rule
+gives (``corpus_evidence``: the issue's "k higher", ties half), and the shares of mixed
+corpora it splits and of single corpora it keeps at one sense (over all draws). Needs a
+cache written since pseudowords.py kept raw rows.
 
     python benchmarks/quality/pseudoword_ranking.py /tmp/pw40 [--half held_out] [--sizes 6,8,10,20,40] [--repeats 10]
 """
@@ -27,6 +29,7 @@ import numpy as np
 
 from spacy_ctxvec.ops.sense_evidence import (
     MIN_SUPPORT,
+    corpus_evidence,
     corpus_polysemy_of,
     one_use_reference,
     reported_split_z,
@@ -59,6 +62,7 @@ def measures(word: Dict, rows: np.ndarray, baseline: float, n: int) -> Dict[str,
     z = reported_split_z(split_evidence(features)[0])
     s_mean, s_sd, z_mean, z_sd = one_use_reference(n)[:4]
     wired = corpus_polysemy_of(features, min_support=MIN_SUPPORT, self_similarity=similarity)
+    senses = corpus_evidence(features, min_support=MIN_SUPPORT, self_similarity=similarity).n_senses
     return {
         "self-similarity": float(similarity or 0.0),
         "split z": z,
@@ -67,6 +71,7 @@ def measures(word: Dict, rows: np.ndarray, baseline: float, n: int) -> Dict[str,
         "spread, context rows": spread(contexts),
         "spread, feature rows": spread(features),
         "corpus_polysemy (wired)": float("-inf") if wired is None else wired,
+        "n_senses (wired)": float(senses),
     }
 
 
@@ -108,8 +113,10 @@ def main() -> None:
     table: Dict[str, List[str]] = {}
     counts = []
     rng = np.random.default_rng(0)
+    splits: List[str] = []
     for n in args.sizes:
         higher: Dict[str, List[float]] = {}
+        senses: Tuple[List[float], List[float]] = ([], [])
         for token, word in mixed.items():
             if word["half"] != args.half or token not in single:
                 continue
@@ -122,16 +129,20 @@ def main() -> None:
                 b = measures(single[token], in_single, single_baseline, n)
                 for name in a:
                     wins.setdefault(name, []).append(1.0 if a[name] > b[name] else 0.5 if a[name] == b[name] else 0.0)
+                senses[0].append(a["n_senses (wired)"])
+                senses[1].append(b["n_senses (wired)"])
             for name, values in wins.items():
                 higher.setdefault(name, []).append(float(np.mean(values)))
         counts.append(str(len(next(iter(higher.values()), []))))
         for name, values in higher.items():
             error = f" ± {np.std(values) / np.sqrt(len(values)):.3f}" if args.repeats > 1 else ""
             table.setdefault(name, []).append(f"{np.mean(values):.3f}{error}")
+        splits.append(f"{np.mean(np.array(senses[0]) > 1):.3f} / {np.mean(np.array(senses[1]) == 1):.3f}")
     sizes = " / ".join(map(str, args.sizes))
     print(f"{args.half}: P(mixed > single) at n = {sizes} ({' / '.join(counts)} pseudo-words)")
     for name, cells in table.items():
         print(f"{name} | {' | '.join(cells)}")
+    print(f"wired rule: mixed corpora split / single corpora kept at one sense | {' | '.join(splits)}")
 
 
 if __name__ == "__main__":
