@@ -414,3 +414,25 @@ def test_label_words_count_a_passage_once():
     shared = np.r_[np.arange(len(others)), 10_000 + np.arange(24), [10_001, 10_001]]  # with bank's 2nd occurrence
     assert "vault" not in money_words(shared)
     assert "vault" in money_words(np.arange(len(names)))  # the same snippets, each in a passage of its own
+
+
+def test_sense_examples_come_from_distinct_passages_first():
+    """'bank''s money occurrences: 6 passages each holding it twice, the second occurrence
+    of each passage nearer the sense's centre than any first one. The examples are still
+    first occurrences of 3 passages, not two snippets of one passage."""
+    keys, vectors, river, money = synthetic()
+    rng = np.random.default_rng(9)
+    others = np.flatnonzero(np.array(keys) != "bank")
+    bank_rows = [river + 0.05 * rng.normal(size=WIDTH) for _ in range(12)]
+    bank_rows += [money + 0.3 * rng.normal(size=WIDTH) if j % 2 == 0 else money.copy() for j in range(12)]
+    names = [keys[i] for i in others] + ["bank"] * 24
+    docs = np.r_[np.arange(len(others)), 10_000 + np.arange(12), 20_000 + np.repeat(np.arange(6), 2)]
+    positions = np.r_[np.zeros(len(others) + 12, dtype=np.int64), np.tile([5, 40], 6)]
+    snippets = [f"doc {i} [{key}]" for i, key in enumerate(names[: len(others)])]
+    snippets += [f"river {j} [bank]" for j in range(12)]
+    snippets += [f"money passage {j // 2} {'first' if j % 2 == 0 else 'second'} [bank]" for j in range(12)]
+    lexicon = passage_lexicon(names, np.vstack([vectors[others], np.array(bank_rows)]), docs, positions, snippets)
+    inventory = induce_inventory(lexicon, min_count=5)
+    assert inventory.n_senses("bank") == 2
+    (money_sense,) = [sense for sense in inventory.senses_of("bank") if "money" in " ".join(sense.examples)]
+    assert len(money_sense.examples) == 3 and all("first" in example for example in money_sense.examples)

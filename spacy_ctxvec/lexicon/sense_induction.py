@@ -20,13 +20,14 @@ hash) to a ``SenseInventory``, with one ``ops.senses.SenseInductionSettings``:
    the first occurrence of the type in each passage is judged (``independent_rows``:
    occurrences that share a passage share its context), the others join their nearest sense;
 3. keep per sense its centroid, static vector, share, up to ``N_EXAMPLES`` example
-   snippets (the members nearest the centroid) and a label of ``N_LABEL_WORDS`` context
-   words (``ops.sense_labels.labels_by_sense`` over its sampled snippets, one per passage
-   where the sample knows passages, the word itself left out); per type its
-   ``corpus_polysemy`` (``ops.sense_evidence.corpus_evidence`` on the clustered rows,
-   whatever decided the split, through ``ops.sense_evidence.corpus_polysemy_of`` where the
-   evidence did not decide; of the independent rows; None with fewer than 2 x
-   ``min_support`` of them) and the margin scale of its senses
+   snippets (the members nearest the centroid, first occurrences of a passage first) and
+   a label of ``N_LABEL_WORDS`` context words (``ops.sense_labels.labels_by_sense`` over
+   its sampled snippets, one per passage where the sample knows passages, the word itself
+   left out); per type its ``corpus_polysemy`` (``ops.sense_evidence.corpus_evidence`` on
+   the clustered rows, whatever decided the split, through
+   ``ops.sense_evidence.corpus_polysemy_of`` where the evidence did not decide; of the
+   independent rows; None with fewer than 2 x ``min_support`` of them) and the margin
+   scale of its senses
    (``ops.sense_evidence.margin_scale``, for token confidences).
 
 Pure numpy (+ scipy through ops); no spaCy. Deterministic.
@@ -251,7 +252,8 @@ def induce_inventory(
             labels += labels_by_sense(snippets, _label_rows(model.labels, independent), exclude=[sample.keys[i]])
             for sense in range(model.n_senses):
                 members = np.flatnonzero(model.labels == sense)
-                nearest = members[np.argsort(-closeness[members], kind="stable")][:N_EXAMPLES]
+                # nearest the centroid, the first occurrence of each passage before the others
+                nearest = members[np.lexsort((-closeness[members], ~independent[members]))][:N_EXAMPLES]
                 examples.append([snippets[j] for j in nearest])
     width = lexicon.width
     return SenseInventory(
