@@ -8,7 +8,7 @@ per passage (``PASSAGE_TOKENS`` tokens of a document, about one transformer wind
 default config) before a second one from any passage, and keeps which passage each row
 came from (``passage_of``, ``first_in_passage``): occurrences that share a passage share
 their context through attention, and are not independent evidence of how a word is used
-(issue 21, benchmarks/quality/SENSE_EVIDENCE.md "Occurrences that share a passage").
+(issue 21, benchmarks/quality/SENSE_EVIDENCE.md "Occurrences that share a line").
 Bits, highest first: 8 for the occurrence's rank among the word's occurrences in its
 passage (capped at 255), 32 of a hash of the passage and the word, 24 of the occurrence's
 hash."""
@@ -58,16 +58,17 @@ def _splitmix(z: np.ndarray) -> np.ndarray:
 
 
 def passage_priorities(
-    doc_text_hashes: np.ndarray, word_hashes: np.ndarray, token_positions: np.ndarray, ranks_in_passage: np.ndarray
+    doc_text_hashes: np.ndarray, key_hashes: np.ndarray, token_positions: np.ndarray, ranks_in_passage: np.ndarray
 ) -> np.ndarray:
     """uint64 priority per occurrence whose lowest values take one occurrence of a word per
-    passage first (module docstring). ``word_hashes``: ``text_hash`` of each occurrence's
+    passage first (module docstring). ``key_hashes``: ``word_hashes`` of each occurrence's
     word type key (the passage bits hold it, so that each word draws its own passages, not
     the same ones for every frequent word); ``ranks_in_passage``: the occurrence's rank
-    among the same word's occurrences in its passage (0 for the first), see ``ranks_in_passage``."""
+    among the same word's occurrences in its passage (0 for the first), see
+    ``ranks_in_passage``."""
     hashes = np.asarray(doc_text_hashes, dtype=np.uint64)
     positions = np.asarray(token_positions, dtype=np.int64)
-    words = np.asarray(word_hashes, dtype=np.uint64)
+    words = np.asarray(key_hashes, dtype=np.uint64)
     passages = _splitmix(occurrence_priorities(hashes ^ _PASSAGE_SALT, positions // PASSAGE_TOKENS) ^ words)
     occurrences = occurrence_priorities(hashes, positions)
     ranks = np.minimum(np.asarray(ranks_in_passage, dtype=np.int64), _MAX_RANK).astype(np.uint64)
@@ -75,7 +76,7 @@ def passage_priorities(
 
 
 def word_hashes(keys: Sequence[str]) -> np.ndarray:
-    """``text_hash`` of each word type key, uint64 (``passage_priorities``'s ``word_hashes``)."""
+    """``text_hash`` of each word type key, uint64 (``passage_priorities``'s ``key_hashes``)."""
     return np.array([text_hash(key) for key in keys], dtype=np.uint64)
 
 
