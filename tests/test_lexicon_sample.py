@@ -268,14 +268,14 @@ def test_samples_with_and_without_context_vectors_do_not_merge():
 
 def passage_occurrences(seed: int, n_occ: int = 600):
     """``random_occurrences`` with passage priorities (``by_passage``)."""
-    from spacy_ctxvec.lexicon.occurrence_keys import passage_priorities, ranks_in_passage
+    from spacy_ctxvec.lexicon.occurrence_keys import passage_priorities, ranks_in_passage, word_hashes
 
     rng = np.random.default_rng(seed)
     tokens = rng.permutation(40 * 300)[:n_occ]  # distinct (document, position): 40 documents of 300 tokens
     docs, positions = tokens // 300, tokens % 300
     type_ids = rng.integers(0, 6, n_occ)
     hashes = np.array([text_hash(f"document {d}") for d in docs], dtype=np.uint64)
-    words = np.array([text_hash(f"w{t}") for t in type_ids], dtype=np.uint64)
+    words = word_hashes([f"w{t}" for t in type_ids])
     priorities = passage_priorities(hashes, words, positions, ranks_in_passage(docs, positions, type_ids))
     snippets = [f"doc {d} [w{t}] at {p}" for d, t, p in zip(docs, type_ids, positions)]
     return [f"w{t}" for t in type_ids], rng.normal(size=(n_occ, 8)), priorities, snippets, docs, positions

@@ -342,12 +342,12 @@ def test_a_passage_repeated_through_the_corpus_keeps_one_sense_and_low_corpus_po
 
 def passage_lexicon(keys, vectors, docs, positions, snippets=None) -> Lexicon:
     """``lexicon_with_sample`` whose sample has passage priorities (as build-lexicon's)."""
-    from spacy_ctxvec.lexicon.occurrence_keys import passage_priorities, ranks_in_passage, text_hash
+    from spacy_ctxvec.lexicon.occurrence_keys import passage_priorities, ranks_in_passage, text_hash, word_hashes
     from spacy_ctxvec.lexicon.sample import OccurrenceSample
 
     type_ids = np.unique(np.asarray(keys), return_inverse=True)[1].ravel()
     hashes = np.array([text_hash(f"document {d}") for d in docs], dtype=np.uint64)
-    words = np.array([text_hash(key) for key in keys], dtype=np.uint64)
+    words = word_hashes(keys)
     ranks = ranks_in_passage(docs, positions, type_ids)
     priorities = passage_priorities(hashes, words, np.asarray(positions), ranks)
     snippets = [f"doc {d} [{key}] at {p}" for key, d, p in zip(keys, docs, positions)] if snippets is None else snippets

@@ -9,10 +9,10 @@ With ``sample_size`` K > 0 the partial lexicon also carries an OccurrenceSample:
 type the K occurrences with the lowest content-hash priority (document text hash, token
 position and word; one occurrence per passage of a document before a second one,
 ``occurrence_keys.passage_priorities``), with a context snippet and a context vector each
-(the mean vector of the ``CONTEXT_WINDOW`` tokens either side, ``ops.senses.window_context_means``, kept in
-float16 from the start). Priorities are computed for every occurrence with numpy;
-snippets (Python strings) only for the rows that can still enter the sample: the K
-lowest per type of each buffered chunk.
+(the mean vector of the ``CONTEXT_WINDOW`` tokens either side,
+``ops.senses.window_context_means``, kept in float16 from the start). Priorities are
+computed for every occurrence with numpy; snippets (Python strings) only for the rows that
+can still enter the sample: the K lowest per type of each buffered chunk.
 """
 
 from collections import deque

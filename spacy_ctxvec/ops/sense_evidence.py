@@ -439,7 +439,7 @@ def induce_senses_by_evidence(
     labels[judged] = evidence.labels
     if not judged.all():
         labels[~judged] = np.argmax(finite_or_zero(clustered[~judged]) @ centroids.T, axis=1)
-        with_vector = _rows_and_usable(clustered)[1]
+        with_vector = usable_rows(clustered)
         order = np.argsort(-np.bincount(labels[with_vector], minlength=k), kind="stable")  # largest sense first again
         labels, centroids = np.argsort(order)[labels], centroids[order]
         labels[~with_vector] = 0  # unusable rows join the largest sense, as in corpus_evidence
