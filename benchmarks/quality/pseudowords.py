@@ -15,8 +15,11 @@ Pairs of md5-even words are the tuning pairs, pairs of md5-odd words the held-ou
 build-lexicon layer 5) and ``building.shard.partial_lexicon`` with a sample; the cache
 keeps, per pseudo-word and corpus, its sampled rows in the corpus's sense spaces
 (``lexicon.sense_inventory.fit_corpus_sense_space``, as ``induce_inventory`` fits them):
-token unit rows, context unit rows, snippets and the true use (0: a, 1: b), plus the
-n_senses that today's ``induce_inventory`` (spread rule) gives.
+token unit rows, context unit rows, snippets and the true use (0: a, 1: b) of the rows
+induction judges (the first occurrence of the token in each passage; ``sampled_rows``
+counts all its sampled rows), plus the n_senses that today's ``induce_inventory`` (spread
+rule) gives. Caches written before this kept every sampled row (about 1% more: a second
+occurrence in a line).
 
     HF_HUB_OFFLINE=1 TOKENIZERS_PARALLELISM=false python benchmarks/quality/pseudowords.py \
         ../shared/data/corpus_gutenberg ../shared/data/wordnet_sense_counts/sense_counts.tsv \
@@ -145,8 +148,9 @@ def make_corpora(
 
 
 def embed_corpus(nlp, texts: Sequence[str], tokens: Sequence[str], sample_size: int) -> Dict[str, Dict]:
-    """Per pseudo token: raw token rows (what self-similarity reads), unit token rows, unit
-    context rows, snippets, true use, today's n_senses."""
+    """Per pseudo token, its rows that induction judges (first in their passage): raw token
+    rows (what self-similarity reads), unit token rows, unit context rows, snippets, true
+    use; the number of rows sampled; today's n_senses."""
     from spacy_ctxvec.building.shard import partial_lexicon
     from spacy_ctxvec.lexicon.sense_induction import fit_corpus_sense_space, induce_inventory
     from spacy_ctxvec.ops.senses import N_REMOVED_DIRECTIONS, SenseInductionSettings, to_sense_space
@@ -165,15 +169,20 @@ def embed_corpus(nlp, texts: Sequence[str], tokens: Sequence[str], sample_size: 
         if i is None:
             continue
         start, end = int(sample.offsets[i]), int(sample.offsets[i + 1])
-        snippets = list(sample.snippets[start:end])
+        # the rows induction judges: the first occurrence in each passage (about 1% of these
+        # rows are a second occurrence in a line; they would join a sense, not decide one)
+        judged = start + np.flatnonzero(sample.independent_rows(start, end))
+        vectors, contexts = sample.vectors[judged], sample.contexts[judged]
+        snippets = [sample.snippets[j] for j in judged]
         uses = [1 if f"[{token.capitalize()}]" in s else 0 for s in snippets]
         row = today.index(token)
-        features = today.features(sample.vectors[start:end], sample.contexts[start:end])
-        today_labels = today.assign(np.full(end - start, row), sample.vectors[start:end], sample.contexts[start:end])
+        features = today.features(vectors, contexts)
+        today_labels = today.assign(np.full(len(judged), row), vectors, contexts)
         out[token] = {
-            "raw": np.asarray(sample.vectors[start:end], dtype=np.float32),
-            "units": to_sense_space(sample.vectors[start:end], space).astype(np.float32),
-            "contexts": to_sense_space(sample.contexts[start:end], context_space).astype(np.float32),
+            "raw": np.asarray(vectors, dtype=np.float32),
+            "units": to_sense_space(vectors, space).astype(np.float32),
+            "contexts": to_sense_space(contexts, context_space).astype(np.float32),
+            "sampled": end - start,
             "snippets": snippets,
             "uses": np.array(uses, dtype=np.int64),
             "today_n_senses": today.n_senses(token),
@@ -207,6 +216,7 @@ def save(cache: Path, name: str, embedded: Dict, pairs: Sequence[Tuple[str, str,
                 "b": b,
                 "half": half,
                 "snippets": row["snippets"],
+                "sampled_rows": row["sampled"],
                 "today_n_senses": row["today_n_senses"],
             }
         )

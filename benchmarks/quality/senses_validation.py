@@ -10,6 +10,8 @@ Usage (after `spacy-ctxvec build-lexicon ... --sample-size 64`, see SENSES.md):
 1. Candidate polysemy scores of every type seen >= --min-count times with a sample and
    a WordNet sense count, against log WordNet sense counts: Spearman raw and with log
    corpus frequency partialled out, and AUC monosemous (1 sense) vs polysemous (>= 2).
+   The scores read from the sample take the rows induction judges (the first occurrence
+   of the type in each passage; all rows of a sample saved before passages, format 1).
 2. The one-sense fraction for monosemous words from the lexicon's inventory.
 3. `evaluate senses` on WordNet examples: --per-lemma sentences of each lemma with at
    least that many.
@@ -33,6 +35,15 @@ from spacy_ctxvec.ops.senses import SenseInductionSettings, sense_entropy, sprea
 from spacy_ctxvec.pipelines import load_pipeline
 
 
+def judged_rows(sample, key: str):
+    """(token rows, context rows or None) of one type's sampled occurrences that induction
+    judges: the first in each passage (``OccurrenceSample.independent_rows``)."""
+    start, end = int(sample.offsets[sample.index(key)]), int(sample.offsets[sample.index(key) + 1])
+    judged = start + np.flatnonzero(sample.independent_rows(start, end))
+    contexts = None if sample.contexts is None else sample.contexts[judged].astype(np.float64)
+    return sample.vectors[judged].astype(np.float64), contexts
+
+
 def candidate_scores(lexicon, inventory, min_count: int):
     """Keys and per-candidate scores of the types with n >= min_count, a sample and senses."""
     whole, valid = lexicon.polysemy_scores(min_count)
@@ -42,28 +53,21 @@ def candidate_scores(lexicon, inventory, min_count: int):
     for i, key in enumerate(lexicon.keys):
         if not valid[i] or key not in sample or inventory.index(key) is None:
             continue
-        vectors, _ = sample.rows_of(key)
+        vectors, _ = judged_rows(sample, key)
         if len(vectors) < 2:
             continue
         keys.append(key)
         rows.append(i)
     rows = np.array(rows, dtype=np.int64)
-    sample_ss = np.array(
-        [spread(normalise_rows(sample.rows_of(k)[0].astype(np.float64))) / baseline_spread for k in keys]
-    )
+    sample_ss = np.array([spread(normalise_rows(judged_rows(sample, k)[0])) / baseline_spread for k in keys])
     n_senses = np.array([inventory.n_senses(k) for k in keys], dtype=np.float64)
     entropy = np.array([sense_entropy([s.share for s in inventory.senses_of(k)]) for k in keys])
-    n_sampled = np.array([len(sample.rows_of(k)[0]) for k in keys])
+    n_sampled = np.array([len(sample.rows_of(k)[0]) for k in keys])  # all sampled rows: the sample's own size
     scores = {}
     if inventory.context_space is not None and sample.contexts is not None:
 
         def joined_spread(key):
-            start, end = int(sample.offsets[sample.index(key)]), int(sample.offsets[sample.index(key) + 1])
-            return spread(
-                inventory.features(
-                    sample.vectors[start:end].astype(np.float64), sample.contexts[start:end].astype(np.float64)
-                )
-            )
+            return spread(inventory.features(*judged_rows(sample, key)))
 
         scores["sample spread of token + context (sense features)"] = np.array([joined_spread(k) for k in keys])
     scores.update(
