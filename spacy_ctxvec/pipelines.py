@@ -12,6 +12,15 @@ from .errors import CtxvecError, Errors
 DEFAULT_CONFIG = Path(__file__).resolve().parent / "configs" / "default.cfg"
 
 
+def _packaged_hint(path: Path) -> str:
+    """Where the installed package keeps a config of this name (the repository's configs/
+    folder is not installed), for the error of a missing one; "" if it has none."""
+    packaged = DEFAULT_CONFIG.parent / path.name
+    if not packaged.is_file() or packaged.resolve() == path.resolve():
+        return ""
+    return f"; the installed package ships a {path.name} at {packaged}: pass that path"
+
+
 def layer_override(layer: int) -> Dict[str, Any]:
     """ctxvec_context layers block that reads one hidden state (0 = input embeddings)."""
     return {"@misc": "spacy-ctxvec.mean_layers.v1", "layers": [layer]}
@@ -31,7 +40,7 @@ def load_pipeline(name: Optional[Union[str, Path]] = None, *, layer: Optional[in
     try:
         if path.suffix == ".cfg":
             if not path.is_file():
-                raise FileNotFoundError(f"config file {path} does not exist")
+                raise FileNotFoundError(f"config file {path} does not exist{_packaged_hint(path)}")
             config = load_config(path)
             transformer = transformer_in_config(config, CONTEXT_COMPONENT)
             if layer is not None:

@@ -18,6 +18,18 @@ def test_missing_pipeline_and_missing_config_name_the_path(tmp_path):
         load_pipeline(tmp_path / "missing.cfg")
 
 
+def test_missing_config_named_like_a_packaged_one_points_to_the_packaged_copy(tmp_path, monkeypatch):
+    """Outside a clone of the repository there is no configs/ folder: the error gives the
+    installed copy's path, and that path loads nothing else than what it names."""
+    monkeypatch.chdir(tmp_path)
+    with pytest.raises(CtxvecError, match=r"\[CTX-E011\].*configs/default.cfg does not exist") as error:
+        load_pipeline("configs/default.cfg")
+    assert str(DEFAULT_CONFIG) in str(error.value)
+    with pytest.raises(CtxvecError) as other:
+        load_pipeline("configs/not-shipped.cfg")
+    assert "ships" not in str(other.value)
+
+
 def test_directory_and_config_load(tiny_nlp, tmp_path):
     tiny_nlp.to_disk(tmp_path / "p")
     assert load_pipeline(tmp_path / "p").pipe_names == ["transformer", "ctxvec_context"]
