@@ -436,3 +436,22 @@ def test_sense_examples_come_from_distinct_passages_first():
     assert inventory.n_senses("bank") == 2
     (money_sense,) = [sense for sense in inventory.senses_of("bank") if "money" in " ".join(sense.examples)]
     assert len(money_sense.examples) == 3 and all("first" in example for example in money_sense.examples)
+
+
+def test_label_words_seen_once_are_chosen_by_their_vectors_in_the_lexicon():
+    """Each of 'bank''s occurrences holds a different context word, as in a small corpus
+    (even occurrences are river ones, odd money): c-TF-IDF ties them all. Words the lexicon
+    holds near the money meaning label the money sense, those near the river meaning the
+    river sense; words the lexicon lacks ("zza", ...) never."""
+    keys, vectors, river, money = synthetic()
+    rng = np.random.default_rng(3)
+    near = {"coins": money, "loan": money, "teller": money, "reeds": river, "otters": river, "mud": river}
+    extra_keys = [word for word in near for _ in range(5)]
+    extra = np.stack([near[word] + 0.05 * rng.normal(size=WIDTH) for word in extra_keys])
+    all_keys, all_vectors = keys + extra_keys, np.vstack([vectors, extra])
+    words = iter(["reeds", "coins", "otters", "loan", "mud", "teller"] + [f"zz{chr(97 + j)}" for j in range(18)])
+    snippets = [f"the {next(words)} [bank]" if key == "bank" else f"doc {i} [{key}]" for i, key in enumerate(all_keys)]
+    inventory = induce_inventory(lexicon_with_sample(all_keys, all_vectors, snippets=snippets), min_count=5)
+    assert inventory.n_senses("bank") == 2
+    labels = {frozenset(sense.label_words) for sense in inventory.senses_of("bank")}
+    assert labels == {frozenset({"coins", "loan", "teller"}), frozenset({"reeds", "otters", "mud"})}

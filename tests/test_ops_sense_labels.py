@@ -12,6 +12,7 @@ from spacy_ctxvec.ops.sense_labels import (
     labels_by_sense,
     sense_labels,
     snippet_words,
+    vector_affinity,
 )
 
 RIVER = [
@@ -104,3 +105,57 @@ def test_a_word_as_common_around_both_senses_labels_neither():
     assert "great" not in labels[0] + labels[1]
     assert labels[0][0] == "cards" and labels[1][0] == "money"
     assert sense_labels([cards])[0][0] in {"cards", "great"}  # one sense: nothing to contrast, shared words stay
+
+
+# Affinity: words of one snippet, told apart by their vectors (small corpora)
+LOAN_SENSE = ["the [bank] charged a fee", "my [bank] sends statements", "the [bank] lent money"]
+RIVER_SENSE = ["the muddy [bank] slopes", "a steep [bank] of reeds", "the [bank] where otters swim"]
+NEAR_MONEY = {"charged": 0.30, "fee": 0.25, "lent": 0.20, "money": 0.35, "statements": 0.10, "sends": -0.05}
+NEAR_RIVER = {"muddy": 0.20, "reeds": 0.30, "otters": 0.25, "swim": 0.10, "slopes": 0.05, "steep": 0.15}
+
+
+def river_or_money(words):
+    """(2, V): + for the money sense's words in row 0 and the river's in row 1, - in the other row."""
+    money = np.array([NEAR_MONEY.get(w, 0.0) - NEAR_RIVER.get(w, 0.0) for w in words])
+    return np.stack([money, -money])
+
+
+def test_words_seen_once_label_by_their_affinity_where_none_recurs():
+    """No context word recurs: c-TF-IDF alone labels nothing (its weights all tie); the
+    affinity chooses the words nearest each sense, and never a word nearer the other."""
+    assert sense_labels([LOAN_SENSE, RIVER_SENSE]) == [[], []]
+    money, river = sense_labels([LOAN_SENSE, RIVER_SENSE], affinity=river_or_money)
+    assert money == ["money", "charged", "fee"] and river == ["reeds", "otters", "muddy"]
+    assert "sends" not in money  # seen once and nearer the river sense: not a money label word
+
+
+def test_words_that_recur_still_come_first_and_affinity_breaks_their_ties():
+    recurring = LOAN_SENSE + ["the [bank] sends cash", "interest on cash at the [bank]"]
+    money, _ = sense_labels([recurring, RIVER_SENSE], affinity=river_or_money)
+    assert money[0] == "cash"  # in two snippets: before every word seen once, whatever its affinity
+    tied = sense_labels(
+        [["[x] alpha beta", "[x] alpha beta"], ["[x] gamma"]],
+        affinity=lambda w: np.array([[1.0 if word == "beta" else 0.0 for word in w], [0.0] * len(w)]),
+    )
+    assert tied[0][:2] == ["beta", "alpha"]  # equal weights and counts: the affinity, not the alphabet
+
+
+def test_affinity_fills_no_single_sense_label_and_non_finite_scores_count_as_nothing():
+    single = sense_labels([LOAN_SENSE], affinity=lambda w: np.ones((1, len(w))))
+    assert single == [[]]  # one sense: nothing to contrast it with
+    broken = sense_labels([LOAN_SENSE, RIVER_SENSE], affinity=lambda w: np.full((2, len(w)), np.nan))
+    assert broken == [[], []]
+    assert labels_by_sense(LOAN_SENSE + RIVER_SENSE, [0, 0, 0, 1, 1, 1], affinity=river_or_money) == sense_labels(
+        [LOAN_SENSE, RIVER_SENSE], affinity=river_or_money
+    )
+
+
+def test_vector_affinity_is_a_words_closeness_to_one_sense_over_the_others():
+    senses = np.array([[1.0, 0.0, 0.0], [0.0, 1.0, 0.0]])
+    words = np.array([[2.0, 0.2, 0.0], [0.1, 3.0, 0.0], [0.0, 0.0, 1.0], [0.0, 0.0, 0.0], [1.0, 1.0, 0.0]])
+    scores = vector_affinity(words, senses)
+    assert scores.shape == (2, 5) and np.isfinite(scores).all()
+    assert scores[0, 0] > 0 > scores[1, 0] and scores[1, 1] > 0 > scores[0, 1]
+    np.testing.assert_allclose(scores[:, 2:], 0.0, atol=1e-12)  # orthogonal to both, no vector, equally near
+    np.testing.assert_allclose(scores.sum(axis=0), 0.0, atol=1e-12)
+    np.testing.assert_allclose(vector_affinity(words, senses[:1]), 0.0, atol=1e-12)  # one sense

@@ -23,12 +23,13 @@ hash) to a ``SenseInventory``, with one ``ops.senses.SenseInductionSettings``:
    snippets (the members nearest the centroid, first occurrences of a passage first) and
    a label of ``N_LABEL_WORDS`` context words (``ops.sense_labels.labels_by_sense`` over
    its sampled snippets, one per passage where the sample knows passages, the word itself
-   left out); per type its ``corpus_polysemy`` (``ops.sense_evidence.corpus_evidence`` on
-   the clustered rows, whatever decided the split, through
-   ``ops.sense_evidence.corpus_polysemy_of`` where the evidence did not decide; of the
-   independent rows; None with fewer than 2 x ``min_support`` of them) and the margin
-   scale of its senses
-   (``ops.sense_evidence.margin_scale``, for token confidences).
+   left out; for a word with several senses, words of one snippet ranked by their
+   direction in this lexicon, ``word_affinity``); per type its ``corpus_polysemy``
+   (``ops.sense_evidence.corpus_evidence`` on the clustered rows, whatever decided the
+   split, through ``ops.sense_evidence.corpus_polysemy_of`` where the evidence did not
+   decide; of the independent rows; None with fewer than 2 x ``min_support`` of them) and
+   the margin scale of its senses (``ops.sense_evidence.margin_scale``, for token
+   confidences).
 
 Pure numpy (+ scipy through ops); no spaCy. Deterministic.
 """
@@ -45,7 +46,7 @@ from ..ops.sense_evidence import (
     margin_scale,
     self_similarity_score,
 )
-from ..ops.sense_labels import labels_by_sense
+from ..ops.sense_labels import Affinity, labels_by_sense, vector_affinity
 from ..ops.senses import (
     CONTEXT_WINDOW,
     SPLIT_THRESHOLDS,
@@ -249,7 +250,12 @@ def induce_inventory(
             vectors.append(_means_by_label(raw, model.labels, model.n_senses))
             closeness = np.einsum("ij,ij->i", clustered, model.centroids[model.labels])
             snippets = sample.snippets[start:end]
-            labels += labels_by_sense(snippets, _label_rows(model.labels, independent), exclude=[sample.keys[i]])
+            labels += labels_by_sense(
+                snippets,
+                _label_rows(model.labels, independent),
+                exclude=[sample.keys[i]],
+                affinity=word_affinity(lexicon, vectors[-1]) if model.n_senses > 1 else None,
+            )
             for sense in range(model.n_senses):
                 members = np.flatnonzero(model.labels == sense)
                 # nearest the centroid, the first occurrence of each passage before the others
@@ -334,6 +340,21 @@ def _label_rows(labels: np.ndarray, independent: np.ndarray) -> List[int]:
     leaves a sense without rows (a rule that did not judge on independent rows)."""
     kept = np.where(independent, labels, -1)
     return (kept if set(kept.tolist()) >= set(labels.tolist()) else labels).tolist()
+
+
+def word_affinity(lexicon: Lexicon, sense_vectors: np.ndarray) -> Affinity:
+    """The label words' ``vector_affinity`` to one type's senses (their mean raw vectors):
+    each context word's direction in this lexicon (its mean unit vector; none for a word
+    the lexicon lacks, e.g. under another key mode)."""
+
+    def affinity(words: Sequence[str]) -> np.ndarray:
+        found = [(position, row) for position, row in enumerate(map(lexicon.index, words)) if row is not None]
+        positions, rows = [p for p, _ in found], [r for _, r in found]
+        directions = np.zeros((len(words), lexicon.width))
+        directions[positions] = lexicon.unit_sums[rows]  # fixed point: a scale, which cosines ignore
+        return vector_affinity(directions, sense_vectors)
+
+    return affinity
 
 
 def _means_by_label(raw: np.ndarray, labels: np.ndarray, n_senses: int) -> np.ndarray:

@@ -11,12 +11,21 @@ more frequent (by share of snippets) around its sense than around the others tog
 (so the two senses of a word never share a label word). English stop words, words under 3 letters, numbers
 and the word itself (written in [brackets] in a snippet: that form anywhere in the
 snippets, and any ``exclude``) are left out, and so are negations' stems ("didn" of "didn't").
+
+Snippets are short (a few tokens either side), so in a small corpus most context words
+occur in one snippet only and their weights tie. Given an ``affinity`` (``vector_affinity``
+of the context words' vectors to the senses' vectors: how much nearer a word lies to this
+sense than to the word's senses on average), it breaks those ties, and where a word has
+several senses the words of one snippet that lie nearer this sense complete short labels
+(best first): "bank: credit, investors, account" where no money word recurred.
 """
 
 import re
-from typing import Iterable, List, Sequence, Set
+from typing import Callable, Iterable, List, Optional, Sequence, Set
 
 import numpy as np
+
+from .cosine import normalise_rows
 
 N_LABEL_WORDS = 3
 MIN_SNIPPETS = 2  # a label word occurs in at least this many of the sense's snippets, where it has that many
@@ -24,6 +33,8 @@ _TARGET = re.compile(r"\[[^\]]*\]")
 # Words of 3 or more letters, but not the first half of a negation ("didn't" gives no "didn").
 _TOKEN_PATTERN = r"(?u)\b[^\W\d_]{3,}\b(?!['’]t\b)"
 _WORD = re.compile(_TOKEN_PATTERN)
+# words -> (k, len(words)) scores of each word for each sense, higher: nearer that sense
+Affinity = Callable[[Sequence[str]], np.ndarray]
 
 
 def _without_target(snippet: str) -> str:
@@ -49,13 +60,16 @@ def sense_labels(
     exclude: Iterable[str] = (),
     min_snippets: int = MIN_SNIPPETS,
     fill: bool = False,
+    affinity: Optional[Affinity] = None,
 ) -> List[List[str]]:
     """Up to ``n_words`` distinctive context words per sense (lists in the order of
     ``snippets_per_sense``, best first), from each sense's snippets (the word in
     [brackets]). A label word is in at least ``min_snippets`` of the sense's snippets (all
     of them for a sense with fewer): a word seen once says little, and ties among such
     words would be broken arbitrarily; with ``fill`` they complete short labels, after the
-    others. Ties: more snippets, then alphabetical. Deterministic; a sense without usable
+    others. Ties: more snippets, then the higher ``affinity``, then alphabetical. With
+    ``affinity`` and several senses, the words seen once whose affinity to the sense is
+    positive complete short labels, highest first. Deterministic; a sense without usable
     words gets []."""
     senses = [[_without_target(s) for s in snippets if isinstance(s, str)] for snippets in snippets_per_sense]
     documents = [s for snippets in senses for s in snippets]
@@ -79,6 +93,7 @@ def sense_labels(
     sizes = np.diff(bounds)
     weights = class_tfidf(counts, sizes)
     totals = counts.sum(axis=0)
+    closeness = _affinity_matrix(affinity, vocabulary, len(senses))
     labels = []
     for row, size in zip(range(len(senses)), sizes):
         present = np.flatnonzero(counts[row] > 0)
@@ -86,11 +101,33 @@ def sense_labels(
             others = (totals - counts[row]) / max(int(sizes.sum() - size), 1)
             present = present[counts[row, present] / max(int(size), 1) > others[present]]
         supported = counts[row, present] >= min(min_snippets, max(int(size), 1))
-        order = np.lexsort((vocabulary[present], -counts[row, present], -weights[row, present], ~supported))
-        if not fill:
-            order = order[supported[order]]
-        labels.append([str(vocabulary[present[i]]) for i in order[:n_words]])
+        near = closeness[row, present]
+        # supported words by weight; the others (filling in) by affinity where there is one
+        rank = np.where(supported | (affinity is None), weights[row, present], near)
+        order = np.lexsort((vocabulary[present], -near, -counts[row, present], -rank, ~supported))
+        keep = supported | fill | ((near > 0) & (len(senses) > 1))
+        labels.append([str(vocabulary[present[i]]) for i in order[keep[order]][:n_words]])
     return labels
+
+
+def _affinity_matrix(affinity: Optional[Affinity], vocabulary: np.ndarray, n_senses: int) -> np.ndarray:
+    """``affinity`` of the vocabulary (n_senses, V), finite (zeros where it is not, and
+    without an affinity)."""
+    if affinity is None:
+        return np.zeros((n_senses, len(vocabulary)))
+    scores = np.asarray(affinity(vocabulary.tolist()), dtype=np.float64).reshape(n_senses, len(vocabulary))
+    return np.where(np.isfinite(scores), scores, 0.0)
+
+
+def vector_affinity(word_vectors: np.ndarray, sense_vectors: np.ndarray) -> np.ndarray:
+    """(k, V): the cosine of each word's vector (V, d) to each sense's vector (k, d), less
+    its mean cosine to the k senses: positive where a word lies nearer this sense than
+    to the word's senses on average (the common direction of all the word's senses
+    cancels); 0 for a zero row and for a word with one sense."""
+    words = normalise_rows(np.asarray(word_vectors, dtype=np.float64))
+    senses = normalise_rows(np.asarray(sense_vectors, dtype=np.float64))
+    cosines = senses @ words.T
+    return cosines - cosines.mean(axis=0, keepdims=True)
 
 
 def snippet_words(documents: Sequence[str]) -> List[Set[str]]:
@@ -115,13 +152,14 @@ def labels_by_sense(
     n_words: int = N_LABEL_WORDS,
     exclude: Iterable[str] = (),
     fill: bool = False,
+    affinity: Optional[Affinity] = None,
 ) -> List[List[str]]:
     """``sense_labels`` for one type's sampled ``snippets`` (n,) and each one's sense
-    ``senses`` (n,), 0..k-1: one word list per sense, in sense order."""
+    ``senses`` (n,), 0..k-1 (-1: left out): one word list per sense, in sense order."""
     senses = [int(s) for s in senses]
     k = max(senses) + 1 if senses else 0
     grouped: List[List[str]] = [[] for _ in range(k)]
     for snippet, sense in zip(snippets, senses):
         if sense >= 0:
             grouped[sense].append(snippet)
-    return sense_labels(grouped, n_words=n_words, exclude=exclude, fill=fill)
+    return sense_labels(grouped, n_words=n_words, exclude=exclude, fill=fill, affinity=affinity)
