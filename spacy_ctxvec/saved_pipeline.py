@@ -10,10 +10,10 @@ self-similarity. Each reader also takes the part's own directory (e.g. ``lexicon
 the name of an installed pipeline package (as spacy.load does)."""
 
 from pathlib import Path
-from typing import Any, Collection, Dict, Optional, Tuple, Union
+from typing import Any, Collection, Dict, FrozenSet, Optional, Tuple, Union
 
 import numpy as np
-from spacy.util import get_model_meta, get_package_path, is_package, load_config
+from spacy.util import get_lang_class, get_model_meta, get_package_path, is_package, load_config
 
 from .attributes import POLYSEMY_FACTORY
 from .components import polysemy_state
@@ -63,6 +63,16 @@ def polysemy_setting(path: Union[str, Path], key: str, default: Any) -> Any:
     found = _polysemy_component(path)
     value = None if found is None else found[2].get(key)
     return default if value is None else value
+
+
+def pipeline_stop_words(path: Union[str, Path]) -> FrozenSet[str]:
+    """The stop words of the saved pipeline's language (``[nlp] lang`` of its config.cfg:
+    spaCy's ``Defaults.stop_words``, lowercase); E264 where ``path`` is not such a pipeline."""
+    config = pipeline_path(path) / "config.cfg"
+    lang = load_config(config, interpolate=False).get("nlp", {}).get("lang") if config.is_file() else None
+    if not lang:
+        raise CtxvecError(Errors.E264.format(path=path))
+    return frozenset(get_lang_class(lang).Defaults.stop_words)
 
 
 def read_pipeline_parts(path: Union[str, Path], wanted: Collection[str]) -> Optional[polysemy_state.SavedParts]:

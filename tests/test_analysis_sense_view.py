@@ -46,6 +46,29 @@ def test_render_shows_the_split_words_tokens_with_their_label_and_score(sense_nl
     assert [s.start for s in set_sense_spans(doc, min_senses=2)] == [t.i for t in split]
 
 
+def test_stop_words_can_be_left_out_of_the_drawing_and_the_span_group(sense_nlp, tmp_path):
+    """A small corpus splits function words ("the", "of"): skip_stop_words draws and groups
+    only the other tokens (token.is_stop, the Doc's language)."""
+    doc = sense_nlp(TEXT)
+    every = sense_spans(doc)
+    kept = sense_spans(doc, skip_stop_words=True)
+    assert any(doc[start].is_stop for start, _, _, _ in every)  # the tiny corpus gave "the" a sense
+    assert kept == [span for span in every if not doc[span[0]].is_stop] and kept
+    the = next(label for start, _, label, _ in every if doc[start].lower_ == "the")
+    assert the in render_senses(doc, min_senses=1) and the not in render_senses(doc, min_senses=1, skip_stop_words=True)
+    assert [s.start for s in set_sense_spans(doc, skip_stop_words=True)] == [start for start, _, _, _ in kept]
+    sense_nlp.to_disk(tmp_path / "pipeline")
+    output = tmp_path / "senses.html"
+    command = ["senses", str(tmp_path / "pipeline"), "--html", str(output), "--text", TEXT, "--all-words"]
+    result = runner.invoke(app, [*command, "--skip-stop-words"])
+    assert (
+        result.exit_code == 0 and f"drawn: {len(kept)}, every token with a sense, stop words left out" in result.output
+    )
+    alone = runner.invoke(app, ["senses", str(tmp_path / "pipeline"), "bank", "--skip-stop-words"])
+    message = " ".join(alone.output.split())
+    assert alone.exit_code == 1 and "[CTX-E615] --skip-stop-words only applies with --html" in message
+
+
 def test_senses_html_command_writes_the_page_through_the_output_rule(sense_nlp, tmp_path):
     sense_nlp.to_disk(tmp_path / "pipeline")
     output = tmp_path / "out" / "senses.html"

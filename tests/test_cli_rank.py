@@ -169,6 +169,32 @@ def test_rank_by_corpus_polysemy_lists_the_words_this_corpus_splits(tiny_bert_di
     assert bad.exit_code == 1 and "E228" in bad.output
 
 
+def test_stop_words_of_the_pipelines_language_can_be_left_out_of_both_rankings(tiny_bert_dir, tmp_path, lexicon_dir):
+    """--skip-stop-words: a small corpus splits function words, which then top
+    corpus_polysemy; the pipeline's language (English: "the", "of", ...) leaves them out of
+    either ranking, everything else as before. A bare lexicon holds no language: E264."""
+    from spacy.lang.en.stop_words import STOP_WORDS
+
+    from .test_evaluation_tasks import build_sense_nlp
+
+    build_sense_nlp(tiny_bert_dir).to_disk(tmp_path / "pipeline")
+    for by in ("corpus_polysemy", "polysemy_score"):
+        args = ["rank", str(tmp_path / "pipeline"), "--by", by, "--min-count", "2", "--top-k", "50", "--format", "json"]
+        results = [runner.invoke(app, args + extra) for extra in ([], ["--skip-stop-words"])]
+        if by == "polysemy_score":  # below the pipeline's min_count 3: said on stderr, beside the JSON
+            assert all("[CTX-W038]" in result.stderr for result in results)
+        every, kept = (json.loads(result.stdout) for result in results)
+        words = [row["word"] for row in every["most"]]
+        assert any(word in STOP_WORDS for word in words), by  # "the" and "of" are ranked by default
+        assert [row["word"] for row in kept["most"]] == [word for word in words if word not in STOP_WORDS], by
+    table = runner.invoke(app, ["rank", str(tmp_path / "pipeline"), "--skip-stop-words"])
+    assert table.exit_code == 0 and f"the language's {len(STOP_WORDS)} stop words left out" in " ".join(
+        table.output.split()
+    )
+    bare = runner.invoke(app, ["rank", str(lexicon_dir), "--skip-stop-words"])
+    assert bare.exit_code == 1 and "[CTX-E264]" in bare.output and "no language" in " ".join(bare.output.split())
+
+
 def test_min_count_defaults_to_the_pipelines_own(tiny_bert_dir, tmp_path, lexicon_dir):
     """Without --min-count, rank lists the words the pipeline scores: its ctxvec_polysemy
     min_count (3 here), not a fixed 5 that would leave scored words out; 5 for a lexicon."""

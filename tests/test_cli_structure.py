@@ -101,3 +101,16 @@ def test_a_coded_error_goes_to_stderr_so_json_output_parses(tmp_path):
         timeout=120,
     )
     assert proc.returncode == 1 and proc.stdout == "" and "[CTX-E616]" in proc.stderr
+
+
+def test_coded_warnings_print_on_stderr_so_json_on_stdout_stays_parseable(capsys):
+    import warnings
+
+    from spacy_ctxvec.cli._app import show_coded_warning, warn_on_stderr
+
+    show_coded_warning(
+        warnings.WarningMessage("[CTX-W999] a note", UserWarning, "f.py", 1).message, UserWarning, "f", 1
+    )
+    warn_on_stderr("[CTX-W998] another")
+    out, err = capsys.readouterr()
+    assert out == "" and "⚠ [CTX-W999] a note" in err and "⚠ [CTX-W998] another" in err

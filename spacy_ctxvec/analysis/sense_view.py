@@ -20,11 +20,12 @@ from ..pipelines import load_pipeline
 SPAN_KEY = "ctxvec_senses"
 
 
-def sense_spans(doc: Doc, *, min_senses: int = 1) -> List[SenseSpan]:
+def sense_spans(doc: Doc, *, min_senses: int = 1, skip_stop_words: bool = False) -> List[SenseSpan]:
     """(start, end, label, score) of every token with a sense whose word has at least
-    ``min_senses`` senses: one-token spans labelled "bank 1: river, water" (no label words:
-    "bank 1"), score token._.sense_score; None for a word with one sense (its sense_score
-    1.0 tells nothing apart, so it is not drawn as a confidence)."""
+    ``min_senses`` senses (and, with ``skip_stop_words``, that is not a stop word of the
+    Doc's language: ``token.is_stop``): one-token spans labelled "bank 1: river, water" (no
+    label words: "bank 1"), score token._.sense_score; None for a word with one sense (its
+    sense_score 1.0 tells nothing apart, so it is not drawn as a confidence)."""
     return [
         (
             token.i,
@@ -33,25 +34,30 @@ def sense_spans(doc: Doc, *, min_senses: int = 1) -> List[SenseSpan]:
             token._.sense_score if token._.n_senses > 1 else None,
         )
         for token in doc
-        if token._.sense is not None and token._.n_senses >= min_senses
+        if token._.sense is not None and token._.n_senses >= min_senses and not (skip_stop_words and token.is_stop)
     ]
 
 
-def set_sense_spans(doc: Doc, key: str = SPAN_KEY, *, min_senses: int = 1) -> List[Span]:
-    """Put the tokens with a sense (of words with at least ``min_senses`` senses) in
-    ``doc.spans[key]`` (labels as ``sense_spans``, without the score) and return them."""
-    spans = [Span(doc, start, end, label=label) for start, end, label, _ in sense_spans(doc, min_senses=min_senses)]
+def set_sense_spans(doc: Doc, key: str = SPAN_KEY, *, min_senses: int = 1, skip_stop_words: bool = False) -> List[Span]:
+    """Put the tokens with a sense (as ``sense_spans`` chooses them) in ``doc.spans[key]``
+    (labels as ``sense_spans``, without the score) and return them."""
+    chosen = sense_spans(doc, min_senses=min_senses, skip_stop_words=skip_stop_words)
+    spans = [Span(doc, start, end, label=label) for start, end, label, _ in chosen]
     doc.spans[key] = spans
     return spans
 
 
-def render_senses(doc: Doc, *, min_senses: int = 2, page: bool = False, title: Optional[str] = None) -> str:
+def render_senses(
+    doc: Doc, *, min_senses: int = 2, skip_stop_words: bool = False, page: bool = False, title: Optional[str] = None
+) -> str:
     """HTML of ``doc`` with its senses (displacy.render, style "span", manual=True): each
     token of a word with at least ``min_senses`` senses (default: the words this corpus
-    split; 1: every token with a sense) underlined in its sense's colour and labelled
-    "word sense: label (score)". In a notebook, ``IPython.display.HTML(render_senses(doc))``;
-    ``page``: a whole HTML page."""
-    return _render_spans(doc, sense_spans(doc, min_senses=min_senses), page=page, title=title)
+    split; 1: every token with a sense; ``skip_stop_words``: not the stop words, which a
+    small corpus often splits) underlined in its sense's colour and labelled "word sense:
+    label (score)". In a notebook, ``IPython.display.HTML(render_senses(doc))``; ``page``: a
+    whole HTML page."""
+    spans = sense_spans(doc, min_senses=min_senses, skip_stop_words=skip_stop_words)
+    return _render_spans(doc, spans, page=page, title=title)
 
 
 def _render_spans(doc: Doc, spans: List[SenseSpan], *, page: bool, title: Optional[str]) -> str:
@@ -70,16 +76,18 @@ class SensePage:
     n_drawn: int
 
 
-def senses_html(pipeline: Union[str, Path], text: str, *, min_senses: int = 2) -> SensePage:
+def senses_html(
+    pipeline: Union[str, Path], text: str, *, min_senses: int = 2, skip_stop_words: bool = False
+) -> SensePage:
     """``text`` run through ``pipeline`` and drawn with its senses on a whole HTML page
-    (the tokens of words with at least ``min_senses`` senses); E612 when the pipeline sets
-    no senses, checked before the text is run through it."""
+    (the tokens ``sense_spans`` chooses); E612 when the pipeline sets no senses, checked
+    before the text is run through it."""
     nlp = load_pipeline(pipeline)
     if not any(getattr(nlp.get_pipe(name), "senses", None) is not None for name in polysemy_components(nlp)):
         raise CtxvecError(Errors.E612.format(path=pipeline))
     doc = nlp(text)
     if doc._.get(SENSE_ARRAY) is None:
         raise CtxvecError(Errors.E612.format(path=pipeline))
-    spans = sense_spans(doc, min_senses=min_senses)
+    spans = sense_spans(doc, min_senses=min_senses, skip_stop_words=skip_stop_words)
     html = _render_spans(doc, spans, page=True, title="senses (token._.sense: label, token._.sense_score)")
     return SensePage(html, len(doc), sum(token._.sense is not None for token in doc), len(spans))

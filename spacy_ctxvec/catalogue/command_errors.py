@@ -235,9 +235,9 @@ class CommandErrors:
         "senses to draw, e.g. --text 'We sat on the bank of the river.'"
     )
     E615 = (
-        "--all-words only applies with --html OUTPUT.html --text 'TEXT' (it draws the "
-        "tokens of words with one sense too); the WORDs' senses are listed in full "
-        "without it. Leave out --all-words, or add --html and --text."
+        "{option} only applies with --html OUTPUT.html --text 'TEXT' (it chooses the "
+        "tokens drawn); the WORDs' senses are listed in full "
+        "without it. Leave out {option}, or add --html and --text."
     )
     E616 = (
         "'{path}' does not exist. Give a pipeline directory or installed pipeline "

@@ -209,3 +209,9 @@ class LexiconErrors:
         "Cannot merge a lexicon with an occurrence sample (k={a}) and one {b}. Build "
         "every part with the same --sample-size (0 for none)."
     )
+    E264 = (
+        "--skip-stop-words needs the language of the pipeline that built the lexicon, and "
+        "'{path}' is not a saved pipeline naming one (a bare lexicon or senses directory "
+        "holds no language). Give the pipeline directory or package build-lexicon wrote, "
+        "or leave out --skip-stop-words."
+    )

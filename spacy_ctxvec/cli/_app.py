@@ -7,7 +7,7 @@ import warnings
 from typing import Any, Callable, Optional, TextIO, Type, TypeVar
 
 import typer
-from wasabi import Printer, msg
+from wasabi import Printer
 
 from ..building.corpus import DEFAULT_ENCODING
 from ..errors import CtxvecError
@@ -57,6 +57,12 @@ OVERWRITE_FILE = typer.Option(
 )
 
 
+def warn_on_stderr(text: str) -> None:
+    """A "⚠" line, as ``msg.warn`` prints it, on stderr: a warning never mixes into the
+    JSON or TSV a command prints on stdout."""
+    typer.echo(Printer(no_print=True).warn(text), err=True)
+
+
 def show_coded_warning(
     message: Any,
     category: Type[Warning],
@@ -69,7 +75,7 @@ def show_coded_warning(
     """warnings.showwarning for the command line: a coded warning ("[CTX-W...]") as one
     "⚠" line, like the commands' own; any other as Python shows it."""
     if str(message).startswith("[CTX-W"):
-        msg.warn(str(message))
+        warn_on_stderr(str(message))
     else:
         _default(message, category, filename, lineno, file, line)
 

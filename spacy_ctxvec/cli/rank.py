@@ -2,7 +2,7 @@
 
 import json
 from pathlib import Path
-from typing import Any, Dict, List, Optional
+from typing import AbstractSet, Any, Dict, List, Optional
 
 import numpy as np
 import typer
@@ -14,8 +14,15 @@ from ..lexicon.sense_inventory import SenseInventory
 from ..lexicon.statistics import Lexicon
 from ..ops.senses import is_word
 from ..ops.text import text_table
-from ..saved_pipeline import load_lexicon, load_pipeline_inputs, load_probe, load_senses_and_lexicon, polysemy_setting
-from ._app import app, exit_on_coded_error
+from ..saved_pipeline import (
+    load_lexicon,
+    load_pipeline_inputs,
+    load_probe,
+    load_senses_and_lexicon,
+    pipeline_stop_words,
+    polysemy_setting,
+)
+from ._app import app, exit_on_coded_error, warn_on_stderr
 
 FORMATS = ("table", "tsv", "json")
 RANK_BY = ("polysemy_score", "corpus_polysemy")
@@ -98,17 +105,29 @@ def render(ranked: Dict[str, List[Dict[str, Any]]], fmt: str, summary: Dict[str,
     return "\n".join(parts)
 
 
+def ranked_key(key: str, words_only: bool, skipped: AbstractSet[str]) -> bool:
+    """Whether a type takes part in a ranking: a word (``is_word``) where ``words_only``,
+    and not in ``skipped`` (stop words, compared lowercased)."""
+    return (is_word(key) or not words_only) and key.lower() not in skipped
+
+
 def corpus_rank_rows(
-    inventory: SenseInventory, lexicon: Lexicon, *, min_count: int, top_k: int, words_only: bool = True
+    inventory: SenseInventory,
+    lexicon: Lexicon,
+    *,
+    min_count: int,
+    top_k: int,
+    words_only: bool = True,
+    skipped: AbstractSet[str] = frozenset(),
 ) -> Dict[str, List[Dict[str, Any]]]:
     """Top-k words by corpus_polysemy (how many distinct uses this corpus shows), highest
     ("most") and lowest ("least"), ties by key: words seen at least ``min_count`` times
-    that have a corpus_polysemy, with their number of senses and count."""
+    that have a corpus_polysemy (and are ``ranked_key``s), with their number of senses and count."""
     entries = []
     for key in inventory.keys:
         evidence, row = inventory.corpus_polysemy_of(key), lexicon.index(key)
         count = 0 if row is None else int(lexicon.counts[row])
-        if evidence is not None and count >= min_count and (is_word(key) or not words_only):
+        if evidence is not None and count >= min_count and ranked_key(key, words_only, skipped):
             entries.append((key, evidence, inventory.n_senses(key), count))
     entries.sort(key=lambda entry: (-entry[1], entry[0]))
 
@@ -121,7 +140,9 @@ def corpus_rank_rows(
     return {"most": describe(entries[:top_k]), "least": describe(entries[::-1][:top_k])}
 
 
-def rank_by_corpus_polysemy(source: Path, min_count: int, top_k: int, words_only: bool):
+def rank_by_corpus_polysemy(
+    source: Path, min_count: int, top_k: int, words_only: bool, skipped: AbstractSet[str] = frozenset()
+):
     """(ranked, summary) of `rank --by corpus_polysemy` (E606 without senses). The
     summary says how many words have a corpus_polysemy at all (``n_candidates``: of the
     words ranked, any count) and how often the most frequent of them is seen, so that an
@@ -129,10 +150,12 @@ def rank_by_corpus_polysemy(source: Path, min_count: int, top_k: int, words_only
     inventory, lexicon = load_senses_and_lexicon(source)
     if lexicon is None:  # a senses directory holds no lexicon to count with: E225, as load_lexicon says
         lexicon = load_lexicon(source)
-    ranked = corpus_rank_rows(inventory, lexicon, min_count=min_count, top_k=top_k, words_only=words_only)
+    ranked = corpus_rank_rows(
+        inventory, lexicon, min_count=min_count, top_k=top_k, words_only=words_only, skipped=skipped
+    )
     n_listed = len({row["word"] for rows in ranked.values() for row in rows})
     with_evidence = [key for key in inventory.keys if inventory.corpus_polysemy_of(key) is not None]
-    candidates = [lexicon.index(key) for key in with_evidence if is_word(key) or not words_only]
+    candidates = [lexicon.index(key) for key in with_evidence if ranked_key(key, words_only, skipped)]
     counts = [int(lexicon.counts[row]) for row in candidates if row is not None]
     summary = {
         "n_types": len(inventory),
@@ -146,15 +169,25 @@ def rank_by_corpus_polysemy(source: Path, min_count: int, top_k: int, words_only
     return ranked, summary
 
 
-def rank_by_polysemy_score(source: Path, min_count: int, top_k: int, score: Optional[str], all_types: bool):
+def rank_by_polysemy_score(
+    source: Path,
+    min_count: int,
+    top_k: int,
+    score: Optional[str],
+    all_types: bool,
+    skipped: AbstractSet[str] = frozenset(),
+):
     """(ranked, summary) of `rank --by polysemy_score`, scored as the pipeline scores
-    (E654 for an unknown --score); warns W038 below the pipeline's own min_count."""
+    (E654 for an unknown --score), ``skipped`` types left out; warns W038 below the
+    pipeline's own min_count."""
     score = score or polysemy_setting(source, "score", "auto")
     if score not in SCORE_CHOICES:
         raise CtxvecError(Errors.E654.format(score=score, choices=", ".join(SCORE_CHOICES)))
     lexicon = load_lexicon(source)
     probe, inputs = load_probe(source), load_pipeline_inputs(source, lexicon)
     scores, valid, used = type_polysemy_scores(lexicon, probe, min_count, score, inputs, not all_types)
+    if skipped:
+        valid = valid & np.array([key.lower() not in skipped for key in lexicon.keys], dtype=bool)
     ranked = rank_rows(lexicon, scores, valid, top_k)
     warn_below_component_min_count(source, min_count)
     return ranked, rank_summary(lexicon, valid, used, min_count)
@@ -197,6 +230,12 @@ BY = typer.Option(
     "this corpus shows; needs senses)",
 )
 
+SKIP_STOP_WORDS = typer.Option(
+    False,
+    "--skip-stop-words",
+    help="Leave out the stop words of the pipeline's language (SOURCE: a pipeline); small corpora often split them",
+)
+
 
 @app.command("rank")
 @exit_on_coded_error
@@ -208,18 +247,30 @@ def rank_cli(
     score: Optional[str] = SCORE,
     all_types: bool = ALL_TYPES,
     by: str = BY,
+    skip_stop_words: bool = SKIP_STOP_WORDS,
 ) -> None:
     """List the most and least polysemous words with their counts."""
     check_choices(fmt, by)
     min_count = min_count or max(2, int(polysemy_setting(source, "min_count", DEFAULT_MIN_COUNT)))
+    skipped = pipeline_stop_words(source) if skip_stop_words else frozenset()
     if by == "corpus_polysemy":
-        ranked, summary = rank_by_corpus_polysemy(source, min_count, top_k, not all_types)
+        ranked, summary = rank_by_corpus_polysemy(source, min_count, top_k, not all_types, skipped)
         most_frequent = f", the most frequent of them seen {summary['max_count']} times" if summary["max_count"] else ""
         empty = Warnings.W041.format(**summary, path=source, most_frequent=most_frequent)
-        show(ranked, fmt, summary, CORPUS_RANK_NOTE.format(**summary), empty)
+        show(ranked, fmt, summary, CORPUS_RANK_NOTE.format(**summary) + stop_words_note(skipped), empty)
     else:
-        ranked, summary = rank_by_polysemy_score(source, min_count, top_k, score, all_types)
-        show(ranked, fmt, summary, score_note(summary, all_types), Warnings.W031.format(**summary))
+        ranked, summary = rank_by_polysemy_score(source, min_count, top_k, score, all_types, skipped)
+        show(
+            ranked,
+            fmt,
+            summary,
+            score_note(summary, all_types) + stop_words_note(skipped),
+            Warnings.W031.format(**summary),
+        )
+
+
+def stop_words_note(skipped: AbstractSet[str]) -> str:
+    return f"; the language's {len(skipped)} stop words left out" if skipped else ""
 
 
 def check_choices(fmt: str, by: str) -> None:
@@ -233,4 +284,4 @@ def warn_below_component_min_count(source: Path, min_count: int) -> None:
     """W: ``--min-count`` below the pipeline's own min_count ranks words whose tokens get no score."""
     component_min_count = polysemy_setting(source, "min_count", None)
     if component_min_count is not None and min_count < int(component_min_count):
-        msg.warn(Warnings.W038.format(min_count=min_count, component_min_count=component_min_count))
+        warn_on_stderr(Warnings.W038.format(min_count=min_count, component_min_count=component_min_count))

@@ -166,12 +166,12 @@ def _first_of_each_sense(entry: Dict[str, Any]) -> List[tuple]:
     return rows
 
 
-def drawn_note(page: SensePage, path: Path, all_words: bool) -> str:
+def drawn_note(page: SensePage, path: Path, all_words: bool, skip_stop_words: bool = False) -> str:
     """What --html wrote: the text's tokens, those with a sense, and which were drawn."""
     which = "every token with a sense" if all_words else "those of words with several senses (--all-words: all)"
     return (
         f"Wrote the text's {page.n_tokens} tokens, {page.n_with_sense} of them with a sense, to {path}; "
-        f"drawn: {page.n_drawn}, {which}"
+        f"drawn: {page.n_drawn}, {which}" + (", stop words left out" if skip_stop_words else "")
     )
 
 
@@ -190,19 +190,27 @@ def nothing_drawn_note(page: SensePage) -> str:
     return Warnings.W039.format(why=why)
 
 
-def check_options(words: Optional[List[str]], html: Optional[Path], text: Optional[str], all_words: bool) -> None:
+def check_options(
+    words: Optional[List[str]], html: Optional[Path], text: Optional[str], all_words: bool, skip_stop_words: bool
+) -> None:
     """E611 without WORDs or --html/--text, E613 for --html or --text alone, E614 for an
-    empty --text, E615 for --all-words without --html."""
+    empty --text, E615 for --all-words or --skip-stop-words without --html."""
     if html is None and text is None:
         if not words:
             raise CtxvecError(Errors.E611.format(given="no WORD, no --html and no --text"))
-        if all_words:
-            raise CtxvecError(Errors.E615)
+        for option, chosen in (("--all-words", all_words), ("--skip-stop-words", skip_stop_words)):
+            if chosen:
+                raise CtxvecError(Errors.E615.format(option=option))
     elif html is None or text is None:
         given, missing = ("--text", "--html OUTPUT.html") if html is None else ("--html", "--text 'TEXT'")
         raise CtxvecError(Errors.E613.format(given=given, missing=missing))
     elif not text.strip():
         raise CtxvecError(Errors.E614.format(blank=" (whitespace only)" if text else ""))
+
+
+SKIP_STOP_WORDS = typer.Option(
+    False, "--skip-stop-words", help="With --html, leave out the stop words of the pipeline's language (token.is_stop)"
+)
 
 
 @app.command("senses", short_help="Words' senses (label, share, examples), or a text's.")
@@ -222,19 +230,20 @@ def senses_cli(
     all_words: bool = typer.Option(
         False, "--all-words", help="With --html, also draw words with one sense (default: only the words split)"
     ),
+    skip_stop_words: bool = SKIP_STOP_WORDS,
     overwrite: bool = OVERWRITE_FILE,
 ) -> None:
     """Show the induced senses of words (label, share of the sample, example snippets), or
     with --html a text drawn with its tokens' senses."""
     if fmt not in FORMATS:
         raise CtxvecError(Errors.E230.format(fmt=fmt, choices=", ".join(FORMATS)))
-    check_options(words, html, text, all_words)
+    check_options(words, html, text, all_words, skip_stop_words)
     existing_path(source)
     if html is not None and text is not None:
         check_output(html, what="HTML file", inputs={"SOURCE": source}, overwrite=overwrite)
-        page = senses_html(source, text, min_senses=1 if all_words else 2)
+        page = senses_html(source, text, min_senses=1 if all_words else 2, skip_stop_words=skip_stop_words)
         write_text(html, page.html, what="HTML file", overwrite=overwrite)
-        print(drawn_note(page, html, all_words))
+        print(drawn_note(page, html, all_words, skip_stop_words))
         if page.n_drawn == 0:  # the page is written all the same: the text, with nothing underlined
             typer.echo(f"⚠ {nothing_drawn_note(page)}", err=True)
         if not words:
