@@ -291,3 +291,19 @@ def test_every_command_handles_a_closed_pipe_and_other_broken_pipes_still_fail()
 
     with pytest.raises(BrokenPipeError, match="a worker's pipe"):
         worker_pipe_breaks()
+
+
+def test_output_to_a_pipe_has_no_colour_codes_and_warnings_go_to_stderr(lexicon_dir):
+    """Through the console entry point, as a shell runs it: stdout and stderr are pipes
+    here, so the "ℹ" line carries no escape codes, and the JSON on stdout parses."""
+    import subprocess
+    import sys
+
+    command = [sys.executable, "-m", "spacy_ctxvec", "rank", str(lexicon_dir)]
+    table = subprocess.run(command, capture_output=True, text=True, timeout=300)
+    assert table.returncode == 0 and "ℹ" in table.stdout and "\x1b[" not in table.stdout, table.stderr
+    as_json = subprocess.run(
+        [*command, "--format", "json", "--min-count", "2"], capture_output=True, text=True, timeout=300
+    )
+    assert as_json.returncode == 0 and json.loads(as_json.stdout)["min_count"] == 2
+    assert "ℹ" not in as_json.stdout and "\x1b[" not in as_json.stderr

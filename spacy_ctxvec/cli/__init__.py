@@ -26,7 +26,7 @@ from . import (
     train_static,  # noqa: F401,E402
     word_senses,  # noqa: F401,E402
 )
-from ._app import app, show_coded_warning
+from ._app import app, colour_only_on_a_terminal, show_coded_warning
 
 __all__ = ["app", "main"]
 
@@ -60,9 +60,10 @@ def main() -> None:
     then spacy-transformers and transformers, when a pipeline needs them) are frozen, so
     the collector's full passes while a pipeline loads and runs no longer scan them:
     about 2 s less CPU time per command (benchmarks/speed/cli_startup.py). Coded warnings
-    print as one line each (show_coded_warning)."""
+    print as one line each (show_coded_warning); colours only on a terminal."""
     gc.freeze()
     if TRANSFORMER_STACK not in sys.modules:
         sys.meta_path.insert(0, FreezeAfterImport(TRANSFORMER_STACK))
     warnings.showwarning = show_coded_warning
+    colour_only_on_a_terminal()
     app()

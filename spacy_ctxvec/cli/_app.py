@@ -7,7 +7,7 @@ import warnings
 from typing import Any, Callable, Optional, TextIO, Type, TypeVar
 
 import typer
-from wasabi import Printer
+from wasabi import Printer, msg
 
 from ..building.corpus import DEFAULT_ENCODING
 from ..errors import CtxvecError
@@ -57,10 +57,19 @@ OVERWRITE_FILE = typer.Option(
 )
 
 
+def colour_only_on_a_terminal() -> None:
+    """wasabi colours its messages wherever they go: a file or pipe would get escape codes.
+    Plain text there (as ``ls`` and ``git`` do), colours on a terminal."""
+    if not sys.stdout.isatty():
+        msg.show_color = False
+
+
 def warn_on_stderr(text: str) -> None:
-    """A "⚠" line, as ``msg.warn`` prints it, on stderr: a warning never mixes into the
-    JSON or TSV a command prints on stdout."""
-    typer.echo(Printer(no_print=True).warn(text), err=True)
+    """A "⚠" line, as ``msg.warn`` prints it (coloured on a terminal only), on stderr: a
+    warning never mixes into the JSON or TSV a command prints on stdout."""
+    printer = Printer(no_print=True)
+    printer.show_color = printer.show_color and sys.stderr.isatty()
+    typer.echo(printer.warn(text), err=True)
 
 
 def show_coded_warning(
