@@ -1,6 +1,7 @@
 """Sense labels in words (ops.sense_labels): c-TF-IDF of each sense's context words."""
 
 import numpy as np
+import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
 from sklearn.feature_extraction.text import CountVectorizer
@@ -159,3 +160,37 @@ def test_vector_affinity_is_a_words_closeness_to_one_sense_over_the_others():
     np.testing.assert_allclose(scores[:, 2:], 0.0, atol=1e-12)  # orthogonal to both, no vector, equally near
     np.testing.assert_allclose(scores.sum(axis=0), 0.0, atol=1e-12)
     np.testing.assert_allclose(vector_affinity(words, senses[:1]), 0.0, atol=1e-12)  # one sense
+
+
+def test_with_three_senses_a_word_seen_once_labels_only_the_sense_it_is_nearest():
+    """Affinity is relative to the mean over the senses, so with three senses a word can
+    score above that mean for two of them: it labels the one it is nearest, and a word as
+    near two senses labels neither (a review found both on the mean rule)."""
+    senses = np.eye(3)
+    vectors = {"gravel": np.array([0.5, 1.0, -1.0]), "shale": np.array([1.0, 1.0, -1.0]), "quay": np.eye(3)[2]}
+
+    def affinity(words):
+        return vector_affinity(np.stack([vectors.get(w, np.zeros(3)) for w in words]), senses)
+
+    # two snippets a sense, each word in one: no word recurs, so only the affinity can label
+    far = [["[x] gravel", "[x] shale"], ["[x] quay", "[x] pier"], ["[x] reef", "[x] cove"]]
+    assert sense_labels(far, affinity=affinity) == [[], [], []]  # gravel: sense 1; shale: 0 and 1 alike; quay: 2
+    near = [["[x] reef", "[x] cove"], ["[x] gravel", "[x] pier"], ["[x] quay", "[x] dune"]]
+    assert sense_labels(near, affinity=affinity) == [[], ["gravel"], ["quay"]]
+    shared = sense_labels(
+        [["[x] shale", "[x] pier"], ["[x] shale", "[x] cove"], ["[x] quay", "[x] dune"]], affinity=affinity
+    )
+    assert shared == [[], [], ["quay"]]
+
+
+def test_an_affinity_for_more_senses_than_have_snippets_is_read_for_those_that_do():
+    """labels_by_sense sees as many senses as the highest one with rows; a caller's affinity
+    for all its senses gives their first rows; one for too few senses is refused."""
+    snippets = LOAN_SENSE + RIVER_SENSE
+    senses = [0, 0, 0, 1, 1, 1]
+    three = lambda words: np.vstack([river_or_money(words), np.zeros(len(words))])  # noqa: E731
+    assert labels_by_sense(snippets, senses, affinity=three) == sense_labels(
+        [LOAN_SENSE, RIVER_SENSE], affinity=river_or_money
+    )
+    with pytest.raises(ValueError, match="for 2 senses"):
+        labels_by_sense(snippets, senses, affinity=lambda words: np.zeros((1, len(words))))

@@ -16,8 +16,8 @@ Snippets are short (a few tokens either side), so in a small corpus most context
 occur in one snippet only and their weights tie. Given an ``affinity`` (``vector_affinity``
 of the context words' vectors to the senses' vectors: how much nearer a word lies to this
 sense than to the word's senses on average), it breaks those ties, and where a word has
-several senses the words of one snippet that lie nearer this sense complete short labels
-(best first): "bank: credit, investors, account" where no money word recurred.
+several senses the words of one snippet nearest this sense complete short labels (best
+first): "bank: credit, investors, account" where no money word recurred.
 """
 
 import re
@@ -68,9 +68,10 @@ def sense_labels(
     of them for a sense with fewer): a word seen once says little, and ties among such
     words would be broken arbitrarily; with ``fill`` they complete short labels, after the
     others. Ties: more snippets, then the higher ``affinity``, then alphabetical. With
-    ``affinity`` and several senses, the words seen once whose affinity to the sense is
-    positive complete short labels, highest first. Deterministic; a sense without usable
-    words gets []."""
+    ``affinity`` and several senses, the words seen once whose affinity is positive and
+    highest for this sense (the sense they are nearest) complete short labels, highest
+    first (with ``fill`` too, all words seen once follow by affinity). ``affinity`` gives
+    at least one row per sense. Deterministic; a sense without usable words gets []."""
     senses = [[_without_target(s) for s in snippets if isinstance(s, str)] for snippets in snippets_per_sense]
     documents = [s for snippets in senses for s in snippets]
     if not documents or n_words <= 0:
@@ -94,6 +95,7 @@ def sense_labels(
     weights = class_tfidf(counts, sizes)
     totals = counts.sum(axis=0)
     closeness = _affinity_matrix(affinity, vocabulary, len(senses))
+    nearest = _nearest_sense(closeness)
     labels = []
     for row, size in zip(range(len(senses)), sizes):
         present = np.flatnonzero(counts[row] > 0)
@@ -105,18 +107,30 @@ def sense_labels(
         # supported words by weight; the others (filling in) by affinity where there is one
         rank = np.where(supported | (affinity is None), weights[row, present], near)
         order = np.lexsort((vocabulary[present], -near, -counts[row, present], -rank, ~supported))
-        keep = supported | fill | ((near > 0) & (len(senses) > 1))
+        keep = supported | fill | ((near > 0) & (nearest[present] == row))
         labels.append([str(vocabulary[present[i]]) for i in order[keep[order]][:n_words]])
     return labels
 
 
 def _affinity_matrix(affinity: Optional[Affinity], vocabulary: np.ndarray, n_senses: int) -> np.ndarray:
-    """``affinity`` of the vocabulary (n_senses, V), finite (zeros where it is not, and
-    without an affinity)."""
+    """``affinity`` of the vocabulary for the first ``n_senses`` senses (n_senses, V): a
+    caller's senses past the last one with snippets have no label to make; finite (zeros
+    where it is not, and without an affinity)."""
     if affinity is None:
         return np.zeros((n_senses, len(vocabulary)))
-    scores = np.asarray(affinity(vocabulary.tolist()), dtype=np.float64).reshape(n_senses, len(vocabulary))
-    return np.where(np.isfinite(scores), scores, 0.0)
+    scores = np.asarray(affinity(vocabulary.tolist()), dtype=np.float64)
+    if scores.ndim != 2 or scores.shape[0] < n_senses or scores.shape[1] != len(vocabulary):
+        raise ValueError(f"affinity gave {scores.shape} scores for {n_senses} senses x {len(vocabulary)} words")
+    return np.where(np.isfinite(scores[:n_senses]), scores[:n_senses], 0.0)
+
+
+def _nearest_sense(closeness: np.ndarray) -> np.ndarray:
+    """Per word (column): the one sense it is nearest, -1 where none is (one sense, or a tie
+    for the highest score): a word seen once completes the label of that sense only."""
+    if len(closeness) < 2:
+        return np.full(closeness.shape[1], -1)
+    ordered = np.sort(closeness, axis=0)
+    return np.where(ordered[-1] > ordered[-2], closeness.argmax(axis=0), -1)
 
 
 def vector_affinity(word_vectors: np.ndarray, sense_vectors: np.ndarray) -> np.ndarray:
