@@ -64,6 +64,11 @@ def test_stop_words_can_be_left_out_of_the_drawing_and_the_span_group(sense_nlp,
     assert (
         result.exit_code == 0 and f"drawn: {len(kept)}, every token with a sense, stop words left out" in result.output
     )
+    stop_only = " ".join(doc[start].text for start, _, _, _ in every if doc[start].is_stop)
+    nothing = runner.invoke(app, [*command[:-2], stop_only, "--all-words", "--skip-stop-words", "--overwrite"])
+    warning = " ".join(nothing.stderr.split())
+    assert nothing.exit_code == 0 and "drawn: 0" in nothing.stdout and "[CTX-W039]" in warning
+    assert "are stop words, left out by --skip-stop-words" in warning and "--all-words draws" not in warning
     alone = runner.invoke(app, ["senses", str(tmp_path / "pipeline"), "bank", "--skip-stop-words"])
     message = " ".join(alone.output.split())
     assert alone.exit_code == 1 and "[CTX-E615] --skip-stop-words only applies with --html" in message

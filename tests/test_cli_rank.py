@@ -191,8 +191,11 @@ def test_stop_words_of_the_pipelines_language_can_be_left_out_of_both_rankings(t
     assert table.exit_code == 0 and f"the language's {len(STOP_WORDS)} stop words left out" in " ".join(
         table.output.split()
     )
+    assert kept["stop_words_left_out"] == len(STOP_WORDS) and every["stop_words_left_out"] == 0
     bare = runner.invoke(app, ["rank", str(lexicon_dir), "--skip-stop-words"])
     assert bare.exit_code == 1 and "[CTX-E264]" in bare.output and "no language" in " ".join(bare.output.split())
+    missing = runner.invoke(app, ["rank", str(tmp_path / "missing"), "--skip-stop-words"])
+    assert missing.exit_code == 1 and "[CTX-E225]" in missing.output  # as without the option: nothing there
 
 
 def test_min_count_defaults_to_the_pipelines_own(tiny_bert_dir, tmp_path, lexicon_dir):
@@ -293,17 +296,21 @@ def test_every_command_handles_a_closed_pipe_and_other_broken_pipes_still_fail()
         worker_pipe_breaks()
 
 
-def test_output_to_a_pipe_has_no_colour_codes_and_warnings_go_to_stderr(lexicon_dir):
+def test_output_to_a_pipe_has_no_colour_codes_and_warnings_go_to_stderr(tiny_bert_dir, tmp_path):
     """Through the console entry point, as a shell runs it: stdout and stderr are pipes
-    here, so the "ℹ" line carries no escape codes, and the JSON on stdout parses."""
+    here, so the "ℹ" line carries no escape codes, and W038 (--min-count below the
+    pipeline's own 3) goes to stderr: the JSON on stdout parses."""
     import subprocess
     import sys
 
-    command = [sys.executable, "-m", "spacy_ctxvec", "rank", str(lexicon_dir)]
+    from .test_evaluation_tasks import build_sense_nlp
+
+    build_sense_nlp(tiny_bert_dir).to_disk(tmp_path / "pipeline")
+    command = [sys.executable, "-m", "spacy_ctxvec", "rank", str(tmp_path / "pipeline")]
     table = subprocess.run(command, capture_output=True, text=True, timeout=300)
     assert table.returncode == 0 and "ℹ" in table.stdout and "\x1b[" not in table.stdout, table.stderr
     as_json = subprocess.run(
         [*command, "--format", "json", "--min-count", "2"], capture_output=True, text=True, timeout=300
     )
     assert as_json.returncode == 0 and json.loads(as_json.stdout)["min_count"] == 2
-    assert "ℹ" not in as_json.stdout and "\x1b[" not in as_json.stderr
+    assert "[CTX-W038]" in as_json.stderr and "\x1b[" not in as_json.stderr

@@ -74,6 +74,7 @@ class SensePage:
     n_tokens: int
     n_with_sense: int
     n_drawn: int
+    n_stop_words_left_out: int = 0  # tokens it would draw but for skip_stop_words
 
 
 def senses_html(
@@ -90,4 +91,5 @@ def senses_html(
         raise CtxvecError(Errors.E612.format(path=pipeline))
     spans = sense_spans(doc, min_senses=min_senses, skip_stop_words=skip_stop_words)
     html = _render_spans(doc, spans, page=True, title="senses (token._.sense: label, token._.sense_score)")
-    return SensePage(html, len(doc), sum(token._.sense is not None for token in doc), len(spans))
+    left_out = len(sense_spans(doc, min_senses=min_senses)) - len(spans)
+    return SensePage(html, len(doc), sum(token._.sense is not None for token in doc), len(spans), left_out)

@@ -82,7 +82,7 @@ def show_coded_warning(
     _default: Callable[..., None] = warnings.showwarning,
 ) -> None:
     """warnings.showwarning for the command line: a coded warning ("[CTX-W...]") as one
-    "⚠" line, like the commands' own; any other as Python shows it."""
+    "⚠" line on stderr (``warn_on_stderr``); any other as Python shows it."""
     if str(message).startswith("[CTX-W"):
         warn_on_stderr(str(message))
     else:

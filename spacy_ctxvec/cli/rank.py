@@ -140,9 +140,7 @@ def corpus_rank_rows(
     return {"most": describe(entries[:top_k]), "least": describe(entries[::-1][:top_k])}
 
 
-def rank_by_corpus_polysemy(
-    source: Path, min_count: int, top_k: int, words_only: bool, skipped: AbstractSet[str] = frozenset()
-):
+def rank_by_corpus_polysemy(source: Path, min_count: int, top_k: int, words_only: bool, skip_stop_words: bool = False):
     """(ranked, summary) of `rank --by corpus_polysemy` (E606 without senses). The
     summary says how many words have a corpus_polysemy at all (``n_candidates``: of the
     words ranked, any count) and how often the most frequent of them is seen, so that an
@@ -150,6 +148,7 @@ def rank_by_corpus_polysemy(
     inventory, lexicon = load_senses_and_lexicon(source)
     if lexicon is None:  # a senses directory holds no lexicon to count with: E225, as load_lexicon says
         lexicon = load_lexicon(source)
+    skipped = pipeline_stop_words(source) if skip_stop_words else frozenset()
     ranked = corpus_rank_rows(
         inventory, lexicon, min_count=min_count, top_k=top_k, words_only=words_only, skipped=skipped
     )
@@ -165,6 +164,7 @@ def rank_by_corpus_polysemy(
         "by": "corpus_polysemy",
         "min_count": min_count,
         "n_listed": n_listed,
+        "stop_words_left_out": len(skipped),
     }
     return ranked, summary
 
@@ -175,22 +175,23 @@ def rank_by_polysemy_score(
     top_k: int,
     score: Optional[str],
     all_types: bool,
-    skipped: AbstractSet[str] = frozenset(),
+    skip_stop_words: bool = False,
 ):
     """(ranked, summary) of `rank --by polysemy_score`, scored as the pipeline scores
-    (E654 for an unknown --score), ``skipped`` types left out; warns W038 below the
-    pipeline's own min_count."""
+    (E654 for an unknown --score), with ``skip_stop_words`` the pipeline language's stop
+    words left out; warns W038 below the pipeline's own min_count."""
     score = score or polysemy_setting(source, "score", "auto")
     if score not in SCORE_CHOICES:
         raise CtxvecError(Errors.E654.format(score=score, choices=", ".join(SCORE_CHOICES)))
     lexicon = load_lexicon(source)
     probe, inputs = load_probe(source), load_pipeline_inputs(source, lexicon)
     scores, valid, used = type_polysemy_scores(lexicon, probe, min_count, score, inputs, not all_types)
+    skipped = pipeline_stop_words(source) if skip_stop_words else frozenset()
     if skipped:
         valid = valid & np.array([key.lower() not in skipped for key in lexicon.keys], dtype=bool)
     ranked = rank_rows(lexicon, scores, valid, top_k)
     warn_below_component_min_count(source, min_count)
-    return ranked, rank_summary(lexicon, valid, used, min_count)
+    return ranked, {**rank_summary(lexicon, valid, used, min_count), "stop_words_left_out": len(skipped)}
 
 
 def show(ranked: Dict[str, List[Dict[str, Any]]], fmt: str, summary: Dict[str, Any], note: str, empty: str) -> None:
@@ -252,25 +253,25 @@ def rank_cli(
     """List the most and least polysemous words with their counts."""
     check_choices(fmt, by)
     min_count = min_count or max(2, int(polysemy_setting(source, "min_count", DEFAULT_MIN_COUNT)))
-    skipped = pipeline_stop_words(source) if skip_stop_words else frozenset()
     if by == "corpus_polysemy":
-        ranked, summary = rank_by_corpus_polysemy(source, min_count, top_k, not all_types, skipped)
+        ranked, summary = rank_by_corpus_polysemy(source, min_count, top_k, not all_types, skip_stop_words)
         most_frequent = f", the most frequent of them seen {summary['max_count']} times" if summary["max_count"] else ""
         empty = Warnings.W041.format(**summary, path=source, most_frequent=most_frequent)
-        show(ranked, fmt, summary, CORPUS_RANK_NOTE.format(**summary) + stop_words_note(skipped), empty)
+        show(ranked, fmt, summary, CORPUS_RANK_NOTE.format(**summary) + stop_words_note(summary), empty)
     else:
-        ranked, summary = rank_by_polysemy_score(source, min_count, top_k, score, all_types, skipped)
+        ranked, summary = rank_by_polysemy_score(source, min_count, top_k, score, all_types, skip_stop_words)
         show(
             ranked,
             fmt,
             summary,
-            score_note(summary, all_types) + stop_words_note(skipped),
+            score_note(summary, all_types) + stop_words_note(summary),
             Warnings.W031.format(**summary),
         )
 
 
-def stop_words_note(skipped: AbstractSet[str]) -> str:
-    return f"; the language's {len(skipped)} stop words left out" if skipped else ""
+def stop_words_note(summary: Dict[str, Any]) -> str:
+    n = summary.get("stop_words_left_out", 0)
+    return f"; the language's {n} stop words left out" if n else ""
 
 
 def check_choices(fmt: str, by: str) -> None:

@@ -182,6 +182,8 @@ def nothing_drawn_note(page: SensePage) -> str:
             "no token of the text has a sense (its words are not in the corpus the senses were induced "
             "from, were seen fewer than min_count times, or hold no letter)"
         )
+    elif page.n_stop_words_left_out:
+        why = f"the {page.n_stop_words_left_out} tokens it would draw are stop words, left out by --skip-stop-words"
     else:
         why = (
             f"none of the text's {page.n_with_sense} tokens with a sense is of a word this corpus split "
