@@ -19,7 +19,7 @@ from ..ops.senses import is_word
 from ..ops.text import text_table
 from ..outputs import check_output, write_text
 from ..saved_pipeline import existing_path, load_senses_and_lexicon
-from ._app import OVERWRITE_FILE, app, exit_on_coded_error
+from ._app import OVERWRITE_FILE, app, exit_on_coded_error, warn_on_stderr
 
 FORMATS = ("table", "tsv", "json")
 # Why a word shows no corpus_polysemy (ops.sense_evidence): too few sampled occurrences
@@ -247,11 +247,11 @@ def senses_cli(
         write_text(html, page.html, what="HTML file", overwrite=overwrite)
         print(drawn_note(page, html, all_words, skip_stop_words))
         if page.n_drawn == 0:  # the page is written all the same: the text, with nothing underlined
-            typer.echo(f"⚠ {nothing_drawn_note(page)}", err=True)
+            warn_on_stderr(nothing_drawn_note(page))
         if not words:
             return
     inventory, lexicon = load_senses_and_lexicon(source)  # a senses directory holds no lexicon: no counts
     print(render(describe_senses(inventory, words or [], source, lexicon), fmt))
     unknown = unknown_words(inventory, words or [])
     if unknown:  # a note beside the words shown: on stderr, so that JSON and TSV output stays parseable
-        typer.echo(f"⚠ {unknown_words_note(inventory, unknown, source, Warnings.W032, lexicon)}", err=True)
+        warn_on_stderr(unknown_words_note(inventory, unknown, source, Warnings.W032, lexicon))
