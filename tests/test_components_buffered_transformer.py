@@ -110,6 +110,30 @@ def _with_lexicon(nlp, lexicon):
     return nlp
 
 
+def test_a_zero_whose_sign_flips_is_not_a_change_of_weights(tiny_bert_dir):
+    """spacy train's first step (learning rate 0 under warm-up) turns a -0.0 of the input
+    embeddings into +0.0: all-MiniLM-L6-v2 holds one. The fingerprint hashed raw bytes, so
+    the weights counted as changed: a model-best saved at that step refused its own
+    lexicon (E043). A zero's sign no longer counts; any other change still does."""
+    import torch
+
+    from spacy_ctxvec.building.shard import partial_lexicon
+
+    nlp = make_nlp(tiny_bert_dir, "ctxvec_transformer")
+    weight = nlp.get_pipe("transformer").model.transformer.get_input_embeddings().weight
+    with torch.no_grad():
+        weight[5, 3] = -0.0
+    lexicon = partial_lexicon(nlp, TEXTS * 2, key="lower")
+    nlp = _with_lexicon(nlp, lexicon)
+    with torch.no_grad():
+        weight[5, 3] = 0.0  # in place: the tensor's version counter tells the fingerprint cache
+    assert not torch.signbit(weight[5, 3]) and any(token._.polysemy_count for token in nlp(TEXTS[0]))
+    with torch.no_grad():
+        weight[5, 3] = 1e-3
+    with pytest.raises(CtxvecError, match="CTX-E043"):
+        nlp(TEXTS[0])
+
+
 def test_docs_name_the_model_and_a_lexicon_refuses_another_model_or_changed_weights(tiny_bert_dir, tmp_path):
     """Each Doc carries the fingerprint of the weights that made its output, and
     ctxvec_context names it in doc._.ctxvec_context_source: a lexicon refuses the vectors

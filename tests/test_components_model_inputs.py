@@ -5,7 +5,7 @@ import numpy as np
 import spacy
 
 from spacy_ctxvec.components.model_inputs import FingerprintCache, pipeline_model_fingerprint, type_input_embeddings
-from spacy_ctxvec.lexicon.polysemy_probe import embedding_fingerprint
+from spacy_ctxvec.ops.fingerprint import embedding_fingerprint
 from spacy_ctxvec.static.sources import transformer_embedding_table
 
 

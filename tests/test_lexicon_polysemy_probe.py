@@ -11,7 +11,6 @@ from spacy_ctxvec.lexicon.polysemy_probe import (
     FITTED_HALF,
     MIN_TRAINING_WORDS,
     PolysemyProbe,
-    embedding_fingerprint,
     find_shipped_probe,
     first_difference,
     fit_probe,
@@ -223,19 +222,6 @@ def test_damaged_probe_is_a_coded_error_naming_the_path(tmp_path, damage, proble
     assert str(tmp_path / "probe") in str(caught.value) and problem in str(caught.value)
     with pytest.raises(CtxvecError, match="E652"):
         PolysemyProbe.from_bytes(b"\x00garbage")
-
-
-def test_embedding_fingerprint_follows_the_values():
-    table = np.random.default_rng(0).normal(size=(50, 8)).astype(np.float32)
-    assert (
-        embedding_fingerprint(table)
-        == embedding_fingerprint(table.astype(np.float64))
-        == embedding_fingerprint(table.copy())
-    )
-    changed = table.copy()
-    changed[10, 3] += 1e-3
-    assert embedding_fingerprint(changed) != embedding_fingerprint(table)
-    assert embedding_fingerprint(table.reshape(100, 4)) != embedding_fingerprint(table)
 
 
 def test_shipped_probes_load_and_match_only_their_model():

@@ -7,7 +7,7 @@ from typing import List, Optional, Tuple
 from spacy.util import registry
 
 from ..errors import CtxvecError, Errors
-from ..lexicon.statistics import with_model
+from ..ops.fingerprint import with_model
 from ..ops.layers import concat_of_layers, mean_of_layers, resolve_layers
 from ..ops.pooling import pool_first, pool_first_last, pool_last, pool_max, pool_mean
 from ..types import LayerCombineFn, PoolingFn

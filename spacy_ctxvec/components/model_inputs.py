@@ -10,7 +10,7 @@ from spacy.language import Language
 
 from ..attributes import CONTEXT_COMPONENT
 from ..errors import CtxvecError
-from ..lexicon.polysemy_probe import embedding_fingerprint
+from ..ops.fingerprint import embedding_fingerprint
 from ..static.sources import transformer_embedding_table
 from .transformer import find_transformer
 

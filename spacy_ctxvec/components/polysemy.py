@@ -70,8 +70,9 @@ from ..lexicon.polysemy_probe import (
 )
 from ..lexicon.sense_induction import induce_inventory
 from ..lexicon.sense_inventory import SenseInventory
-from ..lexicon.statistics import CONTEXT_VECTORS_META, Lexicon, vectors_differ, with_model
+from ..lexicon.statistics import CONTEXT_VECTORS_META, Lexicon
 from ..lexicon.type_inputs import TypeInputs
+from ..ops.fingerprint import vectors_differ, with_model
 from ..ops.sense_evidence_tables import TABLES_MODEL, TABLES_VECTORS
 from ..ops.senses import DEFAULT_SAMPLE_SIZE, SenseInductionSettings
 from ..types import CorpusItem

@@ -13,8 +13,9 @@ from ..attributes import CONTEXT_ARRAY, CONTEXT_MASK, CONTEXT_SOURCE, POLYSEMY_D
 from ..building.shard import KEY_ATTRS
 from ..errors import CtxvecError, Errors
 from ..lexicon.polysemy_probe import PolysemyProbe, type_polysemy_scores
-from ..lexicon.statistics import CONTEXT_VECTORS_META, Lexicon, vectors_differ
+from ..lexicon.statistics import CONTEXT_VECTORS_META, Lexicon
 from ..ops.cosine import cosine_shift
+from ..ops.fingerprint import vectors_differ
 
 
 def key_table(keys: Sequence[str], context_vectors: Optional[str] = None) -> Dict[str, Any]:

@@ -13,7 +13,7 @@ from thinc.api import Config
 
 from ..attributes import STATIC_ARRAY, STATIC_KEYS, install_extensions, set_token_arrays
 from ..errors import CtxvecError, Errors
-from ..lexicon.polysemy_probe import embedding_fingerprint
+from ..ops.fingerprint import current_fingerprint, embedding_fingerprint
 from ..static.sources import StaticSource, configure_transformer_embeddings, transformer_embeddings
 from ..static.subwords import WordpieceMean
 from ..static.table import StaticVectorTable, check_lookups, named_arrays, row_description, row_key
@@ -234,7 +234,7 @@ class StaticVectors(DocAnnotator):
             vectors, tokenizer = transformer_embeddings(nlp, transformer)
         except CtxvecError as err:
             raise fail(f"the pipeline's '{transformer}' cannot give them ({err})") from None
-        if embedding_fingerprint(vectors) != saved.get("fingerprint"):
+        if embedding_fingerprint(vectors) != current_fingerprint(str(saved.get("fingerprint"))):
             raise fail("the loaded transformer's input embeddings are not the ones saved with it")
         return vectors, tokenizer
 

@@ -24,8 +24,9 @@ from typing import Any, Dict, List, Mapping, Optional, Sequence, Tuple, Union
 import numpy as np
 
 from ..errors import CtxvecError, Errors
+from ..ops.fingerprint import current_fingerprint, vectors_differ
 from ..ops.senses import is_word
-from .statistics import CONTEXT_VECTORS_META, Lexicon, vectors_differ
+from .statistics import CONTEXT_VECTORS_META, Lexicon
 from .storage import BYTES_SOURCE, ArrayWithHeader, check_header, parts_from_bytes
 
 PROBE_FORMAT_VERSION = 1
@@ -68,15 +69,6 @@ def in_fitted_half(words: Sequence[str]) -> np.ndarray:
     word, read as a number, is even. Deterministic, so the other half stays held out
     on any corpus."""
     return np.array([int(hashlib.md5(word.encode("utf8")).hexdigest()[:8], 16) % 2 == 0 for word in words], dtype=bool)
-
-
-def embedding_fingerprint(embeddings: np.ndarray) -> str:
-    """A short hash of a model's input-embedding table: which model a probe belongs to,
-    wherever the model is loaded from."""
-    table = np.ascontiguousarray(embeddings, dtype=np.float32)
-    digest = hashlib.sha256(str(table.shape).encode("ascii"))
-    digest.update(table.tobytes())
-    return digest.hexdigest()[:16]
 
 
 def probe_features(
@@ -174,7 +166,8 @@ class PolysemyProbe(ArrayWithHeader):
     @property
     def model(self) -> Optional[str]:
         """Fingerprint of the model the probe was fitted on (None: not recorded)."""
-        return self.meta.get("model")
+        model = self.meta.get("model")
+        return None if model is None else current_fingerprint(model)
 
     def problem_with(
         self, lexicon: Lexicon, model: Optional[str] = None, inputs: Optional[np.ndarray] = None
@@ -193,7 +186,7 @@ class PolysemyProbe(ArrayWithHeader):
         if differing is not None:
             name, fitted, found = differing
             return f"the probe was fitted for {name} = {fitted!r} and the lexicon has {found!r}"
-        if model is not None and self.model is not None and model != self.model:
+        if model is not None and self.model is not None and current_fingerprint(model) != self.model:
             return f"the probe was fitted on model {self.model} and the pipeline's model is {model}"
         return None
 
@@ -415,6 +408,7 @@ def shipped_probe_dirs() -> List[Path]:
 
 def shipped_probes(model: str) -> List[PolysemyProbe]:
     """The shipped probes fitted on ``model`` (a fingerprint)."""
+    model = current_fingerprint(model)
     return [probe for probe in map(PolysemyProbe.from_disk, shipped_probe_dirs()) if probe.model == model]
 
 

@@ -34,6 +34,7 @@ import numpy as np
 
 from ..errors import CtxvecError, Errors
 from ..ops.cosine import mean_cosine_between_groups, normalise_rows
+from ..ops.fingerprint import current_label, vectors_differ
 from .sample import OccurrenceSample
 from .storage import BYTES_SOURCE, KeyedRows, load_parts, parts_from_bytes, parts_to_bytes, save_parts
 
@@ -41,7 +42,6 @@ UNIT_SCALE_BITS = 30
 # The meta entry saying how the counted contextual vectors were made (layers, pooling,
 # and the model where known): the doc._.ctxvec_context_source of the Docs the lexicon counted.
 CONTEXT_VECTORS_META = "context_vectors"
-_MODEL_MARK = ", model "
 DEFAULT_RAW_SCALE_BITS = 20  # resolution 2**-20 ~ 1e-6; raw components up to 2**10 = 1024
 COMPONENT_BITS = 30  # max magnitude of one occurrence's rounded component
 MAX_COUNT = 2**32
@@ -405,25 +405,6 @@ class Lexicon(KeyedRows):
         return f"Lexicon(types={len(self)}, occurrences={self.n_occurrences}, width={self.width}{sample})"
 
 
-def with_model(how: str, model: Optional[str]) -> str:
-    """A CONTEXT_VECTORS_META label ``how`` the vectors were pooled, naming ``model``."""
-    return how if model is None else f"{how}{_MODEL_MARK}{model}"
-
-
-def pooling_of(label: str) -> str:
-    """How a CONTEXT_VECTORS_META label's vectors were pooled, without the model's fingerprint."""
-    return label.partition(_MODEL_MARK)[0]
-
-
-def vectors_differ(expected: str, found: str) -> bool:
-    """Whether two CONTEXT_VECTORS_META labels describe different vectors: other layers or
-    pooling, or two models named that differ (a label without a model, from an earlier
-    version or another transformer component, matches any model)."""
-    expected_how, _, expected_model = expected.partition(_MODEL_MARK)
-    found_how, _, found_model = found.partition(_MODEL_MARK)
-    return expected_how != found_how or bool(expected_model and found_model and expected_model != found_model)
-
-
 def _is_int(value: Any) -> bool:
     return isinstance(value, int) and not isinstance(value, bool)
 
@@ -439,7 +420,7 @@ def _merged_meta(a: Dict[str, Any], b: Dict[str, Any]) -> Dict[str, Any]:
     takes the other's, and one that does not name the model takes the label that does."""
     made = [meta[CONTEXT_VECTORS_META] for meta in (a, b) if meta and meta.get(CONTEXT_VECTORS_META)]
     if made and not (len(made) == 2 and vectors_differ(*made)):
-        made_from = max(made, key=len)
+        made_from = current_label(max(made, key=len))
         a, b = ({**meta, CONTEXT_VECTORS_META: made_from} if meta else meta for meta in (a, b))
     if a and b and a != b:
         raise CtxvecError(Errors.E206.format(what="meta", a=a, b=b))

@@ -6,7 +6,7 @@ from typing import Tuple
 # What SPLIT_Z_TABLE and ONE_USE_TABLE were measured on: all-MiniLM-L6-v2 (the
 # embedding_fingerprint of its input embeddings) layer 5 of 6, mean pooling. On other
 # vectors their scale shifts (ctxvec_polysemy warns, W033).
-TABLES_MODEL = "97d6177f612cc2be"
+TABLES_MODEL = "234c5e47902457b9"
 TABLES_VECTORS = "layer 5 of 6, pooled by pool_mean"
 # Tuned on the md5-even pseudo-words of benchmarks/quality (SENSE_EVIDENCE.md).
 # (n, split_z): at each n, the larger of two 80th percentiles of corpus_polysemy of

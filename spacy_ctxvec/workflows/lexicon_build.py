@@ -25,7 +25,8 @@ from ..devices import require_gpu
 from ..errors import CtxvecError, Errors, Warnings
 from ..lexicon.polysemy_probe import SMALL_CORPUS_TOKENS, shipped_probe_dirs
 from ..lexicon.sense_descriptions import describe_context, describe_split_thresholds
-from ..lexicon.statistics import CONTEXT_VECTORS_META, pooling_of
+from ..lexicon.statistics import CONTEXT_VECTORS_META
+from ..ops.fingerprint import pooling_of
 from ..ops.senses import DEFAULT_SAMPLE_SIZE  # the library's default too (Polysemy.initialize)
 from ..outputs import (
     BUILD_LEXICON,

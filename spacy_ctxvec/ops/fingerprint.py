@@ -1,0 +1,58 @@
+"""Which model a table of vectors belongs to: a short hash of the model's input-embedding
+table, recorded by lexicons, probes and Docs and compared where they meet, and the labels
+saying how contextual vectors were made ("layer 5 of 6, pooled by pool_mean, model
+1a2b...": lexicon.statistics.CONTEXT_VECTORS_META, doc._.ctxvec_context_source)."""
+
+import hashlib
+from typing import Optional
+
+import numpy as np
+
+# How a vectors label (with_model) names the model, after how the vectors were pooled.
+_MODEL_MARK = ", model "
+# Fingerprints written before zeros were hashed as +0.0, of the models known to hold a
+# -0.0 in their input embeddings, and what they are now. The offline default,
+# sentence-transformers/all-MiniLM-L6-v2, holds one (row 30439, column 146).
+EARLIER_FINGERPRINTS = {"97d6177f612cc2be": "234c5e47902457b9"}
+
+
+def embedding_fingerprint(embeddings: np.ndarray) -> str:
+    """A short hash of a model's input-embedding table: which model a probe belongs to,
+    wherever the model is loaded from. A zero counts as +0.0 whatever its sign: an
+    optimizer step with learning rate 0 (the first step of spacy train's warm-up) turns
+    -0.0 into +0.0 and changes no value."""
+    table = np.ascontiguousarray(embeddings, dtype=np.float32) + np.float32(0.0)  # -0.0 + 0.0 is +0.0
+    digest = hashlib.sha256(str(table.shape).encode("ascii"))
+    digest.update(table.tobytes())
+    return digest.hexdigest()[:16]
+
+
+def current_fingerprint(fingerprint: str) -> str:
+    """``fingerprint`` as embedding_fingerprint gives it now: one written by an earlier
+    version for a model with a -0.0 (EARLIER_FINGERPRINTS) becomes today's."""
+    return EARLIER_FINGERPRINTS.get(fingerprint, fingerprint)
+
+
+def with_model(how: str, model: Optional[str]) -> str:
+    """A CONTEXT_VECTORS_META label ``how`` the vectors were pooled, naming ``model``."""
+    return how if model is None else f"{how}{_MODEL_MARK}{model}"
+
+
+def pooling_of(label: str) -> str:
+    """How a CONTEXT_VECTORS_META label's vectors were pooled, without the model's fingerprint."""
+    return label.partition(_MODEL_MARK)[0]
+
+
+def vectors_differ(expected: str, found: str) -> bool:
+    """Whether two CONTEXT_VECTORS_META labels describe different vectors: other layers or
+    pooling, or two models named that differ (a label without a model, from an earlier
+    version or another transformer component, matches any model)."""
+    expected_how, _, expected_model = current_label(expected).partition(_MODEL_MARK)
+    found_how, _, found_model = current_label(found).partition(_MODEL_MARK)
+    return expected_how != found_how or bool(expected_model and found_model and expected_model != found_model)
+
+
+def current_label(label: str) -> str:
+    """``label`` naming its model's fingerprint as it is computed now (current_fingerprint)."""
+    how, mark, model = label.partition(_MODEL_MARK)
+    return f"{how}{mark}{current_fingerprint(model)}" if mark else label
