@@ -92,15 +92,14 @@ def test_a_token_the_model_reads_as_unk_is_marked_and_warned_about(tiny_pipeline
     assert table.exit_code == 0, table.output
     row = next(line for line in table.stdout.splitlines() if line.startswith("🍎"))
     assert row.count("(#2) as [UNK]") == 2
-    assert "[CTX-W040] The model's vocabulary has no wordpiece for '🍎' (text A), '🍎' (text B)" in " ".join(
-        table.stdout.split()
-    )
+    warned = "[CTX-W040] The model's vocabulary has no wordpiece for '🍎' (text A), '🍎' (text B)"
+    assert warned in " ".join(table.stderr.split()) and "W040" not in table.stdout  # warnings on stderr
     rows = json.loads(runner.invoke(app, ["compare", "i want 🍎", "you want 🍎", "--json", *pipeline]).stdout)
     assert rows["unknown_tokens"] == {"text_a": ["🍎"], "text_b": ["🍎"]}
     flags = {r["word"]: (r["unknown_a"], r["unknown_b"]) for r in rows["rows"]}
     assert flags == {"want": (False, False), "🍎": (True, True)}
     differing = runner.invoke(app, ["compare", "i want 🍎", "i want 🍏", *pipeline])
-    assert "'🍎' (text A), '🍏' (text B)" in " ".join(differing.stdout.split())
+    assert "'🍎' (text A), '🍏' (text B)" in " ".join(differing.stderr.split())
     assert "as [UNK]" not in differing.stdout.split("(#N)")[0]  # i and want are words it knows
     known = runner.invoke(app, ["compare", "i want a bank", "you want the bank", *pipeline])
     assert known.exit_code == 0 and "W040" not in known.output and "[UNK]" not in known.output

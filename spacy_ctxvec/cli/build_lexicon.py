@@ -21,7 +21,7 @@ from ..workflows.lexicon_build import (
     LexiconBuildRequest,
     build_lexicon_pipeline,
 )
-from ._app import CORPUS_ENCODING, CORPUS_ON_ERROR, app, exit_on_coded_error
+from ._app import CORPUS_ENCODING, CORPUS_ON_ERROR, app, exit_on_coded_error, warn_on_stderr
 
 INTERRUPTED = 130  # the shell's status for a process stopped by Ctrl-C (SIGINT)
 Opt = typer.Option
@@ -151,7 +151,7 @@ def print_build(build: LexiconBuild, request: LexiconBuildRequest) -> None:
     result, lexicon = build.result, build.lexicon
     msg.info(build.score)
     for warning in build.warnings:
-        msg.warn(warning)
+        warn_on_stderr(warning)
     if build.vectors:
         msg.info(build.vectors)
     if build.senses:
@@ -159,7 +159,7 @@ def print_build(build: LexiconBuild, request: LexiconBuildRequest) -> None:
     if result.resumed_from:
         msg.info(f"Resumed after {result.resumed_from} docs")
     for warning in skipped_line_warnings(result.skipped_lines):
-        msg.warn(warning)
+        warn_on_stderr(warning)
     if lexicon.sample is not None:
         sample = lexicon.sample
         msg.info(

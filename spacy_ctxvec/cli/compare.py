@@ -4,12 +4,11 @@ import json
 from typing import List, Optional
 
 import typer
-from wasabi import msg
 
 from ..analysis.comparison import WordComparison, compare_texts, echo
 from ..errors import Warnings
 from ..ops.text import text_table
-from ._app import app, exit_on_coded_error
+from ._app import app, exit_on_coded_error, warn_on_stderr
 
 MAX_ROWS = 50  # a word seen m times in A and n times in B has m x n pairs
 
@@ -73,6 +72,6 @@ def compare_command(
         print(f"Showing {len(result.rows):,} of {result.total_pairs:,} pairs of occurrences; --max-rows 0 shows all.")
     print("\n".join(result.legend))
     if not result.has_static:
-        msg.warn(Warnings.W002)
+        warn_on_stderr(Warnings.W002)
     if result.unknown_warning():
-        msg.warn(result.unknown_warning())
+        warn_on_stderr(result.unknown_warning())

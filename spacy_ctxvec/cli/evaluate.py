@@ -20,7 +20,7 @@ from ..ops.text import text_table
 from ..outputs import check_output, write_text
 from ..pipelines import load_pipeline
 from ..types import PathLike
-from ._app import OVERWRITE_FILE, app, exit_on_coded_error
+from ._app import OVERWRITE_FILE, app, exit_on_coded_error, warn_on_stderr
 
 if TYPE_CHECKING:
     from ..evaluation.correlation import CorrelationReport
@@ -127,7 +127,7 @@ def print_wic(report: Any, split: str, n_missing: int) -> None:
     header = ("setting", "train CV", "train", split)
     typer.echo(text_table(rows, header=header, aligns=("l", "r", "r", "r"), max_col=TABLE_MAX_COL))
     if n_missing:
-        msg.warn(Warnings.W003.format(n_missing=n_missing))
+        warn_on_stderr(Warnings.W003.format(n_missing=n_missing))
     msg.good(f"accuracy {report.accuracy:.3f} ({report.chosen}, chosen by train cross-validation)")
 
 
@@ -370,4 +370,4 @@ def print_senses(report: Any) -> None:
             "(build one with `spacy-ctxvec build-lexicon`)."
         )
     if report.details["targets_without_vector"]:
-        msg.warn(Warnings.W003.format(n_missing=report.details["targets_without_vector"]))
+        warn_on_stderr(Warnings.W003.format(n_missing=report.details["targets_without_vector"]))

@@ -12,7 +12,7 @@ import typer
 from wasabi import msg
 
 from ..errors import PREFIX, Warnings
-from ._app import app, exit_on_coded_error
+from ._app import app, exit_on_coded_error, warn_on_stderr
 
 if TYPE_CHECKING:  # the workflow (scikit-learn) is imported when the command runs
     from ..evaluation.correlation import PolysemyReport
@@ -53,7 +53,7 @@ def fit_polysemy_cli(
 
 def print_fit(fit: "ProbeFit", output: Path) -> None:
     if fit.no_held_out:
-        msg.warn(f"No held-out estimate: {fit.no_held_out}.")
+        warn_on_stderr(f"No held-out estimate: {fit.no_held_out}.")
     for name, report in fit.held_out.items():
         msg.info(
             f"held-out half, {name}: spearman {_defined(report.spearman)}{undefined_why(report)}, partial "
@@ -62,7 +62,7 @@ def print_fit(fit: "ProbeFit", output: Path) -> None:
         )
     undefined = [name for name, report in fit.held_out.items() if report.spearman is None]
     if undefined:
-        msg.warn(Warnings.W042.format(scores=" and ".join(undefined)))
+        warn_on_stderr(Warnings.W042.format(scores=" and ".join(undefined)))
     if fit.senses:
         msg.info(f"Senses induced again: {fit.senses}")
     meta = fit.probe.meta

@@ -198,7 +198,7 @@ def show(ranked: Dict[str, List[Dict[str, Any]]], fmt: str, summary: Dict[str, A
     """Print a ranking; as a table, ``note`` above it, or only the warning ``empty`` where
     no word was ranked (TSV and JSON stay parseable: their empty lists say it)."""
     if fmt == "table" and not any(ranked.values()):
-        msg.warn(empty)
+        warn_on_stderr(empty)
         return
     if fmt == "table":
         msg.info(note)
