@@ -29,8 +29,10 @@ def test_rank_rows_orders_by_score_and_filters_by_count(lexicon_dir):
     lexicon = Lexicon.from_disk(lexicon_dir)
     ranked = rank_rows(lexicon, *type_polysemy_scores(lexicon, None, 5)[:2], top_k=2)
     assert [r["word"] for r in ranked["most"]] == ["bank", "river"]
-    assert [r["word"] for r in ranked["least"]] == ["hotel", "river"]
+    assert [r["word"] for r in ranked["least"]] == ["hotel"]  # river is in "most": a word is in one list only
     assert ranked["most"][0]["count"] == 10
+    wide = rank_rows(lexicon, *type_polysemy_scores(lexicon, None, 3)[:2], top_k=1)
+    assert [r["word"] for r in wide["most"]] == ["bank"] and [r["word"] for r in wide["least"]] == ["hotel"]
 
 
 def test_rank_json_and_tsv(lexicon_dir):
@@ -38,7 +40,7 @@ def test_rank_json_and_tsv(lexicon_dir):
     assert result.exit_code == 0, result.output
     data = json.loads(result.output)
     assert data["n_types"] == 4 and data["n_scored"] == 4
-    assert {r["word"] for r in data["most"]} == {"hotel", "river", "bank", "rare"}
+    assert {r["word"] for r in data["most"]} == {"hotel", "river", "bank", "rare"} and data["least"] == []
     tsv = runner.invoke(app, ["rank", str(lexicon_dir), "--format", "tsv", "--top-k", "1"])
     lines = tsv.output.strip().splitlines()
     assert lines[0].split("\t") == ["order", "rank", "word", "polysemy_score", "count", "self_similarity"]
@@ -99,18 +101,25 @@ def test_rank_table_lines_up_cjk_and_emoji_words(tmp_path):
     """银行 and 🍎 take two terminal cells a character: padded by display width, every line
     of each table is as wide, the right-aligned numbers ending together."""
     rng = np.random.default_rng(0)
-    keys = ["hotel"] * 10 + ["银行"] * 10 + ["🍎"] * 10
-    Lexicon.from_occurrences(keys, rng.normal(size=(30, 6))).to_disk(tmp_path / "lex")
+    words = ["hotel", "银行", "🍎", "river", "河岸", "🍏"]
+    keys = [word for word in words for _ in range(10)]
+    Lexicon.from_occurrences(keys, rng.normal(size=(60, 6))).to_disk(tmp_path / "lex")
     result = runner.invoke(app, ["rank", str(tmp_path / "lex"), "--all-types", "--top-k", "3"])
     assert result.exit_code == 0, result.output
+    listed = []
     for title in ("Most polysemous", "Least polysemous"):
         lines = _table_under(result.stdout, title)
-        assert lines[:2] == [
-            "#   word    polysemy_score   count   self_similarity",
-            "-   -----   --------------   -----   ---------------",
-        ]
-        assert sorted(line.split()[1] for line in lines[2:]) == ["hotel", "银行", "🍎"]
+        assert lines[0].split() == ["#", "word", "polysemy_score", "count", "self_similarity"]
+        assert set(lines[1]) == {"-", " "} and len(lines) == 5
+        listed += [line.split()[1] for line in lines[2:]]
         assert {display_width(line) for line in lines} == {len(lines[0])}, lines
+    assert sorted(listed) == sorted(words)  # each word in one list
+
+
+def test_a_list_that_most_left_empty_says_so(lexicon_dir):
+    result = runner.invoke(app, ["rank", str(lexicon_dir), "--min-count", "3", "--top-k", "4"])
+    assert result.exit_code == 0, result.output
+    assert "Least polysemous\n(every word ranked is listed above)" in result.stdout
 
 
 def test_rank_table_lays_out_ascii_words_as_wasabi_did():
@@ -161,6 +170,7 @@ def test_rank_by_corpus_polysemy_lists_the_words_this_corpus_splits(tiny_bert_di
     for row in most:
         assert row["corpus_polysemy"] == pytest.approx(inventory.corpus_polysemy_of(row["word"]), abs=1e-6)
         assert row["n_senses"] == inventory.n_senses(row["word"]) and row["count"] >= 2
+    assert not {row["word"] for row in most} & {row["word"] for row in data["least"]}  # one list each
     table = runner.invoke(app, args)
     assert table.exit_code == 0 and "corpus_polysemy" in table.output and most[0]["word"] in table.output
     no_senses = runner.invoke(app, ["rank", str(lexicon_dir), "--by", "corpus_polysemy"])

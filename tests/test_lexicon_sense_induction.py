@@ -438,6 +438,29 @@ def test_sense_examples_come_from_distinct_passages_first():
     assert len(money_sense.examples) == 3 and all("first" in example for example in money_sense.examples)
 
 
+def test_a_senses_examples_are_distinct_snippets():
+    """A corpus written in a few set phrases repeats whole snippets: the river sense's
+    nearest occurrences share one snippet, and its examples used to show it three times.
+    Each example is shown once, the next nearest distinct snippet after it."""
+    keys, vectors, river, money = synthetic()
+    rng = np.random.default_rng(9)
+    others = np.flatnonzero(np.array(keys) != "bank")
+    bank_rows = [river + (0.01 if j < 8 else 0.3) * rng.normal(size=WIDTH) for j in range(12)]
+    bank_rows += [money + 0.3 * rng.normal(size=WIDTH) for _ in range(12)]
+    names = [keys[i] for i in others] + ["bank"] * 24
+    docs = np.arange(len(names))
+    positions = np.zeros(len(names), dtype=np.int64)
+    snippets = [f"doc {i} [{key}]" for i, key in enumerate(names[: len(others)])]
+    snippets += ["sat on the grassy [bank]" if j < 8 else f"river {j} [bank]" for j in range(12)]
+    snippets += [f"money {j} [bank]" for j in range(12)]
+    lexicon = passage_lexicon(names, np.vstack([vectors[others], np.array(bank_rows)]), docs, positions, snippets)
+    inventory = induce_inventory(lexicon, min_count=5)
+    assert inventory.n_senses("bank") == 2
+    (river_sense,) = [sense for sense in inventory.senses_of("bank") if "grassy" in " ".join(sense.examples)]
+    assert river_sense.examples[0] == "sat on the grassy [bank]"
+    assert len(river_sense.examples) == 3 and len(set(river_sense.examples)) == 3
+
+
 def test_label_words_seen_once_are_chosen_by_their_vectors_in_the_lexicon():
     """Each of 'bank''s occurrences holds a different context word, as in a small corpus
     (even occurrences are river ones, odd money): c-TF-IDF ties them all. Words the lexicon

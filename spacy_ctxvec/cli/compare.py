@@ -73,5 +73,6 @@ def compare_command(
     print("\n".join(result.legend))
     if not result.has_static:
         warn_on_stderr(Warnings.W002)
-    if result.unknown_warning():
-        warn_on_stderr(result.unknown_warning())
+    unknown_warning = result.unknown_warning()
+    if unknown_warning:
+        warn_on_stderr(unknown_warning)

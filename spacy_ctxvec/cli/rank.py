@@ -36,7 +36,7 @@ CORPUS_RANK_NOTE = (
 
 def rank_rows(lexicon: Lexicon, scores: np.ndarray, valid: np.ndarray, top_k: int) -> Dict[str, List[Dict[str, Any]]]:
     """Top-k of the ``valid`` types by ``scores`` (type_polysemy_scores' first two), highest
-    ("most") and lowest ("least"), ties by key."""
+    ("most") and lowest ("least"), ties by key; a word is in one list only."""
     self_sim = lexicon.self_similarity().filled(0.0)
     rows = np.flatnonzero(valid)
     order = rows[np.lexsort((np.array(lexicon.keys, dtype=str)[rows], -scores[rows]))]
@@ -52,7 +52,7 @@ def rank_rows(lexicon: Lexicon, scores: np.ndarray, valid: np.ndarray, top_k: in
             for i in indices
         ]
 
-    return {"most": describe(order[:top_k]), "least": describe(order[::-1][:top_k])}
+    return {"most": describe(order[:top_k]), "least": describe(order[::-1][: least_size(len(order), top_k)])}
 
 
 def rank_summary(lexicon: Lexicon, valid: np.ndarray, used: str, min_count: int) -> Dict[str, Any]:
@@ -98,6 +98,9 @@ def render(ranked: Dict[str, List[Dict[str, Any]]], fmt: str, summary: Dict[str,
     parts = []
     aligns = ["r", "l", *["r"] * (len(columns) - 1)]
     for order, rows in ranked.items():
+        if not rows:
+            parts.append(f"{order.capitalize()} polysemous\n(every word ranked is listed above)")
+            continue
         data = [(str(rank), *(cell(row[c]) for c in columns)) for rank, row in enumerate(rows, 1)]
         # padded by display width (a CJK or emoji word keeps the columns in line); max_col: wasabi's default
         table = text_table(data, header=("#",) + columns, aligns=aligns, max_col=TABLE_MAX_COL)
@@ -122,7 +125,8 @@ def corpus_rank_rows(
 ) -> Dict[str, List[Dict[str, Any]]]:
     """Top-k words by corpus_polysemy (how many distinct uses this corpus shows), highest
     ("most") and lowest ("least"), ties by key: words seen at least ``min_count`` times
-    that have a corpus_polysemy (and are ``ranked_key``s), with their number of senses and count."""
+    that have a corpus_polysemy (and are ``ranked_key``s), with their number of senses and
+    count; a word is in one list only."""
     entries = []
     for key in inventory.keys:
         evidence, row = inventory.corpus_polysemy_of(key), lexicon.index(key)
@@ -137,7 +141,13 @@ def corpus_rank_rows(
             for key, evidence, n, count in chosen
         ]
 
-    return {"most": describe(entries[:top_k]), "least": describe(entries[::-1][:top_k])}
+    return {"most": describe(entries[:top_k]), "least": describe(entries[::-1][: least_size(len(entries), top_k)])}
+
+
+def least_size(n_ranked: int, top_k: int) -> int:
+    """How many words "least" lists: ``top_k``, fewer where "most" already holds the others
+    (with fewer than 2 x ``top_k`` words ranked, a word listed as both read as a contradiction)."""
+    return max(0, min(top_k, n_ranked - top_k))
 
 
 def rank_by_corpus_polysemy(source: Path, min_count: int, top_k: int, words_only: bool, skip_stop_words: bool = False):

@@ -259,8 +259,8 @@ def induce_inventory(
             for sense in range(model.n_senses):
                 members = np.flatnonzero(model.labels == sense)
                 # nearest the centroid, the first occurrence of each passage before the others
-                nearest = members[np.lexsort((-closeness[members], ~independent[members]))][:N_EXAMPLES]
-                examples.append([snippets[j] for j in nearest])
+                nearest = members[np.lexsort((-closeness[members], ~independent[members]))]
+                examples.append(list(dict.fromkeys(snippets[j] for j in nearest))[:N_EXAMPLES])  # no snippet twice
     width = lexicon.width
     return SenseInventory(
         space,
