@@ -259,13 +259,18 @@ def test_spawned_worker_processes_give_the_same_sample(tiny_nlp, tmp_path):
     assert_same_sample(multi.lexicon.sample, single.lexicon.sample)
 
 
+class Terminal(io.StringIO):
+    def isatty(self) -> bool:
+        return True
+
+
 def test_progress_waits_for_the_first_batch_without_a_rate_and_shows_a_batch_whole():
     """nlp.pipe hands documents over a batch at a time: the bar said "1doc [00:41,
     41.79s/doc]" (the whole first batch's time as one document's) and kept that frame
     until the next batch. It now says it waits for the first batch, shows no rate until
     documents come, never draws the first one alone, and is redrawn while the model runs,
     so a batch's last documents show before the next batch is done."""
-    out = io.StringIO()
+    out = Terminal()
     bar = _Progress(True, 0, file=out)
     try:
         time.sleep(REDRAW_S + 0.3)  # the model on its first batch: the bar keeps its clock going
@@ -282,6 +287,24 @@ def test_progress_waits_for_the_first_batch_without_a_rate_and_shows_a_batch_who
         assert "258doc" in last and "doc/s" in last and "waiting" not in last, last
     finally:
         bar.close()
+
+
+def test_progress_off_a_terminal_is_drawn_seldom():
+    """stderr sent to a log file got a frame every second while the model ran (and one per
+    tqdm update): off a terminal the bar is drawn at most every LOG_REDRAW_S, and once more
+    at the end with the whole count."""
+    out = io.StringIO()
+    bar = _Progress(True, 0, file=out)
+    try:
+        time.sleep(REDRAW_S + 0.5)
+        for _ in range(100):
+            bar.update(1, 10)
+            time.sleep(0.005)
+        frames = [frame for frame in out.getvalue().split("\r") if frame.strip()]
+        assert len(frames) == 1 and "waiting" in frames[0], frames
+    finally:
+        bar.close()
+    assert "100doc" in out.getvalue().rsplit("\r", 1)[-1]
 
 
 def test_a_checkpoint_from_before_passage_priorities_is_refused_up_front(tiny_nlp, tmp_path):

@@ -5,6 +5,7 @@ import hashlib
 import itertools
 import multiprocessing
 import os
+import sys
 import threading
 import time
 from concurrent.futures import ProcessPoolExecutor
@@ -68,6 +69,7 @@ def _worker_partial_lexicon(
 # the first document would be the whole first batch's time per document.
 WAITING_FORMAT = "{desc}: {n_fmt}doc [{elapsed}, waiting for the model's first batch]"
 REDRAW_S = 1.0  # the bar is redrawn this often, so that a batch's last documents show at once
+LOG_REDRAW_S = 30.0  # ... and at most this often off a terminal (stderr to a log file)
 
 
 class _Progress:
@@ -75,11 +77,14 @@ class _Progress:
     a postfix. Documents come a batch at a time: until the first arrive, the bar says it
     waits for the first batch and shows no rate, and a thread redraws it every REDRAW_S
     (tqdm draws only when an update comes, so a batch's last documents would otherwise
-    show only when the next batch is done)."""
+    show only when the next batch is done). Off a terminal (a log file) it is drawn at most
+    every LOG_REDRAW_S."""
 
     def __init__(self, enabled: bool, initial_docs: int, file: Optional[Any] = None) -> None:
         from tqdm import tqdm
 
+        on_terminal = bool(getattr(file if file is not None else sys.stderr, "isatty", lambda: False)())
+        self.redraw_s = REDRAW_S if on_terminal else LOG_REDRAW_S
         self.bar = tqdm(
             unit="doc",
             initial=initial_docs,
@@ -89,6 +94,7 @@ class _Progress:
             smoothing=0,
             bar_format=WAITING_FORMAT,
             file=file,
+            mininterval=0.1 if on_terminal else LOG_REDRAW_S,
         )
         self.start = time.perf_counter()
         self.tokens = 0
@@ -111,7 +117,7 @@ class _Progress:
         self.bar.set_postfix(tokens_per_s=f"{self.tokens / elapsed:,.0f}", refresh=False)
 
     def _redraw(self) -> None:
-        while not self.stopped.wait(REDRAW_S):
+        while not self.stopped.wait(self.redraw_s):
             if self.waiting or self.bar.n != self.bar.last_print_n:
                 self.bar.refresh()
 
