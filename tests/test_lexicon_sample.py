@@ -365,3 +365,22 @@ def test_a_sample_not_made_by_the_shard_judges_every_row():
         ["w"] * 3, np.ones((3, 4)), priorities, ["a", "b", "c"], k=3, by_passage=True
     )
     assert sample.independent_rows(0, 3).tolist() == [True, True, True]
+
+
+def test_a_line_the_corpus_repeats_is_judged_once():
+    """A template or set phrase repeated in many lines gave a word 3 identical snippets per
+    phrase, each judged as its own evidence: two phrases of 3 copies made a 2-sense word
+    with corpus_polysemy 15. The first row with each snippet is judged; rows without a
+    snippet are all judged (nothing to compare)."""
+    from spacy_ctxvec.lexicon.occurrence_keys import passage_priorities
+
+    n = 7
+    priorities = passage_priorities(
+        np.full(n, text_hash("d"), dtype=np.uint64), np.full(n, text_hash("w"), dtype=np.uint64), [0] * n, [0] * n
+    )
+    priorities = priorities + np.arange(n, dtype=np.uint64)  # one passage each, all first in it
+    snippets = ["on the far [w] bank", "how [w] it went", "on the far [w] bank", "", "", "how [w] it went", "x [w]"]
+    sample = OccurrenceSample.from_occurrences(["w"] * n, np.ones((n, 4)), priorities, snippets, k=n, by_passage=True)
+    independent = sample.independent_rows(0, n)
+    judged = [snippet for snippet, kept in zip(sample.snippets, independent) if kept]
+    assert sorted(judged) == ["", "", "how [w] it went", "on the far [w] bank", "x [w]"]

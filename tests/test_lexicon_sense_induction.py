@@ -373,6 +373,27 @@ def test_a_word_seen_in_two_passages_is_not_split_by_passage(data):
     assert old.n_senses("thy") == 2 and old.corpus_polysemy_of("thy") > one_use_reference(6)[-1]
 
 
+def test_a_word_seen_only_in_two_repeated_lines_is_not_split_by_them(data):
+    """'far' six times, in six documents, but in two lines each repeated three times (a
+    corpus written from templates: a helper's 399-line corpus gave 'far' 2 senses and
+    corpus_polysemy 15.5, topping rank --by corpus_polysemy). Two distinct snippets are two
+    pieces of evidence: too few to judge, one sense. Other snippets keep them apart."""
+    keys, vectors, _, _ = data
+    rng = np.random.default_rng(5)
+    a, b = rng.normal(size=WIDTH), rng.normal(size=WIDTH)
+    far = np.vstack([a + 0.05 * rng.normal(size=(3, WIDTH)), b + 0.05 * rng.normal(size=(3, WIDTH))])
+    all_keys, all_vectors = keys + ["far"] * 6, np.vstack([vectors, far])
+    docs, positions = np.arange(len(all_keys)), np.zeros(len(all_keys), dtype=np.int64)
+    lines = ["how [far] the spring stretched"] * 3 + ["on the [far] bank where"] * 3
+    snippets = [f"doc {d} [{key}]" for d, key in enumerate(keys)] + lines
+    inventory = induce_inventory(passage_lexicon(all_keys, all_vectors, docs, positions, snippets), min_count=5)
+    assert inventory.n_senses("far") == 1 and inventory.corpus_polysemy_of("far") is None
+    assert inventory.n_senses("bank") == 2
+    distinct = snippets[: len(keys)] + [f"line {j}: [far]" for j in range(6)]
+    split = induce_inventory(passage_lexicon(all_keys, all_vectors, docs, positions, distinct), min_count=5)
+    assert split.n_senses("far") == 2 and split.corpus_polysemy_of("far") > one_use_reference(6)[-1]
+
+
 def test_a_word_with_two_uses_over_many_passages_still_splits_and_counts_every_occurrence(data):
     """'bank' 24 times, twice in each of 12 passages (both occurrences of a passage of
     one use): judged on 12 rows, split in two, each sense holding its 12 occurrences."""
@@ -401,7 +422,7 @@ def test_label_words_count_a_passage_once():
     names = [keys[i] for i in order]
     positions = np.r_[np.zeros(len(others) + 24, dtype=np.int64), [30, 60]]
     snippets = [f"doc {i} [{key}]" for i, key in enumerate(names[: len(others)])]
-    snippets += ["the muddy river water [bank]" if j % 2 == 0 else f"paid{j} coins{j} [bank]" for j in range(24)]
+    snippets += [f"the muddy river water [bank] spot{j}" if j % 2 == 0 else f"paid{j} coins{j} [bank]" for j in range(24)]
     snippets += ["the vault [bank] today", "a vault [bank] now"]
 
     def money_words(docs):

@@ -23,10 +23,10 @@ from ._app import OVERWRITE_FILE, app, exit_on_coded_error, warn_on_stderr
 
 FORMATS = ("table", "tsv", "json")
 # Why a word shows no corpus_polysemy (ops.sense_evidence): too few sampled occurrences
-# (occurrences that share a passage count once).
+# (occurrences that share a passage or a snippet count once).
 NO_EVIDENCE = (
     "no corpus_polysemy (too few sampled occurrences: at least 2 x min_support are needed, "
-    "occurrences that share a passage counting once)"
+    "occurrences that share a passage or a snippet counting once)"
 )
 
 

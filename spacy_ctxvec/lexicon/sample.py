@@ -13,9 +13,8 @@ of two sets cut back to the ``k`` lowest: exact, associative and commutative, an
 arrays are bitwise identical whatever the grouping (rows tied on priority and snippet
 keep the smallest vector bytes, a total order).
 
-Pure numpy + stdlib (no spaCy): the shard function (``building.shard``) computes
-priorities and snippets from Docs (``occurrence_keys``) and calls
-``OccurrenceSample.from_occurrences``.
+Pure numpy + stdlib (no spaCy): the shard function (``building.shard``) computes priorities and
+snippets from Docs (``occurrence_keys``) and calls ``OccurrenceSample.from_occurrences``.
 """
 
 from pathlib import Path
@@ -304,11 +303,17 @@ class OccurrenceSample(KeyedRows):
         )
 
     def independent_rows(self, start: int, end: int) -> np.ndarray:
-        """Bool per row of ``start:end`` (one type's rows): the first occurrence of the
-        type in its passage (``first_in_passage``); all True without ``by_passage`` or
-        where no row is first (not a sample the shard made: it keeps the first ones)."""
+        """Bool per row of ``start:end`` (one type's rows): the first occurrence of the type
+        in its passage (``first_in_passage``; all rows without ``by_passage`` or where none
+        is first), and of those the first with its snippet: a line the corpus repeats (a
+        set phrase, header or template) is one piece of evidence, not one per copy."""
         first = first_in_passage(self.priorities[start:end]) if self.by_passage else np.zeros(0, dtype=bool)
-        return first if first.any() else np.ones(end - start, dtype=bool)
+        independent, seen = (first if first.any() else np.ones(end - start, dtype=bool)), set()
+        for row in np.flatnonzero(independent):
+            snippet: str = self.snippets[start + row]
+            independent[row] = not snippet or snippet not in seen  # an empty snippet: nothing to compare
+            seen.add(snippet)
+        return independent
 
     # Serialisation: .npy + JSON on disk, msgpack of .npy buffers in bytes; no pickle.
     def _header(self) -> Dict[str, Any]:

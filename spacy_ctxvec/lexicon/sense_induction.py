@@ -17,8 +17,9 @@ hash) to a ``SenseInventory``, with one ``ops.senses.SenseInductionSettings``:
    ``context_weight`` > 0; the split decision uses the token rows alone;
    With ``split_by_evidence``, ``ops.sense_evidence.induce_senses_by_evidence`` decides
    instead, on the clustered rows; where the sample knows passages (``by_passage``) only
-   the first occurrence of the type in each passage is judged (``independent_rows``:
-   occurrences that share a passage share its context), the others join their nearest sense;
+   the first occurrence of the type in each passage is judged, once per snippet
+   (``independent_rows``: occurrences that share a passage share its context, and a
+   repeated line is one piece of evidence), the others join their nearest sense;
 3. keep per sense its centroid, static vector, share, up to ``N_EXAMPLES`` example
    snippets (the members nearest the centroid, first occurrences of a passage first) and
    a label of ``N_LABEL_WORDS`` context words (``ops.sense_labels.labels_by_sense`` over
