@@ -142,6 +142,22 @@ def test_bad_inputs(tiny_pipeline_dir, corpus, tmp_path):
             ray_only.exit_code == 1 and "E506" in message and f"{option[0]} is a setting of the ray engine" in message
         )
         assert not (tmp_path / "o6").exists()
+    ray_checkpoints = invoke(
+        "build-lexicon",
+        tiny_pipeline_dir,
+        corpus,
+        tmp_path / "o7",
+        "--engine",
+        "ray",
+        "--checkpoint-dir",
+        tmp_path / "c7",
+    )
+    assert (
+        ray_checkpoints.exit_code == 1
+        and "E505" in flat(ray_checkpoints)
+        and "--checkpoint-dir" in flat(ray_checkpoints)
+    )
+    assert not (tmp_path / "o7").exists() and not (tmp_path / "c7").exists()
     no_gpu = invoke("build-lexicon", tiny_pipeline_dir, corpus, tmp_path / "o6", "--gpu-id", "0")
     assert no_gpu.exit_code == 1 and "E136" in no_gpu.output and "Traceback" not in no_gpu.output  # no CUDA here
 

@@ -422,7 +422,9 @@ def test_label_words_count_a_passage_once():
     names = [keys[i] for i in order]
     positions = np.r_[np.zeros(len(others) + 24, dtype=np.int64), [30, 60]]
     snippets = [f"doc {i} [{key}]" for i, key in enumerate(names[: len(others)])]
-    snippets += [f"the muddy river water [bank] spot{j}" if j % 2 == 0 else f"paid{j} coins{j} [bank]" for j in range(24)]
+    snippets += [
+        f"the muddy river water [bank] spot{j}" if j % 2 == 0 else f"paid{j} coins{j} [bank]" for j in range(24)
+    ]
     snippets += ["the vault [bank] today", "a vault [bank] now"]
 
     def money_words(docs):

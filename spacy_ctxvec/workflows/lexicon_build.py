@@ -117,6 +117,12 @@ def check_build_request(request: LexiconBuildRequest) -> List[Path]:
     Returns the corpus's files as ``corpus_files`` listed and checked them, for the
     engine to read without listing them again."""
     inputs = {"PIPELINE": request.pipeline, "CORPUS": request.corpus}
+    if request.engine == "ray" and request.checkpoint_dir is not None:
+        raise CtxvecError(
+            Errors.E505.format(
+                option="--checkpoint-dir", reason="it writes no checkpoints (Ray reruns failed shards itself)"
+            )
+        )
     check_nothing_to_resume(request)
     check_output(request.output, what="OUTPUT", inputs=inputs, kind=DIRECTORY, overwrite=request.overwrite)
     check_place(request.checkpoints, what="--checkpoint-dir", inputs=inputs)
