@@ -123,3 +123,8 @@ class Warnings(metaclass=_ErrorsWithCodes):
         "estimate, give sense counts for more of the lexicon's words, with different counts among "
         "them, or build the lexicon from a larger corpus in which the words occur in varied contexts."
     )
+    W043 = (
+        "{name}: the Spearman is over {n_covered} of its {n_pairs} pairs, those whose two words both have a "
+        "static vector{few}. Compare it only with Spearmans over the same pairs, or use a pipeline whose "
+        "static vectors cover more of the words."
+    )

@@ -78,8 +78,23 @@ def test_word_sim(default_pipeline_dir, tmp_path):
     pairs.write_text("word1\tword2\tscore\ncar\tautomobile\t9\ncar\tbanana\t1\nriver\tstream\t8\n", encoding="utf8")
     result = runner.invoke(app, ["evaluate", "word-sim", str(default_pipeline_dir), str(pairs), "--json"])
     assert result.exit_code == 0, result.output
-    report = json.loads(result.output)[str(pairs)]
+    report = json.loads(result.stdout)[str(pairs)]
     assert (report["n_pairs"], report["n_covered"], report["coverage"]) == (3, 3, 1.0)
+    assert "W043" in result.stderr and "over 3 of its 3 pairs" in " ".join(result.stderr.split())  # few: noisy
+
+
+def test_word_sim_warns_when_under_half_the_pairs_are_covered(static_pipeline_dir, tmp_path):
+    covered = [("car", "automobile", 9), ("car", "banana", 1), ("car", "river", 5), ("banana", "river", 4)]
+    rows = [*covered] * 3 + [(f"unknown{i}", "car", i % 10) for i in range(13)]
+    pairs = tmp_path / "pairs.txt"
+    pairs.write_text("".join(f"{a} {b} {score}\n" for a, b, score in rows), encoding="utf8")
+    result = runner.invoke(app, ["evaluate", "word-sim", str(static_pipeline_dir), str(pairs)])
+    assert result.exit_code == 0, result.output
+    warning = " ".join(result.stderr.split())
+    assert "W043" in warning and "over 12 of its 25 pairs" in warning and "noisy" not in warning
+    pairs.write_text("".join(f"{a} {b} {score}\n" for a, b, score in rows[:12]), encoding="utf8")
+    all_covered = runner.invoke(app, ["evaluate", "word-sim", str(static_pipeline_dir), str(pairs)])
+    assert all_covered.exit_code == 0 and "W043" not in all_covered.stderr
 
 
 def word_sim_refusal(*args) -> str:
@@ -214,7 +229,7 @@ def test_word_sim_three_pairs_is_defined(static_pipeline_dir, tmp_path):
     pairs.write_text("car automobile 9\ncar banana 1\ncar river 5\n", encoding="utf8")
     result = runner.invoke(app, ["evaluate", "word-sim", str(static_pipeline_dir), str(pairs), "--json"])
     assert result.exit_code == 0, result.output
-    assert json.loads(result.output)[str(pairs)]["spearman"] == pytest.approx(1.0)
+    assert json.loads(result.stdout)[str(pairs)]["spearman"] == pytest.approx(1.0)
 
 
 def test_word_sim_table_lines_up_a_cjk_file_name(static_pipeline_dir, tmp_path, monkeypatch):

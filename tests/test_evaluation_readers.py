@@ -86,8 +86,11 @@ def test_read_word_pairs_errors(tmp_path):
         read_word_pairs(write(tmp_path / "bad.txt", "a b 1.0\nc d high\n"))
     with pytest.raises(CtxvecError, match=r"\[CTX-E305\]"):
         read_word_pairs(write(tmp_path / "empty.txt", "\n\n"))
-    with pytest.raises(CtxvecError, match=r"\[CTX-E301\].*nowhere\.txt"):
+    with pytest.raises(CtxvecError, match=r"\[CTX-E301\] File not found: .*nowhere\.txt"):
         read_word_pairs(tmp_path / "nowhere.txt")
+    (tmp_path / "pairs").mkdir()
+    with pytest.raises(CtxvecError, match=r"\[CTX-E301\] A directory, not a file: .*pairs"):
+        read_word_pairs(tmp_path / "pairs")
 
 
 def test_read_scws_marks_targets(tmp_path):
@@ -345,6 +348,12 @@ def test_read_sense_sentences(tmp_path):
 def test_read_sense_sentences_bad_row_names_file_and_line(tmp_path, row, code):
     path = write(tmp_path / "bad.jsonl", SENSE_ROWS + row + "\n")
     with pytest.raises(CtxvecError, match=rf"\[CTX-{code}\].*bad[.]jsonl, line 6"):
+        read_sense_sentences(path)
+
+
+def test_read_sense_sentences_position_error_names_the_rows_words(tmp_path):
+    path = write(tmp_path / "bad.jsonl", '{"lemma": "bank", "words": ["a", "bank"], "position": 2, "synset": "s"}\n')
+    with pytest.raises(CtxvecError, match=r"index 2 is outside the row's \"words\" \(2 whitespace tokens"):
         read_sense_sentences(path)
 
 

@@ -263,7 +263,7 @@ def test_evaluate_senses_assigned_are_the_tokens_senses(sense_nlp, tmp_path):
     data = read_sense_sentences(write_sense_sentences(tmp_path / "senses.jsonl"))
     report = evaluate_senses(sense_nlp, data)
     assert set(report.methods) == {"induced", "assigned"}
-    assert report.details["sense_space"] == "the pipeline's sense inventory"
+    assert report.details["sense_space"] == "of the pipeline's sense inventory"
     assert report.details["split_thresholds"] == "split threshold 0 at every sample size"  # the inventory's setting
     expected_gold, expected_labels = [], []
     for rows in data.by_lemma().values():

@@ -3,10 +3,10 @@
 
 class CommandErrors:
     # Evaluation (E3xx)
-    E301 = "File not found: {path}. {hint}"
+    E301 = "{problem}: {path}. {hint}"
     E302 = "{path}, line {line}: expected {expected}, got: {got!r}. Fix or remove that line."
     E303 = (
-        "{path}, line {line}: target index {index} is outside sentence {which} "
+        "{path}, line {line}: target index {index} is outside {sentence} "
         "({n_tokens} whitespace tokens; indices are 0-based). Fix the index."
     )
     E304 = (

@@ -38,6 +38,7 @@ JSON_OUTPUT = typer.Option(None, "--output", "-o", help="Also write the JSON res
 # Tables pad by display width (a CJK or emoji file name keeps the columns in line); a cell
 # longer than this is shown whole, past its column (as wasabi's table did).
 TABLE_MAX_COL = 80
+RELIABLE_PAIRS = 10  # a word-sim Spearman over fewer covered pairs gets W043
 
 
 def _print_json(data: Dict[str, Any]) -> None:
@@ -161,7 +162,18 @@ def word_sim_cli(
         ]
         header = ("file", "spearman", "covered", "coverage")
         typer.echo(text_table(rows, header=header, aligns=("l", "r", "r", "r"), max_col=TABLE_MAX_COL))
+    _warn_on_coverage(reports)
     _fail_if_undefined(reports)
+
+
+def _warn_on_coverage(reports: List[Any]) -> None:
+    """W043 for a defined Spearman over under half of a file's pairs or under RELIABLE_PAIRS pairs."""
+    for report in reports:
+        if report.spearman is not None and (report.coverage < 0.5 or report.n_covered < RELIABLE_PAIRS):
+            few = f"; under {RELIABLE_PAIRS} pairs, it is noisy" if report.n_covered < RELIABLE_PAIRS else ""
+            warn_on_stderr(
+                Warnings.W043.format(name=report.name, n_covered=report.n_covered, n_pairs=report.n_pairs, few=few)
+            )
 
 
 @evaluate_app.command("scws", short_help="Spearman of contextual cosines with SCWS scores.")
@@ -362,7 +374,7 @@ def print_senses(report: Any) -> None:
     induced = report.methods[INDUCED]
     msg.info(
         f"{induced.n_polysemous} lemmas have 2 or more gold senses in these sentences (ARI column), "
-        f"{induced.n_monosemous} have one (the last column: the fraction given one sense)."
+        f"{induced.n_monosemous} have one gold sense (the last column: the fraction of those given one sense)."
     )
     if "assigned" not in report.methods:
         msg.info(

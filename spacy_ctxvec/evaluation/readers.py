@@ -93,7 +93,8 @@ class ContextPairs:
 def _existing(path: PathLike, hint: str) -> Path:
     path = Path(path)
     if not path.is_file():
-        raise CtxvecError(Errors.E301.format(path=path, hint=hint))
+        problem = "A directory, not a file" if path.is_dir() else "File not found"
+        raise CtxvecError(Errors.E301.format(problem=problem, path=path, hint=hint))
     return path
 
 
@@ -192,7 +193,9 @@ def read_wic(data_dir: PathLike, split: str) -> WicData:
         for which, (index, words) in enumerate(zip(positions, (sentence1, sentence2)), start=1):
             if index >= len(words):
                 raise CtxvecError(
-                    Errors.E303.format(path=data_path, line=number, index=index, which=which, n_tokens=len(words))
+                    Errors.E303.format(
+                        path=data_path, line=number, index=index, sentence=f"sentence {which}", n_tokens=len(words)
+                    )
                 )
         targets.append(fields[0])
         pos.append(fields[1])
@@ -422,7 +425,11 @@ def _sense_row(path: Path, number: int, line: str) -> Tuple[str, List[str], int,
         raise CtxvecError(Errors.E302.format(path=path, line=number, got=line[:200], expected=expected))
     position, words = row["position"], row["words"]
     if not 0 <= position < len(words):
-        raise CtxvecError(Errors.E303.format(path=path, line=number, index=position, which=1, n_tokens=len(words)))
+        raise CtxvecError(
+            Errors.E303.format(
+                path=path, line=number, index=position, sentence='the row\'s "words"', n_tokens=len(words)
+            )
+        )
     return row["lemma"], words, position, str(row[label_key])
 
 

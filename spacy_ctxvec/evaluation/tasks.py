@@ -417,7 +417,7 @@ def evaluate_senses(
     )
     methods = {INDUCED: clustering_scores(gold, induced)}
     details: Dict[str, Any] = {
-        "sense_space": "the pipeline's sense inventory"
+        "sense_space": "of the pipeline's sense inventory"
         if inventory is not None
         else "fitted on the file's target vectors",
         "split_thresholds": describe_split_thresholds(settings)
