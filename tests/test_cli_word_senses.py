@@ -191,3 +191,23 @@ def test_a_pipelines_senses_say_how_often_the_word_was_seen(tiny_bert_dir, tmp_p
     assert missing.exit_code == 1 and "E607" in missing.output and "'river' (seen once)" in missing.output
     tsv = runner.invoke(app, ["senses", str(tmp_path / "pipeline"), "bank", "--format", "tsv"]).output.splitlines()
     assert tsv[0].split("\t")[4] == "count" and all(line.split("\t")[4] == str(count) for line in tsv[1:])
+
+
+def test_a_word_above_the_split_threshold_with_one_sense_says_why(senses_dir):
+    """corpus_polysemy above every threshold of the evidence rule but one sense: the
+    table says that no cut left two groups of min_support occurrences."""
+    from spacy_ctxvec.cli.word_senses import HIGHEST_SPLIT_THRESHOLD, one_sense_note, render
+
+    _, inventory = senses_dir
+    assert inventory.settings["split_rule"] == "evidence"
+    note = one_sense_note(inventory, 1, HIGHEST_SPLIT_THRESHOLD + 3.0)
+    assert note is not None and f"min_support ({inventory.settings['min_support']})" in note
+    assert one_sense_note(inventory, 2, HIGHEST_SPLIT_THRESHOLD + 3.0) is None  # it did split
+    assert one_sense_note(inventory, 1, HIGHEST_SPLIT_THRESHOLD - 0.1) is None  # maybe below its own n's threshold
+    assert one_sense_note(inventory, 1, None) is None
+    entry = {"word": "bank", "key": "bank", "n_senses": 1, "corpus_polysemy": 4.26, "note": note}
+    entry["senses"] = [{"sense": 0, "label": "river", "share": 1.0, "examples": ["a [bank] b"]}]
+    lines = render([entry], "table").splitlines()
+    assert lines[0] == "bank (bank): 1 sense, corpus_polysemy 4.26" and lines[1] == note
+    split = json.loads(runner.invoke(app, ["senses", str(senses_dir[0]), "bank", "--format", "json"]).stdout)
+    assert split[0]["n_senses"] == 2 and split[0]["note"] is None

@@ -15,6 +15,8 @@ from ..analysis.sense_view import SensePage, senses_html
 from ..errors import CtxvecError, Errors, Warnings
 from ..lexicon.sense_inventory import SenseInventory
 from ..lexicon.statistics import Lexicon
+from ..ops.sense_evidence import MIN_SUPPORT
+from ..ops.sense_evidence_tables import ONE_USE_TABLE
 from ..ops.senses import is_word
 from ..ops.text import text_table
 from ..outputs import check_output, write_text
@@ -28,6 +30,23 @@ NO_EVIDENCE = (
     "no corpus_polysemy (too few sampled occurrences: at least 2 x min_support are needed, "
     "occurrences that share a passage or a snippet counting once)"
 )
+
+# Above every threshold of ONE_USE_TABLE: a word scoring more was above its own n's.
+HIGHEST_SPLIT_THRESHOLD = max(row[-1] for row in ONE_USE_TABLE)
+
+
+def one_sense_note(inventory: SenseInventory, n_senses: int, corpus_polysemy: Optional[float]) -> Optional[str]:
+    """Why a word above the evidence rule's split threshold keeps one sense (None otherwise)."""
+    if n_senses != 1 or corpus_polysemy is None or corpus_polysemy <= HIGHEST_SPLIT_THRESHOLD:
+        return None
+    if inventory.settings.get("split_rule") != "evidence":
+        return None
+    min_support = inventory.settings.get("min_support", MIN_SUPPORT)
+    return (
+        "above the split threshold, yet one sense: no cut of its sampled occurrences left two groups of "
+        f"at least min_support ({min_support}) occurrences each, a line the corpus repeats counting once; "
+        "more varied lines of the word give it more to split"
+    )
 
 
 def unique_words(inventory: SenseInventory, words: List[str]) -> List[str]:
@@ -94,6 +113,7 @@ def describe_senses(
             "n_senses": inventory.n_senses(key),
             "count": _count(lexicon, key),
             "corpus_polysemy": inventory.corpus_polysemy_of(key),
+            "note": one_sense_note(inventory, inventory.n_senses(key), inventory.corpus_polysemy_of(key)),
             "senses": [
                 {"sense": s.index, "label": s.label, "share": round(s.share, 6), "examples": s.examples}
                 for s in inventory.senses_of(key)
@@ -141,7 +161,8 @@ def render(entries: List[Dict[str, Any]], fmt: str) -> str:
         evidence = entry["corpus_polysemy"]
         shown = f", corpus_polysemy {evidence:.2f}" if evidence is not None else f", {NO_EVIDENCE}"
         seen = "" if entry.get("count") is None else f", seen {entry['count']} times"
-        parts.append(f"{entry['word']} ({entry['key']}): {entry['n_senses']} sense{plural}{shown}{seen}\n{body}")
+        note = f"\n{entry['note']}" if entry.get("note") else ""
+        parts.append(f"{entry['word']} ({entry['key']}): {entry['n_senses']} sense{plural}{shown}{seen}{note}\n{body}")
     return "\n".join(parts)
 
 
