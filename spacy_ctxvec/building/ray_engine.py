@@ -229,7 +229,9 @@ def merge_partials(
     group: List[Lexicon] = []
     n_docs = n_tokens = 0
     skipped: List[SkippedLine] = []
-    start = time.perf_counter()
+    # tokens/s from the first partial on: the actors' start-up (model loading) is not counted
+    first_at: Optional[float] = None
+    first_tokens = 0
 
     def flush() -> None:
         nonlocal lexicon
@@ -250,7 +252,11 @@ def merge_partials(
                 SkippedLine(str(path), int(line), str(why)) for path, line, why in json.loads(row["skipped"])
             )
             bar.update(int(row["n_docs"]))
-            bar.set_postfix(tokens_per_s=f"{n_tokens / max(time.perf_counter() - start, 1e-9):,.0f}", refresh=False)
+            if first_at is None:
+                first_at, first_tokens = time.perf_counter(), n_tokens
+            else:
+                rate = (n_tokens - first_tokens) / max(time.perf_counter() - first_at, 1e-9)
+                bar.set_postfix(tokens_per_s=f"{rate:,.0f}", refresh=False)
     flush()
     return lexicon, n_docs, sorted(skipped)
 
