@@ -112,6 +112,18 @@ def test_polysemy_figure_with_and_without_sense_counts(tmp_path):
     assert fitted.axes[0].get_title().endswith(caveat)
 
 
+def test_polysemy_figure_never_draws_a_word_in_both_charts():
+    words = [f"w{i}" for i in range(12)]
+    most, least = polysemy_figure(words, np.linspace(0.1, 0.9, 12), top_n=8).axes
+    drawn_most = [t.get_text() for t in most.get_yticklabels()]
+    drawn_least = [t.get_text() for t in least.get_yticklabels()]
+    assert len(drawn_most) == 8 and drawn_least == ["w0", "w1", "w2", "w3"] and not set(drawn_most) & set(drawn_least)
+    assert least.get_title() == "4 least polysemous"
+    few = polysemy_figure(words[:5], np.linspace(0.1, 0.9, 5), top_n=8).axes[-1]
+    assert few.get_yticklabels() == [] or not [t.get_text() for t in few.get_yticklabels()]
+    assert "(every word is in the chart beside)" in [t.get_text() for t in few.texts]
+
+
 def test_polysemy_figure_names_the_sense_count_table_never_wordnet():
     """A user's own table is not WordNet: the scatter names the table it was given."""
     words = [f"w{i}" for i in range(8)]

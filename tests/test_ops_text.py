@@ -4,7 +4,7 @@ import pytest
 from hypothesis import given
 from hypothesis import strategies as st
 
-from spacy_ctxvec.ops.text import display_width, pad, shorten, text_table
+from spacy_ctxvec.ops.text import display_width, least_size, pad, shorten, text_table
 
 
 def test_short_text_is_kept_and_long_text_is_cut_with_an_ellipsis():
@@ -99,3 +99,7 @@ def test_text_table_refuses_aligns_or_rows_that_do_not_match_the_header():
         text_table([("bank", "0.5"), ("a",)], header, ("l", "r"))
     with pytest.raises(ValueError, match="row 0 has 3 entries"):
         text_table([("bank", "0.5", "x")], header, ("l", "r"))
+
+
+def test_least_size_leaves_out_the_words_most_already_lists():
+    assert [least_size(n, 5) for n in (0, 3, 5, 7, 10, 50)] == [0, 0, 0, 2, 5, 5]

@@ -19,7 +19,7 @@ except ImportError:
 
 from ..ops.cosine import pairwise_cosine
 from ..ops.projection import choose_clusters, pca_2d, repel_labels
-from ..ops.text import shorten
+from ..ops.text import least_size, shorten
 from .occurrences import Occurrences
 
 FIGURE_FORMATS = (".png", ".svg")
@@ -263,8 +263,12 @@ def polysemy_figure(
     order = np.argsort(-scores, kind="stable")
     top_n = min(top_n, len(words))
     _bars(axes[-2], [words[i] for i in order[:top_n]], scores[order[:top_n]], f"{top_n} most polysemous", "tab:red")
-    low = order[::-1][:top_n]
-    _bars(axes[-1], [words[i] for i in low], scores[low], f"{top_n} least polysemous", "tab:blue")
+    low = order[::-1][: least_size(len(words), top_n)]
+    _bars(axes[-1], [words[i] for i in low], scores[low], f"{len(low)} least polysemous", "tab:blue")
+    if not len(low):
+        axes[-1].text(
+            0.5, 0.5, "(every word is in the chart beside)", ha="center", va="center", transform=axes[-1].transAxes
+        )
     if has_scatter:
         ax = axes[0]
         counts = np.asarray(sense_counts)

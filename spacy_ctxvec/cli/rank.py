@@ -13,7 +13,7 @@ from ..lexicon.polysemy_probe import SCORE_CHOICES, type_polysemy_scores
 from ..lexicon.sense_inventory import SenseInventory
 from ..lexicon.statistics import Lexicon
 from ..ops.senses import is_word
-from ..ops.text import text_table
+from ..ops.text import least_size, text_table
 from ..saved_pipeline import (
     load_lexicon,
     load_pipeline_inputs,
@@ -142,12 +142,6 @@ def corpus_rank_rows(
         ]
 
     return {"most": describe(entries[:top_k]), "least": describe(entries[::-1][: least_size(len(entries), top_k)])}
-
-
-def least_size(n_ranked: int, top_k: int) -> int:
-    """How many words "least" lists: ``top_k``, fewer where "most" already holds the others
-    (with fewer than 2 x ``top_k`` words ranked, a word listed as both read as a contradiction)."""
-    return max(0, min(top_k, n_ranked - top_k))
 
 
 def rank_by_corpus_polysemy(source: Path, min_count: int, top_k: int, words_only: bool, skip_stop_words: bool = False):

@@ -74,3 +74,10 @@ def text_table(
     gap = " " * spacing
     shown = [gap.join(pad(cell, width, align) for cell, width, align in zip(line, widths, aligns)) for line in lines]
     return "\n{}\n".format("\n".join(shown))
+
+
+def least_size(n_ranked: int, top_k: int) -> int:
+    """How many words a "least" list holds beside a "most" list of ``top_k``: ``top_k``,
+    fewer where "most" already holds the others (a word listed as both reads as a
+    contradiction)."""
+    return max(0, min(top_k, n_ranked - top_k))
