@@ -316,6 +316,9 @@ def test_plot_word_sentences_directory_says_so_and_corpus_reads_a_directory(
     message = " ".join(result.output.split())
     assert result.exit_code == 1 and "[CTX-E416]" in message and "is a directory" in message
     assert f"--corpus {folder}" in message and "[CTX-E404]" not in message and not output.exists()
+    # the input's error first, not E700 (the output inside the input)
+    inside = invoke("plot", "word", "apple", "--sentences", folder, "-o", folder / "x.png")
+    assert inside.exit_code == 1 and "[CTX-E416]" in " ".join(inside.output.split())
     corpus = invoke("plot", "word", "apple", "--corpus", folder, "--pipeline", tiny_pipeline_dir, "-o", output)
     assert corpus.exit_code == 0 and "4 occurrences of 'apple'" in corpus.output, corpus.output
     layers = invoke("plot", "layers", tiny_pipeline_dir, folder, "-o", tmp_path / "l.png", "--min-count", "2")

@@ -19,16 +19,24 @@ from ..lexicon.statistics import Lexicon, merge
 from ..paths import text_lines
 
 
+def check_text_source(sentences: Optional[Path], corpus: Optional[Path]) -> None:
+    """E403 unless exactly one of --sentences and --corpus is given; E416 / E404 for
+    --sentences that is a directory / no file (before any output is checked)."""
+    if (sentences is None) == (corpus is None):
+        raise CtxvecError(Errors.E403)
+    if sentences is not None and sentences.is_dir():
+        raise CtxvecError(Errors.E416.format(path=sentences))
+    if sentences is not None and not sentences.is_file():
+        raise CtxvecError(Errors.E404.format(path=sentences))
+
+
 def read_texts(sentences: Optional[Path], corpus: Optional[Path], vocab=None) -> Tuple[Path, Iterable]:
     """The input file and its texts: --sentences (one per line) or --corpus (any
     format of spacy_ctxvec.building.corpus; .spacy files need the pipeline's ``vocab``)."""
-    if sentences is not None and corpus is None:
-        if sentences.is_dir():
-            raise CtxvecError(Errors.E416.format(path=sentences))
-        if not sentences.is_file():
-            raise CtxvecError(Errors.E404.format(path=sentences))
+    check_text_source(sentences, corpus)
+    if sentences is not None:
         return sentences, [line.strip() for _, line in text_lines(sentences) if line.strip()]
-    if corpus is None or sentences is not None:
+    if corpus is None:  # ruled out by check_text_source; narrows the type
         raise CtxvecError(Errors.E403)
     files = corpus_files(corpus)  # raises a coded error for a missing or unsupported corpus now
     return corpus, iter_corpus(corpus, vocab, files=files)

@@ -72,10 +72,12 @@ def plot_word_cli(
 ) -> None:
     """One point per occurrence of WORD (PCA of its contextual vectors, coloured by
     cluster, type centroid starred) beside its contextual and static cosine matrices."""
+    from ..analysis.occurrences import check_text_source
     from ..analysis.plot_data import check_word, word_occurrences
     from ..analysis.plotting import word_picture
 
     word = check_word(word)  # one word, before any model loads
+    check_text_source(sentences, corpus)  # the input before the output
     check_figure(output, overwrite, sentences, corpus, pipeline)
     occurrences = word_occurrences(
         word, sentences, corpus, pipeline, case_sensitive=case_sensitive, max_occurrences=max_occurrences
