@@ -211,3 +211,18 @@ def test_a_word_above_the_split_threshold_with_one_sense_says_why(senses_dir):
     assert lines[0] == "bank (bank): 1 sense, corpus_polysemy 4.26" and lines[1] == note
     split = json.loads(runner.invoke(app, ["senses", str(senses_dir[0]), "bank", "--format", "json"]).stdout)
     assert split[0]["n_senses"] == 2 and split[0]["note"] is None
+
+
+def test_tsv_reads_back_with_the_csv_module_when_a_cell_holds_quotes():
+    """An example that starts with a quote (Gutenberg dialogue) is quoted as csv quotes it,
+    so a TSV reader gets the example back as written, quotes and all."""
+    import csv
+    import io
+
+    from spacy_ctxvec.cli.word_senses import render
+
+    example = '"clam," said the [word] to me'
+    entry = {"word": "word", "key": "word", "n_senses": 1, "corpus_polysemy": None, "count": 7}
+    entry["senses"] = [{"sense": 0, "label": 'said "clam', "share": 1.0, "examples": [example, "a [word] b"]}]
+    rows = list(csv.reader(io.StringIO(render([entry], "tsv")), delimiter="\t"))
+    assert rows[1] == ["word", "0", "1.0000", "1", "7", "", f"{example} | a [word] b", 'said "clam']

@@ -1,10 +1,13 @@
 """ops.text: text shortened for messages and labels."""
 
+import csv
+import io
+
 import pytest
 from hypothesis import given
 from hypothesis import strategies as st
 
-from spacy_ctxvec.ops.text import display_width, least_size, pad, shorten, text_table
+from spacy_ctxvec.ops.text import display_width, least_size, pad, shorten, text_table, tsv_text
 
 
 def test_short_text_is_kept_and_long_text_is_cut_with_an_ellipsis():
@@ -103,3 +106,11 @@ def test_text_table_refuses_aligns_or_rows_that_do_not_match_the_header():
 
 def test_least_size_leaves_out_the_words_most_already_lists():
     assert [least_size(n, 5) for n in (0, 3, 5, 7, 10, 50)] == [0, 0, 0, 2, 5, 5]
+
+
+@given(st.lists(st.lists(st.text(st.characters(exclude_characters="\r")), min_size=1, max_size=4), min_size=1))
+def test_tsv_text_reads_back_as_written(rows):
+    """Every cell the commands write (tabs, quotes and line ends among them; never a lone
+    carriage return: their cells are one line each) reads back as written."""
+    text = tsv_text(rows)
+    assert list(csv.reader(io.StringIO(text + "\n", newline=""), delimiter="\t")) == rows

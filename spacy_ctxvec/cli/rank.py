@@ -13,7 +13,7 @@ from ..lexicon.polysemy_probe import SCORE_CHOICES, type_polysemy_scores
 from ..lexicon.sense_inventory import SenseInventory
 from ..lexicon.statistics import Lexicon
 from ..ops.senses import is_word
-from ..ops.text import least_size, text_table
+from ..ops.text import least_size, text_table, tsv_text
 from ..saved_pipeline import (
     load_lexicon,
     load_pipeline_inputs,
@@ -85,12 +85,10 @@ def render(ranked: Dict[str, List[Dict[str, Any]]], fmt: str, summary: Dict[str,
     first = next((rows[0] for rows in ranked.values() if rows), {})
     columns = tuple(first)
     if fmt == "tsv":
-        lines = ["\t".join(("order", "rank") + columns)]
+        cells = [("order", "rank") + columns]
         for order, rows in ranked.items():
-            lines += [
-                "\t".join([order, str(rank)] + [str(row[c]) for c in columns]) for rank, row in enumerate(rows, 1)
-            ]
-        return "\n".join(lines)
+            cells += [(order, rank, *(row[c] for c in columns)) for rank, row in enumerate(rows, 1)]
+        return tsv_text(cells)
 
     def cell(value: Any) -> str:
         return f"{value:.3f}" if isinstance(value, float) else str(value)

@@ -18,7 +18,7 @@ from ..lexicon.statistics import Lexicon
 from ..ops.sense_evidence import MIN_SUPPORT
 from ..ops.sense_evidence_tables import ONE_USE_TABLE
 from ..ops.senses import is_word
-from ..ops.text import text_table
+from ..ops.text import text_table, tsv_text
 from ..outputs import check_output, write_text
 from ..saved_pipeline import existing_path, load_senses_and_lexicon
 from ._app import OVERWRITE_FILE, app, exit_on_coded_error, warn_on_stderr
@@ -136,24 +136,22 @@ def render(entries: List[Dict[str, Any]], fmt: str) -> str:
     if fmt == "json":
         return json.dumps(entries, indent=2, ensure_ascii=False)
     if fmt == "tsv":
-        lines = ["\t".join(("word", "sense", "share", "n_senses", "count", "corpus_polysemy", "examples", "label"))]
+        cells = [("word", "sense", "share", "n_senses", "count", "corpus_polysemy", "examples", "label")]
         for entry in entries:
-            lines += [
-                "\t".join(
-                    (
-                        entry["word"],
-                        str(s["sense"]),
-                        f"{s['share']:.4f}",
-                        str(entry["n_senses"]),
-                        "" if entry.get("count") is None else str(entry["count"]),
-                        "" if entry["corpus_polysemy"] is None else f"{entry['corpus_polysemy']:.4f}",
-                        " | ".join(_one_line(e) for e in s["examples"]),
-                        s["label"],
-                    )
+            cells += [
+                (
+                    entry["word"],
+                    s["sense"],
+                    f"{s['share']:.4f}",
+                    entry["n_senses"],
+                    entry.get("count"),
+                    "" if entry["corpus_polysemy"] is None else f"{entry['corpus_polysemy']:.4f}",
+                    " | ".join(_one_line(e) for e in s["examples"]),
+                    s["label"],
                 )
                 for s in entry["senses"]
             ]
-        return "\n".join(lines)
+        return tsv_text(cells)
     parts = []
     for entry in entries:
         plural = "s" if entry["n_senses"] != 1 else ""

@@ -16,6 +16,7 @@ import numpy as np
 
 from ..errors import CtxvecError, Errors
 from ..ops.cosine import normalise_rows
+from ..ops.text import tsv_text
 from ..types import PathLike
 from .sense_inventory import SenseInventory
 from .statistics import Lexicon
@@ -99,7 +100,7 @@ def sense_labels_tsv(senses: SenseInventory) -> str:
     """TSV with a header: one row per sense of a writable key, ``key`` (``bank|0``, as in
     the vectors file), ``word``, ``sense``, ``share``, ``label`` (its context words, ""
     where the senses were induced before labels existed), ``corpus_polysemy`` ("" for None)."""
-    lines = ["key\tword\tsense\tshare\tlabel\tcorpus_polysemy"]
+    rows = [("key", "word", "sense", "share", "label", "corpus_polysemy")]
     writable = writable_keys(np.array(senses.keys, dtype=str)) if len(senses) else np.zeros(0, dtype=bool)
     for key, keep in zip(senses.keys, writable.tolist()):
         if not keep:
@@ -108,5 +109,5 @@ def sense_labels_tsv(senses: SenseInventory) -> str:
         shown = "" if evidence is None else f"{evidence:.4f}"
         for sense in senses.senses_of(key):
             label = " ".join(sense.label.split())  # one line, no tabs
-            lines.append(f"{sense_key(key, sense.index)}\t{key}\t{sense.index}\t{sense.share:.6f}\t{label}\t{shown}")
-    return "\n".join(lines) + "\n"
+            rows.append((sense_key(key, sense.index), key, sense.index, f"{sense.share:.6f}", label, shown))
+    return tsv_text(rows) + "\n"

@@ -1,7 +1,9 @@
 """Plain-text helpers for what the commands print and draw. No spaCy."""
 
+import csv
+import io
 import unicodedata
-from typing import List, Optional, Sequence
+from typing import Any, Iterable, List, Optional, Sequence
 
 VARIATION_SELECTOR_16 = "\ufe0f"  # after a character: show it as an emoji, two cells wide
 ZERO_WIDTH_JOINER = "\u200d"  # between emoji: one picture (👩‍💻)
@@ -81,3 +83,12 @@ def least_size(n_ranked: int, top_k: int) -> int:
     fewer where "most" already holds the others (a word listed as both reads as a
     contradiction)."""
     return max(0, min(top_k, n_ranked - top_k))
+
+
+def tsv_text(rows: Iterable[Sequence[Any]]) -> str:
+    """Rows as tab-separated lines, without a final line end. A cell holding a quote, tab
+    or "\\n" is quoted as csv does (``csv.reader(file, delimiter="\\t")`` and pandas'
+    ``read_csv(sep="\\t")`` read every cell back as written)."""
+    buffer = io.StringIO()
+    csv.writer(buffer, delimiter="\t", lineterminator="\n", quoting=csv.QUOTE_MINIMAL).writerows(rows)
+    return buffer.getvalue()[:-1]
