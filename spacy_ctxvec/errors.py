@@ -75,10 +75,7 @@ class Warnings(metaclass=_ErrorsWithCodes):
         "No word of the {n_types} in the lexicon has a polysemy score with --min-count {min_count}: "
         "the most frequent occurs {max_count} times. Lower --min-count, or build the lexicon from a larger corpus."
     )
-    W032 = (
-        "No senses for {words} in '{path}' (key mode '{key}'): not in the corpus, seen fewer than "
-        "min_count={min_count} times, or without sampled occurrences.{no_letter} Shown: the other words."
-    )
+    W032 = "No senses for {words} in '{path}' (key mode '{key}'){why}.{no_letter} Shown: the other words."
     W033 = (
         "The corpus's evidence decides which words of '{name}' split (split_by_evidence = true), "
         "and its thresholds were measured on vectors of all-MiniLM-L6-v2 from '{measured}'; this "

@@ -206,11 +206,7 @@ class CommandErrors:
         "whose ctxvec_polysemy component saved senses. Build them with "
         "`spacy-ctxvec build-lexicon PIPELINE CORPUS OUTPUT` (without --no-senses)."
     )
-    E607 = (
-        "No senses for {words} in '{path}' (key mode '{key}'): the word is not in the "
-        "corpus, was seen fewer than min_count={min_count} times, or has no sampled "
-        "occurrences.{no_letter} {n_types} words have senses."
-    )
+    E607 = "No senses for {words} in '{path}' (key mode '{key}'){why}.{no_letter} {n_types} words have senses."
     # Senses decided by the corpus (E610-E629
     E610 = (
         "Sense evidence setting {setting} must be {requirement}, got {value!r}. See "

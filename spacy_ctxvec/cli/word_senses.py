@@ -63,12 +63,20 @@ def unknown_words(inventory: SenseInventory, words: List[str]) -> List[str]:
 
 
 def seen_as(word: str, inventory: SenseInventory, lexicon: Optional[Lexicon]) -> str:
-    """'word', with how often the corpus held it where a lexicon says ("seen 3 times", "not in
-    the corpus")."""
+    """'word', with how often the corpus held it and so why it has no senses, where a
+    lexicon says ("seen 3 times, under min_count 5", "not in the corpus")."""
     if lexicon is None:
         return repr(word)
     count = _count(lexicon, inventory.key_of(word)) or 0
-    return f"{word!r} ({'not in the corpus' if not count else 'seen once' if count == 1 else f'seen {count} times'})"
+    min_count = inventory.settings.get("min_count")
+    if not count:
+        return f"{word!r} (not in the corpus)"
+    seen = "seen once" if count == 1 else f"seen {count} times"
+    if isinstance(min_count, int) and count < min_count:
+        return f"{word!r} ({seen}, under min_count {min_count})"
+    if inventory.settings.get("words_only") and not is_word(word):
+        return f"{word!r} ({seen}, no letter)"
+    return f"{word!r} ({seen}, without sampled occurrences)"
 
 
 def unknown_words_note(
@@ -87,6 +95,12 @@ def unknown_words_note(
     return template.format(
         no_letter=no_letter,
         words=", ".join(seen_as(w, inventory, lexicon) for w in unknown),
+        why=(
+            ""
+            if lexicon is not None
+            else f": not in the corpus, seen fewer than min_count={inventory.settings.get('min_count', '?')} times, "
+            "or without sampled occurrences"
+        ),
         path=source,
         key=inventory.settings.get("key", "lower"),
         min_count=inventory.settings.get("min_count", "?"),
