@@ -99,7 +99,12 @@ def load_lexicon(path: Union[str, Path]) -> Lexicon:
         return Lexicon.from_disk(path)
     found = polysemy_component_dir(path)  # read once: the component's name is in E322
     if found is None:
-        raise CtxvecError(Errors.E225.format(path=path))
+        why = (
+            "it is not a lexicon directory, nor a pipeline with a 'ctxvec_polysemy' component"
+            if path.exists()
+            else "no such file, directory or installed pipeline package"
+        )
+        raise CtxvecError(Errors.E225.format(path=path, why=why))
     parts = _read_component_parts(found, (polysemy_state.LEXICON_DIR,))
     if parts.lexicon is None:
         raise CtxvecError(Errors.E322.format(path=path, name=found[1]))

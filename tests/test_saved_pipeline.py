@@ -33,8 +33,10 @@ def save_with_probe(tiny_nlp, path: Path):
 
 
 def test_load_lexicon_needs_a_lexicon(tmp_path):
-    with pytest.raises(CtxvecError, match="E225"):
+    with pytest.raises(CtxvecError, match="E225.*it is not a lexicon directory, nor a pipeline"):
         load_lexicon(tmp_path)
+    with pytest.raises(CtxvecError, match="E225.*no such file, directory or installed pipeline package"):
+        load_lexicon(tmp_path / "no_such_pipeline")
 
 
 def test_a_config_file_is_named_as_one_for_the_lexicon_and_the_senses(tmp_path):

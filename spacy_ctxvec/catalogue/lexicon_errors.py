@@ -100,9 +100,8 @@ class LexiconErrors:
         "with --overwrite."
     )
     E225 = (
-        "No lexicon found at '{path}': it is neither a lexicon directory "
-        "(lexicon.json, keys.json, *.npy) nor a pipeline with a 'ctxvec_polysemy' "
-        "component. Build one with `spacy-ctxvec build-lexicon`."
+        "No lexicon found at '{path}': {why}. Give a lexicon directory (lexicon.json, keys.json, "
+        "*.npy) or a pipeline with a 'ctxvec_polysemy' component; build one with `spacy-ctxvec build-lexicon`."
     )
     E226 = (
         "{what} '{path}' holds an earlier output of build-lexicon or fit-polysemy. Choose a new "
