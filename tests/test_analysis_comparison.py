@@ -8,6 +8,7 @@ from spacy_ctxvec.analysis.comparison import (
     compare_docs,
     count_pairs,
     echo,
+    legend,
     unknown_piece,
     unknown_tokens,
 )
@@ -141,3 +142,19 @@ def test_unknown_tokens_are_those_read_as_unk_alone(tiny_nlp):
 
     doc._.trf_data = TransformerData.empty()  # what drop_trf_data leaves: nothing to read
     assert unknown_tokens(doc, unk_id) == []
+
+
+def test_the_legend_names_the_layer_the_contextual_vectors_are_from(tiny_nlp):
+    """compare's legend says which layer and pooling ctxvec_context read (its record on the
+    Doc, without the model's fingerprint): another pipeline's layer gives other cosines."""
+    doc = tiny_nlp("the river bank")
+    (contextual,) = [line for line in legend(tiny_nlp, doc) if line.startswith("contextual:")]
+    assert "(the last layer, pooled by pool_mean)" in contextual
+    doc._.ctxvec_context_source = "layer 5 of 6, pooled by pool_mean, model 0123456789abcdef"
+    (contextual,) = [line for line in legend(tiny_nlp, doc) if line.startswith("contextual:")]
+    assert "(layer 5 of 6, pooled by pool_mean)" in contextual and "0123" not in contextual
+    without_doc = [line for line in legend(tiny_nlp) if line.startswith("contextual:")]
+    assert without_doc == [
+        "contextual: pooled from the transformer's output for this text; it changes with the "
+        "context (other layers give other cosines)."
+    ]

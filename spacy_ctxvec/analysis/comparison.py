@@ -10,13 +10,14 @@ import numpy as np
 from spacy.language import Language
 from spacy.tokens import Doc, Token
 
-from ..attributes import CONTEXT_COMPONENT
+from ..attributes import CONTEXT_COMPONENT, CONTEXT_SOURCE
 from ..components.context import keep_trf_data
 from ..components.transformer import find_transformer, to_numpy
 from ..errors import CtxvecError, Errors, Warnings
 from ..evaluation.token_vectors import require_context_vectors
 from ..ops.alignment import only_piece
 from ..ops.cosine import cosine
+from ..ops.fingerprint import pooling_of
 from ..ops.text import shorten
 from ..pipelines import load_pipeline
 
@@ -168,14 +169,18 @@ def static_source_name(nlp: Language) -> Optional[str]:
     return source.get("@misc") if isinstance(source, dict) else None
 
 
-def legend(nlp: Language) -> List[str]:
-    """Lines saying what the columns of a comparison table mean for this pipeline."""
+def legend(nlp: Language, doc: Optional[Doc] = None) -> List[str]:
+    """Lines saying what the columns of a comparison table mean for this pipeline; with
+    ``doc``, which layer its contextual vectors are (ctxvec_context's record on it)."""
     source = STATIC_SOURCES.get(static_source_name(nlp) or "", "the pipeline's static lookup table")
+    made = doc._.get(CONTEXT_SOURCE) if doc is not None and Doc.has_extension(CONTEXT_SOURCE) else None
+    how = f" ({pooling_of(made)})" if isinstance(made, str) and made else ""
     return [
         "(#N): the token's position in its text, counting from 0.",
         f"static: {source}: one vector per word form, whatever the context "
         "(n/a: the table has no vector for the token).",
-        "contextual: pooled from the transformer's output for this text; it changes with the context.",
+        f"contextual: pooled from the transformer's output for this text{how}; it changes with the context "
+        "(other layers give other cosines).",
     ]
 
 
@@ -265,7 +270,7 @@ def compare_texts(
     rows = compare_docs(doc_a, doc_b, word, unknown=unknown, max_rows=max_rows)
     return Comparison(
         rows,
-        legend(nlp),
+        legend(nlp, doc_a),
         "ctxvec_static" in nlp.pipe_names,
         unk[1] if unk else "",
         [doc_a[i].text for i in unknown[0]],

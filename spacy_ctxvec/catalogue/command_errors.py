@@ -303,7 +303,7 @@ class CommandErrors:
     )
     E704 = (
         "{what} '{path}' holds {problem}, so --overwrite does not replace it: those may be "
-        "yours. Move them out, or choose a new directory."
+        "yours (an edit is work too). Keep what you need elsewhere and remove the directory, or choose a new one."
     )
 
     # Silent results and bounded readers (E740-E759
