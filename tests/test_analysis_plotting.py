@@ -198,7 +198,9 @@ def test_word_picture_colours_by_induced_sense(tmp_path):
     assert labels.tolist() == senses and names == {0: "sense 0", 2: "sense 2"} and silhouette is None
     figure = word_picture("bank", occurrences)
     assert legend_labels(figure)[:2] == ["sense 0 (5)", "sense 2 (3)"]
-    assert "induced senses (token._.sense)" in figure.axes[0].get_title()
+    assert "coloured by induced sense (token._.sense): 2 senses here" in figure.axes[0].get_title()
+    one = word_picture("bank", sense_occurrences([0] * 8))
+    assert "(token._.sense): 1 sense here" in one.axes[0].get_title()
     # The key lists the snippets ordered by sense, each in its sense's colour.
     order = np.argsort(senses, kind="stable")
     key = figure.axes[3].texts
@@ -223,7 +225,8 @@ def test_word_picture_falls_back_to_clusters():
         labels, names, grouping, _ = occurrence_groups(occurrences)
         assert names is None and grouping is None
         assert len(set(labels[:4].tolist())) == 1 and labels[0] != labels[4]  # k-means finds the two groups
-        assert all(label.startswith("cluster") for label in legend_labels(word_picture("bank", occurrences))[:-1])
+        shown = legend_labels(word_picture("bank", occurrences))[:-1]
+        assert sorted(label.split(" (")[0] for label in shown) == ["cluster 0", "cluster 1"]  # 0-based, as senses
     # An explicit --clusters k wins over the senses.
     labels, names, _, _ = occurrence_groups(sense_occurrences([0, 2, 0, 2, 2, 0, 0, 0]), clusters=2)
     assert names is None and len(set(labels.tolist())) == 2

@@ -108,7 +108,7 @@ def word_figure(
     n_clusters = len(groups)
     for cluster in groups.tolist():
         members = clusters == cluster
-        name = group_names[cluster] if group_names is not None else f"cluster {cluster + 1}"
+        name = group_names[cluster] if group_names is not None else f"cluster {cluster}"  # 0-based, as senses
         ax_points.scatter(
             coords[members, 0],
             coords[members, 1],
@@ -312,7 +312,8 @@ def occurrence_groups(occurrences: Occurrences, *, clusters: int = 0, seed: int 
         names = {
             int(s): f"sense {int(s)}" + (f": {named[int(s)]}" if named.get(int(s)) else "") for s in np.unique(labels)
         }
-        return labels, names, f"{len(names)} of the word's induced senses (token._.sense)", None
+        plural = "s" if len(names) != 1 else ""
+        return labels, names, f"coloured by induced sense (token._.sense): {len(names)} sense{plural} here", None
     labels, _, silhouette = choose_clusters(occurrences.vectors, k=clusters, seed=seed)
     return labels, None, None, silhouette
 

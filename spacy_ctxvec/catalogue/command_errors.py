@@ -107,7 +107,10 @@ class CommandErrors:
         "'{path}'. Lower --min-count or build the lexicon from a larger corpus."
     )
     E411 = "Cannot plot an empty set of {what}. Give at least {minimum}."
-    E412 = "--clusters must be 0 (choose k by silhouette) or between 1 and the number of occurrences ({n}); got {k}."
+    E412 = (
+        "--clusters must be 0 (the pipeline's induced senses where it has them, else k chosen by silhouette) "
+        "or between 1 and the number of occurrences ({n}); got {k}."
+    )
     E413 = (
         "Text {name} is {what}, so it has no word to compare. Give two texts that share at least "
         'one word, e.g. spacy-ctxvec compare "I have a apple" "I have a pen" --word a.'
