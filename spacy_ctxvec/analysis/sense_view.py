@@ -18,6 +18,7 @@ from ..ops.sense_display import SenseSpan, displacy_sense_data, sense_colours, s
 from ..pipelines import load_pipeline
 
 SPAN_KEY = "ctxvec_senses"
+PAGE_TITLE = "Word senses (spacy-ctxvec)"  # the <title> of senses_html's page
 
 
 def sense_spans(doc: Doc, *, min_senses: int = 1, skip_stop_words: bool = False) -> List[SenseSpan]:
@@ -91,5 +92,7 @@ def senses_html(
         raise CtxvecError(Errors.E612.format(path=pipeline))
     spans = sense_spans(doc, min_senses=min_senses, skip_stop_words=skip_stop_words)
     html = _render_spans(doc, spans, page=True, title="senses (token._.sense: label, token._.sense_score)")
+    # displaCy's page is titled "displaCy": a browser tab says what the page is instead
+    html = html.replace("<title>displaCy</title>", f"<title>{PAGE_TITLE}</title>", 1)
     left_out = len(sense_spans(doc, min_senses=min_senses)) - len(spans)
     return SensePage(html, len(doc), sum(token._.sense is not None for token in doc), len(spans), left_out)
