@@ -23,6 +23,7 @@ from ..catalogue.lexicon_errors import LINE_NOT_A_ROW, LINE_NOT_DECODED, LINE_NO
 from ..errors import PREFIX, CtxvecError, Errors, Warnings
 from ..types import CorpusItem
 from .bounded_json import loads_bounded
+from .wrapped_text import warn_if_hard_wrapped
 
 CORPUS_SUFFIXES = (".txt", ".jsonl", ".spacy")
 ON_ERROR_CHOICES = ("raise", "skip")
@@ -116,7 +117,8 @@ def corpus_files(path: Union[str, Path], *, encoding: str = DEFAULT_ENCODING, on
 
     A .txt or .jsonl file that is binary (a NUL character in its first
     BINARY_CHECK_BYTES bytes, decoded with ``encoding``) is E234, or with
-    ``on_error="skip"`` left out and named in warning W021 (E211 if no file is left)."""
+    ``on_error="skip"`` left out and named in warning W021 (E211 if no file is left).
+    A .txt file that looks hard-wrapped gets warning W044 (``wrapped_text``)."""
     path = Path(path)
     encoding = check_encoding(encoding)
     if not path.exists():
@@ -124,7 +126,7 @@ def corpus_files(path: Union[str, Path], *, encoding: str = DEFAULT_ENCODING, on
     if not path.is_dir():
         if corpus_suffix(path) not in CORPUS_SUFFIXES:
             raise CtxvecError(Errors.E210.format(path=path, problem=f"has unsupported suffix '{path.suffix}'"))
-        return _without_binary(path, [path], encoding, on_error)
+        return _checked_text(_without_binary(path, [path], encoding, on_error), encoding)
     entries = _files_under(path)
     files = [p for p in entries if corpus_suffix(p) in CORPUS_SUFFIXES]
     unread = [p.relative_to(path).as_posix() for p in entries if corpus_suffix(p) not in CORPUS_SUFFIXES]
@@ -135,7 +137,12 @@ def corpus_files(path: Union[str, Path], *, encoding: str = DEFAULT_ENCODING, on
                 path=path, problem="is a directory without .txt, .jsonl or .spacy files (in it or its subfolders)"
             )
         )
-    return _without_binary(path, files, encoding, on_error)
+    return _checked_text(_without_binary(path, files, encoding, on_error), encoding)
+
+
+def _checked_text(files: List[Path], encoding: str) -> List[Path]:
+    warn_if_hard_wrapped(files, encoding)  # W044: one document per line, but the lines are wrapped
+    return files
 
 
 def _files_under(root: Path) -> List[Path]:

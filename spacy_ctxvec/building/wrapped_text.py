@@ -1,0 +1,66 @@
+"""Hard-wrapped .txt corpora (a Project Gutenberg text as distributed: paragraphs broken
+into lines of about 70 characters). A .txt corpus is one document per line, so in such
+a file each occurrence's context stops at its line's end: warning W044 says so and how
+to join the paragraphs, before any model work. Pure Python (no spaCy)."""
+
+import re
+import warnings
+from pathlib import Path
+from typing import List, Optional, Sequence, Set, Tuple
+
+from ..errors import Warnings
+
+CHECKED_LINES = 500  # non-blank lines read from the start of each file
+CHECKED_FILES = 20  # .txt files of a corpus checked (the first ones listed)
+MIN_LINES = 20  # fewer non-blank lines: too few to tell
+MID_SENTENCE_SHARE = 0.5  # at least this share of lines end without sentence-final punctuation
+MAX_WRAP_WIDTH = 100  # and 95% of the lines are at most this long
+FULL_LINE_SHARE = 0.5  # and at least this share fill 60% of that width or more
+_SENTENCE_END = re.compile(r"[.!?:;…]['\"’”)\]]*$")
+_WARNED: Set[str] = set()
+
+
+def hard_wrap_evidence(lines: Sequence[str]) -> Optional[Tuple[float, int]]:
+    """(share of lines ending mid-sentence, the lines' 95th-percentile length) where the
+    non-blank ``lines`` look hard-wrapped: most end mid-sentence and most fill a narrow
+    width; None otherwise (also with fewer than MIN_LINES lines)."""
+    kept = [line.strip() for line in lines if line.strip()]
+    if len(kept) < MIN_LINES:
+        return None
+    lengths = sorted(len(line) for line in kept)
+    width = lengths[min(len(lengths) - 1, int(0.95 * len(lengths)))]
+    mid_sentence = sum(not _SENTENCE_END.search(line) for line in kept) / len(kept)
+    full = sum(length >= 0.6 * width for length in lengths) / len(lengths)
+    if mid_sentence >= MID_SENTENCE_SHARE and width <= MAX_WRAP_WIDTH and full >= FULL_LINE_SHARE:
+        return mid_sentence, width
+    return None
+
+
+def _first_lines(path: Path, encoding: str) -> List[str]:
+    lines: List[str] = []
+    try:
+        with path.open(encoding=encoding, errors="replace") as handle:
+            for line in handle:
+                if line.strip():
+                    lines.append(line)
+                    if len(lines) >= CHECKED_LINES:
+                        break
+    except (OSError, LookupError):
+        return []  # the reader reports what is wrong with the file
+    return lines
+
+
+def warn_if_hard_wrapped(files: Sequence[Path], encoding: str) -> None:
+    """W044 for the first of ``files`` (its first CHECKED_FILES .txt files) that looks
+    hard-wrapped, once per file and process."""
+    texts = [path for path in files if path.suffix.lower() == ".txt"][:CHECKED_FILES]
+    for path in texts:
+        lines = _first_lines(path, encoding)
+        evidence = hard_wrap_evidence(lines)
+        if evidence is not None and str(path) not in _WARNED:
+            _WARNED.add(str(path))
+            share, width = evidence
+            others = " (the first such file listed; check the corpus's other files too)" if len(texts) > 1 else ""
+            warning = Warnings.W044.format(path=path, share=share, n_lines=len(lines), width=width, others=others)
+            warnings.warn(warning, stacklevel=4)
+            return

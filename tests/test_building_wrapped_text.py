@@ -1,0 +1,53 @@
+"""building.wrapped_text: a hard-wrapped .txt corpus is named (W044) before any model work."""
+
+import warnings
+
+import pytest
+
+from spacy_ctxvec.building import wrapped_text
+from spacy_ctxvec.building.corpus import corpus_files
+from spacy_ctxvec.building.wrapped_text import hard_wrap_evidence
+
+PARAGRAPH = (
+    "Emma Woodhouse, handsome, clever, and rich, with a comfortable home and happy disposition, seemed to "
+    "unite some of the best blessings of existence; and had lived nearly twenty-one years in the world with "
+    "very little to distress or vex her. She was the youngest of the two daughters of a most affectionate, "
+    "indulgent father; and had, in consequence of her sister's marriage, been mistress of his house from a "
+    "very early period."
+)
+
+
+def wrap(text: str, width: int = 70):
+    """``text`` broken into lines of at most ``width`` characters, as Project Gutenberg wraps."""
+    lines, line = [], ""
+    for word in text.split():
+        if line and len(line) + 1 + len(word) > width:
+            lines.append(line)
+            line = word
+        else:
+            line = f"{line} {word}".strip()
+    return lines + [line]
+
+
+def test_wrapped_paragraphs_are_recognised_and_one_paragraph_per_line_is_not():
+    wrapped = [line for _ in range(6) for line in wrap(PARAGRAPH) + [""]]
+    evidence = hard_wrap_evidence(wrapped)
+    assert evidence is not None and evidence[0] >= 0.5 and evidence[1] <= 70
+    assert hard_wrap_evidence([PARAGRAPH] * 30) is None  # one paragraph per line: what a .txt corpus should be
+    assert hard_wrap_evidence([f"The bank number {i} approved my loan." for i in range(30)]) is None
+    assert hard_wrap_evidence(wrapped[:10]) is None  # too few lines to tell
+    # long lines without final punctuation (posts, titles) are not wrapped text
+    assert hard_wrap_evidence([f"{PARAGRAPH[:-1]} and more {i}" for i in range(30)]) is None
+
+
+def test_corpus_files_warns_once_for_a_wrapped_file_and_never_for_a_line_per_paragraph(tmp_path, monkeypatch):
+    monkeypatch.setattr(wrapped_text, "_WARNED", set())
+    (tmp_path / "wrapped.txt").write_text("\n".join(wrap(PARAGRAPH) * 6) + "\n", encoding="utf8")
+    (tmp_path / "joined.txt").write_text(f"{PARAGRAPH}\n" * 30, encoding="utf8")
+    with pytest.warns(UserWarning, match=r"\[CTX-W044\] Corpus file '.*wrapped\.txt' looks hard-wrapped") as caught:
+        corpus_files(tmp_path / "wrapped.txt")
+    assert "awk" in str(caught[0].message) and caught[0].filename == __file__  # points at the caller
+    with warnings.catch_warnings():
+        warnings.simplefilter("error")
+        corpus_files(tmp_path / "wrapped.txt")  # once per file and process
+        corpus_files(tmp_path / "joined.txt")
