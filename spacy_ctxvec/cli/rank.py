@@ -2,7 +2,7 @@
 
 import json
 from pathlib import Path
-from typing import AbstractSet, Any, Dict, List, Optional
+from typing import AbstractSet, Any, Dict, List, Optional, Tuple
 
 import numpy as np
 import typer
@@ -85,7 +85,7 @@ def render(ranked: Dict[str, List[Dict[str, Any]]], fmt: str, summary: Dict[str,
     first = next((rows[0] for rows in ranked.values() if rows), {})
     columns = tuple(first)
     if fmt == "tsv":
-        cells = [("order", "rank") + columns]
+        cells: List[Tuple[Any, ...]] = [("order", "rank", *columns)]
         for order, rows in ranked.items():
             cells += [(order, rank, *(row[c] for c in columns)) for rank, row in enumerate(rows, 1)]
         return tsv_text(cells)

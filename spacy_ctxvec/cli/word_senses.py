@@ -7,7 +7,7 @@ with one sense only with --all-words."""
 import json
 import re
 from pathlib import Path
-from typing import Any, Dict, List, Optional
+from typing import Any, Dict, List, Optional, Tuple
 
 import typer
 
@@ -150,7 +150,9 @@ def render(entries: List[Dict[str, Any]], fmt: str) -> str:
     if fmt == "json":
         return json.dumps(entries, indent=2, ensure_ascii=False)
     if fmt == "tsv":
-        cells = [("word", "sense", "share", "n_senses", "count", "corpus_polysemy", "examples", "label")]
+        cells: List[Tuple[Any, ...]] = [
+            ("word", "sense", "share", "n_senses", "count", "corpus_polysemy", "examples", "label")
+        ]
         for entry in entries:
             cells += [
                 (

@@ -11,6 +11,7 @@ A file without rows is never written: with nothing to export (an empty lexicon, 
 --min-count above every type's count) both raise E743 before writing anything."""
 
 from pathlib import Path
+from typing import List, Tuple
 
 import numpy as np
 
@@ -100,7 +101,7 @@ def sense_labels_tsv(senses: SenseInventory) -> str:
     """TSV with a header: one row per sense of a writable key, ``key`` (``bank|0``, as in
     the vectors file), ``word``, ``sense``, ``share``, ``label`` (its context words, ""
     where the senses were induced before labels existed), ``corpus_polysemy`` ("" for None)."""
-    rows = [("key", "word", "sense", "share", "label", "corpus_polysemy")]
+    rows: List[Tuple[object, ...]] = [("key", "word", "sense", "share", "label", "corpus_polysemy")]
     writable = writable_keys(np.array(senses.keys, dtype=str)) if len(senses) else np.zeros(0, dtype=bool)
     for key, keep in zip(senses.keys, writable.tolist()):
         if not keep:
