@@ -120,6 +120,11 @@ class Warnings(metaclass=_ErrorsWithCodes):
         "estimate, give sense counts for more of the lexicon's words, with different counts among "
         "them, or build the lexicon from a larger corpus in which the words occur in varied contexts."
     )
+    W043 = (
+        "{name}: the Spearman is over {n_covered} of its {n_pairs} pairs, those whose two words both have a "
+        "static vector{few}. Compare it only with Spearmans over the same pairs, or use a pipeline whose "
+        "static vectors cover more of the words."
+    )
     W044 = (
         "Corpus file '{path}' looks hard-wrapped: {share:.0%} of its first {n_lines} non-blank lines end "
         "mid-sentence and they are at most about {width} characters long{others}. A .txt corpus is one "
@@ -127,9 +132,4 @@ class Warnings(metaclass=_ErrorsWithCodes):
         "train-static's word2vec windows) see half sentences. Join each paragraph onto one line, e.g. "
         'awk \'BEGIN{{RS=""}} {{gsub(/\\n/, " "); print}}\' FILE > JOINED.txt '
         "(paragraphs are separated by blank lines), or give .jsonl documents."
-    )
-    W043 = (
-        "{name}: the Spearman is over {n_covered} of its {n_pairs} pairs, those whose two words both have a "
-        "static vector{few}. Compare it only with Spearmans over the same pairs, or use a pipeline whose "
-        "static vectors cover more of the words."
     )

@@ -45,7 +45,7 @@ def _first_lines(path: Path, encoding: str) -> List[str]:
                     lines.append(line)
                     if len(lines) >= CHECKED_LINES:
                         break
-    except (OSError, LookupError):
+    except (OSError, LookupError, UnicodeError):
         return []  # the reader reports what is wrong with the file
     return lines
 

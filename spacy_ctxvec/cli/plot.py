@@ -70,8 +70,7 @@ def plot_word_cli(
     max_occurrences: int = typer.Option(40, "--max-occurrences", "-n", help="Plot at most this many occurrences"),
     # fmt: on
 ) -> None:
-    """One point per occurrence of WORD (PCA of its contextual vectors, coloured by
-    cluster, type centroid starred) beside its contextual and static cosine matrices."""
+    """Each occurrence of WORD (PCA of its contextual vectors) beside its contextual and static cosines."""
     from ..analysis.occurrences import check_text_source
     from ..analysis.plot_data import check_word, word_occurrences
     from ..analysis.plotting import word_picture
