@@ -4,7 +4,7 @@ import warnings
 
 import pytest
 
-from spacy_ctxvec.building import wrapped_text
+from spacy_ctxvec.building import corpus
 from spacy_ctxvec.building.corpus import corpus_files
 from spacy_ctxvec.building.wrapped_text import hard_wrap_evidence
 
@@ -41,7 +41,7 @@ def test_wrapped_paragraphs_are_recognised_and_one_paragraph_per_line_is_not():
 
 
 def test_corpus_files_warns_once_for_a_wrapped_file_and_never_for_a_line_per_paragraph(tmp_path, monkeypatch):
-    monkeypatch.setattr(wrapped_text, "_WARNED", set())
+    monkeypatch.setattr(corpus, "_WARNED", set())
     (tmp_path / "wrapped.txt").write_text("\n".join(wrap(PARAGRAPH) * 6) + "\n", encoding="utf8")
     (tmp_path / "joined.txt").write_text(f"{PARAGRAPH}\n" * 30, encoding="utf8")
     with pytest.warns(UserWarning, match=r"\[CTX-W044\] Corpus file '.*wrapped\.txt' looks hard-wrapped") as caught:

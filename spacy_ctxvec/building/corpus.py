@@ -23,7 +23,7 @@ from ..catalogue.lexicon_errors import LINE_NOT_A_ROW, LINE_NOT_DECODED, LINE_NO
 from ..errors import PREFIX, CtxvecError, Errors, Warnings
 from ..types import CorpusItem
 from .bounded_json import loads_bounded
-from .wrapped_text import warn_if_hard_wrapped
+from .wrapped_text import hard_wrapped_files
 
 CORPUS_SUFFIXES = (".txt", ".jsonl", ".spacy")
 ON_ERROR_CHOICES = ("raise", "skip")
@@ -40,7 +40,7 @@ INVISIBLE_CHARACTERS = (
     "\U00013430-\U0001343f\U0001bca0-\U0001bca3\U0001d173-\U0001d17a\U000e0001\U000e0020-\U000e007f"
 )
 _VISIBLE = re.compile(f"[^{INVISIBLE_CHARACTERS}]")
-_WARNED_UNREAD: Set[Tuple[str, str, Tuple[str, ...]]] = set()
+_WARNED: Set[Tuple[str, ...]] = set()  # what _warn_once warned about in this process
 # A .txt/.jsonl file with a NUL character in its first BINARY_CHECK_BYTES bytes is
 # binary, not text (the test git and grep make), and is never read line by line.
 BINARY_CHECK_BYTES = 8000
@@ -130,7 +130,7 @@ def corpus_files(path: Union[str, Path], *, encoding: str = DEFAULT_ENCODING, on
     entries = _files_under(path)
     files = [p for p in entries if corpus_suffix(p) in CORPUS_SUFFIXES]
     unread = [p.relative_to(path).as_posix() for p in entries if corpus_suffix(p) not in CORPUS_SUFFIXES]
-    _warn_once(Warnings.W020, path, unread)
+    _warn_naming(Warnings.W020, path, unread)
     if not files:
         raise CtxvecError(
             Errors.E210.format(
@@ -141,7 +141,10 @@ def corpus_files(path: Union[str, Path], *, encoding: str = DEFAULT_ENCODING, on
 
 
 def _checked_text(files: List[Path], encoding: str) -> List[Path]:
-    warn_if_hard_wrapped(files, encoding)  # W044: one document per line, but the lines are wrapped
+    """``files``, after W044 for the first .txt file that looks hard-wrapped and was not warned about."""
+    for path, message in hard_wrapped_files(files, encoding):
+        if _warn_once((Warnings.W044, str(path)), message, stacklevel=3):
+            break
     return files
 
 
@@ -201,20 +204,30 @@ def _without_binary(root: Path, files: List[Path], encoding: str, on_error: str)
         if evidence is not None:
             binary[file] = evidence
     shown = [file.relative_to(root).as_posix() if root.is_dir() else file.name for file in binary]
-    _warn_once(Warnings.W021, root, shown)
+    _warn_naming(Warnings.W021, root, shown)
     kept = [file for file in files if file not in binary]
     if not kept:
         raise CtxvecError(Errors.E211.format(path=root))
     return kept
 
 
-def _warn_once(warning: str, path: Path, names: List[str]) -> None:
+def _warn_naming(warning: str, path: Path, names: List[str]) -> None:
     """``warning`` (W020: files not read; W021: binary files skipped) naming ``names``,
     once per corpus and process (a process may list one corpus more than once)."""
-    if names and (warning, str(path), tuple(names)) not in _WARNED_UNREAD:
-        _WARNED_UNREAD.add((warning, str(path), tuple(names)))
+    if names:
         shown = ", ".join(names[:5]) + (", ..." if len(names) > 5 else "")
-        warnings.warn(warning.format(path=path, n_files=len(names), names=shown), stacklevel=3)
+        message = warning.format(path=path, n_files=len(names), names=shown)
+        _warn_once((warning, str(path), *names), message, stacklevel=3)
+
+
+def _warn_once(key: Tuple[str, ...], message: str, *, stacklevel: int) -> bool:
+    """warnings.warn ``message`` unless ``key`` was warned about before in this process;
+    ``stacklevel`` counts from the caller. True if it warned."""
+    if key in _WARNED:
+        return False
+    _WARNED.add(key)
+    warnings.warn(message, stacklevel=stacklevel + 1)
+    return True
 
 
 def corpus_fingerprint(path: Union[str, Path]) -> str:

@@ -1,12 +1,12 @@
 """Hard-wrapped .txt corpora (a Project Gutenberg text as distributed: paragraphs broken
 into lines of about 70 characters). A .txt corpus is one document per line, so in such
-a file each occurrence's context stops at its line's end: warning W044 says so and how
-to join the paragraphs, before any model work. Pure Python (no spaCy)."""
+a file each occurrence's context stops at its line's end: warning W044 (warned by
+``corpus.corpus_files``) says so and how to join the paragraphs, before any model work.
+Pure Python (no spaCy)."""
 
 import re
-import warnings
 from pathlib import Path
-from typing import List, Optional, Sequence, Set, Tuple
+from typing import Iterator, List, Optional, Sequence, Tuple
 
 from ..errors import Warnings
 
@@ -17,7 +17,6 @@ MID_SENTENCE_SHARE = 0.5  # at least this share of lines end without sentence-fi
 MAX_WRAP_WIDTH = 100  # and 95% of the lines are at most this long
 FULL_LINE_SHARE = 0.5  # and at least this share fill 60% of that width or more
 _SENTENCE_END = re.compile(r"[.!?:;…]['\"’”)\]]*$")
-_WARNED: Set[str] = set()
 
 
 def hard_wrap_evidence(lines: Sequence[str]) -> Optional[Tuple[float, int]]:
@@ -50,17 +49,14 @@ def _first_lines(path: Path, encoding: str) -> List[str]:
     return lines
 
 
-def warn_if_hard_wrapped(files: Sequence[Path], encoding: str) -> None:
-    """W044 for the first of ``files`` (its first CHECKED_FILES .txt files) that looks
-    hard-wrapped, once per file and process."""
+def hard_wrapped_files(files: Sequence[Path], encoding: str) -> Iterator[Tuple[Path, str]]:
+    """Each of ``files`` (their first CHECKED_FILES .txt files) that looks hard-wrapped,
+    with its W044 message, as it is read (the caller warns about the first)."""
     texts = [path for path in files if path.suffix.lower() == ".txt"][:CHECKED_FILES]
+    others = " (the first such file listed; check the corpus's other files too)" if len(texts) > 1 else ""
     for path in texts:
         lines = _first_lines(path, encoding)
         evidence = hard_wrap_evidence(lines)
-        if evidence is not None and str(path) not in _WARNED:
-            _WARNED.add(str(path))
+        if evidence is not None:
             share, width = evidence
-            others = " (the first such file listed; check the corpus's other files too)" if len(texts) > 1 else ""
-            warning = Warnings.W044.format(path=path, share=share, n_lines=len(lines), width=width, others=others)
-            warnings.warn(warning, stacklevel=4)
-            return
+            yield path, Warnings.W044.format(path=path, share=share, n_lines=len(lines), width=width, others=others)
