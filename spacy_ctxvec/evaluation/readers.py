@@ -18,6 +18,7 @@ from ..building.bounded_json import loads_bounded
 from ..errors import CtxvecError, Errors
 from ..paths import text_lines
 from ..types import PathLike
+from .target_check import warn_if_indices_look_off
 from .word_pair_layout import (
     SENSE_TABLE_ROWS,
     SENSES_BY_POS,
@@ -175,7 +176,7 @@ def read_wic(data_dir: PathLike, split: str) -> WicData:
         "the test split with gold labels ships separately from train/dev."
     )
     data_path, gold_path = _existing(data_path, hint), _existing(gold_path, hint)
-    targets, pos, words1, words2, index1, index2 = [], [], [], [], [], []
+    targets, pos, words1, words2, index1, index2, lines = [], [], [], [], [], [], []
     for number, line in _lines(data_path):
         fields = line.split("\t")
         indices = fields[2].split("-") if len(fields) == 5 else []
@@ -203,6 +204,7 @@ def read_wic(data_dir: PathLike, split: str) -> WicData:
         words2.append(sentence2)
         index1.append(positions[0])
         index2.append(positions[1])
+        lines.append(number)
     labels = []
     for number, line in _lines(gold_path):
         label = line.strip()
@@ -213,6 +215,8 @@ def read_wic(data_dir: PathLike, split: str) -> WicData:
         raise CtxvecError(Errors.E304.format(gold=gold_path, n_gold=len(labels), data=data_path, n_data=len(targets)))
     if not targets:
         raise CtxvecError(Errors.E305.format(path=data_path, expected=WIC_FORMAT))
+    pointed = [words[i] for words, i in zip(words1, index1)] + [words[i] for words, i in zip(words2, index2)]
+    warn_if_indices_look_off(data_path, targets + targets, pointed, lines + lines)
     return WicData(
         targets,
         pos,
@@ -438,13 +442,15 @@ def read_sense_sentences(path: PathLike) -> SenseSentences:
     (tokens without whitespace), ``position`` (0-based index of the target in words) and
     the gold label ``synset`` (or ``sense``), e.g. wordnet_examples.jsonl."""
     path = _existing(path, 'Give JSON lines {"lemma", "words", "position", "synset"}, e.g. wordnet_examples.jsonl.')
-    lemmas, words, positions, senses = [], [], [], []
+    lemmas, words, positions, senses, lines = [], [], [], [], []
     for number, line in _lines(path):
         lemma, row_words, position, sense = _sense_row(path, number, line)
         lemmas.append(lemma)
         words.append(row_words)
         positions.append(position)
         senses.append(sense)
+        lines.append(number)
     if not lemmas:
         raise CtxvecError(Errors.E305.format(path=path, expected=SENSE_SENTENCES_FORMAT))
+    warn_if_indices_look_off(path, lemmas, [row[i] for row, i in zip(words, positions)], lines)
     return SenseSentences(lemmas, words, np.array(positions, dtype=np.int64), senses)
