@@ -129,9 +129,9 @@ class Warnings(metaclass=_ErrorsWithCodes):
         "Corpus file '{path}' looks hard-wrapped: {share:.0%} of its first {n_lines} non-blank lines end "
         "mid-sentence and they are at most about {width} characters long{others}. A .txt corpus is one "
         "document per line, so each word's context stops at its line's end: contextual vectors (and "
-        "train-static's word2vec windows) see half sentences. Join each paragraph onto one line, e.g. "
-        'awk \'BEGIN{{RS=""}} {{gsub(/\\n/, " "); print}}\' FILE > JOINED.txt '
-        "(paragraphs are separated by blank lines), or give .jsonl documents."
+        "train-static's word2vec windows) see half sentences. Join each paragraph (paragraphs are "
+        "separated by blank lines) onto one line, or give .jsonl documents. To join them:\n"
+        '    awk \'BEGIN{{RS=""}} {{gsub(/\\n/, " "); print}}\' {quoted_path} > JOINED.txt'
     )
     W045 = (
         "In '{path}', {n_unlike} of {n_targets} target indices point at a token that does not begin with "

@@ -1,5 +1,7 @@
 """building.wrapped_text: a hard-wrapped .txt corpus is named (W044) before any model work."""
 
+import shutil
+import subprocess
 import warnings
 
 import pytest
@@ -50,4 +52,20 @@ def test_corpus_files_warns_once_for_a_wrapped_file_and_never_for_a_line_per_par
     with warnings.catch_warnings():
         warnings.simplefilter("error")
         corpus_files(tmp_path / "wrapped.txt")  # once per file and process
+        corpus_files(tmp_path / "joined.txt")
+
+
+@pytest.mark.skipif(shutil.which("awk") is None, reason="needs awk")
+def test_the_warnings_command_joins_each_paragraph_onto_one_line(tmp_path, monkeypatch):
+    monkeypatch.setattr(corpus, "_WARNED", set())
+    wrapped = tmp_path / "a wrapped book.txt"  # the command quotes the path
+    wrapped.write_text("\n\n".join("\n".join(wrap(PARAGRAPH)) for _ in range(30)) + "\n", encoding="utf8")
+    with pytest.warns(UserWarning, match=r"\[CTX-W044\]") as caught:
+        corpus_files(wrapped)
+    command = str(caught[0].message).split("\n")[-1].strip()  # the last line, as the command line prints it
+    assert command.startswith("awk ")
+    subprocess.run(command.replace("JOINED.txt", "joined.txt"), shell=True, check=True, cwd=tmp_path)
+    assert (tmp_path / "joined.txt").read_text(encoding="utf8").splitlines() == [PARAGRAPH] * 30
+    with warnings.catch_warnings():
+        warnings.simplefilter("error")
         corpus_files(tmp_path / "joined.txt")

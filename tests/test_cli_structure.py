@@ -114,3 +114,7 @@ def test_coded_warnings_print_on_stderr_so_json_on_stdout_stays_parseable(capsys
     warn_on_stderr("[CTX-W998] another")
     out, err = capsys.readouterr()
     assert out == "" and "⚠ [CTX-W999] a note" in err and "⚠ [CTX-W998] another" in err
+    command = 'awk \'BEGIN{RS=""} {gsub(/\\n/, " "); print}\' ' + "/a/very/long/path/" * 8 + "FILE > JOINED.txt"
+    warn_on_stderr(f"[CTX-W997] {'a long message ' * 20}To run:\n    {command}")
+    out, err = capsys.readouterr()
+    assert err.splitlines()[-1] == f"    {command}"  # a command to copy is never wrapped

@@ -5,6 +5,7 @@ a file each occurrence's context stops at its line's end: warning W044 (warned b
 Pure Python (no spaCy)."""
 
 import re
+import shlex
 from pathlib import Path
 from typing import Iterator, List, Optional, Sequence, Tuple
 
@@ -59,4 +60,14 @@ def hard_wrapped_files(files: Sequence[Path], encoding: str) -> Iterator[Tuple[P
         evidence = hard_wrap_evidence(lines)
         if evidence is not None:
             share, width = evidence
-            yield path, Warnings.W044.format(path=path, share=share, n_lines=len(lines), width=width, others=others)
+            yield (
+                path,
+                Warnings.W044.format(
+                    path=path,
+                    share=share,
+                    n_lines=len(lines),
+                    width=width,
+                    others=others,
+                    quoted_path=shlex.quote(str(path)),
+                ),
+            )

@@ -66,10 +66,14 @@ def colour_only_on_a_terminal() -> None:
 
 def warn_on_stderr(text: str) -> None:
     """A "⚠" line, as ``msg.warn`` prints it (coloured on a terminal only), on stderr: a
-    warning never mixes into the JSON or TSV a command prints on stdout."""
+    warning never mixes into the JSON or TSV a command prints on stdout. Lines after the
+    first newline (a command to copy) print as they are, never wrapped to the terminal."""
+    message, _, verbatim = text.partition("\n")
     printer = Printer(no_print=True)
     printer.show_color = printer.show_color and sys.stderr.isatty()
-    typer.echo(printer.warn(text), err=True)
+    typer.echo(printer.warn(message), err=True)
+    if verbatim:
+        typer.echo(verbatim, err=True)
 
 
 def show_coded_warning(
