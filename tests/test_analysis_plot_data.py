@@ -35,6 +35,7 @@ def test_polysemy_scores_with_sense_counts_give_the_spearman_over_known_words(le
     senses.write_text("lemma\ttotal\nbank\t18\napple\t2\ndog\t8\nrun\t57\nthe\t1\n", encoding="utf8")
     data = polysemy_scores(lexicon_dir, senses, min_count=5)
     assert sorted(data.words) == sorted(WORDS) and data.used == "self_similarity" and data.n_known == 5
+    assert data.score_label == "polysemy score: (1 - self-similarity) / (1 - baseline)"
     known = data.counts > 0
     expected = spearmanr(np.log(data.counts[known]), data.scores[known]).statistic
     assert data.correlation == pytest.approx(expected) and data.n_in_fitted_half is None  # no probe here
@@ -85,6 +86,7 @@ def test_a_probe_fitted_on_half_counts_the_table_words_of_that_half_whatever_the
     table.write_text("lemma\tcount\n" + "".join(f"{w}\t{i + 1}\n" for i, w in enumerate(table_words)), "utf8")
     data = polysemy_scores(tmp_path / "lexicon", table, min_count=5)
     assert data.used == "probe" and data.counts_name == "my.tsv" and data.n_known == 8
+    assert data.score_label == "polysemy score (estimated number of dictionary senses)"
     expected = int(in_fitted_half(table_words).sum())
     assert 0 < expected < 8 and data.n_in_fitted_half == expected
     whole = fit_probe(lexicon, counts, min_count=5)  # fitted on every word: nothing to count

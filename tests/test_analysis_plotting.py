@@ -105,6 +105,11 @@ def test_polysemy_figure_with_and_without_sense_counts(tmp_path):
     assert [t.get_text() for t in least.get_yticklabels()][0] == "w0"
     assert_svg(save_figure(figure, tmp_path / "polysemy.svg"))
     assert len(polysemy_figure(words, scores).axes) == 2
+    assert most.get_xlabel() == least.get_xlabel() == scatter.get_ylabel() == "polysemy score"
+    labelled = polysemy_figure(words, scores, sense_counts=counts, score_label="senses (estimated)")
+    assert {labelled.axes[0].get_ylabel(), labelled.axes[1].get_xlabel(), labelled.axes[2].get_xlabel()} == {
+        "senses (estimated)"
+    }
     # a correlation over words the probe was fitted on says so in the picture, not only on the console
     assert "fitted" not in scatter.get_title()
     fitted = polysemy_figure(words, scores, sense_counts=counts, correlation=0.3, n_in_fitted_half=11)

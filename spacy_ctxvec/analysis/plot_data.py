@@ -12,7 +12,7 @@ from ..errors import CtxvecError, Errors
 from ..evaluation.metrics import spearman
 from ..evaluation.readers import read_sense_counts
 from ..evaluation.token_vectors import require_context_vectors
-from ..lexicon.polysemy_probe import FITTED_HALF, in_fitted_half, type_polysemy_scores
+from ..lexicon.polysemy_probe import FITTED_HALF, PROBE, in_fitted_half, type_polysemy_scores
 from ..pipelines import load_pipeline
 from ..saved_pipeline import load_lexicon, load_pipeline_inputs, load_probe, polysemy_setting
 from ..types import PathLike
@@ -126,6 +126,13 @@ class PolysemyScores:
     @property
     def n_known(self) -> int:
         return 0 if self.counts is None else int((self.counts > 0).sum())
+
+    @property
+    def score_label(self) -> str:
+        """What the scores are, for a chart's axis."""
+        if self.used == PROBE:
+            return "polysemy score (estimated number of dictionary senses)"
+        return "polysemy score: (1 - self-similarity) / (1 - baseline)"
 
 
 def polysemy_scores(

@@ -248,12 +248,14 @@ def polysemy_figure(
     n_in_fitted_half: Optional[int] = None,
     top_n: int = 15,
     title: str = "Polysemy scores",
+    score_label: str = "polysemy score",
 ) -> Figure:
     """Bars of the most and least polysemous words; with ``sense_counts`` (0 = not in
     the table ``counts_name``, left out of the scatter) also score against sense count,
     log x. ``n_in_fitted_half``: how many of the words with a count are of the md5-even
     half, the only words the scores' probe was fitted on, which the correlation's label
-    then says (None: the scores come from no such probe)."""
+    then says (None: the scores come from no such probe). ``score_label`` names the score
+    axes (what the score estimates)."""
     if len(words) == 0:
         raise CtxvecError(Errors.E411.format(what="words", minimum="one scored word"))
     scores = np.asarray(scores, dtype=np.float64)
@@ -262,9 +264,10 @@ def polysemy_figure(
     axes = figure.subplots(1, 3 if has_scatter else 2)
     order = np.argsort(-scores, kind="stable")
     top_n = min(top_n, len(words))
-    _bars(axes[-2], [words[i] for i in order[:top_n]], scores[order[:top_n]], f"{top_n} most polysemous", "tab:red")
+    most = [words[i] for i in order[:top_n]]
+    _bars(axes[-2], most, scores[order[:top_n]], f"{top_n} most polysemous", "tab:red", score_label)
     low = order[::-1][: least_size(len(words), top_n)]
-    _bars(axes[-1], [words[i] for i in low], scores[low], f"{len(low)} least polysemous", "tab:blue")
+    _bars(axes[-1], [words[i] for i in low], scores[low], f"{len(low)} least polysemous", "tab:blue", score_label)
     if not len(low):
         axes[-1].text(
             0.5, 0.5, "(every word is in the chart beside)", ha="center", va="center", transform=axes[-1].transAxes
@@ -276,7 +279,7 @@ def polysemy_figure(
         ax.scatter(counts[known], scores[known], s=12, alpha=0.5)
         ax.set_xscale("log")
         ax.set_xlabel(f"sense count in {counts_name} (log scale)")
-        ax.set_ylabel("polysemy score")
+        ax.set_ylabel(score_label)
         label = f"{int(known.sum())} words with a count in {counts_name}"
         if correlation is not None:
             label += f", Spearman rho = {correlation:.2f}"
@@ -288,12 +291,12 @@ def polysemy_figure(
     return figure
 
 
-def _bars(ax, words: Sequence[str], values: np.ndarray, title: str, colour: str) -> None:
+def _bars(ax, words: Sequence[str], values: np.ndarray, title: str, colour: str, score_label: str) -> None:
     positions = np.arange(len(words))
     ax.barh(positions, values, color=colour, alpha=0.8)
     ax.set_yticks(positions, [shorten(word, 20) for word in words], fontsize=8)
     ax.invert_yaxis()
-    ax.set_xlabel("polysemy score")
+    ax.set_xlabel(score_label)
     ax.set_title(title)
     ax.grid(axis="x", alpha=0.3)
 

@@ -119,6 +119,8 @@ def plot_layers_cli(
 
 
 # plot polysemy
+
+
 @plot_app.command("polysemy", short_help="Polysemy score against sense counts; top words.")
 @exit_on_coded_error
 def plot_polysemy_cli(
@@ -155,6 +157,7 @@ def plot_polysemy_cli(
         n_in_fitted_half=data.n_in_fitted_half,
         top_n=top_n,
         title=title,
+        score_label=data.score_label,
     )
     typer.echo(polysemy_summary(save(figure, output, overwrite), data))
 
