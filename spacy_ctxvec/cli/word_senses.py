@@ -119,22 +119,23 @@ def describe_senses(
     words = [word for word in unique_words(inventory, words) if word not in unknown]
     if not words:
         raise CtxvecError(unknown_words_note(inventory, unknown, source, Errors.E607, lexicon))
-    keys = [inventory.key_of(word) for word in words]
-    return [
-        {
-            "word": word,
-            "key": key,
-            "n_senses": inventory.n_senses(key),
-            "count": _count(lexicon, key),
-            "corpus_polysemy": inventory.corpus_polysemy_of(key),
-            "note": one_sense_note(inventory, inventory.n_senses(key), inventory.corpus_polysemy_of(key)),
-            "senses": [
-                {"sense": s.index, "label": s.label, "share": round(s.share, 6), "examples": s.examples}
-                for s in inventory.senses_of(key)
-            ],
-        }
-        for word, key in zip(words, keys)
-    ]
+    return [_entry(inventory, word, inventory.key_of(word), lexicon) for word in words]
+
+
+def _entry(inventory: SenseInventory, word: str, key: str, lexicon: Optional[Lexicon]) -> Dict[str, Any]:
+    n_senses, corpus_polysemy = inventory.n_senses(key), inventory.corpus_polysemy_of(key)
+    return {
+        "word": word,
+        "key": key,
+        "n_senses": n_senses,
+        "count": _count(lexicon, key),
+        "corpus_polysemy": corpus_polysemy,
+        "note": one_sense_note(inventory, n_senses, corpus_polysemy),
+        "senses": [
+            {"sense": s.index, "label": s.label, "share": round(s.share, 6), "examples": s.examples}
+            for s in inventory.senses_of(key)
+        ],
+    }
 
 
 def _count(lexicon: Optional[Lexicon], key: str) -> Optional[int]:
