@@ -307,7 +307,7 @@ def test_progress_off_a_terminal_is_drawn_seldom():
     assert "100doc" in out.getvalue().rsplit("\r", 1)[-1]
 
 
-def test_a_checkpoint_from_before_passage_priorities_is_refused_up_front(tiny_nlp, tmp_path):
+def test_a_checkpoint_from_before_passage_priorities_or_distinct_snippets_is_refused_up_front(tiny_nlp, tmp_path):
     """Its sample (one row per occurrence priority) would not merge with the new shards'
     (E261 after the next shard): the fingerprint refuses it before any counting (E221)."""
     import json
@@ -324,7 +324,13 @@ def test_a_checkpoint_from_before_passage_priorities_is_refused_up_front(tiny_nl
     corpus.write_text("\n".join(lines) + "\n", encoding="utf8")
     (state_file,) = checkpoints.glob(f"shard-*/{STATE_FILE}")
     state = json.loads(state_file.read_text(encoding="utf8"))
-    assert state["fingerprint"].pop("sample_priorities") == "passage"
-    state_file.write_text(json.dumps(state), encoding="utf8")
-    with pytest.raises(CtxvecError, match="E221.*sample_priorities .no option: a checkpoint written by a spacy-ctxvec"):
-        build_lexicon_local(tiny_nlp, corpus, shard_size=10, checkpoint_dir=checkpoints, resume=True, **options)
+    assert state["fingerprint"]["sample_priorities"] == "passage, distinct snippets"
+    for older in ("passage", None):  # before distinct snippets; before passage priorities
+        state["fingerprint"]["sample_priorities"] = older
+        if older is None:
+            del state["fingerprint"]["sample_priorities"]
+        state_file.write_text(json.dumps(state), encoding="utf8")
+        with pytest.raises(
+            CtxvecError, match="E221.*sample_priorities .no option: a checkpoint written by a spacy-ctxvec"
+        ):
+            build_lexicon_local(tiny_nlp, corpus, shard_size=10, checkpoint_dir=checkpoints, resume=True, **options)

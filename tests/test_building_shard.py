@@ -139,7 +139,7 @@ def test_sample_equals_the_k_lowest_of_every_occurrence(tiny_nlp, monkeypatch, b
     lexicon = partial_lexicon(tiny_nlp, SAMPLE_TEXTS, batch_size=2, sample_size=2)
     keys, vectors, priorities, snippets, contexts = every_occurrence(tiny_nlp, SAMPLE_TEXTS)
     expected = OccurrenceSample.from_occurrences(
-        keys, vectors, priorities, snippets, k=2, contexts=contexts, by_passage=True
+        keys, vectors, priorities, snippets, k=2, contexts=contexts, by_passage=True, distinct_snippets=True
     )
     assert lexicon.sample.has_contexts
     assert lexicon.sample.without_contexts() == expected.without_contexts()  # the same rows, bit for bit
@@ -189,3 +189,48 @@ def test_docs_and_texts_give_the_same_sample(tiny_nlp):
         tiny_nlp, [tiny_nlp.make_doc(text) for text in SAMPLE_TEXTS], batch_size=2, sample_size=2
     )
     assert from_docs == from_texts  # priorities hash doc.text, which equals the input text
+
+
+@pytest.mark.parametrize("buffered", [50_000, 9])
+def test_copies_of_a_line_take_one_sample_row_and_the_words_other_lines_fill_the_rest(tiny_nlp, monkeypatch, buffered):
+    """A licence line in 30 documents (each a little different further on) held all k rows
+    of the words in it; each snippet is now kept once, and the sample equals the
+    brute-force k lowest distinct."""
+    import spacy_ctxvec.building.shard as shard
+    from spacy_ctxvec.lexicon.sample import OccurrenceSample
+
+    monkeypatch.setattr(shard, "MAX_BUFFERED_OCCURRENCES", buffered)  # 9: many chunks merged
+    texts = [f"This bank file is free of any copyright restrictions , copy {i} ." for i in range(30)] + [
+        "The bank approved my loan on Monday .",
+        "We sat on the river bank and fished .",
+        "A bank of fog rolled in from the sea .",
+        "Money in the bank is safe .",
+    ]
+    lexicon = partial_lexicon(tiny_nlp, texts, batch_size=4, sample_size=4)
+    _, bank_snippets = lexicon.sample.rows_of("bank")
+    assert len(bank_snippets) == 4 and len(set(bank_snippets)) == 4
+    assert sum("[bank] file" in snippet for snippet in bank_snippets) == 1
+    keys, vectors, priorities, snippets, contexts = every_occurrence(tiny_nlp, texts)
+    expected = OccurrenceSample.from_occurrences(
+        keys, vectors, priorities, snippets, k=4, contexts=contexts, by_passage=True, distinct_snippets=True
+    )
+    assert lexicon.sample.without_contexts() == expected.without_contexts()
+    assert lexicon.counts[lexicon.index("bank")] == 34  # counting is not affected
+
+
+def test_distinct_snippet_candidates_widen_only_groups_that_repeat_a_snippet():
+    from spacy_ctxvec.building.shard import distinct_snippet_candidates
+
+    groups = np.array([0] * 40 + [1] * 5)
+    priorities = np.arange(45, dtype=np.uint64)[::-1].copy()  # group 0's lowest rows are its last
+    texts = ["same"] * 38 + ["other", "third"] + ["a", "b", "c", "d", "e"]
+    made = []
+
+    def snippet_of(row):
+        made.append(row)
+        return texts[row]
+
+    rows, snippets = distinct_snippet_candidates(groups, priorities, 3, snippet_of)
+    assert {"same", "other", "third"} <= set(snippets)  # group 0 widened until 3 distinct snippets
+    assert sorted(made) == sorted(set(made))  # each snippet made once
+    assert sum(1 for row in rows if groups[row] == 1) == 3  # group 1 was not widened

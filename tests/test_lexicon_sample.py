@@ -330,17 +330,25 @@ def test_a_type_seen_many_times_in_few_passages_keeps_every_rank_in_its_passage_
     assert sorted(sample.snippets[:2]) == ["[w] at 0", "[w] at 200"]
 
 
-def test_passage_samples_are_format_2_and_format_1_samples_still_load(tmp_path):
+def test_samples_are_format_3_and_format_1_and_2_samples_still_load(tmp_path):
     keys, vectors, priorities, snippets, _, _ = passage_occurrences(2, n_occ=50)
-    sample = OccurrenceSample.from_occurrences(keys, vectors, priorities, snippets, k=4, by_passage=True)
+    sample = OccurrenceSample.from_occurrences(
+        keys, vectors, priorities, snippets, k=4, by_passage=True, distinct_snippets=True
+    )
     sample.to_disk(tmp_path / "s")
     header = json.loads((tmp_path / "s" / "sample.json").read_text())
-    assert header["format_version"] == 2 and header["by_passage"] is True
-    header.update(format_version=1, by_passage=False)  # as the version before wrote it
+    assert header["format_version"] == 3 and header["by_passage"] is True and header["distinct_snippets"] is True
+    assert OccurrenceSample.from_disk(tmp_path / "s") == sample
+    header.update(format_version=2)
+    del header["distinct_snippets"]  # as the version before wrote it
+    (tmp_path / "s" / "sample.json").write_text(json.dumps(header))
+    older = OccurrenceSample.from_disk(tmp_path / "s")
+    assert older.by_passage and not older.distinct_snippets
+    header.update(format_version=1, by_passage=False)  # as the version before that wrote it
     (tmp_path / "s" / "sample.json").write_text(json.dumps(header))
     old = OccurrenceSample.from_disk(tmp_path / "s")
     assert not old.by_passage and old.independent_rows(0, 3).all()
-    header["format_version"] = 3
+    header["format_version"] = 4
     (tmp_path / "s" / "sample.json").write_text(json.dumps(header))
     with pytest.raises(CtxvecError, match="E262.*unsupported format"):
         OccurrenceSample.from_disk(tmp_path / "s")
@@ -384,3 +392,70 @@ def test_a_line_the_corpus_repeats_is_judged_once():
     independent = sample.independent_rows(0, n)
     judged = [snippet for snippet, kept in zip(sample.snippets, independent) if kept]
     assert sorted(judged) == ["", "", "how [w] it went", "on the far [w] bank", "x [w]"]
+
+
+def repeated_snippet_occurrences(seed: int):
+    """Occurrences whose snippets repeat across documents (a recurring phrase), some empty."""
+    keys, vectors, priorities, _ = random_occurrences(seed)
+    rng = np.random.default_rng(seed)
+    snippets = [f"{key} phrase {int(i)}" if i else "" for key, i in zip(keys, rng.integers(0, 4, len(keys)))]
+    return keys, vectors, priorities, snippets
+
+
+def brute_force_distinct(keys, vectors, priorities, snippets, k):
+    """Per key, the k lowest rows with distinct snippets: each non-empty snippet's lowest
+    (priority, float16 bytes) row, and every distinct (priority, "") row."""
+    best = {}
+    for key, vector, priority, snip in zip(keys, np.asarray(vectors, dtype=np.float16), priorities, snippets):
+        ident = (key, snip) if snip else (key, snip, int(priority))
+        row = (int(priority), vector.tobytes(), snip, vector)
+        if ident not in best or row[:2] < best[ident][:2]:
+            best[ident] = row
+    expected = {}
+    for key, (priority, _, snip, vector) in sorted(
+        ((ident[0], row) for ident, row in best.items()), key=lambda item: (item[0], item[1][0], item[1][2])
+    ):
+        if len(expected.setdefault(key, [])) < k:
+            expected[key].append((priority, snip, vector))
+    return expected
+
+
+@pytest.mark.parametrize("seed", range(4))
+def test_distinct_snippets_keep_each_snippets_lowest_row_and_merge_exactly(seed):
+    keys, vectors, priorities, snippets = repeated_snippet_occurrences(seed)
+    k = int(np.random.default_rng(seed).integers(1, 6))
+    whole = OccurrenceSample.from_occurrences(keys, vectors, priorities, snippets, k=k, distinct_snippets=True)
+    for key, rows in brute_force_distinct(keys, vectors, priorities, snippets, k).items():
+        start, end = whole.offsets[whole.index(key)], whole.offsets[whole.index(key) + 1]
+        got_vectors, got_snippets = whole.rows_of(key)
+        assert whole.priorities[start:end].tolist() == [priority for priority, _, _ in rows]
+        assert got_snippets == [snip for _, snip, _ in rows]
+        np.testing.assert_array_equal(got_vectors, np.vstack([vector for _, _, vector in rows]))
+        assert len({s for s in got_snippets if s}) == len([s for s in got_snippets if s])  # each snippet once
+    plain = OccurrenceSample.from_occurrences(keys, vectors, priorities, snippets, k=k)
+    assert any(len(set(plain.rows_of(key)[1])) < len(plain.rows_of(key)[1]) for key in plain.keys)  # copies there
+    rng = np.random.default_rng(200 + seed)
+    parts = [
+        OccurrenceSample.from_occurrences(
+            [keys[i] for i in rows],
+            vectors[rows],
+            priorities[rows],
+            [snippets[i] for i in rows],
+            k=k,
+            distinct_snippets=True,
+        )
+        for rows in np.array_split(rng.permutation(len(keys)), 5)
+    ]
+    assert merge_samples(parts) == whole == merge_samples(parts[::-1])  # bitwise
+    assert parts[0].merge(parts[1]).merge(parts[2]) == parts[2].merge(parts[0].merge(parts[1]))
+
+
+def test_samples_with_and_without_distinct_snippets_do_not_merge():
+    keys, vectors, priorities, snippets = repeated_snippet_occurrences(0)
+    distinct = OccurrenceSample.from_occurrences(keys, vectors, priorities, snippets, k=3, distinct_snippets=True)
+    plain = OccurrenceSample.from_occurrences(keys, vectors, priorities, snippets, k=3)
+    with pytest.raises(CtxvecError, match=r"E261.*snippets \(each kept once or not\)"):
+        distinct.merge(plain)
+    empty = OccurrenceSample.empty(vectors.shape[1], k=3, distinct_snippets=True)
+    assert empty.merge(OccurrenceSample.empty(vectors.shape[1], k=3)) == empty
+    assert distinct.merge(empty) == distinct and distinct != plain

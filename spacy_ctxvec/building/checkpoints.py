@@ -38,8 +38,11 @@ SETTING_OPTIONS = {
     "max_docs": "--max-docs",
     "sample_size": "--sample-size",
     "sample_contexts": "--sample-contexts",
-    "sample_priorities": "no option: a checkpoint written by a spacy-ctxvec from before passage priorities",
+    "sample_priorities": (
+        "no option: a checkpoint written by a spacy-ctxvec from before passage priorities or distinct snippets"
+    ),
 }
+SAMPLE_PRIORITIES = "passage, distinct snippets"  # how a checkpoint's samples were drawn
 # The counting config's digest is compared; its text, kept beside it, only names what
 # differs (checkpoints written before it lack the text).
 CONFIG_DIGEST, CONFIG_TEXT = "pipeline_config_sha256", "pipeline_config"
@@ -323,7 +326,7 @@ def build_fingerprint(
         fingerprint["sample_contexts"] = bool(
             sample_contexts
         )  # absent in checkpoints made before contexts: they do not resume
-        # absent in checkpoints made before passage priorities: they do not resume (their
-        # samples do not merge with new ones)
-        fingerprint["sample_priorities"] = "passage"
+        # absent in checkpoints made before passage priorities, "passage" in those made before
+        # distinct snippets: they do not resume (their samples do not merge with new ones)
+        fingerprint["sample_priorities"] = SAMPLE_PRIORITIES
     return fingerprint

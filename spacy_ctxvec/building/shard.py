@@ -17,7 +17,7 @@ can still enter the sample: the K lowest per type of each buffered chunk.
 
 from collections import deque
 from contextlib import contextmanager
-from typing import Any, Callable, Deque, Dict, Iterable, Iterator, List, Optional, Sequence, Tuple
+from typing import Any, Callable, Deque, Dict, Iterable, Iterator, List, Optional, Sequence, Tuple, Union
 
 import numpy as np
 from spacy.attrs import IDX, LEMMA, LENGTH, LOWER, ORTH
@@ -126,10 +126,11 @@ def snippet(doc: Doc, i: int, window: int = SNIPPET_WINDOW) -> str:
     return snippet_from_offsets(doc.text, offsets[:, 0].tolist(), offsets[:, 1].tolist(), i, window)
 
 
-def lowest_per_group(groups: np.ndarray, priorities: np.ndarray, k: int) -> np.ndarray:
+def lowest_per_group(groups: np.ndarray, priorities: np.ndarray, k: Union[int, np.ndarray]) -> np.ndarray:
     """Mask of the rows whose priority is among the k lowest distinct priorities of their
-    group: every row that can be among the group's k lowest (priority, snippet), since
-    rows tied on priority (repeated documents) are all kept and decided later."""
+    group (``k``: one number, or one per group id): every row that can be among the
+    group's k lowest (priority, snippet), since rows tied on priority (repeated documents)
+    are all kept and decided later."""
     if len(groups) == 0:
         return np.zeros(0, dtype=bool)
     order = np.lexsort((priorities, groups))
@@ -140,10 +141,36 @@ def lowest_per_group(groups: np.ndarray, priorities: np.ndarray, k: int) -> np.n
     sorted_groups, sorted_priorities = sorted_groups[distinct], sorted_priorities[distinct]
     starts = np.flatnonzero(np.r_[True, sorted_groups[1:] != sorted_groups[:-1]])
     sizes = np.diff(np.r_[starts, len(sorted_groups)])
-    last = starts + np.minimum(sizes, k) - 1  # the k-th lowest distinct priority (or the group's highest)
+    limits = np.broadcast_to(np.asarray(k, dtype=np.int64), (int(groups.max()) + 1,))[sorted_groups[starts]]
+    last = starts + np.minimum(sizes, limits) - 1  # the k-th lowest distinct priority (or the group's highest)
     threshold = np.zeros(int(groups.max()) + 1, dtype=np.uint64)
     threshold[sorted_groups[starts]] = sorted_priorities[last]
     return priorities <= threshold[groups]
+
+
+def distinct_snippet_candidates(
+    groups: np.ndarray, priorities: np.ndarray, k: int, snippet_of: Callable[[int], str]
+) -> Tuple[np.ndarray, List[str]]:
+    """(rows, their snippets): every row that can be among its group's k lowest rows with
+    distinct snippets (``sample_rows.lowest_rows``), ``snippet_of(row)`` called once per
+    row made. A group whose lowest rows repeat one snippet (a line the corpus repeats) is
+    widened, 4 times as many priorities at a time, until it holds k distinct snippets or
+    all its rows: a row left out has a higher priority than every row taken."""
+    made: Dict[int, str] = {}
+    limits = np.full(int(groups.max()) + 1 if len(groups) else 0, k, dtype=np.int64)
+    sizes = np.bincount(groups, minlength=len(limits))
+    while True:
+        rows = np.flatnonzero(lowest_per_group(groups, priorities, limits))
+        distinct: Dict[int, set] = {}
+        for row, group in zip(rows.tolist(), groups[rows].tolist()):
+            if row not in made:
+                made[row] = snippet_of(row)
+            distinct.setdefault(group, set()).add(made[row])
+        taken = np.bincount(groups[rows], minlength=len(limits))
+        short = [g for g, found in distinct.items() if len(found) < k and taken[g] < sizes[g]]
+        if not short:
+            return rows, [made[row] for row in rows.tolist()]
+        limits[short] *= 4
 
 
 class _SampleBuffer:
@@ -173,17 +200,18 @@ class _SampleBuffer:
         ranks = ranks_in_passage(all_numbers, all_positions, key_ids[counted])
         words = word_hashes(keys.tolist())[key_ids[counted]]
         priorities = passage_priorities(np.concatenate(self.text_hashes)[counted], words, all_positions, ranks)
-        chosen = lowest_per_group(key_ids[counted], priorities, k)
-        candidates, priorities = counted[chosen], priorities[chosen]
-        doc_numbers, positions = all_numbers[chosen], all_positions[chosen]
-        snippets = []
         columns: Dict[int, Tuple[List[int], List[int]]] = {}
-        for number, position in zip(doc_numbers.tolist(), positions.tolist()):
+
+        def snippet_of(row: int) -> str:
+            number = int(all_numbers[row])
             text, offsets = self.docs[number]
             if number not in columns:
                 columns[number] = (offsets[:, 0].tolist(), offsets[:, 1].tolist())
             starts, lengths = columns[number]
-            snippets.append(snippet_from_offsets(text, starts, lengths, position))
+            return snippet_from_offsets(text, starts, lengths, int(all_positions[row]))
+
+        chosen, snippets = distinct_snippet_candidates(key_ids[counted], priorities, k, snippet_of)
+        candidates, priorities = counted[chosen], priorities[chosen]
         return OccurrenceSample.from_occurrences(
             keys[key_ids[candidates]],
             vectors[candidates],
@@ -192,6 +220,7 @@ class _SampleBuffer:
             k=k,
             contexts=None if contexts is None else contexts[candidates],
             by_passage=True,
+            distinct_snippets=True,
         )
 
     def clear(self) -> None:

@@ -197,8 +197,8 @@ class LexiconErrors:
     E261 = (
         "Cannot merge occurrence samples with different {what}: {a!r} vs {b!r}. Merge "
         "only samples built with the same --sample-size from the same pipeline and "
-        "spacy-ctxvec version (samples saved before context vectors or passage priorities "
-        "were kept have none: rebuild those parts)."
+        "spacy-ctxvec version (samples saved before context vectors, passage priorities or "
+        "distinct snippets were kept have none: rebuild those parts)."
     )
     E262 = (
         "Occurrence sample at '{path}' cannot be read: {problem}. Save it again "

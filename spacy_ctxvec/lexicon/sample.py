@@ -8,7 +8,9 @@ occurrence's content (the document text and the token's position), so it does no
 depend on how the corpus was split, in what order the parts were processed or on
 which machine. A sample keeps, per type, the ``k`` occurrences with the lowest
 (priority, snippet); two rows with the same type, priority and snippet are the same
-occurrence (a repeated document) and are kept once. Merging is therefore the union
+occurrence (a repeated document) and are kept once. Samples made by the shard (format 3)
+keep each snippet once (``distinct_snippets``): copies of a line the corpus repeats do
+not crowd out the word's other occurrences. Merging is therefore the union
 of two sets cut back to the ``k`` lowest: exact, associative and commutative, and the
 arrays are bitwise identical whatever the grouping (rows tied on priority and snippet
 keep the smallest vector bytes, a total order).
@@ -24,6 +26,7 @@ import numpy as np
 
 from ..errors import CtxvecError, Errors
 from .occurrence_keys import first_in_passage
+from .sample_checks import check_finite, header_settings, sorted_within_types
 from .sample_rows import lowest_rows
 from .storage import (
     BYTES_SOURCE,
@@ -36,8 +39,9 @@ from .storage import (
     save_parts,
 )
 
-SAMPLE_FORMAT_VERSION = 2  # 2: by_passage in the header; version 1 samples (without it) still load
-_READ_VERSIONS = (1, 2)
+# 2: by_passage in the header; 3: distinct_snippets. Samples of versions 1 and 2 still load.
+SAMPLE_FORMAT_VERSION = 3
+_READ_VERSIONS = (1, 2, 3)
 SAMPLE_VECTOR_DTYPE = np.float16
 _ARRAY_FILES = ("offsets", "priorities", "vectors")
 _ARRAY_DTYPES = {
@@ -68,6 +72,7 @@ class OccurrenceSample(KeyedRows):
     width) or None: each row's context vector. ``by_passage``: the priorities are
     ``occurrence_keys.passage_priorities`` (one occurrence per passage first; which rows
     share a passage is known: ``independent_rows``); False for samples saved before them.
+    ``distinct_snippets``: each snippet is kept once (``sample_rows.lowest_rows``).
     """
 
     def __init__(
@@ -82,9 +87,10 @@ class OccurrenceSample(KeyedRows):
         width: int,
         contexts: Optional[np.ndarray] = None,
         by_passage: bool = False,
+        distinct_snippets: bool = False,
     ) -> None:
         self.keys: List[str] = list(keys)
-        self.by_passage = bool(by_passage)
+        self.by_passage, self.distinct_snippets = bool(by_passage), bool(distinct_snippets)
         self.offsets = np.asarray(offsets, dtype=np.int64)
         self.priorities = np.asarray(priorities, dtype=np.uint64)
         self.vectors = np.asarray(vectors, dtype=SAMPLE_VECTOR_DTYPE)
@@ -130,7 +136,9 @@ class OccurrenceSample(KeyedRows):
         return self.contexts is not None
 
     @classmethod
-    def empty(cls, width: int, *, k: int, contexts: bool = False, by_passage: bool = False) -> "OccurrenceSample":
+    def empty(
+        cls, width: int, *, k: int, contexts: bool = False, by_passage: bool = False, distinct_snippets: bool = False
+    ) -> "OccurrenceSample":
         return cls(
             [],
             np.zeros(1, dtype=np.int64),
@@ -141,6 +149,7 @@ class OccurrenceSample(KeyedRows):
             width=width,
             contexts=np.zeros((0, width), dtype=SAMPLE_VECTOR_DTYPE) if contexts else None,
             by_passage=by_passage,
+            distinct_snippets=distinct_snippets,
         )
 
     @classmethod
@@ -154,10 +163,12 @@ class OccurrenceSample(KeyedRows):
         k: int,
         contexts: Optional[np.ndarray] = None,
         by_passage: bool = False,
+        distinct_snippets: bool = False,
     ) -> "OccurrenceSample":
         """The sample of occurrences given one key, vector row, priority and snippet
         each (and a context vector row each, when ``contexts`` is given; ``by_passage``:
-        the priorities are ``passage_priorities``)."""
+        the priorities are ``passage_priorities``; ``distinct_snippets``: keep each
+        snippet once)."""
         vectors = np.asarray(vectors)
         _check(vectors.ndim == 2, f"vectors must be 2-d (n_occurrences, width), got shape {vectors.shape}")
         n = vectors.shape[0]
@@ -172,14 +183,20 @@ class OccurrenceSample(KeyedRows):
             contexts = np.asarray(contexts)
             _check(contexts.shape == vectors.shape, f"contexts has shape {contexts.shape}, the vectors {vectors.shape}")
         if n == 0:
-            return cls.empty(vectors.shape[1], k=k, contexts=contexts is not None, by_passage=by_passage)
+            return cls.empty(
+                vectors.shape[1],
+                k=k,
+                contexts=contexts is not None,
+                by_passage=by_passage,
+                distinct_snippets=distinct_snippets,
+            )
         _check(all(isinstance(s, str) for s in snippets), "snippets must be strings")
         with np.errstate(over="ignore", invalid="ignore"):
             half = vectors.astype(SAMPLE_VECTOR_DTYPE)
             half_contexts = None if contexts is None else contexts.astype(SAMPLE_VECTOR_DTYPE, copy=False)
-        _check_finite(half)
+        check_finite(half)
         if half_contexts is not None:
-            _check_finite(half_contexts, "context")
+            check_finite(half_contexts, "context")
         unique_keys, type_ids = np.unique(np.asarray(keys, dtype=str), return_inverse=True)
         return _select(
             unique_keys,
@@ -191,6 +208,7 @@ class OccurrenceSample(KeyedRows):
             width=vectors.shape[1],
             contexts=half_contexts,
             by_passage=by_passage,
+            distinct_snippets=distinct_snippets,
         )
 
     # Merging
@@ -201,7 +219,7 @@ class OccurrenceSample(KeyedRows):
             if a != b:
                 raise CtxvecError(Errors.E261.format(what=what, a=a, b=b))
         if self.n_rows == 0 and other.n_rows == 0:  # the same result in either order
-            return max(self, other, key=lambda part: (part.by_passage, part.has_contexts))
+            return max(self, other, key=lambda part: (part.by_passage, part.distinct_snippets, part.has_contexts))
         if other.n_rows == 0:
             return self
         if self.n_rows == 0:
@@ -209,6 +227,7 @@ class OccurrenceSample(KeyedRows):
         for what, a, b in (
             ("context vectors (kept or not)", self.has_contexts, other.has_contexts),
             ("priorities (by passage or not)", self.by_passage, other.by_passage),
+            ("snippets (each kept once or not)", self.distinct_snippets, other.distinct_snippets),
         ):
             if a != b:
                 raise CtxvecError(Errors.E261.format(what=what, a=a, b=b))
@@ -229,6 +248,7 @@ class OccurrenceSample(KeyedRows):
             width=self.width,
             contexts=np.concatenate([self.contexts, other.contexts]) if self.has_contexts else None,
             by_passage=self.by_passage,
+            distinct_snippets=self.distinct_snippets,
         )
 
     # Lookup
@@ -284,6 +304,7 @@ class OccurrenceSample(KeyedRows):
             width=self.width,
             contexts=None if self.contexts is None else self.contexts[rows],
             by_passage=self.by_passage,
+            distinct_snippets=self.distinct_snippets,
         )
 
     def without_contexts(self) -> "OccurrenceSample":
@@ -300,6 +321,7 @@ class OccurrenceSample(KeyedRows):
             k=self.k,
             width=self.width,
             by_passage=self.by_passage,
+            distinct_snippets=self.distinct_snippets,
         )
 
     def independent_rows(self, start: int, end: int) -> np.ndarray:
@@ -325,6 +347,7 @@ class OccurrenceSample(KeyedRows):
             "n_rows": self.n_rows,
             "contexts": self.has_contexts,
             "by_passage": self.by_passage,
+            "distinct_snippets": self.distinct_snippets,
         }
 
     def _array_parts(self) -> Dict[str, np.ndarray]:
@@ -374,22 +397,9 @@ class OccurrenceSample(KeyedRows):
             return CtxvecError(Errors.E262.format(path=source, problem=problem))
 
         check_header(header, _READ_VERSIONS, bad)
-        for name in ("k", "width"):
-            value = header.get(name)
-            if not isinstance(value, int) or isinstance(value, bool) or value < 1:
-                raise bad(f"{_HEADER_FILE} has no positive integer '{name}'")
+        settings = header_settings(header, _HEADER_FILE, bad, has_contexts=arrays.get(_CONTEXTS) is not None)
         check_strings(keys, _KEYS_FILE, bad)
         check_strings(snippets, _SNIPPETS_FILE, bad)
-        declared_contexts = header.get("contexts", False)
-        by_passage = header.get("by_passage", False)  # absent in samples saved before passage priorities
-        for name, value in (("contexts", declared_contexts), ("by_passage", by_passage)):
-            if not isinstance(value, bool):
-                raise bad(f"{_HEADER_FILE} has a non-boolean '{name}'")
-        if declared_contexts != (arrays.get(_CONTEXTS) is not None):
-            raise bad(
-                f"{_HEADER_FILE} says contexts is {str(declared_contexts).lower()}, but {_CONTEXTS}.npy is "
-                f"{'missing' if declared_contexts else 'there'}"
-            )
         for name, dtype in _ARRAY_DTYPES.items():
             if arrays.get(name) is not None and arrays[name].dtype != dtype:
                 raise bad(f"{name}.npy holds {arrays[name].dtype}, not {np.dtype(dtype)}")
@@ -400,20 +410,21 @@ class OccurrenceSample(KeyedRows):
                 arrays["priorities"],
                 arrays["vectors"],
                 snippets,
-                k=header["k"],
-                width=header["width"],
+                k=settings["k"],
+                width=settings["width"],
                 contexts=arrays.get(_CONTEXTS),
-                by_passage=by_passage,
+                by_passage=settings["by_passage"],
+                distinct_snippets=settings["distinct_snippets"],
             )
         except CtxvecError as err:
             raise bad(str(err).split("] ", 1)[-1]) from None
         try:
-            _check_finite(sample.vectors)
+            check_finite(sample.vectors)
             if sample.contexts is not None:
-                _check_finite(sample.contexts, "context")
+                check_finite(sample.contexts, "context")
         except CtxvecError as err:
             raise bad(str(err).split("] ", 1)[-1]) from None
-        if not _sorted_within_types(sample):
+        if not sorted_within_types(sample.offsets, sample.priorities):
             raise bad("rows are not in priority order within their key")
         return sample
 
@@ -431,6 +442,7 @@ class OccurrenceSample(KeyedRows):
             and np.array_equal(self.vectors.view(np.uint16), other.vectors.view(np.uint16))
             and self.has_contexts == other.has_contexts
             and self.by_passage == other.by_passage
+            and self.distinct_snippets == other.distinct_snippets
             and (
                 self.contexts is None
                 or other.contexts is None
@@ -441,26 +453,8 @@ class OccurrenceSample(KeyedRows):
     def __repr__(self) -> str:
         return (
             f"OccurrenceSample(types={len(self)}, rows={self.n_rows}, k={self.k}, width={self.width}, "
-            f"contexts={self.has_contexts}, by_passage={self.by_passage})"
+            f"contexts={self.has_contexts}, by_passage={self.by_passage}, distinct_snippets={self.distinct_snippets})"
         )
-
-
-def _check_finite(vectors: np.ndarray, what: str = "vector") -> None:
-    """E260 naming the first row that is not finite (in float16: beyond +-65504 too)."""
-    finite = np.isfinite(vectors).all(axis=1)
-    if not finite.all():
-        _check(
-            False,
-            f"{what} row {int(np.flatnonzero(~finite)[0])} holds NaN or infinite values (float16 holds up to 65504)",
-        )
-
-
-def _sorted_within_types(sample: OccurrenceSample) -> bool:
-    if sample.n_rows < 2:
-        return True
-    same_type = np.repeat(np.arange(len(sample.keys)), np.diff(sample.offsets))
-    same = same_type[1:] == same_type[:-1]
-    return bool((sample.priorities[1:][same] >= sample.priorities[:-1][same]).all())
 
 
 def _select(
@@ -474,10 +468,13 @@ def _select(
     width: int,
     contexts: Optional[np.ndarray] = None,
     by_passage: bool = False,
+    distinct_snippets: bool = False,
 ) -> OccurrenceSample:
     """Per type, the k lowest distinct (priority, snippet) rows of the given rows
     (``contexts`` rows travel with their vector rows; ``sample_rows.lowest_rows``)."""
-    kept, present, counts = lowest_rows(type_ids, priorities, snippets, vectors, k=k, n_types=len(keys))
+    kept, present, counts = lowest_rows(
+        type_ids, priorities, snippets, vectors, k=k, n_types=len(keys), distinct_snippets=distinct_snippets
+    )
     return OccurrenceSample(
         keys[present].tolist(),
         np.concatenate([[0], np.cumsum(counts)]).astype(np.int64),
@@ -488,6 +485,7 @@ def _select(
         width=width,
         contexts=None if contexts is None else contexts[kept],
         by_passage=by_passage,
+        distinct_snippets=distinct_snippets,
     )
 
 
