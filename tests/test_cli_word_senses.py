@@ -49,7 +49,7 @@ def test_tsv_and_table(senses_dir):
     tsv = runner.invoke(app, ["senses", str(path), "bank", "--format", "tsv"])
     assert tsv.exit_code == 0, tsv.output
     lines = tsv.output.strip().splitlines()
-    header = ["word", "sense", "share", "n_senses", "count", "corpus_polysemy", "examples", "label"]
+    header = ["word", "sense", "share", "n_senses", "count", "corpus_polysemy", "examples", "label", "judged"]
     assert lines[0].split("\t") == header
     assert [line.split("\t")[:2] for line in lines[1:]] == [["bank", "0"], ["bank", "1"]]
     assert all(line.split("\t")[3] == "2" and "[bank]" in line.split("\t")[6] for line in lines[1:])
@@ -212,12 +212,18 @@ def test_a_word_above_the_split_threshold_with_one_sense_says_why(senses_dir):
     assert one_sense_note(inventory, 2, HIGHEST_SPLIT_THRESHOLD + 3.0) is None  # it did split
     assert one_sense_note(inventory, 1, HIGHEST_SPLIT_THRESHOLD - 0.1) is None  # maybe below its own n's threshold
     assert one_sense_note(inventory, 1, None) is None
+    assert one_sense_note(inventory, 1, 0.5, threshold=0.4) is not None  # above its own stored threshold
+    assert one_sense_note(inventory, 1, 0.5, threshold=0.6) is None
     entry = {"word": "bank", "key": "bank", "n_senses": 1, "corpus_polysemy": 4.26, "note": note}
     entry["senses"] = [{"sense": 0, "label": "river", "share": 1.0, "examples": ["a [bank] b"]}]
     lines = render([entry], "table").splitlines()
     assert lines[0] == "bank (bank): 1 sense, corpus_polysemy 4.26" and lines[1] == note
     split = json.loads(runner.invoke(app, ["senses", str(senses_dir[0]), "bank", "--format", "json"]).stdout)
     assert split[0]["n_senses"] == 2 and split[0]["note"] is None
+    judged, threshold = inventory.evidence_of("bank")
+    assert (split[0]["judged"], split[0]["split_threshold"]) == (judged, threshold) and judged >= 6
+    table = runner.invoke(app, ["senses", str(senses_dir[0]), "bank"]).stdout.splitlines()[0]
+    assert f"(splits above {threshold:.2f}; {judged} distinct occurrences judged)" in table
 
 
 def test_tsv_reads_back_with_the_csv_module_when_a_cell_holds_quotes():
@@ -232,4 +238,4 @@ def test_tsv_reads_back_with_the_csv_module_when_a_cell_holds_quotes():
     entry = {"word": "word", "key": "word", "n_senses": 1, "corpus_polysemy": None, "count": 7}
     entry["senses"] = [{"sense": 0, "label": 'said "clam', "share": 1.0, "examples": [example, "a [word] b"]}]
     rows = list(csv.reader(io.StringIO(render([entry], "tsv")), delimiter="\t"))
-    assert rows[1] == ["word", "0", "1.0000", "1", "7", "", f"{example} | a [word] b", 'said "clam']
+    assert rows[1] == ["word", "0", "1.0000", "1", "7", "", f"{example} | a [word] b", 'said "clam', ""]

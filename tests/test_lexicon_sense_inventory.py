@@ -161,6 +161,8 @@ def test_round_trips_disk_and_bytes(inventory, tmp_path):
             "shares.npy",
             "corpus_polysemy.npy",
             "margin_scales.npy",
+            "judged.npy",
+            "split_thresholds.npy",
         ]
     )
 
@@ -173,11 +175,14 @@ def test_an_inventory_saved_before_labels_scores_and_corpus_polysemy_loads_with_
     inventory.to_disk(tmp_path / "senses")
     (tmp_path / "senses" / "corpus_polysemy.npy").unlink()
     (tmp_path / "senses" / "margin_scales.npy").unlink()
+    (tmp_path / "senses" / "judged.npy").unlink()
+    (tmp_path / "senses" / "split_thresholds.npy").unlink()
     header = json.loads((tmp_path / "senses" / "senses.json").read_text())
     del header["labels"]
     (tmp_path / "senses" / "senses.json").write_text(json.dumps(header))
     old = SenseInventory.from_disk(tmp_path / "senses")
     assert old.labels is None and old.corpus_polysemy is None and old.margin_scales is None
+    assert old.judged is None and old.split_thresholds is None and old.evidence_of("bank") == (None, None)
     assert old != inventory and old.keys == inventory.keys
     bank = old.senses_of("bank")
     assert (
@@ -306,3 +311,16 @@ def test_an_inventory_with_a_context_space_round_trips_and_refuses_half_of_it(tm
         CtxvecError, match="E601.*centroids has shape"
     ):  # centroids of the joined space, no context space
         SenseInventory.from_disk(tmp_path / "senses")
+
+
+def test_each_type_keeps_how_many_rows_were_judged_and_the_threshold_it_was_judged_against(inventory):
+    from spacy_ctxvec.ops.sense_evidence import one_use_reference
+
+    assert inventory.settings["split_rule"] == "evidence"
+    for key in inventory.keys:
+        judged, threshold = inventory.evidence_of(key)
+        assert judged is not None and 1 <= judged <= 64
+        if inventory.corpus_polysemy_of(key) is not None:  # judged on its usable rows: the one-use threshold at n
+            assert threshold == pytest.approx(one_use_reference(judged)[-1])
+            assert (inventory.n_senses(key) > 1) == (inventory.corpus_polysemy_of(key) > threshold)
+    assert inventory.evidence_of("no-such-word") == (None, None)

@@ -46,6 +46,15 @@ def paragraphs(gutenberg: Path, n_docs: int) -> List[str]:
     return sorted(found, key=lambda p: hashlib.md5(p.encode("utf8")).hexdigest())[:n_docs]
 
 
+def from_licence(snippet: str) -> bool:
+    """Whether a snippet's word is one of LICENCE's: the word with the context on either
+    side of it is licence text (the other side may run into the paragraph before it)."""
+    body = snippet.removeprefix("… ").removesuffix(" …")
+    left, _, rest = body.partition("[")
+    word, _, right = rest.partition("]")
+    return f"{left}{word}".strip() in LICENCE or f"{word}{right}".strip() in LICENCE
+
+
 def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
     parser.add_argument("gutenberg", type=Path)
@@ -73,7 +82,7 @@ def main() -> None:
     print("word | sampled rows | distinct snippets | licence rows | senses | corpus_polysemy | labels")
     for word in LICENCE_WORDS:
         _, snippets = sample.rows_of(word)
-        licence = sum(1 for s in snippets if re.sub(r"[\[\]…]", "", s).strip() in LICENCE)
+        licence = sum(1 for s in snippets if from_licence(s))
         n_senses = inventory.n_senses(word) if word in inventory else 0
         score = inventory.corpus_polysemy_of(word) if word in inventory else None
         labels = " / ".join(s.label for s in inventory.senses_of(word)) if word in inventory else ""

@@ -31,13 +31,18 @@ NO_EVIDENCE = (
     "occurrences that share a passage or a snippet counting once)"
 )
 
-# Above every threshold of ONE_USE_TABLE: a word scoring more was above its own n's.
+# Above every threshold of ONE_USE_TABLE: a word scoring more was above its own n's (for
+# inventories saved before each word's threshold was stored).
 HIGHEST_SPLIT_THRESHOLD = max(row[-1] for row in ONE_USE_TABLE)
 
 
-def one_sense_note(inventory: SenseInventory, n_senses: int, corpus_polysemy: Optional[float]) -> Optional[str]:
-    """Why a word above the evidence rule's split threshold keeps one sense (None otherwise)."""
-    if n_senses != 1 or corpus_polysemy is None or corpus_polysemy <= HIGHEST_SPLIT_THRESHOLD:
+def one_sense_note(
+    inventory: SenseInventory, n_senses: int, corpus_polysemy: Optional[float], threshold: Optional[float] = None
+) -> Optional[str]:
+    """Why a word above the evidence rule's split threshold (its own, ``threshold``, where
+    the inventory stored it) keeps one sense (None otherwise)."""
+    above = HIGHEST_SPLIT_THRESHOLD if threshold is None else threshold
+    if n_senses != 1 or corpus_polysemy is None or corpus_polysemy <= above:
         return None
     if inventory.settings.get("split_rule") != "evidence":
         return None
@@ -124,13 +129,16 @@ def describe_senses(
 
 def _entry(inventory: SenseInventory, word: str, key: str, lexicon: Optional[Lexicon]) -> Dict[str, Any]:
     n_senses, corpus_polysemy = inventory.n_senses(key), inventory.corpus_polysemy_of(key)
+    judged, threshold = inventory.evidence_of(key)
     return {
         "word": word,
         "key": key,
         "n_senses": n_senses,
         "count": _count(lexicon, key),
         "corpus_polysemy": corpus_polysemy,
-        "note": one_sense_note(inventory, n_senses, corpus_polysemy),
+        "judged": judged,
+        "split_threshold": threshold,
+        "note": one_sense_note(inventory, n_senses, corpus_polysemy, threshold),
         "senses": [
             {"sense": s.index, "label": s.label, "share": round(s.share, 6), "examples": s.examples}
             for s in inventory.senses_of(key)
@@ -152,7 +160,7 @@ def render(entries: List[Dict[str, Any]], fmt: str) -> str:
         return json.dumps(entries, indent=2, ensure_ascii=False)
     if fmt == "tsv":
         cells: List[Tuple[Any, ...]] = [
-            ("word", "sense", "share", "n_senses", "count", "corpus_polysemy", "examples", "label")
+            ("word", "sense", "share", "n_senses", "count", "corpus_polysemy", "examples", "label", "judged")
         ]
         for entry in entries:
             cells += [
@@ -165,6 +173,7 @@ def render(entries: List[Dict[str, Any]], fmt: str) -> str:
                     "" if entry["corpus_polysemy"] is None else f"{entry['corpus_polysemy']:.4f}",
                     " | ".join(_one_line(e) for e in s["examples"]),
                     s["label"],
+                    entry.get("judged"),
                 )
                 for s in entry["senses"]
             ]
@@ -174,11 +183,19 @@ def render(entries: List[Dict[str, Any]], fmt: str) -> str:
         plural = "s" if entry["n_senses"] != 1 else ""
         body = "\n" + _aligned(_first_of_each_sense(entry), ("sense", "label", "share", "examples"), "rlrl") + "\n"
         evidence = entry["corpus_polysemy"]
-        shown = f", corpus_polysemy {evidence:.2f}" if evidence is not None else f", {NO_EVIDENCE}"
+        shown = f", corpus_polysemy {evidence:.2f}{_against(entry)}" if evidence is not None else f", {NO_EVIDENCE}"
         seen = "" if entry.get("count") is None else f", seen {entry['count']} times"
         note = f"\n{entry['note']}" if entry.get("note") else ""
         parts.append(f"{entry['word']} ({entry['key']}): {entry['n_senses']} sense{plural}{shown}{seen}{note}\n{body}")
     return "\n".join(parts)
+
+
+def _against(entry: Dict[str, Any]) -> str:
+    """ " (splits above 1.07; 17 distinct occurrences judged)", from what the inventory stored."""
+    parts = [] if entry.get("split_threshold") is None else [f"splits above {entry['split_threshold']:.2f}"]
+    if entry.get("judged") is not None:
+        parts.append(f"{entry['judged']} distinct occurrence{'s' if entry['judged'] != 1 else ''} judged")
+    return f" ({'; '.join(parts)})" if parts else ""
 
 
 def _aligned(rows: List[tuple], header: tuple, aligns: str) -> str:

@@ -212,6 +212,8 @@ def induce_inventory(
     labels: List[List[str]] = []
     polysemy: List[float] = []
     scales: List[float] = []
+    judged: List[int] = []
+    split_thresholds: List[float] = []
     baseline = lexicon.anisotropy_baseline()
     with one_blas_thread():
         for i in induced:
@@ -243,6 +245,8 @@ def induce_inventory(
             if model.n_senses == 0:
                 continue
             polysemy.append(np.nan if corpus_polysemy is None else corpus_polysemy)
+            judged.append(int(independent.sum()))
+            split_thresholds.append(np.nan if evidence is None else evidence.threshold)
             scales.append(margin_scale(clustered, model.centroids))
             keys.append(sample.keys[i])
             sizes.append(model.n_senses)
@@ -276,6 +280,8 @@ def induce_inventory(
         labels=labels,
         corpus_polysemy=np.array(polysemy, dtype=np.float64),
         margin_scales=np.array(scales, dtype=np.float64),
+        judged=np.array(judged, dtype=np.int64),
+        split_thresholds=np.array(split_thresholds, dtype=np.float64),
     )
 
 

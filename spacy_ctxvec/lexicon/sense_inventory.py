@@ -5,9 +5,11 @@ The senses of ``keys[i]`` are rows ``offsets[i]:offsets[i + 1]`` of the arrays: 
 sense its unit centroid in the sense space (assignment), the mean RAW contextual
 vector of its members (the sense's static vector), its share of the type's sample and
 up to three example snippets, and a label of a few context words (issue 21). Per type,
-optionally, ``corpus_polysemy`` (``ops.sense_evidence``; NaN: None) and ``margin_scales``
-(the median margin of its sampled rows, for ``sense_scores``); inventories saved before
-these load with None everywhere. ``SenseInventory.assign`` gives a new occurrence the
+optionally, ``corpus_polysemy`` (``ops.sense_evidence``; NaN: None), ``margin_scales``
+(the median margin of its sampled rows, for ``sense_scores``), ``judged`` (how many sampled
+rows were judged: one per passage and snippet) and ``split_thresholds`` (the
+``corpus_polysemy`` above which the evidence rule split it; NaN: another rule); inventories
+saved before these load with None. ``SenseInventory.assign`` gives a new occurrence the
 nearest centroid among its own type's senses; ``assign_scored`` adds a confidence. Pure numpy; no spaCy. Saved as .npy +
 JSON, no pickle; every damaged file is E601 naming its path, and arrays of the wrong
 shape are refused on load.
@@ -52,9 +54,11 @@ _ARRAY_DTYPES = {
     "context_directions": np.float64,
     "corpus_polysemy": np.float64,
     "margin_scales": np.float64,
+    "judged": np.int64,
+    "split_thresholds": np.float64,
 }
 _CONTEXT_ARRAYS = ("context_mean", "context_directions")  # absent: induced on token rows alone
-_TYPE_ARRAYS = ("corpus_polysemy", "margin_scales")  # absent: saved before issue 21
+_TYPE_ARRAYS = ("corpus_polysemy", "margin_scales", "judged", "split_thresholds")  # absent: saved before
 _OPTIONAL_ARRAYS = _CONTEXT_ARRAYS + _TYPE_ARRAYS
 _REQUIRED_ARRAYS = tuple(name for name in _ARRAY_DTYPES if name not in _OPTIONAL_ARRAYS)
 
@@ -93,6 +97,8 @@ class SenseInventory(KeyedRows):
         labels: Optional[Sequence[Sequence[str]]] = None,
         corpus_polysemy: Optional[np.ndarray] = None,
         margin_scales: Optional[np.ndarray] = None,
+        judged: Optional[np.ndarray] = None,
+        split_thresholds: Optional[np.ndarray] = None,
     ) -> None:
         self.space = SenseSpace(
             np.asarray(space.mean, dtype=np.float64), np.asarray(space.directions, dtype=np.float64)
@@ -114,6 +120,8 @@ class SenseInventory(KeyedRows):
         self.labels: Optional[List[List[str]]] = None if labels is None else [list(words) for words in labels]
         self.corpus_polysemy = None if corpus_polysemy is None else np.asarray(corpus_polysemy, dtype=np.float64)
         self.margin_scales = None if margin_scales is None else np.asarray(margin_scales, dtype=np.float64)
+        self.judged = None if judged is None else np.asarray(judged, dtype=np.int64)
+        self.split_thresholds = None if split_thresholds is None else np.asarray(split_thresholds, dtype=np.float64)
         self._index = None
         self._validate()
 
@@ -172,10 +180,10 @@ class SenseInventory(KeyedRows):
             self.margin_scales is None or bool((np.isfinite(self.margin_scales) & (self.margin_scales > 0)).all()),
             "margin_scales must be positive numbers",
         )
-        _check(
-            self.corpus_polysemy is None or not bool(np.isinf(self.corpus_polysemy).any()),
-            "corpus_polysemy holds infinite values",
-        )
+        for name in ("corpus_polysemy", "split_thresholds"):
+            array = getattr(self, name)
+            _check(array is None or not bool(np.isinf(array).any()), f"{name} holds infinite values")
+        _check(self.judged is None or bool((self.judged >= 0).all()), "judged holds negative counts")
         _check(all(a < b for a, b in zip(self.keys, self.keys[1:])), "keys must be sorted and unique")
         _check(all(isinstance(key, str) for key in self.keys), "keys must be strings")
         for name in ("centroids", "vectors", "shares"):
@@ -273,6 +281,14 @@ class SenseInventory(KeyedRows):
         if i is None or self.corpus_polysemy is None or not np.isfinite(self.corpus_polysemy[i]):
             return None
         return float(self.corpus_polysemy[i])
+
+    def evidence_of(self, key: str) -> Tuple[Optional[int], Optional[float]]:
+        """(sampled rows judged, the corpus_polysemy above which the evidence rule split)
+        of ``key``; None where not stored or not the evidence rule."""
+        i = self.word_index(key)
+        judged = None if i is None or self.judged is None else int(self.judged[i])
+        stored = None if i is None or self.split_thresholds is None else float(self.split_thresholds[i])
+        return judged, (stored if stored is not None and np.isfinite(stored) else None)
 
     def sense_labels(self, rows: np.ndarray) -> List[Optional[str]]:
         """The label string of each global sense row (None where the row is -1 or the
@@ -454,6 +470,8 @@ class SenseInventory(KeyedRows):
                 labels=labels,
                 corpus_polysemy=arrays.get("corpus_polysemy"),
                 margin_scales=arrays.get("margin_scales"),
+                judged=arrays.get("judged"),
+                split_thresholds=arrays.get("split_thresholds"),
             )
         except CtxvecError as err:
             raise bad(str(err).split("] ", 1)[-1]) from None
