@@ -165,6 +165,20 @@ def test_wic_one_label_train_is_refused_before_the_pipeline_loads(wic_slice):
     assert "E011" not in message and "running" not in message
 
 
+def test_wic_train_whose_folds_leave_one_label_is_refused_before_the_pipeline_loads(tmp_path):
+    """5 examples, both labels, 5 target words: a fold's training part held one label and
+    scikit-learn raised through the command (a traceback)."""
+    rows = [("bank", "T"), ("play", "F"), ("pen", "F"), ("cup", "F"), ("run", "F")]
+    data = "".join(f"{word}\tN\t0-0\t{word} here .\t{word} there .\n" for word, _ in rows)
+    for split in ("train", "dev"):
+        (tmp_path / f"{split}.data.txt").write_text(data, encoding="utf8")
+        (tmp_path / f"{split}.gold.txt").write_text("".join(f"{label}\n" for _, label in rows), encoding="utf8")
+    result = runner.invoke(app, ["evaluate", "wic", "no-such-pipeline", str(tmp_path)])
+    message = " ".join(result.output.split())
+    assert result.exit_code == 1 and "[CTX-E310]" in message and "leaves only F examples of the 5" in message
+    assert "Traceback" not in result.output and "E011" not in message
+
+
 def test_scws_json_counts_are_ints(tiny_pipeline_dir, tmp_path):
     ratings = write_scws(tmp_path / "ratings.txt", n_raters=0)
     result = runner.invoke(app, ["evaluate", "scws", str(tiny_pipeline_dir), str(ratings), "--json"])

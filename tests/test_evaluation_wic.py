@@ -71,7 +71,10 @@ def test_one_class_train_is_refused():
 
 
 def test_check_wic_train_needs_only_labels_and_targets():
-    check_wic_train(np.array([True, False, True]), ["bank", "bank", "play"])
+    check_wic_train(np.array([True, False, True, False]), ["bank", "bank", "play", "play"])
+    # every fold but one of the 2 holds one label: fitting on the others would see one class
+    with pytest.raises(CtxvecError, match=r"\[CTX-E310\] .*2-fold .*leaves only T examples of the 3"):
+        check_wic_train(np.array([True, False, True]), ["bank", "bank", "play"])
     with pytest.raises(CtxvecError, match=r"\[CTX-E306\].*0 T and 3 F"):
         check_wic_train(np.zeros(3, bool), ["bank", "play", "pen"])
     with pytest.raises(CtxvecError, match=r"\[CTX-E309\].*has 1"):

@@ -28,6 +28,12 @@ class CommandErrors:
         "least 2 different target words in the train split, but it has {n_groups}. "
         "Use the full official train split (with --max-examples, a larger N)."
     )
+    E310 = (
+        "Choosing a WiC decision by {n_folds}-fold cross-validation grouped by target word needs both "
+        "labels in the training part of every fold, but holding out the fold of {words} leaves only "
+        "{label} examples of the {n_train} in the train split. Use the full official train split "
+        "(with --max-examples, a larger N)."
+    )
     E320 = (
         "{name}: Spearman's rho is undefined: only {n_covered} of {n_pairs} pair(s) have vectors "
         "for both words, and it needs at least {minimum}. Give a file with more pairs, or a "

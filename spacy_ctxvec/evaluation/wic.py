@@ -32,6 +32,7 @@ from .moments import Moments
 
 TARGET_FAMILIES = ("cosine", "whitened", "shift")
 ALL_FAMILIES = TARGET_FAMILIES + ("context",)
+N_FOLDS = 5  # train cross-validation folds, grouped by target word
 # Logistic regressions over these family groups are candidate settings.
 LOGISTIC_GROUPS: Dict[str, Tuple[str, ...]] = {
     "logistic[cosine]": ("cosine",),
@@ -158,10 +159,14 @@ class WicReport:
         return asdict(self)
 
 
-def check_wic_train(train_labels: np.ndarray, train_groups: Sequence[str]) -> None:
+def check_wic_train(
+    train_labels: np.ndarray, train_groups: Sequence[str], n_folds: int = N_FOLDS, seed: int = 0
+) -> None:
     """E306 unless the train labels hold both T and F, E309 unless the train split has
-    2 or more target words (the groups of cross-validation): what fitting a decision
-    needs, checked from the data alone, so before any vectors are computed."""
+    2 or more target words (the groups of cross-validation), E310 unless every
+    cross-validation fold leaves both labels to train on: what fitting a decision needs,
+    checked from the data alone (the folds depend on the target words only), so before any
+    vectors are computed."""
     train_labels = np.asarray(train_labels, dtype=bool)
     n_true = int(train_labels.sum())
     if n_true == 0 or n_true == len(train_labels):
@@ -169,6 +174,19 @@ def check_wic_train(train_labels: np.ndarray, train_groups: Sequence[str]) -> No
     n_groups = len(set(train_groups))
     if n_groups < 2:
         raise CtxvecError(Errors.E309.format(n_groups=n_groups))
+    folds = group_folds(np.asarray(train_groups), min(n_folds, n_groups), seed=seed)
+    for fold in np.unique(folds):
+        rest = train_labels[folds != fold]
+        if rest.all() or not rest.any():
+            held_out = sorted(set(np.asarray(train_groups)[folds == fold].tolist()))
+            raise CtxvecError(
+                Errors.E310.format(
+                    n_folds=len(np.unique(folds)),
+                    words=", ".join(repr(w) for w in held_out[:5]) + (" ..." if len(held_out) > 5 else ""),
+                    label="T" if rest.all() else "F",
+                    n_train=len(train_labels),
+                )
+            )
 
 
 def evaluate_wic_features(
@@ -180,13 +198,13 @@ def evaluate_wic_features(
     view_names: Sequence[str],
     split: str,
     family_names: Sequence[str] = ALL_FAMILIES,
-    n_folds: int = 5,
+    n_folds: int = N_FOLDS,
     seed: int = 0,
 ) -> WicReport:
     """Fit every candidate setting on train, choose by grouped cross-validation on
     train, and report every setting's accuracy on the evaluated split."""
     train_labels = np.asarray(train_labels, dtype=bool)
-    check_wic_train(train_labels, train_groups)
+    check_wic_train(train_labels, train_groups, n_folds, seed)
     family_names = list(family_names)
     train_features = feature_matrix(train_families, family_names)
     eval_features = feature_matrix(eval_families, family_names)
