@@ -79,6 +79,22 @@ def _write_json(data: Dict[str, Any], output: Optional[Path], overwrite: bool) -
         write_text(output, text, what="--output file", overwrite=overwrite)
 
 
+def _publish(
+    result: Dict[str, Any], nlp: Any, pipeline: str, output: Optional[Path], overwrite: bool, as_json: bool
+) -> bool:
+    """``result`` with what was measured ("pipeline": evaluation.provenance) written to
+    ``output`` and, with --json, printed (True); else the pipeline line is printed (False)."""
+    from ..evaluation.provenance import describe_record, pipeline_record
+
+    record = pipeline_record(nlp, pipeline)
+    _write_json({**result, "pipeline": record}, output, overwrite)
+    if as_json:
+        _print_json({**result, "pipeline": record})
+    else:
+        msg.info(describe_record(record))
+    return as_json
+
+
 @evaluate_app.command("wic", short_help="Word-in-Context accuracy of the contextual vectors.")
 @exit_on_coded_error
 def wic_cli(
@@ -110,13 +126,11 @@ def wic_cli(
     if not as_json:
         n_sentences = 2 * (len(train.labels) + len(evaluated.labels))
         msg.info(f"WiC: running {n_sentences:,} sentences through the pipeline")
-    report, n_missing = evaluate_wic(load_pipeline(pipeline), train, evaluated, split, families=families)
-    result = {**report.to_dict(), "targets_without_vector": n_missing}
-    _write_json(result, output, overwrite)
-    if as_json:
-        _print_json(result)
-        return
-    print_wic(report, split, n_missing)
+    nlp = load_pipeline(pipeline)
+    report, n_missing = evaluate_wic(nlp, train, evaluated, split, families=families)
+    result = {**report.to_dict(), "targets_without_vector": n_missing, "max_examples": max_examples}
+    if not _publish(result, nlp, pipeline, output, overwrite, as_json):
+        print_wic(report, split, n_missing)
 
 
 def print_wic(report: Any, split: str, n_missing: int) -> None:
@@ -151,11 +165,15 @@ def word_sim_cli(
 
     nlp = load_pipeline(pipeline)
     reports = [evaluate_word_sim(nlp, pairs, Path(path).name) for path, pairs in all_pairs.items()]
-    result = {path: report.to_dict() for path, report in zip(all_pairs, reports)}
+    from ..evaluation.provenance import describe_record, pipeline_record
+
+    record = pipeline_record(nlp, pipeline)  # in each file's report: the keys stay the files
+    result = {path: {**report.to_dict(), "pipeline": record} for path, report in zip(all_pairs, reports)}
     _write_json(result, output, overwrite)
     if as_json:
         _print_json(result)
     else:
+        msg.info(describe_record(record))
         rows = [
             (str(path), _rho(r.spearman), f"{r.n_covered}/{r.n_pairs}", f"{r.coverage:.3f}")
             for path, r in zip(files, reports)
@@ -196,11 +214,9 @@ def scws_cli(
             f"SCWS: running the {2 * len(pairs.scores):,} contexts of {len(pairs.scores):,} pairs through the "
             "pipeline (long contexts: several minutes per thousand on a CPU)"
         )
-    report = evaluate_scws(load_pipeline(pipeline), pairs, file.name)
-    _write_json(report.to_dict(), output, overwrite)
-    if as_json:
-        _print_json(report.to_dict())
-    else:
+    nlp = load_pipeline(pipeline)
+    report = evaluate_scws(nlp, pairs, file.name)
+    if not _publish(report.to_dict(), nlp, pipeline, output, overwrite, as_json):
         print_scws(report)
     _fail_if_undefined([report])
 
@@ -254,11 +270,9 @@ def polysemy_cli(
     counts = read_sense_counts(sense_counts)
     from ..evaluation.tasks import evaluate_polysemy
 
-    report = evaluate_polysemy(load_pipeline(pipeline), counts, min_count=min_count)
-    _write_json(report.to_dict(), output, overwrite)
-    if as_json:
-        _print_json(report.to_dict())
-    else:
+    nlp = load_pipeline(pipeline)
+    report = evaluate_polysemy(nlp, counts, min_count=min_count)
+    if not _publish(report.to_dict(), nlp, pipeline, output, overwrite, as_json):
         print_polysemy(report)
     _fail_if_undefined_polysemy(report)
 
@@ -320,13 +334,10 @@ def senses_cli(
     data = read_sense_sentences(file)
     from ..evaluation.tasks import evaluate_senses
 
-    report = evaluate_senses(load_pipeline(pipeline), data, per_lemma=per_lemma)
-    result = report.to_dict()
-    _write_json(result, output, overwrite)
-    if as_json:
-        _print_json(result)
-        return
-    print_senses(report)
+    nlp = load_pipeline(pipeline)
+    report = evaluate_senses(nlp, data, per_lemma=per_lemma)
+    if not _publish({**report.to_dict(), "per_lemma": per_lemma}, nlp, pipeline, output, overwrite, as_json):
+        print_senses(report)
 
 
 def print_senses(report: Any) -> None:

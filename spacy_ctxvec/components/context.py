@@ -181,6 +181,13 @@ class ContextVectors(DocAnnotator):
 
     # spacy.ty.ListenedToComponent, see ``model`` above.
     @property
+    def vectors_label(self) -> Optional[str]:
+        """How the last batch's vectors were made ("the last layer, pooled by pool_mean,
+        model 234c..."), as doc._.ctxvec_context_source records it; None before any batch."""
+        label = getattr(self, "_label", None)
+        return None if label is None else label[1]
+
+    @property
     def listener_map(self) -> Dict[str, List[Any]]:
         return {}
 

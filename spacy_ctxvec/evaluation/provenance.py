@@ -1,0 +1,49 @@
+"""What an evaluation measured: the pipeline as given, its transformer model, how its
+contextual vectors were made and where its static vectors come from, for every
+`evaluate` report (JSON ``"pipeline"``, one line in the text output)."""
+
+from typing import Any, Dict, Optional
+
+from spacy.language import Language
+
+from ..attributes import CONTEXT_COMPONENT
+
+
+def model_name(nlp: Language) -> Optional[str]:
+    """[components.transformer.model.name]: a Hugging Face name or a folder (None without one)."""
+    name = nlp.config["components"].get("transformer", {}).get("model", {}).get("name")
+    if isinstance(name, dict):  # spacy-ctxvec.model_name.v1 {"name": ...}
+        name = name.get("name")
+    return None if name is None else str(name)
+
+
+def static_source(nlp: Language) -> Optional[str]:
+    """The registered source ctxvec_static was initialised from, with its file where it has
+    one ("spacy-ctxvec.vectors_file.v1 vectors.txt"); None where the config does not say."""
+    try:
+        source = nlp.config["initialize"]["components"]["ctxvec_static"]["source"]
+    except (KeyError, TypeError):
+        return None
+    if not isinstance(source, dict) or "@misc" not in source:
+        return None
+    path = source.get("path")
+    return str(source["@misc"]) + ("" if path is None else f" {path}")
+
+
+def pipeline_record(nlp: Language, given: str) -> Dict[str, Any]:
+    """``given`` (the PIPELINE argument), the model, the contextual vectors' making (that of
+    the last batch ctxvec_context ran: call after the evaluation) and the static source."""
+    context = nlp.get_pipe(CONTEXT_COMPONENT) if CONTEXT_COMPONENT in nlp.pipe_names else None
+    return {
+        "pipeline": given,
+        "model": model_name(nlp),
+        "context_vectors": getattr(context, "vectors_label", None),
+        "static_vectors": static_source(nlp),
+    }
+
+
+def describe_record(record: Dict[str, Any]) -> str:
+    """One line of a pipeline_record, the parts it knows."""
+    names = (("model", "model"), ("context_vectors", "contextual"), ("static_vectors", "static"))
+    parts = [f"{label}: {record[key]}" for key, label in names if record.get(key)]
+    return f"Pipeline {record['pipeline']}" + (f" ({'; '.join(parts)})" if parts else "")
