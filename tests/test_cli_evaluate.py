@@ -254,7 +254,8 @@ def test_word_sim_table_lines_up_a_cjk_file_name(static_pipeline_dir, tmp_path, 
         (tmp_path / name).write_text("car automobile 9\ncar banana 1\ncar river 5\n", encoding="utf8")
     result = runner.invoke(app, ["evaluate", "word-sim", str(static_pipeline_dir), "pairs.txt", "词对.txt"])
     assert result.exit_code == 0, result.output
-    assert result.stdout == (
+    assert f"ℹ Pipeline {static_pipeline_dir}" in result.stdout.split("\n")[0]  # what was measured, then the table
+    assert result.stdout.endswith(
         "\nfile        spearman   covered   coverage\n"
         "---------   --------   -------   --------\n"
         "pairs.txt      1.000       3/3      1.000\n"

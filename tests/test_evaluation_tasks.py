@@ -196,7 +196,10 @@ def test_evaluate_senses_induced_tiny(tiny_nlp, tmp_path):
     assert report.methods["induced"].to_dict() == clustering_scores(gold, labels).to_dict()
     assert (report.methods["induced"].n_polysemous, report.methods["induced"].n_monosemous) == (2, 0)
     assert report.details["sense_space"] == "fitted on the file's target vectors"
-    assert report.details["split_thresholds"] == "the shipped split thresholds (no sense inventory)"
+    assert report.details["split_thresholds"].startswith("types split where this corpus's evidence says")
+    assert report.details["split_thresholds"].endswith("(no sense inventory: the default induction settings)")
+    assert report.details["lemmas_left_out"] == len(set(data.lemmas)) - 2
+    assert report.details["sentences_left_out"] == len(data) - 8
     # --per-lemma: the first N sentences of each lemma.
     two = evaluate_senses(tiny_nlp, data, per_lemma=2)
     assert (two.n_lemmas, two.n_sentences) == (2, 4)
@@ -406,3 +409,34 @@ def test_a_pipeline_that_retokenizes_after_ctxvec_context_is_refused(tiny_bert_d
     nlp = make_trf_nlp(str(tiny_bert_dir), components=components, window=8, stride=6)
     with pytest.raises(CtxvecError, match=r"CTX-E042.*'evaluate'"):
         sense_targets(nlp, [["the", "river", "bank"]], np.array([2]))
+
+
+def test_evaluate_senses_without_an_inventory_induces_with_the_pipelines_own_induction_settings(
+    tiny_bert_dir, tmp_path
+):
+    """A pipeline whose ctxvec_polysemy has no senses yet: its [induction] block decides
+    (it was ignored: the report named a rule that did not run)."""
+    import spacy
+
+    from .conftest import transformer_config
+
+    data = read_sense_sentences(write_sense_sentences(tmp_path / "senses.jsonl"))
+    reports = {}
+    for evidence in (True, False):
+        nlp = spacy.blank("en")
+        nlp.add_pipe("transformer", config=transformer_config(str(tiny_bert_dir), window=8, stride=6))
+        nlp.add_pipe("ctxvec_context")
+        induction = {"split_by_evidence": evidence, "context_weight": 0.0, "split_threshold": 0.0}
+        induction.update(min_support=1, min_share=0.0, min_tokens=3)
+        nlp.add_pipe("ctxvec_polysemy", config={"induction": induction})
+        nlp.initialize()
+        reports[evidence] = evaluate_senses(nlp, data)
+    spread, evidence_rule = reports[False].details, reports[True].details
+    assert spread["split_thresholds"] == (
+        "split threshold 0 at every sample size (no sense inventory: the settings of "
+        "[components.ctxvec_polysemy.induction])"
+    )
+    assert evidence_rule["split_thresholds"].startswith("types split where this corpus's evidence says")
+    assert spread["context"] == evidence_rule["context"] == "none (token vectors alone)"  # context_weight 0
+    # threshold 0: every lemma with a spread splits under the spread rule
+    assert reports[False].methods["induced"].mean_senses > reports[True].methods["induced"].mean_senses

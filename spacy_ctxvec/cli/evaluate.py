@@ -343,6 +343,9 @@ def senses_cli(
 def print_senses(report: Any) -> None:
     from ..evaluation.tasks import INDUCED
 
+    left_out = report.details.get("lemmas_left_out", 0)
+    if left_out:
+        msg.info(f"{left_out} lemma(s) of the file left out: fewer than 2 sentences")
     msg.info(
         f"{report.n_lemmas} lemmas, {report.n_sentences} sentences; senses induced in the sense space "
         f"{report.details['sense_space']}, with {report.details['split_thresholds']}; clustered on the "

@@ -242,6 +242,19 @@ ASSIGNED = "assigned"
 _INDUCTION_SETTINGS = ("split_threshold", "cut_distance", "max_senses", "min_tokens", "min_share", "min_support")
 
 
+def induction_record(nlp: Language) -> Tuple[Dict[str, Any], str]:
+    """Without a sense inventory: the settings of the pipeline's [components.NAME.induction]
+    (the defaults without a ctxvec_polysemy), as an inventory records them, and where from."""
+    names = polysemy_components(nlp)
+    induction = getattr(nlp.get_pipe(names[0]), "induction", None) if names else None
+    if not isinstance(induction, SenseInductionSettings):
+        induction, source = SenseInductionSettings(), "the default induction settings"
+    else:
+        source = f"the settings of [components.{names[0]}.induction]"
+    # the probe rule needs the lexicon an inventory comes with: without one, the spread test
+    return {**induction.to_dict(), "split_rule": "evidence" if induction.split_by_evidence else "spread"}, source
+
+
 def pipeline_senses(nlp: Language):
     """The SenseInventory of the pipeline's ctxvec_polysemy component, or None."""
     names = polysemy_components(nlp)
@@ -398,7 +411,7 @@ def evaluate_senses(
     rows = sorted(row for rows in groups.values() for row in rows)
     position_of = {row: i for i, row in enumerate(rows)}
     inventory = pipeline_senses(nlp)
-    settings: Dict[str, Any] = dict(inventory.settings) if inventory is not None else {}
+    settings, source = (dict(inventory.settings), "") if inventory is not None else induction_record(nlp)
     window = inventory.context_window if inventory is not None else CONTEXT_WINDOW
     targets = sense_targets(
         nlp, [data.words[row] for row in rows], data.positions[rows], batch_size, context_window=window
@@ -421,8 +434,7 @@ def evaluate_senses(
         if inventory is not None
         else "fitted on the file's target vectors",
         "split_thresholds": describe_split_thresholds(settings)
-        if inventory is not None
-        else "the shipped split thresholds (no sense inventory)",
+        + ("" if inventory is not None else f" (no sense inventory: {source})"),
         "n_removed_directions": int(space.directions.shape[0]),
         "context": (
             f"token joined to the mean vector of {window} tokens either side (weight "
@@ -433,6 +445,8 @@ def evaluate_senses(
         "targets_without_vector": int((~targets.has_vector).sum()),
         "split_by_probe_lemmas": None if decisions is None else sum(d is not None for d in decisions),
         "per_lemma": per_lemma,
+        "lemmas_left_out": len(set(data.lemmas)) - len(lemmas),  # fewer than 2 sentences
+        "sentences_left_out": len(data) - len(rows),  # theirs, and beyond per_lemma
     }
     baselines = {name: clustering_scores(gold, labels) for name, labels in baseline_labels(gold).items()}
     if inventory is not None:
