@@ -454,3 +454,15 @@ def test_a_file_without_rows_names_the_format_the_reader_accepts(tmp_path, comma
     message = " ".join(result.output.split())
     assert result.exit_code == 1 and "[CTX-E305]" in message and expected in message
     assert "documented format" not in message
+
+
+def test_word_sim_says_which_first_line_it_read_as_a_header(static_pipeline_dir, tmp_path):
+    """ "cat dog seven" (3 fields, no number) is read as a header: it was dropped without a word."""
+    path = tmp_path / "pairs.tsv"
+    path.write_text("cat\tdog\tseven\ncar\tautomobile\t9\ncar\tbanana\t1\ncar\triver\t5\n", encoding="utf8")
+    result = runner.invoke(app, ["evaluate", "word-sim", str(static_pipeline_dir), str(path), "--json"])
+    assert result.exit_code == 0, result.output
+    report = json.loads(result.stdout)[str(path)]
+    assert report["header"] == "line 1: cat\tdog\tseven" and report["n_pairs"] == 3
+    table = runner.invoke(app, ["evaluate", "word-sim", str(static_pipeline_dir), str(path)])
+    assert "line 1: cat dog seven read as a header (not a pair)" in " ".join(table.stdout.split())

@@ -233,9 +233,14 @@ def test_only_a_clear_first_line_is_a_header(tmp_path):
     with pytest.raises(CtxvecError, match=r"\[CTX-E302\].*p[.]txt, line 1.*2 field\(s\)"):
         read_word_pairs(write(tmp_path / "p.txt", "old new\nsmart intelligent 9.2\nhard difficult 8.8\n"))
     headed = read_word_pairs(write(tmp_path / "h.txt", "first second value\nold new 1.5\nsmart intelligent 9\n"))
-    assert headed.words1 == ["old", "smart"]
+    assert headed.words1 == ["old", "smart"] and headed.header == "line 1: first second value"  # reported
     plain = read_word_pairs(write(tmp_path / "n.txt", "old new 1.5\nsmart intelligent 9\n"))
-    assert plain.words1 == ["old", "smart"]  # no header: line 1 is a pair
+    assert plain.words1 == ["old", "smart"] and plain.header is None  # no header: line 1 is a pair
+    # a header naming its score column "Mean" (and a further column): its 4-field rows read
+    mean = read_word_pairs(write(tmp_path / "m.txt", "Word A\tWord B\tMean\tSD\nold\tnew\t1.5\t0.2\n"))
+    assert mean.scores.tolist() == [1.5] and mean.header == "line 1: Word A\tWord B\tMean\tSD"
+    with pytest.raises(CtxvecError, match=r"a first line is a header if it names its score column \(simlex999"):
+        read_word_pairs(write(tmp_path / "u.txt", "Word A\tWord B\tAverage\tSD\nold\tnew\t1.5\t0.2\n"))
 
 
 def test_errors_give_the_files_own_line_numbers_after_a_header_and_blank_lines(tmp_path):

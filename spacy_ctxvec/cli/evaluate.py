@@ -168,12 +168,18 @@ def word_sim_cli(
     from ..evaluation.provenance import describe_record, pipeline_record
 
     record = pipeline_record(nlp, pipeline)  # in each file's report: the keys stay the files
-    result = {path: {**report.to_dict(), "pipeline": record} for path, report in zip(all_pairs, reports)}
+    result = {
+        path: {**report.to_dict(), "header": all_pairs[path].header, "pipeline": record}
+        for path, report in zip(all_pairs, reports)
+    }
     _write_json(result, output, overwrite)
     if as_json:
         _print_json(result)
     else:
         msg.info(describe_record(record))
+        for path, pairs in all_pairs.items():
+            if pairs.header is not None:
+                msg.info(f"{path}: {pairs.header} read as a header (not a pair)")
         rows = [
             (str(path), _rho(r.spearman), f"{r.n_covered}/{r.n_pairs}", f"{r.coverage:.3f}")
             for path, r in zip(files, reports)

@@ -67,11 +67,13 @@ class WicData:
 
 @dataclass
 class WordPairs:
-    """Word pairs with a human similarity score."""
+    """Word pairs with a human similarity score; ``header``: the first line, where it was
+    read as a header and skipped ("line 1: word1 word2 score"), else None."""
 
     words1: List[str]
     words2: List[str]
     scores: np.ndarray  # (n,) float64
+    header: Optional[str] = None
 
     def __len__(self) -> int:
         return len(self.words1)
@@ -245,11 +247,13 @@ def read_word_pairs(path: PathLike) -> WordPairs:
     )
     words1, words2, scores = [], [], []
     layout: Optional[PairLayout] = None
+    header = None
     for number, line in lines:
         fields = split_fields(line)
         if layout is None:
             layout, is_header = first_layout(fields, number)
             if is_header:
+                header = f"line {number}: {line.strip()[:200]}"
                 continue
         problem = pair_problem(fields, layout)
         if problem is not None:
@@ -259,7 +263,7 @@ def read_word_pairs(path: PathLike) -> WordPairs:
         scores.append(_number(fields[layout.score_column]))
     if not scores:
         raise CtxvecError(Errors.E305.format(path=path, expected=WORD_PAIRS_FORMAT))
-    return WordPairs(words1, words2, np.array(scores, dtype=np.float64))
+    return WordPairs(words1, words2, np.array(scores, dtype=np.float64), header)
 
 
 def read_word_pair_files(paths: Sequence[PathLike]) -> Dict[str, WordPairs]:

@@ -16,7 +16,7 @@ from dataclasses import dataclass
 from typing import List, Optional, Sequence, Tuple
 
 # Names of the score column in the headers of the original files, lower case.
-SCORE_HEADERS = ("simlex999", "human (mean)", "score", "similarity", "sim", "rating", "relatedness")
+SCORE_HEADERS = ("simlex999", "human (mean)", "score", "similarity", "sim", "rating", "relatedness", "mean", "gold")
 PLAIN_PAIR = "word1, word2 and a numeric score (3 fields, e.g. 'old<TAB>new<TAB>1.58')"
 SIMVERB_PAIR = "SimVerb-3500's word1, word2, PoS, score and relation (5 fields; the relation may be missing)"
 # A sense-count table by part of speech: a header naming a part-of-speech column second, or
@@ -40,7 +40,8 @@ class PairLayout:
 
 PLAIN = PairLayout(2, 3, 3, PLAIN_PAIR)
 SIMVERB = PairLayout(3, 4, 5, SIMVERB_PAIR)
-UNKNOWN = PairLayout(2, 3, 3, f"{PLAIN_PAIR}, or {SIMVERB_PAIR}")
+HEADER_RULE = f"a first line is a header if it names its score column ({', '.join(SCORE_HEADERS)})"
+UNKNOWN = PairLayout(2, 3, 3, f"{PLAIN_PAIR}, or {SIMVERB_PAIR}; {HEADER_RULE}")
 
 
 def parses_as_float(text: str) -> bool:
