@@ -287,7 +287,7 @@ def test_word_sim_undefined_spearman_exits_non_zero(static_pipeline_dir, tmp_pat
     output = tmp_path / "result.json"
     result = runner.invoke(app, ["evaluate", "word-sim", str(static_pipeline_dir), str(pairs), "-o", str(output)])
     message = " ".join(result.output.split())
-    assert result.exit_code == 1 and f"[CTX-{code}] pairs.txt: Spearman's rho is undefined: {why}" in message, message
+    assert result.exit_code == 1 and f"[CTX-{code}] {pairs}: Spearman's rho is undefined: {why}" in message, message
     assert "0.000" not in message
     assert json.loads(output.read_text(encoding="utf8"))[str(pairs)]["spearman"] is None
 

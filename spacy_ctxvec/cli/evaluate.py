@@ -164,7 +164,7 @@ def word_sim_cli(
     from ..evaluation.tasks import evaluate_word_sim
 
     nlp = load_pipeline(pipeline)
-    reports = [evaluate_word_sim(nlp, pairs, Path(path).name) for path, pairs in all_pairs.items()]
+    reports = [evaluate_word_sim(nlp, pairs, path) for path, pairs in all_pairs.items()]
     from ..evaluation.provenance import describe_record, pipeline_record
 
     record = pipeline_record(nlp, pipeline)  # in each file's report: the keys stay the files
