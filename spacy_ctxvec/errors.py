@@ -134,9 +134,7 @@ class Warnings(metaclass=_ErrorsWithCodes):
         '    awk \'BEGIN{{RS=""}} {{gsub(/\\n/, " "); print}}\' {quoted_path} > JOINED.txt'
     )
     W045 = (
-        "In '{path}', {n_unlike} of {n_targets} target indices point at a token that does not begin with "
+        "In '{path}', {n_unlike} of {n_targets} targets are a token that does not begin with "
         "the target word's first {letters} letters, e.g. {examples}. Irregular forms ('went' for 'go') "
-        "explain a few; this many mean the scores are of other words than the file names. An index counts "
-        "the whitespace-separated tokens of its sentence from 0: check that the file's indices are not "
-        "counted from 1 or over another tokenisation."
+        "explain a few; this many mean the scores are of other words than the file names. {fix}"
     )

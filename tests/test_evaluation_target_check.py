@@ -7,7 +7,7 @@ import pytest
 from typer.testing import CliRunner
 
 from spacy_ctxvec.cli import app
-from spacy_ctxvec.evaluation.readers import read_sense_sentences, read_wic
+from spacy_ctxvec.evaluation.readers import read_scws, read_sense_sentences, read_wic
 from spacy_ctxvec.evaluation.target_check import UNLIKE_SHARE, looks_like, unlike_targets, warn_if_indices_look_off
 
 from .conftest import SHARED_DATA
@@ -29,7 +29,7 @@ def test_a_few_irregular_forms_are_quiet_many_unlike_targets_warn(tmp_path):
         warnings.simplefilter("error")
         pointed = ["went"] * quiet + ["goes"] * (n - quiet)
         warn_if_indices_look_off(tmp_path / "f", targets, pointed, list(range(1, n + 1)))
-    with pytest.warns(UserWarning, match=r"\[CTX-W045\] In '.*f', 6 of 20 target indices .* line 1: 'went' for 'go'"):
+    with pytest.warns(UserWarning, match=r"\[CTX-W045\] In '.*f', 6 of 20 targets .* line 1: 'went' for 'go'"):
         warn_if_indices_look_off(
             tmp_path / "f", targets, ["went"] * (quiet + 1) + ["goes"] * (n - quiet - 1), list(range(1, n + 1))
         )
@@ -58,7 +58,7 @@ def test_real_files_are_quiet_and_wic_counted_from_1_warns(tmp_path):
         read_wic(SHARED_DATA / "wic", "dev")
         read_sense_sentences(SHARED_DATA / "wordnet_examples" / "wordnet_examples.jsonl")
     shifted = _shifted_wic(SHARED_DATA / "wic", tmp_path)
-    with pytest.warns(UserWarning, match=r"\[CTX-W045\] In '.*train\.data\.txt', \d+ of 80 target indices"):
+    with pytest.warns(UserWarning, match=r"\[CTX-W045\] In '.*train\.data\.txt', \d+ of 80 targets"):
         read_wic(shifted, "train")
     # The command warns before it loads any pipeline.
     with pytest.warns(UserWarning, match=r"\[CTX-W045\] In '.*data\.txt'") as caught:
@@ -73,3 +73,18 @@ def test_sense_sentences_with_positions_off_by_one_warn(tmp_path):
     path.write_text("".join(json.dumps(row) + "\n" for row in rows), encoding="utf8")
     with pytest.warns(UserWarning, match=r"\[CTX-W045\] .* 3 of 3 .* line 1: 'lends' for 'bank'"):
         read_sense_sentences(path)
+
+
+def test_scws_contexts_that_mark_another_word_than_their_column_warn(tmp_path):
+    rows = [f"{i}\tcar\tn\tbank\tn\tmy <b> truck </b> broke\tthe <b> bank </b> lent\t5.0\n" for i in range(4)]
+    path = tmp_path / "ratings.txt"
+    path.write_text("".join(rows), encoding="utf8")
+    with pytest.warns(UserWarning, match=r"\[CTX-W045\] .* 4 of 8 targets .* 'truck' for 'car'.*marks"):
+        read_scws(path)
+
+
+@pytest.mark.skipif(not (SHARED_DATA / "scws").exists(), reason="needs ../shared/data/scws")
+def test_the_real_scws_file_is_quiet():
+    with warnings.catch_warnings():
+        warnings.simplefilter("error")
+        read_scws(SHARED_DATA / "scws" / "ratings.txt")

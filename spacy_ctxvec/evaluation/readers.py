@@ -297,7 +297,7 @@ def read_scws(path: PathLike) -> ContextPairs:
     """Read SCWS ``ratings.txt``: id, word1, POS1, word2, POS2, context1, context2,
     average rating, then individual ratings; targets marked ``<b> word </b>``."""
     path = _existing(path, "Give SCWS ratings.txt (tab-separated, targets marked <b> word </b>).")
-    words1, words2, index1, index2, scores = [], [], [], [], []
+    words1, words2, index1, index2, scores, named, lines = [], [], [], [], [], [], []
     for number, line in _lines(path):
         fields = line.split("\t")
         try:
@@ -321,8 +321,13 @@ def read_scws(path: PathLike) -> ContextPairs:
         index1.append(i1)
         index2.append(i2)
         scores.append(score)
+        named.append((fields[1], fields[3]))
+        lines.append(number)
     if not scores:
         raise CtxvecError(Errors.E305.format(path=path, expected=SCWS_FORMAT))
+    marked = [w[i] for w, i in zip(words1, index1)] + [w[i] for w, i in zip(words2, index2)]
+    fix = "Check that each context marks (<b> word </b>) the word of its column (2 or 4)."
+    warn_if_indices_look_off(path, [a for a, _ in named] + [b for _, b in named], marked, lines + lines, fix)
     return ContextPairs(
         words1,
         words2,

@@ -13,6 +13,10 @@ PREFIX_LETTERS = 2
 # wordnet_examples'; an index off by one leaves 99% of WiC's targets unlike their word.
 UNLIKE_SHARE = 0.25
 N_EXAMPLES = 3
+INDEX_FIX = (
+    "An index counts the whitespace-separated tokens of its sentence from 0: check that the file's indices "
+    "are not counted from 1 or over another tokenisation."
+)
 
 
 def looks_like(target: str, token: str) -> bool:
@@ -25,15 +29,22 @@ def unlike_targets(targets: Sequence[str], tokens: Sequence[str]) -> List[int]:
     return [i for i, (target, token) in enumerate(zip(targets, tokens)) if not looks_like(target, token)]
 
 
-def warn_if_indices_look_off(path: Path, targets: Sequence[str], tokens: Sequence[str], lines: Sequence[int]) -> None:
+def warn_if_indices_look_off(
+    path: Path, targets: Sequence[str], tokens: Sequence[str], lines: Sequence[int], fix: str = INDEX_FIX
+) -> None:
     """W045 when more than UNLIKE_SHARE of the targets point at tokens unlike them;
-    ``lines[i]`` is the file's 1-based line of target i."""
+    ``lines[i]`` is the file's 1-based line of target i; ``fix``: what to check."""
     unlike = unlike_targets(targets, tokens)
     if targets and len(unlike) > UNLIKE_SHARE * len(targets):
         examples = ", ".join(f"line {lines[i]}: '{tokens[i]}' for '{targets[i]}'" for i in unlike[:N_EXAMPLES])
         warnings.warn(
             Warnings.W045.format(
-                path=path, n_unlike=len(unlike), n_targets=len(targets), letters=PREFIX_LETTERS, examples=examples
+                path=path,
+                n_unlike=len(unlike),
+                n_targets=len(targets),
+                letters=PREFIX_LETTERS,
+                examples=examples,
+                fix=fix,
             ),
             stacklevel=3,
         )
