@@ -138,3 +138,12 @@ class Warnings(metaclass=_ErrorsWithCodes):
         "the target word's first {letters} letters, e.g. {examples}. Irregular forms ('went' for 'go') "
         "explain a few; this many mean the scores are of other words than the file names. {fix}"
     )
+    W046 = (
+        "{component}: {n_lost} of a Doc's {n_words} tokens holding letters or digits got no contextual "
+        "vector, e.g. {examples}: the transformer read no wordpiece of them, so they have no context_vec "
+        "and a lexicon does not count them. The model reads at most its maximum length in wordpieces at "
+        "once; a token of many wordpieces (this Doc's longest is {longest} characters: a run of text "
+        "without spaces, such as Chinese or Japanese text to an English tokenizer, base64 or a long URL) "
+        "fills the window and cuts off the tokens after it. Tokenize such text with a pipeline for its "
+        "language, or leave such runs out of the texts. (Warned once per component.)"
+    )

@@ -31,6 +31,7 @@ from ..ops.layers import resolve_layers
 from ..types import PoolingFn
 from .base import DocAnnotator, NlpRef, excluded, vector_dtype
 from .choices import LayerSelection, vectors_label
+from .lost_tokens import warn_of_lost_tokens
 from .model_inputs import FingerprintCache, transformer_fingerprint
 from .transformer import (
     all_hidden_states,
@@ -128,6 +129,7 @@ class ContextVectors(DocAnnotator):
         self._linked: Optional[List[Tuple[str, int, str]]] = None
         # ((hidden states, model fingerprint), vectors_label) of the last batch
         self._label: Optional[Tuple[Tuple[Optional[int], Optional[str]], str]] = None
+        self._warned_lost_tokens = False  # W046 once per component (lost_tokens)
         # Only to name the real fix when trf_data is missing (E001); never keeps nlp alive.
         self._nlp_ref = NlpRef(nlp)
         install_extensions()
@@ -140,6 +142,8 @@ class ContextVectors(DocAnnotator):
 
             emptied = TransformerData.empty()  # one per batch: it holds nothing
         pooled, label = self._pool_batch(docs)
+        if not getattr(self, "_warned_lost_tokens", False):  # absent in a component pickled before
+            self._warned_lost_tokens = warn_of_lost_tokens(docs, [mask for _, mask in pooled], self.name)
         for doc, (vectors, mask) in zip(docs, pooled):
             set_token_arrays(doc, {CONTEXT_ARRAY: vectors, CONTEXT_MASK: mask})
             set_doc_value(doc, CONTEXT_SOURCE, label)

@@ -1,0 +1,37 @@
+"""components.lost_tokens: tokens with letters but no contextual vector are named (W046)."""
+
+import warnings
+
+import numpy as np
+import pytest
+import spacy
+
+from spacy_ctxvec.components.lost_tokens import lost_tokens, warn_of_lost_tokens
+
+CJK = "在河的岸边有一家银行，人们经常去那里存钱和取钱，河水很清澈，岸边长满了绿色的草和美丽的花朵。"
+
+
+def test_only_tokens_with_letters_or_digits_count_as_lost():
+    doc = spacy.blank("en")("the bank , \u200b 42 river")
+    mask = np.array([True, False, False, False, False, True])
+    assert lost_tokens(doc, mask) == [1, 4]  # not the comma, not the zero-width space
+    with pytest.warns(UserWarning, match=r"\[CTX-W046\] ctx: 2 of a Doc's 4 tokens .* 'bank' \(token 1\)"):
+        assert warn_of_lost_tokens([doc], [mask], "ctx")
+    with warnings.catch_warnings():
+        warnings.simplefilter("error")
+        assert not warn_of_lost_tokens([doc], [np.ones(6, dtype=bool)], "ctx")
+
+
+def test_a_long_run_without_spaces_cuts_off_the_words_after_it_and_is_named_once(default_nlp):
+    """A Chinese paragraph is one token of ~650 wordpieces to the English tokenizer: the
+    English words after it got no vector, and a lexicon counted 8 of 120 tokens silently."""
+    component = default_nlp.get_pipe("ctxvec_context")
+    component._warned_lost_tokens = False
+    text = CJK * 14 + " Then the bank by the river was closed for the day."
+    with pytest.warns(UserWarning, match=r"\[CTX-W046\] ctxvec_context: 11 of a Doc's 12 tokens .* 'Then'"):
+        doc = default_nlp(text)
+    assert not doc._.ctxvec_context_mask[2:].any()  # what W046 reports
+    with warnings.catch_warnings():
+        warnings.simplefilter("error")
+        default_nlp(text)  # once per component
+        default_nlp("The bank by the river.")
