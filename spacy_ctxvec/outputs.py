@@ -53,6 +53,18 @@ def check_output(path: PathLike, *, what: str, inputs: Inputs = (), kind: str = 
         return path
     if not path.is_dir():
         raise CtxvecError(Errors.E247.format(what=what, path=path))
+    if Path.cwd().resolve().is_relative_to(path.resolve()):
+        reason = (
+            "it is the working directory"
+            if path.resolve() == Path.cwd().resolve()
+            else "it holds the working directory"
+        )
+        raise _cannot(
+            what,
+            path,
+            f"{reason}, and an output directory is written beside itself and renamed into place",
+            "Give the name of a new directory, e.g. ./lexicon.",
+        )
     if next(path.iterdir(), None) is not None:
         check_replaceable(path, what)  # E245/E704: --overwrite would not replace it either
         if not overwrite:

@@ -294,3 +294,17 @@ def test_overwrite_is_named_only_where_it_would_replace_the_directory(tmp_path):
     (out / "mine.txt").write_text("my notes", encoding="utf8")
     with pytest.raises(CtxvecError, match=r"E704.*'mine\.txt'"):
         check_output(out, what="OUTPUT", kind=DIRECTORY)
+
+
+@pytest.mark.parametrize("given", [".", "", ".."])
+def test_the_working_directory_or_one_above_it_is_refused_as_an_output_directory(tmp_path, monkeypatch, given):
+    """An empty working directory passed every check; the build then did all its work,
+    left OUTPUT.checkpoint in the parent and failed when it wrote (E245)."""
+    inside = tmp_path / "empty"
+    inside.mkdir()
+    monkeypatch.chdir(inside)
+    with pytest.raises(CtxvecError, match=r"\[CTX-E135\] .*(is|holds) the working directory"):
+        check_output(given, what="OUTPUT", kind=DIRECTORY)
+    result = CliRunner().invoke(app, ["build-lexicon", "no-such-pipeline", str(tmp_path / "c.txt"), given])
+    assert result.exit_code == 1 and "E135" in result.output and "E011" not in result.output
+    assert sorted(p.name for p in tmp_path.iterdir()) == ["empty"] and not any(inside.iterdir())
