@@ -44,7 +44,7 @@ def test_wrapped_paragraphs_are_recognised_and_one_paragraph_per_line_is_not():
 
 def test_corpus_files_warns_once_for_a_wrapped_file_and_never_for_a_line_per_paragraph(tmp_path, monkeypatch):
     monkeypatch.setattr(corpus, "_WARNED", set())
-    (tmp_path / "wrapped.txt").write_text("\n".join(wrap(PARAGRAPH) * 6) + "\n", encoding="utf8")
+    (tmp_path / "wrapped.txt").write_text("\n\n".join(["\n".join(wrap(PARAGRAPH))] * 6) + "\n", encoding="utf8")
     (tmp_path / "joined.txt").write_text(f"{PARAGRAPH}\n" * 30, encoding="utf8")
     with pytest.warns(UserWarning, match=r"\[CTX-W044\] Corpus file '.*wrapped\.txt' looks hard-wrapped") as caught:
         corpus_files(tmp_path / "wrapped.txt")
@@ -69,3 +69,18 @@ def test_the_warnings_command_joins_each_paragraph_onto_one_line(tmp_path, monke
     with warnings.catch_warnings():
         warnings.simplefilter("error")
         corpus_files(tmp_path / "joined.txt")
+
+
+def test_sentences_ending_in_cjk_marks_and_wrapped_lines_without_blank_lines_are_not_flagged():
+    """One Chinese sentence per line (ending in 。) was taken for wrapped text, and the join
+    command would have made the whole file one line; without blank lines there are no
+    paragraphs to join, so no warning either."""
+    sentences = [
+        "我喜欢吃苹果，也喜欢在河边散步，看着水面上的光。",
+        "他们说这里的银行很早就关门了！",
+        "你今天去了哪里？",
+    ] * 10
+    assert hard_wrap_evidence(sentences) is None
+    assert hard_wrap_evidence(wrap(PARAGRAPH) * 6) is None  # no blank line: nothing the command could join
+    paragraphs = [line for _ in range(6) for line in wrap(PARAGRAPH) + [""]]
+    assert hard_wrap_evidence(paragraphs) is not None

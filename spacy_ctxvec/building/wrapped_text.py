@@ -17,15 +17,18 @@ MIN_LINES = 20  # fewer non-blank lines: too few to tell
 MID_SENTENCE_SHARE = 0.5  # at least this share of lines end without sentence-final punctuation
 MAX_WRAP_WIDTH = 100  # and 95% of the lines are at most this long
 FULL_LINE_SHARE = 0.5  # and at least this share fill 60% of that width or more
-_SENTENCE_END = re.compile(r"[.!?:;…]['\"’”)\]]*$")
+# Sentence ends, Latin and CJK (full stop, exclamation and question marks), then closing quotes or brackets.
+_SENTENCE_END = re.compile(r"[.!?:;…。！？；：]['\"’”)\]」』）]*$")
 
 
 def hard_wrap_evidence(lines: Sequence[str]) -> Optional[Tuple[float, int]]:
-    """(share of lines ending mid-sentence, the lines' 95th-percentile length) where the
-    non-blank ``lines`` look hard-wrapped: most end mid-sentence and most fill a narrow
-    width; None otherwise (also with fewer than MIN_LINES lines)."""
+    """(share of lines ending mid-sentence, the non-blank lines' 95th-percentile length)
+    where ``lines`` look hard-wrapped: blank lines separate paragraphs (what W044's join
+    command needs: without them it would join the whole file), most non-blank lines end
+    mid-sentence and most fill a narrow width; None otherwise (also with fewer than
+    MIN_LINES non-blank lines)."""
     kept = [line.strip() for line in lines if line.strip()]
-    if len(kept) < MIN_LINES:
+    if len(kept) < MIN_LINES or len(kept) == len(lines):
         return None
     lengths = sorted(len(line) for line in kept)
     width = lengths[min(len(lengths) - 1, int(0.95 * len(lengths)))]
@@ -37,14 +40,16 @@ def hard_wrap_evidence(lines: Sequence[str]) -> Optional[Tuple[float, int]]:
 
 
 def _first_lines(path: Path, encoding: str) -> List[str]:
+    """The file's lines up to its CHECKED_LINES-th non-blank one (blank lines kept)."""
     lines: List[str] = []
+    n_text = 0
     try:
         with path.open(encoding=encoding, errors="replace") as handle:
             for line in handle:
-                if line.strip():
-                    lines.append(line)
-                    if len(lines) >= CHECKED_LINES:
-                        break
+                lines.append(line)
+                n_text += bool(line.strip())
+                if n_text >= CHECKED_LINES:
+                    break
     except (OSError, LookupError, UnicodeError):
         return []  # the reader reports what is wrong with the file
     return lines
@@ -65,7 +70,7 @@ def hard_wrapped_files(files: Sequence[Path], encoding: str) -> Iterator[Tuple[P
                 Warnings.W044.format(
                     path=path,
                     share=share,
-                    n_lines=len(lines),
+                    n_lines=sum(1 for line in lines if line.strip()),
                     width=width,
                     others=others,
                     quoted_path=shlex.quote(str(path)),
