@@ -147,3 +147,9 @@ class Warnings(metaclass=_ErrorsWithCodes):
         "fills the window and cuts off the tokens after it. Tokenize such text with a pipeline for its "
         "language, or leave such runs out of the texts. (Warned once per component.)"
     )
+    W047 = (
+        "--resume: there is no checkpoint in '{path}' (no build of this OUTPUT stopped after a "
+        "checkpoint), so the build starts from the first document. If you meant to continue a "
+        "build, check OUTPUT and --checkpoint-dir: the checkpoint is OUTPUT.checkpoint unless "
+        "--checkpoint-dir said otherwise."
+    )

@@ -334,3 +334,14 @@ def test_a_checkpoint_from_before_passage_priorities_or_distinct_snippets_is_ref
             CtxvecError, match="E221.*sample_priorities .no option: a checkpoint written by a spacy-ctxvec"
         ):
             build_lexicon_local(tiny_nlp, corpus, shard_size=10, checkpoint_dir=checkpoints, resume=True, **options)
+
+
+def test_resume_without_a_checkpoint_says_it_starts_from_the_first_document(tiny_nlp, tmp_path):
+    """A mistyped OUTPUT with --resume built from scratch without a word (only a missing
+    "Resumed after N docs" line at the end told)."""
+    corpus = write_corpus(tmp_path / "c.txt", 12)
+    with pytest.warns(UserWarning, match=r"\[CTX-W047\] --resume: there is no checkpoint in '.*nothing-here'"):
+        result = build_lexicon_local(
+            tiny_nlp, corpus, batch_size=8, progress=False, checkpoint_dir=tmp_path / "nothing-here", resume=True
+        )
+    assert result.resumed_from == 0 and result.n_docs == 12

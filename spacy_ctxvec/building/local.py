@@ -8,6 +8,7 @@ import os
 import sys
 import threading
 import time
+import warnings
 from concurrent.futures import ProcessPoolExecutor
 from pathlib import Path
 from typing import Any, Iterator, List, Optional, Sequence, Tuple, Union
@@ -18,7 +19,7 @@ from spacy.tokens import Doc
 from spacy.util import minibatch
 
 from ..attributes import install_extensions
-from ..errors import CtxvecError, Errors
+from ..errors import CtxvecError, Errors, Warnings
 from ..lexicon.statistics import Lexicon, merge_all
 from ..types import CorpusItem, PathLike
 from .checkpoints import (
@@ -200,6 +201,8 @@ def build_lexicon_local(
     if checkpoint_path is not None:
         open_checkpoint_dir(checkpoint_path, resume=resume)
         state = read_checkpoint(checkpoint_path, fingerprint) if resume else None
+        if resume and state is None:
+            warnings.warn(Warnings.W047.format(path=checkpoint_path), stacklevel=2)
     lexicon = state.lexicon if state else None
     docs_done, n_tokens = (state.docs_done, state.n_tokens) if state else (0, 0)
     resumed_from = docs_done
