@@ -324,3 +324,19 @@ def test_output_to_a_pipe_has_no_colour_codes_and_warnings_go_to_stderr(tiny_ber
     )
     assert as_json.returncode == 0 and json.loads(as_json.stdout)["min_count"] == 2
     assert "[CTX-W038]" in as_json.stderr and "\x1b[" not in as_json.stderr
+
+
+def test_a_lexicon_of_punctuation_only_says_no_type_holds_a_letter(tmp_path):
+    """W031 said "Lower --min-count" for a lexicon whose types are seen 10+ times but hold no letter."""
+    rng = np.random.default_rng(0)
+    keys = [key for key in (",", ".", "!", "42") for _ in range(12)]
+    Lexicon.from_occurrences(keys, rng.normal(size=(len(keys), 8))).to_disk(tmp_path / "lexicon")
+    result = runner.invoke(app, ["rank", str(tmp_path / "lexicon"), "--min-count", "2"])
+    message = " ".join(result.output.split())
+    assert "[CTX-W031]" in message and "None of the 4 types seen that often holds a letter" in message
+    assert "--all-types scores them too" in message
+    data = json.loads(runner.invoke(app, ["rank", str(tmp_path / "lexicon"), "--format", "json"]).stdout)
+    assert "no_letter" not in data
+    assert runner.invoke(app, ["rank", str(tmp_path / "lexicon"), "--all-types"]).exit_code == 0
+    plot = runner.invoke(app, ["plot", "polysemy", str(tmp_path / "lexicon"), "-o", str(tmp_path / "p.png")])
+    assert plot.exit_code == 1 and "None of the 4 types seen that often holds a letter" in " ".join(plot.output.split())

@@ -13,6 +13,7 @@ from ..evaluation.metrics import spearman
 from ..evaluation.readers import read_sense_counts
 from ..evaluation.token_vectors import require_context_vectors
 from ..lexicon.polysemy_probe import FITTED_HALF, PROBE, in_fitted_half, type_polysemy_scores
+from ..ops.text import no_letter_note
 from ..pipelines import load_pipeline
 from ..saved_pipeline import load_lexicon, load_pipeline_inputs, load_probe, polysemy_setting
 from ..types import PathLike
@@ -149,7 +150,9 @@ def polysemy_scores(
     inputs = load_pipeline_inputs(source, lexicon)
     scores, valid, used = type_polysemy_scores(lexicon, probe, min_count, score, inputs, words_only)
     if not valid.any():
-        raise CtxvecError(Errors.E410.format(min_count=min_count, path=source))
+        seen = [key for key, count in zip(lexicon.keys, lexicon.counts.tolist()) if count >= min_count]
+        no_letter = no_letter_note(seen, words_only)
+        raise CtxvecError(Errors.E410.format(min_count=min_count, path=source, no_letter=no_letter))
     words = [word for word, keep in zip(lexicon.keys, valid) if keep]
     result = PolysemyScores(words, scores[valid], used)
     if counts_by_word is not None and sense_counts is not None:

@@ -110,7 +110,7 @@ class CommandErrors:
     )
     E410 = (
         "No word has a polysemy score (at least {min_count} occurrences) in "
-        "'{path}'. Lower --min-count or build the lexicon from a larger corpus."
+        "'{path}'. Lower --min-count or build the lexicon from a larger corpus.{no_letter}"
     )
     E411 = "Cannot plot an empty set of {what}. Give at least {minimum}."
     E412 = (

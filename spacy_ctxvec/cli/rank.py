@@ -13,7 +13,7 @@ from ..lexicon.polysemy_probe import SCORE_CHOICES, type_polysemy_scores
 from ..lexicon.sense_inventory import SenseInventory
 from ..lexicon.statistics import Lexicon
 from ..ops.senses import is_word
-from ..ops.text import least_size, text_table, tsv_text
+from ..ops.text import least_size, no_letter_note, text_table, tsv_text
 from ..saved_pipeline import (
     load_lexicon,
     load_pipeline_inputs,
@@ -193,7 +193,9 @@ def rank_by_polysemy_score(
         valid = valid & np.array([key.lower() not in skipped for key in lexicon.keys], dtype=bool)
     ranked = rank_rows(lexicon, scores, valid, top_k)
     warn_below_component_min_count(source, min_count)
-    return ranked, {**rank_summary(lexicon, valid, used, min_count), "stop_words_left_out": len(skipped)}
+    summary = {**rank_summary(lexicon, valid, used, min_count), "stop_words_left_out": len(skipped)}
+    seen = [key for key, count in zip(lexicon.keys, lexicon.counts.tolist()) if count >= min_count]
+    return ranked, {**summary, "no_letter": no_letter_note(seen, not all_types) if not valid.any() else ""}
 
 
 def show(ranked: Dict[str, List[Dict[str, Any]]], fmt: str, summary: Dict[str, Any], note: str, empty: str) -> None:
@@ -262,12 +264,13 @@ def rank_cli(
         show(ranked, fmt, summary, CORPUS_RANK_NOTE.format(**summary) + stop_words_note(summary), empty)
     else:
         ranked, summary = rank_by_polysemy_score(source, min_count, top_k, score, all_types, skip_stop_words)
+        no_letter = summary.pop("no_letter")
         show(
             ranked,
             fmt,
             summary,
             score_note(summary, all_types) + stop_words_note(summary),
-            Warnings.W031.format(**summary),
+            Warnings.W031.format(**summary, no_letter=no_letter),
         )
 
 

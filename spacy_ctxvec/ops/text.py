@@ -92,3 +92,14 @@ def tsv_text(rows: Iterable[Sequence[Any]]) -> str:
     buffer = io.StringIO()
     csv.writer(buffer, delimiter="\t", lineterminator="\n", quoting=csv.QUOTE_MINIMAL).writerows(rows)
     return buffer.getvalue()[:-1]
+
+
+def no_letter_note(keys_seen: Sequence[str], words_only: bool) -> str:
+    """Where ``words_only`` left out every one of ``keys_seen`` (the types seen often
+    enough) because none holds a letter, a sentence saying so; else ""."""
+    if not words_only or not keys_seen or any(any(c.isalpha() for c in key) for key in keys_seen):
+        return ""
+    return (
+        f" None of the {len(keys_seen)} types seen that often holds a letter (punctuation, numbers, symbols): "
+        "--all-types scores them too."
+    )
