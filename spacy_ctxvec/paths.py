@@ -25,8 +25,29 @@ def decode_line(raw: bytes, path: PathLike, number: int) -> str:
     try:
         line = raw.decode("utf8")
     except UnicodeDecodeError as err:
-        raise CtxvecError(Errors.E133.format(path=path, where=f"line {number}", error=_describe(err))) from None
+        fix = how_to_convert(raw if number == 1 else b"")
+        raise CtxvecError(
+            Errors.E133.format(path=path, where=f"line {number}", error=_describe(err), fix=fix)
+        ) from None
     return line[1:] if number == 1 and line.startswith("\ufeff") else line
+
+
+LATIN1_FIX = "Convert the file to UTF-8, e.g. iconv -f latin1 -t utf-8 FILE > FILE.utf8, and try again."
+
+
+def how_to_convert(first_bytes: bytes) -> str:
+    """E133's fix for a file that starts with ``first_bytes``: UTF-16 (a byte order mark),
+    binary (NUL bytes), or else the conversion from Latin-1."""
+    if first_bytes.startswith((b"\xff\xfe", b"\xfe\xff")):
+        return (
+            "It starts with a UTF-16 byte order mark: convert it, e.g. iconv -f utf-16 -t utf-8 FILE > FILE.utf8, "
+            "and try again."
+        )
+    if b"\x00" in first_bytes:
+        return (
+            "It holds NUL bytes: a binary file, or UTF-16 or UTF-32 text without a byte order mark. Give a text file."
+        )
+    return LATIN1_FIX
 
 
 def _describe(err: UnicodeDecodeError) -> str:

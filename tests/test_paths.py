@@ -13,7 +13,18 @@ def test_text_lines_numbers_lines_and_names_bad_bytes(tmp_path):
     path.write_bytes(b"\xef\xbb\xbffirst\r\nsecond\n\nfourth")
     assert list(text_lines(path)) == [(1, "first"), (2, "second"), (3, ""), (4, "fourth")]
     path.write_bytes(b"ok\nok\nna\xefve\n")
-    with pytest.raises(CtxvecError, match=r"E133.*text\.txt, line 3: not valid UTF-8.*iconv"):
+    with pytest.raises(CtxvecError, match=r"E133.*text\.txt, line 3: not valid UTF-8.*iconv -f latin1"):
+        list(text_lines(path))
+
+
+def test_utf16_and_binary_files_get_their_own_advice(tmp_path):
+    """UTF-16 and binary files were told to convert from Latin-1."""
+    path = tmp_path / "text.txt"
+    path.write_bytes("car automobile 9\n".encode("utf-16"))
+    with pytest.raises(CtxvecError, match=r"E133.*UTF-16 byte order mark.*iconv -f utf-16 -t utf-8"):
+        list(text_lines(path))
+    path.write_bytes(b"\x7fELF\x02\x01\x01\x00\x00\xff\x00\n")
+    with pytest.raises(CtxvecError, match=r"E133.*NUL bytes: a binary file"):
         list(text_lines(path))
 
 

@@ -229,10 +229,7 @@ class PipelineErrors:
         "'{path}' declares {what} {value}; static vectors need at least one dimension "
         "and a header line 'N_ROWS DIM' of two whole numbers. Fix the file."
     )
-    E133 = (
-        "{path}, {where}: not valid UTF-8 text ({error}). Convert the file to UTF-8, "
-        "e.g. iconv -f latin1 -t utf-8 FILE > FILE.utf8, and try again."
-    )
+    E133 = "{path}, {where}: not valid UTF-8 text ({error}). {fix}"
     E134 = (
         "Saved static vector table in '{path}' is damaged: {problem}. Save the "
         "component again (nlp.to_disk after nlp.initialize with the vectors file)."

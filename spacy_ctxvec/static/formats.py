@@ -18,7 +18,7 @@ from typing import IO, Callable, Dict, List, Optional, Tuple, cast
 import numpy as np
 
 from ..errors import CtxvecError, Errors, Warnings
-from ..paths import decode_line
+from ..paths import LATIN1_FIX, decode_line
 from ..types import PathLike
 from .table import StaticVectorTable, check_finite, read_npy
 
@@ -322,7 +322,9 @@ def _read_word2vec_binary(path: Path) -> StaticVectorTable:
                 word = word_bytes.decode("utf8")
             except UnicodeDecodeError as err:
                 raise CtxvecError(
-                    Errors.E133.format(path=path, where=f"word of row {len(keys) + 1}", error=err.reason)
+                    Errors.E133.format(
+                        path=path, where=f"word of row {len(keys) + 1}", error=err.reason, fix=LATIN1_FIX
+                    )
                 ) from None
             if rows is None:
                 rows = _Rows(dim, claimed)
