@@ -56,6 +56,9 @@ def test_a_directory_with_user_files_is_refused_and_untouched(tmp_path):
     file.write_text("x", encoding="utf8")
     with pytest.raises(CtxvecError, match="E247"):
         check_checkpoint_dir(file)
+    (work / ".spacy-ctxvec-output").write_text("{}", encoding="utf8")  # a command's OUTPUT, e.g. a lexicon
+    with pytest.raises(CtxvecError, match=r"E244.*work' is not empty and is a command's output, not a checkpoint"):
+        check_checkpoint_dir(work)
 
 
 def test_own_directory_is_created_marked_and_removed(tmp_path):

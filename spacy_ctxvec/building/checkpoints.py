@@ -19,7 +19,7 @@ from thinc.api import Config
 
 from ..errors import CtxvecError, Errors
 from ..lexicon.statistics import Lexicon
-from ..outputs import BUILD_LEXICON, made_by_command
+from ..outputs import BUILD_LEXICON, OUTPUT_MARKER, made_by_command
 from .shard import polysemy_components
 
 LATEST_FILE = "LATEST"
@@ -90,11 +90,9 @@ def check_checkpoint_dir(path: Path) -> None:
     if path.exists() and not path.is_dir():
         raise CtxvecError(Errors.E247.format(what="Checkpoint directory", path=path))
     if path.is_dir() and not is_empty_dir(path) and read_marker(path, CHECKPOINT_MARKER) is None:
-        raise CtxvecError(
-            Errors.E244.format(
-                path=path, problem="is not empty and was not made by build-lexicon", marker=CHECKPOINT_MARKER
-            )
-        )
+        made = "a command's output, not a checkpoint directory" if (path / OUTPUT_MARKER).is_file() else ""
+        problem = f"is not empty and is {made}" if made else "is not empty and was not made by build-lexicon"
+        raise CtxvecError(Errors.E244.format(path=path, problem=problem, marker=CHECKPOINT_MARKER))
 
 
 def open_checkpoint_dir(path: Path, *, resume: bool) -> None:
