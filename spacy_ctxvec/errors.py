@@ -154,3 +154,9 @@ class Warnings(metaclass=_ErrorsWithCodes):
         "build, check OUTPUT and --checkpoint-dir: the checkpoint is OUTPUT.checkpoint unless "
         "--checkpoint-dir said otherwise."
     )
+    W048 = (
+        "'{path}': {n} character(s) of its labels are not in the plotting font ({font}) and are drawn as "
+        "empty boxes: {glyphs}. Use a font that has them, e.g. for Chinese or Japanese words: "
+        "matplotlib.rcParams['font.family'] = ['Noto Sans CJK JP'] in Python, or a matplotlibrc file with "
+        "font.family: Noto Sans CJK JP (the font must be installed)."
+    )

@@ -245,3 +245,19 @@ def test_importing_without_matplotlib_is_e405_naming_the_extra(monkeypatch):
     monkeypatch.delitem(sys.modules, "spacy_ctxvec.analysis.plotting")  # imported afresh
     with pytest.raises(CtxvecError, match=r"\[CTX-E405\].*spacy-ctxvec\[plot\]"):
         importlib.import_module("spacy_ctxvec.analysis.plotting")
+
+
+def test_characters_the_font_lacks_are_one_coded_warning_not_one_per_glyph(tmp_path):
+    """Chinese words in plot polysemy gave one raw matplotlib warning per character."""
+    import warnings
+
+    figure = polysemy_figure(["我喜欢", "银行", "bank"], np.array([1.0, 2.0, 3.0]))
+    with warnings.catch_warnings(record=True) as caught:
+        warnings.simplefilter("always")
+        save_figure(figure, tmp_path / "cjk.png")
+    messages = [str(w.message) for w in caught]
+    assert len(messages) == 1 and messages[0].startswith("[CTX-W048]"), messages
+    assert "5 character(s)" in messages[0] and all(c in messages[0] for c in "我喜欢银行")
+    with warnings.catch_warnings():
+        warnings.simplefilter("error")
+        save_figure(polysemy_figure(["bank", "river"], np.array([1.0, 2.0])), tmp_path / "latin.png")

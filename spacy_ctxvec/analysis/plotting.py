@@ -3,12 +3,14 @@ its own Agg canvas; save_figure writes PNG or SVG by the file's suffix. No spaCy
 here, and no pyplot: importing this module leaves matplotlib's backend and pyplot's
 figure list alone. Without matplotlib, importing it is CtxvecError E405."""
 
+import re
+import warnings
 from pathlib import Path
 from typing import Dict, Optional, Sequence, Union
 
 import numpy as np
 
-from ..errors import CtxvecError, Errors
+from ..errors import CtxvecError, Errors, Warnings
 
 try:  # the optional extra "plot": without it, importing this module is E405, naming the extra
     import matplotlib
@@ -25,6 +27,8 @@ from .occurrences import Occurrences
 FIGURE_FORMATS = (".png", ".svg")
 CLUSTER_COLOURS = [tuple(float(c) for c in rgba[:3]) for rgba in matplotlib.colormaps["tab10"](np.arange(10))]
 MATRIX_ANNOTATION_LIMIT = 12  # write cosine values into the cells up to this many rows
+_MISSING_GLYPH = re.compile(r"Glyph (\d+) \(.*?\) missing from font\(?s?\)? ?(.*?)\.?$")  # matplotlib's own
+GLYPHS_SHOWN = 10
 
 
 def save_figure(figure: Figure, path: Union[str, Path], *, dpi: int = 110) -> Path:
@@ -33,7 +37,17 @@ def save_figure(figure: Figure, path: Union[str, Path], *, dpi: int = 110) -> Pa
     if path.suffix.lower() not in FIGURE_FORMATS:
         raise CtxvecError(Errors.E401.format(path=path))
     path.parent.mkdir(parents=True, exist_ok=True)
-    figure.savefig(path, dpi=dpi, bbox_inches="tight", format=path.suffix.lower()[1:])
+    with warnings.catch_warnings(record=True) as caught:
+        warnings.simplefilter("always")
+        figure.savefig(path, dpi=dpi, bbox_inches="tight", format=path.suffix.lower()[1:])
+    found = [m for w in caught if (m := _MISSING_GLYPH.search(str(w.message)))]
+    missing = list(dict.fromkeys(chr(int(m.group(1))) for m in found))
+    for other in (w for w in caught if not _MISSING_GLYPH.search(str(w.message))):
+        warnings.warn_explicit(other.message, other.category, other.filename, other.lineno)
+    if missing:  # one coded warning, not one of matplotlib's per character
+        shown = "".join(missing[:GLYPHS_SHOWN]) + (" ..." if len(missing) > GLYPHS_SHOWN else "")
+        font = found[0].group(2) or ", ".join(matplotlib.rcParams["font.family"])
+        warnings.warn(Warnings.W048.format(path=path, n=len(missing), glyphs=shown, font=font), stacklevel=2)
     return path
 
 
