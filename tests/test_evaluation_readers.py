@@ -358,7 +358,7 @@ def test_read_sense_sentences_bad_row_names_file_and_line(tmp_path, row, code):
 
 def test_read_sense_sentences_position_error_names_the_rows_words(tmp_path):
     path = write(tmp_path / "bad.jsonl", '{"lemma": "bank", "words": ["a", "bank"], "position": 2, "synset": "s"}\n')
-    with pytest.raises(CtxvecError, match=r"index 2 is outside the row's \"words\" \(2 whitespace tokens"):
+    with pytest.raises(CtxvecError, match=r"index 2 is outside the row's \"words\" \(2 words in the list"):
         read_sense_sentences(path)
 
 

@@ -7,7 +7,7 @@ class CommandErrors:
     E302 = "{path}, line {line}: expected {expected}, got: {got!r}. Fix or remove that line."
     E303 = (
         "{path}, line {line}: target index {index} is outside {sentence} "
-        "({n_tokens} whitespace tokens; indices are 0-based). Fix the index."
+        "({n_tokens} {tokens}; indices are 0-based). Fix the index."
     )
     E304 = (
         "{gold} has {n_gold} labels but {data} has {n_data} examples; the two files "

@@ -197,7 +197,12 @@ def read_wic(data_dir: PathLike, split: str) -> WicData:
             if index >= len(words):
                 raise CtxvecError(
                     Errors.E303.format(
-                        path=data_path, line=number, index=index, sentence=f"sentence {which}", n_tokens=len(words)
+                        path=data_path,
+                        line=number,
+                        index=index,
+                        sentence=f"sentence {which}",
+                        n_tokens=len(words),
+                        tokens="whitespace tokens",
                     )
                 )
         targets.append(fields[0])
@@ -440,7 +445,12 @@ def _sense_row(path: Path, number: int, line: str) -> Tuple[str, List[str], int,
     if not 0 <= position < len(words):
         raise CtxvecError(
             Errors.E303.format(
-                path=path, line=number, index=position, sentence='the row\'s "words"', n_tokens=len(words)
+                path=path,
+                line=number,
+                index=position,
+                sentence='the row\'s "words"',
+                n_tokens=len(words),
+                tokens="words in the list",
             )
         )
     return row["lemma"], words, position, str(row[label_key])
