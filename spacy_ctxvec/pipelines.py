@@ -60,5 +60,16 @@ def load_pipeline(name: Optional[Union[str, Path]] = None, *, layer: Optional[in
         raise
     except (OSError, ValueError, KeyError) as err:
         # E011 ends spaCy's sentence with its own period: drop the one spaCy's message ends in.
-        error = str(err).rstrip().rstrip(".")
+        error = str(err).rstrip().rstrip(".") + _model_folder_hint(path)
         raise CtxvecError(Errors.E011.format(name=name or path, error=error)) from err
+
+
+def _model_folder_hint(path: Path) -> str:
+    """Where ``path`` is a Hugging Face model folder (config.json, no spaCy config.cfg), how to use it."""
+    if not (path.is_dir() and (path / "config.json").is_file() and not (path / "config.cfg").is_file()):
+        return ""
+    return (
+        f" ('{path}' is a Hugging Face model folder, not a spaCy pipeline: name it in a config, e.g. a copy "
+        f'of configs/default.cfg with name = "{path.resolve()}" in [components.transformer.model.name], '
+        "and pass that .cfg)"
+    )

@@ -88,3 +88,8 @@ def test_missing_pipeline_message_has_no_double_period(tmp_path):
     result = CliRunner().invoke(app, ["evaluate", "polysemy", str(tmp_path / "nope"), str(tmp_path / "c.tsv")])
     message = " ".join(result.output.split())
     assert result.exit_code == 1 and "[CTX-E011]" in message and ".." not in message
+
+
+def test_a_hugging_face_model_folder_given_as_a_pipeline_says_how_to_use_it(tiny_bert_dir):
+    with pytest.raises(CtxvecError, match=r"E011.*is a Hugging Face model folder, not a spaCy pipeline: name it"):
+        load_pipeline(tiny_bert_dir)
