@@ -248,3 +248,18 @@ def test_overwrite_keeps_a_file_the_user_saved_inside_an_earlier_output(tiny_pip
     (out / "my-notes.txt").unlink()
     build_lexicon_pipeline(request(tiny_pipeline_dir, corpus, out, overwrite=True, min_count=3))
     assert spacy.load(out).get_pipe("ctxvec_polysemy").min_count == 3
+
+
+def test_types_the_model_reads_as_its_unknown_piece_alone_are_named(tiny_pipeline_dir, tmp_path):
+    """Emoji read as [UNK] alone were counted, ranked (polysemy 9.8) and exported without a word."""
+    corpus = tmp_path / "corpus.txt"
+    corpus.write_text("".join(f"{line} 🍎 🏦\n" for line in LINES * 2), encoding="utf8")
+    build = build_lexicon_pipeline(request(tiny_pipeline_dir, corpus, tmp_path / "out"))
+    (warning,) = [w for w in build.warnings if w.startswith("[CTX-W049]")]
+    assert "'🍎'" in warning and "'🏦'" in warning and "[UNK] alone" in warning
+    assert "'bank'" not in warning  # a word the model reads
+    plain = write_corpus(tmp_path / "plain.txt", 12)
+    assert not any(
+        w.startswith("[CTX-W049]")
+        for w in build_lexicon_pipeline(request(tiny_pipeline_dir, plain, tmp_path / "o2")).warnings
+    )

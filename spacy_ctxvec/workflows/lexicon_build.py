@@ -9,7 +9,7 @@ later (bad input, Ctrl-C) keeps its checkpoint for ``resume``."""
 import time
 from dataclasses import dataclass, field
 from pathlib import Path
-from typing import Any, Dict, List, Optional
+from typing import Any, Dict, List, Optional, Tuple
 
 from ..building.checkpoints import (
     LATEST_FILE,
@@ -187,6 +187,15 @@ def _build(request: LexiconBuildRequest, checkpoints: Path, files: List[Path]) -
     component.set_lexicon(lexicon, nlp=nlp)
     n_valid = int(result.lexicon.polysemy_scores(request.min_count)[1].sum())
     build = LexiconBuild(result, lexicon, n_valid, describe_score(component))
+    frequent = [key for key, count in zip(lexicon.keys, lexicon.counts.tolist()) if count >= request.min_count]
+    unread, unk = types_read_as_unknown(nlp, frequent)
+    if unread:
+        examples = ", ".join(repr(key) for key in unread[:N_UNREAD_SHOWN]) + (
+            ", ..." if len(unread) > N_UNREAD_SHOWN else ""
+        )
+        build.warnings.append(
+            Warnings.W049.format(n=len(unread), min_count=request.min_count, unk=unk, examples=examples)
+        )
     build.vectors = describe_vectors(lexicon.meta.get(CONTEXT_VECTORS_META), request.layer)
     if component.score_source == "probe" and lexicon.n_occurrences < SMALL_CORPUS_TOKENS:
         induction = component.induction
@@ -210,6 +219,22 @@ def _build(request: LexiconBuildRequest, checkpoints: Path, files: List[Path]) -
     write_directory(request.output, nlp.to_disk, what="OUTPUT", made_by=BUILD_LEXICON)
     remove_checkpoint_dir(checkpoints)
     return build
+
+
+N_UNREAD_SHOWN = 5
+
+
+def types_read_as_unknown(nlp: Any, keys: List[str]) -> Tuple[List[str], str]:
+    """(the ``keys`` that the pipeline's transformer tokenizer reads as its unknown piece
+    alone, that piece, e.g. "[UNK]"); nothing where no component has such a tokenizer."""
+    for name in nlp.pipe_names:
+        tokenizer = getattr(getattr(nlp.get_pipe(name), "model", None), "tokenizer", None)
+        unk_id = getattr(tokenizer, "unk_token_id", None)
+        if tokenizer is not None and unk_id is not None and callable(tokenizer):
+            ids = tokenizer(list(keys), add_special_tokens=False)["input_ids"] if keys else []
+            unread = [key for key, pieces in zip(keys, ids) if pieces and all(i == unk_id for i in pieces)]
+            return unread, str(tokenizer.unk_token)
+    return [], ""
 
 
 def describe_vectors(label: Optional[str], layer: Optional[int]) -> Optional[str]:
