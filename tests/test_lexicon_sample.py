@@ -25,6 +25,21 @@ def random_occurrences(seed: int, n_occ: int = 600, width: int = 8, n_types: int
     return keys, vectors, priorities, snippets
 
 
+def samples_of_parts(parts_rows, keys, vectors, priorities, snippets, contexts=None, **settings):
+    """One OccurrenceSample per array of row numbers in ``parts_rows`` (``settings``: k and flags)."""
+    return [
+        OccurrenceSample.from_occurrences(
+            [keys[i] for i in rows],
+            vectors[rows],
+            priorities[rows],
+            [snippets[i] for i in rows],
+            contexts=None if contexts is None else contexts[rows],
+            **settings,
+        )
+        for rows in parts_rows
+    ]
+
+
 def brute_force(keys, vectors, priorities, snippets, k):
     """Per key, the k lowest distinct (priority, snippet), smallest float16 bytes on ties."""
     best = {}
@@ -63,13 +78,7 @@ def test_merge_of_random_splits_is_exact_associative_and_commutative(seed):
     rng = np.random.default_rng(100 + seed)
     permutation = rng.permutation(len(keys))
     bounds = np.sort(rng.choice(np.arange(1, len(keys)), size=4, replace=False))
-    parts = []
-    for rows in np.split(permutation, bounds):
-        parts.append(
-            OccurrenceSample.from_occurrences(
-                [keys[i] for i in rows], vectors[rows], priorities[rows], [snippets[i] for i in rows], k=k
-            )
-        )
+    parts = samples_of_parts(np.split(permutation, bounds), keys, vectors, priorities, snippets, k=k)
     left = merge_samples(parts)
     right = parts[0].merge(parts[1].merge(parts[2].merge(parts[3].merge(parts[4]))))
     shuffled = merge_samples([parts[i] for i in rng.permutation(len(parts))])
@@ -210,17 +219,7 @@ def test_context_vectors_travel_with_their_rows_through_select_merge_and_prune()
     contexts = -2.0 * vectors  # a context tied to its row, so a row and its context can be matched
     halves = np.array_split(np.random.default_rng(7).permutation(len(keys)), 2)
     whole = OccurrenceSample.from_occurrences(keys, vectors, priorities, snippets, k=4, contexts=contexts)
-    parts = [
-        OccurrenceSample.from_occurrences(
-            [keys[i] for i in rows],
-            vectors[rows],
-            priorities[rows],
-            [snippets[i] for i in rows],
-            k=4,
-            contexts=contexts[rows],
-        )
-        for rows in halves
-    ]
+    parts = samples_of_parts(halves, keys, vectors, priorities, snippets, contexts, k=4)
     merged = parts[1].merge(parts[0])
     assert merged == whole and merged.has_contexts
     np.testing.assert_array_equal(whole.contexts, (-2.0 * whole.vectors.astype(np.float32)).astype(np.float16))
@@ -435,17 +434,8 @@ def test_distinct_snippets_keep_each_snippets_lowest_row_and_merge_exactly(seed)
     plain = OccurrenceSample.from_occurrences(keys, vectors, priorities, snippets, k=k)
     assert any(len(set(plain.rows_of(key)[1])) < len(plain.rows_of(key)[1]) for key in plain.keys)  # copies there
     rng = np.random.default_rng(200 + seed)
-    parts = [
-        OccurrenceSample.from_occurrences(
-            [keys[i] for i in rows],
-            vectors[rows],
-            priorities[rows],
-            [snippets[i] for i in rows],
-            k=k,
-            distinct_snippets=True,
-        )
-        for rows in np.array_split(rng.permutation(len(keys)), 5)
-    ]
+    split = np.array_split(rng.permutation(len(keys)), 5)
+    parts = samples_of_parts(split, keys, vectors, priorities, snippets, k=k, distinct_snippets=True)
     assert merge_samples(parts) == whole == merge_samples(parts[::-1])  # bitwise
     assert parts[0].merge(parts[1]).merge(parts[2]) == parts[2].merge(parts[0].merge(parts[1]))
 
