@@ -167,3 +167,7 @@ class Warnings(metaclass=_ErrorsWithCodes):
         "whose vocabulary covers them (a byte-level BPE model such as roberta-base reads every character) "
         "reads them; or leave them out of your analysis."
     )
+    W050 = (
+        "{name}: the Spearman is over {n_covered} pairs, under {minimum}: one pair more or less can move it "
+        "a lot. Score more pairs (the full SCWS ratings.txt has 2,003) before comparing it with others."
+    )

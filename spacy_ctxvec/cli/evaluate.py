@@ -38,7 +38,7 @@ JSON_OUTPUT = typer.Option(None, "--output", "-o", help="Also write the JSON res
 # Tables pad by display width (a CJK or emoji file name keeps the columns in line); a cell
 # longer than this is shown whole, past its column (as wasabi's table did).
 TABLE_MAX_COL = 80
-RELIABLE_PAIRS = 10  # a word-sim Spearman over fewer covered pairs gets W043
+RELIABLE_PAIRS = 10  # a word-sim (W043) or SCWS (W050) Spearman over fewer covered pairs is noisy
 
 
 def _print_json(data: Dict[str, Any]) -> None:
@@ -224,6 +224,9 @@ def scws_cli(
     report = evaluate_scws(nlp, pairs, file.name)
     if not _publish(report.to_dict(), nlp, pipeline, output, overwrite, as_json):
         print_scws(report)
+    if report.spearman is not None and report.n_covered < RELIABLE_PAIRS:
+        name, minimum = str(file), RELIABLE_PAIRS
+        warn_on_stderr(Warnings.W050.format(name=name, n_covered=report.n_covered, minimum=minimum))
     _fail_if_undefined([report])
 
 
