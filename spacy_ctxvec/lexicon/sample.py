@@ -27,7 +27,7 @@ import numpy as np
 from ..errors import CtxvecError, Errors
 from .occurrence_keys import first_in_passage
 from .sample_checks import check_finite, header_settings, sorted_within_types
-from .sample_rows import lowest_rows
+from .sample_rows import first_of_each_snippet, lowest_rows
 from .storage import (
     BYTES_SOURCE,
     KeyedRows,
@@ -330,11 +330,10 @@ class OccurrenceSample(KeyedRows):
         is first), and of those the first with its snippet: a line the corpus repeats (a
         set phrase, header or template) is one piece of evidence, not one per copy."""
         first = first_in_passage(self.priorities[start:end]) if self.by_passage else np.zeros(0, dtype=bool)
-        independent, seen = (first if first.any() else np.ones(end - start, dtype=bool)), set()
-        for row in np.flatnonzero(independent):
-            snippet: str = self.snippets[start + row]
-            independent[row] = not snippet or snippet not in seen  # an empty snippet: nothing to compare
-            seen.add(snippet)
+        independent = first if first.any() else np.ones(end - start, dtype=bool)
+        rows = np.flatnonzero(independent)
+        snippets = [self.snippets[start + row] for row in rows.tolist()]  # an empty one: nothing to compare
+        independent[rows] = first_of_each_snippet(np.zeros(len(rows), dtype=np.int64), snippets)
         return independent
 
     # Serialisation: .npy + JSON on disk, msgpack of .npy buffers in bytes; no pickle.
