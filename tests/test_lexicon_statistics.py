@@ -241,3 +241,10 @@ def test_parts_merge_with_how_their_vectors_were_made_and_refuse_another_way():
         merge(counted, other)
     with pytest.raises(CtxvecError, match="E206"):
         merge(counted, Lexicon.empty(4, meta={"key": "text"}))
+
+
+def test_keys_seen_lists_the_types_seen_at_least_min_count_times_in_key_order():
+    keys = ["bank"] * 3 + ["river"] + ["apple"] * 2
+    lexicon = Lexicon.from_occurrences(keys, np.random.default_rng(0).normal(size=(len(keys), 4)))
+    assert lexicon.keys_seen(2) == ["apple", "bank"] and lexicon.keys_seen(4) == []
+    assert lexicon.keys_seen(1) == lexicon.keys

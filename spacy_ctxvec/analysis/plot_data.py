@@ -150,8 +150,7 @@ def polysemy_scores(
     inputs = load_pipeline_inputs(source, lexicon)
     scores, valid, used = type_polysemy_scores(lexicon, probe, min_count, score, inputs, words_only)
     if not valid.any():
-        seen = [key for key, count in zip(lexicon.keys, lexicon.counts.tolist()) if count >= min_count]
-        no_letter = no_letter_note(seen, words_only)
+        no_letter = no_letter_note(lexicon.keys_seen(min_count), words_only)
         raise CtxvecError(Errors.E410.format(min_count=min_count, path=source, no_letter=no_letter))
     words = [word for word, keep in zip(lexicon.keys, valid) if keep]
     result = PolysemyScores(words, scores[valid], used)

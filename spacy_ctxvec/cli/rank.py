@@ -194,8 +194,8 @@ def rank_by_polysemy_score(
     ranked = rank_rows(lexicon, scores, valid, top_k)
     warn_below_component_min_count(source, min_count)
     summary = {**rank_summary(lexicon, valid, used, min_count), "stop_words_left_out": len(skipped)}
-    seen = [key for key, count in zip(lexicon.keys, lexicon.counts.tolist()) if count >= min_count]
-    return ranked, {**summary, "no_letter": no_letter_note(seen, not all_types) if not valid.any() else ""}
+    no_letter = no_letter_note(lexicon.keys_seen(min_count), not all_types) if not valid.any() else ""
+    return ranked, {**summary, "no_letter": no_letter}
 
 
 def show(ranked: Dict[str, List[Dict[str, Any]]], fmt: str, summary: Dict[str, Any], note: str, empty: str) -> None:

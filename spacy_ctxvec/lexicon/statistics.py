@@ -234,6 +234,10 @@ class Lexicon(KeyedRows):
     def n_occurrences(self) -> int:
         return int(self.counts.sum())
 
+    def keys_seen(self, min_count: int) -> List[str]:
+        """The keys of the types seen at least ``min_count`` times, in key order."""
+        return [key for key, count in zip(self.keys, self.counts.tolist()) if count >= min_count]
+
     # Derived statistics (float64, computed on demand)
     def unit_vector_sums(self) -> np.ndarray:
         """S_w: sum of unit-normalised vectors per type, (n_types, width) float64."""

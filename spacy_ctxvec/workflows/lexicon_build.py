@@ -187,8 +187,7 @@ def _build(request: LexiconBuildRequest, checkpoints: Path, files: List[Path]) -
     component.set_lexicon(lexicon, nlp=nlp)
     n_valid = int(result.lexicon.polysemy_scores(request.min_count)[1].sum())
     build = LexiconBuild(result, lexicon, n_valid, describe_score(component))
-    frequent = [key for key, count in zip(lexicon.keys, lexicon.counts.tolist()) if count >= request.min_count]
-    unread, unk = types_read_as_unknown(nlp, frequent)
+    unread, unk = types_read_as_unknown(nlp, lexicon.keys_seen(request.min_count))
     if unread:
         examples = ", ".join(repr(key) for key in unread[:N_UNREAD_SHOWN]) + (
             ", ..." if len(unread) > N_UNREAD_SHOWN else ""
