@@ -53,12 +53,9 @@ def check_output(path: PathLike, *, what: str, inputs: Inputs = (), kind: str = 
         return path
     if not path.is_dir():
         raise CtxvecError(Errors.E247.format(what=what, path=path))
-    if Path.cwd().resolve().is_relative_to(path.resolve()):
-        reason = (
-            "it is the working directory"
-            if path.resolve() == Path.cwd().resolve()
-            else "it holds the working directory"
-        )
+    working, target = Path.cwd().resolve(), path.resolve()
+    if working.is_relative_to(target):
+        reason = "it is the working directory" if working == target else "it holds the working directory"
         raise _cannot(
             what,
             path,

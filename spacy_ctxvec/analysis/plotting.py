@@ -40,10 +40,14 @@ def save_figure(figure: Figure, path: Union[str, Path], *, dpi: int = 110) -> Pa
     with warnings.catch_warnings(record=True) as caught:
         warnings.simplefilter("always")
         figure.savefig(path, dpi=dpi, bbox_inches="tight", format=path.suffix.lower()[1:])
-    found = [m for w in caught if (m := _MISSING_GLYPH.search(str(w.message)))]
+    found = []
+    for other in caught:
+        match = _MISSING_GLYPH.search(str(other.message))
+        if match:
+            found.append(match)
+        else:  # any other warning is passed on as it came
+            warnings.warn_explicit(other.message, other.category, other.filename, other.lineno)
     missing = list(dict.fromkeys(chr(int(m.group(1))) for m in found))
-    for other in (w for w in caught if not _MISSING_GLYPH.search(str(w.message))):
-        warnings.warn_explicit(other.message, other.category, other.filename, other.lineno)
     if missing:  # one coded warning, not one of matplotlib's per character
         shown = "".join(missing[:GLYPHS_SHOWN]) + (" ..." if len(missing) > GLYPHS_SHOWN else "")
         font = found[0].group(2) or ", ".join(matplotlib.rcParams["font.family"])

@@ -141,9 +141,10 @@ def lowest_per_group(groups: np.ndarray, priorities: np.ndarray, k: Union[int, n
     sorted_groups, sorted_priorities = sorted_groups[distinct], sorted_priorities[distinct]
     starts = np.flatnonzero(np.r_[True, sorted_groups[1:] != sorted_groups[:-1]])
     sizes = np.diff(np.r_[starts, len(sorted_groups)])
-    limits = np.broadcast_to(np.asarray(k, dtype=np.int64), (int(groups.max()) + 1,))[sorted_groups[starts]]
+    n_groups = int(groups.max()) + 1
+    limits = np.broadcast_to(np.asarray(k, dtype=np.int64), (n_groups,))[sorted_groups[starts]]
     last = starts + np.minimum(sizes, limits) - 1  # the k-th lowest distinct priority (or the group's highest)
-    threshold = np.zeros(int(groups.max()) + 1, dtype=np.uint64)
+    threshold = np.zeros(n_groups, dtype=np.uint64)
     threshold[sorted_groups[starts]] = sorted_priorities[last]
     return priorities <= threshold[groups]
 
