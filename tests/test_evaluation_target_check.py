@@ -27,12 +27,11 @@ def test_a_few_irregular_forms_are_quiet_many_unlike_targets_warn(tmp_path):
     targets = ["go"] * n
     with warnings.catch_warnings():
         warnings.simplefilter("error")
-        pointed = ["went"] * quiet + ["goes"] * (n - quiet)
-        warn_if_indices_look_off(tmp_path / "f", targets, pointed, list(range(1, n + 1)))
+        pointed = [["went"]] * quiet + [["goes"]] * (n - quiet)
+        warn_if_indices_look_off(tmp_path / "f", targets, pointed, [0] * n, list(range(1, n + 1)))
     with pytest.warns(UserWarning, match=r"\[CTX-W045\] In '.*f', 6 of 20 targets .* line 1: 'went' for 'go'"):
-        warn_if_indices_look_off(
-            tmp_path / "f", targets, ["went"] * (quiet + 1) + ["goes"] * (n - quiet - 1), list(range(1, n + 1))
-        )
+        pointed = [["went"]] * (quiet + 1) + [["goes"]] * (n - quiet - 1)
+        warn_if_indices_look_off(tmp_path / "f", targets, pointed, [0] * n, list(range(1, n + 1)))
 
 
 def _shifted_wic(source, target, n=40):

@@ -222,8 +222,7 @@ def read_wic(data_dir: PathLike, split: str) -> WicData:
         raise CtxvecError(Errors.E304.format(gold=gold_path, n_gold=len(labels), data=data_path, n_data=len(targets)))
     if not targets:
         raise CtxvecError(Errors.E305.format(path=data_path, expected=WIC_FORMAT))
-    pointed = [words[i] for words, i in zip(words1, index1)] + [words[i] for words, i in zip(words2, index2)]
-    warn_if_indices_look_off(data_path, targets + targets, pointed, lines + lines)
+    warn_if_indices_look_off(data_path, targets + targets, words1 + words2, index1 + index2, lines + lines)
     return WicData(
         targets,
         pos,
@@ -302,7 +301,7 @@ def read_scws(path: PathLike) -> ContextPairs:
     """Read SCWS ``ratings.txt``: id, word1, POS1, word2, POS2, context1, context2,
     average rating, then individual ratings; targets marked ``<b> word </b>``."""
     path = _existing(path, "Give SCWS ratings.txt (tab-separated, targets marked <b> word </b>).")
-    words1, words2, index1, index2, scores, named, lines = [], [], [], [], [], [], []
+    words1, words2, index1, index2, scores, named1, named2, lines = [], [], [], [], [], [], [], []
     for number, line in _lines(path):
         fields = line.split("\t")
         try:
@@ -326,13 +325,13 @@ def read_scws(path: PathLike) -> ContextPairs:
         index1.append(i1)
         index2.append(i2)
         scores.append(score)
-        named.append((fields[1], fields[3]))
+        named1.append(fields[1])
+        named2.append(fields[3])
         lines.append(number)
     if not scores:
         raise CtxvecError(Errors.E305.format(path=path, expected=SCWS_FORMAT))
-    marked = [w[i] for w, i in zip(words1, index1)] + [w[i] for w, i in zip(words2, index2)]
     fix = "Check that each context marks (<b> word </b>) the word of its column (2 or 4)."
-    warn_if_indices_look_off(path, [a for a, _ in named] + [b for _, b in named], marked, lines + lines, fix)
+    warn_if_indices_look_off(path, named1 + named2, words1 + words2, index1 + index2, lines + lines, fix)
     return ContextPairs(
         words1,
         words2,
@@ -471,5 +470,5 @@ def read_sense_sentences(path: PathLike) -> SenseSentences:
         lines.append(number)
     if not lemmas:
         raise CtxvecError(Errors.E305.format(path=path, expected=SENSE_SENTENCES_FORMAT))
-    warn_if_indices_look_off(path, lemmas, [row[i] for row, i in zip(words, positions)], lines)
+    warn_if_indices_look_off(path, lemmas, words, positions, lines)
     return SenseSentences(lemmas, words, np.array(positions, dtype=np.int64), senses)

@@ -30,10 +30,17 @@ def unlike_targets(targets: Sequence[str], tokens: Sequence[str]) -> List[int]:
 
 
 def warn_if_indices_look_off(
-    path: Path, targets: Sequence[str], tokens: Sequence[str], lines: Sequence[int], fix: str = INDEX_FIX
+    path: Path,
+    targets: Sequence[str],
+    sentences: Sequence[Sequence[str]],
+    indices: Sequence[int],
+    lines: Sequence[int],
+    fix: str = INDEX_FIX,
 ) -> None:
-    """W045 when more than UNLIKE_SHARE of the targets point at tokens unlike them;
-    ``lines[i]`` is the file's 1-based line of target i; ``fix``: what to check."""
+    """W045 when more than UNLIKE_SHARE of the targets are unlike the token their index
+    points at (``sentences[i][indices[i]]``); ``lines[i]`` is the file's 1-based line of
+    target i; ``fix``: what to check."""
+    tokens = [sentence[int(i)] for sentence, i in zip(sentences, indices)]
     unlike = unlike_targets(targets, tokens)
     if targets and len(unlike) > UNLIKE_SHARE * len(targets):
         examples = ", ".join(f"line {lines[i]}: '{tokens[i]}' for '{targets[i]}'" for i in unlike[:N_EXAMPLES])
