@@ -118,3 +118,82 @@ def test_coded_warnings_print_on_stderr_so_json_on_stdout_stays_parseable(capsys
     warn_on_stderr(f"[CTX-W997] {'a long message ' * 20}To run:\n    {command}")
     out, err = capsys.readouterr()
     assert err.splitlines()[-1] == f"    {command}"  # a command to copy is never wrapped
+
+
+# Path arguments read as typed (cli._app.given_text / given_path / file_output)
+FILE_OUTPUTS = {
+    ("export-static", "output"),
+    ("train-static", "output"),
+    ("senses", "html"),
+    ("plot", "word", "output"),
+    ("plot", "layers", "output"),
+    ("plot", "polysemy", "output"),
+    *((("evaluate", name, "output") for name in ("wic", "word-sim", "scws", "polysemy", "senses"))),
+}
+PATH_NAMES = {"pipeline", "source", "corpus", "output", "sentences", "sense_counts", "file", "files", "data_dir"}
+
+
+def command_parameters(app=None, path=()):
+    """(command path, parameter name, annotation, typer's ParameterInfo) of every command."""
+    import inspect
+
+    from spacy_ctxvec.cli import app as main_app
+
+    app = app or main_app
+    for info in app.registered_commands:
+        for name, parameter in inspect.signature(info.callback).parameters.items():
+            yield (*path, info.name), name, parameter.annotation, parameter.default
+    for group in app.registered_groups:
+        yield from command_parameters(group.typer_instance, (*path, group.name))
+
+
+def test_every_path_argument_is_read_as_typed_and_every_file_output_refuses_a_trailing_slash():
+    """typer reads "" as '.' and drops a trailing slash; every path goes through our parsers."""
+    from pathlib import Path
+    from typing import List, Optional
+
+    from spacy_ctxvec.cli._app import given_path, given_text
+
+    parsers = {}
+    for path, name, annotation, info in command_parameters():
+        if annotation in (Path, Optional[Path], List[Path]) or name in PATH_NAMES:
+            assert info.parser is not None, (path, name)
+            parsers[(*path, name)] = info.parser
+    assert len(parsers) >= 30
+    assert {key for key, func in parsers.items() if func.__name__ == "parse_file_output"} == FILE_OUTPUTS
+    assert all(func in (given_path, given_text) for key, func in parsers.items() if key not in FILE_OUTPUTS)
+
+
+@pytest.mark.parametrize(
+    "args",
+    [
+        ["rank", ""],
+        ["export-static", "", "out.txt"],
+        ["evaluate", "word-sim", "", "pairs.tsv"],
+        ["plot", "word", "bank", "-p", "", "-o", "a.png"],
+    ],
+)
+def test_an_empty_path_is_a_usage_error_not_the_current_directory(tmp_path, monkeypatch, args):
+    from typer.testing import CliRunner
+
+    from spacy_ctxvec.cli import app
+
+    monkeypatch.chdir(tmp_path)
+    result = CliRunner().invoke(app, args)
+    assert result.exit_code == 2 and "[CTX-E705]" in result.output and "'.'" in result.output, result.output
+    assert list(tmp_path.iterdir()) == []
+
+
+def test_a_file_output_with_a_trailing_slash_is_refused_before_any_work(tmp_path, monkeypatch):
+    """Not written as a file named like the directory the user meant ('out/' -> 'out')."""
+    from typer.testing import CliRunner
+
+    from spacy_ctxvec.cli import app
+
+    monkeypatch.chdir(tmp_path)
+    result = CliRunner().invoke(app, ["export-static", "no-such-lexicon", "out/"])
+    text = " ".join(result.output.split())
+    assert result.exit_code == 2 and "[CTX-E706] 'out/' ends with '/'" in text and "e.g. 'out/vectors.txt'" in text
+    result = CliRunner().invoke(app, ["plot", "polysemy", "no-such-lexicon", "-o", "figures/"])
+    assert result.exit_code == 2 and "'figures/figure.png'" in " ".join(result.output.split())
+    assert list(tmp_path.iterdir()) == []

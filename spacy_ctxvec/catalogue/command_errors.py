@@ -314,6 +314,14 @@ class CommandErrors:
         "{what} '{path}' holds {problem}, so --overwrite does not replace it: those may be "
         "yours (an edit is work too). Keep what you need elsewhere and remove the directory, or choose a new one."
     )
+    E705 = (
+        "The path is empty (''), e.g. an unset shell variable. Give a path (write '.' where "
+        "the current directory is meant)."
+    )
+    E706 = (
+        "'{path}' ends with '{slash}', which names a directory, but a file is written here. "
+        "Drop the '{slash}', or name a file inside that directory, e.g. '{example}'."
+    )
 
     # Silent results and bounded readers (E740-E759
     E740 = (

@@ -4,13 +4,14 @@ import functools
 import os
 import sys
 import warnings
-from typing import Any, Callable, Optional, TextIO, Type, TypeVar
+from pathlib import Path
+from typing import Any, Callable, Optional, TextIO, Type, TypeVar, Union
 
 import typer
 from wasabi import Printer, msg
 
 from ..building.corpus import DEFAULT_ENCODING
-from ..errors import CtxvecError
+from ..errors import CtxvecError, Errors
 
 app = typer.Typer(
     name="spacy-ctxvec",
@@ -55,6 +56,37 @@ CORPUS_ON_ERROR = typer.Option(
 OVERWRITE_FILE = typer.Option(
     False, "--overwrite", help="Replace an existing output file (never an input; written whole, then swapped in)"
 )
+
+
+# Parsers of path arguments (typer's ``parser=``): typer turns "" into Path(".") and
+# drops a trailing slash, so these read the text as the user typed it.
+def given_text(value: Union[str, Path]) -> str:
+    """A pipeline name or path as typed; "" (an unset shell variable, say) is a usage
+    error, where it would otherwise be read as the current directory."""
+    text = str(value)
+    if not text:
+        raise typer.BadParameter(Errors.E705)
+    return text
+
+
+def given_path(value: Union[str, Path]) -> Path:
+    """An input or directory path as typed, "" refused (``given_text``)."""
+    return Path(given_text(value))
+
+
+def file_output(example_name: str) -> Callable[[Union[str, Path]], Path]:
+    """The parser of a file output as typed: "" and a trailing slash (a directory's
+    name) are usage errors, where typer would drop the slash and write a file under the
+    directory's name. ``example_name`` (e.g. "vectors.txt") completes the suggested path."""
+
+    def parse_file_output(value: Union[str, Path]) -> Path:
+        text = given_text(value)
+        slash = next((end for end in ("/", os.sep) if isinstance(value, str) and text.endswith(end)), None)
+        if slash:
+            raise typer.BadParameter(Errors.E706.format(path=text, slash=slash, example=text + example_name))
+        return Path(text)
+
+    return parse_file_output
 
 
 def colour_only_on_a_terminal() -> None:

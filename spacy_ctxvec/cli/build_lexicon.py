@@ -21,17 +21,22 @@ from ..workflows.lexicon_build import (
     LexiconBuildRequest,
     build_lexicon_pipeline,
 )
-from ._app import CORPUS_ENCODING, CORPUS_ON_ERROR, app, exit_on_coded_error, warn_on_stderr
+from ._app import CORPUS_ENCODING, CORPUS_ON_ERROR, app, exit_on_coded_error, given_path, warn_on_stderr
 
 INTERRUPTED = 130  # the shell's status for a process stopped by Ctrl-C (SIGINT)
 Opt = typer.Option
-PIPELINE = typer.Argument(..., help="Pipeline directory or .cfg config (with transformer + ctxvec_context)")
+PIPELINE = typer.Argument(
+    ..., parser=given_path, help="Pipeline directory or .cfg config (with transformer + ctxvec_context)"
+)
 CORPUS = typer.Argument(
     ...,
+    parser=given_path,
     help=".txt (one doc per line: join a hard-wrapped book's paragraphs first, see docs/polysemy-and-senses.md), "
     '.jsonl ("text"/"words"), .spacy, or a directory of them (subfolders too)',
 )
-OUTPUT = typer.Argument(..., help="New pipeline directory: PIPELINE + the lexicon in ctxvec_polysemy")
+OUTPUT = typer.Argument(
+    ..., parser=given_path, help="New pipeline directory: PIPELINE + the lexicon in ctxvec_polysemy"
+)
 BATCH = Opt(None, "--batch-size", min=1, help="Docs per nlp.pipe batch (default: the pipeline's [nlp] batch_size)")
 N_PROCESS = Opt(1, "--n-process", min=1, help="Worker processes (spawned; CPU only)")
 GPU = Opt(-1, "--gpu-id", help="GPU to run the transformer on (-1: CPU)")
@@ -45,7 +50,7 @@ LAYER = Opt(
 KEEP_LAYER = Opt(False, "--keep-layer", help="Keep PIPELINE's ctxvec_context layer setting instead of --layer")
 MIN_COUNT = Opt(5, "--min-count", min=2, help="Occurrences needed for a score (component setting)")
 EVERY = Opt(1000, "--checkpoint-every", min=1, help="Docs per shard; a checkpoint is written after each")
-CHECKPOINT_DIR = Opt(None, "--checkpoint-dir", help="Default: OUTPUT.checkpoint next to OUTPUT")
+CHECKPOINT_DIR = Opt(None, "--checkpoint-dir", parser=given_path, help="Default: OUTPUT.checkpoint next to OUTPUT")
 RESUME = Opt(False, "--resume", help="Continue from the checkpoint of an interrupted run")
 ENGINE = Opt("local", "--engine", help=f"Build engine: {', '.join(ENGINES)}")
 MAX_DOCS = Opt(None, "--max-docs", min=1, help="Use only the first N documents")

@@ -8,7 +8,7 @@ import typer
 from ..analysis.comparison import WordComparison, compare_texts, echo
 from ..errors import Warnings
 from ..ops.text import text_table
-from ._app import app, exit_on_coded_error, warn_on_stderr
+from ._app import app, exit_on_coded_error, given_text, warn_on_stderr
 
 MAX_ROWS = 50  # a word seen m times in A and n times in B has m x n pairs
 
@@ -48,7 +48,11 @@ def compare_command(
         None, "--word", "-w", help="The token to compare (case-insensitive, punctuation too); default: each shared word"
     ),
     pipeline: Optional[str] = typer.Option(
-        None, "--pipeline", "-p", help="Pipeline directory, package or .cfg; default: the offline default config"
+        None,
+        "--pipeline",
+        "-p",
+        parser=given_text,
+        help="Pipeline directory, package or .cfg; default: the offline default config",
     ),
     as_json: bool = typer.Option(False, "--json", help="Print JSON instead of a table"),
     max_rows: int = typer.Option(

@@ -20,7 +20,7 @@ from ..ops.text import text_table
 from ..outputs import check_output, write_text
 from ..pipelines import load_pipeline
 from ..types import PathLike
-from ._app import OVERWRITE_FILE, app, exit_on_coded_error, warn_on_stderr
+from ._app import OVERWRITE_FILE, app, exit_on_coded_error, file_output, given_path, given_text, warn_on_stderr
 
 if TYPE_CHECKING:
     from ..evaluation.correlation import CorrelationReport
@@ -34,7 +34,9 @@ app.add_typer(evaluate_app, name="evaluate")
 PIPELINE_HELP = "Pipeline directory, installed package, or a .cfg to assemble"
 # The same result options on every evaluation.
 PRINT_JSON = typer.Option(False, "--json", help="Print JSON")
-JSON_OUTPUT = typer.Option(None, "--output", "-o", help="Also write the JSON result to this file")
+JSON_OUTPUT = typer.Option(
+    None, "--output", "-o", parser=file_output("results.json"), help="Also write the JSON result to this file"
+)
 # Tables pad by display width (a CJK or emoji file name keeps the columns in line); a cell
 # longer than this is shown whole, past its column (as wasabi's table did).
 TABLE_MAX_COL = 80
@@ -98,8 +100,10 @@ def _publish(
 @evaluate_app.command("wic", short_help="Word-in-Context accuracy of the contextual vectors.")
 @exit_on_coded_error
 def wic_cli(
-    pipeline: str = typer.Argument(..., help=PIPELINE_HELP),
-    data_dir: Path = typer.Argument(..., help="WiC directory with {train,SPLIT}.data.txt and .gold.txt"),
+    pipeline: str = typer.Argument(..., parser=given_text, help=PIPELINE_HELP),
+    data_dir: Path = typer.Argument(
+        ..., parser=given_path, help="WiC directory with {train,SPLIT}.data.txt and .gold.txt"
+    ),
     split: str = typer.Option("dev", "--split", help="Split to report: dev or test (train is for fitting)"),
     target_only: bool = typer.Option(
         False, "--target-only", help="Use only the target's vectors, not the context cosine"
@@ -149,9 +153,9 @@ def print_wic(report: Any, split: str, n_missing: int) -> None:
 @evaluate_app.command("word-sim", short_help="Spearman of static-vector cosines with human scores.")
 @exit_on_coded_error
 def word_sim_cli(
-    pipeline: str = typer.Argument(..., help=PIPELINE_HELP),
+    pipeline: str = typer.Argument(..., parser=given_text, help=PIPELINE_HELP),
     files: List[Path] = typer.Argument(
-        ..., help="word1 word2 score files (SimLex-999, WordSim-353, RG-65, SimVerb-3500, ...)"
+        ..., parser=given_path, help="word1 word2 score files (SimLex-999, WordSim-353, RG-65, SimVerb-3500, ...)"
     ),
     as_json: bool = PRINT_JSON,
     output: Optional[Path] = JSON_OUTPUT,
@@ -203,8 +207,8 @@ def _warn_on_coverage(reports: List[Any]) -> None:
 @evaluate_app.command("scws", short_help="Spearman of contextual cosines with SCWS scores.")
 @exit_on_coded_error
 def scws_cli(
-    pipeline: str = typer.Argument(..., help=PIPELINE_HELP),
-    file: Path = typer.Argument(..., help="SCWS ratings.txt (targets marked <b> word </b>)"),
+    pipeline: str = typer.Argument(..., parser=given_text, help=PIPELINE_HELP),
+    file: Path = typer.Argument(..., parser=given_path, help="SCWS ratings.txt (targets marked <b> word </b>)"),
     as_json: bool = PRINT_JSON,
     output: Optional[Path] = JSON_OUTPUT,
     overwrite: bool = OVERWRITE_FILE,
@@ -265,8 +269,10 @@ def print_scws(report: Any) -> None:
 @evaluate_app.command("polysemy", short_help="Spearman of polysemy_score with WordNet sense counts.")
 @exit_on_coded_error
 def polysemy_cli(
-    pipeline: str = typer.Argument(..., help="Pipeline with a ctxvec_polysemy component holding a lexicon"),
-    sense_counts: Path = typer.Argument(..., help="TSV lemma, sense count (e.g. sense_counts.tsv)"),
+    pipeline: str = typer.Argument(
+        ..., parser=given_text, help="Pipeline with a ctxvec_polysemy component holding a lexicon"
+    ),
+    sense_counts: Path = typer.Argument(..., parser=given_path, help="TSV lemma, sense count (e.g. sense_counts.tsv)"),
     min_count: Optional[int] = typer.Option(None, "--min-count", min=2, help="Default: the component's min_count"),
     as_json: bool = PRINT_JSON,
     output: Optional[Path] = JSON_OUTPUT,
@@ -323,9 +329,11 @@ def _score(value: Optional[float]) -> str:
 @evaluate_app.command("senses", short_help="Induced senses against gold senses (ARI, pair F1).")
 @exit_on_coded_error
 def senses_cli(
-    pipeline: str = typer.Argument(..., help=PIPELINE_HELP),
+    pipeline: str = typer.Argument(..., parser=given_text, help=PIPELINE_HELP),
     file: Path = typer.Argument(
-        ..., help='Sense-labelled sentences, JSON lines {"lemma", "words", "position", "synset" or "sense"}'
+        ...,
+        parser=given_path,
+        help='Sense-labelled sentences, JSON lines {"lemma", "words", "position", "synset" or "sense"}',
     ),
     per_lemma: Optional[int] = typer.Option(
         None, "--per-lemma", min=2, help="Use only the first N sentences of each lemma"

@@ -11,17 +11,18 @@ from wasabi import msg
 from ..lexicon.export import export_sense_vectors, export_static_vectors, sense_labels_path, sense_labels_tsv
 from ..outputs import check_output, write_file, write_text
 from ..saved_pipeline import load_lexicon, load_senses
-from ._app import OVERWRITE_FILE, app, exit_on_coded_error
+from ._app import OVERWRITE_FILE, app, exit_on_coded_error, file_output, given_path
 
 WHAT = "vectors file"
 LABELS = "sense labels file"
+SOURCE = typer.Argument(..., parser=given_path, help="Pipeline directory or package with ctxvec_polysemy, or a lexicon")
 
 
 @app.command("export-static", short_help="Write each word's (or sense's) mean vector as a table.")
 @exit_on_coded_error
 def export_static_cli(
-    source: Path = typer.Argument(..., help="Pipeline directory or package with ctxvec_polysemy, or a lexicon"),
-    output: Path = typer.Argument(..., help="Output file (word2vec text format)"),
+    source: Path = SOURCE,
+    output: Path = typer.Argument(..., parser=file_output("vectors.txt"), help="Output file (word2vec text format)"),
     min_count: int = typer.Option(1, "--min-count", min=1, help="Only types with at least this many occurrences"),
     unit: bool = typer.Option(
         False, "--unit", help="Export unit-length directions (mean of unit vectors) instead of mean raw vectors"

@@ -12,7 +12,7 @@ import typer
 from wasabi import msg
 
 from ..errors import PREFIX, Warnings
-from ._app import app, exit_on_coded_error, warn_on_stderr
+from ._app import app, exit_on_coded_error, given_path, warn_on_stderr
 
 if TYPE_CHECKING:  # the workflow (scikit-learn) is imported when the command runs
     from ..evaluation.correlation import PolysemyReport
@@ -22,9 +22,15 @@ if TYPE_CHECKING:  # the workflow (scikit-learn) is imported when the command ru
 @app.command("fit-polysemy", short_help="Fit polysemy_score to dictionary sense counts.")
 @exit_on_coded_error
 def fit_polysemy_cli(
-    pipeline: Path = typer.Argument(..., help="Pipeline with a ctxvec_polysemy lexicon (build-lexicon output)"),
-    sense_counts: Path = typer.Argument(..., help="TSV word<TAB>sense count (e.g. scripts/wordnet_sense_counts.py)"),
-    output: Path = typer.Argument(..., help="New pipeline directory: PIPELINE + the probe in ctxvec_polysemy"),
+    pipeline: Path = typer.Argument(
+        ..., parser=given_path, help="Pipeline with a ctxvec_polysemy lexicon (build-lexicon output)"
+    ),
+    sense_counts: Path = typer.Argument(
+        ..., parser=given_path, help="TSV word<TAB>sense count (e.g. scripts/wordnet_sense_counts.py)"
+    ),
+    output: Path = typer.Argument(
+        ..., parser=given_path, help="New pipeline directory: PIPELINE + the probe in ctxvec_polysemy"
+    ),
     min_count: Optional[int] = typer.Option(
         None, "--min-count", min=2, help="Fit on types seen at least N times (default: the component's min_count)"
     ),

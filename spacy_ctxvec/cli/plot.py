@@ -9,7 +9,7 @@ import typer
 
 from ..errors import CtxvecError, Errors
 from ..outputs import check_output, write_file
-from ._app import OVERWRITE_FILE, app, exit_on_coded_error
+from ._app import OVERWRITE_FILE, app, exit_on_coded_error, file_output, given_path, given_text
 
 plot_app = typer.Typer(
     name="plot",
@@ -18,6 +18,22 @@ plot_app = typer.Typer(
 )
 app.add_typer(plot_app, name="plot", short_help="Pictures: a word's occurrences, layers, polysemy.")
 FIGURE_SUFFIXES = (".png", ".svg")
+CORPUS_HELP = "Corpus file or directory of them (.txt one text per line, .jsonl, .spacy)"
+FIGURE = typer.Option(
+    ..., "--output", "-o", parser=file_output("figure.png"), help="Output file, .png or .svg (required)"
+)
+SENTENCES = typer.Option(None, "--sentences", parser=given_path, help="Text file, one sentence per line")
+SENSE_COUNTS = typer.Option(
+    None, "--sense-counts", parser=given_path, help="TSV lemma<TAB>count, e.g. wordnet_sense_counts/sense_counts.tsv"
+)
+CORPUS = typer.Option(None, "--corpus", parser=given_path, help=CORPUS_HELP)
+PIPELINE = typer.Option(
+    None,
+    "--pipeline",
+    "-p",
+    parser=given_text,
+    help="Pipeline directory, package or .cfg (default: configs/default.cfg)",
+)
 
 
 class Projection(str, Enum):
@@ -47,14 +63,10 @@ def save(figure: Any, output: Path, overwrite: bool) -> Path:
 def plot_word_cli(
     # fmt: off
     word: str = typer.Argument(..., help="The word whose occurrences to plot"),
-    sentences: Optional[Path] = typer.Option(None, "--sentences", help="Text file, one sentence per line"),
-    corpus: Optional[Path] = typer.Option(
-        None, "--corpus", help="Corpus file or directory of them (.txt one text per line, .jsonl, .spacy)"
-    ),
-    pipeline: Optional[str] = typer.Option(
-        None, "--pipeline", "-p", help="Pipeline directory, package or .cfg (default: configs/default.cfg)"
-    ),
-    output: Path = typer.Option(..., "--output", "-o", help="Output file, .png or .svg (required)"),
+    sentences: Optional[Path] = SENTENCES,
+    corpus: Optional[Path] = CORPUS,
+    pipeline: Optional[str] = PIPELINE,
+    output: Path = FIGURE,
     overwrite: bool = OVERWRITE_FILE,
     projection: Projection = typer.Option(Projection.pca, "--projection", help="2-D projection"),
     clusters: int = typer.Option(
@@ -91,11 +103,9 @@ def plot_word_cli(
 @exit_on_coded_error
 def plot_layers_cli(
     # fmt: off
-    pipeline: str = typer.Argument(..., help="Pipeline directory, package or .cfg"),
-    corpus: Path = typer.Argument(
-        ..., help="Corpus file or directory of them (.txt one text per line, .jsonl, .spacy)"
-    ),
-    output: Path = typer.Option(..., "--output", "-o", help="Output file, .png or .svg (required)"),
+    pipeline: str = typer.Argument(..., parser=given_text, help="Pipeline directory, package or .cfg"),
+    corpus: Path = typer.Argument(..., parser=given_path, help=CORPUS_HELP),
+    output: Path = FIGURE,
     overwrite: bool = OVERWRITE_FILE,
     min_count: int = typer.Option(
         5, "--min-count", min=2, help="Average self-similarity over word types seen at least this often"
@@ -125,11 +135,11 @@ def plot_layers_cli(
 @exit_on_coded_error
 def plot_polysemy_cli(
     # fmt: off
-    source: str = typer.Argument(..., help="Lexicon directory, or pipeline directory or package with ctxvec_polysemy"),
-    sense_counts: Optional[Path] = typer.Option(
-        None, "--sense-counts", help="TSV lemma<TAB>count, e.g. wordnet_sense_counts/sense_counts.tsv"
+    source: str = typer.Argument(
+        ..., parser=given_text, help="Lexicon directory, or pipeline directory or package with ctxvec_polysemy"
     ),
-    output: Path = typer.Option(..., "--output", "-o", help="Output file, .png or .svg (required)"),
+    sense_counts: Optional[Path] = SENSE_COUNTS,
+    output: Path = FIGURE,
     overwrite: bool = OVERWRITE_FILE,
     min_count: int = typer.Option(5, "--min-count", min=2, help="Score only words seen at least this often"),
     top_n: int = typer.Option(15, "--top", help="Words in each bar chart"),

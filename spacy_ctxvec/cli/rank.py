@@ -22,7 +22,7 @@ from ..saved_pipeline import (
     pipeline_stop_words,
     polysemy_setting,
 )
-from ._app import app, exit_on_coded_error, warn_on_stderr
+from ._app import app, exit_on_coded_error, given_path, warn_on_stderr
 
 FORMATS = ("table", "tsv", "json")
 RANK_BY = ("polysemy_score", "corpus_polysemy")
@@ -210,7 +210,7 @@ def show(ranked: Dict[str, List[Dict[str, Any]]], fmt: str, summary: Dict[str, A
 
 
 DEFAULT_MIN_COUNT = 5  # for a lexicon directory, which has no component settings
-SOURCE = typer.Argument(..., help="Pipeline directory or package with ctxvec_polysemy, or a lexicon")
+SOURCE = typer.Argument(..., parser=given_path, help="Pipeline directory or package with ctxvec_polysemy, or a lexicon")
 FORMAT = typer.Option("table", "--format", help="table, tsv or json")
 MIN_COUNT = typer.Option(
     None,

@@ -8,7 +8,7 @@ from wasabi import msg
 
 from ..outputs import check_output, write_file
 from ..static.train import train_static_vectors
-from ._app import CORPUS_ENCODING, CORPUS_ON_ERROR, OVERWRITE_FILE, app, exit_on_coded_error
+from ._app import CORPUS_ENCODING, CORPUS_ON_ERROR, OVERWRITE_FILE, app, exit_on_coded_error, file_output, given_path
 
 WHAT = "vectors file"
 
@@ -17,9 +17,13 @@ WHAT = "vectors file"
 @exit_on_coded_error
 def train_static_cli(
     corpus: Path = typer.Argument(
-        ..., help="Text file, one document per line (or a directory of .txt files, subfolders included); see --encoding"
+        ...,
+        parser=given_path,
+        help="Text file, one document per line (or a directory of .txt files, subfolders included); see --encoding",
     ),
-    output: Path = typer.Argument(..., help="Output vectors file (word2vec text format, binary with --binary)"),
+    output: Path = typer.Argument(
+        ..., parser=file_output("vectors.txt"), help="Output vectors file (word2vec text format, binary with --binary)"
+    ),
     sg: bool = typer.Option(True, "--sg/--cbow", help="Skip-gram (default) or CBOW"),
     size: int = typer.Option(100, "--size", min=1, help="Vector dimension"),
     window: int = typer.Option(5, "--window", min=1, help="Context window (words each side)"),

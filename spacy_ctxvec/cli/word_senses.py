@@ -21,7 +21,7 @@ from ..ops.senses import is_word
 from ..ops.text import text_table, tsv_text
 from ..outputs import check_output, write_text
 from ..saved_pipeline import existing_path, load_senses_and_lexicon
-from ._app import OVERWRITE_FILE, app, exit_on_coded_error, warn_on_stderr
+from ._app import OVERWRITE_FILE, app, exit_on_coded_error, file_output, given_path, warn_on_stderr
 
 FORMATS = ("table", "tsv", "json")
 # Why a word shows no corpus_polysemy (ops.sense_evidence): too few sampled occurrences
@@ -263,6 +263,17 @@ def check_options(
         raise CtxvecError(Errors.E614.format(blank=" (whitespace only)" if text else ""))
 
 
+SOURCE = typer.Argument(
+    ...,
+    parser=given_path,
+    help="Pipeline directory or installed package whose ctxvec_polysemy has senses, or a senses directory",
+)
+HTML = typer.Option(
+    None,
+    "--html",
+    parser=file_output("senses.html"),
+    help="Write --text drawn with its senses (displaCy, labels and scores) to this HTML file",
+)
 SKIP_STOP_WORDS = typer.Option(
     False, "--skip-stop-words", help="With --html, leave out the stop words of the pipeline's language (token.is_stop)"
 )
@@ -271,16 +282,12 @@ SKIP_STOP_WORDS = typer.Option(
 @app.command("senses", short_help="Words' senses (label, share, examples), or a text's.")
 @exit_on_coded_error
 def senses_cli(
-    source: Path = typer.Argument(
-        ..., help="Pipeline directory or installed package whose ctxvec_polysemy has senses, or a senses directory"
-    ),
+    source: Path = SOURCE,
     words: Optional[List[str]] = typer.Argument(
         None, help="Words to show (looked up with the senses' key mode, e.g. lowercased)"
     ),
     fmt: str = typer.Option("table", "--format", help="table, tsv or json"),
-    html: Optional[Path] = typer.Option(
-        None, "--html", help="Write --text drawn with its senses (displaCy, labels and scores) to this HTML file"
-    ),
+    html: Optional[Path] = HTML,
     text: Optional[str] = typer.Option(None, "--text", help="The text to draw with --html (SOURCE: a pipeline)"),
     all_words: bool = typer.Option(
         False, "--all-words", help="With --html, also draw words with one sense (default: only the words split)"
