@@ -171,3 +171,7 @@ class Warnings(metaclass=_ErrorsWithCodes):
         "{name}: the Spearman is over {n_covered} pairs, under {minimum}: one pair more or less can move it "
         "a lot. Score more pairs (the full SCWS ratings.txt has 2,003) before comparing it with others."
     )
+    W051 = (
+        "Checkpoint shard '{path}' holds {problem}: build-lexicon leaves it in place instead of removing "
+        "an old checkpoint. Move what you need out of it, then remove the directory."
+    )

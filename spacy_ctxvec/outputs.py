@@ -123,24 +123,29 @@ def check_replaceable(path: Path, what: str) -> None:
     marker = path / OUTPUT_MARKER
     if not marker.is_file():
         raise CtxvecError(Errors.E245.format(path=path, marker=OUTPUT_MARKER))
+    problem = not_written_here(path)
+    if problem:
+        raise CtxvecError(Errors.E704.format(what=what, path=path, problem=problem))
+
+
+def not_written_here(path: Path) -> Optional[str]:
+    """What directory ``path`` holds beyond what its marker lists, unchanged (e.g. "files
+    it did not write ('notes.txt')"), or None where it holds only that."""
     try:
-        recorded = json.loads(marker.read_text(encoding="utf8")).get("entries")
+        recorded = json.loads((path / OUTPUT_MARKER).read_text(encoding="utf8")).get("entries")
     except (OSError, ValueError, AttributeError, RecursionError):
         recorded = None
     if not isinstance(recorded, dict):
-        raise CtxvecError(
-            Errors.E704.format(what=what, path=path, problem="a marker that does not list what was written there")
-        )
+        return "a marker that does not list what was written there"
     found = _entries(path)
     foreign = sorted(name for name in found if name != OUTPUT_MARKER and name not in recorded)
     changed = sorted(name for name in found if name in recorded and found[name] != recorded[name])
-    if foreign or changed:
-        problems = []
-        if foreign:
-            problems.append(f"files it did not write ({_some(foreign)})")
-        if changed:
-            problems.append(f"files changed since it wrote them ({_some(changed)})")
-        raise CtxvecError(Errors.E704.format(what=what, path=path, problem=" and ".join(problems)))
+    problems = []
+    if foreign:
+        problems.append(f"files it did not write ({_some(foreign)})")
+    if changed:
+        problems.append(f"files changed since it wrote them ({_some(changed)})")
+    return " and ".join(problems) or None
 
 
 # Writing

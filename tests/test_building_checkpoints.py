@@ -189,3 +189,33 @@ def test_a_changed_pipeline_setting_is_named(tmp_path):
     with pytest.raises(CtxvecError, match="E221.*pipeline_config_sha256 differs"):
         read_checkpoint(directory, changed)
     assert read_checkpoint(directory, saved).docs_done == 2  # and it still resumes unchanged
+
+
+def test_a_user_file_put_inside_a_shard_survives_rotation_and_cleanup(tmp_path):
+    """The shard's manifest lists what build-lexicon wrote; a shard holding more is kept (W051)."""
+    directory = tmp_path / "ckpt"
+    open_checkpoint_dir(directory, resume=False)
+    write_checkpoint(directory, Checkpoint(2, small_lexicon(), 5, "abc"), FINGERPRINT)
+    mine = directory / "shard-000000000002" / "my-notes.txt"
+    mine.write_text("written by the user during the build", encoding="utf8")
+    with pytest.warns(UserWarning, match=r"W051.*shard-000000000002.*files it did not write \('my-notes.txt'\)"):
+        write_checkpoint(directory, Checkpoint(4, small_lexicon(1), 5, "def"), FINGERPRINT)
+    assert mine.read_text(encoding="utf8") == "written by the user during the build"
+    assert read_checkpoint(directory, FINGERPRINT).docs_done == 4  # the new shard is the checkpoint
+    with pytest.warns(UserWarning, match="W051"):
+        assert not remove_checkpoint_dir(directory)
+    assert sorted(p.name for p in directory.iterdir()) == ["shard-000000000002"] and mine.is_file()
+
+
+def test_a_shard_changed_by_the_user_is_kept_and_one_to_be_rewritten_is_a_coded_error(tmp_path):
+    directory = tmp_path / "ckpt"
+    open_checkpoint_dir(directory, resume=False)
+    write_checkpoint(directory, Checkpoint(2, small_lexicon(), 5, "abc"), FINGERPRINT)
+    state = directory / "shard-000000000002" / "state.json"
+    state.write_text(state.read_text(encoding="utf8") + " ", encoding="utf8")
+    with pytest.warns(UserWarning, match=r"W051.*files changed since it wrote them \('state.json'\)"):
+        with pytest.raises(CtxvecError, match=r"E251.*shard-000000000002.*did not write"):
+            write_checkpoint(directory, Checkpoint(2, small_lexicon(1), 5, "abc"), FINGERPRINT)
+    assert state.is_file() and not [p for p in directory.iterdir() if p.name.startswith(".tmp-")]
+    write_checkpoint(directory, Checkpoint(4, small_lexicon(1), 5, "def"), FINGERPRINT)  # an untouched shard goes
+    assert "shard-000000000004" in {p.name for p in directory.iterdir()}

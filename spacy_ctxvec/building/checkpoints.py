@@ -10,6 +10,7 @@ import json
 import os
 import re
 import shutil
+import warnings
 from dataclasses import dataclass
 from pathlib import Path
 from typing import Any, Dict, List, Optional
@@ -17,9 +18,9 @@ from typing import Any, Dict, List, Optional
 from spacy.language import Language
 from thinc.api import Config
 
-from ..errors import CtxvecError, Errors
+from ..errors import CtxvecError, Errors, Warnings
 from ..lexicon.statistics import Lexicon
-from ..outputs import BUILD_LEXICON, OUTPUT_MARKER, made_by_command
+from ..outputs import BUILD_LEXICON, OUTPUT_MARKER, made_by_command, not_written_here, write_manifest
 from .shard import polysemy_components
 
 LATEST_FILE = "LATEST"
@@ -112,9 +113,20 @@ def _remove_own_entries(path: Path) -> None:
     for entry in path.iterdir():
         if _OWN_ENTRY.fullmatch(entry.name):
             if entry.is_dir() and not entry.is_symlink():
-                shutil.rmtree(entry)
+                _remove_shard(entry)
             else:
                 entry.unlink()
+
+
+def _remove_shard(shard: Path) -> None:
+    """Remove a shard directory unless it holds what build-lexicon did not write there
+    (its manifest, written with it, lists every file): those are left in place, with W051.
+    Shards from before the manifest, and temporaries, are removed whole."""
+    problem = not_written_here(shard) if (shard / OUTPUT_MARKER).is_file() else None
+    if problem:
+        warnings.warn(Warnings.W051.format(path=shard, problem=problem))
+        return
+    shutil.rmtree(shard, ignore_errors=True)
 
 
 def remove_checkpoint_dir(path: Path) -> bool:
@@ -164,8 +176,12 @@ def write_checkpoint(directory: Path, checkpoint: Checkpoint, fingerprint: Dict[
         "fingerprint": fingerprint,
     }
     (tmp / STATE_FILE).write_text(json.dumps(state, indent=2), encoding="utf8")
+    write_manifest(tmp, BUILD_LEXICON)
     _fsync_dir_files(tmp)
-    shutil.rmtree(directory / name, ignore_errors=True)
+    _remove_shard(directory / name)
+    if (directory / name).exists():  # kept: it holds user files (W051)
+        shutil.rmtree(tmp, ignore_errors=True)
+        raise CtxvecError(Errors.E251.format(path=directory / name))
     os.rename(tmp, directory / name)
     latest_tmp = directory / f".{LATEST_FILE}.tmp-{os.getpid()}"
     latest_tmp.write_text(name, encoding="utf8")
@@ -173,8 +189,8 @@ def write_checkpoint(directory: Path, checkpoint: Checkpoint, fingerprint: Dict[
         os.fsync(handle.fileno())
     os.replace(latest_tmp, directory / LATEST_FILE)
     for old in directory.iterdir():
-        if old.name != name and _SHARD_NAME.fullmatch(old.name) and old.is_dir():
-            shutil.rmtree(old, ignore_errors=True)
+        if old.name != name and _SHARD_NAME.fullmatch(old.name) and old.is_dir() and not old.is_symlink():
+            _remove_shard(old)
 
 
 def _damaged(directory: Path, problem: str) -> CtxvecError:

@@ -188,6 +188,11 @@ class LexiconErrors:
         "Continue that build with --resume, or pass --overwrite to start over (the "
         "checkpoint is deleted)."
     )
+    E251 = (
+        "Cannot write the checkpoint '{path}': a directory of that name holds files build-lexicon "
+        "did not write there (see the warning above). Move them out and remove the directory, "
+        "then continue with --resume."
+    )
 
     # Occurrence samples of the lexicon (E260-E269
     E260 = (
