@@ -124,7 +124,7 @@ def _remove_shard(shard: Path) -> None:
     Shards from before the manifest, and temporaries, are removed whole."""
     problem = not_written_here(shard) if (shard / OUTPUT_MARKER).is_file() else None
     if problem:
-        warnings.warn(Warnings.W051.format(path=shard, problem=problem))
+        warnings.warn(Warnings.W051.format(path=shard, problem=problem), stacklevel=2)
         return
     shutil.rmtree(shard, ignore_errors=True)
 
