@@ -9,7 +9,7 @@ they are stored anchored at a character (doc_storage), so that Span.as_doc(copy_
 and Doc.from_docs carry every token's values to the new Doc.
 """
 
-from typing import Any, Callable, Dict, Mapping, Optional
+from typing import Any, Dict, Mapping, Optional
 
 import numpy as np
 from spacy.tokens import Doc, Span, Token
@@ -313,24 +313,29 @@ def doc_sense_vec(doc: Doc) -> Optional[np.ndarray]:
     return masked_mean(doc, SENSE_VECTORS, _sense_mask(doc), 0, len(doc))
 
 
-def _stored_getter(name: str) -> Callable[[Doc], Any]:
-    """doc._.<name>: stored_array(doc, name)."""
+class StoredGetter:
+    """doc._.<name>: stored_array(doc, name). A module-level class rather than a closure,
+    so that spaCy can pickle the registered extensions to nlp.pipe(n_process=...)
+    workers under the spawn and forkserver start methods."""
 
-    def get(doc: Doc) -> Any:
-        return stored_array(doc, name)
+    def __init__(self, name: str) -> None:
+        self.name = name
+        self.__qualname__ = f"stored_array[{name}]"  # E022 tells ours from another package's by name
 
-    get.__qualname__ = f"stored_array[{name}]"  # E022 tells ours from another package's by name
-    return get
+    def __call__(self, doc: Doc) -> Any:
+        return stored_array(doc, self.name)
 
 
-def _stored_setter(name: str) -> Callable[[Doc, Any], None]:
-    """doc._.<name> = value: stored for this Doc's text (at anchor 0)."""
+class StoredSetter:
+    """doc._.<name> = value: stored for this Doc's text (at anchor 0); picklable, as
+    StoredGetter."""
 
-    def set_value(doc: Doc, value: Any) -> None:
-        doc.user_data[key(name, 0)] = value  # type: ignore[index]
+    def __init__(self, name: str) -> None:
+        self.name = name
+        self.__qualname__ = f"store[{name}]"
 
-    set_value.__qualname__ = f"store[{name}]"
-    return set_value
+    def __call__(self, doc: Doc, value: Any) -> None:
+        doc.user_data[key(self.name, 0)] = value  # type: ignore[index]
 
 
 def _same_function(a, b) -> bool:
@@ -372,7 +377,7 @@ def install_extensions() -> None:
     package registered one of these names first. Call it (or load a ctxvec pipeline)
     before reading ._ attributes of Docs from a DocBin or a pickle in a new process."""
     for name in (*BOUNDS_OF, *BOUNDS_NAMES, *DOC_VALUES):
-        _set(Doc, name, getter=_stored_getter(name), setter=_stored_setter(name))
+        _set(Doc, name, getter=StoredGetter(name), setter=StoredSetter(name))
     _set(Token, "context_vec", getter=token_context_vec)
     _set(Token, "has_context_vec", getter=token_has_context_vec)
     _set(Span, "context_vec", getter=span_context_vec)

@@ -1,9 +1,14 @@
 """Extension attributes: installed once, and a clash with another package is a coded error."""
 
+import pickle
+import subprocess
+import sys
+
 import numpy as np
 import pytest
 import spacy
 from spacy.tokens import Doc, Span, Token
+from spacy.tokens.underscore import Underscore
 
 from spacy_ctxvec.attributes import CONTEXT_ARRAY, CONTEXT_MASK, install_extensions, token_context_vec
 from spacy_ctxvec.errors import CtxvecError
@@ -205,3 +210,34 @@ def test_token_vectors_are_read_only_views_of_the_doc(full_nlp):
     mine = doc[2]._.context_vec.copy()
     mine /= np.linalg.norm(mine)
     assert np.array_equal(doc._.get(CONTEXT_ARRAY), before) and np.isclose(np.linalg.norm(mine), 1.0)
+
+
+def test_the_registered_extensions_pickle_for_spawned_workers():
+    """spaCy pickles every registered extension to nlp.pipe(n_process=...) workers under the
+    spawn and forkserver start methods: ours must pickle, and come back as ours (no E022)."""
+    install_extensions()
+    state = pickle.loads(pickle.dumps(Underscore.get_state()))
+    Underscore.load_state(state)
+    install_extensions()
+    doc = Doc(spacy.blank("en").vocab, words=["a", "b"])
+    doc._.ctxvec_context = np.ones((2, 3), dtype="float32")
+    assert doc._.ctxvec_context.shape == (2, 3)
+
+
+@pytest.mark.parametrize("start_method", ["spawn", "forkserver"])
+def test_n_process_2_under_spawn_and_forkserver(tiny_pipeline_dir, start_method):
+    script = (
+        "import multiprocessing, sys\n"
+        "import numpy as np, spacy\n"
+        "multiprocessing.set_start_method(sys.argv[2])\n"
+        "nlp = spacy.load(sys.argv[1])\n"
+        "texts = ['The bank approved the loan.', 'We sat on the river bank.'] * 3\n"
+        "multi = [d._.ctxvec_context for d in nlp.pipe(texts, n_process=2, batch_size=2)]\n"
+        "single = [nlp(t)._.ctxvec_context for t in texts]\n"
+        "assert all(np.allclose(a, b, atol=1e-5) for a, b in zip(multi, single))\n"
+        "print('OK', len(multi))\n"
+    )
+    command = [sys.executable, "-c", script, str(tiny_pipeline_dir), start_method]
+    proc = subprocess.run(command, capture_output=True, text=True, timeout=300)
+    assert proc.returncode == 0, proc.stderr[-2000:]
+    assert "OK 6" in proc.stdout
