@@ -175,3 +175,7 @@ class Warnings(metaclass=_ErrorsWithCodes):
         "Checkpoint shard '{path}' holds {problem}: build-lexicon leaves it in place instead of removing "
         "an old checkpoint. Move what you need out of it, then remove the directory."
     )
+    W052 = (
+        "Ctrl-C came while {doing}; that was finished first, so nothing is left half done, and the command "
+        "completed: nothing needs rerunning."
+    )

@@ -18,11 +18,14 @@ import json
 import os
 import secrets
 import shutil
+import signal
 import tempfile
+import threading
+from contextlib import contextmanager
 from pathlib import Path
-from typing import Callable, Dict, Iterable, List, Mapping, Optional, Tuple, TypeVar, Union
+from typing import Callable, Dict, Iterable, Iterator, List, Mapping, Optional, Tuple, TypeVar, Union
 
-from .errors import CtxvecError, Errors
+from .errors import CtxvecError, Errors, Warnings
 from .types import PathLike
 
 OUTPUT_MARKER = ".spacy-ctxvec-output"
@@ -202,7 +205,41 @@ def write_directory(path: PathLike, write: Callable[[Path], T], *, what: str, ma
             raise
         shutil.rmtree(old, ignore_errors=True)
 
-    return _write_staged(path, f".{path.name}.new-{token}", write, swap_into_place, what=what)
+    def swap_held(new: Path) -> None:
+        with interrupts_held() as held:
+            swap_into_place(new)
+        if held:
+            raise WrittenThenInterrupted(what, path)
+
+    return _write_staged(path, f".{path.name}.new-{token}", write, swap_held, what=what)
+
+
+class WrittenThenInterrupted(KeyboardInterrupt):
+    """Ctrl-C during write_directory's swap, held until the swap was done: the output is
+    whole and in place. A KeyboardInterrupt still, for commands that stop anyway."""
+
+    def __init__(self, what: str, path: Path) -> None:
+        super().__init__(what, path)
+        self.what, self.path = what, path
+
+    def warning(self) -> str:
+        return Warnings.W052.format(doing=f"{self.what} '{self.path}' was being put in place")
+
+
+@contextmanager
+def interrupts_held() -> Iterator[List[int]]:
+    """Hold Ctrl-C (SIGINT) while the block runs: the list yielded collects the signals
+    that came, for the caller to act on after. Holds nothing outside the main thread or
+    where Python does not handle SIGINT."""
+    if threading.current_thread() is not threading.main_thread() or signal.getsignal(signal.SIGINT) is None:
+        yield []
+        return
+    received: List[int] = []
+    previous = signal.signal(signal.SIGINT, lambda signum, frame: received.append(signum))
+    try:
+        yield received
+    finally:
+        signal.signal(signal.SIGINT, previous)
 
 
 def write_manifest(directory: Path, made_by: str) -> None:

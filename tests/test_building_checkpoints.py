@@ -65,13 +65,22 @@ def test_own_directory_is_created_marked_and_removed(tmp_path):
     directory = tmp_path / "new" / "ckpt"
     open_checkpoint_dir(directory, resume=False)
     marker = json.loads((directory / CHECKPOINT_MARKER).read_text(encoding="utf8"))
-    assert marker == {"made_by": "spacy-ctxvec build-lexicon", "created_directory": True}
+    assert marker == {"made_by": "spacy-ctxvec build-lexicon", "created_directory": True, "created_parents": 1}
     assert marker["made_by"] == made_by_command(BUILD_LEXICON)  # as build-lexicon's OUTPUT marker has it
     write_checkpoint(directory, Checkpoint(2, small_lexicon(), 5, "abc"), FINGERPRINT)
     write_checkpoint(directory, Checkpoint(4, small_lexicon(1), 5, "def"), FINGERPRINT)
     assert sorted(p.name for p in directory.iterdir()) == [CHECKPOINT_MARKER, LATEST_FILE, "shard-000000000004"]
     assert remove_checkpoint_dir(directory)
-    assert not directory.exists() and directory.parent.exists()
+    assert not directory.exists() and not directory.parent.exists()  # the folder made for it too
+    assert tmp_path.exists()
+
+
+def test_a_folder_made_for_the_checkpoints_that_holds_something_else_is_kept(tmp_path):
+    directory = tmp_path / "new" / "sub" / "ckpt"
+    open_checkpoint_dir(directory, resume=False)
+    (tmp_path / "new" / "notes.txt").write_text("mine", encoding="utf8")
+    assert remove_checkpoint_dir(directory)
+    assert sorted(p.name for p in (tmp_path / "new").iterdir()) == ["notes.txt"]
 
 
 def test_an_empty_user_directory_is_used_but_kept(tmp_path):

@@ -147,8 +147,8 @@ def test_a_rerun_without_resume_keeps_the_checkpoint_unless_told_to_start_over(t
 def test_ctrl_c_before_the_first_checkpoint_leaves_nothing(tiny_pipeline_dir, tmp_path):
     stopping = pipeline_with(tiny_pipeline_dir, tmp_path / "stopping", "test_stop_at", at=1)
     corpus = write_corpus(tmp_path / "corpus.txt", 12)
-    with pytest.raises(BuildStopped) as stopped:
-        build_lexicon_pipeline(request(stopping, corpus, tmp_path / "out"))
+    with pytest.raises(BuildStopped) as stopped:  # not even the folders made for OUTPUT's checkpoints
+        build_lexicon_pipeline(request(stopping, corpus, tmp_path / "new" / "sub" / "out"))
     assert (stopped.value.docs_done, stopped.value.checkpoint_dir) == (0, None)
     assert sorted(p.name for p in tmp_path.iterdir()) == ["corpus.txt", "stopping"]
 
@@ -218,8 +218,35 @@ def test_a_corpus_without_documents_leaves_no_checkpoint_directory(tiny_pipeline
     blank = tmp_path / "blank.txt"
     blank.write_text("\n\n  \n", encoding="utf8")
     with pytest.raises(CtxvecError, match=r"E211|E740"):
-        build_lexicon_pipeline(request(tiny_pipeline_dir, blank, tmp_path / "out"))
+        build_lexicon_pipeline(request(tiny_pipeline_dir, blank, tmp_path / "new" / "sub" / "out"))
     assert sorted(p.name for p in tmp_path.iterdir()) == ["blank.txt"]
+
+
+@pytest.mark.skipif(sys.platform == "win32", reason="SIGINT")
+@pytest.mark.parametrize("existing_output", [False, True])
+def test_ctrl_c_while_output_is_swapped_in_finishes_the_build(
+    tiny_pipeline_dir, tmp_path, monkeypatch, existing_output
+):
+    """A real SIGINT as OUTPUT is renamed into place: held until the swap is done, so the
+    build finishes (W052) instead of reporting 'nothing was kept' over a replaced OUTPUT."""
+    corpus, out = write_corpus(tmp_path / "corpus.txt", 12), tmp_path / "out"
+    if existing_output:
+        build_lexicon_pipeline(request(tiny_pipeline_dir, corpus, out))
+    rename = os.rename
+
+    def rename_after_ctrl_c(source, destination):
+        if Path(destination) == out:
+            signal.raise_signal(signal.SIGINT)
+        rename(source, destination)
+
+    monkeypatch.setattr(os, "rename", rename_after_ctrl_c)
+    build = build_lexicon_pipeline(request(tiny_pipeline_dir, corpus, out, overwrite=existing_output))
+    monkeypatch.undo()
+    assert any("CTX-W052" in w and f"OUTPUT '{out}' was being put in place" in w for w in build.warnings), (
+        build.warnings
+    )
+    assert spacy.load(out)("the bank")[1]._.polysemy_count == 8
+    assert sorted(p.name for p in tmp_path.iterdir()) == ["corpus.txt", "out"]
 
 
 def test_an_output_symlink_is_refused_before_the_build(tiny_pipeline_dir, tmp_path):

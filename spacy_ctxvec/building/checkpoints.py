@@ -64,9 +64,10 @@ class Checkpoint:
 
 
 # Marked (owned) directories
-def write_marker(directory: Path, marker: str, *, created: bool) -> None:
-    """Mark ``directory`` as made (created=True) or taken over while empty by build-lexicon."""
-    info = {"made_by": made_by_command(BUILD_LEXICON), "created_directory": created}
+def write_marker(directory: Path, marker: str, *, created: bool, created_parents: int = 0) -> None:
+    """Mark ``directory`` as made (created=True, with its ``created_parents`` lowest
+    parents) or taken over while empty by build-lexicon."""
+    info = {"made_by": made_by_command(BUILD_LEXICON), "created_directory": created, "created_parents": created_parents}
     (directory / marker).write_text(json.dumps(info), encoding="utf8")
 
 
@@ -101,8 +102,9 @@ def open_checkpoint_dir(path: Path, *, resume: bool) -> None:
     ``resume``, remove the checkpoints an earlier run left in it."""
     check_checkpoint_dir(path)
     if not path.exists():
+        missing_parents = [parent for parent in path.parents if not parent.exists()]
         path.mkdir(parents=True)
-        write_marker(path, CHECKPOINT_MARKER, created=True)
+        write_marker(path, CHECKPOINT_MARKER, created=True, created_parents=len(missing_parents))
     elif read_marker(path, CHECKPOINT_MARKER) is None:
         write_marker(path, CHECKPOINT_MARKER, created=False)
     elif not resume:
@@ -139,7 +141,18 @@ def remove_checkpoint_dir(path: Path) -> bool:
     (path / CHECKPOINT_MARKER).unlink()
     if marker.get("created_directory") and is_empty_dir(path):
         path.rmdir()
+        _remove_empty_parents(path, marker.get("created_parents"))
     return not path.exists()
+
+
+def _remove_empty_parents(path: Path, n_created: object) -> None:
+    """Remove the ``n_created`` lowest parents of ``path`` that open_checkpoint_dir made,
+    while they are empty (the build's OUTPUT, written there, keeps them)."""
+    n = n_created if isinstance(n_created, int) else 0
+    for parent in list(path.parents)[:n]:
+        if not is_empty_dir(parent):
+            return
+        parent.rmdir()
 
 
 def documents_done(directory: Path) -> int:

@@ -4,7 +4,8 @@ save PIPELINE plus the lexicon (in ctxvec_polysemy) as a new pipeline directory.
 Inputs are checked before the model loads; OUTPUT and the checkpoint directory follow
 spacy_ctxvec.outputs (never an input, never a link, replaced only when made here). A
 build that stops before its first document leaves no checkpoint directory; one stopped
-later (bad input, Ctrl-C) keeps its checkpoint for ``resume``."""
+later (bad input, Ctrl-C) keeps its checkpoint for ``resume``. Ctrl-C once OUTPUT is
+being put in place is held until the build is done (W052)."""
 
 import time
 from dataclasses import dataclass, field
@@ -31,9 +32,11 @@ from ..ops.senses import DEFAULT_SAMPLE_SIZE  # the library's default too (Polys
 from ..outputs import (
     BUILD_LEXICON,
     DIRECTORY,
+    WrittenThenInterrupted,
     check_apart,
     check_output,
     check_place,
+    interrupts_held,
     made_by_command,
     output_made_by,
     write_directory,
@@ -215,8 +218,14 @@ def _build(request: LexiconBuildRequest, checkpoints: Path, files: List[Path]) -
             f"{describe_context(inventory.settings)}"
         )
     component.check_width(lexicon.width)
-    write_directory(request.output, nlp.to_disk, what="OUTPUT", made_by=BUILD_LEXICON)
-    remove_checkpoint_dir(checkpoints)
+    try:
+        write_directory(request.output, nlp.to_disk, what="OUTPUT", made_by=BUILD_LEXICON)
+    except WrittenThenInterrupted as stop:  # OUTPUT is in place: the build is done, not stopped
+        build.warnings.append(stop.warning())
+    with interrupts_held() as held:
+        remove_checkpoint_dir(checkpoints)
+    if held:
+        build.warnings.append(Warnings.W052.format(doing=f"the checkpoints in '{checkpoints}' were being removed"))
     return build
 
 
