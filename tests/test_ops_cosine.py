@@ -2,8 +2,11 @@
 
 import numpy as np
 import pytest
+from hypothesis import given, settings
+from hypothesis import strategies as st
+from hypothesis.extra.numpy import arrays
 
-from spacy_ctxvec.ops.cosine import cosine_shift, rowwise_cosine
+from spacy_ctxvec.ops.cosine import cosine, cosine_shift, rowwise_cosine
 
 
 def test_cosine_shift():
@@ -44,3 +47,11 @@ def test_mean_cosine_between_groups_is_the_mean_over_pairs_of_different_groups()
     expected = pairwise_cosine(rows)[different].mean()
     assert mean_cosine_between_groups(sums, np.bincount(groups)) == pytest.approx(expected, abs=1e-12)
     assert mean_cosine_between_groups(sums[:1], np.array([3])) == 0.0  # one group: no pairs
+
+
+@settings(max_examples=200, deadline=None)
+@given(arrays(np.float32, 384, elements=st.floats(-10, 10, width=32)))
+def test_a_vector_has_cosine_exactly_one_with_itself(vector):
+    if np.any(vector):
+        assert cosine(vector, vector.copy()) == 1.0
+        assert rowwise_cosine(vector[None], vector[None])[0] == 1.0

@@ -23,7 +23,9 @@ def rowwise_cosine(a: np.ndarray, b: np.ndarray) -> np.ndarray:
     """Cosine of matching rows along the last axis: (..., d), (..., d) -> (...)."""
     a = np.asarray(a, dtype=np.float64)
     b = np.asarray(b, dtype=np.float64)
-    norms = np.linalg.norm(a, axis=-1) * np.linalg.norm(b, axis=-1)
+    # sqrt(|a|^2 |b|^2) rather than |a| |b|: for a == b it is exactly a . b, so the cosine
+    # of a vector with itself is 1.0, not 0.9999999999999993.
+    norms = np.sqrt(np.einsum("...d,...d->...", a, a) * np.einsum("...d,...d->...", b, b))
     dots = np.einsum("...d,...d->...", a, b)
     return np.divide(dots, norms, out=np.zeros_like(dots), where=norms > 0)
 
