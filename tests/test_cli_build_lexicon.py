@@ -160,6 +160,9 @@ def test_bad_inputs(tiny_pipeline_dir, corpus, tmp_path):
     assert not (tmp_path / "o7").exists() and not (tmp_path / "c7").exists()
     no_gpu = invoke("build-lexicon", tiny_pipeline_dir, corpus, tmp_path / "o6", "--gpu-id", "0")
     assert no_gpu.exit_code == 1 and "E136" in no_gpu.output and "Traceback" not in no_gpu.output  # no CUDA here
+    below_cpu = invoke("build-lexicon", tiny_pipeline_dir, corpus, tmp_path / "o8", "--gpu-id", "-5")
+    assert below_cpu.exit_code == 2 and "'--gpu-id': Input should be greater than or equal to -1" in flat(below_cpu)
+    assert not (tmp_path / "o8").exists()
 
 
 # Nothing lost (issue 12, section 1): every case with user files present

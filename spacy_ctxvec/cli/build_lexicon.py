@@ -39,7 +39,7 @@ OUTPUT = typer.Argument(
 )
 BATCH = Opt(None, "--batch-size", min=1, help="Docs per nlp.pipe batch (default: the pipeline's [nlp] batch_size)")
 N_PROCESS = Opt(1, "--n-process", min=1, help="Worker processes (spawned; CPU only)")
-GPU = Opt(-1, "--gpu-id", help="GPU to run the transformer on (-1: CPU)")
+GPU = Opt(-1, "--gpu-id", min=-1, help="GPU to run the transformer on (-1: CPU)")
 KEY = Opt("lower", "--key", help="Word type key: lower, text or lemma (needs a lemmatizer)")
 LAYER = Opt(
     RECOMMENDED_LAYER,
