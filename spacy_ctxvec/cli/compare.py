@@ -59,7 +59,8 @@ def compare_command(
         MAX_ROWS,
         "--max-rows",
         min=0,
-        help="Show at most this many pairs of occurrences (every shared word keeps its first pair); 0: all",
+        help="Show at most this many pairs of occurrences: the first pair of each shared word (of the first N words), "
+        "then further pairs while rows are left; 0: all",
     ),
 ) -> None:
     """Static cosine (same word, same vector: 1.000) next to contextual cosine
