@@ -19,7 +19,7 @@ from .attributes import POLYSEMY_FACTORY
 from .components import polysemy_state
 from .errors import CtxvecError, Errors
 from .lexicon.polysemy_probe import PolysemyProbe
-from .lexicon.sense_inventory import SenseInventory
+from .lexicon.sense_inventory import SENSES_FILE, SenseInventory
 from .lexicon.statistics import Lexicon
 from .lexicon.type_inputs import HEADER_FILE as INPUTS_HEADER
 from .lexicon.type_inputs import TypeInputs
@@ -138,7 +138,7 @@ def load_senses_and_lexicon(path: Union[str, Path]) -> Tuple[SenseInventory, Opt
     """load_senses, and the lexicon read with them from a saved pipeline (None from a
     senses directory, which holds none); E616 if ``path`` does not exist, E233 for a config file."""
     path = not_a_config(existing_path(path))
-    if (path / "senses.json").exists():
+    if (path / SENSES_FILE).exists():
         return SenseInventory.from_disk(path), None
     parts = read_pipeline_parts(path, (polysemy_state.SENSES_DIR, polysemy_state.LEXICON_DIR))
     if parts is None or parts.senses is None:

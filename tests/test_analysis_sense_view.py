@@ -137,3 +137,13 @@ def test_a_pipeline_without_senses_is_e612_before_the_text_is_run(tiny_nlp, tmp_
         senses_html(tmp_path / "plain", TEXT)
     result = runner.invoke(app, ["senses", str(tmp_path / "plain"), "--html", str(tmp_path / "x.html"), "--text", TEXT])
     assert result.exit_code == 1 and "E612" in result.output and not (tmp_path / "x.html").exists()
+
+
+def test_a_senses_directory_with_html_is_e612_not_a_pipeline_error(sense_nlp, tmp_path):
+    """A senses directory answers WORDs but holds no pipeline to run a text through."""
+    sense_nlp.get_pipe("ctxvec_polysemy").senses.to_disk(tmp_path / "senses")
+    command = ["senses", str(tmp_path / "senses"), "--html", str(tmp_path / "x.html"), "--text", TEXT]
+    result = runner.invoke(app, command)
+    message = " ".join(result.output.split())
+    assert result.exit_code == 1 and "[CTX-E612]" in message and "a senses directory alone cannot read" in message
+    assert "E011" not in message and not (tmp_path / "x.html").exists()

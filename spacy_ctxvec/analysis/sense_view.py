@@ -14,6 +14,7 @@ from spacy.tokens import Doc, Span
 from ..attributes import SENSE_ARRAY
 from ..building.shard import polysemy_components
 from ..errors import CtxvecError, Errors
+from ..lexicon.sense_inventory import SENSES_FILE
 from ..ops.sense_display import SenseSpan, displacy_sense_data, sense_colours, sense_span_label
 from ..pipelines import load_pipeline
 
@@ -83,7 +84,9 @@ def senses_html(
 ) -> SensePage:
     """``text`` run through ``pipeline`` and drawn with its senses on a whole HTML page
     (the tokens ``sense_spans`` chooses); E612 when the pipeline sets no senses, checked
-    before the text is run through it."""
+    before the text is run through it (and for a senses directory, which holds no pipeline)."""
+    if (Path(pipeline) / SENSES_FILE).is_file():
+        raise CtxvecError(Errors.E612.format(path=pipeline))
     nlp = load_pipeline(pipeline)
     if not any(getattr(nlp.get_pipe(name), "senses", None) is not None for name in polysemy_components(nlp)):
         raise CtxvecError(Errors.E612.format(path=pipeline))

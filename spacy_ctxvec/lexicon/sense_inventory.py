@@ -36,7 +36,8 @@ from .storage import (
 )
 
 SENSES_FORMAT_VERSION = 1
-_HEADER_FILE, _KEYS_FILE, _EXAMPLES_FILE = "senses.json", "keys.json", "examples.json"
+SENSES_FILE = "senses.json"  # its presence marks a senses directory
+_HEADER_FILE, _KEYS_FILE, _EXAMPLES_FILE = SENSES_FILE, "keys.json", "examples.json"
 
 
 def _senses_error(source: str, problem: str) -> CtxvecError:
