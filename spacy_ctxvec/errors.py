@@ -179,3 +179,7 @@ class Warnings(metaclass=_ErrorsWithCodes):
         "Ctrl-C came while {doing}; that was finished first, so nothing is left half done, and the command "
         "completed: nothing needs rerunning."
     )
+    W053 = (
+        "The first line of '{path}' ({got!r}) was read as a header and skipped: it does not name the "
+        "columns (e.g. 'lemma<TAB>total'). If it is a row, give its sense count as a whole number."
+    )

@@ -1,3 +1,5 @@
+import warnings
+
 import numpy as np
 import pytest
 
@@ -485,3 +487,13 @@ def test_evaluate_polysemy_cli_huge_sense_count_is_one_line(tmp_path):
     result = CliRunner().invoke(app, ["evaluate", "polysemy", "no-such-pipeline", str(path)])
     assert result.exit_code == 1 and "E742" in result.output, result.output
     assert isinstance(result.exception, SystemExit)
+
+
+def test_a_first_line_that_does_not_name_columns_is_skipped_with_a_warning(tmp_path):
+    with pytest.warns(UserWarning, match=r"\[CTX-W053\].*'bank\\tten'.*read as a header and skipped"):
+        counts = read_sense_counts(write(tmp_path / "s.tsv", "bank\tten\nrun\t57\n"))
+    assert counts == {"run": 57}
+    for header in ("lemma\ttotal\tn\tv\ta\tr", "word\tsenses", "Lemma\tCount"):
+        with warnings.catch_warnings():
+            warnings.simplefilter("error")
+            assert read_sense_counts(write(tmp_path / "h.tsv", f"{header}\nrun\t57\n")) == {"run": 57}

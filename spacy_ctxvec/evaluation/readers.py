@@ -7,6 +7,7 @@ counts up to MAX_SENSE_COUNT) and JSON lines go through the one bounded JSON rea
 """
 
 import math
+import warnings
 from dataclasses import dataclass
 from itertools import chain, islice
 from pathlib import Path
@@ -15,7 +16,7 @@ from typing import Callable, Dict, Iterator, List, Optional, Sequence, Tuple
 import numpy as np
 
 from ..building.bounded_json import loads_bounded
-from ..errors import CtxvecError, Errors
+from ..errors import CtxvecError, Errors, Warnings
 from ..paths import text_lines
 from ..types import PathLike
 from .target_check import warn_if_indices_look_off
@@ -367,6 +368,8 @@ def read_sense_counts(path: PathLike) -> Dict[str, int]:
             words = line.split()
             space_separated = len(fields) == 1 and len(words) > 1 and is_whole_number(words[-1])  # "bank 10"
             if position == 0 and not (len(fields) > 1 and parses_as_float(fields[1])) and not space_separated:
+                if not _names_columns(line):
+                    warnings.warn(Warnings.W053.format(path=path, got=line[:200]), stacklevel=2)
                 continue  # a header (not 1e23, not a row with spaces for the tab)
             raise CtxvecError(
                 Errors.E302.format(
@@ -387,6 +390,18 @@ def read_sense_counts(path: PathLike) -> Dict[str, int]:
     if not counts:
         raise CtxvecError(Errors.E305.format(path=path, expected=SENSE_COUNTS_FORMAT))
     return counts
+
+
+# What the columns of a sense-count header are called (sense_counts.tsv: "lemma total n v a r").
+LEMMA_COLUMN_NAMES = frozenset({"lemma", "lemmas", "word", "words", "type", "token", "key"})
+COUNT_COLUMN_NAMES = frozenset({"total", "count", "counts", "senses", "n_senses", "sense_count", "n", "number"})
+
+
+def _names_columns(line: str) -> bool:
+    """Whether a first line skipped as a header names its columns, split at tabs or spaces
+    (else W053 says it was skipped)."""
+    names = line.lower().split()
+    return bool(names) and (names[0] in LEMMA_COLUMN_NAMES or (len(names) > 1 and names[1] in COUNT_COLUMN_NAMES))
 
 
 # Sense-labelled sentences
