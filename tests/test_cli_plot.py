@@ -375,3 +375,28 @@ def test_every_plot_needs_its_output_named(command, tmp_path, monkeypatch):
     result = invoke("plot", *command)
     assert result.exit_code == 2 and "--output" in result.output
     assert list(tmp_path.iterdir()) == []
+
+
+def test_plot_word_and_layers_read_a_latin1_corpus_with_encoding_or_skip_its_bad_lines(tiny_pipeline_dir, tmp_path):
+    corpus = tmp_path / "latin1.txt"
+    corpus.write_bytes("the café by the bank\nthe bank of the river\nthe bank approved\nthe bank\n".encode("latin-1"))
+    word = ["plot", "word", "bank", "--corpus", corpus, "--pipeline", tiny_pipeline_dir, "-o", tmp_path / "w.png"]
+    undecoded = invoke(*word)
+    message = " ".join(undecoded.output.split())
+    assert undecoded.exit_code == 1 and "[CTX-E240]" in message and "latin1.txt, line 1" in message
+    assert invoke(*word, "--encoding", "latin-1").exit_code == 0
+    with pytest.warns(UserWarning, match=r"\[CTX-W004\].*latin1\.txt:1: \[CTX-E240\]"):  # the command prints it
+        skipped = invoke(*word, "--on-error", "skip", "--overwrite")
+    assert skipped.exit_code == 0 and "3 occurrences of 'bank'" in skipped.output
+    layers = ["plot", "layers", tiny_pipeline_dir, corpus, "-o", tmp_path / "l.png", "--min-count", "2"]
+    assert invoke(*layers, "--encoding", "latin-1").exit_code == 0
+
+
+def test_plot_word_more_clusters_than_occurrences_allowed_is_refused_before_the_pipeline_loads(
+    sentences_file, tmp_path
+):
+    args = ["--sentences", sentences_file, "--pipeline", tmp_path / "nowhere", "-o", tmp_path / "x.png"]
+    too_many = invoke("plot", "word", "bank", *args, "-k", "8", "-n", "5")
+    message = " ".join(too_many.output.split())
+    assert too_many.exit_code == 1 and "[CTX-E412]" in message and "at most --max-occurrences 5); got 8" in message
+    assert invoke("plot", "word", "bank", *args, "-k", "-1").exit_code == 2  # below 0: a usage error

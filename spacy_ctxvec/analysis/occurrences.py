@@ -1,16 +1,17 @@
 """Occurrences of words in texts, and per-layer lexicons of them: the data behind
 `plot word` and `plot layers`."""
 
+import warnings
 from dataclasses import dataclass, field
 from pathlib import Path
-from typing import Dict, Iterable, List, NamedTuple, Optional, Sequence, Tuple
+from typing import Dict, Iterable, Iterator, List, NamedTuple, Optional, Sequence, Tuple
 
 import numpy as np
 from spacy.language import Language
 from spacy.tokens import Doc
 
 from ..attributes import SENSE_ARRAY, STATIC_ARRAY
-from ..building.corpus import corpus_files, iter_corpus
+from ..building.corpus import DEFAULT_ENCODING, CorpusReport, corpus_files, iter_corpus, skipped_line_warnings
 from ..building.shard import snippet  # the snippet of sampled occurrences too
 from ..errors import CtxvecError, Errors
 from ..lexicon.occurrence_keys import SNIPPET_WINDOW  # noqa: F401  (re-exported)
@@ -30,16 +31,35 @@ def check_text_source(sentences: Optional[Path], corpus: Optional[Path]) -> None
         raise CtxvecError(Errors.E404.format(path=sentences))
 
 
-def read_texts(sentences: Optional[Path], corpus: Optional[Path], vocab=None) -> Tuple[Path, Iterable]:
+def read_texts(
+    sentences: Optional[Path],
+    corpus: Optional[Path],
+    vocab=None,
+    *,
+    encoding: str = DEFAULT_ENCODING,
+    on_error: str = "raise",
+) -> Tuple[Path, Iterable]:
     """The input file and its texts: --sentences (one per line) or --corpus (any
-    format of spacy_ctxvec.building.corpus; .spacy files need the pipeline's ``vocab``)."""
+    format of spacy_ctxvec.building.corpus; .spacy files need the pipeline's ``vocab``;
+    .txt/.jsonl decoded with ``encoding``, bad lines raised or, with ``on_error="skip"``,
+    skipped and named in warnings W004/W005 once reading stops)."""
     check_text_source(sentences, corpus)
     if sentences is not None:
         return sentences, [line.strip() for _, line in text_lines(sentences) if line.strip()]
     if corpus is None:  # ruled out by check_text_source; narrows the type
         raise CtxvecError(Errors.E403)
-    files = corpus_files(corpus)  # raises a coded error for a missing or unsupported corpus now
-    return corpus, iter_corpus(corpus, vocab, files=files)
+    files = corpus_files(corpus, encoding=encoding, on_error=on_error)  # a missing or unsupported corpus: now
+    return corpus, _reported(corpus, vocab, files, encoding, on_error)
+
+
+def _reported(corpus: Path, vocab, files: List[Path], encoding: str, on_error: str) -> Iterator:
+    """iter_corpus, then a warning for each skipped line, also when the reader stops early."""
+    report = CorpusReport()
+    try:
+        yield from iter_corpus(corpus, vocab, files=files, encoding=encoding, on_error=on_error, report=report)
+    finally:
+        for warning in skipped_line_warnings(report.skipped):
+            warnings.warn(warning, stacklevel=2)
 
 
 def _text_of(item) -> str:

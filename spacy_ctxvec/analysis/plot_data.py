@@ -8,6 +8,7 @@ from typing import Optional
 
 import numpy as np
 
+from ..building.corpus import DEFAULT_ENCODING
 from ..errors import CtxvecError, Errors
 from ..evaluation.metrics import spearman
 from ..evaluation.readers import read_sense_counts
@@ -58,6 +59,13 @@ def check_one_token(nlp, word: str) -> None:
         )
 
 
+def check_clusters(clusters: int, max_occurrences: int) -> None:
+    """E412 for more --clusters than --max-occurrences lets the word have (the number of
+    occurrences found is checked once they are read)."""
+    if clusters > max_occurrences >= 1:
+        raise CtxvecError(Errors.E412.format(n=f"at most --max-occurrences {max_occurrences}", k=clusters))
+
+
 def word_occurrences(
     word: str,
     sentences: Optional[Path],
@@ -66,16 +74,19 @@ def word_occurrences(
     *,
     case_sensitive: bool = False,
     max_occurrences: int = 40,
+    encoding: str = DEFAULT_ENCODING,
+    on_error: str = "raise",
 ) -> Occurrences:
     """Contextual vectors of up to ``max_occurrences`` occurrences of ``word`` in the
-    sentences or corpus (E402 if there is none). ``word`` is one token (E414, E415)."""
+    sentences or corpus (E402 if there is none; ``encoding`` and ``on_error`` as in
+    read_texts). ``word`` is one token (E414, E415)."""
     word = check_word(word)
     check_at_least_one("--max-occurrences (-n)", max_occurrences)
-    read_texts(sentences, corpus)  # fail on bad input before loading the model
+    read_texts(sentences, corpus, encoding=encoding, on_error=on_error)  # bad input: before the model loads
     nlp = load_pipeline(pipeline)
     require_context_vectors(nlp)
     check_one_token(nlp, word)
-    source, texts = read_texts(sentences, corpus, nlp.vocab)
+    source, texts = read_texts(sentences, corpus, nlp.vocab, encoding=encoding, on_error=on_error)
     occurrences = collect_occurrences(nlp, texts, word, case_sensitive=case_sensitive, max_occurrences=max_occurrences)
     if len(occurrences.vectors) == 0:
         matching = "case-sensitively" if case_sensitive else "ignoring case"
@@ -88,16 +99,24 @@ def word_occurrences(
     return occurrences
 
 
-def layer_self_similarity(pipeline: PathLike, corpus: Path, *, min_count: int, max_texts: int) -> LayerCurves:
+def layer_self_similarity(
+    pipeline: PathLike,
+    corpus: Path,
+    *,
+    min_count: int,
+    max_texts: int,
+    encoding: str = DEFAULT_ENCODING,
+    on_error: str = "raise",
+) -> LayerCurves:
     """Mean self-similarity and the anisotropy baseline per hidden layer (E208 for a
     ``min_count`` below 2, E407 for a pipeline with one layer, E408 when no type is seen
     ``min_count`` times)."""
     if min_count < 2:
         raise CtxvecError(Errors.E208.format(min_count=min_count))
     check_at_least_one("--max-texts", max_texts)
-    read_texts(None, corpus)
+    read_texts(None, corpus, encoding=encoding, on_error=on_error)
     nlp = load_pipeline(pipeline)
-    _, texts = read_texts(None, corpus, nlp.vocab)
+    _, texts = read_texts(None, corpus, nlp.vocab, encoding=encoding, on_error=on_error)
     lexicons, n_texts = layer_lexicons(nlp, texts, max_texts=max_texts)
     if len(lexicons) < 2:
         raise CtxvecError(Errors.E407.format(name=pipeline))

@@ -9,7 +9,16 @@ import typer
 
 from ..errors import CtxvecError, Errors
 from ..outputs import check_output, write_file
-from ._app import OVERWRITE_FILE, app, exit_on_coded_error, file_output, given_path, given_text
+from ._app import (
+    CORPUS_ENCODING,
+    CORPUS_ON_ERROR,
+    OVERWRITE_FILE,
+    app,
+    exit_on_coded_error,
+    file_output,
+    given_path,
+    given_text,
+)
 
 plot_app = typer.Typer(
     name="plot",
@@ -27,6 +36,14 @@ SENSE_COUNTS = typer.Option(
     None, "--sense-counts", parser=given_path, help="TSV lemma<TAB>count, e.g. wordnet_sense_counts/sense_counts.tsv"
 )
 CORPUS = typer.Option(None, "--corpus", parser=given_path, help=CORPUS_HELP)
+CLUSTERS = typer.Option(
+    0,
+    "--clusters",
+    "-k",
+    min=0,
+    help="0: colour by induced sense when the pipeline has senses, else choose 2..6 k-means clusters "
+    "by cosine silhouette; k > 0: k clusters",
+)
 PIPELINE = typer.Option(
     None,
     "--pipeline",
@@ -69,29 +86,27 @@ def plot_word_cli(
     output: Path = FIGURE,
     overwrite: bool = OVERWRITE_FILE,
     projection: Projection = typer.Option(Projection.pca, "--projection", help="2-D projection"),
-    clusters: int = typer.Option(
-        0,
-        "--clusters",
-        "-k",
-        help="0: colour by induced sense when the pipeline has senses, else choose 2..6 k-means clusters "
-        "by cosine silhouette; k > 0: k clusters",
-    ),
+    clusters: int = CLUSTERS,
     case_sensitive: bool = typer.Option(
         False, "--case-sensitive", help="Match the word's case exactly (default: ignore case)"
     ),
     max_occurrences: int = typer.Option(40, "--max-occurrences", "-n", help="Plot at most this many occurrences"),
+    encoding: str = CORPUS_ENCODING,
+    on_error: str = CORPUS_ON_ERROR,
     # fmt: on
 ) -> None:
     """Each occurrence of WORD (PCA of its contextual vectors) beside its contextual and static cosines."""
     from ..analysis.occurrences import check_text_source
-    from ..analysis.plot_data import check_word, word_occurrences
+    from ..analysis.plot_data import check_clusters, check_word, word_occurrences
     from ..analysis.plotting import word_picture
 
     word = check_word(word)  # one word, before any model loads
     check_text_source(sentences, corpus)  # the input before the output
     check_figure(output, overwrite, sentences, corpus, pipeline)
+    check_clusters(clusters, max_occurrences)  # before the model loads
+    reading = {"encoding": encoding, "on_error": on_error}
     occurrences = word_occurrences(
-        word, sentences, corpus, pipeline, case_sensitive=case_sensitive, max_occurrences=max_occurrences
+        word, sentences, corpus, pipeline, case_sensitive=case_sensitive, max_occurrences=max_occurrences, **reading
     )
     path = save(word_picture(word, occurrences, clusters=clusters), output, overwrite)
     n = len(occurrences.vectors)
@@ -111,6 +126,8 @@ def plot_layers_cli(
         5, "--min-count", min=2, help="Average self-similarity over word types seen at least this often"
     ),
     max_texts: int = typer.Option(2000, "--max-texts", help="Read at most this many texts"),
+    encoding: str = CORPUS_ENCODING,
+    on_error: str = CORPUS_ON_ERROR,
     # fmt: on
 ) -> None:
     """Mean self-similarity and the anisotropy baseline per layer (Ethayarajh 2019)."""
@@ -118,7 +135,9 @@ def plot_layers_cli(
     from ..analysis.plotting import layer_figure
 
     check_figure(output, overwrite, corpus, pipeline)
-    curves = layer_self_similarity(pipeline, corpus, min_count=min_count, max_texts=max_texts)
+    curves = layer_self_similarity(
+        pipeline, corpus, min_count=min_count, max_texts=max_texts, encoding=encoding, on_error=on_error
+    )
     title = f"Self-similarity per layer: {Path(pipeline).name} on {corpus.name}"
     figure = layer_figure(
         curves.layers, curves.mean_self_similarity, curves.baseline, title=title, n_types=curves.n_types.tolist()

@@ -36,8 +36,7 @@ from .storage import (
 )
 
 SENSES_FORMAT_VERSION = 1
-SENSES_FILE = "senses.json"  # its presence marks a senses directory
-_HEADER_FILE, _KEYS_FILE, _EXAMPLES_FILE = SENSES_FILE, "keys.json", "examples.json"
+SENSES_FILE, _KEYS_FILE, _EXAMPLES_FILE = "senses.json", "keys.json", "examples.json"  # SENSES_FILE: a senses dir
 
 
 def _senses_error(source: str, problem: str) -> CtxvecError:
@@ -395,7 +394,7 @@ class SenseInventory(KeyedRows):
 
     def to_disk(self, path: Union[str, Path]) -> None:
         save_parts(
-            path, self._arrays(), {_KEYS_FILE: self.keys, _EXAMPLES_FILE: self.examples, _HEADER_FILE: self._header()}
+            path, self._arrays(), {_KEYS_FILE: self.keys, _EXAMPLES_FILE: self.examples, SENSES_FILE: self._header()}
         )
 
     @classmethod
@@ -404,12 +403,12 @@ class SenseInventory(KeyedRows):
         documents, arrays = load_parts(
             path,
             _REQUIRED_ARRAYS,
-            (_HEADER_FILE, _KEYS_FILE, _EXAMPLES_FILE),
+            (SENSES_FILE, _KEYS_FILE, _EXAMPLES_FILE),
             _senses_error,
             optional_arrays=_OPTIONAL_ARRAYS,
         )
         return cls._from_parts(
-            documents[_HEADER_FILE], documents[_KEYS_FILE], documents[_EXAMPLES_FILE], arrays, str(path)
+            documents[SENSES_FILE], documents[_KEYS_FILE], documents[_EXAMPLES_FILE], arrays, str(path)
         )
 
     def to_bytes(self) -> bytes:
@@ -436,7 +435,7 @@ class SenseInventory(KeyedRows):
 
         check_header(header, SENSES_FORMAT_VERSION, bad)
         if not isinstance(header.get("settings", {}), dict):
-            raise bad(f"{_HEADER_FILE} has invalid 'settings'")
+            raise bad(f"{SENSES_FILE} has invalid 'settings'")
         check_strings(keys, _KEYS_FILE, bad)
         if not isinstance(examples, list) or not all(
             isinstance(e, list) and all(isinstance(s, str) for s in e) for e in examples
@@ -453,10 +452,10 @@ class SenseInventory(KeyedRows):
         if labels is not None and not (
             isinstance(labels, list) and all(isinstance(w, list) and all(isinstance(x, str) for x in w) for w in labels)
         ):
-            raise bad(f"{_HEADER_FILE} has 'labels' that are not lists of strings")
+            raise bad(f"{SENSES_FILE} has 'labels' that are not lists of strings")
         for name in ("width", "n_types", "n_senses"):
             if not isinstance(header.get(name), int) or isinstance(header.get(name), bool):
-                raise bad(f"{_HEADER_FILE} has no integer '{name}'")
+                raise bad(f"{SENSES_FILE} has no integer '{name}'")
         try:
             inventory = cls(
                 SenseSpace(arrays["mean"], arrays["directions"]),
@@ -479,7 +478,7 @@ class SenseInventory(KeyedRows):
         declared = (header["width"], header["n_types"], header["n_senses"])
         if declared != (inventory.width, len(inventory), inventory.n_senses_total):
             raise bad(
-                f"{_HEADER_FILE} declares width, types, senses {declared}, the arrays hold "
+                f"{SENSES_FILE} declares width, types, senses {declared}, the arrays hold "
                 f"{(inventory.width, len(inventory), inventory.n_senses_total)}"
             )
         return inventory
