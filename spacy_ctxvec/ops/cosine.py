@@ -23,11 +23,12 @@ def rowwise_cosine(a: np.ndarray, b: np.ndarray) -> np.ndarray:
     """Cosine of matching rows along the last axis: (..., d), (..., d) -> (...)."""
     a = np.asarray(a, dtype=np.float64)
     b = np.asarray(b, dtype=np.float64)
-    # sqrt(|a|^2 |b|^2) rather than |a| |b|: for a == b it is exactly a . b, so the cosine
-    # of a vector with itself is 1.0, not 0.9999999999999993.
-    norms = np.sqrt(np.einsum("...d,...d->...", a, a) * np.einsum("...d,...d->...", b, b))
+    norms = np.linalg.norm(a, axis=-1) * np.linalg.norm(b, axis=-1)
     dots = np.einsum("...d,...d->...", a, b)
-    return np.divide(dots, norms, out=np.zeros_like(dots), where=norms > 0)
+    cosines = np.divide(dots, norms, out=np.zeros_like(dots), where=norms > 0)
+    # A row equal to its partner has cosine 1.0 exactly, not 0.9999999999999993: rounding
+    # in the sums (which depends even on where the arrays lie in memory) is not shown.
+    return np.where((a == b).all(axis=-1) & (norms > 0), 1.0, cosines)
 
 
 def normalise_rows(vectors: np.ndarray) -> np.ndarray:
