@@ -88,7 +88,7 @@ def test_a_build_gives_a_pipeline_and_leaves_no_checkpoint(tiny_pipeline_dir, tm
     build = build_lexicon_pipeline(request(tiny_pipeline_dir, corpus, tmp_path / "out"))
     assert build.result.n_docs == 12 and build.n_valid > 0 and build.score.startswith("polysemy_score")
     # the tiny model has no shipped probe: the note names the models that have one
-    assert "self-similarity" in build.score and "all-MiniLM-L6-v2.layer-2" in build.score
+    assert "self-similarity" in build.score and "all-MiniLM-L6-v2 (layer 5 of 6, pooled by pool_mean)" in build.score
     assert "fine-tuned copy is another model" in build.score
     assert spacy.load(tmp_path / "out")("the bank")[1]._.polysemy_count == 8  # lines 0, 1 and 3 of 12
     assert sorted(p.name for p in tmp_path.iterdir()) == ["corpus.txt", "out"]

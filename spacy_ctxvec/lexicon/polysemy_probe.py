@@ -406,6 +406,17 @@ def shipped_probe_dirs() -> List[Path]:
     return sorted(path for path in SHIPPED_DIR.glob("*") if (path / _HEADER_FILE).is_file())
 
 
+def describe_shipped_probes() -> List[str]:
+    """Each shipped probe as its model and the vectors it reads, e.g. "all-MiniLM-L6-v2
+    (layer 5 of 6, pooled by pool_mean)": the directory's "layer-2" counts from the end."""
+    described = []
+    for path in shipped_probe_dirs():
+        vectors = PolysemyProbe.from_disk(path).meta.get("context_vectors")
+        name = path.name.split(".layer")[0]
+        described.append(f"{name} ({vectors})" if vectors else path.name)
+    return described
+
+
 def shipped_probes(model: str) -> List[PolysemyProbe]:
     """The shipped probes fitted on ``model`` (a fingerprint)."""
     model = current_fingerprint(model)

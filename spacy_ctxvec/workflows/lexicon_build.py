@@ -24,7 +24,7 @@ from ..building.engines import BuildResult, get_engine
 from ..components.polysemy import ensure_polysemy_component
 from ..devices import require_gpu
 from ..errors import CtxvecError, Errors, Warnings
-from ..lexicon.polysemy_probe import SMALL_CORPUS_TOKENS, shipped_probe_dirs
+from ..lexicon.polysemy_probe import SMALL_CORPUS_TOKENS, describe_shipped_probes
 from ..lexicon.sense_descriptions import describe_context, describe_split_thresholds
 from ..lexicon.statistics import CONTEXT_VECTORS_META
 from ..ops.fingerprint import pooling_of
@@ -298,9 +298,9 @@ def describe_score(component: Any) -> str:
         )
     if component.score_definition == "self_similarity":
         return 'polysemy_score: self-similarity (score = "self_similarity")'
-    shipped = ", ".join(path.name for path in shipped_probe_dirs()) or "none"
+    shipped = "; ".join(describe_shipped_probes()) or "none"
     return (
         "polysemy_score: self-similarity (no polysemy probe fits this model and lexicon; the package ships "
-        f"probes for these models as published, by layer: {shipped}; a fine-tuned copy is another model; "
+        f"probes for these models as published, each for one layer: {shipped}; a fine-tuned copy is another model; "
         "fit one with `spacy-ctxvec fit-polysemy`)"
     )
