@@ -123,6 +123,18 @@ def test_lexicon_of_another_width_is_a_clear_error(default_nlp, tmp_path):
         Polysemy(min_count=2).initialize(nlp=default_nlp, lexicon_path=tmp_path / "lex32")
 
 
+def test_placed_before_ctxvec_context_is_e218_with_or_without_a_lexicon(tiny_pipeline_dir):
+    """Not None for every token while the lexicon is empty and E218 once it is built."""
+    nlp = spacy.blank("en")
+    nlp.add_pipe("ctxvec_polysemy")  # empty lexicon, no vectors before it
+    with pytest.raises(CtxvecError, match=r"\[CTX-E218\].*'transformer' and 'ctxvec_context' before"):
+        nlp("the bank")
+    assert len(nlp("")) == 0  # an empty text has nothing to look up
+    after = spacy.load(tiny_pipeline_dir)
+    after.add_pipe("ctxvec_polysemy")  # after ctxvec_context: no lexicon, no score, no error
+    assert after("the bank")[1]._.polysemy_score is None
+
+
 def test_key_mismatch_and_bad_settings():
     lexicon = Lexicon.from_occurrences(["a", "a"], np.ones((2, 3)), meta={"key": "text"})
     with pytest.raises(CtxvecError, match="E220"):

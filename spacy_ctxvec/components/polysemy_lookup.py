@@ -73,7 +73,11 @@ def polysemy_records(doc: Doc, table: Optional[Dict[str, Any]], *, key: str, nam
     """One POLYSEMY_DTYPE record per token of ``doc``: its type's score and count from
     ``table`` (score_table; None: nothing defined) and its shift from the type's centroid."""
     records = np.zeros(len(doc), dtype=POLYSEMY_DTYPE)
-    if table is None or len(doc) == 0:
+    if len(doc) == 0:
+        return records
+    if table is None:  # nothing to look up, but a component placed before ctxvec_context says so now
+        if stored_array(doc, CONTEXT_ARRAY) is None:
+            raise CtxvecError(Errors.E218.format(pipe_names="(this Doc's pipeline)", name=name))
         return records
     width = table["unit_centroids"].shape[1]
     vectors, mask, found, rows = look_up(doc, table, key=key, width=width, width_error=Errors.E219, name=name)
