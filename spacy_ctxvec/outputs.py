@@ -39,16 +39,30 @@ T = TypeVar("T")
 
 
 # Checks before the work
-def check_output(path: PathLike, *, what: str, inputs: Inputs = (), kind: str = FILE, overwrite: bool = False) -> Path:
+def check_output(
+    path: PathLike,
+    *,
+    what: str,
+    inputs: Inputs = (),
+    kind: str = FILE,
+    overwrite: bool = False,
+    named_after: Optional[str] = None,
+) -> Path:
     """``path`` as a Path if the command may write its output there (see the module
-    docstring), else a coded error. Nothing is created or changed."""
+    docstring), else a coded error. Nothing is created or changed. ``named_after``: the
+    output whose name ``path`` is made from (the advice is then to choose another one)."""
     path = Path(path)
     check_place(path, what=what, inputs=inputs)
     if not path.exists():
         return path
     if kind == FILE:
         if path.is_dir():
-            raise _cannot(what, path, "it is an existing directory", "Give a file name, e.g. a path inside it.")
+            fix = (
+                f"Its name is made from {named_after}: choose another {named_after}, or move the directory away."
+                if named_after
+                else "Give a file name, e.g. a path inside it."
+            )
+            raise _cannot(what, path, "it is an existing directory", fix)
         if not path.is_file():
             raise _cannot(what, path, "it is not a regular file (a device, pipe or socket)", "Give a file path.")
         if not overwrite:

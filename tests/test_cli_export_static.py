@@ -100,6 +100,14 @@ def test_export_senses_writes_the_labels_beside_the_vectors_and_replaces_them_on
     again = runner.invoke(app, command)
     assert again.exit_code == 1 and "E701" in again.output and not (tmp_path / "v.txt").exists()
     assert runner.invoke(app, [*command, "--overwrite"]).exit_code == 0
+    (tmp_path / "w.txt.labels.tsv").mkdir()  # a directory where the labels of OUTPUT w.txt would go
+    taken = runner.invoke(app, ["export-static", str(tmp_path / "senses"), str(tmp_path / "w.txt"), "--senses"])
+    message = " ".join(taken.output.split())
+    assert (
+        taken.exit_code == 1 and "[CTX-E135]" in message and "w.txt.labels.tsv': it is an existing directory" in message
+    )
+    assert "Its name is made from OUTPUT: choose another OUTPUT, or move the directory away." in message
+    assert "Give a file name" not in message and not (tmp_path / "w.txt").exists()
 
 
 @pytest.mark.parametrize("senses", [[], ["--senses"]], ids=["words", "senses"])

@@ -40,7 +40,7 @@ def export_static_cli(
     check_output(output, what=WHAT, inputs={"SOURCE": source}, overwrite=overwrite)
     if senses:
         labels = sense_labels_path(output)
-        check_output(labels, what=LABELS, inputs={"SOURCE": source}, overwrite=overwrite)
+        check_output(labels, what=LABELS, inputs={"SOURCE": source}, overwrite=overwrite, named_after="OUTPUT")
         inventory = load_senses(source)
         n_written = write_file(
             output, lambda tmp: export_sense_vectors(inventory, tmp, unit=unit), what=WHAT, overwrite=overwrite
