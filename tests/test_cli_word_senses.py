@@ -73,6 +73,10 @@ def test_unknown_word_missing_senses_and_bad_format_are_coded_errors(senses_dir,
     message = " ".join(punctuation.output.split())
     assert punctuation.exit_code == 1 and "E607" in message
     assert "',', '1848' hold no letter: punctuation, numbers and symbols get no senses (words_only = true" in message
+    two_words = runner.invoke(app, ["senses", str(path), "river bank"])
+    message = " ".join(two_words.output.split())
+    assert two_words.exit_code == 1 and "[CTX-E607]" in message
+    assert "'river bank' (is 2 words: senses are of one word each, so give them apart: river bank)" in message
     missing = runner.invoke(app, ["senses", str(tmp_path), "bank"])
     assert missing.exit_code == 1 and "E606" in missing.output
     bad_format = runner.invoke(app, ["senses", str(path), "bank", "--format", "xml"])

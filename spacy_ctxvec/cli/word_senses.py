@@ -69,7 +69,11 @@ def unknown_words(inventory: SenseInventory, words: List[str]) -> List[str]:
 
 def seen_as(word: str, inventory: SenseInventory, lexicon: Optional[Lexicon]) -> str:
     """'word', with how often the corpus held it and so why it has no senses, where a
-    lexicon says ("seen 3 times, under min_count 5", "not in the corpus")."""
+    lexicon says ("seen 3 times, under min_count 5", "not in the corpus"); a WORD of
+    several words says so (senses are of single tokens)."""
+    parts = word.split()
+    if len(parts) > 1:
+        return f"{word!r} (is {len(parts)} words: senses are of one word each, so give them apart: {' '.join(parts)})"
     if lexicon is None:
         return repr(word)
     count = _count(lexicon, inventory.key_of(word)) or 0
