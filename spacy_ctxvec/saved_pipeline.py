@@ -65,6 +65,16 @@ def polysemy_setting(path: Union[str, Path], key: str, default: Any) -> Any:
     return default if value is None else value
 
 
+DEFAULT_MIN_COUNT = 5  # for a lexicon directory, which has no component settings
+
+
+def scoring_min_count(path: Union[str, Path], given: Optional[int]) -> int:
+    """``given`` (--min-count), else the saved pipeline's ctxvec_polysemy min_count (at
+    least 2), else DEFAULT_MIN_COUNT for a lexicon directory: what `rank` and `plot
+    polysemy` score words from."""
+    return given or max(2, int(polysemy_setting(path, "min_count", DEFAULT_MIN_COUNT)))
+
+
 def pipeline_stop_words(path: Union[str, Path]) -> FrozenSet[str]:
     """The stop words of the saved pipeline's language (``[nlp] lang`` of its config.cfg:
     spaCy's ``Defaults.stop_words``, lowercase); E264 where ``path`` is not such a pipeline."""

@@ -221,6 +221,11 @@ def test_min_count_defaults_to_the_pipelines_own(tiny_bert_dir, tmp_path, lexico
     assert json.loads(runner.invoke(app, ["rank", str(lexicon_dir), "--format", "json"]).output)["min_count"] == 5
     table = runner.invoke(app, ["rank", str(tmp_path / "pipeline")]).output
     assert "words (types with a letter) scored, of the" in table and "seen >= 3 times" in table and "W038" not in table
+    # plot polysemy scores the same words
+    picture = runner.invoke(app, ["plot", "polysemy", str(tmp_path / "pipeline"), "-o", str(tmp_path / "p.png")])
+    assert picture.exit_code == 0 and "words seen at least 3 times" in picture.output, picture.output
+    bare = runner.invoke(app, ["plot", "polysemy", str(lexicon_dir), "-o", str(tmp_path / "l.png")])
+    assert bare.exit_code == 0 and "words seen at least 5 times" in bare.output, bare.output
 
 
 def test_rank_table_says_how_many_types_were_seen_min_count_times(tmp_path):

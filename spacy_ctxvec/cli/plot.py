@@ -9,6 +9,7 @@ import typer
 
 from ..errors import CtxvecError, Errors
 from ..outputs import check_output, write_file
+from ..saved_pipeline import scoring_min_count
 from ._app import (
     CORPUS_ENCODING,
     CORPUS_ON_ERROR,
@@ -50,6 +51,14 @@ PIPELINE = typer.Option(
     "-p",
     parser=given_text,
     help="Pipeline directory, package or .cfg (default: configs/default.cfg)",
+)
+
+
+SCORED_MIN_COUNT = typer.Option(
+    None,
+    "--min-count",
+    min=2,
+    help="Score only words seen at least this often (default: the pipeline's min_count, 5 for a lexicon)",
 )
 
 
@@ -160,7 +169,7 @@ def plot_polysemy_cli(
     sense_counts: Optional[Path] = SENSE_COUNTS,
     output: Path = FIGURE,
     overwrite: bool = OVERWRITE_FILE,
-    min_count: int = typer.Option(5, "--min-count", min=2, help="Score only words seen at least this often"),
+    min_count: Optional[int] = SCORED_MIN_COUNT,
     top_n: int = typer.Option(15, "--top", help="Words in each bar chart"),
     all_types: bool = typer.Option(
         False, "--all-types", help="Also score types without a letter (punctuation, numbers); default: words only"
@@ -175,6 +184,7 @@ def plot_polysemy_cli(
 
     check_at_least_one("--top", top_n)
     check_figure(output, overwrite, sense_counts, source)
+    min_count = scoring_min_count(source, min_count)
     data = polysemy_scores(source, sense_counts, min_count=min_count, words_only=not all_types)
     title = f"Polysemy scores ({data.used}) of {len(data.words)} words (n >= {min_count}) from {Path(source).name}"
     figure = polysemy_figure(
@@ -188,12 +198,12 @@ def plot_polysemy_cli(
         title=title,
         score_label=data.score_label,
     )
-    typer.echo(polysemy_summary(save(figure, output, overwrite), data))
+    typer.echo(polysemy_summary(save(figure, output, overwrite), data, min_count))
 
 
-def polysemy_summary(path: Path, data: Any) -> str:
+def polysemy_summary(path: Path, data: Any, min_count: int) -> str:
     """What `plot polysemy` wrote: the words, and the Spearman with the table's counts."""
-    message = f"Wrote {path} ({len(data.words)} words"
+    message = f"Wrote {path} ({len(data.words)} words seen at least {min_count} times"
     if data.correlation is not None:
         message += f"; Spearman rho with the sense counts of {data.counts_name} {data.correlation:.3f}"
         message += f" over {data.n_known} words"

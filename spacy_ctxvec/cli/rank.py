@@ -21,6 +21,7 @@ from ..saved_pipeline import (
     load_senses_and_lexicon,
     pipeline_stop_words,
     polysemy_setting,
+    scoring_min_count,
 )
 from ._app import app, exit_on_coded_error, given_path, warn_on_stderr
 
@@ -209,7 +210,6 @@ def show(ranked: Dict[str, List[Dict[str, Any]]], fmt: str, summary: Dict[str, A
     print(render(ranked, fmt, summary))
 
 
-DEFAULT_MIN_COUNT = 5  # for a lexicon directory, which has no component settings
 SOURCE = typer.Argument(..., parser=given_path, help="Pipeline directory or package with ctxvec_polysemy, or a lexicon")
 FORMAT = typer.Option("table", "--format", help="table, tsv or json")
 MIN_COUNT = typer.Option(
@@ -256,7 +256,7 @@ def rank_cli(
 ) -> None:
     """List the most and least polysemous words with their counts."""
     check_choices(fmt, by)
-    min_count = min_count or max(2, int(polysemy_setting(source, "min_count", DEFAULT_MIN_COUNT)))
+    min_count = scoring_min_count(source, min_count)
     if by == "corpus_polysemy":
         ranked, summary = rank_by_corpus_polysemy(source, min_count, top_k, not all_types, skip_stop_words)
         most_frequent = f", the most frequent of them seen {summary['max_count']} times" if summary["max_count"] else ""
