@@ -146,7 +146,9 @@ class Warnings(metaclass=_ErrorsWithCodes):
         "once; a token of many wordpieces (this Doc's longest is {longest} characters: a run of text "
         "without spaces, such as Chinese or Japanese text to an English tokenizer, base64 or a long URL) "
         "fills the window and cuts off the tokens after it. Tokenize such text with a pipeline for its "
-        "language, or leave such runs out of the texts. (Warned once per component.)"
+        "language, or leave such runs out of the texts. Hugging Face's message 'Token indices sequence "
+        "length is longer than the specified maximum sequence length' before this one is about the same "
+        "window: it is cut to the maximum length, not indexed past it. (Warned once per component.)"
     )
     W047 = (
         "--resume: there is no checkpoint in '{path}' (no build of this OUTPUT stopped after a "
