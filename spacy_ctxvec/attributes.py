@@ -338,6 +338,19 @@ class StoredSetter:
         doc.user_data[key(self.name, 0)] = value  # type: ignore[index]
 
 
+class ReadOnly:
+    """The setter of a computed attribute: E026 instead of spaCy's default, which stores
+    the value under a key no getter reads (silently lost). Picklable, as StoredGetter."""
+
+    def __init__(self, cls_name: str, attr: str) -> None:
+        self.cls_name, self.attr = cls_name, attr
+        self.__qualname__ = f"read_only[{cls_name}.{attr}]"
+
+    def __call__(self, obj: Any, value: Any) -> None:
+        copy = f"{self.cls_name.lower()}._.{self.attr}.copy()" if "vec" in self.attr else "it is a plain number or text"
+        raise CtxvecError(Errors.E026.format(cls=self.cls_name, attr=self.attr, copy=copy))
+
+
 def _same_function(a, b) -> bool:
     # By module and name, so that a reloaded spacy_ctxvec still counts as ours.
     return a is b or (
@@ -355,12 +368,13 @@ def _owner(default, getter) -> str:
 
 
 def _set(cls, name: str, default=None, getter=None, setter=None) -> None:
-    """Register cls._.name, or check that the registered one is ours (E022)."""
+    """Register cls._.name, or check that the registered one is ours (E022). A getter
+    without ``setter`` is read-only (E026 on assignment)."""
     if not cls.has_extension(name):
         if getter is None:
             cls.set_extension(name, default=default)
         else:
-            cls.set_extension(name, getter=getter, setter=setter)
+            cls.set_extension(name, getter=getter, setter=setter or ReadOnly(cls.__name__, name))
         return
     old_default, method, old_getter, old_setter = cls.get_extension(name)
     ours = (
@@ -370,6 +384,8 @@ def _set(cls, name: str, default=None, getter=None, setter=None) -> None:
     )
     if not ours:
         raise CtxvecError(Errors.E022.format(cls=cls.__name__, attr=name, owner=_owner(old_default, old_getter)))
+    if getter is not None and setter is None and old_setter is None:  # ours from before E026: read-only now
+        cls.set_extension(name, getter=getter, setter=ReadOnly(cls.__name__, name), force=True)
 
 
 def install_extensions() -> None:

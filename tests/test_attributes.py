@@ -241,3 +241,20 @@ def test_n_process_2_under_spawn_and_forkserver(tiny_pipeline_dir, start_method)
     proc = subprocess.run(command, capture_output=True, text=True, timeout=300)
     assert proc.returncode == 0, proc.stderr[-2000:]
     assert "OK 6" in proc.stdout
+
+
+def test_assigning_a_computed_attribute_is_a_coded_error_not_silently_lost():
+    install_extensions()
+    doc = Doc(spacy.blank("en").vocab, words=["a", "bank"])
+    doc._.ctxvec_context = np.ones((2, 3), dtype="float32")  # the Doc-level arrays stay writable
+    doc._.ctxvec_context_mask = np.ones(2, dtype=bool)
+    with pytest.raises(
+        CtxvecError, match=r"\[CTX-E026\] Token\._\.context_vec is read-only.*token\._\.context_vec\.copy"
+    ):
+        doc[1]._.context_vec = np.zeros(3, dtype="float32")
+    with pytest.raises(CtxvecError, match=r"\[CTX-E026\] Token\._\.sense is read-only"):
+        doc[1]._.sense = 7
+    with pytest.raises(CtxvecError, match=r"\[CTX-E026\] Span\._\.context_vec is read-only"):
+        doc[0:2]._.context_vec = np.zeros(3)
+    assert doc[1]._.context_vec.tolist() == [1.0, 1.0, 1.0]
+    assert not [key for key in doc.user_data if "context_vec" in str(key) or "sense" in str(key)]

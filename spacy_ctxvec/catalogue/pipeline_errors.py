@@ -83,6 +83,12 @@ class PipelineErrors:
         '{pipe_names}. Set transformer = "NAME" to the transformer component\'s name, '
         "or leave it null to quantise every transformer."
     )
+    E026 = (
+        "{cls}._.{attr} is read-only: it is read from the Doc-level arrays the spacy-ctxvec "
+        "components set (doc._.ctxvec_*) each time, so an assigned value would be lost. Keep your "
+        'own values in an attribute of your own ({cls}.set_extension("my_{attr}", default=None)), '
+        "or change a copy of the value ({copy})."
+    )
     E040 = (
         "{setting} of spacy-ctxvec.BucketedTransformerModel.v1 must be at "
         "least 1 (padded wordpieces per forward call), got {value}. Set "
