@@ -159,6 +159,10 @@ def rank_by_corpus_polysemy(source: Path, min_count: int, top_k: int, words_only
     with_evidence = [key for key in inventory.keys if inventory.corpus_polysemy_of(key) is not None]
     candidates = [lexicon.index(key) for key in with_evidence if ranked_key(key, words_only, skipped)]
     counts = [int(lexicon.counts[row]) for row in candidates if row is not None]
+    seen = [
+        key for key in with_evidence if (_count_of(lexicon, key) >= min_count) and ranked_key(key, words_only, set())
+    ]
+    left_out = sum(key.lower() in skipped for key in seen)
     summary = {
         "n_types": len(inventory),
         "n_with_corpus_polysemy": len(with_evidence),
@@ -167,9 +171,19 @@ def rank_by_corpus_polysemy(source: Path, min_count: int, top_k: int, words_only
         "by": "corpus_polysemy",
         "min_count": min_count,
         "n_listed": n_listed,
-        "stop_words_left_out": len(skipped),
+        **stop_words_summary(left_out, skipped),
     }
     return ranked, summary
+
+
+def _count_of(lexicon: Lexicon, key: str) -> int:
+    row = lexicon.index(key)
+    return 0 if row is None else int(lexicon.counts[row])
+
+
+def stop_words_summary(left_out: int, stop_words: AbstractSet[str]) -> Dict[str, int]:
+    """How many words a ranking left out as stop words, and the stop list's size (0, 0 without one)."""
+    return {"stop_words_left_out": left_out, "stop_list_size": len(stop_words)}
 
 
 def rank_by_polysemy_score(
@@ -190,11 +204,12 @@ def rank_by_polysemy_score(
     probe, inputs = load_probe(source), load_pipeline_inputs(source, lexicon)
     scores, valid, used = type_polysemy_scores(lexicon, probe, min_count, score, inputs, not all_types)
     skipped = pipeline_stop_words(source) if skip_stop_words else frozenset()
-    if skipped:
-        valid = valid & np.array([key.lower() not in skipped for key in lexicon.keys], dtype=bool)
+    is_stop = np.array([key.lower() in skipped for key in lexicon.keys], dtype=bool)
+    left_out = int((valid & is_stop).sum())
+    valid = valid & ~is_stop
     ranked = rank_rows(lexicon, scores, valid, top_k)
     warn_below_component_min_count(source, min_count)
-    summary = {**rank_summary(lexicon, valid, used, min_count), "stop_words_left_out": len(skipped)}
+    summary = {**rank_summary(lexicon, valid, used, min_count), **stop_words_summary(left_out, skipped)}
     no_letter = no_letter_note(lexicon.keys_seen(min_count), not all_types) if not valid.any() else ""
     return ranked, {**summary, "no_letter": no_letter}
 
@@ -275,8 +290,8 @@ def rank_cli(
 
 
 def stop_words_note(summary: Dict[str, Any]) -> str:
-    n = summary.get("stop_words_left_out", 0)
-    return f"; the language's {n} stop words left out" if n else ""
+    n, size = summary.get("stop_words_left_out", 0), summary.get("stop_list_size", 0)
+    return f"; {n} stop word{'' if n == 1 else 's'} left out (of the language's list of {size})" if size else ""
 
 
 def check_choices(fmt: str, by: str) -> None:
