@@ -185,3 +185,10 @@ class Warnings(metaclass=_ErrorsWithCodes):
         "The first line of '{path}' ({got!r}) was read as a header and skipped: it does not name the "
         "columns (e.g. 'lemma<TAB>total'). If it is a row, give its sense count as a whole number."
     )
+    W054 = (
+        "polysemy_score here comes from a lexicon of {n_tokens} tokens, fewer than the {minimum} of the "
+        "smallest corpus the polysemy probe was measured on: its log-frequency term makes every repeated "
+        "word look frequent, so the scores run high (tens of 'senses' for a word seen a few times) and "
+        "are not numbers of dictionary senses. Read them as an order at most; build from a larger corpus "
+        "for numbers, or use --score self_similarity (rank)."
+    )

@@ -398,6 +398,12 @@ def test_minilm_build_uses_the_shipped_probe_and_warns_on_a_small_corpus(minilm_
     assert load_probe(tmp_path / "out") is not None
     assert load_senses(tmp_path / "out").settings["split_rule"] == "evidence"  # the corpus decides the senses
     assert spacy.load(tmp_path / "out").get_pipe("ctxvec_polysemy").score_source == "probe"
+    # rank and plot polysemy show those scores: they say why the numbers run high (W054)
+    ranked = invoke("rank", tmp_path / "out", "--min-count", "2")
+    assert ranked.exit_code == 0 and "[CTX-W054]" in flat(ranked) and "not numbers of dictionary senses" in flat(ranked)
+    pictured = invoke("plot", "polysemy", tmp_path / "out", "-o", tmp_path / "p.png", "--min-count", "2")
+    assert pictured.exit_code == 0 and "[CTX-W054]" in flat(pictured)
+    assert "[CTX-W054]" not in flat(invoke("rank", tmp_path / "out", "--min-count", "2", "--score", "self_similarity"))
 
 
 @pytest.mark.slow

@@ -13,7 +13,7 @@ from ..errors import CtxvecError, Errors
 from ..evaluation.metrics import spearman
 from ..evaluation.readers import read_sense_counts
 from ..evaluation.token_vectors import require_context_vectors
-from ..lexicon.polysemy_probe import FITTED_HALF, PROBE, in_fitted_half, type_polysemy_scores
+from ..lexicon.polysemy_probe import FITTED_HALF, PROBE, in_fitted_half, small_lexicon_warning, type_polysemy_scores
 from ..ops.text import no_letter_note
 from ..pipelines import load_pipeline
 from ..saved_pipeline import load_lexicon, load_pipeline_inputs, load_probe, polysemy_setting
@@ -142,6 +142,7 @@ class PolysemyScores:
     correlation: Optional[float] = None
     counts_name: Optional[str] = None
     n_in_fitted_half: Optional[int] = None
+    warning: Optional[str] = None  # W054: probe scores of a small lexicon run high
 
     @property
     def n_known(self) -> int:
@@ -172,7 +173,7 @@ def polysemy_scores(
         no_letter = no_letter_note(lexicon.keys_seen(min_count), words_only)
         raise CtxvecError(Errors.E410.format(min_count=min_count, path=source, no_letter=no_letter))
     words = [word for word, keep in zip(lexicon.keys, valid) if keep]
-    result = PolysemyScores(words, scores[valid], used)
+    result = PolysemyScores(words, scores[valid], used, warning=small_lexicon_warning(lexicon, used))
     if counts_by_word is not None and sense_counts is not None:
         result.counts, result.counts_name = sense_counts_for(words, counts_by_word), sense_counts.name
         known = result.counts > 0

@@ -19,6 +19,7 @@ from ._app import (
     file_output,
     given_path,
     given_text,
+    warn_on_stderr,
 )
 
 plot_app = typer.Typer(
@@ -199,6 +200,8 @@ def plot_polysemy_cli(
         score_label=data.score_label,
     )
     typer.echo(polysemy_summary(save(figure, output, overwrite), data, min_count))
+    if data.warning:
+        warn_on_stderr(data.warning)
 
 
 def polysemy_summary(path: Path, data: Any, min_count: int) -> str:

@@ -9,7 +9,7 @@ import typer
 from wasabi import msg
 
 from ..errors import CtxvecError, Errors, Warnings
-from ..lexicon.polysemy_probe import SCORE_CHOICES, type_polysemy_scores
+from ..lexicon.polysemy_probe import SCORE_CHOICES, small_lexicon_warning, type_polysemy_scores
 from ..lexicon.sense_inventory import SenseInventory
 from ..lexicon.statistics import Lexicon
 from ..ops.senses import is_word
@@ -209,6 +209,9 @@ def rank_by_polysemy_score(
     valid = valid & ~is_stop
     ranked = rank_rows(lexicon, scores, valid, top_k)
     warn_below_component_min_count(source, min_count)
+    small = small_lexicon_warning(lexicon, used)
+    if small:
+        warn_on_stderr(small)
     summary = {**rank_summary(lexicon, valid, used, min_count), **stop_words_summary(left_out, skipped)}
     no_letter = no_letter_note(lexicon.keys_seen(min_count), not all_types) if not valid.any() else ""
     return ranked, {**summary, "no_letter": no_letter}

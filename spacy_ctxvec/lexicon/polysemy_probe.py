@@ -23,7 +23,7 @@ from typing import Any, Dict, List, Mapping, Optional, Sequence, Tuple, Union
 
 import numpy as np
 
-from ..errors import CtxvecError, Errors
+from ..errors import CtxvecError, Errors, Warnings
 from ..ops.fingerprint import current_fingerprint, vectors_differ
 from ..ops.senses import is_word
 from .statistics import CONTEXT_VECTORS_META, Lexicon
@@ -404,6 +404,14 @@ def type_polysemy_scores(
 
 def shipped_probe_dirs() -> List[Path]:
     return sorted(path for path in SHIPPED_DIR.glob("*") if (path / _HEADER_FILE).is_file())
+
+
+def small_lexicon_warning(lexicon: Lexicon, used: str) -> Optional[str]:
+    """W054 where ``used`` is the probe's score on a lexicon smaller than the probe's
+    smallest measured corpus (its scores then run high); None otherwise."""
+    if used != PROBE or lexicon.n_occurrences >= SMALL_CORPUS_TOKENS:
+        return None
+    return Warnings.W054.format(n_tokens=lexicon.n_occurrences, minimum=SMALL_CORPUS_TOKENS)
 
 
 def describe_shipped_probes() -> List[str]:
