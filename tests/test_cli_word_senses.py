@@ -180,6 +180,21 @@ def test_a_word_without_corpus_polysemy_says_why():
     assert render([entry], "tsv").splitlines()[1].split("\t")[4:6] == ["", ""]
 
 
+def test_json_says_why_a_word_has_no_corpus_polysemy(tmp_path):
+    import numpy as np
+
+    keys, vectors, _, _ = synthetic()
+    keys = [*keys, *["echo"] * 6]  # six occurrences of one repeated line: one distinct passage, nothing to judge
+    vectors = np.vstack([vectors, np.ones((6, vectors.shape[1]))])
+    snippets = [*bank_snippets(keys[:-6]), *["the same line [echo] again"] * 6]
+    inventory = induce_inventory(lexicon_with_sample(keys, vectors, snippets=snippets), min_count=5)
+    inventory.to_disk(tmp_path / "senses")
+    result = runner.invoke(app, ["senses", str(tmp_path / "senses"), "echo", "bank", "--format", "json"])
+    echo, bank = json.loads(result.output)
+    assert echo["corpus_polysemy"] is None and echo["no_corpus_polysemy"].startswith("no corpus_polysemy (too few")
+    assert bank["corpus_polysemy"] is not None and bank["no_corpus_polysemy"] is None
+
+
 def test_a_pipelines_senses_say_how_often_the_word_was_seen(tiny_bert_dir, tmp_path):
     """From a pipeline, each word's count in the corpus (its lexicon's) beside its senses;
     a senses directory holds no counts and shows none."""

@@ -140,6 +140,7 @@ def _entry(inventory: SenseInventory, word: str, key: str, lexicon: Optional[Lex
         "n_senses": n_senses,
         "count": _count(lexicon, key),
         "corpus_polysemy": corpus_polysemy,
+        "no_corpus_polysemy": NO_EVIDENCE if corpus_polysemy is None else None,
         "judged": judged,
         "split_threshold": threshold,
         "note": one_sense_note(inventory, n_senses, corpus_polysemy, threshold),
