@@ -101,8 +101,11 @@ def test_in_fitted_half_is_md5_parity():
 
 def test_too_few_words_is_a_coded_error():
     lexicon, counts = planted_lexicon(n_types=MIN_TRAINING_WORDS - 1)
-    with pytest.raises(CtxvecError, match="E653"):
+    with pytest.raises(CtxvecError, match=r"E653.*larger corpus, lower --min-count, or check"):
         fit_probe(lexicon, counts, min_count=5)
+    with pytest.raises(CtxvecError, match=r"E653.*larger corpus, or check") as at_least:
+        fit_probe(lexicon, counts, min_count=2)  # the least --min-count: not advised lower
+    assert "lower --min-count" not in str(at_least.value)
     lexicon, counts = planted_lexicon(n_types=40)
     with pytest.raises(CtxvecError, match=r"\[CTX-E655\] All 40 word types .* the same number of senses \(2\)"):
         fit_probe(lexicon, {key: 2 for key in counts}, min_count=5)  # one count for all: nothing to fit

@@ -274,7 +274,7 @@ class CommandErrors:
     E653 = (
         "Only {n_words} word types {fitted_on} have at least {min_count} occurrences "
         "and a sense count; a probe needs at least {minimum}. Build the lexicon from a "
-        "larger corpus, lower --min-count, or check that the sense-count file's words "
+        "larger corpus{lower}, or check that the sense-count file's words "
         "match the lexicon's keys (lower case by default)."
     )
     E654 = "Unknown polysemy score '{score}'. Choose one of: {choices}."

@@ -75,8 +75,9 @@ class PipelineErrors:
     E024 = (
         "Component '{name}' has no static vectors file: the path in "
         "[initialize.components.{name}.source] is null. Pass one with --paths.static_vectors "
-        "FILE (e.g. python -m spacy assemble configs/word2vec.cfg OUTPUT "
-        '--paths.static_vectors vectors.txt), or set path = "FILE" there.'
+        "FILE to spaCy's commands (e.g. python -m spacy assemble configs/word2vec.cfg OUTPUT "
+        '--paths.static_vectors vectors.txt), or set path = "FILE" there; spacy-ctxvec\'s '
+        "commands read a config as it is, so assemble it first and give them OUTPUT (--pipeline OUTPUT)."
     )
     E025 = (
         "No spacy-transformers component named '{name}' to quantise; the pipeline has "

@@ -326,7 +326,11 @@ def fit_probe(
     if refusal is not None and refusal[0] == "too_few":
         raise CtxvecError(
             Errors.E653.format(
-                n_words=len(targets), fitted_on=fitted_on, minimum=MIN_TRAINING_WORDS, min_count=min_count
+                n_words=len(targets),
+                fitted_on=fitted_on,
+                minimum=MIN_TRAINING_WORDS,
+                min_count=min_count,
+                lower=", lower --min-count" if min_count > 2 else "",  # 2 is the least a score needs
             )
         )
     if refusal is not None:
