@@ -192,3 +192,8 @@ class Warnings(metaclass=_ErrorsWithCodes):
         "are not numbers of dictionary senses. Read them as an order at most; build from a larger corpus "
         "for numbers, or use --score self_similarity (rank)."
     )
+    W055 = (
+        "{name}: the Spearman and AUC are over {n_covered} words with a sense count ({n_monosemous} "
+        "monosemous), under {minimum}: a word more or less can move them a lot. Build the lexicon from a "
+        "larger corpus, or give a sense-count file covering more of its words, before comparing them."
+    )

@@ -218,8 +218,10 @@ def test_polysemy(default_pipeline_dir, tmp_path):
     polysemy_nlp().to_disk(tmp_path / "with_lexicon")
     result = runner.invoke(app, ["evaluate", "polysemy", str(tmp_path / "with_lexicon"), str(senses), "--json"])
     assert result.exit_code == 0, result.output
-    report = json.loads(result.output)
+    report = json.loads(result.stdout)
     assert report["spearman"] == pytest.approx(1.0) and report["n_covered"] == 3
+    warning = " ".join(result.stderr.split())  # beside the JSON, on stderr: 3 words are too few to trust
+    assert "[CTX-W055] all words: the Spearman and AUC are over 3 words with a sense count" in warning
     # The default pipeline's lexicon is empty until built: a coded error, not a crash.
     result = runner.invoke(app, ["evaluate", "polysemy", str(default_pipeline_dir), str(senses)])
     assert result.exit_code == 1 and "E307" in result.output
@@ -425,7 +427,7 @@ def test_polysemy_three_words_is_defined(tmp_path):
     polysemy_nlp().to_disk(tmp_path / "with_lexicon")
     result = runner.invoke(app, ["evaluate", "polysemy", str(tmp_path / "with_lexicon"), str(senses), "--json"])
     assert result.exit_code == 0, result.output
-    report = json.loads(result.output)
+    report = json.loads(result.stdout)
     assert report["spearman"] == pytest.approx(1.0)
     assert report["held_out"] is None  # no probe fitted on half the words: nothing held out
 

@@ -108,12 +108,12 @@ def test_rank_and_plot_polysemy_follow_the_pipelines_own_score_setting(lexicon_p
     from spacy_ctxvec.analysis.plot_data import polysemy_scores
 
     assert invoke("fit-polysemy", lexicon_pipeline, sense_counts, tmp_path / "out").exit_code == 0
-    ranked = json.loads(invoke("rank", tmp_path / "out", "--format", "json", "--min-count", "2").output)
+    ranked = json.loads(invoke("rank", tmp_path / "out", "--format", "json", "--min-count", "2").stdout)
     assert ranked["score"] == "probe"  # the setting is "auto" and the probe fits
     config = load_config(tmp_path / "out" / "config.cfg", interpolate=False)
     config["components"]["ctxvec_polysemy"]["score"] = "self_similarity"
     config.to_disk(tmp_path / "out" / "config.cfg", interpolate=False)
-    ranked = json.loads(invoke("rank", tmp_path / "out", "--format", "json", "--min-count", "2").output)
+    ranked = json.loads(invoke("rank", tmp_path / "out", "--format", "json", "--min-count", "2").stdout)
     assert ranked["score"] == "self_similarity" and polysemy_scores(tmp_path / "out", None, min_count=2).used == (
         "self_similarity"
     )
@@ -121,7 +121,7 @@ def test_rank_and_plot_polysemy_follow_the_pipelines_own_score_setting(lexicon_p
     top = ranked["most"][0]
     assert nlp(top["word"])[0]._.polysemy_score == pytest.approx(top["polysemy_score"], abs=1e-6)
     probe_ranked = json.loads(
-        invoke("rank", tmp_path / "out", "--format", "json", "--min-count", "2", "--score", "probe").output
+        invoke("rank", tmp_path / "out", "--format", "json", "--min-count", "2", "--score", "probe").stdout
     )
     assert probe_ranked["score"] == "probe"  # --score still overrides
     config["components"]["ctxvec_polysemy"]["min_count"] = 4
@@ -147,12 +147,12 @@ def test_half_keeps_the_other_half_for_evaluate(lexicon_pipeline, sense_counts, 
     assert report.held_out is not None and report.held_out.n_covered == len(words) - n_even
     evaluated = invoke("evaluate", "polysemy", tmp_path / "out", sense_counts)
     assert evaluated.exit_code == 0 and "held out (words the probe was not fitted on)" in evaluated.output
-    as_json = json.loads(invoke("evaluate", "polysemy", tmp_path / "out", sense_counts, "--json").output)
+    as_json = json.loads(invoke("evaluate", "polysemy", tmp_path / "out", sense_counts, "--json").stdout)
     held_out = as_json["held_out"]  # the same numbers on the held-out half, nothing nested in it
     assert "held_out" not in held_out and held_out["n_covered"] == len(words) - n_even
     assert set(held_out) == set(as_json) - {"held_out", "pipeline"} and as_json["n_covered"] == report.n_covered
     ranked = invoke("rank", tmp_path / "out", "--format", "json")
-    assert json.loads(ranked.output)["score"] == "probe"
+    assert json.loads(ranked.stdout)["score"] == "probe"
 
 
 def test_outputs_it_did_not_make_and_inputs_are_refused(lexicon_pipeline, sense_counts, tmp_path):
@@ -215,7 +215,7 @@ def test_one_sense_count_in_the_half_to_fit_on_skips_the_held_out_estimate_not_t
     assert f"No held-out estimate: all {n_half} words of the half to fit on (md5-even half) have 1 sense" in message
     assert "E655" not in message and "held-out half," not in message
     as_json = invoke("fit-polysemy", lexicon_pipeline, counts, tmp_path / "out", "--overwrite", "--json")
-    printed = json.loads(as_json.output)  # held_out as before ({}), and why there is none
+    printed = json.loads(as_json.stdout)  # held_out as before ({}), and why there is none
     assert as_json.exit_code == 0 and printed["held_out"] == {}, as_json.output
     assert printed["no_held_out"].startswith(f"all {n_half} words of the half to fit on (md5-even half) have 1 sense")
     assert load_probe(tmp_path / "out").meta["n_words"] == len(scored_words(lexicon_pipeline))
@@ -245,7 +245,7 @@ def test_an_undefined_held_out_spearman_says_why_and_the_fit_succeeds(lexicon_pi
         assert f"held-out half, {name}: {why}, partial (log frequency out) undefined" in message, message
     assert "[CTX-W042] The held-out Spearman of probe and self_similarity is undefined" in message
     as_json = invoke("fit-polysemy", lexicon_pipeline, counts, tmp_path / "out", "--overwrite", "--json")
-    printed = json.loads(as_json.output)  # null, as before, and beside it why (the codes of evaluate polysemy)
+    printed = json.loads(as_json.stdout)  # null, as before, and beside it why (the codes of evaluate polysemy)
     assert as_json.exit_code == 0 and printed["no_held_out"] is None
     reason, code, value = {"all": ("constant_sense_counts", "CTX-E326", 1), "two": ("too_few_pairs", "CTX-E321", None)}[
         held_out_counts

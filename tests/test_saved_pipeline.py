@@ -129,7 +129,7 @@ def test_an_installed_pipeline_package_is_read_by_its_name(tiny_nlp, tmp_path, m
     monkeypatch.chdir(tmp_path)
     ranked = CliRunner().invoke(app, ["rank", "en_ctxvec_pkg_test", "--top-k", "2", "--format", "json"])
     assert ranked.exit_code == 0, ranked.output
-    assert json.loads(ranked.output)["score"] == "probe"  # the package's lexicon and probe
+    assert json.loads(ranked.stdout)["score"] == "probe"  # the package's lexicon and probe
     (tmp_path / "en_ctxvec_pkg_test").mkdir()  # a path of that name, where one exists, comes first
     with pytest.raises(CtxvecError, match="E225"):
         load_lexicon("en_ctxvec_pkg_test")

@@ -41,6 +41,7 @@ JSON_OUTPUT = typer.Option(
 # longer than this is shown whole, past its column (as wasabi's table did).
 TABLE_MAX_COL = 80
 RELIABLE_PAIRS = 10  # a word-sim (W043) or SCWS (W050) Spearman over fewer covered pairs is noisy
+RELIABLE_WORDS = 30  # an `evaluate polysemy` Spearman / AUC over fewer words is noisy (W055)
 
 
 def _print_json(data: Dict[str, Any]) -> None:
@@ -290,6 +291,13 @@ def polysemy_cli(
     if not _publish(report.to_dict(), nlp, pipeline, output, overwrite, as_json):
         print_polysemy(report)
     _fail_if_undefined_polysemy(report)
+    for label, part in _polysemy_parts(report):
+        if part.n_covered < RELIABLE_WORDS:
+            warn_on_stderr(
+                Warnings.W055.format(
+                    name=label, n_covered=part.n_covered, n_monosemous=part.n_monosemous, minimum=RELIABLE_WORDS
+                )
+            )
 
 
 def print_polysemy(report: Any) -> None:
