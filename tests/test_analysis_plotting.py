@@ -113,7 +113,7 @@ def test_polysemy_figure_with_and_without_sense_counts(tmp_path):
     # a correlation over words the probe was fitted on says so in the picture, not only on the console
     assert "fitted" not in scatter.get_title()
     fitted = polysemy_figure(words, scores, sense_counts=counts, correlation=0.3, n_in_fitted_half=11)
-    caveat = "Spearman rho = 0.30\n(11 of them of the md5-even half, the only words the probe was fitted on)"
+    caveat = "Spearman rho = 0.30\n(11 of them in the md5-even half the probe was fitted on, on its own corpora)"
     assert fitted.axes[0].get_title().endswith(caveat)
 
 

@@ -212,7 +212,7 @@ def polysemy_summary(path: Path, data: Any, min_count: int) -> str:
         message += f" over {data.n_known} words"
         if data.n_in_fitted_half is not None:
             message += (
-                f", {data.n_in_fitted_half} of them of the md5-even half, the only words the probe was fitted "
+                f", {data.n_in_fitted_half} of them in the md5-even half of words, the half the probe was fitted "
                 "on: `evaluate polysemy` scores the other half alone"
             )
     return message + ")"
