@@ -70,7 +70,7 @@ def test_word_figure_numbers_points_and_keys_snippets():
     key_lines = [t.get_text() for t in ax_key.texts]
     assert key_lines == [f"{i + 1:>2}  {snippet}" for i, snippet in enumerate(snippets)]
     assert "PC 1" in ax_points.get_xlabel()
-    assert [h.get_text() for h in ax_points.get_legend().get_texts()][-1].startswith("type centroid")
+    assert [h.get_text() for h in ax_points.get_legend().get_texts()][-1].startswith("mean of these occurrences")
     # 40 rows: too many to write the values into the cells.
     assert len(ax_context.texts) == 0 and len(ax_static.texts) == 0
 

@@ -146,7 +146,7 @@ def word_figure(
         edgecolor="black",
         linewidth=0.8,
         zorder=4,
-        label="type centroid (mean vector)",
+        label="mean of these occurrences (PCA centre)",
     )
     _pad_limits(ax_points, np.vstack([coords, centroid[None, :]]))
     _number_points(ax_points, coords, numbers)
