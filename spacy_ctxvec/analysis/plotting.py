@@ -302,7 +302,9 @@ def polysemy_figure(
         if correlation is not None:
             label += f", Spearman rho = {correlation:.2f}"
             if n_in_fitted_half is not None:
-                label += f"\n({n_in_fitted_half} of them in the md5-even half the probe was fitted on, on its own corpora)"
+                label += (
+                    f"\n({n_in_fitted_half} of them in the md5-even half the probe was fitted on, on its own corpora)"
+                )
         ax.set_title(f"Score against sense count\n{label}")
         ax.grid(alpha=0.3)
     figure.suptitle(title, fontsize=13)

@@ -124,20 +124,21 @@ def corpus_rank_rows(
 ) -> Dict[str, List[Dict[str, Any]]]:
     """Top-k words by corpus_polysemy (how many distinct uses this corpus shows), highest
     ("most") and lowest ("least"), ties by key: words seen at least ``min_count`` times
-    that have a corpus_polysemy (and are ``ranked_key``s), with their number of senses and
-    count; a word is in one list only."""
+    that have a corpus_polysemy (and are ``ranked_key``s), with their number of senses,
+    count and the distinct sampled occurrences judged (what the value rests on; None for
+    senses induced before it was stored); a word is in one list only."""
     entries = []
     for key in inventory.keys:
         evidence, row = inventory.corpus_polysemy_of(key), lexicon.index(key)
         count = 0 if row is None else int(lexicon.counts[row])
         if evidence is not None and count >= min_count and ranked_key(key, words_only, skipped):
-            entries.append((key, evidence, inventory.n_senses(key), count))
+            entries.append((key, evidence, inventory.n_senses(key), count, inventory.evidence_of(key)[0]))
     entries.sort(key=lambda entry: (-entry[1], entry[0]))
 
     def describe(chosen: List[Any]) -> List[Dict[str, Any]]:
         return [
-            {"word": key, "corpus_polysemy": round(evidence, 6), "n_senses": n, "count": count}
-            for key, evidence, n, count in chosen
+            {"word": key, "corpus_polysemy": round(evidence, 6), "n_senses": n, "count": count, "judged": judged}
+            for key, evidence, n, count, judged in chosen
         ]
 
     return {"most": describe(entries[:top_k]), "least": describe(entries[::-1][: least_size(len(entries), top_k)])}
