@@ -1,8 +1,6 @@
 """Extension attributes: installed once, and a clash with another package is a coded error."""
 
 import pickle
-import subprocess
-import sys
 
 import numpy as np
 import pytest
@@ -12,6 +10,8 @@ from spacy.tokens.underscore import Underscore
 
 from spacy_ctxvec.attributes import CONTEXT_ARRAY, CONTEXT_MASK, install_extensions, token_context_vec
 from spacy_ctxvec.errors import CtxvecError
+
+from .test_components_context import assert_n_process_2_matches_single_process
 
 
 @pytest.fixture
@@ -226,21 +226,7 @@ def test_the_registered_extensions_pickle_for_spawned_workers():
 
 @pytest.mark.parametrize("start_method", ["spawn", "forkserver"])
 def test_n_process_2_under_spawn_and_forkserver(tiny_pipeline_dir, start_method):
-    script = (
-        "import multiprocessing, sys\n"
-        "import numpy as np, spacy\n"
-        "multiprocessing.set_start_method(sys.argv[2])\n"
-        "nlp = spacy.load(sys.argv[1])\n"
-        "texts = ['The bank approved the loan.', 'We sat on the river bank.'] * 3\n"
-        "multi = [d._.ctxvec_context for d in nlp.pipe(texts, n_process=2, batch_size=2)]\n"
-        "single = [nlp(t)._.ctxvec_context for t in texts]\n"
-        "assert all(np.allclose(a, b, atol=1e-5) for a, b in zip(multi, single))\n"
-        "print('OK', len(multi))\n"
-    )
-    command = [sys.executable, "-c", script, str(tiny_pipeline_dir), start_method]
-    proc = subprocess.run(command, capture_output=True, text=True, timeout=300)
-    assert proc.returncode == 0, proc.stderr[-2000:]
-    assert "OK 6" in proc.stdout
+    assert_n_process_2_matches_single_process(tiny_pipeline_dir, start_method)
 
 
 def test_assigning_a_computed_attribute_is_a_coded_error_not_silently_lost():

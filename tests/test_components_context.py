@@ -81,25 +81,35 @@ def test_call_and_pipe_batch_sizes_agree(default_nlp):
             np.testing.assert_allclose(x, y, atol=1e-5)
 
 
-@pytest.mark.slow
-def test_n_process_2_matches_single_process(default_pipeline_dir):
+N_PROCESS_SCRIPT = (
+    "import multiprocessing, sys\n"
+    "import numpy as np, spacy\n"
+    "if sys.argv[2] != 'default':\n"
+    "    multiprocessing.set_start_method(sys.argv[2])\n"
+    "nlp = spacy.load(sys.argv[1])\n"
+    "texts = ['The bank approved the loan.', 'We sat on the river bank.'] * 3\n"
+    "multi = [d._.ctxvec_context for d in nlp.pipe(texts, n_process=2, batch_size=2)]\n"
+    "single = [nlp(t)._.ctxvec_context for t in texts]\n"
+    "assert all(np.allclose(a, b, atol=1e-5) for a, b in zip(multi, single))\n"
+    "print('OK', len(multi))\n"
+)
+
+
+def assert_n_process_2_matches_single_process(pipeline_dir, start_method: str = "default") -> None:
+    """nlp.pipe(n_process=2) in a fresh interpreter (``start_method``: multiprocessing's,
+    or the platform's default) gives the vectors of one process."""
     import subprocess
     import sys
 
-    script = (
-        "import numpy as np, spacy, sys\n"
-        "nlp = spacy.load(sys.argv[1])\n"
-        "texts = ['The bank approved the loan.', 'We sat on the river bank.'] * 3\n"
-        "multi = [d._.ctxvec_context for d in nlp.pipe(texts, n_process=2, batch_size=2)]\n"
-        "single = [nlp(t)._.ctxvec_context for t in texts]\n"
-        "assert all(np.allclose(a, b, atol=1e-5) for a, b in zip(multi, single))\n"
-        "print('OK', len(multi))\n"
-    )
-    proc = subprocess.run(
-        [sys.executable, "-c", script, str(default_pipeline_dir)], capture_output=True, text=True, timeout=180
-    )
+    command = [sys.executable, "-c", N_PROCESS_SCRIPT, str(pipeline_dir), start_method]
+    proc = subprocess.run(command, capture_output=True, text=True, timeout=300)
     assert proc.returncode == 0, proc.stderr[-2000:]
     assert "OK 6" in proc.stdout
+
+
+@pytest.mark.slow
+def test_n_process_2_matches_single_process(default_pipeline_dir):
+    assert_n_process_2_matches_single_process(default_pipeline_dir)
 
 
 @pytest.mark.slow
