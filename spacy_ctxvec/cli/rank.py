@@ -129,8 +129,7 @@ def corpus_rank_rows(
     senses induced before it was stored); a word is in one list only."""
     entries = []
     for key in inventory.keys:
-        evidence, row = inventory.corpus_polysemy_of(key), lexicon.index(key)
-        count = 0 if row is None else int(lexicon.counts[row])
+        evidence, count = inventory.corpus_polysemy_of(key), _count_of(lexicon, key)
         if evidence is not None and count >= min_count and ranked_key(key, words_only, skipped):
             entries.append((key, evidence, inventory.n_senses(key), count, inventory.evidence_of(key)[0]))
     entries.sort(key=lambda entry: (-entry[1], entry[0]))
@@ -178,6 +177,7 @@ def rank_by_corpus_polysemy(source: Path, min_count: int, top_k: int, words_only
 
 
 def _count_of(lexicon: Lexicon, key: str) -> int:
+    """How often the lexicon saw ``key`` (0: never)."""
     row = lexicon.index(key)
     return 0 if row is None else int(lexicon.counts[row])
 

@@ -25,10 +25,11 @@ def rowwise_cosine(a: np.ndarray, b: np.ndarray) -> np.ndarray:
     b = np.asarray(b, dtype=np.float64)
     norms = np.linalg.norm(a, axis=-1) * np.linalg.norm(b, axis=-1)
     dots = np.einsum("...d,...d->...", a, b)
-    cosines = np.divide(dots, norms, out=np.zeros_like(dots), where=norms > 0)
+    defined = norms > 0
+    cosines = np.divide(dots, norms, out=np.zeros_like(dots), where=defined)
     # A row equal to its partner has cosine 1.0 exactly, not 0.9999999999999993: rounding
     # in the sums (which depends even on where the arrays lie in memory) is not shown.
-    return np.where((a == b).all(axis=-1) & (norms > 0), 1.0, cosines)
+    return np.where((a == b).all(axis=-1) & defined, 1.0, cosines)
 
 
 def normalise_rows(vectors: np.ndarray) -> np.ndarray:
