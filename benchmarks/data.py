@@ -1,12 +1,14 @@
 """The benchmark texts: sentences from the shared Project Gutenberg corpus."""
 
+import os
 import random
 import re
 from pathlib import Path
 from typing import List
 
 REPO_ROOT = Path(__file__).resolve().parent.parent
-GUTENBERG_DIR = REPO_ROOT.parent / "shared" / "data" / "corpus_gutenberg"
+# CTXVEC_GUTENBERG_DIR points elsewhere, e.g. on a machine without ../shared (the GPU check).
+GUTENBERG_DIR = Path(os.environ.get("CTXVEC_GUTENBERG_DIR", REPO_ROOT.parent / "shared" / "data" / "corpus_gutenberg"))
 SENTENCE_END = re.compile(r"(?<=[.!?])\s+(?=[\"'A-Z])")
 MIN_WORDS = 3
 # Longer sentences would be cut into several strided windows by spacy-transformers
