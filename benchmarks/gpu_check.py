@@ -18,9 +18,9 @@ Steps:
 5. The GPU cap by measurement (``--gpu-caps``, fp32): the pipeline and the bucketed floor
    timed at each padded-wordpiece cap, so the default ``max_batch_wordpieces_gpu`` can be
    chosen from one run.
-6. Batched device gather: the rows ctxvec_context needs, gathered on the device per Doc
-   and copied to the host per Doc (today), against one concatenated copy per batch;
-   time and equality.
+6. Batched device gather: the rows ctxvec_context needs, gathered and copied to the host
+   Doc by Doc (before 2026-12-04), against the product's one gather and copy per batch
+   (batch_trf_data_rows); time and equality.
 7. Write the numbers as a "## GPU" section into --output (default benchmarks/speed/RESULTS.md,
    replacing an earlier GPU section; with --dry-run only when --output is given).
 """
@@ -176,7 +176,7 @@ def cap_sweep(
     rows = []
     for cap in caps:
         nlp = load_on_device(pipeline_dir, "fp32", batch_size, cap, dry_run)
-        list(nlp.pipe(texts[:64]))  # warm-up
+        warm_up(nlp, texts)
         seconds = timed_pipe(nlp, texts)
         floor_seconds = timed_floor(texts, "fp32", cap, dry_run)
         rows.append({"cap": cap, "seconds": seconds, "floor_seconds": floor_seconds})
@@ -185,9 +185,11 @@ def cap_sweep(
 
 
 def gather_check(nlp, texts: Sequence[str]) -> Dict[str, Any]:
-    """Rows of the last hidden state that ctxvec_context pools, gathered on the device:
-    one device-to-host copy per Doc against one per batch (concatenated on the device)."""
-    from spacy_ctxvec.components.transformer import to_numpy
+    """Rows of the last hidden state that ctxvec_context pools: gathered and copied to the
+    host Doc by Doc (the way before the GPU check of 2026-12-04) against what the product
+    does, one gather over the batch's outputs and one copy (batch_trf_data_rows)."""
+    from spacy_ctxvec.components.choices import configure_last_layer
+    from spacy_ctxvec.components.transformer import batch_trf_data_rows, to_numpy
 
     docs = list(nlp.get_pipe("transformer").pipe(nlp.make_doc(text) for text in texts))
     data = [doc._.trf_data for doc in docs if len(doc._.trf_data.align.dataXd)]
@@ -206,13 +208,7 @@ def gather_check(nlp, texts: Sequence[str]) -> Dict[str, Any]:
     _synchronize()
     per_doc_s = time.perf_counter() - started
     started = time.perf_counter()
-    gathered = [rows(d) for d in data]
-    if gathered:
-        from thinc.api import get_array_module
-
-        stacked = to_numpy(get_array_module(gathered[0]).concatenate(gathered))
-    else:
-        stacked = np.zeros((0, 0), dtype=np.float32)
+    stacked = batch_trf_data_rows(data, configure_last_layer())[0] if data else np.zeros((0, 0), np.float32)
     _synchronize()
     batched_s = time.perf_counter() - started
     equal = bool(np.array_equal(np.concatenate(per_doc) if per_doc else stacked, stacked))
@@ -222,6 +218,14 @@ def gather_check(nlp, texts: Sequence[str]) -> Dict[str, Any]:
         "gather_equal": equal,
         "gather_docs": len(data),
     }
+
+
+def warm_up(nlp, texts: Sequence[str]) -> None:
+    """One untimed pass over the timed texts (as the floor gets): the GPU's kernels for
+    each padded shape are chosen on first use, which would otherwise be timed."""
+    for _ in nlp.pipe(texts):
+        pass
+    _synchronize()
 
 
 def write_section(path: Path, lines: List[str]) -> None:
@@ -257,7 +261,7 @@ def main(argv: Optional[Sequence[str]] = None) -> int:
     failed = []
     for precision in args.precision:
         nlp = load_on_device(pipeline_dir, precision, args.batch_size, args.max_batch_wordpieces, args.dry_run)
-        list(nlp.pipe(texts[:64]))  # warm-up
+        warm_up(nlp, texts)
         seconds = timed_pipe(nlp, texts)
         floor_seconds = timed_floor(texts, precision, args.max_batch_wordpieces, args.dry_run)
         gather = gather_check(nlp, texts[: min(len(texts), args.batch_size)])

@@ -7,6 +7,7 @@ import subprocess
 import sys
 import textwrap
 
+import numpy as np
 import pytest
 import spacy
 
@@ -225,3 +226,25 @@ def test_fork_hook_acts_only_in_spacy_workers(tiny_bert_dir):
     assert "plain fork 2" in run.stdout
     assert "spacy workers [1]" in run.stdout
     assert "parent 2" in run.stdout
+
+
+def test_rows_of_a_batch_are_each_docs_rows_in_order_on_every_array_module_path(tiny_nlp):
+    from spacy_ctxvec.components.choices import configure_last_layer, configure_mean_layers
+    from spacy_ctxvec.components.transformer import batch_trf_data_rows, gather_stacked, trf_data_rows
+    from spacy_ctxvec.ops.alignment import flatten_spans
+
+    # Long enough for overlapping windows (window 8, stride 6); ctxvec_context leaves empty Docs out.
+    texts = ["bank of the river", "the bank lent money to the river town by the old stone bridge today", "a"]
+    trf_datas = [doc._.trf_data for doc in tiny_nlp.pipe(texts)]
+    for layers in [configure_last_layer(), configure_mean_layers([0, -1])]:
+        batch = batch_trf_data_rows(trf_datas, layers)
+        per_doc = [trf_data_rows(trf_data, layers) for trf_data in trf_datas]
+        assert len(batch) == len(per_doc[0])
+        for n, rows in enumerate(batch):
+            np.testing.assert_array_equal(rows, np.concatenate([doc_rows[n] for doc_rows in per_doc]))
+    # The one-gather path a GPU takes, here with numpy as the array module.
+    flats = [flatten_spans(trf_data.model_output["last_hidden_state"]) for trf_data in trf_datas]
+    indices = [np.asarray(trf_data.align.dataXd, dtype=np.int64).ravel() for trf_data in trf_datas]
+    np.testing.assert_array_equal(
+        gather_stacked(flats, indices, np), batch_trf_data_rows(trf_datas, configure_last_layer())[0]
+    )

@@ -2,7 +2,7 @@ import numpy as np
 import pytest
 
 from spacy_ctxvec.errors import CtxvecError
-from spacy_ctxvec.ops.alignment import flatten_spans, gather_rows, only_piece
+from spacy_ctxvec.ops.alignment import flatten_spans, gather_rows, only_piece, stack_indices
 from spacy_ctxvec.ops.pooling import pool_mean
 
 
@@ -39,3 +39,21 @@ def test_only_piece_flags_tokens_made_of_that_piece_alone():
     assert only_piece(ids, np.array([], dtype=np.int64), np.zeros(0, dtype=np.int64), 9).tolist() == []
     with pytest.raises(CtxvecError, match=r"\[CTX-E006\]"):
         only_piece(ids, np.array([10]), np.array([1]), 9)
+
+
+def test_stacked_indices_take_each_outputs_rows_in_one_gather():
+    rng = np.random.default_rng(0)
+    # Three Docs' outputs: 2 windows x 4, 1 x 3, 1 x 5 rows; the middle Doc aligns to nothing.
+    flats = [flatten_spans(rng.normal(size=shape)) for shape in [(2, 4, 3), (1, 3, 3), (1, 5, 3)]]
+    indices = [np.array([1, 2, 5, 2]), np.zeros(0, dtype=np.int64), np.array([4, 0])]
+    stacked = stack_indices(indices, [len(flat) for flat in flats])
+    assert stacked.tolist() == [1, 2, 5, 2, 15, 11]  # the third output starts at row 8 + 3
+    expected = np.concatenate([gather_rows(flat, i) for flat, i in zip(flats, indices)])
+    np.testing.assert_array_equal(np.concatenate(flats)[stacked], expected)
+    assert stack_indices([], []).shape == (0,)
+
+
+def test_stacked_indices_check_each_output_against_its_own_rows():
+    # Row 4 exists in the stack of both outputs, but not in the first output (4 rows).
+    with pytest.raises(CtxvecError, match=r"\[CTX-E006\]"):
+        stack_indices([np.array([4]), np.array([0])], [4, 4])

@@ -35,6 +35,7 @@ from .lost_tokens import warn_of_lost_tokens
 from .model_inputs import FingerprintCache, transformer_fingerprint
 from .transformer import (
     all_hidden_states,
+    batch_trf_data_rows,
     find_transformer,
     has_listener_layer,
     outputs_hidden_states,
@@ -42,7 +43,6 @@ from .transformer import (
     register_fork_hook,
     to_numpy,
     trf_data_readers_after,
-    trf_data_rows,
 )
 
 DEFAULT_CONTEXT_CONFIG = """
@@ -262,8 +262,7 @@ class ContextVectors(DocAnnotator):
         pooled = np.zeros((0, 0), dtype=self.dtype)
         if filled:
             transformer = self.transformer_name or "transformer"
-            rows = [trf_data_rows(trf_datas[k], self.layers, transformer, self.name) for k in filled]
-            by_layer = [np.concatenate([doc_rows[n] for doc_rows in rows]) for n in range(len(rows[0]))]
+            by_layer = batch_trf_data_rows([trf_datas[k] for k in filled], self.layers, transformer, self.name)
             pooled = self.pooling(self.layers.combine(by_layer), np.concatenate([lengths[k] for k in filled]))
             pooled = pooled.astype(self.dtype, copy=False)
         results = []

@@ -18,7 +18,7 @@ from spacy.util import registry
 from thinc.api import Model
 
 from ..errors import CtxvecError, Errors
-from ..ops.alignment import gather_rows
+from ..ops.alignment import flatten_spans, gather_rows, stack_indices
 from ..ops.layers import resolve_layers
 from ..types import PoolingFn
 from .choices import LayerSelection
@@ -364,13 +364,49 @@ def to_numpy(array: Any) -> np.ndarray:
     return np.asarray(array)
 
 
-def _take_rows(hidden: Any, indices: np.ndarray) -> np.ndarray:
-    # Gather on the device the transformer ran on, then copy only the needed rows.
-    if not isinstance(hidden, np.ndarray) and hasattr(hidden, "device"):
-        import cupy
+def _on_device(hidden: Any) -> bool:
+    return not isinstance(hidden, np.ndarray) and hasattr(hidden, "device")
 
-        indices = cupy.asarray(indices)
-    return to_numpy(gather_rows(hidden, indices))
+
+def gather_stacked(flats: List[Any], indices: List[np.ndarray], xp: Any) -> Any:
+    """The rows ``indices`` name in each of ``flats`` (flattened outputs, array module
+    ``xp``), output after output, by one gather over the outputs stacked."""
+    stacked = stack_indices(indices, [flat.shape[0] for flat in flats])
+    return xp.concatenate([xp.asarray(flat) for flat in flats])[xp.asarray(stacked)]
+
+
+def _chosen_hidden(trf_data: Any, layers: LayerSelection, transformer: str, component: str) -> List[Any]:
+    output = trf_data.model_output
+    if not layers.needs_hidden_states:
+        return [output["last_hidden_state"]]
+    hidden_states = output.get("hidden_states")
+    if hidden_states is None:
+        raise CtxvecError(Errors.E002.format(layers=list(layers.layers), transformer=transformer, component=component))
+    return [hidden_states[i] for i in resolve_layers(layers.layers, len(hidden_states))]
+
+
+def batch_trf_data_rows(
+    trf_datas: List[Any],
+    layers: LayerSelection,
+    transformer: str = "transformer",
+    component: str = "ctxvec_context",
+) -> List[np.ndarray]:
+    """The wordpiece rows of several Docs' tokens, Doc after Doc in alignment order, one
+    array per chosen layer (``transformer`` and ``component`` name the pipes in the
+    error). On a GPU all Docs' rows are gathered by one index operation and copied to
+    the host once: per Doc, the small gathers and copies cost more than the model."""
+    chosen = [_chosen_hidden(trf_data, layers, transformer, component) for trf_data in trf_datas]
+    indices = [np.asarray(to_numpy(trf_data.align.dataXd), dtype=np.int64).ravel() for trf_data in trf_datas]
+    by_layer = []
+    for n in range(len(chosen[0]) if chosen else 0):
+        flats = [flatten_spans(doc_chosen[n]) for doc_chosen in chosen]
+        if any(_on_device(flat) for flat in flats):
+            import cupy
+
+            by_layer.append(to_numpy(gather_stacked(flats, indices, cupy)))
+        else:
+            by_layer.append(np.concatenate([gather_rows(flat, i) for flat, i in zip(flats, indices)]))
+    return by_layer
 
 
 def trf_data_rows(
@@ -378,18 +414,7 @@ def trf_data_rows(
 ) -> List[np.ndarray]:
     """The wordpiece rows of one Doc's tokens, in alignment order, one array per chosen
     layer (``transformer`` and ``component`` name the pipes in the error)."""
-    output = trf_data.model_output
-    indices = np.asarray(to_numpy(trf_data.align.dataXd), dtype=np.int64).ravel()
-    if layers.needs_hidden_states:
-        hidden_states = output.get("hidden_states")
-        if hidden_states is None:
-            raise CtxvecError(
-                Errors.E002.format(layers=list(layers.layers), transformer=transformer, component=component)
-            )
-        chosen = [hidden_states[i] for i in resolve_layers(layers.layers, len(hidden_states))]
-    else:
-        chosen = [output["last_hidden_state"]]
-    return [_take_rows(hidden, indices) for hidden in chosen]
+    return batch_trf_data_rows([trf_data], layers, transformer, component)
 
 
 def pool_trf_data(

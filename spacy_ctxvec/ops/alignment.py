@@ -1,6 +1,6 @@
 """Map spaCy tokens to rows of the transformer output."""
 
-from typing import Any
+from typing import Any, Sequence
 
 import numpy as np
 
@@ -28,6 +28,17 @@ def gather_rows(hidden: Any, indices: np.ndarray) -> Any:
     flat = flatten_spans(hidden)
     check_alignment(indices, flat.shape[0])
     return flat[indices]
+
+
+def stack_indices(indices: Sequence[np.ndarray], n_rows: Sequence[int]) -> np.ndarray:
+    """Several outputs' row indices as one: each checked against its own output's
+    ``n_rows`` flattened rows and shifted past the rows of the outputs before it, so that
+    one gather over the outputs' flattened rows stacked in order takes all of them."""
+    for doc_indices, rows in zip(indices, n_rows):
+        check_alignment(doc_indices, rows)
+    starts = np.concatenate([[0], np.cumsum(np.asarray(n_rows, dtype=np.int64))[:-1]]).astype(np.int64)
+    shifted = [np.asarray(doc_indices, dtype=np.int64) + start for doc_indices, start in zip(indices, starts)]
+    return np.concatenate(shifted) if shifted else np.zeros(0, dtype=np.int64)
 
 
 def only_piece(piece_ids: np.ndarray, indices: np.ndarray, lengths: np.ndarray, piece: int) -> np.ndarray:
