@@ -21,8 +21,9 @@ Steps:
 6. Batched device gather: the rows ctxvec_context needs, gathered and copied to the host
    Doc by Doc (before 2026-12-04), against the product's one gather and copy per batch
    (batch_trf_data_rows); time and equality.
-7. Write the numbers as a "## GPU" section into --output (default benchmarks/speed/RESULTS.md,
-   replacing an earlier GPU section; with --dry-run only when --output is given).
+7. Write the numbers as a "## GPU" section into --output (default benchmarks/speed/GPU.md,
+   replacing an earlier section of this script there; with --dry-run only when --output is
+   given). Its own file: run_all.py rewrites RESULTS.md from its JSON.
 """
 
 import argparse
@@ -71,7 +72,7 @@ def parse_args(argv: Optional[Sequence[str]] = None) -> argparse.Namespace:
     args = parser.parse_args(argv)
     args.sentences = args.sentences or (40 if args.dry_run else 5000)
     if args.output is None and not args.dry_run:
-        args.output = REPO_ROOT / "benchmarks" / "speed" / "RESULTS.md"
+        args.output = REPO_ROOT / "benchmarks" / "speed" / "GPU.md"
     return args
 
 
