@@ -44,6 +44,20 @@ def test_snippet_from_offsets_brackets_the_word():
     assert snippet_from_offsets(text, starts, lengths, 0, window=2) == "[I] want to …"
 
 
+def test_a_cut_window_starts_at_a_word_not_at_punctuation():
+    import spacy
+
+    doc = spacy.blank("en")("Yesterday, -- as usual, the bank was closed.")
+    starts, lengths = [t.idx for t in doc], [len(t) for t in doc]
+    bank = [t.text for t in doc].index("bank")
+    # Four tokens back is "as"; two back is ",", which a snippet no longer starts at.
+    assert snippet_from_offsets(doc.text, starts, lengths, bank, window=4) == "… as usual, the [bank] was closed."
+    assert snippet_from_offsets(doc.text, starts, lengths, bank, window=2) == "… the [bank] was closed …"
+    # From the text's start nothing is dropped; a window of punctuation alone keeps the word.
+    assert snippet_from_offsets(doc.text, starts, lengths, 1, window=1) == "Yesterday[,] -- …"
+    assert snippet_from_offsets(doc.text, starts, lengths, 3, window=1) == "… [as] usual …"
+
+
 def test_ranks_in_passage_count_earlier_occurrences_of_the_type_in_the_passage():
     rng = np.random.default_rng(0)
     tokens = rng.permutation(3 * 3 * PASSAGE_TOKENS)[:400]  # 400 tokens of 3 documents of 3 passages

@@ -109,6 +109,10 @@ def first_in_passage(priorities: np.ndarray) -> np.ndarray:
     return (np.asarray(priorities, dtype=np.uint64) >> _RANK_SHIFT) == 0
 
 
+def _has_word_character(text: str, start: int, length: int) -> bool:
+    return any(character.isalnum() for character in text[start : start + length])
+
+
 def snippet_from_offsets(
     text: str, starts: Sequence[int], lengths: Sequence[int], i: int, window: int = SNIPPET_WINDOW
 ) -> str:
@@ -116,10 +120,13 @@ def snippet_from_offsets(
 
     ``starts``/``lengths``: character offset and length of every token (spaCy's
     ``idx`` and ``len``; Python lists are fastest); the text between tokens
-    (whitespace) is kept as it is.
+    (whitespace) is kept as it is. A window cut before the text's start begins at its
+    first token with a letter or digit.
     """
     n = len(starts)
     first, stop = max(0, i - window), min(n, i + 1 + window)
+    while 0 < first < i and not _has_word_character(text, int(starts[first]), int(lengths[first])):
+        first += 1  # a cut window starts at a word, not at "… , the"
     word_start = int(starts[i])
     word_end = word_start + int(lengths[i])
     end = int(starts[stop]) if stop < n else len(text)
