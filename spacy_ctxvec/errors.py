@@ -142,11 +142,13 @@ class Warnings(metaclass=_ErrorsWithCodes):
     W046 = (
         "{component}: {n_lost} of a Doc's {n_words} tokens holding letters or digits got no contextual "
         "vector, e.g. {examples}: the transformer read no wordpiece of them, so they have no context_vec "
-        "and a lexicon does not count them. The model reads at most its maximum length in wordpieces at "
-        "once; a token of many wordpieces (this Doc's longest is {longest} characters: a run of text "
-        "without spaces, such as Chinese or Japanese text to an English tokenizer, base64 or a long URL) "
-        "fills the window and cuts off the tokens after it. Tokenize such text with a pipeline for its "
-        "language, or leave such runs out of the texts. Hugging Face's message 'Token indices sequence "
+        "and a lexicon does not count them. The model reads at most its maximum length in wordpieces per "
+        "window of spaCy tokens, and the wordpieces past it are cut off: a token of many wordpieces (this "
+        "Doc's longest is {longest} characters: a run of text without spaces, such as Chinese or Japanese "
+        "text to an English tokenizer, base64 or a long URL) or many tokens of several wordpieces each "
+        "(codes, IDs) fill a window. Tokenize such text with a pipeline for its language, leave such runs "
+        "out of the texts, or make the window smaller ([components.transformer.model.get_spans] window "
+        "and stride). Hugging Face's message 'Token indices sequence "
         "length is longer than the specified maximum sequence length' before this one is about the same "
         "window: it is cut to the maximum length, not indexed past it. (Warned once per component.)"
     )

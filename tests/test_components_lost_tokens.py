@@ -35,3 +35,31 @@ def test_a_long_run_without_spaces_cuts_off_the_words_after_it_and_is_named_once
         warnings.simplefilter("error")
         default_nlp(text)  # once per component
         default_nlp("The bank by the river.")
+
+
+def test_a_tokenizer_saved_without_a_maximum_length_is_cut_at_the_models_positions(tmp_path):
+    """A tokenizer built from a vocab file saves model_max_length ~1e30: the windows were
+    not cut and the model indexed past its 64 position embeddings (a RuntimeError)."""
+    import json
+
+    import spacy
+
+    from .conftest import build_tiny_bert
+
+    path = build_tiny_bert(tmp_path / "bert", max_position_embeddings=64)
+    config_path = path / "tokenizer_config.json"
+    config = json.loads(config_path.read_text())
+    config["model_max_length"] = int(1e30)
+    config_path.write_text(json.dumps(config))
+    nlp = spacy.blank("en")
+    nlp.add_pipe("ctxvec_transformer", name="transformer", config={"model": {"name": {"name": str(path)}}})
+    nlp.add_pipe("ctxvec_context")
+    nlp.initialize()
+    # 100 words of 2 wordpieces each in one window of 128 tokens: 202 wordpieces.
+    text = " ".join(["zq"] * 100)
+    with pytest.warns(UserWarning, match=r"\[CTX-W046\]"):
+        doc = nlp(text)
+    mask = doc._.ctxvec_context_mask
+    assert mask[:20].all() and not mask[-20:].any()
+    assert np.isfinite(doc._.ctxvec_context[mask]).all()
+    assert nlp.get_pipe("transformer").model.tokenizer.model_max_length == 64

@@ -227,6 +227,29 @@ def _to_xp(tensor: Any) -> Any:
     return torch2xp(tensor)
 
 
+# Models whose position ids start after the padding id (the first pad_token_id + 1 positions unused).
+POSITIONS_AFTER_PADDING = ("roberta", "xlm-roberta", "camembert", "longformer", "luke", "mpnet")
+
+
+def position_limit(config: Any) -> Optional[int]:
+    """The most wordpieces a model with absolute positions can read at once (None: not known)."""
+    limit = getattr(config, "max_position_embeddings", None)
+    if not isinstance(limit, int) or limit <= 0:
+        return None
+    if getattr(config, "model_type", None) in POSITIONS_AFTER_PADDING:
+        limit -= int(getattr(config, "pad_token_id", None) or 0) + 1
+    return limit
+
+
+def cap_model_max_length(model: TransformerModel) -> None:
+    """A tokenizer saved without ``model_max_length`` (one built from a vocab file) reads
+    about 1e30: cap it at the model's position limit, so that long windows are cut to the
+    model's length (W046) rather than indexed past its position embeddings."""
+    limit = position_limit(model.transformer.config)
+    if limit is not None and model.tokenizer.model_max_length > limit:
+        model.tokenizer.model_max_length = limit
+
+
 def _uses_upstream(model: TransformerModel, is_train: bool) -> bool:
     from transformers.tokenization_utils_fast import PreTrainedTokenizerFast
 
@@ -382,6 +405,7 @@ def bucketed_forward(
     """The thinc forward of BucketedTransformerModel (inference only; see the module docstring)."""
     if model.transformer is None:
         raise CtxvecError(Errors.E044)
+    cap_model_max_length(model)
     if _uses_upstream(model, is_train):
         return upstream_forward(model, docs, is_train)
     tokenizer = model.tokenizer
