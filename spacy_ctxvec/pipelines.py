@@ -4,6 +4,7 @@ from pathlib import Path
 from typing import Any, Dict, Optional, Union
 
 from spacy.language import Language
+from thinc.api import ConfigValidationError
 
 from .attributes import CONTEXT_COMPONENT, install_extensions
 from .components.transformer import set_hidden_states, set_hidden_states_in_config, transformer_in_config
@@ -58,10 +59,22 @@ def load_pipeline(name: Optional[Union[str, Path]] = None, *, layer: Optional[in
         return nlp
     except CtxvecError:
         raise
+    except ConfigValidationError as err:
+        raise CtxvecError(Errors.E028.format(name=name or path, errors=_config_errors(err))) from err
     except (OSError, ValueError, KeyError) as err:
         # E011 ends spaCy's sentence with its own period: drop the one spaCy's message ends in.
         error = str(err).rstrip().rstrip(".") + _model_folder_hint(path)
         raise CtxvecError(Errors.E011.format(name=name or path, error=error)) from err
+
+
+def _config_errors(err: ConfigValidationError) -> str:
+    """Each refused setting as 'section -> setting: what is wrong', without spaCy's dump of the values."""
+    described = [
+        f"{' -> '.join(str(part) for part in (error.get('loc') or []))}: {error.get('msg', '')}".strip(": ")
+        for error in (err.errors or [])
+    ]
+    parent = f"{err.parent} -> " if getattr(err, "parent", None) else ""
+    return "; ".join(parent + text for text in described) or str(err.title or "invalid settings")
 
 
 def _model_folder_hint(path: Path) -> str:

@@ -446,3 +446,25 @@ def test_a_plain_model_name_is_checked_like_the_registered_one(tiny_bert_dir, mo
         vector = nlp("a river bank")[2]._.context_vec
         nlp.to_disk(tmp_path / "saved")
         assert np.array_equal(spacy.load(tmp_path / "saved")("a river bank")[2]._.context_vec, vector)
+
+
+@pytest.mark.parametrize("damage", ["config", "weights"])
+def test_weights_that_do_not_load_are_one_coded_error_naming_the_folder(tiny_bert_dir, tmp_path, damage):
+    """A config.json that does not fit the weights, or a damaged weights file: PyTorch's or
+    safetensors' traceback before, E027 naming the folder now (also for spaCy's commands)."""
+    import json
+    import shutil
+
+    import spacy
+
+    folder = shutil.copytree(tiny_bert_dir, tmp_path / "mybert")
+    if damage == "config":
+        config = json.loads((folder / "config.json").read_text())
+        config["hidden_size"] = 64
+        (folder / "config.json").write_text(json.dumps(config))
+    else:
+        (folder / "model.safetensors").write_text("not weights")
+    nlp = spacy.blank("en")
+    nlp.add_pipe("ctxvec_transformer", name="transformer", config={"model": {"name": {"name": str(folder)}}})
+    with pytest.raises(CtxvecError, match=rf"\[CTX-E027\] The transformer's weights in '{folder}' could not be"):
+        nlp.initialize()

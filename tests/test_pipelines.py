@@ -93,3 +93,15 @@ def test_missing_pipeline_message_has_no_double_period(tmp_path):
 def test_a_hugging_face_model_folder_given_as_a_pipeline_says_how_to_use_it(tiny_bert_dir):
     with pytest.raises(CtxvecError, match=r"E011.*is a Hugging Face model folder, not a spaCy pipeline: name it"):
         load_pipeline(tiny_bert_dir)
+
+
+def test_a_misspelt_setting_names_the_setting_not_spacys_dump(tmp_path):
+    config = DEFAULT_CONFIG.read_text(encoding="utf8")
+    assert "drop_trf_data = " in config
+    path = tmp_path / "mine.cfg"
+    path.write_text(config.replace("drop_trf_data = ", "drop_trf_dta = "), encoding="utf8")
+    with pytest.raises(CtxvecError) as caught:
+        load_pipeline(path)
+    message = str(caught.value)
+    assert "[CTX-E028]" in message and "ctxvec_context -> drop_trf_dta" in message
+    assert "<spacy" not in message and "Pass a pipeline directory" not in message

@@ -16,7 +16,8 @@ class PipelineErrors:
     )
     E003 = (
         "Layer {layer} does not exist: the transformer has {n_layers} hidden states "
-        "(0 = input embeddings, {last} = last layer). Choose layers in 0..{last}."
+        "(0 = input embeddings, {last} = last layer). Choose layers in 0..{last}, or count from "
+        "the end in -{n_layers}..-1 (-1 = last layer)."
     )
     E004 = "Layer list is empty. Give at least one layer, e.g. layers = [-1]."
     E005 = "Unsupported dtype '{dtype}'. Use 'float32' or 'float16'."
@@ -89,6 +90,16 @@ class PipelineErrors:
         "components set (doc._.ctxvec_*) each time, so an assigned value would be lost. Keep your "
         'own values in an attribute of your own ({cls}.set_extension("my_{attr}", default=None)), '
         "or change a copy of the value ({copy})."
+    )
+    E027 = (
+        "The transformer's weights in '{name}' could not be loaded: {error}. The folder's weights do "
+        "not fit its config.json, or a file is damaged: save the model and its tokenizer together "
+        "with save_pretrained (or download them again) and point the config's name at that folder."
+    )
+    E028 = (
+        "The config '{name}' has settings spaCy refuses: {errors}. Rename or remove them: each "
+        "component's settings are listed in spacy-ctxvec's docs/reference.md, and "
+        "`python -m spacy debug config {name}` shows the whole config as spaCy reads it."
     )
     E040 = (
         "{setting} of spacy-ctxvec.BucketedTransformerModel.v1 must be at "

@@ -35,6 +35,7 @@ from spacy_transformers.data_classes import FullTransformerBatch, TransformerDat
 from spacy_transformers.layers._util import replace_listener_cfg as upstream_replace_listener_cfg
 from spacy_transformers.layers.transformer_model import TransformerModel
 from spacy_transformers.layers.transformer_model import forward as upstream_forward
+from spacy_transformers.layers.transformer_model import init as upstream_init
 from thinc.api import Model, get_array_module
 from thinc.types import Floats2d, Ints1d, Ints2d, Ragged
 
@@ -101,6 +102,7 @@ class BucketedTransformerModel(TransformerModel):
             name = deferred_model_name(name)
         super().__init__(name, get_spans, tokenizer_config, transformer_config, mixed_precision, grad_scaler_config)
         self._func = bucketed_forward
+        self.init = init_naming_the_folder
         self.attrs["replace_listener_cfg"] = replace_listener_cfg
         self.max_batch_wordpieces = int(max_batch_wordpieces)
         self.max_batch_wordpieces_gpu = int(max_batch_wordpieces_gpu)
@@ -225,6 +227,22 @@ def _to_xp(tensor: Any) -> Any:
     from thinc.api import torch2xp
 
     return torch2xp(tensor)
+
+
+def init_naming_the_folder(model: TransformerModel, X: Any = None, Y: Any = None) -> Any:
+    """spacy-transformers' init; weights that do not load are one coded error naming the
+    model (E027), not PyTorch's or safetensors' traceback."""
+    from safetensors import SafetensorError
+
+    try:
+        return upstream_init(model, X, Y)
+    except CtxvecError:
+        raise
+    except (RuntimeError, OSError, ValueError, SafetensorError) as err:
+        if model.attrs.get("has_transformer"):
+            raise  # the weights loaded: a later step failed
+        error = " ".join(str(err).split())[:600].rstrip(".")
+        raise CtxvecError(Errors.E027.format(name=str(model.attrs["name"]), error=error)) from err
 
 
 # Models whose position ids start after the padding id (the first pad_token_id + 1 positions unused).
