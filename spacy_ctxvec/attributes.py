@@ -250,9 +250,9 @@ def token_polysemy_score(token: Token) -> Optional[float]:
     return None if record is None or not record["has_score"] else float(record["score"])
 
 
-def token_polysemy_count(token: Token) -> int:
+def token_polysemy_count(token: Token) -> Optional[int]:
     record = _token_value(token, POLYSEMY_ARRAY)
-    return 0 if record is None else int(record["count"])
+    return None if record is None else int(record["count"])
 
 
 def token_context_shift(token: Token) -> Optional[float]:
@@ -271,9 +271,13 @@ def token_sense(token: Token) -> Optional[int]:
     return None if record is None or record["sense"] < 0 else int(record["sense"])
 
 
-def token_n_senses(token: Token) -> int:
+def token_n_senses(token: Token) -> Optional[int]:
+    """The type's number of senses; 0 where ctxvec_polysemy ran without senses, None where
+    it did not annotate the Doc."""
     record = _token_value(token, SENSE_ARRAY)
-    return 0 if record is None else int(record["n_senses"])
+    if record is None:
+        return None if _token_value(token, POLYSEMY_ARRAY) is None else 0
+    return int(record["n_senses"])
 
 
 def _sense_field(token: Token, name: str) -> Optional[float]:

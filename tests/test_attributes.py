@@ -147,6 +147,18 @@ def test_values_follow_their_tokens_after_a_split_and_a_docbin(full_nlp):
         assert current[3:6]._.context_vec is not None
 
 
+def test_a_doc_saved_without_user_data_reads_none_not_unseen(full_nlp):
+    """0 means "seen 0 times" / "no senses": a Doc without the annotation reads None instead."""
+    from spacy.tokens import DocBin
+
+    doc = full_nlp("i took a loan from the river bank today")
+    assert doc[7]._.polysemy_count > 0 and doc[7]._.n_senses >= 1
+    bare = list(DocBin(docs=[doc], store_user_data=False).get_docs(full_nlp.vocab))[0]
+    values = [(t._.polysemy_count, t._.n_senses, t._.polysemy_score, t._.sense, t._.static_vec_key) for t in bare]
+    assert values == [(None, None, None, None, None)] * len(bare)
+    assert full_nlp("qqqzzzx")[0]._.polysemy_count == 0  # annotated and unseen: 0
+
+
 def test_a_retokenize_between_context_and_polysemy_is_a_coded_error(full_nlp):
     """ctxvec_polysemy reads ctxvec_context's vectors by token: E042, not senses read
     from the wrong tokens."""

@@ -133,6 +133,12 @@ def test_empty_doc_has_the_pipeline_width_after_initialize_and_loading(tiny_nlp,
     assert loaded("")._.context_vec.shape == (32,)
 
 
+def test_an_empty_doc_has_no_source_alone_or_in_a_batch(tiny_nlp):
+    alone, (in_batch, filled) = tiny_nlp(""), tiny_nlp.pipe(["", "a bank"])
+    assert alone._.ctxvec_context_source is None and in_batch._.ctxvec_context_source is None
+    assert filled._.ctxvec_context_source is not None
+
+
 @pytest.mark.slow
 def test_bad_inputs_mixed_into_one_batch(default_nlp):
     docs = list(default_nlp.pipe(BAD_INPUTS + ["The river bank."], batch_size=64))

@@ -146,7 +146,7 @@ class ContextVectors(DocAnnotator):
             self._warned_lost_tokens = warn_of_lost_tokens(docs, [mask for _, mask in pooled], self.name)
         for doc, (vectors, mask) in zip(docs, pooled):
             set_token_arrays(doc, {CONTEXT_ARRAY: vectors, CONTEXT_MASK: mask})
-            set_doc_value(doc, CONTEXT_SOURCE, label)
+            set_doc_value(doc, CONTEXT_SOURCE, label if len(doc) else None)  # an empty Doc: none, alone or not
             if emptied is not None:
                 doc._.trf_data = emptied
             if self.set_vector_hooks:

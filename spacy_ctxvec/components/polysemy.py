@@ -10,7 +10,8 @@ Per token it sets one record in doc._.ctxvec_polysemy, read by:
   dictionary sense counts, see spacy_ctxvec.lexicon.polysemy_probe; saved in ``probe/``)
   it is the probe's estimate of the type's number of senses, else (or with
   ``score = "self_similarity"``) (1 - SelfSim) / (1 - B); ``score_source`` says which;
-- token._.polysemy_count: the type's number of occurrences in the lexicon (0 if unseen);
+- token._.polysemy_count: the type's number of occurrences in the lexicon (0 if unseen, None
+  where the Doc was not annotated);
 - token._.context_shift: 1 - cos(this occurrence, the type's unit centroid), None where
   the score is None or the token has no contextual vector.
 
@@ -22,7 +23,8 @@ doc._.ctxvec_sense (SENSE_DTYPE records) and doc._.ctxvec_sense_vec, read by:
   contextual vector, joined to the mean vector of the tokens around it when the senses
   were induced with contexts, in the sense space), None where the type has no senses (unseen,
   below ``min_count``, not sampled) or the token has no contextual vector;
-- token._.n_senses: the type's number of induced senses (0 if none);
+- token._.n_senses: the type's number of induced senses (0 if none, None where the Doc
+  was not annotated);
 - token._.sense_vec / span._.sense_vec / doc._.sense_vec: the sense's static vector
   (mean raw contextual vector of its sampled members), None where sense is None;
 - token._.sense_score: confidence in [0, 1] that the token belongs to its sense rather
