@@ -400,3 +400,32 @@ def test_plot_word_more_clusters_than_occurrences_allowed_is_refused_before_the_
     message = " ".join(too_many.output.split())
     assert too_many.exit_code == 1 and "[CTX-E412]" in message and "at most --max-occurrences 5); got 8" in message
     assert invoke("plot", "word", "bank", *args, "-k", "-1").exit_code == 2  # below 0: a usage error
+
+
+def test_plot_word_sentences_refuses_the_corpus_reading_options_and_names_corpus(
+    tiny_pipeline_dir, sentences_file, tmp_path
+):
+    latin1 = tmp_path / "latin1.txt"
+    latin1.write_bytes(sentences_file.read_text(encoding="utf8").replace("apple", "apple caf\u00e9").encode("latin-1"))
+    output = tmp_path / "x.png"
+    for options, named in [(["--encoding", "latin-1"], "--encoding"), (["--on-error", "skip"], "--on-error")]:
+        result = invoke(
+            "plot", "word", "apple", "--sentences", latin1, *options, "--pipeline", tiny_pipeline_dir, "-o", output
+        )
+        message = " ".join(result.output.split())
+        assert result.exit_code == 1 and "[CTX-E417]" in message and named in message, result.output
+        assert f"--corpus {latin1}" in message and not output.exists()
+    corpus = invoke(
+        "plot",
+        "word",
+        "apple",
+        "--corpus",
+        latin1,
+        "--encoding",
+        "latin-1",
+        "--pipeline",
+        tiny_pipeline_dir,
+        "-o",
+        output,
+    )
+    assert corpus.exit_code == 0 and "occurrences of 'apple'" in corpus.output, corpus.output

@@ -67,6 +67,11 @@ def test_senses_without_a_writable_key_are_a_coded_error_and_write_nothing(tmp_p
     )
     with pytest.raises(CtxvecError, match=r"E743.*no sense with a key"):
         export_sense_vectors(inventory, tmp_path / "v.txt")
+    empty = SenseInventory(space, [], np.array([0]), np.zeros((0, 3)), np.zeros((0, 3)), np.zeros(0), [])
+    # No word reached min_count: say so, not "build senses" (they were built).
+    with pytest.raises(CtxvecError, match=r"E743.*has no words .*lower build-lexicon --min-count") as caught:
+        export_sense_vectors(empty, tmp_path / "v.txt")
+    assert "--senses" not in str(caught.value)
     assert list(tmp_path.iterdir()) == []
 
 

@@ -45,6 +45,13 @@ def read_texts(
     skipped and named in warnings W004/W005 once reading stops)."""
     check_text_source(sentences, corpus)
     if sentences is not None:
+        options = [
+            name
+            for name, given in (("--encoding", encoding != DEFAULT_ENCODING), ("--on-error", on_error != "raise"))
+            if given
+        ]
+        if options:
+            raise CtxvecError(Errors.E417.format(options=" and ".join(options), path=sentences))
         return sentences, [line.strip() for _, line in text_lines(sentences) if line.strip()]
     if corpus is None:  # ruled out by check_text_source; narrows the type
         raise CtxvecError(Errors.E403)

@@ -134,6 +134,11 @@ class CommandErrors:
         "line. Give such a file, or --corpus {path} to read every .txt (one text per line), .jsonl "
         "and .spacy file in the directory."
     )
+    E417 = (
+        "{options} read --corpus files; the --sentences file '{path}' is read as UTF-8, one sentence "
+        "per line. To decode it with --encoding or skip bad lines with --on-error skip, give it as "
+        "--corpus {path} (a .txt file, named so if it is not, is read one text per line)."
+    )
 
     # Build engines (E5xx)
     E501 = (

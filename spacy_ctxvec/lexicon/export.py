@@ -76,11 +76,13 @@ def export_sense_vectors(senses: SenseInventory, output: PathLike, *, unit: bool
     writable = (
         np.repeat(writable_keys(np.array(senses.keys, dtype=str)), sizes) if len(senses) else np.zeros(0, dtype=bool)
     )
+    if len(senses) == 0:
+        problem = "the sense inventory has no words (senses are induced for words seen at least min_count times)"
+        fix = "Build the lexicon from a larger corpus, or with a lower build-lexicon --min-count."
+        raise CtxvecError(Errors.E743.format(problem=problem, fix=fix))
     if not writable.any():
         problem = f"the sense inventory's {len(senses)} words have no sense with a key word2vec text can hold"
-        raise CtxvecError(
-            Errors.E743.format(problem=problem, fix="Build senses from a lexicon with words (build-lexicon --senses).")
-        )
+        raise CtxvecError(Errors.E743.format(problem=problem, fix="Build the lexicon from a corpus with words."))
     keys = [sense_key(key, sense) for key, size in zip(senses.keys, sizes.tolist()) for sense in range(size)]
     vectors = normalise_rows(senses.vectors) if unit else senses.vectors.astype(np.float64)
     table = KeyedVectors(vector_size=senses.width)
