@@ -42,7 +42,10 @@ def load_pipeline(name: Optional[Union[str, Path]] = None, *, layer: Optional[in
         if path.suffix == ".cfg":
             if not path.is_file():
                 raise FileNotFoundError(f"config file {path} does not exist{_packaged_hint(path)}")
-            config = load_config(path)
+            try:
+                config = load_config(path)
+            except KeyError as err:  # confection: a [a.b] section before its parent [a]
+                raise CtxvecError(Errors.E029.format(name=name or path, part=err.args[0] if err.args else "?")) from err
             transformer = transformer_in_config(config, CONTEXT_COMPONENT)
             if layer is not None:
                 config["components"][CONTEXT_COMPONENT]["layers"] = layer_override(layer)

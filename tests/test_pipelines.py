@@ -105,3 +105,17 @@ def test_a_misspelt_setting_names_the_setting_not_spacys_dump(tmp_path):
     message = str(caught.value)
     assert "[CTX-E028]" in message and "ctxvec_context -> drop_trf_dta" in message
     assert "<spacy" not in message and "Pass a pipeline directory" not in message
+
+
+def test_a_section_before_its_parent_is_named(tmp_path):
+    config = DEFAULT_CONFIG.read_text(encoding="utf8")
+    moved = config.replace(
+        "[components.ctxvec_polysemy]\n",
+        '[components.ctxvec_polysemy.induction]\n@misc = "spacy-ctxvec.sense_induction.v1"\n\n'
+        "[components.ctxvec_polysemy]\n",
+    )
+    assert moved != config
+    path = tmp_path / "mine.cfg"
+    path.write_text(moved, encoding="utf8")
+    with pytest.raises(CtxvecError, match=r"\[CTX-E029\].*before the section \[\.\.\.ctxvec_polysemy\]"):
+        load_pipeline(path)

@@ -101,6 +101,11 @@ class PipelineErrors:
         "component's settings are listed in spacy-ctxvec's docs/reference.md, and "
         "`python -m spacy debug config {name}` shows the whole config as spaCy reads it."
     )
+    E029 = (
+        "The config '{name}' could not be read: a section below '{part}' (e.g. [...{part}.induction]) "
+        "comes before the section [...{part}] itself, or that section is missing. Put every section "
+        "after its parent: [components.{part}] before [components.{part}.induction]."
+    )
     E040 = (
         "{setting} of spacy-ctxvec.BucketedTransformerModel.v1 must be at "
         "least 1 (padded wordpieces per forward call), got {value}. Set "
