@@ -66,3 +66,11 @@ def test_auto_without_a_running_cluster_is_a_coded_error(no_ray, tiny_pipeline_d
     assert "[CTX-E232] Cannot join a Ray cluster at --address auto: Could not find any running Ray instance" in output
     assert "ray start --head" in output and "Traceback" not in result.output
     assert not (tmp_path / "out").exists()
+
+
+def test_an_address_that_is_not_one_is_a_coded_error(no_ray, tiny_pipeline_dir, corpus, tmp_path):
+    result, output, _ = build_with_address(tiny_pipeline_dir, corpus, tmp_path / "out", "foo")
+    assert result.exit_code == 1, output
+    assert "[CTX-E232] Cannot join a Ray cluster at --address foo" in output and "host:port" in output
+    assert "Traceback" not in result.output and not no_ray.is_initialized()
+    assert not (tmp_path / "out").exists()

@@ -266,6 +266,8 @@ def test_missing_ray_names_the_extra(tiny_pipeline_dir, corpus_dir, monkeypatch)
     [
         ({"num_workers": 0}, r"\[CTX-E228\] num_workers"),
         ({"num_gpus_per_worker": -1}, r"\[CTX-E228\] num_gpus_per_worker"),
+        ({"num_gpus_per_worker": float("nan")}, r"\[CTX-E228\] num_gpus_per_worker"),
+        ({"num_cpus_per_worker": float("inf")}, r"\[CTX-E228\] num_cpus_per_worker"),
         ({"n_process": 2}, r"\[CTX-E505\].*--n-process"),
         ({"resume": True}, r"\[CTX-E505\].*--resume"),
         ({"max_docs": 5}, r"\[CTX-E505\].*--max-docs"),

@@ -554,3 +554,14 @@ def test_binary_corpus_files_are_coded_errors_or_left_out_by_name(tiny_pipeline_
     assert mixed.exit_code == 0, mixed.output
     assert "5 docs" in flat(mixed)
     assert not (tmp_path / "o1").exists() and not (tmp_path / "o2").exists()
+
+
+def test_a_stopped_ray_build_does_not_speak_of_checkpoints(capsys):
+    from spacy_ctxvec.cli.build_lexicon import print_stop
+    from spacy_ctxvec.workflows.lexicon_build import BuildStopped
+
+    print_stop(BuildStopped(0, None), "ray")
+    ray_line = capsys.readouterr().out
+    assert "keeps no checkpoint" in ray_line and "run the command again" in ray_line
+    print_stop(BuildStopped(0, None), "local")
+    assert "before the first checkpoint" in capsys.readouterr().out

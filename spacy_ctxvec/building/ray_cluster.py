@@ -98,6 +98,8 @@ def join_cluster(ray: Any, address: str) -> None:
             return
     except ConnectionError as err:
         reason = str(err).strip().split(". ")[0] or type(err).__name__  # Ray's advice names RAY_ADDRESS
+    except ValueError as err:  # not an address at all ("foo", ""): Ray's own words
+        reason = f"{str(err).strip() or type(err).__name__} (give host:port, ray://host:port or auto)"
     reason = reason.rstrip(".")
     shown = address if target in (None, address) else f"{address} (found: {target})"
     raise CtxvecError(Errors.E232.format(address=shown, reason=reason))

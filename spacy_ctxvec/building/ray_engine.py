@@ -119,11 +119,11 @@ def _check_settings(
     for setting, value in (("num_workers", num_workers), ("batch_size", batch_size), ("shard_size", shard_size)):
         if value < 1:
             raise CtxvecError(Errors.E228.format(setting=setting, requirement="a positive integer", value=value))
-    if num_gpus_per_worker < 0:
+    if not (math.isfinite(num_gpus_per_worker) and num_gpus_per_worker >= 0):
         raise CtxvecError(
             Errors.E228.format(setting="num_gpus_per_worker", requirement="0 or more", value=num_gpus_per_worker)
         )
-    if num_cpus_per_worker <= 0:
+    if not (math.isfinite(num_cpus_per_worker) and num_cpus_per_worker > 0):
         raise CtxvecError(
             Errors.E228.format(setting="num_cpus_per_worker", requirement="more than 0", value=num_cpus_per_worker)
         )

@@ -129,7 +129,7 @@ def build_lexicon_cli(
     try:
         build = build_lexicon_pipeline(request)
     except BuildStopped as stop:
-        print_stop(stop)
+        print_stop(stop, request.engine)
         raise typer.Exit(INTERRUPTED) from None
     print_build(build, request)
 # fmt: on
@@ -141,9 +141,11 @@ def resume_command() -> str:
     return shlex.join(args if "--resume" in args else [*args, "--resume"])
 
 
-def print_stop(stop: BuildStopped) -> None:
+def print_stop(stop: BuildStopped, engine: str = "local") -> None:
     """One line, never wrapped, so that the command can be copied."""
-    if stop.checkpoint_dir is None:
+    if engine == "ray":  # it keeps no checkpoints
+        typer.echo("Stopped; the ray engine keeps no checkpoint, so nothing was kept: run the command again.")
+    elif stop.checkpoint_dir is None:
         typer.echo("Stopped before the first checkpoint; nothing was kept.")
     else:
         typer.echo(
