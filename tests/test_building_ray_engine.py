@@ -16,7 +16,7 @@ from spacy_ctxvec.building import ray_cluster, ray_engine
 from spacy_ctxvec.building.corpus import corpus_files
 from spacy_ctxvec.building.engines import get_engine
 from spacy_ctxvec.building.local import build_lexicon_local
-from spacy_ctxvec.building.ray_cluster import NodeLossWatch
+from spacy_ctxvec.building.ray_cluster import NodeLossWatch, local_cpus
 from spacy_ctxvec.building.ray_engine import (
     MERGE_GROUP,
     build_lexicon_ray,
@@ -293,6 +293,20 @@ def test_unreadable_corpus_file_is_named_before_starting(tiny_pipeline_dir, corp
     locked.chmod(0)
     with pytest.raises(CtxvecError, match=r"\[CTX-E501\].*locked\.txt"):
         build_lexicon_ray(load_pipeline(tiny_pipeline_dir), [corpus_dir / "a.txt", locked], progress=False)
+
+
+def test_a_local_pool_larger_than_the_machine_is_refused_before_ray_starts(
+    ray, tiny_pipeline_dir, corpus_dir, monkeypatch
+):
+    """A local Ray was sized to the pool: --num-workers 1000 started 1000 pipeline
+    copies on 2 cores and hung. It gets this machine's CPUs, and a larger pool is E503."""
+    monkeypatch.setattr(os, "cpu_count", lambda: 2)
+    assert local_cpus(2, 1.0) == 2 and local_cpus(4, 0.5) == 2
+    with pytest.raises(CtxvecError, match=r"\[CTX-E503\].*has 2 CPUs.*1000 workers.*--num-workers 2 or fewer"):
+        build_lexicon_ray(load_pipeline(tiny_pipeline_dir), corpus_dir, num_workers=1000, progress=False)
+    assert not ray.is_initialized()
+    with pytest.raises(CtxvecError, match=r"\[CTX-E503\].*num_cpus_per_worker 2 or fewer"):
+        local_cpus(1, 4.0)
 
 
 def test_too_small_cluster_is_an_error_not_a_hang(ray_cluster, tiny_pipeline_dir, corpus_dir):

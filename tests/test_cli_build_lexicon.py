@@ -142,6 +142,10 @@ def test_bad_inputs(tiny_pipeline_dir, corpus, tmp_path):
             ray_only.exit_code == 1 and "E506" in message and f"{option[0]} is a setting of the ray engine" in message
         )
         assert not (tmp_path / "o6").exists()
+    for option in (["--node-loss-grace", "-1"], ["--node-loss-grace", "nan"]):  # named as the user typed it
+        bad_grace = invoke("build-lexicon", tiny_pipeline_dir, corpus, tmp_path / "o6", "--engine", "ray", *option)
+        message = " ".join(bad_grace.output.split())
+        assert bad_grace.exit_code == 1 and "[CTX-E228] --node-loss-grace must be a number of seconds" in message
     ray_checkpoints = invoke(
         "build-lexicon",
         tiny_pipeline_dir,

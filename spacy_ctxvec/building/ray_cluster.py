@@ -37,14 +37,15 @@ def import_ray() -> Any:
 
 
 @contextmanager
-def ray_session(address: Optional[str], num_cpus: float) -> Iterator[Any]:
+def ray_session(address: Optional[str], num_workers: int, num_cpus_per_worker: float) -> Iterator[Any]:
     """Join the cluster at ``address``, reuse an initialised Ray, or start a local one
-    with at least ``num_cpus`` CPUs; shut down only what was started here."""
+    with this machine's CPUs (E503 if the pool needs more); shut down only what was
+    started here."""
     ray = import_ray()
     started = False
     if not ray.is_initialized():
         if address is None:
-            ray.init(num_cpus=max(os.cpu_count() or 1, math.ceil(num_cpus)), include_dashboard=False)
+            ray.init(num_cpus=local_cpus(num_workers, num_cpus_per_worker), include_dashboard=False)
         else:
             join_cluster(ray, address)
         started = True
@@ -53,6 +54,25 @@ def ray_session(address: Optional[str], num_cpus: float) -> Iterator[Any]:
     finally:
         if started:
             ray.shutdown()
+
+
+def local_cpus(num_workers: int, num_cpus_per_worker: float) -> int:
+    """The CPUs a local Ray gets: this machine's, or E503 where the pool needs more
+    (Ray would start them all, each loading a pipeline, on cores they can only share)."""
+    have = os.cpu_count() or 1
+    need = num_workers * num_cpus_per_worker
+    if need > have:
+        fit = math.floor(have / num_cpus_per_worker)
+        raise CtxvecError(
+            Errors.E503.format(
+                have=have,
+                num_workers=num_workers,
+                per_worker=num_cpus_per_worker,
+                need=need,
+                advice=f"--num-workers {fit} or fewer" if fit >= 1 else f"num_cpus_per_worker {have} or fewer",
+            )
+        )
+    return have
 
 
 def host_and_port(address: str) -> Optional[Tuple[str, int]]:

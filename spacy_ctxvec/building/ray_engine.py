@@ -31,6 +31,7 @@ import math
 import threading
 import time
 from pathlib import Path
+from types import MappingProxyType
 from typing import (
     Any,
     Callable,
@@ -38,6 +39,7 @@ from typing import (
     Iterable,
     Iterator,
     List,
+    Mapping,
     Optional,
     Sequence,
     Tuple,
@@ -107,7 +109,7 @@ def resolve_corpus_files(
     return files
 
 
-def _check_settings(
+def check_settings(
     num_workers: int,
     num_gpus_per_worker: float,
     num_cpus_per_worker: float,
@@ -115,18 +117,22 @@ def _check_settings(
     shard_size: int,
     on_error: str,
     node_loss_grace_s: Optional[float] = None,
+    names: Mapping[str, str] = MappingProxyType({}),
 ) -> None:
+    """E228 for a setting out of range, named as in ``names`` (the command line's
+    option names), else by its parameter name; E215 for ``on_error``."""
+
+    def bad(setting: str, requirement: str, value: Any) -> CtxvecError:
+        named = names.get(setting, setting)
+        return CtxvecError(Errors.E228.format(setting=named, requirement=requirement, value=value))
+
     for setting, value in (("num_workers", num_workers), ("batch_size", batch_size), ("shard_size", shard_size)):
         if value < 1:
-            raise CtxvecError(Errors.E228.format(setting=setting, requirement="a positive integer", value=value))
+            raise bad(setting, "a positive integer", value)
     if not (math.isfinite(num_gpus_per_worker) and num_gpus_per_worker >= 0):
-        raise CtxvecError(
-            Errors.E228.format(setting="num_gpus_per_worker", requirement="0 or more", value=num_gpus_per_worker)
-        )
+        raise bad("num_gpus_per_worker", "0 or more", num_gpus_per_worker)
     if not (math.isfinite(num_cpus_per_worker) and num_cpus_per_worker > 0):
-        raise CtxvecError(
-            Errors.E228.format(setting="num_cpus_per_worker", requirement="more than 0", value=num_cpus_per_worker)
-        )
+        raise bad("num_cpus_per_worker", "more than 0", num_cpus_per_worker)
     if on_error not in ON_ERROR_CHOICES:
         raise CtxvecError(Errors.E215.format(on_error=on_error))
     if node_loss_grace_s is not None and not (
@@ -135,11 +141,7 @@ def _check_settings(
         and math.isfinite(node_loss_grace_s)
         and node_loss_grace_s > 0
     ):
-        raise CtxvecError(
-            Errors.E228.format(
-                setting="node_loss_grace_s", requirement="a number of seconds above 0", value=node_loss_grace_s
-            )
-        )
+        raise bad("node_loss_grace_s", "a number of seconds above 0", node_loss_grace_s)
 
 
 def _check_unsupported(n_process: int, resume: bool, max_docs: Optional[int]) -> None:
@@ -312,7 +314,7 @@ def build_lexicon_ray(
     ``corpus.corpus_files`` listed them, not listed again. Returns the same BuildResult
     as the local engine.
     """
-    _check_settings(
+    check_settings(
         num_workers, num_gpus_per_worker, num_cpus_per_worker, batch_size, shard_size, on_error, node_loss_grace_s
     )
     if sample_size < 0:
@@ -330,7 +332,7 @@ def build_lexicon_ray(
     nlp = pipeline
     check_key_mode(nlp, key)
     start = time.perf_counter()
-    with ray_session(address, num_workers * num_cpus_per_worker) as ray:
+    with ray_session(address, num_workers, num_cpus_per_worker) as ray:
         if address is None:
             check_cluster_resources(ray, num_workers, num_cpus_per_worker, num_gpus_per_worker)
         # Every shard row its own block (target_max_block_size=1): Ray Data would

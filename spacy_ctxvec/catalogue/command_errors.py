@@ -150,6 +150,12 @@ class CommandErrors:
         "The 'ray' engine needs Ray Data, which cannot be imported ({error}). Install "
         "it with: pip install spacy-ctxvec[ray]"
     )
+    E503 = (
+        "A local Ray on this machine has {have} CPUs, but {num_workers} workers with "
+        "{per_worker} CPU each need {need}. Each worker loads its own copy of the pipeline, "
+        "so workers beyond the CPUs only share them and add memory. Use {advice}, or "
+        "join a cluster with more CPUs (--address)."
+    )
     E504 = (
         "The Ray cluster has {have} {resource}, but {num_workers} workers with {per_worker} "
         "{resource} each need {need}. Use fewer workers, fewer {resource} per worker, "

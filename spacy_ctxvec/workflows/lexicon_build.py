@@ -137,7 +137,9 @@ def check_build_request(request: LexiconBuildRequest) -> List[Path]:
     check_encoding(request.encoding)
     files = corpus_files(request.corpus, encoding=request.encoding, on_error=request.on_error)
     get_engine(request.engine)
-    if request.engine != "ray":
+    if request.engine == "ray":
+        _check_ray_options(request)
+    else:
         for name, value in request.ray.items():
             if value != RAY_DEFAULTS[name]:
                 raise CtxvecError(Errors.E506.format(option=RAY_OPTIONS[name], engine=request.engine))
@@ -148,6 +150,23 @@ def check_build_request(request: LexiconBuildRequest) -> List[Path]:
     if request.senses and request.sample_size == 0:
         raise CtxvecError(Errors.E602.format(name="ctxvec_polysemy"))
     return files
+
+
+def _check_ray_options(request: LexiconBuildRequest) -> None:
+    """The Ray engine's own checks, before any model loads, naming the command line's options."""
+    from ..building.ray_engine import check_settings
+
+    options = {**RAY_DEFAULTS, **request.ray}
+    check_settings(
+        options["num_workers"],
+        options["num_gpus_per_worker"],
+        1.0,
+        request.batch_size or 1,
+        request.checkpoint_every,
+        request.on_error,
+        options["node_loss_grace_s"],
+        names={**RAY_OPTIONS, "batch_size": "--batch-size", "shard_size": "--checkpoint-every"},
+    )
 
 
 def check_nothing_to_resume(request: LexiconBuildRequest) -> None:
