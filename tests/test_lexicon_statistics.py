@@ -88,6 +88,11 @@ def test_merge_is_order_independent_and_associative_bitwise():
     assert merge(a, Lexicon.empty(a.width)) == a
 
 
+def test_count_of_is_the_occurrence_count_and_zero_for_unseen_keys():
+    lexicon = Lexicon.from_occurrences(["bank", "river", "bank"], np.ones((3, 4)))
+    assert (lexicon.count_of("bank"), lexicon.count_of("river"), lexicon.count_of("loan")) == (2, 1, 0)
+
+
 def test_merge_refuses_other_width():
     a = Lexicon.from_occurrences(["x", "x"], np.ones((2, 4)))
     b = Lexicon.from_occurrences(["x", "x"], np.ones((2, 5)))

@@ -129,7 +129,7 @@ def corpus_rank_rows(
     senses induced before it was stored); a word is in one list only."""
     entries = []
     for key in inventory.keys:
-        evidence, count = inventory.corpus_polysemy_of(key), _count_of(lexicon, key)
+        evidence, count = inventory.corpus_polysemy_of(key), lexicon.count_of(key)
         if evidence is not None and count >= min_count and ranked_key(key, words_only, skipped):
             entries.append((key, evidence, inventory.n_senses(key), count, inventory.evidence_of(key)[0]))
     entries.sort(key=lambda entry: (-entry[1], entry[0]))
@@ -159,9 +159,7 @@ def rank_by_corpus_polysemy(source: Path, min_count: int, top_k: int, words_only
     with_evidence = [key for key in inventory.keys if inventory.corpus_polysemy_of(key) is not None]
     candidates = [lexicon.index(key) for key in with_evidence if ranked_key(key, words_only, skipped)]
     counts = [int(lexicon.counts[row]) for row in candidates if row is not None]
-    seen = [
-        key for key in with_evidence if (_count_of(lexicon, key) >= min_count) and ranked_key(key, words_only, set())
-    ]
+    seen = [key for key in with_evidence if (lexicon.count_of(key) >= min_count) and ranked_key(key, words_only, set())]
     left_out = sum(key.lower() in skipped for key in seen)
     summary = {
         "n_types": len(inventory),
@@ -174,12 +172,6 @@ def rank_by_corpus_polysemy(source: Path, min_count: int, top_k: int, words_only
         **stop_words_summary(left_out, skipped),
     }
     return ranked, summary
-
-
-def _count_of(lexicon: Lexicon, key: str) -> int:
-    """How often the lexicon saw ``key`` (0: never)."""
-    row = lexicon.index(key)
-    return 0 if row is None else int(lexicon.counts[row])
 
 
 def stop_words_summary(left_out: int, stop_words: AbstractSet[str]) -> Dict[str, int]:

@@ -76,7 +76,7 @@ def seen_as(word: str, inventory: SenseInventory, lexicon: Optional[Lexicon]) ->
         return f"{word!r} (is {len(parts)} words: senses are of one word each, so give them apart: {' '.join(parts)})"
     if lexicon is None:
         return repr(word)
-    count = _count(lexicon, inventory.key_of(word)) or 0
+    count = 0 if lexicon is None else lexicon.count_of(inventory.key_of(word))
     min_count = inventory.settings.get("min_count")
     if not count:
         return f"{word!r} (not in the corpus)"
@@ -138,7 +138,7 @@ def _entry(inventory: SenseInventory, word: str, key: str, lexicon: Optional[Lex
         "word": word,
         "key": key,
         "n_senses": n_senses,
-        "count": _count(lexicon, key),
+        "count": None if lexicon is None else (lexicon.count_of(key) or None),
         "corpus_polysemy": corpus_polysemy,
         "no_corpus_polysemy": NO_EVIDENCE if corpus_polysemy is None else None,
         "judged": judged,
@@ -149,11 +149,6 @@ def _entry(inventory: SenseInventory, word: str, key: str, lexicon: Optional[Lex
             for s in inventory.senses_of(key)
         ],
     }
-
-
-def _count(lexicon: Optional[Lexicon], key: str) -> Optional[int]:
-    row = None if lexicon is None else lexicon.index(key)
-    return None if lexicon is None or row is None else int(lexicon.counts[row])
 
 
 def _one_line(text: str) -> str:

@@ -234,6 +234,11 @@ class Lexicon(KeyedRows):
     def n_occurrences(self) -> int:
         return int(self.counts.sum())
 
+    def count_of(self, key: str) -> int:
+        """How often the lexicon saw ``key`` (0: never)."""
+        row = self.index(key)
+        return 0 if row is None else int(self.counts[row])
+
     def keys_seen(self, min_count: int) -> List[str]:
         """The keys of the types seen at least ``min_count`` times, in key order."""
         return [key for key, count in zip(self.keys, self.counts.tolist()) if count >= min_count]
