@@ -379,6 +379,23 @@ def test_missing_trf_data_with_a_transformer_names_annotating_components(tiny_nl
         tiny_nlp.get_pipe("ctxvec_context")(tiny_nlp.make_doc("no transformer output"))
 
 
+def test_tokens_merged_after_the_transformer_are_e045_not_e001(tiny_pipeline_dir):
+    """A retokenizer between the transformer and ctxvec_context: trf_data is there but
+    lines up with the tokens before the merge (was E001, "the transformer did not annotate it")."""
+    from spacy.language import Language
+
+    @Language.component("merge_first_two")
+    def merge_first_two(doc):
+        with doc.retokenize() as retokenizer:
+            retokenizer.merge(doc[0:2])
+        return doc
+
+    nlp = spacy.load(tiny_pipeline_dir)
+    nlp.add_pipe("merge_first_two", after="transformer")
+    with pytest.raises(CtxvecError, match=r"\[CTX-E045\].*3 tokens.*lines up with 4.*before the transformer"):
+        nlp("the river bank today")
+
+
 def test_a_disabled_transformer_is_named_as_the_cause(tiny_pipeline_dir):
     nlp = spacy.load(tiny_pipeline_dir, disable=["transformer"])
     with pytest.raises(CtxvecError, match=r"\[CTX-E001\].*transformer 'transformer' is disabled.*enable_pipe"):

@@ -146,6 +146,13 @@ class PipelineErrors:
         "spacy.load a saved pipeline, or assemble a config with `python -m spacy "
         "assemble`)."
     )
+    E045 = (
+        "'{name}' got a Doc of {n_tokens} tokens, but the transformer's output lines up "
+        "with {n_aligned}: the tokens changed (doc.retokenize(), e.g. merge_entities or "
+        "merge_noun_chunks) between the transformer and '{name}'. Put the component that "
+        "retokenizes before the transformer, or after '{name}' and the components that "
+        "read its vectors."
+    )
 
     # Static vectors (E1xx)
     E101 = (

@@ -224,9 +224,12 @@ class ContextVectors(DocAnnotator):
 
     def _trf_data(self, doc: Doc) -> Any:
         trf_data = doc._.get("trf_data") if Doc.has_extension("trf_data") else None
-        if trf_data is None or len(trf_data.align.lengths) != len(doc):
+        n_aligned = 0 if trf_data is None else len(trf_data.align.lengths)
+        if trf_data is not None and n_aligned == len(doc):
+            return trf_data
+        if n_aligned == 0:  # none, or spacy-transformers' empty default (a Doc it never saw)
             raise CtxvecError(Errors.E001.format(name=self.name, fix=self._missing_trf_data_fix()))
-        return trf_data
+        raise CtxvecError(Errors.E045.format(name=self.name, n_tokens=len(doc), n_aligned=n_aligned))
 
     def _missing_trf_data_fix(self) -> str:
         nlp = self._nlp_ref() if hasattr(self, "_nlp_ref") else None
