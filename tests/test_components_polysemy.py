@@ -298,6 +298,20 @@ def sense_nlp(tiny_bert_dir, tmp_path_factory):
     return make_sense_nlp(str(tiny_bert_dir), SENSE_LINES, tmp_path_factory.mktemp("sense_corpus"))
 
 
+def test_a_min_count_raised_at_load_leaves_the_rarer_words_without_senses(sense_nlp, tmp_path):
+    """min_count overridden at spacy.load: words seen fewer times get no score and no
+    senses (the senses were induced with the lower min_count; were still set)."""
+    sense_nlp.to_disk(tmp_path / "pipeline")
+    nlp = spacy.load(tmp_path / "pipeline", config={"components": {"ctxvec_polysemy": {"min_count": 7}}})
+    lexicon = nlp.get_pipe("ctxvec_polysemy").lexicon
+    doc = nlp("we eat an apple by the river bank")
+    apple, bank = doc[3], doc[7]
+    assert lexicon.count_of("apple") == 6 and sense_nlp("an apple")[1]._.sense is not None
+    assert apple._.polysemy_score is None and apple._.sense is None and apple._.n_senses == 0
+    assert apple._.sense_label is None and apple._.sense_score is None
+    assert lexicon.count_of("bank") >= 7 and bank._.polysemy_score is not None and bank._.sense is not None
+
+
 SENSE_TEXTS = ["the bank of the river gave money", "we took a loan from the bank", "the phone and the hotel"]
 
 

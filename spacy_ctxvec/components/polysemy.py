@@ -285,8 +285,13 @@ class Polysemy(DocAnnotator):
         self.senses = senses
         self._sense_table = None
         if senses is not None and len(senses):
-            made_from = self.lexicon.meta.get(CONTEXT_VECTORS_META) if self.lexicon is not None else None
-            self._sense_table = {**key_table(senses.keys, made_from), "n_senses": senses.counts()}
+            lexicon = self.lexicon
+            made_from = lexicon.meta.get(CONTEXT_VECTORS_META) if lexicon is not None else None
+            table = {**key_table(senses.keys, made_from), "n_senses": senses.counts()}
+            if lexicon is not None:  # types below min_count get no senses (min_count raised at load)
+                kept = np.array([lexicon.count_of(senses.keys[row]) >= self.min_count for row in table["rows"]], bool)
+                table["hashes"], table["rows"] = table["hashes"][kept], table["rows"][kept]
+            self._sense_table = table if len(table["rows"]) else None
 
     def build_senses(self, *, warn: bool = True) -> SenseInventory:
         """Induce senses from the lexicon's sample with this component's settings, use
