@@ -121,6 +121,30 @@ def test_a_page_with_nothing_drawn_is_written_with_a_warning_saying_why(sense_nl
     assert drawn.exit_code == 0 and "W039" not in drawn.output and "drawn: 0" not in drawn.output
 
 
+def test_render_senses_misuse_is_coded_and_an_empty_drawing_warns_why(sense_nlp, tiny_nlp):
+    """Not a Doc: E617 (were spaCy's E046 for a list, AttributeError for a str); a
+    min_senses that is no integer >= 1: E228; nothing drawn: W039 as from the command."""
+    from spacy_ctxvec.errors import CtxvecError
+
+    doc = sense_nlp(TEXT)
+    for wrong, kind in (([doc, doc], "a list of Docs"), ("the bank", "a str")):
+        with pytest.raises(CtxvecError, match=rf"\[CTX-E617\] render_senses takes one spaCy Doc.*got {kind}"):
+            render_senses(wrong)
+    with pytest.raises(CtxvecError, match=r"\[CTX-E617\] set_sense_spans takes"):
+        set_sense_spans("the bank")
+    for bad in ("2", 0, True):
+        with pytest.raises(CtxvecError, match=r"\[CTX-E228\] min_senses must be an integer of at least 1"):
+            render_senses(doc, min_senses=bad)
+    with pytest.warns(UserWarning, match=r"CTX-W039.*the Doc has no senses"):
+        render_senses(tiny_nlp("the bank"))  # a pipeline without ctxvec_polysemy
+    with pytest.warns(UserWarning, match=r"CTX-W039.*no token of the text has a sense"):
+        render_senses(sense_nlp("xyzzy plugh"))
+    with pytest.warns(UserWarning, match=r"CTX-W039.*split into several senses; min_senses=1 draws"):
+        render_senses(sense_nlp(" ".join(t.text for t in doc if t._.n_senses == 1)))
+    page = render_senses(doc, page=True, title="<script>alert(1)</script>")
+    assert "<script>alert(1)</script>" not in page and "&lt;script&gt;alert(1)&lt;/script&gt;" in page
+
+
 def test_a_pipeline_without_senses_is_e612_before_the_text_is_run(tiny_nlp, tmp_path, monkeypatch):
     from spacy.language import Language
 

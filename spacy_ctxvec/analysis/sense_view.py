@@ -4,16 +4,18 @@ token._.sense, token._.sense_label and token._.sense_score (``ops.sense_display`
 drawing shows the words this corpus split by default: a word with one sense has nothing to
 tell apart, and on a page of running text they are many of its tokens."""
 
+import html as html_text
+import warnings
 from dataclasses import dataclass
 from pathlib import Path
-from typing import List, Optional, Union
+from typing import Any, List, Optional, Union
 
 from spacy import displacy
 from spacy.tokens import Doc, Span
 
 from ..attributes import SENSE_ARRAY
 from ..building.shard import polysemy_components
-from ..errors import CtxvecError, Errors
+from ..errors import CtxvecError, Errors, Warnings
 from ..lexicon.sense_inventory import SENSES_FILE
 from ..ops.sense_display import SenseSpan, displacy_sense_data, sense_colours, sense_span_label
 from ..pipelines import load_pipeline
@@ -28,6 +30,7 @@ def sense_spans(doc: Doc, *, min_senses: int = 1, skip_stop_words: bool = False)
     Doc's language: ``token.is_stop``): one-token spans labelled "bank 1: river, water" (no
     label words: "bank 1"), score token._.sense_score; None for a word with one sense (its
     sense_score 1.0 tells nothing apart, so it is not drawn as a confidence)."""
+    _check_arguments("sense_spans", doc, min_senses)
     return [
         (
             token.i,
@@ -43,6 +46,7 @@ def sense_spans(doc: Doc, *, min_senses: int = 1, skip_stop_words: bool = False)
 def set_sense_spans(doc: Doc, key: str = SPAN_KEY, *, min_senses: int = 1, skip_stop_words: bool = False) -> List[Span]:
     """Put the tokens with a sense (as ``sense_spans`` chooses them) in ``doc.spans[key]``
     (labels as ``sense_spans``, without the score) and return them."""
+    _check_arguments("set_sense_spans", doc, min_senses)
     chosen = sense_spans(doc, min_senses=min_senses, skip_stop_words=skip_stop_words)
     spans = [Span(doc, start, end, label=label) for start, end, label, _ in chosen]
     doc.spans[key] = spans
@@ -58,12 +62,50 @@ def render_senses(
     small corpus often splits) underlined in its sense's colour and labelled "word sense:
     label (score)". In a notebook, ``IPython.display.HTML(render_senses(doc))``; ``page``: a
     whole HTML page."""
+    _check_arguments("render_senses", doc, min_senses)
     spans = sense_spans(doc, min_senses=min_senses, skip_stop_words=skip_stop_words)
+    if not spans:
+        drawn_if_all = len(sense_spans(doc, min_senses=min_senses))
+        n_with_sense = sum(token._.sense is not None for token in doc)
+        why = why_nothing_drawn(doc._.get(SENSE_ARRAY) is not None, n_with_sense, drawn_if_all, "min_senses=1")
+        warnings.warn(Warnings.W039.format(why=why), stacklevel=2)
     return _render_spans(doc, spans, page=page, title=title)
 
 
+def why_nothing_drawn(annotated: bool, n_with_sense: int, n_stop_words_left_out: int, all_words: str) -> str:
+    """W039's reason when no token is drawn; ``all_words``: how to draw one-sense words too."""
+    if not annotated:
+        return (
+            "the Doc has no senses: run the text through a pipeline whose ctxvec_polysemy has senses "
+            "(one saved by `spacy-ctxvec build-lexicon`)"
+        )
+    if n_with_sense == 0:
+        return (
+            "no token of the text has a sense (its words are not in the corpus the senses were induced "
+            "from, were seen fewer than min_count times, or hold no letter)"
+        )
+    if n_stop_words_left_out:
+        return f"the {n_stop_words_left_out} tokens it would draw are stop words, left out by skip_stop_words"
+    return (
+        f"none of the text's {n_with_sense} tokens with a sense is of a word this corpus split "
+        f"into several senses; {all_words} draws the tokens of one-sense words too"
+    )
+
+
+def _check_arguments(function: str, doc: Any, min_senses: Any) -> None:
+    """E617 for anything but a Doc, E228 for a min_senses that is not an integer of at least 1."""
+    if not isinstance(doc, Doc):
+        kind = f"a {type(doc).__name__}" + (" of Docs" if isinstance(doc, (list, tuple)) else "")
+        raise CtxvecError(Errors.E617.format(function=function, kind=kind))
+    if isinstance(min_senses, bool) or not isinstance(min_senses, int) or min_senses < 1:
+        requirement = "an integer of at least 1"
+        raise CtxvecError(Errors.E228.format(setting="min_senses", requirement=requirement, value=min_senses))
+
+
 def _render_spans(doc: Doc, spans: List[SenseSpan], *, page: bool, title: Optional[str]) -> str:
-    data = displacy_sense_data([t.text for t in doc], [bool(t.whitespace_) for t in doc], spans, title=title)
+    # displaCy puts the title into the page as it is: escaped, it is shown as text
+    escaped = None if title is None else html_text.escape(title)
+    data = displacy_sense_data([t.text for t in doc], [bool(t.whitespace_) for t in doc], spans, title=escaped)
     colours = sense_colours(spans, [doc[start]._.sense for start, _, _, _ in spans])
     return displacy.render(data, style="span", manual=True, page=page, jupyter=False, options={"colors": colours})
 

@@ -259,6 +259,11 @@ class CommandErrors:
         "'{path}' does not exist. Give a pipeline directory or installed pipeline "
         "package built with `spacy-ctxvec build-lexicon`, or a senses directory."
     )
+    E617 = (
+        "{function} takes one spaCy Doc run through a pipeline with senses, got {kind}. "
+        "Run the text through the pipeline first (doc = nlp(text)); for several Docs, "
+        "call it on each one."
+    )
 
     # Sense evaluation (E630-E649)
     E630 = (

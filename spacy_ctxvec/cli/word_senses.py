@@ -11,7 +11,7 @@ from typing import Any, Dict, List, Optional, Tuple
 
 import typer
 
-from ..analysis.sense_view import SensePage, senses_html
+from ..analysis.sense_view import SensePage, senses_html, why_nothing_drawn
 from ..errors import CtxvecError, Errors, Warnings
 from ..lexicon.sense_inventory import SenseInventory
 from ..lexicon.statistics import Lexicon
@@ -230,19 +230,8 @@ def drawn_note(page: SensePage, path: Path, all_words: bool, skip_stop_words: bo
 
 def nothing_drawn_note(page: SensePage) -> str:
     """W039: why --html drew no token (``page.n_drawn`` is 0)."""
-    if page.n_with_sense == 0:
-        why = (
-            "no token of the text has a sense (its words are not in the corpus the senses were induced "
-            "from, were seen fewer than min_count times, or hold no letter)"
-        )
-    elif page.n_stop_words_left_out:
-        why = f"the {page.n_stop_words_left_out} tokens it would draw are stop words, left out by --skip-stop-words"
-    else:
-        why = (
-            f"none of the text's {page.n_with_sense} tokens with a sense is of a word this corpus split "
-            "into several senses; --all-words draws the tokens of one-sense words too"
-        )
-    return Warnings.W039.format(why=why)
+    why = why_nothing_drawn(True, page.n_with_sense, page.n_stop_words_left_out, "--all-words")
+    return Warnings.W039.format(why=why.replace("skip_stop_words", "--skip-stop-words"))
 
 
 def check_options(
