@@ -113,6 +113,29 @@ def test_gensim_pickle_refused_unless_allowed(tmp_path, keyed_vectors):
     assert_same_table(load_static_vectors(path, allow_pickle=True), keyed_vectors)
 
 
+def test_the_conversions_e105_advises_load_the_same_vectors(tmp_path, keyed_vectors):
+    """Each way E105 names, run as written: a .kv, a Word2Vec .model and a FastText
+    .model become files that load without unpickling, with the same rows (and subwords)."""
+    from gensim.models import FastText, KeyedVectors
+    from gensim.models.fasttext import save_facebook_model
+
+    keyed_vectors.save(str(tmp_path / "v.kv"))
+    Word2Vec(SENTENCES, vector_size=4, min_count=1, workers=1, epochs=1).save(str(tmp_path / "w.model"))
+    FastText(SENTENCES, vector_size=4, min_count=1, workers=1, epochs=1).save(str(tmp_path / "f.model"))
+    for name in ("v.kv", "w.model", "f.model"):
+        with pytest.raises(CtxvecError, match=r"E105") as refused:
+            load_static_vectors(tmp_path / name)
+        message = " ".join(str(refused.value).split())
+        assert "Word2Vec.load(path).wv.save_word2vec_format(" in message and "save_facebook_model(" in message
+    KeyedVectors.load(str(tmp_path / "v.kv")).save_word2vec_format(str(tmp_path / "v.bin"), binary=True)
+    Word2Vec.load(str(tmp_path / "w.model")).wv.save_word2vec_format(str(tmp_path / "w.bin"), binary=True)
+    save_facebook_model(FastText.load(str(tmp_path / "f.model")), str(tmp_path / "f.bin"))
+    assert_same_table(load_static_vectors(tmp_path / "v.bin"), keyed_vectors)
+    assert_same_table(load_static_vectors(tmp_path / "w.bin"), Word2Vec.load(str(tmp_path / "w.model")).wv)
+    fasttext = load_static_vectors(tmp_path / "f.bin")
+    assert fasttext.subwords is not None
+
+
 def test_gensim_model_pickle_detected_by_magic_bytes(tmp_path):
     model = Word2Vec(SENTENCES, vector_size=4, min_count=1, workers=1, epochs=1)
     path = tmp_path / "model.bin"  # misleading suffix: the pickle header gives it away

@@ -172,10 +172,13 @@ class PipelineErrors:
     )
     E105 = (
         "'{path}' is a gensim native file (.model/.kv, a Python pickle). Unpickling can "
-        "run arbitrary code, so it is refused by default. Convert it once with "
-        "gensim: KeyedVectors.load(...).save_word2vec_format('vectors.bin', binary=True) "
-        "and load that, or pass allow_pickle=True (config: allow_pickle = true) only "
-        "if you trust the file's origin."
+        "run arbitrary code, so it is refused by default. Convert it once with gensim "
+        "and load that: a .kv file with KeyedVectors.load(path).save_word2vec_format("
+        "'vectors.bin', binary=True); a Word2Vec .model with Word2Vec.load(path).wv"
+        ".save_word2vec_format('vectors.bin', binary=True); a FastText .model with "
+        "gensim.models.fasttext.save_facebook_model(FastText.load(path), 'vectors.bin'), "
+        "which keeps its subwords. Or pass allow_pickle=True (config: allow_pickle = true) "
+        "only if you trust the file's origin."
     )
     E106 = (
         "'{path}' holds an array of shape {shape} and dtype {dtype}; static vectors "
