@@ -249,6 +249,10 @@ def test_word2vec_config_assembles_and_loads(tmp_path, tiny_bert_dir, w2v_path):
     doc = spacy.load(tmp_path / "w2v_pipeline")("The river Bank")
     assert codes(doc) == ["none", "exact", "exact"]
     assert doc._.ctxvec_static.shape == (3, 3) and doc._.ctxvec_context.shape == (3, 32)
+    from spacy_ctxvec.evaluation.provenance import static_source
+
+    # evaluate's record names the file, not the variable (was "... ${paths.static_vectors}")
+    assert static_source(spacy.load(tmp_path / "w2v_pipeline")) == f"spacy-ctxvec.vectors_file.v1 {w2v_path}"
 
 
 @pytest.mark.slow

@@ -9,9 +9,18 @@ from spacy.language import Language
 from ..attributes import CONTEXT_COMPONENT
 
 
+def interpolated_config(nlp: Language) -> Any:
+    """nlp.config with its variables filled in (``${paths.static_vectors}`` -> the path it
+    names), for a record of what the pipeline reads; as it is where they cannot be filled."""
+    try:
+        return nlp.config.interpolate()
+    except Exception:  # a variable without a value: the record shows it unfilled
+        return nlp.config
+
+
 def model_name(nlp: Language) -> Optional[str]:
     """[components.transformer.model.name]: a Hugging Face name or a folder (None without one)."""
-    name = nlp.config["components"].get("transformer", {}).get("model", {}).get("name")
+    name = interpolated_config(nlp)["components"].get("transformer", {}).get("model", {}).get("name")
     if isinstance(name, dict):  # spacy-ctxvec.model_name.v1 {"name": ...}
         name = name.get("name")
     return None if name is None else str(name)
@@ -21,7 +30,7 @@ def static_source(nlp: Language) -> Optional[str]:
     """The registered source ctxvec_static was initialised from, with its file where it has
     one ("spacy-ctxvec.vectors_file.v1 vectors.txt"); None where the config does not say."""
     try:
-        source = nlp.config["initialize"]["components"]["ctxvec_static"]["source"]
+        source = interpolated_config(nlp)["initialize"]["components"]["ctxvec_static"]["source"]
     except (KeyError, TypeError):
         return None
     if not isinstance(source, dict) or "@misc" not in source:
