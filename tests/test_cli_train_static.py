@@ -28,6 +28,30 @@ def test_train_static_text_output(tmp_path, train_corpus):
     assert np.isfinite(table.vectors).all()
 
 
+def test_spacy_tokens_are_the_strings_ctxvec_static_looks_up(tmp_path):
+    """--tokens spacy: spaCy's tokens lower-cased ("mr.", "n't", ","), so a pipeline's
+    ctxvec_static finds them by `lower`; the default drops them ("mr", "t")."""
+    import spacy
+
+    corpus = tmp_path / "emma.txt"
+    corpus.write_text("Mr. Knightley didn't come, said Emma's father.\n" * 5, encoding="utf8")
+    result = train(corpus, tmp_path / "spacy.txt", "--tokens", "spacy", "--min-count", 1, "--workers", 1, "--size", 4)
+    assert result.exit_code == 0, result.output
+    keys = set(load_static_vectors(tmp_path / "spacy.txt").keys)
+    assert {"mr.", "did", "n't", ",", "'s", "emma"} <= keys and "Mr." not in keys
+    assert train(corpus, tmp_path / "simple.txt", "--min-count", 1, "--workers", 1, "--size", 4).exit_code == 0
+    assert {"mr", "didn", "t", "s"} <= set(load_static_vectors(tmp_path / "simple.txt").keys)
+    nlp = spacy.blank("en")
+    nlp.add_pipe("ctxvec_static")
+    source = {"@misc": "spacy-ctxvec.vectors_file.v1", "path": str(tmp_path / "spacy.txt")}
+    nlp.config["initialize"]["components"]["ctxvec_static"] = {"source": source}
+    nlp.initialize()
+    doc = nlp("Mr. Knightley didn't come, said Emma's father.")
+    assert all(token._.has_static_vec for token in doc)
+    wrong = train(corpus, tmp_path / "x.txt", "--tokens", "nltk")
+    assert wrong.exit_code == 1 and "[CTX-E235]" in wrong.output and not (tmp_path / "x.txt").exists()
+
+
 def test_train_static_cbow_binary(tmp_path, train_corpus):
     output = tmp_path / "vectors.bin"
     result = train(
@@ -44,9 +68,14 @@ def test_missing_empty_and_too_rare_corpus(tmp_path, train_corpus):
     result = train(tmp_path / "missing.txt", tmp_path / "v.txt")
     assert result.exit_code == 1 and "E210" in result.output and "missing.txt" in result.output
     empty = tmp_path / "empty.txt"
-    empty.write_text("\n ... !!\n\n", encoding="utf8")
+    empty.write_text("\n  \n\n", encoding="utf8")
     result = train(empty, tmp_path / "v.txt")
     assert result.exit_code == 1 and "E211" in result.output and "empty.txt" in result.output
+    punctuation = tmp_path / "punctuation.txt"
+    punctuation.write_text("\n ... !!\n,,,\n", encoding="utf8")
+    result = train(punctuation, tmp_path / "v.txt")  # lines, but no word: not "contains no documents"
+    message = " ".join(result.output.split())
+    assert result.exit_code == 1 and "[CTX-E236]" in message and "has 2 documents but no word" in message
     result = train(train_corpus, tmp_path / "v.txt", "--min-count", 1000)
     assert result.exit_code == 1 and "E122" in result.output
     assert not (tmp_path / "v.txt").exists()

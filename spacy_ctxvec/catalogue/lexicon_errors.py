@@ -140,6 +140,12 @@ class LexiconErrors:
         '--encoding; or pass on_error="skip" (CLI: --on-error skip) to leave such files out '
         "with a warning."
     )
+    E235 = "Unknown tokenisation '{tokens}' for train-static (--tokens): choose one of {choices}."
+    E236 = (
+        "Corpus '{path}' has {n_docs} documents but no word: --tokens simple keeps only runs "
+        "of letters and digits, and its lines hold none (punctuation or symbols only). Give "
+        "a corpus of text, or pass --tokens spacy to keep spaCy's tokens, punctuation included."
+    )
     E240 = (  # {problem}: LINE_NOT_DECODED
         "{path}, line {line}: {problem}. Pass the file's "
         'encoding (CLI: --encoding latin-1; config: encoding = "latin-1"), fix '

@@ -32,6 +32,12 @@ def train_static_cli(
     workers: int = typer.Option(2, "--workers", min=1, help="Training threads (1 = reproducible)"),
     binary: bool = typer.Option(False, "--binary", help="Write word2vec binary instead of text"),
     seed: int = typer.Option(0, "--seed", help="Random seed"),
+    tokens: str = typer.Option(
+        "simple",
+        "--tokens",
+        help="simple: lower-cased runs of letters and digits (Don't -> don, t); spacy: spaCy's English tokens, "
+        "lower-cased (do, n't, mr., punctuation), the strings ctxvec_static looks up",
+    ),
     encoding: str = CORPUS_ENCODING,
     on_error: str = CORPUS_ON_ERROR,
     overwrite: bool = OVERWRITE_FILE,
@@ -42,7 +48,7 @@ def train_static_cli(
         output,
         lambda tmp: train_static_vectors(
             corpus, tmp, sg=sg, size=size, window=window, min_count=min_count, epochs=epochs, workers=workers,
-            binary=binary, seed=seed, encoding=encoding, on_error=on_error,
+            binary=binary, seed=seed, encoding=encoding, on_error=on_error, tokens=tokens,
         ),
         what=WHAT,
         overwrite=overwrite,

@@ -1,9 +1,11 @@
 """Train word2vec vectors with gensim on a corpus (any format of the corpus reader).
 
-Tokenisation is deliberately simple: each document is lower-cased and split into runs
-of letters and digits (regex ``[^\\W_]+``), so punctuation and underscores drop out
-and "Don't" gives "don", "t". The output is word2vec text format (binary with
-``binary=True``), loadable with load_static_vectors or spacy-ctxvec.vectors_file.v1.
+Two tokenisations (``tokens``): "simple" (the default) lower-cases each document and
+splits it into runs of letters and digits (regex ``[^\\W_]+``), so punctuation and
+underscores drop out and "Don't" gives "don", "t"; "spacy" keeps the lower-cased tokens
+of spaCy's English tokenizer ("mr.", "do", "n't", ","; a DocBin's own tokens), the
+strings ctxvec_static looks up as ``lower``. The output is word2vec text format (binary
+with ``binary=True``), loadable with load_static_vectors or spacy-ctxvec.vectors_file.v1.
 """
 
 import re
@@ -11,6 +13,7 @@ import time
 from pathlib import Path
 from typing import Any, Iterator, List
 
+import spacy
 from spacy.tokens import Doc
 from spacy.vocab import Vocab
 from wasabi import msg
@@ -22,22 +25,36 @@ from ..types import PathLike
 WORD_PATTERN = re.compile(r"[^\W_]+")
 
 
+TOKENISATIONS = ("simple", "spacy")
+
+
 def simple_words(text: str) -> List[str]:
     """Lower-cased runs of letters and digits."""
     return WORD_PATTERN.findall(text.lower())
+
+
+def spacy_words(doc: Doc) -> List[str]:
+    """The Doc's tokens lower-cased (token.lower_), whitespace tokens left out."""
+    return [token.lower_ for token in doc if not token.is_space]
 
 
 class WordListCorpus:
     """Re-iterable stream of word lists, one per document of a corpus read by
     ``spacy_ctxvec.building.corpus.iter_corpus`` (the same formats as build-lexicon)."""
 
-    def __init__(self, path: PathLike, *, encoding: str = DEFAULT_ENCODING, on_error: str = "raise") -> None:
+    def __init__(
+        self, path: PathLike, *, encoding: str = DEFAULT_ENCODING, on_error: str = "raise", tokens: str = "simple"
+    ) -> None:
+        if tokens not in TOKENISATIONS:
+            raise CtxvecError(Errors.E235.format(tokens=tokens, choices=", ".join(TOKENISATIONS)))
         self.path = Path(path)
+        self.tokens = tokens
         # A coded error now for a missing, unsupported or binary corpus, an unknown encoding or on_error;
         # every pass (one per epoch) reads these files without listing the corpus again.
         self.files = corpus_files(self.path, encoding=encoding, on_error=on_error)
         self.encoding, self.on_error = encoding, on_error
         self.vocab = Vocab()
+        self.tokenizer = spacy.blank("en").tokenizer if tokens == "spacy" else None
         self.report = CorpusReport()  # of the last pass: the bad lines skipped with on_error="skip"
 
     def __iter__(self) -> Iterator[List[str]]:
@@ -46,13 +63,19 @@ class WordListCorpus:
             self.path, self.vocab, on_error=self.on_error, report=self.report, encoding=self.encoding, files=self.files
         )
         for item in items:
-            words = simple_words(item.text if isinstance(item, Doc) else item)
+            if self.tokenizer is None:
+                words = simple_words(item.text if isinstance(item, Doc) else item)
+            else:
+                words = spacy_words(item if isinstance(item, Doc) else self.tokenizer(item))
             if words:
                 yield words
 
     def check_not_empty(self) -> None:
-        if next(iter(self), None) is None:
-            raise CtxvecError(Errors.E211.format(path=self.path))
+        if next(iter(self), None) is not None:
+            return
+        if self.tokens == "simple" and self.report.n_docs:
+            raise CtxvecError(Errors.E236.format(path=self.path, n_docs=self.report.n_docs))
+        raise CtxvecError(Errors.E211.format(path=self.path))
 
 
 def _epoch_logger(n_epochs: int) -> Any:
@@ -87,11 +110,12 @@ def train_static_vectors(
     seed: int = 0,
     encoding: str = DEFAULT_ENCODING,
     on_error: str = "raise",
+    tokens: str = "simple",
 ) -> Any:
     """Train gensim Word2Vec on a line corpus (decoded with ``encoding``; bad lines raise,
-    or are skipped and reported with ``on_error="skip"``), write word2vec format, return
-    the KeyedVectors."""
-    sentences = WordListCorpus(corpus, encoding=encoding, on_error=on_error)
+    or are skipped and reported with ``on_error="skip"``; ``tokens``: the tokenisation,
+    module docstring), write word2vec format, return the KeyedVectors."""
+    sentences = WordListCorpus(corpus, encoding=encoding, on_error=on_error, tokens=tokens)
     sentences.check_not_empty()
     from gensim.models import Word2Vec  # after the input check: gensim (and scipy) take a while to import
 
@@ -99,7 +123,11 @@ def train_static_vectors(
     model.build_vocab(sentences)
     if len(model.wv) == 0:
         raise CtxvecError(Errors.E122.format(path=corpus, min_count=min_count))
-    msg.info(f"{model.corpus_count} lines, {len(model.wv)} words with count >= {min_count}")
+    read = sentences.report.n_docs  # of the vocabulary pass: lines without a word are not trained on
+    documents = f"{model.corpus_count} documents"
+    if read != model.corpus_count:
+        documents += f" with a word (of {read} read)"
+    msg.info(f"{documents}, {len(model.wv)} words with count >= {min_count} (--tokens {tokens})")
     model.train(sentences, total_examples=model.corpus_count, epochs=epochs, callbacks=[_epoch_logger(epochs)])
     for warning in skipped_line_warnings(sentences.report.skipped):
         msg.warn(warning)
