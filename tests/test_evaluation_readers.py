@@ -230,6 +230,17 @@ def test_rows_of_other_layouts_are_refused(tmp_path, text, line, problem):
     assert message.startswith("[CTX-E302]") and f"p.txt, line {line}: expected" in message and problem in message
 
 
+def test_quoted_csv_and_tsv_fields_are_read_without_their_quotes(tmp_path):
+    """R's write.csv and spreadsheets quote fields: "gem" is the word gem (was kept with
+    its quotes and scored as another string, silently)."""
+    quoted = read_word_pairs(write(tmp_path / "q.csv", '"w1","w2","score"\n"gem","jewel",3.94\n"car","auto",3.92\n'))
+    assert quoted.words1 == ["gem", "car"] and quoted.words2 == ["jewel", "auto"]
+    assert quoted.scores.tolist() == [3.94, 3.92]
+    assert quoted.header is not None
+    tabbed = read_word_pairs(write(tmp_path / "q.tsv", '"gem"\t"jewel"\t3.94\n'))
+    assert (tabbed.words1, tabbed.words2) == (["gem"], ["jewel"])
+
+
 def test_only_a_clear_first_line_is_a_header(tmp_path):
     # "old new" is a broken first row, not a header to drop silently.
     with pytest.raises(CtxvecError, match=r"\[CTX-E302\].*p[.]txt, line 1.*2 field\(s\)"):

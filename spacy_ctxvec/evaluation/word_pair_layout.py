@@ -11,6 +11,7 @@ recognised at its first lines (other_table); anything else, such as a sense-coun
 (``lemma total n v a r``), is refused row by row rather than read as pairs of a word and a
 number."""
 
+import csv
 import math
 from dataclasses import dataclass
 from typing import List, Optional, Sequence, Tuple
@@ -63,11 +64,11 @@ def is_finite_number(text: str) -> bool:
 
 def split_fields(line: str) -> List[str]:
     """A row's fields: tab-separated if it has a tab, else comma-, else space-separated;
-    empty fields at the end (a trailing tab) are dropped."""
-    if "\t" in line:
-        fields = [field.strip() for field in line.split("\t")]
-    elif "," in line:
-        fields = [field.strip() for field in line.split(",")]
+    tab and comma fields are read as CSV (quotes as R and spreadsheets write them:
+    ``"gem","jewel",3.94``); empty fields at the end (a trailing tab) are dropped."""
+    if "\t" in line or "," in line:
+        row = next(csv.reader([line], delimiter="\t" if "\t" in line else ","), [])
+        fields = [field.strip() for field in row]
     else:
         fields = line.split()
     while fields and not fields[-1]:
