@@ -9,7 +9,9 @@ STATUS_JSON. The `check-assets` step runs it every time (no deps/outputs), and t
 fetched and skips it while nothing changed.
 
 ``run`` runs COMMAND when every FILE exists; otherwise it prints one line, "skipped: run
-`spacy project assets` for ...", and exits 0 so the workflow goes on.
+`spacy project assets` for ...", and exits 0 so the workflow goes on. A skipped command's
+``--output`` (a JSON report an earlier run with the data wrote) is removed, saying so:
+it would stand beside a pipeline it was not measured on.
 """
 
 import json
@@ -39,10 +41,26 @@ def run(files: List[str], command: List[str]) -> int:
             f"skipped `{' '.join(command[:3])}`: run `python -m spacy project assets` for {', '.join(missing)} "
             f"(or point the vars at local copies)"
         )
+        remove_stale_report(command)
         return 0
     if command[0] == "python":  # as weasel does: the interpreter running the project
         command = [sys.executable, *command[1:]]
     return subprocess.run(command).returncode
+
+
+def remove_stale_report(command: List[str]) -> None:
+    """Remove the JSON report at the command's --output, if there is one (a file that is
+    not a JSON object is not an evaluate report and is left alone)."""
+    if "--output" not in command[:-1]:
+        return
+    output = Path(command[command.index("--output") + 1])
+    try:
+        report = json.loads(output.read_text(encoding="utf8"))
+    except (OSError, ValueError):
+        return
+    if isinstance(report, dict):
+        output.unlink()
+        print(f"removed {output}: an earlier run's report, not of this pipeline")
 
 
 def main(argv: List[str]) -> int:

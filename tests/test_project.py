@@ -255,6 +255,21 @@ def test_asset_gate_skips_with_one_line_or_runs_the_command(tmp_path, monkeypatc
     assert gate.main(["run", "data.txt"]) == 2  # no command: usage
 
 
+def test_asset_gate_removes_the_report_of_an_earlier_run_when_it_skips(tmp_path, monkeypatch, capsys):
+    """Data there, then gone (or the vars no longer point at it): the step's old report
+    would stand beside a rebuilt pipeline it was not measured on."""
+    gate = load_script("asset_gate")
+    monkeypatch.chdir(tmp_path)
+    Path("metrics").mkdir()
+    Path("metrics/wic.json").write_text('{"accuracy": 0.6}', encoding="utf8")
+    command = ["spacy-ctxvec", "evaluate", "wic", "p", "data", "--output", "metrics/wic.json", "--overwrite"]
+    assert gate.main(["run", "data.txt", "--", *command]) == 0
+    assert not Path("metrics/wic.json").exists() and "removed metrics/wic.json" in capsys.readouterr().out
+    Path("metrics/notes.json").write_text("not json", encoding="utf8")  # not a report: left alone
+    assert gate.main(["run", "data.txt", "--", "spacy-ctxvec", "evaluate", "--output", "metrics/notes.json"]) == 0
+    assert Path("metrics/notes.json").read_text(encoding="utf8") == "not json"
+
+
 def copy_as_fresh_clone(destination: Path) -> Path:
     for name in shipped_files():
         target = destination / name
