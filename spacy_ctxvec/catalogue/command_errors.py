@@ -3,7 +3,7 @@
 
 class CommandErrors:
     # Evaluation (E3xx)
-    E301 = "{problem}: {path}. {hint}"
+    E301 = "{problem}: '{path}'. {hint}"
     E302 = "{path}, line {line}: expected {expected}, got: {got!r}. Fix or remove that line."
     E303 = (
         "{path}, line {line}: target index {index} is outside {sentence} "

@@ -174,10 +174,11 @@ def wic_paths(data_dir: PathLike, split: str) -> Tuple[Path, Path]:
 def read_wic(data_dir: PathLike, split: str) -> WicData:
     """Read ``{split}.data.txt`` and ``{split}.gold.txt`` from ``data_dir``."""
     data_path, gold_path = wic_paths(data_dir, split)
-    hint = (
-        f"A WiC data directory holds {split}.data.txt and {split}.gold.txt (official layout); "
-        "the test split with gold labels ships separately from train/dev."
+    hint = f"A WiC data directory holds {split}.data.txt and {split}.gold.txt (official layout)" + (
+        "; the test split with gold labels ships separately from train/dev." if split == "test" else "."
     )
+    if Path(data_dir).is_file():
+        raise CtxvecError(Errors.E301.format(problem="A file, not a WiC data directory", path=data_dir, hint=hint))
     data_path, gold_path = _existing(data_path, hint), _existing(gold_path, hint)
     targets, pos, words1, words2, index1, index2, lines = [], [], [], [], [], [], []
     for number, line in _lines(data_path):
