@@ -312,6 +312,28 @@ def test_a_min_count_raised_at_load_leaves_the_rarer_words_without_senses(sense_
     assert lexicon.count_of("bank") >= 7 and bank._.polysemy_score is not None and bank._.sense is not None
 
 
+def test_lexicon_path_of_a_pipeline_names_its_lexicon_folder_and_brings_senses(sense_nlp, tiny_bert_dir, tmp_path):
+    """[initialize] lexicon_path: a whole saved pipeline is E237 naming its lexicon folder
+    (was E207 "missing lexicon.json ... save it again"); that folder, with its occurrence
+    sample, gives senses under the default senses = true (were none, silently)."""
+    from .conftest import transformer_config
+
+    sense_nlp.to_disk(tmp_path / "built")
+    nlp = spacy.blank("en")
+    nlp.add_pipe("transformer", config=transformer_config(str(tiny_bert_dir), window=8, stride=6))
+    nlp.add_pipe("ctxvec_context")
+    nlp.add_pipe("ctxvec_polysemy", config={"min_count": 2, "induction": {"cut_distance": 0.3}})
+    settings = nlp.config["initialize"]["components"]
+    settings["ctxvec_polysemy"] = {"lexicon_path": str(tmp_path / "built")}
+    with pytest.raises(CtxvecError, match=r"\[CTX-E237\].*is a saved pipeline.*built/ctxvec_polysemy/lexicon'"):
+        nlp.initialize()
+    settings["ctxvec_polysemy"] = {"lexicon_path": str(tmp_path / "built" / "ctxvec_polysemy" / "lexicon")}
+    nlp.initialize()
+    component = nlp.get_pipe("ctxvec_polysemy")
+    assert component.senses is not None and component.senses.keys == sense_nlp.get_pipe("ctxvec_polysemy").senses.keys
+    assert nlp("the river bank")[2]._.n_senses >= 1
+
+
 SENSE_TEXTS = ["the bank of the river gave money", "we took a loan from the bank", "the phone and the hotel"]
 
 

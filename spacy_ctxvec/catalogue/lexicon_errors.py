@@ -146,6 +146,11 @@ class LexiconErrors:
         "of letters and digits, and its lines hold none (punctuation or symbols only). Give "
         "a corpus of text, or pass --tokens spacy to keep spaCy's tokens, punctuation included."
     )
+    E237 = (
+        "lexicon_path '{path}' is a saved pipeline, not a lexicon directory. Give its "
+        "lexicon folder, '{lexicon}', as lexicon_path, or load the whole pipeline with "
+        "spacy.load('{path}')."
+    )
     E240 = (  # {problem}: LINE_NOT_DECODED
         "{path}, line {line}: {problem}. Pass the file's "
         'encoding (CLI: --encoding latin-1; config: encoding = "latin-1"), fix '

@@ -362,13 +362,16 @@ class Polysemy(DocAnnotator):
         to K occurrences per type (types below ``min_count`` keep none), each with its
         context vector unless ``sample_contexts`` is false, and with ``senses = true``
         the senses are induced from it (E602 for ``senses = true`` with K = 0, as in
-        build-lexicon). A lexicon loaded from ``lexicon_path`` brings no
-        senses (build them with ``build_senses``). With ``nlp``, the shipped polysemy
+        build-lexicon). With ``senses = true``, a lexicon loaded from ``lexicon_path``
+        (E237 for a saved pipeline: give its lexicon folder) gets senses induced from its
+        sample, where it has one. With ``nlp``, the shipped polysemy
         probe of its model is used if it fits the lexicon (``attach_shipped_probe``)."""
         if lexicon_path is not None and corpus is not None:
             raise CtxvecError(Errors.E227.format(name=self.name))
         if lexicon_path is not None:
-            self.set_lexicon(Lexicon.from_disk(lexicon_path), nlp=nlp)
+            self.set_lexicon(Lexicon.from_disk(_lexicon_directory(lexicon_path)), nlp=nlp)
+            if self.induce and self.lexicon is not None and self.lexicon.sample is not None:
+                self.build_senses()
         elif corpus is not None and nlp is not None:
             if self.induce and sample_size == 0:
                 raise CtxvecError(Errors.E602.format(name=self.name))
@@ -462,6 +465,16 @@ class Polysemy(DocAnnotator):
         if SENSES_DIR not in exclude:
             self.set_senses(parts.senses)
         return self
+
+
+def _lexicon_directory(path: Union[str, Path]) -> Path:
+    """``path``, or E237 naming the lexicon folder inside where it is a saved pipeline."""
+    path = Path(path)
+    if (path / "config.cfg").is_file() and not (path / "lexicon.json").is_file():
+        inside = sorted(path.glob("*/lexicon/lexicon.json"))
+        lexicon = inside[0].parent if inside else path / POLYSEMY_FACTORY / "lexicon"
+        raise CtxvecError(Errors.E237.format(path=path, lexicon=lexicon))
+    return path
 
 
 def ensure_polysemy_component(nlp: Language, key: str, min_count: int) -> Polysemy:
