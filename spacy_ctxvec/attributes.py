@@ -339,7 +339,32 @@ class StoredSetter:
         self.__qualname__ = f"store[{name}]"
 
     def __call__(self, doc: Doc, value: Any) -> None:
+        if value is not None and self.name in CHECKED_ON_SET:
+            _check_assigned(doc, self.name, value)
         doc.user_data[key(self.name, 0)] = value  # type: ignore[index]
+
+
+# The Doc-level arrays whose rows the token attributes read: a wrong shape or a NaN set by
+# hand would come back as another token's vector or as NaN (the attributes never give NaN).
+CHECKED_ON_SET = {CONTEXT_ARRAY: 2, STATIC_ARRAY: 2, SENSE_VECTORS: 2, CONTEXT_MASK: 1}
+
+
+def _check_assigned(doc: Doc, name: str, value: Any) -> None:
+    """E030 unless ``value`` has one row per token, the array's dimensions, and finite numbers."""
+    ndim = CHECKED_ON_SET[name]
+    expected = "a 1-D boolean array" if ndim == 1 else "a 2-D array of finite numbers"
+    array = np.asarray(value) if isinstance(value, (np.ndarray, list, tuple)) else None
+    if array is None:
+        got = type(value).__name__
+    elif array.ndim != ndim or len(array) != len(doc):
+        got = f"shape {array.shape}"
+    elif (array.dtype != bool) if ndim == 1 else not np.issubdtype(array.dtype, np.number):
+        got = f"dtype {array.dtype}"
+    elif ndim == 2 and not np.isfinite(array).all():
+        got = "NaN or infinite values"
+    else:
+        return
+    raise CtxvecError(Errors.E030.format(name=name, expected=expected, n_tokens=len(doc), got=got))
 
 
 class ReadOnly:

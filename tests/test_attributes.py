@@ -236,6 +236,30 @@ def test_the_registered_extensions_pickle_for_spawned_workers():
     assert doc._.ctxvec_context.shape == (2, 3)
 
 
+def test_a_doc_level_array_set_by_hand_must_fit_the_tokens_and_be_finite():
+    """doc._.ctxvec_context = a (5, 3) array on a 2-token Doc gave token vectors of the
+    wrong rows; a NaN array gave NaN attributes. Both are E030; a fitting array is kept."""
+    install_extensions()
+    doc = Doc(spacy.blank("en").vocab, words=["a", "bank"])
+    for value, got in (
+        (np.ones((5, 3), dtype="float32"), r"shape \(5, 3\)"),
+        (np.ones(2, dtype="float32"), r"shape \(2,\)"),
+        (np.array([[1.0, np.nan], [0.0, 1.0]]), "NaN or infinite values"),
+        (np.array([["a", "b"], ["c", "d"]]), "dtype <U1"),
+        ("vectors", "str"),
+    ):
+        message = rf"\[CTX-E030\] doc\._\.ctxvec_context must be a 2-D array.*\(2\), got {got}"
+        with pytest.raises(CtxvecError, match=message):
+            doc._.ctxvec_context = value
+        assert doc._.ctxvec_context is None
+    with pytest.raises(CtxvecError, match=r"\[CTX-E030\] doc\._\.ctxvec_context_mask must be a 1-D boolean array"):
+        doc._.ctxvec_context_mask = np.ones(3, dtype=bool)
+    doc._.ctxvec_context = np.ones((2, 3), dtype="float32")
+    doc._.ctxvec_context_mask = np.ones(2, dtype=bool)
+    np.testing.assert_array_equal(doc[1]._.context_vec, np.ones(3))
+    doc._.ctxvec_context = None  # taking it away stays allowed
+
+
 @pytest.mark.parametrize("start_method", ["spawn", "forkserver"])
 def test_n_process_2_under_spawn_and_forkserver(tiny_pipeline_dir, start_method):
     assert_n_process_2_matches_single_process(tiny_pipeline_dir, start_method)

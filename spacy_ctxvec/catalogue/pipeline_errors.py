@@ -106,6 +106,11 @@ class PipelineErrors:
         "comes before the section [...{part}] itself, or that section is missing. Put every section "
         "after its parent: [components.{part}] before [components.{part}.induction]."
     )
+    E030 = (
+        "doc._.{name} must be {expected} with one row per token of the Doc ({n_tokens}), "
+        "got {got}. Set it to the values of this Doc's tokens (its own vectors from a "
+        "ctxvec component, e.g. another Doc's only when the tokens are the same), or to None."
+    )
     E040 = (
         "{setting} of spacy-ctxvec.BucketedTransformerModel.v1 must be at "
         "least 1 (padded wordpieces per forward call), got {value}. Set "
