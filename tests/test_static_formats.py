@@ -306,12 +306,37 @@ def test_rows_beyond_the_header_are_refused(tmp_path):
         load_static_vectors(path)
 
 
-@pytest.mark.parametrize("content", ["2 0\napple\npear\n", "apple\npear\n"], ids=["word2vec", "glove"])
-def test_dimension_zero_is_refused(tmp_path, content):
+@pytest.mark.parametrize(
+    "content,message",
+    [
+        ("2 0\napple\npear\n", r"E132.*flat\.txt.*dimension 0"),
+        ("apple\npear\n", r"E302.*flat\.txt, line 1: expected a word and its numbers.*'apple'"),
+    ],
+    ids=["word2vec", "glove"],
+)
+def test_dimension_zero_is_refused(tmp_path, content, message):
     path = tmp_path / "flat.txt"
     path.write_text(content, encoding="utf8")
-    with pytest.raises(CtxvecError, match=r"E132.*flat\.txt.*dimension 0"):
+    with pytest.raises(CtxvecError, match=message):
         load_static_vectors(path)
+
+
+def test_misread_headers_and_formats_say_what_the_file_is(tmp_path):
+    """Messages that misled: a word2vec file read as GloVe ("expected 1"), a negative
+    header count (E104 "line 2 has 16 values"), a .bin cut inside its header ("declares
+    the header line (none)") and a text file read as npy (numpy's allow_pickle advice)."""
+    (tmp_path / "w2v.txt").write_text("2 2\na 1 2\nb 3 4\n", encoding="utf8")
+    with pytest.raises(CtxvecError, match=r"E103.*first line '2 2' is a word2vec header.*format 'word2vec'"):
+        load_static_vectors(tmp_path / "w2v.txt", format="glove")
+    (tmp_path / "neg.txt").write_text("-3 16\na 1 2\n", encoding="utf8")
+    with pytest.raises(CtxvecError, match=r"E132.*neg\.txt' declares the header line b'-3 16'"):
+        load_static_vectors(tmp_path / "neg.txt")
+    (tmp_path / "cut.bin").write_bytes(b"1672 ")
+    with pytest.raises(CtxvecError, match=r"E103.*ends before its first line 'N_ROWS DIM' does: it is cut short"):
+        load_static_vectors(tmp_path / "cut.bin", format="word2vec-binary")
+    with pytest.raises(CtxvecError, match=r"E103.*\(ValueError: it is not an \.npy file") as caught:
+        load_static_vectors(tmp_path / "w2v.txt", format="npy")
+    assert "allow_pickle" not in str(caught.value) and "ValueError: ValueError" not in str(caught.value)
 
 
 def test_dimension_zero_npy_and_binary_are_refused(tmp_path):

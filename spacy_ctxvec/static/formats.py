@@ -10,6 +10,7 @@ A word that occurs twice keeps its first vector (warning W001)."""
 import gzip
 import logging
 import os
+import re
 import struct
 import zlib
 from pathlib import Path
@@ -160,6 +161,24 @@ def _header(path: Path, line: bytes) -> Tuple[int, int]:
     return n_rows, dim
 
 
+HEADER_LIKE = re.compile(rb"\s*-?\d+\s+-?\d+\s*")
+
+
+def _check_first_glove_row(path: Path, line: bytes, number: int, n_values: int) -> None:
+    """A first row of a file read without a header that is a header ("400000 300": say
+    so), a broken header ("-3 16") or a word without numbers: a coded error naming it."""
+    if HEADER_LIKE.fullmatch(line):
+        fields = line.split()
+        if all(field.isdigit() for field in fields) and int(fields[1]) > 0:
+            problem = f"its first line {line[:80].decode('utf8', 'replace')!r} is a word2vec header 'N_ROWS DIM'"
+            raise _read_error(path, "glove", ValueError(f"{problem}; pass format 'word2vec' or 'auto'"))
+        raise CtxvecError(Errors.E132.format(path=path, what="the header line", value=repr(line[:80])))
+    if n_values < 1:
+        got = line[:120].decode("utf8", "replace")
+        expected = "a word and its numbers separated by spaces"
+        raise CtxvecError(Errors.E302.format(path=path, line=number, got=got, expected=expected))
+
+
 def _row_count_error(path: Path, claimed: int, dim: int, problem: str) -> CtxvecError:
     return CtxvecError(
         Errors.E130.format(path=path, problem=f"the header says {claimed} rows of dimension {dim}, but {problem}")
@@ -210,9 +229,8 @@ def _read_text(path: Path, has_header: bool) -> StaticVectorTable:
                     )
                 ) from None
             if dim is None:  # GloVe: the first row sets the dimension
+                _check_first_glove_row(path, line, number, len(values))
                 dim = len(values)
-                if dim < 1:
-                    raise CtxvecError(Errors.E132.format(path=path, what="dimension", value=0))
             if len(values) != dim:
                 raise CtxvecError(
                     Errors.E104.format(path=path, error=f"line {number} has {len(values)} values, expected {dim}")
@@ -304,7 +322,8 @@ def _read_word2vec_binary(path: Path) -> StaticVectorTable:
         reader = _ByteReader(file)
         line = reader.read_until(b"\n", limit=256)
         if line is None:
-            raise CtxvecError(Errors.E132.format(path=path, what="the header line", value="(none)"))
+            problem = "the file ends before its first line 'N_ROWS DIM' does: it is cut short, or not word2vec binary"
+            raise _read_error(path, "word2vec-binary", ValueError(problem))
         claimed, dim = _header(path, line.removeprefix(UTF8_BOM))
         keys: List[str] = []
         rows: Optional[_Rows] = None

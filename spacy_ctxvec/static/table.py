@@ -376,14 +376,21 @@ class StaticVectorTable:
         return cls._from_parts(where, cfg, keys, arrays, tokenizer)
 
 
+NPY_MAGIC = b"\x93NUMPY"
+
+
 def read_npy(path: PathLike, *, mmap: bool = True) -> np.ndarray:
     """An .npy array without pickles, memory-mapped (read-only) or in memory. It is
     mapped first either way, so a header that claims more than the file holds costs
     nothing; any unreadable file raises ValueError."""
     try:
+        with open(path, "rb") as file:
+            # numpy reads a file without its magic bytes as a pickle ("load it unsafely using allow_pickle")
+            if file.read(len(NPY_MAGIC)) != NPY_MAGIC:
+                raise ValueError("it is not an .npy file (it does not start with numpy's magic bytes \\x93NUMPY)")
         array = np.load(path, mmap_mode="r", allow_pickle=False)
     except (ValueError, OSError, EOFError, SyntaxError, TokenError, OverflowError, TypeError) as err:
-        raise ValueError(f"{type(err).__name__}: {err}") from None
+        raise ValueError(str(err) if isinstance(err, ValueError) else f"{type(err).__name__}: {err}") from None
     return array if mmap else np.array(array)
 
 
