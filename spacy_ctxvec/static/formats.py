@@ -8,7 +8,6 @@ it. Every problem is a CtxvecError naming the file, and the line where there is 
 A word that occurs twice keeps its first vector (warning W001)."""
 
 import gzip
-import logging
 import os
 import re
 import struct
@@ -18,12 +17,11 @@ from typing import IO, Callable, Dict, List, Optional, Tuple, cast
 
 import numpy as np
 
-from ..errors import CtxvecError, Errors, Warnings
+from ..errors import CtxvecError, Errors
 from ..paths import LATIN1_FIX, decode_line
 from ..types import PathLike
-from .table import StaticVectorTable, check_finite, read_npy
-
-logger = logging.getLogger(__name__)
+from .npy_format import first_wins, read_npy_vectors
+from .table import StaticVectorTable, check_finite
 
 FORMATS = ("auto", "word2vec", "word2vec-binary", "glove", "fasttext", "npy", "gensim")
 FASTTEXT_MAGIC = 793712314  # first int32 of a Facebook fastText .bin file
@@ -139,18 +137,6 @@ class _Rows:
         return self.array[: self.n] if self.n == len(self.array) else self.array[: self.n].copy()
 
 
-def _first_wins(path: Path, keys: List[str], vectors: np.ndarray) -> StaticVectorTable:
-    """The table of keys -> rows, keeping the first row of a duplicated key (warning W001)."""
-    first: Dict[str, int] = {}
-    for row, key in enumerate(keys):
-        first.setdefault(key, row)
-    if len(first) < len(keys):
-        logger.warning("%s: %s", path, Warnings.W001.format(n_duplicates=len(keys) - len(first)))
-        rows = np.fromiter(first.values(), dtype=np.int64, count=len(first))
-        return StaticVectorTable(list(first), vectors[rows])
-    return StaticVectorTable(keys, vectors)
-
-
 def _header(path: Path, line: bytes) -> Tuple[int, int]:
     fields = line.split()
     if len(fields) != 2 or not all(field.isdigit() for field in fields):
@@ -247,7 +233,7 @@ def _read_text(path: Path, has_header: bool) -> StaticVectorTable:
         raise _row_count_error(path, claimed, dim or 0, f"the file ends after {len(keys)} rows")
     if rows is None:
         raise CtxvecError(Errors.E137.format(path=path))
-    return _first_wins(path, keys, rows.matrix())
+    return first_wins(path, keys, rows.matrix())
 
 
 class _ByteReader:
@@ -353,7 +339,7 @@ def _read_word2vec_binary(path: Path) -> StaticVectorTable:
         raise _row_count_error(path, claimed, dim, f"the file ends after {len(keys)} rows")
     if rows is None:
         raise CtxvecError(Errors.E137.format(path=path))
-    return _first_wins(path, keys, rows.matrix())
+    return first_wins(path, keys, rows.matrix())
 
 
 def _file_size(path: Path) -> int:
@@ -455,41 +441,6 @@ def _read_fasttext(path: Path) -> StaticVectorTable:
     return StaticVectorTable.from_keyed_vectors(load_facebook_vectors(str(path)))
 
 
-def npy_vocab_path(path: Path) -> Path:
-    """The vocab file of an .npy matrix: <stem>.vocab.txt, else vocab.txt beside it."""
-    for candidate in (path.with_name(path.stem + ".vocab.txt"), path.parent / "vocab.txt"):
-        if candidate.is_file():
-            return candidate
-    raise CtxvecError(
-        Errors.E107.format(
-            path=path, stem_vocab=path.with_name(path.stem + ".vocab.txt"), dir_vocab=path.parent / "vocab.txt"
-        )
-    )
-
-
-def _read_npy(path: Path) -> StaticVectorTable:
-    matrix = read_npy(path)
-    if (
-        matrix.ndim != 2
-        or not np.issubdtype(matrix.dtype, np.number)
-        or np.issubdtype(matrix.dtype, np.complexfloating)
-    ):
-        raise CtxvecError(Errors.E106.format(path=path, shape=matrix.shape, dtype=matrix.dtype))
-    if matrix.shape[1] < 1:
-        raise CtxvecError(Errors.E132.format(path=path, what="dimension", value=matrix.shape[1]))
-    vocab_path = npy_vocab_path(path)
-    with open(vocab_path, "rb") as file:
-        words = [decode_line(raw, vocab_path, number).rstrip("\r\n") for number, raw in enumerate(file, start=1)]
-    if words:
-        words[0] = words[0].removeprefix("\ufeff")  # a byte-order mark is not part of the first word
-    if len(words) != matrix.shape[0]:
-        raise CtxvecError(Errors.E108.format(vocab=vocab_path, n_words=len(words), path=path, n_rows=matrix.shape[0]))
-    first = dict.fromkeys(words)
-    if len(first) < len(words):  # duplicates: copy the first rows into memory
-        return _first_wins(vocab_path, words, matrix)
-    return StaticVectorTable(words, matrix if matrix.dtype == np.float32 else np.asarray(matrix, dtype=np.float32))
-
-
 def _read_gensim_pickle(path: Path) -> StaticVectorTable:
     from gensim.utils import SaveLoad
 
@@ -502,6 +453,6 @@ _LOADERS: Dict[str, Callable[[Path], StaticVectorTable]] = {
     "word2vec-binary": _read_word2vec_binary,
     "glove": lambda path: _read_text(path, has_header=False),
     "fasttext": _read_fasttext,
-    "npy": _read_npy,
+    "npy": read_npy_vectors,
     "gensim": _read_gensim_pickle,
 }

@@ -1,0 +1,62 @@
+"""Static vectors from an .npy matrix and its vocab file, and the rule every reader shares
+for a word listed twice: its first row wins (warning W001)."""
+
+import logging
+from pathlib import Path
+from typing import Dict, List
+
+import numpy as np
+
+from ..errors import CtxvecError, Errors, Warnings
+from ..paths import decode_line
+from .table import StaticVectorTable, read_npy
+
+logger = logging.getLogger("spacy_ctxvec.static.formats")  # the loaders' one logger
+
+
+def first_wins(path: Path, keys: List[str], vectors: np.ndarray) -> StaticVectorTable:
+    """The table of keys -> rows, keeping the first row of a duplicated key (warning W001)."""
+    first: Dict[str, int] = {}
+    for row, key in enumerate(keys):
+        first.setdefault(key, row)
+    if len(first) < len(keys):
+        logger.warning("%s: %s", path, Warnings.W001.format(n_duplicates=len(keys) - len(first)))
+        rows = np.fromiter(first.values(), dtype=np.int64, count=len(first))
+        return StaticVectorTable(list(first), vectors[rows])
+    return StaticVectorTable(keys, vectors)
+
+
+def npy_vocab_path(path: Path) -> Path:
+    """The vocab file of an .npy matrix: <stem>.vocab.txt, else vocab.txt beside it."""
+    for candidate in (path.with_name(path.stem + ".vocab.txt"), path.parent / "vocab.txt"):
+        if candidate.is_file():
+            return candidate
+    raise CtxvecError(
+        Errors.E107.format(
+            path=path, stem_vocab=path.with_name(path.stem + ".vocab.txt"), dir_vocab=path.parent / "vocab.txt"
+        )
+    )
+
+
+def read_npy_vectors(path: Path) -> StaticVectorTable:
+    """An .npy matrix (never unpickled) and its vocab file, one word per line."""
+    matrix = read_npy(path)
+    if (
+        matrix.ndim != 2
+        or not np.issubdtype(matrix.dtype, np.number)
+        or np.issubdtype(matrix.dtype, np.complexfloating)
+    ):
+        raise CtxvecError(Errors.E106.format(path=path, shape=matrix.shape, dtype=matrix.dtype))
+    if matrix.shape[1] < 1:
+        raise CtxvecError(Errors.E132.format(path=path, what="dimension", value=matrix.shape[1]))
+    vocab_path = npy_vocab_path(path)
+    with open(vocab_path, "rb") as file:
+        words = [decode_line(raw, vocab_path, number).rstrip("\r\n") for number, raw in enumerate(file, start=1)]
+    if words:
+        words[0] = words[0].removeprefix("\ufeff")  # a byte-order mark is not part of the first word
+    if len(words) != matrix.shape[0]:
+        raise CtxvecError(Errors.E108.format(vocab=vocab_path, n_words=len(words), path=path, n_rows=matrix.shape[0]))
+    first = dict.fromkeys(words)
+    if len(first) < len(words):  # duplicates: copy the first rows into memory
+        return first_wins(vocab_path, words, matrix)
+    return StaticVectorTable(words, matrix if matrix.dtype == np.float32 else np.asarray(matrix, dtype=np.float32))
