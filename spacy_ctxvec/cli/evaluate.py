@@ -133,12 +133,8 @@ def wic_cli(
         msg.info(f"WiC: running {n_sentences:,} sentences through the pipeline")
     nlp = load_pipeline(pipeline)
     report, n_missing = evaluate_wic(nlp, train, evaluated, split, families=families)
-    result = {
-        **report.to_dict(),
-        "targets_without_vector": n_missing,
-        "max_examples": max_examples,
-        "target_only": target_only,
-    }
+    settings = {"max_examples": max_examples, "target_only": target_only}
+    result = {**report.to_dict(), "targets_without_vector": n_missing, **settings}
     if not _publish(result, nlp, pipeline, output, overwrite, as_json):
         print_wic(report, split, n_missing)
 
