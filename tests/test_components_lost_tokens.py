@@ -63,3 +63,32 @@ def test_a_tokenizer_saved_without_a_maximum_length_is_cut_at_the_models_positio
     assert mask[:20].all() and not mask[-20:].any()
     assert np.isfinite(doc._.ctxvec_context[mask]).all()
     assert nlp.get_pipe("transformer").model.tokenizer.model_max_length == 64
+
+
+def test_spacy_transformers_own_factory_is_capped_too_after_init_and_loading(tmp_path):
+    """The same tokenizer under spacy-transformers' own `transformer` factory: its forward
+    is not ours, so ctxvec_context caps the tokenizer once the transformer is loaded
+    (initialize, from_disk); long windows are cut (W046), not PyTorch's IndexError."""
+    import json
+
+    from .conftest import build_tiny_bert, transformer_config
+
+    path = build_tiny_bert(tmp_path / "bert", max_position_embeddings=64)
+    config_path = path / "tokenizer_config.json"
+    config = json.loads(config_path.read_text())
+    config["model_max_length"] = int(1e30)
+    config_path.write_text(json.dumps(config))
+    nlp = spacy.blank("en")
+    nlp.add_pipe("transformer", config=transformer_config(str(path)))
+    nlp.add_pipe("ctxvec_context")
+    nlp.initialize()
+    text = " ".join(["zq"] * 100)  # one window of 202 wordpieces
+    for pipeline in (nlp, "saved"):
+        if pipeline == "saved":
+            nlp.to_disk(tmp_path / "pipeline")
+            pipeline = spacy.load(tmp_path / "pipeline")
+        assert pipeline.get_pipe("transformer").model.tokenizer.model_max_length == 64
+        with pytest.warns(UserWarning, match=r"\[CTX-W046\]"):
+            doc = pipeline(text)
+        mask = doc._.ctxvec_context_mask
+        assert mask[:20].all() and not mask[-20:].any()
