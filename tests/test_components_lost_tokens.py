@@ -68,7 +68,7 @@ def test_a_tokenizer_saved_without_a_maximum_length_is_cut_at_the_models_positio
 def test_spacy_transformers_own_factory_is_capped_too_after_init_and_loading(tmp_path):
     """The same tokenizer under spacy-transformers' own `transformer` factory: its forward
     is not ours, so ctxvec_context caps the tokenizer once the transformer is loaded
-    (initialize, from_disk); long windows are cut (W046), not PyTorch's IndexError."""
+    (initialize, from_disk, from_bytes); long windows are cut (W046), not PyTorch's IndexError."""
     import json
 
     from .conftest import build_tiny_bert, transformer_config
@@ -83,10 +83,11 @@ def test_spacy_transformers_own_factory_is_capped_too_after_init_and_loading(tmp
     nlp.add_pipe("ctxvec_context")
     nlp.initialize()
     text = " ".join(["zq"] * 100)  # one window of 202 wordpieces
-    for pipeline in (nlp, "saved"):
-        if pipeline == "saved":
-            nlp.to_disk(tmp_path / "pipeline")
-            pipeline = spacy.load(tmp_path / "pipeline")
+    from spacy.util import load_model_from_config
+
+    nlp.to_disk(tmp_path / "pipeline")
+    from_bytes = load_model_from_config(nlp.config).from_bytes(nlp.to_bytes())
+    for pipeline in (nlp, spacy.load(tmp_path / "pipeline"), from_bytes):
         assert pipeline.get_pipe("transformer").model.tokenizer.model_max_length == 64
         with pytest.warns(UserWarning, match=r"\[CTX-W046\]"):
             doc = pipeline(text)

@@ -350,6 +350,7 @@ class ContextVectors(DocAnnotator):
     def from_bytes(self, bytes_data: bytes, *, exclude: Iterable[str] = tuple()) -> "ContextVectors":
         if not excluded("cfg", exclude):
             self.width = srsly.msgpack_loads(bytes_data).get("width")
+        cap_transformer_positions(self._nlp_ref() if hasattr(self, "_nlp_ref") else None, self.name)
         return self
 
     def to_disk(self, path: Union[str, Path], *, exclude: Iterable[str] = tuple()) -> None:
