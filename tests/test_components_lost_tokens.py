@@ -37,12 +37,10 @@ def test_a_long_run_without_spaces_cuts_off_the_words_after_it_and_is_named_once
         default_nlp("The bank by the river.")
 
 
-def test_a_tokenizer_saved_without_a_maximum_length_is_cut_at_the_models_positions(tmp_path):
-    """A tokenizer built from a vocab file saves model_max_length ~1e30: the windows were
-    not cut and the model indexed past its 64 position embeddings (a RuntimeError)."""
+def bert_without_max_length(tmp_path):
+    """A tiny BERT of 64 positions whose tokenizer was saved without model_max_length
+    (as one built from a vocab file: ~1e30)."""
     import json
-
-    import spacy
 
     from .conftest import build_tiny_bert
 
@@ -51,6 +49,13 @@ def test_a_tokenizer_saved_without_a_maximum_length_is_cut_at_the_models_positio
     config = json.loads(config_path.read_text())
     config["model_max_length"] = int(1e30)
     config_path.write_text(json.dumps(config))
+    return path
+
+
+def test_a_tokenizer_saved_without_a_maximum_length_is_cut_at_the_models_positions(tmp_path):
+    """A tokenizer built from a vocab file saves model_max_length ~1e30: the windows were
+    not cut and the model indexed past its 64 position embeddings (a RuntimeError)."""
+    path = bert_without_max_length(tmp_path)
     nlp = spacy.blank("en")
     nlp.add_pipe("ctxvec_transformer", name="transformer", config={"model": {"name": {"name": str(path)}}})
     nlp.add_pipe("ctxvec_context")
@@ -69,15 +74,9 @@ def test_spacy_transformers_own_factory_is_capped_too_after_init_and_loading(tmp
     """The same tokenizer under spacy-transformers' own `transformer` factory: its forward
     is not ours, so ctxvec_context caps the tokenizer once the transformer is loaded
     (initialize, from_disk, from_bytes); long windows are cut (W046), not PyTorch's IndexError."""
-    import json
+    from .conftest import transformer_config
 
-    from .conftest import build_tiny_bert, transformer_config
-
-    path = build_tiny_bert(tmp_path / "bert", max_position_embeddings=64)
-    config_path = path / "tokenizer_config.json"
-    config = json.loads(config_path.read_text())
-    config["model_max_length"] = int(1e30)
-    config_path.write_text(json.dumps(config))
+    path = bert_without_max_length(tmp_path)
     nlp = spacy.blank("en")
     nlp.add_pipe("transformer", config=transformer_config(str(path)))
     nlp.add_pipe("ctxvec_context")
