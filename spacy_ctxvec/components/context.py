@@ -30,7 +30,6 @@ from ..ops.cosine import cosine
 from ..ops.layers import resolve_layers
 from ..types import PoolingFn
 from .base import DocAnnotator, NlpRef, excluded, vector_dtype
-from .batching import cap_model_max_length
 from .choices import LayerSelection, vectors_label
 from .lost_tokens import warn_of_lost_tokens
 from .model_inputs import FingerprintCache, transformer_fingerprint
@@ -383,6 +382,8 @@ def cap_transformer_positions(nlp: Optional[Language], name: str) -> None:
     except (CtxvecError, KeyError, AttributeError, IndexError, ValueError):
         return
     if loaded:
+        from .batching import cap_model_max_length  # imports spacy-transformers: not at CLI start-up
+
         cap_model_max_length(model)
 
 
