@@ -6,7 +6,7 @@ tell apart, and on a page of running text they are many of its tokens."""
 
 import html as html_text
 import warnings
-from dataclasses import dataclass
+from dataclasses import dataclass, replace
 from pathlib import Path
 from typing import Any, List, Optional, Union
 
@@ -22,6 +22,7 @@ from ..pipelines import load_pipeline
 
 SPAN_KEY = "ctxvec_senses"
 PAGE_TITLE = "Word senses (spacy-ctxvec)"  # the <title> of senses_html's page
+PAGE_HEADING = "senses (token._.sense: label, token._.sense_score)"
 
 
 def sense_spans(doc: Doc, *, min_senses: int = 1, skip_stop_words: bool = False) -> List[SenseSpan]:
@@ -31,6 +32,10 @@ def sense_spans(doc: Doc, *, min_senses: int = 1, skip_stop_words: bool = False)
     label words: "bank 1"), score token._.sense_score; None for a word with one sense (its
     sense_score 1.0 tells nothing apart, so it is not drawn as a confidence)."""
     _check_arguments("sense_spans", doc, min_senses)
+    return _sense_spans(doc, min_senses, skip_stop_words)
+
+
+def _sense_spans(doc: Doc, min_senses: int, skip_stop_words: bool) -> List[SenseSpan]:
     return [
         (
             token.i,
@@ -47,7 +52,7 @@ def set_sense_spans(doc: Doc, key: str = SPAN_KEY, *, min_senses: int = 1, skip_
     """Put the tokens with a sense (as ``sense_spans`` chooses them) in ``doc.spans[key]``
     (labels as ``sense_spans``, without the score) and return them."""
     _check_arguments("set_sense_spans", doc, min_senses)
-    chosen = sense_spans(doc, min_senses=min_senses, skip_stop_words=skip_stop_words)
+    chosen = _sense_spans(doc, min_senses, skip_stop_words)
     spans = [Span(doc, start, end, label=label) for start, end, label, _ in chosen]
     doc.spans[key] = spans
     return spans
@@ -63,31 +68,30 @@ def render_senses(
     label (score)". In a notebook, ``IPython.display.HTML(render_senses(doc))``; ``page``: a
     whole HTML page."""
     _check_arguments("render_senses", doc, min_senses)
-    spans = sense_spans(doc, min_senses=min_senses, skip_stop_words=skip_stop_words)
-    if not spans:
-        drawn_if_all = len(sense_spans(doc, min_senses=min_senses))
-        n_with_sense = sum(token._.sense is not None for token in doc)
-        why = why_nothing_drawn(doc._.get(SENSE_ARRAY) is not None, n_with_sense, drawn_if_all, "min_senses=1")
+    drawn = _draw(doc, min_senses, skip_stop_words, page=page, title=title)
+    if not drawn.n_drawn:
+        why = why_nothing_drawn(drawn, "min_senses=1", "skip_stop_words", annotated=doc._.get(SENSE_ARRAY) is not None)
         warnings.warn(Warnings.W039.format(why=why), stacklevel=2)
-    return _render_spans(doc, spans, page=page, title=title)
+    return drawn.html
 
 
-def why_nothing_drawn(annotated: bool, n_with_sense: int, n_stop_words_left_out: int, all_words: str) -> str:
-    """W039's reason when no token is drawn; ``all_words``: how to draw one-sense words too."""
+def why_nothing_drawn(page: "SensePage", all_words: str, skip_stop_words: str, *, annotated: bool = True) -> str:
+    """W039's reason when ``page`` drew no token; ``all_words`` and ``skip_stop_words``: the
+    option (or argument) that draws one-sense words too and the one that left stop words out."""
     if not annotated:
         return (
             "the Doc has no senses: run the text through a pipeline whose ctxvec_polysemy has senses "
             "(one saved by `spacy-ctxvec build-lexicon`)"
         )
-    if n_with_sense == 0:
+    if page.n_with_sense == 0:
         return (
             "no token of the text has a sense (its words are not in the corpus the senses were induced "
             "from, were seen fewer than min_count times, or hold no letter)"
         )
-    if n_stop_words_left_out:
-        return f"the {n_stop_words_left_out} tokens it would draw are stop words, left out by skip_stop_words"
+    if page.n_stop_words_left_out:
+        return f"the {page.n_stop_words_left_out} tokens it would draw are stop words, left out by {skip_stop_words}"
     return (
-        f"none of the text's {n_with_sense} tokens with a sense is of a word this corpus split "
+        f"none of the text's {page.n_with_sense} tokens with a sense is of a word this corpus split "
         f"into several senses; {all_words} draws the tokens of one-sense words too"
     )
 
@@ -100,6 +104,14 @@ def _check_arguments(function: str, doc: Any, min_senses: Any) -> None:
     if isinstance(min_senses, bool) or not isinstance(min_senses, int) or min_senses < 1:
         requirement = "an integer of at least 1"
         raise CtxvecError(Errors.E228.format(setting="min_senses", requirement=requirement, value=min_senses))
+
+
+def _draw(doc: Doc, min_senses: int, skip_stop_words: bool, *, page: bool, title: Optional[str]) -> "SensePage":
+    """The HTML of the tokens ``_sense_spans`` chooses, and what it shows."""
+    spans = _sense_spans(doc, min_senses, skip_stop_words)
+    left_out = len(_sense_spans(doc, min_senses, False)) - len(spans) if skip_stop_words else 0
+    n_with_sense = sum(token._.sense is not None for token in doc)
+    return SensePage(_render_spans(doc, spans, page=page, title=title), len(doc), n_with_sense, len(spans), left_out)
 
 
 def _render_spans(doc: Doc, spans: List[SenseSpan], *, page: bool, title: Optional[str]) -> str:
@@ -135,9 +147,8 @@ def senses_html(
     doc = nlp(text)
     if doc._.get(SENSE_ARRAY) is None:
         raise CtxvecError(Errors.E612.format(path=pipeline))
-    spans = sense_spans(doc, min_senses=min_senses, skip_stop_words=skip_stop_words)
-    html = _render_spans(doc, spans, page=True, title="senses (token._.sense: label, token._.sense_score)")
+    drawn = _draw(
+        doc, min_senses, skip_stop_words, page=True, title="senses (token._.sense: label, token._.sense_score)"
+    )
     # displaCy's page is titled "displaCy": a browser tab says what the page is instead
-    html = html.replace("<title>displaCy</title>", f"<title>{PAGE_TITLE}</title>", 1)
-    left_out = len(sense_spans(doc, min_senses=min_senses)) - len(spans)
-    return SensePage(html, len(doc), sum(token._.sense is not None for token in doc), len(spans), left_out)
+    return replace(drawn, html=drawn.html.replace("<title>displaCy</title>", f"<title>{PAGE_TITLE}</title>", 1))

@@ -230,8 +230,7 @@ def drawn_note(page: SensePage, path: Path, all_words: bool, skip_stop_words: bo
 
 def nothing_drawn_note(page: SensePage) -> str:
     """W039: why --html drew no token (``page.n_drawn`` is 0)."""
-    why = why_nothing_drawn(True, page.n_with_sense, page.n_stop_words_left_out, "--all-words")
-    return Warnings.W039.format(why=why.replace("skip_stop_words", "--skip-stop-words"))
+    return Warnings.W039.format(why=why_nothing_drawn(page, "--all-words", "--skip-stop-words"))
 
 
 def check_options(
