@@ -52,6 +52,12 @@ class DocAnnotator(Pipe):
         self.set_annotations([doc])
         return doc
 
+    def pipeline(self) -> Optional[Language]:
+        """The pipeline this component runs in (its NlpRef), None where it has none (a
+        component made outside a pipeline, or a pickled copy)."""
+        ref = getattr(self, "_nlp_ref", None)
+        return None if ref is None else ref()
+
     def pipe(self, stream: Iterable[Doc], *, batch_size: int = 128) -> Iterator[Doc]:
         """Annotate batches of at most ``batch_size`` Docs and MAX_BATCH_TOKENS tokens; a
         failing batch goes to the handler set with nlp.set_error_handler (spaCy's

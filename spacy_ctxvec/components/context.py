@@ -159,7 +159,7 @@ class ContextVectors(DocAnnotator):
         it was sourced into, the components linked after it (those whose reading is not
         known, e.g. plain function components, count as readers); in a pickled copy, the
         readers when it was pickled."""
-        nlp = self._nlp_ref() if hasattr(self, "_nlp_ref") else None
+        nlp = self.pipeline()
         linked = getattr(self, "_linked", None)
         if nlp is not None and (linked is None or self._linked_in(nlp, linked)):
             key = _pipeline_key(nlp)
@@ -232,7 +232,7 @@ class ContextVectors(DocAnnotator):
         raise CtxvecError(Errors.E045.format(name=self.name, n_tokens=len(doc), n_aligned=n_aligned))
 
     def _missing_trf_data_fix(self) -> str:
-        nlp = self._nlp_ref() if hasattr(self, "_nlp_ref") else None
+        nlp = self.pipeline()
         if self.transformer_name is None and nlp is not None and self.name in nlp.component_names:
             try:
                 self.transformer_name = find_transformer(nlp, self.name)
@@ -297,7 +297,7 @@ class ContextVectors(DocAnnotator):
         pipeline it runs in (the one it was last initialized or linked in), for Docs their
         transformer did not mark; in a pickled copy (nlp.pipe(n_process=...) with spawn),
         the one found when it was pickled; None where that pipeline or its model is not known."""
-        nlp = self._nlp_ref() if hasattr(self, "_nlp_ref") else None
+        nlp = self.pipeline()
         cache = getattr(self, "_model_fingerprints", None)  # pickled by an earlier version: none
         if nlp is None:
             return None if cache is None else cache.last
@@ -349,7 +349,7 @@ class ContextVectors(DocAnnotator):
     def from_bytes(self, bytes_data: bytes, *, exclude: Iterable[str] = tuple()) -> "ContextVectors":
         if not excluded("cfg", exclude):
             self.width = srsly.msgpack_loads(bytes_data).get("width")
-        cap_transformer_positions(self._nlp_ref() if hasattr(self, "_nlp_ref") else None, self.name)
+        cap_transformer_positions(self.pipeline(), self.name)
         return self
 
     def to_disk(self, path: Union[str, Path], *, exclude: Iterable[str] = tuple()) -> None:
@@ -363,7 +363,7 @@ class ContextVectors(DocAnnotator):
         if not excluded("cfg", exclude):
             self.width = srsly.read_json(cfg_path).get("width") if cfg_path.exists() else None
         # spaCy loads the components in pipeline order: the transformer before this one is loaded
-        cap_transformer_positions(self._nlp_ref() if hasattr(self, "_nlp_ref") else None, self.name)
+        cap_transformer_positions(self.pipeline(), self.name)
         return self
 
 

@@ -110,7 +110,7 @@ class StaticVectors(DocAnnotator):
         return self.table
 
     def _is_frozen(self) -> bool:
-        nlp = self._nlp_ref() if hasattr(self, "_nlp_ref") else None
+        nlp = self.pipeline()
         if nlp is None:
             return False
         frozen = nlp.config.get("training", {}).get("frozen_components", [])
@@ -202,7 +202,7 @@ class StaticVectors(DocAnnotator):
     def _transformer_copy(self, table: Optional[StaticVectorTable]) -> Optional[Tuple[str, str]]:
         """(transformer name, embedding fingerprint) where ``table`` holds exactly the input
         embeddings and tokenizer of the transformer before this component; else None."""
-        nlp = self._nlp_ref() if hasattr(self, "_nlp_ref") else None
+        nlp = self.pipeline()
         if nlp is None or table is None or not isinstance(table.subwords, WordpieceMean):
             return None
         try:
@@ -227,7 +227,7 @@ class StaticVectors(DocAnnotator):
         def fail(problem: str) -> CtxvecError:
             return CtxvecError(Errors.E140.format(name=self.name, path=path, transformer=transformer, problem=problem))
 
-        nlp = self._nlp_ref() if hasattr(self, "_nlp_ref") else None
+        nlp = self.pipeline()
         if nlp is None:
             raise fail("this component was loaded outside a pipeline")
         try:
