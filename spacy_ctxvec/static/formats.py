@@ -154,11 +154,9 @@ def _check_first_glove_row(path: Path, line: bytes, number: int, n_values: int) 
     """A first row of a file read without a header that is a header ("400000 300": say
     so), a broken header ("-3 16") or a word without numbers: a coded error naming it."""
     if HEADER_LIKE.fullmatch(line):
-        fields = line.split()
-        if all(field.isdigit() for field in fields) and int(fields[1]) > 0:
-            problem = f"its first line {line[:80].decode('utf8', 'replace')!r} is a word2vec header 'N_ROWS DIM'"
-            raise _read_error(path, "glove", ValueError(f"{problem}; pass format 'word2vec' or 'auto'"))
-        raise CtxvecError(Errors.E132.format(path=path, what="the header line", value=repr(line[:80])))
+        _header(path, line)  # E132 unless it is a well-formed header
+        problem = f"its first line {line[:80].decode('utf8', 'replace')!r} is a word2vec header 'N_ROWS DIM'"
+        raise _read_error(path, "glove", ValueError(f"{problem}; pass format 'word2vec' or 'auto'"))
     if n_values < 1:
         got = line[:120].decode("utf8", "replace")
         expected = "a word and its numbers separated by spaces"
