@@ -16,7 +16,7 @@ trap 'rm -rf "$WORK"' EXIT
 rm -rf "$BUNDLE" && mkdir -p "$BUNDLE" "$WORK/wheels" "$WORK/site"
 packages=(spacy thinc blis cymem preshed murmurhash srsly catalogue wasabi weasel confection spacy-legacy
   spacy-loggers spacy-transformers spacy-alignments transformers tokenizers huggingface_hub pydantic
-  pydantic_core typing-inspection annotated-types smart_open cloudpathlib typer)
+  pydantic_core typing-inspection annotated-types smart_open cloudpathlib typer tqdm threadpoolctl)
 pins=$(python - "${packages[@]}" <<'PY'
 import sys
 from importlib.metadata import version

@@ -5,19 +5,22 @@
 
 For each precision: configs/default.cfg assembled, loaded as gpu_check loads it, warmed on
 the texts, then each component timed on its own over all texts (twice: the second pass is
-the steady state), then nlp.pipe under cProfile. Writes profile_<precision>_tottime.txt,
+the steady state; a third after ``gc.freeze()``, as the CLI runs), with the seconds Python's
+garbage collector took in each pass, then nlp.pipe under cProfile. Writes profile_<precision>_tottime.txt,
 profile_<precision>_cumulative.txt and profile_<precision>.prof into --output-dir.
 """
 
 import argparse
 import cProfile
+import gc
 import io
 import json
 import pstats
 import sys
 import time
+from contextlib import contextmanager
 from pathlib import Path
-from typing import Dict, List, Optional, Sequence
+from typing import Dict, Iterator, List, Optional, Sequence
 
 REPO_ROOT = Path(__file__).resolve().parent.parent
 if str(REPO_ROOT) not in sys.path:
@@ -26,6 +29,27 @@ if str(REPO_ROOT) not in sys.path:
 from benchmarks import methods  # noqa: E402
 from benchmarks.data import sample_sentences  # noqa: E402
 from benchmarks.gpu_check import _synchronize, load_on_device, warm_up  # noqa: E402
+
+
+@contextmanager
+def garbage_collection_time() -> Iterator[Dict[str, float]]:
+    """Seconds spent in Python's garbage collector inside the block, and collections of
+    the oldest generation (the ones that walk every object)."""
+    spent = {"gc_s": 0.0, "gc_full_collections": 0.0}
+    started = [0.0]
+
+    def callback(phase: str, info: Dict[str, int]) -> None:
+        if phase == "start":
+            started[0] = time.perf_counter()
+            return
+        spent["gc_s"] += time.perf_counter() - started[0]
+        spent["gc_full_collections"] += info["generation"] == 2
+
+    gc.callbacks.append(callback)
+    try:
+        yield spent
+    finally:
+        gc.callbacks.remove(callback)
 
 
 def component_seconds(nlp, texts: Sequence[str], batch_size: int) -> Dict[str, float]:
@@ -61,9 +85,14 @@ def main(argv: Optional[Sequence[str]] = None) -> int:
     for precision in args.precision:
         nlp = load_on_device(pipeline_dir, precision, args.batch_size, args.max_batch_wordpieces, args.dry_run)
         warm_up(nlp, texts)
-        for label in ["first", "second"]:
-            seconds = component_seconds(nlp, texts, args.batch_size)
+        for label in ["first", "second", "gc-frozen"]:
+            if label == "gc-frozen":
+                gc.freeze()
+            with garbage_collection_time() as collected:
+                seconds = component_seconds(nlp, texts, args.batch_size)
+            seconds.update({key: round(value, 4) for key, value in collected.items()})
             print(precision, label, "pass, seconds per component", json.dumps(seconds), flush=True)
+        gc.unfreeze()
         profiler = cProfile.Profile()
         _synchronize()
         started = time.perf_counter()

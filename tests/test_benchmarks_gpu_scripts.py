@@ -1,6 +1,7 @@
 """The GPU scripts run end to end on CPU (--dry-run), so that a session lent a GPU for a
 few minutes does not spend them on a broken script."""
 
+import json
 import os
 import pstats
 import subprocess
@@ -63,6 +64,21 @@ def test_gpu_check_and_gpu_profile_dry_runs_write_their_outputs(tmp_path, minilm
     )
     assert profile.returncode == 0, profile.stderr[-3000:]
     assert "ctxvec_context" in profile.stdout
+    frozen = [line for line in profile.stdout.splitlines() if line.startswith("fp32 gc-frozen pass")]
+    assert len(frozen) == 1 and '"gc_s": ' in frozen[0] and '"gc_full_collections": ' in frozen[0]
     assert "Ordered by: cumulative time" in (tmp_path / "profile" / "profile_fp32_cumulative.txt").read_text()
     profiled = pstats.Stats(str(tmp_path / "profile" / "profile_fp32.prof")).stats  # type: ignore[attr-defined]
     assert "batch_trf_data_rows" in {name for _, _, name in profiled}
+
+
+def test_gpu_lexicon_dry_run_builds_twice_and_finds_the_lexicons_equal(tmp_path, minilm_dir):
+    corpus = tmp_path / "corpus.txt"
+    corpus.write_text("\n".join(SENTENCES * 2) + "\n", encoding="utf8")
+    done = run_script(
+        ["benchmarks/gpu_lexicon.py", str(corpus), "--output-dir", str(tmp_path / "out"), "--dry-run"], tmp_path
+    )
+    assert done.returncode == 0, done.stderr[-3000:]
+    line = [line for line in done.stdout.splitlines() if line.startswith("build-lexicon ")][-1]
+    result = json.loads(line.removeprefix("build-lexicon "))
+    assert result["passed"] and result["same_counts"] and result["words"] > 20
+    assert result["max_self_similarity_gap"] == 0.0 and (tmp_path / "out" / "gpu" / "config.cfg").exists()
