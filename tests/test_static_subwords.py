@@ -155,3 +155,32 @@ class SplitAs:
 )
 def test_word_start_marker_is_read_from_how_a_b_is_split(pieces, expected):
     assert word_start_marker(SplitAs(*pieces)) == expected
+
+
+ONLY_WORDS = ["bank", "Bank", "banks", "river", "night", "ight", "fight", "the", "zzzq", "Ölbank"]
+
+
+def _lookups_agree(full, small, words):
+    vectors, codes = full.lookup_batch(words)
+    small_vectors, small_codes = small.lookup_batch(words)
+    np.testing.assert_array_equal(small_codes, codes)
+    np.testing.assert_array_equal(small_vectors, vectors)
+    assert set(small.keys) <= set(full.keys) and len(small) < len(full)
+
+
+def test_a_table_made_for_some_words_looks_them_up_as_the_whole_table(roberta_table):
+    table, tokenizer, embeddings = roberta_table
+    only = set(ONLY_WORDS) | {word.lower() for word in ONLY_WORDS}
+    _lookups_agree(table, StaticVectorTable.from_transformer(embeddings, tokenizer, only=only), ONLY_WORDS)
+
+
+def test_a_wordpiece_table_made_for_some_words_looks_them_up_as_the_whole_table(minilm_dir):
+    from transformers import AutoTokenizer
+
+    tokenizer = AutoTokenizer.from_pretrained(str(minilm_dir))
+    embeddings = np.random.default_rng(0).normal(size=(len(tokenizer.get_vocab()), 4)).astype(np.float32)
+    full = StaticVectorTable.from_transformer(embeddings, tokenizer)
+    only = set(ONLY_WORDS) | {word.lower() for word in ONLY_WORDS}
+    small = StaticVectorTable.from_transformer(embeddings, tokenizer, only=only)
+    _lookups_agree(full, small, ONLY_WORDS)
+    assert sorted(small.keys) == ["bank", "banks", "fight", "night", "river", "the"]

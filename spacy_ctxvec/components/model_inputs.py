@@ -19,11 +19,13 @@ def type_input_embeddings(nlp: Language, keys: Sequence[str]) -> Optional[np.nda
     """(n_keys, input width) float16: each key's input embedding in the transformer that
     feeds ctxvec_context (its wordpiece row, else the mean of its wordpieces' rows);
     None if there is no loaded transformer."""
+    keys = list(keys)
+    looked_up = set(keys) | {key.lower() for key in keys}  # lookup_batch tries each key, then its lower case
     try:
-        table = transformer_embedding_table(nlp, find_transformer(nlp, CONTEXT_COMPONENT))
+        table = transformer_embedding_table(nlp, find_transformer(nlp, CONTEXT_COMPONENT), only=looked_up)
     except CtxvecError:
         return None
-    vectors, _ = table.lookup_batch(list(keys))
+    vectors, _ = table.lookup_batch(keys)
     return vectors.astype(np.float16)
 
 

@@ -4,7 +4,7 @@ Each returns a callable (nlp) -> StaticVectorTable that the component calls in i
 """
 
 from pathlib import Path
-from typing import Any, Callable, Optional, Tuple, Union
+from typing import Any, Callable, Collection, Optional, Tuple, Union
 
 import numpy as np
 from spacy.language import Language
@@ -44,10 +44,12 @@ def configure_transformer_embeddings(transformer: str = "transformer") -> Static
     return read_transformer_embeddings
 
 
-def transformer_embedding_table(nlp: Language, transformer: str = "transformer") -> StaticVectorTable:
+def transformer_embedding_table(
+    nlp: Language, transformer: str = "transformer", only: Optional[Collection[str]] = None
+) -> StaticVectorTable:
     """A StaticVectorTable from the input embeddings and tokenizer of nlp's
-    spacy-transformers component ``transformer``."""
-    return StaticVectorTable.from_transformer(*transformer_embeddings(nlp, transformer))
+    spacy-transformers component ``transformer`` (its keys only those in ``only``, if given)."""
+    return StaticVectorTable.from_transformer(*transformer_embeddings(nlp, transformer), only=only)
 
 
 def transformer_embeddings(nlp: Language, transformer: str = "transformer") -> Tuple[np.ndarray, Any]:

@@ -3,7 +3,7 @@ character n-grams (``FastTextNgrams``) or the mean of a transformer's wordpiece
 input embeddings (``WordpieceMean``), and the transformer tokenizer's word-start
 convention (``word_start_marker``). No spaCy import: strings in, arrays out."""
 
-from typing import Any, Dict, List, Sequence, Tuple, Union
+from typing import Any, Collection, Dict, List, Optional, Sequence, Tuple, Union
 
 import numpy as np
 
@@ -86,18 +86,23 @@ class WordpieceMean:
         dropped = self._dropped
         return [[i for i in ids if i not in dropped] for ids in encoded]
 
-    def single_piece_words(self, vocab: Sequence[Tuple[str, int]]) -> List[Tuple[str, int]]:
+    def single_piece_words(
+        self, vocab: Sequence[Tuple[str, int]], only: Optional[Collection[str]] = None
+    ) -> List[Tuple[str, int]]:
         """The (word, id) pairs of the vocab entries (piece, id) that are one whole word in
         running text: the entries that tokenize to exactly themselves or, with a word-start
         marker, the marked entries' words ("Ġbank" -> "bank"). Unmarked entries there are
-        word continuations ("ight"), not words."""
+        word continuations ("ight"), not words. Given ``only``, just the words in it (the
+        same pairs for those words; the rest of the vocab is not tokenized)."""
         if not self.marker:
+            if only is not None:
+                vocab = [(piece, idx) for piece, idx in vocab if piece in only]
             pieces = [piece for piece, _ in vocab]
             encoded = self.tokenizer(pieces, add_special_tokens=False)["input_ids"] if pieces else []
             return [(piece, idx) for (piece, idx), ids in zip(vocab, encoded) if ids == [idx]]
         marked = [(piece, idx) for piece, idx in vocab if piece.startswith(self.marker)]
         words = [(piece_word(self.tokenizer, piece, self.marker), idx) for piece, idx in marked]
-        words = [(word, idx) for word, idx in words if word and word == word.strip()]
+        words = [(word, idx) for word, idx in words if word and word == word.strip() and (only is None or word in only)]
         encoded = self.piece_ids([word for word, _ in words])
         return [(word, idx) for (word, idx), ids in zip(words, encoded) if ids == [idx]]
 

@@ -12,7 +12,7 @@ import logging
 import tempfile
 from pathlib import Path
 from tokenize import TokenError
-from typing import Any, Dict, Iterable, List, Optional, Sequence, Tuple
+from typing import Any, Collection, Dict, Iterable, List, Optional, Sequence, Tuple
 
 import numpy as np
 import srsly
@@ -98,14 +98,18 @@ class StaticVectorTable:
         return cls(keyed_vectors.index_to_key, np.asarray(keyed_vectors.vectors, dtype=np.float32), subwords=subwords)
 
     @classmethod
-    def from_transformer(cls, embeddings: np.ndarray, tokenizer: Any) -> "StaticVectorTable":
+    def from_transformer(
+        cls, embeddings: np.ndarray, tokenizer: Any, only: Optional[Collection[str]] = None
+    ) -> "StaticVectorTable":
         """From a transformer's input-embedding matrix (vocab_size, dim) and its tokenizer.
 
         Keys are the words that are a single wordpiece in running text: the vocab entries
         that the tokenizer turns into exactly themselves (one piece, same id) or, for a
         tokenizer with a word-start marker ("Ġbank", "▁bank"), the marked entries'
         words ("bank"); unmarked entries there are word continuations, not keys.
-        Everything else is looked up as the mean of its wordpieces ("subwords")."""
+        Everything else is looked up as the mean of its wordpieces ("subwords").
+        Given ``only``, the keys are those words in it: a smaller table made faster that
+        looks up every string of ``only`` as the whole table does."""
         embeddings = np.asarray(embeddings, dtype=np.float32)
         subwords = WordpieceMean(tokenizer, embeddings)
         special = set(tokenizer.all_special_tokens)
@@ -117,7 +121,7 @@ class StaticVectorTable:
             ),
             key=lambda item: item[1],
         )
-        single = subwords.single_piece_words(vocab)
+        single = subwords.single_piece_words(vocab, only)
         keys = [piece for piece, _ in single]
         rows = np.asarray([idx for _, idx in single], dtype=np.int64)
         return cls(keys, embeddings, rows=rows, subwords=subwords)
