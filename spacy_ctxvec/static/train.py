@@ -4,8 +4,10 @@ Two tokenisations (``tokens``): "simple" (the default) lower-cases each document
 splits it into runs of letters and digits (regex ``[^\\W_]+``), so punctuation and
 underscores drop out and "Don't" gives "don", "t"; "spacy" keeps the lower-cased tokens
 of spaCy's English tokenizer ("mr.", "do", "n't", ","; a DocBin's own tokens), the
-strings ctxvec_static looks up as ``lower``. The output is word2vec text format (binary
-with ``binary=True``), loadable with load_static_vectors or spacy-ctxvec.vectors_file.v1.
+strings ctxvec_static looks up as ``lower``. A document longer than gensim's limit of
+10,000 words per sentence is trained on in pieces of at most that many words (gensim would
+silently cut it there and never train the words after). The output is word2vec text format
+(binary with ``binary=True``), loadable with load_static_vectors or spacy-ctxvec.vectors_file.v1.
 """
 
 import re
@@ -26,6 +28,8 @@ WORD_PATTERN = re.compile(r"[^\W_]+")
 
 
 TOKENISATIONS = ("simple", "spacy")
+# gensim's word2vec reads at most this many words of a sentence (MAX_WORDS_IN_BATCH) and drops the rest
+MAX_WORDS_PER_SENTENCE = 10000
 
 
 def simple_words(text: str) -> List[str]:
@@ -56,9 +60,11 @@ class WordListCorpus:
         self.vocab = Vocab()
         self.tokenizer = spacy.blank("en").tokenizer if tokens == "spacy" else None
         self.report = CorpusReport()  # of the last pass: the bad lines skipped with on_error="skip"
+        self.n_with_words = 0
 
     def __iter__(self) -> Iterator[List[str]]:
         self.report = CorpusReport()
+        self.n_with_words = 0  # documents of the last pass with at least one word
         items = iter_corpus(
             self.path, self.vocab, on_error=self.on_error, report=self.report, encoding=self.encoding, files=self.files
         )
@@ -67,8 +73,9 @@ class WordListCorpus:
                 words = simple_words(item.text if isinstance(item, Doc) else item)
             else:
                 words = spacy_words(item if isinstance(item, Doc) else self.tokenizer(item))
-            if words:
-                yield words
+            self.n_with_words += bool(words)
+            for start in range(0, len(words), MAX_WORDS_PER_SENTENCE):
+                yield words[start : start + MAX_WORDS_PER_SENTENCE]
 
     def check_not_empty(self) -> None:
         if next(iter(self), None) is not None:
@@ -124,8 +131,8 @@ def train_static_vectors(
     if len(model.wv) == 0:
         raise CtxvecError(Errors.E122.format(path=corpus, min_count=min_count))
     read = sentences.report.n_docs  # of the vocabulary pass: lines without a word are not trained on
-    documents = f"{model.corpus_count} documents"
-    if read != model.corpus_count:
+    documents = f"{sentences.n_with_words} documents"
+    if read != sentences.n_with_words:
         documents += f" with a word (of {read} read)"
     msg.info(f"{documents}, {len(model.wv)} words with count >= {min_count} (--tokens {tokens})")
     model.train(sentences, total_examples=model.corpus_count, epochs=epochs, callbacks=[_epoch_logger(epochs)])
