@@ -178,6 +178,14 @@ def test_binary_file_and_utf16_and_byte_order_mark(tmp_path):
     with_bom = tmp_path / "bom.jsonl"
     with_bom.write_bytes(b'\xef\xbb\xbf{"text": "after a BOM"}\n')
     assert list(iter_corpus(with_bom)) == ["after a BOM"]
+    # files joined with cat keep each file's byte-order mark at the start of its first line
+    joined = tmp_path / "joined.txt"
+    joined.write_bytes(b"\xef\xbb\xbfBank river\r\n\xef\xbb\xbfthe bank\r\nthe\xef\xbb\xbf bank\n")
+    assert list(iter_corpus(joined)) == ["Bank river", "the bank", "the bank"]
+    joined_rows = tmp_path / "joined.jsonl"
+    joined_rows.write_bytes(b'\xef\xbb\xbf{"text": "one"}\n\xef\xbb\xbf{"words": ["two", "\xef\xbb\xbfbank"]}\n')
+    rows = list(iter_corpus(joined_rows, spacy.blank("en").vocab))
+    assert rows[0] == "one" and [token.text for token in rows[1]] == ["two", "bank"]
 
 
 @pytest.mark.parametrize(

@@ -299,11 +299,12 @@ def parse_line(
 
     A bad line raises a BadLineError naming file and line: E240 (undecodable bytes),
     E212 (not JSON, nested deeper than MAX_JSON_DEPTH, or a non-finite number), E213 (not
-    a "text"/"words" object), E242 (bad "words"/"spaces", unpaired surrogates)."""
+    a "text"/"words" object), E242 (bad "words"/"spaces", unpaired surrogates). U+FEFF (a
+    byte-order mark, also where files were joined) is removed wherever it stands."""
     path = str(path)
     suffix = suffix.lower()
-    if line_number == 1 and line.startswith("\ufeff"):
-        line = line[1:]  # a byte-order mark is not part of the first document
+    if "\ufeff" in line:  # byte-order marks (files joined with cat keep theirs mid-file) are no part of a word
+        line = line.replace("\ufeff", "")
     if _ESCAPED_BYTE.search(line):
         raise _undecodable(line, path, line_number, encoding)
     if suffix != ".jsonl":
