@@ -3,6 +3,8 @@ TransformerModel, forward calls cut by padded wordpieces, and the upstream forwa
 wherever the bucketed one does not apply."""
 
 import itertools
+import time
+from concurrent.futures import ThreadPoolExecutor
 
 import numpy as np
 import pytest
@@ -216,6 +218,29 @@ def test_eval_mode_during_the_forward_and_training_flag_restored(bucketed_nlp):
         handle.remove()
     assert modes == [False] and hf.training
     hf.eval()
+
+
+def test_threads_sharing_the_pipeline_forward_one_at_a_time_in_eval_mode(bucketed_nlp):
+    # A user's web service calls one loaded nlp from a thread pool. Each forward call
+    # switches the shared model to eval mode and back; overlapping calls would run with
+    # dropout on once another thread switched it back to train mode (wrong vectors, silently).
+    hf = bucketed_nlp.get_pipe("transformer").model.transformer
+    texts = ["I have a pen.", "The bank of the river.", "I want an apple.", "Play at the hotel."] * 3
+    expected = {text: [token._.context_vec for token in bucketed_nlp(text)] for text in texts}
+    modes = []
+    slow = hf.register_forward_pre_hook(lambda module, args: time.sleep(0.02))
+    record = hf.register_forward_hook(lambda module, args, out: modes.append(module.training))
+    hf.train()
+    try:
+        with ThreadPoolExecutor(4) as pool:
+            docs = list(pool.map(bucketed_nlp, texts))
+    finally:
+        slow.remove()
+        record.remove()
+    assert modes == [False] * len(texts) and hf.training
+    hf.eval()
+    for text, doc in zip(texts, docs):
+        np.testing.assert_allclose([token._.context_vec for token in doc], expected[text], atol=1e-6)
 
 
 def test_save_load_round_trip_and_weights_shared_with_upstream(tmp_path, bucketed_nlp, upstream_nlp):

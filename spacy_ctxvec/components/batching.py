@@ -11,7 +11,8 @@ path) and replaces only the inference forward:
 2. spans are sorted by wordpiece count and cut into buckets whose
    longest span x size stays within ``max_batch_wordpieces``, where the padded
    wordpieces plus a fixed cost per forward call are least;
-3. each bucket runs under ``torch.inference_mode`` in eval mode;
+3. each bucket runs under ``torch.inference_mode`` in eval mode (one call at a time
+   where threads share the pipeline);
 4. each Doc gets a ``TransformerData`` trimmed to its own wordpiece length (a
    one-span Doc gets a view into its bucket's output, so nothing is copied).
 
@@ -24,6 +25,8 @@ returned ``FullTransformerBatch`` are empty: read ``doc_data`` (as the pipe's
 """
 
 import copy
+import os
+import threading
 from itertools import chain
 from typing import Any, Callable, Dict, List, Optional, Sequence, Tuple, cast
 
@@ -42,6 +45,10 @@ from thinc.types import Floats2d, Ints1d, Ints2d, Ragged
 from ..errors import CtxvecError, Errors
 from ..ops.offsets import align_batch
 from .transformer import deferred_model_name
+
+# One forward call at a time (see _run_buckets); a forked child gets a new lock.
+_FORWARD_LOCK = threading.Lock()
+os.register_at_fork(after_in_child=lambda: globals().update(_FORWARD_LOCK=threading.Lock()))
 
 ARCHITECTURE = "spacy-ctxvec.BucketedTransformerModel.v1"
 # Padded wordpieces per forward call, chosen per device by measurement
@@ -282,8 +289,23 @@ def _uses_upstream(model: TransformerModel, is_train: bool) -> bool:
 def _run_buckets(
     model: BucketedTransformerModel, ids: List[List[int]], type_ids: Optional[List[List[int]]], lengths: List[int]
 ) -> Tuple[List[Tuple[int, int]], List[Dict[str, Any]]]:
-    """Forward every bucket; (bucket, row) of each span and each bucket's outputs as
-    xp arrays: 3-d per-wordpiece arrays, 2-d per-span arrays, lists of 3-d arrays."""
+    """Forward every bucket in eval mode; (bucket, row) of each span and each bucket's
+    outputs as xp arrays: 3-d per-wordpiece arrays, 2-d per-span arrays, lists of 3-d
+    arrays. Threads sharing the pipeline share its model, so calls run one at a time
+    (another thread's switch back to train mode would turn dropout on mid-call)."""
+    hf = model.transformer
+    with _FORWARD_LOCK:
+        was_training = hf.training
+        hf.eval()
+        try:
+            return _forward_buckets(model, ids, type_ids, lengths)
+        finally:
+            hf.train(was_training)
+
+
+def _forward_buckets(
+    model: BucketedTransformerModel, ids: List[List[int]], type_ids: Optional[List[List[int]]], lengths: List[int]
+) -> Tuple[List[Tuple[int, int]], List[Dict[str, Any]]]:
     import torch
 
     hf = model.transformer
@@ -291,41 +313,41 @@ def _run_buckets(
     pad_id = model.tokenizer.pad_token_id or 0
     where: List[Tuple[int, int]] = [(0, 0)] * len(ids)
     outputs: List[Dict[str, Any]] = []
-    was_training = hf.training
-    hf.eval()
-    try:
-        autocast = torch.autocast(device_type=device.type, enabled=model.mixed_precision and device.type == "cuda")
-        with torch.inference_mode(), autocast:
-            for b, bucket in enumerate(
-                wordpiece_buckets(lengths, model.batch_cap(device.type), model.call_cost(device.type))
-            ):
-                bucket_lengths = [lengths[i] for i in bucket]
-                width = max(bucket_lengths)
-                kwargs = {
-                    "input_ids": _pad_rows([ids[i] for i in bucket], bucket_lengths, width, pad_id, np.int64),
-                    "attention_mask": _pad_rows([[1] * n for n in bucket_lengths], bucket_lengths, width, 0, np.int64),
-                }
-                if type_ids is not None:
-                    kwargs["token_type_ids"] = _pad_rows(
-                        [type_ids[i] for i in bucket], bucket_lengths, width, 0, np.int64
-                    )
-                for r, i in enumerate(bucket):
-                    where[i] = (b, r)
-                output = hf(**{key: torch.from_numpy(value).to(device) for key, value in kwargs.items()})
-                converted: Dict[str, Any] = {}
-                for key, value in output.items():
-                    if isinstance(value, torch.Tensor) and value.dim() in (2, 3):
-                        converted[key] = _to_xp(value)
-                    elif (
-                        isinstance(value, (tuple, list))
-                        and value
-                        and all(isinstance(v, torch.Tensor) and v.dim() == 3 for v in value)
-                    ):
-                        converted[key] = [_to_xp(v) for v in value]
-                outputs.append(converted)
-    finally:
-        hf.train(was_training)
+    autocast = torch.autocast(device_type=device.type, enabled=model.mixed_precision and device.type == "cuda")
+    with torch.inference_mode(), autocast:
+        for b, bucket in enumerate(
+            wordpiece_buckets(lengths, model.batch_cap(device.type), model.call_cost(device.type))
+        ):
+            bucket_lengths = [lengths[i] for i in bucket]
+            width = max(bucket_lengths)
+            kwargs = {
+                "input_ids": _pad_rows([ids[i] for i in bucket], bucket_lengths, width, pad_id, np.int64),
+                "attention_mask": _pad_rows([[1] * n for n in bucket_lengths], bucket_lengths, width, 0, np.int64),
+            }
+            if type_ids is not None:
+                kwargs["token_type_ids"] = _pad_rows([type_ids[i] for i in bucket], bucket_lengths, width, 0, np.int64)
+            for r, i in enumerate(bucket):
+                where[i] = (b, r)
+            output = hf(**{key: torch.from_numpy(value).to(device) for key, value in kwargs.items()})
+            outputs.append(_as_xp_arrays(output))
     return where, outputs
+
+
+def _as_xp_arrays(output: Dict[str, Any]) -> Dict[str, Any]:
+    """A model output's 2-d and 3-d tensors (and lists of 3-d tensors) as xp arrays."""
+    import torch
+
+    converted: Dict[str, Any] = {}
+    for key, value in output.items():
+        if isinstance(value, torch.Tensor) and value.dim() in (2, 3):
+            converted[key] = _to_xp(value)
+        elif (
+            isinstance(value, (tuple, list))
+            and value
+            and all(isinstance(v, torch.Tensor) and v.dim() == 3 for v in value)
+        ):
+            converted[key] = [_to_xp(v) for v in value]
+    return converted
 
 
 def _nth_output(key: str, n: Optional[int]) -> Callable[[Dict[str, Any]], Any]:
