@@ -199,3 +199,9 @@ class Warnings(metaclass=_ErrorsWithCodes):
         "monosemous), under {minimum}: a word more or less can move them a lot. Build the lexicon from a "
         "larger corpus, or give a sense-count file covering more of its words, before comparing them."
     )
+    W056 = (
+        "The model reads '{word}' as its unknown piece {unk} alone: the contextual vector of each occurrence "
+        "comes from its context only (any word the model cannot read gets the same), so the picture shows the "
+        "contexts, not the word. Use a model whose vocabulary covers it (a byte-level BPE model such as "
+        "roberta-base reads every character)."
+    )

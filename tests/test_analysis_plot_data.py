@@ -119,3 +119,13 @@ def test_layer_min_count_below_two_is_refused_before_any_model_loads(tmp_path):
     for min_count in (-5, 0, 1):
         with pytest.raises(CtxvecError, match=rf"E208.*got {min_count}"):
             layer_self_similarity("no-such-pipeline", corpus, min_count=min_count, max_texts=10)
+
+
+def test_a_word_the_model_reads_as_unknown_warns_and_a_cjk_word_names_the_tokenizer(tmp_path, tiny_pipeline_dir):
+    sentences = tmp_path / "s.txt"
+    sentences.write_text("I have a 😀 today .\nthe 😀 and the pen .\n我有一个苹果。\n", encoding="utf8")
+    with pytest.warns(UserWarning, match=r"W056.*'😀' as its unknown piece \[UNK\] alone"):
+        occurrences = word_occurrences("😀", sentences, None, tiny_pipeline_dir)
+    assert len(occurrences.vectors) == 2 and occurrences.static_vectors is None
+    with pytest.raises(CtxvecError, match=r"E402.*苹果.*\(lang 'en'\) splits words at spaces.*lang = \"zh\""):
+        word_occurrences("苹果", sentences, None, tiny_pipeline_dir)

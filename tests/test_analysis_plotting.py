@@ -261,3 +261,17 @@ def test_characters_the_font_lacks_are_one_coded_warning_not_one_per_glyph(tmp_p
     with warnings.catch_warnings():
         warnings.simplefilter("error")
         save_figure(polysemy_figure(["bank", "river"], np.array([1.0, 2.0])), tmp_path / "latin.png")
+
+
+def test_word_picture_without_static_vectors_draws_no_made_up_cosines():
+    # an emoji read as [UNK], or a pipeline without ctxvec_static: no static vector to compare
+    occurrences = sense_occurrences(None)
+    figure = word_picture("bank", occurrences)
+    static_panel = figure.axes[2]
+    assert not static_panel.images and not static_panel.axison
+    assert "no static vector for 8 of these 8 occurrences" in static_panel.texts[0].get_text()
+    assert "the static vector does not" not in figure.get_suptitle()
+    with_static = sense_occurrences(None)
+    with_static.static_vectors, with_static.n_static = np.ones((8, 3)), 8
+    panel = word_picture("bank", with_static).axes[2]
+    assert panel.images and "static vectors (token._.static_vec): cosine" in panel.get_title()

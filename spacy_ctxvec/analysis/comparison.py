@@ -89,6 +89,18 @@ def _unsplit_hint(*docs: Doc) -> str:
     return ""
 
 
+def unspaced_word_hint(word: str, lang: str) -> str:
+    """For E402: where ``word`` is of a script written without spaces and the pipeline's
+    language splits at spaces, why no token of the texts equals it."""
+    if lang in ("zh", "ja", "th") or not any(unicodedata.name(c, "").startswith(UNSPACED_SCRIPTS) for c in word):
+        return ""
+    return (
+        f" This pipeline's tokenizer (lang '{lang}') splits words at spaces and punctuation, so a clause of "
+        f"'{word}''s script is one token and the word never stands alone: for Chinese, Japanese or Thai, use a "
+        'pipeline of that language ([nlp] lang = "zh", "ja" or "th") with a transformer trained on it.'
+    )
+
+
 def _pair(word: str, a: Token, b: Token, unknown: Tuple[Collection[int], Collection[int]]) -> WordComparison:
     static = None
     if a._.static_vec is not None and b._.static_vec is not None and a._.has_static_vec and b._.has_static_vec:

@@ -75,8 +75,8 @@ def _text_of(item) -> str:
 
 @dataclass
 class Occurrences:
-    """Every occurrence of one word: its contextual vector, static vector (or None)
-    and a context snippet with the word in brackets. ``senses``: each occurrence's
+    """Every occurrence of one word: its contextual vector, static vector (None unless
+    every occurrence has one) and a context snippet with the word in brackets. ``senses``: each occurrence's
     token._.sense (-1 where it has none), None when the pipeline has no sense inventory;
     ``sense_labels``: each sense's token._.sense_label, where any occurrence gave one."""
 
@@ -86,6 +86,7 @@ class Occurrences:
     n_texts: int
     senses: Optional[np.ndarray] = None
     sense_labels: Dict[int, str] = field(default_factory=dict)
+    n_static: int = 0  # occurrences with a static vector (static_vectors is None unless all have one)
 
 
 def collect_occurrences(
@@ -146,6 +147,7 @@ def collect_occurrences(
         n_texts=n_texts,
         senses=np.array(senses[:max_occurrences], dtype=np.int64) if has_senses else None,
         sense_labels=sense_labels,
+        n_static=len(present_statics),
     )
 
 

@@ -2,6 +2,7 @@
 per-layer self-similarity curves, and polysemy scores beside sense counts (with the
 Spearman). Inputs are read and checked before the model loads."""
 
+import warnings
 from dataclasses import dataclass
 from pathlib import Path
 from typing import Optional
@@ -9,7 +10,8 @@ from typing import Optional
 import numpy as np
 
 from ..building.corpus import DEFAULT_ENCODING
-from ..errors import CtxvecError, Errors
+from ..components.transformer import types_read_as_unknown
+from ..errors import CtxvecError, Errors, Warnings
 from ..evaluation.metrics import spearman
 from ..evaluation.readers import read_sense_counts
 from ..evaluation.token_vectors import require_context_vectors
@@ -18,6 +20,7 @@ from ..ops.text import no_letter_note
 from ..pipelines import load_pipeline
 from ..saved_pipeline import load_lexicon, load_pipeline_inputs, load_probe, polysemy_setting
 from ..types import PathLike
+from .comparison import unspaced_word_hint
 from .occurrences import (
     LayerCurves,
     Occurrences,
@@ -91,11 +94,20 @@ def word_occurrences(
     if len(occurrences.vectors) == 0:
         matching = "case-sensitively" if case_sensitive else "ignoring case"
         case_hint = ", drop --case-sensitive" if case_sensitive else ""
+        script_hint = unspaced_word_hint(word, nlp.lang or "")
         raise CtxvecError(
             Errors.E402.format(
-                word=word, source=source, n_docs=occurrences.n_texts, matching=matching, case_hint=case_hint
+                word=word,
+                source=source,
+                n_docs=occurrences.n_texts,
+                matching=matching,
+                case_hint=case_hint,
+                script_hint=script_hint,
             )
         )
+    unread, unk = types_read_as_unknown(nlp, [word])
+    if unread:
+        warnings.warn(Warnings.W056.format(word=word, unk=unk), stacklevel=2)
     return occurrences
 
 

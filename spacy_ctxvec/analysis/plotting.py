@@ -95,7 +95,7 @@ def word_figure(
     clusters: np.ndarray,
     centroid: np.ndarray,
     context_cosine: np.ndarray,
-    static_cosine: np.ndarray,
+    static_cosine: Optional[np.ndarray],
     *,
     explained: Optional[np.ndarray] = None,
     static_title: str = "static vectors",
@@ -105,7 +105,8 @@ def word_figure(
 ) -> Figure:
     """One word's occurrences: a 2-D projection coloured by cluster (or by induced
     sense: ``group_names`` names each label, ``grouping`` says how they were made),
-    with the type centroid, beside the contextual and the static cosine matrices.
+    with the type centroid, beside the contextual and the static cosine matrices (None:
+    the static panel says ``static_title`` and draws no cosines).
 
     Points are numbered 1..n; the numbers label the matrices too, and a key under
     the plots gives each number's context snippet.
@@ -166,9 +167,22 @@ def word_figure(
     ax_points.grid(alpha=0.3)
 
     # One colour scale for both matrices, starting just below the smallest cosine.
-    vmin = min(float(np.floor(min(np.min(context_cosine), np.min(static_cosine)) * 10) / 10), 0.9)
-    _cosine_panel(ax_context, context_cosine, numbers, "contextual vectors: cosine", vmin)
-    image = _cosine_panel(ax_static, static_cosine, numbers, static_title, vmin)
+    lowest = np.min(context_cosine) if static_cosine is None else min(np.min(context_cosine), np.min(static_cosine))
+    vmin = min(float(np.floor(lowest * 10) / 10), 0.9)
+    image = _cosine_panel(ax_context, context_cosine, numbers, "contextual vectors: cosine", vmin)
+    if static_cosine is None:
+        ax_static.axis("off")
+        ax_static.text(
+            0.5,
+            0.5,
+            static_title + "\n(token._.has_static_vec is False):\nno static cosines to show",
+            ha="center",
+            va="center",
+            transform=ax_static.transAxes,
+            fontsize=10,
+        )
+    else:
+        image = _cosine_panel(ax_static, static_cosine, numbers, static_title, vmin)
     figure.colorbar(image, ax=[ax_context, ax_static], shrink=0.8, label="cosine similarity")
 
     # Key: number -> snippet, in three columns, coloured like the points.
@@ -187,9 +201,8 @@ def word_figure(
             color=colour,
             family="monospace",
         )
-    figure.suptitle(
-        f"Occurrences of '{word}': contextual vectors move with the sentence, the static vector does not", fontsize=13
-    )
+    claim = "the static vector does not" if static_cosine is not None else "(no static vector to set beside them)"
+    figure.suptitle(f"Occurrences of '{word}': contextual vectors move with the sentence, {claim}", fontsize=13)
     return figure
 
 
@@ -351,12 +364,12 @@ def word_picture(word: str, occurrences: Occurrences, *, clusters: int = 0, seed
     vectors = occurrences.vectors[order]
     coords, components, mean, explained = pca_2d(vectors)
     centroid = (vectors.mean(axis=0) - mean) @ components.T
+    static_cosine: Optional[np.ndarray] = None
     if occurrences.static_vectors is not None:
         static_cosine = pairwise_cosine(occurrences.static_vectors[order])
         static_title = "static vectors (token._.static_vec): cosine"
     else:
-        static_cosine = np.ones((n, n))
-        static_title = "static vector: cosine\n(one vector per word type, so all 1)"
+        static_title = f"no static vector for {n - occurrences.n_static} of these {n} occurrences"
     return word_figure(
         word,
         coords,

@@ -423,3 +423,16 @@ def pool_trf_data(
     """(n_tokens, width) pooled vectors from one Doc's TransformerData."""
     lengths = np.asarray(to_numpy(trf_data.align.lengths), dtype=np.int64)
     return pooling(layers.combine(trf_data_rows(trf_data, layers, transformer)), lengths)
+
+
+def types_read_as_unknown(nlp: Any, keys: List[str]) -> Tuple[List[str], str]:
+    """(the ``keys`` that the pipeline's transformer tokenizer reads as its unknown piece
+    alone, that piece, e.g. "[UNK]"); nothing where no component has such a tokenizer."""
+    for name in nlp.pipe_names:
+        tokenizer = getattr(getattr(nlp.get_pipe(name), "model", None), "tokenizer", None)
+        unk_id = getattr(tokenizer, "unk_token_id", None)
+        if tokenizer is not None and unk_id is not None and callable(tokenizer):
+            ids = tokenizer(list(keys), add_special_tokens=False)["input_ids"] if keys else []
+            unread = [key for key, pieces in zip(keys, ids) if pieces and all(i == unk_id for i in pieces)]
+            return unread, str(tokenizer.unk_token)
+    return [], ""

@@ -10,7 +10,7 @@ being put in place is held until the build is done (W052)."""
 import time
 from dataclasses import dataclass, field
 from pathlib import Path
-from typing import Any, Dict, List, Optional, Tuple
+from typing import Any, Dict, List, Optional
 
 from ..building.checkpoints import (
     LATEST_FILE,
@@ -22,6 +22,7 @@ from ..building.checkpoints import (
 from ..building.corpus import DEFAULT_ENCODING, check_encoding, corpus_files
 from ..building.engines import BuildResult, get_engine
 from ..components.polysemy import ensure_polysemy_component
+from ..components.transformer import types_read_as_unknown
 from ..devices import require_gpu
 from ..errors import CtxvecError, Errors, Warnings
 from ..lexicon.polysemy_probe import SMALL_CORPUS_TOKENS, describe_shipped_probes
@@ -249,19 +250,6 @@ def _build(request: LexiconBuildRequest, checkpoints: Path, files: List[Path]) -
 
 
 N_UNREAD_SHOWN = 5
-
-
-def types_read_as_unknown(nlp: Any, keys: List[str]) -> Tuple[List[str], str]:
-    """(the ``keys`` that the pipeline's transformer tokenizer reads as its unknown piece
-    alone, that piece, e.g. "[UNK]"); nothing where no component has such a tokenizer."""
-    for name in nlp.pipe_names:
-        tokenizer = getattr(getattr(nlp.get_pipe(name), "model", None), "tokenizer", None)
-        unk_id = getattr(tokenizer, "unk_token_id", None)
-        if tokenizer is not None and unk_id is not None and callable(tokenizer):
-            ids = tokenizer(list(keys), add_special_tokens=False)["input_ids"] if keys else []
-            unread = [key for key, pieces in zip(keys, ids) if pieces and all(i == unk_id for i in pieces)]
-            return unread, str(tokenizer.unk_token)
-    return [], ""
 
 
 def describe_vectors(label: Optional[str], layer: Optional[int]) -> Optional[str]:
