@@ -205,3 +205,8 @@ class Warnings(metaclass=_ErrorsWithCodes):
         "contexts, not the word. Use a model whose vocabulary covers it (a byte-level BPE model such as "
         "roberta-base reads every character)."
     )
+    W057 = (
+        "{n} {what} left out of the vectors file: their keys hold whitespace (or are empty), which word2vec text "
+        'cannot hold, e.g. {examples}. Such keys come from .jsonl "words" with spaces; give those words '
+        "without whitespace (e.g. 'New_York') to keep them."
+    )

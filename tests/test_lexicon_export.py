@@ -39,7 +39,8 @@ def test_keys_that_word2vec_text_cannot_hold_are_left_out(tmp_path):
         np.array([0.5, 0.5, 1.0]),
         [["a"], ["b"], ["c"]],
     )
-    assert export_sense_vectors(inventory, tmp_path / "v.txt") == 1
+    with pytest.warns(UserWarning, match=r"W057.*1 words and their senses left out.*'New York'"):
+        assert export_sense_vectors(inventory, tmp_path / "v.txt") == 1
     table = load_static_vectors(tmp_path / "v.txt")
     assert len(table) == 1 and "bank|0" in table
     np.testing.assert_allclose(table.get("bank|0"), [6.0, 7.0, 8.0])
@@ -51,13 +52,15 @@ def test_min_count_above_every_type_is_a_coded_error_and_writes_nothing(tmp_path
     from spacy_ctxvec.lexicon.statistics import Lexicon
 
     lexicon = Lexicon.from_occurrences(["bank", "bank", "hotel", "New York"], np.eye(4)[:, :3] + 0.1)
-    assert export_static_vectors(lexicon, tmp_path / "ok.txt", min_count=2) == 1
+    assert export_static_vectors(lexicon, tmp_path / "ok.txt", min_count=2) == 1  # 'New York' is below it: no W057
+    with pytest.warns(UserWarning, match=r"W057.*1 types left out of the vectors file.*'New York'"):
+        assert export_static_vectors(lexicon, tmp_path / "all.txt", min_count=1) == 2
     with pytest.raises(CtxvecError, match=r"E743.*--min-count 100000 .*most frequent occurs 2 times.*--min-count 2"):
         export_static_vectors(lexicon, tmp_path / "v.txt", min_count=100_000)
     only_unwritable = Lexicon.from_occurrences(["New York", "\n"], np.ones((2, 3)))
     with pytest.raises(CtxvecError, match=r"E743.*none of the lexicon's 2 types has a key"):
         export_static_vectors(only_unwritable, tmp_path / "v.txt")
-    assert sorted(p.name for p in tmp_path.iterdir()) == ["ok.txt"]
+    assert sorted(p.name for p in tmp_path.iterdir()) == ["all.txt", "ok.txt"]
 
 
 def test_senses_without_a_writable_key_are_a_coded_error_and_write_nothing(tmp_path):

@@ -10,12 +10,13 @@ sense, keyed sense2vec-style ``bank|0``, ``bank|1`` (sense 0 is the largest), an
 A file without rows is never written: with nothing to export (an empty lexicon, or
 --min-count above every type's count) both raise E743 before writing anything."""
 
+import warnings
 from pathlib import Path
-from typing import List, Tuple
+from typing import List, Sequence, Tuple
 
 import numpy as np
 
-from ..errors import CtxvecError, Errors
+from ..errors import CtxvecError, Errors, Warnings
 from ..ops.cosine import normalise_rows
 from ..ops.text import tsv_text
 from ..types import PathLike
@@ -30,6 +31,14 @@ def writable_keys(keys: np.ndarray) -> np.ndarray:
     return np.array([key != "" and len(key.split()) == 1 and key == key.strip() for key in keys], dtype=bool)
 
 
+def warn_unwritable(keys: Sequence[str], writable: np.ndarray, what: str) -> None:
+    """W057 naming the keys word2vec text cannot hold, where any were left out."""
+    left_out = [key for key, keep in zip(keys, writable.tolist()) if not keep]
+    if left_out:
+        examples = ", ".join(repr(key) for key in left_out[:3]) + (", ..." if len(left_out) > 3 else "")
+        warnings.warn(Warnings.W057.format(n=len(left_out), what=what, examples=examples), stacklevel=3)
+
+
 def export_static_vectors(lexicon: Lexicon, output: PathLike, *, min_count: int = 1, unit: bool = False) -> int:
     """Write the centroids of types with >= min_count occurrences (unit-length
     directions with ``unit``); return how many were written (E743 for none)."""
@@ -40,6 +49,8 @@ def export_static_vectors(lexicon: Lexicon, output: PathLike, *, min_count: int 
     chosen = (counts >= min_count) & writable
     if not chosen.any():
         raise _nothing_to_export(len(keys), int(counts[writable].max()) if writable.any() else 0, min_count)
+    frequent = counts >= min_count
+    warn_unwritable(keys[frequent].tolist(), writable[frequent], "types")
     vectors = (lexicon.unit_centroids() if unit else lexicon.centroids())[chosen].astype(np.float32)
     table = KeyedVectors(vector_size=lexicon.width)
     table.add_vectors(keys[chosen].tolist(), vectors)
@@ -83,6 +94,7 @@ def export_sense_vectors(senses: SenseInventory, output: PathLike, *, unit: bool
     if not writable.any():
         problem = f"the sense inventory's {len(senses)} words have no sense with a key word2vec text can hold"
         raise CtxvecError(Errors.E743.format(problem=problem, fix="Build the lexicon from a corpus with words."))
+    warn_unwritable(senses.keys, writable_keys(np.array(senses.keys, dtype=str)), "words and their senses")
     keys = [sense_key(key, sense) for key, size in zip(senses.keys, sizes.tolist()) for sense in range(size)]
     vectors = normalise_rows(senses.vectors) if unit else senses.vectors.astype(np.float64)
     table = KeyedVectors(vector_size=senses.width)
