@@ -31,8 +31,11 @@ _MISSING_GLYPH = re.compile(r"Glyph (\d+) \(.*?\) missing from font\(?s?\)? ?(.*
 GLYPHS_SHOWN = 10
 
 
-def save_figure(figure: Figure, path: Union[str, Path], *, dpi: int = 110) -> Path:
-    """Write ``figure`` as PNG or SVG (chosen by the suffix) and close it."""
+def save_figure(
+    figure: Figure, path: Union[str, Path], *, dpi: int = 110, shown_as: Optional[Union[str, Path]] = None
+) -> Path:
+    """Write ``figure`` as PNG or SVG (chosen by the suffix) and close it; warnings name
+    ``shown_as`` (the user's path where ``path`` is a temporary file) or ``path``."""
     path = Path(path)
     if path.suffix.lower() not in FIGURE_FORMATS:
         raise CtxvecError(Errors.E401.format(path=path))
@@ -51,7 +54,8 @@ def save_figure(figure: Figure, path: Union[str, Path], *, dpi: int = 110) -> Pa
     if missing:  # one coded warning, not one of matplotlib's per character
         shown = "".join(missing[:GLYPHS_SHOWN]) + (" ..." if len(missing) > GLYPHS_SHOWN else "")
         font = found[0].group(2) or ", ".join(matplotlib.rcParams["font.family"])
-        warnings.warn(Warnings.W048.format(path=path, n=len(missing), glyphs=shown, font=font), stacklevel=2)
+        named = path if shown_as is None else shown_as
+        warnings.warn(Warnings.W048.format(path=named, n=len(missing), glyphs=shown, font=font), stacklevel=2)
     return path
 
 

@@ -80,7 +80,7 @@ def check_figure(output: Path, overwrite: bool, *inputs: Any) -> None:
 def save(figure: Any, output: Path, overwrite: bool) -> Path:
     from ..analysis.plotting import save_figure
 
-    write_file(output, lambda tmp: save_figure(figure, tmp), what="figure", overwrite=overwrite)
+    write_file(output, lambda tmp: save_figure(figure, tmp, shown_as=output), what="figure", overwrite=overwrite)
     return output
 
 
