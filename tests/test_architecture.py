@@ -32,7 +32,8 @@ LAYERS = {
     "analysis": 6,
     "workflows": 6,
     "cli": 7,
-    "__main__": 7,
+    "entry": 8,
+    "__main__": 8,
     "__init__": 8,
 }
 
