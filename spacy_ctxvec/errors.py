@@ -89,7 +89,8 @@ class Warnings(metaclass=_ErrorsWithCodes):
         "'{name}' built its lexicon in initialize from the vectors of '{transformer}' as it is now, "
         "and {listeners} fine-tune it when trained (it is not in [training] frozen_components): "
         "after training the contextual vectors differ from those the lexicon counted, and the "
-        "first evaluation stops with [CTX-E043] (ctxvec_context names the model's weights). To "
+        "first evaluation after the weights change stops with [CTX-E043] (ctxvec_context names the model's "
+        "weights; with a warm-up learning-rate schedule, often the second). To "
         "keep the pretrained vectors, freeze it "
         '([training] frozen_components and annotating_components = ["{transformer}"]) or set the '
         "listeners' grad_factor = 0.0 and [training.optimizer] L2 = 0.0 (weight decay changes the weights "
