@@ -6,6 +6,7 @@ from spacy_ctxvec.analysis.comparison import (
     ECHO_CHARS,
     check_texts,
     compare_docs,
+    compare_texts,
     count_pairs,
     echo,
     legend,
@@ -83,6 +84,15 @@ def test_missing_word_and_no_shared_word_raise(tiny_nlp):
     with pytest.raises(CtxvecError, match=r"\[CTX-E013\].*share at least one word") as raised:
         compare_docs(tiny_nlp("apple"), tiny_nlp("pen !"))
     assert "or use --word" not in str(raised.value)  # --word needs a word of both texts too
+
+
+def test_the_word_asked_for_is_one_word_without_surrounding_whitespace(tiny_pipeline_dir):
+    result = compare_texts("I have a pen", "a pen", " pen ", tiny_pipeline_dir)  # pasted with spaces
+    assert [row.word for row in result.rows] == ["pen"]
+    with pytest.raises(CtxvecError, match="E414"):
+        compare_texts("I have a pen", "a pen", "  ", "no-such-pipeline")  # before any model loads
+    with pytest.raises(CtxvecError, match=r"E415.*'a pen' is 2 words"):
+        compare_texts("I have a pen", "a pen", "a pen", "no-such-pipeline")
 
 
 def test_chinese_text_in_an_english_pipeline_is_named_as_one_token(tiny_nlp):

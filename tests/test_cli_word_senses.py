@@ -42,6 +42,9 @@ def test_json_lists_every_sense_with_share_and_examples(senses_dir):
     assert [s["label"] for s in bank["senses"]] == [s.label for s in inventory.senses_of("bank")]
     assert bank["corpus_polysemy"] == inventory.corpus_polysemy_of("bank") > w01["corpus_polysemy"]
     assert bank["count"] is None  # a senses directory holds no counts
+    spaced = runner.invoke(app, ["senses", str(path), " Bank ", "--format", "json"])  # pasted with spaces
+    assert spaced.exit_code == 0, spaced.output
+    assert json.loads(spaced.output)[0]["key"] == "bank", spaced.output
 
 
 def test_tsv_and_table(senses_dir):

@@ -89,6 +89,21 @@ def _unsplit_hint(*docs: Doc) -> str:
     return ""
 
 
+def check_word(word: str) -> str:
+    """The one word `plot word` draws or `compare --word` compares, without surrounding
+    whitespace: E414 when it is empty, E415 when it is several words (checked before any
+    model loads)."""
+    words = word.split()
+    if not words:
+        raise CtxvecError(Errors.E414.format(what="empty" if not word else "only whitespace"))
+    if len(words) > 1:
+        phrase, tokens = " ".join(words), ", ".join(words)
+        raise CtxvecError(
+            Errors.E415.format(word=phrase, n=len(words), units="words", tokens=tokens, example=words[-1])
+        )
+    return words[0]
+
+
 def unspaced_word_hint(word: str, lang: str) -> str:
     """For E402: where ``word`` is of a script written without spaces and the pipeline's
     language splits at spaces, why no token of the texts equals it."""
@@ -271,8 +286,9 @@ def compare_texts(
 ) -> Comparison:
     """compare_docs of two texts run through ``pipeline`` (load_pipeline's argument),
     with the tokens the model read as [UNK] flagged, at most ``max_rows`` rows (None:
-    all); the texts are checked first."""
+    all); the texts and ``word`` (one word, surrounding whitespace dropped) are checked first."""
     check_texts(text_a, text_b)
+    word = None if word is None else check_word(word)
     nlp = load_pipeline(pipeline)
     require_context_vectors(nlp)
     with keep_trf_data(nlp, hidden_states=False):

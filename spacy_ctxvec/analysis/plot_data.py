@@ -20,7 +20,7 @@ from ..ops.text import no_letter_note
 from ..pipelines import load_pipeline
 from ..saved_pipeline import load_lexicon, load_pipeline_inputs, load_probe, polysemy_setting
 from ..types import PathLike
-from .comparison import unspaced_word_hint
+from .comparison import check_word, unspaced_word_hint
 from .occurrences import (
     LayerCurves,
     Occurrences,
@@ -35,20 +35,6 @@ from .occurrences import (
 def check_at_least_one(option: str, value: int) -> None:
     if value < 1:
         raise CtxvecError(Errors.E228.format(setting=option, requirement="at least 1", value=value))
-
-
-def check_word(word: str) -> str:
-    """The one word `plot word` draws, without surrounding whitespace: E414 when it is
-    empty, E415 when it is several words (checked before any model loads)."""
-    words = word.split()
-    if not words:
-        raise CtxvecError(Errors.E414.format(what="empty" if not word else "only whitespace"))
-    if len(words) > 1:
-        phrase, tokens = " ".join(words), ", ".join(words)
-        raise CtxvecError(
-            Errors.E415.format(word=phrase, n=len(words), units="words", tokens=tokens, example=words[-1])
-        )
-    return words[0]
 
 
 def check_one_token(nlp, word: str) -> None:

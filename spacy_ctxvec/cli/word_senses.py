@@ -288,6 +288,7 @@ def senses_cli(
     if fmt not in FORMATS:
         raise CtxvecError(Errors.E230.format(fmt=fmt, choices=", ".join(FORMATS)))
     check_options(words, html, text, all_words, skip_stop_words)
+    words = [word.strip() for word in words or []]  # a word pasted with spaces around it
     existing_path(source)
     if html is not None and text is not None:
         check_output(html, what="HTML file", inputs={"SOURCE": source}, overwrite=overwrite)
@@ -299,7 +300,7 @@ def senses_cli(
         if not words:
             return
     inventory, lexicon = load_senses_and_lexicon(source)  # a senses directory holds no lexicon: no counts
-    print(render(describe_senses(inventory, words or [], source, lexicon), fmt))
-    unknown = unknown_words(inventory, words or [])
+    print(render(describe_senses(inventory, words, source, lexicon), fmt))
+    unknown = unknown_words(inventory, words)
     if unknown:  # a note beside the words shown: on stderr, so that JSON and TSV output stays parseable
         warn_on_stderr(unknown_words_note(inventory, unknown, source, Warnings.W032, lexicon))
