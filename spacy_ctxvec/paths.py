@@ -3,6 +3,7 @@ commands write is spacy_ctxvec.outputs).
 
 A low module (errors and types only), so every layer can use it."""
 
+import unicodedata
 from pathlib import Path
 from typing import Iterator, Tuple
 
@@ -11,8 +12,8 @@ from .types import PathLike
 
 
 def text_lines(path: PathLike) -> Iterator[Tuple[int, str]]:
-    """(1-based line number, line without its line end) of a UTF-8 text file (a
-    leading byte order mark is dropped). Bytes that are not UTF-8 raise a coded
+    """(1-based line number, line without its line end) of a UTF-8 text file (byte order
+    marks dropped, NFC: decode_line). Bytes that are not UTF-8 raise a coded
     error naming the file and the line."""
     path = Path(path)
     with path.open("rb") as file:
@@ -21,7 +22,8 @@ def text_lines(path: PathLike) -> Iterator[Tuple[int, str]]:
 
 
 def decode_line(raw: bytes, path: PathLike, number: int) -> str:
-    """One line of ``path`` decoded as UTF-8 (BOM dropped on line 1), or a coded error."""
+    """One line of ``path`` decoded as UTF-8 (byte order marks dropped: files joined with
+    cat keep theirs mid-file) in Unicode normal form NFC, or a coded error."""
     try:
         line = raw.decode("utf8")
     except UnicodeDecodeError as err:
@@ -29,7 +31,7 @@ def decode_line(raw: bytes, path: PathLike, number: int) -> str:
         raise CtxvecError(
             Errors.E133.format(path=path, where=f"line {number}", error=_describe(err), fix=fix)
         ) from None
-    return line[1:] if number == 1 and line.startswith("\ufeff") else line
+    return line if line.isascii() else unicodedata.normalize("NFC", line.replace("\ufeff", ""))
 
 
 LATIN1_FIX = "Convert the file to UTF-8, e.g. iconv -f latin1 -t utf-8 FILE > FILE.utf8, and try again."

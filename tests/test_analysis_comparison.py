@@ -1,3 +1,4 @@
+import unicodedata
 from pathlib import Path
 
 import pytest
@@ -89,6 +90,9 @@ def test_missing_word_and_no_shared_word_raise(tiny_nlp):
 def test_the_word_asked_for_is_one_word_without_surrounding_whitespace(tiny_pipeline_dir):
     result = compare_texts("I have a pen", "a pen", " pen ", tiny_pipeline_dir)  # pasted with spaces
     assert [row.word for row in result.rows] == ["pen"]
+    composed, decomposed = "Der Bär schläft", unicodedata.normalize("NFD", "Der Bär schläft")
+    result = compare_texts(composed, decomposed, unicodedata.normalize("NFD", "bär"), tiny_pipeline_dir)
+    assert [row.word for row in result.rows] == ["bär"]
     with pytest.raises(CtxvecError, match="E414"):
         compare_texts("I have a pen", "a pen", "  ", "no-such-pipeline")  # before any model loads
     with pytest.raises(CtxvecError, match=r"E415.*'a pen' is 2 words"):

@@ -1,6 +1,7 @@
 import json
 import pickle
 import re
+import unicodedata
 
 import numpy as np
 import pytest
@@ -186,6 +187,18 @@ def test_binary_file_and_utf16_and_byte_order_mark(tmp_path):
     joined_rows.write_bytes(b'\xef\xbb\xbf{"text": "one"}\n\xef\xbb\xbf{"words": ["two", "\xef\xbb\xbfbank"]}\n')
     rows = list(iter_corpus(joined_rows, spacy.blank("en").vocab))
     assert rows[0] == "one" and [token.text for token in rows[1]] == ["two", "bank"]
+
+
+def test_text_is_read_in_composed_unicode_so_one_word_is_one_type(tmp_path):
+    # "Bär" typed with a combining diaeresis (NFD, as some editors and macOS file names write it)
+    composed, decomposed = "Der Bär schläft.", unicodedata.normalize("NFD", "Der Bär schläft.")
+    assert composed != decomposed
+    (tmp_path / "mixed.txt").write_text(composed + "\n" + decomposed + "\n", encoding="utf8")
+    assert list(iter_corpus(tmp_path / "mixed.txt")) == [composed, composed]
+    rows = tmp_path / "mixed.jsonl"
+    rows.write_text(json.dumps({"text": decomposed}) + "\n" + json.dumps({"words": decomposed.split()}) + "\n")
+    text, doc = list(iter_corpus(rows, spacy.blank("en").vocab))
+    assert text == composed and [token.text for token in doc] == composed.split()
 
 
 @pytest.mark.parametrize(

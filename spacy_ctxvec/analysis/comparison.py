@@ -91,7 +91,7 @@ def _unsplit_hint(*docs: Doc) -> str:
 
 def check_word(word: str) -> str:
     """The one word `plot word` draws or `compare --word` compares, without surrounding
-    whitespace: E414 when it is empty, E415 when it is several words (checked before any
+    whitespace, in Unicode normal form NFC: E414 when it is empty, E415 when it is several words (checked before any
     model loads)."""
     words = word.split()
     if not words:
@@ -101,7 +101,7 @@ def check_word(word: str) -> str:
         raise CtxvecError(
             Errors.E415.format(word=phrase, n=len(words), units="words", tokens=tokens, example=words[-1])
         )
-    return words[0]
+    return unicodedata.normalize("NFC", words[0])  # as the texts are read
 
 
 def unspaced_word_hint(word: str, lang: str) -> str:
@@ -289,6 +289,8 @@ def compare_texts(
     all); the texts and ``word`` (one word, surrounding whitespace dropped) are checked first."""
     check_texts(text_a, text_b)
     word = None if word is None else check_word(word)
+    # one word typed with combining accents in one text and composed in the other is one word
+    text_a, text_b = unicodedata.normalize("NFC", text_a), unicodedata.normalize("NFC", text_b)
     nlp = load_pipeline(pipeline)
     require_context_vectors(nlp)
     with keep_trf_data(nlp, hidden_states=False):

@@ -10,6 +10,7 @@ report bad input with the same coded errors naming file and line."""
 import codecs
 import hashlib
 import re
+import unicodedata
 import warnings
 from dataclasses import dataclass, field
 from pathlib import Path, PurePath
@@ -289,6 +290,11 @@ def _words_row(row: dict, path: str, line_number: int) -> WordsRow:
     return list(words), list(spaces)
 
 
+def _composed(text: str) -> str:
+    """``text`` in Unicode normal form NFC."""
+    return text if text.isascii() else unicodedata.normalize("NFC", text)
+
+
 def parse_line(
     line: str, path: Union[str, Path], line_number: int, suffix: str, encoding: str = DEFAULT_ENCODING
 ) -> Union[None, str, WordsRow]:
@@ -300,13 +306,16 @@ def parse_line(
     A bad line raises a BadLineError naming file and line: E240 (undecodable bytes),
     E212 (not JSON, nested deeper than MAX_JSON_DEPTH, or a non-finite number), E213 (not
     a "text"/"words" object), E242 (bad "words"/"spaces", unpaired surrogates). U+FEFF (a
-    byte-order mark, also where files were joined) is removed wherever it stands."""
+    byte-order mark, also where files were joined) is removed wherever it stands, and the
+    text is put in Unicode normal form NFC (composed characters)."""
     path = str(path)
     suffix = suffix.lower()
-    if "\ufeff" in line:  # byte-order marks (files joined with cat keep theirs mid-file) are no part of a word
-        line = line.replace("\ufeff", "")
     if _ESCAPED_BYTE.search(line):
         raise _undecodable(line, path, line_number, encoding)
+    if not line.isascii():
+        # byte-order marks (files joined with cat keep theirs mid-file) are no part of a word, and a word
+        # spelled with combining accents ("a" + U+0308) is the same word as its composed form ("ä")
+        line = unicodedata.normalize("NFC", line.replace("\ufeff", ""))
     if suffix != ".jsonl":
         text = line.rstrip("\r\n")
         return text if has_visible(text) else None
@@ -318,9 +327,11 @@ def parse_line(
         raise bad_line("E212", path, line_number, LINE_NOT_JSON.format(error=err)) from None
     if isinstance(row, dict) and isinstance(row.get("text"), str):
         _check_string(row["text"], path, line_number, '"text"')
-        return row["text"] if has_visible(row["text"]) else None
+        text = _composed(row["text"])  # JSON escapes ("a\\u0308") decode after the line was composed
+        return text if has_visible(text) else None
     if isinstance(row, dict) and isinstance(row.get("words"), list) and all(isinstance(w, str) for w in row["words"]):
         words, spaces = _words_row(row, path, line_number)
+        words = [_composed(word) for word in words]
         return (words, spaces) if any(has_visible(word) for word in words) else None
     raise bad_line("E213", path, line_number, LINE_NOT_A_ROW.format(got=line.strip()[:80]))
 
