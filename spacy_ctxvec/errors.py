@@ -48,8 +48,9 @@ class Warnings(metaclass=_ErrorsWithCodes):
     W010 = (
         "Component '{name}': the sense settings {settings} are given as flat keys of "
         "[components.{name}], as pipelines saved before the [components.{name}.induction] "
-        "block did; they are used, but the flat keys are deprecated: move them into "
-        "[components.{name}.induction] (save the pipeline again to do so)."
+        "block did; they are used (over the block's values), but the flat keys are deprecated: move them "
+        "into [components.{name}.induction] in the pipeline's config.cfg and set the flat keys to null "
+        "(spaCy saves a pipeline's config as it was given, so saving it again keeps them)."
     )
     W020 = (
         "Corpus directory '{path}': {n_files} files are not read, because only .txt, .jsonl "
