@@ -197,3 +197,26 @@ def test_a_file_output_with_a_trailing_slash_is_refused_before_any_work(tmp_path
     result = CliRunner().invoke(app, ["plot", "polysemy", "no-such-lexicon", "-o", "figures/"])
     assert result.exit_code == 2 and "'figures/figure.png'" in " ".join(result.output.split())
     assert list(tmp_path.iterdir()) == []
+
+
+@pytest.mark.parametrize(
+    "args",
+    [
+        ["train-static", "corpus.txt", "-"],  # was a file named '-' in the current directory
+        ["train-static", "-", "vectors.txt"],  # was "Corpus '-' does not exist"
+        ["export-static", "no-such-lexicon", "-"],
+    ],
+)
+def test_a_dash_for_standard_input_or_output_is_refused_naming_how_to_write_a_file_named_dash(
+    tmp_path, monkeypatch, args
+):
+    from typer.testing import CliRunner
+
+    from spacy_ctxvec.cli import app
+
+    monkeypatch.chdir(tmp_path)
+    (tmp_path / "corpus.txt").write_text("the bank of the river\n", encoding="utf8")
+    result = CliRunner().invoke(app, args)
+    text = " ".join(result.output.split())
+    assert result.exit_code == 2 and "[CTX-E707] '-' names standard input or output" in text and "'./-'" in text
+    assert sorted(p.name for p in tmp_path.iterdir()) == ["corpus.txt"]

@@ -338,6 +338,10 @@ class CommandErrors:
         "'{path}' ends with '{slash}', which names a directory, but a file is written here. "
         "Drop the '{slash}', or name a file inside that directory, e.g. '{example}'."
     )
+    E707 = (
+        "'-' names standard input or output, which spacy-ctxvec commands do not read or write: give a "
+        "file path (write './-' for a file named '-')."
+    )
 
     # Silent results and bounded readers (E740-E759
     E740 = (

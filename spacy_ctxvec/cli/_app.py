@@ -62,10 +62,13 @@ OVERWRITE_FILE = typer.Option(
 # drops a trailing slash, so these read the text as the user typed it.
 def given_text(value: Union[str, Path]) -> str:
     """A pipeline name or path as typed; "" (an unset shell variable, say) is a usage
-    error, where it would otherwise be read as the current directory."""
+    error, where it would otherwise be read as the current directory, and so is "-"
+    (standard input or output, which no command reads or writes)."""
     text = str(value)
     if not text:
         raise typer.BadParameter(Errors.E705)
+    if text == "-":
+        raise typer.BadParameter(Errors.E707)
     return text
 
 
