@@ -74,8 +74,7 @@ class Warnings(metaclass=_ErrorsWithCodes):
     )
     W031 = (
         "No word of the {n_types} in the lexicon has a polysemy score with --min-count {min_count}: "
-        "the most frequent occurs {max_count} times. Lower --min-count, or build the lexicon from a larger corpus."
-        "{no_letter}"
+        "the most frequent occurs {max_count} times.{fix}{no_letter}"
     )
     W032 = "No senses for {words} in '{path}' (key mode '{key}'){why}.{no_letter} Shown: the other words."
     W033 = (

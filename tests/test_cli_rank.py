@@ -77,6 +77,7 @@ def test_rank_with_no_word_that_frequent_says_so_in_one_line(lexicon_dir):
     result = runner.invoke(app, ["rank", str(lexicon_dir), "--min-count", "1000"])
     message = " ".join(result.output.split())
     assert result.exit_code == 0 and "[CTX-W031]" in message and "the most frequent occurs 10 times" in message
+    assert "Lower --min-count" in message
     assert "polysemous" not in message and len(result.output.strip().splitlines()) <= 3  # one (wrapped) line
     data = json.loads(runner.invoke(app, ["rank", str(lexicon_dir), "--format", "json", "--min-count", "1000"]).output)
     assert data["n_scored"] == 0 and data["max_count"] == 10 and data["most"] == []
@@ -345,7 +346,7 @@ def test_a_lexicon_of_punctuation_only_says_no_type_holds_a_letter(tmp_path):
     result = runner.invoke(app, ["rank", str(tmp_path / "lexicon"), "--min-count", "2"])
     message = " ".join(result.output.split())
     assert "[CTX-W031]" in message and "None of the 4 types seen that often holds a letter" in message
-    assert "--all-types scores them too" in message
+    assert "--all-types scores them too" in message and "Lower --min-count" not in message  # they are frequent
     data = json.loads(runner.invoke(app, ["rank", str(tmp_path / "lexicon"), "--format", "json"]).stdout)
     assert "no_letter" not in data
     assert runner.invoke(app, ["rank", str(tmp_path / "lexicon"), "--all-types"]).exit_code == 0

@@ -281,8 +281,16 @@ def rank_cli(
             fmt,
             summary,
             score_note(summary, all_types) + stop_words_note(summary),
-            Warnings.W031.format(**summary, no_letter=no_letter),
+            no_score_warning(summary, no_letter),
         )
+
+
+def no_score_warning(summary: Dict[str, Any], no_letter: str) -> str:
+    """W031; its advice to lower --min-count only where the types are too rare (else the
+    note on types without a letter says why)."""
+    too_rare = summary["max_count"] < summary["min_count"] or not no_letter
+    fix = " Lower --min-count, or build the lexicon from a larger corpus." if too_rare else ""
+    return Warnings.W031.format(**summary, fix=fix, no_letter=no_letter)
 
 
 def stop_words_note(summary: Dict[str, Any]) -> str:

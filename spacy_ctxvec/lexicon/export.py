@@ -88,8 +88,11 @@ def export_sense_vectors(senses: SenseInventory, output: PathLike, *, unit: bool
         np.repeat(writable_keys(np.array(senses.keys, dtype=str)), sizes) if len(senses) else np.zeros(0, dtype=bool)
     )
     if len(senses) == 0:
-        problem = "the sense inventory has no words (senses are induced for words seen at least min_count times)"
-        fix = "Build the lexicon from a larger corpus, or with a lower build-lexicon --min-count."
+        problem = (
+            "the sense inventory has no words (senses are induced for words seen at least min_count times "
+            "that hold a letter: punctuation, numbers and symbols get none)"
+        )
+        fix = "Build the lexicon from a larger corpus of words, or with a lower build-lexicon --min-count."
         raise CtxvecError(Errors.E743.format(problem=problem, fix=fix))
     if not writable.any():
         problem = f"the sense inventory's {len(senses)} words have no sense with a key word2vec text can hold"
