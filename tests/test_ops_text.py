@@ -7,7 +7,7 @@ import pytest
 from hypothesis import given
 from hypothesis import strategies as st
 
-from spacy_ctxvec.ops.text import display_width, least_size, pad, shorten, text_table, tsv_text
+from spacy_ctxvec.ops.text import count_of, display_width, least_size, pad, shorten, text_table, tsv_text
 
 
 def test_short_text_is_kept_and_long_text_is_cut_with_an_ellipsis():
@@ -114,3 +114,7 @@ def test_tsv_text_reads_back_as_written(rows):
     carriage return: their cells are one line each) reads back as written."""
     text = tsv_text(rows)
     assert list(csv.reader(io.StringIO(text + "\n", newline=""), delimiter="\t")) == rows
+
+
+def test_count_of_is_singular_for_one_only():
+    assert [count_of(n, "doc") for n in (0, 1, 2)] == ["0 docs", "1 doc", "2 docs"]

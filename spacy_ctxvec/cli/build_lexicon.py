@@ -13,6 +13,7 @@ from wasabi import msg
 
 from ..building.corpus import skipped_line_warnings
 from ..building.engines import ENGINES
+from ..ops.text import count_of
 from ..workflows.lexicon_build import (
     DEFAULT_SAMPLE_SIZE,
     RECOMMENDED_LAYER,
@@ -164,7 +165,7 @@ def print_build(build: LexiconBuild, request: LexiconBuildRequest) -> None:
     if build.senses:
         msg.info(f"Senses: {build.senses}")
     if result.resumed_from:
-        msg.info(f"Resumed after {result.resumed_from} docs")
+        msg.info(f"Resumed after {count_of(result.resumed_from, 'doc')}")
     for warning in skipped_line_warnings(result.skipped_lines):
         warn_on_stderr(warning)
     if lexicon.sample is not None:
@@ -174,7 +175,8 @@ def print_build(build: LexiconBuild, request: LexiconBuildRequest) -> None:
             f"{sample.nbytes / 2**20:.1f} MiB"
         )
     msg.good(
-        f"{result.n_docs} docs, {result.n_tokens} tokens counted, {len(result.lexicon)} types "
+        f"{count_of(result.n_docs, 'doc')}, {count_of(result.n_tokens, 'token')} counted, "
+        f"{count_of(len(result.lexicon), 'type')} "
         f"({build.n_valid} with >= {request.min_count} occurrences), baseline B = "
         f"{result.lexicon.anisotropy_baseline():.4f}; saved pipeline to {request.output}"
     )

@@ -16,7 +16,7 @@ from ..evaluation.readers import (
     read_wic,
     read_word_pair_files,
 )
-from ..ops.text import text_table
+from ..ops.text import count_of, text_table
 from ..outputs import check_output, write_text
 from ..pipelines import load_pipeline
 from ..types import PathLike
@@ -373,7 +373,8 @@ def print_senses(report: Any) -> None:
     if left_out:
         msg.info(f"{left_out} lemma(s) of the file left out: fewer than 2 sentences")
     msg.info(
-        f"{report.n_lemmas} lemmas, {report.n_sentences} sentences; senses induced in the sense space "
+        f"{count_of(report.n_lemmas, 'lemma')}, {count_of(report.n_sentences, 'sentence')}; senses induced in the "
+        "sense space "
         f"{report.details['sense_space']}, with {report.details['split_thresholds']}; clustered on the "
         f"{report.details['context']}"
     )

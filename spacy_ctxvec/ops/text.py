@@ -11,6 +11,11 @@ SKIN_TONES = ("\U0001f3fb", "\U0001f3ff")  # first and last emoji modifier: tint
 _ALIGN = {"l": str.ljust, "r": str.rjust, "c": str.center}
 
 
+def count_of(n: int, noun: str) -> str:
+    """ "1 doc", "2 docs": ``n`` and ``noun``, plural (with "s") unless n is 1."""
+    return f"{n} {noun}" if n == 1 else f"{n} {noun}s"
+
+
 def shorten(text: str, limit: int) -> str:
     """``text`` cut to at most ``limit`` characters, ending in "…" where it was cut."""
     return text if len(text) <= limit else text[: limit - 1] + "…"
