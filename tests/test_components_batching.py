@@ -220,12 +220,16 @@ def test_eval_mode_during_the_forward_and_training_flag_restored(bucketed_nlp):
     hf.eval()
 
 
-def test_threads_sharing_the_pipeline_forward_one_at_a_time_in_eval_mode(bucketed_nlp):
+def test_threads_sharing_the_pipeline_forward_one_at_a_time_in_eval_mode(tiny_bert_dir):
     # A user's web service calls one loaded nlp from a thread pool. Each forward call
     # switches the shared model to eval mode and back; overlapping calls would run with
     # dropout on once another thread switched it back to train mode (wrong vectors, silently).
+    bucketed_nlp = make_nlp(tiny_bert_dir, ARCHITECTURE, window=100, stride=80)
     hf = bucketed_nlp.get_pipe("transformer").model.transformer
     texts = ["I have a pen.", "The bank of the river.", "I want an apple.", "Play at the hotel."] * 3
+    # longer than the model's 64 positions: spacy-transformers' own forward (thinc's predict
+    # switches the model back to train mode after each call), under the same lock
+    texts += ["unbelievable " * 90] * 4
     expected = {text: [token._.context_vec for token in bucketed_nlp(text)] for text in texts}
     modes = []
     slow = hf.register_forward_pre_hook(lambda module, args: time.sleep(0.02))
@@ -237,7 +241,7 @@ def test_threads_sharing_the_pipeline_forward_one_at_a_time_in_eval_mode(buckete
     finally:
         slow.remove()
         record.remove()
-    assert modes == [False] * len(texts) and hf.training
+    assert len(modes) >= len(texts) and not any(modes) and hf.training
     hf.eval()
     for text, doc in zip(texts, docs):
         np.testing.assert_allclose([token._.context_vec for token in doc], expected[text], atol=1e-6)

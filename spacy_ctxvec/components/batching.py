@@ -11,8 +11,7 @@ path) and replaces only the inference forward:
 2. spans are sorted by wordpiece count and cut into buckets whose
    longest span x size stays within ``max_batch_wordpieces``, where the padded
    wordpieces plus a fixed cost per forward call are least;
-3. each bucket runs under ``torch.inference_mode`` in eval mode (one call at a time
-   where threads share the pipeline);
+3. each bucket runs under ``torch.inference_mode`` in eval mode (forward_lock);
 4. each Doc gets a ``TransformerData`` trimmed to its own wordpiece length (a
    one-span Doc gets a view into its bucket's output, so nothing is copied).
 
@@ -25,8 +24,6 @@ returned ``FullTransformerBatch`` are empty: read ``doc_data`` (as the pipe's
 """
 
 import copy
-import os
-import threading
 from itertools import chain
 from typing import Any, Callable, Dict, List, Optional, Sequence, Tuple, cast
 
@@ -44,11 +41,8 @@ from thinc.types import Floats2d, Ints1d, Ints2d, Ragged
 
 from ..errors import CtxvecError, Errors
 from ..ops.offsets import align_batch
+from .forward_lock import forward_lock
 from .transformer import deferred_model_name
-
-# One forward call at a time (see _run_buckets); a forked child gets a new lock.
-_FORWARD_LOCK = threading.Lock()
-os.register_at_fork(after_in_child=lambda: globals().update(_FORWARD_LOCK=threading.Lock()))
 
 ARCHITECTURE = "spacy-ctxvec.BucketedTransformerModel.v1"
 # Padded wordpieces per forward call, chosen per device by measurement
@@ -289,12 +283,10 @@ def _uses_upstream(model: TransformerModel, is_train: bool) -> bool:
 def _run_buckets(
     model: BucketedTransformerModel, ids: List[List[int]], type_ids: Optional[List[List[int]]], lengths: List[int]
 ) -> Tuple[List[Tuple[int, int]], List[Dict[str, Any]]]:
-    """Forward every bucket in eval mode; (bucket, row) of each span and each bucket's
-    outputs as xp arrays: 3-d per-wordpiece arrays, 2-d per-span arrays, lists of 3-d
-    arrays. Threads sharing the pipeline share its model, so calls run one at a time
-    (another thread's switch back to train mode would turn dropout on mid-call)."""
+    """Forward every bucket in eval mode, under the model's forward_lock; (bucket, row) of each
+    span and each bucket's outputs as xp arrays: 3-d per-wordpiece, 2-d per-span, lists of 3-d."""
     hf = model.transformer
-    with _FORWARD_LOCK:
+    with forward_lock(hf):
         was_training = hf.training
         hf.eval()
         try:
@@ -439,6 +431,14 @@ def _doc_wordpieces(
     )
 
 
+def _upstream(model: BucketedTransformerModel, docs: List[Doc], train: bool) -> Tuple[FullTransformerBatch, Callable]:
+    """spacy-transformers' forward; at inference under the model's forward_lock too."""
+    if train:
+        return upstream_forward(model, docs, train)
+    with forward_lock(model.transformer):
+        return upstream_forward(model, docs, train)
+
+
 def bucketed_forward(
     model: BucketedTransformerModel, docs: List[Doc], is_train: bool
 ) -> Tuple[FullTransformerBatch, Callable]:
@@ -447,7 +447,7 @@ def bucketed_forward(
         raise CtxvecError(Errors.E044)
     cap_model_max_length(model)
     if _uses_upstream(model, is_train):
-        return upstream_forward(model, docs, is_train)
+        return _upstream(model, docs, is_train)
     tokenizer = model.tokenizer
     nested_spans = model.attrs["get_spans"](docs)
     kept = [n for n, doc_spans in enumerate(nested_spans) if len(doc_spans) > 0 and len(doc_spans[0]) > 0]
@@ -464,7 +464,7 @@ def bucketed_forward(
         ids: List[List[int]] = encoding["input_ids"]
         lengths = [len(row) for row in ids]
         if max(lengths) > tokenizer.model_max_length:
-            return upstream_forward(model, docs, is_train)  # needs truncate_oversize_splits
+            return _upstream(model, docs, is_train)  # needs truncate_oversize_splits
         type_ids: Optional[List[List[int]]] = encoding.get("token_type_ids")
         where, outputs = _run_buckets(model, ids, type_ids, lengths)
         pad_id, pad_token = tokenizer.pad_token_id or 0, tokenizer.pad_token or ""

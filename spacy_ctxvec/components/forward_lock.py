@@ -1,0 +1,34 @@
+"""One forward call at a time per transformer model. Threads sharing a pipeline share its
+model, and an inference call switches the model to eval mode and back (thinc's
+PyTorchShim.predict switches it to train mode afterwards, whatever it was), so calls that
+overlap would run with dropout on once another thread switched it back: silently other
+vectors. Different models (two pipelines in one process) keep their own locks."""
+
+import os
+import threading
+from typing import Any
+from weakref import WeakKeyDictionary
+
+_LOCKS: "WeakKeyDictionary[Any, threading.Lock]" = WeakKeyDictionary()
+_GUARD = threading.Lock()
+
+
+def forward_lock(model: Any) -> threading.Lock:
+    """The lock of ``model`` (a torch module), made on first use."""
+    with _GUARD:
+        lock = _LOCKS.get(model)
+        if lock is None:
+            lock = _LOCKS[model] = threading.Lock()
+        return lock
+
+
+def forget_locks() -> None:
+    """Start afresh: what a forked child does (a thread of the parent may have held a lock
+    at the fork, and that thread does not exist in the child)."""
+    global _GUARD
+    _GUARD = threading.Lock()
+    _LOCKS.clear()
+
+
+if hasattr(os, "register_at_fork"):  # not on Windows, which does not fork
+    os.register_at_fork(after_in_child=forget_locks)
