@@ -81,7 +81,7 @@ def test_factories_load_in_a_fresh_interpreter_without_importing_the_package():
 def test_console_script_runs_the_typer_app_with_imports_frozen(monkeypatch, capsys):
     import gc
 
-    from spacy_ctxvec.cli import main
+    from spacy_ctxvec.entry import main  # loads spacy_ctxvec.cli, then runs its main
 
     module, name = PYPROJECT["project"]["scripts"]["spacy-ctxvec"].split(":")
     assert getattr(__import__(module, fromlist=[name]), name) is main
