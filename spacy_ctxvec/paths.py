@@ -12,18 +12,20 @@ from .types import PathLike
 
 
 def text_lines(path: PathLike) -> Iterator[Tuple[int, str]]:
-    """(1-based line number, line without its line end) of a UTF-8 text file (byte order
-    marks dropped, NFC: decode_line). Bytes that are not UTF-8 raise a coded
+    """(1-based line number, line without its line end) of a UTF-8 text file, byte order
+    marks dropped (files joined with cat keep theirs mid-file) and in Unicode normal form
+    NFC (a word typed with combining accents is its composed form). Bytes that are not UTF-8 raise a coded
     error naming the file and the line."""
     path = Path(path)
     with path.open("rb") as file:
         for number, raw in enumerate(file, start=1):
-            yield number, decode_line(raw, path, number).rstrip("\r\n")
+            line = decode_line(raw, path, number).rstrip("\r\n")
+            yield number, line if line.isascii() else unicodedata.normalize("NFC", line.replace("\ufeff", ""))
 
 
 def decode_line(raw: bytes, path: PathLike, number: int) -> str:
-    """One line of ``path`` decoded as UTF-8 (byte order marks dropped: files joined with
-    cat keep theirs mid-file) in Unicode normal form NFC, or a coded error."""
+    """One line of ``path`` decoded as UTF-8 (BOM dropped on line 1), or a coded error; the
+    text as it is otherwise (vector files keep their keys exactly)."""
     try:
         line = raw.decode("utf8")
     except UnicodeDecodeError as err:
@@ -31,7 +33,7 @@ def decode_line(raw: bytes, path: PathLike, number: int) -> str:
         raise CtxvecError(
             Errors.E133.format(path=path, where=f"line {number}", error=_describe(err), fix=fix)
         ) from None
-    return line if line.isascii() else unicodedata.normalize("NFC", line.replace("\ufeff", ""))
+    return line[1:] if number == 1 and line.startswith("\ufeff") else line
 
 
 LATIN1_FIX = "Convert the file to UTF-8, e.g. iconv -f latin1 -t utf-8 FILE > FILE.utf8, and try again."

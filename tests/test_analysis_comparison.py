@@ -93,7 +93,7 @@ def test_the_word_asked_for_is_one_word_without_surrounding_whitespace(tiny_pipe
     composed, decomposed = "Der Bär schläft", unicodedata.normalize("NFD", "Der Bär schläft")
     result = compare_texts(composed, decomposed, unicodedata.normalize("NFD", "bär"), tiny_pipeline_dir)
     assert [row.word for row in result.rows] == ["bär"]
-    with pytest.raises(CtxvecError, match="E414"):
+    with pytest.raises(CtxvecError, match=r"E414\] The word of --word is only whitespace: `compare --word` compares"):
         compare_texts("I have a pen", "a pen", "  ", "no-such-pipeline")  # before any model loads
     with pytest.raises(CtxvecError, match=r"E415.*'a pen' is 2 words"):
         compare_texts("I have a pen", "a pen", "a pen", "no-such-pipeline")

@@ -45,6 +45,8 @@ def test_json_lists_every_sense_with_share_and_examples(senses_dir):
     spaced = runner.invoke(app, ["senses", str(path), " Bank ", "--format", "json"])  # pasted with spaces
     assert spaced.exit_code == 0, spaced.output
     assert json.loads(spaced.output)[0]["key"] == "bank", spaced.output
+    blank = runner.invoke(app, ["senses", str(path), " "])
+    assert blank.exit_code == 1 and "[CTX-E414] The word to show is only whitespace" in " ".join(blank.output.split())
 
 
 def test_tsv_and_table(senses_dir):

@@ -438,3 +438,13 @@ def test_duplicate_word_in_two_texts_has_static_cosine_one(tmp_path):
     np.testing.assert_array_equal(doc_a[1]._.static_vec, [1.0, 0.0])
     [comparison] = compare_docs(doc_a, doc_b, word="bank")
     assert comparison.static_cosine == pytest.approx(1.0)
+
+
+def test_vector_file_keys_are_kept_exactly_as_written(tmp_path):
+    # text corpora are read in NFC; a vectors file's keys are the file's own: "Bär" composed and
+    # decomposed stay two keys (no false W001 duplicate, and lookups of either spelling still work)
+    composed, decomposed = "B\u00e4r", "Ba\u0308r"
+    path = tmp_path / "v.txt"
+    path.write_text(f"2 2\n{composed} 1 0\n{decomposed} 0 1\n", encoding="utf8")
+    table = load_static_vectors(path)
+    assert len(table) == 2 and composed in table and decomposed in table

@@ -89,19 +89,31 @@ def _unsplit_hint(*docs: Doc) -> str:
     return ""
 
 
-def check_word(word: str) -> str:
-    """The one word `plot word` draws or `compare --word` compares, without surrounding
-    whitespace, in Unicode normal form NFC: E414 when it is empty, E415 when it is several words (checked before any
-    model loads)."""
+# What a word argument is for, by command: (its role, what the command does with it, an example)
+WORD_ROLES = {
+    "plot word": ("to plot", "`plot word` draws the occurrences of", "spacy-ctxvec plot word bank --sentences FILE"),
+    "compare": ("of --word", "`compare --word` compares", "--word bank"),
+    "senses": ("to show", "`senses` shows the senses of", "spacy-ctxvec senses PIPELINE bank"),
+}
+
+
+def check_word(word: str, command: str = "plot word") -> str:
+    """The one word ``command`` (a key of WORD_ROLES) is given, without surrounding
+    whitespace, in Unicode normal form NFC (as texts are read): E414 when it is empty,
+    E415 when it is several words (checked before any model loads)."""
+    role, purpose, example = WORD_ROLES[command]
     words = word.split()
     if not words:
-        raise CtxvecError(Errors.E414.format(what="empty" if not word else "only whitespace"))
+        what = "empty" if not word else "only whitespace"
+        raise CtxvecError(Errors.E414.format(role=role, what=what, purpose=purpose, example=example))
     if len(words) > 1:
         phrase, tokens = " ".join(words), ", ".join(words)
         raise CtxvecError(
-            Errors.E415.format(word=phrase, n=len(words), units="words", tokens=tokens, example=words[-1])
+            Errors.E415.format(
+                word=phrase, n=len(words), units="words", tokens=tokens, purpose=purpose, example=words[-1]
+            )
         )
-    return unicodedata.normalize("NFC", words[0])  # as the texts are read
+    return unicodedata.normalize("NFC", words[0])
 
 
 def unspaced_word_hint(word: str, lang: str) -> str:
@@ -288,7 +300,7 @@ def compare_texts(
     with the tokens the model read as [UNK] flagged, at most ``max_rows`` rows (None:
     all); the texts and ``word`` (one word, surrounding whitespace dropped) are checked first."""
     check_texts(text_a, text_b)
-    word = None if word is None else check_word(word)
+    word = None if word is None else check_word(word, "compare")
     # one word typed with combining accents in one text and composed in the other is one word
     text_a, text_b = unicodedata.normalize("NFC", text_a), unicodedata.normalize("NFC", text_b)
     nlp = load_pipeline(pipeline)

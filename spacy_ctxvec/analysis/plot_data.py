@@ -20,7 +20,7 @@ from ..ops.text import no_letter_note
 from ..pipelines import load_pipeline
 from ..saved_pipeline import load_lexicon, load_pipeline_inputs, load_probe, polysemy_setting
 from ..types import PathLike
-from .comparison import check_word, unspaced_word_hint
+from .comparison import WORD_ROLES, check_word, unspaced_word_hint
 from .occurrences import (
     LayerCurves,
     Occurrences,
@@ -37,6 +37,9 @@ def check_at_least_one(option: str, value: int) -> None:
         raise CtxvecError(Errors.E228.format(setting=option, requirement="at least 1", value=value))
 
 
+PLOT_PURPOSE = WORD_ROLES["plot word"][1]
+
+
 def check_one_token(nlp, word: str) -> None:
     """E415 when the pipeline's tokenizer splits ``word`` ("well-known", "don't"): no
     single token of a text could match it."""
@@ -44,7 +47,9 @@ def check_one_token(nlp, word: str) -> None:
     if len(tokens) > 1:
         units, example = "tokens to the pipeline's tokenizer", max(tokens, key=len)
         raise CtxvecError(
-            Errors.E415.format(word=word, n=len(tokens), units=units, tokens=", ".join(tokens), example=example)
+            Errors.E415.format(
+                word=word, n=len(tokens), units=units, tokens=", ".join(tokens), purpose=PLOT_PURPOSE, example=example
+            )
         )
 
 

@@ -291,8 +291,8 @@ def _words_row(row: dict, path: str, line_number: int) -> WordsRow:
 
 
 def _composed(text: str) -> str:
-    """``text`` in Unicode normal form NFC."""
-    return text if text.isascii() else unicodedata.normalize("NFC", text)
+    """``text`` without byte-order marks (U+FEFF), in Unicode normal form NFC."""
+    return text if text.isascii() else unicodedata.normalize("NFC", text.replace("\ufeff", ""))
 
 
 def parse_line(
@@ -312,26 +312,27 @@ def parse_line(
     suffix = suffix.lower()
     if _ESCAPED_BYTE.search(line):
         raise _undecodable(line, path, line_number, encoding)
-    if not line.isascii():
-        # byte-order marks (files joined with cat keep theirs mid-file) are no part of a word, and a word
-        # spelled with combining accents ("a" + U+0308) is the same word as its composed form ("ä")
-        line = unicodedata.normalize("NFC", line.replace("\ufeff", ""))
+    # byte-order marks (files joined with cat keep theirs mid-file) are no part of a word, and a word
+    # spelled with combining accents ("a" + U+0308) is the same word as its composed form ("ä")
     if suffix != ".jsonl":
-        text = line.rstrip("\r\n")
+        text = _composed(line.rstrip("\r\n"))
         return text if has_visible(text) else None
-    if not line.strip():
+    if not line.strip("\ufeff \t\r\n"):
         return None
     try:
-        row = loads_bounded(line)
+        row = loads_bounded(line.lstrip("\ufeff"))  # a file's own mark, or one of a file joined with cat
     except ValueError as err:
         raise bad_line("E212", path, line_number, LINE_NOT_JSON.format(error=err)) from None
     if isinstance(row, dict) and isinstance(row.get("text"), str):
         _check_string(row["text"], path, line_number, '"text"')
-        text = _composed(row["text"])  # JSON escapes ("a\\u0308") decode after the line was composed
+        text = _composed(row["text"])
         return text if has_visible(text) else None
     if isinstance(row, dict) and isinstance(row.get("words"), list) and all(isinstance(w, str) for w in row["words"]):
         words, spaces = _words_row(row, path, line_number)
         words = [_composed(word) for word in words]
+        if "" in words:
+            problem = f'"words"[{words.index("")}] is only a byte-order mark (U+FEFF); give each token a character'
+            raise bad_line("E242", path, line_number, problem)
         return (words, spaces) if any(has_visible(word) for word in words) else None
     raise bad_line("E213", path, line_number, LINE_NOT_A_ROW.format(got=line.strip()[:80]))
 

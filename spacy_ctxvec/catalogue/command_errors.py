@@ -121,14 +121,8 @@ class CommandErrors:
         "Text {name} is {what}, so it has no word to compare. Give two texts that share at least "
         'one word, e.g. spacy-ctxvec compare "I have a apple" "I have a pen" --word a.'
     )
-    E414 = (
-        "The word to plot is {what}: `plot word` draws the occurrences of one word. Give it, e.g. "
-        "spacy-ctxvec plot word bank --sentences FILE -o bank.png."
-    )
-    E415 = (
-        "'{word}' is {n} {units} ({tokens}), and `plot word` draws the occurrences of a single "
-        "token. Give one word, e.g. '{example}'."
-    )
+    E414 = "The word {role} is {what}: {purpose} one word. Give it, e.g. {example}."
+    E415 = "'{word}' is {n} {units} ({tokens}), and {purpose} a single token. Give one word, e.g. '{example}'."
     E416 = (
         "--sentences '{path}' is a directory; --sentences reads one text file with one sentence per "
         "line. Give such a file, or --corpus {path} to read every .txt (one text per line), .jsonl "

@@ -6,11 +6,13 @@ with one sense only with --all-words."""
 
 import json
 import re
+import unicodedata
 from pathlib import Path
 from typing import Any, Dict, List, Optional, Tuple
 
 import typer
 
+from ..analysis.comparison import check_word
 from ..analysis.sense_view import SensePage, senses_html, why_nothing_drawn
 from ..errors import CtxvecError, Errors, Warnings
 from ..lexicon.sense_inventory import SenseInventory
@@ -52,6 +54,16 @@ def one_sense_note(
         f"at least min_support ({min_support}) occurrences each, a line the corpus repeats counting once; "
         "more varied lines of the word give it more to split"
     )
+
+
+def given_words(words: List[str]) -> List[str]:
+    """The WORDs as typed, without surrounding whitespace and in NFC as the corpus was read
+    (' Bank ' pasted: 'Bank'); an empty one is E414. Several words in one argument are kept,
+    for the note that says to give them apart."""
+    return [
+        check_word(word, "senses") if len(word.split()) < 2 else unicodedata.normalize("NFC", word.strip())
+        for word in words
+    ]
 
 
 def unique_words(inventory: SenseInventory, words: List[str]) -> List[str]:
@@ -288,7 +300,7 @@ def senses_cli(
     if fmt not in FORMATS:
         raise CtxvecError(Errors.E230.format(fmt=fmt, choices=", ".join(FORMATS)))
     check_options(words, html, text, all_words, skip_stop_words)
-    words = [word.strip() for word in words or []]  # a word pasted with spaces around it
+    words = given_words(words or [])
     existing_path(source)
     if html is not None and text is not None:
         check_output(html, what="HTML file", inputs={"SOURCE": source}, overwrite=overwrite)
