@@ -113,8 +113,7 @@ class Warnings(metaclass=_ErrorsWithCodes):
     W041 = (
         "No word seen >= {min_count} times has a corpus_polysemy in '{path}': {n_candidates} of its "
         "{n_types} words with senses have one{most_frequent}. A word has a corpus_polysemy only where "
-        "its sample holds at least 2 x min_support usable occurrences, so rare words have none. "
-        "Lower --min-count, or build the lexicon from a larger corpus."
+        "its sample holds at least 2 x min_support usable occurrences, so rare words have none. {fix}"
     )
     W042 = (
         "The held-out Spearman of {scores} is undefined (the held-out line says why): the probe is "
@@ -208,6 +207,7 @@ class Warnings(metaclass=_ErrorsWithCodes):
     )
     W057 = (
         "{n} {what} left out of the vectors file: their keys hold whitespace (or are empty), which word2vec text "
-        'cannot hold, e.g. {examples}. Such keys come from .jsonl "words" with spaces; give those words '
-        "without whitespace (e.g. 'New_York') to keep them."
+        'cannot hold, e.g. {examples}. Such keys come from tokens holding whitespace (.jsonl "words" '
+        "with spaces, spans merged into one token in a .spacy corpus); give them without (e.g. 'New_York') "
+        "to keep them."
     )

@@ -347,6 +347,11 @@ def test_a_lexicon_of_punctuation_only_says_no_type_holds_a_letter(tmp_path):
     message = " ".join(result.output.split())
     assert "[CTX-W031]" in message and "None of the 4 types seen that often holds a letter" in message
     assert "--all-types scores them too" in message and "Lower --min-count" not in message  # they are frequent
+    # frequent punctuation beside words seen too rarely: lowering --min-count is the fix again
+    keys += [word for word in ("bank", "river", "money") for _ in range(3)]
+    Lexicon.from_occurrences(keys, rng.normal(size=(len(keys), 8))).to_disk(tmp_path / "mixed")
+    mixed = " ".join(runner.invoke(app, ["rank", str(tmp_path / "mixed"), "--min-count", "5"]).output.split())
+    assert "[CTX-W031]" in mixed and "Lower --min-count" in mixed
     data = json.loads(runner.invoke(app, ["rank", str(tmp_path / "lexicon"), "--format", "json"]).stdout)
     assert "no_letter" not in data
     assert runner.invoke(app, ["rank", str(tmp_path / "lexicon"), "--all-types"]).exit_code == 0

@@ -218,7 +218,7 @@ class CommandErrors:
     E606 = (
         "No senses found at '{path}': it is neither a senses directory nor a pipeline "
         "whose ctxvec_polysemy component saved senses. Build them with "
-        "`spacy-ctxvec build-lexicon PIPELINE CORPUS OUTPUT` (without --no-senses)."
+        "`spacy-ctxvec build-lexicon PIPELINE CORPUS OUTPUT` (without --no-senses or --sample-size 0)."
     )
     E607 = "No senses for {words} in '{path}' (key mode '{key}'){why}.{no_letter} {n_types} words have senses."
     # Senses decided by the corpus (E610-E629

@@ -90,7 +90,7 @@ def export_sense_vectors(senses: SenseInventory, output: PathLike, *, unit: bool
     if len(senses) == 0:
         problem = (
             "the sense inventory has no words (senses are induced for words seen at least min_count times "
-            "that hold a letter: punctuation, numbers and symbols get none)"
+            "that hold a letter, by default: punctuation, numbers and symbols get none unless words_only = false)"
         )
         fix = "Build the lexicon from a larger corpus of words, or with a lower build-lexicon --min-count."
         raise CtxvecError(Errors.E743.format(problem=problem, fix=fix))
