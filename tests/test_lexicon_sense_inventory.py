@@ -73,6 +73,7 @@ def test_two_meanings_give_two_senses_one_meaning_gives_one(inventory):
     assert inventory.n_senses("bank") == 2
     assert all(inventory.n_senses(f"w{w:02d}") == 1 for w in range(30))
     assert inventory.keys == sorted(inventory.keys) and "bank" in inventory
+    assert "banks" not in inventory and 3 not in inventory
     assert inventory.centroids.dtype == np.float32 and inventory.vectors.dtype == np.float32
     assert inventory.centroids.shape == inventory.vectors.shape == (inventory.n_senses_total, WIDTH)
     norms = np.linalg.norm(inventory.centroids, axis=1)
@@ -92,7 +93,8 @@ def test_types_below_min_count_have_no_senses(inventory):
 def test_a_lower_keyed_inventory_finds_a_word_in_any_case_a_text_keyed_one_does_not(inventory):
     import copy
 
-    assert inventory.settings["key"] == "lower" and "Bank" not in inventory  # the keys stay as made
+    assert inventory.settings["key"] == "lower" and "Bank" not in inventory.keys  # the keys stay as made
+    assert "Bank" in inventory  # `in` finds a word as senses_of does
     described = [(s.index, s.share, s.label, s.examples) for s in inventory.senses_of("bank")]
     for spelling in ("Bank", "BANK"):
         assert [(s.index, s.share, s.label, s.examples) for s in inventory.senses_of(spelling)] == described
@@ -101,6 +103,7 @@ def test_a_lower_keyed_inventory_finds_a_word_in_any_case_a_text_keyed_one_does_
     text_keyed = copy.copy(inventory)
     text_keyed.settings = {**inventory.settings, "key": "text"}
     assert text_keyed.senses_of("Bank") == [] and text_keyed.n_senses("Bank") == 0 and text_keyed.n_senses("bank") == 2
+    assert "Bank" not in text_keyed and "bank" in text_keyed
 
 
 def test_sense_vectors_are_member_means_and_shares_and_examples(data, inventory):

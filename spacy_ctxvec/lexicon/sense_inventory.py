@@ -1,19 +1,14 @@
-"""Induced word senses per type: the ``SenseInventory`` (built by
-``sense_induction.induce_inventory``) and its storage.
-
-The senses of ``keys[i]`` are rows ``offsets[i]:offsets[i + 1]`` of the arrays: per
-sense its unit centroid in the sense space (assignment), the mean RAW contextual
-vector of its members (the sense's static vector), its share of the type's sample and
-up to three example snippets, and a label of a few context words (issue 21). Per type,
-optionally, ``corpus_polysemy`` (``ops.sense_evidence``; NaN: None), ``margin_scales``
-(the median margin of its sampled rows, for ``sense_scores``), ``judged`` (how many sampled
-rows were judged: one per passage and snippet) and ``split_thresholds`` (the
-``corpus_polysemy`` above which the evidence rule split it; NaN: another rule); inventories
-saved before these load with None. ``SenseInventory.assign`` gives a new occurrence the
-nearest centroid among its own type's senses; ``assign_scored`` adds a confidence. Pure numpy; no spaCy. Saved as .npy +
-JSON, no pickle; every damaged file is E601 naming its path, and arrays of the wrong
-shape are refused on load.
-"""
+"""Induced word senses per type: the ``SenseInventory`` (from ``sense_induction.induce_inventory``)
+and its storage. The senses of ``keys[i]`` are rows ``offsets[i]:offsets[i + 1]`` of the arrays: per
+sense its unit centroid in the sense space (assignment), the mean RAW contextual vector of its members
+(the sense's static vector), its share of the type's sample, up to three example snippets, and a label
+of a few context words (issue 21). Per type, optionally, ``corpus_polysemy`` (``ops.sense_evidence``;
+NaN: None), ``margin_scales`` (the median margin of its sampled rows, for ``sense_scores``), ``judged``
+(sampled rows judged: one per passage and snippet) and ``split_thresholds`` (the ``corpus_polysemy``
+above which the evidence rule split it; NaN: another rule); inventories saved before these load with
+None. ``assign`` gives a new occurrence the nearest centroid among its own type's senses;
+``assign_scored`` adds a confidence. Pure numpy; no spaCy. Saved as .npy + JSON, no pickle; every
+damaged file is E601 naming its path, and arrays of the wrong shape are refused on load."""
 
 from pathlib import Path
 from typing import Any, Dict, List, Optional, Sequence, Tuple, Union
@@ -243,10 +238,13 @@ class SenseInventory(KeyedRows):
         return word.lower() if self.settings.get("key", "lower") == "lower" else word
 
     def word_index(self, word: str) -> Optional[int]:
-        """``index(word)``, else ``index(key_of(word))``: an inventory keyed in lower case
-        finds ``word`` in any letter case ("Very": the senses of "very")."""
+        """``index(word)``, else ``index(key_of(word))``: "Very" finds "very" in lower key mode."""
         i = self.index(word)
         return self.index(self.key_of(word)) if i is None else i
+
+    def __contains__(self, word: object) -> bool:
+        """Whether ``word`` has senses, found as ``senses_of`` finds it (any letter case)."""
+        return isinstance(word, str) and self.word_index(word) is not None
 
     def n_senses(self, key: str) -> int:
         """Number of senses of ``key`` (0 if it has none; any letter case: ``word_index``)."""
