@@ -36,7 +36,7 @@ class Warnings(metaclass=_ErrorsWithCodes):
     W002 = "This pipeline has no ctxvec_static component: no static cosines."
     W003 = "{n_missing} targets had no wordpiece (zero vector, cosine 0)."
     W004 = "Skipped invalid line {path}:{line}: {reason}"
-    W005 = "Skipped {n_lines} invalid lines in total."
+    W005 = "Skipped {lines} in total."
     W006 = (
         "The lexicon counts {n_tokens} tokens, fewer than the {minimum} of the smallest "
         "corpus the polysemy probe was measured on: its log-frequency term makes every "
@@ -53,13 +53,13 @@ class Warnings(metaclass=_ErrorsWithCodes):
         "(spaCy saves a pipeline's config as it was given, so saving it again keeps them)."
     )
     W020 = (
-        "Corpus directory '{path}': {n_files} files are not read, because only .txt, .jsonl "
+        "Corpus directory '{path}': {files} not read, because only .txt, .jsonl "
         "and .spacy files are (in any letter case): {names}. Decompress (.gz) or rename them "
         "to be read, or move them out of the corpus directory."
     )
     W021 = (
-        "Corpus '{path}': {n_files} files are left out (--on-error skip), because they are "
-        "binary, not text (a NUL character in their first bytes): {names}. Remove them from "
+        "Corpus '{path}': {files} left out (--on-error skip) as binary, "
+        "not text (a NUL character in the first bytes): {names}. Remove them from "
         "the corpus, or pass --encoding if they are text in another encoding (e.g. UTF-16)."
     )
     W030 = (

@@ -265,7 +265,7 @@ def test_registered_reader_encoding_and_skip_warning(tmp_path, vocab):
         "r\u00e9sum\u00e9 text",
         "plain",
     ]
-    with pytest.warns(UserWarning, match=r"Skipped 1 invalid lines.*c\.txt:1"):
+    with pytest.warns(UserWarning, match=r"Skipped 1 invalid line .*c\.txt:1"):
         assert list(configure_lexicon_corpus(path=str(path), on_error="skip")(vocab)) == ["plain"]
     with pytest.raises(CtxvecError, match="E241"):
         configure_lexicon_corpus(path=str(path), encoding="klingon")
@@ -386,14 +386,14 @@ def test_binary_files_with_skip_are_left_out_and_named_like_unread_files(tmp_pat
     named in W021, and a corpus of nothing else has no documents (E211)."""
     program = bytes(range(256)) + b"\nELF section names .text .data\n" * 20
     (tmp_path / "x.txt").write_bytes(program)
-    with pytest.warns(UserWarning, match=r"W021.*'.*x\.txt': 1 files are left out.*binary.*: x\.txt\. Remove"):
+    with pytest.warns(UserWarning, match=r"W021.*'.*x\.txt': 1 file left out.*binary.*: x\.txt\. Remove"):
         with pytest.raises(CtxvecError, match="E211"):
             list(iter_corpus(tmp_path / "x.txt", on_error="skip"))
     (tmp_path / "sub").mkdir()
     (tmp_path / "sub" / "y.jsonl").write_bytes(b'{"text": "x"}\n\x00\x00')
     (tmp_path / "text.txt").write_text("a real document\n", encoding="utf8")
     report = CorpusReport()
-    with pytest.warns(UserWarning, match=r"W021.*2 files are left out.*: sub/y\.jsonl, x\.txt\."):
+    with pytest.warns(UserWarning, match=r"W021.*2 files left out.*: sub/y\.jsonl, x\.txt\."):
         assert list(iter_corpus(tmp_path, on_error="skip", report=report)) == ["a real document"]
     assert report.skipped == []
     with pytest.raises(CtxvecError, match=r"E234.*sub/y\.jsonl'"):  # raise mode: the first binary file
@@ -410,7 +410,7 @@ def test_subfolders_are_read_in_relative_path_order_hidden_ones_and_link_loops_l
         (tmp_path / name).write_text(f"doc {name}\n", encoding="utf8")
     (tmp_path / "a" / "notes.md").write_text("not read\n", encoding="utf8")
     (tmp_path / "a" / "loop").symlink_to(tmp_path, target_is_directory=True)
-    with pytest.warns(UserWarning, match=r"W020.*1 files are not read.*: a/notes\.md\."):
+    with pytest.warns(UserWarning, match=r"W020.*1 file not read.*: a/notes\.md\."):
         files = corpus_files(tmp_path)
     order = ["B/x.txt", "a/b/c.txt", "a/z.txt", "a.txt", "b.txt"]
     assert [f.relative_to(tmp_path).as_posix() for f in files] == order
@@ -426,5 +426,5 @@ def test_files_of_a_corpus_directory_that_are_not_read_are_named_in_a_warning(tm
     (tmp_path / "notes.md").write_text("not a corpus file\n", encoding="utf8")
     (tmp_path / ".DS_Store").write_bytes(b"")
     (tmp_path / "sub.txt").mkdir()
-    with pytest.warns(UserWarning, match=r"W020.*2 files are not read.*: b\.txt\.gz, notes\.md\. Decompress"):
+    with pytest.warns(UserWarning, match=r"W020.*2 files not read.*: b\.txt\.gz, notes\.md\. Decompress"):
         assert [p.name for p in corpus_files(tmp_path)] == ["a.txt"]

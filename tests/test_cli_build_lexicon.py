@@ -489,7 +489,7 @@ def test_corpus_subfolders_are_read_and_unread_files_named(tiny_pipeline_dir, tm
     (mixed / "sub" / "e.txt").write_text("\n".join(CORPUS[3:]) + "\n", encoding="utf8")
     (mixed / "sub" / "notes.md").write_text("not a corpus file\n", encoding="utf8")
     # (the command line prints a library warning as one coded line: test_cli_imports.py)
-    with pytest.warns(UserWarning, match=r"W020.*1 files are not read.*: sub/notes\.md\."):
+    with pytest.warns(UserWarning, match=r"W020.*1 file not read.*: sub/notes\.md\."):
         result = invoke(
             "build-lexicon", tiny_pipeline_dir, mixed, tmp_path / "out", "--no-progress", "--min-count", "2"
         )
@@ -547,11 +547,11 @@ def test_binary_corpus_files_are_coded_errors_or_left_out_by_name(tiny_pipeline_
     (folder / "x.txt").write_bytes(program)
     raised = invoke("build-lexicon", tiny_pipeline_dir, folder / "x.txt", tmp_path / "o1", "--no-progress")
     assert raised.exit_code == 1 and "[CTX-E234]" in flat(raised) and "x.txt' is binary, not text" in flat(raised)
-    with pytest.warns(UserWarning, match=r"W021.*1 files are left out.*binary, not text.*: x\.txt\."):
+    with pytest.warns(UserWarning, match=r"W021.*1 file left out.*binary, not text.*: x\.txt\."):
         alone = invoke("build-lexicon", tiny_pipeline_dir, folder / "x.txt", tmp_path / "o2", "--on-error", "skip")
     assert alone.exit_code == 1 and "E211" in flat(alone)
     (folder / "c.txt").write_bytes(corpus.read_bytes())
-    with pytest.warns(UserWarning, match=r"W021.*1 files are left out.*: x\.txt\."):
+    with pytest.warns(UserWarning, match=r"W021.*1 file left out.*: x\.txt\."):
         mixed = invoke(
             "build-lexicon", tiny_pipeline_dir, folder, tmp_path / "o3", "--on-error", "skip", "--no-progress"
         )

@@ -22,6 +22,7 @@ from spacy.vocab import Vocab
 
 from ..catalogue.lexicon_errors import LINE_NOT_A_ROW, LINE_NOT_DECODED, LINE_NOT_JSON
 from ..errors import PREFIX, CtxvecError, Errors, Warnings
+from ..ops.text import count_of
 from ..types import CorpusItem
 from .bounded_json import loads_bounded
 from .wrapped_text import hard_wrapped_files
@@ -87,7 +88,7 @@ def skipped_line_warnings(skipped: Sequence[SkippedLine]) -> List[str]:
     if not skipped:
         return []
     named = [Warnings.W004.format(path=s.path, line=s.line, reason=s.reason) for s in skipped[:SHOWN_SKIPPED]]
-    return named + [Warnings.W005.format(n_lines=len(skipped))]
+    return named + [Warnings.W005.format(lines=count_of(len(skipped), "invalid line"))]
 
 
 @dataclass
@@ -217,7 +218,7 @@ def _warn_naming(warning: str, path: Path, names: List[str]) -> None:
     once per corpus and process (a process may list one corpus more than once)."""
     if names:
         shown = ", ".join(names[:5]) + (", ..." if len(names) > 5 else "")
-        message = warning.format(path=path, n_files=len(names), names=shown)
+        message = warning.format(path=path, files=count_of(len(names), "file"), names=shown)
         _warn_once((warning, str(path), *names), message, stacklevel=3)
 
 
@@ -475,6 +476,7 @@ def configure_lexicon_corpus(
         yield from iter_corpus(path, vocab, on_error=on_error, report=report, encoding=encoding)
         if report.skipped:
             first = "; ".join(f"{skip.path}:{skip.line} ({skip.reason})" for skip in report.skipped[:5])
-            warnings.warn(f"{Warnings.W005.format(n_lines=len(report.skipped))} First: {first}", stacklevel=2)
+            skipped = Warnings.W005.format(lines=count_of(len(report.skipped), "invalid line"))
+            warnings.warn(f"{skipped} First: {first}", stacklevel=2)
 
     return read

@@ -20,7 +20,7 @@ from ..lexicon.statistics import Lexicon
 from ..ops.sense_evidence import MIN_SUPPORT
 from ..ops.sense_evidence_tables import ONE_USE_TABLE
 from ..ops.senses import is_word
-from ..ops.text import text_table, tsv_text
+from ..ops.text import count_of, text_table, tsv_text
 from ..outputs import check_output, write_text
 from ..saved_pipeline import existing_path, load_senses_and_lexicon
 from ._app import OVERWRITE_FILE, app, exit_on_coded_error, file_output, given_path, warn_on_stderr
@@ -235,7 +235,7 @@ def drawn_note(page: SensePage, path: Path, all_words: bool, skip_stop_words: bo
     """What --html wrote: the text's tokens, those with a sense, and which were drawn."""
     which = "every token with a sense" if all_words else "those of words with several senses (--all-words: all)"
     return (
-        f"Wrote the text's {page.n_tokens} tokens, {page.n_with_sense} of them with a sense, to {path}; "
+        f"Wrote the text's {count_of(page.n_tokens, 'token')}, {page.n_with_sense} of them with a sense, to {path}; "
         f"drawn: {page.n_drawn}, {which}" + (", stop words left out" if skip_stop_words else "")
     )
 
