@@ -13,6 +13,7 @@ from spacy_ctxvec.analysis.comparison import (
     legend,
     unknown_piece,
     unknown_tokens,
+    unspaced_word_hint,
 )
 from spacy_ctxvec.errors import CtxvecError
 
@@ -172,3 +173,10 @@ def test_the_legend_names_the_layer_the_contextual_vectors_are_from(tiny_nlp):
         "contextual: pooled from the transformer's output for this text; it changes with the "
         "context (other layers give other cosines)."
     ]
+
+
+def test_the_unspaced_script_hint_matches_the_words_script_to_the_pipelines_language():
+    assert 'lang = "zh" or "ja"' in unspaced_word_hint("苹果", "en")
+    assert unspaced_word_hint("苹果", "zh") == "" and unspaced_word_hint("bank", "en") == ""
+    assert "does not split Thai script" in unspaced_word_hint("ภาษา", "zh")  # a zh pipeline does not split Thai
+    assert "no spaCy language splits it" in unspaced_word_hint("ສະບາຍດີ", "en")  # Lao: no language to name

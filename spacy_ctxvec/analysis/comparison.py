@@ -116,15 +116,36 @@ def check_word(word: str, command: str = "plot word") -> str:
     return unicodedata.normalize("NFC", words[0])
 
 
+# Each script written without spaces: its name, and the spaCy languages whose tokenizers split it
+# into words (none for some: every pipeline keeps a clause of it whole).
+SCRIPT_LANGUAGES = {
+    "CJK": ("Chinese or Japanese (CJK)", ("zh", "ja")),
+    "HIRAGANA": ("Japanese hiragana", ("ja",)),
+    "KATAKANA": ("Japanese katakana", ("ja",)),
+    "THAI": ("Thai", ("th",)),
+    "LAO": ("Lao", ()),
+    "KHMER": ("Khmer", ()),
+    "MYANMAR": ("Myanmar", ()),
+}
+
+
 def unspaced_word_hint(word: str, lang: str) -> str:
-    """For E402: where ``word`` is of a script written without spaces and the pipeline's
-    language splits at spaces, why no token of the texts equals it."""
-    if lang in ("zh", "ja", "th") or not any(unicodedata.name(c, "").startswith(UNSPACED_SCRIPTS) for c in word):
+    """For E402: where ``word`` holds a script written without spaces that the pipeline's
+    language does not split into words, why no token of the texts equals it."""
+    scripts = [s for s in UNSPACED_SCRIPTS if any(unicodedata.name(c, "").startswith(s) for c in word)]
+    unsplit = [s for s in scripts if lang not in SCRIPT_LANGUAGES[s][1]]
+    if not unsplit:
         return ""
+    name, langs = SCRIPT_LANGUAGES[unsplit[0]]
+    choice = " or ".join(f'"{code}"' for code in langs)
+    use = (
+        f"use a pipeline of that language ([nlp] lang = {choice}) with a transformer trained on it"
+        if langs
+        else ("no spaCy language splits it into words: give texts with the word set apart by spaces")
+    )
     return (
-        f" This pipeline's tokenizer (lang '{lang}') splits words at spaces and punctuation, so a clause of "
-        f"'{word}''s script is one token and the word never stands alone: for Chinese, Japanese or Thai, use a "
-        'pipeline of that language ([nlp] lang = "zh", "ja" or "th") with a transformer trained on it.'
+        f" This pipeline's tokenizer (lang '{lang}') does not split {name} script into words, so "
+        f"a clause of it is one token and '{word}' never stands alone: {use}."
     )
 
 
