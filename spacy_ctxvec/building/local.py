@@ -275,7 +275,8 @@ def _skip_counted(
     if digest.hexdigest() != state.docs_sha256:
         problem = (
             f"the first {state.docs_done} documents of '{corpus}' differ from those counted "
-            "(other files, contents or --encoding)"
+            "(other files, contents or --encoding; or, for text with combining accents or byte-order marks, "
+            "a checkpoint of a spacy-ctxvec from before such text was read in Unicode NFC without the marks)"
         )
         raise CheckpointRefused(Errors.E221.format(path=checkpoint_dir, problem=problem, docs=state.docs_done))
 
