@@ -180,3 +180,9 @@ def test_the_unspaced_script_hint_matches_the_words_script_to_the_pipelines_lang
     assert unspaced_word_hint("苹果", "zh") == "" and unspaced_word_hint("bank", "en") == ""
     assert "does not split Thai script" in unspaced_word_hint("ภาษา", "zh")  # a zh pipeline does not split Thai
     assert "no spaCy language splits it" in unspaced_word_hint("ສະບາຍດີ", "en")  # Lao: no language to name
+
+
+def test_a_token_of_only_invisible_characters_is_no_word_to_compare(tiny_nlp):
+    doc_a, doc_b = tiny_nlp("I have a \u200b pen"), tiny_nlp("You have a \u200b book")
+    assert "\u200b" in [token.text for token in doc_a]  # spaCy keeps the zero-width space as a token
+    assert [row.word for row in compare_docs(doc_a, doc_b)] == ["have", "a"]

@@ -199,14 +199,14 @@ def test_text_is_read_in_composed_unicode_so_one_word_is_one_type(tmp_path):
     rows.write_text(json.dumps({"text": decomposed}) + "\n" + json.dumps({"words": decomposed.split()}) + "\n")
     text, doc = list(iter_corpus(rows, spacy.blank("en").vocab))
     assert text == composed and [token.text for token in doc] == composed.split()
-    # byte-order marks written as JSON escapes go too; a token that is only one is refused, naming it
+    # byte-order marks written as JSON escapes go too, and a token that is only one
     escaped = tmp_path / "escaped.jsonl"
     escaped.write_text('{"text": "\\ufeffbank river"}\n{"words": ["\\ufeffbank", "x"]}\n', encoding="utf8")
     text, doc = list(iter_corpus(escaped, spacy.blank("en").vocab))
     assert text == "bank river" and [token.text for token in doc] == ["bank", "x"]
-    escaped.write_text('{"words": ["\\ufeff", "bank"]}\n', encoding="utf8")
-    with pytest.raises(CtxvecError, match=r'E242.*"words"\[0\] is only a byte-order mark'):
-        list(iter_corpus(escaped, spacy.blank("en").vocab))
+    escaped.write_text('{"words": ["\\ufeff", "bank"], "spaces": [false, true]}\n', encoding="utf8")
+    (doc,) = list(iter_corpus(escaped, spacy.blank("en").vocab))
+    assert [token.text for token in doc] == ["bank"] and doc.text == "bank "
 
 
 @pytest.mark.parametrize(

@@ -11,6 +11,7 @@ from spacy.language import Language
 from spacy.tokens import Doc, Token
 
 from ..attributes import CONTEXT_COMPONENT, CONTEXT_SOURCE
+from ..building.corpus import has_visible
 from ..components.context import keep_trf_data
 from ..components.transformer import find_transformer, to_numpy
 from ..errors import CtxvecError, Errors, Warnings
@@ -49,10 +50,11 @@ class WordComparison:
 
 
 def _words(doc: Doc, *, punct: bool = False) -> Dict[str, List[Token]]:
-    """The Doc's tokens by lower-case text; punctuation only with ``punct``, spaces never."""
+    """The Doc's tokens by lower-case text; punctuation only with ``punct``; spaces and
+    tokens of only invisible characters (a zero-width space) never."""
     found: Dict[str, List[Token]] = {}
     for token in doc:
-        if not (token.is_space or (token.is_punct and not punct)):
+        if not (token.is_space or (token.is_punct and not punct) or not has_visible(token.text)):
             found.setdefault(token.lower_, []).append(token)
     return found
 

@@ -205,8 +205,8 @@ def word_figure(
             color=colour,
             family="monospace",
         )
-    claim = "the static vector does not" if static_cosine is not None else "(no static vector to set beside them)"
-    figure.suptitle(f"Occurrences of '{word}': contextual vectors move with the sentence, {claim}", fontsize=13)
+    claim = ", the static vector does not" if static_cosine is not None else " (no static vector to set beside them)"
+    figure.suptitle(f"Occurrences of '{word}': contextual vectors move with the sentence{claim}", fontsize=13)
     return figure
 
 

@@ -330,10 +330,9 @@ def parse_line(
         return text if has_visible(text) else None
     if isinstance(row, dict) and isinstance(row.get("words"), list) and all(isinstance(w, str) for w in row["words"]):
         words, spaces = _words_row(row, path, line_number)
-        words = [_composed(word) for word in words]
-        if "" in words:
-            problem = f'"words"[{words.index("")}] is only a byte-order mark (U+FEFF); give each token a character'
-            raise bad_line("E242", path, line_number, problem)
+        composed = [_composed(word) for word in words]  # a token that was only a byte-order mark goes
+        kept = [i for i, word in enumerate(composed) if word]
+        words, spaces = [composed[i] for i in kept], None if spaces is None else [spaces[i] for i in kept]
         return (words, spaces) if any(has_visible(word) for word in words) else None
     raise bad_line("E213", path, line_number, LINE_NOT_A_ROW.format(got=line.strip()[:80]))
 

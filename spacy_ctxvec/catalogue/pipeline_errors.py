@@ -41,7 +41,8 @@ class PipelineErrors:
         "an installed pipeline package, or a .cfg config file (it is assembled in memory)."
     )
     E012 = (
-        "The word '{word}' does not occur as one token in both texts (case-insensitive): "
+        "The word '{word}' does not occur as one token in both texts (compared in lower case, so 'Straße' "
+        "and 'STRASSE' or full-width letters are other words): "
         "{found}. Pick a word (one token) that both texts contain, or leave out --word to "
         "compare every shared word.{hint}"
     )
