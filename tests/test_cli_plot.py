@@ -429,3 +429,15 @@ def test_plot_word_sentences_refuses_the_corpus_reading_options_and_names_corpus
         output,
     )
     assert corpus.exit_code == 0 and "occurrences of 'apple'" in corpus.output, corpus.output
+
+
+def test_the_polysemy_picture_of_a_small_lexicon_carries_the_caveat_in_its_title():
+    """W054 went to stderr only, while the picture (what goes on a slide) said nothing."""
+    from types import SimpleNamespace
+
+    from spacy_ctxvec.cli.plot import polysemy_title
+
+    small = SimpleNamespace(used="probe", words=["bank", "river"], warning="[CTX-W054] ...")
+    assert "they are not numbers of senses" in polysemy_title(small, 2, "out/lexicon")
+    large = SimpleNamespace(used="probe", words=["bank", "river"], warning=None)
+    assert polysemy_title(large, 2, "out/lexicon") == "Polysemy scores (probe) of 2 words (n >= 2) from lexicon"

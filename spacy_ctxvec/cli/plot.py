@@ -84,6 +84,14 @@ def save(figure: Any, output: Path, overwrite: bool) -> Path:
     return output
 
 
+def polysemy_title(data: Any, min_count: int, source: str) -> str:
+    """The polysemy figure's title; for a small lexicon (W054) the caveat is in the picture too."""
+    title = f"Polysemy scores ({data.used}) of {len(data.words)} words (n >= {min_count}) from {Path(source).name}"
+    if data.warning:
+        title += "\n(a small lexicon: the scores run high and rank words at most; they are not numbers of senses)"
+    return title
+
+
 # plot word
 @plot_app.command("word", short_help="One point per occurrence of WORD, coloured by sense.")
 @exit_on_coded_error
@@ -187,7 +195,6 @@ def plot_polysemy_cli(
     check_figure(output, overwrite, sense_counts, source)
     min_count = scoring_min_count(source, min_count)
     data = polysemy_scores(source, sense_counts, min_count=min_count, words_only=not all_types)
-    title = f"Polysemy scores ({data.used}) of {len(data.words)} words (n >= {min_count}) from {Path(source).name}"
     figure = polysemy_figure(
         data.words,
         data.scores,
@@ -196,7 +203,7 @@ def plot_polysemy_cli(
         counts_name=data.counts_name or "",
         n_in_fitted_half=data.n_in_fitted_half,
         top_n=top_n,
-        title=title,
+        title=polysemy_title(data, min_count, source),
         score_label=data.score_label,
     )
     typer.echo(polysemy_summary(save(figure, output, overwrite), data, min_count))

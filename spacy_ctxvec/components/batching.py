@@ -283,16 +283,15 @@ def _uses_upstream(model: TransformerModel, is_train: bool) -> bool:
 def _run_buckets(
     model: BucketedTransformerModel, ids: List[List[int]], type_ids: Optional[List[List[int]]], lengths: List[int]
 ) -> Tuple[List[Tuple[int, int]], List[Dict[str, Any]]]:
-    """Forward every bucket in eval mode, under the model's forward_lock; (bucket, row) of each
-    span and each bucket's outputs as xp arrays: 3-d per-wordpiece, 2-d per-span, lists of 3-d."""
+    """Forward every bucket in eval mode (bucketed_forward holds the model's forward_lock); (bucket,
+    row) of each span and each bucket's outputs as xp arrays: 3-d per-wordpiece, 2-d per-span, lists of 3-d."""
     hf = model.transformer
-    with forward_lock(hf):
-        was_training = hf.training
-        hf.eval()
-        try:
-            return _forward_buckets(model, ids, type_ids, lengths)
-        finally:
-            hf.train(was_training)
+    was_training = hf.training
+    hf.eval()
+    try:
+        return _forward_buckets(model, ids, type_ids, lengths)
+    finally:
+        hf.train(was_training)
 
 
 def _forward_buckets(
@@ -431,23 +430,23 @@ def _doc_wordpieces(
     )
 
 
-def _upstream(model: BucketedTransformerModel, docs: List[Doc], train: bool) -> Tuple[FullTransformerBatch, Callable]:
-    """spacy-transformers' forward; at inference under the model's forward_lock too."""
-    if train:
-        return upstream_forward(model, docs, train)
-    with forward_lock(model.transformer):
-        return upstream_forward(model, docs, train)
-
-
 def bucketed_forward(
     model: BucketedTransformerModel, docs: List[Doc], is_train: bool
 ) -> Tuple[FullTransformerBatch, Callable]:
-    """The thinc forward of BucketedTransformerModel (inference only; see the module docstring)."""
+    """The thinc forward of BucketedTransformerModel (inference only; see the module docstring),
+    at inference under the model's forward_lock from tokenisation on."""
     if model.transformer is None:
         raise CtxvecError(Errors.E044)
+    if is_train:
+        return _forward(model, docs, is_train)
+    with forward_lock(model.transformer):
+        return _forward(model, docs, is_train)
+
+
+def _forward(model: BucketedTransformerModel, docs: List[Doc], is_train: bool) -> Tuple[FullTransformerBatch, Callable]:
     cap_model_max_length(model)
     if _uses_upstream(model, is_train):
-        return _upstream(model, docs, is_train)
+        return upstream_forward(model, docs, is_train)
     tokenizer = model.tokenizer
     nested_spans = model.attrs["get_spans"](docs)
     kept = [n for n, doc_spans in enumerate(nested_spans) if len(doc_spans) > 0 and len(doc_spans[0]) > 0]
@@ -464,7 +463,7 @@ def bucketed_forward(
         ids: List[List[int]] = encoding["input_ids"]
         lengths = [len(row) for row in ids]
         if max(lengths) > tokenizer.model_max_length:
-            return _upstream(model, docs, is_train)  # needs truncate_oversize_splits
+            return upstream_forward(model, docs, is_train)  # needs truncate_oversize_splits
         type_ids: Optional[List[List[int]]] = encoding.get("token_type_ids")
         where, outputs = _run_buckets(model, ids, type_ids, lengths)
         pad_id, pad_token = tokenizer.pad_token_id or 0, tokenizer.pad_token or ""

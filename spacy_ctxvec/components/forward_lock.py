@@ -2,23 +2,27 @@
 model, and an inference call switches the model to eval mode and back (thinc's
 PyTorchShim.predict switches it to train mode afterwards, whatever it was), so calls that
 overlap would run with dropout on once another thread switched it back: silently other
-vectors. Different models (two pipelines in one process) keep their own locks."""
+vectors; and a Hugging Face fast tokenizer is not safe to call from two threads at once
+either ("RuntimeError: Already borrowed" where one call changes its padding). A forward
+call holds its model's lock from tokenisation to the last copy. Different models (two
+pipelines in one process) keep their own locks."""
 
 import os
 import threading
 from typing import Any
 from weakref import WeakKeyDictionary
 
-_LOCKS: "WeakKeyDictionary[Any, threading.Lock]" = WeakKeyDictionary()
+_LOCKS: "WeakKeyDictionary[Any, threading.RLock]" = WeakKeyDictionary()
 _GUARD = threading.Lock()
 
 
-def forward_lock(model: Any) -> threading.Lock:
-    """The lock of ``model`` (a torch module), made on first use."""
+def forward_lock(model: Any) -> "threading.RLock":
+    """The lock of ``model`` (a torch module), made on first use; reentrant (a forward
+    holding it calls parts that take it too)."""
     with _GUARD:
         lock = _LOCKS.get(model)
         if lock is None:
-            lock = _LOCKS[model] = threading.Lock()
+            lock = _LOCKS[model] = threading.RLock()
         return lock
 
 
