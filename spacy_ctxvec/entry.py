@@ -4,7 +4,7 @@ instead of printing the traceback of whichever import it stopped."""
 
 import sys
 
-INTERRUPTED = 130  # the shell's status for a process stopped by Ctrl-C (SIGINT)
+from .errors import INTERRUPTED
 
 
 def main() -> None:

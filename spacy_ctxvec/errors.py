@@ -11,6 +11,7 @@ from .catalogue.lexicon_errors import LexiconErrors
 from .catalogue.pipeline_errors import PipelineErrors
 
 PREFIX = "CTX-"  # "[CTX-E001]", never mistaken for spaCy's own "[E001]"
+INTERRUPTED = 130  # the exit status of a command stopped by Ctrl-C (SIGINT), as the shell gives it
 
 
 class _ErrorsWithCodes(type):

@@ -12,15 +12,20 @@ from .types import PathLike
 
 
 def text_lines(path: PathLike) -> Iterator[Tuple[int, str]]:
-    """(1-based line number, line without its line end) of a UTF-8 text file, byte order
-    marks dropped (files joined with cat keep theirs mid-file) and in Unicode normal form
-    NFC (a word typed with combining accents is its composed form). Bytes that are not UTF-8 raise a coded
-    error naming the file and the line."""
+    """(1-based line number, line without its line end) of a UTF-8 text file, ``composed``
+    (byte order marks dropped, NFC). Bytes that are not UTF-8 raise a coded error naming
+    the file and the line."""
     path = Path(path)
     with path.open("rb") as file:
         for number, raw in enumerate(file, start=1):
-            line = decode_line(raw, path, number).rstrip("\r\n")
-            yield number, line if line.isascii() else unicodedata.normalize("NFC", line.replace("\ufeff", ""))
+            yield number, composed(decode_line(raw, path, number).rstrip("\r\n"))
+
+
+def composed(text: str) -> str:
+    """``text`` as every text input is read: without byte-order marks (U+FEFF; files joined
+    with cat keep theirs mid-file) and in Unicode normal form NFC (a word typed with
+    combining accents is its composed form, "a" + U+0308 -> "ä")."""
+    return text if text.isascii() else unicodedata.normalize("NFC", text.replace("\ufeff", ""))
 
 
 def decode_line(raw: bytes, path: PathLike, number: int) -> str:

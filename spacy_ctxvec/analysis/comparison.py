@@ -20,6 +20,7 @@ from ..ops.alignment import only_piece
 from ..ops.cosine import cosine
 from ..ops.fingerprint import pooling_of
 from ..ops.text import shorten
+from ..paths import composed
 from ..pipelines import load_pipeline
 
 # What `ctxvec_static` looks words up in, by the registered source of its initialize block.
@@ -101,7 +102,7 @@ WORD_ROLES = {
 
 def check_word(word: str, command: str = "plot word") -> str:
     """The one word ``command`` (a key of WORD_ROLES) is given, without surrounding
-    whitespace, in Unicode normal form NFC (as texts are read): E414 when it is empty,
+    whitespace, ``composed`` as texts are read (NFC): E414 when it is empty,
     E415 when it is several words (checked before any model loads)."""
     role, purpose, example = WORD_ROLES[command]
     words = word.split()
@@ -115,7 +116,7 @@ def check_word(word: str, command: str = "plot word") -> str:
                 word=phrase, n=len(words), units="words", tokens=tokens, purpose=purpose, example=words[-1]
             )
         )
-    return unicodedata.normalize("NFC", words[0])
+    return composed(words[0])
 
 
 # Each script written without spaces: its name, and the spaCy languages whose tokenizers split it
@@ -324,8 +325,7 @@ def compare_texts(
     all); the texts and ``word`` (one word, surrounding whitespace dropped) are checked first."""
     check_texts(text_a, text_b)
     word = None if word is None else check_word(word, "compare")
-    # one word typed with combining accents in one text and composed in the other is one word
-    text_a, text_b = unicodedata.normalize("NFC", text_a), unicodedata.normalize("NFC", text_b)
+    text_a, text_b = composed(text_a), composed(text_b)  # "ä" typed as "a" + U+0308 in one is "ä" in the other
     nlp = load_pipeline(pipeline)
     require_context_vectors(nlp)
     with keep_trf_data(nlp, hidden_states=False):

@@ -10,7 +10,6 @@ report bad input with the same coded errors naming file and line."""
 import codecs
 import hashlib
 import re
-import unicodedata
 import warnings
 from dataclasses import dataclass, field
 from pathlib import Path, PurePath
@@ -23,6 +22,7 @@ from spacy.vocab import Vocab
 from ..catalogue.lexicon_errors import LINE_NOT_A_ROW, LINE_NOT_DECODED, LINE_NOT_JSON
 from ..errors import PREFIX, CtxvecError, Errors, Warnings
 from ..ops.text import count_of
+from ..paths import composed
 from ..types import CorpusItem
 from .bounded_json import loads_bounded
 from .wrapped_text import hard_wrapped_files
@@ -291,11 +291,6 @@ def _words_row(row: dict, path: str, line_number: int) -> WordsRow:
     return list(words), list(spaces)
 
 
-def _composed(text: str) -> str:
-    """``text`` without byte-order marks (U+FEFF), in Unicode normal form NFC."""
-    return text if text.isascii() else unicodedata.normalize("NFC", text.replace("\ufeff", ""))
-
-
 def parse_line(
     line: str, path: Union[str, Path], line_number: int, suffix: str, encoding: str = DEFAULT_ENCODING
 ) -> Union[None, str, WordsRow]:
@@ -316,7 +311,7 @@ def parse_line(
     # byte-order marks (files joined with cat keep theirs mid-file) are no part of a word, and a word
     # spelled with combining accents ("a" + U+0308) is the same word as its composed form ("ä")
     if suffix != ".jsonl":
-        text = _composed(line.rstrip("\r\n"))
+        text = composed(line.rstrip("\r\n"))
         return text if has_visible(text) else None
     if not line.strip("\ufeff \t\r\n"):
         return None
@@ -326,13 +321,13 @@ def parse_line(
         raise bad_line("E212", path, line_number, LINE_NOT_JSON.format(error=err)) from None
     if isinstance(row, dict) and isinstance(row.get("text"), str):
         _check_string(row["text"], path, line_number, '"text"')
-        text = _composed(row["text"])
+        text = composed(row["text"])
         return text if has_visible(text) else None
     if isinstance(row, dict) and isinstance(row.get("words"), list) and all(isinstance(w, str) for w in row["words"]):
         words, spaces = _words_row(row, path, line_number)
-        composed = [_composed(word) for word in words]  # a token that was only a byte-order mark goes
-        kept = [i for i, word in enumerate(composed) if word]
-        words, spaces = [composed[i] for i in kept], None if spaces is None else [spaces[i] for i in kept]
+        read = [composed(word) for word in words]  # a token that was only a byte-order mark goes
+        kept = [i for i, word in enumerate(read) if word]
+        words, spaces = [read[i] for i in kept], None if spaces is None else [spaces[i] for i in kept]
         return (words, spaces) if any(has_visible(word) for word in words) else None
     raise bad_line("E213", path, line_number, LINE_NOT_A_ROW.format(got=line.strip()[:80]))
 

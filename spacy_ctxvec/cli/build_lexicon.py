@@ -13,6 +13,7 @@ from wasabi import msg
 
 from ..building.corpus import skipped_line_warnings
 from ..building.engines import ENGINES
+from ..errors import INTERRUPTED
 from ..ops.text import count_of
 from ..workflows.lexicon_build import (
     DEFAULT_SAMPLE_SIZE,
@@ -24,7 +25,6 @@ from ..workflows.lexicon_build import (
 )
 from ._app import CORPUS_ENCODING, CORPUS_ON_ERROR, app, exit_on_coded_error, given_path, warn_on_stderr
 
-INTERRUPTED = 130  # the shell's status for a process stopped by Ctrl-C (SIGINT)
 Opt = typer.Option
 PIPELINE = typer.Argument(
     ..., parser=given_path, help="Pipeline directory or .cfg config (with transformer + ctxvec_context)"

@@ -206,9 +206,11 @@ def rank_by_polysemy_score(
     if small:
         warn_on_stderr(small)
     summary = {**rank_summary(lexicon, valid, used, min_count), **stop_words_summary(left_out, skipped)}
-    no_letter = no_letter_note(lexicon.keys_seen(min_count), not all_types) if not valid.any() else ""
-    words = np.array([is_word(key) for key in lexicon.keys], dtype=bool)
-    words_too_rare = bool(words.any()) and int(np.asarray(lexicon.counts)[words].max()) < min_count
+    no_letter, words_too_rare = "", False
+    if not valid.any():  # what W031 says about an empty ranking
+        no_letter = no_letter_note(lexicon.keys_seen(min_count), not all_types)
+        word_counts = [count for key, count in zip(lexicon.keys, lexicon.counts.tolist()) if is_word(key)]
+        words_too_rare = bool(word_counts) and max(word_counts) < min_count
     return ranked, {**summary, "no_letter": no_letter, "words_too_rare": words_too_rare}
 
 
@@ -273,7 +275,7 @@ def rank_cli(
     if by == "corpus_polysemy":
         ranked, summary = rank_by_corpus_polysemy(source, min_count, top_k, not all_types, skip_stop_words)
         most_frequent = f", the most frequent of them seen {summary['max_count']} times" if summary["max_count"] else ""
-        fix = LARGER_CORPUS if not summary["n_candidates"] else "Lower --min-count, or " + LARGER_CORPUS.lower()
+        fix = LOWER_MIN_COUNT if summary["n_candidates"] else LARGER_CORPUS
         empty = Warnings.W041.format(**summary, path=source, most_frequent=most_frequent, fix=fix)
         show(ranked, fmt, summary, CORPUS_RANK_NOTE.format(**summary) + stop_words_note(summary), empty)
     else:
@@ -288,14 +290,16 @@ def rank_cli(
         )
 
 
+# The advice of an empty ranking: a larger corpus, and a lower --min-count only where that can help
 LARGER_CORPUS = "Build the lexicon from a larger corpus."
+LOWER_MIN_COUNT = "Lower --min-count, or build the lexicon from a larger corpus."
 
 
 def no_score_warning(summary: Dict[str, Any], no_letter: str, words_too_rare: bool) -> str:
     """W031; its advice to lower --min-count only where the types are too rare (else the
     note on types without a letter says why), words with a letter included."""
     too_rare = summary["max_count"] < summary["min_count"] or not no_letter or words_too_rare
-    fix = " Lower --min-count, or build the lexicon from a larger corpus." if too_rare else ""
+    fix = " " + LOWER_MIN_COUNT if too_rare else ""
     return Warnings.W031.format(**summary, fix=fix, no_letter=no_letter)
 
 

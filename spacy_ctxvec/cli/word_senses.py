@@ -6,7 +6,6 @@ with one sense only with --all-words."""
 
 import json
 import re
-import unicodedata
 from pathlib import Path
 from typing import Any, Dict, List, Optional, Tuple
 
@@ -22,6 +21,7 @@ from ..ops.sense_evidence_tables import ONE_USE_TABLE
 from ..ops.senses import is_word
 from ..ops.text import count_of, text_table, tsv_text
 from ..outputs import check_output, write_text
+from ..paths import composed
 from ..saved_pipeline import existing_path, load_senses_and_lexicon
 from ._app import OVERWRITE_FILE, app, exit_on_coded_error, file_output, given_path, warn_on_stderr
 
@@ -60,10 +60,7 @@ def given_words(words: List[str]) -> List[str]:
     """The WORDs as typed, without surrounding whitespace and in NFC as the corpus was read
     (' Bank ' pasted: 'Bank'); an empty one is E414. Several words in one argument are kept,
     for the note that says to give them apart."""
-    return [
-        check_word(word, "senses") if len(word.split()) < 2 else unicodedata.normalize("NFC", word.strip())
-        for word in words
-    ]
+    return [check_word(word, "senses") if len(word.split()) < 2 else composed(word.strip()) for word in words]
 
 
 def unique_words(inventory: SenseInventory, words: List[str]) -> List[str]:

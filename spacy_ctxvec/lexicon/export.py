@@ -84,9 +84,8 @@ def export_sense_vectors(senses: SenseInventory, output: PathLike, *, unit: bool
     from gensim.models import KeyedVectors
 
     sizes = senses.counts()
-    writable = (
-        np.repeat(writable_keys(np.array(senses.keys, dtype=str)), sizes) if len(senses) else np.zeros(0, dtype=bool)
-    )
+    words_writable = writable_keys(np.array(senses.keys, dtype=str)) if len(senses) else np.zeros(0, dtype=bool)
+    writable = np.repeat(words_writable, sizes)  # per sense
     if len(senses) == 0:
         problem = (
             "the sense inventory has no words (senses are induced for words seen at least min_count times "
@@ -97,7 +96,7 @@ def export_sense_vectors(senses: SenseInventory, output: PathLike, *, unit: bool
     if not writable.any():
         problem = f"the sense inventory's {len(senses)} words have no sense with a key word2vec text can hold"
         raise CtxvecError(Errors.E743.format(problem=problem, fix="Build the lexicon from a corpus with words."))
-    warn_unwritable(senses.keys, writable_keys(np.array(senses.keys, dtype=str)), "words and their senses")
+    warn_unwritable(senses.keys, words_writable, "words and their senses")
     keys = [sense_key(key, sense) for key, size in zip(senses.keys, sizes.tolist()) for sense in range(size)]
     vectors = normalise_rows(senses.vectors) if unit else senses.vectors.astype(np.float64)
     table = KeyedVectors(vector_size=senses.width)
