@@ -11,6 +11,7 @@ from spacy_ctxvec.analysis.comparison import (
     count_pairs,
     echo,
     legend,
+    tokenizer_reading,
     unknown_piece,
     unknown_tokens,
     unspaced_word_hint,
@@ -96,8 +97,10 @@ def test_the_word_asked_for_is_one_word_without_surrounding_whitespace(tiny_pipe
     assert [row.word for row in result.rows] == ["bär"]
     with pytest.raises(CtxvecError, match=r"E414\] The word of --word is only whitespace: `compare --word` compares"):
         compare_texts("I have a pen", "a pen", "  ", "no-such-pipeline")  # before any model loads
-    with pytest.raises(CtxvecError, match=r"E415.*'a pen' is 2 words"):
+    with pytest.raises(CtxvecError, match=r"E415.*'a pen' is 2 words.*e\.g\. 'pen'"):
         compare_texts("I have a pen", "a pen", "a pen", "no-such-pipeline")
+    with pytest.raises(CtxvecError, match=r"e\.g\. 'apple'"):  # the longest word, not the last
+        compare_texts("an apple pie", "a pie", "an apple pie", "no-such-pipeline")
 
 
 def test_chinese_text_in_an_english_pipeline_is_named_as_one_token(tiny_nlp):
@@ -173,6 +176,27 @@ def test_the_legend_names_the_layer_the_contextual_vectors_are_from(tiny_nlp):
         "contextual: pooled from the transformer's output for this text; it changes with the "
         "context (other layers give other cosines)."
     ]
+
+
+def test_the_legend_says_what_the_models_tokenizer_normalises_away(tiny_bert_dir, tiny_pipeline_dir):
+    """An uncased tokenizer (lower case, accents stripped) reads 'café' as 'cafe': compare's
+    contextual cosine of the two is then 1.000, and the legend says why; a cased tokenizer
+    that keeps accents adds no line."""
+    from transformers import BertTokenizerFast
+
+    uncased = BertTokenizerFast(vocab_file=str(tiny_bert_dir / "vocab.txt"), do_lower_case=True)
+    assert tokenizer_reading(uncased) == [
+        "This model reads text lower-cased and without accents: 'Apple' and 'apple', 'café' and 'cafe' are one "
+        "word to it, in both columns."
+    ]
+    cased = BertTokenizerFast(vocab_file=str(tiny_bert_dir / "vocab.txt"), do_lower_case=False, strip_accents=False)
+    assert tokenizer_reading(cased) == []
+    lower_only = BertTokenizerFast(vocab_file=str(tiny_bert_dir / "vocab.txt"), do_lower_case=True, strip_accents=False)
+    assert tokenizer_reading(lower_only) == [
+        "This model reads text lower-cased: 'Apple' and 'apple' are one word to it, in both columns."
+    ]
+    printed = compare_texts("un café", "un cafe", pipeline=tiny_pipeline_dir)
+    assert printed.legend[-1] == tokenizer_reading(uncased)[0]
 
 
 def test_the_unspaced_script_hint_matches_the_words_script_to_the_pipelines_language():

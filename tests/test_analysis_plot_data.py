@@ -5,6 +5,7 @@ import pytest
 from scipy.stats import spearmanr
 
 from spacy_ctxvec.analysis.plot_data import (
+    PolysemyScores,
     check_at_least_one,
     check_word,
     layer_self_similarity,
@@ -86,7 +87,12 @@ def test_a_probe_fitted_on_half_counts_the_table_words_of_that_half_whatever_the
     table.write_text("lemma\tcount\n" + "".join(f"{w}\t{i + 1}\n" for i, w in enumerate(table_words)), "utf8")
     data = polysemy_scores(tmp_path / "lexicon", table, min_count=5)
     assert data.used == "probe" and data.counts_name == "my.tsv" and data.n_known == 8
-    assert data.score_label == "polysemy score (estimated number of dictionary senses)"
+    # a small lexicon (W054): the axis does not call its scores numbers of senses
+    assert (
+        data.warning and data.score_label == "polysemy score (ranks words; a small lexicon's are not numbers of senses)"
+    )
+    large = PolysemyScores(data.words, data.scores, data.used)  # no W054: a corpus as large as the probe's
+    assert large.score_label == "polysemy score (estimated number of dictionary senses)"
     expected = int(in_fitted_half(table_words).sum())
     assert 0 < expected < 8 and data.n_in_fitted_half == expected
     whole = fit_probe(lexicon, counts, min_count=5)  # fitted on every word: nothing to count

@@ -20,6 +20,7 @@ LAYERS = {
     "paths": 0,
     "outputs": 0,
     "devices": 0,
+    "locks": 0,
     "ops": 1,
     "lexicon": 2,
     "static": 3,

@@ -247,6 +247,23 @@ def test_threads_sharing_the_pipeline_forward_one_at_a_time_in_eval_mode(tiny_be
         np.testing.assert_allclose([token._.context_vec for token in doc], expected[text], atol=1e-6)
 
 
+def test_a_forward_call_waits_for_its_tokenizers_lock(bucketed_nlp):
+    """Other users of the transformer's tokenizer object (ctxvec_static's subword lookups in a
+    pipeline initialised in memory) hold its lock; a forward call waits for them."""
+    import threading
+
+    from spacy_ctxvec.locks import forward_lock
+
+    done: list = []
+    call = threading.Thread(target=lambda: done.append(bucketed_nlp("I have a pen.")))
+    with forward_lock(bucketed_nlp.get_pipe("transformer").model.tokenizer):
+        call.start()
+        call.join(timeout=0.5)
+        assert call.is_alive() and not done
+    call.join(timeout=30)
+    assert len(done) == 1 and done[0]._.trf_data is not None
+
+
 def test_save_load_round_trip_and_weights_shared_with_upstream(tmp_path, bucketed_nlp, upstream_nlp):
     bucketed_nlp.to_disk(tmp_path / "p")
     loaded = spacy.load(tmp_path / "p")

@@ -23,6 +23,24 @@ def test_wordpiece_keys_are_the_pieces_that_tokenize_to_themselves(tiny_bert, wo
     assert wordpiece_table.subwords.piece_ids(["unbelievable"]) == [tokenizer("unbelievable")["input_ids"][1:-1]]
 
 
+def test_subword_lookups_wait_for_the_tokenizers_lock(wordpiece_table):
+    """A transformer's forward call holds its tokenizer's lock (another thread changing the
+    tokenizer's padding breaks a concurrent call: "Already borrowed"); the static table's
+    lookups through the same tokenizer object wait for it, then run."""
+    import threading
+
+    from spacy_ctxvec.locks import forward_lock
+
+    found: list = []
+    lookup = threading.Thread(target=lambda: found.append(wordpiece_table.subwords.piece_ids(["unbelievable"])))
+    with forward_lock(wordpiece_table.subwords.tokenizer):  # as a forward call in another thread
+        lookup.start()
+        lookup.join(timeout=0.5)
+        assert lookup.is_alive() and not found
+    lookup.join(timeout=10)
+    assert found == [wordpiece_table.subwords.piece_ids(["unbelievable"])] and found[0]
+
+
 # Word-start markers: byte-level BPE (RoBERTa/GPT-2, "Ġ") and SentencePiece ("▁")
 MARKER_LINES = [
     "the bank of the river was steep at night",

@@ -16,6 +16,7 @@ from ..components.context import keep_trf_data
 from ..components.transformer import find_transformer, to_numpy
 from ..errors import CtxvecError, Errors, Warnings
 from ..evaluation.token_vectors import require_context_vectors
+from ..locks import forward_lock
 from ..ops.alignment import only_piece
 from ..ops.cosine import cosine
 from ..ops.fingerprint import pooling_of
@@ -29,7 +30,10 @@ STATIC_SOURCES = {
         "the transformer's input-embedding table (mean of the word's wordpiece rows; an uncased model lowercases "
         "first, so 'Apple' and 'apple' share a row), standing in for word2vec's table"
     ),
-    "spacy-ctxvec.vectors_file.v1": "a vectors file's table (word2vec, GloVe or fastText)",
+    "spacy-ctxvec.vectors_file.v1": (
+        "a vectors file's table (word2vec, GloVe or fastText; by default a token is looked up as written, "
+        "then in lower case, so 'Apple' may have a vector of its own)"
+    ),
 }
 
 
@@ -113,7 +117,7 @@ def check_word(word: str, command: str = "plot word") -> str:
         phrase, tokens = " ".join(words), ", ".join(words)
         raise CtxvecError(
             Errors.E415.format(
-                word=phrase, n=len(words), units="words", tokens=tokens, purpose=purpose, example=words[-1]
+                word=phrase, n=len(words), units="words", tokens=tokens, purpose=purpose, example=max(words, key=len)
             )
         )
     return composed(words[0])
@@ -247,6 +251,34 @@ def legend(nlp: Language, doc: Optional[Doc] = None) -> List[str]:
     ]
 
 
+# Pairs of words that a transformer's tokenizer may read as one: what it normalises away.
+NORMALISED_PAIRS = (("lower-cased", "Apple", "apple"), ("without accents", "café", "cafe"))
+
+
+def model_reading(nlp: Language) -> List[str]:
+    """A legend line where the transformer that feeds ctxvec_context reads text lower-cased
+    or without accents, so that both columns see such words as one (tokenizer_reading)."""
+    pipe: Any = nlp.get_pipe(find_transformer(nlp, CONTEXT_COMPONENT))
+    tokenizer = getattr(pipe.model, "tokenizer", None)
+    return [] if tokenizer is None or not callable(tokenizer) else tokenizer_reading(tokenizer)
+
+
+def tokenizer_reading(tokenizer: Any) -> List[str]:
+    """The legend line saying what a Hugging Face ``tokenizer`` normalises away (found by
+    asking it: NORMALISED_PAIRS it reads as the same pieces); [] where it reads text as written."""
+    with forward_lock(tokenizer):
+        same = [
+            (how, a, b)
+            for how, a, b in NORMALISED_PAIRS
+            if tokenizer(a, add_special_tokens=False)["input_ids"]
+            == tokenizer(b, add_special_tokens=False)["input_ids"]
+        ]
+    if not same:
+        return []
+    hows, pairs = " and ".join(how for how, _, _ in same), ", ".join(f"'{a}' and '{b}'" for _, a, b in same)
+    return [f"This model reads text {hows}: {pairs} are one word to it, in both columns."]
+
+
 # compare: texts are checked before the pipeline loads, echoed short, and run with their
 # wordpieces kept, so that tokens the model cannot read (read as [UNK]) are flagged.
 ECHO_CHARS = 200  # a longer text is echoed as its first ECHO_CHARS characters and its length
@@ -335,7 +367,7 @@ def compare_texts(
     rows = compare_docs(doc_a, doc_b, word, unknown=unknown, max_rows=max_rows)
     return Comparison(
         rows,
-        legend(nlp, doc_a),
+        legend(nlp, doc_a) + model_reading(nlp),
         "ctxvec_static" in nlp.pipe_names,
         unk[1] if unk else "",
         [doc_a[i].text for i in unknown[0]],

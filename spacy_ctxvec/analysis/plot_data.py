@@ -153,7 +153,10 @@ class PolysemyScores:
 
     @property
     def score_label(self) -> str:
-        """What the scores are, for a chart's axis."""
+        """What the scores are, for a chart's axis; for a small lexicon (W054) the probe's
+        scores rank words only."""
+        if self.used == PROBE and self.warning:
+            return "polysemy score (ranks words; a small lexicon's are not numbers of senses)"
         if self.used == PROBE:
             return "polysemy score (estimated number of dictionary senses)"
         return "polysemy score: (1 - self-similarity) / (1 - baseline)"

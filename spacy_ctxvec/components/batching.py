@@ -40,8 +40,8 @@ from thinc.api import Model, get_array_module
 from thinc.types import Floats2d, Ints1d, Ints2d, Ragged
 
 from ..errors import CtxvecError, Errors
+from ..locks import forward_lock
 from ..ops.offsets import align_batch
-from .forward_lock import forward_lock
 from .transformer import deferred_model_name
 
 ARCHITECTURE = "spacy-ctxvec.BucketedTransformerModel.v1"
@@ -439,7 +439,7 @@ def bucketed_forward(
         raise CtxvecError(Errors.E044)
     if is_train:
         return _forward(model, docs, is_train)
-    with forward_lock(model.transformer):
+    with forward_lock(model.transformer), forward_lock(model.tokenizer):
         return _forward(model, docs, is_train)
 
 

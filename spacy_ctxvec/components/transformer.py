@@ -18,6 +18,7 @@ from spacy.util import registry
 from thinc.api import Model
 
 from ..errors import CtxvecError, Errors
+from ..locks import forward_lock
 from ..ops.alignment import flatten_spans, gather_rows, stack_indices
 from ..ops.layers import resolve_layers
 from ..types import PoolingFn
@@ -432,7 +433,8 @@ def types_read_as_unknown(nlp: Any, keys: List[str]) -> Tuple[List[str], str]:
         tokenizer = getattr(getattr(nlp.get_pipe(name), "model", None), "tokenizer", None)
         unk_id = getattr(tokenizer, "unk_token_id", None)
         if tokenizer is not None and unk_id is not None and callable(tokenizer):
-            ids = tokenizer(list(keys), add_special_tokens=False)["input_ids"] if keys else []
+            with forward_lock(tokenizer):
+                ids = tokenizer(list(keys), add_special_tokens=False)["input_ids"] if keys else []
             unread = [key for key, pieces in zip(keys, ids) if pieces and all(i == unk_id for i in pieces)]
             return unread, str(tokenizer.unk_token)
     return [], ""

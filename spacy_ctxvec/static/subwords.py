@@ -8,6 +8,7 @@ from typing import Any, Collection, Dict, List, Optional, Sequence, Tuple, Union
 import numpy as np
 
 from ..errors import CtxvecError, Errors
+from ..locks import forward_lock
 from ..ops.pooling import pool_mean
 
 MAX_NGRAM_LENGTH = 64  # longest fastText character n-gram accepted (fastText's default maxn is 6)
@@ -82,7 +83,8 @@ class WordpieceMean:
         if not texts:
             return []
         texts = [self._prefix + text for text in texts] if self._prefix else list(texts)
-        encoded = self.tokenizer(texts, add_special_tokens=False)["input_ids"]
+        with forward_lock(self.tokenizer):  # it may be the transformer's own, busy in another thread
+            encoded = self.tokenizer(texts, add_special_tokens=False)["input_ids"]
         dropped = self._dropped
         return [[i for i in ids if i not in dropped] for ids in encoded]
 
@@ -98,7 +100,8 @@ class WordpieceMean:
             if only is not None:
                 vocab = [(piece, idx) for piece, idx in vocab if piece in only]
             pieces = [piece for piece, _ in vocab]
-            encoded = self.tokenizer(pieces, add_special_tokens=False)["input_ids"] if pieces else []
+            with forward_lock(self.tokenizer):
+                encoded = self.tokenizer(pieces, add_special_tokens=False)["input_ids"] if pieces else []
             return [(piece, idx) for (piece, idx), ids in zip(vocab, encoded) if ids == [idx]]
         marked = [(piece, idx) for piece, idx in vocab if piece.startswith(self.marker)]
         words = [(piece_word(self.tokenizer, piece, self.marker), idx) for piece, idx in marked]

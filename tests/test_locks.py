@@ -1,9 +1,9 @@
-"""spacy_ctxvec.components.forward_lock: one lock per transformer model, fresh after a fork."""
+"""spacy_ctxvec.locks: one lock per transformer model, fresh after a fork."""
 
 import torch
 
-from spacy_ctxvec.components import forward_lock as module
-from spacy_ctxvec.components.forward_lock import forget_locks, forward_lock
+from spacy_ctxvec import locks as module
+from spacy_ctxvec.locks import forget_locks, forward_lock
 
 
 def test_one_lock_per_model_and_another_for_another_model():

@@ -4,8 +4,11 @@ PyTorchShim.predict switches it to train mode afterwards, whatever it was), so c
 overlap would run with dropout on once another thread switched it back: silently other
 vectors; and a Hugging Face fast tokenizer is not safe to call from two threads at once
 either ("RuntimeError: Already borrowed" where one call changes its padding). A forward
-call holds its model's lock from tokenisation to the last copy. Different models (two
-pipelines in one process) keep their own locks."""
+call holds its model's lock and its tokenizer's from tokenisation to the last copy, and
+any other use of a transformer's tokenizer (ctxvec_static's subword lookups, which share
+the tokenizer object in a pipeline initialised in memory) holds the tokenizer's lock.
+Different models (two pipelines in one process) keep their own locks. Lives at layer 0:
+`static/` takes the tokenizer's lock as well as `components/`."""
 
 import os
 import threading
@@ -17,8 +20,9 @@ _GUARD = threading.Lock()
 
 
 def forward_lock(model: Any) -> "threading.RLock":
-    """The lock of ``model`` (a torch module), made on first use; reentrant (a forward
-    holding it calls parts that take it too)."""
+    """The lock of ``model`` (a torch module or a tokenizer), made on first use;
+    reentrant (a forward holding it calls parts that take it too). A caller holding both
+    takes the module's first."""
     with _GUARD:
         lock = _LOCKS.get(model)
         if lock is None:
