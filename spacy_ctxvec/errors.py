@@ -166,7 +166,7 @@ class Warnings(metaclass=_ErrorsWithCodes):
         "font.family: Noto Sans CJK JP (the font must be installed)."
     )
     W049 = (
-        "{n} of the lexicon's types seen at least {min_count} times are read by the model as its unknown "
+        "The model reads {n} of the lexicon's types seen at least {min_count} times as its unknown "
         "piece {unk} alone, e.g. {examples}: their contextual vectors come from their contexts only, so "
         "their polysemy_score, corpus_polysemy and senses say nothing about the types themselves. A model "
         "whose vocabulary covers them (a byte-level BPE model such as roberta-base reads every character) "

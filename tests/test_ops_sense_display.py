@@ -41,3 +41,15 @@ def test_each_sense_is_drawn_in_its_own_colour():
     html = displacy.render(data, style="span", manual=True, options={"colors": colours})
     assert SENSE_COLOURS[0] in html and SENSE_COLOURS[1] in html
     assert sense_colours([(0, 1, "x 9", None)], [9]) == {"x 9": SENSE_COLOURS[9 % len(SENSE_COLOURS)]}
+
+
+def test_the_texts_language_and_direction_go_into_the_settings_a_page_uses():
+    """displaCy writes a page's <html lang> and direction from the data's settings: an
+    Arabic text's page is right to left."""
+    from spacy import displacy
+
+    data = displacy_sense_data(["بنك", "النهر"], [True, False], [(0, 1, "بنك 1", 0.9)], lang="ar", direction="rtl")
+    assert data["settings"] == {"lang": "ar", "direction": "rtl"}
+    page = displacy.render(data, style="span", manual=True, page=True, jupyter=False)
+    assert '<html lang="ar">' in page and "direction: rtl" in page
+    assert displacy_sense_data(["a"], [False], [])["settings"] == {"lang": "en", "direction": "ltr"}

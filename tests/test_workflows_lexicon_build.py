@@ -284,6 +284,7 @@ def test_types_the_model_reads_as_its_unknown_piece_alone_are_named(tiny_pipelin
     build = build_lexicon_pipeline(request(tiny_pipeline_dir, corpus, tmp_path / "out"))
     (warning,) = [w for w in build.warnings if w.startswith("[CTX-W049]")]
     assert "'🍎'" in warning and "'🏦'" in warning and "[UNK] alone" in warning
+    assert "The model reads 2 of the lexicon's types seen at least" in warning  # grammatical for 1 too
     assert "'bank'" not in warning  # a word the model reads
     plain = write_corpus(tmp_path / "plain.txt", 12)
     assert not any(

@@ -6,7 +6,7 @@ tell apart, and on a page of running text they are many of its tokens."""
 
 import html as html_text
 import warnings
-from dataclasses import dataclass, replace
+from dataclasses import dataclass
 from pathlib import Path
 from typing import Any, List, Optional, Union
 
@@ -106,20 +106,31 @@ def _check_arguments(function: str, doc: Any, min_senses: Any) -> None:
         raise CtxvecError(Errors.E228.format(setting="min_senses", requirement=requirement, value=min_senses))
 
 
-def _draw(doc: Doc, min_senses: int, skip_stop_words: bool, *, page: bool, title: Optional[str]) -> "SensePage":
-    """The HTML of the tokens ``_sense_spans`` chooses, and what it shows."""
+def _draw(
+    doc: Doc, min_senses: int, skip_stop_words: bool, *, page: bool, title: Optional[str], tab: Optional[str] = None
+) -> "SensePage":
+    """The HTML of the tokens ``_sense_spans`` chooses, and what it shows; a page's <title>
+    is ``tab``, else ``title``, else PAGE_TITLE."""
     spans = _sense_spans(doc, min_senses, skip_stop_words)
     left_out = len(_sense_spans(doc, min_senses, False)) - len(spans) if skip_stop_words else 0
     n_with_sense = sum(token._.sense is not None for token in doc)
-    return SensePage(_render_spans(doc, spans, page=page, title=title), len(doc), n_with_sense, len(spans), left_out)
+    html = _render_spans(doc, spans, page=page, title=title, tab=tab)
+    return SensePage(html, len(doc), n_with_sense, len(spans), left_out)
 
 
-def _render_spans(doc: Doc, spans: List[SenseSpan], *, page: bool, title: Optional[str]) -> str:
+def _render_spans(doc: Doc, spans: List[SenseSpan], *, page: bool, title: Optional[str], tab: Optional[str]) -> str:
     # displaCy puts the title into the page as it is: escaped, it is shown as text
     escaped = None if title is None else html_text.escape(title)
-    data = displacy_sense_data([t.text for t in doc], [bool(t.whitespace_) for t in doc], spans, title=escaped)
+    direction = doc.vocab.writing_system.get("direction", "ltr")
+    words, spaces = [t.text for t in doc], [bool(t.whitespace_) for t in doc]
+    data = displacy_sense_data(words, spaces, spans, title=escaped, lang=doc.lang_, direction=direction)
     colours = sense_colours(spans, [doc[start]._.sense for start, _, _, _ in spans])
-    return displacy.render(data, style="span", manual=True, page=page, jupyter=False, options={"colors": colours})
+    drawn = displacy.render(data, style="span", manual=True, page=page, jupyter=False, options={"colors": colours})
+    if not page:
+        return drawn
+    # displaCy's page is titled "displaCy": a browser tab says what the page is instead
+    tab_title = html_text.escape(tab) if tab else escaped or PAGE_TITLE
+    return drawn.replace("<title>displaCy</title>", f"<title>{tab_title}</title>", 1)
 
 
 @dataclass(frozen=True)
@@ -147,8 +158,4 @@ def senses_html(
     doc = nlp(text)
     if doc._.get(SENSE_ARRAY) is None:
         raise CtxvecError(Errors.E612.format(path=pipeline))
-    drawn = _draw(
-        doc, min_senses, skip_stop_words, page=True, title="senses (token._.sense: label, token._.sense_score)"
-    )
-    # displaCy's page is titled "displaCy": a browser tab says what the page is instead
-    return replace(drawn, html=drawn.html.replace("<title>displaCy</title>", f"<title>{PAGE_TITLE}</title>", 1))
+    return _draw(doc, min_senses, skip_stop_words, page=True, title=PAGE_HEADING, tab=PAGE_TITLE)

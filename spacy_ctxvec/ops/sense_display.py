@@ -22,11 +22,14 @@ def displacy_sense_data(
     spans: Sequence[SenseSpan],
     *,
     title: Optional[str] = None,
+    lang: str = "en",
+    direction: str = "ltr",
 ) -> Dict[str, Any]:
     """displaCy "span" data (manual=True) for tokens ``words`` (followed by a space where
     ``spaces``) and ``spans`` (start token, end token exclusive, label, score in [0, 1] or
     None): the text rebuilt from the tokens, one span per entry labelled with its label
-    and score (two decimals). Spans outside the tokens or empty are left out."""
+    and score (two decimals). Spans outside the tokens or empty are left out. ``lang`` and
+    ``direction`` ("ltr" or "rtl"): the text's, for a whole page's <html lang> and direction."""
     starts: List[int] = []
     position = 0
     for word, space in zip(words, spaces):
@@ -48,7 +51,13 @@ def displacy_sense_data(
                 "kb_url": "#",
             }
         )
-    return {"text": text, "spans": shown, "title": title, "tokens": list(words), "settings": {}}
+    return {
+        "text": text,
+        "spans": shown,
+        "title": title,
+        "tokens": list(words),
+        "settings": {"lang": lang, "direction": direction},
+    }
 
 
 def shown_label(label: str, score: Optional[float]) -> str:
