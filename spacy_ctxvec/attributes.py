@@ -9,7 +9,7 @@ they are stored anchored at a character (doc_storage), so that Span.as_doc(copy_
 and Doc.from_docs carry every token's values to the new Doc.
 """
 
-from typing import Any, Dict, Mapping, Optional
+from typing import Any, Dict, List, Mapping, Optional
 
 import numpy as np
 from spacy.tokens import Doc, Span, Token
@@ -22,6 +22,7 @@ from .doc_storage import (
     gathered,
     key,
     read_value,
+    read_values,
     token_bounds,
     token_row,
     write_arrays,
@@ -100,6 +101,8 @@ EMPTY_ROW: Dict[str, Any] = {
 }
 BOUNDS_NAMES = sorted(set(BOUNDS_OF.values()))
 DOC_VALUES = (CONTEXT_SOURCE, TRANSFORMER_MODEL)
+# The arrays a Doc-level value goes with: a Doc joined from parts reads the parts its tokens read.
+VALUE_BOUNDS = {CONTEXT_SOURCE: CONTEXT_BOUNDS}
 
 
 def stored_array(doc: Doc, array_attr: str) -> Optional[Any]:
@@ -117,7 +120,13 @@ def stored_array(doc: Doc, array_attr: str) -> Optional[Any]:
         names = [name for name, bounds in BOUNDS_OF.items() if bounds == array_attr]
         value, bounds = direct(doc, names[0], array_attr)
         return bounds if value is not NOT_DIRECT else token_bounds(doc) if anchored(doc, array_attr) else None
-    return read_value(doc, array_attr)
+    return read_value(doc, array_attr, VALUE_BOUNDS.get(array_attr))
+
+
+def stored_values(doc: Doc, name: str) -> List[Any]:
+    """Every distinct value of the Doc-level ``name`` (one of DOC_VALUES) among the parts
+    the Doc was made from (from_docs joins parts that may differ; stored_array is then None)."""
+    return read_values(doc, name, VALUE_BOUNDS.get(name))
 
 
 def set_token_arrays(doc: Doc, arrays: Mapping[str, Any]) -> None:

@@ -140,17 +140,32 @@ def write_value(doc: Doc, name: str, value: Any) -> None:
     user_data[key(name, 0)] = value
 
 
-def read_value(doc: Doc, name: str) -> Any:
+def read_value(doc: Doc, name: str, bounds_name: Optional[str] = None) -> Any:
     """A value stored by write_value: the one the Doc's parts agree on (None where they
-    differ, e.g. Docs of two pipelines joined by from_docs)."""
-    user_data = _user_data(doc)
-    direct = user_data.get(key(name, 0))
-    values = [v for _, v in anchored(doc, name)] if direct is None else [direct]
-    if not values:
-        return user_data.get(key(name, None))
-    if direct is None and any(v != values[0] for v in values[1:]):
-        return None
-    return values[0]
+    differ, e.g. Docs of two pipelines joined by from_docs); see read_values."""
+    values = read_values(doc, name, bounds_name)
+    return values[0] if len(values) == 1 else None
+
+
+def read_values(doc: Doc, name: str, bounds_name: Optional[str] = None) -> List[Any]:
+    """The distinct values stored by write_value of the parts this Doc was made from, in
+    anchor order: with ``bounds_name`` (the arrays the value goes with), of the parts whose
+    rows its tokens read where the parts differ (a Span.as_doc copy of one part reads
+    that part's, though the copy keeps every part's user data); [] where none is stored."""
+    stored = anchored(doc, name)
+    if not stored:
+        value = _user_data(doc).get(key(name, None))  # stored Doc-level by an earlier version
+        return [] if value is None else [value]
+    if bounds_name is not None and any(value != stored[0][1] for _, value in stored[1:]):
+        entries, entry, _ = resolve(doc, bounds_name)
+        read = {entries[e][0] for e in np.unique(entry[entry >= 0]).tolist()}
+        by_anchor = dict(stored)
+        stored = [(anchor, by_anchor.get(anchor)) for anchor in sorted(read)] or stored
+    distinct: List[Any] = []
+    for _, value in stored:
+        if value not in distinct:
+            distinct.append(value)
+    return distinct
 
 
 def direct(doc: Doc, name: str, bounds_name: str) -> Tuple[Any, Optional[np.ndarray]]:

@@ -106,8 +106,25 @@ def test_batches_keep_order_and_close_at_either_bound(lengths, max_docs, max_tok
         tokens = sum(len(doc) for doc in batch)
         assert batch and len(batch) <= max_docs
         assert len(batch) == 1 or tokens <= max_tokens
-        if following is not None:  # closed only when the next Doc would not fit
-            assert len(batch) == max_docs or tokens + len(following[0]) > max_tokens
+        if following is not None:  # closed only when full or when the next Doc would not fit
+            assert len(batch) == max_docs or tokens >= max_tokens or tokens + len(following[0]) > max_tokens
+
+
+def test_a_full_batch_is_given_before_the_next_doc_is_read():
+    """The component before runs its next batch only when a Doc of it is read: a batch held
+    until then made each component wait one batch more (spacy benchmark speed, first results)."""
+    docs, read = docs_of([3] * 10), []
+
+    def stream():
+        for doc in docs:
+            read.append(doc)
+            yield doc
+
+    batches = token_bounded_batches(stream(), 4, 1000)
+    assert len(next(batches)) == 4 and len(read) == 4
+    by_tokens = token_bounded_batches(stream(), 100, 6)  # full at 6 tokens: two Docs
+    read.clear()
+    assert len(next(by_tokens)) == 2 and len(read) == 2
 
 
 def test_pipe_batches_are_bounded_by_tokens_as_well_as_by_batch_size(tiny_nlp, monkeypatch):
@@ -128,3 +145,21 @@ def test_pipe_batches_are_bounded_by_tokens_as_well_as_by_batch_size(tiny_nlp, m
     assert len(seen) > 1 and all(tokens <= 12 for tokens in seen)  # no Doc of TEXTS is longer
     expected = [context(doc)._.ctxvec_context for doc in docs]
     assert all(np.array_equal(doc._.ctxvec_context, vectors) for doc, vectors in zip(out, expected))
+
+
+def test_the_first_docs_leave_the_pipeline_after_one_transformer_batch(tiny_bert_dir):
+    """nlp.pipe through the transformer and two ctxvec components: the first batch's Docs come
+    out before the transformer runs its second batch (each component read one batch ahead:
+    the first Docs came out after three transformer batches, and `spacy benchmark speed`
+    timed batches of nothing)."""
+    from .conftest import make_trf_nlp
+
+    nlp = make_trf_nlp(str(tiny_bert_dir), components=["ctxvec_static", "ctxvec_context"], window=8, stride=6)
+    transformer = nlp.get_pipe("transformer")
+    calls: List[int] = []
+    predict = transformer.predict
+    transformer.predict = lambda docs: (calls.append(len(docs)), predict(docs))[1]  # type: ignore[method-assign]
+    stream = nlp.pipe(TEXTS * 4, batch_size=len(TEXTS))
+    first = next(stream)
+    assert first._.context_vec is not None and calls == [len(TEXTS)]
+    assert len([first, *stream]) == len(TEXTS) * 4 and calls == [len(TEXTS)] * 4

@@ -83,6 +83,35 @@ def test_from_docs_reads_each_tokens_values_without_w101_and_keeps_them_saved(fu
     assert_same_tokens(copied, originals[6:12] + list(docs[0]))
 
 
+def test_docs_of_two_pipelines_joined_have_no_common_source_and_polysemy_refuses_the_others(full_nlp, tiny_bert_dir):
+    """from_docs of a Doc whose vectors were pooled otherwise: the joined Doc's source is None
+    (not the first part's), a copy of one part reads that part's, and ctxvec_polysemy
+    refuses the joined Doc in either order (E043 names the other part's vectors)."""
+    import spacy
+
+    from spacy_ctxvec.errors import CtxvecError
+
+    from .conftest import transformer_config
+
+    other = spacy.blank("en", vocab=full_nlp.vocab)
+    other.add_pipe("transformer", config=transformer_config(str(tiny_bert_dir), window=8, stride=6))
+    other.add_pipe("ctxvec_context", config={"pooling": {"@misc": "spacy-ctxvec.first_pooling.v1"}})
+    other.initialize()
+    ours, theirs = full_nlp("the bank of the river"), other("we sat on the bank")
+    assert ours._.ctxvec_context_source != theirs._.ctxvec_context_source
+    for parts in ([ours, theirs], [theirs, ours]):
+        merged = Doc.from_docs(parts)
+        assert merged._.ctxvec_context_source is None
+        with pytest.raises(CtxvecError, match=r"E043.*pooled by pool_first"):
+            full_nlp.get_pipe("ctxvec_polysemy")(merged)
+    merged = Doc.from_docs([ours, theirs])
+    second = merged[len(ours) :].as_doc(copy_user_data=True)  # keeps both parts' user data
+    assert second._.ctxvec_context_source == theirs._.ctxvec_context_source
+    assert merged[: len(ours)].as_doc(copy_user_data=True)._.ctxvec_context_source == ours._.ctxvec_context_source
+    alike = Doc.from_docs([ours, full_nlp("a loan from the bank")])
+    assert alike._.ctxvec_context_source == ours._.ctxvec_context_source  # parts that agree
+
+
 def test_a_doc_without_values_joined_by_from_docs_reads_none_for_its_tokens(full_nlp):
     blank = full_nlp.make_doc("a plain text")
     doc = full_nlp("the bank of the river")

@@ -76,14 +76,18 @@ class DocAnnotator(Pipe):
 
 def token_bounded_batches(docs: Iterable[Doc], max_docs: int, max_tokens: int) -> Iterator[List[Doc]]:
     """Consecutive Docs in order, each batch at most ``max_docs`` Docs and, unless it
-    is one Doc, at most ``max_tokens`` tokens."""
+    is one Doc, at most ``max_tokens`` tokens. A full batch is given as soon as it is full,
+    without reading the next Doc (which would make the component before run its next batch)."""
     batch: List[Doc] = []
     tokens = 0
     for doc in docs:
-        if batch and (len(batch) >= max_docs or tokens + len(doc) > max_tokens):
+        if batch and tokens + len(doc) > max_tokens:
             yield batch
             batch, tokens = [], 0
         batch.append(doc)
         tokens += len(doc)
+        if len(batch) >= max_docs or tokens >= max_tokens:
+            yield batch
+            batch, tokens = [], 0
     if batch:
         yield batch

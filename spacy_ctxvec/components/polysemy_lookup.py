@@ -9,7 +9,15 @@ import numpy as np
 from spacy.strings import get_string_id
 from spacy.tokens import Doc
 
-from ..attributes import CONTEXT_ARRAY, CONTEXT_MASK, CONTEXT_SOURCE, POLYSEMY_DTYPE, check_same_tokens, stored_array
+from ..attributes import (
+    CONTEXT_ARRAY,
+    CONTEXT_MASK,
+    CONTEXT_SOURCE,
+    POLYSEMY_DTYPE,
+    check_same_tokens,
+    stored_array,
+    stored_values,
+)
 from ..building.shard import KEY_ATTRS
 from ..errors import CtxvecError, Errors
 from ..lexicon.polysemy_probe import PolysemyProbe, type_polysemy_scores
@@ -60,9 +68,11 @@ def look_up(
     check_same_tokens(doc, name)
     if vectors.shape[1] != width:
         raise CtxvecError(width_error.format(lexicon_width=width, senses_width=width, pipeline_width=vectors.shape[1]))
-    expected, made = table.get("context_vectors"), stored_array(doc, CONTEXT_SOURCE)
-    if expected is not None and made is not None and vectors_differ(expected, made):
-        raise CtxvecError(Errors.E043.format(name=name, lexicon=expected, doc=made))
+    expected = table.get("context_vectors")
+    made_by_parts = stored_values(doc, CONTEXT_SOURCE) if expected is not None else []  # from_docs: several
+    for made in made_by_parts:
+        if expected is not None and made is not None and vectors_differ(expected, made):
+            raise CtxvecError(Errors.E043.format(name=name, lexicon=expected, doc=made))
     ids = doc.to_array(KEY_ATTRS[key]).astype(np.uint64)
     positions = np.minimum(np.searchsorted(table["hashes"], ids), len(table["hashes"]) - 1)
     found = table["hashes"][positions] == ids
