@@ -1,7 +1,8 @@
 """Load the pipeline a command works on: a directory, a package, or a config."""
 
+import re
 from pathlib import Path
-from typing import Any, Dict, Optional, Union
+from typing import Any, Dict, Optional, Tuple, Union
 
 from spacy.language import Language
 from thinc.api import ConfigValidationError
@@ -20,6 +21,19 @@ def _packaged_hint(path: Path) -> str:
     if not packaged.is_file() or packaged.resolve() == path.resolve():
         return ""
     return f"; the installed package ships a {path.name} at {packaged}: pass that path"
+
+
+def section_before_parent(text: str, err: KeyError) -> Tuple[str, str]:
+    """(section, its parent) of the first section of config ``text`` whose parent section
+    is not above it: what confection's KeyError ``err`` (which names only one key) is about."""
+    above = set()
+    for header in re.findall(r"(?m)^\[([^\]\n]+)\]\s*$", text):
+        parent = header.rpartition(".")[0]
+        if parent and parent not in above:
+            return header, parent
+        above.add(header)
+    key = str(err.args[0]) if err.args else "?"
+    return f"{key}.…", key
 
 
 def layer_override(layer: int) -> Dict[str, Any]:
@@ -45,7 +59,8 @@ def load_pipeline(name: Optional[Union[str, Path]] = None, *, layer: Optional[in
             try:
                 config = load_config(path)
             except KeyError as err:  # confection: a [a.b] section before its parent [a]
-                raise CtxvecError(Errors.E029.format(name=name or path, part=err.args[0] if err.args else "?")) from err
+                section, parent = section_before_parent(path.read_text(encoding="utf8"), err)
+                raise CtxvecError(Errors.E029.format(name=name or path, section=section, parent=parent)) from err
             transformer = transformer_in_config(config, CONTEXT_COMPONENT)
             if layer is not None:
                 config["components"][CONTEXT_COMPONENT]["layers"] = layer_override(layer)

@@ -470,6 +470,10 @@ def test_component_bytes_round_trip_exclude_and_set_lexicon_drops_senses(sense_n
     without = Polysemy(min_count=2).from_bytes(component.to_bytes(exclude=["senses"]))
     assert without.senses is None and without.lexicon == component.lexicon
     assert Polysemy(min_count=2).from_bytes(data, exclude=["senses"]).senses is None
+    # exclude keeps what the component has, as spaCy's exclude means (the lexicon read again dropped them)
+    current = restored.senses
+    assert restored.from_bytes(component.to_bytes(exclude=["senses"]), exclude=["senses"]).senses is current
+    np.testing.assert_array_equal(restored(doc)._.ctxvec_sense, component(doc)._.ctxvec_sense)
     restored.set_lexicon(component.lexicon)
     assert restored.senses is None
     assert restored.build_senses() == component.senses  # deterministic, from the same lexicon and settings

@@ -1,3 +1,5 @@
+import re
+
 import pytest
 
 from spacy_ctxvec.errors import CtxvecError
@@ -117,5 +119,12 @@ def test_a_section_before_its_parent_is_named(tmp_path):
     assert moved != config
     path = tmp_path / "mine.cfg"
     path.write_text(moved, encoding="utf8")
-    with pytest.raises(CtxvecError, match=r"\[CTX-E029\].*before the section \[\.\.\.ctxvec_polysemy\]"):
+    section = r"\[components\.ctxvec_polysemy\.induction\] comes before its parent \[components\.ctxvec_polysemy\]"
+    with pytest.raises(CtxvecError, match=r"\[CTX-E029\].*" + section):
+        load_pipeline(path)
+    # a deeper section moved above every [components...] section: the message names it, not "components"
+    blocks = re.split(r"(?m)^(?=\[)", config)
+    (model,) = [block for block in blocks if block.startswith("[components.transformer.model]\n")]
+    path.write_text(blocks[0] + model + "".join(b for b in blocks[1:] if b is not model), encoding="utf8")
+    with pytest.raises(CtxvecError, match=r"the section \[components\.transformer\.model\] comes before its parent"):
         load_pipeline(path)

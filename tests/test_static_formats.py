@@ -111,6 +111,16 @@ def test_gensim_pickle_refused_unless_allowed(tmp_path, keyed_vectors):
     with pytest.raises(CtxvecError, match=r"E105.*vectors\.kv.*arbitrary code"):
         load_static_vectors(path)
     assert_same_table(load_static_vectors(path, allow_pickle=True), keyed_vectors)
+    # a pickle of something else, or a gensim object without vectors: a coded error naming the file
+    import pickle
+
+    from gensim.utils import SaveLoad
+
+    (tmp_path / "dict.kv").write_bytes(pickle.dumps({"bank": [0.1, 0.2]}))
+    SaveLoad().save(str(tmp_path / "other.kv"))
+    for name in ("dict.kv", "other.kv"):
+        with pytest.raises(CtxvecError, match=r"\[CTX-E\d+\].*" + name.replace(".", r"\.")):
+            load_static_vectors(tmp_path / name, allow_pickle=True)
 
 
 def test_the_conversions_e105_advises_load_the_same_vectors(tmp_path, keyed_vectors):

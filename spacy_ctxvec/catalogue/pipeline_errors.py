@@ -103,9 +103,9 @@ class PipelineErrors:
         "`python -m spacy debug config {name}` shows the whole config as spaCy reads it."
     )
     E029 = (
-        "The config '{name}' could not be read: a section below '{part}' (e.g. [...{part}.induction]) "
-        "comes before the section [...{part}] itself, or that section is missing. Put every section "
-        "after its parent: [components.{part}] before [components.{part}.induction]."
+        "The config '{name}' could not be read: the section [{section}] comes before its parent "
+        "[{parent}], or [{parent}] is missing. Put every section after its parent: [{parent}] "
+        "before [{section}]."
     )
     E030 = (
         "doc._.{name} must be {expected} with one row per token of the Doc ({n_tokens}), "

@@ -458,12 +458,14 @@ class Polysemy(DocAnnotator):
         return self._use_parts(parts_from_bytes(bytes_data, exclude), exclude)
 
     def _use_parts(self, parts: SavedParts, exclude: Iterable[str]) -> "Polysemy":
+        """Use what was read; an excluded part keeps the component's current one (the
+        senses too, which set_lexicon would drop), as spaCy's ``exclude`` means."""
         if PROBE_DIR not in exclude:
             self.probe = parts.probe
         lexicon, inputs = parts.lexicon, parts.inputs
+        current_senses = self.senses
         self.set_lexicon(lexicon, type_inputs=inputs.vectors if inputs is not None and lexicon is not None else None)
-        if SENSES_DIR not in exclude:
-            self.set_senses(parts.senses)
+        self.set_senses(current_senses if SENSES_DIR in exclude else parts.senses)
         return self
 
 

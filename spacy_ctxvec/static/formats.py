@@ -9,6 +9,7 @@ A word that occurs twice keeps its first vector (warning W001)."""
 
 import gzip
 import os
+import pickle
 import re
 import struct
 import zlib
@@ -442,8 +443,15 @@ def _read_fasttext(path: Path) -> StaticVectorTable:
 def _read_gensim_pickle(path: Path) -> StaticVectorTable:
     from gensim.utils import SaveLoad
 
-    loaded = SaveLoad.load(str(path))
-    return StaticVectorTable.from_keyed_vectors(getattr(loaded, "wv", loaded))
+    try:
+        loaded = SaveLoad.load(str(path))
+    except (AttributeError, pickle.UnpicklingError) as err:  # a pickle of something else, or no pickle
+        raise ValueError(f"not a file gensim saved ({type(err).__name__}: {err})") from None
+    vectors = getattr(loaded, "wv", loaded)
+    if not hasattr(vectors, "key_to_index"):
+        kind = type(loaded).__name__
+        raise ValueError(f"it holds a {kind}, not word vectors (gensim KeyedVectors, Word2Vec or FastText)")
+    return StaticVectorTable.from_keyed_vectors(vectors)
 
 
 _LOADERS: Dict[str, Callable[[Path], StaticVectorTable]] = {
