@@ -132,8 +132,9 @@ class Warnings(metaclass=_ErrorsWithCodes):
         "mid-sentence and they are at most about {width} characters long{others}. A .txt corpus is one "
         "document per line, so each word's context stops at its line's end: contextual vectors (and "
         "train-static's word2vec windows) see half sentences. Join each paragraph (paragraphs are "
-        "separated by blank lines) onto one line, or give .jsonl documents. To join them:\n"
-        '    awk \'BEGIN{{RS=""}} {{gsub(/\\n/, " "); print}}\' {quoted_path} > JOINED.txt'
+        "separated by blank lines) onto one line, or give .jsonl documents. To join them (Windows line "
+        "endings too):\n"
+        "    tr -d '\\r' < {quoted_path} | awk 'BEGIN{{RS=\"\"}} {{gsub(/\\n/, \" \"); print}}' > JOINED.txt"
     )
     W045 = (
         "In '{path}', {n_unlike} of {n_targets} targets are a token that does not begin with "

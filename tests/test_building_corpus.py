@@ -125,6 +125,9 @@ def test_bad_paths_and_flags(tmp_path):
     (tmp_path / "c.csv").write_text("x\n", encoding="utf8")
     with pytest.raises(CtxvecError, match="E210.*unsupported suffix"):
         list(iter_corpus(tmp_path / "c.csv"))
+    (tmp_path / "my book.txt.gz").write_bytes(b"\x1f\x8b")  # a downloaded corpus, still compressed
+    with pytest.raises(CtxvecError, match=r"E210.*is compressed \('\.gz'\).*gunzip -k '.*my book\.txt\.gz'"):
+        list(iter_corpus(tmp_path / "my book.txt.gz"))
     with pytest.raises(CtxvecError, match="E215"):
         list(iter_corpus(tmp_path / "c.csv", on_error="ignore"))
 

@@ -289,6 +289,18 @@ def test_progress_waits_for_the_first_batch_without_a_rate_and_shows_a_batch_who
         bar.close()
 
 
+def test_a_resumed_builds_bar_says_so_from_the_start():
+    """The resume was said only at the end of the build, after the senses summary."""
+    out = Terminal()
+    bar = _Progress(True, 400, file=out)
+    try:
+        time.sleep(0.3)
+        first = [frame for frame in out.getvalue().split("\r") if frame.strip()][0]
+        assert first.startswith("build-lexicon (resumed after 400): 400doc")
+    finally:
+        bar.close()
+
+
 def test_progress_off_a_terminal_is_drawn_seldom():
     """stderr sent to a log file got a frame every second while the model ran (and one per
     tqdm update): off a terminal the bar is drawn at most every LOG_REDRAW_S, and once more

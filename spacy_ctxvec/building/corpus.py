@@ -10,6 +10,7 @@ report bad input with the same coded errors naming file and line."""
 import codecs
 import hashlib
 import re
+import shlex
 import warnings
 from dataclasses import dataclass, field
 from pathlib import Path, PurePath
@@ -127,7 +128,7 @@ def corpus_files(path: Union[str, Path], *, encoding: str = DEFAULT_ENCODING, on
         raise CtxvecError(Errors.E210.format(path=path, problem="does not exist"))
     if not path.is_dir():
         if corpus_suffix(path) not in CORPUS_SUFFIXES:
-            raise CtxvecError(Errors.E210.format(path=path, problem=f"has unsupported suffix '{path.suffix}'"))
+            raise CtxvecError(Errors.E210.format(path=path, problem=unsupported_suffix(path)))
         return _checked_text(_without_binary(path, [path], encoding, on_error), encoding)
     entries = _files_under(path)
     files = [p for p in entries if corpus_suffix(p) in CORPUS_SUFFIXES]
@@ -140,6 +141,21 @@ def corpus_files(path: Union[str, Path], *, encoding: str = DEFAULT_ENCODING, on
             )
         )
     return _checked_text(_without_binary(path, files, encoding, on_error), encoding)
+
+
+# Compressed files a corpus may come as, and the command that decompresses each (keeping it).
+DECOMPRESS = {".gz": "gunzip -k", ".bz2": "bunzip2 -k", ".xz": "unxz -k", ".zst": "unzstd", ".zip": "unzip"}
+
+
+def unsupported_suffix(path: Path) -> str:
+    """E210's problem for a file whose suffix is not a corpus's; a compressed file is named
+    as such, with the command that decompresses it."""
+    command = DECOMPRESS.get(path.suffix.lower())
+    if command is None:
+        return f"has unsupported suffix '{path.suffix}'"
+    return (
+        f"is compressed ('{path.suffix}'), which is not read: decompress it first ({command} {shlex.quote(str(path))})"
+    )
 
 
 def _checked_text(files: List[Path], encoding: str) -> List[Path]:

@@ -91,7 +91,7 @@ class _Progress:
             initial=initial_docs,
             disable=not enabled,
             dynamic_ncols=True,
-            desc="build-lexicon",
+            desc=f"build-lexicon (resumed after {initial_docs})" if initial_docs else "build-lexicon",
             smoothing=0,
             bar_format=WAITING_FORMAT,
             file=file,
