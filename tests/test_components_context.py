@@ -396,6 +396,24 @@ def test_tokens_merged_after_the_transformer_are_e045_not_e001(tiny_pipeline_dir
         nlp("the river bank today")
 
 
+def test_a_declared_retokenizer_after_the_transformer_is_e046_at_initialize(tiny_bert_dir):
+    """spacy assemble / train initialize the pipeline: merge_entities (declared to retokenize)
+    between the transformer and ctxvec_context is named then, not on the first text that
+    has an entity; before the transformer it is fine."""
+    from .conftest import transformer_config
+
+    nlp = spacy.blank("en")
+    nlp.add_pipe("transformer", config=transformer_config(str(tiny_bert_dir), window=8, stride=6))
+    nlp.add_pipe("merge_entities")
+    nlp.add_pipe("ctxvec_context")
+    with pytest.raises(CtxvecError, match=r"\[CTX-E046\] 'merge_entities' changes the tokens.*'transformer'"):
+        nlp.initialize()
+    nlp.remove_pipe("merge_entities")
+    nlp.add_pipe("merge_entities", first=True)
+    nlp.initialize()
+    assert nlp("the river bank")[2]._.context_vec is not None
+
+
 def test_a_disabled_transformer_is_named_as_the_cause(tiny_pipeline_dir):
     nlp = spacy.load(tiny_pipeline_dir, disable=["transformer"])
     with pytest.raises(CtxvecError, match=r"\[CTX-E001\].*transformer 'transformer' is disabled.*enable_pipe"):

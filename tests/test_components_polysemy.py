@@ -133,6 +133,11 @@ def test_placed_before_ctxvec_context_is_e218_with_or_without_a_lexicon(tiny_pip
     after = spacy.load(tiny_pipeline_dir)
     after.add_pipe("ctxvec_polysemy")  # after ctxvec_context: no lexicon, no score, no error
     assert after("the bank")[1]._.polysemy_score is None
+    # placed before ctxvec_context: the message shows the pipeline's order (it said "(this Doc's pipeline)")
+    before = spacy.load(tiny_pipeline_dir)
+    before.add_pipe("ctxvec_polysemy", before="ctxvec_context")
+    with pytest.raises(CtxvecError, match=r"E218.*pipeline \['transformer', 'ctxvec_polysemy', 'ctxvec_context'\]"):
+        before("the bank")
 
 
 def test_key_mismatch_and_bad_settings():

@@ -159,6 +159,13 @@ class PipelineErrors:
         "retokenizes before the transformer, or after '{name}' and the components that "
         "read its vectors."
     )
+    E046 = (
+        "'{retokenizer}' changes the tokens (doc.retokenize()) between '{transformer}' and "
+        "'{name}', which reads the transformer's output by token, in the pipeline {pipe_names}: "
+        "every Doc where it merges or splits a token would stop with [CTX-E045]. Put "
+        "'{retokenizer}' before '{transformer}', or after '{name}' and the components that "
+        "read its vectors."
+    )
 
     # Static vectors (E1xx)
     E101 = (

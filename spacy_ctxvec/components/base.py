@@ -48,6 +48,8 @@ def excluded(field: str, exclude: Iterable[str]) -> bool:
 class DocAnnotator(Pipe):
     """__call__ and pipe over ``set_annotations``; subclasses implement that."""
 
+    _nlp_ref: Optional[NlpRef] = None  # set by the factory: the pipeline it runs in
+
     def __call__(self, doc: Doc) -> Doc:
         self.set_annotations([doc])
         return doc

@@ -36,6 +36,7 @@ from .model_inputs import FingerprintCache, transformer_fingerprint
 from .transformer import (
     all_hidden_states,
     batch_trf_data_rows,
+    check_no_retokenizer_between,
     find_transformer,
     has_listener_layer,
     outputs_hidden_states,
@@ -318,6 +319,7 @@ class ContextVectors(DocAnnotator):
         self._nlp_ref = NlpRef(nlp)  # the pipeline it runs in, also when sourced from another
         transformer_name = find_transformer(nlp, self.name)
         self.transformer_name = transformer_name
+        check_no_retokenizer_between(nlp, transformer_name, self.name)
         if self.layers.needs_hidden_states:
             if not outputs_hidden_states(nlp, transformer_name):
                 raise CtxvecError(

@@ -78,10 +78,10 @@ from ..ops.fingerprint import vectors_differ, with_model
 from ..ops.sense_evidence_tables import TABLES_MODEL, TABLES_VECTORS
 from ..ops.senses import DEFAULT_SAMPLE_SIZE, SenseInductionSettings
 from ..types import CorpusItem
-from .base import DocAnnotator
+from .base import DocAnnotator, NlpRef
 from .induction_config import fold_legacy_settings
 from .model_inputs import pipeline_model_fingerprint, type_input_embeddings
-from .polysemy_lookup import key_table, look_up, polysemy_records, score_table
+from .polysemy_lookup import UNKNOWN_PIPELINE, key_table, look_up, polysemy_records, score_table
 from .polysemy_state import (
     CFG_FILE,
     INPUTS_DIR,
@@ -152,7 +152,7 @@ def make_polysemy(
         "context_weight": context_weight,
         "split_by_probe": split_by_probe,
     }
-    return Polysemy(
+    component = Polysemy(
         name=name,
         key=key,
         min_count=min_count,
@@ -160,6 +160,8 @@ def make_polysemy(
         senses=senses,
         induction=fold_legacy_settings(induction, legacy, name),
     )
+    component._nlp_ref = NlpRef(nlp)  # its pipeline's order, for E218
+    return component
 
 
 class Polysemy(DocAnnotator):
@@ -328,8 +330,11 @@ class Polysemy(DocAnnotator):
         return Warnings.W033.format(name=self.name, measured=TABLES_VECTORS, vectors=made, model=model)
 
     def set_annotations(self, docs: Sequence[Doc]) -> None:
+        pipeline = self.pipeline()
+        pipe_names = pipeline.pipe_names if pipeline is not None else UNKNOWN_PIPELINE  # for E218: the order
         for doc in docs:
-            arrays = {POLYSEMY_ARRAY: polysemy_records(doc, self._table, key=self.key, name=self.name)}
+            records = polysemy_records(doc, self._table, key=self.key, name=self.name, pipe_names=pipe_names)
+            arrays = {POLYSEMY_ARRAY: records}
             if self._sense_table is not None:
                 arrays[SENSE_ARRAY], arrays[SENSE_VECTORS], arrays[SENSE_LABELS] = self._sense_records(doc)
             set_token_arrays(doc, arrays)

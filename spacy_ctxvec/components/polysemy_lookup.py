@@ -55,8 +55,19 @@ def score_table(
     }
 
 
+# E218's pipeline where the component does not know its own (made outside a pipeline).
+UNKNOWN_PIPELINE = "(this Doc's pipeline)"
+
+
 def look_up(
-    doc: Doc, table: Dict[str, Any], *, key: str, width: int, width_error: str, name: str
+    doc: Doc,
+    table: Dict[str, Any],
+    *,
+    key: str,
+    width: int,
+    width_error: str,
+    name: str,
+    pipe_names: Any = UNKNOWN_PIPELINE,
 ) -> Tuple[np.ndarray, np.ndarray, np.ndarray, np.ndarray]:
     """(contextual vectors, mask, found, rows): each token's type looked up in ``table``
     (key_table) by ``key``. E218 without ctxvec_context's vectors, E042 when they were set
@@ -64,7 +75,7 @@ def look_up(
     E043 when they were made from other layers, pooling or model than the table's."""
     vectors, mask = stored_array(doc, CONTEXT_ARRAY), stored_array(doc, CONTEXT_MASK)
     if vectors is None or mask is None:
-        raise CtxvecError(Errors.E218.format(pipe_names="(this Doc's pipeline)", name=name))
+        raise CtxvecError(Errors.E218.format(pipe_names=pipe_names, name=name))
     check_same_tokens(doc, name)
     if vectors.shape[1] != width:
         raise CtxvecError(width_error.format(lexicon_width=width, senses_width=width, pipeline_width=vectors.shape[1]))
@@ -79,18 +90,23 @@ def look_up(
     return vectors, np.asarray(mask, dtype=bool), found, table["rows"][positions]
 
 
-def polysemy_records(doc: Doc, table: Optional[Dict[str, Any]], *, key: str, name: str) -> np.ndarray:
+def polysemy_records(
+    doc: Doc, table: Optional[Dict[str, Any]], *, key: str, name: str, pipe_names: Any = UNKNOWN_PIPELINE
+) -> np.ndarray:
     """One POLYSEMY_DTYPE record per token of ``doc``: its type's score and count from
-    ``table`` (score_table; None: nothing defined) and its shift from the type's centroid."""
+    ``table`` (score_table; None: nothing defined) and its shift from the type's centroid.
+    ``pipe_names``: the component's pipeline, for E218."""
     records = np.zeros(len(doc), dtype=POLYSEMY_DTYPE)
     if len(doc) == 0:
         return records
     if table is None:  # nothing to look up, but a component placed before ctxvec_context says so now
         if stored_array(doc, CONTEXT_ARRAY) is None:
-            raise CtxvecError(Errors.E218.format(pipe_names="(this Doc's pipeline)", name=name))
+            raise CtxvecError(Errors.E218.format(pipe_names=pipe_names, name=name))
         return records
     width = table["unit_centroids"].shape[1]
-    vectors, mask, found, rows = look_up(doc, table, key=key, width=width, width_error=Errors.E219, name=name)
+    vectors, mask, found, rows = look_up(
+        doc, table, key=key, width=width, width_error=Errors.E219, name=name, pipe_names=pipe_names
+    )
     records["count"][found] = table["counts"][rows[found]]
     scored = found & table["valid"][rows]
     records["score"][scored] = table["scores"][rows[scored]]

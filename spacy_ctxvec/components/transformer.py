@@ -226,6 +226,20 @@ def find_transformer(nlp: Language, before: str) -> str:
     return found
 
 
+def check_no_retokenizer_between(nlp: Language, transformer: str, name: str) -> None:
+    """E046 where a component between ``transformer`` and ``name`` is declared to
+    retokenize (spaCy's ``retokenizes`` meta: merge_entities, merge_noun_chunks...): its
+    merged Docs would no longer line up with the transformer's output."""
+    names = [component for component, _ in nlp.components]
+    if transformer not in names or name not in names:
+        return
+    for between in names[names.index(transformer) + 1 : names.index(name)]:
+        if nlp.get_pipe_meta(between).retokenizes:
+            raise CtxvecError(
+                Errors.E046.format(retokenizer=between, transformer=transformer, name=name, pipe_names=nlp.pipe_names)
+            )
+
+
 def trained_listeners(nlp: Language, before: str) -> Tuple[Optional[str], List[str]]:
     """(the transformer that feeds ``before``, the components that listen to it) where
     training would change its weights: it is not in [training] frozen_components, and a
