@@ -336,16 +336,21 @@ def test_a_checkpoint_from_before_passage_priorities_or_distinct_snippets_is_ref
     corpus.write_text("\n".join(lines) + "\n", encoding="utf8")
     (state_file,) = checkpoints.glob(f"shard-*/{STATE_FILE}")
     state = json.loads(state_file.read_text(encoding="utf8"))
-    assert state["fingerprint"]["sample_priorities"] == "passage, distinct snippets"
-    for older in ("passage", None):  # before distinct snippets; before passage priorities
+    assert state["fingerprint"]["sample_priorities"] == "passage, distinct snippets, snippets from a word"
+    # before snippets began at a word (an old checkpoint's snippets merged with new ones kept
+    # occurrences twice: upgrade walkthrough); before distinct snippets; before passage priorities
+    for older in ("passage, distinct snippets", "passage", None):
         state["fingerprint"]["sample_priorities"] = older
         if older is None:
             del state["fingerprint"]["sample_priorities"]
         state_file.write_text(json.dumps(state), encoding="utf8")
-        with pytest.raises(
-            CtxvecError, match="E221.*sample_priorities .no option: a checkpoint written by a spacy-ctxvec"
-        ):
+        with pytest.raises(CtxvecError) as refused:
             build_lexicon_local(tiny_nlp, corpus, shard_size=10, checkpoint_dir=checkpoints, resume=True, **options)
+        message = " ".join(str(refused.value).split())
+        assert "E221" in message and "sample_priorities (no option: a checkpoint written by an older" in message
+        # no setting of this version continues it: the message does not say to rerun with its settings
+        assert "Only the spacy-ctxvec version that wrote it can continue it" in message
+        assert "rerun with --resume and the settings" not in message
 
 
 def test_resume_without_a_checkpoint_says_it_starts_from_the_first_document(tiny_nlp, tmp_path):

@@ -40,10 +40,18 @@ SETTING_OPTIONS = {
     "sample_size": "--sample-size",
     "sample_contexts": "--sample-contexts",
     "sample_priorities": (
-        "no option: a checkpoint written by a spacy-ctxvec from before passage priorities or distinct snippets"
+        "no option: a checkpoint written by an older spacy-ctxvec, which drew its sample or wrote its "
+        "snippets another way"
     ),
 }
-SAMPLE_PRIORITIES = "passage, distinct snippets"  # how a checkpoint's samples were drawn
+# How a checkpoint's samples were drawn and their snippets written: a new way is a new value
+# (snippets merge by their text, so a resumed build of old and new snippets keeps some occurrences twice).
+SAMPLE_PRIORITIES = "passage, distinct snippets, snippets from a word"
+# Settings without an option: only the version that wrote the checkpoint can continue it.
+VERSION_SETTINGS = {"sample_priorities"}
+# E221's way to continue: with the build's own settings, or with the version that wrote it.
+CONTINUE_SAME_SETTINGS = "To continue it, rerun with --resume and the settings and first documents it was made with"
+CONTINUE_OLDER_VERSION = "Only the spacy-ctxvec version that wrote it can continue it"
 # The counting config's digest is compared; its text, kept beside it, only names what
 # differs (checkpoints written before it lack the text).
 CONFIG_DIGEST, CONFIG_TEXT = "pipeline_config_sha256", "pipeline_config"
@@ -240,7 +248,11 @@ def read_checkpoint(directory: Path, fingerprint: Dict[str, Any]) -> Optional[Ch
     differing = fingerprint_differences(state["fingerprint"], fingerprint)
     if differing:
         problem = "it was made with other settings: " + "; ".join(differing)
-        raise CheckpointRefused(Errors.E221.format(path=directory, problem=problem, docs=state["docs_done"]))
+        by_version = any(state["fingerprint"].get(k) != fingerprint.get(k) for k in VERSION_SETTINGS)
+        advice = CONTINUE_OLDER_VERSION if by_version else CONTINUE_SAME_SETTINGS
+        raise CheckpointRefused(
+            Errors.E221.format(path=directory, problem=problem, docs=state["docs_done"], how_to_continue=advice)
+        )
     try:
         lexicon = Lexicon.from_disk(shard, mmap=False)
     except CtxvecError as err:

@@ -83,8 +83,7 @@ class LexiconErrors:
         "rebuild the lexicon with --key {key}."
     )
     E221 = (
-        "Checkpoint in '{path}' cannot continue this build: {problem}. To continue it, rerun "
-        "with --resume and the settings and first documents it was made with; to count with "
+        "Checkpoint in '{path}' cannot continue this build: {problem}. {how_to_continue}; to count with "
         "what you gave instead, start over: rerun without --resume and with --overwrite "
         "(its {docs} counted documents are deleted), or into a new OUTPUT (and a new "
         "--checkpoint-dir, if you gave one)."

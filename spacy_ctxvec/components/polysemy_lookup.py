@@ -80,10 +80,10 @@ def look_up(
     if vectors.shape[1] != width:
         raise CtxvecError(width_error.format(lexicon_width=width, senses_width=width, pipeline_width=vectors.shape[1]))
     expected = table.get("context_vectors")
-    made_by_parts = stored_values(doc, CONTEXT_SOURCE) if expected is not None else []  # from_docs: several
-    for made in made_by_parts:
-        if expected is not None and made is not None and vectors_differ(expected, made):
-            raise CtxvecError(Errors.E043.format(name=name, lexicon=expected, doc=made))
+    if expected is not None:
+        for made in stored_values(doc, CONTEXT_SOURCE):  # each part's, for a Doc joined by from_docs
+            if made is not None and vectors_differ(expected, made):
+                raise CtxvecError(Errors.E043.format(name=name, lexicon=expected, doc=made))
     ids = doc.to_array(KEY_ATTRS[key]).astype(np.uint64)
     positions = np.minimum(np.searchsorted(table["hashes"], ids), len(table["hashes"]) - 1)
     found = table["hashes"][positions] == ids
