@@ -24,16 +24,19 @@ def _packaged_hint(path: Path) -> str:
 
 
 def section_before_parent(text: str, err: KeyError) -> Tuple[str, str]:
-    """(section, its parent) of the first section of config ``text`` whose parent section
-    is not above it: what confection's KeyError ``err`` (which names only one key) is about."""
-    above = set()
-    for header in re.findall(r"(?m)^\[([^\]\n]+)\]\s*$", text):
+    """(section, its parent) of a section of config ``text`` whose parent section is not
+    above it: what confection's KeyError ``err`` (which names only one key) is about; the
+    first such section whose parent ends in that key, else the first."""
+    key = str(err.args[0]) if err.args else "?"
+    above, orphans = set(), []
+    for header in re.findall(r"(?m)^\s*\[([^\]\n]+)\]", text):  # a header may have a comment after it
+        header = header.strip()
         parent = header.rpartition(".")[0]
         if parent and parent not in above:
-            return header, parent
+            orphans.append((header, parent))
         above.add(header)
-    key = str(err.args[0]) if err.args else "?"
-    return f"{key}.…", key
+    named = [orphan for orphan in orphans if orphan[1].rpartition(".")[2] == key]
+    return (named or orphans or [(f"{key}.…", key)])[0]
 
 
 def layer_override(layer: int) -> Dict[str, Any]:

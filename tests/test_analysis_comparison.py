@@ -195,8 +195,9 @@ def test_the_legend_says_what_the_models_tokenizer_normalises_away(tiny_bert_dir
     assert tokenizer_reading(lower_only) == [
         "This model reads text lower-cased: 'Apple' and 'apple' are one word to it, in both columns."
     ]
-    printed = compare_texts("un café", "un cafe", pipeline=tiny_pipeline_dir)
-    assert printed.legend[-1] == tokenizer_reading(uncased)[0]
+    printed = compare_texts("un café", "un cafe", pipeline=tiny_pipeline_dir)  # no ctxvec_static: one column
+    assert printed.legend[-1] == tokenizer_reading(uncased, "in the contextual column")[0]
+    assert printed.legend[-1].endswith("are one word to it, in the contextual column.")
 
 
 def test_the_unspaced_script_hint_matches_the_words_script_to_the_pipelines_language():

@@ -7,6 +7,7 @@ import spacy
 from spacy_ctxvec.building.checkpoints import (
     CHECKPOINT_MARKER,
     LATEST_FILE,
+    SAMPLE_PRIORITIES,
     Checkpoint,
     CheckpointRefused,
     build_fingerprint,
@@ -110,6 +111,14 @@ def test_round_trip_and_mismatching_build(tmp_path):
         read_checkpoint(directory, {**FINGERPRINT, "shard_size": 3, "key": "text"})
     with pytest.raises(CtxvecError, match=r"sample_size \(--sample-size\): 0 in the checkpoint, 64 now"):
         read_checkpoint(directory, {**FINGERPRINT, "sample_size": 64})
+    # a checkpoint without a sample resumed with one (the build's --sample-size, not the version):
+    # rerun with its settings, and no line about how samples are drawn (review)
+    sampled = {**FINGERPRINT, "sample_size": 64, "sample_contexts": True, "sample_priorities": SAMPLE_PRIORITIES}
+    with pytest.raises(CtxvecError) as other_size:
+        read_checkpoint(directory, sampled)
+    message = " ".join(str(other_size.value).split())
+    assert "To continue it, rerun with --resume and the settings" in message
+    assert "sample_priorities" not in message and "sample_contexts" not in message
     open_checkpoint_dir(directory, resume=False)  # a new build starts over: own entries go
     assert read_checkpoint(directory, FINGERPRINT) is None
 

@@ -349,7 +349,7 @@ def test_a_checkpoint_from_before_passage_priorities_or_distinct_snippets_is_ref
         message = " ".join(str(refused.value).split())
         assert "E221" in message and "sample_priorities (no option: a checkpoint written by an older" in message
         # no setting of this version continues it: the message does not say to rerun with its settings
-        assert "Only the spacy-ctxvec version that wrote it can continue it" in message
+        assert "This version of spacy-ctxvec cannot continue it" in message
         assert "rerun with --resume and the settings" not in message
 
 

@@ -128,3 +128,7 @@ def test_a_section_before_its_parent_is_named(tmp_path):
     path.write_text(blocks[0] + model + "".join(b for b in blocks[1:] if b is not model), encoding="utf8")
     with pytest.raises(CtxvecError, match=r"the section \[components\.transformer\.model\] comes before its parent"):
         load_pipeline(path)
+    # a header with a comment after it is still a section above its children (review)
+    path.write_text(moved.replace("[components]\n", "[components]  # the pipes\n", 1), encoding="utf8")
+    with pytest.raises(CtxvecError, match=r"\[CTX-E029\].*" + section):
+        load_pipeline(path)

@@ -118,7 +118,8 @@ def test_gensim_pickle_refused_unless_allowed(tmp_path, keyed_vectors):
 
     (tmp_path / "dict.kv").write_bytes(pickle.dumps({"bank": [0.1, 0.2]}))
     SaveLoad().save(str(tmp_path / "other.kv"))
-    for name in ("dict.kv", "other.kv"):
+    (tmp_path / "module.kv").write_bytes(b"cno_such_module_here\nThing\n.")  # a class of a missing module
+    for name in ("dict.kv", "other.kv", "module.kv"):
         with pytest.raises(CtxvecError, match=r"\[CTX-E\d+\].*" + name.replace(".", r"\.")):
             load_static_vectors(tmp_path / name, allow_pickle=True)
 

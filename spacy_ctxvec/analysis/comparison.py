@@ -25,8 +25,9 @@ from ..paths import composed
 from ..pipelines import load_pipeline
 
 # What `ctxvec_static` looks words up in, by the registered source of its initialize block.
+TRANSFORMER_TABLE = "spacy-ctxvec.transformer_embeddings.v1"
 STATIC_SOURCES = {
-    "spacy-ctxvec.transformer_embeddings.v1": (
+    TRANSFORMER_TABLE: (
         "the transformer's input-embedding table (mean of the word's wordpiece rows; an uncased model lowercases "
         "first, so 'Apple' and 'apple' share a row), standing in for word2vec's table"
     ),
@@ -260,12 +261,17 @@ def model_reading(nlp: Language) -> List[str]:
     or without accents, so that both columns see such words as one (tokenizer_reading)."""
     pipe: Any = nlp.get_pipe(find_transformer(nlp, CONTEXT_COMPONENT))
     tokenizer = getattr(pipe.model, "tokenizer", None)
-    return [] if tokenizer is None or not callable(tokenizer) else tokenizer_reading(tokenizer)
+    if tokenizer is None or not callable(tokenizer):
+        return []
+    # the static column reads the same table only where it is the transformer's own
+    static_too = "ctxvec_static" in nlp.pipe_names and static_source_name(nlp) == TRANSFORMER_TABLE
+    return tokenizer_reading(tokenizer, "in both columns" if static_too else "in the contextual column")
 
 
-def tokenizer_reading(tokenizer: Any) -> List[str]:
+def tokenizer_reading(tokenizer: Any, columns: str = "in both columns") -> List[str]:
     """The legend line saying what a Hugging Face ``tokenizer`` normalises away (found by
-    asking it: NORMALISED_PAIRS it reads as the same pieces); [] where it reads text as written."""
+    asking it: NORMALISED_PAIRS it reads as the same pieces), ``columns`` (which of compare's
+    columns it holds for); [] where it reads text as written."""
     with forward_lock(tokenizer):
         same = [
             (how, a, b)
@@ -276,7 +282,7 @@ def tokenizer_reading(tokenizer: Any) -> List[str]:
     if not same:
         return []
     hows, pairs = " and ".join(how for how, _, _ in same), ", ".join(f"'{a}' and '{b}'" for _, a, b in same)
-    return [f"This model reads text {hows}: {pairs} are one word to it, in both columns."]
+    return [f"This model reads text {hows}: {pairs} are one word to it, {columns}."]
 
 
 # compare: texts are checked before the pipeline loads, echoed short, and run with their

@@ -40,18 +40,19 @@ SETTING_OPTIONS = {
     "sample_size": "--sample-size",
     "sample_contexts": "--sample-contexts",
     "sample_priorities": (
-        "no option: a checkpoint written by an older spacy-ctxvec, which drew its sample or wrote its "
-        "snippets another way"
+        "no option: a checkpoint written by an older spacy-ctxvec, which may have drawn its sample or "
+        "written its snippets another way"
     ),
 }
+# Fingerprint keys written only with a sample (sample_size > 0): where one side has no
+# sample, the sample_size line says what differs.
+SAMPLE_DETAILS = ("sample_contexts", "sample_priorities")
 # How a checkpoint's samples were drawn and their snippets written: a new way is a new value
 # (snippets merge by their text, so a resumed build of old and new snippets keeps some occurrences twice).
 SAMPLE_PRIORITIES = "passage, distinct snippets, snippets from a word"
-# Settings without an option: only the version that wrote the checkpoint can continue it.
-VERSION_SETTINGS = {"sample_priorities"}
-# E221's way to continue: with the build's own settings, or with the version that wrote it.
+# E221's way to continue: with the build's own settings, or none for a checkpoint of an older version.
 CONTINUE_SAME_SETTINGS = "To continue it, rerun with --resume and the settings and first documents it was made with"
-CONTINUE_OLDER_VERSION = "Only the spacy-ctxvec version that wrote it can continue it"
+CONTINUE_OLDER_VERSION = "This version of spacy-ctxvec cannot continue it (no option changes how samples are drawn)"
 # The counting config's digest is compared; its text, kept beside it, only names what
 # differs (checkpoints written before it lack the text).
 CONFIG_DIGEST, CONFIG_TEXT = "pipeline_config_sha256", "pipeline_config"
@@ -248,11 +249,8 @@ def read_checkpoint(directory: Path, fingerprint: Dict[str, Any]) -> Optional[Ch
     differing = fingerprint_differences(state["fingerprint"], fingerprint)
     if differing:
         problem = "it was made with other settings: " + "; ".join(differing)
-        by_version = any(state["fingerprint"].get(k) != fingerprint.get(k) for k in VERSION_SETTINGS)
-        advice = CONTINUE_OLDER_VERSION if by_version else CONTINUE_SAME_SETTINGS
-        raise CheckpointRefused(
-            Errors.E221.format(path=directory, problem=problem, docs=state["docs_done"], how_to_continue=advice)
-        )
+        advice = CONTINUE_OLDER_VERSION if sampled_by_older_version(state["fingerprint"], fingerprint) else None
+        raise refused(directory, problem, state["docs_done"], advice)
     try:
         lexicon = Lexicon.from_disk(shard, mmap=False)
     except CtxvecError as err:
@@ -260,6 +258,20 @@ def read_checkpoint(directory: Path, fingerprint: Dict[str, Any]) -> Optional[Ch
     if state["docs_done"] < 0 or lexicon.n_occurrences != state["n_tokens"]:
         raise _damaged(directory, f"'{state_file}' does not match the lexicon next to it")
     return Checkpoint(state["docs_done"], lexicon, state["n_tokens"], state["docs_sha256"])
+
+
+def refused(directory: Optional[Path], problem: str, docs_done: int, advice: Optional[str] = None) -> CheckpointRefused:
+    """E221 for the checkpoint in ``directory``: ``problem``, and how to continue it
+    (``advice``; by default with the settings and first documents it was made with)."""
+    how = advice or CONTINUE_SAME_SETTINGS
+    return CheckpointRefused(Errors.E221.format(path=directory, problem=problem, docs=docs_done, how_to_continue=how))
+
+
+def sampled_by_older_version(saved: Dict[str, Any], current: Dict[str, Any]) -> bool:
+    """Whether both builds sample and the checkpoint's sample was drawn the way of another
+    version (no option sets sample_priorities)."""
+    both_sample = "sample_size" in saved and "sample_size" in current
+    return both_sample and saved.get("sample_priorities") != current.get("sample_priorities")
 
 
 def fingerprint_differences(saved: Dict[str, Any], current: Dict[str, Any]) -> List[str]:
@@ -271,6 +283,8 @@ def fingerprint_differences(saved: Dict[str, Any], current: Dict[str, Any]) -> L
     for key in sorted((set(saved) | set(current)) - {CONFIG_TEXT}):
         if saved.get(key) == current.get(key):
             continue
+        if key in SAMPLE_DETAILS and ("sample_size" in saved) != ("sample_size" in current):
+            continue  # one side samples nothing: its sample_size line says so
         if key == CONFIG_DIGEST:
             changes = config_differences(saved.get(CONFIG_TEXT), current.get(CONFIG_TEXT))
             differing.append(

@@ -23,12 +23,11 @@ from ..errors import CtxvecError, Errors, Warnings
 from ..lexicon.statistics import Lexicon, merge_all
 from ..types import CorpusItem, PathLike
 from .checkpoints import (
-    CONTINUE_SAME_SETTINGS,
     Checkpoint,
-    CheckpointRefused,
     build_fingerprint,
     open_checkpoint_dir,
     read_checkpoint,
+    refused,
     write_checkpoint,
 )
 from .corpus import (
@@ -272,22 +271,14 @@ def _skip_counted(
     n_read = sum(1 for _ in itertools.islice(stream, state.docs_done))
     if n_read < state.docs_done:
         problem = f"the corpus '{corpus}' now has {n_read} documents, fewer than the {state.docs_done} already counted"
-        raise CheckpointRefused(
-            Errors.E221.format(
-                path=checkpoint_dir, problem=problem, docs=state.docs_done, how_to_continue=CONTINUE_SAME_SETTINGS
-            )
-        )
+        raise refused(checkpoint_dir, problem, state.docs_done)
     if digest.hexdigest() != state.docs_sha256:
         problem = (
             f"the first {state.docs_done} documents of '{corpus}' differ from those counted "
             "(other files, contents or --encoding; or, for text with combining accents or byte-order marks, "
             "a checkpoint of a spacy-ctxvec from before such text was read in Unicode NFC without the marks)"
         )
-        raise CheckpointRefused(
-            Errors.E221.format(
-                path=checkpoint_dir, problem=problem, docs=state.docs_done, how_to_continue=CONTINUE_SAME_SETTINGS
-            )
-        )
+        raise refused(checkpoint_dir, problem, state.docs_done)
 
 
 def _start_pool(nlp: Language, n_process: int) -> ProcessPoolExecutor:

@@ -330,8 +330,9 @@ class Polysemy(DocAnnotator):
         return Warnings.W033.format(name=self.name, measured=TABLES_VECTORS, vectors=made, model=model)
 
     def set_annotations(self, docs: Sequence[Doc]) -> None:
-        pipeline = self.pipeline()
-        pipe_names = pipeline.pipe_names if pipeline is not None else UNKNOWN_PIPELINE  # for E218: the order
+        nlp = self.pipeline()  # for E218: its order, where this component runs in it (not sourced elsewhere)
+        in_it = nlp is not None and any(pipe is self for _, pipe in nlp.pipeline)
+        pipe_names = nlp.pipe_names if nlp is not None and in_it else UNKNOWN_PIPELINE
         for doc in docs:
             records = polysemy_records(doc, self._table, key=self.key, name=self.name, pipe_names=pipe_names)
             arrays = {POLYSEMY_ARRAY: records}

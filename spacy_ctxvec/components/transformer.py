@@ -236,7 +236,7 @@ def check_no_retokenizer_between(nlp: Language, transformer: str, name: str) -> 
     for between in names[names.index(transformer) + 1 : names.index(name)]:
         if nlp.get_pipe_meta(between).retokenizes:
             raise CtxvecError(
-                Errors.E046.format(retokenizer=between, transformer=transformer, name=name, pipe_names=nlp.pipe_names)
+                Errors.E046.format(retokenizer=between, transformer=transformer, name=name, pipe_names=names)
             )
 
 

@@ -445,7 +445,7 @@ def _read_gensim_pickle(path: Path) -> StaticVectorTable:
 
     try:
         loaded = SaveLoad.load(str(path))
-    except (AttributeError, pickle.UnpicklingError) as err:  # a pickle of something else, or no pickle
+    except (AttributeError, ImportError, pickle.UnpicklingError) as err:  # a pickle of something else
         raise ValueError(f"not a file gensim saved ({type(err).__name__}: {err})") from None
     vectors = getattr(loaded, "wv", loaded)
     if not hasattr(vectors, "key_to_index"):
