@@ -241,12 +241,17 @@ def write_section(path: Path, lines: List[str]) -> None:
 
 
 def main(argv: Optional[Sequence[str]] = None) -> int:
+    with methods.temp_pipeline_dir() as work:  # the assembled pipeline is removed at the end, on errors too
+        return _main(argv, work)
+
+
+def _main(argv: Optional[Sequence[str]], work: Path) -> int:
     args = parse_args(argv)
     import spacy
 
     texts = sample_sentences(args.sentences)
     n_tokens = sum(methods.token_counts(texts))
-    pipeline_dir = methods.assemble_default(methods.temp_pipeline_dir())
+    pipeline_dir = methods.assemble_default(work)
     cpu_nlp = spacy.load(pipeline_dir)
     cpu_texts = texts[: args.cpu_sentences] if args.cpu_sentences else texts
     cpu_tokens = sum(methods.token_counts(cpu_texts))

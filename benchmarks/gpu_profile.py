@@ -71,6 +71,11 @@ def component_seconds(nlp, texts: Sequence[str], batch_size: int) -> Dict[str, f
 
 
 def main(argv: Optional[Sequence[str]] = None) -> int:
+    with methods.temp_pipeline_dir() as work:  # the assembled pipeline is removed at the end, on errors too
+        return _main(argv, work)
+
+
+def _main(argv: Optional[Sequence[str]], work: Path) -> int:
     parser = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
     parser.add_argument("--dry-run", action="store_true", help="run on CPU (no require_gpu)")
     parser.add_argument("--sentences", type=int, default=5000)
@@ -81,7 +86,7 @@ def main(argv: Optional[Sequence[str]] = None) -> int:
     args = parser.parse_args(argv)
     args.output_dir.mkdir(parents=True, exist_ok=True)
     texts = sample_sentences(args.sentences)
-    pipeline_dir = methods.assemble_default(methods.temp_pipeline_dir())
+    pipeline_dir = methods.assemble_default(work)
     for precision in args.precision:
         nlp = load_on_device(pipeline_dir, precision, args.batch_size, args.max_batch_wordpieces, args.dry_run)
         warm_up(nlp, texts)

@@ -1,10 +1,12 @@
 """The benchmarked methods. Each ``make_*`` loads its model once and returns a
 callable ``run(texts) -> n_vectors`` that embeds every token of every text."""
 
+import contextlib
 import os
+import shutil
 import tempfile
 from pathlib import Path
-from typing import Callable, Dict, List, Optional, Sequence
+from typing import Callable, Dict, Iterator, List, Optional, Sequence
 
 os.environ.setdefault("HF_HUB_OFFLINE", "1")
 os.environ.setdefault("TOKENIZERS_PARALLELISM", "false")
@@ -211,8 +213,15 @@ def make_flair(batch_size: int = FLOOR_BATCH_SIZE) -> Method:
     return run
 
 
-def temp_pipeline_dir() -> Path:
-    return Path(tempfile.mkdtemp(prefix="ctxvec_bench_"))
+@contextlib.contextmanager
+def temp_pipeline_dir() -> Iterator[Path]:
+    """A temporary folder for an assembled pipeline (about 90 MB), removed when the
+    ``with`` block ends, on an error too: ``with temp_pipeline_dir() as path: ...``."""
+    path = Path(tempfile.mkdtemp(prefix="ctxvec_bench_"))
+    try:
+        yield path
+    finally:
+        shutil.rmtree(path, ignore_errors=True)
 
 
 def token_counts(texts: Sequence[str]) -> List[int]:

@@ -79,11 +79,12 @@ def main() -> None:
     parser.add_argument("--buffers", type=int_list, default=[1000, 100000])
     args = parser.parse_args()
 
+    sentences = wic_sentences(args.sentences)  # before the model: exits with one message without the data
     nlp = load_pipeline()
     transformer = nlp.get_pipe("transformer").model
     tokenizer = transformer.tokenizer
     model = AutoModel.from_pretrained(transformer.transformer.name_or_path).eval()
-    spans_by_doc = span_texts_by_doc(nlp, wic_sentences(args.sentences))
+    spans_by_doc = span_texts_by_doc(nlp, sentences)
 
     def ids_of(spans: List[str]) -> List[List[int]]:
         return tokenizer(spans, add_special_tokens=True)["input_ids"]

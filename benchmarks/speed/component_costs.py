@@ -34,10 +34,10 @@ def main() -> None:
     parser.add_argument("--sentences", type=int, default=1200)
     parser.add_argument("--passes", type=int, default=5)
     args = parser.parse_args()
+    texts = wic_sentences(args.sentences)  # before the model: exits with one message without the data
     config = Config().from_disk(Path(spacy_ctxvec.__file__).parent / "configs" / "default.cfg")
     nlp = spacy.util.load_model_from_config(config, auto_fill=True)
     nlp.initialize()
-    texts = wic_sentences(args.sentences)
     list(nlp.pipe(texts))  # warm-up: the vocabulary, the model's first calls
     transformer = nlp.get_pipe("transformer")
     times: Dict[str, List[float]] = {name: [] for name in nlp.pipe_names}

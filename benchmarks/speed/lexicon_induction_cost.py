@@ -34,8 +34,16 @@ import time
 from pathlib import Path
 from typing import Any, Dict, List
 
-REPO = Path(__file__).resolve().parents[2]
-GUTENBERG = REPO.parent / "shared" / "data" / "corpus_gutenberg"
+REPO = REPO_ROOT = Path(__file__).resolve().parents[2]
+if "benchmarks.data" not in sys.modules:  # this checkout's benchmarks package, run as a script or not;
+    sys.path.insert(0, str(REPO_ROOT))  # only for this import, so a PYTHONPATH=CHECKOUT's spacy_ctxvec still wins
+    try:
+        import benchmarks.data  # noqa: F401
+    finally:
+        sys.path.remove(str(REPO_ROOT))
+
+from benchmarks.data import book_files, gutenberg_dir  # noqa: E402
+
 CONFIG = REPO / "configs" / "default.cfg"
 KINDS = ("counting", "induction")
 
@@ -132,7 +140,7 @@ def _senses_bytes(output: Path) -> int:
 def make_corpus(books: int, max_lines: int, path: Path) -> int:
     """The first ``max_lines`` non-blank lines of each of the first ``books`` books."""
     lines: List[str] = []
-    for book in sorted(p for p in GUTENBERG.glob("*.txt") if not p.name.startswith("NLTK"))[:books]:
+    for book in book_files(gutenberg_dir())[:books]:
         text = [line.strip() for line in book.read_text(encoding="latin-1").splitlines()]
         lines += [line for line in text if line][:max_lines]
     path.write_text("\n".join(lines) + "\n", encoding="utf8")
@@ -206,6 +214,7 @@ def main() -> None:
         kind, corpus, output, result = args.child
         child(kind, Path(corpus), Path(output), Path(result))
         return
+    gutenberg_dir()  # exits with one message without the data, before any build starts
     load = (tuple(round(x, 2) for x in os.getloadavg()),)
     records: Dict[str, List[Dict[str, Any]]] = {kind: [] for kind in KINDS}
     with tempfile.TemporaryDirectory(prefix="induction_cost_") as tmp:

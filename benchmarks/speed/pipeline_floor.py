@@ -51,6 +51,7 @@ import os
 import pstats
 import random
 import re
+import sys
 import time
 from pathlib import Path
 from statistics import median
@@ -62,7 +63,16 @@ import srsly
 os.environ.setdefault("HF_HUB_OFFLINE", "1")
 os.environ.setdefault("TOKENIZERS_PARALLELISM", "false")
 
-DATA = Path(__file__).resolve().parents[3] / "shared" / "data"
+REPO_ROOT = Path(__file__).resolve().parents[2]
+if "benchmarks.data" not in sys.modules:  # this checkout's benchmarks package, run as a script or not;
+    sys.path.insert(0, str(REPO_ROOT))  # only for this import, so a PYTHONPATH=CHECKOUT's spacy_ctxvec still wins
+    try:
+        import benchmarks.data  # noqa: F401
+    finally:
+        sys.path.remove(str(REPO_ROOT))
+
+from benchmarks.data import book_files, gutenberg_dir, shared_data  # noqa: E402
+
 PIPELINE = "pipeline (nlp.pipe)"
 STREAMING = "HF sorted in buffers of"
 CONTROL = "control:"
@@ -71,7 +81,7 @@ CONTROL_SUFFIX = ", run again"
 
 def wic_sentences(n: int) -> List[str]:
     seen: Dict[str, None] = {}
-    for line in (DATA / "wic" / "train.data.txt").read_text(encoding="utf8").splitlines():
+    for line in shared_data("wic", "train.data.txt").read_text(encoding="utf8").splitlines():
         for sentence in line.split("\t")[3:5]:
             seen.setdefault(sentence.strip(), None)
     return list(seen)[:n]
@@ -81,7 +91,7 @@ def gutenberg_paragraphs(n: int) -> List[str]:
     paragraphs: List[str] = []
     if n <= 0:
         return paragraphs
-    for path in sorted((DATA / "corpus_gutenberg").glob("*.txt")):
+    for path in book_files(gutenberg_dir()):
         if "README" in path.name:
             continue
         for block in re.split(r"\n\s*\n", path.read_text(encoding="utf8", errors="replace")):
@@ -433,6 +443,8 @@ def main() -> None:
     parser.add_argument("--json", type=Path, help="write every round's wall and CPU seconds here")
     args = parser.parse_args()
 
+    # The texts first: without the data folder this exits with one message, before any model loads.
+    sentences, paragraphs = wic_sentences(args.sentences), gutenberg_paragraphs(args.paragraphs)
     nlp = load_pipeline()
     caps, span_caps = args.caps, args.span_caps
     model_cfg = nlp.config["components"]["transformer"]["model"]
@@ -442,7 +454,6 @@ def main() -> None:
         f"torch threads {torch.get_num_threads()}, CPU cores {os.cpu_count()}, load average {os.getloadavg()[0]:.1f}, "
         f"pipeline max_batch_wordpieces {model_cfg['max_batch_wordpieces']} (CPU)"
     )
-    sentences, paragraphs = wic_sentences(args.sentences), gutenberg_paragraphs(args.paragraphs)
     sets = {  # the counts found: WiC train has fewer unique sentences than a large --sentences asks
         f"short sentences: {len(sentences)} WiC train sentences": sentences,
         f"long paragraphs: {len(paragraphs)} Gutenberg paragraphs": paragraphs,

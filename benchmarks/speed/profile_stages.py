@@ -73,13 +73,18 @@ def stages(nlp, texts: List[str], totals: Dict[str, float]) -> Dict[str, Tuple[f
 
 
 def main() -> None:
+    with methods.temp_pipeline_dir() as work:  # the assembled pipeline is removed at the end, on errors too
+        _main(work)
+
+
+def _main(work: Path) -> None:
     parser = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
     parser.add_argument("--sentences", type=int, default=1200)
     parser.add_argument("--rounds", type=int, default=3)
     parser.add_argument("--cprofile", action="store_true")
     args = parser.parse_args()
     texts = sample_sentences(args.sentences)
-    pipeline_dir = methods.assemble_default(methods.temp_pipeline_dir())
+    pipeline_dir = methods.assemble_default(work)
     variants = {
         "before": methods.load_pipeline(pipeline_dir, before_issue_13=True),
         "after": methods.load_pipeline(pipeline_dir),

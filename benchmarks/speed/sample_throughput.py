@@ -19,6 +19,7 @@ import argparse
 import random
 import re
 import statistics
+import sys
 import time
 from pathlib import Path
 from typing import Callable, List
@@ -28,15 +29,20 @@ import numpy as np
 from spacy_ctxvec.building.shard import partial_lexicon
 
 REPO_ROOT = Path(__file__).resolve().parents[2]
-GUTENBERG = REPO_ROOT.parent / "shared" / "data" / "corpus_gutenberg"
+if "benchmarks.data" not in sys.modules:  # this checkout's benchmarks package, run as a script or not;
+    sys.path.insert(0, str(REPO_ROOT))  # only for this import, so a PYTHONPATH=CHECKOUT's spacy_ctxvec still wins
+    try:
+        import benchmarks.data  # noqa: F401
+    finally:
+        sys.path.remove(str(REPO_ROOT))
+
+from benchmarks.data import book_files, gutenberg_dir  # noqa: E402
 
 
 def paragraphs(n: int, seed: int = 0) -> List[str]:
     """``n`` paragraphs of 10 to 120 words drawn from the books (fixed seed)."""
     found: List[str] = []
-    for path in sorted(GUTENBERG.glob("*.txt")):
-        if path.name.startswith("NLTK_"):
-            continue
+    for path in book_files(gutenberg_dir()):
         body = path.read_bytes().decode("utf8", errors="replace")
         for paragraph in re.split(r"\n\s*\n", body):
             text = " ".join(paragraph.split())
@@ -100,8 +106,8 @@ def main() -> None:
     parser.add_argument("--bookkeeping-repeats", type=int, default=9)
     parser.add_argument("--skip-end-to-end", action="store_true")
     args = parser.parse_args()
+    texts = paragraphs(args.n_docs)  # before the model: exits with one message without the data
     nlp = default_pipeline()
-    texts = paragraphs(args.n_docs)
     partial_lexicon(nlp, texts[:16], sample_size=args.sample_size)  # warm up
     lexicon = partial_lexicon(nlp, texts, sample_size=args.sample_size)
     n_tokens = lexicon.n_occurrences

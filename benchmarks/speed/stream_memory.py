@@ -32,6 +32,7 @@ REPO_ROOT = Path(__file__).resolve().parents[2]
 if str(REPO_ROOT) not in sys.path:
     sys.path.insert(0, str(REPO_ROOT))
 
+from benchmarks.data import gutenberg_dir, shared_data  # noqa: E402
 from benchmarks.speed.fresh_process import current_rss_mb, peak_rss_mb  # noqa: E402
 from benchmarks.speed.pipeline_floor import gutenberg_paragraphs, int_list, wic_sentences  # noqa: E402
 
@@ -103,12 +104,19 @@ def main() -> None:
     if args.child:
         print(json.dumps(stream_once(args.paragraphs, args.child, args.factory, args.sentences)))
         return
+    # The data before any child loads a model: without it, one message and a non-zero exit.
+    if args.sentences > 0:
+        shared_data("wic", "train.data.txt")
+    else:
+        gutenberg_dir()
     rows: List[Dict[str, Any]] = []
     for factory in [FACTORY] + (["transformer"] if args.upstream else []):
         for batch_size in args.batch_sizes:
             command = [sys.executable, __file__, "--paragraphs", str(args.paragraphs), "--child", str(batch_size)]
             command += ["--sentences", str(args.sentences)]
-            done = subprocess.run(command + ["--factory", factory], capture_output=True, text=True, check=True)
+            done = subprocess.run(command + ["--factory", factory], capture_output=True, text=True, check=False)
+            if done.returncode != 0:
+                raise SystemExit(f"the run at batch size {batch_size} ({factory}) failed:\n{done.stderr[-3000:]}")
             rows.append(json.loads(done.stdout.strip().splitlines()[-1]))
     kind = "WiC sentences" if args.sentences > 0 else "paragraphs"
     print(f"{rows[0]['texts']} {kind}, {rows[0]['tokens']} tokens; torch threads at their default")

@@ -26,6 +26,11 @@ SETTINGS = [(64, 4096), (1000, 2048), (1000, 4096), (1000, 8192)]
 
 
 def main() -> None:
+    with methods.temp_pipeline_dir() as work:  # the assembled pipeline is removed at the end, on errors too
+        _main(work)
+
+
+def _main(work: Path) -> None:
     parser = argparse.ArgumentParser()
     parser.add_argument("--sentences", type=int, default=600)
     parser.add_argument("--rounds", type=int, default=3)
@@ -35,7 +40,7 @@ def main() -> None:
 
     torch.set_num_threads(args.threads)
     texts = sample_sentences(args.sentences)
-    pipeline_dir = methods.assemble_default(methods.temp_pipeline_dir())
+    pipeline_dir = methods.assemble_default(work)
     runs = {FLOOR_SORTED: methods.make_floor(sort_by_length=True)}
     for batch_size, max_items in SETTINGS:
         runs[f"nlp {batch_size} / max_batch_items {max_items}"] = methods.make_pipeline(
