@@ -34,13 +34,11 @@ import time
 from pathlib import Path
 from typing import Any, Dict, List
 
-REPO = REPO_ROOT = Path(__file__).resolve().parents[2]
-if "benchmarks.data" not in sys.modules:  # this checkout's benchmarks package, run as a script or not;
-    sys.path.insert(0, str(REPO_ROOT))  # only for this import, so a PYTHONPATH=CHECKOUT's spacy_ctxvec still wins
-    try:
-        import benchmarks.data  # noqa: F401
-    finally:
-        sys.path.remove(str(REPO_ROOT))
+REPO = Path(__file__).resolve().parents[2]
+try:  # run as a script: this checkout's benchmarks.data
+    import checkout_path  # noqa: F401
+except ModuleNotFoundError:  # imported as benchmarks.speed.<name>: the package is on the path
+    pass
 
 from benchmarks.data import book_files, gutenberg_dir  # noqa: E402
 

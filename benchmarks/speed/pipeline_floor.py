@@ -51,7 +51,6 @@ import os
 import pstats
 import random
 import re
-import sys
 import time
 from pathlib import Path
 from statistics import median
@@ -63,13 +62,10 @@ import srsly
 os.environ.setdefault("HF_HUB_OFFLINE", "1")
 os.environ.setdefault("TOKENIZERS_PARALLELISM", "false")
 
-REPO_ROOT = Path(__file__).resolve().parents[2]
-if "benchmarks.data" not in sys.modules:  # this checkout's benchmarks package, run as a script or not;
-    sys.path.insert(0, str(REPO_ROOT))  # only for this import, so a PYTHONPATH=CHECKOUT's spacy_ctxvec still wins
-    try:
-        import benchmarks.data  # noqa: F401
-    finally:
-        sys.path.remove(str(REPO_ROOT))
+try:  # run as a script: this checkout's benchmarks.data
+    import checkout_path  # noqa: F401
+except ModuleNotFoundError:  # imported as benchmarks.speed.<name>: the package is on the path
+    pass
 
 from benchmarks.data import book_files, gutenberg_dir, shared_data  # noqa: E402
 

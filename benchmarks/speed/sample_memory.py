@@ -17,26 +17,20 @@ once, so the numbers are an upper bound by a small margin.
 """
 
 import argparse
-import sys
 import time
 from pathlib import Path
 from typing import List, Tuple
 
+try:  # run as a script: this checkout's benchmarks.data
+    import checkout_path  # noqa: F401
+except ModuleNotFoundError:  # imported as benchmarks.speed.<name>: the package is on the path
+    pass
 import numpy as np
 
+from benchmarks.data import GUTENBERG_DIR, book_files, gutenberg_dir  # noqa: E402
 from spacy_ctxvec.building.corpus import iter_corpus
 from spacy_ctxvec.building.shard import lowest_per_group
 from spacy_ctxvec.lexicon.occurrence_keys import occurrence_priorities, snippet_from_offsets, text_hash
-
-REPO_ROOT = Path(__file__).resolve().parents[2]
-if "benchmarks.data" not in sys.modules:  # this checkout's benchmarks package, run as a script or not;
-    sys.path.insert(0, str(REPO_ROOT))  # only for this import, so a PYTHONPATH=CHECKOUT's spacy_ctxvec still wins
-    try:
-        import benchmarks.data  # noqa: F401
-    finally:
-        sys.path.remove(str(REPO_ROOT))
-
-from benchmarks.data import GUTENBERG_DIR, book_files, gutenberg_dir  # noqa: E402
 
 SIZES = (16, 32, 64, 128)
 FLOORS = (1, 3, 5, 10)
