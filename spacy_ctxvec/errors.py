@@ -213,3 +213,10 @@ class Warnings(metaclass=_ErrorsWithCodes):
         "with spaces, spans merged into one token in a .spacy corpus); give them without (e.g. 'New_York') "
         "to keep them."
     )
+    W058 = (
+        "polysemy_score comes from a probe fitted on English WordNet sense counts, but the pipeline's "
+        "language is '{lang}': its scores read English polysemy into {lang} words and say little about "
+        'them. Set score = "self_similarity" in [components.{name}] (a measure of this corpus), or fit '
+        "a probe on sense counts of that language with `spacy-ctxvec fit-polysemy`. The senses do not "
+        "depend on it unless split_by_probe decides the splits."
+    )

@@ -408,6 +408,15 @@ def test_minilm_build_uses_the_shipped_probe_and_warns_on_a_small_corpus(minilm_
     pictured = invoke("plot", "polysemy", tmp_path / "out", "-o", tmp_path / "p.png", "--min-count", "2")
     assert pictured.exit_code == 0 and "[CTX-W054]" in flat(pictured)
     assert "[CTX-W054]" not in flat(invoke("rank", tmp_path / "out", "--min-count", "2", "--score", "self_similarity"))
+    assert "[CTX-W058]" not in output  # an English pipeline: the English probe fits its words
+    # the same build for a German pipeline: the English WordNet probe's scores say little there (W058)
+    german = tmp_path / "de.cfg"
+    german.write_text(
+        (CONFIGS / "default.cfg").read_text(encoding="utf8").replace('lang = "en"', 'lang = "de"'), "utf8"
+    )
+    assert 'lang = "de"' in german.read_text(encoding="utf8")
+    built = invoke("build-lexicon", german, corpus, tmp_path / "de", "--min-count", "2", "--no-progress", "--no-senses")
+    assert built.exit_code == 0 and "[CTX-W058]" in flat(built) and "language is 'de'" in flat(built)
 
 
 @pytest.mark.slow

@@ -7,7 +7,13 @@ import pytest
 from spacy_ctxvec.attributes import CONTEXT_SOURCE, POLYSEMY_DTYPE, set_doc_value
 from spacy_ctxvec.building.shard import partial_lexicon
 from spacy_ctxvec.components.model_inputs import pipeline_model_fingerprint
-from spacy_ctxvec.components.polysemy_lookup import key_table, look_up, polysemy_records, score_table
+from spacy_ctxvec.components.polysemy_lookup import (
+    key_table,
+    label_stop_words,
+    look_up,
+    polysemy_records,
+    score_table,
+)
 from spacy_ctxvec.errors import CtxvecError, Errors
 from spacy_ctxvec.lexicon.statistics import CONTEXT_VECTORS_META
 
@@ -58,3 +64,29 @@ def test_the_lexicon_records_how_its_vectors_were_made_and_other_docs_are_refuse
     assert found.tolist() == [True, True] and mask.all() and vectors.shape == (2, lexicon.width)
     with pytest.raises(CtxvecError, match="E219"):
         look_up(doc, scores, key="lower", width=lexicon.width + 1, width_error=Errors.E219, name="p")
+
+
+def test_sense_labels_leave_out_the_stop_words_of_the_pipelines_language(tiny_bert_dir, tmp_path):
+    """English (or no pipeline): scikit-learn's English list, as before; another language:
+    spaCy's list for it, and a German pipeline's labels hold none of its stop words."""
+    import spacy
+
+    from .conftest import transformer_config
+
+    assert label_stop_words(None) is None and label_stop_words(spacy.blank("en")) is None
+    german_stops = label_stop_words(spacy.blank("de"))
+    assert german_stops is not None and {"der", "die", "das", "ist"} <= german_stops
+    lines = ["die bank am river ist der ort", "der hotel hat die bank", "das apple ist an der bank"] * 8
+    (tmp_path / "corpus.txt").write_text("\n".join(lines) + "\n", encoding="utf8")
+    nlp = spacy.blank("de")
+    nlp.add_pipe("transformer", config=transformer_config(str(tiny_bert_dir), window=8, stride=6))
+    nlp.add_pipe("ctxvec_context")
+    nlp.add_pipe("ctxvec_polysemy", config={"min_count": 2, "senses": True})
+    nlp.config["initialize"]["components"]["ctxvec_polysemy"] = {
+        "corpus": {"@misc": "spacy-ctxvec.lexicon_corpus.v1", "path": str(tmp_path / "corpus.txt")},
+        "sample_size": 16,
+    }
+    nlp.initialize()
+    senses = nlp.get_pipe("ctxvec_polysemy").senses
+    words = {w for key in senses.keys for s in senses.senses_of(key) for w in (s.label or "").split(", ") if w}
+    assert words and not words & german_stops  # 'river', 'hotel', 'apple', 'bank'... but never 'die' or 'der'

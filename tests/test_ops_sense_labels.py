@@ -194,3 +194,14 @@ def test_an_affinity_for_more_senses_than_have_snippets_is_read_for_those_that_d
     )
     with pytest.raises(ValueError, match="for 2 senses"):
         labels_by_sense(snippets, senses, affinity=lambda words: np.zeros((1, len(words))))
+
+
+def test_label_candidates_leave_out_the_stop_words_given_or_the_english_ones():
+    """A German pipeline's labels were 'die, hat, gestern' and 'das, ist, der': the English
+    list left German function words in. Given a language's stop words, those go instead."""
+    from spacy_ctxvec.ops.sense_labels import snippet_words
+
+    snippet = "Die Bank am Fluss ist der [Ort] für das Boot and the river"
+    assert snippet_words([snippet]) == [{"die", "bank", "fluss", "ist", "der", "ort", "für", "das", "boot", "river"}]
+    german = {"Die", "der", "das", "ist", "für", "am"}  # as spaCy lists them: any case
+    assert snippet_words([snippet], german) == [{"bank", "fluss", "ort", "boot", "and", "the", "river"}]

@@ -122,7 +122,7 @@ def corpus_rank_rows(
     words_only: bool = True,
     skipped: AbstractSet[str] = frozenset(),
 ) -> Dict[str, List[Dict[str, Any]]]:
-    """Top-k words by corpus_polysemy (how many distinct uses this corpus shows), highest
+    """Top-k words by corpus_polysemy (how far its uses in this corpus differ), highest
     ("most") and lowest ("least"), ties by key: words seen at least ``min_count`` times
     that have a corpus_polysemy (and are ``ranked_key``s), with their number of senses,
     count and the distinct sampled occurrences judged (what the value rests on; None for
@@ -246,8 +246,8 @@ ALL_TYPES = typer.Option(
 BY = typer.Option(
     "polysemy_score",
     "--by",
-    help="polysemy_score (the word's polysemy in the language) or corpus_polysemy (how many distinct uses "
-    "this corpus shows; needs senses)",
+    help="polysemy_score (the word's polysemy in the language) or corpus_polysemy (how far its uses in this "
+    "corpus differ, a standardised score that can be negative; needs senses)",
 )
 
 SKIP_STOP_WORDS = typer.Option(

@@ -60,6 +60,12 @@ class DocAnnotator(Pipe):
         ref = getattr(self, "_nlp_ref", None)
         return None if ref is None else ref()
 
+    def running_pipeline(self) -> Optional[Language]:
+        """``pipeline()`` where this component is one of its components (enabled or not): a
+        component sourced into another pipeline (add_pipe(source=...)) is the same object."""
+        nlp = self.pipeline()
+        return nlp if nlp is not None and any(pipe is self for _, pipe in nlp.components) else None
+
     def pipe(self, stream: Iterable[Doc], *, batch_size: int = 128) -> Iterator[Doc]:
         """Annotate batches of at most ``batch_size`` Docs and MAX_BATCH_TOKENS tokens; a
         failing batch goes to the handler set with nlp.set_error_handler (spaCy's

@@ -3,9 +3,10 @@ table by string hash, each token's row found at once, and the POLYSEMY_DTYPE rec
 one Doc. The Doc's contextual vectors must be those the lexicon was built from: the same
 width (E219 / E604) and, where both record it, the same layers, pooling and model (E043)."""
 
-from typing import Any, Dict, Optional, Sequence, Tuple
+from typing import Any, Dict, Optional, Sequence, Set, Tuple
 
 import numpy as np
+from spacy.language import Language
 from spacy.strings import get_string_id
 from spacy.tokens import Doc
 
@@ -24,6 +25,14 @@ from ..lexicon.polysemy_probe import PolysemyProbe, type_polysemy_scores
 from ..lexicon.statistics import CONTEXT_VECTORS_META, Lexicon
 from ..ops.cosine import cosine_shift
 from ..ops.fingerprint import vectors_differ
+
+
+def label_stop_words(nlp: Optional[Language]) -> Optional[Set[str]]:
+    """The stop words sense labels leave out: those of the pipeline's language (spaCy's
+    list), or None (scikit-learn's English list) for English or a component outside a pipeline."""
+    if nlp is None or nlp.lang == "en":
+        return None
+    return set(nlp.Defaults.stop_words)
 
 
 def key_table(keys: Sequence[str], context_vectors: Optional[str] = None) -> Dict[str, Any]:

@@ -35,7 +35,7 @@ hash) to a ``SenseInventory``, with one ``ops.senses.SenseInductionSettings``:
 Pure numpy (+ scipy through ops); no spaCy. Deterministic.
 """
 
-from typing import Any, Dict, List, Optional, Sequence, Tuple
+from typing import Any, Collection, Dict, List, Optional, Sequence, Tuple
 
 import numpy as np
 
@@ -126,6 +126,7 @@ def induce_inventory(
     probe: Optional[PolysemyProbe] = None,
     inputs: Optional[np.ndarray] = None,
     name: str = "ctxvec_polysemy",
+    stop_words: Optional[Collection[str]] = None,
 ) -> SenseInventory:
     """Induce the senses of every type of ``lexicon`` seen at least ``min_count`` times
     that has sampled occurrences and, with ``words_only``, holds a letter (E602 if the
@@ -138,6 +139,7 @@ def induce_inventory(
     ``probe`` that fits the lexicon and has a ``split_senses`` cut, the probe decides
     which types split (its estimate above the cut) instead of the spread thresholds
     (``inputs``: the lexicon types' input embeddings, for a probe that reads them).
+    ``stop_words``: never label words (None: English; see ``ops.sense_labels``).
     Deterministic: the same lexicon gives a bitwise equal inventory."""
     check_min_count(min_count)
     sample = lexicon.sample
@@ -260,6 +262,7 @@ def induce_inventory(
                 _label_rows(model.labels, independent),
                 exclude=[sample.keys[i]],
                 affinity=word_affinity(lexicon, vectors[-1]) if model.n_senses > 1 else None,
+                stop_words=stop_words,
             )
             for sense in range(model.n_senses):
                 members = np.flatnonzero(model.labels == sense)

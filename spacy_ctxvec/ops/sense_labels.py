@@ -21,7 +21,7 @@ first): "bank: credit, investors, account" where no money word recurred.
 """
 
 import re
-from typing import Callable, Iterable, List, Optional, Sequence, Set
+from typing import Callable, Collection, Iterable, List, Optional, Sequence, Set
 
 import numpy as np
 
@@ -61,6 +61,7 @@ def sense_labels(
     min_snippets: int = MIN_SNIPPETS,
     fill: bool = False,
     affinity: Optional[Affinity] = None,
+    stop_words: Optional[Collection[str]] = None,
 ) -> List[List[str]]:
     """Up to ``n_words`` distinctive context words per sense (lists in the order of
     ``snippets_per_sense``, best first), from each sense's snippets (the word in
@@ -71,7 +72,9 @@ def sense_labels(
     ``affinity`` and several senses, the words seen once whose affinity is positive and
     highest for this sense (the sense they are nearest) complete short labels, highest
     first (with ``fill`` too, all words seen once follow by affinity). ``affinity`` gives
-    at least one row per sense. Deterministic; a sense without usable words gets []."""
+    at least one row per sense. ``stop_words``: the words never used (None: scikit-learn's
+    English list; a pipeline of another language gives its own). Deterministic; a sense
+    without usable words gets []."""
     senses = [[_without_target(s) for s in snippets if isinstance(s, str)] for snippets in snippets_per_sense]
     documents = [s for snippets in senses for s in snippets]
     if not documents or n_words <= 0:
@@ -80,7 +83,7 @@ def sense_labels(
     excluded |= {
         match.strip("[]").lower() for snippets in snippets_per_sense for s in snippets for match in _TARGET.findall(s)
     }
-    words_per_document = snippet_words(documents)
+    words_per_document = snippet_words(documents, stop_words)
     vocabulary = np.array(sorted(set().union(*words_per_document)), dtype=str)
     if not len(vocabulary):  # nothing but stop words and short tokens
         return [[] for _ in senses]
@@ -144,14 +147,18 @@ def vector_affinity(word_vectors: np.ndarray, sense_vectors: np.ndarray) -> np.n
     return cosines - cosines.mean(axis=0, keepdims=True)
 
 
-def snippet_words(documents: Sequence[str]) -> List[Set[str]]:
+def snippet_words(documents: Sequence[str], stop_words: Optional[Collection[str]] = None) -> List[Set[str]]:
     """The distinct label candidates of each document: the words scikit-learn's
     ``CountVectorizer(stop_words="english", token_pattern=_TOKEN_PATTERN, lowercase=True)``
-    would count (lowercased, letters only, 3 or more, English stop words out), without
-    building a vectorizer per word (its checks cost more than the counting here)."""
-    from sklearn.feature_extraction.text import ENGLISH_STOP_WORDS  # here: scikit-learn costs ~1 s to import
+    would count (lowercased, letters only, 3 or more, English stop words out; ``stop_words``,
+    lowercased, instead of the English ones where given), without building a vectorizer per
+    word (its checks cost more than the counting here)."""
+    if stop_words is None:
+        from sklearn.feature_extraction.text import ENGLISH_STOP_WORDS  # here: scikit-learn costs ~1 s to import
 
-    return [set(_WORD.findall(document.lower())) - ENGLISH_STOP_WORDS for document in documents]
+        stop_words = ENGLISH_STOP_WORDS
+    left_out = {word.lower() for word in stop_words}
+    return [set(_WORD.findall(document.lower())) - left_out for document in documents]
 
 
 def format_label(words: Sequence[str]) -> str:
@@ -167,6 +174,7 @@ def labels_by_sense(
     exclude: Iterable[str] = (),
     fill: bool = False,
     affinity: Optional[Affinity] = None,
+    stop_words: Optional[Collection[str]] = None,
 ) -> List[List[str]]:
     """``sense_labels`` for one type's sampled ``snippets`` (n,) and each one's sense
     ``senses`` (n,), 0..k-1 (-1: left out): one word list per sense, in sense order."""
@@ -176,4 +184,4 @@ def labels_by_sense(
     for snippet, sense in zip(snippets, senses):
         if sense >= 0:
             grouped[sense].append(snippet)
-    return sense_labels(grouped, n_words=n_words, exclude=exclude, fill=fill, affinity=affinity)
+    return sense_labels(grouped, n_words=n_words, exclude=exclude, fill=fill, affinity=affinity, stop_words=stop_words)

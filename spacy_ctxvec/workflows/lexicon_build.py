@@ -179,6 +179,11 @@ def check_nothing_to_resume(request: LexiconBuildRequest) -> None:
         raise CtxvecError(Errors.E224.format(path=request.output, checkpoints=request.checkpoints))
 
 
+def fitted_on_english(probe: Any) -> bool:
+    """Whether ``probe`` was fitted on English sense counts (the shipped probes: WordNet)."""
+    return probe is not None and "WordNet" in str(probe.meta.get("trained_on", ""))
+
+
 def build_lexicon_pipeline(request: LexiconBuildRequest) -> LexiconBuild:
     """Check, load, count the corpus, score, induce senses, save OUTPUT, remove the
     checkpoints. Raises BuildStopped on Ctrl-C; a coded error after the first
@@ -225,6 +230,8 @@ def _build(request: LexiconBuildRequest, checkpoints: Path, files: List[Path]) -
         build.warnings.append(
             warning.format(n_tokens=lexicon.n_occurrences, minimum=SMALL_CORPUS_TOKENS, name=component.name)
         )
+    if component.score_source == "probe" and nlp.lang != "en" and fitted_on_english(component.probe):
+        build.warnings.append(Warnings.W058.format(lang=nlp.lang, name=component.name))
     if request.senses is not False and lexicon.sample is not None:
         uncalibrated = component.uncalibrated_evidence()
         if uncalibrated is not None:
