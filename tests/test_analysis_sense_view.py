@@ -146,7 +146,7 @@ def test_render_senses_misuse_is_coded_and_an_empty_drawing_warns_why(sense_nlp,
     # the page's own <title> is the title given (a browser tab names it), not displaCy's
     assert "<title>&lt;script&gt;alert(1)&lt;/script&gt;</title>" in page and "<title>displaCy</title>" not in page
     assert "<title>Word senses (spacy-ctxvec)</title>" in render_senses(doc, page=True)
-    assert '<html lang="en">' in page and "direction: ltr" in page
+    assert '<html lang="en" dir="ltr">' in page and "direction: ltr" in page
 
 
 def test_a_pipeline_without_senses_is_e612_before_the_text_is_run(tiny_nlp, tmp_path, monkeypatch):

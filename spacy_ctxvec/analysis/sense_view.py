@@ -130,7 +130,9 @@ def _render_spans(doc: Doc, spans: List[SenseSpan], *, page: bool, title: Option
         return drawn
     # displaCy's page is titled "displaCy": a browser tab says what the page is instead
     tab_title = html_text.escape(tab) if tab else escaped or PAGE_TITLE
-    return drawn.replace("<title>displaCy</title>", f"<title>{tab_title}</title>", 1)
+    drawn = drawn.replace("<title>displaCy</title>", f"<title>{tab_title}</title>", 1)
+    # displaCy sets the direction in CSS only; browsers and screen readers read <html dir>
+    return drawn.replace(f'<html lang="{doc.lang_}">', f'<html lang="{doc.lang_}" dir="{direction}">', 1)
 
 
 @dataclass(frozen=True)
