@@ -90,3 +90,20 @@ def test_sense_labels_leave_out_the_stop_words_of_the_pipelines_language(tiny_be
     senses = nlp.get_pipe("ctxvec_polysemy").senses
     words = {w for key in senses.keys for s in senses.senses_of(key) for w in (s.label or "").split(", ") if w}
     assert words and not words & german_stops  # 'river', 'hotel', 'apple', 'bank'... but never 'die' or 'der'
+
+
+def test_a_text_typed_with_combining_marks_finds_its_words(tiny_bert_dir, tmp_path):
+    """build-lexicon reads corpora composed (NFC); nlp("... Ba\\u0308r ...") typed with a
+    combining diaeresis found no count and no sense for the word (a German walkthrough)."""
+    import unicodedata
+
+    from .conftest import make_sense_nlp
+
+    lines = ["der bär am river", "ein bär im hotel", "the bank of the river"] * 6
+    nlp = make_sense_nlp(str(tiny_bert_dir), lines, tmp_path)
+    composed = nlp("der bär am river")
+    decomposed = nlp(unicodedata.normalize("NFD", "der bär am river"))
+    assert decomposed[1].text != composed[1].text and composed[1]._.polysemy_count > 0
+    assert decomposed[1]._.polysemy_count == composed[1]._.polysemy_count
+    assert decomposed[1]._.sense == composed[1]._.sense is not None
+    assert decomposed[3]._.polysemy_count == composed[3]._.polysemy_count  # the others as before

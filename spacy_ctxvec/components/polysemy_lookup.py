@@ -3,6 +3,7 @@ table by string hash, each token's row found at once, and the POLYSEMY_DTYPE rec
 one Doc. The Doc's contextual vectors must be those the lexicon was built from: the same
 width (E219 / E604) and, where both record it, the same layers, pooling and model (E043)."""
 
+import unicodedata
 from typing import Any, Dict, Optional, Sequence, Set, Tuple
 
 import numpy as np
@@ -94,9 +95,22 @@ def look_up(
             if made is not None and vectors_differ(expected, made):
                 raise CtxvecError(Errors.E043.format(name=name, lexicon=expected, doc=made))
     ids = doc.to_array(KEY_ATTRS[key]).astype(np.uint64)
+    if not unicodedata.is_normalized("NFC", doc.text):  # "Tu\u0308r" typed with a combining mark
+        ids = composed_where_missing(doc, key, ids, table["hashes"])
     positions = np.minimum(np.searchsorted(table["hashes"], ids), len(table["hashes"]) - 1)
     found = table["hashes"][positions] == ids
     return vectors, np.asarray(mask, dtype=bool), found, table["rows"][positions]
+
+
+# The token attribute holding the string of each key mode (KEY_ATTRS holds its id).
+KEY_TEXT = {"lower": "lower_", "text": "text", "lemma": "lemma_"}
+
+
+def composed_where_missing(doc: Doc, key: str, ids: np.ndarray, hashes: np.ndarray) -> np.ndarray:
+    """``ids`` where ``hashes`` holds them; else the id of the token's key composed (NFC),
+    as build-lexicon reads its corpora: a text typed with combining marks finds its words."""
+    composed = [get_string_id(unicodedata.normalize("NFC", getattr(token, KEY_TEXT[key]))) for token in doc]
+    return np.where(np.isin(ids, hashes), ids, np.array(composed, dtype=np.uint64))
 
 
 def polysemy_records(
