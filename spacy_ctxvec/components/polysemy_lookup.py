@@ -95,22 +95,33 @@ def look_up(
             if made is not None and vectors_differ(expected, made):
                 raise CtxvecError(Errors.E043.format(name=name, lexicon=expected, doc=made))
     ids = doc.to_array(KEY_ATTRS[key]).astype(np.uint64)
-    if not unicodedata.is_normalized("NFC", doc.text):  # "Tu\u0308r" typed with a combining mark
-        ids = composed_where_missing(doc, key, ids, table["hashes"])
-    positions = np.minimum(np.searchsorted(table["hashes"], ids), len(table["hashes"]) - 1)
-    found = table["hashes"][positions] == ids
+    positions, found = _positions(table["hashes"], ids)
+    if not found.all():  # "Tu\u0308r" typed with a combining mark: looked up composed, as corpora are read
+        composed = composed_where_missing(doc, key, ids, ~found)
+        if (composed != ids).any():
+            positions, found = _positions(table["hashes"], composed)
     return vectors, np.asarray(mask, dtype=bool), found, table["rows"][positions]
+
+
+def _positions(hashes: np.ndarray, ids: np.ndarray) -> Tuple[np.ndarray, np.ndarray]:
+    """(each id's position in the sorted ``hashes``, clipped; whether it is there)."""
+    positions = np.minimum(np.searchsorted(hashes, ids), len(hashes) - 1)
+    return positions, hashes[positions] == ids
 
 
 # The token attribute holding the string of each key mode (KEY_ATTRS holds its id).
 KEY_TEXT = {"lower": "lower_", "text": "text", "lemma": "lemma_"}
 
 
-def composed_where_missing(doc: Doc, key: str, ids: np.ndarray, hashes: np.ndarray) -> np.ndarray:
-    """``ids`` where ``hashes`` holds them; else the id of the token's key composed (NFC),
-    as build-lexicon reads its corpora: a text typed with combining marks finds its words."""
-    composed = [get_string_id(unicodedata.normalize("NFC", getattr(token, KEY_TEXT[key]))) for token in doc]
-    return np.where(np.isin(ids, hashes), ids, np.array(composed, dtype=np.uint64))
+def composed_where_missing(doc: Doc, key: str, ids: np.ndarray, missing: np.ndarray) -> np.ndarray:
+    """``ids``, with the id of the token's key composed (NFC) where ``missing``, as
+    build-lexicon reads its corpora: a text typed with combining marks finds its words."""
+    composed = ids.copy()
+    for i in np.flatnonzero(missing).tolist():
+        text = getattr(doc[i], KEY_TEXT[key])
+        if not text.isascii():  # ASCII is NFC already
+            composed[i] = get_string_id(unicodedata.normalize("NFC", text))
+    return composed
 
 
 def polysemy_records(

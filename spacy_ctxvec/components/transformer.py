@@ -230,7 +230,7 @@ def check_no_retokenizer_between(nlp: Language, transformer: str, name: str) -> 
     """E046 where a component between ``transformer`` and ``name`` is declared to
     retokenize (spaCy's ``retokenizes`` meta: merge_entities, merge_noun_chunks...): its
     merged Docs would no longer line up with the transformer's output."""
-    names = [component for component, _ in nlp.components]
+    names = nlp.component_names
     if transformer not in names or name not in names:
         return
     for between in names[names.index(transformer) + 1 : names.index(name)]:
