@@ -362,3 +362,21 @@ def test_resume_without_a_checkpoint_says_it_starts_from_the_first_document(tiny
             tiny_nlp, corpus, batch_size=8, progress=False, checkpoint_dir=tmp_path / "nothing-here", resume=True
         )
     assert result.resumed_from == 0 and result.n_docs == 12
+
+
+def test_progress_with_max_docs_shows_a_total_and_ends_where_the_corpus_does():
+    """With --max-docs the bar had no total, so no percentage or time left; a corpus
+    shorter than --max-docs ends the bar at 100%, an interrupted build does not."""
+    out = io.StringIO()
+    bar = _Progress(True, 0, file=out, total=1000)
+    for _ in range(300):
+        bar.update(1, 10)
+    bar.close(finished=True)
+    assert "300/300" in out.getvalue().rsplit("\r", 1)[-1]
+    out = io.StringIO()
+    bar = _Progress(True, 0, file=out, total=1000)
+    for _ in range(300):
+        bar.update(1, 10)
+    bar.close()
+    last = out.getvalue().rsplit("\r", 1)[-1]
+    assert "300/1000" in last and "30%" in last, last

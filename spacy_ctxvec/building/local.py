@@ -81,13 +81,16 @@ class _Progress:
     show only when the next batch is done). Off a terminal (a log file) it is drawn at most
     every LOG_REDRAW_S."""
 
-    def __init__(self, enabled: bool, initial_docs: int, file: Optional[Any] = None) -> None:
+    def __init__(
+        self, enabled: bool, initial_docs: int, file: Optional[Any] = None, total: Optional[int] = None
+    ) -> None:
         from tqdm import tqdm
 
         on_terminal = bool(getattr(file if file is not None else sys.stderr, "isatty", lambda: False)())
         self.redraw_s = REDRAW_S if on_terminal else LOG_REDRAW_S
         self.bar = tqdm(
             unit="doc",
+            total=total,
             initial=initial_docs,
             disable=not enabled,
             dynamic_ncols=True,
@@ -122,10 +125,13 @@ class _Progress:
             if self.waiting or self.bar.n != self.bar.last_print_n:
                 self.bar.refresh()
 
-    def close(self) -> None:
+    def close(self, finished: bool = False) -> None:
+        """``finished``: the corpus was read to its end (before ``total``: the bar ends at 100%)."""
         self.stopped.set()
         if self.redrawing is not None:
             self.redrawing.join()
+        if finished and self.bar.total is not None:
+            self.bar.total = self.bar.n
         self.bar.close()
 
 
@@ -216,9 +222,10 @@ def build_lexicon_local(
         stream = itertools.islice(stream, max_docs)
     if state is not None:
         _skip_counted(stream, state, corpus, checkpoint_path, digest)
-    bar = _Progress(progress, docs_done)
+    bar = _Progress(progress, docs_done, total=max_docs)
     pool = _start_pool(nlp, n_process) if n_process > 1 else None
     start = time.perf_counter()
+    finished = False
     try:
         for shard in minibatch(stream, size=shard_size):
             if pool is None:
@@ -242,8 +249,9 @@ def build_lexicon_local(
                 write_checkpoint(
                     checkpoint_path, Checkpoint(docs_done, lexicon, n_tokens, digest.hexdigest()), fingerprint
                 )
+        finished = True
     finally:
-        bar.close()
+        bar.close(finished)
         if pool is not None:
             pool.shutdown(cancel_futures=True)
     if lexicon is None:
