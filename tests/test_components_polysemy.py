@@ -821,6 +821,21 @@ def test_a_sourced_polysemy_refuses_vectors_of_other_layers_than_its_lexicon(sen
         sourced_into([1])(text)
 
 
+def test_a_sourced_polysemy_placed_first_names_the_pipeline_it_was_initialized_in(sense_nlp, tmp_path):
+    """A component sourced into another pipeline kept its first pipeline's reference, so
+    E218 said "(this Doc's pipeline)"; nlp.initialize() (spacy train, assemble) gives it
+    the pipeline it runs in."""
+    sense_nlp.to_disk(tmp_path / "built")
+    built = spacy.load(tmp_path / "built")
+    nlp = spacy.blank("en")
+    nlp.add_pipe("transformer", source=built)
+    nlp.add_pipe("ctxvec_polysemy", source=built)
+    nlp.add_pipe("ctxvec_context", source=built)
+    nlp.initialize()
+    with pytest.raises(CtxvecError, match=r"E218.*pipeline \['transformer', 'ctxvec_polysemy', 'ctxvec_context'\]"):
+        nlp(SENSE_TEXTS[0])
+
+
 def test_evidence_thresholds_on_other_vectors_than_they_were_measured_on_warn(sense_nlp):
     """The evidence rule's thresholds were measured on MiniLM layer 5: on the tiny model's
     last layer, inducing senses warns (W033) and names the vectors; under the spread test,

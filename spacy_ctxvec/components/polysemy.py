@@ -362,18 +362,17 @@ class Polysemy(DocAnnotator):
         sample_size: int = DEFAULT_SAMPLE_SIZE,
         sample_contexts: bool = True,
     ) -> None:
-        """Load the lexicon from ``lexicon_path`` (a Lexicon directory) or build it from
-        ``corpus`` (e.g. spacy-ctxvec.lexicon_corpus.v1); with neither, keep it as is.
-        ``sample_size`` K (DEFAULT_SAMPLE_SIZE): a lexicon built from ``corpus`` keeps up
-        to K occurrences per type (types below ``min_count`` keep none), each with its
-        context vector unless ``sample_contexts`` is false, and with ``senses = true``
-        the senses are induced from it (E602 for ``senses = true`` with K = 0, as in
-        build-lexicon). With ``senses = true``, a lexicon loaded from ``lexicon_path``
-        (E237 for a saved pipeline: give its lexicon folder) gets senses induced from its
-        sample, where it has one. With ``nlp``, the shipped polysemy
-        probe of its model is used if it fits the lexicon (``attach_shipped_probe``)."""
+        """Load the lexicon from ``lexicon_path`` (a Lexicon directory) or build it from ``corpus`` (e.g.
+        spacy-ctxvec.lexicon_corpus.v1); with neither, keep it as is. ``sample_size`` K (DEFAULT_SAMPLE_SIZE):
+        a lexicon built from ``corpus`` keeps up to K occurrences per type (types below ``min_count`` keep
+        none), each with its context vector unless ``sample_contexts`` is false, and with ``senses = true`` the
+        senses are induced from it (E602 for ``senses = true`` with K = 0, as in build-lexicon). With ``senses
+        = true``, a lexicon loaded from ``lexicon_path`` (E237 for a saved pipeline: give its lexicon folder)
+        gets senses induced from its sample, where it has one. With ``nlp`` (the pipeline it runs in, also when
+        sourced), the shipped polysemy probe of its model is used if it fits the lexicon."""
         if lexicon_path is not None and corpus is not None:
             raise CtxvecError(Errors.E227.format(name=self.name))
+        self._nlp_ref = NlpRef(nlp) if nlp is not None else self._nlp_ref
         if lexicon_path is not None:
             self.set_lexicon(Lexicon.from_disk(_lexicon_directory(lexicon_path)), nlp=nlp)
             if self.induce and self.lexicon is not None and self.lexicon.sample is not None:
