@@ -51,6 +51,7 @@ import os
 import pstats
 import random
 import re
+import sys
 import time
 from pathlib import Path
 from statistics import median
@@ -468,11 +469,14 @@ def main() -> None:
         runs = methods(nlp, texts, caps, pipeline_caps, span_caps, args.stages, args.buffers)
         times: Dict[str, List[Tuple[float, float]]] = {name: [] for name in runs}
         order = random.Random(0)
-        for _ in range(args.rounds):
+        started = time.perf_counter()
+        for round_number in range(1, args.rounds + 1):
             names = list(runs)
             order.shuffle(names)  # no method always runs right after the same one
             for name in names:
                 times[name].append(timed(runs[name]))
+            elapsed = time.perf_counter() - started
+            print(f"{title}: round {round_number}/{args.rounds} done ({elapsed:.0f} s)", file=sys.stderr, flush=True)
         n_words = sum(len(nlp.make_doc(text)) for text in texts)
         print(table(f"{title} ({n_words} spaCy tokens), medians and fastest of {args.rounds} rounds", times))
         raw[title] = times
