@@ -166,6 +166,12 @@ class PipelineErrors:
         "'{retokenizer}' before '{transformer}', or after '{name}' and the components that "
         "read its vectors."
     )
+    E047 = (
+        "The transformer's span getter (spacy-transformers.strided_spans.v1) has window "
+        "{window} and stride {stride}: {problem}. Set a stride from 1 to the window in "
+        "[components.transformer.model.get_spans] (the default config has window 128 and "
+        "stride 96: windows overlap by 32 tokens, so most tokens have context on both sides)."
+    )
 
     # Static vectors (E1xx)
     E101 = (
