@@ -163,3 +163,31 @@ def test_the_first_docs_leave_the_pipeline_after_one_transformer_batch(tiny_bert
     first = next(stream)
     assert first._.context_vec is not None and calls == [len(TEXTS)]
     assert len([first, *stream]) == len(TEXTS) * 4 and calls == [len(TEXTS)] * 4
+
+
+def test_a_pickled_pipeline_has_the_attributes_in_a_fresh_process(tiny_bert_dir, tmp_path):
+    """A pipeline pickled to another process (joblib, a process pool) ran there, but every
+    ._ attribute was spaCy's [E046]: the factories that register them do not run on
+    unpickling. Unpickled components register them, and the values are the original's."""
+    import subprocess
+    import sys
+
+    from .conftest import make_trf_nlp
+
+    nlp = make_trf_nlp(str(tiny_bert_dir), components=["ctxvec_static", "ctxvec_context"])
+    doc = nlp("the bank of the river")
+    (tmp_path / "nlp.pkl").write_bytes(pickle.dumps(nlp))
+    np.save(tmp_path / "expected.npy", np.stack([doc[1]._.context_vec, doc[1]._.static_vec]))
+    script = (
+        "import pickle, sys, numpy as np\n"
+        "from pathlib import Path\n"
+        "tmp = Path(sys.argv[1])\n"
+        "doc = pickle.loads((tmp / 'nlp.pkl').read_bytes())('the bank of the river')\n"
+        "expected = np.load(tmp / 'expected.npy')\n"
+        "assert np.allclose(doc[1]._.context_vec, expected[0], atol=1e-6)\n"
+        "assert np.array_equal(doc[1]._.static_vec, expected[1])\n"
+        "print('OK')\n"
+    )
+    proc = subprocess.run([sys.executable, "-c", script, str(tmp_path)], capture_output=True, text=True, timeout=300)
+    assert proc.returncode == 0, proc.stderr[-2000:]
+    assert "OK" in proc.stdout

@@ -1,13 +1,14 @@
 """Base class of the spacy-ctxvec components: a Pipe that annotates Docs one at a time."""
 
 import weakref
-from typing import Iterable, Iterator, List, Optional, Sequence
+from typing import Any, Callable, Iterable, Iterator, List, Optional, Sequence, Tuple, cast
 
 import numpy as np
 from spacy.language import Language
 from spacy.pipeline import Pipe
 from spacy.tokens import Doc
 
+from ..attributes import install_extensions
 from ..errors import CtxvecError, Errors
 
 SUPPORTED_DTYPES = ("float32", "float16")
@@ -45,7 +46,22 @@ def excluded(field: str, exclude: Iterable[str]) -> bool:
     return field in set(exclude)
 
 
-class DocAnnotator(Pipe):
+def unpickled(reconstruct: Callable[..., Any], args: Sequence[Any]) -> Any:
+    """A component made by unpickling (a pipeline sent to another process): its factory,
+    which registers the token attributes, does not run there, so this does."""
+    install_extensions()
+    return reconstruct(*args)
+
+
+class RegistersOnUnpickle:
+    """Mixin of our components: unpickled, they register the token attributes (``unpickled``)."""
+
+    def __reduce__(self) -> Any:
+        reduced = cast(Tuple[Any, ...], super().__reduce__())  # spaCy's Pipe: (reconstruct, args, state)
+        return (unpickled, (reduced[0], reduced[1]), *reduced[2:])
+
+
+class DocAnnotator(RegistersOnUnpickle, Pipe):
     """__call__ and pipe over ``set_annotations``; subclasses implement that."""
 
     _nlp_ref: Optional[NlpRef] = None  # set by the factory: the pipeline it runs in

@@ -27,7 +27,7 @@ from thinc.api import Config, Model
 
 from ..attributes import TRANSFORMER_MODEL, install_extensions, set_doc_value
 from ..errors import CtxvecError, Errors
-from .base import MAX_BATCH_TOKENS, token_bounded_batches
+from .base import MAX_BATCH_TOKENS, RegistersOnUnpickle, token_bounded_batches
 from .model_inputs import FingerprintCache
 
 DEFAULT_MAX_BUFFER_TOKENS = MAX_BATCH_TOKENS
@@ -84,7 +84,7 @@ def make_buffered_transformer(
     )
 
 
-class BufferedTransformer(Transformer):
+class BufferedTransformer(RegistersOnUnpickle, Transformer):
     """``Transformer`` whose ``pipe`` buffers at most ``batch_size`` Docs and
     ``max_buffer_tokens`` spaCy tokens (a longer Doc gets a buffer of its own). The
     bound is a Python attribute, not part of ``cfg``, so it always comes from the config
