@@ -138,6 +138,15 @@ def test_placed_before_ctxvec_context_is_e218_with_or_without_a_lexicon(tiny_pip
     before.add_pipe("ctxvec_polysemy", before="ctxvec_context")
     with pytest.raises(CtxvecError, match=r"E218.*pipeline \['transformer', 'ctxvec_polysemy', 'ctxvec_context'\]"):
         before("the bank")
+    # ctxvec_context disabled: the message says so (it listed the enabled components only)
+    with after.select_pipes(disable=["ctxvec_context"]):
+        with pytest.raises(
+            CtxvecError, match=r"E218.*\['transformer', 'ctxvec_polysemy'\] \(disabled: \['ctxvec_context'\]\)"
+        ):
+            after("the bank")
+    # made outside a pipeline: "The pipeline that made this Doc needs ..." (it read "(this Doc's pipeline)")
+    with pytest.raises(CtxvecError, match=r"E218\] .*The pipeline that made this Doc needs 'transformer'"):
+        Polysemy(min_count=2)(after.make_doc("the bank"))
 
 
 def test_key_mismatch_and_bad_settings():

@@ -81,7 +81,7 @@ from ..types import CorpusItem
 from .base import DocAnnotator, NlpRef
 from .induction_config import fold_legacy_settings
 from .model_inputs import pipeline_model_fingerprint, type_input_embeddings
-from .polysemy_lookup import UNKNOWN_PIPELINE, key_table, label_stop_words, look_up, polysemy_records, score_table
+from .polysemy_lookup import key_table, label_stop_words, look_up, pipeline_order, polysemy_records, score_table
 from .polysemy_state import (
     CFG_FILE,
     INPUTS_DIR,
@@ -331,8 +331,7 @@ class Polysemy(DocAnnotator):
         return Warnings.W033.format(name=self.name, measured=TABLES_VECTORS, vectors=made, model=model)
 
     def set_annotations(self, docs: Sequence[Doc]) -> None:
-        nlp = self.running_pipeline()  # for E218: its order
-        pipe_names = nlp.pipe_names if nlp is not None else UNKNOWN_PIPELINE
+        pipe_names = pipeline_order(self.running_pipeline())  # for E218
         for doc in docs:
             records = polysemy_records(doc, self._table, key=self.key, name=self.name, pipe_names=pipe_names)
             arrays = {POLYSEMY_ARRAY: records}

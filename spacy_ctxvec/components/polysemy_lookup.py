@@ -66,7 +66,14 @@ def score_table(
 
 
 # E218's pipeline where the component does not know its own (made outside a pipeline).
-UNKNOWN_PIPELINE = "(this Doc's pipeline)"
+UNKNOWN_PIPELINE = "that made this Doc"
+
+
+def pipeline_order(nlp: Optional[Language]) -> str:
+    """E218's pipeline: its enabled components in order, and the disabled ones."""
+    if nlp is None:
+        return UNKNOWN_PIPELINE
+    return str(nlp.pipe_names) + (f" (disabled: {nlp.disabled})" if nlp.disabled else "")
 
 
 def look_up(
