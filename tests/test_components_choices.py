@@ -167,3 +167,72 @@ def test_vectors_label_names_layers_counted_from_either_end_alike():
     assert vectors_label(LayerSelection((5,), concat_of_layers), pool_first, 7) == "layer 5 of 6, pooled by pool_first"
     with pytest.raises(CtxvecError, match="E003"):
         vectors_label(LayerSelection((9,), mean_of_layers), pool_mean, 7)
+
+
+@registry.misc("test-ctxvec.rows_pooling.v1")
+def configure_rows_pooling():
+    """One row per wordpiece: the wrong number of rows for tokens of several wordpieces."""
+
+    def pool_rows(rows, lengths):
+        return rows
+
+    return pool_rows
+
+
+@registry.misc("test-ctxvec.nan_pooling.v1")
+def configure_nan_pooling():
+    def pool_nan(rows, lengths):
+        return pool_mean(rows, lengths) * np.nan
+
+    return pool_nan
+
+
+@registry.misc("test-ctxvec.scaled_pooling.v1")
+def configure_scaled_pooling(weight: float):
+    def pool_scaled(rows, lengths):
+        return pool_mean(rows, lengths) * (1.0 + weight)
+
+    return pool_scaled
+
+
+def custom_pipeline(tiny_bert_dir, pooling):
+    nlp = spacy.blank("en")
+    nlp.add_pipe("transformer", config=transformer_config(str(tiny_bert_dir), window=8, stride=6))
+    nlp.add_pipe("ctxvec_context", config={"pooling": pooling})
+    nlp.initialize()
+    return nlp
+
+
+def test_a_custom_pooling_of_the_wrong_rows_or_nan_is_a_coded_error_not_other_tokens_vectors(tiny_bert_dir):
+    """A registered pooling giving a row per wordpiece gave tokens other tokens' vectors
+    without a word (fewer rows: an IndexError traceback), and one giving NaN put NaN on the
+    Doc: both are E049, naming the function (here at nlp.initialize(), which pools a word)."""
+    with pytest.raises(CtxvecError, match=r"CTX-E049.*pool_rows returned shape \(\d+, 32\) for \d+ tokens"):
+        custom_pipeline(tiny_bert_dir, {"@misc": "test-ctxvec.rows_pooling.v1"})(TEXT)
+    with pytest.raises(CtxvecError, match="CTX-E049.*pool_nan returned NaN or infinite values"):
+        custom_pipeline(tiny_bert_dir, {"@misc": "test-ctxvec.nan_pooling.v1"})(TEXT)
+
+
+def test_a_custom_pooling_is_labelled_with_its_settings(tiny_bert_dir):
+    """The vectors label named a custom pooling by its function's name only, so two
+    settings of one pooling (other vectors) had one label, which E043 compares."""
+    labels = {
+        weight: custom_pipeline(tiny_bert_dir, {"@misc": "test-ctxvec.scaled_pooling.v1", "weight": weight})(
+            TEXT
+        )._.ctxvec_context_source
+        for weight in (0.0, 5.0)
+    }
+    assert labels[0.0].startswith("the last layer, pooled by pool_scaled (weight=0.0)")
+    assert labels[5.0].startswith("the last layer, pooled by pool_scaled (weight=5.0)")
+
+
+@pytest.mark.parametrize(
+    "setting,block",
+    [("pooling", {"@misc": "spacy-ctxvec.last_layer.v1"}), ("layers", {"@misc": "spacy-ctxvec.mean_pooling.v1"})],
+)
+def test_a_layer_choice_given_as_pooling_or_the_reverse_is_a_coded_error(setting, block):
+    """pooling = spacy-ctxvec.last_layer.v1 was "TypeError: 'LayerSelection' object is not
+    callable" on the first text."""
+    nlp = spacy.blank("en")
+    with pytest.raises(CtxvecError, match=rf"CTX-E048.*\[components.ctxvec_context.{setting}\] is "):
+        nlp.add_pipe("ctxvec_context", config={setting: block})

@@ -172,6 +172,16 @@ class PipelineErrors:
         "[components.transformer.model.get_spans] (the default config has window 128 and "
         "stride 96: windows overlap by 32 tokens, so most tokens have context on both sides)."
     )
+    E048 = (
+        "'{name}': [components.{name}.{setting}] is {got}, not {expected}. Name a registered "
+        "function that returns one there, e.g. {example}."
+    )
+    E049 = (
+        "'{name}': the pooling function {pooling} returned {got} for {n_tokens} tokens, but "
+        "a pooling function returns one finite row per token: an array (n_tokens, width), "
+        "given the wordpiece rows (n_wordpieces, width) and each token's number of "
+        "wordpieces (n_tokens,), which may be 0 (give such a token a zero row)."
+    )
 
     # Static vectors (E1xx)
     E101 = (

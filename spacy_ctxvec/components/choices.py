@@ -2,15 +2,20 @@
 and layer selection ([components.ctxvec_context.layers])."""
 
 from dataclasses import dataclass
-from typing import List, Optional, Tuple
+from typing import Any, List, Optional, Tuple
 
 from spacy.util import registry
+from thinc.api import get_array_module
 
 from ..errors import CtxvecError, Errors
 from ..ops.fingerprint import with_model
 from ..ops.layers import concat_of_layers, mean_of_layers, resolve_layers
 from ..ops.pooling import pool_first, pool_first_last, pool_last, pool_max, pool_mean
 from ..types import LayerCombineFn, PoolingFn
+
+BUILT_IN_POOLINGS = (pool_mean, pool_first, pool_last, pool_max, pool_first_last)
+# Setting types that name what a pooling function was configured with in its label.
+_SETTING_TYPES = (bool, int, float, str, tuple)
 
 
 @registry.misc("spacy-ctxvec.mean_pooling.v1")
@@ -84,6 +89,67 @@ def configure_concat_layers(layers: List[int]) -> LayerSelection:
     return LayerSelection(layers=_layer_tuple(layers), combine=concat_of_layers)
 
 
+def checked_choices(name: str, pooling: Any, layers: Any) -> PoolingFn:
+    """``pooling`` as ctxvec_context uses it: E048 where ``pooling`` or ``layers`` is not what
+    its setting takes; a pooling function other than ours is checked on every call (E049)."""
+    if not isinstance(layers, LayerSelection):
+        example = "spacy-ctxvec.last_layer.v1 or spacy-ctxvec.mean_layers.v1"
+        raise CtxvecError(
+            Errors.E048.format(
+                name=name, setting="layers", got=_kind(layers), expected="a layer selection", example=example
+            )
+        )
+    if not callable(pooling) or isinstance(pooling, LayerSelection):
+        example = "spacy-ctxvec.mean_pooling.v1"
+        raise CtxvecError(
+            Errors.E048.format(
+                name=name, setting="pooling", got=_kind(pooling), expected="a pooling function", example=example
+            )
+        )
+    return pooling if pooling in BUILT_IN_POOLINGS else CheckedPooling(name, pooling)
+
+
+class CheckedPooling:
+    """A pooling function other than ours, its every output checked: one finite row per
+    token (E049). Pickles where the function does."""
+
+    def __init__(self, component: str, pooling: PoolingFn) -> None:
+        self.component, self.pooling = component, pooling
+
+    def __call__(self, rows: Any, lengths: Any) -> Any:
+        pooled = self.pooling(rows, lengths)
+        shape = getattr(pooled, "shape", None)
+        if shape is None or len(shape) != 2 or shape[0] != len(lengths):
+            self._fail(f"shape {tuple(shape)}" if shape is not None else _kind(pooled), len(lengths))
+        if not bool(get_array_module(pooled).isfinite(pooled).all()):
+            self._fail("NaN or infinite values", len(lengths))
+        return pooled
+
+    def _fail(self, got: str, n_tokens: int) -> None:
+        name = pooling_name(self.pooling)
+        raise CtxvecError(Errors.E049.format(name=self.component, pooling=name, got=got, n_tokens=n_tokens))
+
+
+def _kind(value: Any) -> str:
+    return f"{type(value).__name__} {value!r}"[:80]
+
+
+def pooling_name(pooling: Any) -> str:
+    """The pooling function's name, with the settings it was configured with where they
+    are plain values (a partial's keywords, a closure's variables): "pool_mean",
+    "pool_scaled (weight=0.5)"."""
+    pooling = pooling.pooling if isinstance(pooling, CheckedPooling) else pooling
+    settings = dict(getattr(pooling, "keywords", None) or {})
+    inner = getattr(pooling, "__wrapped__", pooling)
+    cells = getattr(inner, "__closure__", None) or ()
+    settings.update(zip(getattr(getattr(inner, "__code__", None), "co_freevars", ()), (c.cell_contents for c in cells)))
+    named = ", ".join(
+        f"{key}={value!r}" for key, value in sorted(settings.items()) if isinstance(value, _SETTING_TYPES)
+    )
+    name = getattr(getattr(pooling, "func", inner), "__name__", type(pooling).__name__)
+    return f"{name} ({named})" if named else name
+
+
 def vectors_label(
     layers: LayerSelection, pooling: PoolingFn, n_hidden: Optional[int], model: Optional[str] = None
 ) -> str:
@@ -96,7 +162,7 @@ def vectors_label(
 
 
 def _how_pooled(layers: LayerSelection, pooling: PoolingFn, n_hidden: Optional[int]) -> str:
-    pooled = f"pooled by {getattr(pooling, '__name__', type(pooling).__name__)}"
+    pooled = f"pooled by {pooling_name(pooling)}"
     if not layers.needs_hidden_states:
         return f"the last layer, {pooled}"
     if n_hidden is None:

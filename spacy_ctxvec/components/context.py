@@ -30,7 +30,7 @@ from ..ops.cosine import cosine
 from ..ops.layers import resolve_layers
 from ..types import PoolingFn
 from .base import DocAnnotator, NlpRef, excluded, vector_dtype
-from .choices import LayerSelection, vectors_label
+from .choices import LayerSelection, checked_choices, vectors_label
 from .lost_tokens import warn_of_lost_tokens
 from .model_inputs import FingerprintCache, transformer_fingerprint
 from .transformer import (
@@ -116,8 +116,7 @@ class ContextVectors(DocAnnotator):
     ) -> None:
         self.dtype = vector_dtype(dtype)
         self.name = name
-        self.pooling = pooling
-        self.layers = layers
+        self.pooling, self.layers = checked_choices(name, pooling, layers), layers
         self.drop_trf_data = drop_trf_data
         self.set_vector_hooks = set_vector_hooks
         self.width: Optional[int] = None
