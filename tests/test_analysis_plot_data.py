@@ -135,3 +135,14 @@ def test_a_word_the_model_reads_as_unknown_warns_and_a_cjk_word_names_the_tokeni
     assert len(occurrences.vectors) == 2 and occurrences.static_vectors is None
     with pytest.raises(CtxvecError, match=r"E402.*苹果.*\(lang 'en'\) does not split Chinese or Japanese"):
         word_occurrences("苹果", sentences, None, tiny_pipeline_dir)
+
+
+def test_layer_curves_and_word_occurrences_say_how_the_vectors_were_pooled(tmp_path, tiny_pipeline_dir):
+    """The pictures did not say which pooling (plot layers) or layer and pooling (plot
+    word) they show, so pictures of two configs could not be told apart."""
+    corpus = tmp_path / "c.txt"
+    corpus.write_text("the bank of the river .\nthe bank lent the money .\n" * 3, encoding="utf8")
+    curves = layer_self_similarity(tiny_pipeline_dir, corpus, min_count=2, max_texts=10)
+    assert curves.pooling == "pool_mean"
+    occurrences = word_occurrences("bank", corpus, None, tiny_pipeline_dir)
+    assert occurrences.context_source.startswith("the last layer, pooled by pool_mean")

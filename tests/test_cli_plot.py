@@ -65,7 +65,7 @@ def test_plot_word_case_sensitive_and_corpus_input(tiny_pipeline_dir, tmp_path):
         "1",
     )
     assert result.exit_code == 0, result.output
-    assert "(1 occurrence of 'Apple')" in result.output
+    assert "(1 occurrence of 'Apple';" in result.output
     assert_png(output)
 
 
@@ -82,7 +82,8 @@ def test_plot_word_on_identical_occurrences_warns_nothing(tiny_pipeline_dir, tmp
             "plot", "word", "apple", "--sentences", sentences, "-p", tiny_pipeline_dir, "-o", output, "-k", clusters
         )
     assert result.exit_code == 0, result.output
-    assert "(4 occurrences of 'apple')" in result.output
+    # which vectors the picture shows (a layers/pooling walkthrough could not tell two layers' pictures apart)
+    assert "(4 occurrences of 'apple'; contextual vectors: the last layer, pooled by pool_mean)" in result.output
     assert "Warning" not in result.output, result.output
     assert [str(w.message) for w in caught if "cluster" in str(w.message).lower()] == []
     assert_png(output)

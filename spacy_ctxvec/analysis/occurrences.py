@@ -10,7 +10,7 @@ import numpy as np
 from spacy.language import Language
 from spacy.tokens import Doc
 
-from ..attributes import SENSE_ARRAY, STATIC_ARRAY
+from ..attributes import CONTEXT_SOURCE, SENSE_ARRAY, STATIC_ARRAY
 from ..building.corpus import DEFAULT_ENCODING, CorpusReport, corpus_files, iter_corpus, skipped_line_warnings
 from ..building.shard import snippet  # the snippet of sampled occurrences too
 from ..errors import CtxvecError, Errors
@@ -87,6 +87,7 @@ class Occurrences:
     senses: Optional[np.ndarray] = None
     sense_labels: Dict[int, str] = field(default_factory=dict)
     n_static: int = 0  # occurrences with a static vector (static_vectors is None unless all have one)
+    context_source: Optional[str] = None  # doc._.ctxvec_context_source: how the vectors were made
 
 
 def collect_occurrences(
@@ -120,9 +121,10 @@ def collect_occurrences(
     snippets: List[str] = []
     senses: List[int] = []
     sense_labels: Dict[int, str] = {}
-    has_senses = False
+    has_senses, context_source = False, None
     for doc in nlp.pipe(candidates(), batch_size=batch_size):
         has_senses = has_senses or doc._.get(SENSE_ARRAY) is not None
+        context_source = context_source or doc._.get(CONTEXT_SOURCE)
         for token in doc:
             form = token.text if case_sensitive else token.lower_
             if form != needle or not token._.has_context_vec:
@@ -148,6 +150,7 @@ def collect_occurrences(
         senses=np.array(senses[:max_occurrences], dtype=np.int64) if has_senses else None,
         sense_labels=sense_labels,
         n_static=len(present_statics),
+        context_source=context_source,
     )
 
 
@@ -198,6 +201,7 @@ class LayerCurves(NamedTuple):
     baseline: np.ndarray
     adjusted_self_similarity: np.ndarray
     n_types: np.ndarray
+    pooling: str = ""  # the pipeline's pooling function, by name (components.choices.pooling_name)
 
 
 def layer_curves(lexicons_by_layer: Dict[int, Lexicon], min_count: int = 5) -> LayerCurves:

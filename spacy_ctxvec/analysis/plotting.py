@@ -20,6 +20,7 @@ except ImportError:
     raise CtxvecError(Errors.E405) from None
 
 from ..ops.cosine import pairwise_cosine
+from ..ops.fingerprint import pooling_of
 from ..ops.projection import choose_clusters, pca_2d, repel_labels
 from ..ops.text import least_size, shorten
 from .occurrences import Occurrences
@@ -103,14 +104,15 @@ def word_figure(
     *,
     explained: Optional[np.ndarray] = None,
     static_title: str = "static vectors",
+    context_title: str = "contextual vectors: cosine",
     silhouette: Optional[float] = None,
     group_names: Optional[Dict[int, str]] = None,
     grouping: Optional[str] = None,
 ) -> Figure:
     """One word's occurrences: a 2-D projection coloured by cluster (or by induced
     sense: ``group_names`` names each label, ``grouping`` says how they were made),
-    with the type centroid, beside the contextual and the static cosine matrices (None:
-    the static panel says ``static_title`` and draws no cosines).
+    with the type centroid, beside the contextual (titled ``context_title``) and the static
+    cosine matrices (None: the static panel says ``static_title`` and draws no cosines).
 
     Points are numbered 1..n; the numbers label the matrices too, and a key under
     the plots gives each number's context snippet.
@@ -173,7 +175,7 @@ def word_figure(
     # One colour scale for both matrices, starting just below the smallest cosine.
     lowest = np.min(context_cosine) if static_cosine is None else min(np.min(context_cosine), np.min(static_cosine))
     vmin = min(float(np.floor(lowest * 10) / 10), 0.9)
-    image = _cosine_panel(ax_context, context_cosine, numbers, "contextual vectors: cosine", vmin)
+    image = _cosine_panel(ax_context, context_cosine, numbers, context_title, vmin)
     if static_cosine is None:
         ax_static.axis("off")
         ax_static.text(
@@ -384,6 +386,8 @@ def word_picture(word: str, occurrences: Occurrences, *, clusters: int = 0, seed
         static_cosine,
         explained=explained,
         static_title=static_title,
+        context_title="contextual vectors: cosine"
+        + (f"\n({pooling_of(occurrences.context_source)})" if occurrences.context_source else ""),
         silhouette=silhouette,
         group_names=group_names,
         grouping=grouping,

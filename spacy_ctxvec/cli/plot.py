@@ -117,6 +117,7 @@ def plot_word_cli(
     from ..analysis.occurrences import check_text_source
     from ..analysis.plot_data import check_clusters, check_word, word_occurrences
     from ..analysis.plotting import word_picture
+    from ..ops.fingerprint import pooling_of
 
     word = check_word(word)  # one word, before any model loads
     check_text_source(sentences, corpus)  # the input before the output
@@ -128,7 +129,8 @@ def plot_word_cli(
     )
     path = save(word_picture(word, occurrences, clusters=clusters), output, overwrite)
     n = len(occurrences.vectors)
-    typer.echo(f"Wrote {path} ({n} occurrence{'' if n == 1 else 's'} of '{word}')")
+    how = f"; contextual vectors: {pooling_of(occurrences.context_source)}" if occurrences.context_source else ""
+    typer.echo(f"Wrote {path} ({n} occurrence{'' if n == 1 else 's'} of '{word}'{how})")
 
 
 # plot layers
@@ -156,7 +158,8 @@ def plot_layers_cli(
     curves = layer_self_similarity(
         pipeline, corpus, min_count=min_count, max_texts=max_texts, encoding=encoding, on_error=on_error
     )
-    title = f"Self-similarity per layer: {Path(pipeline).name} on {corpus.name}"
+    pooled = f", pooled by {curves.pooling}" if curves.pooling else ""
+    title = f"Self-similarity per layer: {Path(pipeline).name} on {corpus.name}{pooled}"
     figure = layer_figure(
         curves.layers, curves.mean_self_similarity, curves.baseline, title=title, n_types=curves.n_types.tolist()
     )
