@@ -54,6 +54,8 @@ def test_wic_json_and_table(default_pipeline_dir, wic_slice):
     assert "logistic[whitened+shift]" in table.output and "context/" not in table.output
     # The table says what runs before the minutes of work; --json keeps stdout JSON only.
     assert re.search(r"WiC: running [\d,]+ sentences through the pipeline", table.output)
+    # the pipeline line names its own layer, which the WiC score does not use alone
+    assert "WiC reads the target at every hidden state with the pipeline's pooling" in " ".join(table.output.split())
     assert re.search(r"accuracy [01]\.\d{3} \(", table.output)
 
 

@@ -139,8 +139,17 @@ def wic_cli(
         print_wic(report, split, n_missing)
 
 
+# The pipeline line names the pipeline's own layer setting, which WiC does not use alone.
+WIC_LAYERS_NOTE = (
+    "WiC reads the target at every hidden state with the pipeline's pooling, whatever layer the "
+    "pipeline's contextual vectors are set to: threshold[family/layer_N] reads layer N, "
+    "logistic[...] combines every layer"
+)
+
+
 def print_wic(report: Any, split: str, n_missing: int) -> None:
     msg.info(f"WiC {split}: {report.n_examples} examples; decisions fitted on {report.n_train} train examples")
+    msg.info(WIC_LAYERS_NOTE)
     rows = [
         (name, f"{v['train_cv_accuracy']:.3f}", f"{v['train_accuracy']:.3f}", f"{v['accuracy']:.3f}")
         for name, v in report.settings.items()
