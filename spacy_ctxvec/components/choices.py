@@ -15,7 +15,7 @@ from ..types import LayerCombineFn, PoolingFn
 
 BUILT_IN_POOLINGS = (pool_mean, pool_first, pool_last, pool_max, pool_first_last)
 # Setting types that name what a pooling function was configured with in its label.
-_SETTING_TYPES = (bool, int, float, str, tuple)
+_SETTING_TYPES = (bool, int, float, str)
 
 
 @registry.misc("spacy-ctxvec.mean_pooling.v1")
