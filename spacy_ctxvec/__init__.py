@@ -19,6 +19,8 @@ if TYPE_CHECKING:
     from .static.formats import load_static_vectors
     from .static.table import StaticVectorTable
 
+    __version__: str
+
 __all__ = [
     "BufferedTransformer",
     "make_buffered_transformer",
@@ -70,17 +72,19 @@ def _installed_version() -> str:
         return UNKNOWN_VERSION
 
 
-def __getattr__(name: str) -> Any:
-    """Import the module that defines a public name on first use, and keep the name here;
-    ``__version__`` is read from the installed metadata on first use."""
-    if name == "__version__":
-        globals()[name] = _installed_version()
-        return globals()[name]
-    if name not in _MODULE_OF:
-        raise AttributeError(f"module {__name__!r} has no attribute {name!r}")
-    value = getattr(import_module(_MODULE_OF[name], __name__), name)
-    globals()[name] = value
-    return value
+if not TYPE_CHECKING:  # a type checker reads the imports above: a name not among them is an error there
+
+    def __getattr__(name: str) -> Any:
+        """Import the module that defines a public name on first use, and keep the name here;
+        ``__version__`` is read from the installed metadata on first use."""
+        if name == "__version__":
+            globals()[name] = _installed_version()
+            return globals()[name]
+        if name not in _MODULE_OF:
+            raise AttributeError(f"module {__name__!r} has no attribute {name!r}")
+        value = getattr(import_module(_MODULE_OF[name], __name__), name)
+        globals()[name] = value
+        return value
 
 
 def __dir__() -> List[str]:
