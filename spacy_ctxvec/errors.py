@@ -220,3 +220,11 @@ class Warnings(metaclass=_ErrorsWithCodes):
         "a probe on sense counts of that language with `spacy-ctxvec fit-polysemy`. The senses do not "
         "depend on it unless split_by_probe decides the splits."
     )
+    W059 = (
+        "The tokenizer of '{transformer}' counts the space before a word into the word's first "
+        "wordpiece (in '{text}', a wordpiece covers {covered!r}, the space included), and spacy-transformers' "
+        "alignment gives a token the wordpieces of its characters and of the one after it, its trailing "
+        "space: every token's contextual vector then takes in the next word's first wordpiece too, and "
+        "tokens of spaces get vectors. Use a tokenizer whose offsets leave the space out (a byte-level BPE "
+        "tokenizer: trim_offsets = true in its post-processor), or read these vectors knowing it."
+    )

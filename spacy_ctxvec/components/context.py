@@ -33,6 +33,7 @@ from .base import DocAnnotator, NlpRef, excluded, vector_dtype
 from .choices import LayerSelection, checked_choices, vectors_label
 from .lost_tokens import warn_of_lost_tokens
 from .model_inputs import FingerprintCache, transformer_fingerprint
+from .tokenizer_checks import check_transformer_tokenizer
 from .transformer import (
     all_hidden_states,
     batch_trf_data_rows,
@@ -330,7 +331,7 @@ class ContextVectors(DocAnnotator):
             n_layers = getattr(getattr(hf_model, "config", None), "num_hidden_layers", None)
             if n_layers is not None:
                 resolve_layers(self.layers.layers, n_layers + 1)
-        cap_transformer_positions(nlp, self.name)
+        check_transformer_tokenizer(nlp, self.name)
         # Learn the output width once, so that empty Docs get (0, width) arrays too.
         probe = nlp.get_pipe(transformer_name)(nlp.make_doc("width"))
         self.width = pool_trf_data(probe._.trf_data, self.pooling, self.layers).shape[1]
@@ -350,7 +351,7 @@ class ContextVectors(DocAnnotator):
     def from_bytes(self, bytes_data: bytes, *, exclude: Iterable[str] = tuple()) -> "ContextVectors":
         if not excluded("cfg", exclude):
             self.width = srsly.msgpack_loads(bytes_data).get("width")
-        cap_transformer_positions(self.pipeline(), self.name)
+        check_transformer_tokenizer(self.pipeline(), self.name)
         return self
 
     def to_disk(self, path: Union[str, Path], *, exclude: Iterable[str] = tuple()) -> None:
@@ -364,28 +365,8 @@ class ContextVectors(DocAnnotator):
         if not excluded("cfg", exclude):
             self.width = srsly.read_json(cfg_path).get("width") if cfg_path.exists() else None
         # spaCy loads the components in pipeline order: the transformer before this one is loaded
-        cap_transformer_positions(self.pipeline(), self.name)
+        check_transformer_tokenizer(self.pipeline(), self.name)
         return self
-
-
-def cap_transformer_positions(nlp: Optional[Language], name: str) -> None:
-    """The tokenizer of the transformer before ``name``, where it was saved without
-    model_max_length (~1e30, one built from a vocab file), capped at the model's positions
-    (batching.cap_model_max_length): spacy-transformers' own ``transformer`` factory then
-    cuts long windows (W046) as ctxvec_transformer does, instead of indexing past the
-    position embeddings (PyTorch's IndexError). Nothing where no transformer is loaded."""
-    if nlp is None:
-        return
-    try:
-        pipe: Any = nlp.get_pipe(find_transformer(nlp, name))
-        model = pipe.model
-        loaded = model.tokenizer is not None and model.transformer is not None
-    except (CtxvecError, KeyError, AttributeError, IndexError, ValueError):
-        return
-    if loaded:
-        from .batching import cap_model_max_length  # imports spacy-transformers: not at CLI start-up
-
-        cap_model_max_length(model)
 
 
 def _linked_kind(component: Any) -> str:
