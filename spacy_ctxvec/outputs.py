@@ -23,7 +23,7 @@ import tempfile
 import threading
 from contextlib import contextmanager
 from pathlib import Path
-from typing import Callable, Dict, Iterable, Iterator, List, Mapping, Optional, Tuple, TypeVar, Union
+from typing import Any, Callable, Dict, Iterable, Iterator, List, Mapping, Optional, Tuple, TypeVar, Union
 
 from .errors import CtxvecError, Errors, Warnings
 from .types import PathLike
@@ -184,6 +184,18 @@ def write_file(path: PathLike, write: Callable[[Path], T], *, what: str, overwri
 
     temporary_name = f".{path.stem}.tmp-{_token()}{path.suffix}"
     return _write_staged(path, temporary_name, write, move_into_place, what=what)
+
+
+def save_word2vec(table: Any, path: PathLike, *, binary: bool = False, what: str = "vectors file") -> None:
+    """gensim's ``table.save_word2vec_format`` into ``path`` as given (its missing folders made):
+    gensim's smart_open reads a path beginning with "~" as the home folder, which a path here
+    never is (it is passed absolute); an OSError (a directory there, no space) is E703."""
+    path = Path(path)
+    try:
+        path.parent.mkdir(parents=True, exist_ok=True)
+        table.save_word2vec_format(str(path.absolute()), binary=binary)
+    except OSError as err:
+        raise CtxvecError(Errors.E703.format(what=what, path=path, reason=err.strerror or type(err).__name__)) from None
 
 
 def write_text(path: PathLike, text: str, *, what: str, overwrite: bool = False) -> None:

@@ -121,3 +121,50 @@ def test_a_config_file_is_refused_with_how_to_get_a_lexicon(tmp_path, senses):
     assert result.exit_code == 1 and "[CTX-E233]" in message and "is a config file" in message
     assert f"spacy-ctxvec build-lexicon {DEFAULT_CONFIG} CORPUS OUTPUT" in message
     assert "E225" not in result.output and "E606" not in result.output and list(tmp_path.iterdir()) == []
+
+
+def test_an_output_beginning_with_a_tilde_is_written_where_given_and_nowhere_else(lexicon, tmp_path, monkeypatch):
+    """'~/v.txt' (quoted: no shell expanded it) is a folder named '~' here, as every other
+    command reads it; gensim's writer read it as the home folder, so the temporary file was
+    left in $HOME and the command failed with E703 after the work."""
+    home = tmp_path / "home"
+    home.mkdir()
+    monkeypatch.setenv("HOME", str(home))
+    monkeypatch.chdir(tmp_path)
+    result = runner.invoke(app, ["export-static", "lex", "~/v.txt"])
+    assert result.exit_code == 0, result.output
+    assert (tmp_path / "~" / "v.txt").read_text(encoding="utf8").startswith("2 3\n")
+    assert list(home.iterdir()) == []
+
+
+def test_exporting_into_a_directory_from_python_is_a_coded_error(lexicon, tmp_path):
+    from spacy_ctxvec.errors import CtxvecError
+    from spacy_ctxvec.lexicon.export import export_static_vectors
+
+    with pytest.raises(CtxvecError, match=r"CTX-E703.*cannot be written: Is a directory"):
+        export_static_vectors(lexicon, tmp_path)  # was a bare IsADirectoryError
+
+
+def test_sense_vectors_whose_labels_cannot_be_written_leave_the_old_pair(tmp_path, monkeypatch):
+    """The vectors were replaced before the labels were written, so a labels file that
+    could not be written left new vectors beside old labels."""
+    from spacy_ctxvec.cli import export_static
+    from spacy_ctxvec.lexicon.sense_induction import induce_inventory
+
+    from .test_lexicon_sense_inventory import lexicon_with_sample, synthetic
+
+    keys, vectors, _, _ = synthetic()
+    induce_inventory(lexicon_with_sample(keys, vectors), min_count=5).to_disk(tmp_path / "senses")
+    (tmp_path / "v.txt").write_text("old vectors\n", encoding="utf8")
+    (tmp_path / "v.txt.labels.tsv").write_text("old labels\n", encoding="utf8")
+
+    def no_space(*args):
+        raise OSError(28, "No space left on device")
+
+    monkeypatch.setattr(export_static, "sense_labels_tsv", lambda inventory: no_space())
+    command = ["export-static", str(tmp_path / "senses"), str(tmp_path / "v.txt"), "--senses", "--overwrite"]
+    result = runner.invoke(app, command)
+    assert result.exit_code == 1
+    assert (tmp_path / "v.txt").read_text(encoding="utf8") == "old vectors\n"
+    assert (tmp_path / "v.txt.labels.tsv").read_text(encoding="utf8") == "old labels\n"
+    assert sorted(p.name for p in tmp_path.iterdir()) == ["senses", "v.txt", "v.txt.labels.tsv"]

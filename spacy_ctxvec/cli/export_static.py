@@ -42,10 +42,13 @@ def export_static_cli(
         labels = sense_labels_path(output)
         check_output(labels, what=LABELS, inputs={"SOURCE": source}, overwrite=overwrite, named_after="OUTPUT")
         inventory = load_senses(source)
-        n_written = write_file(
-            output, lambda tmp: export_sense_vectors(inventory, tmp, unit=unit), what=WHAT, overwrite=overwrite
-        )
-        write_text(labels, sense_labels_tsv(inventory), what=LABELS, overwrite=overwrite)
+
+        def vectors_then_labels(tmp: Path) -> int:  # labels that fail leave OUTPUT as it was
+            n_rows = export_sense_vectors(inventory, tmp, unit=unit)
+            write_text(labels, sense_labels_tsv(inventory), what=LABELS, overwrite=overwrite)
+            return n_rows
+
+        n_written = write_file(output, vectors_then_labels, what=WHAT, overwrite=overwrite)
         msg.good(
             f"Wrote {n_written} x {inventory.width} sense vectors of {len(inventory)} words (word2vec text) to "
             f"{output}, their labels to {labels}"

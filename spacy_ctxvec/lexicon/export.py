@@ -19,6 +19,7 @@ import numpy as np
 from ..errors import CtxvecError, Errors, Warnings
 from ..ops.cosine import normalise_rows
 from ..ops.text import tsv_text
+from ..outputs import save_word2vec
 from ..types import PathLike
 from .sense_inventory import SenseInventory
 from .statistics import Lexicon
@@ -54,9 +55,7 @@ def export_static_vectors(lexicon: Lexicon, output: PathLike, *, min_count: int 
     vectors = (lexicon.unit_centroids() if unit else lexicon.centroids())[chosen].astype(np.float32)
     table = KeyedVectors(vector_size=lexicon.width)
     table.add_vectors(keys[chosen].tolist(), vectors)
-    output = Path(output)
-    output.parent.mkdir(parents=True, exist_ok=True)
-    table.save_word2vec_format(str(output), binary=False)
+    save_word2vec(table, output)
     return int(chosen.sum())
 
 
@@ -101,9 +100,7 @@ def export_sense_vectors(senses: SenseInventory, output: PathLike, *, unit: bool
     vectors = normalise_rows(senses.vectors) if unit else senses.vectors.astype(np.float64)
     table = KeyedVectors(vector_size=senses.width)
     table.add_vectors([key for key, keep in zip(keys, writable) if keep], vectors[writable].astype(np.float32))
-    output = Path(output)
-    output.parent.mkdir(parents=True, exist_ok=True)
-    table.save_word2vec_format(str(output), binary=False)
+    save_word2vec(table, output)
     return int(writable.sum())
 
 

@@ -22,6 +22,7 @@ from wasabi import msg
 
 from ..building.corpus import DEFAULT_ENCODING, CorpusReport, corpus_files, iter_corpus, skipped_line_warnings
 from ..errors import CtxvecError, Errors
+from ..outputs import save_word2vec
 from ..types import PathLike
 
 WORD_PATTERN = re.compile(r"[^\W_]+")
@@ -138,7 +139,5 @@ def train_static_vectors(
     model.train(sentences, total_examples=model.corpus_count, epochs=epochs, callbacks=[_epoch_logger(epochs)])
     for warning in skipped_line_warnings(sentences.report.skipped):
         msg.warn(warning)
-    output = Path(output)
-    output.parent.mkdir(parents=True, exist_ok=True)
-    model.wv.save_word2vec_format(str(output), binary=binary)
+    save_word2vec(model.wv, output, binary=binary)
     return model.wv
