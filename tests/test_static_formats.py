@@ -159,8 +159,10 @@ def test_gensim_model_pickle_detected_by_magic_bytes(tmp_path):
 
 # Bad files
 def test_missing_file_and_unknown_format(tmp_path, keyed_vectors):
-    with pytest.raises(CtxvecError, match=r"E101.*nowhere\.txt"):
+    with pytest.raises(CtxvecError, match=r"E101.*nowhere\.txt' does not exist"):
         load_static_vectors(tmp_path / "nowhere.txt")
+    with pytest.raises(CtxvecError, match=r"E101.*' is a directory, not a file"):  # it said "does not exist"
+        load_static_vectors(tmp_path)
     path = tmp_path / "v.txt"
     keyed_vectors.save_word2vec_format(str(path))
     with pytest.raises(CtxvecError, match=r"E102.*'csv'"):

@@ -136,6 +136,10 @@ def test_from_disk_names_missing_part(tmp_path):
     (tmp_path / "table" / "vectors.npy").unlink()
     with pytest.raises(CtxvecError, match=r"E119.*vectors\.npy"):
         StaticVectorTable.from_disk(tmp_path / "table")
+    # a missing cfg.json (or folder) said "damaged: cfg.json is not valid JSON"
+    (tmp_path / "table" / "cfg.json").unlink()
+    with pytest.raises(CtxvecError, match=r"E119.*'cfg\.json' is missing"):
+        StaticVectorTable.from_disk(tmp_path / "table")
 
 
 # Damaged saved tables: coded errors, never NaN or a raw traceback

@@ -185,7 +185,7 @@ class PipelineErrors:
 
     # Static vectors (E1xx)
     E101 = (
-        "Static vectors file '{path}' does not exist. Check the path (in a config: "
+        "Static vectors file '{path}' {problem}. Check the path (in a config: "
         "--paths.static_vectors or the 'path' of spacy-ctxvec.vectors_file.v1)."
     )
     E102 = "Unknown static vectors format '{format}' for '{path}'. Use one of: {formats}."

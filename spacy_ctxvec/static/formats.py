@@ -34,6 +34,11 @@ INITIAL_ROWS = 1024
 UTF8_BOM = b"\xef\xbb\xbf"  # may precede a text file's first line; never part of it
 
 
+def file_problem(path: Path) -> str:
+    """Why ``path`` is not a vectors file (E101)."""
+    return "is a directory, not a file: give the vectors file in it" if path.is_dir() else "does not exist"
+
+
 def load_static_vectors(path: PathLike, *, format: str = "auto", allow_pickle: bool = False) -> StaticVectorTable:
     """Load a static vector file into a StaticVectorTable.
 
@@ -46,7 +51,7 @@ def load_static_vectors(path: PathLike, *, format: str = "auto", allow_pickle: b
     """
     path = Path(path)
     if not path.is_file():
-        raise CtxvecError(Errors.E101.format(path=path))
+        raise CtxvecError(Errors.E101.format(path=path, problem=file_problem(path)))
     if format not in FORMATS:
         raise CtxvecError(Errors.E102.format(format=format, path=path, formats=", ".join(FORMATS)))
     if format == "auto":

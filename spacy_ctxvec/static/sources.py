@@ -26,7 +26,7 @@ def configure_vectors_file(
 
     def load_vectors_file(nlp: Language) -> StaticVectorTable:
         if path is None:
-            raise CtxvecError(Errors.E101.format(path=path))
+            raise CtxvecError(Errors.E101.format(path=path, problem="is not set"))
         return load_static_vectors(path, format=format, allow_pickle=allow_pickle)
 
     return load_vectors_file

@@ -271,14 +271,16 @@ class StaticVectorTable:
             return path / name
 
         def read_json(name: str) -> Any:
+            file = need(name)  # E119 (a CtxvecError is a ValueError: not the except's)
             try:
-                return srsly.read_json(need(name))
+                return srsly.read_json(file)
             except ValueError as err:
                 raise CtxvecError(Errors.E134.format(path=path, problem=f"{name} is not valid JSON ({err})")) from None
 
         def read_array(name: str) -> np.ndarray:
+            file = need(name)
             try:
-                return read_npy(need(name), mmap=mmap)
+                return read_npy(file, mmap=mmap)
             except ValueError as err:
                 raise CtxvecError(Errors.E134.format(path=path, problem=f"{name} cannot be read ({err})")) from None
 
