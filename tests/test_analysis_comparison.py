@@ -79,6 +79,9 @@ def test_max_rows_keeps_every_words_first_pair_then_further_pairs(tiny_nlp):
     assert pairs(compare_docs(doc_a, doc_b, max_rows=2)) == [("the", 0, 0), ("bank", 3, 2)]
     assert pairs(compare_docs(doc_a, doc_b, "the", max_rows=3)) == [("the", 0, 0), ("the", 0, 1), ("the", 1, 0)]
     assert count_pairs(doc_a, doc_b, "the") == 6
+    assert compare_docs(doc_a, doc_b, max_rows=0) == []
+    with pytest.raises(CtxvecError, match=r"CTX-E228\] max_rows must be None or at least 0, got -1"):
+        compare_docs(doc_a, doc_b, max_rows=-1)  # was itertools' bare ValueError
 
 
 def test_missing_word_and_no_shared_word_raise(tiny_nlp):

@@ -184,6 +184,8 @@ def compare_docs(
     the rows flag. ``max_rows``: at most that many rows (``count_pairs`` gives how many
     there are), each word's first pair kept before any word's further pairs.
     """
+    if max_rows is not None and max_rows < 0:
+        raise CtxvecError(Errors.E228.format(setting="max_rows", requirement="None or at least 0", value=max_rows))
     words_a, words_b, shared = _shared_words(doc_a, doc_b, word)
     return [_pair(w, a, b, unknown) for w, a, b in _first_pairs(words_a, words_b, shared, max_rows)]
 
