@@ -130,7 +130,9 @@ def induce_inventory(
 ) -> SenseInventory:
     """Induce the senses of every type of ``lexicon`` seen at least ``min_count`` times
     that has sampled occurrences and, with ``words_only``, holds a letter (E602 if the
-    lexicon has no sample). The split thresholds per sample size are ``split_threshold``
+    lexicon has no sample). With ``split_by_evidence`` (the default) the corpus's evidence
+    decides which types split and into how many senses (``ops.sense_evidence``), and the
+    rest of this paragraph is the rule without it. The split thresholds per sample size are ``split_threshold``
     for every n when it is a number, else calibrated on these types' own samples (``split_percentile``; see
     ``ops.senses.calibrate_split_thresholds``), else (``split_percentile`` None) the
     shipped ``SPLIT_THRESHOLDS``; the table used is saved in ``settings``. Clusters
