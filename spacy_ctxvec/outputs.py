@@ -189,13 +189,13 @@ def write_file(path: PathLike, write: Callable[[Path], T], *, what: str, overwri
 def save_word2vec(table: Any, path: PathLike, *, binary: bool = False, what: str = "vectors file") -> None:
     """gensim's ``table.save_word2vec_format`` into ``path`` as given (its missing folders made):
     gensim's smart_open reads a path beginning with "~" as the home folder, which a path here
-    never is (it is passed absolute); an OSError (a directory there, no space) is E703."""
+    never is (it is passed absolute). A directory there is E703; other OSErrors go to the caller
+    (``write_file`` names the output, not its temporary)."""
     path = Path(path)
-    try:
-        path.parent.mkdir(parents=True, exist_ok=True)
-        table.save_word2vec_format(str(path.absolute()), binary=binary)
-    except OSError as err:
-        raise CtxvecError(Errors.E703.format(what=what, path=path, reason=err.strerror or type(err).__name__)) from None
+    if path.is_dir():
+        raise CtxvecError(Errors.E703.format(what=what, path=path, reason="it is a directory"))
+    path.parent.mkdir(parents=True, exist_ok=True)
+    table.save_word2vec_format(str(path.absolute()), binary=binary)
 
 
 def write_text(path: PathLike, text: str, *, what: str, overwrite: bool = False) -> None:

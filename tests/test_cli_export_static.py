@@ -141,7 +141,7 @@ def test_exporting_into_a_directory_from_python_is_a_coded_error(lexicon, tmp_pa
     from spacy_ctxvec.errors import CtxvecError
     from spacy_ctxvec.lexicon.export import export_static_vectors
 
-    with pytest.raises(CtxvecError, match=r"CTX-E703.*cannot be written: Is a directory"):
+    with pytest.raises(CtxvecError, match=r"CTX-E703.*cannot be written: it is a directory"):
         export_static_vectors(lexicon, tmp_path)  # was a bare IsADirectoryError
 
 
@@ -149,6 +149,7 @@ def test_sense_vectors_whose_labels_cannot_be_written_leave_the_old_pair(tmp_pat
     """The vectors were replaced before the labels were written, so a labels file that
     could not be written left new vectors beside old labels."""
     from spacy_ctxvec.cli import export_static
+    from spacy_ctxvec.errors import CtxvecError, Errors
     from spacy_ctxvec.lexicon.sense_induction import induce_inventory
 
     from .test_lexicon_sense_inventory import lexicon_with_sample, synthetic
@@ -158,13 +159,13 @@ def test_sense_vectors_whose_labels_cannot_be_written_leave_the_old_pair(tmp_pat
     (tmp_path / "v.txt").write_text("old vectors\n", encoding="utf8")
     (tmp_path / "v.txt.labels.tsv").write_text("old labels\n", encoding="utf8")
 
-    def no_space(*args):
-        raise OSError(28, "No space left on device")
+    def labels_not_written(path, text, *, what, overwrite):  # the labels write fails, as on a full disk
+        raise CtxvecError(Errors.E703.format(what=what, path=path, reason="No space left on device"))
 
-    monkeypatch.setattr(export_static, "sense_labels_tsv", lambda inventory: no_space())
+    monkeypatch.setattr(export_static, "write_text", labels_not_written)
     command = ["export-static", str(tmp_path / "senses"), str(tmp_path / "v.txt"), "--senses", "--overwrite"]
     result = runner.invoke(app, command)
-    assert result.exit_code == 1
+    assert result.exit_code == 1 and "No space left on device" in result.output
     assert (tmp_path / "v.txt").read_text(encoding="utf8") == "old vectors\n"
     assert (tmp_path / "v.txt.labels.tsv").read_text(encoding="utf8") == "old labels\n"
     assert sorted(p.name for p in tmp_path.iterdir()) == ["senses", "v.txt", "v.txt.labels.tsv"]

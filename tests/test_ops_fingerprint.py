@@ -72,6 +72,12 @@ def test_the_default_models_earlier_fingerprint_is_its_raw_table_hash(minilm_dir
         (HOW, with_model("the last layer, pooled by pool_mean", "aaaa"), True),
         (with_model(HOW, "97d6177f612cc2be"), with_model(HOW, "234c5e47902457b9"), False),
         (with_model(HOW, "97d6177f612cc2be"), with_model(HOW, "bbbb"), True),
+        # a custom pooling's settings: two settings differ; a label saved before settings were
+        # named matches the same pooling with any (it was E043 on every Doc after an upgrade)
+        ("the last layer, pooled by pool_x (w=0.5)", "the last layer, pooled by pool_x (w=1.0)", True),
+        ("the last layer, pooled by pool_x", "the last layer, pooled by pool_x (w=1.0)", False),
+        ("the last layer, pooled by pool_x", "the last layer, pooled by pool_y (w=1.0)", True),
+        ("layer 3 of 6, pooled by pool_x", "the last layer, pooled by pool_x (w=1.0)", True),
     ],
 )
 def test_labels_differ_by_pooling_or_model_and_earlier_fingerprints_are_todays(expected, found, differ):

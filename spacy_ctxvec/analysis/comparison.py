@@ -28,8 +28,9 @@ from ..pipelines import load_pipeline
 TRANSFORMER_TABLE = "spacy-ctxvec.transformer_embeddings.v1"
 STATIC_SOURCES = {
     TRANSFORMER_TABLE: (
-        "the transformer's input-embedding table (mean of the word's wordpiece rows; an uncased model lowercases "
-        "first, so 'Apple' and 'apple' share a row), standing in for word2vec's table"
+        "the transformer's input-embedding table (a word's row, looked up as written, then in lower case, else "
+        "the mean of its wordpiece rows: 'Apple' and 'apple' share a row unless 'Apple' is a wordpiece of its "
+        "own), standing in for word2vec's table"
     ),
     "spacy-ctxvec.vectors_file.v1": (
         "a vectors file's table (word2vec, GloVe or fastText; by default a token is looked up as written, "

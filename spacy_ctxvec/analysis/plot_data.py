@@ -11,12 +11,11 @@ import numpy as np
 
 from ..building.corpus import DEFAULT_ENCODING
 from ..components.choices import pooling_name
-from ..components.context import ContextVectors
 from ..components.transformer import types_read_as_unknown
 from ..errors import CtxvecError, Errors, Warnings
 from ..evaluation.metrics import spearman
 from ..evaluation.readers import read_sense_counts
-from ..evaluation.token_vectors import require_context_vectors
+from ..evaluation.token_vectors import context_component, require_context_vectors
 from ..lexicon.polysemy_probe import FITTED_HALF, PROBE, in_fitted_half, small_lexicon_warning, type_polysemy_scores
 from ..ops.pooling import pool_mean
 from ..ops.text import no_letter_note
@@ -129,8 +128,8 @@ def layer_self_similarity(
     curves = layer_curves(lexicons, min_count=min_count)
     if curves.n_types.max(initial=0) == 0:
         raise CtxvecError(Errors.E408.format(min_count=min_count, n_docs=n_texts, corpus=corpus))
-    context = next((pipe for _, pipe in nlp.pipeline if isinstance(pipe, ContextVectors)), None)
-    return curves._replace(pooling=pooling_name(context.pooling if context is not None else pool_mean))
+    context = context_component(nlp)  # the pooling annotated_batches reads the layers with
+    return curves._replace(pooling=pooling_name(context[1].pooling if context is not None else pool_mean))
 
 
 @dataclass

@@ -142,8 +142,8 @@ def wic_cli(
 # The pipeline line names the pipeline's own layer setting, which WiC does not use alone.
 WIC_LAYERS_NOTE = (
     "WiC reads the target at every hidden state with the pipeline's pooling, whatever layer the "
-    "pipeline's contextual vectors are set to: threshold[family/layer_N] reads layer N, "
-    "logistic[...] combines every layer"
+    "pipeline's contextual vectors are set to: threshold[family/layer_N] reads layer N (layer_last where "
+    "the transformer outputs its last layer only), logistic[...] combines every layer"
 )
 
 

@@ -99,7 +99,7 @@ def checked_choices(name: str, pooling: Any, layers: Any) -> PoolingFn:
                 name=name, setting="layers", got=_kind(layers), expected="a layer selection", example=example
             )
         )
-    if not callable(pooling) or isinstance(pooling, LayerSelection):
+    if not callable(pooling):
         example = "spacy-ctxvec.mean_pooling.v1"
         raise CtxvecError(
             Errors.E048.format(
@@ -142,12 +142,20 @@ def pooling_name(pooling: Any) -> str:
     settings = dict(getattr(pooling, "keywords", None) or {})
     inner = getattr(pooling, "__wrapped__", pooling)
     cells = getattr(inner, "__closure__", None) or ()
-    settings.update(zip(getattr(getattr(inner, "__code__", None), "co_freevars", ()), (c.cell_contents for c in cells)))
+    names = getattr(getattr(inner, "__code__", None), "co_freevars", ())
+    settings.update((name, _cell_value(cell)) for name, cell in zip(names, cells))
     named = ", ".join(
         f"{key}={value!r}" for key, value in sorted(settings.items()) if isinstance(value, _SETTING_TYPES)
     )
     name = getattr(getattr(pooling, "func", inner), "__name__", type(pooling).__name__)
     return f"{name} ({named})" if named else name
+
+
+def _cell_value(cell: Any) -> Any:
+    try:
+        return cell.cell_contents
+    except ValueError:  # a closure variable not assigned yet
+        return None
 
 
 def vectors_label(

@@ -64,7 +64,7 @@ def doc_from_words(nlp: Language, words: Sequence[str]) -> Doc:
     return Doc(nlp.vocab, words=[str(word) for word in words], spaces=[True] * (len(words) - 1) + [False])
 
 
-def _context_component(nlp: Language) -> Optional[Tuple[str, ContextVectors]]:
+def context_component(nlp: Language) -> Optional[Tuple[str, ContextVectors]]:
     for name, proc in nlp.pipeline:
         if isinstance(proc, ContextVectors):
             return name, proc
@@ -88,7 +88,7 @@ def missing_context_vectors(nlp: Language) -> CtxvecError:
 
 def require_context_vectors(nlp: Language) -> None:
     """Raise E307 unless the pipeline has a ctxvec_context component (checked before any text runs)."""
-    if _context_component(nlp) is None:
+    if context_component(nlp) is None:
         raise missing_context_vectors(nlp)
 
 
@@ -119,7 +119,7 @@ def annotated_batches(
     length (less padding), so the numbers come out of order."""
     install_extensions()
     transformer_name = find_transformer(nlp, before="\0")  # no such name: the last transformer
-    context = _context_component(nlp)
+    context = context_component(nlp)
     pooling = context[1].pooling if context else pool_mean
     # Sentences are sorted by length over the whole input already, so a moderate batch
     # loses no padding and bounds the memory held in doc._.trf_data.
