@@ -494,7 +494,7 @@ def test_a_plain_model_name_is_checked_like_the_registered_one(tiny_bert_dir, mo
         assert np.array_equal(spacy.load(tmp_path / "saved")("a river bank")[2]._.context_vec, vector)
 
 
-@pytest.mark.parametrize("damage", ["config", "weights"])
+@pytest.mark.parametrize("damage", ["config", "weights", "tokenizer"])
 def test_weights_that_do_not_load_are_one_coded_error_naming_the_folder(tiny_bert_dir, tmp_path, damage):
     """A config.json that does not fit the weights, or a damaged weights file: PyTorch's or
     safetensors' traceback before, E027 naming the folder now (also for spaCy's commands)."""
@@ -508,9 +508,14 @@ def test_weights_that_do_not_load_are_one_coded_error_naming_the_folder(tiny_ber
         config = json.loads((folder / "config.json").read_text())
         config["hidden_size"] = 64
         (folder / "config.json").write_text(json.dumps(config))
-    else:
+    elif damage == "weights":
         (folder / "model.safetensors").write_text("not weights")
+    else:  # an XLM-R tokenizer saved as tokenizer.json alone: spacy-transformers opened its vocab file None
+        (folder / "vocab.txt").unlink()
+        tokenizer_config = json.loads((folder / "tokenizer_config.json").read_text())
+        tokenizer_config["tokenizer_class"] = "XLMRobertaTokenizerFast"
+        (folder / "tokenizer_config.json").write_text(json.dumps(tokenizer_config))
     nlp = spacy.blank("en")
     nlp.add_pipe("ctxvec_transformer", name="transformer", config={"model": {"name": {"name": str(folder)}}})
-    with pytest.raises(CtxvecError, match=rf"\[CTX-E027\] The transformer's weights in '{folder}' could not be"):
+    with pytest.raises(CtxvecError, match=rf"\[CTX-E027\] The transformer's weights or tokenizer in '{folder}'"):
         nlp.initialize()

@@ -93,9 +93,12 @@ class PipelineErrors:
         "or change a copy of the value ({copy})."
     )
     E027 = (
-        "The transformer's weights in '{name}' could not be loaded: {error}. The folder's weights do "
-        "not fit its config.json, or a file is damaged: save the model and its tokenizer together "
-        "with save_pretrained (or download them again) and point the config's name at that folder."
+        "The transformer's weights or tokenizer in '{name}' could not be loaded: {error}. The folder's "
+        "weights do not fit its config.json, a file its tokenizer class reads is missing (spacy-transformers "
+        "opens the tokenizer's vocabulary file too, e.g. sentencepiece.bpe.model for XLMRobertaTokenizerFast: "
+        "set tokenizer_class to PreTrainedTokenizerFast in tokenizer_config.json where only tokenizer.json "
+        "is there), or a file is damaged: save the model and its tokenizer together with save_pretrained (or "
+        "download them again) and point the config's name at that folder."
     )
     E028 = (
         "The config '{name}' has settings spaCy refuses: {errors}. Rename or remove them: each "

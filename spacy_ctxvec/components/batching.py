@@ -241,7 +241,7 @@ def init_naming_the_folder(model: TransformerModel, X: Any = None, Y: Any = None
         return upstream_init(model, X, Y)
     except CtxvecError:
         raise
-    except (RuntimeError, OSError, ValueError, SafetensorError) as err:
+    except (RuntimeError, OSError, ValueError, TypeError, SafetensorError) as err:  # TypeError: a tokenizer file
         if model.attrs.get("has_transformer"):
             raise  # the weights loaded: a later step failed
         error = " ".join(str(err).split())[:600].rstrip(".")
