@@ -96,6 +96,8 @@ def test_lexicon_without_a_sample_and_bad_settings_are_coded_errors(data):
             induce_inventory(lexicon, SenseInductionSettings(**{setting: value}), min_count=5)
     with pytest.raises(CtxvecError, match="E603.*min_count"):
         induce_inventory(lexicon, min_count=0)
+    with pytest.raises(CtxvecError, match=r"E228\] settings must be a SenseInductionSettings .*'max_senses': 3"):
+        induce_inventory(lexicon, {"max_senses": 3}, min_count=5)  # was an AttributeError
 
 
 def test_default_split_threshold_is_calibrated_and_saved_as_null(data):

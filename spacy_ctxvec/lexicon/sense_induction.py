@@ -144,6 +144,9 @@ def induce_inventory(
     ``stop_words``: never label words (None: English; see ``ops.sense_labels``).
     Deterministic: the same lexicon gives a bitwise equal inventory."""
     check_min_count(min_count)
+    if not isinstance(settings, SenseInductionSettings):  # e.g. a dict: an AttributeError further on
+        requirement = "a SenseInductionSettings (spacy_ctxvec.ops.senses), e.g. SenseInductionSettings(max_senses=3)"
+        raise CtxvecError(Errors.E228.format(setting="settings", requirement=requirement, value=repr(settings)[:80]))
     sample = lexicon.sample
     if sample is None:
         raise CtxvecError(Errors.E602.format(name=name))
