@@ -77,11 +77,17 @@ def test_the_built_pipeline_uses_self_similarity_until_a_probe_is_fitted(lexicon
     assert "held-out half, probe" in result.output and "held-out half, self_similarity" in result.output
     assert (tree_digest(lexicon_pipeline), sense_counts.read_bytes()) == before  # inputs untouched
     probe = load_probe(tmp_path / "out")
+    # fitted on the md5-even half by default (it fitted on every word, held-out ones too)
+    scored = scored_words(lexicon_pipeline)
     assert (
         probe is not None
-        and probe.meta["fitted_words"] == FITTED_ALL
-        and probe.meta["n_words"] == len(scored_words(lexicon_pipeline))
+        and probe.meta["fitted_words"] == FITTED_HALF
+        and probe.meta["n_words"] == int(in_fitted_half(scored).sum()) < len(scored)
     )
+    every = invoke("fit-polysemy", lexicon_pipeline, sense_counts, tmp_path / "every", "--all-words")
+    assert every.exit_code == 0, every.output
+    every_meta = load_probe(tmp_path / "every").meta
+    assert every_meta["fitted_words"] == FITTED_ALL and every_meta["n_words"] == len(scored)
     assert probe.meta["min_count"] == 2 and probe.model  # the tiny model's fingerprint
     nlp = spacy.load(tmp_path / "out")
     component = nlp.get_pipe("ctxvec_polysemy")
@@ -95,9 +101,8 @@ def test_the_built_pipeline_uses_self_similarity_until_a_probe_is_fitted(lexicon
     for token in doc:
         assert token._.polysemy_score == pytest.approx(expected[lexicon.index(token.text)])
     report = evaluate_polysemy(nlp, read_sense_counts(sense_counts))
-    assert (
-        report.score == "probe" and report.n_covered == len(scored_words(lexicon_pipeline)) and report.held_out is None
-    )
+    assert report.score == "probe" and report.n_covered == len(scored)
+    assert report.held_out is not None and report.held_out.n_covered == len(scored) - probe.meta["n_words"]
 
 
 def test_rank_and_plot_polysemy_follow_the_pipelines_own_score_setting(lexicon_pipeline, sense_counts, tmp_path):
@@ -174,12 +179,12 @@ def test_outputs_it_did_not_make_and_inputs_are_refused(lexicon_pipeline, sense_
 def test_too_few_words_with_counts_is_a_coded_error(lexicon_pipeline, tmp_path):
     few = tmp_path / "few.tsv"
     few.write_text("".join(f"{word}\t{1 + i % 2}\n" for i, word in enumerate(WORDS[:10])), encoding="utf8")
-    result = invoke("fit-polysemy", lexicon_pipeline, few, tmp_path / "out")
+    result = invoke("fit-polysemy", lexicon_pipeline, few, tmp_path / "out", "--all-words")
     assert result.exit_code == 1 and "E653" in result.output
     assert not (tmp_path / "out").exists()
     some = tmp_path / "some.tsv"  # enough to fit, too few for a held-out half
     some.write_text("".join(f"{word}\t{1 + i % 2}\n" for i, word in enumerate(WORDS[:30])), encoding="utf8")
-    fitted = invoke("fit-polysemy", lexicon_pipeline, some, tmp_path / "out")
+    fitted = invoke("fit-polysemy", lexicon_pipeline, some, tmp_path / "out", "--all-words")
     assert fitted.exit_code == 0 and "No held-out estimate" in fitted.output
     assert load_probe(tmp_path / "out").meta["n_words"] == len(
         [w for w in scored_words(lexicon_pipeline) if w in WORDS[:30]]
@@ -208,13 +213,13 @@ def test_one_sense_count_in_the_half_to_fit_on_skips_the_held_out_estimate_not_t
     rows = [f"{word}\t{1 if in_fitted_half([word])[0] else 1 + i % 5}\n" for i, word in enumerate(WORDS)]
     counts = tmp_path / "counts.tsv"
     counts.write_text("".join(rows), encoding="utf8")
-    result = invoke("fit-polysemy", lexicon_pipeline, counts, tmp_path / "out")
+    result = invoke("fit-polysemy", lexicon_pipeline, counts, tmp_path / "out", "--all-words")
     message = " ".join(result.output.split())
     assert result.exit_code == 0 and load_probe(tmp_path / "out") is not None, message
     n_half = len([word for word in scored_words(lexicon_pipeline) if in_fitted_half([word])[0]])
     assert f"No held-out estimate: all {n_half} words of the half to fit on (md5-even half) have 1 sense" in message
     assert "E655" not in message and "held-out half," not in message
-    as_json = invoke("fit-polysemy", lexicon_pipeline, counts, tmp_path / "out", "--overwrite", "--json")
+    as_json = invoke("fit-polysemy", lexicon_pipeline, counts, tmp_path / "out", "--overwrite", "--json", "--all-words")
     printed = json.loads(as_json.stdout)  # held_out as before ({}), and why there is none
     assert as_json.exit_code == 0 and printed["held_out"] == {}, as_json.output
     assert printed["no_held_out"].startswith(f"all {n_half} words of the half to fit on (md5-even half) have 1 sense")
@@ -238,13 +243,13 @@ def test_an_undefined_held_out_spearman_says_why_and_the_fit_succeeds(lexicon_pi
     rows += [f"{word}\t1\n" for word in (held_out if held_out_counts == "all" else held_out[:2])]
     counts = tmp_path / "counts.tsv"
     counts.write_text("".join(rows), encoding="utf8")
-    result = invoke("fit-polysemy", lexicon_pipeline, counts, tmp_path / "out")
+    result = invoke("fit-polysemy", lexicon_pipeline, counts, tmp_path / "out", "--all-words")
     message = " ".join(result.output.split())
     assert result.exit_code == 0 and load_probe(tmp_path / "out") is not None, message
     for name in ("probe", "self_similarity"):
         assert f"held-out half, {name}: {why}, partial (log frequency out) undefined" in message, message
     assert "[CTX-W042] The held-out Spearman of probe and self_similarity is undefined" in message
-    as_json = invoke("fit-polysemy", lexicon_pipeline, counts, tmp_path / "out", "--overwrite", "--json")
+    as_json = invoke("fit-polysemy", lexicon_pipeline, counts, tmp_path / "out", "--overwrite", "--json", "--all-words")
     printed = json.loads(as_json.stdout)  # null, as before, and beside it why (the codes of evaluate polysemy)
     assert as_json.exit_code == 0 and printed["no_held_out"] is None
     reason, code, value = {"all": ("constant_sense_counts", "CTX-E326", 1), "two": ("too_few_pairs", "CTX-E321", None)}[
@@ -312,7 +317,7 @@ def test_the_probe_decides_the_splits_once_fitted_unless_the_corpus_does(tiny_pi
     )
     assert built.exit_code == 0, built.output
     assert load_senses(tmp_path / "with_senses").settings["split_rule"] == "spread"
-    result = invoke("fit-polysemy", tmp_path / "with_senses", sense_counts, tmp_path / "out")
+    result = invoke("fit-polysemy", tmp_path / "with_senses", sense_counts, tmp_path / "out", "--all-words")
     assert result.exit_code == 0 and "Senses induced again" in result.output, result.output
     probe, senses = load_probe(tmp_path / "out"), load_senses(tmp_path / "out")
     assert probe.split_senses is not None

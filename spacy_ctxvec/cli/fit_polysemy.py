@@ -1,8 +1,10 @@
 """`spacy-ctxvec fit-polysemy PIPELINE SENSE_COUNTS OUTPUT`: fit a polysemy probe on the
 pipeline lexicon's words with a known sense count, and save PIPELINE plus the probe as
 a new pipeline whose polysemy_score is the probe's estimate of each word's number of
-senses (spacy_ctxvec.workflows.probe_fit does the work). Senses in PIPELINE are induced
-again, so that the probe decides which words split. It never writes into its inputs."""
+senses (spacy_ctxvec.workflows.probe_fit does the work). By default the probe is fitted on
+the md5-even half of the words only, so the odd half stays held out. Senses in PIPELINE are
+induced again where the probe decides which words split (split_by_evidence = false). It never
+writes into its inputs."""
 
 import json
 from pathlib import Path
@@ -35,9 +37,10 @@ def fit_polysemy_cli(
         None, "--min-count", min=2, help="Fit on types seen at least N times (default: the component's min_count)"
     ),
     half: bool = typer.Option(
-        False,
-        "--half",
-        help="Fit on one half of the words only (md5 parity), so that `evaluate polysemy` also reports the other half",
+        True,
+        "--half/--all-words",
+        help="Fit on the md5-even half of the words only (default), so that the odd half stays held out and "
+        "`evaluate polysemy` reports it; --all-words fits on every word with a count (no held-out words remain)",
     ),
     as_json: bool = typer.Option(False, "--json", help="Print the held-out estimate as JSON"),
     overwrite: bool = typer.Option(

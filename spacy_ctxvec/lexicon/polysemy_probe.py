@@ -66,9 +66,12 @@ def sense_counts_for(words: Sequence[str], sense_counts: Mapping[str, int]) -> n
 
 def in_fitted_half(words: Sequence[str]) -> np.ndarray:
     """True for the words of the half a FITTED_HALF probe is fitted on: the md5 of the
-    word, read as a number, is even. Deterministic, so the other half stays held out
-    on any corpus."""
-    return np.array([int(hashlib.md5(word.encode("utf8")).hexdigest()[:8], 16) % 2 == 0 for word in words], dtype=bool)
+    word in lower case (the form ``sense_counts_for`` falls back to, so "Bank" and "bank"
+    are in one half), read as a number, is even. Deterministic, so the other half stays
+    held out on any corpus."""
+    return np.array(
+        [int(hashlib.md5(word.lower().encode("utf8")).hexdigest()[:8], 16) % 2 == 0 for word in words], dtype=bool
+    )
 
 
 def probe_features(
