@@ -198,6 +198,21 @@ def save_word2vec(table: Any, path: PathLike, *, binary: bool = False, what: str
     table.save_word2vec_format(str(path.absolute()), binary=binary)
 
 
+def save_npy(path: PathLike, array: Any) -> None:
+    """``array`` as ``path`` (.npy, no pickles), written beside it and renamed onto it: a
+    pipeline loaded from a folder maps its .npy files, and saving it back into that folder
+    wrote into the file it was reading (np.save truncates first), leaving it cut short."""
+    import numpy as np  # here: the command line's start-up imports this module
+
+    path = Path(path)
+    temporary = path.with_name(f".{path.stem}.tmp-{_token()}.npy")
+    try:
+        np.save(temporary, np.ascontiguousarray(array), allow_pickle=False)
+        os.replace(temporary, path)
+    finally:
+        temporary.unlink(missing_ok=True)
+
+
 def write_text(path: PathLike, text: str, *, what: str, overwrite: bool = False) -> None:
     """``text`` as UTF-8 into ``path``, through ``write_file``."""
     write_file(path, lambda temporary: temporary.write_text(text, encoding="utf8"), what=what, overwrite=overwrite)

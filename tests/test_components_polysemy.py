@@ -907,3 +907,23 @@ def test_a_lexicon_built_in_initialize_runs_only_the_components_before_it(tiny_b
             if "grad_factor" in node.attrs:
                 node.attrs["grad_factor"] = 1.0
         component.initialize(nlp=nlp, corpus=configure_lexicon_corpus(path=str(corpus)))  # frozen
+
+
+def test_a_loaded_pipeline_saved_back_into_its_own_folder_stays_whole(tiny_bert_dir, tmp_path):
+    """spacy.load(P) maps its .npy files; nlp.to_disk(P) wrote into the files it was reading
+    (np.save truncates first): 'OSError: 112128 requested and 496 written', and P no longer
+    loaded (E207, truncated). Arrays are now written beside and renamed into place."""
+    from .conftest import make_sense_nlp
+
+    (tmp_path / "corpus_dir").mkdir()
+    built = make_sense_nlp(
+        str(tiny_bert_dir), SENSE_LINES, tmp_path / "corpus_dir", components=["ctxvec_static", "ctxvec_context"]
+    )
+    built.to_disk(tmp_path / "P")
+    nlp = spacy.load(tmp_path / "P")
+    text = SENSE_TEXTS[0]
+    before = [(t._.polysemy_score, t._.sense, t._.static_vec.tolist()) for t in nlp(text)]
+    nlp.to_disk(tmp_path / "P")
+    again = spacy.load(tmp_path / "P")
+    assert [(t._.polysemy_score, t._.sense, t._.static_vec.tolist()) for t in again(text)] == before
+    assert not [p.name for p in (tmp_path / "P").rglob(".*tmp*")]  # no temporaries left

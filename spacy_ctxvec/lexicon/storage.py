@@ -11,6 +11,7 @@ import numpy as np
 import srsly
 
 from ..errors import CtxvecError
+from ..outputs import save_npy
 from ..types import PathLike
 
 # (source, problem) -> the caller's coded error
@@ -95,7 +96,7 @@ def save_parts(path: PathLike, arrays: Dict[str, np.ndarray], documents: Dict[st
     path = Path(path)
     path.mkdir(parents=True, exist_ok=True)
     for name, array in arrays.items():
-        np.save(path / f"{name}.npy", np.ascontiguousarray(array), allow_pickle=False)
+        save_npy(path / f"{name}.npy", array)
     for file_name, value in documents.items():
         (path / file_name).write_text(json.dumps(value, ensure_ascii=False), encoding="utf8")
 

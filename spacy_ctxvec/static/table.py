@@ -19,6 +19,7 @@ import srsly
 
 from ..attributes import STATIC_KEY_NAMES
 from ..errors import CtxvecError, Errors, Warnings
+from ..outputs import save_npy
 from ..types import PathLike
 from .subwords import FastTextNgrams, Subwords, WordpieceMean
 
@@ -247,12 +248,12 @@ class StaticVectorTable:
         srsly.write_json(path / "cfg.json", self._cfg())
         srsly.write_json(path / "keys.json", self.keys)
         if with_vectors:
-            np.save(path / "vectors.npy", np.ascontiguousarray(self.vectors), allow_pickle=False)
+            save_npy(path / "vectors.npy", self.vectors)
         if not self._identity_rows():
-            np.save(path / "key_rows.npy", self.rows, allow_pickle=False)
+            save_npy(path / "key_rows.npy", self.rows)
         if self.subwords is not None:
             for name, array in self.subwords.arrays().items():
-                np.save(path / f"{name}.npy", np.ascontiguousarray(array), allow_pickle=False)
+                save_npy(path / f"{name}.npy", array)
         if with_vectors and isinstance(self.subwords, WordpieceMean):
             self.subwords.tokenizer.save_pretrained(str(path / "tokenizer"))
 
