@@ -3,6 +3,7 @@ every damaged, missing or pickled part is the caller's coded error, never unpick
 
 import io
 import json
+import re
 from pathlib import Path
 
 import numpy as np
@@ -149,8 +150,8 @@ def test_save_writes_the_documents_after_the_arrays_and_in_order(tmp_path, monke
     written = []
     original_save, original_write = np.save, Path.write_text
 
-    def recording_save(file, *args, **kwargs):
-        written.append(Path(file).name)
+    def recording_save(file, *args, **kwargs):  # each array is written beside (.NAME.tmp-...) and renamed
+        written.append(re.sub(r"^\.(.+)\.tmp-.*(\.npy)$", r"\1\2", Path(file).name))
         return original_save(file, *args, **kwargs)
 
     def recording_write(self, *args, **kwargs):
