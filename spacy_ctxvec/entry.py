@@ -2,6 +2,7 @@
 (seconds): Ctrl-C then ends the command quietly with status 130, as it does later,
 instead of printing the traceback of whichever import it stopped."""
 
+import codecs
 import sys
 
 from .errors import INTERRUPTED
@@ -9,6 +10,12 @@ from .errors import INTERRUPTED
 
 def main() -> None:
     """Load the command line, then run it (spacy_ctxvec.cli.main)."""
+    for stream in (sys.stdout, sys.stderr):
+        # Windows writes a redirected stream in its code page (cp1252): a Greek or Chinese word,
+        # or an emoji, was a UnicodeEncodeError traceback; such a character is written escaped
+        encoding = codecs.lookup(getattr(stream, "encoding", None) or "utf-8").name
+        if encoding != "utf-8" and hasattr(stream, "reconfigure"):
+            stream.reconfigure(errors="backslashreplace")
     try:
         from .cli import main as run_command_line
     except KeyboardInterrupt:

@@ -71,6 +71,9 @@ def load_pipeline(name: Optional[Union[str, Path]] = None, *, layer: Optional[in
                     set_hidden_states_in_config(config, transformer, True)
             nlp = load_model_from_config(config, auto_fill=True)
             nlp.initialize()
+            # initialize's optimizer holds a learning-rate generator, which cannot be pickled: without
+            # it, nlp.pipe(n_process=2) under spawn (macOS, Windows) can send the pipeline to workers
+            nlp._optimizer = None
             return nlp
         overrides = {} if layer is None else {"components": {CONTEXT_COMPONENT: {"layers": layer_override(layer)}}}
         nlp = spacy.load(str(name), config=overrides)

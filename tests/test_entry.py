@@ -32,3 +32,17 @@ def test_python_dash_m_runs_the_command_line_through_this_entry(tmp_path):
     command = [sys.executable, "-m", "spacy_ctxvec", "--help"]
     runner = subprocess.run(command, capture_output=True, text=True, cwd=tmp_path)
     assert runner.returncode == 0 and "build-lexicon" in runner.stdout
+
+
+def test_output_in_a_code_page_without_the_text_is_escaped_not_a_traceback(tiny_pipeline_dir, tmp_path):
+    """Windows writes a redirected stdout in its code page (cp1252 for Python 3.10-3.12): a
+    Greek word in compare's table was a UnicodeEncodeError traceback, exit status 1."""
+    import os
+
+    command = [sys.executable, "-m", "spacy_ctxvec", "compare", "το κείμενο", "άλλο κείμενο", "--word", "κείμενο"]
+    env = {**os.environ, "PYTHONIOENCODING": "cp1252", "HF_HUB_OFFLINE": "1"}
+    runner = subprocess.run(
+        [*command, "--pipeline", str(tiny_pipeline_dir)], capture_output=True, cwd=tmp_path, env=env, timeout=300
+    )
+    assert runner.returncode == 0, runner.stderr.decode("cp1252", "replace")[-2000:]
+    assert b"\\u03ba\\u03b5\\u03af\\u03bc\\u03b5\\u03bd\\u03bf" in runner.stdout  # "κείμενο", escaped

@@ -132,3 +132,14 @@ def test_a_section_before_its_parent_is_named(tmp_path):
     path.write_text(moved.replace("[components]\n", "[components]  # the pipes\n", 1), encoding="utf8")
     with pytest.raises(CtxvecError, match=r"\[CTX-E029\].*" + section):
         load_pipeline(path)
+
+
+def test_a_config_assembled_in_memory_pickles_for_spawned_workers(minilm_dir):
+    """nlp.pipe(n_process=2) under spawn (macOS' and Windows' default) pickles the pipeline:
+    one assembled from the default config held initialize's optimizer, whose warmup
+    learning rate is a generator ('cannot pickle generator object')."""
+    import pickle
+
+    nlp = load_pipeline()
+    copy = pickle.loads(pickle.dumps(nlp))
+    assert copy("a river bank")[2]._.context_vec.tolist() == nlp("a river bank")[2]._.context_vec.tolist()

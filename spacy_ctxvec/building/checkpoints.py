@@ -180,8 +180,14 @@ def _fsync_dir_files(path: Path) -> None:
         if file.is_dir():
             _fsync_dir_files(file)
             continue
-        with file.open("rb") as handle:
-            os.fsync(handle.fileno())
+        _fsync(file)
+
+
+def _fsync(file: Path) -> None:
+    """Flush ``file`` to disk: opened for writing (Windows' fsync needs write access; a
+    read-only handle is 'Bad file descriptor' there), without changing it."""
+    with file.open("r+b") as handle:
+        os.fsync(handle.fileno())
 
 
 def write_checkpoint(directory: Path, checkpoint: Checkpoint, fingerprint: Dict[str, Any]) -> None:
@@ -207,8 +213,7 @@ def write_checkpoint(directory: Path, checkpoint: Checkpoint, fingerprint: Dict[
     os.rename(tmp, directory / name)
     latest_tmp = directory / f".{LATEST_FILE}.tmp-{os.getpid()}"
     latest_tmp.write_text(name, encoding="utf8")
-    with latest_tmp.open("rb") as handle:
-        os.fsync(handle.fileno())
+    _fsync(latest_tmp)
     os.replace(latest_tmp, directory / LATEST_FILE)
     for old in directory.iterdir():
         if old.name != name and _SHARD_NAME.fullmatch(old.name) and old.is_dir() and not old.is_symlink():
