@@ -8,9 +8,14 @@ from spacy_ctxvec.pipelines import DEFAULT_CONFIG, load_pipeline
 from .conftest import CONFIGS
 
 
-def test_default_config_ships_inside_the_package():
-    assert DEFAULT_CONFIG.exists()
-    assert DEFAULT_CONFIG.read_text() == (CONFIGS / "default.cfg").read_text()
+def test_the_package_ships_copies_of_the_top_level_configs():
+    """spacy_ctxvec/configs is a folder of copies (a symbolic link was a 10-byte text file in
+    a Windows clone, and the default pipeline would not load): edit both, or this fails."""
+    assert DEFAULT_CONFIG.exists() and not DEFAULT_CONFIG.parent.is_symlink()
+    packaged = sorted(p.name for p in DEFAULT_CONFIG.parent.glob("*.cfg"))
+    assert packaged == sorted(p.name for p in CONFIGS.glob("*.cfg"))
+    for name in packaged:
+        assert (DEFAULT_CONFIG.parent / name).read_bytes() == (CONFIGS / name).read_bytes(), name
 
 
 def test_missing_pipeline_and_missing_config_name_the_path(tmp_path):
