@@ -176,10 +176,10 @@ def tiny_pipeline_dir(tiny_nlp, tmp_path_factory) -> Path:
     return path
 
 
-def python_output(script: str, timeout: float = 120) -> str:
+def python_output(script: str, *args: str, timeout: float = 120) -> str:
     """What ``script`` prints when run in a fresh Python process (its imports start from
-    nothing); the test fails if it exits with an error."""
-    proc = subprocess.run([sys.executable, "-c", script], capture_output=True, text=True, timeout=timeout)
+    nothing) with ``args`` (sys.argv[1:]); the test fails if it exits with an error."""
+    proc = subprocess.run([sys.executable, "-c", script, *args], capture_output=True, text=True, timeout=timeout)
     assert proc.returncode == 0, proc.stderr[-2000:]
     return proc.stdout
 

@@ -9,7 +9,7 @@ from spacy.tokens import Doc, DocBin
 
 from spacy_ctxvec.errors import CtxvecError
 
-from .conftest import transformer_config
+from .conftest import python_output, transformer_config
 
 BAD_INPUTS = ["", "   ", "\n\t ", "!!! ... ???", "😀 🙂 🎉", "a\x00b \x07 c", "我爱北京天安门。", "I have a  apple ."]
 
@@ -305,9 +305,6 @@ def test_vector_hooks_with_n_process_2(default_pipeline_dir):
 def test_pickled_and_docbin_docs_read_in_a_fresh_process(hooks_nlp, tmp_path):
     """A new process reads our Docs: token.vector works without any setup, and the
     one documented line spacy_ctxvec.install_extensions() makes ._ attributes work."""
-    import subprocess
-    import sys
-
     doc = hooks_nlp("the bank of the bank")
     (tmp_path / "doc.pkl").write_bytes(pickle.dumps(doc))
     DocBin(store_user_data=True, docs=[doc]).to_disk(tmp_path / "docs.spacy")
@@ -331,10 +328,9 @@ def test_pickled_and_docbin_docs_read_in_a_fresh_process(hooks_nlp, tmp_path):
         "assert np.array_equal(from_bin._.ctxvec_context, expected)\n"
         "print('OK')\n"
     )
-    proc = subprocess.run([sys.executable, "-c", script, str(tmp_path)], capture_output=True, text=True, timeout=300)
-    assert proc.returncode == 0, proc.stderr[-2000:]
-    assert "OK" in proc.stdout
-    assert "before install: [E046]" in proc.stdout  # why the documented line is needed
+    output = python_output(script, str(tmp_path), timeout=300)
+    assert "OK" in output
+    assert "before install: [E046]" in output  # why the documented line is needed
 
 
 def test_doc_serialization_keeps_vectors(tiny_nlp):
