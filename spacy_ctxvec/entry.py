@@ -12,10 +12,13 @@ def main() -> None:
     """Load the command line, then run it (spacy_ctxvec.cli.main)."""
     for stream in (sys.stdout, sys.stderr):
         # Windows writes a redirected stream in its code page (cp1252): a Greek or Chinese word,
-        # or an emoji, was a UnicodeEncodeError traceback; such a character is written escaped
-        encoding = codecs.lookup(getattr(stream, "encoding", None) or "utf-8").name
+        # or an emoji, was a UnicodeEncodeError traceback. Output is UTF-8 (JSON's own encoding).
+        try:
+            encoding = codecs.lookup(getattr(stream, "encoding", None) or "utf-8").name
+        except LookupError:
+            encoding = "unknown"
         if encoding != "utf-8" and hasattr(stream, "reconfigure"):
-            stream.reconfigure(errors="backslashreplace")
+            stream.reconfigure(encoding="utf-8")
     try:
         from .cli import main as run_command_line
     except KeyboardInterrupt:

@@ -82,6 +82,8 @@ def test_max_rows_keeps_every_words_first_pair_then_further_pairs(tiny_nlp):
     assert compare_docs(doc_a, doc_b, max_rows=0) == []
     with pytest.raises(CtxvecError, match=r"CTX-E228\] max_rows must be None or at least 0, got -1"):
         compare_docs(doc_a, doc_b, max_rows=-1)  # was itertools' bare ValueError
+    with pytest.raises(CtxvecError, match=r"CTX-E228\] max_rows"):
+        compare_texts("a bank", "the bank", pipeline="no-such-pipeline", max_rows=-1)  # before any pipeline loads
 
 
 def test_missing_word_and_no_shared_word_raise(tiny_nlp):

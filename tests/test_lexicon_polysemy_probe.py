@@ -99,6 +99,18 @@ def test_in_fitted_half_is_md5_parity():
     assert in_fitted_half(["bank"] * 3).tolist() == [expected[0]] * 3
 
 
+def test_halves_are_taken_on_the_lower_case_form_and_older_probes_read_as_fitted():
+    """Under key mode text, "Bank" (as written: odd) and "bank" (even) fell in different halves
+    while sharing one sense count, so a held-out word shared its target with a fitted one."""
+    from spacy_ctxvec.lexicon.polysemy_probe import lower_case_halves
+
+    assert in_fitted_half(["Bank", "Harriet"]).tolist() == in_fitted_half(["bank", "harriet"]).tolist()
+    assert in_fitted_half(["Bank"], lower=False).tolist() != in_fitted_half(["bank"]).tolist()
+    assert lower_case_halves({"halves": "lower case", "key": "text"})  # fitted since
+    assert not lower_case_halves({"key": "text"})  # fitted before: its halves as written
+    assert lower_case_halves({"key": "lower"}) and lower_case_halves({})  # lower-case keys: the same either way
+
+
 def test_too_few_words_is_a_coded_error():
     lexicon, counts = planted_lexicon(n_types=MIN_TRAINING_WORDS - 1)
     with pytest.raises(CtxvecError, match=r"E653.*larger corpus, lower --min-count, or check"):

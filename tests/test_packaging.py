@@ -47,7 +47,7 @@ def run(command, **kwargs) -> subprocess.CompletedProcess:
 
 def copy_as_clone(destination: Path) -> Path:
     """The files a clone has (tracked, or new and not ignored), links kept as links
-    (spacy_ctxvec/configs links to the top-level configs/)."""
+    (spacy_ctxvec/configs holds copies of the top-level configs/)."""
     listing = subprocess.run(
         ["git", "ls-files", "-co", "--exclude-standard"], cwd=REPO_ROOT, capture_output=True, text=True, check=True
     )

@@ -5,7 +5,7 @@ import numpy as np
 import pytest
 
 from spacy_ctxvec.errors import CtxvecError
-from spacy_ctxvec.lexicon.polysemy_probe import FITTED_ALL, in_fitted_half
+from spacy_ctxvec.lexicon.polysemy_probe import FITTED_ALL, FITTED_HALF, in_fitted_half
 from spacy_ctxvec.lexicon.statistics import Lexicon
 from spacy_ctxvec.saved_pipeline import load_probe
 from spacy_ctxvec.workflows.probe_fit import fit_polysemy_pipeline, held_out_estimate, held_out_skipped
@@ -45,7 +45,10 @@ def test_fit_writes_a_new_pipeline_and_never_its_inputs(lexicon_pipeline, sense_
     with pytest.raises(CtxvecError, match=r"E700.*lies inside the input PIPELINE"):
         fit_polysemy_pipeline(lexicon_pipeline, sense_counts, lexicon_pipeline / "out")
     fit = fit_polysemy_pipeline(lexicon_pipeline, sense_counts, tmp_path / "out")
-    assert fit.probe.meta["fitted_words"] == FITTED_ALL and fit.senses is None
+    assert fit.probe.meta["fitted_words"] == FITTED_HALF and fit.probe.meta["halves"] == "lower case"
+    assert fit.senses is None
+    every = fit_polysemy_pipeline(lexicon_pipeline, sense_counts, tmp_path / "every", half=False)
+    assert every.probe.meta["fitted_words"] == FITTED_ALL and "halves" not in every.probe.meta
     assert load_probe(tmp_path / "out").meta == fit.probe.meta
     with pytest.raises(CtxvecError, match=r"E226"):
         fit_polysemy_pipeline(lexicon_pipeline, sense_counts, tmp_path / "out")

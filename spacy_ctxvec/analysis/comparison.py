@@ -185,10 +185,15 @@ def compare_docs(
     the rows flag. ``max_rows``: at most that many rows (``count_pairs`` gives how many
     there are), each word's first pair kept before any word's further pairs.
     """
-    if max_rows is not None and max_rows < 0:
-        raise CtxvecError(Errors.E228.format(setting="max_rows", requirement="None or at least 0", value=max_rows))
+    check_max_rows(max_rows)
     words_a, words_b, shared = _shared_words(doc_a, doc_b, word)
     return [_pair(w, a, b, unknown) for w, a, b in _first_pairs(words_a, words_b, shared, max_rows)]
+
+
+def check_max_rows(max_rows: Optional[int]) -> None:
+    """E228 for a ``max_rows`` below 0 (None: every row)."""
+    if max_rows is not None and max_rows < 0:
+        raise CtxvecError(Errors.E228.format(setting="max_rows", requirement="None or at least 0", value=max_rows))
 
 
 def count_pairs(doc_a: Doc, doc_b: Doc, word: Optional[str] = None) -> int:
@@ -365,6 +370,7 @@ def compare_texts(
     with the tokens the model read as [UNK] flagged, at most ``max_rows`` rows (None:
     all); the texts and ``word`` (one word, surrounding whitespace dropped) are checked first."""
     check_texts(text_a, text_b)
+    check_max_rows(max_rows)  # before the pipeline loads
     word = None if word is None else check_word(word, "compare")
     text_a, text_b = composed(text_a), composed(text_b)  # "ä" typed as "a" + U+0308 in one is "ä" in the other
     nlp = load_pipeline(pipeline)

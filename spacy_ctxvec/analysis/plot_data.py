@@ -16,7 +16,14 @@ from ..errors import CtxvecError, Errors, Warnings
 from ..evaluation.metrics import spearman
 from ..evaluation.readers import read_sense_counts
 from ..evaluation.token_vectors import context_component, require_context_vectors
-from ..lexicon.polysemy_probe import FITTED_HALF, PROBE, in_fitted_half, small_lexicon_warning, type_polysemy_scores
+from ..lexicon.polysemy_probe import (
+    FITTED_HALF,
+    PROBE,
+    in_fitted_half,
+    lower_case_halves,
+    small_lexicon_warning,
+    type_polysemy_scores,
+)
 from ..ops.pooling import pool_mean
 from ..ops.text import no_letter_note
 from ..pipelines import load_pipeline
@@ -188,5 +195,6 @@ def polysemy_scores(
         known = result.counts > 0
         result.correlation = spearman(np.log(result.counts[known]), result.scores[known]) if known.sum() >= 2 else None
         if used == "probe" and probe is not None and probe.meta.get("fitted_words") == FITTED_HALF:
-            result.n_in_fitted_half = int(in_fitted_half([w for w, k in zip(words, known) if k]).sum())
+            lower = lower_case_halves(probe.meta)
+            result.n_in_fitted_half = int(in_fitted_half([w for w, k in zip(words, known) if k], lower=lower).sum())
     return result

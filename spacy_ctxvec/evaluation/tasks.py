@@ -11,7 +11,7 @@ from spacy.language import Language
 from ..attributes import CONTEXT_ARRAY, CONTEXT_MASK, check_same_tokens, install_extensions
 from ..building.shard import polysemy_components
 from ..errors import CtxvecError, Errors
-from ..lexicon.polysemy_probe import FITTED_HALF, PROBE, in_fitted_half, type_polysemy_scores
+from ..lexicon.polysemy_probe import FITTED_HALF, PROBE, in_fitted_half, lower_case_halves, type_polysemy_scores
 from ..lexicon.sense_descriptions import describe_split_thresholds
 from ..lexicon.sense_induction import induce_type_senses, probe_split_decisions
 from ..lexicon.statistics import Lexicon
@@ -230,8 +230,9 @@ def evaluate_polysemy(
     )
     report = polysemy_report(lexicon.keys, scores, valid, lexicon.counts, sense_counts, score=source)
     if source == PROBE and component.probe.meta.get("fitted_words") == FITTED_HALF:
+        held_out = ~in_fitted_half(lexicon.keys, lower=lower_case_halves(component.probe.meta))
         report.held_out = polysemy_report(
-            lexicon.keys, scores, valid, lexicon.counts, sense_counts, score=source, words=~in_fitted_half(lexicon.keys)
+            lexicon.keys, scores, valid, lexicon.counts, sense_counts, score=source, words=held_out
         )
     return report
 

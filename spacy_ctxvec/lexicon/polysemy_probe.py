@@ -54,6 +54,8 @@ SMALL_CORPUS_TOKENS = 100_000
 # probe.meta["fitted_words"]: "all" types with a sense count, or only FITTED_HALF (in_fitted_half)
 FITTED_ALL = "all"
 FITTED_HALF = "md5-even half"
+# probe.meta[HALVES_META] = LOWER_CASE: the halves were taken on each word's lower-case form.
+HALVES_META, LOWER_CASE = "halves", "lower case"
 SHIPPED_DIR = Path(__file__).resolve().parent.parent / "probes"
 _HEADER_FILE = "probe.json"
 _WEIGHTS = "weights"
@@ -64,14 +66,20 @@ def sense_counts_for(words: Sequence[str], sense_counts: Mapping[str, int]) -> n
     return np.array([sense_counts.get(word, sense_counts.get(word.lower(), 0)) for word in words], dtype=np.int64)
 
 
-def in_fitted_half(words: Sequence[str]) -> np.ndarray:
+def in_fitted_half(words: Sequence[str], *, lower: bool = True) -> np.ndarray:
     """True for the words of the half a FITTED_HALF probe is fitted on: the md5 of the
     word in lower case (the form ``sense_counts_for`` falls back to, so "Bank" and "bank"
-    are in one half), read as a number, is even. Deterministic, so the other half stays
-    held out on any corpus."""
-    return np.array(
-        [int(hashlib.md5(word.lower().encode("utf8")).hexdigest()[:8], 16) % 2 == 0 for word in words], dtype=bool
-    )
+    are in one half; ``lower=False``: as written, as probes fitted before HALVES_META
+    were), read as a number, is even. Deterministic, so the other half stays held out on
+    any corpus."""
+    forms = [word.lower() for word in words] if lower else list(words)
+    return np.array([int(hashlib.md5(form.encode("utf8")).hexdigest()[:8], 16) % 2 == 0 for form in forms], dtype=bool)
+
+
+def lower_case_halves(meta: Mapping[str, Any]) -> bool:
+    """Whether a half-fitted probe's halves were taken on the lower-case form (HALVES_META);
+    those fitted before took them as written, the same for lower-case keys."""
+    return meta.get(HALVES_META) == LOWER_CASE or meta.get("key", "lower") == "lower"
 
 
 def probe_features(
@@ -360,6 +368,7 @@ def fit_probe(
         "alpha": float(ridge.alpha_),
         "min_count": int(min_count),
         "fitted_words": FITTED_HALF if half else FITTED_ALL,
+        **({HALVES_META: LOWER_CASE} if half else {}),
         "split_senses": split_senses(features, targets, words, float(ridge.alpha_)),
     }
     return PolysemyProbe(ridge.coef_ * scale, float(ridge.intercept_), meta)

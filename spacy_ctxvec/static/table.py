@@ -245,15 +245,15 @@ class StaticVectorTable:
         wordpiece table's tokenizer): from_disk then needs them given back."""
         path = Path(path)
         path.mkdir(parents=True, exist_ok=True)
-        srsly.write_json(path / "cfg.json", self._cfg())
-        srsly.write_json(path / "keys.json", self.keys)
-        if with_vectors:
+        if with_vectors:  # the arrays first: a failed write leaves the old JSON beside them
             save_npy(path / "vectors.npy", self.vectors)
         if not self._identity_rows():
             save_npy(path / "key_rows.npy", self.rows)
         if self.subwords is not None:
             for name, array in self.subwords.arrays().items():
                 save_npy(path / f"{name}.npy", array)
+        srsly.write_json(path / "keys.json", self.keys)
+        srsly.write_json(path / "cfg.json", self._cfg())
         if with_vectors and isinstance(self.subwords, WordpieceMean):
             self.subwords.tokenizer.save_pretrained(str(path / "tokenizer"))
 

@@ -86,12 +86,13 @@ def fit_polysemy_pipeline(
     output: Path,
     *,
     min_count: Optional[int] = None,
-    half: bool = False,
+    half: bool = True,
     overwrite: bool = False,
 ) -> ProbeFit:
-    """Check OUTPUT, fit the probe (and a held-out estimate), induce the senses again
-    so that the probe decides the splits (unless this corpus's evidence decides them:
-    ``split_by_evidence``, the default), save OUTPUT."""
+    """Check OUTPUT, fit the probe (on the md5-even half of the words unless ``half`` is
+    False; and a held-out estimate), induce the senses again so that the probe decides the
+    splits (unless this corpus's evidence decides them: ``split_by_evidence``, the
+    default), save OUTPUT."""
     inputs = {"PIPELINE": pipeline, "SENSE_COUNTS": sense_counts}
     check_output(output, what="OUTPUT", inputs=inputs, kind=DIRECTORY, overwrite=overwrite)
     counts = read_sense_counts(sense_counts)
