@@ -23,7 +23,7 @@ import tempfile
 import threading
 from contextlib import contextmanager
 from pathlib import Path
-from typing import Any, Callable, Dict, Iterable, Iterator, List, Mapping, Optional, Tuple, TypeVar, Union
+from typing import Callable, Dict, Iterable, Iterator, List, Mapping, Optional, Tuple, TypeVar, Union
 
 from .errors import CtxvecError, Errors, Warnings
 from .types import PathLike
@@ -184,33 +184,6 @@ def write_file(path: PathLike, write: Callable[[Path], T], *, what: str, overwri
 
     temporary_name = f".{path.stem}.tmp-{_token()}{path.suffix}"
     return _write_staged(path, temporary_name, write, move_into_place, what=what)
-
-
-def save_word2vec(table: Any, path: PathLike, *, binary: bool = False, what: str = "vectors file") -> None:
-    """gensim's ``table.save_word2vec_format`` into ``path`` as given (its missing folders made):
-    gensim's smart_open reads a path beginning with "~" as the home folder, which a path here
-    never is (it is passed absolute). A directory there is E703; other OSErrors go to the caller
-    (``write_file`` names the output, not its temporary)."""
-    path = Path(path)
-    if path.is_dir():
-        raise CtxvecError(Errors.E703.format(what=what, path=path, reason="it is a directory"))
-    path.parent.mkdir(parents=True, exist_ok=True)
-    table.save_word2vec_format(str(path.absolute()), binary=binary)
-
-
-def save_npy(path: PathLike, array: Any) -> None:
-    """``array`` as ``path`` (.npy, no pickles), written beside it and renamed onto it: a
-    pipeline loaded from a folder maps its .npy files, and saving it back into that folder
-    wrote into the file it was reading (np.save truncates first), leaving it cut short."""
-    import numpy as np  # here: the command line's start-up imports this module
-
-    path = Path(path)
-    temporary = path.with_name(f".{path.stem}.tmp-{_token()}.npy")
-    try:
-        np.save(temporary, np.ascontiguousarray(array), allow_pickle=False)
-        os.replace(temporary, path)
-    finally:
-        temporary.unlink(missing_ok=True)
 
 
 def write_text(path: PathLike, text: str, *, what: str, overwrite: bool = False) -> None:

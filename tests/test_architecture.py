@@ -19,6 +19,7 @@ LAYERS = {
     "doc_storage": 0,
     "paths": 0,
     "outputs": 0,
+    "data_files": 0,
     "devices": 0,
     "locks": 0,
     "ops": 1,

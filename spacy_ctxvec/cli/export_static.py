@@ -9,6 +9,7 @@ import typer
 from wasabi import msg
 
 from ..lexicon.export import export_sense_vectors, export_static_vectors, sense_labels_path, sense_labels_tsv
+from ..lexicon.sense_inventory import SenseInventory
 from ..outputs import check_output, write_file, write_text
 from ..saved_pipeline import load_lexicon, load_senses
 from ._app import OVERWRITE_FILE, app, exit_on_coded_error, file_output, given_path
@@ -42,13 +43,7 @@ def export_static_cli(
         labels = sense_labels_path(output)
         check_output(labels, what=LABELS, inputs={"SOURCE": source}, overwrite=overwrite, named_after="OUTPUT")
         inventory = load_senses(source)
-
-        def vectors_then_labels(tmp: Path) -> int:  # labels that fail leave OUTPUT as it was
-            n_rows = export_sense_vectors(inventory, tmp, unit=unit)
-            write_text(labels, sense_labels_tsv(inventory), what=LABELS, overwrite=overwrite)
-            return n_rows
-
-        n_written = write_file(output, vectors_then_labels, what=WHAT, overwrite=overwrite)
+        n_written = _write_senses(inventory, output, labels, unit, overwrite)
         msg.good(
             f"Wrote {n_written} x {inventory.width} sense vectors of {len(inventory)} words (word2vec text) to "
             f"{output}, their labels to {labels}"
@@ -62,3 +57,15 @@ def export_static_cli(
         overwrite=overwrite,
     )
     msg.good(f"Wrote {n_written} x {lexicon.width} vectors (word2vec text) to {output}")
+
+
+def _write_senses(inventory: SenseInventory, output: Path, labels: Path, unit: bool, overwrite: bool) -> int:
+    """The sense vectors into OUTPUT's staged file, the labels into place, then OUTPUT: a labels
+    write that fails leaves OUTPUT as it was. Returns the rows written."""
+
+    def vectors_then_labels(tmp: Path) -> int:
+        n_rows = export_sense_vectors(inventory, tmp, unit=unit)
+        write_text(labels, sense_labels_tsv(inventory), what=LABELS, overwrite=overwrite)
+        return n_rows
+
+    return write_file(output, vectors_then_labels, what=WHAT, overwrite=overwrite)

@@ -16,10 +16,10 @@ from typing import List, Sequence, Tuple
 
 import numpy as np
 
+from ..data_files import save_word2vec
 from ..errors import CtxvecError, Errors, Warnings
 from ..ops.cosine import normalise_rows
 from ..ops.text import tsv_text
-from ..outputs import save_word2vec
 from ..types import PathLike
 from .sense_inventory import SenseInventory
 from .statistics import Lexicon

@@ -10,8 +10,8 @@ from typing import Any, Callable, ClassVar, Dict, List, Optional, Sequence, Tupl
 import numpy as np
 import srsly
 
+from ..data_files import save_npy
 from ..errors import CtxvecError
-from ..outputs import save_npy
 from ..types import PathLike
 
 # (source, problem) -> the caller's coded error

@@ -18,8 +18,8 @@ import numpy as np
 import srsly
 
 from ..attributes import STATIC_KEY_NAMES
+from ..data_files import save_npy
 from ..errors import CtxvecError, Errors, Warnings
-from ..outputs import save_npy
 from ..types import PathLike
 from .subwords import FastTextNgrams, Subwords, WordpieceMean
 

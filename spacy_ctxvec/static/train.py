@@ -21,8 +21,8 @@ from spacy.vocab import Vocab
 from wasabi import msg
 
 from ..building.corpus import DEFAULT_ENCODING, CorpusReport, corpus_files, iter_corpus, skipped_line_warnings
+from ..data_files import save_word2vec
 from ..errors import CtxvecError, Errors
-from ..outputs import save_word2vec
 from ..types import PathLike
 
 WORD_PATTERN = re.compile(r"[^\W_]+")

@@ -1,0 +1,38 @@
+"""Data files written where they are given: .npy arrays and word2vec tables (numpy, gensim's
+writer), each replacing a file only once it is whole. The outputs' rules (where a command may
+write, what --overwrite replaces) are spacy_ctxvec.outputs'."""
+
+import os
+import secrets
+from pathlib import Path
+from typing import Any
+
+import numpy as np
+
+from .errors import CtxvecError, Errors
+from .types import PathLike
+
+
+def save_npy(path: PathLike, array: Any) -> None:
+    """``array`` as ``path`` (.npy, no pickles), written beside it and renamed onto it: a
+    pipeline loaded from a folder maps its .npy files, and saving it back into that folder
+    wrote into the file it was reading (np.save truncates first), leaving it cut short."""
+    path = Path(path)
+    temporary = path.with_name(f".{path.stem}.tmp-{os.getpid()}-{secrets.token_hex(4)}.npy")
+    try:
+        np.save(temporary, np.ascontiguousarray(array), allow_pickle=False)
+        os.replace(temporary, path)
+    finally:
+        temporary.unlink(missing_ok=True)
+
+
+def save_word2vec(table: Any, path: PathLike, *, binary: bool = False, what: str = "vectors file") -> None:
+    """gensim's ``table.save_word2vec_format`` into ``path`` as given (its missing folders made):
+    gensim's smart_open reads a path beginning with "~" as the home folder, which a path here
+    never is (it is passed absolute). A directory there is E703; other OSErrors go to the caller
+    (``write_file`` names the output, not its temporary)."""
+    path = Path(path)
+    if path.is_dir():
+        raise CtxvecError(Errors.E703.format(what=what, path=path, reason="it is a directory"))
+    path.parent.mkdir(parents=True, exist_ok=True)
+    table.save_word2vec_format(str(path.absolute()), binary=binary)
