@@ -65,12 +65,20 @@ def held_out_estimate(
 
 
 def _held_out_reports(
-    lexicon: Any, counts: Dict[str, int], *, min_count: int, model: Optional[str], inputs: Optional[np.ndarray]
+    lexicon: Any,
+    counts: Dict[str, int],
+    *,
+    min_count: int,
+    model: Optional[str],
+    inputs: Optional[np.ndarray],
+    probe: Optional[PolysemyProbe] = None,
 ) -> Dict[str, PolysemyReport]:
-    """held_out_estimate where held_out_skipped has found nothing against it."""
-    probe = fit_probe(
-        lexicon, counts, min_count=min_count, model=model, half=True, inputs=None if inputs is None else [inputs]
-    )
+    """held_out_estimate where held_out_skipped has found nothing against it; ``probe``: one
+    already fitted on the md5-even half with these settings (else it is fitted here)."""
+    if probe is None:
+        probe = fit_probe(
+            lexicon, counts, min_count=min_count, model=model, half=True, inputs=None if inputs is None else [inputs]
+        )
     held_out = ~in_fitted_half(lexicon.keys)
     probe_scores, valid = probe.scores(lexicon, min_count, inputs)
     self_similarity, _ = lexicon.polysemy_scores(min_count)
@@ -105,9 +113,6 @@ def fit_polysemy_pipeline(
         component.set_type_inputs(nlp)
     inputs_table = component.type_inputs
     no_held_out = held_out_skipped(lexicon, counts, min_count=min_count)
-    estimate = (
-        {} if no_held_out else _held_out_reports(lexicon, counts, min_count=min_count, model=model, inputs=inputs_table)
-    )
     probe = fit_probe(
         lexicon,
         counts,
@@ -116,6 +121,12 @@ def fit_polysemy_pipeline(
         half=half,
         inputs=None if inputs_table is None else [inputs_table],
         trained_on=f"{Path(sense_counts).name} and {Path(pipeline).name}'s lexicon",
+    )
+    half_probe = probe if half else None  # the held-out estimate's probe: the same fit, not a second one
+    estimate = (
+        {}
+        if no_held_out
+        else _held_out_reports(lexicon, counts, min_count=min_count, model=model, inputs=inputs_table, probe=half_probe)
     )
     component.set_probe(probe)
     fit = ProbeFit(probe, estimate, no_held_out=no_held_out)
