@@ -3,13 +3,13 @@ writer), each replacing a file only once it is whole. The outputs' rules (where 
 write, what --overwrite replaces) are spacy_ctxvec.outputs'."""
 
 import os
-import secrets
 from pathlib import Path
 from typing import Any
 
 import numpy as np
 
 from .errors import CtxvecError, Errors
+from .outputs import unique_token
 from .types import PathLike
 
 
@@ -18,7 +18,7 @@ def save_npy(path: PathLike, array: Any) -> None:
     pipeline loaded from a folder maps its .npy files, and saving it back into that folder
     wrote into the file it was reading (np.save truncates first), leaving it cut short."""
     path = Path(path)
-    temporary = path.with_name(f".{path.stem}.tmp-{os.getpid()}-{secrets.token_hex(4)}.npy")
+    temporary = path.with_name(f".{path.stem}.tmp-{unique_token()}.npy")
     try:
         np.save(temporary, np.ascontiguousarray(array), allow_pickle=False)
         os.replace(temporary, path)

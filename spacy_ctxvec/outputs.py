@@ -182,7 +182,7 @@ def write_file(path: PathLike, write: Callable[[Path], T], *, what: str, overwri
             raise CtxvecError(Errors.E701.format(what=what, path=path))
         os.replace(temporary, path)
 
-    temporary_name = f".{path.stem}.tmp-{_token()}{path.suffix}"
+    temporary_name = f".{path.stem}.tmp-{unique_token()}{path.suffix}"
     return _write_staged(path, temporary_name, write, move_into_place, what=what)
 
 
@@ -197,7 +197,7 @@ def write_directory(path: PathLike, write: Callable[[Path], T], *, what: str, ma
     replaceable (``check_replaceable``), checked again at the swap. A failure leaves
     ``path`` as it was."""
     path = Path(path)
-    token = _token()
+    token = unique_token()
 
     def swap_into_place(new: Path) -> None:
         write_manifest(new, made_by)
@@ -462,7 +462,9 @@ def _some(names: List[str]) -> str:
     return shown + (f" and {len(names) - 5} more" if len(names) > 5 else "")
 
 
-def _token() -> str:
+def unique_token() -> str:
+    """A part of a temporary file's name no other process or call picks: the process id and
+    a random hex string."""
     return f"{os.getpid()}-{secrets.token_hex(4)}"
 
 
