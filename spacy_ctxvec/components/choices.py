@@ -92,20 +92,14 @@ def configure_concat_layers(layers: List[int]) -> LayerSelection:
 def checked_choices(name: str, pooling: Any, layers: Any) -> PoolingFn:
     """``pooling`` as ctxvec_context uses it: E048 where ``pooling`` or ``layers`` is not what
     its setting takes; a pooling function other than ours is checked on every call (E049)."""
-    if not isinstance(layers, LayerSelection):
-        example = "spacy-ctxvec.last_layer.v1 or spacy-ctxvec.mean_layers.v1"
-        raise CtxvecError(
-            Errors.E048.format(
-                name=name, setting="layers", got=_kind(layers), expected="a layer selection", example=example
-            )
-        )
-    if not callable(pooling):
-        example = "spacy-ctxvec.mean_pooling.v1"
-        raise CtxvecError(
-            Errors.E048.format(
-                name=name, setting="pooling", got=_kind(pooling), expected="a pooling function", example=example
-            )
-        )
+    layer_example = "spacy-ctxvec.last_layer.v1 or spacy-ctxvec.mean_layers.v1"
+    for setting, value, fits, expected, example in (
+        ("layers", layers, isinstance(layers, LayerSelection), "a layer selection", layer_example),
+        ("pooling", pooling, callable(pooling), "a pooling function", "spacy-ctxvec.mean_pooling.v1"),
+    ):
+        if not fits:
+            wrong = {"name": name, "setting": setting, "got": _kind(value), "expected": expected, "example": example}
+            raise CtxvecError(Errors.E048.format(**wrong))
     return pooling if pooling in BUILT_IN_POOLINGS else CheckedPooling(name, pooling)
 
 
