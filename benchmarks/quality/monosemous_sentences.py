@@ -5,10 +5,12 @@ Every word of the corpus that WordNet gives one sense (alphabetic, at least 3
 letters) and that occurs on at least --per-word lines gets --per-word of its lines,
 chosen by md5 of the line (deterministic); the gold label is the word itself, so each
 lemma carries one gold sense and `spacy-ctxvec evaluate senses` reports it in the
-`one sense (1 gold)` column. At most --max-words words, the lowest md5 first.
+`one sense (1 gold)` column. At most --max-words words, the lowest md5 first; --half
+even / odd then keeps the words of one md5 half (``polysemy_probe.in_fitted_half``):
+settings are chosen on the even half, the odd half is held out.
 
     python benchmarks/quality/monosemous_sentences.py CORPUS_DIR SENSE_COUNTS OUTPUT.jsonl \
-        --encoding latin-1
+        --encoding latin-1 [--half even|odd]
     spacy-ctxvec evaluate senses PIPELINE OUTPUT.jsonl --per-lemma 10
 """
 
@@ -22,6 +24,7 @@ from typing import Dict, List, Tuple
 import spacy
 
 from spacy_ctxvec.evaluation.readers import read_sense_counts
+from spacy_ctxvec.lexicon.polysemy_probe import in_fitted_half
 from spacy_ctxvec.outputs import check_output
 
 
@@ -59,6 +62,7 @@ def main() -> None:
     parser.add_argument("--per-word", type=int, default=10)
     parser.add_argument("--max-words", type=int, default=500)
     parser.add_argument("--encoding", default="utf8")
+    parser.add_argument("--half", choices=("all", "even", "odd"), default="all")
     args = parser.parse_args()
     files = sorted(args.corpus.glob("*.txt")) if args.corpus.is_dir() else [args.corpus]
     if not all(path.is_file() for path in files) or not files:
@@ -66,6 +70,8 @@ def main() -> None:
     check_output(args.output, what="output file", inputs=[args.corpus, args.sense_counts, *files], overwrite=True)
     found = monosemous_lines(files, read_sense_counts(args.sense_counts), args.per_word, args.encoding)
     chosen = sorted(found, key=_md5)[: args.max_words]
+    if args.half != "all":
+        chosen = [word for word, even in zip(chosen, in_fitted_half(chosen)) if even == (args.half == "even")]
     with args.output.open("w", encoding="utf8") as out:
         for word in sorted(chosen):
             for _, words, position in sorted(found[word], key=lambda row: row[0])[: args.per_word]:

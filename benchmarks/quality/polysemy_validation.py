@@ -78,6 +78,7 @@ def build_layer_lexicons(
         "@misc": "spacy-ctxvec.concat_layers.v1",
         "layers": list(range(N_LAYERS)),
     }
+    config["components"]["transformer"]["model"]["transformer_config"]["output_hidden_states"] = True
     nlp = load_model_from_config(config, auto_fill=True)
     nlp.initialize()
     disabled = [name for name in nlp.pipe_names if name not in ("transformer", "ctxvec_context")]
@@ -137,12 +138,21 @@ def partial_spearman(x: np.ndarray, y: np.ndarray, control: np.ndarray) -> float
     return float(np.corrcoef(res_x, res_y)[0, 1])
 
 
-def sense_analysis(lexicon, senses: Dict[str, int], min_count: int, n_boot: int = 500) -> Dict[str, float]:
+def sense_analysis(
+    lexicon, senses: Dict[str, int], min_count: int, half: str = "all", n_boot: int = 500
+) -> Dict[str, float]:
     """Correlations over alphabetic types in WordNet with >= min_count occurrences, plus
     bootstrap resamples of the partial rho. Every layer has the same words (same tokens)
-    and the same seeded resamples, so differences between layers are paired."""
+    and the same seeded resamples, so differences between layers are paired. ``half``:
+    "even" keeps the md5-even half of the words (the half choices are made on), "odd" the
+    held-out half, "all" both."""
+    from spacy_ctxvec.lexicon.polysemy_probe import in_fitted_half
+
     scores, valid = lexicon.polysemy_scores(min_count)
     rows = [i for i in np.flatnonzero(valid) if lexicon.keys[i].isalpha() and lexicon.keys[i] in senses]
+    if half != "all":
+        even = in_fitted_half([lexicon.keys[i] for i in rows])
+        rows = [i for i, is_even in zip(rows, even) if is_even == (half == "even")]
     score = scores[rows]
     log_senses = np.log([senses[lexicon.keys[i]] for i in rows])
     log_freq = np.log(lexicon.counts[rows].astype(float))
@@ -193,7 +203,7 @@ def train_word2vec(corpus: Path, output: Path, min_count: int) -> Dict[str, np.n
     try:
         from spacy_ctxvec.static.train import train_static_vectors
 
-        keyed = train_static_vectors(corpus, output, min_count=min_count, workers=2, seed=0)
+        keyed = train_static_vectors(corpus, output, min_count=min_count, workers=2, seed=0, encoding="latin-1")
     except ImportError:  # train-static not available: plain gensim
         from gensim.models import Word2Vec
 
@@ -222,7 +232,9 @@ def main() -> None:
 
     senses = read_sense_counts()
     curves = layer_curves(lexicons, min_count=args.min_count)
-    per_layer = {layer: sense_analysis(lexicons[layer], senses, args.min_count) for layer in range(N_LAYERS)}
+    # The layer is chosen on the md5-even half of the words; the odd half is scored once, beside it.
+    per_layer = {layer: sense_analysis(lexicons[layer], senses, args.min_count, "even") for layer in range(N_LAYERS)}
+    held_out = {layer: sense_analysis(lexicons[layer], senses, args.min_count, "odd") for layer in range(N_LAYERS)}
     best_layer = max(per_layer, key=lambda layer: per_layer[layer]["rho_senses_partial_freq"])
 
     # Static vectors: centroids per layer (via the export-static writer for the chosen and last layers).
@@ -250,10 +262,14 @@ def main() -> None:
             rho_common, n_common = similarity_scores(vectors, pairs, common)
             similarity[(name, method)] = (rho, n, len(pairs), rho_common, n_common)
 
-    write_report(args, paragraphs, n_words, build, curves, per_layer, best_layer, similarity, datasets, static)
+    write_report(
+        args, paragraphs, n_words, build, curves, per_layer, held_out, best_layer, similarity, datasets, static
+    )
 
 
-def write_report(args, paragraphs, n_words, build, curves, per_layer, best_layer, similarity, datasets, static) -> None:
+def write_report(
+    args, paragraphs, n_words, build, curves, per_layer, held_out, best_layer, similarity, datasets, static
+) -> None:
     lines = [
         "# Polysemy validation (measured)",
         "",
@@ -275,11 +291,13 @@ def write_report(args, paragraphs, n_words, build, curves, per_layer, best_layer
         f"Mean SelfSim over types with >= {args.min_count} occurrences; B = anisotropy baseline (mean cosine between "
         "occurrences of different words); adjusted = SelfSim - B. Spearman rho of polysemy_score vs log WordNet sense "
         "count (surface form looked up lower-cased in Open English WordNet, alphabetic types only), raw and with log "
-        "corpus frequency partialled out; last column: rho of the score vs log frequency.",
+        "corpus frequency partialled out; last column: rho of the score vs log frequency. The correlations are over "
+        "the md5-even half of the words (lower case), the half the layer is chosen on; the held-out odd half is "
+        "scored beside them, once, after the choice.",
         "",
-        "| layer | types | mean SelfSim | B | adjusted | words in WN | rho(score, log senses) | partial rho "
-        "(freq out) [95% bootstrap] | rho(score, log freq) |",
-        "|---|---|---|---|---|---|---|---|---|",
+        "| layer | types | mean SelfSim | B | adjusted | words in WN (even half) | rho(score, log senses) | "
+        "partial rho (freq out) [95% bootstrap] | rho(score, log freq) | held-out odd half: words, rho, partial rho |",
+        "|---|---|---|---|---|---|---|---|---|---|",
     ]
     for i, layer in enumerate(curves.layers):
         a = per_layer[layer]
@@ -287,14 +305,17 @@ def write_report(args, paragraphs, n_words, build, curves, per_layer, best_layer
             f"| {layer} | {curves.n_types[i]} | {curves.mean_self_similarity[i]:.3f} | {curves.baseline[i]:.3f} | "
             f"{curves.adjusted_self_similarity[i]:.3f} | {a['n_words']} | {a['rho_senses']:.3f} | "
             f"{a['rho_senses_partial_freq']:.3f} [{np.percentile(a['boot_partial'], 2.5):.3f}, "
-            f"{np.percentile(a['boot_partial'], 97.5):.3f}] | {a['rho_freq']:.3f} |"
+            f"{np.percentile(a['boot_partial'], 97.5):.3f}] | {a['rho_freq']:.3f} | "
+            f"{held_out[layer]['n_words']}, {held_out[layer]['rho_senses']:.3f}, "
+            f"{held_out[layer]['rho_senses_partial_freq']:.3f} |"
         )
     last = curves.layers[-1]
     difference = per_layer[best_layer]["boot_partial"] - per_layer[last]["boot_partial"]
     lines += [
         "",
         f"rho(log senses, log freq) over the same words: {per_layer[best_layer]['rho_senses_freq']:.3f}.",
-        f"Best layer by partial rho (frequency partialled out): **{best_layer}**; paired bootstrap (500 resamples of "
+        f"Best layer by partial rho on the even half (frequency partialled out): **{best_layer}**; "
+        "paired bootstrap (500 resamples of "
         f"words) of partial rho layer {best_layer} minus layer {last}: {difference.mean():.3f} "
         f"[{np.percentile(difference, 2.5):.3f}, {np.percentile(difference, 97.5):.3f}].",
         "",

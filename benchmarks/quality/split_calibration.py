@@ -5,7 +5,8 @@ For one pipeline with a lexicon sample, the senses are induced again under the s
 SPLIT_THRESHOLDS (split_percentile null) and under each --percentiles value, and each
 inventory is measured the way the issue's target is: the fraction of the lexicon's
 monosemous and polysemous types (WordNet 1 / 2+ senses, alphabetic) with one sense, and
-the "induced" rows of `evaluate senses` on sense-labelled files (the pipeline's target
+the "induced" rows of `evaluate senses` on sense-labelled files, over the words of one md5 half
+(--half; even by default: the half settings are chosen on) (the pipeline's target
 vectors are computed once; each setting induces on them with its own thresholds). With
 --context-weights, every percentile is also run at each context weight (0: clusters on
 the token vectors alone; "Clustering with the context" in SENSES.md). Nothing is saved.
@@ -27,17 +28,27 @@ import numpy as np
 from spacy_ctxvec.evaluation.readers import SenseSentences, read_sense_counts, read_sense_sentences
 from spacy_ctxvec.evaluation.sense_scores import clustering_scores
 from spacy_ctxvec.evaluation.tasks import induced_labels, polysemy_component, sense_targets
+from spacy_ctxvec.lexicon.polysemy_probe import in_fitted_half
 from spacy_ctxvec.lexicon.sense_descriptions import describe_split_thresholds
 from spacy_ctxvec.ops.senses import split_threshold_for
 from spacy_ctxvec.pipelines import load_pipeline
 
 
-def labelled_groups(nlp, path: str, per_lemma: int):
+def in_half(words: List[str], half: str) -> List[bool]:
+    """Whether each word is in ``half`` ("even": the md5-even half settings are chosen on,
+    "odd": the held-out half, "all")."""
+    if half == "all":
+        return [True] * len(words)
+    return [bool(even) == (half == "even") for even in in_fitted_half(words)]
+
+
+def labelled_groups(nlp, path: str, per_lemma: int, half: str = "all"):
     """(target vectors, their context vectors, row groups per lemma, gold labels per
-    lemma) of the lemmas with at least ``per_lemma`` sentences, their first
+    lemma) of the lemmas (of ``half``) with at least ``per_lemma`` sentences, their first
     ``per_lemma`` each."""
     data = read_sense_sentences(path)
     groups = data.by_lemma(per_lemma, min_sentences=per_lemma)
+    groups = {lemma: rows for lemma, rows in groups.items() if in_half([lemma], half)[0]}
     rows = sorted(row for rows in groups.values() for row in rows)
     position = {row: i for i, row in enumerate(rows)}
     subset = SenseSentences(
@@ -68,6 +79,12 @@ def main() -> None:
         help="sense-labelled sentences (evaluate senses format); repeatable",
     )
     parser.add_argument("--per-lemma", type=int, default=10)
+    parser.add_argument(
+        "--half",
+        choices=("all", "even", "odd"),
+        default="even",
+        help="the md5 half of the words measured: even (choose settings here), odd (held out: score once), all",
+    )
     parser.add_argument("--percentiles", type=float, nargs="*", default=[82.0])
     parser.add_argument(
         "--context-weights",
@@ -90,7 +107,7 @@ def main() -> None:
         name, _, path = item.partition("=")
         if not path:
             parser.error(f"--labelled {item!r}: expected NAME=FILE")
-        files[name] = labelled_groups(nlp, path, args.per_lemma)
+        files[name] = labelled_groups(nlp, path, args.per_lemma, args.half)
     settings: List[Optional[float]] = [None, *args.percentiles]
     weights = args.context_weights if args.context_weights else [component.induction.context_weight]
     for percentile, weight in ((p, w) for p in settings for w in weights):
@@ -101,10 +118,13 @@ def main() -> None:
         inventory = component.build_senses()
         seconds = time.perf_counter() - started
         table = [(int(n), float(t)) for n, t in inventory.settings["split_thresholds"]]
-        mono = [k for k in inventory.keys if k.isalpha() and counts.get(k) == 1]
-        poly = [k for k in inventory.keys if k.isalpha() and counts.get(k, 0) >= 2]
+        keys = [k for k, keep in zip(inventory.keys, in_half(list(inventory.keys), args.half)) if keep]
+        mono = [k for k in keys if k.isalpha() and counts.get(k) == 1]
+        poly = [k for k in keys if k.isalpha() and counts.get(k, 0) >= 2]
         row: Dict[str, object] = {
             "pipeline": args.pipeline,
+            "half": args.half,
+            "split_rule": inventory.settings.get("split_rule"),
             "split_percentile": percentile,
             "context_weight": inventory.settings["context_weight"],
             "induction_seconds": round(seconds, 1),
