@@ -1,3 +1,5 @@
+import re
+
 import numpy as np
 import pytest
 import spacy
@@ -866,6 +868,35 @@ def test_evidence_thresholds_on_other_vectors_than_they_were_measured_on_warn(se
         warnings.simplefilter("error")
         spread.build_senses()
     assert spread.uncalibrated_evidence() is None and component.uncalibrated_evidence() is not None
+
+
+def test_evidence_thresholds_at_another_context_weight_warn(sense_nlp):
+    """The evidence rule's thresholds were measured at context_weight 1: another weight warns
+    (W060, beside W033 for the tiny model's vectors), naming both weights and the fixes; the
+    spread test, and a sample without context rows (the weight has nothing to weigh), do not."""
+    import copy
+
+    lexicon = sense_nlp.get_pipe("ctxvec_polysemy").lexicon
+    assert lexicon.sample is not None and lexicon.sample.contexts is not None
+    heavier = Polysemy(min_count=2, induction=SenseInductionSettings().replace(context_weight=1.5))
+    heavier.set_lexicon(lexicon, nlp=sense_nlp)
+    message = heavier.uncalibrated_evidence()
+    assert message is not None and "W033" in message
+    assert re.search(
+        r"W060.*measured with context_weight = 1\.0; this pipeline's is 1\.5.*split_by_evidence = false", message
+    )
+    with pytest.warns(UserWarning, match="W060"):
+        heavier.build_senses()
+    default = Polysemy(min_count=2)
+    default.set_lexicon(lexicon, nlp=sense_nlp)
+    assert "W060" not in default.uncalibrated_evidence()
+    spread = Polysemy(min_count=2, induction=heavier.induction.replace(split_by_evidence=False))
+    spread.set_lexicon(lexicon, nlp=sense_nlp)
+    assert spread.uncalibrated_evidence() is None
+    without_contexts = copy.deepcopy(lexicon)
+    without_contexts.sample.contexts = None
+    heavier.set_lexicon(without_contexts, nlp=sense_nlp)
+    assert "W060" not in heavier.uncalibrated_evidence()
 
 
 def test_a_lexicon_built_in_initialize_runs_only_the_components_before_it(tiny_bert_dir, tmp_path):

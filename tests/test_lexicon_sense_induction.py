@@ -11,7 +11,14 @@ from spacy_ctxvec.lexicon.sense_induction import fit_corpus_sense_space, induce_
 from spacy_ctxvec.lexicon.sense_inventory import SenseInventory
 from spacy_ctxvec.lexicon.statistics import Lexicon
 from spacy_ctxvec.ops.sense_evidence import one_use_reference
-from spacy_ctxvec.ops.senses import SPLIT_THRESHOLDS, SenseInductionSettings, fit_sense_space, spread, to_sense_space
+from spacy_ctxvec.ops.senses import (
+    SPLIT_PERCENTILE,
+    SPLIT_THRESHOLDS,
+    SenseInductionSettings,
+    fit_sense_space,
+    spread,
+    to_sense_space,
+)
 
 from . import test_lexicon_sense_inventory as inventory_tests
 from .test_lexicon_sense_inventory import WIDTH, lexicon_with_sample, synthetic, with_context_meanings
@@ -111,7 +118,8 @@ def test_few_types_use_the_shipped_thresholds_and_say_so(data):
     # 31 types: too few to calibrate on (MIN_CALIBRATION_TYPES), so the absolute table decides
     keys, vectors, _, _ = data
     inventory = induce_inventory(lexicon_with_sample(keys, vectors), SPREAD_RULE, min_count=5)
-    assert inventory.settings["split_calibrated_sizes"] == 0 and inventory.settings["split_percentile"] == 82.0
+    assert inventory.settings["split_calibrated_sizes"] == 0
+    assert inventory.settings["split_percentile"] == SPLIT_PERCENTILE
     assert [tuple(row) for row in inventory.settings["split_thresholds"]] == list(SPLIT_THRESHOLDS)
     assert describe_split_thresholds(inventory.settings).startswith("the shipped split thresholds (too few types")
 
@@ -127,8 +135,8 @@ def test_thresholds_are_calibrated_on_a_corpus_with_enough_types():
         rows, _ = lexicon.sample.rows_of(key)
         if len(rows) == 12:
             spreads.append(spread(to_sense_space(rows.astype(np.float64), inventory.space)))
-    assert len(spreads) == 150 and dict(table)[12] == pytest.approx(np.percentile(spreads, 82.0), abs=1e-6)
-    assert "calibrated on this corpus (percentile 82 of" in describe_split_thresholds(inventory.settings)
+    assert len(spreads) == 150 and dict(table)[12] == pytest.approx(np.percentile(spreads, SPLIT_PERCENTILE), abs=1e-6)
+    assert "calibrated on this corpus (percentile 80 of" in describe_split_thresholds(inventory.settings)
     assert SenseInventory.from_bytes(inventory.to_bytes()).settings == inventory.settings
     shipped = induce_inventory(lexicon, SPREAD_RULE.replace(split_percentile=None), min_count=5)
     assert shipped.settings["split_calibrated_sizes"] == 0 and shipped.settings["split_percentile"] is None

@@ -15,6 +15,7 @@ the token vectors alone; "Clustering with the context" in SENSES.md). Nothing is
         --sense-counts ../shared/data/wordnet_sense_counts/sense_counts.tsv \\
         --labelled wordnet=../shared/data/wordnet_examples/wordnet_examples.jsonl \\
         --labelled monosemous=mono_test.jsonl --percentiles 78 80 82 85 [--context-weights 0 1]
+        [--min-shares 0.05 0.1] [--rule spread] [--half even]
 """
 
 import argparse
@@ -30,7 +31,7 @@ from spacy_ctxvec.evaluation.sense_scores import clustering_scores
 from spacy_ctxvec.evaluation.tasks import induced_labels, polysemy_component, sense_targets
 from spacy_ctxvec.lexicon.polysemy_probe import in_fitted_half
 from spacy_ctxvec.lexicon.sense_descriptions import describe_split_thresholds
-from spacy_ctxvec.ops.senses import split_threshold_for
+from spacy_ctxvec.ops.senses import SPLIT_PERCENTILE, split_threshold_for
 from spacy_ctxvec.pipelines import load_pipeline
 
 
@@ -85,13 +86,22 @@ def main() -> None:
         default="even",
         help="the md5 half of the words measured: even (choose settings here), odd (held out: score once), all",
     )
-    parser.add_argument("--percentiles", type=float, nargs="*", default=[82.0])
+    parser.add_argument("--percentiles", type=float, nargs="*", default=[SPLIT_PERCENTILE])
     parser.add_argument(
         "--context-weights",
         type=float,
         nargs="*",
         default=None,
         help="context weights to induce with (default: the component's setting)",
+    )
+    parser.add_argument(
+        "--min-shares", type=float, nargs="*", default=None, help="min_share values (default: the component's)"
+    )
+    parser.add_argument(
+        "--rule",
+        choices=("component", "evidence", "spread"),
+        default="component",
+        help="split rule: the component's, the corpus evidence, or the spread test (no probe)",
     )
     args = parser.parse_args()
     os.environ.setdefault("HF_HUB_OFFLINE", "1")
@@ -110,9 +120,11 @@ def main() -> None:
         files[name] = labelled_groups(nlp, path, args.per_lemma, args.half)
     settings: List[Optional[float]] = [None, *args.percentiles]
     weights = args.context_weights if args.context_weights else [component.induction.context_weight]
-    for percentile, weight in ((p, w) for p in settings for w in weights):
+    shares = args.min_shares if args.min_shares else [component.induction.min_share]
+    rule = {} if args.rule == "component" else {"split_by_evidence": args.rule == "evidence", "split_by_probe": False}
+    for percentile, weight, share in ((p, w, m) for p in settings for w in weights for m in shares):
         component.induction = component.induction.replace(
-            split_threshold=None, split_percentile=percentile, context_weight=weight
+            split_threshold=None, split_percentile=percentile, context_weight=weight, min_share=share, **rule
         )
         started = time.perf_counter()
         inventory = component.build_senses()
@@ -127,6 +139,7 @@ def main() -> None:
             "split_rule": inventory.settings.get("split_rule"),
             "split_percentile": percentile,
             "context_weight": inventory.settings["context_weight"],
+            "min_share": inventory.settings["min_share"],
             "induction_seconds": round(seconds, 1),
             "thresholds": describe_split_thresholds(inventory.settings),
             "threshold_n10": round(split_threshold_for(10, table=table), 4),

@@ -344,7 +344,7 @@ def rule_labels(
 
 
 COMBINATIONS = "selfsim+z_features:1,selfsim+z_raw_joined:1,spread_features+z_features:1"
-KEEP_PERCENTILE = {"mono": 80.0, "corpus": 82.0}  # corpus: SPLIT_PERCENTILE of ops.senses
+KEEP_PERCENTILE = {"mono": 80.0, "corpus": 82.0}  # corpus: ops.senses.SPLIT_PERCENTILE when measured
 MAX_BASELINE_TYPES = 300
 
 

@@ -70,12 +70,10 @@ from ..lexicon.polysemy_probe import (
     PolysemyProbe,
     shipped_probes,
 )
-from ..lexicon.sense_induction import induce_inventory
+from ..lexicon.sense_induction import induce_inventory, uncalibrated_evidence
 from ..lexicon.sense_inventory import SenseInventory
 from ..lexicon.statistics import CONTEXT_VECTORS_META, Lexicon
 from ..lexicon.type_inputs import TypeInputs
-from ..ops.fingerprint import vectors_differ, with_model
-from ..ops.sense_evidence_tables import TABLES_MODEL, TABLES_VECTORS
 from ..ops.senses import DEFAULT_SAMPLE_SIZE, SenseInductionSettings
 from ..types import CorpusItem
 from .base import DocAnnotator, NlpRef
@@ -318,17 +316,9 @@ class Polysemy(DocAnnotator):
         return senses
 
     def uncalibrated_evidence(self) -> Optional[str]:
-        """W033 where the corpus's evidence decides the splits and the lexicon's vectors
-        (or the pipeline's model, where known) are not those its thresholds were measured
-        on; None otherwise, and for lexicons that do not record their vectors."""
-        made = None if self.lexicon is None else self.lexicon.meta.get(CONTEXT_VECTORS_META)
-        if not self.induction.split_by_evidence or made is None:
-            return None
-        other_model = getattr(self, "model", None) not in (None, TABLES_MODEL)
-        if not vectors_differ(with_model(TABLES_VECTORS, TABLES_MODEL), made) and not other_model:
-            return None
-        model = " of another model (or of all-MiniLM-L6-v2 with other weights, e.g. fine-tuned)" if other_model else ""
-        return Warnings.W033.format(name=self.name, measured=TABLES_VECTORS, vectors=made, model=model)
+        """W033 / W060 where the corpus's evidence decides the splits off the scale of its
+        thresholds (``sense_induction.uncalibrated_evidence``); None otherwise."""
+        return uncalibrated_evidence(self.induction, self.lexicon, getattr(self, "model", None), self.name)
 
     def set_annotations(self, docs: Sequence[Doc]) -> None:
         pipe_names = pipeline_order(self.running_pipeline())  # for E218

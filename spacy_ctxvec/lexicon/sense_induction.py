@@ -39,7 +39,8 @@ from typing import Any, Collection, Dict, List, Optional, Sequence, Tuple
 
 import numpy as np
 
-from ..errors import CtxvecError, Errors
+from ..errors import CtxvecError, Errors, Warnings
+from ..ops.fingerprint import vectors_differ, with_model
 from ..ops.sense_evidence import (
     SenseEvidence,
     corpus_polysemy_of,
@@ -47,6 +48,7 @@ from ..ops.sense_evidence import (
     margin_scale,
     self_similarity_score,
 )
+from ..ops.sense_evidence_tables import TABLES_CONTEXT_WEIGHT, TABLES_MODEL, TABLES_VECTORS
 from ..ops.sense_labels import Affinity, labels_by_sense, vector_affinity
 from ..ops.senses import (
     CONTEXT_WINDOW,
@@ -67,10 +69,32 @@ from ..ops.senses import (
 from ..ops.split_significance import one_blas_thread
 from .polysemy_probe import PolysemyProbe
 from .sense_inventory import SenseInventory
-from .statistics import Lexicon
+from .statistics import CONTEXT_VECTORS_META, Lexicon
 
 N_EXAMPLES = 3  # example snippets kept per sense
 _FIT_CHUNK_ROWS = 4096  # rows per chunk when fitting the sense space (bounded memory)
+
+
+def uncalibrated_evidence(
+    settings: SenseInductionSettings, lexicon: Optional[Lexicon], model: Optional[str], name: str
+) -> Optional[str]:
+    """Where the corpus's evidence decides the splits off the scale its thresholds were
+    measured on: W033 for a lexicon of other vectors (or a pipeline of another ``model``,
+    an embedding fingerprint, where known), W060 for another context weight on a sample
+    with context rows; None otherwise, and for lexicons that do not record their vectors."""
+    if not settings.split_by_evidence or lexicon is None:
+        return None
+    found = []
+    made = lexicon.meta.get(CONTEXT_VECTORS_META)
+    other_model = model not in (None, TABLES_MODEL)
+    if made is not None and (vectors_differ(with_model(TABLES_VECTORS, TABLES_MODEL), made) or other_model):
+        of_model = " of another model (or of all-MiniLM-L6-v2 with other weights, e.g. fine-tuned)"
+        of_model = of_model if other_model else ""
+        found.append(Warnings.W033.format(name=name, measured=TABLES_VECTORS, vectors=made, model=of_model))
+    with_contexts = lexicon.sample is not None and lexicon.sample.contexts is not None
+    if with_contexts and settings.context_weight != TABLES_CONTEXT_WEIGHT:
+        found.append(Warnings.W060.format(name=name, measured=TABLES_CONTEXT_WEIGHT, weight=settings.context_weight))
+    return "\n".join(found) or None
 
 
 def fit_corpus_sense_space(vectors: np.ndarray, weights: np.ndarray, *, n_directions: int) -> SenseSpace:

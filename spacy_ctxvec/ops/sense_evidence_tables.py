@@ -8,6 +8,9 @@ from typing import Tuple
 # vectors their scale shifts (ctxvec_polysemy warns, W033).
 TABLES_MODEL = "234c5e47902457b9"
 TABLES_VECTORS = "layer 5 of 6, pooled by pool_mean"
+# The context weight (SenseInductionSettings.context_weight) the tables were measured at; the
+# evidence rule at another weight is off their scale (ctxvec_polysemy warns, W060).
+TABLES_CONTEXT_WEIGHT = 1.0
 # Tuned on the md5-even pseudo-words of benchmarks/quality (SENSE_EVIDENCE.md).
 # (n, split_z): at each n, the larger of two 80th percentiles of corpus_polysemy of
 # one-use words (md5-even words only; MiniLM layer 5, context weight 1; SENSE_EVIDENCE.md):
