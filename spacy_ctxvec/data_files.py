@@ -1,9 +1,11 @@
 """Data files written where they are given: .npy arrays and word2vec tables (numpy, gensim's
-writer), each replacing a file only once it is whole. The outputs' rules (where a command may
-write, what --overwrite replaces) are spacy_ctxvec.outputs'."""
+writer), each replacing a file only once it is whole; and .npy arrays read back, any damage a
+ValueError. The outputs' rules (where a command may write, what --overwrite replaces) are
+spacy_ctxvec.outputs'."""
 
 import os
 from pathlib import Path
+from tokenize import TokenError
 from typing import Any
 
 import numpy as np
@@ -36,3 +38,21 @@ def save_word2vec(table: Any, path: PathLike, *, binary: bool = False, what: str
         raise CtxvecError(Errors.E703.format(what=what, path=path, reason="it is a directory"))
     path.parent.mkdir(parents=True, exist_ok=True)
     table.save_word2vec_format(str(path.absolute()), binary=binary)
+
+
+NPY_MAGIC = b"\x93NUMPY"
+
+
+def read_npy(path: PathLike, *, mmap: bool = True) -> np.ndarray:
+    """An .npy array without pickles, memory-mapped (read-only) or in memory. It is
+    mapped first either way, so a header that claims more than the file holds costs
+    nothing; any unreadable file (a damaged header too) raises ValueError."""
+    try:
+        with open(path, "rb") as file:
+            # numpy reads a file without its magic bytes as a pickle ("load it unsafely using allow_pickle")
+            if file.read(len(NPY_MAGIC)) != NPY_MAGIC:
+                raise ValueError("it is not an .npy file (it does not start with numpy's magic bytes \\x93NUMPY)")
+        array = np.load(path, mmap_mode="r", allow_pickle=False)
+    except (ValueError, OSError, EOFError, SyntaxError, TokenError, OverflowError, TypeError) as err:
+        raise ValueError(str(err) if isinstance(err, ValueError) else f"{type(err).__name__}: {err}") from None
+    return array if mmap else np.array(array)

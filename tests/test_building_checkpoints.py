@@ -23,6 +23,8 @@ from spacy_ctxvec.errors import CtxvecError
 from spacy_ctxvec.lexicon.statistics import Lexicon
 from spacy_ctxvec.outputs import BUILD_LEXICON, made_by_command
 
+from .test_data_files import write_npy_header
+
 FINGERPRINT = {"key": "lower", "shard_size": 2}
 
 
@@ -144,6 +146,15 @@ def damage_npy(shard):
     (shard / "unit_sums.npy").write_bytes(data[: len(data) - 8])
 
 
+def damage_npy_header(shard):  # numpy let tokenize.TokenError out
+    write_npy_header(shard / "counts.npy", "{'descr': '<i8', 'fortran_order': False, 'shape': (7L,), '''")
+
+
+def damage_state_huge_counts(shard):  # above sys.maxsize: islice refused docs_done on --resume
+    state = json.loads((shard / "state.json").read_text(encoding="utf8"))
+    (shard / "state.json").write_text(json.dumps({**state, "docs_done": 10**30, "n_tokens": 10**30}), encoding="utf8")
+
+
 def damage_keys_json(shard):
     (shard / "keys.json").write_text('["a", ', encoding="utf8")
 
@@ -160,6 +171,8 @@ def damage_lexicon_json(shard):
         (damage_state_json, "state.json' is missing or not valid JSON"),
         (damage_state_keys, "lacks valid n_tokens, docs_sha256, fingerprint"),
         (damage_npy, "unit_sums.npy is truncated"),
+        (damage_npy_header, "counts.npy is truncated or not a .npy array.*TokenError"),
+        (damage_state_huge_counts, "lacks valid docs_done, n_tokens"),
         (damage_keys_json, "keys.json is not valid JSON"),
         (damage_lexicon_json, "unsupported format"),
     ],

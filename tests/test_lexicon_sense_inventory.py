@@ -316,6 +316,19 @@ def test_an_inventory_with_a_context_space_round_trips_and_refuses_half_of_it(tm
         SenseInventory.from_disk(tmp_path / "senses")
 
 
+@pytest.mark.parametrize("file", ["context_mean.npy", "context_directions.npy"])
+def test_nan_in_the_context_space_is_a_coded_error(tmp_path, file):
+    """It loaded silently and changed every sense score."""
+    keys, vectors, contexts, _, _ = with_context_meanings()
+    inventory = induce_inventory(lexicon_with_sample(keys, vectors, contexts=contexts), min_count=5)
+    inventory.to_disk(tmp_path / "senses")
+    array = np.load(tmp_path / "senses" / file)
+    array.flat[0] = np.nan
+    _save_npy(tmp_path / "senses" / file, array)
+    with pytest.raises(CtxvecError, match=r"E601.*senses.*the context space holds NaN or infinite values"):
+        SenseInventory.from_disk(tmp_path / "senses")
+
+
 def test_each_type_keeps_how_many_rows_were_judged_and_the_threshold_it_was_judged_against(inventory):
     from spacy_ctxvec.ops.sense_evidence import one_use_reference
 

@@ -13,6 +13,8 @@ import srsly
 from spacy_ctxvec.errors import CtxvecError, Errors
 from spacy_ctxvec.lexicon import storage
 
+from .test_data_files import write_npy_header
+
 ARRAYS = {
     "sums": np.arange(12, dtype=np.float64).reshape(3, 4) / 7,
     "counts": np.array([3, 1, 2], dtype=np.int64),
@@ -98,6 +100,22 @@ def test_a_truncated_npy_is_a_coded_error(tmp_path, mmap):
     data = (tmp_path / "sums.npy").read_bytes()
     (tmp_path / "sums.npy").write_bytes(data[: len(data) - 10])
     with pytest.raises(CtxvecError, match="E207.*sums.npy is truncated or not a .npy array"):
+        storage.load_parts(tmp_path, list(ARRAYS), list(DOCUMENTS), lexicon_error, mmap=mmap)
+
+
+@pytest.mark.parametrize(
+    "header",
+    [
+        "{'descr': '<i8', 'fortran_order': False, 'shape': (7L,), '''",  # numpy lets tokenize.TokenError out
+        "{'descr': '<i8', 'fortran_order': False, 'shape': (99999999999,), }",  # loaded whole: a MemoryError
+    ],
+    ids=["unparsable", "huge-shape"],
+)
+@pytest.mark.parametrize("mmap", [False, True])
+def test_a_damaged_npy_header_is_a_coded_error(tmp_path, header, mmap):
+    storage.save_parts(tmp_path, ARRAYS, DOCUMENTS)
+    write_npy_header(tmp_path / "counts.npy", header)
+    with pytest.raises(CtxvecError, match="E207.*counts.npy is truncated or not a .npy array"):
         storage.load_parts(tmp_path, list(ARRAYS), list(DOCUMENTS), lexicon_error, mmap=mmap)
 
 

@@ -1,6 +1,8 @@
 """StaticVectorTable: lookup order, subwords, serialization, and coded errors for
 damaged saved tables."""
 
+from pathlib import Path
+
 import numpy as np
 import pytest
 import srsly
@@ -186,6 +188,18 @@ def damage_key_rows(path):
     np.save(path / "key_rows.npy", np.array([0, 1, 2, 9]))
 
 
+def damage_keys_device(path):  # a device: /dev/zero would be read without end (/dev/null reads empty)
+    if not Path("/dev/null").exists():
+        pytest.skip("no /dev/null here")
+    (path / "keys.json").unlink()
+    (path / "keys.json").symlink_to("/dev/null")
+
+
+def damage_cfg_directory(path):
+    (path / "cfg.json").unlink()
+    (path / "cfg.json").mkdir()
+
+
 @pytest.mark.parametrize(
     "damage,problem",
     [
@@ -197,6 +211,8 @@ def damage_key_rows(path):
         (damage_dtype, "float32 array of shape"),
         (damage_shape, r"shape \(4, 2\), got \(4, 3\)"),
         (damage_key_rows, "key_rows points outside"),
+        (damage_keys_device, "keys.json is not a regular file"),
+        (damage_cfg_directory, "cfg.json is not a regular file"),
     ],
 )
 @pytest.mark.parametrize("mmap", [True, False])

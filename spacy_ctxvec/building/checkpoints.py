@@ -10,6 +10,7 @@ import json
 import os
 import re
 import shutil
+import sys
 import warnings
 from dataclasses import dataclass
 from pathlib import Path
@@ -224,6 +225,15 @@ def _damaged(directory: Path, problem: str) -> CtxvecError:
     return CheckpointRefused(Errors.E248.format(path=directory, problem=problem))
 
 
+def _valid_state_value(state: Any, key: str, kind: type) -> bool:
+    """Whether ``state`` (a state.json) holds a ``kind`` under ``key``: a count is a whole
+    number from 0 to sys.maxsize (a bigger one cannot count documents: islice refuses it)."""
+    value = state.get(key) if isinstance(state, dict) else None
+    if not isinstance(value, kind) or isinstance(value, bool):
+        return False
+    return not isinstance(value, int) or 0 <= value <= sys.maxsize
+
+
 def read_checkpoint(directory: Path, fingerprint: Dict[str, Any]) -> Optional[Checkpoint]:
     """The last complete checkpoint in ``directory`` (None if there is none); E248
     naming the file for damaged state, E221 for a checkpoint of another build."""
@@ -244,11 +254,7 @@ def read_checkpoint(directory: Path, fingerprint: Dict[str, Any]) -> Optional[Ch
         state = json.loads(state_file.read_text(encoding="utf8"))
     except (OSError, ValueError, RecursionError) as err:
         raise _damaged(directory, f"'{state_file}' is missing or not valid JSON ({type(err).__name__})") from None
-    wrong = [
-        k
-        for k, kind in _STATE_KEYS.items()
-        if not isinstance(state, dict) or not isinstance(state.get(k), kind) or isinstance(state.get(k), bool)
-    ]
+    wrong = [k for k, kind in _STATE_KEYS.items() if not _valid_state_value(state, k, kind)]
     if wrong:
         raise _damaged(directory, f"'{state_file}' lacks valid {', '.join(wrong)}")
     differing = fingerprint_differences(state["fingerprint"], fingerprint)
@@ -260,7 +266,7 @@ def read_checkpoint(directory: Path, fingerprint: Dict[str, Any]) -> Optional[Ch
         lexicon = Lexicon.from_disk(shard, mmap=False)
     except CtxvecError as err:
         raise _damaged(directory, str(err).split("] ", 1)[-1]) from None
-    if state["docs_done"] < 0 or lexicon.n_occurrences != state["n_tokens"]:
+    if lexicon.n_occurrences != state["n_tokens"]:
         raise _damaged(directory, f"'{state_file}' does not match the lexicon next to it")
     return Checkpoint(state["docs_done"], lexicon, state["n_tokens"], state["docs_sha256"])
 

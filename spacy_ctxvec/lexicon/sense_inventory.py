@@ -183,10 +183,9 @@ class SenseInventory(KeyedRows):
         _check(all(isinstance(key, str) for key in self.keys), "keys must be strings")
         for name in ("centroids", "vectors", "shares"):
             _check(bool(np.isfinite(getattr(self, name)).all()), f"{name} holds NaN or infinite values")
-        _check(
-            bool(np.isfinite(self.space.mean).all() and np.isfinite(self.space.directions).all()),
-            "the sense space holds NaN or infinite values",
-        )
+        for what, space in (("the sense space", self.space), ("the context space", self.context_space)):
+            finite = space is None or bool(np.isfinite(space.mean).all() and np.isfinite(space.directions).all())
+            _check(finite, f"{what} holds NaN or infinite values")
         _check(bool(((self.shares > 0) & (self.shares <= 1)).all()), "shares must lie in (0, 1]")
         norms = np.sqrt(np.einsum("ij,ij->i", self.centroids.astype(np.float64), self.centroids.astype(np.float64)))
         _check(bool((norms <= 1.0 + 1e-3).all()), "centroids must be unit (or zero) rows")

@@ -10,7 +10,7 @@ from typing import Any, Callable, ClassVar, Dict, List, Optional, Sequence, Tupl
 import numpy as np
 import srsly
 
-from ..data_files import save_npy
+from ..data_files import read_npy, save_npy
 from ..errors import CtxvecError
 from ..types import PathLike
 
@@ -125,9 +125,9 @@ def load_parts(
             raise error(str(path), f"{name} is not valid JSON ({type(err).__name__})") from None
     arrays: Dict[str, Any] = {name: None for name in optional_arrays if not (path / f"{name}.npy").is_file()}
     for name in [*array_names, *(name for name in optional_arrays if name not in arrays)]:
-        try:
-            arrays[name] = np.load(path / f"{name}.npy", mmap_mode="r" if mmap else None, allow_pickle=False)
-        except (OSError, ValueError, EOFError) as err:
+        try:  # mapped first: a header claiming more than the file holds is an error, not a huge allocation
+            arrays[name] = read_npy(path / f"{name}.npy", mmap=mmap)
+        except ValueError as err:  # read_npy's for any damage, a damaged header too
             raise error(str(path), f"{name}.npy is truncated or not a .npy array ({str(err)[:120]})") from None
     return documents, arrays
 

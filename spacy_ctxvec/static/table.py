@@ -11,14 +11,13 @@ Blank (empty or whitespace-only) strings are never looked up: they get code "non
 import logging
 import tempfile
 from pathlib import Path
-from tokenize import TokenError
 from typing import Any, Collection, Dict, Iterable, List, Optional, Sequence, Tuple
 
 import numpy as np
 import srsly
 
 from ..attributes import STATIC_KEY_NAMES
-from ..data_files import save_npy
+from ..data_files import read_npy, save_npy
 from ..errors import CtxvecError, Errors, Warnings
 from ..types import PathLike
 from .subwords import FastTextNgrams, Subwords, WordpieceMean
@@ -271,15 +270,21 @@ class StaticVectorTable:
                 raise CtxvecError(Errors.E119.format(path=path, missing=name))
             return path / name
 
-        def read_json(name: str) -> Any:
+        def need_file(name: str) -> Path:
             file = need(name)  # E119 (a CtxvecError is a ValueError: not the except's)
+            if not file.is_file():  # a directory, or a device such as /dev/zero, which reads without end
+                raise CtxvecError(Errors.E134.format(path=path, problem=f"{name} is not a regular file"))
+            return file
+
+        def read_json(name: str) -> Any:
+            file = need_file(name)
             try:
                 return srsly.read_json(file)
             except ValueError as err:
                 raise CtxvecError(Errors.E134.format(path=path, problem=f"{name} is not valid JSON ({err})")) from None
 
         def read_array(name: str) -> np.ndarray:
-            file = need(name)
+            file = need_file(name)
             try:
                 return read_npy(file, mmap=mmap)
             except ValueError as err:
@@ -381,24 +386,6 @@ class StaticVectorTable:
                     (Path(tmp) / Path(name).name).write_bytes(content)
                 tokenizer = _load_tokenizer(Path(tmp), where)
         return cls._from_parts(where, cfg, keys, arrays, tokenizer)
-
-
-NPY_MAGIC = b"\x93NUMPY"
-
-
-def read_npy(path: PathLike, *, mmap: bool = True) -> np.ndarray:
-    """An .npy array without pickles, memory-mapped (read-only) or in memory. It is
-    mapped first either way, so a header that claims more than the file holds costs
-    nothing; any unreadable file raises ValueError."""
-    try:
-        with open(path, "rb") as file:
-            # numpy reads a file without its magic bytes as a pickle ("load it unsafely using allow_pickle")
-            if file.read(len(NPY_MAGIC)) != NPY_MAGIC:
-                raise ValueError("it is not an .npy file (it does not start with numpy's magic bytes \\x93NUMPY)")
-        array = np.load(path, mmap_mode="r", allow_pickle=False)
-    except (ValueError, OSError, EOFError, SyntaxError, TokenError, OverflowError, TypeError) as err:
-        raise ValueError(str(err) if isinstance(err, ValueError) else f"{type(err).__name__}: {err}") from None
-    return array if mmap else np.array(array)
 
 
 def _checked_array(array: Any, name: str, shape: Tuple[int, ...], dtype: Any, damaged: Any) -> np.ndarray:
