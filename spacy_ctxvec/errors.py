@@ -233,6 +233,19 @@ class Warnings(metaclass=_ErrorsWithCodes):
         "thresholds were measured with context_weight = {measured}; this pipeline's is {weight}. Another "
         "weight moves corpus_polysemy off the thresholds' scale: on the whole Gutenberg corpus, weights 0, "
         "0.5, 1, 1.5 and 2 kept 60%, 86%, 92%, 30% and 24% of monosemous words at one sense. Set "
-        "context_weight = {measured} in [components.{name}.induction], or split_by_evidence = false (the "
-        "spread test calibrates its thresholds on the corpus at any weight)."
+        "context_weight = {measured} in [components.{name}.induction], or split_by_evidence = false (then the "
+        "polysemy probe, where one fits the lexicon, or the spread test decides which words split; neither "
+        "reads the weight)."
+    )
+    W061 = (
+        "The corpus's evidence decides the senses of '{name}' (split_by_evidence = true), and it does not "
+        "read {given}: those settings act only with split_by_evidence = false (the polysemy probe or the "
+        "spread test decides). Leave them out of [components.{name}.induction], or set split_by_evidence = "
+        "false to use them."
+    )
+    W062 = (
+        "The senses saved with '{name}' were induced with other settings than its "
+        "[components.{name}.induction] block gives ({differences}); the saved senses are used as they "
+        'are. To induce them with the block\'s settings, call nlp.get_pipe("{name}").build_senses() '
+        "and save the pipeline (nlp.to_disk), or build the lexicon again with `spacy-ctxvec build-lexicon`."
     )

@@ -733,12 +733,13 @@ def test_minilm_at_layer_5_gets_the_shipped_probe_in_initialize(minilm_dir, tmp_
     assert shipped.meta["context_vectors"] == "layer 5 of 6, pooled by pool_mean"
     assert by_number.lexicon.meta["context_vectors"] == f"layer 5 of 6, pooled by pool_mean, model {shipped.model}"
     assert by_number.score_source == "probe" and by_number.probe.meta == shipped.meta
-    assert component.uncalibrated_evidence() is None and by_number.uncalibrated_evidence() is None  # no W033
+    assert component.induction_warnings() == [] and by_number.induction_warnings() == []  # no W033
     last_layer = load_pipeline(CONFIGS / "default.cfg")  # layer 6: the shipped probe is for layer 5
     other = last_layer.get_pipe("ctxvec_polysemy")
     other.initialize(nlp=last_layer, corpus=configure_lexicon_corpus(path=str(corpus)))
     assert other.score_source == "self_similarity" and other.probe is None
-    assert "W033" in other.uncalibrated_evidence() and "another model" not in other.uncalibrated_evidence()
+    (found,) = other.induction_warnings()
+    assert "W033" in found and "another model" not in found
 
 
 def test_type_inputs_are_the_transformers_input_embeddings_and_travel_with_the_lexicon(tiny_nlp, tmp_path):
@@ -867,7 +868,7 @@ def test_evidence_thresholds_on_other_vectors_than_they_were_measured_on_warn(se
     with warnings.catch_warnings():
         warnings.simplefilter("error")
         spread.build_senses()
-    assert spread.uncalibrated_evidence() is None and component.uncalibrated_evidence() is not None
+    assert spread.induction_warnings() == [] and component.induction_warnings() != []
 
 
 def test_evidence_thresholds_at_another_context_weight_warn(sense_nlp):
@@ -880,8 +881,8 @@ def test_evidence_thresholds_at_another_context_weight_warn(sense_nlp):
     assert lexicon.sample is not None and lexicon.sample.contexts is not None
     heavier = Polysemy(min_count=2, induction=SenseInductionSettings().replace(context_weight=1.5))
     heavier.set_lexicon(lexicon, nlp=sense_nlp)
-    message = heavier.uncalibrated_evidence()
-    assert message is not None and "W033" in message
+    message = " ".join(heavier.induction_warnings())
+    assert "W033" in message
     assert re.search(
         r"W060.*measured with context_weight = 1\.0; this pipeline's is 1\.5.*split_by_evidence = false", message
     )
@@ -889,14 +890,14 @@ def test_evidence_thresholds_at_another_context_weight_warn(sense_nlp):
         heavier.build_senses()
     default = Polysemy(min_count=2)
     default.set_lexicon(lexicon, nlp=sense_nlp)
-    assert "W060" not in default.uncalibrated_evidence()
+    assert not any("W060" in found for found in default.induction_warnings())
     spread = Polysemy(min_count=2, induction=heavier.induction.replace(split_by_evidence=False))
     spread.set_lexicon(lexicon, nlp=sense_nlp)
-    assert spread.uncalibrated_evidence() is None
+    assert spread.induction_warnings() == []
     without_contexts = copy.deepcopy(lexicon)
     without_contexts.sample.contexts = None
     heavier.set_lexicon(without_contexts, nlp=sense_nlp)
-    assert "W060" not in heavier.uncalibrated_evidence()
+    assert not any("W060" in found for found in heavier.induction_warnings())
 
 
 def test_a_lexicon_built_in_initialize_runs_only_the_components_before_it(tiny_bert_dir, tmp_path):
@@ -958,3 +959,38 @@ def test_a_loaded_pipeline_saved_back_into_its_own_folder_stays_whole(tiny_bert_
     again = spacy.load(tmp_path / "P")
     assert [(t._.polysemy_score, t._.sense, t._.static_vec.tolist()) for t in again(text)] == before
     assert not [p.name for p in (tmp_path / "P").rglob(".*tmp*")]  # no temporaries left
+
+
+def test_settings_changed_after_the_senses_were_induced_warn_and_build_senses_keeps_the_config(sense_nlp, tmp_path):
+    """A config override at spacy.load that the saved senses were not induced with warns
+    W062 (the saved senses are used as they are); build_senses induces with it and writes
+    the settings into the pipeline's config, so the saved pipeline loads without W062."""
+    import warnings
+
+    sense_nlp.to_disk(tmp_path / "saved")
+    with warnings.catch_warnings(record=True) as caught:
+        warnings.simplefilter("always")
+        spacy.load(tmp_path / "saved")
+    assert not any("W062" in str(warning.message) for warning in caught)
+    override = {"components.ctxvec_polysemy.induction.max_senses": 2}
+    with pytest.warns(UserWarning, match=r"W062.*\(max_senses: 7 -> 2\).*build_senses\(\)"):
+        nlp = spacy.load(tmp_path / "saved", config=override)
+    component = nlp.get_pipe("ctxvec_polysemy")
+    assert component.senses.settings["max_senses"] == 7  # used as saved
+    with warnings.catch_warnings():
+        warnings.simplefilter("ignore")  # W033 / W061: the tiny model's vectors, the fixture's cut_distance
+        component.build_senses()
+    assert component.senses.settings["max_senses"] == 2
+    assert nlp.config["components"]["ctxvec_polysemy"]["induction"]["max_senses"] == 2
+    component.induction = component.induction.replace(min_support=2)  # set on the component, then induced
+    with warnings.catch_warnings():
+        warnings.simplefilter("ignore")
+        component.build_senses()
+    nlp.to_disk(tmp_path / "again")
+    with warnings.catch_warnings(record=True) as caught:
+        warnings.simplefilter("always")
+        reloaded = spacy.load(tmp_path / "again")
+    assert not any("W062" in str(warning.message) for warning in caught)
+    induction = reloaded.get_pipe("ctxvec_polysemy").induction
+    assert (induction.max_senses, induction.min_support) == (2, 2)
+    assert reloaded.get_pipe("ctxvec_polysemy").senses.settings["min_support"] == 2

@@ -31,4 +31,6 @@ def test_the_context_is_described_from_the_window_and_weight():
     assert describe_context({"context_window": 5, "context_weight": 1.0}) == (
         "clustered on each occurrence joined to the mean vector of the 5 tokens either side (context weight 1)"
     )
-    assert describe_context({"context_window": 0}) == "clustered on the occurrences' own vectors (no context vectors)"
+    assert describe_context({"context_window": 0}) == (
+        "clustered on the occurrences' own vectors (no context vectors in the sample, or context weight 0)"
+    )

@@ -173,7 +173,9 @@ def test_senses_are_clustered_on_token_and_context_when_the_sample_keeps_context
         f"clustered on each occurrence joined to the mean vector of the "
         f"{CONTEXT_WINDOW} tokens either side (context weight 1)"
     )
-    assert describe_context(alone.settings) == "clustered on the occurrences' own vectors (no context vectors)"
+    assert describe_context(alone.settings) == (
+        "clustered on the occurrences' own vectors (no context vectors in the sample, or context weight 0)"
+    )
     assert joined.centroids.shape[1] == 2 * WIDTH == joined.feature_width and alone.centroids.shape[1] == WIDTH
     bank = np.flatnonzero(np.array(keys) == "bank")
     truth = np.arange(len(bank)) % 2

@@ -357,6 +357,14 @@ def test_settings_out_of_range_are_e603_naming_the_setting(setting, value):
         SenseInductionSettings().replace(**{setting: value})
 
 
+def test_a_misspelt_setting_is_e608_listing_the_settings():
+    from spacy_ctxvec.errors import CtxvecError
+
+    with pytest.raises(CtxvecError, match=r"E608\] Unknown sense setting\(s\) max_sense\. The settings are: .*min_"):
+        SenseInductionSettings().replace(max_sense=4)
+    assert SenseInductionSettings().replace(max_senses=4).max_senses == 4
+
+
 def test_induce_senses_reads_the_settings_it_is_given():
     rows = normalise(blobs(np.eye(16)[:3], 10, 0.05))
     assert induce_senses(rows).n_senses == 3

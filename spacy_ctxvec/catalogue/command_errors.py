@@ -222,6 +222,7 @@ class CommandErrors:
     )
     E607 = "No senses for {words} in '{path}' (key mode '{key}'){why}.{no_letter} {n_types} words have senses."
     # Senses decided by the corpus (E610-E629
+    E608 = "Unknown sense setting(s) {names}. The settings are: {choices}."
     E610 = (
         "Sense evidence setting {setting} must be {requirement}, got {value!r}. See "
         "spacy_ctxvec.ops.sense_evidence for what each setting does and its default."

@@ -6,6 +6,7 @@ that pipelines saved before that block carry (W010)."""
 import warnings
 from typing import Any, Dict, Optional
 
+from spacy.language import Language
 from spacy.util import registry
 
 from ..errors import Warnings
@@ -13,9 +14,22 @@ from ..ops.senses import SenseInductionSettings
 
 _DEFAULT_INDUCTION = SenseInductionSettings()
 _NULLABLE_SETTINGS = ("split_threshold", "split_percentile")
+_FUNCTION = "spacy-ctxvec.sense_induction.v1"
+# The flat keys of configs saved before the [induction] block (make_polysemy folds them in, W010)
+_LEGACY_SETTINGS = (
+    "split_threshold",
+    "split_percentile",
+    "cut_distance",
+    "max_senses",
+    "min_tokens",
+    "min_share",
+    "n_directions",
+    "context_weight",
+    "split_by_probe",
+)
 
 
-@registry.misc("spacy-ctxvec.sense_induction.v1")
+@registry.misc(_FUNCTION)
 def configure_sense_induction(
     split_threshold: Optional[float] = _DEFAULT_INDUCTION.split_threshold,
     split_percentile: Optional[float] = _DEFAULT_INDUCTION.split_percentile,
@@ -63,3 +77,13 @@ def fold_legacy_settings(
         return induction
     warnings.warn(Warnings.W010.format(name=name, settings=", ".join(sorted(given))), stacklevel=3)
     return induction.replace(**given)
+
+
+def write_induction_config(nlp: Language, name: str, settings: SenseInductionSettings) -> None:
+    """Write ``settings`` as component ``name``'s [induction] block in ``nlp``'s config (the
+    flat keys of an older config cleared: they would fold over the block on loading)."""
+    block = nlp.get_pipe_config(name)
+    block["induction"] = {"@misc": _FUNCTION, **settings.to_dict()}
+    for setting in _LEGACY_SETTINGS:
+        if block.get(setting) is not None:
+            block[setting] = None

@@ -36,7 +36,7 @@ doc._.ctxvec_sense (SENSE_DTYPE records) and doc._.ctxvec_sense_vec, read by:
 
 import warnings
 from pathlib import Path
-from typing import Any, Callable, Dict, Iterable, Iterator, Optional, Sequence, Union, cast
+from typing import Any, Callable, Dict, Iterable, Iterator, List, Optional, Sequence, Union, cast
 
 import numpy as np
 import srsly
@@ -65,19 +65,20 @@ from ..building.shard import (
     polysemy_components,
 )
 from ..errors import CtxvecError, Errors, Warnings
+from ..lexicon.induction_checks import has_context_rows, induced_otherwise, induction_warnings
 from ..lexicon.polysemy_probe import (
     SCORE_CHOICES,
     PolysemyProbe,
     shipped_probes,
 )
-from ..lexicon.sense_induction import induce_inventory, uncalibrated_evidence
+from ..lexicon.sense_induction import induce_inventory
 from ..lexicon.sense_inventory import SenseInventory
 from ..lexicon.statistics import CONTEXT_VECTORS_META, Lexicon
 from ..lexicon.type_inputs import TypeInputs
 from ..ops.senses import DEFAULT_SAMPLE_SIZE, SenseInductionSettings
 from ..types import CorpusItem
 from .base import DocAnnotator, NlpRef
-from .induction_config import fold_legacy_settings
+from .induction_config import fold_legacy_settings, write_induction_config
 from .model_inputs import pipeline_model_fingerprint, type_input_embeddings
 from .polysemy_lookup import key_table, label_stop_words, look_up, pipeline_order, polysemy_records, score_table
 from .polysemy_state import (
@@ -294,15 +295,15 @@ class Polysemy(DocAnnotator):
             self._sense_table = table if len(table["rows"]) else None
 
     def build_senses(self, *, warn: bool = True) -> SenseInventory:
-        """Induce senses from the lexicon's sample with this component's settings, use
-        and return them (E602 without a lexicon sample); with ``split_by_probe``, the
-        component's polysemy probe (where it fits the lexicon) decides which types split.
-        ``warn``: warn W033 where it applies (``uncalibrated_evidence``)."""
+        """Induce senses from the lexicon's sample with this component's ``induction``, use
+        and return them (E602 without a lexicon sample), and write those settings into its
+        pipeline's config, so that a saved pipeline's block agrees with its senses. ``warn``:
+        warn what ``induction_warnings`` finds."""
         if self.lexicon is None:
             raise CtxvecError(Errors.E602.format(name=self.name))
-        uncalibrated = self.uncalibrated_evidence()
-        if uncalibrated is not None and warn:
-            warnings.warn(uncalibrated, stacklevel=2)
+        for message in self.induction_warnings() if warn else []:
+            warnings.warn(message, stacklevel=2)
+        nlp = self.running_pipeline()
         senses = induce_inventory(
             self.lexicon,
             self.induction,
@@ -310,15 +311,18 @@ class Polysemy(DocAnnotator):
             name=self.name,
             probe=self.probe,
             inputs=self.type_inputs,
-            stop_words=label_stop_words(self.running_pipeline()),
+            stop_words=label_stop_words(nlp),
+            warn=False,
         )
         self.set_senses(senses)
+        if nlp is not None:
+            write_induction_config(nlp, self.name, self.induction)
         return senses
 
-    def uncalibrated_evidence(self) -> Optional[str]:
-        """W033 / W060 where the corpus's evidence decides the splits off the scale of its
-        thresholds (``sense_induction.uncalibrated_evidence``); None otherwise."""
-        return uncalibrated_evidence(self.induction, self.lexicon, getattr(self, "model", None), self.name)
+    def induction_warnings(self) -> List[str]:
+        """W033 / W060 / W061 for inducing with these settings from this lexicon
+        (``induction_checks.induction_warnings``)."""
+        return induction_warnings(self.induction, self.lexicon, self.name, getattr(self, "model", None))
 
     def set_annotations(self, docs: Sequence[Doc]) -> None:
         pipe_names = pipeline_order(self.running_pipeline())  # for E218
@@ -460,6 +464,13 @@ class Polysemy(DocAnnotator):
         current_senses = self.senses
         self.set_lexicon(lexicon, type_inputs=inputs.vectors if inputs is not None and lexicon is not None else None)
         self.set_senses(current_senses if SENSES_DIR in exclude else parts.senses)
+        differences = (
+            []
+            if self.senses is None
+            else induced_otherwise(self.induction, self.senses.settings, has_context_rows(self.lexicon))
+        )
+        if differences:
+            warnings.warn(Warnings.W062.format(name=self.name, differences="; ".join(differences)), stacklevel=3)
         return self
 
 

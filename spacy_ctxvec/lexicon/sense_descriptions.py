@@ -13,7 +13,7 @@ def describe_context(settings: Dict[str, Any]) -> str:
             f"clustered on each occurrence joined to the mean vector of the {settings['context_window']} tokens "
             f"either side (context weight {settings['context_weight']:g})"
         )
-    return "clustered on the occurrences' own vectors (no context vectors)"
+    return "clustered on the occurrences' own vectors (no context vectors in the sample, or context weight 0)"
 
 
 def describe_split_thresholds(settings: Dict[str, Any]) -> str:

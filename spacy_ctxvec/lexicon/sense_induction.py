@@ -35,12 +35,12 @@ hash) to a ``SenseInventory``, with one ``ops.senses.SenseInductionSettings``:
 Pure numpy (+ scipy through ops); no spaCy. Deterministic.
 """
 
+import warnings
 from typing import Any, Collection, Dict, List, Optional, Sequence, Tuple
 
 import numpy as np
 
-from ..errors import CtxvecError, Errors, Warnings
-from ..ops.fingerprint import vectors_differ, with_model
+from ..errors import CtxvecError, Errors
 from ..ops.sense_evidence import (
     SenseEvidence,
     corpus_polysemy_of,
@@ -48,7 +48,6 @@ from ..ops.sense_evidence import (
     margin_scale,
     self_similarity_score,
 )
-from ..ops.sense_evidence_tables import TABLES_CONTEXT_WEIGHT, TABLES_MODEL, TABLES_VECTORS
 from ..ops.sense_labels import Affinity, labels_by_sense, vector_affinity
 from ..ops.senses import (
     CONTEXT_WINDOW,
@@ -67,34 +66,13 @@ from ..ops.senses import (
     voting_rows,
 )
 from ..ops.split_significance import one_blas_thread
+from .induction_checks import induction_warnings
 from .polysemy_probe import PolysemyProbe
 from .sense_inventory import SenseInventory
-from .statistics import CONTEXT_VECTORS_META, Lexicon
+from .statistics import Lexicon
 
 N_EXAMPLES = 3  # example snippets kept per sense
 _FIT_CHUNK_ROWS = 4096  # rows per chunk when fitting the sense space (bounded memory)
-
-
-def uncalibrated_evidence(
-    settings: SenseInductionSettings, lexicon: Optional[Lexicon], model: Optional[str], name: str
-) -> Optional[str]:
-    """Where the corpus's evidence decides the splits off the scale its thresholds were
-    measured on: W033 for a lexicon of other vectors (or a pipeline of another ``model``,
-    an embedding fingerprint, where known), W060 for another context weight on a sample
-    with context rows; None otherwise, and for lexicons that do not record their vectors."""
-    if not settings.split_by_evidence or lexicon is None:
-        return None
-    found = []
-    made = lexicon.meta.get(CONTEXT_VECTORS_META)
-    other_model = model not in (None, TABLES_MODEL)
-    if made is not None and (vectors_differ(with_model(TABLES_VECTORS, TABLES_MODEL), made) or other_model):
-        of_model = " of another model (or of all-MiniLM-L6-v2 with other weights, e.g. fine-tuned)"
-        of_model = of_model if other_model else ""
-        found.append(Warnings.W033.format(name=name, measured=TABLES_VECTORS, vectors=made, model=of_model))
-    with_contexts = lexicon.sample is not None and lexicon.sample.contexts is not None
-    if with_contexts and settings.context_weight != TABLES_CONTEXT_WEIGHT:
-        found.append(Warnings.W060.format(name=name, measured=TABLES_CONTEXT_WEIGHT, weight=settings.context_weight))
-    return "\n".join(found) or None
 
 
 def fit_corpus_sense_space(vectors: np.ndarray, weights: np.ndarray, *, n_directions: int) -> SenseSpace:
@@ -151,6 +129,7 @@ def induce_inventory(
     inputs: Optional[np.ndarray] = None,
     name: str = "ctxvec_polysemy",
     stop_words: Optional[Collection[str]] = None,
+    warn: bool = True,
 ) -> SenseInventory:
     """Induce the senses of every type of ``lexicon`` seen at least ``min_count`` times
     that has sampled occurrences and, with ``words_only``, holds a letter (E602 if the
@@ -165,7 +144,8 @@ def induce_inventory(
     ``probe`` that fits the lexicon and has a ``split_senses`` cut, the probe decides
     which types split (its estimate above the cut) instead of the spread thresholds
     (``inputs``: the lexicon types' input embeddings, for a probe that reads them).
-    ``stop_words``: never label words (None: English; see ``ops.sense_labels``).
+    ``stop_words``: never label words (None: English; see ``ops.sense_labels``). ``warn``:
+    warn what ``induction_checks.induction_warnings`` finds (W033, W060, W061).
     Deterministic: the same lexicon gives a bitwise equal inventory."""
     check_min_count(min_count)
     if not isinstance(settings, SenseInductionSettings):  # e.g. a dict: an AttributeError further on
@@ -174,6 +154,8 @@ def induce_inventory(
     sample = lexicon.sample
     if sample is None:
         raise CtxvecError(Errors.E602.format(name=name))
+    for message in induction_warnings(settings, lexicon, name) if warn else []:
+        warnings.warn(message, stacklevel=2)
     split_threshold, split_percentile = settings.split_threshold, settings.split_percentile
     n_directions, context_weight = settings.n_directions, settings.context_weight
     record: Dict[str, Any] = {  # the inventory's settings: what was used, as it was before the settings object

@@ -24,8 +24,7 @@ scikit-learn; no spaCy). Deterministic, never NaN.
    (none: one sense).
 5. ``assign_senses``: a new occurrence goes to the nearest sense centroid (cosine).
 
-The defaults were chosen on WordNet example sentences and monosemous Gutenberg words
-(benchmarks/quality/SENSES.md).
+The defaults were chosen on WordNet example sentences and monosemous words (benchmarks/quality/SENSES.md).
 """
 
 import dataclasses
@@ -59,13 +58,10 @@ SPLIT_THRESHOLDS: Tuple[Tuple[int, float], ...] = (
     (48, 0.2086),
     (64, 0.2482),
 )
-# A type splits when its spread is in the top (100 - SPLIT_PERCENTILE)% of the types with
-# about as many sampled occurrences (calibrate_split_thresholds): spreads grow with
-# frequency, and their scale differs between models and layers. 80: the smallest of 78, 80,
-# 82 and 85 that keeps 75% of the md5-even monosemous words (10 sentences each) at one
-# sense on the whole-Gutenberg lexicon at layer 5 (75.9%; 82: 78.4%). First chosen as 82
-# with held-out words in view (benchmarks/quality/SENSES.md, "Split thresholds calibrated
-# on the corpus" and "Held-out re-choice").
+# A type splits when its spread is in the top (100 - SPLIT_PERCENTILE)% of the types with about as
+# many sampled occurrences (calibrate_split_thresholds): spreads grow with frequency, and their scale
+# differs between models and layers. 80: the smallest of 78, 80, 82, 85 keeping 75% of md5-even
+# monosemous words whole (benchmarks/quality/SENSES.md, "Held-out re-choice"; it was 82).
 SPLIT_PERCENTILE = 80.0
 CALIBRATION_SIZES: Tuple[int, ...] = tuple(n for n, _ in SPLIT_THRESHOLDS)
 MIN_CALIBRATION_TYPES = 100  # types in a size band needed to calibrate its threshold
@@ -137,7 +133,11 @@ class SenseInductionSettings:
                 raise CtxvecError(Errors.E603.format(setting=name, requirement=requirement, value=value))
 
     def replace(self, **changes: Any) -> "SenseInductionSettings":
-        """A copy with ``changes`` (validated)."""
+        """A copy with ``changes`` (validated; E608 for a name that is not a setting)."""
+        names = [field.name for field in dataclasses.fields(self)]
+        if set(changes) - set(names):
+            unknown = ", ".join(sorted(set(changes) - set(names)))
+            raise CtxvecError(Errors.E608.format(names=unknown, choices=", ".join(names)))
         return dataclasses.replace(self, **changes)
 
     def to_dict(self) -> Dict[str, Any]:

@@ -233,9 +233,7 @@ def _build(request: LexiconBuildRequest, checkpoints: Path, files: List[Path]) -
     if component.score_source == "probe" and nlp.lang != "en" and fitted_on_english(component.probe):
         build.warnings.append(Warnings.W058.format(lang=nlp.lang, name=component.name))
     if request.senses is not False and lexicon.sample is not None:
-        uncalibrated = component.uncalibrated_evidence()
-        if uncalibrated is not None:
-            build.warnings.append(uncalibrated)
+        build.warnings.extend(component.induction_warnings())
         started = time.perf_counter()
         inventory = component.build_senses(warn=False)  # the warning is printed with the others
         build.senses = (
