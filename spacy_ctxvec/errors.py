@@ -230,9 +230,10 @@ class Warnings(metaclass=_ErrorsWithCodes):
     )
     W060 = (
         "The corpus's evidence decides which words of '{name}' split (split_by_evidence = true), and its "
-        "thresholds were measured with context_weight = {measured}; this pipeline's is {weight}. Another "
-        "weight moves corpus_polysemy off the thresholds' scale: on the whole Gutenberg corpus, weights 0, "
-        "0.5, 1, 1.5 and 2 kept 60%, 86%, 92%, 30% and 24% of monosemous words at one sense. Set "
+        "thresholds were measured with context_weight = {measured}; these settings give {weight}. Another "
+        "weight moves corpus_polysemy off the thresholds' scale: on the whole-Gutenberg lexicon, weights 0, "
+        "0.5, 1, 1.5 and 2 kept 60%, 86%, 92%, 30% and 24% of its (md5-even) monosemous types at one sense. "
+        "Set "
         "context_weight = {measured} in [components.{name}.induction], or split_by_evidence = false (then the "
         "polysemy probe, where one fits the lexicon, or the spread test decides which words split; neither "
         "reads the weight)."
@@ -247,5 +248,6 @@ class Warnings(metaclass=_ErrorsWithCodes):
         "The senses saved with '{name}' were induced with other settings than its "
         "[components.{name}.induction] block gives ({differences}); the saved senses are used as they "
         'are. To induce them with the block\'s settings, call nlp.get_pipe("{name}").build_senses() '
-        "and save the pipeline (nlp.to_disk), or build the lexicon again with `spacy-ctxvec build-lexicon`."
+        "and save the pipeline (nlp.to_disk), or build the lexicon again with `spacy-ctxvec build-lexicon`; "
+        "to keep them and silence this, set the block back to the values left of each arrow."
     )

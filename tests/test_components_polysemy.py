@@ -884,7 +884,7 @@ def test_evidence_thresholds_at_another_context_weight_warn(sense_nlp):
     message = " ".join(heavier.induction_warnings())
     assert "W033" in message
     assert re.search(
-        r"W060.*measured with context_weight = 1\.0; this pipeline's is 1\.5.*split_by_evidence = false", message
+        r"W060.*measured with context_weight = 1\.0; these settings give 1\.5.*split_by_evidence = false", message
     )
     with pytest.warns(UserWarning, match="W060"):
         heavier.build_senses()

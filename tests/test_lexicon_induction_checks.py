@@ -39,7 +39,7 @@ def test_unread_settings_warn_w061_when_senses_are_induced():
 def test_context_weight_off_the_tables_warns_w060_from_the_python_api():
     keys, vectors, contexts, _, _ = with_context_meanings()
     lexicon = lexicon_with_sample(keys, vectors, contexts=contexts)
-    with pytest.warns(UserWarning, match=r"W060.*context_weight = 1\.0; this pipeline's is 0\.5"):
+    with pytest.warns(UserWarning, match=r"W060.*context_weight = 1\.0; these settings give 0\.5"):
         induce_inventory(lexicon, EVIDENCE.replace(context_weight=0.5), min_count=5)
     assert induction_warnings(SPREAD.replace(context_weight=0.5), lexicon, "n") == []
 
@@ -52,7 +52,8 @@ def test_an_inventory_induced_with_other_settings_than_given_is_told_apart():
     # settings the rule did not read differ without consequence
     assert induced_otherwise(EVIDENCE.replace(cut_distance=0.9), record, with_contexts=True) == []
     assert induced_otherwise(EVIDENCE.replace(max_senses=2), record, with_contexts=True) == ["max_senses: 7 -> 2"]
-    assert induced_otherwise(SPREAD, record, with_contexts=True) == ["split_by_evidence: True -> False"]
+    # the rule is not compared: configs saved before split_by_evidence existed load today's default
+    assert induced_otherwise(SPREAD, record, with_contexts=True) == []
     assert induced_otherwise(EVIDENCE.replace(context_weight=0.0), record, with_contexts=True) == [
         "context_weight: 1.0 -> 0.0"
     ]
@@ -64,3 +65,15 @@ def test_an_inventory_induced_with_other_settings_than_given_is_told_apart():
     assert induced_otherwise(SPREAD.replace(cut_distance=0.9), spread_record, with_contexts=True) == [
         "cut_distance: 0.1 -> 0.9"
     ]
+
+
+def test_records_of_earlier_versions_compare_what_they_name_and_damaged_ones_nothing():
+    keys, vectors, contexts, _, _ = with_context_meanings()
+    record = dict(induce_inventory(lexicon_with_sample(keys, vectors, contexts=contexts), SPREAD, min_count=5).settings)
+    older = {k: v for k, v in record.items() if k not in ("split_rule", "min_support", "words_only")}
+    assert induced_otherwise(EVIDENCE, older, with_contexts=True) == []  # the config's evidence default
+    assert induced_otherwise(SPREAD.replace(min_support=1), older, with_contexts=True) == []  # not recorded then
+    assert induced_otherwise(SPREAD.replace(max_senses=3), older, with_contexts=True) == ["max_senses: 7 -> 3"]
+    assert induced_otherwise(SPREAD, {**record, "min_tokens": 2}, with_contexts=True) == []  # damaged: not compared
+    # configs from before split_percentile existed fold it to null: unread under the evidence rule, no W061
+    assert unread_settings(EVIDENCE.replace(split_percentile=None)) == {}

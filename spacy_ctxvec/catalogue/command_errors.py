@@ -221,8 +221,8 @@ class CommandErrors:
         "`spacy-ctxvec build-lexicon PIPELINE CORPUS OUTPUT` (without --no-senses or --sample-size 0)."
     )
     E607 = "No senses for {words} in '{path}' (key mode '{key}'){why}.{no_letter} {n_types} words have senses."
-    # Senses decided by the corpus (E610-E629
     E608 = "Unknown sense setting(s) {names}. The settings are: {choices}."
+    # Senses decided by the corpus (E610-E629
     E610 = (
         "Sense evidence setting {setting} must be {requirement}, got {value!r}. See "
         "spacy_ctxvec.ops.sense_evidence for what each setting does and its default."

@@ -4,9 +4,9 @@ measured on; W061: settings its split rule does not read) and the settings a sav
 inventory was induced with that differ from a pipeline's (W062)."""
 
 import dataclasses
-from typing import Any, Dict, List, Mapping, Optional
+from typing import Any, Dict, List, Mapping, Optional, Tuple
 
-from ..errors import Warnings
+from ..errors import CtxvecError, Warnings
 from ..ops.fingerprint import vectors_differ, with_model
 from ..ops.sense_evidence_tables import TABLES_CONTEXT_WEIGHT, TABLES_MODEL, TABLES_VECTORS
 from ..ops.senses import SenseInductionSettings
@@ -14,9 +14,9 @@ from .statistics import CONTEXT_VECTORS_META, Lexicon
 
 # The settings the evidence rule (split_by_evidence) does not read: the probe and spread rules do.
 EVIDENCE_UNREAD = ("split_threshold", "split_percentile", "cut_distance", "min_tokens", "min_share", "split_by_probe")
-# Defaults of earlier versions, which every pipeline saved then carries in its config (spaCy
-# saves the block whole): not worth a warning where they are unread.
-_FORMER_DEFAULTS: Mapping[str, Any] = {"split_percentile": 82.0}
+# Defaults of earlier versions, which pipelines saved then carry in their config (spaCy saves the
+# block whole; configs from before split_percentile existed fold it to null): no warning where unread.
+_FORMER_DEFAULTS: Mapping[str, Tuple[Any, ...]] = {"split_percentile": (82.0, None)}
 _DEFAULTS = SenseInductionSettings()
 
 
@@ -33,7 +33,8 @@ def unread_settings(settings: SenseInductionSettings) -> Dict[str, Any]:
     return {
         name: getattr(settings, name)
         for name in EVIDENCE_UNREAD
-        if getattr(settings, name) != getattr(_DEFAULTS, name) and getattr(settings, name) != _FORMER_DEFAULTS.get(name)
+        if getattr(settings, name) != getattr(_DEFAULTS, name)
+        and getattr(settings, name) not in _FORMER_DEFAULTS.get(name, ())
     }
 
 
@@ -66,11 +67,15 @@ def induction_warnings(
 def induced_otherwise(settings: SenseInductionSettings, record: Mapping[str, Any], with_contexts: bool) -> List[str]:
     """The settings (as "name: recorded -> given") that differ between ``settings`` and
     those a saved inventory's ``record`` was induced with, among those the record names
-    and its split rule read (a sample without context rows has nothing to weigh)."""
-    recorded = SenseInductionSettings.from_record(record)
+    and its split rule read (a sample without context rows has nothing to weigh). The split
+    rule itself is not compared: configs saved before split_by_evidence existed load it as
+    today's default whatever rule their senses were induced by. A record out of range
+    (damaged) is left to the inventory's own checks: nothing is compared."""
+    try:
+        recorded = SenseInductionSettings.from_record(record)
+    except CtxvecError:
+        return []
     names = [field.name for field in dataclasses.fields(SenseInductionSettings) if field.name in record]
-    if "split_rule" in record and "split_by_evidence" not in names:
-        names.append("split_by_evidence")
     if recorded.split_by_evidence and settings.split_by_evidence:
         names = [name for name in names if name not in EVIDENCE_UNREAD]
     if not with_contexts:
