@@ -66,6 +66,13 @@ def test_tsv_and_table(senses_dir):
     labels = [s.label for s in senses_dir[1].senses_of("bank")]
     assert all(label and label in table.output for label in labels)
     assert [line.split("\t")[7] for line in lines[1:]] == labels
+    # the last line says how the senses were induced, from the inventory's record
+    assert table.output.strip().splitlines()[-1] == (
+        "Induced: types split where this corpus's evidence says their uses form groups or differ "
+        "(split_by_evidence; at least 3 occurrences per sense); clustered on the occurrences' own vectors "
+        "(no context vectors in the sample, or context weight 0); at most 7 senses a word."
+    )
+    assert "Induced" not in tsv.output
 
 
 def test_unknown_word_missing_senses_and_bad_format_are_coded_errors(senses_dir, tmp_path):

@@ -14,6 +14,7 @@ import typer
 from ..analysis.comparison import check_word
 from ..analysis.sense_view import SensePage, senses_html, why_nothing_drawn
 from ..errors import CtxvecError, Errors, Warnings
+from ..lexicon.sense_descriptions import describe_context, describe_split_thresholds
 from ..lexicon.sense_inventory import SenseInventory
 from ..lexicon.statistics import Lexicon
 from ..ops.sense_evidence import MIN_SUPPORT
@@ -199,6 +200,16 @@ def render(entries: List[Dict[str, Any]], fmt: str) -> str:
     return "\n".join(parts)
 
 
+def induction_footer(settings: Dict[str, Any], fmt: str) -> str:
+    """The table's last line: how the senses were induced (their split rule, what was
+    clustered, the most senses), from the inventory's recorded ``settings``."""
+    if fmt != "table":
+        return ""
+    rule, clustered = describe_split_thresholds(settings), describe_context(settings)
+    most = f"at most {settings['max_senses']} senses a word" if settings.get("max_senses") else ""
+    return "\nInduced: " + "; ".join(part for part in (rule, clustered, most) if part) + "."
+
+
 def _against(entry: Dict[str, Any]) -> str:
     """ " (splits above 1.07; 17 distinct occurrences judged)", from what the inventory stored."""
     parts = [] if entry.get("split_threshold") is None else [f"splits above {entry['split_threshold']:.2f}"]
@@ -309,7 +320,7 @@ def senses_cli(
         if not words:
             return
     inventory, lexicon = load_senses_and_lexicon(source)  # a senses directory holds no lexicon: no counts
-    print(render(describe_senses(inventory, words, source, lexicon), fmt))
+    print(render(describe_senses(inventory, words, source, lexicon), fmt) + induction_footer(inventory.settings, fmt))
     unknown = unknown_words(inventory, words)
     if unknown:  # a note beside the words shown: on stderr, so that JSON and TSV output stays parseable
         warn_on_stderr(unknown_words_note(inventory, unknown, source, Warnings.W032, lexicon))
