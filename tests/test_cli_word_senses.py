@@ -183,9 +183,9 @@ def test_the_table_lines_up_cjk_labels_and_emoji_examples():
 
 
 def test_a_word_without_corpus_polysemy_says_why():
-    from spacy_ctxvec.cli.word_senses import render
+    from spacy_ctxvec.cli.word_senses import NO_EVIDENCE, render
 
-    entry = {"word": "x", "key": "x", "n_senses": 1, "corpus_polysemy": None}
+    entry = {"word": "x", "key": "x", "n_senses": 1, "corpus_polysemy": None, "no_corpus_polysemy": NO_EVIDENCE}
     entry["senses"] = [{"sense": 0, "label": "", "share": 1.0, "examples": ["a [x] b"]}]
     table = render([entry], "table")
     assert "x (x): 1 sense, no corpus_polysemy (too few sampled occurrences: at least 2 x min_support" in table
@@ -205,6 +205,18 @@ def test_json_says_why_a_word_has_no_corpus_polysemy(tmp_path):
     echo, bank = json.loads(result.output)
     assert echo["corpus_polysemy"] is None and echo["no_corpus_polysemy"].startswith("no corpus_polysemy (too few")
     assert bank["corpus_polysemy"] is not None and bank["no_corpus_polysemy"] is None
+
+
+def test_senses_saved_before_corpus_polysemy_was_kept_say_so_not_too_few_occurrences(tmp_path):
+    keys, vectors, _, _ = synthetic()
+    inventory = induce_inventory(lexicon_with_sample(keys, vectors, snippets=bank_snippets(keys)), min_count=5)
+    inventory.corpus_polysemy = None  # as saved before it was kept (the file is absent: it loads as None)
+    inventory.to_disk(tmp_path / "senses")
+    assert not (tmp_path / "senses" / "corpus_polysemy.npy").exists()
+    table = runner.invoke(app, ["senses", str(tmp_path / "senses"), "bank"])
+    assert table.exit_code == 0, table.output
+    assert "no corpus_polysemy (these senses were saved before it was kept: build the lexicon again" in flat(table)
+    assert "too few sampled occurrences" not in table.output
 
 
 def test_a_pipelines_senses_say_how_often_the_word_was_seen(tiny_bert_dir, tmp_path):

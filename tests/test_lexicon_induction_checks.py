@@ -52,8 +52,7 @@ def test_an_inventory_induced_with_other_settings_than_given_is_told_apart():
     # settings the rule did not read differ without consequence
     assert induced_otherwise(EVIDENCE.replace(cut_distance=0.9), record, with_contexts=True) == []
     assert induced_otherwise(EVIDENCE.replace(max_senses=2), record, with_contexts=True) == ["max_senses: 7 -> 2"]
-    # the rule is not compared: configs saved before split_by_evidence existed load today's default
-    assert induced_otherwise(SPREAD, record, with_contexts=True) == []
+    assert induced_otherwise(SPREAD, record, with_contexts=True) == ["split_by_evidence: True -> False"]
     assert induced_otherwise(EVIDENCE.replace(context_weight=0.0), record, with_contexts=True) == [
         "context_weight: 1.0 -> 0.0"
     ]
@@ -71,7 +70,11 @@ def test_records_of_earlier_versions_compare_what_they_name_and_damaged_ones_not
     keys, vectors, contexts, _, _ = with_context_meanings()
     record = dict(induce_inventory(lexicon_with_sample(keys, vectors, contexts=contexts), SPREAD, min_count=5).settings)
     older = {k: v for k, v in record.items() if k not in ("split_rule", "min_support", "words_only")}
-    assert induced_otherwise(EVIDENCE, older, with_contexts=True) == []  # the config's evidence default
+    # a config saved before split_by_evidence existed takes the evidence default: told where the record says
+    assert induced_otherwise(EVIDENCE, {**older, "split_rule": "spread"}, with_contexts=True) == [
+        "split_by_evidence: False -> True"
+    ]
+    assert induced_otherwise(EVIDENCE, older, with_contexts=True) == []  # a record without a rule: not compared
     assert induced_otherwise(SPREAD.replace(min_support=1), older, with_contexts=True) == []  # not recorded then
     assert induced_otherwise(SPREAD.replace(max_senses=3), older, with_contexts=True) == ["max_senses: 7 -> 3"]
     assert induced_otherwise(SPREAD, {**record, "min_tokens": 2}, with_contexts=True) == []  # damaged: not compared

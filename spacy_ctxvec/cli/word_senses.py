@@ -33,6 +33,11 @@ NO_EVIDENCE = (
     "no corpus_polysemy (too few sampled occurrences: at least 2 x min_support are needed, "
     "occurrences that share a passage or a snippet counting once)"
 )
+# Inventories saved before corpus_polysemy was kept have none for any word.
+NOT_STORED = (
+    "no corpus_polysemy (these senses were saved before it was kept: build the lexicon again with "
+    "`spacy-ctxvec build-lexicon` to have it)"
+)
 
 # Above every threshold of ONE_USE_TABLE: a word scoring more was above its own n's (for
 # inventories saved before each word's threshold was stored).
@@ -150,7 +155,9 @@ def _entry(inventory: SenseInventory, word: str, key: str, lexicon: Optional[Lex
         "n_senses": n_senses,
         "count": None if lexicon is None else (lexicon.count_of(key) or None),
         "corpus_polysemy": corpus_polysemy,
-        "no_corpus_polysemy": NO_EVIDENCE if corpus_polysemy is None else None,
+        "no_corpus_polysemy": None
+        if corpus_polysemy is not None
+        else (NOT_STORED if inventory.corpus_polysemy is None else NO_EVIDENCE),
         "judged": judged,
         "split_threshold": threshold,
         "note": one_sense_note(inventory, n_senses, corpus_polysemy, threshold),
@@ -193,7 +200,8 @@ def render(entries: List[Dict[str, Any]], fmt: str) -> str:
         plural = "s" if entry["n_senses"] != 1 else ""
         body = "\n" + _aligned(_first_of_each_sense(entry), ("sense", "label", "share", "examples"), "rlrl") + "\n"
         evidence = entry["corpus_polysemy"]
-        shown = f", corpus_polysemy {evidence:.2f}{_against(entry)}" if evidence is not None else f", {NO_EVIDENCE}"
+        why_none = f", {entry.get('no_corpus_polysemy') or NO_EVIDENCE}"
+        shown = f", corpus_polysemy {evidence:.2f}{_against(entry)}" if evidence is not None else why_none
         seen = "" if entry.get("count") is None else f", seen {entry['count']} times"
         note = f"\n{entry['note']}" if entry.get("note") else ""
         parts.append(f"{entry['word']} ({entry['key']}): {entry['n_senses']} sense{plural}{shown}{seen}{note}\n{body}")

@@ -67,15 +67,18 @@ def induction_warnings(
 def induced_otherwise(settings: SenseInductionSettings, record: Mapping[str, Any], with_contexts: bool) -> List[str]:
     """The settings (as "name: recorded -> given") that differ between ``settings`` and
     those a saved inventory's ``record`` was induced with, among those the record names
-    and its split rule read (a sample without context rows has nothing to weigh). The split
-    rule itself is not compared: configs saved before split_by_evidence existed load it as
-    today's default whatever rule their senses were induced by. A record out of range
-    (damaged) is left to the inventory's own checks: nothing is compared."""
+    and its split rule read (a sample without context rows has nothing to weigh), the split
+    rule too where the record names it (a config saved before split_by_evidence existed
+    takes today's default, the evidence rule, while its senses were induced by another: told,
+    so that build_senses does not switch the rule unsaid). A record out of range (damaged)
+    is left to the inventory's own checks: nothing is compared."""
     try:
         recorded = SenseInductionSettings.from_record(record)
     except CtxvecError:
         return []
     names = [field.name for field in dataclasses.fields(SenseInductionSettings) if field.name in record]
+    if "split_rule" in record:
+        names.append("split_by_evidence")
     if recorded.split_by_evidence and settings.split_by_evidence:
         names = [name for name in names if name not in EVIDENCE_UNREAD]
     if not with_contexts:
