@@ -578,3 +578,33 @@ def test_a_stopped_ray_build_does_not_speak_of_checkpoints(capsys):
     assert "keeps no checkpoint" in ray_line and "run the command again" in ray_line
     print_stop(BuildStopped(0, None), "local")
     assert "before the first checkpoint" in capsys.readouterr().out
+
+
+def test_running_out_of_memory_is_a_coded_error_saying_what_to_lower_and_what_was_kept(
+    tiny_pipeline_dir, tmp_path, monkeypatch
+):
+    """A MemoryError while counting (as numpy raises on a small machine) is E265 naming the options
+    that lower memory, and says that the shards counted before it are kept for --resume."""
+    from spacy_ctxvec.lexicon.statistics import Lexicon
+
+    corpus = tmp_path / "c.txt"
+    corpus.write_text("\n".join(CORPUS * 3) + "\n", encoding="utf8")
+    real = Lexicon.from_occurrences.__func__
+    calls = []
+
+    def counting_runs_out(cls, *args, **kwargs):  # the first shard is counted, then memory runs out
+        calls.append(1)
+        if len(calls) > 1:
+            raise MemoryError("Unable to allocate 6.12 MiB for an array with shape (2089, 384)")
+        return real(cls, *args, **kwargs)
+
+    monkeypatch.setattr(Lexicon, "from_occurrences", classmethod(counting_runs_out))
+    common = ("build-lexicon", tiny_pipeline_dir, corpus, tmp_path / "out", "--no-progress", "--keep-layer")
+    result = invoke(*common, "--checkpoint-every", "5")
+    assert result.exit_code == 1 and "[CTX-E265] build-lexicon ran out of memory (Unable to allocate" in flat(result)
+    assert "lower --batch-size" in flat(result) and "--no-sample-contexts" in flat(result)
+    assert "The 5 documents counted so far are kept in" in flat(result) and "--resume" in flat(result)
+    assert (tmp_path / "out.checkpoint" / "LATEST").exists() and not (tmp_path / "out").exists()
+    calls[:] = [1]  # memory runs out in the first shard
+    right_away = invoke(*common[:3], tmp_path / "out2", "--no-progress", "--keep-layer", "--checkpoint-every", "1000")
+    assert right_away.exit_code == 1 and "E265" in flat(right_away) and "Nothing was kept." in flat(right_away)

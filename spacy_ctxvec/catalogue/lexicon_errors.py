@@ -229,3 +229,10 @@ class LexiconErrors:
         "holds no language). Give the pipeline directory or package build-lexicon wrote, "
         "or leave out --skip-stop-words."
     )
+    E265 = (
+        "build-lexicon ran out of memory ({detail}). Most of it goes to the transformer's batches and "
+        "to counting each shard: lower --batch-size (documents per batch, e.g. 8), run one process "
+        "(--n-process 1: each worker holds its own model), keep a smaller occurrence sample "
+        "(--sample-size 16, or --no-sample-contexts), or use a machine with more memory "
+        "(docs/polysemy-and-senses.md, 'Memory'). {kept}"
+    )

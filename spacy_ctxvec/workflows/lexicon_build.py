@@ -195,6 +195,14 @@ def build_lexicon_pipeline(request: LexiconBuildRequest) -> LexiconBuild:
     except KeyboardInterrupt:
         kept = _forget_empty_checkpoints(checkpoints)
         raise BuildStopped(documents_done(checkpoints) if kept else 0, checkpoints if kept else None) from None
+    except MemoryError as err:
+        what_kept = (
+            f"The {documents_done(checkpoints)} documents counted so far are kept in '{checkpoints}': --resume "
+            "continues them with the same settings (after freeing memory); other settings start over (--overwrite)."
+            if _forget_empty_checkpoints(checkpoints)
+            else "Nothing was kept."
+        )
+        raise CtxvecError(Errors.E265.format(detail=str(err)[:160] or "MemoryError", kept=what_kept)) from None
 
 
 def _build(request: LexiconBuildRequest, checkpoints: Path, files: List[Path]) -> LexiconBuild:
