@@ -608,3 +608,28 @@ def test_running_out_of_memory_is_a_coded_error_saying_what_to_lower_and_what_wa
     calls[:] = [1]  # memory runs out in the first shard
     right_away = invoke(*common[:3], tmp_path / "out2", "--no-progress", "--keep-layer", "--checkpoint-every", "1000")
     assert right_away.exit_code == 1 and "E265" in flat(right_away) and "Nothing was kept." in flat(right_away)
+
+
+def test_running_out_of_memory_after_counting_keeps_the_counts_for_resume(tiny_pipeline_dir, tmp_path, monkeypatch):
+    """A MemoryError after the corpus was read (inducing senses here) is E266: the counts are in the
+    checkpoint, and --resume, with memory to spare, finishes from there."""
+    from spacy_ctxvec.components.polysemy import Polysemy
+
+    corpus = tmp_path / "c.txt"
+    corpus.write_text("\n".join(CORPUS * 3) + "\n", encoding="utf8")
+    real = Polysemy.build_senses
+
+    def out_of_memory(self, **kwargs):
+        raise MemoryError("Unable to allocate 1.2 GiB for the sense space")
+
+    monkeypatch.setattr(Polysemy, "build_senses", out_of_memory)
+    common = ("build-lexicon", tiny_pipeline_dir, corpus, tmp_path / "out", "--no-progress", "--keep-layer")
+    result = invoke(*common, "--min-count", "2")
+    assert result.exit_code == 1 and "[CTX-E266] build-lexicon ran out of memory after reading the corpus" in flat(
+        result
+    )
+    assert "The 15 documents counted are kept in" in flat(result) and not (tmp_path / "out").exists()
+    monkeypatch.setattr(Polysemy, "build_senses", real)
+    resumed = invoke(*common, "--min-count", "2", "--resume")
+    assert resumed.exit_code == 0, resumed.output
+    assert "Resumed after 15 docs" in flat(resumed) and (tmp_path / "out").exists()

@@ -282,3 +282,19 @@ def test_tsv_reads_back_with_the_csv_module_when_a_cell_holds_quotes():
     entry["senses"] = [{"sense": 0, "label": 'said "clam', "share": 1.0, "examples": [example, "a [word] b"]}]
     rows = list(csv.reader(io.StringIO(render([entry], "tsv")), delimiter="\t"))
     assert rows[1] == ["word", "0", "1.0000", "1", "7", "", f"{example} | a [word] b", 'said "clam', ""]
+
+
+def test_the_footer_names_each_split_rule_in_words():
+    from spacy_ctxvec.cli.word_senses import induction_footer
+
+    probe = {"split_rule": "probe", "split_senses": 1.5, "split_thresholds": [[4, 0.1]], "max_senses": 7}
+    assert induction_footer(probe, "table") == (
+        "\nInduced: types split where the polysemy probe estimates more than 1.50 senses; clustered on the "
+        "occurrences' own vectors (no context vectors in the sample, or context weight 0); at most 7 senses a word."
+    )
+    spread = {"split_rule": "spread", "split_threshold": 0.3, "context_window": 5, "context_weight": 1.0}
+    assert induction_footer(spread, "table").startswith(
+        "\nInduced: types split where their sample's spread exceeds the threshold (split threshold 0.3 at every "
+        "sample size); clustered on each occurrence joined to the mean vector of the 5 tokens either side"
+    )
+    assert induction_footer(spread, "json") == ""

@@ -236,3 +236,8 @@ class LexiconErrors:
         "(--sample-size 16, or --no-sample-contexts), or use a machine with more memory "
         "(docs/polysemy-and-senses.md, 'Memory'). {kept}"
     )
+    E266 = (
+        "build-lexicon ran out of memory after reading the corpus ({detail}), while scoring, inducing "
+        "senses or saving OUTPUT. The {n} documents counted are kept in '{path}': free memory (close "
+        "other programs) and run the same command again with --resume, which reads the counts from there."
+    )

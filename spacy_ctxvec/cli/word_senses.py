@@ -214,6 +214,10 @@ def induction_footer(settings: Dict[str, Any], fmt: str) -> str:
     if fmt != "table":
         return ""
     rule, clustered = describe_split_thresholds(settings), describe_context(settings)
+    if settings.get("split_rule") == "probe":  # its "elsewhere" clause is about evaluate senses
+        rule = rule.split("; elsewhere")[0]
+    elif settings.get("split_rule") != "evidence":
+        rule = f"types split where their sample's spread exceeds the threshold ({rule})"
     most = f"at most {settings['max_senses']} senses a word" if settings.get("max_senses") else ""
     return "\nInduced: " + "; ".join(part for part in (rule, clustered, most) if part) + "."
 

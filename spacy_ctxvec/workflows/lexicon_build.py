@@ -195,7 +195,7 @@ def build_lexicon_pipeline(request: LexiconBuildRequest) -> LexiconBuild:
     except KeyboardInterrupt:
         kept = _forget_empty_checkpoints(checkpoints)
         raise BuildStopped(documents_done(checkpoints) if kept else 0, checkpoints if kept else None) from None
-    except MemoryError as err:
+    except _OutOfMemoryCounting as err:
         what_kept = (
             f"The {documents_done(checkpoints)} documents counted so far are kept in '{checkpoints}': --resume "
             "continues them with the same settings (after freeing memory); other settings start over (--overwrite)."
@@ -203,6 +203,15 @@ def build_lexicon_pipeline(request: LexiconBuildRequest) -> LexiconBuild:
             else "Nothing was kept."
         )
         raise CtxvecError(Errors.E265.format(detail=str(err)[:160] or "MemoryError", kept=what_kept)) from None
+    except MemoryError as err:  # after counting: the counts are in the checkpoint (before it: as it is)
+        if not _forget_empty_checkpoints(checkpoints):
+            raise
+        detail = str(err)[:160] or "MemoryError"
+        raise CtxvecError(Errors.E266.format(detail=detail, n=documents_done(checkpoints), path=checkpoints)) from None
+
+
+class _OutOfMemoryCounting(Exception):
+    """A MemoryError while the corpus was counted (E265 names what to lower)."""
 
 
 def _build(request: LexiconBuildRequest, checkpoints: Path, files: List[Path]) -> LexiconBuild:
@@ -278,6 +287,13 @@ def describe_vectors(label: Optional[str], layer: Optional[int]) -> Optional[str
 
 
 def _count(nlp: Any, request: LexiconBuildRequest, files: List[Path]) -> BuildResult:
+    try:
+        return _run_engine(nlp, request, files)
+    except MemoryError as err:
+        raise _OutOfMemoryCounting(str(err)) from None
+
+
+def _run_engine(nlp: Any, request: LexiconBuildRequest, files: List[Path]) -> BuildResult:
     engine_options = {**RAY_DEFAULTS, **request.ray} if request.engine == "ray" else {}
     return get_engine(request.engine)(
         nlp,
