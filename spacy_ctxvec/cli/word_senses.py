@@ -14,7 +14,7 @@ import typer
 from ..analysis.comparison import check_word
 from ..analysis.sense_view import SensePage, senses_html, why_nothing_drawn
 from ..errors import CtxvecError, Errors, Warnings
-from ..lexicon.sense_descriptions import describe_context, describe_split_thresholds
+from ..lexicon.sense_descriptions import describe_context, describe_split_rule
 from ..lexicon.sense_inventory import SenseInventory
 from ..lexicon.statistics import Lexicon
 from ..ops.sense_evidence import MIN_SUPPORT
@@ -213,11 +213,7 @@ def induction_footer(settings: Dict[str, Any], fmt: str) -> str:
     clustered, the most senses), from the inventory's recorded ``settings``."""
     if fmt != "table":
         return ""
-    rule, clustered = describe_split_thresholds(settings), describe_context(settings)
-    if settings.get("split_rule") == "probe":  # its "elsewhere" clause is about evaluate senses
-        rule = rule.split("; elsewhere")[0]
-    elif settings.get("split_rule") != "evidence":
-        rule = f"types split where their sample's spread exceeds the threshold ({rule})"
+    rule, clustered = describe_split_rule(settings), describe_context(settings)
     most = f"at most {settings['max_senses']} senses a word" if settings.get("max_senses") else ""
     return "\nInduced: " + "; ".join(part for part in (rule, clustered, most) if part) + "."
 

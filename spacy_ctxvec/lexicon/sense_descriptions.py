@@ -17,18 +17,28 @@ def describe_context(settings: Dict[str, Any]) -> str:
 
 
 def describe_split_thresholds(settings: Dict[str, Any]) -> str:
-    """One line on how an inventory decided which types split (its ``settings``)."""
+    """One line on how an inventory decided which types split (its ``settings``), with the
+    spread thresholds that ``evaluate senses`` uses where the probe scores no word."""
+    if settings.get("split_rule") == "probe":
+        return (
+            f"{describe_split_rule(settings)}; "
+            f"elsewhere (in evaluate senses: words the probe does not score) {_describe_thresholds(settings)}"
+        )
+    if settings.get("split_rule") == "evidence":
+        return describe_split_rule(settings)
+    return _describe_thresholds(settings)
+
+
+def describe_split_rule(settings: Dict[str, Any]) -> str:
+    """The split rule an inventory's senses were induced by, named, in one clause."""
     if settings.get("split_rule") == "evidence":
         return (
             "types split where this corpus's evidence says their uses form groups or differ (split_by_evidence; "
             f"at least {settings.get('min_support', 3)} occurrences per sense)"
         )
     if settings.get("split_rule") == "probe":
-        return (
-            f"types split where the polysemy probe estimates more than {settings['split_senses']:.2f} senses; "
-            f"elsewhere (in evaluate senses: words the probe does not score) {_describe_thresholds(settings)}"
-        )
-    return _describe_thresholds(settings)
+        return f"types split where the polysemy probe estimates more than {settings['split_senses']:.2f} senses"
+    return f"types split where their sample's spread exceeds the threshold ({_describe_thresholds(settings)})"
 
 
 def _describe_thresholds(settings: Dict[str, Any]) -> str:

@@ -7,9 +7,10 @@ from typing import Dict, List
 
 import numpy as np
 
+from ..data_files import read_npy
 from ..errors import CtxvecError, Errors, Warnings
 from ..paths import decode_line
-from .table import StaticVectorTable, read_npy
+from .table import StaticVectorTable
 
 logger = logging.getLogger("spacy_ctxvec.static.formats")  # the loaders' one logger
 
