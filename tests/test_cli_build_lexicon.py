@@ -633,3 +633,33 @@ def test_running_out_of_memory_after_counting_keeps_the_counts_for_resume(tiny_p
     resumed = invoke(*common, "--min-count", "2", "--resume")
     assert resumed.exit_code == 0, resumed.output
     assert "Resumed after 15 docs" in flat(resumed) and (tmp_path / "out").exists()
+
+
+def test_running_out_of_memory_loading_the_model_is_not_called_after_reading_the_corpus(
+    tiny_pipeline_dir, tmp_path, monkeypatch
+):
+    """A MemoryError while PIPELINE loads is E267 (nothing counted in this run), on --resume too,
+    where the counts of the earlier run stay for the next --resume."""
+    from spacy_ctxvec.components.polysemy import Polysemy
+    from spacy_ctxvec.workflows import lexicon_build
+
+    corpus = tmp_path / "c.txt"
+    corpus.write_text("\n".join(CORPUS * 3) + "\n", encoding="utf8")
+
+    def out_of_memory(*args, **kwargs):
+        raise MemoryError("Unable to allocate 86.0 MiB for the embeddings")
+
+    common = ("build-lexicon", tiny_pipeline_dir, corpus, tmp_path / "out", "--no-progress", "--keep-layer")
+    monkeypatch.setattr(lexicon_build, "load_pipeline", out_of_memory)
+    fresh = invoke(*common)
+    assert fresh.exit_code == 1 and "[CTX-E267] build-lexicon ran out of memory loading the pipeline" in flat(fresh)
+    assert "E266" not in flat(fresh) and "kept" not in flat(fresh) and not (tmp_path / "out.checkpoint").exists()
+    monkeypatch.undo()
+    monkeypatch.setattr(Polysemy, "build_senses", out_of_memory)
+    assert "E266" in flat(invoke(*common, "--min-count", "2"))  # the counts are in the checkpoint
+    monkeypatch.undo()
+    monkeypatch.setattr(lexicon_build, "load_pipeline", out_of_memory)
+    resumed = invoke(*common, "--min-count", "2", "--resume")
+    assert resumed.exit_code == 1 and "[CTX-E267]" in flat(resumed) and "after reading the corpus" not in flat(resumed)
+    assert "The 15 documents counted before are kept in" in flat(resumed)
+    assert (tmp_path / "out.checkpoint" / "LATEST").exists()

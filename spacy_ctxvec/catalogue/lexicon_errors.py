@@ -241,3 +241,8 @@ class LexiconErrors:
         "senses or saving OUTPUT. The {n} documents counted are kept in '{path}': free memory (close "
         "other programs) and run the same command again with --resume, which reads the counts from there."
     )
+    E267 = (
+        "build-lexicon ran out of memory loading the pipeline '{path}' ({detail}), before counting. "
+        "The model needs its weights in memory: free memory (close other programs) or use a machine "
+        "with more. {kept}"
+    )

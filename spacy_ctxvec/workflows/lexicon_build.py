@@ -195,6 +195,14 @@ def build_lexicon_pipeline(request: LexiconBuildRequest) -> LexiconBuild:
     except KeyboardInterrupt:
         kept = _forget_empty_checkpoints(checkpoints)
         raise BuildStopped(documents_done(checkpoints) if kept else 0, checkpoints if kept else None) from None
+    except _OutOfMemoryLoading as err:
+        earlier = (
+            f"The {documents_done(checkpoints)} documents counted before are kept in '{checkpoints}': "
+            "--resume continues them."
+            if _forget_empty_checkpoints(checkpoints)
+            else ""
+        )
+        raise CtxvecError(Errors.E267.format(path=request.pipeline, detail=err.detail, kept=earlier).rstrip()) from None
     except _OutOfMemoryCounting as err:
         what_kept = (
             f"The {documents_done(checkpoints)} documents counted so far are kept in '{checkpoints}': --resume "
@@ -214,10 +222,21 @@ class _OutOfMemoryCounting(Exception):
     """A MemoryError while the corpus was counted (E265 names what to lower)."""
 
 
+class _OutOfMemoryLoading(Exception):
+    """A MemoryError while PIPELINE was loaded (E267; not E266: nothing was counted yet)."""
+
+    def __init__(self, err: MemoryError) -> None:
+        super().__init__(str(err))
+        self.detail = str(err)[:160] or "MemoryError"
+
+
 def _build(request: LexiconBuildRequest, checkpoints: Path, files: List[Path]) -> LexiconBuild:
     try:
-        nlp = load_pipeline(request.pipeline, layer=request.layer)
-        component = ensure_polysemy_component(nlp, request.key, request.min_count)
+        try:
+            nlp = load_pipeline(request.pipeline, layer=request.layer)
+            component = ensure_polysemy_component(nlp, request.key, request.min_count)
+        except MemoryError as err:
+            raise _OutOfMemoryLoading(err) from None
         result = _count(nlp, request, files)
     except CtxvecError as err:
         if not isinstance(err, CheckpointRefused) and _forget_empty_checkpoints(checkpoints):
