@@ -97,3 +97,18 @@ def test_a_pipeline_saved_with_the_old_flat_keys_loads_with_w010(tmp_path, split
     assert partial.induction == SenseInductionSettings(cut_distance=0.3)
     with pytest.warns(UserWarning, match="W010"), pytest.raises(CtxvecError, match="E603.*max_senses"):
         spacy.blank("en").add_pipe("ctxvec_polysemy", config={"max_senses": 1})
+
+
+def test_the_factory_takes_exactly_the_flat_keys_the_config_writer_clears():
+    """make_polysemy's deprecated flat arguments and induction_config's list of them name the same
+    keys (a key added to one and not the other would be read but never cleared, or cleared but
+    refused by the factory)."""
+    import inspect
+
+    from spacy_ctxvec.components import induction_config
+    from spacy_ctxvec.components.polysemy import make_polysemy
+
+    parameters = list(inspect.signature(make_polysemy).parameters)
+    flat = parameters[parameters.index("induction") + 1 :]
+    assert flat == list(induction_config._LEGACY_SETTINGS)
+    assert set(flat) <= set(SenseInductionSettings.__dataclass_fields__)
