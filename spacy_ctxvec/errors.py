@@ -33,8 +33,15 @@ class Errors(PipelineErrors, LexiconErrors, CommandErrors, metaclass=_ErrorsWith
 class Warnings(metaclass=_ErrorsWithCodes):
     """Messages that are logged, not raised (spaCy's Warnings style)."""
 
-    W001 = "Static vector table: {n_duplicates} duplicated keys; the first row of each is used."
-    W002 = "This pipeline has no ctxvec_static component: no static cosines."
+    W001 = (
+        "Static vector table: {n_duplicates} duplicated keys; the first row of each is used "
+        "(remove the later rows from the file to use others, or to silence this)."
+    )
+    W002 = (
+        "This pipeline has no ctxvec_static component: no static cosines. Add one after the "
+        'transformer (nlp.add_pipe("ctxvec_static"), or [components.ctxvec_static] in the config, '
+        "as the default config has) to see them."
+    )
     W003 = "{n_missing} targets had no wordpiece (zero vector, cosine 0)."
     W004 = "Skipped invalid line {path}:{line}: {reason}"
     W005 = "Skipped {lines} in total."

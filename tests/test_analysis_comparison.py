@@ -176,6 +176,7 @@ def test_the_legend_names_the_layer_the_contextual_vectors_are_from(tiny_nlp):
     doc._.ctxvec_context_source = "layer 5 of 6, pooled by pool_mean, model 0123456789abcdef"
     (contextual,) = [line for line in legend(tiny_nlp, doc) if line.startswith("contextual:")]
     assert "(layer 5 of 6, pooled by pool_mean)" in contextual and "0123" not in contextual
+    assert "static: n/a: this pipeline has no ctxvec_static component." in legend(tiny_nlp, doc)
     without_doc = [line for line in legend(tiny_nlp) if line.startswith("contextual:")]
     assert without_doc == [
         "contextual: pooled from the transformer's output for this text; it changes with the "

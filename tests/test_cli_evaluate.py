@@ -421,6 +421,9 @@ def test_polysemy_undefined_spearman_is_null_and_exits_non_zero(tmp_path, rows, 
     assert report["spearman"] is None and report["partial_spearman"] is None
     result = runner.invoke(app, [*args[:4], "--json"])
     assert result.exit_code == 1 and '"spearman": null' in result.output and f"[CTX-{code}]" in result.output
+    printed = runner.invoke(app, args[:4])  # the table marks the undefined line as a warning, not a success
+    assert printed.exit_code == 1 and "⚠ all words: spearman undefined" in printed.output
+    assert "✔ all words" not in printed.output
 
 
 def test_polysemy_three_words_is_defined(tmp_path):

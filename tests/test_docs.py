@@ -193,13 +193,15 @@ def test_compare_legend_names_the_static_source():
     def lines(config_name: str) -> List[str]:
         from spacy.util import load_config
 
-        return legend(SimpleNamespace(config=load_config(CONFIGS / config_name)))  # type: ignore[arg-type]
+        config = load_config(CONFIGS / config_name)
+        return legend(SimpleNamespace(config=config, pipe_names=config["nlp"]["pipeline"]))  # type: ignore[arg-type]
 
     assert "(#N): the token's position in its text, counting from 0." in lines("default.cfg")
     assert "input-embedding table" in lines("default.cfg")[1] and "word2vec's table" in lines("default.cfg")[1]
     assert "a vectors file's table" in lines("word2vec.cfg")[1]
     assert "n/a: the table has no vector for the token" in lines("default.cfg")[1]  # compare prints n/a then
-    assert "the pipeline's static lookup table" in legend(SimpleNamespace(config={}))[1]  # type: ignore[arg-type]
+    unnamed = SimpleNamespace(config={}, pipe_names=["transformer", "ctxvec_static"])
+    assert "the pipeline's static lookup table" in legend(unnamed)[1]  # type: ignore[arg-type]
 
 
 def prepare_workdir(workdir: Path) -> Path:

@@ -68,3 +68,8 @@ def test_widening_pooling_keeps_layers_apart(tiny_bert_dir):
     result = target_vectors(nlp, SENTENCES, INDICES)
     assert result.views.shape == (3, 3, 64)
     np.testing.assert_allclose(result.views[:, -1], result.pipeline, atol=1e-5)
+
+
+def test_no_sentences_is_a_coded_error(tiny_nlp):
+    with pytest.raises(CtxvecError, match=r"E305.*The input has no usable rows.*at least one sentence"):
+        target_vectors(tiny_nlp, [], np.zeros(0, dtype=np.int64))

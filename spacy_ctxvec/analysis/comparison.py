@@ -251,10 +251,15 @@ def legend(nlp: Language, doc: Optional[Doc] = None) -> List[str]:
     source = STATIC_SOURCES.get(static_source_name(nlp) or "", "the pipeline's static lookup table")
     made = doc._.get(CONTEXT_SOURCE) if doc is not None and Doc.has_extension(CONTEXT_SOURCE) else None
     how = f" ({pooling_of(made)})" if isinstance(made, str) and made else ""
+    static = (
+        f"static: {source}: one vector per word form, whatever the context "
+        "(n/a: the table has no vector for the token)."
+        if "ctxvec_static" in nlp.pipe_names
+        else "static: n/a: this pipeline has no ctxvec_static component."
+    )
     return [
         "(#N): the token's position in its text, counting from 0.",
-        f"static: {source}: one vector per word form, whatever the context "
-        "(n/a: the table has no vector for the token).",
+        static,
         f"contextual: pooled from the transformer's output for this text{how}; it changes with the context "
         "(other layers give other cosines).",
     ]

@@ -40,7 +40,10 @@ class LexiconErrors:
         "Lexicon at '{path}' cannot be read: {problem}. Save it again with "
         "Lexicon.to_disk or `spacy-ctxvec build-lexicon`."
     )
-    E208 = "min_count must be at least 2 (self-similarity needs two occurrences), got {min_count}."
+    E208 = (
+        "min_count must be at least 2 (self-similarity needs two occurrences), got {min_count}. "
+        "Set min_count in [components.ctxvec_polysemy] (or build-lexicon's --min-count) to 2 or more."
+    )
     E209 = "merge_all got no lexicons and no width. Pass width= for an empty result."
     E210 = (
         "Corpus '{path}' {problem}. Give a .txt (one document per line), .jsonl "
@@ -206,7 +209,7 @@ class LexiconErrors:
 
     # Occurrence samples of the lexicon (E260-E269
     E260 = (
-        "OccurrenceSample: {problem}. Give one key, one priority (uint64), one snippet "
+        "The lexicon's occurrence sample: {problem}. Give one key, one priority (uint64), one snippet "
         "and one finite vector row per occurrence, and k >= 1."
     )
     E261 = (

@@ -171,7 +171,7 @@ class PipelineErrors:
     )
     E047 = (
         "The transformer's span getter (spacy-transformers.strided_spans.v1) has window "
-        "{window} and stride {stride}: {problem}. Set a stride from 1 to the window in "
+        "{window} and stride {stride}: {problem}. Set a window of 1 or more and a stride from 1 to the window in "
         "[components.transformer.model.get_spans] (the default config has window 128 and "
         "stride 96: windows overlap by 32 tokens, so most tokens have context on both sides)."
     )

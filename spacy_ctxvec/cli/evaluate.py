@@ -313,7 +313,8 @@ def polysemy_cli(
 def print_polysemy(report: Any) -> None:
     msg.info(f"polysemy_score: {report.score}")
     for label, part in _polysemy_parts(report):
-        msg.good(
+        mark = msg.good if part.spearman is not None else msg.warn  # undefined: the command fails after this
+        mark(
             f"{label}: spearman {_rho(part.spearman)}, partial (log frequency out) {_rho(part.partial_spearman)}, "
             f"AUC monosemous vs polysemous {_score(part.auc)}; {part.n_covered}/{part.n_types} scored types "
             f"with a sense count ({part.n_monosemous} monosemous)"

@@ -184,7 +184,7 @@ def target_vectors(
         if moments is not None and batch_rows:
             moments.add(np.concatenate(batch_rows))
     if views is None or moments is None:
-        raise CtxvecError(Errors.E305.format(path="(no sentences)"))
+        raise CtxvecError(Errors.E305.format(path="The input", expected="at least one sentence with its target token"))
     n_views = views.shape[1]
     names = [f"layer_{i}" for i in range(n_views)] if n_views > 1 else ["layer_last"]
     return TargetVectors(

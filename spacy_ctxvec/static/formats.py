@@ -110,7 +110,7 @@ def detect_format(path: PathLike) -> str:
     if len(head) >= 4 and struct.unpack("<i", head[:4])[0] == FASTTEXT_MAGIC:
         return "fasttext"
     if not head.strip():
-        raise _read_error(path, "auto", ValueError("the file is empty"))
+        raise CtxvecError(Errors.E137.format(path=path))
     first_line, _, rest = head.removeprefix(UTF8_BOM).partition(b"\n")
     fields = first_line.split()
     if len(fields) == 2 and all(field.isdigit() for field in fields):
@@ -232,7 +232,7 @@ def _read_text(path: Path, has_header: bool) -> StaticVectorTable:
             rows.append(values)
             keys.append(word)
     if claimed is None and has_header:
-        raise _read_error(path, "word2vec", ValueError("the file is empty"))
+        raise CtxvecError(Errors.E137.format(path=path))
     if claimed is not None and len(keys) != claimed:
         raise _row_count_error(path, claimed, dim or 0, f"the file ends after {len(keys)} rows")
     if rows is None:
