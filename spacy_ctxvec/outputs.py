@@ -191,11 +191,13 @@ def write_text(path: PathLike, text: str, *, what: str, overwrite: bool = False)
     write_file(path, lambda temporary: temporary.write_text(text, encoding="utf8"), what=what, overwrite=overwrite)
 
 
-def write_directory(path: PathLike, write: Callable[[Path], T], *, what: str, made_by: str) -> T:
+def write_directory(
+    path: PathLike, write: Callable[[Path], T], *, what: str, made_by: str, overwrite: bool = False
+) -> T:
     """``write(temporary)`` into a new sibling directory, record every entry it holds in
-    the marker, then swap it in for ``path``; an existing ``path`` must be empty or
-    replaceable (``check_replaceable``), checked again at the swap. A failure leaves
-    ``path`` as it was."""
+    the marker, then swap it in for ``path``; an existing ``path`` must be empty, or
+    replaceable (``check_replaceable``) with ``overwrite``, checked again at the swap (another
+    command may have written ``path`` meanwhile). A failure leaves ``path`` as it was."""
     path = Path(path)
     token = unique_token()
 
@@ -210,6 +212,8 @@ def write_directory(path: PathLike, write: Callable[[Path], T], *, what: str, ma
             raise CtxvecError(Errors.E247.format(what=what, path=path))
         if next(path.iterdir(), None) is not None:
             check_replaceable(path, what)
+            if not overwrite:
+                raise CtxvecError(Errors.E226.format(what=what, path=path))
         old = path.parent / f".{path.name}.old-{token}"
         os.rename(path, old)
         try:
@@ -242,18 +246,20 @@ class WrittenThenInterrupted(KeyboardInterrupt):
 
 @contextmanager
 def interrupts_held() -> Iterator[List[int]]:
-    """Hold Ctrl-C (SIGINT) while the block runs: the list yielded collects the signals
-    that came, for the caller to act on after. Holds nothing outside the main thread or
-    where Python does not handle SIGINT."""
+    """Hold Ctrl-C (SIGINT) and SIGTERM while the block runs: the list yielded collects the
+    signals that came, for the caller to act on after. Holds nothing outside the main thread
+    or where Python does not handle SIGINT."""
     if threading.current_thread() is not threading.main_thread() or signal.getsignal(signal.SIGINT) is None:
         yield []
         return
     received: List[int] = []
-    previous = signal.signal(signal.SIGINT, lambda signum, frame: received.append(signum))
+    held = (signal.SIGINT, signal.SIGTERM)
+    previous = [signal.signal(signum, lambda signum, frame: received.append(signum)) for signum in held]
     try:
         yield received
     finally:
-        signal.signal(signal.SIGINT, previous)
+        for signum, handler in zip(held, previous):
+            signal.signal(signum, handler)
 
 
 def write_manifest(directory: Path, made_by: str) -> None:

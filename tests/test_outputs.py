@@ -210,7 +210,14 @@ def test_a_directory_swap_rechecks_and_keeps_foreign_files(tmp_path):
     assert (out / "mine.txt").read_text() == "saved meanwhile" and (out / "a.txt").read_text() == "1"
     assert sorted(p.name for p in tmp_path.iterdir()) == ["out"]
     (out / "mine.txt").unlink()
-    write_directory(out, lambda new: (new.mkdir(), (new / "b.txt").write_text("3")), what="OUTPUT", made_by="test")
+
+    def write(new: Path) -> None:
+        new.mkdir()
+        (new / "b.txt").write_text("3")
+
+    with pytest.raises(CtxvecError, match=r"E226.*pass --overwrite"):  # its own earlier output, no --overwrite
+        write_directory(out, write, what="OUTPUT", made_by="test")
+    write_directory(out, write, what="OUTPUT", made_by="test", overwrite=True)
     assert sorted(p.name for p in out.iterdir()) == [OUTPUT_MARKER, "b.txt"]
     assert sorted(p.name for p in tmp_path.iterdir()) == ["out"]
 
@@ -275,6 +282,25 @@ def test_unwritable_outputs_are_coded_errors_in_the_commands(lexicon_dir):
     assert proc.exit_code == 1 and "E703" in flat(proc) and "Traceback" not in proc.output
     full = invoke("export-static", lexicon_dir, "/dev/full", "--overwrite")
     assert full.exit_code == 1 and "E135" in flat(full) and "not a regular file" in flat(full)
+
+
+def test_an_output_another_command_wrote_meanwhile_is_not_replaced_without_overwrite(tmp_path):
+    """Two commands writing one OUTPUT: each checked it was free at the start; the one that
+    finishes second finds the other's output at the swap and stops (E226) instead of
+    replacing it, and leaves no staging folder."""
+    out = tmp_path / "out"
+
+    def write_while_another_run_finishes(new: Path) -> None:
+        new.mkdir()
+        (new / "mine.txt").write_text("second")
+        write_directory(
+            out, lambda other: (other.mkdir(), (other / "a.txt").write_text("first")), what="OUTPUT", made_by="test"
+        )
+
+    with pytest.raises(CtxvecError, match=r"E226.*'.*out' holds an earlier output"):
+        write_directory(out, write_while_another_run_finishes, what="OUTPUT", made_by="test")
+    assert (out / "a.txt").read_text() == "first" and not (out / "mine.txt").exists()
+    assert sorted(p.name for p in tmp_path.iterdir()) == ["out"]
 
 
 def test_overwrite_is_named_only_where_it_would_replace_the_directory(tmp_path):

@@ -130,7 +130,7 @@ def test_the_rule_never_changes_an_input_or_a_foreign_file(relation, kind, overw
             if kind == FILE:
                 write_file(output, write, what="output", overwrite=overwrite)
             else:
-                write_directory(output, write, what="output", made_by="test")
+                write_directory(output, write, what="output", made_by="test", overwrite=overwrite)
             written = True
         except CtxvecError as err:
             assert "[CTX-E" in str(err)

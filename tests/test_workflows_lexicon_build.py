@@ -58,6 +58,22 @@ def make_stop_at(nlp, name, at: int):
     return StopAt(at)
 
 
+class TermAt(StopAt):
+    """Sends this process SIGTERM (as `kill` does) on the ``at``-th document it sees."""
+
+    def __call__(self, doc):
+        self.seen += 1
+        if self.seen == self.at:
+            os.kill(os.getpid(), signal.SIGTERM)
+            time.sleep(0.5)  # the handler runs here
+        return doc
+
+
+@Language.factory("test_term_at", default_config={"at": 1})
+def make_term_at(nlp, name, at: int):
+    return TermAt(at)
+
+
 @Language.component("test_slow")
 def slow(doc):
     time.sleep(0.05)
@@ -126,6 +142,25 @@ def test_ctrl_c_keeps_the_checkpoint_and_resume_finishes(tiny_pipeline_dir, tmp_
     assert (checkpoints / "LATEST").read_text(encoding="utf8") == "shard-000000000005" and not out.exists()
     build = build_lexicon_pipeline(request(stopping, corpus, out, resume=True))  # a fresh StopAt: 7 docs left
     assert build.result.resumed_from == 5 and build.result.n_docs == 12 and not checkpoints.exists()
+
+
+@pytest.mark.skipif(sys.platform == "win32", reason="SIGTERM to oneself")
+def test_sigterm_stops_like_ctrl_c_keeping_the_checkpoint(tiny_pipeline_dir, tmp_path):
+    """`kill` (SIGTERM) ended a build without a word; it now stops as Ctrl-C does."""
+    terminated = pipeline_with(tiny_pipeline_dir, tmp_path / "terminated", "test_term_at", at=8)
+    corpus = write_corpus(tmp_path / "corpus.txt", 12)
+
+    def not_converted(signum, frame):  # the build's own handler replaces this one while it runs
+        raise AssertionError("SIGTERM reached the handler from before the build")
+
+    before = signal.signal(signal.SIGTERM, not_converted)
+    try:
+        with pytest.raises(BuildStopped) as stopped:
+            build_lexicon_pipeline(request(terminated, corpus, tmp_path / "out"))
+        assert signal.getsignal(signal.SIGTERM) is not_converted  # restored after the build
+    finally:
+        signal.signal(signal.SIGTERM, before)
+    assert (stopped.value.docs_done, stopped.value.checkpoint_dir) == (5, tmp_path / "out.checkpoint")
 
 
 def test_a_rerun_without_resume_keeps_the_checkpoint_unless_told_to_start_over(tiny_pipeline_dir, tmp_path):

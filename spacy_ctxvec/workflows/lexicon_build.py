@@ -4,13 +4,16 @@ save PIPELINE plus the lexicon (in ctxvec_polysemy) as a new pipeline directory.
 Inputs are checked before the model loads; OUTPUT and the checkpoint directory follow
 spacy_ctxvec.outputs (never an input, never a link, replaced only when made here). A
 build that stops before its first document leaves no checkpoint directory; one stopped
-later (bad input, Ctrl-C) keeps its checkpoint for ``resume``. Ctrl-C once OUTPUT is
+later (bad input, Ctrl-C, SIGTERM) keeps its checkpoint for ``resume``. Ctrl-C once OUTPUT is
 being put in place is held until the build is done (W052)."""
 
+import signal
+import threading
 import time
+from contextlib import contextmanager
 from dataclasses import dataclass, field
 from pathlib import Path
-from typing import Any, Dict, List, Optional
+from typing import Any, Dict, Iterator, List, Optional
 
 from ..building.checkpoints import (
     LATEST_FILE,
@@ -191,7 +194,8 @@ def build_lexicon_pipeline(request: LexiconBuildRequest) -> LexiconBuild:
     files = check_build_request(request)
     checkpoints = request.checkpoints
     try:
-        return _build(request, checkpoints, files)
+        with termination_as_interrupt():
+            return _build(request, checkpoints, files)
     except KeyboardInterrupt:
         kept = _forget_empty_checkpoints(checkpoints)
         raise BuildStopped(documents_done(checkpoints) if kept else 0, checkpoints if kept else None) from None
@@ -216,6 +220,25 @@ def build_lexicon_pipeline(request: LexiconBuildRequest) -> LexiconBuild:
             raise
         detail = str(err)[:160] or "MemoryError"
         raise CtxvecError(Errors.E266.format(detail=detail, n=documents_done(checkpoints), path=checkpoints)) from None
+
+
+@contextmanager
+def termination_as_interrupt() -> Iterator[None]:
+    """SIGTERM (plain `kill`, `docker stop`, batch schedulers) stops the block as Ctrl-C does,
+    with KeyboardInterrupt: the checkpoint is kept and the resume command printed (the default
+    action ended the process without a word). Main thread only."""
+    if threading.current_thread() is not threading.main_thread():
+        yield
+        return
+
+    def interrupt(signum: int, frame: Any) -> None:
+        raise KeyboardInterrupt
+
+    previous = signal.signal(signal.SIGTERM, interrupt)
+    try:
+        yield
+    finally:
+        signal.signal(signal.SIGTERM, previous)
 
 
 class _OutOfMemoryCounting(Exception):
@@ -280,7 +303,7 @@ def _build(request: LexiconBuildRequest, checkpoints: Path, files: List[Path]) -
         )
     component.check_width(lexicon.width)
     try:
-        write_directory(request.output, nlp.to_disk, what="OUTPUT", made_by=BUILD_LEXICON)
+        write_directory(request.output, nlp.to_disk, what="OUTPUT", made_by=BUILD_LEXICON, overwrite=request.overwrite)
     except WrittenThenInterrupted as stop:  # OUTPUT is in place: the build is done, not stopped
         build.warnings.append(stop.warning())
     with interrupts_held() as held:

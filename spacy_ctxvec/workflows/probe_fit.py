@@ -134,5 +134,5 @@ def fit_polysemy_pipeline(
     if component.senses is not None and lexicon.sample is not None and component.induce and not by_evidence:
         component.build_senses()  # the probe now decides which types split
         fit.senses = describe_split_thresholds(component.senses.settings)
-    write_directory(output, nlp.to_disk, what="OUTPUT", made_by="fit-polysemy")
+    write_directory(output, nlp.to_disk, what="OUTPUT", made_by="fit-polysemy", overwrite=overwrite)
     return fit
