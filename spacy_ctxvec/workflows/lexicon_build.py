@@ -7,6 +7,7 @@ build that stops before its first document leaves no checkpoint directory; one s
 later (bad input, Ctrl-C, SIGTERM) keeps its checkpoint for ``resume``. Ctrl-C once OUTPUT is
 being put in place is held until the build is done (W052)."""
 
+import os
 import signal
 import threading
 import time
@@ -231,7 +232,12 @@ def termination_as_interrupt() -> Iterator[None]:
         yield
         return
 
+    owner = os.getpid()
+
     def interrupt(signum: int, frame: Any) -> None:
+        if os.getpid() != owner:  # a worker forked with the handler (--n-process): ends as before
+            signal.signal(signum, signal.SIG_DFL)
+            os.kill(os.getpid(), signum)
         raise KeyboardInterrupt
 
     previous = signal.signal(signal.SIGTERM, interrupt)
