@@ -32,6 +32,8 @@ from typing import Dict, List, Tuple
 
 import numpy as np
 
+from spacy_ctxvec.ops.senses import CONTEXT_WEIGHT
+
 MIN_PER_SYNSET = 3
 MIN_SINGLE = 6
 MONO_LINES = 20
@@ -181,9 +183,10 @@ def embed(args: argparse.Namespace) -> None:
     print(f"cache written: {len(tokens)} tokens, baseline {baseline:.4f}")
 
 
-def load_cache(cache: Path) -> dict:
+def load_cache(cache: Path, context_weight: float = CONTEXT_WEIGHT) -> dict:
     """The cache's rows in the sense spaces: ``units`` (token), ``features`` (token joined
-    to context), ``raw`` (unit raw token rows, what self-similarity and the probe read)."""
+    to context at ``context_weight``), ``raw`` (unit raw token rows, what self-similarity
+    and the probe read)."""
     from spacy_ctxvec.ops.cosine import normalise_rows
     from spacy_ctxvec.ops.senses import SenseSpace, sense_features, to_sense_space
 
@@ -199,7 +202,7 @@ def load_cache(cache: Path) -> dict:
         units = to_sense_space(tokens, space)
         return {
             "units": units,
-            "features": sense_features(units, to_sense_space(contexts, context_space)),
+            "features": sense_features(units, to_sense_space(contexts, context_space), context_weight),
             "raw": normalise_rows(tokens),
             "raw_contexts": normalise_rows(contexts),
         }
@@ -390,7 +393,7 @@ def evaluate(args: argparse.Namespace) -> None:
     from spacy_ctxvec.lexicon.polysemy_probe import PolysemyProbe, in_fitted_half, shipped_probe_dirs
 
     probe = PolysemyProbe.from_disk(shipped_probe_dirs()[0])
-    meta = load_cache(args.cache)
+    meta = load_cache(args.cache, args.context_weight)
     groups = corpora(meta)
     lemmas = sorted({lemma for lemma, _ in groups})
     tune = dict(zip(lemmas, in_fitted_half(lemmas)))
@@ -472,7 +475,7 @@ def one_use_table(args: argparse.Namespace) -> None:
     from spacy_ctxvec.lexicon.polysemy_probe import in_fitted_half
     from spacy_ctxvec.ops.sense_evidence import combined_polysemy
 
-    meta = load_cache(args.cache)
+    meta = load_cache(args.cache, args.context_weight)
     mono = sorted({t["lemma"] for t in meta["targets"] if t["corpus"] == "mono"})
     even = [lemma for lemma, fitted in zip(mono, in_fitted_half(mono)) if fitted]
     stats = baseline_stats(meta, "mono", list(args.sizes), even)
@@ -528,6 +531,10 @@ def main() -> None:
         help="also the wired rule with the probe as a prior (probe_prior_shift), at these weights",
     )
     evaluating.add_argument("--silhouette", action="store_true", help="also k by the silhouette")
+    for subcommand in (tabling, evaluating):
+        subcommand.add_argument(
+            "--context-weight", type=float, default=CONTEXT_WEIGHT, help="the context's weight in the feature rows"
+        )
     args = parser.parse_args()
     if args.command == "embed":
         embed(args)
