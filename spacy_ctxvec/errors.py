@@ -35,7 +35,8 @@ class Warnings(metaclass=_ErrorsWithCodes):
 
     W001 = (
         "Static vector table: {n_duplicates} duplicated keys; the first row of each is used "
-        "(remove the later rows from the file to use others, or to silence this)."
+        "(to use another row of a word, delete its other rows from the file; deleting the later rows "
+        "silences this)."
     )
     W002 = (
         "This pipeline has no ctxvec_static component: no static cosines. Add one after the "
@@ -189,8 +190,8 @@ class Warnings(metaclass=_ErrorsWithCodes):
         "an old checkpoint. Move what you need out of it, then remove the directory."
     )
     W052 = (
-        "Ctrl-C came while {doing}; that was finished first, so nothing is left half done, and the command "
-        "completed: nothing needs rerunning."
+        "Ctrl-C (or SIGTERM) came while {doing}; that was finished first, so nothing is left half done, "
+        "and the command completed: nothing needs rerunning."
     )
     W053 = (
         "The first line of '{path}' ({got!r}) was read as a header and skipped: it does not name the "

@@ -244,16 +244,23 @@ class WrittenThenInterrupted(KeyboardInterrupt):
         return Warnings.W052.format(doing=f"{self.what} '{self.path}' was being put in place")
 
 
+# Set on a SIGTERM handler that raises KeyboardInterrupt (build-lexicon's): interrupts_held holds it too.
+STOPS_LIKE_CTRL_C = "stops_like_ctrl_c"
+
+
 @contextmanager
 def interrupts_held() -> Iterator[List[int]]:
-    """Hold Ctrl-C (SIGINT) and SIGTERM while the block runs: the list yielded collects the
-    signals that came, for the caller to act on after. Holds nothing outside the main thread
-    or where Python does not handle SIGINT."""
+    """Hold Ctrl-C (SIGINT) while the block runs, and SIGTERM where its handler stops like
+    Ctrl-C (``STOPS_LIKE_CTRL_C``): the list yielded collects the signals that came, for the
+    caller to act on after. Holds nothing outside the main thread or where Python does not
+    handle SIGINT."""
     if threading.current_thread() is not threading.main_thread() or signal.getsignal(signal.SIGINT) is None:
         yield []
         return
     received: List[int] = []
-    held = (signal.SIGINT, signal.SIGTERM)
+    held = [signal.SIGINT]
+    if getattr(signal.getsignal(signal.SIGTERM), STOPS_LIKE_CTRL_C, False):  # build-lexicon's: held alike
+        held.append(signal.SIGTERM)
     previous = [signal.signal(signum, lambda signum, frame: received.append(signum)) for signum in held]
     try:
         yield received

@@ -4,6 +4,7 @@ without double counting, unreadable corpus files named, nothing left running."""
 
 import json
 import os
+import signal
 import sys
 import time
 from pathlib import Path
@@ -485,3 +486,19 @@ def test_cli_engine_ray_starts_and_stops_its_own_cluster(
     assert not ray_processes_after_exit(os.getpid())
     component = spacy.load(output).get_pipe("ctxvec_polysemy")
     assert_same_lexicon(component.lexicon, local_result.lexicon)
+
+
+def test_starting_ray_keeps_the_sigterm_handler_the_build_set():
+    """ray.init sets SIGTERM to exit at once; build-lexicon's handler (a stop like Ctrl-C that
+    prints the resume command) is put back for the build, and stays after it."""
+
+    def builds_handler(signum, frame):
+        raise KeyboardInterrupt
+
+    before = signal.signal(signal.SIGTERM, builds_handler)
+    try:
+        with ray_cluster.ray_session(None, 1, 1.0):
+            assert signal.getsignal(signal.SIGTERM) is builds_handler
+        assert signal.getsignal(signal.SIGTERM) is builds_handler
+    finally:
+        signal.signal(signal.SIGTERM, before)

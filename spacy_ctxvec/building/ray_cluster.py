@@ -5,6 +5,7 @@ Ray, checking its resources, telling node loss and stalls from other failures
 import math
 import os
 import re
+import signal
 import socket
 import threading
 import time
@@ -44,11 +45,15 @@ def ray_session(address: Optional[str], num_workers: int, num_cpus_per_worker: f
     ray = import_ray()
     started = False
     if not ray.is_initialized():
+        # ray.init sets SIGTERM to exit at once; the build's own handler (a stop like Ctrl-C) is kept
+        on_sigterm = signal.getsignal(signal.SIGTERM) if threading.current_thread() is threading.main_thread() else None
         if address is None:
             ray.init(num_cpus=local_cpus(num_workers, num_cpus_per_worker), include_dashboard=False)
         else:
             join_cluster(ray, address)
         started = True
+        if on_sigterm is not None:
+            signal.signal(signal.SIGTERM, on_sigterm)
     try:
         yield ray
     finally:

@@ -221,16 +221,16 @@ class CommandErrors:
         "`spacy-ctxvec build-lexicon PIPELINE CORPUS OUTPUT` (without --no-senses or --sample-size 0)."
     )
     E607 = (
-        "No senses for {words} in '{path}' (key mode '{key}'){why}.{no_letter} {n_types} words have senses "
-        "(`spacy-ctxvec rank '{path}'` lists the corpus's words). A word gets senses from a build-lexicon "
-        "corpus that holds it at least min_count times, on varied lines: build from a larger corpus, "
-        "or with a lower --min-count."
+        "No senses for {words} in '{path}' (key mode '{key}'){why}.{no_letter} {n_types} words have senses. "
+        "A word gets senses from a build-lexicon corpus that holds it at least --min-count times (and "
+        "--sample-min-count, where set), on varied lines: build from a larger corpus, or with lower "
+        "counts."
     )
     E608 = "Unknown sense setting(s) {names}. The settings are: {choices}."
     # Senses decided by the corpus (E610-E629
     E610 = (
         "Sense evidence setting {setting} must be {requirement}, got {value!r}. What each setting "
-        "does and its default: docs/polysemy-and-senses.md (Senses) and docs/reference.md."
+        "does and its default: the docstring of spacy_ctxvec.ops.sense_evidence.corpus_evidence."
     )
     E611 = (
         "`spacy-ctxvec senses` needs WORDs to list (e.g. `senses PIPELINE bank`) or "

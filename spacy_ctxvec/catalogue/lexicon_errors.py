@@ -42,7 +42,8 @@ class LexiconErrors:
     )
     E208 = (
         "min_count must be at least 2 (self-similarity needs two occurrences), got {min_count}. "
-        "Set min_count in [components.ctxvec_polysemy] (or build-lexicon's --min-count) to 2 or more."
+        "Pass min_count >= 2 (in a config: min_count in [components.ctxvec_polysemy]; build-lexicon: "
+        "--min-count)."
     )
     E209 = "merge_all got no lexicons and no width. Pass width= for an empty result."
     E210 = (

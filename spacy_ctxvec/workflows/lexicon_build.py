@@ -37,6 +37,7 @@ from ..ops.senses import DEFAULT_SAMPLE_SIZE  # the library's default too (Polys
 from ..outputs import (
     BUILD_LEXICON,
     DIRECTORY,
+    STOPS_LIKE_CTRL_C,
     WrittenThenInterrupted,
     check_apart,
     check_output,
@@ -227,8 +228,11 @@ def build_lexicon_pipeline(request: LexiconBuildRequest) -> LexiconBuild:
 def termination_as_interrupt() -> Iterator[None]:
     """SIGTERM (plain `kill`, `docker stop`, batch schedulers) stops the block as Ctrl-C does,
     with KeyboardInterrupt: the checkpoint is kept and the resume command printed (the default
-    action ended the process without a word). Main thread only."""
-    if threading.current_thread() is not threading.main_thread():
+    action ended the process without a word). Main thread only, and only where SIGTERM has its
+    default action: a handler the caller installed, or SIGTERM ignored, is left as it is."""
+    if threading.current_thread() is not threading.main_thread() or signal.getsignal(signal.SIGTERM) is not (
+        signal.SIG_DFL
+    ):
         yield
         return
 
@@ -240,11 +244,12 @@ def termination_as_interrupt() -> Iterator[None]:
             os.kill(os.getpid(), signum)
         raise KeyboardInterrupt
 
-    previous = signal.signal(signal.SIGTERM, interrupt)
+    setattr(interrupt, STOPS_LIKE_CTRL_C, True)
+    signal.signal(signal.SIGTERM, interrupt)
     try:
         yield
     finally:
-        signal.signal(signal.SIGTERM, previous)
+        signal.signal(signal.SIGTERM, signal.SIG_DFL)
 
 
 class _OutOfMemoryCounting(Exception):
@@ -312,6 +317,13 @@ def _build(request: LexiconBuildRequest, checkpoints: Path, files: List[Path]) -
         write_directory(request.output, nlp.to_disk, what="OUTPUT", made_by=BUILD_LEXICON, overwrite=request.overwrite)
     except WrittenThenInterrupted as stop:  # OUTPUT is in place: the build is done, not stopped
         build.warnings.append(stop.warning())
+    except CtxvecError as err:  # e.g. another command wrote OUTPUT meanwhile (E226): the counts stay
+        if not _forget_empty_checkpoints(checkpoints):
+            raise
+        raise CtxvecError(
+            f"{err} The {documents_done(checkpoints)} documents counted are kept in '{checkpoints}': the same "
+            "command with --resume (and --overwrite to replace OUTPUT) saves them without counting again."
+        ) from None
     with interrupts_held() as held:
         remove_checkpoint_dir(checkpoints)
     if held:
