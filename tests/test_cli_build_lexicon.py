@@ -610,6 +610,26 @@ def test_running_out_of_memory_is_a_coded_error_saying_what_to_lower_and_what_wa
     assert right_away.exit_code == 1 and "E265" in flat(right_away) and "Nothing was kept." in flat(right_away)
 
 
+def test_torch_running_out_of_memory_while_counting_is_e265_too(tiny_pipeline_dir, tmp_path, monkeypatch):
+    """torch's CPU allocator raises a RuntimeError, not a MemoryError, when a batch does not fit:
+    the same E265; another RuntimeError stays what it is."""
+    from spacy_ctxvec.lexicon.statistics import Lexicon
+
+    corpus = tmp_path / "c.txt"
+    corpus.write_text("\n".join(CORPUS) + "\n", encoding="utf8")
+    message = "[enforce fail at alloc_cpu.cpp:117] DefaultCPUAllocator: can't allocate memory: you tried to allocate 8"
+
+    def torch_runs_out(cls, *args, **kwargs):
+        raise RuntimeError(message)
+
+    monkeypatch.setattr(Lexicon, "from_occurrences", classmethod(torch_runs_out))
+    result = invoke("build-lexicon", tiny_pipeline_dir, corpus, tmp_path / "out", "--no-progress", "--keep-layer")
+    assert result.exit_code == 1 and "[CTX-E265] build-lexicon ran out of memory ([enforce fail" in flat(result)
+    message = "a bug, not memory"
+    with pytest.raises(RuntimeError, match="a bug, not memory"):
+        invoke("build-lexicon", tiny_pipeline_dir, corpus, tmp_path / "out2", "--no-progress", "--keep-layer")
+
+
 def test_running_out_of_memory_after_counting_keeps_the_counts_for_resume(tiny_pipeline_dir, tmp_path, monkeypatch):
     """A MemoryError after the corpus was read (inducing senses here) is E266: the counts are in the
     checkpoint, and --resume, with memory to spare, finishes from there."""

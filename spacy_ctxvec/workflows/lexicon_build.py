@@ -217,8 +217,8 @@ def build_lexicon_pipeline(request: LexiconBuildRequest) -> LexiconBuild:
             else "Nothing was kept."
         )
         raise CtxvecError(Errors.E265.format(detail=str(err)[:160] or "MemoryError", kept=what_kept)) from None
-    except MemoryError as err:  # after counting: the counts are in the checkpoint (before it: as it is)
-        if not _forget_empty_checkpoints(checkpoints):
+    except (MemoryError, RuntimeError) as err:  # after counting: the counts are in the checkpoint
+        if not out_of_memory(err) or not _forget_empty_checkpoints(checkpoints):
             raise
         detail = str(err)[:160] or "MemoryError"
         raise CtxvecError(Errors.E266.format(detail=detail, n=documents_done(checkpoints), path=checkpoints)) from None
@@ -252,14 +252,26 @@ def termination_as_interrupt() -> Iterator[None]:
         signal.signal(signal.SIGTERM, signal.SIG_DFL)
 
 
+# What torch's allocators say when memory runs out (a RuntimeError, not a MemoryError).
+TORCH_OUT_OF_MEMORY = ("DefaultCPUAllocator", "out of memory")
+
+
+def out_of_memory(err: BaseException) -> bool:
+    """Whether ``err`` is memory running out: a MemoryError (numpy, Python) or torch's
+    RuntimeError from its CPU or CUDA allocator."""
+    return isinstance(err, MemoryError) or (
+        isinstance(err, RuntimeError) and any(sign in str(err) for sign in TORCH_OUT_OF_MEMORY)
+    )
+
+
 class _OutOfMemoryCounting(Exception):
     """A MemoryError while the corpus was counted (E265 names what to lower)."""
 
 
 class _OutOfMemoryLoading(Exception):
-    """A MemoryError while PIPELINE was loaded (E267; not E266: nothing was counted yet)."""
+    """Memory ran out while PIPELINE was loaded (E267; not E266: nothing was counted yet)."""
 
-    def __init__(self, err: MemoryError) -> None:
+    def __init__(self, err: BaseException) -> None:
         super().__init__(str(err))
         self.detail = str(err)[:160] or "MemoryError"
 
@@ -269,7 +281,9 @@ def _build(request: LexiconBuildRequest, checkpoints: Path, files: List[Path]) -
         try:
             nlp = load_pipeline(request.pipeline, layer=request.layer)
             component = ensure_polysemy_component(nlp, request.key, request.min_count)
-        except MemoryError as err:
+        except (MemoryError, RuntimeError) as err:
+            if not out_of_memory(err):
+                raise
             raise _OutOfMemoryLoading(err) from None
         result = _count(nlp, request, files)
     except CtxvecError as err:
@@ -349,7 +363,9 @@ def describe_vectors(label: Optional[str], layer: Optional[int]) -> Optional[str
 def _count(nlp: Any, request: LexiconBuildRequest, files: List[Path]) -> BuildResult:
     try:
         return _run_engine(nlp, request, files)
-    except MemoryError as err:
+    except (MemoryError, RuntimeError) as err:
+        if not out_of_memory(err):
+            raise
         raise _OutOfMemoryCounting(str(err)) from None
 
 
