@@ -31,7 +31,7 @@ from spacy_ctxvec.evaluation.sense_scores import clustering_scores
 from spacy_ctxvec.evaluation.tasks import induced_labels, polysemy_component, sense_targets
 from spacy_ctxvec.lexicon.polysemy_probe import in_fitted_half
 from spacy_ctxvec.lexicon.sense_descriptions import describe_split_thresholds
-from spacy_ctxvec.ops.senses import SPLIT_PERCENTILE, split_threshold_for
+from spacy_ctxvec.ops.senses import CONTEXT_WINDOW, SPLIT_PERCENTILE, split_threshold_for
 from spacy_ctxvec.pipelines import load_pipeline
 
 
@@ -43,10 +43,10 @@ def in_half(words: List[str], half: str) -> List[bool]:
     return [bool(even) == (half == "even") for even in in_fitted_half(words)]
 
 
-def labelled_groups(nlp, path: str, per_lemma: int, half: str = "all"):
-    """(target vectors, their context vectors, row groups per lemma, gold labels per
-    lemma) of the lemmas (of ``half``) with at least ``per_lemma`` sentences, their first
-    ``per_lemma`` each."""
+def labelled_groups(nlp, path: str, per_lemma: int, half: str = "all", context_window: int = CONTEXT_WINDOW):
+    """(target vectors, their context vectors (``context_window`` tokens either side, as the
+    pipeline's sample was built), row groups per lemma, gold labels per lemma) of the lemmas
+    (of ``half``) with at least ``per_lemma`` sentences, their first ``per_lemma`` each."""
     data = read_sense_sentences(path)
     groups = data.by_lemma(per_lemma, min_sentences=per_lemma)
     groups = {lemma: rows for lemma, rows in groups.items() if in_half([lemma], half)[0]}
@@ -58,7 +58,7 @@ def labelled_groups(nlp, path: str, per_lemma: int, half: str = "all"):
         data.positions[rows],
         [data.senses[i] for i in rows],
     )
-    targets = sense_targets(nlp, subset.words, subset.positions)
+    targets = sense_targets(nlp, subset.words, subset.positions, context_window=context_window)
     lemmas = list(groups)
     return (
         targets.vectors,
@@ -112,12 +112,13 @@ def main() -> None:
             f"{args.pipeline}: its lexicon has no occurrence sample (build it with `spacy-ctxvec build-lexicon`)"
         )
     counts = read_sense_counts(args.sense_counts)
+    window = component.senses.context_window if component.senses is not None else CONTEXT_WINDOW
     files = {}
     for item in args.labelled:
         name, _, path = item.partition("=")
         if not path:
             parser.error(f"--labelled {item!r}: expected NAME=FILE")
-        files[name] = labelled_groups(nlp, path, args.per_lemma, args.half)
+        files[name] = labelled_groups(nlp, path, args.per_lemma, args.half, window)
     settings: List[Optional[float]] = [None, *args.percentiles]
     weights = args.context_weights if args.context_weights else [component.induction.context_weight]
     shares = args.min_shares if args.min_shares else [component.induction.min_share]
