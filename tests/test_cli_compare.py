@@ -142,3 +142,11 @@ def test_an_emoji_or_a_cjk_word_keeps_the_table_columns_in_line():
     for line in lines[2:]:  # the "in text B" cells start where their header does (cell 26)
         second = line.index("(#", line.index("(#") + 2)
         assert display_width(line[: line.rindex("   ", 0, second) + 3]) == 26, line
+
+
+def test_a_pipeline_without_ctxvec_static_says_so_and_how_to_add_it(tiny_pipeline_dir):
+    result = runner.invoke(app, ["compare", "a river bank", "a bank loan", "-w", "bank", "-p", str(tiny_pipeline_dir)])
+    output = " ".join(result.output.split())
+    assert result.exit_code == 0, output
+    assert "static: n/a: this pipeline has no ctxvec_static component." in output
+    assert "[CTX-W002]" in output and 'nlp.add_pipe("ctxvec_static")' in output
