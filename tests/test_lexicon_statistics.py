@@ -253,3 +253,13 @@ def test_keys_seen_lists_the_types_seen_at_least_min_count_times_in_key_order():
     lexicon = Lexicon.from_occurrences(keys, np.random.default_rng(0).normal(size=(len(keys), 4)))
     assert lexicon.keys_seen(2) == ["apple", "bank"] and lexicon.keys_seen(4) == []
     assert lexicon.keys_seen(1) == lexicon.keys
+
+
+def test_arrays_that_disagree_are_coded_errors_naming_the_shapes():
+    with pytest.raises(CtxvecError, match=r"E201.*2 keys, counts \(2,\), unit sums \(2, 3\), raw sums \(1, 3\)"):
+        Lexicon(["a", "b"], np.ones(2), np.zeros((2, 3)), np.zeros((1, 3)), width=3)
+    with pytest.raises(CtxvecError, match=r"E202.*got 3 keys for vectors of shape \(2, 4\)"):
+        Lexicon.from_occurrences(["a", "b", "c"], np.ones((2, 4), dtype=np.float32))
+    with pytest.raises(CtxvecError, match=r"E209.*Pass width="):
+        merge_all([])
+    assert merge_all([], width=3).width == 3

@@ -6,7 +6,8 @@ import numpy as np
 import pytest
 
 from spacy_ctxvec import StaticVectorTable
-from spacy_ctxvec.static.subwords import word_start_marker
+from spacy_ctxvec.errors import CtxvecError
+from spacy_ctxvec.static.subwords import FastTextNgrams, word_start_marker
 
 
 def test_wordpiece_keys_are_the_pieces_that_tokenize_to_themselves(tiny_bert, wordpiece_table):
@@ -202,3 +203,10 @@ def test_a_wordpiece_table_made_for_some_words_looks_them_up_as_the_whole_table(
     small = StaticVectorTable.from_transformer(embeddings, tokenizer, only=only)
     _lookups_agree(full, small, ONLY_WORDS)
     assert sorted(small.keys) == ["bank", "banks", "fight", "night", "river", "the"]
+
+
+def test_bad_ngram_settings_and_a_matrix_of_the_wrong_shape_are_coded_errors():
+    with pytest.raises(CtxvecError, match=r"E138.*min_n=3, max_n=99"):
+        FastTextNgrams(np.zeros((4, 2), dtype=np.float32), 3, 99, 4)
+    with pytest.raises(CtxvecError, match=r"E111.*shape \(5, 2\), but the table needs \(4, 2\)"):
+        FastTextNgrams(np.zeros((5, 2), dtype=np.float32), 3, 6, 4)
