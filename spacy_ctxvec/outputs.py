@@ -23,7 +23,7 @@ import tempfile
 import threading
 from contextlib import contextmanager
 from pathlib import Path
-from typing import Callable, Dict, Iterable, Iterator, List, Mapping, Optional, Tuple, TypeVar, Union
+from typing import Any, Callable, Dict, Iterable, Iterator, List, Mapping, Optional, Tuple, TypeVar, Union
 
 from .errors import CtxvecError, Errors, Warnings
 from .types import PathLike
@@ -251,22 +251,29 @@ STOPS_LIKE_CTRL_C = "stops_like_ctrl_c"
 @contextmanager
 def interrupts_held() -> Iterator[List[int]]:
     """Hold Ctrl-C (SIGINT) while the block runs, and SIGTERM where its handler stops like
-    Ctrl-C (``STOPS_LIKE_CTRL_C``): the list yielded collects the signals that came, for the
-    caller to act on after. Holds nothing outside the main thread or where Python does not
-    handle SIGINT."""
+    Ctrl-C (``STOPS_LIKE_CTRL_C``): the list yielded collects them, for the caller to act on
+    after. A SIGTERM with its default action is held too and ends the process after the block.
+    Holds nothing outside the main thread or where Python does not handle SIGINT."""
     if threading.current_thread() is not threading.main_thread() or signal.getsignal(signal.SIGINT) is None:
         yield []
         return
-    received: List[int] = []
-    held = [signal.SIGINT]
-    if getattr(signal.getsignal(signal.SIGTERM), STOPS_LIKE_CTRL_C, False):  # build-lexicon's: held alike
-        held.append(signal.SIGTERM)
-    previous = [signal.signal(signum, lambda signum, frame: received.append(signum)) for signum in held]
+    received: List[int] = []  # for the caller: Ctrl-C, and SIGTERM where it stops like Ctrl-C
+    on_sigterm = signal.getsignal(signal.SIGTERM)
+    stops = getattr(on_sigterm, STOPS_LIKE_CTRL_C, False)  # build-lexicon's
+    held = [signal.SIGINT, signal.SIGTERM] if stops or on_sigterm is signal.SIG_DFL else [signal.SIGINT]
+    terminated: List[int] = []
+
+    def hold(signum: int, frame: Any) -> None:
+        (received if signum == signal.SIGINT or stops else terminated).append(signum)
+
+    previous = [signal.signal(signum, hold) for signum in held]
     try:
         yield received
     finally:
         for signum, handler in zip(held, previous):
             signal.signal(signum, handler)
+        if terminated:
+            os.kill(os.getpid(), signal.SIGTERM)  # its default action, now that the block is done
 
 
 def write_manifest(directory: Path, made_by: str) -> None:

@@ -488,9 +488,12 @@ def test_cli_engine_ray_starts_and_stops_its_own_cluster(
     assert_same_lexicon(component.lexicon, local_result.lexicon)
 
 
-def test_starting_ray_keeps_the_sigterm_handler_the_build_set():
+def test_starting_ray_keeps_the_sigterm_handler_the_build_set(ray, monkeypatch):
     """ray.init sets SIGTERM to exit at once; build-lexicon's handler (a stop like Ctrl-C that
-    prints the resume command) is put back for the build, and stays after it."""
+    prints the resume command) is put back for the build, and stays after it, also where Ray
+    cannot start."""
+    monkeypatch.setenv("RAY_AUTH_MODE", "disabled")
+    assert not ray.is_initialized()  # ray_session starts Ray here: the case where Ray replaces the handler
 
     def builds_handler(signum, frame):
         raise KeyboardInterrupt
@@ -498,7 +501,16 @@ def test_starting_ray_keeps_the_sigterm_handler_the_build_set():
     before = signal.signal(signal.SIGTERM, builds_handler)
     try:
         with ray_cluster.ray_session(None, 1, 1.0):
-            assert signal.getsignal(signal.SIGTERM) is builds_handler
+            assert ray.is_initialized() and signal.getsignal(signal.SIGTERM) is builds_handler
+        assert signal.getsignal(signal.SIGTERM) is builds_handler
+
+        def init_fails(*args, **kwargs):
+            signal.signal(signal.SIGTERM, signal.SIG_DFL)  # as Ray does, before it fails to connect
+            raise ConnectionError("no Ray there")
+
+        monkeypatch.setattr(ray, "init", init_fails)
+        with pytest.raises(ConnectionError), ray_cluster.ray_session(None, 1, 1.0):
+            pass
         assert signal.getsignal(signal.SIGTERM) is builds_handler
     finally:
         signal.signal(signal.SIGTERM, before)

@@ -669,16 +669,19 @@ def test_running_out_of_memory_loading_the_model_is_not_called_after_reading_the
     def out_of_memory(*args, **kwargs):
         raise MemoryError("Unable to allocate 86.0 MiB for the embeddings")
 
+    def torch_out_of_memory(*args, **kwargs):
+        raise RuntimeError("DefaultCPUAllocator: can't allocate memory: you tried to allocate 90177536 bytes.")
+
     common = ("build-lexicon", tiny_pipeline_dir, corpus, tmp_path / "out", "--no-progress", "--keep-layer")
     monkeypatch.setattr(lexicon_build, "load_pipeline", out_of_memory)
     fresh = invoke(*common)
     assert fresh.exit_code == 1 and "[CTX-E267] build-lexicon ran out of memory loading the pipeline" in flat(fresh)
     assert "E266" not in flat(fresh) and "kept" not in flat(fresh) and not (tmp_path / "out.checkpoint").exists()
     monkeypatch.undo()
-    monkeypatch.setattr(Polysemy, "build_senses", out_of_memory)
+    monkeypatch.setattr(Polysemy, "build_senses", torch_out_of_memory)
     assert "E266" in flat(invoke(*common, "--min-count", "2"))  # the counts are in the checkpoint
     monkeypatch.undo()
-    monkeypatch.setattr(lexicon_build, "load_pipeline", out_of_memory)
+    monkeypatch.setattr(lexicon_build, "load_pipeline", torch_out_of_memory)  # torch's words: the same
     resumed = invoke(*common, "--min-count", "2", "--resume")
     assert resumed.exit_code == 1 and "[CTX-E267]" in flat(resumed) and "after reading the corpus" not in flat(resumed)
     assert "The 15 documents counted before are kept in" in flat(resumed)

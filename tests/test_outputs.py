@@ -5,6 +5,9 @@ import errno
 import hashlib
 import json
 import os
+import signal
+import subprocess
+import sys
 from pathlib import Path
 
 import numpy as np
@@ -357,3 +360,31 @@ def test_a_cfg_pipelines_model_folder_counts_as_an_input(tiny_bert_dir, tmp_path
         into = invoke("build-lexicon", cfg, "corpus.txt", "mybert/lexicon")
         assert into.exit_code == 1 and "E700" in flat(into), into.output
     assert digest(model) == before
+
+
+# SIGTERM at its default action arrives during the swap, then ends the process once the output is in place.
+SIGTERM_DURING_SWAP = """
+import os, signal, sys
+from pathlib import Path
+from spacy_ctxvec.outputs import write_directory
+out = Path(sys.argv[1])
+rename = os.rename
+def rename_with_sigterm(source, destination):
+    if Path(destination) == out:
+        signal.raise_signal(signal.SIGTERM)
+    rename(source, destination)
+os.rename = rename_with_sigterm
+write_directory(out, lambda new: (new.mkdir(), (new / "a.txt").write_text("new")), what="OUTPUT", made_by="test")
+print("not ended")
+"""
+
+
+@pytest.mark.skipif(sys.platform == "win32", reason="SIGTERM")
+def test_a_default_sigterm_during_the_swap_ends_the_process_after_the_output_is_in_place(tmp_path):
+    """fit-polysemy and API callers: SIGTERM still ends the process (status -15), but not
+    between the two renames, where OUTPUT would be missing."""
+    out = tmp_path / "out"
+    done = subprocess.run([sys.executable, "-c", SIGTERM_DURING_SWAP, str(out)], capture_output=True, text=True)
+    assert done.returncode == -signal.SIGTERM, done.stdout + done.stderr
+    assert "not ended" not in done.stdout and (out / "a.txt").read_text() == "new"
+    assert sorted(p.name for p in tmp_path.iterdir()) == ["out"]

@@ -348,7 +348,7 @@ def test_an_output_written_meanwhile_is_kept_and_the_counts_too(tiny_pipeline_di
         return real(path, write, **options)
 
     monkeypatch.setattr(lexicon_build, "write_directory", another_build_finishes_first)
-    with pytest.raises(CtxvecError, match=r"E226.*The 12 documents counted are kept in .*--resume.*--overwrite"):
+    with pytest.raises(CtxvecError, match=r"E226.*The 12 documents counted are kept in .*--resume --overwrite"):
         build_lexicon_pipeline(request(tiny_pipeline_dir, corpus, out))
     assert (out / "other.txt").read_text() == "first" and (tmp_path / "out.checkpoint" / "LATEST").exists()
     monkeypatch.undo()

@@ -112,7 +112,8 @@ def main() -> None:
             f"{args.pipeline}: its lexicon has no occurrence sample (build it with `spacy-ctxvec build-lexicon`)"
         )
     counts = read_sense_counts(args.sense_counts)
-    window = component.senses.context_window if component.senses is not None else CONTEXT_WINDOW
+    # the window the sample was built with (0 for senses induced without contexts: the default then)
+    window = (component.senses.context_window if component.senses is not None else 0) or CONTEXT_WINDOW
     files = {}
     for item in args.labelled:
         name, _, path = item.partition("=")

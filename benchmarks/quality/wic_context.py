@@ -22,7 +22,13 @@ from sklearn.metrics import roc_auc_score
 
 from spacy_ctxvec.evaluation.readers import read_wic
 from spacy_ctxvec.evaluation.tasks import pipeline_senses, sense_targets
-from spacy_ctxvec.ops.senses import N_REMOVED_DIRECTIONS, fit_sense_space, sense_features, to_sense_space
+from spacy_ctxvec.ops.senses import (
+    CONTEXT_WINDOW,
+    N_REMOVED_DIRECTIONS,
+    fit_sense_space,
+    sense_features,
+    to_sense_space,
+)
 from spacy_ctxvec.pipelines import load_pipeline
 
 
@@ -43,8 +49,9 @@ def main() -> None:
             positions += [int(data.index1[k]), int(data.index2[k])]
         labels.append(data.labels)
     labels = np.concatenate(labels)
-    targets = sense_targets(nlp, words, np.array(positions))
     inventory = pipeline_senses(nlp)
+    window = (inventory.context_window if inventory is not None else 0) or CONTEXT_WINDOW  # as its sample was built
+    targets = sense_targets(nlp, words, np.array(positions), context_window=window)
     if inventory is not None and inventory.context_space is not None:
         space, context_space, where = inventory.space, inventory.context_space, "the pipeline's sense inventory"
     else:

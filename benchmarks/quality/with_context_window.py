@@ -16,6 +16,8 @@ def main() -> None:
     if len(sys.argv) < 4 or sys.argv[2] not in ("cli", "script"):
         sys.exit(__doc__)
     window = int(sys.argv[1])
+    if any(option in sys.argv for option in ("--n-process", "--engine")):
+        sys.exit("one process only: workers (--n-process, --engine ray) import the package afresh, with a window of 5")
     from spacy_ctxvec.building import shard
     from spacy_ctxvec.evaluation import tasks
     from spacy_ctxvec.lexicon import sense_induction
@@ -24,6 +26,7 @@ def main() -> None:
     for module in (senses, shard, sense_induction, tasks):
         module.CONTEXT_WINDOW = window  # type: ignore[attr-defined]
     senses.window_context_means.__defaults__ = (window,)
+    tasks.sense_targets.__defaults__ = (*tasks.sense_targets.__defaults__[:-1], window)  # type: ignore[index]
     if sys.argv[2] == "cli":
         from spacy_ctxvec.cli import app
 

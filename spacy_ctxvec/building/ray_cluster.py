@@ -47,13 +47,15 @@ def ray_session(address: Optional[str], num_workers: int, num_cpus_per_worker: f
     if not ray.is_initialized():
         # ray.init sets SIGTERM to exit at once; the build's own handler (a stop like Ctrl-C) is kept
         on_sigterm = signal.getsignal(signal.SIGTERM) if threading.current_thread() is threading.main_thread() else None
-        if address is None:
-            ray.init(num_cpus=local_cpus(num_workers, num_cpus_per_worker), include_dashboard=False)
-        else:
-            join_cluster(ray, address)
+        try:
+            if address is None:
+                ray.init(num_cpus=local_cpus(num_workers, num_cpus_per_worker), include_dashboard=False)
+            else:
+                join_cluster(ray, address)
+        finally:  # also where Ray could not start (E232): it set its handler first
+            if on_sigterm is not None and on_sigterm is not signal.SIG_DFL:
+                signal.signal(signal.SIGTERM, on_sigterm)
         started = True
-        if on_sigterm is not None:
-            signal.signal(signal.SIGTERM, on_sigterm)
     try:
         yield ray
     finally:

@@ -230,7 +230,8 @@ class CommandErrors:
     # Senses decided by the corpus (E610-E629
     E610 = (
         "Sense evidence setting {setting} must be {requirement}, got {value!r}. What each setting "
-        "does and its default: the docstring of spacy_ctxvec.ops.sense_evidence.corpus_evidence."
+        "does and its default: the docstrings of spacy_ctxvec.ops.sense_evidence (corpus_evidence, "
+        "split_evidence in ops.split_significance)."
     )
     E611 = (
         "`spacy-ctxvec senses` needs WORDs to list (e.g. `senses PIPELINE bank`) or "

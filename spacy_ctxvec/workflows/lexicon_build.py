@@ -9,6 +9,7 @@ being put in place is held until the build is done (W052)."""
 
 import os
 import signal
+import sys
 import threading
 import time
 from contextlib import contextmanager
@@ -258,10 +259,11 @@ TORCH_OUT_OF_MEMORY = ("DefaultCPUAllocator", "out of memory")
 
 def out_of_memory(err: BaseException) -> bool:
     """Whether ``err`` is memory running out: a MemoryError (numpy, Python) or torch's
-    RuntimeError from its CPU or CUDA allocator."""
-    return isinstance(err, MemoryError) or (
-        isinstance(err, RuntimeError) and any(sign in str(err) for sign in TORCH_OUT_OF_MEMORY)
-    )
+    RuntimeError from its CPU or GPU allocators (torch.OutOfMemoryError, or their words)."""
+    torch = sys.modules.get("torch")
+    if isinstance(err, MemoryError) or (torch is not None and isinstance(err, getattr(torch, "OutOfMemoryError", ()))):
+        return True
+    return isinstance(err, RuntimeError) and any(sign in str(err) for sign in TORCH_OUT_OF_MEMORY)
 
 
 class _OutOfMemoryCounting(Exception):
@@ -331,12 +333,12 @@ def _build(request: LexiconBuildRequest, checkpoints: Path, files: List[Path]) -
         write_directory(request.output, nlp.to_disk, what="OUTPUT", made_by=BUILD_LEXICON, overwrite=request.overwrite)
     except WrittenThenInterrupted as stop:  # OUTPUT is in place: the build is done, not stopped
         build.warnings.append(stop.warning())
-    except CtxvecError as err:  # e.g. another command wrote OUTPUT meanwhile (E226): the counts stay
-        if not _forget_empty_checkpoints(checkpoints):
+    except CtxvecError as err:  # another command wrote OUTPUT meanwhile (E226): the counts stay
+        if "[CTX-E226]" not in str(err) or not _forget_empty_checkpoints(checkpoints):
             raise
         raise CtxvecError(
             f"{err} The {documents_done(checkpoints)} documents counted are kept in '{checkpoints}': the same "
-            "command with --resume (and --overwrite to replace OUTPUT) saves them without counting again."
+            "command with --resume --overwrite replaces OUTPUT with them without counting again."
         ) from None
     with interrupts_held() as held:
         remove_checkpoint_dir(checkpoints)
