@@ -354,3 +354,25 @@ def test_an_output_written_meanwhile_is_kept_and_the_counts_too(tiny_pipeline_di
     monkeypatch.undo()
     build = build_lexicon_pipeline(request(tiny_pipeline_dir, corpus, out, resume=True, overwrite=True))
     assert build.result.resumed_from == 12 and not (out / "other.txt").exists()
+
+
+def test_a_checkpoint_directory_another_build_finished_with_is_not_offered_for_resume(
+    tiny_pipeline_dir, tmp_path, monkeypatch
+):
+    """Two builds with one checkpoint directory: the first to finish removes its marker, so the
+    second's counts there cannot be resumed (E244 would refuse them): it says to delete it."""
+    from spacy_ctxvec.building.checkpoints import CHECKPOINT_MARKER
+    from spacy_ctxvec.workflows import lexicon_build
+
+    corpus, out = write_corpus(tmp_path / "corpus.txt", 12), tmp_path / "out"
+    real = lexicon_build.write_directory
+
+    def another_build_finishes_first(path, write, **options):
+        real(path, lambda new: (new.mkdir(), (new / "other.txt").write_text("first")), what="OUTPUT", made_by="test")
+        (tmp_path / "out.checkpoint" / CHECKPOINT_MARKER).unlink()  # what its clean-up removed
+        return real(path, write, **options)
+
+    monkeypatch.setattr(lexicon_build, "write_directory", another_build_finishes_first)
+    with pytest.raises(CtxvecError, match=r"E226.*Another build used the checkpoint directory .*delete it") as err:
+        build_lexicon_pipeline(request(tiny_pipeline_dir, corpus, out))
+    assert "--resume --overwrite" not in str(err.value) and (out / "other.txt").read_text() == "first"

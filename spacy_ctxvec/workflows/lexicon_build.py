@@ -336,6 +336,13 @@ def _build(request: LexiconBuildRequest, checkpoints: Path, files: List[Path]) -
     except CtxvecError as err:  # another command wrote OUTPUT meanwhile (E226): the counts stay
         if "[CTX-E226]" not in str(err) or not _forget_empty_checkpoints(checkpoints):
             raise
+        try:
+            check_checkpoint_dir(checkpoints)
+        except CtxvecError:  # the other build (same checkpoint directory) removed its marker when it finished
+            raise CtxvecError(
+                f"{err} Another build used the checkpoint directory '{checkpoints}' too, so the counts there "
+                "cannot be trusted: delete it, then run the command again (without --resume)."
+            ) from None
         raise CtxvecError(
             f"{err} The {documents_done(checkpoints)} documents counted are kept in '{checkpoints}': the same "
             "command with --resume --overwrite replaces OUTPUT with them without counting again."
