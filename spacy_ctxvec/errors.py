@@ -260,3 +260,7 @@ class Warnings(metaclass=_ErrorsWithCodes):
         'induce them with the block\'s settings, call nlp.get_pipe("{name}").build_senses() and save '
         "the pipeline (nlp.to_disk), or build the lexicon again with `spacy-ctxvec build-lexicon`."
     )
+    W063 = (
+        "Removed {paths}: the partial pipeline a build-lexicon left beside OUTPUT when it was killed while "
+        "saving (its process is gone)."
+    )

@@ -376,3 +376,20 @@ def test_a_checkpoint_directory_another_build_finished_with_is_not_offered_for_r
     with pytest.raises(CtxvecError, match=r"E226.*Another build used the checkpoint directory .*delete it") as err:
         build_lexicon_pipeline(request(tiny_pipeline_dir, corpus, out))
     assert "--resume --overwrite" not in str(err.value) and (out / "other.txt").read_text() == "first"
+
+
+@pytest.mark.skipif(sys.platform == "win32", reason="process ids of the staging folders: POSIX")
+def test_the_staging_folder_of_a_build_killed_while_saving_is_removed_by_the_next_build(tiny_pipeline_dir, tmp_path):
+    """kill -9 while OUTPUT is saved leaves its staging folder (.OUTPUT.new-PID-HEX); the next build
+    of that OUTPUT removes it (W063) once its process is gone, and nothing else."""
+    corpus, out = write_corpus(tmp_path / "corpus.txt", 12), tmp_path / "out"
+    gone = subprocess.run([sys.executable, "-c", "import os; print(os.getpid())"], capture_output=True, text=True)
+    killed = tmp_path / f".out.new-{int(gone.stdout)}-0bf8f5cf"
+    running = tmp_path / f".out.new-{os.getpid()}-1b61b546"  # a build still saving
+    mine = tmp_path / ".out.new-notes"
+    for folder in (killed, running, mine):
+        folder.mkdir()
+        (folder / "config.cfg").write_text("[nlp]\n", encoding="utf8")
+    build = build_lexicon_pipeline(request(tiny_pipeline_dir, corpus, out))
+    assert not killed.exists() and running.exists() and mine.exists() and out.is_dir()
+    assert any("CTX-W063" in w and str(killed) in w for w in build.warnings), build.warnings

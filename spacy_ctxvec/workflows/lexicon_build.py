@@ -8,6 +8,8 @@ later (bad input, Ctrl-C, SIGTERM) keeps its checkpoint for ``resume``. Ctrl-C o
 being put in place is held until the build is done (W052)."""
 
 import os
+import re
+import shutil
 import signal
 import sys
 import threading
@@ -347,6 +349,9 @@ def _build(request: LexiconBuildRequest, checkpoints: Path, files: List[Path]) -
             f"{err} The {documents_done(checkpoints)} documents counted are kept in '{checkpoints}': the same "
             "command with --resume --overwrite replaces OUTPUT with them without counting again."
         ) from None
+    killed = remove_killed_staging(request.output)
+    if killed:
+        build.warnings.append(Warnings.W063.format(paths=", ".join(f"'{path}'" for path in killed)))
     with interrupts_held() as held:
         remove_checkpoint_dir(checkpoints)
     if held:
@@ -355,6 +360,33 @@ def _build(request: LexiconBuildRequest, checkpoints: Path, files: List[Path]) -
 
 
 N_UNREAD_SHOWN = 5
+
+
+def remove_killed_staging(output: Path) -> List[Path]:
+    """Remove the hidden folders (``.NAME.new-PID-HEX``, outputs.write_directory's staging) that a
+    build killed while saving OUTPUT left beside it, where process PID no longer runs (POSIX only:
+    elsewhere none); the folders removed."""
+    pattern = re.compile(rf"\.{re.escape(output.name)}\.new-(\d+)-[0-9a-f]{{8}}")
+    if os.name != "posix" or not output.parent.is_dir():
+        return []
+    removed = []
+    for entry in sorted(output.parent.iterdir()):
+        match = pattern.fullmatch(entry.name)
+        if match and entry.is_dir() and not entry.is_symlink() and not _running(int(match.group(1))):
+            shutil.rmtree(entry, ignore_errors=True)
+            removed.append(entry)
+    return removed
+
+
+def _running(pid: int) -> bool:
+    """Whether a process ``pid`` runs (or may: one this user cannot signal counts as running)."""
+    try:
+        os.kill(pid, 0)
+    except ProcessLookupError:
+        return False
+    except OSError:
+        return True
+    return True
 
 
 def describe_vectors(label: Optional[str], layer: Optional[int]) -> Optional[str]:
