@@ -269,8 +269,15 @@ def test_ctrl_c_while_output_is_swapped_in_finishes_the_build(
 ):
     """A real SIGINT (or SIGTERM) as OUTPUT is renamed into place: held until the swap is done, so
     the build finishes (W052) instead of reporting 'nothing was kept' over a replaced OUTPUT."""
-    if signal.getsignal(signal.SIGTERM) is not signal.SIG_DFL:
-        pytest.skip("SIGTERM has a handler in this test process: the build leaves it alone")
+    # SIGTERM at its default action, as in a fresh process (an earlier test's Ray may have set a handler)
+    before = signal.signal(signal.SIGTERM, signal.SIG_DFL)
+    try:
+        _swap_with_a_signal(tiny_pipeline_dir, tmp_path, monkeypatch, existing_output, signum)
+    finally:
+        signal.signal(signal.SIGTERM, before)
+
+
+def _swap_with_a_signal(tiny_pipeline_dir, tmp_path, monkeypatch, existing_output, signum):
     corpus, out = write_corpus(tmp_path / "corpus.txt", 12), tmp_path / "out"
     if existing_output:
         build_lexicon_pipeline(request(tiny_pipeline_dir, corpus, out))
