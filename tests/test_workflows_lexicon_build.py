@@ -394,9 +394,10 @@ def test_the_staging_folder_of_a_build_killed_while_saving_is_removed_by_the_nex
     killed = tmp_path / f".out.new-{int(gone.stdout)}-0bf8f5cf"
     running = tmp_path / f".out.new-{os.getpid()}-1b61b546"  # a build still saving
     mine = tmp_path / ".out.new-notes"
-    for folder in (killed, running, mine):
+    huge = tmp_path / ".out.new-99999999999999999999-0bf8f5cf"  # no process id: not ours
+    for folder in (killed, running, mine, huge):
         folder.mkdir()
         (folder / "config.cfg").write_text("[nlp]\n", encoding="utf8")
     build = build_lexicon_pipeline(request(tiny_pipeline_dir, corpus, out))
-    assert not killed.exists() and running.exists() and mine.exists() and out.is_dir()
+    assert not killed.exists() and running.exists() and mine.exists() and huge.exists() and out.is_dir()
     assert any("CTX-W063" in w and str(killed) in w for w in build.warnings), build.warnings

@@ -384,7 +384,7 @@ def _running(pid: int) -> bool:
         os.kill(pid, 0)
     except ProcessLookupError:
         return False
-    except OSError:
+    except (OSError, OverflowError):  # OverflowError: no process id this large, so no folder of ours: kept
         return True
     return True
 
