@@ -15,7 +15,7 @@ the token vectors alone; "Clustering with the context" in SENSES.md). Nothing is
         --sense-counts ../shared/data/wordnet_sense_counts/sense_counts.tsv \\
         --labelled wordnet=../shared/data/wordnet_examples/wordnet_examples.jsonl \\
         --labelled monosemous=mono_test.jsonl --percentiles 78 80 82 85 [--context-weights 0 1]
-        [--min-shares 0.05 0.1] [--rule spread] [--half even]
+        [--min-shares 0.05 0.1] [--rule spread|probe|evidence] [--half even]
 """
 
 import argparse
@@ -28,7 +28,7 @@ import numpy as np
 
 from spacy_ctxvec.evaluation.readers import SenseSentences, read_sense_counts, read_sense_sentences
 from spacy_ctxvec.evaluation.sense_scores import clustering_scores
-from spacy_ctxvec.evaluation.tasks import induced_labels, polysemy_component, sense_targets
+from spacy_ctxvec.evaluation.tasks import induced_labels, lemma_split_decisions, polysemy_component, sense_targets
 from spacy_ctxvec.lexicon.polysemy_probe import in_fitted_half
 from spacy_ctxvec.lexicon.sense_descriptions import describe_split_thresholds
 from spacy_ctxvec.ops.senses import CONTEXT_WINDOW, SPLIT_PERCENTILE, split_threshold_for
@@ -65,6 +65,7 @@ def labelled_groups(nlp, path: str, per_lemma: int, half: str = "all", context_w
         targets.contexts,
         [[position[row] for row in groups[lemma]] for lemma in lemmas],
         [[data.senses[row] for row in groups[lemma]] for lemma in lemmas],
+        lemmas,
     )
 
 
@@ -99,9 +100,9 @@ def main() -> None:
     )
     parser.add_argument(
         "--rule",
-        choices=("component", "evidence", "spread"),
+        choices=("component", "evidence", "probe", "spread"),
         default="component",
-        help="split rule: the component's, the corpus evidence, or the spread test (no probe)",
+        help="split rule: the component's, the corpus evidence, the polysemy probe, or the spread test (no probe)",
     )
     args = parser.parse_args()
     os.environ.setdefault("HF_HUB_OFFLINE", "1")
@@ -123,7 +124,11 @@ def main() -> None:
     settings: List[Optional[float]] = [None, *args.percentiles]
     weights = args.context_weights if args.context_weights else [component.induction.context_weight]
     shares = args.min_shares if args.min_shares else [component.induction.min_share]
-    rule = {} if args.rule == "component" else {"split_by_evidence": args.rule == "evidence", "split_by_probe": False}
+    rule = (
+        {}
+        if args.rule == "component"
+        else {"split_by_evidence": args.rule == "evidence", "split_by_probe": args.rule == "probe"}
+    )
     for percentile, weight, share in ((p, w, m) for p in settings for w in weights for m in shares):
         component.induction = component.induction.replace(
             split_threshold=None, split_percentile=percentile, context_weight=weight, min_share=share, **rule
@@ -155,7 +160,8 @@ def main() -> None:
             "n_monosemous": len(mono),
             "n_polysemous": len(poly),
         }
-        for name, (vectors, contexts, groups, gold) in files.items():
+        for name, (vectors, contexts, groups, gold, lemmas) in files.items():
+            by_probe = inventory.settings.get("split_rule") == "probe"  # as `evaluate senses`: the probe decides
             labels, _ = induced_labels(
                 vectors,
                 groups,
@@ -163,6 +169,7 @@ def main() -> None:
                 inventory.settings,
                 contexts=contexts,
                 context_space=inventory.context_space,
+                split_decisions=lemma_split_decisions(nlp, lemmas) if by_probe else None,
             )
             scores = clustering_scores(gold, labels)
             row[name] = {
