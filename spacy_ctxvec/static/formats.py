@@ -231,8 +231,6 @@ def _read_text(path: Path, has_header: bool) -> StaticVectorTable:
                 rows = _Rows(dim, claimed)
             rows.append(values)
             keys.append(word)
-    if claimed is None and has_header:
-        raise CtxvecError(Errors.E137.format(path=path))
     if claimed is not None and len(keys) != claimed:
         raise _row_count_error(path, claimed, dim or 0, f"the file ends after {len(keys)} rows")
     if rows is None:
