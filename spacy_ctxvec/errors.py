@@ -26,6 +26,10 @@ class CtxvecError(ValueError):
     """Raised for bad input or configuration; the message carries a code."""
 
 
+class OutputWrittenMeanwhile(CtxvecError):
+    """E226 at the final rename: another command wrote the output while this one ran."""
+
+
 class Errors(PipelineErrors, LexiconErrors, CommandErrors, metaclass=_ErrorsWithCodes):
     """Every error message by code (the texts live in spacy_ctxvec.catalogue, by range)."""
 

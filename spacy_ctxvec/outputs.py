@@ -25,7 +25,7 @@ from contextlib import contextmanager
 from pathlib import Path
 from typing import Any, Callable, Dict, Iterable, Iterator, List, Mapping, Optional, Tuple, TypeVar, Union
 
-from .errors import CtxvecError, Errors, Warnings
+from .errors import CtxvecError, Errors, OutputWrittenMeanwhile, Warnings
 from .types import PathLike
 
 OUTPUT_MARKER = ".spacy-ctxvec-output"
@@ -213,7 +213,7 @@ def write_directory(
         if next(path.iterdir(), None) is not None:
             check_replaceable(path, what)
             if not overwrite:
-                raise CtxvecError(Errors.E226.format(what=what, path=path))
+                raise OutputWrittenMeanwhile(Errors.E226.format(what=what, path=path))
         old = path.parent / f".{path.name}.old-{token}"
         os.rename(path, old)
         try:

@@ -31,7 +31,7 @@ from ..building.engines import BuildResult, get_engine
 from ..components.polysemy import ensure_polysemy_component
 from ..components.transformer import types_read_as_unknown
 from ..devices import require_gpu
-from ..errors import CtxvecError, Errors, Warnings
+from ..errors import CtxvecError, Errors, OutputWrittenMeanwhile, Warnings
 from ..lexicon.polysemy_probe import SMALL_CORPUS_TOKENS, describe_shipped_probes
 from ..lexicon.sense_descriptions import describe_context, describe_split_thresholds
 from ..lexicon.statistics import CONTEXT_VECTORS_META
@@ -335,8 +335,8 @@ def _build(request: LexiconBuildRequest, checkpoints: Path, files: List[Path]) -
         write_directory(request.output, nlp.to_disk, what="OUTPUT", made_by=BUILD_LEXICON, overwrite=request.overwrite)
     except WrittenThenInterrupted as stop:  # OUTPUT is in place: the build is done, not stopped
         build.warnings.append(stop.warning())
-    except CtxvecError as err:  # another command wrote OUTPUT meanwhile (E226): the counts stay
-        if "[CTX-E226]" not in str(err) or not _forget_empty_checkpoints(checkpoints):
+    except OutputWrittenMeanwhile as err:  # E226 at the rename: the counts stay
+        if not _forget_empty_checkpoints(checkpoints):
             raise
         try:
             check_checkpoint_dir(checkpoints)
