@@ -219,11 +219,11 @@ def build_lexicon_pipeline(request: LexiconBuildRequest) -> LexiconBuild:
             if _forget_empty_checkpoints(checkpoints)
             else "Nothing was kept."
         )
-        raise CtxvecError(Errors.E265.format(detail=str(err)[:160] or "MemoryError", kept=what_kept)) from None
+        raise CtxvecError(Errors.E265.format(detail=err.detail, kept=what_kept)) from None
     except (MemoryError, RuntimeError) as err:  # after counting: the counts are in the checkpoint
         if not out_of_memory(err) or not _forget_empty_checkpoints(checkpoints):
             raise
-        detail = str(err)[:160] or "MemoryError"
+        detail = memory_detail(err)
         raise CtxvecError(Errors.E266.format(detail=detail, n=documents_done(checkpoints), path=checkpoints)) from None
 
 
@@ -268,28 +268,45 @@ def out_of_memory(err: BaseException) -> bool:
     return isinstance(err, RuntimeError) and any(sign in str(err) for sign in TORCH_OUT_OF_MEMORY)
 
 
-class _OutOfMemoryCounting(Exception):
-    """A MemoryError while the corpus was counted (E265 names what to lower)."""
+def memory_detail(err: BaseException) -> str:
+    """What running out of memory said, for a message: its start."""
+    return str(err)[:160] or "MemoryError"
 
 
-class _OutOfMemoryLoading(Exception):
-    """Memory ran out while PIPELINE was loaded (E267; not E266: nothing was counted yet)."""
+class _OutOfMemory(Exception):
+    """Memory ran out (``out_of_memory``) while a build step ran."""
 
     def __init__(self, err: BaseException) -> None:
         super().__init__(str(err))
-        self.detail = str(err)[:160] or "MemoryError"
+        self.detail = memory_detail(err)
+
+
+class _OutOfMemoryCounting(_OutOfMemory):
+    """While the corpus was counted (E265 names what to lower)."""
+
+
+class _OutOfMemoryLoading(_OutOfMemory):
+    """While PIPELINE was loaded (E267; not E266: nothing was counted yet)."""
+
+
+@contextmanager
+def _out_of_memory_as(kind: type) -> Iterator[None]:
+    """Memory running out in the block (``out_of_memory``) raised as ``kind``; other errors as they are."""
+    try:
+        yield
+    except (MemoryError, RuntimeError) as err:
+        if not out_of_memory(err):
+            raise
+        raise kind(err) from None
 
 
 def _build(request: LexiconBuildRequest, checkpoints: Path, files: List[Path]) -> LexiconBuild:
     try:
-        try:
+        with _out_of_memory_as(_OutOfMemoryLoading):
             nlp = load_pipeline(request.pipeline, layer=request.layer)
             component = ensure_polysemy_component(nlp, request.key, request.min_count)
-        except (MemoryError, RuntimeError) as err:
-            if not out_of_memory(err):
-                raise
-            raise _OutOfMemoryLoading(err) from None
-        result = _count(nlp, request, files)
+        with _out_of_memory_as(_OutOfMemoryCounting):
+            result = _count(nlp, request, files)
     except CtxvecError as err:
         if not isinstance(err, CheckpointRefused) and _forget_empty_checkpoints(checkpoints):
             raise CtxvecError(
@@ -402,15 +419,6 @@ def describe_vectors(label: Optional[str], layer: Optional[int]) -> Optional[str
 
 
 def _count(nlp: Any, request: LexiconBuildRequest, files: List[Path]) -> BuildResult:
-    try:
-        return _run_engine(nlp, request, files)
-    except (MemoryError, RuntimeError) as err:
-        if not out_of_memory(err):
-            raise
-        raise _OutOfMemoryCounting(str(err)) from None
-
-
-def _run_engine(nlp: Any, request: LexiconBuildRequest, files: List[Path]) -> BuildResult:
     engine_options = {**RAY_DEFAULTS, **request.ray} if request.engine == "ray" else {}
     return get_engine(request.engine)(
         nlp,
