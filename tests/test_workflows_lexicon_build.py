@@ -385,6 +385,39 @@ def test_a_checkpoint_directory_another_build_finished_with_is_not_offered_for_r
     assert "--resume --overwrite" not in str(err.value) and (out / "other.txt").read_text() == "first"
 
 
+def test_a_second_build_of_the_same_output_or_checkpoints_stops_at_once_and_the_first_finishes(
+    tiny_pipeline_dir, tmp_path
+):
+    """A build already counting into OUTPUT (a real build-lexicon process): a second build of that
+    OUTPUT, or of another OUTPUT with its checkpoint directory, stops with E268 before it loads or
+    removes anything; the first then finishes with all its documents."""
+    slow_pipeline = pipeline_with(tiny_pipeline_dir, tmp_path / "slow", "test_slow")
+    corpus, out, checkpoints = write_corpus(tmp_path / "corpus.txt", 40), tmp_path / "out", tmp_path / "out.checkpoint"
+    hold = tmp_path / "hold"
+    hold.touch()
+    env = {**os.environ, "HF_HUB_OFFLINE": "1", "TOKENIZERS_PARALLELISM": "false", "CTXVEC_TEST_HOLD": str(hold)}
+    args = ["build-lexicon", str(slow_pipeline), str(corpus), str(out), "--checkpoint-every", "4", "--no-progress"]
+    first = subprocess.Popen(
+        [sys.executable, "-c", SLOW_CLI, *args], stdout=subprocess.PIPE, stderr=subprocess.STDOUT, env=env, text=True
+    )
+    try:
+        deadline = time.monotonic() + 120
+        while not (checkpoints / "LATEST").exists() and time.monotonic() < deadline:
+            time.sleep(0.1)
+        shards = sorted(path.name for path in checkpoints.iterdir())
+        with pytest.raises(CtxvecError, match=rf"E268.*writing OUTPUT '{out}' now"):
+            build_lexicon_pipeline(request(tiny_pipeline_dir, corpus, out))
+        other = tmp_path / "other"
+        with pytest.raises(CtxvecError, match=rf"E268.*writing the checkpoint directory '{checkpoints}' now"):
+            build_lexicon_pipeline(request(tiny_pipeline_dir, corpus, other, checkpoint_dir=checkpoints))
+        assert sorted(path.name for path in checkpoints.iterdir()) == shards and not other.exists()
+    finally:
+        hold.unlink()
+        output, _ = first.communicate(timeout=120)
+    assert first.returncode == 0, output
+    assert "40 docs" in output and not checkpoints.exists() and "test_slow" in spacy.load(out).pipe_names
+
+
 @pytest.mark.skipif(sys.platform == "win32", reason="process ids of the staging folders: POSIX")
 def test_the_staging_folder_of_a_build_killed_while_saving_is_removed_by_the_next_build(tiny_pipeline_dir, tmp_path):
     """kill -9 while OUTPUT is saved leaves its staging folder (.OUTPUT.new-PID-HEX); the next build

@@ -250,3 +250,8 @@ class LexiconErrors:
         "The model needs its weights in memory: free memory (close other programs) or use a machine "
         "with more. {kept}"
     )
+    E268 = (
+        "Another build-lexicon is writing {what} '{path}' now. Two builds at once would remove each "
+        "other's checkpoints and replace each other's output: wait for it to finish, or give this build "
+        "another OUTPUT (and --checkpoint-dir)."
+    )

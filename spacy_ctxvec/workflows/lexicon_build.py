@@ -19,6 +19,7 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any, Dict, Iterator, List, Optional
 
+from ..building.build_locks import held_for_build
 from ..building.checkpoints import (
     LATEST_FILE,
     CheckpointRefused,
@@ -195,7 +196,13 @@ def fitted_on_english(probe: Any) -> bool:
 def build_lexicon_pipeline(request: LexiconBuildRequest) -> LexiconBuild:
     """Check, load, count the corpus, score, induce senses, save OUTPUT, remove the
     checkpoints. Raises BuildStopped on Ctrl-C; a coded error after the first
-    checkpoint says that the documents counted so far are kept for ``resume``."""
+    checkpoint says that the documents counted so far are kept for ``resume``. Another build
+    writing the same OUTPUT or checkpoint directory stops it at once (E268)."""
+    with held_for_build({"OUTPUT": request.output, "the checkpoint directory": request.checkpoints}):
+        return _checked_build(request)
+
+
+def _checked_build(request: LexiconBuildRequest) -> LexiconBuild:
     files = check_build_request(request)
     checkpoints = request.checkpoints
     try:
