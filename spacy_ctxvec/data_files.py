@@ -11,7 +11,7 @@ from typing import Any
 import numpy as np
 
 from .errors import CtxvecError, Errors
-from .outputs import unique_token
+from .staging import unique_token
 from .types import PathLike
 
 

@@ -265,6 +265,6 @@ class Warnings(metaclass=_ErrorsWithCodes):
         "the pipeline (nlp.to_disk), or build the lexicon again with `spacy-ctxvec build-lexicon`."
     )
     W063 = (
-        "Removed {paths}: the partial pipeline a build-lexicon left beside OUTPUT when it was killed while "
-        "saving (its process is gone)."
+        "Removed {paths}: what a command left beside {what} '{path}' when it was killed while saving it "
+        "(its process is gone)."
     )

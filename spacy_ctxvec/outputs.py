@@ -9,6 +9,8 @@
   the reason (E245, E704), so that --overwrite is suggested (E226) only where it works.
 - Every write goes to a temporary sibling that is renamed into place (``write_file``,
   ``write_directory``): a failure leaves the old output or nothing, never half of one.
+  A sibling a killed command left is removed by the next write of that output
+  (``spacy_ctxvec.staging``, W063).
 - An output that cannot be written is one coded error, checked before the work
   (``check_output``) where it can be.
 
@@ -16,16 +18,21 @@ A low module (errors and types only), so every layer can use it."""
 
 import json
 import os
-import secrets
 import shutil
-import signal
 import tempfile
-import threading
-from contextlib import contextmanager
+import warnings
 from pathlib import Path
-from typing import Any, Callable, Dict, Iterable, Iterator, List, Mapping, Optional, Tuple, TypeVar, Union
+from typing import Callable, Dict, Iterable, List, Mapping, Optional, Tuple, TypeVar, Union
 
 from .errors import CtxvecError, Errors, OutputWrittenMeanwhile, Warnings
+from .interrupts import interrupts_held
+from .staging import (
+    remove_killed_staging,
+    replaced_directory_name,
+    staged_directory_name,
+    staged_file_name,
+    unique_token,
+)
 from .types import PathLike
 
 OUTPUT_MARKER = ".spacy-ctxvec-output"
@@ -182,8 +189,7 @@ def write_file(path: PathLike, write: Callable[[Path], T], *, what: str, overwri
             raise CtxvecError(Errors.E701.format(what=what, path=path))
         os.replace(temporary, path)
 
-    temporary_name = f".{path.stem}.tmp-{unique_token()}{path.suffix}"
-    return _write_staged(path, temporary_name, write, move_into_place, what=what)
+    return _write_staged(path, staged_file_name(path, unique_token()), write, move_into_place, what=what)
 
 
 def write_text(path: PathLike, text: str, *, what: str, overwrite: bool = False) -> None:
@@ -214,7 +220,7 @@ def write_directory(
             check_replaceable(path, what)
             if not overwrite:
                 raise OutputWrittenMeanwhile(Errors.E226.format(what=what, path=path))
-        old = path.parent / f".{path.name}.old-{token}"
+        old = path.parent / replaced_directory_name(path, token)
         os.rename(path, old)
         try:
             os.rename(new, path)
@@ -229,7 +235,7 @@ def write_directory(
         if held:
             raise WrittenThenInterrupted(what, path)
 
-    return _write_staged(path, f".{path.name}.new-{token}", write, swap_held, what=what)
+    return _write_staged(path, staged_directory_name(path, token), write, swap_held, what=what)
 
 
 class WrittenThenInterrupted(KeyboardInterrupt):
@@ -242,38 +248,6 @@ class WrittenThenInterrupted(KeyboardInterrupt):
 
     def warning(self) -> str:
         return Warnings.W052.format(doing=f"{self.what} '{self.path}' was being put in place")
-
-
-# Set on a SIGTERM handler that raises KeyboardInterrupt (build-lexicon's): interrupts_held holds it too.
-STOPS_LIKE_CTRL_C = "stops_like_ctrl_c"
-
-
-@contextmanager
-def interrupts_held() -> Iterator[List[int]]:
-    """Hold Ctrl-C (SIGINT) while the block runs, and SIGTERM where its handler stops like
-    Ctrl-C (``STOPS_LIKE_CTRL_C``): the list yielded collects them, for the caller to act on
-    after. A SIGTERM with its default action is held too and ends the process after the block.
-    Holds nothing outside the main thread or where Python does not handle SIGINT."""
-    if threading.current_thread() is not threading.main_thread() or signal.getsignal(signal.SIGINT) is None:
-        yield []
-        return
-    received: List[int] = []  # for the caller: Ctrl-C, and SIGTERM where it stops like Ctrl-C
-    on_sigterm = signal.getsignal(signal.SIGTERM)
-    stops = getattr(on_sigterm, STOPS_LIKE_CTRL_C, False)  # build-lexicon's
-    held = [signal.SIGINT, signal.SIGTERM] if stops or on_sigterm is signal.SIG_DFL else [signal.SIGINT]
-    terminated: List[int] = []
-
-    def hold(signum: int, frame: Any) -> None:
-        (received if signum == signal.SIGINT or stops else terminated).append(signum)
-
-    previous = [signal.signal(signum, hold) for signum in held]
-    try:
-        yield received
-    finally:
-        for signum, handler in zip(held, previous):
-            signal.signal(signum, handler)
-        if terminated:
-            os.kill(os.getpid(), signal.SIGTERM)  # its default action, now that the block is done
 
 
 def write_manifest(directory: Path, made_by: str) -> None:
@@ -297,13 +271,17 @@ def _write_staged(
         result = write(staged)
         install(staged)
         done = True
-        return result
     except OSError as err:
         raise _failed(what, path, err) from None
     finally:
         if not done:
             _remove(staged)
             _remove_created(created)
+    killed = remove_killed_staging(path)
+    if killed:
+        warning = Warnings.W063.format(paths=_some([str(entry) for entry in killed]), what=what, path=path)
+        warnings.warn(warning, stacklevel=3)
+    return result
 
 
 def _existing(inputs: Inputs) -> List[Tuple[str, Path]]:
@@ -480,12 +458,6 @@ def _entries(directory: Path) -> Dict[str, List[int]]:
 def _some(names: List[str]) -> str:
     shown = ", ".join(repr(name) for name in names[:5])
     return shown + (f" and {len(names) - 5} more" if len(names) > 5 else "")
-
-
-def unique_token() -> str:
-    """A part of a temporary file's name no other process or call picks: the process id and
-    a random hex string."""
-    return f"{os.getpid()}-{secrets.token_hex(4)}"
 
 
 def _cannot(what: str, path: Path, problem: str, fix: str) -> CtxvecError:

@@ -22,6 +22,8 @@ LAYERS = {
     "data_files": 0,
     "devices": 0,
     "locks": 0,
+    "interrupts": 0,
+    "staging": 0,
     "ops": 1,
     "lexicon": 2,
     "static": 3,

@@ -7,12 +7,7 @@ build that stops before its first document leaves no checkpoint directory; one s
 later (bad input, Ctrl-C, SIGTERM) keeps its checkpoint for ``resume``. Ctrl-C once OUTPUT is
 being put in place is held until the build is done (W052)."""
 
-import os
-import re
-import shutil
-import signal
 import sys
-import threading
 import time
 from contextlib import contextmanager
 from dataclasses import dataclass, field
@@ -33,6 +28,7 @@ from ..components.polysemy import ensure_polysemy_component
 from ..components.transformer import types_read_as_unknown
 from ..devices import require_gpu
 from ..errors import CtxvecError, Errors, OutputWrittenMeanwhile, Warnings
+from ..interrupts import interrupts_held, termination_as_interrupt
 from ..lexicon.polysemy_probe import SMALL_CORPUS_TOKENS, describe_shipped_probes
 from ..lexicon.sense_descriptions import describe_context, describe_split_thresholds
 from ..lexicon.statistics import CONTEXT_VECTORS_META
@@ -41,12 +37,10 @@ from ..ops.senses import DEFAULT_SAMPLE_SIZE  # the library's default too (Polys
 from ..outputs import (
     BUILD_LEXICON,
     DIRECTORY,
-    STOPS_LIKE_CTRL_C,
     WrittenThenInterrupted,
     check_apart,
     check_output,
     check_place,
-    interrupts_held,
     made_by_command,
     output_made_by,
     write_directory,
@@ -234,34 +228,6 @@ def _checked_build(request: LexiconBuildRequest) -> LexiconBuild:
         raise CtxvecError(Errors.E266.format(detail=detail, n=documents_done(checkpoints), path=checkpoints)) from None
 
 
-@contextmanager
-def termination_as_interrupt() -> Iterator[None]:
-    """SIGTERM (plain `kill`, `docker stop`, batch schedulers) stops the block as Ctrl-C does,
-    with KeyboardInterrupt: the checkpoint is kept and the resume command printed (the default
-    action ended the process without a word). Main thread only, and only where SIGTERM has its
-    default action: a handler the caller installed, or SIGTERM ignored, is left as it is."""
-    if threading.current_thread() is not threading.main_thread() or signal.getsignal(signal.SIGTERM) is not (
-        signal.SIG_DFL
-    ):
-        yield
-        return
-
-    owner = os.getpid()
-
-    def interrupt(signum: int, frame: Any) -> None:
-        if os.getpid() != owner:  # a worker forked with the handler (--n-process): ends as before
-            signal.signal(signum, signal.SIG_DFL)
-            os.kill(os.getpid(), signum)
-        raise KeyboardInterrupt
-
-    setattr(interrupt, STOPS_LIKE_CTRL_C, True)
-    signal.signal(signal.SIGTERM, interrupt)
-    try:
-        yield
-    finally:
-        signal.signal(signal.SIGTERM, signal.SIG_DFL)
-
-
 # What torch's allocators say when memory runs out (a RuntimeError, not a MemoryError).
 TORCH_OUT_OF_MEMORY = ("DefaultCPUAllocator", "out of memory")
 
@@ -373,9 +339,6 @@ def _build(request: LexiconBuildRequest, checkpoints: Path, files: List[Path]) -
             f"{err} The {documents_done(checkpoints)} documents counted are kept in '{checkpoints}': the same "
             "command with --resume --overwrite replaces OUTPUT with them without counting again."
         ) from None
-    killed = remove_killed_staging(request.output)
-    if killed:
-        build.warnings.append(Warnings.W063.format(paths=", ".join(f"'{path}'" for path in killed)))
     with interrupts_held() as held:
         remove_checkpoint_dir(checkpoints)
     if held:
@@ -384,33 +347,6 @@ def _build(request: LexiconBuildRequest, checkpoints: Path, files: List[Path]) -
 
 
 N_UNREAD_SHOWN = 5
-
-
-def remove_killed_staging(output: Path) -> List[Path]:
-    """Remove the hidden folders (``.NAME.new-PID-HEX``, outputs.write_directory's staging) that a
-    build killed while saving OUTPUT left beside it, where process PID no longer runs (POSIX only:
-    elsewhere none); the folders removed."""
-    pattern = re.compile(rf"\.{re.escape(output.name)}\.new-(\d+)-[0-9a-f]{{8}}")
-    if os.name != "posix" or not output.parent.is_dir():
-        return []
-    removed = []
-    for entry in sorted(output.parent.iterdir()):
-        match = pattern.fullmatch(entry.name)
-        if match and entry.is_dir() and not entry.is_symlink() and not _running(int(match.group(1))):
-            shutil.rmtree(entry, ignore_errors=True)
-            removed.append(entry)
-    return removed
-
-
-def _running(pid: int) -> bool:
-    """Whether a process ``pid`` runs (or may: one this user cannot signal counts as running)."""
-    try:
-        os.kill(pid, 0)
-    except ProcessLookupError:
-        return False
-    except (OSError, OverflowError):  # OverflowError: no process id this large, so no folder of ours: kept
-        return True
-    return True
 
 
 def describe_vectors(label: Optional[str], layer: Optional[int]) -> Optional[str]:

@@ -1,0 +1,72 @@
+"""The hidden siblings an output is written as before it is renamed into place, and the
+clean-up of those a killed command left behind.
+
+``write_file`` writes ``.STEM.tmp-TOKEN.SUFFIX`` and ``write_directory`` ``.NAME.new-TOKEN``
+(an output it replaces is moved aside as ``.NAME.old-TOKEN`` for the moment of the swap), where
+TOKEN is ``PID-HEX``: the writing process's id and 8 random hex digits. A process killed
+outright (``kill -9``, the OOM killer) while it writes leaves its staged sibling; the next
+write of the same output removes it once that process is gone (POSIX only: elsewhere it
+cannot tell, and nothing is removed)."""
+
+import os
+import re
+import secrets
+import shutil
+from pathlib import Path
+from typing import List
+
+_TOKEN = r"(\d+)-[0-9a-f]{8}"
+
+
+def unique_token() -> str:
+    """A part of a temporary name no other process or call picks: the process id and a random
+    hex string."""
+    return f"{os.getpid()}-{secrets.token_hex(4)}"
+
+
+def staged_file_name(path: Path, token: str) -> str:
+    return f".{path.stem}.tmp-{token}{path.suffix}"
+
+
+def staged_directory_name(path: Path, token: str) -> str:
+    return f".{path.name}.new-{token}"
+
+
+def replaced_directory_name(path: Path, token: str) -> str:
+    return f".{path.name}.old-{token}"
+
+
+def remove_killed_staging(path: Path) -> List[Path]:
+    """Remove the staged siblings of ``path`` (a file's or a directory's, not the replaced
+    ``.old`` one, which may be all that is left of the earlier output) whose process no longer
+    runs; the entries removed."""
+    if os.name != "posix" or not path.parent.is_dir():
+        return []
+    names = re.compile(
+        "|".join(
+            re.escape(name).replace("TOKEN", _TOKEN)
+            for name in (staged_file_name(path, "TOKEN"), staged_directory_name(path, "TOKEN"))
+        )
+    )
+    removed = []
+    for entry in sorted(path.parent.iterdir()):
+        match = names.fullmatch(entry.name)
+        if match is None or entry.is_symlink() or _running(int(next(group for group in match.groups() if group))):
+            continue
+        if entry.is_dir():
+            shutil.rmtree(entry, ignore_errors=True)
+        else:
+            entry.unlink()
+        removed.append(entry)
+    return removed
+
+
+def _running(pid: int) -> bool:
+    """Whether a process ``pid`` runs (or may: one this user cannot signal counts as running)."""
+    try:
+        os.kill(pid, 0)
+    except ProcessLookupError:
+        return False
+    except (OSError, OverflowError):  # OverflowError: no process id this large, so not ours: kept
+        return True
+    return True

@@ -1,0 +1,62 @@
+"""interrupts: SIGTERM that stops a command as Ctrl-C does, and Ctrl-C/SIGTERM held while
+a block that must not be left half done runs."""
+
+import os
+import signal
+import sys
+
+import pytest
+
+from spacy_ctxvec.interrupts import interrupts_held, termination_as_interrupt
+
+pytestmark = pytest.mark.skipif(sys.platform == "win32", reason="SIGTERM is not deliverable to oneself on Windows")
+
+
+@pytest.fixture
+def default_sigterm():
+    """SIGTERM with its default action for the test (a Ray test may have left its handler)."""
+    previous = signal.signal(signal.SIGTERM, signal.SIG_DFL)
+    yield
+    signal.signal(signal.SIGTERM, previous)
+
+
+def test_sigterm_stops_the_block_as_ctrl_c_and_its_default_comes_back(default_sigterm):
+    with pytest.raises(KeyboardInterrupt):
+        with termination_as_interrupt():
+            os.kill(os.getpid(), signal.SIGTERM)
+            signal.sigtimedwait([], 1) if hasattr(signal, "sigtimedwait") else None
+            pytest.fail("SIGTERM did not stop the block")
+    assert signal.getsignal(signal.SIGTERM) is signal.SIG_DFL
+
+
+def test_a_handler_the_caller_installed_is_left_alone(default_sigterm):
+    received = []
+    mine = signal.signal(signal.SIGTERM, lambda signum, frame: received.append(signum)) or signal.SIG_DFL
+    try:
+        with termination_as_interrupt():
+            os.kill(os.getpid(), signal.SIGTERM)
+        assert received == [signal.SIGTERM]
+    finally:
+        signal.signal(signal.SIGTERM, mine)
+
+
+def test_ctrl_c_and_a_stopping_sigterm_are_held_until_the_block_is_done(default_sigterm):
+    finished = []
+    with pytest.raises(KeyboardInterrupt):  # raised after the block, by the caller acting on what was held
+        with termination_as_interrupt():
+            with interrupts_held() as held:
+                os.kill(os.getpid(), signal.SIGINT)
+                os.kill(os.getpid(), signal.SIGTERM)
+                finished.append(True)
+            assert held == [signal.SIGINT, signal.SIGTERM] and finished == [True]
+            raise KeyboardInterrupt
+    assert signal.getsignal(signal.SIGINT) is signal.default_int_handler
+
+
+def test_nothing_is_held_outside_the_block(default_sigterm):
+    with interrupts_held() as held:
+        pass
+    assert held == [] and signal.getsignal(signal.SIGINT) is signal.default_int_handler
+    with pytest.raises(KeyboardInterrupt):
+        os.kill(os.getpid(), signal.SIGINT)
+        signal.sigtimedwait([], 1) if hasattr(signal, "sigtimedwait") else None

@@ -1,0 +1,87 @@
+"""staging: the hidden siblings outputs are written as, and the clean-up of those a killed
+command left (POSIX: it tells a finished process by its id)."""
+
+import os
+import subprocess
+import sys
+from pathlib import Path
+
+import numpy as np
+import pytest
+from typer.testing import CliRunner
+
+from spacy_ctxvec.cli import app
+from spacy_ctxvec.lexicon.statistics import Lexicon
+from spacy_ctxvec.outputs import write_directory, write_text
+from spacy_ctxvec.staging import (
+    remove_killed_staging,
+    replaced_directory_name,
+    staged_directory_name,
+    staged_file_name,
+    unique_token,
+)
+
+posix_only = pytest.mark.skipif(os.name != "posix", reason="process ids of the staged siblings: POSIX")
+
+
+def finished_pid() -> int:
+    """The id of a process that has ended."""
+    done = subprocess.run([sys.executable, "-c", "import os; print(os.getpid())"], capture_output=True, text=True)
+    return int(done.stdout)
+
+
+def test_names_are_hidden_siblings_with_a_token_of_this_process():
+    token = unique_token()
+    assert token.startswith(f"{os.getpid()}-") and len(token.split("-")[1]) == 8 and token != unique_token()
+    path = Path("/data/scores.tsv")
+    assert staged_file_name(path, token) == f".scores.tmp-{token}.tsv"
+    assert staged_directory_name(path, token) == f".scores.tsv.new-{token}"
+    assert replaced_directory_name(path, token) == f".scores.tsv.old-{token}"
+
+
+@posix_only
+def test_only_the_staged_siblings_of_finished_processes_are_removed(tmp_path):
+    gone, out = finished_pid(), tmp_path / "out.tsv"
+    killed_file = tmp_path / staged_file_name(out, f"{gone}-0bf8f5cf")
+    killed_folder = tmp_path / staged_directory_name(out, f"{gone}-1b61b546")
+    kept = [
+        tmp_path / staged_file_name(out, f"{os.getpid()}-0bf8f5cf"),  # still writing
+        tmp_path / replaced_directory_name(out, f"{gone}-0bf8f5cf"),  # may be all left of the old output
+        tmp_path / staged_file_name(tmp_path / "other.tsv", f"{gone}-0bf8f5cf"),  # another output's
+        tmp_path / ".out.tsv.new-notes",  # a user's
+        tmp_path / staged_directory_name(out, "99999999999999999999-0bf8f5cf"),  # no such process id
+    ]
+    for path in [killed_file, *kept[:1], *kept[2:3]]:
+        path.write_text("partial", encoding="utf8")
+    for path in [killed_folder, kept[1], *kept[3:]]:
+        path.mkdir()
+        (path / "config.cfg").write_text("[nlp]\n", encoding="utf8")
+    assert remove_killed_staging(out) == sorted([killed_file, killed_folder])
+    assert not killed_file.exists() and not killed_folder.exists() and all(path.exists() for path in kept)
+    assert remove_killed_staging(tmp_path / "missing" / "out") == []
+
+
+@posix_only
+def test_a_write_of_the_output_removes_what_a_killed_write_left_and_says_so(tmp_path):
+    out_file, out_dir, gone = tmp_path / "scores.tsv", tmp_path / "pipeline", finished_pid()
+    left_file = tmp_path / staged_file_name(out_file, f"{gone}-0bf8f5cf")
+    left_file.write_text("half", encoding="utf8")
+    left_dir = tmp_path / staged_directory_name(out_dir, f"{gone}-0bf8f5cf")
+    left_dir.mkdir()
+    with pytest.warns(UserWarning, match=rf"W063.*Removed '{left_file}': what a command left beside scores"):
+        write_text(out_file, "word\tscore\n", what="scores")
+    with pytest.warns(UserWarning, match=rf"W063.*Removed '{left_dir}'"):
+        write_directory(out_dir, lambda new: (new.mkdir(), (new / "a.txt").write_text("a")), what="OUTPUT", made_by="t")
+    assert sorted(path.name for path in tmp_path.iterdir()) == ["pipeline", "scores.tsv"]
+
+
+@posix_only
+def test_a_command_that_writes_a_file_removes_a_killed_runs_temporary(tmp_path):
+    lexicon_dir, out = tmp_path / "lexicon", tmp_path / "vectors.txt"
+    Lexicon.from_occurrences(["bank", "bank", "river"], np.eye(3)).to_disk(lexicon_dir)
+    left = tmp_path / staged_file_name(out, f"{finished_pid()}-0bf8f5cf")
+    left.write_text("half a table", encoding="utf8")
+    with pytest.warns(UserWarning, match=rf"W063.*Removed '{left}'"):
+        result = CliRunner().invoke(app, ["export-static", str(lexicon_dir), str(out)], catch_exceptions=False)
+    assert result.exit_code == 0, result.output
+    assert not left.exists() and out.is_file()
