@@ -25,6 +25,7 @@ from .doc_storage import (
     read_values,
     token_bounds,
     token_row,
+    write_array_for_tokens,
     write_arrays,
     write_value,
 )
@@ -340,8 +341,8 @@ class StoredGetter:
 
 
 class StoredSetter:
-    """doc._.<name> = value: stored for this Doc's text (at anchor 0); picklable, as
-    StoredGetter."""
+    """doc._.<name> = value: stored for this Doc's text (at anchor 0), an array of BOUNDS_OF with
+    one row per token for the tokens as they are now; picklable, as StoredGetter."""
 
     def __init__(self, name: str) -> None:
         self.name = name
@@ -350,7 +351,12 @@ class StoredSetter:
     def __call__(self, doc: Doc, value: Any) -> None:
         if value is not None and self.name in CHECKED_ON_SET:
             _check_assigned(doc, self.name, value)
-        doc.user_data[key(self.name, 0)] = value  # type: ignore[index]
+        bounds_name = BOUNDS_OF.get(self.name)
+        if bounds_name is None or value is None or len(value) != len(doc):
+            doc.user_data[key(self.name, 0)] = value  # type: ignore[index]
+            return
+        shared = [name for name, bounds in BOUNDS_OF.items() if bounds == bounds_name]
+        write_array_for_tokens(doc, self.name, value, bounds_name, shared, EMPTY_ROW)
 
 
 # The Doc-level arrays whose rows the token attributes read: a wrong shape or a NaN set by

@@ -131,6 +131,40 @@ def write_arrays(doc: Doc, arrays: Mapping[str, Any], bounds_name: str, shared: 
     user_data[key(bounds_name, 0)] = bounds
 
 
+def write_array_for_tokens(
+    doc: Doc, name: str, value: Any, bounds_name: str, shared: Sequence[str], empty_rows: Mapping[str, Any]
+) -> None:
+    """Store ``value``, one row per token of ``doc`` as it is now, as doc._.<name> (set by hand).
+    Where the arrays of ``shared`` were stored for other tokens (doc.retokenize() since, or a
+    Doc joined from parts), they are first gathered into one row per current token (a token
+    without a row gets ``empty_rows`` or zeros), so that every token reads its own rows of each."""
+    user_data = _user_data(doc)
+    bounds = user_data.get(key(bounds_name, 0))
+    if (
+        bounds is not None
+        and len(anchored(doc, bounds_name)) == 1
+        and np.array_equal(bounds, token_bounds(doc, with_text=bounds.shape[1] > 2))
+    ):
+        user_data[key(name, 0)] = value
+        return
+    arrays = {other: _per_token(doc, other, bounds_name, empty_rows.get(other)) for other in shared if other != name}
+    write_arrays(doc, {**{k: v for k, v in arrays.items() if v is not None}, name: value}, bounds_name, shared)
+
+
+def _per_token(doc: Doc, name: str, bounds_name: str, empty_row: Any) -> Any:
+    """doc._.<name> as one row per current token (None where it is not set)."""
+    value, bounds = direct(doc, name, bounds_name)
+    if value is NOT_DIRECT:
+        return gathered(doc, name, bounds_name, empty_row)[0]
+    if value is None:
+        return None
+    rows = direct_rows(doc, value, bounds)
+    result = _empty_like(value, len(doc), empty_row)
+    for t in np.flatnonzero(rows >= 0).tolist():
+        result[t] = value[rows[t]]
+    return result
+
+
 def write_value(doc: Doc, name: str, value: Any) -> None:
     """Store a Doc-level value that goes with the arrays (e.g. how they were made) at
     anchor 0, so that as_doc and from_docs carry it."""

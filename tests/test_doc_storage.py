@@ -246,3 +246,66 @@ def test_a_token_two_copies_give_a_row_reads_none_not_a_neighbours_value(full_nl
     assert all(t._.context_vec is None and t._.sense is None for t in joined[6:10])
     assert_same_tokens(joined[10:], doc[4:6])
     assert not joined._.ctxvec_context_mask[6:10].any()
+
+
+def test_an_array_set_by_hand_after_retokenize_is_read_by_the_tokens_it_was_set_for(full_nlp):
+    """After a merge the stored arrays keep the rows of the old tokens; an array set by hand has
+    one row per token as they are now (E030 checks that). Each token reads its own row of it
+    (the token after the merge read the row of the one before, and the last an IndexError), and
+    the other arrays of the component keep each token's own values (none for the merged token)."""
+    doc = full_nlp(THREE_SENTENCES)
+    before = {(t.idx, len(t)): {a: getattr(t._, a) for a in ALL_ATTRS} for t in doc}
+    with doc.retokenize() as retokenizer:
+        retokenizer.merge(doc[4:6])  # "river bank"
+    mine = np.arange(len(doc) * 3, dtype="float32").reshape(len(doc), 3)
+    doc._.ctxvec_context = mine
+    for token in doc:
+        np.testing.assert_array_equal(token._.context_vec, mine[token.i])
+        if token.text == "river bank":
+            assert token._.has_context_vec is False and token._.sense is None
+            continue
+        old = before[(token.idx, len(token))]
+        for name in ("has_context_vec", "sense", "sense_label", "static_vec", "polysemy_score"):
+            assert_same_value(getattr(token._, name), old[name])
+    np.testing.assert_array_equal(doc[-1]._.context_vec, mine[-1])
+    assert doc._.ctxvec_context_mask.shape == (len(doc),) and doc._.context_vec.shape == (3,)
+    copied = pickle.loads(pickle.dumps(doc))
+    np.testing.assert_array_equal(copied[5]._.context_vec, mine[5])
+
+
+def test_an_array_set_by_hand_on_a_joined_doc_is_read_by_its_tokens(full_nlp):
+    """A Doc joined by from_docs holds each part's arrays at its own anchor; one set by hand
+    for the joined Doc's tokens is read as set, and the parts' other arrays as before."""
+    first, second = full_nlp("we sat on the river bank."), full_nlp("the bank of the loan.")
+    joined = Doc.from_docs([first, second])
+    senses = [token._.sense for token in joined]
+    mine = np.ones((len(joined), 4), dtype="float32") * np.arange(len(joined), dtype="float32")[:, None]
+    joined._.ctxvec_context = mine
+    assert [token._.context_vec[0] for token in joined] == list(range(len(joined)))
+    assert [token._.sense for token in joined] == senses
+    assert all(token._.has_context_vec for token in joined if token.is_alpha)
+
+
+def test_matcher_patterns_of_the_reference_match_and_the_forms_it_warns_of_raise(full_nlp):
+    """docs/reference.md: IN works on tokens without a value (None); a plain value, REGEX and
+    comparisons raise TypeError in spaCy's Matcher at a None (the reference says to filter after)."""
+    from spacy.matcher import Matcher
+
+    doc = full_nlp(THREE_SENTENCES)
+    bank = next(token for token in doc if token.text == "bank" and token._.sense is not None)
+    assert any(token._.sense is None for token in doc)  # "." and the rare words
+    works = Matcher(full_nlp.vocab)
+    works.add("label", [[{"LOWER": "bank", "_": {"sense_label": {"IN": [bank._.sense_label]}}}]])
+    works.add("sense", [[{"_": {"sense": {"IN": [bank._.sense]}}}]])
+    found = {(full_nlp.vocab.strings[m], s) for m, s, _ in works(doc)}
+    assert ("label", bank.i) in found and ("sense", bank.i) in found
+    assert all(doc[s]._.sense_label == bank._.sense_label for name, s in found if name == "label")
+    for pattern in (
+        {"_": {"sense_label": {"REGEX": "."}}},
+        {"_": {"polysemy_score": {">=": 0}}},
+        {"_": {"sense_label": bank._.sense_label}},
+    ):
+        raising = Matcher(full_nlp.vocab)
+        raising.add("x", [[pattern]])
+        with pytest.raises(TypeError):
+            raising(doc)
