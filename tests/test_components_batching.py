@@ -22,7 +22,7 @@ from spacy_ctxvec.components.context import keep_trf_data
 from spacy_ctxvec.components.transformer import all_hidden_states, outputs_hidden_states
 from spacy_ctxvec.errors import CtxvecError
 
-from .conftest import LISTENER_NER
+from .conftest import LISTENER_NER, REPO_ROOT
 
 UPSTREAM = "spacy-transformers.TransformerModel.v3"
 TEXTS = [
@@ -382,12 +382,17 @@ def test_with_a_whole_bucket_per_call_the_cut_makes_no_more_calls_than_filling_e
 
 
 @pytest.mark.slow
-def test_minilm_same_vectors_as_upstream(default_pipeline_dir, shared_data):
+def test_minilm_same_vectors_as_upstream(default_pipeline_dir):
     """The default pipeline (bucketed) against the same saved weights through the
-    upstream forward with its old batching: real sentences and long strided texts."""
-    lines = (shared_data / "wic" / "train.data.txt").read_text(encoding="utf8").splitlines()[:150]
-    texts = [text for line in lines for text in line.split("\t")[3:5]]
-    texts += [" ".join(texts[i : i + 12]) for i in range(0, 120, 12)]  # 150-300 tokens: several windows
+    upstream forward with its old batching: real sentences (the shipped sample corpus and seed
+    sentences, 6-14 words) and long strided texts."""
+    texts = [
+        line
+        for name in ("sample_corpus.txt", "seed_sentences.txt")
+        for line in (REPO_ROOT / "project_data" / name).read_text("utf8").splitlines()
+        if line
+    ]
+    texts += [" ".join(texts[i : i + 24]) for i in range(0, 144, 24)]  # 200-300 tokens: several windows
     texts += ["", "   ", "\u200b"]
     bucketed = spacy.load(default_pipeline_dir)
     assert isinstance(bucketed.get_pipe("transformer").model, BucketedTransformerModel)

@@ -293,7 +293,7 @@ def test_evaluate_scws_sense_and_static_rows(sense_nlp, tiny_nlp, tmp_path):
         encoding="utf8",
     )
     report = evaluate_scws(sense_nlp, read_scws(path), "ratings.txt")
-    cosines, static_cosines, covered = [], [], []
+    cosines, static_cosines, context_cosines, covered = [], [], [], []
 
     def cosine(a, b):
         return float(a @ b / np.linalg.norm(a) / np.linalg.norm(b))
@@ -306,13 +306,18 @@ def test_evaluate_scws_sense_and_static_rows(sense_nlp, tiny_nlp, tmp_path):
         covered.append(all(t._.sense is not None for t in tokens))
         if covered[-1]:
             cosines.append(cosine(tokens[0]._.sense_vec, tokens[1]._.sense_vec))
+            context_cosines.append(cosine(tokens[0]._.context_vec, tokens[1]._.context_vec))
             # Rounded: the same word's vector twice must tie at 1.0, not differ in float32 noise.
             static_cosines.append(round(cosine(tokens[0]._.static_vec, tokens[1]._.static_vec), 6))
     assert covered == [True, True, True, True, False]  # pen was never seen: no sense
     assert report.details["sense_vec_covered"] == 4 and report.details["sense_vec_coverage"] == pytest.approx(0.8)
     assert type(report.details["sense_vec_covered"]) is int and type(report.details["static_vec_covered"]) is int
     assert report.details["sense_vec"] == pytest.approx(spearmanr([3.0, 2.0, 6.0, 1.0], cosines).statistic)
-    assert "context_vec_on_sense_covered" in report.details
+    # The contextual baseline on the same four pairs (the pipeline's own token._.context_vec).
+    assert report.details["context_vec_on_sense_covered"] == pytest.approx(
+        spearmanr([3.0, 2.0, 6.0, 1.0], context_cosines).statistic
+    )
+    assert sorted(context_cosines) != sorted(cosines)  # a row of its own, not the sense vectors' again
     # The fair static baseline: static_vec on the same four pairs (all five have one).
     assert report.details["static_vec_covered"] == 5.0
     assert report.details["static_vec_on_sense_covered"] == pytest.approx(

@@ -13,7 +13,7 @@ import subprocess
 import sys
 import zipfile
 from pathlib import Path
-from typing import Dict, List
+from typing import Dict, List, Tuple
 
 import pytest
 import srsly
@@ -289,20 +289,32 @@ def put_assets_in_place(project_dir: Path, shared_data: Path) -> None:
         assert get_checksum(dest) == asset["checksum"], asset["dest"]
 
 
-@pytest.mark.slow
-def test_project_run_all_in_a_fresh_clone_without_then_with_assets(tmp_path, shared_data):
-    project_dir = copy_as_fresh_clone(tmp_path / "clone")
+@pytest.fixture(scope="module")
+def run_without_assets(tmp_path_factory) -> Tuple[Path, subprocess.CompletedProcess]:
+    """A fresh clone's `spacy project run all` offline, without assets: (the clone, its run)."""
+    project_dir = copy_as_fresh_clone(tmp_path_factory.mktemp("project") / "clone")
     assert not (project_dir.parent / "shared").exists() and not (project_dir / "assets").exists()
-    overrides = dict(SAMPLE_SIZES)  # the shipped sample corpus; sample sizes only, no data paths
+    return project_dir, run_project(project_dir, ["run", "all"], dict(SAMPLE_SIZES))
 
-    # Without assets (a fresh clone, offline): the workflow finishes; evaluate says it skipped.
-    result = run_project(project_dir, ["run", "all"], overrides)
+
+@pytest.mark.slow
+def test_project_run_all_in_a_fresh_clone_finishes_without_assets(run_without_assets):
+    """Without assets (a fresh clone, offline): the workflow finishes; evaluate says it skipped."""
+    project_dir, result = run_without_assets
     assert result.returncode == 0, result.stdout[-3000:] + result.stderr[-3000:]
     skipped = [line for line in result.stdout.splitlines() if line.startswith("skipped `spacy-ctxvec evaluate")]
     assert len(skipped) == 2 and all("run `python -m spacy project assets` for assets/" in s for s in skipped)
     assert not (project_dir / "metrics").exists() or not list((project_dir / "metrics").iterdir())
     assert (project_dir / "training" / "pipeline_lexicon" / "config.cfg").exists()
     assert "drawing polysemy scores without WordNet sense counts" in result.stdout
+
+
+@pytest.mark.slow
+def test_project_run_all_again_with_the_assets_in_place(run_without_assets, shared_data):
+    """Then with the assets (copies from the shared data): evaluate runs, the rest is skipped."""
+    project_dir, first = run_without_assets
+    assert first.returncode == 0, first.stdout[-3000:] + first.stderr[-3000:]
+    overrides = dict(SAMPLE_SIZES)  # the shipped sample corpus; sample sizes only, no data paths
 
     # With the assets in place: `run all` again runs evaluate (its record changed) and
     # skips the steps whose inputs did not change.
