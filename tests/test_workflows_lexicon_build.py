@@ -437,3 +437,23 @@ def test_the_staging_folder_of_a_build_killed_while_saving_is_removed_by_the_nex
     with pytest.warns(UserWarning, match=rf"W063.*Removed '{killed}': what a command left beside OUTPUT '{out}'"):
         build_lexicon_pipeline(request(tiny_pipeline_dir, corpus, out))
     assert not killed.exists() and running.exists() and mine.exists() and huge.exists() and out.is_dir()
+
+
+@pytest.mark.parametrize(
+    "message, is_memory",
+    [
+        ("[enforce fail at alloc_cpu.cpp:117] DefaultCPUAllocator: can't allocate memory: you tried to allocate", True),
+        ("CUDA out of memory. Tried to allocate 2.00 GiB (GPU 0; 79.15 GiB total capacity)", True),
+        ("CUDA error: CUBLAS_STATUS_ALLOC_FAILED when calling `cublasCreate(handle)`", True),
+        ("cuDNN error: CUDNN_STATUS_ALLOC_FAILED", True),
+        ("CUDA error: device-side assert triggered", False),
+        ("mat1 and mat2 shapes cannot be multiplied (2x3 and 4x5)", False),
+    ],
+)
+def test_what_counts_as_running_out_of_memory(message, is_memory):
+    """torch's words for memory running out (its allocators, and cuBLAS/cuDNN on the GPU), which
+    E265-E267 turn into advice; any other RuntimeError stays a bug to report."""
+    from spacy_ctxvec.workflows.lexicon_build import out_of_memory
+
+    assert out_of_memory(RuntimeError(message)) is is_memory
+    assert out_of_memory(MemoryError()) and not out_of_memory(ValueError("out of memory"))

@@ -207,15 +207,14 @@ def _checked_build(request: LexiconBuildRequest) -> LexiconBuild:
         raise BuildStopped(documents_done(checkpoints) if kept else 0, checkpoints if kept else None) from None
     except _OutOfMemoryLoading as err:
         earlier = (
-            f"The {documents_done(checkpoints)} documents counted before are kept in '{checkpoints}': "
-            "--resume continues them."
+            f"{counts_kept(checkpoints, 'before')}: --resume continues them."
             if _forget_empty_checkpoints(checkpoints)
             else ""
         )
         raise CtxvecError(Errors.E267.format(path=request.pipeline, detail=err.detail, kept=earlier).rstrip()) from None
     except _OutOfMemoryCounting as err:
         what_kept = (
-            f"The {documents_done(checkpoints)} documents counted so far are kept in '{checkpoints}': --resume "
+            f"{counts_kept(checkpoints, 'so far')}: --resume "
             "continues them with the same settings (after freeing memory); other settings start over (--overwrite)."
             if _forget_empty_checkpoints(checkpoints)
             else "Nothing was kept."
@@ -228,8 +227,14 @@ def _checked_build(request: LexiconBuildRequest) -> LexiconBuild:
         raise CtxvecError(Errors.E266.format(detail=detail, n=documents_done(checkpoints), path=checkpoints)) from None
 
 
-# What torch's allocators say when memory runs out (a RuntimeError, not a MemoryError).
-TORCH_OUT_OF_MEMORY = ("DefaultCPUAllocator", "out of memory")
+# What torch says when memory runs out (a RuntimeError, not a MemoryError): its allocators, and
+# cuBLAS/cuDNN failing to allocate their workspace on the GPU.
+TORCH_OUT_OF_MEMORY = (
+    "DefaultCPUAllocator",
+    "out of memory",
+    "CUBLAS_STATUS_ALLOC_FAILED",
+    "CUDNN_STATUS_ALLOC_FAILED",
+)
 
 
 def out_of_memory(err: BaseException) -> bool:
@@ -283,8 +288,7 @@ def _build(request: LexiconBuildRequest, checkpoints: Path, files: List[Path]) -
     except CtxvecError as err:
         if not isinstance(err, CheckpointRefused) and _forget_empty_checkpoints(checkpoints):
             raise CtxvecError(
-                f"{err} The {documents_done(checkpoints)} documents counted so far are kept in "
-                f"'{checkpoints}': fix the input and rerun with --resume."
+                f"{err} {counts_kept(checkpoints, 'so far')}: fix the input and rerun with --resume."
             ) from None
         raise
     lexicon = result.lexicon.prune_sample(
@@ -336,7 +340,7 @@ def _build(request: LexiconBuildRequest, checkpoints: Path, files: List[Path]) -
                 "cannot be trusted: delete it, then run the command again (without --resume)."
             ) from None
         raise CtxvecError(
-            f"{err} The {documents_done(checkpoints)} documents counted are kept in '{checkpoints}': the same "
+            f"{err} {counts_kept(checkpoints)}: the same "
             "command with --resume --overwrite replaces OUTPUT with them without counting again."
         ) from None
     with interrupts_held() as held:
@@ -380,6 +384,13 @@ def _count(nlp: Any, request: LexiconBuildRequest, files: List[Path]) -> BuildRe
         sample_contexts=request.sample_contexts,
         files=files,  # listed by check_build_request: not listed again
         **engine_options,
+    )
+
+
+def counts_kept(checkpoints: Path, when: str = "") -> str:
+    """'The N documents counted [when] are kept in 'CHECKPOINTS'', for the messages of a stopped build."""
+    return (
+        f"The {documents_done(checkpoints)} documents counted {when + ' ' if when else ''}are kept in '{checkpoints}'"
     )
 
 
