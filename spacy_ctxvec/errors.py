@@ -268,3 +268,7 @@ class Warnings(metaclass=_ErrorsWithCodes):
         "Removed {paths}: what a command left beside {what} '{path}' when it was killed while saving it "
         "(its process is gone)."
     )
+    W064 = (
+        "One occurrence of '{word}': the picture has no other occurrence to set it beside (its cosine "
+        "matrices are one cell, its projection one point). Give texts in which the word occurs at least twice."
+    )

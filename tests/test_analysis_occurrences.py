@@ -66,3 +66,14 @@ def test_collect_occurrences_keeps_the_tokens_senses(sense_nlp, tiny_nlp):
     labels = {t._.sense: t._.sense_label for text in texts for t in sense_nlp(text) if t.lower_ == "bank"}
     assert occurrences.sense_labels == {sense: label for sense, label in labels.items() if label}
     assert collect_occurrences(tiny_nlp, texts, "bank").senses is None  # no sense inventory
+
+
+def test_occurrences_cut_by_max_occurrences_are_marked_as_the_first_found(tiny_nlp):
+    """-n cut the texts: the picture and the command say these are the first found; where the
+    texts hold exactly that many, they do not."""
+    texts = ["the bank", "a bank", "the river bank"]
+    assert collect_occurrences(tiny_nlp, texts, "bank", max_occurrences=2).limit_reached
+    assert not collect_occurrences(tiny_nlp, texts, "bank", max_occurrences=3).limit_reached
+    assert not collect_occurrences(tiny_nlp, texts + ["no such word"], "bank", max_occurrences=3).limit_reached
+    assert collect_occurrences(tiny_nlp, ["bank bank bank"], "bank", max_occurrences=2).limit_reached
+    assert not collect_occurrences(tiny_nlp, texts, "bank", max_occurrences=40).limit_reached

@@ -18,6 +18,11 @@ from spacy_ctxvec.errors import CtxvecError
 PNG_SIGNATURE = b"\x89PNG\r\n\x1a\n"
 
 
+def flat(text: str) -> str:
+    """``text`` with its line breaks (wrapping to the panel) as spaces."""
+    return " ".join(text.split())
+
+
 def assert_png(path):
     data = path.read_bytes()
     assert data.startswith(PNG_SIGNATURE)
@@ -113,8 +118,13 @@ def test_polysemy_figure_with_and_without_sense_counts(tmp_path):
     # a correlation over words the probe was fitted on says so in the picture, not only on the console
     assert "fitted" not in scatter.get_title()
     fitted = polysemy_figure(words, scores, sense_counts=counts, correlation=0.3, n_in_fitted_half=11)
-    caveat = "Spearman rho = 0.30\n(11 of them in the md5-even half the probe was fitted on, on its own corpora)"
-    assert fitted.axes[0].get_title().endswith(caveat)
+    caveat = "Spearman rho = 0.30 (11 of them in the md5-even half the probe was fitted on, on its own corpora)"
+    assert flat(fitted.axes[0].get_title()).endswith(caveat)
+    # long labels are wrapped to the panel: no title line wider than 60 characters, axis labels 45
+    assert max(len(line) for line in fitted.axes[0].get_title().splitlines()) <= 60
+    long_label = "polysemy score (ranks words; a small lexicon's are not numbers of senses)"
+    wrapped = polysemy_figure(words, scores, sense_counts=counts, score_label=long_label).axes[0].get_ylabel()
+    assert flat(wrapped) == long_label and max(len(line) for line in wrapped.splitlines()) <= 45
 
 
 def test_polysemy_figure_never_draws_a_word_in_both_charts():
@@ -135,7 +145,7 @@ def test_polysemy_figure_names_the_sense_count_table_never_wordnet():
     counts = np.array([1, 2, 3, 4, 5, 6, 7, 0])
     figure = polysemy_figure(words, np.linspace(0, 1, 8), sense_counts=counts, counts_name="my.tsv", correlation=0.5)
     scatter = figure.axes[0]
-    assert "7 words with a count in my.tsv, Spearman rho = 0.50" in scatter.get_title()
+    assert "7 words with a count in my.tsv, Spearman rho = 0.50" in flat(scatter.get_title())
     assert scatter.get_xlabel() == "sense count in my.tsv (log scale)"
     texts = [scatter.get_title(), scatter.get_xlabel(), figure.get_suptitle()]
     assert not any("WordNet" in text for text in texts)
@@ -210,8 +220,15 @@ def test_word_picture_colours_by_induced_sense(tmp_path):
     order = np.argsort(senses, kind="stable")
     key = figure.axes[3].texts
     assert [t.get_text().split()[1] for t in key] == [f"s{i}" for i in order]
-    colours = {tuple(t.get_color()) for t, i in zip(key, order) if senses[i] == 2}
-    assert len(colours) == 1
+    # each key line behind its point's marker: one colour and one shape per sense, both unlike the other's
+    markers = figure.axes[3].collections
+
+    def style(marker):
+        return tuple(marker.get_facecolor()[0]), marker.get_paths()[0].vertices.tobytes()
+
+    by_sense = {senses[i]: style(marker) for marker, i in zip(markers, order)}
+    assert len(markers) == 8 and len({style(marker) for marker in markers}) == 2
+    assert by_sense[0][0] != by_sense[2][0] and by_sense[0][1] != by_sense[2][1]
     assert_png(save_figure(figure, tmp_path / "bank.png"))
 
 
@@ -278,3 +295,43 @@ def test_word_picture_without_static_vectors_draws_no_made_up_cosines():
     with_static.static_vectors, with_static.n_static = np.ones((8, 3)), 8
     panel = word_picture("bank", with_static).axes[2]
     assert panel.images and "static vectors (token._.static_vec): cosine" in panel.get_title()
+
+
+def test_groups_differ_in_shape_too_for_greyscale_prints():
+    """Colour alone does not tell groups apart in print: each cluster has its own marker."""
+    occurrences = sense_occurrences([0, 1, 2, 3, 4, 5, 0, 1])
+    points = word_picture("bank", occurrences).axes[0].collections[:-1]  # the last: the mean star
+    shapes = [collection.get_paths()[0].vertices.tobytes() for collection in points]
+    assert len(points) == 6 and len(set(shapes)) == 6
+
+
+def test_many_occurrences_are_not_numbered_and_the_matrices_number_a_few_rows():
+    """500 occurrences: numbers, leader lines and 500 snippets made an unreadable picture; above
+    60 the points are not numbered, one line says why, and each matrix axis has at most 13 ticks."""
+    coords, snippets, clusters, centroid, cosine = small_word_inputs(n=500)
+    figure = word_figure("apple", coords, snippets, clusters, centroid, cosine, np.ones_like(cosine))
+    ax_points, ax_context, ax_static, ax_key = figure.axes[:4]
+    assert len(ax_points.texts) == 0 and [flat(t.get_text()) for t in ax_key.texts] == [
+        "500 occurrences: points are not numbered and their snippets not listed above 60 "
+        "(plot at most 60 with -n to read them); the matrices number every few rows."
+    ]
+    ticks = [t.get_text() for t in ax_context.get_xticklabels()]
+    assert ticks[:3] == ["1", "50", "100"] and ticks[-1] == "500" and len(ticks) <= 13
+    assert figure.get_size_inches()[1] < 8
+    sixty = word_figure("apple", *small_word_inputs(n=60)[:4], small_word_inputs(n=60)[4], None)
+    assert len(sixty.axes[0].texts) == 60 and len(sixty.axes[3].texts) == 60
+
+
+def test_one_occurrence_is_drawn_with_a_warning_and_no_made_up_variance():
+    one = Occurrences(vectors=np.ones((1, 4)), static_vectors=None, snippets=["the [bat] flew"], n_texts=1)
+    with pytest.warns(UserWarning, match=r"W064.*One occurrence of 'bat'"):
+        figure = word_picture("bat", one)
+    assert figure.axes[0].get_xlabel() == "PC 1" and figure.axes[0].get_ylabel() == "PC 2"
+
+
+def test_a_picture_of_the_first_occurrences_found_says_so():
+    occurrences = sense_occurrences([0, 1, 0, 1, 1, 0, 0, 0])
+    assert "(the first" not in word_picture("bank", occurrences).axes[0].get_title()
+    occurrences.limit_reached = True
+    title = word_picture("bank", occurrences).axes[0].get_title()
+    assert "'bank': contextual vectors, PCA (the first 8 found)" in title

@@ -88,6 +88,7 @@ class Occurrences:
     sense_labels: Dict[int, str] = field(default_factory=dict)
     n_static: int = 0  # occurrences with a static vector (static_vectors is None unless all have one)
     context_source: Optional[str] = None  # doc._.ctxvec_context_source: how the vectors were made
+    limit_reached: bool = False  # max_occurrences were found before the texts ended: there may be more
 
 
 def collect_occurrences(
@@ -107,13 +108,14 @@ def collect_occurrences(
     def contains(text: str) -> bool:
         return needle in (text if case_sensitive else text.lower())
 
-    n_texts = 0
+    n_texts = n_candidates = n_docs = 0
 
-    def candidates() -> Iterable:
-        nonlocal n_texts
+    def candidates() -> Iterator:
+        nonlocal n_texts, n_candidates
         for item in texts:
             n_texts += 1
             if contains(_text_of(item)):
+                n_candidates += 1
                 yield item
 
     vectors: List[np.ndarray] = []
@@ -121,8 +123,10 @@ def collect_occurrences(
     snippets: List[str] = []
     senses: List[int] = []
     sense_labels: Dict[int, str] = {}
-    has_senses, context_source = False, None
-    for doc in nlp.pipe(candidates(), batch_size=batch_size):
+    has_senses, context_source, limit_reached = False, None, False
+    stream = candidates()
+    for doc in nlp.pipe(stream, batch_size=batch_size):
+        n_docs += 1
         has_senses = has_senses or doc._.get(SENSE_ARRAY) is not None
         context_source = context_source or doc._.get(CONTEXT_SOURCE)
         for token in doc:
@@ -137,7 +141,8 @@ def collect_occurrences(
             senses.append(-1 if sense is None else int(sense))
             if sense is not None and token._.sense_label:
                 sense_labels.setdefault(int(sense), token._.sense_label)
-        if len(vectors) >= max_occurrences:
+        if len(vectors) >= max_occurrences:  # more: in this text, in texts read ahead, or still to come
+            limit_reached = len(vectors) > max_occurrences or n_candidates > n_docs or next(stream, None) is not None
             break
     vectors, statics, snippets = vectors[:max_occurrences], statics[:max_occurrences], snippets[:max_occurrences]
     present_statics = [s for s in statics if s is not None]
@@ -151,6 +156,7 @@ def collect_occurrences(
         sense_labels=sense_labels,
         n_static=len(present_statics),
         context_source=context_source,
+        limit_reached=limit_reached,
     )
 
 

@@ -4,6 +4,7 @@ here, and no pyplot: importing this module leaves matplotlib's backend and pyplo
 figure list alone. Without matplotlib, importing it is CtxvecError E405."""
 
 import re
+import textwrap
 import warnings
 from pathlib import Path
 from typing import Dict, Optional, Sequence, Union
@@ -26,8 +27,13 @@ from ..ops.text import least_size, shorten
 from .occurrences import Occurrences
 
 FIGURE_FORMATS = (".png", ".svg")
-CLUSTER_COLOURS = [tuple(float(c) for c in rgba[:3]) for rgba in matplotlib.colormaps["tab10"](np.arange(10))]
+# Okabe and Ito's colours, told apart with colour-blindness, and one marker per group, told apart
+# in greyscale (print); yellow, the palest, comes last.
+CLUSTER_COLOURS = ["#0072B2", "#D55E00", "#009E73", "#CC79A7", "#E69F00", "#56B4E9", "#000000", "#F0E442"]
+CLUSTER_MARKERS = ["o", "s", "^", "D", "v", "P", "X", "h", "<", ">"]
 MATRIX_ANNOTATION_LIMIT = 12  # write cosine values into the cells up to this many rows
+MATRIX_TICKS = 20  # number every row of a matrix up to this many, beyond that about 12 rows
+NUMBERED_LIMIT = 60  # number the points and list their snippets up to this many occurrences
 _MISSING_GLYPH = re.compile(r"Glyph (\d+) \(.*?\) missing from font\(?s?\)? ?(.*?)\.?$")  # matplotlib's own
 GLYPHS_SHOWN = 10
 
@@ -70,8 +76,10 @@ def new_figure(**kwargs) -> Figure:
 def _cosine_panel(ax, matrix: np.ndarray, tick_labels: Sequence[str], title: str, vmin: float):
     image = ax.imshow(matrix, cmap="viridis", vmin=vmin, vmax=1.0, interpolation="nearest")
     n = len(matrix)
-    # Every row up to 20; beyond that rows 1, 5, 10, ... so tick labels never collide.
-    ticks = np.arange(n) if n <= 20 else np.array([0] + list(range(4, n, 5)))
+    # Every row up to MATRIX_TICKS; beyond that rows 1, step, 2 * step, ... (step 5, 10, 20, 25, 50, ...,
+    # at most 12 of them) so that tick labels never collide.
+    step = next(s for s in _tick_steps() if n <= 12 * s)
+    ticks = np.arange(n) if n <= MATRIX_TICKS else np.array([0] + list(range(step - 1, n, step)))
     labels = [tick_labels[i] for i in ticks.tolist()]
     ax.set_xticks(ticks, labels, fontsize=8)
     ax.set_yticks(ticks, labels, fontsize=8)
@@ -93,6 +101,18 @@ def _cosine_panel(ax, matrix: np.ndarray, tick_labels: Sequence[str], title: str
     return image
 
 
+def _tick_steps() -> Sequence[int]:
+    return [5, 10, 20, 25, 50] + [100 * 2**i for i in range(60)]
+
+
+def _colour(group: int) -> str:
+    return CLUSTER_COLOURS[group % len(CLUSTER_COLOURS)]
+
+
+def _marker(group: int) -> str:
+    return CLUSTER_MARKERS[group % len(CLUSTER_MARKERS)]
+
+
 def word_figure(
     word: str,
     coords: np.ndarray,
@@ -108,21 +128,25 @@ def word_figure(
     silhouette: Optional[float] = None,
     group_names: Optional[Dict[int, str]] = None,
     grouping: Optional[str] = None,
+    first_found: bool = False,
 ) -> Figure:
     """One word's occurrences: a 2-D projection coloured by cluster (or by induced
     sense: ``group_names`` names each label, ``grouping`` says how they were made),
     with the type centroid, beside the contextual (titled ``context_title``) and the static
     cosine matrices (None: the static panel says ``static_title`` and draws no cosines).
+    ``first_found``: the occurrences are the first of more, which the title says.
 
     Points are numbered 1..n; the numbers label the matrices too, and a key under
-    the plots gives each number's context snippet.
+    the plots gives each number's context snippet (up to NUMBERED_LIMIT occurrences; beyond,
+    the matrices number every few rows and a line under the plots says so).
     """
     n = len(coords)
     if n == 0:
         raise CtxvecError(Errors.E411.format(what="occurrences", minimum="one"))
     numbers = [str(i + 1) for i in range(n)]
-    figure = new_figure(figsize=(17, 6.2 + 0.16 * ((n + 2) // 3)), layout="constrained")
-    grid = figure.add_gridspec(2, 3, height_ratios=[6.0, 0.16 * ((n + 2) // 3) + 0.5], width_ratios=[1.25, 1, 1])
+    key_rows = (n + 2) // 3 if n <= NUMBERED_LIMIT else 1
+    figure = new_figure(figsize=(17, 6.2 + 0.16 * key_rows), layout="constrained")
+    grid = figure.add_gridspec(2, 3, height_ratios=[6.0, 0.16 * key_rows + 0.5], width_ratios=[1.25, 1, 1])
     ax_points = figure.add_subplot(grid[0, 0])
     ax_context = figure.add_subplot(grid[0, 1])
     ax_static = figure.add_subplot(grid[0, 2])
@@ -137,9 +161,10 @@ def word_figure(
         ax_points.scatter(
             coords[members, 0],
             coords[members, 1],
-            s=70,
+            s=70 if n <= NUMBERED_LIMIT else 30,
             zorder=3,
-            color=CLUSTER_COLOURS[cluster % len(CLUSTER_COLOURS)],
+            color=_colour(cluster),
+            marker=_marker(cluster),
             edgecolor="black",
             linewidth=0.5,
             label=f"{name} ({int(members.sum())})",
@@ -156,14 +181,15 @@ def word_figure(
         label="mean of these occurrences (PCA centre)",
     )
     _pad_limits(ax_points, np.vstack([coords, centroid[None, :]]))
-    _number_points(ax_points, coords, numbers)
+    if n <= NUMBERED_LIMIT:
+        _number_points(ax_points, coords, numbers)
     x_label, y_label = "PC 1", "PC 2"
-    if explained is not None:
+    if explained is not None and n > 1:  # one point has no variance to share out
         x_label += f" ({explained[0]:.0%} of variance)"
         y_label += f" ({explained[1]:.0%} of variance)"
     ax_points.set_xlabel(x_label)
     ax_points.set_ylabel(y_label)
-    title = f"'{word}': contextual vectors, PCA"
+    title = f"'{word}': contextual vectors, PCA" + (f" (the first {n} found)" if first_found else "")
     if grouping is not None:
         title += f"\n{grouping}"
     elif silhouette is not None and n_clusters > 1:
@@ -191,25 +217,34 @@ def word_figure(
         image = _cosine_panel(ax_static, static_cosine, numbers, static_title, vmin)
     figure.colorbar(image, ax=[ax_context, ax_static], shrink=0.8, label="cosine similarity")
 
-    # Key: number -> snippet, in three columns, coloured like the points.
-    ax_key.axis("off")
-    rows = (n + 2) // 3
-    for i, snippet in enumerate(snippets):
-        column, row = divmod(i, rows)
-        colour = CLUSTER_COLOURS[int(clusters[i]) % len(CLUSTER_COLOURS)]
-        ax_key.text(
-            column / 3,
-            1 - (row + 0.5) / max(rows, 1),
-            f"{i + 1:>2}  {shorten(snippet, 60)}",
-            transform=ax_key.transAxes,
-            fontsize=9,
-            va="center",
-            color=colour,
-            family="monospace",
-        )
+    _snippet_key(ax_key, snippets, clusters)
     claim = ", the static vector does not" if static_cosine is not None else " (no static vector to set beside them)"
     figure.suptitle(f"Occurrences of '{word}': contextual vectors move with the sentence{claim}", fontsize=13)
     return figure
+
+
+def _snippet_key(ax, snippets: Sequence[str], clusters: np.ndarray) -> None:
+    """Number -> snippet, in three columns, each behind its point's marker; beyond
+    NUMBERED_LIMIT occurrences one line saying how to see them."""
+    ax.axis("off")
+    n = len(snippets)
+    if n > NUMBERED_LIMIT:
+        note = (
+            f"{n} occurrences: points are not numbered and their snippets not listed above {NUMBERED_LIMIT} "
+            f"(plot at most {NUMBERED_LIMIT} with -n to read them); the matrices number every few rows."
+        )
+        ax.text(0.5, 0.5, note, transform=ax.transAxes, fontsize=10, ha="center", va="center")
+        return
+    rows = (n + 2) // 3
+    for i, snippet in enumerate(snippets):
+        column, row = divmod(i, rows)
+        y = 1 - (row + 0.5) / max(rows, 1)
+        group = int(clusters[i])
+        marker = {"color": _colour(group), "marker": _marker(group), "edgecolor": "black", "linewidth": 0.4}
+        ax.scatter([column / 3 + 0.006], [y], s=28, transform=ax.transAxes, clip_on=False, **marker)
+
+        text = f"{i + 1:>2}  {shorten(snippet, 60)}"
+        ax.text(column / 3 + 0.016, y, text, transform=ax.transAxes, fontsize=9, va="center", family="monospace")
 
 
 def _pad_limits(ax, points: np.ndarray, pad: float = 0.15) -> None:
@@ -316,15 +351,15 @@ def polysemy_figure(
         ax.scatter(counts[known], scores[known], s=12, alpha=0.5)
         ax.set_xscale("log")
         ax.set_xlabel(f"sense count in {counts_name} (log scale)")
-        ax.set_ylabel(score_label)
+        ax.set_ylabel(textwrap.fill(score_label, 45))
         label = f"{int(known.sum())} words with a count in {counts_name}"
         if correlation is not None:
             label += f", Spearman rho = {correlation:.2f}"
             if n_in_fitted_half is not None:
                 label += (
-                    f"\n({n_in_fitted_half} of them in the md5-even half the probe was fitted on, on its own corpora)"
+                    f" ({n_in_fitted_half} of them in the md5-even half the probe was fitted on, on its own corpora)"
                 )
-        ax.set_title(f"Score against sense count\n{label}")
+        ax.set_title("Score against sense count\n" + textwrap.fill(label, 60))
         ax.grid(alpha=0.3)
     figure.suptitle(title, fontsize=13)
     return figure
@@ -335,7 +370,7 @@ def _bars(ax, words: Sequence[str], values: np.ndarray, title: str, colour: str,
     ax.barh(positions, values, color=colour, alpha=0.8)
     ax.set_yticks(positions, [shorten(word, 20) for word in words], fontsize=8)
     ax.invert_yaxis()
-    ax.set_xlabel(score_label)
+    ax.set_xlabel(textwrap.fill(score_label, 60))
     ax.set_title(title)
     ax.grid(axis="x", alpha=0.3)
 
@@ -365,6 +400,8 @@ def word_picture(word: str, occurrences: Occurrences, *, clusters: int = 0, seed
     sense where the pipeline has senses (and ``clusters`` is 0), else by k-means cluster."""
 
     n = len(occurrences.vectors)
+    if n == 1:
+        warnings.warn(Warnings.W064.format(word=word), stacklevel=2)
     labels, group_names, grouping, silhouette = occurrence_groups(occurrences, clusters=clusters, seed=seed)
     order = np.argsort(labels, kind="stable")
     vectors = occurrences.vectors[order]
@@ -391,4 +428,5 @@ def word_picture(word: str, occurrences: Occurrences, *, clusters: int = 0, seed
         silhouette=silhouette,
         group_names=group_names,
         grouping=grouping,
+        first_found=occurrences.limit_reached,
     )

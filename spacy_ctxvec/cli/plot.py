@@ -130,7 +130,8 @@ def plot_word_cli(
     path = save(word_picture(word, occurrences, clusters=clusters), output, overwrite)
     n = len(occurrences.vectors)
     how = f"; contextual vectors: {pooling_of(occurrences.context_source)}" if occurrences.context_source else ""
-    typer.echo(f"Wrote {path} ({n} occurrence{'' if n == 1 else 's'} of '{word}'{how})")
+    first = ", the first found (-n sets how many)" if occurrences.limit_reached else ""
+    typer.echo(f"Wrote {path} ({n} occurrence{'' if n == 1 else 's'} of '{word}'{first}{how})")
 
 
 # plot layers
