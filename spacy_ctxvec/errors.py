@@ -125,7 +125,7 @@ class Warnings(metaclass=_ErrorsWithCodes):
     )
     W041 = (
         "No word seen >= {min_count} times has a corpus_polysemy in '{path}': {n_candidates} of its "
-        "{n_types} words with senses have one{most_frequent}. A word has a corpus_polysemy only where "
+        "{n_types_with_senses} words with senses have one{most_frequent}. A word has a corpus_polysemy only where "
         "its sample holds at least 2 x min_support usable occurrences, so rare words have none. {fix}"
     )
     W042 = (

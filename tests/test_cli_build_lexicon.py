@@ -574,10 +574,10 @@ def test_a_stopped_ray_build_does_not_speak_of_checkpoints(capsys):
     from spacy_ctxvec.workflows.lexicon_build import BuildStopped
 
     print_stop(BuildStopped(0, None), "ray")
-    ray_line = capsys.readouterr().out
-    assert "keeps no checkpoint" in ray_line and "run the command again" in ray_line
+    ray_line = capsys.readouterr()
+    assert "keeps no checkpoint" in ray_line.err and "run the command again" in ray_line.err and ray_line.out == ""
     print_stop(BuildStopped(0, None), "local")
-    assert "before the first checkpoint" in capsys.readouterr().out
+    assert "before the first checkpoint" in capsys.readouterr().err  # stderr: stdout holds results only
 
 
 def test_running_out_of_memory_is_a_coded_error_saying_what_to_lower_and_what_was_kept(

@@ -1,4 +1,7 @@
 import json
+import os
+import subprocess
+import sys
 
 import pytest
 from typer.testing import CliRunner
@@ -150,3 +153,26 @@ def test_a_pipeline_without_ctxvec_static_says_so_and_how_to_add_it(tiny_pipelin
     assert result.exit_code == 0, output
     assert "static: n/a: this pipeline has no ctxvec_static component." in output
     assert "[CTX-W002]" in output and 'nlp.add_pipe("ctxvec_static")' in output
+
+
+@pytest.mark.skipif(os.name != "posix", reason="arguments as bytes: POSIX")
+@pytest.mark.parametrize(
+    "args, what",
+    [
+        ([b"le caf\xe9 noir", b"un caf\xe9"], "Text A"),
+        ([b"the bank", b"a bank", b"--word", b"b\xe4nk"], "The word of --word"),
+        ([b"plot", b"word", b"caf\xe9", b"--sentences", b"s.txt", b"-o", b"x.png"], "The word to plot"),
+    ],
+)
+def test_arguments_that_are_not_utf8_are_a_coded_error_not_a_traceback(tmp_path, args, what):
+    """Latin-1 bytes from a shell (or a locale that is not UTF-8) reach Python as lone surrogates,
+    which spaCy cannot hash: a traceback before; now E418 naming the byte, before any model loads."""
+    command = args if args[0] == b"plot" else [b"compare", *args]
+    (tmp_path / "s.txt").write_text("un café\n", encoding="utf8")
+    result = subprocess.run(
+        [sys.executable, "-m", "spacy_ctxvec", *command], capture_output=True, cwd=tmp_path, timeout=300
+    )
+    output = " ".join(result.stderr.decode("utf8", "replace").split())
+    assert result.returncode == 1 and "Traceback" not in output, output
+    assert f"[CTX-E418] {what} is not UTF-8 text: it holds the byte 0x" in output and "LANG=C.UTF-8" in output
+    assert not (tmp_path / "x.png").exists()

@@ -79,8 +79,12 @@ def test_rank_with_no_word_that_frequent_says_so_in_one_line(lexicon_dir):
     assert result.exit_code == 0 and "[CTX-W031]" in message and "the most frequent occurs 10 times" in message
     assert "Lower --min-count" in message
     assert "polysemous" not in message and len(result.output.strip().splitlines()) <= 3  # one (wrapped) line
-    data = json.loads(runner.invoke(app, ["rank", str(lexicon_dir), "--format", "json", "--min-count", "1000"]).output)
-    assert data["n_scored"] == 0 and data["max_count"] == 10 and data["most"] == []
+    as_json = runner.invoke(app, ["rank", str(lexicon_dir), "--format", "json", "--min-count", "1000"])
+    data = json.loads(as_json.stdout)  # the warning on stderr: stdout stays parseable
+    assert data["n_scored"] == 0 and data["max_count"] == 10 and data["most"] == [] and "[CTX-W031]" in as_json.stderr
+    as_tsv = runner.invoke(app, ["rank", str(lexicon_dir), "--format", "tsv", "--min-count", "1000"])
+    assert as_tsv.stdout == "order\trank\tword\tpolysemy_score\tcount\tself_similarity\n"
+    assert "[CTX-W031]" in as_tsv.stderr
 
 
 def test_rank_leaves_out_punctuation_unless_asked(tmp_path):
@@ -149,7 +153,7 @@ def test_rank_table_lays_out_ascii_words_as_wasabi_did():
         )
         for order, rows in ranked.items()
     )
-    assert render(ranked, "table", {}) == old
+    assert render(ranked, "table", {"by": "polysemy_score"}) == old
 
 
 def test_rank_by_corpus_polysemy_lists_the_words_this_corpus_splits(tiny_bert_dir, tmp_path, lexicon_dir):
@@ -271,8 +275,13 @@ def test_rank_by_corpus_polysemy_with_no_word_that_frequent_warns_why(tiny_bert_
     assert f"No word seen >= {most_frequent + 1} times has a corpus_polysemy" in message
     assert f"the most frequent of them seen {most_frequent} times" in message and "Lower --min-count" in message
     assert "polysemous" not in message
-    data = json.loads(runner.invoke(app, [*args, "--format", "json"]).output)
+    as_json = runner.invoke(app, [*args, "--format", "json"])
+    data = json.loads(as_json.stdout)
     assert data["most"] == [] and data["least"] == [] and data["max_count"] == most_frequent
+    assert data["n_types"] == len(lexicon) and data["n_types_with_senses"] == len(inventory)
+    assert data["by"] == "corpus_polysemy" and "[CTX-W041]" in as_json.stderr
+    as_tsv = runner.invoke(app, [*args, "--format", "tsv"]).stdout
+    assert as_tsv == "order\trank\tword\tcorpus_polysemy\tn_senses\tcount\tjudged\n"
     at_most = runner.invoke(app, [*args[:-1], str(most_frequent)])
     assert "[CTX-W041]" not in at_most.output and "Most polysemous" in at_most.output
 

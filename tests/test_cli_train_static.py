@@ -19,7 +19,9 @@ def test_train_static_text_output(tmp_path, train_corpus):
     output = tmp_path / "out" / "vectors.txt"
     result = train(train_corpus, output, "--size", 12, "--min-count", 2, "--epochs", 2, "--workers", 1)
     assert result.exit_code == 0, result.output
-    assert "Epoch 1/2" in result.output and "Epoch 2/2" in result.output
+    # progress on stderr: stdout holds the result line only, for scripts
+    assert "Epoch 1/2" in result.stderr and "Epoch 2/2" in result.stderr and "words with count >= 2" in result.stderr
+    assert "Epoch" not in result.stdout and "Wrote" in result.stdout
     assert detect_format(output) == "word2vec"
     table = load_static_vectors(output)
     assert table.dim == 12

@@ -111,6 +111,7 @@ def check_word(word: str, command: str = "plot word") -> str:
     whitespace, ``composed`` as texts are read (NFC): E414 when it is empty,
     E415 when it is several words (checked before any model loads)."""
     role, purpose, example = WORD_ROLES[command]
+    check_utf8(word, f"The word {role}")
     words = word.split()
     if not words:
         what = "empty" if not word else "only whitespace"
@@ -311,11 +312,22 @@ def echo(text: str, limit: int = ECHO_CHARS) -> str:
 
 
 def check_texts(text_a: str, text_b: str) -> None:
-    """E413 for an empty or whitespace-only text: it has no word to compare (checked
-    before any model loads)."""
+    """E413 for an empty or whitespace-only text: it has no word to compare; E418 for one
+    that is not UTF-8 (both checked before any model loads)."""
     for name, text in (("A", text_a), ("B", text_b)):
         if not text.strip():
             raise CtxvecError(Errors.E413.format(name=name, what="empty" if not text else "only whitespace"))
+        check_utf8(text, f"Text {name}")
+
+
+def check_utf8(text: str, what: str) -> None:
+    """E418 where ``text`` holds a lone surrogate: a byte that was not UTF-8, as Python reads a
+    command-line argument in a locale that is not UTF-8 (it cannot be hashed or tokenized)."""
+    bad = next((character for character in text if "\ud800" <= character <= "\udfff"), None)
+    if bad is not None:
+        code = ord(bad)
+        byte = f"the byte 0x{code - 0xDC00:02x}" if 0xDC80 <= code <= 0xDCFF else f"the lone surrogate U+{code:04X}"
+        raise CtxvecError(Errors.E418.format(what=what, byte=byte))
 
 
 def unknown_piece(nlp: Language) -> Optional[Tuple[int, str]]:

@@ -28,7 +28,8 @@ def check_text_source(sentences: Optional[Path], corpus: Optional[Path]) -> None
     if sentences is not None and sentences.is_dir():
         raise CtxvecError(Errors.E416.format(path=sentences))
     if sentences is not None and not sentences.is_file():
-        raise CtxvecError(Errors.E404.format(path=sentences))
+        problem = "is not a regular file (a device or pipe)" if sentences.exists() else "not found"
+        raise CtxvecError(Errors.E404.format(path=sentences, problem=problem))
 
 
 def read_texts(

@@ -96,7 +96,7 @@ class CommandErrors:
         "{matching}). Check the spelling{case_hint}, or give texts that contain it.{script_hint}"
     )
     E403 = "Give exactly one input: --sentences FILE (one sentence per line) or --corpus FILE (.txt, .jsonl or .spacy)."
-    E404 = "Sentences file not found: {path}. Give a UTF-8 text file with one sentence per line."
+    E404 = "Sentences file {problem}: {path}. Give a UTF-8 text file with one sentence per line."
     E405 = 'The pictures need matplotlib, which is not installed. Install it with: pip install "spacy-ctxvec[plot]"'
     E407 = (
         "Per-layer curves need every hidden state, but the transformer in '{name}' "
@@ -132,6 +132,11 @@ class CommandErrors:
         "{options} read --corpus files; the --sentences file '{path}' is read as UTF-8, one sentence "
         "per line. To decode it with --encoding or skip bad lines with --on-error skip, give it as "
         "--corpus {path} (a .txt file, named so if it is not, is read one text per line)."
+    )
+    E418 = (
+        "{what} is not UTF-8 text: it holds {byte}, as a shell passes bytes where its locale is not UTF-8 "
+        "or where a script wrote the text in another encoding. Give it as UTF-8 (a UTF-8 locale, e.g. "
+        "LANG=C.UTF-8, or the text converted with iconv)."
     )
 
     # Build engines (E5xx)

@@ -143,15 +143,16 @@ def resume_command() -> str:
 
 
 def print_stop(stop: BuildStopped, engine: str = "local") -> None:
-    """One line, never wrapped, so that the command can be copied."""
+    """One line on stderr (where the build's warnings go), never wrapped, so that the command can be copied."""
     if engine == "ray":  # it keeps no checkpoints
-        typer.echo("Stopped; the ray engine keeps no checkpoint, so nothing was kept: run the command again.")
+        typer.echo("Stopped; the ray engine keeps no checkpoint, so nothing was kept: run the command again.", err=True)
     elif stop.checkpoint_dir is None:
-        typer.echo("Stopped before the first checkpoint; nothing was kept.")
+        typer.echo("Stopped before the first checkpoint; nothing was kept.", err=True)
     else:
         typer.echo(
             f"Stopped after {stop.docs_done} documents; the checkpoint in {stop.checkpoint_dir} is kept. "
-            f"Continue with: {resume_command()}"
+            f"Continue with: {resume_command()}",
+            err=True,
         )
 
 

@@ -29,9 +29,9 @@ FORMATS = ("table", "tsv", "json")
 RANK_BY = ("polysemy_score", "corpus_polysemy")
 TABLE_MAX_COL = 30  # a longer word is shown whole, past its column (as wasabi's table did)
 CORPUS_RANK_NOTE = (
-    "{n_with_corpus_polysemy} of the {n_types} words with senses have a corpus_polysemy (this corpus's evidence "
-    "of distinct uses; a word splits where it passes the threshold at its sample size and each part keeps "
-    "min_support occurrences, so a rare word can keep one sense); seen >= {min_count} times"
+    "{n_with_corpus_polysemy} of the {n_types_with_senses} words with senses have a corpus_polysemy (this "
+    "corpus's evidence of distinct uses; a word splits where it passes the threshold at its sample size and "
+    "each part keeps min_support occurrences, so a rare word can keep one sense); seen >= {min_count} times"
 )
 
 
@@ -63,6 +63,7 @@ def rank_summary(lexicon: Lexicon, valid: np.ndarray, used: str, min_count: int)
         "n_types": len(lexicon),
         "n_types_min_count": int((lexicon.counts >= min_count).sum()),
         "n_scored": int(valid.sum()),
+        "by": "polysemy_score",
         "score": used,
         "anisotropy_baseline": round(lexicon.anisotropy_baseline(), 6),
         "min_count": min_count,
@@ -80,11 +81,17 @@ def score_note(summary: Dict[str, Any], all_types: bool) -> str:
     )
 
 
+# The columns of each ranking (TSV's header, also where no word is ranked).
+COLUMNS = {
+    "polysemy_score": ("word", "polysemy_score", "count", "self_similarity"),
+    "corpus_polysemy": ("word", "corpus_polysemy", "n_senses", "count", "judged"),
+}
+
+
 def render(ranked: Dict[str, List[Dict[str, Any]]], fmt: str, summary: Dict[str, Any]) -> str:
     if fmt == "json":
         return json.dumps({**summary, **ranked}, indent=2, ensure_ascii=False)
-    first = next((rows[0] for rows in ranked.values() if rows), {})
-    columns = tuple(first)
+    columns = COLUMNS[summary["by"]]
     if fmt == "tsv":
         cells: List[Tuple[Any, ...]] = [("order", "rank", *columns)]
         for order, rows in ranked.items():
@@ -162,7 +169,8 @@ def rank_by_corpus_polysemy(source: Path, min_count: int, top_k: int, words_only
     seen = [key for key in with_evidence if (lexicon.count_of(key) >= min_count) and ranked_key(key, words_only, set())]
     left_out = sum(key.lower() in skipped for key in seen)
     summary = {
-        "n_types": len(inventory),
+        "n_types": len(lexicon),
+        "n_types_with_senses": len(inventory),
         "n_with_corpus_polysemy": len(with_evidence),
         "n_candidates": len(candidates),
         "max_count": max(counts, default=0),
@@ -216,10 +224,11 @@ def rank_by_polysemy_score(
 
 def show(ranked: Dict[str, List[Dict[str, Any]]], fmt: str, summary: Dict[str, Any], note: str, empty: str) -> None:
     """Print a ranking; as a table, ``note`` above it, or only the warning ``empty`` where
-    no word was ranked (TSV and JSON stay parseable: their empty lists say it)."""
-    if fmt == "table" and not any(ranked.values()):
+    no word was ranked (on stderr: TSV, its header alone, and JSON, its lists empty, stay parseable)."""
+    if not any(ranked.values()):
         warn_on_stderr(empty)
-        return
+        if fmt == "table":
+            return
     if fmt == "table":
         msg.info(note)
     print(render(ranked, fmt, summary))

@@ -11,6 +11,7 @@ silently cut it there and never train the words after). The output is word2vec t
 """
 
 import re
+import sys
 import time
 from pathlib import Path
 from typing import Any, Iterator, List
@@ -18,7 +19,7 @@ from typing import Any, Iterator, List
 import spacy
 from spacy.tokens import Doc
 from spacy.vocab import Vocab
-from wasabi import msg
+from wasabi import Printer
 
 from ..building.corpus import DEFAULT_ENCODING, CorpusReport, corpus_files, iter_corpus, skipped_line_warnings
 from ..data_files import save_word2vec
@@ -86,6 +87,18 @@ class WordListCorpus:
         raise CtxvecError(Errors.E211.format(path=self.path))
 
 
+def _marked() -> Printer:
+    """wasabi's "ℹ"/"⚠" lines as text, coloured where stderr is a terminal."""
+    printer = Printer(no_print=True)
+    printer.show_color = printer.show_color and sys.stderr.isatty()
+    return printer
+
+
+def _progress(line: str) -> None:
+    """A line on stderr as the training goes: stdout holds what the command made only."""
+    print(line, file=sys.stderr, flush=True)
+
+
 def _epoch_logger(n_epochs: int) -> Any:
     from gensim.models.callbacks import CallbackAny2Vec
 
@@ -99,7 +112,7 @@ def _epoch_logger(n_epochs: int) -> Any:
         def on_epoch_end(self, model: Any) -> None:
             self.epoch += 1
             elapsed = time.perf_counter() - self.started
-            msg.text(f"Epoch {self.epoch}/{n_epochs} done ({elapsed:.1f}s)")
+            _progress(f"Epoch {self.epoch}/{n_epochs} done ({elapsed:.1f}s)")
 
     return EpochLogger()
 
@@ -135,9 +148,9 @@ def train_static_vectors(
     documents = f"{sentences.n_with_words} documents"
     if read != sentences.n_with_words:
         documents += f" with a word (of {read} read)"
-    msg.info(f"{documents}, {len(model.wv)} words with count >= {min_count} (--tokens {tokens})")
+    _progress(_marked().info(f"{documents}, {len(model.wv)} words with count >= {min_count} (--tokens {tokens})"))
     model.train(sentences, total_examples=model.corpus_count, epochs=epochs, callbacks=[_epoch_logger(epochs)])
     for warning in skipped_line_warnings(sentences.report.skipped):
-        msg.warn(warning)
+        _progress(_marked().warn(warning))
     save_word2vec(model.wv, output, binary=binary)
     return model.wv
