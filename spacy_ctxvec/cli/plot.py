@@ -153,14 +153,15 @@ def plot_layers_cli(
 ) -> None:
     """Mean self-similarity and the anisotropy baseline per layer (Ethayarajh 2019)."""
     from ..analysis.plot_data import layer_self_similarity
-    from ..analysis.plotting import layer_figure
+    from ..analysis.plotting import layer_figure, shown_model
 
     check_figure(output, overwrite, corpus, pipeline)
     curves = layer_self_similarity(
         pipeline, corpus, min_count=min_count, max_texts=max_texts, encoding=encoding, on_error=on_error
     )
     pooled = f", pooled by {curves.pooling}" if curves.pooling else ""
-    title = f"Self-similarity per layer: {Path(pipeline).name} on {corpus.name}{pooled}"
+    model = f"\nmodel {shown_model(curves.model)}" if curves.model else ""
+    title = f"Self-similarity per layer: {Path(pipeline).name} on {corpus.name}{pooled}{model}"
     figure = layer_figure(
         curves.layers, curves.mean_self_similarity, curves.baseline, title=title, n_types=curves.n_types.tolist()
     )
