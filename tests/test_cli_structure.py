@@ -2,6 +2,7 @@
 at most 40 lines, and no command imports another command's module."""
 
 import ast
+import os
 from pathlib import Path
 
 import pytest
@@ -220,3 +221,34 @@ def test_a_dash_for_standard_input_or_output_is_refused_naming_how_to_write_a_fi
     text = " ".join(result.output.split())
     assert result.exit_code == 2 and "[CTX-E707] '-' names standard input or output" in text and "'./-'" in text
     assert sorted(p.name for p in tmp_path.iterdir()) == ["corpus.txt"]
+
+
+@pytest.mark.skipif(os.name != "posix", reason="a pseudo-terminal: POSIX")
+def test_colours_on_a_terminal_unless_no_color_is_set(tmp_path):
+    """Escape codes only where a person reads: on a terminal, and not there with NO_COLOR set
+    (no-color.org); pipes and files get plain text (checked by the JSON and TSV tests)."""
+    import pty
+    import subprocess
+    import sys
+
+    def on_a_terminal(env: dict) -> bytes:
+        leader, follower = pty.openpty()
+        command = [sys.executable, "-m", "spacy_ctxvec", "compare", "", "a pen"]  # E413: before any model loads
+        subprocess.run(command, stdout=follower, stderr=follower, env=env, timeout=120, cwd=tmp_path)
+        os.close(follower)
+        chunks = []
+        while True:
+            try:
+                chunk = os.read(leader, 4096)
+            except OSError:  # the terminal closed
+                break
+            if not chunk:
+                break
+            chunks.append(chunk)
+        os.close(leader)
+        return b"".join(chunks)
+
+    env = {key: value for key, value in os.environ.items() if key not in ("NO_COLOR", "ANSI_COLORS_DISABLED")}
+    coloured, plain = on_a_terminal(env), on_a_terminal({**env, "NO_COLOR": "1"})
+    assert b"[CTX-E413]" in coloured and b"[CTX-E413]" in plain
+    assert b"\x1b[" in coloured and b"\x1b[" not in plain

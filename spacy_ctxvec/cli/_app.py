@@ -24,7 +24,6 @@ app = typer.Typer(
 )
 
 CommandT = TypeVar("CommandT", bound=Callable[..., Any])
-_ERRORS = Printer(no_print=True)  # formats a coded error as msg.fail does, for stderr
 
 
 def _print_version(value: bool) -> None:
@@ -94,9 +93,21 @@ def file_output(example_name: str) -> Callable[[Union[str, Path]], Path]:
 
 def colour_only_on_a_terminal() -> None:
     """wasabi colours its messages wherever they go: a file or pipe would get escape codes.
-    Plain text there (as ``ls`` and ``git`` do), colours on a terminal."""
-    if not sys.stdout.isatty():
+    Plain text there (as ``ls`` and ``git`` do), colours on a terminal unless NO_COLOR is set."""
+    if not colour_on(sys.stdout):
         msg.show_color = False
+
+
+def stderr_printer() -> Printer:
+    """Formats lines as msg.fail / msg.warn do, for stderr: coloured only where ``colour_on`` it."""
+    printer = Printer(no_print=True)
+    printer.show_color = printer.show_color and colour_on(sys.stderr)
+    return printer
+
+
+def colour_on(stream: Any) -> bool:
+    """Whether to colour what goes to ``stream``: a terminal, and NO_COLOR (no-color.org) not set."""
+    return stream.isatty() and not os.environ.get("NO_COLOR")
 
 
 def warn_on_stderr(text: str) -> None:
@@ -104,8 +115,7 @@ def warn_on_stderr(text: str) -> None:
     warning never mixes into the JSON or TSV a command prints on stdout. Lines after the
     first newline (a command to copy) print as they are, never wrapped to the terminal."""
     message, _, verbatim = text.partition("\n")
-    printer = Printer(no_print=True)
-    printer.show_color = printer.show_color and sys.stderr.isatty()
+    printer = stderr_printer()
     typer.echo(printer.warn(message), err=True)
     if verbatim:
         typer.echo(verbatim, err=True)
@@ -168,7 +178,7 @@ def exit_on_coded_error(command: CommandT) -> CommandT:
             sys.stdout.flush()  # a closed pipe fails here, not in the flush at exit
             return result
         except CtxvecError as err:  # on stderr, so that --json / tsv output on stdout stays parseable
-            typer.echo(_ERRORS.fail(str(err)), err=True)
+            typer.echo(stderr_printer().fail(str(err)), err=True)
             raise typer.Exit(1) from None
         except BrokenPipeError:
             if not stdout_reader_is_gone():

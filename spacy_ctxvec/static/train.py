@@ -10,6 +10,7 @@ silently cut it there and never train the words after). The output is word2vec t
 (binary with ``binary=True``), loadable with load_static_vectors or spacy-ctxvec.vectors_file.v1.
 """
 
+import os
 import re
 import sys
 import time
@@ -90,7 +91,7 @@ class WordListCorpus:
 def _marked() -> Printer:
     """wasabi's "ℹ"/"⚠" lines as text, coloured where stderr is a terminal."""
     printer = Printer(no_print=True)
-    printer.show_color = printer.show_color and sys.stderr.isatty()
+    printer.show_color = printer.show_color and sys.stderr.isatty() and not os.environ.get("NO_COLOR")
     return printer
 
 
