@@ -352,7 +352,7 @@ class StoredSetter:
         if value is not None and self.name in CHECKED_ON_SET:
             _check_assigned(doc, self.name, value)
         bounds_name = BOUNDS_OF.get(self.name)
-        if bounds_name is None or value is None or len(value) != len(doc):
+        if bounds_name is None or not hasattr(value, "__len__") or len(value) != len(doc):
             doc.user_data[key(self.name, 0)] = value  # type: ignore[index]
             return
         shared = [name for name, bounds in BOUNDS_OF.items() if bounds == bounds_name]

@@ -277,7 +277,10 @@ def _write_staged(
         if not done:
             _remove(staged)
             _remove_created(created)
-    killed = remove_killed_staging(path)
+    try:
+        killed = remove_killed_staging(path)
+    except OSError:  # the output is in place: a clean-up that fails is left for the next write
+        killed = []
     if killed:
         warning = Warnings.W063.format(paths=_some([str(entry) for entry in killed]), what=what, path=path)
         warnings.warn(warning, stacklevel=3)

@@ -39,13 +39,15 @@ def replaced_directory_name(path: Path, token: str) -> str:
 def remove_killed_staging(path: Path) -> List[Path]:
     """Remove the staged siblings of ``path`` (a file's or a directory's, not the replaced
     ``.old`` one, which may be all that is left of the earlier output) whose process no longer
-    runs; the entries removed."""
+    runs on this machine; the entries removed. (A process of another machine sharing the
+    folder, or of another container, is not seen: its sibling counts as left.)"""
     if os.name != "posix" or not path.parent.is_dir():
         return []
+    mark = "\0"  # in no file name: stands for the token while the names are escaped
     names = re.compile(
         "|".join(
-            re.escape(name).replace("TOKEN", _TOKEN)
-            for name in (staged_file_name(path, "TOKEN"), staged_directory_name(path, "TOKEN"))
+            re.escape(name).replace(re.escape(mark), _TOKEN)
+            for name in (staged_file_name(path, mark), staged_directory_name(path, mark))
         )
     )
     removed = []
@@ -56,7 +58,7 @@ def remove_killed_staging(path: Path) -> List[Path]:
         if entry.is_dir():
             shutil.rmtree(entry, ignore_errors=True)
         else:
-            entry.unlink()
+            entry.unlink(missing_ok=True)  # another command may have removed it first
         removed.append(entry)
     return removed
 

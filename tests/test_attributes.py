@@ -280,3 +280,12 @@ def test_assigning_a_computed_attribute_is_a_coded_error_not_silently_lost():
         doc[0:2]._.context_vec = np.zeros(3)
     assert doc[1]._.context_vec.tolist() == [1.0, 1.0, 1.0]
     assert not [key for key in doc.user_data if "context_vec" in str(key) or "sense" in str(key)]
+
+
+def test_a_value_without_rows_set_on_an_unchecked_array_is_stored_as_before():
+    """Only arrays with one row per token are realigned to the tokens; another value (a number,
+    say) is stored as it is, as before, not a TypeError from len()."""
+    install_extensions()
+    doc = Doc(spacy.blank("en").vocab, words=["a", "bank"])
+    doc._.ctxvec_polysemy = 5
+    assert doc._.ctxvec_polysemy == 5

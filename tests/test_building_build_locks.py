@@ -1,13 +1,13 @@
-"""building/build_locks: one build at a time per path, on this machine."""
+"""building/build_locks: one build at a time per path, for one user on one machine."""
 
+import os
 import subprocess
 import sys
-import tempfile
 from pathlib import Path
 
 import pytest
 
-from spacy_ctxvec.building.build_locks import held_for_build, lock_path
+from spacy_ctxvec.building.build_locks import LOCKS_FOLDER, held_for_build, lock_path, locks_folder
 from spacy_ctxvec.errors import CtxvecError
 
 HOLD_IN_ANOTHER_PROCESS = (
@@ -20,7 +20,14 @@ HOLD_IN_ANOTHER_PROCESS = (
 )
 
 
-def test_a_path_held_by_another_process_stops_the_build_naming_it(tmp_path):
+@pytest.fixture
+def cache(tmp_path, monkeypatch) -> Path:
+    """The user's cache folder, here (inherited by the processes a test starts)."""
+    monkeypatch.setenv("XDG_CACHE_HOME", str(tmp_path / "cache"))
+    return tmp_path / "cache"
+
+
+def test_a_path_held_by_another_process_stops_the_build_naming_it(tmp_path, cache):
     out = tmp_path / "out"
     holder = subprocess.Popen(
         [sys.executable, "-c", HOLD_IN_ANOTHER_PROCESS, str(out)],
@@ -30,6 +37,7 @@ def test_a_path_held_by_another_process_stops_the_build_naming_it(tmp_path):
     )
     try:
         assert holder.stdout is not None and holder.stdout.readline().strip() == "held"
+        assert [path.parent for path in (cache / LOCKS_FOLDER).iterdir()] == [cache / LOCKS_FOLDER]
         with pytest.raises(CtxvecError, match=rf"E268.*writing OUTPUT '{out}' now.*wait for it to finish"):
             with held_for_build({"the checkpoint directory": tmp_path / "cp", "OUTPUT": out}):
                 pytest.fail("the block ran while another process held the lock")
@@ -42,16 +50,20 @@ def test_a_path_held_by_another_process_stops_the_build_naming_it(tmp_path):
         pass
 
 
-def test_one_lock_however_the_path_is_written(tmp_path, monkeypatch):
+def test_one_lock_however_the_path_is_written(tmp_path, cache, monkeypatch):
     monkeypatch.chdir(tmp_path)
     (tmp_path / "data").mkdir()
     (tmp_path / "link").symlink_to(tmp_path / "data")
-    assert lock_path(Path("data/out")) == lock_path(tmp_path / "data" / "out") == lock_path(tmp_path / "link" / "out")
-    assert lock_path(tmp_path / "data" / "out") != lock_path(tmp_path / "data" / "out2")
-    assert lock_path(tmp_path / "out").parent.parent == Path(tempfile.gettempdir())
+    folder = locks_folder()
+    assert folder == cache / "spacy-ctxvec" / "locks"
+    same = {lock_path(path, folder) for path in (Path("data/out"), tmp_path / "data/out", tmp_path / "link/out")}
+    assert len(same) == 1 and lock_path(tmp_path / "data/out2", folder) not in same
+    # two names of one path (OUTPUT given as its own checkpoint directory): one lock, not E268 against itself
+    with held_for_build({"OUTPUT": Path("data/out"), "the checkpoint directory": tmp_path / "link/out"}):
+        pass
 
 
-def test_the_locks_are_released_when_the_block_fails(tmp_path):
+def test_the_locks_are_released_when_the_block_fails(tmp_path, cache):
     with pytest.raises(ValueError):
         with held_for_build({"OUTPUT": tmp_path / "out"}):
             raise ValueError("the build failed")
@@ -59,11 +71,26 @@ def test_the_locks_are_released_when_the_block_fails(tmp_path):
         pass
 
 
-def test_where_no_lock_file_can_be_made_the_build_runs_unlocked(tmp_path, monkeypatch):
-    not_a_folder = tmp_path / "file"
-    not_a_folder.write_text("", encoding="utf8")
-    monkeypatch.setattr(tempfile, "tempdir", str(not_a_folder))
-    ran = []
+@pytest.mark.skipif(not hasattr(os, "getuid"), reason="folder owners and modes: POSIX")
+def test_a_lock_folder_others_could_write_or_that_is_a_link_is_not_used(tmp_path, monkeypatch):
+    """A build runs unlocked (it still runs) rather than keep its locks where someone else
+    could place links or hold them: a link, a folder others may write, or no folder at all."""
+    elsewhere = tmp_path / "elsewhere"
+    elsewhere.mkdir()
+    cases = {"link": tmp_path / "c1", "writable": tmp_path / "c2", "file": tmp_path / "c3"}
+    (cases["link"] / "spacy-ctxvec").mkdir(parents=True)
+    (cases["link"] / LOCKS_FOLDER).symlink_to(elsewhere)
+    (cases["writable"] / LOCKS_FOLDER).mkdir(parents=True)
+    (cases["writable"] / LOCKS_FOLDER).chmod(0o777)
+    cases["file"].write_text("", encoding="utf8")
+    for name, cache in cases.items():
+        monkeypatch.setenv("XDG_CACHE_HOME", str(cache))
+        ran = []
+        with held_for_build({"OUTPUT": tmp_path / "out"}):
+            with held_for_build({"OUTPUT": tmp_path / "out"}):  # unlocked: no E268 against itself
+                ran.append(name)
+        assert ran == [name]
+    assert list(elsewhere.iterdir()) == [] and cases["file"].read_text(encoding="utf8") == ""
+    monkeypatch.setenv("XDG_CACHE_HOME", str(tmp_path / "c4"))
     with held_for_build({"OUTPUT": tmp_path / "out"}):
-        ran.append(True)
-    assert ran == [True] and not_a_folder.read_text(encoding="utf8") == ""
+        assert (os.lstat(tmp_path / "c4" / LOCKS_FOLDER).st_mode & 0o777) == 0o700  # made for this user only

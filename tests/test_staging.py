@@ -85,3 +85,23 @@ def test_a_command_that_writes_a_file_removes_a_killed_runs_temporary(tmp_path):
         result = CliRunner().invoke(app, ["export-static", str(lexicon_dir), str(out)], catch_exceptions=False)
     assert result.exit_code == 0, result.output
     assert not left.exists() and out.is_file()
+
+
+@posix_only
+def test_an_output_whose_name_holds_any_text_is_cleaned_and_a_failing_clean_up_keeps_the_output(tmp_path, monkeypatch):
+    """The names are matched as written ("TOKENS.json" was never cleaned: the pattern's placeholder
+    was replaced inside it); a clean-up that fails after the output is in place fails nothing."""
+    gone = finished_pid()
+    out = tmp_path / "TOKENS.json"
+    left = tmp_path / staged_file_name(out, f"{gone}-0bf8f5cf")
+    left.write_text("half", encoding="utf8")
+    assert remove_killed_staging(out) == [left] and not left.exists()
+
+    from spacy_ctxvec import outputs
+
+    def fails(path):
+        raise PermissionError(13, "Permission denied", str(path.parent))
+
+    monkeypatch.setattr(outputs, "remove_killed_staging", fails)
+    write_text(tmp_path / "kept.txt", "hello", what="notes")
+    assert (tmp_path / "kept.txt").read_text(encoding="utf8") == "hello"

@@ -458,3 +458,11 @@ def test_what_counts_as_running_out_of_memory(message, is_memory):
 
     assert out_of_memory(RuntimeError(message)) is is_memory
     assert out_of_memory(MemoryError()) and not out_of_memory(ValueError("out of memory"))
+
+
+def test_output_given_as_its_own_checkpoint_directory_is_e246_not_another_build(tiny_pipeline_dir, tmp_path):
+    """One path under two names takes one lock: the build's own check says they are the same
+    (E246), not that another build writes it (E268)."""
+    corpus, out = write_corpus(tmp_path / "corpus.txt", 6), tmp_path / "out"
+    with pytest.raises(CtxvecError, match=r"\[CTX-E246\]"):
+        build_lexicon_pipeline(request(tiny_pipeline_dir, corpus, out, checkpoint_dir=tmp_path / "x" / ".." / "out"))

@@ -29,7 +29,8 @@ def check_text_source(sentences: Optional[Path], corpus: Optional[Path]) -> None
         raise CtxvecError(Errors.E416.format(path=sentences))
     if sentences is not None and not sentences.is_file():
         problem = "is not a regular file (a device or pipe)" if sentences.exists() else "not found"
-        raise CtxvecError(Errors.E404.format(path=sentences, problem=problem))
+        advice = " (write it to a file first, e.g. grep ... > sentences.txt)" if sentences.exists() else ""
+        raise CtxvecError(Errors.E404.format(path=sentences, problem=problem, advice=advice))
 
 
 def read_texts(
@@ -89,7 +90,7 @@ class Occurrences:
     sense_labels: Dict[int, str] = field(default_factory=dict)
     n_static: int = 0  # occurrences with a static vector (static_vectors is None unless all have one)
     context_source: Optional[str] = None  # doc._.ctxvec_context_source: how the vectors were made
-    limit_reached: bool = False  # max_occurrences were found before the texts ended: there may be more
+    limit_reached: bool = False  # max_occurrences were found and a text read beyond them holds the word
     model: Optional[str] = None  # the transformer's model name or folder, where the config names one
 
 
@@ -126,8 +127,7 @@ def collect_occurrences(
     senses: List[int] = []
     sense_labels: Dict[int, str] = {}
     has_senses, context_source, limit_reached = False, None, False
-    stream = candidates()
-    for doc in nlp.pipe(stream, batch_size=batch_size):
+    for doc in nlp.pipe(candidates(), batch_size=batch_size):
         n_docs += 1
         has_senses = has_senses or doc._.get(SENSE_ARRAY) is not None
         context_source = context_source or doc._.get(CONTEXT_SOURCE)
@@ -143,8 +143,8 @@ def collect_occurrences(
             senses.append(-1 if sense is None else int(sense))
             if sense is not None and token._.sense_label:
                 sense_labels.setdefault(int(sense), token._.sense_label)
-        if len(vectors) >= max_occurrences:  # more: in this text, in texts read ahead, or still to come
-            limit_reached = len(vectors) > max_occurrences or n_candidates > n_docs or next(stream, None) is not None
+        if len(vectors) >= max_occurrences:  # more: in this text, or in a text holding the word read ahead
+            limit_reached = len(vectors) > max_occurrences or n_candidates > n_docs
             break
     vectors, statics, snippets = vectors[:max_occurrences], statics[:max_occurrences], snippets[:max_occurrences]
     present_statics = [s for s in statics if s is not None]

@@ -11,7 +11,7 @@ from typing import Any, Dict, List, Optional, Tuple
 
 import typer
 
-from ..analysis.comparison import check_word
+from ..analysis.comparison import check_utf8, check_word
 from ..analysis.sense_view import SensePage, senses_html, why_nothing_drawn
 from ..errors import CtxvecError, Errors, Warnings
 from ..lexicon.sense_descriptions import describe_context, describe_split_rule
@@ -66,6 +66,8 @@ def given_words(words: List[str]) -> List[str]:
     """The WORDs as typed, without surrounding whitespace and in NFC as the corpus was read
     (' Bank ' pasted: 'Bank'); an empty one is E414. Several words in one argument are kept,
     for the note that says to give them apart."""
+    for word in words:
+        check_utf8(word, "The word to show")
     return [check_word(word, "senses") if len(word.split()) < 2 else composed(word.strip()) for word in words]
 
 
