@@ -270,5 +270,6 @@ class Warnings(metaclass=_ErrorsWithCodes):
     )
     W064 = (
         "One occurrence of '{word}': the picture has no other occurrence to set it beside (its cosine "
-        "matrices are one cell, its projection one point). Give texts in which the word occurs at least twice."
+        "matrices are one cell, its projection one point). Give texts in which the word occurs at least "
+        "twice (and -n 2 or more)."
     )

@@ -347,3 +347,12 @@ def test_the_picture_names_the_model_a_folder_by_its_last_two_parts():
     assert word_picture("bank", occurrences).axes[1].get_title().endswith("\nmodel models/bert-base-uncased")
     occurrences.model = None
     assert "model" not in word_picture("bank", occurrences).axes[1].get_title()
+
+
+def test_a_long_score_label_breaks_before_its_formula_or_note_not_inside_it():
+    formula = "polysemy score: (1 - self-similarity) / (1 - baseline)"
+    scores = np.linspace(0, 1, 8)
+    counts = np.arange(8) % 4
+    label = polysemy_figure([f"w{i}" for i in range(8)], scores, sense_counts=counts, score_label=formula)
+    assert label.axes[0].get_ylabel() == "polysemy score:\n(1 - self-similarity) / (1 - baseline)"
+    assert label.axes[1].get_xlabel() == formula  # 60 columns: whole

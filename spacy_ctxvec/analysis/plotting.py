@@ -357,7 +357,7 @@ def polysemy_figure(
         ax.scatter(counts[known], scores[known], s=12, alpha=0.5)
         ax.set_xscale("log")
         ax.set_xlabel(f"sense count in {counts_name} (log scale)")
-        ax.set_ylabel(textwrap.fill(score_label, 45))
+        ax.set_ylabel(_wrapped(score_label, 45))
         label = f"{int(known.sum())} words with a count in {counts_name}"
         if correlation is not None:
             label += f", Spearman rho = {correlation:.2f}"
@@ -376,9 +376,22 @@ def _bars(ax, words: Sequence[str], values: np.ndarray, title: str, colour: str,
     ax.barh(positions, values, color=colour, alpha=0.8)
     ax.set_yticks(positions, [shorten(word, 20) for word in words], fontsize=8)
     ax.invert_yaxis()
-    ax.set_xlabel(textwrap.fill(score_label, 60))
+    ax.set_xlabel(_wrapped(score_label, 60))
     ax.set_title(title)
     ax.grid(axis="x", alpha=0.3)
+
+
+def _wrapped(label: str, width: int) -> str:
+    """``label`` in lines of at most ``width`` characters, broken after its first ": " or before its
+    first " (" where it is too long (a formula or a note kept whole), then between words."""
+    if len(label) <= width:
+        return label
+    for mark, keep in ((": ", ":"), (" (", "(")):
+        head, found, tail = label.partition(mark)
+        if found:
+            lines = [head + (keep if keep == ":" else ""), (keep if keep == "(" else "") + tail]
+            return "\n".join(textwrap.fill(line, width) for line in lines)
+    return textwrap.fill(label, width)
 
 
 def occurrence_groups(occurrences: Occurrences, *, clusters: int = 0, seed: int = 0):

@@ -96,7 +96,7 @@ class CommandErrors:
         "{matching}). Check the spelling{case_hint}, or give texts that contain it.{script_hint}"
     )
     E403 = "Give exactly one input: --sentences FILE (one sentence per line) or --corpus FILE (.txt, .jsonl or .spacy)."
-    E404 = "Sentences file {problem}: {path}. Give a UTF-8 text file with one sentence per line."
+    E404 = "Sentences file {problem}: {path}. Give a UTF-8 text file with one sentence per line{advice}."
     E405 = 'The pictures need matplotlib, which is not installed. Install it with: pip install "spacy-ctxvec[plot]"'
     E407 = (
         "Per-layer curves need every hidden state, but the transformer in '{name}' "
@@ -134,9 +134,9 @@ class CommandErrors:
         "--corpus {path} (a .txt file, named so if it is not, is read one text per line)."
     )
     E418 = (
-        "{what} is not UTF-8 text: it holds {byte}, as a shell passes bytes where its locale is not UTF-8 "
-        "or where a script wrote the text in another encoding. Give it as UTF-8 (a UTF-8 locale, e.g. "
-        "LANG=C.UTF-8, or the text converted with iconv)."
+        "{what} is not UTF-8 text: it holds {byte} (a terminal set to another encoding, such as Latin-1, "
+        "or a script that wrote the text in one, passes such bytes). Pass it as UTF-8: set the terminal "
+        'or script to UTF-8, or convert it, e.g. "$(printf %s "$TEXT" | iconv -f latin1 -t utf-8)".'
     )
 
     # Build engines (E5xx)

@@ -238,7 +238,8 @@ class LexiconErrors:
         "to counting each shard: lower --batch-size (documents per batch, e.g. 8), run one process "
         "(--n-process 1: each worker holds its own model), keep a smaller occurrence sample "
         "(--sample-size 16, or --no-sample-contexts), or use a machine with more memory "
-        "(docs/polysemy-and-senses.md, 'Memory'). {kept}"
+        "(docs/polysemy-and-senses.md, 'Memory'); on a GPU, lower --batch-size or free the GPU's memory "
+        "(nvidia-smi shows the processes holding it). {kept}"
     )
     E266 = (
         "build-lexicon ran out of memory after reading the corpus ({detail}), while scoring, inducing "

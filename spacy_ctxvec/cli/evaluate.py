@@ -20,7 +20,16 @@ from ..ops.text import count_of, text_table
 from ..outputs import check_output, write_text
 from ..pipelines import load_pipeline
 from ..types import PathLike
-from ._app import OVERWRITE_FILE, app, exit_on_coded_error, file_output, given_path, given_text, warn_on_stderr
+from ._app import (
+    OVERWRITE_FILE,
+    app,
+    exit_on_coded_error,
+    file_output,
+    given_path,
+    given_text,
+    stderr_printer,
+    warn_on_stderr,
+)
 
 if TYPE_CHECKING:
     from ..evaluation.correlation import CorrelationReport
@@ -130,7 +139,7 @@ def wic_cli(
     families = TARGET_FAMILIES if target_only else ALL_FAMILIES
     if not as_json:
         n_sentences = 2 * (len(train.labels) + len(evaluated.labels))
-        msg.info(f"WiC: running {n_sentences:,} sentences through the pipeline")
+        typer.echo(stderr_printer().info(f"WiC: running {n_sentences:,} sentences through the pipeline"), err=True)
     nlp = load_pipeline(pipeline)
     report, n_missing = evaluate_wic(nlp, train, evaluated, split, families=families)
     settings = {"max_examples": max_examples, "target_only": target_only}
@@ -231,10 +240,11 @@ def scws_cli(
     from ..evaluation.tasks import evaluate_scws
 
     if not as_json:
-        msg.info(
+        progress = (
             f"SCWS: running the {2 * len(pairs.scores):,} contexts of {len(pairs.scores):,} pairs through the "
             "pipeline (long contexts: several minutes per thousand on a CPU)"
         )
+        typer.echo(stderr_printer().info(progress), err=True)
     nlp = load_pipeline(pipeline)
     report = evaluate_scws(nlp, pairs, file.name)
     if not _publish(report.to_dict(), nlp, pipeline, output, overwrite, as_json):
