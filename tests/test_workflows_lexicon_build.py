@@ -387,11 +387,12 @@ def test_a_checkpoint_directory_another_build_finished_with_is_not_offered_for_r
 
 
 def test_a_second_build_of_the_same_output_or_checkpoints_stops_at_once_and_the_first_finishes(
-    tiny_pipeline_dir, tmp_path
+    tiny_pipeline_dir, tmp_path, monkeypatch
 ):
     """A build already counting into OUTPUT (a real build-lexicon process): a second build of that
     OUTPUT, or of another OUTPUT with its checkpoint directory, stops with E268 before it loads or
     removes anything; the first then finishes with all its documents."""
+    monkeypatch.setenv("XDG_CACHE_HOME", str(tmp_path / "cache"))  # the locks: whatever HOME allows
     slow_pipeline = pipeline_with(tiny_pipeline_dir, tmp_path / "slow", "test_slow")
     corpus, out, checkpoints = write_corpus(tmp_path / "corpus.txt", 40), tmp_path / "out", tmp_path / "out.checkpoint"
     hold = tmp_path / "hold"
