@@ -52,3 +52,29 @@ def test_fit_writes_a_new_pipeline_and_never_its_inputs(lexicon_pipeline, sense_
     assert load_probe(tmp_path / "out").meta == fit.probe.meta
     with pytest.raises(CtxvecError, match=r"E226"):
         fit_polysemy_pipeline(lexicon_pipeline, sense_counts, tmp_path / "out")
+
+
+def test_an_output_another_command_is_writing_stops_the_fit_at_once(
+    lexicon_pipeline,  # noqa: F811
+    sense_counts,  # noqa: F811
+    tmp_path,
+    monkeypatch,
+):
+    """build-lexicon or fit-polysemy holding OUTPUT (another process): E268 before any work."""
+    import subprocess
+    import sys
+
+    from tests.test_building_build_locks import HOLD_IN_ANOTHER_PROCESS
+
+    monkeypatch.setenv("XDG_CACHE_HOME", str(tmp_path / "cache"))
+    out = tmp_path / "out"
+    command = [sys.executable, "-c", HOLD_IN_ANOTHER_PROCESS, str(out)]
+    holder = subprocess.Popen(command, stdin=subprocess.PIPE, stdout=subprocess.PIPE, text=True)
+    try:
+        assert holder.stdout is not None and holder.stdout.readline().strip() == "held"
+        with pytest.raises(CtxvecError, match=r"E268\] Another build-lexicon or fit-polysemy is writing OUTPUT"):
+            fit_polysemy_pipeline(lexicon_pipeline, sense_counts, out)
+        assert not out.exists()
+    finally:
+        holder.communicate("", timeout=60)
+    assert fit_polysemy_pipeline(lexicon_pipeline, sense_counts, out).probe is not None

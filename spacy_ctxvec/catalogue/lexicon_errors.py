@@ -252,7 +252,7 @@ class LexiconErrors:
         "with more. {kept}"
     )
     E268 = (
-        "Another build-lexicon is writing {what} '{path}' now. Two builds at once would remove each "
-        "other's checkpoints and replace each other's output: wait for it to finish, or give this build "
-        "another OUTPUT (and --checkpoint-dir)."
+        "Another build-lexicon or fit-polysemy is writing {what} '{path}' now. Two at once would remove "
+        "each other's checkpoints and replace each other's output: wait for it to finish, or give this "
+        "command another OUTPUT (and --checkpoint-dir)."
     )

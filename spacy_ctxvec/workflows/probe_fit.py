@@ -8,6 +8,7 @@ from typing import Any, Dict, Optional
 
 import numpy as np
 
+from ..building.build_locks import held_for_build
 from ..components.model_inputs import pipeline_model_fingerprint
 from ..evaluation.correlation import PolysemyReport, polysemy_report
 from ..evaluation.readers import read_sense_counts
@@ -100,7 +101,14 @@ def fit_polysemy_pipeline(
     """Check OUTPUT, fit the probe (on the md5-even half of the words unless ``half`` is
     False; and a held-out estimate), induce the senses again so that the probe decides the
     splits (unless this corpus's evidence decides them: ``split_by_evidence``, the
-    default), save OUTPUT."""
+    default), save OUTPUT. Another command writing OUTPUT stops it at once (E268)."""
+    with held_for_build({"OUTPUT": output}):
+        return _fit(pipeline, sense_counts, output, min_count=min_count, half=half, overwrite=overwrite)
+
+
+def _fit(
+    pipeline: Path, sense_counts: Path, output: Path, *, min_count: Optional[int], half: bool, overwrite: bool
+) -> ProbeFit:
     inputs = {"PIPELINE": pipeline, "SENSE_COUNTS": sense_counts}
     check_output(output, what="OUTPUT", inputs=inputs, kind=DIRECTORY, overwrite=overwrite)
     counts = read_sense_counts(sense_counts)
