@@ -252,6 +252,9 @@ def test_a_mistyped_corpus_is_reported_before_the_model_loads_and_leaves_nothing
         with pytest.raises(CtxvecError, match=rf"E210.*{problem}"):  # not the pipeline's error: no model loaded
             build_lexicon_pipeline(request(broken, corpus, tmp_path / "out"))
     assert sorted(p.name for p in tmp_path.iterdir()) == ["broken-pipeline", "empty-folder"]
+    corpus = write_corpus(tmp_path / "corpus.txt", 3)
+    with pytest.raises(CtxvecError, match=r"E216.*'lowr'"):  # a mistyped --key: before the model loads too
+        build_lexicon_pipeline(request(broken, corpus, tmp_path / "out", key="lowr"))
 
 
 def test_a_corpus_without_documents_leaves_no_checkpoint_directory(tiny_pipeline_dir, tmp_path):

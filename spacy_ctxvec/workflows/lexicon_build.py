@@ -24,6 +24,7 @@ from ..building.checkpoints import (
 )
 from ..building.corpus import DEFAULT_ENCODING, check_encoding, corpus_files
 from ..building.engines import BuildResult, get_engine
+from ..building.shard import KEY_ATTRS
 from ..components.polysemy import ensure_polysemy_component
 from ..components.transformer import types_read_as_unknown
 from ..devices import require_gpu
@@ -139,6 +140,8 @@ def check_build_request(request: LexiconBuildRequest) -> List[Path]:
     if counted and not (request.resume or request.overwrite):
         raise CtxvecError(Errors.E250.format(path=request.checkpoints, docs=counted))
     check_encoding(request.encoding)
+    if request.key not in KEY_ATTRS:  # (lemma's lemmatizer: once the pipeline has loaded)
+        raise CtxvecError(Errors.E216.format(key=request.key, choices=", ".join(KEY_ATTRS)))
     files = corpus_files(request.corpus, encoding=request.encoding, on_error=request.on_error)
     get_engine(request.engine)
     if request.engine == "ray":
