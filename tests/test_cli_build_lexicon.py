@@ -686,3 +686,21 @@ def test_running_out_of_memory_loading_the_model_is_not_called_after_reading_the
     assert resumed.exit_code == 1 and "[CTX-E267]" in flat(resumed) and "after reading the corpus" not in flat(resumed)
     assert "The 15 documents counted before are kept in" in flat(resumed)
     assert (tmp_path / "out.checkpoint" / "LATEST").exists()
+
+
+def test_the_resume_command_runs_from_anywhere_where_paths_were_relative(tmp_path, monkeypatch):
+    """A build started with relative paths prints its resume command after a cd to where it ran
+    (from another directory the paths named other files, or none); absolute paths need none."""
+    import shlex
+    import sys
+
+    from spacy_ctxvec.cli.build_lexicon import resume_command
+
+    (tmp_path / "corpus.txt").write_text("the bank\n", encoding="utf8")
+    monkeypatch.chdir(tmp_path)
+    typed = ["spacy-ctxvec", "build-lexicon", "default.cfg", "corpus.txt", "out"]
+    monkeypatch.setattr(sys, "argv", typed)
+    assert shlex.split(resume_command()) == ["cd", str(tmp_path), "&&", *typed, "--resume"]
+    absolute = ["spacy-ctxvec", "build-lexicon", "default.cfg", str(tmp_path / "corpus.txt"), str(tmp_path / "out")]
+    monkeypatch.setattr(sys, "argv", absolute)
+    assert shlex.split(resume_command()) == [*absolute, "--resume"]

@@ -3,6 +3,7 @@ lexicon and save PIPELINE plus the lexicon (in ctxvec_polysemy) as a new pipelin
 (spacy_ctxvec.workflows.lexicon_build does the work; outputs follow spacy_ctxvec.outputs).
 Ctrl-C prints the documents done and the exact command that resumes, and exits 130."""
 
+import os
 import shlex
 import sys
 from pathlib import Path
@@ -137,9 +138,12 @@ def build_lexicon_cli(
 
 
 def resume_command() -> str:
-    """This command line as typed, with --resume."""
+    """This command line as typed, with --resume; after ``cd`` to this directory where it names a
+    relative path (PIPELINE, CORPUS, OUTPUT...), so that it runs the same from anywhere."""
     args = ["spacy-ctxvec", *sys.argv[1:]]
-    return shlex.join(args if "--resume" in args else [*args, "--resume"])
+    command = shlex.join(args if "--resume" in args else [*args, "--resume"])
+    relative = any(not os.path.isabs(arg) and os.path.exists(arg) for arg in sys.argv[2:] if not arg.startswith("-"))
+    return f"cd {shlex.quote(os.getcwd())} && {command}" if relative else command
 
 
 def print_stop(stop: BuildStopped, engine: str = "local") -> None:
