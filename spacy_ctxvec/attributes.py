@@ -19,6 +19,7 @@ from .doc_storage import (
     anchored,
     direct,
     direct_rows,
+    direct_rows_between,
     gathered,
     key,
     read_value,
@@ -142,6 +143,17 @@ def set_doc_value(doc: Doc, name: str, value: Any) -> None:
     write_value(doc, name, value)
 
 
+def span_rows(doc: Doc, array_attr: str, start: int, end: int) -> np.ndarray:
+    """doc_rows(doc, array_attr)[start:end], in time of the span where the arrays were stored for
+    this text (a Doc's own; gathered ones, of Docs joined or copied, cost the Doc's)."""
+    value, bounds = direct(doc, array_attr, BOUNDS_OF[array_attr])
+    if value is None:
+        return np.full(max(end - start, 0), -1, dtype=np.int64)
+    if value is not NOT_DIRECT:
+        return direct_rows_between(doc, value, bounds, start, end)
+    return gathered(doc, array_attr, BOUNDS_OF[array_attr], EMPTY_ROW.get(array_attr))[1][start:end]
+
+
 def doc_rows(doc: Doc, array_attr: str) -> np.ndarray:
     """Each token's row in stored_array(doc, array_attr) (-1: none), computed at once."""
     value, bounds = direct(doc, array_attr, BOUNDS_OF[array_attr])
@@ -190,7 +202,7 @@ def _token_value(token: Token, array_attr: str) -> Any:
 
 def kept_rows(doc: Doc, array_attr: str, mask: np.ndarray, start: int, end: int) -> np.ndarray:
     """The rows of ``array_attr`` of the tokens start:end that have a row the mask keeps."""
-    rows = doc_rows(doc, array_attr)[start:end]
+    rows = span_rows(doc, array_attr, start, end)
     rows = rows[rows >= 0]
     return rows[np.asarray(mask, dtype=bool)[rows]]
 
@@ -337,7 +349,11 @@ class StoredGetter:
         self.__qualname__ = f"stored_array[{name}]"  # E022 tells ours from another package's by name
 
     def __call__(self, doc: Doc) -> Any:
-        return stored_array(doc, self.name)
+        value = stored_array(doc, self.name)
+        if isinstance(value, np.ndarray):  # read-only, as token rows: edit a .copy() and set it back (checked)
+            value = value.view()
+            value.flags.writeable = False
+        return value
 
 
 class StoredSetter:

@@ -296,6 +296,22 @@ def direct_rows(doc: Doc, value: Any, bounds: Optional[np.ndarray]) -> np.ndarra
     return _matching_rows(bounds, current[:-1], 0)
 
 
+def direct_rows_between(doc: Doc, value: Any, bounds: Optional[np.ndarray], start: int, end: int) -> np.ndarray:
+    """direct_rows of the tokens start:end only, in time of the span, not of the Doc (a span
+    vector of a long Doc read every token's bounds)."""
+    if bounds is None:
+        return np.arange(start, end) if len(value) == len(doc) else np.full(end - start, -1, dtype=np.int64)
+    if len(bounds) < 2 or bounds[-1, 0] != text_length(doc) or end <= start:
+        return np.full(max(end - start, 0), -1, dtype=np.int64)
+    span = doc[start:end]
+    current = np.array([[t.idx, len(t), _signed(t.orth)] for t in span], dtype=np.int64)[:, : bounds.shape[1]]
+    same_place = start + np.arange(end - start)
+    n = len(bounds) - 1
+    if end <= n and np.array_equal(bounds[start:end], current):  # the tokens the arrays were set for
+        return same_place
+    return _matching_rows(bounds, current, 0)
+
+
 def gathered(doc: Doc, name: str, bounds_name: str, empty_row: Any) -> Tuple[Any, np.ndarray]:
     """(one row per token of ``doc`` read from the anchored arrays as resolve() says,
     rows: each token's index where it found one, else -1); tokens without a row get

@@ -273,3 +273,8 @@ class Warnings(metaclass=_ErrorsWithCodes):
         "matrices are one cell, its projection one point). Give texts in which the word occurs at least "
         "twice (and -n 2 or more)."
     )
+    W065 = (
+        "The pipeline {pipe_names} has {n} ctxvec_context components ({names}): they write the same "
+        "doc._.ctxvec_context, so in nlp(text) the later replaces the earlier's vectors. Keep one, or run "
+        "them one at a time on a Doc the transformer made (nlp.get_pipe(name)(doc)) to compare them."
+    )

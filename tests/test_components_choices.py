@@ -234,5 +234,8 @@ def test_a_layer_choice_given_as_pooling_or_the_reverse_is_a_coded_error(setting
     """pooling = spacy-ctxvec.last_layer.v1 was "TypeError: 'LayerSelection' object is not
     callable" on the first text."""
     nlp = spacy.blank("en")
-    with pytest.raises(CtxvecError, match=rf"CTX-E048.*\[components.ctxvec_context.{setting}\] is "):
+    with pytest.raises(CtxvecError, match=rf"CTX-E048.*\[components.ctxvec_context.{setting}\] is ") as err:
         nlp.add_pipe("ctxvec_context", config={setting: block})
+    # what it was given in a few words, not an object's repr cut off mid-word
+    given = {"pooling": "a layer selection (as spacy-ctxvec.last_layer.v1", "layers": "the function pool_mean, not"}
+    assert given[setting] in str(err.value) and " at 0x" not in str(err.value)

@@ -370,6 +370,17 @@ def test_without_transformer_names_the_fix():
         nlp("some text")
 
 
+def test_two_context_components_warn_at_initialize(tiny_nlp):
+    """A second ctxvec_context (other pooling, say) silently replaced the first's vectors in
+    nlp(text); run one at a time (as tests/test_components_choices.py does) they compare settings."""
+    nlp = spacy.blank("en")
+    nlp.add_pipe("transformer", source=tiny_nlp)
+    nlp.add_pipe("ctxvec_context", source=tiny_nlp)
+    nlp.add_pipe("ctxvec_context", name="max_pooled", config={"pooling": {"@misc": "spacy-ctxvec.max_pooling.v1"}})
+    with pytest.warns(UserWarning, match=r"\[CTX-W065\].*2 ctxvec_context components \(ctxvec_context, max_pooled\)"):
+        nlp.initialize()
+
+
 def test_missing_trf_data_with_a_transformer_names_annotating_components(tiny_nlp):
     with pytest.raises(CtxvecError, match=r"\[CTX-E001\].*annotating_components"):
         tiny_nlp.get_pipe("ctxvec_context")(tiny_nlp.make_doc("no transformer output"))

@@ -159,6 +159,11 @@ def test_key_mismatch_and_bad_settings():
         Polysemy(key="shape")
     with pytest.raises(CtxvecError, match="E208"):
         Polysemy(min_count=1)
+    # a config's min_count = "5" arrives as text (spaCy validates it as an int, then passes the string on):
+    # read as 5, not a TypeError; text that is no number is E208 naming it
+    assert Polysemy(min_count="5").min_count == 5  # type: ignore[arg-type]
+    with pytest.raises(CtxvecError, match=r"E208.*got 'five'"):
+        Polysemy(min_count="five")  # type: ignore[arg-type]
 
 
 def test_initialize_from_config_lexicon_path_and_from_corpus(tiny_bert_dir, tiny_nlp, tmp_path):
@@ -836,16 +841,22 @@ def test_a_sourced_polysemy_refuses_vectors_of_other_layers_than_its_lexicon(sen
 def test_a_sourced_polysemy_placed_first_names_the_pipeline_it_was_initialized_in(sense_nlp, tmp_path):
     """A component sourced into another pipeline kept its first pipeline's reference, so
     E218 said "(this Doc's pipeline)"; nlp.initialize() (spacy train, assemble) gives it
-    the pipeline it runs in."""
+    the pipeline it runs in, and says so there (spacy assemble saved such a pipeline, which
+    failed at its first Doc); the Doc still names it where a pipeline skipped initialize."""
     sense_nlp.to_disk(tmp_path / "built")
     built = spacy.load(tmp_path / "built")
     nlp = spacy.blank("en")
     nlp.add_pipe("transformer", source=built)
     nlp.add_pipe("ctxvec_polysemy", source=built)
     nlp.add_pipe("ctxvec_context", source=built)
-    nlp.initialize()
-    with pytest.raises(CtxvecError, match=r"E218.*pipeline \['transformer', 'ctxvec_polysemy', 'ctxvec_context'\]"):
+    order = r"E218.*pipeline \['transformer', 'ctxvec_polysemy', 'ctxvec_context'\]"
+    with pytest.raises(CtxvecError, match=order):
+        nlp.initialize()
+    with pytest.raises(CtxvecError, match=order):
         nlp(SENSE_TEXTS[0])
+    nlp.remove_pipe("ctxvec_context")
+    with pytest.raises(CtxvecError, match=r"E218.*pipeline \['transformer', 'ctxvec_polysemy'\] needs"):
+        nlp.initialize()
 
 
 def test_evidence_thresholds_on_other_vectors_than_they_were_measured_on_warn(sense_nlp):

@@ -309,3 +309,42 @@ def test_matcher_patterns_of_the_reference_match_and_the_forms_it_warns_of_raise
         raising.add("x", [[pattern]])
         with pytest.raises(TypeError):
             raising(doc)
+
+
+def test_span_vectors_of_a_long_doc_cost_the_span_not_the_doc_and_equal_the_rows_mean(full_nlp):
+    """A 2-token span of a 4,000-token Doc read every token's bounds (O(Doc) per span: quadratic
+    over a Doc's spans); now its own tokens only, with the same values, also after a merge."""
+    import time
+
+    short, long = full_nlp(THREE_SENTENCES), full_nlp(" ".join([THREE_SENTENCES] * 150))
+    assert len(long) > 40 * len(short)
+
+    def per_call(doc):
+        span = doc[1:3]
+        started = time.perf_counter()
+        for _ in range(200):
+            assert span._.context_vec is not None
+        return (time.perf_counter() - started) / 200
+
+    assert per_call(long) < 5 * per_call(short) + 2e-4  # was about 15x slower at 4,000 tokens
+    span = long[100:130]
+    rows = long._.ctxvec_context[100:130][long._.ctxvec_context_mask[100:130]]
+    np.testing.assert_allclose(span._.context_vec, rows.mean(axis=0), rtol=1e-6)
+    with long.retokenize() as retokenizer:
+        retokenizer.merge(long[4:6])
+    for start, end in ((0, 10), (3, 8), (50, 60)):
+        kept = [t._.context_vec for t in long[start:end] if t._.has_context_vec]
+        np.testing.assert_allclose(long[start:end]._.context_vec, np.mean(kept, axis=0), rtol=1e-5)
+
+
+def test_the_doc_level_arrays_are_read_only_as_token_rows_are(full_nlp):
+    """An in-place edit of doc._.ctxvec_context changed every token, span and Doc vector and got
+    past E030's check (NaN); now it raises, and a copy set back is checked."""
+    doc = full_nlp(THREE_SENTENCES)
+    for name in ("ctxvec_context", "ctxvec_context_mask", "ctxvec_static", "ctxvec_sense_vec"):
+        with pytest.raises(ValueError, match="read-only"):
+            getattr(doc._, name)[0] = 0
+    edited = doc._.ctxvec_context.copy()
+    edited -= edited.mean(axis=0)
+    doc._.ctxvec_context = edited
+    np.testing.assert_array_equal(doc[1]._.context_vec, edited[1])

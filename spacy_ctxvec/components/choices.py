@@ -125,7 +125,13 @@ class CheckedPooling:
 
 
 def _kind(value: Any) -> str:
-    return f"{type(value).__name__} {value!r}"[:80]
+    """What a setting was given, in a few words (an object's whole repr can run to hundreds of characters)."""
+    if isinstance(value, LayerSelection):
+        return "a layer selection (as spacy-ctxvec.last_layer.v1 or mean_layers.v1 return)"
+    if callable(value):
+        return f"the function {getattr(value, '__qualname__', type(value).__name__)}"
+    text = f"{type(value).__name__} {value!r}"
+    return text if len(text) <= 80 else text[:79] + "…"
 
 
 def pooling_name(pooling: Any) -> str:

@@ -1,6 +1,7 @@
 """The ctxvec_context component: one contextual vector per token, pooled from the
 wordpiece outputs that the transformer component already computed."""
 
+import warnings
 from contextlib import contextmanager, nullcontext
 from pathlib import Path
 from typing import Any, Callable, Dict, Iterable, Iterator, List, Optional, Sequence, Tuple, Union, cast
@@ -13,6 +14,7 @@ from thinc.api import Config
 
 from ..attributes import (
     CONTEXT_ARRAY,
+    CONTEXT_COMPONENT,
     CONTEXT_MASK,
     CONTEXT_SOURCE,
     TRANSFORMER_MODEL,
@@ -25,7 +27,7 @@ from ..attributes import (
     token_context_vec,
     token_has_context_vec,
 )
-from ..errors import CtxvecError, Errors
+from ..errors import CtxvecError, Errors, Warnings
 from ..ops.cosine import cosine
 from ..ops.layers import resolve_layers
 from ..types import PoolingFn
@@ -317,6 +319,10 @@ class ContextVectors(DocAnnotator):
         if nlp is None:
             return
         self._nlp_ref = NlpRef(nlp)  # the pipeline it runs in, also when sourced from another
+        contexts = [name for name in nlp.component_names if nlp.get_pipe_meta(name).factory == CONTEXT_COMPONENT]
+        if len(contexts) > 1 and self.name == contexts[0]:  # said once, by the first
+            warning = Warnings.W065.format(pipe_names=nlp.pipe_names, n=len(contexts), names=", ".join(contexts))
+            warnings.warn(warning, stacklevel=2)
         transformer_name = find_transformer(nlp, self.name)
         self.transformer_name = transformer_name
         check_no_retokenizer_between(nlp, transformer_name, self.name)

@@ -80,7 +80,16 @@ from ..types import CorpusItem
 from .base import DocAnnotator, NlpRef
 from .induction_config import fold_legacy_settings, write_induction_config
 from .model_inputs import pipeline_model_fingerprint, type_input_embeddings
-from .polysemy_lookup import key_table, label_stop_words, look_up, pipeline_order, polysemy_records, score_table
+from .polysemy_lookup import (
+    check_context_before,
+    checked_min_count,
+    key_table,
+    label_stop_words,
+    look_up,
+    pipeline_order,
+    polysemy_records,
+    score_table,
+)
 from .polysemy_state import (
     CFG_FILE,
     INPUTS_DIR,
@@ -89,6 +98,7 @@ from .polysemy_state import (
     PROBE_DIR,
     SENSES_DIR,
     SavedParts,
+    lexicon_directory,
     parts_from_bytes,
     read_saved_parts,
 )
@@ -181,8 +191,7 @@ class Polysemy(DocAnnotator):
     ) -> None:
         if key not in KEY_ATTRS:
             raise CtxvecError(Errors.E216.format(key=key, choices=", ".join(KEY_ATTRS)))
-        if min_count < 2:
-            raise CtxvecError(Errors.E208.format(min_count=min_count))
+        min_count = checked_min_count(min_count)
         if score not in SCORE_CHOICES:
             raise CtxvecError(Errors.E654.format(score=score, choices=", ".join(SCORE_CHOICES)))
         self.name = name
@@ -366,8 +375,10 @@ class Polysemy(DocAnnotator):
         if lexicon_path is not None and corpus is not None:
             raise CtxvecError(Errors.E227.format(name=self.name))
         self._nlp_ref = NlpRef(nlp) if nlp is not None else self._nlp_ref
+        if nlp is not None:
+            check_context_before(nlp, self.name)  # E218 here, not at the first Doc of a saved pipeline
         if lexicon_path is not None:
-            self.set_lexicon(Lexicon.from_disk(_lexicon_directory(lexicon_path)), nlp=nlp)
+            self.set_lexicon(Lexicon.from_disk(lexicon_directory(lexicon_path, POLYSEMY_FACTORY)), nlp=nlp)
             if self.induce and self.lexicon is not None and self.lexicon.sample is not None:
                 self.build_senses()
         elif corpus is not None and nlp is not None:
@@ -472,16 +483,6 @@ class Polysemy(DocAnnotator):
         if differences:
             warnings.warn(Warnings.W062.format(name=self.name, differences="; ".join(differences)), stacklevel=3)
         return self
-
-
-def _lexicon_directory(path: Union[str, Path]) -> Path:
-    """``path``, or E237 naming the lexicon folder inside where it is a saved pipeline."""
-    path = Path(path)
-    if (path / "config.cfg").is_file() and not (path / "lexicon.json").is_file():
-        inside = sorted(path.glob("*/lexicon/lexicon.json"))
-        lexicon = inside[0].parent if inside else path / POLYSEMY_FACTORY / "lexicon"
-        raise CtxvecError(Errors.E237.format(path=path, lexicon=lexicon))
-    return path
 
 
 def ensure_polysemy_component(nlp: Language, key: str, min_count: int) -> Polysemy:

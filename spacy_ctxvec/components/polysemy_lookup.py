@@ -13,6 +13,7 @@ from spacy.tokens import Doc
 
 from ..attributes import (
     CONTEXT_ARRAY,
+    CONTEXT_COMPONENT,
     CONTEXT_MASK,
     CONTEXT_SOURCE,
     POLYSEMY_DTYPE,
@@ -74,6 +75,24 @@ def pipeline_order(nlp: Optional[Language]) -> str:
     if nlp is None:
         return UNKNOWN_PIPELINE
     return str(nlp.pipe_names) + (f" (disabled: {nlp.disabled})" if nlp.disabled else "")
+
+
+def check_context_before(nlp: Language, name: str) -> None:
+    """E218 where no ctxvec_context comes before ``name`` in ``nlp`` (checked at initialize; disabled
+    components count: spacy train initializes with its frozen ones disabled)."""
+    names = nlp.component_names
+    before = names[: names.index(name)] if name in names else []
+    if name in names and not any(nlp.get_pipe_meta(other).factory == CONTEXT_COMPONENT for other in before):
+        raise CtxvecError(Errors.E218.format(pipe_names=pipeline_order(nlp), name=name))
+
+
+def checked_min_count(min_count: Any) -> int:
+    """``min_count`` as a number ("5" as a config may pass it on: 5); E208 below 2 or not a number."""
+    if isinstance(min_count, str) and min_count.strip().isdigit():
+        min_count = int(min_count)
+    if not isinstance(min_count, int) or min_count < 2:
+        raise CtxvecError(Errors.E208.format(min_count=repr(min_count)))
+    return min_count
 
 
 def look_up(

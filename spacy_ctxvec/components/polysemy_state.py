@@ -171,3 +171,14 @@ def parts_from_bytes(bytes_data: bytes, exclude: Iterable[str] = ()) -> SavedPar
     util.from_dict(message, {part: setter(part) for part in PARTS}, exclude)
     parts.check_matching(BYTES_SOURCE)
     return parts
+
+
+def lexicon_directory(path: Union[str, Path], factory: str) -> Path:
+    """``path`` (an initialize lexicon_path), or E237 naming the lexicon folder inside where it
+    is a saved pipeline (``factory``: the component's, whose folder holds it)."""
+    path = Path(path)
+    if (path / "config.cfg").is_file() and not (path / "lexicon.json").is_file():
+        inside = sorted(path.glob("*/lexicon/lexicon.json"))
+        lexicon = inside[0].parent if inside else path / factory / "lexicon"
+        raise CtxvecError(Errors.E237.format(path=path, lexicon=lexicon))
+    return path
