@@ -694,13 +694,20 @@ def test_the_resume_command_runs_from_anywhere_where_paths_were_relative(tmp_pat
     import shlex
     import sys
 
-    from spacy_ctxvec.cli.build_lexicon import resume_command
+    from spacy_ctxvec.cli.build_lexicon import resume_command, typed_paths
+    from spacy_ctxvec.workflows.lexicon_build import LexiconBuildRequest
 
     (tmp_path / "corpus.txt").write_text("the bank\n", encoding="utf8")
     monkeypatch.chdir(tmp_path)
     typed = ["spacy-ctxvec", "build-lexicon", "default.cfg", "corpus.txt", "out"]
     monkeypatch.setattr(sys, "argv", typed)
-    assert shlex.split(resume_command()) == ["cd", str(tmp_path), "&&", *typed, "--resume"]
+    request = LexiconBuildRequest(Path("default.cfg"), Path("corpus.txt"), Path("out"))
+    assert shlex.split(resume_command(typed_paths(request))) == ["cd", str(tmp_path), "&&", *typed, "--resume"]
+    # OUTPUT alone relative (it does not exist yet when a build stops): the cd still
+    alone = LexiconBuildRequest(Path("default.cfg"), tmp_path / "corpus.txt", Path("out"))
+    assert shlex.split(resume_command(typed_paths(alone)))[:3] == ["cd", str(tmp_path), "&&"]
     absolute = ["spacy-ctxvec", "build-lexicon", "default.cfg", str(tmp_path / "corpus.txt"), str(tmp_path / "out")]
     monkeypatch.setattr(sys, "argv", absolute)
-    assert shlex.split(resume_command()) == [*absolute, "--resume"]
+    request = LexiconBuildRequest(Path("default.cfg"), tmp_path / "corpus.txt", tmp_path / "out")
+    assert typed_paths(request) == [str(tmp_path / "corpus.txt"), str(tmp_path / "out")]  # a package name: no path
+    assert shlex.split(resume_command(typed_paths(request))) == [*absolute, "--resume"]

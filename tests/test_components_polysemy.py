@@ -162,6 +162,7 @@ def test_key_mismatch_and_bad_settings():
     # a config's min_count = "5" arrives as text (spaCy validates it as an int, then passes the string on):
     # read as 5, not a TypeError; text that is no number is E208 naming it
     assert Polysemy(min_count="5").min_count == 5  # type: ignore[arg-type]
+    assert Polysemy(min_count=np.int64(5)).min_count == 5  # type: ignore[arg-type]  # as numpy hands it out
     with pytest.raises(CtxvecError, match=r"E208.*got 'five'"):
         Polysemy(min_count="five")  # type: ignore[arg-type]
 

@@ -7,7 +7,7 @@ import os
 import shlex
 import sys
 from pathlib import Path
-from typing import Optional
+from typing import List, Optional, Sequence
 
 import typer
 from wasabi import msg
@@ -131,22 +131,30 @@ def build_lexicon_cli(
     try:
         build = build_lexicon_pipeline(request)
     except BuildStopped as stop:
-        print_stop(stop, request.engine)
+        print_stop(stop, request.engine, typed_paths(request))
         raise typer.Exit(INTERRUPTED) from None
     print_build(build, request)
 # fmt: on
 
 
-def resume_command() -> str:
-    """This command line as typed, with --resume; after ``cd`` to this directory where it names a
-    relative path (PIPELINE, CORPUS, OUTPUT...), so that it runs the same from anywhere."""
+def typed_paths(request: LexiconBuildRequest) -> List[str]:
+    """The paths the command was given as typed: CORPUS, OUTPUT, --checkpoint-dir, and PIPELINE where
+    it names a path (not a package)."""
+    paths = [request.corpus, request.output, request.checkpoint_dir]
+    pipeline = str(request.pipeline)
+    return [str(path) for path in paths if path is not None] + ([pipeline] if os.path.exists(pipeline) else [])
+
+
+def resume_command(paths: Sequence[str] = ()) -> str:
+    """This command line as typed, with --resume; after ``cd`` to this directory where one of its
+    ``paths`` is relative, so that it runs the same from anywhere."""
     args = ["spacy-ctxvec", *sys.argv[1:]]
     command = shlex.join(args if "--resume" in args else [*args, "--resume"])
-    relative = any(not os.path.isabs(arg) and os.path.exists(arg) for arg in sys.argv[2:] if not arg.startswith("-"))
+    relative = any(not os.path.isabs(path) for path in paths)
     return f"cd {shlex.quote(os.getcwd())} && {command}" if relative else command
 
 
-def print_stop(stop: BuildStopped, engine: str = "local") -> None:
+def print_stop(stop: BuildStopped, engine: str = "local", paths: Sequence[str] = ()) -> None:
     """One line on stderr (where the build's warnings go), never wrapped, so that the command can be copied."""
     if engine == "ray":  # it keeps no checkpoints
         typer.echo("Stopped; the ray engine keeps no checkpoint, so nothing was kept: run the command again.", err=True)
@@ -155,7 +163,7 @@ def print_stop(stop: BuildStopped, engine: str = "local") -> None:
     else:
         typer.echo(
             f"Stopped after {stop.docs_done} documents; the checkpoint in {stop.checkpoint_dir} is kept. "
-            f"Continue with: {resume_command()}",
+            f"Continue with: {resume_command(paths)}",
             err=True,
         )
 

@@ -320,7 +320,8 @@ class ContextVectors(DocAnnotator):
             return
         self._nlp_ref = NlpRef(nlp)  # the pipeline it runs in, also when sourced from another
         contexts = [name for name in nlp.component_names if nlp.get_pipe_meta(name).factory == CONTEXT_COMPONENT]
-        if len(contexts) > 1 and self.name == contexts[0]:  # said once, by the first
+        enabled = [name for name in contexts if name not in nlp.disabled]
+        if len(contexts) > 1 and enabled and self.name == enabled[0]:  # said once, by the first initialized
             warning = Warnings.W065.format(pipe_names=nlp.pipe_names, n=len(contexts), names=", ".join(contexts))
             warnings.warn(warning, stacklevel=2)
         transformer_name = find_transformer(nlp, self.name)

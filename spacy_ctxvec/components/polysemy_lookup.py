@@ -88,9 +88,11 @@ def check_context_before(nlp: Language, name: str) -> None:
 
 def checked_min_count(min_count: Any) -> int:
     """``min_count`` as a number ("5" as a config may pass it on: 5); E208 below 2 or not a number."""
-    if isinstance(min_count, str) and min_count.strip().isdigit():
+    if isinstance(min_count, str) and min_count.strip().isdecimal():
         min_count = int(min_count)
-    if not isinstance(min_count, int) or min_count < 2:
+    if isinstance(min_count, np.integer):
+        min_count = int(min_count)
+    if not isinstance(min_count, int) or isinstance(min_count, bool) or min_count < 2:
         raise CtxvecError(Errors.E208.format(min_count=repr(min_count)))
     return min_count
 
