@@ -11,7 +11,7 @@ from typing import Any
 import numpy as np
 
 from .errors import CtxvecError, Errors
-from .staging import unique_token
+from .staging import staged_file_name, unique_token
 from .types import PathLike
 
 
@@ -20,7 +20,7 @@ def save_npy(path: PathLike, array: Any) -> None:
     pipeline loaded from a folder maps its .npy files, and saving it back into that folder
     wrote into the file it was reading (np.save truncates first), leaving it cut short."""
     path = Path(path)
-    temporary = path.with_name(f".{path.stem}.tmp-{unique_token()}.npy")
+    temporary = path.with_name(staged_file_name(path.with_suffix(".npy"), unique_token()))
     try:
         np.save(temporary, np.ascontiguousarray(array), allow_pickle=False)
         os.replace(temporary, path)

@@ -24,6 +24,7 @@ LAYERS = {
     "locks": 0,
     "interrupts": 0,
     "staging": 0,
+    "terminal": 0,
     "ops": 1,
     "lexicon": 2,
     "static": 3,

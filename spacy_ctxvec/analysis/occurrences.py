@@ -28,8 +28,13 @@ def check_text_source(sentences: Optional[Path], corpus: Optional[Path]) -> None
     if sentences is not None and sentences.is_dir():
         raise CtxvecError(Errors.E416.format(path=sentences))
     if sentences is not None and not sentences.is_file():
-        problem = "is not a regular file (a device or pipe)" if sentences.exists() else "not found"
-        advice = " (write it to a file first, e.g. grep ... > sentences.txt)" if sentences.exists() else ""
+        if sentences.exists():  # a device or pipe: no file to read lines from
+            problem, advice = (
+                "is not a regular file (a device or pipe)",
+                " (write it to a file first, e.g. grep ... > sentences.txt)",
+            )
+        else:
+            problem, advice = "not found", ""
         raise CtxvecError(Errors.E404.format(path=sentences, problem=problem, advice=advice))
 
 

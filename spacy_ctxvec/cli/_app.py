@@ -8,10 +8,11 @@ from pathlib import Path
 from typing import Any, Callable, Optional, TextIO, Type, TypeVar, Union
 
 import typer
-from wasabi import Printer, msg
+from wasabi import msg
 
 from ..building.corpus import DEFAULT_ENCODING
 from ..errors import CtxvecError, Errors
+from ..terminal import colour_on, stderr_printer
 
 app = typer.Typer(
     name="spacy-ctxvec",
@@ -96,18 +97,6 @@ def colour_only_on_a_terminal() -> None:
     Plain text there (as ``ls`` and ``git`` do), colours on a terminal unless NO_COLOR is set."""
     if not colour_on(sys.stdout):
         msg.show_color = False
-
-
-def stderr_printer() -> Printer:
-    """Formats lines as msg.fail / msg.warn do, for stderr: coloured only where ``colour_on`` it."""
-    printer = Printer(no_print=True)
-    printer.show_color = printer.show_color and colour_on(sys.stderr)
-    return printer
-
-
-def colour_on(stream: Any) -> bool:
-    """Whether to colour what goes to ``stream``: a terminal, and NO_COLOR (no-color.org) not set."""
-    return stream.isatty() and not os.environ.get("NO_COLOR")
 
 
 def warn_on_stderr(text: str) -> None:

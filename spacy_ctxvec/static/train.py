@@ -10,7 +10,6 @@ silently cut it there and never train the words after). The output is word2vec t
 (binary with ``binary=True``), loadable with load_static_vectors or spacy-ctxvec.vectors_file.v1.
 """
 
-import os
 import re
 import sys
 import time
@@ -20,11 +19,11 @@ from typing import Any, Iterator, List
 import spacy
 from spacy.tokens import Doc
 from spacy.vocab import Vocab
-from wasabi import Printer
 
 from ..building.corpus import DEFAULT_ENCODING, CorpusReport, corpus_files, iter_corpus, skipped_line_warnings
 from ..data_files import save_word2vec
 from ..errors import CtxvecError, Errors
+from ..terminal import stderr_printer
 from ..types import PathLike
 
 WORD_PATTERN = re.compile(r"[^\W_]+")
@@ -88,13 +87,6 @@ class WordListCorpus:
         raise CtxvecError(Errors.E211.format(path=self.path))
 
 
-def _marked() -> Printer:
-    """wasabi's "ℹ"/"⚠" lines as text, coloured where stderr is a terminal."""
-    printer = Printer(no_print=True)
-    printer.show_color = printer.show_color and sys.stderr.isatty() and not os.environ.get("NO_COLOR")
-    return printer
-
-
 def _progress(line: str) -> None:
     """A line on stderr as the training goes: stdout holds what the command made only."""
     print(line, file=sys.stderr, flush=True)
@@ -149,9 +141,11 @@ def train_static_vectors(
     documents = f"{sentences.n_with_words} documents"
     if read != sentences.n_with_words:
         documents += f" with a word (of {read} read)"
-    _progress(_marked().info(f"{documents}, {len(model.wv)} words with count >= {min_count} (--tokens {tokens})"))
+    _progress(
+        stderr_printer().info(f"{documents}, {len(model.wv)} words with count >= {min_count} (--tokens {tokens})")
+    )
     model.train(sentences, total_examples=model.corpus_count, epochs=epochs, callbacks=[_epoch_logger(epochs)])
     for warning in skipped_line_warnings(sentences.report.skipped):
-        _progress(_marked().warn(warning))
+        _progress(stderr_printer().warn(warning))
     save_word2vec(model.wv, output, binary=binary)
     return model.wv
