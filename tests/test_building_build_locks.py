@@ -58,6 +58,12 @@ def test_one_lock_however_the_path_is_written(tmp_path, cache, monkeypatch):
     assert folder == cache / "spacy-ctxvec" / "locks"
     same = {lock_path(path, folder) for path in (Path("data/out"), tmp_path / "data/out", tmp_path / "link/out")}
     assert len(same) == 1 and lock_path(tmp_path / "data/out2", folder) not in same
+    # a name that is not UTF-8 (latin-1 bytes, as Linux allows) has its lock too, no UnicodeEncodeError
+    if os.name == "posix":
+        latin = Path(os.fsdecode(os.fsencode(tmp_path) + b"/caf\xe9-out"))
+        assert lock_path(latin, folder) != lock_path(tmp_path / "cafe-out", folder)
+        with held_for_build({"OUTPUT": latin}):
+            pass
     # two names of one path (OUTPUT given as its own checkpoint directory): one lock, not E268 against itself
     with held_for_build({"OUTPUT": Path("data/out"), "the checkpoint directory": tmp_path / "link/out"}):
         pass

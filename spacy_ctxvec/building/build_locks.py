@@ -32,8 +32,9 @@ def locks_folder() -> Optional[Path]:
 
 
 def lock_path(path: Path, folder: Path) -> Path:
-    """The lock file of ``path`` (resolved: one lock however the path is written) in ``folder``."""
-    return folder / f"{hashlib.sha256(str(path.resolve()).encode('utf8')).hexdigest()[:32]}.lock"
+    """The lock file of ``path`` (resolved: one lock however the path is written; its bytes as the file
+    system has them, so a name that is not UTF-8 has one too) in ``folder``."""
+    return folder / f"{hashlib.sha256(os.fsencode(path.resolve())).hexdigest()[:32]}.lock"
 
 
 def _usable(folder: Path) -> bool:
