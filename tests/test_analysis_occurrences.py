@@ -77,3 +77,17 @@ def test_occurrences_cut_by_max_occurrences_are_marked_as_the_first_found(tiny_n
     assert not collect_occurrences(tiny_nlp, texts + ["no such word"], "bank", max_occurrences=3).limit_reached
     assert collect_occurrences(tiny_nlp, ["bank bank bank"], "bank", max_occurrences=2).limit_reached
     assert not collect_occurrences(tiny_nlp, texts, "bank", max_occurrences=40).limit_reached
+
+
+def test_first_found_needs_a_further_occurrence_of_the_word_not_its_letters(tiny_nlp):
+    """A later text holding the word's letters inside another word is no further occurrence; one
+    beyond the batch the model read is (the cut at a batch's end said nothing)."""
+    texts = ["the bank", "a bank", "bankrupt firms", "the bankers"]
+    assert not collect_occurrences(tiny_nlp, texts, "bank", max_occurrences=2).limit_reached
+    assert not collect_occurrences(tiny_nlp, iter(texts), "bank", max_occurrences=2, batch_size=1).limit_reached
+    later = texts + ["no such word"] * 5 + ["the Bank of England"]
+    for batch_size in (1, 2, 32):
+        cut = collect_occurrences(tiny_nlp, iter(later), "bank", max_occurrences=2, batch_size=batch_size)
+        assert cut.limit_reached and len(cut.vectors) == 2
+    exact_case = collect_occurrences(tiny_nlp, later, "bank", max_occurrences=2, case_sensitive=True, batch_size=2)
+    assert not exact_case.limit_reached  # "Bank" is another word when case counts

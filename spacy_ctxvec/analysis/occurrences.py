@@ -2,9 +2,11 @@
 `plot word` and `plot layers`."""
 
 import warnings
+from collections import deque
 from dataclasses import dataclass, field
+from itertools import chain
 from pathlib import Path
-from typing import Dict, Iterable, Iterator, List, NamedTuple, Optional, Sequence, Tuple
+from typing import Any, Deque, Dict, Iterable, Iterator, List, NamedTuple, Optional, Sequence, Tuple
 
 import numpy as np
 from spacy.language import Language
@@ -95,7 +97,7 @@ class Occurrences:
     sense_labels: Dict[int, str] = field(default_factory=dict)
     n_static: int = 0  # occurrences with a static vector (static_vectors is None unless all have one)
     context_source: Optional[str] = None  # doc._.ctxvec_context_source: how the vectors were made
-    limit_reached: bool = False  # max_occurrences were found and a text read beyond them holds the word
+    limit_reached: bool = False  # max_occurrences were kept and the texts hold more occurrences of the word
     model: Optional[str] = None  # the transformer's model name or folder, where the config names one
 
 
@@ -110,20 +112,28 @@ def collect_occurrences(
 ) -> Occurrences:
     """Run the pipeline on the texts that contain ``word`` and keep each token equal to
     it (case-insensitive by default) that has a contextual vector, up to
-    ``max_occurrences``, with its token._.sense where the pipeline has senses."""
+    ``max_occurrences``, with its token._.sense where the pipeline has senses. Where that many
+    are kept, the rest of the texts is read without the model up to a further occurrence
+    (``limit_reached``)."""
     needle = word if case_sensitive else word.lower()
 
     def contains(text: str) -> bool:
         return needle in (text if case_sensitive else text.lower())
 
-    n_texts = n_candidates = n_docs = 0
+    def holds_the_word(item: Any) -> bool:
+        doc = item if isinstance(item, Doc) else nlp.make_doc(item)
+        return any((token.text if case_sensitive else token.lower_) == needle for token in doc)
+
+    source = iter(texts)
+    read_ahead: Deque = deque()  # texts holding the word's letters, handed to nlp.pipe and not yet back
+    n_texts = 0
 
     def candidates() -> Iterator:
-        nonlocal n_texts, n_candidates
-        for item in texts:
+        nonlocal n_texts
+        for item in source:
             n_texts += 1
             if contains(_text_of(item)):
-                n_candidates += 1
+                read_ahead.append(item)
                 yield item
 
     vectors: List[np.ndarray] = []
@@ -133,7 +143,7 @@ def collect_occurrences(
     sense_labels: Dict[int, str] = {}
     has_senses, context_source, limit_reached = False, None, False
     for doc in nlp.pipe(candidates(), batch_size=batch_size):
-        n_docs += 1
+        read_ahead.popleft()
         has_senses = has_senses or doc._.get(SENSE_ARRAY) is not None
         context_source = context_source or doc._.get(CONTEXT_SOURCE)
         for token in doc:
@@ -148,8 +158,10 @@ def collect_occurrences(
             senses.append(-1 if sense is None else int(sense))
             if sense is not None and token._.sense_label:
                 sense_labels.setdefault(int(sense), token._.sense_label)
-        if len(vectors) >= max_occurrences:  # more: in this text, or in a text holding the word read ahead
-            limit_reached = len(vectors) > max_occurrences or n_candidates > n_docs
+        if len(vectors) >= max_occurrences:
+            # More: in this text, or in a later one, found by the tokenizer alone (no model runs on it).
+            later = (item for item in chain(read_ahead, source) if contains(_text_of(item)))
+            limit_reached = len(vectors) > max_occurrences or any(holds_the_word(item) for item in later)
             break
     vectors, statics, snippets = vectors[:max_occurrences], statics[:max_occurrences], snippets[:max_occurrences]
     present_statics = [s for s in statics if s is not None]
