@@ -98,6 +98,17 @@ def test_layer_figure_has_three_curves(tmp_path):
     assert_png(save_figure(figure, tmp_path / "layers.png"))
 
 
+def test_a_title_naming_a_file_whose_name_is_not_utf8_is_drawn_with_a_replacement_character(tmp_path):
+    """A path given as latin-1 bytes reaches Python as lone surrogates, which the font
+    renderer refused with a TypeError: the picture shows U+FFFD for the byte, as a terminal does."""
+    name = b"caf\xe9".decode("utf-8", "surrogateescape")
+    title = f"Self-similarity per layer: {name} on corpus.txt, caf\u00e9"
+    figure = layer_figure([0, 1], np.array([0.9, 0.8]), np.array([0.1, 0.2]), title=title, n_types=[5] * 2)
+    assert_png(save_figure(figure, tmp_path / "layers.png"))
+    texts = [text.get_text() for text in figure.findobj(lambda artist: hasattr(artist, "get_text"))]
+    assert any("caf\ufffd on corpus.txt, caf\u00e9" in text for text in texts)
+
+
 def test_polysemy_figure_with_and_without_sense_counts(tmp_path):
     words = [f"w{i}" for i in range(30)]
     scores = np.linspace(0.1, 0.9, 30)

@@ -17,6 +17,7 @@ try:  # the optional extra "plot": without it, importing this module is E405, na
     import matplotlib
     from matplotlib.backends.backend_agg import FigureCanvasAgg
     from matplotlib.figure import Figure
+    from matplotlib.text import Text
 except ImportError:
     raise CtxvecError(Errors.E405) from None
 
@@ -47,6 +48,8 @@ def save_figure(
     if path.suffix.lower() not in FIGURE_FORMATS:
         raise CtxvecError(Errors.E401.format(path=path))
     path.parent.mkdir(parents=True, exist_ok=True)
+    for artist in figure.findobj(Text):
+        artist.set_text(_drawable(artist.get_text()))
     with warnings.catch_warnings(record=True) as caught:
         warnings.simplefilter("always")
         figure.savefig(path, dpi=dpi, bbox_inches="tight", format=path.suffix.lower()[1:])
@@ -99,6 +102,17 @@ def _cosine_panel(ax, matrix: np.ndarray, tick_labels: Sequence[str], title: str
                 color="black" if value > middle else "white",
             )
     return image
+
+
+def _drawable(text: str) -> str:
+    """``text`` with the bytes a non-UTF-8 file name smuggles in (lone surrogates, which no
+    font can draw) shown as U+FFFD, as a terminal shows them."""
+    if text.isascii():
+        return text
+    try:
+        return text.encode("utf-8", "surrogateescape").decode("utf-8", "replace")
+    except UnicodeEncodeError:
+        return text.encode("utf-8", "replace").decode("utf-8")
 
 
 def shown_model(name: str) -> str:
