@@ -17,8 +17,10 @@ def main() -> None:
             encoding = codecs.lookup(getattr(stream, "encoding", None) or "utf-8").name
         except LookupError:
             encoding = "unknown"
-        if encoding != "utf-8" and hasattr(stream, "reconfigure"):
-            stream.reconfigure(encoding="utf-8")
+        # A file name that is not UTF-8 reaches Python as lone surrogates: written as its own
+        # bytes, as ls prints it (Python's choice in the C locale), not a UnicodeEncodeError.
+        if (encoding != "utf-8" or stream.errors != "surrogateescape") and hasattr(stream, "reconfigure"):
+            stream.reconfigure(encoding="utf-8", errors="surrogateescape")
     try:
         from .cli import main as run_command_line
     except KeyboardInterrupt:

@@ -26,6 +26,7 @@ from typing import Callable, Dict, Iterable, List, Mapping, Optional, Tuple, Typ
 
 from .errors import CtxvecError, Errors, OutputWrittenMeanwhile, Warnings
 from .interrupts import interrupts_held
+from .paths import displayable
 from .staging import (
     remove_killed_staging,
     replaced_directory_name,
@@ -193,8 +194,10 @@ def write_file(path: PathLike, write: Callable[[Path], T], *, what: str, overwri
 
 
 def write_text(path: PathLike, text: str, *, what: str, overwrite: bool = False) -> None:
-    """``text`` as UTF-8 into ``path``, through ``write_file``."""
-    write_file(path, lambda temporary: temporary.write_text(text, encoding="utf8"), what=what, overwrite=overwrite)
+    """``text`` as UTF-8 into ``path``, through ``write_file``; a file name in it that is not
+    UTF-8 (a record's paths) is written with U+FFFD for its bytes."""
+    shown = displayable(text)
+    write_file(path, lambda temporary: temporary.write_text(shown, encoding="utf8"), what=what, overwrite=overwrite)
 
 
 def write_directory(

@@ -28,6 +28,17 @@ def composed(text: str) -> str:
     return text if text.isascii() else unicodedata.normalize("NFC", text.replace("\ufeff", ""))
 
 
+def displayable(text: str) -> str:
+    """``text`` with the bytes a file name that is not UTF-8 brings in (lone surrogates, which
+    UTF-8 files and fonts refuse) shown as U+FFFD, as a terminal shows them."""
+    if text.isascii():
+        return text
+    try:
+        return text.encode("utf-8", "surrogateescape").decode("utf-8", "replace")
+    except UnicodeEncodeError:
+        return text.encode("utf-8", "replace").decode("utf-8")
+
+
 def decode_line(raw: bytes, path: PathLike, number: int) -> str:
     """One line of ``path`` decoded as UTF-8 (BOM dropped on line 1), or a coded error; the
     text as it is otherwise (vector files keep their keys exactly)."""

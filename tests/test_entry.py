@@ -47,3 +47,21 @@ def test_output_redirected_in_a_code_page_is_utf8_not_a_traceback(tiny_pipeline_
     )
     assert runner.returncode == 0, runner.stderr.decode("cp1252", "replace")[-2000:]
     assert "κείμενο".encode("utf8") in runner.stdout
+
+
+def test_a_file_name_that_is_not_utf8_is_printed_as_its_bytes_not_a_traceback(tiny_pipeline_dir, tmp_path):
+    """Under a UTF-8 locale Python's stdout refuses the lone surrogates a latin-1 file name
+    becomes: plot word wrote its figure, then ended in UnicodeEncodeError printing its name."""
+    import os
+
+    sentences = tmp_path / os.fsdecode(b"bank\xe9.txt")
+    sentences.write_text("the bank of the river\nthe bank lent money\n", encoding="utf8")
+    figure = os.fsdecode(b"bank\xe9.png")
+    command = [sys.executable, "-m", "spacy_ctxvec", "plot", "word", "bank", "--sentences", sentences.name]
+    env = {**os.environ, "PYTHONIOENCODING": "utf-8:strict", "HF_HUB_OFFLINE": "1"}
+    runner = subprocess.run(
+        [*command, "-p", str(tiny_pipeline_dir), "-o", figure], capture_output=True, cwd=tmp_path, env=env, timeout=300
+    )
+    assert runner.returncode == 0, runner.stderr.decode("utf8", "replace")[-2000:]
+    assert b"Wrote bank\xe9.png (2 occurrences" in runner.stdout
+    assert (tmp_path / figure).read_bytes().startswith(b"\x89PNG")

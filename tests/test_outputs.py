@@ -388,3 +388,13 @@ def test_a_default_sigterm_during_the_swap_ends_the_process_after_the_output_is_
     assert done.returncode == -signal.SIGTERM, done.stdout + done.stderr
     assert "not ended" not in done.stdout and (out / "a.txt").read_text() == "new"
     assert sorted(p.name for p in tmp_path.iterdir()) == ["out"]
+
+
+def test_write_text_writes_a_file_name_that_is_not_utf8_as_a_replacement_character(tmp_path):
+    """A JSON record naming a latin-1 file (evaluate -o) was a UnicodeEncodeError: the file
+    stays UTF-8, the name's byte shown as U+FFFD."""
+    from spacy_ctxvec.outputs import write_text
+
+    name = os.fsdecode(b"pairs\xe9.txt")
+    write_text(tmp_path / "result.json", json.dumps({name: 1.0}, ensure_ascii=False), what="result")
+    assert json.loads((tmp_path / "result.json").read_bytes().decode("utf8")) == {"pairs\ufffd.txt": 1.0}

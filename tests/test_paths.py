@@ -1,6 +1,8 @@
 """paths.py (UTF-8 text lines) and devices.py (GPU choice); where commands write is
 tested in test_outputs*.py."""
 
+import os
+
 import pytest
 
 from spacy_ctxvec.devices import require_gpu
@@ -34,3 +36,12 @@ def test_utf16_and_binary_files_get_their_own_advice(tmp_path):
 def test_require_gpu_without_a_usable_gpu_is_a_coded_error():
     with pytest.raises(CtxvecError, match=r"E136.*--gpu-id 1000000: no usable GPU.*--gpu-id -1"):
         require_gpu(1_000_000)
+
+
+def test_a_file_name_that_is_not_utf8_is_displayable_with_a_replacement_character():
+    from spacy_ctxvec.paths import displayable
+
+    name = os.fsdecode(b"caf\xe9")  # as Python reads a latin-1 name from argv or a directory
+    assert displayable(f"{name} and caf\u00e9") == "caf\ufffd and caf\u00e9"
+    assert displayable("\ud800 lone") == "? lone"  # a surrogate no file name makes
+    assert displayable("plain ascii") == "plain ascii"

@@ -25,6 +25,7 @@ from ..ops.cosine import pairwise_cosine
 from ..ops.fingerprint import pooling_of
 from ..ops.projection import choose_clusters, pca_2d, repel_labels
 from ..ops.text import least_size, shorten
+from ..paths import displayable
 from .occurrences import Occurrences
 
 FIGURE_FORMATS = (".png", ".svg")
@@ -49,7 +50,7 @@ def save_figure(
         raise CtxvecError(Errors.E401.format(path=path))
     path.parent.mkdir(parents=True, exist_ok=True)
     for artist in figure.findobj(Text):
-        artist.set_text(_drawable(artist.get_text()))
+        artist.set_text(displayable(artist.get_text()))
     with warnings.catch_warnings(record=True) as caught:
         warnings.simplefilter("always")
         figure.savefig(path, dpi=dpi, bbox_inches="tight", format=path.suffix.lower()[1:])
@@ -102,17 +103,6 @@ def _cosine_panel(ax, matrix: np.ndarray, tick_labels: Sequence[str], title: str
                 color="black" if value > middle else "white",
             )
     return image
-
-
-def _drawable(text: str) -> str:
-    """``text`` with the bytes a non-UTF-8 file name smuggles in (lone surrogates, which no
-    font can draw) shown as U+FFFD, as a terminal shows them."""
-    if text.isascii():
-        return text
-    try:
-        return text.encode("utf-8", "surrogateescape").decode("utf-8", "replace")
-    except UnicodeEncodeError:
-        return text.encode("utf-8", "replace").decode("utf-8")
 
 
 def shown_model(name: str) -> str:
