@@ -3,6 +3,7 @@ config through spaCy's registry, and what each one does to a real (tiny) pipelin
 
 import dataclasses
 import re
+from typing import List
 
 import numpy as np
 import pytest
@@ -239,3 +240,98 @@ def test_a_layer_choice_given_as_pooling_or_the_reverse_is_a_coded_error(setting
     # what it was given in a few words, not an object's repr cut off mid-word
     given = {"pooling": "a layer selection (as spacy-ctxvec.last_layer.v1", "layers": "the function pool_mean, not"}
     assert given[setting] in str(err.value) and " at 0x" not in str(err.value)
+
+
+@registry.misc("test-ctxvec.odd_layers.v1")
+def configure_odd_layers(kind: str, weights: List[float]):
+    """A user's layer choice: a weighted mean of layers 1 and 2, or one of its mistakes."""
+
+    def combine_weighted(arrays):
+        total = sum(weight * array for weight, array in zip(weights, arrays)) / sum(weights)
+        if kind == "nan":
+            return total * np.nan
+        if kind == "short":
+            return total[:-1]
+        if kind == "flat":
+            return total.ravel()
+        if kind == "complex":
+            return total.astype(np.complex64)
+        return total
+
+    return LayerSelection(layers=(1, 2), combine=combine_weighted)
+
+
+def layered_pipeline(tiny_bert_dir, layers, **config):
+    nlp = spacy.blank("en")
+    nlp.add_pipe("transformer", config=transformer_config(str(tiny_bert_dir), window=8, stride=6))
+    nlp.add_pipe("ctxvec_context", config={"layers": layers, **config})
+    nlp.initialize()
+    return nlp
+
+
+@pytest.mark.parametrize(
+    "kind,got",
+    [
+        ("nan", "NaN or infinite values"),
+        ("short", r"shape \(\d+, 32\)"),
+        ("flat", r"shape \(\d+,\)"),
+        ("complex", "an array of complex64, not of floats"),
+    ],
+)
+def test_a_custom_layer_combination_is_checked_as_a_custom_pooling_is(tiny_bert_dir, kind, got):
+    """Its NaN reached every token's vector with the shipped pooling, and its wrong rows were
+    blamed on the pooling (E007/E049): E050 names the combination."""
+    layers = {"@misc": "test-ctxvec.odd_layers.v1", "kind": kind, "weights": [1.0, 1.0]}
+    with pytest.raises(CtxvecError, match=rf"CTX-E050.*combine_weighted \(kind='{kind}', weights=.*returned {got} for"):
+        layered_pipeline(tiny_bert_dir, layers)(TEXT)
+
+
+def test_a_custom_layer_combination_is_labelled_with_its_list_settings(tiny_bert_dir):
+    """Two weightings of one layer choice made other vectors under one label, which E043 compares."""
+    labels = [
+        layered_pipeline(tiny_bert_dir, {"@misc": "test-ctxvec.odd_layers.v1", "kind": "ok", "weights": weights})(
+            TEXT
+        )._.ctxvec_context_source
+        for weights in ([1.0, 3.0], [3.0, 1.0])
+    ]
+    assert labels[0] != labels[1]
+    assert "layers 1, 2 of 2 combined by combine_weighted (kind='ok', weights=[1.0, 3.0]), pooled by" in labels[0]
+
+
+@registry.misc("test-ctxvec.other_kinds_pooling.v1")
+def configure_other_kinds_pooling(kind: str):
+    def pool_other(rows, lengths):
+        pooled = pool_mean(rows, lengths)
+        if kind == "torch":
+            import torch
+
+            return torch.from_numpy(pooled)
+        return pooled.astype(object) if kind == "object" else pooled * 1e6
+
+    return pool_other
+
+
+@pytest.mark.parametrize("kind,got", [("torch", "Tensor tensor"), ("object", "an array of object, not of floats")])
+def test_a_custom_pooling_returning_no_numpy_float_array_is_a_coded_error(tiny_bert_dir, kind, got):
+    """A torch tensor met Thinc's "might indicate a bug in Thinc", an object array a bare TypeError."""
+    with pytest.raises(CtxvecError, match=rf"CTX-E049.*pool_other \(kind='{kind}'\) returned {got}"):
+        custom_pipeline(tiny_bert_dir, {"@misc": "test-ctxvec.other_kinds_pooling.v1", "kind": kind})(TEXT)
+
+
+def test_vectors_beyond_float16_are_a_coded_error_not_nan(tiny_bert_dir):
+    """dtype = "float16" cast pooled values above 65504 to inf after the pooling's check:
+    doc._.ctxvec_context held inf and token._.context_vec NaN."""
+    pooling = {"@misc": "test-ctxvec.other_kinds_pooling.v1", "kind": "large"}
+    with pytest.raises(CtxvecError, match=r'CTX-E051.*float16.*as large as [\d.e+]+.*Set dtype = "float32"'):
+        layered_pipeline(tiny_bert_dir, {"@misc": "spacy-ctxvec.last_layer.v1"}, pooling=pooling, dtype="float16")(TEXT)
+    doc = layered_pipeline(tiny_bert_dir, {"@misc": "spacy-ctxvec.last_layer.v1"}, pooling=pooling)(TEXT)
+    assert np.isfinite(doc._.ctxvec_context).all() and np.abs(doc._.ctxvec_context).max() > 65504
+
+
+def test_layer_numbers_that_are_not_whole_numbers_are_a_coded_error():
+    @registry.misc("test-ctxvec.text_layers.v1")
+    def configure_text_layers():
+        return LayerSelection(layers=("5",), combine=mean_of_layers)
+
+    with pytest.raises(CtxvecError, match=r"CTX-E048.*a layer selection of whole layer numbers"):
+        spacy.blank("en").add_pipe("ctxvec_context", config={"layers": {"@misc": "test-ctxvec.text_layers.v1"}})

@@ -131,6 +131,28 @@ def test_errors_before_and_during_initialize():
         nlp.get_pipe("ctxvec_static").initialize(nlp=nlp, source=lambda nlp: "not a table")
 
 
+@spacy.registry.misc("test-ctxvec.nan_source.v1")
+def nan_source():
+    """A user's static source whose file held a NaN (a bad row of a hand-made table)."""
+
+    def source(nlp):
+        return StaticVectorTable(["apple", "pear"], np.array([[1.0, 0.0], [np.nan, 1.0]], dtype=np.float32))
+
+    return source
+
+
+def test_a_source_returning_nan_is_refused_at_initialize_naming_it(tmp_path):
+    """It was saved with NaN static vectors, and the saved pipeline then failed to load as
+    "damaged" (E134, whose advice to save it again changed nothing)."""
+    nlp = spacy.blank("en")
+    nlp.add_pipe("ctxvec_static")
+    nlp.config["initialize"]["components"]["ctxvec_static"] = {"source": {"@misc": "test-ctxvec.nan_source.v1"}}
+    with pytest.raises(CtxvecError, match=r"\[CTX-E141\].*test-ctxvec\.nan_source\.v1.*1 row\(s\) \(first: 'pear'\)"):
+        nlp.initialize()
+    with pytest.raises(CtxvecError, match=r"\[CTX-E141\]"):
+        nlp.get_pipe("ctxvec_static").initialize(nlp=nlp, source=lambda nlp: nan_source()(nlp))
+
+
 def test_odd_docs(w2v_nlp, trf_static_nlp):
     for nlp in (w2v_nlp, trf_static_nlp):
         for text in ODD_TEXTS:

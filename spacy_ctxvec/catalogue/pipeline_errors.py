@@ -185,6 +185,22 @@ class PipelineErrors:
         "given the wordpiece rows (n_wordpieces, width) and each token's number of "
         "wordpieces (n_tokens,), which may be 0 (give such a token a zero row)."
     )
+    E050 = (
+        "'{name}': the layer combination {combine} of [components.{name}.layers] returned "
+        "{got} for {n_rows} wordpiece rows, but a layer combination returns one finite row "
+        "per wordpiece: an array (n_wordpieces, width) of floats, given the chosen layers' "
+        "arrays, each (n_wordpieces, hidden width)."
+    )
+    E051 = (
+        "'{name}' stores its vectors as {dtype}, but a batch's pooled vectors hold values as "
+        "large as {largest:g}, beyond what {dtype} holds (+-{limit:g}): they would become inf "
+        'and the vectors NaN. Set dtype = "float32" in [components.{name}].'
+    )
+    E052 = (
+        "'{name}': the transformer's output for a batch holds NaN or infinite values, so its "
+        "contextual vectors would too. Check the model's weights (a model run in half "
+        "precision can overflow: run it in float32) and its input."
+    )
 
     # Static vectors (E1xx)
     E101 = (
@@ -322,4 +338,10 @@ class PipelineErrors:
         "'{transformer}' (saved once, with that transformer) and rebuilds it on load, but "
         "{problem}. Load the saved pipeline with its own '{transformer}': to skip running "
         "it, disable it (spacy.load(PATH, disable=['{transformer}'])) rather than exclude it."
+    )
+    E141 = (
+        "'{name}': its static vector source {source} returned a table with NaN or infinite "
+        "values in {n_bad} row(s) (first: {first!r}): the tokens looked up there would get "
+        "NaN vectors, and the saved pipeline would not load. Make the source return finite "
+        "vectors (drop or fix those rows)."
     )

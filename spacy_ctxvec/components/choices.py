@@ -4,8 +4,10 @@ and layer selection ([components.ctxvec_context.layers])."""
 from dataclasses import dataclass
 from typing import Any, List, Optional, Tuple
 
+import numpy as np
 from spacy.util import registry
 from thinc.api import get_array_module
+from thinc.util import is_cupy_array, is_numpy_array
 
 from ..errors import CtxvecError, Errors
 from ..ops.fingerprint import with_model
@@ -14,8 +16,11 @@ from ..ops.pooling import pool_first, pool_first_last, pool_last, pool_max, pool
 from ..types import LayerCombineFn, PoolingFn
 
 BUILT_IN_POOLINGS = (pool_mean, pool_first, pool_last, pool_max, pool_first_last)
-# Setting types that name what a pooling function was configured with in its label.
+BUILT_IN_COMBINES = (mean_of_layers, concat_of_layers)
+# Setting types that name what a pooling or layer function was configured with in its label
+# (lists and tuples of them too, up to _MAX_LISTED items).
 _SETTING_TYPES = (bool, int, float, str)
+_MAX_LISTED = 16
 
 
 @registry.misc("spacy-ctxvec.mean_pooling.v1")
@@ -89,18 +94,32 @@ def configure_concat_layers(layers: List[int]) -> LayerSelection:
     return LayerSelection(layers=_layer_tuple(layers), combine=concat_of_layers)
 
 
-def checked_choices(name: str, pooling: Any, layers: Any) -> PoolingFn:
-    """``pooling`` as ctxvec_context uses it: E048 where ``pooling`` or ``layers`` is not what
-    its setting takes; a pooling function other than ours is checked on every call (E049)."""
+def checked_choices(name: str, pooling: Any, layers: Any) -> Tuple[PoolingFn, LayerSelection]:
+    """``pooling`` and ``layers`` as ctxvec_context uses them: E048 where one is not what its
+    setting takes; a pooling or layer combination other than ours is checked on every call
+    (E049, E050)."""
     layer_example = "spacy-ctxvec.last_layer.v1 or spacy-ctxvec.mean_layers.v1"
+    numbered = isinstance(layers, LayerSelection) and all(_is_layer_number(layer) for layer in layers.layers)
     for setting, value, fits, expected, example in (
         ("layers", layers, isinstance(layers, LayerSelection), "a layer selection", layer_example),
+        ("layers", layers, numbered, "a layer selection of whole layer numbers", layer_example),
+        ("layers", layers, callable(getattr(layers, "combine", None)), "a layer selection", layer_example),
         ("pooling", pooling, callable(pooling), "a pooling function", "spacy-ctxvec.mean_pooling.v1"),
     ):
         if not fits:
             wrong = {"name": name, "setting": setting, "got": _kind(value), "expected": expected, "example": example}
             raise CtxvecError(Errors.E048.format(**wrong))
-    return pooling if pooling in BUILT_IN_POOLINGS else CheckedPooling(name, pooling)
+    if pooling not in BUILT_IN_POOLINGS and not isinstance(pooling, CheckedPooling):
+        pooling = CheckedPooling(name, pooling)
+    if layers.combine not in BUILT_IN_COMBINES and not isinstance(layers.combine, CheckedCombine):
+        layers = LayerSelection(
+            layers=tuple(int(layer) for layer in layers.layers), combine=CheckedCombine(name, layers.combine)
+        )
+    return pooling, layers
+
+
+def _is_layer_number(layer: Any) -> bool:
+    return isinstance(layer, (int, np.integer)) and not isinstance(layer, bool)
 
 
 class CheckedPooling:
@@ -112,16 +131,43 @@ class CheckedPooling:
 
     def __call__(self, rows: Any, lengths: Any) -> Any:
         pooled = self.pooling(rows, lengths)
-        shape = getattr(pooled, "shape", None)
-        if shape is None or len(shape) != 2 or shape[0] != len(lengths):
-            self._fail(f"shape {tuple(shape)}" if shape is not None else _kind(pooled), len(lengths))
-        if not bool(get_array_module(pooled).isfinite(pooled).all()):
-            self._fail("NaN or infinite values", len(lengths))
+        problem = _not_rows(pooled, len(lengths))
+        if problem is not None:
+            name = pooling_name(self.pooling)
+            raise CtxvecError(Errors.E049.format(name=self.component, pooling=name, got=problem, n_tokens=len(lengths)))
         return pooled
 
-    def _fail(self, got: str, n_tokens: int) -> None:
-        name = pooling_name(self.pooling)
-        raise CtxvecError(Errors.E049.format(name=self.component, pooling=name, got=got, n_tokens=n_tokens))
+
+class CheckedCombine:
+    """A layer combination other than ours, its every output checked: one finite row per
+    wordpiece row (E050). Pickles where the function does."""
+
+    def __init__(self, component: str, combine: LayerCombineFn) -> None:
+        self.component, self.combine = component, combine
+
+    def __call__(self, arrays: Any) -> Any:
+        combined = self.combine(arrays)
+        n_rows = len(arrays[0]) if len(arrays) else 0
+        problem = _not_rows(combined, n_rows)
+        if problem is not None:
+            name = pooling_name(self.combine)
+            raise CtxvecError(Errors.E050.format(name=self.component, combine=name, got=problem, n_rows=n_rows))
+        return combined
+
+
+def _not_rows(array: Any, n_rows: int) -> Optional[str]:
+    """What is wrong with ``array`` as n_rows finite float rows, in a few words; None where nothing is."""
+    if not (is_numpy_array(array) or is_cupy_array(array)):  # a list, None, a torch tensor
+        return _kind(array)
+    xp = get_array_module(array)
+    shape = array.shape
+    if len(shape) != 2 or shape[0] != n_rows or shape[1] == 0:
+        return f"shape {tuple(shape)}"
+    if array.dtype.kind != "f":
+        return f"an array of {array.dtype}, not of floats"
+    if not bool(xp.isfinite(array).all()):
+        return "NaN or infinite values"
+    return None
 
 
 def _kind(value: Any) -> str:
@@ -139,16 +185,21 @@ def pooling_name(pooling: Any) -> str:
     are plain values (a partial's keywords, a closure's variables): "pool_mean",
     "pool_scaled (weight=0.5)"."""
     pooling = pooling.pooling if isinstance(pooling, CheckedPooling) else pooling
+    pooling = pooling.combine if isinstance(pooling, CheckedCombine) else pooling
     settings = dict(getattr(pooling, "keywords", None) or {})
     inner = getattr(pooling, "__wrapped__", pooling)
     cells = getattr(inner, "__closure__", None) or ()
     names = getattr(getattr(inner, "__code__", None), "co_freevars", ())
     settings.update((name, _cell_value(cell)) for name, cell in zip(names, cells))
-    named = ", ".join(
-        f"{key}={value!r}" for key, value in sorted(settings.items()) if isinstance(value, _SETTING_TYPES)
-    )
+    named = ", ".join(f"{key}={value!r}" for key, value in sorted(settings.items()) if _is_plain_setting(value))
     name = getattr(getattr(pooling, "func", inner), "__name__", type(pooling).__name__)
     return f"{name} ({named})" if named else name
+
+
+def _is_plain_setting(value: Any) -> bool:
+    if isinstance(value, (list, tuple)):
+        return len(value) <= _MAX_LISTED and all(isinstance(item, _SETTING_TYPES) for item in value)
+    return isinstance(value, _SETTING_TYPES)
 
 
 def _cell_value(cell: Any) -> Any:
@@ -171,14 +222,17 @@ def vectors_label(
 
 def _how_pooled(layers: LayerSelection, pooling: PoolingFn, n_hidden: Optional[int]) -> str:
     pooled = f"pooled by {pooling_name(pooling)}"
+    # ours, on one layer, leave it as it is: a label says nothing of them (labels saved before stay equal)
+    ours = layers.combine in BUILT_IN_COMBINES
+    combined = "" if ours else f" combined by {pooling_name(layers.combine)}"
     if not layers.needs_hidden_states:
-        return f"the last layer, {pooled}"
+        return f"the last layer{combined}, {pooled}"
     if n_hidden is None:
-        return f"layers {list(layers.layers)}, {pooled}"
+        return f"layers {list(layers.layers)}{combined}, {pooled}"
     resolved = resolve_layers(layers.layers, n_hidden)
     if resolved == [n_hidden - 1]:
-        return f"the last layer, {pooled}"
+        return f"the last layer{combined}, {pooled}"
     if len(resolved) == 1:
-        return f"layer {resolved[0]} of {n_hidden - 1}, {pooled}"
-    combined = getattr(layers.combine, "__name__", type(layers.combine).__name__)
-    return f"layers {', '.join(map(str, resolved))} of {n_hidden - 1} combined by {combined}, {pooled}"
+        return f"layer {resolved[0]} of {n_hidden - 1}{combined}, {pooled}"
+    combined = f" combined by {pooling_name(layers.combine)}"
+    return f"layers {', '.join(map(str, resolved))} of {n_hidden - 1}{combined}, {pooled}"

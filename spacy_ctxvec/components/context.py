@@ -10,7 +10,7 @@ import numpy as np
 import srsly
 from spacy.language import Language
 from spacy.tokens import Doc, Span, Token
-from thinc.api import Config
+from thinc.api import Config, get_array_module
 
 from ..attributes import (
     CONTEXT_ARRAY,
@@ -119,7 +119,7 @@ class ContextVectors(DocAnnotator):
     ) -> None:
         self.dtype = vector_dtype(dtype)
         self.name = name
-        self.pooling, self.layers = checked_choices(name, pooling, layers), layers
+        self.pooling, self.layers = checked_choices(name, pooling, layers)
         self.drop_trf_data = drop_trf_data
         self.set_vector_hooks = set_vector_hooks
         self.width: Optional[int] = None
@@ -270,7 +270,7 @@ class ContextVectors(DocAnnotator):
             transformer = self.transformer_name or "transformer"
             by_layer = batch_trf_data_rows([trf_datas[k] for k in filled], self.layers, transformer, self.name)
             pooled = self.pooling(self.layers.combine(by_layer), np.concatenate([lengths[k] for k in filled]))
-            pooled = pooled.astype(self.dtype, copy=False)
+            pooled = self._stored(pooled)
         results = []
         start, width = 0, self.width  # an empty Doc gets the width known when it comes
         for doc, doc_lengths in zip(docs, lengths):
@@ -281,6 +281,20 @@ class ContextVectors(DocAnnotator):
             results.append((pooled[start : start + len(doc)].copy(), doc_lengths > 0))
             start += len(doc)
         return results, self._vectors_label(docs[filled[0]], trf_datas[filled[0]]) if filled else None
+
+    def _stored(self, pooled: Any) -> Any:
+        """``pooled`` in this component's dtype; E051 where a value does not fit it, E052
+        where the transformer's output already held NaN or inf (never a NaN vector)."""
+        with np.errstate(over="ignore"):  # a value beyond float16 is E051 below, not a RuntimeWarning
+            stored = pooled.astype(self.dtype, copy=False)
+        xp = get_array_module(stored)
+        if bool(xp.isfinite(stored).all()):
+            return stored
+        if bool(xp.isfinite(pooled).all()):
+            limit = float(np.finfo(self.dtype).max)
+            largest = float(xp.abs(pooled).max())
+            raise CtxvecError(Errors.E051.format(name=self.name, dtype=self.dtype.name, largest=largest, limit=limit))
+        raise CtxvecError(Errors.E052.format(name=self.name))
 
     def _vectors_label(self, doc: Doc, trf_data: Any) -> str:
         """vectors_label of ``doc``'s vectors, naming the transformer's model where it

@@ -16,7 +16,14 @@ from ..errors import CtxvecError, Errors
 from ..ops.fingerprint import current_fingerprint, embedding_fingerprint
 from ..static.sources import StaticSource, configure_transformer_embeddings, transformer_embeddings
 from ..static.subwords import WordpieceMean
-from ..static.table import StaticVectorTable, check_lookups, named_arrays, row_description, row_key
+from ..static.table import (
+    StaticVectorTable,
+    check_lookups,
+    named_arrays,
+    non_finite_rows,
+    row_description,
+    row_key,
+)
 from .base import DocAnnotator, NlpRef, excluded, vector_dtype
 from .transformer import find_transformer, register_fork_hook
 
@@ -138,15 +145,28 @@ class StaticVectors(DocAnnotator):
         table = source(nlp)  # type: ignore[arg-type]  # a source may read files only, without nlp
         if not isinstance(table, StaticVectorTable):
             raise CtxvecError(Errors.E118.format(name=self.name, got=type(table).__name__))
+        found = non_finite_rows(table)
+        if found is not None:  # saved, it would be refused at load as damaged (E134)
+            named = self._configured_source(nlp) or getattr(source, "__qualname__", type(source).__name__)
+            raise CtxvecError(Errors.E141.format(name=self.name, source=named, n_bad=found[0], first=found[1]))
         self.table = self._fitting_dtype(table)
+
+    def _source_block(self, nlp: Optional[Language]) -> Any:
+        """[initialize.components.NAME.source] of the config, or None."""
+        try:
+            return nlp.config.interpolate()["initialize"]["components"][self.name]["source"]  # type: ignore[union-attr]
+        except Exception:  # no pipeline, no such block, or a config that cannot be interpolated here
+            return None
+
+    def _configured_source(self, nlp: Optional[Language]) -> Optional[str]:
+        """The registered name of the configured source ("spacy-ctxvec.vectors_file.v1"), or None."""
+        block = self._source_block(nlp)
+        return block.get("@misc") if isinstance(block, dict) else None
 
     def _check_configured_path(self, nlp: Language) -> None:
         """E024 when the config's vectors_file source has no path (configs/word2vec.cfg
         without --paths.static_vectors), instead of "'None' does not exist"."""
-        try:
-            block = nlp.config.interpolate()["initialize"]["components"][self.name]["source"]
-        except Exception:  # no such block, or a config that cannot be interpolated here
-            return
+        block = self._source_block(nlp)
         if (
             isinstance(block, dict)
             and block.get("@misc") == "spacy-ctxvec.vectors_file.v1"

@@ -436,10 +436,18 @@ def row_description(table: StaticVectorTable, array_name: str, row: int) -> str:
     return key if key is not None else f"{array_name} row {row}" if array_name else f"row {row}"
 
 
-def check_finite(table: StaticVectorTable, path: PathLike) -> None:
-    """Raise a coded error naming the file if any vector holds NaN or inf."""
+def non_finite_rows(table: StaticVectorTable) -> Optional[Tuple[int, str]]:
+    """(how many rows hold NaN or inf, the first of them described) of the first array of
+    ``table`` that has such rows; None where every value is finite."""
     for name, array in named_arrays(table):
         n_bad, first_row = _non_finite_rows(array)
         if n_bad:
-            first = row_description(table, name, first_row)
-            raise CtxvecError(Errors.E109.format(path=path, n_bad=n_bad, first=first))
+            return n_bad, row_description(table, name, first_row)
+    return None
+
+
+def check_finite(table: StaticVectorTable, path: PathLike) -> None:
+    """Raise a coded error naming the file if any vector holds NaN or inf."""
+    found = non_finite_rows(table)
+    if found is not None:
+        raise CtxvecError(Errors.E109.format(path=path, n_bad=found[0], first=found[1]))
