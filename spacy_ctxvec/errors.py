@@ -278,3 +278,17 @@ class Warnings(metaclass=_ErrorsWithCodes):
         "doc._.ctxvec_context, so in nlp(text) the later replaces the earlier's vectors. Keep one, or run "
         "them one at a time on a Doc the transformer made (nlp.get_pipe(name)(doc)) to compare them."
     )
+    W066 = (
+        "The transformer '{transformer}' reads left to right (a decoder, such as GPT-2): a token's "
+        "contextual vector takes in only the words before it, so a text's first words get the same "
+        "vector whatever follows them, and self-similarity, corpus_polysemy and senses see one side "
+        "of each context. For vectors that see both sides, use an encoder (BERT, RoBERTa, MiniLM...)."
+    )
+    W067 = (
+        "The transformer '{transformer}' reads at most {max_length} wordpieces at once ({usable} "
+        "after its special tokens), but its span getter's windows hold {window} spaCy tokens, each "
+        "one wordpiece or more: the wordpieces past {usable} are cut off, so the tokens after them "
+        "in every full window get no contextual vector ([CTX-W046]). Set a window well under {usable}, e.g. "
+        "window = {suggested_window} and stride = {suggested_stride} in "
+        "[components.transformer.model.get_spans]."
+    )

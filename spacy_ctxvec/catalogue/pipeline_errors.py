@@ -201,6 +201,19 @@ class PipelineErrors:
         "contextual vectors would too. Check the model's weights (a model run in half "
         "precision can overflow: run it in float32) and its input."
     )
+    E053 = (
+        "The tokenizer of the transformer model '{name}' has no padding token (GPT-2 and other "
+        "decoder models ship without one), and spacy-transformers pads the texts of a batch. "
+        'Give it one: pad_token = "{suggested}" under '
+        "[components.transformer.model.tokenizer_config] (padded positions are masked, so its "
+        "end-of-text token serves), or save the tokenizer with a pad token."
+    )
+    E054 = (
+        "The transformer model '{name}' ({model_type}) loaded, but spacy-transformers cannot run it: "
+        "{error}. spacy-transformers runs encoder models (BERT, RoBERTa, XLM-R, DeBERTa, ELECTRA, "
+        "MiniLM...) and decoders such as GPT-2; encoder-decoder models such as T5 and BART are not "
+        "supported (it loads the whole model, not its encoder). Name an encoder model."
+    )
 
     # Static vectors (E1xx)
     E101 = (

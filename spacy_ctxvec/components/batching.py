@@ -43,6 +43,7 @@ from ..errors import CtxvecError, Errors
 from ..locks import forward_lock
 from ..ops.offsets import align_batch
 from .span_settings import check_span_getter
+from .tokenizer_checks import raise_run_failure
 from .transformer import deferred_model_name
 
 ARCHITECTURE = "spacy-ctxvec.BucketedTransformerModel.v1"
@@ -233,8 +234,7 @@ def _to_xp(tensor: Any) -> Any:
 
 
 def init_naming_the_folder(model: TransformerModel, X: Any = None, Y: Any = None) -> Any:
-    """spacy-transformers' init; weights that do not load are one coded error naming the
-    model (E027), not PyTorch's or safetensors' traceback."""
+    """spacy-transformers' init; a model that does not load (E027) or run (E053, E054) is a coded error."""
     from safetensors import SafetensorError
 
     try:
@@ -242,9 +242,10 @@ def init_naming_the_folder(model: TransformerModel, X: Any = None, Y: Any = None
     except CtxvecError:
         raise
     except (RuntimeError, OSError, ValueError, TypeError, SafetensorError) as err:  # TypeError: a tokenizer file
-        if model.attrs.get("has_transformer"):
-            raise  # the weights loaded: a later step failed
         error = " ".join(str(err).split())[:600].rstrip(".")
+        if model.attrs.get("has_transformer"):  # the weights loaded: a later step failed
+            raise_run_failure(model, err, error)  # E053, E054 where it is one of them
+            raise
         raise CtxvecError(Errors.E027.format(name=str(model.attrs["name"]), error=error)) from err
 
 

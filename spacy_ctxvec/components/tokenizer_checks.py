@@ -8,18 +8,28 @@
   spacy-transformers' alignment, which gives a token the wordpieces of its characters
   and of the one after it (its trailing space): each token's vector would take in the
   next word's first wordpiece too. That is W059 (the alignment stays spacy-transformers',
-  which listeners are trained with)."""
+  which listeners are trained with).
+- A decoder (GPT-2) reads left to right: a token's vector sees only the words before it
+  (W066, found by running the model on two texts that differ in their last word).
+- A span getter whose windows hold more spaCy tokens than the model reads wordpieces cuts
+  most tokens of every window off (W067).
+- A model that loaded but cannot run: a tokenizer without a padding token (E053), a model
+  whose forward takes other inputs, as T5's encoder-decoder (E054)."""
 
 import warnings
 from typing import Any, Optional
 
 from spacy.language import Language
 
-from ..errors import CtxvecError, Warnings
+from ..errors import CtxvecError, Errors, Warnings
 from ..locks import forward_lock
+from .span_settings import strided_window
 from .transformer import find_transformer
 
 PROBE_TEXT = "a b"
+# Two texts that differ in their last word only: a model reading left to right gives their
+# shared first wordpieces the same rows.
+LEFT_TO_RIGHT_PROBE = ("a b", "a c")
 
 
 def check_transformer_tokenizer(nlp: Optional[Language], name: str) -> None:
@@ -44,6 +54,67 @@ def check_transformer_tokenizer(nlp: Optional[Language], name: str) -> None:
                 Warnings.W059.format(transformer=transformer, covered=piece, text=PROBE_TEXT),
                 stacklevel=3,
             )
+        if reads_left_to_right(model.transformer, model.tokenizer):
+            warnings.warn(Warnings.W066.format(transformer=transformer), stacklevel=3)
+        warn_of_long_windows(model, transformer)
+
+
+def reads_left_to_right(hf_model: Any, tokenizer: Any) -> bool:
+    """True where the model gives the shared first wordpieces of LEFT_TO_RIGHT_PROBE's two
+    texts the same rows (a causal decoder); False for an encoder, or where it cannot tell."""
+    import torch
+
+    with forward_lock(tokenizer):
+        ids = [tokenizer(text)["input_ids"] for text in LEFT_TO_RIGHT_PROBE]
+    shared = next((i for i, (a, b) in enumerate(zip(*ids)) if a != b), min(map(len, ids)))
+    if shared == 0 or shared == min(map(len, ids)):
+        return False
+    try:
+        device = next(hf_model.parameters()).device
+        with forward_lock(hf_model), torch.no_grad():
+            was_training = hf_model.training
+            hf_model.eval()
+            try:
+                rows = [hf_model(input_ids=torch.tensor([i], device=device))[0][0, :shared].float() for i in ids]
+            finally:
+                hf_model.train(was_training)
+    except (RuntimeError, TypeError, ValueError, IndexError, StopIteration):  # a model this probe cannot run
+        return False
+    return bool(torch.allclose(rows[0], rows[1], rtol=1e-4, atol=1e-5))
+
+
+def warn_of_long_windows(model: Any, transformer: str) -> None:
+    """W067 where the strided windows hold more spaCy tokens than the model reads wordpieces."""
+    window = strided_window(model.attrs.get("get_spans"))
+    max_length = getattr(model.tokenizer, "model_max_length", None)
+    if window is None or not isinstance(max_length, int) or max_length > 10**6:
+        return
+    usable = max_length - model.tokenizer.num_special_tokens_to_add(pair=False)
+    if window[0] <= usable:
+        return
+    suggested = max(1, usable // 2)
+    warning = Warnings.W067.format(
+        transformer=transformer,
+        max_length=max_length,
+        usable=usable,
+        window=window[0],
+        suggested_window=suggested,
+        suggested_stride=max(1, suggested * 3 // 4),
+    )
+    warnings.warn(warning, stacklevel=4)
+
+
+def raise_run_failure(model: Any, err: Exception, error: str) -> None:
+    """The coded error for a transformer model that loaded but failed its first run (E053,
+    E054); nothing where the failure is another one."""
+    tokenizer, hf_model = model.tokenizer, model.transformer
+    name = str(model.attrs.get("name"))
+    if isinstance(err, ValueError) and tokenizer is not None and getattr(tokenizer, "pad_token", 0) is None:
+        suggested = getattr(tokenizer, "eos_token", None) or "<|endoftext|>"
+        raise CtxvecError(Errors.E053.format(name=name, suggested=suggested)) from err
+    if isinstance(err, TypeError) and "unexpected keyword argument" in error and hf_model is not None:
+        model_type = getattr(getattr(hf_model, "config", None), "model_type", "unknown type")
+        raise CtxvecError(Errors.E054.format(name=name, model_type=model_type, error=error)) from err
 
 
 def piece_with_leading_space(tokenizer: Any) -> Optional[str]:
