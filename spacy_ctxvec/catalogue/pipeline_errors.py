@@ -214,6 +214,11 @@ class PipelineErrors:
         "MiniLM...) and decoders such as GPT-2; encoder-decoder models such as T5 and BART are not "
         "supported (it loads the whole model, not its encoder). Name an encoder model."
     )
+    E055 = (
+        "The transformer's span getter ([components.transformer.model.get_spans]) {problem}. "
+        "A span getter returns, for a list of Docs, one list of spaCy Spans per Doc, in order, "
+        "each Span of that Doc (doc[start:end]), the first not empty where the Doc has tokens."
+    )
 
     # Static vectors (E1xx)
     E101 = (

@@ -42,7 +42,7 @@ from thinc.types import Floats2d, Ints1d, Ints2d, Ragged
 from ..errors import CtxvecError, Errors
 from ..locks import forward_lock
 from ..ops.offsets import align_batch
-from .span_settings import check_span_getter
+from .span_settings import checked_span_getter
 from .tokenizer_checks import raise_run_failure
 from .transformer import deferred_model_name
 
@@ -101,7 +101,7 @@ class BucketedTransformerModel(TransformerModel):
         ):
             if int(value) < 1:
                 raise CtxvecError(Errors.E040.format(setting=setting, value=value, default=default))
-        check_span_getter(get_spans)
+        get_spans = checked_span_getter(get_spans)  # E047 now, E055 for each batch's spans
         if isinstance(name, str):  # a plain name in the config: checked as spacy-ctxvec.model_name.v1 checks it
             name = deferred_model_name(name)
         super().__init__(name, get_spans, tokenizer_config, transformer_config, mixed_precision, grad_scaler_config)
