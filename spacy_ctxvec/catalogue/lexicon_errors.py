@@ -256,3 +256,8 @@ class LexiconErrors:
         "each other's checkpoints and replace each other's output: wait for it to finish, or give this "
         "command another OUTPUT (and --checkpoint-dir)."
     )
+    E269 = (
+        "'{name}': the corpus reader in [initialize.components.{name}.corpus] {problem}. A corpus "
+        "reader is a registered function that returns a function of the Vocab yielding texts (str) "
+        "or Docs, as spacy-ctxvec.lexicon_corpus.v1 does."
+    )

@@ -55,7 +55,6 @@ from ..attributes import (
     install_extensions,
     set_token_arrays,
 )
-from ..building.corpus import check_tokens_read
 from ..building.shard import (
     KEY_ATTRS,
     check_key_mode,
@@ -79,6 +78,7 @@ from ..ops.senses import DEFAULT_SAMPLE_SIZE, SenseInductionSettings
 from ..types import CorpusItem
 from .base import DocAnnotator, NlpRef
 from .induction_config import fold_legacy_settings, write_induction_config
+from .initialize_corpus import InitializeCorpus
 from .model_inputs import pipeline_model_fingerprint, type_input_embeddings
 from .polysemy_lookup import (
     check_context_before,
@@ -385,24 +385,18 @@ class Polysemy(DocAnnotator):
             if self.induce and sample_size == 0:
                 raise CtxvecError(Errors.E602.format(name=self.name))
             check_key_mode(nlp, self.key)
-            n_docs = [0]
-
-            def counted(items: Iterable[CorpusItem]) -> Iterator[CorpusItem]:
-                for item in items:
-                    n_docs[0] += 1
-                    yield item
-
+            reading = InitializeCorpus(corpus, self.name)
             with enabled_before(nlp, self.name):  # frozen ones are disabled in spacy train's initialize
                 lexicon = partial_lexicon(
                     nlp,
-                    counted(corpus(nlp.vocab)),
+                    reading.items(nlp.vocab),
                     key=self.key,
                     batch_size=batch_size,
                     sample_size=sample_size,
                     sample_contexts=sample_contexts,
                     stop_before=self.name,  # the components after it are not initialized yet
                 )
-            check_tokens_read("the [initialize] corpus", n_docs[0], lexicon.n_occurrences)
+            reading.check_read(lexicon.n_occurrences)
             transformer, listeners = trained_listeners(nlp, CONTEXT_COMPONENT)
             if listeners:
                 warning = Warnings.W037.format(name=self.name, transformer=transformer, listeners=listeners)

@@ -1,0 +1,38 @@
+"""The corpus reader of ctxvec_polysemy's [initialize] block (a function of the Vocab that
+yields texts or Docs, e.g. spacy-ctxvec.lexicon_corpus.v1), checked: a reader that is no
+function, yields something else or nothing is a coded error, not a TypeError, srsly's
+"ExtraData" or an empty lexicon saved as a success."""
+
+from typing import Any, Iterator
+
+from spacy.tokens import Doc
+from spacy.vocab import Vocab
+
+from ..building.corpus import check_tokens_read
+from ..errors import CtxvecError, Errors
+from ..types import CorpusItem
+
+
+class InitializeCorpus:
+    """The corpus reader of ctxvec_polysemy's [initialize] block (``name``: the component):
+    called with the Vocab, its documents checked (E269) and counted."""
+
+    def __init__(self, reader: Any, name: str) -> None:
+        if not callable(reader):
+            raise CtxvecError(Errors.E269.format(name=name, problem=f"is {type(reader).__name__}, not a function"))
+        self.reader, self.name, self.n_docs = reader, name, 0
+
+    def items(self, vocab: Vocab) -> Iterator[CorpusItem]:
+        for item in self.reader(vocab):
+            if not isinstance(item, (str, Doc)):
+                problem = f"yielded {type(item).__name__} (document {self.n_docs + 1}), not a text or a Doc"
+                raise CtxvecError(Errors.E269.format(name=self.name, problem=problem))
+            self.n_docs += 1
+            yield item
+
+    def check_read(self, n_tokens: int) -> None:
+        """E211 where the reader yielded no document, E741 where no token got a vector."""
+        where = f"read by [initialize.components.{self.name}.corpus]"
+        if self.n_docs == 0:
+            raise CtxvecError(Errors.E211.format(path=where))
+        check_tokens_read(where, self.n_docs, n_tokens)

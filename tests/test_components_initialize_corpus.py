@@ -1,0 +1,63 @@
+"""components/initialize_corpus: ctxvec_polysemy's [initialize] corpus reader, checked (a
+reader of your own that yields nothing built an empty lexicon as a success)."""
+
+import pytest
+import spacy
+from spacy.tokens import Doc
+
+from spacy_ctxvec.errors import CtxvecError
+
+from .conftest import transformer_config
+
+
+@spacy.registry.misc("test-ctxvec.odd_corpus.v1")
+def configure_odd_corpus(kind: str):
+    """A user's corpus reader, and its mistakes."""
+
+    def read(vocab):
+        if kind == "bytes":
+            yield "the bank of the river"
+            yield b"the bank lent money"
+        elif kind == "docs":
+            yield Doc(vocab, words=["the", "bank", "lent", "money"])
+            yield "the bank of the river"
+        # "empty": nothing
+
+    return read
+
+
+def initialized(tiny_bert_dir, kind):
+    nlp = spacy.blank("en")
+    nlp.add_pipe("transformer", config=transformer_config(str(tiny_bert_dir), window=8, stride=6))
+    nlp.add_pipe("ctxvec_context")
+    nlp.add_pipe("ctxvec_polysemy", config={"min_count": 2, "senses": False})
+    nlp.config["initialize"]["components"]["ctxvec_polysemy"] = {
+        "corpus": {"@misc": "test-ctxvec.odd_corpus.v1", "kind": kind}
+    }
+    nlp.initialize()
+    return nlp
+
+
+@pytest.mark.parametrize(
+    "kind,message",
+    [
+        ("empty", r"CTX-E211\] Corpus .read by \[initialize.components.ctxvec_polysemy.corpus\]. contains no"),
+        ("bytes", r"CTX-E269\] .* yielded bytes \(document 2\), not a text or a Doc"),
+    ],
+)
+def test_a_corpus_reader_that_yields_nothing_or_no_documents_is_a_coded_error(tiny_bert_dir, kind, message):
+    with pytest.raises(CtxvecError, match=message):
+        initialized(tiny_bert_dir, kind)
+
+
+def test_a_corpus_reader_of_texts_and_docs_counts_both(tiny_bert_dir):
+    lexicon = initialized(tiny_bert_dir, "docs").get_pipe("ctxvec_polysemy").lexicon
+    assert lexicon.n_occurrences == 9 and lexicon.count_of("bank") == 2
+
+
+def test_a_corpus_given_to_initialize_in_python_that_is_no_reader_is_e269(tiny_bert_dir):
+    """A config's reader is checked by spaCy ("Input should be callable"); in Python a list
+    of texts was a bare TypeError."""
+    nlp = initialized(tiny_bert_dir, "docs")
+    with pytest.raises(CtxvecError, match=r"CTX-E269\] 'ctxvec_polysemy': the corpus reader .* is list, not a"):
+        nlp.get_pipe("ctxvec_polysemy").initialize(nlp=nlp, corpus=["the bank of the river"])
