@@ -85,10 +85,42 @@ def load_pipeline(name: Optional[Union[str, Path]] = None, *, layer: Optional[in
         raise
     except ConfigValidationError as err:
         raise CtxvecError(Errors.E028.format(name=name or path, errors=_config_errors(err))) from err
-    except (OSError, ValueError, KeyError) as err:
+    except (OSError, ValueError, KeyError, ImportError) as err:  # ImportError: a package's entry point
         # E011 ends spaCy's sentence with its own period: drop the one spaCy's message ends in.
-        error = str(err).rstrip().rstrip(".") + _model_folder_hint(path)
+        error = str(err).rstrip().rstrip(".") + _model_folder_hint(path) + _unregistered_hint(err)
         raise CtxvecError(Errors.E011.format(name=name or path, error=error)) from err
+
+
+def import_code(path: Union[str, Path]) -> None:
+    """Import a Python file of registered functions before a command runs (spaCy's --code);
+    E419 where it is missing or fails to import, with the line of the file that failed."""
+    import traceback
+
+    from spacy.util import import_file
+
+    path = Path(path)
+    if not path.is_file():
+        raise CtxvecError(Errors.E419.format(path=path, problem="no such file"))
+    try:
+        import_file("spacy_ctxvec_code", path)
+    except Exception as err:  # the user's code may raise anything: named, with its line
+        frames = traceback.extract_tb(err.__traceback__)
+        lines = [frame.lineno for frame in frames if Path(frame.filename).resolve() == path.resolve()]
+        where = f" (line {lines[-1]})" if lines else ""
+        problem = f"importing it raised {type(err).__name__}{where}: {' '.join(str(err).split())[:400]}"
+        raise CtxvecError(Errors.E419.format(path=path, problem=problem)) from err
+
+
+def _unregistered_hint(err: Exception) -> str:
+    """Where a registered function is missing or its package fails to import, how to provide it."""
+    from catalogue import RegistryError
+
+    if not isinstance(err, (RegistryError, ImportError)) and "[E893]" not in str(err):
+        return ""
+    return (
+        " (a function registered in your own code: import that file first, spacy-ctxvec --code FILE.py COMMAND "
+        "..., or install the package that registers it through its entry points)"
+    )
 
 
 def _config_errors(err: ConfigValidationError) -> str:

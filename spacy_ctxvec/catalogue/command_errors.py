@@ -138,6 +138,11 @@ class CommandErrors:
         "or a script that wrote the text in one, passes such bytes). Pass it as UTF-8: set the terminal "
         'or script to UTF-8, or convert it, e.g. "$(printf %s "$TEXT" | iconv -f latin1 -t utf-8)".'
     )
+    E419 = (
+        "--code {path}: {problem}. Pass a Python file that imports cleanly on its own (python {path}): "
+        "it runs before the command, so that the functions it registers (@spacy.registry.misc, ...) "
+        "are found by pipelines and configs."
+    )
 
     # Build engines (E5xx)
     E501 = (

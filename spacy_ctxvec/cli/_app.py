@@ -40,8 +40,19 @@ def _commands(
     version: bool = typer.Option(
         False, "--version", callback=_print_version, is_eager=True, help="Print the version and exit"
     ),
+    code: Optional[Path] = typer.Option(
+        None, "--code", help="A Python file to import first, for the functions it registers (as spaCy's --code)"
+    ),
 ) -> None:
     """Static and contextual token vectors in spaCy pipelines."""
+    if code is not None:
+        from ..pipelines import import_code
+
+        try:
+            import_code(code)
+        except CtxvecError as err:
+            typer.echo(stderr_printer().fail(str(err)), err=True)
+            raise typer.Exit(1) from None
 
 
 # How every command that reads a corpus (building.corpus.iter_corpus) decodes it and treats bad lines.
