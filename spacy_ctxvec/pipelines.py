@@ -84,7 +84,10 @@ def load_pipeline(name: Optional[Union[str, Path]] = None, *, layer: Optional[in
     except CtxvecError:
         raise
     except ConfigValidationError as err:
-        raise CtxvecError(Errors.E028.format(name=name or path, errors=_config_errors(err))) from err
+        errors = _config_errors(err)
+        raise CtxvecError(
+            Errors.E028.format(name=name or path, errors=errors, hint=_registered_itself(errors))
+        ) from err
     except (OSError, ValueError, KeyError, ImportError) as err:  # ImportError: a package's entry point
         # E011 ends spaCy's sentence with its own period: drop the one spaCy's message ends in.
         error = str(err).rstrip().rstrip(".") + _model_folder_hint(path) + _unregistered_hint(err)
@@ -120,6 +123,17 @@ def _unregistered_hint(err: Exception) -> str:
     return (
         " (a function registered in your own code: import that file first, spacy-ctxvec --code FILE.py COMMAND "
         "..., or install the package that registers it through its entry points)"
+    )
+
+
+def _registered_itself(errors: str) -> str:
+    """Where a setting asks for the arguments a pooling, layer combination or source is called
+    with, the function itself was registered, not one that returns it."""
+    if not re.search(r"-> (rows|lengths|arrays|nlp|docs|vocab): (missing required argument|field required)", errors):
+        return ""
+    return (
+        " A function of your own asks for the arguments its result is called with: register a function that "
+        "returns it (def configure_my_pooling(): return my_pooling), not the function itself."
     )
 
 

@@ -127,8 +127,14 @@ def test_errors_before_and_during_initialize():
         nlp("no table yet")
     with pytest.raises(CtxvecError, match=r"\[CTX-E008\].*source"):
         nlp.initialize()
-    with pytest.raises(CtxvecError, match=r"E118.*str"):
+    with pytest.raises(CtxvecError, match=r"E118.*returned str"):
         nlp.get_pipe("ctxvec_static").initialize(nlp=nlp, source=lambda nlp: "not a table")
+    with pytest.raises(CtxvecError, match=r"E118\] The static vectors source for 'ctxvec_static' is list, not a"):
+        nlp.get_pipe("ctxvec_static").initialize(nlp=nlp, source=["not", "a", "source"])  # a bare TypeError
+    keyed = KeyedVectors(vector_size=2)
+    keyed.add_vectors(["apple"], [[1.0, 0.0]])
+    with pytest.raises(CtxvecError, match=r"returned KeyedVectors.*StaticVectorTable.from_keyed_vectors\(kv\)"):
+        nlp.get_pipe("ctxvec_static").initialize(nlp=nlp, source=lambda nlp: keyed)
 
 
 @spacy.registry.misc("test-ctxvec.nan_source.v1")

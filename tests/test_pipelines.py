@@ -190,3 +190,21 @@ def test_a_function_registered_in_a_code_file_is_found_with_code_and_named_witho
     assert "raised RuntimeError (line 3): no model here" in message
     missing = runner.invoke(app, ["--code", str(tmp_path / "none.py"), *compare])
     assert missing.exit_code == 1 and "none.py: no such file" in " ".join(missing.output.split())
+
+
+def test_a_pooling_registered_itself_instead_of_a_function_returning_it_says_so(tiny_nlp, tmp_path):
+    """spaCy asked for its 'rows' and 'lengths', and E028 said to rename or remove them."""
+    import spacy
+
+    from spacy_ctxvec.ops.pooling import pool_mean
+
+    @spacy.registry.misc("test-ctxvec.registered_itself.v1")
+    def pool_itself(rows, lengths):
+        return pool_mean(rows, lengths)
+
+    config = tiny_nlp.config.copy()
+    config["components"]["ctxvec_context"]["pooling"] = {"@misc": "test-ctxvec.registered_itself.v1"}
+    (tmp_path / "itself.cfg").write_text(config.to_str(), encoding="utf8")
+    with pytest.raises(CtxvecError, match=r"CTX-E028.*pooling -> rows: missing required argument") as err:
+        load_pipeline(tmp_path / "itself.cfg")
+    assert "register a function that returns it (def configure_my_pooling(): return my_pooling)" in str(err.value)

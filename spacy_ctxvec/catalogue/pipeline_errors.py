@@ -101,9 +101,9 @@ class PipelineErrors:
         "download them again) and point the config's name at that folder."
     )
     E028 = (
-        "The config '{name}' has settings spaCy refuses: {errors}. Rename or remove them: each "
-        "component's settings are listed in spacy-ctxvec's docs/reference.md, and "
-        "`python -m spacy debug config {name}` shows the whole config as spaCy reads it."
+        "The config '{name}' has settings spaCy refuses: {errors}. Rename, remove or add them as "
+        "each names: each component's settings are listed in spacy-ctxvec's docs/reference.md, and "
+        "`python -m spacy debug config {name}` shows the whole config as spaCy reads it.{hint}"
     )
     E029 = (
         "The config '{name}' could not be read: the section [{section}] comes before its parent "
@@ -299,9 +299,10 @@ class PipelineErrors:
         'source it from a pipeline that has its weights (source = "..."), or do not freeze it.'
     )
     E118 = (
-        "The static vectors source for '{name}' returned {got}, not a "
+        "The static vectors source for '{name}' {got}, not a "
         "StaticVectorTable. A source is a callable (nlp) -> StaticVectorTable, e.g. "
-        "from spacy-ctxvec.vectors_file.v1."
+        "from spacy-ctxvec.vectors_file.v1 (gensim vectors: StaticVectorTable.from_keyed_vectors(kv); "
+        "a matrix: StaticVectorTable(keys, vectors))."
     )
     E119 = (
         "Static vector table data in '{path}' is incomplete: '{missing}' is missing. "

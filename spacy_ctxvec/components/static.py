@@ -142,9 +142,11 @@ class StaticVectors(DocAnnotator):
             source = configure_transformer_embeddings(self._transformer_before(nlp))
         elif nlp is not None:
             self._check_configured_path(nlp)
+        if not callable(source):
+            raise CtxvecError(Errors.E118.format(name=self.name, got=f"is {type(source).__name__}"))
         table = source(nlp)  # type: ignore[arg-type]  # a source may read files only, without nlp
         if not isinstance(table, StaticVectorTable):
-            raise CtxvecError(Errors.E118.format(name=self.name, got=type(table).__name__))
+            raise CtxvecError(Errors.E118.format(name=self.name, got=f"returned {type(table).__name__}"))
         found = non_finite_rows(table)
         if found is not None:  # saved, it would be refused at load as damaged (E134)
             named = self._configured_source(nlp) or getattr(source, "__qualname__", type(source).__name__)
