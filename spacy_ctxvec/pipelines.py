@@ -94,31 +94,11 @@ def load_pipeline(name: Optional[Union[str, Path]] = None, *, layer: Optional[in
         raise CtxvecError(Errors.E011.format(name=name or path, error=error)) from err
 
 
-def import_code(path: Union[str, Path]) -> None:
-    """Import a Python file of registered functions before a command runs (spaCy's --code);
-    E419 where it is missing or fails to import, with the line of the file that failed."""
-    import traceback
-
-    from spacy.util import import_file
-
-    path = Path(path)
-    if not path.is_file():
-        raise CtxvecError(Errors.E419.format(path=path, problem="no such file"))
-    try:
-        import_file("spacy_ctxvec_code", path)
-    except Exception as err:  # the user's code may raise anything: named, with its line
-        frames = traceback.extract_tb(err.__traceback__)
-        lines = [frame.lineno for frame in frames if Path(frame.filename).resolve() == path.resolve()]
-        where = f" (line {lines[-1]})" if lines else ""
-        problem = f"importing it raised {type(err).__name__}{where}: {' '.join(str(err).split())[:400]}"
-        raise CtxvecError(Errors.E419.format(path=path, problem=problem)) from err
-
-
 def _unregistered_hint(err: Exception) -> str:
     """Where a registered function is missing or its package fails to import, how to provide it."""
     from catalogue import RegistryError
 
-    if not isinstance(err, (RegistryError, ImportError)) and "[E893]" not in str(err):
+    if not isinstance(err, RegistryError) and "[E893]" not in str(err):
         return ""
     return (
         " (a function registered in your own code: import that file first, spacy-ctxvec --code FILE.py COMMAND "
@@ -129,11 +109,11 @@ def _unregistered_hint(err: Exception) -> str:
 def _registered_itself(errors: str) -> str:
     """Where a setting asks for the arguments a pooling, layer combination or source is called
     with, the function itself was registered, not one that returns it."""
-    if not re.search(r"-> (rows|lengths|arrays|nlp|docs|vocab): (missing required argument|field required)", errors):
+    if not re.search(r"-> (rows|lengths|arrays): (missing required argument|field required)", errors):
         return ""
     return (
-        " A function of your own asks for the arguments its result is called with: register a function that "
-        "returns it (def configure_my_pooling(): return my_pooling), not the function itself."
+        " If a function of your own asks for the arguments its result is called with (rows, lengths), register "
+        "a function that returns it (def configure_my_pooling(): return my_pooling), not the function itself."
     )
 
 

@@ -25,6 +25,7 @@ LAYERS = {
     "interrupts": 0,
     "staging": 0,
     "terminal": 0,
+    "user_code": 0,
     "ops": 1,
     "lexicon": 2,
     "static": 3,

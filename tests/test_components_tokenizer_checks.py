@@ -4,6 +4,7 @@ initialised or loaded (positions capped; W059 for offsets that take the space be
 import shutil
 import warnings
 
+import pytest
 from tokenizers import Tokenizer, models, pre_tokenizers
 from transformers import AutoTokenizer, PreTrainedTokenizerFast
 
@@ -66,13 +67,17 @@ def word_level_tokenizer(words, **special):
 def build_decoder(folder, architecture, **special):
     """A tiny random GPT-2 (reads left to right) or T5 (encoder-decoder) with a word-level tokenizer."""
     import torch
-    from transformers import GPT2Config, GPT2Model, T5Config, T5Model
+    from transformers import BartConfig, BartModel, GPT2Config, GPT2Model, T5Config, T5Model
 
     torch.manual_seed(0)
     tokenizer = word_level_tokenizer(list(dict.fromkeys([*TINY_WORDS, "a", "b", "c"])), **special)
     size = {"vocab_size": len(tokenizer), "d_model": 32} if architecture == "t5" else {"vocab_size": len(tokenizer)}
     if architecture == "gpt2":
         GPT2Model(GPT2Config(**size, n_embd=32, n_layer=2, n_head=2, n_positions=256)).save_pretrained(folder)
+    elif architecture == "bart":
+        shape = {"d_model": 32, "encoder_layers": 1, "decoder_layers": 1, "encoder_attention_heads": 2}
+        shape.update(decoder_attention_heads=2, encoder_ffn_dim=37, decoder_ffn_dim=37, max_position_embeddings=256)
+        BartModel(BartConfig(**size, **shape, pad_token_id=1, eos_token_id=1, bos_token_id=1)).save_pretrained(folder)
     else:
         T5Model(T5Config(**size, d_ff=37, d_kv=8, num_layers=1, num_heads=2)).save_pretrained(folder)
     tokenizer.model_max_length = 256
@@ -129,16 +134,33 @@ def test_an_encoder_does_not_warn_w066(tiny_bert_dir):
     assert nlp("the bank")[0]._.context_vec.tolist() != nlp("the hotel")[0]._.context_vec.tolist()
 
 
-def test_an_encoder_decoder_is_e054_not_a_typeerror(tmp_path):
-    """T5: "T5Model.forward() got an unexpected keyword argument 'token_type_ids'"."""
-    import pytest
-
+@pytest.mark.parametrize("architecture", ["t5", "bart"])
+def test_an_encoder_decoder_is_e054_not_a_traceback_or_decoder_states(tmp_path, architecture):
+    """T5 ended in Hugging Face's "You have to specify either decoder_input_ids" (or a TypeError
+    on token_type_ids); BART ran silently, its vectors its decoder's states."""
     from spacy_ctxvec.errors import CtxvecError
 
-    with pytest.raises(
-        CtxvecError, match=r"CTX-E054.*\(t5\) loaded, but spacy-transformers cannot run it.*Name an encoder"
-    ):
-        bucketed_nlp(build_decoder(tmp_path / "t5", "t5", pad_token="<eos>"))
+    special = {"pad_token": "<eos>", "model_input_names": ["input_ids", "attention_mask"]}
+    folder = build_decoder(tmp_path / architecture, architecture, **special)
+    with pytest.raises(CtxvecError, match=rf"CTX-E054.*\({architecture}\) is an encoder-decoder.*Name an encoder"):
+        bucketed_nlp(folder)
+
+
+def test_an_encoder_with_a_tokenizer_of_other_inputs_is_not_called_an_encoder_decoder(tiny_bert_dir, tmp_path):
+    """A DistilBERT saved with a BERT tokenizer (token_type_ids) was told T5 and BART are not supported."""
+    import shutil
+
+    from transformers import DistilBertConfig, DistilBertModel
+
+    folder = tmp_path / "distilbert"
+    shutil.copytree(tiny_bert_dir, folder)
+    (folder / "config.json").unlink()
+    (folder / "model.safetensors").unlink(missing_ok=True)
+    config = DistilBertConfig(vocab_size=200, dim=32, n_layers=1, n_heads=2, hidden_dim=37, max_position_embeddings=64)
+    DistilBertModel(config).save_pretrained(folder)
+    with pytest.raises(Exception) as err:
+        bucketed_nlp(str(folder))
+    assert "CTX-E054" not in str(err.value)
 
 
 def test_windows_longer_than_the_model_reads_warn_w067_with_a_window_that_fits(tmp_path):

@@ -49,9 +49,10 @@ def test_output_redirected_in_a_code_page_is_utf8_not_a_traceback(tiny_pipeline_
     assert "κείμενο".encode("utf8") in runner.stdout
 
 
-def test_a_file_name_that_is_not_utf8_is_printed_as_its_bytes_not_a_traceback(tiny_pipeline_dir, tmp_path):
+def test_a_file_name_that_is_not_utf8_is_printed_with_a_replacement_character(tiny_pipeline_dir, tmp_path):
     """Under a UTF-8 locale Python's stdout refuses the lone surrogates a latin-1 file name
-    becomes: plot word wrote its figure, then ended in UnicodeEncodeError printing its name."""
+    becomes: plot word wrote its figure, then ended in UnicodeEncodeError printing its name.
+    Printed, the byte is U+FFFD, as in files the commands write: the output stays UTF-8."""
     import os
 
     sentences = tmp_path / os.fsdecode(b"bank\xe9.txt")
@@ -63,5 +64,23 @@ def test_a_file_name_that_is_not_utf8_is_printed_as_its_bytes_not_a_traceback(ti
         [*command, "-p", str(tiny_pipeline_dir), "-o", figure], capture_output=True, cwd=tmp_path, env=env, timeout=300
     )
     assert runner.returncode == 0, runner.stderr.decode("utf8", "replace")[-2000:]
-    assert b"Wrote bank\xe9.png (2 occurrences" in runner.stdout
+    assert "Wrote bank\ufffd.png (2 occurrences".encode("utf8") in runner.stdout
     assert (tmp_path / figure).read_bytes().startswith(b"\x89PNG")
+
+
+def test_output_streams_that_are_none_or_not_text_streams_are_left_alone(monkeypatch):
+    """pythonw, or a closed stdout (>&-): the stream is None, and reading its errors failed."""
+    import io
+
+    monkeypatch.setattr(sys, "stdout", None)
+    monkeypatch.setattr(sys, "stderr", io.StringIO())  # no reconfigure
+    entry.configure_output_streams()
+    assert sys.stdout is None and sys.stderr.getvalue() == ""
+
+
+def test_lone_surrogates_print_as_replacement_characters_or_escapes():
+    """A file name's bytes become U+FFFD; half an emoji from a JSON corpus is escaped, not an error."""
+    import codecs
+
+    codecs.register_error(entry.OUTPUT_ERRORS, entry._replace_surrogates)
+    assert "caf\udce9\udce9 \ud83d".encode("utf8", entry.OUTPUT_ERRORS) == "caf\ufffd\ufffd \\ud83d".encode("utf8")

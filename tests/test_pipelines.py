@@ -150,48 +150,6 @@ def test_a_config_assembled_in_memory_pickles_for_spawned_workers(minilm_dir):
     assert copy("a river bank")[2]._.context_vec.tolist() == nlp("a river bank")[2]._.context_vec.tolist()
 
 
-CODE_POOLING = """
-import spacy
-from spacy_ctxvec.ops.pooling import pool_mean
-
-
-@spacy.registry.misc("test-ctxvec.code_file_pooling.v1")
-def configure(weight: float):
-    def pool_weighted(rows, lengths):
-        return pool_mean(rows, lengths) * weight
-
-    return pool_weighted
-"""
-
-
-def test_a_function_registered_in_a_code_file_is_found_with_code_and_named_without(tiny_nlp, tmp_path):
-    """The commands had no --code: a pooling registered by a plain import could not be used
-    with them, and E011's advice (pass a pipeline directory...) did not fit."""
-    from typer.testing import CliRunner
-
-    from spacy_ctxvec.cli import app
-
-    config = tiny_nlp.config.copy()
-    config["components"]["ctxvec_context"]["pooling"] = {"@misc": "test-ctxvec.code_file_pooling.v1", "weight": 2.0}
-    (tmp_path / "custom.cfg").write_text(config.to_str(), encoding="utf8")
-    (tmp_path / "functions.py").write_text(CODE_POOLING, encoding="utf8")
-    (tmp_path / "broken.py").write_text("import spacy\n\nraise RuntimeError('no model here')\n", encoding="utf8")
-    compare = ["compare", "the bank", "a river bank", "--word", "bank", "--pipeline", str(tmp_path / "custom.cfg")]
-    runner = CliRunner()
-    without = runner.invoke(app, compare)
-    assert without.exit_code == 1 and "CTX-E011" in without.output
-    assert "spacy-ctxvec --code FILE.py COMMAND" in " ".join(without.output.split())
-    found = runner.invoke(app, ["--code", str(tmp_path / "functions.py"), *compare])
-    assert found.exit_code == 0, found.output
-    assert "pooled by pool_weighted (weight=2.0)" in " ".join(found.output.split())
-    broken = runner.invoke(app, ["--code", str(tmp_path / "broken.py"), *compare])
-    message = " ".join(broken.output.split())
-    assert broken.exit_code == 1 and "[CTX-E419]" in message
-    assert "raised RuntimeError (line 3): no model here" in message
-    missing = runner.invoke(app, ["--code", str(tmp_path / "none.py"), *compare])
-    assert missing.exit_code == 1 and "none.py: no such file" in " ".join(missing.output.split())
-
-
 def test_a_pooling_registered_itself_instead_of_a_function_returning_it_says_so(tiny_nlp, tmp_path):
     """spaCy asked for its 'rows' and 'lengths', and E028 said to rename or remove them."""
     import spacy

@@ -3,6 +3,7 @@
 from spacy.language import Language
 
 from ..attributes import install_extensions
+from ..user_code import import_code_of_the_command
 
 
 def rebuild_pipeline(config_str: str, nlp_bytes: bytes, *, num_threads: int, use_gpu: bool = False) -> Language:
@@ -13,6 +14,7 @@ def rebuild_pipeline(config_str: str, nlp_bytes: bytes, *, num_threads: int, use
     from spacy.util import load_model_from_config
     from thinc.api import Config
 
+    import_code_of_the_command()  # the functions `spacy-ctxvec --code FILE` registered in the driver
     if use_gpu:
         spacy.require_gpu()
     torch.set_num_threads(num_threads)

@@ -259,5 +259,5 @@ class LexiconErrors:
     E269 = (
         "'{name}': the corpus reader in [initialize.components.{name}.corpus] {problem}. A corpus "
         "reader is a registered function that returns a function of the Vocab yielding texts (str) "
-        "or Docs, as spacy-ctxvec.lexicon_corpus.v1 does."
+        "or Docs (or a Doc's doc.to_bytes()), as spacy-ctxvec.lexicon_corpus.v1 does."
     )

@@ -209,10 +209,11 @@ class PipelineErrors:
         "end-of-text token serves), or save the tokenizer with a pad token."
     )
     E054 = (
-        "The transformer model '{name}' ({model_type}) loaded, but spacy-transformers cannot run it: "
-        "{error}. spacy-transformers runs encoder models (BERT, RoBERTa, XLM-R, DeBERTa, ELECTRA, "
-        "MiniLM...) and decoders such as GPT-2; encoder-decoder models such as T5 and BART are not "
-        "supported (it loads the whole model, not its encoder). Name an encoder model."
+        "The transformer model '{name}' ({model_type}) is an encoder-decoder, which spacy-transformers "
+        "cannot run as an encoder: {error}. spacy-transformers runs encoder models (BERT, RoBERTa, "
+        "XLM-R, DeBERTa, ELECTRA, MiniLM...) and decoders such as GPT-2; encoder-decoder models such "
+        "as T5 and BART are not supported (it loads the whole model, not its encoder). Name an "
+        "encoder model."
     )
     E055 = (
         "The transformer's span getter ([components.transformer.model.get_spans]) {problem}. "
@@ -359,8 +360,8 @@ class PipelineErrors:
         "it, disable it (spacy.load(PATH, disable=['{transformer}'])) rather than exclude it."
     )
     E141 = (
-        "'{name}': its static vector source {source} returned a table with NaN or infinite "
-        "values in {n_bad} row(s) (first: {first!r}): the tokens looked up there would get "
-        "NaN vectors, and the saved pipeline would not load. Make the source return finite "
-        "vectors (drop or fix those rows)."
+        "'{name}': its static vector source ({source}, [initialize.components.{name}.source]) "
+        "returned a table with NaN or infinite values in {n_bad} row(s) (first: {first!r}): the "
+        "tokens looked up there would get NaN vectors, and the saved pipeline would not load. Make "
+        "the source return finite vectors (drop or fix those rows)."
     )

@@ -46,7 +46,7 @@ def _commands(
 ) -> None:
     """Static and contextual token vectors in spaCy pipelines."""
     if code is not None:
-        from ..pipelines import import_code
+        from ..user_code import import_code
 
         try:
             import_code(code)

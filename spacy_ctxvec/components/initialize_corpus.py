@@ -1,7 +1,7 @@
 """The corpus reader of ctxvec_polysemy's [initialize] block (a function of the Vocab that
 yields texts or Docs, e.g. spacy-ctxvec.lexicon_corpus.v1), checked: a reader that is no
-function, yields something else or nothing is a coded error, not a TypeError, srsly's
-"ExtraData" or an empty lexicon saved as a success."""
+function, yields something else (bytes other than a Doc's doc.to_bytes()) or nothing is a
+coded error, not a TypeError, srsly's "ExtraData" or an empty lexicon saved as a success."""
 
 from typing import Any, Iterator
 
@@ -24,15 +24,23 @@ class InitializeCorpus:
 
     def items(self, vocab: Vocab) -> Iterator[CorpusItem]:
         for item in self.reader(vocab):
+            if isinstance(item, bytes):  # a Doc serialised with doc.to_bytes(), as nlp.pipe takes one
+                item = self._doc_from_bytes(vocab, item)
             if not isinstance(item, (str, Doc)):
                 problem = f"yielded {type(item).__name__} (document {self.n_docs + 1}), not a text or a Doc"
                 raise CtxvecError(Errors.E269.format(name=self.name, problem=problem))
             self.n_docs += 1
             yield item
 
+    def _doc_from_bytes(self, vocab: Vocab, data: bytes) -> Doc:
+        try:
+            return Doc(vocab).from_bytes(data)
+        except Exception as err:  # srsly's ExtraData, a KeyError: whatever these bytes are, they are no Doc
+            problem = f"yielded bytes that are not a Doc's doc.to_bytes() (document {self.n_docs + 1}: {err!r:.80})"
+            raise CtxvecError(Errors.E269.format(name=self.name, problem=problem)) from err
+
     def check_read(self, n_tokens: int) -> None:
-        """E211 where the reader yielded no document, E741 where no token got a vector."""
-        where = f"read by [initialize.components.{self.name}.corpus]"
+        """E269 where the reader yielded no document, E741 where no token got a vector."""
         if self.n_docs == 0:
-            raise CtxvecError(Errors.E211.format(path=where))
-        check_tokens_read(where, self.n_docs, n_tokens)
+            raise CtxvecError(Errors.E269.format(name=self.name, problem="yielded no document"))
+        check_tokens_read(f"the [initialize.components.{self.name}.corpus] reader", self.n_docs, n_tokens)

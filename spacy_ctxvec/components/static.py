@@ -149,7 +149,7 @@ class StaticVectors(DocAnnotator):
             raise CtxvecError(Errors.E118.format(name=self.name, got=f"returned {type(table).__name__}"))
         found = non_finite_rows(table)
         if found is not None:  # saved, it would be refused at load as damaged (E134)
-            named = self._configured_source(nlp) or getattr(source, "__qualname__", type(source).__name__)
+            named = getattr(source, "__qualname__", type(source).__name__)
             raise CtxvecError(Errors.E141.format(name=self.name, source=named, n_bad=found[0], first=found[1]))
         self.table = self._fitting_dtype(table)
 
@@ -159,11 +159,6 @@ class StaticVectors(DocAnnotator):
             return nlp.config.interpolate()["initialize"]["components"][self.name]["source"]  # type: ignore[union-attr]
         except Exception:  # no pipeline, no such block, or a config that cannot be interpolated here
             return None
-
-    def _configured_source(self, nlp: Optional[Language]) -> Optional[str]:
-        """The registered name of the configured source ("spacy-ctxvec.vectors_file.v1"), or None."""
-        block = self._source_block(nlp)
-        return block.get("@misc") if isinstance(block, dict) else None
 
     def _check_configured_path(self, nlp: Language) -> None:
         """E024 when the config's vectors_file source has no path (configs/word2vec.cfg

@@ -23,7 +23,6 @@ from spacy.language import Language
 
 from ..errors import CtxvecError, Errors, Warnings
 from ..locks import forward_lock
-from .span_settings import strided_window
 from .transformer import find_transformer
 
 PROBE_TEXT = "a b"
@@ -47,6 +46,7 @@ def check_transformer_tokenizer(nlp: Optional[Language], name: str) -> None:
     if loaded:
         from .batching import cap_model_max_length  # imports spacy-transformers: not at CLI start-up
 
+        check_not_encoder_decoder(model.transformer, str(model.attrs.get("name")))
         cap_model_max_length(model)
         piece = piece_with_leading_space(model.tokenizer)
         if piece is not None:
@@ -78,13 +78,15 @@ def reads_left_to_right(hf_model: Any, tokenizer: Any) -> bool:
                 rows = [hf_model(input_ids=torch.tensor([i], device=device))[0][0, :shared].float() for i in ids]
             finally:
                 hf_model.train(was_training)
-    except (RuntimeError, TypeError, ValueError, IndexError, StopIteration):  # a model this probe cannot run
+    except Exception:  # a model this probe cannot run: it only decides a warning, never a load
         return False
     return bool(torch.allclose(rows[0], rows[1], rtol=1e-4, atol=1e-5))
 
 
 def warn_of_long_windows(model: Any, transformer: str) -> None:
     """W067 where the strided windows hold more spaCy tokens than the model reads wordpieces."""
+    from .span_settings import strided_window  # imports spacy-transformers: not at CLI start-up
+
     window = strided_window(model.attrs.get("get_spans"))
     max_length = getattr(model.tokenizer, "model_max_length", None)
     if window is None or not isinstance(max_length, int) or max_length > 10**6:
@@ -109,12 +111,21 @@ def raise_run_failure(model: Any, err: Exception, error: str) -> None:
     E054); nothing where the failure is another one."""
     tokenizer, hf_model = model.tokenizer, model.transformer
     name = str(model.attrs.get("name"))
-    if isinstance(err, ValueError) and tokenizer is not None and getattr(tokenizer, "pad_token", 0) is None:
+    no_pad = tokenizer is not None and getattr(tokenizer, "pad_token", 0) is None
+    if isinstance(err, ValueError) and no_pad and "pad" in error.lower():
         suggested = getattr(tokenizer, "eos_token", None) or "<|endoftext|>"
         raise CtxvecError(Errors.E053.format(name=name, suggested=suggested)) from err
-    if isinstance(err, TypeError) and "unexpected keyword argument" in error and hf_model is not None:
-        model_type = getattr(getattr(hf_model, "config", None), "model_type", "unknown type")
-        raise CtxvecError(Errors.E054.format(name=name, model_type=model_type, error=error)) from err
+    check_not_encoder_decoder(hf_model, name, error)
+
+
+def check_not_encoder_decoder(hf_model: Any, name: str, error: str = "") -> None:
+    """E054 for an encoder-decoder model (T5, BART): spacy-transformers runs the whole model,
+    whose output is its decoder's (T5 fails, BART runs on inputs shifted one place)."""
+    config = getattr(hf_model, "config", None)
+    if bool(getattr(config, "is_encoder_decoder", False)):
+        model_type = getattr(config, "model_type", "unknown type")
+        problem = error or "its output is its decoder's, not an encoder's"
+        raise CtxvecError(Errors.E054.format(name=name, model_type=model_type, error=problem))
 
 
 def piece_with_leading_space(tokenizer: Any) -> Optional[str]:

@@ -12,7 +12,8 @@ import numpy as np
 # How a vectors label (with_model) names the model, after how the vectors were pooled.
 _MODEL_MARK = ", model "
 # A pooling's settings in a label ("pooled by pool_scaled (weight=0.5)"; components.choices.pooling_name).
-_POOLING_SETTINGS = re.compile(r"(?<=pooled by )(?P<name>\w+) \([^()]*\)")
+# One level of parentheses inside, for a tuple setting: "pool_x (shape=(1, 2))".
+_POOLING_SETTINGS = re.compile(r"(?<=pooled by )(?P<name>\w+) \((?:[^()]|\([^()]*\))*\)")
 # Fingerprints written before zeros were hashed as +0.0, of the models known to hold a
 # -0.0 in their input embeddings, and what they are now. The offline default,
 # sentence-transformers/all-MiniLM-L6-v2, holds one (row 30439, column 146).
