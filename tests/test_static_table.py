@@ -245,3 +245,31 @@ def test_damaged_saved_tokenizer_is_a_coded_error(tmp_path, wordpiece_table, con
     (tmp_path / "table" / "tokenizer" / "tokenizer.json").write_bytes(content)
     with pytest.raises(CtxvecError, match=r"E134.*table' is damaged: the saved tokenizer cannot be loaded"):
         StaticVectorTable.from_disk(tmp_path / "table")
+
+
+def test_a_full_subword_cache_never_changes_a_words_vector(fasttext_bin, monkeypatch):
+    """The cache was cleared when a batch's new words overflowed it, and the words of that
+    batch cached before came back as zeros with key "none" (a long-running service saw a
+    word's static_vec vanish for one request); threads emptied it under each other."""
+    from concurrent.futures import ThreadPoolExecutor
+
+    import spacy_ctxvec.static.table as table_module
+
+    words = [f"blorp{n}tastic" for n in range(60)]
+    expected = load_static_vectors(fasttext_bin).lookup_batch(words, words, words)[0]
+    monkeypatch.setattr(table_module, "SUBWORD_CACHE_SIZE", 8)
+    table = load_static_vectors(fasttext_bin)
+    for start in range(0, 60, 5):  # batches that overflow the cache with words it held
+        batch = words[:3] + words[start : start + 5]
+        vectors, codes = table.lookup_batch(batch, batch, batch)
+        assert [STATIC_KEY_NAMES[code] for code in codes] == ["subwords"] * len(batch)
+        rows = [words.index(word) for word in batch]
+        assert np.array_equal(vectors, expected[rows])
+
+    def look_up(start):
+        batch = words[start % 55 : start % 55 + 5]
+        return start, table.lookup_batch(batch, batch, batch)[0]
+
+    with ThreadPoolExecutor(8) as pool:
+        for start, vectors in pool.map(look_up, range(400)):
+            assert np.array_equal(vectors, expected[start % 55 : start % 55 + 5])

@@ -214,15 +214,21 @@ class StaticVectorTable:
         return vectors, codes
 
     def _subword_vectors(self, texts: List[str]) -> Tuple[np.ndarray, np.ndarray]:
-        """Subword vectors with a bounded per-string cache (None = no subwords)."""
-        missing = [text for text in dict.fromkeys(texts) if text not in self._subword_cache]
+        """Subword vectors with a bounded per-string cache (None = no subwords). The vectors
+        come from what this call found or made, never from the cache read back: a full cache
+        is replaced by a new one (not cleared, which emptied it under this call's own words and
+        another thread's), so a word's vector never depends on what was looked up before."""
+        cache = self._subword_cache  # entries are never removed from one cache: safe to read from threads
+        known = {text: cache[text] for text in dict.fromkeys(texts) if text in cache}
+        missing = [text for text in dict.fromkeys(texts) if text not in known]
         if missing and self.subwords is not None:
-            if len(self._subword_cache) + len(missing) > SUBWORD_CACHE_SIZE:
-                self._subword_cache.clear()
             new_vectors, found = self.subwords.vectors_for(missing)
-            for text, vector, ok in zip(missing, new_vectors, found):
-                self._subword_cache[text] = vector if ok else None
-        cached = [self._subword_cache.get(text) for text in texts]
+            made = {text: (vector if ok else None) for text, vector, ok in zip(missing, new_vectors, found)}
+            known.update(made)
+            if len(cache) + len(made) > SUBWORD_CACHE_SIZE:
+                cache = self._subword_cache = {}
+            cache.update(made)
+        cached = [known.get(text) for text in texts]
         found = np.fromiter((vector is not None for vector in cached), dtype=bool, count=len(texts))
         vectors = np.zeros((len(texts), self.dim), dtype=np.float32)
         if found.any():
