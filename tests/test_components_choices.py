@@ -335,3 +335,29 @@ def test_layer_numbers_that_are_not_whole_numbers_are_a_coded_error():
 
     with pytest.raises(CtxvecError, match=r"CTX-E048.*a layer selection of whole layer numbers"):
         spacy.blank("en").add_pipe("ctxvec_context", config={"layers": {"@misc": "test-ctxvec.text_layers.v1"}})
+
+
+class ScaledPooling:
+    """A pooling written as a class (picklable under spawn, unlike a closure)."""
+
+    def __init__(self, weight: float) -> None:
+        self.weight = weight
+
+    def __call__(self, rows, lengths):
+        return pool_mean(rows, lengths) * self.weight
+
+
+@registry.misc("test-ctxvec.class_pooling.v1")
+def configure_class_pooling(weight: float):
+    return ScaledPooling(weight)
+
+
+def test_a_pooling_object_is_labelled_with_its_attributes(tiny_bert_dir):
+    """It was labelled by its class name alone, so two weights had one label, which E043 compares."""
+    labels = [
+        custom_pipeline(tiny_bert_dir, {"@misc": "test-ctxvec.class_pooling.v1", "weight": weight})(
+            TEXT
+        )._.ctxvec_context_source
+        for weight in (1.0, 3.0)
+    ]
+    assert labels[0].startswith("the last layer, pooled by ScaledPooling (weight=1.0)") and labels[0] != labels[1]

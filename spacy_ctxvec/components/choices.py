@@ -182,8 +182,8 @@ def _kind(value: Any) -> str:
 
 def pooling_name(pooling: Any) -> str:
     """The pooling function's name, with the settings it was configured with where they
-    are plain values (a partial's keywords, a closure's variables): "pool_mean",
-    "pool_scaled (weight=0.5)"."""
+    are plain values (a partial's keywords, a closure's variables, a callable object's
+    attributes): "pool_mean", "pool_scaled (weight=0.5)"."""
     pooling = pooling.pooling if isinstance(pooling, CheckedPooling) else pooling
     pooling = pooling.combine if isinstance(pooling, CheckedCombine) else pooling
     settings = dict(getattr(pooling, "keywords", None) or {})
@@ -191,6 +191,8 @@ def pooling_name(pooling: Any) -> str:
     cells = getattr(inner, "__closure__", None) or ()
     names = getattr(getattr(inner, "__code__", None), "co_freevars", ())
     settings.update((name, _cell_value(cell)) for name, cell in zip(names, cells))
+    if not hasattr(inner, "__code__") and not hasattr(pooling, "func"):  # an object with __call__
+        settings.update((key, value) for key, value in getattr(inner, "__dict__", {}).items() if key[:1] != "_")
     named = ", ".join(f"{key}={value!r}" for key, value in sorted(settings.items()) if _is_plain_setting(value))
     name = getattr(getattr(pooling, "func", inner), "__name__", type(pooling).__name__)
     return f"{name} ({named})" if named else name
