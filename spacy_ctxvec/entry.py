@@ -9,7 +9,8 @@ from .errors import INTERRUPTED
 
 # A file name that is not UTF-8 reaches Python as lone surrogates (U+DC80-U+DCFF, one per
 # byte); printed, each becomes U+FFFD, as in the files and pictures commands write, so that
-# output stays UTF-8 (JSON on stdout too). Any other lone surrogate is written escaped.
+# output stays UTF-8 (JSON on stdout too). A run holding any other lone surrogate (the first
+# half of an emoji cut in two) is written escaped (\ud83d).
 OUTPUT_ERRORS = "spacy_ctxvec_replace"
 
 

@@ -292,3 +292,8 @@ class Warnings(metaclass=_ErrorsWithCodes):
         "window = {suggested_window} and stride = {suggested_stride} in "
         "[components.transformer.model.get_spans]."
     )
+    W068 = (
+        "The transformer '{transformer}' is an encoder-decoder (T5, BART): spacy-transformers runs the "
+        "whole model, so these contextual vectors are its decoder's states, not an encoder's ([CTX-E054] "
+        "refuses such a model when a pipeline is made). Rebuild the pipeline on an encoder model."
+    )

@@ -107,8 +107,8 @@ def _unregistered_hint(err: Exception) -> str:
 
 
 def _registered_itself(errors: str) -> str:
-    """Where a setting asks for the arguments a pooling, layer combination or source is called
-    with, the function itself was registered, not one that returns it."""
+    """Where a setting asks for the arguments a pooling or layer combination is called with,
+    the function itself was registered, not one that returns it."""
     if not re.search(r"-> (rows|lengths|arrays): (missing required argument|field required)", errors):
         return ""
     return (

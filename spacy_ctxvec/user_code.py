@@ -1,12 +1,13 @@
 """`spacy-ctxvec --code FILE.py`: a Python file of registered functions (@spacy.registry.misc,
-...) imported before a command, as spaCy's own commands take `--code`. The file's path goes
-into the environment too, so that the worker processes and local Ray actors a command
-starts, which rebuild the pipeline from its config, import it before they do."""
+...) imported before a command, as spaCy's own commands take `--code`. While the command
+runs, the file's path is in the environment too, so that the worker processes and the Ray
+actors of a cluster the command starts, which rebuild the pipeline from its config, import
+it before they do."""
 
 import os
 import traceback
 from pathlib import Path
-from typing import Union
+from typing import Callable, Union
 
 from .errors import CtxvecError, Errors
 
@@ -15,7 +16,7 @@ CODE_VARIABLE = "SPACY_CTXVEC_CODE"
 
 def import_code(path: Union[str, Path]) -> None:
     """Import ``path`` (E419 where it is missing or fails to import, with the line of the
-    file that failed) and name it in the environment for worker processes."""
+    file that failed)."""
     from spacy.util import import_file
 
     path = Path(path)
@@ -29,7 +30,21 @@ def import_code(path: Union[str, Path]) -> None:
         where = f" (line {lines[-1]})" if lines else ""
         problem = f"importing it raised {type(err).__name__}{where}: {' '.join(str(err).split())[:400]}"
         raise CtxvecError(Errors.E419.format(path=path, problem=problem)) from err
-    os.environ[CODE_VARIABLE] = str(path.resolve())
+
+
+def code_for_workers(path: Union[str, Path]) -> Callable[[], None]:
+    """Name ``path`` in the environment for the worker processes a command starts; returns
+    what takes it out again (the command's end), so that it never reaches later work."""
+    previous = os.environ.get(CODE_VARIABLE)
+    os.environ[CODE_VARIABLE] = str(Path(path).resolve())
+
+    def restore() -> None:
+        if previous is None:
+            os.environ.pop(CODE_VARIABLE, None)
+        else:
+            os.environ[CODE_VARIABLE] = previous
+
+    return restore
 
 
 def import_code_of_the_command() -> None:

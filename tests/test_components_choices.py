@@ -361,3 +361,24 @@ def test_a_pooling_object_is_labelled_with_its_attributes(tiny_bert_dir):
         for weight in (1.0, 3.0)
     ]
     assert labels[0].startswith("the last layer, pooled by ScaledPooling (weight=1.0)") and labels[0] != labels[1]
+
+
+class CountingPooling:
+    """A pooling object that keeps state beside what it was made with."""
+
+    def __init__(self, weight: float) -> None:
+        self.weight, self.calls = weight, 0
+
+    def __call__(self, rows, lengths):
+        self.calls += 1
+        return pool_mean(rows, lengths) * self.weight
+
+
+def test_a_pooling_objects_label_names_what_it_was_made_with_not_its_state():
+    """Every public attribute went into the label: a call counter changed it after one call."""
+    from spacy_ctxvec.components.choices import pooling_name
+
+    pooling = CountingPooling(2.0)
+    before = pooling_name(pooling)
+    pooling(np.ones((2, 3), dtype=np.float32), np.array([1, 1]))
+    assert before == pooling_name(pooling) == "CountingPooling (weight=2.0)"

@@ -154,7 +154,7 @@ def test_a_source_returning_nan_is_refused_at_initialize_naming_it(tmp_path):
     nlp.add_pipe("ctxvec_static")
     nlp.config["initialize"]["components"]["ctxvec_static"] = {"source": {"@misc": "test-ctxvec.nan_source.v1"}}
     with pytest.raises(
-        CtxvecError, match=r"\[CTX-E141\].*\(nan_source.<locals>.source, .*1 row\(s\) \(first: 'pear'\)"
+        CtxvecError, match=r"E141\].*\(nan_source.<locals>.source; \[initialize.*names test-ctxvec.nan_source.v1\)"
     ):
         nlp.initialize()
     with pytest.raises(CtxvecError, match=r"\[CTX-E141\]"):

@@ -146,11 +146,14 @@ def test_an_encoder_decoder_is_e054_not_a_traceback_or_decoder_states(tmp_path, 
         bucketed_nlp(folder)
 
 
-def test_an_encoder_with_a_tokenizer_of_other_inputs_is_not_called_an_encoder_decoder(tiny_bert_dir, tmp_path):
-    """A DistilBERT saved with a BERT tokenizer (token_type_ids) was told T5 and BART are not supported."""
+def test_an_encoder_given_another_models_tokenizer_is_e056_not_an_encoder_decoder(tiny_bert_dir, tmp_path):
+    """A DistilBERT saved with a BERT tokenizer (token_type_ids) was told T5 and BART are not
+    supported, then met a bare TypeError."""
     import shutil
 
     from transformers import DistilBertConfig, DistilBertModel
+
+    from spacy_ctxvec.errors import CtxvecError
 
     folder = tmp_path / "distilbert"
     shutil.copytree(tiny_bert_dir, folder)
@@ -158,9 +161,30 @@ def test_an_encoder_with_a_tokenizer_of_other_inputs_is_not_called_an_encoder_de
     (folder / "model.safetensors").unlink(missing_ok=True)
     config = DistilBertConfig(vocab_size=200, dim=32, n_layers=1, n_heads=2, hidden_dim=37, max_position_embeddings=64)
     DistilBertModel(config).save_pretrained(folder)
-    with pytest.raises(Exception) as err:
+    with pytest.raises(CtxvecError, match=r"CTX-E056\].*\(distilbert\) does not take an input its tokenizer gives"):
         bucketed_nlp(str(folder))
-    assert "CTX-E054" not in str(err.value)
+
+
+def test_a_saved_encoder_decoder_pipeline_still_loads_with_w068(tmp_path, monkeypatch):
+    """E054 at load made pipelines saved before it unloadable, even to re-export their parts."""
+    import spacy
+
+    from spacy_ctxvec.components import tokenizer_checks
+    from spacy_ctxvec.errors import CtxvecError
+
+    special = {"pad_token": "<eos>", "model_input_names": ["input_ids", "attention_mask"]}
+    folder = build_decoder(tmp_path / "bart", "bart", **special)
+    with pytest.raises(CtxvecError, match="CTX-E054"):
+        make_trf_nlp(folder)
+    with monkeypatch.context() as before_the_check:  # a pipeline saved before E054 existed
+        before_the_check.setattr(tokenizer_checks, "check_not_encoder_decoder", lambda *args: None)
+        nlp = make_trf_nlp(folder)
+    nlp.to_disk(tmp_path / "saved")
+    with warnings.catch_warnings(record=True) as caught:
+        warnings.simplefilter("always")
+        loaded = spacy.load(tmp_path / "saved")
+    assert any("[CTX-W068]" in str(w.message) for w in caught)
+    assert loaded("the bank")._.ctxvec_context.shape[0] == 2
 
 
 def test_windows_longer_than_the_model_reads_warn_w067_with_a_window_that_fits(tmp_path):

@@ -89,3 +89,16 @@ def test_label_parts():
     assert with_model(HOW, None) == HOW and pooling_of(with_model(HOW, "aaaa")) == HOW
     assert current_label(with_model(HOW, "97d6177f612cc2be")) == with_model(HOW, "234c5e47902457b9")
     assert current_label(HOW) == HOW and current_label(with_model(HOW, "aaaa")) == with_model(HOW, "aaaa")
+
+
+def test_a_label_from_before_a_layer_combination_named_its_settings_matches_it():
+    """A lexicon built with a combination object before its attributes were in the label was
+    refused (E043) by its own pipeline; two settings of it still differ."""
+    from spacy_ctxvec.ops.fingerprint import vectors_differ
+
+    before = "layers 4, 5 of 6 combined by WeightedLayers, pooled by pool_mean, model abc"
+    now = "layers 4, 5 of 6 combined by WeightedLayers (weights=(0.5, 0.5)), pooled by pool_mean, model abc"
+    other = "layers 4, 5 of 6 combined by WeightedLayers (weights=(0.2, 0.8)), pooled by pool_mean, model abc"
+    assert not vectors_differ(before, now) and not vectors_differ(now, before)
+    assert vectors_differ(now, other)
+    assert vectors_differ(before.replace("WeightedLayers", "MaxLayers"), now)

@@ -65,3 +65,15 @@ def test_worker_processes_import_the_code_file_too(code_files, tmp_path):
     assert result.exit_code == 0, result.output
     meta = json.loads((tmp_path / "out" / "ctxvec_polysemy" / "lexicon" / "lexicon.json").read_text())["meta"]
     assert "pooled by pool_weighted (weight=2.0)" in meta["context_vectors"]
+
+
+def test_the_code_file_is_named_for_workers_only_while_its_command_runs(code_files, tmp_path, monkeypatch):
+    """The path stayed in os.environ: a later build without --code in the same process (a
+    notebook, a test) had its workers import the file again, or fail where it was gone."""
+    import os
+
+    monkeypatch.delenv(CODE_VARIABLE, raising=False)
+    config, functions = code_files
+    compare = ["compare", "the bank", "a river bank", "--word", "bank", "--pipeline", str(config)]
+    assert CliRunner().invoke(app, ["--code", str(functions), *compare]).exit_code == 0
+    assert CODE_VARIABLE not in os.environ

@@ -220,6 +220,12 @@ class PipelineErrors:
         "A span getter returns, for a list of Docs, one list of spaCy Spans per Doc, in order, "
         "each Span of that Doc (doc[start:end]), the first not empty where the Doc has tokens."
     )
+    E056 = (
+        "The transformer model '{name}' ({model_type}) does not take an input its tokenizer gives: "
+        "{error}. The folder's tokenizer is another model's (a BERT tokenizer gives token_type_ids, "
+        "which DistilBERT does not take): save the model with its own tokenizer, or set "
+        "model_input_names in its tokenizer_config.json to the inputs the model takes."
+    )
 
     # Static vectors (E1xx)
     E101 = (
@@ -360,7 +366,7 @@ class PipelineErrors:
         "it, disable it (spacy.load(PATH, disable=['{transformer}'])) rather than exclude it."
     )
     E141 = (
-        "'{name}': its static vector source ({source}, [initialize.components.{name}.source]) "
+        "'{name}': its static vector source ({source}) "
         "returned a table with NaN or infinite values in {n_bad} row(s) (first: {first!r}): the "
         "tokens looked up there would get NaN vectors, and the saved pipeline would not load. Make "
         "the source return finite vectors (drop or fix those rows)."

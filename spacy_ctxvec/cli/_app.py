@@ -37,6 +37,7 @@ def _print_version(value: bool) -> None:
 
 @app.callback()
 def _commands(
+    ctx: typer.Context,
     version: bool = typer.Option(
         False, "--version", callback=_print_version, is_eager=True, help="Print the version and exit"
     ),
@@ -46,13 +47,14 @@ def _commands(
 ) -> None:
     """Static and contextual token vectors in spaCy pipelines."""
     if code is not None:
-        from ..user_code import import_code
+        from ..user_code import code_for_workers, import_code
 
         try:
             import_code(code)
         except CtxvecError as err:
             typer.echo(stderr_printer().fail(str(err)), err=True)
             raise typer.Exit(1) from None
+        ctx.call_on_close(code_for_workers(code))
 
 
 # How every command that reads a corpus (building.corpus.iter_corpus) decodes it and treats bad lines.

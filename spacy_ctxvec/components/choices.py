@@ -1,8 +1,9 @@
 """Registered choices for ctxvec_context: pooling ([components.ctxvec_context.pooling])
 and layer selection ([components.ctxvec_context.layers])."""
 
+import inspect
 from dataclasses import dataclass
-from typing import Any, List, Optional, Tuple
+from typing import Any, Dict, List, Optional, Tuple
 
 import numpy as np
 from spacy.util import registry
@@ -192,10 +193,21 @@ def pooling_name(pooling: Any) -> str:
     names = getattr(getattr(inner, "__code__", None), "co_freevars", ())
     settings.update((name, _cell_value(cell)) for name, cell in zip(names, cells))
     if not hasattr(inner, "__code__") and not hasattr(pooling, "func"):  # an object with __call__
-        settings.update((key, value) for key, value in getattr(inner, "__dict__", {}).items() if key[:1] != "_")
+        settings.update(_init_settings(inner))
     named = ", ".join(f"{key}={value!r}" for key, value in sorted(settings.items()) if _is_plain_setting(value))
     name = getattr(getattr(pooling, "func", inner), "__name__", type(pooling).__name__)
     return f"{name} ({named})" if named else name
+
+
+def _init_settings(instance: Any) -> Dict[str, Any]:
+    """An object's attributes named as its __init__'s arguments (scikit-learn's get_params
+    rule): what it was made with, not state it keeps (a call counter, torch's training flag)."""
+    try:
+        names = inspect.signature(type(instance).__init__).parameters
+    except (TypeError, ValueError):  # a builtin without a signature
+        return {}
+    attributes = getattr(instance, "__dict__", {})
+    return {name: attributes[name] for name in names if name != "self" and name in attributes}
 
 
 def _is_plain_setting(value: Any) -> bool:

@@ -372,7 +372,7 @@ class ContextVectors(DocAnnotator):
     def from_bytes(self, bytes_data: bytes, *, exclude: Iterable[str] = tuple()) -> "ContextVectors":
         if not excluded("cfg", exclude):
             self.width = srsly.msgpack_loads(bytes_data).get("width")
-        check_transformer_tokenizer(self.pipeline(), self.name)
+        check_transformer_tokenizer(self.pipeline(), self.name, loading=True)
         return self
 
     def to_disk(self, path: Union[str, Path], *, exclude: Iterable[str] = tuple()) -> None:
@@ -386,7 +386,7 @@ class ContextVectors(DocAnnotator):
         if not excluded("cfg", exclude):
             self.width = srsly.read_json(cfg_path).get("width") if cfg_path.exists() else None
         # spaCy loads the components in pipeline order: the transformer before this one is loaded
-        check_transformer_tokenizer(self.pipeline(), self.name)
+        check_transformer_tokenizer(self.pipeline(), self.name, loading=True)
         return self
 
 

@@ -43,4 +43,4 @@ class InitializeCorpus:
         """E269 where the reader yielded no document, E741 where no token got a vector."""
         if self.n_docs == 0:
             raise CtxvecError(Errors.E269.format(name=self.name, problem="yielded no document"))
-        check_tokens_read(f"the [initialize.components.{self.name}.corpus] reader", self.n_docs, n_tokens)
+        check_tokens_read(f"[initialize.components.{self.name}.corpus]", self.n_docs, n_tokens)

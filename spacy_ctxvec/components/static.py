@@ -150,6 +150,9 @@ class StaticVectors(DocAnnotator):
         found = non_finite_rows(table)
         if found is not None:  # saved, it would be refused at load as damaged (E134)
             named = getattr(source, "__qualname__", type(source).__name__)
+            block = self._source_block(nlp)
+            if isinstance(block, dict) and block.get("@misc"):
+                named += f"; [initialize.components.{self.name}.source] names {block['@misc']}"
             raise CtxvecError(Errors.E141.format(name=self.name, source=named, n_bad=found[0], first=found[1]))
         self.table = self._fitting_dtype(table)
 

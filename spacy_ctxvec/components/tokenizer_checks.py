@@ -13,8 +13,9 @@
   (W066, found by running the model on two texts that differ in their last word).
 - A span getter whose windows hold more spaCy tokens than the model reads wordpieces cuts
   most tokens of every window off (W067).
-- A model that loaded but cannot run: a tokenizer without a padding token (E053), a model
-  whose forward takes other inputs, as T5's encoder-decoder (E054)."""
+- A model that loaded but cannot run: a tokenizer without a padding token (E053), an
+  encoder-decoder such as T5 or BART (E054; W068 for a saved one, which stays loadable), a
+  model that does not take an input its tokenizer gives (E056)."""
 
 import warnings
 from typing import Any, Optional
@@ -31,9 +32,10 @@ PROBE_TEXT = "a b"
 LEFT_TO_RIGHT_PROBE = ("a b", "a c")
 
 
-def check_transformer_tokenizer(nlp: Optional[Language], name: str) -> None:
+def check_transformer_tokenizer(nlp: Optional[Language], name: str, *, loading: bool = False) -> None:
     """Cap the positions of, and check the offsets of, the tokenizer of the transformer
-    before ``name``; nothing where no transformer is loaded."""
+    before ``name``; nothing where no transformer is loaded. An encoder-decoder is E054 when
+    the pipeline is made, W068 when a saved one is ``loading`` (it stays loadable)."""
     if nlp is None:
         return
     try:
@@ -46,7 +48,10 @@ def check_transformer_tokenizer(nlp: Optional[Language], name: str) -> None:
     if loaded:
         from .batching import cap_model_max_length  # imports spacy-transformers: not at CLI start-up
 
-        check_not_encoder_decoder(model.transformer, str(model.attrs.get("name")))
+        if not loading:
+            check_not_encoder_decoder(model.transformer, str(model.attrs.get("name")))
+        elif is_encoder_decoder(model.transformer):
+            warnings.warn(Warnings.W068.format(transformer=transformer), stacklevel=3)
         cap_model_max_length(model)
         piece = piece_with_leading_space(model.tokenizer)
         if piece is not None:
@@ -116,14 +121,22 @@ def raise_run_failure(model: Any, err: Exception, error: str) -> None:
         suggested = getattr(tokenizer, "eos_token", None) or "<|endoftext|>"
         raise CtxvecError(Errors.E053.format(name=name, suggested=suggested)) from err
     check_not_encoder_decoder(hf_model, name, error)
+    if isinstance(err, TypeError) and "unexpected keyword argument" in error:
+        model_type = getattr(getattr(hf_model, "config", None), "model_type", "unknown type")
+        raise CtxvecError(Errors.E056.format(name=name, model_type=model_type, error=error)) from err
+
+
+def is_encoder_decoder(hf_model: Any) -> bool:
+    """An encoder-decoder whose decoder is loaded (T5Model, BartModel; not T5EncoderModel)."""
+    config = getattr(hf_model, "config", None)
+    return bool(getattr(config, "is_encoder_decoder", False)) and getattr(hf_model, "decoder", None) is not None
 
 
 def check_not_encoder_decoder(hf_model: Any, name: str, error: str = "") -> None:
     """E054 for an encoder-decoder model (T5, BART): spacy-transformers runs the whole model,
     whose output is its decoder's (T5 fails, BART runs on inputs shifted one place)."""
-    config = getattr(hf_model, "config", None)
-    if bool(getattr(config, "is_encoder_decoder", False)):
-        model_type = getattr(config, "model_type", "unknown type")
+    if is_encoder_decoder(hf_model):
+        model_type = getattr(hf_model.config, "model_type", "unknown type")
         problem = error or "its output is its decoder's, not an encoder's"
         raise CtxvecError(Errors.E054.format(name=name, model_type=model_type, error=problem))
 

@@ -11,9 +11,12 @@ import numpy as np
 
 # How a vectors label (with_model) names the model, after how the vectors were pooled.
 _MODEL_MARK = ", model "
-# A pooling's settings in a label ("pooled by pool_scaled (weight=0.5)"; components.choices.pooling_name).
+# A pooling's or layer combination's settings in a label ("pooled by pool_scaled (weight=0.5)",
+# "combined by Weighted (weights=[1, 3])"; components.choices.pooling_name), one slot each.
 # One level of parentheses inside, for a tuple setting: "pool_x (shape=(1, 2))".
-_POOLING_SETTINGS = re.compile(r"(?<=pooled by )(?P<name>\w+) \((?:[^()]|\([^()]*\))*\)")
+_SETTINGS = {
+    slot: re.compile(rf"(?<={slot} by )(?P<name>\w+) \((?:[^()]|\([^()]*\))*\)") for slot in ("pooled", "combined")
+}
 # Fingerprints written before zeros were hashed as +0.0, of the models known to hold a
 # -0.0 in their input embeddings, and what they are now. The offline default,
 # sentence-transformers/all-MiniLM-L6-v2, holds one (row 30439, column 146).
@@ -53,9 +56,10 @@ def vectors_differ(expected: str, found: str) -> bool:
     version or another transformer component, matches any model)."""
     expected_how, _, expected_model = current_label(expected).partition(_MODEL_MARK)
     found_how, _, found_model = current_label(found).partition(_MODEL_MARK)
-    if _POOLING_SETTINGS.search(expected_how) is None or _POOLING_SETTINGS.search(found_how) is None:
-        # a label from before poolings named their settings matches the same pooling with any
-        expected_how, found_how = (_POOLING_SETTINGS.sub(r"\g<name>", how) for how in (expected_how, found_how))
+    for settings in _SETTINGS.values():
+        if settings.search(expected_how) is None or settings.search(found_how) is None:
+            # a label from before these settings were named matches the same function with any
+            expected_how, found_how = (settings.sub(r"\g<name>", how) for how in (expected_how, found_how))
     return expected_how != found_how or bool(expected_model and found_model and expected_model != found_model)
 
 

@@ -225,9 +225,10 @@ class StaticVectorTable:
             new_vectors, found = self.subwords.vectors_for(missing)
             made = {text: (vector if ok else None) for text, vector, ok in zip(missing, new_vectors, found)}
             known.update(made)
-            if len(cache) + len(made) > SUBWORD_CACHE_SIZE:
-                cache = self._subword_cache = {}
-            cache.update(made)
+            if len(cache) + len(made) > SUBWORD_CACHE_SIZE:  # a new cache, with this call's words
+                self._subword_cache = {**known, **made}
+            else:
+                cache.update(made)
         cached = [known.get(text) for text in texts]
         found = np.fromiter((vector is not None for vector in cached), dtype=bool, count=len(texts))
         vectors = np.zeros((len(texts), self.dim), dtype=np.float32)
