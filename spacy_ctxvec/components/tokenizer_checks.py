@@ -113,7 +113,7 @@ def warn_of_long_windows(model: Any, transformer: str) -> None:
 
 def raise_run_failure(model: Any, err: Exception, error: str) -> None:
     """The coded error for a transformer model that loaded but failed its first run (E053,
-    E054); nothing where the failure is another one."""
+    E054, E056); nothing where the failure is another one."""
     tokenizer, hf_model = model.tokenizer, model.transformer
     name = str(model.attrs.get("name"))
     no_pad = tokenizer is not None and getattr(tokenizer, "pad_token", 0) is None
