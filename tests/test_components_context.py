@@ -554,3 +554,17 @@ def test_e002_on_a_saved_pipeline_names_a_fix_that_works(tiny_bert_dir, tmp_path
     assert all(token._.context_vec is not None and np.isfinite(token._.context_vec).all() for token in doc)
     nlp.to_disk(tmp_path / "saved")
     assert spacy.load(tmp_path / "saved")("a river bank")[1]._.context_vec is not None
+
+
+def test_an_empty_doc_gets_the_width_of_the_vectors_made_now_not_the_saved_one(tiny_pipeline_dir):
+    """Loaded with another pooling (a config override), an empty Doc kept the saved width,
+    (0, 32), beside (n, 64) for the others."""
+    import spacy
+
+    plain = spacy.load(tiny_pipeline_dir)
+    assert plain("")._.ctxvec_context.shape == (0, 32)  # the saved width, before any text
+    wider = {"components": {"ctxvec_context": {"pooling": {"@misc": "spacy-ctxvec.first_last_pooling.v1"}}}}
+    nlp = spacy.load(tiny_pipeline_dir, config=wider)
+    shapes = [doc._.ctxvec_context.shape for doc in nlp.pipe(["", "the bank", ""])]
+    assert shapes == [(0, 64), (2, 64), (0, 64)]
+    assert nlp("")._.ctxvec_context.shape == (0, 64)

@@ -171,6 +171,20 @@ def _not_rows(array: Any, n_rows: int) -> Optional[str]:
     return None
 
 
+def stored_vectors(component: str, pooled: Any, dtype: np.dtype) -> Any:
+    """``pooled`` in ``component``'s dtype; E051 where a value does not fit it, E052 where the
+    transformer's output already held NaN or inf (never a NaN vector)."""
+    with np.errstate(over="ignore"):  # a value beyond float16 is E051 below, not a RuntimeWarning
+        stored = pooled.astype(dtype, copy=False)
+    xp = get_array_module(stored)
+    if bool(xp.isfinite(stored).all()):
+        return stored
+    if bool(xp.isfinite(pooled).all()):
+        limit, largest = float(np.finfo(dtype).max), float(xp.abs(pooled).max())
+        raise CtxvecError(Errors.E051.format(name=component, dtype=dtype.name, largest=largest, limit=limit))
+    raise CtxvecError(Errors.E052.format(name=component))
+
+
 def _kind(value: Any) -> str:
     """What a setting was given, in a few words (an object's whole repr can run to hundreds of characters)."""
     if isinstance(value, LayerSelection):

@@ -10,7 +10,7 @@ import numpy as np
 import srsly
 from spacy.language import Language
 from spacy.tokens import Doc, Span, Token
-from thinc.api import Config, get_array_module
+from thinc.api import Config
 
 from ..attributes import (
     CONTEXT_ARRAY,
@@ -32,7 +32,7 @@ from ..ops.cosine import cosine
 from ..ops.layers import resolve_layers
 from ..types import PoolingFn
 from .base import DocAnnotator, NlpRef, excluded, vector_dtype
-from .choices import LayerSelection, checked_choices, vectors_label
+from .choices import LayerSelection, checked_choices, stored_vectors, vectors_label
 from .lost_tokens import warn_of_lost_tokens
 from .model_inputs import FingerprintCache, transformer_fingerprint
 from .tokenizer_checks import check_transformer_tokenizer
@@ -270,31 +270,16 @@ class ContextVectors(DocAnnotator):
             transformer = self.transformer_name or "transformer"
             by_layer = batch_trf_data_rows([trf_datas[k] for k in filled], self.layers, transformer, self.name)
             pooled = self.pooling(self.layers.combine(by_layer), np.concatenate([lengths[k] for k in filled]))
-            pooled = self._stored(pooled)
-        results = []
-        start, width = 0, self.width  # an empty Doc gets the width known when it comes
+            pooled = stored_vectors(self.name, pooled, self.dtype)
+            self.width = pooled.shape[1]
+        results, start, width = [], 0, self.width  # an empty Doc: the width of the others
         for doc, doc_lengths in zip(docs, lengths):
             if len(doc) == 0:
                 results.append((np.zeros((0, width or 0), dtype=self.dtype), np.zeros(0, dtype=bool)))
                 continue
-            width = self.width = pooled.shape[1]
             results.append((pooled[start : start + len(doc)].copy(), doc_lengths > 0))
             start += len(doc)
         return results, self._vectors_label(docs[filled[0]], trf_datas[filled[0]]) if filled else None
-
-    def _stored(self, pooled: Any) -> Any:
-        """``pooled`` in this component's dtype; E051 where a value does not fit it, E052
-        where the transformer's output already held NaN or inf (never a NaN vector)."""
-        with np.errstate(over="ignore"):  # a value beyond float16 is E051 below, not a RuntimeWarning
-            stored = pooled.astype(self.dtype, copy=False)
-        xp = get_array_module(stored)
-        if bool(xp.isfinite(stored).all()):
-            return stored
-        if bool(xp.isfinite(pooled).all()):
-            limit = float(np.finfo(self.dtype).max)
-            largest = float(xp.abs(pooled).max())
-            raise CtxvecError(Errors.E051.format(name=self.name, dtype=self.dtype.name, largest=largest, limit=limit))
-        raise CtxvecError(Errors.E052.format(name=self.name))
 
     def _vectors_label(self, doc: Doc, trf_data: Any) -> str:
         """vectors_label of ``doc``'s vectors, naming the transformer's model where it
@@ -365,13 +350,22 @@ class ContextVectors(DocAnnotator):
         reconstruct, args, (name, state) = cast(Tuple[Any, Any, Tuple[str, Dict[str, Any]]], super().__reduce__())
         return reconstruct, args, (name, {key: value for key, value in state.items() if key != "_linked"})
 
-    # Serialization: only the output width in "cfg" (the component has no weights).
+    # Serialization: only the output width in "cfg" (the component has no weights), with how the
+    # vectors were made: loaded with other layers or pooling (a config override), the width is
+    # learned anew from the first Doc, so that an empty Doc gets the width of the others.
+    def _cfg(self) -> Dict[str, Any]:
+        return {"width": self.width, "made_by": vectors_label(self.layers, self.pooling, None)}
+
+    def _saved_width(self, cfg: Any) -> Optional[int]:
+        made_by = cfg.get("made_by")  # none in a cfg saved before it was recorded
+        return cfg.get("width") if made_by in (None, vectors_label(self.layers, self.pooling, None)) else None
+
     def to_bytes(self, *, exclude: Iterable[str] = tuple()) -> bytes:
-        return srsly.msgpack_dumps({} if excluded("cfg", exclude) else {"width": self.width})
+        return srsly.msgpack_dumps({} if excluded("cfg", exclude) else self._cfg())
 
     def from_bytes(self, bytes_data: bytes, *, exclude: Iterable[str] = tuple()) -> "ContextVectors":
         if not excluded("cfg", exclude):
-            self.width = srsly.msgpack_loads(bytes_data).get("width")
+            self.width = self._saved_width(srsly.msgpack_loads(bytes_data))
         check_transformer_tokenizer(self.pipeline(), self.name, loading=True)
         return self
 
@@ -379,12 +373,12 @@ class ContextVectors(DocAnnotator):
         path = Path(path)
         path.mkdir(parents=True, exist_ok=True)
         if not excluded("cfg", exclude):
-            srsly.write_json(path / "cfg.json", {"width": self.width})
+            srsly.write_json(path / "cfg.json", self._cfg())
 
     def from_disk(self, path: Union[str, Path], *, exclude: Iterable[str] = tuple()) -> "ContextVectors":
         cfg_path = Path(path) / "cfg.json"
         if not excluded("cfg", exclude):
-            self.width = srsly.read_json(cfg_path).get("width") if cfg_path.exists() else None
+            self.width = self._saved_width(srsly.read_json(cfg_path)) if cfg_path.exists() else None
         # spaCy loads the components in pipeline order: the transformer before this one is loaded
         check_transformer_tokenizer(self.pipeline(), self.name, loading=True)
         return self
