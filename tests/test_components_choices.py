@@ -382,3 +382,14 @@ def test_a_pooling_objects_label_names_what_it_was_made_with_not_its_state():
     before = pooling_name(pooling)
     pooling(np.ones((2, 3), dtype=np.float32), np.array([1, 1]))
     assert before == pooling_name(pooling) == "CountingPooling (weight=2.0)"
+
+
+def test_a_layer_combination_on_one_layer_is_not_named_as_labels_saved_before(tiny_bert_dir):
+    """Naming it made lexicons built before with a custom one-layer combination refused (E043)."""
+
+    @registry.misc("test-ctxvec.one_layer_sum.v1")
+    def configure_one_layer_sum():
+        return LayerSelection(layers=(-1,), combine=lambda arrays: arrays[0] * 1.0)
+
+    doc = layered_pipeline(tiny_bert_dir, {"@misc": "test-ctxvec.one_layer_sum.v1"})(TEXT)
+    assert doc._.ctxvec_context_source.startswith("the last layer, pooled by pool_mean")

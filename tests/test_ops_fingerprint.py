@@ -102,3 +102,15 @@ def test_a_label_from_before_a_layer_combination_named_its_settings_matches_it()
     assert not vectors_differ(before, now) and not vectors_differ(now, before)
     assert vectors_differ(now, other)
     assert vectors_differ(before.replace("WeightedLayers", "MaxLayers"), now)
+
+
+def test_a_label_from_before_list_settings_were_named_matches_the_same_plain_settings():
+    """An upgrade walkthrough: a pooling closing over a number and a list was labelled with the
+    number only, and its lexicon was refused (E043) after lists came into labels."""
+    from spacy_ctxvec.ops.fingerprint import vectors_differ
+
+    before = "the last layer, pooled by pool_mixed (weight=0.5), model abc"
+    now = "the last layer, pooled by pool_mixed (mix=[0.25, 0.25], weight=0.5), model abc"
+    assert not vectors_differ(before, now) and not vectors_differ(now, before)
+    assert vectors_differ(before, now.replace("weight=0.5", "weight=0.7"))  # a plain setting still counts
+    assert vectors_differ(now, now.replace("[0.25, 0.25]", "[0.5, 0.5]"))  # and both lists named

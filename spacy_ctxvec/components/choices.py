@@ -250,17 +250,15 @@ def vectors_label(
 
 def _how_pooled(layers: LayerSelection, pooling: PoolingFn, n_hidden: Optional[int]) -> str:
     pooled = f"pooled by {pooling_name(pooling)}"
-    # ours, on one layer, leave it as it is: a label says nothing of them (labels saved before stay equal)
-    ours = layers.combine in BUILT_IN_COMBINES
-    combined = "" if ours else f" combined by {pooling_name(layers.combine)}"
+    # One layer: the combination is not named, as in labels saved before (lexicons keep matching).
     if not layers.needs_hidden_states:
-        return f"the last layer{combined}, {pooled}"
+        return f"the last layer, {pooled}"
     if n_hidden is None:
-        return f"layers {list(layers.layers)}{combined}, {pooled}"
+        return f"layers {list(layers.layers)}, {pooled}"
     resolved = resolve_layers(layers.layers, n_hidden)
     if resolved == [n_hidden - 1]:
-        return f"the last layer{combined}, {pooled}"
+        return f"the last layer, {pooled}"
     if len(resolved) == 1:
-        return f"layer {resolved[0]} of {n_hidden - 1}{combined}, {pooled}"
+        return f"layer {resolved[0]} of {n_hidden - 1}, {pooled}"
     combined = f" combined by {pooling_name(layers.combine)}"
     return f"layers {', '.join(map(str, resolved))} of {n_hidden - 1}{combined}, {pooled}"

@@ -5,7 +5,7 @@ saying how contextual vectors were made ("layer 5 of 6, pooled by pool_mean, mod
 
 import hashlib
 import re
-from typing import Optional
+from typing import Dict, Optional, Tuple
 
 import numpy as np
 
@@ -60,7 +60,48 @@ def vectors_differ(expected: str, found: str) -> bool:
         if settings.search(expected_how) is None or settings.search(found_how) is None:
             # a label from before these settings were named matches the same function with any
             expected_how, found_how = (settings.sub(r"\g<name>", how) for how in (expected_how, found_how))
+        else:  # one from before lists and tuples were named matches the same plain settings
+            expected_how, found_how = _without_unmatched_lists(settings, expected_how, found_how)
     return expected_how != found_how or bool(expected_model and found_model and expected_model != found_model)
+
+
+def _without_unmatched_lists(settings: "re.Pattern[str]", first: str, second: str) -> Tuple[str, str]:
+    """The two labels without the list or tuple settings that only one of them names (a label
+    written before lists and tuples were named), where those are all they differ in."""
+    found = [settings.search(how) for how in (first, second)]
+    items = [_setting_items(match.group(0)[len(match.group("name")) + 2 : -1]) for match in found if match]
+    if len(items) != 2:
+        return first, second
+    only = set(items[0]) ^ set(items[1])
+    listed = {key for key in only if (items[0].get(key) or items[1].get(key) or "")[:1] in ("[", "(")}
+    if not only or listed != only:
+        return first, second
+    kept = [{key: value for key, value in part.items() if key not in only} for part in items]
+    rebuilt = [
+        how[: match.start()] + _named(match.group("name"), part) + how[match.end() :]
+        for how, match, part in zip((first, second), found, kept)
+        if match is not None
+    ]
+    return rebuilt[0], rebuilt[1]
+
+
+def _setting_items(text: str) -> Dict[str, str]:
+    """ "a=1, b=[1, 2]" as {"a": "1", "b": "[1, 2]"}: commas inside brackets kept."""
+    items, depth, start = {}, 0, 0
+    for i, char in enumerate(text + ","):
+        if char in "[(":
+            depth += 1
+        elif char in "])":
+            depth -= 1
+        elif char == "," and depth == 0:
+            key, _, value = text[start:i].strip().partition("=")
+            items[key] = value
+            start = i + 1
+    return items
+
+
+def _named(name: str, items: Dict[str, str]) -> str:
+    return f"{name} ({', '.join(f'{key}={value}' for key, value in items.items())})" if items else name
 
 
 def current_label(label: str) -> str:
