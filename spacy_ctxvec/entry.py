@@ -6,6 +6,7 @@ import codecs
 import sys
 
 from .errors import INTERRUPTED
+from .paths import displayable
 
 # A file name that is not UTF-8 reaches Python as lone surrogates (U+DC80-U+DCFF, one per
 # byte); printed, each becomes U+FFFD, as in the files and pictures commands write, so that
@@ -19,7 +20,7 @@ def _replace_surrogates(err: UnicodeError) -> tuple:
         raise err
     chunk = err.object[err.start : err.end]
     if all("\udc80" <= char <= "\udcff" for char in chunk):
-        return "\ufffd".encode(err.encoding) * len(chunk), err.end  # bytes: a str must be ASCII here
+        return displayable(chunk).encode(err.encoding), err.end  # bytes: a str must be ASCII here
     return codecs.backslashreplace_errors(err)
 
 

@@ -95,7 +95,7 @@ def load_pipeline(name: Optional[Union[str, Path]] = None, *, layer: Optional[in
 
 
 def _unregistered_hint(err: Exception) -> str:
-    """Where a registered function is missing or its package fails to import, how to provide it."""
+    """Where a registered function is missing (spaCy's E893), how to provide it."""
     from catalogue import RegistryError
 
     if not isinstance(err, RegistryError) and "[E893]" not in str(err):
