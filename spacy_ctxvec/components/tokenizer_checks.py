@@ -122,8 +122,7 @@ def raise_run_failure(model: Any, err: Exception, error: str) -> None:
         raise CtxvecError(Errors.E053.format(name=name, suggested=suggested)) from err
     check_not_encoder_decoder(hf_model, name, error)
     if isinstance(err, TypeError) and "unexpected keyword argument" in error:
-        model_type = getattr(getattr(hf_model, "config", None), "model_type", "unknown type")
-        raise CtxvecError(Errors.E056.format(name=name, model_type=model_type, error=error)) from err
+        raise CtxvecError(Errors.E056.format(name=name, model_type=model_type(hf_model), error=error)) from err
 
 
 def is_encoder_decoder(hf_model: Any) -> bool:
@@ -136,9 +135,13 @@ def check_not_encoder_decoder(hf_model: Any, name: str, error: str = "") -> None
     """E054 for an encoder-decoder model (T5, BART): spacy-transformers runs the whole model,
     whose output is its decoder's (T5 fails, BART runs on inputs shifted one place)."""
     if is_encoder_decoder(hf_model):
-        model_type = getattr(hf_model.config, "model_type", "unknown type")
         problem = error or "its output is its decoder's, not an encoder's"
-        raise CtxvecError(Errors.E054.format(name=name, model_type=model_type, error=problem))
+        raise CtxvecError(Errors.E054.format(name=name, model_type=model_type(hf_model), error=problem))
+
+
+def model_type(hf_model: Any) -> str:
+    """The Hugging Face model type named in the errors ("unknown type" without a config)."""
+    return str(getattr(getattr(hf_model, "config", None), "model_type", "unknown type"))
 
 
 def piece_with_leading_space(tokenizer: Any) -> Optional[str]:
