@@ -1,10 +1,12 @@
-"""The package's layering (README, Architecture): no module imports a module of a
-higher layer, ops/ never imports spaCy, and no two modules share a name."""
+"""The package's layering (docs/architecture.md): no module imports a module of a higher
+layer, ops/ and lexicon/ never load spaCy, the components never import a build engine, no
+two modules share a name, every module has a test file and at most 500 lines."""
 
 import ast
-from collections import Counter
+import subprocess
+import sys
 from pathlib import Path
-from typing import Iterator, Tuple
+from typing import Dict, Iterator, List, Tuple
 
 import pytest
 
@@ -60,12 +62,11 @@ def module_name(path: Path) -> str:
     return ".".join(parts)
 
 
-def imports(path: Path) -> Iterator[Tuple[str, int]]:
-    """(imported module relative to the package, line) for every import of the package."""
-    package_parts = module_name(path).split(".")
-    if path.name != "__init__.py":
-        package_parts = package_parts[:-1]
-    for node in ast.walk(ast.parse(path.read_text(encoding="utf8"))):
+def imports_in(source: str, own: str, is_package: bool) -> Iterator[Tuple[str, int]]:
+    """(imported module relative to the package, line) for every import of the package in
+    ``source``, the text of module ``own`` (a package's __init__ where ``is_package``)."""
+    package_parts = own.split(".") if is_package else own.split(".")[:-1]
+    for node in ast.walk(ast.parse(source)):
         if isinstance(node, ast.ImportFrom):
             if node.level:
                 base = package_parts[: len(package_parts) - (node.level - 1)]
@@ -81,7 +82,34 @@ def imports(path: Path) -> Iterator[Tuple[str, int]]:
                     yield alias.name[len("spacy_ctxvec.") :], node.lineno
 
 
+def imports(path: Path) -> Iterator[Tuple[str, int]]:
+    return imports_in(path.read_text(encoding="utf8"), module_name(path), path.name == "__init__.py")
+
+
+def upward_imports(source: str, own: str, is_package: bool = False) -> List[str]:
+    """Every import in ``source`` of a module of a higher layer than ``own``, described."""
+    return [
+        f"line {line} imports {target} (layer {layer_of(target)})"
+        for target, line in imports_in(source, own, is_package)
+        if layer_of(target) > layer_of(own)
+    ]
+
+
+LAYERING_FIX = (
+    "a module imports only from its own layer or lower ones (LAYERS in tests/test_architecture.py): "
+    "move the code it needs down a layer, or have the caller pass it in as an argument"
+)
+
 MODULES = sorted(p for p in PACKAGE.rglob("*.py") if "__pycache__" not in p.parts)
+
+
+@pytest.mark.parametrize("path", MODULES, ids=lambda p: str(p.relative_to(PACKAGE)))
+def test_every_module_has_a_layer(path):
+    own = module_name(path)
+    try:
+        layer_of(own)
+    except KeyError:
+        pytest.fail(f"spacy_ctxvec.{own} has no layer: add its folder or module to LAYERS in {Path(__file__).name}")
 
 
 @pytest.mark.parametrize("path", MODULES, ids=lambda p: str(p.relative_to(PACKAGE)))
@@ -89,31 +117,85 @@ def test_no_module_imports_a_higher_layer(path):
     own = module_name(path)
     if own == "__init__":
         return
-    for target, line in imports(path):
-        assert layer_of(target) <= layer_of(own), f"{own} (line {line}) imports the higher layer {target}"
+    found = upward_imports(path.read_text(encoding="utf8"), own, path.name == "__init__.py")
+    assert found == [], f"{own} (layer {layer_of(own)}): {'; '.join(found)}. {LAYERING_FIX}"
 
 
-@pytest.mark.parametrize("path", sorted((PACKAGE / "ops").glob("*.py")), ids=lambda p: p.name)
-def test_ops_never_import_spacy(path):
-    for node in ast.walk(ast.parse(path.read_text(encoding="utf8"))):
-        names = (
-            [a.name for a in node.names]
-            if isinstance(node, ast.Import)
-            else [node.module or ""]
-            if isinstance(node, ast.ImportFrom)
-            else []
-        )
-        assert not any(name.split(".")[0] in ("spacy", "thinc", "spacy_transformers") for name in names), path.name
+SPACY_PACKAGES = ("spacy", "thinc", "spacy_transformers", "torch", "transformers")
+SPACY_FREE = ("ops", "lexicon")  # numpy and scikit-learn only: usable and testable without spaCy
+
+
+def spacy_imports(source: str) -> List[str]:
+    found = []
+    for node in ast.walk(ast.parse(source)):
+        names = [a.name for a in node.names] if isinstance(node, ast.Import) else []
+        names += [node.module or ""] if isinstance(node, ast.ImportFrom) and not node.level else []
+        found += [f"line {node.lineno} imports {name}" for name in names if name.split(".")[0] in SPACY_PACKAGES]
+    return found
+
+
+@pytest.mark.parametrize(
+    "path", sorted(p for folder in SPACY_FREE for p in (PACKAGE / folder).glob("*.py")), ids=lambda p: p.name
+)
+def test_ops_and_lexicon_never_import_spacy(path):
+    found = spacy_imports(path.read_text(encoding="utf8"))
+    assert found == [], (
+        f"{path.relative_to(PACKAGE)}: {'; '.join(found)}. ops/ and lexicon/ work on numpy arrays only: "
+        "keep the spaCy part in components/ (or a higher layer) and pass arrays down"
+    )
+
+
+def test_ops_and_lexicon_load_no_spacy_through_what_they_import():
+    """Importing every module of ops/ and lexicon/ (and what they import: errors, types,
+    data_files, ...) loads none of spaCy, Thinc, torch or transformers."""
+    names = [
+        "spacy_ctxvec." + module_name(path) for folder in SPACY_FREE for path in sorted((PACKAGE / folder).glob("*.py"))
+    ]
+    code = (
+        f"import importlib, sys\nfor name in {names!r}: importlib.import_module(name)\n"
+        f"print(sorted({{m.split('.')[0] for m in sys.modules}} & set({SPACY_PACKAGES!r})))"
+    )
+    loaded = subprocess.run(
+        [sys.executable, "-c", code], capture_output=True, text=True, check=True, cwd=PACKAGE.parent
+    ).stdout.strip()
+    assert loaded == "[]", f"ops/ and lexicon/ load {loaded} through a module they import"
+
+
+ENGINE_MODULES = ("building.local", "building.ray_engine", "building.ray_workers", "building.ray_cluster")
+
+
+@pytest.mark.parametrize(
+    "path",
+    [p for p in MODULES if layer_of(module_name(p)) <= layer_of("components") and p.parent.name != "building"],
+    ids=lambda p: str(p.relative_to(PACKAGE)),
+)
+def test_components_never_import_a_build_engine(path):
+    found = [f"line {line} imports {target}" for target, line in imports(path) if target.startswith(ENGINE_MODULES)]
+    assert found == [], (
+        f"{module_name(path)}: {'; '.join(found)}. The build engines run the components, not the other way "
+        "round: call the engine from workflows/ or cli/"
+    )
 
 
 def test_no_two_modules_share_a_name():
-    names = Counter(p.stem for p in MODULES if p.stem not in ("__init__",))
-    assert [name for name, count in names.items() if count > 1] == []
+    paths_of: Dict[str, List[str]] = {}
+    for path in MODULES:
+        if path.stem != "__init__":
+            paths_of.setdefault(path.stem, []).append(str(path.relative_to(PACKAGE)))
+    shared = {name: paths for name, paths in paths_of.items() if len(paths) > 1}
+    assert shared == {}, f"modules that share a name (rename one; tests/test_<module>.py would be ambiguous): {shared}"
 
 
-def test_layering_check_catches_an_upward_import(tmp_path):
-    assert layer_of("components.context") > layer_of("building.shard")
-    assert layer_of("cli.rank") > layer_of("components.polysemy")
+def test_layering_check_catches_an_upward_import():
+    assert upward_imports("from ..components.context import ContextVectors\n", "ops.pooling") == [
+        "line 1 imports components.context (layer 4)"
+    ]
+    assert upward_imports("import numpy\n\ndef f():\n    from ..cli import rank\n", "lexicon.sample") == [
+        "line 4 imports cli (layer 7)"
+    ]
+    assert upward_imports("from . import pooling\nfrom ..errors import Errors\n", "ops.cosine") == []
+    assert spacy_imports("def f():\n    from spacy.tokens import Doc\n") == ["line 2 imports spacy.tokens"]
+    assert spacy_imports("from .spacy_like import x\n") == []
 
 
 def test_each_folder_is_one_layer():
@@ -144,7 +226,10 @@ def test_every_module_has_a_test_file():
         and not (tests / f"test_{module.replace('.', '_')}.py").is_file()
         and not (tests / f"test_{module.split('.')[-1]}.py").is_file()
     ]
-    assert missing == [], f"no tests/test_<folder>_<module>.py for {missing}"
+    assert missing == [], (
+        f"no tests/test_<folder>_<module>.py for {missing}: add one, or name the module in UNTESTED_MODULES "
+        "with the reason it needs none"
+    )
 
 
 MAX_MODULE_LINES = 500
@@ -153,4 +238,7 @@ MAX_MODULE_LINES = 500
 @pytest.mark.parametrize("path", MODULES, ids=lambda p: str(p.relative_to(PACKAGE)))
 def test_no_module_is_over_500_lines(path):
     n_lines = len(path.read_text(encoding="utf8").splitlines())
-    assert n_lines <= MAX_MODULE_LINES, f"{path.name} has {n_lines} lines: cut it by concern"
+    assert n_lines <= MAX_MODULE_LINES, (
+        f"{path.relative_to(PACKAGE)} has {n_lines} lines (at most {MAX_MODULE_LINES}): move one concern "
+        "into a module of its own (with its tests/test_<folder>_<module>.py)"
+    )

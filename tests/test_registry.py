@@ -19,6 +19,10 @@ else:  # pragma: no cover
 
 PYPROJECT = tomllib.loads((Path(__file__).resolve().parent.parent / "pyproject.toml").read_text())
 ENTRY_POINTS = PYPROJECT["project"]["entry-points"]
+ENTRY_POINT_FIX = (
+    'each registered name needs a line "NAME" = "module:function" under [project.entry-points.{group}] '
+    "in pyproject.toml (and none without a registration); then run pip install -e . again"
+)
 
 
 def import_every_module() -> None:
@@ -33,13 +37,13 @@ def import_every_module() -> None:
 def test_every_registered_misc_function_has_an_entry_point():
     import_every_module()
     ours = {name for name in registry.misc.get_all() if name.startswith("spacy-ctxvec.")}
-    assert ours == set(ENTRY_POINTS["spacy_misc"])
+    assert ours == set(ENTRY_POINTS["spacy_misc"]), ENTRY_POINT_FIX.format(group="spacy_misc")
 
 
 def test_every_registered_architecture_has_an_entry_point():
     import_every_module()
     ours = {name for name in registry.architectures.get_all() if name.startswith("spacy-ctxvec.")}
-    assert ours == set(ENTRY_POINTS["spacy_architectures"])
+    assert ours == set(ENTRY_POINTS["spacy_architectures"]), ENTRY_POINT_FIX.format(group="spacy_architectures")
 
 
 @pytest.mark.parametrize(

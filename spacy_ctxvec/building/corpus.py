@@ -24,10 +24,11 @@ from ..catalogue.lexicon_errors import LINE_NOT_A_ROW, LINE_NOT_DECODED, LINE_NO
 from ..errors import PREFIX, CtxvecError, Errors, Warnings
 from ..ops.text import count_of
 from ..paths import composed
-from ..types import CorpusItem
 from .bounded_json import loads_bounded
 from .wrapped_text import hard_wrapped_files
 
+# One corpus document: a text, or a Doc whose tokens are kept as given.
+CorpusItem = Union[str, Doc]
 CORPUS_SUFFIXES = (".txt", ".jsonl", ".spacy")
 ON_ERROR_CHOICES = ("raise", "skip")
 DEFAULT_ENCODING = "utf8"

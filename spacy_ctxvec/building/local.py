@@ -21,7 +21,7 @@ from spacy.util import minibatch
 from ..attributes import install_extensions
 from ..errors import CtxvecError, Errors, Warnings
 from ..lexicon.statistics import Lexicon, merge_all
-from ..types import CorpusItem, PathLike
+from ..types import PathLike
 from .checkpoints import (
     Checkpoint,
     build_fingerprint,
@@ -33,6 +33,7 @@ from .checkpoints import (
 from .corpus import (
     DEFAULT_ENCODING,
     ON_ERROR_CHOICES,
+    CorpusItem,
     CorpusReport,
     check_encoding,
     check_tokens_read,

@@ -17,8 +17,7 @@ from spacy.tokens import Doc
 from spacy.vocab import Vocab
 
 from ..errors import CtxvecError, Errors
-from ..types import CorpusItem
-from .corpus import DEFAULT_ENCODING, BadLineError, SkippedLine, docbin_docs, make_doc, parse_line
+from .corpus import DEFAULT_ENCODING, BadLineError, CorpusItem, SkippedLine, docbin_docs, make_doc, parse_line
 from .replicas import rebuild_pipeline
 from .shard import partial_lexicon
 

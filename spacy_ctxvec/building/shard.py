@@ -46,7 +46,7 @@ from ..lexicon.occurrence_keys import (
 from ..lexicon.sample import SAMPLE_VECTOR_DTYPE, OccurrenceSample
 from ..lexicon.statistics import CONTEXT_VECTORS_META, Lexicon, merge_all
 from ..ops.senses import CONTEXT_WINDOW, window_context_means
-from ..types import CorpusItem
+from .corpus import CorpusItem
 
 KEY_ATTRS = {"lower": LOWER, "text": ORTH, "lemma": LEMMA}
 MAX_BUFFERED_OCCURRENCES = 50_000

@@ -8,9 +8,8 @@ from typing import Any, Iterator
 from spacy.tokens import Doc
 from spacy.vocab import Vocab
 
-from ..building.corpus import check_tokens_read
+from ..building.corpus import CorpusItem, check_tokens_read
 from ..errors import CtxvecError, Errors
-from ..types import CorpusItem
 
 
 class InitializeCorpus:

@@ -55,6 +55,7 @@ from ..attributes import (
     install_extensions,
     set_token_arrays,
 )
+from ..building.corpus import CorpusItem
 from ..building.shard import (
     KEY_ATTRS,
     check_key_mode,
@@ -75,7 +76,6 @@ from ..lexicon.sense_inventory import SenseInventory
 from ..lexicon.statistics import CONTEXT_VECTORS_META, Lexicon
 from ..lexicon.type_inputs import TypeInputs
 from ..ops.senses import DEFAULT_SAMPLE_SIZE, SenseInductionSettings
-from ..types import CorpusItem
 from .base import DocAnnotator, NlpRef
 from .induction_config import fold_legacy_settings, write_induction_config
 from .initialize_corpus import InitializeCorpus
