@@ -13,7 +13,8 @@ from spacy.tokens import Doc, Token
 from ..attributes import CONTEXT_COMPONENT, CONTEXT_SOURCE
 from ..building.corpus import has_visible
 from ..components.context import keep_trf_data
-from ..components.transformer import find_transformer, to_numpy
+from ..components.transformer import to_numpy
+from ..components.transformer_lookup import find_transformer
 from ..errors import CtxvecError, Errors, Warnings
 from ..evaluation.token_vectors import require_context_vectors
 from ..locks import forward_lock

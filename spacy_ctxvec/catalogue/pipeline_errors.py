@@ -226,6 +226,13 @@ class PipelineErrors:
         "which DistilBERT does not take): save the model with its own tokenizer, or set "
         "model_input_names in its tokenizer_config.json to the inputs the model takes."
     )
+    E057 = (
+        "Component '{name}' got a doc._.trf_data of type {kind}, which is not spacy-transformers' "
+        "output (it has no alignment to the tokens): another library's transformer set it "
+        "(spacy-curated-transformers uses the same attribute). spacy-ctxvec reads the output of "
+        "spacy-transformers' 'transformer' (or 'ctxvec_transformer') only: put one of those before "
+        "'{name}', with no other transformer between them."
+    )
 
     # Static vectors (E1xx)
     E101 = (

@@ -40,7 +40,6 @@ from .transformer import (
     all_hidden_states,
     batch_trf_data_rows,
     check_no_retokenizer_between,
-    find_transformer,
     has_listener_layer,
     outputs_hidden_states,
     pool_trf_data,
@@ -48,6 +47,7 @@ from .transformer import (
     to_numpy,
     trf_data_readers_after,
 )
+from .transformer_lookup import find_transformer, missing_trf_data_fix
 
 DEFAULT_CONTEXT_CONFIG = """
 [ctxvec_context]
@@ -227,36 +227,16 @@ class ContextVectors(DocAnnotator):
 
     def _trf_data(self, doc: Doc) -> Any:
         trf_data = doc._.get("trf_data") if Doc.has_extension("trf_data") else None
+        if trf_data is not None and not hasattr(trf_data, "align"):  # spacy-curated-transformers' output
+            raise CtxvecError(Errors.E057.format(name=self.name, kind=type(trf_data).__qualname__))
         n_aligned = 0 if trf_data is None else len(trf_data.align.lengths)
         if trf_data is not None and n_aligned == len(doc):
             return trf_data
         if n_aligned == 0:  # none, or spacy-transformers' empty default (a Doc it never saw)
-            raise CtxvecError(Errors.E001.format(name=self.name, fix=self._missing_trf_data_fix()))
+            nlp = self.running_pipeline()  # a Doc of another vocab: this component was sourced into another pipeline
+            fix = missing_trf_data_fix(nlp if nlp is not None and doc.vocab is nlp.vocab else None, self.name)
+            raise CtxvecError(Errors.E001.format(name=self.name, fix=fix))
         raise CtxvecError(Errors.E045.format(name=self.name, n_tokens=len(doc), n_aligned=n_aligned))
-
-    def _missing_trf_data_fix(self) -> str:
-        nlp = self.pipeline()
-        if self.transformer_name is None and nlp is not None and self.name in nlp.component_names:
-            try:
-                self.transformer_name = find_transformer(nlp, self.name)
-            except CtxvecError:
-                pass
-        if self.transformer_name is None:
-            return (
-                f'Add it with nlp.add_pipe("transformer", before="{self.name}") or put '
-                "[components.transformer] before it in the config's pipeline list."
-            )
-        if nlp is not None and self.transformer_name in nlp.disabled:
-            return (
-                f"The pipeline's transformer '{self.transformer_name}' is disabled: enable it "
-                f"(nlp.enable_pipe('{self.transformer_name}'), or leave it out of disable=[...] in "
-                f"spacy.load), or disable '{self.name}' and the components after it as well."
-            )
-        return (
-            f"The pipeline has the transformer '{self.transformer_name}'; if it is frozen during "
-            f"`spacy train`, add it to [training] annotating_components so that its output "
-            f"reaches '{self.name}'. Outside a pipeline, run nlp(text), not the component alone."
-        )
 
     def _pool_batch(self, docs: Sequence[Doc]) -> Tuple[List[Tuple[np.ndarray, np.ndarray]], Optional[str]]:
         """(vectors, mask) of each Doc, and how they were made (vectors_label; None for

@@ -12,7 +12,7 @@ from ..attributes import CONTEXT_COMPONENT
 from ..errors import CtxvecError
 from ..ops.fingerprint import embedding_fingerprint
 from ..static.sources import transformer_embedding_table
-from .transformer import find_transformer
+from .transformer_lookup import find_transformer
 
 
 def type_input_embeddings(nlp: Language, keys: Sequence[str]) -> Optional[np.ndarray]:

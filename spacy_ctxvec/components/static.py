@@ -25,7 +25,8 @@ from ..static.table import (
     row_key,
 )
 from .base import DocAnnotator, NlpRef, excluded, vector_dtype
-from .transformer import find_transformer, register_fork_hook
+from .transformer import register_fork_hook
+from .transformer_lookup import find_transformer, no_transformer_fix
 
 DEFAULT_STATIC_CONFIG = """
 [ctxvec_static]
@@ -178,11 +179,8 @@ class StaticVectors(DocAnnotator):
         try:
             return find_transformer(nlp, self.name)
         except CtxvecError as err:
-            raise CtxvecError(
-                Errors.E008.format(
-                    name=self.name, pipe_names=nlp.pipe_names, fix=STATIC_NO_TRANSFORMER_FIX.format(name=self.name)
-                )
-            ) from err
+            fix = f"{STATIC_NO_TRANSFORMER_FIX.format(name=self.name)} {no_transformer_fix(nlp, self.name)}"
+            raise CtxvecError(Errors.E008.format(name=self.name, pipe_names=nlp.pipe_names, fix=fix)) from err
 
     # Serialization: .npy + JSON on disk (memory-mapped on load), msgpack in bytes.
     # exclude=["table"] leaves the table out when saving and keeps the current one when loading.

@@ -24,7 +24,7 @@ from spacy.language import Language
 
 from ..errors import CtxvecError, Errors, Warnings
 from ..locks import forward_lock
-from .transformer import find_transformer
+from .transformer_lookup import find_transformer
 
 PROBE_TEXT = "a b"
 # Two texts that differ in their last word only: a model reading left to right gives their

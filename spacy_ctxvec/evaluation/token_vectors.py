@@ -24,7 +24,8 @@ from ..attributes import (
 )
 from ..components.choices import LayerSelection
 from ..components.context import ContextVectors, keep_trf_data
-from ..components.transformer import find_transformer, pool_trf_data
+from ..components.transformer import pool_trf_data
+from ..components.transformer_lookup import find_transformer
 from ..errors import CtxvecError, Errors
 from ..ops.layers import mean_of_layers
 from ..ops.pooling import pool_mean

@@ -1,0 +1,89 @@
+"""Which transformer component a ctxvec component reads (the last spacy-transformers
+Transformer before it, enabled or not), and what to tell a user whose pipeline has none
+there: one to add, one to move, or one of another library (spacy-curated-transformers)
+that spacy-ctxvec cannot read."""
+
+from typing import Any, Iterable, Optional, Tuple
+
+from spacy.language import Language
+
+from ..errors import CtxvecError, Errors
+
+
+def last_transformer(pipeline: Iterable[Tuple[str, bool]], before: str) -> Optional[str]:
+    """The last name flagged as a transformer in (name, is_transformer) pairs listed
+    before ``before`` (all of them when ``before`` is not listed), or None."""
+    found = None
+    for pipe_name, is_transformer in pipeline:
+        if pipe_name == before:
+            break
+        if is_transformer:
+            found = pipe_name
+    return found
+
+
+def find_transformer(nlp: Language, before: str) -> str:
+    """The name of the last transformer component before ``before`` (enabled or not)."""
+    # Disabled ones too: spacy train initializes with its frozen components disabled.
+    found = last_transformer(((name, _is_transformer(pipe)) for name, pipe in nlp.components), before)
+    if found is None:
+        raise CtxvecError(
+            Errors.E008.format(name=before, pipe_names=nlp.pipe_names, fix=no_transformer_fix(nlp, before))
+        )
+    return found
+
+
+def no_transformer_fix(nlp: Language, before: str) -> str:
+    """How to give ``before`` a transformer: add spacy-transformers' before it, or move the
+    one after it; a transformer of another library (spacy-curated-transformers) is named."""
+    names = nlp.component_names
+    position = names.index(before) if before in names else len(names)
+    others = [(name, type(nlp.get_pipe(name))) for name in names[:position]]
+    foreign = [f"'{name}' ({kind.__module__}.{kind.__name__})" for name, kind in others if _foreign_transformer(kind)]
+    if foreign:
+        return (
+            f"{', '.join(foreign)} is not spacy-transformers' Transformer: spacy-ctxvec reads the output of "
+            f"spacy-transformers' 'transformer' (or 'ctxvec_transformer') only. Add one of those before '{before}'."
+        )
+    after = [name for name in names[position + 1 :] if name in nlp.pipe_names and _is_transformer(nlp.get_pipe(name))]
+    if after:
+        return f"The transformer '{after[0]}' comes after it: move '{before}' after '{after[0]}'."
+    return f'Add it with nlp.add_pipe("transformer", before="{before}").'
+
+
+def missing_trf_data_fix(nlp: Optional[Language], name: str) -> str:
+    """E001's fix for component ``name`` running in ``nlp`` (None: a pipeline not known here,
+    one it was sourced into, or none)."""
+    if nlp is None:
+        return (
+            f'Run it through nlp(text) in a pipeline with a transformer before it (nlp.add_pipe("transformer", '
+            f'before="{name}"), or add_pipe("transformer", source=...) where it was sourced as well); if that '
+            "transformer is frozen during `spacy train`, add it to [training] annotating_components."
+        )
+    try:
+        transformer = find_transformer(nlp, name)
+    except CtxvecError:
+        return no_transformer_fix(nlp, name)
+    if transformer in nlp.disabled:
+        return (
+            f"The pipeline's transformer '{transformer}' is disabled: enable it (nlp.enable_pipe('{transformer}'), "
+            f"or leave it out of disable=[...] in spacy.load), or disable '{name}' and the components after it as well."
+        )
+    return (
+        f"The pipeline has the transformer '{transformer}'; if it is frozen during `spacy train`, add it to "
+        f"[training] annotating_components so that its output reaches '{name}'. Outside a pipeline, run "
+        "nlp(text), not the component alone."
+    )
+
+
+def _is_transformer(pipe: Any) -> bool:
+    from spacy_transformers import Transformer
+
+    return isinstance(pipe, Transformer)
+
+
+def _foreign_transformer(kind: type) -> bool:
+    """A transformer component of another library (its output is no spacy-transformers output)."""
+    return "transformer" in kind.__name__.lower() and not kind.__module__.startswith(
+        ("spacy_transformers", "spacy_ctxvec")
+    )

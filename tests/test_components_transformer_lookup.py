@@ -1,0 +1,108 @@
+"""Which transformer a ctxvec component reads, and the fix E008 and E001 give where there
+is none before it: one to add, one to move, another library's, or a pipeline it was
+sourced into."""
+
+import pytest
+import spacy
+from spacy.language import Language
+from spacy.pipeline import Pipe
+from spacy.tokens import Doc
+
+from spacy_ctxvec.components.transformer_lookup import find_transformer, last_transformer
+from spacy_ctxvec.errors import CtxvecError
+
+from .conftest import transformer_config
+
+
+class CuratedTransformer(Pipe):
+    """Stands for spacy-curated-transformers' component: it sets doc._.trf_data to an
+    output of its own, without spacy-transformers' alignment."""
+
+    def __init__(self, name: str) -> None:
+        self.name = name
+
+    def __call__(self, doc: Doc) -> Doc:
+        doc._.trf_data = DocTransformerOutput()
+        return doc
+
+
+class DocTransformerOutput:
+    """curated-transformers' per-Doc output type has this name and no ``align``."""
+
+
+@Language.factory("test_curated_transformer")
+def make_curated(nlp: Language, name: str) -> CuratedTransformer:
+    return CuratedTransformer(name)
+
+
+def test_last_transformer_is_the_last_flagged_before_the_component():
+    pipeline = [("a", True), ("b", False), ("c", True), ("ctx", False), ("d", True)]
+    assert last_transformer(pipeline, "ctx") == "c"
+    assert last_transformer([("b", False), ("ctx", False)], "ctx") is None
+    assert last_transformer(pipeline, "absent") == "d"
+
+
+def test_find_transformer_names_the_nearest_one_before_it(tiny_bert_dir):
+    nlp = spacy.blank("en")
+    nlp.add_pipe("transformer", name="first", config=transformer_config(str(tiny_bert_dir)))
+    nlp.add_pipe("transformer", name="second", config=transformer_config(str(tiny_bert_dir)))
+    nlp.add_pipe("ctxvec_context")
+    assert find_transformer(nlp, "ctxvec_context") == "second"
+    nlp.disable_pipe("second")  # spacy train initializes with frozen components disabled
+    assert find_transformer(nlp, "ctxvec_context") == "second"
+
+
+def test_another_librarys_transformer_is_named_not_asked_for_again():
+    """A curated transformer named 'transformer' was told "Add 'transformer' before it"."""
+    nlp = spacy.blank("en")
+    nlp.add_pipe("test_curated_transformer", name="transformer")
+    nlp.add_pipe("ctxvec_context")
+    nlp.add_pipe("ctxvec_static")
+    expected = r"\[CTX-E008\].*'transformer' \(.*CuratedTransformer\) is not spacy-transformers' Transformer"
+    with pytest.raises(CtxvecError, match=expected):
+        nlp.get_pipe("ctxvec_context").initialize(nlp=nlp)
+    with pytest.raises(CtxvecError, match=expected + r".*'ctxvec_transformer'"):
+        nlp.get_pipe("ctxvec_static").initialize(nlp=nlp)
+
+
+def test_another_librarys_output_is_e057_not_an_attribute_error(tiny_nlp):
+    """Its doc._.trf_data reached ctxvec_context: AttributeError: ... has no attribute 'align'."""
+    nlp = spacy.blank("en")
+    nlp.add_pipe("transformer", source=tiny_nlp)
+    nlp.add_pipe("test_curated_transformer")
+    nlp.add_pipe("ctxvec_context", source=tiny_nlp)
+    with pytest.raises(CtxvecError, match=r"\[CTX-E057\].*DocTransformerOutput.*spacy-transformers' 'transformer'"):
+        nlp("the bank")
+
+
+def test_a_transformer_after_the_component_is_to_be_moved(tiny_nlp):
+    nlp = spacy.blank("en")
+    nlp.add_pipe("ctxvec_context")
+    nlp.add_pipe("transformer", source=tiny_nlp)
+    with pytest.raises(CtxvecError, match=r"\[CTX-E008\].*'transformer' comes after it: move 'ctxvec_context'"):
+        nlp.initialize()
+    with pytest.raises(CtxvecError, match=r"\[CTX-E001\].*'transformer' comes after it"):
+        nlp.get_pipe("ctxvec_context")(nlp.make_doc("the bank"))
+
+
+def test_a_removed_transformer_is_not_named_as_present(tiny_nlp):
+    """E001 said "The pipeline has the transformer 'transformer'" once it had been removed."""
+    nlp = spacy.blank("en")
+    nlp.add_pipe("transformer", source=tiny_nlp)
+    nlp.add_pipe("ctxvec_context")
+    nlp.initialize()
+    nlp.remove_pipe("transformer")
+    with pytest.raises(CtxvecError, match=r"\[CTX-E001\].*nlp.add_pipe\(\"transformer\", before=\"ctxvec_context\"\)"):
+        nlp("the bank")
+
+
+def test_a_component_sourced_alone_names_no_transformer_of_its_first_pipeline(tiny_nlp):
+    """Sourced into a pipeline without a transformer, E001 named the transformer of the
+    pipeline it came from ("The pipeline has the transformer 'transformer'")."""
+    nlp = spacy.blank("en")
+    nlp.add_pipe("ctxvec_context", source=tiny_nlp)
+    with pytest.raises(CtxvecError, match=r"\[CTX-E001\]") as raised:
+        nlp("the bank")
+    assert "The pipeline has the transformer" not in str(raised.value)
+    assert 'add_pipe("transformer", source=...)' in str(raised.value)
+    assert tiny_nlp("the bank")._.ctxvec_context.shape[0] == 2  # where it came from, it still runs
