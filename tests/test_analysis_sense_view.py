@@ -46,6 +46,22 @@ def test_render_shows_the_split_words_tokens_with_their_label_and_score(sense_nl
     assert [s.start for s in set_sense_spans(doc, min_senses=2)] == [t.i for t in split]
 
 
+def test_labels_are_shown_as_text_not_markup(sense_nlp):
+    """A label edited by hand ("<script>...") went into the page as markup."""
+    senses = sense_nlp.get_pipe("ctxvec_polysemy").senses
+    saved = senses.labels
+    senses.labels = [["<script>alert(1)</script> & <b>"] for _ in saved]
+    try:
+        doc = sense_nlp(TEXT)
+    finally:
+        senses.labels = saved
+    split = [t for t in doc if t._.n_senses > 1]
+    html = render_senses(doc)
+    assert split and "<script>" not in html and "<b>" not in html
+    assert "&lt;script&gt;alert(1)&lt;/script&gt; &amp; &lt;b&gt;" in html
+    assert all(SENSE_COLOURS[token._.sense % len(SENSE_COLOURS)] in html for token in split)
+
+
 def test_stop_words_can_be_left_out_of_the_drawing_and_the_span_group(sense_nlp, tmp_path):
     """A small corpus splits function words ("the", "of"): skip_stop_words draws and groups
     only the other tokens (token.is_stop, the Doc's language)."""

@@ -119,8 +119,10 @@ def _draw(
 
 
 def _render_spans(doc: Doc, spans: List[SenseSpan], *, page: bool, title: Optional[str], tab: Optional[str]) -> str:
-    # displaCy puts the title into the page as it is: escaped, it is shown as text
+    # displaCy puts the title and span labels into the page as they are: escaped, they are shown
+    # as text (a label written by hand may hold "<" or "&")
     escaped = None if title is None else html_text.escape(title)
+    spans = [(start, end, html_text.escape(label), score) for start, end, label, score in spans]
     direction = doc.vocab.writing_system.get("direction", "ltr")
     words, spaces = [t.text for t in doc], [bool(t.whitespace_) for t in doc]
     data = displacy_sense_data(words, spaces, spans, title=escaped, lang=doc.lang_, direction=direction)
