@@ -109,6 +109,19 @@ def test_a_title_naming_a_file_whose_name_is_not_utf8_is_drawn_with_a_replacemen
     assert any("caf\ufffd on corpus.txt, caf\u00e9" in text for text in texts)
 
 
+def test_snippets_and_labels_with_dollar_signs_are_drawn_as_text_not_formulas(tmp_path):
+    """A corpus line "The match cost $\\pounds$" ended plot word in matplotlib's mathtext
+    parser (ParseFatalException: Unknown symbol), a traceback and no picture."""
+    coords, snippets, clusters, centroid, cosine = small_word_inputs()
+    snippets[0] = r"The [match] cost $\pounds$ and $\badcmd$ more"
+    figure = word_figure(
+        r"$\badcmd$", coords, snippets, clusters, centroid, cosine, np.ones_like(cosine), explained=np.array([0.5, 0.2])
+    )
+    assert_png(save_figure(figure, tmp_path / "word.png"))
+    texts = [text.get_text() for text in figure.findobj(lambda artist: hasattr(artist, "get_text"))]
+    assert any(r"$\pounds$" in text for text in texts)
+
+
 def test_polysemy_figure_with_and_without_sense_counts(tmp_path):
     words = [f"w{i}" for i in range(30)]
     scores = np.linspace(0.1, 0.9, 30)

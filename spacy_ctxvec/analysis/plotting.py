@@ -49,8 +49,11 @@ def save_figure(
     if path.suffix.lower() not in FIGURE_FORMATS:
         raise CtxvecError(Errors.E401.format(path=path))
     path.parent.mkdir(parents=True, exist_ok=True)
+    ticks = {id(label) for ax in figure.axes for label in ax.get_xticklabels() + ax.get_yticklabels()}
     for artist in figure.findobj(Text):
         artist.set_text(displayable(artist.get_text()))
+        if id(artist) not in ticks:  # snippets, words and labels are text: "$\\pounds$" is no formula
+            artist.set_parse_math(False)
     with warnings.catch_warnings(record=True) as caught:
         warnings.simplefilter("always")
         figure.savefig(path, dpi=dpi, bbox_inches="tight", format=path.suffix.lower()[1:])
