@@ -310,10 +310,9 @@ def test_an_inventory_with_a_context_space_round_trips_and_refuses_half_of_it(tm
     with pytest.raises(CtxvecError, match="E601.*context_mean and context_directions must be saved together"):
         SenseInventory.from_disk(tmp_path / "senses")
     (tmp_path / "senses" / "context_mean.npy").unlink()
-    with pytest.raises(
-        CtxvecError, match="E601.*centroids has shape"
-    ):  # centroids of the joined space, no context space
+    with pytest.raises(CtxvecError, match="E601.*centroids has shape") as raised:  # no context space
         SenseInventory.from_disk(tmp_path / "senses")
+    assert "by hand" not in str(raised.value) and ".." not in str(raised.value)  # E600's advice is not E601's
 
 
 @pytest.mark.parametrize("file", ["context_mean.npy", "context_directions.npy"])
@@ -340,3 +339,16 @@ def test_each_type_keeps_how_many_rows_were_judged_and_the_threshold_it_was_judg
             assert threshold == pytest.approx(one_use_reference(judged)[-1])
             assert (inventory.n_senses(key) > 1) == (inventory.corpus_polysemy_of(key) > threshold)
     assert inventory.evidence_of("no-such-word") == (None, None)
+
+
+def test_a_label_edited_as_a_string_names_its_entry(inventory, tmp_path):
+    """A hand edit writing "marriage" for ["marriage"] was told only "labels that are not
+    lists of strings"; the message also ran E600's advice into E601's ("by hand.. Rebuild")."""
+    import json
+
+    inventory.to_disk(tmp_path / "senses")
+    header = json.loads((tmp_path / "senses" / "senses.json").read_text())
+    header["labels"][1] = "marriage"
+    (tmp_path / "senses" / "senses.json").write_text(json.dumps(header))
+    with pytest.raises(CtxvecError, match=r"\[CTX-E601\].*entry 1 is 'marriage' \(each sense's label is a list"):
+        SenseInventory.from_disk(tmp_path / "senses")

@@ -58,9 +58,21 @@ _OPTIONAL_ARRAYS = _CONTEXT_ARRAYS + _TYPE_ARRAYS
 _REQUIRED_ARRAYS = tuple(name for name in _ARRAY_DTYPES if name not in _OPTIONAL_ARRAYS)
 
 
+class InventoryProblem(CtxvecError):
+    """E600: what is wrong with a SenseInventory's parts (``problem``, for E601 on reading)."""
+
+    def __init__(self, problem: str) -> None:
+        super().__init__(Errors.E600.format(problem=problem))
+        self.problem = problem
+
+
 def _check(condition: bool, problem: str) -> None:
     if not condition:
-        raise CtxvecError(Errors.E600.format(problem=problem))
+        raise InventoryProblem(problem)
+
+
+def _is_word_list(value: Any) -> bool:
+    return isinstance(value, list) and all(isinstance(word, str) for word in value)
 
 
 def _is_number(value: Any) -> bool:
@@ -446,10 +458,15 @@ class SenseInventory(KeyedRows):
             raise bad(f"{' and '.join(_CONTEXT_ARRAYS)} must be saved together")
         context_space = SenseSpace(arrays["context_mean"], arrays["context_directions"]) if all(present) else None
         labels = header.get("labels")
-        if labels is not None and not (
-            isinstance(labels, list) and all(isinstance(w, list) and all(isinstance(x, str) for x in w) for w in labels)
-        ):
-            raise bad(f"{SENSES_FILE} has 'labels' that are not lists of strings")
+        if labels is not None:
+            if not isinstance(labels, list):
+                raise bad(f"{SENSES_FILE} has 'labels' that are not a list (one list of words per sense)")
+            wrong = [i for i, words in enumerate(labels) if not _is_word_list(words)]
+            if wrong:
+                raise bad(
+                    f"{SENSES_FILE} has 'labels' that are not lists of strings: entry {wrong[0]} is "
+                    f'{labels[wrong[0]]!r} (each sense\'s label is a list of words, e.g. ["river", "water"])'
+                )
         for name in ("width", "n_types", "n_senses"):
             if not isinstance(header.get(name), int) or isinstance(header.get(name), bool):
                 raise bad(f"{SENSES_FILE} has no integer '{name}'")
@@ -470,8 +487,8 @@ class SenseInventory(KeyedRows):
                 judged=arrays.get("judged"),
                 split_thresholds=arrays.get("split_thresholds"),
             )
-        except CtxvecError as err:
-            raise bad(str(err).split("] ", 1)[-1]) from None
+        except CtxvecError as err:  # E600's problem alone: its "rather than by hand." does not fit E601
+            raise bad(err.problem if isinstance(err, InventoryProblem) else str(err).split("] ", 1)[-1]) from None
         declared = (header["width"], header["n_types"], header["n_senses"])
         if declared != (inventory.width, len(inventory), inventory.n_senses_total):
             raise bad(
