@@ -181,3 +181,19 @@ def test_save_writes_the_documents_after_the_arrays_and_in_order(tmp_path, monke
     storage.save_parts(tmp_path, ARRAYS, DOCUMENTS)
     assert written == [*(f"{name}.npy" for name in ARRAYS), *DOCUMENTS]
     assert json.loads((tmp_path / "header.json").read_text(encoding="utf8")) == DOCUMENTS["header.json"]
+
+
+def test_string_lists_name_the_first_entry_that_is_not_one():
+    def bad(problem):
+        return CtxvecError(problem)
+
+    assert storage.check_string_lists([["a"], []], "labels", bad, "words") == [["a"], []]
+    with pytest.raises(CtxvecError, match=r"^labels is not a list of lists of strings \(words\)$"):
+        storage.check_string_lists("a", "labels", bad, "words")
+    with pytest.raises(CtxvecError, match=r"entry 1 is \['b', 2\] \(words\)"):
+        storage.check_string_lists([["a"], ["b", 2], "c"], "labels", bad, "words")
+
+
+def test_positive_numbers_are_finite_and_not_bools():
+    assert storage.is_positive_number(0.5) and storage.is_positive_number(2)
+    assert not any(storage.is_positive_number(v) for v in (0, -1.0, float("nan"), float("inf"), True, "1", None))

@@ -10,6 +10,7 @@ None. ``assign`` gives a new occurrence the nearest centroid among its own type'
 ``assign_scored`` adds a confidence. Pure numpy; no spaCy. Saved as .npy + JSON, no pickle; every
 damaged file is E601 naming its path, and arrays of the wrong shape are refused on load."""
 
+from functools import partial
 from pathlib import Path
 from typing import Any, Dict, List, Optional, Sequence, Tuple, Union
 
@@ -23,7 +24,9 @@ from .storage import (
     BYTES_SOURCE,
     KeyedRows,
     check_header,
+    check_string_lists,
     check_strings,
+    is_positive_number,
     load_parts,
     parts_from_bytes,
     parts_to_bytes,
@@ -69,14 +72,6 @@ class InventoryProblem(CtxvecError):
 def _check(condition: bool, problem: str) -> None:
     if not condition:
         raise InventoryProblem(problem)
-
-
-def _is_word_list(value: Any) -> bool:
-    return isinstance(value, list) and all(isinstance(word, str) for word in value)
-
-
-def _is_number(value: Any) -> bool:
-    return isinstance(value, (int, float)) and not isinstance(value, bool) and bool(np.isfinite(value))
 
 
 class SenseInventory(KeyedRows):
@@ -158,7 +153,7 @@ class SenseInventory(KeyedRows):
                 f"{self.context_space.directions.shape}, expected ({width},) and (m, {width})",
             )
             _check(
-                _is_number(self.settings.get("context_weight")) and self.settings["context_weight"] > 0,
+                is_positive_number(self.settings.get("context_weight")),
                 "an inventory with a context space needs a positive 'context_weight' setting",
             )
             _check(
@@ -439,17 +434,13 @@ class SenseInventory(KeyedRows):
     def _from_parts(
         cls, header: Any, keys: Any, examples: Any, arrays: Dict[str, np.ndarray], source: str
     ) -> "SenseInventory":
-        def bad(problem: str) -> CtxvecError:
-            return CtxvecError(Errors.E601.format(path=source, problem=problem))
+        bad = partial(_senses_error, source)
 
         check_header(header, SENSES_FORMAT_VERSION, bad)
         if not isinstance(header.get("settings", {}), dict):
             raise bad(f"{SENSES_FILE} has invalid 'settings'")
         check_strings(keys, _KEYS_FILE, bad)
-        if not isinstance(examples, list) or not all(
-            isinstance(e, list) and all(isinstance(s, str) for s in e) for e in examples
-        ):
-            raise bad(f"{_EXAMPLES_FILE} is not a list of lists of strings")
+        check_string_lists(examples, _EXAMPLES_FILE, bad, "each sense's list of snippets")
         for name, dtype in _ARRAY_DTYPES.items():
             if arrays.get(name) is not None and arrays[name].dtype != dtype:
                 raise bad(f"{name}.npy holds {arrays[name].dtype}, not {np.dtype(dtype)}")
@@ -459,14 +450,7 @@ class SenseInventory(KeyedRows):
         context_space = SenseSpace(arrays["context_mean"], arrays["context_directions"]) if all(present) else None
         labels = header.get("labels")
         if labels is not None:
-            if not isinstance(labels, list):
-                raise bad(f"{SENSES_FILE} has 'labels' that are not a list (one list of words per sense)")
-            wrong = [i for i, words in enumerate(labels) if not _is_word_list(words)]
-            if wrong:
-                raise bad(
-                    f"{SENSES_FILE} has 'labels' that are not lists of strings: entry {wrong[0]} is "
-                    f'{labels[wrong[0]]!r} (each sense\'s label is a list of words, e.g. ["river", "water"])'
-                )
+            check_string_lists(labels, f"{SENSES_FILE}'s 'labels'", bad, "each sense's label is a list of words")
         for name in ("width", "n_types", "n_senses"):
             if not isinstance(header.get(name), int) or isinstance(header.get(name), bool):
                 raise bad(f"{SENSES_FILE} has no integer '{name}'")

@@ -90,6 +90,22 @@ def check_strings(value: Any, file_name: str, bad: Callable[[str], CtxvecError])
     return value
 
 
+def is_positive_number(value: Any) -> bool:
+    """A finite int or float above 0 (not a bool)."""
+    return isinstance(value, (int, float)) and not isinstance(value, bool) and bool(np.isfinite(value)) and value > 0
+
+
+def check_string_lists(value: Any, name: str, bad: Callable[[str], CtxvecError], entry: str) -> List[List[str]]:
+    """``value`` as a list of lists of strings, else ``bad`` naming the first entry that is
+    none (``entry`` says what one is)."""
+    if not isinstance(value, list):
+        raise bad(f"{name} is not a list of lists of strings ({entry})")
+    for i, item in enumerate(value):
+        if not (isinstance(item, list) and all(isinstance(text, str) for text in item)):
+            raise bad(f"{name} is not a list of lists of strings: entry {i} is {item!r} ({entry})")
+    return value
+
+
 def save_parts(path: PathLike, arrays: Dict[str, np.ndarray], documents: Dict[str, Any]) -> None:
     """``NAME.npy`` per array, then the JSON documents in the order given (put the
     header last, so that a directory with a header is complete)."""
