@@ -16,13 +16,14 @@
 
 A low module (errors and types only), so every layer can use it."""
 
+import hashlib
 import json
 import os
 import shutil
 import tempfile
 import warnings
 from pathlib import Path
-from typing import Callable, Dict, Iterable, List, Mapping, Optional, Tuple, TypeVar, Union
+from typing import Any, Callable, Dict, Iterable, List, Mapping, Optional, Tuple, TypeVar, Union
 
 from .errors import CtxvecError, Errors, OutputWrittenMeanwhile, Warnings
 from .interrupts import interrupts_held
@@ -164,7 +165,9 @@ def not_written_here(path: Path) -> Optional[str]:
         return "a marker that does not list what was written there"
     found = _entries(path)
     foreign = sorted(name for name in found if name != OUTPUT_MARKER and name not in recorded)
-    changed = sorted(name for name in found if name in recorded and found[name] != recorded[name])
+    changed = sorted(
+        name for name in found if name in recorded and not _unchanged(path / name, found[name], recorded[name])
+    )
     problems = []
     if foreign:
         problems.append(f"files it did not write ({_some(foreign)})")
@@ -254,9 +257,9 @@ class WrittenThenInterrupted(KeyboardInterrupt):
 
 
 def write_manifest(directory: Path, made_by: str) -> None:
-    """Mark ``directory`` as written by ``made_by``, listing each entry in it (size and
-    modification time of files), so that --overwrite later removes only these."""
-    info = {"made_by": made_by_command(made_by), "entries": _entries(directory)}
+    """Mark ``directory`` as written by ``made_by``, listing each entry in it (size,
+    modification time and digest of files), so that --overwrite later removes only these."""
+    info = {"made_by": made_by_command(made_by), "entries": _entries(directory, digests=True)}
     (directory / OUTPUT_MARKER).write_text(json.dumps(info, indent=0, sort_keys=True), encoding="utf8")
 
 
@@ -445,10 +448,11 @@ def _remove(path: Path) -> None:
         path.unlink()
 
 
-def _entries(directory: Path) -> Dict[str, List[int]]:
+def _entries(directory: Path, *, digests: bool = False) -> Dict[str, List[Any]]:
     """Every entry under ``directory`` (relative POSIX path) -> [size, mtime_ns] for
-    files, [] for directories and links; the marker itself is left out."""
-    entries: Dict[str, List[int]] = {}
+    files (and their ``_digest`` with ``digests``), [] for directories and links; the
+    marker itself is left out."""
+    entries: Dict[str, List[Any]] = {}
     for root, dirs, files in os.walk(directory):
         for name in dirs + files:
             full = Path(root, name)
@@ -458,7 +462,25 @@ def _entries(directory: Path) -> Dict[str, List[int]]:
             stat = os.lstat(full)
             is_file = full.is_file() and not full.is_symlink()
             entries[relative] = [stat.st_size, stat.st_mtime_ns] if is_file else []
+            if is_file and digests:
+                entries[relative].append(_digest(full))
     return entries
+
+
+def _digest(path: Path) -> str:
+    """BLAKE2b (128 bits, hex) of a file's contents."""
+    digest = hashlib.blake2b(digest_size=16)
+    with open(path, "rb") as handle:
+        for block in iter(lambda: handle.read(1 << 20), b""):
+            digest.update(block)
+    return digest.hexdigest()
+
+
+def _unchanged(path: Path, found: List[Any], recorded: Any) -> bool:
+    """An entry as recorded: same size and time, or (copied, e.g. spacy project pull) same size and contents."""
+    if not isinstance(recorded, list) or found == recorded[:2]:
+        return isinstance(recorded, list)
+    return len(recorded) == 3 and found[:1] == recorded[:1] and _digest(path) == recorded[2]
 
 
 def _some(names: List[str]) -> str:

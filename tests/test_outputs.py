@@ -67,6 +67,29 @@ def test_files_new_existing_and_misplaced(tmp_path):
     assert existing.read_text(encoding="utf8") == "{}"
 
 
+def test_a_copied_output_is_replaceable_an_edited_one_is_not(tmp_path):
+    """After `spacy project pull` or `cp -r` every file had another modification time, so
+    --overwrite refused the identical output (E704) and the workflow stopped there."""
+    import shutil
+
+    out = tmp_path / "out"
+    write_directory(out, lambda new: (new.mkdir(), (new / "a.txt").write_text("abc")), what="OUTPUT", made_by="test")
+    copy = tmp_path / "copy"
+    shutil.copytree(out, copy, copy_function=shutil.copyfile)  # contents only, new times
+    os.utime(copy / "a.txt", ns=(1, 1))
+    check_output(copy, what="OUTPUT", kind=DIRECTORY, overwrite=True)
+    (copy / "a.txt").write_text("abd")  # an edit of the same length
+    with pytest.raises(CtxvecError, match=r"E704.*files changed since it wrote them \('a\.txt'\)"):
+        check_output(copy, what="OUTPUT", kind=DIRECTORY, overwrite=True)
+    marker = json.loads((out / OUTPUT_MARKER).read_text(encoding="utf8"))
+    marker["entries"]["a.txt"] = marker["entries"]["a.txt"][:2]  # a marker written before digests
+    (out / OUTPUT_MARKER).write_text(json.dumps(marker), encoding="utf8")
+    check_output(out, what="OUTPUT", kind=DIRECTORY, overwrite=True)
+    os.utime(out / "a.txt", ns=(1, 1))
+    with pytest.raises(CtxvecError, match=r"E704.*files changed"):
+        check_output(out, what="OUTPUT", kind=DIRECTORY, overwrite=True)
+
+
 def test_directories_replace_only_what_they_recorded(tmp_path):
     assert check_output(tmp_path / "new" / "dir", what="OUTPUT", kind=DIRECTORY) == tmp_path / "new" / "dir"
     (tmp_path / "empty").mkdir()
