@@ -66,6 +66,8 @@ def load_pipeline(name: Optional[Union[str, Path]] = None, *, layer: Optional[in
                 raise CtxvecError(Errors.E029.format(name=name or path, section=section, parent=parent)) from err
             transformer = transformer_in_config(config, CONTEXT_COMPONENT)
             if layer is not None:
+                if CONTEXT_COMPONENT not in config.get("components", {}):
+                    raise CtxvecError(Errors.E058.format(name=name or path, layer=layer))
                 config["components"][CONTEXT_COMPONENT]["layers"] = layer_override(layer)
                 if transformer is not None:
                     set_hidden_states_in_config(config, transformer, True)
@@ -85,6 +87,8 @@ def load_pipeline(name: Optional[Union[str, Path]] = None, *, layer: Optional[in
         raise
     except ConfigValidationError as err:
         errors = _config_errors(err)
+        if layer is not None and f"components -> {CONTEXT_COMPONENT} -> layers: not a section value" in errors:
+            raise CtxvecError(Errors.E058.format(name=name or path, layer=layer)) from err
         raise CtxvecError(
             Errors.E028.format(name=name or path, errors=errors, hint=_registered_itself(errors))
         ) from err

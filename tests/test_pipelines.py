@@ -86,6 +86,24 @@ def test_layer_switches_hidden_states_on_for_a_config(tiny_bert_dir, tmp_path):
     assert with_layer("I have a pen.")._.ctxvec_context.shape == (5, 32)
 
 
+def test_a_layer_for_a_pipeline_without_ctxvec_context_says_so(tiny_bert_dir, tmp_path):
+    """build-lexicon on a transformer-only pipeline blamed its own override: "[CTX-E028] ...
+    components -> ctxvec_context -> layers: not a section value that can be overridden"."""
+    import spacy
+
+    from .conftest import transformer_config
+
+    nlp = spacy.blank("en")
+    nlp.add_pipe("transformer", config=transformer_config(str(tiny_bert_dir)))
+    nlp.initialize()
+    nlp.to_disk(tmp_path / "p")
+    (tmp_path / "p.cfg").write_text(nlp.config.to_str())
+    for path in (tmp_path / "p", tmp_path / "p.cfg"):
+        with pytest.raises(CtxvecError, match=r"\[CTX-E058\] Pipeline '.*p(\.cfg)?' has no ctxvec_context.*layer 2"):
+            load_pipeline(path, layer=2)
+        assert load_pipeline(path).pipe_names == ["transformer"]
+
+
 def test_missing_pipeline_message_has_no_double_period(tmp_path):
     from typer.testing import CliRunner
 

@@ -233,6 +233,11 @@ class PipelineErrors:
         "spacy-transformers' 'transformer' (or 'ctxvec_transformer') only: put one of those before "
         "'{name}', with no other transformer between them."
     )
+    E058 = (
+        "Pipeline '{name}' has no ctxvec_context component, so its contextual vectors cannot be read "
+        'from layer {layer}. Add one after its transformer (nlp.add_pipe("ctxvec_context") and save '
+        "the pipeline again, or start from configs/default.cfg)."
+    )
 
     # Static vectors (E1xx)
     E101 = (
