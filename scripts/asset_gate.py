@@ -3,39 +3,71 @@
     python scripts/asset_gate.py record STATUS_JSON FILE...
     python scripts/asset_gate.py run FILE... -- COMMAND...
 
-``record`` writes which of FILE... exist, with their md5 (null when absent), to
-STATUS_JSON. The `check-assets` step runs it every time (no deps/outputs), and the
-`evaluate` step depends on STATUS_JSON, so weasel reruns `evaluate` once the assets are
-fetched and skips it while nothing changed.
+``record`` writes which of FILE... are usable, with their md5 (null when absent or not
+the declared asset), to STATUS_JSON. The `check-assets` and `sense-counts` steps run it
+every time (no_skip), and the steps that read the files depend on STATUS_JSON, so weasel
+reruns them once the files are fetched or changed and skips them while nothing changed.
 
-``run`` runs COMMAND when every FILE exists; otherwise it prints one line, "skipped: run
+``run`` runs COMMAND when every FILE is usable; otherwise it prints one line, "skipped: run
 `spacy project assets` for ...", and exits 0 so the workflow goes on. A skipped command's
 ``--output`` (a JSON report an earlier run with the data wrote) is removed, saying so:
 it would stand beside a pipeline it was not measured on.
+
+A file is usable when it exists and, where it is the dest of an asset of project.yml, has
+that asset's checksum: `spacy project assets` only warns about a download that differs
+(a truncated or other file), and keeps it.
 """
 
 import json
 import subprocess
 import sys
 from pathlib import Path
-from typing import List
+from typing import Dict, List, Optional
 
+import srsly
 from weasel.util import get_checksum
+
+PROJECT_FILE = Path("project.yml")  # the project's, in the folder weasel runs the steps from
+
+
+def declared_checksums() -> Dict[str, str]:
+    """dest -> checksum of the assets project.yml declares with a checksum."""
+    if not PROJECT_FILE.is_file():
+        return {}
+    assets = srsly.read_yaml(PROJECT_FILE).get("assets") or []
+    return {asset["dest"]: asset["checksum"] for asset in assets if asset.get("dest") and asset.get("checksum")}
+
+
+def usable_checksum(name: str, declared: Dict[str, str]) -> Optional[str]:
+    """The md5 of file ``name`` where it is usable; None (saying why, for a declared asset
+    whose file differs) where it is not."""
+    if not Path(name).is_file():
+        return None
+    md5 = get_checksum(Path(name))
+    if name in declared and md5 != declared[name]:
+        print(
+            f"not used: {name} is not the asset project.yml declares (md5 {md5}, expected {declared[name]}): "
+            f"delete it and run `python -m spacy project assets` again"
+        )
+        return None
+    return md5
 
 
 def record(status_path: Path, files: List[str]) -> int:
-    status = {name: (get_checksum(Path(name)) if Path(name).is_file() else None) for name in files}
+    declared = declared_checksums()
+    status = {name: usable_checksum(name, declared) for name in files}
     text = json.dumps(status, indent=2, sort_keys=True) + "\n"
     if not status_path.is_file() or status_path.read_text(encoding="utf8") != text:
         status_path.parent.mkdir(parents=True, exist_ok=True)
         status_path.write_text(text, encoding="utf8")
     present = sum(md5 is not None for md5 in status.values())
-    print(f"{present} of {len(status)} evaluation assets present (status in {status_path})")
+    print(f"{present} of {len(status)} assets present (status in {status_path})")
     return 0
 
 
 def run(files: List[str], command: List[str]) -> int:
-    missing = [name for name in files if not Path(name).is_file()]
+    declared = declared_checksums()
+    missing = [name for name in files if usable_checksum(name, declared) is None]
     if missing:
         print(
             f"skipped `{' '.join(command[:3])}`: run `python -m spacy project assets` for {', '.join(missing)} "

@@ -82,7 +82,9 @@ def test_project_yml_declares_the_documented_workflow():
     assert config["workflows"]["all"][0] == "train-static"
     assert set(config["workflows"]["all"]) <= set(commands)
     for name in config["workflows"]["all"]:
-        if name not in ALWAYS_RUN:  # these must notice the assets once fetched
+        if name in ALWAYS_RUN:  # these must notice the assets once fetched; their records are pushed and pulled
+            assert commands[name].get("no_skip") and commands[name]["outputs"], name
+        else:
             assert commands[name]["deps"] and commands[name]["outputs"], name
     meta = json.loads((REPO_ROOT / "project_data" / "meta.json").read_text())
     assert any(req.startswith("spacy-ctxvec") for req in meta["requirements"])
@@ -109,8 +111,6 @@ def test_every_file_the_workflow_reads_is_shipped_declared_or_made():
                 if word.startswith(("configs/", "project_data/", "scripts/")):
                     assert word in shipped, (name, word)
         made |= {with_vars(output, variables) for output in command.get("outputs", [])}
-        if name == "check-assets":  # no declared outputs (it always runs), but it writes its record
-            made.add(with_vars(command["script"][0], variables).split()[3])
     # The evaluate step reads the WiC files from wic_dir and the SimLex-999 file: assets.
     assert {
         f"{variables['wic_dir']}/{split}.{kind}.txt" for split in ("train", "dev") for kind in ("data", "gold")
@@ -123,7 +123,10 @@ def test_every_file_the_workflow_reads_is_shipped_declared_or_made():
             gated = words[words.index("record") + 2 :] if "record" in words else words[3 : words.index("--")]
             assert gated and set(gated) <= assets, (name, gated)
     record = with_vars(commands["check-assets"]["script"][0], variables).split()[3]
-    assert record in commands["evaluate"]["deps"]
+    assert record in commands["evaluate"]["deps"] and record in commands["check-assets"]["outputs"]
+    # plot reruns when the sense-count table it reads appears or changes
+    counts = with_vars(commands["sense-counts"]["script"][1], variables).split()
+    assert counts[4:] == [variables["sense_counts"]] and counts[3] in commands["plot"]["deps"]
 
 
 def test_assets_have_url_checksum_licence_and_original_names():
@@ -233,7 +236,7 @@ def test_asset_gate_records_presence_and_md5(tmp_path, monkeypatch, capsys):
     assert gate.main(["record", str(status), "present.txt", "absent.txt"]) == 0
     recorded = json.loads(status.read_text(encoding="utf8"))
     assert recorded == {"present.txt": get_checksum(Path("present.txt")), "absent.txt": None}
-    assert "1 of 2 evaluation assets present" in capsys.readouterr().out
+    assert "1 of 2 assets present" in capsys.readouterr().out
     Path("absent.txt").write_text("now here\n", encoding="utf8")
     gate.main(["record", str(status), "present.txt", "absent.txt"])
     assert json.loads(status.read_text(encoding="utf8"))["absent.txt"] == get_checksum(Path("absent.txt"))
@@ -384,3 +387,28 @@ def test_the_package_step_goes_through_package_pipeline():
     (package,) = [command for command in project()["commands"] if command["name"] == "package"]
     assert [line.split()[:2] for line in package["script"]] == [["python", "scripts/package_pipeline.py"]]
     assert "scripts/package_pipeline.py" in package["deps"]
+
+
+def test_asset_gate_does_not_use_a_file_other_than_the_declared_asset(tmp_path, monkeypatch, capsys):
+    """spacy project assets only warns when a download's checksum differs and keeps the file:
+    a truncated SimLex-999 was recorded as present and evaluated."""
+    gate = load_script("asset_gate")
+    monkeypatch.chdir(tmp_path)
+    Path("assets").mkdir()
+    Path("assets/pairs.txt").write_text("a\tb\t1.0\n", encoding="utf8")
+    Path("mine.txt").write_text("a user's own file\n", encoding="utf8")
+    declared = {"dest": "assets/pairs.txt", "url": "https://example.org/pairs.txt", "checksum": "0" * 32}
+    srsly.write_yaml("project.yml", {"assets": [declared]})
+    status = Path("status.json")
+    assert gate.main(["record", str(status), "assets/pairs.txt", "mine.txt"]) == 0
+    assert json.loads(status.read_text(encoding="utf8")) == {
+        "assets/pairs.txt": None,
+        "mine.txt": get_checksum(Path("mine.txt")),
+    }
+    out = capsys.readouterr().out
+    assert "not used: assets/pairs.txt is not the asset project.yml declares" in out and "1 of 2 assets present" in out
+    assert gate.main(["run", "assets/pairs.txt", "--", "python", "-c", "raise SystemExit(3)"]) == 0
+    assert "skipped" in capsys.readouterr().out
+    declared["checksum"] = get_checksum(Path("assets/pairs.txt"))
+    srsly.write_yaml("project.yml", {"assets": [declared]})
+    assert gate.main(["run", "assets/pairs.txt", "--", "python", "-c", "raise SystemExit(3)"]) == 3
