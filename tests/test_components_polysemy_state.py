@@ -96,3 +96,26 @@ def test_damaged_component_bytes_and_missing_parts_are_coded_errors(tiny_nlp):
         Polysemy(min_count=2).from_bytes(srsly.msgpack_dumps({"something": b"else"}))
     legacy = {"lexicon": component.lexicon.to_bytes(), "senses": None, "probe": None, "inputs": None}  # older bytes
     assert Polysemy(min_count=2).from_bytes(srsly.msgpack_dumps(legacy)).lexicon == component.lexicon
+
+
+def test_senses_not_induced_from_the_saved_lexicon_are_e660(tiny_nlp, tiny_bert_dir, tmp_path):
+    """A senses folder copied from another build, or a word renamed in its keys.json, loaded
+    silently: those words got no sense in the pipeline while `spacy-ctxvec senses` listed them."""
+    import json
+    import shutil
+
+    from .test_evaluation_tasks import build_sense_nlp
+
+    component = build_sense_nlp(tiny_bert_dir, min_tokens=4).get_pipe("ctxvec_polysemy")
+    component.to_disk(tmp_path / "own")
+    assert len(Polysemy(min_count=2).from_disk(tmp_path / "own").senses) == len(component.senses)
+    shutil.copytree(tmp_path / "own", tmp_path / "other")
+    shutil.rmtree(tmp_path / "other" / "lexicon")
+    partial_lexicon(tiny_nlp, PROBE_LINES, batch_size=8).to_disk(tmp_path / "other" / "lexicon")
+    with pytest.raises(CtxvecError, match=r"\[CTX-E660\].*of the senses' \d+ words are not in the lexicon \('"):
+        Polysemy(min_count=2).from_disk(tmp_path / "other")
+    header = json.loads((tmp_path / "own" / "senses" / "senses.json").read_text(encoding="utf8"))
+    header["settings"]["key"] = "text"
+    (tmp_path / "own" / "senses" / "senses.json").write_text(json.dumps(header), encoding="utf8")
+    with pytest.raises(CtxvecError, match=r"\[CTX-E660\].*the senses have key mode 'text' and the lexicon 'lower'"):
+        Polysemy(min_count=2).from_disk(tmp_path / "own")

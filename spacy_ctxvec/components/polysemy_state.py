@@ -82,12 +82,25 @@ class SavedParts:
                     path=source, problem=f"the input embeddings have width {inputs.width} and the probe {reads}"
                 )
             )
-        if senses is not None and lexicon is not None and len(senses) and senses.width != lexicon.width:
-            raise CtxvecError(
-                Errors.E660.format(
-                    path=source, problem=f"the senses have width {senses.width} and the lexicon {lexicon.width}"
-                )
-            )
+        if senses is not None and lexicon is not None and len(senses):
+            _check_senses_of_lexicon(senses, lexicon, source)
+
+
+def _check_senses_of_lexicon(senses: SenseInventory, lexicon: Lexicon, source: str) -> None:
+    """E660 for senses not induced from ``lexicon``: another width or key mode, or words it
+    does not have (a senses folder of another build, or a word renamed by hand)."""
+    problem = None
+    if senses.width != lexicon.width:
+        problem = f"the senses have width {senses.width} and the lexicon {lexicon.width}"
+    elif (senses.settings.get("key") or "lower") != (lexicon.meta.get("key") or "lower"):
+        problem = f"the senses have key mode {senses.settings.get('key')!r} and the lexicon {lexicon.meta.get('key')!r}"
+    else:
+        missing = [key for key in senses.keys if lexicon.index(key) is None]
+        if missing:
+            shown = ", ".join(repr(key) for key in missing[:3])
+            problem = f"{len(missing)} of the senses' {len(senses)} words are not in the lexicon ({shown})"
+    if problem is not None:
+        raise CtxvecError(Errors.E660.format(path=source, problem=problem))
 
 
 def flags_of(cfg: Any) -> Optional[Dict[str, bool]]:
