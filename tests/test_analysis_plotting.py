@@ -122,6 +122,18 @@ def test_snippets_and_labels_with_dollar_signs_are_drawn_as_text_not_formulas(tm
     assert any(r"$\pounds$" in text for text in texts)
 
 
+def test_words_with_dollar_signs_are_text_and_log_axis_ticks_stay_formulas(tmp_path):
+    r"""Lexicon words are y tick labels of the bar charts: "$\pounds$" still ended in mathtext;
+    the minor tick labels of the log axis ("2x10^0") must stay formulas."""
+    words = [r"$\pounds$", r"$x$"] + [f"w{i}" for i in range(28)]
+    figure = polysemy_figure(words, np.linspace(0.1, 0.9, 30), sense_counts=np.arange(30) % 6 + 1, top_n=10)
+    assert_png(save_figure(figure, tmp_path / "polysemy.png"))
+    texts = figure.findobj(lambda artist: hasattr(artist, "get_parse_math"))
+    assert any(text.get_text() == r"$\pounds$" for text in texts)
+    assert not [t.get_text() for t in texts if "\\mathdefault" in t.get_text() and not t.get_parse_math()]
+    assert any("\\mathdefault" in t.get_text() for t in figure.axes[0].get_xticklabels(minor=True))
+
+
 def test_polysemy_figure_with_and_without_sense_counts(tmp_path):
     words = [f"w{i}" for i in range(30)]
     scores = np.linspace(0.1, 0.9, 30)

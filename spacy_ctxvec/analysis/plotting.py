@@ -49,10 +49,18 @@ def save_figure(
     if path.suffix.lower() not in FIGURE_FORMATS:
         raise CtxvecError(Errors.E401.format(path=path))
     path.parent.mkdir(parents=True, exist_ok=True)
-    ticks = {id(label) for ax in figure.axes for label in ax.get_xticklabels() + ax.get_yticklabels()}
+    # Snippets, words and labels are text ("$\pounds$" is no formula); the axes' number formatters
+    # write their tick labels (major and minor: 2x10^0 on a log axis) as formulas
+    ticks = {
+        id(text)
+        for ax in figure.axes
+        for axis in (ax.xaxis, ax.yaxis)
+        for tick in axis.get_major_ticks() + axis.get_minor_ticks()
+        for text in (tick.label1, tick.label2, axis.offsetText)
+    }
     for artist in figure.findobj(Text):
         artist.set_text(displayable(artist.get_text()))
-        if id(artist) not in ticks:  # snippets, words and labels are text: "$\\pounds$" is no formula
+        if id(artist) not in ticks:
             artist.set_parse_math(False)
     with warnings.catch_warnings(record=True) as caught:
         warnings.simplefilter("always")
@@ -88,8 +96,8 @@ def _cosine_panel(ax, matrix: np.ndarray, tick_labels: Sequence[str], title: str
     step = next(s for s in _tick_steps() if n <= 12 * s)
     ticks = np.arange(n) if n <= MATRIX_TICKS else np.array([0] + list(range(step - 1, n, step)))
     labels = [tick_labels[i] for i in ticks.tolist()]
-    ax.set_xticks(ticks, labels, fontsize=8)
-    ax.set_yticks(ticks, labels, fontsize=8)
+    ax.set_xticks(ticks, labels, fontsize=8, parse_math=False)
+    ax.set_yticks(ticks, labels, fontsize=8, parse_math=False)
     ax.set_xlabel("occurrence")
     ax.set_ylabel("occurrence")
     ax.set_title(title)
@@ -381,7 +389,7 @@ def polysemy_figure(
 def _bars(ax, words: Sequence[str], values: np.ndarray, title: str, colour: str, score_label: str) -> None:
     positions = np.arange(len(words))
     ax.barh(positions, values, color=colour, alpha=0.8)
-    ax.set_yticks(positions, [shorten(word, 20) for word in words], fontsize=8)
+    ax.set_yticks(positions, [shorten(word, 20) for word in words], fontsize=8, parse_math=False)  # words are text
     ax.invert_yaxis()
     ax.set_xlabel(_wrapped(score_label, 60))
     ax.set_title(title)
