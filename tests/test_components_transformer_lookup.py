@@ -26,6 +26,9 @@ class CuratedTransformer(Pipe):
         return doc
 
 
+CuratedTransformer.__module__ = "spacy_curated_transformers.pipeline.transformer"  # where it lives there
+
+
 class DocTransformerOutput:
     """curated-transformers' per-Doc output type has this name and no ``align``."""
 
@@ -58,7 +61,7 @@ def test_another_librarys_transformer_is_named_not_asked_for_again():
     nlp.add_pipe("test_curated_transformer", name="transformer")
     nlp.add_pipe("ctxvec_context")
     nlp.add_pipe("ctxvec_static")
-    expected = r"\[CTX-E008\].*'transformer' \(.*CuratedTransformer\) is not spacy-transformers' Transformer"
+    expected = r"\[CTX-E008\].*'transformer' is spacy-curated-transformers', whose output spacy-ctxvec cannot read"
     with pytest.raises(CtxvecError, match=expected):
         nlp.get_pipe("ctxvec_context").initialize(nlp=nlp)
     with pytest.raises(CtxvecError, match=expected + r".*'ctxvec_transformer'"):
@@ -83,6 +86,21 @@ def test_a_transformer_after_the_component_is_to_be_moved(tiny_nlp):
         nlp.initialize()
     with pytest.raises(CtxvecError, match=r"\[CTX-E001\].*'transformer' comes after it"):
         nlp.get_pipe("ctxvec_context")(nlp.make_doc("the bank"))
+
+
+def test_a_disabled_transformer_after_it_is_to_be_moved_and_enabled_a_taken_name_avoided(tiny_nlp):
+    """Both were told 'Add it with nlp.add_pipe("transformer", ...)', which spaCy refuses (E007)."""
+    nlp = spacy.blank("en")
+    nlp.add_pipe("ctxvec_context")
+    nlp.add_pipe("transformer", source=tiny_nlp)
+    nlp.disable_pipe("transformer")
+    with pytest.raises(CtxvecError, match=r"\[CTX-E008\].*move 'ctxvec_context' after 'transformer' and enable it"):
+        nlp.get_pipe("ctxvec_context").initialize(nlp=nlp)
+    other = spacy.blank("en")
+    other.add_pipe("sentencizer", name="transformer")
+    other.add_pipe("ctxvec_context")
+    with pytest.raises(CtxvecError, match=r"named 'transformer' is not spacy-transformers' .*name=\"trf\""):
+        other.initialize()
 
 
 def test_a_removed_transformer_is_not_named_as_present(tiny_nlp):

@@ -34,20 +34,26 @@ def find_transformer(nlp: Language, before: str) -> str:
 
 
 def no_transformer_fix(nlp: Language, before: str) -> str:
-    """How to give ``before`` a transformer: add spacy-transformers' before it, or move the
-    one after it; a transformer of another library (spacy-curated-transformers) is named."""
-    names = nlp.component_names
+    """How to give ``before`` a transformer: move it after the one after it, replace
+    spacy-curated-transformers' by spacy-transformers', or add one (under another name
+    where "transformer" is taken)."""
+    names = nlp.component_names  # disabled ones too
     position = names.index(before) if before in names else len(names)
-    others = [(name, type(nlp.get_pipe(name))) for name in names[:position]]
-    foreign = [f"'{name}' ({kind.__module__}.{kind.__name__})" for name, kind in others if _foreign_transformer(kind)]
-    if foreign:
+    after = [name for name in names[position + 1 :] if _is_transformer(nlp.get_pipe(name))]
+    if after:
+        disabled = " and enable it (it is disabled)" if after[0] in nlp.disabled else ""
+        return f"The transformer '{after[0]}' comes after it: move '{before}' after '{after[0]}'{disabled}."
+    curated = [f"'{name}'" for name in names[:position] if _is_curated(type(nlp.get_pipe(name)))]
+    if curated:
         return (
-            f"{', '.join(foreign)} is not spacy-transformers' Transformer: spacy-ctxvec reads the output of "
+            f"{', '.join(curated)} is spacy-curated-transformers', whose output spacy-ctxvec cannot read: it reads "
             f"spacy-transformers' 'transformer' (or 'ctxvec_transformer') only. Add one of those before '{before}'."
         )
-    after = [name for name in names[position + 1 :] if name in nlp.pipe_names and _is_transformer(nlp.get_pipe(name))]
-    if after:
-        return f"The transformer '{after[0]}' comes after it: move '{before}' after '{after[0]}'."
+    if "transformer" in names:
+        return (
+            f"The component named 'transformer' is not spacy-transformers' Transformer: add one under another "
+            f'name, nlp.add_pipe("transformer", name="trf", before="{before}").'
+        )
     return f'Add it with nlp.add_pipe("transformer", before="{before}").'
 
 
@@ -82,8 +88,6 @@ def _is_transformer(pipe: Any) -> bool:
     return isinstance(pipe, Transformer)
 
 
-def _foreign_transformer(kind: type) -> bool:
-    """A transformer component of another library (its output is no spacy-transformers output)."""
-    return "transformer" in kind.__name__.lower() and not kind.__module__.startswith(
-        ("spacy_transformers", "spacy_ctxvec")
-    )
+def _is_curated(kind: type) -> bool:
+    """A component class of spacy-curated-transformers (its doc._.trf_data is its own kind)."""
+    return kind.__module__.split(".")[0] in ("spacy_curated_transformers", "curated_transformers")
