@@ -33,3 +33,13 @@ def test_a_sense_prints_short_and_compares_as_before(inventory):
     ]
     assert replace(sense, word="other") == sense and replace(sense, word="") != replace(sense, index=1)
     assert repr(replace(sense, word="")).startswith("Sense(index=0, ")
+
+
+def test_an_inventory_problem_pickles_with_its_problem():
+    """A worker process's E600 came back as "[CTX-E600] Sense inventory: [CTX-E600] ..."."""
+    import pickle
+
+    from spacy_ctxvec.lexicon.sense import InventoryProblem
+
+    error = pickle.loads(pickle.dumps(InventoryProblem("3 labels for 4 senses")))
+    assert error.problem == "3 labels for 4 senses" and str(error).count("[CTX-E600]") == 1

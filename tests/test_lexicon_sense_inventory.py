@@ -352,3 +352,23 @@ def test_a_label_edited_as_a_string_names_its_entry(inventory, tmp_path):
     (tmp_path / "senses" / "senses.json").write_text(json.dumps(header))
     with pytest.raises(CtxvecError, match=r"\[CTX-E601\].*entry 1 is 'marriage' \(each sense's label is a list"):
         SenseInventory.from_disk(tmp_path / "senses")
+
+
+def test_labels_given_as_strings_in_memory_are_e600_not_split_into_letters(inventory):
+    """SenseInventory(..., labels=["marriage", ...]) kept ["m", "a", "r", ...] as the label."""
+    from spacy_ctxvec.lexicon.sense_inventory import SenseInventory
+
+    labels = ["marriage"] * inventory.n_senses_total
+    with pytest.raises(CtxvecError, match=r"\[CTX-E600\].*labels must be lists of words"):
+        SenseInventory(
+            inventory.space,
+            inventory.keys,
+            inventory.offsets,
+            inventory.centroids,
+            inventory.vectors,
+            inventory.shares,
+            inventory.examples,
+            inventory.settings,
+            inventory.context_space,
+            labels=labels,
+        )

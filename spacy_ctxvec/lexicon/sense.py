@@ -1,11 +1,13 @@
 """One induced sense of a type (``SenseInventory.senses_of``): a frozen record, printed
-short (its word, index, share and label; the vectors by shape only)."""
+short (its word, index, share and label; the vectors by shape only); what is wrong with an
+inventory's parts (``InventoryProblem``)."""
 
 from dataclasses import dataclass, field
-from typing import List
+from typing import List, Tuple
 
 import numpy as np
 
+from ..errors import CtxvecError, Errors
 from ..ops.sense_labels import format_label
 
 
@@ -41,3 +43,14 @@ class Sense:
 
 def _shape(array: np.ndarray) -> str:
     return f"{np.shape(array)} {getattr(array, 'dtype', '')}".strip()
+
+
+class InventoryProblem(CtxvecError):
+    """E600: what is wrong with a SenseInventory's parts (``problem``, for E601 on reading)."""
+
+    def __init__(self, problem: str) -> None:
+        super().__init__(Errors.E600.format(problem=problem))
+        self.problem = problem
+
+    def __reduce__(self) -> Tuple[type, Tuple[str]]:  # pickled (a worker process's error): the problem alone
+        return type(self), (self.problem,)

@@ -19,7 +19,7 @@ import numpy as np
 from ..errors import CtxvecError, Errors
 from ..ops.sense_labels import format_label
 from ..ops.senses import SenseSpace, sense_features, to_sense_space
-from .sense import Sense
+from .sense import InventoryProblem, Sense
 from .storage import (
     BYTES_SOURCE,
     KeyedRows,
@@ -59,14 +59,6 @@ _CONTEXT_ARRAYS = ("context_mean", "context_directions")  # absent: induced on t
 _TYPE_ARRAYS = ("corpus_polysemy", "margin_scales", "judged", "split_thresholds")  # absent: saved before
 _OPTIONAL_ARRAYS = _CONTEXT_ARRAYS + _TYPE_ARRAYS
 _REQUIRED_ARRAYS = tuple(name for name in _ARRAY_DTYPES if name not in _OPTIONAL_ARRAYS)
-
-
-class InventoryProblem(CtxvecError):
-    """E600: what is wrong with a SenseInventory's parts (``problem``, for E601 on reading)."""
-
-    def __init__(self, problem: str) -> None:
-        super().__init__(Errors.E600.format(problem=problem))
-        self.problem = problem
 
 
 def _check(condition: bool, problem: str) -> None:
@@ -119,6 +111,7 @@ class SenseInventory(KeyedRows):
         self.shares = np.asarray(shares, dtype=np.float64)
         self.examples: List[List[str]] = [list(e) for e in examples]
         self.settings: Dict[str, Any] = dict(settings or {})
+        _check(labels is None or not any(isinstance(words, str) for words in labels), "labels must be lists of words")
         self.labels: Optional[List[List[str]]] = None if labels is None else [list(words) for words in labels]
         self.corpus_polysemy = None if corpus_polysemy is None else np.asarray(corpus_polysemy, dtype=np.float64)
         self.margin_scales = None if margin_scales is None else np.asarray(margin_scales, dtype=np.float64)

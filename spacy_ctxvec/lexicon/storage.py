@@ -4,6 +4,7 @@ coded error, naming the path."""
 
 import io
 import json
+import reprlib
 from pathlib import Path
 from typing import Any, Callable, ClassVar, Dict, List, Optional, Sequence, Tuple, Type, TypeVar, Union
 
@@ -102,7 +103,7 @@ def check_string_lists(value: Any, name: str, bad: Callable[[str], CtxvecError],
         raise bad(f"{name} is not a list of lists of strings ({entry})")
     for i, item in enumerate(value):
         if not (isinstance(item, list) and all(isinstance(text, str) for text in item)):
-            raise bad(f"{name} is not a list of lists of strings: entry {i} is {item!r} ({entry})")
+            raise bad(f"{name} is not a list of lists of strings: entry {i} is {reprlib.repr(item)} ({entry})")
     return value
 
 
