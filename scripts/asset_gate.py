@@ -92,7 +92,7 @@ def remove_stale_report(command: List[str]) -> None:
         return
     if isinstance(report, dict):
         output.unlink()
-        print(f"removed {output}: an earlier run's report, not of this pipeline")
+        print(f"removed {output}: an earlier run's report, whose data is not there now")
 
 
 def main(argv: List[str]) -> int:
