@@ -14,6 +14,7 @@ if TYPE_CHECKING:
     from .components.context import ContextVectors, make_context_vectors
     from .components.polysemy import Polysemy, make_polysemy
     from .components.static import StaticVectors, make_static_vectors
+    from .components.vector_hooks import add_vector_hooks
     from .errors import CtxvecError, Errors
     from .lexicon.statistics import Lexicon
     from .static.formats import load_static_vectors
@@ -29,6 +30,7 @@ __all__ = [
     "CtxvecError",
     "Errors",
     "install_extensions",
+    "add_vector_hooks",
     "Lexicon",
     "Polysemy",
     "make_polysemy",
@@ -47,6 +49,7 @@ _MODULE_OF: Dict[str, str] = {
     "CtxvecError": ".errors",
     "Errors": ".errors",
     "install_extensions": ".attributes",
+    "add_vector_hooks": ".components.vector_hooks",
     "Lexicon": ".lexicon.statistics",
     "Polysemy": ".components.polysemy",
     "make_polysemy": ".components.polysemy",

@@ -297,3 +297,9 @@ class Warnings(metaclass=_ErrorsWithCodes):
         "whole model, so these contextual vectors are its decoder's states, not an encoder's ([CTX-E054] "
         "refuses such a model when a pipeline is made). Rebuild the pipeline on an encoder model."
     )
+    W069 = (
+        "{a!r}.similarity({b!r}) compares vectors that cannot be compared (sizes {widths}): 0.0. With "
+        "ctxvec_context's vector hooks, both sides need contextual vectors of one pipeline: a Doc read from "
+        "a DocBin, Doc.from_bytes, Doc.from_docs or nlp.pipe(n_process>1) gets its hooks back with "
+        "spacy_ctxvec.add_vector_hooks(doc)."
+    )

@@ -9,7 +9,7 @@ from typing import Any, Callable, Dict, Iterable, Iterator, List, Optional, Sequ
 import numpy as np
 import srsly
 from spacy.language import Language
-from spacy.tokens import Doc, Span, Token
+from spacy.tokens import Doc
 from thinc.api import Config
 
 from ..attributes import (
@@ -19,18 +19,14 @@ from ..attributes import (
     CONTEXT_SOURCE,
     TRANSFORMER_MODEL,
     install_extensions,
-    kept_rows,
-    masked_mean,
     set_doc_value,
     set_token_arrays,
     stored_array,
-    token_context_vec,
-    token_has_context_vec,
 )
 from ..errors import CtxvecError, Errors, Warnings
-from ..ops.cosine import cosine
 from ..ops.layers import resolve_layers
 from ..types import PoolingFn
+from . import vector_hooks
 from .base import DocAnnotator, NlpRef, excluded, vector_dtype
 from .choices import LayerSelection, checked_choices, stored_vectors, vectors_label
 from .lost_tokens import warn_of_lost_tokens
@@ -48,6 +44,7 @@ from .transformer import (
     trf_data_readers_after,
 )
 from .transformer_lookup import find_transformer, missing_trf_data_fix
+from .vector_hooks import add_vector_hooks
 
 DEFAULT_CONTEXT_CONFIG = """
 [ctxvec_context]
@@ -412,63 +409,11 @@ def keep_trf_data(nlp: Language, *, hidden_states: bool = True) -> Iterator[None
             pipe.drop_trf_data = drop
 
 
-# Vector hooks: module-level functions that read doc.user_data directly, so that a
-# pickled Doc keeps them and they work in a new process before install_extensions().
+# Docs pickled before the vector hooks moved to vector_hooks.py name them here.
+_MOVED_HOOKS = ("_doc_vector", "_span_vector", "_token_vector", "_doc_has_vector", "_span_has_vector")
 
 
-def _masked_mean(doc: Doc, start: int, end: int) -> Optional[np.ndarray]:
-    return masked_mean(doc, CONTEXT_ARRAY, stored_array(doc, CONTEXT_MASK), start, end)
-
-
-def _doc_vector(doc: Doc) -> Optional[np.ndarray]:
-    return _masked_mean(doc, 0, len(doc))
-
-
-def _span_vector(span: Span) -> Optional[np.ndarray]:
-    return _masked_mean(span.doc, span.start, span.end)
-
-
-def _token_vector(token: Token) -> Optional[np.ndarray]:
-    return token_context_vec(token)
-
-
-def _masked(doc: Doc, start: int, end: int) -> bool:
-    mask = stored_array(doc, CONTEXT_MASK)
-    return mask is not None and len(kept_rows(doc, CONTEXT_MASK, mask, start, end)) > 0
-
-
-def _doc_has_vector(doc: Doc) -> bool:
-    return _masked(doc, 0, len(doc))
-
-
-def _span_has_vector(span: Span) -> bool:
-    return _masked(span.doc, span.start, span.end)
-
-
-def _token_has_vector(token: Token) -> bool:
-    return token_has_context_vec(token)
-
-
-def _similarity(a: Any, b: Any) -> float:
-    return cosine(a.vector, b.vector)
-
-
-def add_vector_hooks(doc: Doc) -> Doc:
-    """Make .vector, .has_vector and .similarity of the Doc, its Spans and Tokens use
-    the contextual vectors, and set doc.tensor to them (spaCy's own fallback for
-    token.vector, which to_bytes and nlp.pipe(n_process=...) keep). spaCy does not
-    serialise hooks: call this again on Docs from a DocBin, Doc.from_bytes or
-    nlp.pipe(n_process>1) to get contextual .similarity back."""
-    array = stored_array(doc, CONTEXT_ARRAY)
-    if array is not None and len(array) == len(doc):
-        doc.tensor = array
-    doc.user_hooks["vector"] = _doc_vector
-    doc.user_hooks["has_vector"] = _doc_has_vector
-    doc.user_hooks["similarity"] = _similarity
-    doc.user_span_hooks["vector"] = _span_vector
-    doc.user_span_hooks["has_vector"] = _span_has_vector
-    doc.user_span_hooks["similarity"] = _similarity
-    doc.user_token_hooks["vector"] = _token_vector
-    doc.user_token_hooks["has_vector"] = _token_has_vector
-    doc.user_token_hooks["similarity"] = _similarity
-    return doc
+def __getattr__(name: str) -> Any:
+    if name in _MOVED_HOOKS + ("_token_has_vector", "_similarity"):
+        return getattr(vector_hooks, name)
+    raise AttributeError(f"module {__name__!r} has no attribute {name!r}")
