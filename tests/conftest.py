@@ -162,6 +162,18 @@ def make_sense_nlp(name: str, lines: List[str], corpus_dir: Path, components: Li
     return nlp
 
 
+@pytest.fixture(scope="module")
+def hooks_nlp(tiny_bert_dir):
+    """blank en + tiny random transformer + ctxvec_context with set_vector_hooks."""
+    import spacy
+
+    nlp = spacy.blank("en")
+    nlp.add_pipe("transformer", config=transformer_config(str(tiny_bert_dir)))
+    nlp.add_pipe("ctxvec_context", config={"set_vector_hooks": True})
+    nlp.initialize()
+    return nlp
+
+
 @pytest.fixture(scope="session")
 def tiny_nlp(tiny_bert_dir):
     """blank en + tiny random transformer (window 8, stride 6) + ctxvec_context."""

@@ -211,15 +211,6 @@ def test_float16_and_drop_trf_data(tiny_bert_dir):
     assert doc[1]._.has_context_vec
 
 
-@pytest.fixture(scope="module")
-def hooks_nlp(tiny_bert_dir):
-    nlp = spacy.blank("en")
-    nlp.add_pipe("transformer", config=transformer_config(str(tiny_bert_dir)))
-    nlp.add_pipe("ctxvec_context", config={"set_vector_hooks": True})
-    nlp.initialize()
-    return nlp
-
-
 def cos(a, b) -> float:
     return float(a @ b / np.linalg.norm(a) / np.linalg.norm(b))
 

@@ -6,21 +6,9 @@ import pickle
 
 import numpy as np
 import pytest
-import spacy
 from spacy.tokens import DocBin
 
-from .conftest import transformer_config
-
 TEXT = "We sat on the river bank.  The bank lends money."
-
-
-@pytest.fixture(scope="module")
-def hooks_nlp(tiny_bert_dir):
-    nlp = spacy.blank("en")
-    nlp.add_pipe("transformer", config=transformer_config(str(tiny_bert_dir)))
-    nlp.add_pipe("ctxvec_context", config={"set_vector_hooks": True})
-    nlp.initialize()
-    return nlp
 
 
 def test_merged_tokens_read_doc_tensor_and_every_vector_is_an_array(hooks_nlp):
