@@ -54,7 +54,10 @@ def no_transformer_fix(nlp: Language, before: str) -> str:
             f"The component named 'transformer' is not spacy-transformers' Transformer: add one under another "
             f'name, nlp.add_pipe("transformer", name="trf", before="{before}").'
         )
-    return f'Add it with nlp.add_pipe("transformer", before="{before}").'
+    return (
+        f'Add it with nlp.add_pipe("transformer", before="{before}"), or put [components.transformer] before '
+        "it in the config's pipeline list."
+    )
 
 
 def missing_trf_data_fix(nlp: Optional[Language], name: str) -> str:
