@@ -129,6 +129,20 @@ def test_every_file_the_workflow_reads_is_shipped_declared_or_made():
     assert counts[4:] == [variables["sense_counts"]] and counts[3] in commands["plot"]["deps"]
 
 
+def test_spacy_project_document_leaves_the_readme_alone(tmp_path):
+    """`spacy project document --output README.md` replaced the whole README (331 lines)."""
+    readme = tmp_path / "README.md"
+    shutil.copyfile(REPO_ROOT / "README.md", readme)
+    shutil.copyfile(REPO_ROOT / "project.yml", tmp_path / "project.yml")
+    result = subprocess.run(
+        [sys.executable, "-m", "spacy", "project", "document", str(tmp_path), "--output", str(readme)],
+        capture_output=True,
+        text=True,
+    )
+    assert result.returncode == 0, result.stderr
+    assert readme.read_bytes() == (REPO_ROOT / "README.md").read_bytes() and "ignore marker" in result.stdout
+
+
 def test_assets_have_url_checksum_licence_and_original_names():
     for asset in project()["assets"]:
         assert asset["dest"].startswith("assets/"), asset
