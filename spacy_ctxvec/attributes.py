@@ -228,6 +228,12 @@ def token_has_context_vec(token: Token) -> bool:
     return bool(_token_value(token, CONTEXT_MASK))
 
 
+def token_context_mask(token: Token) -> Optional[bool]:
+    """Whether the token's stored row has a contextual vector; None where it has no row."""
+    value = _token_value(token, CONTEXT_MASK)
+    return None if value is None else bool(value)
+
+
 def span_context_vec(span: Span) -> Optional[np.ndarray]:
     doc = span.doc
     return masked_mean(doc, CONTEXT_ARRAY, stored_array(doc, CONTEXT_MASK), span.start, span.end)

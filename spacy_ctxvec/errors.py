@@ -298,8 +298,8 @@ class Warnings(metaclass=_ErrorsWithCodes):
         "refuses such a model when a pipeline is made). Rebuild the pipeline on an encoder model."
     )
     W069 = (
-        "{a!r}.similarity({b!r}) compares vectors that cannot be compared (sizes {widths}): 0.0. With "
-        "ctxvec_context's vector hooks, both sides need contextual vectors of one pipeline: a Doc read from "
-        "a DocBin, Doc.from_bytes, Doc.from_docs or nlp.pipe(n_process>1) gets its hooks back with "
-        "spacy_ctxvec.add_vector_hooks(doc)."
+        "{a}.similarity({b}) compares vectors of sizes {widths}: 0.0. With ctxvec_context's vector hooks, "
+        "both need contextual vectors of one width: a Doc without them (read from a DocBin, or made by "
+        "nlp.make_doc) gets them with spacy_ctxvec.add_vector_hooks(doc) after the pipeline ran on it; "
+        "tokens split after the pipeline ran have none."
     )

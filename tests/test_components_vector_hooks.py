@@ -44,7 +44,8 @@ def test_a_doc_without_contextual_vectors_is_compared_with_w069_not_a_numpy_erro
     doc = hooks_nlp(TEXT)
     docbin = DocBin(store_user_data=True, docs=[doc])
     plain = next(iter(DocBin().from_bytes(docbin.to_bytes()).get_docs(hooks_nlp.vocab)))
-    with pytest.warns(UserWarning, match=r"\[CTX-W069\].*sizes 32 and 0.*add_vector_hooks"):
+    expected = r"\[CTX-W069\] Token\.similarity\(Token\) compares vectors of sizes 32 and 0.*add_vector_hooks"
+    with pytest.warns(UserWarning, match=expected):
         assert doc[5].similarity(plain[5]) == 0.0
     with pytest.warns(UserWarning, match=r"\[CTX-W069\]"):
         assert doc.similarity(plain) == 0.0
@@ -63,3 +64,17 @@ def test_docs_pickled_before_the_hooks_moved_find_them(hooks_nlp):
         context._no_such_hook  # noqa: B018
     doc = pickle.loads(pickle.dumps(hooks_nlp(TEXT)))
     assert doc.user_token_hooks["vector"] is vector_hooks._token_vector and doc[5].has_vector
+
+
+def test_a_tensor_of_another_width_is_not_read_as_contextual_vectors(hooks_nlp):
+    """A later tok2vec writes a doc.tensor of its own width: a merged token read it, and
+    doc.vector then stacked rows of two widths (numpy's inhomogeneous-shape error)."""
+    doc = hooks_nlp(TEXT)
+    expected = doc.vector.copy()
+    with doc.retokenize() as retokenizer:
+        retokenizer.merge(doc[4:6])
+    doc.tensor = np.ones((len(doc), 96), dtype=np.float32)
+    merged = doc[4]
+    assert merged.vector.shape == (0,) and not merged.has_vector
+    assert doc.vector.shape == expected.shape and doc[3:6].vector.shape == expected.shape
+    assert doc[5].vector.shape == expected.shape and doc[5].has_vector

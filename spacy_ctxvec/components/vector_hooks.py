@@ -8,7 +8,7 @@ reads doc.tensor where it has one row per token, as spaCy does, else has spaCy's
 vector; .vector is always an array."""
 
 import warnings
-from typing import Any, Optional
+from typing import Any, Optional, Tuple
 
 import numpy as np
 from spacy.tokens import Doc, Span, Token
@@ -16,12 +16,10 @@ from spacy.tokens import Doc, Span, Token
 from ..attributes import (
     CONTEXT_ARRAY,
     CONTEXT_MASK,
-    kept_rows,
-    masked_mean,
     span_rows,
     stored_array,
+    token_context_mask,
     token_context_vec,
-    token_has_context_vec,
 )
 from ..errors import Warnings
 from ..ops.cosine import cosine
@@ -50,39 +48,45 @@ def add_vector_hooks(doc: Doc) -> Doc:
     return doc
 
 
-def _tensor_row(doc: Doc, i: int) -> Optional[np.ndarray]:
-    """Token ``i``'s row of doc.tensor where it has one row per token; None otherwise."""
+def _tensor(doc: Doc, width: Optional[int]) -> Optional[np.ndarray]:
+    """doc.tensor where it has one row per token (of ``width`` values, where given: a later
+    tok2vec's tensor of another width is not the contextual vectors); None otherwise."""
     tensor: Any = getattr(doc, "tensor", None)
     if getattr(tensor, "ndim", 0) != 2 or len(tensor) != len(doc) or not tensor.shape[1]:
         return None
-    return np.asarray(tensor[i])
+    return None if width is not None and tensor.shape[1] != width else np.asarray(tensor)
 
 
-def _row_vector(doc: Doc, i: int) -> Optional[np.ndarray]:
-    """Token ``i``'s contextual vector: its stored row, else its doc.tensor row."""
-    stored = token_context_vec(doc[i])
-    return stored if stored is not None else _tensor_row(doc, i)
+def _rows(doc: Doc, start: int, end: int) -> Tuple[Optional[np.ndarray], np.ndarray, Optional[np.ndarray]]:
+    """(the stored vectors of tokens start:end that have one the mask keeps, or None where
+    the Doc has none stored; the doc.tensor rows of the tokens without a stored row that are
+    not zero; the width, where known)."""
+    array, mask = stored_array(doc, CONTEXT_ARRAY), stored_array(doc, CONTEXT_MASK)
+    if array is None or mask is None:
+        stored, missing, width = None, np.ones(max(end - start, 0), dtype=bool), None
+    else:
+        rows = span_rows(doc, CONTEXT_ARRAY, start, end)
+        present = rows >= 0
+        kept = rows[present]
+        stored, missing, width = array[kept[np.asarray(mask, dtype=bool)[kept]]], ~present, array.shape[1]
+    tensor = _tensor(doc, width) if missing.any() else None
+    extra = np.zeros((0, 0)) if tensor is None else tensor[start:end][missing]
+    return stored, extra[extra.any(axis=1)] if len(extra) else extra, width if tensor is None else tensor.shape[1]
 
 
 def _mean_vector(doc: Doc, start: int, end: int) -> np.ndarray:
     """Mean contextual vector of tokens start:end that have one (zeros if none have)."""
-    if (span_rows(doc, CONTEXT_ARRAY, start, end) >= 0).all():  # every token has its stored row
-        stored = masked_mean(doc, CONTEXT_ARRAY, stored_array(doc, CONTEXT_MASK), start, end)
-        if stored is not None:
-            return stored
-    present = [(i, vector) for i in range(start, end) if (vector := _row_vector(doc, i)) is not None]
-    kept = [vector for i, vector in present if _has_vector(doc, i)]
-    if kept:
-        return np.mean(kept, axis=0, dtype=np.float64).astype(kept[0].dtype)
-    return np.zeros(len(present[0][1]), dtype=present[0][1].dtype) if present else _EMPTY
-
-
-def _has_vector(doc: Doc, i: int) -> bool:
-    """Token ``i`` has a contextual vector: its stored mask, else a non-zero doc.tensor row."""
-    if span_rows(doc, CONTEXT_MASK, i, i + 1)[0] >= 0:
-        return token_has_context_vec(doc[i])
-    row = _tensor_row(doc, i)
-    return row is not None and bool(np.any(row))
+    stored, extra, width = _rows(doc, start, end)
+    if stored is not None and not len(extra):  # the common case: masked_mean's own arithmetic
+        if len(stored) == 0:
+            return np.zeros(stored.shape[1], dtype=stored.dtype)
+        return stored.mean(axis=0, dtype=np.float64).astype(stored.dtype)
+    if stored is not None and len(stored):
+        rows = np.concatenate([stored, extra.astype(stored.dtype)]) if len(extra) else stored
+        return rows.mean(axis=0, dtype=np.float64).astype(stored.dtype)
+    if len(extra):
+        return extra.mean(axis=0, dtype=np.float64).astype(extra.dtype)
+    return np.zeros(width, dtype=np.float32) if width else _EMPTY
 
 
 def _doc_vector(doc: Doc) -> np.ndarray:
@@ -94,15 +98,17 @@ def _span_vector(span: Span) -> np.ndarray:
 
 
 def _token_vector(token: Token) -> np.ndarray:
-    vector = _row_vector(token.doc, token.i)
-    return vector if vector is not None else _EMPTY
+    stored = token_context_vec(token)
+    if stored is not None:
+        return stored
+    array = stored_array(token.doc, CONTEXT_ARRAY)
+    tensor = _tensor(token.doc, None if array is None else array.shape[1])
+    return _EMPTY if tensor is None else tensor[token.i]
 
 
 def _masked(doc: Doc, start: int, end: int) -> bool:
-    mask = stored_array(doc, CONTEXT_MASK)
-    if mask is not None and (span_rows(doc, CONTEXT_MASK, start, end) >= 0).all():
-        return len(kept_rows(doc, CONTEXT_MASK, mask, start, end)) > 0
-    return any(_has_vector(doc, i) for i in range(start, end))
+    stored, extra, _ = _rows(doc, start, end)
+    return bool(len(extra)) or (stored is not None and len(stored) > 0)
 
 
 def _doc_has_vector(doc: Doc) -> bool:
@@ -114,7 +120,8 @@ def _span_has_vector(span: Span) -> bool:
 
 
 def _token_has_vector(token: Token) -> bool:
-    return _has_vector(token.doc, token.i)
+    kept = token_context_mask(token)
+    return kept if kept is not None else bool(np.any(_token_vector(token)))
 
 
 def _similarity(a: Any, b: Any) -> float:
@@ -122,6 +129,9 @@ def _similarity(a: Any, b: Any) -> float:
     empty, or of another width: a Doc without the hooks, or of another pipeline)."""
     first, second = np.asarray(a.vector), np.asarray(b.vector)
     if first.shape != second.shape or first.size == 0:
-        warnings.warn(Warnings.W069.format(a=a, b=b, widths=f"{first.size} and {second.size}"), stacklevel=3)
+        kinds = type(a).__name__, type(b).__name__
+        warnings.warn(
+            Warnings.W069.format(a=kinds[0], b=kinds[1], widths=f"{first.size} and {second.size}"), stacklevel=2
+        )
         return 0.0
     return cosine(first, second)
