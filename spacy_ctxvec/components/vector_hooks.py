@@ -57,7 +57,7 @@ def _tensor(doc: Doc, width: Optional[int]) -> Optional[np.ndarray]:
     return None if width is not None and tensor.shape[1] != width else np.asarray(tensor)
 
 
-def _rows(doc: Doc, start: int, end: int) -> Tuple[Optional[np.ndarray], np.ndarray, Optional[np.ndarray]]:
+def _rows(doc: Doc, start: int, end: int) -> Tuple[Optional[np.ndarray], np.ndarray, Optional[int]]:
     """(the stored vectors of tokens start:end that have one the mask keeps, or None where
     the Doc has none stored; the doc.tensor rows of the tokens without a stored row that are
     not zero; the width, where known)."""
@@ -70,8 +70,10 @@ def _rows(doc: Doc, start: int, end: int) -> Tuple[Optional[np.ndarray], np.ndar
         kept = rows[present]
         stored, missing, width = array[kept[np.asarray(mask, dtype=bool)[kept]]], ~present, array.shape[1]
     tensor = _tensor(doc, width) if missing.any() else None
-    extra = np.zeros((0, 0)) if tensor is None else tensor[start:end][missing]
-    return stored, extra[extra.any(axis=1)] if len(extra) else extra, width if tensor is None else tensor.shape[1]
+    if tensor is None:
+        return stored, np.zeros((0, 0)), width
+    extra = tensor[start:end][missing]
+    return stored, extra[extra.any(axis=1)], tensor.shape[1]
 
 
 def _mean_vector(doc: Doc, start: int, end: int) -> np.ndarray:
