@@ -35,28 +35,6 @@ def _print_version(value: bool) -> None:
         raise typer.Exit()
 
 
-@app.callback()
-def _commands(
-    ctx: typer.Context,
-    version: bool = typer.Option(
-        False, "--version", callback=_print_version, is_eager=True, help="Print the version and exit"
-    ),
-    code: Optional[Path] = typer.Option(
-        None, "--code", help="A Python file to import first, for the functions it registers (as spaCy's --code)"
-    ),
-) -> None:
-    """Static and contextual token vectors in spaCy pipelines."""
-    if code is not None:
-        from ..user_code import code_for_workers, import_code
-
-        try:
-            import_code(code)
-        except CtxvecError as err:
-            typer.echo(stderr_printer().fail(str(err)), err=True)
-            raise typer.Exit(1) from None
-        ctx.call_on_close(code_for_workers(code))
-
-
 # How every command that reads a corpus (building.corpus.iter_corpus) decodes it and treats bad lines.
 CORPUS_ENCODING = typer.Option(
     DEFAULT_ENCODING, "--encoding", help="Text encoding of .txt/.jsonl corpus files (e.g. latin-1, cp1252)"
@@ -188,3 +166,22 @@ def exit_on_coded_error(command: CommandT) -> CommandT:
             exit_quietly_on_closed_stdout()
 
     return wrapper  # type: ignore[return-value]
+
+
+@app.callback()
+@exit_on_coded_error  # E419 for a --code file that is missing or fails to import
+def _commands(
+    ctx: typer.Context,
+    version: bool = typer.Option(
+        False, "--version", callback=_print_version, is_eager=True, help="Print the version and exit"
+    ),
+    code: Optional[Path] = typer.Option(
+        None, "--code", help="A Python file to import first, for the functions it registers (as spaCy's --code)"
+    ),
+) -> None:
+    """Static and contextual token vectors in spaCy pipelines."""
+    if code is not None:
+        from ..user_code import code_for_workers, import_code
+
+        import_code(code)
+        ctx.call_on_close(code_for_workers(code))
