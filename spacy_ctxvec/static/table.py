@@ -219,14 +219,15 @@ class StaticVectorTable:
         is replaced by a new one (not cleared, which emptied it under this call's own words and
         another thread's), so a word's vector never depends on what was looked up before."""
         cache = self._subword_cache  # entries are never removed from one cache: safe to read from threads
-        known = {text: cache[text] for text in dict.fromkeys(texts) if text in cache}
-        missing = [text for text in dict.fromkeys(texts) if text not in known]
+        unique = dict.fromkeys(texts)
+        known = {text: cache[text] for text in unique if text in cache}
+        missing = [text for text in unique if text not in known]
         if missing and self.subwords is not None:
             new_vectors, found = self.subwords.vectors_for(missing)
             made = {text: (vector if ok else None) for text, vector, ok in zip(missing, new_vectors, found)}
             known.update(made)
             if len(cache) + len(made) > SUBWORD_CACHE_SIZE:  # a new cache, with this call's words
-                self._subword_cache = {**known, **made}
+                self._subword_cache = dict(known)
             else:
                 cache.update(made)
         cached = [known.get(text) for text in texts]
