@@ -410,10 +410,18 @@ def keep_trf_data(nlp: Language, *, hidden_states: bool = True) -> Iterator[None
 
 
 # Docs pickled before the vector hooks moved to vector_hooks.py name them here.
-_MOVED_HOOKS = ("_doc_vector", "_span_vector", "_token_vector", "_doc_has_vector", "_span_has_vector")
+_MOVED_HOOKS = (
+    "_doc_vector",
+    "_span_vector",
+    "_token_vector",
+    "_doc_has_vector",
+    "_span_has_vector",
+    "_token_has_vector",
+    "_similarity",
+)
 
 
 def __getattr__(name: str) -> Any:
-    if name in _MOVED_HOOKS + ("_token_has_vector", "_similarity"):
+    if name in _MOVED_HOOKS:
         return getattr(vector_hooks, name)
     raise AttributeError(f"module {__name__!r} has no attribute {name!r}")
