@@ -112,6 +112,24 @@ def test_poolings_agree_on_single_piece_tokens_and_differ_on_a_multi_piece_one(v
     assert (top[MULTI_PIECE] >= first[MULTI_PIECE]).all() and (top[MULTI_PIECE] >= last[MULTI_PIECE]).all()
 
 
+def test_poolings_agree_on_single_piece_tokens_that_lie_in_two_overlapping_windows(tiny_bert_dir):
+    """Windows of 8 tokens every 4: most tokens are in two windows, each wordpiece twice;
+    first and last read the same piece (averaged over both windows), not one window's
+    first and the other's last."""
+    nlp = spacy.blank("en")
+    nlp.add_pipe("transformer", config=transformer_config(str(tiny_bert_dir), window=8, stride=4))
+    for name in ("mean", "first", "last", "max"):
+        nlp.add_pipe("ctxvec_context", name=name, config=CHOICES[name])
+    nlp.initialize()
+    doc = nlp.get_pipe("transformer")(nlp.make_doc(" ".join(["we sat on the river bank"] * 4)))
+    tokenizer = nlp.get_pipe("transformer").model.tokenizer
+    assert all(len(tokenizer.tokenize(token.text)) == 1 for token in doc)
+    assert (doc._.trf_data.align.lengths == 2).sum() >= len(doc) // 2  # their one piece, in two windows
+    vectors = {name: nlp.get_pipe(name)(doc)._.ctxvec_context.copy() for name in ("mean", "first", "last", "max")}
+    for name in ("first", "last", "max"):
+        np.testing.assert_allclose(vectors[name], vectors["mean"], rtol=1e-5, atol=1e-6)
+
+
 def test_first_last_pooling_is_first_then_last_at_twice_the_width(vectors_by_choice):
     first, last, both = (vectors_by_choice[name] for name in ("first", "last", "first_last"))
     width = first.shape[1]

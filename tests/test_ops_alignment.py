@@ -1,9 +1,18 @@
 import numpy as np
 import pytest
+from hypothesis import given, settings
+from hypothesis import strategies as st
 
 from spacy_ctxvec.errors import CtxvecError
-from spacy_ctxvec.ops.alignment import flatten_spans, gather_rows, only_piece, stack_indices
-from spacy_ctxvec.ops.pooling import pool_mean
+from spacy_ctxvec.ops.alignment import (
+    flatten_spans,
+    gather_rows,
+    merge_window_copies,
+    only_piece,
+    rows_windows,
+    stack_indices,
+)
+from spacy_ctxvec.ops.pooling import pool_first, pool_last, pool_max, pool_mean
 
 
 def test_flatten_spans_row_order():
@@ -57,3 +66,48 @@ def test_stacked_indices_check_each_output_against_its_own_rows():
     # Row 4 exists in the stack of both outputs, but not in the first output (4 rows).
     with pytest.raises(CtxvecError, match=r"\[CTX-E006\]"):
         stack_indices([np.array([4]), np.array([0])], [4, 4])
+
+
+def test_copies_of_a_wordpiece_in_two_windows_are_averaged():
+    # Windows of 4 rows; token 0 has one piece in window 0, token 1 two pieces in both
+    # windows (rows 2, 3 and 4, 5), token 2 none, token 3 one piece in window 1.
+    indices, lengths = np.array([1, 2, 3, 4, 5, 6]), np.array([1, 4, 0, 1])
+    rows = np.random.default_rng(0).normal(size=(6, 3)).astype(np.float32)
+    merged, merged_lengths = merge_window_copies(rows, rows_windows(indices, 4), lengths)
+    assert merged_lengths.tolist() == [1, 2, 0, 1] and merged.dtype == np.float32
+    np.testing.assert_allclose(merged, [rows[0], (rows[1] + rows[3]) / 2, (rows[2] + rows[4]) / 2, rows[5]], rtol=1e-6)
+    # first and last read the token's own first and last piece, in both windows
+    np.testing.assert_allclose(pool_first(merged, merged_lengths)[1], (rows[1] + rows[3]) / 2, rtol=1e-6)
+    np.testing.assert_allclose(pool_last(merged, merged_lengths)[1], (rows[2] + rows[4]) / 2, rtol=1e-6)
+
+
+def test_without_a_token_in_two_windows_nothing_changes():
+    rows, lengths = np.ones((3, 2), dtype=np.float32), np.array([2, 0, 1])
+    merged, merged_lengths = merge_window_copies(rows, np.array([0, 0, 1]), lengths)
+    assert merged is rows and merged_lengths.tolist() == [2, 0, 1]
+    empty = merge_window_copies(np.zeros((0, 2), dtype=np.float32), np.zeros(0, dtype=np.int64), np.array([0, 0]))
+    assert empty[0].shape == (0, 2) and empty[1].tolist() == [0, 0]
+
+
+@settings(max_examples=60, deadline=None)
+@given(
+    pieces=st.lists(st.integers(0, 3), min_size=1, max_size=12),
+    copies=st.lists(st.integers(1, 3), min_size=12, max_size=12),
+    seed=st.integers(0, 2**16),
+)
+def test_mean_pooling_is_unchanged_and_every_piece_kept_once(pieces, copies, seed):
+    """Each token's pieces in 1-3 windows (all of them in each): the mean over its rows is
+    the mean over its merged pieces, and it keeps one row per piece."""
+    token_rows, windows, lengths = [], [], []
+    rng = np.random.default_rng(seed)
+    for token, n_pieces in enumerate(pieces):
+        n_windows = copies[token] if n_pieces else 1
+        for window in range(n_windows):
+            token_rows.append(rng.normal(size=(n_pieces, 4)))
+            windows += [token + window] * n_pieces
+        lengths.append(n_pieces * n_windows)
+    rows = np.concatenate(token_rows).astype(np.float32)
+    merged, merged_lengths = merge_window_copies(rows, np.array(windows, dtype=np.int64), np.array(lengths))
+    assert merged_lengths.tolist() == pieces
+    np.testing.assert_allclose(pool_mean(merged, merged_lengths), pool_mean(rows, np.array(lengths)), atol=1e-5)
+    assert (pool_max(merged, merged_lengths) <= pool_max(rows, np.array(lengths)) + 1e-6).all()

@@ -34,10 +34,10 @@ from .model_inputs import FingerprintCache, transformer_fingerprint
 from .tokenizer_checks import check_transformer_tokenizer
 from .transformer import (
     all_hidden_states,
-    batch_trf_data_rows,
     check_no_retokenizer_between,
     has_listener_layer,
     outputs_hidden_states,
+    pool_batch,
     pool_trf_data,
     register_fork_hook,
     to_numpy,
@@ -245,8 +245,7 @@ class ContextVectors(DocAnnotator):
         pooled = np.zeros((0, 0), dtype=self.dtype)
         if filled:
             transformer = self.transformer_name or "transformer"
-            by_layer = batch_trf_data_rows([trf_datas[k] for k in filled], self.layers, transformer, self.name)
-            pooled = self.pooling(self.layers.combine(by_layer), np.concatenate([lengths[k] for k in filled]))
+            pooled = pool_batch([trf_datas[k] for k in filled], self.pooling, self.layers, transformer, self.name)
             pooled = stored_vectors(self.name, pooled, self.dtype)
             self.width = pooled.shape[1]
         results, start, width = [], 0, self.width  # an empty Doc: the width of the others

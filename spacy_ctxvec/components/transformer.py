@@ -19,7 +19,7 @@ from thinc.api import Model
 
 from ..errors import CtxvecError, Errors
 from ..locks import forward_lock
-from ..ops.alignment import flatten_spans, gather_rows, stack_indices
+from ..ops.alignment import flatten_spans, gather_rows, merge_window_copies, rows_windows, stack_indices
 from ..ops.layers import resolve_layers
 from ..types import PoolingFn
 from .choices import LayerSelection
@@ -408,12 +408,32 @@ def trf_data_rows(
     return batch_trf_data_rows([trf_data], layers, transformer, component)
 
 
+def pool_batch(
+    trf_datas: List[Any],
+    pooling: PoolingFn,
+    layers: LayerSelection,
+    transformer: str = "transformer",
+    component: str = "ctxvec_context",
+) -> np.ndarray:
+    """(n_tokens of all the Docs, width) pooled vectors, Doc after Doc: the rows gathered
+    and combined at once, each wordpiece's copies in overlapping windows averaged
+    (ops.alignment.merge_window_copies), then pooled token by token."""
+    rows = layers.combine(batch_trf_data_rows(trf_datas, layers, transformer, component))
+    lengths = np.concatenate([np.asarray(to_numpy(t.align.lengths), dtype=np.int64) for t in trf_datas])
+    windows, first_window = [], 0
+    for trf_data in trf_datas:
+        hidden = _chosen_hidden(trf_data, layers, transformer, component)[0]
+        indices = np.asarray(to_numpy(trf_data.align.dataXd), dtype=np.int64).ravel()
+        windows.append(rows_windows(indices, hidden.shape[1]) + first_window)
+        first_window += int(hidden.shape[0])
+    return pooling(*merge_window_copies(rows, np.concatenate(windows), lengths))
+
+
 def pool_trf_data(
     trf_data: Any, pooling: PoolingFn, layers: LayerSelection, transformer: str = "transformer"
 ) -> np.ndarray:
     """(n_tokens, width) pooled vectors from one Doc's TransformerData."""
-    lengths = np.asarray(to_numpy(trf_data.align.lengths), dtype=np.int64)
-    return pooling(layers.combine(trf_data_rows(trf_data, layers, transformer)), lengths)
+    return pool_batch([trf_data], pooling, layers, transformer)
 
 
 def types_read_as_unknown(nlp: Any, keys: List[str]) -> Tuple[List[str], str]:

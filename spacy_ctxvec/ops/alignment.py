@@ -1,6 +1,6 @@
 """Map spaCy tokens to rows of the transformer output."""
 
-from typing import Any, Sequence
+from typing import Any, Sequence, Tuple
 
 import numpy as np
 
@@ -52,3 +52,49 @@ def only_piece(piece_ids: np.ndarray, indices: np.ndarray, lengths: np.ndarray, 
     hits = np.concatenate([[0], np.cumsum(flat[indices] == piece, dtype=np.int64)])
     ends = np.cumsum(lengths)
     return (lengths > 0) & (hits[ends] - hits[ends - lengths] == lengths)
+
+
+def rows_windows(indices: np.ndarray, padded_len: int) -> np.ndarray:
+    """The window (span) of each aligned row: ``indices`` index the flattened output of
+    windows ``padded_len`` rows long."""
+    return np.asarray(indices, dtype=np.int64) // max(int(padded_len), 1)
+
+
+def _run_starts(*keys: np.ndarray) -> np.ndarray:
+    """Where any of ``keys`` (sorted together) differs from the row before: each run's first row."""
+    starts = np.zeros(len(keys[0]), dtype=bool)
+    starts[:1] = True
+    for values in keys:
+        starts[1:] |= values[1:] != values[:-1]
+    return starts
+
+
+def merge_window_copies(rows: np.ndarray, windows: np.ndarray, lengths: np.ndarray) -> Tuple[np.ndarray, np.ndarray]:
+    """(rows, lengths) with one row per wordpiece of each token.
+
+    A token in two overlapping windows aligns to each of its wordpieces once per window
+    (``windows``: the window of each row, in alignment order). The copies of its k-th
+    wordpiece are averaged into one row, so that first / last pooling read the token's
+    first / last wordpiece (in every window), not the first of one window and the last of
+    another. Where no token lies in two windows, ``rows`` and ``lengths`` come back as
+    they are."""
+    lengths = np.asarray(lengths, dtype=np.int64)
+    windows = np.asarray(windows, dtype=np.int64)
+    starts = np.concatenate([[0], np.cumsum(lengths)[:-1]]).astype(np.int64)
+    filled = np.flatnonzero(lengths > 0)
+    if len(filled) == 0 or bool(
+        (np.minimum.reduceat(windows, starts[filled]) == np.maximum.reduceat(windows, starts[filled])).all()
+    ):
+        return rows, lengths
+    token = np.repeat(np.arange(len(lengths)), lengths)
+    by_window = np.lexsort((np.arange(len(windows)), windows, token))  # each token's rows, window by window
+    positions = np.arange(len(by_window))
+    run_first = np.maximum.accumulate(np.where(_run_starts(token[by_window], windows[by_window]), positions, 0))
+    piece = np.empty(len(by_window), dtype=np.int64)
+    piece[by_window] = positions - run_first  # which of the token's wordpieces the row is
+    order = np.lexsort((windows, piece, token))  # token by token, wordpiece by wordpiece
+    firsts = np.flatnonzero(_run_starts(token[order], piece[order]))
+    sums = np.add.reduceat(rows[order], firsts, axis=0, dtype=np.float64)
+    counts = np.diff(np.append(firsts, len(order)))
+    merged = (sums / counts[:, None]).astype(rows.dtype, copy=False)
+    return merged, np.bincount(token[order][firsts], minlength=len(lengths)).astype(np.int64)
