@@ -102,6 +102,8 @@ def test_the_word_asked_for_is_one_word_without_surrounding_whitespace(tiny_pipe
     assert [row.word for row in result.rows] == ["bär"]
     with pytest.raises(CtxvecError, match=r"E414\] The word of --word is only whitespace: `compare --word` compares"):
         compare_texts("I have a pen", "a pen", "  ", "no-such-pipeline")  # before any model loads
+    with pytest.raises(CtxvecError, match=r"E414\] The word of --word is only characters that do not show"):
+        compare_texts("I have a pen", "a pen", "\u200b", "no-such-pipeline")  # a zero-width space
     with pytest.raises(CtxvecError, match=r"E415.*'a pen' is 2 words.*e\.g\. 'pen'"):
         compare_texts("I have a pen", "a pen", "a pen", "no-such-pipeline")
     with pytest.raises(CtxvecError, match=r"e\.g\. 'apple'"):  # the longest word, not the last
@@ -143,6 +145,7 @@ def test_echo_keeps_a_short_text_and_cuts_a_long_one_to_its_start_and_length():
     assert echo("I have a apple") == "I have a apple"
     assert echo("x" * ECHO_CHARS) == "x" * ECHO_CHARS
     assert echo("ab\n  cd " * 50, limit=10) == "ab cd ab… (400 characters)"
+    assert echo("bank\x07 is \x1b]0;title\x07") == "bank\\x07 is \\x1b]0;title\\x07"  # no bell, no title set
 
 
 def test_check_texts_refuses_an_empty_or_blank_text():

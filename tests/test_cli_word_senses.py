@@ -107,10 +107,14 @@ def test_option_misuse_and_a_missing_path_are_coded_errors_naming_the_fix(senses
     html_alone = runner.invoke(app, ["senses", str(path), "--html", str(page)])
     message = " ".join(html_alone.output.split())
     assert html_alone.exit_code == 1 and "[CTX-E613]" in message and "--html without --text 'TEXT'" in message
-    for blank, said in (("", "empty:"), ("   ", "empty (whitespace only)")):
+    blanks = (("", "empty:"), ("   ", "empty (whitespace only)"), ("\u200b\u200d\x07", "(no character that shows)"))
+    for blank, said in blanks:
         empty = runner.invoke(app, ["senses", str(path), "--html", str(page), "--text", blank])
         message = " ".join(empty.output.split())
         assert empty.exit_code == 1 and "[CTX-E614]" in message and said in message and not page.exists()
+    not_utf8 = runner.invoke(app, ["senses", str(path), "--html", str(page), "--text", "bank\udcff is"])
+    message = " ".join(not_utf8.output.split())
+    assert not_utf8.exit_code == 1 and "[CTX-E418] The --text is not UTF-8" in message and "0xff" in message
     all_words = runner.invoke(app, ["senses", str(path), "bank", "--all-words"])
     message = " ".join(all_words.output.split())
     assert all_words.exit_code == 1 and "[CTX-E615]" in message and "only applies with --html" in message

@@ -2,12 +2,22 @@
 
 import csv
 import io
+import unicodedata
 
 import pytest
 from hypothesis import given
 from hypothesis import strategies as st
 
-from spacy_ctxvec.ops.text import count_of, display_width, least_size, pad, shorten, text_table, tsv_text
+from spacy_ctxvec.ops.text import (
+    count_of,
+    display_width,
+    least_size,
+    pad,
+    printable,
+    shorten,
+    text_table,
+    tsv_text,
+)
 
 
 def test_short_text_is_kept_and_long_text_is_cut_with_an_ellipsis():
@@ -118,3 +128,21 @@ def test_tsv_text_reads_back_as_written(rows):
 
 def test_count_of_is_singular_for_one_only():
     assert [count_of(n, "doc") for n in (0, 1, 2)] == ["0 docs", "1 doc", "2 docs"]
+
+
+def test_printable_writes_what_a_terminal_acts_on_as_escapes_and_keeps_the_rest():
+    assert printable("\x1b[31mred\x1b[0m") == "\\x1b[31mred\\x1b[0m"  # no colour change
+    assert printable("a\x07\nb\tc\u202ed") == "a\\x07\\nb\\tc\\u202ed"
+    kept = "café 银行 👩\u200d💻 bank\u200b"  # accents, CJK, an emoji joined by ZWJ, a zero-width space
+    assert printable(kept) == kept
+
+
+@given(st.text())
+def test_printable_output_holds_no_control_or_line_break(text):
+    shown = printable(text)
+    assert not any(unicodedata.category(c) == "Cc" or c in "\u2028\u2029\u202e" for c in shown)
+
+
+def test_text_table_cells_with_controls_stay_on_their_row():
+    table = text_table([["new\nline", "\x1b]0;title\x07"]], ["key", "label"], "ll")
+    assert table.strip().count("\n") == 2 and "\x1b" not in table and "\\x1b]0;title\\x07" in table

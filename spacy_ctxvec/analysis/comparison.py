@@ -21,7 +21,7 @@ from ..locks import forward_lock
 from ..ops.alignment import only_piece
 from ..ops.cosine import cosine
 from ..ops.fingerprint import pooling_of
-from ..ops.text import shorten
+from ..ops.text import printable, shorten
 from ..paths import composed
 from ..pipelines import load_pipeline
 
@@ -114,8 +114,8 @@ def check_word(word: str, command: str = "plot word") -> str:
     role, purpose, example = WORD_ROLES[command]
     check_utf8(word, f"The word {role}")
     words = word.split()
-    if not words:
-        what = "empty" if not word else "only whitespace"
+    if not words or not has_visible(word):
+        what = "empty" if not word else "only whitespace" if not words else "only characters that do not show"
         raise CtxvecError(Errors.E414.format(role=role, what=what, purpose=purpose, example=example))
     if len(words) > 1:
         phrase, tokens = " ".join(words), ", ".join(words)
@@ -308,8 +308,10 @@ ECHO_CHARS = 200  # a longer text is echoed as its first ECHO_CHARS characters a
 def echo(text: str, limit: int = ECHO_CHARS) -> str:
     """How compare shows a text: whole up to ``limit`` characters; else its first
     ``limit`` characters on one line (line breaks and runs of spaces as one space), "…"
-    and its length, e.g. "We sat on … (61,440 characters)"."""
-    return text if len(text) <= limit else f"{' '.join(text[:limit].split())}… ({len(text):,} characters)"
+    and its length, e.g. "We sat on … (61,440 characters)"; controls as escapes (``printable``)."""
+    if len(text) <= limit:
+        return printable(text)
+    return f"{printable(' '.join(text[:limit].split()))}… ({len(text):,} characters)"
 
 
 def check_texts(text_a: str, text_b: str) -> None:

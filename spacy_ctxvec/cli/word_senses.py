@@ -13,6 +13,7 @@ import typer
 
 from ..analysis.comparison import check_utf8, check_word
 from ..analysis.sense_view import SensePage, senses_html, why_nothing_drawn
+from ..building.corpus import has_visible
 from ..errors import CtxvecError, Errors, Warnings
 from ..lexicon.sense_descriptions import describe_context, describe_split_rule
 from ..lexicon.sense_inventory import SenseInventory
@@ -20,7 +21,7 @@ from ..lexicon.statistics import Lexicon
 from ..ops.sense_evidence import MIN_SUPPORT
 from ..ops.sense_evidence_tables import ONE_USE_TABLE
 from ..ops.senses import is_word
-from ..ops.text import count_of, text_table, tsv_text
+from ..ops.text import count_of, printable, text_table, tsv_text
 from ..outputs import check_output, write_text
 from ..paths import composed
 from ..saved_pipeline import existing_path, load_senses_and_lexicon
@@ -206,7 +207,8 @@ def render(entries: List[Dict[str, Any]], fmt: str) -> str:
         shown = f", corpus_polysemy {evidence:.2f}{_against(entry)}" if evidence is not None else why_none
         seen = "" if entry.get("count") is None else f", seen {entry['count']} times"
         note = f"\n{entry['note']}" if entry.get("note") else ""
-        parts.append(f"{entry['word']} ({entry['key']}): {entry['n_senses']} sense{plural}{shown}{seen}{note}\n{body}")
+        word, key = printable(entry["word"]), printable(entry["key"])
+        parts.append(f"{word} ({key}): {entry['n_senses']} sense{plural}{shown}{seen}{note}\n{body}")
     return "\n".join(parts)
 
 
@@ -277,8 +279,11 @@ def check_options(
     elif html is None or text is None:
         given, missing = ("--text", "--html OUTPUT.html") if html is None else ("--html", "--text 'TEXT'")
         raise CtxvecError(Errors.E613.format(given=given, missing=missing))
-    elif not text.strip():
-        raise CtxvecError(Errors.E614.format(blank=" (whitespace only)" if text else ""))
+    else:
+        check_utf8(text, "The --text")
+        if not has_visible(text):
+            blank = "" if not text else " (whitespace only)" if not text.strip() else " (no character that shows)"
+            raise CtxvecError(Errors.E614.format(blank=blank))
 
 
 SOURCE = typer.Argument(

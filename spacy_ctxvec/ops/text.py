@@ -2,6 +2,7 @@
 
 import csv
 import io
+import re
 import unicodedata
 from typing import Any, Iterable, List, Optional, Sequence
 
@@ -9,6 +10,10 @@ VARIATION_SELECTOR_16 = "\ufe0f"  # after a character: show it as an emoji, two 
 ZERO_WIDTH_JOINER = "\u200d"  # between emoji: one picture (👩‍💻)
 SKIN_TONES = ("\U0001f3fb", "\U0001f3ff")  # first and last emoji modifier: tint the emoji before them
 _ALIGN = {"l": str.ljust, "r": str.rjust, "c": str.center}
+# What a terminal acts on instead of showing: C0 and C1 controls (ESC starts colour and
+# window-title sequences, BEL rings, line breaks and tabs break a table), line and
+# paragraph separators, and the bidirectional overrides and isolates that reorder a line.
+_UNPRINTABLE = re.compile("[\x00-\x1f\x7f-\x9f\u2028\u2029\u202a-\u202e\u2066-\u2069]")
 
 
 def count_of(n: int, noun: str) -> str:
@@ -19,6 +24,14 @@ def count_of(n: int, noun: str) -> str:
 def shorten(text: str, limit: int) -> str:
     """``text`` cut to at most ``limit`` characters, ending in "…" where it was cut."""
     return text if len(text) <= limit else text[: limit - 1] + "…"
+
+
+def printable(text: str) -> str:
+    """``text`` with every character a terminal would act on written as its escape
+    ("\\x1b", "\\n", "\\u202e"), so that a table row or a message line shows it and stays one line."""
+    if text.isprintable():
+        return text
+    return _UNPRINTABLE.sub(lambda match: match.group().encode("unicode_escape").decode("ascii"), text)
 
 
 def display_width(text: str) -> int:
@@ -75,6 +88,7 @@ def text_table(
     for what, line in [("aligns", aligns), *((f"row {i}", row) for i, row in enumerate(rows))]:
         if len(line) != len(header):
             raise ValueError(f"text_table: {what} has {len(line)} entries for {len(header)} header columns")
+    header, rows = [printable(cell) for cell in header], [[printable(cell) for cell in row] for row in rows]
     widths = [max(display_width(row[i]) for row in [header, *rows]) for i in range(len(header))]
     widths = widths if max_col is None else [min(width, max_col) for width in widths]
     lines: List[Sequence[str]] = [header, ["-" * width for width in widths], *rows]
