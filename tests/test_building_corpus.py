@@ -33,6 +33,14 @@ def test_txt_one_document_per_line_skipping_blank_lines(tmp_path):
     assert list(iter_corpus(path)) == ["first doc", "second doc"]
 
 
+def test_a_stray_carriage_return_does_not_split_a_txt_document_or_shift_line_numbers(tmp_path):
+    path = tmp_path / "c.txt"
+    path.write_bytes(b"first doc\rstill first doc\r\nsecond\nthird\xff\n")
+    assert list(iter_corpus(path, on_error="skip")) == ["first doc\rstill first doc", "second"]
+    with pytest.raises(CtxvecError, match=r"c\.txt, line 3"):  # as grep -n counts
+        list(iter_corpus(path))
+
+
 def test_jsonl_text_and_words_rows(tmp_path, vocab):
     path = tmp_path / "c.jsonl"
     rows = [{"text": "a text"}, {"words": ["New York", "is", "big"]}, {"words": ["x", "y"], "spaces": [False, False]}]

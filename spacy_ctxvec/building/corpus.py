@@ -358,8 +358,11 @@ def make_doc(vocab: Vocab, row: WordsRow) -> Doc:
 def _read_text_file(
     path: Path, vocab: Optional[Vocab], encoding: str, on_error: str, report: CorpusReport
 ) -> Iterator[CorpusItem]:
+    # A .txt line ends at "\n" alone (a "\r\n" ending is stripped): a stray "\r" inside a
+    # document does not split it, and line numbers are those of grep -n.
+    newline = "\n" if corpus_suffix(path) == ".txt" else None
     try:
-        with path.open(encoding=encoding, errors="surrogateescape") as handle:
+        with path.open(encoding=encoding, errors="surrogateescape", newline=newline) as handle:
             for line_number, line in enumerate(handle, start=1):
                 try:
                     parsed = parse_line(line, path, line_number, corpus_suffix(path), encoding)

@@ -3,7 +3,6 @@ table by string hash, each token's row found at once, and the POLYSEMY_DTYPE rec
 one Doc. The Doc's contextual vectors must be those the lexicon was built from: the same
 width (E219 / E604) and, where both record it, the same layers, pooling and model (E043)."""
 
-import unicodedata
 from typing import Any, Dict, Optional, Sequence, Set, Tuple
 
 import numpy as np
@@ -27,6 +26,7 @@ from ..lexicon.polysemy_probe import PolysemyProbe, type_polysemy_scores
 from ..lexicon.statistics import CONTEXT_VECTORS_META, Lexicon
 from ..ops.cosine import cosine_shift
 from ..ops.fingerprint import vectors_differ
+from ..paths import composed as read_as_corpora
 
 
 def label_stop_words(nlp: Optional[Language]) -> Optional[Set[str]]:
@@ -142,13 +142,14 @@ KEY_TEXT = {"lower": "lower_", "text": "text", "lemma": "lemma_"}
 
 
 def composed_where_missing(doc: Doc, key: str, ids: np.ndarray, missing: np.ndarray) -> np.ndarray:
-    """``ids``, with the id of the token's key composed (NFC) where ``missing``, as
-    build-lexicon reads its corpora: a text typed with combining marks finds its words."""
+    """``ids``, with the id of the token's key as build-lexicon reads its corpora
+    (``paths.composed``: NFC, byte-order marks dropped) where ``missing``: a text typed
+    with combining marks, or with a U+FEFF inside a word, finds its words."""
     composed = ids.copy()
     for i in np.flatnonzero(missing).tolist():
         text = getattr(doc[i], KEY_TEXT[key])
-        if not text.isascii():  # ASCII is NFC already
-            composed[i] = get_string_id(unicodedata.normalize("NFC", text))
+        if not text.isascii():  # ASCII is as read already
+            composed[i] = get_string_id(read_as_corpora(text))
     return composed
 
 
