@@ -62,6 +62,13 @@ def test_labels_are_shown_as_text_not_markup(sense_nlp):
     assert all(SENSE_COLOURS[token._.sense % len(SENSE_COLOURS)] in html for token in split)
 
 
+def test_controls_html_does_not_allow_are_written_out(sense_nlp):
+    """A text with NUL, ESC or BEL (scraped text) gave a page HTML parsers reject."""
+    doc = sense_nlp("the bank\x00 of the \x1b[31mriver\x07 bank")
+    page = render_senses(doc, page=True, title="bank\x1b")
+    assert not any(c in page for c in "\x00\x07\x1b") and "\\x1b[31mriver" in page and "bank\\x1b" in page
+
+
 def test_stop_words_can_be_left_out_of_the_drawing_and_the_span_group(sense_nlp, tmp_path):
     """A small corpus splits function words ("the", "of"): skip_stop_words draws and groups
     only the other tokens (token.is_stop, the Doc's language)."""

@@ -5,6 +5,7 @@ drawing shows the words this corpus split by default: a word with one sense has 
 tell apart, and on a page of running text they are many of its tokens."""
 
 import html as html_text
+import re
 import warnings
 from dataclasses import dataclass
 from pathlib import Path
@@ -23,6 +24,18 @@ from ..pipelines import load_pipeline
 SPAN_KEY = "ctxvec_senses"
 PAGE_TITLE = "Word senses (spacy-ctxvec)"  # the <title> of senses_html's page
 PAGE_HEADING = "senses (token._.sense: label, token._.sense_score)"
+# Controls that HTML does not allow in text (all but tab, line feed, form feed and carriage return)
+_NOT_IN_HTML = re.compile("[\x00-\x08\x0b\x0e-\x1f\x7f-\x9f]")
+
+
+def _written_out(text: str) -> str:
+    """``text`` with each control HTML does not allow written as its escape ("\\x1b")."""
+    return _NOT_IN_HTML.sub(lambda match: match.group().encode("unicode_escape").decode("ascii"), text)
+
+
+def _html_text(text: str) -> str:
+    """``text`` as the page shows it: controls written out, then escaped for HTML."""
+    return html_text.escape(_written_out(text))
 
 
 def sense_spans(doc: Doc, *, min_senses: int = 1, skip_stop_words: bool = False) -> List[SenseSpan]:
@@ -121,17 +134,18 @@ def _draw(
 def _render_spans(doc: Doc, spans: List[SenseSpan], *, page: bool, title: Optional[str], tab: Optional[str]) -> str:
     # displaCy puts the title and span labels into the page as they are: escaped, they are shown
     # as text (a label written by hand may hold "<" or "&")
-    escaped = None if title is None else html_text.escape(title)
-    spans = [(start, end, html_text.escape(label), score) for start, end, label, score in spans]
+    escaped = None if title is None else _html_text(title)
+    spans = [(start, end, _html_text(label), score) for start, end, label, score in spans]
     direction = doc.vocab.writing_system.get("direction", "ltr")
-    words, spaces = [t.text for t in doc], [bool(t.whitespace_) for t in doc]
+    words = [_written_out(t.text) for t in doc]  # displaCy escapes the words for HTML itself
+    spaces = [bool(t.whitespace_) for t in doc]
     data = displacy_sense_data(words, spaces, spans, title=escaped, lang=doc.lang_, direction=direction)
     colours = sense_colours(spans, [doc[start]._.sense for start, _, _, _ in spans])
     drawn = displacy.render(data, style="span", manual=True, page=page, jupyter=False, options={"colors": colours})
     if not page:
         return drawn
     # displaCy's page is titled "displaCy": a browser tab says what the page is instead
-    tab_title = html_text.escape(tab) if tab else escaped or PAGE_TITLE
+    tab_title = _html_text(tab) if tab else escaped or PAGE_TITLE
     drawn = drawn.replace("<title>displaCy</title>", f"<title>{tab_title}</title>", 1)
     # displaCy sets the direction in CSS only; browsers and screen readers read <html dir>
     return drawn.replace(f'<html lang="{doc.lang_}">', f'<html lang="{doc.lang_}" dir="{direction}">', 1)
