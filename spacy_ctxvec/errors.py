@@ -162,7 +162,8 @@ class Warnings(metaclass=_ErrorsWithCodes):
         "text to an English tokenizer, base64 or a long URL) or many tokens of several wordpieces each "
         "(codes, IDs) fill a window. Tokenize such text with a pipeline for its language, leave such runs "
         "out of the texts, or make the window smaller ([components.transformer.model.get_spans] window "
-        "and stride). Hugging Face's message 'Token indices sequence "
+        "and stride of spacy-transformers.strided_spans.v1; doc_spans.v1 and sent_spans.v1 read a whole Doc "
+        "or sentence as one window: use strided_spans.v1 instead). Hugging Face's message 'Token indices sequence "
         "length is longer than the specified maximum sequence length' before this one is about the same "
         "window: it is cut to the maximum length, not indexed past it. (Warned once per component.)"
     )

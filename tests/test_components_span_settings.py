@@ -91,3 +91,25 @@ def test_a_span_getter_of_whole_docs_passes(tiny_bert_dir):
     nlp.initialize()
     docs = list(nlp.pipe(["the bank", "", "a river bank"]))
     assert [doc._.ctxvec_context.shape[0] for doc in docs] == [2, 0, 3]
+
+
+def test_sentence_spans_with_the_sentencizer_after_the_transformer_is_e059_saying_where_it_goes(tiny_bert_dir):
+    """spaCy's E030 ("add the 'sentencizer'") came through though a sentencizer was in the pipeline."""
+    import spacy
+
+    from .conftest import transformer_config
+
+    config = transformer_config(str(tiny_bert_dir))
+    config["model"]["@architectures"] = "spacy-ctxvec.BucketedTransformerModel.v1"
+    config["model"]["get_spans"] = {"@span_getters": "spacy-transformers.sent_spans.v1"}
+    nlp = spacy.blank("en")
+    nlp.add_pipe("transformer", config=config)
+    nlp.add_pipe("ctxvec_context")
+    nlp.add_pipe("sentencizer")
+    nlp.initialize()
+    with pytest.raises(CtxvecError, match=r"CTX-E059\] .*reads sentences.*before=\"transformer\""):
+        nlp("A b c. D e f.")
+    nlp.remove_pipe("sentencizer")
+    nlp.add_pipe("sentencizer", before="transformer")
+    doc = nlp("A b c. D e f.")
+    assert doc._.ctxvec_context.shape[0] == len(doc) and doc._.ctxvec_context_mask.all()

@@ -239,6 +239,13 @@ class PipelineErrors:
         'from layer {layer}. Add one after its transformer (nlp.add_pipe("ctxvec_context") and save '
         "the pipeline again, or start from configs/default.cfg)."
     )
+    E059 = (
+        "The transformer's span getter ([components.transformer.model.get_spans]) reads sentences, and a "
+        "Doc had no sentence boundaries when the transformer ran: a sentence boundary component after "
+        "the transformer comes too late. Put it before the transformer "
+        '(nlp.add_pipe("sentencizer", before="transformer"); or senter or parser), or set get_spans to '
+        "spacy-transformers.strided_spans.v1."
+    )
 
     # Static vectors (E1xx)
     E101 = (

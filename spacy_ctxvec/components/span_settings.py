@@ -58,7 +58,13 @@ class CheckedSpanGetter:
         self.get_spans = get_spans
 
     def __call__(self, docs: Sequence[Doc]) -> Any:
-        return check_spans(docs, self.get_spans(docs))
+        try:
+            spans = self.get_spans(docs)
+        except ValueError as err:  # spaCy's E030 from doc.sents: sent_spans.v1 before any sentencizer
+            if "[E030]" in str(err):
+                raise CtxvecError(Errors.E059) from None
+            raise
+        return check_spans(docs, spans)
 
 
 def check_spans(docs: Sequence[Doc], nested_spans: Any) -> Any:
