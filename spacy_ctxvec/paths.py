@@ -21,11 +21,18 @@ def text_lines(path: PathLike) -> Iterator[Tuple[int, str]]:
             yield number, composed(decode_line(raw, path, number).rstrip("\r\n"))
 
 
+# Invisible characters inside words that no reader of the text needs: byte-order marks (files
+# joined with cat keep theirs mid-file), zero-width spaces, soft hyphens and word joiners.
+# The transformer's tokenizer drops them, so "zero\u200bwidth" is "zerowidth" to the model;
+# kept, they made look-alike keys that counted apart.
+_DROPPED = str.maketrans("", "", "\ufeff\u200b\u00ad\u2060")
+
+
 def composed(text: str) -> str:
-    """``text`` as every text input is read: without byte-order marks (U+FEFF; files joined
-    with cat keep theirs mid-file) and in Unicode normal form NFC (a word typed with
-    combining accents is its composed form, "a" + U+0308 -> "ä")."""
-    return text if text.isascii() else unicodedata.normalize("NFC", text.replace("\ufeff", ""))
+    """``text`` as every text input is read: without the invisible characters of _DROPPED
+    and in Unicode normal form NFC (a word typed with combining accents is its composed
+    form, "a" + U+0308 -> "ä")."""
+    return text if text.isascii() else unicodedata.normalize("NFC", text.translate(_DROPPED))
 
 
 def displayable(text: str) -> str:

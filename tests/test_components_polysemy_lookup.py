@@ -107,5 +107,6 @@ def test_a_text_typed_with_combining_marks_finds_its_words(tiny_bert_dir, tmp_pa
     assert decomposed[1]._.polysemy_count == composed[1]._.polysemy_count
     assert decomposed[1]._.sense == composed[1]._.sense is not None
     assert decomposed[3]._.polysemy_count == composed[3]._.polysemy_count  # the others as before
-    marked = nlp("der b\ufeffär am river")  # a byte-order mark inside the word, which corpora drop
-    assert marked[1].text != composed[1].text and marked[1]._.polysemy_count == composed[1]._.polysemy_count
+    for invisible in ("\ufeff", "\u200b", "\u00ad"):  # inside the word: corpora are read without them
+        marked = nlp(f"der b{invisible}är am river")
+        assert marked[1].text != composed[1].text and marked[1]._.polysemy_count == composed[1]._.polysemy_count

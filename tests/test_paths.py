@@ -7,7 +7,7 @@ import pytest
 
 from spacy_ctxvec.devices import require_gpu
 from spacy_ctxvec.errors import CtxvecError
-from spacy_ctxvec.paths import text_lines
+from spacy_ctxvec.paths import composed, text_lines
 
 
 def test_text_lines_numbers_lines_and_names_bad_bytes(tmp_path):
@@ -20,6 +20,15 @@ def test_text_lines_numbers_lines_and_names_bad_bytes(tmp_path):
     path.write_bytes(b"ok\nok\nna\xefve\n")
     with pytest.raises(CtxvecError, match=r"E133.*text\.txt, line 3: not valid UTF-8.*iconv -f latin1"):
         list(text_lines(path))
+
+
+def test_invisible_characters_inside_words_are_dropped_as_the_model_drops_them():
+    """'zero\u200bwidth' was a key of its own beside 'zerowidth', which the model reads the same."""
+    assert (
+        composed("zero\u200bwidth soft\u00adhyphen word\u2060joiner \ufeffbom") == "zerowidth softhyphen wordjoiner bom"
+    )
+    kept = "\u0915\u094d\u200d\u0937 \U0001f469\u200d\U0001f4bb \u0645\u200c\u06cc"  # ZWJ, ZWNJ shape scripts
+    assert composed(kept) == kept
 
 
 def test_utf16_and_binary_files_get_their_own_advice(tmp_path):
