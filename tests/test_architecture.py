@@ -1,6 +1,7 @@
 """The package's layering (docs/architecture.md): no module imports a module of a higher
 layer, ops/ and lexicon/ never load spaCy, the components never import a build engine, no
-two modules share a name, every module has a test file and at most 500 lines."""
+two modules share a name, every module has a test file and at most 500 lines, and every
+package a module imports is declared in pyproject.toml."""
 
 import ast
 import subprocess
