@@ -77,11 +77,13 @@ def test_rows_flush_to_one_shard_row_and_decode_in_order():
 
 @pytest.fixture(scope="module")
 def corpus_dir(tmp_path_factory) -> Path:
-    """A .txt with blank and bad-for-nothing lines, a .jsonl with a bad line, a .spacy file."""
+    """A .txt with blank lines, a .jsonl with a bad line, a .spacy file, a .txt of CR line ends."""
     directory = tmp_path_factory.mktemp("ray_workers_corpus")
     lines = [TINY_SENTENCES[i % len(TINY_SENTENCES)] for i in range(8)]
     lines[2] = ""
-    (directory / "a.txt").write_text("\n".join(lines) + "\n", encoding="utf8")
+    lines[4] += "\rstill the same document"  # a stray carriage return splits nothing
+    (directory / "a.txt").write_bytes(("\n".join(lines) + "\r\n").encode("utf8"))
+    (directory / "d.txt").write_bytes(b"one doc\rtwo doc\r\rthree\r")  # classic Mac line ends
     rows = [json.dumps({"text": s}) for s in TINY_SENTENCES[:3]]
     rows.insert(1, "{not json")
     rows.append(json.dumps({"words": ["we", "sat"], "spaces": [True, False]}))
@@ -127,7 +129,7 @@ def test_datasource_rows_are_the_local_readers_documents_in_shards(local_ray, co
         expected = [repr(item_view(item)) for item in iter_corpus(path, vocab, on_error="skip", report=report)]
         assert sorted(read[path]) == sorted(expected), path
         expected_skipped.extend(report.skipped)
-    assert [len(read[path]) for path in files] == [7, 4, 3]
+    assert [len(read[path]) for path in files] == [7, 4, 3, 3]
     assert skipped == expected_skipped  # the same lines, with the same reasons
     assert [(path, line) for path, line, _ in skipped] == [(files[1], 2)] and "E212" in skipped[0].reason
 

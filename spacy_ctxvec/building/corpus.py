@@ -25,6 +25,7 @@ from ..errors import PREFIX, CtxvecError, Errors, Warnings
 from ..ops.text import count_of
 from ..paths import composed
 from .bounded_json import loads_bounded
+from .line_endings import corpus_lines, newline_of
 from .wrapped_text import hard_wrapped_files
 
 # One corpus document: a text, or a Doc whose tokens are kept as given.
@@ -358,12 +359,10 @@ def make_doc(vocab: Vocab, row: WordsRow) -> Doc:
 def _read_text_file(
     path: Path, vocab: Optional[Vocab], encoding: str, on_error: str, report: CorpusReport
 ) -> Iterator[CorpusItem]:
-    # A .txt line ends at "\n" alone (a "\r\n" ending is stripped): a stray "\r" inside a
-    # document does not split it, and line numbers are those of grep -n.
-    newline = "\n" if corpus_suffix(path) == ".txt" else None
+    suffix = corpus_suffix(path)
     try:
-        with path.open(encoding=encoding, errors="surrogateescape", newline=newline) as handle:
-            for line_number, line in enumerate(handle, start=1):
+        with path.open(encoding=encoding, errors="surrogateescape", newline=newline_of(suffix)) as handle:
+            for line_number, line in enumerate(corpus_lines(handle, suffix), start=1):
                 try:
                     parsed = parse_line(line, path, line_number, corpus_suffix(path), encoding)
                 except BadLineError as err:

@@ -18,6 +18,7 @@ from spacy.vocab import Vocab
 
 from ..errors import CtxvecError, Errors
 from .corpus import DEFAULT_ENCODING, BadLineError, CorpusItem, SkippedLine, docbin_docs, make_doc, parse_line
+from .line_endings import corpus_lines, newline_of
 from .replicas import rebuild_pipeline
 from .shard import partial_lexicon
 
@@ -31,7 +32,7 @@ PARTIAL_COLUMNS = ("lexicon", "n_docs", "skipped")
 
 class CorpusDatasource(FileBasedDatasource):
     """.txt / .jsonl / .spacy files read exactly as ``spacy_ctxvec.building.corpus.iter_corpus``
-    reads them: the same line parser (``corpus.parse_line``: universal newlines, blank
+    reads them: the same line ends (``line_endings``), line parser (``corpus.parse_line``: blank
     lines skipped, ``encoding`` with undecodable lines named, the same JSON rules and
     error codes with file and line) and DocBin reader (``corpus.docbin_docs``),
     streamed as one row per shard of ``shard_size`` documents (the last shard of a file
@@ -60,8 +61,10 @@ class CorpusDatasource(FileBasedDatasource):
                     if len(rows) >= self.shard_size:
                         yield rows.flush()
             else:
-                text_stream = io.TextIOWrapper(f, encoding=self.encoding, errors="surrogateescape")
-                for line_number, line in enumerate(text_stream, start=1):
+                text_stream = io.TextIOWrapper(
+                    f, encoding=self.encoding, errors="surrogateescape", newline=newline_of(suffix)
+                )
+                for line_number, line in enumerate(corpus_lines(text_stream, suffix), start=1):
                     row = corpus_row(line, path, line_number, suffix, self.on_error, self.encoding)
                     if row is not None:
                         rows.add(*row)
