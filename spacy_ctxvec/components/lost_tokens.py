@@ -14,6 +14,7 @@ import numpy as np
 from spacy.tokens import Doc
 
 from ..errors import Warnings
+from ..ops.text import printable
 
 N_EXAMPLES = 3
 
@@ -28,7 +29,7 @@ def warn_of_lost_tokens(docs: Sequence[Doc], masks: Sequence[np.ndarray], compon
     for doc, mask in zip(docs, masks):
         lost = lost_tokens(doc, mask)
         if lost:
-            examples = ", ".join(f"'{doc[i].text[:20]}' (token {i})" for i in lost[:N_EXAMPLES])
+            examples = ", ".join(f"'{printable(doc[i].text[:20])}' (token {i})" for i in lost[:N_EXAMPLES])
             longest = max(doc, key=len)
             words = sum(1 for token in doc if any(c.isalnum() for c in token.text))
             warnings.warn(

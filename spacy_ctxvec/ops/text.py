@@ -12,8 +12,8 @@ SKIN_TONES = ("\U0001f3fb", "\U0001f3ff")  # first and last emoji modifier: tint
 _ALIGN = {"l": str.ljust, "r": str.rjust, "c": str.center}
 # What a terminal acts on instead of showing: C0 and C1 controls (ESC starts colour and
 # window-title sequences, BEL rings, line breaks and tabs break a table), line and
-# paragraph separators, and the bidirectional overrides and isolates that reorder a line.
-_UNPRINTABLE = re.compile("[\x00-\x1f\x7f-\x9f\u2028\u2029\u202a-\u202e\u2066-\u2069]")
+# paragraph separators, and the bidirectional marks, overrides and isolates that reorder a line.
+_UNPRINTABLE = re.compile("[\x00-\x1f\x7f-\x9f\u061c\u200e\u200f\u2028\u2029\u202a-\u202e\u2066-\u2069]")
 
 
 def count_of(n: int, noun: str) -> str:
