@@ -208,7 +208,10 @@ def _read_text(path: Path, has_header: bool) -> StaticVectorTable:
             try:
                 if line[:1].isspace():
                     raise ValueError("no word before the numbers")
-                values = np.fromstring(fields[1] if len(fields) > 1 else b"", dtype=np.float32, sep=" ")
+                numbers = fields[1] if len(fields) > 1 else b""
+                values = np.fromstring(numbers, dtype=np.float32, sep=" ")
+                if len(values) != len(numbers.split()):  # numpy before 2.3 stops at a non-number, silently
+                    raise ValueError("not a number")
             except ValueError:
                 raise CtxvecError(
                     Errors.E302.format(
