@@ -80,11 +80,13 @@ def test_a_failing_batch_goes_to_the_error_handler_and_the_others_go_on(tiny_nlp
         list(component.pipe([bare]))
     failed = []
     component.set_error_handler(lambda name, proc, docs, err: failed.append((name, [d.text for d in docs], err)))
-    annotated = list(component.pipe([with_trf[0], bare, with_trf[1]], batch_size=1))
-    assert [doc.text for doc in annotated] == TEXTS[:2]
-    assert all(doc._.ctxvec_context.shape[0] == len(doc) for doc in annotated)
-    assert [(name, texts) for name, texts, _ in failed] == [("ctxvec_context", [bare.text])]
-    assert isinstance(failed[0][2], CtxvecError)
+    for batch_size in (1, 3):  # in a batch of its own, or in one with the others: only it fails
+        failed.clear()
+        annotated = list(component.pipe([with_trf[0], bare, with_trf[1]], batch_size=batch_size))
+        assert [doc.text for doc in annotated] == TEXTS[:2]
+        assert all(doc._.ctxvec_context.shape[0] == len(doc) for doc in annotated)
+        assert [(name, texts) for name, texts, _ in failed] == [("ctxvec_context", [bare.text])]
+        assert isinstance(failed[0][2], CtxvecError)
 
 
 def docs_of(lengths: List[int]) -> List[Doc]:

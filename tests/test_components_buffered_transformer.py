@@ -200,3 +200,27 @@ def test_docs_of_a_transformer_that_marks_nothing_are_named_by_its_model(tiny_be
         same.get_pipe("transformer").model.transformer.get_input_embeddings().weight.mul_(1.01)
     with pytest.raises(CtxvecError, match=r"CTX-E043"):
         same(TEXTS[0])
+
+
+@registry.annotation_setters("test-ctxvec.fail_on_boom.v1")
+def fail_on_boom():
+    def fail(docs, batch) -> None:
+        if any("BOOM" in doc.text for doc in docs):
+            raise RuntimeError("a user's annotation setter failed")
+
+    return fail
+
+
+def test_a_failing_buffer_goes_to_the_error_handler_and_the_others_go_on(tiny_bert_dir):
+    """spacy-transformers' pipe has no error handling: a failing buffer ended nlp.pipe
+    though a handler was set."""
+    nlp = make_nlp(
+        tiny_bert_dir,
+        "ctxvec_transformer",
+        set_extra_annotations={"@annotation_setters": "test-ctxvec.fail_on_boom.v1"},
+    )
+    failed = []
+    nlp.set_error_handler(lambda name, proc, docs, err: failed.append((name, [doc.text for doc in docs])))
+    docs = list(nlp.pipe(["a bank", "BOOM here", "the river"], batch_size=1))
+    assert [doc.text for doc in docs] == ["a bank", "the river"] and failed == [("transformer", ["BOOM here"])]
+    assert all(doc._.ctxvec_context.shape[0] == len(doc) for doc in docs)

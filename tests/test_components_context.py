@@ -442,7 +442,7 @@ def test_error_handler_set_on_nlp_is_used_by_pipe(tiny_bert_dir):
     nlp.set_error_handler(lambda name, component, docs, err: seen.append((name, len(docs), str(err)[:10])))
     docs = [nlp.make_doc(t) for t in ("a b", "c", "d e f")]
     assert list(nlp.get_pipe("ctxvec_context").pipe(docs, batch_size=2)) == []
-    assert seen == [("ctxvec_context", 2, "[CTX-E001]"), ("ctxvec_context", 1, "[CTX-E001]")]
+    assert seen == [("ctxvec_context", 1, "[CTX-E001]")] * 3  # a failing batch is tried Doc by Doc
 
 
 def test_exclude_cfg_in_serialization(tiny_nlp, tmp_path):

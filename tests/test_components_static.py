@@ -65,6 +65,16 @@ def test_vectors_file_source(w2v_nlp):
     np.testing.assert_allclose(doc[1:3]._.static_vec, [5.5, 6.5, 7.5])
 
 
+def test_a_batch_of_docs_of_several_vocabs_reads_each_in_its_own(w2v_nlp):
+    """Strings were read in the first Doc's vocab: a Doc made with another vocab failed the
+    whole batch (spaCy's E018), or not, by its place in the batch."""
+    foreign = spacy.blank("en").make_doc("River qzxvbnw apple")  # 'qzxvbnw': in no other vocab
+    own = [w2v_nlp.make_doc("The River Bank"), w2v_nlp.make_doc("apple .")]
+    static = w2v_nlp.get_pipe("ctxvec_static")
+    docs = list(static.pipe([own[0], foreign, own[1]], batch_size=3))
+    assert [codes(doc) for doc in docs] == [["none", "lower", "exact"], ["lower", "none", "exact"], ["exact", "exact"]]
+
+
 def test_norm_lookup_per_token(w2v_nlp):
     doc = w2v_nlp("rivers and rivers")
     doc[0].norm_ = "river"  # same text, different norms: looked up separately

@@ -7,6 +7,7 @@ import numpy as np
 from spacy.language import Language
 from spacy.pipeline import Pipe
 from spacy.tokens import Doc
+from spacy.util import raise_error
 
 from ..attributes import install_extensions
 from ..errors import CtxvecError, Errors
@@ -83,16 +84,31 @@ class DocAnnotator(RegistersOnUnpickle, Pipe):
         return nlp if nlp is not None and any(pipe is self for _, pipe in nlp.components) else None
 
     def pipe(self, stream: Iterable[Doc], *, batch_size: int = 128) -> Iterator[Doc]:
-        """Annotate batches of at most ``batch_size`` Docs and MAX_BATCH_TOKENS tokens; a
-        failing batch goes to the handler set with nlp.set_error_handler (spaCy's
-        default re-raises), as in spaCy's own pipes."""
+        """Annotate batches of at most ``batch_size`` Docs and MAX_BATCH_TOKENS tokens. Where
+        a batch fails and a handler is set with nlp.set_error_handler, its Docs are tried
+        one at a time, so that the handler gets only the Docs that fail and the others come
+        through (spaCy's default handler re-raises at once)."""
         error_handler = self.get_error_handler()
+        name = getattr(self, "name", type(self).__name__)
         for docs in token_bounded_batches(stream, batch_size, MAX_BATCH_TOKENS):
             try:
                 self.set_annotations(docs)
-                yield from docs
             except Exception as err:
-                error_handler(getattr(self, "name", type(self).__name__), self, docs, err)
+                if error_handler is raise_error or len(docs) == 1:
+                    error_handler(name, self, docs, err)
+                    continue
+                yield from self._one_at_a_time(docs, name, error_handler)
+                continue
+            yield from docs
+
+    def _one_at_a_time(self, docs: Sequence[Doc], name: str, error_handler: Callable) -> Iterator[Doc]:
+        for doc in docs:
+            try:
+                self.set_annotations([doc])
+            except Exception as err:
+                error_handler(name, self, [doc], err)
+                continue
+            yield doc
 
     def set_annotations(self, docs: Sequence[Doc]) -> None:  # type: ignore[override]
         raise NotImplementedError

@@ -127,5 +127,14 @@ class BufferedTransformer(RegistersOnUnpickle, Transformer):
         return cache.of(hf_model)
 
     def pipe(self, stream: Iterable[Doc], *, batch_size: int = 128) -> Iterator[Doc]:
+        """spacy-transformers' pipe over buffers of at most ``batch_size`` Docs and
+        max_buffer_tokens tokens; a failing buffer goes to the handler set with
+        nlp.set_error_handler (spacy-transformers' own pipe raises past it)."""
+        error_handler = self.get_error_handler()
         for buffer in token_bounded_batches(stream, batch_size, self.max_buffer_tokens):
-            yield from super().pipe(buffer, batch_size=len(buffer))
+            try:
+                annotated = list(super().pipe(buffer, batch_size=len(buffer)))
+            except Exception as err:
+                error_handler(self.name, self, buffer, err)
+                continue
+            yield from annotated

@@ -103,8 +103,7 @@ class StaticVectors(DocAnnotator):
             return []
         ids = np.concatenate([doc.to_array([ORTH, LOWER, NORM]).reshape(len(doc), 3) for doc in docs])
         unique, inverse = unique_rows(ids)
-        strings = docs[0].vocab.strings
-        texts, lowers, norms = ([strings[int(h)] for h in unique[:, col]] for col in range(3))
+        texts, lowers, norms = (_strings_of(docs, unique[:, col], inverse) for col in range(3))
         vectors, codes = table.lookup_batch(texts, lowers, norms, lookups=self.lookups)
         vectors = vectors.astype(self.dtype, copy=False)
         starts = np.cumsum([0] + [len(doc) for doc in docs])
@@ -298,3 +297,15 @@ def _has_table(cfg: Any, path: Path) -> bool:
             Errors.E134.format(path=path, problem=f'cfg.json needs "has_table": true or false, got {str(cfg)[:100]!r}')
         )
     return cfg["has_table"]
+
+
+def _strings_of(docs: Sequence[Doc], hashes: np.ndarray, inverse: np.ndarray) -> List[str]:
+    """The string of each of ``hashes`` (unique rows of the Docs' tokens laid end to end;
+    ``inverse`` maps each token to its row), read in the vocab of a Doc that holds it: a
+    batch may mix Docs of several vocabs (nlp.pipe over Docs made elsewhere)."""
+    strings = docs[0].vocab.strings
+    if all(doc.vocab is docs[0].vocab for doc in docs):
+        return [strings[int(h)] for h in hashes]
+    doc_of_token = np.repeat(np.arange(len(docs)), [len(doc) for doc in docs])
+    first_token = np.unique(inverse, return_index=True)[1]  # of each row, in row order
+    return [docs[int(d)].vocab.strings[int(h)] for h, d in zip(hashes, doc_of_token[first_token])]
