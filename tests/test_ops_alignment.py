@@ -102,6 +102,12 @@ def test_a_token_the_windows_read_differently_keeps_every_row():
     assert merge_window_copies(rows[:7], lengths, windows, positions, same_ids)[1].tolist() == [3, 2]
 
 
+def test_float16_copies_are_summed_without_overflow():
+    rows = np.full((2, 1), 40000, dtype=np.float16)  # their sum is past float16's largest, 65504
+    merged, lengths = merge_window_copies(rows, np.array([2]), np.array([0, 1]), np.array([3, 9]))
+    assert lengths.tolist() == [1] and merged.dtype == np.float16 and merged[0, 0] == 40000
+
+
 def test_without_a_token_in_two_windows_nothing_changes():
     rows, lengths = np.ones((3, 2), dtype=np.float32), np.array([2, 0, 1])
     merged, merged_lengths = merge_window_copies(rows, lengths, np.array([0, 0, 1]), np.arange(3))

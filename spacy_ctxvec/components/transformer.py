@@ -21,6 +21,7 @@ from ..errors import CtxvecError, Errors
 from ..locks import forward_lock
 from ..ops.alignment import flatten_spans, gather_rows, merge_window_copies, stack_indices
 from ..ops.layers import resolve_layers
+from ..ops.pooling import pool_mean
 from ..types import PoolingFn
 from .choices import LayerSelection
 from .transformer_lookup import find_transformer, last_transformer
@@ -444,6 +445,8 @@ def pool_batch(
     (ops.alignment.merge_window_copies), then pooled token by token."""
     rows = layers.combine(batch_trf_data_rows(trf_datas, layers, transformer, component))
     lengths = np.concatenate([np.asarray(to_numpy(t.align.lengths), dtype=np.int64) for t in trf_datas])
+    if pooling is pool_mean:  # the mean of the averaged copies is the mean of all rows: nothing to merge
+        return pooling(rows, lengths)
     windows, positions, ids = _rows_windows(trf_datas, layers, transformer, component)
     return pooling(*merge_window_copies(rows, lengths, windows, positions, ids))
 

@@ -116,13 +116,14 @@ def merge_window_copies(
     out_order = np.lexsort((np.concatenate([piece[order][kept], as_read]), out_token))
     places = np.empty(len(out_order), dtype=np.int64)
     places[out_order] = np.arange(len(out_order))  # where each merged piece, then each row as read, goes
-    out = np.empty((len(out_order), rows.shape[1]), dtype=rows.dtype)
+    # summed in float32 at least (float16 copies overflow), one pass per copy, not per wordpiece
+    out = np.empty((len(out_order), rows.shape[1]), dtype=np.promote_types(rows.dtype, np.float32))
     to_merged, to_as_read = places[: len(kept)], places[len(kept) :]
     out[to_merged] = rows[order[kept]]
-    for k in range(1, int(copies.max(initial=1))):  # as pool_mean sums: one pass per copy, not per group
+    for k in range(1, int(copies.max(initial=1))):
         more = np.flatnonzero(copies > k)
         out[to_merged[more]] += rows[order[kept[more] + k]]
     several = np.flatnonzero(copies > 1)
-    out[to_merged[several]] /= copies[several, None].astype(rows.dtype)
+    out[to_merged[several]] /= copies[several, None]
     out[to_as_read] = rows[as_read]
-    return out, np.bincount(out_token, minlength=n_tokens).astype(np.int64)
+    return out.astype(rows.dtype, copy=False), np.bincount(out_token, minlength=n_tokens).astype(np.int64)
