@@ -25,7 +25,7 @@ from ..errors import PREFIX, CtxvecError, Errors, Warnings
 from ..ops.text import count_of
 from ..paths import composed
 from .bounded_json import loads_bounded
-from .line_endings import corpus_lines, newline_of
+from .line_endings import file_newline
 from .wrapped_text import hard_wrapped_files
 
 # One corpus document: a text, or a Doc whose tokens are kept as given.
@@ -359,10 +359,9 @@ def make_doc(vocab: Vocab, row: WordsRow) -> Doc:
 def _read_text_file(
     path: Path, vocab: Optional[Vocab], encoding: str, on_error: str, report: CorpusReport
 ) -> Iterator[CorpusItem]:
-    suffix = corpus_suffix(path)
     try:
-        with path.open(encoding=encoding, errors="surrogateescape", newline=newline_of(suffix)) as handle:
-            for line_number, line in enumerate(corpus_lines(handle, suffix), start=1):
+        with path.open(encoding=encoding, errors="surrogateescape", newline=file_newline(path)) as handle:
+            for line_number, line in enumerate(handle, start=1):
                 try:
                     parsed = parse_line(line, path, line_number, corpus_suffix(path), encoding)
                 except BadLineError as err:

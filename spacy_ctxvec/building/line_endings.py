@@ -1,21 +1,46 @@
-"""Where the lines of a corpus file end: the local reader (building.corpus) and the Ray
-engine's datasource (building.ray_workers) split files the same way."""
+"""Where the lines of a corpus file end: the local reader (building.corpus), the Ray
+engine's datasource (building.ray_workers) and the hard-wrap check split files the same way."""
 
-from typing import Iterable, Iterator, Optional
+import io
+from pathlib import Path
+from typing import Any, Optional, Union
 
-
-def newline_of(suffix: str) -> Optional[str]:
-    """The ``newline`` to open a corpus file of ``suffix`` with: a .txt line ends at a line
-    feed alone, so a stray carriage return does not split a document and line numbers are
-    those of grep -n (parse_line strips a CR LF ending); .jsonl: any line end."""
-    return "\n" if suffix.lower() == ".txt" else None
+HEAD_BYTES = 65536  # the bytes a file's line ends are judged on
 
 
-def corpus_lines(handle: Iterable[str], suffix: str) -> Iterator[str]:
-    """The lines of a corpus file opened with ``newline_of``: a .txt file with carriage
-    returns and no line feed at all (classic Mac line endings) is split at them."""
-    for number, line in enumerate(handle):
-        if number == 0 and suffix.lower() == ".txt" and "\r" in line and not line.endswith("\n"):
-            yield from line.removesuffix("\r").split("\r")  # no line feed in the whole file
-            return
-        yield line
+def newline_for(head: bytes, suffix: str) -> Optional[str]:
+    """The ``newline`` to open a corpus file with, judged on its first bytes ``head``.
+    .jsonl: any line end (None). .txt: a line feed alone, so a stray carriage return does
+    not split a document and line numbers are those of grep -n (parse_line strips a CR LF
+    ending); unless the head holds more lone carriage returns than line feeds: then the
+    lines end with carriage returns (classic Mac line ends; a last line may end with a
+    line feed, which parse_line strips)."""
+    if suffix.lower() != ".txt":
+        return None
+    lone_returns = head.count(b"\r") - head.count(b"\r\n")
+    return "\r" if lone_returns > head.count(b"\n") else "\n"
+
+
+def file_newline(path: Union[str, Path]) -> Optional[str]:
+    """``newline_for`` the file at ``path``."""
+    with open(path, "rb") as file:
+        return newline_for(file.read(HEAD_BYTES), Path(path).suffix)
+
+
+class PrefixedStream(io.RawIOBase):
+    """``head`` (bytes already read from ``rest``), then the rest of ``rest``: a stream
+    whose first bytes were read to judge its line ends, read again from its start."""
+
+    def __init__(self, head: bytes, rest: Any) -> None:
+        self.head, self.rest = head, rest
+
+    def readable(self) -> bool:
+        return True
+
+    def readinto(self, buffer: Any) -> int:
+        if self.head:
+            data, self.head = self.head[: len(buffer)], self.head[len(buffer) :]
+        else:
+            data = self.rest.read(len(buffer))
+        buffer[: len(data)] = data
+        return len(data)

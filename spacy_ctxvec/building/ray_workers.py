@@ -18,7 +18,7 @@ from spacy.vocab import Vocab
 
 from ..errors import CtxvecError, Errors
 from .corpus import DEFAULT_ENCODING, BadLineError, CorpusItem, SkippedLine, docbin_docs, make_doc, parse_line
-from .line_endings import corpus_lines, newline_of
+from .line_endings import HEAD_BYTES, PrefixedStream, newline_for
 from .replicas import rebuild_pipeline
 from .shard import partial_lexicon
 
@@ -61,10 +61,14 @@ class CorpusDatasource(FileBasedDatasource):
                     if len(rows) >= self.shard_size:
                         yield rows.flush()
             else:
+                head = f.read(HEAD_BYTES)  # judged for its line ends, then read again
                 text_stream = io.TextIOWrapper(
-                    f, encoding=self.encoding, errors="surrogateescape", newline=newline_of(suffix)
+                    io.BufferedReader(PrefixedStream(head, f)),
+                    encoding=self.encoding,
+                    errors="surrogateescape",
+                    newline=newline_for(head, suffix),
                 )
-                for line_number, line in enumerate(corpus_lines(text_stream, suffix), start=1):
+                for line_number, line in enumerate(text_stream, start=1):
                     row = corpus_row(line, path, line_number, suffix, self.on_error, self.encoding)
                     if row is not None:
                         rows.add(*row)

@@ -10,7 +10,7 @@ from pathlib import Path
 from typing import Iterator, List, Optional, Sequence, Tuple
 
 from ..errors import Warnings
-from .line_endings import corpus_lines, newline_of
+from .line_endings import file_newline
 
 CHECKED_LINES = 500  # non-blank lines read from the start of each file
 CHECKED_FILES = 20  # .txt files of a corpus checked (the first ones listed)
@@ -45,8 +45,8 @@ def _first_lines(path: Path, encoding: str) -> List[str]:
     lines: List[str] = []
     n_text = 0
     try:
-        with path.open(encoding=encoding, errors="replace", newline=newline_of(path.suffix)) as handle:
-            for line in corpus_lines(handle, path.suffix):
+        with path.open(encoding=encoding, errors="replace", newline=file_newline(path)) as handle:
+            for line in handle:
                 lines.append(line)
                 n_text += bool(line.strip())
                 if n_text >= CHECKED_LINES:
