@@ -211,6 +211,32 @@ def test_float16_and_drop_trf_data(tiny_bert_dir):
     assert doc[1]._.has_context_vec
 
 
+def test_a_batch_failing_after_pooling_frees_no_trf_data_its_retry_needs(tiny_bert_dir, monkeypatch):
+    """drop_trf_data emptied each Doc's trf_data as it was annotated: where a later Doc of
+    the batch failed, the one-by-one retry failed the earlier ones with E001."""
+    from spacy_ctxvec.components import context
+
+    nlp = spacy.blank("en")
+    nlp.add_pipe("transformer", config=transformer_config(str(tiny_bert_dir)))
+    nlp.add_pipe("ctxvec_context", config={"drop_trf_data": True})
+    nlp.initialize()
+    real_set_doc_value = context.set_doc_value
+
+    def failing_for_the_third(doc, name, value):  # a fault injected after pooling, for one Doc
+        if doc.text == "the third text":
+            raise RuntimeError("failed late")
+        real_set_doc_value(doc, name, value)
+
+    monkeypatch.setattr(context, "set_doc_value", failing_for_the_third)
+    failed = []
+    nlp.set_error_handler(lambda name, proc, docs, err: failed.append(([d.text for d in docs], str(err))))
+    texts = ["a bank", "the river", "the third text", "an apple"]
+    docs = list(nlp.pipe(texts, batch_size=4))
+    assert [doc.text for doc in docs] == ["a bank", "the river", "an apple"]
+    assert failed == [(["the third text"], "failed late")]
+    assert all(doc[0]._.has_context_vec and len(doc._.trf_data.align.lengths) == 0 for doc in docs)
+
+
 def cos(a, b) -> float:
     return float(a @ b / np.linalg.norm(a) / np.linalg.norm(b))
 

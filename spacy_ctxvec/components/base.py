@@ -93,13 +93,15 @@ class DocAnnotator(RegistersOnUnpickle, Pipe):
         for docs in token_bounded_batches(stream, batch_size, MAX_BATCH_TOKENS):
             try:
                 self.set_annotations(docs)
+                failed = None
             except Exception as err:
-                if error_handler is raise_error or len(docs) == 1:
-                    error_handler(name, self, docs, err)
-                    continue
+                failed = err
+            if failed is None:
+                yield from docs
+            elif error_handler is raise_error or len(docs) == 1:
+                error_handler(name, self, docs, failed)
+            else:  # outside the except block: a handler that raises shows its own error alone
                 yield from self._one_at_a_time(docs, name, error_handler)
-                continue
-            yield from docs
 
     def _one_at_a_time(self, docs: Sequence[Doc], name: str, error_handler: Callable) -> Iterator[Doc]:
         for doc in docs:

@@ -147,10 +147,11 @@ class ContextVectors(DocAnnotator):
         for doc, (vectors, mask) in zip(docs, pooled):
             set_token_arrays(doc, {CONTEXT_ARRAY: vectors, CONTEXT_MASK: mask})
             set_doc_value(doc, CONTEXT_SOURCE, label if len(doc) else None)  # an empty Doc: none, alone or not
-            if emptied is not None:
-                doc._.trf_data = emptied
             if self.set_vector_hooks:
                 add_vector_hooks(doc)
+        if emptied is not None:  # only once every Doc is annotated: a failing batch is tried again Doc by Doc
+            for doc in docs:
+                doc._.trf_data = emptied
 
     @property
     def trf_data_readers(self) -> List[str]:

@@ -103,7 +103,8 @@ class StaticVectors(DocAnnotator):
             return []
         ids = np.concatenate([doc.to_array([ORTH, LOWER, NORM]).reshape(len(doc), 3) for doc in docs])
         unique, inverse = unique_rows(ids)
-        texts, lowers, norms = (_strings_of(docs, unique[:, col], inverse) for col in range(3))
+        owners = _owners(docs, inverse)
+        texts, lowers, norms = (_strings_of(docs, unique[:, col], owners) for col in range(3))
         vectors, codes = table.lookup_batch(texts, lowers, norms, lookups=self.lookups)
         vectors = vectors.astype(self.dtype, copy=False)
         starts = np.cumsum([0] + [len(doc) for doc in docs])
@@ -299,13 +300,19 @@ def _has_table(cfg: Any, path: Path) -> bool:
     return cfg["has_table"]
 
 
-def _strings_of(docs: Sequence[Doc], hashes: np.ndarray, inverse: np.ndarray) -> List[str]:
-    """The string of each of ``hashes`` (unique rows of the Docs' tokens laid end to end;
-    ``inverse`` maps each token to its row), read in the vocab of a Doc that holds it: a
-    batch may mix Docs of several vocabs (nlp.pipe over Docs made elsewhere)."""
-    strings = docs[0].vocab.strings
+def _owners(docs: Sequence[Doc], inverse: np.ndarray) -> Optional[np.ndarray]:
+    """For each unique row of the Docs' tokens laid end to end (``inverse`` maps each token
+    to its row), a Doc that holds it; None where all the Docs share one vocab."""
     if all(doc.vocab is docs[0].vocab for doc in docs):
-        return [strings[int(h)] for h in hashes]
+        return None
     doc_of_token = np.repeat(np.arange(len(docs)), [len(doc) for doc in docs])
-    first_token = np.unique(inverse, return_index=True)[1]  # of each row, in row order
-    return [docs[int(d)].vocab.strings[int(h)] for h, d in zip(hashes, doc_of_token[first_token])]
+    return doc_of_token[np.unique(inverse, return_index=True)[1]]
+
+
+def _strings_of(docs: Sequence[Doc], hashes: np.ndarray, owners: Optional[np.ndarray]) -> List[str]:
+    """The string of each of ``hashes``, read in the vocab of the Doc that holds it
+    (``_owners``): a batch may mix Docs of several vocabs (nlp.pipe over Docs made elsewhere)."""
+    if owners is None:
+        strings = docs[0].vocab.strings
+        return [strings[int(h)] for h in hashes]
+    return [docs[int(d)].vocab.strings[int(h)] for h, d in zip(hashes, owners)]
