@@ -411,10 +411,11 @@ def test_non_numeric_value_names_the_line(tmp_path):
     path.write_text("2 2\napple 1 2\npear 3 four\n", encoding="utf8")
     with pytest.raises(CtxvecError, match=r"E302.*words\.txt, line 3: expected a word and 2 numbers"):
         load_static_vectors(path)
-    # numpy before 2.3 stopped at "x" without a word: a GloVe file loaded as 2 words of 1 dimension
-    path.write_text("apple 1 x\npear 2 y\n", encoding="utf8")
-    with pytest.raises(CtxvecError, match=r"E302.*words\.txt, line 1"):
-        load_static_vectors(path)
+    # numpy's fromstring before 2.3 stopped at "x", or read "2x" as 2, without a word
+    for rows in ("apple 1 x\npear 2 y\n", "apple 1 2x\npear 2 3\n", "apple 1 0x10\npear 2 3\n"):
+        path.write_text(rows, encoding="utf8")
+        with pytest.raises(CtxvecError, match=r"E302.*words\.txt, line 1"):
+            load_static_vectors(path)
 
 
 # Duplicate words: the first occurrence wins, with warning W001

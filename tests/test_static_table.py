@@ -273,3 +273,5 @@ def test_a_full_subword_cache_never_changes_a_words_vector(fasttext_bin, monkeyp
     with ThreadPoolExecutor(8) as pool:
         for start, vectors in pool.map(look_up, range(400)):
             assert np.array_equal(vectors, expected[start % 55 : start % 55 + 5])
+    vectors, _ = table.lookup_batch(words, words, words)  # more new words in one call than the cache holds
+    assert np.array_equal(vectors, expected) and len(table._subword_cache) <= 8

@@ -208,10 +208,8 @@ def _read_text(path: Path, has_header: bool) -> StaticVectorTable:
             try:
                 if line[:1].isspace():
                     raise ValueError("no word before the numbers")
-                numbers = fields[1] if len(fields) > 1 else b""
-                values = np.fromstring(numbers, dtype=np.float32, sep=" ")
-                if len(values) != len(numbers.split()):  # numpy before 2.3 stops at a non-number, silently
-                    raise ValueError("not a number")
+                # each field parsed whole: np.fromstring before numpy 2.3 read "3x" as 3, silently
+                values = np.array(fields[1].split() if len(fields) > 1 else [], dtype=np.float32)
             except ValueError:
                 raise CtxvecError(
                     Errors.E302.format(

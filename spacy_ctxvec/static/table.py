@@ -10,6 +10,7 @@ Blank (empty or whitespace-only) strings are never looked up: they get code "non
 
 import logging
 import tempfile
+from itertools import islice
 from pathlib import Path
 from typing import Any, Collection, Dict, Iterable, List, Optional, Sequence, Tuple
 
@@ -226,8 +227,8 @@ class StaticVectorTable:
             new_vectors, found = self.subwords.vectors_for(missing)
             made = {text: (vector if ok else None) for text, vector, ok in zip(missing, new_vectors, found)}
             known.update(made)
-            if len(cache) + len(made) > SUBWORD_CACHE_SIZE:  # a new cache, with this call's words
-                self._subword_cache = dict(known)
+            if len(cache) + len(made) > SUBWORD_CACHE_SIZE:  # a new cache, with this call's words (as many as fit)
+                self._subword_cache = dict(islice(known.items(), SUBWORD_CACHE_SIZE))
             else:
                 cache.update(made)
         cached = [known.get(text) for text in texts]
