@@ -5,6 +5,7 @@ from typing import Any, Optional, Sequence, Tuple
 import numpy as np
 
 from ..errors import CtxvecError, Errors
+from .pooling import segment_starts
 
 
 def flatten_spans(hidden: Any) -> Any:
@@ -85,7 +86,7 @@ def merge_window_copies(
     back as they are."""
     lengths = np.asarray(lengths, dtype=np.int64)
     windows, positions = np.asarray(windows, dtype=np.int64), np.asarray(positions, dtype=np.int64)
-    starts = np.concatenate([[0], np.cumsum(lengths)[:-1]]).astype(np.int64)
+    starts = segment_starts(lengths)
     filled = np.flatnonzero(lengths > 0)
     if len(filled) == 0 or bool(
         (np.minimum.reduceat(windows, starts[filled]) == np.maximum.reduceat(windows, starts[filled])).all()
