@@ -5,7 +5,6 @@ drawing shows the words this corpus split by default: a word with one sense has 
 tell apart, and on a page of running text they are many of its tokens."""
 
 import html as html_text
-import re
 import warnings
 from dataclasses import dataclass
 from pathlib import Path
@@ -19,23 +18,17 @@ from ..building.shard import polysemy_components
 from ..errors import CtxvecError, Errors, Warnings
 from ..lexicon.sense_inventory import SENSES_FILE
 from ..ops.sense_display import SenseSpan, displacy_sense_data, sense_colours, sense_span_label
+from ..ops.text import NOT_IN_HTML, printable
 from ..pipelines import load_pipeline
 
 SPAN_KEY = "ctxvec_senses"
 PAGE_TITLE = "Word senses (spacy-ctxvec)"  # the <title> of senses_html's page
 PAGE_HEADING = "senses (token._.sense: label, token._.sense_score)"
-# Controls that HTML does not allow in text (all but tab, line feed, form feed and carriage return)
-_NOT_IN_HTML = re.compile("[\x00-\x08\x0b\x0e-\x1f\x7f-\x9f]")
-
-
-def _written_out(text: str) -> str:
-    """``text`` with each control HTML does not allow written as its escape ("\\x1b")."""
-    return _NOT_IN_HTML.sub(lambda match: match.group().encode("unicode_escape").decode("ascii"), text)
 
 
 def _html_text(text: str) -> str:
     """``text`` as the page shows it: controls written out, then escaped for HTML."""
-    return html_text.escape(_written_out(text))
+    return html_text.escape(printable(text, NOT_IN_HTML))
 
 
 def sense_spans(doc: Doc, *, min_senses: int = 1, skip_stop_words: bool = False) -> List[SenseSpan]:
@@ -137,7 +130,7 @@ def _render_spans(doc: Doc, spans: List[SenseSpan], *, page: bool, title: Option
     escaped = None if title is None else _html_text(title)
     spans = [(start, end, _html_text(label), score) for start, end, label, score in spans]
     direction = doc.vocab.writing_system.get("direction", "ltr")
-    words = [_written_out(t.text) for t in doc]  # displaCy escapes the words for HTML itself
+    words = [printable(t.text, NOT_IN_HTML) for t in doc]  # displaCy escapes the words for HTML itself
     spaces = [bool(t.whitespace_) for t in doc]
     data = displacy_sense_data(words, spaces, spans, title=escaped, lang=doc.lang_, direction=direction)
     colours = sense_colours(spans, [doc[start]._.sense for start, _, _, _ in spans])

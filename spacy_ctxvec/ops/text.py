@@ -14,6 +14,8 @@ _ALIGN = {"l": str.ljust, "r": str.rjust, "c": str.center}
 # window-title sequences, BEL rings, line breaks and tabs break a table), line and
 # paragraph separators, and the bidirectional marks, overrides and isolates that reorder a line.
 _UNPRINTABLE = re.compile("[\x00-\x1f\x7f-\x9f\u061c\u200e\u200f\u2028\u2029\u202a-\u202e\u2066-\u2069]")
+# Controls HTML does not allow in text (all but tab, line feed, form feed and carriage return)
+NOT_IN_HTML = re.compile("[\x00-\x08\x0b\x0e-\x1f\x7f-\x9f]")
 
 
 def count_of(n: int, noun: str) -> str:
@@ -26,12 +28,13 @@ def shorten(text: str, limit: int) -> str:
     return text if len(text) <= limit else text[: limit - 1] + "…"
 
 
-def printable(text: str) -> str:
+def printable(text: str, unprintable: "re.Pattern[str]" = _UNPRINTABLE) -> str:
     """``text`` with every character a terminal would act on written as its escape
-    ("\\x1b", "\\n", "\\u202e"), so that a table row or a message line shows it and stays one line."""
+    ("\\x1b", "\\n", "\\u202e"), so that a table row or a message line shows it and stays one
+    line; with ``unprintable`` = NOT_IN_HTML, only the controls an HTML page may not hold."""
     if text.isprintable():
         return text
-    return _UNPRINTABLE.sub(lambda match: match.group().encode("unicode_escape").decode("ascii"), text)
+    return unprintable.sub(lambda match: match.group().encode("unicode_escape").decode("ascii"), text)
 
 
 def display_width(text: str) -> int:
