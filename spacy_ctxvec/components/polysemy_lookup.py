@@ -143,8 +143,9 @@ KEY_TEXT = {"lower": "lower_", "text": "text", "lemma": "lemma_"}
 
 def composed_where_missing(doc: Doc, key: str, ids: np.ndarray, missing: np.ndarray) -> np.ndarray:
     """``ids``, with the id of the token's key as build-lexicon reads its corpora
-    (``paths.composed``: NFC, byte-order marks dropped) where ``missing``: a text typed
-    with combining marks, or with a U+FEFF inside a word, finds its words."""
+    (``paths.composed``: NFC, invisible characters such as U+FEFF and U+200B dropped) where
+    ``missing``: a text typed with combining marks, or with such a character inside a word,
+    finds its words."""
     composed = ids.copy()
     for i in np.flatnonzero(missing).tolist():
         text = getattr(doc[i], KEY_TEXT[key])
