@@ -118,7 +118,8 @@ class Warnings(metaclass=_ErrorsWithCodes):
     W040 = (
         "The model's vocabulary has no wordpiece for {tokens}: it reads each as {unk} (a word "
         "written without a space before an emoji, such as 'bank\U0001f602', is one run of characters to a "
-        "WordPiece tokenizer, all of it {unk}: put a space between them), so their "
+        "WordPiece tokenizer, all of it {unk}: the word gets no contextual vector, n/a; put a space between them), "
+        "so their "
         "contextual vectors come from the context alone (any word it cannot read gets the same one "
         "there) and say nothing about the word itself: a row marked 'as {unk}' (if any) compares two contexts, "
         "not two words, and texts that differ only in such words look the same to the model. Use a "
@@ -305,4 +306,12 @@ class Warnings(metaclass=_ErrorsWithCodes):
         "both need contextual vectors of one width: a Doc without them (read from a DocBin, or made by "
         "nlp.make_doc) gets them with spacy_ctxvec.add_vector_hooks(doc) after the pipeline ran on it; "
         "tokens split after the pipeline ran have none."
+    )
+    W070 = (
+        "'{component}': the model read {examples} and the character beside each as one unknown "
+        "piece {unk} (a word written without a space before an emoji, such as 'bank\U0001f602', is one run of "
+        "characters to a WordPiece tokenizer): that piece does not hold the word, so such a word gets no "
+        "contextual vector (a zero vector, has_context_vec False, no sense) and a lexicon does not count it. "
+        "Put a space between them, or use a model that reads every character (a byte-level BPE model such as "
+        "roberta-base)."
     )

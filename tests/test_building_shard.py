@@ -1,3 +1,5 @@
+import warnings
+
 import numpy as np
 import pytest
 
@@ -21,6 +23,14 @@ def test_partial_lexicon_counts_every_token_with_a_vector(tiny_nlp):
     assert "context_vectors" not in partial_lexicon(tiny_nlp, [""]).meta  # no Docs counted: nothing to record
     by_text = partial_lexicon(tiny_nlp, texts, key="text", batch_size=2)
     assert "Bank" in by_text and by_text.counts[by_text.index("bank")] == 1
+
+
+def test_a_word_read_with_a_glued_emoji_as_one_unknown_piece_is_not_counted(tiny_nlp):
+    with warnings.catch_warnings():
+        warnings.simplefilter("ignore")  # CTX-W070, said once per component (tests/test_components_context.py)
+        lexicon = partial_lexicon(tiny_nlp, ["the bank\U0001f602 of the river", "the bank \U0001f602 here"])
+    assert lexicon.counts[lexicon.index("bank")] == 1
+    assert lexicon.counts[lexicon.index("\U0001f602")] == 2  # the emoji, glued or not: as one alone
 
 
 def test_partial_lexicons_of_parts_merge_to_the_whole(tiny_nlp):

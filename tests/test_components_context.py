@@ -1,6 +1,7 @@
 """ctxvec_context against the real components (tiny random BERT and real MiniLM)."""
 
 import pickle
+import warnings
 
 import numpy as np
 import pytest
@@ -185,6 +186,30 @@ def test_overlapping_windows_pool_both(tiny_nlp):
     flat = doc._.trf_data.model_output.last_hidden_state.reshape(-1, 32)
     rows = flat[align[int(twice[0])].dataXd.ravel()]
     np.testing.assert_allclose(token._.context_vec, rows.mean(axis=0), atol=1e-6)
+
+
+def test_a_word_read_with_an_emoji_as_one_unknown_piece_gets_no_vector(tiny_bert_dir):
+    nlp = spacy.blank("en")
+    nlp.add_pipe("transformer", config=transformer_config(str(tiny_bert_dir), window=8, stride=6))
+    nlp.add_pipe("ctxvec_context")
+    nlp.initialize()
+    with pytest.warns(UserWarning, match=r"\[CTX-W070\].*'bank' and the character beside each as one unknown"):
+        doc = nlp("we sat by the bank\U0001f602 and the bank \U0001f602")
+    assert [t.text for t in doc][4:6] == ["bank", "\U0001f602"]
+    pieces = [piece for window in doc._.trf_data.wordpieces.strings for piece in window]
+    assert "[UNK]" in pieces and "bank" in pieces  # "bank" and the emoji glued, then "bank" alone
+    assert [t._.has_context_vec for t in doc] == [True] * 4 + [False] + [True] * 5
+    assert not doc[4]._.context_vec.any() and doc[7]._.context_vec.any()
+    assert doc[5]._.has_context_vec  # the emoji keeps the unknown piece's vector, as one alone does
+    with warnings.catch_warnings():
+        warnings.simplefilter("error")  # W070 once per component
+        assert not nlp("a bank\U0001f602")[1]._.has_context_vec
+    for pooling in ("first", "max"):  # every pooling
+        nlp.replace_pipe(
+            "ctxvec_context", "ctxvec_context", config={"pooling": {"@misc": f"spacy-ctxvec.{pooling}_pooling.v1"}}
+        )
+        with pytest.warns(UserWarning, match=r"CTX-W070"):
+            assert not nlp("a bank\U0001f602")[1]._.has_context_vec
 
 
 @pytest.mark.parametrize(

@@ -9,6 +9,7 @@ from spacy_ctxvec.ops.alignment import (
     gather_rows,
     merge_window_copies,
     only_piece,
+    read_with_another_as,
     stack_indices,
 )
 from spacy_ctxvec.ops.pooling import pool_first, pool_last, pool_max, pool_mean
@@ -47,6 +48,34 @@ def test_only_piece_flags_tokens_made_of_that_piece_alone():
     assert only_piece(ids, np.array([], dtype=np.int64), np.zeros(0, dtype=np.int64), 9).tolist() == []
     with pytest.raises(CtxvecError, match=r"\[CTX-E006\]"):
         only_piece(ids, np.array([10]), np.array([1]), 9)
+
+
+def test_read_with_another_as_flags_tokens_sharing_an_unknown_row():
+    # Rows: [CLS]=1, "i"=5, [UNK]=9 (read for "bank" and an emoji glued to it), "so"=6,
+    # [UNK]=9 (an emoji alone) | window 2: the same [UNK] again, "x"=7, [SEP]=2.
+    ids = np.array([[1, 5, 9, 6, 9], [9, 7, 2, 0, 0]])
+    # Tokens: "i" (1), "bank" (2, and 5 in the second window), the glued emoji (2, 5),
+    # "so" (3), the emoji alone (4), a token without a row, "x" (6).
+    indices = np.array([1, 2, 5, 2, 5, 3, 4, 6])
+    lengths = np.array([1, 2, 2, 1, 1, 0, 1])
+    assert read_with_another_as(ids, indices, lengths, 9).tolist() == [False, True, True, False, False, False, False]
+    # a token of two windows' copies of its own piece shares nothing
+    assert not read_with_another_as(ids, np.array([2, 5]), np.array([2]), 9).any()
+    # a shared known piece ("so" read for two tokens) is not flagged
+    assert not read_with_another_as(ids, np.array([3, 3]), np.array([1, 1]), 9).any()
+
+
+@settings(max_examples=50, deadline=None)
+@given(st.lists(st.lists(st.integers(0, 7), max_size=3), min_size=1, max_size=6))
+def test_read_with_another_as_only_flags_tokens_of_that_piece_whose_row_another_has(rows_per_token):
+    ids = np.array([9, 9, 9, 5, 6, 9, 7, 9])
+    indices = np.array([row for rows in rows_per_token for row in rows], dtype=np.int64)
+    lengths = np.array([len(rows) for rows in rows_per_token])
+    flags = read_with_another_as(ids, indices, lengths, 9)
+    for k, rows in enumerate(rows_per_token):
+        others = {row for j, other in enumerate(rows_per_token) if j != k for row in other}
+        expected = bool(rows) and all(ids[r] == 9 for r in rows) and bool(set(rows) & others)
+        assert flags[k] == expected
 
 
 def test_stacked_indices_take_each_outputs_rows_in_one_gather():

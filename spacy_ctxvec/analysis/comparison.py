@@ -14,7 +14,7 @@ from ..attributes import CONTEXT_COMPONENT, CONTEXT_SOURCE
 from ..building.corpus import has_visible
 from ..components.context import keep_trf_data
 from ..components.transformer import to_numpy
-from ..components.transformer_lookup import find_transformer
+from ..components.transformer_lookup import find_transformer, unknown_piece_of
 from ..errors import CtxvecError, Errors, Warnings
 from ..evaluation.token_vectors import require_context_vectors
 from ..locks import forward_lock
@@ -336,10 +336,7 @@ def check_utf8(text: str, what: str) -> None:
 def unknown_piece(nlp: Language) -> Optional[Tuple[int, str]]:
     """(id, text) of the unknown piece of the tokenizer of the transformer that feeds
     ctxvec_context ("[UNK]" for BERT's WordPiece); None where it has none."""
-    pipe: Any = nlp.get_pipe(find_transformer(nlp, CONTEXT_COMPONENT))
-    tokenizer = getattr(pipe.model, "tokenizer", None)
-    unk_id = getattr(tokenizer, "unk_token_id", None)
-    return None if unk_id is None else (int(unk_id), str(getattr(tokenizer, "unk_token", "")))
+    return unknown_piece_of(nlp.get_pipe(find_transformer(nlp, CONTEXT_COMPONENT)))
 
 
 def unknown_tokens(doc: Doc, unk_id: int) -> List[int]:

@@ -24,12 +24,14 @@ from ..attributes import (
     stored_array,
 )
 from ..errors import CtxvecError, Errors, Warnings
+from ..ops.alignment import read_with_another_as
 from ..ops.layers import resolve_layers
+from ..ops.text import printable
 from ..types import PoolingFn
 from . import vector_hooks
 from .base import DocAnnotator, NlpRef, excluded, vector_dtype
 from .choices import LayerSelection, checked_choices, stored_vectors, vectors_label
-from .lost_tokens import warn_of_lost_tokens
+from .lost_tokens import N_EXAMPLES, warn_of_lost_tokens
 from .model_inputs import FingerprintCache, transformer_fingerprint
 from .tokenizer_checks import check_transformer_tokenizer
 from .transformer import (
@@ -43,7 +45,7 @@ from .transformer import (
     to_numpy,
     trf_data_readers_after,
 )
-from .transformer_lookup import find_transformer, missing_trf_data_fix
+from .transformer_lookup import find_transformer, missing_trf_data_fix, unknown_piece_of
 from .vector_hooks import add_vector_hooks
 
 DEFAULT_CONTEXT_CONFIG = """
@@ -89,7 +91,8 @@ def make_context_vectors(
 
 class ContextVectors(DocAnnotator):
     """Sets doc._.ctxvec_context (n_tokens, width) and doc._.ctxvec_context_mask from
-    doc._.trf_data. Tokens with no wordpiece get zeros and a False mask.
+    doc._.trf_data. Tokens with no wordpiece get zeros and a False mask, as do tokens the
+    tokenizer read together with another as one unknown piece ('bank\U0001f602', [CTX-W070]).
 
     ``drop_trf_data`` empties doc._.trf_data once the vectors are pooled, unless a
     later component reads it (a TransformerListener, e.g. an NER head, or a component
@@ -130,6 +133,9 @@ class ContextVectors(DocAnnotator):
         # ((hidden states, model fingerprint), vectors_label) of the last batch
         self._label: Optional[Tuple[Tuple[Optional[int], Optional[str]], str]] = None
         self._warned_lost_tokens = False  # W046 once per component (lost_tokens)
+        self._warned_glued = False  # W070 once per component
+        # (id, text) of the transformer tokenizer's unknown piece, as last found (_unknown_piece)
+        self._unknown: Optional[Tuple[int, str]] = None
         # Only to name the real fix when trf_data is missing (E001); never keeps nlp alive.
         self._nlp_ref = NlpRef(nlp)
         install_extensions()
@@ -143,9 +149,11 @@ class ContextVectors(DocAnnotator):
             emptied = TransformerData.empty()  # one per batch: it holds nothing
         pooled, label = self._pool_batch(docs)
         if not getattr(self, "_warned_lost_tokens", False):  # absent in a component pickled before
-            self._warned_lost_tokens = warn_of_lost_tokens(docs, [mask for _, mask in pooled], self.name)
-        for doc, (vectors, mask) in zip(docs, pooled):
-            set_token_arrays(doc, {CONTEXT_ARRAY: vectors, CONTEXT_MASK: mask})
+            self._warned_lost_tokens = warn_of_lost_tokens(docs, [mask for _, mask, _ in pooled], self.name)
+        self._warn_of_glued(docs, [glued for _, _, glued in pooled])
+        for doc, (vectors, mask, glued) in zip(docs, pooled):
+            vectors[glued] = 0
+            set_token_arrays(doc, {CONTEXT_ARRAY: vectors, CONTEXT_MASK: mask & ~glued})
             set_doc_value(doc, CONTEXT_SOURCE, label if len(doc) else None)  # an empty Doc: none, alone or not
             if self.set_vector_hooks:
                 add_vector_hooks(doc)
@@ -236,8 +244,9 @@ class ContextVectors(DocAnnotator):
             raise CtxvecError(Errors.E001.format(name=self.name, fix=fix))
         raise CtxvecError(Errors.E045.format(name=self.name, n_tokens=len(doc), n_aligned=n_aligned))
 
-    def _pool_batch(self, docs: Sequence[Doc]) -> Tuple[List[Tuple[np.ndarray, np.ndarray]], Optional[str]]:
-        """(vectors, mask) of each Doc, and how they were made (vectors_label; None for
+    def _pool_batch(self, docs: Sequence[Doc]) -> Tuple[List[Tuple[np.ndarray, np.ndarray, np.ndarray]], Optional[str]]:
+        """(vectors, whether each token has wordpieces, whether it was read with another as
+        one unknown piece) of each Doc, and how they were made (vectors_label; None for
         a batch of empty Docs): the rows of all Docs gathered, combined and pooled at once
         (pooling and layer combination work token by token)."""
         trf_datas = [self._trf_data(doc) for doc in docs]
@@ -250,13 +259,40 @@ class ContextVectors(DocAnnotator):
             pooled = stored_vectors(self.name, pooled, self.dtype)
             self.width = pooled.shape[1]
         results, start, width = [], 0, self.width  # an empty Doc: the width of the others
-        for doc, doc_lengths in zip(docs, lengths):
+        unknown = self._unknown_piece()
+        for doc, trf_data, doc_lengths in zip(docs, trf_datas, lengths):
             if len(doc) == 0:
-                results.append((np.zeros((0, width or 0), dtype=self.dtype), np.zeros(0, dtype=bool)))
+                none = np.zeros(0, dtype=bool)
+                results.append((np.zeros((0, width or 0), dtype=self.dtype), none, none))
                 continue
-            results.append((pooled[start : start + len(doc)].copy(), doc_lengths > 0))
+            glued = _read_with_another_as_unknown(doc, trf_data, doc_lengths, unknown)
+            results.append((pooled[start : start + len(doc)].copy(), doc_lengths > 0, glued))
             start += len(doc)
         return results, self._vectors_label(docs[filled[0]], trf_datas[filled[0]]) if filled else None
+
+    def _unknown_piece(self) -> Optional[Tuple[int, str]]:
+        """(id, text) of the unknown piece of the tokenizer of the transformer this component
+        reads, found in the pipeline it runs in (in a pickled copy, as found when pickled);
+        None where it has none or no pipeline is known."""
+        nlp = self.running_pipeline()
+        if nlp is not None:
+            try:
+                transformer = nlp.get_pipe(find_transformer(nlp, self.name))
+            except CtxvecError:  # none before it: E001 or E008 tell the user elsewhere
+                return None
+            self._unknown = unknown_piece_of(transformer)
+        return getattr(self, "_unknown", None)  # absent in a component pickled before
+
+    def _warn_of_glued(self, docs: Sequence[Doc], glued: Sequence[np.ndarray]) -> None:
+        """W070 once per component, for the first Doc with tokens read with another as one unknown piece."""
+        found = next(((doc, flags) for doc, flags in zip(docs, glued) if flags.any()), None)
+        if found is None or getattr(self, "_warned_glued", False):
+            return
+        doc, flags = found
+        examples = ", ".join(f"'{printable(doc[int(i)].text[:20])}'" for i in np.flatnonzero(flags)[:N_EXAMPLES])
+        unk = (self._unknown_piece() or (0, "[UNK]"))[1]
+        warnings.warn(Warnings.W070.format(component=self.name, examples=examples, unk=unk), stacklevel=4)
+        self._warned_glued = True
 
     def _vectors_label(self, doc: Doc, trf_data: Any) -> str:
         """vectors_label of ``doc``'s vectors, naming the transformer's model where it
@@ -321,9 +357,10 @@ class ContextVectors(DocAnnotator):
 
     def __reduce__(self) -> Any:
         # A pickled copy (nlp.pipe(n_process=...) with spawn) has no pipeline to look
-        # at: it keeps the readers and the transformer's model found now.
+        # at: it keeps the readers, the transformer's model and its unknown piece found now.
         self._readers = list(self.trf_data_readers)
         self._transformer_model()
+        self._unknown_piece()
         reconstruct, args, (name, state) = cast(Tuple[Any, Any, Tuple[str, Dict[str, Any]]], super().__reduce__())
         return reconstruct, args, (name, {key: value for key, value in state.items() if key != "_linked"})
 
@@ -425,3 +462,20 @@ def __getattr__(name: str) -> Any:
     if name in _MOVED_HOOKS:
         return getattr(vector_hooks, name)
     raise AttributeError(f"module {__name__!r} has no attribute {name!r}")
+
+
+def _read_with_another_as_unknown(
+    doc: Doc, trf_data: Any, lengths: np.ndarray, unknown: Optional[Tuple[int, str]]
+) -> np.ndarray:
+    """Per token of ``doc``, whether it holds a letter or digit and the tokenizer read it with
+    another token as one ``unknown`` piece (ops.alignment.read_with_another_as): 'bank' of
+    'bank\U0001f602' (the emoji keeps the unknown piece's vector, as an emoji alone does). All False
+    where the tokenizer has no unknown piece or the Doc's wordpiece ids are not at hand."""
+    input_ids = getattr(getattr(trf_data, "wordpieces", None), "input_ids", None)
+    indices = np.asarray(to_numpy(trf_data.align.dataXd), dtype=np.int64).ravel()
+    if unknown is None or input_ids is None or (len(indices) and int(indices.max()) >= input_ids.size):
+        return np.zeros(len(lengths), dtype=bool)
+    glued = read_with_another_as(np.asarray(to_numpy(input_ids)), indices, lengths, unknown[0])
+    for i in np.flatnonzero(glued):
+        glued[i] = any(character.isalnum() for character in doc[int(i)].text)
+    return glued

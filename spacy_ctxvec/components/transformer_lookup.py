@@ -94,3 +94,11 @@ def _is_transformer(pipe: Any) -> bool:
 def _is_curated(kind: type) -> bool:
     """A component class of spacy-curated-transformers (its doc._.trf_data is its own kind)."""
     return kind.__module__.split(".")[0] in ("spacy_curated_transformers", "curated_transformers")
+
+
+def unknown_piece_of(transformer: Any) -> Optional[Tuple[int, str]]:
+    """(id, text) of the unknown piece of a transformer component's tokenizer ("[UNK]" for
+    BERT's WordPiece); None where it has none (byte-level BPE reads every character)."""
+    tokenizer = getattr(getattr(transformer, "model", None), "tokenizer", None)
+    unk_id = getattr(tokenizer, "unk_token_id", None)
+    return None if unk_id is None else (int(unk_id), str(getattr(tokenizer, "unk_token", "")))

@@ -55,6 +55,25 @@ def only_piece(piece_ids: np.ndarray, indices: np.ndarray, lengths: np.ndarray, 
     return (lengths > 0) & (hits[ends] - hits[ends - lengths] == lengths)
 
 
+def read_with_another_as(piece_ids: np.ndarray, indices: np.ndarray, lengths: np.ndarray, piece: int) -> np.ndarray:
+    """Per token, whether every wordpiece it aligns to is ``piece`` (the unknown piece) and
+    another token aligns to one of them too: the tokenizer read the two as one unknown
+    word ('bank\U0001f602' is one [UNK] to WordPiece), so that piece holds neither. Arguments as for
+    ``only_piece``."""
+    lengths = np.asarray(lengths, dtype=np.int64)
+    only = only_piece(piece_ids, indices, lengths, piece)
+    if not only.any():
+        return only
+    indices = np.asarray(indices, dtype=np.int64)
+    tokens = np.repeat(np.arange(len(lengths)), lengths)
+    rows, first_entry = np.unique(indices, return_index=True)
+    first_token = tokens[first_entry][np.searchsorted(rows, indices)]  # the first token to align to each row
+    shared = np.isin(indices, indices[tokens != first_token])
+    hits = np.concatenate([[0], np.cumsum(shared, dtype=np.int64)])
+    ends = np.cumsum(lengths)
+    return only & (hits[ends] - hits[ends - lengths] > 0)
+
+
 def _run_starts(*keys: np.ndarray) -> np.ndarray:
     """Where any of ``keys`` (sorted together) differs from the row before: each run's first row."""
     starts = np.zeros(len(keys[0]), dtype=bool)
