@@ -454,6 +454,20 @@ def _set(cls, name: str, default=None, getter=None, setter=None) -> None:
         cls.set_extension(name, getter=getter, setter=ReadOnly(cls.__name__, name), force=True)
 
 
+def context_segments(doc: Doc) -> Optional[np.ndarray]:
+    """Per token, the number of its sentence (where the Doc's sentence boundaries are set:
+    a parser, senter or sentencizer ran) and paragraph (a run of whitespace holding two
+    line breaks starts one), which bound a token's context window; None where the Doc
+    has neither (one segment)."""
+    starts = np.zeros(len(doc), dtype=bool)
+    if doc.has_annotation("SENT_START"):
+        starts |= doc.to_array("SENT_START") == 1
+    spaces = np.flatnonzero(doc.to_array("IS_SPACE"))
+    starts[[int(i) for i in spaces if doc[int(i)].text.count("\n") >= 2]] = True
+    starts[:1] = False
+    return np.cumsum(starts) if starts.any() else None
+
+
 def install_extensions() -> None:
     """Register every attribute once; safe to call repeatedly. Raises E022 if another
     package registered one of these names first. Call it (or load a ctxvec pipeline)

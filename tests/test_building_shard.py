@@ -98,6 +98,7 @@ SAMPLE_TEXTS = [
     "The bank gave us a loan; the loan was big.",
     "The bank of the river was muddy.",  # a repeated document: its occurrences are kept once
     "we want to buy an apple and a pen and a phone",
+    "the river bank\n\nthe money bank",  # a paragraph break bounds each token's context
 ]
 
 
@@ -130,7 +131,9 @@ def every_occurrence(nlp, texts):
             around = [
                 j
                 for j in range(max(0, i - CONTEXT_WINDOW), min(len(doc), i + CONTEXT_WINDOW + 1))
-                if j != i and mask[j]
+                if j != i
+                and mask[j]
+                and not any(t.is_space and t.text.count("\n") >= 2 for t in doc[min(i, j) : max(i, j)])
             ]
             contexts.append(
                 np.mean([doc._.ctxvec_context[j] for j in around], axis=0)

@@ -359,6 +359,14 @@ def test_lexicon_path_of_a_pipeline_names_its_lexicon_folder_and_brings_senses(s
 SENSE_TEXTS = ["the bank of the river gave money", "we took a loan from the bank", "the phone and the hotel"]
 
 
+def same_sentence_and_paragraph(a, b) -> bool:
+    """Whether no sentence start (where set) and no run of two line breaks lies between ``a`` and ``b``."""
+    doc, (first, last) = a.doc, sorted((a.i, b.i))
+    if doc.has_annotation("SENT_START") and any(doc[i].is_sent_start for i in range(first + 1, last + 1)):
+        return False
+    return not any(doc[i].is_space and doc[i].text.count("\n") >= 2 for i in range(first, last + 1))
+
+
 def assert_senses_consistent(nlp, docs):
     inventory = nlp.get_pipe("ctxvec_polysemy").senses
     for doc in docs:
@@ -378,7 +386,7 @@ def assert_senses_consistent(nlp, docs):
                 around = [
                     t
                     for t in doc[max(0, token.i - inventory.context_window) : token.i + inventory.context_window + 1]
-                    if t.i != token.i and t._.has_context_vec
+                    if t.i != token.i and t._.has_context_vec and same_sentence_and_paragraph(t, token)
                 ]
                 context = (
                     np.mean([t._.context_vec for t in around], axis=0)[None, :]
@@ -410,6 +418,22 @@ def test_initialize_from_a_sampled_corpus_induces_senses_and_tokens_get_them(sen
     assert phone.text == "phone" and phone._.n_senses == 0 and phone._.sense is None and phone._.sense_vec is None
     assert docs[0]._.ctxvec_sense_vec.dtype == np.float32 and docs[0]._.ctxvec_sense_vec.shape == (len(docs[0]), 32)
     assert (docs[0]._.ctxvec_sense_vec[docs[0]._.ctxvec_sense["sense"] < 0] == 0).all()
+
+
+def test_a_tokens_context_stays_in_its_sentence_and_paragraph(sense_nlp):
+    texts = ["the bank of the river . we took a loan from the bank", "the river bank\n\nmoney and a loan from the bank"]
+    docs = [sense_nlp(text) for text in texts]
+    assert not docs[1].has_annotation("SENT_START")  # paragraphs bound the window without sentences
+    assert_senses_consistent(sense_nlp, docs)
+    sense_nlp.add_pipe("sentencizer", first=True)
+    try:
+        split = [sense_nlp(text) for text in texts]
+        assert len(list(split[0].sents)) == 2
+        assert_senses_consistent(sense_nlp, split)
+        scores = [[t._.sense_score for t in doc if t.text == "bank"] for doc in (docs[0], split[0])]
+        assert scores[0] != scores[1]  # the first "bank" no longer reads "we took a loan"
+    finally:
+        sense_nlp.remove_pipe("sentencizer")
 
 
 def test_saved_pipeline_keeps_senses_and_a_deleted_senses_directory_is_an_error(sense_nlp, tmp_path):

@@ -210,32 +210,6 @@ def test_too_few_types_fall_back_to_the_shipped_thresholds():
     assert calibrate_split_thresholds(np.zeros(0), np.zeros(0)) == (SPLIT_THRESHOLDS, 0)
 
 
-def test_window_context_means_average_the_valid_neighbours_and_leave_the_token_out():
-    from spacy_ctxvec.ops.senses import window_context_means
-
-    rng = np.random.default_rng(3)
-    vectors = rng.normal(size=(9, 4))
-    valid = np.array([True, True, False, True, True, True, True, False, True])
-    means = window_context_means(vectors, valid, window=2)
-    for i in range(9):
-        around = [j for j in range(max(0, i - 2), min(9, i + 3)) if j != i and valid[j]]
-        np.testing.assert_allclose(means[i], vectors[around].mean(axis=0), rtol=1e-5, atol=1e-6)
-    assert means.dtype == np.float32
-
-
-def test_window_context_means_without_neighbours_are_zero_not_nan():
-    from spacy_ctxvec.ops.senses import window_context_means
-
-    one = window_context_means(np.ones((1, 3)), np.array([True]), window=5)
-    assert one.shape == (1, 3) and not one.any()
-    none_valid = window_context_means(np.ones((4, 3)), np.zeros(4, dtype=bool), window=5)
-    assert not none_valid.any() and np.isfinite(none_valid).all()
-    with_nan = window_context_means(np.array([[np.nan, 0.0], [1.0, 1.0], [3.0, 3.0]]), np.ones(3, dtype=bool), window=1)
-    np.testing.assert_allclose(with_nan, [[1.0, 1.0], [3.0, 3.0], [1.0, 1.0]])  # a non-finite row is no neighbour
-    assert window_context_means(np.ones((3, 2)), np.ones(3, dtype=bool), window=0).sum() == 0
-    assert window_context_means(np.zeros((0, 2)), np.zeros(0, dtype=bool)).shape == (0, 2)
-
-
 def test_sense_features_join_token_and_weighted_context_at_unit_length():
     from spacy_ctxvec.ops.senses import sense_features
 

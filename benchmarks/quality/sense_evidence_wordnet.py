@@ -52,6 +52,7 @@ def main() -> None:
     from spacy_ctxvec.attributes import CONTEXT_ARRAY, CONTEXT_MASK
     from spacy_ctxvec.evaluation.token_vectors import doc_from_words
     from spacy_ctxvec.lexicon.polysemy_probe import in_fitted_half
+    from spacy_ctxvec.ops.context_windows import window_context_means
     from spacy_ctxvec.ops.sense_evidence import corpus_evidence
     from spacy_ctxvec.ops.senses import (
         CONTEXT_WINDOW,
@@ -60,7 +61,6 @@ def main() -> None:
         induce_senses,
         sense_features,
         to_sense_space,
-        window_context_means,
     )
     from spacy_ctxvec.pipelines import load_pipeline
 

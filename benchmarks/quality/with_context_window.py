@@ -21,11 +21,11 @@ def main() -> None:
     from spacy_ctxvec.building import shard
     from spacy_ctxvec.evaluation import tasks
     from spacy_ctxvec.lexicon import sense_induction
-    from spacy_ctxvec.ops import senses
+    from spacy_ctxvec.ops import context_windows, senses
 
     for module in (senses, shard, sense_induction, tasks):
         module.CONTEXT_WINDOW = window  # type: ignore[attr-defined]
-    senses.window_context_means.__defaults__ = (window,)
+    context_windows.window_context_means.__defaults__ = (window, None)
     tasks.sense_targets.__defaults__ = (*tasks.sense_targets.__defaults__[:-1], window)  # type: ignore[index]
     if sys.argv[2] == "cli":
         from spacy_ctxvec.cli import app

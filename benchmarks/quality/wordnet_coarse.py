@@ -124,8 +124,9 @@ def embed(args: argparse.Namespace) -> None:
     from spacy_ctxvec.attributes import CONTEXT_ARRAY, CONTEXT_MASK
     from spacy_ctxvec.components.model_inputs import type_input_embeddings
     from spacy_ctxvec.evaluation.token_vectors import doc_from_words
+    from spacy_ctxvec.ops.context_windows import window_context_means
     from spacy_ctxvec.ops.cosine import normalise_rows
-    from spacy_ctxvec.ops.senses import CONTEXT_WINDOW, fit_sense_space, window_context_means
+    from spacy_ctxvec.ops.senses import CONTEXT_WINDOW, fit_sense_space
     from spacy_ctxvec.pipelines import load_pipeline
 
     targets, background = build_corpora(args.examples, args.mono, args.mono_lines)

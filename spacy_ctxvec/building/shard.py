@@ -10,7 +10,7 @@ type the K occurrences with the lowest content-hash priority (document text hash
 position and word; one occurrence per passage of a document before a second one,
 ``occurrence_keys.passage_priorities``), with a context snippet and a context vector each
 (the mean vector of the ``CONTEXT_WINDOW`` tokens either side,
-``ops.senses.window_context_means``, kept in float16 from the start). Priorities are
+``ops.context_windows.window_context_means``, kept in float16 from the start). Priorities are
 computed for every occurrence with numpy; snippets (Python strings) only for the rows that
 can still enter the sample: the K lowest per type of each buffered chunk.
 """
@@ -31,6 +31,7 @@ from ..attributes import (
     CONTEXT_SOURCE,
     POLYSEMY_FACTORY,
     check_same_tokens,
+    context_segments,
     install_extensions,
     stored_array,
 )
@@ -45,7 +46,8 @@ from ..lexicon.occurrence_keys import (
 )
 from ..lexicon.sample import SAMPLE_VECTOR_DTYPE, OccurrenceSample
 from ..lexicon.statistics import CONTEXT_VECTORS_META, Lexicon, merge_all
-from ..ops.senses import CONTEXT_WINDOW, window_context_means
+from ..ops.context_windows import window_context_means
+from ..ops.senses import CONTEXT_WINDOW
 from .corpus import CorpusItem
 
 KEY_ATTRS = {"lower": LOWER, "text": ORTH, "lemma": LEMMA}
@@ -310,7 +312,9 @@ def partial_lexicon(
                 sample_buffer.add(doc, doc.text if text is None else text, np.flatnonzero(mask))
                 if sample_contexts:
                     with np.errstate(over="ignore"):  # beyond float16: E260 when the sample is made
-                        contexts = window_context_means(doc._.get(CONTEXT_ARRAY), mask, CONTEXT_WINDOW)[mask]
+                        contexts = window_context_means(
+                            doc._.get(CONTEXT_ARRAY), mask, CONTEXT_WINDOW, context_segments(doc)
+                        )[mask]
                     buffered_contexts.append(contexts.astype(SAMPLE_VECTOR_DTYPE))
         if on_doc is not None:
             on_doc(doc)

@@ -52,6 +52,7 @@ from ..attributes import (
     SENSE_ARRAY,
     SENSE_LABELS,
     SENSE_VECTORS,
+    context_segments,
     install_extensions,
     set_token_arrays,
 )
@@ -351,7 +352,7 @@ class Polysemy(DocAnnotator):
         vectors, mask, found, rows = look_up(
             doc, table, key=self.key, width=senses.width, width_error=Errors.E604, name=self.name
         )
-        return sense_annotations(senses, vectors, mask, np.where(found, rows, -1))
+        return sense_annotations(senses, vectors, mask, np.where(found, rows, -1), context_segments(doc))
 
     def initialize(
         self,

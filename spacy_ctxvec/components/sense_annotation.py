@@ -2,21 +2,26 @@
 ``lexicon.sense_inventory.SenseInventory``): the SENSE_DTYPE records (sense, n_senses,
 score, corpus_polysemy), the sense vectors and the sense labels of one Doc's tokens."""
 
-from typing import List, Tuple
+from typing import List, Optional, Tuple
 
 import numpy as np
 
 from ..attributes import SENSE_DTYPE
 from ..lexicon.sense_inventory import SenseInventory
-from ..ops.senses import window_context_means
+from ..ops.context_windows import window_context_means
 
 
 def sense_annotations(
-    senses: SenseInventory, vectors: np.ndarray, mask: np.ndarray, type_rows: np.ndarray
+    senses: SenseInventory,
+    vectors: np.ndarray,
+    mask: np.ndarray,
+    type_rows: np.ndarray,
+    segments: Optional[np.ndarray] = None,
 ) -> Tuple[np.ndarray, np.ndarray, List[str]]:
     """(SENSE_DTYPE records, (n, width) float32 sense vectors, label per token) for the
     tokens of one Doc: their contextual ``vectors`` (n, width), which of them are real
-    (``mask``) and their types' rows in ``senses`` (``type_rows``, -1: no senses).
+    (``mask``) and their types' rows in ``senses`` (``type_rows``, -1: no senses); a
+    token's context stays in its sentence or paragraph (``segments``, attributes.context_segments).
     Tokens without a vector get no sense but keep their type's n_senses and
     corpus_polysemy; score and corpus_polysemy are 0.0 with has_score /
     has_corpus_polysemy false where undefined; labels "" where the sense is -1 (or the
@@ -36,7 +41,9 @@ def sense_annotations(
     type_rows = np.where(mask, type_rows, -1)
     compared = (type_rows >= 0) & (records["n_senses"] > 1)  # only these tokens choose between senses
     contexts = (
-        window_context_means(vectors, mask, senses.context_window) if senses.context_window and compared.any() else None
+        window_context_means(vectors, mask, senses.context_window, segments)
+        if senses.context_window and compared.any()
+        else None
     )
     assigned, scores = senses.assign_scored(type_rows, vectors, contexts)
     records["sense"], records["has_score"] = assigned, np.isfinite(scores)

@@ -8,13 +8,14 @@ from typing import Any, Dict, List, Mapping, Optional, Sequence, Tuple
 import numpy as np
 from spacy.language import Language
 
-from ..attributes import CONTEXT_ARRAY, CONTEXT_MASK, check_same_tokens, install_extensions
+from ..attributes import CONTEXT_ARRAY, CONTEXT_MASK, check_same_tokens, context_segments, install_extensions
 from ..building.shard import polysemy_components
 from ..errors import CtxvecError, Errors
 from ..lexicon.polysemy_probe import FITTED_HALF, PROBE, in_fitted_half, lower_case_halves, type_polysemy_scores
 from ..lexicon.sense_descriptions import describe_split_thresholds
 from ..lexicon.sense_induction import induce_type_senses, probe_split_decisions
 from ..lexicon.statistics import Lexicon
+from ..ops.context_windows import window_context_means
 from ..ops.sense_evidence import grouped_anisotropy_baseline, self_similarity_score
 from ..ops.senses import (
     CONTEXT_WEIGHT,
@@ -25,7 +26,6 @@ from ..ops.senses import (
     fit_sense_space,
     sense_features,
     to_sense_space,
-    window_context_means,
 )
 from .correlation import (
     CorrelationReport,
@@ -269,7 +269,7 @@ class SenseTargets:
     has none), whether it has one, its type key (lower case) and its assigned sense
     (token._.sense, -1 for None) with that sense's vector (token._.sense_vec);
     ``contexts``: the mean contextual vector of the tokens up to ``context_window``
-    either side of the target (ops.senses.window_context_means)."""
+    either side of the target (ops.context_windows.window_context_means)."""
 
     vectors: np.ndarray
     has_vector: np.ndarray
@@ -313,7 +313,8 @@ def sense_targets(
         vectors[k] = vector
         doc_vectors, doc_mask = doc._.get(CONTEXT_ARRAY), doc._.get(CONTEXT_MASK)
         if context_window > 0 and doc_vectors is not None and doc_mask is not None:
-            contexts[k] = window_context_means(doc_vectors, doc_mask, context_window)[int(positions[k])]
+            segments = context_segments(doc)
+            contexts[k] = window_context_means(doc_vectors, doc_mask, context_window, segments)[int(positions[k])]
         has_vector[k] = bool(token._.has_context_vec)
         sense = token._.sense if has_senses else None
         if sense is not None:

@@ -2,7 +2,7 @@
 
 For every type the sample keeps up to ``k`` occurrences: contextual vector (float16),
 a 64-bit priority, a short context snippet and, optionally, the occurrence's context
-vector (float16: the mean vector of the tokens around it, ``ops.senses.window_context_means``),
+vector (float16: the mean vector of the tokens around it, ``ops.context_windows.window_context_means``),
 which sense induction clusters on beside the token's own vector. The priority is a hash of the
 occurrence's content (the document text and the token's position), so it does not
 depend on how the corpus was split, in what order the parts were processed or on

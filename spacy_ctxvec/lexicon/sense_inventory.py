@@ -208,7 +208,7 @@ class SenseInventory(KeyedRows):
     def features(self, vectors: np.ndarray, contexts: Optional[np.ndarray] = None) -> np.ndarray:
         """Rows in the space of the centroids, from raw contextual ``vectors`` (n, width)
         and, with a context space, their raw ``contexts`` (n, width; see
-        ``ops.senses.window_context_means`` with ``context_window``)."""
+        ``ops.context_windows.window_context_means`` with ``context_window``)."""
         units = to_sense_space(vectors, self.space)
         if self.context_space is None:
             return units

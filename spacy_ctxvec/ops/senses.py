@@ -5,7 +5,7 @@ scikit-learn; no spaCy). Deterministic, never NaN.
    vectors ("all-but-the-top", Mu & Viswanath 2018), which carry frequency and position
    rather than meaning.
 2. ``to_sense_space``: centre, remove those directions, scale rows to unit length.
-3. ``window_context_means`` / ``sense_features``: each occurrence's context (the mean
+3. ``sense_features``: each occurrence's context (``ops.context_windows``: the mean
    contextual vector of the tokens up to ``CONTEXT_WINDOW`` either side), taken into its
    own sense space and joined to the token's unit row with weight ``CONTEXT_WEIGHT``:
    the space senses are clustered and assigned in (the split decision uses the token's
@@ -270,35 +270,6 @@ def spread(unit_rows: np.ndarray) -> float:
     total = unit_rows.sum(axis=0)
     off_diagonal = float(total @ total - np.einsum("ij,ij->", unit_rows, unit_rows))
     return float(np.clip(1.0 - off_diagonal / (n * (n - 1)), 0.0, 2.0))
-
-
-def window_context_means(vectors: np.ndarray, valid: np.ndarray, window: int = CONTEXT_WINDOW) -> np.ndarray:
-    """(n, d) float32: for each of the n tokens of one document, the mean of the
-    ``valid`` rows of ``vectors`` (n, d) among the ``window`` tokens either side, the
-    token itself left out; zero rows where there are none. ``window`` 0: all zeros."""
-    x = np.asarray(vectors, dtype=np.float32)
-    if x.ndim != 2:
-        x = x.reshape(len(x), -1)
-    n, width = x.shape
-    if n == 0 or window <= 0:
-        return np.zeros((n, width), dtype=np.float32)
-    valid = np.asarray(valid, dtype=bool).reshape(-1) & np.isfinite(x).all(axis=1)
-    # 2 x window shifted adds of a zero-padded copy: about 5x faster than a cumulative
-    # sum at document sizes (numpy's cumsum is not vectorised)
-    padded = np.zeros((n + 2 * window, width), dtype=np.float32)
-    padded[window : window + n][valid] = x[valid]
-    present = np.zeros(n + 2 * window, dtype=np.float32)
-    present[window : window + n] = valid
-    total = np.zeros((n, width), dtype=np.float32)
-    number = np.zeros(n, dtype=np.float32)
-    for offset in range(-window, window + 1):
-        if offset:
-            total += padded[window + offset : window + offset + n]
-            number += present[window + offset : window + offset + n]
-    means = np.zeros((n, width), dtype=np.float32)
-    has = number > 0
-    means[has] = total[has] / number[has, None]
-    return means
 
 
 def sense_features(
