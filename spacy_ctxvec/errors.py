@@ -129,7 +129,7 @@ class Warnings(metaclass=_ErrorsWithCodes):
     W041 = (
         "No word seen >= {min_count} times has a corpus_polysemy in '{path}': {n_candidates} of its "
         "{n_types_with_senses} words with senses have one{most_frequent}. A word has a corpus_polysemy only where "
-        "its sample holds at least 2 x min_support usable occurrences, so rare words have none. {fix}"
+        "its sample holds at least 2 x min_support (and 3) usable occurrences, so rare words have none. {fix}"
     )
     W042 = (
         "The held-out Spearman of {scores} is undefined (the held-out line says why): the probe is "

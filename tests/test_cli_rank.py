@@ -286,6 +286,19 @@ def test_rank_by_corpus_polysemy_with_no_word_that_frequent_warns_why(tiny_bert_
     assert "[CTX-W041]" not in at_most.output and "Most polysemous" in at_most.output
 
 
+def test_w041_names_a_larger_sample_where_the_sample_holds_too_few_occurrences_of_any_word(tiny_pipeline_dir, tmp_path):
+    corpus = tmp_path / "corpus.txt"
+    corpus.write_text("\n".join(f"the bank of the river number {n}" for n in range(12)) + "\n", encoding="utf8")
+    built = runner.invoke(
+        app, ["build-lexicon", str(tiny_pipeline_dir), str(corpus), str(tmp_path / "small"), "--sample-size", "4"]
+    )
+    assert built.exit_code == 0, built.output
+    ranked = runner.invoke(app, ["rank", str(tmp_path / "small"), "--by", "corpus_polysemy"])
+    message = " ".join(ranked.output.split())
+    assert "[CTX-W041]" in message and "keeps at most 4 occurrences of a word and a corpus_polysemy needs 6" in message
+    assert "--sample-size 6 or more" in message and "larger corpus" not in message
+
+
 @pytest.mark.slow  # starts two subprocesses
 def test_a_closed_pipe_ends_a_command_quietly(lexicon_dir):
     """`rank ... | head -2`: the reader leaves; the command exits as standard tools do

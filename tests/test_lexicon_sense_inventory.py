@@ -328,7 +328,7 @@ def test_nan_in_the_context_space_is_a_coded_error(tmp_path, file):
         SenseInventory.from_disk(tmp_path / "senses")
 
 
-def test_each_type_keeps_how_many_rows_were_judged_and_the_threshold_it_was_judged_against(inventory):
+def test_each_type_keeps_how_many_rows_were_judged_and_the_threshold_it_was_judged_against(inventory, data):
     from spacy_ctxvec.ops.sense_evidence import one_use_reference
 
     assert inventory.settings["split_rule"] == "evidence"
@@ -339,6 +339,10 @@ def test_each_type_keeps_how_many_rows_were_judged_and_the_threshold_it_was_judg
             assert threshold == pytest.approx(one_use_reference(judged)[-1])
             assert (inventory.n_senses(key) > 1) == (inventory.corpus_polysemy_of(key) > threshold)
     assert inventory.evidence_of("no-such-word") == (None, None)
+    keys, vectors, _, _ = data
+    for k in (1, 2):  # too few rows for a corpus_polysemy: no threshold it was compared with
+        few = induce_inventory(lexicon_with_sample(keys, vectors, k=k), min_count=5)
+        assert all(few.evidence_of(key) == (k, None) and few.corpus_polysemy_of(key) is None for key in few.keys)
 
 
 def test_a_label_edited_as_a_string_names_its_entry(inventory, tmp_path):

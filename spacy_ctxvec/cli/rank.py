@@ -12,7 +12,7 @@ from ..errors import CtxvecError, Errors, Warnings
 from ..lexicon.polysemy_probe import SCORE_CHOICES, small_lexicon_warning, type_polysemy_scores
 from ..lexicon.sense_inventory import SenseInventory
 from ..lexicon.statistics import Lexicon
-from ..ops.senses import is_word
+from ..ops.senses import DEFAULT_SAMPLE_SIZE, MIN_SUPPORT, is_word
 from ..ops.text import least_size, no_letter_note, text_table, tsv_text
 from ..saved_pipeline import (
     load_lexicon,
@@ -178,8 +178,22 @@ def rank_by_corpus_polysemy(source: Path, min_count: int, top_k: int, words_only
         "min_count": min_count,
         "n_listed": n_listed,
         **stop_words_summary(left_out, skipped),
+        "fix": _no_evidence_fix(inventory, lexicon, len(candidates)),
     }
     return ranked, summary
+
+
+def _no_evidence_fix(inventory: SenseInventory, lexicon: Lexicon, n_candidates: int) -> str:
+    """What gives more words a corpus_polysemy: a larger sample where it holds fewer
+    occurrences of a word than one needs, else a lower --min-count or a larger corpus."""
+    needed = max(2 * int(inventory.settings.get("min_support", MIN_SUPPORT)), 3)
+    k = None if lexicon.sample is None else lexicon.sample.k
+    if k is not None and k < needed:
+        return (
+            f"Its sample keeps at most {k} occurrences of a word and a corpus_polysemy needs {needed}: build the "
+            f"lexicon again with --sample-size {needed} or more (the default is {DEFAULT_SAMPLE_SIZE})."
+        )
+    return LOWER_MIN_COUNT if n_candidates else LARGER_CORPUS
 
 
 def stop_words_summary(left_out: int, stop_words: AbstractSet[str]) -> Dict[str, int]:
@@ -284,8 +298,8 @@ def rank_cli(
     if by == "corpus_polysemy":
         ranked, summary = rank_by_corpus_polysemy(source, min_count, top_k, not all_types, skip_stop_words)
         most_frequent = f", the most frequent of them seen {summary['max_count']} times" if summary["max_count"] else ""
-        fix = LOWER_MIN_COUNT if summary["n_candidates"] else LARGER_CORPUS
-        empty = Warnings.W041.format(**summary, path=source, most_frequent=most_frequent, fix=fix)
+        empty = Warnings.W041.format(**summary, path=source, most_frequent=most_frequent)
+        summary.pop("fix")
         show(ranked, fmt, summary, CORPUS_RANK_NOTE.format(**summary) + stop_words_note(summary), empty)
     else:
         ranked, summary = rank_by_polysemy_score(source, min_count, top_k, score, all_types, skip_stop_words)

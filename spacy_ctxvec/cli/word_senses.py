@@ -31,7 +31,7 @@ FORMATS = ("table", "tsv", "json")
 # Why a word shows no corpus_polysemy (ops.sense_evidence): too few sampled occurrences
 # (occurrences that share a passage or a snippet count once).
 NO_EVIDENCE = (
-    "no corpus_polysemy (too few sampled occurrences: at least 2 x min_support are needed, "
+    "no corpus_polysemy (too few sampled occurrences: at least 2 x min_support (and 3) are needed, "
     "occurrences that share a passage or a snippet counting once)"
 )
 # Inventories saved before corpus_polysemy was kept have none for any word.
@@ -57,9 +57,10 @@ def one_sense_note(
         return None
     min_support = inventory.settings.get("min_support", MIN_SUPPORT)
     return (
-        "above the split threshold, yet one sense: no cut of its sampled occurrences left two groups of "
-        f"at least min_support ({min_support}) occurrences each, a line the corpus repeats counting once; "
-        "more varied lines of the word give it more to split"
+        "above the split threshold, yet one sense: the two groups its evidence found in its sampled occurrences "
+        f"are not both of at least min_support ({min_support}) occurrences, a line the corpus repeats counting "
+        "once (a few odd occurrences raise corpus_polysemy without making a sense); more varied lines of the "
+        "word give it more to split"
     )
 
 

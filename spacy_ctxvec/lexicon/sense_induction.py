@@ -259,7 +259,8 @@ def induce_inventory(
                 continue
             polysemy.append(np.nan if corpus_polysemy is None else corpus_polysemy)
             judged.append(int(independent.sum()))
-            split_thresholds.append(np.nan if evidence is None else evidence.threshold)
+            # no corpus_polysemy (too few judged rows): no threshold it was compared with
+            split_thresholds.append(np.nan if evidence is None or corpus_polysemy is None else evidence.threshold)
             scales.append(margin_scale(clustered, model.centroids))
             keys.append(sample.keys[i])
             sizes.append(model.n_senses)
