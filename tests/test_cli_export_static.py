@@ -27,6 +27,53 @@ def test_export_word2vec_text_loadable_by_gensim(lexicon, tmp_path):
     np.testing.assert_allclose(vectors["hotel"], [0.5, 0.5, 0.5], atol=1e-5)
 
 
+def test_rows_come_most_frequent_first_so_a_readers_limit_keeps_the_frequent_words(tmp_path):
+    from gensim.models import KeyedVectors
+
+    keys = ["apple"] + ["the"] * 5 + ["bank"] * 3 + ["zebra"] * 3
+    Lexicon.from_occurrences(keys, np.random.default_rng(0).normal(size=(len(keys), 4))).to_disk(tmp_path / "lex")
+    assert runner.invoke(app, ["export-static", str(tmp_path / "lex"), str(tmp_path / "v.txt")]).exit_code == 0
+    assert KeyedVectors.load_word2vec_format(str(tmp_path / "v.txt")).index_to_key == ["the", "bank", "zebra", "apple"]
+    assert KeyedVectors.load_word2vec_format(str(tmp_path / "v.txt"), limit=2).index_to_key == ["the", "bank"]
+
+
+@pytest.mark.parametrize("senses", [[], ["--senses"]], ids=["words", "senses"])
+def test_binary_output_loads_in_gensim_and_a_bin_name_without_binary_is_refused(tmp_path, senses):
+    from gensim.models import KeyedVectors
+
+    from spacy_ctxvec.lexicon.sense_induction import induce_inventory
+
+    from .test_lexicon_sense_inventory import lexicon_with_sample, synthetic
+
+    keys, vectors, _, _ = synthetic()
+    lexicon = lexicon_with_sample(keys, vectors)
+    (lexicon if not senses else induce_inventory(lexicon, min_count=5)).to_disk(tmp_path / "source")
+    source = str(tmp_path / "source")
+    refused = runner.invoke(app, ["export-static", source, str(tmp_path / "v.bin"), *senses])
+    message = " ".join(refused.output.split())
+    assert refused.exit_code == 1 and "[CTX-E420]" in message and "Add --binary, or name it .txt" in message
+    assert list(tmp_path.iterdir()) == [tmp_path / "source"]
+    written = runner.invoke(app, ["export-static", source, str(tmp_path / "v.bin"), *senses, "--binary"])
+    assert written.exit_code == 0 and "word2vec binary" in written.output, written.output
+    table = KeyedVectors.load_word2vec_format(str(tmp_path / "v.bin"), binary=True)
+    assert ("bank|1" if senses else "bank") in table.key_to_index
+
+
+def test_export_senses_with_a_min_count_is_refused(tmp_path):
+    from spacy_ctxvec.lexicon.sense_induction import induce_inventory
+
+    from .test_lexicon_sense_inventory import lexicon_with_sample, synthetic
+
+    keys, vectors, _, _ = synthetic()
+    induce_inventory(lexicon_with_sample(keys, vectors), min_count=5).to_disk(tmp_path / "senses")
+    result = runner.invoke(
+        app, ["export-static", str(tmp_path / "senses"), str(tmp_path / "v.txt"), "--senses", "--min-count", "50"]
+    )
+    message = " ".join(result.output.split())
+    assert result.exit_code == 1 and "[CTX-E421]" in message and "the senses' own min_count (5)" in message
+    assert not (tmp_path / "v.txt").exists()
+
+
 def test_export_min_count_and_unit(lexicon, tmp_path):
     result = runner.invoke(
         app, ["export-static", str(tmp_path / "lex"), str(tmp_path / "v.txt"), "--min-count", "2", "--unit"]

@@ -66,6 +66,13 @@ def test_train_static_cbow_binary(tmp_path, train_corpus):
     assert table.dim == 8 and "apple" in table
 
 
+def test_a_bin_output_without_binary_is_refused_before_training(tmp_path, train_corpus):
+    result = train(train_corpus, tmp_path / "vectors.bin", "--size", 8, "--min-count", 1, "--epochs", 1)
+    message = " ".join(result.output.split())
+    assert result.exit_code == 1 and "[CTX-E420]" in message and "train-static writes word2vec text" in message
+    assert not (tmp_path / "vectors.bin").exists()
+
+
 def test_missing_empty_and_too_rare_corpus(tmp_path, train_corpus):
     result = train(tmp_path / "missing.txt", tmp_path / "v.txt")
     assert result.exit_code == 1 and "E210" in result.output and "missing.txt" in result.output

@@ -28,6 +28,19 @@ def test_sense_rows_load_as_static_vectors(tmp_path):
     assert np.linalg.norm(unit.get("bank|1")) == pytest.approx(1.0, abs=1e-5)
 
 
+def test_sense_rows_come_by_descending_word_count_each_words_senses_in_order(tmp_path):
+    from gensim.models import KeyedVectors
+
+    keys, vectors, _, _ = synthetic()
+    inventory = induce_inventory(lexicon_with_sample(keys, vectors), min_count=5)
+    counts = np.arange(len(inventory))
+    counts[inventory.index("bank")] = 10_000  # the most frequent word
+    export_sense_vectors(inventory, tmp_path / "senses.txt", counts=counts)
+    written = KeyedVectors.load_word2vec_format(str(tmp_path / "senses.txt")).index_to_key
+    assert written[:3] == ["bank|0", "bank|1", sense_key(inventory.keys[-1], 0)]
+    assert written[3:] == [sense_key(key, 0) for key in reversed(inventory.keys) if key != "bank"][1:]
+
+
 def test_keys_that_word2vec_text_cannot_hold_are_left_out(tmp_path):
     space = SenseSpace(np.zeros(3), np.zeros((0, 3)))
     inventory = SenseInventory(

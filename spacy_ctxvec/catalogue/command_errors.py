@@ -143,6 +143,16 @@ class CommandErrors:
         "it runs before the command, so that the functions it registers (@spacy.registry.misc, ...) "
         "are found by pipelines and configs."
     )
+    E420 = (
+        "OUTPUT '{path}' is named like a word2vec binary file ({suffix}), but {command} writes word2vec text "
+        "without --binary: gensim's load_word2vec_format(..., binary=True) and other tools would fail on it. "
+        "Add --binary, or name it .txt (or .txt.gz)."
+    )
+    E421 = (
+        "--min-count {min_count} does not apply with --senses: the senses were induced for the words seen at "
+        "least the senses' own min_count ({senses_min_count}) times, and every one of them is written. Leave "
+        "--min-count out, or build the lexicon with a higher --min-count."
+    )
 
     # Build engines (E5xx)
     E501 = (

@@ -83,6 +83,17 @@ def file_output(example_name: str) -> Callable[[Union[str, Path]], Path]:
     return parse_file_output
 
 
+BINARY_SUFFIXES = (".bin", ".bin.gz")
+BINARY = typer.Option(False, "--binary", help="Write word2vec binary instead of text")
+
+
+def check_binary_name(output: Path, binary: bool, command: str) -> None:
+    """E420 for an OUTPUT named like word2vec binary (vectors.bin) that would get text."""
+    suffix = next((s for s in BINARY_SUFFIXES if output.name.lower().endswith(s)), None)
+    if suffix is not None and not binary:
+        raise CtxvecError(Errors.E420.format(path=output, suffix=suffix, command=command))
+
+
 def colour_only_on_a_terminal() -> None:
     """wasabi colours its messages wherever they go: a file or pipe would get escape codes.
     Plain text there (as ``ls`` and ``git`` do), colours on a terminal unless NO_COLOR is set."""

@@ -3,16 +3,21 @@ vectors in word2vec text format (see spacy_ctxvec.lexicon.export); with --senses
 row per induced sense, keyed ``bank|0``, ``bank|1``, and their labels beside it in
 ``OUTPUT.labels.tsv``. Both follow spacy_ctxvec.outputs."""
 
+import dataclasses
+from dataclasses import dataclass
 from pathlib import Path
+from typing import Optional
 
+import numpy as np
 import typer
 from wasabi import msg
 
+from ..errors import CtxvecError, Errors
 from ..lexicon.export import export_sense_vectors, export_static_vectors, sense_labels_path, sense_labels_tsv
 from ..lexicon.sense_inventory import SenseInventory
 from ..outputs import check_output, write_file, write_text
-from ..saved_pipeline import load_lexicon, load_senses
-from ._app import OVERWRITE_FILE, app, exit_on_coded_error, file_output, given_path
+from ..saved_pipeline import load_lexicon, load_senses_and_lexicon
+from ._app import BINARY, OVERWRITE_FILE, app, check_binary_name, exit_on_coded_error, file_output, given_path
 
 WHAT = "vectors file"
 LABELS = "sense labels file"
@@ -23,48 +28,80 @@ SOURCE = typer.Argument(..., parser=given_path, help="Pipeline directory or pack
 @exit_on_coded_error
 def export_static_cli(
     source: Path = SOURCE,
-    output: Path = typer.Argument(..., parser=file_output("vectors.txt"), help="Output file (word2vec text format)"),
+    output: Path = typer.Argument(
+        ...,
+        parser=file_output("vectors.txt"),
+        help="Output file (word2vec text format, binary with --binary; rows by descending count)",
+    ),
     min_count: int = typer.Option(1, "--min-count", min=1, help="Only types with at least this many occurrences"),
     unit: bool = typer.Option(
-        False, "--unit", help="Export unit-length directions (mean of unit vectors) instead of mean raw vectors"
+        False,
+        "--unit",
+        help="Export unit-length directions instead of mean raw vectors (words: the mean of unit vectors; "
+        "with --senses: each sense's mean, scaled to unit length)",
     ),
+    binary: bool = BINARY,
     senses: bool = typer.Option(
         False,
         "--senses",
         help="One row per induced sense, keyed word|0, word|1 (sense2vec style; sense 0 is the largest); "
         "SOURCE: a pipeline with senses or a senses directory; --min-count does not apply (the senses' own "
-        "min_count did); the senses' labels go to OUTPUT.labels.tsv",
+        "min_count did: E421); the senses' labels go to OUTPUT.labels.tsv",
     ),
     overwrite: bool = OVERWRITE_FILE,
 ) -> None:
     """Export per-type (or, with --senses, per-sense) mean contextual vectors as static word vectors."""
+    check_binary_name(output, binary, "export-static")
     check_output(output, what=WHAT, inputs={"SOURCE": source}, overwrite=overwrite)
     if senses:
-        labels = sense_labels_path(output)
-        check_output(labels, what=LABELS, inputs={"SOURCE": source}, overwrite=overwrite, named_after="OUTPUT")
-        inventory = load_senses(source)
-        n_written = _write_senses(inventory, output, labels, unit, overwrite)
-        msg.good(
-            f"Wrote {n_written} x {inventory.width} sense vectors of {len(inventory)} words (word2vec text) to "
-            f"{output}, their labels to {labels}"
-        )
+        _export_senses(source, output, min_count, SenseExport(unit, binary), overwrite)
         return
+    kind = "binary" if binary else "text"
     lexicon = load_lexicon(source)
     n_written = write_file(
         output,
-        lambda tmp: export_static_vectors(lexicon, tmp, min_count=min_count, unit=unit),
+        lambda tmp: export_static_vectors(lexicon, tmp, min_count=min_count, unit=unit, binary=binary),
         what=WHAT,
         overwrite=overwrite,
     )
-    msg.good(f"Wrote {n_written} x {lexicon.width} vectors (word2vec text) to {output}")
+    msg.good(f"Wrote {n_written} x {lexicon.width} vectors (word2vec {kind}) to {output}")
 
 
-def _write_senses(inventory: SenseInventory, output: Path, labels: Path, unit: bool, overwrite: bool) -> int:
+@dataclass(frozen=True)
+class SenseExport:
+    """How the sense vectors are written: unit length, binary, the words' counts (their
+    order; None: key order)."""
+
+    unit: bool
+    binary: bool
+    counts: Optional[np.ndarray] = None
+
+
+def _export_senses(source: Path, output: Path, min_count: int, how: SenseExport, overwrite: bool) -> None:
+    """export-static --senses: the sense vectors, the words most frequent first where the
+    source holds a lexicon, and their labels beside them (E421 for a --min-count)."""
+    labels = sense_labels_path(output)
+    check_output(labels, what=LABELS, inputs={"SOURCE": source}, overwrite=overwrite, named_after="OUTPUT")
+    inventory, lexicon = load_senses_and_lexicon(source)
+    if min_count != 1:
+        senses_min_count = inventory.settings.get("min_count", "?")
+        raise CtxvecError(Errors.E421.format(min_count=min_count, senses_min_count=senses_min_count))
+    if lexicon is not None:
+        how = dataclasses.replace(how, counts=np.array([lexicon.count_of(key) for key in inventory.keys]))
+    n_written = _write_senses(inventory, output, labels, how, overwrite)
+    kind = "binary" if how.binary else "text"
+    msg.good(
+        f"Wrote {n_written} x {inventory.width} sense vectors of {len(inventory)} words (word2vec {kind}) to "
+        f"{output}, their labels to {labels}"
+    )
+
+
+def _write_senses(inventory: SenseInventory, output: Path, labels: Path, how: SenseExport, overwrite: bool) -> int:
     """The sense vectors into OUTPUT's staged file, the labels into place, then OUTPUT: a labels
     write that fails leaves OUTPUT as it was. Returns the rows written."""
 
     def vectors_then_labels(tmp: Path) -> int:
-        n_rows = export_sense_vectors(inventory, tmp, unit=unit)
+        n_rows = export_sense_vectors(inventory, tmp, unit=how.unit, binary=how.binary, counts=how.counts)
         write_text(labels, sense_labels_tsv(inventory), what=LABELS, overwrite=overwrite)
         return n_rows
 

@@ -8,9 +8,25 @@ from wasabi import msg
 
 from ..outputs import check_output, write_file
 from ..static.train import train_static_vectors
-from ._app import CORPUS_ENCODING, CORPUS_ON_ERROR, OVERWRITE_FILE, app, exit_on_coded_error, file_output, given_path
+from ._app import (
+    BINARY,
+    CORPUS_ENCODING,
+    CORPUS_ON_ERROR,
+    OVERWRITE_FILE,
+    app,
+    check_binary_name,
+    exit_on_coded_error,
+    file_output,
+    given_path,
+)
 
 WHAT = "vectors file"
+TOKENS = typer.Option(
+    "simple",
+    "--tokens",
+    help="simple: lower-cased runs of letters and digits (Don't -> don, t); spacy: spaCy's English tokens, "
+    "lower-cased (do, n't, mr., punctuation), the strings ctxvec_static looks up",
+)
 
 
 @app.command("train-static")
@@ -30,19 +46,15 @@ def train_static_cli(
     min_count: int = typer.Option(5, "--min-count", min=1, help="Ignore words rarer than this"),
     epochs: int = typer.Option(5, "--epochs", min=1, help="Passes over the corpus"),
     workers: int = typer.Option(2, "--workers", min=1, help="Training threads (1 = reproducible)"),
-    binary: bool = typer.Option(False, "--binary", help="Write word2vec binary instead of text"),
+    binary: bool = BINARY,
     seed: int = typer.Option(0, "--seed", help="Random seed"),
-    tokens: str = typer.Option(
-        "simple",
-        "--tokens",
-        help="simple: lower-cased runs of letters and digits (Don't -> don, t); spacy: spaCy's English tokens, "
-        "lower-cased (do, n't, mr., punctuation), the strings ctxvec_static looks up",
-    ),
+    tokens: str = TOKENS,
     encoding: str = CORPUS_ENCODING,
     on_error: str = CORPUS_ON_ERROR,
     overwrite: bool = OVERWRITE_FILE,
 ) -> None:
     """Train word2vec static vectors on a text corpus with gensim."""
+    check_binary_name(output, binary, "train-static")
     check_output(output, what=WHAT, inputs={"CORPUS": corpus}, overwrite=overwrite)
     vectors = write_file(
         output,

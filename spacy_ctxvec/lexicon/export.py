@@ -12,7 +12,7 @@ A file without rows is never written: with nothing to export (an empty lexicon, 
 
 import warnings
 from pathlib import Path
-from typing import List, Sequence, Tuple
+from typing import List, Optional, Sequence, Tuple
 
 import numpy as np
 
@@ -40,9 +40,18 @@ def warn_unwritable(keys: Sequence[str], writable: np.ndarray, what: str) -> Non
         warnings.warn(Warnings.W057.format(n=len(left_out), what=what, examples=examples), stacklevel=3)
 
 
-def export_static_vectors(lexicon: Lexicon, output: PathLike, *, min_count: int = 1, unit: bool = False) -> int:
+def most_frequent_first(counts: np.ndarray) -> np.ndarray:
+    """Row order by descending count, ties in key order: word2vec's, so that a reader's
+    ``limit`` (gensim) or ``--prune`` (spacy init vectors) keeps the most frequent words."""
+    return np.argsort(-np.asarray(counts, dtype=np.int64), kind="stable")
+
+
+def export_static_vectors(
+    lexicon: Lexicon, output: PathLike, *, min_count: int = 1, unit: bool = False, binary: bool = False
+) -> int:
     """Write the centroids of types with >= min_count occurrences (unit-length
-    directions with ``unit``); return how many were written (E743 for none)."""
+    directions with ``unit``), most frequent first, as word2vec text (``binary``: binary);
+    return how many were written (E743 for none)."""
     from gensim.models import KeyedVectors
 
     keys = np.array(lexicon.keys, dtype=str)
@@ -52,10 +61,12 @@ def export_static_vectors(lexicon: Lexicon, output: PathLike, *, min_count: int 
         raise _nothing_to_export(len(keys), int(counts[writable].max()) if writable.any() else 0, min_count)
     frequent = counts >= min_count
     warn_unwritable(keys[frequent].tolist(), writable[frequent], "types")
-    vectors = (lexicon.unit_centroids() if unit else lexicon.centroids())[chosen].astype(np.float32)
+    order = most_frequent_first(counts)
+    order = order[chosen[order]]
+    vectors = (lexicon.unit_centroids() if unit else lexicon.centroids())[order].astype(np.float32)
     table = KeyedVectors(vector_size=lexicon.width)
-    table.add_vectors(keys[chosen].tolist(), vectors)
-    save_word2vec(table, output)
+    table.add_vectors(keys[order].tolist(), vectors)
+    save_word2vec(table, output, binary=binary)
     return int(chosen.sum())
 
 
@@ -76,9 +87,18 @@ def sense_key(key: str, sense: int) -> str:
     return f"{key}{SENSE_KEY_SEPARATOR}{sense}"
 
 
-def export_sense_vectors(senses: SenseInventory, output: PathLike, *, unit: bool = False) -> int:
+def export_sense_vectors(
+    senses: SenseInventory,
+    output: PathLike,
+    *,
+    unit: bool = False,
+    binary: bool = False,
+    counts: Optional[np.ndarray] = None,
+) -> int:
     """Write each sense's static vector (mean raw contextual vector of its members;
-    unit length with ``unit``) under ``word|sense``, in word2vec text format; types whose
+    unit length with ``unit``) under ``word|sense``, in word2vec text format (``binary``:
+    binary), the words by descending ``counts`` (their occurrences, one per word of
+    ``senses``) where given, else in key order, each word's senses in order; types whose
     key cannot be written are left out. Return how many rows were written (E743 for none)."""
     from gensim.models import KeyedVectors
 
@@ -98,9 +118,12 @@ def export_sense_vectors(senses: SenseInventory, output: PathLike, *, unit: bool
     warn_unwritable(senses.keys, words_writable, "words and their senses")
     keys = [sense_key(key, sense) for key, size in zip(senses.keys, sizes.tolist()) for sense in range(size)]
     vectors = normalise_rows(senses.vectors) if unit else senses.vectors.astype(np.float64)
+    word_order = np.arange(len(senses)) if counts is None else most_frequent_first(counts)
+    rows = np.concatenate([np.arange(senses.offsets[w], senses.offsets[w + 1]) for w in word_order]).astype(np.int64)
+    rows = rows[writable[rows]]
     table = KeyedVectors(vector_size=senses.width)
-    table.add_vectors([key for key, keep in zip(keys, writable) if keep], vectors[writable].astype(np.float32))
-    save_word2vec(table, output)
+    table.add_vectors([keys[row] for row in rows.tolist()], vectors[rows].astype(np.float32))
+    save_word2vec(table, output, binary=binary)
     return int(writable.sum())
 
 
