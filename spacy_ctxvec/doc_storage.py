@@ -321,14 +321,25 @@ def gathered(doc: Doc, name: str, bounds_name: str, empty_row: Any) -> Tuple[Any
     entries, entry, rows = resolve(doc, bounds_name, token_bounds(doc)[:-1])
     found = np.full(len(doc), -1, dtype=np.int64)
     result: Any = None
-    for e, (anchor, _) in enumerate(entries):
-        value = user_data.get(key(name, anchor))
+    values = [user_data.get(key(name, anchor)) for anchor, _ in entries]
+    for e, value in enumerate(values):
         if value is None:
             continue
         if result is None:
             result = _empty_like(value, len(doc), empty_row)
+            if isinstance(value, np.ndarray) and value.dtype.kind == "f":  # parts of float16 and float32: float32
+                same = [
+                    v.dtype
+                    for v in values
+                    if isinstance(v, np.ndarray) and v.dtype.kind == "f" and v.shape[1:] == value.shape[1:]
+                ]
+                result = result.astype(np.result_type(*same))
         elif isinstance(value, np.ndarray) != isinstance(result, np.ndarray) or (
-            isinstance(value, np.ndarray) and (value.shape[1:] != result.shape[1:] or value.dtype != result.dtype)
+            isinstance(value, np.ndarray)
+            and (
+                value.shape[1:] != result.shape[1:]
+                or (value.dtype != result.dtype and not value.dtype.kind == result.dtype.kind == "f")
+            )
         ):
             continue
         take = np.flatnonzero(entry == e)

@@ -83,6 +83,33 @@ def test_from_docs_reads_each_tokens_values_without_w101_and_keeps_them_saved(fu
     assert_same_tokens(copied, originals[6:12] + list(docs[0]))
 
 
+def test_from_docs_of_float16_and_float32_parts_reads_every_parts_rows(tiny_bert_dir):
+    import spacy
+
+    from .conftest import transformer_config
+
+    pipelines = []
+    for dtype in ("float32", "float16"):
+        nlp = spacy.blank("en", vocab=pipelines[0].vocab if pipelines else True)
+        nlp.add_pipe("transformer", config=transformer_config(str(tiny_bert_dir), window=8, stride=6))
+        nlp.add_pipe("ctxvec_context", config={"dtype": dtype})
+        nlp.initialize()
+        pipelines.append(nlp)
+    wide, narrow = pipelines[0]("we sat on the river bank"), pipelines[1]("the bank gave us money")
+    for parts in ([wide, narrow], [narrow, wide]):
+        merged = Doc.from_docs(parts)
+        assert merged._.ctxvec_context.dtype == np.float32
+        start = 0
+        for part in parts:
+            rows = merged._.ctxvec_context[start : start + len(part)]
+            np.testing.assert_array_equal(rows, part._.ctxvec_context.astype(np.float32))
+            span_mean = merged[start : start + len(part)]._.context_vec  # float16 means: to 3 decimals
+            np.testing.assert_allclose(span_mean, part._.context_vec, atol=2e-3)
+            start += len(part)
+        every_row = np.vstack([p._.ctxvec_context.astype(np.float32) for p in parts])
+        np.testing.assert_allclose(merged._.context_vec, every_row.mean(axis=0), atol=2e-3)
+
+
 def test_docs_of_two_pipelines_joined_have_no_common_source_and_polysemy_refuses_the_others(full_nlp, tiny_bert_dir):
     """from_docs of a Doc whose vectors were pooled otherwise: the joined Doc's source is None
     (not the first part's), a copy of one part reads that part's, and ctxvec_polysemy
