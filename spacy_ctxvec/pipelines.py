@@ -8,6 +8,7 @@ from spacy.language import Language
 from thinc.api import ConfigValidationError
 
 from .attributes import CONTEXT_COMPONENT, install_extensions
+from .component_names import context_name_in_config
 from .components.transformer import set_hidden_states, set_hidden_states_in_config, transformer_in_config
 from .errors import CtxvecError, Errors
 
@@ -64,11 +65,12 @@ def load_pipeline(name: Optional[Union[str, Path]] = None, *, layer: Optional[in
             except KeyError as err:  # confection: a [a.b] section before its parent [a]
                 section, parent = section_before_parent(path.read_text(encoding="utf8"), err)
                 raise CtxvecError(Errors.E029.format(name=name or path, section=section, parent=parent)) from err
-            transformer = transformer_in_config(config, CONTEXT_COMPONENT)
+            context = context_name_in_config(config)
+            transformer = transformer_in_config(config, context)
             if layer is not None:
-                if CONTEXT_COMPONENT not in config.get("components", {}):
+                if context not in config.get("components", {}):
                     raise CtxvecError(Errors.E058.format(name=name or path, layer=layer))
-                config["components"][CONTEXT_COMPONENT]["layers"] = layer_override(layer)
+                config["components"][context]["layers"] = layer_override(layer)
                 if transformer is not None:
                     set_hidden_states_in_config(config, transformer, True)
             nlp = load_model_from_config(config, auto_fill=True)
@@ -77,17 +79,18 @@ def load_pipeline(name: Optional[Union[str, Path]] = None, *, layer: Optional[in
             # it, nlp.pipe(n_process=2) under spawn (macOS, Windows) can send the pipeline to workers
             nlp._optimizer = None
             return nlp
-        overrides = {} if layer is None else {"components": {CONTEXT_COMPONENT: {"layers": layer_override(layer)}}}
+        context = _saved_context_name(path)
+        overrides = {} if layer is None else {"components": {context: {"layers": layer_override(layer)}}}
         nlp = spacy.load(str(name), config=overrides)
-        if layer is not None and CONTEXT_COMPONENT in nlp.pipe_names:
+        if layer is not None and context in nlp.pipe_names:
             # The saved Hugging Face config wins over config overrides on load: switch the live one.
-            set_hidden_states(nlp, CONTEXT_COMPONENT, True)
+            set_hidden_states(nlp, context, True)
         return nlp
     except CtxvecError:
         raise
     except ConfigValidationError as err:
         errors = _config_errors(err)
-        if layer is not None and f"components -> {CONTEXT_COMPONENT} -> layers: not a section value" in errors:
+        if layer is not None and "-> layers: not a section value" in errors:
             raise CtxvecError(Errors.E058.format(name=name or path, layer=layer)) from err
         raise CtxvecError(
             Errors.E028.format(name=name or path, errors=errors, hint=_registered_itself(errors))
@@ -96,6 +99,20 @@ def load_pipeline(name: Optional[Union[str, Path]] = None, *, layer: Optional[in
         # E011 ends spaCy's sentence with its own period: drop the one spaCy's message ends in.
         error = str(err).rstrip().rstrip(".") + _model_folder_hint(path) + _unregistered_hint(err)
         raise CtxvecError(Errors.E011.format(name=name or path, error=error)) from err
+
+
+def _saved_context_name(path: Path) -> str:
+    """context_name_in_config of a pipeline saved in directory ``path`` (an installed
+    package's is not read before loading it: "ctxvec_context")."""
+    from spacy.util import load_config
+
+    config_file = path / "config.cfg"
+    if not config_file.is_file():
+        return CONTEXT_COMPONENT
+    try:
+        return context_name_in_config(load_config(config_file))
+    except (OSError, ValueError, KeyError):  # spacy.load names what is wrong with it
+        return CONTEXT_COMPONENT
 
 
 def _unregistered_hint(err: Exception) -> str:

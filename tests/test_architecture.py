@@ -21,6 +21,7 @@ LAYERS = {
     "types": 0,
     "attributes": 0,
     "doc_storage": 0,
+    "component_names": 0,
     "paths": 0,
     "outputs": 0,
     "data_files": 0,

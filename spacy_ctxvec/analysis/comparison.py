@@ -10,8 +10,9 @@ import numpy as np
 from spacy.language import Language
 from spacy.tokens import Doc, Token
 
-from ..attributes import CONTEXT_COMPONENT, CONTEXT_SOURCE
+from ..attributes import CONTEXT_SOURCE
 from ..building.corpus import has_visible
+from ..component_names import context_name
 from ..components.context import keep_trf_data
 from ..components.transformer import to_numpy
 from ..components.transformer_lookup import find_transformer, unknown_piece_of
@@ -274,7 +275,7 @@ NORMALISED_PAIRS = (("lower-cased", "Apple", "apple"), ("without accents", "cafÃ
 def model_reading(nlp: Language) -> List[str]:
     """A legend line where the transformer that feeds ctxvec_context reads text lower-cased
     or without accents, so that both columns see such words as one (tokenizer_reading)."""
-    pipe: Any = nlp.get_pipe(find_transformer(nlp, CONTEXT_COMPONENT))
+    pipe: Any = nlp.get_pipe(find_transformer(nlp, context_name(nlp)))
     tokenizer = getattr(pipe.model, "tokenizer", None)
     if tokenizer is None or not callable(tokenizer):
         return []
@@ -336,7 +337,7 @@ def check_utf8(text: str, what: str) -> None:
 def unknown_piece(nlp: Language) -> Optional[Tuple[int, str]]:
     """(id, text) of the unknown piece of the tokenizer of the transformer that feeds
     ctxvec_context ("[UNK]" for BERT's WordPiece); None where it has none."""
-    return unknown_piece_of(nlp.get_pipe(find_transformer(nlp, CONTEXT_COMPONENT)))
+    return unknown_piece_of(nlp.get_pipe(find_transformer(nlp, context_name(nlp))))
 
 
 def unknown_tokens(doc: Doc, unk_id: int) -> List[int]:

@@ -26,7 +26,6 @@ from spacy.tokens import Doc
 
 from ..attributes import (
     CONTEXT_ARRAY,
-    CONTEXT_COMPONENT,
     CONTEXT_MASK,
     CONTEXT_SOURCE,
     POLYSEMY_FACTORY,
@@ -35,6 +34,7 @@ from ..attributes import (
     install_extensions,
     stored_array,
 )
+from ..component_names import context_name, context_name_in_config
 from ..errors import CtxvecError, Errors
 from ..lexicon.occurrence_keys import (
     SNIPPET_WINDOW,
@@ -67,7 +67,7 @@ def check_key_mode(nlp: Language, key: str) -> None:
 
 def vector_source(nlp: Language, key: str) -> Dict[str, Any]:
     """What the lexicon's vectors come from: key mode plus the ctxvec_context settings."""
-    context_cfg = nlp.config["components"].get(CONTEXT_COMPONENT, {})
+    context_cfg = nlp.config["components"].get(context_name_in_config(nlp.config), {})
     return {
         "key": key,
         "layers": dict(context_cfg.get("layers", {})),
@@ -329,8 +329,9 @@ def partial_lexicon(
 def context_width(nlp: Language) -> int:
     """The width of the pipeline's contextual vectors: ctxvec_context's stored width,
     or (before it is known) from one short probe text."""
-    if CONTEXT_COMPONENT in nlp.component_names:  # disabled too (frozen in spacy train's initialize)
-        width = getattr(nlp.get_pipe(CONTEXT_COMPONENT), "width", None)
+    context = context_name(nlp)
+    if context in nlp.component_names:  # disabled too (frozen in spacy train's initialize)
+        width = getattr(nlp.get_pipe(context), "width", None)
         if width:
             return int(width)
     doc = nlp("width probe", disable=not_counted(nlp))

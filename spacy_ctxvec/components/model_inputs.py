@@ -8,7 +8,7 @@ from typing import Any, Optional, Sequence, Tuple
 import numpy as np
 from spacy.language import Language
 
-from ..attributes import CONTEXT_COMPONENT
+from ..component_names import context_name
 from ..errors import CtxvecError
 from ..ops.fingerprint import embedding_fingerprint
 from ..static.sources import transformer_embedding_table
@@ -22,7 +22,7 @@ def type_input_embeddings(nlp: Language, keys: Sequence[str]) -> Optional[np.nda
     keys = list(keys)
     looked_up = set(keys) | {key.lower() for key in keys}  # lookup_batch tries each key, then its lower case
     try:
-        table = transformer_embedding_table(nlp, find_transformer(nlp, CONTEXT_COMPONENT), only=looked_up)
+        table = transformer_embedding_table(nlp, find_transformer(nlp, context_name(nlp)), only=looked_up)
     except CtxvecError:
         return None
     vectors, _ = table.lookup_batch(keys)
@@ -32,7 +32,7 @@ def type_input_embeddings(nlp: Language, keys: Sequence[str]) -> Optional[np.nda
 def pipeline_model_fingerprint(nlp: Language) -> Optional[str]:
     """embedding_fingerprint of the input embeddings of the transformer that feeds
     ctxvec_context; None if there is none or its model is not loaded."""
-    return transformer_fingerprint(nlp, CONTEXT_COMPONENT, FingerprintCache())
+    return transformer_fingerprint(nlp, context_name(nlp), FingerprintCache())
 
 
 def transformer_fingerprint(nlp: Language, before: str, cache: "FingerprintCache") -> Optional[str]:

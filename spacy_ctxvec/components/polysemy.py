@@ -46,7 +46,6 @@ from spacy.tokens import Doc
 from thinc.api import Config
 
 from ..attributes import (
-    CONTEXT_COMPONENT,
     POLYSEMY_ARRAY,
     POLYSEMY_FACTORY,
     SENSE_ARRAY,
@@ -65,6 +64,7 @@ from ..building.shard import (
     partial_lexicon,
     polysemy_components,
 )
+from ..component_names import context_name
 from ..errors import CtxvecError, Errors, Warnings
 from ..lexicon.induction_checks import has_context_rows, induced_otherwise, induction_warnings
 from ..lexicon.polysemy_probe import (
@@ -398,7 +398,7 @@ class Polysemy(DocAnnotator):
                     stop_before=self.name,  # the components after it are not initialized yet
                 )
             reading.check_read(lexicon.n_occurrences)
-            transformer, listeners = trained_listeners(nlp, CONTEXT_COMPONENT)
+            transformer, listeners = trained_listeners(nlp, context_name(nlp))
             if listeners:
                 warning = Warnings.W037.format(name=self.name, transformer=transformer, listeners=listeners)
                 warnings.warn(warning, stacklevel=2)
@@ -485,7 +485,8 @@ def ensure_polysemy_component(nlp: Language, key: str, min_count: int) -> Polyse
     ctxvec_context if absent, else replaced with its other settings kept if they differ)."""
     names = polysemy_components(nlp)
     if not names:
-        after = CONTEXT_COMPONENT if CONTEXT_COMPONENT in nlp.pipe_names else None
+        context = context_name(nlp)
+        after = context if context in nlp.pipe_names else None
         config = {"key": key, "min_count": min_count}
         return nlp.add_pipe(POLYSEMY_FACTORY, after=after, config=config)  # type: ignore[return-value]
     component = cast(Polysemy, nlp.get_pipe(names[0]))

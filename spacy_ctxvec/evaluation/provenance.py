@@ -6,7 +6,7 @@ from typing import Any, Dict, Optional
 
 from spacy.language import Language
 
-from ..attributes import CONTEXT_COMPONENT
+from ..component_names import context_name
 
 
 def interpolated_config(nlp: Language) -> Any:
@@ -42,7 +42,8 @@ def static_source(nlp: Language) -> Optional[str]:
 def pipeline_record(nlp: Language, given: str) -> Dict[str, Any]:
     """``given`` (the PIPELINE argument), the model, the contextual vectors' making (that of
     the last batch ctxvec_context ran: call after the evaluation) and the static source."""
-    context = nlp.get_pipe(CONTEXT_COMPONENT) if CONTEXT_COMPONENT in nlp.pipe_names else None
+    name = context_name(nlp)
+    context = nlp.get_pipe(name) if name in nlp.pipe_names else None
     return {
         "pipeline": given,
         "model": model_name(nlp),
