@@ -256,9 +256,11 @@ def token_row(token: Token, name: str, bounds_name: str) -> Tuple[Any, Optional[
         entries, entry, rows = resolve(doc, bounds_name)
         e = entry[token.i]
         if e < 0:
-            if all(user_data.get(key(bounds_name, a)) is b for a, b in entries):
+            unchanged = all(user_data.get(key(bounds_name, a)) is b for a, b in entries)
+            # a token retokenized since (same numbers of tokens and characters) may have a row now
+            if unchanged and sum(_row(b, token, a, True) is not None for a, b in entries) != 1:
                 return None, None
-            _INDEX.pop(doc, None)  # an entry is gone or moved since: resolve again
+            _INDEX.pop(doc, None)  # an entry is gone or moved, or the tokens changed, since: resolve again
             continue
         anchor, bounds = entries[e]
         row = int(rows[token.i])

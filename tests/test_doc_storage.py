@@ -110,6 +110,20 @@ def test_from_docs_of_float16_and_float32_parts_reads_every_parts_rows(tiny_bert
         np.testing.assert_allclose(merged._.context_vec, every_row.mean(axis=0), atol=2e-3)
 
 
+def test_a_token_read_before_a_retokenize_that_keeps_the_counts_reads_its_row_after(full_nlp):
+    doc = full_nlp("we sat on the river bank. she went to the bank to pay in her wages.")
+    copied = doc[7:].as_doc(copy_user_data=True)  # read through the anchored arrays
+    with copied.retokenize() as retokenizer:
+        retokenizer.merge(copied[9:11])  # "wages."
+    assert copied[-1].text == "wages." and not copied[-1]._.has_context_vec
+    with copied.retokenize() as retokenizer:  # as many tokens and characters as before
+        retokenizer.split(copied[9], ["wages", "."], heads=[(copied[9], 1), copied[8]])
+        retokenizer.merge(copied[0:2])
+    assert copied[-1].text == "." and copied[-1]._.has_context_vec
+    assert_close(copied[-1]._.context_vec, doc[-1]._.context_vec)
+    assert not copied[0]._.has_context_vec  # "she went", merged
+
+
 def test_docs_of_two_pipelines_joined_have_no_common_source_and_polysemy_refuses_the_others(full_nlp, tiny_bert_dir):
     """from_docs of a Doc whose vectors were pooled otherwise: the joined Doc's source is None
     (not the first part's), a copy of one part reads that part's, and ctxvec_polysemy

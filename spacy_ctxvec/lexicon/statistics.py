@@ -235,8 +235,11 @@ class Lexicon(KeyedRows):
         return int(self.counts.sum())
 
     def count_of(self, key: str) -> int:
-        """How often the lexicon saw ``key`` (0: never)."""
+        """How often the lexicon saw ``key`` (0: never); under key mode "lower" (the
+        default) in any letter case, as SenseInventory finds words ("Bank": "bank")."""
         row = self.index(key)
+        if row is None and self.meta.get("key", "lower") == "lower" and isinstance(key, str):
+            row = self.index(key.lower())
         return 0 if row is None else int(self.counts[row])
 
     def keys_seen(self, min_count: int) -> List[str]:
