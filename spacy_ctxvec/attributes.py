@@ -14,6 +14,7 @@ from typing import Any, Dict, List, Mapping, Optional
 import numpy as np
 from spacy.tokens import Doc, Span, Token
 
+from .assigned_values import expected_value, wrong_value
 from .doc_storage import (
     NOT_DIRECT,
     anchored,
@@ -381,27 +382,26 @@ class StoredSetter:
         write_array_for_tokens(doc, self.name, value, bounds_name, shared, EMPTY_ROW)
 
 
-# The Doc-level arrays whose rows the token attributes read: a wrong shape or a NaN set by
-# hand would come back as another token's vector or as NaN (the attributes never give NaN).
-CHECKED_ON_SET = {CONTEXT_ARRAY: 2, STATIC_ARRAY: 2, SENSE_VECTORS: 2, CONTEXT_MASK: 1}
+# The Doc-level arrays whose rows the token attributes read, with what each must hold: a
+# wrong shape or a NaN set by hand would come back as another token's value, as NaN (the
+# attributes never give NaN) or as an IndexError when a token reads it.
+CHECKED_ON_SET = {
+    CONTEXT_ARRAY: "vectors",
+    STATIC_ARRAY: "vectors",
+    SENSE_VECTORS: "vectors",
+    CONTEXT_MASK: "mask",
+    STATIC_KEYS: "codes",
+    SENSE_LABELS: "labels",
+}
 
 
 def _check_assigned(doc: Doc, name: str, value: Any) -> None:
-    """E030 unless ``value`` has one row per token, the array's dimensions, and finite numbers."""
-    ndim = CHECKED_ON_SET[name]
-    expected = "a 1-D boolean array" if ndim == 1 else "a 2-D array of finite numbers"
-    array = np.asarray(value) if isinstance(value, (np.ndarray, list, tuple)) else None
-    if array is None:
-        got = type(value).__name__
-    elif array.ndim != ndim or len(array) != len(doc):
-        got = f"shape {array.shape}"
-    elif (array.dtype != bool) if ndim == 1 else not np.issubdtype(array.dtype, np.number):
-        got = f"dtype {array.dtype}"
-    elif ndim == 2 and not np.isfinite(array).all():
-        got = "NaN or infinite values"
-    else:
-        return
-    raise CtxvecError(Errors.E030.format(name=name, expected=expected, n_tokens=len(doc), got=got))
+    """E030 unless ``value`` has one row per token and what CHECKED_ON_SET says it holds."""
+    kind = CHECKED_ON_SET[name]
+    got = wrong_value(len(doc), kind, value, STATIC_KEY_NAMES)
+    if got is not None:
+        expected = expected_value(kind, STATIC_KEY_NAMES)
+        raise CtxvecError(Errors.E030.format(name=name, expected=expected, n_tokens=len(doc), got=got))
 
 
 class ReadOnly:

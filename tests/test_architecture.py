@@ -22,6 +22,7 @@ LAYERS = {
     "attributes": 0,
     "doc_storage": 0,
     "component_names": 0,
+    "assigned_values": 0,
     "paths": 0,
     "outputs": 0,
     "data_files": 0,

@@ -260,6 +260,23 @@ def test_a_doc_level_array_set_by_hand_must_fit_the_tokens_and_be_finite():
     doc._.ctxvec_context = None  # taking it away stays allowed
 
 
+def test_static_keys_and_sense_labels_set_by_hand_must_fit_the_tokens(tiny_nlp):
+    """A code above 4 or a short label list gave an IndexError when a token read it."""
+    doc = tiny_nlp("a bank")
+    for name, value, got in (
+        ("ctxvec_static_keys", np.array([1, 7]), "the code 7"),
+        ("ctxvec_static_keys", np.array([1.0, 2.0]), "dtype float64"),
+        ("ctxvec_static_keys", np.array([1]), r"shape \(1,\)"),
+        ("ctxvec_sense_label", ["river"], "1 items"),
+        ("ctxvec_sense_label", ["river", 3], "an item of type int"),
+        ("ctxvec_sense_label", "river", "str"),
+    ):
+        with pytest.raises(CtxvecError, match=rf"\[CTX-E030\] doc\._\.{name} must be .*\(2\), got {got}"):
+            setattr(doc._, name, value)
+    doc._.ctxvec_static_keys = np.array([0, 4])
+    assert doc[1]._.static_vec_key == "subwords"
+
+
 @pytest.mark.parametrize("start_method", ["spawn", "forkserver"])
 def test_n_process_2_under_spawn_and_forkserver(tiny_pipeline_dir, start_method):
     assert_n_process_2_matches_single_process(tiny_pipeline_dir, start_method)
