@@ -54,6 +54,30 @@ def test_spacy_tokens_are_the_strings_ctxvec_static_looks_up(tmp_path):
     assert wrong.exit_code == 1 and "[CTX-E235]" in wrong.output and not (tmp_path / "x.txt").exists()
 
 
+@pytest.mark.parametrize("tokens", ["spacy", "simple"])
+def test_a_docbin_or_words_corpus_gives_the_words_of_the_same_text_file(tmp_path, tokens):
+    """--tokens spacy on a DocBin read every token as "" (a bare Vocab has no LOWER): one vector."""
+    import spacy
+    import srsly
+    from spacy.tokens import DocBin
+
+    lines = ["Mr. Knightley didn't come, said Emma's father."] * 5
+    (tmp_path / "emma.txt").write_text("\n".join(lines) + "\n", encoding="utf8")
+    nlp = spacy.blank("en")
+    DocBin(docs=[nlp(line) for line in lines]).to_disk(tmp_path / "emma.spacy")
+    srsly.write_jsonl(tmp_path / "emma.jsonl", [{"words": [t.text for t in nlp(line)]} for line in lines])
+    trained = {}
+    for name in ("emma.txt", "emma.spacy", "emma.jsonl"):
+        output = tmp_path / f"{name}.vectors.txt"
+        result = train(tmp_path / name, output, "--tokens", tokens, "--min-count", 1, "--workers", 1, "--size", 4)
+        assert result.exit_code == 0, result.output
+        trained[name] = set(load_static_vectors(output).keys)
+    assert trained["emma.txt"] == trained["emma.spacy"]
+    assert "emma" in trained["emma.txt"] and "" not in trained["emma.spacy"]
+    if tokens == "spacy":  # the same tokens; "simple" reads the words' text, joined with spaces ("did n't")
+        assert trained["emma.jsonl"] == trained["emma.txt"]
+
+
 def test_train_static_cbow_binary(tmp_path, train_corpus):
     output = tmp_path / "vectors.bin"
     result = train(

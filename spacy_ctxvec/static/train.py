@@ -18,7 +18,6 @@ from typing import Any, Iterator, List
 
 import spacy
 from spacy.tokens import Doc
-from spacy.vocab import Vocab
 
 from ..building.corpus import DEFAULT_ENCODING, CorpusReport, corpus_files, iter_corpus, skipped_line_warnings
 from ..data_files import save_word2vec
@@ -59,8 +58,10 @@ class WordListCorpus:
         # every pass (one per epoch) reads these files without listing the corpus again.
         self.files = corpus_files(self.path, encoding=encoding, on_error=on_error)
         self.encoding, self.on_error = encoding, on_error
-        self.vocab = Vocab()
-        self.tokenizer = spacy.blank("en").tokenizer if tokens == "spacy" else None
+        # English lexical attributes (LOWER, IS_SPACE): a bare Vocab() reads every token of a
+        # DocBin or .jsonl "words" corpus as ""
+        self.vocab = spacy.blank("en").vocab
+        self.tokenizer = spacy.blank("en", vocab=self.vocab).tokenizer if tokens == "spacy" else None
         self.report = CorpusReport()  # of the last pass: the bad lines skipped with on_error="skip"
         self.n_with_words = 0
 
