@@ -315,3 +315,8 @@ class Warnings(metaclass=_ErrorsWithCodes):
         "Put a space between them, or use a model that reads every character (a byte-level BPE model such as "
         "roberta-base)."
     )
+    W071 = (
+        "'{name}' looks words up by their lemma (key 'lemma'), but tokens of a Doc have no lemma: they get no "
+        "polysemy_score, count or senses. Add a lemmatizer before '{name}' (the one the lexicon was built with), "
+        "or give Docs with lemmas."
+    )

@@ -45,7 +45,8 @@ def test_partial_lexicons_of_parts_merge_to_the_whole(tiny_nlp):
 def test_key_modes_unknown_and_lemma_without_lemmatizer(tiny_nlp):
     with pytest.raises(CtxvecError, match="E216"):
         partial_lexicon(tiny_nlp, ["a"], key="norm")
-    with pytest.raises(CtxvecError, match="E217.*lemmatizer"):
+    # texts: no Doc has lemmas, and no component sets them (build-lexicon says E217 before reading)
+    with pytest.raises(CtxvecError, match=r"E229.*'a'.*neither the Doc given nor a component.*lemmatizer"):
         partial_lexicon(tiny_nlp, ["a"], key="lemma")
 
 
@@ -63,6 +64,26 @@ def test_lemma_key_with_a_lemma_setter(tiny_bert_dir):
     silent = make_trf_nlp(str(tiny_bert_dir), components=["test_declares_lemmas", "ctxvec_context"], window=8, stride=6)
     with pytest.raises(CtxvecError, match="E229"):
         partial_lexicon(silent, ["banks"], key="lemma", batch_size=4)
+
+
+def test_a_lemma_keyed_pipeline_warns_when_a_docs_tokens_have_no_lemma(tiny_bert_dir, tmp_path):
+    """Run without its lemmatizer, every token silently got no score, count or senses."""
+    from .conftest import make_trf_nlp
+
+    nlp = make_trf_nlp(str(tiny_bert_dir), components=["test_strip_s_lemmas", "ctxvec_context"], window=8, stride=6)
+    corpus = tmp_path / "corpus.txt"
+    corpus.write_text("banks and bank\nthe bank\n", encoding="utf8")
+    nlp.add_pipe("ctxvec_polysemy", config={"key": "lemma", "min_count": 2})
+    nlp.config["initialize"]["components"]["ctxvec_polysemy"] = {
+        "corpus": {"@misc": "spacy-ctxvec.lexicon_corpus.v1", "path": str(corpus)}
+    }
+    nlp.initialize()
+    with warnings.catch_warnings():
+        warnings.simplefilter("error")
+        assert nlp("banks")[0]._.polysemy_count == 3
+    with nlp.select_pipes(disable=["test_strip_s_lemmas"]):
+        with pytest.warns(UserWarning, match=r"\[CTX-W071\] 'ctxvec_polysemy' looks words up by their lemma"):
+            assert nlp("banks")[0]._.polysemy_count == 0
 
 
 def test_pipeline_without_context_vectors_is_an_error():

@@ -112,6 +112,33 @@ def test_invalid_json_line_error_and_skip_flag(tiny_pipeline_dir, tmp_path):
     ) + ":2: [CTX-E212] not valid JSON (Expecting value at column 10)" in flat(skipped)
 
 
+def test_lemma_key_reads_the_lemmas_of_a_docbin_without_a_lemmatizer(tiny_pipeline_dir, corpus, tmp_path):
+    """The Docs carry lemmas: E217 (no component sets them) held for texts only; a Doc
+    without them is E229."""
+    import spacy
+    from spacy.tokens import DocBin
+
+    nlp = spacy.blank("en")
+    lines = [*CORPUS, "the banks were closed"]
+    docs = [nlp(line) for line in lines]
+    for doc in docs:
+        for token in doc:
+            token.lemma_ = token.lower_.rstrip("s") or token.lower_
+    DocBin(docs=docs, attrs=["LEMMA"]).to_disk(tmp_path / "lemmas.spacy")
+    built = invoke("build-lexicon", tiny_pipeline_dir, tmp_path / "lemmas.spacy", tmp_path / "out", "--key", "lemma")
+    assert built.exit_code == 0, built.output
+    lexicon = spacy.load(tmp_path / "out").get_pipe("ctxvec_polysemy").lexicon
+    expected = sum(token.lemma_ == "bank" for doc in docs for token in doc)
+    assert expected > sum(token.lower_ == "bank" for doc in docs for token in doc) > 0  # "banks" counted too
+    assert lexicon.count_of("bank") == expected and "banks" not in lexicon
+    DocBin(docs=[nlp(line) for line in lines]).to_disk(tmp_path / "plain.spacy")
+    plain = runner.invoke(
+        app,
+        ["build-lexicon", str(tiny_pipeline_dir), str(tmp_path / "plain.spacy"), str(tmp_path / "o"), "--key", "lemma"],
+    )
+    assert plain.exit_code == 1 and "E229" in plain.output
+
+
 def test_bad_inputs(tiny_pipeline_dir, corpus, tmp_path):
     (tmp_path / "empty.txt").write_text("\n", encoding="utf8")
     missing_layer = invoke("build-lexicon", tiny_pipeline_dir, corpus, tmp_path / "o0", "--no-progress", "--layer", "5")

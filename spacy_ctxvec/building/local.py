@@ -37,6 +37,8 @@ from .corpus import (
     CorpusReport,
     check_encoding,
     check_tokens_read,
+    corpus_files,
+    corpus_suffix,
     item_digest,
     iter_corpus,
 )
@@ -187,7 +189,9 @@ def build_lexicon_local(
     if on_error not in ON_ERROR_CHOICES:
         raise CtxvecError(Errors.E215.format(on_error=on_error))
     encoding = check_encoding(encoding)
-    check_key_mode(nlp, key)
+    if key == "lemma" and files is None:
+        files = corpus_files(corpus, encoding=encoding, on_error=on_error)
+    check_key_mode(nlp, key, docs_given=any(corpus_suffix(file) == ".spacy" for file in files or ()))
     install_extensions()
     checkpoint_path = Path(checkpoint_dir) if checkpoint_dir is not None else None
     fingerprint = (

@@ -52,7 +52,15 @@ from spacy.language import Language
 from ..errors import CtxvecError, Errors
 from ..lexicon.statistics import Lexicon, merge_all
 from ..types import PathLike
-from .corpus import DEFAULT_ENCODING, ON_ERROR_CHOICES, SkippedLine, check_encoding, check_tokens_read, corpus_files
+from .corpus import (
+    DEFAULT_ENCODING,
+    ON_ERROR_CHOICES,
+    SkippedLine,
+    check_encoding,
+    check_tokens_read,
+    corpus_files,
+    corpus_suffix,
+)
 from .engines import BuildResult
 from .ray_cluster import (
     NODE_CHECK_S,
@@ -330,7 +338,7 @@ def build_lexicon_ray(
     from .ray_workers import CorpusDatasource, PartialLexiconWorker
 
     nlp = pipeline
-    check_key_mode(nlp, key)
+    check_key_mode(nlp, key, docs_given=any(corpus_suffix(file) == ".spacy" for file in files_read))
     start = time.perf_counter()
     with ray_session(address, num_workers, num_cpus_per_worker) as ray:
         if address is None:

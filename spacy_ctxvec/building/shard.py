@@ -54,11 +54,12 @@ KEY_ATTRS = {"lower": LOWER, "text": ORTH, "lemma": LEMMA}
 MAX_BUFFERED_OCCURRENCES = 50_000
 
 
-def check_key_mode(nlp: Language, key: str) -> None:
-    """Raise if ``key`` is unknown, or is 'lemma' and no component sets lemmas."""
+def check_key_mode(nlp: Language, key: str, docs_given: bool = False) -> None:
+    """Raise if ``key`` is unknown, or is 'lemma' and no component sets lemmas, unless
+    ``docs_given`` (a corpus of Docs, which may carry lemmas: a Doc without them is E229)."""
     if key not in KEY_ATTRS:
         raise CtxvecError(Errors.E216.format(key=key, choices=", ".join(KEY_ATTRS)))
-    if key == "lemma":
+    if key == "lemma" and not docs_given:
         setters = [name for name in nlp.pipe_names if "token.lemma" in nlp.get_pipe_meta(name).assigns]
         if not setters:
             problem = f"no component of the pipeline {nlp.pipe_names} assigns token.lemma"
@@ -251,7 +252,7 @@ def partial_lexicon(
     occurrences per type (see spacy_ctxvec.lexicon.sample), with each occurrence's
     context vector unless ``sample_contexts`` is False (then they are never computed).
     """
-    check_key_mode(nlp, key)
+    check_key_mode(nlp, key, docs_given=True)  # the callers check texts; a Doc without lemmas is E229
     if batch_size < 1:
         raise CtxvecError(Errors.E228.format(setting="batch_size", requirement="a positive integer", value=batch_size))
     if sample_size < 0:

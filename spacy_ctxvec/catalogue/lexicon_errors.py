@@ -113,9 +113,9 @@ class LexiconErrors:
     E227 = "Component '{name}': give either lexicon_path or corpus in [initialize.components.{name}], not both."
     E228 = "{setting} must be {requirement}, got {value}."
     E229 = (
-        "Key mode 'lemma': tokens of a document have no lemma (e.g. '{token}'). The "
-        "pipeline {pipe_names} declares a lemma setter but it did not set lemmas; "
-        "initialize the lemmatizer or use key 'lower'."
+        "Key mode 'lemma': tokens of a document have no lemma (e.g. '{token}'): neither the Doc given nor "
+        "a component of the pipeline {pipe_names} set one. Give Docs with lemmas (a .spacy DocBin), add "
+        "or initialize a lemmatizer, or use key 'lower'."
     )
     E230 = "Unknown output format '{fmt}'. Choose one of: {choices}."
     E231 = (

@@ -3,6 +3,7 @@ table by string hash, each token's row found at once, and the POLYSEMY_DTYPE rec
 one Doc. The Doc's contextual vectors must be those the lexicon was built from: the same
 width (E219 / E604) and, where both record it, the same layers, pooling and model (E043)."""
 
+import warnings
 from typing import Any, Dict, Optional, Sequence, Set, Tuple
 
 import numpy as np
@@ -21,7 +22,7 @@ from ..attributes import (
     stored_values,
 )
 from ..building.shard import KEY_ATTRS
-from ..errors import CtxvecError, Errors
+from ..errors import CtxvecError, Errors, Warnings
 from ..lexicon.polysemy_probe import PolysemyProbe, type_polysemy_scores
 from ..lexicon.statistics import CONTEXT_VECTORS_META, Lexicon
 from ..ops.cosine import cosine_shift
@@ -123,6 +124,8 @@ def look_up(
             if made is not None and vectors_differ(expected, made):
                 raise CtxvecError(Errors.E043.format(name=name, lexicon=expected, doc=made))
     ids = doc.to_array(KEY_ATTRS[key]).astype(np.uint64)
+    if key == "lemma" and (ids[np.asarray(mask, dtype=bool)] == 0).any():  # no lemmatizer ran
+        warnings.warn(Warnings.W071.format(name=name), stacklevel=4)
     positions, found = _positions(table["hashes"], ids)
     if not found.all():  # "Tu\u0308r" typed with a combining mark: looked up composed, as corpora are read
         composed = composed_where_missing(doc, key, ids, ~found)
