@@ -256,9 +256,9 @@ def token_row(token: Token, name: str, bounds_name: str) -> Tuple[Any, Optional[
         entries, entry, rows = resolve(doc, bounds_name)
         e = entry[token.i]
         if e < 0:
-            unchanged = all(user_data.get(key(bounds_name, a)) is b for a, b in entries)
-            # a token retokenized since (same numbers of tokens and characters) may have a row now
-            if unchanged and sum(_row(b, token, a, True) is not None for a, b in entries) != 1:
+            # unchanged entries, and this token as it was resolved (a retokenize that kept the numbers
+            # of tokens and characters may have given it a row since)
+            if all(user_data.get(key(bounds_name, a)) is b for a, b in entries) and _as_resolved(token, bounds_name):
                 return None, None
             _INDEX.pop(doc, None)  # an entry is gone or moved, or the tokens changed, since: resolve again
             continue
@@ -272,6 +272,16 @@ def token_row(token: Token, name: str, bounds_name: str) -> Tuple[Any, Optional[
             return (None, None) if value is None else (value, row)
         _INDEX.pop(doc, None)  # user_data or the tokens changed since: resolve again
     return None, None
+
+
+def _as_resolved(token: Token, bounds_name: str) -> bool:
+    """Whether ``token``'s start, length and text are those resolve() last read for its position."""
+    cached = _INDEX.get(token.doc)
+    found = None if cached is None else cached[1].get(bounds_name)
+    if found is None:
+        return False
+    resolved = np.frombuffer(found[1], dtype=np.int64).reshape(len(token.doc), -1)
+    return bool((resolved[token.i] == [token.idx, len(token), _signed(token.orth)][: resolved.shape[1]]).all())
 
 
 def _matching_rows(bounds: np.ndarray, current: np.ndarray, shift: int) -> np.ndarray:

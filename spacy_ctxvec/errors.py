@@ -117,7 +117,8 @@ class Warnings(metaclass=_ErrorsWithCodes):
     W039 = "Nothing was drawn on the page: {why}."
     W040 = (
         "The model's vocabulary has no wordpiece for {tokens}: it reads each as {unk} (a word "
-        "written without a space before an emoji, such as 'bank\U0001f602', is one run of characters to a "
+        "written without a space next to an emoji or another character it does not know, such as "
+        "'bank\U0001f602', is one run of characters to a "
         "WordPiece tokenizer, all of it {unk}: the word gets no contextual vector, n/a; put a space between them), "
         "so their "
         "contextual vectors come from the context alone (any word it cannot read gets the same one "
@@ -309,8 +310,9 @@ class Warnings(metaclass=_ErrorsWithCodes):
     )
     W070 = (
         "'{component}': the model read {examples} and the character beside each as one unknown "
-        "piece {unk} (a word written without a space before an emoji, such as 'bank\U0001f602', is one run of "
-        "characters to a WordPiece tokenizer): that piece does not hold the word, so such a word gets no "
+        "piece {unk} (a word written without a space next to a character the tokenizer does not know, such as an "
+        "emoji in 'bank\U0001f602' or a symbol in 'Tel:\u260e0123', is one run of characters to a WordPiece "
+        "tokenizer): that piece does not hold the word, so such a word gets no "
         "contextual vector (a zero vector, has_context_vec False, no sense) and a lexicon does not count it. "
         "Put a space between them, or use a model that reads every character (a byte-level BPE model such as "
         "roberta-base)."

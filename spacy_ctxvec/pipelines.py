@@ -11,6 +11,7 @@ from .attributes import CONTEXT_COMPONENT, install_extensions
 from .component_names import context_name_in_config
 from .components.transformer import set_hidden_states, set_hidden_states_in_config, transformer_in_config
 from .errors import CtxvecError, Errors
+from .saved_pipeline import pipeline_path
 
 DEFAULT_CONFIG = Path(__file__).resolve().parent / "configs" / "default.cfg"
 
@@ -79,7 +80,7 @@ def load_pipeline(name: Optional[Union[str, Path]] = None, *, layer: Optional[in
             # it, nlp.pipe(n_process=2) under spawn (macOS, Windows) can send the pipeline to workers
             nlp._optimizer = None
             return nlp
-        context = _saved_context_name(path)
+        context = _saved_context_name(pipeline_path(path))
         overrides = {} if layer is None else {"components": {context: {"layers": layer_override(layer)}}}
         nlp = spacy.load(str(name), config=overrides)
         if layer is not None and context in nlp.pipe_names:
@@ -102,8 +103,8 @@ def load_pipeline(name: Optional[Union[str, Path]] = None, *, layer: Optional[in
 
 
 def _saved_context_name(path: Path) -> str:
-    """context_name_in_config of a pipeline saved in directory ``path`` (an installed
-    package's is not read before loading it: "ctxvec_context")."""
+    """context_name_in_config of the pipeline saved in directory ``path`` ("ctxvec_context"
+    where it has no readable config.cfg: spacy.load names what is wrong)."""
     from spacy.util import load_config
 
     config_file = path / "config.cfg"

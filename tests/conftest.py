@@ -188,6 +188,26 @@ def tiny_pipeline_dir(tiny_nlp, tmp_path_factory) -> Path:
     return path
 
 
+def install_as_package(pipeline: Path, name: str, tmp_path: Path, monkeypatch) -> Path:
+    """``pipeline`` made a package by `spacy package` and laid out as pip installs it, as
+    en_<name> in a site-packages folder put on sys.path; returns that folder."""
+    import importlib
+
+    package_cli = importlib.import_module("spacy.cli.package")
+    (tmp_path / "packages").mkdir(exist_ok=True)
+    package_cli.package(pipeline, tmp_path / "packages", name=name, version="0.0.1", create_sdist=False)
+    site = tmp_path / "site-packages"
+    site.mkdir(exist_ok=True)
+    source = tmp_path / "packages" / f"en_{name}-0.0.1"
+    (source / f"en_{name}").rename(site / f"en_{name}")
+    (source / "meta.json").rename(site / f"en_{name}" / "meta.json")  # its setup.py copies it so
+    dist_info = site / f"en_{name}-0.0.1.dist-info"
+    dist_info.mkdir()
+    (dist_info / "METADATA").write_text(f"Metadata-Version: 2.1\nName: en_{name}\nVersion: 0.0.1\n")
+    monkeypatch.syspath_prepend(str(site))
+    return site
+
+
 def python_output(script: str, *args: str, timeout: float = 120) -> str:
     """What ``script`` prints when run in a fresh Python process (its imports start from
     nothing) with ``args`` (sys.argv[1:]); the test fails if it exits with an error."""

@@ -66,12 +66,14 @@ def test_export_senses_with_a_min_count_is_refused(tmp_path):
 
     keys, vectors, _, _ = synthetic()
     induce_inventory(lexicon_with_sample(keys, vectors), min_count=5).to_disk(tmp_path / "senses")
-    result = runner.invoke(
-        app, ["export-static", str(tmp_path / "senses"), str(tmp_path / "v.txt"), "--senses", "--min-count", "50"]
-    )
-    message = " ".join(result.output.split())
-    assert result.exit_code == 1 and "[CTX-E421]" in message and "the senses' own min_count (5)" in message
-    assert not (tmp_path / "v.txt").exists()
+    for min_count in ("50", "1"):
+        result = runner.invoke(
+            app,
+            ["export-static", str(tmp_path / "senses"), str(tmp_path / "v.txt"), "--senses", "--min-count", min_count],
+        )
+        message = " ".join(result.output.split())
+        assert result.exit_code == 1 and "[CTX-E421]" in message and "the senses' own min_count (5)" in message
+        assert not (tmp_path / "v.txt").exists()
 
 
 def test_export_min_count_and_unit(lexicon, tmp_path):

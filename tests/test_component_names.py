@@ -32,11 +32,17 @@ def test_the_context_component_is_found_by_factory_in_a_pipeline_and_its_config(
     assert pipeline_record(nlp, "given")["context_vectors"] == nlp.get_pipe("vectors").vectors_label is not None
 
 
-def test_a_renamed_context_component_loads_with_another_layer_and_builds_a_lexicon(tiny_bert_dir, tmp_path):
+def test_a_renamed_context_component_loads_with_another_layer_and_builds_a_lexicon(
+    tiny_bert_dir, tmp_path, monkeypatch
+):
+    from .conftest import install_as_package
+
     renamed_pipeline(tiny_bert_dir).to_disk(tmp_path / "renamed")
-    nlp = load_pipeline(tmp_path / "renamed", layer=1)
-    assert nlp.get_pipe("context").layers.layers == (1,)
-    assert "layer 1" in nlp("the bank of the river")._.ctxvec_context_source
+    install_as_package(tmp_path / "renamed", "renamed_context_test", tmp_path, monkeypatch)
+    for name in (tmp_path / "renamed", "en_renamed_context_test"):  # a directory, an installed package
+        nlp = load_pipeline(name, layer=1)
+        assert nlp.get_pipe("context").layers.layers == (1,)
+        assert "layer 1" in nlp("the bank of the river")._.ctxvec_context_source
     corpus = tmp_path / "corpus.txt"
     corpus.write_text("the bank of the river\nwe took a loan from the bank\n" * 3, encoding="utf8")
     built = runner.invoke(app, ["build-lexicon", str(tmp_path / "renamed"), str(corpus), str(tmp_path / "built")])

@@ -343,6 +343,8 @@ def test_each_type_keeps_how_many_rows_were_judged_and_the_threshold_it_was_judg
     for k in (1, 2):  # too few rows for a corpus_polysemy: no threshold it was compared with
         few = induce_inventory(lexicon_with_sample(keys, vectors, k=k), min_count=5)
         assert all(few.evidence_of(key) == (k, None) and few.corpus_polysemy_of(key) is None for key in few.keys)
+    few.split_thresholds = np.full(len(few), 0.72)  # as an earlier version saved them
+    assert all(few.evidence_of(key) == (2, None) for key in few.keys)
 
 
 def test_a_label_edited_as_a_string_names_its_entry(inventory, tmp_path):

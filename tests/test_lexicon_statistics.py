@@ -91,7 +91,9 @@ def test_merge_is_order_independent_and_associative_bitwise():
 def test_count_of_is_the_occurrence_count_and_zero_for_unseen_keys():
     lexicon = Lexicon.from_occurrences(["bank", "river", "bank"], np.ones((3, 4)))
     assert (lexicon.count_of("bank"), lexicon.count_of("river"), lexicon.count_of("loan")) == (2, 1, 0)
-    assert lexicon.count_of("Bank") == lexicon.count_of("BANK") == 2  # key mode "lower": any letter case
+    assert lexicon.count_of("Bank") == 0  # no key mode recorded: as written
+    lower = Lexicon.from_occurrences(["bank", "river", "bank"], np.ones((3, 4)), meta={"key": "lower"})
+    assert lower.count_of("Bank") == lower.count_of("BANK") == 2  # key mode "lower": any letter case
     cased = Lexicon.from_occurrences(["Bank", "bank"], np.ones((2, 4)), meta={"key": "text"})
     assert (cased.count_of("Bank"), cased.count_of("bank"), cased.count_of("BANK")) == (1, 1, 0)
 

@@ -102,25 +102,12 @@ def test_an_installed_pipeline_package_is_read_by_its_name(tiny_nlp, tmp_path, m
     """rank, senses, export-static and plot read an installed pipeline package by name,
     as spacy.load does (they said E225 "no ctxvec_polysemy component" for one). The
     package comes from `spacy package`, laid out as pip installs it."""
-    import importlib
-
     from spacy_ctxvec.saved_pipeline import load_probe, pipeline_path
 
-    package_cli = importlib.import_module("spacy.cli.package")
+    from .conftest import install_as_package
+
     saved = save_with_probe(tiny_nlp, tmp_path / "pipeline")
-    (tmp_path / "packages").mkdir()
-    package_cli.package(
-        tmp_path / "pipeline", tmp_path / "packages", name="ctxvec_pkg_test", version="0.0.1", create_sdist=False
-    )
-    site = tmp_path / "site-packages"
-    site.mkdir()
-    source = tmp_path / "packages" / "en_ctxvec_pkg_test-0.0.1"
-    (source / "en_ctxvec_pkg_test").rename(site / "en_ctxvec_pkg_test")
-    (source / "meta.json").rename(site / "en_ctxvec_pkg_test" / "meta.json")  # its setup.py copies it so
-    dist_info = site / "en_ctxvec_pkg_test-0.0.1.dist-info"
-    dist_info.mkdir()
-    (dist_info / "METADATA").write_text("Metadata-Version: 2.1\nName: en_ctxvec_pkg_test\nVersion: 0.0.1\n")
-    monkeypatch.syspath_prepend(str(site))
+    site = install_as_package(tmp_path / "pipeline", "ctxvec_pkg_test", tmp_path, monkeypatch)
 
     assert spacy.load("en_ctxvec_pkg_test").pipe_names == tiny_nlp.pipe_names + ["ctxvec_polysemy"]
     assert pipeline_path("en_ctxvec_pkg_test") == site / "en_ctxvec_pkg_test" / "en_ctxvec_pkg_test-0.0.1"

@@ -34,7 +34,7 @@ from ..attributes import (
     install_extensions,
     stored_array,
 )
-from ..component_names import context_name, context_name_in_config
+from ..component_names import context_name
 from ..errors import CtxvecError, Errors
 from ..lexicon.occurrence_keys import (
     SNIPPET_WINDOW,
@@ -68,7 +68,7 @@ def check_key_mode(nlp: Language, key: str, docs_given: bool = False) -> None:
 
 def vector_source(nlp: Language, key: str) -> Dict[str, Any]:
     """What the lexicon's vectors come from: key mode plus the ctxvec_context settings."""
-    context_cfg = nlp.config["components"].get(context_name_in_config(nlp.config), {})
+    context_cfg = nlp.config["components"].get(context_name(nlp), {})  # the enabled one that made the vectors
     return {
         "key": key,
         "layers": dict(context_cfg.get("layers", {})),

@@ -21,6 +21,7 @@ from ._app import BINARY, OVERWRITE_FILE, app, check_binary_name, exit_on_coded_
 
 WHAT = "vectors file"
 LABELS = "sense labels file"
+MIN_COUNT = typer.Option(None, "--min-count", min=1, help="Only types with at least this many occurrences (default 1)")
 SOURCE = typer.Argument(..., parser=given_path, help="Pipeline directory or package with ctxvec_polysemy, or a lexicon")
 
 
@@ -33,7 +34,7 @@ def export_static_cli(
         parser=file_output("vectors.txt"),
         help="Output file (word2vec text format, binary with --binary; rows by descending count)",
     ),
-    min_count: int = typer.Option(1, "--min-count", min=1, help="Only types with at least this many occurrences"),
+    min_count: Optional[int] = MIN_COUNT,
     unit: bool = typer.Option(
         False,
         "--unit",
@@ -60,7 +61,7 @@ def export_static_cli(
     lexicon = load_lexicon(source)
     n_written = write_file(
         output,
-        lambda tmp: export_static_vectors(lexicon, tmp, min_count=min_count, unit=unit, binary=binary),
+        lambda tmp: export_static_vectors(lexicon, tmp, min_count=min_count or 1, unit=unit, binary=binary),
         what=WHAT,
         overwrite=overwrite,
     )
@@ -77,13 +78,13 @@ class SenseExport:
     counts: Optional[np.ndarray] = None
 
 
-def _export_senses(source: Path, output: Path, min_count: int, how: SenseExport, overwrite: bool) -> None:
+def _export_senses(source: Path, output: Path, min_count: Optional[int], how: SenseExport, overwrite: bool) -> None:
     """export-static --senses: the sense vectors, the words most frequent first where the
     source holds a lexicon, and their labels beside them (E421 for a --min-count)."""
     labels = sense_labels_path(output)
     check_output(labels, what=LABELS, inputs={"SOURCE": source}, overwrite=overwrite, named_after="OUTPUT")
     inventory, lexicon = load_senses_and_lexicon(source)
-    if min_count != 1:
+    if min_count is not None:
         senses_min_count = inventory.settings.get("min_count", "?")
         raise CtxvecError(Errors.E421.format(min_count=min_count, senses_min_count=senses_min_count))
     if lexicon is not None:

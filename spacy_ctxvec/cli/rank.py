@@ -12,6 +12,7 @@ from ..errors import CtxvecError, Errors, Warnings
 from ..lexicon.polysemy_probe import SCORE_CHOICES, small_lexicon_warning, type_polysemy_scores
 from ..lexicon.sense_inventory import SenseInventory
 from ..lexicon.statistics import Lexicon
+from ..ops.sense_evidence import min_usable
 from ..ops.senses import DEFAULT_SAMPLE_SIZE, MIN_SUPPORT, is_word
 from ..ops.text import least_size, no_letter_note, text_table, tsv_text
 from ..saved_pipeline import (
@@ -186,7 +187,7 @@ def rank_by_corpus_polysemy(source: Path, min_count: int, top_k: int, words_only
 def _no_evidence_fix(inventory: SenseInventory, lexicon: Lexicon, n_candidates: int) -> str:
     """What gives more words a corpus_polysemy: a larger sample where it holds fewer
     occurrences of a word than one needs, else a lower --min-count or a larger corpus."""
-    needed = max(2 * int(inventory.settings.get("min_support", MIN_SUPPORT)), 3)
+    needed = min_usable(int(inventory.settings.get("min_support", MIN_SUPPORT)))
     k = None if lexicon.sample is None else lexicon.sample.k
     if k is not None and k < needed:
         return (

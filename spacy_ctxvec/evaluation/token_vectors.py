@@ -22,6 +22,7 @@ from ..attributes import (
     check_same_tokens,
     install_extensions,
 )
+from ..component_names import context_name
 from ..components.choices import LayerSelection
 from ..components.context import ContextVectors, keep_trf_data
 from ..components.transformer import pool_trf_data
@@ -66,10 +67,11 @@ def doc_from_words(nlp: Language, words: Sequence[str]) -> Doc:
 
 
 def context_component(nlp: Language) -> Optional[Tuple[str, ContextVectors]]:
-    for name, proc in nlp.pipeline:
-        if isinstance(proc, ContextVectors):
-            return name, proc
-    return None
+    """(name, component) of the enabled ctxvec_context whose vectors the Docs keep (the last:
+    component_names.context_name), or None."""
+    name = context_name(nlp)
+    proc = nlp.get_pipe(name) if name in nlp.pipe_names else None
+    return (name, proc) if isinstance(proc, ContextVectors) else None
 
 
 CONTEXT_HINT = "Add it after the transformer (nlp.add_pipe('ctxvec_context')), or start from configs/default.cfg."

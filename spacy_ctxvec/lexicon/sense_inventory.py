@@ -281,10 +281,12 @@ class SenseInventory(KeyedRows):
 
     def evidence_of(self, key: str) -> Tuple[Optional[int], Optional[float]]:
         """(sampled rows judged, the corpus_polysemy above which the evidence rule split)
-        of ``key``; None where not stored or not the evidence rule."""
+        of ``key``; None where not stored, not the evidence rule, or the word has no corpus_polysemy."""
         i = self.word_index(key)
         judged = None if i is None or self.judged is None else int(self.judged[i])
         stored = None if i is None or self.split_thresholds is None else float(self.split_thresholds[i])
+        if stored is not None and (self.corpus_polysemy is None or not np.isfinite(self.corpus_polysemy[i])):
+            stored = None  # nothing was compared with it (saved so by an earlier version)
         return judged, (stored if stored is not None and np.isfinite(stored) else None)
 
     def sense_labels(self, rows: np.ndarray) -> List[Optional[str]]:

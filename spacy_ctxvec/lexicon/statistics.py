@@ -235,10 +235,10 @@ class Lexicon(KeyedRows):
         return int(self.counts.sum())
 
     def count_of(self, key: str) -> int:
-        """How often the lexicon saw ``key`` (0: never); under key mode "lower" (the
-        default) in any letter case, as SenseInventory finds words ("Bank": "bank")."""
+        """How often the lexicon saw ``key`` (0: never); in any letter case where the lexicon
+        was built under key mode "lower" (meta), as SenseInventory finds words ("Bank": "bank")."""
         row = self.index(key)
-        if row is None and self.meta.get("key", "lower") == "lower" and isinstance(key, str):
+        if row is None and self.meta.get("key") == "lower" and isinstance(key, str):
             row = self.index(key.lower())
         return 0 if row is None else int(self.counts[row])
 

@@ -200,9 +200,14 @@ def feature_spread(usable: np.ndarray) -> float:
     return spread(normalise_rows(usable))
 
 
+def min_usable(min_support: int) -> int:
+    """The usable rows a word needs for a corpus_polysemy: two senses of ``min_support``, and 3."""
+    return max(2 * max(1, int(min_support)), 3)
+
+
 def _too_few_to_split(n_usable: int, min_support: int) -> bool:
-    """Fewer usable rows than two senses of ``min_support`` (and 3) need: no evidence."""
-    return n_usable < max(2 * max(1, int(min_support)), 3)
+    """Fewer usable rows than min_usable: no evidence."""
+    return n_usable < min_usable(min_support)
 
 
 def probe_prior_shift(estimate: Optional[float], split_senses: Optional[float], weight: float = 1.0) -> float:
