@@ -227,6 +227,14 @@ def test_transformer_embeddings_are_saved_once(trf_static_nlp, tmp_path):
     np.testing.assert_array_equal(static_only(text)._.ctxvec_static, trf_static_nlp(text)._.ctxvec_static)
     with pytest.raises(CtxvecError, match=r"E140.*disable=\['transformer'\]"):
         spacy.load(tmp_path / "pipeline", exclude=["transformer"])
+    # to_bytes too (nlp.to_bytes, build-lexicon --n-process): the transformer's bytes hold them
+    data = trf_static_nlp.get_pipe("ctxvec_static").to_bytes()
+    assert len(data) < table.vectors.nbytes / 4 and "table_from_transformer" in srsly.msgpack_loads(data)
+    (tmp_path / "bytes").mkdir()
+    _, from_bytes = pipeline_round_trip(trf_static_nlp, tmp_path / "bytes")
+    np.testing.assert_array_equal(from_bytes(text)._.ctxvec_static, trf_static_nlp(text)._.ctxvec_static)
+    with pytest.raises(CtxvecError, match="E140.*outside a pipeline"):
+        StaticVectors().from_bytes(data)
 
 
 def test_table_that_differs_from_the_transformer_is_saved_whole(tiny_bert_dir, tmp_path):

@@ -236,8 +236,8 @@ class StaticVectors(DocAnnotator):
             return None
         return transformer, embedding_fingerprint(weight)
 
-    def _transformer_parts(self, saved: Any, path: Path) -> Tuple[np.ndarray, Any]:
-        """The vectors and tokenizer to_disk left with the transformer, from the loaded one."""
+    def _transformer_parts(self, saved: Any, path: Union[Path, str]) -> Tuple[np.ndarray, Any]:
+        """The vectors and tokenizer to_disk (or to_bytes) left with the transformer, from the loaded one."""
         if not isinstance(saved, dict) or not isinstance(saved.get("transformer"), str):
             raise CtxvecError(Errors.E134.format(path=path, problem=f"cfg.json: {FROM_TRANSFORMER} is {saved!r}"))
         transformer = saved["transformer"]
@@ -258,7 +258,11 @@ class StaticVectors(DocAnnotator):
 
     def to_bytes(self, *, exclude: Iterable[str] = tuple()) -> bytes:
         table = None if excluded("table", exclude) else self.table
-        return srsly.msgpack_dumps({"table": None if table is None else table.to_bytes()})
+        shared = self._transformer_copy(table)
+        msg: Dict[str, Any] = {"table": None if table is None else table.to_bytes(with_vectors=shared is None)}
+        if shared is not None:  # as to_disk: the transformer's bytes hold them
+            msg[FROM_TRANSFORMER] = {"transformer": shared[0], "fingerprint": shared[1]}
+        return srsly.msgpack_dumps(msg)
 
     def from_bytes(self, bytes_data: bytes, *, exclude: Iterable[str] = tuple()) -> "StaticVectors":
         if excluded("table", exclude):
@@ -273,7 +277,15 @@ class StaticVectors(DocAnnotator):
             raise CtxvecError(
                 Errors.E134.format(path="<bytes>", problem="expected a mapping with the table's bytes under 'table'")
             )
-        self.table = None if msg["table"] is None else self._fitting_dtype(StaticVectorTable.from_bytes(msg["table"]))
+        if msg["table"] is None:
+            self.table = None
+        elif FROM_TRANSFORMER in msg:
+            vectors, tokenizer = self._transformer_parts(msg[FROM_TRANSFORMER], "<bytes>")
+            self.table = self._fitting_dtype(
+                StaticVectorTable.from_bytes(msg["table"], vectors=vectors, tokenizer=tokenizer)
+            )
+        else:
+            self.table = self._fitting_dtype(StaticVectorTable.from_bytes(msg["table"]))
         return self
 
     def _fitting_dtype(self, table: StaticVectorTable) -> StaticVectorTable:

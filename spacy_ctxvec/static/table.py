@@ -347,32 +347,38 @@ class StaticVectorTable:
                 raise damaged(f"{name} holds NaN or infinite values in {n_bad} row(s), the first at row {first}")
         return table
 
-    def to_bytes(self) -> bytes:
+    def to_bytes(self, *, with_vectors: bool = True) -> bytes:
+        """msgpack of what to_disk writes; ``with_vectors=False`` leaves out the vectors (and a
+        wordpiece table's tokenizer): from_bytes then needs them given back."""
         msg: Dict[str, Any] = {
             "cfg": self._cfg(),
             "keys": self.keys,
-            "vectors": np.ascontiguousarray(self.vectors),
+            "vectors": np.ascontiguousarray(self.vectors) if with_vectors else None,
             "key_rows": None if self._identity_rows() else self.rows,
             "arrays": {}
             if self.subwords is None
             else {k: np.ascontiguousarray(v) for k, v in self.subwords.arrays().items()},
             "tokenizer": None,
         }
-        if isinstance(self.subwords, WordpieceMean):
+        if with_vectors and isinstance(self.subwords, WordpieceMean):
             with tempfile.TemporaryDirectory() as tmp:
                 self.subwords.tokenizer.save_pretrained(tmp)
                 msg["tokenizer"] = {f.name: f.read_bytes() for f in Path(tmp).iterdir() if f.is_file()}
         return srsly.msgpack_dumps(msg)
 
     @classmethod
-    def from_bytes(cls, data: bytes) -> "StaticVectorTable":
-        """Load what to_bytes wrote; damaged data is a coded error."""
+    def from_bytes(
+        cls, data: bytes, *, vectors: Optional[np.ndarray] = None, tokenizer: Any = None
+    ) -> "StaticVectorTable":
+        """Load what to_bytes wrote; damaged data is a coded error. ``vectors`` /
+        ``tokenizer``: those to_bytes(with_vectors=False) left out."""
+        given_vectors, given_tokenizer = vectors, tokenizer
         where = "<bytes>"
         try:
             msg = srsly.msgpack_loads(data)
             if not isinstance(msg, dict):
                 raise ValueError(f"expected a mapping, got {type(msg).__name__}")
-            cfg, keys, vectors = msg["cfg"], msg["keys"], msg["vectors"]
+            cfg, keys, vectors = msg["cfg"], msg["keys"], msg["vectors"] if given_vectors is None else given_vectors
             extra = msg["arrays"]
             arrays = {
                 "vectors": vectors,
@@ -384,8 +390,8 @@ class StaticVectorTable:
             raise CtxvecError(
                 Errors.E134.format(path=where, problem=f"the bytes cannot be decoded ({type(err).__name__}: {err})")
             ) from None
-        tokenizer = None
-        if isinstance(cfg, dict) and cfg.get("kind") == "wordpieces":
+        tokenizer = given_tokenizer
+        if isinstance(cfg, dict) and cfg.get("kind") == "wordpieces" and tokenizer is None:
             if not isinstance(files, dict) or not all(
                 isinstance(k, str) and isinstance(v, bytes) for k, v in files.items()
             ):
