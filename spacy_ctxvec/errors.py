@@ -116,11 +116,7 @@ class Warnings(metaclass=_ErrorsWithCodes):
     )
     W039 = "Nothing was drawn on the page: {why}."
     W040 = (
-        "The model's vocabulary has no wordpiece for {tokens}: it reads each as {unk} (a word "
-        "written without a space next to an emoji or another character it does not know, such as "
-        "'bank\U0001f602', is one run of characters to a "
-        "WordPiece tokenizer, all of it {unk}: the word gets no contextual vector, n/a; put a space between them), "
-        "so their "
+        "The model's vocabulary has no wordpiece for {tokens}: it reads each as {unk}, so their "
         "contextual vectors come from the context alone (any word it cannot read gets the same one "
         "there) and say nothing about the word itself: a row marked 'as {unk}' (if any) compares two contexts, "
         "not two words, and texts that differ only in such words look the same to the model. Use a "

@@ -108,6 +108,18 @@ def test_a_token_the_model_reads_as_unk_is_marked_and_warned_about(tiny_pipeline
     assert known.exit_code == 0 and "W040" not in known.output and "[UNK]" not in known.output
 
 
+def test_a_word_glued_to_an_emoji_has_no_contextual_cosine_and_w040_does_not_name_it(tiny_pipeline_dir):
+    """'bank' is a wordpiece: read with the glued emoji as one [UNK], it has no vector (W070),
+    which W040 ("no wordpiece for 'bank'") contradicted."""
+    command = ["compare", "we sat by the bank\U0001f602", "we sat by the bank", "--word", "bank"]
+    result = runner.invoke(app, [*command, "--pipeline", str(tiny_pipeline_dir), "--json"])
+    assert result.exit_code == 0, result.output
+    data = json.loads(result.stdout)
+    assert [row["context_cosine"] for row in data["rows"]] == [None]
+    assert data["unknown_tokens"] == {"text_a": ["\U0001f602"], "text_b": []}  # the emoji keeps its vector
+    assert "wordpiece for 'bank'" not in " ".join(result.stderr.split())
+
+
 def test_a_word_seen_many_times_is_cut_to_max_rows_and_says_so(tiny_pipeline_dir):
     text_a, text_b = "the bank " * 30, "the bank " * 20  # 600 pairs of each word
     pipeline = ["-p", str(tiny_pipeline_dir)]

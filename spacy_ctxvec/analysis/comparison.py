@@ -342,9 +342,10 @@ def unknown_piece(nlp: Language) -> Optional[Tuple[int, str]]:
 
 def unknown_tokens(doc: Doc, unk_id: int) -> List[int]:
     """Indices of the tokens whose every wordpiece, as the transformer read this Doc, is
-    the unknown piece ``unk_id``: the model's vocabulary has nothing for them (an emoji,
-    for BERT's WordPiece), so their contextual vectors come from the context alone. Read
-    from doc._.trf_data; [] where it was dropped (run the pipeline in keep_trf_data)."""
+    the unknown piece ``unk_id`` and that have a contextual vector: the model's vocabulary
+    has nothing for them (an emoji, for BERT's WordPiece), so their vectors come from the
+    context alone (a word read with a glued emoji as one such piece has none: CTX-W070).
+    Read from doc._.trf_data; [] where it was dropped (run the pipeline in keep_trf_data)."""
     trf_data = doc._.get("trf_data") if Doc.has_extension("trf_data") else None
     if trf_data is None or trf_data.wordpieces is None or len(trf_data.align.lengths) != len(doc):
         return []
@@ -354,7 +355,7 @@ def unknown_tokens(doc: Doc, unk_id: int) -> List[int]:
         np.asarray(to_numpy(trf_data.align.lengths), dtype=np.int64),
         unk_id,
     )
-    return np.flatnonzero(flags).tolist()
+    return [i for i in np.flatnonzero(flags).tolist() if doc[i]._.has_context_vec]
 
 
 @dataclass(frozen=True)

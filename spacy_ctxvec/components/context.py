@@ -289,7 +289,8 @@ class ContextVectors(DocAnnotator):
         if found is None or getattr(self, "_warned_glued", False):
             return
         doc, flags = found
-        examples = ", ".join(f"'{printable(doc[int(i)].text[:20])}'" for i in np.flatnonzero(flags)[:N_EXAMPLES])
+        words = dict.fromkeys(doc[int(i)].text[:20] for i in np.flatnonzero(flags))
+        examples = ", ".join(f"'{printable(word)}'" for word in list(words)[:N_EXAMPLES])
         unk = (self._unknown_piece() or (0, "[UNK]"))[1]
         warnings.warn(Warnings.W070.format(component=self.name, examples=examples, unk=unk), stacklevel=4)
         self._warned_glued = True
