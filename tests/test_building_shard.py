@@ -31,6 +31,7 @@ def test_a_word_read_with_a_glued_emoji_as_one_unknown_piece_is_not_counted(tiny
         lexicon = partial_lexicon(tiny_nlp, ["the bank\U0001f602 of the river", "the bank \U0001f602 here"])
     assert lexicon.counts[lexicon.index("bank")] == 1
     assert lexicon.counts[lexicon.index("\U0001f602")] == 2  # the emoji, glued or not: as one alone
+    assert lexicon.n_skipped_zero == 1  # the glued "bank": not counted, and counted as such
 
 
 def test_partial_lexicons_of_parts_merge_to_the_whole(tiny_nlp):

@@ -139,6 +139,14 @@ def test_lemma_key_reads_the_lemmas_of_a_docbin_without_a_lemmatizer(tiny_pipeli
     assert plain.exit_code == 1 and "E229" in plain.output
 
 
+def test_the_summary_says_how_many_words_had_no_vector(tiny_pipeline_dir, tmp_path):
+    corpus = tmp_path / "glued.txt"
+    corpus.write_text("the bank\U0001f602 of the river\nthe bank of the river\ngreat\U0001f60d day\n", encoding="utf8")
+    built = runner.invoke(app, ["build-lexicon", str(tiny_pipeline_dir), str(corpus), str(tmp_path / "out")])
+    message = " ".join(built.output.split())
+    assert built.exit_code == 0 and "2 tokens had no contextual vector and were not counted" in message, message
+
+
 def test_bad_inputs(tiny_pipeline_dir, corpus, tmp_path):
     (tmp_path / "empty.txt").write_text("\n", encoding="utf8")
     missing_layer = invoke("build-lexicon", tiny_pipeline_dir, corpus, tmp_path / "o0", "--no-progress", "--layer", "5")

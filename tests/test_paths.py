@@ -29,6 +29,16 @@ def test_invisible_characters_inside_words_are_dropped_as_the_model_drops_them()
     )
     kept = "\u0915\u094d\u200d\u0937 \U0001f469\u200d\U0001f4bb \u0645\u200c\u06cc"  # ZWJ, ZWNJ shape scripts
     assert composed(kept) == kept
+    assert composed("I \u2665\ufe0fbank \u2665\ufe0e") == "I \u2665bank \u2665"  # spaCy glued the selector to "bank"
+
+
+def test_a_word_after_an_emoji_presentation_selector_is_read_as_the_word():
+    """spaCy glued the selector to the next word: '\ufe0fbank' was a type of its own beside 'bank'."""
+    import spacy
+
+    nlp = spacy.blank("en")
+    assert [t.text for t in nlp("I \u2665\ufe0fbank")][-1] == "\ufe0fbank"
+    assert [t.text for t in nlp(composed("I \u2665\ufe0fbank"))][-2:] == ["\u2665", "bank"]
 
 
 def test_utf16_and_binary_files_get_their_own_advice(tmp_path):

@@ -296,10 +296,11 @@ def partial_lexicon(
             texts.append(item if isinstance(item, str) else None)
             yield item
 
-    width = None
+    width, n_unread = None, 0
     for doc in nlp.pipe(recorded(items), batch_size=batch_size, disable=not_counted(nlp, stop_before)):
         text = texts.popleft()
         ids, vectors = doc_occurrences(doc, key_attr, nlp.pipe_names)
+        n_unread += unread_words(doc)
         if len(ids):
             width = vectors.shape[1]
             made_from = stored_array(doc, CONTEXT_SOURCE)
@@ -323,8 +324,20 @@ def partial_lexicon(
             flush()
     flush()
     if not parts:
-        return Lexicon.empty(context_width(nlp) if width is None else width, meta=meta, sample_size=sample_size)
-    return merge_all(parts)
+        lexicon = Lexicon.empty(context_width(nlp) if width is None else width, meta=meta, sample_size=sample_size)
+    else:
+        lexicon = merge_all(parts)
+    lexicon.n_skipped_zero += n_unread
+    return lexicon
+
+
+def unread_words(doc: Doc) -> int:
+    """How many tokens of ``doc`` hold a letter or digit but have no contextual vector (a word
+    glued to a character the model cannot read, CTX-W070; one cut off by a window, CTX-W046)."""
+    mask = doc._.get(CONTEXT_MASK)
+    if mask is None or bool(np.all(mask)):
+        return 0
+    return sum(1 for i in np.flatnonzero(~np.asarray(mask, dtype=bool)) if any(c.isalnum() for c in doc[int(i)].text))
 
 
 def context_width(nlp: Language) -> int:

@@ -187,6 +187,12 @@ def print_build(build: LexiconBuild, request: LexiconBuildRequest) -> None:
             f"Occurrence sample: {sample.n_rows} rows of {len(sample)} types (k={sample.k}), "
             f"{sample.nbytes / 2**20:.1f} MiB"
         )
+    if lexicon.n_skipped_zero:
+        n = lexicon.n_skipped_zero
+        msg.warn(
+            f"{count_of(n, 'token')} had no contextual vector and {'was' if n == 1 else 'were'} not counted, "
+            "e.g. a word glued to a character the model cannot read ([CTX-W070]) or cut off by a window ([CTX-W046])"
+        )
     msg.good(
         f"{count_of(result.n_docs, 'doc')}, {count_of(result.n_tokens, 'token')} counted, "
         f"{count_of(len(result.lexicon), 'type')} "

@@ -80,6 +80,8 @@ def _sum_by_group(values: np.ndarray, inverse: np.ndarray, n_groups: int) -> np.
 
 class Lexicon(KeyedRows):
     """Per word type: count, fixed-point sum of unit vectors, fixed-point sum of raw vectors.
+    ``n_skipped_zero``: the occurrences not counted for want of a direction (a zero vector, or
+    a word token a build met without a contextual vector: building.shard.unread_words).
 
     Build with ``from_occurrences`` and combine with ``merge``; memory is
     O(types x width) whatever the corpus size. ``meta`` is free-form JSON describing
