@@ -108,6 +108,18 @@ def test_plot_word_max_occurrences(tiny_pipeline_dir, sentences_file, tmp_path):
     assert "2 occurrences" in result.output
 
 
+def test_plot_word_says_when_every_occurrence_is_glued_to_an_emoji(tiny_pipeline_dir, tmp_path):
+    """'bank' occurs twice, each read with a glued emoji as one [UNK]: "does not occur" misled."""
+    sentences = tmp_path / "glued.txt"
+    sentences.write_text("the bank\U0001f602 approved my loan\nwe sat on the \U0001f525bank today\n", encoding="utf8")
+    output = tmp_path / "glued.png"
+    result = invoke("plot", "word", "bank", "--sentences", sentences, "--pipeline", tiny_pipeline_dir, "-o", output)
+    message = " ".join(result.output.split())
+    assert result.exit_code == 1 and "[CTX-E402]" in message and "does not occur in" in message
+    assert "it occurs 2 times without one: glued to a character the model cannot read" in message
+    assert not output.exists()
+
+
 def test_plot_word_missing_word_is_a_clear_error(tiny_pipeline_dir, sentences_file, tmp_path):
     output = tmp_path / "none.png"
     result = invoke(

@@ -99,6 +99,7 @@ class Occurrences:
     context_source: Optional[str] = None  # doc._.ctxvec_context_source: how the vectors were made
     limit_reached: bool = False  # max_occurrences were kept and the texts hold more occurrences of the word
     model: Optional[str] = None  # the transformer's model name or folder, where the config names one
+    n_without_vector: int = 0  # occurrences read that had no contextual vector (a word glued to an emoji)
 
 
 def collect_occurrences(
@@ -141,14 +142,17 @@ def collect_occurrences(
     snippets: List[str] = []
     senses: List[int] = []
     sense_labels: Dict[int, str] = {}
-    has_senses, context_source, limit_reached = False, None, False
+    has_senses, context_source, limit_reached, n_without_vector = False, None, False, 0
     for doc in nlp.pipe(candidates(), batch_size=batch_size):
         read_ahead.popleft()
         has_senses = has_senses or doc._.get(SENSE_ARRAY) is not None
         context_source = context_source or doc._.get(CONTEXT_SOURCE)
         for token in doc:
             form = token.text if case_sensitive else token.lower_
-            if form != needle or not token._.has_context_vec:
+            if form != needle:
+                continue
+            if not token._.has_context_vec:
+                n_without_vector += 1
                 continue
             vectors.append(np.asarray(token._.context_vec, dtype=np.float64))
             has_static = doc._.get(STATIC_ARRAY) is not None and token._.has_static_vec
@@ -176,6 +180,7 @@ def collect_occurrences(
         n_static=len(present_statics),
         context_source=context_source,
         limit_reached=limit_reached,
+        n_without_vector=n_without_vector,
     )
 
 
@@ -228,6 +233,7 @@ class LayerCurves(NamedTuple):
     n_types: np.ndarray
     pooling: str = ""  # the pipeline's pooling function, by name (components.choices.pooling_name)
     model: Optional[str] = None  # the transformer's model name or folder, where the config names one
+    n_without_vector: int = 0  # occurrences read that had no contextual vector (a word glued to an emoji)
 
 
 def layer_curves(lexicons_by_layer: Dict[int, Lexicon], min_count: int = 5) -> LayerCurves:

@@ -63,6 +63,17 @@ def check_one_token(nlp, word: str) -> None:
         )
 
 
+def unread_occurrences(n: int) -> str:
+    """E402's note on the occurrences found without a contextual vector ("" for none)."""
+    if n == 0:
+        return ""
+    found = "it occurs once" if n == 1 else f"it occurs {n} times"
+    return (
+        f"; {found} without one: glued to a character the model cannot read, such as an emoji "
+        "([CTX-W070]; put a space between them), or cut off by a window ([CTX-W046])"
+    )
+
+
 def check_clusters(clusters: int, max_occurrences: int) -> None:
     """E412 for more --clusters than --max-occurrences lets the word have (the number of
     occurrences found is checked once they are read)."""
@@ -104,6 +115,7 @@ def word_occurrences(
                 matching=matching,
                 case_hint=case_hint,
                 script_hint=script_hint,
+                unread=unread_occurrences(occurrences.n_without_vector),
             )
         )
     unread, unk = types_read_as_unknown(nlp, [word])

@@ -92,8 +92,8 @@ class CommandErrors:
     # Plots, comparisons and projects (E4xx)
     E401 = "Cannot save a figure as '{path}': the file name must end in .png or .svg."
     E402 = (
-        "The word '{word}' does not occur in {source} ({n_docs} texts read; matching "
-        "{matching}). Check the spelling{case_hint}, or give texts that contain it.{script_hint}"
+        "The word '{word}' does not occur in {source} with a contextual vector ({n_docs} texts read; matching "
+        "{matching}{unread}). Check the spelling{case_hint}, or give texts that contain it.{script_hint}"
     )
     E403 = "Give exactly one input: --sentences FILE (one sentence per line) or --corpus FILE (.txt, .jsonl or .spacy)."
     E404 = "Sentences file {problem}: {path}. Give a UTF-8 text file with one sentence per line{advice}."

@@ -97,14 +97,24 @@ def seen_as(word: str, inventory: SenseInventory, lexicon: Optional[Lexicon]) ->
         return repr(word)
     count = 0 if lexicon is None else lexicon.count_of(inventory.key_of(word))
     min_count = inventory.settings.get("min_count")
-    if not count:
-        return f"{word!r} (not in the corpus)"
+    if not count:  # a glued word had no vector; '#bank' was counted as its parts
+        return f"{word!r} (not in the corpus, or never with a contextual vector{_split_note(word)})"
     seen = "seen once" if count == 1 else f"seen {count} times"
     if isinstance(min_count, int) and count < min_count:
         return f"{word!r} ({seen}, under min_count {min_count})"
     if inventory.settings.get("words_only") and not is_word(word):
         return f"{word!r} ({seen}, no letter)"
     return f"{word!r} ({seen}, without sampled occurrences)"
+
+
+def _split_note(word: str) -> str:
+    """The note for a WORD that is not one token of a blank English pipeline ('#bank': '#' +
+    'bank', each counted apart); "" otherwise."""
+    import spacy
+
+    tokens = [token.text for token in spacy.blank("en").tokenizer(word)]
+    parts = " + ".join(repr(token) for token in tokens)
+    return "" if len(tokens) < 2 else f"; spaCy splits it into {parts}, each counted apart"
 
 
 def unknown_words_note(
