@@ -42,6 +42,16 @@ def test_the_word_itself_stop_words_numbers_and_excluded_words_never_label():
     assert label == ["river"]
 
 
+def test_web_addresses_and_mentions_never_label():
+    """'https', 'com', 'www' and a handle labelled senses of tweet-like text."""
+    tweets = [
+        f"{text} https://t.co/x{n} via @newsbot www.example.com/river bank-news.com" for n, text in enumerate(RIVER)
+    ]
+    river, money = sense_labels([tweets, MONEY], n_words=5)
+    assert not {"https", "www", "com", "newsbot", "example", "news"} & set(river)
+    assert river[:2] == ["river", "water"] and money[:2] == ["money", "notes"]
+
+
 def test_words_shared_by_two_senses_rank_below_words_of_one_sense():
     first = ["[x] water river", "[x] water river", "[x] water"]
     second = ["[x] water money", "[x] water money", "[x] money"]

@@ -30,6 +30,10 @@ from .cosine import normalise_rows
 N_LABEL_WORDS = 3
 MIN_SNIPPETS = 2  # a label word occurs in at least this many of the sense's snippets, where it has that many
 _TARGET = re.compile(r"\[[^\]]*\]")
+# Web addresses and @-mentions: their pieces ("https", "www", "com", a handle) are no context words.
+_ADDRESSES = re.compile(
+    r"(?:https?://|www\.)\S+|@\w+|\b[\w-]+(?:\.[\w-]+)*\.(?:com|org|net|edu|gov|io|ly|co|uk)\b\S*", re.IGNORECASE
+)
 # Words of 3 or more letters, but not the first half of a negation ("didn't" gives no "didn").
 _TOKEN_PATTERN = r"(?u)\b[^\W\d_]{3,}\b(?!['’]t\b)"
 _WORD = re.compile(_TOKEN_PATTERN)
@@ -38,7 +42,8 @@ Affinity = Callable[[Sequence[str]], np.ndarray]
 
 
 def _without_target(snippet: str) -> str:
-    return _TARGET.sub(" ", snippet)
+    """The snippet without its [target] word, web addresses and @-mentions."""
+    return _ADDRESSES.sub(" ", _TARGET.sub(" ", snippet))
 
 
 def class_tfidf(counts: np.ndarray, sizes: np.ndarray) -> np.ndarray:
