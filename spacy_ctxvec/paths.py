@@ -24,8 +24,8 @@ def text_lines(path: PathLike) -> Iterator[Tuple[int, str]]:
 # Invisible characters inside words that no reader of the text needs: byte-order marks (files
 # joined with cat keep theirs mid-file), zero-width spaces, soft hyphens, word joiners and the
 # emoji/text presentation selectors (spaCy glues one to the next word: "\u2665\ufe0fbank" gives
-# "\u2665" and "\ufe0fbank"). A WordPiece tokenizer drops them, so "zero\u200bwidth" is
-# "zerowidth" to the model; kept, they made look-alike keys that counted apart.
+# "\u2665" and "\ufe0fbank"). BERT's tokenizers drop them (the selectors only uncased ones, as
+# MiniLM's), so "zero\u200bwidth" is "zerowidth" to the model; kept, they made look-alike keys.
 _DROPPED = str.maketrans("", "", "\ufeff\u200b\u00ad\u2060\ufe0e\ufe0f")
 
 

@@ -218,6 +218,13 @@ def test_text_is_read_in_composed_unicode_so_one_word_is_one_type(tmp_path):
     escaped.write_text('{"words": ["\\ufeff", "bank"], "spaces": [false, true]}\n', encoding="utf8")
     (doc,) = list(iter_corpus(escaped, spacy.blank("en").vocab))
     assert [token.text for token in doc] == ["bank"] and doc.text == "bank "
+    # spaCy's tokens of "I ❤️ you": the selector is a token of its own, holding the space after the emoji
+    selector = [t.text_with_ws for t in spacy.blank("en")("I \u2764\ufe0f you")]
+    assert selector == ["I ", "\u2764", "\ufe0f ", "you"]
+    row = {"words": [w.strip() for w in selector], "spaces": [w.endswith(" ") for w in selector]}
+    escaped.write_text(json.dumps(row) + "\n", encoding="utf8")
+    (doc,) = list(iter_corpus(escaped, spacy.blank("en").vocab))
+    assert doc.text == "I \u2764 you"  # the space stays: not "I \u2764you", one [UNK] to WordPiece
 
 
 @pytest.mark.parametrize(

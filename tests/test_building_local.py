@@ -351,6 +351,15 @@ def test_a_checkpoint_from_before_passage_priorities_or_distinct_snippets_is_ref
         # no setting of this version continues it: the message does not say to rerun with its settings
         assert "This version of spacy-ctxvec cannot continue it" in message
         assert "rerun with --resume and the settings" not in message
+    # before glued words were left out and contexts stopped at sentences: counted another way
+    state["fingerprint"]["sample_priorities"] = "passage, distinct snippets, snippets from a word"
+    del state["fingerprint"]["counting"]
+    state_file.write_text(json.dumps(state), encoding="utf8")
+    with pytest.raises(CtxvecError) as refused:
+        build_lexicon_local(tiny_nlp, corpus, shard_size=10, checkpoint_dir=checkpoints, resume=True, **options)
+    message = " ".join(str(refused.value).split())
+    assert "E221" in message and "counting (no option: a checkpoint written by an older" in message
+    assert "This version of spacy-ctxvec cannot continue it" in message
 
 
 def test_resume_without_a_checkpoint_says_it_starts_from_the_first_document(tiny_nlp, tmp_path):

@@ -144,7 +144,7 @@ def test_the_summary_says_how_many_words_had_no_vector(tiny_pipeline_dir, tmp_pa
     corpus.write_text("the bank\U0001f602 of the river\nthe bank of the river\ngreat\U0001f60d day\n", encoding="utf8")
     built = runner.invoke(app, ["build-lexicon", str(tiny_pipeline_dir), str(corpus), str(tmp_path / "out")])
     message = " ".join(built.output.split())
-    assert built.exit_code == 0 and "2 tokens had no contextual vector and were not counted" in message, message
+    assert built.exit_code == 0 and "2 tokens had no contextual vector (or a zero one) and were not counted" in message
 
 
 def test_bad_inputs(tiny_pipeline_dir, corpus, tmp_path):

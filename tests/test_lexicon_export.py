@@ -4,7 +4,7 @@ import numpy as np
 import pytest
 
 from spacy_ctxvec.errors import CtxvecError
-from spacy_ctxvec.lexicon.export import export_sense_vectors, sense_key
+from spacy_ctxvec.lexicon.export import export_sense_vectors, sense_key, sense_labels_tsv
 from spacy_ctxvec.lexicon.sense_induction import induce_inventory
 from spacy_ctxvec.lexicon.sense_inventory import SenseInventory
 from spacy_ctxvec.ops.senses import SenseSpace
@@ -38,6 +38,8 @@ def test_sense_rows_come_by_descending_word_count_each_words_senses_in_order(tmp
     export_sense_vectors(inventory, tmp_path / "senses.txt", counts=counts)
     written = KeyedVectors.load_word2vec_format(str(tmp_path / "senses.txt")).index_to_key
     assert written[:3] == ["bank|0", "bank|1", sense_key(inventory.keys[-1], 0)]
+    labelled = [line.split("\t")[0] for line in sense_labels_tsv(inventory, counts).splitlines()[1:]]
+    assert labelled == written  # row for row (a projector's metadata file pairs them by position)
     assert written[3:] == [sense_key(key, 0) for key in reversed(inventory.keys) if key != "bank"][1:]
 
 

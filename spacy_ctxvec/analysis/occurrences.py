@@ -233,7 +233,6 @@ class LayerCurves(NamedTuple):
     n_types: np.ndarray
     pooling: str = ""  # the pipeline's pooling function, by name (components.choices.pooling_name)
     model: Optional[str] = None  # the transformer's model name or folder, where the config names one
-    n_without_vector: int = 0  # occurrences read that had no contextual vector (a word glued to an emoji)
 
 
 def layer_curves(lexicons_by_layer: Dict[int, Lexicon], min_count: int = 5) -> LayerCurves:

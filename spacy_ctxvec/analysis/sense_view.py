@@ -92,7 +92,7 @@ def why_nothing_drawn(page: "SensePage", all_words: str, skip_stop_words: str, *
     if page.n_with_sense == 0:
         return (
             "no token of the text has a sense (its words are not in the corpus the senses were induced "
-            "from, were seen fewer than min_count times, or hold no letter, or the tokens have no contextual "
+            "from, were seen fewer than min_count times or hold no letter; or the tokens have no contextual "
             "vector: a word glued to a character the model cannot read, such as an emoji, has none)"
         )
     if page.n_stop_words_left_out:

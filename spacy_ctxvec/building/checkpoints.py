@@ -44,6 +44,10 @@ SETTING_OPTIONS = {
         "no option: a checkpoint written by an older spacy-ctxvec, which may have drawn its sample or "
         "written its snippets another way"
     ),
+    "counting": (
+        "no option: a checkpoint written by an older spacy-ctxvec, which may have counted words or drawn "
+        "their contexts another way"
+    ),
 }
 # Fingerprint keys written only with a sample (sample_size > 0): where one side has no
 # sample, the sample_size line says what differs.
@@ -53,7 +57,12 @@ SAMPLE_DETAILS = ("sample_contexts", "sample_priorities")
 SAMPLE_PRIORITIES = "passage, distinct snippets, snippets from a word"
 # E221's way to continue: with the build's own settings, or none for a checkpoint of an older version.
 CONTINUE_SAME_SETTINGS = "To continue it, rerun with --resume and the settings and first documents it was made with"
-CONTINUE_OLDER_VERSION = "This version of spacy-ctxvec cannot continue it (no option changes how samples are drawn)"
+CONTINUE_OLDER_VERSION = (
+    "This version of spacy-ctxvec cannot continue it (no option changes how words are counted or samples drawn)"
+)
+# How a checkpoint's words were counted: a new way is a new value (absent: an older version,
+# which counted a word read with a glued unknown character and took contexts across sentences).
+COUNTING = "words read with a glued unknown character left out; contexts within sentences and paragraphs"
 # The counting config's digest is compared; its text, kept beside it, only names what
 # differs (checkpoints written before it lack the text).
 CONFIG_DIGEST, CONFIG_TEXT = "pipeline_config_sha256", "pipeline_config"
@@ -260,7 +269,7 @@ def read_checkpoint(directory: Path, fingerprint: Dict[str, Any]) -> Optional[Ch
     differing = fingerprint_differences(state["fingerprint"], fingerprint)
     if differing:
         problem = "it was made with other settings: " + "; ".join(differing)
-        advice = CONTINUE_OLDER_VERSION if sampled_by_older_version(state["fingerprint"], fingerprint) else None
+        advice = CONTINUE_OLDER_VERSION if made_by_older_version(state["fingerprint"], fingerprint) else None
         raise refused(directory, problem, state["docs_done"], advice)
     try:
         lexicon = Lexicon.from_disk(shard, mmap=False)
@@ -278,11 +287,12 @@ def refused(directory: Optional[Path], problem: str, docs_done: int, advice: Opt
     return CheckpointRefused(Errors.E221.format(path=directory, problem=problem, docs=docs_done, how_to_continue=how))
 
 
-def sampled_by_older_version(saved: Dict[str, Any], current: Dict[str, Any]) -> bool:
-    """Whether both builds sample and the checkpoint's sample was drawn the way of another
-    version (no option sets sample_priorities)."""
+def made_by_older_version(saved: Dict[str, Any], current: Dict[str, Any]) -> bool:
+    """Whether the checkpoint counted words, or (both builds sampling) drew its sample, the
+    way of another version (no option sets counting or sample_priorities)."""
     both_sample = "sample_size" in saved and "sample_size" in current
-    return both_sample and saved.get("sample_priorities") != current.get("sample_priorities")
+    other_sample = both_sample and saved.get("sample_priorities") != current.get("sample_priorities")
+    return other_sample or saved.get("counting") != current.get("counting")
 
 
 def fingerprint_differences(saved: Dict[str, Any], current: Dict[str, Any]) -> List[str]:
@@ -384,6 +394,7 @@ def build_fingerprint(
         "shard_size": shard_size,
         "n_process": n_process,
         "max_docs": max_docs,
+        "counting": COUNTING,
     }
     if sample_size:  # absent when 0, so that checkpoints written before samples existed still resume
         fingerprint["sample_size"] = sample_size

@@ -292,6 +292,11 @@ def _check_string(value: str, path: str, line_number: int, what: str) -> None:
         raise bad_line("E242", path, line_number, problem)
 
 
+def _spaces_kept(spaces: List[bool], kept: List[int]) -> List[bool]:
+    """The spaces of the ``kept`` tokens, each with those of the dropped tokens after it."""
+    return [any(spaces[i:end]) for i, end in zip(kept, kept[1:] + [len(spaces)])]
+
+
 def _words_row(row: dict, path: str, line_number: int) -> WordsRow:
     words, spaces = row["words"], row.get("spaces")
     for i, word in enumerate(words):
@@ -345,7 +350,8 @@ def parse_line(
         words, spaces = _words_row(row, path, line_number)
         read = [composed(word) for word in words]  # a token that was only a byte-order mark goes
         kept = [i for i, word in enumerate(read) if word]
-        words, spaces = [read[i] for i in kept], None if spaces is None else [spaces[i] for i in kept]
+        spaces = None if spaces is None else _spaces_kept(spaces, kept)  # "❤", "\ufe0f ": "❤ "
+        words = [read[i] for i in kept]
         return (words, spaces) if any(has_visible(word) for word in words) else None
     raise bad_line("E213", path, line_number, LINE_NOT_A_ROW.format(got=line.strip()[:80]))
 

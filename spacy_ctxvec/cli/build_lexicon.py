@@ -189,9 +189,10 @@ def print_build(build: LexiconBuild, request: LexiconBuildRequest) -> None:
         )
     if lexicon.n_skipped_zero:
         n = lexicon.n_skipped_zero
-        msg.warn(
-            f"{count_of(n, 'token')} had no contextual vector and {'was' if n == 1 else 'were'} not counted, "
-            "e.g. a word glued to a character the model cannot read ([CTX-W070]) or cut off by a window ([CTX-W046])"
+        warn_on_stderr(
+            f"{count_of(n, 'token')} had no contextual vector (or a zero one) and {'was' if n == 1 else 'were'} not "
+            "counted, e.g. a word glued to a character the model cannot read ([CTX-W070]) or cut off by a window "
+            "([CTX-W046])"
         )
     msg.good(
         f"{count_of(result.n_docs, 'doc')}, {count_of(result.n_tokens, 'token')} counted, "

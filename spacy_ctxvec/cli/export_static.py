@@ -103,7 +103,7 @@ def _write_senses(inventory: SenseInventory, output: Path, labels: Path, how: Se
 
     def vectors_then_labels(tmp: Path) -> int:
         n_rows = export_sense_vectors(inventory, tmp, unit=how.unit, binary=how.binary, counts=how.counts)
-        write_text(labels, sense_labels_tsv(inventory), what=LABELS, overwrite=overwrite)
+        write_text(labels, sense_labels_tsv(inventory, how.counts), what=LABELS, overwrite=overwrite)
         return n_rows
 
     return write_file(output, vectors_then_labels, what=WHAT, overwrite=overwrite)

@@ -4,6 +4,7 @@ snippets (word in [brackets]), and the word's corpus_polysemy. With --html OUT.h
 --text "...": the text drawn with its senses by displaCy (analysis.sense_view); the words
 with one sense only with --all-words."""
 
+import functools
 import json
 import re
 from pathlib import Path
@@ -107,12 +108,17 @@ def seen_as(word: str, inventory: SenseInventory, lexicon: Optional[Lexicon]) ->
     return f"{word!r} ({seen}, without sampled occurrences)"
 
 
+@functools.lru_cache(maxsize=1)
+def _english_tokenizer() -> Any:
+    import spacy
+
+    return spacy.blank("en").tokenizer
+
+
 def _split_note(word: str) -> str:
     """The note for a WORD that is not one token of a blank English pipeline ('#bank': '#' +
     'bank', each counted apart); "" otherwise."""
-    import spacy
-
-    tokens = [token.text for token in spacy.blank("en").tokenizer(word)]
+    tokens = [token.text for token in _english_tokenizer()(word)]
     parts = " + ".join(repr(token) for token in tokens)
     return "" if len(tokens) < 2 else f"; spaCy splits it into {parts}, each counted apart"
 

@@ -133,13 +133,15 @@ def sense_labels_path(output: PathLike) -> Path:
     return output.with_name(output.name + ".labels.tsv")
 
 
-def sense_labels_tsv(senses: SenseInventory) -> str:
+def sense_labels_tsv(senses: SenseInventory, counts: Optional[np.ndarray] = None) -> str:
     """TSV with a header: one row per sense of a writable key, ``key`` (``bank|0``, as in
     the vectors file), ``word``, ``sense``, ``share``, ``label`` (its context words, ""
-    where the senses were induced before labels existed), ``corpus_polysemy`` ("" for None)."""
+    where the senses were induced before labels existed), ``corpus_polysemy`` ("" for None);
+    in the order of export_sense_vectors with the same ``counts``, row for row."""
     rows: List[Tuple[object, ...]] = [("key", "word", "sense", "share", "label", "corpus_polysemy")]
     writable = writable_keys(np.array(senses.keys, dtype=str)) if len(senses) else np.zeros(0, dtype=bool)
-    for key, keep in zip(senses.keys, writable.tolist()):
+    word_order = np.arange(len(senses)) if counts is None else most_frequent_first(counts)
+    for key, keep in ((senses.keys[w], bool(writable[w])) for w in word_order.tolist()):
         if not keep:
             continue
         evidence = senses.corpus_polysemy_of(key)

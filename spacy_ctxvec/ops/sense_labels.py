@@ -30,9 +30,14 @@ from .cosine import normalise_rows
 N_LABEL_WORDS = 3
 MIN_SNIPPETS = 2  # a label word occurs in at least this many of the sense's snippets, where it has that many
 _TARGET = re.compile(r"\[[^\]]*\]")
-# Web addresses and @-mentions: their pieces ("https", "www", "com", a handle) are no context words.
+# E-mail and web addresses and @-mentions: their pieces ("https", "www", "com", a handle) are no
+# context words. Each alternative starts only where its run of characters starts (linear time on a
+# long token); a domain is lower case ("so.Com on" keeps its words).
 _ADDRESSES = re.compile(
-    r"(?:https?://|www\.)\S+|@\w+|\b[\w-]+(?:\.[\w-]+)*\.(?:com|org|net|edu|gov|io|ly|co|uk)\b\S*", re.IGNORECASE
+    r"(?<![\w.+-])[\w.+-]+@[\w-]+(?:\.[\w-]+)+"
+    r"|(?<!\S)(?:https?://|www\.)\S+"
+    r"|@\w+"
+    r"|(?<![\w.-])[a-z0-9-]+(?:\.[a-z0-9-]+)*\.(?:com|org|net|edu|gov|io|ly|co|uk)\b\S*"
 )
 # Words of 3 or more letters, but not the first half of a negation ("didn't" gives no "didn").
 _TOKEN_PATTERN = r"(?u)\b[^\W\d_]{3,}\b(?!['’]t\b)"
