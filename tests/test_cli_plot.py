@@ -118,6 +118,11 @@ def test_plot_word_says_when_every_occurrence_is_glued_to_an_emoji(tiny_pipeline
     assert result.exit_code == 1 and "[CTX-E402]" in message and "does not occur in" in message
     assert "it occurs 2 times without one: glued to a character the model cannot read" in message
     assert not output.exists()
+    with sentences.open("a", encoding="utf8") as file:
+        file.write("the bank by the river\nthe bank lent money\n")
+    drawn = invoke("plot", "word", "bank", "--sentences", sentences, "--pipeline", tiny_pipeline_dir, "-o", output)
+    assert drawn.exit_code == 0, drawn.output
+    assert "(2 occurrences of 'bank'; 2 more without a contextual vector left out" in " ".join(drawn.output.split())
 
 
 def test_plot_word_missing_word_is_a_clear_error(tiny_pipeline_dir, sentences_file, tmp_path):

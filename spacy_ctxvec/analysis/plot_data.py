@@ -69,8 +69,8 @@ def unread_occurrences(n: int) -> str:
         return ""
     found = "it occurs once" if n == 1 else f"it occurs {n} times"
     return (
-        f"; {found} without one: glued to a character the model cannot read, such as an emoji "
-        "([CTX-W070]; put a space between them), or cut off by a window ([CTX-W046])"
+        f"; {found} without one: glued to a character the model cannot read, such as an "
+        "emoji ([CTX-W070]; put a space between them), or cut off by a window ([CTX-W046])"
     )
 
 

@@ -131,6 +131,8 @@ def plot_word_cli(
     n = len(occurrences.vectors)
     how = f"; contextual vectors: {pooling_of(occurrences.context_source)}" if occurrences.context_source else ""
     first = ", the first found (-n sets how many)" if occurrences.limit_reached else ""
+    if occurrences.n_without_vector:  # glued to an emoji ([CTX-W070]) or cut off by a window ([CTX-W046])
+        first += f"; {occurrences.n_without_vector} more without a contextual vector left out (W070, W046)"
     typer.echo(f"Wrote {path} ({n} occurrence{'' if n == 1 else 's'} of '{word}'{first}{how})")
 
 

@@ -239,7 +239,8 @@ class StaticVectors(DocAnnotator):
     def _transformer_parts(self, saved: Any, path: Union[Path, str]) -> Tuple[np.ndarray, Any]:
         """The vectors and tokenizer to_disk (or to_bytes) left with the transformer, from the loaded one."""
         if not isinstance(saved, dict) or not isinstance(saved.get("transformer"), str):
-            raise CtxvecError(Errors.E134.format(path=path, problem=f"cfg.json: {FROM_TRANSFORMER} is {saved!r}"))
+            where = "cfg.json: " if path != "<bytes>" else ""
+            raise CtxvecError(Errors.E134.format(path=path, problem=f"{where}{FROM_TRANSFORMER} is {saved!r}"))
         transformer = saved["transformer"]
 
         def fail(problem: str) -> CtxvecError:
