@@ -315,6 +315,7 @@ class Warnings(metaclass=_ErrorsWithCodes):
     )
     W071 = (
         "'{name}' looks words up by their lemma (key 'lemma'), but tokens of a Doc have no lemma: they get no "
-        "polysemy_score, count or senses. Add a lemmatizer before '{name}' (the one the lexicon was built with), "
+        "polysemy_score or senses (count 0, as an unseen word). Add a lemmatizer before '{name}' (the one the "
+        "lexicon was built with), "
         "or give Docs with lemmas."
     )
