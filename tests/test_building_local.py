@@ -338,28 +338,22 @@ def test_a_checkpoint_from_before_passage_priorities_or_distinct_snippets_is_ref
     state = json.loads(state_file.read_text(encoding="utf8"))
     assert state["fingerprint"]["sample_priorities"] == "passage, distinct snippets, snippets from a word"
     # before snippets began at a word (an old checkpoint's snippets merged with new ones kept
-    # occurrences twice: upgrade walkthrough); before distinct snippets; before passage priorities
-    for older in ("passage, distinct snippets", "passage", None):
-        state["fingerprint"]["sample_priorities"] = older
+    # occurrences twice: upgrade walkthrough); before distinct snippets; before passage priorities;
+    # before glued words were left out and contexts stopped at sentences (counted another way)
+    current = dict(state["fingerprint"])
+    older_ones = [("sample_priorities", "passage, distinct snippets"), ("sample_priorities", "passage")]
+    for field, older in [*older_ones, ("sample_priorities", None), ("counting", None)]:
+        state["fingerprint"] = {**current, field: older}
         if older is None:
-            del state["fingerprint"]["sample_priorities"]
+            del state["fingerprint"][field]
         state_file.write_text(json.dumps(state), encoding="utf8")
         with pytest.raises(CtxvecError) as refused:
             build_lexicon_local(tiny_nlp, corpus, shard_size=10, checkpoint_dir=checkpoints, resume=True, **options)
         message = " ".join(str(refused.value).split())
-        assert "E221" in message and "sample_priorities (no option: a checkpoint written by an older" in message
+        assert "E221" in message and f"{field} (no option: a checkpoint written by an older" in message
         # no setting of this version continues it: the message does not say to rerun with its settings
         assert "This version of spacy-ctxvec cannot continue it" in message
         assert "rerun with --resume and the settings" not in message
-    # before glued words were left out and contexts stopped at sentences: counted another way
-    state["fingerprint"]["sample_priorities"] = "passage, distinct snippets, snippets from a word"
-    del state["fingerprint"]["counting"]
-    state_file.write_text(json.dumps(state), encoding="utf8")
-    with pytest.raises(CtxvecError) as refused:
-        build_lexicon_local(tiny_nlp, corpus, shard_size=10, checkpoint_dir=checkpoints, resume=True, **options)
-    message = " ".join(str(refused.value).split())
-    assert "E221" in message and "counting (no option: a checkpoint written by an older" in message
-    assert "This version of spacy-ctxvec cannot continue it" in message
 
 
 def test_resume_without_a_checkpoint_says_it_starts_from_the_first_document(tiny_nlp, tmp_path):
