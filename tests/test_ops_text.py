@@ -11,6 +11,7 @@ from hypothesis import strategies as st
 from spacy_ctxvec.ops.text import (
     count_of,
     display_width,
+    has_word_character,
     least_size,
     pad,
     printable,
@@ -146,3 +147,8 @@ def test_printable_output_holds_no_control_or_line_break(text):
 def test_text_table_cells_with_controls_stay_on_their_row():
     table = text_table([["new\nline", "\x1b]0;title\x07"]], ["key", "label"], "ll")
     assert table.strip().count("\n") == 2 and "\x1b" not in table and "\\x1b]0;title\\x07" in table
+
+
+def test_a_word_character_is_a_letter_or_digit_of_any_script():
+    assert all(has_word_character(text) for text in ("bank", "0123", "\u6771\u4eac", "a\U0001f602"))
+    assert not any(has_word_character(text) for text in ("", " ", "...", "\U0001f602", "\u200b", "#"))

@@ -48,6 +48,7 @@ from ..lexicon.sample import SAMPLE_VECTOR_DTYPE, OccurrenceSample
 from ..lexicon.statistics import CONTEXT_VECTORS_META, Lexicon, merge_all
 from ..ops.context_windows import window_context_means
 from ..ops.senses import CONTEXT_WINDOW
+from ..ops.text import has_word_character
 from .corpus import CorpusItem
 
 KEY_ATTRS = {"lower": LOWER, "text": ORTH, "lemma": LEMMA}
@@ -331,13 +332,16 @@ def partial_lexicon(
     return lexicon
 
 
+def words_without_vector(doc: Doc, mask: np.ndarray) -> List[int]:
+    """Indices of ``doc``'s tokens without a vector (``mask`` False) that hold a letter or digit."""
+    return [int(i) for i in np.flatnonzero(~np.asarray(mask, dtype=bool)) if has_word_character(doc[int(i)].text)]
+
+
 def unread_words(doc: Doc) -> int:
     """How many tokens of ``doc`` hold a letter or digit but have no contextual vector (a word
     glued to a character the model cannot read, CTX-W070; one cut off by a window, CTX-W046)."""
     mask = doc._.get(CONTEXT_MASK)
-    if mask is None or bool(np.all(mask)):
-        return 0
-    return sum(1 for i in np.flatnonzero(~np.asarray(mask, dtype=bool)) if any(c.isalnum() for c in doc[int(i)].text))
+    return 0 if mask is None else len(words_without_vector(doc, mask))
 
 
 def context_width(nlp: Language) -> int:

@@ -26,7 +26,7 @@ from ..attributes import (
 from ..errors import CtxvecError, Errors, Warnings
 from ..ops.alignment import read_with_another_as
 from ..ops.layers import resolve_layers
-from ..ops.text import printable
+from ..ops.text import has_word_character, printable
 from ..types import PoolingFn
 from . import vector_hooks
 from .base import DocAnnotator, NlpRef, excluded, vector_dtype
@@ -478,5 +478,5 @@ def _read_with_another_as_unknown(
         return np.zeros(len(lengths), dtype=bool)
     glued = read_with_another_as(np.asarray(to_numpy(input_ids)), indices, lengths, unknown[0])
     for i in np.flatnonzero(glued):
-        glued[i] = any(character.isalnum() for character in doc[int(i)].text)
+        glued[i] = has_word_character(doc[int(i)].text)
     return glued

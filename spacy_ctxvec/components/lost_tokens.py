@@ -8,30 +8,26 @@ tokens. Whitespace and tokens of characters the model drops (zero-width, control
 by design and are not counted here."""
 
 import warnings
-from typing import List, Sequence
+from typing import Sequence
 
 import numpy as np
 from spacy.tokens import Doc
 
+from ..building.shard import words_without_vector
 from ..errors import Warnings
-from ..ops.text import printable
+from ..ops.text import has_word_character, printable
 
 N_EXAMPLES = 3
-
-
-def lost_tokens(doc: Doc, mask: np.ndarray) -> List[int]:
-    """Indices of ``doc``'s tokens without a vector (``mask`` False) that hold a letter or digit."""
-    return [int(i) for i in np.flatnonzero(~np.asarray(mask, dtype=bool)) if any(c.isalnum() for c in doc[int(i)].text)]
 
 
 def warn_of_lost_tokens(docs: Sequence[Doc], masks: Sequence[np.ndarray], component: str) -> bool:
     """W046 for the first Doc of ``docs`` with lost tokens; True if it warned (callers warn once)."""
     for doc, mask in zip(docs, masks):
-        lost = lost_tokens(doc, mask)
+        lost = words_without_vector(doc, mask)
         if lost:
             examples = ", ".join(f"'{printable(doc[i].text[:20])}' (token {i})" for i in lost[:N_EXAMPLES])
             longest = max(doc, key=len)
-            words = sum(1 for token in doc if any(c.isalnum() for c in token.text))
+            words = sum(1 for token in doc if has_word_character(token.text))
             warnings.warn(
                 Warnings.W046.format(
                     component=component,

@@ -23,6 +23,11 @@ def count_of(n: int, noun: str) -> str:
     return f"{n} {noun}" if n == 1 else f"{n} {noun}s"
 
 
+def has_word_character(text: str) -> bool:
+    """Whether ``text`` holds a letter or digit (a word, not punctuation, space or an emoji)."""
+    return any(character.isalnum() for character in text)
+
+
 def shorten(text: str, limit: int) -> str:
     """``text`` cut to at most ``limit`` characters, ending in "…" where it was cut."""
     return text if len(text) <= limit else text[: limit - 1] + "…"
