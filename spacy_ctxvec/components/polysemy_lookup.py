@@ -7,13 +7,13 @@ import warnings
 from typing import Any, Dict, Optional, Sequence, Set, Tuple
 
 import numpy as np
+from spacy.attrs import LEMMA
 from spacy.language import Language
 from spacy.strings import get_string_id
 from spacy.tokens import Doc
 
 from ..attributes import (
     CONTEXT_ARRAY,
-    CONTEXT_COMPONENT,
     CONTEXT_MASK,
     CONTEXT_SOURCE,
     POLYSEMY_DTYPE,
@@ -22,6 +22,7 @@ from ..attributes import (
     stored_values,
 )
 from ..building.shard import KEY_ATTRS
+from ..component_names import context_names
 from ..errors import CtxvecError, Errors, Warnings
 from ..lexicon.polysemy_probe import PolysemyProbe, type_polysemy_scores
 from ..lexicon.statistics import CONTEXT_VECTORS_META, Lexicon
@@ -83,7 +84,7 @@ def check_context_before(nlp: Language, name: str) -> None:
     components count: spacy train initializes with its frozen ones disabled)."""
     names = nlp.component_names
     before = names[: names.index(name)] if name in names else []
-    if name in names and not any(nlp.get_pipe_meta(other).factory == CONTEXT_COMPONENT for other in before):
+    if name in names and not set(before) & set(context_names(nlp)):
         raise CtxvecError(Errors.E218.format(pipe_names=pipeline_order(nlp), name=name))
 
 
@@ -124,8 +125,6 @@ def look_up(
             if made is not None and vectors_differ(expected, made):
                 raise CtxvecError(Errors.E043.format(name=name, lexicon=expected, doc=made))
     ids = doc.to_array(KEY_ATTRS[key]).astype(np.uint64)
-    if key == "lemma" and (ids[np.asarray(mask, dtype=bool)] == 0).any():  # no lemmatizer ran
-        warnings.warn(Warnings.W071.format(name=name), stacklevel=4)
     positions, found = _positions(table["hashes"], ids)
     if not found.all():  # "Tu\u0308r" typed with a combining mark: looked up composed, as corpora are read
         composed = composed_where_missing(doc, key, ids, ~found)
@@ -174,6 +173,8 @@ def polysemy_records(
     vectors, mask, found, rows = look_up(
         doc, table, key=key, width=width, width_error=Errors.E219, name=name, pipe_names=pipe_names
     )
+    if key == "lemma" and (doc.to_array(LEMMA)[mask] == 0).any():  # no lemmatizer ran (once per Doc, here)
+        warnings.warn(Warnings.W071.format(name=name), stacklevel=3)
     records["count"][found] = table["counts"][rows[found]]
     scored = found & table["valid"][rows]
     records["score"][scored] = table["scores"][rows[scored]]
