@@ -2,17 +2,22 @@
 it was added or renamed under (nlp.add_pipe("ctxvec_context", name="context"),
 nlp.rename_pipe): the commands and records that read its settings find it by factory."""
 
-from typing import Any, Mapping
+from typing import Any, List, Mapping
 
 from spacy.language import Language
 
 from .attributes import CONTEXT_COMPONENT
 
 
+def context_names(nlp: Language) -> List[str]:
+    """The names of the pipeline's ctxvec_context components, disabled ones too, in order."""
+    return [name for name in nlp.component_names if nlp.get_pipe_meta(name).factory == CONTEXT_COMPONENT]
+
+
 def context_name(nlp: Language) -> str:
     """The name of the pipeline's last enabled ctxvec_context component (else its last
     disabled one); "ctxvec_context" where it has none."""
-    made = [name for name in nlp.component_names if nlp.get_pipe_meta(name).factory == CONTEXT_COMPONENT]
+    made = context_names(nlp)
     enabled = [name for name in made if name not in nlp.disabled]
     return (enabled or made or [CONTEXT_COMPONENT])[-1]
 

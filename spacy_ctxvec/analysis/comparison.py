@@ -14,7 +14,7 @@ from ..attributes import CONTEXT_SOURCE
 from ..building.corpus import has_visible
 from ..component_names import context_name
 from ..components.context import keep_trf_data
-from ..components.transformer import to_numpy
+from ..components.transformer import wordpiece_alignment
 from ..components.transformer_lookup import find_transformer, unknown_piece_of
 from ..errors import CtxvecError, Errors, Warnings
 from ..evaluation.token_vectors import require_context_vectors
@@ -349,12 +349,10 @@ def unknown_tokens(doc: Doc, unk_id: int) -> List[int]:
     trf_data = doc._.get("trf_data") if Doc.has_extension("trf_data") else None
     if trf_data is None or trf_data.wordpieces is None or len(trf_data.align.lengths) != len(doc):
         return []
-    flags = only_piece(
-        to_numpy(trf_data.wordpieces.input_ids),
-        np.asarray(to_numpy(trf_data.align.dataXd), dtype=np.int64).ravel(),
-        np.asarray(to_numpy(trf_data.align.lengths), dtype=np.int64),
-        unk_id,
-    )
+    pieces = wordpiece_alignment(trf_data)
+    if pieces is None:
+        return []
+    flags = only_piece(*pieces, unk_id)
     return [i for i in np.flatnonzero(flags).tolist() if doc[i]._.has_context_vec]
 
 

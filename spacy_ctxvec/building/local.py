@@ -38,13 +38,12 @@ from .corpus import (
     check_encoding,
     check_tokens_read,
     corpus_files,
-    corpus_suffix,
     item_digest,
     iter_corpus,
 )
 from .engines import BuildResult
 from .replicas import rebuild_pipeline
-from .shard import check_key_mode, partial_lexicon
+from .shard import check_key_mode, holds_docbins, partial_lexicon
 
 # Worker processes (spawned, never forked: a forked child of a process that already
 # ran torch can hang in the OpenMP thread pool).
@@ -191,7 +190,7 @@ def build_lexicon_local(
     encoding = check_encoding(encoding)
     if key == "lemma" and files is None:
         files = corpus_files(corpus, encoding=encoding, on_error=on_error)
-    check_key_mode(nlp, key, docs_given=any(corpus_suffix(file) == ".spacy" for file in files or ()))
+    check_key_mode(nlp, key, docs_given=holds_docbins(files or ()))
     install_extensions()
     checkpoint_path = Path(checkpoint_dir) if checkpoint_dir is not None else None
     fingerprint = (

@@ -59,7 +59,6 @@ from .corpus import (
     check_encoding,
     check_tokens_read,
     corpus_files,
-    corpus_suffix,
 )
 from .engines import BuildResult
 from .ray_cluster import (
@@ -75,7 +74,7 @@ from .ray_cluster import (
     stall_error,
     stop_executors,
 )
-from .shard import check_key_mode
+from .shard import check_key_mode, holds_docbins
 
 # Reading and parsing text is cheap next to the transformer, and read tasks that asked
 # for a CPU could never start while the actors hold every CPU of a small machine.
@@ -338,7 +337,7 @@ def build_lexicon_ray(
     from .ray_workers import CorpusDatasource, PartialLexiconWorker
 
     nlp = pipeline
-    check_key_mode(nlp, key, docs_given=any(corpus_suffix(file) == ".spacy" for file in files_read))
+    check_key_mode(nlp, key, docs_given=holds_docbins(files_read))
     start = time.perf_counter()
     with ray_session(address, num_workers, num_cpus_per_worker) as ray:
         if address is None:

@@ -49,7 +49,7 @@ from ..lexicon.statistics import CONTEXT_VECTORS_META, Lexicon, merge_all
 from ..ops.context_windows import window_context_means
 from ..ops.senses import CONTEXT_WINDOW
 from ..ops.text import has_word_character
-from .corpus import CorpusItem
+from .corpus import CorpusItem, corpus_suffix
 
 KEY_ATTRS = {"lower": LOWER, "text": ORTH, "lemma": LEMMA}
 MAX_BUFFERED_OCCURRENCES = 50_000
@@ -65,6 +65,11 @@ def check_key_mode(nlp: Language, key: str, docs_given: bool = False) -> None:
         if not setters:
             problem = f"no component of the pipeline {nlp.pipe_names} assigns token.lemma"
             raise CtxvecError(Errors.E217.format(problem=problem))
+
+
+def holds_docbins(files: Iterable[Any]) -> bool:
+    """Whether a corpus's files include a .spacy DocBin (Docs that may carry lemmas: check_key_mode)."""
+    return any(corpus_suffix(file) == ".spacy" for file in files)
 
 
 def vector_source(nlp: Language, key: str) -> Dict[str, Any]:

@@ -14,7 +14,6 @@ from thinc.api import Config
 
 from ..attributes import (
     CONTEXT_ARRAY,
-    CONTEXT_COMPONENT,
     CONTEXT_MASK,
     CONTEXT_SOURCE,
     TRANSFORMER_MODEL,
@@ -23,6 +22,7 @@ from ..attributes import (
     set_token_arrays,
     stored_array,
 )
+from ..component_names import context_names
 from ..errors import CtxvecError, Errors, Warnings
 from ..ops.alignment import read_with_another_as
 from ..ops.layers import resolve_layers
@@ -44,6 +44,7 @@ from .transformer import (
     register_fork_hook,
     to_numpy,
     trf_data_readers_after,
+    wordpiece_alignment,
 )
 from .transformer_lookup import find_transformer, missing_trf_data_fix, unknown_piece_of
 from .vector_hooks import add_vector_hooks
@@ -265,7 +266,7 @@ class ContextVectors(DocAnnotator):
                 none = np.zeros(0, dtype=bool)
                 results.append((np.zeros((0, width or 0), dtype=self.dtype), none, none))
                 continue
-            glued = _read_with_another_as_unknown(doc, trf_data, doc_lengths, unknown)
+            glued = _read_with_another_as_unknown(doc, trf_data, unknown)
             results.append((pooled[start : start + len(doc)].copy(), doc_lengths > 0, glued))
             start += len(doc)
         return results, self._vectors_label(docs[filled[0]], trf_datas[filled[0]]) if filled else None
@@ -332,7 +333,7 @@ class ContextVectors(DocAnnotator):
         if nlp is None:
             return
         self._nlp_ref = NlpRef(nlp)  # the pipeline it runs in, also when sourced from another
-        contexts = [name for name in nlp.component_names if nlp.get_pipe_meta(name).factory == CONTEXT_COMPONENT]
+        contexts = context_names(nlp)
         enabled = [name for name in contexts if name not in nlp.disabled]
         if len(contexts) > 1 and enabled and self.name == enabled[0]:  # said once, by the first initialized
             warning = Warnings.W065.format(pipe_names=nlp.pipe_names, n=len(contexts), names=", ".join(contexts))
@@ -465,18 +466,18 @@ def __getattr__(name: str) -> Any:
     raise AttributeError(f"module {__name__!r} has no attribute {name!r}")
 
 
-def _read_with_another_as_unknown(
-    doc: Doc, trf_data: Any, lengths: np.ndarray, unknown: Optional[Tuple[int, str]]
-) -> np.ndarray:
+def _read_with_another_as_unknown(doc: Doc, trf_data: Any, unknown: Optional[Tuple[int, str]]) -> np.ndarray:
     """Per token of ``doc``, whether it holds a letter or digit and the tokenizer read it with
     another token as one ``unknown`` piece (ops.alignment.read_with_another_as): 'bank' of
     'bank\U0001f602' (the emoji keeps the unknown piece's vector, as an emoji alone does). All False
     where the tokenizer has no unknown piece or the Doc's wordpiece ids are not at hand."""
-    input_ids = getattr(getattr(trf_data, "wordpieces", None), "input_ids", None)
-    indices = np.asarray(to_numpy(trf_data.align.dataXd), dtype=np.int64).ravel()
-    if unknown is None or input_ids is None or (len(indices) and int(indices.max()) >= input_ids.size):
-        return np.zeros(len(lengths), dtype=bool)
-    glued = read_with_another_as(np.asarray(to_numpy(input_ids)), indices, lengths, unknown[0])
+    none = np.zeros(len(doc), dtype=bool)
+    if unknown is None:
+        return none
+    pieces = wordpiece_alignment(trf_data)
+    if pieces is None or (len(pieces[1]) and int(pieces[1].max()) >= pieces[0].size):
+        return none
+    glued = read_with_another_as(*pieces, unknown[0])
     for i in np.flatnonzero(glued):
         glued[i] = has_word_character(doc[int(i)].text)
     return glued

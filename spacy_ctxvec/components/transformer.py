@@ -433,6 +433,20 @@ def _rows_windows(
     return np.concatenate(windows), np.concatenate(positions), None if ids is None else np.concatenate(ids)
 
 
+def wordpiece_alignment(trf_data: Any) -> Optional[Tuple[np.ndarray, np.ndarray, np.ndarray]]:
+    """(wordpiece id of each flattened row, the rows each token aligns to, the tokens' numbers
+    of rows) of one Doc's TransformerData, as ops.alignment.only_piece takes them; None where
+    its wordpiece ids are not at hand."""
+    input_ids = getattr(getattr(trf_data, "wordpieces", None), "input_ids", None)
+    if input_ids is None:
+        return None
+    return (
+        np.asarray(to_numpy(input_ids)),
+        np.asarray(to_numpy(trf_data.align.dataXd), dtype=np.int64).ravel(),
+        np.asarray(to_numpy(trf_data.align.lengths), dtype=np.int64),
+    )
+
+
 def pool_batch(
     trf_datas: List[Any],
     pooling: PoolingFn,
