@@ -103,7 +103,7 @@ def export_sense_vectors(
     from gensim.models import KeyedVectors
 
     sizes = senses.counts()
-    words_writable = writable_keys(np.array(senses.keys, dtype=str)) if len(senses) else np.zeros(0, dtype=bool)
+    words_writable = _writable_words(senses)
     writable = np.repeat(words_writable, sizes)  # per sense
     if len(senses) == 0:
         problem = (
@@ -118,13 +118,25 @@ def export_sense_vectors(
     warn_unwritable(senses.keys, words_writable, "words and their senses")
     keys = [sense_key(key, sense) for key, size in zip(senses.keys, sizes.tolist()) for sense in range(size)]
     vectors = normalise_rows(senses.vectors) if unit else senses.vectors.astype(np.float64)
-    word_order = np.arange(len(senses)) if counts is None else most_frequent_first(counts)
-    rows = np.concatenate([np.arange(senses.offsets[w], senses.offsets[w + 1]) for w in word_order]).astype(np.int64)
-    rows = rows[writable[rows]]
+    words = _written_words(senses, counts)
+    rows = np.concatenate([np.arange(senses.offsets[w], senses.offsets[w + 1]) for w in words]).astype(np.int64)
     table = KeyedVectors(vector_size=senses.width)
     table.add_vectors([keys[row] for row in rows.tolist()], vectors[rows].astype(np.float32))
     save_word2vec(table, output, binary=binary)
     return int(writable.sum())
+
+
+def _writable_words(senses: SenseInventory) -> np.ndarray:
+    """Per word of ``senses``, whether word2vec text can hold its key."""
+    return writable_keys(np.array(senses.keys, dtype=str)) if len(senses) else np.zeros(0, dtype=bool)
+
+
+def _written_words(senses: SenseInventory, counts: Optional[np.ndarray]) -> List[int]:
+    """The words of ``senses`` whose senses are written, in the order they are: by descending
+    ``counts`` where given, else in key order (export_sense_vectors and its labels alike)."""
+    writable = _writable_words(senses)
+    order = np.arange(len(senses)) if counts is None else most_frequent_first(counts)
+    return [int(w) for w in order.tolist() if writable[w]]
 
 
 def sense_labels_path(output: PathLike) -> Path:
@@ -139,11 +151,7 @@ def sense_labels_tsv(senses: SenseInventory, counts: Optional[np.ndarray] = None
     where the senses were induced before labels existed), ``corpus_polysemy`` ("" for None);
     in the order of export_sense_vectors with the same ``counts``, row for row."""
     rows: List[Tuple[object, ...]] = [("key", "word", "sense", "share", "label", "corpus_polysemy")]
-    writable = writable_keys(np.array(senses.keys, dtype=str)) if len(senses) else np.zeros(0, dtype=bool)
-    word_order = np.arange(len(senses)) if counts is None else most_frequent_first(counts)
-    for key, keep in ((senses.keys[w], bool(writable[w])) for w in word_order.tolist()):
-        if not keep:
-            continue
+    for key in (senses.keys[w] for w in _written_words(senses, counts)):
         evidence = senses.corpus_polysemy_of(key)
         shown = "" if evidence is None else f"{evidence:.4f}"
         for sense in senses.senses_of(key):
