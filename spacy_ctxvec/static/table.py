@@ -372,16 +372,14 @@ class StaticVectorTable:
     ) -> "StaticVectorTable":
         """Load what to_bytes wrote; damaged data is a coded error. ``vectors`` /
         ``tokenizer``: those to_bytes(with_vectors=False) left out."""
-        given_vectors, given_tokenizer = vectors, tokenizer
         where = "<bytes>"
         try:
             msg = srsly.msgpack_loads(data)
             if not isinstance(msg, dict):
                 raise ValueError(f"expected a mapping, got {type(msg).__name__}")
-            cfg, keys, vectors = msg["cfg"], msg["keys"], msg["vectors"] if given_vectors is None else given_vectors
-            extra = msg["arrays"]
+            cfg, keys, extra = msg["cfg"], msg["keys"], msg["arrays"]
             arrays = {
-                "vectors": vectors,
+                "vectors": msg["vectors"] if vectors is None else vectors,
                 "key_rows": msg["key_rows"],
                 "ngrams": extra.get("ngrams") if isinstance(extra, dict) else None,
             }
@@ -390,7 +388,6 @@ class StaticVectorTable:
             raise CtxvecError(
                 Errors.E134.format(path=where, problem=f"the bytes cannot be decoded ({type(err).__name__}: {err})")
             ) from None
-        tokenizer = given_tokenizer
         if isinstance(cfg, dict) and cfg.get("kind") == "wordpieces" and tokenizer is None:
             if not isinstance(files, dict) or not all(
                 isinstance(k, str) and isinstance(v, bytes) for k, v in files.items()
