@@ -5,20 +5,22 @@ A low module (errors and types only), so every layer can use it."""
 
 import unicodedata
 from pathlib import Path
-from typing import Iterator, Tuple
+from typing import Iterator, List, Optional, Sequence, Tuple
 
 from .errors import CtxvecError, Errors
 from .types import PathLike
 
 
-def text_lines(path: PathLike) -> Iterator[Tuple[int, str]]:
+def text_lines(path: PathLike, compose: bool = True) -> Iterator[Tuple[int, str]]:
     """(1-based line number, line without its line end) of a UTF-8 text file, ``composed``
-    (byte order marks dropped, NFC). Bytes that are not UTF-8 raise a coded error naming
-    the file and the line."""
+    (byte order marks dropped, NFC) unless ``compose`` is False (for readers that split a
+    line into tokens first: ``composed_tokens``). Bytes that are not UTF-8 raise a coded
+    error naming the file and the line."""
     path = Path(path)
     with path.open("rb") as file:
         for number, raw in enumerate(file, start=1):
-            yield number, composed(decode_line(raw, path, number).rstrip("\r\n"))
+            line = decode_line(raw, path, number).rstrip("\r\n")
+            yield number, composed(line) if compose else line
 
 
 # Invisible characters inside words that no reader of the text needs: byte-order marks (files
@@ -34,6 +36,16 @@ def composed(text: str) -> str:
     and in Unicode normal form NFC (a word typed with combining accents is its composed
     form, "a" + U+0308 -> "ä")."""
     return text if text.isascii() else unicodedata.normalize("NFC", text.translate(_DROPPED))
+
+
+def composed_tokens(tokens: Sequence[str], position: int) -> Tuple[List[str], Optional[int]]:
+    """``tokens`` each ``composed``, those left empty (a token of invisible characters only,
+    such as a lone U+FE0F) dropped, and the index ``position`` moved with them: None where
+    the token at ``position`` is dropped. Composing a whole line first would shift a file's
+    token indices."""
+    kept = [(i, token) for i, token in enumerate(map(composed, tokens)) if token]
+    moved = next((n for n, (i, _) in enumerate(kept) if i == position), None)
+    return [token for _, token in kept], moved
 
 
 def displayable(text: str) -> str:

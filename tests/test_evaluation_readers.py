@@ -514,3 +514,20 @@ def test_a_first_line_that_does_not_name_columns_is_skipped_with_a_warning(tmp_p
         with warnings.catch_warnings():
             warnings.simplefilter("error")
             assert read_sense_counts(write(tmp_path / "h.tsv", f"{header}\nrun\t57\n")) == {"run": 57}
+
+
+def test_indices_count_the_tokens_as_written_when_a_token_is_only_invisible_characters(tmp_path):
+    """Composing the whole line first dropped a lone U+FE0F or U+200B token: WiC indices then
+    pointed one token further and a sense row's word became "" (E302)."""
+    wic = "bank\tN\t2-0\tthe \u200b bank\tbank \ufe0f of it\n\ufeffplay\tV\t0-0\tplay\tplay\n"
+    data = read_wic(wic_dir(tmp_path, wic, "T\nT\n"), "train")
+    assert data.words1[0] == ["the", "bank"] and data.index1.tolist() == [1, 0] and data.words2[0][0] == "bank"
+    assert data.targets == ["bank", "play"]
+    row = '{"lemma": "bank", "words": ["the", "\ufe0f", "Ba\u0308nk"], "position": 2, "synset": "s"}\n'
+    senses = read_sense_sentences(write(tmp_path / "senses.jsonl", "\ufeff\n" + row + "\ufeff" + row))
+    assert senses.words == [["the", "B\u00e4nk"]] * 2 and senses.positions.tolist() == [1, 1]
+    gone = '{"lemma": "bank", "words": ["the", "\u200b"], "position": 1, "synset": "s"}\n'
+    with pytest.raises(CtxvecError, match=r"E302.*line 1.*visible character"):
+        read_sense_sentences(write(tmp_path / "gone.jsonl", gone))
+    with pytest.raises(CtxvecError, match=r"E302.*line 1.*visible character"):
+        read_wic(wic_dir(tmp_path, "bank\tN\t1-0\tthe \ufe0f\tbank\n", "T\n"), "train")

@@ -7,7 +7,7 @@ import pytest
 
 from spacy_ctxvec.devices import require_gpu
 from spacy_ctxvec.errors import CtxvecError
-from spacy_ctxvec.paths import composed, text_lines
+from spacy_ctxvec.paths import composed, composed_tokens, text_lines
 
 
 def test_text_lines_numbers_lines_and_names_bad_bytes(tmp_path):
@@ -64,3 +64,9 @@ def test_a_file_name_that_is_not_utf8_is_displayable_with_a_replacement_characte
     assert displayable(f"{name} and caf\u00e9") == "caf\ufffd and caf\u00e9"
     assert displayable("\ud800 lone") == "? lone"  # a surrogate no file name makes
     assert displayable("plain ascii") == "plain ascii"
+
+
+def test_composed_tokens_moves_the_index_past_tokens_of_invisible_characters():
+    assert composed_tokens(["a", "\ufe0f", "Ba\u0308r"], 2) == (["a", "B\u00e4r"], 1)
+    assert composed_tokens(["\u200b", "a"], 0) == (["a"], None)
+    assert composed_tokens(["a", "b"], 1) == (["a", "b"], 1)

@@ -9,6 +9,7 @@ counts up to MAX_SENSE_COUNT) and JSON lines go through the one bounded JSON rea
 import math
 import warnings
 from dataclasses import dataclass
+from dataclasses import fields as dataclass_fields
 from itertools import chain, islice
 from pathlib import Path
 from typing import Callable, Dict, Iterator, List, Optional, Sequence, Tuple
@@ -17,7 +18,7 @@ import numpy as np
 
 from ..building.bounded_json import loads_bounded
 from ..errors import CtxvecError, Errors, Warnings
-from ..paths import text_lines
+from ..paths import composed, composed_tokens, text_lines
 from ..types import PathLike
 from .target_check import warn_if_indices_look_off
 from .word_pair_layout import (
@@ -36,6 +37,7 @@ WIC_SPLITS = ("train", "dev", "test")
 WIC_LABELS = {"T": True, "F": False}
 MAX_DIGITS = 18  # a whole number read from a file fits int64
 MAX_SENSE_COUNT = 10_000  # WordNet's most polysemous lemma has 75 senses
+VISIBLE_TARGET = "a target word with a visible character (not only invisible ones such as U+FE0F or U+200B)"
 
 
 @dataclass
@@ -55,15 +57,7 @@ class WicData:
 
     def head(self, n: int) -> "WicData":
         """The first n examples."""
-        return WicData(
-            self.targets[:n],
-            self.pos[:n],
-            self.words1[:n],
-            self.words2[:n],
-            self.index1[:n],
-            self.index2[:n],
-            self.labels[:n],
-        )
+        return WicData(*(getattr(self, field.name)[:n] for field in dataclass_fields(self)))
 
 
 @dataclass
@@ -124,11 +118,12 @@ SENSE_SENTENCES_FORMAT = (
 )
 
 
-def _lines(path: Path) -> Iterator[Tuple[int, str]]:
-    """(1-based line number, line without line end) for every non-blank line; bytes
-    that are not UTF-8 are a coded error naming the file and line."""
-    for number, line in text_lines(path):
-        if line.strip():
+def _lines(path: Path, compose: bool = True) -> Iterator[Tuple[int, str]]:
+    """(1-based line number, line without line end) for every non-blank line, ``composed``
+    unless ``compose`` is False; bytes that are not UTF-8 are a coded error naming the
+    file and line."""
+    for number, line in text_lines(path, compose):
+        if (line if compose else composed(line)).strip():  # a line of byte-order marks is blank
             yield number, line
 
 
@@ -181,7 +176,7 @@ def read_wic(data_dir: PathLike, split: str) -> WicData:
         raise CtxvecError(Errors.E301.format(problem="A file, not a WiC data directory", path=data_dir, hint=hint))
     data_path, gold_path = _existing(data_path, hint), _existing(gold_path, hint)
     targets, pos, words1, words2, index1, index2, lines = [], [], [], [], [], [], []
-    for number, line in _lines(data_path):
+    for number, line in _lines(data_path, compose=False):  # indices count the tokens as written
         fields = line.split("\t")
         indices = fields[2].split("-") if len(fields) == 5 else []
         if len(indices) != 2 or not all(is_whole_number(i.strip()) for i in indices):
@@ -207,12 +202,18 @@ def read_wic(data_dir: PathLike, split: str) -> WicData:
                         tokens="whitespace tokens",
                     )
                 )
-        targets.append(fields[0])
+        (sentence1, at1), (sentence2, at2) = (
+            composed_tokens(sentence1, positions[0]),
+            composed_tokens(sentence2, positions[1]),
+        )
+        if at1 is None or at2 is None:
+            raise CtxvecError(Errors.E302.format(path=data_path, line=number, got=line, expected=VISIBLE_TARGET))
+        targets.append(composed(fields[0]))
         pos.append(fields[1])
         words1.append(sentence1)
         words2.append(sentence2)
-        index1.append(positions[0])
-        index2.append(positions[1])
+        index1.append(at1)
+        index2.append(at2)
         lines.append(number)
     labels = []
     for number, line in _lines(gold_path):
@@ -434,7 +435,7 @@ class SenseSentences:
 def _sense_row(path: Path, number: int, line: str) -> Tuple[str, List[str], int, str]:
     expected = 'a JSON object {"lemma": str, "words": [str, ...], "position": int, "synset" (or "sense"): str or int}'
     try:
-        row = loads_bounded(line)
+        row = loads_bounded(line.lstrip("\ufeff"))  # a mark where files were joined with cat
     except ValueError as err:
         raise CtxvecError(
             Errors.E302.format(path=path, line=number, got=line[:200], expected=f"{expected} ({err})")
@@ -468,7 +469,10 @@ def _sense_row(path: Path, number: int, line: str) -> Tuple[str, List[str], int,
                 tokens="words in the list",
             )
         )
-    return row["lemma"], words, position, str(row[label_key])
+    words, moved = composed_tokens(words, position)
+    if moved is None:
+        raise CtxvecError(Errors.E302.format(path=path, line=number, got=line[:200], expected=VISIBLE_TARGET))
+    return composed(row["lemma"]), words, moved, composed(str(row[label_key]))
 
 
 def read_sense_sentences(path: PathLike) -> SenseSentences:
@@ -477,7 +481,7 @@ def read_sense_sentences(path: PathLike) -> SenseSentences:
     the gold label ``synset`` (or ``sense``), e.g. wordnet_examples.jsonl."""
     path = _existing(path, 'Give JSON lines {"lemma", "words", "position", "synset"}, e.g. wordnet_examples.jsonl.')
     lemmas, words, positions, senses, lines = [], [], [], [], []
-    for number, line in _lines(path):
+    for number, line in _lines(path, compose=False):  # "position" counts the words as written
         lemma, row_words, position, sense = _sense_row(path, number, line)
         lemmas.append(lemma)
         words.append(row_words)
