@@ -78,11 +78,17 @@ def scoring_min_count(path: Union[str, Path], given: Optional[int]) -> int:
 def pipeline_stop_words(path: Union[str, Path]) -> FrozenSet[str]:
     """The stop words of the saved pipeline's language (``[nlp] lang`` of its config.cfg:
     spaCy's ``Defaults.stop_words``, lowercase); E264 where ``path`` is not such a pipeline."""
-    config = pipeline_path(path) / "config.cfg"
-    lang = load_config(config, interpolate=False).get("nlp", {}).get("lang") if config.is_file() else None
+    lang = pipeline_lang(path)
     if not lang:
         raise CtxvecError(Errors.E264.format(path=path))
     return frozenset(get_lang_class(lang).Defaults.stop_words)
+
+
+def pipeline_lang(path: Union[str, Path]) -> Optional[str]:
+    """``[nlp] lang`` of the saved pipeline's config.cfg, None where ``path`` has none."""
+    config = pipeline_path(path) / "config.cfg"
+    lang = load_config(config, interpolate=False).get("nlp", {}).get("lang") if config.is_file() else None
+    return lang if isinstance(lang, str) and lang else None
 
 
 def read_pipeline_parts(path: Union[str, Path], wanted: Collection[str]) -> Optional[polysemy_state.SavedParts]:

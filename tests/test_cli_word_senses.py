@@ -244,6 +244,11 @@ def test_a_pipelines_senses_say_how_often_the_word_was_seen(tiny_bert_dir, tmp_p
     hashtag = runner.invoke(app, ["senses", str(tmp_path / "pipeline"), "bank", "#zebra"])
     split = "'#zebra' (not in the corpus, or never with a contextual vector; spaCy splits it into '#' + 'zebra'"
     assert split in " ".join(hashtag.output.split())
+    config = tmp_path / "pipeline" / "config.cfg"  # the note tokenizes as the pipeline's language does
+    assert "'z.' + 'B.'" in flat(runner.invoke(app, ["senses", str(tmp_path / "pipeline"), "bank", "z.B."]))
+    config.write_text(config.read_text().replace('lang = "en"', 'lang = "de"'))
+    german = flat(runner.invoke(app, ["senses", str(tmp_path / "pipeline"), "bank", "z.B."]))
+    assert "'z.B.' (not in the corpus, or never with a contextual vector) in" in german
     assert "or without sampled occurrences" not in note  # not the list of every possible reason
     missing = runner.invoke(app, ["senses", str(tmp_path / "pipeline"), "river"])
     assert missing.exit_code == 1 and "E607" in missing.output and "'river' (seen once, under" in flat(missing)

@@ -25,7 +25,7 @@ from ..ops.senses import is_word
 from ..ops.text import count_of, printable, text_table, tsv_text
 from ..outputs import check_output, write_text
 from ..paths import composed
-from ..saved_pipeline import existing_path, load_senses_and_lexicon
+from ..saved_pipeline import existing_path, load_senses_and_lexicon, pipeline_lang
 from ._app import OVERWRITE_FILE, app, exit_on_coded_error, file_output, given_path, warn_on_stderr
 
 FORMATS = ("table", "tsv", "json")
@@ -87,10 +87,11 @@ def unknown_words(inventory: SenseInventory, words: List[str]) -> List[str]:
     return [word for word in unique_words(inventory, words) if inventory.key_of(word) not in inventory]
 
 
-def seen_as(word: str, inventory: SenseInventory, lexicon: Optional[Lexicon]) -> str:
+def seen_as(word: str, inventory: SenseInventory, lexicon: Optional[Lexicon], lang: Optional[str] = None) -> str:
     """'word', with how often the corpus held it and so why it has no senses, where a
-    lexicon says ("seen 3 times, under min_count 5", "not in the corpus"); a WORD of
-    several words says so (senses are of single tokens)."""
+    lexicon says ("seen 3 times, under min_count 5", "not in the corpus"; how a blank
+    pipeline of language ``lang`` splits it, English where None); a WORD of several words
+    says so (senses are of single tokens)."""
     parts = word.split()
     if len(parts) > 1:
         return f"{word!r} (is {len(parts)} words: senses are of one word each, so give them apart: {' '.join(parts)})"
@@ -99,7 +100,7 @@ def seen_as(word: str, inventory: SenseInventory, lexicon: Optional[Lexicon]) ->
     count = 0 if lexicon is None else lexicon.count_of(inventory.key_of(word))
     min_count = inventory.settings.get("min_count")
     if not count:  # a glued word had no vector; '#bank' was counted as its parts
-        return f"{word!r} (not in the corpus, or never with a contextual vector{_split_note(word)})"
+        return f"{word!r} (not in the corpus, or never with a contextual vector{_split_note(word, lang or 'en')})"
     seen = "seen once" if count == 1 else f"seen {count} times"
     if isinstance(min_count, int) and count < min_count:
         return f"{word!r} ({seen}, under min_count {min_count})"
@@ -108,17 +109,17 @@ def seen_as(word: str, inventory: SenseInventory, lexicon: Optional[Lexicon]) ->
     return f"{word!r} ({seen}, without sampled occurrences)"
 
 
-@functools.lru_cache(maxsize=1)
-def _english_tokenizer() -> Any:
+@functools.lru_cache(maxsize=4)
+def _blank_tokenizer(lang: str) -> Any:
     import spacy
 
-    return spacy.blank("en").tokenizer
+    return spacy.blank(lang).tokenizer
 
 
-def _split_note(word: str) -> str:
-    """The note for a WORD that is not one token of a blank English pipeline ('#bank': '#' +
-    'bank', each counted apart); "" otherwise."""
-    tokens = [token.text for token in _english_tokenizer()(word)]
+def _split_note(word: str, lang: str) -> str:
+    """The note for a WORD that is not one token of a blank pipeline of language ``lang``
+    ('#bank': '#' + 'bank', each counted apart); "" otherwise."""
+    tokens = [token.text for token in _blank_tokenizer(lang)(word)]
     parts = " + ".join(repr(token) for token in tokens)
     return "" if len(tokens) < 2 else f"; spaCy splits it into {parts}, each counted apart"
 
@@ -136,9 +137,10 @@ def unknown_words_note(
         if without_letter and inventory.settings.get("words_only")
         else ""
     )
+    lang = None if lexicon is None else pipeline_lang(source)  # a lexicon comes from a saved pipeline
     return template.format(
         no_letter=no_letter,
-        words=", ".join(seen_as(w, inventory, lexicon) for w in unknown),
+        words=", ".join(seen_as(w, inventory, lexicon, lang) for w in unknown),
         why=(
             ""
             if lexicon is not None
