@@ -18,6 +18,8 @@ from typing import Sequence
 
 import numpy as np
 
+from ..ops.text import has_word_character
+
 SNIPPET_WINDOW = 4  # tokens of context either side of the word in a snippet
 # Tokens per passage: the default config's strided windows are 128 wordpieces with a stride
 # of 96 (about 100 and 75 tokens of English), so occurrences more than one passage apart
@@ -109,10 +111,6 @@ def first_in_passage(priorities: np.ndarray) -> np.ndarray:
     return (np.asarray(priorities, dtype=np.uint64) >> _RANK_SHIFT) == 0
 
 
-def _has_word_character(text: str, start: int, length: int) -> bool:
-    return any(character.isalnum() for character in text[start : start + length])
-
-
 def snippet_from_offsets(
     text: str, starts: Sequence[int], lengths: Sequence[int], i: int, window: int = SNIPPET_WINDOW
 ) -> str:
@@ -125,7 +123,7 @@ def snippet_from_offsets(
     """
     n = len(starts)
     first, stop = max(0, i - window), min(n, i + 1 + window)
-    while 0 < first < i and not _has_word_character(text, int(starts[first]), int(lengths[first])):
+    while 0 < first < i and not has_word_character(text[int(starts[first]) : int(starts[first]) + int(lengths[first])]):
         first += 1  # a cut window starts at a word, not at "… , the"
     word_start = int(starts[i])
     word_end = word_start + int(lengths[i])
