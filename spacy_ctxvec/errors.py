@@ -47,7 +47,11 @@ class Warnings(metaclass=_ErrorsWithCodes):
         'transformer (nlp.add_pipe("ctxvec_static"), or [components.ctxvec_static] in the config, '
         "as the default config has) to see them."
     )
-    W003 = "{n_missing} targets had no wordpiece (zero vector, cosine 0)."
+    W003 = (
+        "{n_missing} targets had no contextual vector (a zero vector: cosine 0 in the scores): a target of "
+        "characters only (spaces, invisible ones) or read with a neighbour as one unknown piece (CTX-W070). "
+        "Check those rows' words and target indices."
+    )
     W004 = "Skipped invalid line {path}:{line}: {reason}"
     W005 = "Skipped {lines} in total."
     W006 = (

@@ -1,4 +1,6 @@
 import re
+import subprocess
+import sys
 
 import pytest
 
@@ -130,6 +132,13 @@ def test_a_misspelt_setting_names_the_setting_not_spacys_dump(tmp_path):
     message = str(caught.value)
     assert "[CTX-E028]" in message and "ctxvec_context -> drop_trf_dta" in message
     assert "<spacy" not in message and "Pass a pipeline directory" not in message
+    # the command the message gives names the setting ("spacy debug config" on the unfilled file did not)
+    command = re.search(r"`python -m (spacy init fill-config \S+ filled\.cfg)`", message)
+    assert command is not None
+    run = subprocess.run(
+        [sys.executable, "-m", *command.group(1).split()], cwd=tmp_path, capture_output=True, text=True, timeout=300
+    )
+    assert run.returncode != 0 and "ctxvec_context -> drop_trf_dta" in run.stdout + run.stderr
 
 
 def test_a_section_before_its_parent_is_named(tmp_path):

@@ -27,7 +27,6 @@ from .shard import partial_lexicon
 # serialised Doc, or the place of a bad line that was skipped, its payload the reason
 # (reported back like the local engine's skipped_lines).
 KIND_TEXT, KIND_DOC, KIND_SKIPPED = 0, 1, 2
-PARTIAL_COLUMNS = ("lexicon", "n_docs", "skipped")
 
 
 class CorpusDatasource(FileBasedDatasource):

@@ -104,7 +104,8 @@ class PipelineErrors:
     E028 = (
         "The config '{name}' has settings spaCy refuses: {errors}. Rename, remove or add them as "
         "each names: each component's settings are listed in spacy-ctxvec's docs/reference.md, and "
-        "`python -m spacy debug config {name}` shows the whole config as spaCy reads it.{hint}"
+        "`python -m spacy init fill-config {name} filled.cfg` names each one spaCy refuses; once it writes "
+        "filled.cfg, `python -m spacy debug config filled.cfg` shows the whole config as spaCy reads it.{hint}"
     )
     E029 = (
         "The config '{name}' could not be read: the section [{section}] comes before its parent "

@@ -224,7 +224,7 @@ class Polysemy(DocAnnotator):
         ``type_inputs``: its types' input embeddings (as saved beside it); else the
         current ones are kept only if the keys are the same. With ``nlp``, the shipped
         polysemy probe of its model is used when it fits the lexicon and the component
-        has no probe of its own that does (``attach_shipped_probe``). The senses are
+        has no probe of its own that does (``_choose_probe``). The senses are
         dropped (they belong to the old lexicon): set them again with ``set_senses`` or
         ``build_senses``."""
         lexicon_key = lexicon.meta.get("key") if lexicon is not None else None
@@ -251,13 +251,6 @@ class Polysemy(DocAnnotator):
             )
         self.probe = probe
         self._refresh_table()
-
-    def attach_shipped_probe(self, nlp: Language) -> Optional[PolysemyProbe]:
-        """Use the shipped probe of nlp's model that fits the lexicon, if any (an own
-        probe that fits is kept); return the probe in use, None if none fits."""
-        chosen = self._choose_probe(nlp)
-        self._refresh_table()
-        return chosen
 
     def set_type_inputs(self, nlp: Language) -> None:
         """Compute the lexicon types' input embeddings from nlp's transformer (for a

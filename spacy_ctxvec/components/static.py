@@ -91,13 +91,9 @@ class StaticVectors(DocAnnotator):
         for doc, (vectors, codes) in zip(docs, self.lookup_docs(docs)):
             set_token_arrays(doc, {STATIC_ARRAY: vectors, STATIC_KEYS: codes})
 
-    def lookup_doc(self, doc: Doc) -> Tuple[np.ndarray, np.ndarray]:
-        """(vectors (n_tokens, dim), codes (n_tokens,) int8) for one Doc."""
-        return self.lookup_docs([doc])[0]
-
     def lookup_docs(self, docs: Sequence[Doc]) -> List[Tuple[np.ndarray, np.ndarray]]:
-        """lookup_doc for each Doc; each unique (text, lower, norm) of the whole batch
-        is looked up once."""
+        """(vectors (n_tokens, dim), codes (n_tokens,) int8) for each Doc; each unique
+        (text, lower, norm) of the whole batch is looked up once."""
         table = self._require_table()
         if not docs:
             return []

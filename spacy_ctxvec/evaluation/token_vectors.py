@@ -33,8 +33,6 @@ from ..ops.pooling import pool_mean
 from ..types import PoolingFn
 from .moments import Moments
 
-PIPELINE_VIEW = "pipeline"
-
 
 @dataclass
 class TargetVectors:

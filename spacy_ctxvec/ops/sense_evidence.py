@@ -13,9 +13,9 @@ n = 20 and 40), clearly separated groups score above 0 and up to 10 or more (syn
 rows); hence the split thresholds of ``SPLIT_Z_TABLE`` are below 0
 (benchmarks/quality/SENSE_EVIDENCE.md).
 
-A word splits where ``corpus_polysemy`` exceeds ``split_z_for(n)`` (a dictionary probe may
-shift that threshold by at most ``MAX_PRIOR_SHIFT``, see ``probe_prior_shift``: it never
-overrides clear corpus evidence).
+A word splits where ``corpus_polysemy`` exceeds ``split_z_for(n)``. ``probe_prior_shift``
+(a dictionary probe shifting that threshold by at most ``MAX_PRIOR_SHIFT``) is for the
+benchmarks only: the shipped rule (``lexicon.sense_induction``) passes no shift.
 
 With the word's ``self_similarity`` over the same occurrences (``self_similarity_score``:
 the lexicon's self-similarity polysemy score, on its raw contextual rows), ``corpus_polysemy``

@@ -128,7 +128,9 @@ def check_build_request(request: LexiconBuildRequest) -> List[Path]:
     if request.engine == "ray" and request.checkpoint_dir is not None:
         raise CtxvecError(
             Errors.E505.format(
-                option="--checkpoint-dir", reason="it writes no checkpoints (Ray reruns failed shards itself)"
+                option="--checkpoint-dir",
+                reason="it writes no checkpoints (Ray reruns failed shards itself); leave out --checkpoint-dir, "
+                "or build with --engine local to resume from checkpoints",
             )
         )
     check_nothing_to_resume(request)
