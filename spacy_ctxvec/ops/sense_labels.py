@@ -8,9 +8,10 @@ share times ``log(1 + A / f)``, with f the word's snippet count over all the wor
 and A the mean number of word occurrences per sense: words frequent around this sense and
 rare around the others come first; where a word has several senses, a label word is
 more frequent (by share of snippets) around its sense than around the others together
-(so the two senses of a word never share a label word). English stop words, words under 3 letters, numbers
-and the word itself (written in [brackets] in a snippet: that form anywhere in the
-snippets, and any ``exclude``) are left out, and so are negations' stems ("didn" of "didn't").
+and than around each other sense (so no two senses of a word share a label word).
+English stop words, words under 3 letters, numbers and the word itself (written in
+[brackets] in a snippet: that form anywhere in the snippets, and any ``exclude``) are
+left out, and so are negations' stems ("didn" of "didn't").
 
 Snippets are short (a few tokens either side), so in a small corpus most context words
 occur in one snippet only and their weights tie. Given an ``affinity`` (``vector_affinity``
@@ -109,12 +110,14 @@ def sense_labels(
     totals = counts.sum(axis=0)
     closeness = _affinity_matrix(affinity, vocabulary, len(senses))
     nearest = _nearest_sense(closeness)
+    shares = counts / np.maximum(sizes, 1)[:, None]
     labels = []
     for row, size in zip(range(len(senses)), sizes):
         present = np.flatnonzero(counts[row] > 0)
-        if len(senses) > 1:  # only words more frequent around this sense than around the word's others
+        if len(senses) > 1:  # only words more frequent around this sense than around the others, together and each
             others = (totals - counts[row]) / max(int(sizes.sum() - size), 1)
-            present = present[counts[row, present] / max(int(size), 1) > others[present]]
+            each = np.delete(shares, row, axis=0).max(axis=0)
+            present = present[(shares[row, present] > others[present]) & (shares[row, present] > each[present])]
         supported = counts[row, present] >= min(min_snippets, max(int(size), 1))
         near = closeness[row, present]
         # supported words by weight; the others (filling in) by affinity where there is one
