@@ -16,6 +16,7 @@ from spacy_ctxvec.ops.sense_evidence import (
     corpus_evidence,
     corpus_polysemy_of,
     feature_spread,
+    grouped_anisotropy_baseline,
     induce_senses_by_evidence,
     margin_scale,
     one_use_reference,
@@ -167,6 +168,8 @@ def test_induce_senses_by_evidence_gives_a_sense_model_as_induce_senses_does():
     assert np.argmax(rows @ model.centroids.T, axis=1).tolist() == model.labels.tolist()
     assert 0 < model.spread <= 2
     empty, _ = induce_senses_by_evidence(np.zeros((0, 8)))
+    assert empty.n_senses == 0
+    empty, _ = induce_senses_by_evidence(np.zeros((0, 8)), cluster_rows=np.zeros((0, 16)))  # was a ValueError
     assert empty.n_senses == 0
 
 
@@ -388,3 +391,13 @@ def test_independent_rows_of_the_wrong_length_are_e610():
     rows, _ = groups([6, 6], seed=6)
     with pytest.raises(CtxvecError, match="E610.*independent.*one boolean per row, shape \\(12,\\)"):
         induce_senses_by_evidence(rows, independent=np.ones(11, dtype=bool))
+
+
+def test_the_grouped_baseline_leaves_out_targets_without_a_vector():
+    """Two zero rows (targets without a vector) counted as cosine 0 took the baseline of
+    two near-parallel rows from 0.995 to 0.249."""
+    rows = np.array([[1.0, 0.0], [1.0, 0.1], [0.0, 0.0], [0.0, 0.0]])
+    alone = grouped_anisotropy_baseline(rows, [[0], [1]])
+    assert alone == pytest.approx(1 / np.sqrt(1.01))
+    assert grouped_anisotropy_baseline(rows, [[0, 2], [1, 3]]) == pytest.approx(alone)
+    assert grouped_anisotropy_baseline(rows, [[0, 1], [2, 3]]) == 0.0  # no pair of usable rows across groups

@@ -120,10 +120,12 @@ def self_similarity_score(raw_rows: np.ndarray, baseline: float = 0.0) -> Option
 
 def grouped_anisotropy_baseline(raw_rows: np.ndarray, groups: Sequence[Sequence[int]]) -> float:
     """Mean cosine between rows of different groups (each group one word's occurrences):
-    ``Lexicon.anisotropy_baseline`` for rows that are not in a lexicon; 0.0 without such pairs."""
+    ``Lexicon.anisotropy_baseline`` for rows that are not in a lexicon; 0.0 without such pairs.
+    Zero rows (targets without a vector) are left out, as the lexicon leaves them out."""
     rows = np.asarray(raw_rows, dtype=np.float64)
+    usable = np.abs(rows).sum(axis=1) > 0
     sums = np.stack([normalise_rows(rows[list(group)]).sum(axis=0) for group in groups])
-    return mean_cosine_between_groups(sums, np.array([len(group) for group in groups]))
+    return mean_cosine_between_groups(sums, np.array([int(usable[list(group)].sum()) for group in groups]))
 
 
 def combined_polysemy(
@@ -419,7 +421,8 @@ def induce_senses_by_evidence(
     shares. An empty input: zero senses."""
     units = np.asarray(unit_rows, dtype=np.float64)
     units = units.reshape(len(units), -1) if units.size else units.reshape(len(units), 0)
-    clustered = units if cluster_rows is None else np.asarray(cluster_rows, dtype=np.float64).reshape(len(units), -1)
+    clustered = units if cluster_rows is None else np.asarray(cluster_rows, dtype=np.float64)
+    clustered = clustered.reshape(len(units), -1) if clustered.size else clustered.reshape(len(units), 0)
     judged = np.ones(len(units), dtype=bool) if independent is None else np.asarray(independent, dtype=bool)
     if judged.shape != (len(units),):
         requirement = f"one boolean per row, shape ({len(units)},)"
