@@ -1,6 +1,7 @@
 """What a Doc-level array set by hand (doc._.ctxvec_context = ...) must hold, by kind:
 "vectors" (2-D, finite numbers), "mask" (1-D booleans), "codes" (1-D whole numbers naming
-one of ``codes``), "labels" (a list of strings); one row per token either way."""
+one of ``codes``), "labels" (a list of strings); one row per token either way. What is
+stored is a read-only copy (``stored_copy``): the caller's array stays the caller's."""
 
 from typing import Any, Optional, Sequence
 
@@ -41,3 +42,17 @@ def wrong_value(n_tokens: int, kind: str, value: Any, codes: Sequence[str] = ())
     if not np.issubdtype(array.dtype, np.number):
         return f"dtype {array.dtype}"
     return None if np.isfinite(array).all() else "NaN or infinite values"
+
+
+def stored_copy(kind: str, value: Any) -> Any:
+    """The copy of a checked ``value`` that a Doc stores: vectors as float16 or float32 (the
+    components' dtypes; other numbers as float32), arrays read-only, labels a new list."""
+    if kind == "labels":
+        return list(value)
+    array = np.asarray(value)
+    if kind == "vectors" and array.dtype not in (np.float16, np.float32):
+        with np.errstate(over="ignore"):  # float64 values beyond float32 become inf: E030 after
+            array = array.astype(np.float32)
+    stored = np.array(array, copy=True)
+    stored.flags.writeable = False
+    return stored

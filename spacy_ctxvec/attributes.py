@@ -14,7 +14,7 @@ from typing import Any, Dict, List, Mapping, Optional
 import numpy as np
 from spacy.tokens import Doc, Span, Token
 
-from .assigned_values import expected_value, wrong_value
+from .assigned_values import expected_value, stored_copy, wrong_value
 from .doc_storage import (
     NOT_DIRECT,
     anchored,
@@ -373,7 +373,7 @@ class StoredSetter:
 
     def __call__(self, doc: Doc, value: Any) -> None:
         if value is not None and self.name in CHECKED_ON_SET:
-            _check_assigned(doc, self.name, value)
+            value = _checked_copy(doc, self.name, value)
         bounds_name = BOUNDS_OF.get(self.name)
         if bounds_name is None or not hasattr(value, "__len__") or len(value) != len(doc):
             doc.user_data[key(self.name, 0)] = value  # type: ignore[index]
@@ -395,13 +395,17 @@ CHECKED_ON_SET = {
 }
 
 
-def _check_assigned(doc: Doc, name: str, value: Any) -> None:
-    """E030 unless ``value`` has one row per token and what CHECKED_ON_SET says it holds."""
+def _checked_copy(doc: Doc, name: str, value: Any) -> Any:
+    """The read-only copy of ``value`` to store (assigned_values.stored_copy); E030 unless it
+    has one row per token and what CHECKED_ON_SET says it holds (finite also as stored)."""
     kind = CHECKED_ON_SET[name]
     got = wrong_value(len(doc), kind, value, STATIC_KEY_NAMES)
+    stored = stored_copy(kind, value) if got is None else None
+    got = got or wrong_value(len(doc), kind, stored, STATIC_KEY_NAMES)
     if got is not None:
         expected = expected_value(kind, STATIC_KEY_NAMES)
         raise CtxvecError(Errors.E030.format(name=name, expected=expected, n_tokens=len(doc), got=got))
+    return stored
 
 
 class ReadOnly:

@@ -3,7 +3,7 @@
 import numpy as np
 import pytest
 
-from spacy_ctxvec.assigned_values import expected_value, wrong_value
+from spacy_ctxvec.assigned_values import expected_value, stored_copy, wrong_value
 
 CODES = ("none", "exact", "lower")
 
@@ -30,3 +30,14 @@ def test_wrong_value_names_what_is_wrong_for_two_tokens(kind, value, wrong):
 
 def test_expected_value_names_the_codes():
     assert expected_value("codes", CODES) == "a 1-D array of whole numbers 0 to 2 (none, exact, lower)"
+
+
+def test_stored_copy_is_read_only_and_vectors_are_float16_or_float32():
+    for given, stored in ((np.float64, np.float32), (np.int32, np.float32), (np.float16, np.float16)):
+        value = np.ones((2, 3), dtype=given)
+        copy = stored_copy("vectors", value)
+        assert copy.dtype == stored and not copy.flags.writeable and not np.shares_memory(copy, value)
+    mask = np.array([True, False])
+    assert stored_copy("mask", mask).dtype == bool and not np.shares_memory(stored_copy("mask", mask), mask)
+    labels = ["river", ""]
+    assert stored_copy("labels", labels) == labels and stored_copy("labels", labels) is not labels

@@ -260,6 +260,29 @@ def test_a_doc_level_array_set_by_hand_must_fit_the_tokens_and_be_finite():
     doc._.ctxvec_context = None  # taking it away stays allowed
 
 
+def test_a_doc_level_array_set_by_hand_is_stored_as_a_read_only_float_copy():
+    """The caller's array was kept by reference (an edit after setting it gave NaN token
+    vectors), int32 was stored as int32, and float64 values beyond float32 gave NaN cosines."""
+    install_extensions()
+    doc = Doc(spacy.blank("en").vocab, words=["a", "bank"])
+    mine = np.ones((2, 3))
+    doc._.ctxvec_context = mine
+    mine[1] = np.nan
+    assert doc._.ctxvec_context.dtype == np.float32 and np.isfinite(doc[1]._.context_vec).all()
+    with pytest.raises(ValueError, match="read-only"):
+        doc._.ctxvec_context[1] = 0.0
+    doc._.ctxvec_context = np.arange(6, dtype=np.int32).reshape(2, 3)
+    assert doc._.ctxvec_context.dtype == np.float32 and doc[1]._.context_vec.tolist() == [3.0, 4.0, 5.0]
+    doc._.ctxvec_context = np.ones((2, 3), dtype=np.float16)
+    assert doc._.ctxvec_context.dtype == np.float16  # the components' other dtype stays
+    with pytest.raises(CtxvecError, match=r"\[CTX-E030\].*got NaN or infinite values"):
+        doc._.ctxvec_context = np.full((2, 3), 1e300)
+    labels = ["river", ""]
+    doc._.ctxvec_sense_label = labels
+    labels[0] = "changed"
+    assert doc._.ctxvec_sense_label == ["river", ""]
+
+
 def test_static_keys_and_sense_labels_set_by_hand_must_fit_the_tokens(tiny_nlp):
     """A code above 4 or a short label list gave an IndexError when a token read it."""
     doc = tiny_nlp("a bank")

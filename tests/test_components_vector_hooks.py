@@ -25,6 +25,19 @@ def test_merged_tokens_read_doc_tensor_and_every_vector_is_an_array(hooks_nlp):
     np.testing.assert_allclose(doc[3:5].vector, np.mean([doc[3].vector, merged.vector], axis=0), rtol=1e-5)
 
 
+def test_doc_tensor_is_read_only_as_the_vectors_it_shows(hooks_nlp):
+    """doc.tensor was the stored array itself: doc.tensor[2] *= 0 zeroed the token's
+    context_vec (has_context_vec still True), a NaN written there came back from it."""
+    doc = hooks_nlp(TEXT)
+    before = doc[2]._.context_vec.copy()
+    with pytest.raises(ValueError, match="read-only"):
+        doc.tensor[2] *= 0
+    np.testing.assert_array_equal(doc[2]._.context_vec, before)
+    with doc.retokenize() as retokenizer:  # spaCy makes a new tensor when it merges
+        retokenizer.merge(doc[4:6])
+    assert len(doc.tensor) == len(doc) and doc[4].has_vector
+
+
 def test_a_span_as_doc_without_its_user_data_keeps_contextual_vectors(hooks_nlp):
     """Span.as_doc() (copy_user_data=False, spaCy's default) copies the hooks and doc.tensor
     but not the stored vectors: .vector was None for the token, the span and the Doc."""

@@ -35,7 +35,8 @@ def add_vector_hooks(doc: Doc) -> Doc:
     Doc.from_docs or nlp.pipe(n_process>1) to get contextual .similarity back."""
     array = stored_array(doc, CONTEXT_ARRAY)
     if array is not None and len(array) == len(doc):
-        doc.tensor = array
+        doc.tensor = array.view()  # read-only, as doc._.ctxvec_context: an edit would change the token vectors
+        doc.tensor.flags.writeable = False
     doc.user_hooks["vector"] = _doc_vector
     doc.user_hooks["has_vector"] = _doc_has_vector
     doc.user_hooks["similarity"] = _similarity
