@@ -2,8 +2,10 @@
 TransformerModel, forward calls cut by padded wordpieces, and the upstream forward
 wherever the bucketed one does not apply."""
 
+import inspect
 import itertools
 import time
+import warnings
 from concurrent.futures import ThreadPoolExecutor
 
 import numpy as np
@@ -11,11 +13,13 @@ import pytest
 import spacy
 from hypothesis import given, settings
 from hypothesis import strategies as st
+from spacy.util import registry
 
 from spacy_ctxvec.components.batching import (
     ARCHITECTURE,
     CALL_COST_WORDPIECES,
     BucketedTransformerModel,
+    create_bucketed_transformer_model,
     wordpiece_buckets,
 )
 from spacy_ctxvec.components.context import keep_trf_data
@@ -524,3 +528,14 @@ def test_weights_that_do_not_load_are_one_coded_error_naming_the_folder(tiny_ber
     nlp.add_pipe("ctxvec_transformer", name="transformer", config={"model": {"name": {"name": str(folder)}}})
     with pytest.raises(CtxvecError, match=rf"\[CTX-E027\] The transformer's weights or tokenizer in '{folder}'"):
         nlp.initialize()
+
+
+def test_a_mixed_precision_model_leaves_the_default_grad_scaler_config_alone(tiny_bert_dir):
+    """spacy-transformers' HFShim set 'enabled' in the dict it was given: the shared default
+    {} became {'enabled': True}, so the next model built without mixed precision scaled gradients."""
+    default = inspect.signature(create_bucketed_transformer_model).parameters["grad_scaler_config"].default
+    spans = registry.span_getters.get("spacy-transformers.doc_spans.v1")()
+    with warnings.catch_warnings():  # torch: CUDA autocast disabled on a machine without CUDA
+        warnings.simplefilter("ignore", UserWarning)
+        create_bucketed_transformer_model(str(tiny_bert_dir), spans, mixed_precision=True).initialize()
+    assert default == {}

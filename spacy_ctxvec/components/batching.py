@@ -104,7 +104,8 @@ class BucketedTransformerModel(TransformerModel):
         get_spans = checked_span_getter(get_spans)  # E047 now, E055 for each batch's spans
         if isinstance(name, str):  # a plain name in the config: checked as spacy-ctxvec.model_name.v1 checks it
             name = deferred_model_name(name)
-        super().__init__(name, get_spans, tokenizer_config, transformer_config, mixed_precision, grad_scaler_config)
+        configs = dict(tokenizer_config), dict(transformer_config), mixed_precision, dict(grad_scaler_config)
+        super().__init__(name, get_spans, *configs)  # copies: spacy-transformers' HFShim sets 'enabled' in one
         self._func = bucketed_forward
         self.init = init_naming_the_folder
         self.attrs["replace_listener_cfg"] = replace_listener_cfg
@@ -160,16 +161,8 @@ def create_bucketed_transformer_model(
     forward calls of at most ``max_batch_wordpieces`` padded wordpieces, spans sorted
     by wordpiece count. Set the pipe's ``max_batch_items`` large, so that the pipe
     hands the model whole ``nlp.batch_size`` buffers to sort."""
-    return BucketedTransformerModel(
-        name,
-        get_spans,
-        tokenizer_config,
-        transformer_config,
-        mixed_precision,
-        grad_scaler_config,
-        max_batch_wordpieces,
-        max_batch_wordpieces_gpu,
-    )
+    configs = tokenizer_config, transformer_config, mixed_precision, grad_scaler_config
+    return BucketedTransformerModel(name, get_spans, *configs, max_batch_wordpieces, max_batch_wordpieces_gpu)
 
 
 def wordpiece_buckets(
