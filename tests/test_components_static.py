@@ -130,6 +130,17 @@ def test_values_beyond_float16_are_e139_not_inf(tmp_path):
         spacy.load(tmp_path / "saved", config={"components": {"ctxvec_static": {"dtype": "float16"}}})
 
 
+def test_rows_too_small_for_float16_are_e142_not_zero_vectors(tmp_path):
+    """A row of values below float16's smallest (about 3e-8) became a zero vector that was
+    still found ('exact', has_static_vec True): its cosines went to 0 without a word."""
+    path = tmp_path / "small.txt"
+    path.write_text("3 2\nfoo 1 2\ntiny 2e-8 -1e-8\nsmall 1e-6 1e-6\n", encoding="utf8")
+    with pytest.raises(CtxvecError, match=r"\[CTX-E142\].*float16.*1 row\(s\).*key 'tiny', largest value 2e-08"):
+        file_nlp(path, dtype="float16")
+    doc = file_nlp(path)("tiny small")
+    assert doc[0]._.static_vec.any() and doc[1]._.has_static_vec
+
+
 def test_errors_before_and_during_initialize():
     nlp = spacy.blank("en")
     nlp.add_pipe("ctxvec_static")

@@ -392,3 +392,8 @@ class PipelineErrors:
         "tokens looked up there would get NaN vectors, and the saved pipeline would not load. Make "
         "the source return finite vectors (drop or fix those rows)."
     )
+    E142 = (
+        "'{name}' stores its vectors as {dtype}, but {n_rows} row(s) of its table hold only values "
+        "below {dtype}'s smallest (first: {where}, largest value {largest:g}): they would become zero "
+        'vectors, still found. Set dtype = "float32" in [components.{name}], or scale the vectors up.'
+    )

@@ -286,17 +286,20 @@ class StaticVectors(DocAnnotator):
         return self
 
     def _fitting_dtype(self, table: StaticVectorTable) -> StaticVectorTable:
-        """``table``, or E139 where a value would not fit this component's dtype (float16)."""
+        """``table``, or E139 where a value would not fit this component's dtype (float16),
+        E142 where a row's values are all too small for it (a zero vector in float16)."""
         limit = float(np.finfo(self.dtype).max)
         for array_name, array in named_arrays(table):
-            if array.size and float(np.abs(array).max()) > limit:
-                row = int(np.abs(array).max(axis=1).argmax())
-                key = row_key(table, array_name, row)
-                where = f"key {key!r}" if key is not None else row_description(table, array_name, row)
-                largest = float(np.abs(array[row]).max())
-                raise CtxvecError(
-                    Errors.E139.format(name=self.name, dtype=self.dtype.name, largest=largest, where=where, limit=limit)
-                )
+            largest_in_row = np.abs(array).max(axis=1) if array.size else np.zeros(0)
+            vanished = np.flatnonzero((largest_in_row > 0) & (largest_in_row.astype(self.dtype) == 0))
+            too_large = np.flatnonzero(largest_in_row > limit)
+            for rows, error in ((too_large, Errors.E139), (vanished, Errors.E142)):
+                if len(rows):
+                    row = int(largest_in_row.argmax()) if error is Errors.E139 else int(rows[0])
+                    key = row_key(table, array_name, row)
+                    where = f"key {key!r}" if key is not None else row_description(table, array_name, row)
+                    details = {"largest": float(largest_in_row[row]), "where": where, "n_rows": len(rows)}
+                    raise CtxvecError(error.format(name=self.name, dtype=self.dtype.name, limit=limit, **details))
         return table
 
 
