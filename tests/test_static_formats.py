@@ -207,6 +207,9 @@ def test_nan_values_refused(tmp_path):
     path.write_text("2 2\napple 1 2\npear nan 3\n", encoding="utf8")
     with pytest.raises(CtxvecError, match=r"E109.*nan\.txt.*'pear'"):
         load_static_vectors(path)
+    path.write_text("2 2\napple 1 2\npear 1e39 3\n", encoding="utf8")  # beyond float32: read as inf
+    with pytest.raises(CtxvecError, match=r"E109.*'pear'\), or values beyond float32's"):
+        load_static_vectors(path)
 
 
 # Headers are never trusted for allocation

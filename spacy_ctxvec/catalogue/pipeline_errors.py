@@ -287,8 +287,8 @@ class PipelineErrors:
         "They must match one to one (line i names row i)."
     )
     E109 = (
-        "'{path}' contains NaN or infinite values in {n_bad} row(s) (first: {first!r}). "
-        "Fix or drop those rows before loading."
+        "'{path}' contains NaN or infinite values in {n_bad} row(s) (first: {first!r}), or values "
+        "beyond float32's +-3.4e38, which read as infinite. Fix, scale or drop those rows before loading."
     )
     E110 = (
         "Static vector table: got {n_keys} keys for {n_rows} rows and row indices "

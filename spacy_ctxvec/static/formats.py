@@ -209,7 +209,8 @@ def _read_text(path: Path, has_header: bool) -> StaticVectorTable:
                 if line[:1].isspace():
                     raise ValueError("no word before the numbers")
                 # each field parsed whole: np.fromstring before numpy 2.3 read "3x" as 3, silently
-                values = np.array(fields[1].split() if len(fields) > 1 else [], dtype=np.float32)
+                with np.errstate(over="ignore"):  # beyond float32: inf, which E109 reports
+                    values = np.array(fields[1].split() if len(fields) > 1 else [], dtype=np.float32)
             except ValueError:
                 raise CtxvecError(
                     Errors.E302.format(
