@@ -10,8 +10,10 @@ from wasabi import Printer
 
 
 def colour_on(stream: Any) -> bool:
-    """Whether to colour what goes to ``stream``: a terminal, and NO_COLOR not set."""
-    return stream.isatty() and not os.environ.get("NO_COLOR")
+    """Whether to colour what goes to ``stream``: a terminal that shows colour (TERM is not
+    "dumb"), and NO_COLOR not set; never for a closed stream (None: started with >&-)."""
+    is_terminal = stream is not None and not getattr(stream, "closed", False) and stream.isatty()
+    return is_terminal and os.environ.get("TERM") != "dumb" and not os.environ.get("NO_COLOR")
 
 
 def stderr_printer() -> Printer:
@@ -20,3 +22,35 @@ def stderr_printer() -> Printer:
     printer = Printer(no_print=True)
     printer.show_color = printer.show_color and colour_on(sys.stderr)
     return printer
+
+
+class StdoutUnwritable(OSError):
+    """Standard output could not be written (a full disk or a failing device behind a
+    redirect), as opposed to a file a command writes."""
+
+
+class GuardedStdout:
+    """``stream`` (sys.stdout) whose write and flush failures, other than a closed pipe
+    (BrokenPipeError, exit 141), raise StdoutUnwritable; everything else is the stream's."""
+
+    def __init__(self, stream: Any) -> None:
+        self._stream = stream
+
+    def write(self, text: str) -> int:
+        try:
+            return self._stream.write(text)
+        except BrokenPipeError:
+            raise
+        except OSError as err:
+            raise StdoutUnwritable(err.errno, err.strerror) from err
+
+    def flush(self) -> None:
+        try:
+            self._stream.flush()
+        except BrokenPipeError:
+            raise
+        except OSError as err:
+            raise StdoutUnwritable(err.errno, err.strerror) from err
+
+    def __getattr__(self, name: str) -> Any:
+        return getattr(self._stream, name)

@@ -257,6 +257,9 @@ def test_colours_on_a_terminal_unless_no_color_is_set(tmp_path):
         return b"".join(chunks)
 
     env = {key: value for key, value in os.environ.items() if key not in ("NO_COLOR", "ANSI_COLORS_DISABLED")}
+    env["TERM"] = "xterm-256color"
     coloured, plain = on_a_terminal(env), on_a_terminal({**env, "NO_COLOR": "1"})
     assert b"[CTX-E413]" in coloured and b"[CTX-E413]" in plain
     assert b"\x1b[" in coloured and b"\x1b[" not in plain
+    dumb = on_a_terminal({**env, "TERM": "dumb"})  # a terminal that shows no colour
+    assert b"[CTX-E413]" in dumb and b"\x1b[" not in dumb

@@ -2,9 +2,14 @@
 pseudo-terminal: tests/test_cli_structure.py::test_colours_on_a_terminal_unless_no_color_is_set)."""
 
 import io
+import os
+import shlex
+import subprocess
 import sys
 
-from spacy_ctxvec.terminal import colour_on, stderr_printer
+import pytest
+
+from spacy_ctxvec.terminal import GuardedStdout, StdoutUnwritable, colour_on, stderr_printer
 
 
 class Terminal(io.StringIO):
@@ -14,15 +19,23 @@ class Terminal(io.StringIO):
 
 def test_colours_only_on_a_terminal_and_not_with_no_color(monkeypatch):
     monkeypatch.delenv("NO_COLOR", raising=False)
+    monkeypatch.setenv("TERM", "xterm")
     assert colour_on(Terminal()) and not colour_on(io.StringIO())
     monkeypatch.setenv("NO_COLOR", "1")
     assert not colour_on(Terminal())
     monkeypatch.setenv("NO_COLOR", "")  # set but empty: no-color.org counts it as unset
     assert colour_on(Terminal())
+    monkeypatch.setenv("TERM", "dumb")
+    assert not colour_on(Terminal())
+    monkeypatch.setenv("TERM", "xterm")
+    closed = Terminal()
+    closed.close()
+    assert not colour_on(None) and not colour_on(closed)  # started with >&-: no AttributeError
 
 
 def test_the_stderr_printer_marks_lines_and_colours_them_as_stderr_allows(monkeypatch):
     monkeypatch.delenv("NO_COLOR", raising=False)
+    monkeypatch.setenv("TERM", "xterm")
     monkeypatch.setattr(sys, "stderr", io.StringIO())
     plain = stderr_printer().warn("careful")
     assert plain == "⚠ careful"
@@ -31,3 +44,35 @@ def test_the_stderr_printer_marks_lines_and_colours_them_as_stderr_allows(monkey
     assert "\x1b[" in stderr_printer().warn("careful")
     monkeypatch.setenv("NO_COLOR", "1")
     assert stderr_printer().warn("careful") == "⚠ careful"
+
+
+class FullDisk(io.StringIO):
+    def write(self, text: str) -> int:
+        raise OSError(28, "No space left on device")
+
+
+class GonePipe(io.StringIO):
+    def write(self, text: str) -> int:
+        raise BrokenPipeError(32, "Broken pipe")
+
+
+def test_guarded_stdout_tells_an_unwritable_stdout_from_a_closed_pipe():
+    with pytest.raises(StdoutUnwritable, match="No space left"):
+        GuardedStdout(FullDisk()).write("x")
+    with pytest.raises(BrokenPipeError):  # the reader left: exit 141, handled apart
+        GuardedStdout(GonePipe()).write("x")
+    kept = io.StringIO()
+    GuardedStdout(kept).write("fine")
+    assert kept.getvalue() == "fine" and GuardedStdout(kept).getvalue() == "fine"
+
+
+@pytest.mark.skipif(not os.path.exists("/dev/full"), reason="needs /dev/full")
+def test_standard_output_full_or_closed_is_a_coded_line_not_a_traceback():
+    """`--version > /dev/full` and `compare ... >&-` ended in tracebacks (OSError, and
+    AttributeError: 'NoneType' object has no attribute 'isatty')."""
+    with open("/dev/full", "w") as full:
+        run = subprocess.run([sys.executable, "-m", "spacy_ctxvec", "--version"], stdout=full, stderr=subprocess.PIPE)
+    assert run.returncode == 1 and b"[CTX-E422]" in run.stderr and b"Traceback" not in run.stderr
+    closed = f"{shlex.quote(sys.executable)} -m spacy_ctxvec compare '' 'a pen' >&-"
+    run = subprocess.run(["bash", "-c", closed], stderr=subprocess.PIPE, timeout=120)
+    assert run.returncode == 1 and b"[CTX-E413]" in run.stderr and b"Traceback" not in run.stderr

@@ -153,6 +153,10 @@ class CommandErrors:
         "least the senses' own min_count ({senses_min_count}) times, and every one of them is written. Leave "
         "--min-count out, or build the lexicon with a higher --min-count."
     )
+    E422 = (
+        "The output could not be written to standard output ({error}): the disk or device it is "
+        "redirected to is full or failing. Redirect it to a file on a disk with space, or leave it on the terminal."
+    )
 
     # Build engines (E5xx)
     E501 = (

@@ -15,6 +15,7 @@ from importlib.machinery import ModuleSpec
 from types import ModuleType
 from typing import Any, Optional, Sequence
 
+from ..terminal import GuardedStdout, StdoutUnwritable
 from . import (
     build_lexicon,  # noqa: F401,E402
     compare,  # noqa: F401,E402
@@ -26,7 +27,7 @@ from . import (
     train_static,  # noqa: F401,E402
     word_senses,  # noqa: F401,E402
 )
-from ._app import app, colour_only_on_a_terminal, show_coded_warning
+from ._app import app, colour_only_on_a_terminal, exit_on_unwritable_stdout, show_coded_warning
 
 __all__ = ["app", "main"]
 
@@ -66,4 +67,9 @@ def main() -> None:
         sys.meta_path.insert(0, FreezeAfterImport(TRANSFORMER_STACK))
     warnings.showwarning = show_coded_warning
     colour_only_on_a_terminal()
-    app()
+    if sys.stdout is not None:
+        sys.stdout = GuardedStdout(sys.stdout)  # type: ignore[assignment]
+    try:
+        app()
+    except StdoutUnwritable as err:
+        exit_on_unwritable_stdout(err)

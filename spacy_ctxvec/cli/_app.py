@@ -152,10 +152,30 @@ def exit_quietly_on_closed_stdout() -> None:
     """What standard tools do when the reader of their output leaves: no message, no
     traceback, status 141. Standard output is pointed at os.devnull first, so that the
     flush at exit does not fail again (Python's documentation on SIGPIPE)."""
+    _stdout_to_devnull()
+    raise typer.Exit(BROKEN_PIPE_STATUS)
+
+
+def _stdout_to_devnull() -> None:
     devnull = os.open(os.devnull, os.O_WRONLY)
     os.dup2(devnull, sys.stdout.fileno())
     os.close(devnull)
-    raise typer.Exit(BROKEN_PIPE_STATUS)
+
+
+def _flush_stdout() -> None:
+    """Flush standard output (a closed pipe fails here, not in the flush at exit); none where
+    the command started without one (>&-)."""
+    if sys.stdout is not None:
+        sys.stdout.flush()
+
+
+def exit_on_unwritable_stdout(err: OSError) -> None:
+    """E422 on stderr and status 1 where standard output cannot be written (a redirect to a
+    full disk; terminal.GuardedStdout), standard output first pointed at os.devnull, so
+    that the flush at exit does not fail again."""
+    _stdout_to_devnull()
+    typer.echo(stderr_printer().fail(Errors.E422.format(error=err.strerror or err)), err=True)
+    sys.exit(1)
 
 
 def exit_on_coded_error(command: CommandT) -> CommandT:
@@ -166,7 +186,7 @@ def exit_on_coded_error(command: CommandT) -> CommandT:
     def wrapper(*args: Any, **kwargs: Any) -> Any:
         try:
             result = command(*args, **kwargs)
-            sys.stdout.flush()  # a closed pipe fails here, not in the flush at exit
+            _flush_stdout()
             return result
         except CtxvecError as err:  # on stderr, so that --json / tsv output on stdout stays parseable
             typer.echo(stderr_printer().fail(str(err)), err=True)
