@@ -30,6 +30,11 @@ class OutputWrittenMeanwhile(CtxvecError):
     """E226 at the final rename: another command wrote the output while this one ran."""
 
 
+class OutputNotWritten(CtxvecError):
+    """E703 from a write that failed (a full disk, a place that is not writable): nothing
+    was changed at the output."""
+
+
 class Errors(PipelineErrors, LexiconErrors, CommandErrors, metaclass=_ErrorsWithCodes):
     """Every error message by code (the texts live in spacy_ctxvec.catalogue, by range)."""
 

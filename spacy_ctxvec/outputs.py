@@ -25,7 +25,7 @@ import warnings
 from pathlib import Path
 from typing import Any, Callable, Dict, Iterable, List, Mapping, Optional, Tuple, TypeVar, Union
 
-from .errors import CtxvecError, Errors, OutputWrittenMeanwhile, Warnings
+from .errors import CtxvecError, Errors, OutputNotWritten, OutputWrittenMeanwhile, Warnings
 from .interrupts import interrupts_held
 from .paths import displayable
 from .staging import (
@@ -278,7 +278,7 @@ def _write_staged(
         install(staged)
         done = True
     except OSError as err:
-        raise _failed(what, path, err) from None
+        raise failed_write(what, path, err) from None
     finally:
         if not done:
             _remove(staged)
@@ -416,7 +416,7 @@ def _probe_writable(path: Path, what: str) -> None:
         os.close(handle)
         os.unlink(probe)
     except OSError as err:
-        raise _failed(what, path, err) from None
+        raise failed_write(what, path, err) from None
 
 
 def _make_parents(path: Path, what: str) -> List[Path]:
@@ -429,7 +429,7 @@ def _make_parents(path: Path, what: str) -> List[Path]:
             created.append(directory)
     except OSError as err:
         _remove_created(created)
-        raise _failed(what, path, err) from None
+        raise failed_write(what, path, err) from None
     return created
 
 
@@ -492,8 +492,9 @@ def _cannot(what: str, path: Path, problem: str, fix: str) -> CtxvecError:
     return CtxvecError(Errors.E135.format(what=what, path=path, problem=problem, fix=fix))
 
 
-def _failed(what: str, path: Path, err: OSError) -> CtxvecError:
+def failed_write(what: str, path: Path, err: OSError) -> OutputNotWritten:
+    """E703 for ``err``, raised where writing ``what`` at ``path`` failed."""
     reason = err.strerror or str(err) or type(err).__name__
     if err.filename:
         reason += f" ('{err.filename}')"
-    return CtxvecError(Errors.E703.format(what=what, path=path, reason=reason))
+    return OutputNotWritten(Errors.E703.format(what=what, path=path, reason=reason))

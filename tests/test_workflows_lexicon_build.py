@@ -470,3 +470,62 @@ def test_output_given_as_its_own_checkpoint_directory_is_e246_not_another_build(
     corpus, out = write_corpus(tmp_path / "corpus.txt", 6), tmp_path / "out"
     with pytest.raises(CtxvecError, match=r"\[CTX-E246\]"):
         build_lexicon_pipeline(request(tiny_pipeline_dir, corpus, out, checkpoint_dir=tmp_path / "x" / ".." / "out"))
+
+
+def test_a_full_disk_at_a_checkpoint_is_e703_keeping_the_checkpoint_before(tiny_pipeline_dir, tmp_path, monkeypatch):
+    """OSError: [Errno 28] from a checkpoint write was a traceback that left a .tmp-shard-*
+    folder; now E703 names the checkpoint directory, the checkpoint before stays for
+    --resume, and a failure at the first checkpoint leaves nothing."""
+    from spacy_ctxvec.building import checkpoints as checkpoint_module
+
+    written = checkpoint_module._write_shard
+    calls = []
+
+    def full_disk_at(n: int):
+        def write(path, checkpoint, fingerprint):
+            calls.append(path)
+            written(path, checkpoint, fingerprint)
+            if len(calls) == n:
+                raise OSError(28, "No space left on device")
+
+        return write
+
+    corpus = write_corpus(tmp_path / "corpus.txt", 12)
+    out, checkpoints = tmp_path / "out", tmp_path / "out.checkpoint"
+    monkeypatch.setattr(checkpoint_module, "_write_shard", full_disk_at(2))
+    with pytest.raises(CtxvecError) as failed:
+        build_lexicon_pipeline(request(tiny_pipeline_dir, corpus, out))
+    message = str(failed.value)
+    assert "[CTX-E703] The checkpoint directory" in message and "No space left on device" in message
+    assert "The 5 documents counted so far are kept" in message
+    assert "free space there and rerun with --resume" in message
+    assert sorted(p.name for p in checkpoints.iterdir() if p.name.startswith(".tmp")) == [] and not out.exists()
+    monkeypatch.setattr(checkpoint_module, "_write_shard", written)
+    build = build_lexicon_pipeline(request(tiny_pipeline_dir, corpus, out, resume=True))
+    assert build.result.resumed_from == 5 and build.result.n_docs == 12
+    calls.clear()
+    monkeypatch.setattr(checkpoint_module, "_write_shard", full_disk_at(1))
+    with pytest.raises(CtxvecError, match=r"\[CTX-E703\]") as failed:
+        build_lexicon_pipeline(request(tiny_pipeline_dir, corpus, tmp_path / "again"))
+    assert "kept" not in str(failed.value) and not (tmp_path / "again.checkpoint").exists()
+
+
+def test_a_full_disk_at_output_after_counting_keeps_the_counts_for_resume(tiny_pipeline_dir, tmp_path, monkeypatch):
+    """E703 said "nothing was changed there" of OUTPUT, but not that the counts stayed in the
+    checkpoint directory, which then refused a plain rerun (E250)."""
+    corpus = write_corpus(tmp_path / "corpus.txt", 12)
+    out = tmp_path / "out"
+    saving = Language.to_disk
+
+    def full_disk(self, path, **kwargs):
+        raise OSError(28, "No space left on device")
+
+    monkeypatch.setattr(Language, "to_disk", full_disk)
+    with pytest.raises(CtxvecError) as failed:
+        build_lexicon_pipeline(request(tiny_pipeline_dir, corpus, out))
+    message = str(failed.value)
+    assert "[CTX-E703] OUTPUT" in message and "The 12 documents counted are kept" in message
+    assert "--resume writes OUTPUT from them" in message and not out.exists()
+    monkeypatch.setattr(Language, "to_disk", saving)
+    build = build_lexicon_pipeline(request(tiny_pipeline_dir, corpus, out, resume=True))
+    assert build.result.resumed_from == 12 and (out / "config.cfg").exists()

@@ -21,7 +21,14 @@ from thinc.api import Config
 
 from ..errors import CtxvecError, Errors, Warnings
 from ..lexicon.statistics import Lexicon
-from ..outputs import BUILD_LEXICON, OUTPUT_MARKER, made_by_command, not_written_here, write_manifest
+from ..outputs import (
+    BUILD_LEXICON,
+    OUTPUT_MARKER,
+    failed_write,
+    made_by_command,
+    not_written_here,
+    write_manifest,
+)
 from .shard import polysemy_components
 
 LATEST_FILE = "LATEST"
@@ -205,29 +212,38 @@ def write_checkpoint(directory: Path, checkpoint: Checkpoint, fingerprint: Dict[
     ``directory`` must have been opened with ``open_checkpoint_dir``."""
     name = f"shard-{checkpoint.docs_done:012d}"
     tmp = directory / f".tmp-{name}-{os.getpid()}"
+    latest_tmp = directory / f".{LATEST_FILE}.tmp-{os.getpid()}"
     shutil.rmtree(tmp, ignore_errors=True)
-    checkpoint.lexicon.to_disk(tmp)
+    try:
+        _write_shard(tmp, checkpoint, fingerprint)
+        _remove_shard(directory / name)
+        if (directory / name).exists():  # kept: it holds user files (W051)
+            shutil.rmtree(tmp, ignore_errors=True)
+            raise CtxvecError(Errors.E251.format(path=directory / name))
+        os.rename(tmp, directory / name)
+        latest_tmp.write_text(name, encoding="utf8")
+        _fsync(latest_tmp)
+        os.replace(latest_tmp, directory / LATEST_FILE)
+    except OSError as err:  # a full disk: the checkpoint before stays the latest
+        shutil.rmtree(tmp, ignore_errors=True)
+        latest_tmp.unlink(missing_ok=True)
+        raise failed_write("The checkpoint directory", directory, err) from None
+    for old in directory.iterdir():
+        if old.name != name and _SHARD_NAME.fullmatch(old.name) and old.is_dir() and not old.is_symlink():
+            _remove_shard(old)
+
+
+def _write_shard(path: Path, checkpoint: Checkpoint, fingerprint: Dict[str, Any]) -> None:
+    checkpoint.lexicon.to_disk(path)
     state = {
         "docs_done": checkpoint.docs_done,
         "n_tokens": checkpoint.n_tokens,
         "docs_sha256": checkpoint.docs_sha256,
         "fingerprint": fingerprint,
     }
-    (tmp / STATE_FILE).write_text(json.dumps(state, indent=2), encoding="utf8")
-    write_manifest(tmp, BUILD_LEXICON)
-    _fsync_dir_files(tmp)
-    _remove_shard(directory / name)
-    if (directory / name).exists():  # kept: it holds user files (W051)
-        shutil.rmtree(tmp, ignore_errors=True)
-        raise CtxvecError(Errors.E251.format(path=directory / name))
-    os.rename(tmp, directory / name)
-    latest_tmp = directory / f".{LATEST_FILE}.tmp-{os.getpid()}"
-    latest_tmp.write_text(name, encoding="utf8")
-    _fsync(latest_tmp)
-    os.replace(latest_tmp, directory / LATEST_FILE)
-    for old in directory.iterdir():
-        if old.name != name and _SHARD_NAME.fullmatch(old.name) and old.is_dir() and not old.is_symlink():
-            _remove_shard(old)
+    (path / STATE_FILE).write_text(json.dumps(state, indent=2), encoding="utf8")
+    write_manifest(path, BUILD_LEXICON)
+    _fsync_dir_files(path)
 
 
 def _damaged(directory: Path, problem: str) -> CtxvecError:

@@ -28,7 +28,7 @@ from ..building.shard import KEY_ATTRS
 from ..components.polysemy import ensure_polysemy_component
 from ..components.transformer import types_read_as_unknown
 from ..devices import require_gpu
-from ..errors import CtxvecError, Errors, OutputWrittenMeanwhile, Warnings
+from ..errors import CtxvecError, Errors, OutputNotWritten, OutputWrittenMeanwhile, Warnings
 from ..interrupts import interrupts_held, termination_as_interrupt
 from ..lexicon.polysemy_probe import SMALL_CORPUS_TOKENS, describe_shipped_probes
 from ..lexicon.sense_descriptions import describe_context, describe_split_thresholds
@@ -210,6 +210,11 @@ def _checked_build(request: LexiconBuildRequest) -> LexiconBuild:
     except KeyboardInterrupt:
         kept = _forget_empty_checkpoints(checkpoints)
         raise BuildStopped(documents_done(checkpoints) if kept else 0, checkpoints if kept else None) from None
+    except OutputNotWritten as err:  # E703 at OUTPUT (a full disk) after counting
+        if not _forget_empty_checkpoints(checkpoints):
+            raise
+        resume = "the same command with --resume writes OUTPUT from them once there is space"
+        raise CtxvecError(f"{err} {counts_kept(checkpoints)}: {resume}.") from None
     except _OutOfMemoryLoading as err:
         earlier = (
             f"{counts_kept(checkpoints, 'before')}: --resume continues them."
@@ -292,9 +297,8 @@ def _build(request: LexiconBuildRequest, checkpoints: Path, files: List[Path]) -
             result = _count(nlp, request, files)
     except CtxvecError as err:
         if not isinstance(err, CheckpointRefused) and _forget_empty_checkpoints(checkpoints):
-            raise CtxvecError(
-                f"{err} {counts_kept(checkpoints, 'so far')}: fix the input and rerun with --resume."
-            ) from None
+            fix = "free space there" if isinstance(err, OutputNotWritten) else "fix the input"  # a full disk: E703
+            raise CtxvecError(f"{err} {counts_kept(checkpoints, 'so far')}: {fix} and rerun with --resume.") from None
         raise
     lexicon = result.lexicon.prune_sample(
         request.min_count if request.sample_min_count is None else request.sample_min_count
