@@ -9,13 +9,14 @@ from spacy_ctxvec.building.shard import partial_lexicon
 from spacy_ctxvec.components.model_inputs import pipeline_model_fingerprint
 from spacy_ctxvec.components.polysemy_lookup import (
     key_table,
-    label_stop_words,
+    label_language,
     look_up,
     polysemy_records,
     score_table,
 )
 from spacy_ctxvec.errors import CtxvecError, Errors
 from spacy_ctxvec.lexicon.statistics import CONTEXT_VECTORS_META
+from spacy_ctxvec.ops.sense_labels import ENGLISH
 
 TEXTS = ["the bank of the river", "the bank gave a loan", "a river and a bank"]
 
@@ -73,9 +74,12 @@ def test_sense_labels_leave_out_the_stop_words_of_the_pipelines_language(tiny_be
 
     from .conftest import transformer_config
 
-    assert label_stop_words(None) is None and label_stop_words(spacy.blank("en")) is None
-    german_stops = label_stop_words(spacy.blank("de"))
-    assert german_stops is not None and {"der", "die", "das", "ist"} <= german_stops
+    assert label_language(None) == label_language(spacy.blank("en")) == ENGLISH
+    german = label_language(spacy.blank("de"))
+    assert german.stop_words is not None and {"der", "die", "das", "ist"} <= german.stop_words
+    assert german.split_words is None  # words are runs of letters where spaces part them
+    chinese = label_language(spacy.blank("zh"))  # spaCy's default Chinese tokenizer: one character each
+    assert chinese.split_words is not None and list(chinese.split_words("去存钱")) == ["去", "存", "钱"]
     lines = ["die bank am river ist der ort", "der hotel hat die bank", "das apple ist an der bank"] * 8
     (tmp_path / "corpus.txt").write_text("\n".join(lines) + "\n", encoding="utf8")
     nlp = spacy.blank("de")
@@ -89,7 +93,30 @@ def test_sense_labels_leave_out_the_stop_words_of_the_pipelines_language(tiny_be
     nlp.initialize()
     senses = nlp.get_pipe("ctxvec_polysemy").senses
     words = {w for key in senses.keys for s in senses.senses_of(key) for w in (s.label or "").split(", ") if w}
-    assert words and not words & german_stops  # 'river', 'hotel', 'apple', 'bank'... but never 'die' or 'der'
+    assert words and not words & set(german.stop_words)  # 'river', 'hotel', 'apple', 'bank'... but never 'die' or 'der'
+
+
+def test_a_chinese_pipelines_labels_are_words_its_tokenizer_gives(tiny_bert_dir, tmp_path):
+    """Labels of a Chinese pipeline were runs of characters ('打了小', '哥哥很生'); they are the
+    words of the pipeline's tokenizer now (spaCy's default Chinese one: single characters)."""
+    import spacy
+
+    from .conftest import transformer_config
+
+    lines = ["我 去 银行 存钱 了", "河岸 边 的 银行 很 美", "他 在 银行 取钱", "银行 的 利息 很 高"] * 6
+    (tmp_path / "corpus.txt").write_text("\n".join(lines) + "\n", encoding="utf8")
+    nlp = spacy.blank("zh")
+    nlp.add_pipe("transformer", config=transformer_config(str(tiny_bert_dir), window=8, stride=6))
+    nlp.add_pipe("ctxvec_context")
+    nlp.add_pipe("ctxvec_polysemy", config={"min_count": 2, "senses": True})
+    nlp.config["initialize"]["components"]["ctxvec_polysemy"] = {
+        "corpus": {"@misc": "spacy-ctxvec.lexicon_corpus.v1", "path": str(tmp_path / "corpus.txt")},
+        "sample_size": 16,
+    }
+    nlp.initialize()
+    senses = nlp.get_pipe("ctxvec_polysemy").senses
+    words = {w for key in senses.keys for s in senses.senses_of(key) for w in (s.label or "").split(", ") if w}
+    assert words and all(len(w) == 1 for w in words) and not words & {"了", "的", "很"}  # Chinese stop words out
 
 
 def test_a_text_typed_with_combining_marks_finds_its_words(tiny_bert_dir, tmp_path):

@@ -8,6 +8,7 @@ from sklearn.feature_extraction.text import CountVectorizer
 
 from spacy_ctxvec.ops.sense_labels import (
     _TOKEN_PATTERN,
+    LabelLanguage,
     _without_target,
     class_tfidf,
     format_label,
@@ -218,8 +219,33 @@ def test_label_candidates_leave_out_the_stop_words_given_or_the_english_ones():
 
     snippet = "Die Bank am Fluss ist der [Ort] für das Boot and the river"
     assert snippet_words([snippet]) == [{"die", "bank", "fluss", "ist", "der", "ort", "für", "das", "boot", "river"}]
-    german = {"Die", "der", "das", "ist", "für", "am"}  # as spaCy lists them: any case
+    german = LabelLanguage(stop_words={"Die", "der", "das", "ist", "für", "am"})  # as spaCy lists them: any case
     assert snippet_words([snippet], german) == [{"bank", "fluss", "ort", "boot", "and", "the", "river"}]
+
+
+def split_chinese(text: str) -> list:
+    """Words of two characters where the dictionary has them, else one (jieba's idea, in small)."""
+    found, i = [], 0
+    while i < len(text):
+        if text[i].isspace():
+            i += 1
+            continue
+        size = 2 if text[i : i + 2] in {"存钱", "存进", "河岸", "银行"} else 1
+        found.append(text[i : i + size])
+        i += size
+    return found
+
+
+def test_labels_of_a_script_written_without_spaces_are_its_words_not_runs_of_letters():
+    """Chinese labels were clause fragments ('了一个电话', '她很生气'): runs of 3 or more letters
+    are clauses there. With the language's word splitter, the words it gives label, one
+    character long too, without its stop words and never the word itself."""
+    chinese = LabelLanguage(stop_words={"我", "他", "把", "很"}, split_words=split_chinese)
+    assert snippet_words(["我去存钱"], chinese) == [{"去", "存钱"}]
+    assert snippet_words(["我去存钱"]) == [{"我去存钱"}]  # a run of letters: the whole clause
+    money, river = ["我去[银行]存钱", "他把钱存进[银行]"], ["[银行]河岸很美"] * 2
+    labels = sense_labels([money, river], language=chinese, fill=True)
+    assert set(labels[0]) <= {"去", "存钱", "钱", "存进"} and labels[1] == ["河岸", "美"]
 
 
 def test_no_two_of_three_senses_share_a_label_word():

@@ -22,7 +22,7 @@ from ..locks import forward_lock
 from ..ops.alignment import only_piece
 from ..ops.cosine import cosine
 from ..ops.fingerprint import pooling_of
-from ..ops.text import printable, shorten
+from ..ops.text import UNSPACED_SCRIPTS, in_unspaced_script, printable, shorten
 from ..paths import composed
 from ..pipelines import load_pipeline
 
@@ -79,9 +79,6 @@ def _occurs(doc: Doc, words: Dict[str, List[Token]], key: str) -> str:
     return "no"
 
 
-# Scripts written without spaces between words: a tokenizer that splits at spaces keeps a
-# whole clause of them as one token.
-UNSPACED_SCRIPTS = ("CJK", "HIRAGANA", "KATAKANA", "THAI", "LAO", "KHMER", "MYANMAR")
 HINT_TOKEN_CHARS = 20  # a whole paragraph can be one token: the message names its start
 
 
@@ -90,7 +87,7 @@ def _unsplit_hint(*docs: Doc) -> str:
     spaces (Chinese, Japanese, Thai...), which this tokenizer did not split into words."""
     for doc in docs:
         for token in doc:
-            if len(token.text) > 1 and any(unicodedata.name(c, "").startswith(UNSPACED_SCRIPTS) for c in token.text):
+            if len(token.text) > 1 and in_unspaced_script(token.text):
                 return (
                     f" '{shorten(token.text, HINT_TOKEN_CHARS)}' is one token: this pipeline's tokenizer "
                     f"(lang '{doc.lang_}') splits words at "

@@ -85,7 +85,7 @@ from .polysemy_lookup import (
     check_context_before,
     checked_min_count,
     key_table,
-    label_stop_words,
+    label_language,
     look_up,
     pipeline_order,
     polysemy_records,
@@ -314,7 +314,7 @@ class Polysemy(DocAnnotator):
             name=self.name,
             probe=self.probe,
             inputs=self.type_inputs,
-            stop_words=label_stop_words(nlp),
+            language=label_language(nlp),
             warn=False,
         )
         self.set_senses(senses)

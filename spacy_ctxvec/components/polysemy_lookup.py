@@ -4,7 +4,7 @@ one Doc. The Doc's contextual vectors must be those the lexicon was built from: 
 width (E219 / E604) and, where both record it, the same layers, pooling and model (E043)."""
 
 import warnings
-from typing import Any, Dict, Optional, Sequence, Set, Tuple
+from typing import Any, Dict, Optional, Sequence, Tuple
 
 import numpy as np
 from spacy.attrs import LEMMA
@@ -28,15 +28,23 @@ from ..lexicon.polysemy_probe import PolysemyProbe, type_polysemy_scores
 from ..lexicon.statistics import CONTEXT_VECTORS_META, Lexicon
 from ..ops.cosine import cosine_shift
 from ..ops.fingerprint import vectors_differ
+from ..ops.sense_labels import ENGLISH, LabelLanguage
 from ..paths import composed as read_as_corpora
 
+# Languages written without spaces between words: their labels are read with the pipeline's
+# tokenizer (a run of letters is a clause there, not a word).
+UNSPACED_LANGUAGES = ("zh", "ja", "th", "lo", "km", "my")
 
-def label_stop_words(nlp: Optional[Language]) -> Optional[Set[str]]:
-    """The stop words sense labels leave out: those of the pipeline's language (spaCy's
-    list), or None (scikit-learn's English list) for English or a component outside a pipeline."""
+
+def label_language(nlp: Optional[Language]) -> LabelLanguage:
+    """The language of sense labels: English (scikit-learn's stop words) for English or a
+    component outside a pipeline; else the pipeline's language: spaCy's stop words for it and,
+    for a language written without spaces, its tokenizer to split snippets into words."""
     if nlp is None or nlp.lang == "en":
-        return None
-    return set(nlp.Defaults.stop_words)
+        return ENGLISH
+    tokenizer = nlp.tokenizer
+    split = (lambda text: [token.text for token in tokenizer(text)]) if nlp.lang in UNSPACED_LANGUAGES else None
+    return LabelLanguage(set(nlp.Defaults.stop_words), split)
 
 
 def key_table(keys: Sequence[str], context_vectors: Optional[str] = None) -> Dict[str, Any]:

@@ -36,7 +36,7 @@ Pure numpy (+ scipy through ops); no spaCy. Deterministic.
 """
 
 import warnings
-from typing import Any, Collection, Dict, List, Optional, Sequence, Tuple
+from typing import Any, Dict, List, Optional, Sequence, Tuple
 
 import numpy as np
 
@@ -48,7 +48,7 @@ from ..ops.sense_evidence import (
     margin_scale,
     self_similarity_score,
 )
-from ..ops.sense_labels import Affinity, labels_by_sense, vector_affinity
+from ..ops.sense_labels import ENGLISH, Affinity, LabelLanguage, labels_by_sense, vector_affinity
 from ..ops.senses import (
     CONTEXT_WINDOW,
     SPLIT_THRESHOLDS,
@@ -128,7 +128,7 @@ def induce_inventory(
     probe: Optional[PolysemyProbe] = None,
     inputs: Optional[np.ndarray] = None,
     name: str = "ctxvec_polysemy",
-    stop_words: Optional[Collection[str]] = None,
+    language: LabelLanguage = ENGLISH,
     warn: bool = True,
 ) -> SenseInventory:
     """Induce the senses of every type of ``lexicon`` seen at least ``min_count`` times
@@ -144,7 +144,7 @@ def induce_inventory(
     ``probe`` that fits the lexicon and has a ``split_senses`` cut, the probe decides
     which types split (its estimate above the cut) instead of the spread thresholds
     (``inputs``: the lexicon types' input embeddings, for a probe that reads them).
-    ``stop_words``: never label words (None: English; see ``ops.sense_labels``). ``warn``:
+    ``language``: the labels' (stop words, how snippets split into words; ``ops.sense_labels``). ``warn``:
     warn what ``induction_checks.induction_warnings`` finds (W033, W060, W061).
     Deterministic: the same lexicon gives a bitwise equal inventory."""
     check_min_count(min_count)
@@ -274,7 +274,7 @@ def induce_inventory(
                 _label_rows(model.labels, independent),
                 exclude=[sample.keys[i]],
                 affinity=word_affinity(lexicon, vectors[-1]) if model.n_senses > 1 else None,
-                stop_words=stop_words,
+                language=language,
             )
             for sense in range(model.n_senses):
                 members = np.flatnonzero(model.labels == sense)

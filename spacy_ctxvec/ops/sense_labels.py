@@ -22,11 +22,14 @@ first): "bank: credit, investors, account" where no money word recurred.
 """
 
 import re
+import unicodedata
+from dataclasses import dataclass
 from typing import Callable, Collection, Iterable, List, Optional, Sequence, Set
 
 import numpy as np
 
 from .cosine import normalise_rows
+from .text import in_unspaced_script
 
 N_LABEL_WORDS = 3
 MIN_SNIPPETS = 2  # a label word occurs in at least this many of the sense's snippets, where it has that many
@@ -45,6 +48,20 @@ _TOKEN_PATTERN = r"(?u)\b[^\W\d_]{3,}\b(?!['’]t\b)"
 _WORD = re.compile(_TOKEN_PATTERN)
 # words -> (k, len(words)) scores of each word for each sense, higher: nearer that sense
 Affinity = Callable[[Sequence[str]], np.ndarray]
+
+
+@dataclass(frozen=True)
+class LabelLanguage:
+    """The language labels are read in. ``stop_words``: never label words (None:
+    scikit-learn's English list). ``split_words``: how a snippet splits into words, for
+    scripts written without spaces (a pipeline's tokenizer: "银行存钱" is "银行", "存钱"
+    to jieba); None: runs of 3 or more letters, as in the languages written with spaces."""
+
+    stop_words: Optional[Collection[str]] = None
+    split_words: Optional[Callable[[str], Sequence[str]]] = None
+
+
+ENGLISH = LabelLanguage()
 
 
 def _without_target(snippet: str) -> str:
@@ -72,7 +89,7 @@ def sense_labels(
     min_snippets: int = MIN_SNIPPETS,
     fill: bool = False,
     affinity: Optional[Affinity] = None,
-    stop_words: Optional[Collection[str]] = None,
+    language: LabelLanguage = ENGLISH,
 ) -> List[List[str]]:
     """Up to ``n_words`` distinctive context words per sense (lists in the order of
     ``snippets_per_sense``, best first), from each sense's snippets (the word in
@@ -83,9 +100,9 @@ def sense_labels(
     ``affinity`` and several senses, the words seen once whose affinity is positive and
     highest for this sense (the sense they are nearest) complete short labels, highest
     first (with ``fill`` too, all words seen once follow by affinity). ``affinity`` gives
-    at least one row per sense. ``stop_words``: the words never used (None: scikit-learn's
-    English list; a pipeline of another language gives its own). Deterministic; a sense
-    without usable words gets []."""
+    at least one row per sense. ``language``: its stop words are never used, and it says how
+    a snippet splits into words (``LabelLanguage``). Deterministic; a sense without usable
+    words gets []."""
     senses = [[_without_target(s) for s in snippets if isinstance(s, str)] for snippets in snippets_per_sense]
     documents = [s for snippets in senses for s in snippets]
     if not documents or n_words <= 0:
@@ -94,7 +111,7 @@ def sense_labels(
     excluded |= {
         match.strip("[]").lower() for snippets in snippets_per_sense for s in snippets for match in _TARGET.findall(s)
     }
-    words_per_document = snippet_words(documents, stop_words)
+    words_per_document = snippet_words(documents, language)
     vocabulary = np.array(sorted(set().union(*words_per_document)), dtype=str)
     if not len(vocabulary):  # nothing but stop words and short tokens
         return [[] for _ in senses]
@@ -160,18 +177,30 @@ def vector_affinity(word_vectors: np.ndarray, sense_vectors: np.ndarray) -> np.n
     return cosines - cosines.mean(axis=0, keepdims=True)
 
 
-def snippet_words(documents: Sequence[str], stop_words: Optional[Collection[str]] = None) -> List[Set[str]]:
-    """The distinct label candidates of each document: the words scikit-learn's
-    ``CountVectorizer(stop_words="english", token_pattern=_TOKEN_PATTERN, lowercase=True)``
-    would count (lowercased, letters only, 3 or more, English stop words out; ``stop_words``,
-    lowercased, instead of the English ones where given), without building a vectorizer per
-    word (its checks cost more than the counting here)."""
+def snippet_words(documents: Sequence[str], language: LabelLanguage = ENGLISH) -> List[Set[str]]:
+    """The distinct label candidates of each document, lowercased, without ``language``'s stop
+    words (lowercased; scikit-learn's English list where it has none): the words of 3 or more
+    letters scikit-learn's ``CountVectorizer(token_pattern=_TOKEN_PATTERN, lowercase=True)``
+    would count (without building a vectorizer per word: its checks cost more than the
+    counting here), or with ``language.split_words`` the words it gives that are letters
+    only, of 3 or more letters or of a script written without spaces ("钱" is a word)."""
+    stop_words = language.stop_words
     if stop_words is None:
         from sklearn.feature_extraction.text import ENGLISH_STOP_WORDS  # here: scikit-learn costs ~1 s to import
 
         stop_words = ENGLISH_STOP_WORDS
     left_out = {word.lower() for word in stop_words}
-    return [set(_WORD.findall(document.lower())) - left_out for document in documents]
+    split = language.split_words
+    if split is None:
+        return [set(_WORD.findall(document.lower())) - left_out for document in documents]
+    return [{w.lower() for w in split(document) if _is_label_word(w)} - left_out for document in documents]
+
+
+def _is_label_word(word: str) -> bool:
+    """Letters only (with their combining marks: Thai vowel signs), 3 or more, or fewer of a
+    script written without spaces."""
+    letters = all(c.isalpha() or unicodedata.category(c).startswith("M") for c in word) and word[:1].isalpha()
+    return letters and (len(word) >= 3 or in_unspaced_script(word))
 
 
 def format_label(words: Sequence[str]) -> str:
@@ -187,7 +216,7 @@ def labels_by_sense(
     exclude: Iterable[str] = (),
     fill: bool = False,
     affinity: Optional[Affinity] = None,
-    stop_words: Optional[Collection[str]] = None,
+    language: LabelLanguage = ENGLISH,
 ) -> List[List[str]]:
     """``sense_labels`` for one type's sampled ``snippets`` (n,) and each one's sense
     ``senses`` (n,), 0..k-1 (-1: left out): one word list per sense, in sense order."""
@@ -197,4 +226,4 @@ def labels_by_sense(
     for snippet, sense in zip(snippets, senses):
         if sense >= 0:
             grouped[sense].append(snippet)
-    return sense_labels(grouped, n_words=n_words, exclude=exclude, fill=fill, affinity=affinity, stop_words=stop_words)
+    return sense_labels(grouped, n_words=n_words, exclude=exclude, fill=fill, affinity=affinity, language=language)

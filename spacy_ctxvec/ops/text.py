@@ -18,6 +18,16 @@ _UNPRINTABLE = re.compile("[\x00-\x1f\x7f-\x9f\u061c\u200e\u200f\u2028\u2029\u20
 NOT_IN_HTML = re.compile("[\x00-\x08\x0b\x0e-\x1f\x7f-\x9f]")
 
 
+# Scripts written without spaces between words: a tokenizer that splits at spaces keeps a
+# whole clause of them as one token.
+UNSPACED_SCRIPTS = ("CJK", "HIRAGANA", "KATAKANA", "THAI", "LAO", "KHMER", "MYANMAR")
+
+
+def in_unspaced_script(text: str) -> bool:
+    """Whether ``text`` holds a character of a script written without spaces (UNSPACED_SCRIPTS)."""
+    return not text.isascii() and any(unicodedata.name(c, "").startswith(UNSPACED_SCRIPTS) for c in text)
+
+
 def count_of(n: int, noun: str) -> str:
     """ "1 doc", "2 docs": ``n`` and ``noun``, plural (with "s") unless n is 1."""
     return f"{n} {noun}" if n == 1 else f"{n} {noun}s"
