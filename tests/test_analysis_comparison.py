@@ -211,6 +211,7 @@ def test_the_legend_says_what_the_models_tokenizer_normalises_away(tiny_bert_dir
 
 def test_the_unspaced_script_hint_matches_the_words_script_to_the_pipelines_language():
     assert 'lang = "zh" or "ja"' in unspaced_word_hint("苹果", "en")
+    assert 'segmenter = "jieba" or "pkuseg"' in unspaced_word_hint("苹果", "en")  # not characters, as zh splits
     assert unspaced_word_hint("苹果", "zh") == "" and unspaced_word_hint("bank", "en") == ""
     assert "does not split Thai script" in unspaced_word_hint("ภาษา", "zh")  # a zh pipeline does not split Thai
     assert "no spaCy language splits it" in unspaced_word_hint("ສະບາຍດີ", "en")  # Lao: no language to name

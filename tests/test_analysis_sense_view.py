@@ -112,6 +112,7 @@ def test_senses_html_command_writes_the_page_through_the_output_rule(sense_nlp, 
     assert f"{wrote}; drawn: {len(drawn)}, those of words with several senses (--all-words: all)" in result.output
     assert page.startswith("<!DOCTYPE html>") and "bank" in page and "money" in page
     assert "<title>Word senses (spacy-ctxvec)</title>" in page and "<title>displaCy</title>" not in page
+    assert '<meta charset="utf-8">' in page  # opened from disk, a browser may guess another encoding without it
     assert all(f"{label} ({score:.2f})" in page for _, _, label, score in drawn)
     again = runner.invoke(app, command)
     assert again.exit_code == 1 and "E701" in again.output

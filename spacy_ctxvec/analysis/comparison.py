@@ -138,6 +138,10 @@ SCRIPT_LANGUAGES = {
 }
 
 
+# spaCy's Chinese tokenizer splits into characters unless told to segment words
+CHINESE_WORDS = ' (for Chinese words, not characters: [nlp.tokenizer] segmenter = "jieba" or "pkuseg")'
+
+
 def unspaced_word_hint(word: str, lang: str) -> str:
     """For E402: where ``word`` holds a script written without spaces that the pipeline's
     language does not split into words, why no token of the texts equals it."""
@@ -149,6 +153,7 @@ def unspaced_word_hint(word: str, lang: str) -> str:
     choice = " or ".join(f'"{code}"' for code in langs)
     use = (
         f"use a pipeline of that language ([nlp] lang = {choice}) with a transformer trained on it"
+        + (CHINESE_WORDS if "zh" in langs else "")
         if langs
         else ("no spaCy language splits it into words: give texts with the word set apart by spaces")
     )

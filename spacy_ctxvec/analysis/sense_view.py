@@ -140,7 +140,8 @@ def _render_spans(doc: Doc, spans: List[SenseSpan], *, page: bool, title: Option
         return drawn
     # displaCy's page is titled "displaCy": a browser tab says what the page is instead
     tab_title = _html_text(tab) if tab else escaped or PAGE_TITLE
-    drawn = drawn.replace("<title>displaCy</title>", f"<title>{tab_title}</title>", 1)
+    # the page is written as UTF-8: a browser opening the file may guess another encoding without this
+    drawn = drawn.replace("<title>displaCy</title>", f'<meta charset="utf-8">\n<title>{tab_title}</title>', 1)
     # displaCy sets the direction in CSS only; browsers and screen readers read <html dir>
     return drawn.replace(f'<html lang="{doc.lang_}">', f'<html lang="{doc.lang_}" dir="{direction}">', 1)
 

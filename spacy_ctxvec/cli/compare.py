@@ -69,7 +69,7 @@ def compare_command(
     if as_json:
         rows, unknown = [r.to_dict() for r in result.rows], {"text_a": result.unknown_a, "text_b": result.unknown_b}
         out = {"text_a": text_a, "text_b": text_b, "rows": rows, "total_pairs": result.total_pairs}
-        print(json.dumps({**out, "unknown_tokens": unknown}, indent=2))
+        print(json.dumps({**out, "unknown_tokens": unknown}, indent=2, ensure_ascii=False))
         return
     print(f"A: {echo(text_a)}\nB: {echo(text_b)}")
     print(render_table(result.rows, result.unk))

@@ -55,7 +55,7 @@ def fit_polysemy_cli(
 
     fit = fit_polysemy_pipeline(pipeline, sense_counts, output, min_count=min_count, half=half, overwrite=overwrite)
     if as_json:
-        print(json.dumps(fit_to_dict(fit), indent=2))
+        print(json.dumps(fit_to_dict(fit), indent=2, ensure_ascii=False))
         return
     print_fit(fit, output)
 
