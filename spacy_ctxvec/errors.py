@@ -328,3 +328,7 @@ class Warnings(metaclass=_ErrorsWithCodes):
         "lexicon was built with), "
         "or give Docs with lemmas."
     )
+    W072 = (
+        "{n} of the {n_types} word types counted are runs of a script written without spaces, e.g. {examples}: "
+        "each is a clause, not a word, so few reach min_count and they get no senses.{hint}"
+    )

@@ -529,3 +529,18 @@ def test_a_full_disk_at_output_after_counting_keeps_the_counts_for_resume(tiny_p
     monkeypatch.setattr(Language, "to_disk", saving)
     build = build_lexicon_pipeline(request(tiny_pipeline_dir, corpus, out, resume=True))
     assert build.result.resumed_from == 12 and (out / "config.cfg").exists()
+
+
+def test_a_corpus_in_a_script_the_tokenizer_does_not_split_warns_w072(tiny_pipeline_dir, tmp_path):
+    """Chinese under an English pipeline built a lexicon of clauses, none with senses, and
+    said nothing; a few names in another script are no reason to warn."""
+    from spacy_ctxvec.workflows.lexicon_build import unsplit_script_warning
+
+    corpus = tmp_path / "corpus.txt"
+    corpus.write_text("我去银行存钱了。\n他很生气。\n河岸边的银行很美。\nthe bank\n" * 3, encoding="utf8")
+    build = build_lexicon_pipeline(request(tiny_pipeline_dir, corpus, tmp_path / "out"))
+    (warning,) = [w for w in build.warnings if "W072" in w]
+    assert "'我去银行存钱了'" in warning and "(lang 'en') does not split Chinese or Japanese" in warning
+    assert 'segmenter = "jieba"' in warning
+    assert unsplit_script_warning(["东京"] + [f"w{i}" for i in range(100)], "en") == []  # under 5% of the types
+    assert unsplit_script_warning(["我去银行"], "zh") == []  # split by a Chinese pipeline

@@ -145,10 +145,23 @@ CHINESE_WORDS = ' (for Chinese words, not characters: [nlp.tokenizer] segmenter 
 def unspaced_word_hint(word: str, lang: str) -> str:
     """For E402: where ``word`` holds a script written without spaces that the pipeline's
     language does not split into words, why no token of the texts equals it."""
-    scripts = [s for s in UNSPACED_SCRIPTS if any(unicodedata.name(c, "").startswith(s) for c in word)]
+    found = unsplit_script(word, lang)
+    if found is None:
+        return ""
+    name, use = found
+    return (
+        f" This pipeline's tokenizer (lang '{lang}') does not split {name} script into words, so "
+        f"a clause of it is one token and '{word}' never stands alone: {use}."
+    )
+
+
+def unsplit_script(text: str, lang: str) -> Optional[Tuple[str, str]]:
+    """(name, what to do) of the first script written without spaces in ``text`` that a
+    tokenizer of language ``lang`` does not split into words; None where there is none."""
+    scripts = [s for s in UNSPACED_SCRIPTS if any(unicodedata.name(c, "").startswith(s) for c in text)]
     unsplit = [s for s in scripts if lang not in SCRIPT_LANGUAGES[s][1]]
     if not unsplit:
-        return ""
+        return None
     name, langs = SCRIPT_LANGUAGES[unsplit[0]]
     choice = " or ".join(f'"{code}"' for code in langs)
     use = (
@@ -157,10 +170,7 @@ def unspaced_word_hint(word: str, lang: str) -> str:
         if langs
         else ("no spaCy language splits it into words: give texts with the word set apart by spaces")
     )
-    return (
-        f" This pipeline's tokenizer (lang '{lang}') does not split {name} script into words, so "
-        f"a clause of it is one token and '{word}' never stands alone: {use}."
-    )
+    return name, use
 
 
 def _pair(word: str, a: Token, b: Token, unknown: Tuple[Collection[int], Collection[int]]) -> WordComparison:

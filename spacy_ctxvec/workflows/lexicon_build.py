@@ -12,8 +12,9 @@ import time
 from contextlib import contextmanager
 from dataclasses import dataclass, field
 from pathlib import Path
-from typing import Any, Dict, Iterator, List, Optional
+from typing import Any, Dict, Iterator, List, Optional, Sequence
 
+from ..analysis.comparison import HINT_TOKEN_CHARS, unsplit_script
 from ..building.build_locks import held_for_build
 from ..building.checkpoints import (
     LATEST_FILE,
@@ -35,6 +36,7 @@ from ..lexicon.sense_descriptions import describe_context, describe_split_thresh
 from ..lexicon.statistics import CONTEXT_VECTORS_META
 from ..ops.fingerprint import pooling_of
 from ..ops.senses import DEFAULT_SAMPLE_SIZE  # the library's default too (Polysemy.initialize)
+from ..ops.text import in_unspaced_script
 from ..outputs import (
     BUILD_LEXICON,
     DIRECTORY,
@@ -314,6 +316,7 @@ def _build(request: LexiconBuildRequest, checkpoints: Path, files: List[Path]) -
         build.warnings.append(
             Warnings.W049.format(n=len(unread), min_count=request.min_count, unk=unk, examples=examples)
         )
+    build.warnings.extend(unsplit_script_warning(lexicon.keys, nlp.lang or ""))
     build.vectors = describe_vectors(lexicon.meta.get(CONTEXT_VECTORS_META), request.layer)
     if component.score_source == "probe" and lexicon.n_occurrences < SMALL_CORPUS_TOKENS:
         induction = component.induction
@@ -401,6 +404,21 @@ def counts_kept(checkpoints: Path, when: str = "") -> str:
     return (
         f"The {documents_done(checkpoints)} documents counted {when + ' ' if when else ''}are kept in '{checkpoints}'"
     )
+
+
+UNSPLIT_SHARE = 0.05  # of the types: a few names in another script are no reason to warn
+
+
+def unsplit_script_warning(keys: Sequence[str], lang: str) -> List[str]:
+    """W072 where at least UNSPLIT_SHARE of the types are several characters of a script
+    this pipeline's language does not split into words (Chinese under an English pipeline)."""
+    unsplit = [key for key in keys if len(key) > 1 and in_unspaced_script(key) and unsplit_script(key, lang)]
+    if not unsplit or len(unsplit) < UNSPLIT_SHARE * len(keys):
+        return []
+    examples = ", ".join(repr(key[:HINT_TOKEN_CHARS]) for key in unsplit[:N_UNREAD_SHOWN])
+    name, use = unsplit_script(unsplit[0], lang) or ("", "")
+    hint = f" This pipeline's tokenizer (lang '{lang}') does not split {name} script into words: {use}."
+    return [Warnings.W072.format(n=len(unsplit), n_types=len(keys), examples=examples, hint=hint)]
 
 
 def _forget_empty_checkpoints(checkpoints: Path) -> bool:
