@@ -61,11 +61,27 @@ class DynamicInt8Linear(torch.nn.Module):
         self._packed = torch.ops.quantized.linear_prepack(self.int8_weight, self.float_bias)
 
     def forward(self, inputs: torch.Tensor) -> torch.Tensor:
+        if self.training and torch.is_grad_enabled():  # spacy train: the update would silently skip these
+            raise CtxvecError(Errors.E060)
         shape = inputs.shape
         flat = inputs.reshape(-1, shape[-1]).float().contiguous()
         # reduce_range=True: 7-bit activations, as fbgemm needs on CPUs without VNNI.
         out = torch.ops.quantized.linear_dynamic(flat, self._packed, True)
         return out.reshape(*shape[:-1], self.out_features).to(inputs.dtype)
+
+    # Pickles (nlp.pipe(n_process=2) sends the pipeline to spawned workers) hold the float
+    # weights, as the state dict does, by value: torch's packed int8 objects cannot be sent,
+    # and a tensor made here would be shared through a file descriptor closed before the
+    # worker starts ("bad value(s) in fds_to_keep").
+    def __getstate__(self) -> Dict[str, Any]:
+        state = {k: v for k, v in self.__dict__.items() if k not in ("int8_weight", "_packed")}
+        return {**state, "_float_weight": self.int8_weight.dequantize().numpy()}
+
+    def __setstate__(self, state: Dict[str, Any]) -> None:
+        state = dict(state)
+        weight = torch.from_numpy(state.pop("_float_weight"))
+        super().__setstate__(state)
+        self._pack(weight, self.float_bias)
 
     # The state dict holds float weight/bias under torch.nn.Linear's names.
     def _save_to_state_dict(self, destination: Dict[str, Any], prefix: str, keep_vars: bool) -> None:
@@ -90,12 +106,11 @@ def quantize_transformer(module: torch.nn.Module, per_channel: bool = True) -> t
     in place (the module object itself stays the same). ``per_channel`` scales each
     output row separately, which keeps the vectors closer to float32 than one scale
     per weight matrix. Calling it again changes nothing."""
-    module.eval()
     for parent in list(module.modules()):
         for name, child in list(parent.named_children()):
             if type(child) is torch.nn.Linear:
                 setattr(parent, name, DynamicInt8Linear(child, per_channel=per_channel))
-    return module
+    return module.eval()  # the new layers too: training mode with gradients is E060
 
 
 def _transformer_names(nlp: Language, transformer: Optional[str]) -> List[str]:

@@ -169,3 +169,37 @@ def test_callback_has_an_entry_point():
     target = pyproject["project"]["entry-points"]["spacy_callbacks"]["spacy-ctxvec.quantize_int8.v1"]
     assert target == "spacy_ctxvec.quantize:configure_int8_quantization"
     assert registry.callbacks.get("spacy-ctxvec.quantize_int8.v1") is configure_int8_quantization
+
+
+INT8_WORKERS_SCRIPT = (
+    "import multiprocessing, sys\n"
+    "import numpy as np, spacy\n"
+    "from spacy_ctxvec.quantize import is_quantized\n"
+    "multiprocessing.set_start_method(sys.argv[2])\n"
+    "nlp = spacy.load(sys.argv[1])\n"
+    "assert is_quantized(nlp)\n"
+    "texts = ['The bank approved the loan.', 'We sat on the river bank.'] * 2\n"
+    "multi = [d._.ctxvec_context for d in nlp.pipe(texts, n_process=2, batch_size=1)]\n"
+    "single = [nlp(t)._.ctxvec_context for t in texts]\n"
+    "assert all(np.allclose(a, b, atol=1e-5) for a, b in zip(multi, single))\n"
+    "print('OK', len(multi))\n"
+)
+
+
+@pytest.mark.parametrize("start_method", ["spawn", "forkserver"])
+def test_an_int8_pipeline_runs_in_spawned_workers(tiny_bert_dir, tmp_path, start_method):
+    """nlp.pipe(n_process=2) of an int8 pipeline failed under spawn ("bad value(s) in
+    fds_to_keep") and forkserver: torch's packed int8 objects went into the pickle."""
+    import subprocess
+    import sys
+
+    config = with_int8_callback(make_trf_nlp(str(tiny_bert_dir)))
+    nlp = load_model_from_config(config, auto_fill=True)
+    nlp.initialize()
+    nlp.to_disk(tmp_path / "int8")
+    layer = next(m for m in hf_model(nlp).modules() if isinstance(m, DynamicInt8Linear))
+    again = pickle.loads(pickle.dumps(layer))
+    assert torch.equal(again.int8_weight.int_repr(), layer.int8_weight.int_repr())
+    command = [sys.executable, "-c", INT8_WORKERS_SCRIPT, str(tmp_path / "int8"), start_method]
+    run = subprocess.run(command, capture_output=True, text=True, timeout=300)
+    assert run.returncode == 0 and "OK 4" in run.stdout, run.stderr[-2000:]

@@ -376,3 +376,31 @@ def test_spacy_train_with_spacy_transformers_own_transformer_stops_at_the_first_
         pytest.raises(CtxvecError, match=r"CTX-E043.*, model (\w+)'.*, model (?!\1)\w+'"),
     ):
         _train_in_process(tmp_path, sections, **{"training.eval_frequency": 2})
+
+
+def test_spacy_train_of_an_int8_transformer_is_e060_and_a_frozen_one_trains(tiny_bert_dir, tmp_path):
+    """spacy train with quantize_int8.v1 exited 0 after torch's "an autograd kernel was not
+    registered ... silently incorrect" warning, having changed the embeddings and layer norms;
+    now E060 says what to do, and with the transformer frozen the listener's NER trains."""
+    from spacy_ctxvec.errors import CtxvecError
+
+    _save_source(tiny_bert_dir, tmp_path / "source")
+    sections = f"""
+        [nlp]
+        lang = "en"
+        pipeline = ["transformer", "ctxvec_context", "ner"]
+        [nlp.after_pipeline_creation]
+        @callbacks = "spacy-ctxvec.quantize_int8.v1"
+        [components]
+        [components.transformer]
+        source = "{tmp_path / "source"}"
+        [components.ctxvec_context]
+        source = "{tmp_path / "source"}"
+        """
+    (tmp_path / "trained").mkdir()
+    (tmp_path / "frozen").mkdir()
+    with pytest.raises(CtxvecError, match=r"\[CTX-E060\].*frozen_components"):
+        _train_in_process(tmp_path / "trained", sections)
+    frozen = {"training.frozen_components": ["transformer"], "training.annotating_components": ["transformer"]}
+    nlp = _train_in_process(tmp_path / "frozen", sections, **frozen)
+    assert nlp("Alice lives in Paris .").has_annotation("ENT_IOB")

@@ -247,6 +247,12 @@ class PipelineErrors:
         "after the transformer comes too late: move it), or set get_spans to "
         "spacy-transformers.strided_spans.v1."
     )
+    E060 = (
+        "The transformer runs int8 Linear layers (spacy-ctxvec.quantize_int8.v1 or quantize_pipeline), "
+        "which have no gradients, and it is being trained. Train the float pipeline (leave the callback out of "
+        "[nlp.after_pipeline_creation] in the training config) and quantise the trained pipeline, or freeze "
+        "the transformer ([training] frozen_components)."
+    )
 
     # Static vectors (E1xx)
     E101 = (
