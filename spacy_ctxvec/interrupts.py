@@ -69,3 +69,39 @@ def termination_as_interrupt() -> Iterator[None]:
         yield
     finally:
         signal.signal(signal.SIGTERM, signal.SIG_DFL)
+
+
+@contextmanager
+def interrupts_blocked_for_children() -> Iterator[None]:
+    """Ctrl-C (SIGINT) blocked in this thread while the block starts worker processes: they
+    start with it blocked (the signal mask is inherited), so one pressed while they import
+    leaves no traceback there; this process receives it when the block ends. Workers call
+    ``workers_ignore_interrupts`` first. Where there is no signal mask (Windows), nothing is
+    blocked."""
+    if not hasattr(signal, "pthread_sigmask"):
+        yield
+        return
+    previous = signal.pthread_sigmask(signal.SIG_BLOCK, {signal.SIGINT})
+    try:
+        yield
+    finally:
+        signal.pthread_sigmask(signal.SIG_SETMASK, previous)
+
+
+def workers_ignore_interrupts() -> None:
+    """In a worker process, first: Ctrl-C is ignored (one pressed while it started too), so it
+    neither prints a traceback while the worker loads nor breaks the pool; it stops a task's
+    work only (``interrupts_raised``), whose KeyboardInterrupt goes back to the parent."""
+    signal.signal(signal.SIGINT, signal.SIG_IGN)
+    if hasattr(signal, "pthread_sigmask"):
+        signal.pthread_sigmask(signal.SIG_UNBLOCK, {signal.SIGINT})
+
+
+@contextmanager
+def interrupts_raised() -> Iterator[None]:
+    """Ctrl-C raises KeyboardInterrupt while the block runs (a worker's task)."""
+    previous = signal.signal(signal.SIGINT, signal.default_int_handler)
+    try:
+        yield
+    finally:
+        signal.signal(signal.SIGINT, previous)

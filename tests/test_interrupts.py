@@ -1,13 +1,22 @@
 """interrupts: SIGTERM that stops a command as Ctrl-C does, and Ctrl-C/SIGTERM held while
 a block that must not be left half done runs."""
 
+import multiprocessing
 import os
 import signal
 import sys
+import time
+from concurrent.futures import ProcessPoolExecutor
 
 import pytest
 
-from spacy_ctxvec.interrupts import interrupts_held, termination_as_interrupt
+from spacy_ctxvec.interrupts import (
+    interrupts_blocked_for_children,
+    interrupts_held,
+    interrupts_raised,
+    termination_as_interrupt,
+    workers_ignore_interrupts,
+)
 
 pytestmark = pytest.mark.skipif(sys.platform == "win32", reason="SIGTERM is not deliverable to oneself on Windows")
 
@@ -60,3 +69,40 @@ def test_nothing_is_held_outside_the_block(default_sigterm):
     with pytest.raises(KeyboardInterrupt):
         os.kill(os.getpid(), signal.SIGINT)
         signal.sigtimedwait([], 1) if hasattr(signal, "sigtimedwait") else None
+
+
+def _ready_after_init() -> int:
+    return os.getpid()
+
+
+def _wait_for_ctrl_c(seconds: float) -> str:
+    with interrupts_raised():
+        try:
+            time.sleep(seconds)
+        except KeyboardInterrupt:
+            return "stopped"
+    return "slept"
+
+
+def _slow_init() -> None:
+    workers_ignore_interrupts()
+    time.sleep(1.0)
+
+
+@pytest.mark.skipif(not hasattr(signal, "pthread_sigmask"), reason="POSIX signal masks")
+def test_workers_ignore_ctrl_c_while_they_start_and_stop_a_task_on_it():
+    """build-lexicon --n-process 2 stopped with Ctrl-C printed the workers' tracebacks (a
+    KeyboardInterrupt during their imports, "Exception in initializer"); now a worker started
+    with SIGINT blocked ignores it until a task runs, and a task's Ctrl-C goes back as its result."""
+    context = multiprocessing.get_context("spawn")
+    with ProcessPoolExecutor(1, mp_context=context, initializer=_slow_init) as pool:
+        with interrupts_blocked_for_children():
+            started = pool.submit(_ready_after_init)
+        (worker,) = [p.pid for p in multiprocessing.active_children()]
+        os.kill(worker, signal.SIGINT)  # while it imports or initialises: ignored, no traceback
+        assert started.result(timeout=120) == worker
+        task = pool.submit(_wait_for_ctrl_c, 30.0)
+        time.sleep(1.0)
+        os.kill(worker, signal.SIGINT)
+        assert task.result(timeout=60) == "stopped"
+        assert signal.getsignal(signal.SIGINT) is signal.default_int_handler  # this process's own handler

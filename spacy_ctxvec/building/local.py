@@ -20,6 +20,7 @@ from spacy.util import minibatch
 
 from ..attributes import install_extensions
 from ..errors import CtxvecError, Errors, Warnings
+from ..interrupts import interrupts_blocked_for_children, interrupts_raised, workers_ignore_interrupts
 from ..lexicon.statistics import Lexicon, merge_all
 from ..types import PathLike
 from .checkpoints import (
@@ -52,6 +53,7 @@ _worker_nlp: Optional[Language] = None
 
 def _init_worker(config_str: str, nlp_bytes: bytes, n_threads: int) -> None:
     global _worker_nlp
+    workers_ignore_interrupts()  # started with SIGINT blocked: no traceback while importing
     _worker_nlp = rebuild_pipeline(config_str, nlp_bytes, num_threads=n_threads)
 
 
@@ -60,9 +62,10 @@ def _worker_partial_lexicon(
 ) -> Tuple[bytes, int]:
     assert _worker_nlp is not None
     items = [item if isinstance(item, str) else Doc(_worker_nlp.vocab).from_bytes(item) for item in payload]
-    lexicon = partial_lexicon(
-        _worker_nlp, items, key=key, batch_size=batch_size, sample_size=sample_size, sample_contexts=sample_contexts
-    )
+    with interrupts_raised():  # Ctrl-C stops the task; its KeyboardInterrupt goes back to the build
+        lexicon = partial_lexicon(
+            _worker_nlp, items, key=key, batch_size=batch_size, sample_size=sample_size, sample_contexts=sample_contexts
+        )
     return lexicon.to_bytes(), len(items)
 
 
@@ -316,10 +319,11 @@ def _pool_partial_lexicon(
     payloads = [
         [item if isinstance(item, str) else item.to_bytes() for item in part] for part in _split(shard, n_process)
     ]
-    futures = [
-        pool.submit(_worker_partial_lexicon, payload, key, batch_size, sample_size, sample_contexts)
-        for payload in payloads
-    ]
+    with interrupts_blocked_for_children():  # a submit starts the workers it needs
+        futures = [
+            pool.submit(_worker_partial_lexicon, payload, key, batch_size, sample_size, sample_contexts)
+            for payload in payloads
+        ]
     parts = []
     for future in futures:
         data, n_docs = future.result()
