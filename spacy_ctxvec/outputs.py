@@ -1,6 +1,7 @@
 """Where commands write: one rule for every output, file or pipeline directory.
 
-- An existing output is replaced only with ``overwrite`` (the CLI's ``--overwrite``).
+- An existing output is replaced only with ``overwrite`` (the CLI's ``--overwrite``), a
+  file only where it is of the kind the command writes (``output_files``, E423).
 - An output that is, contains, lies inside or links to an input (symbolic or hard link)
   is refused, with or without ``overwrite``; so is an output that is a symbolic link.
 - A directory output is replaced only if it is empty or its marker file lists every
@@ -12,9 +13,7 @@
   A sibling a killed command left is removed by the next write of that output
   (``spacy_ctxvec.staging``, W063).
 - An output that cannot be written is one coded error, checked before the work
-  (``check_output``) where it can be.
-
-A low module (errors and types only), so every layer can use it."""
+  (``check_output``) where it can be. A low module, so every layer can use it."""
 
 import hashlib
 import json
@@ -27,6 +26,7 @@ from typing import Any, Callable, Dict, Iterable, List, Mapping, Optional, Tuple
 
 from .errors import CtxvecError, Errors, OutputNotWritten, OutputWrittenMeanwhile, Warnings
 from .interrupts import interrupts_held
+from .output_files import check_kind
 from .paths import displayable
 from .staging import (
     remove_killed_staging,
@@ -56,10 +56,12 @@ def check_output(
     kind: str = FILE,
     overwrite: bool = False,
     named_after: Optional[str] = None,
+    replaceable: Optional[str] = None,
 ) -> Path:
     """``path`` as a Path if the command may write its output there (see the module
     docstring), else a coded error. Nothing is created or changed. ``named_after``: the
-    output whose name ``path`` is made from (the advice is then to choose another one)."""
+    output whose name ``path`` is made from (the advice is then to choose another one).
+    ``replaceable``: the kind of file (of ``output_files.KINDS``) --overwrite may replace (E423)."""
     path = Path(path)
     check_place(path, what=what, inputs=inputs)
     if not path.exists():
@@ -76,6 +78,7 @@ def check_output(
             raise _cannot(what, path, "it is not a regular file (a device, pipe or socket)", "Give a file path.")
         if not overwrite:
             raise CtxvecError(Errors.E701.format(what=what, path=path))
+        check_kind(path, what, replaceable)
         return path
     if not path.is_dir():
         raise CtxvecError(Errors.E247.format(what=what, path=path))
@@ -484,8 +487,7 @@ def _unchanged(path: Path, found: List[Any], recorded: Any) -> bool:
 
 
 def _some(names: List[str]) -> str:
-    shown = ", ".join(repr(name) for name in names[:5])
-    return shown + (f" and {len(names) - 5} more" if len(names) > 5 else "")
+    return ", ".join(repr(name) for name in names[:5]) + (f" and {len(names) - 5} more" if len(names) > 5 else "")
 
 
 def _cannot(what: str, path: Path, problem: str, fix: str) -> CtxvecError:
@@ -494,7 +496,5 @@ def _cannot(what: str, path: Path, problem: str, fix: str) -> CtxvecError:
 
 def failed_write(what: str, path: Path, err: OSError) -> OutputNotWritten:
     """E703 for ``err``, raised where writing ``what`` at ``path`` failed."""
-    reason = err.strerror or str(err) or type(err).__name__
-    if err.filename:
-        reason += f" ('{err.filename}')"
+    reason = (err.strerror or str(err) or type(err).__name__) + (f" ('{err.filename}')" if err.filename else "")
     return OutputNotWritten(Errors.E703.format(what=what, path=path, reason=reason))

@@ -25,6 +25,7 @@ LAYERS = {
     "assigned_values": 0,
     "paths": 0,
     "outputs": 0,
+    "output_files": 0,
     "data_files": 0,
     "devices": 0,
     "locks": 0,

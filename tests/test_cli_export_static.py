@@ -4,6 +4,7 @@ from typer.testing import CliRunner
 
 from spacy_ctxvec.cli import app
 from spacy_ctxvec.lexicon.statistics import Lexicon
+from spacy_ctxvec.output_files import LABELS_HEADER
 
 runner = CliRunner()
 
@@ -205,8 +206,9 @@ def test_sense_vectors_whose_labels_cannot_be_written_leave_the_old_pair(tmp_pat
 
     keys, vectors, _, _ = synthetic()
     induce_inventory(lexicon_with_sample(keys, vectors), min_count=5).to_disk(tmp_path / "senses")
-    (tmp_path / "v.txt").write_text("old vectors\n", encoding="utf8")
-    (tmp_path / "v.txt.labels.tsv").write_text("old labels\n", encoding="utf8")
+    old_vectors, old_labels = "1 2\nbank 0.5 0.5\n", f"{LABELS_HEADER}\nbank\tbank\t0\t1.0\triver\t\n"
+    (tmp_path / "v.txt").write_text(old_vectors, encoding="utf8")  # an earlier export: --overwrite replaces it
+    (tmp_path / "v.txt.labels.tsv").write_text(old_labels, encoding="utf8")
 
     def labels_not_written(path, text, *, what, overwrite):  # the labels write fails, as on a full disk
         raise CtxvecError(Errors.E703.format(what=what, path=path, reason="No space left on device"))
@@ -215,6 +217,6 @@ def test_sense_vectors_whose_labels_cannot_be_written_leave_the_old_pair(tmp_pat
     command = ["export-static", str(tmp_path / "senses"), str(tmp_path / "v.txt"), "--senses", "--overwrite"]
     result = runner.invoke(app, command)
     assert result.exit_code == 1 and "No space left on device" in " ".join(result.output.split())  # wrapped
-    assert (tmp_path / "v.txt").read_text(encoding="utf8") == "old vectors\n"
-    assert (tmp_path / "v.txt.labels.tsv").read_text(encoding="utf8") == "old labels\n"
+    assert (tmp_path / "v.txt").read_text(encoding="utf8") == old_vectors
+    assert (tmp_path / "v.txt.labels.tsv").read_text(encoding="utf8") == old_labels
     assert sorted(p.name for p in tmp_path.iterdir()) == ["senses", "v.txt", "v.txt.labels.tsv"]

@@ -270,9 +270,12 @@ def test_export_static_never_overwrites_a_user_file_or_follows_a_link(lexicon_di
         inside = invoke("export-static", lexicon_dir, lexicon_dir / "v.txt", "--overwrite", *extra)
         assert inside.exit_code == 1 and "E700" in flat(inside)
     assert digest(tmp_path) == before
-    replaced = invoke("export-static", lexicon_dir, mine, "--overwrite")
+    refused = invoke("export-static", lexicon_dir, mine, "--overwrite")  # not a vectors file: maybe a corpus
+    assert refused.exit_code == 1 and "E423" in flat(refused) and mine.read_text(encoding="utf8") == "my file"
+    assert invoke("export-static", lexicon_dir, tmp_path / "v.txt").exit_code == 0
+    replaced = invoke("export-static", lexicon_dir, tmp_path / "v.txt", "--overwrite", "--unit")  # an earlier export
     assert replaced.exit_code == 0, replaced.output
-    assert mine.read_text(encoding="utf8").startswith("2 3\n")
+    assert (tmp_path / "v.txt").read_text(encoding="utf8").startswith("2 3\n")
 
 
 def test_train_static_refuses_a_hard_link_to_its_corpus(train_corpus, tmp_path):

@@ -157,6 +157,10 @@ class CommandErrors:
         "The output could not be written to standard output ({error}): the disk or device it is "
         "redirected to is full or failing. Redirect it to a file on a disk with space, or leave it on the terminal."
     )
+    E423 = (
+        "{what} '{path}' exists and is not {kind} (it starts with {start!r}), so --overwrite does not replace "
+        "it: it may be a corpus or another file of yours. Choose another path, or move that file away first."
+    )
 
     # Build engines (E5xx)
     E501 = (

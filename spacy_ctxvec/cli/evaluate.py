@@ -17,6 +17,7 @@ from ..evaluation.readers import (
     read_word_pair_files,
 )
 from ..ops.text import count_of, text_table
+from ..output_files import JSON_FILE
 from ..outputs import check_output, write_text
 from ..pipelines import load_pipeline
 from ..types import PathLike
@@ -59,7 +60,7 @@ def _print_json(data: Dict[str, Any]) -> None:
 
 def _check_output(output: Optional[Path], overwrite: bool, *inputs: PathLike) -> None:
     if output is not None:
-        check_output(output, what="--output file", inputs=inputs, overwrite=overwrite)
+        check_output(output, what="--output file", inputs=inputs, overwrite=overwrite, replaceable=JSON_FILE)
 
 
 def _rho(value: Optional[float]) -> str:

@@ -15,6 +15,7 @@ from wasabi import msg
 from ..errors import CtxvecError, Errors
 from ..lexicon.export import export_sense_vectors, export_static_vectors, sense_labels_path, sense_labels_tsv
 from ..lexicon.sense_inventory import SenseInventory
+from ..output_files import LABELS_FILE, VECTORS_FILE
 from ..outputs import check_output, write_file, write_text
 from ..saved_pipeline import load_lexicon, load_senses_and_lexicon
 from ._app import BINARY, OVERWRITE_FILE, app, check_binary_name, exit_on_coded_error, file_output, given_path
@@ -53,7 +54,7 @@ def export_static_cli(
 ) -> None:
     """Export per-type (or, with --senses, per-sense) mean contextual vectors as static word vectors."""
     check_binary_name(output, binary, "export-static")
-    check_output(output, what=WHAT, inputs={"SOURCE": source}, overwrite=overwrite)
+    check_output(output, what=WHAT, inputs={"SOURCE": source}, overwrite=overwrite, replaceable=VECTORS_FILE)
     if senses:
         _export_senses(source, output, min_count, SenseExport(unit, binary), overwrite)
         return
@@ -82,7 +83,14 @@ def _export_senses(source: Path, output: Path, min_count: Optional[int], how: Se
     """export-static --senses: the sense vectors, the words most frequent first where the
     source holds a lexicon, and their labels beside them (E421 for a --min-count)."""
     labels = sense_labels_path(output)
-    check_output(labels, what=LABELS, inputs={"SOURCE": source}, overwrite=overwrite, named_after="OUTPUT")
+    check_output(
+        labels,
+        what=LABELS,
+        inputs={"SOURCE": source},
+        overwrite=overwrite,
+        named_after="OUTPUT",
+        replaceable=LABELS_FILE,
+    )
     inventory, lexicon = load_senses_and_lexicon(source)
     if min_count is not None:
         senses_min_count = inventory.settings.get("min_count", "?")

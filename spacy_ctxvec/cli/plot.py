@@ -8,6 +8,7 @@ from typing import Any, Optional
 import typer
 
 from ..errors import CtxvecError, Errors
+from ..output_files import FIGURE_FILE
 from ..outputs import check_output, write_file
 from ..saved_pipeline import scoring_min_count
 from ._app import (
@@ -72,7 +73,7 @@ def check_figure(output: Path, overwrite: bool, *inputs: Any) -> None:
     ``output`` (.png or .svg)."""
     from ..analysis import plotting  # noqa: F401  (E405 without the optional extra "plot")
 
-    check_output(output, what="figure", inputs=inputs, overwrite=overwrite)
+    check_output(output, what="figure", inputs=inputs, overwrite=overwrite, replaceable=FIGURE_FILE)
     if output.suffix.lower() not in FIGURE_SUFFIXES:
         raise CtxvecError(Errors.E401.format(path=output))
 

@@ -6,6 +6,7 @@ from pathlib import Path
 import typer
 from wasabi import msg
 
+from ..output_files import VECTORS_FILE
 from ..outputs import check_output, write_file
 from ..static.train import train_static_vectors
 from ._app import (
@@ -55,7 +56,7 @@ def train_static_cli(
 ) -> None:
     """Train word2vec static vectors on a text corpus with gensim."""
     check_binary_name(output, binary, "train-static")
-    check_output(output, what=WHAT, inputs={"CORPUS": corpus}, overwrite=overwrite)
+    check_output(output, what=WHAT, inputs={"CORPUS": corpus}, overwrite=overwrite, replaceable=VECTORS_FILE)
     vectors = write_file(
         output,
         lambda tmp: train_static_vectors(

@@ -23,6 +23,7 @@ from ..ops.sense_evidence import MIN_SUPPORT
 from ..ops.sense_evidence_tables import ONE_USE_TABLE
 from ..ops.senses import is_word
 from ..ops.text import count_of, printable, text_table, tsv_text
+from ..output_files import HTML_PAGE
 from ..outputs import check_output, write_text
 from ..paths import composed
 from ..saved_pipeline import existing_path, load_senses_and_lexicon, pipeline_lang
@@ -345,7 +346,7 @@ def senses_cli(
     words = given_words(words or [])
     existing_path(source)
     if html is not None and text is not None:
-        check_output(html, what="HTML file", inputs={"SOURCE": source}, overwrite=overwrite)
+        check_output(html, what="HTML file", inputs={"SOURCE": source}, overwrite=overwrite, replaceable=HTML_PAGE)
         page = senses_html(source, text, min_senses=1 if all_words else 2, skip_stop_words=skip_stop_words)
         write_text(html, page.html, what="HTML file", overwrite=overwrite)
         print(drawn_note(page, html, all_words, skip_stop_words))

@@ -20,6 +20,7 @@ from ..data_files import save_word2vec
 from ..errors import CtxvecError, Errors, Warnings
 from ..ops.cosine import normalise_rows
 from ..ops.text import tsv_text
+from ..output_files import LABELS_HEADER
 from ..types import PathLike
 from .sense_inventory import SenseInventory
 from .statistics import Lexicon
@@ -150,7 +151,7 @@ def sense_labels_tsv(senses: SenseInventory, counts: Optional[np.ndarray] = None
     the vectors file), ``word``, ``sense``, ``share``, ``label`` (its context words, ""
     where the senses were induced before labels existed), ``corpus_polysemy`` ("" for None);
     in the order of export_sense_vectors with the same ``counts``, row for row."""
-    rows: List[Tuple[object, ...]] = [("key", "word", "sense", "share", "label", "corpus_polysemy")]
+    rows: List[Tuple[object, ...]] = [tuple(LABELS_HEADER.split("\t"))]
     for key in (senses.keys[w] for w in _written_words(senses, counts)):
         evidence = senses.corpus_polysemy_of(key)
         shown = "" if evidence is None else f"{evidence:.4f}"

@@ -1,0 +1,55 @@
+"""output_files: --overwrite replaces only a file of the kind the command writes (E423)."""
+
+import pytest
+
+from spacy_ctxvec.errors import CtxvecError
+from spacy_ctxvec.output_files import (
+    FIGURE_FILE,
+    HTML_PAGE,
+    JSON_FILE,
+    KINDS,
+    LABELS_FILE,
+    LABELS_HEADER,
+    VECTORS_FILE,
+    check_kind,
+)
+from spacy_ctxvec.outputs import check_output
+
+CORPUS = "It was a dark and stormy night; the rain fell in torrents.\n"
+SAMPLES = {
+    VECTORS_FILE: b"2 3\napple 0.1 0.2 0.3\npear 0.1 0.2 0.3\n",
+    FIGURE_FILE: b"\x89PNG\r\n\x1a\n\x00\x00\x00\rIHDR",
+    HTML_PAGE: b"<!DOCTYPE html>\n<html lang='en'>",
+    JSON_FILE: b'  {"accuracy": 0.6}',
+    LABELS_FILE: (LABELS_HEADER + "\nbank|0\tbank\t0\t0.5\triver\t1.2\n").encode("utf8"),
+}
+
+
+@pytest.mark.parametrize("kind", list(KINDS))
+def test_each_kind_knows_its_own_files_and_not_a_corpus(tmp_path, kind):
+    mine, corpus = tmp_path / "mine", tmp_path / "corpus.txt"
+    mine.write_bytes(SAMPLES[kind])
+    corpus.write_text(CORPUS, encoding="utf8")
+    assert KINDS[kind](mine) and not KINDS[kind](corpus)
+    check_kind(mine, "OUTPUT", kind)
+    with pytest.raises(CtxvecError, match=r"\[CTX-E423\].*corpus\.txt' exists and is not .*'It was a dark"):
+        check_kind(corpus, "OUTPUT", kind)
+
+
+def test_svg_figures_are_figures(tmp_path):
+    svg = tmp_path / "f.svg"
+    svg.write_text('<?xml version="1.0"?>\n<svg xmlns="http://www.w3.org/2000/svg">', encoding="utf8")
+    assert KINDS[FIGURE_FILE](svg)
+
+
+def test_overwrite_replaces_only_files_of_the_kind(tmp_path):
+    """export-static corpus_copy.txt --overwrite replaced a text corpus with vectors."""
+    corpus = tmp_path / "corpus_copy.txt"
+    corpus.write_text(CORPUS, encoding="utf8")
+    with pytest.raises(CtxvecError, match=r"CTX-E423"):
+        check_output(corpus, what="OUTPUT", overwrite=True, replaceable=VECTORS_FILE)
+    assert corpus.read_text(encoding="utf8") == CORPUS
+    assert check_output(corpus, what="OUTPUT", overwrite=True) == corpus  # no kind given: any file
+    vectors = tmp_path / "vectors.txt"
+    vectors.write_bytes(SAMPLES[VECTORS_FILE])
+    assert check_output(vectors, what="OUTPUT", overwrite=True, replaceable=VECTORS_FILE) == vectors
