@@ -216,7 +216,8 @@ class Warnings(metaclass=_ErrorsWithCodes):
         "smallest corpus the polysemy probe was measured on: its log-frequency term makes every repeated "
         "word look frequent, so the scores run high (tens of 'senses' for a word seen a few times) and "
         "are not numbers of dictionary senses. Read them as an order at most; build from a larger corpus "
-        "for numbers, or use --score self_similarity (rank)."
+        "for numbers, or score by self-similarity: `spacy-ctxvec rank PIPELINE --score self_similarity`, or "
+        'score = "self_similarity" in [components.ctxvec_polysemy] of the pipeline\'s config.cfg (plot polysemy).'
     )
     W055 = (
         "{name}: the Spearman and AUC are over {n_covered} words with a sense count ({n_monosemous} "

@@ -151,7 +151,8 @@ class CommandErrors:
     E421 = (
         "--min-count {min_count} does not apply with --senses: the senses were induced for the words seen at "
         "least the senses' own min_count ({senses_min_count}) times, and every one of them is written. Leave "
-        "--min-count out, or build the lexicon with a higher --min-count."
+        "--min-count out; to keep fewer words, build the lexicon with `build-lexicon --min-count N`, N above "
+        "{senses_min_count}."
     )
     E422 = (
         "The output could not be written to standard output ({error}): the disk or device it is "
@@ -229,8 +230,8 @@ class CommandErrors:
     E602 = (
         "The lexicon has no occurrence sample, and senses are induced from it. Build "
         "the lexicon with `spacy-ctxvec build-lexicon --sample-size 64` (the default) "
-        "or sample_size > 0 in [initialize.components.{name}], or pass --no-senses / "
-        "senses = false."
+        "or sample_size > 0 in [initialize.components.{name}], or pass --no-senses (build-lexicon) or set "
+        "senses = false in [components.{name}]."
     )
     E603 = "Sense setting {setting} must be {requirement}, got {value!r}."
     E604 = (
@@ -360,12 +361,12 @@ class CommandErrors:
         "yours (an edit is work too). Keep what you need elsewhere and remove the directory, or choose a new one."
     )
     E705 = (
-        "The path is empty (''), e.g. an unset shell variable. Give a path (write '.' where "
-        "the current directory is meant)."
+        "The path is empty (''), e.g. an unset shell variable. Give a path: a file or folder name "
+        "such as ./vectors.txt or ./lexicon for an output, '.' for the current directory as an input."
     )
     E706 = (
         "'{path}' ends with '{slash}', which names a directory, but a file is written here. "
-        "Drop the '{slash}', or name a file inside that directory, e.g. '{example}'."
+        "Name a file inside that directory, e.g. '{example}'."
     )
     E707 = (
         "'-' names standard input or output, which spacy-ctxvec commands do not read or write: give a "

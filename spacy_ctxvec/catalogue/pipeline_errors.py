@@ -330,7 +330,8 @@ class PipelineErrors:
         "has no input-embedding table. Put it before the static component in the "
         "pipeline (components initialize in order) and call nlp.initialize(). A "
         "transformer in [training] frozen_components is never initialized by spacy train: "
-        'source it from a pipeline that has its weights (source = "..."), or do not freeze it.'
+        "source it from a pipeline that has its weights (replace the whole [components.{transformer}] block and "
+        'its subsections with source = "PIPELINE"), or do not freeze it.'
     )
     E118 = (
         "The static vectors source for '{name}' {got}, not a "
