@@ -61,13 +61,13 @@ class DynamicInt8Linear(torch.nn.Module):
         self._packed = torch.ops.quantized.linear_prepack(self.int8_weight, self.float_bias)
 
     def forward(self, inputs: torch.Tensor) -> torch.Tensor:
-        if self.training and torch.is_grad_enabled():  # spacy train: the update would silently skip these
-            raise CtxvecError(Errors.E060)
         shape = inputs.shape
         flat = inputs.reshape(-1, shape[-1]).float().contiguous()
         # reduce_range=True: 7-bit activations, as fbgemm needs on CPUs without VNNI.
         out = torch.ops.quantized.linear_dynamic(flat, self._packed, True)
-        return out.reshape(*shape[:-1], self.out_features).to(inputs.dtype)
+        out = out.reshape(*shape[:-1], self.out_features).to(inputs.dtype)
+        # a backward pass (spacy train) would silently skip these layers: E060 there, not on inference
+        return _NoGradients.apply(out, inputs) if torch.is_grad_enabled() and inputs.requires_grad else out
 
     # Pickles (nlp.pipe(n_process=2) sends the pipeline to spawned workers) hold the float
     # weights, as the state dict does, by value: torch's packed int8 objects cannot be sent,
@@ -101,6 +101,19 @@ class DynamicInt8Linear(torch.nn.Module):
         return f"in_features={self.in_features}, out_features={self.out_features}, per_channel={self.per_channel}"
 
 
+class _NoGradients(torch.autograd.Function):
+    """``out`` as it is, tied to the layer's ``inputs`` (torch's int8 kernel has no autograd:
+    its output alone is not in the graph); a backward pass through it is E060."""
+
+    @staticmethod
+    def forward(ctx: Any, out: torch.Tensor, inputs: torch.Tensor) -> torch.Tensor:
+        return out.detach().clone()
+
+    @staticmethod
+    def backward(ctx: Any, grad: torch.Tensor) -> Any:
+        raise CtxvecError(Errors.E060)
+
+
 def quantize_transformer(module: torch.nn.Module, per_channel: bool = True) -> torch.nn.Module:
     """``module`` with every torch.nn.Linear inside it replaced by a DynamicInt8Linear,
     in place (the module object itself stays the same). ``per_channel`` scales each
@@ -110,7 +123,7 @@ def quantize_transformer(module: torch.nn.Module, per_channel: bool = True) -> t
         for name, child in list(parent.named_children()):
             if type(child) is torch.nn.Linear:
                 setattr(parent, name, DynamicInt8Linear(child, per_channel=per_channel))
-    return module.eval()  # the new layers too: training mode with gradients is E060
+    return module.eval()  # the new layers too
 
 
 def _transformer_names(nlp: Language, transformer: Optional[str]) -> List[str]:

@@ -311,3 +311,14 @@ def test_the_footer_names_each_split_rule_in_words():
         "sample size); clustered on each occurrence joined to the mean vector of the 5 tokens either side"
     )
     assert induction_footer(spread, "json") == ""
+
+
+def test_the_split_note_is_left_out_where_the_languages_tokenizer_needs_a_missing_package():
+    """A Korean pipeline's senses printed, then ended in an ImportError (mecab-ko) from the note."""
+    import importlib.util
+
+    from spacy_ctxvec.cli.word_senses import _split_note
+
+    if importlib.util.find_spec("natto") is not None or importlib.util.find_spec("mecab") is not None:
+        pytest.skip("Korean's tokenizer package is installed")
+    assert _split_note("#bank", "ko") == "" and "'#' + 'bank'" in _split_note("#bank", "en")

@@ -1,6 +1,8 @@
 """How ctxvec_polysemy looks tokens up: key tables, rows, records, and the checks that the
 Doc's vectors are those of the lexicon."""
 
+import pickle
+
 import numpy as np
 import pytest
 
@@ -80,6 +82,7 @@ def test_sense_labels_leave_out_the_stop_words_of_the_pipelines_language(tiny_be
     assert german.split_words is None  # words are runs of letters where spaces part them
     chinese = label_language(spacy.blank("zh"))  # spaCy's default Chinese tokenizer: one character each
     assert chinese.split_words is not None and list(chinese.split_words("去存钱")) == ["去", "存", "钱"]
+    assert pickle.loads(pickle.dumps(chinese.split_words))("去存钱") == ["去", "存", "钱"]  # no local lambda
     lines = ["die bank am river ist der ort", "der hotel hat die bank", "das apple ist an der bank"] * 8
     (tmp_path / "corpus.txt").write_text("\n".join(lines) + "\n", encoding="utf8")
     nlp = spacy.blank("de")

@@ -203,3 +203,15 @@ def test_an_int8_pipeline_runs_in_spawned_workers(tiny_bert_dir, tmp_path, start
     command = [sys.executable, "-c", INT8_WORKERS_SCRIPT, str(tmp_path / "int8"), start_method]
     run = subprocess.run(command, capture_output=True, text=True, timeout=300)
     assert run.returncode == 0 and "OK 4" in run.stdout, run.stderr[-2000:]
+
+
+def test_int8_layers_run_in_training_mode_and_only_a_backward_pass_is_e060():
+    """thinc's predict leaves the model in training mode: a direct call with gradients on
+    was E060 though nothing was trained; only a backward pass through the layers is."""
+    torch.manual_seed(0)
+    module = quantize_transformer(torch.nn.Sequential(torch.nn.Linear(4, 3))).train()
+    inputs = torch.randn(2, 4, requires_grad=True)
+    out = module(inputs)  # training mode, gradients on: still inference
+    assert out.shape == (2, 3) and module(torch.randn(2, 4)).shape == (2, 3)
+    with pytest.raises(CtxvecError, match=r"\[CTX-E060\]"):
+        out.sum().backward()

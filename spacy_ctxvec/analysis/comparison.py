@@ -22,7 +22,7 @@ from ..locks import forward_lock
 from ..ops.alignment import only_piece
 from ..ops.cosine import cosine
 from ..ops.fingerprint import pooling_of
-from ..ops.text import UNSPACED_SCRIPTS, in_unspaced_script, printable, shorten
+from ..ops.text import UNSPACED_SCRIPTS, printable, shorten
 from ..paths import composed
 from ..pipelines import load_pipeline
 
@@ -87,12 +87,11 @@ def _unsplit_hint(*docs: Doc) -> str:
     spaces (Chinese, Japanese, Thai...), which this tokenizer did not split into words."""
     for doc in docs:
         for token in doc:
-            if len(token.text) > 1 and in_unspaced_script(token.text):
+            found = unsplit_script(token.text, doc.lang_) if len(token.text) > 1 else None
+            if found is not None:  # a Chinese pipeline's words of several characters are words
                 return (
                     f" '{shorten(token.text, HINT_TOKEN_CHARS)}' is one token: this pipeline's tokenizer "
-                    f"(lang '{doc.lang_}') splits words at "
-                    "spaces and punctuation. For Chinese, Japanese or Thai, use a pipeline of that language "
-                    '([nlp] lang = "zh", "ja" or "th") with a transformer trained on it.'
+                    f"(lang '{doc.lang_}') does not split {found[0]} script into words: {found[1]}."
                 )
     return ""
 

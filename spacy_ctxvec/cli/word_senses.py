@@ -119,8 +119,12 @@ def _blank_tokenizer(lang: str) -> Any:
 
 def _split_note(word: str, lang: str) -> str:
     """The note for a WORD that is not one token of a blank pipeline of language ``lang``
-    ('#bank': '#' + 'bank', each counted apart); "" otherwise."""
-    tokens = [token.text for token in _blank_tokenizer(lang)(word)]
+    ('#bank': '#' + 'bank', each counted apart); "" otherwise, and where that language's
+    tokenizer needs a package that is not installed (Korean's mecab-ko, Vietnamese's pyvi)."""
+    try:
+        tokens = [token.text for token in _blank_tokenizer(lang)(word)]
+    except ImportError:
+        return ""
     parts = " + ".join(repr(token) for token in tokens)
     return "" if len(tokens) < 2 else f"; spaCy splits it into {parts}, each counted apart"
 

@@ -4,7 +4,7 @@ one Doc. The Doc's contextual vectors must be those the lexicon was built from: 
 width (E219 / E604) and, where both record it, the same layers, pooling and model (E043)."""
 
 import warnings
-from typing import Any, Dict, Optional, Sequence, Tuple
+from typing import Any, Dict, List, Optional, Sequence, Tuple
 
 import numpy as np
 from spacy.attrs import LEMMA
@@ -31,9 +31,9 @@ from ..ops.fingerprint import vectors_differ
 from ..ops.sense_labels import ENGLISH, LabelLanguage
 from ..paths import composed as read_as_corpora
 
-# Languages written without spaces between words: their labels are read with the pipeline's
-# tokenizer (a run of letters is a clause there, not a word).
-UNSPACED_LANGUAGES = ("zh", "ja", "th", "lo", "km", "my")
+# spaCy's languages written without spaces between words: their labels are read with the
+# pipeline's tokenizer (a run of letters is a clause there, not a word).
+UNSPACED_LANGUAGES = ("zh", "ja", "th")
 
 
 def label_language(nlp: Optional[Language]) -> LabelLanguage:
@@ -42,9 +42,18 @@ def label_language(nlp: Optional[Language]) -> LabelLanguage:
     for a language written without spaces, its tokenizer to split snippets into words."""
     if nlp is None or nlp.lang == "en":
         return ENGLISH
-    tokenizer = nlp.tokenizer
-    split = (lambda text: [token.text for token in tokenizer(text)]) if nlp.lang in UNSPACED_LANGUAGES else None
+    split = TokenTexts(nlp.tokenizer) if nlp.lang in UNSPACED_LANGUAGES else None
     return LabelLanguage(set(nlp.Defaults.stop_words), split)
+
+
+class TokenTexts:
+    """A pipeline tokenizer's token texts of a text (a class, not a closure: picklable)."""
+
+    def __init__(self, tokenizer: Any) -> None:
+        self.tokenizer = tokenizer
+
+    def __call__(self, text: str) -> List[str]:
+        return [token.text for token in self.tokenizer(text)]
 
 
 def key_table(keys: Sequence[str], context_vectors: Optional[str] = None) -> Dict[str, Any]:
