@@ -69,12 +69,30 @@ def test_the_lexicon_records_how_its_vectors_were_made_and_other_docs_are_refuse
         look_up(doc, scores, key="lower", width=lexicon.width + 1, width_error=Errors.E219, name="p")
 
 
+def label_words_of(tiny_bert_dir, tmp_path, lang: str, lines) -> set:
+    """Every label word of the senses a tiny pipeline of ``lang`` induces on ``lines``."""
+    import spacy
+
+    from .conftest import transformer_config
+
+    (tmp_path / "corpus.txt").write_text("\n".join(lines) + "\n", encoding="utf8")
+    nlp = spacy.blank(lang)
+    nlp.add_pipe("transformer", config=transformer_config(str(tiny_bert_dir), window=8, stride=6))
+    nlp.add_pipe("ctxvec_context")
+    nlp.add_pipe("ctxvec_polysemy", config={"min_count": 2, "senses": True})
+    nlp.config["initialize"]["components"]["ctxvec_polysemy"] = {
+        "corpus": {"@misc": "spacy-ctxvec.lexicon_corpus.v1", "path": str(tmp_path / "corpus.txt")},
+        "sample_size": 16,
+    }
+    nlp.initialize()
+    senses = nlp.get_pipe("ctxvec_polysemy").senses
+    return {w for key in senses.keys for s in senses.senses_of(key) for w in (s.label or "").split(", ") if w}
+
+
 def test_sense_labels_leave_out_the_stop_words_of_the_pipelines_language(tiny_bert_dir, tmp_path):
     """English (or no pipeline): scikit-learn's English list, as before; another language:
     spaCy's list for it, and a German pipeline's labels hold none of its stop words."""
     import spacy
-
-    from .conftest import transformer_config
 
     assert label_language(None) == label_language(spacy.blank("en")) == ENGLISH
     german = label_language(spacy.blank("de"))
@@ -84,41 +102,15 @@ def test_sense_labels_leave_out_the_stop_words_of_the_pipelines_language(tiny_be
     assert chinese.split_words is not None and list(chinese.split_words("去存钱")) == ["去", "存", "钱"]
     assert pickle.loads(pickle.dumps(chinese.split_words))("去存钱") == ["去", "存", "钱"]  # no local lambda
     lines = ["die bank am river ist der ort", "der hotel hat die bank", "das apple ist an der bank"] * 8
-    (tmp_path / "corpus.txt").write_text("\n".join(lines) + "\n", encoding="utf8")
-    nlp = spacy.blank("de")
-    nlp.add_pipe("transformer", config=transformer_config(str(tiny_bert_dir), window=8, stride=6))
-    nlp.add_pipe("ctxvec_context")
-    nlp.add_pipe("ctxvec_polysemy", config={"min_count": 2, "senses": True})
-    nlp.config["initialize"]["components"]["ctxvec_polysemy"] = {
-        "corpus": {"@misc": "spacy-ctxvec.lexicon_corpus.v1", "path": str(tmp_path / "corpus.txt")},
-        "sample_size": 16,
-    }
-    nlp.initialize()
-    senses = nlp.get_pipe("ctxvec_polysemy").senses
-    words = {w for key in senses.keys for s in senses.senses_of(key) for w in (s.label or "").split(", ") if w}
+    words = label_words_of(tiny_bert_dir, tmp_path, "de", lines)
     assert words and not words & set(german.stop_words)  # 'river', 'hotel', 'apple', 'bank'... but never 'die' or 'der'
 
 
 def test_a_chinese_pipelines_labels_are_words_its_tokenizer_gives(tiny_bert_dir, tmp_path):
     """Labels of a Chinese pipeline were runs of characters ('打了小', '哥哥很生'); they are the
     words of the pipeline's tokenizer now (spaCy's default Chinese one: single characters)."""
-    import spacy
-
-    from .conftest import transformer_config
-
     lines = ["我 去 银行 存钱 了", "河岸 边 的 银行 很 美", "他 在 银行 取钱", "银行 的 利息 很 高"] * 6
-    (tmp_path / "corpus.txt").write_text("\n".join(lines) + "\n", encoding="utf8")
-    nlp = spacy.blank("zh")
-    nlp.add_pipe("transformer", config=transformer_config(str(tiny_bert_dir), window=8, stride=6))
-    nlp.add_pipe("ctxvec_context")
-    nlp.add_pipe("ctxvec_polysemy", config={"min_count": 2, "senses": True})
-    nlp.config["initialize"]["components"]["ctxvec_polysemy"] = {
-        "corpus": {"@misc": "spacy-ctxvec.lexicon_corpus.v1", "path": str(tmp_path / "corpus.txt")},
-        "sample_size": 16,
-    }
-    nlp.initialize()
-    senses = nlp.get_pipe("ctxvec_polysemy").senses
-    words = {w for key in senses.keys for s in senses.senses_of(key) for w in (s.label or "").split(", ") if w}
+    words = label_words_of(tiny_bert_dir, tmp_path, "zh", lines)
     assert words and all(len(w) == 1 for w in words) and not words & {"了", "的", "很"}  # Chinese stop words out
 
 
