@@ -1,10 +1,12 @@
 """How lines for a person look: wasabi's marked lines ("ℹ", "⚠", "✘") for stderr, coloured only on
-a terminal and where NO_COLOR (no-color.org) is not set. A low module, so that the command line and
-the library's progress lines (train-static's epochs) colour alike."""
+a terminal and where NO_COLOR (no-color.org) is not set; standard output that cannot be written
+(``GuardedStdout``). A low module, so that the command line and the library's progress lines
+(train-static's epochs) colour alike."""
 
 import os
 import sys
-from typing import Any
+from contextlib import contextmanager
+from typing import Any, Iterator
 
 from wasabi import Printer
 
@@ -37,20 +39,22 @@ class GuardedStdout:
         self._stream = stream
 
     def write(self, text: str) -> int:
-        try:
+        with _unwritable_as_coded():
             return self._stream.write(text)
-        except BrokenPipeError:
-            raise
-        except OSError as err:
-            raise StdoutUnwritable(err.errno, err.strerror) from err
 
     def flush(self) -> None:
-        try:
+        with _unwritable_as_coded():
             self._stream.flush()
-        except BrokenPipeError:
-            raise
-        except OSError as err:
-            raise StdoutUnwritable(err.errno, err.strerror) from err
 
     def __getattr__(self, name: str) -> Any:
         return getattr(self._stream, name)
+
+
+@contextmanager
+def _unwritable_as_coded() -> Iterator[None]:
+    try:
+        yield
+    except BrokenPipeError:
+        raise
+    except OSError as err:
+        raise StdoutUnwritable(err.errno, err.strerror) from err
