@@ -58,7 +58,8 @@ KINDS: Dict[str, Callable[[Path], bool]] = {
 
 
 def check_kind(path: Path, what: str, kind: Optional[str]) -> None:
-    """E423 where the existing file ``path`` is not of ``kind`` (a name of KINDS; None: any)."""
-    if kind is not None and not KINDS[kind](path):
+    """E423 where the existing file ``path`` is not of ``kind`` (a name of KINDS; None: any);
+    an empty file holds nothing to lose."""
+    if kind is not None and path.stat().st_size and not KINDS[kind](path):
         start = _head(path)[:40].decode("utf8", "replace")
         raise CtxvecError(Errors.E423.format(what=what, path=path, kind=kind, start=start))

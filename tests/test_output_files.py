@@ -50,6 +50,9 @@ def test_overwrite_replaces_only_files_of_the_kind(tmp_path):
         check_output(corpus, what="OUTPUT", overwrite=True, replaceable=VECTORS_FILE)
     assert corpus.read_text(encoding="utf8") == CORPUS
     assert check_output(corpus, what="OUTPUT", overwrite=True) == corpus  # no kind given: any file
+    empty = tmp_path / "touched.txt"
+    empty.touch()
+    assert check_output(empty, what="OUTPUT", overwrite=True, replaceable=VECTORS_FILE) == empty  # nothing to lose
     vectors = tmp_path / "vectors.txt"
     vectors.write_bytes(SAMPLES[VECTORS_FILE])
     assert check_output(vectors, what="OUTPUT", overwrite=True, replaceable=VECTORS_FILE) == vectors
