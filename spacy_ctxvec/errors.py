@@ -185,8 +185,9 @@ class Warnings(metaclass=_ErrorsWithCodes):
     W048 = (
         "'{path}': {n} character(s) of its labels are not in the plotting font ({font}) and are drawn as "
         "empty boxes: {glyphs}. Use a font that has them, e.g. for Chinese or Japanese words: "
-        "matplotlib.rcParams['font.family'] = ['Noto Sans CJK JP'] in Python, or a matplotlibrc file with "
-        "font.family: Noto Sans CJK JP (the font must be installed)."
+        "matplotlib.rcParams['font.family'] = ['Noto Sans CJK JP'] and, for the example snippets (drawn in "
+        "the monospace font), matplotlib.rcParams['font.monospace'] = ['Noto Sans CJK JP'] in Python (or "
+        "font.family and font.monospace in a matplotlibrc file; the font must be installed)."
     )
     W049 = (
         "The model reads {n} of the lexicon's types seen at least {min_count} times as its unknown "

@@ -311,6 +311,7 @@ def test_characters_the_font_lacks_are_one_coded_warning_not_one_per_glyph(tmp_p
     messages = [str(w.message) for w in caught]
     assert len(messages) == 1 and messages[0].startswith("[CTX-W048]"), messages
     assert "5 character(s)" in messages[0] and all(c in messages[0] for c in "我喜欢银行")
+    assert "['font.monospace']" in messages[0]  # plot word draws its snippets in the monospace font
     # written to a temporary file first (as the CLI does), the warning names the user's path
     with pytest.warns(UserWarning, match=r"W048\] 'plots/cjk.png'"):
         save_figure(polysemy_figure(["银行"], np.array([1.0])), tmp_path / ".cjk.tmp-1.png", shown_as="plots/cjk.png")
