@@ -1,4 +1,6 @@
+import os
 import re
+import sys
 from pathlib import Path
 
 import pytest
@@ -747,3 +749,20 @@ def test_the_resume_command_runs_from_anywhere_where_paths_were_relative(tmp_pat
     request = LexiconBuildRequest(Path("default.cfg"), tmp_path / "corpus.txt", tmp_path / "out")
     assert typed_paths(request) == [str(tmp_path / "corpus.txt"), str(tmp_path / "out")]  # a package name: no path
     assert shlex.split(resume_command(typed_paths(request))) == [*absolute, "--resume"]
+
+
+@pytest.mark.skipif(sys.platform == "win32", reason="POSIX shell quoting")
+def test_the_resume_command_names_a_file_whose_name_is_not_utf8(tmp_path, monkeypatch):
+    """The resume line showed 'caf\ufffd.txt' (U+FFFD), so the pasted command named no file (E210);
+    bash's $'caf\\xe9.txt' names it, byte for byte."""
+    import subprocess
+
+    from spacy_ctxvec.cli.build_lexicon import resume_command
+
+    name = os.fsdecode(b"caf\xe9.txt")
+    (tmp_path / name).write_text("the bank\n", encoding="utf8")
+    monkeypatch.setattr(sys, "argv", ["spacy-ctxvec", "build-lexicon", "default.cfg", name, "out"])
+    command = resume_command([str(tmp_path / name)])
+    assert command.split()[3] == "$'caf\\xe9.txt'"
+    listed = subprocess.run(["bash", "-c", f"ls {command.split()[3]}"], cwd=tmp_path, capture_output=True)
+    assert listed.returncode == 0 and listed.stdout.strip() == b"caf\xe9.txt"

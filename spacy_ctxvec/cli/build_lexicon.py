@@ -149,9 +149,19 @@ def resume_command(paths: Sequence[str] = ()) -> str:
     """This command line as typed, with --resume; after ``cd`` to this directory where one of its
     ``paths`` is relative, so that it runs the same from anywhere."""
     args = ["spacy-ctxvec", *sys.argv[1:]]
-    command = shlex.join(args if "--resume" in args else [*args, "--resume"])
+    command = " ".join(map(shell_quoted, args if "--resume" in args else [*args, "--resume"]))
     relative = any(not os.path.isabs(path) for path in paths)
-    return f"cd {shlex.quote(os.getcwd())} && {command}" if relative else command
+    return f"cd {shell_quoted(os.getcwd())} && {command}" if relative else command
+
+
+def shell_quoted(arg: str) -> str:
+    """``arg`` quoted for a POSIX shell; one holding bytes that are not UTF-8 (a file name made
+    elsewhere, read by Python as surrogate escapes) in bash's $'...' with each such byte as
+    \\xHH, so that the command pasted names the same file."""
+    if not any("\udc80" <= c <= "\udcff" for c in arg):
+        return shlex.quote(arg)
+    kept = {ord(c) for c in "abcdefghijklmnopqrstuvwxyzABCDEFGHIJKLMNOPQRSTUVWXYZ0123456789-_./ "}
+    return "$'" + "".join(chr(b) if b in kept else f"\\x{b:02x}" for b in os.fsencode(arg)) + "'"
 
 
 def print_stop(stop: BuildStopped, engine: str = "local", paths: Sequence[str] = ()) -> None:
