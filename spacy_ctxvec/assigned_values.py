@@ -1,6 +1,7 @@
 """What a Doc-level array set by hand (doc._.ctxvec_context = ...) must hold, by kind:
 "vectors" (2-D, finite numbers), "mask" (1-D booleans), "codes" (1-D whole numbers naming
-one of ``codes``), "labels" (a list of strings); one row per token either way. What is
+one of ``codes``), "labels" (a list of strings), "records" (a 1-D structured array, finite
+in its number fields: ctxvec_polysemy's and ctxvec_sense's); one row per token either way. What is
 stored is a read-only copy (``stored_copy``): the caller's array stays the caller's."""
 
 from typing import Any, Optional, Sequence
@@ -15,6 +16,7 @@ def expected_value(kind: str, codes: Sequence[str] = ()) -> str:
         "mask": "a 1-D boolean array",
         "codes": f"a 1-D array of whole numbers 0 to {len(codes) - 1} ({', '.join(codes)})",
         "labels": 'a list of strings ("" for a token without a sense)',
+        "records": "a 1-D structured array of the component's records (another Doc's only for the same tokens)",
     }[kind]
 
 
@@ -27,6 +29,8 @@ def wrong_value(n_tokens: int, kind: str, value: Any, codes: Sequence[str] = ())
             return f"{len(value)} items"
         bad = next((item for item in value if not isinstance(item, str)), "")
         return None if bad == "" else f"an item of type {type(bad).__name__}"
+    if kind == "records":
+        return _wrong_records(n_tokens, value)
     array = np.asarray(value) if isinstance(value, (np.ndarray, list, tuple)) else None
     if array is None:
         return type(value).__name__
@@ -42,6 +46,15 @@ def wrong_value(n_tokens: int, kind: str, value: Any, codes: Sequence[str] = ())
     if not np.issubdtype(array.dtype, np.number):
         return f"dtype {array.dtype}"
     return None if np.isfinite(array).all() else "NaN or infinite values"
+
+
+def _wrong_records(n_tokens: int, value: Any) -> Optional[str]:
+    if not isinstance(value, np.ndarray) or value.dtype.names is None:
+        return f"dtype {value.dtype}" if isinstance(value, np.ndarray) else type(value).__name__
+    if value.ndim != 1 or len(value) != n_tokens:
+        return f"shape {value.shape}"
+    numbers = [name for name in value.dtype.names if value.dtype[name].kind == "f"]
+    return None if all(np.isfinite(value[name]).all() for name in numbers) else "NaN or infinite values"
 
 
 def stored_copy(kind: str, value: Any) -> Any:

@@ -385,14 +385,8 @@ class StoredSetter:
 # The Doc-level arrays whose rows the token attributes read, with what each must hold: a
 # wrong shape or a NaN set by hand would come back as another token's value, as NaN (the
 # attributes never give NaN) or as an IndexError when a token reads it.
-CHECKED_ON_SET = {
-    CONTEXT_ARRAY: "vectors",
-    STATIC_ARRAY: "vectors",
-    SENSE_VECTORS: "vectors",
-    CONTEXT_MASK: "mask",
-    STATIC_KEYS: "codes",
-    SENSE_LABELS: "labels",
-}
+CHECKED_ON_SET = {CONTEXT_ARRAY: "vectors", STATIC_ARRAY: "vectors", SENSE_VECTORS: "vectors", CONTEXT_MASK: "mask"}
+CHECKED_ON_SET.update({STATIC_KEYS: "codes", SENSE_LABELS: "labels", POLYSEMY_ARRAY: "records", SENSE_ARRAY: "records"})
 
 
 def _checked_copy(doc: Doc, name: str, value: Any) -> Any:

@@ -322,10 +322,27 @@ def test_assigning_a_computed_attribute_is_a_coded_error_not_silently_lost():
     assert not [key for key in doc.user_data if "context_vec" in str(key) or "sense" in str(key)]
 
 
-def test_a_value_without_rows_set_on_an_unchecked_array_is_stored_as_before():
-    """Only arrays with one row per token are realigned to the tokens; another value (a number,
-    say) is stored as it is, as before, not a TypeError from len()."""
+def test_polysemy_and_sense_records_set_by_hand_are_checked_and_copied():
+    """doc._.ctxvec_polysemy and ctxvec_sense were stored as given: a short array gave an
+    IndexError when a token read it, a NaN score came back as NaN, and the caller's later
+    edits reached the tokens. Now E030, and a read-only copy of the records."""
+    from spacy_ctxvec.attributes import POLYSEMY_DTYPE, SENSE_DTYPE
+
     install_extensions()
     doc = Doc(spacy.blank("en").vocab, words=["a", "bank"])
-    doc._.ctxvec_polysemy = 5
-    assert doc._.ctxvec_polysemy == 5
+    records = np.zeros(2, dtype=POLYSEMY_DTYPE)
+    records["score"], records["has_score"] = [1.5, 2.5], True
+    for value, got in ((5, "int"), (records[:1], r"shape \(1,\)"), (np.ones(2), "dtype float64")):
+        with pytest.raises(CtxvecError, match=rf"\[CTX-E030\] doc\._\.ctxvec_polysemy must be .*got {got}"):
+            doc._.ctxvec_polysemy = value
+    broken = records.copy()
+    broken["score"][1] = np.nan
+    with pytest.raises(CtxvecError, match=r"NaN or infinite values"):
+        doc._.ctxvec_polysemy = broken
+    doc._.ctxvec_polysemy = records
+    records["score"][1] = 99.0
+    assert doc[1]._.polysemy_score == 2.5 and not doc._.ctxvec_polysemy.flags.writeable
+    senses = np.zeros(2, dtype=SENSE_DTYPE)
+    senses["sense"], senses["n_senses"] = [-1, 1], [0, 2]
+    doc._.ctxvec_sense = senses
+    assert (doc[1]._.sense, doc[1]._.n_senses) == (1, 2)
