@@ -14,6 +14,7 @@ from spacy.tokens import DocBin
 
 from spacy_ctxvec.building.corpus import CorpusReport, has_visible, iter_corpus
 from spacy_ctxvec.errors import PREFIX, CtxvecError
+from spacy_ctxvec.paths import composed
 
 FUZZ = settings(max_examples=120, deadline=None, derandomize=True, suppress_health_check=[HealthCheck.too_slow])
 NLP = spacy.blank("en")
@@ -93,11 +94,13 @@ def valid_document(row):
     """What a row should give: its text, its words, or nothing (blank or invalid)."""
     if not isinstance(row, dict):
         return None
-    if isinstance(row.get("text"), str):
-        return row["text"] if has_visible(row["text"]) else None
+    if isinstance(row.get("text"), str):  # read composed: invisible characters (U+FE0E...) dropped, NFC
+        text = composed(row["text"])
+        return text if has_visible(text) else None
     words = row.get("words")
     if isinstance(words, list) and words and all(isinstance(w, str) and w for w in words):
-        return words if any(has_visible(w) for w in words) else None
+        kept = [composed(w) for w in words if composed(w)]  # a word of invisible characters only goes
+        return kept if any(has_visible(w) for w in kept) else None
     return None
 
 
@@ -121,7 +124,8 @@ def test_txt_reader(lines, data, on_error, write_as, read_as):
         path.write_bytes(raw)
         items = read_all(path, on_error, read_as)
     if raw == content and content == text.encode("utf8") and read_as == "utf8":
-        expected = [line for line in text.replace("\r\n", "\n").replace("\r", "\n").split("\n") if has_visible(line)]
+        lines_read = [composed(line) for line in text.replace("\r\n", "\n").replace("\r", "\n").split("\n")]
+        expected = [line for line in lines_read if has_visible(line)]  # a line of only U+FE0E is blank
         if "\x00" in text:  # a NUL: a binary file, E234 (raise) or left out whole (skip)
             expected = []
         assert items == (expected or None)
