@@ -63,9 +63,8 @@ def stored_copy(kind: str, value: Any) -> Any:
     if kind == "labels":
         return list(value)
     array = np.asarray(value)
-    if kind == "vectors" and array.dtype not in (np.float16, np.float32):
-        with np.errstate(over="ignore"):  # float64 values beyond float32 become inf: E030 after
-            array = array.astype(np.float32)
-    stored = np.array(array, copy=True)
+    as_float32 = kind == "vectors" and array.dtype not in (np.float16, np.float32)
+    with np.errstate(over="ignore"):  # float64 values beyond float32 become inf: E030 after
+        stored = np.array(array, dtype=np.float32 if as_float32 else array.dtype, copy=True)
     stored.flags.writeable = False
     return stored

@@ -87,12 +87,9 @@ def _unsplit_hint(*docs: Doc) -> str:
     spaces (Chinese, Japanese, Thai...), which this tokenizer did not split into words."""
     for doc in docs:
         for token in doc:
-            found = unsplit_script(token.text, doc.lang_) if len(token.text) > 1 else None
-            if found is not None:  # a Chinese pipeline's words of several characters are words
-                return (
-                    f" '{shorten(token.text, HINT_TOKEN_CHARS)}' is one token: this pipeline's tokenizer "
-                    f"(lang '{doc.lang_}') does not split {found[0]} script into words: {found[1]}."
-                )
+            hint = not_split_hint(token.text, doc.lang_) if len(token.text) > 1 else ""
+            if hint:  # a Chinese pipeline's words of several characters are words
+                return f" '{shorten(token.text, HINT_TOKEN_CHARS)}' is one token.{hint}"
     return ""
 
 
@@ -152,6 +149,15 @@ def unspaced_word_hint(word: str, lang: str) -> str:
         f" This pipeline's tokenizer (lang '{lang}') does not split {name} script into words, so "
         f"a clause of it is one token and '{word}' never stands alone: {use}."
     )
+
+
+def not_split_hint(text: str, lang: str) -> str:
+    """ " This pipeline's tokenizer (lang '...') does not split ... script into words: what to
+    do." for the first script of ``text`` that ``lang`` does not split (``unsplit_script``); "" where none."""
+    found = unsplit_script(text, lang)
+    if found is None:
+        return ""
+    return f" This pipeline's tokenizer (lang '{lang}') does not split {found[0]} script into words: {found[1]}."
 
 
 def unsplit_script(text: str, lang: str) -> Optional[Tuple[str, str]]:

@@ -14,7 +14,7 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any, Dict, Iterator, List, Optional, Sequence
 
-from ..analysis.comparison import HINT_TOKEN_CHARS, unsplit_script
+from ..analysis.comparison import HINT_TOKEN_CHARS, not_split_hint, unsplit_script
 from ..building.build_locks import held_for_build
 from ..building.checkpoints import (
     LATEST_FILE,
@@ -416,8 +416,7 @@ def unsplit_script_warning(keys: Sequence[str], lang: str) -> List[str]:
     if not unsplit or len(unsplit) < UNSPLIT_SHARE * len(keys):
         return []
     examples = ", ".join(repr(key[:HINT_TOKEN_CHARS]) for key in unsplit[:N_UNREAD_SHOWN])
-    name, use = unsplit_script(unsplit[0], lang) or ("", "")
-    hint = f" This pipeline's tokenizer (lang '{lang}') does not split {name} script into words: {use}."
+    hint = not_split_hint(unsplit[0], lang)
     return [Warnings.W072.format(n=len(unsplit), n_types=len(keys), examples=examples, hint=hint)]
 
 
