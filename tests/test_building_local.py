@@ -383,3 +383,43 @@ def test_progress_with_max_docs_shows_a_total_and_ends_where_the_corpus_does():
     bar.close()
     last = out.getvalue().rsplit("\r", 1)[-1]
     assert "300/1000" in last and "30%" in last, last
+
+
+def test_checkpoints_follow_every_shard_while_quick_and_are_spaced_out_when_slow(tiny_nlp, tmp_path, monkeypatch):
+    """A checkpoint holds the whole lexicon and sample, so its write grows with the corpus: once
+    writing is slow, checkpoints are spaced out; the last shard's counts are always written, and
+    the lexicon is the same."""
+    from spacy_ctxvec.building import local
+
+    schedule = local.CheckpointSchedule(docs_written=0)
+    assert schedule.due(now=schedule.last_end)  # quick writes (none yet): after every shard
+    schedule.last_write_s = 2.0
+    assert not schedule.due(now=schedule.last_end + 37.9) and schedule.due(now=schedule.last_end + 38.0)
+
+    corpus = write_corpus(tmp_path / "c.txt", 60)
+    settings = dict(shard_size=10, batch_size=8, progress=False, sample_size=4)
+    written = []
+    real_write = local.write_checkpoint
+    monkeypatch.setattr(local, "write_checkpoint", lambda d, c, f: written.append(c.docs_done) or real_write(d, c, f))
+    build_lexicon_local(tiny_nlp, corpus, checkpoint_dir=tmp_path / "quick", **settings)
+    assert written == [10, 20, 30, 40, 50, 60]
+    written.clear()
+    monkeypatch.setattr(local, "SLOW_WRITE_S", 0.0)  # every write counts as slow
+    monkeypatch.setattr(local, "CHECKPOINT_RATIO", 1e9)
+    spaced = build_lexicon_local(tiny_nlp, corpus, checkpoint_dir=tmp_path / "slow", **settings)
+    assert written == [10, 60] and spaced.lexicon == build_lexicon_local(tiny_nlp, corpus, **settings).lexicon
+    latest = (tmp_path / "slow" / LATEST_FILE).read_text().strip()
+    assert json.loads((tmp_path / "slow" / latest / "state.json").read_text())["docs_done"] == 60
+
+
+def test_shards_merged_in_groups_give_the_lexicon_merged_shard_by_shard(tiny_nlp, tmp_path, monkeypatch):
+    from spacy_ctxvec.building import local
+
+    corpus = write_corpus(tmp_path / "c.txt", 50, seed=3)
+    settings = dict(shard_size=5, batch_size=4, progress=False, sample_size=3)
+    monkeypatch.setattr(local, "PENDING_SHARE", 0.0)  # each shard merged at once
+    one_by_one = build_lexicon_local(tiny_nlp, corpus, **settings)
+    monkeypatch.setattr(local, "PENDING_SHARE", 1e9)  # all merged at the end
+    grouped = build_lexicon_local(tiny_nlp, corpus, **settings)
+    assert grouped.lexicon == one_by_one.lexicon and grouped.lexicon.sample is not None
+    assert grouped.lexicon.n_occurrences == grouped.n_tokens

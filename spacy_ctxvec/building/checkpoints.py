@@ -1,5 +1,6 @@
 """Checkpoints of a local build: the merged lexicon so far plus the number of documents
-done, replaced atomically after every shard, so that ``--resume`` continues exactly.
+done, replaced atomically after a shard (local.CheckpointSchedule says which), so that
+``--resume`` continues exactly.
 
 A checkpoint directory carries a marker file: build-lexicon removes a checkpoint
 directory only when its marker is there, and inside it only the entries it writes itself

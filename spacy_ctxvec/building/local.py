@@ -145,6 +145,75 @@ def _split(items: List[Any], n_parts: int) -> List[List[Any]]:
     return [items[a:b] for a, b in zip(bounds[:-1], bounds[1:]) if b > a]
 
 
+# Merging a shard into the lexicon counted so far costs that lexicon's size, which grows to
+# gigabytes on a large corpus: shards wait until they hold a quarter of it, so that merging
+# costs a few shards' size per shard however large the lexicon grows (the merge is exact:
+# the result is the same bit for bit).
+PENDING_SHARE = 0.25
+# A checkpoint is written after every shard while writing one is quick; once a write takes
+# SLOW_WRITE_S or more, after the shard that ends CHECKPOINT_RATIO times that time of
+# counting since (so writing checkpoints takes at most about 1/(1 + CHECKPOINT_RATIO) of a
+# build), and always after the last shard.
+SLOW_WRITE_S = 0.5
+CHECKPOINT_RATIO = 19
+
+
+def _held_bytes(lexicon: Lexicon) -> int:
+    """Bytes of ``lexicon``'s arrays (its sums, counts and sampled vectors)."""
+    held = lexicon.counts.nbytes + lexicon.unit_sums.nbytes + lexicon.raw_sums.nbytes
+    sample = lexicon.sample
+    if sample is not None:
+        held += sample.vectors.nbytes + (0 if sample.contexts is None else sample.contexts.nbytes)
+    return int(held)
+
+
+class _Counted:
+    """The lexicon counted so far: the merged shards and the shards waiting to be merged."""
+
+    def __init__(self, lexicon: Optional[Lexicon]) -> None:
+        self.merged, self.merged_bytes = lexicon, 0 if lexicon is None else _held_bytes(lexicon)
+        self.waiting: List[Lexicon] = []
+        self.waiting_bytes = 0
+
+    def add(self, shard_lexicon: Lexicon) -> None:
+        self.waiting.append(shard_lexicon)
+        self.waiting_bytes += _held_bytes(shard_lexicon)
+        if self.waiting_bytes >= PENDING_SHARE * self.merged_bytes:
+            self.lexicon()
+
+    def lexicon(self) -> Optional[Lexicon]:
+        """Everything counted so far, merged (None before the first shard)."""
+        if self.waiting:
+            shards = merge_all(self.waiting)
+            self.merged = shards if self.merged is None else self.merged.merge(shards)
+            self.merged_bytes, self.waiting, self.waiting_bytes = _held_bytes(self.merged), [], 0
+        return self.merged
+
+
+class CheckpointSchedule:
+    """When to write a checkpoint (SLOW_WRITE_S, CHECKPOINT_RATIO), and writing it."""
+
+    def __init__(self, docs_written: int) -> None:
+        self.docs_written = docs_written
+        self.last_end = time.perf_counter()
+        self.last_write_s = 0.0
+
+    def due(self, now: Optional[float] = None) -> bool:
+        """Whether to write one after the shard just counted (``now``: perf_counter time)."""
+        since = (time.perf_counter() if now is None else now) - self.last_end
+        return self.last_write_s < SLOW_WRITE_S or since >= CHECKPOINT_RATIO * self.last_write_s
+
+    def write(
+        self, directory: Path, docs_done: int, counted: _Counted, n_tokens: int, docs_sha256: str, fingerprint: Any
+    ) -> None:
+        begin = time.perf_counter()
+        lexicon = counted.lexicon()
+        assert lexicon is not None
+        write_checkpoint(directory, Checkpoint(docs_done, lexicon, n_tokens, docs_sha256), fingerprint)
+        self.last_end = time.perf_counter()
+        self.last_write_s, self.docs_written = self.last_end - begin, docs_done
+
+
 def build_lexicon_local(
     nlp: Language,
     corpus: PathLike,
@@ -168,8 +237,10 @@ def build_lexicon_local(
     The corpus is processed in shards of ``shard_size`` documents (each shard is one
     ``partial_lexicon`` call, or ``n_process`` calls in spawned worker processes).
     With ``checkpoint_dir``, the merged statistics and the number of documents done are
-    written atomically after every shard; ``resume=True`` continues from there and
-    gives a result bitwise identical to an uninterrupted run with the same settings,
+    written atomically after each shard while that is quick, else after enough shards that
+    writing takes about 5% of the build (CheckpointSchedule), and after the last;
+    ``resume=True`` continues from there and gives a result bitwise identical to an
+    uninterrupted run with the same settings,
     provided the first documents it already counted read the same (the rest of the
     corpus may have been fixed since). ``checkpoint_dir`` must be new, empty or an
     earlier checkpoint directory (marked); only build-lexicon's own entries in it are
@@ -216,7 +287,7 @@ def build_lexicon_local(
         state = read_checkpoint(checkpoint_path, fingerprint) if resume else None
         if resume and state is None:
             warnings.warn(Warnings.W047.format(path=checkpoint_path), stacklevel=2)
-    lexicon = state.lexicon if state else None
+    counted = _Counted(state.lexicon if state else None)
     docs_done, n_tokens = (state.docs_done, state.n_tokens) if state else (0, 0)
     resumed_from = docs_done
 
@@ -231,6 +302,7 @@ def build_lexicon_local(
         _skip_counted(stream, state, corpus, checkpoint_path, digest)
     bar = _Progress(progress, docs_done, total=max_docs)
     pool = _start_pool(nlp, n_process) if n_process > 1 else None
+    schedule = CheckpointSchedule(docs_done)
     start = time.perf_counter()
     finished = False
     try:
@@ -249,18 +321,19 @@ def build_lexicon_local(
                 shard_lexicon = _pool_partial_lexicon(
                     pool, shard, n_process, key, batch_size, bar, sample_size, sample_contexts
                 )
-            lexicon = shard_lexicon if lexicon is None else lexicon.merge(shard_lexicon)
+            counted.add(shard_lexicon)
             docs_done += len(shard)
             n_tokens += shard_lexicon.n_occurrences
-            if checkpoint_path is not None:
-                write_checkpoint(
-                    checkpoint_path, Checkpoint(docs_done, lexicon, n_tokens, digest.hexdigest()), fingerprint
-                )
+            if checkpoint_path is not None and schedule.due():
+                schedule.write(checkpoint_path, docs_done, counted, n_tokens, digest.hexdigest(), fingerprint)
+        if checkpoint_path is not None and schedule.docs_written != docs_done:  # the last shards: always kept
+            schedule.write(checkpoint_path, docs_done, counted, n_tokens, digest.hexdigest(), fingerprint)
         finished = True
     finally:
         bar.close(finished)
         if pool is not None:
             pool.shutdown(cancel_futures=True)
+    lexicon = counted.lexicon()
     if lexicon is None:
         raise CtxvecError(Errors.E211.format(path=corpus))
     check_tokens_read(corpus, docs_done, n_tokens)

@@ -51,7 +51,7 @@ LAYER = Opt(
 )
 KEEP_LAYER = Opt(False, "--keep-layer", help="Keep PIPELINE's ctxvec_context layer setting instead of --layer")
 MIN_COUNT = Opt(5, "--min-count", min=2, help="Occurrences needed for a score (component setting)")
-EVERY = Opt(1000, "--checkpoint-every", min=1, help="Docs per shard; a checkpoint is written after each")
+EVERY = Opt(1000, "--checkpoint-every", min=1, help="Docs per shard; a checkpoint after each (fewer for a big lexicon)")
 CHECKPOINT_DIR = Opt(None, "--checkpoint-dir", parser=given_path, help="Default: OUTPUT.checkpoint next to OUTPUT")
 RESUME = Opt(False, "--resume", help="Continue from the checkpoint of an interrupted run")
 ENGINE = Opt("local", "--engine", help=f"Build engine: {', '.join(ENGINES)}")
