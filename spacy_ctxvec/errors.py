@@ -334,3 +334,10 @@ class Warnings(metaclass=_ErrorsWithCodes):
         "{n} of the {n_types} word types counted are runs of a script written without spaces, e.g. {examples}: "
         "each is a clause, not a word, so few reach min_count and they get no senses.{hint}"
     )
+    W073 = (
+        "'{name}' runs in a pipeline other than the one it was made or last initialized in (copied with "
+        "add_pipe(source=...)), so it cannot tell which transformer made its vectors: its Docs name no model "
+        "(doc._.ctxvec_context_source), and a lexicon built with another model or other weights is not refused "
+        "([CTX-E043]). After copying, call nlp.get_pipe('{name}').initialize(nlp=nlp) in the pipeline it runs in, "
+        "or use ctxvec_transformer, which marks each Doc with its model."
+    )

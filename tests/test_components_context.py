@@ -610,3 +610,24 @@ def test_an_empty_doc_gets_the_width_of_the_vectors_made_now_not_the_saved_one(t
     shapes = [doc._.ctxvec_context.shape for doc in nlp.pipe(["", "the bank", ""])]
     assert shapes == [(0, 64), (2, 64), (0, 64)]
     assert nlp("")._.ctxvec_context.shape == (0, 64)
+
+
+def test_a_context_copied_beside_another_transformer_names_that_transformers_model(tiny_nlp, tmp_path):
+    """Copied with add_pipe(source=...) next to another model's transformer (spacy-transformers'
+    own, which marks nothing), ctxvec_context named the model of the pipeline it came from, so a
+    lexicon of that model accepted these vectors. It follows the pipeline it was placed in now;
+    a Doc of the pipeline it came from (the same component object) names no model (W073)."""
+    from .conftest import build_tiny_bert, make_trf_nlp
+
+    other = make_trf_nlp(str(build_tiny_bert(tmp_path / "other_bert", seed=7)), window=31, stride=23)
+    own, others = (nlp("the bank")._.ctxvec_context_source for nlp in (tiny_nlp, other))
+    assert " model " in own and " model " in others and own != others
+    copied = spacy.blank("en")
+    copied.add_pipe("transformer", source=other)
+    copied.add_pipe("ctxvec_context", source=tiny_nlp)
+    assert copied("the bank")._.ctxvec_context_source == others
+    with pytest.warns(UserWarning, match=r"W073.*'ctxvec_context'.*initialize\(nlp=nlp\)"):
+        label = tiny_nlp("the bank")._.ctxvec_context_source
+    assert " model " not in label
+    tiny_nlp.get_pipe("ctxvec_context").initialize(nlp=tiny_nlp)
+    assert tiny_nlp("the bank")._.ctxvec_context_source == own

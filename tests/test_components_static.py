@@ -403,3 +403,24 @@ def test_damaged_component_bytes_are_a_coded_error(data):
     nlp = spacy.blank("en")
     with pytest.raises(CtxvecError, match=r"\[CTX-E134\]"):
         nlp.add_pipe("ctxvec_static").from_bytes(data)
+
+
+@pytest.mark.parametrize("case", ["renamed transformer", "another model's transformer"])
+def test_a_static_copied_into_another_pipeline_saves_what_that_pipeline_loads(trf_static_nlp, tmp_path, case):
+    """Copied with add_pipe(source=...), ctxvec_static saved "the table is transformer
+    'transformer''s", checked against the pipeline it came from: a pipeline whose transformer
+    is named otherwise, or is another model, saved without the table and failed to load (E140)."""
+    from .conftest import build_tiny_bert
+
+    copied = spacy.blank("en")
+    if case == "renamed transformer":
+        copied.add_pipe("transformer", name="trf", source=trf_static_nlp)
+    else:
+        other = make_trf_nlp(str(build_tiny_bert(tmp_path / "other", seed=7)), window=8, stride=6)
+        copied.add_pipe("transformer", source=other)
+    copied.add_pipe("ctxvec_static", source=trf_static_nlp)
+    text = "The river Bank unbelievable"
+    expected = trf_static_nlp(text)._.ctxvec_static.copy()
+    copied.to_disk(tmp_path / "copied")
+    np.testing.assert_array_equal(spacy.load(tmp_path / "copied")(text)._.ctxvec_static, expected)
+    np.testing.assert_array_equal(trf_static_nlp(text)._.ctxvec_static, expected)

@@ -243,7 +243,7 @@ def test_a_sourced_context_follows_the_pipeline_it_is_linked_into(tiny_bert_dir,
     assert context.trf_data_readers == ["ner"]
     second.add_pipe("sentencizer")
     second.add_pipe("test_trf_data_reader")
-    readers = ["ner", "read"]  # a function component is named by its function (make_trf_data_reader's read)
+    readers = ["ner", "test_trf_data_reader"]  # named as in the pipeline it runs in
     assert context.trf_data_readers == readers and pickle.loads(pickle.dumps(context)).trf_data_readers == readers
     second.remove_pipe("ner")
     second.add_pipe("transformer", name="second_transformer", source=first, before="test_trf_data_reader")
@@ -350,22 +350,27 @@ def test_spacy_train_refuses_a_sourced_lexicon_once_the_transformer_has_changed(
         _train_in_process(tmp_path, sections, **{"training.eval_frequency": 2})
 
 
-def test_spacy_train_with_spacy_transformers_own_transformer_stops_at_the_first_evaluation(tiny_bert_dir, tmp_path):
+@pytest.mark.parametrize("context", ["factory", "sourced"])
+def test_spacy_train_with_spacy_transformers_own_transformer_stops_at_the_first_evaluation(
+    tiny_bert_dir, tmp_path, context
+):
     """spacy-transformers' own transformer (sourced, trained through the NER listener),
-    ctxvec_context and ctxvec_polysemy made by their factories, the lexicon built in
-    [initialize] (which fingerprints the weights before training): the first evaluation
-    stops with E043 naming both models. thinc's optimizer writes the weights through numpy
-    without bumping the tensor's version, and the fingerprint kept the old weights' value,
-    so training finished and only the loaded pipeline refused its lexicon."""
+    ctxvec_polysemy made by its factory, the lexicon built in [initialize] (which
+    fingerprints the weights before training): the first evaluation stops with E043 naming
+    both models. thinc's optimizer writes the weights through numpy without bumping the
+    tensor's version, and the fingerprint kept the old weights' value, so training finished
+    and only the loaded pipeline refused its lexicon. A ctxvec_context sourced too named no
+    model (it knew only the pipeline it was loaded in to be sourced), so nothing stopped."""
     from spacy_ctxvec.errors import CtxvecError
 
     _save_source(tiny_bert_dir, tmp_path / "source")
+    made = 'factory = "ctxvec_context"' if context == "factory" else f'source = "{tmp_path / "source"}"'
     corpus = tmp_path / "corpus.txt"
     corpus.write_text("\n".join(text for text, _ in NER_TEXTS * 3) + "\n", encoding="utf8")
     sections = (
         '[nlp]\nlang = "en"\npipeline = ["transformer", "ctxvec_context", "ctxvec_polysemy", "ner"]\n[components]\n'
         f'[components.transformer]\nsource = "{tmp_path / "source"}"\n'
-        '[components.ctxvec_context]\nfactory = "ctxvec_context"\n'
+        f"[components.ctxvec_context]\n{made}\n"
         '[components.ctxvec_polysemy]\nfactory = "ctxvec_polysemy"\nmin_count = 2\nsenses = false\n'
         "[initialize]\n[initialize.components]\n[initialize.components.ctxvec_polysemy]\nsample_size = 0\n"
         '[initialize.components.ctxvec_polysemy.corpus]\n@misc = "spacy-ctxvec.lexicon_corpus.v1"\n'

@@ -1,5 +1,6 @@
 """Base class of the spacy-ctxvec components: a Pipe that annotates Docs one at a time."""
 
+import sys
 import weakref
 from typing import Any, Callable, Iterable, Iterator, List, Optional, Sequence, Tuple, cast
 
@@ -13,6 +14,12 @@ from ..attributes import install_extensions
 from ..errors import CtxvecError, Errors
 
 SUPPORTED_DTYPES = ("float32", "float16")
+# spaCy's Pipe keeps ``name`` in a C slot (its own methods read it there).
+_PIPE_NAME: Any = Pipe.__dict__["name"]
+# The Language methods that set a component's name while placing it in their pipeline: sourcing
+# it (add_pipe(source=...)) and the link step after every add_pipe, remove_pipe, rename_pipe,
+# replace_pipe and load.
+_PLACING = ("create_pipe_from_source", "_link_components")
 # spaCy tokens per batch of Docs in nlp.pipe, besides batch_size Docs: Docs holding
 # transformer outputs leave a batch before long texts pile them up.
 MAX_BATCH_TOKENS = 32768
@@ -66,6 +73,21 @@ class DocAnnotator(RegistersOnUnpickle, Pipe):
     """__call__ and pipe over ``set_annotations``; subclasses implement that."""
 
     _nlp_ref: Optional[NlpRef] = None  # set by the factory: the pipeline it runs in
+
+    @property  # type: ignore[override]
+    def name(self) -> str:
+        return _PIPE_NAME.__get__(self)
+
+    @name.setter
+    def name(self, value: str) -> None:
+        """spaCy names a component as it places it in a pipeline, and passes no pipeline: the
+        caller that places it is that pipeline, so a component copied into another pipeline
+        (add_pipe(source=...)) follows it there rather than naming the one it came from."""
+        _PIPE_NAME.__set__(self, value)
+        caller = sys._getframe(1)
+        placing = caller.f_locals.get("self") if caller.f_code.co_name in _PLACING else None
+        if isinstance(placing, Language):
+            self._nlp_ref = NlpRef(placing)
 
     def __call__(self, doc: Doc) -> Doc:
         self.set_annotations([doc])

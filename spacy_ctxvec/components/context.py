@@ -303,21 +303,28 @@ class ContextVectors(DocAnnotator):
         n_hidden = None if hidden_states is None else len(hidden_states)
         model = stored_array(doc, TRANSFORMER_MODEL)
         if model is None:  # a transformer that marks nothing (spacy-transformers' own)
-            model = self._transformer_model()
+            model = self._transformer_model(doc)
         label = getattr(self, "_label", None)  # pickled by an earlier version: none
         if label is None or label[0] != (n_hidden, model):
             label = self._label = ((n_hidden, model), vectors_label(self.layers, self.pooling, n_hidden, model))
         return label[1]
 
-    def _transformer_model(self) -> Optional[str]:
+    def _transformer_model(self, doc: Optional[Doc] = None) -> Optional[str]:
         """The fingerprint of the weights of the transformer before this component in the
         pipeline it runs in (the one it was last initialized or linked in), for Docs their
         transformer did not mark; in a pickled copy (nlp.pipe(n_process=...) with spawn),
-        the one found when it was pickled; None where that pipeline or its model is not known."""
+        the one found when it was pickled; None where that pipeline or its model is not known,
+        and for a ``doc`` of another pipeline's vocab: this component was copied into that
+        pipeline (add_pipe(source=...)) and runs there (W073)."""
         nlp = self.pipeline()
         cache = getattr(self, "_model_fingerprints", None)  # pickled by an earlier version: none
         if nlp is None:
             return None if cache is None else cache.last
+        if doc is not None and doc.vocab is not nlp.vocab:
+            if not getattr(self, "_warned_copied", False):
+                warnings.warn(Warnings.W073.format(name=self.name), stacklevel=5)
+                self._warned_copied = True
+            return None
         linked = getattr(self, "_linked", None)
         if not (
             self._linked_in(nlp, linked) if linked is not None else any(pipe is self for _, pipe in nlp.components)
