@@ -221,3 +221,28 @@ def test_a_token_of_only_invisible_characters_is_no_word_to_compare(tiny_nlp):
     doc_a, doc_b = tiny_nlp("I have a \u200b pen"), tiny_nlp("You have a \u200b book")
     assert "\u200b" in [token.text for token in doc_a]  # spaCy keeps the zero-width space as a token
     assert [row.word for row in compare_docs(doc_a, doc_b)] == ["have", "a"]
+
+
+def test_docs_whose_vectors_were_made_differently_are_e061_not_a_cosine(tiny_nlp, tmp_path):
+    """compare_docs of Docs from two pipelines gave a cosine across two vector spaces
+    (another model or layer: a number with no meaning) or a numpy broadcast error (another
+    width); it names what differs now."""
+    import spacy
+
+    from .conftest import build_tiny_bert, make_trf_nlp
+
+    other_model = make_trf_nlp(str(build_tiny_bert(tmp_path / "other", seed=7)), window=31, stride=23)
+    text = "we sat on the bank"
+    with pytest.raises(CtxvecError, match=r"E061.*contextual vectors were made differently.*model"):
+        compare_docs(tiny_nlp(text), other_model(text), "bank")
+    assert compare_docs(tiny_nlp(text), tiny_nlp("the bank was closed"), "bank")[0].context_cosine is not None
+    (tmp_path / "narrow.txt").write_text("1 3\nbank 1 2 3\n", encoding="utf8")
+    narrow = spacy.blank("en")
+    narrow.add_pipe("ctxvec_static")
+    narrow.config["initialize"]["components"]["ctxvec_static"] = {
+        "source": {"@misc": "spacy-ctxvec.vectors_file.v1", "path": str(tmp_path / "narrow.txt")}
+    }
+    narrow.initialize()
+    with_static = make_trf_nlp(str(tmp_path / "other"), components=["ctxvec_static"], window=31, stride=23)
+    with pytest.raises(CtxvecError, match=r"E061.*static vectors were made differently \(width \d+; width 3\)"):
+        compare_docs(with_static(text), narrow(text), "bank")

@@ -10,7 +10,7 @@ import numpy as np
 from spacy.language import Language
 from spacy.tokens import Doc, Token
 
-from ..attributes import CONTEXT_SOURCE
+from ..attributes import CONTEXT_ARRAY, CONTEXT_SOURCE, STATIC_ARRAY, stored_array, stored_values
 from ..building.corpus import has_visible
 from ..component_names import context_name
 from ..components.context import keep_trf_data
@@ -21,7 +21,7 @@ from ..evaluation.token_vectors import require_context_vectors
 from ..locks import forward_lock
 from ..ops.alignment import only_piece
 from ..ops.cosine import cosine
-from ..ops.fingerprint import pooling_of
+from ..ops.fingerprint import pooling_of, vectors_differ
 from ..ops.text import UNSPACED_SCRIPTS, printable, shorten
 from ..paths import composed
 from ..pipelines import load_pipeline
@@ -206,8 +206,24 @@ def compare_docs(
     there are), each word's first pair kept before any word's further pairs.
     """
     check_max_rows(max_rows)
+    check_comparable(doc_a, doc_b)
     words_a, words_b, shared = _shared_words(doc_a, doc_b, word)
     return [_pair(w, a, b, unknown) for w, a, b in _first_pairs(words_a, words_b, shared, max_rows)]
+
+
+def check_comparable(doc_a: Doc, doc_b: Doc) -> None:
+    """E061 where the two Docs' vectors of one kind were made differently: contextual vectors
+    of other layers, pooling or model (as doc._.ctxvec_context_source names them), or vectors
+    of another width."""
+    made = [stored_values(doc, CONTEXT_SOURCE) for doc in (doc_a, doc_b)]
+    for a, b in itertools.product(*made):
+        if a is not None and b is not None and vectors_differ(a, b):
+            raise CtxvecError(Errors.E061.format(what="contextual", a=a, b=b))
+    for what, name in (("contextual", CONTEXT_ARRAY), ("static", STATIC_ARRAY)):
+        arrays = [stored_array(doc, name) for doc in (doc_a, doc_b)]
+        widths = [array.shape[1] for array in arrays if array is not None and array.ndim == 2 and len(array)]
+        if len(set(widths)) == 2:
+            raise CtxvecError(Errors.E061.format(what=what, a=f"width {widths[0]}", b=f"width {widths[1]}"))
 
 
 def check_max_rows(max_rows: Optional[int]) -> None:

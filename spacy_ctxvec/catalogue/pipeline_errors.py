@@ -253,6 +253,11 @@ class PipelineErrors:
         "[nlp.after_pipeline_creation] in the training config) and quantise the trained pipeline, or freeze "
         "the transformer ([training] frozen_components)."
     )
+    E061 = (
+        "The two Docs' {what} vectors were made differently ({a}; {b}): their cosines would compare two vector "
+        "spaces, not two contexts. Run both texts through one pipeline, or through pipelines with the same "
+        "{what} vector settings (the same model, layers and pooling; the same static vectors)."
+    )
 
     # Static vectors (E1xx)
     E101 = (
