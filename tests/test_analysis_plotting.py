@@ -67,6 +67,17 @@ def test_word_figure_saves_png_and_svg(tmp_path, suffix, check):
     check(path)
 
 
+@pytest.mark.parametrize("suffix", [".png", ".svg"])
+def test_the_same_figure_saved_twice_is_the_same_bytes(tmp_path, suffix):
+    """An SVG held its date and clip-path ids drawn at random: two runs of one plot differed."""
+    coords, snippets, clusters, centroid, cosine = small_word_inputs()
+    saved = []
+    for run in range(2):
+        figure = word_figure("apple", coords, snippets, clusters, centroid, cosine, np.ones_like(cosine))
+        saved.append(save_figure(figure, tmp_path / f"run{run}{suffix}").read_bytes())
+    assert saved[0] == saved[1]
+
+
 def test_word_figure_numbers_points_and_keys_snippets():
     coords, snippets, clusters, centroid, cosine = small_word_inputs(n=40)
     figure = word_figure("apple", coords, snippets, clusters, centroid, cosine, np.ones_like(cosine))

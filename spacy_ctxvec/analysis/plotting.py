@@ -38,6 +38,10 @@ MATRIX_TICKS = 20  # number every row of a matrix up to this many, beyond that a
 NUMBERED_LIMIT = 60  # number the points and list their snippets up to this many occurrences
 _MISSING_GLYPH = re.compile(r"Glyph (\d+) \(.*?\) missing from font\(?s?\)? ?(.*?)\.?$")  # matplotlib's own
 GLYPHS_SHOWN = 10
+# The same figure writes the same bytes: an SVG without its date, its ids drawn from a fixed
+# salt (matplotlib draws them at random otherwise); a PNG holds neither.
+SVG_METADATA = {"Date": None}
+SVG_HASHSALT = "spacy-ctxvec"
 
 
 def save_figure(
@@ -64,7 +68,10 @@ def save_figure(
             artist.set_parse_math(False)
     with warnings.catch_warnings(record=True) as caught:
         warnings.simplefilter("always")
-        figure.savefig(path, dpi=dpi, bbox_inches="tight", format=path.suffix.lower()[1:])
+        svg = path.suffix.lower() == ".svg"
+        with matplotlib.rc_context({"svg.hashsalt": SVG_HASHSALT} if svg else {}):
+            metadata = SVG_METADATA if svg else None
+            figure.savefig(path, dpi=dpi, bbox_inches="tight", format=path.suffix.lower()[1:], metadata=metadata)
     found = []
     for other in caught:
         match = _MISSING_GLYPH.search(str(other.message))
