@@ -544,3 +544,27 @@ def test_a_corpus_in_a_script_the_tokenizer_does_not_split_warns_w072(tiny_pipel
     assert 'segmenter = "jieba"' in warning
     assert unsplit_script_warning(["东京"] + [f"w{i}" for i in range(100)], "en") == []  # under 5% of the types
     assert unsplit_script_warning(["我去银行"], "zh") == []  # split by a Chinese pipeline
+
+
+def test_the_saved_pipeline_records_how_its_lexicon_was_built(tiny_pipeline_dir, tmp_path):
+    """meta.json said nothing of the corpus, the versions or the settings that change a
+    lexicon's last bits: a published lexicon could not be rebuilt from its own files."""
+    import srsly
+
+    from spacy_ctxvec import __version__
+
+    corpus = write_corpus(tmp_path / "corpus.txt", 12)
+    build_lexicon_pipeline(request(tiny_pipeline_dir, corpus, tmp_path / "out", batch_size=4))
+    record = srsly.read_json(tmp_path / "out" / "meta.json")["spacy_ctxvec_build"]
+    assert record["versions"]["spacy_ctxvec"] == __version__ and record["corpus"] == str(corpus)
+    assert record["documents"] == 12 and record["tokens"] > 12
+    assert record["settings"]["batch_size"] == 4 and record["settings"]["engine"] == "local"
+    assert spacy.load(tmp_path / "out").meta["spacy_ctxvec_build"] == record
+    (tmp_path / "copy.txt").write_bytes(corpus.read_bytes())
+    build_lexicon_pipeline(request(tiny_pipeline_dir, tmp_path / "copy.txt", tmp_path / "again"))
+    again = srsly.read_json(tmp_path / "again" / "meta.json")["spacy_ctxvec_build"]
+    assert again["documents_sha256"] == record["documents_sha256"] and len(record["documents_sha256"]) == 64
+    (tmp_path / "other.txt").write_text("another text\n" + corpus.read_text(encoding="utf8"), encoding="utf8")
+    build_lexicon_pipeline(request(tiny_pipeline_dir, tmp_path / "other.txt", tmp_path / "other"))
+    other = srsly.read_json(tmp_path / "other" / "meta.json")["spacy_ctxvec_build"]
+    assert other["documents_sha256"] != record["documents_sha256"] and other["documents"] == 13

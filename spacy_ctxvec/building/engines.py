@@ -4,7 +4,7 @@ BuildResult; engines are imported only when asked for, so that Ray is needed onl
 
 import importlib
 from dataclasses import dataclass, field
-from typing import Callable, Dict, List
+from typing import Callable, Dict, List, Optional
 
 from ..errors import CtxvecError, Errors
 from ..lexicon.statistics import Lexicon
@@ -25,6 +25,7 @@ class BuildResult:
     seconds: float
     skipped_lines: List[SkippedLine] = field(default_factory=list)  # (path, line, reason)
     resumed_from: int = 0
+    documents_sha256: Optional[str] = None  # of the documents counted, in order (the local engine's)
 
 
 def get_engine(name: str) -> Callable[..., BuildResult]:

@@ -337,7 +337,8 @@ def build_lexicon_local(
     if lexicon is None:
         raise CtxvecError(Errors.E211.format(path=corpus))
     check_tokens_read(corpus, docs_done, n_tokens)
-    return BuildResult(lexicon, docs_done, n_tokens, time.perf_counter() - start, report.skipped, resumed_from)
+    seconds = time.perf_counter() - start
+    return BuildResult(lexicon, docs_done, n_tokens, seconds, report.skipped, resumed_from, digest.hexdigest())
 
 
 def _digested(stream: Iterator[CorpusItem], digest: "hashlib._Hash") -> Iterator[CorpusItem]:

@@ -290,6 +290,36 @@ def _out_of_memory_as(kind: type) -> Iterator[None]:
         raise kind(err) from None
 
 
+# nlp.meta (meta.json) key of the record of how OUTPUT's lexicon was built.
+BUILD_META = "spacy_ctxvec_build"
+RECORDED_SETTINGS = (
+    "key", "layer", "min_count", "batch_size", "n_process", "checkpoint_every", "engine", "encoding",
+    "max_docs", "sample_size", "sample_min_count", "sample_contexts", "senses",
+)  # fmt: skip
+
+
+def build_record(request: LexiconBuildRequest, result: BuildResult) -> Dict[str, Any]:
+    """What a lexicon was built from and with, for meta.json: the versions, the corpus as given,
+    the documents and tokens counted (the documents' SHA-256 where the engine computes one:
+    the local engine, in corpus order) and the settings that change its contents or last bits."""
+    from importlib.metadata import PackageNotFoundError, version
+
+    versions: Dict[str, Optional[str]] = {}
+    for distribution in ("spacy-ctxvec", "torch", "transformers"):
+        try:
+            versions[distribution.replace("-", "_")] = version(distribution)
+        except PackageNotFoundError:  # a source tree never installed
+            versions[distribution.replace("-", "_")] = None
+    return {
+        "versions": versions,
+        "corpus": str(request.corpus),
+        "documents": result.n_docs,
+        "tokens": result.n_tokens,
+        "documents_sha256": result.documents_sha256,
+        "settings": {name: getattr(request, name) for name in RECORDED_SETTINGS},
+    }
+
+
 def _build(request: LexiconBuildRequest, checkpoints: Path, files: List[Path]) -> LexiconBuild:
     try:
         with _out_of_memory_as(_OutOfMemoryLoading):
@@ -337,6 +367,7 @@ def _build(request: LexiconBuildRequest, checkpoints: Path, files: List[Path]) -
             f"{describe_context(inventory.settings)}"
         )
     component.check_width(lexicon.width)
+    nlp.meta[BUILD_META] = build_record(request, result)
     try:
         write_directory(request.output, nlp.to_disk, what="OUTPUT", made_by=BUILD_LEXICON, overwrite=request.overwrite)
     except WrittenThenInterrupted as stop:  # OUTPUT is in place: the build is done, not stopped
