@@ -246,3 +246,9 @@ def test_docs_whose_vectors_were_made_differently_are_e061_not_a_cosine(tiny_nlp
     with_static = make_trf_nlp(str(tmp_path / "other"), components=["ctxvec_static"], window=31, stride=23)
     with pytest.raises(CtxvecError, match=r"E061.*static vectors were made differently \(width \d+; width 3\)"):
         compare_docs(with_static(text), narrow(text), "bank")
+
+
+def test_compare_texts_takes_a_loaded_pipeline(tiny_nlp):
+    """A notebook's loaded nlp given as the pipeline was a TypeError (a path was expected)."""
+    result = compare_texts("I have a pen", "a pen", "pen", tiny_nlp)
+    assert [row.word for row in result.rows] == ["pen"] and result.rows[0].context_cosine is not None

@@ -404,3 +404,13 @@ def test_a_long_score_label_breaks_before_its_formula_or_note_not_inside_it():
     label = polysemy_figure([f"w{i}" for i in range(8)], scores, sense_counts=counts, score_label=formula)
     assert label.axes[0].get_ylabel() == "polysemy score:\n(1 - self-similarity) / (1 - baseline)"
     assert label.axes[1].get_xlabel() == formula  # 60 columns: whole
+
+
+def test_word_picture_of_no_occurrences_is_e424_not_a_numpy_error(tiny_nlp):
+    """collect_occurrences of texts without the word gives (0, 0) vectors: word_picture
+    stopped in numpy ("attempt to get argmax of an empty sequence")."""
+    from spacy_ctxvec.analysis.occurrences import collect_occurrences
+
+    occurrences = collect_occurrences(tiny_nlp, ["nothing here"], "zebra")
+    with pytest.raises(CtxvecError, match=r"E424.*'zebra'"):
+        word_picture("zebra", occurrences)

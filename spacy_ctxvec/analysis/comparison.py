@@ -413,17 +413,17 @@ def compare_texts(
     text_a: str,
     text_b: str,
     word: Optional[str] = None,
-    pipeline: Optional[Union[str, Path]] = None,
+    pipeline: Optional[Union[str, Path, Language]] = None,
     max_rows: Optional[int] = None,
 ) -> Comparison:
-    """compare_docs of two texts run through ``pipeline`` (load_pipeline's argument),
+    """compare_docs of two texts run through ``pipeline`` (a loaded pipeline, or load_pipeline's argument),
     with the tokens the model read as [UNK] flagged, at most ``max_rows`` rows (None:
     all); the texts and ``word`` (one word, surrounding whitespace dropped) are checked first."""
     check_texts(text_a, text_b)
     check_max_rows(max_rows)  # before the pipeline loads
     word = None if word is None else check_word(word, "compare")
     text_a, text_b = composed(text_a), composed(text_b)  # "ä" typed as "a" + U+0308 in one is "ä" in the other
-    nlp = load_pipeline(pipeline)
+    nlp = pipeline if isinstance(pipeline, Language) else load_pipeline(pipeline)
     require_context_vectors(nlp)
     with keep_trf_data(nlp, hidden_states=False):
         doc_a, doc_b = nlp(text_a), nlp(text_b)

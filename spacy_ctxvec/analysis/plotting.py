@@ -441,6 +441,8 @@ def word_picture(word: str, occurrences: Occurrences, *, clusters: int = 0, seed
     sense where the pipeline has senses (and ``clusters`` is 0), else by k-means cluster."""
 
     n = len(occurrences.vectors)
+    if n == 0:
+        raise CtxvecError(Errors.E424.format(word=word))
     if n == 1:
         warnings.warn(Warnings.W064.format(word=word), stacklevel=2)
     labels, group_names, grouping, silhouette = occurrence_groups(occurrences, clusters=clusters, seed=seed)

@@ -162,6 +162,10 @@ class CommandErrors:
         "{what} '{path}' exists and is not {kind} (it starts with {start!r}), so --overwrite does not replace "
         "it: it may be a corpus or another file of yours. Choose another path, or move that file away first."
     )
+    E424 = (
+        "No occurrences of '{word}' to draw: the texts given to collect_occurrences hold none with a contextual "
+        "vector. Give texts that contain the word (as the pipeline's tokenizer splits it)."
+    )
 
     # Build engines (E5xx)
     E501 = (
