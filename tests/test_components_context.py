@@ -412,7 +412,7 @@ def test_without_transformer_names_the_fix():
         nlp("some text")
 
 
-def test_two_context_components_warn_at_initialize(tiny_nlp):
+def test_two_context_components_warn_at_initialize(tiny_nlp, tiny_pipeline_dir):
     """A second ctxvec_context (other pooling, say) silently replaced the first's vectors in
     nlp(text); run one at a time (as tests/test_components_choices.py does) they compare settings."""
     nlp = spacy.blank("en")
@@ -424,6 +424,9 @@ def test_two_context_components_warn_at_initialize(tiny_nlp):
     nlp.disable_pipe("ctxvec_context")  # as spacy train disables a frozen one: the next says it
     with pytest.warns(UserWarning, match=r"\[CTX-W065\]"):
         nlp.initialize()
+    added = spacy.load(tiny_pipeline_dir)  # the README's way to add one to a loaded pipeline
+    with pytest.warns(UserWarning, match=r"\[CTX-W065\].*\(ctxvec_context, ctx2\)"):
+        added.add_pipe("ctxvec_context", name="ctx2").initialize(nlp=added)
 
 
 def test_missing_trf_data_with_a_transformer_names_annotating_components(tiny_nlp):

@@ -342,7 +342,8 @@ class ContextVectors(DocAnnotator):
         self._nlp_ref = NlpRef(nlp)  # the pipeline it runs in, also when sourced from another
         contexts = context_names(nlp)
         enabled = [name for name in contexts if name not in nlp.disabled]
-        if len(contexts) > 1 and enabled and self.name == enabled[0]:  # said once, by the first initialized
+        # said once, by the last: nlp.initialize() reaches it last, and one added later and initialized alone is it
+        if len(contexts) > 1 and enabled and self.name == enabled[-1]:
             warning = Warnings.W065.format(pipe_names=nlp.pipe_names, n=len(contexts), names=", ".join(contexts))
             warnings.warn(warning, stacklevel=2)
         transformer_name = find_transformer(nlp, self.name)
