@@ -100,3 +100,39 @@ def test_a_lock_folder_others_could_write_or_that_is_a_link_is_not_used(tmp_path
     monkeypatch.setenv("XDG_CACHE_HOME", str(tmp_path / "c4"))
     with held_for_build({"OUTPUT": tmp_path / "out"}):
         assert (os.lstat(tmp_path / "c4" / LOCKS_FOLDER).st_mode & 0o777) == 0o700  # made for this user only
+
+
+@pytest.mark.skipif(os.name != "posix", reason="flock: lock files removed on release")
+def test_lock_files_do_not_pile_up(tmp_path, cache):
+    """One empty file per OUTPUT and checkpoint path ever built stayed in the lock folder
+    (a walkthrough found 5,597); each is removed as its lock is released."""
+    for name in ("a", "b", "c"):
+        with held_for_build({"OUTPUT": tmp_path / name, "the checkpoint directory": tmp_path / f"{name}.cp"}):
+            assert len(list((cache / LOCKS_FOLDER).iterdir())) == 2
+    assert list((cache / LOCKS_FOLDER).iterdir()) == []
+
+
+@pytest.mark.skipif(os.name != "posix", reason="flock: lock files removed on release")
+def test_a_lock_file_removed_between_its_opening_and_locking_is_taken_again(tmp_path, monkeypatch):
+    """Its holder released it (removing the file) after this process opened it: the lock on the
+    removed file guards nothing, so the file now at the path is opened and locked."""
+    from spacy_ctxvec.building import build_locks
+
+    file, real_open, opened = tmp_path / "x.lock", os.open, []
+
+    def open_then_removed_and_made_again(path, flags, mode=0o777):
+        handle = real_open(path, flags, mode)
+        if not opened:
+            os.unlink(path)
+            os.close(real_open(path, flags, mode))  # a third process made it again
+        opened.append(path)
+        return handle
+
+    monkeypatch.setattr(build_locks.os, "open", open_then_removed_and_made_again)
+    release = build_locks._take(file)
+    monkeypatch.undo()
+    assert len(opened) == 2
+    with pytest.raises(build_locks.Timeout):  # the file at the path is the one held
+        build_locks._take(file)
+    release()
+    assert not file.exists()

@@ -6,16 +6,24 @@ user's cache folder (``$XDG_CACHE_HOME`` or ``~/.cache``, then ``spacy-ctxvec/lo
 path, named by its digest: nothing is written beside the user's files, and every build of
 that user sees them whatever its temporary folder. Builds of other users, or on other machines
 sharing a network folder, do not see them. Where the lock folder cannot be made, or is not a
-folder of this user's that others cannot write (a link, say), the build runs without a lock."""
+folder of this user's that others cannot write (a link, say), the build runs without a lock.
+Where the system has flock (POSIX), a lock file is removed as its lock is released, so they do
+not pile up: a process that opened the file before its removal finds the file it locked gone
+from the folder and takes the lock again on the file now there."""
 
 import hashlib
 import os
 import stat
 from contextlib import ExitStack, contextmanager
 from pathlib import Path
-from typing import Iterator, Mapping, Optional
+from typing import Callable, Iterator, Mapping, Optional
 
 from filelock import FileLock, Timeout
+
+try:
+    import fcntl
+except ImportError:  # Windows: filelock's lock, whose files stay
+    fcntl = None  # type: ignore[assignment]
 
 from ..errors import CtxvecError, Errors
 
@@ -65,13 +73,53 @@ def held_for_build(paths: Mapping[str, Path]) -> Iterator[None]:
             file = lock_path(path, folder)
             if file in taken:
                 continue
-            lock = FileLock(file, timeout=0)
             try:
-                lock.acquire()
+                release = _take(file)
             except Timeout:
                 raise CtxvecError(Errors.E268.format(what=what, path=path)) from None
             except OSError:  # no lock file can be made here: run unlocked
                 continue
             taken.add(file)
-            stack.callback(lock.release)
+            stack.callback(release)
         yield
+
+
+def _take(file: Path) -> Callable[[], None]:
+    """Take the lock of ``file`` at once (Timeout where another process holds it); the function
+    that releases it. With flock, the release removes the file while the lock is held."""
+    if fcntl is None:
+        lock = FileLock(file, timeout=0)
+        lock.acquire()
+        return lock.release
+    while True:
+        handle = os.open(file, os.O_RDWR | os.O_CREAT, 0o600)
+        try:
+            fcntl.flock(handle, fcntl.LOCK_EX | fcntl.LOCK_NB)
+        except BlockingIOError:
+            os.close(handle)
+            raise Timeout(str(file)) from None
+        except OSError:
+            os.close(handle)
+            raise
+        if _same_file(handle, file):
+            break
+        os.close(handle)  # its holder removed it after this process opened it: take the one there now
+
+    def release() -> None:
+        try:
+            os.unlink(file)
+        except OSError:
+            pass
+        os.close(handle)
+
+    return release
+
+
+def _same_file(handle: int, file: Path) -> bool:
+    """Whether the open ``handle`` is the file now at ``file``."""
+    try:
+        there = os.stat(file)
+    except OSError:
+        return False
+    held = os.fstat(handle)
+    return (held.st_dev, held.st_ino) == (there.st_dev, there.st_ino)
