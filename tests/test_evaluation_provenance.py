@@ -20,6 +20,9 @@ def test_a_pipeline_record_names_the_model_its_vectors_and_what_was_given(tiny_n
     record = pipeline_record(tiny_nlp, "my-pipeline")
     assert record["context_vectors"] == tiny_nlp("a")._.ctxvec_context_source  # the Docs' own record
     assert record["static_vectors"] is None  # this pipeline has no ctxvec_static
+    from spacy_ctxvec import __version__  # an evaluation says which spacy-ctxvec made it, and the lexicon's build
+
+    assert record["spacy_ctxvec"] == __version__ and record["lexicon_build"] is None  # no build-lexicon here
     line = describe_record(record)
     assert line.startswith(f"Pipeline my-pipeline (model: {tiny_bert_dir}; contextual: ")
     blank = spacy.blank("en")

@@ -2,11 +2,15 @@
 contextual vectors were made and where its static vectors come from, for every
 `evaluate` report (JSON ``"pipeline"``, one line in the text output)."""
 
+from importlib.metadata import PackageNotFoundError, version
 from typing import Any, Dict, Optional
 
 from spacy.language import Language
 
 from ..component_names import context_name
+
+# nlp.meta (meta.json) key of build-lexicon's record of how a pipeline's lexicon was built.
+BUILD_META = "spacy_ctxvec_build"
 
 
 def interpolated_config(nlp: Language) -> Any:
@@ -41,7 +45,8 @@ def static_source(nlp: Language) -> Optional[str]:
 
 def pipeline_record(nlp: Language, given: str) -> Dict[str, Any]:
     """``given`` (the PIPELINE argument), the model, the contextual vectors' making (that of
-    the last batch ctxvec_context ran: call after the evaluation) and the static source."""
+    the last batch ctxvec_context ran: call after the evaluation), the static source, this
+    package's version and build-lexicon's record of the lexicon (None without one)."""
     name = context_name(nlp)
     context = nlp.get_pipe(name) if name in nlp.pipe_names else None
     return {
@@ -49,7 +54,17 @@ def pipeline_record(nlp: Language, given: str) -> Dict[str, Any]:
         "model": model_name(nlp),
         "context_vectors": getattr(context, "vectors_label", None),
         "static_vectors": static_source(nlp),
+        "spacy_ctxvec": installed_version("spacy-ctxvec"),
+        "lexicon_build": nlp.meta.get(BUILD_META),
     }
+
+
+def installed_version(distribution: str) -> Optional[str]:
+    """The installed version of ``distribution`` (None: not installed, e.g. a source tree)."""
+    try:
+        return version(distribution)
+    except PackageNotFoundError:
+        return None
 
 
 def describe_record(record: Dict[str, Any]) -> str:

@@ -30,6 +30,7 @@ from ..components.polysemy import ensure_polysemy_component
 from ..components.transformer import types_read_as_unknown
 from ..devices import require_gpu
 from ..errors import CtxvecError, Errors, OutputNotWritten, OutputWrittenMeanwhile, Warnings
+from ..evaluation.provenance import BUILD_META, installed_version
 from ..interrupts import interrupts_held, termination_as_interrupt
 from ..lexicon.polysemy_probe import SMALL_CORPUS_TOKENS, describe_shipped_probes
 from ..lexicon.sense_descriptions import describe_context, describe_split_thresholds
@@ -290,8 +291,6 @@ def _out_of_memory_as(kind: type) -> Iterator[None]:
         raise kind(err) from None
 
 
-# nlp.meta (meta.json) key of the record of how OUTPUT's lexicon was built.
-BUILD_META = "spacy_ctxvec_build"
 RECORDED_SETTINGS = (
     "key", "layer", "min_count", "batch_size", "n_process", "checkpoint_every", "engine", "encoding",
     "max_docs", "sample_size", "sample_min_count", "sample_contexts", "senses",
@@ -302,14 +301,7 @@ def build_record(request: LexiconBuildRequest, result: BuildResult) -> Dict[str,
     """What a lexicon was built from and with, for meta.json: the versions, the corpus as given,
     the documents and tokens counted (the documents' SHA-256 where the engine computes one:
     the local engine, in corpus order) and the settings that change its contents or last bits."""
-    from importlib.metadata import PackageNotFoundError, version
-
-    versions: Dict[str, Optional[str]] = {}
-    for distribution in ("spacy-ctxvec", "torch", "transformers"):
-        try:
-            versions[distribution.replace("-", "_")] = version(distribution)
-        except PackageNotFoundError:  # a source tree never installed
-            versions[distribution.replace("-", "_")] = None
+    versions = {name.replace("-", "_"): installed_version(name) for name in ("spacy-ctxvec", "torch", "transformers")}
     return {
         "versions": versions,
         "corpus": str(request.corpus),
