@@ -335,9 +335,9 @@ class Warnings(metaclass=_ErrorsWithCodes):
         "each is a clause, not a word, so few reach min_count and they get no senses.{hint}"
     )
     W073 = (
-        "'{name}' runs in a pipeline other than the one it was made or last initialized in (copied with "
-        "add_pipe(source=...)), so it cannot tell which transformer made its vectors: its Docs name no model "
-        "(doc._.ctxvec_context_source), and a lexicon built with another model or other weights is not refused "
-        "([CTX-E043]). After copying, call nlp.get_pipe('{name}').initialize(nlp=nlp) in the pipeline it runs in, "
+        "'{name}' is in more than one pipeline ({pipelines}: copied with add_pipe(source=...), the same object "
+        "in each), and this Doc's vocab does not tell which one made it, so its vectors name no model "
+        "(doc._.ctxvec_context_source) and a lexicon built with another model or other weights is not refused "
+        "([CTX-E043]). Give each pipeline its own vocab (spacy.blank(...) or spacy.load(...) without vocab=...), "
         "or use ctxvec_transformer, which marks each Doc with its model."
     )

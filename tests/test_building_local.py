@@ -410,6 +410,13 @@ def test_checkpoints_follow_every_shard_while_quick_and_are_spaced_out_when_slow
     assert written == [10, 60] and spaced.lexicon == build_lexicon_local(tiny_nlp, corpus, **settings).lexicon
     latest = (tmp_path / "slow" / LATEST_FILE).read_text().strip()
     assert json.loads((tmp_path / "slow" / latest / "state.json").read_text())["docs_done"] == 60
+    lines = corpus.read_bytes().split(b"\n")
+    lines[54] = b"bad \xff\xfe bytes"  # a build stopped by bad input keeps every shard it counted
+    corpus.write_bytes(b"\n".join(lines))
+    written.clear()
+    with pytest.raises(CtxvecError, match="E240"):
+        build_lexicon_local(tiny_nlp, corpus, checkpoint_dir=tmp_path / "bad", **settings)
+    assert written == [10, 50]
 
 
 def test_shards_merged_in_groups_give_the_lexicon_merged_shard_by_shard(tiny_nlp, tmp_path, monkeypatch):

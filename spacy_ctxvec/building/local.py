@@ -174,6 +174,8 @@ class _Counted:
         self.merged, self.merged_bytes = lexicon, 0 if lexicon is None else _held_bytes(lexicon)
         self.waiting: List[Lexicon] = []
         self.waiting_bytes = 0
+        # (documents, tokens, documents' SHA-256, fingerprint) after the last shard counted
+        self.state: Optional[Tuple[int, int, str, Any]] = None
 
     def add(self, shard_lexicon: Lexicon) -> None:
         self.waiting.append(shard_lexicon)
@@ -188,6 +190,23 @@ class _Counted:
             self.merged = shards if self.merged is None else self.merged.merge(shards)
             self.merged_bytes, self.waiting, self.waiting_bytes = _held_bytes(self.merged), [], 0
         return self.merged
+
+
+def _written_on_bad_input(
+    shards: Iterator[List[CorpusItem]], directory: Optional[Path], schedule: "CheckpointSchedule", counted: _Counted
+) -> Iterator[List[CorpusItem]]:
+    """``shards``; where reading them stops with a coded error (bad input), the shards counted
+    since the last checkpoint are written first, so that --resume does not count them again."""
+    try:
+        yield from shards
+    except CtxvecError:
+        if directory is not None and counted.state is not None and counted.state[0] != schedule.docs_written:
+            docs_done, n_tokens, docs_sha256, fingerprint = counted.state
+            try:
+                schedule.write(directory, docs_done, counted, n_tokens, docs_sha256, fingerprint)
+            except CtxvecError:  # a full disk: the checkpoint before stays, the input's error is the one to fix
+                pass
+        raise
 
 
 class CheckpointSchedule:
@@ -306,7 +325,7 @@ def build_lexicon_local(
     start = time.perf_counter()
     finished = False
     try:
-        for shard in minibatch(stream, size=shard_size):
+        for shard in _written_on_bad_input(minibatch(stream, size=shard_size), checkpoint_path, schedule, counted):
             if pool is None:
                 shard_lexicon = partial_lexicon(
                     nlp,
@@ -324,6 +343,7 @@ def build_lexicon_local(
             counted.add(shard_lexicon)
             docs_done += len(shard)
             n_tokens += shard_lexicon.n_occurrences
+            counted.state = (docs_done, n_tokens, digest.hexdigest(), fingerprint)
             if checkpoint_path is not None and schedule.due():
                 schedule.write(checkpoint_path, docs_done, counted, n_tokens, digest.hexdigest(), fingerprint)
         if checkpoint_path is not None and schedule.docs_written != docs_done:  # the last shards: always kept

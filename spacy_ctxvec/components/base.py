@@ -80,14 +80,39 @@ class DocAnnotator(RegistersOnUnpickle, Pipe):
 
     @name.setter
     def name(self, value: str) -> None:
-        """spaCy names a component as it places it in a pipeline, and passes no pipeline: the
-        caller that places it is that pipeline, so a component copied into another pipeline
-        (add_pipe(source=...)) follows it there rather than naming the one it came from."""
+        """spaCy names a component as it places it in a pipeline and passes no pipeline: the
+        caller that places it is that pipeline, noted so that a component copied into another
+        pipeline (add_pipe(source=...), the same object in both) knows both (holding_pipelines)."""
         _PIPE_NAME.__set__(self, value)
         caller = sys._getframe(1)
         placing = caller.f_locals.get("self") if caller.f_code.co_name in _PLACING else None
         if isinstance(placing, Language):
-            self._nlp_ref = NlpRef(placing)
+            kept = [ref for ref in getattr(self, "_placements", []) if ref() is not None and ref() is not placing]
+            self._placements = [*kept, NlpRef(placing)]
+
+    def holding_pipelines(self) -> List[Language]:
+        """The live pipelines that hold this component (enabled or not): the one it was made or
+        last initialized in and those spaCy placed it in since; none in a pickled copy."""
+        found: List[Language] = []
+        for ref in (getattr(self, "_nlp_ref", None), *getattr(self, "_placements", ())):
+            nlp = None if ref is None else ref()
+            if nlp is None or any(nlp is other for other in found):
+                continue
+            if any(pipe is self for _, pipe in nlp.components):
+                found.append(nlp)
+        return found
+
+    def copied_pipeline(self, doc: Optional[Doc] = None) -> Tuple[Optional[Language], bool]:
+        """Where pipelines other than the one this component was made in hold it (copied with
+        add_pipe(source=...)): (the one of ``doc``'s vocab, or the one copy alone; False), or
+        (None, True) where several hold it and ``doc``'s vocab does not tell which; else (None, False)."""
+        holders = self.holding_pipelines()
+        if len(holders) > 1:
+            of_doc = [nlp for nlp in holders if doc is not None and nlp.vocab is doc.vocab]
+            return (of_doc[0], False) if len(of_doc) == 1 else (None, True)
+        if len(holders) == 1 and holders[0] is not self.pipeline():
+            return holders[0], False
+        return None, False
 
     def __call__(self, doc: Doc) -> Doc:
         self.set_annotations([doc])

@@ -311,28 +311,34 @@ class ContextVectors(DocAnnotator):
 
     def _transformer_model(self, doc: Optional[Doc] = None) -> Optional[str]:
         """The fingerprint of the weights of the transformer before this component in the
-        pipeline it runs in (the one it was last initialized or linked in), for Docs their
-        transformer did not mark; in a pickled copy (nlp.pipe(n_process=...) with spawn),
-        the one found when it was pickled; None where that pipeline or its model is not known,
-        and for a ``doc`` of another pipeline's vocab: this component was copied into that
-        pipeline (add_pipe(source=...)) and runs there (W073)."""
-        nlp = self.pipeline()
+        pipeline it runs ``doc`` in, for Docs their transformer did not mark: the one pipeline
+        holding it, or, copied into others (add_pipe(source=...)), the one of ``doc``'s vocab
+        (None and W073 where several share it); else the one it was last initialized or
+        linked in; in a pickled copy (nlp.pipe(n_process=...) with spawn), the one found when
+        it was pickled; None where that pipeline or its model is not known."""
         cache = getattr(self, "_model_fingerprints", None)  # pickled by an earlier version: none
+        copied_into, shared = self.copied_pipeline(doc)
+        if shared:
+            self._warn_shared()
+            return None
+        nlp = copied_into if copied_into is not None else self.pipeline()
         if nlp is None:
             return None if cache is None else cache.last
-        if doc is not None and doc.vocab is not nlp.vocab:
-            if not getattr(self, "_warned_copied", False):
-                warnings.warn(Warnings.W073.format(name=self.name), stacklevel=5)
-                self._warned_copied = True
-            return None
-        linked = getattr(self, "_linked", None)
-        if not (
-            self._linked_in(nlp, linked) if linked is not None else any(pipe is self for _, pipe in nlp.components)
-        ):
-            return None
+        if copied_into is None:
+            linked = getattr(self, "_linked", None)
+            if not (
+                self._linked_in(nlp, linked) if linked is not None else any(pipe is self for _, pipe in nlp.components)
+            ):
+                return None
         if cache is None:
             cache = self._model_fingerprints = FingerprintCache()
         return transformer_fingerprint(nlp, self.name, cache)
+
+    def _warn_shared(self) -> None:
+        if not getattr(self, "_warned_shared", False):  # W073 once per component
+            names = "; ".join(str(nlp.pipe_names) for nlp in self.holding_pipelines())
+            warnings.warn(Warnings.W073.format(name=self.name, pipelines=names), stacklevel=6)
+            self._warned_shared = True
 
     def initialize(
         self, get_examples: Optional[Callable[[], Iterable[Any]]] = None, *, nlp: Optional[Language] = None
@@ -366,13 +372,15 @@ class ContextVectors(DocAnnotator):
         self.width = pool_trf_data(probe._.trf_data, self.pooling, self.layers).shape[1]
 
     def __reduce__(self) -> Any:
-        # A pickled copy (nlp.pipe(n_process=...) with spawn) has no pipeline to look
-        # at: it keeps the readers, the transformer's model and its unknown piece found now.
+        # A pickled copy (nlp.pipe(n_process=...) with spawn) has no pipeline to look at: it keeps the readers,
+        # the transformer's model and its unknown piece found now; no model where several pipelines hold it.
         self._readers = list(self.trf_data_readers)
-        self._transformer_model()
+        if not (shared := len(self.holding_pipelines()) > 1):
+            self._transformer_model()
         self._unknown_piece()
         reconstruct, args, (name, state) = cast(Tuple[Any, Any, Tuple[str, Dict[str, Any]]], super().__reduce__())
-        return reconstruct, args, (name, {key: value for key, value in state.items() if key != "_linked"})
+        left_out = {"_linked", "_placements"} | ({"_model_fingerprints"} if shared else set())
+        return reconstruct, args, (name, {key: value for key, value in state.items() if key not in left_out})
 
     # Serialization: only the output width in "cfg" (the component has no weights), with how the
     # vectors were made: loaded with other layers or pooling (a config override), the width is

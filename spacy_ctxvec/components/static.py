@@ -215,10 +215,13 @@ class StaticVectors(DocAnnotator):
 
     def _transformer_copy(self, table: Optional[StaticVectorTable]) -> Optional[Tuple[str, str]]:
         """(transformer name, embedding fingerprint) where ``table`` holds exactly the input
-        embeddings and tokenizer of the transformer before this component; else None."""
-        nlp = self.pipeline()
-        if nlp is None or table is None or not isinstance(table.subwords, WordpieceMean):
+        embeddings and tokenizer of the transformer before this component, in the one pipeline
+        holding it; else None (the table is saved whole): copied into another pipeline
+        (add_pipe(source=...)), the same object is in both, and either may be the one saved."""
+        holders = self.holding_pipelines()
+        if len(holders) != 1 or table is None or not isinstance(table.subwords, WordpieceMean):
             return None
+        nlp = holders[0]
         try:
             transformer = find_transformer(nlp, self.name)
             pipe: Any = nlp.get_pipe(transformer)
