@@ -29,6 +29,7 @@ from .interrupts import interrupts_held
 from .output_files import check_kind
 from .paths import displayable
 from .staging import (
+    keep_mode,
     remove_killed_staging,
     replaced_directory_name,
     staged_directory_name,
@@ -102,14 +103,12 @@ BUILD_LEXICON = "build-lexicon"  # the command whose OUTPUT and checkpoints' mar
 
 
 def made_by_command(command: str) -> str:
-    """What the marker of an output written by `spacy-ctxvec COMMAND` gives as "made_by"
-    (``write_directory(..., made_by=COMMAND)``), as ``output_made_by`` reads it back."""
+    """The marker's "made_by" of an output `spacy-ctxvec COMMAND` wrote (write_directory, output_made_by)."""
     return f"spacy-ctxvec {command}"
 
 
 def output_made_by(path: PathLike) -> Optional[str]:
-    """The command that wrote directory output ``path`` (e.g. "spacy-ctxvec build-lexicon",
-    from its marker), or None where it has no readable marker."""
+    """The command that wrote directory output ``path`` ("spacy-ctxvec build-lexicon"; None: no readable marker)."""
     try:
         made_by = json.loads((Path(path) / OUTPUT_MARKER).read_text(encoding="utf8")).get("made_by")
     except (OSError, ValueError, AttributeError, RecursionError):
@@ -118,9 +117,8 @@ def output_made_by(path: PathLike) -> Optional[str]:
 
 
 def check_place(path: PathLike, *, what: str, inputs: Inputs = ()) -> Path:
-    """The checks that do not depend on what is at ``path`` already: no overlap with an
-    input, not a symbolic link, parents are directories, and a file can be created
-    next to it. Nothing is left behind."""
+    """The checks that do not depend on what is at ``path`` already: no overlap with an input, not a
+    symbolic link, parents are directories, and a file can be created next to it (leaving nothing)."""
     path = Path(path)
     for name, source in _existing(inputs):
         relation = _relation(path, source, what)
@@ -194,6 +192,7 @@ def write_file(path: PathLike, write: Callable[[Path], T], *, what: str, overwri
             raise CtxvecError(Errors.E702.format(what=what, path=path, target=os.readlink(path)))
         if path.exists() and not overwrite:
             raise CtxvecError(Errors.E701.format(what=what, path=path))
+        keep_mode(path, temporary)
         os.replace(temporary, path)
 
     return _write_staged(path, staged_file_name(path, unique_token()), write, move_into_place, what=what)
@@ -230,6 +229,7 @@ def write_directory(
             if not overwrite:
                 raise OutputWrittenMeanwhile(Errors.E226.format(what=what, path=path))
         old = path.parent / replaced_directory_name(path, token)
+        keep_mode(path, new)
         os.rename(path, old)
         try:
             os.rename(new, path)

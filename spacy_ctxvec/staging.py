@@ -12,6 +12,7 @@ import os
 import re
 import secrets
 import shutil
+import stat
 from pathlib import Path
 from typing import List
 
@@ -72,3 +73,13 @@ def _running(pid: int) -> bool:
     except (OSError, OverflowError):  # OverflowError: no process id this large, so not ours: kept
         return True
     return True
+
+
+def keep_mode(existing: Path, replacement: Path) -> None:
+    """Give ``replacement`` the permissions of the ``existing`` path it replaces (a file kept
+    private stays private under --overwrite), where there is one."""
+    try:
+        mode = stat.S_IMODE(existing.stat().st_mode)
+    except OSError:  # nothing there: the new one keeps the umask's
+        return
+    os.chmod(replacement, mode)

@@ -136,3 +136,11 @@ def test_a_lock_file_removed_between_its_opening_and_locking_is_taken_again(tmp_
         build_locks._take(file)
     release()
     assert not file.exists()
+
+
+def test_a_relative_xdg_cache_home_is_ignored(tmp_path, monkeypatch):
+    """XDG_CACHE_HOME=mycache made ./mycache/spacy-ctxvec/locks in the working directory."""
+    monkeypatch.chdir(tmp_path)
+    monkeypatch.setenv("HOME", str(tmp_path / "home"))
+    monkeypatch.setenv("XDG_CACHE_HOME", "mycache")
+    assert locks_folder() == tmp_path / "home" / ".cache" / LOCKS_FOLDER

@@ -250,3 +250,10 @@ def test_a_shard_changed_by_the_user_is_kept_and_one_to_be_rewritten_is_a_coded_
     assert state.is_file() and not [p for p in directory.iterdir() if p.name.startswith(".tmp-")]
     write_checkpoint(directory, Checkpoint(4, small_lexicon(1), 5, "def"), FINGERPRINT)  # an untouched shard goes
     assert "shard-000000000004" in {p.name for p in directory.iterdir()}
+
+
+def test_a_marker_nested_too_deep_is_read_as_no_marker_of_ours_not_a_recursion_error(tmp_path):
+    from spacy_ctxvec.building.checkpoints import read_marker
+
+    (tmp_path / CHECKPOINT_MARKER).write_text("[" * 100_000 + "]" * 100_000, encoding="utf8")
+    assert read_marker(tmp_path, CHECKPOINT_MARKER) == {"created_directory": False}

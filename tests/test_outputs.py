@@ -424,3 +424,30 @@ def test_write_text_writes_a_file_name_that_is_not_utf8_as_a_replacement_charact
     name = os.fsdecode(b"pairs\xe9.txt")
     write_text(tmp_path / "result.json", json.dumps({name: 1.0}, ensure_ascii=False), what="result")
     assert json.loads((tmp_path / "result.json").read_bytes().decode("utf8")) == {"pairs\ufffd.txt": 1.0}
+
+
+@pytest.mark.skipif(not hasattr(os, "getuid"), reason="POSIX permissions")
+def test_overwrite_keeps_the_permissions_of_what_it_replaces(tmp_path):
+    """A file kept private (chmod 600) became readable by others (644) when --overwrite replaced it."""
+    import stat as stat_module
+
+    from spacy_ctxvec.outputs import write_directory, write_text
+
+    private = tmp_path / "vectors.txt"
+    write_text(private, "1 1\na 1\n", what="OUTPUT")
+    private.chmod(0o600)
+    write_text(private, "1 1\nb 2\n", what="OUTPUT", overwrite=True)
+    assert stat_module.S_IMODE(private.stat().st_mode) == 0o600 and private.read_text() == "1 1\nb 2\n"
+    folder = tmp_path / "out"
+
+    def writing(text):
+        def write(new):
+            new.mkdir()
+            (new / "a.txt").write_text(text)
+
+        return write
+
+    write_directory(folder, writing("a"), what="OUTPUT", made_by="test")
+    folder.chmod(0o700)
+    write_directory(folder, writing("b"), what="OUTPUT", made_by="test", overwrite=True)
+    assert stat_module.S_IMODE(folder.stat().st_mode) == 0o700 and (folder / "a.txt").read_text() == "b"

@@ -31,8 +31,12 @@ LOCKS_FOLDER = Path("spacy-ctxvec") / "locks"
 
 
 def locks_folder() -> Optional[Path]:
-    """The user's lock folder (None where the home folder is unknown)."""
+    """The user's lock folder (None where the home folder is unknown). A relative
+    $XDG_CACHE_HOME is ignored, as the XDG specification says (it named a folder in the working
+    directory, so builds started in other folders missed each other's locks)."""
     cache = os.environ.get("XDG_CACHE_HOME")
+    if cache and not Path(cache).is_absolute():
+        cache = None
     try:
         return Path(cache or Path.home() / ".cache") / LOCKS_FOLDER
     except RuntimeError:  # no home folder to be found

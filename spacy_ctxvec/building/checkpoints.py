@@ -105,7 +105,7 @@ def read_marker(directory: Path, marker: str) -> Optional[Dict[str, Any]]:
         return None
     try:
         info = json.loads(file.read_text(encoding="utf8"))
-    except (OSError, ValueError):
+    except (OSError, ValueError, RecursionError):  # RecursionError: JSON nested too deep
         info = None
     return info if isinstance(info, dict) else {"created_directory": False}
 
