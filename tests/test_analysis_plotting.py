@@ -414,3 +414,14 @@ def test_word_picture_of_no_occurrences_is_e424_not_a_numpy_error(tiny_nlp):
     occurrences = collect_occurrences(tiny_nlp, ["nothing here"], "zebra")
     with pytest.raises(CtxvecError, match=r"E424.*'zebra'"):
         word_picture("zebra", occurrences)
+
+
+def test_an_svg_of_text_with_control_characters_is_well_formed_xml(tmp_path):
+    """A snippet holding ESC (a terminal colour code in the corpus) went into the SVG as is:
+    XML does not allow it, and browsers refused the file."""
+    coords, snippets, clusters, centroid, cosine = small_word_inputs()
+    snippets[0] = "The \x1b[31mbank\x0c [apple]"
+    figure = word_figure("ap\x07ple", coords, snippets, clusters, centroid, cosine, np.ones_like(cosine))
+    path = save_figure(figure, tmp_path / "word.svg")
+    assert_svg(path)  # parses
+    assert "\\x1b[31mbank\\x0c" in path.read_text(encoding="utf8")

@@ -24,7 +24,7 @@ except ImportError:
 from ..ops.cosine import pairwise_cosine
 from ..ops.fingerprint import pooling_of
 from ..ops.projection import choose_clusters, pca_2d, repel_labels
-from ..ops.text import least_size, shorten
+from ..ops.text import NOT_IN_XML, least_size, printable, shorten
 from ..paths import displayable
 from .occurrences import Occurrences
 
@@ -63,7 +63,7 @@ def save_figure(
         for text in (tick.label1, tick.label2, axis.offsetText)
     }
     for artist in figure.findobj(Text):
-        artist.set_text(displayable(artist.get_text()))
+        artist.set_text(printable(displayable(artist.get_text()), NOT_IN_XML))  # an SVG is XML: no controls
         if id(artist) not in ticks:
             artist.set_parse_math(False)
     with warnings.catch_warnings(record=True) as caught:
