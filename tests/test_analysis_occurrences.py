@@ -91,3 +91,10 @@ def test_first_found_needs_a_further_occurrence_of_the_word_not_its_letters(tiny
         assert cut.limit_reached and len(cut.vectors) == 2
     exact_case = collect_occurrences(tiny_nlp, later, "bank", max_occurrences=2, case_sensitive=True, batch_size=2)
     assert not exact_case.limit_reached  # "Bank" is another word when case counts
+
+
+def test_a_text_over_max_length_is_e270(tiny_nlp):
+    from spacy_ctxvec.errors import CtxvecError
+
+    with pytest.raises(CtxvecError, match="E270"):
+        collect_occurrences(tiny_nlp, ["bank " * 210_000], "bank")

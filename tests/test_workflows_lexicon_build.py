@@ -74,6 +74,11 @@ def make_term_at(nlp, name, at: int):
     return TermAt(at)
 
 
+@Language.component("test_fails")
+def fails(doc):
+    raise ValueError("a component of the user's pipeline failed")
+
+
 @Language.component("test_slow")
 def slow(doc):
     time.sleep(0.05)
@@ -568,3 +573,24 @@ def test_the_saved_pipeline_records_how_its_lexicon_was_built(tiny_pipeline_dir,
     build_lexicon_pipeline(request(tiny_pipeline_dir, tmp_path / "other.txt", tmp_path / "other"))
     other = srsly.read_json(tmp_path / "other" / "meta.json")["spacy_ctxvec_build"]
     assert other["documents_sha256"] != record["documents_sha256"] and other["documents"] == 13
+
+
+def test_a_document_over_max_length_is_e270_and_leaves_nothing(tiny_pipeline_dir, tmp_path):
+    """A 1.3 MB line: spaCy's ValueError E088 came as a traceback, and the build left its
+    empty checkpoint folder behind."""
+    corpus = write_corpus(tmp_path / "corpus.txt", 3)
+    with corpus.open("a", encoding="utf8") as handle:
+        handle.write("bank " * 260_000 + "\n")
+    with pytest.raises(CtxvecError, match=r"E270.*1,300,000 characters.*'bank bank.*max_length \(1,000,000\)"):
+        build_lexicon_pipeline(request(tiny_pipeline_dir, corpus, tmp_path / "out", checkpoint_every=100))
+    assert sorted(path.name for path in tmp_path.iterdir()) == ["corpus.txt"]
+
+
+def test_any_failure_before_the_first_checkpoint_leaves_nothing(tiny_pipeline_dir, tmp_path):
+    """A failure that is not spacy-ctxvec's own (a user's component raising ValueError) left the
+    empty checkpoint folder behind; the docs say a build failed before its first checkpoint leaves nothing."""
+    failing = pipeline_with(tiny_pipeline_dir, tmp_path / "failing", "test_fails")
+    corpus = write_corpus(tmp_path / "corpus.txt", 3)
+    with pytest.raises(ValueError, match="component of the user's pipeline"):
+        build_lexicon_pipeline(request(failing, corpus, tmp_path / "out"))
+    assert sorted(path.name for path in tmp_path.iterdir()) == ["corpus.txt", "failing"]

@@ -14,7 +14,7 @@ from spacy.tokens import Doc
 
 from ..attributes import CONTEXT_SOURCE, SENSE_ARRAY, STATIC_ARRAY
 from ..building.corpus import DEFAULT_ENCODING, CorpusReport, corpus_files, iter_corpus, skipped_line_warnings
-from ..building.shard import snippet  # the snippet of sampled occurrences too
+from ..building.shard import snippet, within_max_length  # snippet: that of sampled occurrences too
 from ..errors import CtxvecError, Errors
 from ..lexicon.occurrence_keys import SNIPPET_WINDOW  # noqa: F401  (re-exported)
 from ..lexicon.polysemy_probe import sense_counts_for  # noqa: F401  (re-exported)
@@ -133,7 +133,7 @@ def collect_occurrences(
         nonlocal n_texts
         for item in source:
             n_texts += 1
-            if contains(_text_of(item)):
+            if contains(_text_of(within_max_length(nlp, item))):
                 read_ahead.append(item)
                 yield item
 

@@ -237,6 +237,13 @@ class _SampleBuffer:
         self.__init__()  # type: ignore[misc]
 
 
+def within_max_length(nlp: Language, item: CorpusItem) -> CorpusItem:
+    """``item``; E270 for a text longer than ``nlp.max_length`` (spaCy's ValueError E088 otherwise)."""
+    if isinstance(item, str) and len(item) > nlp.max_length:
+        raise CtxvecError(Errors.E270.format(n=len(item), start=item[:40], max_length=nlp.max_length))
+    return item
+
+
 def partial_lexicon(
     nlp: Language,
     items: Iterable[CorpusItem],
@@ -300,7 +307,7 @@ def partial_lexicon(
     def recorded(items: Iterable[CorpusItem]) -> Iterator[CorpusItem]:
         for item in items:
             texts.append(item if isinstance(item, str) else None)
-            yield item
+            yield within_max_length(nlp, item)
 
     width, n_unread = None, 0
     for doc in nlp.pipe(recorded(items), batch_size=batch_size, disable=not_counted(nlp, stop_before)):

@@ -261,3 +261,9 @@ class LexiconErrors:
         "reader is a registered function that returns a function of the Vocab yielding texts (str) "
         "or Docs (or a Doc's doc.to_bytes()), as spacy-ctxvec.lexicon_corpus.v1 does."
     )
+    E270 = (
+        "A document of {n:,} characters (it starts {start!r}) is longer than the pipeline's nlp.max_length "
+        "({max_length:,}), which spaCy does not read. Split it: a .txt corpus holds one document per line, so "
+        "break long lines at paragraphs or sentences; or raise [nlp] max_length in the pipeline's config (the "
+        "transformer reads windows, so memory grows with the document's tokens, not with a square)."
+    )

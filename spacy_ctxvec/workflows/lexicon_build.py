@@ -201,7 +201,11 @@ def build_lexicon_pipeline(request: LexiconBuildRequest) -> LexiconBuild:
     checkpoint says that the documents counted so far are kept for ``resume``. Another build
     writing the same OUTPUT or checkpoint directory stops it at once (E268)."""
     with held_for_build({"OUTPUT": request.output, "the checkpoint directory": request.checkpoints}):
-        return _checked_build(request)
+        try:
+            return _checked_build(request)
+        except Exception:  # any failure before the first checkpoint leaves nothing, as a coded one does
+            _forget_empty_checkpoints(request.checkpoints)
+            raise
 
 
 def _checked_build(request: LexiconBuildRequest) -> LexiconBuild:
