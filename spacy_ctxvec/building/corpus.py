@@ -25,6 +25,7 @@ from ..errors import PREFIX, CtxvecError, Errors, Warnings
 from ..ops.text import count_of
 from ..paths import composed
 from .bounded_json import loads_bounded
+from .inflation import check_inflation
 from .line_endings import file_newline
 from .wrapped_text import hard_wrapped_files
 
@@ -392,11 +393,10 @@ def _read_text_file(
 
 
 def docbin_docs(data: bytes, vocab: Vocab, path: Union[str, Path]) -> List[Doc]:
-    """The Docs of a serialised DocBin (.spacy) with a visible character, or E243 naming the file.
-
-    Any failure while decoding means a damaged or foreign file, so it is reported,
-    not raised raw."""
+    """The Docs of a serialised DocBin (.spacy) with a visible character, or E243 naming the file:
+    any failure while decoding means a damaged or foreign file (or a decompression bomb)."""
     try:
+        check_inflation(data, path)
         return [doc for doc in DocBin().from_bytes(data).get_docs(vocab) if has_visible(doc.text)]
     except CtxvecError:
         raise

@@ -1,0 +1,37 @@
+"""How far a .spacy DocBin inflates, measured without holding it: a DocBin is zlib data that
+spaCy decompresses whole before reading a Doc, so a file of a few megabytes can fill the
+memory (a decompression bomb). The check streams the data and stops at the limit."""
+
+import zlib
+from pathlib import Path
+from typing import Union
+
+from ..errors import CtxvecError, Errors
+
+# Real text compresses a few times over in a DocBin; zeros a thousand times.
+MAX_INFLATION = 100
+MIN_ALLOWED_BYTES = 512 * 2**20  # what any DocBin may inflate to, however small
+_CHUNK = 16 * 2**20
+
+
+def inflates_beyond(data: bytes, limit: int) -> bool:
+    """Whether zlib ``data`` decompresses to more than ``limit`` bytes (zlib.error where it is
+    not zlib data), holding at most one chunk of the output at a time."""
+    decompressor, pending, total = zlib.decompressobj(), data, 0
+    while pending and total <= limit:
+        total += len(decompressor.decompress(pending, _CHUNK))
+        pending = decompressor.unconsumed_tail
+    return total > limit
+
+
+def check_inflation(data: bytes, path: Union[str, Path]) -> None:
+    """E243 where the DocBin ``data`` inflates to more than MAX_INFLATION times its size
+    (and more than MIN_ALLOWED_BYTES)."""
+    limit = max(MIN_ALLOWED_BYTES, MAX_INFLATION * len(data))
+    if inflates_beyond(data, limit):
+        problem = (
+            f"it decompresses to more than {limit // 2**20:,} MiB, over {MAX_INFLATION} times its "
+            f"{len(data):,} bytes: not read, as it would fill the memory; a real corpus this large reads "
+            "as several .spacy files"
+        )
+        raise CtxvecError(Errors.E243.format(path=path, error=problem))
