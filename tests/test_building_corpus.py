@@ -446,3 +446,14 @@ def test_files_of_a_corpus_directory_that_are_not_read_are_named_in_a_warning(tm
     (tmp_path / "sub.txt").mkdir()
     with pytest.warns(UserWarning, match=r"W020.*2 files not read.*: b\.txt\.gz, notes\.md\. Decompress"):
         assert [p.name for p in corpus_files(tmp_path)] == ["a.txt"]
+
+
+def test_file_names_in_warnings_cannot_send_terminal_escapes(tmp_path):
+    """A binary file named with an OSC sequence ('\\x1b]0;PWN\\x07b.txt') set the terminal's
+    title when W021 named it; file names are shown escaped."""
+    (tmp_path / "a.txt").write_text("a real document\n", encoding="utf8")
+    (tmp_path / "\x1b]0;PWN\x07b.txt").write_bytes(b"\x00\x01bin")
+    with pytest.warns(UserWarning, match="W021") as caught:
+        list(iter_corpus(tmp_path, on_error="skip"))
+    message = str(next(w.message for w in caught if "W021" in str(w.message)))
+    assert "\x1b" not in message and "\\x1b]0;PWN\\x07b.txt" in message

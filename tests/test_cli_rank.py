@@ -379,3 +379,23 @@ def test_a_lexicon_of_punctuation_only_says_no_type_holds_a_letter(tmp_path):
     assert runner.invoke(app, ["rank", str(tmp_path / "lexicon"), "--all-types"]).exit_code == 0
     plot = runner.invoke(app, ["plot", "polysemy", str(tmp_path / "lexicon"), "-o", str(tmp_path / "p.png")])
     assert plot.exit_code == 1 and "None of the 4 types seen that often holds a letter" in " ".join(plot.output.split())
+
+
+def test_tsv_on_a_terminal_shows_escape_sequences_escaped_and_raw_into_a_pipe(monkeypatch):
+    """`rank --format tsv` and `senses --format tsv` wrote a snippet's ESC sequences to the
+    terminal raw (a corpus could set the terminal's title); a pipe still gets the text as is."""
+    import io
+
+    from spacy_ctxvec.cli._app import print_output
+
+    class Terminal(io.StringIO):
+        def isatty(self):
+            return True
+
+    row = "word\tsnippet\nbank\t\x1b]0;PWNED\x07 the [bank]"
+    terminal, pipe = Terminal(), io.StringIO()
+    for stdout in (terminal, pipe):
+        monkeypatch.setattr("sys.stdout", stdout)
+        print_output(row)
+    assert terminal.getvalue() == "word\tsnippet\nbank\t\\x1b]0;PWNED\\x07 the [bank]\n"
+    assert pipe.getvalue() == row + "\n"

@@ -22,7 +22,7 @@ from spacy.vocab import Vocab
 
 from ..catalogue.lexicon_errors import LINE_NOT_A_ROW, LINE_NOT_DECODED, LINE_NOT_JSON
 from ..errors import PREFIX, CtxvecError, Errors, Warnings
-from ..ops.text import count_of
+from ..ops.text import count_of, printable
 from ..paths import composed
 from .bounded_json import loads_bounded
 from .inflation import check_inflation
@@ -236,7 +236,7 @@ def _warn_naming(warning: str, path: Path, names: List[str]) -> None:
     """``warning`` (W020: files not read; W021: binary files skipped) naming ``names``,
     once per corpus and process (a process may list one corpus more than once)."""
     if names:
-        shown = ", ".join(names[:5]) + (", ..." if len(names) > 5 else "")
+        shown = ", ".join(printable(name) for name in names[:5]) + (", ..." if len(names) > 5 else "")
         message = warning.format(path=path, files=count_of(len(names), "file"), names=shown)
         _warn_once((warning, str(path), *names), message, stacklevel=3)
 

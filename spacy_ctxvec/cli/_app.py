@@ -12,6 +12,7 @@ from wasabi import msg
 
 from ..building.corpus import DEFAULT_ENCODING
 from ..errors import CtxvecError, Errors
+from ..ops.text import ACTED_ON_BUT_TAB_AND_NEWLINE, printable
 from ..terminal import colour_on, stderr_printer
 
 app = typer.Typer(
@@ -99,6 +100,13 @@ def colour_only_on_a_terminal() -> None:
     Plain text there (as ``ls`` and ``git`` do), colours on a terminal unless NO_COLOR is set."""
     if not colour_on(sys.stdout):
         msg.show_color = False
+
+
+def print_output(text: str) -> None:
+    """Print ``text`` (a command's TSV or JSON output) as is to a file or pipe; on a terminal with
+    the controls it would act on written as escapes (an escape sequence in a corpus snippet)."""
+    on_terminal = sys.stdout is not None and not sys.stdout.closed and sys.stdout.isatty()
+    print(printable(text, ACTED_ON_BUT_TAB_AND_NEWLINE) if on_terminal else text)
 
 
 def warn_on_stderr(text: str) -> None:

@@ -24,7 +24,7 @@ from ..saved_pipeline import (
     polysemy_setting,
     scoring_min_count,
 )
-from ._app import app, exit_on_coded_error, given_path, warn_on_stderr
+from ._app import app, exit_on_coded_error, given_path, print_output, warn_on_stderr
 
 FORMATS = ("table", "tsv", "json")
 RANK_BY = ("polysemy_score", "corpus_polysemy")
@@ -246,7 +246,7 @@ def show(ranked: Dict[str, List[Dict[str, Any]]], fmt: str, summary: Dict[str, A
             return
     if fmt == "table":
         msg.info(note)
-    print(render(ranked, fmt, summary))
+    print_output(render(ranked, fmt, summary))
 
 
 SOURCE = typer.Argument(..., parser=given_path, help="Pipeline directory or package with ctxvec_polysemy, or a lexicon")

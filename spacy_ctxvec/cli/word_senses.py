@@ -27,7 +27,7 @@ from ..output_files import HTML_PAGE
 from ..outputs import check_output, write_text
 from ..paths import composed
 from ..saved_pipeline import existing_path, load_senses_and_lexicon, pipeline_lang
-from ._app import OVERWRITE_FILE, app, exit_on_coded_error, file_output, given_path, warn_on_stderr
+from ._app import OVERWRITE_FILE, app, exit_on_coded_error, file_output, given_path, print_output, warn_on_stderr
 
 FORMATS = ("table", "tsv", "json")
 # Why a word shows no corpus_polysemy (ops.sense_evidence): too few sampled occurrences
@@ -359,7 +359,9 @@ def senses_cli(
         if not words:
             return
     inventory, lexicon = load_senses_and_lexicon(source)  # a senses directory holds no lexicon: no counts
-    print(render(describe_senses(inventory, words, source, lexicon), fmt) + induction_footer(inventory.settings, fmt))
+    print_output(
+        render(describe_senses(inventory, words, source, lexicon), fmt) + induction_footer(inventory.settings, fmt)
+    )
     unknown = unknown_words(inventory, words)
     if unknown:  # a note beside the words shown: on stderr, so that JSON and TSV output stays parseable
         warn_on_stderr(unknown_words_note(inventory, unknown, source, Warnings.W032, lexicon))

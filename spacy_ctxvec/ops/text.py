@@ -16,6 +16,10 @@ _ALIGN = {"l": str.ljust, "r": str.rjust, "c": str.center}
 _UNPRINTABLE = re.compile("[\x00-\x1f\x7f-\x9f\u061c\u200e\u200f\u2028\u2029\u202a-\u202e\u2066-\u2069]")
 # Controls HTML does not allow in text (all but tab, line feed, form feed and carriage return)
 NOT_IN_HTML = re.compile("[\x00-\x08\x0b\x0e-\x1f\x7f-\x9f]")
+# What a terminal acts on (as _UNPRINTABLE) but tab and line feed, the separators of TSV output
+ACTED_ON_BUT_TAB_AND_NEWLINE = re.compile(
+    "[\x00-\x08\x0b-\x1f\x7f-\x9f\u061c\u200e\u200f\u2028\u2029\u202a-\u202e\u2066-\u2069]"
+)
 # Controls XML 1.0 (an SVG) does not allow, form feed among them
 NOT_IN_XML = re.compile("[\x00-\x08\x0b\x0c\x0e-\x1f\x7f-\x9f]")
 
