@@ -79,7 +79,9 @@ def keep_mode(existing: Path, replacement: Path) -> None:
     """Give ``replacement`` the permissions of the ``existing`` path it replaces (a file kept
     private stays private under --overwrite), where there is one."""
     try:
-        mode = stat.S_IMODE(existing.stat().st_mode)
+        mode = existing.stat().st_mode & 0o777  # no setuid, setgid or sticky bit
     except OSError:  # nothing there: the new one keeps the umask's
         return
+    if replacement.is_dir():  # its owner may still replace or remove it: a read-only copy would stay behind
+        mode |= stat.S_IRWXU
     os.chmod(replacement, mode)

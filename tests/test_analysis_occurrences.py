@@ -3,7 +3,7 @@
 import numpy as np
 import pytest
 
-from spacy_ctxvec.analysis.occurrences import collect_occurrences, layer_curves, lexicons_by_layer
+from spacy_ctxvec.analysis.occurrences import collect_occurrences, layer_curves, layer_lexicons, lexicons_by_layer
 
 from .test_evaluation_tasks import build_sense_nlp
 from .test_lexicon_statistics import random_occurrences
@@ -93,8 +93,14 @@ def test_first_found_needs_a_further_occurrence_of_the_word_not_its_letters(tiny
     assert not exact_case.limit_reached  # "Bank" is another word when case counts
 
 
-def test_a_text_over_max_length_is_e270(tiny_nlp):
+def test_a_text_over_max_length_holding_the_word_is_e270_one_without_it_is_passed_over(tiny_nlp):
     from spacy_ctxvec.errors import CtxvecError
 
+    long_without = "zzz " * 260_000
+    assert len(collect_occurrences(tiny_nlp, [long_without, "the bank is open"], "bank").vectors) == 1
     with pytest.raises(CtxvecError, match="E270"):
         collect_occurrences(tiny_nlp, ["bank " * 210_000], "bank")
+    with pytest.raises(CtxvecError, match="E270"):  # read without the model once max_occurrences are kept
+        collect_occurrences(tiny_nlp, ["the bank is open", "bank " * 210_000], "bank", max_occurrences=1)
+    with pytest.raises(CtxvecError, match="E270"):
+        layer_lexicons(tiny_nlp, ["a short text", long_without], max_texts=5)

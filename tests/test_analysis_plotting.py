@@ -420,8 +420,8 @@ def test_an_svg_of_text_with_control_characters_is_well_formed_xml(tmp_path):
     """A snippet holding ESC (a terminal colour code in the corpus) went into the SVG as is:
     XML does not allow it, and browsers refused the file."""
     coords, snippets, clusters, centroid, cosine = small_word_inputs()
-    snippets[0] = "The \x1b[31mbank\x0c [apple]"
+    snippets[0] = "The \x1b[31mbank\x0c\uffff [apple]"
     figure = word_figure("ap\x07ple", coords, snippets, clusters, centroid, cosine, np.ones_like(cosine))
     path = save_figure(figure, tmp_path / "word.svg")
     assert_svg(path)  # parses
-    assert "\\x1b[31mbank\\x0c" in path.read_text(encoding="utf8")
+    assert "\\x1b[31mbank\\x0c\\uffff" in path.read_text(encoding="utf8")

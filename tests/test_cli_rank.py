@@ -399,3 +399,9 @@ def test_tsv_on_a_terminal_shows_escape_sequences_escaped_and_raw_into_a_pipe(mo
         print_output(row)
     assert terminal.getvalue() == "word\tsnippet\nbank\t\\x1b]0;PWNED\\x07 the [bank]\n"
     assert pipe.getvalue() == row + "\n"
+    as_json = json.dumps({"snippet": "\x1b]0;PWNED\x07 the \x85 [bank]\u202e"}, ensure_ascii=False)
+    terminal = Terminal()
+    monkeypatch.setattr("sys.stdout", terminal)
+    print_output(as_json, json_text=True)  # on a terminal too, valid JSON: JSON's own escapes
+    shown = terminal.getvalue()
+    assert json.loads(shown) == json.loads(as_json) and "\x85" not in shown and "\u202e" not in shown

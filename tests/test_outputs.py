@@ -451,3 +451,9 @@ def test_overwrite_keeps_the_permissions_of_what_it_replaces(tmp_path):
     folder.chmod(0o700)
     write_directory(folder, writing("b"), what="OUTPUT", made_by="test", overwrite=True)
     assert stat_module.S_IMODE(folder.stat().st_mode) == 0o700 and (folder / "a.txt").read_text() == "b"
+    folder.chmod(0o555)  # read-only: its replacement stays replaceable by its owner (a read-only copy stayed behind)
+    write_directory(folder, writing("c"), what="OUTPUT", made_by="test", overwrite=True)
+    assert stat_module.S_IMODE(folder.stat().st_mode) == 0o755 and (folder / "a.txt").read_text() == "c"
+    private.chmod(0o4755)
+    write_text(private, "1 1\nc 3\n", what="OUTPUT", overwrite=True)
+    assert stat_module.S_IMODE(private.stat().st_mode) == 0o755  # not setuid

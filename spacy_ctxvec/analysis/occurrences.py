@@ -122,7 +122,7 @@ def collect_occurrences(
         return needle in (text if case_sensitive else text.lower())
 
     def holds_the_word(item: Any) -> bool:
-        doc = item if isinstance(item, Doc) else nlp.make_doc(item)
+        doc = item if isinstance(item, Doc) else nlp.make_doc(within_max_length(nlp, item))
         return any((token.text if case_sensitive else token.lower_) == needle for token in doc)
 
     source = iter(texts)
@@ -133,7 +133,8 @@ def collect_occurrences(
         nonlocal n_texts
         for item in source:
             n_texts += 1
-            if contains(_text_of(within_max_length(nlp, item))):
+            if contains(_text_of(item)):  # only a text holding the word must fit nlp.max_length
+                within_max_length(nlp, item)
                 read_ahead.append(item)
                 yield item
 
@@ -195,7 +196,9 @@ def layer_lexicons(
     for item in texts:
         if len(word_lists) >= max_texts:
             break
-        words = [token.text for token in (item if isinstance(item, Doc) else nlp.make_doc(item))]
+        words = [
+            token.text for token in (item if isinstance(item, Doc) else nlp.make_doc(within_max_length(nlp, item)))
+        ]
         if words:
             word_lists.append(words)
     merged: Dict[int, Lexicon] = {}

@@ -17,7 +17,7 @@ can still enter the sample: the K lowest per type of each buffered chunk.
 
 from collections import deque
 from contextlib import contextmanager
-from typing import Any, Callable, Deque, Dict, Iterable, Iterator, List, Optional, Sequence, Tuple, Union
+from typing import Any, Callable, Deque, Dict, Iterable, Iterator, List, Optional, Sequence, Tuple, TypeVar, Union
 
 import numpy as np
 from spacy.attrs import IDX, LEMMA, LENGTH, LOWER, ORTH
@@ -237,7 +237,10 @@ class _SampleBuffer:
         self.__init__()  # type: ignore[misc]
 
 
-def within_max_length(nlp: Language, item: CorpusItem) -> CorpusItem:
+_Item = TypeVar("_Item", str, Doc, CorpusItem)
+
+
+def within_max_length(nlp: Language, item: _Item) -> _Item:
     """``item``; E270 for a text longer than ``nlp.max_length`` (spaCy's ValueError E088 otherwise)."""
     if isinstance(item, str) and len(item) > nlp.max_length:
         raise CtxvecError(Errors.E270.format(n=len(item), start=item[:40], max_length=nlp.max_length))

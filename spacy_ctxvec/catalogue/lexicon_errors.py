@@ -264,6 +264,6 @@ class LexiconErrors:
     E270 = (
         "A document of {n:,} characters (it starts {start!r}) is longer than the pipeline's nlp.max_length "
         "({max_length:,}), which spaCy does not read. Split it: a .txt corpus holds one document per line, so "
-        "break long lines at paragraphs or sentences; or raise [nlp] max_length in the pipeline's config (the "
-        "transformer reads windows, so memory grows with the document's tokens, not with a square)."
+        "break long lines at paragraphs or sentences. (From Python, nlp.max_length = N lets a longer one through "
+        "a pipeline you call.)"
     )

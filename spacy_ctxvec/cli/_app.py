@@ -102,10 +102,13 @@ def colour_only_on_a_terminal() -> None:
         msg.show_color = False
 
 
-def print_output(text: str) -> None:
+def print_output(text: str, *, json_text: bool = False) -> None:
     """Print ``text`` (a command's TSV or JSON output) as is to a file or pipe; on a terminal with
-    the controls it would act on written as escapes (an escape sequence in a corpus snippet)."""
+    the controls it would act on written as escapes (an escape sequence in a corpus snippet):
+    JSON's own \\u escapes for ``json_text``, which stays valid JSON."""
     on_terminal = sys.stdout is not None and not sys.stdout.closed and sys.stdout.isatty()
+    if on_terminal and json_text:
+        text = ACTED_ON_BUT_TAB_AND_NEWLINE.sub(lambda found: f"\\u{ord(found.group()):04x}", text)
     print(printable(text, ACTED_ON_BUT_TAB_AND_NEWLINE) if on_terminal else text)
 
 

@@ -246,7 +246,7 @@ def show(ranked: Dict[str, List[Dict[str, Any]]], fmt: str, summary: Dict[str, A
             return
     if fmt == "table":
         msg.info(note)
-    print_output(render(ranked, fmt, summary))
+    print_output(render(ranked, fmt, summary), json_text=fmt == "json")
 
 
 SOURCE = typer.Argument(..., parser=given_path, help="Pipeline directory or package with ctxvec_polysemy, or a lexicon")

@@ -359,9 +359,8 @@ def senses_cli(
         if not words:
             return
     inventory, lexicon = load_senses_and_lexicon(source)  # a senses directory holds no lexicon: no counts
-    print_output(
-        render(describe_senses(inventory, words, source, lexicon), fmt) + induction_footer(inventory.settings, fmt)
-    )
+    described = render(describe_senses(inventory, words, source, lexicon), fmt)
+    print_output(described + induction_footer(inventory.settings, fmt), json_text=fmt == "json")
     unknown = unknown_words(inventory, words)
     if unknown:  # a note beside the words shown: on stderr, so that JSON and TSV output stays parseable
         warn_on_stderr(unknown_words_note(inventory, unknown, source, Warnings.W032, lexicon))

@@ -20,8 +20,8 @@ NOT_IN_HTML = re.compile("[\x00-\x08\x0b\x0e-\x1f\x7f-\x9f]")
 ACTED_ON_BUT_TAB_AND_NEWLINE = re.compile(
     "[\x00-\x08\x0b-\x1f\x7f-\x9f\u061c\u200e\u200f\u2028\u2029\u202a-\u202e\u2066-\u2069]"
 )
-# Controls XML 1.0 (an SVG) does not allow, form feed among them
-NOT_IN_XML = re.compile("[\x00-\x08\x0b\x0c\x0e-\x1f\x7f-\x9f]")
+# What XML 1.0 (an SVG) does not allow: controls (form feed among them) and U+FFFE, U+FFFF
+NOT_IN_XML = re.compile("[\x00-\x08\x0b\x0c\x0e-\x1f\ufffe\uffff]")
 
 
 # Scripts written without spaces between words: a tokenizer that splits at spaces keeps a

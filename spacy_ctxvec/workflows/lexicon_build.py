@@ -201,11 +201,7 @@ def build_lexicon_pipeline(request: LexiconBuildRequest) -> LexiconBuild:
     checkpoint says that the documents counted so far are kept for ``resume``. Another build
     writing the same OUTPUT or checkpoint directory stops it at once (E268)."""
     with held_for_build({"OUTPUT": request.output, "the checkpoint directory": request.checkpoints}):
-        try:
-            return _checked_build(request)
-        except Exception:  # any failure before the first checkpoint leaves nothing, as a coded one does
-            _forget_empty_checkpoints(request.checkpoints)
-            raise
+        return _checked_build(request)
 
 
 def _checked_build(request: LexiconBuildRequest) -> LexiconBuild:
@@ -238,10 +234,13 @@ def _checked_build(request: LexiconBuildRequest) -> LexiconBuild:
         )
         raise CtxvecError(Errors.E265.format(detail=err.detail, kept=what_kept)) from None
     except (MemoryError, RuntimeError) as err:  # after counting: the counts are in the checkpoint
-        if not out_of_memory(err) or not _forget_empty_checkpoints(checkpoints):
+        if not _forget_empty_checkpoints(checkpoints) or not out_of_memory(err):
             raise
         detail = memory_detail(err)
         raise CtxvecError(Errors.E266.format(detail=detail, n=documents_done(checkpoints), path=checkpoints)) from None
+    except Exception:  # any other failure after the checks leaves nothing before the first checkpoint either
+        _forget_empty_checkpoints(checkpoints)
+        raise
 
 
 # What torch says when memory runs out (a RuntimeError, not a MemoryError): its allocators, and
