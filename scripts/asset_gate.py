@@ -13,8 +13,9 @@ reruns them once the files are fetched or changed and skips them while nothing c
 ``--output`` (a JSON report an earlier run with the data wrote) is removed, saying so:
 it would stand beside a pipeline it was not measured on.
 
-A file is usable when it exists and, where it is the dest of an asset of project.yml, has
-that asset's checksum: `spacy project assets` only warns about a download that differs
+A file is usable when it exists and, where it is the dest of an asset of project.yml (the
+same file, however the path is written: ./assets/x or an absolute path), has that asset's
+checksum: `spacy project assets` only warns about a download that differs
 (a truncated or other file), and keeps it.
 """
 
@@ -38,15 +39,28 @@ def declared_checksums() -> Dict[str, str]:
     return {asset["dest"]: asset["checksum"] for asset in assets if asset.get("dest") and asset.get("checksum")}
 
 
+def declared_checksum(name: str, declared: Dict[str, str]) -> Optional[str]:
+    """The checksum declared for the asset whose dest is the file ``name``, however the path
+    is written (``assets/x``, ``./assets/x``, an absolute path): both are resolved relative
+    to the project folder. None where ``name`` is no declared asset."""
+    folder = PROJECT_FILE.resolve().parent
+    target = (folder / name).resolve()
+    for dest, checksum in declared.items():
+        if (folder / dest).resolve() == target:
+            return checksum
+    return None
+
+
 def usable_checksum(name: str, declared: Dict[str, str]) -> Optional[str]:
     """The md5 of file ``name`` where it is usable; None (saying why, for a declared asset
     whose file differs) where it is not."""
     if not Path(name).is_file():
         return None
     md5 = get_checksum(Path(name))
-    if name in declared and md5 != declared[name]:
+    expected = declared_checksum(name, declared)
+    if expected is not None and md5 != expected:
         print(
-            f"not used: {name} is not the asset project.yml declares (md5 {md5}, expected {declared[name]}): "
+            f"not used: {name} is not the asset project.yml declares (md5 {md5}, expected {expected}): "
             f"delete it and run `python -m spacy project assets` again"
         )
         return None

@@ -8,14 +8,22 @@ is the number of senses of that lemma in that part of speech. Writes
 ``lemma <TAB> total <TAB> n <TAB> v <TAB> a <TAB> r`` with a header, multiword lemmas
 with spaces (``bank_account`` -> ``bank account``), sorted by lemma.
 
-When the zip is absent the step is skipped with a message (exit 0), so the workflow
-runs without it; the polysemy plot then has no sense counts, unless TABLE (the workflow's
-``--vars.sense_counts``) names another table that exists, which it uses instead.
+When the zip is absent, is not the asset project.yml declares (its md5 differs: a
+truncated or other download, which `spacy project assets` only warns about), or is not a
+WordNet package, the step is skipped with a message (exit 0), so the workflow runs
+without it; a table this script wrote earlier at the output path is removed, saying so
+(it would stand for a package that is not there now). The polysemy plot then has no sense
+counts, unless TABLE (the workflow's ``--vars.sense_counts``) names another table that
+exists, which it uses instead (that file is never removed: only the output path is, and
+only when it holds this script's format).
 """
 
+import importlib.util
 import sys
 import zipfile
+import zlib
 from pathlib import Path
+from types import ModuleType
 from typing import Dict, Iterable, List, Optional
 
 from spacy_ctxvec.errors import CtxvecError, Errors
@@ -57,25 +65,75 @@ def sense_count_rows(zip_path: Path) -> List[str]:
     return rows
 
 
-def main(zip_path: Path, output: Path, table: Optional[Path] = None) -> int:
-    if not zip_path.exists():
-        if table is not None and table != output and table.is_file():
-            print(f"Skipped: no WordNet package at {zip_path}; the polysemy plot uses the table {table}.")
-            return 0
-        print(
-            f"Skipped: no WordNet package at {zip_path}. Run `python -m spacy project assets` to fetch "
-            f"it, or give a lemma<TAB>count table with --vars.sense_counts. The polysemy plot is drawn "
-            f"without sense counts."
-        )
-        return 0
+def load_asset_gate() -> ModuleType:
+    """scripts/asset_gate.py, beside this script (scripts/ is no package)."""
+    spec = importlib.util.spec_from_file_location("asset_gate", Path(__file__).with_name("asset_gate.py"))
+    assert spec is not None and spec.loader is not None
+    module = importlib.util.module_from_spec(spec)
+    spec.loader.exec_module(module)
+    return module
+
+
+def unusable_reason(zip_path: Path) -> Optional[str]:
+    """Why the zip cannot be used (absent, or not the asset project.yml declares, saying
+    so with both md5s), or None."""
+    if not zip_path.is_file():
+        return f"no WordNet package at {zip_path}"
+    gate = load_asset_gate()
+    if gate.usable_checksum(str(zip_path), gate.declared_checksums()) is None:  # prints both md5s
+        return f"the WordNet package at {zip_path} is not used"
+    return None
+
+
+def is_own_table(path: Path) -> bool:
+    """Whether ``path`` is a table in the format this script writes: its header, then
+    ``lemma total n v a r`` rows whose total is the sum of the four counts."""
     try:
-        rows = sense_count_rows(zip_path)
-    except (CtxvecError, zipfile.BadZipFile, UnicodeDecodeError) as err:
+        lines = path.read_text(encoding="utf8").splitlines()
+    except (OSError, UnicodeDecodeError):
+        return False
+    if not lines or lines[0] != HEADER:
+        return False
+    for line in lines[1:]:
+        fields = line.split("\t")
+        if len(fields) != 6 or not all(field.isdigit() for field in fields[1:]):
+            return False
+        if int(fields[1]) != sum(int(field) for field in fields[2:]):
+            return False
+    return True
+
+
+def skip(reason: str, output: Path, table: Optional[Path]) -> int:
+    """Skip the step (exit 0): remove the table an earlier run wrote at ``output`` (it was
+    derived from a package that is not usable now; a file in another format is left
+    alone), and say which table, if any, the polysemy plot uses."""
+    stale = output.is_file() and is_own_table(output)
+    if stale:
+        output.unlink()
+    if table is not None and table.is_file():
+        print(f"Skipped: {reason}; the polysemy plot uses the table {table}.")
+    else:
         print(
-            f"{err}" if isinstance(err, CtxvecError) else Errors.E521.format(member=zip_path.name, line=str(err)),
-            file=sys.stderr,
+            f"Skipped: {reason}. Run `python -m spacy project assets` to fetch it, or give a "
+            f"lemma<TAB>count table with --vars.sense_counts. The polysemy plot is drawn without sense counts."
         )
-        return 1
+    if stale:
+        print(f"Removed {output}: the table an earlier run derived from a WordNet package that is not usable now.")
+    return 0
+
+
+def main(zip_path: Path, output: Path, table: Optional[Path] = None) -> int:
+    reason = unusable_reason(zip_path)
+    rows: List[str] = []
+    if reason is None:
+        try:
+            rows = sense_count_rows(zip_path)
+        except (CtxvecError, zipfile.BadZipFile, UnicodeDecodeError, OSError, EOFError, zlib.error) as err:
+            detail = f"{err}" if isinstance(err, CtxvecError) else Errors.E521.format(member=zip_path.name, line=err)
+            print(f"not used: {zip_path}: {detail}")
+            reason = f"the WordNet package at {zip_path} is not usable"
+    if reason is not None:
+        return skip(reason, output, table)
     output.parent.mkdir(parents=True, exist_ok=True)
     partial = output.with_name(output.name + ".partial")
     partial.write_text("\n".join(rows) + "\n", encoding="utf8")

@@ -8,6 +8,7 @@ import importlib.util
 import json
 import os
 import re
+import shlex
 import shutil
 import subprocess
 import sys
@@ -107,7 +108,7 @@ def test_every_file_the_workflow_reads_is_shipped_declared_or_made():
             path = with_vars(dep, variables)
             assert path in shipped or path in assets or path in made, (name, path)
         for line in command["script"]:
-            for word in with_vars(line, variables).split():
+            for word in shlex.split(with_vars(line, variables)):
                 if word.startswith(("configs/", "project_data/", "scripts/")):
                     assert word in shipped, (name, word)
         made |= {with_vars(output, variables) for output in command.get("outputs", [])}
@@ -119,14 +120,36 @@ def test_every_file_the_workflow_reads_is_shipped_declared_or_made():
     # Every file the asset gate checks is a declared asset, and evaluate reruns when the record changes.
     for name in ("check-assets", "evaluate"):
         for line in commands[name]["script"]:
-            words = with_vars(line, variables).split()
+            words = shlex.split(with_vars(line, variables))
             gated = words[words.index("record") + 2 :] if "record" in words else words[3 : words.index("--")]
             assert gated and set(gated) <= assets, (name, gated)
-    record = with_vars(commands["check-assets"]["script"][0], variables).split()[3]
+    record = shlex.split(with_vars(commands["check-assets"]["script"][0], variables))[3]
     assert record in commands["evaluate"]["deps"] and record in commands["check-assets"]["outputs"]
     # plot reruns when the sense-count table it reads appears or changes
-    counts = with_vars(commands["sense-counts"]["script"][1], variables).split()
+    counts = shlex.split(with_vars(commands["sense-counts"]["script"][1], variables))
     assert counts[4:] == [variables["sense_counts"]] and counts[3] in commands["plot"]["deps"]
+
+
+def test_script_lines_keep_a_var_with_spaces_as_one_argument(tmp_path):
+    """weasel splits each script line with shlex after substituting the vars: a corpus
+    path with a space (`--vars.corpus "my corpus/x y.txt"`) was two arguments."""
+    from weasel.util import load_project_config, split_command
+
+    shutil.copyfile(REPO_ROOT / "project.yml", tmp_path / "project.yml")
+    variables = project()["vars"]
+    spaced = {name: f"/my data/{name} x.txt" for name, value in variables.items() if isinstance(value, str)}
+    assert {"corpus", "plot_sentences", "plot_word", "wic_dir", "word_sim", "sense_counts", "wordnet_zip"} <= set(
+        spaced
+    )
+    loaded = load_project_config(tmp_path, overrides={f"vars.{name}": value for name, value in spaced.items()})
+    commands = {command["name"]: command for command in loaded["commands"]}
+    for template in project()["commands"]:
+        for raw, line in zip(template["script"], commands[template["name"]]["script"]):
+            expected = [with_vars(word, {**variables, **spaced}) for word in shlex.split(raw)]
+            assert split_command(line) == expected, (template["name"], raw)
+    train = split_command(commands["train-static"]["script"][0])
+    assert train[2] == "/my data/corpus x.txt"
+    assert commands["train-static"]["deps"] == ["/my data/corpus x.txt"]  # deps stay paths, unquoted
 
 
 def test_spacy_project_document_leaves_the_readme_alone(tmp_path):
@@ -231,15 +254,75 @@ def test_wordnet_sense_counts_skip_cleanly_without_the_asset(tmp_path, capsys):
     assert not output.exists()
 
 
-def test_wordnet_sense_counts_refuse_a_zip_that_is_not_wordnet(tmp_path, capsys):
+def test_wordnet_sense_counts_skip_a_zip_that_is_not_wordnet(tmp_path, capsys):
+    """A damaged zip stopped `spacy project run all` (exit 1); it is skipped like an absent
+    one, saying why, and the table an earlier run derived is removed."""
     script = load_script("wordnet_sense_counts")
     other = tmp_path / "wordnet.zip"
     with zipfile.ZipFile(other, "w") as archive:
         archive.writestr("wordnet/index.noun", "bank n ten\n")
     output = tmp_path / "sense_counts.tsv"
-    assert script.main(other, output) == 1
+    assert script.main(other, output) == 0
     assert not output.exists()
-    assert "[CTX-E521]" in capsys.readouterr().err
+    out = capsys.readouterr().out
+    assert f"not used: {other}: [CTX-E521] Not a WordNet package" in out
+    assert f"Skipped: the WordNet package at {other} is not usable" in out and "without sense counts" in out
+    assert script.main(write_wordnet_zip(tmp_path / "good.zip"), output) == 0 and output.is_file()
+    other.write_bytes(b"PK\x03\x04 cut short")  # not a zip at all (e.g. a truncated download)
+    assert script.main(other, output, output) == 0
+    out = capsys.readouterr().out
+    assert "[CTX-E521]" in out and f"Skipped: the WordNet package at {other} is not usable" in out
+    assert not output.exists() and f"Removed {output}" in out
+
+
+def test_wordnet_sense_counts_remove_their_own_stale_table_without_the_zip(tmp_path, capsys):
+    """The zip gone after an earlier run: its table stayed and the plot drew a Spearman
+    over it. Only this script's own table at its output path is removed."""
+    script = load_script("wordnet_sense_counts")
+    wordnet = write_wordnet_zip(tmp_path / "wordnet.zip")
+    output = tmp_path / "training" / "wordnet_sense_counts.tsv"
+    assert script.main(wordnet, output, output) == 0 and output.is_file()
+    wordnet.unlink()
+    capsys.readouterr()
+    assert script.main(wordnet, output, output) == 0  # the workflow's default: TABLE is the output
+    assert not output.exists()
+    out = capsys.readouterr().out
+    assert out.startswith("Skipped: no WordNet package") and "drawn without sense counts" in out
+    assert f"Removed {output}: the table an earlier run derived" in out
+    # a table given with --vars.sense_counts, even in this script's format, is the plot's and stays
+    mine = tmp_path / "my_counts.tsv"
+    mine.write_text("lemma\ttotal\tn\tv\ta\tr\nbank\t18\t10\t8\t0\t0\n", encoding="utf8")
+    assert script.main(wordnet, output, mine) == 0
+    assert mine.is_file() and f"the polysemy plot uses the table {mine}" in capsys.readouterr().out
+    # a file in another format at the output path is not this script's: left alone, and used
+    output.write_text("lemma\tcount\nbank\t18\n", encoding="utf8")
+    assert script.main(wordnet, output, output) == 0
+    out = capsys.readouterr().out
+    assert output.read_text(encoding="utf8") == "lemma\tcount\nbank\t18\n" and "Removed" not in out
+    assert f"the polysemy plot uses the table {output}" in out
+
+
+def test_wordnet_sense_counts_skip_a_zip_other_than_the_declared_asset(tmp_path, monkeypatch, capsys):
+    """The zip was never checked against project.yml's checksum (the evaluation assets are)."""
+    script = load_script("wordnet_sense_counts")
+    monkeypatch.chdir(tmp_path)
+    Path("assets").mkdir()
+    wordnet = write_wordnet_zip(Path("assets") / "wordnet.zip")
+    md5 = get_checksum(wordnet)
+    declared = {"dest": "assets/wordnet.zip", "url": "https://example.org/wordnet.zip", "checksum": "0" * 32}
+    srsly.write_yaml("project.yml", {"assets": [declared]})
+    output = Path("training") / "wordnet_sense_counts.tsv"
+    output.parent.mkdir()
+    output.write_text("lemma\ttotal\tn\tv\ta\tr\nbank\t18\t10\t8\t0\t0\n", encoding="utf8")  # an earlier run's
+    for given in ("assets/wordnet.zip", "./assets/wordnet.zip", str(tmp_path / "assets" / "wordnet.zip")):
+        assert script.main(Path(given), output, output) == 0
+        out = capsys.readouterr().out
+        assert f"is not the asset project.yml declares (md5 {md5}, expected {'0' * 32})" in out, given
+        assert "Skipped: the WordNet package at" in out and not output.exists(), given
+    declared["checksum"] = md5
+    srsly.write_yaml("project.yml", {"assets": [declared]})
+    assert script.main(wordnet, output, output) == 0
+    assert read_sense_counts(output)["run"] == 57 and "Wrote" in capsys.readouterr().out
 
 
 def test_asset_gate_records_presence_and_md5(tmp_path, monkeypatch, capsys):
@@ -285,6 +368,26 @@ def test_asset_gate_removes_the_report_of_an_earlier_run_when_it_skips(tmp_path,
     Path("metrics/notes.json").write_text("not json", encoding="utf8")  # not a report: left alone
     assert gate.main(["run", "data.txt", "--", "spacy-ctxvec", "evaluate", "--output", "metrics/notes.json"]) == 0
     assert Path("metrics/notes.json").read_text(encoding="utf8") == "not json"
+
+
+def test_asset_gate_checks_the_declared_asset_however_its_path_is_written(tmp_path, monkeypatch, capsys):
+    """`--vars.word_sim ./assets/SimLex-999.txt` or an absolute path bypassed the checksum:
+    the path was compared as written with the dest of project.yml."""
+    gate = load_script("asset_gate")
+    monkeypatch.chdir(tmp_path)
+    Path("assets").mkdir()
+    Path("assets/pairs.txt").write_text("a\tb\t1.0\n", encoding="utf8")
+    declared = {"dest": "assets/pairs.txt", "url": "https://example.org/pairs.txt", "checksum": "0" * 32}
+    srsly.write_yaml("project.yml", {"assets": [declared]})
+    for given in ("./assets/pairs.txt", str(tmp_path / "assets" / "pairs.txt"), "assets/../assets/pairs.txt"):
+        assert gate.main(["record", "status.json", given]) == 0
+        assert json.loads(Path("status.json").read_text(encoding="utf8")) == {given: None}, given
+        assert gate.main(["run", given, "--", "python", "-c", "raise SystemExit(3)"]) == 0, given
+        out = capsys.readouterr().out
+        assert f"not used: {given} is not the asset project.yml declares" in out and "skipped" in out, given
+    declared["checksum"] = get_checksum(Path("assets/pairs.txt"))
+    srsly.write_yaml("project.yml", {"assets": [declared]})
+    assert gate.main(["run", "./assets/pairs.txt", "--", "python", "-c", "raise SystemExit(3)"]) == 3
 
 
 def copy_as_fresh_clone(destination: Path) -> Path:
@@ -395,6 +498,33 @@ def test_package_pipeline_leaves_the_output_marker_out_of_the_package(tmp_path):
     assert {path.relative_to(pipeline): path.stat().st_mtime_ns for path in pipeline.rglob("*")} == before
     assert Path(OUTPUT_MARKER) in before and [p.name for p in pipeline.parent.iterdir()] == ["pipeline_lexicon"]
     check_replaceable(pipeline, "pipeline")  # no error: build-lexicon --overwrite may replace it
+
+
+def test_package_pipeline_writes_the_readme_again_from_a_changed_meta(tmp_path):
+    """spacy package --force kept the README.md of an earlier run ("Using existing README.md
+    from pipeline directory"): a changed meta.json description never reached the package's
+    long description. A README edited by hand is kept."""
+    import spacy
+
+    nlp = spacy.blank("en")
+    pipeline = tmp_path / "training" / "pipeline_lexicon"
+    pipeline.parent.mkdir()
+    nlp.to_disk(pipeline)
+    packages = tmp_path / "packages"
+    packages.mkdir()
+    meta = tmp_path / "meta.json"
+    args = [str(pipeline), str(packages), "--name", "readme_test", "--version", "0.0.1", "--meta-path", str(meta)]
+    args += ["--build", "none", "--force"]
+    folder = packages / "en_readme_test-0.0.1"
+    for description in ("The first description.", "The second description."):
+        meta.write_text(json.dumps({"description": description}), encoding="utf8")
+        assert load_script("package_pipeline").main(args) == 0
+        for readme in (folder / "README.md", folder / "en_readme_test" / "en_readme_test-0.0.1" / "README.md"):
+            assert description in readme.read_text(encoding="utf8"), readme
+    assert "The first description." not in (folder / "README.md").read_text(encoding="utf8")
+    (folder / "README.md").write_text("# My own README\n", encoding="utf8")
+    assert load_script("package_pipeline").main(args) == 0
+    assert (folder / "README.md").read_text(encoding="utf8") == "# My own README\n"
 
 
 def test_the_package_step_goes_through_package_pipeline():
