@@ -394,7 +394,7 @@ def _read_text_file(
 
 def docbin_docs(data: bytes, vocab: Vocab, path: Union[str, Path]) -> List[Doc]:
     """The Docs of a serialised DocBin (.spacy) with a visible character, or E243 naming the file:
-    any failure while decoding means a damaged or foreign file (or a decompression bomb)."""
+    any failure while decoding means a damaged or foreign file (E271: one that would inflate too far)."""
     try:
         check_inflation(data, path)
         return [doc for doc in DocBin().from_bytes(data).get_docs(vocab) if has_visible(doc.text)]

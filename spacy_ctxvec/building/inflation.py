@@ -30,13 +30,8 @@ def inflates_beyond(data: bytes, limit: int) -> bool:
 
 
 def check_inflation(data: bytes, path: Union[str, Path]) -> None:
-    """E243 where the DocBin ``data`` inflates to more than MAX_INFLATION times its size
+    """E271 where the DocBin ``data`` inflates to more than MAX_INFLATION times its size
     (and more than MIN_ALLOWED_BYTES)."""
     limit = max(MIN_ALLOWED_BYTES, MAX_INFLATION * len(data))
     if inflates_beyond(data, limit):
-        problem = (
-            f"it decompresses to more than {limit // 2**20:,} MiB, over {MAX_INFLATION} times its "
-            f"{len(data):,} bytes: not read, as it would fill the memory; a real corpus this large reads "
-            "as several .spacy files"
-        )
-        raise CtxvecError(Errors.E243.format(path=path, error=problem))
+        raise CtxvecError(Errors.E271.format(path=path, limit=limit // 2**20, ratio=MAX_INFLATION, size=len(data)))

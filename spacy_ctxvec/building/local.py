@@ -192,23 +192,6 @@ class _Counted:
         return self.merged
 
 
-def _written_on_bad_input(
-    shards: Iterator[List[CorpusItem]], directory: Optional[Path], schedule: "CheckpointSchedule", counted: _Counted
-) -> Iterator[List[CorpusItem]]:
-    """``shards``; where reading them stops with a coded error (bad input), the shards counted
-    since the last checkpoint are written first, so that --resume does not count them again."""
-    try:
-        yield from shards
-    except CtxvecError:
-        if directory is not None and counted.state is not None and counted.state[0] != schedule.docs_written:
-            docs_done, n_tokens, docs_sha256, fingerprint = counted.state
-            try:
-                schedule.write(directory, docs_done, counted, n_tokens, docs_sha256, fingerprint)
-            except CtxvecError:  # a full disk: the checkpoint before stays, the input's error is the one to fix
-                pass
-        raise
-
-
 class CheckpointSchedule:
     """When to write a checkpoint (SLOW_WRITE_S, CHECKPOINT_RATIO), and writing it."""
 
@@ -221,6 +204,17 @@ class CheckpointSchedule:
         """Whether to write one after the shard just counted (``now``: perf_counter time)."""
         since = (time.perf_counter() if now is None else now) - self.last_end
         return self.last_write_s < SLOW_WRITE_S or since >= CHECKPOINT_RATIO * self.last_write_s
+
+    def keep_counted(self, directory: Path, counted: _Counted) -> None:
+        """Write the shards ``counted`` since the last checkpoint, where there are any; a write
+        that fails leaves the checkpoint before (the error being raised is the one to fix)."""
+        if counted.state is None or counted.state[0] == self.docs_written:
+            return
+        docs_done, n_tokens, docs_sha256, fingerprint = counted.state
+        try:
+            self.write(directory, docs_done, counted, n_tokens, docs_sha256, fingerprint)
+        except CtxvecError:
+            pass
 
     def write(
         self, directory: Path, docs_done: int, counted: _Counted, n_tokens: int, docs_sha256: str, fingerprint: Any
@@ -325,7 +319,7 @@ def build_lexicon_local(
     start = time.perf_counter()
     finished = False
     try:
-        for shard in _written_on_bad_input(minibatch(stream, size=shard_size), checkpoint_path, schedule, counted):
+        for shard in minibatch(stream, size=shard_size):
             if pool is None:
                 shard_lexicon = partial_lexicon(
                     nlp,
@@ -349,6 +343,10 @@ def build_lexicon_local(
         if checkpoint_path is not None and schedule.docs_written != docs_done:  # the last shards: always kept
             schedule.write(checkpoint_path, docs_done, counted, n_tokens, digest.hexdigest(), fingerprint)
         finished = True
+    except CtxvecError:  # bad input, read or counted: the shards counted before it are kept first
+        if checkpoint_path is not None:
+            schedule.keep_counted(checkpoint_path, counted)
+        raise
     finally:
         bar.close(finished)
         if pool is not None:

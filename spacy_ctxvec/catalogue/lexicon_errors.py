@@ -267,3 +267,8 @@ class LexiconErrors:
         "break long lines at paragraphs or sentences. (From Python, nlp.max_length = N lets a longer one through "
         "a pipeline you call.)"
     )
+    E271 = (
+        "Corpus file '{path}' decompresses to more than {limit:,} MiB, over {ratio} times its {size:,} bytes: it "
+        "is not read, as spaCy would hold all of it in memory at once (a corpus that large, or a decompression "
+        "bomb). Split the corpus into several .spacy files, e.g. DocBin(docs=part).to_disk(...) per part."
+    )

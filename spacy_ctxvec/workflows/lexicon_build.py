@@ -295,7 +295,7 @@ def _out_of_memory_as(kind: type) -> Iterator[None]:
 
 
 RECORDED_SETTINGS = (
-    "key", "layer", "min_count", "batch_size", "n_process", "checkpoint_every", "engine", "encoding",
+    "key", "layer", "min_count", "batch_size", "n_process", "gpu_id", "checkpoint_every", "engine", "encoding",
     "max_docs", "sample_size", "sample_min_count", "sample_contexts", "senses",
 )  # fmt: skip
 
