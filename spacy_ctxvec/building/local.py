@@ -19,7 +19,7 @@ from spacy.tokens import Doc
 from spacy.util import minibatch
 
 from ..attributes import install_extensions
-from ..errors import CtxvecError, Errors, Warnings
+from ..errors import CtxvecError, Errors, OutputNotWritten, Warnings
 from ..interrupts import interrupts_blocked_for_children, interrupts_raised, workers_ignore_interrupts
 from ..lexicon.statistics import Lexicon, merge_all
 from ..types import PathLike
@@ -343,8 +343,8 @@ def build_lexicon_local(
         if checkpoint_path is not None and schedule.docs_written != docs_done:  # the last shards: always kept
             schedule.write(checkpoint_path, docs_done, counted, n_tokens, digest.hexdigest(), fingerprint)
         finished = True
-    except CtxvecError:  # bad input, read or counted: the shards counted before it are kept first
-        if checkpoint_path is not None:
+    except CtxvecError as err:  # bad input, read or counted: the shards counted before it are kept first
+        if checkpoint_path is not None and not isinstance(err, OutputNotWritten):  # not written again: a full disk
             schedule.keep_counted(checkpoint_path, counted)
         raise
     finally:
