@@ -188,3 +188,20 @@ def test_a_pickled_pipeline_has_the_attributes_in_a_fresh_process(tiny_bert_dir,
         "print('OK')\n"
     )
     assert "OK" in python_output(script, str(tmp_path), timeout=300)
+
+
+@pytest.mark.parametrize("damage", ['{"width": ', "[1, 2]"])
+def test_a_damaged_context_cfg_is_e062_naming_the_file(tiny_pipeline_dir, tmp_path, damage):
+    """A damaged ctxvec_context/cfg.json was E011 "Expected object or value", naming no file."""
+    import shutil
+
+    from spacy_ctxvec.errors import CtxvecError
+    from spacy_ctxvec.pipelines import load_pipeline
+
+    copy = tmp_path / "pipeline"
+    shutil.copytree(tiny_pipeline_dir, copy)
+    (copy / "ctxvec_context" / "cfg.json").write_text(damage, encoding="utf8")
+    with pytest.raises(CtxvecError, match=r"E062.*ctxvec_context/cfg\.json' of component 'ctxvec_context' is damaged"):
+        load_pipeline(copy)
+    (copy / "ctxvec_context" / "cfg.json").unlink()  # none at all: the width is learned from the first Doc
+    assert load_pipeline(copy)("the bank")._.ctxvec_context.shape[0] == 2

@@ -258,6 +258,10 @@ class PipelineErrors:
         "spaces, not two contexts. Run both texts through one pipeline, or through pipelines with the same "
         "{what} vector settings (the same model, layers and pooling; the same static vectors)."
     )
+    E062 = (
+        "'{path}' of component '{name}' is damaged ({problem}): it records how the saved component was "
+        "made. Save the pipeline again (nlp.to_disk) from where it was built, or copy that file back from it."
+    )
 
     # Static vectors (E1xx)
     E101 = (

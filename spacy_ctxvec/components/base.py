@@ -2,9 +2,11 @@
 
 import sys
 import weakref
-from typing import Any, Callable, Iterable, Iterator, List, Optional, Sequence, Tuple, cast
+from pathlib import Path
+from typing import Any, Callable, Dict, Iterable, Iterator, List, Optional, Sequence, Tuple, cast
 
 import numpy as np
+import srsly
 from spacy.language import Language
 from spacy.pipeline import Pipe
 from spacy.tokens import Doc
@@ -47,6 +49,20 @@ class NlpRef:
 
     def __setstate__(self, state: dict) -> None:
         self._ref = None
+
+
+def read_cfg(path: Path, name: str) -> Dict[str, Any]:
+    """A component's saved ``cfg.json`` at ``path`` ({} where there is none); E062 naming the
+    file where it is damaged (spacy.load said only "Expected object or value")."""
+    if not path.exists():
+        return {}
+    try:
+        cfg = srsly.read_json(path)
+    except (OSError, ValueError, RecursionError) as err:
+        raise CtxvecError(Errors.E062.format(path=path, name=name, problem=f"{type(err).__name__}: {err}")) from None
+    if not isinstance(cfg, dict):
+        raise CtxvecError(Errors.E062.format(path=path, name=name, problem=f"not a JSON object: {str(cfg)[:60]}"))
+    return cfg
 
 
 def excluded(field: str, exclude: Iterable[str]) -> bool:

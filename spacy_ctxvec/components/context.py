@@ -29,7 +29,7 @@ from ..ops.layers import resolve_layers
 from ..ops.text import has_word_character, printable
 from ..types import PoolingFn
 from . import vector_hooks
-from .base import DocAnnotator, NlpRef, excluded, vector_dtype
+from .base import DocAnnotator, NlpRef, excluded, read_cfg, vector_dtype
 from .choices import LayerSelection, checked_choices, stored_vectors, vectors_label
 from .lost_tokens import N_EXAMPLES, warn_of_lost_tokens
 from .model_inputs import FingerprintCache, transformer_fingerprint
@@ -408,9 +408,8 @@ class ContextVectors(DocAnnotator):
             srsly.write_json(path / "cfg.json", self._cfg())
 
     def from_disk(self, path: Union[str, Path], *, exclude: Iterable[str] = tuple()) -> "ContextVectors":
-        cfg_path = Path(path) / "cfg.json"
         if not excluded("cfg", exclude):
-            self.width = self._saved_width(srsly.read_json(cfg_path)) if cfg_path.exists() else None
+            self.width = self._saved_width(read_cfg(Path(path) / "cfg.json", self.name))
         # spaCy loads the components in pipeline order: the transformer before this one is loaded
         check_transformer_tokenizer(self.pipeline(), self.name, loading=True)
         return self
