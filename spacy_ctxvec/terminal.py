@@ -11,11 +11,15 @@ from typing import Any, Iterator
 from wasabi import Printer
 
 
+def is_terminal(stream: Any) -> bool:
+    """Whether ``stream`` is an open terminal (None: started with >&-)."""
+    return stream is not None and not getattr(stream, "closed", False) and stream.isatty()
+
+
 def colour_on(stream: Any) -> bool:
     """Whether to colour what goes to ``stream``: a terminal that shows colour (TERM is not
-    "dumb"), and NO_COLOR not set; never for a closed stream (None: started with >&-)."""
-    is_terminal = stream is not None and not getattr(stream, "closed", False) and stream.isatty()
-    return is_terminal and os.environ.get("TERM") != "dumb" and not os.environ.get("NO_COLOR")
+    "dumb"), and NO_COLOR not set; never for a closed stream."""
+    return is_terminal(stream) and os.environ.get("TERM") != "dumb" and not os.environ.get("NO_COLOR")
 
 
 def stderr_printer() -> Printer:

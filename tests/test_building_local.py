@@ -391,7 +391,7 @@ def test_checkpoints_follow_every_shard_while_quick_and_are_spaced_out_when_slow
     the lexicon is the same."""
     from spacy_ctxvec.building import local
 
-    schedule = local.CheckpointSchedule(docs_written=0)
+    schedule = local.CheckpointSchedule(docs_written=0, fingerprint={})
     assert schedule.due(now=schedule.last_end)  # quick writes (none yet): after every shard
     schedule.last_write_s = 2.0
     assert not schedule.due(now=schedule.last_end + 37.9) and schedule.due(now=schedule.last_end + 38.0)

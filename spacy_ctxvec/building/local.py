@@ -11,7 +11,7 @@ import time
 import warnings
 from concurrent.futures import ProcessPoolExecutor
 from pathlib import Path
-from typing import Any, Iterator, List, Optional, Sequence, Tuple, Union
+from typing import Any, Dict, Iterator, List, Optional, Sequence, Tuple, Union
 
 import numpy as np
 from spacy.language import Language
@@ -174,8 +174,8 @@ class _Counted:
         self.merged, self.merged_bytes = lexicon, 0 if lexicon is None else _held_bytes(lexicon)
         self.waiting: List[Lexicon] = []
         self.waiting_bytes = 0
-        # (documents, tokens, documents' SHA-256, fingerprint) after the last shard counted
-        self.state: Optional[Tuple[int, int, str, Any]] = None
+        # (documents, tokens, documents' SHA-256) after the last shard counted: what a checkpoint records
+        self.state: Optional[Tuple[int, int, str]] = None
 
     def add(self, shard_lexicon: Lexicon) -> None:
         self.waiting.append(shard_lexicon)
@@ -193,10 +193,11 @@ class _Counted:
 
 
 class CheckpointSchedule:
-    """When to write a checkpoint (SLOW_WRITE_S, CHECKPOINT_RATIO), and writing it."""
+    """When to write a checkpoint (SLOW_WRITE_S, CHECKPOINT_RATIO) of a build of ``fingerprint``,
+    and writing it."""
 
-    def __init__(self, docs_written: int) -> None:
-        self.docs_written = docs_written
+    def __init__(self, docs_written: int, fingerprint: Dict[str, Any]) -> None:
+        self.docs_written, self.fingerprint = docs_written, fingerprint
         self.last_end = time.perf_counter()
         self.last_write_s = 0.0
 
@@ -210,19 +211,18 @@ class CheckpointSchedule:
         that fails leaves the checkpoint before (the error being raised is the one to fix)."""
         if counted.state is None or counted.state[0] == self.docs_written:
             return
-        docs_done, n_tokens, docs_sha256, fingerprint = counted.state
         try:
-            self.write(directory, docs_done, counted, n_tokens, docs_sha256, fingerprint)
+            self.write(directory, counted)
         except CtxvecError:
             pass
 
-    def write(
-        self, directory: Path, docs_done: int, counted: _Counted, n_tokens: int, docs_sha256: str, fingerprint: Any
-    ) -> None:
+    def write(self, directory: Path, counted: _Counted) -> None:
+        """A checkpoint of everything ``counted`` (its ``state``: after the last shard)."""
         begin = time.perf_counter()
         lexicon = counted.lexicon()
-        assert lexicon is not None
-        write_checkpoint(directory, Checkpoint(docs_done, lexicon, n_tokens, docs_sha256), fingerprint)
+        assert lexicon is not None and counted.state is not None
+        docs_done, n_tokens, docs_sha256 = counted.state
+        write_checkpoint(directory, Checkpoint(docs_done, lexicon, n_tokens, docs_sha256), self.fingerprint)
         self.last_end = time.perf_counter()
         self.last_write_s, self.docs_written = self.last_end - begin, docs_done
 
@@ -315,7 +315,7 @@ def build_lexicon_local(
         _skip_counted(stream, state, corpus, checkpoint_path, digest)
     bar = _Progress(progress, docs_done, total=max_docs)
     pool = _start_pool(nlp, n_process) if n_process > 1 else None
-    schedule = CheckpointSchedule(docs_done)
+    schedule = CheckpointSchedule(docs_done, fingerprint)
     start = time.perf_counter()
     finished = False
     try:
@@ -337,11 +337,11 @@ def build_lexicon_local(
             counted.add(shard_lexicon)
             docs_done += len(shard)
             n_tokens += shard_lexicon.n_occurrences
-            counted.state = (docs_done, n_tokens, digest.hexdigest(), fingerprint)
+            counted.state = (docs_done, n_tokens, digest.hexdigest())
             if checkpoint_path is not None and schedule.due():
-                schedule.write(checkpoint_path, docs_done, counted, n_tokens, digest.hexdigest(), fingerprint)
+                schedule.write(checkpoint_path, counted)
         if checkpoint_path is not None and schedule.docs_written != docs_done:  # the last shards: always kept
-            schedule.write(checkpoint_path, docs_done, counted, n_tokens, digest.hexdigest(), fingerprint)
+            schedule.write(checkpoint_path, counted)
         finished = True
     except CtxvecError as err:  # bad input, read or counted: the shards counted before it are kept first
         if checkpoint_path is not None and not isinstance(err, OutputNotWritten):  # not written again: a full disk

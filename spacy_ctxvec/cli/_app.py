@@ -13,7 +13,7 @@ from wasabi import msg
 from ..building.corpus import DEFAULT_ENCODING
 from ..errors import CtxvecError, Errors
 from ..ops.text import ACTED_ON_BUT_TAB_AND_NEWLINE, printable
-from ..terminal import colour_on, stderr_printer
+from ..terminal import colour_on, is_terminal, stderr_printer
 
 app = typer.Typer(
     name="spacy-ctxvec",
@@ -106,7 +106,7 @@ def print_output(text: str, *, json_text: bool = False) -> None:
     """Print ``text`` (a command's TSV or JSON output) as is to a file or pipe; on a terminal with
     the controls it would act on written as escapes (an escape sequence in a corpus snippet):
     JSON's own \\u escapes for ``json_text``, which stays valid JSON."""
-    on_terminal = sys.stdout is not None and not sys.stdout.closed and sys.stdout.isatty()
+    on_terminal = is_terminal(sys.stdout)
     if on_terminal and json_text:
         text = ACTED_ON_BUT_TAB_AND_NEWLINE.sub(lambda found: f"\\u{ord(found.group()):04x}", text)
     print(printable(text, ACTED_ON_BUT_TAB_AND_NEWLINE) if on_terminal else text)

@@ -13,13 +13,12 @@ _ALIGN = {"l": str.ljust, "r": str.rjust, "c": str.center}
 # What a terminal acts on instead of showing: C0 and C1 controls (ESC starts colour and
 # window-title sequences, BEL rings, line breaks and tabs break a table), line and
 # paragraph separators, and the bidirectional marks, overrides and isolates that reorder a line.
-_UNPRINTABLE = re.compile("[\x00-\x1f\x7f-\x9f\u061c\u200e\u200f\u2028\u2029\u202a-\u202e\u2066-\u2069]")
+_ACTED_ON_BUT_TAB_AND_NEWLINE = "\x00-\x08\x0b-\x1f\x7f-\x9f\u061c\u200e\u200f\u2028\u2029\u202a-\u202e\u2066-\u2069"
+_UNPRINTABLE = re.compile(f"[\t\n{_ACTED_ON_BUT_TAB_AND_NEWLINE}]")
 # Controls HTML does not allow in text (all but tab, line feed, form feed and carriage return)
 NOT_IN_HTML = re.compile("[\x00-\x08\x0b\x0e-\x1f\x7f-\x9f]")
-# What a terminal acts on (as _UNPRINTABLE) but tab and line feed, the separators of TSV output
-ACTED_ON_BUT_TAB_AND_NEWLINE = re.compile(
-    "[\x00-\x08\x0b-\x1f\x7f-\x9f\u061c\u200e\u200f\u2028\u2029\u202a-\u202e\u2066-\u2069]"
-)
+# What a terminal acts on but tab and line feed, the separators of TSV output
+ACTED_ON_BUT_TAB_AND_NEWLINE = re.compile(f"[{_ACTED_ON_BUT_TAB_AND_NEWLINE}]")
 # What XML 1.0 (an SVG) does not allow: controls (form feed among them) and U+FFFE, U+FFFF
 NOT_IN_XML = re.compile("[\x00-\x08\x0b\x0c\x0e-\x1f\ufffe\uffff]")
 
