@@ -2,16 +2,30 @@
 it was added or renamed under (nlp.add_pipe("ctxvec_context", name="context"),
 nlp.rename_pipe): the commands and records that read its settings find it by factory."""
 
-from typing import Any, List, Mapping
+from typing import Any, List, Mapping, Optional
 
 from spacy.language import Language
 
 from .attributes import CONTEXT_COMPONENT
 
 
+def names_by_factory(nlp: Language, factory: str) -> List[str]:
+    """The names of the pipeline's components made by ``factory``, disabled ones too, in order."""
+    return [name for name in nlp.component_names if nlp.get_pipe_meta(name).factory == factory]
+
+
 def context_names(nlp: Language) -> List[str]:
     """The names of the pipeline's ctxvec_context components, disabled ones too, in order."""
-    return [name for name in nlp.component_names if nlp.get_pipe_meta(name).factory == CONTEXT_COMPONENT]
+    return names_by_factory(nlp, CONTEXT_COMPONENT)
+
+
+def others_beside(nlp: Language, name: str, factory: str) -> Optional[List[str]]:
+    """All the components ``factory`` made where the pipeline has several and ``name`` is the
+    last enabled one, else None: the one to say so once, at initialize (``nlp.initialize()``
+    reaches it last; one added later and initialized alone is it)."""
+    made = names_by_factory(nlp, factory)
+    enabled = [made_name for made_name in made if made_name not in nlp.disabled]
+    return made if len(made) > 1 and enabled and name == enabled[-1] else None
 
 
 def context_name(nlp: Language) -> str:

@@ -6,6 +6,11 @@ E6xx senses and the polysemy probe, E7xx output safety and bounded readers.
 W0xx warnings share one sequence.
 """
 
+import sys
+import warnings
+from types import FrameType
+from typing import Optional
+
 from .catalogue.command_errors import CommandErrors
 from .catalogue.lexicon_errors import LexiconErrors
 from .catalogue.pipeline_errors import PipelineErrors
@@ -20,6 +25,20 @@ class _ErrorsWithCodes(type):
         if code.startswith("__"):
             return msg
         return f"[{PREFIX}{code}] {msg}"
+
+
+# The packages a warning raised in a component passes through before the user's own line
+LIBRARY_MODULES = ("spacy_ctxvec", "spacy", "spacy_transformers", "thinc", "torch", "transformers")
+
+
+def warn_at_user_line(message: str) -> None:
+    """``warnings.warn`` pointing at the first caller outside spacy-ctxvec and the libraries
+    it runs in (the user's ``nlp(text)`` or ``for doc in nlp.pipe(...)``), else at the caller."""
+    frame: Optional[FrameType] = sys._getframe(1)
+    level = 2
+    while frame is not None and frame.f_globals.get("__name__", "").split(".")[0] in LIBRARY_MODULES:
+        frame, level = frame.f_back, level + 1
+    warnings.warn(message, stacklevel=level if frame is not None else 2)
 
 
 class CtxvecError(ValueError):
@@ -340,4 +359,9 @@ class Warnings(metaclass=_ErrorsWithCodes):
         "(doc._.ctxvec_context_source) and a lexicon built with another model or other weights is not refused "
         "([CTX-E043]). Give each pipeline its own vocab (spacy.blank(...) or spacy.load(...) without vocab=...), "
         "or use ctxvec_transformer, which marks each Doc with its model."
+    )
+    W074 = (
+        "The pipeline {pipe_names} has {n} ctxvec_polysemy components ({names}): they write the same "
+        "doc._.ctxvec_polysemy and doc._.ctxvec_sense, so in nlp(text) the later replaces the earlier's scores "
+        "and senses. Keep one, or run them one at a time (nlp.get_pipe(name)(doc)) to compare their lexicons."
     )

@@ -86,6 +86,7 @@ def test_a_lemma_keyed_pipeline_warns_when_a_docs_tokens_have_no_lemma(tiny_bert
         with pytest.warns(UserWarning, match=r"\[CTX-W071\] 'ctxvec_polysemy' looks words up by their lemma") as caught:
             assert nlp("banks")[0]._.polysemy_count == 0
         assert sum("CTX-W071" in str(w.message) for w in caught) == 1  # once per Doc
+        assert {w.filename for w in caught} == {__file__}  # the user's line, not spacy-ctxvec's
 
 
 def test_pipeline_without_context_vectors_is_an_error():

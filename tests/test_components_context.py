@@ -193,8 +193,9 @@ def test_a_word_read_with_an_emoji_as_one_unknown_piece_gets_no_vector(tiny_bert
     nlp.add_pipe("transformer", config=transformer_config(str(tiny_bert_dir), window=8, stride=6))
     nlp.add_pipe("ctxvec_context")
     nlp.initialize()
-    with pytest.warns(UserWarning, match=r"\[CTX-W070\].*'bank' and the character beside each as one unknown"):
+    with pytest.warns(UserWarning, match=r"\[CTX-W070\].*'bank' and the character beside each as one unknown") as said:
         doc = nlp("we sat by the bank\U0001f602 and the bank \U0001f602")
+    assert {warning.filename for warning in said} == {__file__}  # the user's line, not spacy-ctxvec's
     assert [t.text for t in doc][4:6] == ["bank", "\U0001f602"]
     pieces = [piece for window in doc._.trf_data.wordpieces.strings for piece in window]
     assert "[UNK]" in pieces and "bank" in pieces  # "bank" and the emoji glued, then "bank" alone
@@ -636,8 +637,9 @@ def test_a_context_copied_beside_another_transformer_names_the_model_of_each_doc
     shared = spacy.blank("en", vocab=tiny_nlp.vocab)
     shared.add_pipe("transformer", source=other)
     shared.add_pipe("ctxvec_context", source=tiny_nlp)
-    with pytest.warns(UserWarning, match=r"W073.*'ctxvec_context' is in more than one pipeline"):
-        label = shared("the bank")._.ctxvec_context_source
+    with pytest.warns(UserWarning, match=r"W073.*'ctxvec_context' is in more than one pipeline") as said:
+        label = next(shared.pipe(["the bank"]))._.ctxvec_context_source
+    assert {warning.filename for warning in said} == {__file__}  # the user's line, not spacy-ctxvec's
     assert " model " not in label and " model " not in tiny_nlp("the bank")._.ctxvec_context_source
     del copied, shared
     gc.collect()

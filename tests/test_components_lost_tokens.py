@@ -30,8 +30,9 @@ def test_a_long_run_without_spaces_cuts_off_the_words_after_it_and_is_named_once
     component = default_nlp.get_pipe("ctxvec_context")
     component._warned_lost_tokens = False
     text = CJK * 14 + " Then the bank by the river was closed for the day."
-    with pytest.warns(UserWarning, match=r"\[CTX-W046\] ctxvec_context: 11 of a Doc's 12 tokens .* 'Then'"):
+    with pytest.warns(UserWarning, match=r"\[CTX-W046\] ctxvec_context: 11 of a Doc's 12 tokens .* 'Then'") as said:
         doc = default_nlp(text)
+    assert {warning.filename for warning in said} == {__file__}  # the user's line, not spacy-ctxvec's
     assert not doc._.ctxvec_context_mask[2:].any()  # what W046 reports
     with warnings.catch_warnings():
         warnings.simplefilter("error")

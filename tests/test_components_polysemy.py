@@ -311,6 +311,26 @@ SENSE_LINES = [
 ] * 3
 
 
+def test_a_second_polysemy_component_warns_at_initialize(sense_nlp, tiny_pipeline_dir, tmp_path):
+    """A second ctxvec_polysemy (sourced, or with another lexicon) silently replaced the first's
+    scores and senses in nlp(text): W074, as W065 says it of two ctxvec_context."""
+    import warnings
+
+    sense_nlp.to_disk(tmp_path / "senses")
+    nlp = spacy.load(tiny_pipeline_dir)
+    nlp.add_pipe("ctxvec_polysemy", name="empty")
+    nlp.add_pipe("ctxvec_polysemy", name="banks", source=spacy.load(tmp_path / "senses"))
+    with pytest.warns(UserWarning, match=r"\[CTX-W074\].*2 ctxvec_polysemy components \(empty, banks\)"):
+        nlp.get_pipe("banks").initialize(nlp=nlp)
+    with warnings.catch_warnings():
+        warnings.simplefilter("error")
+        nlp.get_pipe("empty").initialize(nlp=nlp)  # said once, by the last
+    assert nlp("the bank")[1]._.sense is not None  # the later one's senses, as W074 says
+    nlp.disable_pipe("banks")
+    with pytest.warns(UserWarning, match=r"\[CTX-W074\]"):
+        nlp.get_pipe("empty").initialize(nlp=nlp)
+
+
 @pytest.fixture(scope="module")
 def sense_nlp(tiny_bert_dir, tmp_path_factory):
     """tiny BERT + ctxvec_context + ctxvec_polysemy whose lexicon (with a 16-row

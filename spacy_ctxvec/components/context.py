@@ -14,6 +14,7 @@ from thinc.api import Config
 
 from ..attributes import (
     CONTEXT_ARRAY,
+    CONTEXT_COMPONENT,
     CONTEXT_MASK,
     CONTEXT_SOURCE,
     TRANSFORMER_MODEL,
@@ -22,8 +23,8 @@ from ..attributes import (
     set_token_arrays,
     stored_array,
 )
-from ..component_names import context_names
-from ..errors import CtxvecError, Errors, Warnings
+from ..component_names import others_beside
+from ..errors import CtxvecError, Errors, Warnings, warn_at_user_line
 from ..ops.alignment import read_with_another_as
 from ..ops.layers import resolve_layers
 from ..ops.text import has_word_character, printable
@@ -293,7 +294,7 @@ class ContextVectors(DocAnnotator):
         words = dict.fromkeys(doc[int(i)].text[:20] for i in np.flatnonzero(flags))
         examples = ", ".join(f"'{printable(word)}'" for word in list(words)[:N_EXAMPLES])
         unk = (self._unknown_piece() or (0, "[UNK]"))[1]
-        warnings.warn(Warnings.W070.format(component=self.name, examples=examples, unk=unk), stacklevel=4)
+        warn_at_user_line(Warnings.W070.format(component=self.name, examples=examples, unk=unk))
         self._warned_glued = True
 
     def _vectors_label(self, doc: Doc, trf_data: Any) -> str:
@@ -337,7 +338,7 @@ class ContextVectors(DocAnnotator):
     def _warn_shared(self) -> None:
         if not getattr(self, "_warned_shared", False):  # W073 once per component
             names = "; ".join(str(nlp.pipe_names) for nlp in self.holding_pipelines())
-            warnings.warn(Warnings.W073.format(name=self.name, pipelines=names), stacklevel=6)
+            warn_at_user_line(Warnings.W073.format(name=self.name, pipelines=names))
             self._warned_shared = True
 
     def initialize(
@@ -346,10 +347,8 @@ class ContextVectors(DocAnnotator):
         if nlp is None:
             return
         self._nlp_ref = NlpRef(nlp)  # the pipeline it runs in, also when sourced from another
-        contexts = context_names(nlp)
-        enabled = [name for name in contexts if name not in nlp.disabled]
-        # said once, by the last: nlp.initialize() reaches it last, and one added later and initialized alone is it
-        if len(contexts) > 1 and enabled and self.name == enabled[-1]:
+        contexts = others_beside(nlp, self.name, CONTEXT_COMPONENT)
+        if contexts:
             warning = Warnings.W065.format(pipe_names=nlp.pipe_names, n=len(contexts), names=", ".join(contexts))
             warnings.warn(warning, stacklevel=2)
         transformer_name = find_transformer(nlp, self.name)

@@ -7,14 +7,13 @@ it in that window get no wordpiece, so no vector: a lexicon then silently counts
 tokens. Whitespace and tokens of characters the model drops (zero-width, control) get none
 by design and are not counted here."""
 
-import warnings
 from typing import Sequence
 
 import numpy as np
 from spacy.tokens import Doc
 
 from ..building.shard import words_without_vector
-from ..errors import Warnings
+from ..errors import Warnings, warn_at_user_line
 from ..ops.text import has_word_character, printable
 
 N_EXAMPLES = 3
@@ -28,15 +27,14 @@ def warn_of_lost_tokens(docs: Sequence[Doc], masks: Sequence[np.ndarray], compon
             examples = ", ".join(f"'{printable(doc[i].text[:20])}' (token {i})" for i in lost[:N_EXAMPLES])
             longest = max(doc, key=len)
             words = sum(1 for token in doc if has_word_character(token.text))
-            warnings.warn(
+            warn_at_user_line(
                 Warnings.W046.format(
                     component=component,
                     n_lost=len(lost),
                     n_words=words,
                     examples=examples,
                     longest=len(longest),
-                ),
-                stacklevel=3,
+                )
             )
             return True
     return False

@@ -3,7 +3,6 @@ table by string hash, each token's row found at once, and the POLYSEMY_DTYPE rec
 one Doc. The Doc's contextual vectors must be those the lexicon was built from: the same
 width (E219 / E604) and, where both record it, the same layers, pooling and model (E043)."""
 
-import warnings
 from typing import Any, Dict, List, Optional, Sequence, Tuple
 
 import numpy as np
@@ -23,7 +22,7 @@ from ..attributes import (
 )
 from ..building.shard import KEY_ATTRS
 from ..component_names import context_names
-from ..errors import CtxvecError, Errors, Warnings
+from ..errors import CtxvecError, Errors, Warnings, warn_at_user_line
 from ..lexicon.polysemy_probe import PolysemyProbe, type_polysemy_scores
 from ..lexicon.statistics import CONTEXT_VECTORS_META, Lexicon
 from ..ops.cosine import cosine_shift
@@ -191,7 +190,7 @@ def polysemy_records(
         doc, table, key=key, width=width, width_error=Errors.E219, name=name, pipe_names=pipe_names
     )
     if key == "lemma" and (doc.to_array(LEMMA)[mask] == 0).any():  # no lemmatizer ran (once per Doc, here)
-        warnings.warn(Warnings.W071.format(name=name), stacklevel=3)
+        warn_at_user_line(Warnings.W071.format(name=name))
     records["count"][found] = table["counts"][rows[found]]
     scored = found & table["valid"][rows]
     records["score"][scored] = table["scores"][rows[scored]]
