@@ -8,6 +8,7 @@ import pytest
 import spacy
 from spacy.tokens import Doc, DocBin
 
+from spacy_ctxvec.building.bad_lines import skipped_line_warnings
 from spacy_ctxvec.building.corpus import (
     CorpusReport,
     check_tokens_read,
@@ -17,7 +18,6 @@ from spacy_ctxvec.building.corpus import (
     has_visible,
     iter_corpus,
     parse_line,
-    skipped_line_warnings,
 )
 from spacy_ctxvec.errors import CtxvecError
 

@@ -417,11 +417,11 @@ def test_checkpoints_follow_every_shard_while_quick_and_are_spaced_out_when_slow
     with pytest.raises(CtxvecError, match="E240"):
         build_lexicon_local(tiny_nlp, corpus, checkpoint_dir=tmp_path / "bad", **settings)
     assert written == [10, 50]
-    lines[54] = b"bank " * 30  # over max_length, found while counting (E270): the same
+    lines[54] = b"bank " * 30  # over max_length (E272): the same
     corpus.write_bytes(b"\n".join(lines))
     written.clear()
     monkeypatch.setattr(tiny_nlp, "max_length", 100)
-    with pytest.raises(CtxvecError, match="E270"):
+    with pytest.raises(CtxvecError, match="E272.*line 55"):
         build_lexicon_local(tiny_nlp, corpus, checkpoint_dir=tmp_path / "long", **settings)
     assert written == [10, 50]
 

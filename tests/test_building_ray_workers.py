@@ -55,6 +55,12 @@ def test_corpus_row_kinds():
     assert corpus_row("{broken", "b.jsonl", 4, ".JSONL", "skip") == (KIND_SKIPPED, reason, 4)
     with pytest.raises(CtxvecError, match="E212.*b.jsonl.*4"):
         corpus_row("{broken", "b.jsonl", 4, ".jsonl", "raise")
+    # over the pipeline's nlp.max_length: a bad line, skipped and reported like others (was E270, stopping the build)
+    too_long = b"[CTX-E272] a document of 13 characters, over the pipeline's nlp.max_length (10)"
+    assert corpus_row("the bank bank\n", "a.txt", 5, ".txt", "skip", max_length=10) == (KIND_SKIPPED, too_long, 5)
+    with pytest.raises(CtxvecError, match=r"E272\] a.txt, line 5: a document of 13 characters"):
+        corpus_row('{"text": "the bank bank"}', "a.txt", 5, ".jsonl", "raise", max_length=10)
+    assert corpus_row("the bank bank\n", "a.txt", 5, ".txt", "raise", max_length=13) == (KIND_TEXT, b"the bank bank", 5)
 
 
 def test_rows_flush_to_one_shard_row_and_decode_in_order():

@@ -575,15 +575,22 @@ def test_the_saved_pipeline_records_how_its_lexicon_was_built(tiny_pipeline_dir,
     assert other["documents_sha256"] != record["documents_sha256"] and other["documents"] == 13
 
 
-def test_a_document_over_max_length_is_e270_and_leaves_nothing(tiny_pipeline_dir, tmp_path):
+def test_a_document_over_max_length_is_e272_and_leaves_nothing_or_is_skipped(tiny_pipeline_dir, tmp_path):
     """A 1.3 MB line: spaCy's ValueError E088 came as a traceback, and the build left its
-    empty checkpoint folder behind."""
+    empty checkpoint folder behind; then E270 named neither file nor line and stopped the
+    build under --on-error skip too."""
     corpus = write_corpus(tmp_path / "corpus.txt", 3)
     with corpus.open("a", encoding="utf8") as handle:
         handle.write("bank " * 260_000 + "\n")
-    with pytest.raises(CtxvecError, match=r"E270.*1,300,000 characters.*'bank bank.*max_length \(1,000,000\)"):
+    write_corpus(tmp_path / "tail.txt", 2)
+    corpus.write_text(corpus.read_text(encoding="utf8") + (tmp_path / "tail.txt").read_text(encoding="utf8"))
+    said = r"E272\] .*corpus.txt, line 4: a document of 1,300,000 characters, over the pipeline's nlp.max_length"
+    with pytest.raises(CtxvecError, match=said + r" \(1,000,000\).*--on-error skip"):
         build_lexicon_pipeline(request(tiny_pipeline_dir, corpus, tmp_path / "out", checkpoint_every=100))
-    assert sorted(path.name for path in tmp_path.iterdir()) == ["corpus.txt"]
+    assert sorted(path.name for path in tmp_path.iterdir()) == ["corpus.txt", "tail.txt"]
+    skipped = build_lexicon_pipeline(request(tiny_pipeline_dir, corpus, tmp_path / "out", on_error="skip"))
+    assert skipped.result.n_docs == 5
+    assert [(line.line, line.reason[:10]) for line in skipped.result.skipped_lines] == [(4, "[CTX-E272]")]
 
 
 def test_any_failure_before_the_first_checkpoint_leaves_nothing(tiny_pipeline_dir, tmp_path):

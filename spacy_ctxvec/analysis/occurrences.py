@@ -13,7 +13,8 @@ from spacy.language import Language
 from spacy.tokens import Doc
 
 from ..attributes import CONTEXT_SOURCE, SENSE_ARRAY, STATIC_ARRAY
-from ..building.corpus import DEFAULT_ENCODING, CorpusReport, corpus_files, iter_corpus, skipped_line_warnings
+from ..building.bad_lines import skipped_line_warnings
+from ..building.corpus import DEFAULT_ENCODING, CorpusReport, corpus_files, iter_corpus
 from ..building.shard import snippet, within_max_length  # snippet: that of sampled occurrences too
 from ..errors import CtxvecError, Errors
 from ..lexicon.occurrence_keys import SNIPPET_WINDOW  # noqa: F401  (re-exported)

@@ -14,16 +14,17 @@ import shlex
 import warnings
 from dataclasses import dataclass, field
 from pathlib import Path, PurePath
-from typing import Callable, FrozenSet, Iterator, List, NamedTuple, Optional, Sequence, Set, Tuple, Union
+from typing import Callable, FrozenSet, Iterator, List, Optional, Sequence, Set, Tuple, Union
 
 from spacy.tokens import Doc, DocBin
 from spacy.util import registry
 from spacy.vocab import Vocab
 
-from ..catalogue.lexicon_errors import LINE_NOT_A_ROW, LINE_NOT_DECODED, LINE_NOT_JSON
-from ..errors import PREFIX, CtxvecError, Errors, Warnings
+from ..catalogue.lexicon_errors import LINE_NOT_A_ROW, LINE_NOT_DECODED, LINE_NOT_JSON, LINE_TOO_LONG
+from ..errors import CtxvecError, Errors, Warnings
 from ..ops.text import count_of, printable
 from ..paths import composed
+from .bad_lines import BadLineError, SkippedLine, bad_line
 from .bounded_json import loads_bounded
 from .inflation import check_inflation
 from .line_endings import file_newline
@@ -50,54 +51,13 @@ _WARNED: Set[Tuple[str, ...]] = set()  # what _warn_once warned about in this pr
 # A .txt/.jsonl file with a NUL character in its first BINARY_CHECK_BYTES bytes is
 # binary, not text (the test git and grep make), and is never read line by line.
 BINARY_CHECK_BYTES = 8000
-REASON_CHARS = 160  # a skipped line's reason is cut to this length
 # A "words" row: (words, spaces or None)
 WordsRow = Tuple[List[str], Optional[List[bool]]]
 
 
-class BadLineError(CtxvecError):
-    """A corpus line that cannot be read (E212, E213, E240, E242). The message names file
-    and line and says what to do; ``reason`` is the code and the problem alone, shortened,
-    e.g. "[CTX-E212] not valid JSON (Expecting value at column 10)": what a line skipped
-    with on_error="skip" is reported with."""
-
-    def __init__(self, message: str, reason: str = "") -> None:
-        super().__init__(message)  # args stay (message,): it pickles (a Ray worker raises it)
-        self.reason = reason
-
-
-def bad_line(code: str, path: Union[str, Path], line: Union[int, str], problem: str) -> BadLineError:
-    """The BadLineError of catalogue entry ``code`` (one of "{path}, line {line}: {problem}.
-    <advice>"), with the reason "[CTX-<code>] <problem>"."""
-    message = getattr(Errors, code).format(path=path, line=line, problem=problem)
-    reason = f"[{PREFIX}{code}] {problem}"
-    return BadLineError(message, reason if len(reason) <= REASON_CHARS else reason[: REASON_CHARS - 3] + "...")
-
-
-class SkippedLine(NamedTuple):
-    """A bad line skipped with on_error="skip": file, line number and why (the coded
-    error it would have raised, shortened)."""
-
-    path: str
-    line: int
-    reason: str
-
-
-SHOWN_SKIPPED = 10  # skipped lines named one by one (W004) before their total (W005)
-
-
-def skipped_line_warnings(skipped: Sequence[SkippedLine]) -> List[str]:
-    """W004 for each of the first SHOWN_SKIPPED skipped lines and W005 with their total
-    (none where no line was skipped): what a command prints after reading a corpus."""
-    if not skipped:
-        return []
-    named = [Warnings.W004.format(path=s.path, line=s.line, reason=s.reason) for s in skipped[:SHOWN_SKIPPED]]
-    return named + [Warnings.W005.format(lines=count_of(len(skipped), "invalid line"))]
-
-
 @dataclass
 class CorpusReport:
-    """Filled while reading: documents yielded and the bad lines skipped."""
+    """Filled while reading: documents yielded and the bad lines skipped (``bad_lines``)."""
 
     n_docs: int = 0
     skipped: List[SkippedLine] = field(default_factory=list)
@@ -316,7 +276,12 @@ def _words_row(row: dict, path: str, line_number: int) -> WordsRow:
 
 
 def parse_line(
-    line: str, path: Union[str, Path], line_number: int, suffix: str, encoding: str = DEFAULT_ENCODING
+    line: str,
+    path: Union[str, Path],
+    line_number: int,
+    suffix: str,
+    encoding: str = DEFAULT_ENCODING,
+    max_length: Optional[int] = None,
 ) -> Union[None, str, WordsRow]:
     """One line of a .txt or .jsonl file, as read in text mode with
     errors="surrogateescape": None for a blank line (or one whose document has no
@@ -325,7 +290,8 @@ def parse_line(
 
     A bad line raises a BadLineError naming file and line: E240 (undecodable bytes),
     E212 (not JSON, nested deeper than MAX_JSON_DEPTH, or a non-finite number), E213 (not
-    a "text"/"words" object), E242 (bad "words"/"spaces", unpaired surrogates). U+FEFF (a
+    a "text"/"words" object), E242 (bad "words"/"spaces", unpaired surrogates), E272 (a text
+    over ``max_length`` characters, the pipeline's nlp.max_length; None: any). U+FEFF (a
     byte-order mark, also where files were joined) is removed wherever it stands, and the
     text is put in Unicode normal form NFC (composed characters)."""
     path = str(path)
@@ -335,8 +301,7 @@ def parse_line(
     # byte-order marks (files joined with cat keep theirs mid-file) are no part of a word, and a word
     # spelled with combining accents ("a" + U+0308) is the same word as its composed form ("ä")
     if suffix != ".jsonl":
-        text = composed(line.rstrip("\r\n"))
-        return text if has_visible(text) else None
+        return _document(composed(line.rstrip("\r\n")), path, line_number, max_length)
     if not line.strip("\ufeff \t\r\n"):
         return None
     try:
@@ -345,8 +310,7 @@ def parse_line(
         raise bad_line("E212", path, line_number, LINE_NOT_JSON.format(error=err)) from None
     if isinstance(row, dict) and isinstance(row.get("text"), str):
         _check_string(row["text"], path, line_number, '"text"')
-        text = composed(row["text"])
-        return text if has_visible(text) else None
+        return _document(composed(row["text"]), path, line_number, max_length)
     if isinstance(row, dict) and isinstance(row.get("words"), list) and all(isinstance(w, str) for w in row["words"]):
         words, spaces = _words_row(row, path, line_number)
         read = [composed(word) for word in words]  # a token that was only a byte-order mark goes
@@ -357,6 +321,12 @@ def parse_line(
     raise bad_line("E213", path, line_number, LINE_NOT_A_ROW.format(got=line.strip()[:80]))
 
 
+def _document(text: str, path: str, line_number: int, max_length: Optional[int]) -> Optional[str]:
+    if max_length is not None and len(text) > max_length:
+        raise bad_line("E272", path, line_number, LINE_TOO_LONG.format(n=len(text), max_length=max_length))
+    return text if has_visible(text) else None
+
+
 def make_doc(vocab: Vocab, row: WordsRow) -> Doc:
     """The Doc of a parsed "words" row (tokens kept as given)."""
     words, spaces = row
@@ -364,13 +334,13 @@ def make_doc(vocab: Vocab, row: WordsRow) -> Doc:
 
 
 def _read_text_file(
-    path: Path, vocab: Optional[Vocab], encoding: str, on_error: str, report: CorpusReport
+    path: Path, vocab: Optional[Vocab], encoding: str, on_error: str, report: CorpusReport, max_length: Optional[int]
 ) -> Iterator[CorpusItem]:
     try:
         with path.open(encoding=encoding, errors="surrogateescape", newline=file_newline(path)) as handle:
             for line_number, line in enumerate(handle, start=1):
                 try:
-                    parsed = parse_line(line, path, line_number, corpus_suffix(path), encoding)
+                    parsed = parse_line(line, path, line_number, corpus_suffix(path), encoding, max_length)
                 except BadLineError as err:
                     if on_error == "raise":
                         raise
@@ -422,6 +392,7 @@ def iter_corpus(
     report: Optional[CorpusReport] = None,
     encoding: str = DEFAULT_ENCODING,
     files: Optional[Sequence[Path]] = None,
+    max_length: Optional[int] = None,
 ) -> Iterator[CorpusItem]:
     """Yield documents one at a time: texts for .txt and "text" rows, Docs for "words"
     rows (tokens kept as given) and .spacy files (these need ``nlp_vocab``).
@@ -448,7 +419,7 @@ def iter_corpus(
         if corpus_suffix(file) == ".spacy":
             items: Iterator[CorpusItem] = _read_docbin(file, nlp_vocab)
         else:
-            items = _read_text_file(file, nlp_vocab, encoding, on_error, report)
+            items = _read_text_file(file, nlp_vocab, encoding, on_error, report, max_length)
         for item in items:
             report.n_docs += 1
             yield item

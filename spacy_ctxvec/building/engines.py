@@ -8,7 +8,7 @@ from typing import Callable, Dict, List, Optional
 
 from ..errors import CtxvecError, Errors
 from ..lexicon.statistics import Lexicon
-from .corpus import SkippedLine
+from .bad_lines import SkippedLine
 
 # name -> "module:function", imported on first use
 ENGINES: Dict[str, str] = {

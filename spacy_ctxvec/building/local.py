@@ -307,7 +307,16 @@ def build_lexicon_local(
     report = CorpusReport()
     digest = hashlib.sha256()
     stream: Iterator[CorpusItem] = _digested(
-        iter_corpus(corpus, nlp.vocab, on_error=on_error, report=report, encoding=encoding, files=files), digest
+        iter_corpus(
+            corpus,
+            nlp.vocab,
+            on_error=on_error,
+            report=report,
+            encoding=encoding,
+            files=files,
+            max_length=nlp.max_length,
+        ),
+        digest,
     )
     if max_docs is not None:
         stream = itertools.islice(stream, max_docs)

@@ -349,7 +349,9 @@ def build_lexicon_ray(
         with data_context_settings(ray, enable_progress_bars=progress, target_max_block_size=1):
             pipeline_ref = ray.put((nlp.config.to_str(), nlp.to_bytes()))
             documents = ray.data.read_datasource(
-                CorpusDatasource(files_read, shard_size=shard_size, on_error=on_error, encoding=encoding),
+                CorpusDatasource(
+                    files_read, shard_size=shard_size, on_error=on_error, encoding=encoding, max_length=nlp.max_length
+                ),
                 num_cpus=READ_TASK_CPUS,
                 # One read task per file and no further splitting: shards are cut inside a
                 # file, every shard_size documents, whatever the cluster's size (nlp.pipe's

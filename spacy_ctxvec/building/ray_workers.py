@@ -17,7 +17,8 @@ from spacy.tokens import Doc
 from spacy.vocab import Vocab
 
 from ..errors import CtxvecError, Errors
-from .corpus import DEFAULT_ENCODING, BadLineError, CorpusItem, SkippedLine, docbin_docs, make_doc, parse_line
+from .bad_lines import BadLineError, SkippedLine
+from .corpus import DEFAULT_ENCODING, CorpusItem, docbin_docs, make_doc, parse_line
 from .line_endings import HEAD_BYTES, PrefixedStream, newline_for
 from .replicas import rebuild_pipeline
 from .shard import partial_lexicon
@@ -43,12 +44,20 @@ class CorpusDatasource(FileBasedDatasource):
     """
 
     def __init__(
-        self, paths: List[str], *, shard_size: int, on_error: str, encoding: str = DEFAULT_ENCODING, **kwargs: Any
+        self,
+        paths: List[str],
+        *,
+        shard_size: int,
+        on_error: str,
+        encoding: str = DEFAULT_ENCODING,
+        max_length: Optional[int] = None,
+        **kwargs: Any,
     ) -> None:
         super().__init__(paths, **kwargs)
         self.shard_size = shard_size
         self.on_error = on_error
         self.encoding = encoding
+        self.max_length = max_length  # the pipeline's nlp.max_length: a longer text is a bad line (E272)
 
     def _read_stream(self, f: "pa.NativeFile", path: str) -> Iterator[pa.Table]:
         rows = _Rows(path)
@@ -68,7 +77,7 @@ class CorpusDatasource(FileBasedDatasource):
                     newline=newline_for(head, suffix),
                 )
                 for line_number, line in enumerate(text_stream, start=1):
-                    row = corpus_row(line, path, line_number, suffix, self.on_error, self.encoding)
+                    row = corpus_row(line, path, line_number, suffix, self.on_error, self.encoding, self.max_length)
                     if row is not None:
                         rows.add(*row)
                         if len(rows) >= self.shard_size:
@@ -111,11 +120,17 @@ class _Rows:
 
 
 def corpus_row(
-    line: str, path: str, line_number: int, suffix: str, on_error: str, encoding: str = DEFAULT_ENCODING
+    line: str,
+    path: str,
+    line_number: int,
+    suffix: str,
+    on_error: str,
+    encoding: str = DEFAULT_ENCODING,
+    max_length: Optional[int] = None,
 ) -> Optional[Tuple[int, bytes, int]]:
     """One .txt/.jsonl line as a corpus row, parsed by ``corpus.parse_line`` (None: blank)."""
     try:
-        parsed = parse_line(line, path, line_number, suffix, encoding)
+        parsed = parse_line(line, path, line_number, suffix, encoding, max_length)
     except BadLineError as err:
         if on_error == "raise":
             raise

@@ -6,6 +6,7 @@
 LINE_NOT_JSON = "not valid JSON ({error})"
 LINE_NOT_A_ROW = 'expected an object with "text" (a string) or "words" (a list of strings), got {got}'
 LINE_NOT_DECODED = "not valid {encoding} text ({error})"
+LINE_TOO_LONG = "a document of {n:,} characters, over the pipeline's nlp.max_length ({max_length:,})"
 
 
 class LexiconErrors:
@@ -271,4 +272,9 @@ class LexiconErrors:
         "Corpus file '{path}' decompresses to more than {limit:,} MiB, over {ratio} times its {size:,} bytes: it "
         "is not read, as spaCy would hold all of it in memory at once (a corpus that large, or a decompression "
         "bomb). Split the corpus into several .spacy files, e.g. DocBin(docs=part).to_disk(...) per part."
+    )
+    E272 = (  # {problem}: LINE_TOO_LONG
+        "{path}, line {line}: {problem}, which spaCy does not read. Split that line at paragraphs or sentences "
+        '(a .txt corpus holds one document per line), or pass on_error="skip" (CLI: --on-error skip) to skip '
+        "and report such lines."
     )

@@ -12,7 +12,7 @@ from typing import List, Optional, Sequence
 import typer
 from wasabi import msg
 
-from ..building.corpus import skipped_line_warnings
+from ..building.bad_lines import skipped_line_warnings
 from ..building.engines import ENGINES
 from ..errors import INTERRUPTED
 from ..ops.text import count_of

@@ -19,7 +19,8 @@ from typing import Any, Iterator, List
 import spacy
 from spacy.tokens import Doc
 
-from ..building.corpus import DEFAULT_ENCODING, CorpusReport, corpus_files, iter_corpus, skipped_line_warnings
+from ..building.bad_lines import skipped_line_warnings
+from ..building.corpus import DEFAULT_ENCODING, CorpusReport, corpus_files, iter_corpus
 from ..data_files import save_word2vec
 from ..errors import CtxvecError, Errors
 from ..terminal import stderr_printer

@@ -1,0 +1,50 @@
+"""Bad corpus lines: the coded error a line that cannot be read raises (naming file and
+line), and how the lines skipped with on_error="skip" are reported."""
+
+from pathlib import Path
+from typing import List, NamedTuple, Sequence, Union
+
+from ..errors import PREFIX, CtxvecError, Errors, Warnings
+from ..ops.text import count_of
+
+REASON_CHARS = 160  # a skipped line's reason is cut to this length
+
+
+class BadLineError(CtxvecError):
+    """A corpus line that cannot be read (E212, E213, E240, E242). The message names file
+    and line and says what to do; ``reason`` is the code and the problem alone, shortened,
+    e.g. "[CTX-E212] not valid JSON (Expecting value at column 10)": what a line skipped
+    with on_error="skip" is reported with."""
+
+    def __init__(self, message: str, reason: str = "") -> None:
+        super().__init__(message)  # args stay (message,): it pickles (a Ray worker raises it)
+        self.reason = reason
+
+
+def bad_line(code: str, path: Union[str, Path], line: Union[int, str], problem: str) -> BadLineError:
+    """The BadLineError of catalogue entry ``code`` (one of "{path}, line {line}: {problem}.
+    <advice>"), with the reason "[CTX-<code>] <problem>"."""
+    message = getattr(Errors, code).format(path=path, line=line, problem=problem)
+    reason = f"[{PREFIX}{code}] {problem}"
+    return BadLineError(message, reason if len(reason) <= REASON_CHARS else reason[: REASON_CHARS - 3] + "...")
+
+
+class SkippedLine(NamedTuple):
+    """A bad line skipped with on_error="skip": file, line number and why (the coded
+    error it would have raised, shortened)."""
+
+    path: str
+    line: int
+    reason: str
+
+
+SHOWN_SKIPPED = 10  # skipped lines named one by one (W004) before their total (W005)
+
+
+def skipped_line_warnings(skipped: Sequence[SkippedLine]) -> List[str]:
+    """W004 for each of the first SHOWN_SKIPPED skipped lines and W005 with their total
+    (none where no line was skipped): what a command prints after reading a corpus."""
+    if not skipped:
+        return []
+    named = [Warnings.W004.format(path=s.path, line=s.line, reason=s.reason) for s in skipped[:SHOWN_SKIPPED]]
+    return named + [Warnings.W005.format(lines=count_of(len(skipped), "invalid line"))]

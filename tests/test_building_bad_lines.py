@@ -1,0 +1,35 @@
+"""building.bad_lines: a bad line's coded error and how skipped lines are reported."""
+
+import pickle
+
+from spacy_ctxvec.building.bad_lines import (
+    REASON_CHARS,
+    SHOWN_SKIPPED,
+    BadLineError,
+    SkippedLine,
+    bad_line,
+    skipped_line_warnings,
+)
+
+
+def test_a_bad_line_names_file_and_line_and_keeps_its_problem_as_the_reason():
+    error = bad_line("E212", "corpus.jsonl", 7, "not valid JSON (Expecting value)")
+    assert str(error).startswith("[CTX-E212] corpus.jsonl, line 7: not valid JSON (Expecting value). Fix that line")
+    assert error.reason == "[CTX-E212] not valid JSON (Expecting value)"
+    again = pickle.loads(pickle.dumps(error))  # a Ray worker raises it across processes
+    assert isinstance(again, BadLineError) and str(again) == str(error)
+
+
+def test_a_long_reason_is_cut_and_marked():
+    error = bad_line("E213", "c.jsonl", 1, "x" * 1000)
+    assert len(error.reason) == REASON_CHARS and error.reason.endswith("...")
+    assert "x" * 1000 in str(error)  # the message itself keeps the whole problem
+
+
+def test_the_first_skipped_lines_are_named_then_their_total():
+    skipped = [SkippedLine("c.txt", line, "[CTX-E240] not valid utf8 text") for line in range(1, SHOWN_SKIPPED + 4)]
+    said = skipped_line_warnings(skipped)
+    assert len(said) == SHOWN_SKIPPED + 1
+    assert said[0] == "[CTX-W004] Skipped invalid line c.txt:1: [CTX-E240] not valid utf8 text"
+    assert said[-1] == f"[CTX-W005] Skipped {SHOWN_SKIPPED + 3} invalid lines in total."
+    assert skipped_line_warnings([]) == []
