@@ -1,6 +1,7 @@
 """Load the pipeline a command works on: a directory, a package, or a config."""
 
 import re
+import traceback
 from pathlib import Path
 from typing import Any, Dict, Optional, Tuple, Union
 
@@ -98,7 +99,7 @@ def load_pipeline(name: Optional[Union[str, Path]] = None, *, layer: Optional[in
         ) from err
     except (OSError, ValueError, KeyError, ImportError) as err:  # ImportError: a package's entry point
         # E011 ends spaCy's sentence with its own period: drop the one spaCy's message ends in.
-        error = str(err).rstrip().rstrip(".") + _model_folder_hint(path) + _unregistered_hint(err)
+        error = str(err).rstrip().rstrip(".") + _file_read(err) + _model_folder_hint(path) + _unregistered_hint(err)
         raise CtxvecError(Errors.E011.format(name=name or path, error=error)) from err
 
 
@@ -147,6 +148,19 @@ def _config_errors(err: ConfigValidationError) -> str:
     ]
     parent = f"{err.parent} -> " if getattr(err, "parent", None) else ""
     return "; ".join(parent + text for text in described) or str(err.title or "invalid settings")
+
+
+def _file_read(err: BaseException) -> str:
+    """ " (reading 'FILE')" for the file spaCy was reading when ``err`` was raised (a damaged
+    meta.json or component cfg: srsly's "Expected object or value" names none): the path the
+    innermost srsly reader or spacy.util.from_disk's loop held in its traceback; "" where none did."""
+    for frame, _ in reversed(list(traceback.walk_tb(err.__traceback__))):
+        module, local = frame.f_globals.get("__name__", ""), frame.f_locals
+        if module.startswith("srsly.") and isinstance(local.get("path"), (str, Path)):
+            return f" (reading '{local['path']}')"
+        if module == "spacy.util" and frame.f_code.co_name == "from_disk" and isinstance(local.get("key"), str):
+            return f" (reading '{Path(local['path']) / local['key']}')"
+    return ""
 
 
 def _model_folder_hint(path: Path) -> str:

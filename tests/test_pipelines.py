@@ -193,3 +193,16 @@ def test_a_pooling_registered_itself_instead_of_a_function_returning_it_says_so(
     with pytest.raises(CtxvecError, match=r"CTX-E028.*pooling -> rows: missing required argument") as err:
         load_pipeline(tmp_path / "itself.cfg")
     assert "register a function that returns it (def configure_my_pooling(): return my_pooling)" in str(err.value)
+
+
+@pytest.mark.parametrize("damaged", ["meta.json", "transformer/cfg", "vocab/strings.json", "tokenizer"])
+def test_a_damaged_file_of_a_saved_pipeline_is_named(tiny_pipeline_dir, tmp_path, damaged):
+    """srsly's "Expected object or value" (a damaged meta.json, a component's cfg) named no file."""
+    import shutil
+
+    copy = tmp_path / "pipeline"
+    shutil.copytree(tiny_pipeline_dir, copy)
+    assert (copy / damaged).is_file()
+    (copy / damaged).write_text("{broken", encoding="utf8")
+    with pytest.raises(CtxvecError, match=rf"\[CTX-E\d+\].*reading '{re.escape(str(copy / damaged))}'"):
+        load_pipeline(copy)
