@@ -311,6 +311,38 @@ SENSE_LINES = [
 ] * 3
 
 
+def test_a_frozen_polysemy_whose_initialize_lexicon_was_never_built_is_e273(tiny_nlp, tmp_path):
+    """As `spacy train` does: init_nlp skips frozen components, so the lexicon [initialize] asks
+    for was never built, and every score was silently None in the trained and saved pipeline."""
+    from spacy.tokens import DocBin
+    from spacy.training.initialize import init_nlp
+
+    tiny_nlp.to_disk(tmp_path / "tiny")
+    nlp = spacy.load(tmp_path / "tiny")  # not sourced from tiny_nlp: that would share its components
+    nlp.add_pipe("ctxvec_polysemy", config={"min_count": 2})
+    DocBin(docs=[nlp.make_doc("the river bank")]).to_disk(tmp_path / "train.spacy")
+    (tmp_path / "corpus.txt").write_text("the river bank\nthe bank lends money\n", encoding="utf8")
+    config = nlp.config.copy()
+    config["paths"]["train"] = config["paths"]["dev"] = str(tmp_path / "train.spacy")
+    config["training"]["frozen_components"] = ["transformer", "ctxvec_context", "ctxvec_polysemy"]
+    config["initialize"]["components"]["ctxvec_polysemy"] = {
+        "corpus": {"@misc": "spacy-ctxvec.lexicon_corpus.v1", "path": str(tmp_path / "corpus.txt")}
+    }
+    for source in ("transformer", "ctxvec_context"):
+        config["components"][source] = {"source": str(tmp_path / "tiny")}
+    trained = init_nlp(config)
+    with pytest.raises(CtxvecError, match=r"\[CTX-E273\] .*'ctxvec_polysemy' has an empty lexicon.*\(corpus\).*frozen"):
+        trained("the river bank")
+    trained.to_disk(tmp_path / "saved")
+    with pytest.raises(CtxvecError, match=r"\[CTX-E273\]"):
+        spacy.load(tmp_path / "saved")("the river bank")
+    config["training"]["frozen_components"] = ["transformer", "ctxvec_context"]
+    assert init_nlp(config)("the river bank")[2]._.polysemy_count == 2
+    del config["initialize"]["components"]["ctxvec_polysemy"]["corpus"]  # an empty lexicon asked for by nobody
+    config["training"]["frozen_components"] = ["transformer", "ctxvec_context", "ctxvec_polysemy"]
+    assert init_nlp(config)("the river bank")[2]._.polysemy_score is None
+
+
 def test_a_second_polysemy_component_warns_at_initialize(sense_nlp, tiny_pipeline_dir, tmp_path):
     """A second ctxvec_polysemy (sourced, or with another lexicon) silently replaced the first's
     scores and senses in nlp(text): W074, as W065 says it of two ctxvec_context."""

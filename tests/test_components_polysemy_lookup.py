@@ -5,6 +5,7 @@ import pickle
 
 import numpy as np
 import pytest
+import spacy
 
 from spacy_ctxvec.attributes import CONTEXT_SOURCE, POLYSEMY_DTYPE, set_doc_value
 from spacy_ctxvec.building.shard import partial_lexicon
@@ -12,6 +13,7 @@ from spacy_ctxvec.components.model_inputs import pipeline_model_fingerprint
 from spacy_ctxvec.components.polysemy_lookup import (
     key_table,
     label_language,
+    lexicon_asked_for,
     look_up,
     polysemy_records,
     score_table,
@@ -132,3 +134,15 @@ def test_a_text_typed_with_combining_marks_finds_its_words(tiny_bert_dir, tmp_pa
     for invisible in ("\ufeff", "\u200b", "\u00ad"):  # inside the word: corpora are read without them
         marked = nlp(f"der b{invisible}är am river")
         assert marked[1].text != composed[1].text and marked[1]._.polysemy_count == composed[1]._.polysemy_count
+
+
+def test_the_initialize_setting_asking_for_a_lexicon_is_found():
+    from spacy.util import load_model_from_config
+
+    config = spacy.blank("en").config
+    assert lexicon_asked_for(spacy.blank("en"), "ctxvec_polysemy") is None
+    assert lexicon_asked_for(None, "ctxvec_polysemy") is None
+    config["initialize"]["components"]["ctxvec_polysemy"] = {"lexicon_path": "lexicon", "corpus": None}
+    nlp = load_model_from_config(config)
+    assert lexicon_asked_for(nlp, "ctxvec_polysemy") == "lexicon_path"
+    assert lexicon_asked_for(nlp, "other") is None

@@ -278,3 +278,10 @@ class LexiconErrors:
         '(a .txt corpus holds one document per line), or pass on_error="skip" (CLI: --on-error skip) to skip '
         "and report such lines."
     )
+    E273 = (
+        "Component '{name}' has an empty lexicon, though [initialize.components.{name}] asks for one ({setting}): "
+        "it is listed in [training] frozen_components, and spaCy does not initialize frozen components, so the "
+        "lexicon was never built. Source it from a pipeline that has a lexicon ([components.{name}] source = "
+        "\"PIPELINE\"), or remove '{name}' from frozen_components (annotating_components keeps it running) and "
+        "train again; for a pipeline saved from such a training, build the lexicon with spacy-ctxvec build-lexicon."
+    )

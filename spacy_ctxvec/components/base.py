@@ -140,6 +140,12 @@ class DocAnnotator(RegistersOnUnpickle, Pipe):
         ref = getattr(self, "_nlp_ref", None)
         return None if ref is None else ref()
 
+    def listed_frozen(self) -> bool:
+        """Whether its pipeline's [training] frozen_components lists it: spaCy (spacy train's
+        init_nlp) does not initialize those, so what its [initialize] block asks for is not made."""
+        nlp = self.pipeline()
+        return nlp is not None and self.name in nlp.config.get("training", {}).get("frozen_components", [])
+
     def running_pipeline(self) -> Optional[Language]:
         """``pipeline()`` where this component is one of its components (enabled or not): a
         component sourced into another pipeline (add_pipe(source=...)) is the same object."""

@@ -86,6 +86,7 @@ from .polysemy_lookup import (
     checked_min_count,
     key_table,
     label_language,
+    lexicon_asked_for,
     look_up,
     pipeline_order,
     polysemy_records,
@@ -328,6 +329,11 @@ class Polysemy(DocAnnotator):
         return induction_warnings(self.induction, self.lexicon, self.name, getattr(self, "model", None))
 
     def set_annotations(self, docs: Sequence[Doc]) -> None:
+        if self.lexicon is None or not len(self.lexicon):
+            if not hasattr(self, "_left_unbuilt"):  # E273: the config is read once
+                self._left_unbuilt = lexicon_asked_for(self.pipeline(), self.name) if self.listed_frozen() else None
+            if self._left_unbuilt is not None:
+                raise CtxvecError(Errors.E273.format(name=self.name, setting=self._left_unbuilt))
         pipe_names = pipeline_order(self.running_pipeline())  # for E218
         for doc in docs:
             records = polysemy_records(doc, self._table, key=self.key, name=self.name, pipe_names=pipe_names)

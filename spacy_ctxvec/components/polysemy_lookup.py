@@ -200,3 +200,10 @@ def polysemy_records(
     records["shift"][with_vector] = shift
     records["has_shift"][with_vector] = defined
     return records
+
+
+def lexicon_asked_for(nlp: Optional[Language], name: str) -> Optional[str]:
+    """The setting of [initialize.components.NAME] that asks for a lexicon ("corpus" or
+    "lexicon_path"), None where none does: a frozen component's is never built (E273)."""
+    asked = {} if nlp is None else nlp.config.get("initialize", {}).get("components", {}).get(name, {})
+    return next((setting for setting in ("corpus", "lexicon_path") if asked.get(setting)), None)

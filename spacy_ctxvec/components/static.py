@@ -108,17 +108,10 @@ class StaticVectors(DocAnnotator):
 
     def _require_table(self) -> StaticVectorTable:
         if self.table is None:
-            if self._is_frozen():
+            if self.listed_frozen():
                 raise CtxvecError(Errors.E023.format(name=self.name))
             raise CtxvecError(Errors.E114.format(name=self.name))
         return self.table
-
-    def _is_frozen(self) -> bool:
-        nlp = self.pipeline()
-        if nlp is None:
-            return False
-        frozen = nlp.config.get("training", {}).get("frozen_components", [])
-        return self.name in frozen
 
     def initialize(
         self,
