@@ -405,11 +405,12 @@ def test_read_shared_wordnet_examples(shared_data):
 # Issue 23: numbers and nesting read from files are bounded, with coded errors
 @pytest.mark.parametrize(
     "count",
-    ["100000000000000000000000", "99999999999999999999999999999999999999999", "1" + "0" * 5000, "10001"],
+    ["100000000000000000000000", "99999999999999999999999999999999999999999", "1" + "0" * 5000, "10001", "0", "000"],
 )
 def test_sense_counts_beyond_the_bound_are_coded(tmp_path, count):
+    """A count of 0 was read, then its word silently left out of every correlation."""
     path = write(tmp_path / "s.tsv", f"lemma\ttotal\nbank\t18\nrun\t{count}\n")
-    with pytest.raises(CtxvecError, match=r"\[CTX-E742\].*s[.]tsv, line 3: the sense count is .*outside 0..10000"):
+    with pytest.raises(CtxvecError, match=r"\[CTX-E742\].*s[.]tsv, line 3: the sense count is .*outside 1..10000"):
         read_sense_counts(path)
 
 
@@ -440,8 +441,8 @@ def test_sense_counts_that_are_not_whole_numbers_are_coded(tmp_path, text):
 def test_sense_counts_from_a_file_reach_the_probe_rows_as_int64(tmp_path):
     from spacy_ctxvec.lexicon.polysemy_probe import sense_counts_for
 
-    counts = read_sense_counts(write(tmp_path / "s.tsv", "bank\t10000\nrun\t0\n"))
-    assert sense_counts_for(["bank", "run", "x"], counts).tolist() == [10000, 0, 0]
+    counts = read_sense_counts(write(tmp_path / "s.tsv", "bank\t10000\nrun\t1\n"))
+    assert sense_counts_for(["bank", "run", "x"], counts).tolist() == [10000, 1, 0]
 
 
 @pytest.mark.parametrize("index", ["1" + "0" * 30, "9" * 5000])

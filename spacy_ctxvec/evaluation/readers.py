@@ -110,7 +110,7 @@ SCWS_FORMAT = (
     "as <b> word </b> and a numeric average rating in field 8"
 )
 SENSE_COUNTS_FORMAT = (
-    "one lemma per line: the lemma, a tab and its whole sense count, e.g. 'bank<TAB>18' (a header line "
+    "one lemma per line: the lemma, a tab and its whole sense count (1 or more), e.g. 'bank<TAB>18' (a header line "
     "is optional; further tab-separated columns are ignored)"
 )
 SENSE_SENTENCES_FORMAT = (
@@ -140,13 +140,14 @@ def _lines_unless_senses_by_pos(path: Path, refusal: Callable[[int, str, str], s
     return chain(first, lines)
 
 
-def _bounded_whole_number(text: str, path: Path, number: int, what: str, maximum: int) -> int:
-    """``text`` (ASCII digits) as an int, or E742 when it is above ``maximum``."""
+def _bounded_whole_number(text: str, path: Path, number: int, what: str, maximum: int, minimum: int = 0) -> int:
+    """``text`` (ASCII digits) as an int, or E742 when it is outside ``minimum``..``maximum``."""
     digits = text.lstrip("0") or "0"
     value = int(digits) if len(digits) <= MAX_DIGITS else None
-    if value is None or value > maximum:
+    if value is None or not minimum <= value <= maximum:
         shown = text if len(text) <= 40 else f"a {len(text)}-digit number"
-        raise CtxvecError(Errors.E742.format(path=path, line=number, what=what, value=shown, bounds=f"0..{maximum}"))
+        bounds = f"{minimum}..{maximum}"
+        raise CtxvecError(Errors.E742.format(path=path, line=number, what=what, value=shown, bounds=bounds))
     return value
 
 
@@ -378,7 +379,8 @@ def read_sense_counts(path: PathLike) -> Dict[str, int]:
                     path=path, line=number, got=line, expected="a lemma and a whole sense count, tab-separated"
                 )
             )
-        count = _bounded_whole_number(fields[1].strip(), path, number, "the sense count", MAX_SENSE_COUNT)
+        # 0 senses: no word to score (it was dropped from every correlation without a word)
+        count = _bounded_whole_number(fields[1].strip(), path, number, "the sense count", MAX_SENSE_COUNT, minimum=1)
         if counts.get(fields[0], count) != count:
             raise CtxvecError(
                 Errors.E302.format(
