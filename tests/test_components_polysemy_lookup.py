@@ -2,6 +2,7 @@
 Doc's vectors are those of the lexicon."""
 
 import pickle
+import warnings
 
 import numpy as np
 import pytest
@@ -146,3 +147,28 @@ def test_the_initialize_setting_asking_for_a_lexicon_is_found():
     nlp = load_model_from_config(config)
     assert lexicon_asked_for(nlp, "ctxvec_polysemy") == "lexicon_path"
     assert lexicon_asked_for(nlp, "other") is None
+
+
+def test_a_token_without_a_vector_of_its_own_gets_a_score_but_no_shift(tiny_nlp, table):
+    """The mask, not the row's value, says whether a token has a vector of its own: 'bank😂'
+    (the word and its glued emoji read as one [UNK]) keeps its count and score and gets no
+    shift, even where its row holds a vector (ctxvec_context zeroes it, arrays set otherwise
+    may not); reading the row alone gave it a shift from that vector."""
+    from spacy_ctxvec.attributes import CONTEXT_ARRAY, CONTEXT_MASK, set_token_arrays, stored_array
+    from spacy_ctxvec.components.polysemy import Polysemy
+
+    _, lexicon = table
+    component = Polysemy(min_count=2)
+    component.set_lexicon(lexicon)
+    with warnings.catch_warnings():
+        warnings.simplefilter("ignore")  # W070: the glued word
+        doc = tiny_nlp("the bank😂 of the river")
+    mask = stored_array(doc, CONTEXT_MASK)
+    assert doc[1].text == "bank" and not mask[1] and mask[[0, 3, 4, 5]].all()
+    vectors = stored_array(doc, CONTEXT_ARRAY).copy()
+    vectors[1] = stored_array(tiny_nlp("the bank of the river"), CONTEXT_ARRAY)[1]  # a vector all the same
+    set_token_arrays(doc, {CONTEXT_ARRAY: vectors, CONTEXT_MASK: mask})
+    bank = component(doc)[1]
+    assert bank._.polysemy_count == lexicon.counts[lexicon.index("bank")] and bank._.polysemy_score is not None
+    assert bank._.context_shift is None and not doc._.ctxvec_polysemy["has_shift"][1]
+    assert all(doc[i]._.context_shift is not None for i in (0, 4, 5))

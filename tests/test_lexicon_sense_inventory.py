@@ -378,3 +378,54 @@ def test_labels_given_as_strings_in_memory_are_e600_not_split_into_letters(inven
             inventory.context_space,
             labels=labels,
         )
+
+
+def at_margin(margin: float, first: int, second: int, width: int = 3) -> np.ndarray:
+    """A unit row whose cosine with axis ``first`` exceeds its cosine with axis ``second`` by ``margin``."""
+    angle = np.arccos(margin / np.sqrt(2)) - np.pi / 4
+    row = np.zeros(width)
+    row[first], row[second] = np.cos(angle), np.sin(angle)
+    return row
+
+
+def axes_inventory() -> SenseInventory:
+    """'bank' (senses along axes 0 and 1, margin scale 0.2), 'lone' (one sense) and 'play'
+    (axes 0, 1 and 2, margin scale 0.1), in a sense space that only normalises."""
+    from spacy_ctxvec.ops.senses import SenseSpace
+
+    centroids = np.eye(3)[[0, 1, 2, 0, 1, 2]]
+    return SenseInventory(
+        SenseSpace(np.zeros(3), np.zeros((0, 3))),
+        ["bank", "lone", "play"],
+        np.array([0, 2, 3, 6]),
+        centroids,
+        centroids,
+        np.array([0.6, 0.4, 1.0, 0.5, 0.3, 0.2]),
+        [["x"]] * 6,
+        margin_scales=np.array([0.2, 1.0, 0.1]),  # one sense: its scale is not read
+    )
+
+
+def test_confidence_is_one_half_at_the_types_margin_scale_and_three_quarters_at_twice_it():
+    """assign_scored's confidence is 1 - 2 ** (-margin / the type's margin scale), as documented:
+    0.5 at a margin equal to the type's own scale, 0.75 at twice it (not 1 - e ** -1 at the scale)."""
+    inventory = axes_inventory()
+    rows = np.array([0, 0, 0, 2, 2, 1, -1])
+    vectors = np.stack(
+        [at_margin(0.2, 0, 1), at_margin(0.4, 0, 1), at_margin(0.2, 1, 0), at_margin(0.1, 2, 1)]
+        + [at_margin(0.2, 2, 0), at_margin(0.5, 0, 1), np.ones(3)]
+    )
+    senses, scores = inventory.assign_scored(rows, vectors)
+    assert senses.tolist() == [0, 0, 1, 2, 2, 0, -1]
+    np.testing.assert_allclose(scores[:6], [0.5, 0.75, 0.5, 0.5, 0.75, 1.0], atol=1e-9)
+    assert np.isnan(scores[6])
+
+
+def test_an_occurrence_as_near_two_senses_gets_the_larger_one():
+    """A tie goes to the larger (earlier) sense, as _assign documents, with confidence 0.0;
+    a comparison that let the later sense win it gave sense 1 or 2."""
+    inventory = axes_inventory()
+    senses, scores = inventory.assign_scored(np.array([0, 2, 2]), np.array([[1.0, 1, 0], [0, 1, 1], [1, 1, 1]]))
+    assert senses.tolist() == [0, 1, 0]
+    np.testing.assert_allclose(scores, 0.0, atol=1e-9)
+    assert inventory.assign(np.array([0, 2]), np.array([[1.0, 1, 0], [0, 1, 1]])).tolist() == [0, 1]

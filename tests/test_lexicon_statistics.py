@@ -75,12 +75,16 @@ def test_spread_type_scores_above_tight_type():
 
 
 def test_merge_is_order_independent_and_associative_bitwise():
+    """Merging parts in any order gives the lexicon of the whole, its count of zero rows
+    included (a merge kept only its first part's count)."""
     keys, vectors = random_occurrences(4, n_occ=400)
+    vectors[::37] = 0.0  # rows without a vector, in every part: 11 of them
     parts = [Lexicon.from_occurrences(keys[i : i + 100], vectors[i : i + 100]) for i in range(0, 400, 100)]
     whole = Lexicon.from_occurrences(keys, vectors)
+    assert [part.n_skipped_zero for part in parts] == [3, 3, 3, 2] and whole.n_skipped_zero == 11
     results = [merge_all(order) for order in itertools.permutations(parts)]
     for result in results:
-        assert result == whole
+        assert result == whole and result.n_skipped_zero == 11
     a, b, c = parts[:3]
     assert merge(merge(a, b), c) == merge(a, merge(b, c))
     assert a.merge(b) == b.merge(a)

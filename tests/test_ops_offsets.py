@@ -103,3 +103,50 @@ def _padded(tokenizer, spans):
     for i, row in enumerate(rows):
         offsets[i, : len(row)] = row
     return offsets
+
+
+@pytest.mark.parametrize(
+    "text,offsets",
+    [
+        ("a b", [[0, 1], [1, 3]]),  # "Ġb" covers the space before b
+        ("ab  cd", [[0, 2], [2, 3], [3, 6]]),  # a piece of whitespace alone, then "Ġcd"
+        ("a b c", [[0, 1], [1, 3], [3, 5]]),  # "Ġb" and "Ġc"
+    ],
+)
+def test_a_wordpiece_covering_the_space_after_a_token_belongs_to_that_token(text, offsets):
+    """Byte-level BPE with trim_offsets=False gives offsets that cover the whitespace before
+    a word: the token before that whitespace covers its next character, so it owns the piece
+    too, as in spacy-transformers (a token stopping at its last character loses the piece)."""
+    doc = NLP(text)
+    offsets = np.array([offsets], dtype=np.int64)
+    expected = get_alignment_via_offset_mapping([doc[:]], offsets)
+    tokens = doc.to_array([IDX, LENGTH]).reshape(len(doc), 2)
+    bounds = np.array([[0, len(doc)]])
+    flat, lengths = align_offsets(tokens[:, 0], tokens[:, 1], bounds, offsets, np.array([offsets.shape[1]]))
+    assert np.array_equal(flat, expected.dataXd) and np.array_equal(lengths, expected.lengths)
+    assert flat[: lengths[0]].tolist() == [0, 1]  # the first token owns the piece covering its next character
+
+
+@pytest.fixture(scope="module", params=[False, True], ids=["untrimmed", "trimmed"])
+def byte_level_tokenizer(request, tmp_path_factory):
+    """A RoBERTa tokenizer (byte-level BPE trained on TEXTS); untrimmed, its offsets of "Ġword"
+    pieces cover the space before the word."""
+    from tokenizers import ByteLevelBPETokenizer
+    from transformers import RobertaTokenizerFast
+
+    path = tmp_path_factory.mktemp("byte_level_bpe")
+    bpe = ByteLevelBPETokenizer()
+    special = ["<s>", "<pad>", "</s>", "<unk>", "<mask>"]
+    bpe.train_from_iterator(TEXTS, vocab_size=300, min_frequency=1, special_tokens=special, show_progress=False)
+    bpe.save_model(str(path))
+    files = {"vocab_file": str(path / "vocab.json"), "merges_file": str(path / "merges.txt")}
+    return RobertaTokenizerFast(**files, trim_offsets=request.param)
+
+
+@pytest.mark.parametrize("text", TEXTS)
+@pytest.mark.parametrize("window,stride", [(128, 96), (4, 3)])
+def test_same_alignment_as_spacy_transformers_for_byte_level_bpe(byte_level_tokenizer, text, window, stride):
+    """RoBERTa-style offsets, with and without the space before a word, align as in
+    spacy-transformers (a token owns a piece that covers the character after it)."""
+    (flat, lengths), (expected_flat, expected_lengths) = _both(byte_level_tokenizer, text, window, stride)
+    assert np.array_equal(flat, expected_flat) and np.array_equal(lengths, expected_lengths)

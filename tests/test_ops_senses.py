@@ -377,3 +377,28 @@ def test_sums_by_label_are_bitwise_those_of_add_at(n, width, k, seed):
     expected = np.zeros((k, width))
     np.add.at(expected, labels, rows)
     assert sums_by_label(rows, labels, k).tobytes() == expected.tobytes()
+
+
+@pytest.mark.parametrize("sizes", [(9, 5, 4), (4, 5, 9), (5, 9, 4), (4, 9, 5)])
+def test_zero_rows_join_the_largest_sense_wherever_its_cluster_lies(sizes):
+    """Zero rows (occurrences without a vector) take no part in the clustering and join the
+    largest sense, as documented, wherever it lies in the rows; not the cluster scipy numbers last."""
+    rng = np.random.default_rng(0)
+    clusters = [np.tile(np.eye(3)[i], (n, 1)) + rng.normal(0, 0.01, (n, 3)) for i, n in enumerate(sizes)]
+    rows = np.vstack([np.zeros((1, 3)), normalise(np.vstack(clusters)), np.zeros((1, 3))])
+    model = induce_senses(rows, SenseInductionSettings(split_threshold=0.0))
+    largest = 1 + sum(sizes[: sizes.index(9)]) + np.arange(9)
+    assert model.n_senses == 3 and model.labels[[0, -1]].tolist() == [0, 0] and (model.labels[largest] == 0).all()
+    np.testing.assert_allclose(model.shares, [11 / 20, 5 / 20, 4 / 20])
+
+
+@pytest.mark.parametrize("first", [0, 1])
+def test_senses_of_the_same_size_are_numbered_in_the_order_first_seen(first):
+    """Senses are numbered largest first, and of two of the same size the one whose first
+    occurrence comes first is sense 0 (numbering the last seen first swaps them)."""
+    centres = np.eye(8)[[first, 1 - first]]
+    rows = normalise(np.vstack([blobs(centres[:1], 6, 0.02, 1), blobs(centres[1:], 6, 0.02, 2)]))
+    model = induce_senses(rows, SenseInductionSettings(split_threshold=0.0))
+    assert model.labels.tolist() == [0] * 6 + [1] * 6
+    np.testing.assert_allclose(model.shares, [0.5, 0.5])
+    np.testing.assert_array_equal(assign_senses(normalise(centres), model.centroids), [0, 1])

@@ -56,6 +56,20 @@ def test_subword_lookup_comes_after_keys(fasttext_bin):
     assert table.lookup("Applez", "applez", "applez", lookups=("exact", "lower"))[1] == "none"
 
 
+def test_whitespace_tokens_get_no_fasttext_subword_vector(fasttext_bin):
+    """spaCy's whitespace tokens ("  ", "\\n") have no vector, whatever the table's subwords:
+    without the blank check a fastText table makes one from their character n-grams ('<\\n')."""
+    table = load_static_vectors(fasttext_bin)
+    assert table.lookup("Applez")[1] == "subwords"  # any other unknown word gets its n-grams
+    texts = ["  ", "\n", "\n\n", " \t ", "\u3000", "apple", "Applez"]
+    vectors, codes = table.lookup_batch(texts)
+    assert [STATIC_KEY_NAMES[c] for c in codes] == ["none"] * 5 + ["exact", "subwords"]
+    assert not vectors[:5].any() and vectors[5:].any(axis=1).all()
+    for blank in texts[:5]:
+        vector, code = table.lookup(blank)
+        assert code == "none" and not vector.any()
+
+
 def test_lookup_batch_shapes_duplicates_and_defaults():
     table = plain_table()
     texts = ["Apple", "kiwi", "Apple", "BANANA", ""]
