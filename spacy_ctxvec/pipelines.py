@@ -67,6 +67,9 @@ def load_pipeline(name: Optional[Union[str, Path]] = None, *, layer: Optional[in
             except KeyError as err:  # confection: a [a.b] section before its parent [a]
                 section, parent = section_before_parent(path.read_text(encoding="utf8"), err)
                 raise CtxvecError(Errors.E029.format(name=name or path, section=section, parent=parent)) from err
+            missing = [section for section in ("nlp", "components") if section not in config]
+            if missing:  # spaCy's KeyError said "'components'" alone
+                raise CtxvecError(Errors.E063.format(name=name or path, section=missing[0]))
             context = context_name_in_config(config)
             transformer = transformer_in_config(config, context)
             if layer is not None:

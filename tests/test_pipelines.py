@@ -206,3 +206,14 @@ def test_a_damaged_file_of_a_saved_pipeline_is_named(tiny_pipeline_dir, tmp_path
     (copy / damaged).write_text("{broken", encoding="utf8")
     with pytest.raises(CtxvecError, match=rf"\[CTX-E\d+\].*reading '{re.escape(str(copy / damaged))}'"):
         load_pipeline(copy)
+
+
+@pytest.mark.parametrize(
+    "text,section", [("", "nlp"), ('[nlp]\nlang = "en"\npipeline = []\n', "components"), ("[components]\n", "nlp")]
+)
+def test_a_config_without_its_sections_names_the_section(tmp_path, text, section):
+    """spaCy's KeyError made the whole explanation "'components'"."""
+    path = tmp_path / "mine.cfg"
+    path.write_text(text, encoding="utf8")
+    with pytest.raises(CtxvecError, match=rf"\[CTX-E063\] The config '.*mine.cfg' has no \[{section}\] section"):
+        load_pipeline(path)

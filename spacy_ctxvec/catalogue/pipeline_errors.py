@@ -262,6 +262,11 @@ class PipelineErrors:
         "'{path}' of component '{name}' is damaged ({problem}): it records how the saved component was "
         "made. Save the pipeline again (nlp.to_disk) from where it was built, or copy that file back from it."
     )
+    E063 = (
+        "The config '{name}' has no [{section}] section: a pipeline config names its components in [nlp] "
+        "pipeline and configures each in [components.NAME]. Start from spacy-ctxvec's configs/default.cfg "
+        "(or spacy init config) and edit that."
+    )
 
     # Static vectors (E1xx)
     E101 = (
