@@ -20,8 +20,12 @@ def import_code(path: Union[str, Path]) -> None:
     from spacy.util import import_file
 
     path = Path(path)
+    if path.is_dir():
+        raise CtxvecError(Errors.E419.format(path=path, problem="a folder, not a file"))
     if not path.is_file():
         raise CtxvecError(Errors.E419.format(path=path, problem="no such file"))
+    if path.suffix.lower() != ".py":  # Python's importer finds no loader for it ('NoneType' ... 'loader')
+        raise CtxvecError(Errors.E419.format(path=path, problem="not a .py file"))
     try:
         import_file("spacy_ctxvec_code", path)
     except Exception as err:  # the user's code may raise anything: named, with its line

@@ -7,6 +7,7 @@ import pytest
 from typer.testing import CliRunner
 
 from spacy_ctxvec.cli import app
+from spacy_ctxvec.errors import CtxvecError
 from spacy_ctxvec.user_code import CODE_VARIABLE
 
 CODE_POOLING = """
@@ -77,3 +78,14 @@ def test_the_code_file_is_named_for_workers_only_while_its_command_runs(code_fil
     compare = ["compare", "the bank", "a river bank", "--word", "bank", "--pipeline", str(config)]
     assert CliRunner().invoke(app, ["--code", str(functions), *compare]).exit_code == 0
     assert CODE_VARIABLE not in os.environ
+
+
+def test_a_folder_or_a_file_that_is_not_python_is_named_as_such(tmp_path):
+    """A folder was "no such file", a text file "'NoneType' object has no attribute 'loader'"."""
+    from spacy_ctxvec.user_code import import_code
+
+    (tmp_path / "notes.txt").write_text("import spacy\n", encoding="utf8")
+    with pytest.raises(CtxvecError, match=r"\[CTX-E419\] --code .*: a folder, not a file"):
+        import_code(tmp_path)
+    with pytest.raises(CtxvecError, match=r"\[CTX-E419\] --code .*notes.txt: not a .py file"):
+        import_code(tmp_path / "notes.txt")
