@@ -220,3 +220,25 @@ def test_sense_vectors_whose_labels_cannot_be_written_leave_the_old_pair(tmp_pat
     assert (tmp_path / "v.txt").read_text(encoding="utf8") == old_vectors
     assert (tmp_path / "v.txt.labels.tsv").read_text(encoding="utf8") == old_labels
     assert sorted(p.name for p in tmp_path.iterdir()) == ["senses", "v.txt", "v.txt.labels.tsv"]
+
+
+def test_export_senses_counts_only_the_words_it_wrote(tmp_path):
+    """'New York' (a key word2vec text cannot hold) was left out with W057 but still counted:
+    "sense vectors of 2 words" for the one word written."""
+    import warnings
+
+    from spacy_ctxvec.lexicon.sense_inventory import SenseInventory
+    from spacy_ctxvec.ops.senses import SenseSpace
+
+    space = SenseSpace(np.zeros(3), np.zeros((0, 3)))
+    vectors = np.arange(9.0).reshape(3, 3)
+    inventory = SenseInventory(
+        space, ["New York", "bank"], np.array([0, 2, 3]), np.eye(3), vectors, np.array([0.5, 0.5, 1.0]), [["a"]] * 3
+    )
+    inventory.to_disk(tmp_path / "senses")
+    with warnings.catch_warnings():
+        warnings.simplefilter("ignore")  # W057 names 'New York'
+        command = ["export-static", str(tmp_path / "senses"), str(tmp_path / "v.txt"), "--senses"]
+        result = CliRunner().invoke(app, command)
+    assert result.exit_code == 0, result.output
+    assert "Wrote 1 x 3 sense vectors of 1 words" in " ".join(result.output.split())

@@ -13,7 +13,13 @@ import typer
 from wasabi import msg
 
 from ..errors import CtxvecError, Errors
-from ..lexicon.export import export_sense_vectors, export_static_vectors, sense_labels_path, sense_labels_tsv
+from ..lexicon.export import (
+    export_sense_vectors,
+    export_static_vectors,
+    sense_labels_path,
+    sense_labels_tsv,
+    writable_words,
+)
 from ..lexicon.sense_inventory import SenseInventory
 from ..output_files import LABELS_FILE, VECTORS_FILE
 from ..outputs import check_output, write_file, write_text
@@ -100,7 +106,8 @@ def _export_senses(source: Path, output: Path, min_count: Optional[int], how: Se
     n_written = _write_senses(inventory, output, labels, how, overwrite)
     kind = "binary" if how.binary else "text"
     msg.good(
-        f"Wrote {n_written} x {inventory.width} sense vectors of {len(inventory)} words (word2vec {kind}) to "
+        f"Wrote {n_written} x {inventory.width} sense vectors of {int(writable_words(inventory).sum())} words "
+        f"(word2vec {kind}) to "
         f"{output}, their labels to {labels}"
     )
 

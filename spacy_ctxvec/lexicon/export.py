@@ -104,7 +104,7 @@ def export_sense_vectors(
     from gensim.models import KeyedVectors
 
     sizes = senses.counts()
-    words_writable = _writable_words(senses)
+    words_writable = writable_words(senses)
     writable = np.repeat(words_writable, sizes)  # per sense
     if len(senses) == 0:
         problem = (
@@ -127,7 +127,7 @@ def export_sense_vectors(
     return int(writable.sum())
 
 
-def _writable_words(senses: SenseInventory) -> np.ndarray:
+def writable_words(senses: SenseInventory) -> np.ndarray:
     """Per word of ``senses``, whether word2vec text can hold its key."""
     return writable_keys(np.array(senses.keys, dtype=str)) if len(senses) else np.zeros(0, dtype=bool)
 
@@ -135,7 +135,7 @@ def _writable_words(senses: SenseInventory) -> np.ndarray:
 def _written_words(senses: SenseInventory, counts: Optional[np.ndarray]) -> List[int]:
     """The words of ``senses`` whose senses are written, in the order they are: by descending
     ``counts`` where given, else in key order (export_sense_vectors and its labels alike)."""
-    writable = _writable_words(senses)
+    writable = writable_words(senses)
     order = np.arange(len(senses)) if counts is None else most_frequent_first(counts)
     return [int(w) for w in order.tolist() if writable[w]]
 
