@@ -365,3 +365,8 @@ class Warnings(metaclass=_ErrorsWithCodes):
         "doc._.ctxvec_polysemy and doc._.ctxvec_sense, so in nlp(text) the later replaces the earlier's scores "
         "and senses. Keep one, or run them one at a time (nlp.get_pipe(name)(doc)) to compare their lexicons."
     )
+    W075 = (
+        "The first {n_docs} texts of '{corpus}' hold one word type: the anisotropy baseline (the mean cosine "
+        "between occurrences of different words) is undefined, so it is drawn as 0 and the adjusted curve is "
+        "self-similarity itself. Give a corpus of many words."
+    )

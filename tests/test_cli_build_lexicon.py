@@ -149,6 +149,22 @@ def test_the_summary_says_how_many_words_had_no_vector(tiny_pipeline_dir, tmp_pa
     assert built.exit_code == 0 and "2 tokens had no contextual vector (or a zero one) and were not counted" in message
 
 
+def test_a_corpus_of_one_word_says_the_baseline_is_undefined(tiny_pipeline_dir, tmp_path):
+    """B (the mean cosine between different words) has no pairs: it was printed as 0.0000, and
+    rank's JSON said 0.0, as if the scores were corrected for it."""
+    import json
+
+    corpus = tmp_path / "one_word.txt"
+    corpus.write_text("bank bank bank\n" * 4, encoding="utf8")
+    built = invoke("build-lexicon", tiny_pipeline_dir, corpus, tmp_path / "out", "--min-count", "2", "--no-progress")
+    message = " ".join(built.output.split())
+    assert built.exit_code == 0 and "baseline B = undefined (one word type: scores are 1 - self-similarity)" in message
+    ranked = runner.invoke(app, ["rank", str(tmp_path / "out"), "--format", "json", "--min-count", "2"])
+    assert ranked.exit_code == 0 and json.loads(ranked.stdout)["anisotropy_baseline"] is None
+    table = runner.invoke(app, ["rank", str(tmp_path / "out"), "--min-count", "2"])
+    assert "baseline B = undefined" in " ".join(table.output.split())
+
+
 def test_bad_inputs(tiny_pipeline_dir, corpus, tmp_path):
     (tmp_path / "empty.txt").write_text("\n", encoding="utf8")
     missing_layer = invoke("build-lexicon", tiny_pipeline_dir, corpus, tmp_path / "o0", "--no-progress", "--layer", "5")

@@ -232,6 +232,15 @@ def test_plot_layers_one_value_per_hidden_state(tiny_pipeline_dir, sentences_fil
     assert_svg(output)
 
 
+def test_plot_layers_of_one_word_says_the_baseline_is_undefined(tiny_pipeline_dir, tmp_path):
+    corpus = tmp_path / "one_word.txt"
+    corpus.write_text("bank bank\n" * 3, encoding="utf8")
+    with pytest.warns(UserWarning, match=r"\[CTX-W075\] The first 3 texts of .* hold one word type"):
+        result = invoke("plot", "layers", tiny_pipeline_dir, corpus, "-o", tmp_path / "l.svg", "--min-count", "2")
+    assert result.exit_code == 0, result.output
+    assert_svg(tmp_path / "l.svg")
+
+
 def test_plot_layers_without_repeated_words_is_a_clear_error(tiny_pipeline_dir, sentences_file, tmp_path):
     result = invoke("plot", "layers", tiny_pipeline_dir, sentences_file, "-o", tmp_path / "l.png", "--min-count", "50")
     assert result.exit_code == 1 and "[CTX-E408]" in result.output

@@ -119,10 +119,11 @@ def test_no_nan_with_single_occurrences_zero_vectors_and_one_type():
     scores, valid = lexicon.polysemy_scores(min_count=2)
     assert not valid.any() and not np.isnan(scores).any()
     one_type = Lexicon.from_occurrences(["a", "a"], np.array([[1.0, 0.0], [1.0, 0.0]]))
-    assert one_type.anisotropy_baseline() == 0.0
+    assert one_type.anisotropy_baseline() == 0.0 and not one_type.has_baseline()  # no pair of different words
     assert not np.isnan(one_type.polysemy_scores(2)[0]).any()
     empty = Lexicon.empty(3)
-    assert empty.anisotropy_baseline() == 0.0 and len(empty.polysemy_scores(2)[0]) == 0
+    assert empty.anisotropy_baseline() == 0.0 and len(empty.polysemy_scores(2)[0]) == 0 and not empty.has_baseline()
+    assert Lexicon.from_occurrences(["a", "b"], np.array([[1.0, 0.0], [1.0, 0.0]])).has_baseline()
 
 
 def test_non_finite_vectors_are_an_error():

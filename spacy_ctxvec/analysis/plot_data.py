@@ -149,6 +149,8 @@ def layer_self_similarity(
     curves = layer_curves(lexicons, min_count=min_count)
     if curves.n_types.max(initial=0) == 0:
         raise CtxvecError(Errors.E408.format(min_count=min_count, n_docs=n_texts, corpus=corpus))
+    if not all(lexicon.has_baseline() for lexicon in lexicons.values()):
+        warnings.warn(Warnings.W075.format(corpus=corpus, n_docs=n_texts), stacklevel=2)
     context = context_component(nlp)  # the pooling annotated_batches reads the layers with
     return curves._replace(
         pooling=pooling_name(context[1].pooling if context is not None else pool_mean), model=model_name(nlp)

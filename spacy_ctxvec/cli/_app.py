@@ -88,6 +88,11 @@ BINARY_SUFFIXES = (".bin", ".bin.gz")
 BINARY = typer.Option(False, "--binary", help="Write word2vec binary instead of text")
 
 
+def baseline_text(baseline: Optional[float]) -> str:
+    """B to 4 places, or why it is undefined (None: occurrences of one word type, no pairs of different words)."""
+    return "undefined (one word type: scores are 1 - self-similarity)" if baseline is None else f"{baseline:.4f}"
+
+
 def check_binary_name(output: Path, binary: bool, command: str) -> None:
     """E420 for an OUTPUT named like word2vec binary (vectors.bin) that would get text."""
     suffix = next((s for s in BINARY_SUFFIXES if output.name.lower().endswith(s)), None)

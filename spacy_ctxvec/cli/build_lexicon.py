@@ -24,7 +24,15 @@ from ..workflows.lexicon_build import (
     LexiconBuildRequest,
     build_lexicon_pipeline,
 )
-from ._app import CORPUS_ENCODING, CORPUS_ON_ERROR, app, exit_on_coded_error, given_path, warn_on_stderr
+from ._app import (
+    CORPUS_ENCODING,
+    CORPUS_ON_ERROR,
+    app,
+    baseline_text,
+    exit_on_coded_error,
+    given_path,
+    warn_on_stderr,
+)
 
 Opt = typer.Option
 PIPELINE = typer.Argument(
@@ -208,5 +216,6 @@ def print_build(build: LexiconBuild, request: LexiconBuildRequest) -> None:
         f"{count_of(result.n_docs, 'doc')}, {count_of(result.n_tokens, 'token')} counted, "
         f"{count_of(len(result.lexicon), 'type')} "
         f"({build.n_valid} with >= {request.min_count} occurrences), baseline B = "
-        f"{result.lexicon.anisotropy_baseline():.4f}; saved pipeline to {request.output}"
+        f"{baseline_text(result.lexicon.anisotropy_baseline() if result.lexicon.has_baseline() else None)}; "
+        f"saved pipeline to {request.output}"
     )

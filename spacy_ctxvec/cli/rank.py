@@ -24,7 +24,7 @@ from ..saved_pipeline import (
     polysemy_setting,
     scoring_min_count,
 )
-from ._app import app, exit_on_coded_error, given_path, print_output, warn_on_stderr
+from ._app import app, baseline_text, exit_on_coded_error, given_path, print_output, warn_on_stderr
 
 FORMATS = ("table", "tsv", "json")
 RANK_BY = ("polysemy_score", "corpus_polysemy")
@@ -66,7 +66,7 @@ def rank_summary(lexicon: Lexicon, valid: np.ndarray, used: str, min_count: int)
         "n_scored": int(valid.sum()),
         "by": "polysemy_score",
         "score": used,
-        "anisotropy_baseline": round(lexicon.anisotropy_baseline(), 6),
+        "anisotropy_baseline": round(lexicon.anisotropy_baseline(), 6) if lexicon.has_baseline() else None,
         "min_count": min_count,
         "max_count": int(lexicon.counts.max()) if len(lexicon) else 0,
     }
@@ -78,7 +78,7 @@ def score_note(summary: Dict[str, Any], all_types: bool) -> str:
     return (
         f"{summary['n_scored']} {which} scored, of the {summary['n_types_min_count']} types seen "
         f">= {summary['min_count']} times ({summary['n_types']} types in all); polysemy_score: "
-        f"{summary['score']}; baseline B = {summary['anisotropy_baseline']:.4f}"
+        f"{summary['score']}; baseline B = {baseline_text(summary['anisotropy_baseline'])}"
     )
 
 

@@ -267,8 +267,13 @@ class Lexicon(KeyedRows):
         return np.ma.masked_array(np.clip(values, -1.0, 1.0), mask=~defined)
 
     def anisotropy_baseline(self) -> float:
-        """Mean cosine between occurrences of different types (0.0 if there are no such pairs)."""
+        """Mean cosine between occurrences of different types (0.0 if there are no such pairs:
+        ``has_baseline`` says whether there are, and the commands print B as undefined where not)."""
         return mean_cosine_between_groups(self.unit_vector_sums(), self.counts)
+
+    def has_baseline(self) -> bool:
+        """Whether B is defined: occurrences of two types or more (a corpus of one word has none)."""
+        return int(np.count_nonzero(self.counts)) >= 2
 
     def polysemy_scores(self, min_count: int = 2) -> Tuple[np.ndarray, np.ndarray]:
         """(scores, valid): (1 - SelfSim) / (1 - B) per type; valid where n >= min_count.
