@@ -453,8 +453,8 @@ def _remove(path: Path) -> None:
 
 def _entries(directory: Path, *, digests: bool = False) -> Dict[str, List[Any]]:
     """Every entry under ``directory`` (relative POSIX path) -> [size, mtime_ns] for
-    files (and their ``_digest`` with ``digests``), [] for directories and links; the
-    marker itself is left out."""
+    files (and their ``_digest`` with ``digests``), [] for directories, ["link"] for links
+    (a folder replaced by a link to another is a change); the marker itself is left out."""
     entries: Dict[str, List[Any]] = {}
     for root, dirs, files in os.walk(directory):
         for name in dirs + files:
@@ -464,7 +464,7 @@ def _entries(directory: Path, *, digests: bool = False) -> Dict[str, List[Any]]:
                 continue
             stat = os.lstat(full)
             is_file = full.is_file() and not full.is_symlink()
-            entries[relative] = [stat.st_size, stat.st_mtime_ns] if is_file else []
+            entries[relative] = [stat.st_size, stat.st_mtime_ns] if is_file else ["link"] if full.is_symlink() else []
             if is_file and digests:
                 entries[relative].append(_digest(full))
     return entries

@@ -111,6 +111,23 @@ def test_directories_replace_only_what_they_recorded(tmp_path):
     (out / "a.txt").write_text("edited by the user", encoding="utf8")
     with pytest.raises(CtxvecError, match=r"E704.*files changed since it wrote them \('a\.txt'\)"):
         check_output(out, what="OUTPUT", kind=DIRECTORY, overwrite=True)
+    (out / "a.txt").unlink()
+    write_directory(
+        out,
+        lambda new: (new.mkdir(), (new / "part").mkdir(), (new / "part" / "a.txt").write_text("a")),
+        what="OUTPUT",
+        made_by="test",
+        overwrite=True,
+    )
+    check_output(out, what="OUTPUT", kind=DIRECTORY, overwrite=True)
+    (tmp_path / "elsewhere").mkdir()
+    (out / "part" / "a.txt").unlink()
+    (out / "part").rmdir()
+    (out / "part").symlink_to(tmp_path / "elsewhere")  # a folder it wrote, now a link: not what it wrote
+    with pytest.raises(CtxvecError, match=r"E704.*files changed since it wrote them \('part'\)"):
+        check_output(out, what="OUTPUT", kind=DIRECTORY, overwrite=True)
+    (out / "part").unlink()
+    (out / "a.txt").write_text("edited by the user", encoding="utf8")
     (out / OUTPUT_MARKER).write_text(json.dumps({"made_by": "spacy-ctxvec build-lexicon"}), encoding="utf8")
     with pytest.raises(CtxvecError, match=r"E704.*marker that does not list"):
         check_output(out, what="OUTPUT", kind=DIRECTORY, overwrite=True)
