@@ -66,7 +66,7 @@ class CorpusDatasource(FileBasedDatasource):
             if suffix == ".spacy":
                 for doc in docbin_docs(f.readall(), Vocab(), path):
                     rows.add(KIND_DOC, doc.to_bytes(), 0)
-                    if len(rows) >= self.shard_size:
+                    if rows.n_documents >= self.shard_size:
                         yield rows.flush()
             else:
                 head = f.read(HEAD_BYTES)  # judged for its line ends, then read again
@@ -80,7 +80,7 @@ class CorpusDatasource(FileBasedDatasource):
                     row = corpus_row(line, path, line_number, suffix, self.on_error, self.encoding, self.max_length)
                     if row is not None:
                         rows.add(*row)
-                        if len(rows) >= self.shard_size:
+                        if rows.n_documents >= self.shard_size:
                             yield rows.flush()
         except (UnicodeDecodeError, OSError, ValueError) as err:
             if isinstance(err, CtxvecError):
@@ -96,6 +96,8 @@ class _Rows:
         self.kinds: List[int] = []
         self.payloads: List[bytes] = []
         self.lines: List[int] = []
+        # A shard holds shard_size documents, as the local engine's: skipped lines ride along uncounted
+        self.n_documents = 0
 
     def __len__(self) -> int:
         return len(self.kinds)
@@ -104,6 +106,7 @@ class _Rows:
         self.kinds.append(kind)
         self.payloads.append(payload)
         self.lines.append(line)
+        self.n_documents += kind != KIND_SKIPPED
 
     def flush(self) -> pa.Table:
         """The documents added since the last flush as ONE row (one shard)."""
@@ -115,7 +118,7 @@ class _Rows:
                 "line": pa.array([self.lines], pa.list_(pa.int64())),
             }
         )
-        self.kinds, self.payloads, self.lines = [], [], []
+        self.kinds, self.payloads, self.lines, self.n_documents = [], [], [], 0
         return table
 
 
