@@ -41,3 +41,23 @@ def test_ray_refuses_corpora_without_tokens(ray_cluster, tiny_pipeline_dir, tmp_
     (tmp_path / "marks.txt").write_text("\u0301\u0302 \u0301\n", encoding="utf8")
     with pytest.raises(CtxvecError, match=r"E741.*marks\.txt': 1 documents"):
         build_lexicon_ray(nlp, tmp_path / "marks.txt", num_workers=2, progress=False)
+
+
+def test_ray_skips_bad_lines_as_the_local_engine_does_sums_and_names_alike(
+    ray_cluster, tiny_pipeline_dir, tmp_path, monkeypatch
+):
+    """A skipped line counted towards Ray's shard size (a shard holding one had a document fewer:
+    the sums differed from the local engine's), and W004 named the file resolved, not as given."""
+    nlp = load_pipeline(tiny_pipeline_dir)
+    lines = [f"the river bank number {i} and the money bank" for i in range(9)]
+    lines.insert(2, '{"broken')  # not valid JSON
+    (tmp_path / "c.jsonl").write_text("".join(f'{{"text": "{line}"}}\n' for line in lines[:2]), encoding="utf8")
+    with (tmp_path / "c.jsonl").open("a", encoding="utf8") as handle:
+        handle.write(lines[2] + "\n" + "".join(f'{{"text": "{line}"}}\n' for line in lines[3:]))
+    monkeypatch.chdir(tmp_path)
+    settings = dict(shard_size=3, batch_size=3, progress=False, on_error="skip", sample_size=4)
+    local = build_lexicon_local(nlp, Path("c.jsonl"), **settings)
+    ray = build_lexicon_ray(nlp, Path("c.jsonl"), num_workers=1, **settings)
+    assert local.n_docs == ray.n_docs == 9
+    assert ray.lexicon == local.lexicon  # the same shards: the same sums, bit for bit
+    assert ray.skipped_lines == local.skipped_lines and [s.path for s in ray.skipped_lines] == ["c.jsonl"]

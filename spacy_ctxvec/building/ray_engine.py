@@ -89,21 +89,22 @@ def resolve_corpus_files(
     encoding: str = DEFAULT_ENCODING,
     on_error: str = "raise",
     listed: Optional[Sequence[Path]] = None,
-) -> List[str]:
+) -> Dict[str, str]:
     """Every corpus file, checked to exist and be readable here (URIs such as
     s3://bucket/corpus.txt are passed on to Ray unchecked): the files ``corpus.corpus_files``
     gives the local engine, in its order (subfolders of a directory too; binary files
-    are E234, or left out with on_error="skip"). ``listed``: the files of a one-path
-    ``corpus`` as ``corpus_files`` listed them already, not listed again."""
+    are E234, or left out with on_error="skip"), each as Ray's readers get it (resolved:
+    another node has another working directory) -> as the local engine names it (in W004).
+    ``listed``: the files of a one-path ``corpus`` as ``corpus_files`` listed them already."""
     paths = [corpus] if isinstance(corpus, (str, Path)) else list(corpus)
     if not paths:
         raise CtxvecError(
             Errors.E228.format(setting="corpus", requirement="at least one file or directory", value=paths)
         )
-    files: List[str] = []
+    files: Dict[str, str] = {}
     for path in paths:
         if "://" in str(path):
-            files.append(str(path))
+            files[str(path)] = str(path)
             continue
         listing = listed if listed is not None and len(paths) == 1 else None
         for file in listing if listing is not None else corpus_files(path, encoding=encoding, on_error=on_error):
@@ -112,7 +113,7 @@ def resolve_corpus_files(
                     handle.read(1)
             except OSError as err:
                 raise CtxvecError(Errors.E501.format(path=file, error=err.strerror or err)) from err
-            files.append(str(file.resolve()))
+            files[str(file.resolve())] = str(file)
     return files
 
 
@@ -151,7 +152,8 @@ def check_settings(
         raise bad("node_loss_grace_s", "a number of seconds above 0", node_loss_grace_s)
 
 
-def _check_unsupported(n_process: int, resume: bool, max_docs: Optional[int]) -> None:
+def check_unsupported(n_process: int, resume: bool, max_docs: Optional[int]) -> None:
+    """E505 for the local engine's options (checked before any model loads, and again here)."""
     if n_process != 1:
         raise CtxvecError(
             Errors.E505.format(option="--n-process", reason="use --num-workers (one Ray actor per worker)")
@@ -330,9 +332,10 @@ def build_lexicon_ray(
                 setting="sample_size", requirement="0 (no sample) or a positive integer", value=sample_size
             )
         )
-    _check_unsupported(n_process, resume, max_docs)
+    check_unsupported(n_process, resume, max_docs)
     encoding = check_encoding(encoding)
-    files_read = resolve_corpus_files(corpus, encoding=encoding, on_error=on_error, listed=files)
+    shown_as = resolve_corpus_files(corpus, encoding=encoding, on_error=on_error, listed=files)
+    files_read = list(shown_as)
     import_ray()
     from .ray_workers import CorpusDatasource, PartialLexiconWorker
 
@@ -399,4 +402,5 @@ def build_lexicon_ray(
     if lexicon is None or n_docs == 0:
         raise CtxvecError(Errors.E211.format(path=corpus_name))
     check_tokens_read(corpus_name, n_docs, lexicon.n_occurrences)
+    skipped = [line._replace(path=shown_as.get(line.path, line.path)) for line in skipped]
     return BuildResult(lexicon, n_docs, lexicon.n_occurrences, time.perf_counter() - start, skipped)
