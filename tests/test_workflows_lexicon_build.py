@@ -179,8 +179,10 @@ def test_a_rerun_without_resume_keeps_the_checkpoint_unless_told_to_start_over(t
     out, checkpoints = tmp_path / "out", tmp_path / "out.checkpoint"
     with pytest.raises(BuildStopped):
         build_lexicon_pipeline(request(stopping, corpus, out))
-    with pytest.raises(CtxvecError, match=r"CTX-E250.*out.checkpoint' holds 5 documents.*--resume.*--overwrite"):
+    with pytest.raises(CtxvecError, match=r"CTX-E250.*out.checkpoint' holds 5 documents.*--resume, or .*--overwrite"):
         build_lexicon_pipeline(request(tiny_pipeline_dir, corpus, out))
+    with pytest.raises(CtxvecError, match=r"E250.*with --resume --engine local \(the local engine wrote it"):
+        build_lexicon_pipeline(request(tiny_pipeline_dir, corpus, out, engine="ray"))  # Ray resumes nothing (E505)
     assert (checkpoints / "LATEST").read_text(encoding="utf8") == "shard-000000000005"
     build = build_lexicon_pipeline(request(tiny_pipeline_dir, corpus, out, overwrite=True))
     assert build.result.resumed_from == 0 and build.result.n_docs == 12 and not checkpoints.exists()
@@ -601,3 +603,17 @@ def test_any_failure_before_the_first_checkpoint_leaves_nothing(tiny_pipeline_di
     with pytest.raises(ValueError, match="component of the user's pipeline"):
         build_lexicon_pipeline(request(failing, corpus, tmp_path / "out"))
     assert sorted(path.name for path in tmp_path.iterdir()) == ["corpus.txt", "failing"]
+
+
+@pytest.mark.parametrize(
+    "option,setting",
+    [("--n-process", {"n_process": 2}), ("--resume", {"resume": True}), ("--max-docs", {"max_docs": 5})],
+)
+def test_the_local_engines_options_with_ray_are_e505_before_the_model_loads(tmp_path, option, setting):
+    """They were E505 only once the pipeline had loaded (seconds here, minutes for a large model)."""
+    from spacy_ctxvec.workflows.lexicon_build import check_build_request
+
+    corpus = write_corpus(tmp_path / "corpus.txt", 3)
+    no_pipeline = tmp_path / "no_such_pipeline"  # never loaded: the check comes first
+    with pytest.raises(CtxvecError, match=rf"E505.*{option}"):
+        check_build_request(request(no_pipeline, corpus, tmp_path / "out", engine="ray", **setting))

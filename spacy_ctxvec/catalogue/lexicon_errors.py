@@ -200,7 +200,7 @@ class LexiconErrors:
     )
     E250 = (
         "Checkpoint directory '{path}' holds {docs} documents an earlier run counted. "
-        "Continue that build with --resume, or pass --overwrite to start over (the "
+        "Continue that build with --resume{engine}, or pass --overwrite to start over (the "
         "checkpoint is deleted)."
     )
     E251 = (

@@ -143,7 +143,10 @@ def check_build_request(request: LexiconBuildRequest) -> List[Path]:
     check_checkpoint_dir(request.checkpoints)
     counted = documents_done(request.checkpoints)
     if counted and not (request.resume or request.overwrite):
-        raise CtxvecError(Errors.E250.format(path=request.checkpoints, docs=counted))
+        engine = " --engine local (the local engine wrote it; the ray engine resumes nothing)"
+        raise CtxvecError(
+            Errors.E250.format(path=request.checkpoints, docs=counted, engine=engine * (request.engine != "local"))
+        )
     check_encoding(request.encoding)
     if request.key not in KEY_ATTRS:  # (lemma's lemmatizer: once the pipeline has loaded)
         raise CtxvecError(Errors.E216.format(key=request.key, choices=", ".join(KEY_ATTRS)))
@@ -166,8 +169,9 @@ def check_build_request(request: LexiconBuildRequest) -> List[Path]:
 
 def _check_ray_options(request: LexiconBuildRequest) -> None:
     """The Ray engine's own checks, before any model loads, naming the command line's options."""
-    from ..building.ray_engine import check_settings
+    from ..building.ray_engine import check_settings, check_unsupported
 
+    check_unsupported(request.n_process, request.resume, request.max_docs)  # E505, before the model loads
     options = {**RAY_DEFAULTS, **request.ray}
     check_settings(
         options["num_workers"],
