@@ -3,6 +3,7 @@ when things stop (issue 22, section 4): Ctrl-C keeps the checkpoint and says how
 resume (exit 130 in the command), a build that fails before its first document leaves
 no checkpoint directory, and a mistyped corpus is reported before the model loads."""
 
+import dataclasses
 import os
 import shlex
 import signal
@@ -617,3 +618,18 @@ def test_the_local_engines_options_with_ray_are_e505_before_the_model_loads(tmp_
     no_pipeline = tmp_path / "no_such_pipeline"  # never loaded: the check comes first
     with pytest.raises(CtxvecError, match=rf"E505.*{option}"):
         check_build_request(request(no_pipeline, corpus, tmp_path / "out", engine="ray", **setting))
+
+
+def test_a_ray_builds_record_holds_its_gpus_per_worker(tmp_path):
+    """A GPU's last bits differ from a CPU's: the record of a Ray build said nothing of them."""
+    from spacy_ctxvec.building.engines import BuildResult
+    from spacy_ctxvec.lexicon.statistics import Lexicon
+    from spacy_ctxvec.workflows.lexicon_build import build_record
+
+    result = BuildResult(Lexicon.empty(3), 1, 1, 0.0)
+    on_ray = request(tmp_path / "p", tmp_path / "c.txt", tmp_path / "o", engine="ray")
+    on_ray = dataclasses.replace(on_ray, ray={"num_gpus_per_worker": 0.5, "num_workers": 4})
+    settings = build_record(on_ray, result)["settings"]
+    assert settings["num_gpus_per_worker"] == 0.5 and "num_workers" not in settings
+    local = build_record(request(tmp_path / "p", tmp_path / "c.txt", tmp_path / "o"), result)["settings"]
+    assert "num_gpus_per_worker" not in local and local["engine"] == "local"

@@ -309,13 +309,16 @@ def build_record(request: LexiconBuildRequest, result: BuildResult) -> Dict[str,
     the documents and tokens counted (the documents' SHA-256 where the engine computes one:
     the local engine, in corpus order) and the settings that change its contents or last bits."""
     versions = {name.replace("-", "_"): installed_version(name) for name in ("spacy-ctxvec", "torch", "transformers")}
+    settings = {name: getattr(request, name) for name in RECORDED_SETTINGS}
+    if request.engine == "ray":  # a GPU's last bits differ from a CPU's; the actors' number changes nothing
+        settings["num_gpus_per_worker"] = {**RAY_DEFAULTS, **request.ray}["num_gpus_per_worker"]
     return {
         "versions": versions,
         "corpus": str(request.corpus),
         "documents": result.n_docs,
         "tokens": result.n_tokens,
         "documents_sha256": result.documents_sha256,
-        "settings": {name: getattr(request, name) for name in RECORDED_SETTINGS},
+        "settings": settings,
     }
 
 
