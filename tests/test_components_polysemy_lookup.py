@@ -146,6 +146,12 @@ def test_the_initialize_setting_asking_for_a_lexicon_is_found():
     config["initialize"]["components"]["ctxvec_polysemy"] = {"lexicon_path": "lexicon", "corpus": None}
     nlp = load_model_from_config(config)
     assert lexicon_asked_for(nlp, "ctxvec_polysemy") == "lexicon_path"
+    # spaCy's way of writing it: a variable, null unless --paths.lexicon gives one (it was taken for a request)
+    config["paths"]["lexicon"] = None
+    config["initialize"]["components"]["ctxvec_polysemy"] = {"lexicon_path": "${paths.lexicon}"}
+    assert lexicon_asked_for(load_model_from_config(config), "ctxvec_polysemy") is None
+    config["paths"]["lexicon"] = "lexicon"
+    assert lexicon_asked_for(load_model_from_config(config), "ctxvec_polysemy") == "lexicon_path"
     assert lexicon_asked_for(nlp, "other") is None
 
 

@@ -204,6 +204,13 @@ def polysemy_records(
 
 def lexicon_asked_for(nlp: Optional[Language], name: str) -> Optional[str]:
     """The setting of [initialize.components.NAME] that asks for a lexicon ("corpus" or
-    "lexicon_path"), None where none does: a frozen component's is never built (E273)."""
-    asked = {} if nlp is None else nlp.config.get("initialize", {}).get("components", {}).get(name, {})
+    "lexicon_path"), None where none does (a ${paths.lexicon} that is null asks for none): a
+    frozen component's is never built (E273)."""
+    if nlp is None:
+        return None
+    try:
+        config = nlp.config.interpolate()
+    except Exception:  # a variable confection cannot fill: the settings as written
+        config = nlp.config
+    asked = config.get("initialize", {}).get("components", {}).get(name, {})
     return next((setting for setting in ("corpus", "lexicon_path") if asked.get(setting)), None)
