@@ -457,3 +457,11 @@ def test_file_names_in_warnings_cannot_send_terminal_escapes(tmp_path):
         list(iter_corpus(tmp_path, on_error="skip"))
     message = str(next(w.message for w in caught if "W021" in str(w.message)))
     assert "\x1b" not in message and "\\x1b]0;PWN\\x07b.txt" in message
+
+
+def test_a_long_blank_line_is_blank_not_over_max_length(tmp_path):
+    """A line of 50 spaces was E272 (over a max_length of 20), stopping a build on a blank line."""
+    assert parse_line(" " * 50 + "\n", "w.txt", 1, ".txt", max_length=20) is None
+    assert parse_line('{"text": "' + " " * 50 + '"}', "w.jsonl", 1, ".jsonl", max_length=20) is None
+    with pytest.raises(CtxvecError, match=r"E272\] w.txt, line 1: a document of 50 characters"):
+        parse_line("a" * 50 + "\n", "w.txt", 1, ".txt", max_length=20)

@@ -322,9 +322,11 @@ def parse_line(
 
 
 def _document(text: str, path: str, line_number: int, max_length: Optional[int]) -> Optional[str]:
+    if not has_visible(text):
+        return None  # a blank line, however long: no document
     if max_length is not None and len(text) > max_length:
         raise bad_line("E272", path, line_number, LINE_TOO_LONG.format(n=len(text), max_length=max_length))
-    return text if has_visible(text) else None
+    return text
 
 
 def make_doc(vocab: Vocab, row: WordsRow) -> Doc:
