@@ -24,7 +24,7 @@ def import_code(path: Union[str, Path]) -> None:
         raise CtxvecError(Errors.E419.format(path=path, problem="a folder, not a file"))
     if not path.is_file():
         raise CtxvecError(Errors.E419.format(path=path, problem="no such file"))
-    if path.suffix.lower() != ".py":  # Python's importer finds no loader for it ('NoneType' ... 'loader')
+    if path.suffix != ".py":  # Python's importer finds no loader for it ('NoneType' ... 'loader'), .PY neither
         raise CtxvecError(Errors.E419.format(path=path, problem="not a .py file"))
     try:
         import_file("spacy_ctxvec_code", path)

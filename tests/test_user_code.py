@@ -89,3 +89,6 @@ def test_a_folder_or_a_file_that_is_not_python_is_named_as_such(tmp_path):
         import_code(tmp_path)
     with pytest.raises(CtxvecError, match=r"\[CTX-E419\] --code .*notes.txt: not a .py file"):
         import_code(tmp_path / "notes.txt")
+    (tmp_path / "code.PY").write_text("import spacy\n", encoding="utf8")  # Python's importer reads .py alone
+    with pytest.raises(CtxvecError, match=r"\[CTX-E419\] --code .*code.PY: not a .py file"):
+        import_code(tmp_path / "code.PY")
