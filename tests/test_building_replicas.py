@@ -42,3 +42,12 @@ def test_rebuild_sets_the_thread_count(tiny_nlp, restore_torch_threads):
     wanted = 1 if restore_torch_threads != 1 else 2
     rebuild_pipeline(tiny_nlp.config.to_str(), tiny_nlp.to_bytes(), num_threads=wanted)
     assert torch.get_num_threads() == wanted
+
+
+def test_a_rebuilt_pipeline_keeps_the_drivers_max_length(tiny_nlp, restore_torch_threads):
+    """nlp.max_length is in neither the config nor the bytes: a limit raised from Python was spaCy's
+    default again in the workers, and a document the driver's reader let through stopped the build (E270)."""
+    rebuilt = rebuild_pipeline(tiny_nlp.config.to_str(), tiny_nlp.to_bytes(), num_threads=1, max_length=2_000_000)
+    assert rebuilt.max_length == 2_000_000
+    default = rebuild_pipeline(tiny_nlp.config.to_str(), tiny_nlp.to_bytes(), num_threads=1)
+    assert default.max_length == 1_000_000

@@ -51,10 +51,10 @@ from .shard import check_key_mode, holds_docbins, partial_lexicon
 _worker_nlp: Optional[Language] = None
 
 
-def _init_worker(config_str: str, nlp_bytes: bytes, n_threads: int) -> None:
+def _init_worker(config_str: str, nlp_bytes: bytes, n_threads: int, max_length: Optional[int] = None) -> None:
     global _worker_nlp
     workers_ignore_interrupts()  # started with SIGINT blocked: no traceback while importing
-    _worker_nlp = rebuild_pipeline(config_str, nlp_bytes, num_threads=n_threads)
+    _worker_nlp = rebuild_pipeline(config_str, nlp_bytes, num_threads=n_threads, max_length=max_length)
 
 
 def _worker_partial_lexicon(
@@ -403,7 +403,7 @@ def _start_pool(nlp: Language, n_process: int) -> ProcessPoolExecutor:
         max_workers=n_process,
         mp_context=multiprocessing.get_context("spawn"),
         initializer=_init_worker,
-        initargs=(nlp.config.to_str(), nlp.to_bytes(), n_threads),
+        initargs=(nlp.config.to_str(), nlp.to_bytes(), n_threads, nlp.max_length),
     )
 
 

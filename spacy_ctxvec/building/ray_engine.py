@@ -350,7 +350,7 @@ def build_lexicon_ray(
         # pool hands out whole blocks, so a one-file corpus went to ONE actor however
         # many there were.
         with data_context_settings(ray, enable_progress_bars=progress, target_max_block_size=1):
-            pipeline_ref = ray.put((nlp.config.to_str(), nlp.to_bytes()))
+            pipeline_ref = ray.put((nlp.config.to_str(), nlp.to_bytes(), nlp.max_length))
             documents = ray.data.read_datasource(
                 CorpusDatasource(
                     files_read, shard_size=shard_size, on_error=on_error, encoding=encoding, max_length=nlp.max_length
