@@ -116,13 +116,16 @@ def test_ray_reads_the_local_engines_files_subfolders_included(tmp_path):
     (tmp_path / "a" / "x.txt").write_bytes(b"ELF\x00\x00\nstrings\n")
     with pytest.warns(UserWarning, match=r"W021.*: a/x\.txt\."):
         files = resolve_corpus_files(tmp_path, on_error="skip")
-    assert files == {str(f.resolve()): str(f) for f in corpus_files(tmp_path, on_error="skip")}
-    assert [Path(f).relative_to(tmp_path.resolve()).as_posix() for f in files] == ["a/z.txt", "a.txt", "b.txt"]
+    assert files == [(str(f.resolve()), str(f)) for f in corpus_files(tmp_path, on_error="skip")]
+    assert [Path(f).relative_to(tmp_path.resolve()).as_posix() for f, _ in files] == ["a/z.txt", "a.txt", "b.txt"]
     with pytest.raises(CtxvecError, match=r"E234.*a/x\.txt"):
         resolve_corpus_files(tmp_path)
     # A build passes on the listing its request check made: read as given, not listed again.
     listed = corpus_files(tmp_path, on_error="skip")[1:]
-    assert list(resolve_corpus_files(tmp_path, listed=listed)) == [str(f.resolve()) for f in listed]
+    assert [read for read, _ in resolve_corpus_files(tmp_path, listed=listed)] == [str(f.resolve()) for f in listed]
+    (tmp_path / "b_again.txt").symlink_to(tmp_path / "b.txt")  # read twice, as the local engine reads it
+    read = [Path(read).name for read, _ in resolve_corpus_files(tmp_path, on_error="skip")]
+    assert read == ["z.txt", "a.txt", "b.txt", "b.txt"]
 
 
 def test_ray_engine_is_registered():

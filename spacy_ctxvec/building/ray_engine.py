@@ -89,22 +89,22 @@ def resolve_corpus_files(
     encoding: str = DEFAULT_ENCODING,
     on_error: str = "raise",
     listed: Optional[Sequence[Path]] = None,
-) -> Dict[str, str]:
+) -> List[Tuple[str, str]]:
     """Every corpus file, checked to exist and be readable here (URIs such as
     s3://bucket/corpus.txt are passed on to Ray unchecked): the files ``corpus.corpus_files``
     gives the local engine, in its order (subfolders of a directory too; binary files
-    are E234, or left out with on_error="skip"), each as Ray's readers get it (resolved:
-    another node has another working directory) -> as the local engine names it (in W004).
+    are E234, or left out with on_error="skip"), each as (Ray's readers get it, resolved: another
+    node has another working directory; the local engine names it, in W004), a file listed twice twice.
     ``listed``: the files of a one-path ``corpus`` as ``corpus_files`` listed them already."""
     paths = [corpus] if isinstance(corpus, (str, Path)) else list(corpus)
     if not paths:
         raise CtxvecError(
             Errors.E228.format(setting="corpus", requirement="at least one file or directory", value=paths)
         )
-    files: Dict[str, str] = {}
+    files: List[Tuple[str, str]] = []
     for path in paths:
         if "://" in str(path):
-            files[str(path)] = str(path)
+            files.append((str(path), str(path)))
             continue
         listing = listed if listed is not None and len(paths) == 1 else None
         for file in listing if listing is not None else corpus_files(path, encoding=encoding, on_error=on_error):
@@ -113,7 +113,7 @@ def resolve_corpus_files(
                     handle.read(1)
             except OSError as err:
                 raise CtxvecError(Errors.E501.format(path=file, error=err.strerror or err)) from err
-            files[str(file.resolve())] = str(file)
+            files.append((str(file.resolve()), str(file)))
     return files
 
 
@@ -334,8 +334,11 @@ def build_lexicon_ray(
         )
     check_unsupported(n_process, resume, max_docs)
     encoding = check_encoding(encoding)
-    shown_as = resolve_corpus_files(corpus, encoding=encoding, on_error=on_error, listed=files)
-    files_read = list(shown_as)
+    resolved = resolve_corpus_files(corpus, encoding=encoding, on_error=on_error, listed=files)
+    files_read = [read for read, _ in resolved]
+    shown_as: Dict[str, str] = {}
+    for read, shown in resolved:
+        shown_as.setdefault(read, shown)  # a file listed twice (a link beside its target): the first name
     import_ray()
     from .ray_workers import CorpusDatasource, PartialLexiconWorker
 
