@@ -182,7 +182,8 @@ def test_a_rerun_without_resume_keeps_the_checkpoint_unless_told_to_start_over(t
         build_lexicon_pipeline(request(stopping, corpus, out))
     with pytest.raises(CtxvecError, match=r"CTX-E250.*out.checkpoint' holds 5 documents.*--resume, or .*--overwrite"):
         build_lexicon_pipeline(request(tiny_pipeline_dir, corpus, out))
-    with pytest.raises(CtxvecError, match=r"E250.*with --resume --engine local \(the local engine wrote it"):
+    said = r"E250.*with --resume --engine local and without the Ray options \(the local engine wrote it"
+    with pytest.raises(CtxvecError, match=said):
         build_lexicon_pipeline(request(tiny_pipeline_dir, corpus, out, engine="ray"))  # Ray resumes nothing (E505)
     assert (checkpoints / "LATEST").read_text(encoding="utf8") == "shard-000000000005"
     build = build_lexicon_pipeline(request(tiny_pipeline_dir, corpus, out, overwrite=True))

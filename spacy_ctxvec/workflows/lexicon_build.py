@@ -143,7 +143,7 @@ def check_build_request(request: LexiconBuildRequest) -> List[Path]:
     check_checkpoint_dir(request.checkpoints)
     counted = documents_done(request.checkpoints)
     if counted and not (request.resume or request.overwrite):
-        engine = " --engine local (the local engine wrote it; the ray engine resumes nothing)"
+        engine = " --engine local and without the Ray options (the local engine wrote it; Ray resumes nothing)"
         raise CtxvecError(
             Errors.E250.format(path=request.checkpoints, docs=counted, engine=engine * (request.engine != "local"))
         )
