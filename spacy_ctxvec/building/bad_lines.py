@@ -11,7 +11,7 @@ REASON_CHARS = 160  # a skipped line's reason is cut to this length
 
 
 class BadLineError(CtxvecError):
-    """A corpus line that cannot be read (E212, E213, E240, E242). The message names file
+    """A corpus line that cannot be read (E212, E213, E240, E242, E272). The message names file
     and line and says what to do; ``reason`` is the code and the problem alone, shortened,
     e.g. "[CTX-E212] not valid JSON (Expecting value at column 10)": what a line skipped
     with on_error="skip" is reported with."""

@@ -93,8 +93,9 @@ def resolve_corpus_files(
     """Every corpus file, checked to exist and be readable here (URIs such as
     s3://bucket/corpus.txt are passed on to Ray unchecked): the files ``corpus.corpus_files``
     gives the local engine, in its order (subfolders of a directory too; binary files
-    are E234, or left out with on_error="skip"), each as (Ray's readers get it, resolved: another
-    node has another working directory; the local engine names it, in W004), a file listed twice twice.
+    are E234, or left out with on_error="skip"), each as a pair: (the path Ray's readers get, resolved,
+    as another node has another working directory; the path the local engine names in W004). A file
+    listed twice (a link beside its target) is there twice, read twice as the local engine reads it.
     ``listed``: the files of a one-path ``corpus`` as ``corpus_files`` listed them already."""
     paths = [corpus] if isinstance(corpus, (str, Path)) else list(corpus)
     if not paths:

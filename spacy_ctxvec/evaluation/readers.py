@@ -379,7 +379,7 @@ def read_sense_counts(path: PathLike) -> Dict[str, int]:
                     path=path, line=number, got=line, expected="a lemma and a whole sense count, tab-separated"
                 )
             )
-        # 0 senses: no word to score (it was dropped from every correlation without a word)
+        # 0 senses: no word to score (such a word was left out of every correlation, unannounced)
         count = _bounded_whole_number(fields[1].strip(), path, number, "the sense count", MAX_SENSE_COUNT, minimum=1)
         if counts.get(fields[0], count) != count:
             raise CtxvecError(
