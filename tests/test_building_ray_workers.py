@@ -153,7 +153,7 @@ def test_worker_lexicon_equals_the_partial_lexicon_of_its_shard(local_ray, tiny_
     rows.add(KIND_DOC, Doc(Vocab(), words=["the", "pen", "bank"]).to_bytes(), 8)
     table = rows.flush()
     batch = {name: np.array(table.column(name).to_pylist(), dtype=object) for name in table.column_names}
-    pipeline = local_ray.put((tiny_nlp.config.to_str(), tiny_nlp.to_bytes()))
+    pipeline = local_ray.put((tiny_nlp.config.to_str(), tiny_nlp.to_bytes(), tiny_nlp.max_length))
     worker = PartialLexiconWorker(pipeline, "lower", 4, False, 1, sample_size=3)
     out = worker(batch)
     assert sorted(out) == ["lexicon", "n_docs", "skipped"] and all(len(column) == 1 for column in out.values())

@@ -300,7 +300,7 @@ def build_lexicon_ray(
     """Build a lexicon from corpus files with a pool of Ray actors.
 
     pipeline: a Language, or a pipeline directory / package / .cfg (loaded here once and
-        shipped to the actors as config + bytes, so every actor has the same weights).
+        shipped to the actors as config + bytes + max_length, so every actor has the same weights).
     corpus: a .txt / .jsonl / .spacy file, a directory of them, or a list of either.
     address: an existing cluster ("auto", "ray://host:10001"); None reuses an initialised
         Ray or starts a local one for this call (and shuts it down afterwards), and checks

@@ -184,10 +184,10 @@ class PartialLexiconWorker:
         sample_size: int = 0,
         sample_contexts: bool = True,
     ) -> None:
-        config_str, nlp_bytes, *max_length = ray.get(pipeline)  # (config, bytes, max_length), put by the driver
+        config_str, nlp_bytes, max_length = ray.get(pipeline)  # put once by the driver
         # Ray sets CUDA_VISIBLE_DEVICES to this actor's GPU, so use_gpu picks the right one.
         self.nlp = rebuild_pipeline(
-            config_str, nlp_bytes, use_gpu=use_gpu, num_threads=num_threads, max_length=next(iter(max_length), None)
+            config_str, nlp_bytes, use_gpu=use_gpu, num_threads=num_threads, max_length=max_length
         )
         self.key = key
         self.batch_size = batch_size
