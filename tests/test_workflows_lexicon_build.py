@@ -621,6 +621,35 @@ def test_the_local_engines_options_with_ray_are_e505_before_the_model_loads(tmp_
         check_build_request(request(no_pipeline, corpus, tmp_path / "out", engine="ray", **setting))
 
 
+def test_resume_with_ray_on_a_finished_output_is_e505_not_e224(tmp_path):
+    """E224 ("nothing to resume: --overwrite rebuilds") came first, and the rerun it asked
+    for with --overwrite was then E505: Ray resumes nothing, whatever OUTPUT holds."""
+    from spacy_ctxvec.outputs import BUILD_LEXICON, write_manifest
+    from spacy_ctxvec.workflows.lexicon_build import check_build_request
+
+    corpus = write_corpus(tmp_path / "corpus.txt", 3)
+    finished = tmp_path / "out"
+    finished.mkdir()
+    write_manifest(finished, BUILD_LEXICON)
+    with pytest.raises(CtxvecError, match=r"E224"):  # the local engine: nothing to resume
+        check_build_request(request(tmp_path / "no_such_pipeline", corpus, finished, resume=True))
+    with pytest.raises(CtxvecError, match=r"E505.*--resume"):
+        check_build_request(request(tmp_path / "no_such_pipeline", corpus, finished, engine="ray", resume=True))
+
+
+def test_a_local_ray_pool_larger_than_the_machine_is_e503_before_the_model_loads(tmp_path, monkeypatch):
+    """E503 came once the pipeline had loaded (minutes for a large model) and Ray was starting."""
+    from spacy_ctxvec.workflows.lexicon_build import check_build_request
+
+    monkeypatch.setattr(os, "cpu_count", lambda: 2)
+    corpus = write_corpus(tmp_path / "corpus.txt", 3)
+    too_many = request(tmp_path / "no_such_pipeline", corpus, tmp_path / "out", engine="ray")
+    with pytest.raises(CtxvecError, match=r"E503.*--num-workers 2 or fewer"):
+        check_build_request(dataclasses.replace(too_many, ray={"num_workers": 3}))
+    joining = dataclasses.replace(too_many, ray={"num_workers": 3, "address": "auto"})
+    check_build_request(joining)  # a cluster's CPUs are counted once joined (E504)
+
+
 def test_a_ray_builds_record_holds_its_gpus_per_worker(tmp_path):
     """A GPU's last bits differ from a CPU's: the record of a Ray build said nothing of them."""
     from spacy_ctxvec.building.engines import BuildResult

@@ -7,6 +7,7 @@ import os
 import re
 import signal
 import socket
+import sys
 import threading
 import time
 from contextlib import contextmanager
@@ -61,6 +62,14 @@ def ray_session(address: Optional[str], num_workers: int, num_cpus_per_worker: f
     finally:
         if started:
             ray.shutdown()
+
+
+def check_local_pool(address: Optional[str], num_workers: int, num_cpus_per_worker: float) -> None:
+    """E503 before any model loads, where the build would start a local Ray too small for
+    its pool (no address given and no Ray initialised in this process)."""
+    ray = sys.modules.get("ray")
+    if address is None and not (ray is not None and ray.is_initialized()):
+        local_cpus(num_workers, num_cpus_per_worker)
 
 
 def local_cpus(num_workers: int, num_cpus_per_worker: float) -> int:

@@ -128,6 +128,10 @@ def check_build_request(request: LexiconBuildRequest) -> List[Path]:
     Returns the corpus's files as ``corpus_files`` listed and checked them, for the
     engine to read without listing them again."""
     inputs = {"PIPELINE": request.pipeline, "CORPUS": request.corpus}
+    if request.engine == "ray":  # E505 first: --resume with Ray resumes nothing, whatever OUTPUT holds
+        from ..building.ray_engine import check_unsupported
+
+        check_unsupported(request.n_process, request.resume, request.max_docs)
     if request.engine == "ray" and request.checkpoint_dir is not None:
         raise CtxvecError(
             Errors.E505.format(
@@ -169,20 +173,22 @@ def check_build_request(request: LexiconBuildRequest) -> List[Path]:
 
 def _check_ray_options(request: LexiconBuildRequest) -> None:
     """The Ray engine's own checks, before any model loads, naming the command line's options."""
-    from ..building.ray_engine import check_settings, check_unsupported
+    from ..building.ray_cluster import check_local_pool
+    from ..building.ray_engine import check_settings
 
-    check_unsupported(request.n_process, request.resume, request.max_docs)  # E505, before the model loads
     options = {**RAY_DEFAULTS, **request.ray}
+    cpus_per_worker = 1.0  # build_lexicon_ray's default: the command line has no option for it
     check_settings(
         options["num_workers"],
         options["num_gpus_per_worker"],
-        1.0,
+        cpus_per_worker,
         request.batch_size or 1,
         request.checkpoint_every,
         request.on_error,
         options["node_loss_grace_s"],
         names={**RAY_OPTIONS, "batch_size": "--batch-size", "shard_size": "--checkpoint-every"},
     )
+    check_local_pool(options["address"], options["num_workers"], cpus_per_worker)
 
 
 def check_nothing_to_resume(request: LexiconBuildRequest) -> None:
