@@ -106,6 +106,20 @@ def test_a_lower_keyed_inventory_finds_a_word_in_any_case_a_text_keyed_one_does_
     assert "Bank" not in text_keyed and "bank" in text_keyed
 
 
+def test_a_word_with_an_invisible_character_or_combining_marks_is_found_as_its_token_is(inventory):
+    """The token attributes found "ba\u200bnk" as "bank" (the corpus reading); senses_of, `in`,
+    n_senses and corpus_polysemy_of did not: senses_of(token.text)[token._.sense] was an IndexError."""
+    import copy
+
+    for spelling in ("ba\u200bnk", "\ufeffBank", "bank\u00ad"):
+        assert spelling in inventory and inventory.word_index(spelling) == inventory.index("bank")
+        assert inventory.n_senses(spelling) == 2 and len(inventory.senses_of(spelling)) == 2
+        assert inventory.corpus_polysemy_of(spelling) == inventory.corpus_polysemy_of("bank")
+    accented = copy.copy(inventory)
+    accented.keys, accented._index = ["caf\u00e9" if key == "bank" else key for key in inventory.keys], None
+    assert accented.n_senses("cafe\u0301") == 2  # "e" + a combining acute is "\u00e9" (NFC)
+
+
 def test_sense_vectors_are_member_means_and_shares_and_examples(data, inventory):
     keys, vectors, river, money = data
     senses = inventory.senses_of("bank")

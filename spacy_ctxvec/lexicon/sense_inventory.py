@@ -19,6 +19,7 @@ import numpy as np
 from ..errors import CtxvecError, Errors
 from ..ops.sense_labels import format_label
 from ..ops.senses import SenseSpace, sense_features, to_sense_space
+from ..paths import composed
 from .sense import InventoryProblem, Sense
 from .storage import (
     BYTES_SOURCE,
@@ -237,9 +238,15 @@ class SenseInventory(KeyedRows):
         return word.lower() if self.settings.get("key", "lower") == "lower" else word
 
     def word_index(self, word: str) -> Optional[int]:
-        """``index(word)``, else ``index(key_of(word))``: "Very" finds "very" in lower key mode."""
-        i = self.index(word)
-        return self.index(self.key_of(word)) if i is None else i
+        """``index(word)``, else ``index(key_of(word))`` ("Very" finds "very" in lower key
+        mode), else the same for ``word`` as build-lexicon reads corpora (``paths.composed``:
+        NFC, invisible characters such as U+200B dropped), as the token attributes find it."""
+        for form in dict.fromkeys((word, composed(word))):
+            i = self.index(form)
+            i = self.index(self.key_of(form)) if i is None else i
+            if i is not None:
+                return i
+        return None
 
     def __contains__(self, word: object) -> bool:
         """Whether ``word`` has senses, found as ``senses_of`` finds it (any letter case)."""
