@@ -1,6 +1,8 @@
 """analysis.sense_view and `spacy-ctxvec senses --html`: a Doc drawn by displaCy with
 each token's sense, label and score (tiny model; senses from a small corpus)."""
 
+import json
+
 import pytest
 from typer.testing import CliRunner
 
@@ -126,6 +128,9 @@ def test_senses_html_command_writes_the_page_through_the_output_rule(sense_nlp, 
     assert all(label in output.read_text(encoding="utf8") for _, _, label, _ in sense_spans(doc))
     both = runner.invoke(app, [*command, "--overwrite", "bank"])  # the page, then the word's senses as asked
     assert both.exit_code == 0 and "Wrote the text's" in both.output and "bank (bank):" in both.output, both.output
+    as_json = runner.invoke(app, [*command, "--overwrite", "bank", "--format", "json"])  # stdout: the JSON alone
+    assert as_json.exit_code == 0 and json.loads(as_json.stdout)[0]["word"] == "bank", as_json.stdout
+    assert "Wrote the text's" in as_json.stderr
 
 
 def test_a_page_with_nothing_drawn_is_written_with_a_warning_saying_why(sense_nlp, tmp_path):

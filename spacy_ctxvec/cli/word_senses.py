@@ -353,7 +353,8 @@ def senses_cli(
         check_output(html, what="HTML file", inputs={"SOURCE": source}, overwrite=overwrite, replaceable=HTML_PAGE)
         page = senses_html(source, text, min_senses=1 if all_words else 2, skip_stop_words=skip_stop_words)
         write_text(html, page.html, what="HTML file", overwrite=overwrite)
-        print(drawn_note(page, html, all_words, skip_stop_words))
+        # on stderr where JSON or TSV of WORDs follows on stdout: that output stays parseable
+        typer.echo(drawn_note(page, html, all_words, skip_stop_words), err=bool(words) and fmt != "table")
         if page.n_drawn == 0:  # the page is written all the same: the text, with nothing underlined
             warn_on_stderr(nothing_drawn_note(page))
         if not words:
