@@ -370,3 +370,13 @@ class Warnings(metaclass=_ErrorsWithCodes):
         "between occurrences of different words) is undefined, so it is drawn as 0 and the adjusted curve is "
         "self-similarity itself. Give a corpus of many words."
     )
+    W076 = (
+        "No held-out estimate: {why}. The probe is fitted on every word with a sense count (--all-words), "
+        "so nothing measures it on words it was not fitted on. For one, give sense counts for more of the "
+        "lexicon's words, with different counts among them, or build the lexicon from a larger corpus."
+    )
+    W077 = (
+        "{tokens} had no contextual vector (or a zero one) and {were} not counted, e.g. a word glued to a "
+        "character the model cannot read ([CTX-W070]) or cut off by a window ([CTX-W046]). Where they matter, "
+        "put a space between the word and the character, or split long documents."
+    )

@@ -146,7 +146,8 @@ def test_the_summary_says_how_many_words_had_no_vector(tiny_pipeline_dir, tmp_pa
     corpus.write_text("the bank\U0001f602 of the river\nthe bank of the river\ngreat\U0001f60d day\n", encoding="utf8")
     built = runner.invoke(app, ["build-lexicon", str(tiny_pipeline_dir), str(corpus), str(tmp_path / "out")])
     message = " ".join(built.output.split())
-    assert built.exit_code == 0 and "2 tokens had no contextual vector (or a zero one) and were not counted" in message
+    expected = "[CTX-W077] 2 tokens had no contextual vector (or a zero one) and were not counted"
+    assert built.exit_code == 0 and expected in message
 
 
 def test_a_corpus_of_one_word_says_the_baseline_is_undefined(tiny_pipeline_dir, tmp_path):

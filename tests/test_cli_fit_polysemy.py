@@ -185,7 +185,7 @@ def test_too_few_words_with_counts_is_a_coded_error(lexicon_pipeline, tmp_path):
     some = tmp_path / "some.tsv"  # enough to fit, too few for a held-out half
     some.write_text("".join(f"{word}\t{1 + i % 2}\n" for i, word in enumerate(WORDS[:30])), encoding="utf8")
     fitted = invoke("fit-polysemy", lexicon_pipeline, some, tmp_path / "out", "--all-words")
-    assert fitted.exit_code == 0 and "No held-out estimate" in fitted.output
+    assert fitted.exit_code == 0 and "[CTX-W076] No held-out estimate" in fitted.output
     assert load_probe(tmp_path / "out").meta["n_words"] == len(
         [w for w in scored_words(lexicon_pipeline) if w in WORDS[:30]]
     )

@@ -99,9 +99,9 @@ class CommandErrors:
     E404 = "Sentences file {problem}: {path}. Give a UTF-8 text file with one sentence per line{advice}."
     E405 = 'The pictures need matplotlib, which is not installed. Install it with: pip install "spacy-ctxvec[plot]"'
     E407 = (
-        "Per-layer curves need every hidden state, but the transformer in '{name}' "
-        "does not output them. Set output_hidden_states = true in "
-        "[components.transformer.model.transformer_config] and assemble again."
+        "Per-layer curves need every hidden state, but the transformer model of '{name}' "
+        "returned one layer only, though it was asked for all of them. Use a model that "
+        "returns its hidden states (a Hugging Face encoder such as BERT's)."
     )
     E408 = (
         "No word type occurs at least {min_count} times in {n_docs} texts of "
@@ -175,7 +175,7 @@ class CommandErrors:
     )
     E502 = (
         "The 'ray' engine needs Ray Data, which cannot be imported ({error}). Install "
-        "it with: pip install spacy-ctxvec[ray]"
+        'it with: pip install "spacy-ctxvec[ray]"'
     )
     E503 = (
         "A local Ray on this machine has {have} CPUs, but {num_workers} workers with "
@@ -312,7 +312,7 @@ class CommandErrors:
         "fit_probe(lexicon, sense_counts, ...) rather than by hand."
     )
     E651 = (
-        'polysemy_score = "probe" cannot be computed: {problem}. Fit a probe for '
+        'score = "probe" cannot compute polysemy_score: {problem}. Fit a probe for '
         "this pipeline's lexicon with `spacy-ctxvec fit-polysemy PIPELINE SENSE_COUNTS "
         'OUTPUT`, or use score = "auto" (the probe where one fits, else '
         'self-similarity) or "self_similarity".'
@@ -333,6 +333,11 @@ class CommandErrors:
         "a sense count have the same number of senses ({value}), so a probe has nothing to "
         "fit. Check that the sense-count file's second column is each lemma's total sense "
         "count (e.g. sense_counts.tsv), and give one that covers words with different counts."
+    )
+    E656 = (
+        "The polysemy probe was fitted on words keyed by '{probe_key}', but component '{name}' keys them "
+        "by '{key}', so it cannot be set. Fit a probe for this pipeline with `spacy-ctxvec fit-polysemy "
+        "PIPELINE SENSE_COUNTS OUTPUT` (it keys words as the pipeline's component does)."
     )
 
     # Saved polysemy state (E660-E689): parts of a saved ctxvec_polysemy that disagree

@@ -14,7 +14,7 @@ from wasabi import msg
 
 from ..building.bad_lines import skipped_line_warnings
 from ..building.engines import ENGINES
-from ..errors import INTERRUPTED
+from ..errors import INTERRUPTED, Warnings
 from ..ops.text import count_of
 from ..workflows.lexicon_build import (
     DEFAULT_SAMPLE_SIZE,
@@ -207,11 +207,7 @@ def print_build(build: LexiconBuild, request: LexiconBuildRequest) -> None:
         )
     if lexicon.n_skipped_zero:
         n = lexicon.n_skipped_zero
-        warn_on_stderr(
-            f"{count_of(n, 'token')} had no contextual vector (or a zero one) and {'was' if n == 1 else 'were'} not "
-            "counted, e.g. a word glued to a character the model cannot read ([CTX-W070]) or cut off by a window "
-            "([CTX-W046])"
-        )
+        warn_on_stderr(Warnings.W077.format(tokens=count_of(n, "token"), were="was" if n == 1 else "were"))
     msg.good(
         f"{count_of(result.n_docs, 'doc')}, {count_of(result.n_tokens, 'token')} counted, "
         f"{count_of(len(result.lexicon), 'type')} "

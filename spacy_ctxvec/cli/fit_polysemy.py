@@ -62,7 +62,7 @@ def fit_polysemy_cli(
 
 def print_fit(fit: "ProbeFit", output: Path) -> None:
     if fit.no_held_out:
-        warn_on_stderr(f"No held-out estimate: {fit.no_held_out}.")
+        warn_on_stderr(Warnings.W076.format(why=fit.no_held_out))
     for name, report in fit.held_out.items():
         msg.info(
             f"held-out half, {name}: spearman {_defined(report.spearman)}{undefined_why(report)}, partial "

@@ -245,11 +245,7 @@ class Polysemy(DocAnnotator):
         changes, and used (score = "auto") only while it fits the lexicon."""
         probe_key = probe.meta.get("key") if probe is not None else None
         if probe_key is not None and probe_key != self.key:
-            raise CtxvecError(
-                Errors.E651.format(
-                    problem=f"the probe was fitted for key '{probe_key}' and component '{self.name}' uses '{self.key}'"
-                )
-            )
+            raise CtxvecError(Errors.E656.format(probe_key=probe_key, name=self.name, key=self.key))
         self.probe = probe
         self._refresh_table()
 
