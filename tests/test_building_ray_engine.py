@@ -261,7 +261,7 @@ def test_node_loss_leaving_no_room_for_one_worker_names_no_smaller_pool(monkeypa
 def test_missing_ray_names_the_extra(tiny_pipeline_dir, corpus_dir, monkeypatch):
     monkeypatch.setitem(sys.modules, "ray", None)
     monkeypatch.setitem(sys.modules, "ray.data", None)
-    with pytest.raises(CtxvecError, match=r"\[CTX-E502\].*pip install spacy-ctxvec\[ray\]"):
+    with pytest.raises(CtxvecError, match=r'\[CTX-E502\].*pip install "spacy-ctxvec\[ray\]"'):
         build_lexicon_ray(load_pipeline(tiny_pipeline_dir), corpus_dir, progress=False)
 
 
