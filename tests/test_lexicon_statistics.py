@@ -132,10 +132,15 @@ def test_non_finite_vectors_are_an_error():
 
 
 def test_overflow_guard_for_large_raw_values():
+    """The default holds a pre-layer-norm model's "massive activations" (GPT-2's middle layers
+    reach thousands: 1024 was the limit, and build-lexicon had no way past E204)."""
+    massive = np.array([[5000.0, 0.0], [-16384.0, 0.25]])
+    lexicon = Lexicon.from_occurrences(["a", "b"], massive)
+    assert lexicon.centroids().tolist() == massive.tolist()
+    with pytest.raises(CtxvecError, match=r"E204.*16,390 exceeds 16,384.*Count another layer \(build-lexicon --layer"):
+        Lexicon.from_occurrences(["a"], np.array([[16390.0, 0.0]]))
     with pytest.raises(CtxvecError, match="E204"):
-        Lexicon.from_occurrences(["a"], np.array([[5000.0, 0.0]]))
-    lexicon = Lexicon.from_occurrences(["a"], np.array([[5000.0, 0.0]]), raw_scale_bits=16)
-    assert lexicon.centroids()[0, 0] == 5000.0
+        Lexicon.from_occurrences(["a", "b"], massive, raw_scale_bits=20)
 
 
 def test_centroids_and_unit_centroids():

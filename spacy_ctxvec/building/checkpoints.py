@@ -21,7 +21,7 @@ from spacy.language import Language
 from thinc.api import Config
 
 from ..errors import CtxvecError, Errors, Warnings
-from ..lexicon.statistics import Lexicon
+from ..lexicon.statistics import DEFAULT_RAW_SCALE_BITS, Lexicon
 from ..outputs import (
     BUILD_LEXICON,
     OUTPUT_MARKER,
@@ -70,7 +70,10 @@ CONTINUE_OLDER_VERSION = (
 )
 # How a checkpoint's words were counted: a new way is a new value (absent: an older version,
 # which counted a word read with a glued unknown character and took contexts across sentences).
-COUNTING = "words read with a glued unknown character left out; contexts within sentences and paragraphs"
+COUNTING = (
+    "words read with a glued unknown character left out; contexts within sentences and paragraphs; "
+    f"raw sums in steps of 2**-{DEFAULT_RAW_SCALE_BITS}"
+)
 # The counting config's digest is compared; its text, kept beside it, only names what
 # differs (checkpoints written before it lack the text).
 CONFIG_DIGEST, CONFIG_TEXT = "pipeline_config_sha256", "pipeline_config"

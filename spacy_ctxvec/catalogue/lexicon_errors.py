@@ -25,9 +25,11 @@ class LexiconErrors:
         "transformer output (e.g. float16 overflow) before counting it."
     )
     E204 = (
-        "A raw vector component of magnitude {value:.4g} exceeds {limit:.4g}, the "
-        "largest the lexicon's fixed-point sums hold at raw_scale_bits={bits}. Build "
-        "the lexicon with a smaller raw_scale_bits (each step down doubles the limit)."
+        "A raw vector component of magnitude {value:,.6g} exceeds {limit:,.6g}, the "
+        "largest the lexicon's fixed-point sums hold at raw_scale_bits={bits}. Count another "
+        "layer (build-lexicon --layer; a model's last layer usually passes a final layer norm, "
+        "which keeps its values small), or, from Python, give Lexicon.from_occurrences a "
+        "smaller raw_scale_bits (each step down doubles the limit)."
     )
     E205 = (
         "A word type has {count} occurrences, more than the {limit} that the exact "
