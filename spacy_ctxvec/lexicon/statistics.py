@@ -42,10 +42,8 @@ UNIT_SCALE_BITS = 30
 # The meta entry saying how the counted contextual vectors were made (layers, pooling,
 # and the model where known): the doc._.ctxvec_context_source of the Docs the lexicon counted.
 CONTEXT_VECTORS_META = "context_vectors"
-# Resolution 2**-16 ~ 1.5e-5, raw components up to 2**14 = 16384: room for the "massive
-# activations" that pre-layer-norm models' middle layers are reported to hold (thousands in
-# GPT-2: Sun et al. 2024, "Massive Activations in Large Language Models"; not measured here).
-DEFAULT_RAW_SCALE_BITS = 16
+# Resolution 2**-16 ~ 1.5e-5, up to 2**14 = 16384: room for the thousands reported in GPT-2's middle layers
+DEFAULT_RAW_SCALE_BITS = 16  # (Sun et al. 2024, "Massive Activations in Large Language Models"; not measured here)
 COMPONENT_BITS = 30  # max magnitude of one occurrence's rounded component
 MAX_COUNT = 2**32
 FORMAT_VERSION = 1
