@@ -103,6 +103,11 @@ def test_lexicon_without_a_sample_and_bad_settings_are_coded_errors(data):
             induce_inventory(lexicon, SenseInductionSettings(**{setting: value}), min_count=5)
     with pytest.raises(CtxvecError, match="E603.*min_count"):
         induce_inventory(lexicon, min_count=0)
+    # more than half the width was clamped to the sample's rank without a word, removing most of the space
+    half = WIDTH // 2
+    with pytest.raises(CtxvecError, match=rf"E603.*n_directions must be at most half the vectors' width \({half} of"):
+        induce_inventory(lexicon, SenseInductionSettings(n_directions=half + 1), min_count=5)
+    assert induce_inventory(lexicon, SenseInductionSettings(n_directions=half), min_count=5).settings["n_directions"]
     with pytest.raises(CtxvecError, match=r"E228\] settings must be a SenseInductionSettings .*'max_senses': 3"):
         induce_inventory(lexicon, {"max_senses": 3}, min_count=5)  # was an AttributeError
 

@@ -51,6 +51,7 @@ from ..ops.sense_evidence import (
 from ..ops.sense_labels import ENGLISH, Affinity, LabelLanguage, labels_by_sense, vector_affinity
 from ..ops.senses import (
     CONTEXT_WINDOW,
+    N_REMOVED_DIRECTIONS,
     SPLIT_THRESHOLDS,
     SenseInductionSettings,
     SenseModel,
@@ -181,6 +182,10 @@ def induce_inventory(
     counts = _type_counts(lexicon, sample.keys)
     rows_per_type = sample.counts()
     weights = np.repeat(counts / np.maximum(rows_per_type, 1), rows_per_type)
+    width = sample.vectors.shape[1]
+    if n_directions * 2 > width:  # more would remove most of the space the senses are told apart in
+        requirement = f"at most half the vectors' width ({width // 2} of {width}; default {N_REMOVED_DIRECTIONS})"
+        raise CtxvecError(Errors.E603.format(setting="n_directions", requirement=requirement, value=n_directions))
     space = fit_corpus_sense_space(sample.vectors, weights, n_directions=n_directions)
     context_space = (
         None if sample_contexts is None else fit_corpus_sense_space(sample_contexts, weights, n_directions=n_directions)
