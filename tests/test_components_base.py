@@ -107,9 +107,9 @@ def test_batches_keep_order_and_close_at_either_bound(lengths, max_docs, max_tok
     for batch, following in zip(batches, batches[1:] + [None]):
         tokens = sum(len(doc) for doc in batch)
         assert batch and len(batch) <= max_docs
-        assert len(batch) == 1 or tokens <= max_tokens
-        if following is not None:  # closed only when full or when the next Doc would not fit
-            assert len(batch) == max_docs or tokens >= max_tokens or tokens + len(following[0]) > max_tokens
+        assert tokens - len(batch[-1]) < max_tokens  # closed as soon as it was full
+        if following is not None:  # and only then
+            assert len(batch) == max_docs or tokens >= max_tokens
 
 
 def test_a_full_batch_is_given_before_the_next_doc_is_read():
@@ -127,6 +127,9 @@ def test_a_full_batch_is_given_before_the_next_doc_is_read():
     by_tokens = token_bounded_batches(stream(), 100, 6)  # full at 6 tokens: two Docs
     read.clear()
     assert len(next(by_tokens)) == 2 and len(read) == 2
+    over = token_bounded_batches(stream(), 100, 5)  # full once it holds 5 tokens: two Docs (6)
+    read.clear()
+    assert len(next(over)) == 2 and len(read) == 2  # the third was read to see whether it would fit
 
 
 def test_pipe_batches_are_bounded_by_tokens_as_well_as_by_batch_size(tiny_nlp, monkeypatch):
@@ -144,7 +147,7 @@ def test_pipe_batches_are_bounded_by_tokens_as_well_as_by_batch_size(tiny_nlp, m
     monkeypatch.setattr(base, "MAX_BATCH_TOKENS", 12)
     out = list(recording.pipe(iter(docs), batch_size=1000))
     assert out == docs and sum(seen) == sum(len(doc) for doc in docs)
-    assert len(seen) > 1 and all(tokens <= 12 for tokens in seen)  # no Doc of TEXTS is longer
+    assert len(seen) > 1 and all(tokens - 12 < max(len(doc) for doc in docs) for tokens in seen)  # full at 12
     expected = [context(doc)._.ctxvec_context for doc in docs]
     assert all(np.array_equal(doc._.ctxvec_context, vectors) for doc, vectors in zip(out, expected))
 

@@ -61,12 +61,38 @@ def test_pipe_predicts_on_token_bounded_buffers_with_upstream_outputs(tiny_bert_
     assert [doc.text for doc in docs] == texts
     assert sum(len(sizes) for sizes in BUFFER_SIZES) == len(texts)
     assert len(BUFFER_SIZES) > 1
-    assert all(len(sizes) == 1 or sum(sizes) <= 20 for sizes in BUFFER_SIZES)
+    assert all(sum(sizes[:-1]) < 20 for sizes in BUFFER_SIZES)  # closed once it held 20 tokens
     assert_same_docs(list(upstream_nlp.pipe(texts)), docs, atol=1e-5)
     # batch_size still bounds the Docs of a buffer.
     BUFFER_SIZES.clear()
     list(nlp.pipe(["a b"] * 7, batch_size=3))
     assert [len(sizes) for sizes in BUFFER_SIZES] == [3, 3, 1]
+
+
+def test_the_first_docs_come_out_after_one_buffer_of_long_texts(tiny_bert_dir):
+    """Each ctxvec component closed its batches at 32,768 tokens whatever the transformer's
+    max_buffer_tokens, and read one Doc past a full batch to see that it would not fit: the
+    stage before ran its next buffer, so several buffers' transformer outputs were held."""
+    nlp = spacy.blank("en")
+    nlp.add_pipe(
+        "ctxvec_transformer",
+        name="transformer",
+        config={**trf_config(str(tiny_bert_dir), ARCHITECTURE), "max_buffer_tokens": 60},
+    )
+    nlp.add_pipe("ctxvec_static")
+    nlp.add_pipe("ctxvec_context")
+    nlp.initialize()
+    read: List[int] = []
+
+    def texts():
+        for i in range(20):
+            read.append(i)
+            yield " ".join(["word"] * 25)  # 25 tokens: a buffer is full at the third text (75)
+
+    stream = nlp.pipe(texts(), batch_size=1000)
+    first = next(stream)
+    assert first._.context_vec is not None and len(read) == 3
+    assert len([first, *stream]) == 20
 
 
 def test_max_buffer_tokens_must_be_positive(tiny_bert_dir):

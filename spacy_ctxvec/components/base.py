@@ -153,13 +153,13 @@ class DocAnnotator(RegistersOnUnpickle, Pipe):
         return nlp if nlp is not None and any(pipe is self for _, pipe in nlp.components) else None
 
     def pipe(self, stream: Iterable[Doc], *, batch_size: int = 128) -> Iterator[Doc]:
-        """Annotate batches of at most ``batch_size`` Docs and MAX_BATCH_TOKENS tokens. Where
+        """Annotate batches of at most ``batch_size`` Docs, closed at ``batch_token_bound`` tokens. Where
         a batch fails and a handler is set with nlp.set_error_handler, its Docs are tried
         one at a time, so that the handler gets only the Docs that fail and the others come
         through (spaCy's default handler re-raises at once)."""
         error_handler = self.get_error_handler()
         name = getattr(self, "name", type(self).__name__)
-        for docs in token_bounded_batches(stream, batch_size, MAX_BATCH_TOKENS):
+        for docs in token_bounded_batches(stream, batch_size, batch_token_bound(self.running_pipeline())):
             try:
                 self.set_annotations(docs)
                 failed = None
@@ -185,16 +185,22 @@ class DocAnnotator(RegistersOnUnpickle, Pipe):
         raise NotImplementedError
 
 
+def batch_token_bound(nlp: Optional[Language]) -> int:
+    """The tokens at which a ctxvec component closes a batch: those of the buffers of the
+    pipeline's ctxvec_transformer (the smallest, with several), so that each batch is one
+    buffer's Docs; MAX_BATCH_TOKENS without one."""
+    bounds = [] if nlp is None else [getattr(pipe, "max_buffer_tokens", None) for _, pipe in nlp.pipeline]
+    return min((bound for bound in bounds if isinstance(bound, int) and bound > 0), default=MAX_BATCH_TOKENS)
+
+
 def token_bounded_batches(docs: Iterable[Doc], max_docs: int, max_tokens: int) -> Iterator[List[Doc]]:
-    """Consecutive Docs in order, each batch at most ``max_docs`` Docs and, unless it
-    is one Doc, at most ``max_tokens`` tokens. A full batch is given as soon as it is full,
-    without reading the next Doc (which would make the component before run its next batch)."""
+    """Consecutive Docs in order; a batch closes once it holds ``max_docs`` Docs or at least
+    ``max_tokens`` tokens (so at most ``max_tokens`` plus its last Doc's). It never reads the
+    Doc after it to decide (which would make the component before run its next batch), so
+    stages with the same bounds close where the one before them did."""
     batch: List[Doc] = []
     tokens = 0
     for doc in docs:
-        if batch and tokens + len(doc) > max_tokens:
-            yield batch
-            batch, tokens = [], 0
         batch.append(doc)
         tokens += len(doc)
         if len(batch) >= max_docs or tokens >= max_tokens:
