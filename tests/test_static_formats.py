@@ -354,6 +354,11 @@ def test_misread_headers_and_formats_say_what_the_file_is(tmp_path):
     with pytest.raises(CtxvecError, match=r"E103.*\(ValueError: it is not an \.npy file") as caught:
         load_static_vectors(tmp_path / "w2v.txt", format="npy")
     assert "allow_pickle" not in str(caught.value) and "ValueError: ValueError" not in str(caught.value)
+    # a good word2vec text file read with another format given: its E130 said only to fix the header
+    for given in ("word2vec-binary", "fasttext"):
+        with pytest.raises(CtxvecError, match=rf"E130.*looks like word2vec, read as {given} \(format = \"auto\"\)"):
+            load_static_vectors(tmp_path / "w2v.txt", format=given)
+    assert len(load_static_vectors(tmp_path / "w2v.txt", format="word2vec")) == 2
 
 
 def test_dimension_zero_npy_and_binary_are_refused(tmp_path):

@@ -54,14 +54,15 @@ def load_static_vectors(path: PathLike, *, format: str = "auto", allow_pickle: b
         raise CtxvecError(Errors.E101.format(path=path, problem=file_problem(path)))
     if format not in FORMATS:
         raise CtxvecError(Errors.E102.format(format=format, path=path, formats=", ".join(FORMATS)))
+    given = format
     if format == "auto":
         format = detect_format(path)
     if format == "gensim" and not allow_pickle:
         raise CtxvecError(Errors.E105.format(path=path))
     try:
         table = _LOADERS[format](path)
-    except CtxvecError:
-        raise
+    except CtxvecError as err:
+        raise _with_format_hint(err, path, given) from None
     except (
         ValueError,
         TypeError,
@@ -83,6 +84,19 @@ def load_static_vectors(path: PathLike, *, format: str = "auto", allow_pickle: b
         raise CtxvecError(Errors.E137.format(path=path))
     check_finite(table, path)
     return table
+
+
+def _with_format_hint(err: CtxvecError, path: Path, given: str) -> CtxvecError:
+    """``err``, saying also which format the file looks like where one was given and it looks like another
+    (a good word2vec text file read as "word2vec-binary" or "fasttext" was E130: "fix the header")."""
+    try:
+        detected = detect_format(path) if given != "auto" else given
+    except CtxvecError:
+        detected = given
+    if detected == given:
+        return err
+    hint = f'Or the format is wrong: the file looks like {detected}, read as {given} (format = "auto").'
+    return CtxvecError(f"{err} {hint}")
 
 
 def _read_error(path: Path, format: str, err: BaseException) -> CtxvecError:
