@@ -13,6 +13,16 @@ def test_resolve_layers_negative_and_bounds():
         resolve_layers([], 7)
 
 
+def test_one_hidden_state_named_twice_is_refused():
+    """layers = [6, -1] on a 6-layer model concatenated the last layer with itself, without a word."""
+    with pytest.raises(
+        CtxvecError, match=r"\[CTX-E064\] Layers 6 and -1 of \[6, -1\] are the same hidden state \(6 of 0..6\)"
+    ):
+        resolve_layers([6, -1], 7)
+    with pytest.raises(CtxvecError, match=r"E064.*Layers 2 and 2"):
+        resolve_layers([2, 0, 2], 7)
+
+
 def test_mean_and_concat():
     a = np.array([[1.0, 2.0]], dtype=np.float32)
     b = np.array([[3.0, 6.0]], dtype=np.float32)

@@ -14,11 +14,16 @@ def resolve_layers(layers: Sequence[int], n_hidden: int) -> List[int]:
     """
     if len(layers) == 0:
         raise CtxvecError(Errors.E004)
-    resolved = []
+    resolved: List[int] = []
     for layer in layers:
         index = layer + n_hidden if layer < 0 else layer
         if not 0 <= index < n_hidden:
             raise CtxvecError(Errors.E003.format(layer=layer, n_layers=n_hidden, last=n_hidden - 1))
+        if index in resolved:
+            first = layers[resolved.index(index)]
+            raise CtxvecError(
+                Errors.E064.format(first=first, second=layer, layers=list(layers), index=index, last=n_hidden - 1)
+            )
         resolved.append(index)
     return resolved
 
