@@ -380,3 +380,9 @@ class Warnings(metaclass=_ErrorsWithCodes):
         "character the model cannot read ([CTX-W070]) or cut off by a window ([CTX-W046]). Where they matter, "
         "put a space between the word and the character, or split long documents."
     )
+    W078 = (
+        "ctxvec_transformer '{name}' has max_batch_items = {value} and a model that is not "
+        "spacy-ctxvec.BucketedTransformerModel.v1: spacy-transformers' model pads one forward call to the longest "
+        "of all the texts it is given, here whole buffers, which costs time and memory on mixed lengths. Set "
+        "max_batch_items = {upstream} (spacy-transformers' default) beside that model, or use the bucketed one."
+    )

@@ -14,7 +14,7 @@ from spacy_ctxvec.components.batching import ARCHITECTURE
 from spacy_ctxvec.components.buffered_transformer import DEFAULT_TRANSFORMER_CONFIG, BufferedTransformer
 from spacy_ctxvec.errors import CtxvecError
 from tests.conftest import CONFIGS
-from tests.test_components_batching import TEXTS, assert_same_docs, same_weights, trf_config
+from tests.test_components_batching import TEXTS, UPSTREAM, assert_same_docs, same_weights, trf_config
 
 BUFFER_SIZES: List[List[int]] = []
 
@@ -93,6 +93,20 @@ def test_the_first_docs_come_out_after_one_buffer_of_long_texts(tiny_bert_dir):
     first = next(stream)
     assert first._.context_vec is not None and len(read) == 3
     assert len([first, *stream]) == 20
+
+
+def test_the_upstream_model_with_the_bucketed_models_max_batch_items_warns(tiny_bert_dir):
+    """The shipped max_batch_items = 1000000 beside spacy-transformers' own model padded one forward
+    call to the longest of 1,000 buffered texts (1.8x the memory in a walkthrough), without a word."""
+    import warnings
+
+    upstream = {**trf_config(str(tiny_bert_dir), UPSTREAM), "max_batch_items": 1_000_000}
+    with pytest.warns(UserWarning, match=r"W078.*max_batch_items = 1000000.*max_batch_items = 4096"):
+        spacy.blank("en").add_pipe("ctxvec_transformer", config=upstream)
+    with warnings.catch_warnings():
+        warnings.simplefilter("error")
+        spacy.blank("en").add_pipe("ctxvec_transformer", config={**upstream, "max_batch_items": 4096})
+        spacy.blank("en").add_pipe("ctxvec_transformer", config=trf_config(str(tiny_bert_dir), ARCHITECTURE))
 
 
 def test_max_buffer_tokens_must_be_positive(tiny_bert_dir):

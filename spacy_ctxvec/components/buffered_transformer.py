@@ -15,6 +15,7 @@ which ctxvec_context names in how its vectors were made. Everything else (traini
 listeners, serialisation) is the upstream component's.
 """
 
+import warnings
 from typing import Callable, Iterable, Iterator, List, Optional
 
 from spacy.language import Language
@@ -26,11 +27,12 @@ from spacy_transformers.data_classes import FullTransformerBatch
 from thinc.api import Config, Model
 
 from ..attributes import TRANSFORMER_MODEL, install_extensions, set_doc_value
-from ..errors import CtxvecError, Errors
+from ..errors import CtxvecError, Errors, Warnings
 from .base import MAX_BATCH_TOKENS, RegistersOnUnpickle, token_bounded_batches
 from .model_inputs import FingerprintCache
 
 DEFAULT_MAX_BUFFER_TOKENS = MAX_BATCH_TOKENS
+UPSTREAM_MAX_BATCH_ITEMS = 4096  # spacy-transformers' default: one padded forward call per this many items
 
 DEFAULT_TRANSFORMER_CONFIG = f"""
 [ctxvec_transformer]
@@ -74,6 +76,11 @@ def make_buffered_transformer(
 ) -> "BufferedTransformer":
     """spacy-transformers' transformer component (same settings and defaults of the
     offline model) whose buffers hold at most ``max_buffer_tokens`` spaCy tokens."""
+    from .batching import BucketedTransformerModel
+
+    if max_batch_items > UPSTREAM_MAX_BATCH_ITEMS and not isinstance(model, BucketedTransformerModel):
+        warning = Warnings.W078.format(name=name, value=max_batch_items, upstream=UPSTREAM_MAX_BATCH_ITEMS)
+        warnings.warn(warning, stacklevel=2)
     return BufferedTransformer(
         nlp.vocab,
         model,
