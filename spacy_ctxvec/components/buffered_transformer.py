@@ -9,7 +9,7 @@ tokens each on average) at batch_size 1000 peaked at 2.9 GB above the start with
 upstream component (docs/benchmarks.md, "Streaming long texts"). This component closes a
 buffer at ``batch_size`` Docs or ``max_buffer_tokens`` spaCy tokens, whichever comes
 first, as the ctxvec components close their batches (components.base), so short texts
-keep large buffers and long ones get small ones: 0.8 GB there. It also marks each Doc
+keep large buffers and long ones get small ones: 0.5 GB there. It also marks each Doc
 with the fingerprint of the weights that made its output (doc._.ctxvec_transformer_model),
 which ctxvec_context names in how its vectors were made. Everything else (training,
 listeners, serialisation) is the upstream component's.
