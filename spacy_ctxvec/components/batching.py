@@ -231,7 +231,12 @@ def init_naming_the_folder(model: TransformerModel, X: Any = None, Y: Any = None
     from safetensors import SafetensorError
 
     try:
-        return upstream_init(model, X, Y)
+        initialised = upstream_init(model, X, Y)
+        hf_config = getattr(model.transformer, "config", None)
+        given = getattr(model.attrs["name"], "model_name", None)  # the config's name, not where it was found
+        if given is not None and hf_config is not None:
+            hf_config._name_or_path = given  # saved with the weights: not this machine's package folder
+        return initialised
     except CtxvecError:
         raise
     except (RuntimeError, OSError, ValueError, TypeError, SafetensorError) as err:  # TypeError: a tokenizer file
