@@ -8,6 +8,7 @@ import spacy
 from spacy.language import Language
 from spacy.tokens import Doc
 
+from spacy_ctxvec.components.context import linked_kind
 from spacy_ctxvec.components.trf_data_readers import linked_readers, readers_in
 
 from .conftest import transformer_config
@@ -52,7 +53,8 @@ def test_a_shared_component_keeps_trf_data_for_the_pipeline_that_reads_it(tiny_b
         assert second(TEXT).user_data["n_trf_tensors"] > 0
         assert [doc.user_data["n_trf_tensors"] > 0 for doc in second.pipe([TEXT, "a pen"])] == [True, True]
         assert len(first(TEXT)._.trf_data.tensors) == 0  # no reader there: freed, as before
-        assert readers_in([first], context) == [] and readers_in([second], context) == ["test_trf_data_counter"]
+        assert readers_in([first], context, own=first, kind=linked_kind) == []
+        assert readers_in([second], context, own=first, kind=linked_kind) == ["test_trf_data_counter"]
 
 
 def test_pipelines_sharing_a_vocab_keep_trf_data_where_either_reads_it(tiny_bert_dir):
@@ -65,7 +67,37 @@ def test_pipelines_sharing_a_vocab_keep_trf_data_where_either_reads_it(tiny_bert
         first.add_pipe("sentencizer", first=True)
         assert second(TEXT).user_data["n_trf_tensors"] > 0
         assert len(first(TEXT)._.trf_data.tensors) > 0  # kept: the second pipeline's reader might run it
-    assert readers_in([first, second], context) == ["test_trf_data_counter"]
+    assert readers_in([first, second], context, own=first, kind=linked_kind) == ["test_trf_data_counter"]
+
+
+@Language.component("test_undeclared_trf_reader")
+def undeclared_reader(doc: Doc) -> Doc:
+    """Reads trf_data without saying so (no requires): in a copied pipeline it counts as a reader."""
+    doc.user_data["n_trf_tensors"] = len(doc._.trf_data.tensors)
+    return doc
+
+
+def test_a_copy_keeps_trf_data_for_an_undeclared_reader_a_pickle_and_a_lone_copy_too(tiny_bert_dir):
+    """Where two pipelines held the component, only declared readers counted (a plain component of
+    the copy, counted before, got empty trf_data); a pickled copy (spawned nlp.pipe workers) kept
+    only its own pipeline's readers; and once the first pipeline was gone, the stale link of the
+    first pipeline decided."""
+    import gc
+    import pickle
+
+    first = _first_pipeline(tiny_bert_dir)
+    with warnings.catch_warnings():
+        warnings.simplefilter("ignore")
+        second = spacy.blank("en")
+        second.add_pipe("transformer", source=first)
+        context = second.add_pipe("ctxvec_context", source=first)
+        second.add_pipe("test_undeclared_trf_reader")
+        first.add_pipe("sentencizer", first=True)  # the first pipeline links last
+        assert second(TEXT).user_data["n_trf_tensors"] > 0
+        assert pickle.loads(pickle.dumps(context)).trf_data_readers == ["test_undeclared_trf_reader"]
+        del first
+        gc.collect()
+        assert second(TEXT).user_data["n_trf_tensors"] > 0
 
 
 def test_a_link_record_counts_readers_up_to_the_next_transformer():

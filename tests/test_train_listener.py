@@ -243,7 +243,7 @@ def test_a_sourced_context_follows_the_pipeline_it_is_linked_into(tiny_bert_dir,
     assert context.trf_data_readers == ["ner"]
     second.add_pipe("sentencizer")
     second.add_pipe("test_trf_data_reader")
-    readers = ["ner", "read"]  # a function component is named by its function (make_trf_data_reader's read)
+    readers = ["ner", "test_trf_data_reader"]
     assert context.trf_data_readers == readers and pickle.loads(pickle.dumps(context)).trf_data_readers == readers
     second.remove_pipe("ner")
     second.add_pipe("transformer", name="second_transformer", source=first, before="test_trf_data_reader")

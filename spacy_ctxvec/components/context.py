@@ -129,7 +129,7 @@ class ContextVectors(DocAnnotator):
         self._readers: List[str] = []
         self._readers_key: Any = None
         # The components after this one where it was last linked: (name, id, kind), kind
-        # "transformer", "reader" or "other" (_linked_kind); None before any link step.
+        # "transformer", "reader" or "other" (linked_kind); None before any link step.
         self._linked: Optional[List[Tuple[str, int, str]]] = None
         # ((hidden states, model fingerprint), vectors_label) of the last batch
         self._label: Optional[Tuple[Tuple[Optional[int], Optional[str]], str]] = None
@@ -166,9 +166,12 @@ class ContextVectors(DocAnnotator):
     def trf_data_readers(self) -> List[str]:
         """The components after this one (in its pipeline as it runs now) that read
         doc._.trf_data; drop_trf_data frees it only when there are none. In a pipeline
-        it was sourced into, the components linked after it (those whose reading is not
-        known, e.g. plain function components, count as readers); in a pickled copy, the
-        readers when it was pickled."""
+        it was sourced into, the components after it (those whose reading is not known,
+        e.g. plain function components, count as readers); held by several pipelines,
+        those of every one; in a pickled copy, the readers when it was pickled."""
+        return self._readers_of(())
+
+    def _own_readers(self) -> List[str]:
         nlp = self.pipeline()
         linked = getattr(self, "_linked", None)
         if nlp is not None and (linked is None or self._linked_in(nlp, linked)):
@@ -183,12 +186,15 @@ class ContextVectors(DocAnnotator):
 
     def _readers_of(self, docs: Sequence[Doc]) -> List[str]:
         """trf_data_readers where ``docs`` run: a component several pipelines hold (add_pipe(source=...))
-        was last linked in one of them, so each is asked: the one of the Docs' vocab, else every one."""
-        holders = self.holding_pipelines()
-        if len(holders) < 2 or not docs:
-            return self.trf_data_readers
-        of_docs = [nlp for nlp in holders if nlp.vocab is docs[0].vocab]
-        return readers_in(of_docs if len(of_docs) == 1 else holders, self)
+        was last linked in one of them, so each is asked: the one of the Docs' vocab, else every one;
+        one pipeline that is not its own (that one is gone) is asked itself, not the last link."""
+        holders, own = self.holding_pipelines(), self.pipeline()
+        if len(holders) > 1:
+            of_docs = [nlp for nlp in holders if docs and nlp.vocab is docs[0].vocab]
+            return readers_in(of_docs if len(of_docs) == 1 else holders, self, own=own, kind=linked_kind)
+        if holders and holders[0] is not own:
+            return readers_in(holders, self, own=own, kind=linked_kind)
+        return self._own_readers()
 
     def _linked_in(self, nlp: Language, linked: List[Tuple[str, int, str]]) -> bool:
         """Whether ``nlp`` holds this component followed, in order, by every component it
@@ -239,7 +245,7 @@ class ContextVectors(DocAnnotator):
             linked = self._linked = []
         # A function component has no name of its own: its function's name stands in.
         name = getattr(component, "name", None) or getattr(component, "__name__", type(component).__name__)
-        linked.append((str(name), id(component), _linked_kind(component)))
+        linked.append((str(name), id(component), linked_kind(component)))
 
     def _trf_data(self, doc: Doc) -> Any:
         trf_data = doc._.get("trf_data") if Doc.has_extension("trf_data") else None
@@ -422,7 +428,7 @@ class ContextVectors(DocAnnotator):
         return self
 
 
-def _linked_kind(component: Any) -> str:
+def linked_kind(component: Any) -> str:
     """How a component known only as an object (linked after ctxvec_context) treats
     doc._.trf_data: "transformer" writes it anew; "reader": a TransformerListener in its
     model, another ctxvec_context, or a component neither spaCy's nor this package's, whose

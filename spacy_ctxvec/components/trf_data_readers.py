@@ -3,7 +3,7 @@ transformer output only where none does: in one pipeline (``trf_data_readers_aft
 each pipeline that holds a component shared between pipelines (``readers_in``), and from the
 record of the components it was last linked with (``linked_readers``)."""
 
-from typing import Any, List, Sequence, Tuple
+from typing import Any, Callable, List, Optional, Sequence, Tuple
 
 from spacy.language import Language
 from thinc.api import Model
@@ -64,12 +64,24 @@ def pipeline_key(nlp: Language) -> Tuple[Any, ...]:
     return tuple((name, id(pipe), tuple(getattr(pipe, "listener_map", ()))) for name, pipe in nlp.pipeline)
 
 
-def readers_in(pipelines: Sequence[Language], component: Any) -> List[str]:
+def readers_in(
+    pipelines: Sequence[Language], component: Any, *, own: Optional[Language], kind: Callable[[Any], str]
+) -> List[str]:
     """``trf_data_readers_after`` ``component`` in each of ``pipelines`` (under the name it has
-    there), together: a component copied into several pipelines keeps trf_data for any of them."""
+    there), together: a component copied into several pipelines keeps trf_data for any of them.
+    In a pipeline other than its ``own``, the components after it that ``kind`` calls "reader"
+    count too (those whose reading is not known are kept rather than starved, as in ``linked_readers``)."""
     readers: List[str] = []
     for nlp in pipelines:
+        running = [name for name, _ in nlp.pipeline]
         for name, pipe in nlp.components:
-            if pipe is component:
-                readers += [reader for reader in trf_data_readers_after(nlp, name) if reader not in readers]
+            if pipe is not component:
+                continue
+            found = trf_data_readers_after(nlp, name)
+            if nlp is not own and name in running:
+                after = nlp.pipeline[running.index(name) + 1 :]
+                found += linked_readers([(other, id(later), kind(later)) for other, later in after])
+            for reader in found:
+                if reader not in readers:
+                    readers.append(reader)
     return readers
