@@ -4,6 +4,7 @@ and batches bounded by Docs and tokens."""
 
 import gc
 import pickle
+import weakref
 from typing import List
 
 import numpy as np
@@ -130,6 +131,8 @@ def test_a_full_batch_is_given_before_the_next_doc_is_read():
     over = token_bounded_batches(stream(), 100, 5)  # full once it holds 5 tokens: two Docs (6)
     read.clear()
     assert len(next(over)) == 2 and len(read) == 2  # the third was read to see whether it would fit
+    ends = weakref.WeakSet([docs[0], docs[3]])  # where a transformer closed its buffers
+    assert [len(batch) for batch in token_bounded_batches(iter(docs), 100, 1000, ends)] == [1, 3, 6]
 
 
 def test_pipe_batches_are_bounded_by_tokens_as_well_as_by_batch_size(tiny_nlp, monkeypatch):

@@ -69,30 +69,43 @@ def test_pipe_predicts_on_token_bounded_buffers_with_upstream_outputs(tiny_bert_
     assert [len(sizes) for sizes in BUFFER_SIZES] == [3, 3, 1]
 
 
-def test_the_first_docs_come_out_after_one_buffer_of_long_texts(tiny_bert_dir):
-    """Each ctxvec component closed its batches at 32,768 tokens whatever the transformer's
-    max_buffer_tokens, and read one Doc past a full batch to see that it would not fit: the
-    stage before ran its next buffer, so several buffers' transformer outputs were held."""
+def _bounded_pipeline(tiny_bert_dir, max_buffer_tokens, source=None):
     nlp = spacy.blank("en")
-    nlp.add_pipe(
-        "ctxvec_transformer",
-        name="transformer",
-        config={**trf_config(str(tiny_bert_dir), ARCHITECTURE), "max_buffer_tokens": 60},
-    )
-    nlp.add_pipe("ctxvec_static")
-    nlp.add_pipe("ctxvec_context")
+    config = {**trf_config(str(tiny_bert_dir), ARCHITECTURE), "max_buffer_tokens": max_buffer_tokens}
+    nlp.add_pipe("ctxvec_transformer", name="transformer", config=config)
+    for name in ("ctxvec_static", "ctxvec_context"):
+        nlp.add_pipe(name, source=source) if source is not None else nlp.add_pipe(name)
     nlp.initialize()
+    return nlp
+
+
+def _texts_read_before_the_first_doc(nlp) -> int:
     read: List[int] = []
 
     def texts():
         for i in range(20):
             read.append(i)
-            yield " ".join(["word"] * 25)  # 25 tokens: a buffer is full at the third text (75)
+            yield " ".join(["word"] * 25)  # 25 tokens: a buffer of 60 is full at the third text (75)
 
     stream = nlp.pipe(texts(), batch_size=1000)
     first = next(stream)
-    assert first._.context_vec is not None and len(read) == 3
-    assert len([first, *stream]) == 20
+    n_read = len(read)
+    assert first._.context_vec is not None and len([first, *stream]) == 20
+    return n_read
+
+
+def test_the_first_docs_come_out_after_one_buffer_of_long_texts(tiny_bert_dir):
+    """Each ctxvec component closed its batches at 32,768 tokens whatever the transformer's
+    max_buffer_tokens, and read one Doc past a full batch to see that it would not fit: the
+    stage before ran its next buffer, so several buffers' transformer outputs were held.
+    Components copied from a pipeline with other bounds close at this transformer's buffers too."""
+    import warnings
+
+    assert _texts_read_before_the_first_doc(_bounded_pipeline(tiny_bert_dir, 60)) == 3
+    with warnings.catch_warnings():
+        warnings.simplefilter("ignore")  # W073: the components are held by two pipelines
+        copied = _bounded_pipeline(tiny_bert_dir, 60, source=_bounded_pipeline(tiny_bert_dir, 100_000))
+    assert _texts_read_before_the_first_doc(copied) == 3
 
 
 def test_the_upstream_model_with_the_bucketed_models_max_batch_items_warns(tiny_bert_dir):

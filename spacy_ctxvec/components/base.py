@@ -25,6 +25,10 @@ _PLACING = ("create_pipe_from_source", "_link_components")
 # spaCy tokens per batch of Docs in nlp.pipe, besides batch_size Docs: Docs holding
 # transformer outputs leave a batch before long texts pile them up.
 MAX_BATCH_TOKENS = 32768
+# The last Doc of each buffer a ctxvec_transformer ran, held weakly: the ctxvec components close
+# a batch there too, so none reads a Doc of the next buffer (which would make the transformer run
+# it while this buffer's outputs are still held), whatever pipeline, copy or bounds they have.
+BUFFER_ENDS: "weakref.WeakSet[Doc]" = weakref.WeakSet()
 
 
 def vector_dtype(dtype: str) -> np.dtype:
@@ -153,13 +157,14 @@ class DocAnnotator(RegistersOnUnpickle, Pipe):
         return nlp if nlp is not None and any(pipe is self for _, pipe in nlp.components) else None
 
     def pipe(self, stream: Iterable[Doc], *, batch_size: int = 128) -> Iterator[Doc]:
-        """Annotate batches of at most ``batch_size`` Docs, closed at ``batch_token_bound`` tokens. Where
+        """Annotate batches of at most ``batch_size`` Docs and MAX_BATCH_TOKENS tokens, each closed at
+        the end of a ctxvec_transformer buffer too (BUFFER_ENDS). Where
         a batch fails and a handler is set with nlp.set_error_handler, its Docs are tried
         one at a time, so that the handler gets only the Docs that fail and the others come
         through (spaCy's default handler re-raises at once)."""
         error_handler = self.get_error_handler()
         name = getattr(self, "name", type(self).__name__)
-        for docs in token_bounded_batches(stream, batch_size, batch_token_bound(self.running_pipeline())):
+        for docs in token_bounded_batches(stream, batch_size, MAX_BATCH_TOKENS, ends=BUFFER_ENDS):
             try:
                 self.set_annotations(docs)
                 failed = None
@@ -185,25 +190,19 @@ class DocAnnotator(RegistersOnUnpickle, Pipe):
         raise NotImplementedError
 
 
-def batch_token_bound(nlp: Optional[Language]) -> int:
-    """The tokens at which a ctxvec component closes a batch: those of the buffers of the
-    pipeline's ctxvec_transformer (the smallest, with several), so that each batch is one
-    buffer's Docs; MAX_BATCH_TOKENS without one."""
-    bounds = [] if nlp is None else [getattr(pipe, "max_buffer_tokens", None) for _, pipe in nlp.pipeline]
-    return min((bound for bound in bounds if isinstance(bound, int) and bound > 0), default=MAX_BATCH_TOKENS)
-
-
-def token_bounded_batches(docs: Iterable[Doc], max_docs: int, max_tokens: int) -> Iterator[List[Doc]]:
+def token_bounded_batches(
+    docs: Iterable[Doc], max_docs: int, max_tokens: int, ends: Optional["weakref.WeakSet[Doc]"] = None
+) -> Iterator[List[Doc]]:
     """Consecutive Docs in order; a batch closes once it holds ``max_docs`` Docs or at least
-    ``max_tokens`` tokens (so at most ``max_tokens`` plus its last Doc's). It never reads the
-    Doc after it to decide (which would make the component before run its next batch), so
-    stages with the same bounds close where the one before them did."""
+    ``max_tokens`` tokens (so at most ``max_tokens`` plus its last Doc's), or at a Doc in
+    ``ends``. It never reads the Doc after it to decide (which would make the component
+    before run its next batch)."""
     batch: List[Doc] = []
     tokens = 0
     for doc in docs:
         batch.append(doc)
         tokens += len(doc)
-        if len(batch) >= max_docs or tokens >= max_tokens:
+        if len(batch) >= max_docs or tokens >= max_tokens or (ends is not None and doc in ends):
             yield batch
             batch, tokens = [], 0
     if batch:

@@ -7,9 +7,9 @@ it. A large batch_size keeps short texts well sorted into forward calls, but for
 texts the outputs grow with their length: streaming 1,000 Gutenberg paragraphs (251
 tokens each on average) at batch_size 1000 peaked at 2.9 GB above the start with the
 upstream component (docs/benchmarks.md, "Streaming long texts"). This component closes a
-buffer at ``batch_size`` Docs or ``max_buffer_tokens`` spaCy tokens, whichever comes
-first, as the ctxvec components close their batches (components.base), so short texts
-keep large buffers and long ones get small ones: 0.5 GB there. It also marks each Doc
+buffer at ``batch_size`` Docs or once it holds ``max_buffer_tokens`` spaCy tokens, whichever
+comes first, and the ctxvec components close their batches at its end (components.base),
+so short texts keep large buffers and long ones get small ones: 0.5 GB there. It also marks each Doc
 with the fingerprint of the weights that made its output (doc._.ctxvec_transformer_model),
 which ctxvec_context names in how its vectors were made. Everything else (training,
 listeners, serialisation) is the upstream component's.
@@ -28,7 +28,7 @@ from thinc.api import Config, Model
 
 from ..attributes import TRANSFORMER_MODEL, install_extensions, set_doc_value
 from ..errors import CtxvecError, Errors, Warnings
-from .base import MAX_BATCH_TOKENS, RegistersOnUnpickle, token_bounded_batches
+from .base import BUFFER_ENDS, MAX_BATCH_TOKENS, RegistersOnUnpickle, token_bounded_batches
 from .model_inputs import FingerprintCache
 
 DEFAULT_MAX_BUFFER_TOKENS = MAX_BATCH_TOKENS
@@ -92,8 +92,8 @@ def make_buffered_transformer(
 
 
 class BufferedTransformer(RegistersOnUnpickle, Transformer):
-    """``Transformer`` whose ``pipe`` buffers at most ``batch_size`` Docs and
-    ``max_buffer_tokens`` spaCy tokens (a longer Doc gets a buffer of its own). The
+    """``Transformer`` whose ``pipe`` closes a buffer at ``batch_size`` Docs or once it holds
+    ``max_buffer_tokens`` spaCy tokens, and marks its last Doc (``base.BUFFER_ENDS``). The
     bound is a Python attribute, not part of ``cfg``, so it always comes from the config
     (a saved pipeline loaded with another value uses that value)."""
 
@@ -144,4 +144,6 @@ class BufferedTransformer(RegistersOnUnpickle, Transformer):
             except Exception as err:
                 error_handler(self.name, self, buffer, err)
                 continue
+            if annotated:
+                BUFFER_ENDS.add(annotated[-1])  # the ctxvec components after it close their batches here
             yield from annotated
