@@ -108,6 +108,19 @@ def test_plot_word_max_occurrences(tiny_pipeline_dir, sentences_file, tmp_path):
     assert "2 occurrences" in result.output
 
 
+def test_plot_word_reads_a_jsonl_given_as_sentences_as_a_corpus(tiny_pipeline_dir, tmp_path):
+    """Its lines went to the model as they are, JSON syntax and escapes included: one of three
+    occurrences (written \\"letter\\") was missed and the snippets showed {"text": ...}."""
+    rows = ['{"text": "The letter came."}', '{"text": "She read the \\"letter\\" twice."}', '{"text": "A letter."}']
+    sentences = tmp_path / "rows.jsonl"
+    sentences.write_text("\n".join(rows) + "\n", encoding="utf8")
+    output = tmp_path / "letter.png"
+    result = invoke("plot", "word", "letter", "--sentences", sentences, "--pipeline", tiny_pipeline_dir, "-o", output)
+    message = " ".join(result.output.split())
+    assert result.exit_code == 0 and "(3 occurrences of 'letter'" in message, message
+    assert '"}' not in message and '\\"' not in message
+
+
 def test_plot_word_says_when_every_occurrence_is_glued_to_an_emoji(tiny_pipeline_dir, tmp_path):
     """'bank' occurs twice, each read with a glued emoji as one [UNK]: "does not occur" misled."""
     sentences = tmp_path / "glued.txt"

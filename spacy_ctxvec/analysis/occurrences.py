@@ -14,7 +14,7 @@ from spacy.tokens import Doc
 
 from ..attributes import CONTEXT_SOURCE, SENSE_ARRAY, STATIC_ARRAY
 from ..building.bad_lines import skipped_line_warnings
-from ..building.corpus import DEFAULT_ENCODING, CorpusReport, corpus_files, iter_corpus
+from ..building.corpus import DEFAULT_ENCODING, CorpusReport, corpus_files, corpus_suffix, iter_corpus
 from ..building.shard import snippet, within_max_length  # snippet: that of sampled occurrences too
 from ..errors import CtxvecError, Errors
 from ..lexicon.occurrence_keys import SNIPPET_WINDOW  # noqa: F401  (re-exported)
@@ -49,11 +49,14 @@ def read_texts(
     encoding: str = DEFAULT_ENCODING,
     on_error: str = "raise",
 ) -> Tuple[Path, Iterable]:
-    """The input file and its texts: --sentences (one per line) or --corpus (any
+    """The input file and its texts: --sentences (one per line; a .jsonl or .spacy file is read
+    as a corpus) or --corpus (any
     format of spacy_ctxvec.building.corpus; .spacy files need the pipeline's ``vocab``;
     .txt/.jsonl decoded with ``encoding``, bad lines raised or, with ``on_error="skip"``,
     skipped and named in warnings W004/W005 once reading stops)."""
     check_text_source(sentences, corpus)
+    if sentences is not None and corpus_suffix(sentences) in (".jsonl", ".spacy"):
+        sentences, corpus = None, sentences  # its lines are JSON or its bytes Docs: read as --corpus reads it
     if sentences is not None:
         options = [
             name
