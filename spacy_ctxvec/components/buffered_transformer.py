@@ -16,7 +16,8 @@ listeners, serialisation) is the upstream component's.
 """
 
 import warnings
-from typing import Callable, Iterable, Iterator, List, Optional
+from pathlib import Path
+from typing import Callable, Iterable, Iterator, List, Optional, Union
 
 from spacy.language import Language
 from spacy.tokens import Doc
@@ -132,6 +133,18 @@ class BufferedTransformer(RegistersOnUnpickle, Transformer):
         if cache is None:
             cache = self._fingerprints = FingerprintCache()
         return cache.of(hf_model)
+
+    def to_bytes(self, *, exclude: Iterable[str] = tuple()) -> bytes:
+        from .batching import name_as_configured
+
+        name_as_configured(self.model)
+        return super().to_bytes(exclude=exclude)
+
+    def to_disk(self, path: Union[str, Path], *, exclude: Iterable[str] = tuple()) -> None:
+        from .batching import name_as_configured
+
+        name_as_configured(self.model)
+        super().to_disk(path, exclude=exclude)
 
     def pipe(self, stream: Iterable[Doc], *, batch_size: int = 128) -> Iterator[Doc]:
         """spacy-transformers' pipe over buffers of at most ``batch_size`` Docs and
