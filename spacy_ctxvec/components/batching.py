@@ -44,7 +44,7 @@ from ..locks import forward_lock
 from ..ops.offsets import align_batch
 from .span_settings import checked_span_getter
 from .tokenizer_checks import raise_run_failure
-from .transformer import deferred_model_name
+from .transformer import deferred_model_name, name_as_configured
 
 ARCHITECTURE = "spacy-ctxvec.BucketedTransformerModel.v1"
 # Padded wordpieces per forward call, chosen per device by measurement
@@ -224,20 +224,6 @@ def _to_xp(tensor: Any) -> Any:
     from thinc.api import torch2xp
 
     return torch2xp(tensor)
-
-
-def name_as_configured(model: Model) -> None:
-    """The Hugging Face config's _name_or_path, saved with the weights, set to the model's name in
-    the pipeline config: not the folder it was found in (this machine's package folder) or the
-    temporary folder spacy-transformers loaded saved weights from, so saves are the same anywhere."""
-    name = model.attrs.get("name")
-    given = getattr(name, "model_name", name)
-    try:
-        hf_config = getattr(model.transformer, "config", None)  # type: ignore[attr-defined]
-    except (AttributeError, IndexError, ValueError):  # not loaded yet, or not a transformer model
-        return
-    if isinstance(given, str) and hf_config is not None:
-        hf_config._name_or_path = given
 
 
 def init_naming_the_folder(model: TransformerModel, X: Any = None, Y: Any = None) -> Any:

@@ -31,6 +31,7 @@ from ..attributes import TRANSFORMER_MODEL, install_extensions, set_doc_value
 from ..errors import CtxvecError, Errors, Warnings
 from .base import BUFFER_ENDS, MAX_BATCH_TOKENS, RegistersOnUnpickle, token_bounded_batches
 from .model_inputs import FingerprintCache
+from .transformer import name_as_configured
 
 DEFAULT_MAX_BUFFER_TOKENS = MAX_BATCH_TOKENS
 UPSTREAM_MAX_BATCH_ITEMS = 4096  # spacy-transformers' default: one padded forward call per this many items
@@ -135,14 +136,10 @@ class BufferedTransformer(RegistersOnUnpickle, Transformer):
         return cache.of(hf_model)
 
     def to_bytes(self, *, exclude: Iterable[str] = tuple()) -> bytes:
-        from .batching import name_as_configured
-
         name_as_configured(self.model)
         return super().to_bytes(exclude=exclude)
 
     def to_disk(self, path: Union[str, Path], *, exclude: Iterable[str] = tuple()) -> None:
-        from .batching import name_as_configured
-
         name_as_configured(self.model)
         super().to_disk(path, exclude=exclude)
 

@@ -15,6 +15,7 @@ from typing import Any, Dict, Iterator, List, Optional, Tuple, Union
 import numpy as np
 from spacy.language import Language
 from spacy.util import registry
+from thinc.api import Model
 
 from ..errors import CtxvecError, Errors
 from ..locks import forward_lock
@@ -306,6 +307,20 @@ def all_hidden_states(nlp: Language, before: str = "\0") -> Iterator[None]:
         yield
     finally:
         set_hidden_states(nlp, before, previous, in_config=False)
+
+
+def name_as_configured(model: Model) -> None:
+    """The Hugging Face config's _name_or_path, saved with the weights, set to the model's name in
+    the pipeline config: not the folder it was found in (this machine's package folder) or the
+    temporary folder spacy-transformers loaded saved weights from, so saves are the same anywhere."""
+    name = model.attrs.get("name")
+    given = getattr(name, "model_name", name)
+    try:
+        hf_config = getattr(model.transformer, "config", None)  # type: ignore[attr-defined]
+    except (AttributeError, IndexError, ValueError):  # not loaded yet, or not a transformer model
+        return
+    if isinstance(given, str) and hf_config is not None:
+        hf_config._name_or_path = given
 
 
 def outputs_hidden_states(nlp: Language, transformer_name: str) -> bool:
