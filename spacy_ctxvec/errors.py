@@ -386,3 +386,8 @@ class Warnings(metaclass=_ErrorsWithCodes):
         "of all the texts it is given, here whole buffers, which costs time and memory on mixed lengths. Set "
         "max_batch_items = {upstream} (spacy-transformers' default) beside that model, or use the bucketed one."
     )
+    W079 = (
+        "Layers {first} and {second} of {layers} in component '{name}' are the same hidden state ({index} of "
+        "0..{last}): mean_layers weighs it twice, concat_layers repeats it. Name each layer once (a lexicon built "
+        "with these layers records them: build it again after the change)."
+    )

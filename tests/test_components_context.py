@@ -538,6 +538,16 @@ def test_invalid_config_values(tiny_bert_dir, config, code):
         nlp.initialize()
 
 
+def test_one_hidden_state_named_twice_warns_at_initialize(tiny_bert_dir):
+    nlp = spacy.blank("en")
+    nlp.add_pipe("transformer", config=transformer_config(str(tiny_bert_dir)))
+    layers = {"@misc": "spacy-ctxvec.concat_layers.v1", "layers": [0, -1, 0]}
+    nlp.add_pipe("ctxvec_context", config={"layers": layers})
+    with pytest.warns(UserWarning, match=r"W079\] Layers 0 and 0 of \[0, -1, 0\] in component 'ctxvec_context'"):
+        nlp.initialize()
+    assert nlp("a bank")[1]._.context_vec is not None  # it still runs
+
+
 def test_unknown_pooling_name_is_a_config_error(tiny_bert_dir):
     nlp = spacy.blank("en")
     with pytest.raises(Exception, match="spacy-ctxvec.median_pooling.v1"):

@@ -2,7 +2,7 @@ import numpy as np
 import pytest
 
 from spacy_ctxvec.errors import CtxvecError
-from spacy_ctxvec.ops.layers import concat_of_layers, mean_of_layers, resolve_layers
+from spacy_ctxvec.ops.layers import concat_of_layers, mean_of_layers, repeated_layer, resolve_layers
 
 
 def test_resolve_layers_negative_and_bounds():
@@ -13,14 +13,12 @@ def test_resolve_layers_negative_and_bounds():
         resolve_layers([], 7)
 
 
-def test_one_hidden_state_named_twice_is_refused():
-    """layers = [6, -1] on a 6-layer model concatenated the last layer with itself, without a word."""
-    with pytest.raises(
-        CtxvecError, match=r"\[CTX-E064\] Layers 6 and -1 of \[6, -1\] are the same hidden state \(6 of 0..6\)"
-    ):
-        resolve_layers([6, -1], 7)
-    with pytest.raises(CtxvecError, match=r"E064.*Layers 2 and 2"):
-        resolve_layers([2, 0, 2], 7)
+def test_one_hidden_state_named_twice_is_found():
+    """layers = [6, -1] on a 6-layer model concatenated the last layer with itself, without a word
+    (ctxvec_context warns W079 at initialize; a pipeline saved with such layers still loads)."""
+    assert repeated_layer([6, -1], 7) == (6, -1, 6) and resolve_layers([6, -1], 7) == [6, 6]
+    assert repeated_layer([2, 0, 2], 7) == (2, 2, 2)
+    assert repeated_layer([0, -1, 3], 7) is None and repeated_layer([-1], 7) is None
 
 
 def test_mean_and_concat():

@@ -267,10 +267,6 @@ class PipelineErrors:
         "pipeline and configures each in [components.NAME]. Start from spacy-ctxvec's configs/default.cfg "
         "(or spacy init config) and edit that."
     )
-    E064 = (
-        "Layers {first} and {second} of {layers} are the same hidden state ({index} of 0..{last}): the "
-        "vectors would hold it twice. Name each layer once."
-    )
 
     # Static vectors (E1xx)
     E101 = (

@@ -26,7 +26,7 @@ from ..attributes import (
 from ..component_names import others_beside
 from ..errors import CtxvecError, Errors, Warnings, warn_at_user_line
 from ..ops.alignment import read_with_another_as
-from ..ops.layers import resolve_layers
+from ..ops.layers import repeated_layer
 from ..ops.text import has_word_character, printable
 from ..types import PoolingFn
 from . import vector_hooks
@@ -377,8 +377,10 @@ class ContextVectors(DocAnnotator):
                 )
             hf_model = getattr(getattr(nlp.get_pipe(transformer_name), "model", None), "transformer", None)
             n_layers = getattr(getattr(hf_model, "config", None), "num_hidden_layers", None)
-            if n_layers is not None:
-                resolve_layers(self.layers.layers, n_layers + 1)
+            if n_layers is not None and (repeated := repeated_layer(self.layers.layers, n_layers + 1)) is not None:
+                first, second, index = repeated
+                named = {"first": first, "second": second, "layers": list(self.layers.layers), "name": self.name}
+                warnings.warn(Warnings.W079.format(**named, index=index, last=n_layers), stacklevel=2)
         check_transformer_tokenizer(nlp, self.name)
         # Learn the output width once, so that empty Docs get (0, width) arrays too.
         probe = nlp.get_pipe(transformer_name)(nlp.make_doc("width"))

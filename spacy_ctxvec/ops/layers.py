@@ -1,6 +1,6 @@
 """Choose and combine transformer layers."""
 
-from typing import List, Sequence
+from typing import List, Optional, Sequence, Tuple
 
 import numpy as np
 
@@ -19,13 +19,18 @@ def resolve_layers(layers: Sequence[int], n_hidden: int) -> List[int]:
         index = layer + n_hidden if layer < 0 else layer
         if not 0 <= index < n_hidden:
             raise CtxvecError(Errors.E003.format(layer=layer, n_layers=n_hidden, last=n_hidden - 1))
-        if index in resolved:
-            first = layers[resolved.index(index)]
-            raise CtxvecError(
-                Errors.E064.format(first=first, second=layer, layers=list(layers), index=index, last=n_hidden - 1)
-            )
         resolved.append(index)
     return resolved
+
+
+def repeated_layer(layers: Sequence[int], n_hidden: int) -> Optional[Tuple[int, int, int]]:
+    """(first, second, hidden state) of the first two entries of ``layers`` that name one
+    hidden state ([6, -1] of 7 hidden states: (6, -1, 6)), None where each is named once."""
+    resolved = resolve_layers(layers, n_hidden)
+    for position, index in enumerate(resolved):
+        if index in resolved[:position]:
+            return layers[resolved.index(index)], layers[position], index
+    return None
 
 
 def mean_of_layers(arrays: Sequence[np.ndarray]) -> np.ndarray:
