@@ -143,6 +143,17 @@ def test_overflow_guard_for_large_raw_values():
         Lexicon.from_occurrences(["a", "b"], massive, raw_scale_bits=20)
 
 
+def test_a_lexicon_of_the_earlier_scale_loads_and_says_why_it_does_not_merge(tmp_path):
+    """E206 blamed the pipeline, layer or key mode, which were the same: the version differed."""
+    old = Lexicon.from_occurrences(["a", "b"], np.array([[1.0, 2.0], [3.0, 4.0]]), raw_scale_bits=20)
+    old.to_disk(tmp_path / "old")
+    loaded = Lexicon.from_disk(tmp_path / "old")
+    assert loaded.raw_scale_bits == 20 and loaded.centroids().tolist() == [[1.0, 2.0], [3.0, 4.0]]
+    new = Lexicon.from_occurrences(["a"], np.array([[1.0, 2.0]]))
+    with pytest.raises(CtxvecError, match=r"E274.*raw_scale_bits 20 and 16.*different versions.*build-lexicon"):
+        merge(loaded, new)
+
+
 def test_centroids_and_unit_centroids():
     vectors = np.array([[2.0, 0.0], [0.0, 4.0], [1.0, 1.0]])
     lexicon = Lexicon.from_occurrences(["a", "a", "b"], vectors)

@@ -287,3 +287,8 @@ class LexiconErrors:
         "\"PIPELINE\"), or remove '{name}' from frozen_components (annotating_components keeps it running) and "
         "train again; for a pipeline saved from such a training, build the lexicon with spacy-ctxvec build-lexicon."
     )
+    E274 = (
+        "Cannot merge lexicons whose raw sums have different scales (raw_scale_bits {a} and {b}): they were built "
+        "by different versions of spacy-ctxvec (earlier ones summed in steps of 2**-20). Build the older one again "
+        "with this version (spacy-ctxvec build-lexicon --overwrite), then merge."
+    )

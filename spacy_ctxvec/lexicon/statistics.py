@@ -449,9 +449,10 @@ def _merged_meta(a: Dict[str, Any], b: Dict[str, Any]) -> Dict[str, Any]:
 
 def merge(a: Lexicon, b: Lexicon) -> Lexicon:
     """Exact sum of two lexicons: the union of types, counts and sums added in int64."""
-    for what, value_a, value_b in (("width", a.width, b.width), ("raw_scale_bits", a.raw_scale_bits, b.raw_scale_bits)):
-        if value_a != value_b:
-            raise CtxvecError(Errors.E206.format(what=what, a=value_a, b=value_b))
+    if a.width != b.width:
+        raise CtxvecError(Errors.E206.format(what="width", a=a.width, b=b.width))
+    if a.raw_scale_bits != b.raw_scale_bits:  # earlier versions summed at 2**-20
+        raise CtxvecError(Errors.E274.format(a=a.raw_scale_bits, b=b.raw_scale_bits))
     keys = np.union1d(np.asarray(a.keys, dtype=str), np.asarray(b.keys, dtype=str))
     arrays = {}
     for name in _ARRAY_FILES:
