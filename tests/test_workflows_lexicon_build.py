@@ -621,6 +621,18 @@ def test_the_local_engines_options_with_ray_are_e505_before_the_model_loads(tmp_
         check_build_request(request(no_pipeline, corpus, tmp_path / "out", engine="ray", **setting))
 
 
+def test_a_sense_setting_refused_after_counting_says_the_counts_are_kept_for_resume(tiny_pipeline_dir, tmp_path):
+    """n_directions over half the width is E603 once the lexicon is counted: the message said nothing
+    of the checkpoint the build kept, which --resume continues once the setting is fixed."""
+    nlp = spacy.load(tiny_pipeline_dir)
+    nlp.add_pipe("ctxvec_polysemy", config={"min_count": 2, "induction": {"n_directions": 30}})
+    nlp.to_disk(tmp_path / "wide")
+    corpus = write_corpus(tmp_path / "corpus.txt", 12)
+    with pytest.raises(CtxvecError, match=r"E603.*n_directions.*documents counted are kept in .*rerun with --resume"):
+        build_lexicon_pipeline(request(tmp_path / "wide", corpus, tmp_path / "out"))
+    assert not (tmp_path / "out").exists()
+
+
 def test_resume_with_ray_on_a_finished_output_is_e505_not_e224(tmp_path):
     """E224 ("nothing to resume: --overwrite rebuilds") came first, and the rerun it asked
     for with --overwrite was then E505: Ray resumes nothing, whatever OUTPUT holds."""

@@ -367,7 +367,13 @@ def _build(request: LexiconBuildRequest, checkpoints: Path, files: List[Path]) -
     if request.senses is not False and lexicon.sample is not None:
         build.warnings.extend(component.induction_warnings())
         started = time.perf_counter()
-        inventory = component.build_senses(warn=False)  # the warning is printed with the others
+        try:
+            inventory = component.build_senses(warn=False)  # the warning is printed with the others
+        except CtxvecError as err:  # a sense setting the lexicon refuses (E603): the counts need not be redone
+            if not _forget_empty_checkpoints(checkpoints):
+                raise
+            kept = f"{counts_kept(checkpoints)}: fix the setting and rerun with --resume"
+            raise CtxvecError(f"{err} {kept} (the pipeline's other settings unchanged).") from None
         build.senses = (
             f"{inventory.n_senses_total} senses of {len(inventory)} types "
             f"({int((inventory.counts() > 1).sum())} with more than one), induced in "
