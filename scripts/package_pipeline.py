@@ -9,7 +9,8 @@ what they wrote). `spacy package` copies its input directory whole, so the marke
 travel into the package. This runs `python -m spacy package` with the same arguments on
 a copy of INPUT_DIR without the marker: a temporary directory beside INPUT_DIR whose
 files are hard links to INPUT_DIR's (copies where the file system has no hard links),
-removed afterwards. INPUT_DIR is left as it was; the exit status is spacy package's.
+removed afterwards, and by the next run where a stop killed this one first. INPUT_DIR is
+left as it was; the exit status is spacy package's.
 
 With ``--force``, a README.md that an earlier `spacy package` generated in the package
 folder it writes (OUTPUT_DIR/LANG_NAME-VERSION) is removed first: spacy package keeps an
@@ -19,6 +20,7 @@ differs from the copy spacy package put beside the pipeline data (one edited by 
 left alone.
 """
 
+import glob
 import os
 import shutil
 import subprocess
@@ -30,6 +32,7 @@ from typing import Dict, List, Optional, Tuple
 import srsly
 
 from spacy_ctxvec.outputs import OUTPUT_MARKER
+from spacy_ctxvec.staging import process_running
 
 # spacy package's options that name the package folder, and --force (spacy/cli/package.py)
 NAME_OPTIONS = {"--name": "name", "-n": "name", "--version": "version", "-v": "version"}
@@ -90,6 +93,26 @@ def remove_generated_readme(readme: Path, copy: Path) -> None:
         print(f"removed {readme}: spacy package writes it again from the current meta.json")
 
 
+STAGING_PREFIX = ".{name}.package-"  # then the process id, "-" and tempfile's random part
+
+
+def remove_killed_copies(source: Path) -> List[Path]:
+    """The staged copies beside SOURCE whose process is gone: spacy project run kills a command
+    0.25 s after Ctrl-C, before its temporary folder is removed, and each stop left one (hard
+    links that keep an earlier pipeline's files on disk). Copies named without a process id
+    (made before it was part of the name) count as gone."""
+    if os.name != "posix":  # no way here to ask whether a process runs without signalling it
+        return []
+    removed = []
+    prefix = STAGING_PREFIX.format(name=source.name)
+    for entry in sorted(source.parent.glob(glob.escape(prefix) + "*")):
+        pid = entry.name[len(prefix) :].split("-", 1)[0]
+        if entry.is_dir() and not entry.is_symlink() and not (pid.isdigit() and process_running(int(pid))):
+            shutil.rmtree(entry, ignore_errors=True)
+            removed.append(entry)
+    return removed
+
+
 def main(argv: List[str]) -> int:
     if len(argv) < 2 or argv[0].startswith("-") or not Path(argv[0]).is_dir():
         print(__doc__, file=sys.stderr)
@@ -99,7 +122,9 @@ def main(argv: List[str]) -> int:
         readme = generated_readme(source, Path(argv[1]), argv[2:])
         if readme is not None:
             remove_generated_readme(*readme)
-    with tempfile.TemporaryDirectory(prefix=f".{source.name}.package-", dir=source.parent) as temporary:
+    remove_killed_copies(source)
+    prefix = f"{STAGING_PREFIX.format(name=source.name)}{os.getpid()}-"
+    with tempfile.TemporaryDirectory(prefix=prefix, dir=source.parent) as temporary:
         staged = Path(temporary) / source.name
         shutil.copytree(
             source, staged, symlinks=True, ignore=shutil.ignore_patterns(OUTPUT_MARKER), copy_function=_link_or_copy

@@ -54,7 +54,9 @@ def remove_killed_staging(path: Path) -> List[Path]:
     removed = []
     for entry in sorted(path.parent.iterdir()):
         match = names.fullmatch(entry.name)
-        if match is None or entry.is_symlink() or _running(int(next(group for group in match.groups() if group))):
+        if match is None or entry.is_symlink():
+            continue
+        if process_running(int(next(group for group in match.groups() if group))):
             continue
         if entry.is_dir():
             shutil.rmtree(entry, ignore_errors=True)
@@ -64,7 +66,7 @@ def remove_killed_staging(path: Path) -> List[Path]:
     return removed
 
 
-def _running(pid: int) -> bool:
+def process_running(pid: int) -> bool:
     """Whether a process ``pid`` runs (or may: one this user cannot signal counts as running)."""
     try:
         os.kill(pid, 0)

@@ -500,6 +500,26 @@ def test_package_pipeline_leaves_the_output_marker_out_of_the_package(tmp_path):
     check_replaceable(pipeline, "pipeline")  # no error: build-lexicon --overwrite may replace it
 
 
+def test_package_pipeline_removes_the_copies_a_killed_run_left(tmp_path):
+    """spacy project run kills a command 0.25 s after Ctrl-C: each stop of the package step left
+    its staged copy (94 MB of hard links to an earlier pipeline), and no later run removed it."""
+    import subprocess
+    import sys
+
+    script = load_script("package_pipeline")
+    pipeline = tmp_path / "training" / "pipeline_lexicon"
+    pipeline.mkdir(parents=True)
+    gone = subprocess.run([sys.executable, "-c", "import os; print(os.getpid())"], capture_output=True, text=True)
+    killed = pipeline.parent / f".pipeline_lexicon.package-{gone.stdout.strip()}-abcd1234"
+    older = pipeline.parent / ".pipeline_lexicon.package-x1y2z3"  # named before the process id was
+    running = pipeline.parent / f".pipeline_lexicon.package-{os.getpid()}-efgh5678"  # a run going on now
+    other = pipeline.parent / ".other.package-1-abcd"
+    for folder in (killed, older, running, other):
+        (folder / "pipeline_lexicon").mkdir(parents=True)
+    assert script.remove_killed_copies(pipeline) == [killed, older]
+    assert sorted(p.name for p in pipeline.parent.iterdir()) == sorted([running.name, other.name, "pipeline_lexicon"])
+
+
 def test_package_pipeline_writes_the_readme_again_from_a_changed_meta(tmp_path):
     """spacy package --force kept the README.md of an earlier run ("Using existing README.md
     from pipeline directory"): a changed meta.json description never reached the package's
