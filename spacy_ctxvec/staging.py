@@ -38,19 +38,18 @@ def replaced_directory_name(path: Path, token: str) -> str:
 
 
 def remove_killed_staging(path: Path) -> List[Path]:
-    """Remove the staged siblings of ``path`` (a file's or a directory's, not the replaced
-    ``.old`` one, which may be all that is left of the earlier output) whose process no longer
-    runs on this machine; the entries removed. (A process of another machine sharing the
-    folder, or of another container, is not seen: its sibling counts as left.)"""
+    """Remove the staged siblings of ``path`` (a file's or a directory's, and the replaced
+    ``.old`` one where ``path`` is in place: else it may be all that is left of the earlier
+    output) whose process no longer runs on this machine; the entries removed. (A process of
+    another machine sharing the folder, or of another container, is not seen: its sibling
+    counts as left.)"""
     if os.name != "posix" or not path.parent.is_dir():
         return []
     mark = "\0"  # in no file name: stands for the token while the names are escaped
-    names = re.compile(
-        "|".join(
-            re.escape(name).replace(re.escape(mark), _TOKEN)
-            for name in (staged_file_name(path, mark), staged_directory_name(path, mark))
-        )
-    )
+    staged = [staged_file_name(path, mark), staged_directory_name(path, mark)]
+    if path.exists() or path.is_symlink():  # a stop after the swap, before the old one was removed
+        staged.append(replaced_directory_name(path, mark))
+    names = re.compile("|".join(re.escape(name).replace(re.escape(mark), _TOKEN) for name in staged))
     removed = []
     for entry in sorted(path.parent.iterdir()):
         match = names.fullmatch(entry.name)
@@ -62,7 +61,8 @@ def remove_killed_staging(path: Path) -> List[Path]:
             shutil.rmtree(entry, ignore_errors=True)
         else:
             entry.unlink(missing_ok=True)  # another command may have removed it first
-        removed.append(entry)
+        if not os.path.lexists(entry):  # an old output with a file it may not remove stays, unnamed
+            removed.append(entry)
     return removed
 
 

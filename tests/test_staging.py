@@ -59,6 +59,9 @@ def test_only_the_staged_siblings_of_finished_processes_are_removed(tmp_path):
     assert remove_killed_staging(out) == sorted([killed_file, killed_folder])
     assert not killed_file.exists() and not killed_folder.exists() and all(path.exists() for path in kept)
     assert remove_killed_staging(tmp_path / "missing" / "out") == []
+    # once the output is in place, the old one a stop left half removed is no longer all there is of it
+    out.write_text("the new output", encoding="utf8")
+    assert remove_killed_staging(out) == [kept[1]] and not kept[1].exists()
 
 
 @posix_only
