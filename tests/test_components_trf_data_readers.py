@@ -12,17 +12,9 @@ from spacy_ctxvec.components.context import linked_kind
 from spacy_ctxvec.components.trf_data_readers import linked_readers, readers_in
 
 from .conftest import transformer_config
+from .test_train_listener import make_trf_data_reader  # noqa: F401  (registers test_trf_data_reader)
 
 TEXT = "the bank of the river"
-
-
-@Language.factory("test_trf_data_counter", requires=["doc._.trf_data"])
-def make_trf_data_counter(nlp: Language, name: str):
-    def count(doc: Doc) -> Doc:
-        doc.user_data["n_trf_tensors"] = len(doc._.trf_data.tensors)
-        return doc
-
-    return count
 
 
 def _first_pipeline(tiny_bert_dir):
@@ -37,7 +29,7 @@ def _copy_with_a_reader(first, *, shared_vocab=False):
     second = spacy.blank("en", vocab=first.vocab) if shared_vocab else spacy.blank("en")
     second.add_pipe("transformer", source=first)
     context = second.add_pipe("ctxvec_context", name="vectors", source=first)
-    second.add_pipe("test_trf_data_counter")
+    second.add_pipe("test_trf_data_reader")
     return second, context
 
 
@@ -54,7 +46,7 @@ def test_a_shared_component_keeps_trf_data_for_the_pipeline_that_reads_it(tiny_b
         assert [doc.user_data["n_trf_tensors"] > 0 for doc in second.pipe([TEXT, "a pen"])] == [True, True]
         assert len(first(TEXT)._.trf_data.tensors) == 0  # no reader there: freed, as before
         assert readers_in([first], context, own=first, kind=linked_kind) == []
-        assert readers_in([second], context, own=first, kind=linked_kind) == ["test_trf_data_counter"]
+        assert readers_in([second], context, own=first, kind=linked_kind) == ["test_trf_data_reader"]
 
 
 def test_pipelines_sharing_a_vocab_keep_trf_data_where_either_reads_it(tiny_bert_dir):
@@ -67,7 +59,7 @@ def test_pipelines_sharing_a_vocab_keep_trf_data_where_either_reads_it(tiny_bert
         first.add_pipe("sentencizer", first=True)
         assert second(TEXT).user_data["n_trf_tensors"] > 0
         assert len(first(TEXT)._.trf_data.tensors) > 0  # kept: the second pipeline's reader might run it
-    assert readers_in([first, second], context, own=first, kind=linked_kind) == ["test_trf_data_counter"]
+    assert readers_in([first, second], context, own=first, kind=linked_kind) == ["test_trf_data_reader"]
 
 
 @Language.component("test_undeclared_trf_reader")
