@@ -39,10 +39,10 @@ def replaced_directory_name(path: Path, token: str) -> str:
 
 def remove_killed_staging(path: Path) -> List[Path]:
     """Remove the staged siblings of ``path`` (a file's or a directory's, and the replaced
-    ``.old`` one where ``path`` is in place: else it may be all that is left of the earlier
-    output) whose process no longer runs on this machine; the entries removed. (A process of
-    another machine sharing the folder, or of another container, is not seen: its sibling
-    counts as left.)"""
+    ``.old`` one where the swap finished: ``path`` in place and no ``.new`` of the same token
+    left, else it may be all that is left of the earlier output) whose process no longer runs
+    on this machine; the entries removed. (A process of another machine sharing the folder,
+    or of another container, is not seen: its sibling counts as left.)"""
     if os.name != "posix" or not path.parent.is_dir():
         return []
     mark = "\0"  # in no file name: stands for the token while the names are escaped
@@ -51,10 +51,15 @@ def remove_killed_staging(path: Path) -> List[Path]:
         staged.append(replaced_directory_name(path, mark))
     names = re.compile("|".join(re.escape(name).replace(re.escape(mark), _TOKEN) for name in staged))
     removed = []
-    for entry in sorted(path.parent.iterdir()):
+    entries = sorted(path.parent.iterdir())
+    present = {entry.name for entry in entries}  # before any removal: a .new removed below still counts
+    replaced = replaced_directory_name(path, "")
+    for entry in entries:
         match = names.fullmatch(entry.name)
         if match is None or entry.is_symlink():
             continue
+        if entry.name.startswith(replaced) and staged_directory_name(path, entry.name[len(replaced) :]) in present:
+            continue  # killed between its two renames: the old output is all there is of it
         if process_running(int(next(group for group in match.groups() if group))):
             continue
         if entry.is_dir():

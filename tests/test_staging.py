@@ -65,6 +65,20 @@ def test_only_the_staged_siblings_of_finished_processes_are_removed(tmp_path):
 
 
 @posix_only
+def test_an_old_output_whose_swap_never_finished_is_kept_by_the_next_write(tmp_path):
+    """Killed between its two renames (the old output moved aside, the new one not yet in place),
+    a write leaves .old and .new; the next write, finding no OUTPUT, removed .old: the only copy."""
+    gone, out = finished_pid(), tmp_path / "pipeline"
+    old = tmp_path / replaced_directory_name(out, f"{gone}-0bf8f5cf")
+    new = tmp_path / staged_directory_name(out, f"{gone}-0bf8f5cf")
+    for folder in (old, new):
+        folder.mkdir()
+        (folder / "my_notes.txt").write_text("the earlier output", encoding="utf8")
+    write_directory(out, lambda staged: staged.mkdir(), what="OUTPUT", made_by="build-lexicon")
+    assert out.is_dir() and not new.exists() and (old / "my_notes.txt").exists()
+
+
+@posix_only
 def test_a_write_of_the_output_removes_what_a_killed_write_left_and_says_so(tmp_path):
     out_file, out_dir, gone = tmp_path / "scores.tsv", tmp_path / "pipeline", finished_pid()
     left_file = tmp_path / staged_file_name(out_file, f"{gone}-0bf8f5cf")
