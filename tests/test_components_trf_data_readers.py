@@ -92,6 +92,24 @@ def test_a_copy_keeps_trf_data_for_an_undeclared_reader_a_pickle_and_a_lone_copy
         assert second(TEXT).user_data["n_trf_tensors"] > 0
 
 
+def test_once_the_copy_is_gone_its_own_pipeline_frees_trf_data_again(tiny_bert_dir):
+    """The copy's link record (its plain reader) still decided in the first pipeline after the copy
+    was gone: drop_trf_data stopped freeing the transformer's output there."""
+    import gc
+
+    first = _first_pipeline(tiny_bert_dir)
+    with warnings.catch_warnings():
+        warnings.simplefilter("ignore")
+        second = spacy.blank("en")
+        second.add_pipe("transformer", source=first)
+        context = second.add_pipe("ctxvec_context", source=first)
+        second.add_pipe("test_undeclared_trf_reader")
+        assert context.trf_data_readers == ["test_undeclared_trf_reader"]
+    del second
+    gc.collect()
+    assert context.trf_data_readers == [] and len(first(TEXT)._.trf_data.tensors) == 0
+
+
 def test_a_link_record_counts_readers_up_to_the_next_transformer():
     linked = [("ner", 1, "reader"), ("tagger", 2, "other"), ("transformer2", 3, "transformer"), ("late", 4, "reader")]
     assert linked_readers(linked) == ["ner"]

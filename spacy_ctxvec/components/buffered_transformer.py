@@ -144,8 +144,8 @@ class BufferedTransformer(RegistersOnUnpickle, Transformer):
         super().to_disk(path, exclude=exclude)
 
     def pipe(self, stream: Iterable[Doc], *, batch_size: int = 128) -> Iterator[Doc]:
-        """spacy-transformers' pipe over buffers of at most ``batch_size`` Docs and
-        max_buffer_tokens tokens; a failing buffer goes to the handler set with
+        """spacy-transformers' pipe over buffers of at most ``batch_size`` Docs, each closed once
+        it holds max_buffer_tokens tokens; a failing buffer goes to the handler set with
         nlp.set_error_handler (spacy-transformers' own pipe raises past it)."""
         error_handler = self.get_error_handler()
         for buffer in token_bounded_batches(stream, batch_size, self.max_buffer_tokens):

@@ -172,9 +172,9 @@ class ContextVectors(DocAnnotator):
         return self._readers_of(())
 
     def _own_readers(self) -> List[str]:
-        nlp = self.pipeline()
+        nlp = self.running_pipeline()  # its own pipeline, holding it: a copy's link record is stale
         linked = getattr(self, "_linked", None)
-        if nlp is not None and (linked is None or self._linked_in(nlp, linked)):
+        if nlp is not None:
             key = pipeline_key(nlp)
             if key != getattr(self, "_readers_key", None):
                 self._readers = trf_data_readers_after(nlp, self.name)
