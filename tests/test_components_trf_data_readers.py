@@ -25,11 +25,11 @@ def _first_pipeline(tiny_bert_dir):
     return nlp
 
 
-def _copy_with_a_reader(first, *, shared_vocab=False):
+def _copy_with_a_reader(first, *, shared_vocab=False, reader="test_trf_data_reader"):
     second = spacy.blank("en", vocab=first.vocab) if shared_vocab else spacy.blank("en")
     second.add_pipe("transformer", source=first)
     context = second.add_pipe("ctxvec_context", name="vectors", source=first)
-    second.add_pipe("test_trf_data_reader")
+    second.add_pipe(reader)
     return second, context
 
 
@@ -80,10 +80,7 @@ def test_a_copy_keeps_trf_data_for_an_undeclared_reader_a_pickle_and_a_lone_copy
     first = _first_pipeline(tiny_bert_dir)
     with warnings.catch_warnings():
         warnings.simplefilter("ignore")
-        second = spacy.blank("en")
-        second.add_pipe("transformer", source=first)
-        context = second.add_pipe("ctxvec_context", source=first)
-        second.add_pipe("test_undeclared_trf_reader")
+        second, context = _copy_with_a_reader(first, reader="test_undeclared_trf_reader")
         first.add_pipe("sentencizer", first=True)  # the first pipeline links last
         assert second(TEXT).user_data["n_trf_tensors"] > 0
         assert pickle.loads(pickle.dumps(context)).trf_data_readers == ["test_undeclared_trf_reader"]
@@ -100,10 +97,7 @@ def test_once_the_copy_is_gone_its_own_pipeline_frees_trf_data_again(tiny_bert_d
     first = _first_pipeline(tiny_bert_dir)
     with warnings.catch_warnings():
         warnings.simplefilter("ignore")
-        second = spacy.blank("en")
-        second.add_pipe("transformer", source=first)
-        context = second.add_pipe("ctxvec_context", source=first)
-        second.add_pipe("test_undeclared_trf_reader")
+        second, context = _copy_with_a_reader(first, reader="test_undeclared_trf_reader")
         assert context.trf_data_readers == ["test_undeclared_trf_reader"]
     del second
     gc.collect()
