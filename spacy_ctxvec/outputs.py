@@ -260,8 +260,8 @@ class WrittenThenInterrupted(KeyboardInterrupt):
 
 
 def write_manifest(directory: Path, made_by: str) -> None:
-    """Mark ``directory`` as written by ``made_by``, listing each entry in it (size,
-    modification time and digest of files), so that --overwrite later removes only these."""
+    """Mark ``directory`` as written by ``made_by``, listing each entry in it (files' size and digest,
+    no times: the same output gets the same marker), so that --overwrite later removes only these."""
     info = {"made_by": made_by_command(made_by), "entries": _entries(directory, digests=True)}
     (directory / OUTPUT_MARKER).write_text(json.dumps(info, indent=0, sort_keys=True), encoding="utf8")
 
@@ -452,9 +452,8 @@ def _remove(path: Path) -> None:
 
 
 def _entries(directory: Path, *, digests: bool = False) -> Dict[str, List[Any]]:
-    """Every entry under ``directory`` (relative POSIX path) -> [size, mtime_ns] for
-    files (and their ``_digest`` with ``digests``), [] for directories, ["link"] for links
-    (a folder replaced by a link to another is a change); the marker itself is left out."""
+    """Every entry under ``directory`` but the marker (relative POSIX path) -> files' [size, mtime_ns] ([size,
+    ``_digest``] with ``digests``), [] for folders, ["link"] for links (a folder replaced by a link is a change)."""
     entries: Dict[str, List[Any]] = {}
     for root, dirs, files in os.walk(directory):
         for name in dirs + files:
@@ -464,9 +463,8 @@ def _entries(directory: Path, *, digests: bool = False) -> Dict[str, List[Any]]:
                 continue
             stat = os.lstat(full)
             is_file = full.is_file() and not full.is_symlink()
-            entries[relative] = [stat.st_size, stat.st_mtime_ns] if is_file else ["link"] if full.is_symlink() else []
-            if is_file and digests:
-                entries[relative].append(_digest(full))
+            kind = ["link"] if full.is_symlink() else []
+            entries[relative] = [stat.st_size, _digest(full) if digests else stat.st_mtime_ns] if is_file else kind
     return entries
 
 
@@ -480,10 +478,12 @@ def _digest(path: Path) -> str:
 
 
 def _unchanged(path: Path, found: List[Any], recorded: Any) -> bool:
-    """An entry as recorded: same size and time, or (copied, e.g. spacy project pull) same size and contents."""
-    if not isinstance(recorded, list) or found == recorded[:2]:
-        return isinstance(recorded, list)
-    return len(recorded) == 3 and found[:1] == recorded[:1] and _digest(path) == recorded[2]
+    """An entry as recorded: a file of the same size and contents ([size, digest]; markers of
+    earlier versions: [size, mtime_ns] or [size, mtime_ns, digest], where the same time suffices)."""
+    if not isinstance(recorded, list) or len(found) < 2 or found == recorded[:2]:
+        return isinstance(recorded, list) and found == recorded[:2]  # a folder, a link; the same time
+    digest = recorded[-1] if len(recorded) >= 2 and isinstance(recorded[-1], str) else ""
+    return bool(digest) and found[0] == recorded[0] and _digest(path) == digest
 
 
 def _some(names: List[str]) -> str:

@@ -81,13 +81,44 @@ def test_a_copied_output_is_replaceable_an_edited_one_is_not(tmp_path):
     (copy / "a.txt").write_text("abd")  # an edit of the same length
     with pytest.raises(CtxvecError, match=r"E704.*files changed since it wrote them \('a\.txt'\)"):
         check_output(copy, what="OUTPUT", kind=DIRECTORY, overwrite=True)
+
+
+@pytest.mark.parametrize("with_digest", [False, True])
+def test_markers_of_earlier_versions_with_times_still_tell_unchanged_files(tmp_path, with_digest):
+    out = tmp_path / "out"
+    write_directory(out, lambda new: (new.mkdir(), (new / "a.txt").write_text("abc")), what="OUTPUT", made_by="test")
     marker = json.loads((out / OUTPUT_MARKER).read_text(encoding="utf8"))
-    marker["entries"]["a.txt"] = marker["entries"]["a.txt"][:2]  # a marker written before digests
+    size, digest = marker["entries"]["a.txt"]
+    timed = [size, os.stat(out / "a.txt").st_mtime_ns] + ([digest] if with_digest else [])
+    marker["entries"]["a.txt"] = timed  # [size, mtime_ns]: before digests; then [size, mtime_ns, digest]
     (out / OUTPUT_MARKER).write_text(json.dumps(marker), encoding="utf8")
     check_output(out, what="OUTPUT", kind=DIRECTORY, overwrite=True)
     os.utime(out / "a.txt", ns=(1, 1))
+    if with_digest:  # another time, the same contents
+        check_output(out, what="OUTPUT", kind=DIRECTORY, overwrite=True)
+        (out / "a.txt").write_text("abd")
     with pytest.raises(CtxvecError, match=r"E704.*files changed"):
         check_output(out, what="OUTPUT", kind=DIRECTORY, overwrite=True)
+
+
+def test_the_same_output_written_twice_gets_the_same_marker(tmp_path):
+    """The marker recorded modification times: two identical builds differed in it, so
+    `spacy project run` (which compares outputs by checksum) reran every step after one."""
+
+    def write(new: Path) -> None:
+        (new / "sub").mkdir(parents=True)
+        (new / "sub" / "b.bin").write_bytes(b"xyz")
+        (new / "a.txt").write_text("abc")
+
+    first, second = tmp_path / "first", tmp_path / "second"
+    write_directory(first, write, what="OUTPUT", made_by="test")
+    os.utime(first / "a.txt", ns=(1, 1))
+    write_directory(second, write, what="OUTPUT", made_by="test")
+    assert (first / OUTPUT_MARKER).read_bytes() == (second / OUTPUT_MARKER).read_bytes()
+    check_output(first, what="OUTPUT", kind=DIRECTORY, overwrite=True)
+    (first / "sub" / "b.bin").write_bytes(b"xyw")
+    with pytest.raises(CtxvecError, match=r"E704.*files changed since it wrote them \('sub/b\.bin'\)"):
+        check_output(first, what="OUTPUT", kind=DIRECTORY, overwrite=True)
 
 
 def test_directories_replace_only_what_they_recorded(tmp_path):
