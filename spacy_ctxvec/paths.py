@@ -5,22 +5,42 @@ A low module (errors and types only), so every layer can use it."""
 
 import unicodedata
 from pathlib import Path
-from typing import Iterator, List, Optional, Sequence, Tuple
+from typing import BinaryIO, Iterator, List, Optional, Sequence, Tuple
 
 from .errors import CtxvecError, Errors
 from .types import PathLike
+
+LINE_END_HEAD_BYTES = 65536  # the first bytes of a text file its line ends are judged on
+
+
+def ends_lines_with_returns(head: bytes) -> bool:
+    """Whether a text file whose first bytes are ``head`` ends its lines with lone carriage
+    returns (classic Mac line ends): it holds more of them than line feeds."""
+    return head.count(b"\r") - head.count(b"\r\n") > head.count(b"\n")
 
 
 def text_lines(path: PathLike, compose: bool = True) -> Iterator[Tuple[int, str]]:
     """(1-based line number, line without its line end) of a UTF-8 text file, ``composed``
     (byte order marks dropped, NFC) unless ``compose`` is False (for readers that split a
-    line into tokens first: ``composed_tokens``). Bytes that are not UTF-8 raise a coded
-    error naming the file and the line."""
+    line into tokens first: ``composed_tokens``). Lines end with line feeds (a CR LF pair
+    too), or with lone carriage returns where ``ends_lines_with_returns``. Bytes that are
+    not UTF-8 raise a coded error naming the file and the line."""
     path = Path(path)
     with path.open("rb") as file:
-        for number, raw in enumerate(file, start=1):
+        returns = ends_lines_with_returns(file.read(LINE_END_HEAD_BYTES))
+        file.seek(0)
+        for number, raw in enumerate(_split_at_returns(file) if returns else file, start=1):
             line = decode_line(raw, path, number).rstrip("\r\n")
             yield number, composed(line) if compose else line
+
+
+def _split_at_returns(file: BinaryIO) -> Iterator[bytes]:
+    pending = b""
+    for block in iter(lambda: file.read(LINE_END_HEAD_BYTES), b""):
+        *lines, pending = (pending + block).split(b"\r")
+        yield from lines
+    if pending:
+        yield pending
 
 
 # Invisible characters inside words that no reader of the text needs: byte-order marks (files

@@ -329,6 +329,9 @@ def test_characters_the_font_lacks_are_one_coded_warning_not_one_per_glyph(tmp_p
     with warnings.catch_warnings():
         warnings.simplefilter("error")
         save_figure(polysemy_figure(["bank", "river"], np.array([1.0, 2.0])), tmp_path / "latin.png")
+    # a control character has no glyph either: named as an escape, not printed (a "\r" showed nothing)
+    with pytest.warns(UserWarning, match=r"W048\].*1 character\(s\).*empty boxes: \\r\."):
+        save_figure(polysemy_figure(["bank\r"], np.array([1.0])), tmp_path / "return.png")
 
 
 def test_word_picture_without_static_vectors_draws_no_made_up_cosines():

@@ -138,6 +138,28 @@ def test_plot_word_says_when_every_occurrence_is_glued_to_an_emoji(tiny_pipeline
     assert "(2 occurrences of 'bank'; 2 more without a contextual vector left out" in " ".join(drawn.output.split())
 
 
+def test_plot_word_reads_sentences_ending_in_lone_carriage_returns_and_refuses_an_empty_file(
+    tiny_pipeline_dir, tmp_path
+):
+    """A file of classic Mac line ends was one sentence: the same text drawn three times
+    ("1 texts read" for a word of one line); an empty file said the word did not occur."""
+    sentences = tmp_path / "mac.txt"
+    sentences.write_bytes(b"we fished from the river bank\rthe boat drifted to the bank\ri paid money at the bank\r")
+    output = tmp_path / "bank.png"
+    drawn = invoke("plot", "word", "bank", "--sentences", sentences, "--pipeline", tiny_pipeline_dir, "-o", output)
+    assert drawn.exit_code == 0 and "(3 occurrences of 'bank'" in " ".join(drawn.output.split()), drawn.output
+    missing = invoke(
+        "plot", "word", "hotel", "--sentences", sentences, "-p", tiny_pipeline_dir, "-o", output, "--overwrite"
+    )
+    assert "3 texts read" in " ".join(missing.output.split()), missing.output
+    sentences.write_text("\n  \n", encoding="utf8")
+    empty = invoke(
+        "plot", "word", "bank", "--sentences", sentences, "--pipeline", tiny_pipeline_dir, "-o", output, "--overwrite"
+    )
+    message = " ".join(empty.output.split())
+    assert empty.exit_code == 1 and "[CTX-E404] Sentences file holds no sentences" in message, message
+
+
 def test_plot_word_missing_word_is_a_clear_error(tiny_pipeline_dir, sentences_file, tmp_path):
     output = tmp_path / "none.png"
     result = invoke(
@@ -146,6 +168,13 @@ def test_plot_word_missing_word_is_a_clear_error(tiny_pipeline_dir, sentences_fi
     assert result.exit_code == 1
     message = " ".join(result.output.split())
     assert "[CTX-E402]" in message and "'hotel'" in message and "5 texts read" in message
+    sentences_file.write_text("an apple a day\n", encoding="utf8")
+    one = " ".join(
+        invoke(
+            "plot", "word", "hotel", "--sentences", sentences_file, "-p", tiny_pipeline_dir, "-o", output
+        ).output.split()
+    )
+    assert "(1 text read;" in one, one
     assert "--case-sensitive" not in message  # not given: nothing to drop
     assert not output.exists()
     strict = invoke(

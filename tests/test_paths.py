@@ -22,6 +22,22 @@ def test_text_lines_numbers_lines_and_names_bad_bytes(tmp_path):
         list(text_lines(path))
 
 
+def test_lines_ending_in_lone_carriage_returns_are_lines(tmp_path):
+    """Classic Mac line ends: `plot word --sentences` read a whole file as one sentence (and
+    drew the same text three times) while `--corpus` read its three lines."""
+    path = tmp_path / "mac.txt"
+    path.write_bytes(b"river bank\rpaid at the bank\r\rna\xc3\xafve bank\r")
+    assert list(text_lines(path)) == [(1, "river bank"), (2, "paid at the bank"), (3, ""), (4, "na\u00efve bank")]
+    many = [f"line {number}" for number in range(30_000)]  # lines across the blocks the file is read in
+    path.write_bytes("\r".join(many).encode("utf8"))
+    assert [line for _, line in text_lines(path)] == many
+    path.write_bytes(b"one\rtwo\nthree\n")  # a stray return in a file of line feeds stays inside its line
+    assert [line for _, line in text_lines(path)] == ["one\rtwo", "three"]
+    path.write_bytes(b"ok\rna\xefve\r")
+    with pytest.raises(CtxvecError, match=r"E133.*mac\.txt, line 2: not valid UTF-8"):
+        list(text_lines(path))
+
+
 def test_invisible_characters_inside_words_are_dropped_as_the_model_drops_them():
     """'zero\u200bwidth' was a key of its own beside 'zerowidth', which the model reads the same."""
     assert (

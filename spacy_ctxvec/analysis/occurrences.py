@@ -65,7 +65,10 @@ def read_texts(
         ]
         if options:
             raise CtxvecError(Errors.E417.format(options=" and ".join(options), path=sentences))
-        return sentences, [line.strip() for _, line in text_lines(sentences) if line.strip()]
+        texts = [line.strip() for _, line in text_lines(sentences) if line.strip()]
+        if not texts:
+            raise CtxvecError(Errors.E404.format(path=sentences, problem="holds no sentences", advice=""))
+        return sentences, texts
     if corpus is None:  # ruled out by check_text_source; narrows the type
         raise CtxvecError(Errors.E403)
     files = corpus_files(corpus, encoding=encoding, on_error=on_error)  # a missing or unsupported corpus: now

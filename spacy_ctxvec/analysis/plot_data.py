@@ -111,7 +111,7 @@ def word_occurrences(
             Errors.E402.format(
                 word=word,
                 source=source,
-                n_docs=occurrences.n_texts,
+                texts_read=f"{occurrences.n_texts} text{'' if occurrences.n_texts == 1 else 's'}",
                 matching=matching,
                 case_hint=case_hint,
                 script_hint=script_hint,

@@ -81,7 +81,8 @@ def save_figure(
             warnings.warn_explicit(other.message, other.category, other.filename, other.lineno)
     missing = list(dict.fromkeys(chr(int(m.group(1))) for m in found))
     if missing:  # one coded warning, not one of matplotlib's per character
-        shown = "".join(missing[:GLYPHS_SHOWN]) + (" ..." if len(missing) > GLYPHS_SHOWN else "")
+        glyphs = (glyph if glyph.isprintable() else ascii(glyph)[1:-1] for glyph in missing[:GLYPHS_SHOWN])
+        shown = "".join(glyphs) + (" ..." if len(missing) > GLYPHS_SHOWN else "")  # a "\r" named as one
         font = found[0].group(2) or ", ".join(matplotlib.rcParams["font.family"])
         named = path if shown_as is None else shown_as
         warnings.warn(Warnings.W048.format(path=named, n=len(missing), glyphs=shown, font=font), stacklevel=2)

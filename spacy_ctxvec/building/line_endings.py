@@ -5,7 +5,8 @@ import io
 from pathlib import Path
 from typing import Any, Optional, Union
 
-HEAD_BYTES = 65536  # the bytes a file's line ends are judged on
+from ..paths import LINE_END_HEAD_BYTES as HEAD_BYTES
+from ..paths import ends_lines_with_returns
 
 
 def newline_for(head: bytes, suffix: str) -> Optional[str]:
@@ -17,8 +18,7 @@ def newline_for(head: bytes, suffix: str) -> Optional[str]:
     line feed, which parse_line strips)."""
     if suffix.lower() != ".txt":
         return None
-    lone_returns = head.count(b"\r") - head.count(b"\r\n")
-    return "\r" if lone_returns > head.count(b"\n") else "\n"
+    return "\r" if ends_lines_with_returns(head) else "\n"
 
 
 def file_newline(path: Union[str, Path]) -> Optional[str]:

@@ -92,7 +92,7 @@ class CommandErrors:
     # Plots, comparisons and projects (E4xx)
     E401 = "Cannot save a figure as '{path}': the file name must end in .png or .svg."
     E402 = (
-        "The word '{word}' does not occur in {source} with a contextual vector ({n_docs} texts read; matching "
+        "The word '{word}' does not occur in {source} with a contextual vector ({texts_read} read; matching "
         "{matching}{unread}). Check the spelling{case_hint}, or give texts that contain it.{script_hint}"
     )
     E403 = "Give exactly one input: --sentences FILE (one sentence per line) or --corpus FILE (.txt, .jsonl or .spacy)."
