@@ -35,8 +35,12 @@ def test_compare_json_every_shared_word(default_pipeline_dir):
     ]
     result = runner.invoke(app, args)
     assert result.exit_code == 0, result.output
-    rows = json.loads(result.stdout)["rows"]
+    printed = json.loads(result.stdout)
+    rows = printed["rows"]
     assert {r["word"] for r in rows} == {"the", "bank"}
+    # how the vectors were made, as the table's legend says it (JSON of two pipelines told apart)
+    assert printed["context_source"].startswith("the last layer, pooled by pool_mean, model ")
+    assert printed["static_source"] == "spacy-ctxvec.transformer_embeddings.v1"
     bank = next(r for r in rows if r["word"] == "bank")
     assert bank["static_cosine"] == pytest.approx(1.0)
     assert 0.0 < bank["context_cosine"] < 0.99

@@ -401,6 +401,21 @@ class Comparison:
     unknown_a: List[str] = field(default_factory=list)
     unknown_b: List[str] = field(default_factory=list)
     total_pairs: int = 0  # rows without max_rows: more than len(rows) where they were cut
+    # How the vectors were made: doc._.ctxvec_context_source, and ctxvec_static's registered source
+    context_source: Optional[str] = None
+    static_source: Optional[str] = None
+
+    def to_dict(self, text_a: str, text_b: str) -> Dict[str, Any]:
+        """What `compare --json` prints for the two texts."""
+        return {
+            "text_a": text_a,
+            "text_b": text_b,
+            "rows": [row.to_dict() for row in self.rows],
+            "total_pairs": self.total_pairs,
+            "context_source": self.context_source,
+            "static_source": self.static_source,
+            "unknown_tokens": {"text_a": self.unknown_a, "text_b": self.unknown_b},
+        }
 
     def unknown_warning(self) -> Optional[str]:
         """W040 naming each token the model read as its unknown piece (once per text), or None."""
@@ -438,4 +453,6 @@ def compare_texts(
         [doc_a[i].text for i in unknown[0]],
         [doc_b[i].text for i in unknown[1]],
         count_pairs(doc_a, doc_b, word),
+        doc_a._.get(CONTEXT_SOURCE),
+        static_source_name(nlp),
     )

@@ -67,9 +67,7 @@ def compare_command(
     (different contexts, different vectors) for a word in two texts."""
     result = compare_texts(text_a, text_b, word, pipeline, max_rows or None)  # an empty text: E413 before loading
     if as_json:
-        rows, unknown = [r.to_dict() for r in result.rows], {"text_a": result.unknown_a, "text_b": result.unknown_b}
-        out = {"text_a": text_a, "text_b": text_b, "rows": rows, "total_pairs": result.total_pairs}
-        print(json.dumps({**out, "unknown_tokens": unknown}, indent=2, ensure_ascii=False))
+        print(json.dumps(result.to_dict(text_a, text_b), indent=2, ensure_ascii=False))
         return
     print(f"A: {echo(text_a)}\nB: {echo(text_b)}")
     print(render_table(result.rows, result.unk))
