@@ -96,8 +96,10 @@ LATIN1_FIX = "Convert the file to UTF-8, e.g. iconv -f latin1 -t utf-8 FILE > FI
 
 
 def how_to_convert(first_bytes: bytes) -> str:
-    """E133's fix for a file that starts with ``first_bytes``: UTF-16 (a byte order mark),
-    binary (NUL bytes), or else the conversion from Latin-1."""
+    """E133's fix for a file that starts with ``first_bytes``: gzip, UTF-16 (a byte order
+    mark), binary (NUL bytes), or else the conversion from Latin-1."""
+    if first_bytes.startswith(b"\x1f\x8b"):
+        return "It is gzip-compressed: decompress it first (gunzip -k FILE), and give the text file."
     if first_bytes.startswith((b"\xff\xfe", b"\xfe\xff")):
         return (
             "It starts with a UTF-16 byte order mark: convert it, e.g. iconv -f utf-16 -t utf-8 FILE > FILE.utf8, "

@@ -54,6 +54,13 @@ def test_binary_output_loads_in_gensim_and_a_bin_name_without_binary_is_refused(
     message = " ".join(refused.output.split())
     assert refused.exit_code == 1 and "[CTX-E420]" in message and "Add --binary, or name it .txt" in message
     assert list(tmp_path.iterdir()) == [tmp_path / "source"]
+    # and binary under a text name: gensim's default (binary=False) failed on it with a UnicodeDecodeError
+    as_text = runner.invoke(app, ["export-static", source, str(tmp_path / "v.txt"), *senses, "--binary"])
+    message = " ".join(as_text.output.split())
+    assert (
+        as_text.exit_code == 1 and "[CTX-E425]" in message and "Name it .bin (or .bin.gz), or drop --binary" in message
+    )
+    assert list(tmp_path.iterdir()) == [tmp_path / "source"]
     written = runner.invoke(app, ["export-static", source, str(tmp_path / "v.bin"), *senses, "--binary"])
     assert written.exit_code == 0 and "word2vec binary" in written.output, written.output
     table = KeyedVectors.load_word2vec_format(str(tmp_path / "v.bin"), binary=True)

@@ -95,6 +95,12 @@ def test_a_bin_output_without_binary_is_refused_before_training(tmp_path, train_
     message = " ".join(result.output.split())
     assert result.exit_code == 1 and "[CTX-E420]" in message and "train-static writes word2vec text" in message
     assert not (tmp_path / "vectors.bin").exists()
+    result = train(train_corpus, tmp_path / "vectors.vec", "--binary", "--size", 8, "--min-count", 1, "--epochs", 1)
+    message = " ".join(result.output.split())
+    assert (
+        result.exit_code == 1 and "[CTX-E425]" in message and "train-static --binary writes word2vec binary" in message
+    )
+    assert not (tmp_path / "vectors.vec").exists()
 
 
 def test_missing_empty_and_too_rare_corpus(tmp_path, train_corpus):

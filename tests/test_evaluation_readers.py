@@ -107,8 +107,15 @@ def test_read_scws_marks_targets(tmp_path):
     assert pairs.words1[0] == ["in", "Brazil", "the"] and pairs.index1[0] == 1
     assert pairs.words2[0][pairs.index2[0]] == "nut"
     assert pairs.scores.tolist() == [1.1]
-    with pytest.raises(CtxvecError, match=r"\[CTX-E302\].*line 2"):
+    with pytest.raises(CtxvecError, match=r"\[CTX-E302\].*line 2.*; context 6 does not mark its target"):
         read_scws(write(tmp_path / "bad.txt", line + line.replace("<b>", "")))
+    # each row's own fault is named (one message for all of them left a NaN rating to guess at)
+    with pytest.raises(CtxvecError, match=r"E302.*line 2.*; the average rating 'NaN' is not a finite number"):
+        read_scws(write(tmp_path / "nan.txt", line + line.replace("\t1.1\t", "\tNaN\t")))
+    with pytest.raises(CtxvecError, match=r"E302.*line 1.*; this row has 7 field\(s\)"):
+        read_scws(write(tmp_path / "short.txt", "\t".join(line.split("\t")[:7]) + "\n"))
+    with pytest.raises(CtxvecError, match=r"E302.*; context 7 does not mark its target"):
+        read_scws(write(tmp_path / "seven.txt", line.replace("<b> nut </b>", "nut")))
 
 
 def test_read_sense_counts(tmp_path):

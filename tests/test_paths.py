@@ -66,6 +66,11 @@ def test_utf16_and_binary_files_get_their_own_advice(tmp_path):
     path.write_bytes(b"\x7fELF\x02\x01\x01\x00\x00\xff\x00\n")
     with pytest.raises(CtxvecError, match=r"E133.*NUL bytes: a binary file"):
         list(text_lines(path))
+    import gzip  # the UTF-16 advice misled where a file was gzip-compressed
+
+    path.write_bytes(gzip.compress("tiger\tcat\t7.35\n".encode("utf8") * 50))
+    with pytest.raises(CtxvecError, match=r"E133.*line 1.*gzip-compressed: decompress it first \(gunzip -k FILE\)"):
+        list(text_lines(path))
 
 
 def test_require_gpu_without_a_usable_gpu_is_a_coded_error():

@@ -166,6 +166,11 @@ class CommandErrors:
         "No occurrences of '{word}' to draw: the texts given to collect_occurrences hold none with a contextual "
         "vector. Give texts that contain the word (as the pipeline's tokenizer splits it)."
     )
+    E425 = (
+        "OUTPUT '{path}' is named like a word2vec text file ({suffix}), but {command} --binary writes word2vec "
+        "binary: gensim's load_word2vec_format('{path}') (binary=False, its default) and other tools would fail "
+        "on it. Name it .bin (or .bin.gz), or drop --binary."
+    )
 
     # Build engines (E5xx)
     E501 = (

@@ -84,7 +84,7 @@ def file_output(example_name: str) -> Callable[[Union[str, Path]], Path]:
     return parse_file_output
 
 
-BINARY_SUFFIXES = (".bin", ".bin.gz")
+BINARY_SUFFIXES, TEXT_SUFFIXES = (".bin", ".bin.gz"), (".txt", ".txt.gz", ".vec", ".vec.gz")
 BINARY = typer.Option(False, "--binary", help="Write word2vec binary instead of text")
 
 
@@ -94,10 +94,13 @@ def baseline_text(baseline: Optional[float]) -> str:
 
 
 def check_binary_name(output: Path, binary: bool, command: str) -> None:
-    """E420 for an OUTPUT named like word2vec binary (vectors.bin) that would get text."""
-    suffix = next((s for s in BINARY_SUFFIXES if output.name.lower().endswith(s)), None)
-    if suffix is not None and not binary:
+    """E420 for an OUTPUT named like word2vec binary (vectors.bin) that would get text; E425
+    for one named like text (vectors.txt, fastText's .vec) that would get binary."""
+    suffix = next((s for s in BINARY_SUFFIXES + TEXT_SUFFIXES if output.name.lower().endswith(s)), None)
+    if suffix in BINARY_SUFFIXES and not binary:
         raise CtxvecError(Errors.E420.format(path=output, suffix=suffix, command=command))
+    if suffix in TEXT_SUFFIXES and binary:
+        raise CtxvecError(Errors.E425.format(path=output, suffix=suffix, command=command))
 
 
 def colour_only_on_a_terminal() -> None:

@@ -105,10 +105,11 @@ WORD_PAIRS_FORMAT = (
     "one pair per line: word1, word2 and a numeric score, separated by tabs, commas or spaces (or SimVerb-3500's "
     "word1, word2, PoS, score, relation); an optional header line names the score column"
 )
-SCWS_FORMAT = (
-    "SCWS ratings.txt: per line at least 8 tab-separated fields, contexts 6 and 7 marking the target "
-    "as <b> word </b> and a numeric average rating in field 8"
+SCWS_ROW = (
+    "at least 8 tab-separated fields, contexts 6 and 7 marking the target as <b> word </b> and a numeric "
+    "average rating in field 8"
 )
+SCWS_FORMAT = f"SCWS ratings.txt: per line {SCWS_ROW}"
 SENSE_COUNTS_FORMAT = (
     "one lemma per line: the lemma, a tab and its whole sense count (1 or more), e.g. 'bank<TAB>18' (a header line "
     "is optional; further tab-separated columns are ignored)"
@@ -301,29 +302,32 @@ def _marked_context(context: str) -> Tuple[List[str], int]:
     return before + target + after, len(before)
 
 
+def _scws_problem(fields: List[str]) -> str:
+    """What is wrong with a row of SCWS ``ratings.txt`` split at tabs ("" for nothing)."""
+    if len(fields) < 8:
+        return f"{SCWS_ROW}; this row has {len(fields)} field(s)"
+    for column in (5, 6):
+        try:
+            _marked_context(fields[column])
+        except ValueError:
+            return f"{SCWS_ROW}; context {column + 1} does not mark its target as <b> word </b>"
+    try:
+        _number(fields[7])
+    except ValueError:
+        return f"{SCWS_ROW}; the average rating {fields[7]!r} is not a finite number"
+    return ""
+
+
 def read_scws(path: PathLike) -> ContextPairs:
-    """Read SCWS ``ratings.txt``: id, word1, POS1, word2, POS2, context1, context2,
-    average rating, then individual ratings; targets marked ``<b> word </b>``."""
+    """SCWS ``ratings.txt``: id, word1, POS1, word2, POS2, context1, context2 (target: <b> word </b>), rating..."""
     path = _existing(path, "Give SCWS ratings.txt (tab-separated, targets marked <b> word </b>).")
     words1, words2, index1, index2, scores, named1, named2, lines = [], [], [], [], [], [], [], []
     for number, line in _lines(path):
         fields = line.split("\t")
-        try:
-            if len(fields) < 8:
-                raise ValueError(line)
-            tokens1, i1 = _marked_context(fields[5])
-            tokens2, i2 = _marked_context(fields[6])
-            score = _number(fields[7])
-        except ValueError:
-            raise CtxvecError(
-                Errors.E302.format(
-                    path=path,
-                    line=number,
-                    got=line[:200],
-                    expected="at least 8 tab-separated fields with contexts 6 and 7 marking the target "
-                    "as <b> word </b> and a numeric average rating in field 8",
-                )
-            ) from None
+        problem = _scws_problem(fields)
+        if problem:
+            raise CtxvecError(Errors.E302.format(path=path, line=number, got=line[:200], expected=problem))
+        (tokens1, i1), (tokens2, i2), score = _marked_context(fields[5]), _marked_context(fields[6]), float(fields[7])
         words1.append(tokens1)
         words2.append(tokens2)
         index1.append(i1)
