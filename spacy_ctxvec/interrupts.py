@@ -16,18 +16,19 @@ STOPS_LIKE_CTRL_C = "stops_like_ctrl_c"
 
 
 @contextmanager
-def interrupts_held() -> Iterator[List[int]]:
+def interrupts_held(sigterm: bool = True) -> Iterator[List[int]]:
     """Hold Ctrl-C (SIGINT) while the block runs, and SIGTERM where its handler stops like
     Ctrl-C (``STOPS_LIKE_CTRL_C``): the list yielded collects them, for the caller to act on
     after. A SIGTERM with its default action is held too and ends the process after the block.
-    Holds nothing outside the main thread or where Python does not handle SIGINT."""
+    Without ``sigterm``, SIGTERM is left as it is. Holds nothing outside the main thread or
+    where Python does not handle SIGINT."""
     if threading.current_thread() is not threading.main_thread() or signal.getsignal(signal.SIGINT) is None:
         yield []
         return
     received: List[int] = []  # for the caller: Ctrl-C, and SIGTERM where it stops like Ctrl-C
     on_sigterm = signal.getsignal(signal.SIGTERM)
     stops = getattr(on_sigterm, STOPS_LIKE_CTRL_C, False)  # build-lexicon's
-    held = [signal.SIGINT, signal.SIGTERM] if stops or on_sigterm is signal.SIG_DFL else [signal.SIGINT]
+    held = [signal.SIGINT, signal.SIGTERM] if sigterm and (stops or on_sigterm is signal.SIG_DFL) else [signal.SIGINT]
     terminated: List[int] = []
 
     def hold(signum: int, frame: Any) -> None:

@@ -74,3 +74,27 @@ def test_an_address_that_is_not_one_is_a_coded_error(no_ray, tiny_pipeline_dir, 
     assert "[CTX-E232] Cannot join a Ray cluster at --address foo" in output and "host:port" in output
     assert "Traceback" not in result.output and not no_ray.is_initialized()
     assert not (tmp_path / "out").exists()
+
+
+def test_ctrl_c_while_ray_starts_is_held_until_it_has_started_then_stops(no_ray, monkeypatch):
+    """Ctrl-C inside ray.init crashed Ray's core worker (a segmentation fault, exit 139): it is
+    held while Ray starts, then raised as a stop once Ray is up, and the Ray started is shut down."""
+    import os
+    import signal
+
+    from spacy_ctxvec.building.ray_cluster import ray_session
+
+    monkeypatch.setenv("RAY_AUTH_MODE", "disabled")
+    start_ray, finished = no_ray.init, []
+
+    def init_interrupted(**settings):
+        os.kill(os.getpid(), signal.SIGINT)  # Ctrl-C as Ray starts
+        start_ray(**settings)
+        finished.append(True)
+
+    monkeypatch.setattr(no_ray, "init", init_interrupted)
+    with pytest.raises(KeyboardInterrupt):
+        with ray_session(None, 1, 1.0):
+            pytest.fail("the build went on after Ctrl-C")
+    assert finished == [True] and not no_ray.is_initialized()
+    assert signal.getsignal(signal.SIGINT) is signal.default_int_handler

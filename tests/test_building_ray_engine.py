@@ -7,6 +7,7 @@ import os
 import signal
 import sys
 import time
+import warnings
 from pathlib import Path
 from typing import List, Set
 
@@ -316,6 +317,35 @@ def test_a_local_pool_larger_than_the_machine_is_refused_before_ray_starts(
 def test_too_small_cluster_is_an_error_not_a_hang(ray_cluster, tiny_pipeline_dir, corpus_dir):
     with pytest.raises(CtxvecError, match=r"\[CTX-E504\].*2\.0 CPU"):
         build_lexicon_ray(load_pipeline(tiny_pipeline_dir), corpus_dir, num_workers=3, progress=False)
+
+
+def test_a_joined_cluster_where_no_worker_fits_warns_at_once(ray_cluster):
+    """On a cluster (--address), GPU workers on nodes without GPUs waited in silence until the
+    no-progress limit (30 minutes); an autoscaler may still add nodes, so it is a warning."""
+    from spacy_ctxvec.building.ray_cluster import check_cluster_resources
+
+    with pytest.warns(UserWarning, match=r"\[CTX-W080\] The Ray cluster at HEAD:6379 has 0\.0 GPU now.*needs 1"):
+        check_cluster_resources(ray_cluster, 16, 1.0, 1.0, address="HEAD:6379")
+    with warnings.catch_warnings():
+        warnings.simplefilter("error")  # 3 CPU workers on 2 CPUs: Ray Data starts the two that fit
+        check_cluster_resources(ray_cluster, 3, 1.0, 0.0, address="HEAD:6379")
+    with pytest.raises(CtxvecError, match=r"\[CTX-E504\].*0\.0 GPU"):  # this process's own Ray: nothing joins
+        check_cluster_resources(ray_cluster, 1, 1.0, 1.0)
+
+
+def test_an_address_beside_an_initialised_ray_or_a_pipeline_path_is_a_coded_error(
+    ray_cluster, tiny_pipeline_dir, corpus_dir
+):
+    """With Ray initialised, an address was ignored and the build ran on the local Ray; a
+    pipeline path (which the docstring offered) was an AttributeError once Ray had started."""
+    nlp = load_pipeline(tiny_pipeline_dir)
+    with pytest.raises(CtxvecError, match=r"\[CTX-E507\].*address '127\.0\.0\.1:1' is not joined.*ray\.shutdown\(\)"):
+        build_lexicon_ray(nlp, corpus_dir, address="127.0.0.1:1", progress=False)
+    running = ray_cluster.get_runtime_context().gcs_address  # the same cluster, named: no error
+    result = build_lexicon_ray(nlp, corpus_dir, address=running, progress=False, shard_size=200)
+    assert result.n_docs == 118 + 45
+    with pytest.raises(CtxvecError, match=r"\[CTX-E508\].*got str.*load_pipeline\(PATH\)"):
+        build_lexicon_ray(str(tiny_pipeline_dir), corpus_dir, progress=False)
 
 
 def test_ray_equals_local_with_two_workers(ray_cluster, tiny_pipeline_dir, corpus_dir, local_result):

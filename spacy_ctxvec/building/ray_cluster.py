@@ -10,10 +10,12 @@ import socket
 import sys
 import threading
 import time
+import warnings
 from contextlib import contextmanager
 from typing import Any, Dict, Iterator, List, Optional, Tuple
 
-from ..errors import PREFIX, CtxvecError, Errors
+from ..errors import PREFIX, CtxvecError, Errors, Warnings
+from ..interrupts import interrupts_held
 
 # A node that dies takes its actors with it. Ray restarts them on the nodes left when
 # those have room, or once Ray Data releases an actor that ran out of input; when neither
@@ -44,24 +46,46 @@ def ray_session(address: Optional[str], num_workers: int, num_cpus_per_worker: f
     with this machine's CPUs (E503 if the pool needs more); shut down only what was
     started here."""
     ray = import_ray()
-    started = False
-    if not ray.is_initialized():
+    started, stopped = False, []
+    if ray.is_initialized():
+        check_same_ray(ray, address)
+    else:
         # ray.init sets SIGTERM to exit at once; the build's own handler (a stop like Ctrl-C) is kept
         on_sigterm = signal.getsignal(signal.SIGTERM) if threading.current_thread() is threading.main_thread() else None
-        try:
-            if address is None:
-                ray.init(num_cpus=local_cpus(num_workers, num_cpus_per_worker), include_dashboard=False)
-            else:
-                join_cluster(ray, address)
-        finally:  # also where Ray could not start (E232): it set its handler first
-            if on_sigterm is not None and on_sigterm is not signal.SIG_DFL:
-                signal.signal(signal.SIGTERM, on_sigterm)
+        # Ctrl-C inside ray.init crashed Ray's core worker (a segmentation fault): held, then a stop
+        with interrupts_held(sigterm=False) as stopped:
+            try:
+                if address is None:
+                    ray.init(num_cpus=local_cpus(num_workers, num_cpus_per_worker), include_dashboard=False)
+                else:
+                    join_cluster(ray, address)
+            finally:  # also where Ray could not start (E232): it set its handler first
+                if on_sigterm is not None and on_sigterm is not signal.SIG_DFL:
+                    signal.signal(signal.SIGTERM, on_sigterm)
         started = True
     try:
+        if stopped:
+            raise KeyboardInterrupt
         yield ray
     finally:
         if started:
             ray.shutdown()
+
+
+def check_same_ray(ray: Any, address: Optional[str]) -> None:
+    """E507 where ``address`` names a cluster other than the Ray already initialised in this
+    process: ray.init is not called again, so the build would run on that Ray. Compared by
+    host and port ("auto" as Ray resolves it, where it can tell; a ray:// client address
+    is not compared)."""
+    if address is None or address.strip().startswith("ray://"):
+        return
+    running = ray.get_runtime_context().gcs_address
+    try:
+        target = auto_address() if address.strip() == "auto" else address
+    except ConnectionError:  # no cluster on this machine for "auto" to join
+        target = ""
+    if target is not None and host_and_port(target) != host_and_port(running):
+        raise CtxvecError(Errors.E507.format(address=address, running=running))
 
 
 def check_local_pool(address: Optional[str], num_workers: int, num_cpus_per_worker: float) -> None:
@@ -141,12 +165,19 @@ def join_cluster(ray: Any, address: str) -> None:
     raise CtxvecError(Errors.E232.format(address=shown, reason=reason))
 
 
-def check_cluster_resources(ray: Any, num_workers: int, num_cpus_per_worker: float, num_gpus_per_worker: float) -> None:
-    """E504 if the actor pool can never be placed (Ray would wait for it forever)."""
+def check_cluster_resources(
+    ray: Any, num_workers: int, num_cpus_per_worker: float, num_gpus_per_worker: float, address: Optional[str] = None
+) -> None:
+    """E504 if the actor pool can never be placed on this Ray (Ray would wait for it
+    forever); on a cluster joined at ``address``, whose autoscaler may add nodes, W080
+    where not one worker fits now (where some fit, Ray Data starts those)."""
     resources = ray.cluster_resources()
     for resource, per_worker in (("CPU", num_cpus_per_worker), ("GPU", num_gpus_per_worker)):
         need, have = num_workers * per_worker, resources.get(resource, 0.0)
-        if need > have:
+        if address is not None and per_worker > have:
+            shown = Warnings.W080.format(address=address, have=have, resource=resource, per_worker=per_worker)
+            warnings.warn(shown, stacklevel=2)
+        if address is None and need > have:
             raise CtxvecError(
                 Errors.E504.format(
                     have=have, resource=resource, num_workers=num_workers, per_worker=per_worker, need=need

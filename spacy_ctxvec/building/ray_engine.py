@@ -299,12 +299,15 @@ def build_lexicon_ray(
 ) -> BuildResult:
     """Build a lexicon from corpus files with a pool of Ray actors.
 
-    pipeline: a Language, or a pipeline directory / package / .cfg (loaded here once and
-        shipped to the actors as config + bytes + max_length, so every actor has the same weights).
+    pipeline: a Language (spacy.load, or spacy_ctxvec.pipelines.load_pipeline for a directory,
+        package or .cfg), shipped to the actors as config + bytes + max_length, so every
+        actor has the same weights; anything else is E508, before Ray starts.
     corpus: a .txt / .jsonl / .spacy file, a directory of them, or a list of either.
-    address: an existing cluster ("auto", "ray://host:10001"); None reuses an initialised
-        Ray or starts a local one for this call (and shuts it down afterwards), and checks
-        that its current resources can hold the actor pool (E504 instead of waiting forever).
+    address: an existing cluster ("auto", "ray://host:10001"; warns W080 where not one
+        worker fits on it now); None reuses an initialised Ray or starts a local one for
+        this call (and shuts it down afterwards), and checks that its current resources can
+        hold the actor pool (E504 instead of waiting forever). An address other than that of
+        a Ray already initialised in this process is E507.
     num_workers, num_gpus_per_worker, num_cpus_per_worker: the actor pool; each actor
         holds one copy of the pipeline and runs torch on num_cpus_per_worker threads.
     shard_size: documents per Ray batch, i.e. per partial lexicon.
@@ -334,6 +337,8 @@ def build_lexicon_ray(
             )
         )
     check_unsupported(n_process, resume, max_docs)
+    if not isinstance(pipeline, Language):
+        raise CtxvecError(Errors.E508.format(given=type(pipeline).__name__))
     encoding = check_encoding(encoding)
     resolved = resolve_corpus_files(corpus, encoding=encoding, on_error=on_error, listed=files)
     files_read = [read for read, _ in resolved]
@@ -347,8 +352,7 @@ def build_lexicon_ray(
     check_key_mode(nlp, key, docs_given=holds_docbins(files_read))
     start = time.perf_counter()
     with ray_session(address, num_workers, num_cpus_per_worker) as ray:
-        if address is None:
-            check_cluster_resources(ray, num_workers, num_cpus_per_worker, num_gpus_per_worker)
+        check_cluster_resources(ray, num_workers, num_cpus_per_worker, num_gpus_per_worker, address)
         # Every shard row its own block (target_max_block_size=1): Ray Data would
         # otherwise pack a read task's rows into blocks of up to 128 MiB, and the actor
         # pool hands out whole blocks, so a one-file corpus went to ONE actor however

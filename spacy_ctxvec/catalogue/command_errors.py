@@ -198,6 +198,15 @@ class CommandErrors:
         "{option} is a setting of the ray engine, and this build uses the {engine} engine. "
         "Add --engine ray to use it, or leave it out."
     )
+    E507 = (
+        "Ray is already initialised in this process (its cluster: {running}), so address '{address}' is not "
+        "joined: the build would run on the Ray already initialised. Call ray.shutdown() first to join "
+        "'{address}', or leave address unset to build on the Ray already initialised."
+    )
+    E508 = (
+        "build_lexicon_ray needs a loaded pipeline (a spacy Language), got {given}. Load it first: "
+        "spacy_ctxvec.pipelines.load_pipeline(PATH) for a directory, package or .cfg, or spacy.load(NAME)."
+    )
     E520 = (
         "Ray node(s) {nodes} left the cluster during the build, and the {n_left} node(s) "
         "left have {have} {resource}: {num_workers} workers with {per_worker} {resource} "
