@@ -479,6 +479,20 @@ def test_undecodable_file_and_bad_line_are_named_from_ray(ray_cluster, tiny_pipe
         build_lexicon_ray(load_pipeline(tiny_pipeline_dir), [corpus_dir / "a.txt", rows], num_workers=2, progress=False)
 
 
+def test_a_bad_line_read_by_ray_is_one_coded_line_naming_the_file_as_given(
+    ray_cluster, tiny_pipeline_dir, tmp_path, monkeypatch, capfd
+):
+    """Ray Data logged the coded error three times with its traceback, as a bug to report to
+    Ray, and the message named the file by its resolved path, unlike the local engine."""
+    monkeypatch.chdir(tmp_path)
+    Path("rows.jsonl").write_text('{"text": "the bank"}\n{"text": broken\n', encoding="utf8")
+    nlp = load_pipeline(tiny_pipeline_dir)
+    with pytest.raises(CtxvecError, match=r"^\[CTX-E212\] rows\.jsonl, line 2: not valid JSON"):
+        build_lexicon_ray(nlp, "rows.jsonl", num_workers=1, progress=False)
+    printed = capfd.readouterr().err
+    assert "Traceback" not in printed and "open an issue on the Ray project" not in printed, printed[-3000:]
+
+
 def test_nothing_left_running_after_shutdown(ray_cluster):
     started: List[int] = sorted(ray_processes(os.getpid()))
     assert started, "the module's Ray cluster should have processes while it runs"

@@ -2,6 +2,7 @@
 Ray, checking its resources, telling node loss and stalls from other failures
 (``NodeLossWatch``), and stopping Ray Data's executors before shutdown."""
 
+import logging
 import math
 import os
 import re
@@ -183,6 +184,33 @@ def check_cluster_resources(
                     have=have, resource=resource, num_workers=num_workers, per_worker=per_worker, need=need
                 )
             )
+
+
+# Where Ray Data logs an error raised in a read task or actor, with its whole traceback, as a bug of its own
+RAY_DATA_ERROR_LOGGERS = ("ray.data.exceptions", "ray.data._internal.execution.streaming_executor_state")
+
+
+class CodedErrorsLeftOut(logging.Filter):
+    """Leaves out Ray Data's log records of a coded error (bad input: the command says it in one line)."""
+
+    def filter(self, record: logging.LogRecord) -> bool:
+        raised = record.exc_info[1] if record.exc_info else sys.exc_info()[1]  # logged inside its except block
+        return raised is None or coded_error(raised) is None
+
+
+@contextmanager
+def coded_errors_unlogged() -> Iterator[None]:
+    """Ray Data's tracebacks (and its advice to report a Ray bug) left out for coded errors
+    while the block runs; any other error is logged as Ray logs it."""
+    left_out = CodedErrorsLeftOut()
+    loggers = [logging.getLogger(name) for name in RAY_DATA_ERROR_LOGGERS]
+    for logger in loggers:
+        logger.addFilter(left_out)
+    try:
+        yield
+    finally:
+        for logger in loggers:
+            logger.removeFilter(left_out)
 
 
 @contextmanager

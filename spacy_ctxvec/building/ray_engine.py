@@ -66,6 +66,7 @@ from .ray_cluster import (
     NodeLossWatch,
     check_cluster_resources,
     coded_error,
+    coded_errors_unlogged,
     data_context_settings,
     import_ray,
     node_loss_error,
@@ -357,7 +358,8 @@ def build_lexicon_ray(
         # otherwise pack a read task's rows into blocks of up to 128 MiB, and the actor
         # pool hands out whole blocks, so a one-file corpus went to ONE actor however
         # many there were.
-        with data_context_settings(ray, enable_progress_bars=progress, target_max_block_size=1):
+        settings = data_context_settings(ray, enable_progress_bars=progress, target_max_block_size=1)
+        with settings, coded_errors_unlogged():
             pipeline_ref = ray.put((nlp.config.to_str(), nlp.to_bytes(), nlp.max_length))
             documents = ray.data.read_datasource(
                 CorpusDatasource(
@@ -405,7 +407,10 @@ def build_lexicon_ray(
                 coded = coded_error(err) or node_loss_error(err) or stall_error(err)
                 if coded is None:
                     raise
-                raise coded from err
+                message = str(coded)  # files named as given (the workers read them by resolved path)
+                for read in sorted(shown_as, key=len, reverse=True):
+                    message = message.replace(read, shown_as[read])
+                raise CtxvecError(message) from err
     corpus_name = str(corpus) if isinstance(corpus, (str, Path)) else ", ".join(str(path) for path in corpus)
     if lexicon is None or n_docs == 0:
         raise CtxvecError(Errors.E211.format(path=corpus_name))

@@ -180,7 +180,7 @@ class CommandErrors:
     )
     E502 = (
         "The 'ray' engine needs Ray Data, which cannot be imported ({error}). Install "
-        'it with: pip install "spacy-ctxvec[ray]"'
+        'it with spacy-ctxvec\'s extra: pip install "spacy-ctxvec[ray]" (from a clone: pip install -e ".[ray]")'
     )
     E503 = (
         "A local Ray on this machine has {have} CPUs, but {num_workers} workers with "
