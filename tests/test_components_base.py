@@ -211,3 +211,22 @@ def test_a_damaged_context_cfg_is_e062_naming_the_file(tiny_pipeline_dir, tmp_pa
         load_pipeline(copy)
     (copy / "ctxvec_context" / "cfg.json").unlink()  # none at all: the width is learned from the first Doc
     assert load_pipeline(copy)("the bank")._.ctxvec_context.shape[0] == 2
+
+
+@pytest.mark.parametrize("batched", [False, True], ids=["call", "pipe"])
+def test_an_attribute_registered_again_after_loading_is_a_coded_error_not_none(tiny_nlp, batched):
+    """Token.set_extension("context_vec", default=None, force=True) after the pipeline had
+    loaded: every token of every later Doc read None, without a word."""
+    from spacy.tokens import Token
+
+    from spacy_ctxvec.attributes import install_extensions
+
+    saved = Token.get_extension("context_vec")
+    Token.set_extension("context_vec", default=None, force=True)
+    try:
+        with pytest.raises(CtxvecError, match=r"\[CTX-E022\] .*Token\._\.context_vec"):
+            list(tiny_nlp.pipe(["the river bank"])) if batched else tiny_nlp("the river bank")
+    finally:
+        Token.set_extension("context_vec", getter=saved[2], setter=saved[3], force=True)
+    install_extensions()
+    assert tiny_nlp("the river bank")[2]._.context_vec.shape == (tiny_nlp.get_pipe("ctxvec_context").width,)

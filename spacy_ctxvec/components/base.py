@@ -135,6 +135,7 @@ class DocAnnotator(RegistersOnUnpickle, Pipe):
         return None, False
 
     def __call__(self, doc: Doc) -> Doc:
+        install_extensions()
         self.set_annotations([doc])
         return doc
 
@@ -165,6 +166,7 @@ class DocAnnotator(RegistersOnUnpickle, Pipe):
         error_handler = self.get_error_handler()
         name = getattr(self, "name", type(self).__name__)
         for docs in token_bounded_batches(stream, batch_size, MAX_BATCH_TOKENS, ends=BUFFER_ENDS):
+            install_extensions()  # E022 where an attribute was registered again since (force=True): it read None
             try:
                 self.set_annotations(docs)
                 failed = None
