@@ -226,6 +226,9 @@ def merge_watching(
     return outcome["value"]
 
 
+RATE_AFTER_S = 2.0  # seconds after the first partial before the progress bar shows tokens/s
+
+
 def merge_partials(
     rows: Iterable[Dict[str, Any]], *, progress: bool = False
 ) -> Tuple[Optional[Lexicon], int, List[SkippedLine]]:
@@ -242,7 +245,8 @@ def merge_partials(
     group: List[Lexicon] = []
     n_docs = n_tokens = 0
     skipped: List[SkippedLine] = []
-    # tokens/s from the first partial on: the actors' start-up (model loading) is not counted
+    # tokens/s from the first partial on: the actors' start-up (model loading) is not counted, and
+    # no rate before RATE_AFTER_S (partials that arrive together made a rate of a few ms: 40x too high)
     first_at: Optional[float] = None
     first_tokens = 0
 
@@ -267,8 +271,8 @@ def merge_partials(
             bar.update(int(row["n_docs"]))
             if first_at is None:
                 first_at, first_tokens = time.perf_counter(), n_tokens
-            else:
-                rate = (n_tokens - first_tokens) / max(time.perf_counter() - first_at, 1e-9)
+            elif time.perf_counter() - first_at >= RATE_AFTER_S:
+                rate = (n_tokens - first_tokens) / (time.perf_counter() - first_at)
                 bar.set_postfix(tokens_per_s=f"{rate:,.0f}", refresh=False)
     flush()
     return lexicon, n_docs, sorted(skipped)
