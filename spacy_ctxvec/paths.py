@@ -3,6 +3,7 @@ commands write is spacy_ctxvec.outputs).
 
 A low module (errors and types only), so every layer can use it."""
 
+import io
 import unicodedata
 from pathlib import Path
 from typing import BinaryIO, Iterator, List, Optional, Sequence, Tuple
@@ -23,24 +24,22 @@ def text_lines(path: PathLike, compose: bool = True) -> Iterator[Tuple[int, str]
     """(1-based line number, line without its line end) of a UTF-8 text file, ``composed``
     (byte order marks dropped, NFC) unless ``compose`` is False (for readers that split a
     line into tokens first: ``composed_tokens``). Lines end with line feeds (a CR LF pair
-    too), or with lone carriage returns where ``ends_lines_with_returns``. Bytes that are
-    not UTF-8 raise a coded error naming the file and the line."""
+    too), or, where ``ends_lines_with_returns``, at any line end: CR LF, CR or LF. Bytes
+    that are not UTF-8 raise a coded error naming the file and the line."""
     path = Path(path)
     with path.open("rb") as file:
         returns = ends_lines_with_returns(file.read(LINE_END_HEAD_BYTES))
         file.seek(0)
-        for number, raw in enumerate(_split_at_returns(file) if returns else file, start=1):
+        for number, raw in enumerate(_split_at_any_line_end(file) if returns else file, start=1):
             line = decode_line(raw, path, number).rstrip("\r\n")
             yield number, composed(line) if compose else line
 
 
-def _split_at_returns(file: BinaryIO) -> Iterator[bytes]:
-    pending = b""
-    for block in iter(lambda: file.read(LINE_END_HEAD_BYTES), b""):
-        *lines, pending = (pending + block).split(b"\r")
-        yield from lines
-    if pending:
-        yield pending
+def _split_at_any_line_end(file: BinaryIO) -> Iterator[bytes]:
+    """The lines of ``file`` ending at CR LF, CR or LF, as bytes: Latin-1 gives each byte
+    one character and back, so Python's universal-newline reader splits them undecoded."""
+    for line in io.TextIOWrapper(file, encoding="latin-1", newline=None):
+        yield line.encode("latin-1")
 
 
 # Invisible characters inside words that no reader of the text needs: byte-order marks (files

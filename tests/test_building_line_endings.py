@@ -17,8 +17,10 @@ def test_txt_lines_end_at_line_feeds_and_jsonl_lines_at_any_line_end():
 
 
 def test_a_txt_file_of_carriage_return_line_ends_is_split_at_them(tmp_path):
-    assert lines_of(b"one\rtwo\r\rthree\r", ".TXT") == ["one\r", "two\r", "\r", "three\r"]
-    assert lines_of(b"one\rtwo\rthree\n", ".txt") == ["one\r", "two\r", "three\n"]  # an editor's last line feed
+    assert lines_of(b"one\rtwo\r\rthree\r", ".TXT") == ["one\n", "two\n", "\n", "three\n"]
+    assert lines_of(b"one\rtwo\rthree\n", ".txt") == ["one\n", "two\n", "three\n"]  # an editor's last line feed
+    # mixed line ends, mostly lone carriage returns: every line end counts (LF lines were joined)
+    assert lines_of(b"a\r\nb\rc\rd\ne\r", ".txt") == ["a\n", "b\n", "c\n", "d\n", "e\n"]
     path = tmp_path / "mac.txt"
     path.write_bytes(b"one doc\rtwo doc\rthree doc\n")
     assert list(iter_corpus(path)) == ["one doc", "two doc", "three doc"]

@@ -33,6 +33,10 @@ def test_lines_ending_in_lone_carriage_returns_are_lines(tmp_path):
     assert [line for _, line in text_lines(path)] == many
     path.write_bytes(b"one\rtwo\nthree\n")  # a stray return in a file of line feeds stays inside its line
     assert [line for _, line in text_lines(path)] == ["one\rtwo", "three"]
+    path.write_bytes(b"a\r\nb\rc\rd\ne\r")  # mixed, mostly lone returns: any line end ends a line
+    assert [line for _, line in text_lines(path)] == ["a", "b", "c", "d", "e"]
+    path.write_bytes(b"x\r" * 10 + b"y" * (1 << 24))  # a long run without a line end: read in linear time
+    assert [len(line) for _, line in text_lines(path)] == [1] * 10 + [1 << 24]
     path.write_bytes(b"ok\rna\xefve\r")
     with pytest.raises(CtxvecError, match=r"E133.*mac\.txt, line 2: not valid UTF-8"):
         list(text_lines(path))

@@ -14,11 +14,11 @@ def newline_for(head: bytes, suffix: str) -> Optional[str]:
     .jsonl: any line end (None). .txt: a line feed alone, so a stray carriage return does
     not split a document and line numbers are those of grep -n (parse_line strips a CR LF
     ending); unless the head holds more lone carriage returns than line feeds: then the
-    lines end with carriage returns (classic Mac line ends; a last line may end with a
-    line feed, which parse_line strips)."""
+    lines end with carriage returns (classic Mac line ends), and with line feeds and CR LF
+    pairs too (None: any line end; a file of mixed line ends)."""
     if suffix.lower() != ".txt":
         return None
-    return "\r" if ends_lines_with_returns(head) else "\n"
+    return None if ends_lines_with_returns(head) else "\n"
 
 
 def file_newline(path: Union[str, Path]) -> Optional[str]:
