@@ -392,8 +392,9 @@ class Warnings(metaclass=_ErrorsWithCodes):
         "with these layers records them: build it again after the change)."
     )
     W080 = (
-        "The Ray cluster at {address} has {have} {resource} now, and each worker needs {per_worker}: no worker "
-        "can start until nodes with them join (an autoscaler may add them), and the build waits. If none will "
+        "The Ray cluster at {address} has {have} {resource} now, at most {largest} on one node, and each worker "
+        "needs {per_worker} on one node: no worker can start until such nodes join (an autoscaler may add "
+        "them), and the build waits. If none will "
         "join, stop it (Ctrl-C) and ask for less per worker (--gpus-per-worker 0: CPU workers), or join a "
         "cluster that has them."
     )

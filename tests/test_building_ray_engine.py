@@ -5,6 +5,7 @@ without double counting, unreadable corpus files named, nothing left running."""
 import json
 import os
 import signal
+import socket
 import sys
 import time
 import warnings
@@ -355,6 +356,13 @@ def test_an_address_beside_an_initialised_ray_or_a_pipeline_path_is_a_coded_erro
     running = ray_cluster.get_runtime_context().gcs_address  # the same cluster, named: no error
     result = build_lexicon_ray(nlp, corpus_dir, address=running, progress=False, shard_size=200)
     assert result.n_docs == 118 + 45
+    from spacy_ctxvec.building.ray_cluster import check_same_ray, same_place
+
+    port = int(running.rsplit(":", 1)[1])  # named as the user named it in ray.init: the same cluster
+    for alias in ("localhost", "127.0.0.1", socket.gethostname()):
+        check_same_ray(ray_cluster, f"{alias}:{port}")
+    assert same_place(("localhost", 6379), ("127.0.0.1", 6379)) and not same_place(("localhost", 1), ("localhost", 2))
+    assert not same_place(("192.0.2.99", 6379), ("127.0.0.1", 6379))
     with pytest.raises(CtxvecError, match=r"\[CTX-E508\].*got str.*load_pipeline\(PATH\)"):
         build_lexicon_ray(str(tiny_pipeline_dir), corpus_dir, progress=False)
 

@@ -22,7 +22,7 @@ def shown(child) -> str:
 
 def table_rows(markdown: str):
     """(code, message) of every body row of the page's tables, as a Markdown reader shows them."""
-    tokens = MarkdownIt("commonmark").enable("table").parse(markdown)
+    tokens = MarkdownIt("commonmark").enable(["table", "strikethrough"]).parse(markdown)
     rows, cells, inside_body = [], [], False
     for token in tokens:
         if token.type in ("tbody_open", "tbody_close"):
@@ -57,6 +57,7 @@ def test_every_code_is_one_row_whose_text_reads_as_its_message():
         "a | b `x | y` *not bold* _not italic_ <b>not html</b> [not](a link) # not a heading",
         "an unpaired ` backtick | and \\ a backslash",
         "`code at the start` and [brackets] at the end]",
+        "an entity &lt;b&gt; and &amp; stays as written, ~~not struck~~",
     ],
 )
 def test_a_message_with_markdown_characters_stays_one_cell_of_its_own_text(text):

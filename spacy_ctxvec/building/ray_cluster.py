@@ -13,7 +13,7 @@ import threading
 import time
 import warnings
 from contextlib import contextmanager
-from typing import Any, Dict, Iterator, List, Optional, Tuple
+from typing import Any, Dict, FrozenSet, Iterator, List, Optional, Set, Tuple
 
 from ..errors import PREFIX, CtxvecError, Errors, Warnings
 from ..interrupts import interrupts_held
@@ -85,8 +85,34 @@ def check_same_ray(ray: Any, address: Optional[str]) -> None:
         target = auto_address() if address.strip() == "auto" else address
     except ConnectionError:  # no cluster on this machine for "auto" to join
         target = ""
-    if target is not None and host_and_port(target) != host_and_port(running):
+    here = frozenset({ray.util.get_node_ip_address()})  # the address Ray gives this machine (not its loopback)
+    if target is not None and not same_place(host_and_port(target), host_and_port(running), here):
         raise CtxvecError(Errors.E507.format(address=address, running=running))
+
+
+Place = Optional[Tuple[str, int]]  # (host, port), as host_and_port gives it
+
+
+def same_place(first: Place, second: Place, here: FrozenSet[str] = frozenset()) -> bool:
+    """Whether two (host, port) name one place: the same port, and hosts with an address in
+    common, or both this machine ("localhost", 127.0.0.1, its own names, and ``here``)."""
+    if first is None or second is None or first[1] != second[1]:
+        return False
+    firsts, seconds = host_addresses(first[0]), host_addresses(second[0])
+    local = here | host_addresses(socket.gethostname()) | {"127.0.0.1", "::1"}
+
+    def on_this_machine(found: Set[str]) -> bool:
+        return bool(found) and all(ip in local or ip.startswith("127.") for ip in found)
+
+    return bool(firsts & seconds) or (on_this_machine(firsts) and on_this_machine(seconds))
+
+
+def host_addresses(host: str) -> Set[str]:
+    """The IP addresses ``host`` resolves to (itself where it does not resolve)."""
+    try:
+        return {str(info[4][0]) for info in socket.getaddrinfo(host, None)}
+    except (OSError, UnicodeError):
+        return {host}
 
 
 def check_local_pool(address: Optional[str], num_workers: int, num_cpus_per_worker: float) -> None:
@@ -173,10 +199,14 @@ def check_cluster_resources(
     forever); on a cluster joined at ``address``, whose autoscaler may add nodes, W080
     where not one worker fits now (where some fit, Ray Data starts those)."""
     resources = ray.cluster_resources()
+    nodes = [node.get("Resources", {}) for node in ray.nodes() if node.get("Alive")] if address is not None else []
     for resource, per_worker in (("CPU", num_cpus_per_worker), ("GPU", num_gpus_per_worker)):
         need, have = num_workers * per_worker, resources.get(resource, 0.0)
-        if address is not None and per_worker > have:
-            shown = Warnings.W080.format(address=address, have=have, resource=resource, per_worker=per_worker)
+        largest = max((node.get(resource, 0.0) for node in nodes), default=0.0)  # a worker runs on one node
+        if address is not None and per_worker > largest:
+            shown = Warnings.W080.format(
+                address=address, have=have, resource=resource, per_worker=per_worker, largest=largest
+            )
             warnings.warn(shown, stacklevel=2)
         if address is None and need > have:
             raise CtxvecError(

@@ -13,7 +13,7 @@ from ..errors import PREFIX, Errors, Warnings
 
 CODE = re.compile(r"[EW]\d{3}")
 # Characters Markdown would read as formatting or as a table cell's end, outside code spans
-MARKDOWN_SPECIAL = re.compile(r"([\\*_<>\[\]#|])")
+MARKDOWN_SPECIAL = re.compile(r"([\\*_<>\[\]#|&~])")
 
 RANGES: Tuple[Tuple[str, str], ...] = (
     ("E0", "Context vectors, the transformer and pipeline glue"),
@@ -56,7 +56,8 @@ def shown_template(template: str) -> str:
 
 
 def escape_markdown(text: str) -> str:
-    """``text`` as one Markdown table cell: code spans kept, other formatting characters escaped."""
+    """``text`` as one Markdown table cell: code spans (single backticks) kept, other
+    formatting characters escaped (entities and strikethrough too)."""
     parts = text.split("`")
     if len(parts) % 2 == 0:  # an unpaired backtick: no code spans at all
         return "\\`".join(MARKDOWN_SPECIAL.sub(r"\\\1", part) for part in parts)
