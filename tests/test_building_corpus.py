@@ -465,3 +465,24 @@ def test_a_long_blank_line_is_blank_not_over_max_length(tmp_path):
     assert parse_line('{"text": "' + " " * 50 + '"}', "w.jsonl", 1, ".jsonl", max_length=20) is None
     with pytest.raises(CtxvecError, match=r"E272\] w.txt, line 1: a document of 50 characters"):
         parse_line("a" * 50 + "\n", "w.txt", 1, ".txt", max_length=20)
+
+
+def test_a_corpus_of_empty_files_is_e211_before_the_pipeline_loads(tmp_path):
+    """An empty corpus was E211 only once the model had loaded and, with Ray, the actors had
+    started (35 s); every command lists the corpus first."""
+    from typer.testing import CliRunner
+
+    from spacy_ctxvec.cli import app
+
+    corpus = tmp_path / "corpus"
+    corpus.mkdir()
+    (corpus / "a.txt").write_bytes(b"")
+    (corpus / "b.jsonl").write_bytes(b"")
+    for given in (corpus / "a.txt", corpus):
+        with pytest.raises(CtxvecError, match=r"\[CTX-E211\] Corpus '.*' contains no documents"):
+            corpus_files(given)
+    args = ["build-lexicon", str(tmp_path / "no_pipeline"), str(corpus), str(tmp_path / "out")]
+    outcome = CliRunner().invoke(app, args)
+    assert outcome.exit_code == 1 and "[CTX-E211]" in outcome.output, outcome.output  # not E011: no pipeline read
+    (corpus / "c.txt").write_text("one document\n", encoding="utf8")
+    assert [path.name for path in corpus_files(corpus)] == ["a.txt", "b.jsonl", "c.txt"]

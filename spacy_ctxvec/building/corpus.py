@@ -92,7 +92,7 @@ def corpus_files(path: Union[str, Path], *, encoding: str = DEFAULT_ENCODING, on
     if not path.is_dir():
         if corpus_suffix(path) not in CORPUS_SUFFIXES:
             raise CtxvecError(Errors.E210.format(path=path, problem=unsupported_suffix(path)))
-        return _checked_text(_without_binary(path, [path], encoding, on_error), encoding)
+        return _checked_text(_without_binary(path, [path], encoding, on_error), encoding, path)
     entries = _files_under(path)
     files = [p for p in entries if corpus_suffix(p) in CORPUS_SUFFIXES]
     unread = [p.relative_to(path).as_posix() for p in entries if corpus_suffix(p) not in CORPUS_SUFFIXES]
@@ -103,7 +103,7 @@ def corpus_files(path: Union[str, Path], *, encoding: str = DEFAULT_ENCODING, on
                 path=path, problem="is a directory without .txt, .jsonl or .spacy files (in it or its subfolders)"
             )
         )
-    return _checked_text(_without_binary(path, files, encoding, on_error), encoding)
+    return _checked_text(_without_binary(path, files, encoding, on_error), encoding, path)
 
 
 # Compressed files a corpus may come as, and the command that decompresses each (keeping it).
@@ -121,8 +121,13 @@ def unsupported_suffix(path: Path) -> str:
     )
 
 
-def _checked_text(files: List[Path], encoding: str) -> List[Path]:
-    """``files``, after W044 for the first .txt file that looks hard-wrapped and was not warned about."""
+def _checked_text(files: List[Path], encoding: str, corpus: Path) -> List[Path]:
+    """``files``, after W044 for the first .txt file that looks hard-wrapped and was not
+    warned about; E211 at once where every one is an empty text file (0 bytes: before the
+    model loads; an empty .spacy file is a damaged one, E243 when it is read)."""
+    texts = [file for file in files if corpus_suffix(file) != ".spacy"]
+    if files and len(texts) == len(files) and all(file.is_file() and file.stat().st_size == 0 for file in texts):
+        raise CtxvecError(Errors.E211.format(path=corpus))
     for path, message in hard_wrapped_files(files, encoding):
         if _warn_once((Warnings.W044, str(path)), message, stacklevel=3):
             break
