@@ -302,20 +302,20 @@ def _marked_context(context: str) -> Tuple[List[str], int]:
     return before + target + after, len(before)
 
 
-def _scws_problem(fields: List[str]) -> str:
-    """What is wrong with a row of SCWS ``ratings.txt`` split at tabs ("" for nothing)."""
+def _scws_row(fields: List[str]) -> Tuple[Tuple[List[str], int], Tuple[List[str], int], float]:
+    """The two marked contexts and the rating of an SCWS row split at tabs (ValueError: what is wrong)."""
     if len(fields) < 8:
-        return f"{SCWS_ROW}; this row has {len(fields)} field(s)"
+        raise ValueError(f"{SCWS_ROW}; this row has {len(fields)} field(s)")
+    contexts = []
     for column in (5, 6):
         try:
-            _marked_context(fields[column])
+            contexts.append(_marked_context(fields[column]))
         except ValueError:
-            return f"{SCWS_ROW}; context {column + 1} does not mark its target as <b> word </b>"
+            raise ValueError(f"{SCWS_ROW}; context {column + 1} does not mark its target as <b> word </b>") from None
     try:
-        _number(fields[7])
+        return contexts[0], contexts[1], _number(fields[7])
     except ValueError:
-        return f"{SCWS_ROW}; the average rating {fields[7]!r} is not a finite number"
-    return ""
+        raise ValueError(f"{SCWS_ROW}; the average rating {fields[7]!r} is not a finite number") from None
 
 
 def read_scws(path: PathLike) -> ContextPairs:
@@ -324,10 +324,10 @@ def read_scws(path: PathLike) -> ContextPairs:
     words1, words2, index1, index2, scores, named1, named2, lines = [], [], [], [], [], [], [], []
     for number, line in _lines(path):
         fields = line.split("\t")
-        problem = _scws_problem(fields)
-        if problem:
-            raise CtxvecError(Errors.E302.format(path=path, line=number, got=line[:200], expected=problem))
-        (tokens1, i1), (tokens2, i2), score = _marked_context(fields[5]), _marked_context(fields[6]), float(fields[7])
+        try:
+            (tokens1, i1), (tokens2, i2), score = _scws_row(fields)
+        except ValueError as err:
+            raise CtxvecError(Errors.E302.format(path=path, line=number, got=line[:200], expected=err)) from None
         words1.append(tokens1)
         words2.append(tokens2)
         index1.append(i1)
