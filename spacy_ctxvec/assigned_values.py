@@ -2,7 +2,7 @@
 "vectors" (2-D, finite numbers), "mask" (1-D booleans), "codes" (1-D whole numbers naming
 one of ``codes``), "labels" (a list of strings), "records" (a 1-D structured array, finite
 in its number fields: ctxvec_polysemy's and ctxvec_sense's); one row per token either way. What is
-stored is a read-only copy (``stored_copy``): the caller's array stays the caller's."""
+stored is a read-only copy (labels: a tuple) (``stored_copy``): the caller's array stays the caller's."""
 
 from typing import Any, Optional, Sequence
 
@@ -59,9 +59,9 @@ def _wrong_records(n_tokens: int, value: Any) -> Optional[str]:
 
 def stored_copy(kind: str, value: Any) -> Any:
     """The copy of a checked ``value`` that a Doc stores: vectors as float16 or float32 (the
-    components' dtypes; other numbers as float32), arrays read-only, labels a new list."""
+    components' dtypes; other numbers as float32), arrays read-only, labels a tuple."""
     if kind == "labels":
-        return list(value)
+        return tuple(value)
     array = np.asarray(value)
     as_float32 = kind == "vectors" and array.dtype not in (np.float16, np.float32)
     with np.errstate(over="ignore"):  # float64 values beyond float32 become inf: E030 after

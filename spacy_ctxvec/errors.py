@@ -398,3 +398,8 @@ class Warnings(metaclass=_ErrorsWithCodes):
         "join, stop it (Ctrl-C) and ask for less per worker (--gpus-per-worker 0: CPU workers), or join a "
         "cluster that has them."
     )
+    W081 = (
+        "The pipeline {pipe_names} has {n} ctxvec_static components ({names}): they write the same "
+        "doc._.ctxvec_static and doc._.ctxvec_static_keys, so in nlp(text) the later replaces the earlier's "
+        "vectors. Keep one, or run them one at a time (nlp.get_pipe(name)(doc)) to compare their tables."
+    )

@@ -280,7 +280,7 @@ def test_a_doc_level_array_set_by_hand_is_stored_as_a_read_only_float_copy():
     labels = ["river", ""]
     doc._.ctxvec_sense_label = labels
     labels[0] = "changed"
-    assert doc._.ctxvec_sense_label == ["river", ""]
+    assert doc._.ctxvec_sense_label == ("river", "")  # stored as a tuple: read-only, as the arrays
 
 
 def test_static_keys_and_sense_labels_set_by_hand_must_fit_the_tokens(tiny_nlp):

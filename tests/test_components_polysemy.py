@@ -472,6 +472,26 @@ def test_initialize_from_a_sampled_corpus_induces_senses_and_tokens_get_them(sen
     assert (docs[0]._.ctxvec_sense_vec[docs[0]._.ctxvec_sense["sense"] < 0] == 0).all()
 
 
+def test_what_the_component_hands_out_cannot_change_later_docs(sense_nlp):
+    """A Sense's vector, the inventory's, lexicon's and sample's arrays and the Doc's labels
+    could be written in place: the river bank moved to another sense on every later Doc."""
+    component = sense_nlp.get_pipe("ctxvec_polysemy")
+    inventory, lexicon = component.senses, component.lexicon
+    before = sense_nlp(SENSE_TEXTS[0])
+    bank = inventory.senses_of("bank")[0]
+    writable = [bank.vector, bank.centroid, inventory.vectors, inventory.centroids, inventory.shares]
+    writable += [inventory.offsets, inventory.corpus_polysemy, inventory.space.mean, lexicon.counts]
+    writable += [lexicon.unit_sums, lexicon.sample.vectors, lexicon.sample.contexts, lexicon.sample.offsets]
+    for array in writable:
+        with pytest.raises(ValueError, match="read-only"):
+            array[...] = 0
+    with pytest.raises(TypeError):
+        before._.ctxvec_sense_label[0] = "changed"
+    after = sense_nlp(SENSE_TEXTS[0])
+    assert [t._.sense for t in after] == [t._.sense for t in before]
+    assert [t._.sense_label for t in after] == [t._.sense_label for t in before]
+
+
 def test_a_tokens_context_stays_in_its_sentence_and_paragraph(sense_nlp):
     texts = ["the bank of the river . we took a loan from the bank", "the river bank\n\nmoney and a loan from the bank"]
     docs = [sense_nlp(text) for text in texts]

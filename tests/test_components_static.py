@@ -116,6 +116,19 @@ def test_options_dtype_and_lookups(w2v_path):
         spacy.blank("en").add_pipe("ctxvec_static", config={"lookups": []})
 
 
+def test_two_static_components_warn_at_initialize(w2v_path):
+    """A second ctxvec_static (lookups ["exact"]) silently replaced the first's vectors: "Banks"
+    read key 'none' and a zero vector. W081, as W065 says it of two ctxvec_context."""
+    nlp = spacy.blank("en")
+    source = {"source": {"@misc": "spacy-ctxvec.vectors_file.v1", "path": str(w2v_path)}}
+    for name, config in (("ctxvec_static", {}), ("exact_static", {"lookups": ["exact"]})):
+        nlp.add_pipe("ctxvec_static", name=name, config=config)
+        nlp.config["initialize"]["components"][name] = source
+    with pytest.warns(UserWarning, match=r"\[CTX-W081\].*2 ctxvec_static components \(ctxvec_static, exact_static\)"):
+        nlp.initialize()
+    assert codes(nlp("bank")) == ["none"]  # the later one's lookups: what the warning says
+
+
 def test_values_beyond_float16_are_e139_not_inf(tmp_path):
     """float16 holds +-65504: a larger value would read inf, and a Doc's mean NaN."""
     path = tmp_path / "big.txt"

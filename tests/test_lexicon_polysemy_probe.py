@@ -68,6 +68,8 @@ def test_probe_finds_the_planted_direction_on_held_out_words_and_nothing_in_shuf
     lexicon, counts = planted_lexicon()
     probe = fit_probe(lexicon, counts, min_count=5, half=True)
     assert held_out_spearman(probe, lexicon, counts) > 0.85
+    with pytest.raises(ValueError, match="read-only"):  # zeroed weights kept the old scores, silently
+        probe.weights[:] = 0.0
     shuffled_lexicon, shuffled = planted_lexicon(shuffle=True)
     control = fit_probe(shuffled_lexicon, shuffled, min_count=5, half=True)
     assert abs(held_out_spearman(control, shuffled_lexicon, shuffled)) < 0.2

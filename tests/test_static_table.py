@@ -84,6 +84,15 @@ def test_lookup_batch_shapes_duplicates_and_defaults():
         table.lookup_batch(["a", "b"], ["a"], ["a", "b"])
 
 
+def test_the_tables_arrays_cannot_be_changed_in_place():
+    """table.vectors[row] = 5.0 changed every later token's static vector."""
+    table = plain_table()
+    for array in (table.vectors, table.rows):
+        with pytest.raises(ValueError, match="read-only"):
+            array[0] = 5
+    np.testing.assert_array_equal(table.lookup("Apple")[0], [1.0, 2.0])
+
+
 def test_duplicate_keys_first_row_wins(caplog):
     table = StaticVectorTable(["a", "b", "a"], np.eye(3, dtype=np.float32))
     assert len(table) == 2

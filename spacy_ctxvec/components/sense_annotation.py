@@ -2,7 +2,7 @@
 ``lexicon.sense_inventory.SenseInventory``): the SENSE_DTYPE records (sense, n_senses,
 score, corpus_polysemy), the sense vectors and the sense labels of one Doc's tokens."""
 
-from typing import List, Optional, Tuple
+from typing import Optional, Tuple
 
 import numpy as np
 
@@ -17,7 +17,7 @@ def sense_annotations(
     mask: np.ndarray,
     type_rows: np.ndarray,
     segments: Optional[np.ndarray] = None,
-) -> Tuple[np.ndarray, np.ndarray, List[str]]:
+) -> Tuple[np.ndarray, np.ndarray, Tuple[str, ...]]:
     """(SENSE_DTYPE records, (n, width) float32 sense vectors, label per token) for the
     tokens of one Doc: their contextual ``vectors`` (n, width), which of them are real
     (``mask``) and their types' rows in ``senses`` (``type_rows``, -1: no senses); a
@@ -31,7 +31,7 @@ def sense_annotations(
     records["sense"] = -1
     sense_vectors = np.zeros((n, senses.width), dtype=np.float32)
     if n == 0:
-        return records, sense_vectors, []
+        return records, sense_vectors, ()
     found = type_rows >= 0
     records["n_senses"][found] = senses.counts()[type_rows[found]]
     if senses.corpus_polysemy is not None:
@@ -50,5 +50,5 @@ def sense_annotations(
     records["score"] = np.nan_to_num(scores, nan=0.0)
     rows = senses.sense_rows(type_rows, assigned)
     sense_vectors[rows >= 0] = senses.vectors[rows[rows >= 0]]
-    labels = [label or "" for label in senses.sense_labels(rows)]
+    labels = tuple(label or "" for label in senses.sense_labels(rows))  # stored read-only, as the arrays
     return records, sense_vectors, labels

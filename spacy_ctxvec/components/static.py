@@ -1,6 +1,7 @@
 """The ctxvec_static component: one static vector per token from a StaticVectorTable
 (word2vec / GloVe / fastText file, or the transformer's input embeddings)."""
 
+import warnings
 from pathlib import Path
 from typing import Any, Callable, Dict, Iterable, List, Optional, Sequence, Tuple, Union
 
@@ -12,7 +13,8 @@ from spacy.tokens import Doc
 from thinc.api import Config
 
 from ..attributes import STATIC_ARRAY, STATIC_KEYS, install_extensions, set_token_arrays
-from ..errors import CtxvecError, Errors
+from ..component_names import others_beside
+from ..errors import CtxvecError, Errors, Warnings
 from ..ops.fingerprint import current_fingerprint, embedding_fingerprint
 from ..static.sources import StaticSource, configure_transformer_embeddings, transformer_embeddings
 from ..static.subwords import WordpieceMean
@@ -41,8 +43,11 @@ STATIC_NO_TRANSFORMER_FIX = (
 )
 
 
+STATIC_FACTORY = "ctxvec_static"
+
+
 @Language.factory(
-    "ctxvec_static",
+    STATIC_FACTORY,
     default_config=Config().from_str(DEFAULT_STATIC_CONFIG)["ctxvec_static"],
     assigns=["doc._.ctxvec_static", "doc._.ctxvec_static_keys"],
 )
@@ -122,6 +127,9 @@ class StaticVectors(DocAnnotator):
     ) -> None:
         """Build the table with ``source(nlp)``; without a source, use the input
         embeddings of the transformer before this component."""
+        if nlp is not None and (several := others_beside(nlp, self.name, STATIC_FACTORY)):
+            warning = Warnings.W081.format(pipe_names=nlp.pipe_names, n=len(several), names=", ".join(several))
+            warnings.warn(warning, stacklevel=2)
         if source is None:
             if nlp is None:
                 raise CtxvecError(

@@ -25,6 +25,7 @@ import numpy as np
 
 from ..errors import CtxvecError, Errors, Warnings
 from ..ops.fingerprint import current_fingerprint, vectors_differ
+from ..ops.read_only import read_only
 from ..ops.senses import is_word
 from .statistics import CONTEXT_VECTORS_META, Lexicon
 from .storage import BYTES_SOURCE, ArrayWithHeader, check_header, parts_from_bytes
@@ -157,7 +158,7 @@ class PolysemyProbe(ArrayWithHeader):
                     problem=f"meta must give width = {len(weights) - 2 - input_width} (len(weights) - 2 - input_width)"
                 )
             )
-        self.weights = weights
+        self.weights = read_only(weights)
         self.intercept = float(intercept)
         self.meta = dict(meta)
 

@@ -25,6 +25,7 @@ from typing import Any, Callable, Dict, List, Optional, Sequence, Tuple, Union
 import numpy as np
 
 from ..errors import CtxvecError, Errors
+from ..ops.read_only import read_only, read_only_or_none
 from .occurrence_keys import first_in_passage
 from .sample_checks import check_finite, header_settings, sorted_within_types
 from .sample_rows import first_of_each_snippet, lowest_rows
@@ -91,10 +92,10 @@ class OccurrenceSample(KeyedRows):
     ) -> None:
         self.keys: List[str] = list(keys)
         self.by_passage, self.distinct_snippets = bool(by_passage), bool(distinct_snippets)
-        self.offsets = np.asarray(offsets, dtype=np.int64)
-        self.priorities = np.asarray(priorities, dtype=np.uint64)
-        self.vectors = np.asarray(vectors, dtype=SAMPLE_VECTOR_DTYPE)
-        self.contexts = None if contexts is None else np.asarray(contexts, dtype=SAMPLE_VECTOR_DTYPE)
+        self.offsets = read_only(offsets, np.int64)
+        self.priorities = read_only(priorities, np.uint64)
+        self.vectors = read_only(vectors, SAMPLE_VECTOR_DTYPE)
+        self.contexts = read_only_or_none(contexts, SAMPLE_VECTOR_DTYPE)
         self.snippets: List[str] = list(snippets)
         self.k = int(k)
         self._width = int(width)

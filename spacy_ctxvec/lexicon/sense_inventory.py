@@ -17,6 +17,7 @@ from typing import Any, Dict, List, Optional, Sequence, Tuple, Union
 import numpy as np
 
 from ..errors import CtxvecError, Errors
+from ..ops.read_only import read_only, read_only_or_none
 from ..ops.sense_labels import format_label
 from ..ops.senses import SenseSpace, sense_features, to_sense_space
 from ..paths import composed
@@ -67,6 +68,10 @@ def _check(condition: bool, problem: str) -> None:
         raise InventoryProblem(problem)
 
 
+def _read_only_space(space: SenseSpace) -> SenseSpace:
+    return SenseSpace(read_only(space.mean, np.float64), read_only(space.directions, np.float64))
+
+
 class SenseInventory(KeyedRows):
     """The induced senses of every type that has them.
 
@@ -95,29 +100,21 @@ class SenseInventory(KeyedRows):
         judged: Optional[np.ndarray] = None,
         split_thresholds: Optional[np.ndarray] = None,
     ) -> None:
-        self.space = SenseSpace(
-            np.asarray(space.mean, dtype=np.float64), np.asarray(space.directions, dtype=np.float64)
-        )
-        self.context_space = (
-            None
-            if context_space is None
-            else SenseSpace(
-                np.asarray(context_space.mean, dtype=np.float64), np.asarray(context_space.directions, dtype=np.float64)
-            )
-        )
+        self.space = _read_only_space(space)
+        self.context_space = None if context_space is None else _read_only_space(context_space)
         self.keys: List[str] = list(keys)
-        self.offsets = np.asarray(offsets, dtype=np.int64)
-        self.centroids = np.asarray(centroids, dtype=np.float32)
-        self.vectors = np.asarray(vectors, dtype=np.float32)
-        self.shares = np.asarray(shares, dtype=np.float64)
+        self.offsets = read_only(offsets, np.int64)
+        self.centroids = read_only(centroids, np.float32)
+        self.vectors = read_only(vectors, np.float32)
+        self.shares = read_only(shares, np.float64)
         self.examples: List[List[str]] = [list(e) for e in examples]
         self.settings: Dict[str, Any] = dict(settings or {})
         _check(labels is None or not any(isinstance(words, str) for words in labels), "labels must be lists of words")
         self.labels: Optional[List[List[str]]] = None if labels is None else [list(words) for words in labels]
-        self.corpus_polysemy = None if corpus_polysemy is None else np.asarray(corpus_polysemy, dtype=np.float64)
-        self.margin_scales = None if margin_scales is None else np.asarray(margin_scales, dtype=np.float64)
-        self.judged = None if judged is None else np.asarray(judged, dtype=np.int64)
-        self.split_thresholds = None if split_thresholds is None else np.asarray(split_thresholds, dtype=np.float64)
+        self.corpus_polysemy = read_only_or_none(corpus_polysemy, np.float64)
+        self.margin_scales = read_only_or_none(margin_scales, np.float64)
+        self.judged = read_only_or_none(judged, np.int64)
+        self.split_thresholds = read_only_or_none(split_thresholds, np.float64)
         self._index = None
         self._validate()
 

@@ -21,10 +21,9 @@ Overflow guard: every rounded component of one occurrence is at most 2**30 in
 magnitude and a type may hold at most MAX_COUNT = 2**32 occurrences, so every sum
 stays below 2**62 < 2**63.
 
-Optionally the lexicon also keeps an ``OccurrenceSample`` (``lexicon.sample``): up to k
-occurrence vectors and snippets per type, chosen by a content hash, merged exactly
-like the sums (see spacy_ctxvec.lexicon.sample). It is saved in ``sample/``.
-"""
+Optionally the lexicon also keeps an ``OccurrenceSample`` (``lexicon.sample``): up to k occurrence
+vectors and snippets per type, chosen by a content hash, merged like the sums (lexicon.sample), saved in
+``sample/``. A lexicon's arrays are read-only views (``ops.read_only``)."""
 
 from collections import Counter
 from pathlib import Path
@@ -35,6 +34,7 @@ import numpy as np
 from ..errors import CtxvecError, Errors
 from ..ops.cosine import mean_cosine_between_groups, normalise_rows
 from ..ops.fingerprint import current_label, vectors_differ
+from ..ops.read_only import read_only
 from .sample import OccurrenceSample
 from .storage import BYTES_SOURCE, KeyedRows, load_parts, parts_from_bytes, parts_to_bytes, save_parts
 
@@ -104,9 +104,9 @@ class Lexicon(KeyedRows):
         sample: Optional[OccurrenceSample] = None,
     ) -> None:
         self.keys: List[str] = list(keys)
-        self.counts = np.asarray(counts, dtype=np.int64)
-        self.unit_sums = np.asarray(unit_sums, dtype=np.int64)
-        self.raw_sums = np.asarray(raw_sums, dtype=np.int64)
+        self.counts = read_only(counts, np.int64)
+        self.unit_sums = read_only(unit_sums, np.int64)
+        self.raw_sums = read_only(raw_sums, np.int64)
         self.width = int(width)
         self.raw_scale_bits = int(raw_scale_bits)
         self.n_skipped_zero = int(n_skipped_zero)

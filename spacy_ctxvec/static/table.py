@@ -20,6 +20,7 @@ import srsly
 from ..attributes import STATIC_KEY_NAMES
 from ..data_files import read_npy, save_npy
 from ..errors import CtxvecError, Errors, Warnings
+from ..ops.read_only import read_only
 from ..types import PathLike
 from .subwords import FastTextNgrams, Subwords, WordpieceMean
 
@@ -74,8 +75,8 @@ class StaticVectorTable:
                 Errors.E111.format(shape=subwords.vectors_ngrams.shape, bucket=subwords.bucket, dim=vectors.shape[1])
             )
         self.keys = keys
-        self.rows = rows
-        self.vectors = vectors
+        self.rows = read_only(rows)
+        self.vectors = read_only(vectors)
         self.subwords = subwords
         # Reversed so that the first occurrence of a duplicated key wins.
         self._key_to_row: Dict[str, int] = dict(zip(reversed(keys), reversed(rows.tolist())))
