@@ -1,6 +1,7 @@
 """StaticVectorTable: lookup order, subwords, serialization, and coded errors for
 damaged saved tables."""
 
+import unicodedata
 from pathlib import Path
 
 import numpy as np
@@ -91,6 +92,16 @@ def test_the_tables_arrays_cannot_be_changed_in_place():
         with pytest.raises(ValueError, match="read-only"):
             array[0] = 5
     np.testing.assert_array_equal(table.lookup("Apple")[0], [1.0, 2.0])
+
+
+def test_a_word_typed_with_combining_accents_or_a_soft_hyphen_finds_its_composed_key():
+    """NFD text ("e" + U+0301) got a zero vector, key 'none', though build-lexicon and
+    ctxvec_polysemy read it as its NFC form; a key stored in NFD is still found as given."""
+    table = StaticVectorTable(["élève", unicodedata.normalize("NFD", "forêt")], np.eye(2, dtype=np.float32))
+    for text, code in (("e\u0301le\u0300ve", "exact"), ("él\u00adève", "exact"), ("E\u0301LE\u0300VE", "lower")):
+        assert table.lookup(text) == (pytest.approx([1.0, 0.0]), code)
+    assert table.lookup(unicodedata.normalize("NFD", "forêt"))[1] == "exact"
+    assert table.lookup("forêt")[1] == "none"  # an NFC text is not taken apart to find an NFD key
 
 
 def test_duplicate_keys_first_row_wins(caplog):

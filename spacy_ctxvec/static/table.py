@@ -21,6 +21,7 @@ from ..attributes import STATIC_KEY_NAMES
 from ..data_files import read_npy, save_npy
 from ..errors import CtxvecError, Errors, Warnings
 from ..ops.read_only import read_only
+from ..paths import composed
 from ..types import PathLike
 from .subwords import FastTextNgrams, Subwords, WordpieceMean
 
@@ -202,7 +203,7 @@ class StaticVectorTable:
             else:
                 field = _LOOKUP_FIELD[lookup]
                 rows = np.fromiter(
-                    (self._key_to_row.get(triples[i][field], -1) for i in remaining),
+                    (self._row_of(triples[i][field]) for i in remaining),
                     dtype=np.int64,
                     count=len(remaining),
                 )
@@ -214,6 +215,14 @@ class StaticVectorTable:
             codes[hits] = KEY_CODES[lookup]
             remaining = remaining[~found]
         return vectors, codes
+
+    def _row_of(self, key: str) -> int:
+        """The row of ``key``, or of its form as texts are read (NFC, no invisible characters:
+        "e" + U+0301 finds "é") where only that is a key; -1 for neither."""
+        row = self._key_to_row.get(key, -1)
+        if row < 0 and not key.isascii() and (read_as := composed(key)) != key:
+            row = self._key_to_row.get(read_as, -1)
+        return row
 
     def _subword_vectors(self, texts: List[str]) -> Tuple[np.ndarray, np.ndarray]:
         """Subword vectors with a bounded per-string cache (None = no subwords). The vectors
