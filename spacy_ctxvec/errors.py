@@ -403,3 +403,8 @@ class Warnings(metaclass=_ErrorsWithCodes):
         "doc._.ctxvec_static and doc._.ctxvec_static_keys, so in nlp(text) the later replaces the earlier's "
         "vectors. Keep one, or run them one at a time (nlp.get_pipe(name)(doc)) to compare their tables."
     )
+    W082 = (
+        "spaCy has no stop-word list for the language '{lang}' of {where}, so {effect}. Set [nlp] lang to the "
+        'text\'s language where spaCy has one (lang = "de" for German; "xx" has none), or give the words '
+        "yourself: nlp.Defaults.stop_words is the list."
+    )

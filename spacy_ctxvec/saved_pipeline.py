@@ -17,7 +17,7 @@ from spacy.util import get_lang_class, get_model_meta, get_package_path, is_pack
 
 from .attributes import POLYSEMY_FACTORY
 from .components import polysemy_state
-from .errors import CtxvecError, Errors
+from .errors import CtxvecError, Errors, Warnings, warn_at_user_line
 from .lexicon.polysemy_probe import PolysemyProbe
 from .lexicon.sense_inventory import SENSES_FILE, SenseInventory
 from .lexicon.statistics import Lexicon
@@ -77,11 +77,15 @@ def scoring_min_count(path: Union[str, Path], given: Optional[int]) -> int:
 
 def pipeline_stop_words(path: Union[str, Path]) -> FrozenSet[str]:
     """The stop words of the saved pipeline's language (``[nlp] lang`` of its config.cfg:
-    spaCy's ``Defaults.stop_words``, lowercase); E264 where ``path`` is not such a pipeline."""
+    spaCy's ``Defaults.stop_words``, lowercase); E264 where ``path`` is not such a pipeline, W082
+    where the language has no list."""
     lang = pipeline_lang(path)
     if not lang:
         raise CtxvecError(Errors.E264.format(path=path))
-    return frozenset(get_lang_class(lang).Defaults.stop_words)
+    stop_words = frozenset(get_lang_class(lang).Defaults.stop_words)
+    if not stop_words:
+        warn_at_user_line(Warnings.W082.format(lang=lang, where=path, effect="no word is left out as a stop word"))
+    return stop_words
 
 
 def pipeline_lang(path: Union[str, Path]) -> Optional[str]:

@@ -97,7 +97,11 @@ def test_sense_labels_leave_out_the_stop_words_of_the_pipelines_language(tiny_be
     spaCy's list for it, and a German pipeline's labels hold none of its stop words."""
     import spacy
 
-    assert label_language(None) == label_language(spacy.blank("en")) == ENGLISH
+    with warnings.catch_warnings():
+        warnings.simplefilter("error")  # W082 only where spaCy has no stop words for the language
+        assert label_language(None) == label_language(spacy.blank("en")) == ENGLISH
+    with pytest.warns(UserWarning, match=r"\[CTX-W082\] spaCy has no stop-word list for the language 'xx'.*der, die"):
+        assert not label_language(spacy.blank("xx")).stop_words
     german = label_language(spacy.blank("de"))
     assert german.stop_words is not None and {"der", "die", "das", "ist"} <= german.stop_words
     assert german.split_words is None  # words are runs of letters where spaces part them

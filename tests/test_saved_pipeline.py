@@ -4,6 +4,7 @@ saved pipeline read from disk without its model, refusing where spacy.load refus
 
 import copy
 import json
+import warnings
 from pathlib import Path
 
 import numpy as np
@@ -13,7 +14,7 @@ from typer.testing import CliRunner
 
 from spacy_ctxvec.cli import app
 from spacy_ctxvec.errors import CtxvecError
-from spacy_ctxvec.saved_pipeline import load_lexicon, load_senses
+from spacy_ctxvec.saved_pipeline import load_lexicon, load_senses, pipeline_stop_words
 
 from .test_components_polysemy_state import probe_reading_inputs
 
@@ -120,3 +121,16 @@ def test_an_installed_pipeline_package_is_read_by_its_name(tiny_nlp, tmp_path, m
     (tmp_path / "en_ctxvec_pkg_test").mkdir()  # a path of that name, where one exists, comes first
     with pytest.raises(CtxvecError, match="E225"):
         load_lexicon("en_ctxvec_pkg_test")
+
+
+def test_a_language_without_stop_words_says_so(tmp_path):
+    """rank --skip-stop-words on a "xx" pipeline left nothing out and said nothing (W082)."""
+    for lang, n_stop_words in (("xx", 0), ("de", len(spacy.blank("de").Defaults.stop_words))):
+        (tmp_path / lang).mkdir()
+        (tmp_path / lang / "config.cfg").write_text(f'[nlp]\nlang = "{lang}"\n', encoding="utf8")
+        with warnings.catch_warnings(record=True) as caught:
+            warnings.simplefilter("always")
+            assert len(pipeline_stop_words(tmp_path / lang)) == n_stop_words
+        said = [str(w.message) for w in caught if "CTX-W082" in str(w.message)]
+        assert bool(said) == (n_stop_words == 0) and all("language 'xx'" in message for message in said)
+    assert spacy.blank("de").Defaults.stop_words  # the list W082 misses for "xx"

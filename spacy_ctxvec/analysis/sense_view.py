@@ -15,7 +15,7 @@ from spacy.tokens import Doc, Span
 
 from ..attributes import SENSE_ARRAY
 from ..building.shard import polysemy_components
-from ..errors import CtxvecError, Errors, Warnings
+from ..errors import CtxvecError, Errors, Warnings, warn_at_user_line
 from ..lexicon.sense_inventory import SENSES_FILE
 from ..ops.sense_display import SenseSpan, displacy_sense_data, sense_colours, sense_span_label
 from ..ops.text import NOT_IN_HTML, printable
@@ -168,6 +168,9 @@ def senses_html(
     nlp = load_pipeline(pipeline)
     if not any(getattr(nlp.get_pipe(name), "senses", None) is not None for name in polysemy_components(nlp)):
         raise CtxvecError(Errors.E612.format(path=pipeline))
+    if skip_stop_words and not nlp.Defaults.stop_words:
+        effect = "no token is left out as a stop word"
+        warn_at_user_line(Warnings.W082.format(lang=nlp.lang, where=pipeline, effect=effect))
     doc = nlp(text)
     if doc._.get(SENSE_ARRAY) is None:
         raise CtxvecError(Errors.E612.format(path=pipeline))

@@ -280,7 +280,8 @@ def drawn_note(page: SensePage, path: Path, all_words: bool, skip_stop_words: bo
     which = "every token with a sense" if all_words else "those of words with several senses (--all-words: all)"
     return (
         f"Wrote the text's {count_of(page.n_tokens, 'token')}, {page.n_with_sense} of them with a sense, to {path}; "
-        f"drawn: {page.n_drawn}, {which}" + (", stop words left out" if skip_stop_words else "")
+        f"drawn: {page.n_drawn}, {which}"
+        + (f", {count_of(page.n_stop_words_left_out, 'stop word')} left out" if skip_stop_words else "")
     )
 
 

@@ -38,10 +38,14 @@ UNSPACED_LANGUAGES = ("zh", "ja", "th")
 def label_language(nlp: Optional[Language]) -> LabelLanguage:
     """The language of sense labels: English (scikit-learn's stop words) for English or a
     component outside a pipeline; else the pipeline's language: spaCy's stop words for it and,
-    for a language written without spaces, its tokenizer to split snippets into words."""
+    for a language written without spaces, its tokenizer to split snippets into words (W082 for a
+    language without stop words)."""
     if nlp is None or nlp.lang == "en":
         return ENGLISH
     split = TokenTexts(nlp.tokenizer) if nlp.lang in UNSPACED_LANGUAGES else None
+    if not nlp.Defaults.stop_words:
+        where, effect = f"the pipeline {nlp.pipe_names}", "sense labels may be function words (der, die, das)"
+        warn_at_user_line(Warnings.W082.format(lang=nlp.lang, where=where, effect=effect))
     return LabelLanguage(set(nlp.Defaults.stop_words), split)
 
 
