@@ -61,7 +61,8 @@ def usable_checksum(name: str, declared: Dict[str, str]) -> Optional[str]:
     if expected is not None and md5 != expected:
         print(
             f"not used: {name} is not the asset project.yml declares (md5 {md5}, expected {expected}): "
-            f"delete it and run `python -m spacy project assets` again"
+            f"delete it and run `python -m spacy project assets` again, or, if this file is the one you mean, "
+            f"correct its checksum in project.yml"
         )
         return None
     return md5
@@ -83,10 +84,11 @@ def run(files: List[str], command: List[str]) -> int:
     declared = declared_checksums()
     missing = [name for name in files if usable_checksum(name, declared) is None]
     if missing:
-        print(
-            f"skipped `{' '.join(command[:3])}`: run `python -m spacy project assets` for {', '.join(missing)} "
-            f"(or point the vars at local copies)"
-        )
+        assets = [name for name in missing if declared_checksum(name, declared) is not None]
+        not_found = [name for name in missing if name not in assets]
+        why = [f"run `python -m spacy project assets` for {', '.join(assets)}"] if assets else []
+        why += [f"no file at {', '.join(not_found)} (check the path given in --vars)"] if not_found else []
+        print(f"skipped `{' '.join(command[:3])}`: {'; '.join(why)} (or point the vars at local copies)")
         remove_stale_report(command)
         return 0
     if command[0] == "python":  # as weasel does: the interpreter running the project

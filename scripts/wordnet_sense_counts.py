@@ -15,9 +15,11 @@ without it; a table this script wrote earlier at the output path is removed, say
 (it would stand for a package that is not there now). The polysemy plot then has no sense
 counts, unless TABLE (the workflow's ``--vars.sense_counts``) names another table that
 exists, which it uses instead (that file is never removed: only the output path is, and
-only when it holds this script's format).
+only when it holds the very table this script wrote there, as the md5 it recorded beside it
+in ``OUTPUT.md5`` says; a user's own table at the output path stays and is used).
 """
 
+import hashlib
 import importlib.util
 import sys
 import zipfile
@@ -85,31 +87,32 @@ def unusable_reason(zip_path: Path) -> Optional[str]:
     return None
 
 
-def is_own_table(path: Path) -> bool:
-    """Whether ``path`` is a table in the format this script writes: its header, then
-    ``lemma total n v a r`` rows whose total is the sum of the four counts."""
+def written_record(output: Path) -> Path:
+    """Where the md5 of the table this script wrote at ``output`` is kept."""
+    return output.with_name(output.name + ".md5")
+
+
+def md5_of(path: Path) -> str:
+    return hashlib.md5(path.read_bytes()).hexdigest()
+
+
+def written_here(output: Path) -> bool:
+    """Whether ``output`` is the table this script wrote there (its recorded md5), not a
+    user's table placed at that path (the workflow's default --vars.sense_counts)."""
     try:
-        lines = path.read_text(encoding="utf8").splitlines()
+        return output.is_file() and written_record(output).read_text(encoding="utf8").strip() == md5_of(output)
     except (OSError, UnicodeDecodeError):
         return False
-    if not lines or lines[0] != HEADER:
-        return False
-    for line in lines[1:]:
-        fields = line.split("\t")
-        if len(fields) != 6 or not all(field.isdigit() for field in fields[1:]):
-            return False
-        if int(fields[1]) != sum(int(field) for field in fields[2:]):
-            return False
-    return True
 
 
 def skip(reason: str, output: Path, table: Optional[Path]) -> int:
     """Skip the step (exit 0): remove the table an earlier run wrote at ``output`` (it was
-    derived from a package that is not usable now; a file in another format is left
-    alone), and say which table, if any, the polysemy plot uses."""
-    stale = output.is_file() and is_own_table(output)
+    derived from a package that is not usable now; any other file there is left alone),
+    and say which table, if any, the polysemy plot uses."""
+    stale = written_here(output)
     if stale:
         output.unlink()
+        written_record(output).unlink()
     if table is not None and table.is_file():
         print(f"Skipped: {reason}; the polysemy plot uses the table {table}.")
     else:
@@ -138,6 +141,7 @@ def main(zip_path: Path, output: Path, table: Optional[Path] = None) -> int:
     partial = output.with_name(output.name + ".partial")
     partial.write_text("\n".join(rows) + "\n", encoding="utf8")
     partial.replace(output)
+    written_record(output).write_text(md5_of(output) + "\n", encoding="utf8")
     print(f"Wrote {output}: {len(rows) - 1} lemmas from {zip_path}")
     return 0
 

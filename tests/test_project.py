@@ -77,6 +77,18 @@ def load_script(name: str):
     return module
 
 
+def test_every_dependency_and_output_stays_one_path_once_weasel_fills_in_the_vars():
+    """Two "${vars...}" list entries in a row are joined by weasel's interpolation into one path
+    ("a.txt, b.txt"): the plot step then failed with a missing dependency."""
+    from weasel.util import load_project_config
+
+    raw = {command["name"]: command for command in project()["commands"]}
+    for command in load_project_config(REPO_ROOT)["commands"]:
+        for key in ("deps", "outputs"):
+            filled, given = command.get(key, []), raw[command["name"]].get(key, [])
+            assert len(filled) == len(given) and not any(", " in path for path in filled), (command["name"], filled)
+
+
 def test_project_yml_declares_the_documented_workflow():
     config = project()
     commands = {command["name"]: command for command in config["commands"]}
@@ -294,12 +306,14 @@ def test_wordnet_sense_counts_remove_their_own_stale_table_without_the_zip(tmp_p
     mine.write_text("lemma\ttotal\tn\tv\ta\tr\nbank\t18\t10\t8\t0\t0\n", encoding="utf8")
     assert script.main(wordnet, output, mine) == 0
     assert mine.is_file() and f"the polysemy plot uses the table {mine}" in capsys.readouterr().out
-    # a file in another format at the output path is not this script's: left alone, and used
-    output.write_text("lemma\tcount\nbank\t18\n", encoding="utf8")
-    assert script.main(wordnet, output, output) == 0
-    out = capsys.readouterr().out
-    assert output.read_text(encoding="utf8") == "lemma\tcount\nbank\t18\n" and "Removed" not in out
-    assert f"the polysemy plot uses the table {output}" in out
+    # a user's table at the output path (the default --vars.sense_counts), in any format, even this
+    # script's own, is not this script's: left alone, and used (it was deleted as an earlier run's)
+    for table in ("lemma\tcount\nbank\t18\n", "lemma\ttotal\tn\tv\ta\tr\nbank\t18\t10\t8\t0\t0\n"):
+        output.write_text(table, encoding="utf8")
+        assert script.main(wordnet, output, output) == 0
+        out = capsys.readouterr().out
+        assert output.read_text(encoding="utf8") == table and "Removed" not in out
+        assert f"the polysemy plot uses the table {output}" in out
 
 
 def test_wordnet_sense_counts_skip_a_zip_other_than_the_declared_asset(tmp_path, monkeypatch, capsys):
@@ -312,12 +326,12 @@ def test_wordnet_sense_counts_skip_a_zip_other_than_the_declared_asset(tmp_path,
     declared = {"dest": "assets/wordnet.zip", "url": "https://example.org/wordnet.zip", "checksum": "0" * 32}
     srsly.write_yaml("project.yml", {"assets": [declared]})
     output = Path("training") / "wordnet_sense_counts.tsv"
-    output.parent.mkdir()
-    output.write_text("lemma\ttotal\tn\tv\ta\tr\nbank\t18\t10\t8\t0\t0\n", encoding="utf8")  # an earlier run's
+    assert script.main(write_wordnet_zip(tmp_path / "good.zip"), output) == 0 and output.is_file()  # an earlier run's
     for given in ("assets/wordnet.zip", "./assets/wordnet.zip", str(tmp_path / "assets" / "wordnet.zip")):
         assert script.main(Path(given), output, output) == 0
         out = capsys.readouterr().out
         assert f"is not the asset project.yml declares (md5 {md5}, expected {'0' * 32})" in out, given
+        assert "correct its checksum in project.yml" in out, given  # the file may be right, the checksum not
         assert "Skipped: the WordNet package at" in out and not output.exists(), given
     declared["checksum"] = md5
     srsly.write_yaml("project.yml", {"assets": [declared]})
@@ -346,7 +360,8 @@ def test_asset_gate_skips_with_one_line_or_runs_the_command(tmp_path, monkeypatc
     assert gate.main(["run", "data.txt", "--", *write]) == 0
     lines = capsys.readouterr().out.splitlines()
     assert len(lines) == 1 and lines[0].startswith("skipped `python -c")
-    assert "run `python -m spacy project assets` for data.txt" in lines[0]
+    # data.txt is no declared asset: `project assets` would not fetch it (a typo in --vars.wic_dir said so)
+    assert "no file at data.txt (check the path given in --vars)" in lines[0] and "project assets" not in lines[0]
     assert not Path("out.txt").exists()
     Path("data.txt").write_text("x", encoding="utf8")
     assert gate.main(["run", "data.txt", "--", *write]) == 0
