@@ -408,3 +408,7 @@ class Warnings(metaclass=_ErrorsWithCodes):
         'text\'s language where spaCy has one (lang = "de" for German; "xx" has none), or give the words '
         "yourself: nlp.Defaults.stop_words is the list."
     )
+    W083 = (
+        "The checkpoint an interrupted build left in '{path}' ({shards}) is removed: this build counts from the "
+        "first document, as asked without --resume (with --resume it would have gone on from that checkpoint)."
+    )

@@ -1,6 +1,7 @@
 import os
 import re
 import sys
+import warnings
 from pathlib import Path
 
 import pytest
@@ -373,6 +374,25 @@ def test_latin1_corpus_stops_keeps_checkpoint_and_resumes_with_encoding_and_new_
     assert skipped.exit_code == 0 and "books.txt:13" in flat(skipped) and "12 docs" in flat(skipped)
     unknown = invoke("build-lexicon", tiny_pipeline_dir, corpus, tmp_path / "out3", "--encoding", "nope")
     assert unknown.exit_code == 1 and "E241" in flat(unknown)
+
+
+def test_a_rerun_without_resume_says_it_removes_the_kept_checkpoint(tiny_pipeline_dir, tmp_path):
+    """A rerun with --overwrite and without --resume (as project.yml's step runs) discarded the
+    checkpoint in silence; without --overwrite it is E250."""
+    corpus = tmp_path / "books.txt"
+    corpus.write_bytes(("\n".join(CORPUS * 2) + "\n").encode("utf8") + "the caf\u00e9 bank\n".encode("latin-1"))
+    out, checkpoints = tmp_path / "out", tmp_path / "out.checkpoint"
+    common = ("build-lexicon", tiny_pipeline_dir, corpus, out, "--no-progress", "--checkpoint-every", "2")
+    failed = invoke(*common)
+    assert failed.exit_code == 1 and "E240" in flat(failed) and (checkpoints / "LATEST").exists()
+    assert "[CTX-E250]" in flat(invoke(*common, "--encoding", "latin-1"))
+    with pytest.warns(UserWarning, match=r"\[CTX-W083\] The checkpoint an interrupted build left in .*\(1 shard\)"):
+        again = invoke(*common, "--encoding", "latin-1", "--overwrite")
+    assert again.exit_code == 0 and "Resumed" not in flat(again), again.output
+    with warnings.catch_warnings(record=True) as caught:  # a finished build removes its own checkpoint quietly
+        warnings.simplefilter("always")
+        assert invoke(*common, "--encoding", "latin-1", "--overwrite").exit_code == 0
+    assert not [w for w in caught if "CTX-W083" in str(w.message)]
 
 
 def test_output_dot_is_a_coded_error_not_a_traceback(tiny_pipeline_dir, corpus, tmp_path, monkeypatch):

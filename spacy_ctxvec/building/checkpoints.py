@@ -22,6 +22,7 @@ from thinc.api import Config
 
 from ..errors import CtxvecError, Errors, Warnings
 from ..lexicon.statistics import DEFAULT_RAW_SCALE_BITS, Lexicon
+from ..ops.text import count_of
 from ..outputs import (
     BUILD_LEXICON,
     OUTPUT_MARKER,
@@ -37,6 +38,7 @@ STATE_FILE = "state.json"
 CHECKPOINT_MARKER = ".spacy-ctxvec-checkpoint"
 _SHARD_NAME = re.compile(r"shard-\d{12}")
 # Everything write_checkpoint may leave in a checkpoint directory.
+_SHARD = re.compile(r"shard-\d{12}")
 _OWN_ENTRY = re.compile(r"shard-\d{12}|\.tmp-shard-\d{12}-\d+|\.LATEST\.tmp-\d+|LATEST")
 _STATE_KEYS = {"docs_done": int, "n_tokens": int, "docs_sha256": str, "fingerprint": dict}
 # The build-lexicon option of each setting in a fingerprint, to name it in E221.
@@ -137,7 +139,10 @@ def open_checkpoint_dir(path: Path, *, resume: bool) -> None:
         write_marker(path, CHECKPOINT_MARKER, created=True, created_parents=len(missing_parents))
     elif read_marker(path, CHECKPOINT_MARKER) is None:
         write_marker(path, CHECKPOINT_MARKER, created=False)
-    elif not resume:
+    elif not resume:  # an earlier, interrupted build's checkpoint: W083, not lost in silence
+        shards = sum(1 for entry in path.iterdir() if entry.is_dir() and _SHARD.fullmatch(entry.name))
+        if shards:
+            warnings.warn(Warnings.W083.format(path=path, shards=count_of(shards, "shard")), stacklevel=2)
         _remove_own_entries(path)
 
 
