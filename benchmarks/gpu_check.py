@@ -106,6 +106,14 @@ def agreement(reference: List[np.ndarray], other: List[np.ndarray]) -> Dict[str,
     }
 
 
+def gpu_visible() -> bool:
+    """Whether spaCy (CuPy) and torch can both use a GPU here."""
+    import torch
+    from thinc.util import has_cupy_gpu
+
+    return bool(has_cupy_gpu) and torch.cuda.is_available()
+
+
 def load_on_device(pipeline_dir: Path, precision: str, batch_size: int, max_batch_wordpieces: int, dry_run: bool):
     """The assembled pipeline loaded for the GPU (dry run: CPU) with mixed precision."""
     import spacy
@@ -249,6 +257,8 @@ def _main(argv: Optional[Sequence[str]], work: Path) -> int:
     args = parse_args(argv)
     import spacy
 
+    if not args.dry_run and not gpu_visible():  # before minutes of CPU reference, not a traceback after
+        raise SystemExit("No GPU visible (spaCy needs CuPy and CUDA): run on a GPU machine, or --dry-run on CPU.")
     texts = sample_sentences(args.sentences)
     n_tokens = sum(methods.token_counts(texts))
     pipeline_dir = methods.assemble_default(work)

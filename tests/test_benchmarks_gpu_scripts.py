@@ -7,6 +7,9 @@ import pstats
 import subprocess
 import sys
 
+import pytest
+import torch
+
 from .conftest import REPO_ROOT
 
 SENTENCES = [
@@ -22,6 +25,17 @@ SENTENCES = [
 def run_script(args, corpus_dir):
     env = {**os.environ, "CTXVEC_GUTENBERG_DIR": str(corpus_dir), "HF_HUB_OFFLINE": "1"}
     return subprocess.run([sys.executable, *args], cwd=REPO_ROOT, env=env, capture_output=True, text=True, timeout=600)
+
+
+@pytest.mark.skipif(torch.cuda.is_available(), reason="a GPU is visible: the check would run")
+def test_gpu_check_without_a_gpu_stops_at_once_with_one_line(tmp_path):
+    """It timed the CPU reference (minutes at 5,000 sentences), then failed with a traceback."""
+    output = tmp_path / "GPU.md"
+    check = run_script(["benchmarks/gpu_check.py", "--output", str(output)], tmp_path / "no-corpus-needed")
+    assert check.returncode == 1 and "Traceback" not in check.stderr and not output.exists()
+    assert (
+        check.stderr.strip() == "No GPU visible (spaCy needs CuPy and CUDA): run on a GPU machine, or --dry-run on CPU."
+    )
 
 
 def test_gpu_check_and_gpu_profile_dry_runs_write_their_outputs(tmp_path, minilm_dir):

@@ -15,6 +15,7 @@ from spacy_ctxvec.components.transformer import (
     DeferredModelName,
     configure_model_name,
     resolve_model_name,
+    transformer_in_config,
 )
 from spacy_ctxvec.errors import CtxvecError
 
@@ -265,3 +266,15 @@ def test_rows_of_a_batch_are_each_docs_rows_in_order_on_every_array_module_path(
     np.testing.assert_array_equal(
         gather_stacked(flats, indices, np), batch_trf_data_rows(trf_datas, configure_last_layer())[0]
     )
+
+
+def test_a_config_without_a_pipeline_list_has_no_transformer_not_a_key_error():
+    """`compare -p nopipe.cfg` said "could not be loaded: 'pipeline'" (a KeyError's text);
+    spacy assemble reads such a config as a pipeline without components."""
+    assert transformer_in_config({"nlp": {"lang": "en"}}, "ctxvec_context") is None
+    assert transformer_in_config({}, "ctxvec_context") is None
+    config = {
+        "nlp": {"pipeline": ["transformer", "ctxvec_context"]},
+        "components": {"transformer": {"factory": "transformer"}},
+    }
+    assert transformer_in_config(config, "ctxvec_context") == "transformer"

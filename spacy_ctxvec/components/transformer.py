@@ -267,12 +267,13 @@ def _passes_gradients(pipe: Any) -> bool:
 
 def transformer_in_config(config: Dict[str, Any], before: str) -> Optional[str]:
     """find_transformer on a (not yet loaded) config: the last component of a
-    TRANSFORMER_FACTORIES factory listed before ``before``, or None."""
-    components = config["components"]
+    TRANSFORMER_FACTORIES factory listed before ``before``, or None (also for a config without
+    ``[nlp] pipeline``, which spaCy reads as no components)."""
+    components = config.get("components", {})
     return last_transformer(
         (
             (name, components.get(name, {}).get("factory") in TRANSFORMER_FACTORIES)
-            for name in config["nlp"]["pipeline"]
+            for name in config.get("nlp", {}).get("pipeline", [])
         ),
         before,
     )
