@@ -34,6 +34,18 @@ def test_a_word_read_with_a_glued_emoji_as_one_unknown_piece_is_not_counted(tiny
     assert lexicon.n_skipped_zero == 1  # the glued "bank": not counted, and counted as such
 
 
+def test_a_zero_width_joiner_between_emoji_is_no_type(tiny_nlp):
+    """The joiner of a family emoji shares the emoji's unknown piece, so it has a vector; it was
+    counted as a type '\u200d' that export-static wrote as an invisible key."""
+    text = "the family \U0001f468\u200d\U0001f469\u200d\U0001f467 by the river"
+    doc = tiny_nlp(text)
+    assert any(token.text == "\u200d" and token._.has_context_vec for token in doc)  # what the lexicon must skip
+    lexicon = partial_lexicon(tiny_nlp, [text], sample_size=8)
+    assert "\u200d" not in lexicon and lexicon.counts[lexicon.index("\U0001f468")] == 1
+    assert lexicon.n_occurrences == sum(token._.has_context_vec for token in doc) - 2
+    assert "\u200d" not in lexicon.sample.keys and lexicon.sample.vectors.shape[0] == lexicon.n_occurrences
+
+
 def test_partial_lexicons_of_parts_merge_to_the_whole(tiny_nlp):
     texts = ["the bank of the river", "we took out a loan", "the bank", "play the apple pen"]
     whole = partial_lexicon(tiny_nlp, texts, batch_size=1)

@@ -49,7 +49,7 @@ from ..lexicon.statistics import CONTEXT_VECTORS_META, Lexicon, merge_all
 from ..ops.context_windows import window_context_means
 from ..ops.senses import CONTEXT_WINDOW
 from ..ops.text import has_word_character
-from .corpus import CorpusItem, corpus_suffix
+from .corpus import CorpusItem, corpus_suffix, has_visible
 
 KEY_ATTRS = {"lower": LOWER, "text": ORTH, "lemma": LEMMA}
 MAX_BUFFERED_OCCURRENCES = 50_000
@@ -116,12 +116,25 @@ def not_counted(nlp: Language, stop_before: Optional[str] = None) -> List[str]:
     return sorted({*polysemy, *after})
 
 
+def counted_mask(doc: Doc) -> np.ndarray:
+    """The tokens a lexicon counts: those with a contextual vector that hold a character that
+    shows. A zero-width joiner between emoji shares the emoji's [UNK] piece, and so its vector,
+    but counted it would be a type no one can see or look up."""
+    mask = np.array(doc._.get(CONTEXT_MASK), dtype=bool)
+    for i in np.flatnonzero(mask).tolist():
+        text = doc[i].text
+        if not text.isascii() and not has_visible(text):
+            mask[i] = False
+    return mask
+
+
 def doc_occurrences(doc: Doc, key_attr: int, pipe_names: Sequence[str] = ()) -> Tuple[np.ndarray, np.ndarray]:
-    """(key ids, vectors) of the tokens of ``doc`` that have a contextual vector."""
-    vectors, mask = doc._.get(CONTEXT_ARRAY), doc._.get(CONTEXT_MASK)
-    if vectors is None or mask is None:
+    """(key ids, vectors) of the tokens of ``doc`` that a lexicon counts (``counted_mask``)."""
+    vectors = doc._.get(CONTEXT_ARRAY)
+    if vectors is None or doc._.get(CONTEXT_MASK) is None:
         raise CtxvecError(Errors.E218.format(pipe_names=list(pipe_names), name=POLYSEMY_FACTORY))
     check_same_tokens(doc, "build-lexicon")
+    mask = counted_mask(doc)
     ids = doc.to_array(key_attr)[mask] if len(doc) else np.zeros(0, dtype=np.uint64)
     if key_attr == LEMMA and (ids == 0).any():
         token = doc[int(np.flatnonzero(mask)[int(np.flatnonzero(ids == 0)[0])])].text
@@ -326,12 +339,13 @@ def partial_lexicon(
             buffered_vectors.append(vectors)
             n_buffered += len(ids)
             if sample_buffer is not None:
-                mask = np.asarray(doc._.get(CONTEXT_MASK), dtype=bool)
+                mask = counted_mask(doc)
                 sample_buffer.add(doc, doc.text if text is None else text, np.flatnonzero(mask))
                 if sample_contexts:
                     with np.errstate(over="ignore"):  # beyond float16: E260 when the sample is made
+                        read = np.asarray(doc._.get(CONTEXT_MASK), dtype=bool)  # as ctxvec_polysemy reads them
                         contexts = window_context_means(
-                            doc._.get(CONTEXT_ARRAY), mask, CONTEXT_WINDOW, context_segments(doc)
+                            doc._.get(CONTEXT_ARRAY), read, CONTEXT_WINDOW, context_segments(doc)
                         )[mask]
                     buffered_contexts.append(contexts.astype(SAMPLE_VECTOR_DTYPE))
         if on_doc is not None:
