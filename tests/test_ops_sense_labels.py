@@ -7,7 +7,6 @@ from hypothesis import strategies as st
 from sklearn.feature_extraction.text import CountVectorizer
 
 from spacy_ctxvec.ops.sense_labels import (
-    _TOKEN_PATTERN,
     LabelLanguage,
     _without_target,
     class_tfidf,
@@ -15,6 +14,7 @@ from spacy_ctxvec.ops.sense_labels import (
     labels_by_sense,
     sense_labels,
     snippet_words,
+    token_pattern,
     vector_affinity,
 )
 
@@ -102,6 +102,7 @@ def test_negation_stems_never_label_but_possessives_do():
 
 
 PIECES = list("abcXYZ éÉß_9[] .,'’t-") + ["the", "and", "river", "Über", "naïve", "İ", "ǅ", "\u0301", "\n", "n't"]
+PIECES += ["क", "ि", "ता", "\u05b8", "ש"]  # Devanagari letters and vowel signs, a Hebrew point and letter
 WORDISH = st.lists(st.sampled_from(PIECES), max_size=30).map("".join)
 
 
@@ -109,8 +110,15 @@ WORDISH = st.lists(st.sampled_from(PIECES), max_size=30).map("".join)
 @given(st.lists(WORDISH, min_size=1, max_size=6))
 def test_snippet_words_are_the_words_count_vectorizer_counts(documents):
     """The labels' word sets are scikit-learn's CountVectorizer analysis of each snippet."""
-    analyse = CountVectorizer(stop_words="english", token_pattern=_TOKEN_PATTERN, lowercase=True).build_analyzer()
+    analyse = CountVectorizer(stop_words="english", token_pattern=token_pattern(), lowercase=True).build_analyzer()
     assert snippet_words(documents) == [set(analyse(document)) for document in documents]
+
+
+def test_a_word_with_combining_marks_is_one_label_word():
+    """Python's \\w has no Devanagari vowel sign, Hebrew point or combining accent: "किताब"
+    fell into pieces under 3 letters (no label word at all), "cafe\u0301" into "caf"."""
+    words = snippet_words(["मैंने किताब पढ़ी और बाज़ार गया", "שָׁלוֹם עוֹלָם", "un cafe\u0301 noir"])
+    assert words == [{"किताब", "बाज़ार"}, {"שָׁלוֹם", "עוֹלָם"}, {"cafe\u0301", "noir"}]
 
 
 def test_a_word_as_common_around_both_senses_labels_neither():

@@ -24,6 +24,7 @@ first): "bank: credit, investors, account" where no money word recurred.
 import re
 import unicodedata
 from dataclasses import dataclass
+from functools import lru_cache
 from typing import Callable, Collection, Iterable, List, Optional, Sequence, Set
 
 import numpy as np
@@ -43,9 +44,38 @@ _ADDRESSES = re.compile(
     r"|@\w+"
     r"|(?<![\w.-])[a-z0-9-]+(?:\.[a-z0-9-]+)*\.(?:com|org|net|edu|gov|io|ly|co|uk)\b\S*"
 )
-# Words of 3 or more letters, but not the first half of a negation ("didn't" gives no "didn").
-_TOKEN_PATTERN = r"(?u)\b[^\W\d_]{3,}\b(?!['’]t\b)"
-_WORD = re.compile(_TOKEN_PATTERN)
+# A letter, and its combining marks: Python's \w has no Devanagari vowel sign or Hebrew point,
+# so without them "किताब" split into pieces of under 3 letters and labelled nothing.
+_LETTER = r"[^\W\d_][{marks}]*"
+
+
+@lru_cache(maxsize=1)
+def _combining_marks() -> str:
+    """Every combining mark (category M*) of the Basic Multilingual Plane, as ranges for a
+    character class (built once, on first use: about 10 ms)."""
+    codes = [code for code in range(0x300, 0x10000) if unicodedata.category(chr(code))[0] == "M"]
+    ranges, start = [], codes[0]
+    for previous, code in zip(codes, codes[1:] + [-1]):
+        if code != previous + 1:
+            ranges.append(f"\\u{start:04x}-\\u{previous:04x}" if previous > start else f"\\u{start:04x}")
+            start = code
+    return "".join(ranges)
+
+
+@lru_cache(maxsize=1)
+def token_pattern() -> str:
+    """Words of 3 or more letters (each with its combining marks), not joined to another
+    letter, mark or digit, and not the first half of a negation ("didn't" gives no "didn")."""
+    marks = _combining_marks()
+    edge = f"[\\w{marks}]"
+    return f"(?<!{edge})(?:{_LETTER.format(marks=marks)}){{3,}}(?!{edge})(?!['’]t\\b)"
+
+
+@lru_cache(maxsize=1)
+def _word() -> "re.Pattern[str]":
+    return re.compile(token_pattern())
+
+
 # words -> (k, len(words)) scores of each word for each sense, higher: nearer that sense
 Affinity = Callable[[Sequence[str]], np.ndarray]
 
@@ -180,7 +210,7 @@ def vector_affinity(word_vectors: np.ndarray, sense_vectors: np.ndarray) -> np.n
 def snippet_words(documents: Sequence[str], language: LabelLanguage = ENGLISH) -> List[Set[str]]:
     """The distinct label candidates of each document, lowercased, without ``language``'s stop
     words (lowercased; scikit-learn's English list where it has none): the words of 3 or more
-    letters scikit-learn's ``CountVectorizer(token_pattern=_TOKEN_PATTERN, lowercase=True)``
+    letters scikit-learn's ``CountVectorizer(token_pattern=token_pattern(), lowercase=True)``
     would count (without building a vectorizer per word: its checks cost more than the
     counting here), or with ``language.split_words`` the words it gives that are letters
     only, of 3 or more letters or of a script written without spaces ("钱" is a word)."""
@@ -192,7 +222,7 @@ def snippet_words(documents: Sequence[str], language: LabelLanguage = ENGLISH) -
     left_out = {word.lower() for word in stop_words}
     split = language.split_words
     if split is None:
-        return [set(_WORD.findall(document.lower())) - left_out for document in documents]
+        return [set(_word().findall(document.lower())) - left_out for document in documents]
     return [{w.lower() for w in split(document) if _is_label_word(w)} - left_out for document in documents]
 
 
