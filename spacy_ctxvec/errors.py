@@ -351,7 +351,7 @@ class Warnings(metaclass=_ErrorsWithCodes):
     )
     W072 = (
         "{n} of the {n_types} word types counted are runs of a script written without spaces, e.g. {examples}: "
-        "each is a clause, not a word, so few reach min_count and they get no senses.{hint}"
+        "each is a clause, not a word, so {effect}.{hint}"
     )
     W073 = (
         "'{name}' is in more than one pipeline ({pipelines}: copied with add_pipe(source=...), the same object "

@@ -54,6 +54,30 @@ def test_spacy_tokens_are_the_strings_ctxvec_static_looks_up(tmp_path):
     assert wrong.exit_code == 1 and "[CTX-E235]" in wrong.output and not (tmp_path / "x.txt").exists()
 
 
+def test_spacy_tokens_of_another_language_and_unsplit_chinese(tmp_path):
+    """--tokens spacy used English tokens for any text: a French pipeline's "l'" and "eau" were
+    not keys ("l'eau" was). Chinese under the default tokens was clauses, with no warning."""
+    import spacy
+
+    french = tmp_path / "fr.txt"
+    french.write_text("J'aime l'eau de la rivière.\n" * 5, encoding="utf8")
+    args = ("--tokens", "spacy", "--min-count", 1, "--workers", 1, "--size", 4)
+    assert train(french, tmp_path / "fr_vec.txt", *args, "--lang", "fr").exit_code == 0
+    keys = set(load_static_vectors(tmp_path / "fr_vec.txt").keys)
+    assert {token.lower_ for token in spacy.blank("fr")("J'aime l'eau de la rivière.")} <= keys
+    assert "l'" in keys and "eau" in keys and "l'eau" not in keys
+    unknown = train(french, tmp_path / "zz.txt", *args, "--lang", "zz")
+    assert unknown.exit_code == 1 and "[CTX-E143] --lang 'zz'" in " ".join(unknown.output.split())
+    chinese = tmp_path / "zh.txt"
+    chinese.write_text("我喜欢吃苹果。\n苹果手机很贵。\n妈妈买了很多苹果。\n", encoding="utf8")
+    clauses = train(chinese, tmp_path / "zh.txt.vec", "--min-count", 1, "--workers", 1, "--size", 4)
+    said = " ".join(clauses.output.split())
+    assert clauses.exit_code == 0 and "[CTX-W072] 3 of the 3 word types" in said and "--tokens spacy --lang zh" in said
+    words = train(chinese, tmp_path / "zh_words.vec", *args, "--lang", "zh")
+    assert words.exit_code == 0 and "W072" not in words.output
+    assert "苹" in load_static_vectors(tmp_path / "zh_words.vec").keys  # spaCy's default Chinese: characters
+
+
 @pytest.mark.parametrize("tokens", ["spacy", "simple"])
 def test_a_docbin_or_words_corpus_gives_the_words_of_the_same_text_file(tmp_path, tokens):
     """--tokens spacy on a DocBin read every token as "" (a bare Vocab has no LOWER): one vector."""

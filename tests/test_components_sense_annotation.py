@@ -32,10 +32,8 @@ def test_annotations_hold_sense_score_label_and_corpus_polysemy(inventory_and_da
     assert records["corpus_polysemy"][[0, 1, 4]] == pytest.approx([bank] * 3, abs=1e-5)
     assert records["has_corpus_polysemy"].tolist() == [True, True, True, False, True]  # unseen: none
     senses = inventory.senses_of("bank")
-    assert labels[:2] == [senses[records["sense"][0]].label, senses[records["sense"][1]].label] and labels[3:] == [
-        "",
-        "",
-    ]
+    assert labels[:2] == (senses[records["sense"][0]].label, senses[records["sense"][1]].label)
+    assert labels[3:] == ("", "")  # a tuple: stored read-only, as the Doc's arrays
     # the river-like vector gets the sense whose snippets speak of the river, the money-like one the other
     assert "river" in labels[0] and "money" not in labels[0] and "money" in labels[1] and "river" not in labels[1]
     np.testing.assert_array_equal(sense_vectors[4], 0.0)

@@ -418,3 +418,7 @@ class PipelineErrors:
         "below {dtype}'s smallest (first: {where}, largest value {largest:g}): they would become zero "
         'vectors, still found. Set dtype = "float32" in [components.{name}], or scale the vectors up.'
     )
+    E143 = (
+        "--lang '{lang}': spaCy cannot make that language's tokenizer ({error}). Give a spaCy language code "
+        "(en, de, fr, zh...) and install what it needs (ja: pip install sudachipy sudachidict_core)."
+    )

@@ -9,6 +9,7 @@ from wasabi import msg
 from ..output_files import VECTORS_FILE
 from ..outputs import check_output, write_file
 from ..static.train import train_static_vectors
+from ..workflows.lexicon_build import unsplit_script_warning
 from ._app import (
     BINARY,
     CORPUS_ENCODING,
@@ -19,15 +20,19 @@ from ._app import (
     exit_on_coded_error,
     file_output,
     given_path,
+    warn_on_stderr,
 )
 
 WHAT = "vectors file"
 TOKENS = typer.Option(
     "simple",
     "--tokens",
-    help="simple: lower-cased runs of letters and digits (Don't -> don, t); spacy: spaCy's English tokens, "
-    "lower-cased (do, n't, mr., punctuation), the strings ctxvec_static looks up",
+    help="simple: lower-cased runs of letters and digits (Don't -> don, t); spacy: spaCy's tokens of --lang, "
+    "lower-cased (English: do, n't, mr., punctuation), the strings ctxvec_static looks up",
 )
+UNSPLIT_EFFECT = "few reach --min-count, and ctxvec_static, which looks up words, finds none of them"
+UNSPLIT_HINT = " Split them with spaCy's tokenizer of their language: --tokens spacy --lang zh (or ja)."
+LANG = typer.Option("en", "--lang", help="The spaCy language whose tokenizer --tokens spacy uses (en, de, fr, zh...)")
 
 
 @app.command("train-static")
@@ -50,6 +55,7 @@ def train_static_cli(
     binary: bool = BINARY,
     seed: int = typer.Option(0, "--seed", help="Random seed"),
     tokens: str = TOKENS,
+    lang: str = LANG,
     encoding: str = CORPUS_ENCODING,
     on_error: str = CORPUS_ON_ERROR,
     overwrite: bool = OVERWRITE_FILE,
@@ -61,10 +67,12 @@ def train_static_cli(
         output,
         lambda tmp: train_static_vectors(
             corpus, tmp, sg=sg, size=size, window=window, min_count=min_count, epochs=epochs, workers=workers,
-            binary=binary, seed=seed, encoding=encoding, on_error=on_error, tokens=tokens,
+            binary=binary, seed=seed, encoding=encoding, on_error=on_error, tokens=tokens, lang=lang,
         ),
         what=WHAT,
         overwrite=overwrite,
     )  # fmt: skip
+    for warning in unsplit_script_warning(vectors.index_to_key, lang, UNSPLIT_EFFECT, UNSPLIT_HINT):
+        warn_on_stderr(warning)  # W072: clauses of Chinese, not words
     kind = "binary" if binary else "text"
     msg.good(f"Wrote {len(vectors)} x {vectors.vector_size} vectors ({kind} word2vec) to {output}")

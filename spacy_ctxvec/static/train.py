@@ -3,8 +3,8 @@
 Two tokenisations (``tokens``): "simple" (the default) lower-cases each document and
 splits it into runs of letters and digits (regex ``[^\\W_]+``), so punctuation and
 underscores drop out and "Don't" gives "don", "t"; "spacy" keeps the lower-cased tokens
-of spaCy's English tokenizer ("mr.", "do", "n't", ","; a DocBin's own tokens), the
-strings ctxvec_static looks up as ``lower``. A document longer than gensim's limit of
+of spaCy's tokenizer for ``lang`` (English by default: "mr.", "do", "n't", ","; a DocBin's own
+tokens), the strings ctxvec_static looks up as ``lower``. A document longer than gensim's limit of
 10,000 words per sentence is trained on in pieces of at most that many words (gensim would
 silently cut it there and never train the words after). The output is word2vec text format
 (binary with ``binary=True``), loadable with load_static_vectors or spacy-ctxvec.vectors_file.v1.
@@ -49,7 +49,13 @@ class WordListCorpus:
     ``spacy_ctxvec.building.corpus.iter_corpus`` (the same formats as build-lexicon)."""
 
     def __init__(
-        self, path: PathLike, *, encoding: str = DEFAULT_ENCODING, on_error: str = "raise", tokens: str = "simple"
+        self,
+        path: PathLike,
+        *,
+        encoding: str = DEFAULT_ENCODING,
+        on_error: str = "raise",
+        tokens: str = "simple",
+        lang: str = "en",
     ) -> None:
         if tokens not in TOKENISATIONS:
             raise CtxvecError(Errors.E235.format(tokens=tokens, choices=", ".join(TOKENISATIONS)))
@@ -59,10 +65,14 @@ class WordListCorpus:
         # every pass (one per epoch) reads these files without listing the corpus again.
         self.files = corpus_files(self.path, encoding=encoding, on_error=on_error)
         self.encoding, self.on_error = encoding, on_error
-        # English lexical attributes (LOWER, IS_SPACE): a bare Vocab() reads every token of a
+        # The language's lexical attributes (LOWER, IS_SPACE): a bare Vocab() reads every token of a
         # DocBin or .jsonl "words" corpus as ""
-        self.vocab = spacy.blank("en").vocab
-        self.tokenizer = spacy.blank("en", vocab=self.vocab).tokenizer if tokens == "spacy" else None
+        try:
+            blank = spacy.blank(lang)
+        except (ImportError, ValueError, KeyError) as err:  # unknown code, or a tokenizer's missing package
+            raise CtxvecError(Errors.E143.format(lang=lang, error=str(err).strip().splitlines()[0])) from None
+        self.vocab = blank.vocab
+        self.tokenizer = blank.tokenizer if tokens == "spacy" else None
         self.report = CorpusReport()  # of the last pass: the bad lines skipped with on_error="skip"
         self.n_with_words = 0
 
@@ -127,11 +137,13 @@ def train_static_vectors(
     encoding: str = DEFAULT_ENCODING,
     on_error: str = "raise",
     tokens: str = "simple",
+    lang: str = "en",
 ) -> Any:
     """Train gensim Word2Vec on a line corpus (decoded with ``encoding``; bad lines raise,
     or are skipped and reported with ``on_error="skip"``; ``tokens``: the tokenisation,
-    module docstring), write word2vec format, return the KeyedVectors."""
-    sentences = WordListCorpus(corpus, encoding=encoding, on_error=on_error, tokens=tokens)
+    module docstring, with ``lang``'s spaCy tokenizer for "spacy"), write word2vec format,
+    return the KeyedVectors."""
+    sentences = WordListCorpus(corpus, encoding=encoding, on_error=on_error, tokens=tokens, lang=lang)
     sentences.check_not_empty()
     from gensim.models import Word2Vec  # after the input check: gensim (and scipy) take a while to import
 

@@ -454,15 +454,21 @@ def counts_kept(checkpoints: Path, when: str = "") -> str:
 UNSPLIT_SHARE = 0.05  # of the types: a few names in another script are no reason to warn
 
 
-def unsplit_script_warning(keys: Sequence[str], lang: str) -> List[str]:
+def unsplit_script_warning(
+    keys: Sequence[str],
+    lang: str,
+    effect: str = "few reach min_count and they get no senses",
+    hint: Optional[str] = None,
+) -> List[str]:
     """W072 where at least UNSPLIT_SHARE of the types are several characters of a script
-    this pipeline's language does not split into words (Chinese under an English pipeline)."""
+    this pipeline's language does not split into words (Chinese under an English pipeline);
+    ``hint``: how to split them (None: not_split_hint for ``lang``'s pipeline)."""
     unsplit = [key for key in keys if len(key) > 1 and in_unspaced_script(key) and unsplit_script(key, lang)]
     if not unsplit or len(unsplit) < UNSPLIT_SHARE * len(keys):
         return []
     examples = ", ".join(repr(key[:HINT_TOKEN_CHARS]) for key in unsplit[:N_UNREAD_SHOWN])
-    hint = not_split_hint(unsplit[0], lang)
-    return [Warnings.W072.format(n=len(unsplit), n_types=len(keys), examples=examples, hint=hint)]
+    hint = not_split_hint(unsplit[0], lang) if hint is None else hint
+    return [Warnings.W072.format(n=len(unsplit), n_types=len(keys), examples=examples, effect=effect, hint=hint)]
 
 
 def _forget_empty_checkpoints(checkpoints: Path) -> bool:
