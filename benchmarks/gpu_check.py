@@ -106,6 +106,9 @@ def agreement(reference: List[np.ndarray], other: List[np.ndarray]) -> Dict[str,
     }
 
 
+NO_GPU = "No GPU visible (spaCy needs CuPy and CUDA): run on a GPU machine, or --dry-run on CPU."
+
+
 def gpu_visible() -> bool:
     """Whether spaCy (CuPy) and torch can both use a GPU here."""
     import torch
@@ -258,7 +261,7 @@ def _main(argv: Optional[Sequence[str]], work: Path) -> int:
     import spacy
 
     if not args.dry_run and not gpu_visible():  # before minutes of CPU reference, not a traceback after
-        raise SystemExit("No GPU visible (spaCy needs CuPy and CUDA): run on a GPU machine, or --dry-run on CPU.")
+        raise SystemExit(NO_GPU)
     texts = sample_sentences(args.sentences)
     n_tokens = sum(methods.token_counts(texts))
     pipeline_dir = methods.assemble_default(work)

@@ -28,7 +28,7 @@ if str(REPO_ROOT) not in sys.path:
 
 from benchmarks import methods  # noqa: E402
 from benchmarks.data import sample_sentences  # noqa: E402
-from benchmarks.gpu_check import _synchronize, load_on_device, warm_up  # noqa: E402
+from benchmarks.gpu_check import NO_GPU, _synchronize, gpu_visible, load_on_device, warm_up  # noqa: E402
 
 
 @contextmanager
@@ -84,6 +84,8 @@ def _main(argv: Optional[Sequence[str]], work: Path) -> int:
     parser.add_argument("--max-batch-wordpieces", type=int, default=32768)
     parser.add_argument("--output-dir", type=Path, required=True)
     args = parser.parse_args(argv)
+    if not args.dry_run and not gpu_visible():  # before the folder and the pipeline, not a traceback after
+        raise SystemExit(NO_GPU)
     args.output_dir.mkdir(parents=True, exist_ok=True)
     texts = sample_sentences(args.sentences)
     pipeline_dir = methods.assemble_default(work)

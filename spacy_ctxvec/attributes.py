@@ -360,6 +360,8 @@ class StoredGetter:
         if isinstance(value, np.ndarray):  # read-only, as token rows: edit a .copy() and set it back (checked)
             value = value.view()
             value.flags.writeable = False
+        elif isinstance(value, list):  # labels as Doc.from_bytes or n_process reads them back: a tuple, as stored
+            value = tuple(value)
         return value
 
 

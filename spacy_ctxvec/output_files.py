@@ -36,8 +36,10 @@ def html_page(path: Path) -> bool:
 
 
 def json_file(path: Path) -> bool:
-    """A JSON object (evaluate --output)."""
-    return _head(path).lstrip().startswith(b"{")
+    """A JSON object as evaluate --output writes it: indented, so "{" ends its line. A JSON-lines
+    corpus ({"text": ...} per line) starts the same way but goes on: it is no report."""
+    head = _head(path).lstrip()
+    return head.startswith(b"{") and head[1:].lstrip(b" \t")[:1] in (b"\n", b"\r")
 
 
 def labels_file(path: Path) -> bool:

@@ -36,6 +36,9 @@ def test_gpu_check_without_a_gpu_stops_at_once_with_one_line(tmp_path):
     assert (
         check.stderr.strip() == "No GPU visible (spaCy needs CuPy and CUDA): run on a GPU machine, or --dry-run on CPU."
     )
+    profile = run_script(["benchmarks/gpu_profile.py", "--output-dir", str(tmp_path / "profile")], tmp_path / "none")
+    assert profile.returncode == 1 and profile.stderr.strip() == check.stderr.strip()
+    assert not (tmp_path / "profile").exists()  # gpu_profile made its folder, then raised a traceback
 
 
 def test_gpu_check_and_gpu_profile_dry_runs_write_their_outputs(tmp_path, minilm_dir):

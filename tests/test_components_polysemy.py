@@ -547,6 +547,10 @@ def test_doc_arrays_survive_to_bytes_and_docbin(sense_nlp):
         np.testing.assert_array_equal(original._.ctxvec_sense_vec, copy._.ctxvec_sense_vec)
         assert [t._.sense for t in original] == [t._.sense for t in copy]
         assert [t._.n_senses for t in original] == [t._.n_senses for t in copy]
+        # a tuple, as stored: Doc.from_bytes read the labels back as a list anyone could change
+        assert copy._.ctxvec_sense_label == original._.ctxvec_sense_label and isinstance(
+            copy._.ctxvec_sense_label, tuple
+        )
 
 
 @pytest.mark.slow

@@ -116,6 +116,17 @@ def test_options_dtype_and_lookups(w2v_path):
         spacy.blank("en").add_pipe("ctxvec_static", config={"lookups": []})
 
 
+def test_the_default_tables_embeddings_cannot_be_changed_in_place(trf_static_nlp):
+    """table.vectors was read-only, but the same memory was writable as subwords.embeddings:
+    every later 'bank' read the values written there."""
+    table = trf_static_nlp.get_pipe("ctxvec_static").table
+    before = trf_static_nlp("bank")._.ctxvec_static.copy()
+    for array in (table.vectors, table.subwords.embeddings):
+        with pytest.raises(ValueError, match="read-only"):
+            array[:] = 3.0
+    np.testing.assert_array_equal(trf_static_nlp("bank")._.ctxvec_static, before)
+
+
 def test_two_static_components_warn_at_initialize(w2v_path):
     """A second ctxvec_static (lookups ["exact"]) silently replaced the first's vectors: "Banks"
     read key 'none' and a zero vector. W081, as W065 says it of two ctxvec_context."""

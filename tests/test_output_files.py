@@ -20,7 +20,7 @@ SAMPLES = {
     VECTORS_FILE: b"2 3\napple 0.1 0.2 0.3\npear 0.1 0.2 0.3\n",
     FIGURE_FILE: b"\x89PNG\r\n\x1a\n\x00\x00\x00\rIHDR",
     HTML_PAGE: b"<!DOCTYPE html>\n<html lang='en'>",
-    JSON_FILE: b'  {"accuracy": 0.6}',
+    JSON_FILE: b'{\n  "accuracy": 0.6\n}\n',  # as evaluate --output writes it: indented
     LABELS_FILE: (LABELS_HEADER + "\nbank|0\tbank\t0\t0.5\triver\t1.2\n").encode("utf8"),
 }
 
@@ -34,6 +34,18 @@ def test_each_kind_knows_its_own_files_and_not_a_corpus(tmp_path, kind):
     check_kind(mine, "OUTPUT", kind)
     with pytest.raises(CtxvecError, match=r"\[CTX-E423\].*corpus\.txt' exists and is not .*'It was a dark"):
         check_kind(corpus, "OUTPUT", kind)
+
+
+def test_a_json_lines_corpus_is_not_a_report(tmp_path):
+    """evaluate --output corpus.jsonl --overwrite replaced a JSON-lines corpus with a report."""
+    corpus = tmp_path / "corpus.jsonl"
+    corpus.write_text('{"text": "The bank of the river."}\n{"text": "A loan."}\n', encoding="utf8")
+    with pytest.raises(CtxvecError, match=r"\[CTX-E423\].*corpus\.jsonl' exists and is not a JSON file"):
+        check_output(corpus, what="OUTPUT", overwrite=True, replaceable=JSON_FILE)
+    assert corpus.read_text(encoding="utf8").startswith('{"text"')
+    report = tmp_path / "report.json"
+    report.write_text('{\r\n  "accuracy": 0.6\r\n}\r\n', encoding="utf8")  # also with CR LF line ends
+    assert check_output(report, what="OUTPUT", overwrite=True, replaceable=JSON_FILE) == report
 
 
 def test_svg_figures_are_figures(tmp_path):

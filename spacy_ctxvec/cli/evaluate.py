@@ -407,7 +407,7 @@ def print_senses(report: Any) -> None:
             _score(s.f1),
             _score(s.mean_ari),
             _score(s.one_sense_fraction),
-            f"{s.mean_senses:.2f}",
+            "undefined" if s.mean_senses is None else f"{s.mean_senses:.2f}",
             str(s.n_lemmas),
             _score(s.polysemous_ari),
             _score(s.monosemous_one_sense),

@@ -54,14 +54,15 @@ class ClusteringScores:
     fraction of the ``n_monosemous`` lemmas with one gold sense that are given one
     sense. ``precision`` is None when no pair was put in one sense (nothing to be
     precise about), and the two split measures are None when no lemma is of their
-    kind; F1 = 2 tp / (2 tp + fp + fn)."""
+    kind; F1 = 2 tp / (2 tp + fp + fn). Over no lemma at all every measure is None (0.0 would
+    read as a result)."""
 
     precision: Optional[float]
-    recall: float
-    f1: float
-    mean_ari: float
-    one_sense_fraction: float
-    mean_senses: float
+    recall: Optional[float]
+    f1: Optional[float]
+    mean_ari: Optional[float]
+    one_sense_fraction: Optional[float]
+    mean_senses: Optional[float]
     n_lemmas: int
     polysemous_ari: Optional[float] = None
     n_polysemous: int = 0
@@ -78,7 +79,7 @@ def clustering_scores(gold: Sequence[Labels], predicted: Sequence[Labels]) -> Cl
     if len(gold) != len(predicted):
         raise ValueError(f"{len(gold)} gold lemmas but {len(predicted)} predicted lemmas")
     if not gold:
-        return ClusteringScores(None, 0.0, 0.0, 0.0, 0.0, 0.0, 0)
+        return ClusteringScores(None, None, None, None, None, None, 0)
     counts = np.array([pair_counts(g, p) for g, p in zip(gold, predicted)], dtype=np.int64).reshape(-1, 3)
     both, predicted_only, gold_only = (int(v) for v in counts.sum(axis=0))
     predicted_same, gold_same = both + predicted_only, both + gold_only

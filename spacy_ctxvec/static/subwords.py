@@ -10,6 +10,7 @@ import numpy as np
 from ..errors import CtxvecError, Errors
 from ..locks import forward_lock
 from ..ops.pooling import pool_mean
+from ..ops.read_only import read_only
 
 MAX_NGRAM_LENGTH = 64  # longest fastText character n-gram accepted (fastText's default maxn is 6)
 
@@ -29,7 +30,7 @@ class FastTextNgrams:
             raise CtxvecError(
                 Errors.E111.format(shape=vectors_ngrams.shape, bucket=bucket, dim=vectors_ngrams.shape[-1])
             )
-        self.vectors_ngrams = vectors_ngrams
+        self.vectors_ngrams = read_only(vectors_ngrams)
         self.min_n = int(min_n)
         self.max_n = int(max_n)
         self.bucket = int(bucket)
@@ -68,7 +69,7 @@ class WordpieceMean:
 
     def __init__(self, tokenizer: Any, embeddings: np.ndarray) -> None:
         self.tokenizer = tokenizer
-        self.embeddings = embeddings
+        self.embeddings = read_only(embeddings)
         self.marker, first_word_marked = word_start_marker(tokenizer)
         # Without a marker (WordPiece) the word is tokenized as it is.
         self._prefix = "" if not self.marker or first_word_marked else " "
