@@ -492,6 +492,23 @@ def test_what_the_component_hands_out_cannot_change_later_docs(sense_nlp):
     assert [t._.sense_label for t in after] == [t._.sense_label for t in before]
 
 
+def test_the_read_only_arrays_stay_read_only_in_a_pickled_or_copied_component(sense_nlp):
+    """numpy drops the read-only flag in a pickle: an n_process or Ray worker's copy, or
+    copy.deepcopy(nlp), handed out writable arrays again."""
+    import copy
+    import pickle
+
+    component = sense_nlp.get_pipe("ctxvec_polysemy")
+    for restored in (pickle.loads(pickle.dumps(component)), copy.deepcopy(component)):
+        inventory, lexicon = restored.senses, restored.lexicon
+        arrays = [inventory.vectors, inventory.space.mean, inventory.senses_of("bank")[0].vector, lexicon.counts]
+        arrays += [lexicon.sample.vectors]
+        for array in arrays:
+            with pytest.raises(ValueError, match="read-only"):
+                array[...] = 0
+        assert inventory.senses_of("bank")[0].label == component.senses.senses_of("bank")[0].label
+
+
 def test_a_tokens_context_stays_in_its_sentence_and_paragraph(sense_nlp):
     texts = ["the bank of the river . we took a loan from the bank", "the river bank\n\nmoney and a loan from the bank"]
     docs = [sense_nlp(text) for text in texts]

@@ -125,6 +125,13 @@ def test_the_default_tables_embeddings_cannot_be_changed_in_place(trf_static_nlp
         with pytest.raises(ValueError, match="read-only"):
             array[:] = 3.0
     np.testing.assert_array_equal(trf_static_nlp("bank")._.ctxvec_static, before)
+    import pickle
+
+    restored = pickle.loads(pickle.dumps(table))  # as an n_process worker gets it: still read-only
+    for array in (restored.vectors, restored.subwords.embeddings):
+        with pytest.raises(ValueError, match="read-only"):
+            array[:] = 3.0
+    np.testing.assert_array_equal(restored.lookup("bank")[0], table.lookup("bank")[0])
 
 
 def test_two_static_components_warn_at_initialize(w2v_path):

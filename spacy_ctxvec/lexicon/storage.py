@@ -13,6 +13,7 @@ import srsly
 
 from ..data_files import read_npy, save_npy
 from ..errors import CtxvecError
+from ..ops.read_only import ReadOnlyArrays
 from ..types import PathLike
 
 # (source, problem) -> the caller's coded error
@@ -20,7 +21,7 @@ ErrorFactory = Callable[[str, str], CtxvecError]
 BYTES_SOURCE = "<bytes>"
 
 
-class KeyedRows:
+class KeyedRows(ReadOnlyArrays):
     """Sorted string ``keys`` with their positions: ``len``, ``in`` and ``index``."""
 
     keys: List[str]
@@ -42,7 +43,7 @@ class KeyedRows:
 ArrayT = TypeVar("ArrayT", bound="ArrayWithHeader")
 
 
-class ArrayWithHeader:
+class ArrayWithHeader(ReadOnlyArrays):
     """One array and one JSON header: ``ARRAY_NAME``.npy + ``HEADER_FILE`` on disk,
     msgpack (the header under "header") in bytes. A subclass gives ``_array``,
     ``_header``, ``_from_parts`` and its coded ``read_error``; it reads its own bytes."""

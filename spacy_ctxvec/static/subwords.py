@@ -10,12 +10,12 @@ import numpy as np
 from ..errors import CtxvecError, Errors
 from ..locks import forward_lock
 from ..ops.pooling import pool_mean
-from ..ops.read_only import read_only
+from ..ops.read_only import ReadOnlyArrays, read_only
 
 MAX_NGRAM_LENGTH = 64  # longest fastText character n-gram accepted (fastText's default maxn is 6)
 
 
-class FastTextNgrams:
+class FastTextNgrams(ReadOnlyArrays):
     """fastText OOV vectors: the mean of the word's hashed character n-gram rows,
     hashed exactly like gensim's FastTextKeyedVectors (so OOV vectors agree)."""
 
@@ -55,7 +55,7 @@ class FastTextNgrams:
         return {"ngrams": self.vectors_ngrams}
 
 
-class WordpieceMean:
+class WordpieceMean(ReadOnlyArrays):
     """A transformer's static word vectors: the mean of the INPUT embedding rows of the
     word's wordpieces (no special tokens, no position/type embeddings). [UNK] pieces
     are left out of the mean; a word made only of [UNK] pieces is not found.

@@ -20,7 +20,7 @@ import srsly
 from ..attributes import STATIC_KEY_NAMES
 from ..data_files import read_npy, save_npy
 from ..errors import CtxvecError, Errors, Warnings
-from ..ops.read_only import read_only
+from ..ops.read_only import ReadOnlyArrays, read_only
 from ..paths import composed
 from ..types import PathLike
 from .subwords import FastTextNgrams, Subwords, WordpieceMean
@@ -48,7 +48,7 @@ def check_lookups(lookups: Iterable[str]) -> Tuple[str, ...]:
     return lookups
 
 
-class StaticVectorTable:
+class StaticVectorTable(ReadOnlyArrays):
     """String keys -> rows of a float32 (n_rows, dim) matrix, with optional subwords.
 
     keys[i] names row rows[i] (rows defaults to 0..n-1). If a key occurs twice the
