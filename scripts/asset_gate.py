@@ -11,7 +11,9 @@ reruns them once the files are fetched or changed and skips them while nothing c
 ``run`` runs COMMAND when every FILE is usable; otherwise it prints one line, "skipped: run
 `spacy project assets` for ...", and exits 0 so the workflow goes on. A skipped command's
 ``--output`` (a JSON report an earlier run with the data wrote) is removed, saying so:
-it would stand beside a pipeline it was not measured on.
+it would stand beside a pipeline it was not measured on. Only the very report a run through
+this gate wrote is removed (the md5 it records in ``OUTPUT.md5`` after the command succeeds);
+any other file at that path, such as notes of your own, stays.
 
 A file is usable when it exists and, where it is the dest of an asset of project.yml (the
 same file, however the path is written: ./assets/x or an absolute path), has that asset's
@@ -93,21 +95,36 @@ def run(files: List[str], command: List[str]) -> int:
         return 0
     if command[0] == "python":  # as weasel does: the interpreter running the project
         command = [sys.executable, *command[1:]]
-    return subprocess.run(command).returncode
+    status = subprocess.run(command).returncode
+    output = output_of(command)
+    if status == 0 and output is not None and output.is_file():
+        written_record(output).write_text(get_checksum(output) + "\n", encoding="utf8")
+    return status
+
+
+def output_of(command: List[str]) -> Optional[Path]:
+    """The command's --output, if it has one."""
+    return Path(command[command.index("--output") + 1]) if "--output" in command[:-1] else None
+
+
+def written_record(output: Path) -> Path:
+    """Where the md5 of the report a run through this gate wrote at ``output`` is kept."""
+    return output.with_name(output.name + ".md5")
 
 
 def remove_stale_report(command: List[str]) -> None:
-    """Remove the JSON report at the command's --output, if there is one (a file that is
-    not a JSON object is not an evaluate report and is left alone)."""
-    if "--output" not in command[:-1]:
+    """Remove the report at the command's --output that a run through this gate wrote (its
+    recorded md5); any other file there is left alone."""
+    output = output_of(command)
+    if output is None or not output.is_file():
         return
-    output = Path(command[command.index("--output") + 1])
     try:
-        report = json.loads(output.read_text(encoding="utf8"))
-    except (OSError, ValueError):
+        recorded = written_record(output).read_text(encoding="utf8").strip()
+    except (OSError, UnicodeDecodeError):
         return
-    if isinstance(report, dict):
+    if recorded == get_checksum(output):
         output.unlink()
+        written_record(output).unlink()
         print(f"removed {output}: an earlier run's report, whose data is not there now")
 
 

@@ -376,13 +376,19 @@ def test_asset_gate_removes_the_report_of_an_earlier_run_when_it_skips(tmp_path,
     gate = load_script("asset_gate")
     monkeypatch.chdir(tmp_path)
     Path("metrics").mkdir()
-    Path("metrics/wic.json").write_text('{"accuracy": 0.6}', encoding="utf8")
-    command = ["spacy-ctxvec", "evaluate", "wic", "p", "data", "--output", "metrics/wic.json", "--overwrite"]
+    Path("data.txt").write_text("x", encoding="utf8")
+    write = "import pathlib; pathlib.Path('metrics/wic.json').write_text('{\\n  \"accuracy\": 0.6\\n}\\n')"
+    command = ["python", "-c", write, "--output", "metrics/wic.json"]  # stands for evaluate --output
+    assert gate.main(["run", "data.txt", "--", *command]) == 0 and Path("metrics/wic.json.md5").is_file()
+    Path("data.txt").unlink()
     assert gate.main(["run", "data.txt", "--", *command]) == 0
     assert not Path("metrics/wic.json").exists() and "removed metrics/wic.json" in capsys.readouterr().out
-    Path("metrics/notes.json").write_text("not json", encoding="utf8")  # not a report: left alone
-    assert gate.main(["run", "data.txt", "--", "spacy-ctxvec", "evaluate", "--output", "metrics/notes.json"]) == 0
-    assert Path("metrics/notes.json").read_text(encoding="utf8") == "not json"
+    assert not Path("metrics/wic.json.md5").exists()
+    # a JSON object of the user's own at that path (no run through the gate wrote it) is left alone
+    for name, text in (("mine.json", '{"my": "notes"}'), ("notes.json", "not json")):
+        Path("metrics", name).write_text(text, encoding="utf8")
+        assert gate.main(["run", "data.txt", "--", "spacy-ctxvec", "evaluate", "--output", f"metrics/{name}"]) == 0
+        assert Path("metrics", name).read_text(encoding="utf8") == text and "removed" not in capsys.readouterr().out
 
 
 def test_asset_gate_checks_the_declared_asset_however_its_path_is_written(tmp_path, monkeypatch, capsys):
