@@ -2,7 +2,7 @@
 "vectors" (2-D, finite numbers), "mask" (1-D booleans), "codes" (1-D whole numbers naming
 one of ``codes``), "labels" (a list of strings), "records" (a 1-D structured array, finite
 in its number fields: ctxvec_polysemy's and ctxvec_sense's); one row per token either way. What is
-stored is a read-only copy (labels: a tuple) (``stored_copy``): the caller's array stays the caller's."""
+stored is a read-only copy (``stored_copy``; labels as a tuple): the caller's array stays the caller's."""
 
 from typing import Any, Optional, Sequence
 

@@ -38,7 +38,6 @@ STATE_FILE = "state.json"
 CHECKPOINT_MARKER = ".spacy-ctxvec-checkpoint"
 _SHARD_NAME = re.compile(r"shard-\d{12}")
 # Everything write_checkpoint may leave in a checkpoint directory.
-_SHARD = re.compile(r"shard-\d{12}")
 _OWN_ENTRY = re.compile(r"shard-\d{12}|\.tmp-shard-\d{12}-\d+|\.LATEST\.tmp-\d+|LATEST")
 _STATE_KEYS = {"docs_done": int, "n_tokens": int, "docs_sha256": str, "fingerprint": dict}
 # The build-lexicon option of each setting in a fingerprint, to name it in E221.
@@ -140,7 +139,7 @@ def open_checkpoint_dir(path: Path, *, resume: bool) -> None:
     elif read_marker(path, CHECKPOINT_MARKER) is None:
         write_marker(path, CHECKPOINT_MARKER, created=False)
     elif not resume:  # an earlier, interrupted build's checkpoint: W083, not lost in silence
-        shards = sum(1 for entry in path.iterdir() if entry.is_dir() and _SHARD.fullmatch(entry.name))
+        shards = sum(1 for entry in path.iterdir() if entry.is_dir() and _SHARD_NAME.fullmatch(entry.name))
         if shards:
             warnings.warn(Warnings.W083.format(path=path, shards=count_of(shards, "shard")), stacklevel=2)
         _remove_own_entries(path)
