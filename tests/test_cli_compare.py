@@ -101,8 +101,10 @@ def test_a_token_the_model_reads_as_unk_is_marked_and_warned_about(tiny_pipeline
     assert row.count("(#2) as [UNK]") == 2
     warned = "[CTX-W040] The model's vocabulary has no wordpiece for '🍎' (text A), '🍎' (text B)"
     assert warned in " ".join(table.stderr.split()) and "W040" not in table.stdout  # warnings on stderr
-    as_json = runner.invoke(app, ["compare", "i want 🍎", "you want 🍎", "--json", *pipeline]).stdout
+    json_run = runner.invoke(app, ["compare", "i want 🍎", "you want 🍎", "--json", *pipeline])
+    as_json = json_run.stdout
     assert "\\u" not in as_json and "🍎" in as_json  # UTF-8, as rank and senses write JSON
+    assert "[CTX-W040]" in json_run.stderr  # --json said nothing of it: the warnings returned before
     rows = json.loads(as_json)
     assert rows["unknown_tokens"] == {"text_a": ["🍎"], "text_b": ["🍎"]}
     flags = {r["word"]: (r["unknown_a"], r["unknown_b"]) for r in rows["rows"]}

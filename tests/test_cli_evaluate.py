@@ -351,8 +351,9 @@ def test_senses(default_pipeline_dir, tmp_path):
         ["evaluate", "senses", str(default_pipeline_dir), str(data), "--json", "--per-lemma", "3", "-o", str(output)],
     )
     assert result.exit_code == 0, result.output
-    report = json.loads(result.output)
+    report = json.loads(result.stdout)
     assert json.loads(output.read_text(encoding="utf8")) == report
+    assert f"Wrote the report to {output}" in " ".join(result.stderr.split())  # it named no file it wrote
     assert set(report["methods"]) == {"induced"}  # no lexicon, no inventory
     assert report["n_sentences"] <= 3 * report["n_lemmas"]
     assert report["baselines"]["one_sense"]["recall"] == 1.0

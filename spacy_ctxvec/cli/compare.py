@@ -66,14 +66,16 @@ def compare_command(
     """Static cosine (same word, same vector: 1.000) next to contextual cosine
     (different contexts, different vectors) for a word in two texts."""
     result = compare_texts(text_a, text_b, word, pipeline, max_rows or None)  # an empty text: E413 before loading
-    if as_json:
+    if as_json:  # the warnings below go to stderr in both modes: the JSON on stdout stays clean
         print(json.dumps(result.to_dict(text_a, text_b), indent=2, ensure_ascii=False))
-        return
-    print(f"A: {echo(text_a)}\nB: {echo(text_b)}")
-    print(render_table(result.rows, result.unk))
-    if result.total_pairs > len(result.rows):
-        print(f"Showing {len(result.rows):,} of {result.total_pairs:,} pairs of occurrences; --max-rows 0 shows all.")
-    print("\n".join(result.legend))
+    else:
+        print(f"A: {echo(text_a)}\nB: {echo(text_b)}")
+        print(render_table(result.rows, result.unk))
+        if result.total_pairs > len(result.rows):
+            print(
+                f"Showing {len(result.rows):,} of {result.total_pairs:,} pairs of occurrences; --max-rows 0 shows all."
+            )
+        print("\n".join(result.legend))
     if not result.has_static:
         warn_on_stderr(Warnings.W002)
     unknown_warning = result.unknown_warning()

@@ -90,6 +90,7 @@ def _write_json(data: Dict[str, Any], output: Optional[Path], overwrite: bool) -
     if output is not None:
         text = json.dumps(data, indent=2, ensure_ascii=False) + "\n"
         write_text(output, text, what="--output file", overwrite=overwrite)
+        typer.echo(stderr_printer().good(f"Wrote the report to {output}"), err=True)  # stdout: the JSON only
 
 
 def _publish(
