@@ -98,7 +98,7 @@ def run(files: List[str], command: List[str]) -> int:
     status = subprocess.run(command).returncode
     output = output_of(command)
     if status == 0 and output is not None and output.is_file():
-        written_record(output).write_text(get_checksum(output) + "\n", encoding="utf8")
+        record_written(output)
     return status
 
 
@@ -108,23 +108,38 @@ def output_of(command: List[str]) -> Optional[Path]:
 
 
 def written_record(output: Path) -> Path:
-    """Where the md5 of the report a run through this gate wrote at ``output`` is kept."""
+    """Where the md5 of a file a project step wrote at ``output`` is kept (OUTPUT.md5)."""
     return output.with_name(output.name + ".md5")
+
+
+def record_written(output: Path) -> None:
+    """Record that the step wrote ``output`` as it is now."""
+    written_record(output).write_text(get_checksum(output) + "\n", encoding="utf8")
+
+
+def written_here(output: Path) -> bool:
+    """Whether ``output`` is still the very file a step recorded writing there (its md5), not
+    a file of the user's put at that path."""
+    try:
+        return output.is_file() and written_record(output).read_text(encoding="utf8").strip() == get_checksum(output)
+    except (OSError, UnicodeDecodeError):
+        return False
+
+
+def remove_written(output: Path) -> bool:
+    """Remove ``output`` and its record where ``written_here``; whether it did."""
+    if not written_here(output):
+        return False
+    output.unlink()
+    written_record(output).unlink()
+    return True
 
 
 def remove_stale_report(command: List[str]) -> None:
     """Remove the report at the command's --output that a run through this gate wrote (its
     recorded md5); any other file there is left alone."""
     output = output_of(command)
-    if output is None or not output.is_file():
-        return
-    try:
-        recorded = written_record(output).read_text(encoding="utf8").strip()
-    except (OSError, UnicodeDecodeError):
-        return
-    if recorded == get_checksum(output):
-        output.unlink()
-        written_record(output).unlink()
+    if output is not None and remove_written(output):
         print(f"removed {output}: an earlier run's report, whose data is not there now")
 
 

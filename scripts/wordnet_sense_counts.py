@@ -19,7 +19,6 @@ only when it holds the very table this script wrote there, as the md5 it recorde
 in ``OUTPUT.md5`` says; a user's own table at the output path stays and is used).
 """
 
-import hashlib
 import importlib.util
 import sys
 import zipfile
@@ -87,32 +86,11 @@ def unusable_reason(zip_path: Path) -> Optional[str]:
     return None
 
 
-def written_record(output: Path) -> Path:
-    """Where the md5 of the table this script wrote at ``output`` is kept."""
-    return output.with_name(output.name + ".md5")
-
-
-def md5_of(path: Path) -> str:
-    return hashlib.md5(path.read_bytes()).hexdigest()
-
-
-def written_here(output: Path) -> bool:
-    """Whether ``output`` is the table this script wrote there (its recorded md5), not a
-    user's table placed at that path (the workflow's default --vars.sense_counts)."""
-    try:
-        return output.is_file() and written_record(output).read_text(encoding="utf8").strip() == md5_of(output)
-    except (OSError, UnicodeDecodeError):
-        return False
-
-
 def skip(reason: str, output: Path, table: Optional[Path]) -> int:
     """Skip the step (exit 0): remove the table an earlier run wrote at ``output`` (it was
     derived from a package that is not usable now; any other file there is left alone),
     and say which table, if any, the polysemy plot uses."""
-    stale = written_here(output)
-    if stale:
-        output.unlink()
-        written_record(output).unlink()
+    stale = load_asset_gate().remove_written(output)
     if table is not None and table.is_file():
         print(f"Skipped: {reason}; the polysemy plot uses the table {table}.")
     else:
@@ -141,7 +119,7 @@ def main(zip_path: Path, output: Path, table: Optional[Path] = None) -> int:
     partial = output.with_name(output.name + ".partial")
     partial.write_text("\n".join(rows) + "\n", encoding="utf8")
     partial.replace(output)
-    written_record(output).write_text(md5_of(output) + "\n", encoding="utf8")
+    load_asset_gate().record_written(output)
     print(f"Wrote {output}: {len(rows) - 1} lemmas from {zip_path}")
     return 0
 

@@ -2,6 +2,7 @@
 it was added or renamed under (nlp.add_pipe("ctxvec_context", name="context"),
 nlp.rename_pipe): the commands and records that read its settings find it by factory."""
 
+import warnings
 from typing import Any, List, Mapping, Optional
 
 from spacy.language import Language
@@ -26,6 +27,15 @@ def others_beside(nlp: Language, name: str, factory: str) -> Optional[List[str]]
     made = names_by_factory(nlp, factory)
     enabled = [made_name for made_name in made if made_name not in nlp.disabled]
     return made if len(made) > 1 and enabled and name == enabled[-1] else None
+
+
+def warn_of_several(nlp: Language, name: str, factory: str, template: str) -> None:
+    """Warn ``template`` (W065, W074, W081: with pipe_names, n and names) where the pipeline has
+    several components ``factory`` made and ``name`` is the one to say so (``others_beside``)."""
+    several = others_beside(nlp, name, factory)
+    if several:
+        warning = template.format(pipe_names=nlp.pipe_names, n=len(several), names=", ".join(several))
+        warnings.warn(warning, stacklevel=3)  # at the initialize() call
 
 
 def context_name(nlp: Language) -> str:

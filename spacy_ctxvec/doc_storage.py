@@ -361,7 +361,7 @@ def gathered(doc: Doc, name: str, bounds_name: str, empty_row: Any) -> Tuple[Any
             for t in take:
                 result[t] = value[rows[t]]
         found[take] = take
-    return (tuple(result) if isinstance(result, list) else result), found  # labels: read-only as stored
+    return result, found
 
 
 def _empty_like(value: Any, n: int, empty_row: Any) -> Any:

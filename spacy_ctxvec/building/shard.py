@@ -130,6 +130,14 @@ def counted_mask(doc: Doc) -> np.ndarray:
 
 def doc_occurrences(doc: Doc, key_attr: int, pipe_names: Sequence[str] = ()) -> Tuple[np.ndarray, np.ndarray]:
     """(key ids, vectors) of the tokens of ``doc`` that a lexicon counts (``counted_mask``)."""
+    ids, vectors, _ = counted_occurrences(doc, key_attr, pipe_names)
+    return ids, vectors
+
+
+def counted_occurrences(
+    doc: Doc, key_attr: int, pipe_names: Sequence[str] = ()
+) -> Tuple[np.ndarray, np.ndarray, np.ndarray]:
+    """``doc_occurrences`` and the ``counted_mask`` they were taken with."""
     vectors = doc._.get(CONTEXT_ARRAY)
     if vectors is None or doc._.get(CONTEXT_MASK) is None:
         raise CtxvecError(Errors.E218.format(pipe_names=list(pipe_names), name=POLYSEMY_FACTORY))
@@ -139,7 +147,7 @@ def doc_occurrences(doc: Doc, key_attr: int, pipe_names: Sequence[str] = ()) -> 
     if key_attr == LEMMA and (ids == 0).any():
         token = doc[int(np.flatnonzero(mask)[int(np.flatnonzero(ids == 0)[0])])].text
         raise CtxvecError(Errors.E229.format(token=token, pipe_names=list(pipe_names)))
-    return ids, vectors[mask]
+    return ids, vectors[mask], mask
 
 
 def snippet(doc: Doc, i: int, window: int = SNIPPET_WINDOW) -> str:
@@ -328,7 +336,7 @@ def partial_lexicon(
     width, n_unread = None, 0
     for doc in nlp.pipe(recorded(items), batch_size=batch_size, disable=not_counted(nlp, stop_before)):
         text = texts.popleft()
-        ids, vectors = doc_occurrences(doc, key_attr, nlp.pipe_names)
+        ids, vectors, mask = counted_occurrences(doc, key_attr, nlp.pipe_names)
         n_unread += unread_words(doc)
         if len(ids):
             width = vectors.shape[1]
@@ -339,7 +347,6 @@ def partial_lexicon(
             buffered_vectors.append(vectors)
             n_buffered += len(ids)
             if sample_buffer is not None:
-                mask = counted_mask(doc)
                 sample_buffer.add(doc, doc.text if text is None else text, np.flatnonzero(mask))
                 if sample_contexts:
                     with np.errstate(over="ignore"):  # beyond float16: E260 when the sample is made

@@ -23,7 +23,7 @@ from ..attributes import (
     set_token_arrays,
     stored_array,
 )
-from ..component_names import others_beside
+from ..component_names import warn_of_several
 from ..errors import CtxvecError, Errors, Warnings, warn_at_user_line
 from ..ops.alignment import read_with_another_as
 from ..ops.layers import repeated_layer
@@ -361,10 +361,7 @@ class ContextVectors(DocAnnotator):
         if nlp is None:
             return
         self._nlp_ref = NlpRef(nlp)  # the pipeline it runs in, also when sourced from another
-        contexts = others_beside(nlp, self.name, CONTEXT_COMPONENT)
-        if contexts:
-            warning = Warnings.W065.format(pipe_names=nlp.pipe_names, n=len(contexts), names=", ".join(contexts))
-            warnings.warn(warning, stacklevel=2)
+        warn_of_several(nlp, self.name, CONTEXT_COMPONENT, Warnings.W065)
         transformer_name = find_transformer(nlp, self.name)
         self.transformer_name = transformer_name
         check_no_retokenizer_between(nlp, transformer_name, self.name)

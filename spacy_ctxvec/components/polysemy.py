@@ -64,7 +64,7 @@ from ..building.shard import (
     partial_lexicon,
     polysemy_components,
 )
-from ..component_names import context_name, others_beside
+from ..component_names import context_name, warn_of_several
 from ..errors import CtxvecError, Errors, Warnings
 from ..lexicon.induction_checks import has_context_rows, induced_otherwise, induction_warnings
 from ..lexicon.polysemy_probe import (
@@ -373,9 +373,7 @@ class Polysemy(DocAnnotator):
         self._nlp_ref = NlpRef(nlp) if nlp is not None else self._nlp_ref
         if nlp is not None:
             check_context_before(nlp, self.name)  # E218 here, not at the first Doc of a saved pipeline
-            if several := others_beside(nlp, self.name, POLYSEMY_FACTORY):
-                warning = Warnings.W074.format(pipe_names=nlp.pipe_names, n=len(several), names=", ".join(several))
-                warnings.warn(warning, stacklevel=2)
+            warn_of_several(nlp, self.name, POLYSEMY_FACTORY, Warnings.W074)
         if lexicon_path is not None:
             self.set_lexicon(Lexicon.from_disk(lexicon_directory(lexicon_path, POLYSEMY_FACTORY)), nlp=nlp)
             if self.induce and self.lexicon is not None and self.lexicon.sample is not None:

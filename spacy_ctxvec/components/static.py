@@ -1,7 +1,6 @@
 """The ctxvec_static component: one static vector per token from a StaticVectorTable
 (word2vec / GloVe / fastText file, or the transformer's input embeddings)."""
 
-import warnings
 from pathlib import Path
 from typing import Any, Callable, Dict, Iterable, List, Optional, Sequence, Tuple, Union
 
@@ -13,7 +12,7 @@ from spacy.tokens import Doc
 from thinc.api import Config
 
 from ..attributes import STATIC_ARRAY, STATIC_KEYS, install_extensions, set_token_arrays
-from ..component_names import others_beside
+from ..component_names import warn_of_several
 from ..errors import CtxvecError, Errors, Warnings
 from ..ops.fingerprint import current_fingerprint, embedding_fingerprint
 from ..static.sources import StaticSource, configure_transformer_embeddings, transformer_embeddings
@@ -127,9 +126,8 @@ class StaticVectors(DocAnnotator):
     ) -> None:
         """Build the table with ``source(nlp)``; without a source, use the input
         embeddings of the transformer before this component."""
-        if nlp is not None and (several := others_beside(nlp, self.name, STATIC_FACTORY)):
-            warning = Warnings.W081.format(pipe_names=nlp.pipe_names, n=len(several), names=", ".join(several))
-            warnings.warn(warning, stacklevel=2)
+        if nlp is not None:
+            warn_of_several(nlp, self.name, STATIC_FACTORY, Warnings.W081)
         if source is None:
             if nlp is None:
                 raise CtxvecError(
