@@ -229,6 +229,38 @@ def test_sense_vectors_whose_labels_cannot_be_written_leave_the_old_pair(tmp_pat
     assert sorted(p.name for p in tmp_path.iterdir()) == ["senses", "v.txt", "v.txt.labels.tsv"]
 
 
+def test_ctrl_c_between_the_labels_and_the_vectors_leaves_both_new(tmp_path, monkeypatch):
+    """The labels were renamed into place before the vectors: a Ctrl-C between the two
+    renames left the new labels beside the old vectors (or beside none)."""
+    import os
+    import signal
+
+    from spacy_ctxvec import outputs
+    from spacy_ctxvec.lexicon.sense_induction import induce_inventory
+
+    from .test_lexicon_sense_inventory import lexicon_with_sample, synthetic
+
+    keys, vectors, _, _ = synthetic()
+    induce_inventory(lexicon_with_sample(keys, vectors), min_count=5).to_disk(tmp_path / "senses")
+    (tmp_path / "v.txt").write_text("1 2\nold 0.5 0.5\n", encoding="utf8")
+    (tmp_path / "v.txt.labels.tsv").write_text(f"{LABELS_HEADER}\nold\told\t0\t1.0\triver\t\n", encoding="utf8")
+    replace = os.replace
+
+    def ctrl_c_before_the_vectors(source, target):
+        if str(target).endswith("v.txt"):
+            signal.raise_signal(signal.SIGINT)  # the user presses Ctrl-C just before this rename
+        replace(source, target)
+
+    monkeypatch.setattr(outputs.os, "replace", ctrl_c_before_the_vectors)
+    command = ["export-static", str(tmp_path / "senses"), str(tmp_path / "v.txt"), "--senses", "--overwrite"]
+    with pytest.warns(UserWarning, match="CTX-W052"):
+        result = runner.invoke(app, command)
+    assert result.exit_code == 0, result.output
+    assert "old" not in (tmp_path / "v.txt").read_text(encoding="utf8")
+    assert "old" not in (tmp_path / "v.txt.labels.tsv").read_text(encoding="utf8")
+    assert sorted(p.name for p in tmp_path.iterdir()) == ["senses", "v.txt", "v.txt.labels.tsv"]
+
+
 def test_export_senses_counts_only_the_words_it_wrote(tmp_path):
     """'New York' (a key word2vec text cannot hold) was left out with W057 but still counted:
     "sense vectors of 2 words" for the one word written."""

@@ -4,15 +4,18 @@ row per induced sense, keyed ``bank|0``, ``bank|1``, and their labels beside it 
 ``OUTPUT.labels.tsv``. Both follow spacy_ctxvec.outputs."""
 
 import dataclasses
+import warnings
+from contextlib import ExitStack
 from dataclasses import dataclass
 from pathlib import Path
-from typing import Optional
+from typing import List, Optional
 
 import numpy as np
 import typer
 from wasabi import msg
 
-from ..errors import CtxvecError, Errors
+from ..errors import CtxvecError, Errors, Warnings
+from ..interrupts import interrupts_held
 from ..lexicon.export import (
     export_sense_vectors,
     export_static_vectors,
@@ -114,11 +117,21 @@ def _export_senses(source: Path, output: Path, min_count: Optional[int], how: Se
 
 def _write_senses(inventory: SenseInventory, output: Path, labels: Path, how: SenseExport, overwrite: bool) -> int:
     """The sense vectors into OUTPUT's staged file, the labels into place, then OUTPUT: a labels
-    write that fails leaves OUTPUT as it was. Returns the rows written."""
+    write that fails leaves OUTPUT as it was. Ctrl-C is held from the labels' rename to OUTPUT's,
+    so the two files are never left from different runs (W052 where one came). Returns the rows
+    written."""
+    with ExitStack() as renames:
+        held: List[List[int]] = []  # the signals each hold received, filled as they come
 
-    def vectors_then_labels(tmp: Path) -> int:
-        n_rows = export_sense_vectors(inventory, tmp, unit=how.unit, binary=how.binary, counts=how.counts)
-        write_text(labels, sense_labels_tsv(inventory, how.counts), what=LABELS, overwrite=overwrite)
-        return n_rows
+        def vectors_then_labels(tmp: Path) -> int:
+            n_rows = export_sense_vectors(inventory, tmp, unit=how.unit, binary=how.binary, counts=how.counts)
+            text = sense_labels_tsv(inventory, how.counts)
+            held.append(renames.enter_context(interrupts_held()))
+            write_text(labels, text, what=LABELS, overwrite=overwrite)
+            return n_rows
 
-    return write_file(output, vectors_then_labels, what=WHAT, overwrite=overwrite)
+        n_written = write_file(output, vectors_then_labels, what=WHAT, overwrite=overwrite)
+    if any(held):
+        doing = f"{WHAT} '{output}' and {LABELS} '{labels}' were being put in place"
+        warnings.warn(Warnings.W052.format(doing=doing), stacklevel=2)
+    return n_written
