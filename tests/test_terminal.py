@@ -9,7 +9,7 @@ import sys
 
 import pytest
 
-from spacy_ctxvec.terminal import GuardedStdout, StdoutUnwritable, colour_on, stderr_printer
+from spacy_ctxvec.terminal import ClosedStdout, GuardedStdout, StdoutUnwritable, colour_on, stderr_printer
 
 
 class Terminal(io.StringIO):
@@ -76,3 +76,13 @@ def test_standard_output_full_or_closed_is_a_coded_line_not_a_traceback():
     closed = f"{shlex.quote(sys.executable)} -m spacy_ctxvec compare '' 'a pen' >&-"
     run = subprocess.run(["bash", "-c", closed], stderr=subprocess.PIPE, timeout=120)
     assert run.returncode == 1 and b"[CTX-E413]" in run.stderr and b"Traceback" not in run.stderr
+
+
+def test_results_written_to_a_closed_stdout_are_a_coded_error_not_a_silent_success():
+    """`rank ... >&-` printed its results nowhere and exited 0, as if they had been read."""
+    closed = f"{shlex.quote(sys.executable)} -m spacy_ctxvec --version >&-"
+    run = subprocess.run(["bash", "-c", closed], stderr=subprocess.PIPE, timeout=120)
+    assert run.returncode == 1 and b"[CTX-E422]" in run.stderr and b"closed" in run.stderr
+    assert b"Traceback" not in run.stderr and b"Exception ignored" not in run.stderr
+    with pytest.raises(OSError, match="closed"):
+        ClosedStdout().write("x")

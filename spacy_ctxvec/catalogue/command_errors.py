@@ -155,8 +155,9 @@ class CommandErrors:
         "{senses_min_count}."
     )
     E422 = (
-        "The output could not be written to standard output ({error}): the disk or device it is "
-        "redirected to is full or failing. Redirect it to a file on a disk with space, or leave it on the terminal."
+        "The output could not be written to standard output ({error}): it was closed (the command was "
+        "started with >&-), or the disk or device it is redirected to is full or failing. Redirect it to a file "
+        "on a disk with space (or to /dev/null to discard it), or leave it on the terminal."
     )
     E423 = (
         "{what} '{path}' exists and is not {kind} (it starts with {start!r}), so --overwrite does not replace "

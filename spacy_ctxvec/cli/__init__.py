@@ -15,7 +15,7 @@ from importlib.machinery import ModuleSpec
 from types import ModuleType
 from typing import Any, Optional, Sequence
 
-from ..terminal import GuardedStdout, StdoutUnwritable
+from ..terminal import ClosedStdout, GuardedStdout, StdoutUnwritable
 from . import (
     build_lexicon,  # noqa: F401,E402
     compare,  # noqa: F401,E402
@@ -67,8 +67,7 @@ def main() -> None:
         sys.meta_path.insert(0, FreezeAfterImport(TRANSFORMER_STACK))
     warnings.showwarning = show_coded_warning
     colour_only_on_a_terminal()
-    if sys.stdout is not None:
-        sys.stdout = GuardedStdout(sys.stdout)  # type: ignore[assignment]
+    sys.stdout = GuardedStdout(sys.stdout if sys.stdout is not None else ClosedStdout())  # type: ignore[assignment]
     try:
         app()
     except StdoutUnwritable as err:
