@@ -223,6 +223,7 @@ def test_one_sense_count_in_the_half_to_fit_on_skips_the_held_out_estimate_not_t
     printed = json.loads(as_json.stdout)  # held_out as before ({}), and why there is none
     assert as_json.exit_code == 0 and printed["held_out"] == {}, as_json.output
     assert printed["no_held_out"].startswith(f"all {n_half} words of the half to fit on (md5-even half) have 1 sense")
+    assert "No held-out estimate: all" in " ".join(as_json.stderr.split())  # W076 beside the JSON too
     assert load_probe(tmp_path / "out").meta["n_words"] == len(scored_words(lexicon_pipeline))
     with_half = invoke("fit-polysemy", lexicon_pipeline, counts, tmp_path / "half", "--half")
     message = " ".join(with_half.output.split())  # --half fits on that half only: nothing to fit is an error
@@ -252,6 +253,9 @@ def test_an_undefined_held_out_spearman_says_why_and_the_fit_succeeds(lexicon_pi
     as_json = invoke("fit-polysemy", lexicon_pipeline, counts, tmp_path / "out", "--overwrite", "--json", "--all-words")
     printed = json.loads(as_json.stdout)  # null, as before, and beside it why (the codes of evaluate polysemy)
     assert as_json.exit_code == 0 and printed["no_held_out"] is None
+    stderr = " ".join(as_json.stderr.split())  # --json printed neither the warning nor the saved pipeline's line
+    assert "[CTX-W042] The held-out Spearman of probe and self_similarity is undefined" in stderr
+    assert f"saved pipeline to {tmp_path / 'out'}" in stderr
     reason, code, value = {"all": ("constant_sense_counts", "CTX-E326", 1), "two": ("too_few_pairs", "CTX-E321", None)}[
         held_out_counts
     ]

@@ -14,6 +14,7 @@ import typer
 from wasabi import msg
 
 from ..errors import PREFIX, Warnings
+from ..terminal import stderr_printer
 from ._app import app, exit_on_coded_error, given_path, warn_on_stderr
 
 if TYPE_CHECKING:  # the workflow (scikit-learn) is imported when the command runs
@@ -54,28 +55,39 @@ def fit_polysemy_cli(
     from ..workflows.probe_fit import fit_polysemy_pipeline
 
     fit = fit_polysemy_pipeline(pipeline, sense_counts, output, min_count=min_count, half=half, overwrite=overwrite)
-    if as_json:
+    if as_json:  # the JSON alone on stdout: its warnings and the saved pipeline's line on stderr
         print(json.dumps(fit_to_dict(fit), indent=2, ensure_ascii=False))
+        warn_of_fit(fit)
+        typer.echo(stderr_printer().good(saved_line(fit, output)), err=True)
         return
     print_fit(fit, output)
 
 
 def print_fit(fit: "ProbeFit", output: Path) -> None:
-    if fit.no_held_out:
-        warn_on_stderr(Warnings.W076.format(why=fit.no_held_out))
     for name, report in fit.held_out.items():
         msg.info(
             f"held-out half, {name}: spearman {_defined(report.spearman)}{undefined_why(report)}, partial "
             f"(log frequency out) {_defined(report.partial_spearman)}, AUC monosemous vs polysemous "
             f"{_defined(report.auc)} ({report.n_covered} words)"
         )
+    warn_of_fit(fit)
+    if fit.senses:
+        msg.info(f"Senses induced again: {fit.senses}")
+    msg.good(saved_line(fit, output))
+
+
+def warn_of_fit(fit: "ProbeFit") -> None:
+    """W076 where there is no held-out estimate, W042 for held-out Spearmans undefined: on stderr."""
+    if fit.no_held_out:
+        warn_on_stderr(Warnings.W076.format(why=fit.no_held_out))
     undefined = [name for name, report in fit.held_out.items() if report.spearman is None]
     if undefined:
         warn_on_stderr(Warnings.W042.format(scores=" and ".join(undefined)))
-    if fit.senses:
-        msg.info(f"Senses induced again: {fit.senses}")
+
+
+def saved_line(fit: "ProbeFit", output: Path) -> str:
     meta = fit.probe.meta
-    msg.good(
+    return (
         f"Fitted the polysemy probe on {meta['n_words']} words ({meta['fitted_words']}; ridge alpha "
         f"{meta['alpha']:.3g}); saved pipeline to {output}"
     )
