@@ -48,6 +48,55 @@ def test_render_shows_the_split_words_tokens_with_their_label_and_score(sense_nl
     assert [s.start for s in set_sense_spans(doc, min_senses=2)] == [t.i for t in split]
 
 
+def test_each_token_shows_its_sense_and_score_on_one_line_and_the_labels_in_words_are_listed_below(sense_nlp):
+    """displaCy's label box is as wide as its token: "bank 1: river, water (0.83)" under
+    "I" or "at" wrapped into a tall stack that covered its neighbours and the next line."""
+    from html.parser import HTMLParser
+
+    doc = sense_nlp(TEXT + " The bank by the river.")
+    split = [t for t in doc if t._.sense is not None and t._.n_senses > 1]
+    spans = sense_spans(doc, min_senses=2)
+    page = render_senses(doc, page=True)
+
+    class Marks(HTMLParser):
+        """The text of each mark under a token (a nowrap label box), its tooltip, and the key's lines."""
+
+        def __init__(self):
+            super().__init__()
+            self.marks, self.tooltips, self.key, self.in_mark, self.in_key = [], [], [], False, False
+
+        def handle_starttag(self, tag, attrs):
+            attrs = dict(attrs)
+            self.in_mark = self.in_mark or "white-space: nowrap" in attrs.get("style", "")
+            if self.in_mark and "title" in attrs:
+                self.tooltips.append(attrs["title"])
+            if tag == "li":
+                self.in_key = True
+                self.key.append("")
+
+        def handle_endtag(self, tag):
+            self.in_key = self.in_key and tag != "li"
+
+        def handle_data(self, data):
+            if self.in_mark and data.strip():
+                self.marks.append(data.strip())
+                self.in_mark = False
+            if self.in_key:
+                self.key[-1] += data
+
+    parsed = Marks()
+    parsed.feed(page)
+    assert parsed.marks == [f"{t._.sense} · {t._.sense_score:.2f}" for t in split]
+    assert parsed.tooltips == [f"{label} ({score:.2f})" for _, _, label, score in spans]
+    labels = list(dict.fromkeys(label for _, _, label, _ in spans))
+    assert [" ".join(line.split()) for line in parsed.key] == [
+        f"{label} ({sum(s[2] == label for s in spans)} token{'s' if sum(s[2] == label for s in spans) > 1 else ''})"
+        for label in labels
+    ]
+    assert len(labels) < len(spans)  # "bank" in the same sense twice: one line
+    assert "position: absolute; font-size" not in page  # displaCy's own label box is not used
+
+
 def test_labels_are_shown_as_text_not_markup(sense_nlp):
     """A label edited by hand ("<script>...") went into the page as markup."""
     senses = sense_nlp.get_pipe("ctxvec_polysemy").senses

@@ -6,24 +6,46 @@ tell apart, and on a page of running text they are many of its tokens."""
 
 import html as html_text
 import warnings
+from collections import Counter
 from dataclasses import dataclass
 from pathlib import Path
 from typing import Any, List, Optional, Union
 
 from spacy import displacy
+from spacy.displacy.templates import TPL_SPAN, TPL_SPAN_SLICE
 from spacy.tokens import Doc, Span
 
 from ..attributes import SENSE_ARRAY
 from ..building.shard import polysemy_components
 from ..errors import CtxvecError, Errors, Warnings, warn_at_user_line
 from ..lexicon.sense_inventory import SENSES_FILE
-from ..ops.sense_display import SenseSpan, displacy_sense_data, sense_colours, sense_span_label
-from ..ops.text import NOT_IN_HTML, printable
+from ..ops.sense_display import (
+    SENSE_COLOURS,
+    SenseSpan,
+    displacy_sense_data,
+    sense_colours,
+    sense_span_label,
+    shown_label,
+)
+from ..ops.text import NOT_IN_HTML, count_of, printable
 from ..pipelines import load_pipeline
 
 SPAN_KEY = "ctxvec_senses"
 PAGE_TITLE = "Word senses (spacy-ctxvec)"  # the <title> of senses_html's page
 PAGE_HEADING = "senses (token._.sense: label, token._.sense_score)"
+# displaCy's "span" templates (its options["template"]) with the mark under a token in the flow of the
+# text, on one line: displaCy's label box is absolute, as wide as its token, so a label wider than a short
+# word wrapped into a stack over its neighbours and the next line; in the flow it widens its token instead
+SPAN_TEMPLATES = {
+    "span": TPL_SPAN.replace("display: inline-block;", "display: inline-block; vertical-align: top;"),
+    "slice": TPL_SPAN_SLICE,
+    "start": (
+        '<span style="background: {bg}; top: {top_offset}px; height: 4px; left: -1px; width: calc(100% + 2px); '
+        'position: absolute;"></span><span style="display: block; margin-top: 8px; background: {bg}; color: #000; '
+        "padding: 2px 3px; font-size: 0.75em; font-weight: bold; line-height: 1; border-radius: 3px; "
+        'white-space: nowrap">{label}{kb_link}</span>'
+    ),
+}
 
 
 def _html_text(text: str) -> str:
@@ -129,21 +151,56 @@ def _render_spans(doc: Doc, spans: List[SenseSpan], *, page: bool, title: Option
     # displaCy puts the title and span labels into the page as they are: escaped, they are shown
     # as text (a label written by hand may hold "<" or "&")
     escaped = None if title is None else _html_text(title)
-    spans = [(start, end, _html_text(label), score) for start, end, label, score in spans]
+    senses = [doc[start]._.sense for start, _, _, _ in spans]
+    # under each token only its sense and score, whole on one line, the full label on hover (a label
+    # box is as wide as its token, so "bank 1: river, water (0.83)" wrapped into a tall stack that
+    # covered its neighbours and the next line); the labels in words in the key below the text
+    marked = [
+        (start, end, _token_mark(sense, label, score), None) for (start, end, label, score), sense in zip(spans, senses)
+    ]
     direction = doc.vocab.writing_system.get("direction", "ltr")
     words = [printable(t.text, NOT_IN_HTML) for t in doc]  # displaCy escapes the words for HTML itself
     spaces = [bool(t.whitespace_) for t in doc]
-    data = displacy_sense_data(words, spaces, spans, title=escaped, lang=doc.lang_, direction=direction)
-    colours = sense_colours(spans, [doc[start]._.sense for start, _, _, _ in spans])
-    drawn = displacy.render(data, style="span", manual=True, page=page, jupyter=False, options={"colors": colours})
+    data = displacy_sense_data(words, spaces, marked, title=escaped, lang=doc.lang_, direction=direction)
+    options = {"colors": sense_colours(marked, senses), "template": SPAN_TEMPLATES}
+    drawn = displacy.render(data, style="span", manual=True, page=page, jupyter=False, options=options)
+    key = _sense_key(spans, senses)
     if not page:
-        return drawn
+        return drawn + key
+    head, tail = drawn.rsplit("</body>", 1)  # displaCy escapes the text: this is the page's own
+    drawn = head + key + "</body>" + tail
     # displaCy's page is titled "displaCy": a browser tab says what the page is instead
     tab_title = _html_text(tab) if tab else escaped or PAGE_TITLE
     # the page is written as UTF-8: a browser opening the file may guess another encoding without this
     drawn = drawn.replace("<title>displaCy</title>", f'<meta charset="utf-8">\n<title>{tab_title}</title>', 1)
     # displaCy sets the direction in CSS only; browsers and screen readers read <html dir>
     return drawn.replace(f'<html lang="{doc.lang_}">', f'<html lang="{doc.lang_}" dir="{direction}">', 1)
+
+
+def _token_mark(sense: int, label: str, score: Optional[float]) -> str:
+    """What displaCy writes under a token: its sense and score, with the full label as a tooltip."""
+    full = _html_text(shown_label(label, score))
+    return f'<span title="{full}">{sense}' + ("" if score is None else f" · {score:.2f}") + "</span>"
+
+
+def _sense_key(spans: List[SenseSpan], senses: List[int]) -> str:
+    """The labels in words of the senses drawn, one line each in the order they first appear,
+    in their colour, with how many tokens of the text have them."""
+    counts = Counter(label for _, _, label, _ in spans)
+    if not counts:
+        return ""
+    colour_of = {span[2]: SENSE_COLOURS[int(sense) % len(SENSE_COLOURS)] for span, sense in zip(spans, senses)}
+    lines = [
+        f'<li><span style="background: {colour_of[label]}; padding: 1px 4px; border-radius: 3px">'
+        f"{_html_text(label)}</span> ({count_of(n, 'token')})</li>"
+        for label, n in counts.items()
+    ]
+    return (
+        '<div class="ctxvec-sense-key" style="margin-top: 2em; line-height: 1.8">'
+        "<p>The senses drawn (word sense: label in words). Under each token: its sense and its sense_score "
+        "(0 to 1, how clearly it is that sense).</p>"
+        f'<ul style="list-style: none; padding: 0">{"".join(lines)}</ul></div>'
+    )
 
 
 @dataclass(frozen=True)
