@@ -178,6 +178,26 @@ def test_from_disk_names_missing_part(tmp_path):
         StaticVectorTable.from_disk(tmp_path / "table")
 
 
+def test_a_missing_key_rows_file_is_e119_not_keys_read_as_rows(tmp_path):
+    """Without key_rows.npy, key i was read as row i: a partial copy of a pipeline loaded
+    with every word's static vector from another word, in silence."""
+    import srsly
+
+    table = StaticVectorTable(["river", "bank"], np.eye(3, dtype=np.float32), rows=np.array([2, 0]))
+    table.to_disk(tmp_path / "table")
+    np.testing.assert_array_equal(StaticVectorTable.from_disk(tmp_path / "table").get("river"), [0, 0, 1])
+    (tmp_path / "table" / "key_rows.npy").unlink()
+    with pytest.raises(CtxvecError, match=r"E119.*'key_rows\.npy' is missing"):
+        StaticVectorTable.from_disk(tmp_path / "table")
+    message = srsly.msgpack_loads(table.to_bytes())
+    message["key_rows"] = None
+    with pytest.raises(CtxvecError, match=r"E119.*'key_rows' is missing"):
+        StaticVectorTable.from_bytes(srsly.msgpack_dumps(message))
+    plain_table().to_disk(tmp_path / "plain")  # keys that are rows: no file needed, none written
+    assert not (tmp_path / "plain" / "key_rows.npy").exists()
+    assert StaticVectorTable.from_disk(tmp_path / "plain").keys == plain_table().keys
+
+
 # Damaged saved tables: coded errors, never NaN or a raw traceback
 def saved_plain(tmp_path):
     path = tmp_path / "table"

@@ -251,6 +251,7 @@ class StaticVectorTable(ReadOnlyArrays):
     # Serialization: .npy + JSON on disk, msgpack of arrays in bytes; never pickle.
     def _cfg(self) -> Dict[str, Any]:
         cfg = {"kind": self.kind, "dim": self.dim, "n_rows": int(self.vectors.shape[0]), "n_keys": len(self.keys)}
+        cfg["key_rows"] = not self._identity_rows()  # a key_rows file is then needed: without it, keys are rows
         if self.subwords is not None:
             cfg.update(self.subwords.cfg())
         return cfg
@@ -312,8 +313,8 @@ class StaticVectorTable(ReadOnlyArrays):
         cfg, keys = read_json("cfg.json"), read_json("keys.json")
         kind = cfg.get("kind") if isinstance(cfg, dict) else None
         arrays = {"vectors": read_array("vectors.npy") if vectors is None else vectors}
-        if (path / "key_rows.npy").exists():
-            arrays["key_rows"] = read_array("key_rows.npy")
+        if (path / "key_rows.npy").exists() or (isinstance(cfg, dict) and cfg.get("key_rows") is True):
+            arrays["key_rows"] = read_array("key_rows.npy")  # E119 where cfg says it was written
         if kind == "fasttext":
             arrays["ngrams"] = read_array("ngrams.npy")
         if kind == "wordpieces" and tokenizer is None:
@@ -340,6 +341,8 @@ class StaticVectorTable(ReadOnlyArrays):
             raise damaged(f"the keys must be a list of {cfg['n_keys']} strings")
         vectors = _checked_array(arrays.get("vectors"), "vectors", (cfg["n_rows"], cfg["dim"]), np.float32, damaged)
         rows = arrays.get("key_rows")
+        if rows is None and cfg.get("key_rows") is True:  # keys taken as rows would look up wrong vectors
+            raise CtxvecError(Errors.E119.format(path=where, missing="key_rows"))
         if rows is not None:
             rows = _checked_array(rows, "key_rows", (len(keys),), np.int64, damaged)
             if len(rows) and (rows.min() < 0 or rows.max() >= len(vectors)):
