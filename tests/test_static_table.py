@@ -130,6 +130,23 @@ def test_wordpiece_multi_piece_word_is_mean_of_input_embeddings(tiny_bert, wordp
     np.testing.assert_allclose(vector, expected, rtol=1e-5, atol=1e-7)
 
 
+def test_a_pickled_wordpiece_table_holds_the_embeddings_once_and_shares_them_after(wordpiece_table, tmp_path):
+    """The table's vectors and its wordpiece means' embeddings are one array; pickled (what
+    an n_process worker or Ray receives), they were written twice and came back as two."""
+    import pickle
+
+    size = wordpiece_table.vectors.nbytes  # a row's bytes are found once in the pickle (twice before)
+    for table in (wordpiece_table, StaticVectorTable.from_bytes(wordpiece_table.to_bytes())):
+        pickled = pickle.dumps(table)
+        assert len(pickled) > size and pickled.count(np.ascontiguousarray(table.vectors[5]).tobytes()) == 1
+        copy = pickle.loads(pickled)
+        assert np.shares_memory(copy.vectors, copy.subwords.embeddings)
+        assert not copy.vectors.flags.writeable and not copy.subwords.embeddings.flags.writeable
+        np.testing.assert_array_equal(
+            copy.lookup_batch(["bank", "unbankable"])[0], table.lookup_batch(["bank", "unbankable"])[0]
+        )
+
+
 def test_wordpiece_codes(tiny_bert, wordpiece_table):
     model, tokenizer = tiny_bert
     embeddings = model.get_input_embeddings().weight.detach().numpy()

@@ -78,6 +78,8 @@ class StaticVectorTable(ReadOnlyArrays):
         self.keys = keys
         self.rows = read_only(rows)
         self.vectors = read_only(vectors)
+        if isinstance(subwords, WordpieceMean) and _same_array(subwords.embeddings, self.vectors):
+            subwords.embeddings = self.vectors  # one object: pickled once (an n_process or Ray worker's copy)
         self.subwords = subwords
         # Reversed so that the first occurrence of a duplicated key wins.
         self._key_to_row: Dict[str, int] = dict(zip(reversed(keys), reversed(rows.tolist())))
@@ -419,6 +421,16 @@ def _checked_array(array: Any, name: str, shape: Tuple[int, ...], dtype: Any, da
         got = f"{array.shape} {array.dtype}" if isinstance(array, np.ndarray) else type(array).__name__
         raise damaged(f"{name} must be a {np.dtype(dtype).name} array of shape {shape}, got {got}")
     return array
+
+
+def _same_array(a: np.ndarray, b: np.ndarray) -> bool:
+    """Whether two arrays are views of the same memory with the same layout."""
+    return (
+        a.shape == b.shape
+        and a.strides == b.strides
+        and a.dtype == b.dtype
+        and a.__array_interface__["data"][0] == b.__array_interface__["data"][0]
+    )
 
 
 def _non_finite_rows(array: np.ndarray, chunk_rows: int = 65536) -> Tuple[int, int]:
