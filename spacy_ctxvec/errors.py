@@ -412,3 +412,9 @@ class Warnings(metaclass=_ErrorsWithCodes):
         "The checkpoint an interrupted build left in '{path}' ({shards}) is removed: this build counts from the "
         "first document, as asked without --resume (with --resume it would have gone on from that checkpoint)."
     )
+    W084 = (
+        "Corpus text decoded as {encoding} looks like text in another encoding: {files}. Its words would be "
+        "counted garbled, with invisible characters inside. Pass the file's encoding: a Windows file is cp1252 "
+        '(CLI: --encoding cp1252; config: encoding = "cp1252"), a file with a UTF-8 byte order mark is UTF-8 '
+        "(the default)."
+    )

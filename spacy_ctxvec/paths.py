@@ -91,12 +91,14 @@ def decode_line(raw: bytes, path: PathLike, number: int) -> str:
     return line[1:] if number == 1 and line.startswith("\ufeff") else line
 
 
-LATIN1_FIX = "Convert the file to UTF-8, e.g. iconv -f latin1 -t utf-8 FILE > FILE.utf8, and try again."
+# cp1252, not latin1: Windows files are cp1252, which reads bytes 0xA0-0xFF as latin1 does, and
+# 0x80-0x9F as the curly quotes and dashes they are (latin1 makes them invisible control characters)
+CONVERT_TO_UTF8_FIX = "Convert the file to UTF-8, e.g. iconv -f cp1252 -t utf-8 FILE > FILE.utf8, and try again."
 
 
 def how_to_convert(first_bytes: bytes) -> str:
     """E133's fix for a file that starts with ``first_bytes``: gzip, UTF-16 (a byte order
-    mark), binary (NUL bytes), or else the conversion from Latin-1."""
+    mark), binary (NUL bytes), or else the conversion from Windows-1252."""
     if first_bytes.startswith(b"\x1f\x8b"):
         return "It is gzip-compressed: decompress it first (gunzip -k FILE), and give the text file."
     if first_bytes.startswith((b"\xff\xfe", b"\xfe\xff")):
@@ -108,7 +110,7 @@ def how_to_convert(first_bytes: bytes) -> str:
         return (
             "It holds NUL bytes: a binary file, or UTF-16 or UTF-32 text without a byte order mark. Give a text file."
         )
-    return LATIN1_FIX
+    return CONVERT_TO_UTF8_FIX
 
 
 def _describe(err: UnicodeDecodeError) -> str:

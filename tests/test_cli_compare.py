@@ -195,5 +195,5 @@ def test_arguments_that_are_not_utf8_are_a_coded_error_not_a_traceback(tmp_path,
     output = " ".join(result.stderr.decode("utf8", "replace").split())
     assert result.returncode == 1 and "Traceback" not in output, output
     assert f"[CTX-E418] {what} is not UTF-8 text: it holds the byte 0x" in output
-    assert "iconv -f latin1 -t utf-8" in output
+    assert "iconv -f cp1252 -t utf-8" in output
     assert not (tmp_path / "x.png").exists()

@@ -18,7 +18,7 @@ def test_text_lines_numbers_lines_and_names_bad_bytes(tmp_path):
     path.write_bytes("\ufeffgem\tjewel\n\ufeffBa\u0308r\tbear\n".encode("utf8"))
     assert list(text_lines(path)) == [(1, "gem\tjewel"), (2, "B\u00e4r\tbear")]
     path.write_bytes(b"ok\nok\nna\xefve\n")
-    with pytest.raises(CtxvecError, match=r"E133.*text\.txt, line 3: not valid UTF-8.*iconv -f latin1"):
+    with pytest.raises(CtxvecError, match=r"E133.*text\.txt, line 3: not valid UTF-8.*iconv -f cp1252"):
         list(text_lines(path))
 
 

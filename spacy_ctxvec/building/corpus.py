@@ -28,6 +28,7 @@ from .bad_lines import BadLineError, SkippedLine, bad_line
 from .bounded_json import loads_bounded
 from .inflation import check_inflation
 from .line_endings import file_newline
+from .text_encoding import misdecoded_files
 from .wrapped_text import hard_wrapped_files
 
 # One corpus document: a text, or a Doc whose tokens are kept as given.
@@ -123,14 +124,18 @@ def unsupported_suffix(path: Path) -> str:
 
 def _checked_text(files: List[Path], encoding: str, corpus: Path) -> List[Path]:
     """``files``, after W044 for the first .txt file that looks hard-wrapped and was not
-    warned about; E211 at once where every one is an empty text file (0 bytes: before the
-    model loads; an empty .spacy file is a damaged one, E243 when it is read)."""
+    warned about, and W084 where text files look decoded with the wrong encoding; E211 at
+    once where every one is an empty text file (0 bytes: before the model loads; an empty
+    .spacy file is a damaged one, E243 when it is read)."""
     texts = [file for file in files if corpus_suffix(file) != ".spacy"]
     if files and len(texts) == len(files) and all(file.is_file() and file.stat().st_size == 0 for file in texts):
         raise CtxvecError(Errors.E211.format(path=corpus))
     for path, message in hard_wrapped_files(files, encoding):
         if _warn_once((Warnings.W044, str(path)), message, stacklevel=3):
             break
+    misdecoded = misdecoded_files(texts, encoding)
+    if misdecoded is not None:
+        _warn_once((Warnings.W084, str(corpus), encoding), misdecoded, stacklevel=3)
     return files
 
 

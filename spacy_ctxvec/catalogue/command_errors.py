@@ -136,7 +136,7 @@ class CommandErrors:
     E418 = (
         "{what} is not UTF-8 text: it holds {byte} (a terminal set to another encoding, such as Latin-1, "
         "or a script that wrote the text in one, passes such bytes). Pass it as UTF-8: set the terminal "
-        'or script to UTF-8, or convert it, e.g. "$(printf %s "$TEXT" | iconv -f latin1 -t utf-8)".'
+        'or script to UTF-8, or convert it, e.g. "$(printf %s "$TEXT" | iconv -f cp1252 -t utf-8)".'
     )
     E419 = (
         "--code {path}: {problem}. Pass a Python file that imports cleanly on its own (python {path}): "

@@ -159,7 +159,7 @@ class LexiconErrors:
     )
     E240 = (  # {problem}: LINE_NOT_DECODED
         "{path}, line {line}: {problem}. Pass the file's "
-        'encoding (CLI: --encoding latin-1; config: encoding = "latin-1"), fix '
+        'encoding (a Windows file: CLI --encoding cp1252, config encoding = "cp1252"), fix '
         'that line, or pass on_error="skip" (CLI: --on-error skip) to skip and '
         "report undecodable lines."
     )

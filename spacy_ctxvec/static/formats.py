@@ -19,7 +19,7 @@ from typing import IO, Callable, Dict, List, Optional, Tuple, cast
 import numpy as np
 
 from ..errors import CtxvecError, Errors
-from ..paths import LATIN1_FIX, decode_line
+from ..paths import CONVERT_TO_UTF8_FIX, decode_line
 from ..types import PathLike
 from .npy_format import first_wins, read_npy_vectors
 from .table import StaticVectorTable, check_finite
@@ -346,7 +346,7 @@ def _read_word2vec_binary(path: Path) -> StaticVectorTable:
             except UnicodeDecodeError as err:
                 raise CtxvecError(
                     Errors.E133.format(
-                        path=path, where=f"word of row {len(keys) + 1}", error=err.reason, fix=LATIN1_FIX
+                        path=path, where=f"word of row {len(keys) + 1}", error=err.reason, fix=CONVERT_TO_UTF8_FIX
                     )
                 ) from None
             if rows is None:

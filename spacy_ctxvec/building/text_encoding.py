@@ -1,0 +1,50 @@
+"""Corpus files decoded with the wrong encoding. Latin-1 decodes every byte, so a Windows
+file (cp1252, whose curly quotes are bytes 0x91-0x94) read as Latin-1 gives no error: its
+words are counted with invisible C1 control characters inside ("emma\\x92s"); a UTF-8 file
+read as Latin-1 or cp1252 turns "’" into "â€™". Warning W084 (warned by
+``corpus.corpus_files``) says so before any model work. Pure Python (no spaCy)."""
+
+import codecs
+import re
+from pathlib import Path
+from typing import List, Optional, Sequence
+
+from ..errors import Warnings
+
+CHECKED_BYTES = 64_000  # read from the start of each .txt/.jsonl file
+CHECKED_FILES = 20  # files of a corpus checked (the first ones listed)
+# C1 controls (U+0080-U+009F): no written text holds them; a byte 0x80-0x9F read as Latin-1 becomes one
+_C1_CONTROL = re.compile("[\x80-\x9f]")
+_UTF8_BOM = b"\xef\xbb\xbf"
+
+
+def misdecoded_evidence(path: Path, encoding: str) -> Optional[str]:
+    """Why ``path``, decoded with ``encoding``, looks like text in another encoding: a UTF-8
+    byte order mark under another encoding, or C1 control characters in its first
+    CHECKED_BYTES bytes; None where neither (or where it cannot be read: its reader says why)."""
+    try:
+        with path.open("rb") as handle:
+            head = handle.read(CHECKED_BYTES)
+        text = codecs.getincrementaldecoder(encoding)(errors="replace").decode(head, final=False)
+    except (OSError, LookupError, UnicodeError):
+        return None
+    if head.startswith(_UTF8_BOM) and codecs.lookup(encoding).name not in ("utf-8", "utf-8-sig"):
+        return "starts with a UTF-8 byte order mark"
+    found = _C1_CONTROL.search(text)
+    if found is None:
+        return None
+    return f"holds C1 control characters (the first U+{ord(found.group()):04X}), which no written text holds"
+
+
+def misdecoded_files(files: Sequence[Path], encoding: str) -> Optional[str]:
+    """W084 for the first CHECKED_FILES .txt/.jsonl ``files`` that look decoded with the wrong
+    ``encoding`` (``misdecoded_evidence``); None where none does."""
+    texts = [path for path in files if path.suffix.lower() in (".txt", ".jsonl")][:CHECKED_FILES]
+    found: List[str] = []
+    for path in texts:
+        evidence = misdecoded_evidence(path, encoding)
+        if evidence is not None:
+            found.append(f"'{path}' {evidence}")
+    if not found:
+        return None
+    return Warnings.W084.format(encoding=encoding, files="; ".join(found[:3]) + (" ..." if len(found) > 3 else ""))

@@ -1,0 +1,56 @@
+"""building.text_encoding: corpus files decoded with the wrong encoding (W084), warned
+before any model work, through the corpus reader a build uses."""
+
+import warnings
+
+import pytest
+
+from spacy_ctxvec.building.corpus import corpus_files, iter_corpus
+from spacy_ctxvec.building.text_encoding import misdecoded_evidence, misdecoded_files
+
+WINDOWS_TEXT = "Emma\u2019s father \u2013 Mr. Woodhouse \u2013 said \u201cno\u201d.\nThe bank by the river.\n"
+
+
+def test_a_windows_file_read_as_latin1_warns_and_cp1252_reads_it_right(tmp_path):
+    """Latin-1 decodes every byte: the cp1252 apostrophe 0x92 became U+0092 inside "emma\x92s",
+    counted as a word of its own with no message."""
+    path = tmp_path / "windows.txt"
+    path.write_bytes(WINDOWS_TEXT.encode("cp1252"))
+    assert misdecoded_evidence(path, "latin-1") == (
+        "holds C1 control characters (the first U+0092), which no written text holds"
+    )
+    with pytest.warns(UserWarning, match=r"\[CTX-W084\] Corpus text decoded as iso8859-1 .*windows\.txt.*cp1252"):
+        read = list(iter_corpus(path, encoding="latin-1"))
+    assert "\x92" in read[0]
+    with warnings.catch_warnings():
+        warnings.simplefilter("error")
+        assert list(iter_corpus(path, encoding="cp1252")) == WINDOWS_TEXT.splitlines()
+
+
+def test_a_utf8_file_with_a_byte_order_mark_read_as_another_encoding_warns(tmp_path):
+    path = tmp_path / "bom.txt"
+    path.write_bytes(b"\xef\xbb\xbf" + "plain words\n".encode("utf8"))
+    assert misdecoded_evidence(path, "cp1252") == "starts with a UTF-8 byte order mark"
+    assert misdecoded_evidence(path, "utf8") is None and misdecoded_evidence(path, "utf-8-sig") is None
+    with pytest.warns(UserWarning, match="CTX-W084.*bom\\.txt' starts with a UTF-8 byte order mark"):
+        corpus_files(path, encoding="cp1252")
+
+
+def test_right_text_and_unreadable_files_give_no_warning(tmp_path):
+    good = tmp_path / "good.txt"
+    good.write_text(WINDOWS_TEXT, encoding="utf8")
+    latin = tmp_path / "latin.txt"
+    latin.write_bytes("na\u00efve caf\u00e9\n".encode("latin-1"))  # bytes 0xA0-0xFF: latin-1 is right
+    docbin = tmp_path / "docs.spacy"
+    docbin.write_bytes(b"\x92\x93")  # not text: not checked here
+    assert misdecoded_files([good], "utf8") is None and misdecoded_files([latin, docbin], "latin-1") is None
+    assert misdecoded_evidence(tmp_path / "missing.txt", "utf8") is None  # its reader says why
+    several = []
+    for i in range(5):
+        several.append(tmp_path / f"w{i}.jsonl")
+        several[-1].write_bytes(b'{"text": "it\x92s"}\n')
+    message = misdecoded_files(several, "latin-1")
+    assert (
+        message is not None and message.count("holds C1 control characters") == 3 and message.endswith("(the default).")
+    )
+    assert "w3.jsonl" not in message and "..." in message
