@@ -62,3 +62,24 @@ def test_a_corpus_given_to_initialize_in_python_that_is_no_reader_is_e269(tiny_b
     nlp = initialized(tiny_bert_dir, "docs")
     with pytest.raises(CtxvecError, match=r"CTX-E269\] 'ctxvec_polysemy': the corpus reader .* is list, not a"):
         nlp.get_pipe("ctxvec_polysemy").initialize(nlp=nlp, corpus=["the bank of the river"])
+
+
+def test_another_kind_of_registered_function_named_as_the_corpus_is_e269(tiny_bert_dir):
+    """A pooling or a static vectors source in the corpus slot was a bare TypeError
+    ("pool_mean() missing 1 required positional argument") or AttributeError."""
+    from spacy_ctxvec.ops.pooling import pool_mean
+    from spacy_ctxvec.static.sources import configure_transformer_embeddings
+
+    nlp = initialized(tiny_bert_dir, "docs")
+    polysemy = nlp.get_pipe("ctxvec_polysemy")
+    with pytest.raises(CtxvecError, match=r"CTX-E269\] .* failed when called with the Vocab \(TypeError: pool_mean"):
+        polysemy.initialize(nlp=nlp, corpus=pool_mean)
+    with pytest.raises(CtxvecError, match=r"CTX-E269\] .* failed when called with the Vocab \(AttributeError: "):
+        polysemy.initialize(nlp=nlp, corpus=configure_transformer_embeddings("transformer"))
+
+    def reader_with_a_bug(vocab):  # what a reader raises while it yields is its own
+        yield "the bank"
+        raise TypeError("a bug in the user's reader")
+
+    with pytest.raises(TypeError, match="a bug in the user's reader"):
+        polysemy.initialize(nlp=nlp, corpus=reader_with_a_bug)

@@ -183,6 +183,10 @@ def test_errors_before_and_during_initialize():
         nlp.get_pipe("ctxvec_static").initialize(nlp=nlp, source=lambda nlp: "not a table")
     with pytest.raises(CtxvecError, match=r"E118\] The static vectors source for 'ctxvec_static' is list, not a"):
         nlp.get_pipe("ctxvec_static").initialize(nlp=nlp, source=["not", "a", "source"])  # a bare TypeError
+    from spacy_ctxvec.ops.pooling import pool_mean
+
+    with pytest.raises(CtxvecError, match=r"E118\] .* raised TypeError when called with nlp \(pool_mean\(\) missing"):
+        nlp.get_pipe("ctxvec_static").initialize(nlp=nlp, source=pool_mean)  # a pooling named as the source
     keyed = KeyedVectors(vector_size=2)
     keyed.add_vectors(["apple"], [[1.0, 0.0]])
     with pytest.raises(CtxvecError, match=r"returned KeyedVectors.*StaticVectorTable.from_keyed_vectors\(kv\)"):

@@ -1,7 +1,8 @@
 """The corpus reader of ctxvec_polysemy's [initialize] block (a function of the Vocab that
 yields texts or Docs, e.g. spacy-ctxvec.lexicon_corpus.v1), checked: a reader that is no
 function, yields something else (bytes other than a Doc's doc.to_bytes()) or nothing is a
-coded error, not a TypeError, srsly's "ExtraData" or an empty lexicon saved as a success."""
+coded error, not a TypeError, srsly's "ExtraData" or an empty lexicon saved as a success; so is
+another kind of registered function named there (a pooling, a static vectors source)."""
 
 from typing import Any, Iterator
 
@@ -22,7 +23,12 @@ class InitializeCorpus:
         self.reader, self.name, self.n_docs = reader, name, 0
 
     def items(self, vocab: Vocab) -> Iterator[CorpusItem]:
-        for item in self.reader(vocab):
+        try:  # the call and iter() only: what the reader raises while it yields is its own
+            documents = iter(self.reader(vocab))
+        except (TypeError, AttributeError) as err:  # another registered function named here (a pooling, a source)
+            problem = f"failed when called with the Vocab ({type(err).__name__}: {err})"
+            raise CtxvecError(Errors.E269.format(name=self.name, problem=problem)) from None
+        for item in documents:
             if isinstance(item, bytes):  # a Doc serialised with doc.to_bytes(), as nlp.pipe takes one
                 item = self._doc_from_bytes(vocab, item)
             if not isinstance(item, (str, Doc)):

@@ -140,7 +140,11 @@ class StaticVectors(DocAnnotator):
             self._check_configured_path(nlp)
         if not callable(source):
             raise CtxvecError(Errors.E118.format(name=self.name, got=f"is {type(source).__name__}"))
-        table = source(nlp)  # type: ignore[arg-type]  # a source may read files only, without nlp
+        try:  # another kind of registered function named as the source (a pooling) fails here
+            table = source(nlp)  # type: ignore[arg-type]  # a source may read files only, without nlp
+        except (TypeError, AttributeError) as err:
+            got = f"raised {type(err).__name__} when called with nlp ({err})"
+            raise CtxvecError(Errors.E118.format(name=self.name, got=got)) from None
         if not isinstance(table, StaticVectorTable):
             raise CtxvecError(Errors.E118.format(name=self.name, got=f"returned {type(table).__name__}"))
         found = non_finite_rows(table)
