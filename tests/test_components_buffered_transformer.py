@@ -166,6 +166,11 @@ def test_round_trip_keeps_the_component_and_reads_the_bound_from_the_config(tmp_
     assert_same_docs(list(nlp.pipe(TEXTS)), list(loaded.pipe(TEXTS)), atol=1e-6)
     override = {"components": {"transformer": {"max_buffer_tokens": 50}}}
     assert spacy.load(tmp_path / "p", config=override).get_pipe("transformer").max_buffer_tokens == 50
+    assert loaded.get_pipe("transformer").cfg["max_batch_items"] == nlp.get_pipe("transformer").cfg["max_batch_items"]
+    override = {"components": {"transformer": {"max_batch_items": 4096}}}  # was the saved cfg's, in silence
+    from_disk = spacy.load(tmp_path / "p", config=override)
+    from_bytes = spacy.util.load_model_from_config(loaded.config.merge(override)).from_bytes(loaded.to_bytes())
+    assert [p.get_pipe("transformer").cfg["max_batch_items"] for p in (from_disk, from_bytes)] == [4096] * 2
     vectors = [doc._.ctxvec_context for doc in loaded.pipe(TEXTS)]
     assert all(np.isfinite(v).all() for v in vectors)
 

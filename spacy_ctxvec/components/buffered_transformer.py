@@ -97,7 +97,8 @@ class BufferedTransformer(RegistersOnUnpickle, Transformer):
     """``Transformer`` whose ``pipe`` closes a buffer at ``batch_size`` Docs or once it holds
     ``max_buffer_tokens`` spaCy tokens, and marks its last Doc (``base.BUFFER_ENDS``). The
     bound is a Python attribute, not part of ``cfg``, so it always comes from the config
-    (a saved pipeline loaded with another value uses that value)."""
+    (a saved pipeline loaded with another value uses that value); so does ``max_batch_items``,
+    which ``cfg`` holds."""
 
     def __init__(
         self,
@@ -113,6 +114,7 @@ class BufferedTransformer(RegistersOnUnpickle, Transformer):
             raise CtxvecError(Errors.E041.format(name=name, value=max_buffer_tokens, default=DEFAULT_MAX_BUFFER_TOKENS))
         super().__init__(vocab, model, set_extra_annotations, name=name, max_batch_items=max_batch_items)
         self.max_buffer_tokens = int(max_buffer_tokens)
+        self._configured_max_batch_items = max_batch_items
         self._fingerprints = FingerprintCache()
         install_extensions()
 
@@ -142,6 +144,23 @@ class BufferedTransformer(RegistersOnUnpickle, Transformer):
     def to_disk(self, path: Union[str, Path], *, exclude: Iterable[str] = tuple()) -> None:
         name_as_configured(self.model)
         super().to_disk(path, exclude=exclude)
+
+    # spacy-transformers reads max_batch_items back from the saved cfg: a value in the config (or
+    # given to spacy.load) was ignored while nlp.config showed it. The config wins, as for the buffer.
+    def from_bytes(self, bytes_data: bytes, *, exclude: Iterable[str] = tuple()) -> "BufferedTransformer":
+        super().from_bytes(bytes_data, exclude=exclude)
+        self._keep_configured_batch_items()
+        return self
+
+    def from_disk(self, path: Union[str, Path], *, exclude: Iterable[str] = tuple()) -> "BufferedTransformer":
+        super().from_disk(path, exclude=exclude)
+        self._keep_configured_batch_items()
+        return self
+
+    def _keep_configured_batch_items(self) -> None:
+        configured = getattr(self, "_configured_max_batch_items", None)  # pickled by an earlier version: none
+        if configured is not None:
+            self.cfg["max_batch_items"] = configured
 
     def pipe(self, stream: Iterable[Doc], *, batch_size: int = 128) -> Iterator[Doc]:
         """spacy-transformers' pipe over buffers of at most ``batch_size`` Docs, each closed once
