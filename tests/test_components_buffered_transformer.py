@@ -122,6 +122,16 @@ def test_the_upstream_model_with_the_bucketed_models_max_batch_items_warns(tiny_
         spacy.blank("en").add_pipe("ctxvec_transformer", config=trf_config(str(tiny_bert_dir), ARCHITECTURE))
 
 
+def test_a_gap_between_windows_is_e047_with_the_upstream_model_too(tiny_bert_dir):
+    """Only the bucketed model checked its windows: with spacy-transformers' own model a stride
+    over the window left the tokens between windows without a context_vec, and W046 blamed
+    long words."""
+    upstream = {**trf_config(str(tiny_bert_dir), UPSTREAM, window=8, stride=12), "max_batch_items": 4096}
+    with pytest.raises(CtxvecError, match=r"CTX-E047\] .* window 8 and stride 12: .* the 4 tokens between"):
+        spacy.blank("en").add_pipe("ctxvec_transformer", config=upstream)
+    spacy.blank("en").add_pipe("ctxvec_transformer", config={**upstream, **trf_config(str(tiny_bert_dir), UPSTREAM)})
+
+
 def test_a_saved_pipeline_holds_the_models_name_not_this_machines_folder(default_pipeline_dir):
     """The saved Hugging Face config's _name_or_path was the offline package's folder on the
     machine that initialized it (a packaged pipeline carried /root/.../site-packages/...)."""

@@ -31,6 +31,7 @@ from ..attributes import TRANSFORMER_MODEL, install_extensions, set_doc_value
 from ..errors import CtxvecError, Errors, Warnings
 from .base import BUFFER_ENDS, MAX_BATCH_TOKENS, RegistersOnUnpickle, token_bounded_batches
 from .model_inputs import FingerprintCache
+from .span_settings import check_span_getter
 from .transformer import name_as_configured
 
 DEFAULT_MAX_BUFFER_TOKENS = MAX_BATCH_TOKENS
@@ -80,6 +81,8 @@ def make_buffered_transformer(
     offline model) whose buffers hold at most ``max_buffer_tokens`` spaCy tokens."""
     from .batching import BucketedTransformerModel
 
+    if not isinstance(model, BucketedTransformerModel):  # which checks its own (E047)
+        check_span_getter(model.attrs.get("get_spans"))  # a gap between windows left tokens without vectors
     if max_batch_items > UPSTREAM_MAX_BATCH_ITEMS and not isinstance(model, BucketedTransformerModel):
         warning = Warnings.W078.format(name=name, value=max_batch_items, upstream=UPSTREAM_MAX_BATCH_ITEMS)
         warnings.warn(warning, stacklevel=2)
