@@ -6,7 +6,7 @@ A low module (errors and types only), so every layer can use it."""
 import io
 import unicodedata
 from pathlib import Path
-from typing import BinaryIO, Iterator, List, Optional, Sequence, Tuple
+from typing import BinaryIO, Dict, Iterator, List, Optional, Sequence, Tuple
 
 from .errors import CtxvecError, Errors
 from .types import PathLike
@@ -76,6 +76,22 @@ def displayable(text: str) -> str:
         return text.encode("utf-8", "surrogateescape").decode("utf-8", "replace")
     except UnicodeEncodeError:
         return text.encode("utf-8", "replace").decode("utf-8")
+
+
+def distinct_displayable(names: Sequence[str]) -> Dict[str, str]:
+    """Each of ``names`` as ``displayable`` shows it, or where two names would show the same
+    (two file names whose different undecodable bytes both become U+FFFD) with those bytes
+    written out (``\\xe9``), so that keys made of them stay apart."""
+    shown = [displayable(name) for name in names]
+    repeated = {text for text in shown if shown.count(text) > 1}
+    return {name: _escaped(name) if text in repeated else text for name, text in zip(names, shown)}
+
+
+def _escaped(name: str) -> str:
+    try:
+        return name.encode("utf-8", "surrogateescape").decode("utf-8", "backslashreplace")
+    except UnicodeEncodeError:  # a lone surrogate that is no escaped byte
+        return name.encode("utf-8", "backslashreplace").decode("utf-8")
 
 
 def decode_line(raw: bytes, path: PathLike, number: int) -> str:

@@ -253,6 +253,31 @@ def test_word_sim_three_pairs_is_defined(static_pipeline_dir, tmp_path):
     assert json.loads(result.stdout)[str(pairs)]["spearman"] == pytest.approx(1.0)
 
 
+def test_two_undecodable_file_names_stay_two_json_keys(static_pipeline_dir, tmp_path, monkeypatch):
+    """ws_\xe9.txt and ws_\xe8.txt (Latin-1 names, as unzipped Windows archives give) both
+    showed as ws_\ufffd.txt: the JSON held one key, the second file's result, in silence."""
+    import os
+    import subprocess
+    import sys
+
+    monkeypatch.chdir(tmp_path)
+    names = [os.fsdecode(b"ws_\xe9.txt"), os.fsdecode(b"ws_\xe8.txt"), "plain.txt"]
+    for name, scores in zip(names, ("9 1 5", "1 9 5", "9 1 5")):
+        rows = zip(("automobile", "banana", "river"), scores.split())
+        (tmp_path / name).write_text("".join(f"car {word} {score}\n" for word, score in rows), encoding="utf8")
+    command = [sys.executable, "-m", "spacy_ctxvec", "evaluate", "word-sim", str(static_pipeline_dir), *names]
+    result = subprocess.run([*command, "--json"], capture_output=True, timeout=300)  # names print as the CLI does
+    assert result.returncode == 0, result.stderr
+    printed = json.loads(result.stdout)
+    assert {key: report["spearman"] for key, report in printed.items()} == {
+        "ws_\\xe9.txt": pytest.approx(1.0),
+        "ws_\\xe8.txt": pytest.approx(-1.0),
+        "plain.txt": pytest.approx(1.0),  # a name that shows apart keeps its own spelling
+    }
+    table = subprocess.run(command, capture_output=True, timeout=300).stdout.decode("utf-8")
+    assert "ws_\\xe9.txt" in table and "ws_\\xe8.txt" in table
+
+
 def test_word_sim_table_lines_up_a_cjk_file_name(static_pipeline_dir, tmp_path, monkeypatch):
     """词对.txt takes two terminal cells a CJK character: padded by display width, its row's
     numbers end where the plain file name's do."""

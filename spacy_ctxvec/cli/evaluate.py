@@ -19,6 +19,7 @@ from ..evaluation.readers import (
 from ..ops.text import count_of, text_table
 from ..output_files import JSON_FILE
 from ..outputs import check_output, write_text
+from ..paths import distinct_displayable
 from ..pipelines import load_pipeline
 from ..types import PathLike
 from ._app import (
@@ -194,8 +195,9 @@ def word_sim_cli(
     from ..evaluation.provenance import describe_record, pipeline_record
 
     record = pipeline_record(nlp, pipeline)  # in each file's report: the keys stay the files
+    keys = distinct_displayable(list(all_pairs))  # two undecodable file names stay two keys
     result = {
-        path: {**report.to_dict(), "header": all_pairs[path].header, "pipeline": record}
+        keys[path]: {**report.to_dict(), "header": all_pairs[path].header, "pipeline": record}
         for path, report in zip(all_pairs, reports)
     }
     _write_json(result, output, overwrite)
@@ -207,8 +209,8 @@ def word_sim_cli(
             if pairs.header is not None:
                 msg.info(f"{path}: {pairs.header} read as a header (not a pair)")
         rows = [
-            (str(path), _rho(r.spearman), f"{r.n_covered}/{r.n_pairs}", f"{r.coverage:.3f}")
-            for path, r in zip(files, reports)
+            (keys[path], _rho(r.spearman), f"{r.n_covered}/{r.n_pairs}", f"{r.coverage:.3f}")
+            for path, r in zip(all_pairs, reports)
         ]
         header = ("file", "spearman", "covered", "coverage")
         typer.echo(text_table(rows, header=header, aligns=("l", "r", "r", "r"), max_col=TABLE_MAX_COL))
