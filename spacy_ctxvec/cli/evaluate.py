@@ -196,10 +196,7 @@ def word_sim_cli(
 
     record = pipeline_record(nlp, pipeline)  # in each file's report: the keys stay the files
     keys = distinct_displayable(list(all_pairs))  # two undecodable file names stay two keys
-    result = {
-        keys[path]: {**report.to_dict(), "header": all_pairs[path].header, "pipeline": record}
-        for path, report in zip(all_pairs, reports)
-    }
+    result = {keys[path]: _word_sim_report(report, all_pairs[path], record) for path, report in zip(all_pairs, reports)}
     _write_json(result, output, overwrite)
     if as_json:
         _print_json(result)
@@ -216,6 +213,11 @@ def word_sim_cli(
         typer.echo(text_table(rows, header=header, aligns=("l", "r", "r", "r"), max_col=TABLE_MAX_COL))
     _warn_on_coverage(reports)
     _fail_if_undefined(reports)
+
+
+def _word_sim_report(report: Any, pairs: Any, record: Dict[str, Any]) -> Dict[str, Any]:
+    """One file's entry of `evaluate word-sim --json`: its report, the header read, the pipeline."""
+    return {**report.to_dict(), "header": pairs.header, "pipeline": record}
 
 
 def _warn_on_coverage(reports: List[Any]) -> None:
