@@ -428,3 +428,28 @@ def test_an_svg_of_text_with_control_characters_is_well_formed_xml(tmp_path):
     path = save_figure(figure, tmp_path / "word.svg")
     assert_svg(path)  # parses
     assert "\\x1b[31mbank\\x0c\\uffff" in path.read_text(encoding="utf8")
+
+
+def test_a_legend_of_many_groups_is_drawn_beside_the_points_not_over_them():
+    """With 10 groups the legend sat inside the axes, over whole clusters ("best" finds no
+    empty place for 11 entries): 4 of 40 points were hidden, 12 of 40 with 25 groups."""
+    coords, snippets, _, centroid, cosine = small_word_inputs(n=40)
+    for n_groups, inside in ((2, True), (10, False)):
+        clusters = np.arange(40) % n_groups
+        figure = word_figure("apple", coords, snippets, clusters, centroid, cosine, np.ones_like(cosine))
+        figure.canvas.draw()
+        points_axes = figure.axes[0]
+        legend = points_axes.get_legend().get_window_extent(figure.canvas.get_renderer())
+        axes_box = points_axes.get_window_extent(figure.canvas.get_renderer())
+        assert legend.overlaps(axes_box) == inside and len(points_axes.get_legend().get_texts()) == n_groups + 1
+
+
+def test_the_polysemy_bars_give_each_of_80_words_its_own_line():
+    """At a fixed height of 6 inches the words of 40 bars and more ran into each other."""
+    words = [f"word{i:02d}" for i in range(200)]
+    figure = polysemy_figure(words, np.linspace(5, 1, 200), top_n=80)
+    figure.canvas.draw()
+    renderer = figure.canvas.get_renderer()
+    for axes in figure.axes:
+        boxes = [label.get_window_extent(renderer) for label in axes.get_yticklabels() if label.get_text()]
+        assert len(boxes) == 80 and sum(a.overlaps(b) for a, b in zip(boxes, boxes[1:])) == 0

@@ -36,6 +36,7 @@ CLUSTER_MARKERS = ["o", "s", "^", "D", "v", "P", "X", "h", "<", ">"]
 MATRIX_ANNOTATION_LIMIT = 12  # write cosine values into the cells up to this many rows
 MATRIX_TICKS = 20  # number every row of a matrix up to this many, beyond that about 12 rows
 NUMBERED_LIMIT = 60  # number the points and list their snippets up to this many occurrences
+LEGEND_INSIDE_LIMIT = 6  # legend entries drawn inside the points' axes; more go beside them
 _MISSING_GLYPH = re.compile(r"Glyph (\d+) \(.*?\) missing from font\(?s?\)? ?(.*?)\.?$")  # matplotlib's own
 GLYPHS_SHOWN = 10
 # The same figure writes the same bytes: an SVG without its date, its ids drawn from a fixed
@@ -224,7 +225,10 @@ def word_figure(
     elif silhouette is not None and n_clusters > 1:
         title += f"\n{n_clusters} clusters (k-means, cosine silhouette {silhouette:.2f})"
     ax_points.set_title(title)
-    ax_points.legend(loc="best", fontsize=8, framealpha=0.85)
+    if len(ax_points.get_legend_handles_labels()[1]) > LEGEND_INSIDE_LIMIT:  # inside, it would hide points
+        ax_points.legend(loc="upper left", bbox_to_anchor=(1.01, 1.0), fontsize=8, frameon=False)
+    else:
+        ax_points.legend(loc="best", fontsize=8, framealpha=0.85)
     ax_points.grid(alpha=0.3)
 
     # One colour scale for both matrices, starting just below the smallest cosine.
@@ -361,10 +365,11 @@ def polysemy_figure(
         raise CtxvecError(Errors.E411.format(what="words", minimum="one scored word"))
     scores = np.asarray(scores, dtype=np.float64)
     has_scatter = sense_counts is not None
-    figure = new_figure(figsize=(17 if has_scatter else 12, 6), layout="constrained")
+    top_n = min(top_n, len(words))
+    # each bar's word needs its line: at a fixed height, from about 40 words on they ran into each other
+    figure = new_figure(figsize=(17 if has_scatter else 12, max(6.0, 0.16 * top_n + 1.0)), layout="constrained")
     axes = figure.subplots(1, 3 if has_scatter else 2)
     order = np.argsort(-scores, kind="stable")
-    top_n = min(top_n, len(words))
     most = [words[i] for i in order[:top_n]]
     _bars(axes[-2], most, scores[order[:top_n]], f"{top_n} most polysemous", "tab:red", score_label)
     low = order[::-1][: least_size(len(words), top_n)]
