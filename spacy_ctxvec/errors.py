@@ -418,3 +418,7 @@ class Warnings(metaclass=_ErrorsWithCodes):
         '(CLI: --encoding cp1252; config: encoding = "cp1252"), a file with a UTF-8 byte order mark is UTF-8 '
         "(the default)."
     )
+    W085 = (
+        "Corpus directory '{path}': {files} not read, because each is a link to nothing (its target was moved or "
+        "deleted): {names}. Point them at their files again, or remove them."
+    )

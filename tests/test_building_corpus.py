@@ -486,3 +486,20 @@ def test_a_corpus_of_empty_files_is_e211_before_the_pipeline_loads(tmp_path):
     assert outcome.exit_code == 1 and "[CTX-E211]" in outcome.output, outcome.output  # not E011: no pipeline read
     (corpus / "c.txt").write_text("one document\n", encoding="utf8")
     assert [path.name for path in corpus_files(corpus)] == ["a.txt", "b.jsonl", "c.txt"]
+
+
+def test_a_broken_link_in_a_corpus_directory_is_named_not_skipped_in_silence(tmp_path):
+    """A link whose file was moved is neither a file nor a folder: it was left out without
+    a word, and its documents were missing from the lexicon."""
+    corpus = tmp_path / "corpus"
+    (corpus / "sub").mkdir(parents=True)
+    (corpus / "a.txt").write_text("the bank of the river\n", encoding="utf8")
+    (corpus / "sub" / "moved.txt").symlink_to(tmp_path / "nowhere.txt")
+    with pytest.warns(
+        UserWarning,
+        match=r"CTX-W085\] Corpus directory .*: 1 file not read, .* a link to nothing.*"
+        r"sub/moved\.txt",
+    ):
+        assert list(iter_corpus(corpus)) == ["the bank of the river"]
+    (tmp_path / "nowhere.txt").write_text("the bank lent money\n", encoding="utf8")  # the file is back
+    assert list(iter_corpus(corpus)) == ["the bank of the river", "the bank lent money"]

@@ -95,6 +95,9 @@ def corpus_files(path: Union[str, Path], *, encoding: str = DEFAULT_ENCODING, on
             raise CtxvecError(Errors.E210.format(path=path, problem=unsupported_suffix(path)))
         return _checked_text(_without_binary(path, [path], encoding, on_error), encoding, path)
     entries = _files_under(path)
+    broken = [p for p in entries if not p.exists()]
+    _warn_naming(Warnings.W085, path, [p.relative_to(path).as_posix() for p in broken])
+    entries = [p for p in entries if p.exists()]
     files = [p for p in entries if corpus_suffix(p) in CORPUS_SUFFIXES]
     unread = [p.relative_to(path).as_posix() for p in entries if corpus_suffix(p) not in CORPUS_SUFFIXES]
     _warn_naming(Warnings.W020, path, unread)
@@ -140,7 +143,7 @@ def _checked_text(files: List[Path], encoding: str, corpus: Path) -> List[Path]:
 
 
 def _files_under(root: Path) -> List[Path]:
-    """Every file under ``root`` (subfolders too), hidden files and folders left out,
+    """Every file under ``root`` (subfolders too) and every broken link, hidden files and folders left out,
     sorted by relative path folder by folder; a folder reached again through a link to
     itself or a folder above is not entered again."""
     found: List[Path] = []
@@ -159,7 +162,7 @@ def _files_under(root: Path) -> List[Path]:
                 real = child.resolve()
                 if real not in above:
                     visit(child, above | {real})
-            elif child.is_file():
+            elif child.is_file() or (child.is_symlink() and not child.exists()):  # a broken link: named, W085
                 found.append(child)
 
     visit(root, frozenset({root.resolve()}))
@@ -203,7 +206,7 @@ def _without_binary(root: Path, files: List[Path], encoding: str, on_error: str)
 
 
 def _warn_naming(warning: str, path: Path, names: List[str]) -> None:
-    """``warning`` (W020: files not read; W021: binary files skipped) naming ``names``,
+    """``warning`` (W020: files not read; W021: binary files skipped; W085: broken links) naming ``names``,
     once per corpus and process (a process may list one corpus more than once)."""
     if names:
         shown = ", ".join(printable(name) for name in names[:5]) + (", ..." if len(names) > 5 else "")
