@@ -8,9 +8,11 @@ import io
 import os
 import sys
 from contextlib import contextmanager
-from typing import Any, Iterator
+from typing import Any, Iterator, Optional, Union
 
 from wasabi import Printer
+
+from .paths import displayable
 
 
 def is_terminal(stream: Any) -> bool:
@@ -24,10 +26,34 @@ def colour_on(stream: Any) -> bool:
     return is_terminal(stream) and os.environ.get("TERM") != "dumb" and not os.environ.get("NO_COLOR")
 
 
+class DisplayablePrinter(Printer):
+    """wasabi's Printer, showing the bytes of a file name that is not UTF-8 as U+FFFD, as files
+    and JSON do (``paths.displayable``): wasabi's own escape made each such byte a "?"."""
+
+    def text(
+        self,
+        title: Any = "",
+        text: Any = "",
+        color: Optional[Union[str, int]] = None,
+        bg_color: Optional[Union[str, int]] = None,
+        icon: Optional[str] = None,
+        spaced: bool = False,
+        show: bool = True,
+        no_print: bool = False,
+        exits: Optional[int] = None,
+    ) -> Any:
+        shown = displayable(str(text)) if text else text
+        return super().text(displayable(str(title)), shown, color, bg_color, icon, spaced, show, no_print, exits)
+
+
+# The command line's lines on stdout (wasabi's msg, with file names shown as displayable).
+msg = DisplayablePrinter()
+
+
 def stderr_printer() -> Printer:
     """Formats lines as msg.fail / msg.warn / msg.info do, for stderr: coloured only where
     ``colour_on`` it."""
-    printer = Printer(no_print=True)
+    printer = DisplayablePrinter(no_print=True)
     printer.show_color = printer.show_color and colour_on(sys.stderr)
     return printer
 

@@ -86,3 +86,15 @@ def test_results_written_to_a_closed_stdout_are_a_coded_error_not_a_silent_succe
     assert b"Traceback" not in run.stderr and b"Exception ignored" not in run.stderr
     with pytest.raises(OSError, match="closed"):
         ClosedStdout().write("x")
+
+
+def test_a_file_name_that_is_not_utf8_shows_its_bytes_as_u_fffd_in_marked_lines():
+    """wasabi wrote each such byte as "?": "Wrote ... to out_?.txt" named a file that does not
+    exist, where files and JSON show U+FFFD."""
+    from spacy_ctxvec.terminal import DisplayablePrinter, msg
+
+    name = os.fsdecode(b"out_\xe9.txt")
+    for printer in (DisplayablePrinter(no_print=True), stderr_printer()):
+        line = printer.good(f"Wrote 6 vectors to {name}", f"more about {name}")
+        assert "out_\ufffd.txt" in line and "?" not in line and line.count("\ufffd") == 2
+    assert isinstance(msg, DisplayablePrinter)

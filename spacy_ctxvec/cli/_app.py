@@ -8,12 +8,11 @@ from pathlib import Path
 from typing import Any, Callable, Optional, TextIO, Type, TypeVar, Union
 
 import typer
-from wasabi import msg
 
 from ..building.corpus import DEFAULT_ENCODING
 from ..errors import CtxvecError, Errors
 from ..ops.text import ACTED_ON_BUT_TAB_AND_NEWLINE, printable
-from ..terminal import colour_on, is_terminal, stderr_printer
+from ..terminal import colour_on, is_terminal, msg, stderr_printer
 
 app = typer.Typer(
     name="spacy-ctxvec",

@@ -10,12 +10,12 @@ from pathlib import Path
 from typing import List, Optional, Sequence
 
 import typer
-from wasabi import msg
 
 from ..building.bad_lines import skipped_line_warnings
 from ..building.engines import ENGINES
 from ..errors import INTERRUPTED, Warnings
 from ..ops.text import count_of
+from ..terminal import msg
 from ..workflows.lexicon_build import (
     DEFAULT_SAMPLE_SIZE,
     RECOMMENDED_LAYER,

@@ -5,7 +5,6 @@ from pathlib import Path
 from typing import TYPE_CHECKING, Any, Dict, List, Optional
 
 import typer
-from wasabi import msg
 
 from ..errors import CtxvecError, Errors, Warnings
 from ..evaluation.readers import (
@@ -21,6 +20,7 @@ from ..output_files import JSON_FILE
 from ..outputs import check_output, write_text
 from ..paths import distinct_displayable
 from ..pipelines import load_pipeline
+from ..terminal import msg
 from ..types import PathLike
 from ._app import (
     OVERWRITE_FILE,

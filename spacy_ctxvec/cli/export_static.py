@@ -12,7 +12,6 @@ from typing import List, Optional
 
 import numpy as np
 import typer
-from wasabi import msg
 
 from ..errors import CtxvecError, Errors, Warnings
 from ..interrupts import interrupts_held
@@ -27,6 +26,7 @@ from ..lexicon.sense_inventory import SenseInventory
 from ..output_files import LABELS_FILE, VECTORS_FILE
 from ..outputs import check_output, write_file, write_text
 from ..saved_pipeline import load_lexicon, load_senses_and_lexicon
+from ..terminal import msg
 from ._app import BINARY, OVERWRITE_FILE, app, check_binary_name, exit_on_coded_error, file_output, given_path
 
 WHAT = "vectors file"

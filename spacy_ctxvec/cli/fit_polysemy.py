@@ -11,10 +11,9 @@ from pathlib import Path
 from typing import TYPE_CHECKING, Dict, Optional
 
 import typer
-from wasabi import msg
 
 from ..errors import PREFIX, Warnings
-from ..terminal import stderr_printer
+from ..terminal import msg, stderr_printer
 from ._app import app, exit_on_coded_error, given_path, warn_on_stderr
 
 if TYPE_CHECKING:  # the workflow (scikit-learn) is imported when the command runs

@@ -6,7 +6,6 @@ from typing import AbstractSet, Any, Dict, List, Optional, Tuple
 
 import numpy as np
 import typer
-from wasabi import msg
 
 from ..errors import CtxvecError, Errors, Warnings
 from ..lexicon.polysemy_probe import SCORE_CHOICES, small_lexicon_warning, type_polysemy_scores
@@ -24,6 +23,7 @@ from ..saved_pipeline import (
     polysemy_setting,
     scoring_min_count,
 )
+from ..terminal import msg
 from ._app import app, baseline_text, exit_on_coded_error, given_path, print_output, warn_on_stderr
 
 FORMATS = ("table", "tsv", "json")

@@ -4,11 +4,11 @@
 from pathlib import Path
 
 import typer
-from wasabi import msg
 
 from ..output_files import VECTORS_FILE
 from ..outputs import check_output, write_file
 from ..static.train import train_static_vectors
+from ..terminal import msg
 from ..workflows.lexicon_build import unsplit_script_warning
 from ._app import (
     BINARY,
