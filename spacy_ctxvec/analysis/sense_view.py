@@ -1,6 +1,7 @@
 """Senses seen the spaCy way (issue 21): the tokens that have a sense as a span group and
-as displaCy's "span" style, each labelled "word sense: label (score)" from
-token._.sense, token._.sense_label and token._.sense_score (``ops.sense_display``). The
+as displaCy's "span" style, each span labelled "word sense: label" (drawn: its sense and score
+under the token, the labels in a key below the text) from token._.sense, token._.sense_label and
+token._.sense_score (``ops.sense_display``). The
 drawing shows the words this corpus split by default: a word with one sense has nothing to
 tell apart, and on a page of running text they are many of its tokens."""
 
@@ -92,8 +93,9 @@ def render_senses(
     """HTML of ``doc`` with its senses (displacy.render, style "span", manual=True): each
     token of a word with at least ``min_senses`` senses (default: the words this corpus
     split; 1: every token with a sense; ``skip_stop_words``: not the stop words, which a
-    small corpus often splits) underlined in its sense's colour and labelled "word sense:
-    label (score)". In a notebook, ``IPython.display.HTML(render_senses(doc))``; ``page``: a
+    small corpus often splits) underlined in its sense's colour and marked with its sense and
+    score ("word sense: label (score)" as its tooltip), and below the text one line per sense
+    drawn with its label in words. In a notebook, ``IPython.display.HTML(render_senses(doc))``; ``page``: a
     whole HTML page."""
     _check_arguments("render_senses", doc, min_senses)
     drawn = _draw(doc, min_senses, skip_stop_words, page=page, title=title)
