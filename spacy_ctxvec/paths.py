@@ -47,14 +47,17 @@ def _split_at_any_line_end(file: BinaryIO) -> Iterator[bytes]:
 # emoji/text presentation selectors (spaCy glues one to the next word: "\u2665\ufe0fbank" gives
 # "\u2665" and "\ufe0fbank"). BERT's tokenizers drop them (the selectors only uncased ones, as
 # MiniLM's), so "zero\u200bwidth" is "zerowidth" to the model; kept, they made look-alike keys.
-_DROPPED = str.maketrans("", "", "\ufeff\u200b\u00ad\u2060\ufe0e\ufe0f")
+# So is NUL (past a corpus file's first bytes, where it is E234): "bank\x00" was a type of its own.
+_DROPPED = str.maketrans("", "", "\x00\ufeff\u200b\u00ad\u2060\ufe0e\ufe0f")
 
 
 def composed(text: str) -> str:
     """``text`` as every text input is read: without the invisible characters of _DROPPED
     and in Unicode normal form NFC (a word typed with combining accents is its composed
     form, "a" + U+0308 -> "ä")."""
-    return text if text.isascii() else unicodedata.normalize("NFC", text.translate(_DROPPED))
+    if text.isascii():
+        return text.replace("\x00", "") if "\x00" in text else text
+    return unicodedata.normalize("NFC", text.translate(_DROPPED))
 
 
 def composed_tokens(tokens: Sequence[str], position: int) -> Tuple[List[str], Optional[int]]:

@@ -503,3 +503,16 @@ def test_a_broken_link_in_a_corpus_directory_is_named_not_skipped_in_silence(tmp
         assert list(iter_corpus(corpus)) == ["the bank of the river"]
     (tmp_path / "nowhere.txt").write_text("the bank lent money\n", encoding="utf8")  # the file is back
     assert list(iter_corpus(corpus)) == ["the bank of the river", "the bank lent money"]
+
+
+def test_a_nul_past_the_binary_check_is_dropped_not_glued_to_a_word(tmp_path):
+    """Past the first 8,000 bytes (where a NUL is E234), "bank\\x00" became a type of its own and
+    "isabella\\x00's" kept spaCy from splitting the suffix; BERT's tokenizers drop NUL too."""
+    from spacy_ctxvec.building.corpus import BINARY_CHECK_BYTES
+
+    path = tmp_path / "late_nul.txt"
+    filler = "the river ran by the field.\n" * (BINARY_CHECK_BYTES // 20)
+    path.write_text(filler + "The bank\x00 raised rates.\nIsabella\x00's bank.\n", encoding="utf8")
+    read = list(iter_corpus(path))
+    assert read[-2:] == ["The bank raised rates.", "Isabella's bank."]
+    assert not any("\x00" in text for text in read)
