@@ -289,6 +289,25 @@ def test_progress_waits_for_the_first_batch_without_a_rate_and_shows_a_batch_who
         bar.close()
 
 
+def test_the_token_rate_drawn_is_the_current_one_not_the_last_updates():
+    """The bar drew "2001doc [02:37, 12.74doc/s, tokens_per_s=1,298]" after a long wait for a
+    buffer: the update drew before it computed the rate, so it showed the previous update's."""
+    import re
+
+    out = Terminal()
+    bar = _Progress(True, 0, file=out)
+    try:
+        bar.update(10, 1000)  # a first buffer, fast
+        time.sleep(1.0)  # the model on the next one: no documents
+        bar.update(1, 0)
+        time.sleep(0.3)
+        last = out.getvalue().rsplit("\r", 1)[-1]
+        rate = float(re.search(r"tokens_per_s=([\d,]+)", last).group(1).replace(",", ""))
+        assert "11doc" in last and rate < 1000 / 0.9, last  # 1,000 tokens in over a second
+    finally:
+        bar.close()
+
+
 def test_a_resumed_builds_bar_says_so_from_the_start():
     """The resume was said only at the end of the build, after the senses summary."""
     out = Terminal()

@@ -121,13 +121,18 @@ class _Progress:
             # frame (an update after tqdm's mininterval, or the redraw) shows more than one.
             self.bar.last_print_t = time.time()
         self.tokens += n_tokens
-        elapsed = max(time.perf_counter() - self.start, 1e-9)
+        self._set_token_rate()  # before the update, which may draw: drawn after, the rate was the last update's
         self.bar.update(n_docs)
+
+    def _set_token_rate(self) -> None:
+        elapsed = max(time.perf_counter() - self.start, 1e-9)
         self.bar.set_postfix(tokens_per_s=f"{self.tokens / elapsed:,.0f}", refresh=False)
 
     def _redraw(self) -> None:
         while not self.stopped.wait(self.redraw_s):
             if self.waiting or self.bar.n != self.bar.last_print_n:
+                if not self.waiting:
+                    self._set_token_rate()
                 self.bar.refresh()
 
     def close(self, finished: bool = False) -> None:
