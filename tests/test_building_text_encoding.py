@@ -41,9 +41,13 @@ def test_right_text_and_unreadable_files_give_no_warning(tmp_path):
     good.write_text(WINDOWS_TEXT, encoding="utf8")
     latin = tmp_path / "latin.txt"
     latin.write_bytes("na\u00efve caf\u00e9\n".encode("latin-1"))  # bytes 0xA0-0xFF: latin-1 is right
-    docbin = tmp_path / "docs.spacy"
-    docbin.write_bytes(b"\x92\x93")  # not text: not checked here
-    assert misdecoded_files([good], "utf8") is None and misdecoded_files([latin, docbin], "latin-1") is None
+    assert misdecoded_files([good], "utf8") is None and misdecoded_files([latin], "latin-1") is None
+    repaired_once = tmp_path / "web.txt"  # valid UTF-8 holding U+0092 from an earlier mis-conversion
+    repaired_once.write_bytes("It\u0092s the bank\u2019s caf\u00e9.\n".encode("utf8"))
+    assert misdecoded_evidence(repaired_once, "utf8") is None  # cp1252 would garble every other word
+    with warnings.catch_warnings():
+        warnings.simplefilter("error")
+        corpus_files(repaired_once)
     assert misdecoded_evidence(tmp_path / "missing.txt", "utf8") is None  # its reader says why
     several = []
     for i in range(5):

@@ -30,18 +30,25 @@ def misdecoded_evidence(path: Path, encoding: str) -> Optional[str]:
         return None
     if head.startswith(_UTF8_BOM) and codecs.lookup(encoding).name not in ("utf-8", "utf-8-sig"):
         return "starts with a UTF-8 byte order mark"
+    if not _reads_bytes_as_c1(encoding):  # UTF-8 decoded them: they came from an earlier conversion, not this read
+        return None
     found = _C1_CONTROL.search(text)
     if found is None:
         return None
     return f"holds C1 control characters (the first U+{ord(found.group()):04X}), which no written text holds"
 
 
-def misdecoded_files(files: Sequence[Path], encoding: str) -> Optional[str]:
-    """W084 for the first CHECKED_FILES .txt/.jsonl ``files`` that look decoded with the wrong
-    ``encoding`` (``misdecoded_evidence``); None where none does."""
-    texts = [path for path in files if path.suffix.lower() in (".txt", ".jsonl")][:CHECKED_FILES]
+def _reads_bytes_as_c1(encoding: str) -> bool:
+    """Whether ``encoding`` decodes bytes 0x80-0x9F as C1 controls (Latin-1 and the other ISO 8859
+    codecs do; cp1252 reads them as quotes and dashes, UTF-8 as parts of characters)."""
+    return _C1_CONTROL.search(bytes(range(0x80, 0xA0)).decode(encoding, errors="replace")) is not None
+
+
+def misdecoded_files(text_files: Sequence[Path], encoding: str) -> Optional[str]:
+    """W084 for the first CHECKED_FILES of a corpus's .txt/.jsonl files that look decoded with
+    the wrong ``encoding`` (``misdecoded_evidence``); None where none does."""
     found: List[str] = []
-    for path in texts:
+    for path in text_files[:CHECKED_FILES]:
         evidence = misdecoded_evidence(path, encoding)
         if evidence is not None:
             found.append(f"'{path}' {evidence}")
