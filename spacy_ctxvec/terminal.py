@@ -3,8 +3,6 @@ a terminal and where NO_COLOR (no-color.org) is not set; standard output that ca
 (``GuardedStdout``). A low module, so that the command line and the library's progress lines
 (train-static's epochs) colour alike."""
 
-import errno
-import io
 import os
 import sys
 from contextlib import contextmanager
@@ -80,24 +78,6 @@ class GuardedStdout:
 
     def __getattr__(self, name: str) -> Any:
         return getattr(self._stream, name)
-
-
-class ClosedStdout(io.TextIOBase):
-    """Standard output for a command started without one (``>&-``, where Python's is None):
-    writing fails as on a closed descriptor, so the command stops with E422 instead of
-    printing its results nowhere and exiting 0."""
-
-    encoding = "utf-8"
-    errors = "strict"
-
-    def writable(self) -> bool:
-        return True
-
-    def write(self, text: str) -> int:
-        raise OSError(errno.EBADF, "standard output is closed")
-
-    def fileno(self) -> int:
-        return 1  # free, so that pointing it at os.devnull (before exiting) works
 
 
 @contextmanager

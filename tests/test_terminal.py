@@ -6,10 +6,12 @@ import os
 import shlex
 import subprocess
 import sys
+import tempfile
+from pathlib import Path
 
 import pytest
 
-from spacy_ctxvec.terminal import ClosedStdout, GuardedStdout, StdoutUnwritable, colour_on, stderr_printer
+from spacy_ctxvec.terminal import GuardedStdout, StdoutUnwritable, colour_on, stderr_printer
 
 
 class Terminal(io.StringIO):
@@ -75,17 +77,21 @@ def test_standard_output_full_or_closed_is_a_coded_line_not_a_traceback():
     assert run.returncode == 1 and b"[CTX-E422]" in run.stderr and b"Traceback" not in run.stderr
     closed = f"{shlex.quote(sys.executable)} -m spacy_ctxvec compare '' 'a pen' >&-"
     run = subprocess.run(["bash", "-c", closed], stderr=subprocess.PIPE, timeout=120)
-    assert run.returncode == 1 and b"[CTX-E413]" in run.stderr and b"Traceback" not in run.stderr
+    assert run.returncode == 1 and b"[CTX-E422]" in run.stderr and b"Traceback" not in run.stderr  # before E413
 
 
-def test_results_written_to_a_closed_stdout_are_a_coded_error_not_a_silent_success():
-    """`rank ... >&-` printed its results nowhere and exited 0, as if they had been read."""
-    closed = f"{shlex.quote(sys.executable)} -m spacy_ctxvec --version >&-"
-    run = subprocess.run(["bash", "-c", closed], stderr=subprocess.PIPE, timeout=120)
-    assert run.returncode == 1 and b"[CTX-E422]" in run.stderr and b"closed" in run.stderr
-    assert b"Traceback" not in run.stderr and b"Exception ignored" not in run.stderr
-    with pytest.raises(OSError, match="closed"):
-        ClosedStdout().write("x")
+def test_a_command_started_with_a_closed_stdout_stops_before_any_work():
+    """`rank ... >&-` printed its results nowhere and exited 0; a command that writes a file
+    would do all its work, then fail on its first line (and the first file it opened took
+    descriptor 1): it stops at once, writing nothing."""
+    closed = f"{shlex.quote(sys.executable)} -m spacy_ctxvec train-static corpus.txt out.txt --min-count 1 >&-"
+    with tempfile.TemporaryDirectory() as folder:
+        Path(folder, "corpus.txt").write_text("the bank of the river\n" * 5, encoding="utf8")
+        run = subprocess.run(["bash", "-c", closed], stderr=subprocess.PIPE, timeout=120, cwd=folder)
+        message = b" ".join(run.stderr.split())
+        assert run.returncode == 1 and b"[CTX-E422]" in message and b"standard output is closed" in message
+        assert b"Traceback" not in run.stderr and b"Exception ignored" not in run.stderr
+        assert sorted(p.name for p in Path(folder).iterdir()) == ["corpus.txt"]
 
 
 def test_a_file_name_that_is_not_utf8_shows_its_bytes_as_u_fffd_in_marked_lines():

@@ -6,6 +6,7 @@ stack (spacy-transformers, transformers) loads with the first pipeline that uses
 ``--help`` and a bad argument do not wait for it (tests/test_cli_imports.py).
 """
 
+import errno
 import gc
 import importlib.abc
 import importlib.util
@@ -15,7 +16,7 @@ from importlib.machinery import ModuleSpec
 from types import ModuleType
 from typing import Any, Optional, Sequence
 
-from ..terminal import ClosedStdout, GuardedStdout, StdoutUnwritable
+from ..terminal import GuardedStdout, StdoutUnwritable
 from . import (
     build_lexicon,  # noqa: F401,E402
     compare,  # noqa: F401,E402
@@ -67,7 +68,9 @@ def main() -> None:
         sys.meta_path.insert(0, FreezeAfterImport(TRANSFORMER_STACK))
     warnings.showwarning = show_coded_warning
     colour_only_on_a_terminal()
-    sys.stdout = GuardedStdout(sys.stdout if sys.stdout is not None else ClosedStdout())  # type: ignore[assignment]
+    if sys.stdout is None:  # started with >&-: what it prints would be lost, after all its work
+        exit_on_unwritable_stdout(OSError(errno.EBADF, "standard output is closed"))
+    sys.stdout = GuardedStdout(sys.stdout)  # type: ignore[assignment]
     try:
         app()
     except StdoutUnwritable as err:

@@ -175,6 +175,8 @@ def exit_quietly_on_closed_stdout() -> None:
 
 
 def _stdout_to_devnull() -> None:
+    if sys.stdout is None:  # started with >&-: there is nothing to flush at exit
+        return
     devnull = os.open(os.devnull, os.O_WRONLY)
     os.dup2(devnull, sys.stdout.fileno())
     os.close(devnull)
