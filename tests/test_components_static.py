@@ -187,6 +187,13 @@ def test_errors_before_and_during_initialize():
 
     with pytest.raises(CtxvecError, match=r"E118\] .* raised TypeError when called with nlp \(pool_mean\(\) missing"):
         nlp.get_pipe("ctxvec_static").initialize(nlp=nlp, source=pool_mean)  # a pooling named as the source
+
+    def source_with_a_bug(nlp):
+        return [[1.0, 0.0]].T  # a user's own source: its error is kept as the cause, traceback and all
+
+    with pytest.raises(CtxvecError, match=r"E118\] .* raised AttributeError") as raised:
+        nlp.get_pipe("ctxvec_static").initialize(nlp=nlp, source=source_with_a_bug)
+    assert isinstance(raised.value.__cause__, AttributeError)
     keyed = KeyedVectors(vector_size=2)
     keyed.add_vectors(["apple"], [[1.0, 0.0]])
     with pytest.raises(CtxvecError, match=r"returned KeyedVectors.*StaticVectorTable.from_keyed_vectors\(kv\)"):

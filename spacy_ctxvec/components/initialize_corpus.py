@@ -27,7 +27,8 @@ class InitializeCorpus:
             documents = iter(self.reader(vocab))
         except (TypeError, AttributeError) as err:  # another registered function named here (a pooling, a source)
             problem = f"failed when called with the Vocab ({type(err).__name__}: {err})"
-            raise CtxvecError(Errors.E269.format(name=self.name, problem=problem)) from None
+            # chained: where the reader itself has a bug, its traceback shows where
+            raise CtxvecError(Errors.E269.format(name=self.name, problem=problem)) from err
         for item in documents:
             if isinstance(item, bytes):  # a Doc serialised with doc.to_bytes(), as nlp.pipe takes one
                 item = self._doc_from_bytes(vocab, item)

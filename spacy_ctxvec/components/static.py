@@ -144,7 +144,7 @@ class StaticVectors(DocAnnotator):
             table = source(nlp)  # type: ignore[arg-type]  # a source may read files only, without nlp
         except (TypeError, AttributeError) as err:
             got = f"raised {type(err).__name__} when called with nlp ({err})"
-            raise CtxvecError(Errors.E118.format(name=self.name, got=got)) from None
+            raise CtxvecError(Errors.E118.format(name=self.name, got=got)) from err  # a bug inside: its traceback
         if not isinstance(table, StaticVectorTable):
             raise CtxvecError(Errors.E118.format(name=self.name, got=f"returned {type(table).__name__}"))
         found = non_finite_rows(table)
