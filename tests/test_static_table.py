@@ -134,13 +134,17 @@ def test_a_pickled_wordpiece_table_holds_the_embeddings_once_and_shares_them_aft
     """The table's vectors and its wordpiece means' embeddings are one array; pickled (what
     an n_process worker or Ray receives), they were written twice and came back as two."""
     import pickle
+    from copy import deepcopy
 
     size = wordpiece_table.vectors.nbytes  # a row's bytes are found once in the pickle (twice before)
     for table in (wordpiece_table, StaticVectorTable.from_bytes(wordpiece_table.to_bytes())):
         pickled = pickle.dumps(table)
-        assert len(pickled) > size and pickled.count(np.ascontiguousarray(table.vectors[5]).tobytes()) == 1
+        row = np.ascontiguousarray(table.vectors[5]).tobytes()
+        assert len(pickled) > size and pickled.count(row) == 1
         copy = pickle.loads(pickled)
         assert np.shares_memory(copy.vectors, copy.subwords.embeddings)
+        for again in (pickle.dumps(copy), pickle.dumps(deepcopy(copy))):
+            assert again.count(row) == 1  # a worker's copy pickled again: once too
         assert not copy.vectors.flags.writeable and not copy.subwords.embeddings.flags.writeable
         np.testing.assert_array_equal(
             copy.lookup_batch(["bank", "unbankable"])[0], table.lookup_batch(["bank", "unbankable"])[0]

@@ -78,9 +78,8 @@ class StaticVectorTable(ReadOnlyArrays):
         self.keys = keys
         self.rows = read_only(rows)
         self.vectors = read_only(vectors)
-        if isinstance(subwords, WordpieceMean) and _same_array(subwords.embeddings, self.vectors):
-            subwords.embeddings = self.vectors  # one object: pickled once (an n_process or Ray worker's copy)
         self.subwords = subwords
+        self._share_embeddings()
         # Reversed so that the first occurrence of a duplicated key wins.
         self._key_to_row: Dict[str, int] = dict(zip(reversed(keys), reversed(rows.tolist())))
         n_duplicates = len(keys) - len(self._key_to_row)
@@ -249,6 +248,16 @@ class StaticVectorTable(ReadOnlyArrays):
         if found.any():
             vectors[found] = np.stack([vector for vector in cached if vector is not None])
         return vectors, found
+
+    def _share_embeddings(self) -> None:
+        """A wordpiece table's embeddings and vectors as one object, so that a pickle (what an
+        n_process or Ray worker receives, and any copy of it it pickles again) holds them once."""
+        if isinstance(self.subwords, WordpieceMean) and _same_array(self.subwords.embeddings, self.vectors):
+            self.subwords.embeddings = self.vectors
+
+    def __setstate__(self, state: Dict[str, Any]) -> None:
+        super().__setstate__(state)  # each object's arrays frozen apart: two views of the one array again
+        self._share_embeddings()
 
     # Serialization: .npy + JSON on disk, msgpack of arrays in bytes; never pickle.
     def _cfg(self) -> Dict[str, Any]:
