@@ -419,6 +419,6 @@ class Warnings(metaclass=_ErrorsWithCodes):
         "(the default)."
     )
     W085 = (
-        "Corpus directory '{path}': {files} not read, because each is a link to nothing (its target was moved or "
-        "deleted): {names}. Point them at their files again, or remove them."
+        "Corpus directory '{path}': {files} not read, because each is a link that leads to no file (its target was "
+        "moved or deleted, or the links loop): {names}. Point them at their files again, or remove them."
     )

@@ -21,9 +21,9 @@ from ..building.shard import polysemy_components
 from ..errors import CtxvecError, Errors, Warnings, warn_at_user_line
 from ..lexicon.sense_inventory import SENSES_FILE
 from ..ops.sense_display import (
-    SENSE_COLOURS,
     SenseSpan,
     displacy_sense_data,
+    sense_colour,
     sense_colours,
     sense_span_label,
     shown_label,
@@ -191,7 +191,7 @@ def _sense_key(spans: List[SenseSpan], senses: List[int]) -> str:
     counts = Counter(label for _, _, label, _ in spans)
     if not counts:
         return ""
-    colour_of = {span[2]: SENSE_COLOURS[int(sense) % len(SENSE_COLOURS)] for span, sense in zip(spans, senses)}
+    colour_of = {span[2]: sense_colour(sense) for span, sense in zip(spans, senses)}
     lines = [
         f'<li><span style="background: {colour_of[label]}; padding: 1px 4px; border-radius: 3px">'
         f"{_html_text(label)}</span> ({count_of(n, 'token')})</li>"

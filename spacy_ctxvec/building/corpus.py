@@ -95,9 +95,9 @@ def corpus_files(path: Union[str, Path], *, encoding: str = DEFAULT_ENCODING, on
             raise CtxvecError(Errors.E210.format(path=path, problem=unsupported_suffix(path)))
         return _checked_text(_without_binary(path, [path], encoding, on_error), encoding, path)
     entries = _files_under(path)
-    broken = [p for p in entries if not p.exists()]
+    broken = [p for p in entries if corpus_suffix(p) in CORPUS_SUFFIXES and not p.exists()]  # others: W020
     _warn_naming(Warnings.W085, path, [p.relative_to(path).as_posix() for p in broken])
-    entries = [p for p in entries if p.exists()]
+    entries = [p for p in entries if p not in broken]
     files = [p for p in entries if corpus_suffix(p) in CORPUS_SUFFIXES]
     unread = [p.relative_to(path).as_posix() for p in entries if corpus_suffix(p) not in CORPUS_SUFFIXES]
     _warn_naming(Warnings.W020, path, unread)

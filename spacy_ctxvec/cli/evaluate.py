@@ -204,7 +204,7 @@ def word_sim_cli(
         msg.info(describe_record(record))
         for path, pairs in all_pairs.items():
             if pairs.header is not None:
-                msg.info(f"{path}: {pairs.header} read as a header (not a pair)")
+                msg.info(f"{keys[path]}: {pairs.header} read as a header (not a pair)")
         rows = [
             (keys[path], _rho(r.spearman), f"{r.n_covered}/{r.n_pairs}", f"{r.coverage:.3f}")
             for path, r in zip(all_pairs, reports)

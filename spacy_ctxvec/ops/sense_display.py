@@ -65,10 +65,12 @@ def shown_label(label: str, score: Optional[float]) -> str:
     return label if score is None else f"{label} ({score:.2f})"
 
 
+def sense_colour(sense: int) -> str:
+    """The colour of sense number ``sense`` (SENSE_COLOURS, repeating after 8)."""
+    return SENSE_COLOURS[int(sense) % len(SENSE_COLOURS)]
+
+
 def sense_colours(spans: Sequence[SenseSpan], senses: Sequence[int]) -> Dict[str, str]:
     """displaCy's options["colors"] for ``spans``: each span's drawn label in the colour of
     its sense number ``senses[i]``, so one sense has one colour and a word's senses differ."""
-    return {
-        shown_label(label, score): SENSE_COLOURS[int(sense) % len(SENSE_COLOURS)]
-        for (_, _, label, score), sense in zip(spans, senses)
-    }
+    return {shown_label(label, score): sense_colour(sense) for (_, _, label, score), sense in zip(spans, senses)}
