@@ -83,3 +83,21 @@ def test_another_kind_of_registered_function_named_as_the_corpus_is_e269(tiny_be
 
     with pytest.raises(TypeError, match="a bug in the user's reader"):
         polysemy.initialize(nlp=nlp, corpus=reader_with_a_bug)
+
+
+def test_too_many_directions_for_the_vectors_is_e603_before_the_corpus_is_read(tiny_bert_dir):
+    """n_directions over half the width was refused only after the whole corpus was counted."""
+    read = []
+
+    def reader(vocab):
+        read.append(True)
+        yield "the bank of the river"
+
+    nlp = spacy.blank("en")
+    nlp.add_pipe("transformer", config=transformer_config(str(tiny_bert_dir), window=8, stride=6))
+    nlp.add_pipe("ctxvec_context")
+    nlp.add_pipe("ctxvec_polysemy", config={"min_count": 2, "induction": {"n_directions": 300}})
+    nlp.initialize()
+    with pytest.raises(CtxvecError, match=r"CTX-E603\] .*n_directions must be at most half the vectors' width"):
+        nlp.get_pipe("ctxvec_polysemy").initialize(nlp=nlp, corpus=reader)
+    assert read == []

@@ -72,7 +72,7 @@ from ..lexicon.polysemy_probe import (
     PolysemyProbe,
     shipped_probes,
 )
-from ..lexicon.sense_induction import induce_inventory
+from ..lexicon.sense_induction import check_directions_fit, induce_inventory
 from ..lexicon.sense_inventory import SenseInventory
 from ..lexicon.statistics import CONTEXT_VECTORS_META, Lexicon
 from ..lexicon.type_inputs import TypeInputs
@@ -381,6 +381,8 @@ class Polysemy(DocAnnotator):
         elif corpus is not None and nlp is not None:
             if self.induce and sample_size == 0:
                 raise CtxvecError(Errors.E602.format(name=self.name))
+            if self.induce:  # E603 now, not after the whole corpus was read
+                check_directions_fit(self.induction.n_directions, context_width(nlp))
             check_key_mode(nlp, self.key)
             reading = InitializeCorpus(corpus, self.name)
             with enabled_before(nlp, self.name):  # frozen ones are disabled in spacy train's initialize

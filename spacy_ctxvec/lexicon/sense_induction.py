@@ -76,6 +76,14 @@ N_EXAMPLES = 3  # example snippets kept per sense
 _FIT_CHUNK_ROWS = 4096  # rows per chunk when fitting the sense space (bounded memory)
 
 
+def check_directions_fit(n_directions: int, width: int) -> None:
+    """E603 where ``n_directions`` is over half the vectors' ``width``: removing more would
+    remove most of the space the senses are told apart in."""
+    if n_directions * 2 > width:
+        requirement = f"at most half the vectors' width ({width // 2} of {width}; default {N_REMOVED_DIRECTIONS})"
+        raise CtxvecError(Errors.E603.format(setting="n_directions", requirement=requirement, value=n_directions))
+
+
 def fit_corpus_sense_space(vectors: np.ndarray, weights: np.ndarray, *, n_directions: int) -> SenseSpace:
     """``ops.senses.fit_sense_space`` in bounded memory: the weighted mean and the top
     ``n_directions`` eigenvectors of the weighted covariance, accumulated over chunks of
@@ -182,10 +190,7 @@ def induce_inventory(
     counts = _type_counts(lexicon, sample.keys)
     rows_per_type = sample.counts()
     weights = np.repeat(counts / np.maximum(rows_per_type, 1), rows_per_type)
-    width = sample.vectors.shape[1]
-    if n_directions * 2 > width:  # more would remove most of the space the senses are told apart in
-        requirement = f"at most half the vectors' width ({width // 2} of {width}; default {N_REMOVED_DIRECTIONS})"
-        raise CtxvecError(Errors.E603.format(setting="n_directions", requirement=requirement, value=n_directions))
+    check_directions_fit(n_directions, sample.vectors.shape[1])
     space = fit_corpus_sense_space(sample.vectors, weights, n_directions=n_directions)
     context_space = (
         None if sample_contexts is None else fit_corpus_sense_space(sample_contexts, weights, n_directions=n_directions)
