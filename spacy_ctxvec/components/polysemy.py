@@ -381,11 +381,11 @@ class Polysemy(DocAnnotator):
         elif corpus is not None and nlp is not None:
             if self.induce and sample_size == 0:
                 raise CtxvecError(Errors.E602.format(name=self.name))
-            if self.induce:  # E603 now, not after the whole corpus was read
-                check_directions_fit(self.induction.n_directions, context_width(nlp))
             check_key_mode(nlp, self.key)
             reading = InitializeCorpus(corpus, self.name)
             with enabled_before(nlp, self.name):  # frozen ones are disabled in spacy train's initialize
+                if self.induce:  # E603 now, not after the whole corpus was read
+                    check_directions_fit(self.induction.n_directions, context_width(nlp))
                 lexicon = partial_lexicon(
                     nlp,
                     reading.items(nlp.vocab),
