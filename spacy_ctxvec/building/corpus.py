@@ -28,7 +28,7 @@ from .bad_lines import BadLineError, SkippedLine, bad_line
 from .bounded_json import loads_bounded
 from .inflation import check_inflation
 from .line_endings import file_newline
-from .text_encoding import misdecoded_files
+from .text_encoding import decoded_head, file_head, misdecoded_files
 from .wrapped_text import hard_wrapped_files
 
 # One corpus document: a text, or a Doc whose tokens are kept as given.
@@ -172,16 +172,9 @@ def _files_under(root: Path) -> List[Path]:
 def binary_evidence(path: Path, encoding: str = DEFAULT_ENCODING) -> Optional[str]:
     """Why a .txt/.jsonl file is binary, not text (None if it is not, or cannot be read:
     its reader reports that): a NUL character in its first BINARY_CHECK_BYTES bytes."""
-    try:
-        with path.open("rb") as handle:
-            head = handle.read(BINARY_CHECK_BYTES)
-    except OSError:
-        return None
-    try:
-        text = codecs.getincrementaldecoder(encoding)(errors="replace").decode(head, final=False)
-    except UnicodeError:  # e.g. UTF-16 without a byte order mark: its reader says so (E240)
-        return None
-    if "\x00" not in text:
+    head = file_head(path, BINARY_CHECK_BYTES)
+    text = None if head is None else decoded_head(head, encoding)
+    if text is None or "\x00" not in text:
         return None
     return f"a NUL character (character {text.index(chr(0)) + 1}) in its first {BINARY_CHECK_BYTES} bytes"
 

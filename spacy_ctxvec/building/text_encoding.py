@@ -18,21 +18,41 @@ _C1_CONTROL = re.compile("[\x80-\x9f]")
 _UTF8_BOM = b"\xef\xbb\xbf"
 
 
+def file_head(path: Path, n_bytes: int) -> Optional[bytes]:
+    """The first ``n_bytes`` bytes of ``path``; None where it cannot be read (its reader says why)."""
+    try:
+        with path.open("rb") as handle:
+            return handle.read(n_bytes)
+    except OSError:
+        return None
+
+
+def decoded_head(head: bytes, encoding: str) -> Optional[str]:
+    """A file's first bytes as ``encoding`` reads them (a character cut at the end left out,
+    undecodable bytes as U+FFFD); None where the codec cannot read them at all (UTF-16 without
+    a byte order mark: its reader says so, E240)."""
+    try:
+        return codecs.getincrementaldecoder(encoding)(errors="replace").decode(head, final=False)
+    except (LookupError, UnicodeError):
+        return None
+
+
 def misdecoded_evidence(path: Path, encoding: str) -> Optional[str]:
     """Why ``path``, decoded with ``encoding``, looks like text in another encoding: a UTF-8
     byte order mark under another encoding, or C1 control characters in its first
     CHECKED_BYTES bytes; None where neither (or where it cannot be read: its reader says why)."""
     try:
-        with path.open("rb") as handle:
-            head = handle.read(CHECKED_BYTES)
-        text = codecs.getincrementaldecoder(encoding)(errors="replace").decode(head, final=False)
-    except (OSError, LookupError, UnicodeError):
+        codec = codecs.lookup(encoding).name
+    except LookupError:  # its reader says so (E241)
         return None
-    if head.startswith(_UTF8_BOM) and codecs.lookup(encoding).name not in ("utf-8", "utf-8-sig"):
+    head = file_head(path, CHECKED_BYTES)
+    if head is None:
+        return None
+    if head.startswith(_UTF8_BOM) and codec not in ("utf-8", "utf-8-sig"):
         return "starts with a UTF-8 byte order mark"
     if not _reads_bytes_as_c1(encoding):  # UTF-8 decoded them: they came from an earlier conversion, not this read
         return None
-    found = _C1_CONTROL.search(text)
+    found = _C1_CONTROL.search(decoded_head(head, encoding) or "")
     if found is None:
         return None
     return f"holds C1 control characters (the first U+{ord(found.group()):04X}), which no written text holds"
