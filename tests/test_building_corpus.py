@@ -177,6 +177,18 @@ def test_undecodable_lines_are_named_skipped_or_read_with_the_right_encoding(tmp
         list(iter_corpus(path, encoding="no-such-codec"))
 
 
+def test_a_file_cp1252_cannot_read_is_not_told_to_pass_cp1252(tmp_path):
+    """E240 advises cp1252 for a file UTF-8 cannot read; where cp1252 is what failed
+    (0x81 has no cp1252 character), it asks for the file's own encoding instead."""
+    path = tmp_path / "other.txt"
+    path.write_bytes(b"one\ntwo \x81 three\n")
+    with pytest.raises(CtxvecError, match=r"E240.*line 2.*--encoding cp1252"):
+        list(iter_corpus(path))
+    with pytest.raises(CtxvecError) as raised:
+        list(iter_corpus(path, encoding="windows-1252"))
+    assert "not cp1252 text either" in str(raised.value) and "--encoding cp1252" not in str(raised.value)
+
+
 def test_binary_file_and_utf16_and_byte_order_mark(tmp_path):
     binary = tmp_path / "binary.txt"
     binary.write_bytes(bytes(range(256)) * 4)

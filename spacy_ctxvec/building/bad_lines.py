@@ -21,10 +21,10 @@ class BadLineError(CtxvecError):
         self.reason = reason
 
 
-def bad_line(code: str, path: Union[str, Path], line: Union[int, str], problem: str) -> BadLineError:
+def bad_line(code: str, path: Union[str, Path], line: Union[int, str], problem: str, advice: str = "") -> BadLineError:
     """The BadLineError of catalogue entry ``code`` (one of "{path}, line {line}: {problem}.
-    <advice>"), with the reason "[CTX-<code>] <problem>"."""
-    message = getattr(Errors, code).format(path=path, line=line, problem=problem)
+    <advice>"; E240's advice is given), with the reason "[CTX-<code>] <problem>"."""
+    message = getattr(Errors, code).format(path=path, line=line, problem=problem, advice=advice)
     reason = f"[{PREFIX}{code}] {problem}"
     return BadLineError(message, reason if len(reason) <= REASON_CHARS else reason[: REASON_CHARS - 3] + "...")
 

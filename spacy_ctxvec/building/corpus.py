@@ -20,7 +20,14 @@ from spacy.tokens import Doc, DocBin
 from spacy.util import registry
 from spacy.vocab import Vocab
 
-from ..catalogue.lexicon_errors import LINE_NOT_A_ROW, LINE_NOT_DECODED, LINE_NOT_JSON, LINE_TOO_LONG
+from ..catalogue.lexicon_errors import (
+    ENCODING_ADVICE,
+    ENCODING_ADVICE_CP1252,
+    LINE_NOT_A_ROW,
+    LINE_NOT_DECODED,
+    LINE_NOT_JSON,
+    LINE_TOO_LONG,
+)
 from ..errors import CtxvecError, Errors, Warnings
 from ..ops.text import count_of, printable
 from ..paths import composed
@@ -250,7 +257,12 @@ def _undecodable(line: str, path: str, line_number: int, encoding: str) -> BadLi
     byte = ord(match.group()) - 0xDC00
     error = f"byte 0x{byte:02x} at character {match.start() + 1} cannot be decoded"
     problem = LINE_NOT_DECODED.format(encoding=encoding, error=error)
-    return bad_line("E240", path, line_number, problem)
+    return bad_line("E240", path, line_number, problem, encoding_advice(encoding))
+
+
+def encoding_advice(encoding: str) -> str:
+    """E240's advice: cp1252 for a Windows file, another encoding where cp1252 failed."""
+    return ENCODING_ADVICE_CP1252 if codecs.lookup(encoding).name == "cp1252" else ENCODING_ADVICE
 
 
 def _check_string(value: str, path: str, line_number: int, what: str) -> None:
@@ -365,7 +377,7 @@ def _read_text_file(
                     yield make_doc(vocab, parsed)
     except UnicodeError as err:  # e.g. an odd number of bytes in a UTF-16 file
         problem = LINE_NOT_DECODED.format(encoding=encoding, error=err)
-        raise bad_line("E240", path, "?", problem) from None
+        raise bad_line("E240", path, "?", problem, encoding_advice(encoding)) from None
     except OSError as err:
         raise CtxvecError(Errors.E210.format(path=path, problem=f"cannot be read ({err.strerror or err})")) from None
 

@@ -6,6 +6,12 @@
 LINE_NOT_JSON = "not valid JSON ({error})"
 LINE_NOT_A_ROW = 'expected an object with "text" (a string) or "words" (a list of strings), got {got}'
 LINE_NOT_DECODED = "not valid {encoding} text ({error})"
+# E240's advice: which encoding to pass (under cp1252 already, another one).
+ENCODING_ADVICE = 'Pass the file\'s encoding (a Windows file: CLI --encoding cp1252, config encoding = "cp1252")'
+ENCODING_ADVICE_CP1252 = (
+    "The file is not cp1252 text either: pass its own encoding (CLI --encoding, config encoding; "
+    "e.g. utf-16, cp1250, shift_jis)"
+)
 LINE_TOO_LONG = "a document of {n:,} characters, over the pipeline's nlp.max_length ({max_length:,})"
 
 
@@ -157,9 +163,8 @@ class LexiconErrors:
         "lexicon folder, '{lexicon}', as lexicon_path, or load the whole pipeline with "
         "spacy.load('{path}')."
     )
-    E240 = (  # {problem}: LINE_NOT_DECODED
-        "{path}, line {line}: {problem}. Pass the file's "
-        'encoding (a Windows file: CLI --encoding cp1252, config encoding = "cp1252"), fix '
+    E240 = (  # {problem}: LINE_NOT_DECODED; {advice}: ENCODING_ADVICE or ENCODING_ADVICE_CP1252
+        "{path}, line {line}: {problem}. {advice}, fix "
         'that line, or pass on_error="skip" (CLI: --on-error skip) to skip and '
         "report undecodable lines."
     )
