@@ -276,6 +276,8 @@ def test_two_undecodable_file_names_stay_two_json_keys(static_pipeline_dir, tmp_
     }
     table = subprocess.run(command, capture_output=True, timeout=300).stdout.decode("utf-8")
     assert "ws_\\xe9.txt" in table and "ws_\\xe8.txt" in table
+    warned = result.stderr.decode("utf-8")  # W043 (3 pairs are noisy) tells the two files apart too
+    assert "[CTX-W043] ws_\\xe9.txt:" in warned and "[CTX-W043] ws_\\xe8.txt:" in warned
 
 
 def test_word_sim_table_lines_up_a_cjk_file_name(static_pipeline_dir, tmp_path, monkeypatch):

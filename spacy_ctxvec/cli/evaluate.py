@@ -191,11 +191,11 @@ def word_sim_cli(
     from ..evaluation.tasks import evaluate_word_sim
 
     nlp = load_pipeline(pipeline)
-    reports = [evaluate_word_sim(nlp, pairs, path) for path, pairs in all_pairs.items()]
+    keys = distinct_displayable(list(all_pairs))  # two undecodable file names stay two keys (and names)
+    reports = [evaluate_word_sim(nlp, pairs, keys[path]) for path, pairs in all_pairs.items()]
     from ..evaluation.provenance import describe_record, pipeline_record
 
     record = pipeline_record(nlp, pipeline)  # in each file's report: the keys stay the files
-    keys = distinct_displayable(list(all_pairs))  # two undecodable file names stay two keys
     result = {keys[path]: _word_sim_report(report, all_pairs[path], record) for path, report in zip(all_pairs, reports)}
     _write_json(result, output, overwrite)
     if as_json:
