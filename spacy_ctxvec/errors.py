@@ -422,3 +422,8 @@ class Warnings(metaclass=_ErrorsWithCodes):
         "Corpus directory '{path}': {files} not read, because each is a link that leads to no file (its target was "
         "moved or deleted, or the links loop): {names}. Point them at their files again, or remove them."
     )
+    W086 = (
+        "{path}: its last row ('{word}', {n_values} values) has no line end, so the file may have been cut short "
+        "(a download or copy that stopped): then rows are missing and that row's last value may be cut. Compare "
+        "the file's size with its source's; where the file is whole (written by hand), end it with a line break."
+    )

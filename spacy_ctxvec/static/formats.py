@@ -10,28 +10,35 @@ A word that occurs twice keeps its first vector (warning W001)."""
 import gzip
 import os
 import pickle
-import re
 import struct
 import zlib
 from pathlib import Path
-from typing import IO, Callable, Dict, List, Optional, Tuple, cast
+from typing import IO, Callable, Dict, List, Optional, Tuple
 
 import numpy as np
 
 from ..errors import CtxvecError, Errors
-from ..paths import CONVERT_TO_UTF8_FIX, decode_line
+from ..paths import CONVERT_TO_UTF8_FIX
 from ..types import PathLike
 from .npy_format import first_wins, read_npy_vectors
 from .table import StaticVectorTable, check_finite
+from .text_vectors import (
+    FORMATS,
+    UTF8_BOM,
+    GrowingRows,
+    header_of,
+    looks_like_text,
+    open_vectors_file,
+    read_error,
+    read_text_vectors,
+    row_count_error,
+)
 
-FORMATS = ("auto", "word2vec", "word2vec-binary", "glove", "fasttext", "npy", "gensim")
 FASTTEXT_MAGIC = 793712314  # first int32 of a Facebook fastText .bin file
 FASTTEXT_VERSION = 12
 PICKLE_SUFFIXES = {".model", ".kv", ".pkl", ".pickle"}
 CHUNK_BYTES = 1 << 20
 MAX_WORD_BYTES = 1 << 16  # a longer "word" in a binary file means the file is damaged
-INITIAL_ROWS = 1024
-UTF8_BOM = b"\xef\xbb\xbf"  # may precede a text file's first line; never part of it
 
 
 def file_problem(path: Path) -> str:
@@ -79,7 +86,7 @@ def load_static_vectors(path: PathLike, *, format: str = "auto", allow_pickle: b
         ZeroDivisionError,
         NotImplementedError,
     ) as err:
-        raise _read_error(path, format, err) from err
+        raise read_error(path, format, err) from err
     if len(table) == 0:
         raise CtxvecError(Errors.E137.format(path=path))
     check_finite(table, path)
@@ -99,24 +106,15 @@ def _with_format_hint(err: CtxvecError, path: Path, given: str) -> CtxvecError:
     return CtxvecError(f"{err} {hint}")
 
 
-def _read_error(path: Path, format: str, err: BaseException) -> CtxvecError:
-    error = f"{type(err).__name__}: {err}"
-    return CtxvecError(Errors.E103.format(path=path, format=format, error=error, formats=", ".join(FORMATS[1:])))
-
-
-def _open(path: Path) -> IO[bytes]:
-    return cast(IO[bytes], gzip.open(path, "rb")) if path.suffix.lower() == ".gz" else open(path, "rb")
-
-
 def detect_format(path: PathLike) -> str:
     """Guess the format of a vectors file from its suffix and first bytes."""
     path = Path(path)
     suffix = path.suffix.lower()
     try:
-        with _open(path) as file:
+        with open_vectors_file(path) as file:
             head = file.read(65536)
     except (OSError, EOFError, zlib.error) as err:
-        raise _read_error(path, "auto", err) from err
+        raise read_error(path, "auto", err) from err
     if suffix == ".npy" or head.startswith(b"\x93NUMPY"):
         return "npy"
     if suffix in PICKLE_SUFFIXES or head[:1] == b"\x80":
@@ -125,133 +123,11 @@ def detect_format(path: PathLike) -> str:
         return "fasttext"
     if not head.strip():
         raise CtxvecError(Errors.E137.format(path=path))
-    first_line, _, rest = head.removeprefix(UTF8_BOM).partition(b"\n")
+    first_line = head.removeprefix(UTF8_BOM).partition(b"\n")[0]
     fields = first_line.split()
     if len(fields) == 2 and all(field.isdigit() for field in fields):
-        return "word2vec" if _looks_like_text(rest) else "word2vec-binary"
+        return "word2vec" if looks_like_text(head, has_header=True) else "word2vec-binary"
     return "glove"
-
-
-def _looks_like_text(sample: bytes) -> bool:
-    """No control bytes (binary float32 rows have them; text in any encoding has not)."""
-    return not any(byte < 32 and byte not in b"\t\n\r" for byte in sample[:4096])
-
-
-class _Rows:
-    """A float32 (n, dim) matrix that grows with the rows appended (never sized by a header)."""
-
-    def __init__(self, dim: int, expected: Optional[int]) -> None:
-        capacity = INITIAL_ROWS if expected is None else max(1, min(expected, INITIAL_ROWS))
-        self.array = np.empty((capacity, dim), dtype=np.float32)
-        self.n = 0
-
-    def append(self, row: np.ndarray) -> None:
-        if self.n == len(self.array):
-            grown = np.empty((2 * len(self.array), self.array.shape[1]), dtype=np.float32)
-            grown[: self.n] = self.array
-            self.array = grown
-        self.array[self.n] = row
-        self.n += 1
-
-    def matrix(self) -> np.ndarray:
-        return self.array[: self.n] if self.n == len(self.array) else self.array[: self.n].copy()
-
-
-def _header(path: Path, line: bytes) -> Tuple[int, int]:
-    fields = line.split()
-    if len(fields) != 2 or not all(field.isdigit() for field in fields):
-        raise CtxvecError(Errors.E132.format(path=path, what="the header line", value=repr(line[:80])))
-    n_rows, dim = int(fields[0]), int(fields[1])
-    if dim < 1:
-        raise CtxvecError(Errors.E132.format(path=path, what="dimension", value=dim))
-    return n_rows, dim
-
-
-HEADER_LIKE = re.compile(rb"\s*-?\d+\s+-?\d+\s*")
-
-
-def _check_first_glove_row(path: Path, line: bytes, number: int, n_values: int) -> None:
-    """A first row of a file read without a header that is a header ("400000 300": say
-    so), a broken header ("-3 16") or a word without numbers: a coded error naming it."""
-    if HEADER_LIKE.fullmatch(line):
-        _header(path, line)  # E132 unless it is a well-formed header
-        problem = f"its first line {line[:80].decode('utf8', 'replace')!r} is a word2vec header 'N_ROWS DIM'"
-        raise _read_error(path, "glove", ValueError(f"{problem}; pass format 'word2vec' or 'auto'"))
-    if n_values < 1:
-        got = line[:120].decode("utf8", "replace")
-        expected = "a word and its numbers separated by spaces"
-        raise CtxvecError(Errors.E302.format(path=path, line=number, got=got, expected=expected))
-
-
-def _row_count_error(path: Path, claimed: int, dim: int, problem: str) -> CtxvecError:
-    return CtxvecError(
-        Errors.E130.format(path=path, problem=f"the header says {claimed} rows of dimension {dim}, but {problem}")
-    )
-
-
-def _read_text(path: Path, has_header: bool) -> StaticVectorTable:
-    """word2vec text ("N DIM" header line) or GloVe (no header): one ``word v1 .. vdim``
-    per line. Trailing blank lines are fine; a blank line between rows is an error."""
-    claimed: Optional[int] = None
-    dim: Optional[int] = None
-    keys: List[str] = []
-    rows: Optional[_Rows] = None
-    blank_line: Optional[int] = None
-    with _open(path) as file:
-        if not _looks_like_text(file.read(4096)):
-            raise _read_error(
-                path,
-                "word2vec" if has_header else "glove",
-                ValueError("it holds binary data (or UTF-16), not UTF-8 text"),
-            )
-        file.seek(0)
-        for number, raw in enumerate(file, start=1):
-            line = raw.rstrip(b"\r\n")
-            if number == 1:
-                line = line.removeprefix(UTF8_BOM)
-            if not line.strip():
-                blank_line = blank_line or number
-                continue
-            if blank_line is not None:
-                raise CtxvecError(Errors.E131.format(path=path, line=blank_line, problem="a blank line between rows"))
-            if has_header and claimed is None:
-                claimed, dim = _header(path, line)
-                continue
-            fields = line.split(maxsplit=1)  # the word, then the numbers
-            word = decode_line(fields[0], path, number)
-            try:
-                if line[:1].isspace():
-                    raise ValueError("no word before the numbers")
-                # each field parsed whole: np.fromstring before numpy 2.3 read "3x" as 3, silently
-                with np.errstate(over="ignore"):  # beyond float32: inf, which E109 reports
-                    values = np.array(fields[1].split() if len(fields) > 1 else [], dtype=np.float32)
-            except ValueError:
-                raise CtxvecError(
-                    Errors.E302.format(
-                        path=path,
-                        line=number,
-                        got=line[:120].decode("utf8", "replace"),
-                        expected=f"a word and {dim or 'its'} numbers separated by spaces",
-                    )
-                ) from None
-            if dim is None:  # GloVe: the first row sets the dimension
-                _check_first_glove_row(path, line, number, len(values))
-                dim = len(values)
-            if len(values) != dim:
-                raise CtxvecError(
-                    Errors.E104.format(path=path, error=f"line {number} has {len(values)} values, expected {dim}")
-                )
-            if claimed is not None and len(keys) == claimed:
-                raise _row_count_error(path, claimed, dim, f"line {number} starts row {claimed + 1}")
-            if rows is None:
-                rows = _Rows(dim, claimed)
-            rows.append(values)
-            keys.append(word)
-    if claimed is not None and len(keys) != claimed:
-        raise _row_count_error(path, claimed, dim or 0, f"the file ends after {len(keys)} rows")
-    if rows is None:
-        raise CtxvecError(Errors.E137.format(path=path))
-    return first_wins(path, keys, rows.matrix())
 
 
 class _ByteReader:
@@ -322,25 +198,25 @@ class _ByteReader:
 def _read_word2vec_binary(path: Path) -> StaticVectorTable:
     """word2vec binary: a "N DIM" text line, then per row a word, a space and DIM
     little-endian float32 (and an optional newline)."""
-    with _open(path) as file:
+    with open_vectors_file(path) as file:
         reader = _ByteReader(file)
         line = reader.read_until(b"\n", limit=256)
         if line is None:
             problem = "the file ends before its first line 'N_ROWS DIM' does: it is cut short, or not word2vec binary"
-            raise _read_error(path, "word2vec-binary", ValueError(problem))
-        claimed, dim = _header(path, line.removeprefix(UTF8_BOM))
+            raise read_error(path, "word2vec-binary", ValueError(problem))
+        claimed, dim = header_of(path, line.removeprefix(UTF8_BOM))
         keys: List[str] = []
-        rows: Optional[_Rows] = None
+        rows: Optional[GrowingRows] = None
         while True:
             reader.skip(b"\n")
             if reader.at_end():
                 break
             if len(keys) == claimed:
-                raise _row_count_error(path, claimed, dim, f"more data follows row {claimed} (at byte {reader.offset})")
+                raise row_count_error(path, claimed, dim, f"more data follows row {claimed} (at byte {reader.offset})")
             word_bytes = reader.read_until(b" ")
             data = None if word_bytes is None else reader.read(4 * dim)
             if word_bytes is None or data is None:
-                raise _row_count_error(path, claimed, dim, f"the file ends inside row {len(keys) + 1}")
+                raise row_count_error(path, claimed, dim, f"the file ends inside row {len(keys) + 1}")
             try:
                 word = word_bytes.decode("utf8")
             except UnicodeDecodeError as err:
@@ -350,11 +226,11 @@ def _read_word2vec_binary(path: Path) -> StaticVectorTable:
                     )
                 ) from None
             if rows is None:
-                rows = _Rows(dim, claimed)
+                rows = GrowingRows(dim, claimed)
             rows.append(np.frombuffer(data, dtype="<f4"))
             keys.append(word)
     if len(keys) != claimed:
-        raise _row_count_error(path, claimed, dim, f"the file ends after {len(keys)} rows")
+        raise row_count_error(path, claimed, dim, f"the file ends after {len(keys)} rows")
     if rows is None:
         raise CtxvecError(Errors.E137.format(path=path))
     return first_wins(path, keys, rows.matrix())
@@ -397,7 +273,7 @@ def check_fasttext_header(path: PathLike) -> Dict[str, int]:
     def bad(problem: str) -> CtxvecError:
         return CtxvecError(Errors.E130.format(path=path, problem=problem))
 
-    with _open(path) as file:
+    with open_vectors_file(path) as file:
         reader = _ByteReader(file)
 
         def need(fmt: str, what: str) -> Tuple:
@@ -474,9 +350,9 @@ def _read_gensim_pickle(path: Path) -> StaticVectorTable:
 
 
 _LOADERS: Dict[str, Callable[[Path], StaticVectorTable]] = {
-    "word2vec": lambda path: _read_text(path, has_header=True),
+    "word2vec": lambda path: read_text_vectors(path, has_header=True),
     "word2vec-binary": _read_word2vec_binary,
-    "glove": lambda path: _read_text(path, has_header=False),
+    "glove": lambda path: read_text_vectors(path, has_header=False),
     "fasttext": _read_fasttext,
     "npy": read_npy_vectors,
     "gensim": _read_gensim_pickle,

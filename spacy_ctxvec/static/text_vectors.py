@@ -1,0 +1,182 @@
+"""Text vector files (word2vec text with its "N DIM" header, GloVe without one), and what
+the binary reader shares with them: opening (.gz too), the header line, rows that grow
+with what is read, and the coded read errors."""
+
+import gzip
+import re
+import warnings
+from pathlib import Path
+from typing import IO, List, Optional, Tuple, cast
+
+import numpy as np
+
+from ..errors import CtxvecError, Errors, Warnings
+from ..paths import decode_line
+from .npy_format import first_wins
+from .table import StaticVectorTable
+
+FORMATS = ("auto", "word2vec", "word2vec-binary", "glove", "fasttext", "npy", "gensim")
+INITIAL_ROWS = 1024
+UTF8_BOM = b"\xef\xbb\xbf"  # may precede a text file's first line; never part of it
+
+
+def read_error(path: Path, format: str, err: BaseException) -> CtxvecError:
+    """E103: the file could not be read as ``format``, with the error raised."""
+    error = f"{type(err).__name__}: {err}"
+    return CtxvecError(Errors.E103.format(path=path, format=format, error=error, formats=", ".join(FORMATS[1:])))
+
+
+def open_vectors_file(path: Path) -> IO[bytes]:
+    """The file's bytes, decompressed where its name ends in .gz."""
+    return cast(IO[bytes], gzip.open(path, "rb")) if path.suffix.lower() == ".gz" else open(path, "rb")
+
+
+def looks_like_text(sample: bytes, has_header: bool) -> bool:
+    """Text, not binary float32 rows or UTF-16: no NUL, and no other control byte unless
+    the first row reads as a word and its numbers (a key may hold a control character,
+    such as a bell or an escape sequence copied from a terminal, and still be text)."""
+    sample = sample[:4096]
+    if b"\0" in sample:
+        return False
+    return not any(byte < 32 and byte not in b"\t\n\r" for byte in sample) or _first_row_is_text(sample, has_header)
+
+
+def _first_row_is_text(sample: bytes, has_header: bool) -> bool:
+    """Whether the first row of ``sample`` (after the "N DIM" header line where there is one)
+    is a word and its numbers, as many as the header says."""
+    lines = sample.removeprefix(UTF8_BOM).split(b"\n")
+    header = lines.pop(0).split() if has_header else []
+    if len(lines) < 2:  # the row must end within the sample
+        return False
+    fields = lines[0].split()
+    if has_header and not (len(header) == 2 and header[1].isdigit() and len(fields) == int(header[1]) + 1):
+        return False
+    if len(fields) < 2:
+        return False
+    try:
+        [float(field) for field in fields[1:]]
+    except ValueError:
+        return False
+    return True
+
+
+class GrowingRows:
+    """A float32 (n, dim) matrix that grows with the rows appended (never sized by a header)."""
+
+    def __init__(self, dim: int, expected: Optional[int]) -> None:
+        capacity = INITIAL_ROWS if expected is None else max(1, min(expected, INITIAL_ROWS))
+        self.array = np.empty((capacity, dim), dtype=np.float32)
+        self.n = 0
+
+    def append(self, row: np.ndarray) -> None:
+        if self.n == len(self.array):
+            grown = np.empty((2 * len(self.array), self.array.shape[1]), dtype=np.float32)
+            grown[: self.n] = self.array
+            self.array = grown
+        self.array[self.n] = row
+        self.n += 1
+
+    def matrix(self) -> np.ndarray:
+        return self.array[: self.n] if self.n == len(self.array) else self.array[: self.n].copy()
+
+
+def header_of(path: Path, line: bytes) -> Tuple[int, int]:
+    fields = line.split()
+    if len(fields) != 2 or not all(field.isdigit() for field in fields):
+        raise CtxvecError(Errors.E132.format(path=path, what="the header line", value=repr(line[:80])))
+    n_rows, dim = int(fields[0]), int(fields[1])
+    if dim < 1:
+        raise CtxvecError(Errors.E132.format(path=path, what="dimension", value=dim))
+    return n_rows, dim
+
+
+HEADER_LIKE = re.compile(rb"\s*-?\d+\s+-?\d+\s*")
+
+
+def _check_first_glove_row(path: Path, line: bytes, number: int, n_values: int) -> None:
+    """A first row of a file read without a header that is a header ("400000 300": say
+    so), a broken header ("-3 16") or a word without numbers: a coded error naming it."""
+    if HEADER_LIKE.fullmatch(line):
+        header_of(path, line)  # E132 unless it is a well-formed header
+        problem = f"its first line {line[:80].decode('utf8', 'replace')!r} is a word2vec header 'N_ROWS DIM'"
+        raise read_error(path, "glove", ValueError(f"{problem}; pass format 'word2vec' or 'auto'"))
+    if n_values < 1:
+        got = line[:120].decode("utf8", "replace")
+        expected = "a word and its numbers separated by spaces"
+        raise CtxvecError(Errors.E302.format(path=path, line=number, got=got, expected=expected))
+
+
+def row_count_error(path: Path, claimed: int, dim: int, problem: str) -> CtxvecError:
+    return CtxvecError(
+        Errors.E130.format(path=path, problem=f"the header says {claimed} rows of dimension {dim}, but {problem}")
+    )
+
+
+def read_text_vectors(path: Path, has_header: bool) -> StaticVectorTable:
+    """word2vec text ("N DIM" header line) or GloVe (no header): one ``word v1 .. vdim``
+    per line. Trailing blank lines are fine; a blank line between rows is an error; a last
+    row without a line end warns W086 (a file cut short: its rows cannot tell)."""
+    claimed: Optional[int] = None
+    dim: Optional[int] = None
+    keys: List[str] = []
+    rows: Optional[GrowingRows] = None
+    blank_line: Optional[int] = None
+    last_row_ended = True
+    with open_vectors_file(path) as file:
+        if not looks_like_text(file.read(4096), has_header):
+            raise read_error(
+                path,
+                "word2vec" if has_header else "glove",
+                ValueError("it holds binary data (or UTF-16), not UTF-8 text"),
+            )
+        file.seek(0)
+        for number, raw in enumerate(file, start=1):
+            line = raw.rstrip(b"\r\n")
+            if number == 1:
+                line = line.removeprefix(UTF8_BOM)
+            if not line.strip():
+                blank_line = blank_line or number
+                continue
+            if blank_line is not None:
+                raise CtxvecError(Errors.E131.format(path=path, line=blank_line, problem="a blank line between rows"))
+            if has_header and claimed is None:
+                claimed, dim = header_of(path, line)
+                continue
+            fields = line.split(maxsplit=1)  # the word, then the numbers
+            word = decode_line(fields[0], path, number)
+            try:
+                if line[:1].isspace():
+                    raise ValueError("no word before the numbers")
+                # each field parsed whole: np.fromstring before numpy 2.3 read "3x" as 3, silently
+                with np.errstate(over="ignore"):  # beyond float32: inf, which E109 reports
+                    values = np.array(fields[1].split() if len(fields) > 1 else [], dtype=np.float32)
+            except ValueError:
+                raise CtxvecError(
+                    Errors.E302.format(
+                        path=path,
+                        line=number,
+                        got=line[:120].decode("utf8", "replace"),
+                        expected=f"a word and {dim or 'its'} numbers separated by spaces",
+                    )
+                ) from None
+            if dim is None:  # GloVe: the first row sets the dimension
+                _check_first_glove_row(path, line, number, len(values))
+                dim = len(values)
+            if len(values) != dim:
+                raise CtxvecError(
+                    Errors.E104.format(path=path, error=f"line {number} has {len(values)} values, expected {dim}")
+                )
+            if claimed is not None and len(keys) == claimed:
+                raise row_count_error(path, claimed, dim, f"line {number} starts row {claimed + 1}")
+            if rows is None:
+                rows = GrowingRows(dim, claimed)
+            rows.append(values)
+            keys.append(word)
+            last_row_ended = raw.endswith(b"\n")
+    if claimed is not None and len(keys) != claimed:
+        raise row_count_error(path, claimed, dim or 0, f"the file ends after {len(keys)} rows")
+    if rows is None:
+        raise CtxvecError(Errors.E137.format(path=path))
+    if not last_row_ended:  # every writer of these formats ends each row with one
+        warnings.warn(Warnings.W086.format(path=path, word=keys[-1], n_values=dim), stacklevel=3)
+    return first_wins(path, keys, rows.matrix())
