@@ -112,6 +112,19 @@ def test_lexicon_without_a_sample_and_bad_settings_are_coded_errors(data):
         induce_inventory(lexicon, {"max_senses": 3}, min_count=5)  # was an AttributeError
 
 
+def test_numpy_numbers_as_settings_are_saved_as_python_numbers(data, inventory, tmp_path):
+    """np.int64 passed the checks, then saving the inventory (or the pipeline's config)
+    raised a TypeError after all the induction work: "int64 is not JSON serializable"."""
+    keys, vectors, _, _ = data
+    settings = SenseInductionSettings(max_senses=np.int64(6), min_support=np.int64(3), cut_distance=np.float64(0.4))
+    assert [type(settings.max_senses), type(settings.cut_distance)] == [int, float]
+    assert settings == SenseInductionSettings(max_senses=6, min_support=3, cut_distance=0.4)
+    induced = induce_inventory(lexicon_with_sample(keys, vectors), min_count=np.int64(5))
+    assert induced == inventory and type(induced.settings["min_count"]) is int
+    induced.to_disk(tmp_path / "senses")
+    assert SenseInventory.from_disk(tmp_path / "senses") == inventory
+
+
 def test_default_split_threshold_is_calibrated_and_saved_as_null(data):
     keys, vectors, _, _ = data
     inventory = induce_inventory(lexicon_with_sample(keys, vectors), min_count=5)

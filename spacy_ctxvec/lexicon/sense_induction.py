@@ -168,7 +168,7 @@ def induce_inventory(
     split_threshold, split_percentile = settings.split_threshold, settings.split_percentile
     n_directions, context_weight = settings.n_directions, settings.context_weight
     record: Dict[str, Any] = {  # the inventory's settings: what was used, as it was before the settings object
-        "min_count": min_count,
+        "min_count": int(min_count),
         "split_threshold": None if split_threshold is None else float(split_threshold),
         "split_percentile": None if split_percentile is None else float(split_percentile),
         "cut_distance": float(settings.cut_distance),

@@ -131,6 +131,8 @@ class SenseInductionSettings:
             value = getattr(self, name)
             if not ok(value):
                 raise CtxvecError(Errors.E603.format(setting=name, requirement=requirement, value=value))
+            if isinstance(value, (np.integer, np.floating)):  # a Python number, as config and JSON save it
+                object.__setattr__(self, name, value.item())
 
     def replace(self, **changes: Any) -> "SenseInductionSettings":
         """A copy with ``changes`` (validated; E608 for a name that is not a setting)."""
