@@ -70,13 +70,18 @@ def test_records_of_earlier_versions_compare_what_they_name_and_damaged_ones_not
     keys, vectors, contexts, _, _ = with_context_meanings()
     record = dict(induce_inventory(lexicon_with_sample(keys, vectors, contexts=contexts), SPREAD, min_count=5).settings)
     older = {k: v for k, v in record.items() if k not in ("split_rule", "min_support", "words_only")}
-    # a config saved before split_by_evidence existed takes the evidence default: told where the record says
+    # a config saved before split_by_evidence existed takes the evidence default: told where the record says;
+    # so do settings recorded since: senses induced before min_support and words_only rested on single
+    # occurrences and came to punctuation too (build_senses with today's defaults drops both)
     assert induced_otherwise(EVIDENCE, {**older, "split_rule": "spread"}, with_contexts=True) == [
-        "split_by_evidence: False -> True"
+        "min_support: 1 -> 3",
+        "split_by_evidence: False -> True",
+        "words_only: False -> True",
     ]
-    assert induced_otherwise(EVIDENCE, older, with_contexts=True) == []  # a record without a rule: not compared
-    assert induced_otherwise(SPREAD.replace(min_support=1), older, with_contexts=True) == []  # not recorded then
-    assert induced_otherwise(SPREAD.replace(max_senses=3), older, with_contexts=True) == ["max_senses: 7 -> 3"]
+    before = SPREAD.replace(min_support=1, words_only=False)  # the block that keeps such senses as they are
+    assert induced_otherwise(before, older, with_contexts=True) == []
+    assert induced_otherwise(SPREAD, older, with_contexts=True) == ["min_support: 1 -> 3", "words_only: False -> True"]
+    assert induced_otherwise(before.replace(max_senses=3), older, with_contexts=True) == ["max_senses: 7 -> 3"]
     assert induced_otherwise(SPREAD, {**record, "min_tokens": 2}, with_contexts=True) == []  # damaged: not compared
     # configs from before split_percentile existed fold it to null: unread under the evidence rule, no W061
     assert unread_settings(EVIDENCE.replace(split_percentile=None)) == {}

@@ -18,6 +18,9 @@ EVIDENCE_UNREAD = ("split_threshold", "split_percentile", "cut_distance", "min_t
 # block whole; configs from before split_percentile existed fold it to null): no warning where unread.
 _FORMER_DEFAULTS: Mapping[str, Tuple[Any, ...]] = {"split_percentile": (82.0, None)}
 _DEFAULTS = SenseInductionSettings()
+# How senses were induced before a setting existed (and was recorded): every type had senses,
+# and a sense could rest on one occurrence. A record without the setting was induced so.
+BEFORE_RECORDED: Mapping[str, Any] = {"words_only": False, "min_support": 1}
 
 
 def has_context_rows(lexicon: Optional[Lexicon]) -> bool:
@@ -70,15 +73,16 @@ def induced_otherwise(settings: SenseInductionSettings, record: Mapping[str, Any
     and its split rule read (a sample without context rows has nothing to weigh), the split
     rule too where the record names it (a config saved before split_by_evidence existed
     takes today's default, the evidence rule, while its senses were induced by another: told,
-    so that build_senses does not switch the rule unsaid). A record out of range (damaged)
+    so that build_senses does not switch the rule unsaid; so are the settings BEFORE_RECORDED
+    gives where the record predates them). A record out of range (damaged)
     is left to the inventory's own checks: nothing is compared."""
+    unrecorded = {name: value for name, value in BEFORE_RECORDED.items() if name not in record}
     try:
-        recorded = SenseInductionSettings.from_record(record)
+        recorded = SenseInductionSettings.from_record({**record, **unrecorded})
     except CtxvecError:
         return []
-    names = [field.name for field in dataclasses.fields(SenseInductionSettings) if field.name in record]
-    if "split_rule" in record:
-        names.append("split_by_evidence")
+    compared = {**record, **unrecorded, **({"split_by_evidence": None} if "split_rule" in record else {})}
+    names = [field.name for field in dataclasses.fields(SenseInductionSettings) if field.name in compared]
     if recorded.split_by_evidence and settings.split_by_evidence:
         names = [name for name in names if name not in EVIDENCE_UNREAD]
     if not with_contexts:
