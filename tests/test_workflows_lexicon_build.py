@@ -4,6 +4,7 @@ resume (exit 130 in the command), a build that fails before its first document l
 no checkpoint directory, and a mistyped corpus is reported before the model loads."""
 
 import dataclasses
+import json
 import os
 import shlex
 import signal
@@ -180,12 +181,22 @@ def test_a_rerun_without_resume_keeps_the_checkpoint_unless_told_to_start_over(t
     out, checkpoints = tmp_path / "out", tmp_path / "out.checkpoint"
     with pytest.raises(BuildStopped):
         build_lexicon_pipeline(request(stopping, corpus, out))
-    with pytest.raises(CtxvecError, match=r"CTX-E250.*out.checkpoint' holds 5 documents.*--resume, or .*--overwrite"):
+    with pytest.raises(CtxvecError, match=r"CTX-E250.*out.checkpoint' holds 5 documents.*--resume; or .*--overwrite"):
         build_lexicon_pipeline(request(tiny_pipeline_dir, corpus, out))
     said = r"E250.*with --resume --engine local and without the Ray options \(the local engine wrote it"
     with pytest.raises(CtxvecError, match=said):
         build_lexicon_pipeline(request(tiny_pipeline_dir, corpus, out, engine="ray"))  # Ray resumes nothing (E505)
     assert (checkpoints / "LATEST").read_text(encoding="utf8") == "shard-000000000005"
+    # a checkpoint an older version counted: --resume would stop with E221, so E250 does not offer it
+    state_file = checkpoints / "shard-000000000005" / "state.json"
+    written = state_file.read_bytes()
+    state = json.loads(written)
+    state_file.write_text(json.dumps({**state, "fingerprint": {**state["fingerprint"], "counting": "older"}}))
+    with pytest.raises(CtxvecError) as older:
+        build_lexicon_pipeline(request(tiny_pipeline_dir, corpus, out))
+    assert "cannot continue, even with --resume; or pass --overwrite" in str(older.value)
+    assert "Continue that build" not in str(older.value)
+    state_file.write_bytes(written)  # as the build wrote it (--overwrite deletes only what it wrote)
     build = build_lexicon_pipeline(request(tiny_pipeline_dir, corpus, out, overwrite=True))
     assert build.result.resumed_from == 0 and build.result.n_docs == 12 and not checkpoints.exists()
 

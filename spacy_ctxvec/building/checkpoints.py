@@ -189,6 +189,32 @@ def _remove_empty_parents(path: Path, n_created: object) -> None:
         parent.rmdir()
 
 
+def made_by_an_older_version(directory: Path) -> bool:
+    """Whether the last checkpoint in ``directory`` counted words or drew its sample the way
+    of an older version, which no --resume continues (E221); False where unreadable (its
+    own error comes on --resume)."""
+    try:
+        name = (directory / LATEST_FILE).read_text(encoding="utf8").strip()
+        fingerprint = json.loads((directory / name / STATE_FILE).read_text(encoding="utf8"))["fingerprint"]
+        return fingerprint.get("counting") != COUNTING or fingerprint.get("sample_priorities") not in (
+            None,
+            SAMPLE_PRIORITIES,
+        )
+    except (OSError, ValueError, KeyError, TypeError, AttributeError, RecursionError):
+        return False
+
+
+def unresumed_checkpoint(directory: Path, docs: int, engine: str) -> CtxvecError:
+    """E250: ``directory`` holds ``docs`` counted documents and the build neither resumes nor
+    overwrites them; --resume is offered only where this version can continue them."""
+    how = (
+        "An older version of spacy-ctxvec wrote it, which this version cannot continue, even with --resume"
+        if made_by_an_older_version(directory)
+        else f"Continue that build with --resume{engine}"
+    )
+    return CtxvecError(Errors.E250.format(path=directory, docs=docs, how_to_continue=how))
+
+
 def documents_done(directory: Path) -> int:
     """Documents counted by the last checkpoint in ``directory`` (0 if there is none)."""
     try:

@@ -205,9 +205,9 @@ class LexiconErrors:
         "whole pipeline directory again, or rebuild it with "
         "`spacy-ctxvec build-lexicon`."
     )
-    E250 = (
+    E250 = (  # {how_to_continue}: "Continue that build with --resume", or why it cannot be
         "Checkpoint directory '{path}' holds {docs} documents an earlier run counted. "
-        "Continue that build with --resume{engine}, or pass --overwrite to start over (the "
+        "{how_to_continue}; or pass --overwrite to start over (the "
         "checkpoint is deleted)."
     )
     E251 = (

@@ -22,6 +22,7 @@ from ..building.checkpoints import (
     check_checkpoint_dir,
     documents_done,
     remove_checkpoint_dir,
+    unresumed_checkpoint,
 )
 from ..building.corpus import DEFAULT_ENCODING, check_encoding, corpus_files
 from ..building.engines import BuildResult, get_engine
@@ -148,9 +149,7 @@ def check_build_request(request: LexiconBuildRequest) -> List[Path]:
     counted = documents_done(request.checkpoints)
     if counted and not (request.resume or request.overwrite):
         engine = " --engine local and without the Ray options (the local engine wrote it; Ray resumes nothing)"
-        raise CtxvecError(
-            Errors.E250.format(path=request.checkpoints, docs=counted, engine=engine * (request.engine != "local"))
-        )
+        raise unresumed_checkpoint(request.checkpoints, counted, engine * (request.engine != "local"))
     check_encoding(request.encoding)
     if request.key not in KEY_ATTRS:  # (lemma's lemmatizer: once the pipeline has loaded)
         raise CtxvecError(Errors.E216.format(key=request.key, choices=", ".join(KEY_ATTRS)))
