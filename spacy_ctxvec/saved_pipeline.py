@@ -16,6 +16,7 @@ import numpy as np
 from spacy.util import get_lang_class, get_model_meta, get_package_path, is_package, load_config
 
 from .attributes import POLYSEMY_FACTORY
+from .catalogue.command_errors import BUILD_SENSES_FIX, SENSES_FROM_SAMPLE_FIX
 from .components import polysemy_state
 from .errors import CtxvecError, Errors, Warnings, warn_at_user_line
 from .lexicon.polysemy_probe import PolysemyProbe
@@ -160,9 +161,14 @@ def load_senses_and_lexicon(path: Union[str, Path]) -> Tuple[SenseInventory, Opt
     path = not_a_config(existing_path(path))
     if (path / SENSES_FILE).exists():
         return SenseInventory.from_disk(path), None
-    parts = read_pipeline_parts(path, (polysemy_state.SENSES_DIR, polysemy_state.LEXICON_DIR))
-    if parts is None or parts.senses is None:
-        raise CtxvecError(Errors.E606.format(path=path))
+    found = polysemy_component_dir(path)
+    wanted = (polysemy_state.SENSES_DIR, polysemy_state.LEXICON_DIR)
+    parts = None if found is None else _read_component_parts(found, wanted)
+    if found is None or parts is None or parts.senses is None:
+        sample = None if parts is None or parts.lexicon is None else parts.lexicon.sample
+        from_sample = found is not None and sample is not None and len(sample.keys) > 0
+        fix = SENSES_FROM_SAMPLE_FIX.format(path=path, name=found[1]) if found and from_sample else BUILD_SENSES_FIX
+        raise CtxvecError(Errors.E606.format(path=path, fix=fix))
     return parts.senses, parts.lexicon
 
 

@@ -131,7 +131,7 @@ def test_export_senses_writes_one_row_per_sense_loadable_by_the_file_source(tmp_
     assert missing.exit_code == 1 and "E616" in missing.output and "does not exist" in " ".join(missing.output.split())
     (tmp_path / "empty").mkdir()
     no_senses = runner.invoke(app, ["export-static", str(tmp_path / "empty"), str(tmp_path / "w.txt"), "--senses"])
-    assert no_senses.exit_code == 1 and "E606" in no_senses.output
+    assert no_senses.exit_code == 1 and "E606" in no_senses.output and "build-lexicon" in no_senses.output
 
 
 def test_export_senses_writes_the_labels_beside_the_vectors_and_replaces_them_only_with_overwrite(tmp_path):

@@ -549,8 +549,12 @@ def test_saved_pipeline_keeps_senses_and_a_deleted_senses_directory_is_an_error(
     (tmp_path / "pipeline" / "ctxvec_polysemy" / "cfg.json").write_text(
         '{"has_lexicon": true, "has_senses": false, "has_probe": false, "has_inputs": false}', encoding="utf8"
     )
-    with pytest.raises(CtxvecError, match="E606"):  # saved without senses
+    with pytest.raises(CtxvecError, match="E606") as no_senses:  # saved without senses
         load_senses(tmp_path / "pipeline")
+    # its lexicon keeps the sample: build_senses() makes them without counting a corpus again
+    assert "no corpus is needed" in str(no_senses.value) and "get_pipe('ctxvec_polysemy').build_senses()" in str(
+        no_senses.value
+    )
 
 
 def test_doc_arrays_survive_to_bytes_and_docbin(sense_nlp):

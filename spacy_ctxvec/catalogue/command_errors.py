@@ -1,5 +1,14 @@
 """Errors of evaluation, plots, projects, engines, senses, the probe, outputs and readers (E3xx-E7xx)."""
 
+# E606's way to senses: count a corpus, or (a lexicon that keeps its occurrence sample) induce them from it.
+BUILD_SENSES_FIX = (
+    "Build them with `spacy-ctxvec build-lexicon PIPELINE CORPUS OUTPUT` (without --no-senses or --sample-size 0)."
+)
+SENSES_FROM_SAMPLE_FIX = (
+    "Its lexicon keeps an occurrence sample, so no corpus is needed: induce them with nlp = spacy.load('{path}'); "
+    "nlp.get_pipe('{name}').build_senses(); nlp.to_disk(NEW_FOLDER)."
+)
+
 
 class CommandErrors:
     # Evaluation (E3xx)
@@ -263,10 +272,9 @@ class CommandErrors:
         "component '{name}' uses key = \"{key}\". Rebuild the lexicon and senses with "
         "--key {key}."
     )
-    E606 = (
+    E606 = (  # {fix}: BUILD_SENSES_FIX, or SENSES_FROM_SAMPLE_FIX where the lexicon keeps a sample
         "No senses found at '{path}': it is neither a senses directory nor a pipeline "
-        "whose ctxvec_polysemy component saved senses. Build them with "
-        "`spacy-ctxvec build-lexicon PIPELINE CORPUS OUTPUT` (without --no-senses or --sample-size 0)."
+        "whose ctxvec_polysemy component saved senses. {fix}"
     )
     E607 = (
         "No senses for {words} in '{path}' (key mode '{key}'){why}.{no_letter} {n_types} words have senses. "
