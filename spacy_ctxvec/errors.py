@@ -427,3 +427,8 @@ class Warnings(metaclass=_ErrorsWithCodes):
         "(a download or copy that stopped): then rows are missing and that row's last value may be cut. Compare "
         "the file's size with its source's; where the file is whole (written by hand), end it with a line break."
     )
+    W087 = (
+        "{path}: {n_words} an all-zero vector (first: '{word}'). A zero vector has no direction, so there is no "
+        "cosine with it: `compare` shows n/a for such a word and `evaluate word-sim` leaves its pairs uncovered. "
+        "Give those words their vectors, or remove their rows to make them unknown words."
+    )

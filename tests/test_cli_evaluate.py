@@ -504,3 +504,30 @@ def test_word_sim_says_which_first_line_it_read_as_a_header(static_pipeline_dir,
     assert report["header"] == "line 1: cat\tdog\tseven" and report["n_pairs"] == 3
     table = runner.invoke(app, ["evaluate", "word-sim", str(static_pipeline_dir), str(path)])
     assert "line 1: cat dog seven read as a header (not a pair)" in " ".join(table.stdout.split())
+
+
+def test_a_word_with_an_all_zero_vector_has_no_cosine(tmp_path):
+    """A vectors file with a zero row ("zero 0 0"): the word counted as covered with cosine 0
+    in word-sim (skewing the Spearman), and compare showed 0.000 for the same word twice."""
+    from spacy_ctxvec.analysis.comparison import compare_docs
+
+    vectors = tmp_path / "vectors.txt"
+    vectors.write_text("5 2\ncar 1 0\nautomobile 0.9 0.1\nbanana 0 1\nriver 0.5 0.5\nzero 0 0\n", encoding="utf8")
+    nlp = spacy.blank("en")
+    nlp.add_pipe("ctxvec_static")
+    nlp.config["initialize"]["components"]["ctxvec_static"] = {
+        "source": {"@misc": "spacy-ctxvec.vectors_file.v1", "path": str(vectors)}
+    }
+    said = r"\[CTX-W087\].*vectors\.txt: 1 word has an all-zero vector \(first: 'zero'\)"
+    with pytest.warns(UserWarning, match=said):
+        nlp.initialize()
+    rows = compare_docs(nlp("the zero car"), nlp("a zero car"))
+    assert {row.word: row.static_cosine for row in rows} == {"zero": None, "car": 1.0}
+    pipeline = tmp_path / "pipeline"
+    nlp.to_disk(pipeline)
+    pairs = tmp_path / "pairs.txt"
+    pairs.write_text("car automobile 9\ncar banana 1\ncar river 5\nzero car 2\nzero banana 8\n", encoding="utf8")
+    result = runner.invoke(app, ["evaluate", "word-sim", str(pipeline), str(pairs), "--json"])
+    assert result.exit_code == 0, result.output
+    report = json.loads(result.stdout)[str(pairs)]
+    assert (report["n_covered"], report["n_pairs"], report["spearman"]) == (3, 5, pytest.approx(1.0))

@@ -178,9 +178,14 @@ def unsplit_script(text: str, lang: str) -> Optional[Tuple[str, str]]:
     return name, use
 
 
+def _has_direction(vector: Optional[np.ndarray]) -> bool:
+    """Whether ``vector`` is there and not all zeros (a table's zero row, W087: no cosine)."""
+    return vector is not None and bool(vector.any())
+
+
 def _pair(word: str, a: Token, b: Token, unknown: Tuple[Collection[int], Collection[int]]) -> WordComparison:
     static = None
-    if a._.static_vec is not None and b._.static_vec is not None and a._.has_static_vec and b._.has_static_vec:
+    if a._.has_static_vec and b._.has_static_vec and _has_direction(a._.static_vec) and _has_direction(b._.static_vec):
         static = cosine(a._.static_vec, b._.static_vec)
     context = None
     if a._.has_context_vec and b._.has_context_vec:
@@ -289,7 +294,7 @@ def legend(nlp: Language, doc: Optional[Doc] = None) -> List[str]:
     how = f" ({pooling_of(made)})" if isinstance(made, str) and made else ""
     static = (
         f"static: {source}: one vector per word form, whatever the context "
-        "(n/a: the table has no vector for the token)."
+        "(n/a: the table has no vector for the token, or an all-zero one)."
         if "ctxvec_static" in nlp.pipe_names
         else "static: n/a: this pipeline has no ctxvec_static component."
     )

@@ -95,8 +95,9 @@ class CorrelationReport:
 def similarity_report(
     name: str, vectors1: np.ndarray, vectors2: np.ndarray, covered: np.ndarray, scores: np.ndarray
 ) -> CorrelationReport:
-    """Spearman of row cosines with human ``scores``, over rows where ``covered``."""
-    covered = np.asarray(covered, dtype=bool)
+    """Spearman of row cosines with human ``scores``, over rows where ``covered`` and both
+    vectors have a direction (a zero vector, W087, has no cosine)."""
+    covered = np.asarray(covered, dtype=bool) & vectors1.any(axis=-1) & vectors2.any(axis=-1)
     cosines = rowwise_cosine(vectors1[covered], vectors2[covered])
     return CorrelationReport(
         name=name,

@@ -11,13 +11,14 @@ import gzip
 import os
 import pickle
 import struct
+import warnings
 import zlib
 from pathlib import Path
 from typing import IO, Callable, Dict, List, Optional, Tuple
 
 import numpy as np
 
-from ..errors import CtxvecError, Errors
+from ..errors import CtxvecError, Errors, Warnings
 from ..paths import CONVERT_TO_UTF8_FIX
 from ..types import PathLike
 from .npy_format import first_wins, read_npy_vectors
@@ -90,7 +91,17 @@ def load_static_vectors(path: PathLike, *, format: str = "auto", allow_pickle: b
     if len(table) == 0:
         raise CtxvecError(Errors.E137.format(path=path))
     check_finite(table, path)
+    _warn_of_zero_rows(table, path)
     return table
+
+
+def _warn_of_zero_rows(table: StaticVectorTable, path: Path) -> None:
+    """W087 where some words' vectors are all zeros (a padding row, a damaged export)."""
+    zero_rows: np.ndarray = ~np.any(table.vectors, axis=1)
+    zero_keys = np.flatnonzero(zero_rows[table.rows])
+    if len(zero_keys):
+        n_words = "1 word has" if len(zero_keys) == 1 else f"{len(zero_keys)} words have"
+        warnings.warn(Warnings.W087.format(path=path, n_words=n_words, word=table.keys[zero_keys[0]]), stacklevel=3)
 
 
 def _with_format_hint(err: CtxvecError, path: Path, given: str) -> CtxvecError:
