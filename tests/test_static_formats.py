@@ -475,3 +475,17 @@ def test_vector_file_keys_are_kept_exactly_as_written(tmp_path):
     path.write_text(f"2 2\n{composed} 1 0\n{decomposed} 0 1\n", encoding="utf8")
     table = load_static_vectors(path)
     assert len(table) == 2 and composed in table and decomposed in table
+
+
+def test_a_binary_word_with_a_space_names_the_misaligned_rows_not_only_the_encoding(tmp_path):
+    """gensim writes "new york" into a binary file as it is; reading it back splits the word and
+    reads float bytes as the next word: E133 advised converting the file from cp1252."""
+    kv = KeyedVectors(vector_size=4)
+    kv.add_vectors(["apple", "new york", "river"], np.random.default_rng(0).normal(size=(3, 4)).astype(np.float32))
+    path = tmp_path / "space.bin"
+    kv.save_word2vec_format(str(path), binary=True)
+    with pytest.raises(CtxvecError, match=r"E133.*word of row 3") as raised:
+        load_static_vectors(path)
+    message = str(raised.value)
+    assert "a word before it holds a space (the row before reads 'new')" in message
+    assert "not the header's 4 float32 values long" in message

@@ -40,6 +40,14 @@ FASTTEXT_VERSION = 12
 PICKLE_SUFFIXES = {".model", ".kv", ".pkl", ".pickle"}
 CHUNK_BYTES = 1 << 20
 MAX_WORD_BYTES = 1 << 16  # a longer "word" in a binary file means the file is damaged
+# E133's fix past a binary file's first row: bytes read as a word are often a row's floats, because
+# an earlier word held a space or the header's dimension is not the rows'
+MISALIGNED_OR_NOT_UTF8 = (
+    "Either the rows are misaligned: a word before it holds a space (the row before reads '{word}'), which "
+    "word2vec binary cannot hold, or the rows are not the header's {dim} float32 values long; then write "
+    "the file again (gensim: words without spaces) or fix its header. Or its words are not UTF-8: "
+    + CONVERT_TO_UTF8_FIX
+)
 
 
 def file_problem(path: Path) -> str:
@@ -231,11 +239,9 @@ def _read_word2vec_binary(path: Path) -> StaticVectorTable:
             try:
                 word = word_bytes.decode("utf8")
             except UnicodeDecodeError as err:
-                raise CtxvecError(
-                    Errors.E133.format(
-                        path=path, where=f"word of row {len(keys) + 1}", error=err.reason, fix=CONVERT_TO_UTF8_FIX
-                    )
-                ) from None
+                fix = CONVERT_TO_UTF8_FIX if not keys else MISALIGNED_OR_NOT_UTF8.format(dim=dim, word=keys[-1])
+                where = f"word of row {len(keys) + 1}"
+                raise CtxvecError(Errors.E133.format(path=path, where=where, error=err.reason, fix=fix)) from None
             if rows is None:
                 rows = GrowingRows(dim, claimed)
             rows.append(np.frombuffer(data, dtype="<f4"))
