@@ -1,6 +1,6 @@
 """Type centroids of a Lexicon as static vectors (Bommasani et al. 2020: a word's
 contextual vectors averaged over many contexts), written with gensim's KeyedVectors
-in word2vec text format: loadable with gensim's load_word2vec_format and with
+in word2vec text format (or binary): loadable with gensim's load_word2vec_format and with
 ctxvec_static's spacy-ctxvec.vectors_file.v1.
 
 ``export_sense_vectors`` writes a multi-prototype table instead: one row per induced
