@@ -531,3 +531,31 @@ def test_label_words_seen_once_are_chosen_by_their_vectors_in_the_lexicon():
     assert inventory.n_senses("bank") == 2
     labels = {frozenset(sense.label_words) for sense in inventory.senses_of("bank")}
     assert labels == {frozenset({"coins", "loan", "teller"}), frozenset({"reeds", "otters", "mud"})}
+
+
+def test_a_word_of_one_point_as_stored_keeps_one_sense_whatever_the_projection_magnifies():
+    """15 occurrences that are one float16 point with some parts moved one float16 step: the
+    sense space removes most of their norm, which made that storage noise look like spread,
+    and the word split in two with corpus_polysemy 1.67 (above its threshold)."""
+    from spacy_ctxvec.lexicon.occurrence_keys import occurrence_priorities
+    from spacy_ctxvec.lexicon.sample import OccurrenceSample
+
+    rng = np.random.default_rng(28)
+    keys, rows = [], []
+    for word in range(15):
+        centre = rng.normal(size=16)
+        for _ in range(10):
+            keys.append(f"w{word:02d}")
+            rows.append(centre + 0.5 * rng.normal(size=16))
+    point = rng.normal(size=16).astype(np.float16)
+    step = rng.choice([-1, 0, 1], size=(15, 16))
+    up, down = np.nextafter(point, np.float16(np.inf)), np.nextafter(point, np.float16(-np.inf))
+    keys += ["same"] * 15
+    vectors = np.vstack([np.array(rows), np.where(step > 0, up, np.where(step < 0, down, point)).astype(np.float64)])
+    priorities = occurrence_priorities(np.full(len(keys), 1, dtype=np.uint64), np.arange(len(keys)))
+    snippets = [f"doc {i} [{key}]" for i, key in enumerate(keys)]
+    sample = OccurrenceSample.from_occurrences(keys, vectors, priorities, snippets, k=64)
+    lexicon = Lexicon.from_occurrences(keys, vectors, meta={"key": "lower"}).with_sample(sample)
+    induced = induce_inventory(lexicon, min_count=5, warn=False)
+    polysemy, threshold = induced.corpus_polysemy_of("same"), induced.evidence_of("same")[1]
+    assert induced.n_senses("same") == 1 and polysemy is not None and polysemy < -5 < threshold  # uses alone: -8.7

@@ -127,3 +127,20 @@ def test_one_blas_thread_nests_and_restores_the_threads_on_leaving():
                 assert set(blas_threads()) == {1}
             assert set(blas_threads()) == {1}  # the outer context still holds
         assert blas_threads() == before
+
+
+def test_stored_rows_have_spread_reads_the_top_direction_of_the_rows_as_stored():
+    """No spread: one point, or noise below float16 resolution spread over many directions
+    (its total is above the resolution, its top direction below: the SVD decides); spread:
+    one direction moved by twice the resolution."""
+    from spacy_ctxvec.ops.split_significance import SPREAD_RESOLUTION, stored_rows_have_spread
+
+    rng = np.random.default_rng(0)
+    point = rng.normal(size=384)
+    resolution = SPREAD_RESOLUTION * float(np.linalg.norm(point))
+    assert not stored_rows_have_spread(np.tile(point, (64, 1))) and not stored_rows_have_spread(point[None])
+    noise = rng.normal(size=(64, 384)) * (3 * resolution / np.sqrt(384))  # total SD about 3x the resolution
+    assert not stored_rows_have_spread(point + noise)
+    direction = rng.normal(size=384) / np.sqrt(384)
+    along = np.outer(np.where(np.arange(64) % 2, 1.0, -1.0), direction) * 2 * resolution
+    assert stored_rows_have_spread(point + along)

@@ -41,6 +41,7 @@ from typing import Any, Dict, List, Optional, Sequence, Tuple
 import numpy as np
 
 from ..errors import CtxvecError, Errors
+from ..ops.cosine import normalise_rows
 from ..ops.sense_evidence import (
     SenseEvidence,
     corpus_polysemy_of,
@@ -66,7 +67,7 @@ from ..ops.senses import (
     to_sense_space,
     voting_rows,
 )
-from ..ops.split_significance import one_blas_thread
+from ..ops.split_significance import one_blas_thread, stored_rows_have_spread
 from .induction_checks import induction_warnings
 from .polysemy_probe import PolysemyProbe
 from .sense_inventory import SenseInventory
@@ -246,8 +247,10 @@ def induce_inventory(
             if context_space is not None and sample_contexts is not None:
                 contexts = sample_contexts[start:end].astype(np.float64)
                 features = sense_features(units, to_sense_space(contexts, context_space), context_weight)
-            clustered = units if features is None else features
             independent = sample.independent_rows(start, end)
+            if not stored_rows_have_spread(raw[independent]):  # one point as stored: nothing to tell apart
+                units, features = one_point(units), None if features is None else one_point(features)
+            clustered = units if features is None else features
             similarity = self_similarity_score(raw[independent], baseline)
             model, evidence = induce_type_senses(
                 units,
@@ -308,6 +311,12 @@ def induce_inventory(
         judged=np.array(judged, dtype=np.int64),
         split_thresholds=np.array(split_thresholds, dtype=np.float64),
     )
+
+
+def one_point(rows: np.ndarray) -> np.ndarray:
+    """Every row of ``rows`` (n, d) replaced by their unit mean (zero rows stay zero)."""
+    mean = normalise_rows(rows.mean(axis=0, keepdims=True))
+    return np.where(rows.any(axis=1, keepdims=True), mean, 0.0)
 
 
 def induce_type_senses(

@@ -139,6 +139,21 @@ def has_spread(rows: np.ndarray, top_sd: float) -> bool:
     return bool(top_sd > max(SPREAD_RESOLUTION * scale, _EPS))
 
 
+def stored_rows_have_spread(rows: np.ndarray) -> bool:
+    """``has_spread`` of a word's stored rows (n, d) themselves, before any projection: a
+    projection that removes most of their norm (the sense space's top directions) magnifies
+    float16 storage noise into spread, which split a word of one point in two."""
+    rows = np.asarray(rows, dtype=np.float64)
+    if len(rows) < 2:
+        return False
+    centred = rows - rows.mean(axis=0)
+    total_sd = float(np.sqrt(np.einsum("ij,ij->", centred, centred) / (len(rows) - 1)))
+    # the top SD lies between total_sd / sqrt(rank) and total_sd: the SVD only where that decides
+    if has_spread(rows, total_sd / np.sqrt(min(len(rows) - 1, rows.shape[1]))) or not has_spread(rows, total_sd):
+        return has_spread(rows, total_sd)
+    return has_spread(rows, float(np.linalg.svd(centred, compute_uv=False)[0]) / np.sqrt(len(rows) - 1))
+
+
 def split_evidence(
     rows: np.ndarray, *, n_components: int = N_COMPONENTS, n_null: int = N_NULL, seed: int = SEED
 ) -> Tuple[Optional[float], np.ndarray]:
