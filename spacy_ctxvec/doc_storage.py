@@ -215,7 +215,10 @@ def direct(doc: Doc, name: str, bounds_name: str) -> Tuple[Any, Optional[np.ndar
         return NOT_DIRECT, None
     value = user_data.get(key(name, None))
     if value is not None:
-        return value, user_data.get(key(bounds_name, None))
+        bounds = user_data.get(key(bounds_name, None))
+        if bounds is not None and len(bounds) == len(value):  # saved by versions whose bounds lacked the text row
+            bounds = np.concatenate([bounds, token_bounds(doc, with_text=bounds.shape[1] > 2)[-1:]])
+        return value, bounds
     bounds = user_data.get(key(bounds_name, 0))
     if (bounds is not None and bounds[-1, 0] == text_length(doc)) or not resolve(doc, bounds_name)[0]:
         return None, None  # the component stored this text's arrays without this one (write_arrays drops copies)
