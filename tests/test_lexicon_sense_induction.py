@@ -559,3 +559,17 @@ def test_a_word_of_one_point_as_stored_keeps_one_sense_whatever_the_projection_m
     induced = induce_inventory(lexicon, min_count=5, warn=False)
     polysemy, threshold = induced.corpus_polysemy_of("same"), induced.evidence_of("same")[1]
     assert induced.n_senses("same") == 1 and polysemy is not None and polysemy < -5 < threshold  # uses alone: -8.7
+
+
+def test_occurrences_stored_as_zero_take_no_part_in_the_senses():
+    """Ten of a word's 20 rows so small that float16 stores them as 0: centred in the sense
+    space they became one point (minus the corpus mean) and a sense of their own."""
+    rng = np.random.default_rng(1)
+    keys = [f"w{i // 10:02d}" for i in range(200)] + ["hz"] * 20
+    others = np.repeat(rng.normal(size=(20, 16)), 10, axis=0) + 0.3 * rng.normal(size=(200, 16))
+    word = np.vstack([np.full((10, 16), 1e-9), rng.normal(size=16) + 0.3 * rng.normal(size=(10, 16))])
+    vectors = np.vstack([others, word])
+    lexicon = lexicon_with_sample(keys, vectors)
+    assert int((lexicon.sample.rows_of("hz")[0] == 0).all(axis=1).sum()) == 10
+    induced = induce_inventory(lexicon, min_count=5, warn=False)
+    assert induced.n_senses("hz") == 1

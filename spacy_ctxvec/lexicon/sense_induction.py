@@ -250,6 +250,10 @@ def induce_inventory(
             independent = sample.independent_rows(start, end)
             if not stored_rows_have_spread(raw[independent]):  # one point as stored: nothing to tell apart
                 units, features = one_point(units), None if features is None else one_point(features)
+            stored_zero = ~raw.any(axis=1)  # a vector float16 stored as 0 takes no part (centred, it was -mean)
+            units[stored_zero] = 0.0
+            if features is not None:
+                features[stored_zero] = 0.0
             clustered = units if features is None else features
             similarity = self_similarity_score(raw[independent], baseline)
             model, evidence = induce_type_senses(
