@@ -60,6 +60,16 @@ def composed(text: str) -> str:
     return unicodedata.normalize("NFC", text.translate(_DROPPED))
 
 
+def composed_keys(key_to_row: Dict[str, int]) -> Dict[str, int]:
+    """Each key of ``key_to_row`` that reads otherwise (``composed``: a vectors file written in
+    NFD, "e" + U+0301), under its composed form where no key is that already; the first key wins."""
+    found: Dict[str, int] = {}
+    for key, row in key_to_row.items():
+        if not key.isascii() and (read_as := composed(key)) != key and read_as not in key_to_row:
+            found.setdefault(read_as, row)
+    return found
+
+
 def composed_tokens(tokens: Sequence[str], position: int) -> Tuple[List[str], Optional[int]]:
     """``tokens`` each ``composed``, those left empty (a token of invisible characters only,
     such as a lone U+FE0F) dropped, and the index ``position`` moved with them: None where

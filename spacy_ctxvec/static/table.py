@@ -4,7 +4,6 @@ Lookup of a token tries, in order: the exact text, its lower-case form, its norm
 then subwords (fastText character n-grams, or the mean of a transformer's
 wordpiece input embeddings), and finally gives up ("none": zero vector, code 0).
 Codes index ``attributes.STATIC_KEY_NAMES``. No spaCy import: strings in, arrays out.
-
 Blank (empty or whitespace-only) strings are never looked up: they get code "none".
 """
 
@@ -21,7 +20,7 @@ from ..attributes import STATIC_KEY_NAMES
 from ..data_files import read_npy, save_npy
 from ..errors import CtxvecError, Errors, Warnings
 from ..ops.read_only import ReadOnlyArrays, read_only
-from ..paths import composed
+from ..paths import composed, composed_keys
 from ..types import PathLike
 from .subwords import FastTextNgrams, Subwords, WordpieceMean
 
@@ -86,6 +85,7 @@ class StaticVectorTable(ReadOnlyArrays):
         if n_duplicates:
             logger.warning(Warnings.W001.format(n_duplicates=n_duplicates))
         self._subword_cache: Dict[str, Optional[np.ndarray]] = {}
+        self._composed_keys = composed_keys(self._key_to_row)  # NFD keys, found by NFC text
 
     # Constructors
     @classmethod
@@ -219,10 +219,11 @@ class StaticVectorTable(ReadOnlyArrays):
 
     def _row_of(self, key: str) -> int:
         """The row of ``key``, or of its form as texts are read (NFC, no invisible characters:
-        "e" + U+0301 finds "é") where only that is a key; -1 for neither."""
+        "e" + U+0301 finds "é", and "é" a key written "e" + U+0301) where only that is a key; -1 for neither."""
         row = self._key_to_row.get(key, -1)
-        if row < 0 and not key.isascii() and (read_as := composed(key)) != key:
-            row = self._key_to_row.get(read_as, -1)
+        if row < 0 and not key.isascii():
+            read_as = composed(key)
+            row = self._key_to_row.get(read_as, self._composed_keys.get(read_as, -1))
         return row
 
     def _subword_vectors(self, texts: List[str]) -> Tuple[np.ndarray, np.ndarray]:
