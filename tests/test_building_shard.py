@@ -283,3 +283,26 @@ def test_distinct_snippet_candidates_widen_only_groups_that_repeat_a_snippet():
     assert {"same", "other", "third"} <= set(snippets)  # group 0 widened until 3 distinct snippets
     assert sorted(made) == sorted(set(made))  # each snippet made once
     assert sum(1 for row in rows if groups[row] == 1) == 3  # group 1 was not widened
+
+
+def test_a_space_token_with_a_vector_is_no_type(tiny_bert_dir, tmp_path):
+    """A tokenizer whose offsets take the space before a word (SentencePiece, W059) gives the
+    space token of a double space a vector: the lexicon counted ' ' as a word, which then had a
+    polysemy_score and entered the anisotropy baseline."""
+    import shutil
+
+    from .conftest import TINY_WORDS, make_trf_nlp
+    from .test_components_tokenizer_checks import metaspace_tokenizer
+
+    folder = tmp_path / "metaspace_bert"
+    shutil.copytree(tiny_bert_dir, folder)
+    for name in ("vocab.txt", "tokenizer.json", "tokenizer_config.json", "special_tokens_map.json"):
+        (folder / name).unlink(missing_ok=True)
+    metaspace_tokenizer(TINY_WORDS).save_pretrained(folder)
+    with warnings.catch_warnings():
+        warnings.simplefilter("ignore")  # W059, the point of this tokenizer
+        nlp = make_trf_nlp(str(folder))
+        doc = nlp("the  bank")
+        assert doc[1].text == " " and doc[1]._.has_context_vec  # what the lexicon must skip
+        lexicon = partial_lexicon(nlp, ["the  bank", "the bank"], sample_size=8)
+    assert " " not in lexicon and lexicon.n_occurrences == 4 and " " not in lexicon.sample.keys

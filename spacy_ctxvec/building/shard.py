@@ -119,11 +119,12 @@ def not_counted(nlp: Language, stop_before: Optional[str] = None) -> List[str]:
 def counted_mask(doc: Doc) -> np.ndarray:
     """The tokens a lexicon counts: those with a contextual vector that hold a character that
     shows. A zero-width joiner between emoji shares the emoji's [UNK] piece, and so its vector,
-    but counted it would be a type no one can see or look up."""
+    but counted it would be a type no one can see or look up; so would a space token where the
+    model's tokenizer gives spaces a piece of their own (SentencePiece offsets, W059)."""
     mask = np.array(doc._.get(CONTEXT_MASK), dtype=bool)
     for i in np.flatnonzero(mask).tolist():
         text = doc[i].text
-        if not text.isascii() and not has_visible(text):
+        if text.isspace() if text.isascii() else not has_visible(text):
             mask[i] = False
     return mask
 
