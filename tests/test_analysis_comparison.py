@@ -252,3 +252,30 @@ def test_compare_texts_takes_a_loaded_pipeline(tiny_nlp):
     """A notebook's loaded nlp given as the pipeline was a TypeError (a path was expected)."""
     result = compare_texts("I have a pen", "a pen", "pen", tiny_nlp)
     assert [row.word for row in result.rows] == ["pen"] and result.rows[0].context_cosine is not None
+
+
+def test_an_unknown_character_sentencepiece_reads_as_marker_and_unk_is_flagged(tiny_bert_dir, tmp_path):
+    """A SentencePiece (Unigram) tokenizer reads "☎" as a lone word-start "▁" and <unk> (offsets
+    without the space, as hub XLM-R's): the token was not flagged (one of its pieces was not
+    <unk>) and no W040 said that texts which differ only there look the same to the model."""
+    import shutil
+
+    from tokenizers import Tokenizer, decoders, models, pre_tokenizers
+    from transformers import PreTrainedTokenizerFast
+
+    from .conftest import TINY_WORDS, make_trf_nlp
+
+    vocab = [("<unk>", 0.0), ("▁", -2.0), *[("▁" + word, -1.0) for word in TINY_WORDS]]
+    tokenizer = Tokenizer(models.Unigram(vocab, unk_id=0))
+    tokenizer.pre_tokenizer = pre_tokenizers.Sequence([pre_tokenizers.WhitespaceSplit(), pre_tokenizers.Metaspace()])
+    tokenizer.decoder = decoders.Metaspace()
+    folder = tmp_path / "unigram_bert"
+    shutil.copytree(tiny_bert_dir, folder)
+    for name in ("vocab.txt", "tokenizer.json", "tokenizer_config.json", "special_tokens_map.json"):
+        (folder / name).unlink(missing_ok=True)
+    PreTrainedTokenizerFast(tokenizer_object=tokenizer, unk_token="<unk>", pad_token="<unk>").save_pretrained(folder)
+    nlp = make_trf_nlp(str(folder))
+    comparison = compare_texts("i have a \u260e pen", "i have a \u260f pen", pipeline=nlp)
+    assert comparison.unknown_a == ["\u260e"] and comparison.unknown_b == ["\u260f"]
+    assert "[CTX-W040]" in (comparison.unknown_warning() or "") and "as <unk>" in comparison.unknown_warning()
+    assert unknown_tokens(nlp("i have a pen"), 0, {1}) == []  # a word it knows: never flagged

@@ -168,3 +168,12 @@ def test_mean_pooling_is_unchanged_and_every_piece_kept_once(pieces, copies, see
     assert merged_lengths.tolist() == pieces
     np.testing.assert_allclose(pool_mean(merged, merged_lengths), pool_mean(rows, np.array(lengths)), atol=1e-5)
     assert (pool_max(merged, merged_lengths) <= pool_max(rows, np.array(lengths)) + 1e-6).all()
+
+
+def test_only_piece_passes_ignored_pieces_but_needs_the_piece_itself():
+    """Token 0: a lone marker (1) and the unknown piece (0); token 1: a lone marker only;
+    token 2: a known piece; token 3: no piece."""
+    piece_ids = np.array([[1, 0, 1, 7]])
+    indices, lengths = np.array([0, 1, 2, 3]), np.array([2, 1, 1, 0])
+    assert only_piece(piece_ids, indices, lengths, 0).tolist() == [False, False, False, False]
+    assert only_piece(piece_ids, indices, lengths, 0, {1}).tolist() == [True, False, False, False]

@@ -15,7 +15,7 @@ from ..building.corpus import has_visible
 from ..component_names import context_name
 from ..components.context import keep_trf_data
 from ..components.transformer import wordpiece_alignment
-from ..components.transformer_lookup import find_transformer, unknown_piece_of
+from ..components.transformer_lookup import find_transformer, marker_only_pieces, unknown_piece_of
 from ..errors import CtxvecError, Errors, Warnings
 from ..evaluation.token_vectors import require_context_vectors
 from ..locks import forward_lock
@@ -378,9 +378,10 @@ def unknown_piece(nlp: Language) -> Optional[Tuple[int, str]]:
     return unknown_piece_of(nlp.get_pipe(find_transformer(nlp, context_name(nlp))))
 
 
-def unknown_tokens(doc: Doc, unk_id: int) -> List[int]:
+def unknown_tokens(doc: Doc, unk_id: int, ignored: Collection[int] = ()) -> List[int]:
     """Indices of the tokens whose every wordpiece, as the transformer read this Doc, is
-    the unknown piece ``unk_id`` and that have a contextual vector: the model's vocabulary
+    the unknown piece ``unk_id`` (or one of ``ignored``, the pieces that are only the
+    word-start marker, but not only those) and that have a contextual vector: the model's vocabulary
     has nothing for them (an emoji, for BERT's WordPiece), so their vectors come from the
     context alone (a word read with a glued emoji as one such piece has none: CTX-W070).
     Read from doc._.trf_data; [] where it was dropped (run the pipeline in keep_trf_data)."""
@@ -390,7 +391,7 @@ def unknown_tokens(doc: Doc, unk_id: int) -> List[int]:
     pieces = wordpiece_alignment(trf_data)
     if pieces is None:
         return []
-    flags = only_piece(*pieces, unk_id)
+    flags = only_piece(*pieces, unk_id, ignored)
     return [i for i in np.flatnonzero(flags).tolist() if doc[i]._.has_context_vec]
 
 
@@ -448,7 +449,8 @@ def compare_texts(
     with keep_trf_data(nlp, hidden_states=False):
         doc_a, doc_b = nlp(text_a), nlp(text_b)
     unk = unknown_piece(nlp)
-    unknown = (unknown_tokens(doc_a, unk[0]), unknown_tokens(doc_b, unk[0])) if unk else ([], [])
+    markers = marker_only_pieces(nlp.get_pipe(find_transformer(nlp, context_name(nlp)))) if unk else frozenset()
+    unknown = (unknown_tokens(doc_a, unk[0], markers), unknown_tokens(doc_b, unk[0], markers)) if unk else ([], [])
     rows = compare_docs(doc_a, doc_b, word, unknown=unknown, max_rows=max_rows)
     return Comparison(
         rows,

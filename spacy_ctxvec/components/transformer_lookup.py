@@ -3,11 +3,12 @@ Transformer before it, enabled or not), and what to tell a user whose pipeline h
 there: one to add, one to move, or one of another library (spacy-curated-transformers)
 that spacy-ctxvec cannot read."""
 
-from typing import Any, Iterable, Optional, Tuple
+from typing import Any, FrozenSet, Iterable, Optional, Tuple
 
 from spacy.language import Language
 
 from ..errors import CtxvecError, Errors
+from ..static.subwords import marker_only_ids
 
 
 def last_transformer(pipeline: Iterable[Tuple[str, bool]], before: str) -> Optional[str]:
@@ -102,3 +103,11 @@ def unknown_piece_of(transformer: Any) -> Optional[Tuple[int, str]]:
     tokenizer = getattr(getattr(transformer, "model", None), "tokenizer", None)
     unk_id = getattr(tokenizer, "unk_token_id", None)
     return None if unk_id is None else (int(unk_id), str(getattr(tokenizer, "unk_token", "")))
+
+
+def marker_only_pieces(transformer: Any) -> FrozenSet[int]:
+    """Ids of the pieces of a transformer component's tokenizer that are only its word-start
+    marker (SentencePiece's "▁", which it puts before an unknown character: "▁" + <unk>);
+    none for a tokenizer without a marker (WordPiece) or without a tokenizer."""
+    tokenizer = getattr(getattr(transformer, "model", None), "tokenizer", None)
+    return frozenset() if tokenizer is None else frozenset(marker_only_ids(tokenizer))

@@ -1,6 +1,6 @@
 """Map spaCy tokens to rows of the transformer output."""
 
-from typing import Any, Optional, Sequence, Tuple
+from typing import Any, Collection, Optional, Sequence, Tuple
 
 import numpy as np
 
@@ -42,17 +42,24 @@ def stack_indices(indices: Sequence[np.ndarray], n_rows: Sequence[int]) -> np.nd
     return np.concatenate(shifted) if shifted else np.zeros(0, dtype=np.int64)
 
 
-def only_piece(piece_ids: np.ndarray, indices: np.ndarray, lengths: np.ndarray, piece: int) -> np.ndarray:
+def only_piece(
+    piece_ids: np.ndarray, indices: np.ndarray, lengths: np.ndarray, piece: int, ignored: Collection[int] = ()
+) -> np.ndarray:
     """Per token, whether every wordpiece it aligns to is ``piece`` (e.g. the tokenizer's
-    unknown piece, [UNK]); False for a token that aligns to none. ``piece_ids`` holds the
-    ids of the (flattened) rows that ``indices`` index; ``lengths`` are the tokens' numbers
-    of rows, in order (as for pooling)."""
+    unknown piece, [UNK]) or one of ``ignored`` (e.g. SentencePiece's lone word-start marker
+    "▁", which it puts before an unknown character), with at least one ``piece``; False for a
+    token that aligns to none. ``piece_ids`` holds the ids of the (flattened) rows that
+    ``indices`` index; ``lengths`` are the tokens' numbers of rows, in order (as for pooling)."""
     flat = np.asarray(piece_ids).reshape(-1)
     check_alignment(indices, flat.shape[0])
     lengths = np.asarray(lengths, dtype=np.int64)
-    hits = np.concatenate([[0], np.cumsum(flat[indices] == piece, dtype=np.int64)])
+    aligned = flat[indices]
+    is_piece = aligned == piece
+    passes = is_piece | np.isin(aligned, np.fromiter(ignored, dtype=aligned.dtype)) if ignored else is_piece
     ends = np.cumsum(lengths)
-    return (lengths > 0) & (hits[ends] - hits[ends - lengths] == lengths)
+    hits = np.concatenate([[0], np.cumsum(is_piece, dtype=np.int64)])
+    passed = np.concatenate([[0], np.cumsum(passes, dtype=np.int64)])
+    return (lengths > 0) & (passed[ends] - passed[ends - lengths] == lengths) & (hits[ends] > hits[ends - lengths])
 
 
 def read_with_another_as(piece_ids: np.ndarray, indices: np.ndarray, lengths: np.ndarray, piece: int) -> np.ndarray:

@@ -3,7 +3,7 @@ character n-grams (``FastTextNgrams``) or the mean of a transformer's wordpiece
 input embeddings (``WordpieceMean``), and the transformer tokenizer's word-start
 convention (``word_start_marker``). No spaCy import: strings in, arrays out."""
 
-from typing import Any, Collection, Dict, List, Optional, Sequence, Tuple, Union
+from typing import Any, Collection, Dict, List, Optional, Sequence, Set, Tuple, Union
 
 import numpy as np
 
@@ -73,11 +73,7 @@ class WordpieceMean(ReadOnlyArrays):
         self.marker, first_word_marked = word_start_marker(tokenizer)
         # Without a marker (WordPiece) the word is tokenized as it is.
         self._prefix = "" if not self.marker or first_word_marked else " "
-        self._dropped = {tokenizer.unk_token_id}
-        if self.marker:
-            self._dropped.update(
-                idx for piece, idx in tokenizer.get_vocab().items() if piece and not piece.replace(self.marker, "")
-            )
+        self._dropped = {tokenizer.unk_token_id} | marker_only_ids(tokenizer, self.marker)
 
     def piece_ids(self, texts: Sequence[str]) -> List[List[int]]:
         """Wordpiece ids per text, without special tokens, [UNK] or marker-only pieces."""
@@ -124,6 +120,15 @@ class WordpieceMean(ReadOnlyArrays):
 
 
 Subwords = Union[FastTextNgrams, WordpieceMean]
+
+
+def marker_only_ids(tokenizer: Any, marker: Optional[str] = None) -> Set[int]:
+    """Ids of the vocab entries that are only the word-start ``marker`` (default: the
+    tokenizer's, ``word_start_marker``), such as SentencePiece's lone "▁"; none without one."""
+    marker = word_start_marker(tokenizer)[0] if marker is None else marker
+    if not marker:
+        return set()
+    return {idx for piece, idx in tokenizer.get_vocab().items() if piece and not piece.replace(marker, "")}
 
 
 def word_start_marker(tokenizer: Any) -> Tuple[str, bool]:
