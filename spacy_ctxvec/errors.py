@@ -269,7 +269,8 @@ class Warnings(metaclass=_ErrorsWithCodes):
         "alignment gives a token the wordpieces of its characters and of the one after it, its trailing "
         "space: every token's contextual vector then takes in the next word's first wordpiece too, and "
         "tokens of spaces get vectors. Use a tokenizer whose offsets leave the space out (a byte-level BPE "
-        "tokenizer: trim_offsets = true in its post-processor), or read these vectors knowing it."
+        'tokenizer: "trim_offsets": true in the "post_processor" of its tokenizer.json, which a '
+        "tokenizer_config setting does not reach), or read these vectors knowing it."
     )
     W060 = (
         "The corpus's evidence decides which words of '{name}' split (split_by_evidence = true), and its "

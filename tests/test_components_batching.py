@@ -526,8 +526,10 @@ def test_weights_that_do_not_load_are_one_coded_error_naming_the_folder(tiny_ber
         (folder / "tokenizer_config.json").write_text(json.dumps(tokenizer_config))
     nlp = spacy.blank("en")
     nlp.add_pipe("ctxvec_transformer", name="transformer", config={"model": {"name": {"name": str(folder)}}})
-    with pytest.raises(CtxvecError, match=rf"\[CTX-E027\] The transformer's weights or tokenizer in '{folder}'"):
+    with pytest.raises(CtxvecError, match=rf"\[CTX-E027\] The transformer's weights or tokenizer in '{folder}'") as err:
         nlp.initialize()
+    # the tokenizer.json-only case names its cause, not only "expected str, ... not NoneType"
+    assert ("has no vocabulary file of its own (only tokenizer.json)" in str(err.value)) == (damage == "tokenizer")
 
 
 def test_a_mixed_precision_model_leaves_the_default_grad_scaler_config_alone(tiny_bert_dir):

@@ -1,5 +1,11 @@
 """Errors of context vectors, the transformer glue and static vectors (E0xx, E1xx)."""
 
+# E027's error where spacy-transformers opened the tokenizer's vocabulary file and there is none.
+NO_VOCAB_FILE = (
+    "its tokenizer has no vocabulary file of its own (only tokenizer.json), which spacy-transformers opens "
+    "after loading it: set tokenizer_class to PreTrainedTokenizerFast in tokenizer_config.json"
+)
+
 
 class PipelineErrors:
     # Context vectors, transformer and pipeline glue (E0xx)

@@ -39,6 +39,7 @@ from spacy_transformers.layers.transformer_model import init as upstream_init
 from thinc.api import Model, get_array_module
 from thinc.types import Floats2d, Ints1d, Ints2d, Ragged
 
+from ..catalogue.pipeline_errors import NO_VOCAB_FILE
 from ..errors import CtxvecError, Errors
 from ..locks import forward_lock
 from ..ops.offsets import align_batch
@@ -241,6 +242,8 @@ def init_naming_the_folder(model: TransformerModel, X: Any = None, Y: Any = None
         if model.attrs.get("has_transformer"):  # the weights loaded: a later step failed
             raise_run_failure(model, err, error)  # E053, E054 where it is one of them
             raise
+        if isinstance(err, TypeError) and "NoneType" in error:  # spacy-transformers opened vocab_file None
+            error = f"{NO_VOCAB_FILE} ({error})"
         raise CtxvecError(Errors.E027.format(name=str(model.attrs["name"]), error=error)) from err
 
 
