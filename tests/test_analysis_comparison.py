@@ -279,3 +279,19 @@ def test_an_unknown_character_sentencepiece_reads_as_marker_and_unk_is_flagged(t
     assert comparison.unknown_a == ["\u260e"] and comparison.unknown_b == ["\u260f"]
     assert "[CTX-W040]" in (comparison.unknown_warning() or "") and "as <unk>" in comparison.unknown_warning()
     assert unknown_tokens(nlp("i have a pen"), 0, {1}) == []  # a word it knows: never flagged
+
+
+def test_the_static_legend_follows_the_components_lookups(default_pipeline_dir):
+    """With lookups = ["exact","subwords"] (the docs' setting for a cased model) the legend
+    still said a word was looked up in lower case and that 'Apple' and 'apple' share a row."""
+    import spacy
+
+    nlp = spacy.load(default_pipeline_dir)
+    (static,) = [line for line in legend(nlp) if line.startswith("static:")]
+    assert "looked up as written, then in lower case, then by its norm, else the mean of its wordpiece rows" in static
+    assert "'Apple' takes the row of 'apple' where only 'apple' is one wordpiece" in static
+    lookups = {"components": {"ctxvec_static": {"lookups": ["exact", "subwords"]}}}
+    cased = spacy.load(default_pipeline_dir, config=lookups)
+    (static,) = [line for line in legend(cased) if line.startswith("static:")]
+    assert "looked up as written, else the mean of its wordpiece rows)" in static
+    assert "lower case" not in static and "'Apple'" not in static

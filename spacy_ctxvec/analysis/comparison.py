@@ -4,7 +4,7 @@ import itertools
 import unicodedata
 from dataclasses import asdict, dataclass, field
 from pathlib import Path
-from typing import Any, Collection, Dict, Iterator, List, Optional, Tuple, Union
+from typing import Any, Collection, Dict, Iterator, List, Optional, Sequence, Tuple, Union
 
 import numpy as np
 from spacy.language import Language
@@ -25,20 +25,35 @@ from ..ops.fingerprint import pooling_of, vectors_differ
 from ..ops.text import UNSPACED_SCRIPTS, printable, shorten
 from ..paths import composed
 from ..pipelines import load_pipeline
+from ..static.table import DEFAULT_LOOKUPS
 
 # What `ctxvec_static` looks words up in, by the registered source of its initialize block.
 TRANSFORMER_TABLE = "spacy-ctxvec.transformer_embeddings.v1"
+# What each static source is, with {order}: how the component's lookups find a token's row.
 STATIC_SOURCES = {
-    TRANSFORMER_TABLE: (
-        "the transformer's input-embedding table (a word's row, looked up as written, then in lower case, else "
-        "the mean of its wordpiece rows: 'Apple' and 'apple' share a row unless 'Apple' is a wordpiece of its "
-        "own), standing in for word2vec's table"
-    ),
-    "spacy-ctxvec.vectors_file.v1": (
-        "a vectors file's table (word2vec, GloVe or fastText; by default a token is looked up as written, "
-        "then in lower case, so 'Apple' may have a vector of its own)"
-    ),
+    TRANSFORMER_TABLE: "the transformer's input-embedding table (a word's row, looked up {order}), standing in for "
+    "word2vec's table",
+    "spacy-ctxvec.vectors_file.v1": "a vectors file's table (word2vec, GloVe or fastText; a token is looked up "
+    "{order})",
 }
+LOOKUP_WORDS = {"exact": "as written", "lower": "in lower case", "norm": "by its norm"}
+SUBWORDS_WORDS = {
+    TRANSFORMER_TABLE: "the mean of its wordpiece rows",
+    "spacy-ctxvec.vectors_file.v1": "from its character n-grams (fastText)",
+}
+
+
+def lookup_order(lookups: Sequence[str], source: Optional[str]) -> str:
+    """How ``lookups`` find a token's row, in words: "as written, then in lower case, else the
+    mean of its wordpiece rows: 'Apple' takes the row of 'apple' where only 'apple' is one wordpiece"."""
+    keys = [LOOKUP_WORDS[lookup] for lookup in lookups if lookup in LOOKUP_WORDS]
+    order = ", then ".join(keys)
+    if "subwords" in lookups and source in SUBWORDS_WORDS:
+        order = f"{order}, else {SUBWORDS_WORDS[source]}" if order else SUBWORDS_WORDS[source]
+    if "lower" in lookups:
+        where = "is one wordpiece" if source == TRANSFORMER_TABLE else "has a row"
+        order += f": 'Apple' takes the row of 'apple' where only 'apple' {where}"
+    return order
 
 
 @dataclass(frozen=True)
@@ -286,10 +301,22 @@ def static_source_name(nlp: Language) -> Optional[str]:
     return source.get("@misc") if isinstance(source, dict) else None
 
 
+def static_lookups(nlp: Language) -> Sequence[str]:
+    """The lookups ctxvec_static's config names (its defaults where it names none)."""
+    try:
+        return tuple(nlp.config["components"]["ctxvec_static"]["lookups"])
+    except (KeyError, TypeError):
+        return DEFAULT_LOOKUPS
+
+
 def legend(nlp: Language, doc: Optional[Doc] = None) -> List[str]:
     """Lines saying what the columns of a comparison table mean for this pipeline; with
     ``doc``, which layer its contextual vectors are (ctxvec_context's record on it)."""
-    source = STATIC_SOURCES.get(static_source_name(nlp) or "", "the pipeline's static lookup table")
+    name = static_source_name(nlp)
+    lookups = static_lookups(nlp)
+    source = STATIC_SOURCES.get(name or "", "the pipeline's static lookup table").format(
+        order=lookup_order(lookups, name)
+    )
     made = doc._.get(CONTEXT_SOURCE) if doc is not None and Doc.has_extension(CONTEXT_SOURCE) else None
     how = f" ({pooling_of(made)})" if isinstance(made, str) and made else ""
     static = (
