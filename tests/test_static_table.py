@@ -356,3 +356,13 @@ def test_a_full_subword_cache_never_changes_a_words_vector(fasttext_bin, monkeyp
             assert np.array_equal(vectors, expected[start % 55 : start % 55 + 5])
     vectors, _ = table.lookup_batch(words, words, words)  # more new words in one call than the cache holds
     assert np.array_equal(vectors, expected) and len(table._subword_cache) <= 8
+
+
+def test_keyed_vectors_holding_nan_are_a_coded_error():
+    """from_keyed_vectors handed out NaN from lookup; ctxvec_static refused it only later (E141)."""
+    from gensim.models import KeyedVectors
+
+    kv = KeyedVectors(vector_size=3)
+    kv.add_vectors(["bank", "river"], np.array([[1.0, 0.0, 0.0], [np.nan, 0.0, 1.0]], dtype=np.float32))
+    with pytest.raises(CtxvecError, match=r"E109\] '<KeyedVectors>' contains NaN or infinite values in 1 row"):
+        StaticVectorTable.from_keyed_vectors(kv)

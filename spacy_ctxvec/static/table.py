@@ -90,16 +90,14 @@ class StaticVectorTable(ReadOnlyArrays):
     # Constructors
     @classmethod
     def from_keyed_vectors(cls, keyed_vectors: Any) -> "StaticVectorTable":
-        """From gensim KeyedVectors; FastTextKeyedVectors keep their n-grams."""
+        """From gensim KeyedVectors; FastTextKeyedVectors keep their n-grams. NaN or inf is E109."""
         subwords = None
         if getattr(keyed_vectors, "bucket", 0) and getattr(keyed_vectors, "vectors_ngrams", None) is not None:
-            subwords = FastTextNgrams(
-                np.asarray(keyed_vectors.vectors_ngrams, dtype=np.float32),
-                keyed_vectors.min_n,
-                keyed_vectors.max_n,
-                keyed_vectors.bucket,
-            )
-        return cls(keyed_vectors.index_to_key, np.asarray(keyed_vectors.vectors, dtype=np.float32), subwords=subwords)
+            ngrams, kv = np.asarray(keyed_vectors.vectors_ngrams, dtype=np.float32), keyed_vectors
+            subwords = FastTextNgrams(ngrams, kv.min_n, kv.max_n, kv.bucket)
+        table = cls(keyed_vectors.index_to_key, np.asarray(keyed_vectors.vectors, dtype=np.float32), subwords=subwords)
+        check_finite(table, "<KeyedVectors>")
+        return table
 
     @classmethod
     def from_transformer(
