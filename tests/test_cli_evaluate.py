@@ -229,17 +229,23 @@ def test_polysemy(default_pipeline_dir, tmp_path):
     assert result.exit_code == 1 and "E307" in result.output
 
 
-@pytest.fixture(scope="module")
-def static_pipeline_dir(tmp_path_factory):
-    """blank en + ctxvec_static from a 4-word vectors file (no transformer)."""
-    path = tmp_path_factory.mktemp("static_pipeline")
-    vectors = path / "vectors.txt"
-    vectors.write_text("4 2\ncar 1 0\nautomobile 0.9 0.1\nbanana 0 1\nriver 0.5 0.5\n", encoding="utf8")
+def static_only_nlp(vectors):
+    """blank en + ctxvec_static set to initialise from the vectors file ``vectors`` (no transformer)."""
     nlp = spacy.blank("en")
     nlp.add_pipe("ctxvec_static")
     nlp.config["initialize"]["components"]["ctxvec_static"] = {
         "source": {"@misc": "spacy-ctxvec.vectors_file.v1", "path": str(vectors)}
     }
+    return nlp
+
+
+@pytest.fixture(scope="module")
+def static_pipeline_dir(tmp_path_factory):
+    """static_only_nlp from a 4-word vectors file, initialised and saved."""
+    path = tmp_path_factory.mktemp("static_pipeline")
+    vectors = path / "vectors.txt"
+    vectors.write_text("4 2\ncar 1 0\nautomobile 0.9 0.1\nbanana 0 1\nriver 0.5 0.5\n", encoding="utf8")
+    nlp = static_only_nlp(vectors)
     nlp.initialize()
     nlp.to_disk(path / "pipeline")
     return path / "pipeline"
@@ -513,11 +519,7 @@ def test_a_word_with_an_all_zero_vector_has_no_cosine(tmp_path):
 
     vectors = tmp_path / "vectors.txt"
     vectors.write_text("5 2\ncar 1 0\nautomobile 0.9 0.1\nbanana 0 1\nriver 0.5 0.5\nzero 0 0\n", encoding="utf8")
-    nlp = spacy.blank("en")
-    nlp.add_pipe("ctxvec_static")
-    nlp.config["initialize"]["components"]["ctxvec_static"] = {
-        "source": {"@misc": "spacy-ctxvec.vectors_file.v1", "path": str(vectors)}
-    }
+    nlp = static_only_nlp(vectors)
     said = r"\[CTX-W087\].*vectors\.txt: 1 word has an all-zero vector \(first: 'zero'\)"
     with pytest.warns(UserWarning, match=said):
         nlp.initialize()
