@@ -1,19 +1,17 @@
 """Where commands write: one rule for every output, file or pipeline directory.
 
-- An existing output is replaced only with ``overwrite`` (the CLI's ``--overwrite``), a
-  file only where it is of the kind the command writes (``output_files``, E423).
-- An output that is, contains, lies inside or links to an input (symbolic or hard link)
-  is refused, with or without ``overwrite``; so is an output that is a symbolic link.
-- A directory output is replaced only if it is empty or its marker file lists every
-  entry in it, unchanged: what the command wrote there (``OUTPUT_MARKER``). Without
-  ``overwrite``, a directory that ``overwrite`` would not replace either is refused with
-  the reason (E245, E704), so that --overwrite is suggested (E226) only where it works.
-- Every write goes to a temporary sibling that is renamed into place (``write_file``,
-  ``write_directory``): a failure leaves the old output or nothing, never half of one.
-  A sibling a killed command left is removed by the next write of that output
-  (``spacy_ctxvec.staging``, W063).
-- An output that cannot be written is one coded error, checked before the work
-  (``check_output``) where it can be. A low module, so every layer can use it."""
+- An existing output is replaced only with ``overwrite`` (the CLI's ``--overwrite``), a file only where it is of the
+  kind the command writes (``output_files``, E423).
+- An output that is, contains, lies inside or links to an input (symbolic or hard link) is refused, with or without
+  ``overwrite``; so is an output that is a symbolic link.
+- A directory output is replaced only if it is empty or its marker file lists every entry in it, unchanged: what the
+  command wrote there (``OUTPUT_MARKER``). Without ``overwrite``, a directory that ``overwrite`` would not replace
+  either is refused with the reason (E245, E704), so that --overwrite is suggested (E226) only where it works.
+- Every write goes to a temporary sibling that is renamed into place (``write_file``, ``write_directory``): a
+  failure leaves the old output or nothing, never half of one. A sibling a killed command left is removed by the
+  next write of that output (``spacy_ctxvec.staging``, W063).
+- An output that cannot be written is one coded error, checked before the work (``check_output``) where it can be. A
+  low module, so every layer can use it."""
 
 import hashlib
 import json
@@ -30,6 +28,7 @@ from .output_files import check_kind
 from .paths import displayable
 from .staging import (
     keep_mode,
+    name_too_long,
     remove_killed_staging,
     replaced_directory_name,
     staged_directory_name,
@@ -120,6 +119,8 @@ def check_place(path: PathLike, *, what: str, inputs: Inputs = ()) -> Path:
     """The checks that do not depend on what is at ``path`` already: no overlap with an input, not a
     symbolic link, parents are directories, and a file can be created next to it (leaving nothing)."""
     path = Path(path)
+    if too_long := name_too_long(path):
+        raise _cannot(what, path, too_long, "Choose a shorter name.")
     for name, source in _existing(inputs):
         relation = _relation(path, source, what)
         if relation:
@@ -411,11 +412,9 @@ def _probe_writable(path: Path, what: str) -> None:
     """E135 if a parent of ``path`` is a file, E703 if no file can be created next to it."""
     ancestor, _ = _nearest_existing(path)
     if not ancestor.is_dir():
-        raise _cannot(
-            what, path, f"its parent '{ancestor}' is a file, not a directory", "Choose a path under a directory."
-        )
+        raise _cannot(what, path, f"its parent '{ancestor}' is a file, not a folder", "Give a path under a folder.")
     try:
-        handle, probe = tempfile.mkstemp(prefix=f".{path.name[:40]}.probe-", dir=ancestor)
+        handle, probe = tempfile.mkstemp(prefix=f".{path.name}.probe-00000-", dir=ancestor)  # as long as staged
         os.close(handle)
         os.unlink(probe)
     except OSError as err:

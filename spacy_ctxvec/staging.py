@@ -8,13 +8,14 @@ outright (``kill -9``, the OOM killer) while it writes leaves its staged sibling
 write of the same output removes it once that process is gone (POSIX only: elsewhere it
 cannot tell, and nothing is removed)."""
 
+import contextlib
 import os
 import re
 import secrets
 import shutil
 import stat
 from pathlib import Path
-from typing import List
+from typing import List, Optional
 
 _TOKEN = r"(\d+)-[0-9a-f]{8}"
 
@@ -23,6 +24,23 @@ def unique_token() -> str:
     """A part of a temporary name no other process or call picks: the process id and a random
     hex string."""
     return f"{os.getpid()}-{secrets.token_hex(4)}"
+
+
+# The longest token: a Linux process id (at most 2**22, 7 digits) and 8 hex digits.
+LONGEST_TOKEN = f"{2**22}-{'f' * 8}"
+
+
+def name_too_long(path: Path) -> Optional[str]:
+    """Why ``path``'s staged siblings cannot be made (a name over the file system's limit, 255
+    bytes on most), else None: checked before a command's work, which it would lose at the end."""
+    limit = 255
+    with contextlib.suppress(OSError, ValueError):  # no such setting here: the common limit
+        limit = os.pathconf(next((p for p in path.absolute().parents if p.is_dir()), Path("/")), "PC_NAME_MAX")
+    longest = max(len(os.fsencode(name(path, LONGEST_TOKEN))) for name in (staged_file_name, staged_directory_name))
+    if longest <= limit:
+        return None
+    size = len(os.fsencode(path.name))
+    return f"its name is {size} bytes and the hidden name it is first written as {longest}, over the limit of {limit}"
 
 
 def staged_file_name(path: Path, token: str) -> str:

@@ -505,3 +505,20 @@ def test_overwrite_keeps_the_permissions_of_what_it_replaces(tmp_path):
     private.chmod(0o4755)
     write_text(private, "1 1\nc 3\n", what="OUTPUT", overwrite=True)
     assert stat_module.S_IMODE(private.stat().st_mode) == 0o755  # not setuid
+
+
+@pytest.mark.parametrize("length", [240, 300])
+def test_a_name_too_long_for_its_hidden_sibling_is_refused_before_the_work(tmp_path, length):
+    """A 240-byte OUTPUT passed every check, the work ran, and writing its hidden sibling (22 bytes
+    longer) ended in a traceback (OSError: File name too long); a 300-byte one in the checks."""
+    from spacy_ctxvec.outputs import DIRECTORY, check_output
+
+    (tmp_path / "in").mkdir()
+    corpus = tmp_path / "in" / "corpus.txt"
+    corpus.write_text("a line\n", encoding="utf8")
+    (tmp_path / "out").mkdir()
+    for kind, name in ((DIRECTORY, "d" * length), ("file", "v" * (length - 4) + ".txt")):
+        with pytest.raises(CtxvecError, match=rf"E135\].*it is first written as {length + 22}, over the limit of 255"):
+            check_output(tmp_path / "out" / name, what="OUTPUT", kind=kind, inputs={"CORPUS": corpus})
+    assert list((tmp_path / "out").iterdir()) == []  # no probe left
+    check_output(tmp_path / "out" / ("d" * 233), what="OUTPUT", kind=DIRECTORY)  # 233 + 22 = 255: fits
