@@ -201,6 +201,16 @@ def test_a_rerun_without_resume_keeps_the_checkpoint_unless_told_to_start_over(t
     assert build.result.resumed_from == 0 and build.result.n_docs == 12 and not checkpoints.exists()
 
 
+def test_a_corpus_where_the_default_checkpoints_go_names_the_default_not_the_option(tiny_pipeline_dir, tmp_path):
+    """A corpus folder named OUTPUT.checkpoint: E700 blamed --checkpoint-dir, which was never given."""
+    (tmp_path / "lex.checkpoint").mkdir()
+    corpus = write_corpus(tmp_path / "lex.checkpoint" / "c.txt", 4).parent
+    with pytest.raises(CtxvecError, match=r"E700\] The checkpoint directory OUTPUT.checkpoint \(--checkpoint-dir sets"):
+        build_lexicon_pipeline(request(tiny_pipeline_dir, corpus, tmp_path / "lex"))
+    with pytest.raises(CtxvecError, match=r"E700\] --checkpoint-dir '"):
+        build_lexicon_pipeline(request(tiny_pipeline_dir, corpus, tmp_path / "lex", checkpoint_dir=corpus))
+
+
 def test_ctrl_c_before_the_first_checkpoint_leaves_nothing(tiny_pipeline_dir, tmp_path):
     stopping = pipeline_with(tiny_pipeline_dir, tmp_path / "stopping", "test_stop_at", at=1)
     corpus = write_corpus(tmp_path / "corpus.txt", 12)

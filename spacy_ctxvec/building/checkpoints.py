@@ -35,6 +35,8 @@ from .shard import polysemy_components
 
 LATEST_FILE = "LATEST"
 STATE_FILE = "state.json"
+# How messages name the checkpoint directory where --checkpoint-dir was not given.
+DEFAULT_CHECKPOINT_DIR = "The checkpoint directory OUTPUT.checkpoint (--checkpoint-dir sets another)"
 CHECKPOINT_MARKER = ".spacy-ctxvec-checkpoint"
 _SHARD_NAME = re.compile(r"shard-\d{12}")
 # Everything write_checkpoint may leave in a checkpoint directory.

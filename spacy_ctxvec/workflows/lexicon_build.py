@@ -17,6 +17,7 @@ from typing import Any, Dict, Iterator, List, Optional, Sequence
 from ..analysis.comparison import HINT_TOKEN_CHARS, not_split_hint, unsplit_script
 from ..building.build_locks import held_for_build
 from ..building.checkpoints import (
+    DEFAULT_CHECKPOINT_DIR,
     LATEST_FILE,
     CheckpointRefused,
     check_checkpoint_dir,
@@ -143,8 +144,9 @@ def check_build_request(request: LexiconBuildRequest) -> List[Path]:
         )
     check_nothing_to_resume(request)
     check_output(request.output, what="OUTPUT", inputs=inputs, kind=DIRECTORY, overwrite=request.overwrite)
-    check_place(request.checkpoints, what="--checkpoint-dir", inputs=inputs)
-    check_apart({"--checkpoint-dir": request.checkpoints, "OUTPUT": request.output})
+    checkpoints = "--checkpoint-dir" if request.checkpoint_dir is not None else DEFAULT_CHECKPOINT_DIR
+    check_place(request.checkpoints, what=checkpoints, inputs=inputs)
+    check_apart({checkpoints: request.checkpoints, "OUTPUT": request.output})
     check_checkpoint_dir(request.checkpoints)
     counted = documents_done(request.checkpoints)
     if counted and not (request.resume or request.overwrite):
