@@ -106,3 +106,33 @@ def test_workers_ignore_ctrl_c_while_they_start_and_stop_a_task_on_it():
         os.kill(worker, signal.SIGINT)
         assert task.result(timeout=60) == "stopped"
         assert signal.getsignal(signal.SIGINT) is signal.default_int_handler  # this process's own handler
+
+
+def test_sigterm_stops_any_command_as_ctrl_c_does_and_leaves_no_staged_output(tmp_path):
+    """`kill` (SIGTERM) of export-static or fit-polysemy mid-write left its hidden staged file
+    (.v.tmp-PID-HEX.txt, or a staged pipeline copy): only build-lexicon turned SIGTERM into the
+    Ctrl-C that cleans up. The console script now does it for every command."""
+    import subprocess
+
+    script = f"""
+import os, signal, sys
+from pathlib import Path
+import spacy_ctxvec.cli as cli
+from spacy_ctxvec.outputs import write_file
+
+def write(staged):
+    staged.write_text("half of it")
+    os.kill(os.getpid(), signal.SIGTERM)
+
+def command():
+    write_file(Path({str(tmp_path / "v.txt")!r}), write, what="OUTPUT")
+
+cli.app = command
+try:
+    cli.main()
+except KeyboardInterrupt:
+    print("interrupted", signal.getsignal(signal.SIGTERM) is signal.SIG_DFL)
+"""
+    done = subprocess.run([sys.executable, "-c", script], capture_output=True, text=True, timeout=300)
+    assert done.stdout.strip() == "interrupted True", done.stderr[-2000:]
+    assert list(tmp_path.iterdir()) == []  # no staged file, no output

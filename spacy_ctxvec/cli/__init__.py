@@ -16,6 +16,7 @@ from importlib.machinery import ModuleSpec
 from types import ModuleType
 from typing import Any, Optional, Sequence
 
+from ..interrupts import termination_as_interrupt
 from ..terminal import GuardedStdout, StdoutUnwritable
 from . import (
     build_lexicon,  # noqa: F401,E402
@@ -72,6 +73,7 @@ def main() -> None:
         exit_on_unwritable_stdout(OSError(errno.EBADF, "standard output is closed"))
     sys.stdout = GuardedStdout(sys.stdout)  # type: ignore[assignment]
     try:
-        app()
+        with termination_as_interrupt():  # plain `kill`, `timeout`, `docker stop`: cleaned up as after Ctrl-C
+            app()
     except StdoutUnwritable as err:
         exit_on_unwritable_stdout(err)
