@@ -34,13 +34,18 @@ def name_too_long(path: Path) -> Optional[str]:
     """Why ``path``'s staged siblings cannot be made (a name over the file system's limit, 255
     bytes on most), else None: checked before a command's work, which it would lose at the end."""
     limit = 255
-    with contextlib.suppress(OSError, ValueError):  # no such setting here: the common limit
+    with contextlib.suppress(OSError, ValueError, AttributeError):  # no such setting (Windows): the common limit
         limit = os.pathconf(next((p for p in path.absolute().parents if p.is_dir()), Path("/")), "PC_NAME_MAX")
-    longest = max(len(os.fsencode(name(path, LONGEST_TOKEN))) for name in (staged_file_name, staged_directory_name))
+    longest = max(_name_size(name(path, LONGEST_TOKEN)) for name in (staged_file_name, staged_directory_name))
     if longest <= limit:
         return None
-    size = len(os.fsencode(path.name))
+    size = _name_size(path.name)
     return f"its name is {size} bytes and the hidden name it is first written as {longest}, over the limit of {limit}"
+
+
+def _name_size(name: str) -> int:
+    """A file name's length as its file system limits it: UTF-16 units on Windows, else bytes."""
+    return len(name.encode("utf-16-le")) // 2 if os.name == "nt" else len(os.fsencode(name))
 
 
 def staged_file_name(path: Path, token: str) -> str:
