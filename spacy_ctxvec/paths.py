@@ -62,11 +62,12 @@ def composed(text: str) -> str:
 
 def composed_keys(key_to_row: Dict[str, int]) -> Dict[str, int]:
     """Each key of ``key_to_row`` that reads otherwise (``composed``: a vectors file written in
-    NFD, "e" + U+0301), under its composed form where no key is that already; the first key wins."""
+    NFD, "e" + U+0301), under its composed form where no key is that already; the key of the
+    lowest row (the first in the file) wins."""
     found: Dict[str, int] = {}
     for key, row in key_to_row.items():
         if not key.isascii() and (read_as := composed(key)) != key and read_as not in key_to_row:
-            found.setdefault(read_as, row)
+            found[read_as] = min(row, found.get(read_as, row))
     return found
 
 

@@ -36,6 +36,7 @@ def name_too_long(path: Path) -> Optional[str]:
     limit = 255
     with contextlib.suppress(OSError, ValueError, AttributeError):  # no such setting (Windows): the common limit
         limit = os.pathconf(next((p for p in path.absolute().parents if p.is_dir()), Path("/")), "PC_NAME_MAX")
+    limit = limit if limit > 0 else 255  # -1: no limit it can tell (some network file systems)
     longest = max(_name_size(name(path, LONGEST_TOKEN)) for name in (staged_file_name, staged_directory_name))
     if longest <= limit:
         return None

@@ -295,3 +295,6 @@ def test_the_static_legend_follows_the_components_lookups(default_pipeline_dir):
     (static,) = [line for line in legend(cased) if line.startswith("static:")]
     assert "looked up as written, else the mean of its wordpiece rows)" in static
     assert "lower case" not in static and "'Apple'" not in static
+    lowered = spacy.load(default_pipeline_dir, config={"components": {"ctxvec_static": {"lookups": ["lower"]}}})
+    (static,) = [line for line in legend(lowered) if line.startswith("static:")]
+    assert "looked up in lower case: 'Apple' and 'apple' share a row)" in static

@@ -559,6 +559,14 @@ def test_a_word_of_one_point_as_stored_keeps_one_sense_whatever_the_projection_m
     induced = induce_inventory(lexicon, min_count=5, warn=False)
     polysemy, threshold = induced.corpus_polysemy_of("same"), induced.evidence_of("same")[1]
     assert induced.n_senses("same") == 1 and polysemy is not None and polysemy < -5 < threshold  # uses alone: -8.7
+    # one more occurrence stored as zero (it takes no part) does not give the others spread
+    keys.append("same")
+    vectors = np.vstack([vectors, np.full((1, 16), 1e-9)])
+    priorities = occurrence_priorities(np.full(len(keys), 1, dtype=np.uint64), np.arange(len(keys)))
+    snippets.append(f"doc {len(keys) - 1} [same]")
+    sample = OccurrenceSample.from_occurrences(keys, vectors, priorities, snippets, k=64)
+    lexicon = Lexicon.from_occurrences(keys, vectors, meta={"key": "lower"}).with_sample(sample)
+    assert induce_inventory(lexicon, min_count=5, warn=False).n_senses("same") == 1
 
 
 def test_occurrences_stored_as_zero_take_no_part_in_the_senses():

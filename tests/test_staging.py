@@ -122,3 +122,15 @@ def test_an_output_whose_name_holds_any_text_is_cleaned_and_a_failing_clean_up_k
     monkeypatch.setattr(outputs, "remove_killed_staging", fails)
     write_text(tmp_path / "kept.txt", "hello", what="notes")
     assert (tmp_path / "kept.txt").read_text(encoding="utf8") == "hello"
+
+
+def test_a_file_system_that_reports_no_name_limit_refuses_no_name(monkeypatch):
+    """os.pathconf gives -1 where the limit is indeterminate (some network file systems): every
+    output was refused, "over the limit of -1"."""
+    import os
+    from pathlib import Path
+
+    from spacy_ctxvec.staging import name_too_long
+
+    monkeypatch.setattr(os, "pathconf", lambda path, name: -1)
+    assert name_too_long(Path("out.json")) is None and name_too_long(Path("x" * 240)) is not None

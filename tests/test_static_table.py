@@ -108,6 +108,9 @@ def test_a_word_typed_with_combining_accents_or_a_soft_hyphen_finds_its_composed
     assert StaticVectorTable.from_bytes(table.to_bytes()).lookup("Forêt") == (pytest.approx([0.0, 1.0]), "lower")
     both = StaticVectorTable([unicodedata.normalize("NFD", "forêt"), "forêt"], np.eye(2, dtype=np.float32))
     assert both.lookup("forêt")[0].tolist() == [0.0, 1.0] and len(both) == 2
+    # two keys that both compose to "Å" (A + ring, the Angstrom sign): the first in the file wins, as for W001
+    angstrom = StaticVectorTable(["A\u030a", "\u212b"], np.eye(2, dtype=np.float32))
+    assert angstrom.lookup("\u00c5")[0].tolist() == [1.0, 0.0]
 
 
 def test_duplicate_keys_first_row_wins(caplog):

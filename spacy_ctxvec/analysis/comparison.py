@@ -50,7 +50,9 @@ def lookup_order(lookups: Sequence[str], source: Optional[str]) -> str:
     order = ", then ".join(keys)
     if "subwords" in lookups and source in SUBWORDS_WORDS:
         order = f"{order}, else {SUBWORDS_WORDS[source]}" if order else SUBWORDS_WORDS[source]
-    if "lower" in lookups:
+    if "lower" in lookups and "exact" not in lookups:
+        order += ": 'Apple' and 'apple' share a row"
+    elif "lower" in lookups:
         where = "is one wordpiece" if source == TRANSFORMER_TABLE else "has a row"
         order += f": 'Apple' takes the row of 'apple' where only 'apple' {where}"
     return order

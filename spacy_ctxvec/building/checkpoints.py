@@ -191,28 +191,28 @@ def _remove_empty_parents(path: Path, n_created: object) -> None:
         parent.rmdir()
 
 
-def made_by_an_older_version(directory: Path) -> bool:
-    """Whether the last checkpoint in ``directory`` counted words or drew its sample the way
-    of an older version, which no --resume continues (E221); False where unreadable (its
-    own error comes on --resume)."""
+def made_by_an_older_version(directory: Path, sampling: bool) -> bool:
+    """``made_by_older_version`` of the last checkpoint in ``directory`` against a build that
+    counts this version's way (and samples, with ``sampling``); False where it cannot be read
+    (its own error comes on --resume)."""
+    current = {"counting": COUNTING, **({"sample_size": 1, "sample_priorities": SAMPLE_PRIORITIES} if sampling else {})}
     try:
         name = (directory / LATEST_FILE).read_text(encoding="utf8").strip()
-        fingerprint = json.loads((directory / name / STATE_FILE).read_text(encoding="utf8"))["fingerprint"]
-        return fingerprint.get("counting") != COUNTING or fingerprint.get("sample_priorities") not in (
-            None,
-            SAMPLE_PRIORITIES,
-        )
+        saved = json.loads((directory / name / STATE_FILE).read_text(encoding="utf8"))["fingerprint"]
+        return made_by_older_version(saved, current)
     except (OSError, ValueError, KeyError, TypeError, AttributeError, RecursionError):
         return False
 
 
-def unresumed_checkpoint(directory: Path, docs: int, engine: str) -> CtxvecError:
-    """E250: ``directory`` holds ``docs`` counted documents and the build neither resumes nor
-    overwrites them; --resume is offered only where this version can continue them."""
+def unresumed_checkpoint(directory: Path, docs: int, ray: bool, sampling: bool) -> CtxvecError:
+    """E250: ``directory`` holds ``docs`` counted documents and the build (with the Ray engine:
+    ``ray``) neither resumes nor overwrites them; --resume is offered only where this version
+    can continue them."""
+    engine = " --engine local and without the Ray options (the local engine wrote it; Ray resumes nothing)"
     how = (
         "An older version of spacy-ctxvec wrote it, which this version cannot continue, even with --resume"
-        if made_by_an_older_version(directory)
-        else f"Continue that build with --resume{engine}"
+        if made_by_an_older_version(directory, sampling)
+        else f"Continue that build with --resume{engine * ray}"
     )
     return CtxvecError(Errors.E250.format(path=directory, docs=docs, how_to_continue=how))
 

@@ -248,9 +248,9 @@ def induce_inventory(
                 contexts = sample_contexts[start:end].astype(np.float64)
                 features = sense_features(units, to_sense_space(contexts, context_space), context_weight)
             independent = sample.independent_rows(start, end)
-            if not stored_rows_have_spread(raw[independent]):  # one point as stored: nothing to tell apart
-                units, features = one_point(units), None if features is None else one_point(features)
             stored_zero = ~raw.any(axis=1)  # a vector float16 stored as 0 takes no part (centred, it was -mean)
+            if not stored_rows_have_spread(raw[independent & ~stored_zero]):  # one point as stored: nothing to split
+                units, features = one_point(units), None if features is None else one_point(features)
             units[stored_zero] = 0.0
             if features is not None:
                 features[stored_zero] = 0.0

@@ -25,6 +25,7 @@ from .npy_format import first_wins, read_npy_vectors
 from .table import StaticVectorTable, check_finite
 from .text_vectors import (
     FORMATS,
+    TEXT_SAMPLE_BYTES,
     UTF8_BOM,
     GrowingRows,
     header_of,
@@ -131,7 +132,7 @@ def detect_format(path: PathLike) -> str:
     suffix = path.suffix.lower()
     try:
         with open_vectors_file(path) as file:
-            head = file.read(65536)
+            head = file.read(TEXT_SAMPLE_BYTES)
     except (OSError, EOFError, zlib.error) as err:
         raise read_error(path, "auto", err) from err
     if suffix == ".npy" or head.startswith(b"\x93NUMPY"):

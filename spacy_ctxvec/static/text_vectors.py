@@ -18,6 +18,7 @@ from .table import StaticVectorTable
 FORMATS = ("auto", "word2vec", "word2vec-binary", "glove", "fasttext", "npy", "gensim")
 INITIAL_ROWS = 1024
 UTF8_BOM = b"\xef\xbb\xbf"  # may precede a text file's first line; never part of it
+TEXT_SAMPLE_BYTES = 65536  # read to tell text from binary: the first row of a 5,000-d text file fits
 
 
 def read_error(path: Path, format: str, err: BaseException) -> CtxvecError:
@@ -35,10 +36,11 @@ def looks_like_text(sample: bytes, has_header: bool) -> bool:
     """Text, not binary float32 rows or UTF-16: no NUL, and no other control byte unless
     the first row reads as a word and its numbers (a key may hold a control character,
     such as a bell or an escape sequence copied from a terminal, and still be text)."""
-    sample = sample[:4096]
-    if b"\0" in sample:
+    head = sample[:4096]
+    if b"\0" in head:
         return False
-    return not any(byte < 32 and byte not in b"\t\n\r" for byte in sample) or _first_row_is_text(sample, has_header)
+    # the first row from the whole sample: a 768-d row is about 10 KB
+    return not any(byte < 32 and byte not in b"\t\n\r" for byte in head) or _first_row_is_text(sample, has_header)
 
 
 def _first_row_is_text(sample: bytes, has_header: bool) -> bool:
@@ -123,7 +125,7 @@ def read_text_vectors(path: Path, has_header: bool) -> StaticVectorTable:
     blank_line: Optional[int] = None
     last_row_ended = True
     with open_vectors_file(path) as file:
-        if not looks_like_text(file.read(4096), has_header):
+        if not looks_like_text(file.read(TEXT_SAMPLE_BYTES), has_header):
             raise read_error(
                 path,
                 "word2vec" if has_header else "glove",

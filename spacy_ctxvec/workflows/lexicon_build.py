@@ -150,8 +150,7 @@ def check_build_request(request: LexiconBuildRequest) -> List[Path]:
     check_checkpoint_dir(request.checkpoints)
     counted = documents_done(request.checkpoints)
     if counted and not (request.resume or request.overwrite):
-        engine = " --engine local and without the Ray options (the local engine wrote it; Ray resumes nothing)"
-        raise unresumed_checkpoint(request.checkpoints, counted, engine * (request.engine != "local"))
+        raise unresumed_checkpoint(request.checkpoints, counted, request.engine != "local", bool(request.sample_size))
     check_encoding(request.encoding)
     if request.key not in KEY_ATTRS:  # (lemma's lemmatizer: once the pipeline has loaded)
         raise CtxvecError(Errors.E216.format(key=request.key, choices=", ".join(KEY_ATTRS)))
