@@ -79,13 +79,12 @@ class StaticVectorTable(ReadOnlyArrays):
         self.vectors = read_only(vectors)
         self.subwords = subwords
         self._share_embeddings()
-        # Reversed so that the first occurrence of a duplicated key wins.
-        self._key_to_row: Dict[str, int] = dict(zip(reversed(keys), reversed(rows.tolist())))
+        self._key_to_row: Dict[str, int] = dict(zip(reversed(keys), reversed(rows.tolist())))  # the first one wins
         n_duplicates = len(keys) - len(self._key_to_row)
         if n_duplicates:
             logger.warning(Warnings.W001.format(n_duplicates=n_duplicates))
         self._subword_cache: Dict[str, Optional[np.ndarray]] = {}
-        self._composed_keys = composed_keys(self._key_to_row)  # NFD keys, found by NFC text
+        self._composed_keys: Optional[Dict[str, int]] = None  # NFD keys by their NFC form, made when first needed
 
     # Constructors
     @classmethod
@@ -221,6 +220,8 @@ class StaticVectorTable(ReadOnlyArrays):
         row = self._key_to_row.get(key, -1)
         if row < 0 and not key.isascii():
             read_as = composed(key)
+            if self._composed_keys is None:  # at the first lookup that needs it, not at load
+                self._composed_keys = composed_keys(self._key_to_row)
             row = self._key_to_row.get(read_as, self._composed_keys.get(read_as, -1))
         return row
 

@@ -46,7 +46,7 @@ def looks_like_text(sample: bytes, has_header: bool) -> bool:
 def _first_row_is_text(sample: bytes, has_header: bool) -> bool:
     """Whether the first row of ``sample`` (after the "N DIM" header line where there is one)
     is a word and its numbers, as many as the header says."""
-    lines = sample.removeprefix(UTF8_BOM).split(b"\n")
+    lines = sample.removeprefix(UTF8_BOM).split(b"\n", 2)  # the header, the first row, the rest
     header = lines.pop(0).split() if has_header else []
     if len(lines) < 2:  # the row must end within the sample
         return False
