@@ -119,7 +119,7 @@ def check_place(path: PathLike, *, what: str, inputs: Inputs = ()) -> Path:
     """The checks that do not depend on what is at ``path`` already: no overlap with an input, not a
     symbolic link, parents are directories, and a file can be created next to it (leaving nothing)."""
     path = Path(path)
-    if too_long := name_too_long(path):
+    if too_long := name_too_long(path, _nearest_existing(path)[0]):
         raise _cannot(what, path, too_long, "Choose a shorter name.")
     for name, source in _existing(inputs):
         relation = _relation(path, source, what)

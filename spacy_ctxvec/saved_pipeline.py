@@ -161,13 +161,14 @@ def load_senses_and_lexicon(path: Union[str, Path]) -> Tuple[SenseInventory, Opt
     path = not_a_config(existing_path(path))
     if (path / SENSES_FILE).exists():
         return SenseInventory.from_disk(path), None
-    found = polysemy_component_dir(path)
-    wanted = (polysemy_state.SENSES_DIR, polysemy_state.LEXICON_DIR)
-    parts = None if found is None else _read_component_parts(found, wanted)
-    if found is None or parts is None or parts.senses is None:
-        sample = None if parts is None or parts.lexicon is None else parts.lexicon.sample
-        from_sample = found is not None and sample is not None and len(sample.keys) > 0
-        fix = SENSES_FROM_SAMPLE_FIX.format(path=path, name=found[1]) if found and from_sample else BUILD_SENSES_FIX
+    found = polysemy_component_dir(path)  # read here, not by read_pipeline_parts: E606 names the component
+    if found is None:
+        raise CtxvecError(Errors.E606.format(path=path, fix=BUILD_SENSES_FIX))
+    parts = _read_component_parts(found, (polysemy_state.SENSES_DIR, polysemy_state.LEXICON_DIR))
+    if parts.senses is None:
+        sample = None if parts.lexicon is None else parts.lexicon.sample
+        from_sample = sample is not None and len(sample.keys) > 0
+        fix = SENSES_FROM_SAMPLE_FIX.format(path=path, name=found[1]) if from_sample else BUILD_SENSES_FIX
         raise CtxvecError(Errors.E606.format(path=path, fix=fix))
     return parts.senses, parts.lexicon
 

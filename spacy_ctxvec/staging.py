@@ -30,12 +30,13 @@ def unique_token() -> str:
 LONGEST_TOKEN = f"{2**22}-{'f' * 8}"
 
 
-def name_too_long(path: Path) -> Optional[str]:
-    """Why ``path``'s staged siblings cannot be made (a name over the file system's limit, 255
-    bytes on most), else None: checked before a command's work, which it would lose at the end."""
+def name_too_long(path: Path, directory: Path) -> Optional[str]:
+    """Why ``path``'s staged siblings cannot be made (a name over the limit of the file system
+    of ``directory``, its nearest existing parent: 255 bytes on most), else None: checked before
+    a command's work, which it would lose at the end."""
     limit = 255
     with contextlib.suppress(OSError, ValueError, AttributeError):  # no such setting (Windows): the common limit
-        limit = os.pathconf(next((p for p in path.absolute().parents if p.is_dir()), Path("/")), "PC_NAME_MAX")
+        limit = os.pathconf(directory, "PC_NAME_MAX")
     limit = limit if limit > 0 else 255  # -1: no limit it can tell (some network file systems)
     longest = max(_name_size(name(path, LONGEST_TOKEN)) for name in (staged_file_name, staged_directory_name))
     if longest <= limit:

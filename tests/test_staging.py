@@ -133,4 +133,4 @@ def test_a_file_system_that_reports_no_name_limit_refuses_no_name(monkeypatch):
     from spacy_ctxvec.staging import name_too_long
 
     monkeypatch.setattr(os, "pathconf", lambda path, name: -1)
-    assert name_too_long(Path("out.json")) is None and name_too_long(Path("x" * 240)) is not None
+    assert name_too_long(Path("out.json"), Path(".")) is None and name_too_long(Path("x" * 240), Path(".")) is not None
