@@ -1,8 +1,10 @@
 """What each command's output file starts with, so that --overwrite replaces only a file of
 that kind (one a spacy-ctxvec command could have written), never a corpus or another file
-named as OUTPUT by mistake. Each check reads the file's first bytes only. A low module
-(no spaCy), used by ``outputs.check_output``'s ``replaceable``."""
+named as OUTPUT by mistake. Each check reads the file's first bytes only, except the JSON
+report's, which reads the file whole. A low module (no spaCy), used by
+``outputs.check_output``'s ``replaceable``."""
 
+import json
 import re
 from pathlib import Path
 from typing import Callable, Dict, Optional
@@ -10,6 +12,7 @@ from typing import Callable, Dict, Optional
 from .errors import CtxvecError, Errors
 
 HEAD_BYTES = 512
+MAX_REPORT_BYTES = 64 * 2**20  # evaluate's reports are kilobytes; a larger JSON file is data
 _VECTORS_HEADER = re.compile(rb"\d+ \d+\s*\n")  # word2vec text and binary: "ROWS DIM"
 LABELS_HEADER = "key\tword\tsense\tshare\tlabel\tcorpus_polysemy"
 
@@ -36,10 +39,25 @@ def html_page(path: Path) -> bool:
 
 
 def json_file(path: Path) -> bool:
-    """A JSON object as evaluate --output writes it: indented, so "{" ends its line. A JSON-lines
-    corpus ({"text": ...} per line) starts the same way but goes on: it is no report."""
-    head = _head(path).lstrip()
-    return head.startswith(b"{") and head[1:].lstrip(b" \t")[:1] in (b"\n", b"\r")
+    """An evaluation report as evaluate --output writes it: a JSON object whose "pipeline" is the
+    record of what was measured (``evaluation.provenance``), or, for word-sim, one such report per
+    pairs file. Another JSON file, such as a model's
+    config.json or a JSON-lines corpus, is no report; nor is a file too large to be one."""
+    if path.stat().st_size > MAX_REPORT_BYTES or not _head(path).lstrip().startswith(b"{"):
+        return False
+    try:
+        report = json.loads(path.read_bytes().decode("utf8"))
+    except (UnicodeDecodeError, ValueError):
+        return False
+    if not isinstance(report, dict) or not report:
+        return False
+    return _has_record(report) or all(isinstance(each, dict) and _has_record(each) for each in report.values())
+
+
+def _has_record(report: dict) -> bool:
+    """Whether ``report`` holds a record of what was measured (word-sim: one per pairs file)."""
+    record = report.get("pipeline")
+    return isinstance(record, dict) and {"pipeline", "model"} <= record.keys()
 
 
 def labels_file(path: Path) -> bool:
@@ -49,7 +67,7 @@ def labels_file(path: Path) -> bool:
 
 # the kind of file each command writes, by the name E423 gives it
 VECTORS_FILE, FIGURE_FILE, HTML_PAGE = "a word2vec vectors file", "a PNG or SVG figure", "an HTML page"
-JSON_FILE, LABELS_FILE = "a JSON file", "a labels file (key, word, sense, share, label, corpus_polysemy)"
+JSON_FILE, LABELS_FILE = "a JSON report of evaluate", "a labels file (key, word, sense, share, label, corpus_polysemy)"
 KINDS: Dict[str, Callable[[Path], bool]] = {
     VECTORS_FILE: vectors_file,
     FIGURE_FILE: figure,

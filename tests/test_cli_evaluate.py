@@ -259,6 +259,21 @@ def test_word_sim_three_pairs_is_defined(static_pipeline_dir, tmp_path):
     assert json.loads(result.stdout)[str(pairs)]["spearman"] == pytest.approx(1.0)
 
 
+def test_overwrite_replaces_its_own_report_but_not_a_model_config(static_pipeline_dir, tmp_path):
+    pairs = tmp_path / "pairs.txt"
+    pairs.write_text("car automobile 9\ncar banana 1\ncar river 5\n", encoding="utf8")
+    report, config = tmp_path / "report.json", tmp_path / "config.json"
+    config.write_text('{\n  "hidden_size": 384\n}\n', encoding="utf8")
+    command = ["evaluate", "word-sim", str(static_pipeline_dir), str(pairs), "--overwrite", "-o"]
+    for _ in range(2):  # the second run replaces the report the first wrote
+        result = runner.invoke(app, [*command, str(report)])
+        assert result.exit_code == 0, result.output
+    assert json.loads(report.read_text(encoding="utf8"))[str(pairs)]["spearman"] == pytest.approx(1.0)
+    refused = runner.invoke(app, [*command, str(config)])
+    assert refused.exit_code == 1 and "[CTX-E423]" in " ".join(refused.output.split())
+    assert config.read_text(encoding="utf8") == '{\n  "hidden_size": 384\n}\n'
+
+
 def test_two_undecodable_file_names_stay_two_json_keys(static_pipeline_dir, tmp_path, monkeypatch):
     """ws_\xe9.txt and ws_\xe8.txt (Latin-1 names, as unzipped Windows archives give) both
     showed as ws_\ufffd.txt: the JSON held one key, the second file's result, in silence."""

@@ -20,7 +20,7 @@ SAMPLES = {
     VECTORS_FILE: b"2 3\napple 0.1 0.2 0.3\npear 0.1 0.2 0.3\n",
     FIGURE_FILE: b"\x89PNG\r\n\x1a\n\x00\x00\x00\rIHDR",
     HTML_PAGE: b"<!DOCTYPE html>\n<html lang='en'>",
-    JSON_FILE: b'{\n  "accuracy": 0.6\n}\n',  # as evaluate --output writes it: indented
+    JSON_FILE: b'{\n  "accuracy": 0.6,\n  "pipeline": {"pipeline": "p", "model": "m"}\n}\n',  # as evaluate writes it
     LABELS_FILE: (LABELS_HEADER + "\nbank|0\tbank\t0\t0.5\triver\t1.2\n").encode("utf8"),
 }
 
@@ -40,12 +40,23 @@ def test_a_json_lines_corpus_is_not_a_report(tmp_path):
     """evaluate --output corpus.jsonl --overwrite replaced a JSON-lines corpus with a report."""
     corpus = tmp_path / "corpus.jsonl"
     corpus.write_text('{"text": "The bank of the river."}\n{"text": "A loan."}\n', encoding="utf8")
-    with pytest.raises(CtxvecError, match=r"\[CTX-E423\].*corpus\.jsonl' exists and is not a JSON file"):
+    with pytest.raises(CtxvecError, match=r"\[CTX-E423\].*corpus\.jsonl' exists and is not a JSON report of evaluate"):
         check_output(corpus, what="OUTPUT", overwrite=True, replaceable=JSON_FILE)
     assert corpus.read_text(encoding="utf8").startswith('{"text"')
     report = tmp_path / "report.json"
-    report.write_text('{\r\n  "accuracy": 0.6\r\n}\r\n', encoding="utf8")  # also with CR LF line ends
+    report.write_text('{\r\n  "pipeline": {"pipeline": "p", "model": "m"}\r\n}\r\n', encoding="utf8")  # CR LF
     assert check_output(report, what="OUTPUT", overwrite=True, replaceable=JSON_FILE) == report
+
+
+def test_another_pretty_printed_json_file_is_not_a_report(tmp_path):
+    """evaluate --output config.json --overwrite replaced a model's indented config.json."""
+    config = tmp_path / "config.json"
+    config.write_text('{\n  "architectures": ["BertModel"],\n  "hidden_size": 384\n}\n', encoding="utf8")
+    with pytest.raises(CtxvecError, match=r"\[CTX-E423\].*config\.json' exists and is not a JSON report of evaluate"):
+        check_output(config, what="OUTPUT", overwrite=True, replaceable=JSON_FILE)
+    for text in ('{\n  "pipeline": "p"\n}\n', "{\n  broken", '{\n  "pipeline": {"model": "m"}\n}\n'):
+        config.write_text(text, encoding="utf8")
+        assert not KINDS[JSON_FILE](config)
 
 
 def test_svg_figures_are_figures(tmp_path):
