@@ -6,7 +6,7 @@ from hypothesis import example, given, settings
 from hypothesis import strategies as st
 from hypothesis.extra.numpy import arrays
 
-from spacy_ctxvec.ops.cosine import cosine, cosine_shift, rowwise_cosine
+from spacy_ctxvec.ops.cosine import cosine, cosine_shift, normalise_rows, pairwise_cosine, rowwise_cosine
 
 
 def test_cosine_shift():
@@ -56,3 +56,19 @@ def test_a_vector_has_cosine_exactly_one_with_itself(vector):
     if np.any(vector):
         assert cosine(vector, vector.copy()) == 1.0
         assert rowwise_cosine(np.stack([vector, -vector]), np.stack([vector.copy(), vector])).tolist()[0] == 1.0
+
+
+def test_huge_and_tiny_rows_keep_their_direction():
+    """Values near 1e200 overflowed the squared norm (NaN), values near 1e-200 underflowed to a zero row."""
+    rows = np.array([[1e200, 2e200], [1e-200, 2e-200], [1.0, 2.0]])
+    with np.errstate(all="raise"):
+        units = normalise_rows(rows)
+        assert np.allclose(units, [1, 2] / np.sqrt(5.0))
+        assert np.allclose(rowwise_cosine(rows, rows[::-1]), 1.0)
+        assert cosine(rows[0], np.array([-2e200, 1e200])) == pytest.approx(0.0)
+        assert np.allclose(pairwise_cosine(rows), 1.0)
+
+
+def test_rows_with_inf_or_nan_are_zero_rows_not_nan():
+    units = normalise_rows(np.array([[np.inf, 1.0], [np.nan, 1.0], [3.0, 4.0]]))
+    assert np.isfinite(units).all() and not units[:2].any() and np.allclose(units[2], [0.6, 0.8])

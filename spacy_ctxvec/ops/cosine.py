@@ -23,8 +23,9 @@ def rowwise_cosine(a: np.ndarray, b: np.ndarray) -> np.ndarray:
     """Cosine of matching rows along the last axis: (..., d), (..., d) -> (...)."""
     a = np.asarray(a, dtype=np.float64)
     b = np.asarray(b, dtype=np.float64)
-    norms = np.linalg.norm(a, axis=-1) * np.linalg.norm(b, axis=-1)
-    dots = np.einsum("...d,...d->...", a, b)
+    a_scaled, b_scaled = _scaled(a), _scaled(b)
+    norms = np.linalg.norm(a_scaled, axis=-1) * np.linalg.norm(b_scaled, axis=-1)
+    dots = np.einsum("...d,...d->...", a_scaled, b_scaled)
     defined = norms > 0
     cosines = np.divide(dots, norms, out=np.zeros_like(dots), where=defined)
     # A row equal to its partner has cosine 1.0 exactly, not 0.9999999999999993: rounding
@@ -34,9 +35,19 @@ def rowwise_cosine(a: np.ndarray, b: np.ndarray) -> np.ndarray:
 
 def normalise_rows(vectors: np.ndarray) -> np.ndarray:
     """Rows scaled to unit length; zero rows stay zero."""
-    vectors = np.asarray(vectors, dtype=np.float64)
+    vectors = _scaled(np.asarray(vectors, dtype=np.float64))
     norms = np.sqrt(np.einsum("ij,ij->i", vectors, vectors))
     return np.divide(vectors, norms[:, None], out=np.zeros_like(vectors), where=norms[:, None] > 0)
+
+
+def _scaled(vectors: np.ndarray) -> np.ndarray:
+    """Rows (along the last axis) divided by their largest absolute value, so that squaring them
+    neither overflows (values near 1e200) nor underflows to a zero row (near 1e-200)."""
+    if not vectors.size:
+        return vectors
+    largest = np.maximum(vectors.max(axis=-1, keepdims=True), -vectors.min(axis=-1, keepdims=True))  # no |x| copy
+    with np.errstate(invalid="ignore"):  # inf / inf: a row with inf is a zero row, as NaN rows are
+        return np.divide(vectors, largest, out=np.zeros_like(vectors), where=largest > 0)
 
 
 def cosine_shift(vectors: np.ndarray, unit_directions: np.ndarray) -> Tuple[np.ndarray, np.ndarray]:
