@@ -22,6 +22,14 @@ def test_split_fields_by_tab_comma_or_space_drops_trailing_empty_fields():
     assert split_fields("a\t\tb") == ["a", "", "b"]  # an empty field inside stays (and fails later)
 
 
+def test_quoted_words_lose_their_quotes_after_a_space_and_between_spaces():
+    """'"old", "new", 1.58' was read as ('old', '"new"', 1.58): a wrong Spearman, no warning."""
+    for line in ('"old", "new", 1.58', '"old" "new" 1.58', "'old' 'new' 1.58", '"old"\t "new"\t1.58'):
+        assert split_fields(line) == ["old", "new", "1.58"], line
+    assert split_fields("don't o'clock 3") == ["don't", "o'clock", "3"]  # a word's own apostrophes stay
+    assert split_fields('"ice cream" dessert 5') == ["ice cream", "dessert", "5"]
+
+
 def test_a_header_naming_the_score_column_allows_its_further_columns_only():
     simlex = split_fields("word1\tword2\tPOS\tSimLex999\tconc(w1)\tconc(w2)")
     layout = header_layout(simlex, 1)

@@ -64,16 +64,21 @@ def is_finite_number(text: str) -> bool:
 
 def split_fields(line: str) -> List[str]:
     """A row's fields: tab-separated if it has a tab, else comma-, else space-separated;
-    tab and comma fields are read as CSV (quotes as R and spreadsheets write them:
-    ``"gem","jewel",3.94``); empty fields at the end (a trailing tab) are dropped."""
-    if "\t" in line or "," in line:
-        row = next(csv.reader([line], delimiter="\t" if "\t" in line else ","), [])
-        fields = [field.strip() for field in row]
-    else:
-        fields = line.split()
+    fields are read as CSV (quotes as R and spreadsheets write them: ``"gem","jewel",3.94``,
+    also after a space: ``"gem", "jewel"``), and a field in single quotes loses them
+    (``'gem' 'jewel' 3.94``); empty fields at the end (a trailing tab) are dropped."""
+    delimiter = "\t" if "\t" in line else "," if "," in line else " "
+    text = line.strip() if delimiter == " " else line
+    row = next(csv.reader([text], delimiter=delimiter, skipinitialspace=True), [])
+    fields = [_unquoted(field.strip()) for field in row]
     while fields and not fields[-1]:
         fields.pop()
     return fields
+
+
+def _unquoted(field: str) -> str:
+    """``field`` without one pair of single quotes around it (a word's own apostrophes stay)."""
+    return field[1:-1] if len(field) > 2 and field[0] == field[-1] == "'" else field
 
 
 def header_layout(fields: Sequence[str], number: int) -> Optional[PairLayout]:
