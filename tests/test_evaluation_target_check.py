@@ -7,7 +7,8 @@ import pytest
 from typer.testing import CliRunner
 
 from spacy_ctxvec.cli import app
-from spacy_ctxvec.evaluation.readers import read_scws, read_sense_sentences, read_wic
+from spacy_ctxvec.evaluation.readers import read_scws, read_wic
+from spacy_ctxvec.evaluation.sense_sentences import read_sense_sentences
 from spacy_ctxvec.evaluation.target_check import UNLIKE_SHARE, looks_like, unlike_targets, warn_if_indices_look_off
 
 from .conftest import SHARED_DATA

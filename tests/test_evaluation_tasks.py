@@ -7,11 +7,11 @@ from spacy_ctxvec.errors import CtxvecError
 from spacy_ctxvec.evaluation.readers import (
     read_scws,
     read_sense_counts,
-    read_sense_sentences,
     read_wic,
     read_word_pairs,
 )
 from spacy_ctxvec.evaluation.sense_scores import ONE_PER_SENTENCE, ONE_SENSE, clustering_scores
+from spacy_ctxvec.evaluation.sense_sentences import read_sense_sentences
 from spacy_ctxvec.evaluation.tasks import (
     evaluate_polysemy,
     evaluate_scws,
@@ -92,8 +92,10 @@ SCWS_TINY = [
 
 def write_scws(path, rows=SCWS_TINY, n_raters=10):
     """SCWS's ratings.txt layout: id, word1, POS, word2, POS, contexts, mean, then each rater's score."""
-    raters = "".join("\t1" for _ in range(n_raters))
-    lines = (f"{i}\t{w1}\tn\t{w2}\tn\t{c1}\t{c2}\t{s}{raters}\n" for i, (w1, c1, w2, c2, s) in enumerate(rows))
+    lines = (
+        f"{i}\t{w1}\tn\t{w2}\tn\t{c1}\t{c2}\t{s}" + f"\t{s}" * n_raters + "\n"  # each rater gives the mean
+        for i, (w1, c1, w2, c2, s) in enumerate(rows)
+    )
     path.write_text("".join(lines), encoding="utf8")
     return path
 

@@ -25,10 +25,10 @@ from spacy_ctxvec.evaluation.readers import (
     MAX_SENSE_COUNT,
     read_scws,
     read_sense_counts,
-    read_sense_sentences,
     read_wic,
     read_word_pairs,
 )
+from spacy_ctxvec.evaluation.sense_sentences import read_sense_sentences
 from spacy_ctxvec.static.table import FastTextNgrams
 
 CODED = re.compile(r"^\[CTX-E\d{3}\] ")

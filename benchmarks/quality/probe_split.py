@@ -17,7 +17,7 @@ from pathlib import Path
 
 import numpy as np
 
-from spacy_ctxvec.evaluation.readers import SenseSentences, read_sense_sentences
+from spacy_ctxvec.evaluation.sense_sentences import SenseSentences, read_sense_sentences
 from spacy_ctxvec.evaluation.tasks import evaluate_senses
 from spacy_ctxvec.lexicon.polysemy_probe import in_fitted_half
 from spacy_ctxvec.pipelines import load_pipeline

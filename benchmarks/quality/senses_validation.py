@@ -28,7 +28,8 @@ from sklearn.metrics import roc_auc_score
 
 from spacy_ctxvec.analysis.occurrences import sense_counts_for
 from spacy_ctxvec.evaluation.metrics import partial_spearman, spearman
-from spacy_ctxvec.evaluation.readers import SenseSentences, read_sense_counts, read_sense_sentences
+from spacy_ctxvec.evaluation.readers import read_sense_counts
+from spacy_ctxvec.evaluation.sense_sentences import SenseSentences, read_sense_sentences
 from spacy_ctxvec.evaluation.tasks import evaluate_senses, polysemy_component
 from spacy_ctxvec.ops.cosine import normalise_rows
 from spacy_ctxvec.ops.senses import SenseInductionSettings, sense_entropy, spread

@@ -26,8 +26,9 @@ from typing import Dict, List, Optional
 
 import numpy as np
 
-from spacy_ctxvec.evaluation.readers import SenseSentences, read_sense_counts, read_sense_sentences
+from spacy_ctxvec.evaluation.readers import read_sense_counts
 from spacy_ctxvec.evaluation.sense_scores import clustering_scores
+from spacy_ctxvec.evaluation.sense_sentences import SenseSentences, read_sense_sentences
 from spacy_ctxvec.evaluation.tasks import induced_labels, lemma_split_decisions, polysemy_component, sense_targets
 from spacy_ctxvec.lexicon.polysemy_probe import in_fitted_half
 from spacy_ctxvec.lexicon.sense_descriptions import describe_split_thresholds

@@ -11,10 +11,10 @@ from ..evaluation.readers import (
     WIC_SPLITS,
     read_scws,
     read_sense_counts,
-    read_sense_sentences,
     read_wic,
     read_word_pair_files,
 )
+from ..evaluation.sense_sentences import read_sense_sentences
 from ..ops.text import count_of, text_table
 from ..output_files import JSON_FILE
 from ..outputs import check_output, write_text

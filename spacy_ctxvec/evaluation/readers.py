@@ -16,7 +16,6 @@ from typing import Callable, Dict, Iterator, List, Optional, Sequence, Tuple
 
 import numpy as np
 
-from ..building.bounded_json import loads_bounded
 from ..errors import CtxvecError, Errors, Warnings
 from ..paths import composed, composed_tokens, text_lines
 from ..types import PathLike
@@ -26,6 +25,7 @@ from .word_pair_layout import (
     SENSES_BY_POS,
     PairLayout,
     first_layout,
+    is_finite_number,
     is_whole_number,
     other_table,
     pair_problem,
@@ -88,7 +88,7 @@ class ContextPairs:
         return len(self.scores)
 
 
-def _existing(path: PathLike, hint: str) -> Path:
+def existing_data_file(path: PathLike, hint: str) -> Path:
     path = Path(path)
     if not path.is_file():
         problem = "A directory, not a file" if path.is_dir() else "File not found"
@@ -109,17 +109,15 @@ SCWS_ROW = (
     "at least 8 tab-separated fields, contexts 6 and 7 marking the target as <b> word </b> and a numeric "
     "average rating in field 8"
 )
+RATING_ROUNDING = 0.051  # an average written to one decimal place is its ratings' mean within 0.05
 SCWS_FORMAT = f"SCWS ratings.txt: per line {SCWS_ROW}"
 SENSE_COUNTS_FORMAT = (
     "one lemma per line: the lemma, a tab and its whole sense count (1 or more), e.g. 'bank<TAB>18' (a header line "
     "is optional; further tab-separated columns are ignored)"
 )
-SENSE_SENTENCES_FORMAT = (
-    'JSON lines {"lemma": str, "words": [str, ...], "position": int, "synset" (or "sense"): str or int}'
-)
 
 
-def _lines(path: Path, compose: bool = True) -> Iterator[Tuple[int, str]]:
+def data_lines(path: Path, compose: bool = True) -> Iterator[Tuple[int, str]]:
     """(1-based line number, line without line end) for every non-blank line, ``composed``
     unless ``compose`` is False; bytes that are not UTF-8 are a coded error naming the
     file and line."""
@@ -129,11 +127,11 @@ def _lines(path: Path, compose: bool = True) -> Iterator[Tuple[int, str]]:
 
 
 def _lines_unless_senses_by_pos(path: Path, refusal: Callable[[int, str, str], str]) -> Iterator[Tuple[int, str]]:
-    """_lines(path), once its first lines are not a sense-count table by part of speech
+    """data_lines(path), once its first lines are not a sense-count table by part of speech
     (word_pair_layout.other_table, one test for every reader); where they are, a
     CtxvecError(refusal(line number, what the file looks like, that line's first 200
     characters))."""
-    lines = _lines(path)
+    lines = data_lines(path)
     first = list(islice(lines, SENSE_TABLE_ROWS + 1))
     table = other_table([(number, split_fields(line)) for number, line in first])
     if table is not None:
@@ -176,9 +174,9 @@ def read_wic(data_dir: PathLike, split: str) -> WicData:
     )
     if Path(data_dir).is_file():
         raise CtxvecError(Errors.E301.format(problem="A file, not a WiC data directory", path=data_dir, hint=hint))
-    data_path, gold_path = _existing(data_path, hint), _existing(gold_path, hint)
+    data_path, gold_path = existing_data_file(data_path, hint), existing_data_file(gold_path, hint)
     targets, pos, words1, words2, index1, index2, lines = [], [], [], [], [], [], []
-    for number, line in _lines(data_path, compose=False):  # indices count the tokens as written
+    for number, line in data_lines(data_path, compose=False):  # indices count the tokens as written
         fields = line.split("\t")
         indices = fields[2].split("-") if len(fields) == 5 else []
         if len(indices) != 2 or not all(is_whole_number(i.strip()) for i in indices):
@@ -218,7 +216,7 @@ def read_wic(data_dir: PathLike, split: str) -> WicData:
         index2.append(at2)
         lines.append(number)
     labels = []
-    for number, line in _lines(gold_path):
+    for number, line in data_lines(gold_path):
         label = line.strip()
         if label not in WIC_LABELS:
             raise CtxvecError(Errors.E302.format(path=gold_path, line=number, got=line, expected="a label T or F"))
@@ -247,7 +245,7 @@ def read_word_pairs(path: PathLike) -> WordPairs:
     fields none of which is a number; a row of another width than the layout's, a word
     that is a number or a score that is not is E302 with the file's own line number. A
     sense-count table by part of speech is E328 at its first lines (other_table)."""
-    path = _existing(path, "Give a word-pair file: word1, word2, score per line.")
+    path = existing_data_file(path, "Give a word-pair file: word1, word2, score per line.")
     lines = _lines_unless_senses_by_pos(
         path,
         lambda line, looks_like, got: Errors.E328.format(
@@ -313,16 +311,24 @@ def _scws_row(fields: List[str]) -> Tuple[Tuple[List[str], int], Tuple[List[str]
         except ValueError:
             raise ValueError(f"{SCWS_ROW}; context {column + 1} does not mark its target as <b> word </b>") from None
     try:
-        return contexts[0], contexts[1], _number(fields[7])
+        average = _number(fields[7])
     except ValueError:
         raise ValueError(f"{SCWS_ROW}; the average rating {fields[7]!r} is not a finite number") from None
+    ratings = [float(field) for field in fields[8:]] if all(map(is_finite_number, fields[8:])) else []
+    if len(ratings) >= 2 and abs(average - np.mean(ratings)) > RATING_ROUNDING:
+        raise ValueError(
+            f"{SCWS_ROW}, the mean of the individual ratings after it; field 8 holds {average:g} but the "
+            f"{len(ratings)} ratings in fields 9-{len(fields)} average {np.mean(ratings):.2f}: are the columns "
+            "in another order?"
+        )
+    return contexts[0], contexts[1], average
 
 
 def read_scws(path: PathLike) -> ContextPairs:
     """SCWS ``ratings.txt``: id, word1, POS1, word2, POS2, context1, context2 (target: <b> word </b>), rating..."""
-    path = _existing(path, "Give SCWS ratings.txt (tab-separated, targets marked <b> word </b>).")
+    path = existing_data_file(path, "Give SCWS ratings.txt (tab-separated, targets marked <b> word </b>).")
     words1, words2, index1, index2, scores, named1, named2, lines = [], [], [], [], [], [], [], []
-    for number, line in _lines(path):
+    for number, line in data_lines(path):
         fields = line.split("\t")
         try:
             (tokens1, i1), (tokens2, i2), score = _scws_row(fields)
@@ -361,7 +367,7 @@ def read_sense_counts(path: PathLike) -> Dict[str, int]:
     sense-count table by part of speech (``lemma pos n_senses``) is E329 at its first
     lines, as read_word_pairs recognises it (other_table).
     """
-    path = _existing(path, "Give a TSV of lemma and sense count, e.g. sense_counts.tsv.")
+    path = existing_data_file(path, "Give a TSV of lemma and sense count, e.g. sense_counts.tsv.")
     lines = _lines_unless_senses_by_pos(
         path,
         lambda line, _, got: Errors.E329.format(
@@ -410,91 +416,3 @@ def _names_columns(line: str) -> bool:
     (else W053 says it was skipped)."""
     names = line.lower().split()
     return bool(names) and (names[0] in LEMMA_COLUMN_NAMES or (len(names) > 1 and names[1] in COUNT_COLUMN_NAMES))
-
-
-# Sense-labelled sentences
-SENSE_LABEL_KEYS = ("synset", "sense")
-
-
-@dataclass
-class SenseSentences:
-    """Sentences of lemmas, each with the target's token index and its gold sense label."""
-
-    lemmas: List[str]
-    words: List[List[str]]
-    positions: np.ndarray  # (n,) int64, 0-based index of the target in words
-    senses: List[str]
-
-    def __len__(self) -> int:
-        return len(self.lemmas)
-
-    def by_lemma(self, per_lemma: Optional[int] = None, min_sentences: int = 2) -> Dict[str, List[int]]:
-        """Row numbers per lemma (lemmas in order of first appearance, rows in file
-        order), the first ``per_lemma`` of each; lemmas with fewer than
-        ``min_sentences`` rows are left out."""
-        groups: Dict[str, List[int]] = {}
-        for row, lemma in enumerate(self.lemmas):
-            groups.setdefault(lemma, []).append(row)
-        return {lemma: rows[:per_lemma] for lemma, rows in groups.items() if len(rows) >= min_sentences}
-
-
-def _sense_row(path: Path, number: int, line: str) -> Tuple[str, List[str], int, str]:
-    expected = 'a JSON object {"lemma": str, "words": [str, ...], "position": int, "synset" (or "sense"): str or int}'
-    try:
-        row = loads_bounded(line.lstrip("\ufeff"))  # a mark where files were joined with cat
-    except ValueError as err:
-        raise CtxvecError(
-            Errors.E302.format(path=path, line=number, got=line[:200], expected=f"{expected} ({err})")
-        ) from None
-    label_key = next((key for key in SENSE_LABEL_KEYS if isinstance(row, dict) and key in row), None)
-    if (
-        not isinstance(row, dict)
-        or label_key is None
-        or not isinstance(row.get("lemma"), str)
-        or not row["lemma"]
-        or not isinstance(row.get("words"), list)
-        or not row["words"]
-        or not all(
-            isinstance(word, str) and word.strip() and not any(c.isspace() for c in word) for word in row["words"]
-        )
-        or type(row.get("position")) is not int
-        or isinstance(row[label_key], bool)
-        or not isinstance(row[label_key], (str, int))
-        or str(row[label_key]) == ""
-    ):
-        raise CtxvecError(Errors.E302.format(path=path, line=number, got=line[:200], expected=expected))
-    position, words = row["position"], row["words"]
-    if not 0 <= position < len(words):
-        raise CtxvecError(
-            Errors.E303.format(
-                path=path,
-                line=number,
-                index=position,
-                sentence='the row\'s "words"',
-                n_tokens=len(words),
-                tokens="words in the list",
-            )
-        )
-    words, moved = composed_tokens(words, position)
-    if moved is None:
-        raise CtxvecError(Errors.E302.format(path=path, line=number, got=line[:200], expected=VISIBLE_TARGET))
-    return composed(row["lemma"]), words, moved, composed(str(row[label_key]))
-
-
-def read_sense_sentences(path: PathLike) -> SenseSentences:
-    """Read sense-labelled sentences, one JSON object per line: ``lemma``, ``words``
-    (tokens without whitespace), ``position`` (0-based index of the target in words) and
-    the gold label ``synset`` (or ``sense``), e.g. wordnet_examples.jsonl."""
-    path = _existing(path, 'Give JSON lines {"lemma", "words", "position", "synset"}, e.g. wordnet_examples.jsonl.')
-    lemmas, words, positions, senses, lines = [], [], [], [], []
-    for number, line in _lines(path, compose=False):  # "position" counts the words as written
-        lemma, row_words, position, sense = _sense_row(path, number, line)
-        lemmas.append(lemma)
-        words.append(row_words)
-        positions.append(position)
-        senses.append(sense)
-        lines.append(number)
-    if not lemmas:
-        raise CtxvecError(Errors.E305.format(path=path, expected=SENSE_SENTENCES_FORMAT))
-    warn_if_indices_look_off(path, lemmas, words, positions, lines)
-    return SenseSentences(lemmas, words, np.array(positions, dtype=np.int64), senses)

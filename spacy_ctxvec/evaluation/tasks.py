@@ -37,8 +37,9 @@ from .correlation import (
     unique_words,
 )
 from .moments import Moments
-from .readers import ContextPairs, SenseSentences, WicData, WordPairs
+from .readers import ContextPairs, WicData, WordPairs
 from .sense_scores import SenseReport, baseline_labels, clustering_scores
+from .sense_sentences import SenseSentences
 from .token_vectors import (
     doc_from_words,
     missing_component,

@@ -69,7 +69,10 @@ def split_fields(line: str) -> List[str]:
     (``'gem' 'jewel' 3.94``); empty fields at the end (a trailing tab) are dropped."""
     delimiter = "\t" if "\t" in line else "," if "," in line else " "
     text = line.strip() if delimiter == " " else line
-    row = next(csv.reader([text], delimiter=delimiter, skipinitialspace=True), [])
+    try:
+        row = next(csv.reader([text], delimiter=delimiter, skipinitialspace=True), [])
+    except csv.Error:  # an unclosed quote that runs past csv's field limit: read the fields as written
+        row = text.split(delimiter) if delimiter != " " else text.split()
     fields = [_unquoted(field.strip()) for field in row]
     while fields and not fields[-1]:
         fields.pop()
