@@ -433,3 +433,11 @@ class Warnings(metaclass=_ErrorsWithCodes):
         "cosine with it: `compare` shows n/a for such a word and `evaluate word-sim` leaves its pairs uncovered. "
         "Give those words their vectors, or remove their rows to make them unknown words."
     )
+    W088 = (
+        "'{name}' runs in two threads at once, and the transformer '{transformer}' before it has the model "
+        "'{model}', whose forward calls are not run one at a time: each switches the shared model to eval mode and "
+        "back, so calls that overlap can run with dropout on and give other vectors than one call alone, silently. "
+        "Use the model 'spacy-ctxvec.BucketedTransformerModel.v1' (the shipped configs, or "
+        'nlp.add_pipe("ctxvec_transformer", name="transformer")), which runs them one at a time; or give each '
+        "thread its own nlp, or hold a lock around nlp(...)."
+    )

@@ -13,6 +13,8 @@ from spacy_ctxvec.errors import CtxvecError
 
 from .conftest import transformer_config
 
+BUCKETED = "spacy-ctxvec.BucketedTransformerModel.v1"
+
 
 class CuratedTransformer(Pipe):
     """Stands for spacy-curated-transformers' component: it sets doc._.trf_data to an
@@ -124,3 +126,48 @@ def test_a_component_sourced_alone_names_no_transformer_of_its_first_pipeline(ti
     assert "The pipeline has the transformer" not in str(raised.value)
     assert 'add_pipe("transformer", source=...)' in str(raised.value)
     assert tiny_nlp("the bank")._.ctxvec_context.shape[0] == 2  # where it came from, it still runs
+
+
+def overlapping_calls(nlp, monkeypatch) -> list:
+    """Two threads call ``nlp`` at once, both inside ctxvec_context together (a barrier holds
+    the first there until the second arrives, as a web service's thread pool does by chance);
+    returns the warnings raised."""
+    import threading
+    import warnings
+
+    component = nlp.get_pipe("ctxvec_context")
+    barrier = threading.Barrier(2, timeout=30)
+    original = type(component).set_annotations
+
+    def held(self, docs):
+        barrier.wait()
+        return original(self, docs)
+
+    monkeypatch.setattr(type(component), "set_annotations", held)
+    with warnings.catch_warnings(record=True) as caught:
+        warnings.simplefilter("always")
+        for _ in range(2):  # twice: warned once
+            threads = [threading.Thread(target=nlp, args=(text,)) for text in ("a bank", "a pen")]
+            for thread in threads:
+                thread.start()
+            for thread in threads:
+                thread.join(timeout=60)
+    return [str(warning.message) for warning in caught]
+
+
+@pytest.mark.parametrize("architecture", ["spacy-transformers.TransformerModel.v3", BUCKETED])
+def test_threads_sharing_an_upstream_transformer_model_warn_once(tiny_bert_dir, monkeypatch, architecture):
+    """The README's recipe put spacy-transformers' own model in a service's threads: 55 of 60 Docs got
+    other vectors than one call alone (dropout on), silently."""
+    config = transformer_config(str(tiny_bert_dir))
+    config["model"]["@architectures"] = architecture
+    nlp = spacy.blank("en")
+    nlp.add_pipe("transformer", config=config)
+    nlp.add_pipe("ctxvec_context")
+    nlp.initialize()
+    messages = [message for message in overlapping_calls(nlp, monkeypatch) if "CTX-W088" in message]
+    if architecture == BUCKETED:  # runs its forward calls one at a time: nothing to warn of
+        assert messages == []
+    else:
+        assert len(messages) == 1 and "'ctxvec_context' runs in two threads at once" in messages[0]
+        assert f"the model '{architecture}'" in messages[0] and "BucketedTransformerModel" in messages[0]

@@ -1,7 +1,9 @@
 """Base class of the spacy-ctxvec components: a Pipe that annotates Docs one at a time."""
 
 import sys
+import threading
 import weakref
+from contextlib import contextmanager
 from pathlib import Path
 from typing import Any, Callable, Dict, Iterable, Iterator, List, Optional, Sequence, Tuple, cast
 
@@ -29,6 +31,9 @@ MAX_BATCH_TOKENS = 32768
 # a batch there too, so none reads a Doc of the next buffer (which would make the transformer run
 # it while this buffer's outputs are still held), whatever pipeline, copy or bounds they have.
 BUFFER_ENDS: "weakref.WeakSet[Doc]" = weakref.WeakSet()
+# How many calls of each component (by id) are annotating at this moment, from any thread.
+_RUNNING: Dict[int, int] = {}
+_RUNNING_LOCK = threading.Lock()
 
 
 def vector_dtype(dtype: str) -> np.dtype:
@@ -136,8 +141,19 @@ class DocAnnotator(RegistersOnUnpickle, Pipe):
 
     def __call__(self, doc: Doc) -> Doc:
         install_extensions()
-        self.set_annotations([doc])
+        self._annotate([doc])
         return doc
+
+    def _annotate(self, docs: Sequence[Doc]) -> None:
+        """``set_annotations``, noting calls that overlap (threads sharing this component):
+        ``on_overlapping_calls`` is told of each, while both run."""
+        with _counted_call(id(self)) as running:
+            if running > 1:
+                self.on_overlapping_calls()
+            self.set_annotations(docs)
+
+    def on_overlapping_calls(self) -> None:
+        """Called where two calls of this component run at once (threads sharing a pipeline)."""
 
     def pipeline(self) -> Optional[Language]:
         """The pipeline this component runs in (its NlpRef), None where it has none (a
@@ -168,7 +184,7 @@ class DocAnnotator(RegistersOnUnpickle, Pipe):
         for docs in token_bounded_batches(stream, batch_size, MAX_BATCH_TOKENS, ends=BUFFER_ENDS):
             install_extensions()  # E022 where an attribute was registered again since (force=True): it read None
             try:
-                self.set_annotations(docs)
+                self._annotate(docs)
                 failed = None
             except Exception as err:
                 failed = err
@@ -182,7 +198,7 @@ class DocAnnotator(RegistersOnUnpickle, Pipe):
     def _one_at_a_time(self, docs: Sequence[Doc], name: str, error_handler: Callable) -> Iterator[Doc]:
         for doc in docs:
             try:
-                self.set_annotations([doc])
+                self._annotate([doc])
             except Exception as err:
                 error_handler(name, self, [doc], err)
                 continue
@@ -190,6 +206,20 @@ class DocAnnotator(RegistersOnUnpickle, Pipe):
 
     def set_annotations(self, docs: Sequence[Doc]) -> None:  # type: ignore[override]
         raise NotImplementedError
+
+
+@contextmanager
+def _counted_call(key: int) -> Iterator[int]:
+    """Count a call of the component ``key`` while it runs; yields how many run now, this one included."""
+    with _RUNNING_LOCK:
+        running = _RUNNING[key] = _RUNNING.get(key, 0) + 1
+    try:
+        yield running
+    finally:
+        with _RUNNING_LOCK:
+            _RUNNING[key] -= 1
+            if not _RUNNING[key]:
+                del _RUNNING[key]
 
 
 def token_bounded_batches(

@@ -45,7 +45,7 @@ from .transformer import (
     to_numpy,
     wordpiece_alignment,
 )
-from .transformer_lookup import find_transformer, missing_trf_data_fix, unknown_piece_of
+from .transformer_lookup import find_transformer, missing_trf_data_fix, unknown_piece_of, warn_if_not_thread_safe
 from .trf_data_readers import has_listener_layer, linked_readers, pipeline_key, readers_in, trf_data_readers_after
 from .vector_hooks import add_vector_hooks
 
@@ -246,6 +246,11 @@ class ContextVectors(DocAnnotator):
         # A function component has no name of its own: its function's name stands in.
         name = getattr(component, "name", None) or getattr(component, "__name__", type(component).__name__)
         linked.append((str(name), id(component), linked_kind(component)))
+
+    def on_overlapping_calls(self) -> None:
+        if not getattr(self, "_threads_checked", False):  # W088 at most once
+            self._threads_checked = True
+            warn_if_not_thread_safe(self.running_pipeline(), self.transformer_name, self.name)
 
     def _trf_data(self, doc: Doc) -> Any:
         trf_data = doc._.get("trf_data") if Doc.has_extension("trf_data") else None

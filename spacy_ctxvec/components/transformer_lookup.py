@@ -7,7 +7,7 @@ from typing import Any, FrozenSet, Iterable, Optional, Tuple
 
 from spacy.language import Language
 
-from ..errors import CtxvecError, Errors
+from ..errors import CtxvecError, Errors, Warnings, warn_at_user_line
 from ..static.subwords import marker_only_ids
 
 
@@ -111,3 +111,18 @@ def marker_only_pieces(transformer: Any) -> FrozenSet[int]:
     none for a tokenizer without a marker (WordPiece) or without a tokenizer."""
     tokenizer = getattr(getattr(transformer, "model", None), "tokenizer", None)
     return frozenset() if tokenizer is None else frozenset(marker_only_ids(tokenizer))
+
+
+def warn_if_not_thread_safe(nlp: Optional[Language], transformer_name: Optional[str], component: str) -> None:
+    """W088 where the transformer ``component`` reads in ``nlp`` has spacy-transformers' own
+    model, whose forward calls from two threads at once can run with dropout on (each
+    switches the shared model to eval mode and back); the bucketed model runs them one at a time."""
+    from .batching import BucketedTransformerModel
+
+    if nlp is None or transformer_name not in nlp.component_names:
+        return
+    model = getattr(nlp.get_pipe(transformer_name), "model", None)
+    if model is not None and not isinstance(model, BucketedTransformerModel):
+        configured = nlp.config["components"].get(transformer_name, {}).get("model", {})
+        architecture = configured.get("@architectures", type(model).__name__)
+        warn_at_user_line(Warnings.W088.format(name=component, transformer=transformer_name, model=architecture))
