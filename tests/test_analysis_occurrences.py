@@ -4,6 +4,7 @@ import numpy as np
 import pytest
 
 from spacy_ctxvec.analysis.occurrences import collect_occurrences, layer_curves, layer_lexicons, lexicons_by_layer
+from spacy_ctxvec.errors import CtxvecError
 
 from .test_evaluation_tasks import build_sense_nlp
 from .test_lexicon_statistics import random_occurrences
@@ -55,6 +56,19 @@ def test_snippet_brackets_the_word_and_keeps_spacing():
     nlp = spacy.blank("en")
     assert snippet(nlp("I want to eat an apple."), 5) == "… want to eat an [apple]."
     assert snippet(nlp("Apple sued a rival over its many patents."), 0) == "[Apple] sued a rival over …"
+
+
+@pytest.mark.parametrize("word,code", [("", "E414"), ("  ", "E414"), ("river bank", "E415"), ("well-known", "E415")])
+def test_collect_occurrences_checks_the_word_before_reading_a_text(tiny_nlp, word, code):
+    """ "" matched every text (the model ran on all of them); "river bank" ran the model, then
+    said the texts hold no occurrence of it."""
+
+    def texts():
+        raise AssertionError("a text was read")
+        yield "a river bank"
+
+    with pytest.raises(CtxvecError, match=rf"\[CTX-{code}\]"):
+        collect_occurrences(tiny_nlp, texts(), word)
 
 
 def test_collect_occurrences_keeps_the_tokens_senses(sense_nlp, tiny_nlp):

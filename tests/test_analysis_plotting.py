@@ -133,6 +133,23 @@ def test_snippets_and_labels_with_dollar_signs_are_drawn_as_text_not_formulas(tm
     assert any(r"$\pounds$" in text for text in texts)
 
 
+def test_a_returned_figure_shows_dollar_signs_as_text_without_save_figure():
+    """A notebook shows the Figure word_picture returns through figure.savefig (IPython's inline
+    display), not save_figure: "$\\badcmd$" raised ParseFatalException there, "$5 $6" lost its signs."""
+    import io
+
+    coords, snippets, clusters, centroid, cosine = small_word_inputs()
+    snippets[0], snippets[1] = r"The [match] cost $\badcmd{x}$ more", "An [apple] $5 $6 today"
+    figures = [
+        word_figure("$x^2$", coords, snippets, clusters, centroid, cosine, None, explained=np.array([0.5, 0.2])),
+        polysemy_figure([r"$\badcmd$", "$5"] + [f"w{i}" for i in range(8)], np.linspace(0.1, 0.9, 10), top_n=5),
+    ]
+    for figure in figures:
+        figure.savefig(io.BytesIO(), format="png")
+        texts = figure.findobj(lambda artist: hasattr(artist, "get_parse_math") and "$" in artist.get_text())
+        assert texts and not [text.get_text() for text in texts if text.get_parse_math()]
+
+
 def test_words_with_dollar_signs_are_text_and_log_axis_ticks_stay_formulas(tmp_path):
     r"""Lexicon words are y tick labels of the bar charts: "$\pounds$" still ended in mathtext;
     the minor tick labels of the log axis ("2x10^0") must stay formulas."""

@@ -122,7 +122,12 @@ def collect_occurrences(
     it (case-insensitive by default) that has a contextual vector, up to
     ``max_occurrences``, with its token._.sense where the pipeline has senses. Where that many
     are kept, the rest of the texts is read without the model up to a further occurrence
-    (``limit_reached``)."""
+    (``limit_reached``). ``word`` is one token (E414, E415), checked before any text is read."""
+    from .comparison import check_word
+    from .plot_data import check_one_token  # (imported here: plot_data imports this module)
+
+    word = check_word(word)
+    check_one_token(nlp, word)
     needle = word if case_sensitive else word.lower()
 
     def contains(text: str) -> bool:

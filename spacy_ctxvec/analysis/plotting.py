@@ -54,19 +54,7 @@ def save_figure(
     if path.suffix.lower() not in FIGURE_FORMATS:
         raise CtxvecError(Errors.E401.format(path=path))
     path.parent.mkdir(parents=True, exist_ok=True)
-    # Snippets, words and labels are text ("$\pounds$" is no formula); the axes' number formatters
-    # write their tick labels (major and minor: 2x10^0 on a log axis) as formulas
-    ticks = {
-        id(text)
-        for ax in figure.axes
-        for axis in (ax.xaxis, ax.yaxis)
-        for tick in axis.get_major_ticks() + axis.get_minor_ticks()
-        for text in (tick.label1, tick.label2, axis.offsetText)
-    }
-    for artist in figure.findobj(Text):
-        artist.set_text(printable(displayable(artist.get_text()), NOT_IN_XML))  # an SVG is XML: no controls
-        if id(artist) not in ticks:
-            artist.set_parse_math(False)
+    as_text(figure)
     with warnings.catch_warnings(record=True) as caught:
         warnings.simplefilter("always")
         svg = path.suffix.lower() == ".svg"
@@ -88,6 +76,25 @@ def save_figure(
         named = path if shown_as is None else shown_as
         warnings.warn(Warnings.W048.format(path=named, n=len(missing), glyphs=shown, font=font), stacklevel=2)
     return path
+
+
+def as_text(figure: Figure) -> Figure:
+    """``figure`` with its snippets, words and labels drawn as written, wherever it is shown
+    (a notebook's inline display too): "$5 $6" and "$\\pounds$" are text, not formulas, and
+    control characters are shown escaped (an SVG is XML). Tick labels stay formulas (the axes'
+    number formatters write 2x10^0 on a log axis as one)."""
+    ticks = {
+        id(text)
+        for ax in figure.axes
+        for axis in (ax.xaxis, ax.yaxis)
+        for tick in axis.get_major_ticks() + axis.get_minor_ticks()
+        for text in (tick.label1, tick.label2, axis.offsetText)
+    }
+    for artist in figure.findobj(Text):
+        artist.set_text(printable(displayable(artist.get_text()), NOT_IN_XML))
+        if id(artist) not in ticks:
+            artist.set_parse_math(False)
+    return figure
 
 
 def new_figure(**kwargs) -> Figure:
@@ -253,7 +260,7 @@ def word_figure(
     _snippet_key(ax_key, snippets, clusters)
     claim = ", the static vector does not" if static_cosine is not None else " (no static vector to set beside them)"
     figure.suptitle(f"Occurrences of '{word}': contextual vectors move with the sentence{claim}", fontsize=13)
-    return figure
+    return as_text(figure)
 
 
 def _snippet_key(ax, snippets: Sequence[str], clusters: np.ndarray) -> None:
@@ -340,7 +347,7 @@ def layer_figure(
     ax.set_ylim(min(0.0, float(np.min(self_similarity - baseline)) - 0.05), 1.05)
     ax.grid(alpha=0.3)
     ax.legend(fontsize=8, loc="upper center", bbox_to_anchor=(0.5, -0.14), ncol=2, frameon=False)
-    return figure
+    return as_text(figure)
 
 
 def polysemy_figure(
@@ -396,7 +403,7 @@ def polysemy_figure(
         ax.set_title("Score against sense count\n" + textwrap.fill(label, 60))
         ax.grid(alpha=0.3)
     figure.suptitle(title, fontsize=13)
-    return figure
+    return as_text(figure)
 
 
 def _bars(ax, words: Sequence[str], values: np.ndarray, title: str, colour: str, score_label: str) -> None:
