@@ -259,6 +259,17 @@ def test_word_sim_three_pairs_is_defined(static_pipeline_dir, tmp_path):
     assert json.loads(result.stdout)[str(pairs)]["spearman"] == pytest.approx(1.0)
 
 
+def test_every_file_with_an_undefined_spearman_says_why(static_pipeline_dir, tmp_path):
+    """Only the first file's reason was printed: a second file's constant scores (E323) went unsaid."""
+    few, constant = tmp_path / "few.txt", tmp_path / "constant.txt"
+    few.write_text("car automobile 9\ncar zebra 1\n", encoding="utf8")
+    constant.write_text("car automobile 5\ncar banana 5\ncar river 5\n", encoding="utf8")
+    result = runner.invoke(app, ["evaluate", "word-sim", str(static_pipeline_dir), str(few), str(constant)])
+    message = " ".join(result.output.split())
+    assert result.exit_code == 1 and "[CTX-E320]" in message and "[CTX-E323]" in message, message
+    assert "Traceback" not in result.output
+
+
 def test_overwrite_replaces_its_own_report_but_not_a_model_config(static_pipeline_dir, tmp_path):
     pairs = tmp_path / "pairs.txt"
     pairs.write_text("car automobile 9\ncar banana 1\ncar river 5\n", encoding="utf8")

@@ -41,6 +41,16 @@ def test_read_wic_fields(tmp_path):
     assert len(data.head(1)) == 1
 
 
+def test_read_wic_reads_the_official_zips_folders(tmp_path):
+    """WiC_dataset.zip unpacks into train/, dev/ and test/: every folder given was E301."""
+    for split in ("train", "dev"):
+        (tmp_path / split).mkdir()
+        wic_dir(tmp_path / split, split=split)
+    assert read_wic(tmp_path, "train").targets == read_wic(tmp_path, "dev").targets == ["carry", "bank"]
+    with pytest.raises(CtxvecError, match=r"\[CTX-E301\].*or a folder test/ holding them \(as WiC_dataset.zip"):
+        read_wic(tmp_path, "test")
+
+
 def test_read_wic_missing_file_is_named(tmp_path):
     with pytest.raises(CtxvecError, match=r"\[CTX-E301\].*test\.data\.txt"):
         read_wic(wic_dir(tmp_path), "test")

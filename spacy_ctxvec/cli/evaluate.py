@@ -69,22 +69,18 @@ def _rho(value: Optional[float]) -> str:
 
 
 def _fail_if_undefined(reports: List["CorrelationReport"]) -> None:
-    """Exit non-zero (coded error) if some report's Spearman is undefined."""
+    """Exit non-zero (coded error) if some report's Spearman is undefined, saying why for each."""
     from ..evaluation.correlation import CONSTANT_COSINES, CONSTANT_SCORES, MIN_PAIRS
 
+    reasons = []
     for report in reports:
         if report.spearman is None:
             kind, value = report.undefined or ("", None)
             code = {CONSTANT_SCORES: Errors.E323, CONSTANT_COSINES: Errors.E324}.get(kind, Errors.E320)
-            raise CtxvecError(
-                code.format(
-                    name=report.name,
-                    n_covered=report.n_covered,
-                    n_pairs=report.n_pairs,
-                    minimum=MIN_PAIRS,
-                    value=value,
-                )
-            )
+            named = {"name": report.name, "n_covered": report.n_covered, "n_pairs": report.n_pairs}
+            reasons.append(code.format(**named, minimum=MIN_PAIRS, value=value))
+    if reasons:
+        raise CtxvecError("\n".join(reasons))
 
 
 def _write_json(data: Dict[str, Any], output: Optional[Path], overwrite: bool) -> None:

@@ -159,18 +159,23 @@ def _number(text: str) -> float:
 
 # WiC
 def wic_paths(data_dir: PathLike, split: str) -> Tuple[Path, Path]:
-    """The data and gold files of a split in the official WiC layout."""
+    """The data and gold files of a split: in ``data_dir`` itself, or in its folder named after
+    the split, as the official WiC_dataset.zip unpacks (``train/train.data.txt``)."""
     if split not in WIC_SPLITS:
         raise CtxvecError(Errors.E308.format(split=split, choices=", ".join(WIC_SPLITS)))
     data_dir = Path(data_dir)
+    if not (data_dir / f"{split}.data.txt").exists() and (data_dir / split / f"{split}.data.txt").exists():
+        data_dir = data_dir / split
     return data_dir / f"{split}.data.txt", data_dir / f"{split}.gold.txt"
 
 
 def read_wic(data_dir: PathLike, split: str) -> WicData:
     """Read ``{split}.data.txt`` and ``{split}.gold.txt`` from ``data_dir``."""
     data_path, gold_path = wic_paths(data_dir, split)
-    hint = f"A WiC data directory holds {split}.data.txt and {split}.gold.txt (official layout)" + (
-        "; the test split with gold labels ships separately from train/dev." if split == "test" else "."
+    hint = (
+        f"A WiC data directory holds {split}.data.txt and {split}.gold.txt, or a folder {split}/ holding them "
+        "(as WiC_dataset.zip unpacks)"
+        + ("; the test split with gold labels ships separately from train/dev." if split == "test" else ".")
     )
     if Path(data_dir).is_file():
         raise CtxvecError(Errors.E301.format(problem="A file, not a WiC data directory", path=data_dir, hint=hint))
