@@ -11,14 +11,15 @@ from ..errors import CtxvecError, Errors
 from ..ops.sense_labels import format_label
 
 
-@dataclass(frozen=True)
+@dataclass(frozen=True, eq=False)
 class Sense:
     """One sense of a type: its index within the type (0 = largest), share of the
     type's sample, static vector (mean raw contextual vector of its members), unit
     centroid in the sense space, example snippets (word in [brackets]) and
     ``label_words``: distinctive context words of its sampled occurrences (c-TF-IDF,
     ``ops.sense_labels``; [] for inventories saved without labels); ``word``: the
-    inventory key it is a sense of ("" where not given; not compared)."""
+    inventory key it is a sense of ("" where not given; not compared). Two Senses are equal
+    where all else is, the vectors value by value."""
 
     index: int
     share: float
@@ -26,7 +27,18 @@ class Sense:
     centroid: np.ndarray
     examples: List[str]
     label_words: List[str] = field(default_factory=list)
-    word: str = field(default="", compare=False)
+    word: str = ""
+
+    def __eq__(self, other: object) -> bool:
+        if not isinstance(other, Sense):
+            return NotImplemented
+        same = (self.index, self.share, self.examples, self.label_words)
+        return same == (other.index, other.share, other.examples, other.label_words) and all(
+            np.array_equal(mine, theirs)
+            for mine, theirs in ((self.vector, other.vector), (self.centroid, other.centroid))
+        )
+
+    __hash__ = None  # type: ignore[assignment]  # its vectors are arrays (as a dataclass with eq would be)
 
     @property
     def label(self) -> str:
