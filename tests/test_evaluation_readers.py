@@ -106,7 +106,7 @@ def test_read_word_pairs_errors(tmp_path):
     with pytest.raises(CtxvecError, match=r"\[CTX-E301\] A directory, not a file: '\.'\. Give"):
         read_word_pairs(".")  # was "... a file: .. Give"
     (tmp_path / "base.tsv").write_text("gem\tjewel\t3.9\n", encoding="utf8")
-    not_a_directory = r"\[CTX-E301\] A file, not a WiC data directory: .*base\.tsv.*\(official layout\)\.$"
+    not_a_directory = r"\[CTX-E301\] A file, not a WiC data directory: .*base\.tsv.*\(as WiC_dataset\.zip unpacks\)\.$"
     with pytest.raises(CtxvecError, match=not_a_directory):  # no word of the test split for dev
         read_wic(tmp_path / "base.tsv", "dev")
 

@@ -44,6 +44,18 @@ def test_a_header_naming_the_score_column_allows_its_further_columns_only():
     assert pair_problem(["love", "sex", "6.77", "9", "6"], ws) is None  # a rater column short: fine
 
 
+def test_a_comment_naming_the_columns_is_not_a_header(tmp_path):
+    """"# word1 word2 score" was read as a header of 4 fields: E302 then blamed the good line 2."""
+    from spacy_ctxvec.errors import CtxvecError
+    from spacy_ctxvec.evaluation.readers import read_word_pairs
+
+    assert header_layout(["#", "word1", "word2", "score"], 1) is None
+    path = tmp_path / "pairs.txt"
+    path.write_text("# word1 word2 score\nold\tnew\t1.58\n", encoding="utf8")
+    with pytest.raises(CtxvecError, match=r"E302.*pairs\.txt, line 1.*'# word1 word2 score'"):
+        read_word_pairs(path)
+
+
 def test_only_a_clear_header_is_one():
     assert header_layout(["w1", "w2", "sim"], 1) is not None  # "sim" names the score column
     assert header_layout(["first", "second", "value"], 1) == PLAIN  # 3 fields, no number

@@ -88,7 +88,10 @@ def header_layout(fields: Sequence[str], number: int) -> Optional[PairLayout]:
     """The layout a file's first line (line ``number``) gives if it is clearly a header,
     else None: it names the score column in column 3 or later (SCORE_HEADERS; the rows
     may then have the header's further columns, no more), or it has the 3 fields of a
-    plain row and none of them is a number."""
+    plain row and none of them is a number. A comment ("# word1 word2 score") is neither: it is
+    read as a row, so that its own line is named as the one to fix."""
+    if fields and fields[0].startswith("#"):
+        return None
     lowered = [field.lower() for field in fields]
     for column, name in enumerate(lowered[2:], start=2):
         if name in SCORE_HEADERS:
