@@ -45,7 +45,7 @@ def test_a_header_naming_the_score_column_allows_its_further_columns_only():
 
 
 def test_a_comment_naming_the_columns_is_not_a_header(tmp_path):
-    """"# word1 word2 score" was read as a header of 4 fields: E302 then blamed the good line 2."""
+    """ "# word1 word2 score" was read as a header of 4 fields: E302 then blamed the good line 2."""
     from spacy_ctxvec.errors import CtxvecError
     from spacy_ctxvec.evaluation.readers import read_word_pairs
 
