@@ -28,9 +28,9 @@ def vectors_file(path: Path) -> bool:
 
 
 def figure(path: Path) -> bool:
-    """A PNG or SVG picture (plot): PNG's signature, or XML/SVG markup."""
+    """A PNG, SVG or PDF picture (plot): PNG's or PDF's signature, or XML/SVG markup."""
     head = _head(path)
-    return head.startswith(b"\x89PNG\r\n\x1a\n") or (head.lstrip().startswith(b"<") and b"<svg" in head)
+    return head.startswith((b"\x89PNG\r\n\x1a\n", b"%PDF-")) or (head.lstrip().startswith(b"<") and b"<svg" in head)
 
 
 def html_page(path: Path) -> bool:
@@ -66,7 +66,7 @@ def labels_file(path: Path) -> bool:
 
 
 # the kind of file each command writes, by the name E423 gives it
-VECTORS_FILE, FIGURE_FILE, HTML_PAGE = "a word2vec vectors file", "a PNG or SVG figure", "an HTML page"
+VECTORS_FILE, FIGURE_FILE, HTML_PAGE = "a word2vec vectors file", "a PNG, SVG or PDF figure", "an HTML page"
 JSON_FILE, LABELS_FILE = "a JSON report of evaluate", "a labels file (key, word, sense, share, label, corpus_polysemy)"
 KINDS: Dict[str, Callable[[Path], bool]] = {
     VECTORS_FILE: vectors_file,

@@ -41,6 +41,11 @@ def assert_svg(path):
     assert len(list(root.iter())) > 50
 
 
+def assert_pdf(path):
+    data = path.read_bytes()
+    assert data.startswith(b"%PDF-") and data.rstrip().endswith(b"%%EOF") and len(data) > 5000
+
+
 def small_word_inputs(n: int = 6):
     rng = np.random.default_rng(0)
     coords = rng.normal(size=(n, 2))
@@ -49,8 +54,8 @@ def small_word_inputs(n: int = 6):
     return coords, [f"snippet {i} [apple]" for i in range(n)], clusters, np.zeros(2), (cosine + cosine.T) / 2
 
 
-@pytest.mark.parametrize("suffix, check", [(".png", assert_png), (".svg", assert_svg)])
-def test_word_figure_saves_png_and_svg(tmp_path, suffix, check):
+@pytest.mark.parametrize("suffix, check", [(".png", assert_png), (".svg", assert_svg), (".pdf", assert_pdf)])
+def test_word_figure_saves_png_svg_and_pdf(tmp_path, suffix, check):
     coords, snippets, clusters, centroid, cosine = small_word_inputs()
     figure = word_figure(
         "apple",
@@ -67,7 +72,7 @@ def test_word_figure_saves_png_and_svg(tmp_path, suffix, check):
     check(path)
 
 
-@pytest.mark.parametrize("suffix", [".png", ".svg"])
+@pytest.mark.parametrize("suffix", [".png", ".svg", ".pdf"])
 def test_the_same_figure_saved_twice_is_the_same_bytes(tmp_path, suffix):
     """An SVG held its date and clip-path ids drawn at random: two runs of one plot differed."""
     coords, snippets, clusters, centroid, cosine = small_word_inputs()
@@ -218,7 +223,7 @@ def test_polysemy_figure_names_the_sense_count_table_never_wordnet():
 def test_save_figure_refuses_other_suffixes(tmp_path):
     figure = layer_figure([0, 1], np.array([0.9, 0.8]), np.array([0.1, 0.2]))
     with pytest.raises(CtxvecError, match="E401"):
-        save_figure(figure, tmp_path / "layers.pdf")
+        save_figure(figure, tmp_path / "layers.eps")
 
 
 def test_empty_inputs_raise_coded_errors():

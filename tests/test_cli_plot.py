@@ -12,7 +12,7 @@ from typer.testing import CliRunner
 from spacy_ctxvec.cli import app
 from spacy_ctxvec.lexicon.statistics import Lexicon
 
-from .test_analysis_plotting import assert_png, assert_svg
+from .test_analysis_plotting import assert_pdf, assert_png, assert_svg
 
 SENTENCES = [
     "i want to eat an apple .",
@@ -35,7 +35,7 @@ def invoke(*args):
     return result
 
 
-@pytest.mark.parametrize("suffix, check", [(".png", assert_png), (".svg", assert_svg)])
+@pytest.mark.parametrize("suffix, check", [(".png", assert_png), (".svg", assert_svg), (".pdf", assert_pdf)])
 def test_plot_word_writes_a_valid_figure(tiny_pipeline_dir, sentences_file, tmp_path, suffix, check):
     output = tmp_path / f"apple{suffix}"
     result = invoke(
@@ -228,7 +228,7 @@ def test_plot_word_bad_inputs(tiny_pipeline_dir, sentences_file, tmp_path):
         "--pipeline",
         tiny_pipeline_dir,
         "-o",
-        tmp_path / "x.pdf",
+        tmp_path / "x.eps",
     )
     assert result.exit_code == 1 and "[CTX-E401]" in result.output
     result = invoke(

@@ -59,6 +59,12 @@ def test_another_pretty_printed_json_file_is_not_a_report(tmp_path):
         assert not KINDS[JSON_FILE](config)
 
 
+def test_pdf_figures_are_figures(tmp_path):
+    pdf = tmp_path / "f.pdf"
+    pdf.write_bytes(b"%PDF-1.4\n%\xac\xdc \xab\xba\n1 0 obj\n")
+    assert KINDS[FIGURE_FILE](pdf)
+
+
 def test_svg_figures_are_figures(tmp_path):
     svg = tmp_path / "f.svg"
     svg.write_text('<?xml version="1.0"?>\n<svg xmlns="http://www.w3.org/2000/svg">', encoding="utf8")

@@ -1,5 +1,5 @@
 """Figures (matplotlib): they take arrays and labels and return a Figure drawn on
-its own Agg canvas; save_figure writes PNG or SVG by the file's suffix. No spaCy
+its own Agg canvas; save_figure writes PNG, SVG or PDF by the file's suffix. No spaCy
 here, and no pyplot: importing this module leaves matplotlib's backend and pyplot's
 figure list alone. Without matplotlib, importing it is CtxvecError E405."""
 
@@ -28,7 +28,7 @@ from ..ops.text import NOT_IN_XML, least_size, printable, shorten
 from ..paths import displayable
 from .occurrences import Occurrences
 
-FIGURE_FORMATS = (".png", ".svg")
+FIGURE_FORMATS = (".png", ".svg", ".pdf")
 # Okabe and Ito's colours, told apart with colour-blindness, and one marker per group, told apart
 # in greyscale (print); yellow, the palest, comes last.
 CLUSTER_COLOURS = ["#0072B2", "#D55E00", "#009E73", "#CC79A7", "#E69F00", "#56B4E9", "#000000", "#F0E442"]
@@ -42,13 +42,14 @@ GLYPHS_SHOWN = 10
 # The same figure writes the same bytes: an SVG without its date, its ids drawn from a fixed
 # salt (matplotlib draws them at random otherwise); a PNG holds neither.
 SVG_METADATA = {"Date": None}
+PDF_METADATA = {"CreationDate": None}  # and ModDate: matplotlib writes none without one
 SVG_HASHSALT = "spacy-ctxvec"
 
 
 def save_figure(
     figure: Figure, path: Union[str, Path], *, dpi: int = 110, shown_as: Optional[Union[str, Path]] = None
 ) -> Path:
-    """Write ``figure`` as PNG or SVG (chosen by the suffix) and close it; warnings name
+    """Write ``figure`` as PNG, SVG or PDF (chosen by the suffix) and close it; warnings name
     ``shown_as`` (the user's path where ``path`` is a temporary file) or ``path``."""
     path = Path(path)
     if path.suffix.lower() not in FIGURE_FORMATS:
@@ -59,7 +60,7 @@ def save_figure(
         warnings.simplefilter("always")
         svg = path.suffix.lower() == ".svg"
         with matplotlib.rc_context({"svg.hashsalt": SVG_HASHSALT} if svg else {}):
-            metadata = SVG_METADATA if svg else None
+            metadata = SVG_METADATA if svg else PDF_METADATA if path.suffix.lower() == ".pdf" else None
             figure.savefig(path, dpi=dpi, bbox_inches="tight", format=path.suffix.lower()[1:], metadata=metadata)
     found = []
     for other in caught:

@@ -99,7 +99,7 @@ class CommandErrors:
         "totals (e.g. sense_counts.tsv: lemma, total, then the count per part of speech)."
     )
     # Plots, comparisons and projects (E4xx)
-    E401 = "Cannot save a figure as '{path}': the file name must end in .png or .svg."
+    E401 = "Cannot save a figure as '{path}': the file name must end in .png, .svg or .pdf."
     E402 = (
         "The word '{word}' does not occur in {source} with a contextual vector ({texts_read} read; matching "
         "{matching}{unread}). Check the spelling{case_hint}, or give texts that contain it.{script_hint}"

@@ -25,14 +25,14 @@ from ._app import (
 
 plot_app = typer.Typer(
     name="plot",
-    help="Pictures: one word's occurrences, per-layer self-similarity, polysemy scores (PNG or SVG).",
+    help="Pictures: one word's occurrences, per-layer self-similarity, polysemy scores (PNG, SVG or PDF).",
     no_args_is_help=True,
 )
 app.add_typer(plot_app, name="plot", short_help="Pictures: a word's occurrences, layers, polysemy.")
-FIGURE_SUFFIXES = (".png", ".svg")
+FIGURE_SUFFIXES = (".png", ".svg", ".pdf")
 CORPUS_HELP = "Corpus file or directory of them (.txt one text per line, .jsonl, .spacy)"
 FIGURE = typer.Option(
-    ..., "--output", "-o", parser=file_output("figure.png"), help="Output file, .png or .svg (required)"
+    ..., "--output", "-o", parser=file_output("figure.png"), help="Output file, .png, .svg or .pdf (required)"
 )
 SENTENCES = typer.Option(None, "--sentences", parser=given_path, help="Text file, one sentence per line")
 SENSE_COUNTS = typer.Option(
@@ -70,7 +70,7 @@ class Projection(str, Enum):
 
 def check_figure(output: Path, overwrite: bool, *inputs: Any) -> None:
     """Before any work: matplotlib is there (E405), and the figure may be written at
-    ``output`` (.png or .svg)."""
+    ``output`` (.png, .svg or .pdf)."""
     from ..analysis import plotting  # noqa: F401  (E405 without the optional extra "plot")
 
     check_output(output, what="figure", inputs=inputs, overwrite=overwrite, replaceable=FIGURE_FILE)
