@@ -151,3 +151,18 @@ def test_layer_curves_and_word_occurrences_say_how_the_vectors_were_pooled(tmp_p
 
     name = str(spacy.load(tiny_pipeline_dir).config["components"]["transformer"]["model"]["name"])
     assert curves.model == occurrences.model == name
+
+
+def test_plot_word_reads_its_sentences_file_once(tmp_path, tiny_pipeline_dir, monkeypatch):
+    """The sentences were read whole twice: once to check them before the model loads, once to run them."""
+    from spacy_ctxvec.analysis import occurrences as occurrences_module
+
+    sentences = tmp_path / "s.txt"
+    sentences.write_text("the bank of the river .\nthe bank lent the money .\n", encoding="utf8")
+    reads = []
+    original = occurrences_module.text_lines
+    monkeypatch.setattr(
+        occurrences_module, "text_lines", lambda path, *a, **k: reads.append(path) or original(path, *a, **k)
+    )
+    assert len(word_occurrences("bank", sentences, None, tiny_pipeline_dir).vectors) == 2
+    assert reads == [sentences]

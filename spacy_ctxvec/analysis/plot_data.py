@@ -97,11 +97,12 @@ def word_occurrences(
     read_texts). ``word`` is one token (E414, E415)."""
     word = check_word(word)
     check_at_least_one("--max-occurrences (-n)", max_occurrences)
-    read_texts(sentences, corpus, encoding=encoding, on_error=on_error)  # bad input: before the model loads
+    source, texts = read_texts(sentences, corpus, encoding=encoding, on_error=on_error)  # bad input: before the model
     nlp = load_pipeline(pipeline)
     require_context_vectors(nlp)
     check_one_token(nlp, word)
-    source, texts = read_texts(sentences, corpus, nlp.vocab, encoding=encoding, on_error=on_error)
+    if not isinstance(texts, list):  # a corpus is read lazily, .spacy files with the pipeline's vocab
+        source, texts = read_texts(sentences, corpus, nlp.vocab, encoding=encoding, on_error=on_error)
     occurrences = collect_occurrences(nlp, texts, word, case_sensitive=case_sensitive, max_occurrences=max_occurrences)
     if len(occurrences.vectors) == 0:
         matching = "case-sensitively" if case_sensitive else "ignoring case"
