@@ -10,7 +10,7 @@ self-similarity. Each reader also takes the part's own directory (e.g. ``lexicon
 the name of an installed pipeline package (as spacy.load does)."""
 
 from pathlib import Path
-from typing import Any, Collection, Dict, FrozenSet, Optional, Tuple, Union
+from typing import Any, Collection, Dict, FrozenSet, Iterable, Optional, Tuple, Union
 
 import numpy as np
 from spacy.util import get_lang_class, get_model_meta, get_package_path, is_package, load_config
@@ -38,6 +38,20 @@ def pipeline_path(path: Union[str, Path]) -> Path:
     return data if data.is_dir() else path
 
 
+def check_component_names(names: Iterable[Any], pipeline: Union[str, Path]) -> None:
+    """E064 where a component name is a path (absolute, with a separator, "." or ".."): spaCy
+    reads and writes a component's files at the pipeline's folder / name, which then lies elsewhere."""
+    for name in names:
+        if (
+            not isinstance(name, str)
+            or name in ("", ".", "..")
+            or "/" in name
+            or "\\" in name
+            or Path(name).name != name
+        ):
+            raise CtxvecError(Errors.E064.format(pipeline=pipeline, component=name))
+
+
 def polysemy_component_dir(path: Union[str, Path]) -> Optional[Tuple[Path, str]]:
     """(directory, name) of the first ctxvec_polysemy component of the saved pipeline at
     ``path`` (or installed package) that saved a directory; None if it is not such a pipeline."""
@@ -50,7 +64,9 @@ def _polysemy_component(path: Union[str, Path]) -> Optional[Tuple[Path, str, Dic
     path = pipeline_path(path)
     if not (path / "config.cfg").is_file():
         return None
-    components = load_config(path / "config.cfg", interpolate=False).get("components", {})
+    config = load_config(path / "config.cfg", interpolate=False)
+    components = config.get("components", {})
+    check_component_names([*components, *config.get("nlp", {}).get("pipeline", [])], path)
     for name, block in components.items():
         if isinstance(block, dict) and block.get("factory") == POLYSEMY_FACTORY and (path / name).is_dir():
             return path / name, name, block

@@ -217,3 +217,30 @@ def test_a_config_without_its_sections_names_the_section(tmp_path, text, section
     path.write_text(text, encoding="utf8")
     with pytest.raises(CtxvecError, match=rf"\[CTX-E063\] The config '.*mine.cfg' has no \[{section}\] section"):
         load_pipeline(path)
+
+
+@pytest.mark.parametrize("kind", ["absolute", "separator", "backslash"])
+def test_a_component_named_by_a_path_is_refused_before_anything_is_read_or_written(tiny_pipeline_dir, tmp_path, kind):
+    """A downloaded pipeline whose component was named "/some/folder" made build-lexicon write that
+    component's files into /some/folder (spaCy joins pipeline folder / name), and spacy.load read them there."""
+    import shutil
+
+    from spacy.util import load_config
+
+    from spacy_ctxvec.saved_pipeline import load_lexicon
+
+    victim = tmp_path / "victim"
+    name = {"absolute": str(victim / "context"), "separator": "sub/context", "backslash": "sub\\context"}[kind]
+    pipeline = tmp_path / "downloaded"
+    shutil.copytree(tiny_pipeline_dir, pipeline)
+    config = load_config(pipeline / "config.cfg", interpolate=False)
+    config["nlp"]["pipeline"] = [name if pipe == "ctxvec_context" else pipe for pipe in config["nlp"]["pipeline"]]
+    config["components"][name] = config["components"].pop("ctxvec_context")
+    config.to_disk(pipeline / "config.cfg")
+    saved = pipeline / "config.cfg"
+    for loaded in (pipeline, saved):
+        with pytest.raises(CtxvecError, match=r"\[CTX-E064\].*names a component .* which is a path, not a name"):
+            load_pipeline(loaded)
+    with pytest.raises(CtxvecError, match=r"\[CTX-E064\]"):
+        load_lexicon(pipeline)
+    assert not victim.exists()

@@ -273,6 +273,12 @@ class PipelineErrors:
         "pipeline and configures each in [components.NAME]. Start from spacy-ctxvec's configs/default.cfg "
         "(or spacy init config) and edit that."
     )
+    E064 = (
+        "The pipeline '{pipeline}' names a component {component!r}, which is a path, not a name: spaCy reads and "
+        "writes a component's files in the pipeline's folder under its name, so this one's would lie outside it. "
+        "Rename that component to a plain name (in [nlp] pipeline, its [components.NAME] section and its folder), "
+        "or do not use a pipeline from a source you do not trust."
+    )
 
     # Static vectors (E1xx)
     E101 = (
