@@ -331,6 +331,26 @@ def test_damaged_saved_tokenizer_is_a_coded_error(tmp_path, wordpiece_table, con
         StaticVectorTable.from_disk(tmp_path / "table")
 
 
+def test_a_saved_tokenizer_naming_custom_code_never_runs_it(tmp_path, wordpiece_table, monkeypatch):
+    """A downloaded table's tokenizer_config.json naming code of its own ("auto_map") made transformers ask
+    on a terminal whether to run it: one "y" ran code from the download at spacy.load."""
+    import builtins
+    import json
+
+    wordpiece_table.to_disk(tmp_path / "table")
+    folder = tmp_path / "table" / "tokenizer"
+    ran = tmp_path / "ran"
+    code = f"open({str(ran)!r}, 'w').close()\nfrom transformers import BertTokenizer\nclass Evil(BertTokenizer): pass\n"
+    (folder / "evil.py").write_text(code, encoding="utf8")
+    config = json.loads((folder / "tokenizer_config.json").read_text(encoding="utf8"))
+    config["tokenizer_class"], config["auto_map"] = "Evil", {"AutoTokenizer": ["evil.Evil", None]}
+    (folder / "tokenizer_config.json").write_text(json.dumps(config), encoding="utf8")
+    monkeypatch.setattr(builtins, "input", lambda *args: "y")  # a user who answers yes
+    with pytest.raises(CtxvecError, match=r"E134.*the saved tokenizer cannot be loaded"):
+        StaticVectorTable.from_disk(tmp_path / "table")
+    assert not ran.exists()
+
+
 def test_a_full_subword_cache_never_changes_a_words_vector(fasttext_bin, monkeypatch):
     """The cache was cleared when a batch's new words overflowed it, and the words of that
     batch cached before came back as zeros with key "none" (a long-running service saw a
