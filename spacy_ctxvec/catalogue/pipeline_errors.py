@@ -387,7 +387,7 @@ class PipelineErrors:
         "are allowed) and load the file again."
     )
     E132 = (
-        "'{path}' declares {what} {value}; static vectors need at least one dimension "
+        "'{path}' declares {what} {value}; static vectors need at least one dimension and at most 65,536, "
         "and a header line 'N_ROWS DIM' of two whole numbers. Fix the file."
     )
     E133 = "{path}, {where}: not valid UTF-8 text ({error}). {fix}"

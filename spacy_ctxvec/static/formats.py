@@ -93,6 +93,7 @@ def load_static_vectors(path: PathLike, *, format: str = "auto", allow_pickle: b
         AssertionError,
         RuntimeError,
         OverflowError,
+        MemoryError,
         ZeroDivisionError,
         NotImplementedError,
     ) as err:

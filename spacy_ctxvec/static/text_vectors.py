@@ -17,6 +17,10 @@ from .table import StaticVectorTable
 
 FORMATS = ("auto", "word2vec", "word2vec-binary", "glove", "fasttext", "npy", "gensim")
 INITIAL_ROWS = 1024
+INITIAL_BYTES = 64 * 2**20  # a first block of at most this many bytes, however wide a row claims to be
+# The widest vectors read: real ones have up to a few thousand dimensions; a wider header or row
+# (a file of 10^7 zeros on one line) is refused before its values are split or stored.
+MAX_DIM = 65_536
 UTF8_BOM = b"\xef\xbb\xbf"  # may precede a text file's first line; never part of it
 TEXT_SAMPLE_BYTES = 65536  # read to tell text from binary: the first row of a 5,000-d text file fits
 
@@ -66,7 +70,7 @@ class GrowingRows:
     """A float32 (n, dim) matrix that grows with the rows appended (never sized by a header)."""
 
     def __init__(self, dim: int, expected: Optional[int]) -> None:
-        capacity = INITIAL_ROWS if expected is None else max(1, min(expected, INITIAL_ROWS))
+        capacity = max(1, min(INITIAL_ROWS if expected is None else expected, INITIAL_ROWS, INITIAL_BYTES // (4 * dim)))
         self.array = np.empty((capacity, dim), dtype=np.float32)
         self.n = 0
 
@@ -87,7 +91,7 @@ def header_of(path: Path, line: bytes) -> Tuple[int, int]:
     if len(fields) != 2 or not all(field.isdigit() for field in fields):
         raise CtxvecError(Errors.E132.format(path=path, what="the header line", value=repr(line[:80])))
     n_rows, dim = int(fields[0]), int(fields[1])
-    if dim < 1:
+    if not 1 <= dim <= MAX_DIM:
         raise CtxvecError(Errors.E132.format(path=path, what="dimension", value=dim))
     return n_rows, dim
 
@@ -146,12 +150,20 @@ def read_text_vectors(path: Path, has_header: bool) -> StaticVectorTable:
                 continue
             fields = line.split(maxsplit=1)  # the word, then the numbers
             word = decode_line(fields[0], path, number)
+            limit = dim or MAX_DIM
+            numbers = fields[1].split(None, limit) if len(fields) > 1 else []  # at most limit + 1 parts
+            if len(numbers) > limit and dim is None:
+                raise CtxvecError(
+                    Errors.E132.format(path=path, what=f"a row (line {number}) of more than", value=limit)
+                )
+            if len(numbers) > limit:
+                raise CtxvecError(Errors.E104.format(path=path, error=f"line {number} has more than {limit} values"))
             try:
                 if line[:1].isspace():
                     raise ValueError("no word before the numbers")
                 # each field parsed whole: np.fromstring before numpy 2.3 read "3x" as 3, silently
                 with np.errstate(over="ignore"):  # beyond float32: inf, which E109 reports
-                    values = np.array(fields[1].split() if len(fields) > 1 else [], dtype=np.float32)
+                    values = np.array(numbers, dtype=np.float32)
             except ValueError:
                 raise CtxvecError(
                     Errors.E302.format(
