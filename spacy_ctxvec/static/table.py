@@ -457,8 +457,7 @@ def _load_tokenizer(path: Path, where: Any) -> Any:
     from transformers import AutoTokenizer
 
     try:
-        # A saved table is data: custom code a tokenizer_config.json names ("auto_map") never runs, even
-        # where a terminal would let transformers ask whether to run it.
+        # a saved table is data: code its tokenizer_config.json names ("auto_map") never runs, asked or not
         return AutoTokenizer.from_pretrained(str(path), local_files_only=True, trust_remote_code=False)
     except Exception as err:  # the tokenizers library raises a bare Exception for a damaged tokenizer.json
         raise CtxvecError(
