@@ -56,6 +56,22 @@ def test_an_address_where_nothing_listens_is_a_coded_error_at_once(no_ray, tiny_
     assert not (tmp_path / "out").exists()
 
 
+def test_ray_address_in_the_environment_is_joined_as_address_is(
+    no_ray, tiny_pipeline_dir, corpus, tmp_path, monkeypatch
+):
+    """With RAY_ADDRESS set (or a cluster `ray start` started), the build's ray.init(num_cpus=...) joined
+    that cluster and Ray refused: "ValueError: When connecting to an existing cluster, num_cpus and num_gpus
+    must not be provided", a 140-line traceback."""
+    address = f"127.0.0.1:{closed_port()}"
+    monkeypatch.setenv("RAY_ADDRESS", address)
+    args = ["build-lexicon", str(tiny_pipeline_dir), str(corpus), str(tmp_path / "out"), "--engine", "ray"]
+    result = CliRunner().invoke(app, [*args, "--no-progress"])
+    output = " ".join(result.output.split())
+    assert result.exit_code == 1 and f"[CTX-E232] Cannot join a Ray cluster at RAY_ADDRESS {address}" in output, output
+    assert "Traceback" not in result.output and not no_ray.is_initialized()
+    assert not (tmp_path / "out").exists()
+
+
 def test_auto_without_a_running_cluster_is_a_coded_error(no_ray, tiny_pipeline_dir, corpus, tmp_path):
     from ray._private.services import find_bootstrap_address, find_gcs_addresses
 

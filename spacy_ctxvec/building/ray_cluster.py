@@ -41,6 +41,12 @@ def import_ray() -> Any:
     return ray
 
 
+def given_address(address: Optional[str]) -> Optional[str]:
+    """``address``, else the RAY_ADDRESS environment variable (Ray's own way to name a
+    cluster), else None: a local Ray of this build's own."""
+    return address if address is not None else os.environ.get("RAY_ADDRESS", "").strip() or None
+
+
 @contextmanager
 def ray_session(address: Optional[str], num_workers: int, num_cpus_per_worker: float) -> Iterator[Any]:
     """Join the cluster at ``address``, reuse an initialised Ray, or start a local one
@@ -56,8 +62,9 @@ def ray_session(address: Optional[str], num_workers: int, num_cpus_per_worker: f
         # Ctrl-C inside ray.init crashed Ray's core worker (a segmentation fault): held, then a stop
         with interrupts_held(sigterm=False) as stopped:
             try:
-                if address is None:
-                    ray.init(num_cpus=local_cpus(num_workers, num_cpus_per_worker), include_dashboard=False)
+                if address is None:  # "local": a Ray of its own, also beside a cluster `ray start` started
+                    cpus = local_cpus(num_workers, num_cpus_per_worker)
+                    ray.init(address="local", num_cpus=cpus, include_dashboard=False)
                 else:
                     join_cluster(ray, address)
             finally:  # also where Ray could not start (E232): it set its handler first
@@ -189,7 +196,8 @@ def join_cluster(ray: Any, address: str) -> None:
         reason = f"{str(err).strip() or type(err).__name__} (give host:port, ray://host:port or auto)"
     reason = reason.rstrip(".")
     shown = address if target in (None, address) else f"{address} (found: {target})"
-    raise CtxvecError(Errors.E232.format(address=shown, reason=reason))
+    named = "--address" if os.environ.get("RAY_ADDRESS", "").strip() != address else "RAY_ADDRESS"
+    raise CtxvecError(Errors.E232.format(address=f"{named} {shown}", reason=reason))
 
 
 def check_cluster_resources(

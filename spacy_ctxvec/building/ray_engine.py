@@ -68,6 +68,7 @@ from .ray_cluster import (
     coded_error,
     coded_errors_unlogged,
     data_context_settings,
+    given_address,
     import_ray,
     node_loss_error,
     ray_session,
@@ -356,6 +357,7 @@ def build_lexicon_ray(
     nlp = pipeline
     check_key_mode(nlp, key, docs_given=holds_docbins(files_read))
     start = time.perf_counter()
+    address = given_address(address)
     with ray_session(address, num_workers, num_cpus_per_worker) as ray:
         check_cluster_resources(ray, num_workers, num_cpus_per_worker, num_gpus_per_worker, address)
         # Every shard row its own block (target_max_block_size=1): Ray Data would

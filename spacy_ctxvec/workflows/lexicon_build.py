@@ -173,7 +173,7 @@ def check_build_request(request: LexiconBuildRequest) -> List[Path]:
 
 def _check_ray_options(request: LexiconBuildRequest) -> None:
     """The Ray engine's own checks, before any model loads, naming the command line's options."""
-    from ..building.ray_cluster import check_local_pool
+    from ..building.ray_cluster import check_local_pool, given_address
     from ..building.ray_engine import check_settings
 
     options = {**RAY_DEFAULTS, **request.ray}
@@ -188,7 +188,7 @@ def _check_ray_options(request: LexiconBuildRequest) -> None:
         options["node_loss_grace_s"],
         names={**RAY_OPTIONS, "batch_size": "--batch-size", "shard_size": "--checkpoint-every"},
     )
-    check_local_pool(options["address"], options["num_workers"], cpus_per_worker)
+    check_local_pool(given_address(options["address"]), options["num_workers"], cpus_per_worker)
 
 
 def check_nothing_to_resume(request: LexiconBuildRequest) -> None:
