@@ -1,4 +1,5 @@
 import json
+import os
 import pickle
 import re
 import unicodedata
@@ -528,3 +529,19 @@ def test_a_nul_past_the_binary_check_is_dropped_not_glued_to_a_word(tmp_path):
     read = list(iter_corpus(path))
     assert read[-2:] == ["The bank raised rates.", "Isabella's bank."]
     assert not any("\x00" in text for text in read)
+
+
+@pytest.mark.skipif(not hasattr(os, "mkfifo"), reason="named pipes are POSIX")
+def test_a_named_pipe_is_refused_not_waited_on(tmp_path):
+    """`mkfifo corpus.txt; zcat big.gz > corpus.txt &` hung build-lexicon and train-static for ever:
+    the checks read the pipe's head, then opened it again, which blocks with no writer left."""
+    fifo = tmp_path / "corpus.txt"
+    os.mkfifo(fifo)
+    with pytest.raises(CtxvecError, match=r"\[CTX-E210\] Corpus '.*corpus\.txt' is a pipe or device, not a file"):
+        corpus_files(fifo)
+    folder = tmp_path / "folder"
+    folder.mkdir()
+    (folder / "a.txt").write_text("the bank of the river\n", encoding="utf8")
+    os.mkfifo(folder / "b.txt")
+    with pytest.raises(CtxvecError, match=r"E210.*b\.txt' is a pipe or device"):
+        corpus_files(folder)

@@ -100,7 +100,7 @@ def corpus_files(path: Union[str, Path], *, encoding: str = DEFAULT_ENCODING, on
     if not path.is_dir():
         if corpus_suffix(path) not in CORPUS_SUFFIXES:
             raise CtxvecError(Errors.E210.format(path=path, problem=unsupported_suffix(path)))
-        return _checked_text(_without_binary(path, [path], encoding, on_error), encoding, path)
+        return _checked_text(_without_binary(path, _files_only([path]), encoding, on_error), encoding, path)
     entries = _files_under(path)
     broken = [p for p in entries if corpus_suffix(p) in CORPUS_SUFFIXES and not p.exists()]  # others: W020
     _warn_naming(Warnings.W085, path, [p.relative_to(path).as_posix() for p in broken])
@@ -114,7 +114,14 @@ def corpus_files(path: Union[str, Path], *, encoding: str = DEFAULT_ENCODING, on
                 path=path, problem="is a directory without .txt, .jsonl or .spacy files (in it or its subfolders)"
             )
         )
-    return _checked_text(_without_binary(path, files, encoding, on_error), encoding, path)
+    return _checked_text(_without_binary(path, _files_only(files), encoding, on_error), encoding, path)
+
+
+def _files_only(paths: List[Path]) -> List[Path]:
+    """``paths``; E210 for a named pipe (mkfifo) or device: it reads once, and a corpus is read more than once."""
+    for path in (path for path in paths if not path.is_file()):
+        raise CtxvecError(Errors.E210.format(path=path, problem="is a pipe or device, not a file. Save its text first"))
+    return paths
 
 
 # Compressed files a corpus may come as, and the command that decompresses each (keeping it).
@@ -169,7 +176,7 @@ def _files_under(root: Path) -> List[Path]:
                 real = child.resolve()
                 if real not in above:
                     visit(child, above | {real})
-            elif child.is_file() or (child.is_symlink() and not child.exists()):  # a broken link: named, W085
+            elif child.exists() or child.is_symlink():  # a pipe too (E210), a broken link (W085): named
                 found.append(child)
 
     visit(root, frozenset({root.resolve()}))
