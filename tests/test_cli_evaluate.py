@@ -2,6 +2,7 @@
 
 import json
 import re
+from pathlib import Path
 
 import numpy as np
 import pytest
@@ -283,6 +284,21 @@ def test_overwrite_replaces_its_own_report_but_not_a_model_config(static_pipelin
     refused = runner.invoke(app, [*command, str(config)])
     assert refused.exit_code == 1 and "[CTX-E423]" in " ".join(refused.output.split())
     assert config.read_text(encoding="utf8") == '{\n  "hidden_size": 384\n}\n'
+
+
+@pytest.mark.skipif(not Path("/dev/full").exists(), reason="needs /dev/full")
+def test_a_warning_that_cannot_be_shown_never_costs_the_result(static_pipeline_dir, tmp_path):
+    """With stderr full (2>/dev/full), closed (2>&-) or its reader gone, W043's write raised OSError:
+    exit status 1 and stdout's result lost."""
+    import subprocess
+    import sys
+
+    pairs = tmp_path / "pairs.txt"
+    pairs.write_text("car automobile 9\ncar banana 1\ncar river 5\n", encoding="utf8")
+    command = [sys.executable, "-m", "spacy_ctxvec", "evaluate", "word-sim", str(static_pipeline_dir), str(pairs)]
+    with open("/dev/full", "wb") as full:
+        result = subprocess.run([*command, "--json"], stdout=subprocess.PIPE, stderr=full, timeout=300)
+    assert result.returncode == 0 and json.loads(result.stdout)[str(pairs)]["spearman"] == pytest.approx(1.0)
 
 
 def test_two_undecodable_file_names_stay_two_json_keys(static_pipeline_dir, tmp_path, monkeypatch):

@@ -125,9 +125,12 @@ def warn_on_stderr(text: str) -> None:
     first newline (a command to copy) print as they are, never wrapped to the terminal."""
     message, _, verbatim = text.partition("\n")
     printer = stderr_printer()
-    typer.echo(printer.warn(message), err=True)
-    if verbatim:
-        typer.echo(verbatim, err=True)
+    try:
+        typer.echo(printer.warn(message), err=True)
+        if verbatim:
+            typer.echo(verbatim, err=True)
+    except OSError:  # stderr full, closed or its reader gone: the warning is lost, never the result
+        sys.stderr = open(os.devnull, "w", encoding="utf8")  # later warnings too (and its flush at exit)
 
 
 def show_coded_warning(
