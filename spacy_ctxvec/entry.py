@@ -1,11 +1,12 @@
 """The ``spacy-ctxvec`` console script. Loading the command line imports spaCy and torch
-(seconds): Ctrl-C then ends the command quietly with status 130, as it does later,
-instead of printing the traceback of whichever import it stopped."""
+(seconds): Ctrl-C or SIGTERM then ends the command quietly with status 130, as it does later,
+instead of printing the traceback of whichever import it stopped (SIGTERM: status 143)."""
 
 import codecs
 import sys
 
 from .errors import INTERRUPTED
+from .interrupts import termination_as_interrupt
 from .paths import displayable
 
 # A file name that is not UTF-8 reaches Python as lone surrogates (U+DC80-U+DCFF, one per
@@ -28,7 +29,8 @@ def main() -> None:
     """Load the command line, then run it (spacy_ctxvec.cli.main)."""
     configure_output_streams()
     try:
-        from .cli import main as run_command_line
+        with termination_as_interrupt():  # SIGTERM during the imports too: 130, as later
+            from .cli import main as run_command_line
     except KeyboardInterrupt:
         sys.exit(INTERRUPTED)
     run_command_line()

@@ -28,6 +28,28 @@ def test_ctrl_c_while_the_command_line_loads_exits_130_without_a_traceback(monke
     assert captured.out == "" and "Traceback" not in captured.err
 
 
+TERMINATED_WHILE_LOADING = """
+import importlib.abc, os, signal, sys
+class TerminatedImport(importlib.abc.MetaPathFinder):
+    def find_spec(self, name, path=None, target=None):
+        if name == "spacy_ctxvec.cli":
+            os.kill(os.getpid(), signal.SIGTERM)
+        return None
+sys.meta_path.insert(0, TerminatedImport())
+from spacy_ctxvec import entry
+entry.main()
+"""
+
+
+def test_sigterm_while_the_command_line_loads_exits_130_as_later(tmp_path):
+    """SIGTERM (plain `kill`, `timeout`) in a command's first ~2.5 s, its imports, ended it with status 143;
+    later it is 130."""
+    runner = subprocess.run(
+        [sys.executable, "-c", TERMINATED_WHILE_LOADING], capture_output=True, text=True, cwd=tmp_path
+    )
+    assert runner.returncode == 130 and "Traceback" not in runner.stderr, (runner.returncode, runner.stderr[-2000:])
+
+
 def test_python_dash_m_runs_the_command_line_through_this_entry(tmp_path):
     command = [sys.executable, "-m", "spacy_ctxvec", "--help"]
     runner = subprocess.run(command, capture_output=True, text=True, cwd=tmp_path)
