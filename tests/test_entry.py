@@ -106,3 +106,14 @@ def test_lone_surrogates_print_as_replacement_characters_or_escapes():
 
     codecs.register_error(entry.OUTPUT_ERRORS, entry._replace_surrogates)
     assert "caf\udce9\udce9 \ud83d".encode("utf8", entry.OUTPUT_ERRORS) == "caf\ufffd\ufffd \\ud83d".encode("utf8")
+
+
+@pytest.mark.parametrize("args", [["--version"], ["rank", "--help"]])
+def test_version_and_help_into_a_closed_pipe_exit_141_as_commands_do(tmp_path, args):
+    """`spacy-ctxvec --version | true` exited 1 (Click's status for a broken pipe), commands 141."""
+    process = subprocess.Popen(
+        [sys.executable, "-m", "spacy_ctxvec", *args], stdout=subprocess.PIPE, stderr=subprocess.PIPE, cwd=tmp_path
+    )
+    process.stdout.close()  # the reader leaves before the command has printed (it starts in seconds)
+    stderr = process.stderr.read().decode("utf8", "replace")
+    assert process.wait(timeout=120) == 141 and "Traceback" not in stderr, stderr[-2000:]

@@ -29,7 +29,14 @@ from . import (
     train_static,  # noqa: F401,E402
     word_senses,  # noqa: F401,E402
 )
-from ._app import app, colour_only_on_a_terminal, exit_on_unwritable_stdout, show_coded_warning
+from ._app import (
+    app,
+    colour_only_on_a_terminal,
+    exit_on_unwritable_stdout,
+    exit_with_closed_stdout,
+    show_coded_warning,
+    stdout_reader_is_gone,
+)
 
 __all__ = ["app", "main"]
 
@@ -77,3 +84,7 @@ def main() -> None:
             app()
     except StdoutUnwritable as err:
         exit_on_unwritable_stdout(err)
+    except SystemExit as stop:  # Click's own output (--help, --version) into a closed pipe: its status 1
+        if stop.code == 1 and stdout_reader_is_gone():
+            exit_with_closed_stdout()
+        raise

@@ -5,7 +5,7 @@ import os
 import sys
 import warnings
 from pathlib import Path
-from typing import Any, Callable, Optional, TextIO, Type, TypeVar, Union
+from typing import Any, Callable, NoReturn, Optional, TextIO, Type, TypeVar, Union
 
 import typer
 
@@ -175,6 +175,12 @@ def exit_quietly_on_closed_stdout() -> None:
     flush at exit does not fail again (Python's documentation on SIGPIPE)."""
     _stdout_to_devnull()
     raise typer.Exit(BROKEN_PIPE_STATUS)
+
+
+def exit_with_closed_stdout() -> NoReturn:
+    """``exit_quietly_on_closed_stdout`` outside a command (Click's own --help and --version)."""
+    _stdout_to_devnull()
+    sys.exit(BROKEN_PIPE_STATUS)
 
 
 def _stdout_to_devnull() -> None:
