@@ -31,6 +31,7 @@ from spacy_ctxvec.errors import CtxvecError, Errors
 
 POS_FILES = (("n", "noun"), ("v", "verb"), ("a", "adj"), ("r", "adv"))
 HEADER = "lemma\ttotal\tn\tv\ta\tr"
+MAX_INDEX_BYTES = 64 * 2**20  # WordNet 3.0's largest, index.noun, is under 5 MB unpacked
 
 
 def sense_counts_from_index(lines: Iterable[str], pos: str, counts: Dict[str, Dict[str, int]]) -> None:
@@ -55,8 +56,11 @@ def sense_count_rows(zip_path: Path) -> List[str]:
             member = names.get(f"index.{suffix}")
             if member is None:
                 raise CtxvecError(Errors.E521.format(member=f"index.{suffix}", line="(missing from the zip)"))
+            size = archive.getinfo(member).file_size
+            if size > MAX_INDEX_BYTES:  # a zip bomb, or another file: never unpacked whole
+                raise CtxvecError(Errors.E521.format(member=member, line=f"{size:,} bytes unpacked, not an index"))
             with archive.open(member) as handle:
-                text = handle.read().decode("utf8")
+                text = handle.read(MAX_INDEX_BYTES + 1).decode("utf8")
             sense_counts_from_index(text.splitlines(), pos, counts)
     rows = [HEADER]
     for lemma in sorted(counts):

@@ -287,6 +287,25 @@ def test_wordnet_sense_counts_skip_a_zip_that_is_not_wordnet(tmp_path, capsys):
     assert not output.exists() and f"Removed {output}" in out
 
 
+def test_wordnet_sense_counts_never_unpack_a_zip_bomb(tmp_path, capsys):
+    """A 200 KB zip whose index.noun unpacks to 200 MiB of spaces was read whole (469 MB peak)."""
+    import tracemalloc
+
+    script = load_script("wordnet_sense_counts")
+    bomb = tmp_path / "wordnet.zip"
+    with zipfile.ZipFile(bomb, "w", compression=zipfile.ZIP_DEFLATED) as archive:
+        archive.writestr("wordnet/index.noun", b" " * (200 * 2**20))
+    output = tmp_path / "sense_counts.tsv"
+    tracemalloc.start()
+    try:
+        assert script.main(bomb, output) == 0
+        peak = tracemalloc.get_traced_memory()[1]
+    finally:
+        tracemalloc.stop()
+    assert "[CTX-E521]" in capsys.readouterr().out and not output.exists()
+    assert peak < 16 * 2**20
+
+
 def test_wordnet_sense_counts_remove_their_own_stale_table_without_the_zip(tmp_path, capsys):
     """The zip gone after an earlier run: its table stayed and the plot drew a Spearman
     over it. Only this script's own table at its output path is removed."""
