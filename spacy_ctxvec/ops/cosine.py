@@ -1,7 +1,7 @@
 """Cosine helpers (the only ones): unit rows, cosine, pairwise, row-wise, shift and the mean
 cosine between groups; a zero vector gives 0.0, never NaN."""
 
-from typing import Optional, Tuple
+from typing import Callable, Optional, Tuple
 
 import numpy as np
 
@@ -23,9 +23,12 @@ def rowwise_cosine(a: np.ndarray, b: np.ndarray) -> np.ndarray:
     """Cosine of matching rows along the last axis: (..., d), (..., d) -> (...)."""
     a = np.asarray(a, dtype=np.float64)
     b = np.asarray(b, dtype=np.float64)
-    a_scaled, b_scaled = _scaled(a), _scaled(b)
-    norms = np.linalg.norm(a_scaled, axis=-1) * np.linalg.norm(b_scaled, axis=-1)
-    dots = np.einsum("...d,...d->...", a_scaled, b_scaled)
+    (a_safe, a_squares), (b_safe, b_squares) = (
+        _rescaled_where_needed(a, _norm_squares),
+        _rescaled_where_needed(b, _norm_squares),
+    )
+    norms = np.sqrt(a_squares) * np.sqrt(b_squares)
+    dots = np.einsum("...d,...d->...", a_safe, b_safe)
     defined = norms > 0
     cosines = np.divide(dots, norms, out=np.zeros_like(dots), where=defined)
     # A row equal to its partner has cosine 1.0 exactly, not 0.9999999999999993: rounding
@@ -35,9 +38,41 @@ def rowwise_cosine(a: np.ndarray, b: np.ndarray) -> np.ndarray:
 
 def normalise_rows(vectors: np.ndarray) -> np.ndarray:
     """Rows scaled to unit length; zero rows stay zero."""
-    vectors = _scaled(np.asarray(vectors, dtype=np.float64))
-    norms = np.sqrt(np.einsum("ij,ij->i", vectors, vectors))
+    vectors, squares = _rescaled_where_needed(np.asarray(vectors, dtype=np.float64), _einsum_squares)
+    norms = np.sqrt(squares)
     return np.divide(vectors, norms[:, None], out=np.zeros_like(vectors), where=norms[:, None] > 0)
+
+
+# Sums of squares outside this range may have overflowed or underflowed (values beyond about
+# 1e±70): only such rows are rescaled, so ordinary rows keep their speed and their bits.
+SAFE_SQUARES = (1e-140, 1e140)
+
+
+def _rescaled_where_needed(
+    vectors: np.ndarray, sums: Callable[[np.ndarray], np.ndarray]
+) -> Tuple[np.ndarray, np.ndarray]:
+    """(``vectors``, the sums of squares of their rows along the last axis, as ``sums`` adds them),
+    where the rows whose sum is tiny (but not zero), huge or not finite are divided by their largest
+    absolute value first (``_scaled``); the other rows as they are."""
+    with np.errstate(over="ignore", under="ignore", invalid="ignore"):  # such rows are the ones rescaled
+        squares = sums(vectors)
+    odd = np.array(~((squares > SAFE_SQUARES[0]) & (squares < SAFE_SQUARES[1])))  # an array also for one row
+    zero = odd & (squares == 0)
+    if zero.any():  # a zero row stays as it is; a row whose squares underflowed to 0 is rescaled
+        odd[zero] = vectors[zero].any(axis=-1)
+    if not odd.any():
+        return vectors, squares
+    vectors = vectors.copy()
+    vectors[odd] = _scaled(vectors[odd])
+    return vectors, sums(vectors)
+
+
+def _einsum_squares(vectors: np.ndarray) -> np.ndarray:
+    return np.einsum("...d,...d->...", vectors, vectors)
+
+
+def _norm_squares(vectors: np.ndarray) -> np.ndarray:
+    return np.add.reduce(vectors * vectors, axis=-1)  # as np.linalg.norm adds them
 
 
 def _scaled(vectors: np.ndarray) -> np.ndarray:
