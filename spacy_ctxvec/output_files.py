@@ -12,6 +12,7 @@ from typing import Callable, Dict, Optional
 from .errors import CtxvecError, Errors
 
 HEAD_BYTES = 512
+PDF_TAIL_BYTES = 4096  # a PDF's info dictionary, with its Producer, comes just before its cross-reference table
 MAX_REPORT_BYTES = 64 * 2**20  # evaluate's reports are kilobytes; a larger JSON file is data
 _VECTORS_HEADER = re.compile(rb"\d+ \d+\s*\n")  # word2vec text and binary: "ROWS DIM"
 LABELS_HEADER = "key\tword\tsense\tshare\tlabel\tcorpus_polysemy"
@@ -28,9 +29,14 @@ def vectors_file(path: Path) -> bool:
 
 
 def figure(path: Path) -> bool:
-    """A PNG, SVG or PDF picture (plot): PNG's or PDF's signature, or XML/SVG markup."""
+    """A PNG or SVG picture (PNG's signature, or XML/SVG markup), or a PDF that matplotlib wrote (its
+    Producer, near the end: another PDF, a paper or a thesis, is no figure of ours)."""
     head = _head(path)
-    return head.startswith((b"\x89PNG\r\n\x1a\n", b"%PDF-")) or (head.lstrip().startswith(b"<") and b"<svg" in head)
+    if head.startswith(b"%PDF-"):
+        with path.open("rb") as file:
+            file.seek(max(0, path.stat().st_size - PDF_TAIL_BYTES))
+            return b"/Producer (Matplotlib pdf backend" in file.read()
+    return head.startswith(b"\x89PNG\r\n\x1a\n") or (head.lstrip().startswith(b"<") and b"<svg" in head)
 
 
 def html_page(path: Path) -> bool:
@@ -47,7 +53,7 @@ def json_file(path: Path) -> bool:
         return False
     try:
         report = json.loads(path.read_bytes().decode("utf8"))
-    except (UnicodeDecodeError, ValueError):
+    except (UnicodeDecodeError, ValueError, RecursionError):  # RecursionError: nested deeper than any report
         return False
     if not isinstance(report, dict) or not report:
         return False

@@ -3,6 +3,7 @@ DocAnnotator's __call__/pipe with spaCy's error handler through the real ctxvec_
 and batches bounded by Docs and tokens."""
 
 import gc
+import os
 import pickle
 import weakref
 from typing import List
@@ -230,3 +231,19 @@ def test_an_attribute_registered_again_after_loading_is_a_coded_error_not_none(t
         Token.set_extension("context_vec", getter=saved[2], setter=saved[3], force=True)
     install_extensions()
     assert tiny_nlp("the river bank")[2]._.context_vec.shape == (tiny_nlp.get_pipe("ctxvec_context").width,)
+
+
+@pytest.mark.skipif(not hasattr(os, "fork"), reason="POSIX fork")
+def test_a_forked_child_counts_none_of_its_parents_running_calls():
+    """A call running in another thread at fork time was counted in the child too: a lone call there
+    looked like two threads at once (W088 in nlp.pipe(n_process=...) workers)."""
+    from spacy_ctxvec.components import base
+
+    with base._counted_call(12345) as running:
+        assert running == 1
+        pid = os.fork()
+        if pid == 0:  # the child: its first call is alone
+            with base._counted_call(12345) as in_child:
+                os._exit(0 if in_child == 1 else 1)
+        _, status = os.waitpid(pid, 0)
+    assert os.waitstatus_to_exitcode(status) == 0 and 12345 not in base._RUNNING

@@ -130,16 +130,20 @@ def test_read_scws_marks_targets(tmp_path):
 
 def test_read_scws_refuses_an_average_that_is_not_the_mean_of_the_ratings(tmp_path):
     """With the average moved after the ratings, one annotator's rating was read as the score, silently."""
-    ratings = ["0", "2", "0", "1", "0", "0", "1", "0", "0", "0"]
+    ratings = ["5", "2", "0", "1", "0", "0", "1", "0", "0", "0"]
     head = "1\tBrazil\tn\tnut\tn\tin <b> Brazil </b> the\tA <b> nut </b> ."
-    moved = head + "\t" + "\t".join(ratings) + "\t0.4\n"  # 18 fields, the average last
-    with pytest.raises(CtxvecError, match=r"E302.*line 1.*field 8 holds 0 but the 10 ratings in fields 9-18 average"):
+    moved = head + "\t" + "\t".join(ratings) + "\t0.9\n"  # 18 fields, the average last
+    with pytest.raises(CtxvecError, match=r"E302.*line 1.*field 8 holds 5 but the 10 ratings in fields 9-18 average"):
         read_scws(write(tmp_path / "moved.txt", moved))
-    as_distributed = head + "\t0.4\t" + "\t".join(ratings) + "\n"
-    rounded = head + "\t0.35\t" + "\t".join(ratings[:4]) + "\n"  # mean 0.75 of 4 ratings: off by 0.4
-    assert read_scws(write(tmp_path / "ratings.txt", as_distributed)).scores.tolist() == [0.4]
+    as_distributed = head + "\t0.9\t" + "\t".join(ratings) + "\n"
+    assert read_scws(write(tmp_path / "ratings.txt", as_distributed)).scores.tolist() == [0.9]
+    # the average as rounded where it was written: to whole numbers, or with a trailing tab after the ratings
+    for average, tail in (("1", ""), ("0.90", "\t"), ("0.9", "\t\t")):
+        row = head + f"\t{average}\t" + "\t".join(ratings) + tail + "\n"
+        assert read_scws(write(tmp_path / "rounded.txt", row)).scores.tolist() == [float(average)]
+    wrong = head + "\t0.35\t" + "\t".join(ratings[1:5]) + "\t\n"  # mean 0.75 of 4 ratings, a trailing tab
     with pytest.raises(CtxvecError, match=r"field 8 holds 0.35 but the 4 ratings in fields 9-12 average 0.75"):
-        read_scws(write(tmp_path / "four.txt", rounded))
+        read_scws(write(tmp_path / "four.txt", wrong))
 
 
 def test_read_sense_counts(tmp_path):

@@ -107,3 +107,11 @@ def test_evaluate_senses_cli_deep_json_is_one_line(tmp_path):
     result = CliRunner().invoke(app, ["evaluate", "senses", "no-such-pipeline", str(path)])
     assert result.exit_code == 1 and "E302" in result.output and "nested deeper" in result.output, result.output
     assert "Traceback" not in result.output and isinstance(result.exception, SystemExit)
+
+
+def test_the_reader_is_still_importable_from_readers():
+    """It moved out of evaluation.readers; scripts that imported it from there keep working."""
+    from spacy_ctxvec.evaluation import readers, sense_sentences
+
+    assert readers.read_sense_sentences is sense_sentences.read_sense_sentences
+    assert readers.SenseSentences is sense_sentences.SenseSentences

@@ -26,7 +26,9 @@ def test_quoted_words_lose_their_quotes_after_a_space_and_between_spaces():
     """'"old", "new", 1.58' was read as ('old', '"new"', 1.58): a wrong Spearman, no warning."""
     for line in ('"old", "new", 1.58', '"old" "new" 1.58', "'old' 'new' 1.58", '"old"\t "new"\t1.58'):
         assert split_fields(line) == ["old", "new", "1.58"], line
-    assert split_fields("don't o'clock 3") == ["don't", "o'clock", "3"]  # a word's own apostrophes stay
+    assert split_fields("don't o'clock 3") == ["don't", "o'clock", "3"]
+    for space in ("\xa0", "\u3000", "\x0b", " \t"[:1] * 3):  # any whitespace separates, as str.split does
+        assert split_fields(f"cat{space}dog{space}3") == ["cat", "dog", "3"]  # a word's own apostrophes stay
     assert split_fields('"ice cream" dessert 5') == ["ice cream", "dessert", "5"]
     long = '"' + "a" * 200_000  # an unclosed quote past csv's field limit: the fields as written, no csv.Error
     assert split_fields(long + " b 3") == [long, "b", "3"] and split_fields(long + "\tb\t3") == [long, "b", "3"]

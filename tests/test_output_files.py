@@ -54,15 +54,22 @@ def test_another_pretty_printed_json_file_is_not_a_report(tmp_path):
     config.write_text('{\n  "architectures": ["BertModel"],\n  "hidden_size": 384\n}\n', encoding="utf8")
     with pytest.raises(CtxvecError, match=r"\[CTX-E423\].*config\.json' exists and is not a JSON report of evaluate"):
         check_output(config, what="OUTPUT", overwrite=True, replaceable=JSON_FILE)
-    for text in ('{\n  "pipeline": "p"\n}\n', "{\n  broken", '{\n  "pipeline": {"model": "m"}\n}\n'):
+    deep = '{\n  "a": ' + "[" * 200_000 + "]" * 200_000 + "\n}\n"  # a RecursionError in json.loads
+    for text in ('{\n  "pipeline": "p"\n}\n', "{\n  broken", '{\n  "pipeline": {"model": "m"}\n}\n', deep):
         config.write_text(text, encoding="utf8")
         assert not KINDS[JSON_FILE](config)
 
 
-def test_pdf_figures_are_figures(tmp_path):
-    pdf = tmp_path / "f.pdf"
-    pdf.write_bytes(b"%PDF-1.4\n%\xac\xdc \xab\xba\n1 0 obj\n")
-    assert KINDS[FIGURE_FILE](pdf)
+def test_a_pdf_is_a_figure_only_where_matplotlib_wrote_it(tmp_path):
+    """Any PDF was a figure, so plot ... -o thesis.pdf --overwrite replaced a thesis."""
+    import numpy as np
+
+    from spacy_ctxvec.analysis.plotting import layer_figure, save_figure
+
+    figure = save_figure(layer_figure([0, 1], np.array([0.9, 0.8]), np.array([0.1, 0.2])), tmp_path / "f.pdf")
+    thesis = tmp_path / "thesis.pdf"
+    thesis.write_bytes(b"%PDF-1.7\n1 0 obj\n<< /Producer (pdfTeX-1.40.25) >>\nendobj\n%%EOF\n")
+    assert KINDS[FIGURE_FILE](figure) and not KINDS[FIGURE_FILE](thesis)
 
 
 def test_svg_figures_are_figures(tmp_path):

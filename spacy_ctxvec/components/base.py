@@ -1,5 +1,6 @@
 """Base class of the spacy-ctxvec components: a Pipe that annotates Docs one at a time."""
 
+import os
 import sys
 import threading
 import weakref
@@ -34,6 +35,17 @@ BUFFER_ENDS: "weakref.WeakSet[Doc]" = weakref.WeakSet()
 # How many calls of each component (by id) are annotating at this moment, from any thread.
 _RUNNING: Dict[int, int] = {}
 _RUNNING_LOCK = threading.Lock()
+
+
+def _forget_running_calls() -> None:
+    """A forked child (nlp.pipe(n_process=...)) runs none of its parent's calls."""
+    global _RUNNING_LOCK
+    _RUNNING_LOCK = threading.Lock()
+    _RUNNING.clear()
+
+
+if hasattr(os, "register_at_fork"):  # not on Windows, which does not fork
+    os.register_at_fork(after_in_child=_forget_running_calls)
 
 
 def vector_dtype(dtype: str) -> np.dtype:

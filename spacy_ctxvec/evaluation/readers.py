@@ -12,7 +12,7 @@ from dataclasses import dataclass
 from dataclasses import fields as dataclass_fields
 from itertools import chain, islice
 from pathlib import Path
-from typing import Callable, Dict, Iterator, List, Optional, Sequence, Tuple
+from typing import Any, Callable, Dict, Iterator, List, Optional, Sequence, Tuple
 
 import numpy as np
 
@@ -109,7 +109,7 @@ SCWS_ROW = (
     "at least 8 tab-separated fields, contexts 6 and 7 marking the target as <b> word </b> and a numeric "
     "average rating in field 8"
 )
-RATING_ROUNDING = 0.051  # an average written to one decimal place is its ratings' mean within 0.05
+RATING_ROUNDING = 1e-6  # beyond the rounding of the average's written decimals (0.05 for one)
 SCWS_FORMAT = f"SCWS ratings.txt: per line {SCWS_ROW}"
 SENSE_COUNTS_FORMAT = (
     "one lemma per line: the lemma, a tab and its whole sense count (1 or more), e.g. 'bank<TAB>18' (a header line "
@@ -319,11 +319,14 @@ def _scws_row(fields: List[str]) -> Tuple[Tuple[List[str], int], Tuple[List[str]
         average = _number(fields[7])
     except ValueError:
         raise ValueError(f"{SCWS_ROW}; the average rating {fields[7]!r} is not a finite number") from None
-    ratings = [float(field) for field in fields[8:]] if all(map(is_finite_number, fields[8:])) else []
-    if len(ratings) >= 2 and abs(average - np.mean(ratings)) > RATING_ROUNDING:
+    given = [field.strip() for field in fields[8:]]
+    given = given[: max((i + 1 for i, field in enumerate(given) if field), default=0)]  # no trailing empty fields
+    ratings = [float(field) for field in given] if all(map(is_finite_number, given)) else []
+    decimals = len(fields[7].strip().partition(".")[2]) if "e" not in fields[7].lower() else 15
+    if len(ratings) >= 2 and abs(average - np.mean(ratings)) > 0.5 * 10.0**-decimals + RATING_ROUNDING:
         raise ValueError(
-            f"{SCWS_ROW}, the mean of the individual ratings after it; field 8 holds {average:g} but the "
-            f"{len(ratings)} ratings in fields 9-{len(fields)} average {np.mean(ratings):.2f}: are the columns "
+            f"{SCWS_ROW}, the mean of the individual ratings after it; field 8 holds {fields[7].strip()} but the "
+            f"{len(ratings)} ratings in fields 9-{8 + len(given)} average {np.mean(ratings):.2f}: are the columns "
             "in another order?"
         )
     return contexts[0], contexts[1], average
@@ -421,3 +424,13 @@ def _names_columns(line: str) -> bool:
     (else W053 says it was skipped)."""
     names = line.lower().split()
     return bool(names) and (names[0] in LEMMA_COLUMN_NAMES or (len(names) > 1 and names[1] in COUNT_COLUMN_NAMES))
+
+
+def __getattr__(name: str) -> Any:
+    """``read_sense_sentences`` and ``SenseSentences``, which live in ``sense_sentences`` now, for
+    code that imported them from here (read on first use: that module imports this one)."""
+    if name in ("read_sense_sentences", "SenseSentences", "SENSE_SENTENCES_FORMAT"):
+        from . import sense_sentences
+
+        return getattr(sense_sentences, name)
+    raise AttributeError(f"module {__name__!r} has no attribute {name!r}")

@@ -68,7 +68,7 @@ def split_fields(line: str) -> List[str]:
     also after a space: ``"gem", "jewel"``), and a field in single quotes loses them
     (``'gem' 'jewel' 3.94``); empty fields at the end (a trailing tab) are dropped."""
     delimiter = "\t" if "\t" in line else "," if "," in line else " "
-    text = line.strip() if delimiter == " " else line
+    text = " ".join(line.split()) if delimiter == " " else line  # any whitespace: a no-break space, U+3000
     try:
         row = next(csv.reader([text], delimiter=delimiter, skipinitialspace=True), [])
     except csv.Error:  # an unclosed quote that runs past csv's field limit: read the fields as written
