@@ -79,8 +79,10 @@ def _fail_if_undefined(reports: List["CorrelationReport"]) -> None:
             code = {CONSTANT_SCORES: Errors.E323, CONSTANT_COSINES: Errors.E324}.get(kind, Errors.E320)
             named = {"name": report.name, "n_covered": report.n_covered, "n_pairs": report.n_pairs}
             reasons.append(code.format(**named, minimum=MIN_PAIRS, value=value))
+    for reason in reasons[:-1]:  # each its own "✘" line; the last ends the command
+        typer.echo(stderr_printer().fail(reason), err=True)
     if reasons:
-        raise CtxvecError("\n".join(reasons))
+        raise CtxvecError(reasons[-1])
 
 
 def _write_json(data: Dict[str, Any], output: Optional[Path], overwrite: bool) -> None:
