@@ -1,6 +1,6 @@
 """The ``spacy-ctxvec`` console script. Loading the command line imports spaCy and torch
 (seconds): Ctrl-C or SIGTERM then ends the command quietly with status 130, as it does later,
-instead of printing the traceback of whichever import it stopped (SIGTERM: status 143)."""
+instead of a traceback of whichever import it stopped (Ctrl-C) or status 143 (SIGTERM)."""
 
 import codecs
 import sys

@@ -12,7 +12,7 @@ from typing import Callable, Dict, Optional
 from .errors import CtxvecError, Errors
 
 HEAD_BYTES = 512
-PDF_TAIL_BYTES = 4096  # a PDF's info dictionary, with its Producer, comes just before its cross-reference table
+PDF_TAIL_BYTES = 2**20  # a PDF's info dictionary (its Producer) lies before its cross-reference table
 MAX_REPORT_BYTES = 64 * 2**20  # evaluate's reports are kilobytes; a larger JSON file is data
 _VECTORS_HEADER = re.compile(rb"\d+ \d+\s*\n")  # word2vec text and binary: "ROWS DIM"
 LABELS_HEADER = "key\tword\tsense\tshare\tlabel\tcorpus_polysemy"

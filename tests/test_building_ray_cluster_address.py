@@ -68,6 +68,7 @@ def test_ray_address_in_the_environment_is_joined_as_address_is(
     result = CliRunner().invoke(app, [*args, "--no-progress"])
     output = " ".join(result.output.split())
     assert result.exit_code == 1 and f"[CTX-E232] Cannot join a Ray cluster at RAY_ADDRESS {address}" in output, output
+    assert "unset RAY_ADDRESS to start a local Ray" in output and "leave out --address" not in output
     assert "Traceback" not in result.output and not no_ray.is_initialized()
     assert not (tmp_path / "out").exists()
 

@@ -117,3 +117,12 @@ def test_version_and_help_into_a_closed_pipe_exit_141_as_commands_do(tmp_path, a
     process.stdout.close()  # the reader leaves before the command has printed (it starts in seconds)
     stderr = process.stderr.read().decode("utf8", "replace")
     assert process.wait(timeout=120) == 141 and "Traceback" not in stderr, stderr[-2000:]
+
+
+def test_a_coded_error_with_its_reader_gone_still_exits_1(tmp_path):
+    """141 says the reader left and nothing went wrong: a refusal keeps its status 1."""
+    command = [sys.executable, "-m", "spacy_ctxvec", "rank", str(tmp_path / "no-such-lexicon")]
+    process = subprocess.Popen(command, stdout=subprocess.PIPE, stderr=subprocess.PIPE, cwd=tmp_path)
+    process.stdout.close()
+    stderr = process.stderr.read().decode("utf8", "replace")
+    assert process.wait(timeout=120) == 1 and "[CTX-E225]" in stderr, stderr[-2000:]

@@ -276,7 +276,7 @@ def test_a_row_of_ten_million_values_is_refused_in_bounded_memory(tmp_path, suff
         path.write_bytes(gzip.compress(data))
         error, peak = peak_bytes(load_static_vectors, path)
         assert isinstance(error, CtxvecError) and "E132" in str(error) and "65,536" in str(error), error
-        assert peak < 5 * len(data)  # a few copies of the 20 MB line, not a Python object per value
+        assert peak < 16 * 2**20  # the 20 MB line is never held whole (a few copies of it cost ~90 MB)
 
 
 def fasttext_with(fasttext_bin, tmp_path, offset: int, fmt: str, value) -> "Path":

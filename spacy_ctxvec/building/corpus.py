@@ -176,7 +176,7 @@ def _files_under(root: Path) -> List[Path]:
                 real = child.resolve()
                 if real not in above:
                     visit(child, above | {real})
-            elif child.exists() or child.is_symlink():  # a pipe too (E210), a broken link (W085): named
+            elif child.is_file() or child.is_fifo() or child.is_symlink():  # a pipe (E210), a broken link (W085)
                 found.append(child)
 
     visit(root, frozenset({root.resolve()}))

@@ -43,12 +43,15 @@ def import_ray() -> Any:
 
 def given_address(address: Optional[str]) -> Optional[str]:
     """``address``, else the RAY_ADDRESS environment variable (Ray's own way to name a
-    cluster), else None: a local Ray of this build's own."""
-    return address if address is not None else os.environ.get("RAY_ADDRESS", "").strip() or None
+    cluster), else None: a local Ray of this build's own ("local" is that too)."""
+    given = address if address is not None else os.environ.get("RAY_ADDRESS", "").strip() or None
+    return None if given is not None and given.strip() == "local" else given
 
 
 @contextmanager
-def ray_session(address: Optional[str], num_workers: int, num_cpus_per_worker: float) -> Iterator[Any]:
+def ray_session(
+    address: Optional[str], num_workers: int, num_cpus_per_worker: float, from_environment: bool = False
+) -> Iterator[Any]:
     """Join the cluster at ``address``, reuse an initialised Ray, or start a local one
     with this machine's CPUs (E503 if the pool needs more); shut down only what was
     started here."""
@@ -66,7 +69,7 @@ def ray_session(address: Optional[str], num_workers: int, num_cpus_per_worker: f
                     cpus = local_cpus(num_workers, num_cpus_per_worker)
                     ray.init(address="local", num_cpus=cpus, include_dashboard=False)
                 else:
-                    join_cluster(ray, address)
+                    join_cluster(ray, address, from_environment)
             finally:  # also where Ray could not start (E232): it set its handler first
                 if on_sigterm is not None and on_sigterm is not signal.SIG_DFL:
                     signal.signal(signal.SIGTERM, on_sigterm)
@@ -178,7 +181,7 @@ def unreachable(host: str, port: int, timeout_s: float = CONNECT_TIMEOUT_S) -> O
         return f"no answer within {timeout_s:g} s" if isinstance(err, socket.timeout) else str(err)
 
 
-def join_cluster(ray: Any, address: str) -> None:
+def join_cluster(ray: Any, address: str, from_environment: bool = False) -> None:
     """ray.init(address=address), or E232 at once where no Ray runs there (Ray itself
     raises a bare ConnectionError for "auto", and retries a silent host:port for minutes)."""
     target: Optional[str] = address
@@ -196,8 +199,8 @@ def join_cluster(ray: Any, address: str) -> None:
         reason = f"{str(err).strip() or type(err).__name__} (give host:port, ray://host:port or auto)"
     reason = reason.rstrip(".")
     shown = address if target in (None, address) else f"{address} (found: {target})"
-    named = "--address" if os.environ.get("RAY_ADDRESS", "").strip() != address else "RAY_ADDRESS"
-    raise CtxvecError(Errors.E232.format(address=f"{named} {shown}", reason=reason))
+    named, local = ("RAY_ADDRESS", "unset RAY_ADDRESS") if from_environment else ("--address", "leave out --address")
+    raise CtxvecError(Errors.E232.format(address=f"{named} {shown}", reason=reason, local=local))
 
 
 def check_cluster_resources(

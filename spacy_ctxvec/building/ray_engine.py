@@ -357,8 +357,8 @@ def build_lexicon_ray(
     nlp = pipeline
     check_key_mode(nlp, key, docs_given=holds_docbins(files_read))
     start = time.perf_counter()
-    address = given_address(address)
-    with ray_session(address, num_workers, num_cpus_per_worker) as ray:
+    address, from_environment = given_address(address), address is None
+    with ray_session(address, num_workers, num_cpus_per_worker, from_environment) as ray:
         check_cluster_resources(ray, num_workers, num_cpus_per_worker, num_gpus_per_worker, address)
         # Every shard row its own block (target_max_block_size=1): Ray Data would
         # otherwise pack a read task's rows into blocks of up to 128 MiB, and the actor

@@ -136,8 +136,7 @@ class LexiconErrors:
     E232 = (
         "Cannot join a Ray cluster at {address}: {reason}. Start one with `ray start --head` "
         "(and pass the address it prints, e.g. --address 10.0.0.1:6379, from another machine), check that "
-        "the host and port are right and reachable from here, or leave out --address to start a local Ray "
-        "for this build."
+        "the host and port are right and reachable from here, or {local} to start a local Ray for this build."
     )
     E233 = (
         "'{path}' is a config file, but this command reads what `spacy-ctxvec build-lexicon` "

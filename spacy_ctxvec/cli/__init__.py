@@ -85,6 +85,6 @@ def main() -> None:
     except StdoutUnwritable as err:
         exit_on_unwritable_stdout(err)
     except SystemExit as stop:  # Click's own output (--help, --version) into a closed pipe: its status 1
-        if stop.code == 1 and stdout_reader_is_gone():
+        if stop.code == 1 and type(sys.stdout).__name__ == "PacifyFlushWrapper" and stdout_reader_is_gone():
             exit_with_closed_stdout()
         raise

@@ -229,9 +229,9 @@ def _counted_call(key: int) -> Iterator[int]:
         yield running
     finally:
         with _RUNNING_LOCK:
-            _RUNNING[key] -= 1
-            if not _RUNNING[key]:
-                del _RUNNING[key]
+            left = _RUNNING.pop(key, 1) - 1  # none where a fork in between forgot the parent's calls
+            if left > 0:
+                _RUNNING[key] = left
 
 
 def token_bounded_batches(

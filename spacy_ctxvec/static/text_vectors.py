@@ -21,6 +21,7 @@ INITIAL_BYTES = 64 * 2**20  # a first block of at most this many bytes, however 
 # The widest vectors read: real ones have up to a few thousand dimensions; a wider header or row
 # (a file of 10^7 zeros on one line) is refused before its values are split or stored.
 MAX_DIM = 65_536
+MAX_LINE_BYTES = MAX_DIM * 32 + 4096  # a row of MAX_DIM values, each at most 31 characters, and its word
 UTF8_BOM = b"\xef\xbb\xbf"  # may precede a text file's first line; never part of it
 TEXT_SAMPLE_BYTES = 65536  # read to tell text from binary: the first row of a 5,000-d text file fits
 
@@ -136,7 +137,13 @@ def read_text_vectors(path: Path, has_header: bool) -> StaticVectorTable:
                 ValueError("it holds binary data (or UTF-16), not UTF-8 text"),
             )
         file.seek(0)
-        for number, raw in enumerate(file, start=1):
+        for number, raw in enumerate(iter(lambda: file.readline(MAX_LINE_BYTES), b""), start=1):
+            if len(raw) == MAX_LINE_BYTES and not raw.endswith(b"\n"):  # never held whole: its copies cost more
+                raise CtxvecError(
+                    Errors.E132.format(
+                        path=path, what=f"a row (line {number}) longer than", value=f"{MAX_LINE_BYTES:,} bytes"
+                    )
+                )
             line = raw.rstrip(b"\r\n")
             if number == 1:
                 line = line.removeprefix(UTF8_BOM)
@@ -154,7 +161,7 @@ def read_text_vectors(path: Path, has_header: bool) -> StaticVectorTable:
             numbers = fields[1].split(None, limit) if len(fields) > 1 else []  # at most limit + 1 parts
             if len(numbers) > limit and dim is None:
                 raise CtxvecError(
-                    Errors.E132.format(path=path, what=f"a row (line {number}) of more than", value=limit)
+                    Errors.E132.format(path=path, what=f"a row (line {number}) of more than", value=f"{limit:,} values")
                 )
             if len(numbers) > limit:
                 raise CtxvecError(Errors.E104.format(path=path, error=f"line {number} has more than {limit} values"))
