@@ -47,8 +47,8 @@ def html_page(path: Path) -> bool:
 def json_file(path: Path) -> bool:
     """An evaluation report as evaluate --output writes it: a JSON object whose "pipeline" is the
     record of what was measured (``evaluation.provenance``), or, for word-sim, one such report per
-    pairs file. Another JSON file, such as a model's
-    config.json or a JSON-lines corpus, is no report; nor is a file too large to be one."""
+    pairs file. Another JSON file, such as a model's config.json or a JSON-lines corpus, is no
+    report; nor is a file too large to be one."""
     if path.stat().st_size > MAX_REPORT_BYTES or not _head(path).lstrip().startswith(b"{"):
         return False
     try:
