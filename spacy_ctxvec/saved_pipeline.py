@@ -52,6 +52,19 @@ def check_component_names(names: Iterable[Any], pipeline: Union[str, Path]) -> N
             raise CtxvecError(Errors.E064.format(pipeline=pipeline, component=name))
 
 
+def check_sourced_component_names(config: Any, pipeline: Union[str, Path]) -> None:
+    """``check_component_names`` for the components a config sources from saved pipelines
+    (``source = ...``): the name taken from each, and the names of the pipeline it is
+    taken from, which spaCy loads whole."""
+    for name, block in config.get("components", {}).items():
+        if isinstance(block, dict) and isinstance(block.get("source"), str):
+            check_component_names([block.get("component", name)], pipeline)
+            source = pipeline_path(block["source"])
+            if (source / "config.cfg").is_file():
+                saved = load_config(source / "config.cfg", interpolate=False)
+                check_component_names([*saved.get("components", {}), *saved.get("nlp", {}).get("pipeline", [])], source)
+
+
 def polysemy_component_dir(path: Union[str, Path]) -> Optional[Tuple[Path, str]]:
     """(directory, name) of the first ctxvec_polysemy component of the saved pipeline at
     ``path`` (or installed package) that saved a directory; None if it is not such a pipeline."""

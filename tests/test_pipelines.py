@@ -244,3 +244,31 @@ def test_a_component_named_by_a_path_is_refused_before_anything_is_read_or_writt
     with pytest.raises(CtxvecError, match=r"\[CTX-E064\]"):
         load_lexicon(pipeline)
     assert not victim.exists()
+
+
+def test_a_component_sourced_from_a_pipeline_with_a_path_for_a_name_is_refused(tiny_pipeline_dir, tmp_path):
+    """A trusted .cfg that sources a component from a downloaded pipeline: spaCy loads that pipeline
+    whole, so its path-named component was read from outside it."""
+    import shutil
+
+    from spacy.util import load_config
+
+    victim = tmp_path / "victim"
+    downloaded = tmp_path / "downloaded"
+    shutil.copytree(tiny_pipeline_dir, downloaded)
+    config = load_config(downloaded / "config.cfg", interpolate=False)
+    config["nlp"]["pipeline"] = [
+        str(victim) if pipe == "ctxvec_context" else pipe for pipe in config["nlp"]["pipeline"]
+    ]
+    config["components"][str(victim)] = config["components"].pop("ctxvec_context")
+    config.to_disk(downloaded / "config.cfg")
+    mine = load_config(tiny_pipeline_dir / "config.cfg", interpolate=False)
+    mine["components"]["transformer"] = {"source": str(downloaded)}
+    mine.to_disk(tmp_path / "mine.cfg")
+    with pytest.raises(CtxvecError, match=r"\[CTX-E064\].*downloaded' names a component"):
+        load_pipeline(tmp_path / "mine.cfg")
+    mine["components"]["transformer"] = {"source": str(tiny_pipeline_dir), "component": "../transformer"}
+    mine.to_disk(tmp_path / "mine.cfg")
+    with pytest.raises(CtxvecError, match=r"\[CTX-E064\].*'\.\./transformer', which is a path"):
+        load_pipeline(tmp_path / "mine.cfg")
+    assert not victim.exists()
