@@ -404,7 +404,12 @@ def check_utf8(text: str, what: str) -> None:
 def unknown_piece(nlp: Language) -> Optional[Tuple[int, str]]:
     """(id, text) of the unknown piece of the tokenizer of the transformer that feeds
     ctxvec_context ("[UNK]" for BERT's WordPiece); None where it has none."""
-    return unknown_piece_of(nlp.get_pipe(find_transformer(nlp, context_name(nlp))))
+    return unknown_piece_of(context_transformer(nlp))
+
+
+def context_transformer(nlp: Language) -> Any:
+    """The transformer component that feeds ctxvec_context."""
+    return nlp.get_pipe(find_transformer(nlp, context_name(nlp)))
 
 
 def unknown_tokens(doc: Doc, unk_id: int, ignored: Collection[int] = ()) -> List[int]:
@@ -477,8 +482,9 @@ def compare_texts(
     require_context_vectors(nlp)
     with keep_trf_data(nlp, hidden_states=False):
         doc_a, doc_b = nlp(text_a), nlp(text_b)
-    unk = unknown_piece(nlp)
-    markers = marker_only_pieces(nlp.get_pipe(find_transformer(nlp, context_name(nlp)))) if unk else frozenset()
+    transformer = context_transformer(nlp)
+    unk = unknown_piece_of(transformer)
+    markers = marker_only_pieces(transformer) if unk else frozenset()
     unknown = (unknown_tokens(doc_a, unk[0], markers), unknown_tokens(doc_b, unk[0], markers)) if unk else ([], [])
     rows = compare_docs(doc_a, doc_b, word, unknown=unknown, max_rows=max_rows)
     return Comparison(
