@@ -12,7 +12,7 @@ from .attributes import CONTEXT_COMPONENT, install_extensions
 from .component_names import context_name_in_config
 from .components.transformer import set_hidden_states, set_hidden_states_in_config, transformer_in_config
 from .errors import CtxvecError, Errors
-from .saved_pipeline import check_component_names, check_sourced_component_names, pipeline_path
+from .saved_pipeline import check_component_names, pipeline_path
 
 DEFAULT_CONFIG = Path(__file__).resolve().parent / "configs" / "default.cfg"
 
@@ -70,8 +70,7 @@ def load_pipeline(name: Optional[Union[str, Path]] = None, *, layer: Optional[in
             missing = [section for section in ("nlp", "components") if section not in config]
             if missing:  # spaCy's KeyError said "'components'" alone
                 raise CtxvecError(Errors.E063.format(name=name or path, section=missing[0]))
-            check_component_names([*config["components"], *config["nlp"].get("pipeline", [])], name or path)
-            check_sourced_component_names(config, name or path)
+            check_component_names(config, name or path)
             context = context_name_in_config(config)
             transformer = transformer_in_config(config, context)
             if layer is not None:
@@ -121,8 +120,7 @@ def _saved_context_name(path: Path) -> str:
         config = load_config(config_file)
     except (OSError, ValueError, KeyError):  # spacy.load names what is wrong with it
         return CONTEXT_COMPONENT
-    check_component_names([*config.get("components", {}), *config.get("nlp", {}).get("pipeline", [])], path)
-    check_sourced_component_names(config, path)
+    check_component_names(config, path)
     return context_name_in_config(config)
 
 

@@ -10,7 +10,7 @@ self-similarity. Each reader also takes the part's own directory (e.g. ``lexicon
 the name of an installed pipeline package (as spacy.load does)."""
 
 from pathlib import Path
-from typing import Any, Collection, Dict, FrozenSet, Iterable, Optional, Tuple, Union
+from typing import Any, Collection, Dict, FrozenSet, Iterable, List, Optional, Tuple, Union
 
 import numpy as np
 from spacy.util import get_lang_class, get_model_meta, get_package_path, is_package, load_config
@@ -38,9 +38,26 @@ def pipeline_path(path: Union[str, Path]) -> Path:
     return data if data.is_dir() else path
 
 
-def check_component_names(names: Iterable[Any], pipeline: Union[str, Path]) -> None:
-    """E064 where a component name is a path (absolute, with a separator, "." or ".."): spaCy
-    reads and writes a component's files at the pipeline's folder / name, which then lies elsewhere."""
+def check_component_names(config: Any, pipeline: Union[str, Path]) -> None:
+    """E064 where a component name of ``config`` (a pipeline's config) is a path (absolute, with a
+    separator, "." or ".."): spaCy reads and writes a component's files at the pipeline's folder /
+    name, which then lies elsewhere. Also the components it sources (``source = ...``): the name
+    taken from each, and the names of the saved pipeline it is taken from, which spaCy loads whole."""
+    _check_names(_component_names(config), pipeline)
+    for name, block in config.get("components", {}).items():
+        if isinstance(block, dict) and isinstance(block.get("source"), str):
+            _check_names([block.get("component", name)], pipeline)
+            source = pipeline_path(block["source"])
+            if (source / "config.cfg").is_file():
+                _check_names(_component_names(load_config(source / "config.cfg", interpolate=False)), source)
+
+
+def _component_names(config: Any) -> List[Any]:
+    """The names a config gives its components: its [components.NAME] sections and [nlp] pipeline."""
+    return [*config.get("components", {}), *config.get("nlp", {}).get("pipeline", [])]
+
+
+def _check_names(names: Iterable[Any], pipeline: Union[str, Path]) -> None:
     for name in names:
         if (
             not isinstance(name, str)
@@ -50,19 +67,6 @@ def check_component_names(names: Iterable[Any], pipeline: Union[str, Path]) -> N
             or Path(name).name != name
         ):
             raise CtxvecError(Errors.E064.format(pipeline=pipeline, component=name))
-
-
-def check_sourced_component_names(config: Any, pipeline: Union[str, Path]) -> None:
-    """``check_component_names`` for the components a config sources from saved pipelines
-    (``source = ...``): the name taken from each, and the names of the pipeline it is
-    taken from, which spaCy loads whole."""
-    for name, block in config.get("components", {}).items():
-        if isinstance(block, dict) and isinstance(block.get("source"), str):
-            check_component_names([block.get("component", name)], pipeline)
-            source = pipeline_path(block["source"])
-            if (source / "config.cfg").is_file():
-                saved = load_config(source / "config.cfg", interpolate=False)
-                check_component_names([*saved.get("components", {}), *saved.get("nlp", {}).get("pipeline", [])], source)
 
 
 def polysemy_component_dir(path: Union[str, Path]) -> Optional[Tuple[Path, str]]:
@@ -78,9 +82,8 @@ def _polysemy_component(path: Union[str, Path]) -> Optional[Tuple[Path, str, Dic
     if not (path / "config.cfg").is_file():
         return None
     config = load_config(path / "config.cfg", interpolate=False)
-    components = config.get("components", {})
-    check_component_names([*components, *config.get("nlp", {}).get("pipeline", [])], path)
-    for name, block in components.items():
+    check_component_names(config, path)
+    for name, block in config.get("components", {}).items():
         if isinstance(block, dict) and block.get("factory") == POLYSEMY_FACTORY and (path / name).is_dir():
             return path / name, name, block
     return None
