@@ -72,7 +72,7 @@ def split_fields(line: str) -> List[str]:
     try:
         row = next(csv.reader([text], delimiter=delimiter, skipinitialspace=True), [])
     except csv.Error:  # an unclosed quote that runs past csv's field limit: read the fields as written
-        row = text.split(delimiter) if delimiter != " " else text.split()
+        row = text.split(delimiter)  # (space-separated text holds single spaces only)
     fields = [_unquoted(field.strip()) for field in row]
     while fields and not fields[-1]:
         fields.pop()
