@@ -170,15 +170,21 @@ def test_missing_file_and_unknown_format(tmp_path, keyed_vectors):
 
 
 @pytest.mark.parametrize(
-    "content",
-    ["2 3\napple 1 2 3\npear 4 5\n", "2 4\napple 1 2 3\npear 4 5 6\n", "apple 1 2 3\npear 4 5 6 7\n"],
-    ids=["inconsistent-rows", "header-dim-mismatch", "glove-inconsistent"],
+    ("content", "counted"),
+    [
+        ("2 3\napple 1 2 3\npear 4 5\n", "line 3 has 2 values, expected 3"),
+        ("2 4\napple 1 2 3\npear 4 5 6\n", "line 2 has 3 values, expected 4"),
+        ("apple 1 2 3\npear 4 5 6 7\n", "line 2 has 4 values, expected 3"),
+        ("2 2\napple 1 2 3 4 5\n", "line 2 has 5 values, expected 2"),
+    ],
+    ids=["inconsistent-rows", "header-dim-mismatch", "glove-inconsistent", "too-many-counted"],
 )
-def test_wrong_dimension_names_file(tmp_path, content):
+def test_wrong_dimension_names_file(tmp_path, content, counted):
     path = tmp_path / "bad_dims.txt"
     path.write_text(content, encoding="utf8")
-    with pytest.raises(CtxvecError, match=r"E104.*bad_dims\.txt"):
+    with pytest.raises(CtxvecError, match=r"E104.*bad_dims\.txt") as caught:
         load_static_vectors(path)
+    assert counted in str(caught.value)
 
 
 def test_corrupt_files_name_the_file(tmp_path, keyed_vectors, fasttext_bin):

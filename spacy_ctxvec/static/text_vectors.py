@@ -164,7 +164,9 @@ def read_text_vectors(path: Path, has_header: bool) -> StaticVectorTable:
                     Errors.E132.format(path=path, what=f"a row (line {number}) of more than", value=f"{limit:,} values")
                 )
             if len(numbers) > limit:
-                raise CtxvecError(Errors.E104.format(path=path, error=f"line {number} has more than {limit} values"))
+                count = len(fields[1].split())  # the line is at most MAX_LINE_BYTES
+                error = f"line {number} has {count} values, expected {dim}"
+                raise CtxvecError(Errors.E104.format(path=path, error=error))
             try:
                 if line[:1].isspace():
                     raise ValueError("no word before the numbers")
