@@ -193,6 +193,35 @@ def test_initialize_from_config_lexicon_path_and_from_corpus(tiny_bert_dir, tiny
     assert load_lexicon(tmp_path / "pipeline") == lexicon
 
 
+def test_a_lexicon_path_of_other_layers_is_refused_at_initialize(tiny_bert_dir, tiny_nlp, tmp_path):
+    """[initialize] lexicon_path naming a lexicon built from another layer passed initialize
+    (and spacy assemble saved the pipeline): E043 came only at the first Doc. Now at initialize,
+    disabled (frozen) components before it run for the check, and are left disabled."""
+    from .conftest import transformer_config
+
+    texts = ["the bank of the river", "the bank loan", "we sat on the bank"]
+    partial_lexicon(tiny_nlp, texts, batch_size=8).to_disk(tmp_path / "last")
+
+    def pipeline(layers):
+        nlp = spacy.blank("en")
+        nlp.add_pipe("transformer", config=transformer_config(str(tiny_bert_dir), window=8, stride=6))
+        nlp.add_pipe("ctxvec_context", config={"layers": {"@misc": "spacy-ctxvec.mean_layers.v1", "layers": layers}})
+        nlp.add_pipe("ctxvec_polysemy", config={"min_count": 2})
+        nlp.config["initialize"]["components"]["ctxvec_polysemy"] = {"lexicon_path": str(tmp_path / "last")}
+        return nlp
+
+    with pytest.raises(CtxvecError, match=r"CTX-E043.*'the last layer, pooled by pool_mean, model \w+'.*'layer 1 of 2"):
+        pipeline([1]).initialize()
+    frozen = pipeline([1])
+    frozen.disable_pipe("ctxvec_context")
+    with pytest.raises(CtxvecError, match=r"CTX-E043"):
+        frozen.initialize()
+    assert frozen.disabled == ["ctxvec_context"]
+    same = pipeline([-1])  # the last layer, named another way
+    same.initialize()
+    assert _token(same("the bank"), "bank")._.polysemy_count == 3
+
+
 # Loading damaged or incomplete saved state (issue 12)
 def saved_component(tmp_path):
     component = Polysemy(min_count=2)

@@ -59,6 +59,7 @@ from ..building.corpus import CorpusItem
 from ..building.shard import (
     KEY_ATTRS,
     check_key_mode,
+    context_source,
     context_width,
     enabled_before,
     partial_lexicon,
@@ -83,6 +84,7 @@ from .initialize_corpus import InitializeCorpus
 from .model_inputs import pipeline_model_fingerprint, type_input_embeddings
 from .polysemy_lookup import (
     check_context_before,
+    check_made_alike,
     checked_min_count,
     key_table,
     label_language,
@@ -404,7 +406,8 @@ class Polysemy(DocAnnotator):
             if self.induce and sample_size > 0:
                 self.build_senses()
         if nlp is not None and self.lexicon is not None and len(self.lexicon):
-            self.check_width(context_width(nlp))
+            self.check_width(context_width(nlp))  # E219 and E043 here, not at the first Doc
+            check_made_alike(self.lexicon.meta.get(CONTEXT_VECTORS_META), context_source(nlp, self.name), self.name)
 
     def check_width(self, pipeline_width: int) -> None:
         if self.lexicon is not None and len(self.lexicon) and self.lexicon.width != pipeline_width:

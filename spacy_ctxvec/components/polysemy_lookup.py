@@ -139,11 +139,8 @@ def look_up(
     check_same_tokens(doc, name)
     if vectors.shape[1] != width:
         raise CtxvecError(width_error.format(lexicon_width=width, senses_width=width, pipeline_width=vectors.shape[1]))
-    expected = table.get("context_vectors")
-    if expected is not None:
-        for made in stored_values(doc, CONTEXT_SOURCE):  # each part's, for a Doc joined by from_docs
-            if made is not None and vectors_differ(expected, made):
-                raise CtxvecError(Errors.E043.format(name=name, lexicon=expected, doc=made))
+    for made in stored_values(doc, CONTEXT_SOURCE):  # each part's, for a Doc joined by from_docs
+        check_made_alike(table.get("context_vectors"), made, name)
     ids = doc.to_array(KEY_ATTRS[key]).astype(np.uint64)
     positions, found = _positions(table["hashes"], ids)
     if not found.all():  # "Tu\u0308r" typed with a combining mark: looked up composed, as corpora are read
@@ -151,6 +148,13 @@ def look_up(
         if (composed != ids).any():
             positions, found = _positions(table["hashes"], composed)
     return vectors, np.asarray(mask, dtype=bool), found, table["rows"][positions]
+
+
+def check_made_alike(expected: Optional[str], made: Optional[str], name: str) -> None:
+    """E043 where a lexicon's vectors (``expected``: its CONTEXT_VECTORS_META) were made from
+    other layers, pooling or model than a Doc's (``made``: its ctxvec_context_source); None: not known."""
+    if expected is not None and made is not None and vectors_differ(expected, made):
+        raise CtxvecError(Errors.E043.format(name=name, lexicon=expected, doc=made))
 
 
 def _positions(hashes: np.ndarray, ids: np.ndarray) -> Tuple[np.ndarray, np.ndarray]:
