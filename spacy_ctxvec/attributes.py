@@ -417,7 +417,7 @@ class ReadOnly:
         raise CtxvecError(Errors.E026.format(cls=self.cls_name, attr=self.attr, copy=copy))
 
 
-def _same_function(a, b) -> bool:
+def _same_function(a: Any, b: Any) -> bool:
     # By module and name, so that a reloaded spacy_ctxvec still counts as ours.
     return a is b or (
         a is not None
@@ -427,13 +427,13 @@ def _same_function(a, b) -> bool:
     )
 
 
-def _owner(default, getter) -> str:
+def _owner(default: Any, getter: Any) -> str:
     if getter is not None:
         return f"the getter {getattr(getter, '__module__', '?')}.{getattr(getter, '__qualname__', repr(getter))}"
     return f"another package (a plain attribute with default {default!r})"
 
 
-def _set(cls, name: str, default=None, getter=None, setter=None) -> None:
+def _set(cls: Any, name: str, default: Any = None, getter: Any = None, setter: Any = None) -> None:
     """Register cls._.name, or check that the registered one is ours (E022). A getter
     without ``setter`` is read-only (E026 on assignment)."""
     if not cls.has_extension(name):

@@ -90,7 +90,14 @@ class DynamicInt8Linear(torch.nn.Module):
             destination[prefix + "bias"] = self.float_bias
 
     def _load_from_state_dict(
-        self, state_dict, prefix, local_metadata, strict, missing_keys, unexpected_keys, error_msgs
+        self,
+        state_dict: Dict[str, Any],
+        prefix: str,
+        local_metadata: Dict[str, Any],
+        strict: bool,
+        missing_keys: List[str],
+        unexpected_keys: List[str],
+        error_msgs: List[str],
     ) -> None:
         if prefix + "weight" not in state_dict:
             missing_keys.append(prefix + "weight")

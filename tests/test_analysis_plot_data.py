@@ -46,6 +46,25 @@ def test_polysemy_scores_with_sense_counts_give_the_spearman_over_known_words(le
     assert np.allclose(data.scores, [scores[lexicon.index(word)] for word in data.words])
 
 
+def test_the_python_api_takes_paths_as_strings_and_the_cli_defaults(lexicon_dir, tmp_path):
+    """A str sense-counts path raised AttributeError ('str' object has no attribute 'name');
+    min_count, max_texts and sense_counts were required though `plot` has defaults for them."""
+    import inspect
+
+    from spacy_ctxvec.cli.plot import plot_layers_cli
+
+    senses = tmp_path / "senses.tsv"
+    senses.write_text("bank\t18\napple\t2\ndog\t8\n", encoding="utf8")
+    as_text = polysemy_scores(str(lexicon_dir), str(senses))
+    assert as_text.counts_name == "senses.tsv" and as_text.n_known == 3
+    assert as_text.words == polysemy_scores(lexicon_dir, senses, min_count=5).words  # 5 for a lexicon, as plot
+    cli = inspect.signature(plot_layers_cli).parameters
+    library = inspect.signature(layer_self_similarity).parameters
+    assert [cli[name].default.default for name in ("min_count", "max_texts")] == [
+        library[name].default for name in ("min_count", "max_texts")
+    ]
+
+
 def test_polysemy_scores_without_counts_or_scored_words(lexicon_dir):
     data = polysemy_scores(lexicon_dir, None, min_count=5)
     assert data.counts is None and data.correlation is None and data.n_known == 0

@@ -6,11 +6,12 @@ from collections import deque
 from dataclasses import dataclass, field
 from itertools import chain
 from pathlib import Path
-from typing import Any, Deque, Dict, Iterable, Iterator, List, NamedTuple, Optional, Sequence, Tuple
+from typing import Any, Deque, Dict, Iterable, Iterator, List, NamedTuple, Optional, Sequence, Tuple, Union
 
 import numpy as np
 from spacy.language import Language
 from spacy.tokens import Doc
+from spacy.vocab import Vocab
 
 from ..attributes import CONTEXT_SOURCE, SENSE_ARRAY, STATIC_ARRAY
 from ..building.bad_lines import skipped_line_warnings
@@ -44,7 +45,7 @@ def check_text_source(sentences: Optional[Path], corpus: Optional[Path]) -> None
 def read_texts(
     sentences: Optional[Path],
     corpus: Optional[Path],
-    vocab=None,
+    vocab: Optional[Vocab] = None,
     *,
     encoding: str = DEFAULT_ENCODING,
     on_error: str = "raise",
@@ -75,7 +76,7 @@ def read_texts(
     return corpus, _reported(corpus, vocab, files, encoding, on_error)
 
 
-def _reported(corpus: Path, vocab, files: List[Path], encoding: str, on_error: str) -> Iterator:
+def _reported(corpus: Path, vocab: Optional[Vocab], files: List[Path], encoding: str, on_error: str) -> Iterator[Any]:
     """iter_corpus, then a warning for each skipped line, also when the reader stops early."""
     report = CorpusReport()
     try:
@@ -85,7 +86,7 @@ def _reported(corpus: Path, vocab, files: List[Path], encoding: str, on_error: s
             warnings.warn(warning, stacklevel=2)
 
 
-def _text_of(item) -> str:
+def _text_of(item: Union[str, Doc]) -> str:
     return item.text if isinstance(item, Doc) else item
 
 
@@ -111,7 +112,7 @@ class Occurrences:
 
 def collect_occurrences(
     nlp: Language,
-    texts: Iterable,
+    texts: Iterable[Union[str, Doc]],
     word: str,
     *,
     case_sensitive: bool = False,

@@ -5,9 +5,10 @@ Spearman). Inputs are read and checked before the model loads."""
 import warnings
 from dataclasses import dataclass
 from pathlib import Path
-from typing import Optional
+from typing import List, Optional
 
 import numpy as np
+from spacy.language import Language
 
 from ..building.corpus import DEFAULT_ENCODING
 from ..components.choices import pooling_name
@@ -28,7 +29,7 @@ from ..lexicon.polysemy_probe import (
 from ..ops.pooling import pool_mean
 from ..ops.text import no_letter_note
 from ..pipelines import load_pipeline
-from ..saved_pipeline import load_lexicon, load_pipeline_inputs, load_probe, polysemy_setting
+from ..saved_pipeline import load_lexicon, load_pipeline_inputs, load_probe, polysemy_setting, scoring_min_count
 from ..types import PathLike
 from .comparison import WORD_ROLES, check_word, unspaced_word_hint
 from .occurrences import (
@@ -50,7 +51,7 @@ def check_at_least_one(option: str, value: int) -> None:
 PLOT_PURPOSE = WORD_ROLES["plot word"][1]
 
 
-def check_one_token(nlp, word: str) -> None:
+def check_one_token(nlp: Language, word: str) -> None:
     """E415 when the pipeline's tokenizer splits ``word`` ("well-known", "don't"): no
     single token of a text could match it."""
     tokens = [token.text for token in nlp.make_doc(word)]
@@ -126,12 +127,17 @@ def word_occurrences(
     return occurrences
 
 
+# `plot layers`' defaults: words seen at least this often, at most this many texts read.
+LAYERS_MIN_COUNT = 5
+LAYERS_MAX_TEXTS = 2000
+
+
 def layer_self_similarity(
     pipeline: PathLike,
-    corpus: Path,
+    corpus: PathLike,
     *,
-    min_count: int,
-    max_texts: int,
+    min_count: int = LAYERS_MIN_COUNT,
+    max_texts: int = LAYERS_MAX_TEXTS,
     encoding: str = DEFAULT_ENCODING,
     on_error: str = "raise",
 ) -> LayerCurves:
@@ -141,6 +147,7 @@ def layer_self_similarity(
     if min_count < 2:
         raise CtxvecError(Errors.E208.format(min_count=min_count))
     check_at_least_one("--max-texts", max_texts)
+    corpus = Path(corpus)
     read_texts(None, corpus, encoding=encoding, on_error=on_error)
     nlp = load_pipeline(pipeline)
     _, texts = read_texts(None, corpus, nlp.vocab, encoding=encoding, on_error=on_error)
@@ -167,7 +174,7 @@ class PolysemyScores:
     half (None for any other score); the others are held out from the probe whatever
     the table."""
 
-    words: list
+    words: List[str]
     scores: np.ndarray
     used: str  # "probe" or "self_similarity"
     counts: Optional[np.ndarray] = None
@@ -192,12 +199,20 @@ class PolysemyScores:
 
 
 def polysemy_scores(
-    source: PathLike, sense_counts: Optional[Path], *, min_count: int, words_only: bool = True
+    source: PathLike,
+    sense_counts: Optional[PathLike] = None,
+    *,
+    min_count: Optional[int] = None,
+    words_only: bool = True,
 ) -> PolysemyScores:
     """polysemy_score of every type of ``source`` (a lexicon or pipeline) seen at least
-    ``min_count`` times (E410 if none), as its pipeline scores them. ``words_only``: only
-    types holding a letter, as sense induction's default (punctuation and numbers
-    otherwise fill the rankings: their vectors vary with syntax, not meaning)."""
+    ``min_count`` times (E410 if none; None: the pipeline's min_count, 5 for a lexicon, as
+    `plot polysemy`), as its pipeline scores them. ``sense_counts``: a table of sense counts
+    (read_sense_counts) to correlate with. ``words_only``: only types holding a letter, as
+    sense induction's default (punctuation and numbers otherwise fill the rankings: their
+    vectors vary with syntax, not meaning)."""
+    min_count = scoring_min_count(source, min_count)
+    sense_counts = Path(sense_counts) if sense_counts is not None else None
     counts_by_word = read_sense_counts(sense_counts) if sense_counts is not None else None
     lexicon = load_lexicon(source)
     probe = load_probe(source)

@@ -7,7 +7,7 @@ import re
 import textwrap
 import warnings
 from pathlib import Path
-from typing import Dict, Optional, Sequence, Union
+from typing import Any, Dict, Optional, Sequence, Tuple, Union
 
 import numpy as np
 
@@ -15,6 +15,7 @@ from ..errors import CtxvecError, Errors, Warnings
 
 try:  # the optional extra "plot": without it, importing this module is E405, naming the extra
     import matplotlib
+    from matplotlib.axes import Axes
     from matplotlib.backends.backend_agg import FigureCanvasAgg
     from matplotlib.figure import Figure
     from matplotlib.text import Text
@@ -98,14 +99,14 @@ def as_text(figure: Figure) -> Figure:
     return figure
 
 
-def new_figure(**kwargs) -> Figure:
+def new_figure(**kwargs: Any) -> Figure:
     """A Figure on its own Agg canvas (not registered with pyplot)."""
     figure = Figure(**kwargs)
     FigureCanvasAgg(figure)
     return figure
 
 
-def _cosine_panel(ax, matrix: np.ndarray, tick_labels: Sequence[str], title: str, vmin: float):
+def _cosine_panel(ax: Axes, matrix: np.ndarray, tick_labels: Sequence[str], title: str, vmin: float) -> Any:
     image = ax.imshow(matrix, cmap="viridis", vmin=vmin, vmax=1.0, interpolation="nearest")
     n = len(matrix)
     # Every row up to MATRIX_TICKS; beyond that rows 1, step, 2 * step, ... (step 5, 10, 20, 25, 50, ...,
@@ -264,7 +265,7 @@ def word_figure(
     return as_text(figure)
 
 
-def _snippet_key(ax, snippets: Sequence[str], clusters: np.ndarray) -> None:
+def _snippet_key(ax: Axes, snippets: Sequence[str], clusters: np.ndarray) -> None:
     """Number -> snippet, in three columns, each behind its point's marker; beyond
     NUMBERED_LIMIT occurrences one line saying how to see them."""
     ax.axis("off")
@@ -281,21 +282,26 @@ def _snippet_key(ax, snippets: Sequence[str], clusters: np.ndarray) -> None:
         column, row = divmod(i, rows)
         y = 1 - (row + 0.5) / max(rows, 1)
         group = int(clusters[i])
-        marker = {"color": _colour(group), "marker": _marker(group), "edgecolor": "black", "linewidth": 0.4}
+        marker: Dict[str, Any] = {
+            "color": _colour(group),
+            "marker": _marker(group),
+            "edgecolor": "black",
+            "linewidth": 0.4,
+        }
         ax.scatter([column / 3 + 0.006], [y], s=28, transform=ax.transAxes, clip_on=False, **marker)
 
         text = f"{i + 1:>2}  {shorten(snippet, 60)}"
         ax.text(column / 3 + 0.016, y, text, transform=ax.transAxes, fontsize=9, va="center", family="monospace")
 
 
-def _pad_limits(ax, points: np.ndarray, pad: float = 0.15) -> None:
+def _pad_limits(ax: Axes, points: np.ndarray, pad: float = 0.15) -> None:
     low, high = points.min(axis=0), points.max(axis=0)
     span = np.where(high - low > 1e-9, high - low, 1.0)
     ax.set_xlim(low[0] - pad * span[0], high[0] + pad * span[0])
     ax.set_ylim(low[1] - pad * span[1], high[1] + pad * span[1])
 
 
-def _number_points(ax, coords: np.ndarray, numbers: Sequence[str]) -> None:
+def _number_points(ax: Axes, coords: np.ndarray, numbers: Sequence[str]) -> None:
     """Point numbers placed by repel_labels (axes fractions), with a leader line
     when a number had to move away from its point."""
     to_axes = ax.transData + ax.transAxes.inverted()
@@ -407,7 +413,7 @@ def polysemy_figure(
     return as_text(figure)
 
 
-def _bars(ax, words: Sequence[str], values: np.ndarray, title: str, colour: str, score_label: str) -> None:
+def _bars(ax: Axes, words: Sequence[str], values: np.ndarray, title: str, colour: str, score_label: str) -> None:
     positions = np.arange(len(words))
     ax.barh(positions, values, color=colour, alpha=0.8)
     ax.set_yticks(positions, [shorten(word, 20) for word in words], fontsize=8, parse_math=False)  # words are text
@@ -430,7 +436,9 @@ def _wrapped(label: str, width: int) -> str:
     return textwrap.fill(label, width)
 
 
-def occurrence_groups(occurrences: Occurrences, *, clusters: int = 0, seed: int = 0):
+def occurrence_groups(
+    occurrences: Occurrences, *, clusters: int = 0, seed: int = 0
+) -> Tuple[np.ndarray, Optional[Dict[int, str]], Optional[str], Optional[float]]:
     """(label per occurrence, names of the labels or None, how they were made or None,
     silhouette or None): the induced senses (token._.sense) when every occurrence has
     one and ``clusters`` is 0; otherwise k-means clusters (ops.projection.choose_clusters)."""
@@ -450,7 +458,7 @@ def occurrence_groups(occurrences: Occurrences, *, clusters: int = 0, seed: int 
     return labels, None, None, silhouette
 
 
-def word_picture(word: str, occurrences: Occurrences, *, clusters: int = 0, seed: int = 0):
+def word_picture(word: str, occurrences: Occurrences, *, clusters: int = 0, seed: int = 0) -> Figure:
     """The word figure from collected occurrences, coloured and ordered by induced
     sense where the pipeline has senses (and ``clusters`` is 0), else by k-means cluster."""
 

@@ -151,7 +151,9 @@ def corpus_rank_rows(
     return {"most": describe(entries[:top_k]), "least": describe(entries[::-1][: least_size(len(entries), top_k)])}
 
 
-def rank_by_corpus_polysemy(source: Path, min_count: int, top_k: int, words_only: bool, skip_stop_words: bool = False):
+def rank_by_corpus_polysemy(
+    source: Path, min_count: int, top_k: int, words_only: bool, skip_stop_words: bool = False
+) -> Tuple[Any, Dict[str, Any]]:
     """(ranked, summary) of `rank --by corpus_polysemy` (E606 without senses). The
     summary says how many words have a corpus_polysemy at all (``n_candidates``: of the
     words ranked, any count) and how often the most frequent of them is seen, so that an
@@ -209,7 +211,7 @@ def rank_by_polysemy_score(
     score: Optional[str],
     all_types: bool,
     skip_stop_words: bool = False,
-):
+) -> Tuple[Any, Dict[str, Any]]:
     """(ranked, summary) of `rank --by polysemy_score`, scored as the pipeline scores
     (E654 for an unknown --score), with ``skip_stop_words`` the pipeline language's stop
     words left out; warns W038 below the pipeline's own min_count."""

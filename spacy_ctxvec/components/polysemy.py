@@ -36,7 +36,7 @@ doc._.ctxvec_sense (SENSE_DTYPE records) and doc._.ctxvec_sense_vec, read by:
 
 import warnings
 from pathlib import Path
-from typing import Any, Callable, Dict, Iterable, Iterator, List, Optional, Sequence, Union, cast
+from typing import Any, Callable, Dict, Iterable, Iterator, List, Optional, Sequence, Tuple, Union, cast
 
 import numpy as np
 import srsly
@@ -335,12 +335,12 @@ class Polysemy(DocAnnotator):
         pipe_names = pipeline_order(self.running_pipeline())  # for E218
         for doc in docs:
             records = polysemy_records(doc, self._table, key=self.key, name=self.name, pipe_names=pipe_names)
-            arrays = {POLYSEMY_ARRAY: records}
+            arrays: Dict[str, Any] = {POLYSEMY_ARRAY: records}
             if self._sense_table is not None:
                 arrays[SENSE_ARRAY], arrays[SENSE_VECTORS], arrays[SENSE_LABELS] = self._sense_records(doc)
             set_token_arrays(doc, arrays)
 
-    def _sense_records(self, doc: Doc):
+    def _sense_records(self, doc: Doc) -> Tuple[np.ndarray, np.ndarray, Tuple[str, ...]]:
         """(SENSE_DTYPE records, (n, width) float32 sense vectors, labels) of one Doc."""
         senses, table = self.senses, self._sense_table
         assert senses is not None and table is not None

@@ -166,7 +166,7 @@ class DeferredModelName(type(Path())):  # type: ignore[misc]
     def absolute(self) -> str:  # type: ignore[override]
         return resolve_model_name(self.model_name)
 
-    def __reduce__(self):
+    def __reduce__(self) -> Tuple[Any, Tuple[str]]:
         return (deferred_model_name, (self.model_name,))
 
     def __repr__(self) -> str:

@@ -3,7 +3,7 @@
 spacy_ctxvec.pipelines.load_pipeline."""
 
 from dataclasses import dataclass
-from typing import Any, Dict, List, Mapping, Optional, Sequence, Tuple
+from typing import TYPE_CHECKING, Any, Dict, List, Mapping, Optional, Sequence, Tuple, cast
 
 import numpy as np
 from spacy.language import Language
@@ -14,6 +14,7 @@ from ..errors import CtxvecError, Errors
 from ..lexicon.polysemy_probe import FITTED_HALF, PROBE, in_fitted_half, lower_case_halves, type_polysemy_scores
 from ..lexicon.sense_descriptions import describe_split_thresholds
 from ..lexicon.sense_induction import induce_type_senses, probe_split_decisions
+from ..lexicon.sense_inventory import SenseInventory
 from ..lexicon.statistics import Lexicon
 from ..ops.context_windows import window_context_means
 from ..ops.sense_evidence import grouped_anisotropy_baseline, self_similarity_score
@@ -23,6 +24,7 @@ from ..ops.senses import (
     N_REMOVED_DIRECTIONS,
     SPLIT_THRESHOLDS,
     SenseInductionSettings,
+    SenseSpace,
     fit_sense_space,
     sense_features,
     to_sense_space,
@@ -41,12 +43,16 @@ from .readers import ContextPairs, WicData, WordPairs
 from .sense_scores import SenseReport, baseline_labels, clustering_scores
 from .sense_sentences import SenseSentences
 from .token_vectors import (
+    TargetVectors,
     doc_from_words,
     missing_component,
     missing_context_vectors,
     static_token_vectors,
     target_vectors,
 )
+
+if TYPE_CHECKING:  # the component module imports spaCy's pipeline machinery
+    from ..components.polysemy import Polysemy
 from .wic import (
     ALL_FAMILIES,
     PairVectors,
@@ -60,7 +66,7 @@ StaticTargets = Tuple[np.ndarray, np.ndarray, np.ndarray]
 
 
 def wic_pair_vectors(
-    nlp: Language, data, batch_size: Optional[int] = None
+    nlp: Language, data: WicData, batch_size: Optional[int] = None
 ) -> Tuple[PairVectors, Moments, Sequence[str], int]:
     """Per-view vectors of a WiC split, the corpus moments of its sentences, the view
     names, and how many targets had no wordpiece (zero vectors, cosine 0)."""
@@ -172,7 +178,11 @@ def _static_rows(static: Optional[StaticTargets], scores: np.ndarray) -> Dict[st
 
 
 def _sense_rows(
-    first, second, covered: np.ndarray, scores: np.ndarray, static: Optional[StaticTargets] = None
+    first: TargetVectors,
+    second: TargetVectors,
+    covered: np.ndarray,
+    scores: np.ndarray,
+    static: Optional[StaticTargets] = None,
 ) -> Dict[str, Optional[float]]:
     """Spearman of the cosine of the two targets' token._.sense_vec (where the pipeline
     has senses), on the pairs whose two targets both have a sense; and on the same pairs
@@ -180,6 +190,9 @@ def _sense_rows(
     fair baselines for a sense-aware static table."""
     if first.sense_vectors is None or second.sense_vectors is None:
         return {}
+    # set together with the sense vectors; evaluate_scws raised before without contextual vectors
+    assert first.has_sense is not None and second.has_sense is not None
+    assert first.pipeline is not None and second.pipeline is not None
     both = first.has_sense & second.has_sense
     rows = {
         "sense_vec": similarity_report("sense_vec", first.sense_vectors, second.sense_vectors, both, scores).spearman,
@@ -196,16 +209,16 @@ def _sense_rows(
     return rows
 
 
-def polysemy_component(nlp: Language):
+def polysemy_component(nlp: Language) -> "Polysemy":
     """The pipeline's ctxvec_polysemy component (found by its factory)."""
     names = polysemy_components(nlp)
     if names:
-        return nlp.get_pipe(names[0])
+        return cast("Polysemy", nlp.get_pipe(names[0]))
     hint = "Build a lexicon (spacy-ctxvec build-lexicon) and add the ctxvec_polysemy component with it."
     raise missing_component(nlp, "ctxvec_polysemy", "polysemy_score", hint)
 
 
-def polysemy_lexicon(nlp: Language, component) -> Lexicon:
+def polysemy_lexicon(nlp: Language, component: "Polysemy") -> Lexicon:
     """The polysemy component's lexicon; E307 when it has none or an empty one."""
     lexicon = component.lexicon
     if lexicon is None or len(lexicon) == 0:
@@ -230,7 +243,7 @@ def evaluate_polysemy(
         lexicon, component.probe, min_count or component.min_count, component.score_definition, component.type_inputs
     )
     report = polysemy_report(lexicon.keys, scores, valid, lexicon.counts, sense_counts, score=source)
-    if source == PROBE and component.probe.meta.get("fitted_words") == FITTED_HALF:
+    if source == PROBE and component.probe is not None and component.probe.meta.get("fitted_words") == FITTED_HALF:
         held_out = ~in_fitted_half(lexicon.keys, lower=lower_case_halves(component.probe.meta))
         report.held_out = polysemy_report(
             lexicon.keys, scores, valid, lexicon.counts, sense_counts, score=source, words=held_out
@@ -257,7 +270,7 @@ def induction_record(nlp: Language) -> Tuple[Dict[str, Any], str]:
     return {**induction.to_dict(), "split_rule": "evidence" if induction.split_by_evidence else "spread"}, source
 
 
-def pipeline_senses(nlp: Language):
+def pipeline_senses(nlp: Language) -> Optional[SenseInventory]:
     """The SenseInventory of the pipeline's ctxvec_polysemy component, or None."""
     names = polysemy_components(nlp)
     inventory = getattr(nlp.get_pipe(names[0]), "senses", None) if names else None
@@ -333,10 +346,10 @@ def sense_targets(
 def induced_labels(
     vectors: np.ndarray,
     groups: Sequence[Sequence[int]],
-    space=None,
+    space: Optional[SenseSpace] = None,
     settings: Optional[Mapping[str, Any]] = None,
     contexts: Optional[np.ndarray] = None,
-    context_space=None,
+    context_space: Optional[SenseSpace] = None,
     split_decisions: Optional[Sequence[Optional[bool]]] = None,
 ) -> Tuple[List[np.ndarray], Any]:
     """Senses induced on each group's own rows of ``vectors`` in ``space`` (a SenseSpace;
@@ -370,7 +383,7 @@ def induced_labels(
         units = to_sense_space(vectors[list(rows)], space)
         features = (
             sense_features(units, to_sense_space(contexts[list(rows)], context_space), weight)
-            if contexts is not None and weight > 0
+            if contexts is not None and context_space is not None and weight > 0
             else None
         )
         similarity = self_similarity_score(vectors[list(rows)], baseline) if induction.split_by_evidence else None

@@ -6,7 +6,7 @@ tokens' vectors are pooled from every hidden layer at once (one forward pass).
 """
 
 from dataclasses import dataclass
-from typing import Iterator, List, Optional, Sequence, Tuple
+from typing import Any, Iterator, List, Optional, Sequence, Tuple
 
 import numpy as np
 from spacy.language import Language
@@ -93,13 +93,13 @@ def require_context_vectors(nlp: Language) -> None:
         raise missing_context_vectors(nlp)
 
 
-def _run_component(proc, docs: List[Doc], batch_size: int) -> List[Doc]:
+def _run_component(proc: Any, docs: List[Doc], batch_size: int) -> List[Doc]:
     if hasattr(proc, "pipe"):
         return list(proc.pipe(docs, batch_size=batch_size))
     return [proc(doc) for doc in docs]
 
 
-def pool_every_layer(trf_data, pooling: PoolingFn) -> np.ndarray:
+def pool_every_layer(trf_data: Any, pooling: PoolingFn) -> np.ndarray:
     """(n_tokens, n_layers, width) pooled vectors of every hidden state (just the last
     one when the transformer does not output hidden states). Pooled layer by layer, so
     poolings that widen the rows (first_last) keep each layer's columns together."""

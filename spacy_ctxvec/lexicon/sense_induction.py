@@ -102,7 +102,7 @@ def _fit_sense_space_in_chunks(vectors: np.ndarray, weights: np.ndarray, n_direc
     total, weighted_sum, n_used = 0.0, np.zeros(width), 0
     chunks = [(start, min(n, start + _FIT_CHUNK_ROWS)) for start in range(0, n, _FIT_CHUNK_ROWS)]
 
-    def chunk(start: int, end: int):
+    def chunk(start: int, end: int) -> Tuple[np.ndarray, np.ndarray]:
         x = np.asarray(vectors[start:end], dtype=np.float64)
         finite = np.isfinite(x).all(axis=1)
         w = np.where(finite & (weights[start:end] > 0), weights[start:end], 0.0)
