@@ -6,6 +6,7 @@ E6xx senses and the polysemy probe, E7xx output safety and bounded readers.
 W0xx warnings share one sequence.
 """
 
+import re
 import sys
 import warnings
 from types import FrameType
@@ -17,6 +18,10 @@ from .catalogue.pipeline_errors import PipelineErrors
 
 PREFIX = "CTX-"  # "[CTX-E001]", never mistaken for spaCy's own "[E001]"
 INTERRUPTED = 130  # the exit status of a command stopped by Ctrl-C (SIGINT), as the shell gives it
+
+
+# "[CTX-E101] ..." -> "E101"
+_CODE_AT_START = re.compile(rf"\[{re.escape(PREFIX)}([EW]\d{{3}})\]")
 
 
 class _ErrorsWithCodes(type):
@@ -42,7 +47,13 @@ def warn_at_user_line(message: str) -> None:
 
 
 class CtxvecError(ValueError):
-    """Raised for bad input or configuration; the message carries a code."""
+    """Raised for bad input or configuration; the message begins with its code ("[CTX-E101] ...")."""
+
+    @property
+    def code(self) -> Optional[str]:
+        """The message's code ("E101"), None for a message without one."""
+        found = _CODE_AT_START.match(str(self))
+        return found.group(1) if found else None
 
 
 class OutputWrittenMeanwhile(CtxvecError):

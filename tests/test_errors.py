@@ -55,3 +55,15 @@ def test_messages_carry_the_prefixed_code():
 def test_ctxvec_error_is_a_value_error():
     with pytest.raises(ValueError, match=r"\[CTX-E004\]"):
         raise CtxvecError(Errors.E004)
+
+
+def test_an_error_carries_its_code_for_callers_that_branch_on_it():
+    """A typed caller read the code out of the message with a regex; ``code`` holds it."""
+    from spacy_ctxvec import load_static_vectors
+
+    with pytest.raises(CtxvecError) as caught:
+        load_static_vectors("/nonexistent/vectors.txt")
+    assert caught.value.code is not None and str(caught.value).startswith(f"[{PREFIX}{caught.value.code}] ")
+    assert CtxvecError(Errors.E004).code == "E004"
+    assert CtxvecError("a message without a code").code is None
+    assert CtxvecError(f"see [{PREFIX}E004] later").code is None  # only a code the message begins with

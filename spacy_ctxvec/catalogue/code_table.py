@@ -33,9 +33,10 @@ Every message spacy-ctxvec raises or warns, by code, generated from its catalogu
 (`spacy_ctxvec/errors.py` and `spacy_ctxvec/catalogue/`). A message starts with its code in
 brackets, e.g. `[{PREFIX}E003]`, so it is never mistaken for one of spaCy's own (`[E001]`).
 Words in braces, such as {{path}}, stand for what the message names when it is raised. Errors
-are raised as `spacy_ctxvec.errors.CtxvecError` (a `ValueError`); a command prints the
-message on one line and exits with status 1. Warnings go through Python's `warnings`
-module (filter them by their code, e.g. `warnings.filterwarnings("ignore", message=r"\\[{PREFIX}W044\\]")`).
+are raised as `spacy_ctxvec.errors.CtxvecError` (a `ValueError`; its `code` attribute holds the
+code alone, e.g. `"E003"`); a command prints the message on one line and exits with status 1.
+Warnings go through Python's `warnings` module (filter them by their code, e.g.
+`warnings.filterwarnings("ignore", message=r"\\[{PREFIX}W044\\]")`).
 The pages that explain a setting or command name its codes where they apply.
 """
 
