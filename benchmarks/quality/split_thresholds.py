@@ -14,7 +14,6 @@ induced with (calibrated on its own corpus by default) are shown beside.
 """
 
 import argparse
-import hashlib
 import json
 from typing import Dict, List
 
@@ -22,6 +21,7 @@ import numpy as np
 
 from spacy_ctxvec.evaluation.readers import read_sense_counts
 from spacy_ctxvec.evaluation.tasks import polysemy_component
+from spacy_ctxvec.lexicon.polysemy_probe import in_fitted_half
 from spacy_ctxvec.ops.senses import split_threshold_for, spread, to_sense_space, voting_rows
 from spacy_ctxvec.pipelines import load_pipeline
 
@@ -29,7 +29,8 @@ GRID = (4, 5, 6, 8, 10, 12, 16, 20, 24, 32, 40, 48, 64)
 
 
 def is_tune(word: str) -> bool:
-    return int(hashlib.md5(word.encode("utf8")).hexdigest()[:8], 16) % 2 == 0
+    """The md5-even half, as the shipped probe's (in_fitted_half: the lower-case form)."""
+    return bool(in_fitted_half([word])[0])
 
 
 def draw_spreads(units_by_word: Dict[str, np.ndarray], n: int, draws: int, rng: np.random.Generator) -> np.ndarray:
@@ -59,7 +60,7 @@ def main() -> None:
     counts = read_sense_counts(args.sense_counts)
     halves: Dict[str, Dict[str, np.ndarray]] = {"tune": {}, "test": {}}
     for i, key in enumerate(sample.keys):
-        if not key.isalpha() or counts.get(key) != 1:
+        if not key.isalpha() or counts.get(key, counts.get(key.lower())) != 1:
             continue
         rows = sample.vectors[int(sample.offsets[i]) : int(sample.offsets[i + 1])].astype(np.float64)
         units = to_sense_space(rows, inventory.space)

@@ -1,6 +1,9 @@
 """WiC accuracy of the default pipeline in float32 and after quantize_pipeline (int8).
 
-    python benchmarks/quality/wic_quantized.py [--data-dir ../shared/data/wic] [--split dev] [--max-examples N]
+    python benchmarks/quality/wic_quantized.py [--data-dir DIR] [--split dev] [--max-examples N] [--output JSON]
+
+--data-dir defaults to the wic folder of benchmarks.data's SHARED_DATA (CTXVEC_SHARED_DATA). The
+results are printed; written only with --output (the committed wic_quantized.json is such a run).
 
 Uses the evaluation engineer's evaluate_wic (the same code as `spacy-ctxvec evaluate
 wic`); the decision is fitted on the train split each time.
@@ -15,24 +18,25 @@ from pathlib import Path
 os.environ.setdefault("HF_HUB_OFFLINE", "1")
 os.environ.setdefault("TOKENIZERS_PARALLELISM", "false")
 REPO_ROOT = Path(__file__).resolve().parents[2]
-OUTPUT = REPO_ROOT / "benchmarks" / "quality" / "wic_quantized.json"
 if str(REPO_ROOT) not in sys.path:
     sys.path.insert(0, str(REPO_ROOT))
 
 
 def main() -> None:
     parser = argparse.ArgumentParser()
-    parser.add_argument("--data-dir", type=Path, default=REPO_ROOT.parent / "shared" / "data" / "wic")
+    parser.add_argument("--data-dir", type=Path, default=None, help="WiC folder (default: the shared data's wic)")
     parser.add_argument("--split", default="dev")
     parser.add_argument("--max-examples", type=int, default=None)
-    parser.add_argument("--output", type=Path, default=OUTPUT, help="JSON file that run_all.py's report includes")
+    parser.add_argument("--output", type=Path, default=None, help="also write the results to this JSON file")
     args = parser.parse_args()
+    from benchmarks.data import shared_data
     from spacy_ctxvec.evaluation.readers import read_wic
     from spacy_ctxvec.evaluation.tasks import evaluate_wic
     from spacy_ctxvec.pipelines import load_pipeline
     from spacy_ctxvec.quantize import quantize_pipeline
 
-    train, evaluated = read_wic(args.data_dir, "train"), read_wic(args.data_dir, args.split)
+    data_dir = args.data_dir if args.data_dir is not None else shared_data("wic")
+    train, evaluated = read_wic(data_dir, "train"), read_wic(data_dir, args.split)
     if args.max_examples is not None:  # smoke runs: the first N examples of both splits
         train, evaluated = train.head(args.max_examples), evaluated.head(args.max_examples)
     results = {}
@@ -50,7 +54,9 @@ def main() -> None:
         }
         print(name, json.dumps(results[name]), flush=True)
     command = "python benchmarks/quality/wic_quantized.py " + " ".join(sys.argv[1:])
-    args.output.write_text(json.dumps({"command": command.strip(), "split": args.split, "results": results}, indent=1))
+    if args.output is not None:
+        record = {"command": command.strip(), "split": args.split, "results": results}
+        args.output.write_text(json.dumps(record, indent=1))
     print(json.dumps(results))
 
 

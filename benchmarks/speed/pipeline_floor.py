@@ -45,6 +45,7 @@ each text set afterwards.
 
 import argparse
 import cProfile
+import functools
 import gc
 import io
 import os
@@ -55,7 +56,7 @@ import sys
 import time
 from pathlib import Path
 from statistics import median
-from typing import Callable, Dict, List, Optional, Sequence, Tuple
+from typing import Any, Callable, Dict, List, Optional, Sequence, Tuple
 
 import numpy as np
 import srsly
@@ -161,6 +162,17 @@ def capped_floor(cap: int) -> str:
     return f"HF sorted, cap {cap} wordpieces"
 
 
+@functools.lru_cache(maxsize=1)
+def floor_model() -> Tuple[Any, Any]:
+    """The floors' Hugging Face model and tokenizer, loaded once: the warm-up runs the model that is timed."""
+    from transformers import AutoModel, AutoTokenizer
+
+    from spacy_ctxvec.components.transformer import resolve_model_name
+
+    folder = resolve_model_name()
+    return AutoModel.from_pretrained(folder).eval(), AutoTokenizer.from_pretrained(folder, use_fast=True)
+
+
 def methods(
     nlp,
     texts: List[str],
@@ -170,13 +182,7 @@ def methods(
     stages: bool = False,
     buffers: Sequence[int] = (),
 ) -> Dict[str, Callable[[], None]]:
-    from transformers import AutoModel, AutoTokenizer
-
-    from spacy_ctxvec.components.transformer import resolve_model_name
-
-    folder = resolve_model_name()
-    model = AutoModel.from_pretrained(folder).eval()
-    tokenizer = AutoTokenizer.from_pretrained(folder, use_fast=True)
+    model, tokenizer = floor_model()
     spans = span_texts(nlp, texts)
     runs: Dict[str, Callable[[], None]] = {}
     for cap in caps:

@@ -51,7 +51,8 @@ ARCHITECTURE = "spacy-ctxvec.BucketedTransformerModel.v1"
 # Padded wordpieces per forward call, chosen per device by measurement
 # (benchmarks/speed/pipeline_floor.py --pipeline-caps): on CPU 1024 was within a few per cent
 # of the best cap on short sentences (512-768) and on long paragraphs (2048), where 4096 was
-# 15-35% slower on sentences; the GPU value is unmeasured.
+# 1.31x the best floor on sentences (docs/benchmarks.md); on an H200 every cap from 4096 to
+# 65536 timed within 0.23 s of each other, 4096 the fastest (benchmarks/speed/GPU.md).
 DEFAULT_MAX_BATCH_WORDPIECES = 1024
 DEFAULT_MAX_BATCH_WORDPIECES_GPU = 4096
 # The fixed cost of one forward call on CPU, in padded wordpieces, when choosing where to cut
