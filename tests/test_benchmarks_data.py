@@ -152,6 +152,16 @@ def test_report_says_where_the_peak_is_and_which_floor_the_target_uses(bench):
     assert report.summary_lines(results)[0].startswith("| method |")
 
 
+def test_a_failed_memory_probe_leaves_the_memory_target_not_measured(bench):
+    """The memory target's line vanished when a probe failed (only an "error:" row was left)."""
+    report = bench["speed.report"]
+    results = {
+        "speed": [_speed_row(report.FLOOR_BUCKETED_KEY, 1.0, 1.0), _speed_row(report.PIPELINE_KEY, 0.85, 0.98)],
+        "memory": {report.PIPELINE_KEY: {"error": "MemoryError"}, report.PIPELINE_BEFORE_KEY: {"n_tokens": 10}},
+    }
+    assert "memory per kept token <= 1/4 of upstream batching: not measured" in "\n".join(report.target_lines(results))
+
+
 def test_quick_report_lines_leave_the_raw_json_out(bench):
     report = bench["speed.report"]
     text = (REPO_ROOT / "benchmarks" / "speed" / "RESULTS.md").read_text(encoding="utf8")
