@@ -323,7 +323,7 @@ def test_a_resumed_builds_bar_says_so_from_the_start():
 def test_progress_off_a_terminal_is_drawn_seldom():
     """stderr sent to a log file got a frame every second while the model ran (and one per
     tqdm update): off a terminal the bar is drawn at most every LOG_REDRAW_S, and once more
-    at the end with the whole count."""
+    at the end with the whole count, each frame a line of its own (no carriage returns)."""
     out = io.StringIO()
     bar = _Progress(True, 0, file=out)
     try:
@@ -331,11 +331,13 @@ def test_progress_off_a_terminal_is_drawn_seldom():
         for _ in range(100):
             bar.update(1, 10)
             time.sleep(0.005)
-        frames = [frame for frame in out.getvalue().split("\r") if frame.strip()]
+        frames = out.getvalue().splitlines()
         assert len(frames) == 1 and "waiting" in frames[0], frames
     finally:
         bar.close()
-    assert "100doc" in out.getvalue().rsplit("\r", 1)[-1]
+    assert "\r" not in out.getvalue() and out.getvalue().endswith("\n")
+    frames = out.getvalue().splitlines()
+    assert len(frames) == 2 and "100doc" in frames[-1], frames
 
 
 def test_a_checkpoint_from_before_passage_priorities_or_distinct_snippets_is_refused_up_front(tiny_nlp, tmp_path):

@@ -78,6 +78,23 @@ REDRAW_S = 1.0  # the bar is redrawn this often, so that a batch's last document
 LOG_REDRAW_S = 30.0  # ... and at most this often off a terminal (stderr to a log file)
 
 
+class LogLines:
+    """A progress bar's file off a terminal: each redraw ("\\r" and the bar) as a line of its
+    own, so that a log file holds lines, not carriage returns (the clearing at the end: nothing)."""
+
+    def __init__(self, file: Any) -> None:
+        self.file = file
+
+    def write(self, text: str) -> int:
+        line = text.replace("\r", "").rstrip()
+        if line:
+            self.file.write(line + "\n")
+        return len(text)
+
+    def flush(self) -> None:
+        self.file.flush()
+
+
 class _Progress:
     """tqdm bar in documents with docs/s (the average since the start), plus tokens/s as
     a postfix. Documents come a batch at a time: until the first arrive, the bar says it
@@ -93,6 +110,8 @@ class _Progress:
 
         on_terminal = bool(getattr(file if file is not None else sys.stderr, "isatty", lambda: False)())
         self.redraw_s = REDRAW_S if on_terminal else LOG_REDRAW_S
+        if not on_terminal:
+            file = LogLines(file if file is not None else sys.stderr)
         self.bar = tqdm(
             unit="doc",
             total=total,

@@ -28,6 +28,7 @@ spacy-ctxvec[ray]``.
 
 import json
 import math
+import sys
 import threading
 import time
 from pathlib import Path
@@ -61,6 +62,7 @@ from .corpus import (
     corpus_files,
 )
 from .engines import BuildResult
+from .local import LOG_REDRAW_S, LogLines
 from .ray_cluster import (
     NODE_CHECK_S,
     NodeLossWatch,
@@ -258,7 +260,17 @@ def merge_partials(
             lexicon = merged if lexicon is None else lexicon.merge(merged)
             group.clear()
 
-    with tqdm(unit="doc", disable=not progress, dynamic_ncols=True, desc="build-lexicon (ray)") as bar:
+    on_terminal = bool(getattr(sys.stderr, "isatty", lambda: False)())
+    bar_file = None if on_terminal else LogLines(sys.stderr)  # a log file: a line each LOG_REDRAW_S
+    interval = 0.1 if on_terminal else LOG_REDRAW_S
+    with tqdm(
+        unit="doc",
+        disable=not progress,
+        dynamic_ncols=True,
+        desc="build-lexicon (ray)",
+        file=bar_file,
+        mininterval=interval,
+    ) as bar:
         for row in rows:
             part = Lexicon.from_bytes(row["lexicon"])
             group.append(part)
