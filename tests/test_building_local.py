@@ -12,7 +12,7 @@ import pytest
 from spacy.language import Language
 
 from spacy_ctxvec.building.checkpoints import LATEST_FILE
-from spacy_ctxvec.building.local import REDRAW_S, _Progress, build_lexicon_local
+from spacy_ctxvec.building.local import LOG_REDRAW_S, REDRAW_S, _Progress, build_lexicon_local
 from spacy_ctxvec.errors import CtxvecError
 from spacy_ctxvec.lexicon.statistics import Lexicon
 
@@ -338,6 +338,22 @@ def test_progress_off_a_terminal_is_drawn_seldom():
     assert "\r" not in out.getvalue() and out.getvalue().endswith("\n")
     frames = out.getvalue().splitlines()
     assert len(frames) == 2 and "100doc" in frames[-1], frames
+
+
+def test_the_ray_build_draws_its_bar_as_the_local_one(monkeypatch):
+    """The Ray build's bar wrote carriage returns into a log file every 0.1 s; both bars take
+    bar_output: a terminal as it is, anything else one line per LOG_REDRAW_S."""
+    from spacy_ctxvec.building.local import LogLines, bar_output
+
+    terminal = Terminal()
+    assert bar_output(terminal) == {"file": terminal, "mininterval": 0.1}
+    log = io.StringIO()
+    monkeypatch.setattr("sys.stderr", log)
+    shown = bar_output()
+    assert isinstance(shown["file"], LogLines) and shown["mininterval"] == LOG_REDRAW_S
+    shown["file"].write("\rbuild-lexicon (ray): 5doc   ")
+    shown["file"].write("\r" + " " * 20 + "\r")  # tqdm clearing its line: nothing
+    assert log.getvalue() == "build-lexicon (ray): 5doc\n"
 
 
 def test_a_checkpoint_from_before_passage_priorities_or_distinct_snippets_is_refused_up_front(tiny_nlp, tmp_path):

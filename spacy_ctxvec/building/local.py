@@ -95,6 +95,14 @@ class LogLines:
         self.file.flush()
 
 
+def bar_output(file: Optional[Any] = None) -> Dict[str, Any]:
+    """tqdm's ``file`` (None: stderr) and ``mininterval``: on a terminal as given, redrawn
+    often; off one (a log file) through LogLines, at most every LOG_REDRAW_S."""
+    if getattr(file if file is not None else sys.stderr, "isatty", lambda: False)():
+        return {"file": file, "mininterval": 0.1}
+    return {"file": LogLines(file if file is not None else sys.stderr), "mininterval": LOG_REDRAW_S}
+
+
 class _Progress:
     """tqdm bar in documents with docs/s (the average since the start), plus tokens/s as
     a postfix. Documents come a batch at a time: until the first arrive, the bar says it
@@ -108,10 +116,8 @@ class _Progress:
     ) -> None:
         from tqdm import tqdm
 
-        on_terminal = bool(getattr(file if file is not None else sys.stderr, "isatty", lambda: False)())
-        self.redraw_s = REDRAW_S if on_terminal else LOG_REDRAW_S
-        if not on_terminal:
-            file = LogLines(file if file is not None else sys.stderr)
+        shown = bar_output(file)
+        self.redraw_s = LOG_REDRAW_S if isinstance(shown["file"], LogLines) else REDRAW_S
         self.bar = tqdm(
             unit="doc",
             total=total,
@@ -121,8 +127,7 @@ class _Progress:
             desc=f"build-lexicon (resumed after {initial_docs})" if initial_docs else "build-lexicon",
             smoothing=0,
             bar_format=WAITING_FORMAT,
-            file=file,
-            mininterval=0.1 if on_terminal else LOG_REDRAW_S,
+            **shown,
         )
         self.start = time.perf_counter()
         self.tokens = 0

@@ -28,7 +28,6 @@ spacy-ctxvec[ray]``.
 
 import json
 import math
-import sys
 import threading
 import time
 from pathlib import Path
@@ -62,7 +61,7 @@ from .corpus import (
     corpus_files,
 )
 from .engines import BuildResult
-from .local import LOG_REDRAW_S, LogLines
+from .local import bar_output
 from .ray_cluster import (
     NODE_CHECK_S,
     NodeLossWatch,
@@ -260,16 +259,12 @@ def merge_partials(
             lexicon = merged if lexicon is None else lexicon.merge(merged)
             group.clear()
 
-    on_terminal = bool(getattr(sys.stderr, "isatty", lambda: False)())
-    bar_file = None if on_terminal else LogLines(sys.stderr)  # a log file: a line each LOG_REDRAW_S
-    interval = 0.1 if on_terminal else LOG_REDRAW_S
     with tqdm(
         unit="doc",
         disable=not progress,
         dynamic_ncols=True,
         desc="build-lexicon (ray)",
-        file=bar_file,
-        mininterval=interval,
+        **bar_output(),
     ) as bar:
         for row in rows:
             part = Lexicon.from_bytes(row["lexicon"])
