@@ -475,3 +475,20 @@ def test_the_polysemy_bars_give_each_of_80_words_its_own_line():
     for axes in figure.axes:
         boxes = [label.get_window_extent(renderer) for label in axes.get_yticklabels() if label.get_text()]
         assert len(boxes) == 80 and sum(a.overlaps(b) for a, b in zip(boxes, boxes[1:])) == 0
+
+
+def test_a_sense_has_one_hue_in_the_figures_and_the_html():
+    """plot word drew sense 1 orange (Okabe-Ito) while senses --html drew it in displaCy's
+    pastel yellow: the HTML's colours are now the figures' own, lightened under black text."""
+    import colorsys
+
+    from spacy_ctxvec.analysis.plotting import _colour
+    from spacy_ctxvec.ops.sense_display import sense_colour
+
+    def hls(colour):
+        return colorsys.rgb_to_hls(*(int(colour[i : i + 2], 16) / 255 for i in (1, 3, 5)))
+
+    for sense in range(10):
+        (figure_hue, figure_light, _), (html_hue, html_light, _) = hls(_colour(sense)), hls(sense_colour(sense))
+        assert abs(figure_hue - html_hue) < 0.02 and html_light > figure_light
+        assert html_light >= 0.5  # black text reads on it

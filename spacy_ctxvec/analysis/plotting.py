@@ -25,14 +25,15 @@ except ImportError:
 from ..ops.cosine import pairwise_cosine
 from ..ops.fingerprint import pooling_of
 from ..ops.projection import choose_clusters, pca_2d, repel_labels
+from ..ops.sense_display import OKABE_ITO
 from ..ops.text import NOT_IN_XML, least_size, printable, shorten
 from ..paths import displayable
 from .occurrences import Occurrences
 
 FIGURE_FORMATS = (".png", ".svg", ".pdf")
-# Okabe and Ito's colours, told apart with colour-blindness, and one marker per group, told apart
-# in greyscale (print); yellow, the palest, comes last.
-CLUSTER_COLOURS = ["#0072B2", "#D55E00", "#009E73", "#CC79A7", "#E69F00", "#56B4E9", "#000000", "#F0E442"]
+# Okabe and Ito's colours (the HTML's sense colours are their tints), and one marker per group,
+# told apart in greyscale (print).
+CLUSTER_COLOURS = list(OKABE_ITO)
 CLUSTER_MARKERS = ["o", "s", "^", "D", "v", "P", "X", "h", "<", ">"]
 MATRIX_ANNOTATION_LIMIT = 12  # write cosine values into the cells up to this many rows
 MATRIX_TICKS = 20  # number every row of a matrix up to this many, beyond that about 12 rows

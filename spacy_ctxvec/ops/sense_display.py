@@ -7,8 +7,20 @@ from typing import Any, Dict, List, Optional, Sequence, Tuple
 
 SenseSpan = Tuple[int, int, str, Optional[float]]  # (start token, end token exclusive, label, score)
 
-# Colours of senses 0, 1, 2, ... in displaCy's "span" style (options["colors"]); they repeat after 8.
-SENSE_COLOURS = ("#7aecec", "#feca74", "#c887fb", "#bfeeb7", "#ff9561", "#aa9cfc", "#e4e7d2", "#ff8197")
+# Okabe and Ito's colours, told apart with colour-blindness: the colours of groups and senses in
+# the figures (analysis.plotting), yellow, the palest, last.
+OKABE_ITO = ("#0072B2", "#D55E00", "#009E73", "#CC79A7", "#E69F00", "#56B4E9", "#000000", "#F0E442")
+
+
+def tint(colour: str, share: float = 0.5) -> str:
+    """``colour`` ("#rrggbb") mixed with ``share`` white: a background black text reads on."""
+    rgb = (int(colour[i : i + 2], 16) for i in (1, 3, 5))
+    return "#" + "".join(f"{round(c + (255 - c) * share):02x}" for c in rgb)
+
+
+# Colours of senses 0, 1, 2, ... in displaCy's "span" style (options["colors"]): the figures'
+# colours of the same senses, lightened under black text; they repeat after 8.
+SENSE_COLOURS = tuple(tint(colour) for colour in OKABE_ITO)
 
 
 def sense_span_label(word: str, sense: int, label: str) -> str:
