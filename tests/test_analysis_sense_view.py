@@ -88,10 +88,10 @@ def test_each_token_shows_its_sense_and_score_on_one_line_and_the_labels_in_word
     parsed.feed(page)
     assert parsed.marks == [f"{t._.sense} · {t._.sense_score:.2f}" for t in split]
     assert parsed.tooltips == [f"{label} ({score:.2f})" for _, _, label, score in spans]
-    labels = list(dict.fromkeys(label for _, _, label, _ in spans))
+    labels = list(dict.fromkeys(label.lower() for _, _, label, _ in spans))  # "The 3" and "the 3": one sense
+    counts = {label: sum(s[2].lower() == label for s in spans) for label in labels}
     assert [" ".join(line.split()) for line in parsed.key] == [
-        f"{label} ({sum(s[2] == label for s in spans)} token{'s' if sum(s[2] == label for s in spans) > 1 else ''})"
-        for label in labels
+        f"{label} ({counts[label]} token{'s' if counts[label] > 1 else ''})" for label in labels
     ]
     assert len(labels) < len(spans)  # "bank" in the same sense twice: one line
     assert "position: absolute; font-size" not in page  # displaCy's own label box is not used
@@ -252,3 +252,15 @@ def test_a_senses_directory_with_html_is_e612_not_a_pipeline_error(sense_nlp, tm
     message = " ".join(result.output.split())
     assert result.exit_code == 1 and "[CTX-E612]" in message and "a senses directory alone cannot read" in message
     assert "E011" not in message and not (tmp_path / "x.html").exists()
+
+
+def test_the_key_lists_a_sense_met_as_of_and_of_once():
+    """The key listed "Of 0" and "of 0" (a sentence's first word and the same sense inside
+    one) as two senses of one token each; one line now, counted twice, in lower case."""
+    from spacy_ctxvec.analysis.sense_view import _sense_key
+
+    spans = [(0, 1, "Of 0: course", 0.9), (3, 4, "of 0: course", 0.8), (5, 6, "bank 1: river", 0.7)]
+    lines = [" ".join(line.split("</span>")) for line in _sense_key(spans, [0, 0, 1]).split("<li>")[1:]]
+    assert len(lines) == 2 and "of 0: course" in lines[0] and "(2 tokens)" in lines[0] and "Of 0" not in lines[0]
+    assert "bank 1: river" in lines[1] and "(1 token)" in lines[1]
+    assert "Of 0: course" in _sense_key(spans[:1], [0])  # one form: as written

@@ -10,7 +10,7 @@ import warnings
 from collections import Counter
 from dataclasses import dataclass
 from pathlib import Path
-from typing import Any, List, Optional, Union
+from typing import Any, Dict, List, Optional, Union
 
 from spacy import displacy
 from spacy.displacy.templates import TPL_SPAN, TPL_SPAN_SLICE
@@ -187,15 +187,19 @@ def _token_mark(sense: int, label: str, score: Optional[float]) -> str:
 
 def _sense_key(spans: List[SenseSpan], senses: List[int]) -> str:
     """The labels in words of the senses drawn, one line each in the order they first appear,
-    in their colour, with how many tokens of the text have them."""
-    counts = Counter(label for _, _, label, _ in spans)
+    in their colour, with how many tokens of the text have them. A sense met as "Of" and "of"
+    (a sentence's first word) is one line, in lower case."""
+    counts = Counter(label.lower() for _, _, label, _ in spans)
     if not counts:
         return ""
-    colour_of = {span[2]: sense_colour(sense) for span, sense in zip(spans, senses)}
+    colour_of = {span[2].lower(): sense_colour(sense) for span, sense in zip(spans, senses)}
+    written: Dict[str, str] = {}
+    for _, _, label, _ in spans:  # as written where the text has one form, else lower case
+        written[label.lower()] = label if written.get(label.lower(), label) == label else label.lower()
     lines = [
-        f'<li><span style="background: {colour_of[label]}; padding: 1px 4px; border-radius: 3px">'
-        f"{_html_text(label)}</span> ({count_of(n, 'token')})</li>"
-        for label, n in counts.items()
+        f'<li><span style="background: {colour_of[key]}; padding: 1px 4px; border-radius: 3px">'
+        f"{_html_text(written[key])}</span> ({count_of(n, 'token')})</li>"
+        for key, n in counts.items()
     ]
     return (
         '<div class="ctxvec-sense-key" style="margin-top: 2em; line-height: 1.8">'
