@@ -92,9 +92,10 @@ class Warnings(metaclass=_ErrorsWithCodes):
     W006 = (
         "The lexicon counts {n_tokens} tokens, fewer than the {minimum} of the smallest "
         "corpus the polysemy probe was measured on: its log-frequency term makes every "
-        "repeated word look frequent, so polysemy_score runs high (the senses are not "
-        "affected: under the split rule of [components.{name}.induction] the probe does not "
-        'decide which words split). Build from a larger corpus, or set score = "self_similarity" in '
+        "repeated word look frequent, so polysemy_score runs high (the probe does not decide which "
+        "words split under the split rule of [components.{name}.induction], but on so small a corpus "
+        "senses and corpus_polysemy are rough too: function words such as 'the' or 'of' often split "
+        'there). Build from a larger corpus, or set score = "self_similarity" in '
         "[components.{name}] to score polysemy by self-similarity."
     )
     W010 = (
