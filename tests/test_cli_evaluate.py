@@ -50,6 +50,8 @@ def test_wic_json_and_table(default_pipeline_dir, wic_slice):
     assert report["chosen"] in report["settings"]
     assert report["settings"]["threshold[cosine/layer_6]"]["accuracy"] >= 0.0
     assert report["targets_without_vector"] == 0 and report["target_only"] is False
+    # the "pipeline" record names the pipeline's own layer, which WiC does not read alone
+    assert report["layers_read"].startswith("WiC reads the target at every hidden state")
     table = runner.invoke(app, ["evaluate", "wic", str(default_pipeline_dir), str(wic_slice), "--target-only"])
     assert table.exit_code == 0, table.output
     assert "logistic[whitened+shift]" in table.output and "context/" not in table.output

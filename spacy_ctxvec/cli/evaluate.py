@@ -144,7 +144,7 @@ def wic_cli(
     nlp = load_pipeline(pipeline)
     report, n_missing = evaluate_wic(nlp, train, evaluated, split, families=families)
     settings = {"max_examples": max_examples, "target_only": target_only}
-    result = {**report.to_dict(), "targets_without_vector": n_missing, **settings}
+    result = {**report.to_dict(), "targets_without_vector": n_missing, **settings, "layers_read": WIC_LAYERS_NOTE}
     if not _publish(result, nlp, pipeline, output, overwrite, as_json):
         print_wic(report, split, n_missing)
 
