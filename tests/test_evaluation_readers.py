@@ -109,6 +109,14 @@ def test_read_word_pairs_errors(tmp_path):
     not_a_directory = r"\[CTX-E301\] A file, not a WiC data directory: .*base\.tsv.*\(as WiC_dataset\.zip unpacks\)\.$"
     with pytest.raises(CtxvecError, match=not_a_directory):  # no word of the test split for dev
         read_wic(tmp_path / "base.tsv", "dev")
+    # the arguments swapped (`evaluate wic wic/ default.cfg`): a pipeline where the data should be
+    swapped = r"E301\] A file, not a WiC data directory: .*default\.cfg.*pipeline comes first, then the WiC data"
+    with pytest.raises(CtxvecError, match=swapped):
+        read_wic(write(tmp_path / "default.cfg", "[nlp]\n"), "dev")
+    (tmp_path / "saved").mkdir()
+    (tmp_path / "saved" / "config.cfg").write_text("[nlp]\n", encoding="utf8")
+    with pytest.raises(CtxvecError, match=r"E301.*dev\.data\.txt.*pipeline comes first, then the WiC data"):
+        read_wic(tmp_path / "saved", "dev")
 
 
 def test_read_scws_marks_targets(tmp_path):

@@ -177,7 +177,10 @@ def read_wic(data_dir: PathLike, split: str) -> WicData:
         "(as WiC_dataset.zip unpacks)"
         + ("; the test split with gold labels ships separately from train/dev." if split == "test" else ".")
     )
-    if Path(data_dir).is_file():
+    given = Path(data_dir)
+    if given.suffix == ".cfg" or (given / "config.cfg").is_file():  # `evaluate wic DATA PIPELINE`
+        hint += " This looks like a pipeline: the pipeline comes first, then the WiC data directory."
+    if given.is_file():
         raise CtxvecError(Errors.E301.format(problem="A file, not a WiC data directory", path=data_dir, hint=hint))
     data_path, gold_path = existing_data_file(data_path, hint), existing_data_file(gold_path, hint)
     targets, pos, words1, words2, index1, index2, lines = [], [], [], [], [], [], []
