@@ -197,6 +197,25 @@ def test_scws_json_counts_are_ints(tiny_pipeline_dir, tmp_path):
     assert "[CTX-W050]" in stderr and f"over {report['n_covered']} pairs, under 10" in stderr
 
 
+def test_a_json_report_lists_the_coded_warnings_stderr_showed(tiny_pipeline_dir, tmp_path):
+    """W045 (targets that look off by one) was on stderr only: a script reading the JSON
+    never knew its Spearman came from misaligned targets."""
+    contexts = ["my <b> truck </b> broke", "a red <b> truck </b>", "the <b> truck </b> is here", "<b> truck </b> sat"]
+    rows = [f"{i}\tcar\tn\tbank\tn\t{c}\tthe <b> bank </b> lent\t{i + 1}.0\n" for i, c in enumerate(contexts)]
+    (tmp_path / "ratings.txt").write_text("".join(rows), encoding="utf8")
+    with pytest.warns(UserWarning, match=r"\[CTX-W045\]"):  # still shown when it happens (stderr in a shell)
+        result = runner.invoke(
+            app, ["evaluate", "scws", str(tiny_pipeline_dir), str(tmp_path / "ratings.txt"), "--json"]
+        )
+    assert result.exit_code == 0, result.output
+    report = json.loads(result.stdout)
+    assert [w[:10] for w in report["warnings"]] == ["[CTX-W045]"] and "'truck' for 'car'" in report["warnings"][0]
+    clean = runner.invoke(
+        app, ["evaluate", "scws", str(tiny_pipeline_dir), str(write_scws(tmp_path / "ok.txt")), "--json"]
+    )
+    assert json.loads(clean.stdout)["warnings"] == []  # nothing carried over from the command before
+
+
 @pytest.mark.slow
 def test_scws(default_pipeline_dir, tmp_path):
     source = SHARED_DATA / "scws" / "ratings.txt"

@@ -5,12 +5,12 @@ import os
 import sys
 import warnings
 from pathlib import Path
-from typing import Any, Callable, NoReturn, Optional, TextIO, Type, TypeVar, Union
+from typing import Any, Callable, List, NoReturn, Optional, TextIO, Type, TypeVar, Union
 
 import typer
 
 from ..building.corpus import DEFAULT_ENCODING
-from ..errors import CtxvecError, Errors
+from ..errors import PREFIX, CtxvecError, Errors
 from ..ops.text import ACTED_ON_BUT_TAB_AND_NEWLINE, printable
 from ..terminal import colour_on, is_terminal, msg, stderr_printer
 
@@ -224,6 +224,40 @@ def exit_on_coded_error(command: CommandT) -> CommandT:
             if not stdout_reader_is_gone():
                 raise
             exit_quietly_on_closed_stdout()
+
+    return wrapper  # type: ignore[return-value]
+
+
+# The coded warnings shown while a keeps_warnings command runs, in order (its JSON report lists them).
+KEPT_WARNINGS: List[str] = []
+
+
+def keeps_warnings(command: CommandT) -> CommandT:
+    """Record in KEPT_WARNINGS each coded warning shown while ``command`` runs (shown as
+    before, when it happens), so that a JSON report can carry what stderr said."""
+
+    @functools.wraps(command)
+    def wrapper(*args: Any, **kwargs: Any) -> Any:
+        shown = warnings.showwarning
+        KEPT_WARNINGS.clear()
+
+        def keep(
+            message: Union[Warning, str],
+            category: Type[Warning],
+            filename: str,
+            lineno: int,
+            file: Optional[TextIO] = None,
+            line: Optional[str] = None,
+        ) -> None:
+            if str(message).startswith(f"[{PREFIX}W"):
+                KEPT_WARNINGS.append(str(message))
+            shown(message, category, filename, lineno, file, line)
+
+        warnings.showwarning = keep
+        try:
+            return command(*args, **kwargs)
+        finally:
+            warnings.showwarning = shown
 
     return wrapper  # type: ignore[return-value]
 

@@ -23,12 +23,14 @@ from ..pipelines import load_pipeline
 from ..terminal import msg
 from ..types import PathLike
 from ._app import (
+    KEPT_WARNINGS,
     OVERWRITE_FILE,
     app,
     exit_on_coded_error,
     file_output,
     given_path,
     given_text,
+    keeps_warnings,
     stderr_printer,
     warn_on_stderr,
 )
@@ -100,9 +102,10 @@ def _publish(
     from ..evaluation.provenance import describe_record, pipeline_record
 
     record = pipeline_record(nlp, pipeline)
-    _write_json({**result, "pipeline": record}, output, overwrite)
+    result = {**result, "warnings": list(KEPT_WARNINGS), "pipeline": record}  # as stderr showed them
+    _write_json(result, output, overwrite)
     if as_json:
-        _print_json({**result, "pipeline": record})
+        _print_json(result)
     else:
         msg.info(describe_record(record))
     return as_json
@@ -110,6 +113,7 @@ def _publish(
 
 @evaluate_app.command("wic", short_help="Word-in-Context accuracy of the contextual vectors.")
 @exit_on_coded_error
+@keeps_warnings
 def wic_cli(
     pipeline: str = typer.Argument(..., parser=given_text, help=PIPELINE_HELP),
     data_dir: Path = typer.Argument(
@@ -173,6 +177,7 @@ def print_wic(report: Any, split: str, n_missing: int) -> None:
 
 @evaluate_app.command("word-sim", short_help="Spearman of static-vector cosines with human scores.")
 @exit_on_coded_error
+@keeps_warnings
 def word_sim_cli(
     pipeline: str = typer.Argument(..., parser=given_text, help=PIPELINE_HELP),
     files: List[Path] = typer.Argument(
@@ -230,6 +235,7 @@ def _warn_on_coverage(reports: List[Any]) -> None:
 
 @evaluate_app.command("scws", short_help="Spearman of contextual cosines with SCWS scores.")
 @exit_on_coded_error
+@keeps_warnings
 def scws_cli(
     pipeline: str = typer.Argument(..., parser=given_text, help=PIPELINE_HELP),
     file: Path = typer.Argument(..., parser=given_path, help="SCWS ratings.txt (targets marked <b> word </b>)"),
@@ -293,6 +299,7 @@ def print_scws(report: Any) -> None:
 
 @evaluate_app.command("polysemy", short_help="Spearman of polysemy_score with WordNet sense counts.")
 @exit_on_coded_error
+@keeps_warnings
 def polysemy_cli(
     pipeline: str = typer.Argument(
         ..., parser=given_text, help="Pipeline with a ctxvec_polysemy component holding a lexicon"
@@ -361,6 +368,7 @@ def _score(value: Optional[float]) -> str:
 
 @evaluate_app.command("senses", short_help="Induced senses against gold senses (ARI, pair F1).")
 @exit_on_coded_error
+@keeps_warnings
 def senses_cli(
     pipeline: str = typer.Argument(..., parser=given_text, help=PIPELINE_HELP),
     file: Path = typer.Argument(
