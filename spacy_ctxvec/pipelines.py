@@ -8,7 +8,7 @@ from typing import Any, Dict, Optional, Tuple, Union
 from spacy.language import Language
 from thinc.api import ConfigValidationError
 
-from .attributes import CONTEXT_COMPONENT, install_extensions
+from .attributes import CONTEXT_COMPONENT, POLYSEMY_FACTORY, install_extensions
 from .component_names import context_name_in_config
 from .components.transformer import set_hidden_states, set_hidden_states_in_config, transformer_in_config
 from .errors import CtxvecError, Errors
@@ -47,12 +47,17 @@ def layer_override(layer: int) -> Dict[str, Any]:
     return {"@misc": "spacy-ctxvec.mean_layers.v1", "layers": [layer]}
 
 
-def load_pipeline(name: Optional[Union[str, Path]] = None, *, layer: Optional[int] = None) -> Language:
+def load_pipeline(
+    name: Optional[Union[str, Path]] = None, *, layer: Optional[int] = None, initialize_lexicons: bool = True
+) -> Language:
     """spacy.load for a directory or package; a .cfg file is assembled and initialized
     in memory; None means the offline default config. With ``layer``, ctxvec_context
     reads that hidden state instead of its configured layers, and the transformer
     outputs every hidden state for this pipeline (live model and nlp.config, so a
-    pipeline saved from it keeps them on); without it nothing changes."""
+    pipeline saved from it keeps them on); without it nothing changes.
+    ``initialize_lexicons=False``: a .cfg's ctxvec_polysemy components are initialized
+    without the lexicon its [initialize.components] names or builds (build-lexicon makes
+    a new one: the old one is neither built nor checked against the vectors)."""
     import spacy
     from spacy.util import load_config, load_model_from_config
 
@@ -79,6 +84,8 @@ def load_pipeline(name: Optional[Union[str, Path]] = None, *, layer: Optional[in
                 config["components"][context]["layers"] = layer_override(layer)
                 if transformer is not None:
                     set_hidden_states_in_config(config, transformer, True)
+            if not initialize_lexicons:
+                _without_initialize_lexicons(config)
             nlp = load_model_from_config(config, auto_fill=True)
             nlp.initialize()
             # initialize's optimizer holds a learning-rate generator, which cannot be pickled: without
@@ -179,3 +186,14 @@ def _model_folder_hint(path: Path) -> str:
         f'of configs/default.cfg with name = "{path.resolve()}" in [components.transformer.model.name], '
         "and pass that .cfg)"
     )
+
+
+def _without_initialize_lexicons(config: Any) -> None:
+    """Drop the lexicon_path and corpus of every ctxvec_polysemy component's
+    [initialize.components.NAME] from ``config``."""
+    settings = config.get("initialize", {}).get("components", {})
+    for name, component in config.get("components", {}).items():
+        if component.get("factory") == POLYSEMY_FACTORY and name in settings:
+            settings[name] = {
+                key: value for key, value in settings[name].items() if key not in ("lexicon_path", "corpus")
+            }

@@ -220,6 +220,53 @@ def test_a_lexicon_path_of_other_layers_is_refused_at_initialize(tiny_bert_dir, 
     same = pipeline([-1])  # the last layer, named another way
     same.initialize()
     assert _token(same("the bank"), "bank")._.polysemy_count == 3
+    # the check runs the transformer and ctxvec_context alone: a lemma setter after ctxvec_polysemy
+    # and a disabled component before it are never called before their own initialize
+    for where in ("after", "disabled before"):
+        around = pipeline([-1])
+        around.add_pipe("test_needs_initialize", **({"before": "ctxvec_polysemy"} if where != "after" else {}))
+        if where != "after":
+            around.disable_pipe("test_needs_initialize")
+        around.initialize()
+        assert _token(around("the bank"), "bank")._.polysemy_count == 3
+
+
+class NeedsInitialize:
+    """A component that fails when called before its initialize, as spaCy's lemmatizer does."""
+
+    ready = False
+
+    def initialize(self, get_examples=None, nlp=None):
+        self.ready = True
+
+    def __call__(self, doc):
+        assert self.ready, "called before initialize"
+        return doc
+
+
+@spacy.Language.factory("test_needs_initialize", assigns=["token.lemma"])
+def make_needs_initialize(nlp, name):
+    return NeedsInitialize()
+
+
+def test_build_lexicon_loads_a_cfg_without_the_lexicon_it_replaces(tiny_bert_dir, tiny_nlp, tmp_path):
+    """build-lexicon on a .cfg whose [initialize] names a lexicon of other layers (or builds one
+    from a corpus) stopped at E043, or built that lexicon first: it loads without it."""
+    from spacy_ctxvec.pipelines import load_pipeline
+
+    from .conftest import transformer_config
+
+    partial_lexicon(tiny_nlp, ["the bank of the river", "the bank loan"], batch_size=8).to_disk(tmp_path / "last")
+    nlp = spacy.blank("en")
+    nlp.add_pipe("transformer", config=transformer_config(str(tiny_bert_dir), window=8, stride=6))
+    nlp.add_pipe("ctxvec_context")
+    nlp.add_pipe("ctxvec_polysemy", config={"min_count": 2})
+    nlp.config["initialize"]["components"]["ctxvec_polysemy"] = {"lexicon_path": str(tmp_path / "last")}
+    nlp.config.to_disk(tmp_path / "p.cfg")
+    with pytest.raises(CtxvecError, match=r"CTX-E043\] 'ctxvec_polysemy' got a lexicon at initialize.*the pipeline's"):
+        load_pipeline(tmp_path / "p.cfg", layer=1)
+    loaded = load_pipeline(tmp_path / "p.cfg", layer=1, initialize_lexicons=False)
+    assert loaded.get_pipe("ctxvec_polysemy").lexicon is None
 
 
 # Loading damaged or incomplete saved state (issue 12)

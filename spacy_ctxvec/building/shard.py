@@ -389,23 +389,8 @@ def context_width(nlp: Language) -> int:
         width = getattr(nlp.get_pipe(context), "width", None)
         if width:
             return int(width)
-    vectors = probe_doc(nlp)._.get(CONTEXT_ARRAY)
+    doc = nlp("width probe", disable=not_counted(nlp))
+    vectors = doc._.get(CONTEXT_ARRAY)
     if vectors is None:
         raise CtxvecError(Errors.E218.format(pipe_names=nlp.pipe_names, name=POLYSEMY_FACTORY))
     return int(vectors.shape[1])
-
-
-def context_source(nlp: Language, before: str) -> Optional[str]:
-    """How the pipeline's contextual vectors are made (doc._.ctxvec_context_source), from
-    probe_doc's Doc."""
-    made = stored_array(probe_doc(nlp, before), CONTEXT_SOURCE)
-    return made if isinstance(made, str) else None
-
-
-def probe_doc(nlp: Language, before: Optional[str] = None) -> Doc:
-    """One short probe text run through the components before ``before`` (default: the first
-    ctxvec_polysemy), the disabled ones too (frozen in spacy train's initialize)."""
-    polysemy = polysemy_components(nlp)
-    stop = before if before is not None else (polysemy[0] if polysemy else "")
-    with enabled_before(nlp, stop):
-        return nlp("width probe", disable=not_counted(nlp, stop or None))

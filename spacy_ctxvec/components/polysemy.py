@@ -59,7 +59,6 @@ from ..building.corpus import CorpusItem
 from ..building.shard import (
     KEY_ATTRS,
     check_key_mode,
-    context_source,
     context_width,
     enabled_before,
     partial_lexicon,
@@ -91,6 +90,7 @@ from .polysemy_lookup import (
     lexicon_asked_for,
     look_up,
     pipeline_order,
+    pipeline_vectors_source,
     polysemy_records,
     score_table,
 )
@@ -378,6 +378,9 @@ class Polysemy(DocAnnotator):
             warn_of_several(nlp, self.name, POLYSEMY_FACTORY, Warnings.W074)
         if lexicon_path is not None:
             self.set_lexicon(Lexicon.from_disk(lexicon_directory(lexicon_path, POLYSEMY_FACTORY)), nlp=nlp)
+            if nlp is not None and self.lexicon is not None:  # E043 now: before sense induction and any Doc
+                made = pipeline_vectors_source(nlp, self.name)
+                check_made_alike(self.lexicon.meta.get(CONTEXT_VECTORS_META), made, self.name, at_initialize=True)
             if self.induce and self.lexicon is not None and self.lexicon.sample is not None:
                 self.build_senses()
         elif corpus is not None and nlp is not None:
@@ -406,8 +409,7 @@ class Polysemy(DocAnnotator):
             if self.induce and sample_size > 0:
                 self.build_senses()
         if nlp is not None and self.lexicon is not None and len(self.lexicon):
-            self.check_width(context_width(nlp))  # E219 and E043 here, not at the first Doc
-            check_made_alike(self.lexicon.meta.get(CONTEXT_VECTORS_META), context_source(nlp, self.name), self.name)
+            self.check_width(context_width(nlp))
 
     def check_width(self, pipeline_width: int) -> None:
         if self.lexicon is not None and len(self.lexicon) and self.lexicon.width != pipeline_width:

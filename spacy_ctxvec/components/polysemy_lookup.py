@@ -29,6 +29,7 @@ from ..ops.cosine import cosine_shift
 from ..ops.fingerprint import vectors_differ
 from ..ops.sense_labels import ENGLISH, LabelLanguage
 from ..paths import composed as read_as_corpora
+from .transformer_lookup import find_transformer
 
 # spaCy's languages written without spaces between words: their labels are read with the
 # pipeline's tokenizer (a run of letters is a clause there, not a word).
@@ -150,11 +151,33 @@ def look_up(
     return vectors, np.asarray(mask, dtype=bool), found, table["rows"][positions]
 
 
-def check_made_alike(expected: Optional[str], made: Optional[str], name: str) -> None:
+def check_made_alike(expected: Optional[str], made: Optional[str], name: str, *, at_initialize: bool = False) -> None:
     """E043 where a lexicon's vectors (``expected``: its CONTEXT_VECTORS_META) were made from
-    other layers, pooling or model than a Doc's (``made``: its ctxvec_context_source); None: not known."""
+    other layers, pooling or model than a Doc's (``made``: its ctxvec_context_source; with
+    ``at_initialize``, those of pipeline_vectors_source); None: not known."""
     if expected is not None and made is not None and vectors_differ(expected, made):
-        raise CtxvecError(Errors.E043.format(name=name, lexicon=expected, doc=made))
+        got, whose = ("a lexicon at initialize", "the pipeline's") if at_initialize else ("a Doc", "this Doc's")
+        raise CtxvecError(Errors.E043.format(name=name, got=got, whose=whose, lexicon=expected, doc=made))
+
+
+def pipeline_vectors_source(nlp: Language, name: str) -> Optional[str]:
+    """How the pipeline makes the contextual vectors ``name`` reads (doc._.ctxvec_context_source),
+    from one short probe text run through the ctxvec_context before ``name`` and the transformer
+    it reads, alone and whether enabled or not (spacy train initializes with its frozen ones
+    disabled): no other component runs, so none is called before it is initialized. None where
+    that cannot run (a span getter that needs sentences, say): the first Doc is checked still."""
+    names = nlp.component_names
+    contexts = [context for context in context_names(nlp) if context in names[: names.index(name)]]
+    if name not in names or not contexts:
+        return None
+    try:
+        doc = nlp.make_doc("width probe")
+        for step in (find_transformer(nlp, contexts[-1]), contexts[-1]):
+            doc = nlp.get_pipe(step)(doc)
+    except Exception:  # noqa: BLE001 - a best-effort early check; the Docs are checked anyway
+        return None
+    made = stored_array(doc, CONTEXT_SOURCE)
+    return made if isinstance(made, str) else None
 
 
 def _positions(hashes: np.ndarray, ids: np.ndarray) -> Tuple[np.ndarray, np.ndarray]:

@@ -331,7 +331,7 @@ def build_record(request: LexiconBuildRequest, result: BuildResult) -> Dict[str,
 def _build(request: LexiconBuildRequest, checkpoints: Path, files: List[Path]) -> LexiconBuild:
     try:
         with _out_of_memory_as(_OutOfMemoryLoading):
-            nlp = load_pipeline(request.pipeline, layer=request.layer)
+            nlp = load_pipeline(request.pipeline, layer=request.layer, initialize_lexicons=False)  # replaced
             component = ensure_polysemy_component(nlp, request.key, request.min_count)
         with _out_of_memory_as(_OutOfMemoryCounting):
             result = _count(nlp, request, files)
