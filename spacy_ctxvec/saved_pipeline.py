@@ -105,7 +105,9 @@ def scoring_min_count(path: Union[str, Path], given: Optional[int]) -> int:
     """``given`` (--min-count), else the saved pipeline's ctxvec_polysemy min_count (at
     least 2), else DEFAULT_MIN_COUNT for a lexicon directory: what `rank` and `plot
     polysemy` score words from."""
-    return given or max(2, int(polysemy_setting(path, "min_count", DEFAULT_MIN_COUNT)))
+    if given is not None:  # 0 or 1 too: the scoring refuses them (E208), never replaced silently
+        return given
+    return max(2, int(polysemy_setting(path, "min_count", DEFAULT_MIN_COUNT)))
 
 
 def pipeline_stop_words(path: Union[str, Path]) -> FrozenSet[str]:

@@ -58,6 +58,8 @@ def test_the_python_api_takes_paths_as_strings_and_the_cli_defaults(lexicon_dir,
     as_text = polysemy_scores(str(lexicon_dir), str(senses))
     assert as_text.counts_name == "senses.tsv" and as_text.n_known == 3
     assert as_text.words == polysemy_scores(lexicon_dir, senses, min_count=5).words  # 5 for a lexicon, as plot
+    with pytest.raises(CtxvecError, match="E208"):  # 0 is refused, never replaced by the default
+        polysemy_scores(lexicon_dir, min_count=0)
     cli = inspect.signature(plot_layers_cli).parameters
     library = inspect.signature(layer_self_similarity).parameters
     assert [cli[name].default.default for name in ("min_count", "max_texts")] == [

@@ -88,8 +88,9 @@ def test_each_token_shows_its_sense_and_score_on_one_line_and_the_labels_in_word
     parsed.feed(page)
     assert parsed.marks == [f"{t._.sense} · {t._.sense_score:.2f}" for t in split]
     assert parsed.tooltips == [f"{label} ({score:.2f})" for _, _, label, score in spans]
-    labels = list(dict.fromkeys(label.lower() for _, _, label, _ in spans))  # "The 3" and "the 3": one sense
-    counts = {label: sum(s[2].lower() == label for s in spans) for label in labels}
+    lowered = [label[:1].lower() + label[1:] for _, _, label, _ in spans]  # "The 3" and "the 3": one sense
+    labels = list(dict.fromkeys(lowered))
+    counts = {label: lowered.count(label) for label in labels}
     assert [" ".join(line.split()) for line in parsed.key] == [
         f"{label} ({counts[label]} token{'s' if counts[label] > 1 else ''})" for label in labels
     ]
@@ -259,8 +260,10 @@ def test_the_key_lists_a_sense_met_as_of_and_of_once():
     one) as two senses of one token each; one line now, counted twice, in lower case."""
     from spacy_ctxvec.analysis.sense_view import _sense_key
 
-    spans = [(0, 1, "Of 0: course", 0.9), (3, 4, "of 0: course", 0.8), (5, 6, "bank 1: river", 0.7)]
+    spans = [(0, 1, "Of 0: course, England", 0.9), (3, 4, "of 0: course, England", 0.8), (5, 6, "bank 1: river", 0.7)]
     lines = [" ".join(line.split("</span>")) for line in _sense_key(spans, [0, 0, 1]).split("<li>")[1:]]
-    assert len(lines) == 2 and "of 0: course" in lines[0] and "(2 tokens)" in lines[0] and "Of 0" not in lines[0]
+    assert (
+        len(lines) == 2 and "of 0: course, England" in lines[0] and "(2 tokens)" in lines[0] and "Of 0" not in lines[0]
+    )
     assert "bank 1: river" in lines[1] and "(1 token)" in lines[1]
     assert "Of 0: course" in _sense_key(spans[:1], [0])  # one form: as written

@@ -189,13 +189,14 @@ def _sense_key(spans: List[SenseSpan], senses: List[int]) -> str:
     """The labels in words of the senses drawn, one line each in the order they first appear,
     in their colour, with how many tokens of the text have them. A sense met as "Of" and "of"
     (a sentence's first word) is one line, in lower case."""
-    counts = Counter(label.lower() for _, _, label, _ in spans)
+    counts = Counter(_word_lowered(label) for _, _, label, _ in spans)
     if not counts:
         return ""
-    colour_of = {span[2].lower(): sense_colour(sense) for span, sense in zip(spans, senses)}
+    colour_of = {_word_lowered(span[2]): sense_colour(sense) for span, sense in zip(spans, senses)}
     written: Dict[str, str] = {}
-    for _, _, label, _ in spans:  # as written where the text has one form, else lower case
-        written[label.lower()] = label if written.get(label.lower(), label) == label else label.lower()
+    for _, _, label, _ in spans:  # as written where the text has one form, else the word in lower case
+        key = _word_lowered(label)
+        written[key] = label if written.get(key, label) == label else key
     lines = [
         f'<li><span style="background: {colour_of[key]}; padding: 1px 4px; border-radius: 3px">'
         f"{_html_text(written[key])}</span> ({count_of(n, 'token')})</li>"
@@ -207,6 +208,12 @@ def _sense_key(spans: List[SenseSpan], senses: List[int]) -> str:
         "(0 to 1, how clearly it is that sense).</p>"
         f'<ul style="list-style: none; padding: 0">{"".join(lines)}</ul></div>'
     )
+
+
+def _word_lowered(label: str) -> str:
+    """ "Of 0: course" -> "of 0: course": the word in lower case, its label words as they are."""
+    word, space, rest = label.partition(" ")
+    return word.lower() + space + rest
 
 
 @dataclass(frozen=True)
