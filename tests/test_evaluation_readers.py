@@ -157,8 +157,12 @@ def test_read_scws_refuses_an_average_that_is_not_the_mean_of_the_ratings(tmp_pa
 def test_read_sense_counts(tmp_path):
     counts = read_sense_counts(write(tmp_path / "s.tsv", "lemma\ttotal\tn\nbank\t18\t10\nbank account\t1\t1\n"))
     assert counts == {"bank": 18, "bank account": 1}
-    with pytest.raises(CtxvecError, match=r"\[CTX-E302\].*line 3"):
+    with pytest.raises(CtxvecError, match=r"\[CTX-E302\].*line 3") as caught:
         read_sense_counts(write(tmp_path / "bad.tsv", "lemma\ttotal\nbank\t18\nrun\tmany\n"))
+    assert "word pair" not in str(caught.value)
+    # a word-sim file given as sense counts: its rows are named for what they are
+    with pytest.raises(CtxvecError, match=r"E302.*line 2.*looks like a word pair and its score.*evaluate word-sim"):
+        read_sense_counts(write(tmp_path / "pairs.txt", "word1\tword2\tscore\nold\tnew\t1.58\n"))
 
 
 def test_real_shared_files(shared_data):

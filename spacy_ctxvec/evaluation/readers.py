@@ -395,11 +395,13 @@ def read_sense_counts(path: PathLike) -> Dict[str, int]:
                 if not _names_columns(line):
                     warnings.warn(Warnings.W053.format(path=path, got=line[:200]), stacklevel=2)
                 continue  # a header (not 1e23, not a row with spaces for the tab)
-            raise CtxvecError(
-                Errors.E302.format(
-                    path=path, line=number, got=line, expected="a lemma and a whole sense count, tab-separated"
-                )
+            pair = len(words) == 3 and parses_as_float(words[2]) and not is_whole_number(words[1])  # "old new 1.58"
+            expected = "a lemma and a whole sense count, tab-separated" + (
+                " (this row looks like a word pair and its score: a word-pair file is for `evaluate word-sim`)"
+                if pair
+                else ""
             )
+            raise CtxvecError(Errors.E302.format(path=path, line=number, got=line, expected=expected))
         # 0 senses: no word to score (such a word was left out of every correlation, unannounced)
         count = _bounded_whole_number(fields[1].strip(), path, number, "the sense count", MAX_SENSE_COUNT, minimum=1)
         if counts.get(fields[0], count) != count:
