@@ -202,9 +202,17 @@ def test_a_lexicon_path_of_other_layers_is_refused_at_initialize(tiny_bert_dir, 
     texts = ["the bank of the river", "the bank loan", "we sat on the bank"]
     partial_lexicon(tiny_nlp, texts, batch_size=8).to_disk(tmp_path / "last")
 
-    def pipeline(layers):
+    def layers_of(layers):
+        return {"layers": {"@misc": "spacy-ctxvec.mean_layers.v1", "layers": layers}}
+
+    def pipeline(layers, by_sentence=False):
         nlp = spacy.blank("en")
-        nlp.add_pipe("transformer", config=transformer_config(str(tiny_bert_dir), window=8, stride=6))
+        if by_sentence:
+            nlp.add_pipe("sentencizer")
+        config = transformer_config(str(tiny_bert_dir), window=8, stride=6)
+        if by_sentence:  # windows that are sentences: they need sentence starts
+            config["model"]["get_spans"] = {"@span_getters": "spacy-transformers.sent_spans.v1"}
+        nlp.add_pipe("transformer", config=config)
         nlp.add_pipe("ctxvec_context", config={"layers": {"@misc": "spacy-ctxvec.mean_layers.v1", "layers": layers}})
         nlp.add_pipe("ctxvec_polysemy", config={"min_count": 2})
         nlp.config["initialize"]["components"]["ctxvec_polysemy"] = {"lexicon_path": str(tmp_path / "last")}
@@ -220,6 +228,15 @@ def test_a_lexicon_path_of_other_layers_is_refused_at_initialize(tiny_bert_dir, 
     same = pipeline([-1])  # the last layer, named another way
     same.initialize()
     assert _token(same("the bank"), "bank")._.polysemy_count == 3
+    # a transformer whose windows are sentences (sent_spans): the probe text is one sentence
+    with pytest.raises(CtxvecError, match=r"CTX-E043.*checked at initialize"):
+        pipeline([1], by_sentence=True).initialize()
+    pipeline([-1], by_sentence=True).initialize()
+    # two contexts: the one the component reads is the last enabled one before it
+    two = pipeline([-1])
+    two.add_pipe("ctxvec_context", name="context_of_layer_1", before="ctxvec_polysemy", config=layers_of([1]))
+    two.disable_pipe("context_of_layer_1")
+    two.initialize()
     # the check runs the transformer and ctxvec_context alone: a lemma setter after ctxvec_polysemy
     # and a disabled component before it are never called before their own initialize
     for where in ("after", "disabled before"):
@@ -263,7 +280,8 @@ def test_build_lexicon_loads_a_cfg_without_the_lexicon_it_replaces(tiny_bert_dir
     nlp.add_pipe("ctxvec_polysemy", config={"min_count": 2})
     nlp.config["initialize"]["components"]["ctxvec_polysemy"] = {"lexicon_path": str(tmp_path / "last")}
     nlp.config.to_disk(tmp_path / "p.cfg")
-    with pytest.raises(CtxvecError, match=r"CTX-E043\] 'ctxvec_polysemy' got a lexicon at initialize.*the pipeline's"):
+    at_initialize = r"CTX-E043\] 'ctxvec_polysemy' is in a pipeline \(checked at initialize\).*the pipeline's"
+    with pytest.raises(CtxvecError, match=at_initialize):
         load_pipeline(tmp_path / "p.cfg", layer=1)
     loaded = load_pipeline(tmp_path / "p.cfg", layer=1, initialize_lexicons=False)
     assert loaded.get_pipe("ctxvec_polysemy").lexicon is None

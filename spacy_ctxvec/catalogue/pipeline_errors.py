@@ -146,7 +146,7 @@ class PipelineErrors:
         "nlp.disable_pipe(...) before saving it, or spacy.load(..., exclude=[...])."
     )
     E043 = (
-        "'{name}' got {got} whose contextual vectors were made another way than those "
+        "'{name}' {got} contextual vectors made another way than those "
         "its lexicon was built from: the lexicon's from '{lexicon}', {whose} from "
         "'{doc}'. Its scores and senses would be read against the wrong vectors. Give "
         "[components.ctxvec_context] the layers and pooling of the pipeline that built "

@@ -156,23 +156,30 @@ def check_made_alike(expected: Optional[str], made: Optional[str], name: str, *,
     other layers, pooling or model than a Doc's (``made``: its ctxvec_context_source; with
     ``at_initialize``, those of pipeline_vectors_source); None: not known."""
     if expected is not None and made is not None and vectors_differ(expected, made):
-        got, whose = ("a lexicon at initialize", "the pipeline's") if at_initialize else ("a Doc", "this Doc's")
+        got = "is in a pipeline (checked at initialize) with" if at_initialize else "got a Doc with"
+        whose = "the pipeline's" if at_initialize else "this Doc's"
         raise CtxvecError(Errors.E043.format(name=name, got=got, whose=whose, lexicon=expected, doc=made))
 
 
 def pipeline_vectors_source(nlp: Language, name: str) -> Optional[str]:
     """How the pipeline makes the contextual vectors ``name`` reads (doc._.ctxvec_context_source),
-    from one short probe text run through the ctxvec_context before ``name`` and the transformer
-    it reads, alone and whether enabled or not (spacy train initializes with its frozen ones
-    disabled): no other component runs, so none is called before it is initialized. None where
-    that cannot run (a span getter that needs sentences, say): the first Doc is checked still."""
+    from one short probe text (one sentence, for span getters that read sentences) run through
+    the last enabled ctxvec_context before ``name`` (else the last disabled one: spacy train
+    initializes with its frozen ones disabled) and the transformer it reads, alone: no other
+    component runs, so none is called before it is initialized. None where that cannot run:
+    the first Doc is checked still."""
     names = nlp.component_names
-    contexts = [context for context in context_names(nlp) if context in names[: names.index(name)]]
-    if name not in names or not contexts:
+    before = names[: names.index(name)] if name in names else []
+    contexts = [context for context in context_names(nlp) if context in before]
+    enabled = [context for context in contexts if context not in nlp.disabled]
+    if not contexts:
         return None
+    context = (enabled or contexts)[-1]
     try:
         doc = nlp.make_doc("width probe")
-        for step in (find_transformer(nlp, contexts[-1]), contexts[-1]):
+        for token in doc:
+            token.is_sent_start = token.i == 0
+        for step in (find_transformer(nlp, context), context):
             doc = nlp.get_pipe(step)(doc)
     except Exception:  # noqa: BLE001 - a best-effort early check; the Docs are checked anyway
         return None
