@@ -51,7 +51,7 @@ def test_wic_json_and_table(default_pipeline_dir, wic_slice):
     assert report["settings"]["threshold[cosine/layer_6]"]["accuracy"] >= 0.0
     assert report["targets_without_vector"] == 0 and report["target_only"] is False
     # the "pipeline" record names the pipeline's own layer, which WiC does not read alone
-    assert report["layers_read"].startswith("WiC reads the target at every hidden state")
+    assert report["layers_read"] == [f"layer_{i}" for i in range(7)]  # MiniLM: embeddings and 6 layers
     table = runner.invoke(app, ["evaluate", "wic", str(default_pipeline_dir), str(wic_slice), "--target-only"])
     assert table.exit_code == 0, table.output
     assert "logistic[whitened+shift]" in table.output and "context/" not in table.output
@@ -192,7 +192,7 @@ def test_scws_json_counts_are_ints(tiny_pipeline_dir, tmp_path):
     assert report["details"]["same_word_pairs"] == 1 and type(report["details"]["same_word_pairs"]) is int
     assert '"same_word_pairs": 1,' in result.stdout
     assert type(report["n_pairs"]) is int and type(report["n_covered"]) is int
-    # a Spearman over a handful of pairs is noisy: said on stderr, the JSON stays clean
+    # a Spearman over a handful of pairs is noisy: said on stderr (and in the report's warnings)
     stderr = " ".join(result.stderr.split())
     assert "[CTX-W050]" in stderr and f"over {report['n_covered']} pairs, under 10" in stderr
 
@@ -209,11 +209,13 @@ def test_a_json_report_lists_the_coded_warnings_stderr_showed(tiny_pipeline_dir,
         )
     assert result.exit_code == 0, result.output
     report = json.loads(result.stdout)
-    assert [w[:10] for w in report["warnings"]] == ["[CTX-W045]"] and "'truck' for 'car'" in report["warnings"][0]
+    # W045 from the reader, W050 (4 pairs) from the command itself: each once, in the order shown
+    assert [w[:10] for w in report["warnings"]] == ["[CTX-W045]", "[CTX-W050]"]
+    assert "'truck' for 'car'" in report["warnings"][0] and "over 4 pairs" in " ".join(report["warnings"][1].split())
     clean = runner.invoke(
         app, ["evaluate", "scws", str(tiny_pipeline_dir), str(write_scws(tmp_path / "ok.txt")), "--json"]
     )
-    assert json.loads(clean.stdout)["warnings"] == []  # nothing carried over from the command before
+    assert [w[:10] for w in json.loads(clean.stdout)["warnings"]] == ["[CTX-W050]"]  # not the last one's W045
 
 
 @pytest.mark.slow

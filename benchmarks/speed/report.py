@@ -184,8 +184,9 @@ def target_lines(results: Dict[str, Any]) -> List[str]:
             f"{old['kept_kib_per_token']:.1f} KiB"
             f" = {ratio:.2f} ({_check(ratio <= 0.25)})"
         )
-    else:  # a probe that failed is an "error:" row of the memory table, and the target is not measured
-        lines.append("- memory per kept token <= 1/4 of upstream batching: not measured (a memory probe failed)")
+    else:  # no probes (--no-subprocess), or one that failed: an "error:" row of the memory table
+        why = "a memory probe failed" if memory else "no memory probes ran"
+        lines.append(f"- memory per kept token <= 1/4 of upstream batching: not measured ({why})")
     return lines
 
 

@@ -122,7 +122,14 @@ def print_output(text: str, *, json_text: bool = False) -> None:
 def warn_on_stderr(text: str) -> None:
     """A "⚠" line, as ``msg.warn`` prints it (coloured on a terminal only), on stderr: a
     warning never mixes into the JSON or TSV a command prints on stdout. Lines after the
-    first newline (a command to copy) print as they are, never wrapped to the terminal."""
+    first newline (a command to copy) print as they are, never wrapped to the terminal. While a
+    keeps_warnings command runs, a coded one is kept for its report too."""
+    if _keeping and text.startswith(f"[{PREFIX}W"):
+        KEPT_WARNINGS.append(text)
+    _print_warning(text)
+
+
+def _print_warning(text: str) -> None:
     message, _, verbatim = text.partition("\n")
     printer = stderr_printer()
     try:
@@ -145,7 +152,7 @@ def show_coded_warning(
     """warnings.showwarning for the command line: a coded warning ("[CTX-W...]") as one
     "⚠" line on stderr (``warn_on_stderr``); any other as Python shows it."""
     if str(message).startswith("[CTX-W"):
-        warn_on_stderr(str(message))
+        _print_warning(str(message))  # kept, where a command keeps them, by keeps_warnings' own hook
     else:
         _default(message, category, filename, lineno, file, line)
 
@@ -228,8 +235,10 @@ def exit_on_coded_error(command: CommandT) -> CommandT:
     return wrapper  # type: ignore[return-value]
 
 
-# The coded warnings shown while a keeps_warnings command runs, in order (its JSON report lists them).
+# The coded warnings shown while a keeps_warnings command runs, in order (its JSON report lists
+# them): through warnings.warn or warn_on_stderr.
 KEPT_WARNINGS: List[str] = []
+_keeping = False
 
 
 def keeps_warnings(command: CommandT) -> CommandT:
@@ -238,7 +247,8 @@ def keeps_warnings(command: CommandT) -> CommandT:
 
     @functools.wraps(command)
     def wrapper(*args: Any, **kwargs: Any) -> Any:
-        shown = warnings.showwarning
+        global _keeping
+        shown, _keeping = warnings.showwarning, True
         KEPT_WARNINGS.clear()
 
         def keep(
@@ -257,7 +267,7 @@ def keeps_warnings(command: CommandT) -> CommandT:
         try:
             return command(*args, **kwargs)
         finally:
-            warnings.showwarning = shown
+            warnings.showwarning, _keeping = shown, False
 
     return wrapper  # type: ignore[return-value]
 

@@ -148,7 +148,8 @@ def wic_cli(
     nlp = load_pipeline(pipeline)
     report, n_missing = evaluate_wic(nlp, train, evaluated, split, families=families)
     settings = {"max_examples": max_examples, "target_only": target_only}
-    result = {**report.to_dict(), "targets_without_vector": n_missing, **settings, "layers_read": WIC_LAYERS_NOTE}
+    read = sorted({name.split("/", 1)[1].rstrip("]") for name in report.settings if "/" in name})  # "layer_3"
+    result = {**report.to_dict(), "targets_without_vector": n_missing, **settings, "layers_read": read}
     if not _publish(result, nlp, pipeline, output, overwrite, as_json):
         print_wic(report, split, n_missing)
 
@@ -177,7 +178,6 @@ def print_wic(report: Any, split: str, n_missing: int) -> None:
 
 @evaluate_app.command("word-sim", short_help="Spearman of static-vector cosines with human scores.")
 @exit_on_coded_error
-@keeps_warnings
 def word_sim_cli(
     pipeline: str = typer.Argument(..., parser=given_text, help=PIPELINE_HELP),
     files: List[Path] = typer.Argument(
@@ -257,11 +257,11 @@ def scws_cli(
         typer.echo(stderr_printer().info(progress), err=True)
     nlp = load_pipeline(pipeline)
     report = evaluate_scws(nlp, pairs, file.name)
-    if not _publish(report.to_dict(), nlp, pipeline, output, overwrite, as_json):
-        print_scws(report)
-    if report.spearman is not None and report.n_covered < RELIABLE_PAIRS:
+    if report.spearman is not None and report.n_covered < RELIABLE_PAIRS:  # before the report, which lists it
         name, minimum = str(file), RELIABLE_PAIRS
         warn_on_stderr(Warnings.W050.format(name=name, n_covered=report.n_covered, minimum=minimum))
+    if not _publish(report.to_dict(), nlp, pipeline, output, overwrite, as_json):
+        print_scws(report)
     _fail_if_undefined([report])
 
 
@@ -319,16 +319,16 @@ def polysemy_cli(
 
     nlp = load_pipeline(pipeline)
     report = evaluate_polysemy(nlp, counts, min_count=min_count)
-    if not _publish(report.to_dict(), nlp, pipeline, output, overwrite, as_json):
-        print_polysemy(report)
-    _fail_if_undefined_polysemy(report)
-    for label, part in _polysemy_parts(report):
+    for label, part in _polysemy_parts(report):  # before the report, which lists them
         if part.n_covered < RELIABLE_WORDS:
             warn_on_stderr(
                 Warnings.W055.format(
                     name=label, n_covered=part.n_covered, n_monosemous=part.n_monosemous, minimum=RELIABLE_WORDS
                 )
             )
+    if not _publish(report.to_dict(), nlp, pipeline, output, overwrite, as_json):
+        print_polysemy(report)
+    _fail_if_undefined_polysemy(report)
 
 
 def print_polysemy(report: Any) -> None:
