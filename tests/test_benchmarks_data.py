@@ -159,7 +159,9 @@ def test_a_failed_memory_probe_leaves_the_memory_target_not_measured(bench):
         "speed": [_speed_row(report.FLOOR_BUCKETED_KEY, 1.0, 1.0), _speed_row(report.PIPELINE_KEY, 0.85, 0.98)],
         "memory": {report.PIPELINE_KEY: {"error": "MemoryError"}, report.PIPELINE_BEFORE_KEY: {"n_tokens": 10}},
     }
-    assert "memory per kept token <= 1/4 of upstream batching: not measured" in "\n".join(report.target_lines(results))
+    assert "upstream batching: not measured (a memory probe failed)" in "\n".join(report.target_lines(results))
+    results["memory"] = {}  # --no-subprocess: none ran, none failed
+    assert "upstream batching: not measured (no memory probes ran)" in "\n".join(report.target_lines(results))
 
 
 def test_quick_report_lines_leave_the_raw_json_out(bench):
