@@ -188,7 +188,7 @@ def _token_mark(sense: int, label: str, score: Optional[float]) -> str:
 def _sense_key(spans: List[SenseSpan], senses: List[int]) -> str:
     """The labels in words of the senses drawn, one line each in the order they first appear,
     in their colour, with how many tokens of the text have them. A sense met as "Of" and "of"
-    (a sentence's first word) is one line, in lower case."""
+    (a sentence's first word) is one line, its word in lower case."""
     counts = Counter(_word_lowered(label) for _, _, label, _ in spans)
     if not counts:
         return ""

@@ -150,7 +150,7 @@ def show_coded_warning(
     _default: Callable[..., None] = warnings.showwarning,
 ) -> None:
     """warnings.showwarning for the command line: a coded warning ("[CTX-W...]") as one
-    "⚠" line on stderr (``warn_on_stderr``); any other as Python shows it."""
+    "⚠" line on stderr (as ``warn_on_stderr`` prints it); any other as Python shows it."""
     if str(message).startswith("[CTX-W"):
         _print_warning(str(message))  # kept, where a command keeps them, by keeps_warnings' own hook
     else:
