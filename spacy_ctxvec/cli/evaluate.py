@@ -148,7 +148,7 @@ def wic_cli(
     nlp = load_pipeline(pipeline)
     report, n_missing = evaluate_wic(nlp, train, evaluated, split, families=families)
     settings = {"max_examples": max_examples, "target_only": target_only}
-    read = sorted({name.split("/", 1)[1].rstrip("]") for name in report.settings if "/" in name})  # "layer_3"
+    read = list(dict.fromkeys(view for family in families for view in report.per_family(family)))  # "layer_3"
     result = {**report.to_dict(), "targets_without_vector": n_missing, **settings, "layers_read": read}
     if not _publish(result, nlp, pipeline, output, overwrite, as_json):
         print_wic(report, split, n_missing)
