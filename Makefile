@@ -2,12 +2,14 @@
 PYTHON ?= python3
 export HF_HUB_OFFLINE := 1
 export TOKENIZERS_PARALLELISM := false
+# Installs the tested versions (constraints.txt); `make install CONSTRAINTS=` installs without those pins.
+CONSTRAINTS ?= constraints.txt
 
 .PHONY: install demo test lint
 
 install:
 	$(PYTHON) -m pip install -q "torch==2.13.0"
-	$(PYTHON) -m pip install -q -e ".[test]"
+	$(PYTHON) -m pip install -q -e ".[test]" $(if $(CONSTRAINTS),-c $(CONSTRAINTS))
 
 demo: install
 	$(PYTHON) -m spacy_ctxvec compare "I have a apple" "I have a pen" --word a

@@ -126,3 +126,36 @@ def test_packaged_pipeline_installs_and_loads_in_a_fresh_virtualenv(built, defau
     assert report["probes"] and all(path.startswith(str(venv)) for path in report["probes"])
     assert report["pipe_names"] == ["transformer", "ctxvec_static", "ctxvec_context", "ctxvec_polysemy"]
     assert report["river"] == ["river", 384, "exact"]
+
+
+def declared_requirements() -> list:
+    """Every requirement of pyproject.toml: the dependencies and each extra's."""
+    import tomllib
+    from packaging.requirements import Requirement
+
+    project = tomllib.loads((REPO_ROOT / "pyproject.toml").read_text(encoding="utf8"))["project"]
+    lines = list(project["dependencies"])
+    for extra in project["optional-dependencies"].values():
+        lines.extend(extra)
+    return [Requirement(line) for line in lines]
+
+
+def test_constraints_pin_every_declared_package_inside_its_declared_range():
+    """`make install` pins the tested versions (constraints.txt); each pin must be a version pyproject.toml allows,
+    and no declared package may go unpinned (a newer release could break CI between two runs)."""
+    from packaging.requirements import Requirement
+    from packaging.utils import canonicalize_name
+
+    pins = {}
+    for line in (REPO_ROOT / "constraints.txt").read_text(encoding="utf8").splitlines():
+        if line.strip() and not line.startswith("#"):
+            requirement = Requirement(line)
+            (specifier,) = requirement.specifier
+            assert specifier.operator == "==", line
+            pins[canonicalize_name(requirement.name)] = specifier.version
+    for requirement in declared_requirements():
+        name = canonicalize_name(requirement.name)
+        assert name in pins, f"{requirement.name} is declared in pyproject.toml but not pinned in constraints.txt"
+        assert requirement.specifier.contains(pins[name]), f"constraints.txt pins {name}=={pins[name]}: {requirement}"
+    makefile = (REPO_ROOT / "Makefile").read_text(encoding="utf8")
+    assert "CONSTRAINTS ?= constraints.txt" in makefile and "-c $(CONSTRAINTS)" in makefile
