@@ -2,8 +2,9 @@ import warnings
 
 import numpy as np
 import pytest
+from spacy.language import Language
 
-from spacy_ctxvec.building.shard import partial_lexicon
+from spacy_ctxvec.building.shard import context_width, partial_lexicon
 from spacy_ctxvec.errors import CtxvecError
 from spacy_ctxvec.lexicon.statistics import merge
 
@@ -77,6 +78,36 @@ def test_lemma_key_with_a_lemma_setter(tiny_bert_dir):
     silent = make_trf_nlp(str(tiny_bert_dir), components=["test_declares_lemmas", "ctxvec_context"], window=8, stride=6)
     with pytest.raises(CtxvecError, match="E229"):
         partial_lexicon(silent, ["banks"], key="lemma", batch_size=4)
+
+
+@Language.component("test_lemmas_not_ready", assigns=["token.lemma"])
+def lemmas_not_ready(doc):
+    raise RuntimeError("a lemma setter after ctxvec_polysemy was called before it was initialized")
+
+
+def test_the_width_probe_runs_nothing_after_ctxvec_context(tiny_bert_dir):
+    """Where ctxvec_context's width is not known yet (a saved pipeline loaded with other layers), the
+    probe text stops at it: a lemma setter after ctxvec_polysemy may not be initialized yet."""
+    from .conftest import make_trf_nlp
+
+    after = ["ctxvec_context", "ctxvec_polysemy", "test_lemmas_not_ready"]
+    nlp = make_trf_nlp(str(tiny_bert_dir), components=after, window=8, stride=6)
+    known = nlp.get_pipe("ctxvec_context").width
+    nlp.get_pipe("ctxvec_context").width = None
+    assert context_width(nlp) == known > 0
+
+
+def test_a_lexicon_not_keyed_by_lemma_runs_no_lemma_setter_after_ctxvec_polysemy(tiny_bert_dir):
+    """An [initialize] corpus build stops before its ctxvec_polysemy, whose later components are
+    not initialized yet: a lemma setter there runs only for the "lemma" key, which reads it."""
+    from .conftest import make_trf_nlp
+
+    after = ["ctxvec_context", "ctxvec_polysemy", "test_lemmas_not_ready"]
+    nlp = make_trf_nlp(str(tiny_bert_dir), components=after, window=8, stride=6)
+    lexicon = partial_lexicon(nlp, ["banks and bank"], key="lower", stop_before="ctxvec_polysemy")
+    assert lexicon.counts[lexicon.index("bank")] == 1
+    with pytest.raises(RuntimeError, match="before it was initialized"):
+        partial_lexicon(nlp, ["banks and bank"], key="lemma", stop_before="ctxvec_polysemy")
 
 
 def test_a_lemma_keyed_pipeline_warns_when_a_docs_tokens_have_no_lemma(tiny_bert_dir, tmp_path):

@@ -103,16 +103,17 @@ def enabled_before(nlp: Language, name: str) -> Iterator[None]:
             nlp.disable_pipe(component)
 
 
-def not_counted(nlp: Language, stop_before: Optional[str] = None) -> List[str]:
+def not_counted(nlp: Language, stop_before: Optional[str] = None, *, key: str = "lemma") -> List[str]:
     """The components a lexicon is built without: ``stop_before`` (default: the first
     ctxvec_polysemy, which would only read the lexicon being made) and every one after
-    it (a retokenizer or a task head after ctxvec_polysemy changes nothing counted) but
-    those that set lemmas (the "lemma" key reads them)."""
+    it (a retokenizer or a task head after ctxvec_polysemy changes nothing counted) but,
+    for the "lemma" ``key``, those that set lemmas (it reads them)."""
     names = nlp.pipe_names
     polysemy = polysemy_components(nlp)
     stop = stop_before if stop_before in names else (polysemy[0] if polysemy else None)
     after = names[names.index(stop) :] if stop is not None else []
-    after = [name for name in after if name in polysemy or "token.lemma" not in nlp.get_pipe_meta(name).assigns]
+    if key == "lemma":
+        after = [name for name in after if name in polysemy or "token.lemma" not in nlp.get_pipe_meta(name).assigns]
     return sorted({*polysemy, *after})
 
 
@@ -335,7 +336,7 @@ def partial_lexicon(
             yield within_max_length(nlp, item)
 
     width, n_unread = None, 0
-    for doc in nlp.pipe(recorded(items), batch_size=batch_size, disable=not_counted(nlp, stop_before)):
+    for doc in nlp.pipe(recorded(items), batch_size=batch_size, disable=not_counted(nlp, stop_before, key=key)):
         text = texts.popleft()
         ids, vectors, mask = counted_occurrences(doc, key_attr, nlp.pipe_names)
         n_unread += unread_words(doc)
@@ -383,13 +384,15 @@ def unread_words(doc: Doc) -> int:
 
 def context_width(nlp: Language) -> int:
     """The width of the pipeline's contextual vectors: ctxvec_context's stored width,
-    or (before it is known) from one short probe text."""
+    or (before it is known) from one short probe text run through the components up to it
+    (none after it runs: they need not be initialized yet)."""
     context = context_name(nlp)
     if context in nlp.component_names:  # disabled too (frozen in spacy train's initialize)
         width = getattr(nlp.get_pipe(context), "width", None)
         if width:
             return int(width)
-    doc = nlp("width probe", disable=not_counted(nlp))
+    names = nlp.pipe_names
+    doc = nlp("width probe", disable=names[names.index(context) + 1 :] if context in names else not_counted(nlp))
     vectors = doc._.get(CONTEXT_ARRAY)
     if vectors is None:
         raise CtxvecError(Errors.E218.format(pipe_names=nlp.pipe_names, name=POLYSEMY_FACTORY))
