@@ -248,6 +248,33 @@ def test_a_lexicon_path_of_other_layers_is_refused_at_initialize(tiny_bert_dir, 
         assert _token(around("the bank"), "bank")._.polysemy_count == 3
 
 
+def test_a_kept_or_sourced_lexicon_of_other_layers_is_refused_at_initialize(tiny_bert_dir, tiny_nlp, tmp_path):
+    """A lexicon set with set_lexicon, or sourced with its component, was checked only at the first
+    Doc (initialize checked lexicon_path alone): now initialize checks the lexicon it keeps."""
+    from .conftest import transformer_config
+
+    lexicon = partial_lexicon(tiny_nlp, ["the bank of the river", "the bank loan", "the bank"], batch_size=8)
+
+    def pipeline(layers, source=None):
+        nlp = spacy.blank("en")
+        nlp.add_pipe("transformer", config=transformer_config(str(tiny_bert_dir), window=8, stride=6))
+        nlp.add_pipe("ctxvec_context", config={"layers": {"@misc": "spacy-ctxvec.mean_layers.v1", "layers": layers}})
+        if source is None:
+            nlp.add_pipe("ctxvec_polysemy", config={"min_count": 2}).set_lexicon(lexicon)
+        else:
+            nlp.add_pipe("ctxvec_polysemy", source=source)
+        return nlp
+
+    with pytest.raises(CtxvecError, match=r"CTX-E043.*checked at initialize.*'layer 1 of 2"):
+        pipeline([1]).initialize()
+    same = pipeline([-1])
+    same.initialize()
+    assert _token(same("the bank"), "bank")._.polysemy_count == 3
+    with pytest.raises(CtxvecError, match=r"CTX-E043.*checked at initialize"):
+        pipeline([1], source=same).initialize()
+    pipeline([-1], source=same).initialize()
+
+
 class NeedsInitialize:
     """A component that fails when called before its initialize, as spaCy's lemmatizer does."""
 

@@ -83,14 +83,13 @@ from .initialize_corpus import InitializeCorpus
 from .model_inputs import pipeline_model_fingerprint, type_input_embeddings
 from .polysemy_lookup import (
     check_context_before,
-    check_made_alike,
+    check_pipeline_made_alike,
     checked_min_count,
     key_table,
     label_language,
     lexicon_asked_for,
     look_up,
     pipeline_order,
-    pipeline_vectors_source,
     polysemy_records,
     score_table,
 )
@@ -379,8 +378,7 @@ class Polysemy(DocAnnotator):
         if lexicon_path is not None:
             self.set_lexicon(Lexicon.from_disk(lexicon_directory(lexicon_path, POLYSEMY_FACTORY)), nlp=nlp)
             if nlp is not None and self.lexicon is not None:  # E043 now: before sense induction and any Doc
-                made = pipeline_vectors_source(nlp, self.name)
-                check_made_alike(self.lexicon.meta.get(CONTEXT_VECTORS_META), made, self.name, at_initialize=True)
+                check_pipeline_made_alike(nlp, self.lexicon, self.name)
             if self.induce and self.lexicon is not None and self.lexicon.sample is not None:
                 self.build_senses()
         elif corpus is not None and nlp is not None:
@@ -408,6 +406,8 @@ class Polysemy(DocAnnotator):
             self.set_lexicon(lexicon.prune_sample(self.min_count), nlp=nlp)
             if self.induce and sample_size > 0:
                 self.build_senses()
+        elif nlp is not None and self.lexicon is not None:  # kept (set, or sourced with the component): E043 now
+            check_pipeline_made_alike(nlp, self.lexicon, self.name)
         if nlp is not None and self.lexicon is not None and len(self.lexicon):
             self.check_width(context_width(nlp))
 

@@ -161,6 +161,14 @@ def check_made_alike(expected: Optional[str], made: Optional[str], name: str, *,
         raise CtxvecError(Errors.E043.format(name=name, got=got, whose=whose, lexicon=expected, doc=made))
 
 
+def check_pipeline_made_alike(nlp: Language, lexicon: Lexicon, name: str) -> None:
+    """E043 at initialize where ``lexicon``'s vectors were made another way than those the
+    pipeline gives component ``name`` (pipeline_vectors_source; not known: the first Doc checks)."""
+    check_made_alike(
+        lexicon.meta.get(CONTEXT_VECTORS_META), pipeline_vectors_source(nlp, name), name, at_initialize=True
+    )
+
+
 def pipeline_vectors_source(nlp: Language, name: str) -> Optional[str]:
     """How the pipeline makes the contextual vectors ``name`` reads (doc._.ctxvec_context_source),
     from one short probe text (one sentence, for span getters that read sentences) run through
