@@ -19,7 +19,7 @@ from .attributes import POLYSEMY_FACTORY
 from .catalogue.command_errors import BUILD_SENSES_FIX, SENSES_FROM_SAMPLE_FIX
 from .components import polysemy_state
 from .errors import CtxvecError, Errors, Warnings, warn_at_user_line
-from .lexicon.polysemy_probe import PolysemyProbe
+from .lexicon.polysemy_probe import PolysemyProbe, english_probe_warning
 from .lexicon.sense_inventory import SENSES_FILE, SenseInventory
 from .lexicon.statistics import Lexicon
 from .lexicon.type_inputs import HEADER_FILE as INPUTS_HEADER
@@ -108,6 +108,13 @@ def scoring_min_count(path: Union[str, Path], given: Optional[int]) -> int:
     if given is not None:  # 0 or 1 too: the scoring refuses them (E208), never replaced silently
         return given
     return max(2, int(polysemy_setting(path, "min_count", DEFAULT_MIN_COUNT)))
+
+
+def english_probe_note(path: Union[str, Path], probe: Any, used: str) -> Optional[str]:
+    """W058 where the saved pipeline at ``path`` scores words of another language than English with
+    ``probe`` fitted on English sense counts (``used``: the score used); None for a lexicon directory."""
+    found = _polysemy_component(path)
+    return None if found is None else english_probe_warning(probe, used, pipeline_lang(path), found[1])
 
 
 def pipeline_stop_words(path: Union[str, Path]) -> FrozenSet[str]:

@@ -1,3 +1,4 @@
+import json
 import os
 import re
 import sys
@@ -492,6 +493,20 @@ def test_minilm_build_uses_the_shipped_probe_and_warns_on_a_small_corpus(minilm_
     assert 'lang = "de"' in german.read_text(encoding="utf8")
     built = invoke("build-lexicon", german, corpus, tmp_path / "de", "--min-count", "2", "--no-progress", "--no-senses")
     assert built.exit_code == 0 and "[CTX-W058]" in flat(built) and "language is 'de'" in flat(built)
+    # and where those scores are read later: rank, plot polysemy (its title too) and evaluate polysemy
+    assert "[CTX-W058]" not in flat(ranked) and "[CTX-W058]" not in flat(pictured)
+    assert "[CTX-W058]" in flat(invoke("rank", tmp_path / "de", "--min-count", "2"))
+    assert "[CTX-W058]" not in flat(invoke("rank", tmp_path / "de", "--min-count", "2", "--score", "self_similarity"))
+    pictured = invoke("plot", "polysemy", tmp_path / "de", "-o", tmp_path / "de.png", "--min-count", "2")
+    assert pictured.exit_code == 0 and "[CTX-W058]" in flat(pictured)
+    from spacy_ctxvec.analysis.plot_data import polysemy_scores
+
+    assert polysemy_scores(tmp_path / "de", min_count=2).language_warning.startswith("[CTX-W058]")
+    assert polysemy_scores(tmp_path / "out", min_count=2).language_warning is None
+    counts = tmp_path / "counts.tsv"
+    counts.write_text("bank\t10\nriver\t1\nmoney\t2\n", encoding="utf8")
+    evaluated = invoke("evaluate", "polysemy", str(tmp_path / "de"), counts, "--min-count", "2", "--json")
+    assert any(w.startswith("[CTX-W058]") for w in json.loads(evaluated.stdout)["warnings"]), evaluated.output
 
 
 @pytest.mark.slow

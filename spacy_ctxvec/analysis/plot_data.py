@@ -29,7 +29,14 @@ from ..lexicon.polysemy_probe import (
 from ..ops.pooling import pool_mean
 from ..ops.text import no_letter_note
 from ..pipelines import load_pipeline
-from ..saved_pipeline import load_lexicon, load_pipeline_inputs, load_probe, polysemy_setting, scoring_min_count
+from ..saved_pipeline import (
+    english_probe_note,
+    load_lexicon,
+    load_pipeline_inputs,
+    load_probe,
+    polysemy_setting,
+    scoring_min_count,
+)
 from ..types import PathLike
 from .comparison import WORD_ROLES, check_word, unspaced_word_hint
 from .occurrences import (
@@ -182,6 +189,7 @@ class PolysemyScores:
     counts_name: Optional[str] = None
     n_in_fitted_half: Optional[int] = None
     warning: Optional[str] = None  # W054: probe scores of a small lexicon run high
+    language_warning: Optional[str] = None  # W058: a probe fitted on English scores words of another language
 
     @property
     def n_known(self) -> int:
@@ -224,6 +232,7 @@ def polysemy_scores(
         raise CtxvecError(Errors.E410.format(min_count=min_count, path=source, no_letter=no_letter))
     words = [word for word, keep in zip(lexicon.keys, valid) if keep]
     result = PolysemyScores(words, scores[valid], used, warning=small_lexicon_warning(lexicon, used))
+    result.language_warning = english_probe_note(source, probe, used)
     if counts_by_word is not None and sense_counts is not None:
         result.counts, result.counts_name = sense_counts_for(words, counts_by_word), sense_counts.name
         known = result.counts > 0

@@ -90,6 +90,8 @@ def polysemy_title(data: Any, min_count: int, source: str) -> str:
     title = f"Polysemy scores ({data.used}) of {len(data.words)} words (n >= {min_count}) from {Path(source).name}"
     if data.warning:
         title += "\n(a small lexicon: the scores run high and rank words at most; they are not numbers of senses)"
+    if data.language_warning:
+        title += "\n(from a probe fitted on English sense counts: they say little about words of another language)"
     return title
 
 
@@ -215,8 +217,9 @@ def plot_polysemy_cli(
         score_label=data.score_label,
     )
     typer.echo(polysemy_summary(save(figure, output, overwrite), data, min_count))
-    if data.warning:
-        warn_on_stderr(data.warning)
+    for warning in (data.warning, data.language_warning):
+        if warning:
+            warn_on_stderr(warning)
 
 
 def polysemy_summary(path: Path, data: Any, min_count: int) -> str:

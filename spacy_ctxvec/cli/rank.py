@@ -15,6 +15,7 @@ from ..ops.sense_evidence import min_usable
 from ..ops.senses import DEFAULT_SAMPLE_SIZE, MIN_SUPPORT, is_word
 from ..ops.text import least_size, no_letter_note, text_table, tsv_text
 from ..saved_pipeline import (
+    english_probe_note,
     load_lexicon,
     load_pipeline_inputs,
     load_probe,
@@ -227,9 +228,9 @@ def rank_by_polysemy_score(
     valid = valid & ~is_stop
     ranked = rank_rows(lexicon, scores, valid, top_k)
     warn_below_component_min_count(source, min_count)
-    small = small_lexicon_warning(lexicon, used)
-    if small:
-        warn_on_stderr(small)
+    for warning in (small_lexicon_warning(lexicon, used), english_probe_note(source, probe, used)):
+        if warning:
+            warn_on_stderr(warning)
     summary = {**rank_summary(lexicon, valid, used, min_count), **stop_words_summary(left_out, skipped)}
     no_letter, words_too_rare = "", False
     if not valid.any():  # what W031 says about an empty ranking

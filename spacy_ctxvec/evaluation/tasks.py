@@ -10,8 +10,15 @@ from spacy.language import Language
 
 from ..attributes import CONTEXT_ARRAY, CONTEXT_MASK, check_same_tokens, context_segments, install_extensions
 from ..building.shard import polysemy_components
-from ..errors import CtxvecError, Errors
-from ..lexicon.polysemy_probe import FITTED_HALF, PROBE, in_fitted_half, lower_case_halves, type_polysemy_scores
+from ..errors import CtxvecError, Errors, warn_at_user_line
+from ..lexicon.polysemy_probe import (
+    FITTED_HALF,
+    PROBE,
+    english_probe_warning,
+    in_fitted_half,
+    lower_case_halves,
+    type_polysemy_scores,
+)
 from ..lexicon.sense_descriptions import describe_split_thresholds
 from ..lexicon.sense_induction import induce_type_senses, probe_split_decisions
 from ..lexicon.sense_inventory import SenseInventory
@@ -236,13 +243,17 @@ def evaluate_polysemy(
     """Spearman of the pipeline's polysemy_score per lexicon type with log WordNet sense
     counts (read_sense_counts), raw and with log corpus frequency partialled out, and
     the monosemous-vs-polysemous AUC; for a probe fitted on one half of the words
-    (FITTED_HALF), also on the other half alone (``held_out``)."""
+    (FITTED_HALF), also on the other half alone (``held_out``). W058 where a probe fitted on
+    English sense counts scores a pipeline of another language."""
     component = polysemy_component(nlp)
     lexicon = polysemy_lexicon(nlp, component)
     scores, valid, source = type_polysemy_scores(
         lexicon, component.probe, min_count or component.min_count, component.score_definition, component.type_inputs
     )
     report = polysemy_report(lexicon.keys, scores, valid, lexicon.counts, sense_counts, score=source)
+    english = english_probe_warning(component.probe, source, nlp.lang, component.name)
+    if english:  # W058
+        warn_at_user_line(english)
     if source == PROBE and component.probe is not None and component.probe.meta.get("fitted_words") == FITTED_HALF:
         held_out = ~in_fitted_half(lexicon.keys, lower=lower_case_halves(component.probe.meta))
         report.held_out = polysemy_report(

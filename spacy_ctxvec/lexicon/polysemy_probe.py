@@ -452,3 +452,16 @@ def find_shipped_probe(lexicon: Lexicon, model: str, inputs: Optional[np.ndarray
     """The shipped probe fitted on ``model`` (a fingerprint) that fits ``lexicon`` (and
     ``inputs``), or None."""
     return next((probe for probe in shipped_probes(model) if probe.problem_with(lexicon, model, inputs) is None), None)
+
+
+def fitted_on_english(probe: Optional["PolysemyProbe"]) -> bool:
+    """Whether ``probe`` was fitted on English sense counts (the shipped probes: WordNet)."""
+    return probe is not None and "WordNet" in str(probe.meta.get("trained_on", ""))
+
+
+def english_probe_warning(probe: Optional["PolysemyProbe"], used: str, lang: Optional[str], name: str) -> Optional[str]:
+    """W058 where the scores ``used`` come from ``probe``, fitted on English sense counts, and the
+    pipeline's language ``lang`` is another (None: not known, as for a lexicon directory)."""
+    if used == PROBE and lang and lang != "en" and fitted_on_english(probe):
+        return Warnings.W058.format(lang=lang, name=name)
+    return None

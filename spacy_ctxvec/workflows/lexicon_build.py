@@ -34,7 +34,7 @@ from ..devices import require_gpu
 from ..errors import CtxvecError, Errors, OutputNotWritten, OutputWrittenMeanwhile, Warnings
 from ..evaluation.provenance import BUILD_META, installed_version
 from ..interrupts import interrupts_held, termination_as_interrupt
-from ..lexicon.polysemy_probe import SMALL_CORPUS_TOKENS, describe_shipped_probes
+from ..lexicon.polysemy_probe import SMALL_CORPUS_TOKENS, describe_shipped_probes, english_probe_warning
 from ..lexicon.sense_descriptions import describe_context, describe_split_thresholds
 from ..lexicon.statistics import CONTEXT_VECTORS_META
 from ..ops.fingerprint import pooling_of
@@ -200,11 +200,6 @@ def check_nothing_to_resume(request: LexiconBuildRequest) -> None:
         raise CtxvecError(Errors.E224.format(path=request.output, checkpoints=request.checkpoints))
 
 
-def fitted_on_english(probe: Any) -> bool:
-    """Whether ``probe`` was fitted on English sense counts (the shipped probes: WordNet)."""
-    return probe is not None and "WordNet" in str(probe.meta.get("trained_on", ""))
-
-
 def build_lexicon_pipeline(request: LexiconBuildRequest) -> LexiconBuild:
     """Check, load, count the corpus, score, induce senses, save OUTPUT, remove the
     checkpoints. Raises BuildStopped on Ctrl-C; a coded error after the first
@@ -362,8 +357,8 @@ def _build(request: LexiconBuildRequest, checkpoints: Path, files: List[Path]) -
         build.warnings.append(
             warning.format(n_tokens=lexicon.n_occurrences, minimum=SMALL_CORPUS_TOKENS, name=component.name)
         )
-    if component.score_source == "probe" and nlp.lang != "en" and fitted_on_english(component.probe):
-        build.warnings.append(Warnings.W058.format(lang=nlp.lang, name=component.name))
+    english = english_probe_warning(component.probe, component.score_source or "", nlp.lang, component.name)
+    build.warnings.extend([english] if english else [])
     if request.senses is not False and lexicon.sample is not None:
         build.warnings.extend(component.induction_warnings())
         started = time.perf_counter()
