@@ -419,7 +419,8 @@ class Warnings(metaclass=_ErrorsWithCodes):
     W082 = (
         "spaCy has no stop-word list for the language '{lang}' of {where}, so {effect}. Set [nlp] lang to the "
         'text\'s language where spaCy has one (lang = "de" for German; "xx" has none), or give the words '
-        "yourself: nlp.Defaults.stop_words is the list."
+        "yourself: nlp.Defaults.stop_words is the list (for a command, set it in a Python file given with "
+        "--code, e.g. spacy.lang.xx.MultiLanguage.Defaults.stop_words = {{...}})."
     )
     W083 = (
         "The checkpoint an interrupted build left in '{path}' ({shards}) is removed: this build counts from the "

@@ -142,14 +142,16 @@ def make_trf_nlp(name: str, components: List[str] = ("ctxvec_context",), **trf_k
     return nlp
 
 
-def make_sense_nlp(name: str, lines: List[str], corpus_dir: Path, components: List[str] = ("ctxvec_context",)):
-    """blank en + tiny transformer (window 8, stride 6) + ``components`` + ctxvec_polysemy
+def make_sense_nlp(
+    name: str, lines: List[str], corpus_dir: Path, components: List[str] = ("ctxvec_context",), lang: str = "en"
+):
+    """blank ``lang`` + tiny transformer (window 8, stride 6) + ``components`` + ctxvec_polysemy
     whose lexicon (with a 16-row sample) and senses are built in initialize from ``lines``."""
     import spacy
 
     corpus = corpus_dir / "corpus.txt"
     corpus.write_text("\n".join(lines) + "\n", encoding="utf8")
-    nlp = spacy.blank("en")
+    nlp = spacy.blank(lang)
     nlp.add_pipe("transformer", config=transformer_config(name, window=8, stride=6))
     for component in components:
         nlp.add_pipe(component)

@@ -267,3 +267,13 @@ def test_the_key_lists_a_sense_met_as_of_and_of_once():
     )
     assert "bank 1: river" in lines[1] and "(1 token)" in lines[1]
     assert "Of 0: course" in _sense_key(spans[:1], [0])  # one form: as written
+
+
+def test_a_multi_language_page_says_mul_not_xx(tiny_bert_dir, tmp_path):
+    """spaCy's "xx" is not a BCP 47 tag (browsers and screen readers read <html lang>): "mul" is."""
+    from .conftest import make_sense_nlp
+    from .test_components_polysemy import SENSE_LINES
+
+    nlp = make_sense_nlp(str(tiny_bert_dir), SENSE_LINES, tmp_path, lang="xx")
+    page = render_senses(nlp("the bank of the river"), min_senses=1, page=True)
+    assert '<html lang="mul" dir="ltr">' in page and 'lang="xx"' not in page

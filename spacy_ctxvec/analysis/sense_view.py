@@ -175,8 +175,10 @@ def _render_spans(doc: Doc, spans: List[SenseSpan], *, page: bool, title: Option
     tab_title = _html_text(tab) if tab else escaped or PAGE_TITLE
     # the page is written as UTF-8: a browser opening the file may guess another encoding without this
     drawn = drawn.replace("<title>displaCy</title>", f'<meta charset="utf-8">\n<title>{tab_title}</title>', 1)
-    # displaCy sets the direction in CSS only; browsers and screen readers read <html dir>
-    return drawn.replace(f'<html lang="{doc.lang_}">', f'<html lang="{doc.lang_}" dir="{direction}">', 1)
+    # displaCy sets the direction in CSS only; browsers and screen readers read <html dir>; spaCy's
+    # multi-language "xx" is no language tag: BCP 47 says "mul"
+    lang = "mul" if doc.lang_ == "xx" else doc.lang_
+    return drawn.replace(f'<html lang="{doc.lang_}">', f'<html lang="{lang}" dir="{direction}">', 1)
 
 
 def _token_mark(sense: int, label: str, score: Optional[float]) -> str:
