@@ -10,6 +10,7 @@ from spacy_ctxvec.ops.sense_labels import (
     LabelLanguage,
     _without_target,
     class_tfidf,
+    folded,
     format_label,
     labels_by_sense,
     sense_labels,
@@ -42,6 +43,15 @@ def test_the_word_itself_stop_words_numbers_and_excluded_words_never_label():
     snippets = ["the [bank] of the bank 1887 river", "a [bank] by the bank river 42", "[banks] and banks river"]
     (label,) = sense_labels([snippets], exclude=["banks"], n_words=5)
     assert label == ["river"]
+
+
+def test_the_word_itself_never_labels_in_another_case_or_with_other_accents():
+    """ "İstanbul" lowers to i + a combining dot, so its own word "istanbul" labelled it; "Straße"
+    and "STRASSE", "Café" and "cafe" are one word to the label too."""
+    snippets = ["[İstanbul] ist istanbul groß", "[İstanbul] und ISTANBUL groß", "[Straße] strasse cafe groß"]
+    (label,) = sense_labels([snippets], exclude=["Café"], n_words=5)
+    assert label == ["groß"]
+    assert folded("İstanbul") == folded("ISTANBUL") == "istanbul" and folded("Bär") == "bar"
 
 
 def test_web_addresses_and_mentions_never_label():

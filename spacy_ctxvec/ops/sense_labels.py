@@ -9,7 +9,7 @@ and A the mean number of word occurrences per sense: words frequent around this 
 rare around the others come first; where a word has several senses, a label word is
 more frequent (by share of snippets) around its sense than around the others together
 and than around each other sense (so no two senses of a word share a label word).
-English stop words, words under 3 letters, numbers and the word itself (written in
+English stop words, words under 3 letters, numbers and the word itself in any case or accents (written in
 [brackets] in a snippet: that form anywhere in the snippets, and any ``exclude``) are
 left out, and so are negations' stems ("didn" of "didn't").
 
@@ -99,6 +99,14 @@ def _without_target(snippet: str) -> str:
     return _ADDRESSES.sub(" ", _TARGET.sub(" ", snippet))
 
 
+def folded(word: str) -> str:
+    """``word`` as the word itself is recognised among label words: case-folded ("Straße" is
+    "strasse"), accents and other combining marks dropped ("İstanbul", which lowers to i with a
+    combining dot, is "istanbul"; "Café" is "cafe")."""
+    decomposed = unicodedata.normalize("NFKD", word.casefold())
+    return "".join(c for c in decomposed if not unicodedata.combining(c))
+
+
 def class_tfidf(counts: np.ndarray, sizes: np.ndarray) -> np.ndarray:
     """c-TF-IDF weights (k, V) from per-class snippet counts (k, V) and class sizes (k,)
     (snippets per class): (count / size) x log(1 + A / f), f the column totals, A the
@@ -137,9 +145,9 @@ def sense_labels(
     documents = [s for snippets in senses for s in snippets]
     if not documents or n_words <= 0:
         return [[] for _ in senses]
-    excluded = {word.lower() for word in exclude}
+    excluded = {folded(word) for word in exclude}
     excluded |= {
-        match.strip("[]").lower() for snippets in snippets_per_sense for s in snippets for match in _TARGET.findall(s)
+        folded(match.strip("[]")) for snippets in snippets_per_sense for s in snippets for match in _TARGET.findall(s)
     }
     words_per_document = snippet_words(documents, language)
     vocabulary = np.array(sorted(set().union(*words_per_document)), dtype=str)
@@ -151,7 +159,7 @@ def sense_labels(
     for row, (a, b) in enumerate(zip(bounds[:-1], bounds[1:])):
         columns = [column[word] for words in words_per_document[a:b] for word in words]
         counts[row] = np.bincount(np.array(columns, dtype=np.int64), minlength=len(vocabulary))
-    counts = counts * np.array([word not in excluded for word in vocabulary.tolist()], dtype=bool)
+    counts = counts * np.array([folded(word) not in excluded for word in vocabulary.tolist()], dtype=bool)
     sizes = np.diff(bounds)
     weights = class_tfidf(counts, sizes)
     totals = counts.sum(axis=0)
