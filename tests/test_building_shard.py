@@ -110,6 +110,22 @@ def test_a_lexicon_not_keyed_by_lemma_runs_no_lemma_setter_after_ctxvec_polysemy
         partial_lexicon(nlp, ["banks and bank"], key="lemma", stop_before="ctxvec_polysemy")
 
 
+def test_a_lemma_key_whose_lemma_setters_all_come_after_ctxvec_polysemy_is_refused(tiny_bert_dir):
+    """A lexicon built with them counts lemmas, but at run time ctxvec_polysemy reads the tokens
+    before their lemmas are set and finds no word (W071, every count 0): E275 before reading."""
+    from spacy_ctxvec.building.shard import check_key_mode
+
+    from .conftest import make_trf_nlp
+
+    late = make_trf_nlp(str(tiny_bert_dir), components=["ctxvec_context", "ctxvec_polysemy", "test_strip_s_lemmas"])
+    with pytest.raises(CtxvecError, match=r"E275.*\(\['test_strip_s_lemmas'\]\) all come after 'ctxvec_polysemy'"):
+        check_key_mode(late, "lemma")
+    check_key_mode(late, "lemma", docs_given=True)  # Docs of a .spacy corpus may carry their lemmas
+    check_key_mode(late, "lower")
+    early = make_trf_nlp(str(tiny_bert_dir), components=["test_strip_s_lemmas", "ctxvec_context", "ctxvec_polysemy"])
+    check_key_mode(early, "lemma")
+
+
 def test_a_lemma_keyed_pipeline_warns_when_a_docs_tokens_have_no_lemma(tiny_bert_dir, tmp_path):
     """Run without its lemmatizer, every token silently got no score, count or senses."""
     from .conftest import make_trf_nlp

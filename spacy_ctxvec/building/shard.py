@@ -56,15 +56,20 @@ MAX_BUFFERED_OCCURRENCES = 50_000
 
 
 def check_key_mode(nlp: Language, key: str, docs_given: bool = False) -> None:
-    """Raise if ``key`` is unknown, or is 'lemma' and no component sets lemmas, unless
-    ``docs_given`` (a corpus of Docs, which may carry lemmas: a Doc without them is E229)."""
+    """Raise if ``key`` is unknown, or is 'lemma' and no component sets lemmas (E217) or
+    all that do come after the first ctxvec_polysemy (E275), unless ``docs_given`` (a corpus
+    of Docs, which may carry lemmas: a Doc without them is E229)."""
     if key not in KEY_ATTRS:
         raise CtxvecError(Errors.E216.format(key=key, choices=", ".join(KEY_ATTRS)))
     if key == "lemma" and not docs_given:
-        setters = [name for name in nlp.pipe_names if "token.lemma" in nlp.get_pipe_meta(name).assigns]
+        names = nlp.pipe_names
+        setters = [name for name in names if "token.lemma" in nlp.get_pipe_meta(name).assigns]
         if not setters:
-            problem = f"no component of the pipeline {nlp.pipe_names} assigns token.lemma"
+            problem = f"no component of the pipeline {names} assigns token.lemma"
             raise CtxvecError(Errors.E217.format(problem=problem))
+        polysemy = polysemy_components(nlp)
+        if polysemy and names.index(setters[0]) > names.index(polysemy[0]):
+            raise CtxvecError(Errors.E275.format(setters=setters, name=polysemy[0], pipe_names=names))
 
 
 def holds_docbins(files: Iterable[Any]) -> bool:

@@ -296,3 +296,9 @@ class LexiconErrors:
         "by different versions of spacy-ctxvec (earlier ones summed in steps of 2**-20). Build the older one again "
         "with this version (spacy-ctxvec build-lexicon --overwrite), then merge."
     )
+    E275 = (
+        "Key mode 'lemma': the components that set lemmas ({setters}) all come after '{name}' in the pipeline "
+        "{pipe_names}, so '{name}' would read every token before its lemma is set and find no word ([CTX-W071]), "
+        "though a lexicon built with them counts lemmas. Move one before '{name}' (the order of [nlp] pipeline in "
+        "the config, or nlp.add_pipe(..., before='{name}')), or use key 'lower'."
+    )
