@@ -139,7 +139,7 @@ class Warnings(metaclass=_ErrorsWithCodes):
         "corpus, or keep the evidence rule knowing its scale is not calibrated for these vectors."
     )
     W037 = (
-        "'{name}' built its lexicon in initialize from the vectors of '{transformer}' as it is now, "
+        "'{name}' {how} from the vectors of '{transformer}' as it is now, "
         "and {listeners} fine-tune it when trained (it is not in [training] frozen_components): "
         "after training the contextual vectors differ from those the lexicon counted, and the "
         "first evaluation after the weights change stops with [CTX-E043] (ctxvec_context names the model's "

@@ -132,13 +132,14 @@ def _saved_context_name(path: Path) -> str:
 
 
 def _unregistered_hint(err: Exception) -> str:
-    """Where a registered function is missing (spaCy's E893), how to provide it."""
+    """Where a registered function (spaCy's E893) or a component factory (E002) is missing, how to provide it."""
     from catalogue import RegistryError
 
-    if not isinstance(err, RegistryError) and "[E893]" not in str(err):
+    what = "a component factory" if "[E002]" in str(err) else "a function"
+    if not isinstance(err, RegistryError) and "[E893]" not in str(err) and "[E002]" not in str(err):
         return ""
     return (
-        " (a function registered in your own code: import that file first, spacy-ctxvec --code FILE.py COMMAND "
+        f" ({what} registered in your own code: import that file first, spacy-ctxvec --code FILE.py COMMAND "
         "..., or install the package that registers it through its entry points)"
     )
 

@@ -1179,6 +1179,9 @@ def test_a_lexicon_built_in_initialize_runs_only_the_components_before_it(tiny_b
     doc = nlp("the bank of the river")
     assert doc.has_annotation("ENT_IOB") and doc[1]._.polysemy_count > 0
     component = nlp.get_pipe("ctxvec_polysemy")
+    component.lexicon.to_disk(tmp_path / "lexicon")  # a lexicon given by lexicon_path fits these vectors too
+    with pytest.warns(UserWarning, match=r"W037.*was given a lexicon \(lexicon_path\) made from the vectors"):
+        component.initialize(nlp=nlp, lexicon_path=tmp_path / "lexicon")
     for node in nlp.get_pipe("ner").model.walk():
         if "grad_factor" in node.attrs:
             node.attrs["grad_factor"] = 0.0  # the listener passes no gradient to the transformer

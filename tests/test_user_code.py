@@ -55,6 +55,20 @@ def test_a_function_registered_in_a_code_file_is_found_with_code_and_named_witho
     assert missing.exit_code == 1 and "none.py: no such file" in " ".join(missing.output.split())
 
 
+def test_a_saved_pipeline_with_a_component_factory_of_ones_own_code_names_code(tiny_nlp, tmp_path):
+    """A factory of one's own code missing (spaCy's E002) said only "Pass a pipeline directory", which
+    the path was: it names --code as for a missing registered function."""
+    config = tiny_nlp.config.copy()
+    config["nlp"]["pipeline"] = [*config["nlp"]["pipeline"], "mine"]
+    config["components"]["mine"] = {"factory": "test_ctxvec_factory_not_imported"}
+    (tmp_path / "custom.cfg").write_text(config.to_str(), encoding="utf8")
+    compare = ["compare", "the bank", "a bank", "--word", "bank", "--pipeline", str(tmp_path / "custom.cfg")]
+    result = CliRunner().invoke(app, compare)
+    message = " ".join(result.output.split())
+    assert result.exit_code == 1 and "[CTX-E011]" in message and "[E002]" in message
+    assert "a component factory registered in your own code" in message and "--code FILE.py COMMAND" in message
+
+
 def test_worker_processes_import_the_code_file_too(code_files, tmp_path):
     """build-lexicon --n-process 2 rebuilt the pipeline in workers where the file was never
     imported: E893 in a worker and a BrokenProcessPool traceback."""

@@ -92,6 +92,7 @@ from .polysemy_lookup import (
     pipeline_order,
     polysemy_records,
     score_table,
+    warn_of_training,
 )
 from .polysemy_state import (
     CFG_FILE,
@@ -106,7 +107,6 @@ from .polysemy_state import (
     read_saved_parts,
 )
 from .sense_annotation import sense_annotations
-from .transformer import trained_listeners
 
 DEFAULT_POLYSEMY_CONFIG = """
 [ctxvec_polysemy]
@@ -399,15 +399,13 @@ class Polysemy(DocAnnotator):
                     stop_before=self.name,  # the components after it are not initialized yet
                 )
             reading.check_read(lexicon.n_occurrences)
-            transformer, listeners = trained_listeners(nlp, context_name(nlp))
-            if listeners:
-                warning = Warnings.W037.format(name=self.name, transformer=transformer, listeners=listeners)
-                warnings.warn(warning, stacklevel=2)
             self.set_lexicon(lexicon.prune_sample(self.min_count), nlp=nlp)
             if self.induce and sample_size > 0:
                 self.build_senses()
         elif nlp is not None and self.lexicon is not None:  # kept (set, or sourced with the component): E043 now
             check_pipeline_made_alike(nlp, self.lexicon, self.name)
+        if nlp is not None and self.lexicon is not None and (lexicon_path is not None or corpus is not None):
+            warn_of_training(nlp, self.name, built=corpus is not None)  # W037
         if nlp is not None and self.lexicon is not None and len(self.lexicon):
             self.check_width(context_width(nlp))
 

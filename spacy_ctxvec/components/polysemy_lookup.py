@@ -3,6 +3,7 @@ table by string hash, each token's row found at once, and the POLYSEMY_DTYPE rec
 one Doc. The Doc's contextual vectors must be those the lexicon was built from: the same
 width (E219 / E604) and, where both record it, the same layers, pooling and model (E043)."""
 
+import warnings
 from typing import Any, Dict, List, Optional, Sequence, Tuple
 
 import numpy as np
@@ -21,7 +22,7 @@ from ..attributes import (
     stored_values,
 )
 from ..building.shard import KEY_ATTRS
-from ..component_names import context_names
+from ..component_names import context_name, context_names
 from ..errors import CtxvecError, Errors, Warnings, warn_at_user_line
 from ..lexicon.polysemy_probe import PolysemyProbe, type_polysemy_scores
 from ..lexicon.statistics import CONTEXT_VECTORS_META, Lexicon
@@ -29,6 +30,7 @@ from ..ops.cosine import cosine_shift
 from ..ops.fingerprint import vectors_differ
 from ..ops.sense_labels import ENGLISH, LabelLanguage
 from ..paths import composed as read_as_corpora
+from .transformer import trained_listeners
 from .transformer_lookup import find_transformer
 
 # spaCy's languages written without spaces between words: their labels are read with the
@@ -167,6 +169,17 @@ def check_pipeline_made_alike(nlp: Language, lexicon: Lexicon, name: str) -> Non
     check_made_alike(
         lexicon.meta.get(CONTEXT_VECTORS_META), pipeline_vectors_source(nlp, name), name, at_initialize=True
     )
+
+
+def warn_of_training(nlp: Language, name: str, *, built: bool) -> None:
+    """W037 where training will change the transformer whose vectors the lexicon of ``name`` fits (``built``
+    in initialize from a corpus, else given as lexicon_path): a listener fine-tunes it, or weight decay."""
+    transformer, listeners = trained_listeners(nlp, context_name(nlp))
+    if listeners:
+        how = "built its lexicon in initialize" if built else "was given a lexicon (lexicon_path) made"
+        warnings.warn(
+            Warnings.W037.format(name=name, how=how, transformer=transformer, listeners=listeners), stacklevel=3
+        )
 
 
 def pipeline_vectors_source(nlp: Language, name: str) -> Optional[str]:
