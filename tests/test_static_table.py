@@ -389,3 +389,20 @@ def test_keyed_vectors_holding_nan_are_a_coded_error():
     kv.add_vectors(["bank", "river"], np.array([[1.0, 0.0, 0.0], [np.nan, 0.0, 1.0]], dtype=np.float32))
     with pytest.raises(CtxvecError, match=r"E109\] '<KeyedVectors>' contains NaN or infinite values in 1 row"):
         StaticVectorTable.from_keyed_vectors(kv)
+
+
+def test_a_word_typed_with_combining_accents_finds_its_wordpieces_as_composed(tmp_path):
+    """To a cased WordPiece tokenizer "ba" + U+0308 + "rs" is one [UNK]: its subword vector was none
+    (code 0) though "bärs" has pieces; the subword lookup retries the form texts are read as (NFC)."""
+    from transformers import BertTokenizerFast
+
+    (tmp_path / "vocab.txt").write_text("[PAD]\n[UNK]\n[CLS]\n[SEP]\n[MASK]\nbär\n##s\nx\n", encoding="utf8")
+    tokenizer = BertTokenizerFast(str(tmp_path / "vocab.txt"), do_lower_case=False, strip_accents=False)
+    embeddings = np.random.default_rng(0).normal(size=(8, 4)).astype(np.float32)
+    table = StaticVectorTable.from_transformer(embeddings, tokenizer)
+    decomposed = unicodedata.normalize("NFD", "bärs")
+    assert tokenizer.tokenize(decomposed) == ["[UNK]"] and tokenizer.tokenize("bärs") == ["bär", "##s"]
+    vectors, codes = table.lookup_batch(["bärs", decomposed])
+    assert [STATIC_KEY_NAMES[code] for code in codes] == ["subwords", "subwords"]
+    np.testing.assert_allclose(vectors[1], embeddings[[5, 6]].mean(axis=0), rtol=1e-6)
+    np.testing.assert_array_equal(vectors[0], vectors[1])

@@ -200,11 +200,7 @@ class StaticVectorTable(ReadOnlyArrays):
                 found_vectors, found = self._subword_vectors([triples[i][0] for i in remaining])
             else:
                 field = _LOOKUP_FIELD[lookup]
-                rows = np.fromiter(
-                    (self._row_of(triples[i][field]) for i in remaining),
-                    dtype=np.int64,
-                    count=len(remaining),
-                )
+                rows = np.fromiter((self._row_of(triples[i][field]) for i in remaining), np.int64, len(remaining))
                 found = rows >= 0
                 found_vectors = np.zeros((len(remaining), self.dim), dtype=np.float32)
                 found_vectors[found] = self.vectors[rows[found]]
@@ -236,6 +232,9 @@ class StaticVectorTable(ReadOnlyArrays):
         missing = [text for text in unique if text not in known]
         if missing and self.subwords is not None:
             new_vectors, found = self.subwords.vectors_for(missing)
+            retry = [j for j, text in enumerate(missing) if not found[j] and composed(text) != text]  # as _row_of
+            if retry:  # "a" + U+0308, all [UNK] to a cased tokenizer, is read as "ä"
+                new_vectors[retry], found[retry] = self.subwords.vectors_for([composed(missing[j]) for j in retry])
             made = {text: (vector if ok else None) for text, vector, ok in zip(missing, new_vectors, found)}
             known.update(made)
             if len(cache) + len(made) > SUBWORD_CACHE_SIZE:  # a new cache, with this call's words (as many as fit)
