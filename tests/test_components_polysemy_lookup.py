@@ -121,6 +121,14 @@ def test_a_chinese_pipelines_labels_are_words_its_tokenizer_gives(tiny_bert_dir,
     assert words and all(len(w) == 1 for w in words) and not words & {"了", "的", "很"}  # Chinese stop words out
 
 
+def test_a_french_pipelines_labels_hold_no_piece_of_an_elided_word(tiny_bert_dir, tmp_path):
+    """Runs of letters cut "aujourd’hui" into "aujourd" and "hui" (and "presqu'île" into "presqu"); an
+    eliding language's labels are its tokenizer's words: "aujourd’hui" whole, "l’" left out of "l’homme"."""
+    lines = ["aujourd’hui la banque de l’homme presqu'île", "aujourd’hui le banc de l’homme presqu'île"] * 8
+    words = label_words_of(tiny_bert_dir, tmp_path, "fr", lines)
+    assert {"aujourd’hui", "homme"} <= words and not words & {"aujourd", "hui", "presqu", "l’homme"}, words
+
+
 def test_a_text_typed_with_combining_marks_finds_its_words(tiny_bert_dir, tmp_path):
     """build-lexicon reads corpora composed (NFC); nlp("... Ba\\u0308r ...") typed with a
     combining diaeresis found no count and no sense for the word (a German walkthrough)."""

@@ -36,16 +36,19 @@ from .transformer_lookup import find_transformer
 # spaCy's languages written without spaces between words: their labels are read with the
 # pipeline's tokenizer (a run of letters is a clause there, not a word).
 UNSPACED_LANGUAGES = ("zh", "ja", "th")
+# Languages that join an elided word to the next with an apostrophe ("l'homme", "aujourd'hui"): runs
+# of letters cut "aujourd" out of "aujourd'hui"; their tokenizers part "l'" from "homme" and keep "aujourd'hui".
+ELIDING_LANGUAGES = ("fr", "it", "ca")
 
 
 def label_language(nlp: Optional[Language]) -> LabelLanguage:
     """The language of sense labels: English (scikit-learn's stop words) for English or a
     component outside a pipeline; else the pipeline's language: spaCy's stop words for it and,
-    for a language written without spaces, its tokenizer to split snippets into words (W082 for a
+    for a language written without spaces or with elisions, its tokenizer to split snippets into words (W082 for a
     language without stop words)."""
     if nlp is None or nlp.lang == "en":
         return ENGLISH
-    split = TokenTexts(nlp.tokenizer) if nlp.lang in UNSPACED_LANGUAGES else None
+    split = TokenTexts(nlp.tokenizer) if nlp.lang in UNSPACED_LANGUAGES + ELIDING_LANGUAGES else None
     if not nlp.Defaults.stop_words:
         where, effect = f"the pipeline {nlp.pipe_names}", "sense labels may be function words (der, die, das)"
         warn_at_user_line(Warnings.W082.format(lang=nlp.lang, where=where, effect=effect))
@@ -59,7 +62,14 @@ class TokenTexts:
         self.tokenizer = tokenizer
 
     def __call__(self, text: str) -> List[str]:
-        return [token.text for token in self.tokenizer(text)]
+        """The token texts but an elided word the tokenizer did not keep whole: "presqu'" at the end of
+        a snippet is split as "presqu" + "'", and "presqu" is no word."""
+        tokens = list(self.tokenizer(text))
+        return [
+            token.text
+            for token, after in zip(tokens, [*tokens[1:], None])
+            if after is None or token.whitespace_ or after.text not in ("'", "\u2019")
+        ]
 
 
 def key_table(keys: Sequence[str], context_vectors: Optional[str] = None) -> Dict[str, Any]:

@@ -235,9 +235,10 @@ def snippet_words(documents: Sequence[str], language: LabelLanguage = ENGLISH) -
 
 
 def _is_label_word(word: str) -> bool:
-    """Letters only (with their combining marks: Thai vowel signs), 3 or more, or fewer of a
-    script written without spaces."""
-    letters = all(c.isalpha() or unicodedata.category(c).startswith("M") for c in word) and word[:1].isalpha()
+    """Letters only (with their combining marks: Thai vowel signs; an apostrophe between two, as in
+    "aujourd'hui", but not an elided "l'"), 3 or more, or fewer of a script written without spaces."""
+    inner = word[:1] + word[1:-1].replace("'", "").replace("\u2019", "") + word[-1:] if len(word) > 2 else word
+    letters = all(c.isalpha() or unicodedata.category(c).startswith("M") for c in inner) and word[:1].isalpha()
     return letters and (len(word) >= 3 or in_unspaced_script(word))
 
 
