@@ -38,10 +38,14 @@ def warn_of_several(nlp: Language, name: str, factory: str, template: str) -> No
         warnings.warn(warning, stacklevel=3)  # at the initialize() call
 
 
-def context_name(nlp: Language) -> str:
+def context_name(nlp: Language, before: Optional[str] = None) -> str:
     """The name of the pipeline's last enabled ctxvec_context component (else its last
-    disabled one); "ctxvec_context" where it has none."""
+    disabled one), of those before component ``before`` where given (the one it reads);
+    "ctxvec_context" where it has none."""
     made = context_names(nlp)
+    if before is not None and before in nlp.component_names:
+        earlier = set(nlp.component_names[: nlp.component_names.index(before)])
+        made = [name for name in made if name in earlier]
     enabled = [name for name in made if name not in nlp.disabled]
     return (enabled or made or [CONTEXT_COMPONENT])[-1]
 

@@ -275,6 +275,70 @@ def test_a_kept_or_sourced_lexicon_of_other_layers_is_refused_at_initialize(tiny
     pipeline([-1], source=same).initialize()
 
 
+def initialize_corpus_pipeline(tiny_bert_dir, tmp_path, names, configs=None):
+    """blank en + tiny transformer + ``names`` (factories of the same name, or (name, factory) pairs),
+    each ctxvec_polysemy building its lexicon in initialize from SENSE_LINES."""
+    from .conftest import transformer_config
+
+    tmp_path.mkdir(parents=True, exist_ok=True)
+    (tmp_path / "corpus.txt").write_text("\n".join(SENSE_LINES) + "\n", encoding="utf8")
+    nlp = spacy.blank("en")
+    nlp.add_pipe("transformer", config=transformer_config(str(tiny_bert_dir), window=8, stride=6))
+    for entry in names:
+        name, factory = entry if isinstance(entry, tuple) else (entry, entry)
+        nlp.add_pipe(factory, name=name, config=(configs or {}).get(name, {}))
+        if factory == "ctxvec_polysemy":
+            corpus = {"@misc": "spacy-ctxvec.lexicon_corpus.v1", "path": str(tmp_path / "corpus.txt")}
+            nlp.config["initialize"]["components"][name] = {"corpus": corpus, "sample_size": 16}
+    return nlp
+
+
+def test_a_context_after_ctxvec_polysemy_is_not_the_one_its_width_is_checked_against(tiny_bert_dir, tmp_path):
+    """A second ctxvec_context after ctxvec_polysemy (twice as wide) gave E219 at initialize: the width was
+    that of the pipeline's last ctxvec_context, not of the one ctxvec_polysemy reads."""
+    concat = {"layers": {"@misc": "spacy-ctxvec.concat_layers.v1", "layers": [1, 2]}}
+    names = ["ctxvec_context", "ctxvec_polysemy", ("wide", "ctxvec_context")]
+    nlp = initialize_corpus_pipeline(
+        tiny_bert_dir, tmp_path, names, {"ctxvec_polysemy": {"min_count": 2}, "wide": concat}
+    )
+    nlp.initialize()
+    assert _token(nlp("the bank of the river"), "bank")._.polysemy_count > 0
+    assert nlp.get_pipe("wide").width == 2 * nlp.get_pipe("ctxvec_context").width
+
+
+@spacy.Language.component("test_upper_lemmas", assigns=["token.lemma"])
+def upper_lemmas(doc):
+    for token in doc:
+        token.lemma_ = token.text.upper()
+    return doc
+
+
+def test_a_lemma_lexicon_counts_the_lemmas_its_pipeline_reads_and_each_component_is_checked_alone(
+    tiny_bert_dir, tmp_path
+):
+    """A lemma setter after ctxvec_polysemy ran while it built its lexicon from a corpus though one before it
+    set the lemmas it reads: keys in upper case that no Doc matched. E275 looked at the first ctxvec_polysemy,
+    not the one building; and at spacy train's initialize, frozen lemma setters before it were not seen."""
+    from .test_building_local import strip_s_lemmas  # noqa: F401  (registers test_strip_s_lemmas)
+
+    lemma = {"min_count": 2, "key": "lemma"}
+    names = ["test_strip_s_lemmas", "ctxvec_context", "ctxvec_polysemy", "test_upper_lemmas"]
+    nlp = initialize_corpus_pipeline(tiny_bert_dir, tmp_path / "a", names, {"ctxvec_polysemy": lemma})
+    nlp.initialize()
+    assert "bank" in nlp.get_pipe("ctxvec_polysemy").lexicon and "BANK" not in nlp.get_pipe("ctxvec_polysemy").lexicon
+    with nlp.select_pipes(disable=["test_upper_lemmas"]):
+        assert _token(nlp("the bank of the river"), "bank")._.polysemy_count > 0
+    two = ["ctxvec_context", ("by_lower", "ctxvec_polysemy"), "test_strip_s_lemmas", ("by_lemma", "ctxvec_polysemy")]
+    configs = {"by_lower": {"min_count": 2}, "by_lemma": lemma}
+    nlp = initialize_corpus_pipeline(tiny_bert_dir, tmp_path / "b", two, configs)
+    nlp.initialize()  # E275 named by_lower, which reads no lemmas
+    assert "bank" in nlp.get_pipe("by_lemma").lexicon
+    frozen = initialize_corpus_pipeline(tiny_bert_dir, tmp_path / "c", names[:3], {"ctxvec_polysemy": lemma})
+    frozen.initialize()
+    with frozen.select_pipes(disable=["test_strip_s_lemmas", "transformer", "ctxvec_context"]):
+        frozen.initialize()  # as spacy train, its frozen components disabled: E217 said none set lemmas
+
+
 class NeedsInitialize:
     """A component that fails when called before its initialize, as spaCy's lemmatizer does."""
 

@@ -55,10 +55,10 @@ KEY_ATTRS = {"lower": LOWER, "text": ORTH, "lemma": LEMMA}
 MAX_BUFFERED_OCCURRENCES = 50_000
 
 
-def check_key_mode(nlp: Language, key: str, docs_given: bool = False) -> None:
+def check_key_mode(nlp: Language, key: str, docs_given: bool = False, name: Optional[str] = None) -> None:
     """Raise if ``key`` is unknown, or is 'lemma' and no component sets lemmas (E217) or
-    all that do come after the first ctxvec_polysemy (E275), unless ``docs_given`` (a corpus
-    of Docs, which may carry lemmas: a Doc without them is E229)."""
+    all that do come after the ctxvec_polysemy ``name`` (default: the first; E275), unless
+    ``docs_given`` (a corpus of Docs, which may carry lemmas: a Doc without them is E229)."""
     if key not in KEY_ATTRS:
         raise CtxvecError(Errors.E216.format(key=key, choices=", ".join(KEY_ATTRS)))
     if key == "lemma" and not docs_given:
@@ -67,7 +67,7 @@ def check_key_mode(nlp: Language, key: str, docs_given: bool = False) -> None:
         if not setters:
             problem = f"no component of the pipeline {names} assigns token.lemma"
             raise CtxvecError(Errors.E217.format(problem=problem))
-        polysemy = polysemy_components(nlp)
+        polysemy = [name] if name in names else polysemy_components(nlp)[:1]
         if polysemy and names.index(setters[0]) > names.index(polysemy[0]):
             raise CtxvecError(Errors.E275.format(setters=setters, name=polysemy[0], pipe_names=names))
 
@@ -112,13 +112,15 @@ def not_counted(nlp: Language, stop_before: Optional[str] = None, *, key: str = 
     """The components a lexicon is built without: ``stop_before`` (default: the first
     ctxvec_polysemy, which would only read the lexicon being made) and every one after
     it (a retokenizer or a task head after ctxvec_polysemy changes nothing counted) but,
-    for the "lemma" ``key``, those that set lemmas (it reads them)."""
+    for the "lemma" ``key`` where no component before it sets lemmas (Docs of a .spacy
+    corpus may carry theirs), those that set lemmas (it reads them)."""
     names = nlp.pipe_names
     polysemy = polysemy_components(nlp)
     stop = stop_before if stop_before in names else (polysemy[0] if polysemy else None)
     after = names[names.index(stop) :] if stop is not None else []
-    if key == "lemma":
-        after = [name for name in after if name in polysemy or "token.lemma" not in nlp.get_pipe_meta(name).assigns]
+    sets_lemmas = [name for name in names if "token.lemma" in nlp.get_pipe_meta(name).assigns]
+    if key == "lemma" and stop is not None and not any(names.index(name) < names.index(stop) for name in sets_lemmas):
+        after = [name for name in after if name in polysemy or name not in sets_lemmas]
     return sorted({*polysemy, *after})
 
 
@@ -368,7 +370,9 @@ def partial_lexicon(
             flush()
     flush()
     if not parts:
-        lexicon = Lexicon.empty(context_width(nlp) if width is None else width, meta=meta, sample_size=sample_size)
+        lexicon = Lexicon.empty(
+            context_width(nlp, stop_before) if width is None else width, meta=meta, sample_size=sample_size
+        )
     else:
         lexicon = merge_all(parts)
     lexicon.n_skipped_zero += n_unread
@@ -387,17 +391,19 @@ def unread_words(doc: Doc) -> int:
     return 0 if mask is None else len(words_without_vector(doc, mask))
 
 
-def context_width(nlp: Language) -> int:
-    """The width of the pipeline's contextual vectors: ctxvec_context's stored width,
-    or (before it is known) from one short probe text run through the components up to it
-    (none after it runs: they need not be initialized yet)."""
-    context = context_name(nlp)
+def context_width(nlp: Language, before: Optional[str] = None) -> int:
+    """The width of the contextual vectors of the pipeline (of those component ``before`` reads):
+    the ctxvec_context's stored width, or (before it is known) from one short probe text run
+    through the components up to it but ctxvec_polysemy (none after it runs: they need not be
+    initialized yet)."""
+    context = context_name(nlp, before)
     if context in nlp.component_names:  # disabled too (frozen in spacy train's initialize)
         width = getattr(nlp.get_pipe(context), "width", None)
         if width:
             return int(width)
     names = nlp.pipe_names
-    doc = nlp("width probe", disable=names[names.index(context) + 1 :] if context in names else not_counted(nlp))
+    after = names[names.index(context) + 1 :] if context in names else not_counted(nlp)
+    doc = nlp("width probe", disable=sorted({*after, *polysemy_components(nlp)}))
     vectors = doc._.get(CONTEXT_ARRAY)
     if vectors is None:
         raise CtxvecError(Errors.E218.format(pipe_names=nlp.pipe_names, name=POLYSEMY_FACTORY))

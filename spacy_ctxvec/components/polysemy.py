@@ -384,11 +384,11 @@ class Polysemy(DocAnnotator):
         elif corpus is not None and nlp is not None:
             if self.induce and sample_size == 0:
                 raise CtxvecError(Errors.E602.format(name=self.name))
-            check_key_mode(nlp, self.key)
             reading = InitializeCorpus(corpus, self.name)
             with enabled_before(nlp, self.name):  # frozen ones are disabled in spacy train's initialize
+                check_key_mode(nlp, self.key, name=self.name)
                 if self.induce:  # E603 now, not after the whole corpus was read
-                    check_directions_fit(self.induction.n_directions, context_width(nlp))
+                    check_directions_fit(self.induction.n_directions, context_width(nlp, self.name))
                 lexicon = partial_lexicon(
                     nlp,
                     reading.items(nlp.vocab),
@@ -407,7 +407,7 @@ class Polysemy(DocAnnotator):
         if nlp is not None and self.lexicon is not None and (lexicon_path is not None or corpus is not None):
             warn_of_training(nlp, self.name, built=corpus is not None)  # W037
         if nlp is not None and self.lexicon is not None and len(self.lexicon):
-            self.check_width(context_width(nlp))
+            self.check_width(context_width(nlp, self.name))
 
     def check_width(self, pipeline_width: int) -> None:
         if self.lexicon is not None and len(self.lexicon) and self.lexicon.width != pipeline_width:
