@@ -96,7 +96,7 @@ def _check_local_folder(name: str) -> str:
 
 
 def _check_hub_model(name: str) -> str:
-    from huggingface_hub.errors import HFValidationError
+    from huggingface_hub.utils import HFValidationError  # .utils: older hubs (before 0.23) have no .errors
     from transformers import AutoConfig
 
     # Only "cannot find / fetch it" errors: anything else (e.g. a model that needs
