@@ -173,6 +173,16 @@ def test_reference_lists_every_option_of_every_command():
     assert not missing, missing
 
 
+def test_table_rows_are_one_line_each():
+    """A table row wrapped onto a second line renders as two rows, its end in the first column."""
+    broken = []
+    for path in [REPO_ROOT / "README.md", *sorted((REPO_ROOT / "docs").glob("*.md"))]:
+        for number, line in enumerate(path.read_text(encoding="utf8").splitlines(), 1):
+            if line.startswith("|") and not line.rstrip().endswith("|"):
+                broken.append(f"{path.name}:{number}")
+    assert not broken, broken
+
+
 def test_guarantees_name_tests_that_exist():
     """Each `test_FILE.py::test_name` (or `::test_name`, continuing the file named before) in
     docs/guarantees.md is a test function of that file."""

@@ -9,7 +9,7 @@ and A the mean number of word occurrences per sense: words frequent around this 
 rare around the others come first; where a word has several senses, a label word is
 more frequent (by share of snippets) around its sense than around the others together
 and than around each other sense (so no two senses of a word share a label word).
-English stop words, words under 3 letters, numbers and the word itself in any case or accents (written in
+English stop words, words under 3 letters, numbers and the word itself in any case (written in
 [brackets] in a snippet: that form anywhere in the snippets, and any ``exclude``) are
 left out, and so are negations' stems ("didn" of "didn't").
 
@@ -101,10 +101,9 @@ def _without_target(snippet: str) -> str:
 
 def folded(word: str) -> str:
     """``word`` as the word itself is recognised among label words: case-folded ("Straße" is
-    "strasse"), accents and other combining marks dropped ("İstanbul", which lowers to i with a
-    combining dot, is "istanbul"; "Café" is "cafe")."""
-    decomposed = unicodedata.normalize("NFKD", word.casefold())
-    return "".join(c for c in decomposed if not unicodedata.combining(c))
+    "strasse") in NFC, and the dot of a Turkish capital İ dropped ("İstanbul" lowers to i with a
+    combining dot: it is "istanbul"); other accents stay ("año" is not "ano")."""
+    return unicodedata.normalize("NFC", unicodedata.normalize("NFD", word.casefold()).replace("i\u0307", "i"))
 
 
 def class_tfidf(counts: np.ndarray, sizes: np.ndarray) -> np.ndarray:
