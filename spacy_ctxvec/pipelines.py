@@ -110,8 +110,9 @@ def load_pipeline(
         ) from err
     except (OSError, ValueError, KeyError, ImportError) as err:  # ImportError: a package's entry point
         # E011 ends spaCy's sentence with its own period: drop the one spaCy's message ends in.
-        error = str(err).rstrip().rstrip(".") + _file_read(err) + _model_folder_hint(path) + _unregistered_hint(err)
-        raise CtxvecError(Errors.E011.format(name=name or path, error=error)) from err
+        error = str(err).rstrip().rstrip(".") + _file_read(err) + _model_folder_hint(path)
+        fix = _unregistered_hint(err) or LOAD_FIX
+        raise CtxvecError(Errors.E011.format(name=name or path, error=error, fix=fix)) from err
 
 
 def _saved_context_name(path: Path) -> str:
@@ -131,16 +132,23 @@ def _saved_context_name(path: Path) -> str:
     return context_name_in_config(config)
 
 
+LOAD_FIX = (
+    "Pass a pipeline directory, an installed pipeline package, or a .cfg config file (it is assembled in memory)."
+)
+
+
 def _unregistered_hint(err: Exception) -> str:
-    """Where a registered function (spaCy's E893) or a component factory (E002) is missing, how to provide it."""
+    """Where a registered function (spaCy's E893) or a component factory (E002) is missing, how to
+    provide it (instead of LOAD_FIX: the path was right)."""
     from catalogue import RegistryError
 
-    what = "a component factory" if "[E002]" in str(err) else "a function"
-    if not isinstance(err, RegistryError) and "[E893]" not in str(err) and "[E002]" not in str(err):
+    factory = re.search(r"\[E002\] Can't find factory for '([^']+)'", str(err))
+    if not factory and not isinstance(err, RegistryError) and "[E893]" not in str(err):
         return ""
+    what = f"The component factory '{factory.group(1)}' is" if factory else "A function the config names is"
     return (
-        f" ({what} registered in your own code: import that file first, spacy-ctxvec --code FILE.py COMMAND "
-        "..., or install the package that registers it through its entry points)"
+        f"{what} registered by nothing imported: where it is in your own code, import that file first "
+        "(spacy-ctxvec --code FILE.py COMMAND ...), or install the package that registers it through its entry points."
     )
 
 

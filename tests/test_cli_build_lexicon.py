@@ -504,8 +504,9 @@ def test_minilm_build_uses_the_shipped_probe_and_warns_on_a_small_corpus(minilm_
     assert polysemy_scores(tmp_path / "de", min_count=2).language_warning.startswith("[CTX-W058]")
     assert polysemy_scores(tmp_path / "out", min_count=2).language_warning is None
     counts = tmp_path / "counts.tsv"
-    counts.write_text("bank\t10\nriver\t1\nmoney\t2\n", encoding="utf8")
+    counts.write_text("bank\t10\nriver\t1\nloan\t2\nplay\t30\npen\t3\nthe\t5\nof\t12\nwe\t1\na\t7\n", encoding="utf8")
     evaluated = invoke("evaluate", "polysemy", str(tmp_path / "de"), counts, "--min-count", "2", "--json")
+    assert evaluated.exit_code == 0, evaluated.output
     assert any(w.startswith("[CTX-W058]") for w in json.loads(evaluated.stdout)["warnings"]), evaluated.output
 
 

