@@ -168,6 +168,20 @@ def test_a_corpus_of_one_word_says_the_baseline_is_undefined(tiny_pipeline_dir, 
     assert "baseline B = undefined" in " ".join(table.output.split())
 
 
+def test_a_lemma_key_with_the_lemma_setter_after_ctxvec_polysemy_is_e275_before_reading(
+    tiny_bert_dir, corpus, tmp_path
+):
+    """The lexicon counted lemmas, but the saved pipeline's ctxvec_polysemy ran before its lemma setter and
+    found no word (W071, every count 0)."""
+    from .conftest import make_trf_nlp
+    from .test_building_local import strip_s_lemmas  # noqa: F401  (registers test_strip_s_lemmas)
+
+    late = make_trf_nlp(str(tiny_bert_dir), components=["ctxvec_context", "ctxvec_polysemy", "test_strip_s_lemmas"])
+    late.to_disk(tmp_path / "late")
+    built = invoke("build-lexicon", tmp_path / "late", corpus, tmp_path / "out", "--key", "lemma", "--no-progress")
+    assert built.exit_code == 1 and "[CTX-E275]" in built.output and not (tmp_path / "out").exists()
+
+
 def test_bad_inputs(tiny_pipeline_dir, corpus, tmp_path):
     (tmp_path / "empty.txt").write_text("\n", encoding="utf8")
     missing_layer = invoke("build-lexicon", tiny_pipeline_dir, corpus, tmp_path / "o0", "--no-progress", "--layer", "5")
