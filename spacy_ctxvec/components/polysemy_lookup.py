@@ -199,13 +199,9 @@ def pipeline_vectors_source(nlp: Language, name: str) -> Optional[str]:
     initializes with its frozen ones disabled) and the transformer it reads, alone: no other
     component runs, so none is called before it is initialized. None where that cannot run:
     the first Doc is checked still."""
-    names = nlp.component_names
-    before = names[: names.index(name)] if name in names else []
-    contexts = [context for context in context_names(nlp) if context in before]
-    enabled = [context for context in contexts if context not in nlp.disabled]
-    if not contexts:
+    names, context = nlp.component_names, context_name(nlp, name)
+    if name not in names or context not in names[: names.index(name)]:
         return None
-    context = (enabled or contexts)[-1]
     try:
         doc = nlp.make_doc("width probe")
         for token in doc:
