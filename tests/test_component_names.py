@@ -50,3 +50,17 @@ def test_a_renamed_context_component_loads_with_another_layer_and_builds_a_lexic
     lexicon_nlp = spacy.load(tmp_path / "built")
     assert lexicon_nlp.pipe_names[-2:] == ["context", "ctxvec_polysemy"]
     assert lexicon_nlp("the bank")[1]._.polysemy_count == 6
+
+
+def test_the_context_a_component_reads_is_the_last_enabled_one_before_it():
+    nlp = spacy.blank("en")
+    for name in ("first", "second"):
+        nlp.add_pipe("ctxvec_context", name=name)
+    nlp.add_pipe("ctxvec_polysemy")
+    nlp.add_pipe("ctxvec_context", name="after")
+    assert context_name(nlp) == "after" and context_name(nlp, "ctxvec_polysemy") == "second"
+    nlp.disable_pipe("second")  # frozen in spacy train's initialize: an enabled one comes first
+    assert context_name(nlp, "ctxvec_polysemy") == "first"
+    nlp.disable_pipe("first")
+    assert context_name(nlp, "ctxvec_polysemy") == "second"
+    assert context_name(nlp, "first") == "ctxvec_context"  # none before it: the default name
