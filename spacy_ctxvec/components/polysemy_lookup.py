@@ -3,7 +3,6 @@ table by string hash, each token's row found at once, and the POLYSEMY_DTYPE rec
 one Doc. The Doc's contextual vectors must be those the lexicon was built from: the same
 width (E219 / E604) and, where both record it, the same layers, pooling and model (E043)."""
 
-import warnings
 from typing import Any, Dict, List, Optional, Sequence, Tuple
 
 import numpy as np
@@ -184,12 +183,10 @@ def check_pipeline_made_alike(nlp: Language, lexicon: Lexicon, name: str) -> Non
 def warn_of_training(nlp: Language, name: str, *, built: bool) -> None:
     """W037 where training will change the transformer whose vectors the lexicon of ``name`` fits (``built``
     in initialize from a corpus, else given as lexicon_path): a listener fine-tunes it, or weight decay."""
-    transformer, listeners = trained_listeners(nlp, context_name(nlp))
-    if listeners:
+    transformer, listeners = trained_listeners(nlp, context_name(nlp, name))
+    if listeners:  # at the user's initialize() or spacy train, not inside spaCy
         how = "built its lexicon in initialize" if built else "was given a lexicon (lexicon_path) made"
-        warnings.warn(
-            Warnings.W037.format(name=name, how=how, transformer=transformer, listeners=listeners), stacklevel=3
-        )
+        warn_at_user_line(Warnings.W037.format(name=name, how=how, transformer=transformer, listeners=listeners))
 
 
 def pipeline_vectors_source(nlp: Language, name: str) -> Optional[str]:
