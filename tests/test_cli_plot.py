@@ -509,12 +509,14 @@ def test_plot_word_sentences_refuses_the_corpus_reading_options_and_names_corpus
 
 
 def test_the_polysemy_picture_of_a_small_lexicon_carries_the_caveat_in_its_title():
-    """W054 went to stderr only, while the picture (what goes on a slide) said nothing."""
-    from types import SimpleNamespace
-
+    """W054 went to stderr only, while the picture (what goes on a slide) said nothing; so did W058."""
+    from spacy_ctxvec.analysis.plot_data import PolysemyScores
     from spacy_ctxvec.cli.plot import polysemy_title
 
-    small = SimpleNamespace(used="probe", words=["bank", "river"], warning="[CTX-W054] ...")
+    words, scores = ["bank", "river"], np.array([2.0, 1.0])
+    small = PolysemyScores(words, scores, "probe", warning="[CTX-W054] ...")
     assert "they are not numbers of senses" in polysemy_title(small, 2, "out/lexicon")
-    large = SimpleNamespace(used="probe", words=["bank", "river"], warning=None)
+    large = PolysemyScores(words, scores, "probe")
     assert polysemy_title(large, 2, "out/lexicon") == "Polysemy scores (probe) of 2 words (n >= 2) from lexicon"
+    german = PolysemyScores(words, scores, "probe", language_warning="[CTX-W058] ...")
+    assert "from a probe fitted on English sense counts" in polysemy_title(german, 2, "out/lexicon")
