@@ -63,13 +63,18 @@ def check_key_mode(nlp: Language, key: str, docs_given: bool = False, name: Opti
         raise CtxvecError(Errors.E216.format(key=key, choices=", ".join(KEY_ATTRS)))
     if key == "lemma" and not docs_given:
         names = nlp.pipe_names
-        setters = [name for name in names if "token.lemma" in nlp.get_pipe_meta(name).assigns]
+        setters = lemma_setters(nlp)
         if not setters:
             problem = f"no component of the pipeline {names} assigns token.lemma"
             raise CtxvecError(Errors.E217.format(problem=problem))
         polysemy = [name] if name in names else polysemy_components(nlp)[:1]
         if polysemy and names.index(setters[0]) > names.index(polysemy[0]):
             raise CtxvecError(Errors.E275.format(setters=setters, name=polysemy[0], pipe_names=names))
+
+
+def lemma_setters(nlp: Language) -> List[str]:
+    """The enabled components that declare they set token.lemma, in pipeline order."""
+    return [name for name in nlp.pipe_names if "token.lemma" in nlp.get_pipe_meta(name).assigns]
 
 
 def holds_docbins(files: Iterable[Any]) -> bool:
@@ -118,7 +123,7 @@ def not_counted(nlp: Language, stop_before: Optional[str] = None, *, key: str = 
     polysemy = polysemy_components(nlp)
     stop = stop_before if stop_before in names else (polysemy[0] if polysemy else None)
     after = names[names.index(stop) :] if stop is not None else []
-    sets_lemmas = [name for name in names if "token.lemma" in nlp.get_pipe_meta(name).assigns]
+    sets_lemmas = lemma_setters(nlp)
     if key == "lemma" and stop is not None and not any(names.index(name) < names.index(stop) for name in sets_lemmas):
         after = [name for name in after if name in polysemy or name not in sets_lemmas]
     return sorted({*polysemy, *after})

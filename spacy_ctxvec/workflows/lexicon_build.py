@@ -358,7 +358,8 @@ def _build(request: LexiconBuildRequest, checkpoints: Path, files: List[Path]) -
             warning.format(n_tokens=lexicon.n_occurrences, minimum=SMALL_CORPUS_TOKENS, name=component.name)
         )
     english = english_probe_warning(component.probe, component.score_source or "", nlp.lang, component.name)
-    build.warnings.extend([english] if english else [])
+    if english:
+        build.warnings.append(english)
     if request.senses is not False and lexicon.sample is not None:
         build.warnings.extend(component.induction_warnings())
         started = time.perf_counter()
