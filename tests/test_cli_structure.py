@@ -129,6 +129,30 @@ def test_coded_warnings_print_on_stderr_so_json_on_stdout_stays_parseable(capsys
     assert err.splitlines()[-1] == f"    {command}"  # a command to copy is never wrapped
 
 
+@pytest.mark.parametrize("action, shown", [("ignore", False), ("default", True), ("error", True)])
+def test_warnings_printed_by_commands_obey_the_warnings_filters(capsys, action, shown):
+    """warn_on_stderr's coded warnings are filtered as warnings.warn's are (docs/errors.md):
+    by code, e.g. PYTHONWARNINGS="ignore:[CTX-W054]"; an "error" filter still only prints."""
+    import warnings
+
+    from spacy_ctxvec.cli import _app
+
+    with warnings.catch_warnings():
+        warnings.filterwarnings(action, message=r"\[CTX-W996\]")
+        _app._keeping = True
+        try:
+            _app.KEPT_WARNINGS.clear()
+            _app.warn_on_stderr("[CTX-W996] filtered by its code")
+            _app.warn_on_stderr("[CTX-W995] another code, always shown")
+            kept = list(_app.KEPT_WARNINGS)
+        finally:
+            _app._keeping = False
+            _app.KEPT_WARNINGS.clear()
+    err = capsys.readouterr().err
+    assert ("[CTX-W996]" in err) is shown and "[CTX-W995]" in err
+    assert kept == ["[CTX-W996] filtered by its code"] * shown + ["[CTX-W995] another code, always shown"]
+
+
 # Path arguments read as typed (cli._app.given_text / given_path / file_output)
 FILE_OUTPUTS = {
     ("export-static", "output"),

@@ -36,7 +36,8 @@ Words in braces, such as {{path}}, stand for what the message names when it is r
 are raised as `spacy_ctxvec.errors.CtxvecError` (a `ValueError`; its `code` attribute holds the
 code alone, e.g. `"E003"`); a command prints the message on one line and exits with status 1.
 Warnings go through Python's `warnings` module (filter them by their code, e.g.
-`warnings.filterwarnings("ignore", message=r"\\[{PREFIX}W044\\]")`).
+`warnings.filterwarnings("ignore", message=r"\\[{PREFIX}W044\\]")`, or for a command
+`PYTHONWARNINGS="ignore:[{PREFIX}W054]" spacy-ctxvec rank ...`).
 The pages that explain a setting or command name its codes where they apply.
 """
 

@@ -123,10 +123,24 @@ def warn_on_stderr(text: str) -> None:
     """A "⚠" line, as ``msg.warn`` prints it (coloured on a terminal only), on stderr: a
     warning never mixes into the JSON or TSV a command prints on stdout. Lines after the
     first newline (a command to copy) print as they are, never wrapped to the terminal. While a
-    keeps_warnings command runs, a coded one is kept for its report too."""
+    keeps_warnings command runs, a coded one is kept for its report too. Python's warnings
+    filters (PYTHONWARNINGS, -W) apply, as to the warnings that go through ``warnings.warn``."""
+    if _filtered_out(text):
+        return
     if _keeping and text.startswith(f"[{PREFIX}W"):
         KEPT_WARNINGS.append(text)
     _print_warning(text)
+
+
+def _filtered_out(text: str) -> bool:
+    """True where the warnings filters ignore ``text`` as a UserWarning (an "error" filter
+    shows it: a command's warning never ends it)."""
+    with warnings.catch_warnings(record=True) as caught:
+        try:
+            warnings.warn_explicit(text, UserWarning, "spacy_ctxvec", 0, module="spacy_ctxvec", registry={})
+        except Warning:
+            return False
+    return not caught
 
 
 def _print_warning(text: str) -> None:
