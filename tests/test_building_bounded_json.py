@@ -34,3 +34,18 @@ def test_valid_json_reads_as_json_loads():
 def test_huge_integers_are_a_value_error():
     with pytest.raises(ValueError):
         loads_bounded("1" * 5000)
+
+
+@pytest.mark.parametrize(
+    "text, reason",
+    [
+        ('{"text": "a\tbank"}', "a raw control character (U+0009) inside a string at column 12: write it as \\t"),
+        ('{"text": "a\x01"}', "a raw control character (U+0001) inside a string at column 12: write it as \\u0001"),
+        ('{"text": "a', "Unterminated string starting at column 10"),  # not "starting at at"
+        ('{"text": "a"} x', "Extra data at column 15"),
+    ],
+)
+def test_invalid_json_says_why_once(text, reason):
+    with pytest.raises(ValueError) as caught:
+        loads_bounded(text)
+    assert str(caught.value) == reason

@@ -46,7 +46,12 @@ def loads_bounded(text: str, max_depth: int = MAX_JSON_DEPTH) -> Any:
     try:
         value = json.loads(text, parse_float=_finite_float, parse_constant=_refuse_constant)
     except json.JSONDecodeError as err:
-        raise ValueError(f"{err.msg} at column {err.colno}") from None
+        reason = f"{err.msg.removesuffix(' at')} at column {err.colno}"  # some messages end in "at" already
+        if err.msg.startswith("Invalid control character"):
+            char = text[err.pos]
+            reason = f"a raw control character (U+{ord(char):04X}) inside a string at column {err.colno}: write it as "
+            reason += json.dumps(char)[1:-1]
+        raise ValueError(reason) from None
     except RecursionError:
         raise too_deep from None
     # Only a text with more brackets than max_depth can nest deeper: most rows skip the walk.
