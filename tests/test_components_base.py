@@ -26,18 +26,18 @@ TEXTS = ["the bank of the river", "i have an apple", "", "we sat on the river ba
 
 @pytest.mark.parametrize("dtype", ["float32", "float16"])
 def test_supported_dtypes(dtype):
-    assert vector_dtype(dtype) == np.dtype(dtype)
+    assert vector_dtype(dtype, "ctxvec_context") == np.dtype(dtype)
 
 
 @pytest.mark.parametrize("dtype", ["float64", "int8", "Float32", ""])
 def test_an_unsupported_dtype_is_a_coded_error(dtype):
-    with pytest.raises(CtxvecError, match="E005.*float32"):
-        vector_dtype(dtype)
+    with pytest.raises(CtxvecError, match=r"E005.*'my_static'.*\[components.my_static\].*float32"):
+        vector_dtype(dtype, "my_static")
 
 
 def test_an_unsupported_dtype_in_the_component_config_is_a_coded_error():
     nlp = spacy.blank("en")
-    with pytest.raises(CtxvecError, match="E005.*float64"):
+    with pytest.raises(CtxvecError, match=r"E005.*'ctxvec_context'.*float64"):
         nlp.add_pipe("ctxvec_context", config={"dtype": "float64"})
 
 

@@ -26,7 +26,9 @@ class PipelineErrors:
         "the end in -{n_layers}..-1 (-1 = last layer)."
     )
     E004 = "Layer list is empty. Give at least one layer, e.g. layers = [-1]."
-    E005 = "Unsupported dtype '{dtype}'. Use 'float32' or 'float16'."
+    E005 = (
+        "Component '{name}': unsupported dtype '{dtype}'. Set dtype in [components.{name}] to 'float32' or 'float16'."
+    )
     E006 = (
         "Alignment and wordpiece outputs disagree: the alignment points at row "
         "{row}, but the transformer output has {n_rows} rows. This Doc's "

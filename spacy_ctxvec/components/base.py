@@ -48,10 +48,10 @@ if hasattr(os, "register_at_fork"):  # not on Windows, which does not fork
     os.register_at_fork(after_in_child=_forget_running_calls)
 
 
-def vector_dtype(dtype: str) -> np.dtype:
-    """The numpy dtype for a component's ``dtype`` setting; anything else is E005."""
+def vector_dtype(dtype: str, name: str) -> np.dtype:
+    """The numpy dtype for component ``name``'s ``dtype`` setting; anything else is E005."""
     if dtype not in SUPPORTED_DTYPES:
-        raise CtxvecError(Errors.E005.format(dtype=dtype))
+        raise CtxvecError(Errors.E005.format(dtype=dtype, name=name))
     return np.dtype(dtype)
 
 

@@ -118,7 +118,7 @@ class ContextVectors(DocAnnotator):
         set_vector_hooks: bool = False,
         nlp: Optional[Language] = None,
     ) -> None:
-        self.dtype = vector_dtype(dtype)
+        self.dtype = vector_dtype(dtype, name)
         self.name = name
         self.pooling, self.layers = checked_choices(name, pooling, layers)
         self.drop_trf_data = drop_trf_data

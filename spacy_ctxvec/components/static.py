@@ -84,7 +84,7 @@ class StaticVectors(DocAnnotator):
     ) -> None:
         self.name = name
         self.lookups = check_lookups(lookups)
-        self.dtype = vector_dtype(dtype)
+        self.dtype = vector_dtype(dtype, name)
         self.table: Optional[StaticVectorTable] = None
         # Only to name the real fix when the table is missing (E023); never keeps nlp alive.
         self._nlp_ref = NlpRef(nlp)
