@@ -8,6 +8,7 @@ from spacy_ctxvec.building.bad_lines import (
     BadLineError,
     SkippedLine,
     bad_line,
+    no_documents,
     skipped_line_warnings,
 )
 
@@ -33,3 +34,13 @@ def test_the_first_skipped_lines_are_named_then_their_total():
     assert said[0] == "[CTX-W004] Skipped invalid line c.txt:1: [CTX-E240] not valid utf8 text"
     assert said[-1] == f"[CTX-W005] Skipped {SHOWN_SKIPPED + 3} invalid lines in total."
     assert skipped_line_warnings([]) == []
+
+
+def test_a_corpus_without_documents_says_why():
+    skipped = [SkippedLine("c.txt", 3, "[CTX-E240] not valid utf-8 text"), SkippedLine("c.txt", 5, "[CTX-E240] x")]
+    assert str(no_documents("c.txt", skipped, 4)).startswith(
+        "[CTX-E276] Corpus 'c.txt' has no document left: 2 lines with text, all skipped as invalid "
+        "(the first, c.txt:3: [CTX-E240] not valid utf-8 text)."
+    )
+    assert str(no_documents("c.txt", [], 4)).startswith("[CTX-E740] Corpus 'c.txt' has no document with a visible")
+    assert str(no_documents("c.txt", [], 0)).startswith("[CTX-E211] Corpus 'c.txt' contains no documents")

@@ -111,7 +111,7 @@ def test_empty_corpus_is_a_clear_error(tmp_path):
         list(iter_corpus(path))
     only_bad = tmp_path / "bad.jsonl"
     only_bad.write_text("oops\n", encoding="utf8")
-    with pytest.raises(CtxvecError, match="E211"):
+    with pytest.raises(CtxvecError, match=r"E276.*1 line with text, all skipped.*bad.jsonl:1: \[CTX-E212\]"):
         list(iter_corpus(only_bad, on_error="skip"))
 
 

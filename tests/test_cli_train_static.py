@@ -127,6 +127,18 @@ def test_a_bin_output_without_binary_is_refused_before_training(tmp_path, train_
     assert not (tmp_path / "vectors.vec").exists()
 
 
+def test_a_corpus_whose_every_line_was_skipped_says_so_not_just_no_documents(tmp_path):
+    """With --on-error skip the skip report (W004/W005) prints after reading; a corpus left
+    with nothing ended the command first, so E211's "no documents" hid why (a Latin-1 file)."""
+    latin = tmp_path / "latin.txt"
+    latin.write_bytes("caf\u00e9 au lait\n\nna\u00efve\n".encode("latin-1"))
+    result = train(latin, tmp_path / "v.txt", "--on-error", "skip", "--min-count", "1")
+    message = " ".join(result.output.split())
+    assert result.exit_code == 1 and "[CTX-E276]" in message and "2 lines with text, all skipped" in message
+    assert "latin.txt:1: [CTX-E240] not valid utf-8 text" in message and "--encoding" in message
+    assert not (tmp_path / "v.txt").exists()
+
+
 def test_missing_empty_and_too_rare_corpus(tmp_path, train_corpus):
     result = train(tmp_path / "missing.txt", tmp_path / "v.txt")
     assert result.exit_code == 1 and "E210" in result.output and "missing.txt" in result.output

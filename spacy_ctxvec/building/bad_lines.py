@@ -48,3 +48,16 @@ def skipped_line_warnings(skipped: Sequence[SkippedLine]) -> List[str]:
         return []
     named = [Warnings.W004.format(path=s.path, line=s.line, reason=s.reason) for s in skipped[:SHOWN_SKIPPED]]
     return named + [Warnings.W005.format(lines=count_of(len(skipped), "invalid line"))]
+
+
+def no_documents(path: Union[str, Path], skipped: Sequence[SkippedLine], n_invisible: int) -> CtxvecError:
+    """The error of a corpus that gave no document: E276 where every line with text was
+    skipped (the skip report would never show: the command ends here), E740 where its
+    lines showed no character, else E211."""
+    if skipped:
+        first, lines = skipped[0], count_of(len(skipped), "line")
+        where = f"{first.path}:{first.line}"
+        return CtxvecError(Errors.E276.format(path=path, lines=lines, first=where, reason=first.reason))
+    if n_invisible:
+        return CtxvecError(Errors.E740.format(path=path, n_invisible=n_invisible))
+    return CtxvecError(Errors.E211.format(path=path))

@@ -31,7 +31,7 @@ from ..catalogue.lexicon_errors import (
 from ..errors import CtxvecError, Errors, Warnings
 from ..ops.text import count_of, printable
 from ..paths import composed
-from .bad_lines import BadLineError, SkippedLine, bad_line
+from .bad_lines import BadLineError, SkippedLine, bad_line, no_documents
 from .bounded_json import loads_bounded
 from .inflation import check_inflation
 from .line_endings import file_newline
@@ -430,8 +430,8 @@ def iter_corpus(
     recorded in ``report.skipped``. A damaged .spacy file is always an error (E243).
     Suffixes are matched case-insensitively. A document without a visible character
     (only whitespace, zero-width, format or control characters) is skipped like a blank
-    line. A corpus without any document raises E211 once the stream is exhausted, or
-    E740 when its lines had only invisible characters.
+    line. A corpus without any document raises E211 once the stream is exhausted, E276
+    when every line with text was skipped, or E740 when its lines had only invisible characters.
 
     ``files``: the corpus's files as ``corpus_files(path)`` listed and checked them (with
     the same ``encoding`` and ``on_error``), read instead of listing the corpus again
@@ -450,10 +450,8 @@ def iter_corpus(
         for item in items:
             report.n_docs += 1
             yield item
-    if report.n_docs == 0 and report.n_invisible:
-        raise CtxvecError(Errors.E740.format(path=path, n_invisible=report.n_invisible))
     if report.n_docs == 0:
-        raise CtxvecError(Errors.E211.format(path=path))
+        raise no_documents(path, report.skipped, report.n_invisible)
 
 
 def check_tokens_read(corpus: Union[str, Path], n_docs: int, n_tokens: int) -> None:

@@ -302,3 +302,7 @@ class LexiconErrors:
         "though a lexicon built with them counts lemmas. Move one before '{name}' (the order of [nlp] pipeline in "
         "the config, or nlp.add_pipe(..., before='{name}')), or use key 'lower'."
     )
+    E276 = (
+        "Corpus '{path}' has no document left: {lines} with text, all skipped as invalid (the first, "
+        "{first}: {reason}). Fix those lines, or read the corpus with the encoding it was written in (--encoding)."
+    )
