@@ -61,3 +61,10 @@ def test_ray_skips_bad_lines_as_the_local_engine_does_sums_and_names_alike(
     assert local.n_docs == ray.n_docs == 9
     assert ray.lexicon == local.lexicon  # the same shards: the same sums, bit for bit
     assert ray.skipped_lines == local.skipped_lines and [s.path for s in ray.skipped_lines] == ["c.jsonl"]
+
+
+def test_ray_names_the_skipped_lines_of_a_corpus_left_empty(ray_cluster, tiny_pipeline_dir, tmp_path):
+    nlp = load_pipeline(tiny_pipeline_dir)
+    (tmp_path / "latin.txt").write_bytes("caf\u00e9 au lait\n".encode("latin-1"))
+    with pytest.raises(CtxvecError, match=r"E276.*1 line with text.*latin\.txt:1: \[CTX-E240\]"):
+        build_lexicon_ray(nlp, tmp_path / "latin.txt", num_workers=1, on_error="skip", progress=False)

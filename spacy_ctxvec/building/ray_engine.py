@@ -52,6 +52,7 @@ from spacy.language import Language
 from ..errors import CtxvecError, Errors
 from ..lexicon.statistics import Lexicon, merge_all
 from ..types import PathLike
+from .bad_lines import no_documents
 from .corpus import (
     DEFAULT_ENCODING,
     ON_ERROR_CHOICES,
@@ -425,8 +426,8 @@ def build_lexicon_ray(
                     message = message.replace(read, shown_as[read])
                 raise CtxvecError(message) from err
     corpus_name = str(corpus) if isinstance(corpus, (str, Path)) else ", ".join(str(path) for path in corpus)
-    if lexicon is None or n_docs == 0:
-        raise CtxvecError(Errors.E211.format(path=corpus_name))
-    check_tokens_read(corpus_name, n_docs, lexicon.n_occurrences)
     skipped = [line._replace(path=shown_as.get(line.path, line.path)) for line in skipped]
+    if lexicon is None or n_docs == 0:
+        raise no_documents(corpus_name, skipped, 0)
+    check_tokens_read(corpus_name, n_docs, lexicon.n_occurrences)
     return BuildResult(lexicon, n_docs, lexicon.n_occurrences, time.perf_counter() - start, skipped)
