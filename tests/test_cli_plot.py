@@ -299,7 +299,7 @@ def test_plot_polysemy_from_a_lexicon_directory(tmp_path):
     senses = tmp_path / "senses.tsv"
     senses.write_text("lemma\ttotal\nbank\t18\napple\t2\ndog\t8\nrun\t57\nthe\t1\n", encoding="utf8")
     output = tmp_path / "polysemy.png"
-    result = invoke("plot", "polysemy", tmp_path / "lexicon", "--sense-counts", senses, "-o", output, "--top", "3")
+    result = invoke("plot", "polysemy", tmp_path / "lexicon", "--sense-counts", senses, "-o", output, "--top-k", "3")
     assert result.exit_code == 0, result.output
     assert "6 words" in result.output and "over 5 words" in result.output  # the comma is not ranked
     assert "Spearman rho with the sense counts of senses.tsv" in result.output and "WordNet" not in result.output
@@ -319,6 +319,7 @@ def test_plot_polysemy_rejects_a_non_lexicon(tmp_path):
     [
         (["word", "apple", "--sentences", "S", "-n", "0"], "--max-occurrences (-n) must be at least 1, got 0"),
         (["layers", "P", "S", "--max-texts", "0"], "--max-texts must be at least 1, got 0"),
+        (["layers", "P", "S", "--max-docs", "0"], "--max-texts must be at least 1, got 0"),  # build-lexicon's name
         (["polysemy", "P", "--top", "0"], "--top must be at least 1, got 0"),
     ],
 )

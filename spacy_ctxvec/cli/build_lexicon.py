@@ -96,7 +96,10 @@ SAMPLE_SIZE = Opt(
     "chosen by a content hash (0: no sample); memory: benchmarks/quality/SENSES.md",
 )
 SAMPLE_MIN = Opt(
-    None, "--sample-min-count", min=1, help="After the build, drop the samples of types seen fewer than N times"
+    None,
+    "--sample-min-count",
+    min=1,
+    help="After the build, drop the samples of types seen fewer than N times [default: --min-count]",
 )
 CONTEXTS = Opt(
     True,

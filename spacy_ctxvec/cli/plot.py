@@ -151,7 +151,9 @@ def plot_layers_cli(
     min_count: int = typer.Option(
         5, "--min-count", min=2, help="Average self-similarity over word types seen at least this often"
     ),
-    max_texts: int = typer.Option(2000, "--max-texts", help="Read at most this many texts"),
+    max_texts: int = typer.Option(
+        2000, "--max-texts", "--max-docs", help="Read at most this many texts (--max-docs as in build-lexicon)"
+    ),
     encoding: str = CORPUS_ENCODING,
     on_error: str = CORPUS_ON_ERROR,
     # fmt: on
@@ -189,7 +191,7 @@ def plot_polysemy_cli(
     output: Path = FIGURE,
     overwrite: bool = OVERWRITE_FILE,
     min_count: Optional[int] = SCORED_MIN_COUNT,
-    top_n: int = typer.Option(15, "--top", help="Words in each bar chart"),
+    top_n: int = typer.Option(15, "--top", "--top-k", help="Words in each bar chart (--top-k as in rank)"),
     all_types: bool = typer.Option(
         False, "--all-types", help="Also score types without a letter (punctuation, numbers); default: words only"
     ),
