@@ -45,6 +45,10 @@ def test_rank_json_and_tsv(lexicon_dir):
     lines = tsv.output.strip().splitlines()
     assert lines[0].split("\t") == ["order", "rank", "word", "polysemy_score", "count", "self_similarity"]
     assert lines[1].startswith("most\t1\tbank\t") and lines[2].startswith("least\t1\thotel\t")
+    same = runner.invoke(app, ["rank", str(lexicon_dir), "--json", "--min-count", "3", "--top-k", "10"])
+    assert same.exit_code == 0 and json.loads(same.output) == data  # --json as compare and evaluate take it
+    both = runner.invoke(app, ["rank", str(lexicon_dir), "--json", "--format", "tsv"])
+    assert both.exit_code == 1 and "[CTX-E426] --json and --format tsv ask for two outputs" in both.output
 
 
 def test_rank_table_and_bad_input(lexicon_dir, tmp_path):

@@ -38,6 +38,8 @@ def test_json_lists_every_sense_with_share_and_examples(senses_dir):
     assert sum(s["share"] for s in bank["senses"]) == pytest.approx(1.0)
     assert bank["senses"][0]["examples"] == inventory.senses_of("bank")[0].examples
     assert all("[bank]" in example for s in bank["senses"] for example in s["examples"])
+    same = runner.invoke(app, ["senses", str(path), "BANK", "w01", "--json"])
+    assert same.exit_code == 0 and json.loads(same.output) == [bank, w01]
     assert w01["n_senses"] == 1 and w01["senses"][0]["share"] == 1.0
     assert [s["label"] for s in bank["senses"]] == [s.label for s in inventory.senses_of("bank")]
     assert bank["corpus_polysemy"] == inventory.corpus_polysemy_of("bank") > w01["corpus_polysemy"]

@@ -181,6 +181,9 @@ class CommandErrors:
         "binary: gensim's load_word2vec_format('{path}') (binary=False, its default) and other tools would fail "
         "on it. Name it .bin (or .bin.gz), or drop --binary."
     )
+    E426 = (
+        "--json and --format {fmt} ask for two outputs. Give one: --json (the same as --format json) or --format {fmt}."
+    )
 
     # Build engines (E5xx)
     E501 = (

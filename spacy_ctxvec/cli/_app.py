@@ -85,6 +85,20 @@ def file_output(example_name: str) -> Callable[[Union[str, Path]], Path]:
 
 BINARY_SUFFIXES, TEXT_SUFFIXES = (".bin", ".bin.gz"), (".txt", ".txt.gz", ".vec", ".vec.gz")
 BINARY = typer.Option(False, "--binary", help="Write word2vec binary instead of text")
+# The printed output of rank and senses: --format, or --json as compare and evaluate take it.
+OUTPUT_FORMATS = ("table", "tsv", "json")
+OUTPUT_FORMAT = typer.Option("table", "--format", help="table, tsv or json")
+AS_JSON = typer.Option(False, "--json", help="Print JSON (the same as --format json)")
+
+
+def output_format(fmt: str, as_json: bool) -> str:
+    """The format asked for: ``fmt``, or "json" with --json (E230 for an unknown format,
+    E426 for --json beside --format tsv)."""
+    if fmt not in OUTPUT_FORMATS:
+        raise CtxvecError(Errors.E230.format(fmt=fmt, choices=", ".join(OUTPUT_FORMATS)))
+    if as_json and fmt == "tsv":
+        raise CtxvecError(Errors.E426.format(fmt=fmt))
+    return "json" if as_json else fmt
 
 
 def baseline_text(baseline: Optional[float]) -> str:

@@ -25,9 +25,18 @@ from ..saved_pipeline import (
     scoring_min_count,
 )
 from ..terminal import msg
-from ._app import app, baseline_text, exit_on_coded_error, given_path, print_output, warn_on_stderr
+from ._app import (
+    AS_JSON,
+    OUTPUT_FORMAT,
+    app,
+    baseline_text,
+    exit_on_coded_error,
+    given_path,
+    output_format,
+    print_output,
+    warn_on_stderr,
+)
 
-FORMATS = ("table", "tsv", "json")
 RANK_BY = ("polysemy_score", "corpus_polysemy")
 TABLE_MAX_COL = 30  # a longer word is shown whole, past its column (as wasabi's table did)
 CORPUS_RANK_NOTE = (
@@ -253,7 +262,6 @@ def show(ranked: Dict[str, List[Dict[str, Any]]], fmt: str, summary: Dict[str, A
 
 
 SOURCE = typer.Argument(..., parser=given_path, help="Pipeline directory or package with ctxvec_polysemy, or a lexicon")
-FORMAT = typer.Option("table", "--format", help="table, tsv or json")
 MIN_COUNT = typer.Option(
     None,
     "--min-count",
@@ -288,7 +296,8 @@ SKIP_STOP_WORDS = typer.Option(
 @exit_on_coded_error
 def rank_cli(
     source: Path = SOURCE,
-    fmt: str = FORMAT,
+    fmt: str = OUTPUT_FORMAT,
+    as_json: bool = AS_JSON,
     min_count: Optional[int] = MIN_COUNT,
     top_k: int = TOP_K,
     score: Optional[str] = SCORE,
@@ -297,7 +306,8 @@ def rank_cli(
     skip_stop_words: bool = SKIP_STOP_WORDS,
 ) -> None:
     """List the most and least polysemous words with their counts."""
-    check_choices(fmt, by)
+    fmt = output_format(fmt, as_json)
+    check_by(by)
     min_count = scoring_min_count(source, min_count)
     if by == "corpus_polysemy":
         ranked, summary = rank_by_corpus_polysemy(source, min_count, top_k, not all_types, skip_stop_words)
@@ -335,9 +345,7 @@ def stop_words_note(summary: Dict[str, Any]) -> str:
     return f"; {n} stop word{'' if n == 1 else 's'} left out (of the language's list of {size})" if size else ""
 
 
-def check_choices(fmt: str, by: str) -> None:
-    if fmt not in FORMATS:
-        raise CtxvecError(Errors.E230.format(fmt=fmt, choices=", ".join(FORMATS)))
+def check_by(by: str) -> None:
     if by not in RANK_BY:
         raise CtxvecError(Errors.E228.format(setting="--by", requirement=" or ".join(RANK_BY), value=repr(by)))
 

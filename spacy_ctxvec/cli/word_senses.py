@@ -27,9 +27,19 @@ from ..output_files import HTML_PAGE
 from ..outputs import check_output, write_text
 from ..paths import composed
 from ..saved_pipeline import existing_path, load_senses_and_lexicon, pipeline_lang
-from ._app import OVERWRITE_FILE, app, exit_on_coded_error, file_output, given_path, print_output, warn_on_stderr
+from ._app import (
+    AS_JSON,
+    OUTPUT_FORMAT,
+    OVERWRITE_FILE,
+    app,
+    exit_on_coded_error,
+    file_output,
+    given_path,
+    output_format,
+    print_output,
+    warn_on_stderr,
+)
 
-FORMATS = ("table", "tsv", "json")
 # Why a word shows no corpus_polysemy (ops.sense_evidence): too few sampled occurrences
 # (occurrences that share a passage or a snippet count once).
 NO_EVIDENCE = (
@@ -334,7 +344,8 @@ def senses_cli(
     words: Optional[List[str]] = typer.Argument(
         None, help="Words to show (looked up with the senses' key mode, e.g. lowercased)"
     ),
-    fmt: str = typer.Option("table", "--format", help="table, tsv or json"),
+    fmt: str = OUTPUT_FORMAT,
+    as_json: bool = AS_JSON,
     html: Optional[Path] = HTML,
     text: Optional[str] = typer.Option(None, "--text", help="The text to draw with --html (SOURCE: a pipeline)"),
     all_words: bool = typer.Option(
@@ -345,8 +356,7 @@ def senses_cli(
 ) -> None:
     """Show the induced senses of words (label, share of the sample, example snippets), or
     with --html a text drawn with its tokens' senses."""
-    if fmt not in FORMATS:
-        raise CtxvecError(Errors.E230.format(fmt=fmt, choices=", ".join(FORMATS)))
+    fmt = output_format(fmt, as_json)
     check_options(words, html, text, all_words, skip_stop_words)
     words = given_words(words or [])
     existing_path(source)
