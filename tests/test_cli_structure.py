@@ -287,3 +287,42 @@ def test_colours_on_a_terminal_unless_no_color_is_set(tmp_path):
     assert b"\x1b[" in coloured and b"\x1b[" not in plain
     dumb = on_a_terminal({**env, "TERM": "dumb"})  # a terminal that shows no colour
     assert b"[CTX-E413]" in dumb and b"\x1b[" not in dumb
+
+
+@pytest.mark.parametrize(
+    "args, expected",
+    [
+        (["rank", "P", "--code", "f.py"], ["--code", "f.py", "rank", "P"]),
+        (["rank", "P", "-c", "f.py", "--top-k", "3"], ["-c", "f.py", "rank", "P", "--top-k", "3"]),
+        (["plot", "word", "bank", "--code=f.py"], ["--code=f.py", "plot", "word", "bank"]),
+        (["--code", "f.py", "rank", "P"], ["--code", "f.py", "rank", "P"]),
+        (["senses", "P", "--", "-c", "x"], ["senses", "P", "--", "-c", "x"]),  # words after "--" stay words
+        (["rank", "P", "--code"], ["rank", "P", "--code"]),  # no FILE: Click says so
+    ],
+)
+def test_code_is_read_after_the_command_too(args, expected):
+    """spaCy's commands take -c/--code after the command (`spacy train config.cfg -c f.py`)."""
+    from spacy_ctxvec.cli._app import code_first
+
+    assert code_first(args) == expected
+
+
+def test_code_after_the_command_is_imported(tmp_path):
+    from typer.testing import CliRunner
+
+    from spacy_ctxvec.cli import app
+    from spacy_ctxvec.cli._app import code_first
+
+    code, marker = tmp_path / "mine.py", tmp_path / "imported"
+    code.write_text(f"open({str(marker)!r}, 'w').close()\n", encoding="utf8")
+    import subprocess
+    import sys
+
+    command = [sys.executable, "-m", "spacy_ctxvec", "rank", str(tmp_path / "nothing"), "-c", str(code)]
+    result = subprocess.run(command, capture_output=True, text=True, encoding="utf8")
+    assert result.returncode == 1 and marker.exists(), result.stderr  # imported; then the missing pipeline
+    assert "[CTX-E" in result.stdout + result.stderr
+    broken = tmp_path / "broken.py"
+    broken.write_text("import not_a_module_of_anyone\n", encoding="utf8")
+    result = CliRunner().invoke(app, code_first(["rank", str(tmp_path / "nothing"), "--code", str(broken)]))
+    assert result.exit_code == 1 and "[CTX-E419]" in result.output and "broken.py" in result.output

@@ -31,6 +31,7 @@ from . import (
 )
 from ._app import (
     app,
+    code_first,
     colour_only_on_a_terminal,
     exit_on_unwritable_stdout,
     exit_with_closed_stdout,
@@ -81,7 +82,7 @@ def main() -> None:
     sys.stdout = GuardedStdout(sys.stdout)  # type: ignore[assignment]
     try:
         with termination_as_interrupt():  # plain `kill`, `timeout`, `docker stop`: cleaned up as after Ctrl-C
-            app()
+            app(args=code_first(sys.argv[1:]))
     except StdoutUnwritable as err:
         exit_on_unwritable_stdout(err)
     except SystemExit as stop:  # Click's own output (--help, --version) into a closed pipe: its status 1

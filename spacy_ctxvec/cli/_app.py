@@ -300,6 +300,30 @@ def keeps_warnings(command: CommandT) -> CommandT:
     return wrapper  # type: ignore[return-value]
 
 
+CODE_OPTIONS = ("--code", "-c")
+
+
+def code_first(args: List[str]) -> List[str]:
+    """``args`` with a -c/--code FILE given after the command (where spaCy's commands take it)
+    moved before it, where the command line reads it; nothing after a "--" moves."""
+    end = args.index("--") if "--" in args else len(args)
+    moved: List[str] = []
+    rest: List[str] = []
+    i = 0
+    while i < end:
+        arg = args[i]
+        if arg in CODE_OPTIONS and i + 1 < end:
+            moved += args[i : i + 2]
+            i += 2
+            continue
+        if arg.startswith("--code="):
+            moved.append(arg)
+        else:
+            rest.append(arg)
+        i += 1
+    return moved + rest + args[end:]
+
+
 @app.callback()
 @exit_on_coded_error  # E419 for a --code file that is missing or fails to import
 def _commands(
@@ -308,7 +332,11 @@ def _commands(
         False, "--version", callback=_print_version, is_eager=True, help="Print the version and exit"
     ),
     code: Optional[Path] = typer.Option(
-        None, "--code", help="A Python file to import first, for the functions it registers (as spaCy's --code)"
+        None,
+        "--code",
+        "-c",
+        help="A Python file to import first, for the functions it registers (as spaCy's --code; before or after "
+        "the command)",
     ),
 ) -> None:
     """Static and contextual token vectors in spaCy pipelines."""
