@@ -417,8 +417,8 @@ def _probe_writable(path: Path, what: str) -> None:
         handle, probe = tempfile.mkstemp(prefix=f".{path.name}.probe-00000-", dir=ancestor)  # as long as staged
         os.close(handle)
         os.unlink(probe)
-    except OSError as err:
-        raise failed_write(what, path, err) from None
+    except OSError as err:  # the probe's own (hidden, temporary) name would only puzzle: the folder's
+        raise failed_write(what, path, OSError(err.errno, err.strerror or str(err), str(ancestor))) from None
 
 
 def _make_parents(path: Path, what: str) -> List[Path]:

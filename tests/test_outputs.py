@@ -522,3 +522,12 @@ def test_a_name_too_long_for_its_hidden_sibling_is_refused_before_the_work(tmp_p
             check_output(tmp_path / "out" / name, what="OUTPUT", kind=kind, inputs={"CORPUS": corpus})
     assert list((tmp_path / "out").iterdir()) == []  # no probe left
     check_output(tmp_path / "out" / ("d" * 233), what="OUTPUT", kind=DIRECTORY)  # 233 + 22 = 255: fits
+
+
+@pytest.mark.skipif(not Path("/proc/self").is_dir(), reason="needs Linux's /proc (no file can be created there)")
+def test_a_folder_where_no_file_can_be_created_is_named_not_the_probe_file():
+    with pytest.raises(CtxvecError) as raised:
+        write_file(Path("/proc/vectors.txt"), lambda target: target.write_text("x"), what="vectors file")
+    message = str(raised.value)
+    assert message.startswith("[CTX-E703] vectors file '/proc/vectors.txt' cannot be written: ")
+    assert "('/proc')" in message and "probe" not in message

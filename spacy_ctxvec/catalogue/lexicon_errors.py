@@ -71,7 +71,7 @@ class LexiconErrors:
         '{path}, line {line}: {problem}. Fix that line, or pass on_error="skip" (CLI: --on-error skip).'
     )
     E214 = "Reading '{path}' makes Doc objects, which need a vocab. Pass nlp_vocab=nlp.vocab to iter_corpus."
-    E215 = "on_error must be 'raise' or 'skip', got '{on_error}'."
+    E215 = "on_error (--on-error) must be 'raise' or 'skip', got '{on_error}'."
     E216 = "Unknown lexicon key mode '{key}'. Choose one of: {choices}."
     E217 = (
         "Key mode 'lemma' needs lemmas, but {problem}. Add a lemmatizer before "
