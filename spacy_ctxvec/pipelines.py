@@ -26,11 +26,18 @@ def _packaged_hint(path: Path) -> str:
     return f"; the installed package ships a {path.name} at {packaged}: pass that path"
 
 
-def section_before_parent(text: str, err: KeyError) -> Tuple[str, str]:
+def section_before_parent(text: str, err: Union[KeyError, ConfigValidationError]) -> Optional[Tuple[str, str]]:
     """(section, its parent) of a section of config ``text`` whose parent section is not
-    above it: what confection's KeyError ``err`` (which names only one key) is about; the
-    first such section whose parent ends in that key, else the first."""
-    key = str(err.args[0]) if err.args else "?"
+    above it: what confection's KeyError or "Section 'X' is not defined" ``err`` (each names
+    only one key) is about; the first such section whose parent ends in that key, else the
+    first; None where ``err`` is another error."""
+    if isinstance(err, KeyError):
+        key = str(err.args[0]) if err.args else "?"
+    else:
+        undefined = [re.match(r"Section '(.+)' is not defined", str(e.get("msg", ""))) for e in err.errors or []]
+        key = next((found.group(1) for found in undefined if found), "")
+        if not key:
+            return None
     above, orphans = set(), []
     for header in re.findall(r"(?m)^\s*\[([^\]\n]+)\]", text):  # a header may have a comment after it
         header = header.strip()
@@ -69,9 +76,11 @@ def load_pipeline(
                 raise FileNotFoundError(f"config file {path} does not exist{_packaged_hint(path)}")
             try:
                 config = load_config(path)
-            except KeyError as err:  # confection: a [a.b] section before its parent [a]
-                section, parent = section_before_parent(path.read_text(encoding="utf8"), err)
-                raise CtxvecError(Errors.E029.format(name=name or path, section=section, parent=parent)) from err
+            except (KeyError, ConfigValidationError) as err:  # confection: a [a.b] section before its parent [a]
+                orphan = section_before_parent(path.read_text(encoding="utf8"), err)
+                if orphan is None:
+                    raise
+                raise CtxvecError(Errors.E029.format(name=name or path, section=orphan[0], parent=orphan[1])) from err
             missing = [section for section in ("nlp", "components") if section not in config]
             if missing:  # spaCy's KeyError said "'components'" alone
                 raise CtxvecError(Errors.E063.format(name=name or path, section=missing[0]))

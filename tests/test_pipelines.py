@@ -164,6 +164,14 @@ def test_a_section_before_its_parent_is_named(tmp_path):
     path.write_text(moved.replace("[components]\n", "[components]  # the pipes\n", 1), encoding="utf8")
     with pytest.raises(CtxvecError, match=r"\[CTX-E029\].*" + section):
         load_pipeline(path)
+    # a parent missing altogether (confection: "Section 'components' is not defined", not a KeyError): E029, not E028
+    path.write_text('[nlp]\nlang = "en"\n\n[components.transformer]\nfactory = "ctxvec_transformer"\n', encoding="utf8")
+    with pytest.raises(CtxvecError, match=r"\[CTX-E029\].*\[components\.transformer\] comes before its parent"):
+        load_pipeline(path)
+    path.write_text(config.replace("[components.transformer]\n", "", 1), encoding="utf8")
+    missing = r"\[CTX-E029\].*section \[components\.transformer\.model\] .*or \[components\.transformer\] is missing"
+    with pytest.raises(CtxvecError, match=missing):
+        load_pipeline(path)
 
 
 def test_a_config_assembled_in_memory_pickles_for_spawned_workers(minilm_dir):
