@@ -320,7 +320,7 @@ def polysemy_cli(
     nlp = load_pipeline(pipeline)
     report = evaluate_polysemy(nlp, counts, min_count=min_count)
     for label, part in _polysemy_parts(report):  # before the report, which lists them
-        if part.n_covered < RELIABLE_WORDS:
+        if part.spearman is not None and part.n_covered < RELIABLE_WORDS:  # undefined: its error says why
             warn_on_stderr(
                 Warnings.W055.format(
                     name=label, n_covered=part.n_covered, n_monosemous=part.n_monosemous, minimum=RELIABLE_WORDS
