@@ -22,6 +22,9 @@ def test_only_tokens_with_letters_or_digits_count_as_lost():
     with warnings.catch_warnings():
         warnings.simplefilter("error")
         assert not warn_of_lost_tokens([doc], [np.ones(6, dtype=bool)], "ctx")
+    long = spacy.blank("en")("see https://example.org/a/very/long/path/to/a/page")
+    with pytest.warns(UserWarning, match=r"'https://example\.org…' \(token 1\)"):  # cut, and says so
+        warn_of_lost_tokens([long], [np.array([True, False])], "ctx")
 
 
 def test_a_long_run_without_spaces_cuts_off_the_words_after_it_and_is_named_once(default_nlp):

@@ -14,7 +14,7 @@ from spacy.tokens import Doc
 
 from ..building.shard import words_without_vector
 from ..errors import Warnings, warn_at_user_line
-from ..ops.text import has_word_character, printable
+from ..ops.text import has_word_character, printable, shorten
 
 N_EXAMPLES = 3
 
@@ -24,7 +24,7 @@ def warn_of_lost_tokens(docs: Sequence[Doc], masks: Sequence[np.ndarray], compon
     for doc, mask in zip(docs, masks):
         lost = words_without_vector(doc, mask)
         if lost:
-            examples = ", ".join(f"'{printable(doc[i].text[:20])}' (token {i})" for i in lost[:N_EXAMPLES])
+            examples = ", ".join(f"'{printable(shorten(doc[i].text, 20))}' (token {i})" for i in lost[:N_EXAMPLES])
             longest = max(doc, key=len)
             words = sum(1 for token in doc if has_word_character(token.text))
             warn_at_user_line(
