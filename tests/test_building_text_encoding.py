@@ -58,3 +58,19 @@ def test_right_text_and_unreadable_files_give_no_warning(tmp_path):
         message is not None and message.count("holds C1 control characters") == 3 and message.endswith("(the default).")
     )
     assert "w3.jsonl" not in message and "..." in message
+
+
+@pytest.mark.parametrize("encoding", ["latin-1", "cp1252"])
+def test_a_utf8_file_read_as_a_single_byte_encoding_warns(tmp_path, encoding):
+    """UTF-8 read as Latin-1 gave "cafÃ©" with no C1 character and so no warning: text in
+    another encoding is hardly ever valid UTF-8 once it leaves ASCII."""
+    path = tmp_path / "utf8.txt"
+    path.write_text("The caf\u00e9 by the bank.\nNa\u00efve words.\n", encoding="utf8")
+    assert misdecoded_evidence(path, encoding) == (
+        "is valid UTF-8 (its first non-ASCII character, '\u00e9', reads as '\u00c3\u00a9')"
+    )
+    with pytest.warns(UserWarning, match=r"CTX-W084.*utf8\.txt' is valid UTF-8.*or valid UTF-8, is UTF-8"):
+        corpus_files(path, encoding=encoding)
+    ascii_only = tmp_path / "ascii.txt"
+    ascii_only.write_text("The bank by the river.\n", encoding="utf8")
+    assert misdecoded_evidence(ascii_only, encoding) is None  # every ASCII-compatible codec reads it right

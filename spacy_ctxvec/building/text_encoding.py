@@ -39,8 +39,8 @@ def decoded_head(head: bytes, encoding: str) -> Optional[str]:
 
 def misdecoded_evidence(path: Path, encoding: str) -> Optional[str]:
     """Why ``path``, decoded with ``encoding``, looks like text in another encoding: a UTF-8
-    byte order mark under another encoding, or C1 control characters in its first
-    CHECKED_BYTES bytes; None where neither (or where it cannot be read: its reader says why)."""
+    byte order mark or valid UTF-8 beyond ASCII under another encoding, or C1 control characters
+    in its first CHECKED_BYTES bytes; None where none (or where it cannot be read: its reader says why)."""
     try:
         codec = codecs.lookup(encoding).name
     except LookupError:  # its reader says so (E241)
@@ -50,12 +50,27 @@ def misdecoded_evidence(path: Path, encoding: str) -> Optional[str]:
         return None
     if head.startswith(_UTF8_BOM) and codec not in ("utf-8", "utf-8-sig"):
         return "starts with a UTF-8 byte order mark"
+    if codec not in ("utf-8", "utf-8-sig"):
+        utf8 = _utf8_beyond_ascii(head)
+        if utf8 is not None:  # text in another encoding is hardly ever valid UTF-8 once it leaves ASCII
+            misread = utf8.encode("utf-8").decode(encoding, errors="replace")
+            return f"is valid UTF-8 (its first non-ASCII character, '{utf8}', reads as '{misread}')"
     if not _reads_bytes_as_c1(encoding):  # UTF-8 decoded them: they came from an earlier conversion, not this read
         return None
     found = _C1_CONTROL.search(decoded_head(head, encoding) or "")
     if found is None:
         return None
     return f"holds C1 control characters (the first U+{ord(found.group()):04X}), which no written text holds"
+
+
+def _utf8_beyond_ascii(head: bytes) -> Optional[str]:
+    """The first non-ASCII character of ``head`` where it decodes as UTF-8 (a character cut at
+    the end aside); None where it is ASCII or not UTF-8."""
+    try:
+        text = codecs.getincrementaldecoder("utf-8")().decode(head, final=False)
+    except UnicodeDecodeError:
+        return None
+    return next((char for char in text if ord(char) > 0x7F), None)
 
 
 def _reads_bytes_as_c1(encoding: str) -> bool:
