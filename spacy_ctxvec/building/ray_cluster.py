@@ -63,7 +63,7 @@ def ray_session(
         # ray.init sets SIGTERM to exit at once; the build's own handler (a stop like Ctrl-C) is kept
         on_sigterm = signal.getsignal(signal.SIGTERM) if threading.current_thread() is threading.main_thread() else None
         # Ctrl-C inside ray.init crashed Ray's core worker (a segmentation fault): held, then a stop
-        with interrupts_held(sigterm=False) as stopped:
+        with interrupts_held(sigterm=False) as stopped, tokenizers_quiet_at_fork():
             try:
                 if address is None:  # "local": a Ray of its own, also beside a cluster `ray start` started
                     cpus = local_cpus(num_workers, num_cpus_per_worker)
@@ -81,6 +81,24 @@ def ray_session(
     finally:
         if started:
             ray.shutdown()
+
+
+TOKENIZERS_PARALLELISM = "TOKENIZERS_PARALLELISM"
+
+
+@contextmanager
+def tokenizers_quiet_at_fork() -> Iterator[None]:
+    """TOKENIZERS_PARALLELISM=false while Ray starts its processes, unless it is set: each
+    fork after a fast tokenizer ran its threads here printed Hugging Face's five-line
+    warning (five of them), and the forked processes then tokenize in one thread anyway."""
+    if TOKENIZERS_PARALLELISM in os.environ:
+        yield
+        return
+    os.environ[TOKENIZERS_PARALLELISM] = "false"
+    try:
+        yield
+    finally:
+        os.environ.pop(TOKENIZERS_PARALLELISM, None)
 
 
 def check_same_ray(ray: Any, address: Optional[str]) -> None:
