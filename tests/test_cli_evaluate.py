@@ -395,6 +395,7 @@ def test_word_sim_undefined_spearman_exits_non_zero(static_pipeline_dir, tmp_pat
     assert result.exit_code == 1 and f"[CTX-{code}] {pairs}: Spearman's rho is undefined: {why}" in message, message
     assert "0.000" not in message
     assert json.loads(output.read_text(encoding="utf8"))[str(pairs)]["spearman"] is None
+    assert f"Wrote the report to {output}" in " ".join(result.stdout.split())  # beside the table, on stdout
 
 
 @pytest.mark.parametrize(

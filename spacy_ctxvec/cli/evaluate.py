@@ -87,11 +87,14 @@ def _fail_if_undefined(reports: List["CorrelationReport"]) -> None:
         raise CtxvecError(reasons[-1])
 
 
-def _write_json(data: Dict[str, Any], output: Optional[Path], overwrite: bool) -> None:
+def _write_json(data: Dict[str, Any], output: Optional[Path], overwrite: bool, as_json: bool) -> None:
     if output is not None:
         text = json.dumps(data, indent=2, ensure_ascii=False) + "\n"
         write_text(output, text, what="--output file", overwrite=overwrite)
-        typer.echo(stderr_printer().good(f"Wrote the report to {output}"), err=True)  # stdout: the JSON only
+        if as_json:  # stdout: the JSON only
+            typer.echo(stderr_printer().good(f"Wrote the report to {output}"), err=True)
+        else:  # beside the table, as every command names what it wrote
+            msg.good(f"Wrote the report to {output}")
 
 
 def _publish(
@@ -103,7 +106,7 @@ def _publish(
 
     record = pipeline_record(nlp, pipeline)
     result = {**result, "warnings": list(KEPT_WARNINGS), "pipeline": record}  # as stderr showed them
-    _write_json(result, output, overwrite)
+    _write_json(result, output, overwrite, as_json)
     if as_json:
         _print_json(result)
     else:
@@ -200,7 +203,7 @@ def word_sim_cli(
 
     record = pipeline_record(nlp, pipeline)  # in each file's report: the keys stay the files
     result = {keys[path]: _word_sim_report(report, all_pairs[path], record) for path, report in zip(all_pairs, reports)}
-    _write_json(result, output, overwrite)
+    _write_json(result, output, overwrite, as_json)
     if as_json:
         _print_json(result)
     else:
