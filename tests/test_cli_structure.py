@@ -326,3 +326,13 @@ def test_code_after_the_command_is_imported(tmp_path):
     broken.write_text("import not_a_module_of_anyone\n", encoding="utf8")
     result = CliRunner().invoke(app, code_first(["rank", str(tmp_path / "nothing"), "--code", str(broken)]))
     assert result.exit_code == 1 and "[CTX-E419]" in result.output and "broken.py" in result.output
+
+
+def test_no_command_takes_an_option_named_like_code():
+    """code_first moves -c/--code FILE out of every command's arguments: a command's own
+    -c would never see its value."""
+    from spacy_ctxvec.cli._app import CODE_OPTIONS
+
+    names = {(*path, name): set(info.param_decls or ()) for path, name, _, info in command_parameters()}
+    assert len(names) >= 50 and names[("compare", "pipeline")] == {"--pipeline", "-p"}
+    assert [key for key, decls in names.items() if decls & set(CODE_OPTIONS)] == []
