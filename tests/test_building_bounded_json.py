@@ -42,6 +42,7 @@ def test_huge_integers_are_a_value_error():
         ('{"text": "a\tbank"}', "a raw control character (U+0009) inside a string at column 12: write it as \\t"),
         ('{"text": "a\x01"}', "a raw control character (U+0001) inside a string at column 12: write it as \\u0001"),
         ('{"text": "a', "Unterminated string starting at column 10"),  # not "starting at at"
+        ('{"text": "a\r\n', "Unterminated string starting at column 10"),  # as read, line ending on: not U+000A
         ('{"text": "a"} x', "Extra data at column 15"),
     ],
 )

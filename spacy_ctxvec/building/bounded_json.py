@@ -44,7 +44,8 @@ def loads_bounded(text: str, max_depth: int = MAX_JSON_DEPTH) -> Any:
     message) for invalid JSON, nesting deeper than ``max_depth``, or a non-finite number."""
     too_deep = ValueError(f"nested deeper than {max_depth} levels")
     try:
-        value = json.loads(text, parse_float=_finite_float, parse_constant=_refuse_constant)
+        # without its line ending: an unterminated string then says so, not "a raw control character (U+000A)"
+        value = json.loads(text.rstrip("\r\n"), parse_float=_finite_float, parse_constant=_refuse_constant)
     except json.JSONDecodeError as err:
         reason = f"{err.msg.removesuffix(' at')} at column {err.colno}"  # some messages end in "at" already
         if err.msg.startswith("Invalid control character"):
