@@ -129,10 +129,10 @@ def test_coded_warnings_print_on_stderr_so_json_on_stdout_stays_parseable(capsys
     assert err.splitlines()[-1] == f"    {command}"  # a command to copy is never wrapped
 
 
-@pytest.mark.parametrize("action, shown", [("ignore", False), ("default", True), ("error", True)])
+@pytest.mark.parametrize("action, shown", [("ignore", False), ("default", True)])
 def test_warnings_printed_by_commands_obey_the_warnings_filters(capsys, action, shown):
     """warn_on_stderr's coded warnings are filtered as warnings.warn's are (docs/errors.md):
-    by code, e.g. PYTHONWARNINGS="ignore:[CTX-W054]"; an "error" filter still only prints."""
+    by code, e.g. PYTHONWARNINGS="ignore:[CTX-W054]"."""
     import warnings
 
     from spacy_ctxvec.cli import _app
@@ -336,3 +336,31 @@ def test_no_command_takes_an_option_named_like_code():
     names = {(*path, name): set(info.param_decls or ()) for path, name, _, info in command_parameters()}
     assert len(names) >= 50 and names[("compare", "pipeline")] == {"--pipeline", "-p"}
     assert [key for key, decls in names.items() if decls & set(CODE_OPTIONS)] == []
+
+
+def test_a_warning_made_an_error_by_the_filters_ends_a_command_in_one_line(tmp_path):
+    """PYTHONWARNINGS=error made W084 (warnings.warn) a traceback, while a warning the command
+    prints itself went on: now both end the command with one line and status 1."""
+    import subprocess
+    import sys
+
+    corpus = tmp_path / "utf8.txt"
+    corpus.write_text("the caf\u00e9 by the bank\n", encoding="utf8")
+    command = [sys.executable, "-W", "error::UserWarning", "-m", "spacy_ctxvec", "train-static", str(corpus)]
+    command += [str(tmp_path / "v.txt"), "--encoding", "latin-1", "--min-count", "1"]
+    result = subprocess.run(command, capture_output=True, text=True, encoding="utf8")
+    message = " ".join(result.stderr.split())
+    assert result.returncode == 1 and "Traceback" not in result.stderr, result.stderr
+    assert "✘ [CTX-W084]" in message and "(a warning, made an error by the warnings filter)" in message
+    assert not (tmp_path / "v.txt").exists()
+
+
+def test_an_error_filter_raises_a_printed_warning_as_it_does_a_warnings_warn_one():
+    import warnings
+
+    from spacy_ctxvec.cli._app import warn_on_stderr
+
+    with warnings.catch_warnings():
+        warnings.filterwarnings("error", message=r"\[CTX-W996\]")
+        with pytest.raises(UserWarning, match=r"\[CTX-W996\] now an error"):
+            warn_on_stderr("[CTX-W996] now an error")

@@ -37,7 +37,8 @@ are raised as `spacy_ctxvec.errors.CtxvecError` (a `ValueError`; its `code` attr
 code alone, e.g. `"E003"`); a command prints the message on one line and exits with status 1.
 Warnings go through Python's `warnings` module (filter them by their code, e.g.
 `warnings.filterwarnings("ignore", message=r"\\[{PREFIX}W044\\]")`, or for a command
-`PYTHONWARNINGS="ignore:[{PREFIX}W054]" spacy-ctxvec rank ...`).
+`PYTHONWARNINGS="ignore:[{PREFIX}W054]" spacy-ctxvec rank ...`; an "error" filter, such as
+`PYTHONWARNINGS=error`, ends a command at the warning, printed on one line, with status 1).
 The pages that explain a setting or command name its codes where they apply.
 """
 

@@ -147,13 +147,10 @@ def warn_on_stderr(text: str) -> None:
 
 
 def _filtered_out(text: str) -> bool:
-    """True where the warnings filters ignore ``text`` as a UserWarning (an "error" filter
-    shows it: a command's warning never ends it)."""
+    """True where the warnings filters ignore ``text`` as a UserWarning; an "error" filter
+    raises it, as it does a warnings.warn warning (exit_on_coded_error: one line, status 1)."""
     with warnings.catch_warnings(record=True) as caught:
-        try:
-            warnings.warn_explicit(text, UserWarning, "spacy_ctxvec", 0, module="spacy_ctxvec", registry={})
-        except Warning:
-            return False
+        warnings.warn_explicit(text, UserWarning, "spacy_ctxvec", 0, module="spacy_ctxvec", registry={})
     return not caught
 
 
@@ -243,8 +240,9 @@ def exit_on_unwritable_stdout(err: OSError) -> None:
 
 
 def exit_on_coded_error(command: CommandT) -> CommandT:
-    """Print a CtxvecError's coded message and exit with status 1 (no traceback); where
-    the reader of standard output has gone (a closed pipe), exit quietly with status 141."""
+    """Print a CtxvecError's coded message and exit with status 1 (no traceback), as a warning
+    that a warnings filter turned into an error (PYTHONWARNINGS=error, -W error); where the
+    reader of standard output has gone (a closed pipe), exit quietly with status 141."""
 
     @functools.wraps(command)
     def wrapper(*args: Any, **kwargs: Any) -> Any:
@@ -254,6 +252,12 @@ def exit_on_coded_error(command: CommandT) -> CommandT:
             return result
         except CtxvecError as err:  # on stderr, so that --json / tsv output on stdout stays parseable
             typer.echo(stderr_printer().fail(str(err)), err=True)
+            raise typer.Exit(1) from None
+        except Warning as warning:  # raised by an "error" warnings filter
+            name = "" if str(warning).startswith(f"[{PREFIX}W") else f"{type(warning).__name__}: "
+            typer.echo(
+                stderr_printer().fail(f"{name}{warning} (a warning, made an error by the warnings filter)"), err=True
+            )
             raise typer.Exit(1) from None
         except BrokenPipeError:
             if not stdout_reader_is_gone():
