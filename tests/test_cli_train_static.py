@@ -214,3 +214,20 @@ def test_train_static_reads_other_encodings_and_skips_bad_lines_as_the_error_say
     assert "café" not in load_static_vectors(tmp_path / "c.txt") and "bank" in load_static_vectors(tmp_path / "c.txt")
     bad = train(latin, tmp_path / "d.txt", "--on-error", "ignore")
     assert bad.exit_code == 1 and "E215" in bad.output
+
+
+def test_the_skip_report_obeys_the_warnings_filters(tmp_path):
+    """W004/W005 were printed past PYTHONWARNINGS (build-lexicon's went through the filters)."""
+    import os
+    import subprocess
+    import sys
+
+    corpus = tmp_path / "mixed.txt"
+    corpus.write_bytes(b"the bank of the river\ncaf\xe9 au lait\nthe bank lent money\n")
+    command = [sys.executable, "-m", "spacy_ctxvec", "train-static", str(corpus), str(tmp_path / "v.txt")]
+    command += ["--on-error", "skip", "--min-count", "1", "--size", "8", "--epochs", "1"]
+    shown = subprocess.run(command, capture_output=True, text=True, encoding="utf8")
+    assert shown.returncode == 0 and "[CTX-W004]" in shown.stderr and "[CTX-W005]" in shown.stderr, shown.stderr
+    environment = {**os.environ, "PYTHONWARNINGS": "ignore:[CTX-W004],ignore:[CTX-W005]"}
+    quiet = subprocess.run([*command, "--overwrite"], capture_output=True, text=True, encoding="utf8", env=environment)
+    assert quiet.returncode == 0 and "W004" not in quiet.stderr and "W005" not in quiet.stderr, quiet.stderr

@@ -13,6 +13,7 @@ silently cut it there and never train the words after). The output is word2vec t
 import re
 import sys
 import time
+import warnings
 from pathlib import Path
 from typing import Any, Iterator, List
 
@@ -159,7 +160,7 @@ def train_static_vectors(
         stderr_printer().info(f"{documents}, {len(model.wv)} words with count >= {min_count} (--tokens {tokens})")
     )
     model.train(sentences, total_examples=model.corpus_count, epochs=epochs, callbacks=[_epoch_logger(epochs)])
-    for warning in skipped_line_warnings(sentences.report.skipped):
-        _progress(stderr_printer().warn(warning))
+    for warning in skipped_line_warnings(sentences.report.skipped):  # filtered as any warning (PYTHONWARNINGS)
+        warnings.warn(warning, stacklevel=2)
     save_word2vec(model.wv, output, binary=binary)
     return model.wv
