@@ -297,7 +297,10 @@ def test_colours_on_a_terminal_unless_no_color_is_set(tmp_path):
         (["plot", "word", "bank", "--code=f.py"], ["--code=f.py", "plot", "word", "bank"]),
         (["--code", "f.py", "rank", "P"], ["--code", "f.py", "rank", "P"]),
         (["senses", "P", "--", "-c", "x"], ["senses", "P", "--", "-c", "x"]),  # words after "--" stay words
-        (["rank", "P", "--code"], ["rank", "P", "--code"]),  # no FILE: Click says so
+        (["rank", "P", "--code"], ["--code", "rank", "P"]),  # no FILE: Click says it needs one
+        (["rank", "P", "-cf.py"], ["-cf.py", "rank", "P"]),
+        (["compare", "-w", "-c", "a b", "c"], ["compare", "-w", "-c", "a b", "c"]),  # the word is "-c"
+        (["senses", "P", "--text", "-c", "--html", "o.html"], ["senses", "P", "--text", "-c", "--html", "o.html"]),
     ],
 )
 def test_code_is_read_after_the_command_too(args, expected):
@@ -326,6 +329,8 @@ def test_code_after_the_command_is_imported(tmp_path):
     broken.write_text("import not_a_module_of_anyone\n", encoding="utf8")
     result = CliRunner().invoke(app, code_first(["rank", str(tmp_path / "nothing"), "--code", str(broken)]))
     assert result.exit_code == 1 and "[CTX-E419]" in result.output and "broken.py" in result.output
+    twice = CliRunner().invoke(app, code_first(["-c", str(code), "rank", str(tmp_path / "nothing"), "-c", str(broken)]))
+    assert twice.exit_code == 1 and "[CTX-E427] --code was given more than once" in " ".join(twice.output.split())
 
 
 def test_no_command_takes_an_option_named_like_code():

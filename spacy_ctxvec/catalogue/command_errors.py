@@ -184,6 +184,10 @@ class CommandErrors:
     E426 = (
         "--json and --format {fmt} ask for two outputs. Give one: --json (the same as --format json) or --format {fmt}."
     )
+    E427 = (
+        "--code was given more than once ({files}): a command imports one file. Import the others from it "
+        "(import my_other_functions), or give the one the command needs."
+    )
 
     # Build engines (E5xx)
     E501 = (

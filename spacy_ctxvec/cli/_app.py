@@ -5,7 +5,7 @@ import os
 import sys
 import warnings
 from pathlib import Path
-from typing import Any, Callable, List, NoReturn, Optional, TextIO, Type, TypeVar, Union
+from typing import Any, Callable, List, NoReturn, Optional, Set, TextIO, Type, TypeVar, Union
 
 import typer
 
@@ -309,23 +309,41 @@ CODE_OPTIONS = ("--code", "-c")
 
 def code_first(args: List[str]) -> List[str]:
     """``args`` with a -c/--code FILE given after the command (where spaCy's commands take it)
-    moved before it, where the command line reads it; nothing after a "--" moves."""
+    moved before it, where the command line reads it. The value of another option (``-w -c``)
+    and everything after a "--" stay where they are."""
     end = args.index("--") if "--" in args else len(args)
+    takes_value = _options_taking_a_value()
     moved: List[str] = []
     rest: List[str] = []
     i = 0
     while i < end:
         arg = args[i]
-        if arg in CODE_OPTIONS and i + 1 < end:
-            moved += args[i : i + 2]
+        if arg in CODE_OPTIONS:  # with its FILE; alone at the end, Click says it needs one
+            moved += args[i : min(i + 2, end)]
             i += 2
-            continue
-        if arg.startswith("--code="):
+        elif arg.startswith("--code=") or (arg.startswith("-c") and not arg.startswith("--")):  # -cFILE
             moved.append(arg)
+            i += 1
+        elif arg in takes_value:
+            rest += args[i : min(i + 2, end)]
+            i += 2
         else:
             rest.append(arg)
-        i += 1
+            i += 1
     return moved + rest + args[end:]
+
+
+def _options_taking_a_value() -> Set[str]:
+    """The names of every command's options that take a value (``--word``, ``-w``, ...)."""
+    names: Set[str] = set()
+    groups = [typer.main.get_command(app)]
+    while groups:
+        for command in getattr(groups.pop(), "commands", {}).values():
+            groups.append(command)
+            for parameter in command.params:
+                if getattr(parameter, "is_flag", None) is False:  # an option (an argument has no is_flag)
+                    names.update(parameter.opts)
+    return names
 
 
 @app.callback()
@@ -335,8 +353,8 @@ def _commands(
     version: bool = typer.Option(
         False, "--version", callback=_print_version, is_eager=True, help="Print the version and exit"
     ),
-    code: Optional[Path] = typer.Option(
-        None,
+    code_files: List[Path] = typer.Option(
+        [],
         "--code",
         "-c",
         help="A Python file to import first, for the functions it registers (as spaCy's --code; before or after "
@@ -344,8 +362,10 @@ def _commands(
     ),
 ) -> None:
     """Static and contextual token vectors in spaCy pipelines."""
-    if code is not None:
+    if len(code_files) > 1:
+        raise CtxvecError(Errors.E427.format(files=", ".join(map(str, code_files))))
+    if code_files:
         from ..user_code import code_for_workers, import_code
 
-        import_code(code)
-        ctx.call_on_close(code_for_workers(code))
+        import_code(code_files[0])
+        ctx.call_on_close(code_for_workers(code_files[0]))
