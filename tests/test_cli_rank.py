@@ -49,6 +49,8 @@ def test_rank_json_and_tsv(lexicon_dir):
     assert same.exit_code == 0 and json.loads(same.output) == data  # --json as compare and evaluate take it
     both = runner.invoke(app, ["rank", str(lexicon_dir), "--json", "--format", "tsv"])
     assert both.exit_code == 1 and "[CTX-E426] --json and --format tsv ask for two outputs" in both.output
+    table = runner.invoke(app, ["rank", str(lexicon_dir), "--json", "--format", "table"])
+    assert table.exit_code == 1 and "[CTX-E426] --json and --format table" in table.output
 
 
 def test_rank_table_and_bad_input(lexicon_dir, tmp_path):

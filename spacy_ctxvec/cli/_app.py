@@ -87,18 +87,18 @@ BINARY_SUFFIXES, TEXT_SUFFIXES = (".bin", ".bin.gz"), (".txt", ".txt.gz", ".vec"
 BINARY = typer.Option(False, "--binary", help="Write word2vec binary instead of text")
 # The printed output of rank and senses: --format, or --json as compare and evaluate take it.
 OUTPUT_FORMATS = ("table", "tsv", "json")
-OUTPUT_FORMAT = typer.Option("table", "--format", help="table, tsv or json")
+OUTPUT_FORMAT = typer.Option(None, "--format", help="table, tsv or json [default: table]")
 AS_JSON = typer.Option(False, "--json", help="Print JSON (the same as --format json)")
 
 
-def output_format(fmt: str, as_json: bool) -> str:
-    """The format asked for: ``fmt``, or "json" with --json (E230 for an unknown format,
-    E426 for --json beside --format tsv)."""
-    if fmt not in OUTPUT_FORMATS:
+def output_format(fmt: Optional[str], as_json: bool) -> str:
+    """The format asked for: ``fmt`` (None: table), or "json" with --json (E230 for an unknown
+    format, E426 for --json beside another --format)."""
+    if fmt is not None and fmt not in OUTPUT_FORMATS:
         raise CtxvecError(Errors.E230.format(fmt=fmt, choices=", ".join(OUTPUT_FORMATS)))
-    if as_json and fmt == "tsv":
+    if as_json and fmt not in (None, "json"):
         raise CtxvecError(Errors.E426.format(fmt=fmt))
-    return "json" if as_json else fmt
+    return "json" if as_json else fmt or "table"
 
 
 def baseline_text(baseline: Optional[float]) -> str:

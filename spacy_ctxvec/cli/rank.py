@@ -296,7 +296,7 @@ SKIP_STOP_WORDS = typer.Option(
 @exit_on_coded_error
 def rank_cli(
     source: Path = SOURCE,
-    fmt: str = OUTPUT_FORMAT,
+    fmt: Optional[str] = OUTPUT_FORMAT,
     as_json: bool = AS_JSON,
     min_count: Optional[int] = MIN_COUNT,
     top_k: int = TOP_K,

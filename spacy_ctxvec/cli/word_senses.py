@@ -344,7 +344,7 @@ def senses_cli(
     words: Optional[List[str]] = typer.Argument(
         None, help="Words to show (looked up with the senses' key mode, e.g. lowercased)"
     ),
-    fmt: str = OUTPUT_FORMAT,
+    fmt: Optional[str] = OUTPUT_FORMAT,
     as_json: bool = AS_JSON,
     html: Optional[Path] = HTML,
     text: Optional[str] = typer.Option(None, "--text", help="The text to draw with --html (SOURCE: a pipeline)"),
