@@ -491,7 +491,7 @@ def test_plot_word_sentences_refuses_the_corpus_reading_options_and_names_corpus
             "plot", "word", "apple", "--sentences", latin1, *options, "--pipeline", tiny_pipeline_dir, "-o", output
         )
         message = " ".join(result.output.split())
-        assert result.exit_code == 1 and "[CTX-E417]" in message and named in message, result.output
+        assert result.exit_code == 1 and f"[CTX-E417] {named}: for --corpus files only" in message, result.output
         assert f"--corpus {latin1}" in message and not output.exists()
     corpus = invoke(
         "plot",

@@ -90,7 +90,8 @@ TOKENIZERS_PARALLELISM = "TOKENIZERS_PARALLELISM"
 def tokenizers_quiet_at_fork() -> Iterator[None]:
     """TOKENIZERS_PARALLELISM=false while Ray starts its processes, unless it is set: each
     fork after a fast tokenizer ran its threads here printed Hugging Face's five-line
-    warning (five of them), and the forked processes then tokenize in one thread anyway."""
+    warning (five of them). Ray's processes, and the workers they start, keep it (one thread
+    per worker, as its CPU share is); this process's environment is as before."""
     if TOKENIZERS_PARALLELISM in os.environ:
         yield
         return

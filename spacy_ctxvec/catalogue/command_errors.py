@@ -138,7 +138,7 @@ class CommandErrors:
         "and .spacy file in the directory."
     )
     E417 = (
-        "{options} apply to --corpus files only; the --sentences file '{path}' is read as UTF-8, one sentence "
+        "{options}: for --corpus files only; the --sentences file '{path}' is read as UTF-8, one sentence "
         "per line. To decode it with --encoding or skip bad lines with --on-error skip, give it as "
         "--corpus {path} (a .txt file, named so if it is not, is read one text per line)."
     )

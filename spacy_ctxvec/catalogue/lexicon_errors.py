@@ -304,5 +304,5 @@ class LexiconErrors:
     )
     E276 = (
         "Corpus '{path}' has no document left: {lines} with text, all skipped as invalid (the first, "
-        "{first}: {reason}). Fix those lines, or read the corpus with the encoding it was written in (--encoding)."
+        "{first}: {reason}). Fix those lines (where they are not UTF-8: read the corpus in its encoding, --encoding)."
     )
