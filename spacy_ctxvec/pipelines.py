@@ -1,5 +1,6 @@
 """Load the pipeline a command works on: a directory, a package, or a config."""
 
+import configparser
 import re
 import traceback
 from pathlib import Path
@@ -76,6 +77,8 @@ def load_pipeline(
                 raise FileNotFoundError(f"config file {path} does not exist{_packaged_hint(path)}")
             try:
                 config = load_config(path)
+            except configparser.Error as err:  # a section or setting given twice
+                raise _twice(name or path, err) from err
             except (KeyError, ConfigValidationError) as err:  # confection: a [a.b] section before its parent [a]
                 orphan = section_before_parent(path.read_text(encoding="utf8"), err)
                 if orphan is None:
@@ -117,11 +120,19 @@ def load_pipeline(
         raise CtxvecError(
             Errors.E028.format(name=name or path, errors=errors, hint=_registered_itself(errors))
         ) from err
+    except configparser.Error as err:  # a saved pipeline's config.cfg
+        raise _twice(Path(str(name)) / "config.cfg", err) from err
     except (OSError, ValueError, KeyError, ImportError) as err:  # ImportError: a package's entry point
         # E011 ends spaCy's sentence with its own period: drop the one spaCy's message ends in.
         error = str(err).rstrip().rstrip(".") + _file_read(err) + _model_folder_hint(path)
         fix = _unregistered_hint(err) or LOAD_FIX
         raise CtxvecError(Errors.E011.format(name=name or path, error=error, fix=fix)) from err
+
+
+def _twice(config: Union[str, Path], err: configparser.Error) -> CtxvecError:
+    """E065 for a config whose section or setting is given twice (configparser's ``err``)."""
+    error = re.sub(r"^While reading from '<string>' \[line\s+(\d+)\]", r"line \1", str(err)).rstrip(".")
+    return CtxvecError(Errors.E065.format(name=config, error=error))
 
 
 def _saved_context_name(path: Path) -> str:

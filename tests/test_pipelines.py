@@ -1,4 +1,5 @@
 import re
+import shutil
 import subprocess
 import sys
 
@@ -280,3 +281,20 @@ def test_a_component_sourced_from_a_pipeline_with_a_path_for_a_name_is_refused(t
     with pytest.raises(CtxvecError, match=r"\[CTX-E064\].*'\.\./transformer', which is a path"):
         load_pipeline(tmp_path / "mine.cfg")
     assert not victim.exists()
+
+
+def test_a_section_or_setting_given_twice_is_a_coded_error(tmp_path, tiny_pipeline_dir):
+    """configparser's DuplicateSectionError / DuplicateOptionError came out as a traceback."""
+    config = tmp_path / "twice.cfg"
+    config.write_text('[nlp]\nlang = "en"\nlang = "de"\n', encoding="utf8")
+    with pytest.raises(CtxvecError, match=r"\[CTX-E065\] The config '.*twice\.cfg' could not be read: line 3: option "):
+        load_pipeline(config)
+    config.write_text('[nlp]\nlang = "en"\n\n[nlp]\nx = 1\n', encoding="utf8")
+    with pytest.raises(CtxvecError, match=r"line 4: section 'nlp' already exists\. Give each section once"):
+        load_pipeline(config)
+    saved = tmp_path / "saved"
+    shutil.copytree(tiny_pipeline_dir, saved)
+    with (saved / "config.cfg").open("a", encoding="utf8") as handle:
+        handle.write("\n[nlp]\nx = 1\n")
+    with pytest.raises(CtxvecError, match=r"\[CTX-E065\] The config '.*saved/config\.cfg' could not be read: line \d+"):
+        load_pipeline(saved)

@@ -278,6 +278,10 @@ class PipelineErrors:
         "Rename that component to a plain name (in [nlp] pipeline, its [components.NAME] section and its folder), "
         "or do not use a pipeline from a source you do not trust."
     )
+    E065 = (
+        "The config '{name}' could not be read: {error}. Give each section once, and each setting once within "
+        "its section."
+    )
 
     # Static vectors (E1xx)
     E101 = (
