@@ -318,9 +318,9 @@ def test_plot_polysemy_rejects_a_non_lexicon(tmp_path):
     "args,option",
     [
         (["word", "apple", "--sentences", "S", "-n", "0"], "--max-occurrences (-n) must be at least 1, got 0"),
-        (["layers", "P", "S", "--max-texts", "0"], "--max-texts must be at least 1, got 0"),
-        (["layers", "P", "S", "--max-docs", "0"], "--max-texts must be at least 1, got 0"),  # build-lexicon's name
-        (["polysemy", "P", "--top", "0"], "--top must be at least 1, got 0"),
+        (["layers", "P", "S", "--max-texts", "0"], "--max-texts (--max-docs) must be at least 1, got 0"),
+        (["layers", "P", "S", "--max-docs", "0"], "--max-texts (--max-docs) must be at least 1, got 0"),
+        (["polysemy", "P", "--top", "0"], "--top (--top-k) must be at least 1, got 0"),
     ],
 )
 def test_plot_counts_below_one_say_so(tiny_pipeline_dir, sentences_file, tmp_path, args, option):

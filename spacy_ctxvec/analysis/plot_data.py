@@ -153,7 +153,7 @@ def layer_self_similarity(
     ``min_count`` times)."""
     if min_count < 2:
         raise CtxvecError(Errors.E208.format(min_count=min_count))
-    check_at_least_one("--max-texts", max_texts)
+    check_at_least_one("--max-texts (--max-docs)", max_texts)
     corpus = Path(corpus)
     read_texts(None, corpus, encoding=encoding, on_error=on_error)
     nlp = load_pipeline(pipeline)

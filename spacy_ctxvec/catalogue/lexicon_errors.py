@@ -60,8 +60,8 @@ class LexiconErrors:
         '(rows with "text" or "words") or .spacy (DocBin) file, or a directory of them.'
     )
     E211 = (
-        "Corpus '{path}' contains no documents (blank lines and skipped lines do not "
-        "count). Give a corpus with at least one non-empty document."
+        "Corpus '{path}' contains no documents (blank lines do not count). Give a corpus with at least one "
+        "non-empty document."
     )
     E212 = (  # {problem}: LINE_NOT_JSON
         "{path}, line {line}: {problem}. Fix that line, or pass "

@@ -203,7 +203,7 @@ def plot_polysemy_cli(
     from ..analysis.plot_data import check_at_least_one, polysemy_scores
     from ..analysis.plotting import polysemy_figure
 
-    check_at_least_one("--top", top_n)
+    check_at_least_one("--top (--top-k)", top_n)
     check_figure(output, overwrite, sense_counts, source)
     min_count = scoring_min_count(source, min_count)
     data = polysemy_scores(source, sense_counts, min_count=min_count, words_only=not all_types)
