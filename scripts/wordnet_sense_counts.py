@@ -34,14 +34,16 @@ HEADER = "lemma\ttotal\tn\tv\ta\tr"
 MAX_INDEX_BYTES = 64 * 2**20  # WordNet 3.0's largest, index.noun, is under 5 MB unpacked
 
 
-def sense_counts_from_index(lines: Iterable[str], pos: str, counts: Dict[str, Dict[str, int]]) -> None:
-    """Add the (lemma, senses) of one WordNet ``index.POS`` file to ``counts``."""
+def sense_counts_from_index(
+    lines: Iterable[str], pos: str, counts: Dict[str, Dict[str, int]], member: str = ""
+) -> None:
+    """Add the (lemma, senses) of one WordNet ``index.POS`` file (``member`` of the zip) to ``counts``."""
     for line in lines:
         if not line.strip() or line.startswith("  "):  # blank, or the licence header
             continue
         fields = line.split()
         if len(fields) < 4 or not fields[2].isdigit():
-            raise CtxvecError(Errors.E521.format(member=f"index.{pos}", line=line.strip()[:80]))
+            raise CtxvecError(Errors.E521.format(member=member or f"index.{pos}", line=line.strip()[:80]))
         lemma = fields[0].replace("_", " ")
         per_pos = counts.setdefault(lemma, {})
         per_pos[pos] = per_pos.get(pos, 0) + int(fields[2])
@@ -61,7 +63,7 @@ def sense_count_rows(zip_path: Path) -> List[str]:
                 raise CtxvecError(Errors.E521.format(member=member, line=f"{size:,} bytes unpacked, not an index"))
             with archive.open(member) as handle:
                 text = handle.read(MAX_INDEX_BYTES + 1).decode("utf8")
-            sense_counts_from_index(text.splitlines(), pos, counts)
+            sense_counts_from_index(text.splitlines(), pos, counts, member)
     rows = [HEADER]
     for lemma in sorted(counts):
         per_pos = counts[lemma]

@@ -380,6 +380,24 @@ def test_build_lexicon_cli_refuses_a_zero_width_corpus_in_one_line(tiny_pipeline
     assert "Traceback" not in result.output and not (tmp_path / "out").exists()
 
 
+def test_a_corpus_without_a_vector_says_to_rerun_with_overwrite_which_works(tiny_pipeline_dir, tmp_path):
+    """E741 said to fix the input and rerun with --resume, which refuses a changed corpus (E221)."""
+    from typer.testing import CliRunner
+
+    from spacy_ctxvec.cli import app
+
+    corpus, output = tmp_path / "c.txt", tmp_path / "out"
+    corpus.write_text("\u0301\u0302 \u0301\n" * 3, encoding="utf8")
+    args = ["build-lexicon", str(tiny_pipeline_dir), str(corpus), str(output), "--no-progress"]
+    failed = CliRunner().invoke(app, args)
+    message = " ".join(failed.output.split())
+    assert failed.exit_code == 1 and "[CTX-E741]" in message and "rerun with --overwrite" in message, message
+    assert "--resume" not in message
+    corpus.write_text("the bank of the river\n" * 3, encoding="utf8")
+    rerun = CliRunner().invoke(app, [*args, "--overwrite"])
+    assert rerun.exit_code == 0, rerun.output
+
+
 def test_upper_case_suffixes_are_read(tmp_path, vocab):
     (tmp_path / "a.txt").write_text("first doc\n", encoding="utf8")
     (tmp_path / "B.TXT").write_text("second doc\n", encoding="utf8")

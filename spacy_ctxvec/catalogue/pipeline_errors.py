@@ -256,7 +256,8 @@ class PipelineErrors:
         "The transformer runs int8 Linear layers (spacy-ctxvec.quantize_int8.v1 or quantize_pipeline), "
         "which have no gradients, and it is being trained. Train the float pipeline (leave the callback out of "
         "[nlp.after_pipeline_creation] in the training config) and quantise the trained pipeline, or freeze "
-        "the transformer ([training] frozen_components)."
+        'the transformer: [training] frozen_components = ["transformer"] and annotating_components = '
+        '["transformer"], with [components.transformer] source = "PIPELINE" (a pipeline that has its weights).'
     )
     E061 = (
         "The two Docs' {what} vectors were made differently ({a}; {b}): their cosines would compare two vector "

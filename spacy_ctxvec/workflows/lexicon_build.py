@@ -332,6 +332,10 @@ def _build(request: LexiconBuildRequest, checkpoints: Path, files: List[Path]) -
             result = _count(nlp, request, files)
     except CtxvecError as err:
         if not isinstance(err, CheckpointRefused) and _forget_empty_checkpoints(checkpoints):
+            if err.code == "E741":  # counts without a vector: a changed corpus cannot resume them (E221)
+                raise CtxvecError(
+                    f"{err} Then rerun with --overwrite (the counts kept in '{checkpoints}' hold no vector)."
+                ) from None
             fix = "free space there" if isinstance(err, OutputNotWritten) else "fix the input"  # a full disk: E703
             raise CtxvecError(f"{err} {counts_kept(checkpoints, 'so far')}: {fix} and rerun with --resume.") from None
         raise
