@@ -140,7 +140,7 @@ class Warnings(metaclass=_ErrorsWithCodes):
     )
     W037 = (
         "'{name}' {how} from the vectors of '{transformer}' as it is now, "
-        "and {listeners} fine-tune it when trained (it is not in [training] frozen_components): "
+        "and its listeners ({listeners}) fine-tune it when trained (it is not in [training] frozen_components): "
         "after training the contextual vectors differ from those the lexicon counted, and the "
         "first evaluation after the weights change stops with [CTX-E043] (ctxvec_context names the model's "
         "weights; with a warm-up learning-rate schedule, often the second). To "

@@ -418,7 +418,8 @@ def _probe_writable(path: Path, what: str) -> None:
         os.close(handle)
         os.unlink(probe)
     except OSError as err:  # the probe's own (hidden, temporary) name would only puzzle: the folder's
-        raise failed_write(what, path, OSError(err.errno, err.strerror or str(err), str(ancestor))) from None
+        reason = f"no file can be created in '{ancestor}' ({err.strerror or err})"
+        raise OutputNotWritten(Errors.E703.format(what=what, path=path, reason=reason)) from None
 
 
 def _make_parents(path: Path, what: str) -> List[Path]:

@@ -1238,7 +1238,7 @@ def test_a_lexicon_built_in_initialize_runs_only_the_components_before_it(tiny_b
         "corpus": {"@misc": "spacy-ctxvec.lexicon_corpus.v1", "path": str(corpus)},
         "sample_size": 16,
     }
-    with pytest.warns(UserWarning, match=r"W037.*'transformer'.*\['ner'\] fine-tune it") as shown:
+    with pytest.warns(UserWarning, match=r"W037.*'transformer'.*its listeners \('ner'\) fine-tune it") as shown:
         nlp.initialize()  # training would fine-tune the vectors the lexicon counted
     assert {w.filename for w in shown if "W037" in str(w.message)} == {__file__}  # the user's line, not spaCy's
     doc = nlp("the bank of the river")

@@ -530,4 +530,4 @@ def test_a_folder_where_no_file_can_be_created_is_named_not_the_probe_file():
         write_file(Path("/proc/vectors.txt"), lambda target: target.write_text("x"), what="vectors file")
     message = str(raised.value)
     assert message.startswith("[CTX-E703] vectors file '/proc/vectors.txt' cannot be written: ")
-    assert "('/proc')" in message and "probe" not in message
+    assert "no file can be created in '/proc' (" in message and "probe" not in message

@@ -49,7 +49,9 @@ def label_language(nlp: Optional[Language]) -> LabelLanguage:
         return ENGLISH
     split = TokenTexts(nlp.tokenizer) if nlp.lang in UNSPACED_LANGUAGES + ELIDING_LANGUAGES else None
     if not nlp.Defaults.stop_words:
-        where, effect = f"the pipeline {nlp.pipe_names}", "sense labels may be function words (der, die, das)"
+        names = ", ".join(nlp.pipe_names)
+        where = f"the pipeline ({names})" if names else "the pipeline"
+        effect = "sense labels may be function words (der, die, das)"
         warn_at_user_line(Warnings.W082.format(lang=nlp.lang, where=where, effect=effect))
     return LabelLanguage(set(nlp.Defaults.stop_words), split)
 
@@ -186,7 +188,8 @@ def warn_of_training(nlp: Language, name: str, *, built: bool) -> None:
     transformer, listeners = trained_listeners(nlp, context_name(nlp, name))
     if listeners:  # at the user's initialize() or spacy train, not inside spaCy
         how = "built its lexicon in initialize" if built else "was given a lexicon (lexicon_path) made"
-        warn_at_user_line(Warnings.W037.format(name=name, how=how, transformer=transformer, listeners=listeners))
+        named = ", ".join(f"'{listener}'" for listener in listeners)
+        warn_at_user_line(Warnings.W037.format(name=name, how=how, transformer=transformer, listeners=named))
 
 
 def pipeline_vectors_source(nlp: Language, name: str) -> Optional[str]:
