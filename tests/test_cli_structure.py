@@ -369,3 +369,16 @@ def test_an_error_filter_raises_a_printed_warning_as_it_does_a_warnings_warn_one
         warnings.filterwarnings("error", message=r"\[CTX-W996\]")
         with pytest.raises(UserWarning, match=r"\[CTX-W996\] now an error"):
             warn_on_stderr("[CTX-W996] now an error")
+
+
+@pytest.mark.parametrize("uri", ["s3://bucket/corpus.txt", "gs://b/c", "file:///tmp/corpus.txt"])
+def test_a_uri_given_as_a_path_is_refused_not_read_as_another_path(uri, tmp_path):
+    """A Path reads s3://bucket/corpus.txt as s3:/bucket/corpus.txt: E210 named a file nobody gave."""
+    from typer.testing import CliRunner
+
+    from spacy_ctxvec.cli import app
+
+    result = CliRunner().invoke(app, ["build-lexicon", str(tmp_path / "p"), uri, str(tmp_path / "out")])
+    message = " ".join(result.output.split())
+    assert result.exit_code == 2 and f"[CTX-E428] '{uri}' is a URI" in message and "build_lexicon_ray" in message
+    assert not (tmp_path / "out").exists()

@@ -188,6 +188,11 @@ class CommandErrors:
         "--code was given more than once ({files}): a command imports one file. Import the others from it "
         "(import my_other_functions), or give the one the command needs."
     )
+    E428 = (
+        "'{path}' is a URI, and the command line reads local files and folders. Copy it here first; a corpus in "
+        "object storage is read by the Python API's Ray engine: build_lexicon_ray(nlp, '{path}') "
+        "(docs/scaling.md)."
+    )
 
     # Build engines (E5xx)
     E501 = (

@@ -2,6 +2,7 @@
 
 import functools
 import os
+import re
 import sys
 import warnings
 from pathlib import Path
@@ -64,8 +65,12 @@ def given_text(value: Union[str, Path]) -> str:
 
 
 def given_path(value: Union[str, Path]) -> Path:
-    """An input or directory path as typed, "" refused (``given_text``)."""
-    return Path(given_text(value))
+    """An input or directory path as typed, "" refused (``given_text``), a URI too (E428: a
+    Path reads s3://b/c as s3:/b/c, which then "does not exist")."""
+    text = given_text(value)
+    if re.match(r"^[A-Za-z][A-Za-z0-9+.-]+://", text):
+        raise typer.BadParameter(Errors.E428.format(path=text))
+    return Path(text)
 
 
 def file_output(example_name: str) -> Callable[[Union[str, Path]], Path]:
