@@ -163,8 +163,8 @@ def local_cpus(num_workers: int, num_cpus_per_worker: float) -> int:
             Errors.E503.format(
                 have=have,
                 num_workers=num_workers,
-                per_worker=num_cpus_per_worker,
-                need=need,
+                per_worker=f"{num_cpus_per_worker:g}",  # 1, not 1.0
+                need=f"{need:g}",
                 advice=f"--num-workers {fit} or fewer" if fit >= 1 else f"num_cpus_per_worker {have} or fewer",
             )
         )
@@ -235,13 +235,21 @@ def check_cluster_resources(
         largest = max((node.get(resource, 0.0) for node in nodes), default=0.0)  # a worker runs on one node
         if address is not None and per_worker > largest:
             shown = Warnings.W080.format(
-                address=address, have=have, resource=resource, per_worker=per_worker, largest=largest
+                address=address,
+                have=f"{have:g}",
+                resource=resource,
+                per_worker=f"{per_worker:g}",
+                largest=f"{largest:g}",
             )
             warnings.warn(shown, stacklevel=2)
         if address is None and need > have:
             raise CtxvecError(
                 Errors.E504.format(
-                    have=have, resource=resource, num_workers=num_workers, per_worker=per_worker, need=need
+                    have=f"{have:g}",
+                    resource=resource,
+                    num_workers=num_workers,
+                    per_worker=f"{per_worker:g}",
+                    need=f"{need:g}",
                 )
             )
 
