@@ -48,9 +48,9 @@ def misdecoded_evidence(path: Path, encoding: str) -> Optional[str]:
     head = file_head(path, CHECKED_BYTES)
     if head is None:
         return None
-    if head.startswith(_UTF8_BOM) and codec not in ("utf-8", "utf-8-sig"):
-        return "starts with a UTF-8 byte order mark"
     if codec not in ("utf-8", "utf-8-sig"):
+        if head.startswith(_UTF8_BOM):
+            return "starts with a UTF-8 byte order mark"
         utf8 = _utf8_beyond_ascii(head)
         if utf8 is not None:  # text in another encoding is hardly ever valid UTF-8 once it leaves ASCII
             misread = utf8.encode("utf-8").decode(encoding, errors="replace")

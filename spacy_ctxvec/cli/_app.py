@@ -317,6 +317,8 @@ def code_first(args: List[str]) -> List[str]:
     moved before it, where the command line reads it. The value of another option (``-w -c``)
     and everything after a "--" stay where they are."""
     end = args.index("--") if "--" in args else len(args)
+    if not any(_names_code(arg) for arg in args[:end]):  # the common case: no Click command built for it
+        return args
     takes_value = _options_taking_a_value()
     moved: List[str] = []
     rest: List[str] = []
@@ -326,7 +328,7 @@ def code_first(args: List[str]) -> List[str]:
         if arg in CODE_OPTIONS:  # with its FILE; alone at the end, Click says it needs one
             moved += args[i : min(i + 2, end)]
             i += 2
-        elif arg.startswith("--code=") or (arg.startswith("-c") and not arg.startswith("--")):  # -cFILE
+        elif _names_code(arg):  # --code=FILE, -cFILE
             moved.append(arg)
             i += 1
         elif arg in takes_value:
@@ -336,6 +338,11 @@ def code_first(args: List[str]) -> List[str]:
             rest.append(arg)
             i += 1
     return moved + rest + args[end:]
+
+
+def _names_code(arg: str) -> bool:
+    """Whether ``arg`` is -c/--code, with its FILE attached or not."""
+    return arg == "--code" or arg.startswith("--code=") or (arg.startswith("-c") and not arg.startswith("--"))
 
 
 def _options_taking_a_value() -> Set[str]:
