@@ -60,9 +60,23 @@ class OutputWrittenMeanwhile(CtxvecError):
     """E226 at the final rename: another command wrote the output while this one ran."""
 
 
+# numpy's OSError for a short write (no errno): "88320 requested and 26560 written"
+_SHORT_WRITE = re.compile(r"(\d+) requested and (\d+) written")
+
+
 class OutputNotWritten(CtxvecError):
     """E703 from a write that failed (a full disk, a place that is not writable): nothing
     was changed at the output."""
+
+    @classmethod
+    def from_os_error(cls, what: str, path: object, err: OSError) -> "OutputNotWritten":
+        """E703 for ``err``, raised where writing ``what`` at ``path`` failed."""
+        short = _SHORT_WRITE.fullmatch(str(err)) if err.errno is None else None
+        if short is not None:
+            reason = f"the disk is full or a quota was reached ({short[2]} of {short[1]} array items written)"
+        else:
+            reason = (err.strerror or str(err) or type(err).__name__) + (f" ('{err.filename}')" if err.filename else "")
+        return cls(Errors.E703.format(what=what, path=path, reason=reason))
 
 
 class Errors(PipelineErrors, LexiconErrors, CommandErrors, metaclass=_ErrorsWithCodes):

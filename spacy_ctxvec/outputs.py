@@ -282,7 +282,7 @@ def _write_staged(
         install(staged)
         done = True
     except OSError as err:
-        raise failed_write(what, path, err) from None
+        raise OutputNotWritten.from_os_error(what, path, err) from None
     finally:
         if not done:
             _remove(staged)
@@ -432,7 +432,7 @@ def _make_parents(path: Path, what: str) -> List[Path]:
             created.append(directory)
     except OSError as err:
         _remove_created(created)
-        raise failed_write(what, path, err) from None
+        raise OutputNotWritten.from_os_error(what, path, err) from None
     return created
 
 
@@ -492,9 +492,3 @@ def _some(names: List[str]) -> str:
 
 def _cannot(what: str, path: Path, problem: str, fix: str) -> CtxvecError:
     return CtxvecError(Errors.E135.format(what=what, path=path, problem=problem, fix=fix))
-
-
-def failed_write(what: str, path: Path, err: OSError) -> OutputNotWritten:
-    """E703 for ``err``, raised where writing ``what`` at ``path`` failed."""
-    reason = (err.strerror or str(err) or type(err).__name__) + (f" ('{err.filename}')" if err.filename else "")
-    return OutputNotWritten(Errors.E703.format(what=what, path=path, reason=reason))

@@ -264,6 +264,23 @@ def test_a_failed_write_leaves_the_old_file_and_no_temporary(tmp_path):
     assert out.read_text(encoding="utf8") == "new" and sorted(tmp_path.iterdir()) == [out]
 
 
+@pytest.mark.skipif(not Path("/dev/full").exists(), reason="needs /dev/full (a device that is always full)")
+def test_a_short_numpy_write_is_named_a_full_disk(tmp_path):
+    """numpy's tofile reports a full disk as "8000 requested and 0 written", with no errno."""
+
+    def numpy_onto_a_full_disk(temporary: Path) -> None:
+        with open("/dev/full", "wb") as full:
+            np.zeros(8000).tofile(full)
+
+    with pytest.raises(
+        CtxvecError,
+        match=r"E703.*cannot be written: the disk is full or a quota was reached "
+        r"\(0 of 8000 array items written\)",
+    ):
+        write_file(tmp_path / "vectors.npy", numpy_onto_a_full_disk, what="vectors file")
+    assert list(tmp_path.iterdir()) == []
+
+
 def test_write_file_keeps_the_suffix_of_the_output(tmp_path):
     seen = []
     write_file(tmp_path / "figure.svg", lambda t: (seen.append(t.suffix), t.write_text("<svg/>")), what="figure")

@@ -20,13 +20,12 @@ from typing import Any, Dict, List, Optional
 from spacy.language import Language
 from thinc.api import Config
 
-from ..errors import CtxvecError, Errors, Warnings
+from ..errors import CtxvecError, Errors, OutputNotWritten, Warnings
 from ..lexicon.statistics import DEFAULT_RAW_SCALE_BITS, Lexicon
 from ..ops.text import count_of
 from ..outputs import (
     BUILD_LEXICON,
     OUTPUT_MARKER,
-    failed_write,
     made_by_command,
     not_written_here,
     write_manifest,
@@ -263,7 +262,7 @@ def write_checkpoint(directory: Path, checkpoint: Checkpoint, fingerprint: Dict[
     except OSError as err:  # a full disk: the checkpoint before stays the latest
         shutil.rmtree(tmp, ignore_errors=True)
         latest_tmp.unlink(missing_ok=True)
-        raise failed_write("The checkpoint directory", directory, err) from None
+        raise OutputNotWritten.from_os_error("The checkpoint directory", directory, err) from None
     for old in directory.iterdir():
         if old.name != name and _SHARD_NAME.fullmatch(old.name) and old.is_dir() and not old.is_symlink():
             _remove_shard(old)
