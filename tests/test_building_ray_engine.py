@@ -323,7 +323,7 @@ def test_a_local_pool_larger_than_the_machine_is_refused_before_ray_starts(
         build_lexicon_ray(load_pipeline(tiny_pipeline_dir), corpus_dir, num_workers=1000, progress=False)
     assert not ray.is_initialized()
     with pytest.raises(
-        CtxvecError, match=r"\[CTX-E503\].*has 2 CPUs, but 1 workers with 4 CPU each need 4\..*per_worker 2 or"
+        CtxvecError, match=r"\[CTX-E503\].*has 2 CPUs, but 1 worker with 4 CPU each need 4\..*per_worker 2 or"
     ):
         local_cpus(1, 4.0)
 
@@ -348,7 +348,7 @@ def test_a_joined_cluster_where_no_worker_fits_warns_at_once(ray_cluster):
         warnings.simplefilter("error")  # 3 CPU workers on 2 CPUs: Ray Data starts the two that fit
         check_cluster_resources(ray_cluster, 3, 1.0, 0.0, address="HEAD:6379")
     with pytest.raises(
-        CtxvecError, match=r"\[CTX-E504\] The Ray cluster has 0 GPU, but 1 workers with 1 GPU each need 1\."
+        CtxvecError, match=r"\[CTX-E504\] The Ray cluster has 0 GPU, but 1 worker with 1 GPU each need 1\."
     ):  # this process's own Ray: nothing joins
         check_cluster_resources(ray_cluster, 1, 1.0, 1.0)
 

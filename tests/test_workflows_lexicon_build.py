@@ -683,6 +683,26 @@ def test_a_local_ray_pool_larger_than_the_machine_is_e503_before_the_model_loads
     check_build_request(joining)  # a cluster's CPUs are counted once joined (E504)
 
 
+def test_gpu_workers_on_a_machine_without_gpus_are_e504_before_the_model_loads(tmp_path, monkeypatch):
+    """--gpus-per-worker without a GPU was E504 only once the pipeline had loaded and Ray had started."""
+    import torch
+
+    from spacy_ctxvec.workflows.lexicon_build import check_build_request
+
+    monkeypatch.setattr(torch.cuda, "device_count", lambda: 0)
+    monkeypatch.setattr(os, "cpu_count", lambda: 4)
+    corpus = write_corpus(tmp_path / "corpus.txt", 3)
+    on_ray = request(tmp_path / "no_such_pipeline", corpus, tmp_path / "out", engine="ray")
+    with pytest.raises(CtxvecError, match=r"E504\] The Ray cluster has 0 GPU, but 1 worker with 1 GPU each need 1\."):
+        check_build_request(dataclasses.replace(on_ray, ray={"num_workers": 1, "num_gpus_per_worker": 1.0}))
+    monkeypatch.setattr(torch.cuda, "device_count", lambda: 2)
+    with pytest.raises(CtxvecError, match=r"E504\] .* has 2 GPU, but 2 workers with 1\.5 GPU each need 3\."):
+        check_build_request(dataclasses.replace(on_ray, ray={"num_workers": 2, "num_gpus_per_worker": 1.5}))
+    check_build_request(dataclasses.replace(on_ray, ray={"num_workers": 2, "num_gpus_per_worker": 1.0}))
+    joining = dataclasses.replace(on_ray, ray={"num_workers": 1, "num_gpus_per_worker": 4.0, "address": "auto"})
+    check_build_request(joining)  # a cluster's GPUs are counted once joined (E504, W080)
+
+
 def test_a_ray_builds_record_holds_its_gpus_per_worker(tmp_path):
     """A GPU's last bits differ from a CPU's: the record of a Ray build said nothing of them."""
     from spacy_ctxvec.building.engines import BuildResult

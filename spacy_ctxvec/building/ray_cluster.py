@@ -17,6 +17,7 @@ from typing import Any, Dict, FrozenSet, Iterator, List, Optional, Set, Tuple
 
 from ..errors import PREFIX, CtxvecError, Errors, Warnings
 from ..interrupts import interrupts_held
+from ..ops.text import count_of
 
 # A node that dies takes its actors with it. Ray restarts them on the nodes left when
 # those have room, or once Ray Data releases an actor that ran out of input; when neither
@@ -144,12 +145,24 @@ def host_addresses(host: str) -> Set[str]:
         return {host}
 
 
-def check_local_pool(address: Optional[str], num_workers: int, num_cpus_per_worker: float) -> None:
-    """E503 before any model loads, where the build would start a local Ray too small for
-    its pool (no address given and no Ray initialised in this process)."""
+def check_local_pool(
+    address: Optional[str], num_workers: int, num_cpus_per_worker: float, num_gpus_per_worker: float = 0.0
+) -> None:
+    """E503 (CPUs) or E504 (GPUs) before any model loads, where the build would start a local
+    Ray too small for its pool (no address given and no Ray initialised in this process)."""
     ray = sys.modules.get("ray")
     if address is None and not (ray is not None and ray.is_initialized()):
         local_cpus(num_workers, num_cpus_per_worker)
+        if num_gpus_per_worker > 0:
+            check_enough(local_gpus(), "GPU", num_workers, num_gpus_per_worker)
+
+
+def local_gpus() -> int:
+    """The GPUs a worker on this machine could use: those torch sees (CUDA_VISIBLE_DEVICES
+    applied); a GPU that torch cannot use (a CPU build of torch) does not count."""
+    import torch
+
+    return int(torch.cuda.device_count())
 
 
 def local_cpus(num_workers: int, num_cpus_per_worker: float) -> int:
@@ -162,7 +175,7 @@ def local_cpus(num_workers: int, num_cpus_per_worker: float) -> int:
         raise CtxvecError(
             Errors.E503.format(
                 have=have,
-                num_workers=num_workers,
+                workers=count_of(num_workers, "worker"),
                 per_worker=f"{num_cpus_per_worker:g}",  # 1, not 1.0
                 need=f"{need:g}",
                 advice=f"--num-workers {fit} or fewer" if fit >= 1 else f"num_cpus_per_worker {have} or fewer",
@@ -231,7 +244,7 @@ def check_cluster_resources(
     resources = ray.cluster_resources()
     nodes = [node.get("Resources", {}) for node in ray.nodes() if node.get("Alive")] if address is not None else []
     for resource, per_worker in (("CPU", num_cpus_per_worker), ("GPU", num_gpus_per_worker)):
-        need, have = num_workers * per_worker, resources.get(resource, 0.0)
+        have = resources.get(resource, 0.0)
         largest = max((node.get(resource, 0.0) for node in nodes), default=0.0)  # a worker runs on one node
         if address is not None and per_worker > largest:
             shown = Warnings.W080.format(
@@ -242,16 +255,23 @@ def check_cluster_resources(
                 largest=f"{largest:g}",
             )
             warnings.warn(shown, stacklevel=2)
-        if address is None and need > have:
-            raise CtxvecError(
-                Errors.E504.format(
-                    have=f"{have:g}",
-                    resource=resource,
-                    num_workers=num_workers,
-                    per_worker=f"{per_worker:g}",
-                    need=f"{need:g}",
-                )
+        if address is None:
+            check_enough(have, resource, num_workers, per_worker)
+
+
+def check_enough(have: float, resource: str, num_workers: int, per_worker: float) -> None:
+    """E504 where ``num_workers`` workers with ``per_worker`` of ``resource`` each need more than ``have``."""
+    need = num_workers * per_worker
+    if need > have:
+        raise CtxvecError(
+            Errors.E504.format(
+                have=f"{have:g}",
+                resource=resource,
+                workers=count_of(num_workers, "worker"),
+                per_worker=f"{per_worker:g}",
+                need=f"{need:g}",
             )
+        )
 
 
 # Where Ray Data logs an error raised in a read task or actor, with its whole traceback, as a bug of its own

@@ -205,13 +205,13 @@ class CommandErrors:
         'it with spacy-ctxvec\'s extra: pip install "spacy-ctxvec[ray]" (from a clone: pip install -e ".[ray]")'
     )
     E503 = (
-        "A local Ray on this machine has {have} CPUs, but {num_workers} workers with "
+        "A local Ray on this machine has {have} CPUs, but {workers} with "
         "{per_worker} CPU each need {need}. Each worker loads its own copy of the pipeline, "
         "so workers beyond the CPUs only share them and add memory. Use {advice}, or "
         "join a cluster with more CPUs (--address)."
     )
     E504 = (
-        "The Ray cluster has {have} {resource}, but {num_workers} workers with {per_worker} "
+        "The Ray cluster has {have} {resource}, but {workers} with {per_worker} "
         "{resource} each need {need}. Use fewer workers, fewer {resource} per worker, "
         "or a bigger cluster (--address of a cluster with more nodes)."
     )

@@ -188,7 +188,8 @@ def _check_ray_options(request: LexiconBuildRequest) -> None:
         options["node_loss_grace_s"],
         names={**RAY_OPTIONS, "batch_size": "--batch-size", "shard_size": "--checkpoint-every"},
     )
-    check_local_pool(given_address(options["address"]), options["num_workers"], cpus_per_worker)
+    address = given_address(options["address"])
+    check_local_pool(address, options["num_workers"], cpus_per_worker, options["num_gpus_per_worker"])
 
 
 def check_nothing_to_resume(request: LexiconBuildRequest) -> None:
