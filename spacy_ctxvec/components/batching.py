@@ -15,11 +15,12 @@ path) and replaces only the inference forward:
 4. each Doc gets a ``TransformerData`` trimmed to its own wordpiece length (a
    one-span Doc gets a view into its bucket's output, so nothing is copied).
 
-Training, slow tokenizers, ``output_attentions`` and spans longer than the
-model's maximum length use the upstream forward unchanged. On the bucketed
-path the batch-level ``wordpieces``, ``model_output`` and ``align`` of the
-returned ``FullTransformerBatch`` are empty: read ``doc_data`` (as the pipe's
-``set_annotations`` does), not the batch-level fields, in a custom
+A span longer than the model's maximum is cut as Hugging Face cuts it (its first
+wordpieces and the closing special token). Training, slow tokenizers and
+``output_attentions`` use the upstream forward unchanged (it cuts a span without
+its closing token). On the bucketed path the batch-level ``wordpieces``,
+``model_output`` and ``align`` of the returned ``FullTransformerBatch`` are empty:
+read ``doc_data`` (as the pipe's ``set_annotations`` does) in a custom
 ``set_extra_annotations``.
 """
 
@@ -461,11 +462,11 @@ def _forward(model: BucketedTransformerModel, docs: List[Doc], is_train: bool) -
             return_attention_mask=False,
             return_offsets_mapping=True,
             return_token_type_ids=None,
+            truncation=tokenizer.model_max_length < 1 << 63,  # not ~1e30 (no cap known): the tokenizer refuses it
+            max_length=min(tokenizer.model_max_length, (1 << 63) - 1),
         )
         ids: List[List[int]] = encoding["input_ids"]
         lengths = [len(row) for row in ids]
-        if max(lengths) > tokenizer.model_max_length:
-            return upstream_forward(model, docs, is_train)  # needs truncate_oversize_splits
         type_ids: Optional[List[List[int]]] = encoding.get("token_type_ids")
         where, outputs = _run_buckets(model, ids, type_ids, lengths)
         pad_id, pad_token = tokenizer.pad_token_id or 0, tokenizer.pad_token or ""
