@@ -54,7 +54,7 @@ def test_keys_that_word2vec_text_cannot_hold_are_left_out(tmp_path):
         np.array([0.5, 0.5, 1.0]),
         [["a"], ["b"], ["c"]],
     )
-    with pytest.warns(UserWarning, match=r"W057.*1 words and their senses left out.*'New York'"):
+    with pytest.warns(UserWarning, match=r"W057.*1 word and its senses left out.*'New York'"):
         assert export_sense_vectors(inventory, tmp_path / "v.txt") == 1
     table = load_static_vectors(tmp_path / "v.txt")
     assert len(table) == 1 and "bank|0" in table
@@ -68,7 +68,7 @@ def test_min_count_above_every_type_is_a_coded_error_and_writes_nothing(tmp_path
 
     lexicon = Lexicon.from_occurrences(["bank", "bank", "hotel", "New York"], np.eye(4)[:, :3] + 0.1)
     assert export_static_vectors(lexicon, tmp_path / "ok.txt", min_count=2) == 1  # 'New York' is below it: no W057
-    with pytest.warns(UserWarning, match=r"W057.*1 types left out of the vectors file.*'New York'"):
+    with pytest.warns(UserWarning, match=r"W057.*1 type left out of the vectors file.*'New York'"):
         assert export_static_vectors(lexicon, tmp_path / "all.txt", min_count=1) == 2
     with pytest.raises(CtxvecError, match=r"E743.*--min-count 100000 .*most frequent occurs 2 times.*--min-count 2"):
         export_static_vectors(lexicon, tmp_path / "v.txt", min_count=100_000)

@@ -33,12 +33,14 @@ def writable_keys(keys: np.ndarray) -> np.ndarray:
     return np.array([key != "" and len(key.split()) == 1 and key == key.strip() for key in keys], dtype=bool)
 
 
-def warn_unwritable(keys: Sequence[str], writable: np.ndarray, what: str) -> None:
-    """W057 naming the keys word2vec text cannot hold, where any were left out."""
+def warn_unwritable(keys: Sequence[str], writable: np.ndarray, what: Tuple[str, str]) -> None:
+    """W057 naming the keys word2vec text cannot hold, where any were left out; ``what``: the
+    words for one and for several ("type", "types")."""
     left_out = [key for key, keep in zip(keys, writable.tolist()) if not keep]
     if left_out:
         examples = ", ".join(repr(key) for key in left_out[:3]) + (", ..." if len(left_out) > 3 else "")
-        warnings.warn(Warnings.W057.format(n=len(left_out), what=what, examples=examples), stacklevel=3)
+        named = what[0] if len(left_out) == 1 else what[1]
+        warnings.warn(Warnings.W057.format(n=len(left_out), what=named, examples=examples), stacklevel=3)
 
 
 def most_frequent_first(counts: np.ndarray) -> np.ndarray:
@@ -61,7 +63,7 @@ def export_static_vectors(
     if not chosen.any():
         raise _nothing_to_export(len(keys), int(counts[writable].max()) if writable.any() else 0, min_count)
     frequent = counts >= min_count
-    warn_unwritable(keys[frequent].tolist(), writable[frequent], "types")
+    warn_unwritable(keys[frequent].tolist(), writable[frequent], ("type", "types"))
     order = most_frequent_first(counts)
     order = order[chosen[order]]
     vectors = (lexicon.unit_centroids() if unit else lexicon.centroids())[order].astype(np.float32)
@@ -116,7 +118,7 @@ def export_sense_vectors(
     if not writable.any():
         problem = f"the sense inventory's {len(senses)} words have no sense with a key word2vec text can hold"
         raise CtxvecError(Errors.E743.format(problem=problem, fix="Build the lexicon from a corpus with words."))
-    warn_unwritable(senses.keys, words_writable, "words and their senses")
+    warn_unwritable(senses.keys, words_writable, ("word and its senses", "words and their senses"))
     keys = [sense_key(key, sense) for key, size in zip(senses.keys, sizes.tolist()) for sense in range(size)]
     vectors = normalise_rows(senses.vectors) if unit else senses.vectors.astype(np.float64)
     words = _written_words(senses, counts)
