@@ -347,9 +347,9 @@ class CommandErrors:
         "fit_probe(lexicon, sense_counts, ...) rather than by hand."
     )
     E651 = (
-        'score = "probe" cannot compute polysemy_score: {problem}. Fit a probe for '
-        "this pipeline's lexicon with `spacy-ctxvec fit-polysemy PIPELINE SENSE_COUNTS "
-        'OUTPUT`, or use score = "auto" (the probe where one fits, else '
+        'The score "probe" (score = "probe" in the config, or --score probe) cannot compute '
+        "polysemy_score: {problem}. Fit a probe for this pipeline's lexicon with `spacy-ctxvec fit-polysemy "
+        'PIPELINE SENSE_COUNTS OUTPUT`, or use the score "auto" (the probe where one fits, else '
         'self-similarity) or "self_similarity".'
     )
     E652 = (
