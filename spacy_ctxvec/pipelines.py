@@ -190,7 +190,9 @@ def _config_errors(err: ConfigValidationError) -> str:
         for error in (err.errors or [])
     ]
     parent = f"{err.parent} -> " if getattr(err, "parent", None) else ""
-    return "; ".join(parent + text for text in described) or str(err.title or "invalid settings")
+    # no errors list: a ${section.value} naming nothing says so in the description alone
+    alone = str(getattr(err, "desc", None) or err.title or "invalid settings").strip().rstrip(".")
+    return "; ".join(parent + text for text in described) or alone
 
 
 def _file_read(err: BaseException) -> str:

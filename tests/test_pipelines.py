@@ -123,6 +123,19 @@ def test_a_hugging_face_model_folder_given_as_a_pipeline_says_how_to_use_it(tiny
         load_pipeline(tiny_bert_dir)
 
 
+def test_an_interpolation_naming_nothing_names_the_setting(tmp_path):
+    """E028 said only "Config validation error" for a ${section.value} naming no setting."""
+    config = DEFAULT_CONFIG.read_text(encoding="utf8")
+    path = tmp_path / "mine.cfg"
+    path.write_text(re.sub(r"(?m)^batch_size = \d+$", "batch_size = ${nosuch.value}", config, count=1), encoding="utf8")
+    with pytest.raises(
+        CtxvecError,
+        match=r"E028.*refuses: Bad value substitution: option 'batch_size' in section "
+        r"'nlp' contains an interpolation key 'nosuch.value'",
+    ):
+        load_pipeline(path)
+
+
 def test_a_misspelt_setting_names_the_setting_not_spacys_dump(tmp_path):
     config = DEFAULT_CONFIG.read_text(encoding="utf8")
     assert "drop_trf_data = " in config
