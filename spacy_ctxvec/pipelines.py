@@ -4,7 +4,7 @@ import configparser
 import re
 import traceback
 from pathlib import Path
-from typing import Any, Dict, Optional, Tuple, Union
+from typing import Any, Dict, List, Optional, Set, Tuple, Union
 
 from spacy.language import Language
 from thinc.api import ConfigValidationError
@@ -31,7 +31,8 @@ def section_before_parent(text: str, err: Union[KeyError, ConfigValidationError]
     """(section, its parent) of a section of config ``text`` whose parent section is not
     above it: what confection's KeyError or "Section 'X' is not defined" ``err`` (each names
     only one key) is about; the first such section whose parent ends in that key, else the
-    first; None where ``err`` is another error."""
+    first; None where ``err`` is another error. The parent named is the topmost one missing
+    from the file, else the nearest one placed below it."""
     if isinstance(err, KeyError):
         key = str(err.args[0]) if err.args else "?"
     else:
@@ -39,12 +40,15 @@ def section_before_parent(text: str, err: Union[KeyError, ConfigValidationError]
         key = next((found.group(1) for found in undefined if found), "")
         if not key:
             return None
-    above, orphans = set(), []
-    for header in re.findall(r"(?m)^\s*\[([^\]\n]+)\]", text):  # a header may have a comment after it
-        header = header.strip()
-        parent = header.rpartition(".")[0]
-        if parent and parent not in above:
-            orphans.append((header, parent))
+    headers = [header.strip() for header in re.findall(r"(?m)^\s*\[([^\]\n]+)\]", text)]  # comments may follow
+    above: Set[str] = set()
+    orphans: List[Tuple[str, str]] = []
+    for header in headers:
+        parts = header.split(".")
+        missing = [".".join(parts[:n]) for n in range(1, len(parts)) if ".".join(parts[:n]) not in above]
+        absent = [ancestor for ancestor in missing if ancestor not in headers]
+        if missing:  # the topmost section not in the file at all, else the nearest one below it
+            orphans.append((header, absent[0] if absent else missing[-1]))
         above.add(header)
     named = [orphan for orphan in orphans if orphan[1].rpartition(".")[2] == key]
     return (named or orphans or [(f"{key}.…", key)])[0]

@@ -113,8 +113,8 @@ class PipelineErrors:
         "filled.cfg, `python -m spacy debug config filled.cfg` shows the whole config as spaCy reads it.{hint}"
     )
     E029 = (
-        "The config '{name}' could not be read: the section [{section}] comes before its parent "
-        "[{parent}], or [{parent}] is missing. Put every section after its parent: [{parent}] "
+        "The config '{name}' could not be read: the section [{section}] comes before [{parent}], the "
+        "section it belongs under, or [{parent}] is missing. Put every section after its parent: [{parent}] "
         "before [{section}]."
     )
     E030 = (
