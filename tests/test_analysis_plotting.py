@@ -452,6 +452,15 @@ def test_an_svg_of_text_with_control_characters_is_well_formed_xml(tmp_path):
     assert "\\x1b[31mbank\\x0c\\uffff" in path.read_text(encoding="utf8")
 
 
+def test_an_svg_keeps_its_words_as_text(tmp_path):
+    """An SVG drew every letter as a path: its words could not be searched, copied or read aloud."""
+    coords, snippets, clusters, centroid, cosine = small_word_inputs()
+    figure = word_figure("apple", coords, snippets, clusters, centroid, cosine, np.ones_like(cosine))
+    root = ET.parse(save_figure(figure, tmp_path / "word.svg")).getroot()
+    texts = " ".join(element.text or "" for element in root.iter() if element.tag.endswith("}text"))
+    assert "apple" in texts and snippets[0].split()[0] in texts
+
+
 def test_a_legend_of_many_groups_is_drawn_beside_the_points_not_over_them():
     """With 10 groups the legend sat inside the axes, over whole clusters ("best" finds no
     empty place for 11 entries): 4 of 40 points were hidden, 12 of 40 with 25 groups."""

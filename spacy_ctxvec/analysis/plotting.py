@@ -61,7 +61,7 @@ def save_figure(
     with warnings.catch_warnings(record=True) as caught:
         warnings.simplefilter("always")
         svg = path.suffix.lower() == ".svg"
-        with matplotlib.rc_context({"svg.hashsalt": SVG_HASHSALT} if svg else {}):
+        with matplotlib.rc_context({"svg.hashsalt": SVG_HASHSALT, "svg.fonttype": "none"} if svg else {}):
             metadata = SVG_METADATA if svg else PDF_METADATA if path.suffix.lower() == ".pdf" else None
             figure.savefig(path, dpi=dpi, bbox_inches="tight", format=path.suffix.lower()[1:], metadata=metadata)
     found = []
