@@ -316,3 +316,18 @@ def test_a_section_or_setting_given_twice_is_a_coded_error(tmp_path, tiny_pipeli
         handle.write("\n[nlp]\nx = 1\n")
     with pytest.raises(CtxvecError, match=r"\[CTX-E065\] The config '.*saved/config\.cfg' could not be read: line \d+"):
         load_pipeline(saved)
+
+
+@pytest.mark.slow
+def test_a_saved_default_pipeline_gives_the_vectors_of_the_assembled_one(default_nlp):
+    """spacy-transformers loads a saved model's config through 10-decimal JSON: MiniLM's
+    layer_norm_eps 1e-12 comes back 0.0 (docs/reference.md says so); the vectors stay the same."""
+    import numpy as np
+
+    assembled = load_pipeline(DEFAULT_CONFIG)
+    assert assembled.get_pipe("transformer").model.transformer.config.layer_norm_eps == 1e-12
+    assert default_nlp.get_pipe("transformer").model.transformer.config.layer_norm_eps == 0.0
+    texts = ["The bank of the river.", "I have a pen and an apple.", "Spring came early that year in the valley."]
+    for made, loaded in zip(assembled.pipe(texts), default_nlp.pipe(texts)):
+        np.testing.assert_allclose([t._.context_vec for t in made], [t._.context_vec for t in loaded], atol=1e-6)
+        np.testing.assert_array_equal([t._.static_vec for t in made], [t._.static_vec for t in loaded])
