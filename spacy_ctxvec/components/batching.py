@@ -44,6 +44,7 @@ from ..catalogue.pipeline_errors import NO_VOCAB_FILE
 from ..errors import CtxvecError, Errors
 from ..locks import forward_lock
 from ..ops.offsets import align_batch
+from .model_config import cap_model_max_length, restore_saved_floats
 from .span_settings import checked_span_getter
 from .tokenizer_checks import raise_run_failure
 from .transformer import deferred_model_name, name_as_configured
@@ -114,6 +115,12 @@ class BucketedTransformerModel(TransformerModel):
         self.attrs["replace_listener_cfg"] = replace_listener_cfg
         self.max_batch_wordpieces = int(max_batch_wordpieces)
         self.max_batch_wordpieces_gpu = int(max_batch_wordpieces_gpu)
+
+    def from_dict(self, msg: Dict[str, Any]) -> "BucketedTransformerModel":
+        """thinc's from_dict, then the config values spacy-transformers' load rounded (model_config)."""
+        super().from_dict(msg)
+        restore_saved_floats(self.transformer, msg)
+        return self
 
     def batch_cap(self, device_type: str) -> int:
         """The padded-wordpiece cap of one forward call on this device type."""
@@ -247,29 +254,6 @@ def init_naming_the_folder(model: TransformerModel, X: Any = None, Y: Any = None
         if isinstance(err, TypeError) and "NoneType" in error:  # spacy-transformers opened vocab_file None
             error = f"{NO_VOCAB_FILE} ({error})"
         raise CtxvecError(Errors.E027.format(name=str(model.attrs["name"]), error=error)) from err
-
-
-# Models whose position ids start after the padding id (the first pad_token_id + 1 positions unused).
-POSITIONS_AFTER_PADDING = ("roberta", "xlm-roberta", "camembert", "longformer", "luke", "mpnet")
-
-
-def position_limit(config: Any) -> Optional[int]:
-    """The most wordpieces a model with absolute positions can read at once (None: not known)."""
-    limit = getattr(config, "max_position_embeddings", None)
-    if not isinstance(limit, int) or limit <= 0:
-        return None
-    if getattr(config, "model_type", None) in POSITIONS_AFTER_PADDING:
-        limit -= int(getattr(config, "pad_token_id", None) or 0) + 1
-    return limit
-
-
-def cap_model_max_length(model: TransformerModel) -> None:
-    """A tokenizer saved without ``model_max_length`` (one built from a vocab file) reads
-    about 1e30: cap it at the model's position limit, so that long windows are cut to the
-    model's length (W046) rather than indexed past its position embeddings."""
-    limit = position_limit(model.transformer.config)
-    if limit is not None and model.tokenizer.model_max_length > limit:
-        model.tokenizer.model_max_length = limit
 
 
 def _uses_upstream(model: TransformerModel, is_train: bool) -> bool:

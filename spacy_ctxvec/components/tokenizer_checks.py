@@ -24,6 +24,7 @@ from spacy.language import Language
 
 from ..errors import CtxvecError, Errors, Warnings
 from ..locks import forward_lock
+from .model_config import cap_model_max_length
 from .transformer_lookup import find_transformer
 
 PROBE_TEXT = "a b"
@@ -46,8 +47,6 @@ def check_transformer_tokenizer(nlp: Optional[Language], name: str, *, loading: 
     except (CtxvecError, KeyError, AttributeError, IndexError, ValueError):
         return
     if loaded:
-        from .batching import cap_model_max_length  # imports spacy-transformers: not at CLI start-up
-
         if not loading:
             check_not_encoder_decoder(model.transformer, str(model.attrs.get("name")))
         elif is_encoder_decoder(model.transformer):

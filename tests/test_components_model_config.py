@@ -1,0 +1,77 @@
+"""spacy_ctxvec.components.model_config: the Hugging Face config of a loaded pipeline."""
+
+import numpy as np
+import pytest
+import spacy
+import srsly
+import torch
+from spacy.util import load_model_from_config
+
+from spacy_ctxvec.components.model_config import restore_config_floats, saved_config
+
+
+def norm_epsilons(transformer):
+    return {module.eps for module in transformer.modules() if isinstance(module, torch.nn.LayerNorm)}
+
+
+@pytest.fixture(scope="module")
+def bucketed_nlp(tiny_bert_dir):
+    """The tiny BERT under spacy-ctxvec's architecture (ctxvec_transformer's default)."""
+    nlp = spacy.blank("en")
+    nlp.add_pipe("ctxvec_transformer", name="transformer", config={"model": {"name": str(tiny_bert_dir)}})
+    nlp.add_pipe("ctxvec_context")
+    nlp.initialize()
+    return nlp
+
+
+def test_a_loaded_pipeline_keeps_its_models_layer_norm_eps(bucketed_nlp, tmp_path):
+    """spacy-transformers loads a saved model's config through JSON with 10 decimals: BERT's
+    layer_norm_eps of 1e-12 came back 0.0, on the config and in every LayerNorm."""
+    assert bucketed_nlp.get_pipe("transformer").model.transformer.config.layer_norm_eps == 1e-12
+    bucketed_nlp.to_disk(tmp_path / "saved")
+    loaded = spacy.load(tmp_path / "saved")
+    transformer = loaded.get_pipe("transformer").model.transformer
+    assert transformer.config.layer_norm_eps == 1e-12 and norm_epsilons(transformer) == {1e-12}
+    from_bytes = load_model_from_config(loaded.config).from_bytes(loaded.to_bytes())
+    transformer = from_bytes.get_pipe("transformer").model.transformer
+    assert transformer.config.layer_norm_eps == 1e-12 and norm_epsilons(transformer) == {1e-12}
+    text = "The bank of the river."
+    np.testing.assert_array_equal(
+        [t._.context_vec for t in bucketed_nlp(text)], [t._.context_vec for t in from_bytes(text)]
+    )
+
+
+def test_spacy_transformers_own_model_still_loads_it_as_zero(tiny_pipeline_dir):
+    """Documented: the fix is spacy-ctxvec's architecture's; spacy-transformers.TransformerModel.v3 is upstream's."""
+    transformer = spacy.load(tiny_pipeline_dir).get_pipe("transformer").model.transformer
+    assert transformer.config.layer_norm_eps == 0.0
+
+
+def test_the_saved_config_is_read_without_the_weights(bucketed_nlp):
+    model = bucketed_nlp.get_pipe("transformer").model
+    [shim_bytes] = [data for shims in srsly.msgpack_loads(model.to_bytes())["shims"] for data in shims]
+    saved = saved_config(shim_bytes)
+    assert saved is not None and saved["layer_norm_eps"] == 1e-12 and saved["model_type"] == "bert"
+    assert saved_config(srsly.msgpack_dumps({"state": b"\0" * 10, "tokenizer": {}})) is None
+    assert saved_config(srsly.msgpack_dumps([1, 2])) is None and saved_config(b"\xc1 not msgpack") is None
+
+
+def test_only_the_settings_that_differ_are_set_and_the_layers_built_with_them(tiny_bert):
+    import copy
+
+    transformer = copy.deepcopy(tiny_bert[0])
+    transformer.config.layer_norm_eps = 0.0
+    for module in transformer.modules():
+        if isinstance(module, torch.nn.LayerNorm):
+            module.eps = 0.0
+    saved = {**transformer.config.to_dict(), "layer_norm_eps": 1e-12}
+    assert restore_config_floats(transformer, saved) == ["layer_norm_eps"]
+    assert transformer.config.layer_norm_eps == 1e-12 and norm_epsilons(transformer) == {1e-12}
+    assert restore_config_floats(transformer, saved) == []
+    assert restore_config_floats(transformer, {"no_such_setting": 1e-12, "model_type": "bert"}) == []
+
+
+@pytest.mark.slow
+def test_the_saved_default_pipeline_has_minilms_layer_norm_eps(default_nlp):
+    transformer = default_nlp.get_pipe("transformer").model.transformer
+    assert transformer.config.layer_norm_eps == 1e-12 and norm_epsilons(transformer) == {1e-12}
