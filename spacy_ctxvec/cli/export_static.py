@@ -48,8 +48,8 @@ def export_static_cli(
     unit: bool = typer.Option(
         False,
         "--unit",
-        help="Export unit-length directions instead of mean raw vectors (words: the mean of unit vectors; "
-        "with --senses: each sense's mean, scaled to unit length)",
+        help="Export unit-length directions instead of mean raw vectors (words: the mean of unit vectors, "
+        "scaled to unit length; with --senses: each sense's mean, scaled to unit length)",
     ),
     binary: bool = BINARY,
     senses: bool = typer.Option(
