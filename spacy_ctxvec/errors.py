@@ -229,8 +229,8 @@ class Warnings(metaclass=_ErrorsWithCodes):
         "--checkpoint-dir said otherwise."
     )
     W048 = (
-        "'{path}': {n} character(s) of its labels are not in the plotting font ({font}) and are drawn as "
-        "empty boxes: {glyphs}. Use a font that has them, e.g. for Chinese or Japanese words: "
+        "'{path}': {n} character(s) of its labels are not in the plotting font ({font}) and {drawn}: "
+        "{glyphs}. Use a font that has them, e.g. for Chinese or Japanese words: "
         "matplotlib.rcParams['font.family'] = ['Noto Sans CJK JP'] and, for the example snippets (drawn in "
         "the monospace font), matplotlib.rcParams['font.monospace'] = ['Noto Sans CJK JP'] in Python (or "
         "font.family and font.monospace in a matplotlibrc file; the font must be installed)."
@@ -278,8 +278,8 @@ class Warnings(metaclass=_ErrorsWithCodes):
         "roberta-base reads every character)."
     )
     W057 = (
-        "{n} {what} left out of the vectors file: their keys hold whitespace (or are empty), which word2vec text "
-        'cannot hold, e.g. {examples}. Such keys come from tokens holding whitespace (.jsonl "words" '
+        "{n} {what} left out of the vectors file: word2vec text cannot hold a key holding whitespace "
+        '(or an empty one), e.g. {examples}. Such keys come from tokens holding whitespace (.jsonl "words" '
         "with spaces, spans merged into one token in a .spacy corpus); give them without (e.g. 'New_York') "
         "to keep them."
     )

@@ -27,12 +27,12 @@ def _packaged_hint(path: Path) -> str:
     return f"; the installed package ships a {path.name} at {packaged}: pass that path"
 
 
-def section_before_parent(text: str, err: Union[KeyError, ConfigValidationError]) -> Optional[Tuple[str, str]]:
-    """(section, its parent) of a section of config ``text`` whose parent section is not
-    above it: what confection's KeyError or "Section 'X' is not defined" ``err`` (each names
-    only one key) is about; the first such section whose parent ends in that key, else the
-    first; None where ``err`` is another error. The parent named is the topmost one missing
-    from the file, else the nearest one placed below it."""
+def section_before_parent(text: str, err: Union[KeyError, ConfigValidationError]) -> Optional[Tuple[str, List[str]]]:
+    """(section, the sections it belongs under that are not above it, topmost first) of a
+    section of config ``text`` placed before its parents or without them: what confection's
+    KeyError or "Section 'X' is not defined" ``err`` (each names only one key) is about; the
+    first such section with a parent ending in that key, else the first; None where ``err``
+    is another error."""
     if isinstance(err, KeyError):
         key = str(err.args[0]) if err.args else "?"
     else:
@@ -40,18 +40,17 @@ def section_before_parent(text: str, err: Union[KeyError, ConfigValidationError]
         key = next((found.group(1) for found in undefined if found), "")
         if not key:
             return None
-    headers = [header.strip() for header in re.findall(r"(?m)^\s*\[([^\]\n]+)\]", text)]  # comments may follow
     above: Set[str] = set()
-    orphans: List[Tuple[str, str]] = []
-    for header in headers:
+    orphans: List[Tuple[str, List[str]]] = []
+    for header in re.findall(r"(?m)^\s*\[([^\]\n]+)\]", text):  # a header may have a comment after it
+        header = header.strip()
         parts = header.split(".")
         missing = [".".join(parts[:n]) for n in range(1, len(parts)) if ".".join(parts[:n]) not in above]
-        absent = [ancestor for ancestor in missing if ancestor not in headers]
-        if missing:  # the topmost section not in the file at all, else the nearest one below it
-            orphans.append((header, absent[0] if absent else missing[-1]))
+        if missing:
+            orphans.append((header, missing))
         above.add(header)
-    named = [orphan for orphan in orphans if orphan[1].rpartition(".")[2] == key]
-    return (named or orphans or [(f"{key}.…", key)])[0]
+    named = [orphan for orphan in orphans if any(parent.rpartition(".")[2] == key for parent in orphan[1])]
+    return (named or orphans or [(f"{key}.…", [key])])[0]
 
 
 def layer_override(layer: int) -> Dict[str, Any]:
@@ -87,7 +86,8 @@ def load_pipeline(
                 orphan = section_before_parent(path.read_text(encoding="utf8"), err)
                 if orphan is None:
                     raise
-                raise CtxvecError(Errors.E029.format(name=name or path, section=orphan[0], parent=orphan[1])) from err
+                parents = ", ".join(f"[{parent}]" for parent in orphan[1])
+                raise CtxvecError(Errors.E029.format(name=name or path, section=orphan[0], parents=parents)) from err
             missing = [section for section in ("nlp", "components") if section not in config]
             if missing:  # spaCy's KeyError said "'components'" alone
                 raise CtxvecError(Errors.E063.format(name=name or path, section=missing[0]))

@@ -354,6 +354,11 @@ def test_characters_the_font_lacks_are_one_coded_warning_not_one_per_glyph(tmp_p
     # a control character has no glyph either: named as an escape, not printed (a "\r" showed nothing)
     with pytest.warns(UserWarning, match=r"W048\].*1 character\(s\).*empty boxes: \\r\."):
         save_figure(polysemy_figure(["bank\r"], np.array([1.0])), tmp_path / "return.png")
+    # an SVG keeps them as text, which a viewer with such fonts draws (no empty boxes)
+    with pytest.warns(
+        UserWarning, match=r"W048\].* are kept as text for the viewer's fonts, but the layout was measured without them"
+    ):
+        save_figure(polysemy_figure(["银行"], np.array([1.0])), tmp_path / "cjk.svg")
 
 
 def test_word_picture_without_static_vectors_draws_no_made_up_cosines():

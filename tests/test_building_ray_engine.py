@@ -205,6 +205,7 @@ def test_node_loss_is_an_error_only_when_the_pool_is_short_and_nothing_moves(mon
         watch.check()
     message = str(caught.value)
     assert "node01" in message and "10.0.0.1" in message and "--num-workers 1" in message
+    assert "left have 1 CPU: 2 workers with 1 CPU each need 2," in message and "has 2 CPU again" in message
 
 
 def test_the_grace_period_is_a_setting_of_the_watch(monkeypatch):
@@ -348,7 +349,8 @@ def test_a_joined_cluster_where_no_worker_fits_warns_at_once(ray_cluster):
         warnings.simplefilter("error")  # 3 CPU workers on 2 CPUs: Ray Data starts the two that fit
         check_cluster_resources(ray_cluster, 3, 1.0, 0.0, address="HEAD:6379")
     with pytest.raises(
-        CtxvecError, match=r"\[CTX-E504\] The Ray cluster has 0 GPU, but 1 worker with 1 GPU each need 1\."
+        CtxvecError,
+        match=r"\[CTX-E504\] The Ray cluster has 0 GPU, but 1 worker with 1 GPU each need 1\. Use --gpus-per-worker 0 ",
     ):  # this process's own Ray: nothing joins
         check_cluster_resources(ray_cluster, 1, 1.0, 1.0)
 

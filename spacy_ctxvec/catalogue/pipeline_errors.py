@@ -113,8 +113,8 @@ class PipelineErrors:
         "filled.cfg, `python -m spacy debug config filled.cfg` shows the whole config as spaCy reads it.{hint}"
     )
     E029 = (
-        "The config '{name}' could not be read: the section [{section}] comes before [{parent}], the "
-        "section it belongs under, or [{parent}] is missing. Put every section after its parent: [{parent}] "
+        "The config '{name}' could not be read: the section [{section}] comes before a section it belongs "
+        "under, or that section is missing. Put every section after its parents: {parents}, in this order, "
         "before [{section}]."
     )
     E030 = (
