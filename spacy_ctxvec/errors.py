@@ -218,9 +218,9 @@ class Warnings(metaclass=_ErrorsWithCodes):
         "out of the texts, or make the window smaller ([components.transformer.model.get_spans] window "
         "and stride of spacy-transformers.strided_spans.v1; doc_spans.v1 and sent_spans.v1 read a whole Doc "
         "or sentence as one window: use strided_spans.v1 instead). Hugging Face's message 'Token indices sequence "
-        "length is longer than the specified maximum sequence length', where it comes before this one (a slow "
-        "tokenizer, training), is about the same window: it is cut to the maximum length, not indexed past it. "
-        "(Warned once per component.)"
+        "length is longer than the specified maximum sequence length', where it comes before this one (training, "
+        "a slow tokenizer or output_attentions), is about the same window: it is cut to the maximum length, not "
+        "indexed past it. (Warned once per component.)"
     )
     W047 = (
         "--resume: there is no checkpoint in '{path}' (no build of this OUTPUT stopped after a "

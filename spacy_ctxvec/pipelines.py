@@ -86,7 +86,9 @@ def load_pipeline(
                 orphan = section_before_parent(path.read_text(encoding="utf8"), err)
                 if orphan is None:
                     raise
-                parents = ", ".join(f"[{parent}]" for parent in orphan[1])
+                parents = ", ".join(f"[{parent}]" for parent in orphan[1]) + (
+                    ", in this order," if len(orphan[1]) > 1 else ""
+                )
                 raise CtxvecError(Errors.E029.format(name=name or path, section=orphan[0], parents=parents)) from err
             missing = [section for section in ("nlp", "components") if section not in config]
             if missing:  # spaCy's KeyError said "'components'" alone

@@ -331,7 +331,9 @@ def test_a_local_pool_larger_than_the_machine_is_refused_before_ray_starts(
 
 def test_too_small_cluster_is_an_error_not_a_hang(ray_cluster, tiny_pipeline_dir, corpus_dir):
     with pytest.raises(
-        CtxvecError, match=r"\[CTX-E504\] The Ray cluster has 2 CPU, but 3 workers with 1 CPU each need 3\."
+        CtxvecError,
+        match=r"\[CTX-E504\] The Ray cluster has 2 CPUs, but 3 workers with 1 CPU each need 3\. Use fewer CPUs per "
+        r"worker or fewer workers",
     ):
         build_lexicon_ray(load_pipeline(tiny_pipeline_dir), corpus_dir, num_workers=3, progress=False)
 
@@ -350,7 +352,7 @@ def test_a_joined_cluster_where_no_worker_fits_warns_at_once(ray_cluster):
         check_cluster_resources(ray_cluster, 3, 1.0, 0.0, address="HEAD:6379")
     with pytest.raises(
         CtxvecError,
-        match=r"\[CTX-E504\] The Ray cluster has 0 GPU, but 1 worker with 1 GPU each need 1\. Use --gpus-per-worker 0 ",
+        match=r"\[CTX-E504\] The Ray cluster has 0 GPUs, but 1 worker with 1 GPU needs 1\. Use --gpus-per-worker 0 ",
     ):  # this process's own Ray: nothing joins
         check_cluster_resources(ray_cluster, 1, 1.0, 1.0)
 

@@ -165,14 +165,16 @@ def test_a_section_before_its_parent_is_named(tmp_path):
     assert moved != config
     path = tmp_path / "mine.cfg"
     path.write_text(moved, encoding="utf8")
-    section = r"\[components\.ctxvec_polysemy\.induction\] comes before .*parents: \[components\.ctxvec_polysemy\], in"
+    section = (
+        r"\[components\.ctxvec_polysemy\.induction\] comes before .*sections: \[components\.ctxvec_polysemy\] before"
+    )
     with pytest.raises(CtxvecError, match=r"\[CTX-E029\].*" + section):
         load_pipeline(path)
     # a deeper section moved above every [components...] section: the message names it, not "components"
     blocks = re.split(r"(?m)^(?=\[)", config)
     (model,) = [block for block in blocks if block.startswith("[components.transformer.model]\n")]
     path.write_text(blocks[0] + model + "".join(b for b in blocks[1:] if b is not model), encoding="utf8")
-    placed = r"\[components\.transformer\.model\] .*parents: \[components\], \[components\.transformer\], in this order"
+    placed = r"\[components\.transformer\.model\] .*sections: \[components\], \[components\.transformer\], in this"
     with pytest.raises(CtxvecError, match=placed):
         load_pipeline(path)
     # a header with a comment after it is still a section above its children (review)
@@ -181,7 +183,9 @@ def test_a_section_before_its_parent_is_named(tmp_path):
         load_pipeline(path)
     # a parent missing altogether (confection: "Section 'components' is not defined", not a KeyError): E029, not E028
     path.write_text('[nlp]\nlang = "en"\n\n[components.transformer]\nfactory = "ctxvec_transformer"\n', encoding="utf8")
-    with pytest.raises(CtxvecError, match=r"\[CTX-E029\].*\[components\.transformer\] .*parents: \[components\], in"):
+    with pytest.raises(
+        CtxvecError, match=r"\[CTX-E029\].*\[components\.transformer\] .*sections: \[components\] before"
+    ):
         load_pipeline(path)
     # two levels missing: both are named, in order (naming one led to a second E029 once it was added)
     path.write_text('[nlp]\nlang = "en"\n\n[components.transformer.model]\nname = "x"\n', encoding="utf8")
@@ -192,7 +196,7 @@ def test_a_section_before_its_parent_is_named(tmp_path):
     path.write_text(followed + 'name = "x"\n', encoding="utf8")
     assert load_pipeline(path).pipe_names == []  # the advice followed: no second E029
     path.write_text(config.replace("[components.transformer]\n", "", 1), encoding="utf8")
-    missing = r"\[CTX-E029\].*section \[components\.transformer\.model\] .*parents: \[components\.transformer\], in"
+    missing = r"\[CTX-E029\].*section \[components\.transformer\.model\] .*sections: \[components\.transformer\] before"
     with pytest.raises(CtxvecError, match=missing):
         load_pipeline(path)
 

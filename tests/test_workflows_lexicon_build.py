@@ -695,14 +695,14 @@ def test_gpu_workers_on_a_machine_without_gpus_are_e504_before_the_model_loads(t
     on_ray = request(tmp_path / "no_such_pipeline", corpus, tmp_path / "out", engine="ray")
     with pytest.raises(
         CtxvecError,
-        match=r"E504\] A local Ray on this machine \(its GPUs as torch sees them\) has 0 GPU, but 1 worker with 1 GPU "
-        r"each need 1\. Use --gpus-per-worker 0 \(workers on CPUs\)",
+        match=r"E504\] A local Ray on this machine \(its GPUs as torch sees them\) has 0 GPUs, but 1 worker with 1 GPU "
+        r"needs 1\. Use --gpus-per-worker 0 \(workers on CPUs\)",
     ):
         check_build_request(dataclasses.replace(on_ray, ray={"num_workers": 1, "num_gpus_per_worker": 1.0}))
     monkeypatch.setattr(torch.cuda, "device_count", lambda: 2)
     with pytest.raises(
         CtxvecError,
-        match=r"E504\] .* has 2 GPU, but 2 workers with 1\.5 GPU each need 3\. Use fewer workers or fewer GPU per",
+        match=r"E504\] .* has 2 GPUs, but 2 workers with 1\.5 GPUs each need 3\. Use fewer GPUs per worker or fewer",
     ):
         check_build_request(dataclasses.replace(on_ray, ray={"num_workers": 2, "num_gpus_per_worker": 1.5}))
     check_build_request(dataclasses.replace(on_ray, ray={"num_workers": 2, "num_gpus_per_worker": 1.0}))

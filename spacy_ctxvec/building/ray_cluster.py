@@ -266,20 +266,13 @@ def check_enough(
     """E504 where ``num_workers`` workers with ``per_worker`` of ``resource`` each need more than ``have``."""
     need = num_workers * per_worker
     if need > have:
-        advice = f"fewer workers or fewer {resource} per worker"
+        each = f"{per_worker:g} {resource}" + ("" if per_worker == 1 else "s")
+        demand = f"1 worker with {each} needs" if num_workers == 1 else f"{num_workers} workers with {each} each need"
+        advice = f"fewer {resource}s per worker" + ("" if num_workers == 1 else " or fewer workers")
         if resource == "GPU" and have == 0:
             advice = "--gpus-per-worker 0 (workers on CPUs)"
-        raise CtxvecError(
-            Errors.E504.format(
-                where=where,
-                advice=advice,
-                have=f"{have:g}",
-                resource=resource,
-                workers=count_of(num_workers, "worker"),
-                per_worker=f"{per_worker:g}",
-                need=f"{need:g}",
-            )
-        )
+        shown = f"{have:g} {resource}" + ("" if have == 1 else "s")
+        raise CtxvecError(Errors.E504.format(where=where, have=shown, demand=f"{demand} {need:g}", advice=advice))
 
 
 # Where Ray Data logs an error raised in a read task or actor, with its whole traceback, as a bug of its own

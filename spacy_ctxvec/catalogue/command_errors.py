@@ -211,9 +211,7 @@ class CommandErrors:
         "join a cluster with more CPUs (--address)."
     )
     E504 = (
-        "{where} has {have} {resource}, but {workers} with {per_worker} "
-        "{resource} each need {need}. Use {advice}, "
-        "or a bigger cluster (--address of a cluster with more nodes)."
+        "{where} has {have}, but {demand}. Use {advice}, or a bigger cluster (--address of a cluster with more nodes)."
     )
     E505 = "The ray engine does not support {option}: {reason}."
     E506 = (

@@ -114,7 +114,7 @@ class PipelineErrors:
     )
     E029 = (
         "The config '{name}' could not be read: the section [{section}] comes before a section it belongs "
-        "under, or that section is missing. Put every section after its parents: {parents}, in this order, "
+        "under, or that section is missing. Put every section after its parent sections: {parents} "
         "before [{section}]."
     )
     E030 = (

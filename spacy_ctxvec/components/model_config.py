@@ -1,8 +1,8 @@
 """The Hugging Face model's own settings, as a loaded pipeline holds them.
 
 spacy-transformers (1.4) loads a saved model by writing its Hugging Face config to JSON with
-10 decimals, so a setting under 1e-10 comes back as 0.0 (BERT's and MiniLM's
-``layer_norm_eps`` of 1e-12) and the layers are built with it. The saved bytes hold the exact
+10 decimals, so every setting is rounded and one under 5e-11 comes back as 0.0 (BERT's and
+MiniLM's ``layer_norm_eps`` of 1e-12), and the layers are built with it. The saved bytes hold the exact
 values: ``restore_saved_floats`` sets them again, on the config and on the layers built from
 it. ``position_limit`` and ``cap_model_max_length``: the most wordpieces a model reads at once.
 """
