@@ -1317,3 +1317,20 @@ def test_settings_changed_after_the_senses_were_induced_warn_and_build_senses_ke
     induction = reloaded.get_pipe("ctxvec_polysemy").induction
     assert (induction.max_senses, induction.min_support) == (2, 2)
     assert reloaded.get_pipe("ctxvec_polysemy").senses.settings["min_support"] == 2
+
+
+def test_a_service_can_run_requests_in_spacys_memory_zone(sense_nlp):
+    """A long-running service keeps spaCy's vocabulary from growing with every new string by
+    running each request inside nlp.memory_zone() (docs/reference.md): every attribute is read there."""
+    texts = ["the river bank was wet", "a bank loan of money", "zorblax quimbly frandle"]
+    expected = [
+        [(t._.sense, t._.polysemy_score, t._.context_vec.tolist()) for t in doc] for doc in sense_nlp.pipe(texts)
+    ]
+    n_strings = len(sense_nlp.vocab.strings)
+    for _ in range(2):
+        with sense_nlp.memory_zone():
+            docs = list(sense_nlp.pipe(texts))
+            seen = [[(t._.sense, t._.polysemy_score, t._.context_vec.tolist()) for t in doc] for doc in docs]
+            assert [t._.sense_label for t in docs[0]] == [t._.sense_label for t in sense_nlp(texts[0])]
+        assert seen == expected
+    assert len(sense_nlp.vocab.strings) == n_strings  # the new strings were freed with the zone

@@ -379,6 +379,8 @@ def test_a_full_subword_cache_never_changes_a_words_vector(fasttext_bin, monkeyp
             assert np.array_equal(vectors, expected[start % 55 : start % 55 + 5])
     vectors, _ = table.lookup_batch(words, words, words)  # more new words in one call than the cache holds
     assert np.array_equal(vectors, expected) and len(table._subword_cache) <= 8
+    # each entry owns its row: views kept whole batch arrays alive, piling up as caches were replaced
+    assert all(vector is None or vector.base is None for vector in table._subword_cache.values())
 
 
 def test_keyed_vectors_holding_nan_are_a_coded_error():

@@ -235,7 +235,8 @@ class StaticVectorTable(ReadOnlyArrays):
             retry = [j for j, text in enumerate(missing) if not found[j] and composed(text) != text]  # as _row_of
             if retry:  # "a" + U+0308, all [UNK] to a cased tokenizer, is read as "ä"
                 new_vectors[retry], found[retry] = self.subwords.vectors_for([composed(missing[j]) for j in retry])
-            made = {text: (vector if ok else None) for text, vector, ok in zip(missing, new_vectors, found)}
+            # copies: a row view would keep this call's whole array alive, and a new cache carries old entries over
+            made = {text: (vector.copy() if ok else None) for text, vector, ok in zip(missing, new_vectors, found)}
             known.update(made)
             if len(cache) + len(made) > SUBWORD_CACHE_SIZE:  # a new cache, with this call's words (as many as fit)
                 self._subword_cache = dict(islice(known.items(), SUBWORD_CACHE_SIZE))
