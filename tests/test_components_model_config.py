@@ -41,6 +41,15 @@ def test_a_loaded_pipeline_keeps_its_models_layer_norm_eps(bucketed_nlp, tmp_pat
     )
 
 
+def test_a_component_saved_before_initialize_loads(tiny_bert_dir):
+    """Its bytes hold no Hugging Face config and no model: nothing to set again."""
+    made = [spacy.blank("en") for _ in range(2)]
+    for nlp in made:
+        nlp.add_pipe("ctxvec_transformer", name="transformer", config={"model": {"name": str(tiny_bert_dir)}})
+    saved = made[0].get_pipe("transformer").to_bytes()
+    assert made[1].get_pipe("transformer").from_bytes(saved).model.transformer is None
+
+
 def test_spacy_transformers_own_model_still_loads_it_as_zero(tiny_pipeline_dir):
     """Documented: the fix is spacy-ctxvec's architecture's; spacy-transformers.TransformerModel.v3 is upstream's."""
     transformer = spacy.load(tiny_pipeline_dir).get_pipe("transformer").model.transformer

@@ -119,7 +119,7 @@ class BucketedTransformerModel(TransformerModel):
     def from_dict(self, msg: Dict[str, Any]) -> "BucketedTransformerModel":
         """thinc's from_dict, then the config values spacy-transformers' load rounded (model_config)."""
         super().from_dict(msg)
-        restore_saved_floats(self.transformer, msg)
+        restore_saved_floats(self, msg)
         return self
 
     def batch_cap(self, device_type: str) -> int:

@@ -71,11 +71,12 @@ def restore_config_floats(transformer: Any, saved: Dict[str, Any]) -> List[str]:
     return restored
 
 
-def restore_saved_floats(transformer: Any, msg: Dict[str, Any]) -> List[str]:
-    """``restore_config_floats`` from the config a thinc model's ``from_dict`` message holds."""
+def restore_saved_floats(model: Any, msg: Dict[str, Any]) -> List[str]:
+    """``restore_config_floats`` on a spacy-transformers ``model``'s Hugging Face model from the
+    config its ``from_dict`` message holds (none before the model was initialised)."""
     for shims in msg.get("shims", []):
         for shim_bytes in shims:
             saved = saved_config(shim_bytes) if isinstance(shim_bytes, bytes) else None
-            if saved:
-                return restore_config_floats(transformer, saved)
+            if saved and model.transformer is not None:
+                return restore_config_floats(model.transformer, saved)
     return []
