@@ -45,7 +45,8 @@ def section_before_parent(text: str, err: Union[KeyError, ConfigValidationError]
     for header in re.findall(r"(?m)^\s*\[([^\]\n]+)\]", text):  # a header may have a comment after it
         header = header.strip()
         parts = header.split(".")
-        missing = [".".join(parts[:n]) for n in range(1, len(parts)) if ".".join(parts[:n]) not in above]
+        ancestors = [".".join(parts[:n]) for n in range(1, len(parts))]
+        missing = [ancestor for ancestor in ancestors if ancestor not in above]
         if missing:
             orphans.append((header, missing))
         above.add(header)

@@ -266,13 +266,18 @@ def check_enough(
     """E504 where ``num_workers`` workers with ``per_worker`` of ``resource`` each need more than ``have``."""
     need = num_workers * per_worker
     if need > have:
-        each = f"{per_worker:g} {resource}" + ("" if per_worker == 1 else "s")
+        each = _amount(per_worker, resource)
         demand = f"1 worker with {each} needs" if num_workers == 1 else f"{num_workers} workers with {each} each need"
         advice = f"fewer {resource}s per worker" + ("" if num_workers == 1 else " or fewer workers")
         if resource == "GPU" and have == 0:
             advice = "--gpus-per-worker 0 (workers on CPUs)"
-        shown = f"{have:g} {resource}" + ("" if have == 1 else "s")
-        raise CtxvecError(Errors.E504.format(where=where, have=shown, demand=f"{demand} {need:g}", advice=advice))
+        have_shown = _amount(have, resource)
+        raise CtxvecError(Errors.E504.format(where=where, have=have_shown, demand=f"{demand} {need:g}", advice=advice))
+
+
+def _amount(value: float, resource: str) -> str:
+    """ "1 GPU", "0 GPUs", "1.5 CPUs": a resource count as a message shows it."""
+    return f"{value:g} {resource}" + ("" if value == 1 else "s")
 
 
 # Where Ray Data logs an error raised in a read task or actor, with its whole traceback, as a bug of its own
