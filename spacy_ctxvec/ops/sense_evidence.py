@@ -31,7 +31,9 @@ almost as well as the sum alone (held out it splits fewer words: a lower ARI, mo
 monosemous words kept whole).
 How many senses: the group with the strongest evidence is split again (best first) while
 the evidence for splitting it exceeds ``split_z``, both parts keep at least
-``min_support`` occurrences, and there are fewer than ``max_senses`` groups.
+``min_support`` occurrences, and there are fewer than ``max_senses`` groups; then every
+row moves to its nearest group's centroid until none moves (``nearest_centroid_groups``),
+so that a sampled occurrence is in the sense a token there would get.
 ``sense_scores`` gives each occurrence a confidence in [0, 1].
 
 Occurrences without measurable spread (all one point at float16 storage precision, e.g. a
@@ -53,6 +55,7 @@ from .split_significance import N_COMPONENTS, N_NULL, SEED, one_blas_thread, spl
 
 RESPLIT_Z: Optional[float] = 0.0  # evidence needed to split a group again (None: as for the first split)
 MIN_SUPPORT = 3  # occurrences a sense needs at least
+REFINE_ROUNDS = 10  # most rounds of moving occurrences to their nearest sense after the split
 MAX_PRIOR_SHIFT = 1.0  # most a prior (e.g. the polysemy probe) may move split_z, either way
 # corpus_polysemy on the split z scale (split_z given, or no self_similarity) of rows
 # without measurable spread: finite (it is stored as JSON) and below every threshold of
@@ -329,11 +332,35 @@ def _evidence_labels(
                 part_z, part_mask = split_evidence(rows[groups[position]], **settings)
                 if part_z is not None:
                     candidates[position] = (part_z, part_mask)
+    groups = nearest_centroid_groups(rows, groups, min_support)
     labels = np.zeros(n, dtype=np.int64)
     order = sorted(range(len(groups)), key=lambda g: (-len(groups[g]), int(groups[g].min())))
     for label, position in enumerate(order):
         labels[groups[position]] = label
     return labels, round(root_z, 6)
+
+
+def nearest_centroid_groups(
+    rows: np.ndarray, groups: Sequence[np.ndarray], min_support: int, rounds: int = REFINE_ROUNDS
+) -> List[np.ndarray]:
+    """``groups`` (row indices into unit ``rows``) after moving every row to the group of
+    its nearest unit centroid, as a token is given its sense, and again until no row moves
+    (spherical k-means from the split's groups, at most ``rounds`` rounds): the split's
+    borders, drawn one bisection at a time, can leave a row nearer another group's
+    centroid. A round that would leave a group with fewer than ``min_support`` rows is
+    not taken."""
+    if len(groups) < 2:
+        return list(groups)
+    members = np.concatenate(groups)
+    member_rows = finite_or_zero(rows[members])
+    labels = np.repeat(np.arange(len(groups)), [len(group) for group in groups])
+    for _ in range(rounds):
+        centroids = normalise_rows(sums_by_label(member_rows, labels, len(groups)))
+        nearest = np.argmax(member_rows @ centroids.T, axis=1)
+        if np.array_equal(nearest, labels) or np.bincount(nearest, minlength=len(groups)).min() < min_support:
+            break
+        labels = nearest
+    return [np.sort(members[labels == group]) for group in range(len(groups))]
 
 
 def corpus_polysemy_of(
