@@ -132,7 +132,7 @@ def load_pipeline(
     except (OSError, ValueError, KeyError, ImportError) as err:  # ImportError: a package's entry point
         # E011 ends spaCy's sentence with its own period: drop the one spaCy's message ends in.
         error = str(err).rstrip().rstrip(".") + _file_read(err) + _model_folder_hint(path)
-        fix = _unregistered_hint(err) or LOAD_FIX
+        fix = _unregistered_hint(err) or _interpolation_hint(err) or LOAD_FIX
         raise CtxvecError(Errors.E011.format(name=name or path, error=error, fix=fix)) from err
 
 
@@ -176,6 +176,17 @@ def _unregistered_hint(err: Exception) -> str:
     return (
         f"{what} registered by nothing imported: where it is in your own code, import that file first "
         "(spacy-ctxvec --code FILE.py COMMAND ...), or install the package that registers it through its entry points."
+    )
+
+
+def _interpolation_hint(err: Exception) -> str:
+    """How to write a ${section.setting} reference, where confection found one it cannot read
+    (an unclosed "${system.seed"; instead of LOAD_FIX: the path was right)."""
+    if not isinstance(err, ValueError) or "invalid interpolation syntax" not in str(err):
+        return ""
+    return (
+        'A reference to another setting is written ${section.setting}, with its closing brace (a "$" meant '
+        'literally is written "$$"): mend that value in the config and load it again.'
     )
 
 

@@ -201,6 +201,15 @@ def test_a_section_before_its_parent_is_named(tmp_path):
         load_pipeline(path)
 
 
+def test_an_unclosed_reference_to_a_setting_says_how_to_write_one(tmp_path):
+    config = DEFAULT_CONFIG.read_text(encoding="utf8")
+    path = tmp_path / "mine.cfg"
+    path.write_text(config.replace("seed = 0\n", "seed = ${paths.seed\n", 1), encoding="utf8")
+    with pytest.raises(CtxvecError, match=r"E011.*interpolation syntax.*written \$\{section\.setting\}") as raised:
+        load_pipeline(path)
+    assert "Pass a pipeline directory" not in str(raised.value)  # the path was right
+
+
 def test_a_config_assembled_in_memory_pickles_for_spawned_workers(minilm_dir):
     """nlp.pipe(n_process=2) under spawn (macOS' and Windows' default) pickles the pipeline:
     one assembled from the default config held initialize's optimizer, whose warmup
