@@ -204,25 +204,41 @@ def read_values(doc: Doc, name: str, bounds_name: Optional[str] = None) -> List[
 
 def direct(doc: Doc, name: str, bounds_name: str) -> Tuple[Any, Optional[np.ndarray]]:
     """(value, bounds) of the array stored for this very text: at anchor 0 with the bounds
-    of a text as long as this one (or none), else stored Doc-level by an earlier version;
-    (NOT_DIRECT, None) where the tokens read it only through anchored()."""
+    of a text as long as this one (or none), the only anchored bounds; else stored
+    Doc-level by an earlier version; (NOT_DIRECT, None) where the tokens read it only
+    through anchored() (a Doc joined by from_docs whose first part's source text is as long
+    as the joined one: the same word at the same characters is not the same token)."""
     user_data = _user_data(doc)
     value = user_data.get(key(name, 0))
+    bounds = user_data.get(key(bounds_name, 0))
+    this_text = bounds is not None and bounds[-1, 0] == text_length(doc) and _sole_bounds(doc, bounds_name)
     if value is not None:
-        bounds = user_data.get(key(bounds_name, 0))
-        if bounds is None or bounds[-1, 0] == text_length(doc):
-            return value, bounds
-        return NOT_DIRECT, None
+        return (value, bounds) if bounds is None or this_text else (NOT_DIRECT, None)
     value = user_data.get(key(name, None))
     if value is not None:
         bounds = user_data.get(key(bounds_name, None))
         if bounds is not None and len(bounds) == len(value):  # saved by versions whose bounds lacked the text row
             bounds = np.concatenate([bounds, token_bounds(doc, with_text=bounds.shape[1] > 2)[-1:]])
         return value, bounds
-    bounds = user_data.get(key(bounds_name, 0))
-    if (bounds is not None and bounds[-1, 0] == text_length(doc)) or not resolve(doc, bounds_name)[0]:
+    if this_text or not resolve(doc, bounds_name)[0]:
         return None, None  # the component stored this text's arrays without this one (write_arrays drops copies)
     return NOT_DIRECT, None
+
+
+# Per Doc and bounds name, whether anchor 0 holds its only anchored bounds (direct()), kept
+# while the numbers of user_data keys, tokens and characters stay.
+_SOLE: "WeakKeyDictionary[Doc, Tuple[Tuple[int, int, int], Dict[str, bool]]]" = WeakKeyDictionary()
+
+
+def _sole_bounds(doc: Doc, bounds_name: str) -> bool:
+    stamp = (len(doc.user_data), len(doc), text_length(doc))
+    cached = _SOLE.get(doc)
+    if cached is None or cached[0] != stamp:
+        cached = _SOLE[doc] = (stamp, {})
+    sole = cached[1].get(bounds_name)
+    if sole is None:
+        sole = cached[1][bounds_name] = len(anchored(doc, bounds_name)) == 1
+    return sole
 
 
 def _row(bounds: np.ndarray, token: Token, shift: int, same_text: bool) -> Optional[int]:

@@ -292,6 +292,35 @@ def test_a_token_two_copies_give_a_row_reads_none_not_a_neighbours_value(full_nl
     assert not joined._.ctxvec_context_mask[6:10].any()
 
 
+def test_a_joined_doc_as_long_as_its_first_parts_source_reads_no_other_docs_values(full_nlp):
+    """The first part, an as_doc copy from character 0, keeps its source's arrays at anchor
+    0; a joined text exactly as long as that source once read them as its own, so the
+    second part's "bank" took the source's "bank" at the same characters (an auditor)."""
+    source = full_nlp("it is late. she went to pay the bank.")
+    other = full_nlp("we sat on the grass bank.")
+    joined = Doc.from_docs([source[:4].as_doc(copy_user_data=True), other])
+    assert len(joined.text) == len(source.text) and joined[-2].idx == source[-2].idx
+    assert_same_tokens(joined[:4], source[:4])
+    assert_same_tokens(joined[4:9], other[:5])  # only the second part gives them a row
+    assert joined[-2]._.context_vec is None and joined[-2]._.sense is None  # both parts give "bank" one
+    assert_close(joined[4:9]._.context_vec, other[:5]._.context_vec)
+    np.testing.assert_array_equal(joined._.ctxvec_context[4:9], other._.ctxvec_context[:5])
+
+
+def test_sentences_of_a_doc_joined_in_another_order_read_their_own_values_or_none(full_nlp):
+    doc = full_nlp("the bank is big. a bank is here. the bank is old. ")  # a text that ends in a space
+    first, second, third = (span.as_doc(copy_user_data=True) for span in sentences(doc))
+    joined = Doc.from_docs([first, third, second])
+    assert len(joined.text) == len(doc.text)
+    originals = [*doc[0:5], *doc[10:15], *doc[5:10]]
+    for token, original in zip(joined, originals):
+        for name in ALL_ATTRS:
+            value = getattr(token._, name)
+            if value is not None and name not in ("has_static_vec", "has_context_vec"):
+                assert_same_value(value, getattr(original._, name))
+    assert sum(token._.context_vec is not None for token in joined) >= 5
+
+
 def test_an_array_set_by_hand_after_retokenize_is_read_by_the_tokens_it_was_set_for(full_nlp):
     """After a merge the stored arrays keep the rows of the old tokens; an array set by hand has
     one row per token as they are now (E030 checks that). Each token reads its own row of it
