@@ -235,6 +235,11 @@ def test_float16_and_drop_trf_data(tiny_bert_dir):
     assert doc._.ctxvec_context.dtype == np.float16
     assert len(doc._.trf_data.align.lengths) == 0
     assert doc[1]._.has_context_vec
+    # run alone again on that Doc: its output was freed, not missing (E001 said the transformer never ran)
+    with pytest.raises(CtxvecError, match=r"\[CTX-E066\].*drop_trf_data = true frees it.*nlp\(doc.text\)"):
+        nlp.get_pipe("ctxvec_context")(doc)
+    with pytest.raises(CtxvecError, match=r"\[CTX-E001\]"):  # a Doc that never had vectors: E001 as before
+        nlp.get_pipe("ctxvec_context")(nlp.make_doc("the apple"))
 
 
 def test_a_batch_failing_after_pooling_frees_no_trf_data_its_retry_needs(tiny_bert_dir, monkeypatch):

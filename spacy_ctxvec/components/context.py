@@ -45,7 +45,7 @@ from .transformer import (
     to_numpy,
     wordpiece_alignment,
 )
-from .transformer_lookup import find_transformer, missing_trf_data_fix, unknown_piece_of, warn_if_not_thread_safe
+from .transformer_lookup import find_transformer, missing_trf_data_error, unknown_piece_of, warn_if_not_thread_safe
 from .trf_data_readers import has_listener_layer, linked_readers, pipeline_key, readers_in, trf_data_readers_after
 from .vector_hooks import add_vector_hooks
 
@@ -261,8 +261,7 @@ class ContextVectors(DocAnnotator):
             return trf_data
         if n_aligned == 0:  # none, or spacy-transformers' empty default (a Doc it never saw)
             nlp = self.running_pipeline()  # a Doc of another vocab: this component was sourced into another pipeline
-            fix = missing_trf_data_fix(nlp if nlp is not None and doc.vocab is nlp.vocab else None, self.name)
-            raise CtxvecError(Errors.E001.format(name=self.name, fix=fix))
+            raise missing_trf_data_error(doc, nlp if nlp is not None and doc.vocab is nlp.vocab else None, self.name)
         raise CtxvecError(Errors.E045.format(name=self.name, n_tokens=len(doc), n_aligned=n_aligned))
 
     def _pool_batch(self, docs: Sequence[Doc]) -> Tuple[List[Tuple[np.ndarray, np.ndarray, np.ndarray]], Optional[str]]:

@@ -6,7 +6,9 @@ that spacy-ctxvec cannot read."""
 from typing import Any, FrozenSet, Iterable, Optional, Tuple
 
 from spacy.language import Language
+from spacy.tokens import Doc
 
+from ..attributes import CONTEXT_SOURCE
 from ..errors import CtxvecError, Errors, Warnings, warn_at_user_line
 from ..static.subwords import marker_only_ids
 
@@ -59,6 +61,14 @@ def no_transformer_fix(nlp: Language, before: str) -> str:
         f'Add it with nlp.add_pipe("transformer", before="{before}"), or put [components.transformer] before '
         "it in the config's pipeline list."
     )
+
+
+def missing_trf_data_error(doc: Doc, nlp: Optional[Language], name: str) -> CtxvecError:
+    """E066 for a Doc that has contextual vectors but no transformer output left (freed by
+    drop_trf_data, or not kept by DocBin / to_bytes); else E001 with ``missing_trf_data_fix``."""
+    if len(doc) and doc._.get(CONTEXT_SOURCE) is not None:
+        return CtxvecError(Errors.E066.format(name=name))
+    return CtxvecError(Errors.E001.format(name=name, fix=missing_trf_data_fix(nlp, name)))
 
 
 def missing_trf_data_fix(nlp: Optional[Language], name: str) -> str:
