@@ -10,6 +10,7 @@ from typing import Any, Iterator, Optional, Union
 
 from wasabi import Printer
 
+from .ops.text import ACTED_ON_BUT_TAB_AND_NEWLINE, printable
 from .paths import displayable
 
 
@@ -26,7 +27,8 @@ def colour_on(stream: Any) -> bool:
 
 class DisplayablePrinter(Printer):
     """wasabi's Printer, showing the bytes of a file name that is not UTF-8 as U+FFFD, as files
-    and JSON do (``paths.displayable``): wasabi's own escape made each such byte a "?"."""
+    and JSON do (``paths.displayable``): wasabi's own escape made each such byte a "?"; and
+    control characters written out (``shown_line``)."""
 
     def text(
         self,
@@ -40,8 +42,15 @@ class DisplayablePrinter(Printer):
         no_print: bool = False,
         exits: Optional[int] = None,
     ) -> Any:
-        shown = displayable(str(text)) if text else text
-        return super().text(displayable(str(title)), shown, color, bg_color, icon, spaced, show, no_print, exits)
+        shown = shown_line(str(text)) if text else text
+        return super().text(shown_line(str(title)), shown, color, bg_color, icon, spaced, show, no_print, exits)
+
+
+def shown_line(text: str) -> str:
+    """``text`` as a line for a person: undecodable file-name bytes as U+FFFD, and what a terminal
+    would act on (ESC sequences in a path or word, a right-to-left override) written out, line
+    breaks and tabs kept."""
+    return printable(displayable(text), ACTED_ON_BUT_TAB_AND_NEWLINE)
 
 
 # The command line's lines on stdout (wasabi's msg, with file names shown as displayable).

@@ -412,7 +412,7 @@ def test_a_picture_of_the_first_occurrences_found_says_so():
     assert "(the first" not in word_picture("bank", occurrences).axes[0].get_title()
     occurrences.limit_reached = True
     title = word_picture("bank", occurrences).axes[0].get_title()
-    assert "'bank': contextual vectors, PCA (the first 8 found)" in title
+    assert "PCA of the contextual vectors of 'bank' (the first 8 found)" in title
 
 
 def test_the_picture_names_the_model_a_folder_by_its_last_two_parts():
@@ -455,6 +455,22 @@ def test_an_svg_of_text_with_control_characters_is_well_formed_xml(tmp_path):
     path = save_figure(figure, tmp_path / "word.svg")
     assert_svg(path)  # parses
     assert "\\x1b[31mbank\\x0c\\uffff" in path.read_text(encoding="utf8")
+
+
+def test_a_figure_writes_out_what_reorders_or_has_no_glyph_and_shortens_a_long_word(tmp_path):
+    """A right-to-left override (U+202E) in a word reversed the title and snippets around it,
+    DEL went into the SVG raw (W048 named it a missing glyph), and a 400-letter word made a
+    figure 5,800 px wide (an auditor)."""
+    coords, snippets, clusters, centroid, cosine = small_word_inputs()
+    snippets[0] = "the ab\u202ecd\x7f [apple]"
+    figure = word_figure("ab\u202ecd", coords, snippets, clusters, centroid, cosine, np.ones_like(cosine))
+    path = save_figure(figure, tmp_path / "word.svg")
+    text = path.read_text(encoding="utf8")
+    assert "\u202e" not in text and "\x7f" not in text and "ab\\u202ecd\\x7f" in text
+    long_word = "x" * 400
+    figure = word_figure(long_word, coords, snippets, clusters, centroid, cosine, np.ones_like(cosine))
+    assert long_word not in figure.axes[0].get_title() and long_word not in figure.get_suptitle()
+    assert figure.axes[0].get_title().startswith("PCA of the contextual vectors of 'xxx")  # the word after words
 
 
 def test_an_svg_keeps_its_words_as_text(tmp_path):

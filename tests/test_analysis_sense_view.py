@@ -119,6 +119,9 @@ def test_controls_html_does_not_allow_are_written_out(sense_nlp):
     doc = sense_nlp("the bank\x00 of the \x1b[31mriver\x07 bank")
     page = render_senses(doc, page=True, title="bank\x1b")
     assert not any(c in page for c in "\x00\x07\x1b") and "\\x1b[31mriver" in page and "bank\\x1b" in page
+    # a right-to-left override in a word reversed the rest of its line (the key's token counts too)
+    reordering = render_senses(sense_nlp("the bank of the ri\u202ever bank"), page=True, title="bank\u2067")
+    assert "\u202e" not in reordering and "\u2067" not in reordering and "ri\\u202ever" in reordering
 
 
 def test_stop_words_can_be_left_out_of_the_drawing_and_the_span_group(sense_nlp, tmp_path):

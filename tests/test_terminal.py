@@ -104,3 +104,13 @@ def test_a_file_name_that_is_not_utf8_shows_its_bytes_as_u_fffd_in_marked_lines(
         line = printer.good(f"Wrote 6 vectors to {name}", f"more about {name}")
         assert "out_\ufffd.txt" in line and "?" not in line and line.count("\ufffd") == 2
     assert isinstance(msg, DisplayablePrinter)
+
+
+def test_lines_for_a_person_write_out_what_a_terminal_would_act_on():
+    """A path or word holding ESC or U+202E reached the terminal raw in an error or a
+    "Wrote" line (click strips escapes only when output is piped)."""
+    from spacy_ctxvec.terminal import shown_line
+
+    line = stderr_printer().fail("Figure 'evil\x1b[31mred.html' already exists: ab\u202ecd")
+    assert "\x1b[31m" not in line and "\\x1b[31mred" in line and "ab\\u202ecd" in line
+    assert shown_line("two\nlines\tand a tab") == "two\nlines\tand a tab"

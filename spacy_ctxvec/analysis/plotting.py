@@ -26,7 +26,7 @@ from ..ops.cosine import pairwise_cosine
 from ..ops.fingerprint import pooling_of
 from ..ops.projection import choose_clusters, pca_2d, repel_labels
 from ..ops.sense_display import OKABE_ITO
-from ..ops.text import NOT_IN_XML, least_size, printable, shorten
+from ..ops.text import IN_FIGURES_ESCAPED, least_size, printable, shorten
 from ..paths import displayable
 from .occurrences import Occurrences
 
@@ -39,6 +39,7 @@ MATRIX_ANNOTATION_LIMIT = 12  # write cosine values into the cells up to this ma
 MATRIX_TICKS = 20  # number every row of a matrix up to this many, beyond that about 12 rows
 NUMBERED_LIMIT = 60  # number the points and list their snippets up to this many occurrences
 LEGEND_INSIDE_LIMIT = 6  # legend entries drawn inside the points' axes; more go beside them
+TITLE_WORD_CHARS = 40  # a word in a figure's titles, shortened beyond this many characters
 _MISSING_GLYPH = re.compile(r"Glyph (\d+) \(.*?\) missing from font\(?s?\)? ?(.*?)\.?$")  # matplotlib's own
 GLYPHS_SHOWN = 10
 # The same figure writes the same bytes: an SVG without its date, its ids drawn from a fixed
@@ -99,7 +100,7 @@ def as_text(figure: Figure) -> Figure:
         for text in (tick.label1, tick.label2, axis.offsetText)
     }
     for artist in figure.findobj(Text):
-        artist.set_text(printable(displayable(artist.get_text()), NOT_IN_XML))
+        artist.set_text(printable(displayable(artist.get_text()), IN_FIGURES_ESCAPED))
         if id(artist) not in ticks:
             artist.set_parse_math(False)
     return figure
@@ -181,7 +182,7 @@ def word_figure(
     the plots gives each number's context snippet (up to NUMBERED_LIMIT occurrences; beyond,
     the matrices number every few rows and a line under the plots says so).
     """
-    n = len(coords)
+    n, word = len(coords), shorten(word, TITLE_WORD_CHARS)  # a 400-letter word made the figure 5,800 px wide
     if n == 0:
         raise CtxvecError(Errors.E411.format(what="occurrences", minimum="one"))
     numbers = [str(i + 1) for i in range(n)]
@@ -230,7 +231,8 @@ def word_figure(
         y_label += f" ({explained[1]:.0%} of variance)"
     ax_points.set_xlabel(x_label)
     ax_points.set_ylabel(y_label)
-    title = f"'{word}': contextual vectors, PCA" + (f" (the first {n} found)" if first_found else "")
+    # the word after words of the title: one of a right-to-left script first turned the whole line around
+    title = f"PCA of the contextual vectors of '{word}'" + (f" (the first {n} found)" if first_found else "")
     if grouping is not None:
         title += f"\n{grouping}"
     elif silhouette is not None and n_clusters > 1:
@@ -284,12 +286,7 @@ def _snippet_key(ax: Axes, snippets: Sequence[str], clusters: np.ndarray) -> Non
         column, row = divmod(i, rows)
         y = 1 - (row + 0.5) / max(rows, 1)
         group = int(clusters[i])
-        marker: Dict[str, Any] = {
-            "color": _colour(group),
-            "marker": _marker(group),
-            "edgecolor": "black",
-            "linewidth": 0.4,
-        }
+        marker: Dict[str, Any] = dict(color=_colour(group), marker=_marker(group), edgecolor="black", linewidth=0.4)
         ax.scatter([column / 3 + 0.006], [y], s=28, transform=ax.transAxes, clip_on=False, **marker)
 
         text = f"{i + 1:>2}  {shorten(snippet, 60)}"

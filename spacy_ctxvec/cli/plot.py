@@ -11,6 +11,7 @@ from ..errors import CtxvecError, Errors
 from ..output_files import FIGURE_FILE
 from ..outputs import check_output, write_file
 from ..saved_pipeline import scoring_min_count
+from ..terminal import shown_line
 from ._app import (
     CORPUS_ENCODING,
     CORPUS_ON_ERROR,
@@ -136,7 +137,7 @@ def plot_word_cli(
     first = ", the first found (-n sets how many)" if occurrences.limit_reached else ""
     if occurrences.n_without_vector:  # glued to an emoji ([CTX-W070]) or cut off by a window ([CTX-W046])
         first += f"; {occurrences.n_without_vector} more without a contextual vector left out (W070, W046)"
-    typer.echo(f"Wrote {path} ({n} occurrence{'' if n == 1 else 's'} of '{word}'{first}{how})")
+    typer.echo(shown_line(f"Wrote {path} ({n} occurrence{'' if n == 1 else 's'} of '{word}'{first}{how})"))
 
 
 # plot layers
@@ -174,7 +175,7 @@ def plot_layers_cli(
     )
     path = save(figure, output, overwrite)
     summary = ", ".join(f"{layer}: {value:.3f}" for layer, value in zip(curves.layers, curves.mean_self_similarity))
-    typer.echo(f"Wrote {path}. Mean self-similarity per layer: {summary}")
+    typer.echo(shown_line(f"Wrote {path}. Mean self-similarity per layer: {summary}"))
 
 
 # plot polysemy
@@ -218,7 +219,7 @@ def plot_polysemy_cli(
         title=polysemy_title(data, min_count, source),
         score_label=data.score_label,
     )
-    typer.echo(polysemy_summary(save(figure, output, overwrite), data, min_count))
+    typer.echo(shown_line(polysemy_summary(save(figure, output, overwrite), data, min_count)))
     for warning in (data.warning, data.language_warning):
         if warning:
             warn_on_stderr(warning)

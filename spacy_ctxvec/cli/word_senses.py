@@ -27,6 +27,7 @@ from ..output_files import HTML_PAGE
 from ..outputs import check_output, write_text
 from ..paths import composed
 from ..saved_pipeline import existing_path, load_senses_and_lexicon, pipeline_lang
+from ..terminal import shown_line
 from ._app import (
     AS_JSON,
     OUTPUT_FORMAT,
@@ -365,7 +366,7 @@ def senses_cli(
         page = senses_html(source, text, min_senses=1 if all_words else 2, skip_stop_words=skip_stop_words)
         write_text(html, page.html, what="HTML file", overwrite=overwrite)
         # on stderr where JSON or TSV of WORDs follows on stdout: that output stays parseable
-        typer.echo(drawn_note(page, html, all_words, skip_stop_words), err=bool(words) and fmt != "table")
+        typer.echo(shown_line(drawn_note(page, html, all_words, skip_stop_words)), err=bool(words) and fmt != "table")
         if page.n_drawn == 0:  # the page is written all the same: the text, with nothing underlined
             warn_on_stderr(nothing_drawn_note(page))
         if not words:

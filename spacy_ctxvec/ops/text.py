@@ -15,12 +15,17 @@ _ALIGN = {"l": str.ljust, "r": str.rjust, "c": str.center}
 # paragraph separators, and the bidirectional marks, overrides and isolates that reorder a line.
 _ACTED_ON_BUT_TAB_AND_NEWLINE = "\x00-\x08\x0b-\x1f\x7f-\x9f\u061c\u200e\u200f\u2028\u2029\u202a-\u202e\u2066-\u2069"
 _UNPRINTABLE = re.compile(f"[\t\n{_ACTED_ON_BUT_TAB_AND_NEWLINE}]")
-# Controls HTML does not allow in text (all but tab, line feed, form feed and carriage return)
-NOT_IN_HTML = re.compile("[\x00-\x08\x0b\x0e-\x1f\x7f-\x9f]")
+# Bidirectional embeddings, overrides and isolates: in a page or a figure one in a word (U+202E)
+# reverses the rest of the line around it
+_REORDERING = "\u202a-\u202e\u2066-\u2069"
+# Controls HTML does not allow in text (all but tab, line feed, form feed and carriage return),
+# and _REORDERING
+NOT_IN_HTML = re.compile(f"[\x00-\x08\x0b\x0e-\x1f\x7f-\x9f{_REORDERING}]")
 # What a terminal acts on but tab and line feed, the separators of TSV output
 ACTED_ON_BUT_TAB_AND_NEWLINE = re.compile(f"[{_ACTED_ON_BUT_TAB_AND_NEWLINE}]")
-# What XML 1.0 (an SVG) does not allow: controls (form feed among them) and U+FFFE, U+FFFF
-NOT_IN_XML = re.compile("[\x00-\x08\x0b\x0c\x0e-\x1f\ufffe\uffff]")
+# What a figure writes out: what XML 1.0 (an SVG) does not allow (controls, form feed among
+# them, and U+FFFE, U+FFFF), DEL and the C1 controls (no glyph in any font), and _REORDERING
+IN_FIGURES_ESCAPED = re.compile(f"[\x00-\x08\x0b\x0c\x0e-\x1f\x7f-\x9f\ufffe\uffff{_REORDERING}]")
 
 
 # Scripts written without spaces between words: a tokenizer that splits at spaces keeps a
