@@ -1,7 +1,9 @@
 """analysis.sense_view and `spacy-ctxvec senses --html`: a Doc drawn by displaCy with
 each token's sense, label and score (tiny model; senses from a small corpus)."""
 
+import html as html_text
 import json
+import re
 
 import pytest
 from typer.testing import CliRunner
@@ -112,6 +114,18 @@ def test_labels_are_shown_as_text_not_markup(sense_nlp):
     assert split and "<script>" not in html and "<b>" not in html
     assert "&lt;script&gt;alert(1)&lt;/script&gt; &amp; &lt;b&gt;" in html
     assert all(SENSE_COLOURS[token._.sense % len(SENSE_COLOURS)] in html for token in split)
+
+
+def test_the_drawn_text_has_a_space_only_where_the_text_has_one(sense_nlp):
+    """displaCy put a space after every token: "interest ." for "interest." (an auditor)."""
+    doc = sense_nlp("the bank. the river bank, the (bank) of the river.")
+    assert any(t._.sense is not None for t in doc) and any(not t.whitespace_ for t in doc[:-1])
+    for page in (True, False):
+        drawn = render_senses(doc, page=page, min_senses=1)
+        text = drawn[drawn.index('<div class="spans"') :]
+        text = re.sub(r'<span style="display: block.*?</span></span>', "", text)  # the mark under a token
+        text = re.sub(r"<[^>]+>", "", text)
+        assert html_text.unescape(text).strip().startswith(doc.text.strip())
 
 
 def test_controls_html_does_not_allow_are_written_out(sense_nlp):

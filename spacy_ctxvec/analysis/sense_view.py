@@ -10,11 +10,12 @@ import warnings
 from collections import Counter
 from dataclasses import dataclass
 from pathlib import Path
-from typing import Any, Dict, List, Optional, Union
+from typing import Any, Dict, List, Optional, Sequence, Union
 
-from spacy import displacy
+from spacy.displacy.render import SpanRenderer
 from spacy.displacy.templates import TPL_SPAN, TPL_SPAN_SLICE
 from spacy.tokens import Doc, Span
+from spacy.util import escape_html
 
 from ..attributes import SENSE_ARRAY
 from ..building.shard import polysemy_components
@@ -37,9 +38,12 @@ PAGE_HEADING = "senses (token._.sense: label, token._.sense_score)"
 # displaCy's "span" templates (its options["template"]) with the mark under a token in the flow of the
 # text, on one line: displaCy's label box is absolute, as wide as its token, so a label wider than a short
 # word wrapped into a stack over its neighbours and the next line; in the flow it widens its token instead
+# The token's box without the line breaks around it, which a browser showed as a space after every
+# token ("interest ."): _SpacedSpanRenderer puts a space only where the text has one.
+_BOXED = TPL_SPAN.replace("display: inline-block;", "display: inline-block; vertical-align: top;")
 SPAN_TEMPLATES = {
-    "span": TPL_SPAN.replace("display: inline-block;", "display: inline-block; vertical-align: top;"),
-    "slice": TPL_SPAN_SLICE,
+    "span": "".join(line.strip() for line in _BOXED.split("\n")),
+    "slice": "".join(line.strip() for line in TPL_SPAN_SLICE.split("\n")),
     "start": (
         '<span style="background: {bg}; top: {top_offset}px; height: 4px; left: -1px; width: calc(100% + 2px); '
         'position: absolute;"></span><span style="display: block; margin-top: 8px; background: {bg}; color: #000; '
@@ -90,7 +94,7 @@ def set_sense_spans(doc: Doc, key: str = SPAN_KEY, *, min_senses: int = 1, skip_
 def render_senses(
     doc: Doc, *, min_senses: int = 2, skip_stop_words: bool = False, page: bool = False, title: Optional[str] = None
 ) -> str:
-    """HTML of ``doc`` with its senses (displacy.render, style "span", manual=True): each
+    """HTML of ``doc`` with its senses (displaCy's "span" style, a space only where the text has one): each
     token of a word with at least ``min_senses`` senses (default: the words this corpus
     split; 1: every token with a sense; ``skip_stop_words``: not the stop words, which a
     small corpus often splits) underlined in its sense's colour and marked with its sense and
@@ -165,7 +169,7 @@ def _render_spans(doc: Doc, spans: List[SenseSpan], *, page: bool, title: Option
     spaces = [bool(t.whitespace_) for t in doc]
     data = displacy_sense_data(words, spaces, marked, title=escaped, lang=doc.lang_, direction=direction)
     options = {"colors": sense_colours(marked, senses), "template": SPAN_TEMPLATES}
-    drawn = displacy.render(data, style="span", manual=True, page=page, jupyter=False, options=options)
+    drawn = _SpacedSpanRenderer(options, spaces).render([data], page=page).strip()
     key = _sense_key(spans, senses)
     if not page:
         return drawn + key
@@ -179,6 +183,23 @@ def _render_spans(doc: Doc, spans: List[SenseSpan], *, page: bool, title: Option
     # multi-language "xx" is no language tag: BCP 47 says "mul"
     lang = "mul" if doc.lang_ == "xx" else doc.lang_
     return drawn.replace(f'<html lang="{doc.lang_}">', f'<html lang="{lang}" dir="{direction}">', 1)
+
+
+class _SpacedSpanRenderer(SpanRenderer):
+    """displaCy's "span" renderer (what displacy.render(style="span", manual=True) runs) with a
+    space after a token only where the text has one: displaCy puts one after every token."""
+
+    def __init__(self, options: Dict[str, Any], spaces: Sequence[bool]) -> None:
+        super().__init__(options=options)
+        self.spaces = list(spaces)
+
+    def _render_markup(self, per_token_info: List[Dict[str, Any]]) -> str:
+        markup = []
+        for token, space in zip(per_token_info, self.spaces):
+            boxed = bool(token["entities"]) and token["text"].strip() != ""  # as displaCy decides
+            markup.append(super()._render_markup([token]) if boxed else escape_html(token["text"]))
+            markup.append(" " if space else "")
+        return "".join(markup)
 
 
 def _token_mark(sense: int, label: str, score: Optional[float]) -> str:
