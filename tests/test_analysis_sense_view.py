@@ -189,6 +189,10 @@ def test_senses_html_command_writes_the_page_through_the_output_rule(sense_nlp, 
     assert no_text.exit_code == 1 and "E613" in no_text.output and not (tmp_path / "x.html").exists()
     nothing = runner.invoke(app, ["senses", str(tmp_path / "pipeline")])
     assert nothing.exit_code == 1 and "E611" in nothing.output
+    # a page under another ending (it wrote HTML into x.pdf), and a WORD without senses: refused, no page written
+    for ending, word, code in ((".pdf", "bank", "E429"), (".html", "zebra", "E607")):
+        refused = runner.invoke(app, [*command[:3], str(tmp_path / f"y{ending}"), *command[4:], word])
+        assert refused.exit_code == 1 and code in refused.output and not (tmp_path / f"y{ending}").exists()
     every = runner.invoke(app, [*command, "--overwrite", "--all-words"])
     assert every.exit_code == 0 and f"drawn: {n_with_sense}, every token with a sense" in every.output, every.output
     assert all(label in output.read_text(encoding="utf8") for _, _, label, _ in sense_spans(doc))
@@ -212,6 +216,8 @@ def test_a_page_with_nothing_drawn_is_written_with_a_warning_saying_why(sense_nl
     unsplit = runner.invoke(app, command)
     warning = " ".join(unsplit.stderr.split())
     assert unsplit.exit_code == 0 and "split into several senses; --all-words draws" in warning
+    single = runner.invoke(app, [*command[:5], one_sense.split()[0], "--overwrite"])
+    assert "none of the text's 1 token with a sense is" in " ".join(single.stderr.split())  # was "1 tokens"
     drawn = runner.invoke(app, [*command, "--all-words"])
     assert drawn.exit_code == 0 and "W039" not in drawn.output and "drawn: 0" not in drawn.output
 

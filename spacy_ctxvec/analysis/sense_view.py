@@ -124,9 +124,10 @@ def why_nothing_drawn(page: "SensePage", all_words: str, skip_stop_words: str, *
             "vector: a word glued to a character the model cannot read, such as an emoji, has none)"
         )
     if page.n_stop_words_left_out:
-        return f"the {page.n_stop_words_left_out} tokens it would draw are stop words, left out by {skip_stop_words}"
+        are = "is a stop word" if page.n_stop_words_left_out == 1 else "are stop words"
+        return f"the {count_of(page.n_stop_words_left_out, 'token')} it would draw {are}, left out by {skip_stop_words}"
     return (
-        f"none of the text's {page.n_with_sense} tokens with a sense is of a word this corpus split "
+        f"none of the text's {count_of(page.n_with_sense, 'token')} with a sense is of a word this corpus split "
         f"into several senses; {all_words} draws the tokens of one-sense words too"
     )
 

@@ -193,6 +193,10 @@ class CommandErrors:
         "object storage is read by the Python API's Ray engine: build_lexicon_ray(nlp, '{path}') "
         "(docs/scaling.md)."
     )
+    E429 = (
+        "Cannot write the senses page to '{path}': the file name must end in .html or .htm, the ending by "
+        "which a browser and a file manager open it as a web page."
+    )
 
     # Build engines (E5xx)
     E501 = (

@@ -316,6 +316,8 @@ def check_options(
         given, missing = ("--text", "--html OUTPUT.html") if html is None else ("--html", "--text 'TEXT'")
         raise CtxvecError(Errors.E613.format(given=given, missing=missing))
     else:
+        if html.suffix.lower() not in (".html", ".htm"):
+            raise CtxvecError(Errors.E429.format(path=html))
         check_utf8(text, "The --text")
         if not has_visible(text):
             blank = "" if not text else " (whitespace only)" if not text.strip() else " (no character that shows)"
@@ -361,8 +363,12 @@ def senses_cli(
     check_options(words, html, text, all_words, skip_stop_words)
     words = given_words(words or [])
     existing_path(source)
-    if html is not None and text is not None:
+    if html is not None:
         check_output(html, what="HTML file", inputs={"SOURCE": source}, overwrite=overwrite, replaceable=HTML_PAGE)
+    if words:  # looked up first: a word without senses (E607) leaves no page written
+        inventory, lexicon = load_senses_and_lexicon(source)  # a senses directory holds no lexicon: no counts
+        described = render(describe_senses(inventory, words, source, lexicon), fmt)
+    if html is not None and text is not None:
         page = senses_html(source, text, min_senses=1 if all_words else 2, skip_stop_words=skip_stop_words)
         write_text(html, page.html, what="HTML file", overwrite=overwrite)
         # on stderr where JSON or TSV of WORDs follows on stdout: that output stays parseable
@@ -371,8 +377,6 @@ def senses_cli(
             warn_on_stderr(nothing_drawn_note(page))
         if not words:
             return
-    inventory, lexicon = load_senses_and_lexicon(source)  # a senses directory holds no lexicon: no counts
-    described = render(describe_senses(inventory, words, source, lexicon), fmt)
     print_output(described + induction_footer(inventory.settings, fmt), json_text=fmt == "json")
     unknown = unknown_words(inventory, words)
     if unknown:  # a note beside the words shown: on stderr, so that JSON and TSV output stays parseable
