@@ -211,6 +211,7 @@ def test_a_page_with_nothing_drawn_is_written_with_a_warning_saying_why(sense_nl
     assert unknown.exit_code == 0 and output.read_text(encoding="utf8").startswith("<!DOCTYPE html>")
     assert "drawn: 0" in unknown.stdout and "[CTX-W039] Nothing was drawn" in warning
     assert "no token of the text has a sense" in warning
+    assert "Nothing is drawn: no token of the text has a sense" in output.read_text(encoding="utf8")  # the page too
     one_sense = " ".join(t.text for t in sense_nlp(TEXT) if t._.n_senses == 1)
     command = ["senses", str(tmp_path / "pipeline"), "--html", str(output), "--text", one_sense, "--overwrite"]
     unsplit = runner.invoke(app, command)

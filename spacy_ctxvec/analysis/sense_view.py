@@ -5,12 +5,13 @@ token._.sense_score (``ops.sense_display``). The
 drawing shows the words this corpus split by default: a word with one sense has nothing to
 tell apart, and on a page of running text they are many of its tokens."""
 
+import dataclasses
 import html as html_text
 import warnings
 from collections import Counter
 from dataclasses import dataclass
 from pathlib import Path
-from typing import Any, Dict, List, Optional, Sequence, Union
+from typing import Any, Dict, List, Optional, Sequence, Tuple, Union
 
 from spacy.displacy.render import SpanRenderer
 from spacy.displacy.templates import TPL_SPAN, TPL_SPAN_SLICE
@@ -35,6 +36,9 @@ from ..pipelines import load_pipeline
 SPAN_KEY = "ctxvec_senses"
 PAGE_TITLE = "Word senses (spacy-ctxvec)"  # the <title> of senses_html's page
 PAGE_HEADING = "senses (token._.sense: label, token._.sense_score)"
+# How render_senses and senses --html name drawing one-sense words too and leaving out stop words
+PYTHON_OPTIONS = ("min_senses=1", "skip_stop_words")
+CLI_OPTIONS = ("--all-words", "--skip-stop-words")
 # displaCy's "span" templates (its options["template"]) with the mark under a token in the flow of the
 # text, on one line: displaCy's label box is absolute, as wide as its token, so a label wider than a short
 # word wrapped into a stack over its neighbours and the next line; in the flow it widens its token instead
@@ -102,9 +106,9 @@ def render_senses(
     drawn with its label in words. In a notebook, ``IPython.display.HTML(render_senses(doc))``; ``page``: a
     whole HTML page."""
     _check_arguments("render_senses", doc, min_senses)
-    drawn = _draw(doc, min_senses, skip_stop_words, page=page, title=title)
+    drawn = _draw(doc, min_senses, skip_stop_words, page=page, title=title, options=PYTHON_OPTIONS)
     if not drawn.n_drawn:
-        why = why_nothing_drawn(drawn, "min_senses=1", "skip_stop_words", annotated=doc._.get(SENSE_ARRAY) is not None)
+        why = why_nothing_drawn(drawn, *PYTHON_OPTIONS, annotated=doc._.get(SENSE_ARRAY) is not None)
         warnings.warn(Warnings.W039.format(why=why), stacklevel=2)
     return drawn.html
 
@@ -143,18 +147,29 @@ def _check_arguments(function: str, doc: Any, min_senses: Any) -> None:
 
 
 def _draw(
-    doc: Doc, min_senses: int, skip_stop_words: bool, *, page: bool, title: Optional[str], tab: Optional[str] = None
+    doc: Doc,
+    min_senses: int,
+    skip_stop_words: bool,
+    *,
+    page: bool,
+    title: Optional[str],
+    options: Tuple[str, str],
+    tab: Optional[str] = None,
 ) -> "SensePage":
     """The HTML of the tokens ``_sense_spans`` chooses, and what it shows; a page's <title>
-    is ``tab``, else ``title``, else PAGE_TITLE."""
+    is ``tab``, else ``title``, else PAGE_TITLE. Where nothing is drawn, the HTML says why
+    (``why_nothing_drawn`` with ``options``, the names of the settings it may advise)."""
     spans = _sense_spans(doc, min_senses, skip_stop_words)
     left_out = len(_sense_spans(doc, min_senses, False)) - len(spans) if skip_stop_words else 0
-    n_with_sense = sum(token._.sense is not None for token in doc)
-    html = _render_spans(doc, spans, page=page, title=title, tab=tab)
-    return SensePage(html, len(doc), n_with_sense, len(spans), left_out)
+    shown = SensePage("", len(doc), sum(token._.sense is not None for token in doc), len(spans), left_out)
+    annotated = doc._.get(SENSE_ARRAY) is not None
+    note = "" if spans else f"Nothing is drawn: {why_nothing_drawn(shown, *options, annotated=annotated)}."
+    return dataclasses.replace(shown, html=_render_spans(doc, spans, page=page, title=title, tab=tab, note=note))
 
 
-def _render_spans(doc: Doc, spans: List[SenseSpan], *, page: bool, title: Optional[str], tab: Optional[str]) -> str:
+def _render_spans(
+    doc: Doc, spans: List[SenseSpan], *, page: bool, title: Optional[str], tab: Optional[str], note: str = ""
+) -> str:
     # displaCy puts the title and span labels into the page as they are: escaped, they are shown
     # as text (a label written by hand may hold "<" or "&")
     escaped = None if title is None else _html_text(title)
@@ -171,7 +186,9 @@ def _render_spans(doc: Doc, spans: List[SenseSpan], *, page: bool, title: Option
     data = displacy_sense_data(words, spaces, marked, title=escaped, lang=doc.lang_, direction=direction)
     options = {"colors": sense_colours(marked, senses), "template": SPAN_TEMPLATES}
     drawn = _SpacedSpanRenderer(options, spaces).render([data], page=page).strip()
-    key = _sense_key(spans, senses)
+    key = _sense_key(spans, senses) or (
+        f'<div class="ctxvec-sense-key"><p>{_html_text(note)}</p></div>' if note else ""
+    )
     if not page:
         return drawn + key
     head, tail = drawn.rsplit("</body>", 1)  # displaCy escapes the text: this is the page's own
@@ -268,4 +285,4 @@ def senses_html(
     doc = nlp(text)
     if doc._.get(SENSE_ARRAY) is None:
         raise CtxvecError(Errors.E612.format(path=pipeline))
-    return _draw(doc, min_senses, skip_stop_words, page=True, title=PAGE_HEADING, tab=PAGE_TITLE)
+    return _draw(doc, min_senses, skip_stop_words, page=True, title=PAGE_HEADING, tab=PAGE_TITLE, options=CLI_OPTIONS)

@@ -13,7 +13,7 @@ from typing import Any, Dict, List, Optional, Tuple
 import typer
 
 from ..analysis.comparison import check_utf8, check_word
-from ..analysis.sense_view import SensePage, senses_html, why_nothing_drawn
+from ..analysis.sense_view import CLI_OPTIONS, SensePage, senses_html, why_nothing_drawn
 from ..building.corpus import has_visible
 from ..errors import CtxvecError, Errors, Warnings
 from ..lexicon.sense_descriptions import describe_context, describe_split_rule
@@ -298,7 +298,7 @@ def drawn_note(page: SensePage, path: Path, all_words: bool, skip_stop_words: bo
 
 def nothing_drawn_note(page: SensePage) -> str:
     """W039: why --html drew no token (``page.n_drawn`` is 0)."""
-    return Warnings.W039.format(why=why_nothing_drawn(page, "--all-words", "--skip-stop-words"))
+    return Warnings.W039.format(why=why_nothing_drawn(page, *CLI_OPTIONS))
 
 
 def check_options(
