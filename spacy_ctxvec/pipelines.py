@@ -13,7 +13,7 @@ from .attributes import CONTEXT_COMPONENT, POLYSEMY_FACTORY, install_extensions
 from .component_names import context_name_in_config
 from .components.transformer import set_hidden_states, set_hidden_states_in_config, transformer_in_config
 from .errors import CtxvecError, Errors
-from .saved_pipeline import check_component_names, pipeline_path
+from .saved_pipeline import check_component_names, given_twice, pipeline_path
 
 DEFAULT_CONFIG = Path(__file__).resolve().parent / "configs" / "default.cfg"
 
@@ -82,7 +82,7 @@ def load_pipeline(
             try:
                 config = load_config(path)
             except configparser.Error as err:  # a section or setting given twice
-                raise _twice(name or path, err) from err
+                raise given_twice(name or path, err) from err
             except (KeyError, ConfigValidationError) as err:  # confection: a [a.b] section before its parent [a]
                 orphan = section_before_parent(path.read_text(encoding="utf8"), err)
                 if orphan is None:
@@ -128,18 +128,12 @@ def load_pipeline(
             Errors.E028.format(name=name or path, errors=errors, hint=_registered_itself(errors))
         ) from err
     except configparser.Error as err:  # a saved pipeline's config.cfg
-        raise _twice(Path(str(name)) / "config.cfg", err) from err
+        raise given_twice(Path(str(name)) / "config.cfg", err) from err
     except (OSError, ValueError, KeyError, ImportError) as err:  # ImportError: a package's entry point
         # E011 ends spaCy's sentence with its own period: drop the one spaCy's message ends in.
         error = str(err).rstrip().rstrip(".") + _file_read(err) + _model_folder_hint(path)
         fix = _unregistered_hint(err) or _interpolation_hint(err) or LOAD_FIX
         raise CtxvecError(Errors.E011.format(name=name or path, error=error, fix=fix)) from err
-
-
-def _twice(config: Union[str, Path], err: configparser.Error) -> CtxvecError:
-    """E065 for a config whose section or setting is given twice (configparser's ``err``)."""
-    error = re.sub(r"^While reading from '<string>' \[line\s+(\d+)\]", r"line \1", str(err)).rstrip(".")
-    return CtxvecError(Errors.E065.format(name=config, error=error))
 
 
 def _saved_context_name(path: Path) -> str:

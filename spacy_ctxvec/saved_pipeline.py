@@ -9,6 +9,8 @@ refuses for a missing or mismatched part, instead of falling back from the probe
 self-similarity. Each reader also takes the part's own directory (e.g. ``lexicon/``), and
 the name of an installed pipeline package (as spacy.load does)."""
 
+import configparser
+import re
 from pathlib import Path
 from typing import Any, Collection, Dict, FrozenSet, Iterable, List, Optional, Tuple, Union
 
@@ -38,6 +40,21 @@ def pipeline_path(path: Union[str, Path]) -> Path:
     return data if data.is_dir() else path
 
 
+def saved_config(path: Path) -> Any:
+    """The config file at ``path``, not interpolated; E065 where a section or setting is given
+    twice (configparser's error, which reached users as a traceback)."""
+    try:
+        return load_config(path, interpolate=False)
+    except configparser.Error as err:
+        raise given_twice(path, err) from err
+
+
+def given_twice(config: Union[str, Path], err: configparser.Error) -> CtxvecError:
+    """E065 for a config whose section or setting is given twice (configparser's ``err``)."""
+    error = re.sub(r"^While reading from '<string>' \[line\s+(\d+)\]", r"line \1", str(err)).rstrip(".")
+    return CtxvecError(Errors.E065.format(name=config, error=error))
+
+
 def check_component_names(config: Any, pipeline: Union[str, Path]) -> None:
     """E064 where a component name of ``config`` (a pipeline's config) is a path (absolute, with a
     separator, "." or ".."): spaCy reads and writes a component's files at the pipeline's folder /
@@ -49,7 +66,7 @@ def check_component_names(config: Any, pipeline: Union[str, Path]) -> None:
             _check_names([block.get("component", name)], pipeline)
             source = pipeline_path(block["source"])
             if (source / "config.cfg").is_file():
-                _check_names(_component_names(load_config(source / "config.cfg", interpolate=False)), source)
+                _check_names(_component_names(saved_config(source / "config.cfg")), source)
 
 
 def _component_names(config: Any) -> List[Any]:
@@ -81,7 +98,7 @@ def _polysemy_component(path: Union[str, Path]) -> Optional[Tuple[Path, str, Dic
     path = pipeline_path(path)
     if not (path / "config.cfg").is_file():
         return None
-    config = load_config(path / "config.cfg", interpolate=False)
+    config = saved_config(path / "config.cfg")
     check_component_names(config, path)
     for name, block in config.get("components", {}).items():
         if isinstance(block, dict) and block.get("factory") == POLYSEMY_FACTORY and (path / name).is_dir():
@@ -133,7 +150,7 @@ def pipeline_stop_words(path: Union[str, Path]) -> FrozenSet[str]:
 def pipeline_lang(path: Union[str, Path]) -> Optional[str]:
     """``[nlp] lang`` of the saved pipeline's config.cfg, None where ``path`` has none."""
     config = pipeline_path(path) / "config.cfg"
-    lang = load_config(config, interpolate=False).get("nlp", {}).get("lang") if config.is_file() else None
+    lang = saved_config(config).get("nlp", {}).get("lang") if config.is_file() else None
     return lang if isinstance(lang, str) and lang else None
 
 

@@ -82,6 +82,22 @@ def test_the_saved_pipeline_readers_refuse_where_spacy_load_does(tiny_nlp, tmp_p
     assert result.exit_code != 0 and "E249" in result.output
 
 
+def test_a_setting_given_twice_in_a_saved_config_is_e065_for_the_readers_too(tiny_nlp, tmp_path):
+    """rank, senses and export-static read the config themselves: a setting added beside the
+    one there (as a warning's advice was followed) came out as configparser's traceback."""
+    pipeline = tmp_path / "pipeline"
+    save_with_probe(tiny_nlp, pipeline)
+    config = (pipeline / "config.cfg").read_text(encoding="utf8")
+    block = "[components.ctxvec_polysemy]\n"
+    assert block in config
+    (pipeline / "config.cfg").write_text(config.replace(block, block + 'score = "auto"\n', 1), encoding="utf8")
+    for command in (["rank", str(pipeline)], ["senses", str(pipeline), "bank"]):
+        result = CliRunner().invoke(app, command)
+        message = " ".join(result.output.split())
+        assert result.exit_code == 1 and "[CTX-E065]" in message and "option 'score'" in message, message
+        assert "Traceback" not in result.output
+
+
 def test_the_readers_check_the_probe_against_its_saved_input_embeddings(tiny_nlp, tmp_path):
     from spacy_ctxvec.lexicon.type_inputs import TypeInputs
     from spacy_ctxvec.saved_pipeline import load_pipeline_inputs, load_probe
