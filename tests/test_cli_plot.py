@@ -493,6 +493,12 @@ def test_plot_word_sentences_refuses_the_corpus_reading_options_and_names_corpus
         message = " ".join(result.output.split())
         assert result.exit_code == 1 and f"[CTX-E417] {named}: for --corpus files only" in message, result.output
         assert f"--corpus {latin1}" in message and not output.exists()
+    other = tmp_path / "latin1.sents"  # --corpus reads files by their ending: .txt named
+    other.write_bytes(latin1.read_bytes())
+    result = invoke(
+        "plot", "word", "apple", "--sentences", other, "--on-error", "skip", "-p", tiny_pipeline_dir, "-o", output
+    )
+    assert f"--corpus {other}.txt (copied or renamed from {other}" in " ".join(result.output.split())
     corpus = invoke(
         "plot",
         "word",

@@ -112,7 +112,10 @@ def test_a_removed_transformer_is_not_named_as_present(tiny_nlp):
     nlp.add_pipe("ctxvec_context")
     nlp.initialize()
     nlp.remove_pipe("transformer")
-    with pytest.raises(CtxvecError, match=r"\[CTX-E001\].*nlp.add_pipe\(\"transformer\", before=\"ctxvec_context\"\)"):
+    with pytest.raises(
+        CtxvecError,
+        match=r"\[CTX-E001\].*nlp.add_pipe\(\"ctxvec_transformer\", name=\"transformer\", before=\"ctxvec_context\"\)",
+    ):
         nlp("the bank")
 
 

@@ -65,7 +65,14 @@ def read_texts(
             if given
         ]
         if options:
-            raise CtxvecError(Errors.E417.format(options=" and ".join(options), path=sentences))
+            is_txt = Path(sentences).suffix.lower() == ".txt"  # --corpus reads a .txt file one text per line
+            corpus_path = sentences if is_txt else f"{sentences}.txt"
+            rename = "" if is_txt else f" (copied or renamed from {sentences}: --corpus reads files by their ending)"
+            raise CtxvecError(
+                Errors.E417.format(
+                    options=" and ".join(options), path=sentences, corpus_path=corpus_path, rename=rename
+                )
+            )
         texts = [line.strip() for _, line in text_lines(sentences) if line.strip()]
         if not texts:
             raise CtxvecError(Errors.E404.format(path=sentences, problem="holds no sentences", advice=""))

@@ -140,7 +140,7 @@ class CommandErrors:
     E417 = (
         "{options}: for --corpus files only; the --sentences file '{path}' is read as UTF-8, one sentence "
         "per line. To decode it with --encoding or skip bad lines with --on-error skip, give it as "
-        "--corpus {path} (a .txt file, named so if it is not, is read one text per line)."
+        "--corpus {corpus_path}{rename} (a .txt file is read one text per line)."
     )
     E418 = (
         "{what} is not UTF-8 text: it holds {byte} (a terminal set to another encoding, such as Latin-1, "

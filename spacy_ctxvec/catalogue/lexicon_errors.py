@@ -51,8 +51,9 @@ class LexiconErrors:
     )
     E208 = (
         "min_count must be at least 2 (self-similarity needs two occurrences), got {min_count}. "
-        "Pass min_count >= 2 (in a config: min_count in [components.ctxvec_polysemy]; build-lexicon: "
-        "--min-count)."
+        "Set it to 2 or more where it was given: in a config (or a saved pipeline's config.cfg), min_count in "
+        "[components.ctxvec_polysemy], checked as the pipeline loads, before build-lexicon's --min-count "
+        "applies; on the command line, --min-count."
     )
     E209 = "merge_all got no lexicons and no width. Pass width= for an empty result."
     E210 = (
@@ -92,8 +93,9 @@ class LexiconErrors:
     )
     E220 = (
         "The lexicon was built with key mode '{lexicon_key}', but component "
-        "'{name}' uses key '{key}'. Set key = \"{lexicon_key}\" on the component or "
-        "rebuild the lexicon with --key {key}."
+        "'{name}' uses key '{key}'. Set key = \"{lexicon_key}\" on the component (a saved pipeline: in "
+        "[components.{name}] of its config.cfg), or build the lexicon again with --key {key} from the config "
+        "or pipeline it was built from (spacy-ctxvec build-lexicon CONFIG CORPUS NEW_OUTPUT --key {key})."
     )
     E221 = (
         "Checkpoint in '{path}' cannot continue this build: {problem}. {how_to_continue}; to count with "

@@ -55,11 +55,13 @@ def no_transformer_fix(nlp: Language, before: str) -> str:
     if "transformer" in names:
         return (
             f"The component named 'transformer' is not spacy-transformers' Transformer: add one under another "
-            f'name, nlp.add_pipe("transformer", name="trf", before="{before}").'
+            f'name, nlp.add_pipe("ctxvec_transformer", name="trf", before="{before}").'
         )
     return (
-        f'Add it with nlp.add_pipe("transformer", before="{before}"), or put [components.transformer] before '
-        "it in the config's pipeline list."
+        f'Add one with nlp.add_pipe("ctxvec_transformer", name="transformer", before="{before}") (the offline '
+        'default model; spacy-transformers\' own "transformer" defaults to roberta-base from the Hugging Face hub), '
+        f'or in a config list "transformer" before "{before}" in [nlp] pipeline, with its [components.transformer] '
+        'block (factory = "ctxvec_transformer", as configs/default.cfg has).'
     )
 
 
@@ -76,8 +78,9 @@ def missing_trf_data_fix(nlp: Optional[Language], name: str) -> str:
     one it was sourced into, or none)."""
     if nlp is None:
         return (
-            f'Run it through nlp(text) in a pipeline with a transformer before it (nlp.add_pipe("transformer", '
-            f'before="{name}"), or add_pipe("transformer", source=...) where it was sourced as well); if that '
+            f'Run it through nlp(text) in a pipeline with a transformer before it (nlp.add_pipe("ctxvec_transformer", '
+            f'name="transformer", before="{name}"), or add_pipe("transformer", source=...) where it was sourced as '
+            "well); if that "
             "transformer is frozen during `spacy train`, add it to [training] annotating_components."
         )
     try:
