@@ -117,6 +117,7 @@ def load_pipeline(
         if layer is not None and context in nlp.pipe_names:
             # The saved Hugging Face config wins over config overrides on load: switch the live one.
             set_hidden_states(nlp, context, True)
+            _learn_width(nlp, context)
         return nlp
     except CtxvecError:
         raise
@@ -134,6 +135,17 @@ def load_pipeline(
         error = str(err).rstrip().rstrip(".") + _file_read(err) + _model_folder_hint(path)
         fix = _unregistered_hint(err) or _interpolation_hint(err) or LOAD_FIX
         raise CtxvecError(Errors.E011.format(name=name or path, error=error, fix=fix)) from err
+
+
+def _learn_width(nlp: Language, context: str) -> None:
+    """The output width of ``context`` loaded with other layers than it was saved with (its saved
+    width is dropped): from one short text, so that an empty first Doc, and the pipeline saved
+    from this one before any Doc ran (a Ray build's driver), have it."""
+    from .components.transformer_lookup import find_transformer
+
+    pipe = nlp.get_pipe(context)
+    if getattr(pipe, "width", 0) is None:
+        pipe(nlp.get_pipe(find_transformer(nlp, context))(nlp.make_doc("width")))
 
 
 def _saved_context_name(path: Path) -> str:

@@ -69,6 +69,10 @@ def test_layer_switches_hidden_states_on_for_a_directory(tiny_bert_dir, tmp_path
 
     nlp = load_pipeline(tmp_path / "p", layer=1)
     assert _live_hidden_states(nlp) and outputs_hidden_states(nlp, "transformer")
+    # the width is known before any Doc ran: an empty first Doc, and a pipeline saved at once (a Ray
+    # build's driver) have it (the saved width was dropped with the layers, and saved as null)
+    width = plain("pen")._.ctxvec_context.shape[1]
+    assert nlp.get_pipe("ctxvec_context").width == width and nlp("")._.ctxvec_context.shape == (0, width)
     assert nlp.config["components"]["transformer"]["model"]["transformer_config"]["output_hidden_states"] is True
     doc = nlp("I have a pen.")
     assert len(doc._.trf_data.model_output["hidden_states"]) == 3
