@@ -149,3 +149,30 @@ def test_a_tokenizers_parallelism_the_user_set_is_left_alone(monkeypatch):
     with tokenizers_quiet_at_fork():
         assert os.environ["TOKENIZERS_PARALLELISM"] == "false"
     assert "TOKENIZERS_PARALLELISM" not in os.environ
+
+
+def test_a_cluster_that_answers_but_refuses_to_be_joined_names_token_authentication(monkeypatch):
+    """Ray 2.5x clusters use token authentication by default: a driver naming their host:port
+    without RAY_AUTH_MODE=token got E232 'check that the host and port are right' (a Ray auditor)."""
+    from spacy_ctxvec.building.ray_cluster import join_cluster
+    from spacy_ctxvec.errors import CtxvecError
+
+    class RefusingRay:  # what ray.init does there: the GCS answers, then refuses the driver
+        @staticmethod
+        def init(address):
+            raise ConnectionError("Failed to connect to GCS at address 127.0.0.1. Check the logs")
+
+    with socket.socket() as listening:
+        listening.bind(("127.0.0.1", 0))
+        listening.listen()
+        address = f"127.0.0.1:{listening.getsockname()[1]}"
+        monkeypatch.delenv("RAY_AUTH_MODE", raising=False)
+        with pytest.raises(CtxvecError, match=r"E232.*Failed to connect to GCS.*set RAY_AUTH_MODE=token here"):
+            join_cluster(RefusingRay(), address)
+        monkeypatch.setenv("RAY_AUTH_MODE", "token")  # already set: not advised again
+        with pytest.raises(CtxvecError) as raised:
+            join_cluster(RefusingRay(), address)
+        assert "RAY_AUTH_MODE" not in str(raised.value)
+    with pytest.raises(CtxvecError) as nothing_there:
+        join_cluster(RefusingRay(), f"127.0.0.1:{closed_port()}")
+    assert "RAY_AUTH_MODE" not in str(nothing_there.value)

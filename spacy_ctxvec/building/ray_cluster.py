@@ -218,12 +218,14 @@ def join_cluster(ray: Any, address: str, from_environment: bool = False) -> None
     """ray.init(address=address), or E232 at once where no Ray runs there (Ray itself
     raises a bare ConnectionError for "auto", and retries a silent host:port for minutes)."""
     target: Optional[str] = address
+    answered = False  # something listens there: Ray refused to join (token authentication, another version)
     try:
         if address.strip() == "auto":
             target = auto_address()
         where = host_and_port(target) if target else None
         reason = unreachable(*where) if where else None
         if reason is None:
+            answered = True
             ray.init(address=address)
             return
     except ConnectionError as err:
@@ -233,7 +235,17 @@ def join_cluster(ray: Any, address: str, from_environment: bool = False) -> None
     reason = reason.rstrip(".")
     shown = address if target in (None, address) else f"{address} (found: {target})"
     named, local = ("RAY_ADDRESS", "unset RAY_ADDRESS") if from_environment else ("--address", "leave out --address")
-    raise CtxvecError(Errors.E232.format(address=f"{named} {shown}", reason=reason, local=local))
+    auth = AUTH_HINT if answered and os.environ.get("RAY_AUTH_MODE", "").lower() != "token" else ""
+    raise CtxvecError(Errors.E232.format(address=f"{named} {shown}", reason=reason, local=local, auth=auth))
+
+
+# Ray 2.5x clusters started by `ray start --head` use token authentication by default; a driver that
+# names their address joins only with the token mode and the token (their error reads as no cluster)
+AUTH_HINT = (
+    " Something answers there: where that cluster uses token authentication (`ray start` printed "
+    '"Token authentication is enabled"), set RAY_AUTH_MODE=token here, with the head\'s token in '
+    "~/.ray/auth_token (copy it from the head) or in RAY_AUTH_TOKEN."
+)
 
 
 def check_cluster_resources(

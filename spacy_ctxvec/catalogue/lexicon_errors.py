@@ -136,7 +136,7 @@ class LexiconErrors:
 
     # Bad corpus input, owned directories and damaged saved state (E240-E259
     E232 = (
-        "Cannot join a Ray cluster at {address}: {reason}. Start one with `ray start --head` "
+        "Cannot join a Ray cluster at {address}: {reason}.{auth} Start one with `ray start --head` "
         "(and pass the address it prints, e.g. --address 10.0.0.1:6379, from another machine), check that "
         "the host and port are right and reachable from here, or {local} to start a local Ray for this build."
     )
