@@ -15,9 +15,10 @@ import warnings
 from contextlib import contextmanager
 from typing import Any, Dict, FrozenSet, Iterator, List, Optional, Set, Tuple
 
-from ..errors import PREFIX, CtxvecError, Errors, Warnings
+from ..errors import CtxvecError, Errors, Warnings
 from ..interrupts import interrupts_held
 from ..ops.text import count_of
+from .ray_failures import coded_error
 
 # A node that dies takes its actors with it. Ray restarts them on the nodes left when
 # those have room, or once Ray Data releases an actor that ran out of input; when neither
@@ -332,67 +333,6 @@ def data_context_settings(ray: Any, **settings: Any) -> Iterator[None]:
     finally:
         for name, value in before.items():
             setattr(context, name, value)
-
-
-def exception_chain(err: BaseException) -> Iterator[BaseException]:
-    """``err`` and every exception it wraps (causes, contexts, Ray's ``cause``), once each."""
-    seen = set()
-    stack: List[Optional[BaseException]] = [err]
-    while stack:
-        current = stack.pop()
-        if current is None or id(current) in seen:
-            continue
-        seen.add(id(current))
-        yield current
-        stack.extend([current.__cause__, current.__context__, getattr(current, "cause", None)])
-
-
-def coded_error(err: BaseException) -> Optional[CtxvecError]:
-    """The CtxvecError a Ray task raised, found in the chain of wrapping exceptions."""
-    for current in exception_chain(err):
-        if isinstance(current, CtxvecError) and str(current).startswith("[" + PREFIX):
-            # Ray appends its own retry and traceback text after the coded (one-line) message.
-            return CtxvecError(str(current).splitlines()[0])
-    return None
-
-
-def node_loss_error(err: BaseException) -> Optional[CtxvecError]:
-    """E522 when a chain of exceptions holds Ray's word that a node, worker process or
-    object died and could not be recovered (not when an actor's own __init__ failed)."""
-    try:
-        from ray import exceptions as ray_errors
-    except ImportError:
-        return None
-    lost = (
-        ray_errors.NodeDiedError,
-        ray_errors.WorkerCrashedError,
-        ray_errors.ObjectLostError,
-        ray_errors.LocalRayletDiedError,
-        ray_errors.RayActorError,
-    )
-    for current in exception_chain(err):
-        if isinstance(current, lost) and not getattr(current, "actor_init_failed", False):
-            first_line = (str(current).strip().splitlines() or [""])[0][:300]
-            return CtxvecError(Errors.E522.format(error_type=type(current).__name__, error=first_line))
-    return None
-
-
-def stall_error(err: BaseException) -> Optional[CtxvecError]:
-    """E523 when Ray Data gave up on a dataset that made no progress (its own timeout)."""
-    try:
-        from ray.data import DataContext
-        from ray.data.exceptions import ExecutionTimeoutError
-    except ImportError:
-        return None
-    for current in exception_chain(err):
-        if isinstance(current, ExecutionTimeoutError):
-            first_line = (str(current).strip().splitlines() or [""])[0][:300]
-            stated = re.search(r"at least (\d+(?:\.\d+)?)\s*s", first_line)
-            seconds = (
-                float(stated.group(1)) if stated else float(DataContext.get_current().execution_no_progress_timeout_s)
-            )
-            return CtxvecError(Errors.E523.format(seconds=seconds, error=first_line))
-    return None
 
 
 class NodeLossWatch:

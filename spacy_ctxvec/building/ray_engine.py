@@ -67,17 +67,15 @@ from .ray_cluster import (
     NODE_CHECK_S,
     NodeLossWatch,
     check_cluster_resources,
-    coded_error,
     coded_errors_unlogged,
     data_context_settings,
     given_address,
     import_ray,
-    node_loss_error,
     ray_session,
     running_executors,
-    stall_error,
     stop_executors,
 )
+from .ray_failures import coded_error, node_loss_error, stall_error, worker_start_error
 from .shard import check_key_mode, holds_docbins
 
 # Reading and parsing text is cheap next to the transformer, and read tasks that asked
@@ -418,7 +416,7 @@ def build_lexicon_ray(
                 stop_build()
                 if not isinstance(err, Exception):  # KeyboardInterrupt, SystemExit
                     raise
-                coded = coded_error(err) or node_loss_error(err) or stall_error(err)
+                coded = coded_error(err) or node_loss_error(err) or stall_error(err) or worker_start_error(err)
                 if coded is None:
                     raise
                 message = str(coded)  # files named as given (the workers read them by resolved path)

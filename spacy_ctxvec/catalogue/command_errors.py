@@ -231,6 +231,10 @@ class CommandErrors:
         "build_lexicon_ray needs a loaded pipeline (a spacy Language), got {given}. Load it first: "
         "spacy_ctxvec.pipelines.load_pipeline(PATH) for a directory, package or .cfg, or spacy.load(NAME)."
     )
+    E509 = (
+        "Ray's workers could not start on a node of the cluster ({reason}). {advice}, then run the command "
+        "again. The build stopped; nothing was saved."
+    )
     E520 = (
         "Ray node(s) {nodes} left the cluster during the build, and the {n_left} node(s) "
         "left have {have} {resource}: {workers} with {per_worker} {resource} "
