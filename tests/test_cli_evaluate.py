@@ -123,17 +123,18 @@ def test_word_sim_refuses_a_sense_count_table_before_loading_the_pipeline(tmp_pa
     result = runner.invoke(app, ["evaluate", "word-sim", "no-such-pipeline", str(counts), "--json"])
     message = " ".join(result.stderr.split())
     assert result.exit_code == 1 and result.stdout == ""
-    assert "[CTX-E302] " in message and "sense_counts.tsv, line 1: expected word1, word2 and a numeric score" in message
-    assert "this row has 6 field(s)" in message
-    counts.write_text("bank\t18\t3\n", encoding="utf8")  # no header, 3 fields: a number for word 2
+    # named for what it is (E302 said "fix or remove that line", and the next line was the same)
+    assert "[CTX-E328] " in message and "sense_counts.tsv, line 1: this is not a word-pair file" in message
+    assert "a table of sense counts per lemma" in message and "`evaluate polysemy`" in message
+    counts.write_text("bank\t18\t3\n", encoding="utf8")  # no header: whole numbers after the lemma
     message = " ".join(runner.invoke(app, ["evaluate", "word-sim", "no-such-pipeline", str(counts)]).output.split())
-    assert "sense_counts.tsv, line 1" in message and "word 2 is the number '18', not a word" in message
+    assert "[CTX-E328]" in message and "sense_counts.tsv, line 1" in message and "whole numbers after" in message
 
 
 def test_word_sim_shared_sense_counts_are_refused(shared_data):
     path = shared_data / "wordnet_sense_counts" / "sense_counts.tsv"
     message = word_sim_refusal(path)
-    assert "[CTX-E302]" in message and "sense_counts.tsv, line 1" in message
+    assert "[CTX-E328]" in message and "sense_counts.tsv, line 1" in message
 
 
 def test_word_sim_refuses_the_shared_sense_counts_by_part_of_speech_at_line_1(shared_data):

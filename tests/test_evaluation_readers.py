@@ -207,8 +207,8 @@ def test_shared_sense_count_files_are_not_word_pairs(shared_data):
     with pytest.raises(CtxvecError) as error:
         read_word_pairs(path)
     message = str(error.value)
-    assert message.startswith("[CTX-E302]") and "sense_counts.tsv, line 1: expected word1, word2" in message
-    assert "this row has 6 field(s)" in message
+    assert message.startswith("[CTX-E328]") and "sense_counts.tsv, line 1: this is not a word-pair" in message
+    assert "a table of sense counts per lemma" in message
     by_pos = shared_data / "wordnet_sense_counts" / "sense_counts_by_pos.tsv"  # lemma pos n_senses: rows like pairs
     with pytest.raises(CtxvecError) as error:
         read_word_pairs(by_pos)
@@ -260,16 +260,12 @@ def test_sense_counts_by_part_of_speech_are_refused_at_their_first_lines(tmp_pat
 @pytest.mark.parametrize(
     "text, line, problem",
     [
-        ("'hood\t1\t1\t0\t0\t0\n", 1, "this row has 6 field(s)"),
-        ("lemma\ttotal\n'hood\t1\n", 1, "this row has 2 field(s)"),  # 2 fields: not a header
-        ("bank\t18\t3\nrun\t57\t4\n", 1, "word 2 is the number '18'"),
+        ("bank\t18\t3.5\n", 1, "word 2 is the number '18'"),
         ("old\tnew\t1.5\nsmart\tintelligent\t9.2\tA\n", 2, "this row has 4 field(s)"),
         ("take\tremove\tV\t6.8\tSYN\nwalk\ttrail\t4.8\n", 2, "SimVerb-3500's word1"),
         ("word1\tword2\tPOS\tSimLex999\nold\tnew\tA\t1.58\t2.72\n", 2, "at most 4 fields"),
     ],
     ids=[
-        "sense-count-row",
-        "two-column-table",
         "number-for-a-word",
         "extra-column",
         "simverb-short",
@@ -281,6 +277,31 @@ def test_rows_of_other_layouts_are_refused(tmp_path, text, line, problem):
         read_word_pairs(write(tmp_path / "p.txt", text))
     message = str(error.value)
     assert message.startswith("[CTX-E302]") and f"p.txt, line {line}: expected" in message and problem in message
+
+
+@pytest.mark.parametrize(
+    "text, line, looks_like",
+    [
+        ("'hood\t1\t1\t0\t0\t0\n", 1, "whole numbers after the lemma"),
+        ("lemma\ttotal\n'hood\t1\n", 1, "header naming a count column second"),
+        ("bank\t18\t3\nrun\t57\t4\n", 1, "whole numbers after the lemma"),
+    ],
+    ids=["sense-count-row", "two-column-table", "counts-without-header"],
+)
+def test_a_table_of_sense_counts_per_lemma_is_named_as_one(tmp_path, text, line, looks_like):
+    """It was E302 on its first row, "fix or remove that line", and the next row the same."""
+    with pytest.raises(CtxvecError) as error:
+        read_word_pairs(write(tmp_path / "p.txt", text))
+    message = str(error.value)
+    assert message.startswith("[CTX-E328]") and f"p.txt, line {line}: this is not a word-pair file" in message
+    assert looks_like in message
+
+
+def test_a_word_pair_file_given_for_sense_counts_is_named_as_one(tmp_path):
+    """SimLex's first row was skipped as a header (a false W053), then E302 on the next."""
+    path = write(tmp_path / "simlex.txt", "old\tnew\t1.58\nsmart\tintelligent\t9.2\nhard\tdifficult\t8.77\n")
+    with pytest.raises(CtxvecError, match=r"E329.*simlex\.txt, line 1: .*looks like a word-pair file"):
+        read_sense_counts(path)
 
 
 def test_quoted_csv_and_tsv_fields_are_read_without_their_quotes(tmp_path):

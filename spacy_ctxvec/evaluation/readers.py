@@ -22,7 +22,6 @@ from ..types import PathLike
 from .target_check import warn_if_indices_look_off
 from .word_pair_layout import (
     SENSE_TABLE_ROWS,
-    SENSES_BY_POS,
     PairLayout,
     first_layout,
     is_finite_number,
@@ -30,6 +29,7 @@ from .word_pair_layout import (
     other_table,
     pair_problem,
     parses_as_float,
+    sense_totals_table,
     split_fields,
 )
 
@@ -126,14 +126,19 @@ def data_lines(path: Path, compose: bool = True) -> Iterator[Tuple[int, str]]:
             yield number, line
 
 
-def _lines_unless_senses_by_pos(path: Path, refusal: Callable[[int, str, str], str]) -> Iterator[Tuple[int, str]]:
+def _lines_unless_senses_by_pos(
+    path: Path,
+    refusal: Callable[[int, str, str], str],
+    other: Callable[[Sequence[Tuple[int, Sequence[str]]]], Optional[Tuple[int, str]]] = lambda _: None,
+) -> Iterator[Tuple[int, str]]:
     """data_lines(path), once its first lines are not a sense-count table by part of speech
-    (word_pair_layout.other_table, one test for every reader); where they are, a
-    CtxvecError(refusal(line number, what the file looks like, that line's first 200
-    characters))."""
+    (word_pair_layout.other_table, one test for every reader) nor what ``other`` finds there;
+    where they are, a CtxvecError(refusal(line number, what the file looks like, that line's
+    first 200 characters))."""
     lines = data_lines(path)
     first = list(islice(lines, SENSE_TABLE_ROWS + 1))
-    table = other_table([(number, split_fields(line)) for number, line in first])
+    fields = [(number, split_fields(line)) for number, line in first]
+    table = other_table(fields) or other(fields)
     if table is not None:
         raise CtxvecError(refusal(table[0], table[1], dict(first)[table[0]][:200]))
     return chain(first, lines)
@@ -259,6 +264,7 @@ def read_word_pairs(path: PathLike) -> WordPairs:
         lambda line, looks_like, got: Errors.E328.format(
             path=path, line=line, looks_like=looks_like, got=got, expected=WORD_PAIRS_FORMAT
         ),
+        sense_totals_table,
     )
     words1, words2, scores = [], [], []
     layout: Optional[PairLayout] = None
@@ -381,9 +387,10 @@ def read_sense_counts(path: PathLike) -> Dict[str, int]:
     path = existing_data_file(path, "Give a TSV of lemma and sense count, e.g. sense_counts.tsv.")
     lines = _lines_unless_senses_by_pos(
         path,
-        lambda line, _, got: Errors.E329.format(
-            path=path, line=line, looks_like=SENSES_BY_POS, got=got, expected=SENSE_COUNTS_FORMAT
+        lambda line, looks_like, got: Errors.E329.format(
+            path=path, line=line, looks_like=looks_like, got=got, expected=SENSE_COUNTS_FORMAT
         ),
+        _word_pairs,
     )
     counts: Dict[str, int] = {}
     for position, (number, line) in enumerate(lines):
@@ -417,6 +424,19 @@ def read_sense_counts(path: PathLike) -> Dict[str, int]:
     if not counts:
         raise CtxvecError(Errors.E305.format(path=path, expected=SENSE_COUNTS_FORMAT))
     return counts
+
+
+def _word_pairs(first: Sequence[Tuple[int, Sequence[str]]]) -> Optional[Tuple[int, str]]:
+    """(line number, what the file looks like) where a file's first rows are word pairs and
+    their scores (word1, word2, a score that is not a whole number): a word-similarity file
+    given for sense counts (its first row was skipped as a header, W053, then E302)."""
+    rows = first[:SENSE_TABLE_ROWS]
+    if rows and all(
+        len(row) == 3 and not is_whole_number(row[1]) and parses_as_float(row[2]) and not is_whole_number(row[2])
+        for _, row in rows
+    ):
+        return rows[0][0], "a word-pair file (word1, word2, similarity score: for `evaluate word-sim`)"
+    return None
 
 
 # What the columns of a sense-count header are called (sense_counts.tsv: "lemma total n v a r").

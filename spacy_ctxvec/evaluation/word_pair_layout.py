@@ -146,6 +146,27 @@ def other_table(first: Sequence[Tuple[int, Sequence[str]]]) -> Optional[Tuple[in
     return None
 
 
+SENSE_TOTALS = "a table of sense counts per lemma (lemma, total senses, then the count per part of speech)"
+# The name of the count column second in a sense-count header ("lemma total n v a r")
+COUNT_HEADERS = ("total", "count", "senses", "n_senses", "sense_count")
+
+
+def sense_totals_table(first: Sequence[Tuple[int, Sequence[str]]]) -> Optional[Tuple[int, str]]:
+    """(line number, what the file looks like) when a file's first non-blank lines are a table
+    of sense counts per lemma (what `evaluate polysemy` reads) rather than word pairs: a header
+    naming a count column second, or first rows whose fields after the lemma are all whole
+    numbers (a word pair's word 2 never is). None for anything else."""
+    if not first:
+        return None
+    number, fields = first[0]
+    if len(fields) >= 2 and fields[1].lower() in COUNT_HEADERS:
+        return number, f"{SENSE_TOTALS}, its header naming a count column second"
+    rows = first[:SENSE_TABLE_ROWS]
+    if all(len(row) >= 2 and all(is_whole_number(field) for field in row[1:]) for _, row in rows):
+        return rows[0][0], f"{SENSE_TOTALS}, its first rows holding whole numbers after the lemma"
+    return None
+
+
 def is_whole_number(text: str) -> bool:
     """ASCII digits only (str.isdigit also accepts e.g. superscripts, which int() refuses):
     in a score column, a sense count rather than a similarity score."""
