@@ -102,7 +102,7 @@ class Warnings(metaclass=_ErrorsWithCodes):
         "Check those rows' words and target indices."
     )
     W004 = "Skipped invalid line {path}:{line}: {reason}"
-    W005 = "Skipped {lines} in total."
+    W005 = "Skipped {lines} in total.{hint}"
     W006 = (
         "The lexicon counts {n_tokens} tokens, fewer than the {minimum} of the smallest "
         "corpus the polysemy probe was measured on: its log-frequency term makes every "

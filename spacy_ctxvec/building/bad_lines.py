@@ -47,7 +47,21 @@ def skipped_line_warnings(skipped: Sequence[SkippedLine]) -> List[str]:
     if not skipped:
         return []
     named = [Warnings.W004.format(path=s.path, line=s.line, reason=s.reason) for s in skipped[:SHOWN_SKIPPED]]
-    return named + [Warnings.W005.format(lines=count_of(len(skipped), "invalid line"))]
+    return named + [skipped_total(skipped)]
+
+
+def skipped_total(skipped: Sequence[SkippedLine]) -> str:
+    """W005: how many lines were skipped; where most of them could not be decoded (E240), that
+    the file is likely in another encoding (skipping them dropped most of a cp1252 corpus)."""
+    undecoded = sum(f"[{PREFIX}E240]" in line.reason for line in skipped)
+    hint = (
+        f" {undecoded} of them could not be decoded: the file is likely in another encoding than the one read, "
+        "not bad lines to skip; pass its encoding (a Windows file is cp1252: --encoding cp1252; in a config, "
+        'encoding = "cp1252") and read it again.'
+        if undecoded >= 3 and 2 * undecoded >= len(skipped)
+        else ""
+    )
+    return Warnings.W005.format(lines=count_of(len(skipped), "invalid line"), hint=hint)
 
 
 def no_documents(path: Union[str, Path], skipped: Sequence[SkippedLine], n_invisible: int) -> CtxvecError:

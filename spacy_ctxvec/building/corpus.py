@@ -31,7 +31,7 @@ from ..catalogue.lexicon_errors import (
 from ..errors import CtxvecError, Errors, Warnings
 from ..ops.text import count_of, printable
 from ..paths import composed
-from .bad_lines import BadLineError, SkippedLine, bad_line, no_documents
+from .bad_lines import BadLineError, SkippedLine, bad_line, no_documents, skipped_total
 from .bounded_json import loads_bounded
 from .inflation import check_inflation
 from .line_endings import file_newline
@@ -490,7 +490,7 @@ def configure_lexicon_corpus(
         yield from iter_corpus(path, vocab, on_error=on_error, report=report, encoding=encoding)
         if report.skipped:
             first = "; ".join(f"{skip.path}:{skip.line} ({skip.reason})" for skip in report.skipped[:5])
-            skipped = Warnings.W005.format(lines=count_of(len(report.skipped), "invalid line"))
+            skipped = skipped_total(report.skipped)
             warnings.warn(f"{skipped} First: {first}", stacklevel=2)
 
     return read
