@@ -443,9 +443,7 @@ class Warnings(metaclass=_ErrorsWithCodes):
     )
     W084 = (
         "Corpus text decoded as {encoding} looks like text in another encoding: {files}. Its words would be "
-        "counted garbled. Pass the file's encoding: a Windows file is cp1252 "
-        '(CLI: --encoding cp1252; config: encoding = "cp1252"), a file with a UTF-8 byte order mark, or valid '
-        "UTF-8, is UTF-8 (the default)."
+        "counted garbled. {advice}"
     )
     W085 = (
         "Corpus directory '{path}': {files} not read, because each is a link that leads to no file (its target was "

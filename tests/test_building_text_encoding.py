@@ -55,7 +55,9 @@ def test_right_text_and_unreadable_files_give_no_warning(tmp_path):
         several[-1].write_bytes(b'{"text": "it\x92s"}\n')
     message = misdecoded_files(several, "latin-1")
     assert (
-        message is not None and message.count("holds C1 control characters") == 3 and message.endswith("(the default).")
+        message is not None
+        and message.count("holds C1 control characters") == 3
+        and message.endswith('(config: encoding = "cp1252").')
     )
     assert "w3.jsonl" not in message and "..." in message
 
@@ -69,8 +71,9 @@ def test_a_utf8_file_read_as_a_single_byte_encoding_warns(tmp_path, encoding):
     assert misdecoded_evidence(path, encoding) == (
         "is valid UTF-8 (its first non-ASCII character, '\u00e9', reads as '\u00c3\u00a9')"
     )
-    with pytest.warns(UserWarning, match=r"CTX-W084.*utf8\.txt' is valid UTF-8.*or valid UTF-8, is UTF-8"):
+    with pytest.warns(UserWarning, match=r"CTX-W084.*utf8\.txt' is valid UTF-8.*or valid UTF-8, is UTF-8") as said:
         corpus_files(path, encoding=encoding)
+    assert "leave out --encoding" in str(said[0].message) and "cp1252" not in str(said[0].message).split("UTF-8")[-1]
     ascii_only = tmp_path / "ascii.txt"
     ascii_only.write_text("The bank by the river.\n", encoding="utf8")
     assert misdecoded_evidence(ascii_only, encoding) is None  # every ASCII-compatible codec reads it right

@@ -89,4 +89,15 @@ def misdecoded_files(text_files: Sequence[Path], encoding: str) -> Optional[str]
             found.append(f"'{path}' {evidence}")
     if not found:
         return None
-    return Warnings.W084.format(encoding=encoding, files="; ".join(found[:3]) + (" ..." if len(found) > 3 else ""))
+    utf8 = any("UTF-8" in evidence for evidence in found)
+    windows = any("C1 control" in evidence for evidence in found)
+    advice = " ".join(([UTF8_ADVICE] if utf8 else []) + ([CP1252_ADVICE] if windows else []))
+    files = "; ".join(found[:3]) + (" ..." if len(found) > 3 else "")
+    return Warnings.W084.format(encoding=encoding, files=files, advice=advice)
+
+
+UTF8_ADVICE = (
+    "A file with a UTF-8 byte order mark, or valid UTF-8, is UTF-8: leave out --encoding (CLI) or encoding "
+    "(config), UTF-8 is the default."
+)
+CP1252_ADVICE = 'A Windows file is cp1252: pass --encoding cp1252 (config: encoding = "cp1252").'
