@@ -133,7 +133,7 @@ def load_pipeline(
     except (OSError, ValueError, KeyError, ImportError) as err:  # ImportError: a package's entry point
         # E011 ends spaCy's sentence with its own period: drop the one spaCy's message ends in.
         error = str(err).rstrip().rstrip(".") + _file_read(err) + _model_folder_hint(path)
-        fix = _unregistered_hint(err) or _interpolation_hint(err) or LOAD_FIX
+        fix = _unregistered_hint(err) or _interpolation_hint(err) or _missing_block_hint(err) or LOAD_FIX
         raise CtxvecError(Errors.E011.format(name=name or path, error=error, fix=fix)) from err
 
 
@@ -193,6 +193,20 @@ def _interpolation_hint(err: Exception) -> str:
     return (
         'A reference to another setting is written ${section.setting}, with its closing brace (a "$" meant '
         'literally is written "$$"): mend that value in the config and load it again.'
+    )
+
+
+def _missing_block_hint(err: Exception) -> str:
+    """Where [nlp] pipeline names a component the config has no block for (spaCy's E956),
+    how to mend the config (instead of LOAD_FIX: the path was right)."""
+    missing = re.search(r"\[E956\] Can't find component '([^']+)'", str(err))
+    if missing is None:
+        return ""
+    name = missing.group(1)
+    return (
+        f"[nlp] pipeline lists '{name}', and the config has no [components.{name}] block: add that block (with its "
+        f'factory, e.g. factory = "{name}" for a ctxvec component; spacy-ctxvec\'s configs/default.cfg has one '
+        f"for each), or take '{name}' out of [nlp] pipeline."
     )
 
 

@@ -205,6 +205,22 @@ def test_a_section_before_its_parent_is_named(tmp_path):
         load_pipeline(path)
 
 
+def test_a_component_listed_without_its_block_says_to_add_the_block(tmp_path):
+    config = DEFAULT_CONFIG.read_text(encoding="utf8")
+    blocks = re.split(r"(?m)^(?=\[)", config)
+    kept = [
+        block
+        for block in blocks
+        if not block.startswith(("[components.ctxvec_context]", "[components.ctxvec_context."))
+    ]
+    assert len(kept) < len(blocks)
+    path = tmp_path / "mine.cfg"
+    path.write_text("".join(kept), encoding="utf8")
+    with pytest.raises(CtxvecError, match=r"E011.*no \[components\.ctxvec_context\] block: add that block") as raised:
+        load_pipeline(path)
+    assert "Pass a pipeline directory" not in str(raised.value)
+
+
 def test_an_unclosed_reference_to_a_setting_says_how_to_write_one(tmp_path):
     config = DEFAULT_CONFIG.read_text(encoding="utf8")
     path = tmp_path / "mine.cfg"
