@@ -137,6 +137,9 @@ def test_bad_paths_and_flags(tmp_path):
     (tmp_path / "my book.txt.gz").write_bytes(b"\x1f\x8b")  # a downloaded corpus, still compressed
     with pytest.raises(CtxvecError, match=r"E210.*is compressed \('\.gz'\).*gunzip -k '.*my book\.txt\.gz'"):
         list(iter_corpus(tmp_path / "my book.txt.gz"))
+    (tmp_path / "default.cfg").write_text("[nlp]\n", encoding="utf8")  # build-lexicon's first two arguments swapped
+    with pytest.raises(CtxvecError, match=r"E210.*is a config, not a corpus \(build-lexicon takes PIPELINE, then"):
+        list(iter_corpus(tmp_path / "default.cfg"))
     with pytest.raises(CtxvecError, match="E215"):
         list(iter_corpus(tmp_path / "c.csv", on_error="ignore"))
 

@@ -132,6 +132,8 @@ def unsupported_suffix(path: Path) -> str:
     """E210's problem for a file whose suffix is not a corpus's; a compressed file is named
     as such, with the command that decompresses it."""
     command = DECOMPRESS.get(path.suffix.lower())
+    if path.suffix.lower() == ".cfg":  # build-lexicon CORPUS PIPELINE OUTPUT: the first two swapped
+        return "is a config, not a corpus (build-lexicon takes PIPELINE, then CORPUS, then OUTPUT)"
     if command is None:
         return f"has unsupported suffix '{path.suffix}'"
     return (
