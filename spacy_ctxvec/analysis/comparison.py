@@ -118,10 +118,9 @@ WORD_ROLES = {
 }
 
 
-def check_word(word: str, command: str = "plot word") -> str:
-    """The one word ``command`` (a key of WORD_ROLES) is given, without surrounding
-    whitespace, ``composed`` as texts are read (NFC): E414 when it is empty,
-    E415 when it is several words (checked before any model loads)."""
+def check_word(word: str, command: str = "plot word", texts: Sequence[str] = ()) -> str:
+    """The one word ``command`` (a key of WORD_ROLES) is given, without surrounding whitespace, ``composed``
+    as texts are read (NFC): E414 empty, E415 several words (its example one of ``texts`` holds, if any)."""
     role, purpose, example = WORD_ROLES[command]
     check_utf8(word, f"The word {role}")
     words = word.split()
@@ -130,9 +129,10 @@ def check_word(word: str, command: str = "plot word") -> str:
         raise CtxvecError(Errors.E414.format(role=role, what=what, purpose=purpose, example=example))
     if len(words) > 1:
         phrase, tokens = " ".join(words), ", ".join(words)
+        example = max([w for w in words if any(w.lower() in text.lower() for text in texts)] or words, key=len)
         raise CtxvecError(
             Errors.E415.format(
-                word=phrase, n=len(words), units="words", tokens=tokens, purpose=purpose, example=max(words, key=len)
+                word=phrase, n=len(words), units="words", tokens=tokens, purpose=purpose, example=example
             )
         )
     return composed(words[0])
@@ -476,7 +476,7 @@ def compare_texts(
     all); the texts and ``word`` (one word, surrounding whitespace dropped) are checked first."""
     check_texts(text_a, text_b)
     check_max_rows(max_rows)  # before the pipeline loads
-    word = None if word is None else check_word(word, "compare")
+    word = None if word is None else check_word(word, "compare", (text_a, text_b))
     text_a, text_b = composed(text_a), composed(text_b)  # "ä" typed as "a" + U+0308 in one is "ä" in the other
     nlp = pipeline if isinstance(pipeline, Language) else load_pipeline(pipeline)
     require_context_vectors(nlp)
