@@ -75,6 +75,7 @@ def test_wic_missing_test_split_names_the_file(wic_slice):
     result = runner.invoke(app, ["evaluate", "wic", "no-such-pipeline", str(wic_slice), "--split", "test"])
     assert result.exit_code == 1
     assert "E301" in result.output and "test.data.txt" in result.output
+    assert "or report --split dev (the default)" in " ".join(result.output.split())
 
 
 @pytest.mark.slow

@@ -47,7 +47,8 @@ class LexiconErrors:
     )
     E207 = (
         "Lexicon at '{path}' cannot be read: {problem}. Save it again with "
-        "Lexicon.to_disk or `spacy-ctxvec build-lexicon`."
+        "Lexicon.to_disk or `spacy-ctxvec build-lexicon`; a lexicon in a pipeline copied from elsewhere: copy "
+        "the whole pipeline directory again."
     )
     E208 = (
         "min_count must be at least 2 (self-similarity needs two occurrences), got {min_count}. "

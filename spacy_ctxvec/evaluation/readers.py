@@ -180,7 +180,12 @@ def read_wic(data_dir: PathLike, split: str) -> WicData:
     hint = (
         f"A WiC data directory holds {split}.data.txt and {split}.gold.txt, or a folder {split}/ holding them "
         "(as WiC_dataset.zip unpacks)"
-        + ("; the test split with gold labels ships separately from train/dev." if split == "test" else ".")
+        + (
+            "; the test split needs test.gold.txt beside test.data.txt (WiC's own package holds both; some "
+            "copies leave the test split out): give the folder that holds them, or report --split dev (the default)."
+            if split == "test"
+            else "."
+        )
     )
     given = Path(data_dir)
     if given.suffix == ".cfg" or (given / "config.cfg").is_file():  # `evaluate wic DATA PIPELINE`
