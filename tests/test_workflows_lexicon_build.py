@@ -721,5 +721,6 @@ def test_a_ray_builds_record_holds_its_gpus_per_worker(tmp_path):
     on_ray = dataclasses.replace(on_ray, ray={"num_gpus_per_worker": 0.5, "num_workers": 4})
     settings = build_record(on_ray, result)["settings"]
     assert settings["num_gpus_per_worker"] == 0.5 and "num_workers" not in settings
+    assert settings["n_process"] is None  # the local engine's setting (it said 1 for a Ray build)
     local = build_record(request(tmp_path / "p", tmp_path / "c.txt", tmp_path / "o"), result)["settings"]
-    assert "num_gpus_per_worker" not in local and local["engine"] == "local"
+    assert "num_gpus_per_worker" not in local and local["engine"] == "local" and local["n_process"] == 1

@@ -314,6 +314,7 @@ def build_record(request: LexiconBuildRequest, result: BuildResult) -> Dict[str,
     settings = {name: getattr(request, name) for name in RECORDED_SETTINGS}
     if request.engine == "ray":  # a GPU's last bits differ from a CPU's; the actors' number changes nothing
         settings["num_gpus_per_worker"] = {**RAY_DEFAULTS, **request.ray}["num_gpus_per_worker"]
+        settings["n_process"] = None  # the local engine's processes: Ray's workers are its actors
     return {
         "versions": versions,
         "corpus": str(request.corpus),
