@@ -84,11 +84,8 @@ def resolve(doc: Doc, bounds_name: str, current: Optional[np.ndarray] = None) ->
     same word of a neighbouring part can sit at the characters of that word in another
     copy, and which part the token came from is not known. Given ``current`` (the Doc's
     token_bounds without the last row), checked against the tokens' bounds."""
-    stamp = (len(doc.user_data), len(doc), text_length(doc))
-    cached = _INDEX.get(doc)
-    if cached is None or cached[0] != stamp:
-        cached = _INDEX[doc] = (stamp, {})
-    found = cached[1].get(bounds_name)
+    cached = _while_unchanged(_INDEX, doc)
+    found = cached.get(bounds_name)
     if found is not None and (current is None or found[1] == current.tobytes()):
         return found[0]
     if current is None:
@@ -104,7 +101,7 @@ def resolve(doc: Doc, bounds_name: str, current: Optional[np.ndarray] = None) ->
         n_found += hit
     entry[n_found > 1] = -1
     rows[n_found > 1] = -1
-    cached[1][bounds_name] = ((entries, entry, rows), current.tobytes())
+    cached[bounds_name] = ((entries, entry, rows), current.tobytes())
     return entries, entry, rows
 
 
@@ -231,14 +228,23 @@ _SOLE: "WeakKeyDictionary[Doc, Tuple[Tuple[int, int, int], Dict[str, bool]]]" = 
 
 
 def _sole_bounds(doc: Doc, bounds_name: str) -> bool:
-    stamp = (len(doc.user_data), len(doc), text_length(doc))
-    cached = _SOLE.get(doc)
-    if cached is None or cached[0] != stamp:
-        cached = _SOLE[doc] = (stamp, {})
-    sole = cached[1].get(bounds_name)
+    cached = _while_unchanged(_SOLE, doc)
+    sole = cached.get(bounds_name)
     if sole is None:
-        sole = cached[1][bounds_name] = len(anchored(doc, bounds_name)) == 1
+        sole = cached[bounds_name] = len(anchored(doc, bounds_name)) == 1
     return sole
+
+
+def _while_unchanged(
+    cache: "WeakKeyDictionary[Doc, Tuple[Tuple[int, int, int], Dict[str, Any]]]", doc: Doc
+) -> Dict[str, Any]:
+    """``cache``'s entries for ``doc``, emptied where the numbers of its user_data keys, tokens
+    or characters changed since they were kept."""
+    stamp = (len(doc.user_data), len(doc), text_length(doc))
+    cached = cache.get(doc)
+    if cached is None or cached[0] != stamp:
+        cached = cache[doc] = (stamp, {})
+    return cached[1]
 
 
 def _row(bounds: np.ndarray, token: Token, shift: int, same_text: bool) -> Optional[int]:

@@ -5,11 +5,10 @@ token._.sense_score (``ops.sense_display``). The
 drawing shows the words this corpus split by default: a word with one sense has nothing to
 tell apart, and on a page of running text they are many of its tokens."""
 
-import dataclasses
 import html as html_text
 import warnings
 from collections import Counter
-from dataclasses import dataclass
+from dataclasses import dataclass, replace
 from pathlib import Path
 from typing import Any, Dict, List, Optional, Sequence, Tuple, Union
 
@@ -164,7 +163,7 @@ def _draw(
     shown = SensePage("", len(doc), sum(token._.sense is not None for token in doc), len(spans), left_out)
     annotated = doc._.get(SENSE_ARRAY) is not None
     note = "" if spans else f"Nothing is drawn: {why_nothing_drawn(shown, *options, annotated=annotated)}."
-    return dataclasses.replace(shown, html=_render_spans(doc, spans, page=page, title=title, tab=tab, note=note))
+    return replace(shown, html=_render_spans(doc, spans, page=page, title=title, tab=tab, note=note))
 
 
 def _render_spans(

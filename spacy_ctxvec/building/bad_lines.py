@@ -4,6 +4,7 @@ line), and how the lines skipped with on_error="skip" are reported."""
 from pathlib import Path
 from typing import List, NamedTuple, Sequence, Union
 
+from ..catalogue.lexicon_errors import ENCODING_ADVICE
 from ..errors import PREFIX, CtxvecError, Errors, Warnings
 from ..ops.text import count_of
 
@@ -56,8 +57,7 @@ def skipped_total(skipped: Sequence[SkippedLine]) -> str:
     undecoded = sum(f"[{PREFIX}E240]" in line.reason for line in skipped)
     hint = (
         f" {undecoded} of them could not be decoded: the file is likely in another encoding than the one read, "
-        "not bad lines to skip; pass its encoding (a Windows file is cp1252: --encoding cp1252; in a config, "
-        'encoding = "cp1252") and read it again.'
+        f"not bad lines to skip. {ENCODING_ADVICE}, and read it again."
         if undecoded >= 3 and 2 * undecoded >= len(skipped)
         else ""
     )

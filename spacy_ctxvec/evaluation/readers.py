@@ -126,7 +126,7 @@ def data_lines(path: Path, compose: bool = True) -> Iterator[Tuple[int, str]]:
             yield number, line
 
 
-def _lines_unless_senses_by_pos(
+def _lines_unless_another_kind(
     path: Path,
     refusal: Callable[[int, str, str], str],
     other: Callable[[Sequence[Tuple[int, Sequence[str]]]], Optional[Tuple[int, str]]] = lambda _: None,
@@ -264,7 +264,7 @@ def read_word_pairs(path: PathLike) -> WordPairs:
     that is a number or a score that is not is E302 with the file's own line number. A
     sense-count table by part of speech is E328 at its first lines (other_table)."""
     path = existing_data_file(path, "Give a word-pair file: word1, word2, score per line.")
-    lines = _lines_unless_senses_by_pos(
+    lines = _lines_unless_another_kind(
         path,
         lambda line, looks_like, got: Errors.E328.format(
             path=path, line=line, looks_like=looks_like, got=got, expected=WORD_PAIRS_FORMAT
@@ -390,7 +390,7 @@ def read_sense_counts(path: PathLike) -> Dict[str, int]:
     lines, as read_word_pairs recognises it (other_table).
     """
     path = existing_data_file(path, "Give a TSV of lemma and sense count, e.g. sense_counts.tsv.")
-    lines = _lines_unless_senses_by_pos(
+    lines = _lines_unless_another_kind(
         path,
         lambda line, looks_like, got: Errors.E329.format(
             path=path, line=line, looks_like=looks_like, got=got, expected=SENSE_COUNTS_FORMAT
