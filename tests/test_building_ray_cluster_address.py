@@ -176,3 +176,7 @@ def test_a_cluster_that_answers_but_refuses_to_be_joined_names_token_authenticat
     with pytest.raises(CtxvecError) as nothing_there:
         join_cluster(RefusingRay(), f"127.0.0.1:{closed_port()}")
     assert "RAY_AUTH_MODE" not in str(nothing_there.value)
+    monkeypatch.delenv("RAY_AUTH_MODE", raising=False)
+    with pytest.raises(CtxvecError) as unchecked:  # no port: nothing was checked, so nothing is said to answer
+        join_cluster(RefusingRay(), "headnode")
+    assert "Something answers there" not in str(unchecked.value)

@@ -226,7 +226,7 @@ def join_cluster(ray: Any, address: str, from_environment: bool = False) -> None
         where = host_and_port(target) if target else None
         reason = unreachable(*where) if where else None
         if reason is None:
-            answered = True
+            answered = where is not None  # the TCP check ran: something listens at host:port
             ray.init(address=address)
             return
     except ConnectionError as err:
