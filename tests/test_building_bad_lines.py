@@ -29,15 +29,22 @@ def test_a_long_reason_is_cut_and_marked():
 
 def test_the_first_skipped_lines_are_named_then_their_total():
     skipped = [SkippedLine("c.txt", line, "[CTX-E240] not valid utf8 text") for line in range(1, SHOWN_SKIPPED + 4)]
-    said = skipped_line_warnings(skipped)
+    said = skipped_line_warnings(skipped, "utf8")
     assert len(said) == SHOWN_SKIPPED + 1
     assert said[0] == "[CTX-W004] Skipped invalid line c.txt:1: [CTX-E240] not valid utf8 text"
     # every one undecodable: the file is in another encoding (skipping them dropped most of a cp1252 corpus)
     assert said[-1].startswith(f"[CTX-W005] Skipped {SHOWN_SKIPPED + 3} invalid lines in total. 13 of them could")
     assert "likely in another encoding" in said[-1] and "--encoding cp1252" in said[-1]
-    assert skipped_line_warnings([]) == []
+    assert skipped_line_warnings([], "utf8") == []
     other = [SkippedLine("c.jsonl", line, "[CTX-E212] not valid JSON") for line in range(1, 5)]
-    assert skipped_line_warnings(other + skipped[:2])[-1] == "[CTX-W005] Skipped 6 invalid lines in total."
+    assert skipped_line_warnings(other + skipped[:2], "utf8")[-1] == "[CTX-W005] Skipped 6 invalid lines in total."
+
+
+def test_lines_not_decoded_as_cp1252_are_not_advised_cp1252_again():
+    skipped = [SkippedLine("c.txt", line, "[CTX-E240] not valid windows-1252 text") for line in range(1, 5)]
+    total = skipped_line_warnings(skipped, "windows-1252")[-1]
+    assert "likely in another encoding" in total and "The file is not cp1252 text either" in total
+    assert "--encoding cp1252" not in total
 
 
 def test_a_corpus_without_documents_says_why():

@@ -90,7 +90,7 @@ def test_a_skipped_lines_reason_is_its_whole_problem_whatever_the_line_holds(tmp
     assert list(iter_corpus(path, on_error="skip", report=report)) == ["ok"]
     problem = '[CTX-E213] expected an object with "text" (a string) or "words" (a list of strings), got '
     assert [reason for _, _, reason in report.skipped] == [problem + '"one. two"', problem + '["x)]. y"]']
-    assert skipped_line_warnings(report.skipped) == [
+    assert skipped_line_warnings(report.skipped, "utf8") == [
         f'[CTX-W004] Skipped invalid line {path}:2: {problem}"one. two"',
         f'[CTX-W004] Skipped invalid line {path}:3: {problem}["x)]. y"]',
         "[CTX-W005] Skipped 2 invalid lines in total.",

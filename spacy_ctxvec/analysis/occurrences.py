@@ -89,7 +89,7 @@ def _reported(corpus: Path, vocab: Optional[Vocab], files: List[Path], encoding:
     try:
         yield from iter_corpus(corpus, vocab, files=files, encoding=encoding, on_error=on_error, report=report)
     finally:
-        for warning in skipped_line_warnings(report.skipped):
+        for warning in skipped_line_warnings(report.skipped, encoding):
             warnings.warn(warning, stacklevel=2)
 
 

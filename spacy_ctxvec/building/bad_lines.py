@@ -1,10 +1,11 @@
 """Bad corpus lines: the coded error a line that cannot be read raises (naming file and
 line), and how the lines skipped with on_error="skip" are reported."""
 
+import codecs
 from pathlib import Path
 from typing import List, NamedTuple, Sequence, Union
 
-from ..catalogue.lexicon_errors import ENCODING_ADVICE
+from ..catalogue.lexicon_errors import ENCODING_ADVICE, ENCODING_ADVICE_CP1252
 from ..errors import PREFIX, CtxvecError, Errors, Warnings
 from ..ops.text import count_of
 
@@ -42,22 +43,29 @@ class SkippedLine(NamedTuple):
 SHOWN_SKIPPED = 10  # skipped lines named one by one (W004) before their total (W005)
 
 
-def skipped_line_warnings(skipped: Sequence[SkippedLine]) -> List[str]:
+def encoding_advice(encoding: str) -> str:
+    """E240's advice: cp1252 for a Windows file, another encoding where cp1252 failed."""
+    return ENCODING_ADVICE_CP1252 if codecs.lookup(encoding).name == "cp1252" else ENCODING_ADVICE
+
+
+def skipped_line_warnings(skipped: Sequence[SkippedLine], encoding: str) -> List[str]:
     """W004 for each of the first SHOWN_SKIPPED skipped lines and W005 with their total
-    (none where no line was skipped): what a command prints after reading a corpus."""
+    (none where no line was skipped): what a command prints after reading a corpus
+    decoded with ``encoding``."""
     if not skipped:
         return []
     named = [Warnings.W004.format(path=s.path, line=s.line, reason=s.reason) for s in skipped[:SHOWN_SKIPPED]]
-    return named + [skipped_total(skipped)]
+    return named + [skipped_total(skipped, encoding)]
 
 
-def skipped_total(skipped: Sequence[SkippedLine]) -> str:
-    """W005: how many lines were skipped; where most of them could not be decoded (E240), that
-    the file is likely in another encoding (skipping them dropped most of a cp1252 corpus)."""
+def skipped_total(skipped: Sequence[SkippedLine], encoding: str) -> str:
+    """W005: how many lines were skipped; where most of them could not be decoded (E240) with
+    ``encoding``, that the file is likely in another encoding (skipping them dropped most of a
+    cp1252 corpus), with E240's advice for that encoding."""
     undecoded = sum(f"[{PREFIX}E240]" in line.reason for line in skipped)
     hint = (
         f" {undecoded} of them could not be decoded: the file is likely in another encoding than the one read, "
-        f"not bad lines to skip. {ENCODING_ADVICE}, and read it again."
+        f"not bad lines to skip. {encoding_advice(encoding)}, and read it again."
         if undecoded >= 3 and 2 * undecoded >= len(skipped)
         else ""
     )

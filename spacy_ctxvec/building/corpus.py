@@ -21,8 +21,6 @@ from spacy.util import registry
 from spacy.vocab import Vocab
 
 from ..catalogue.lexicon_errors import (
-    ENCODING_ADVICE,
-    ENCODING_ADVICE_CP1252,
     LINE_NOT_A_ROW,
     LINE_NOT_DECODED,
     LINE_NOT_JSON,
@@ -31,7 +29,7 @@ from ..catalogue.lexicon_errors import (
 from ..errors import CtxvecError, Errors, Warnings
 from ..ops.text import count_of, printable
 from ..paths import composed
-from .bad_lines import BadLineError, SkippedLine, bad_line, no_documents, skipped_total
+from .bad_lines import BadLineError, SkippedLine, bad_line, encoding_advice, no_documents, skipped_total
 from .bounded_json import loads_bounded
 from .inflation import check_inflation
 from .line_endings import file_newline
@@ -269,11 +267,6 @@ def _undecodable(line: str, path: str, line_number: int, encoding: str) -> BadLi
     return bad_line("E240", path, line_number, problem, encoding_advice(encoding))
 
 
-def encoding_advice(encoding: str) -> str:
-    """E240's advice: cp1252 for a Windows file, another encoding where cp1252 failed."""
-    return ENCODING_ADVICE_CP1252 if codecs.lookup(encoding).name == "cp1252" else ENCODING_ADVICE
-
-
 def _check_string(value: str, path: str, line_number: int, what: str) -> None:
     if _SURROGATE.search(value):
         problem = f"{what} contains an unpaired surrogate (\\ud800-\\udfff), which is not text"
@@ -492,7 +485,7 @@ def configure_lexicon_corpus(
         yield from iter_corpus(path, vocab, on_error=on_error, report=report, encoding=encoding)
         if report.skipped:
             first = "; ".join(f"{skip.path}:{skip.line} ({skip.reason})" for skip in report.skipped[:5])
-            skipped = skipped_total(report.skipped)
+            skipped = skipped_total(report.skipped, encoding)
             warnings.warn(f"{skipped} First: {first}", stacklevel=2)
 
     return read

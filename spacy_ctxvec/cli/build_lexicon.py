@@ -200,7 +200,7 @@ def print_build(build: LexiconBuild, request: LexiconBuildRequest) -> None:
         msg.info(f"Senses: {build.senses}")
     if result.resumed_from:
         msg.info(f"Resumed after {count_of(result.resumed_from, 'doc')}")
-    for warning in skipped_line_warnings(result.skipped_lines):
+    for warning in skipped_line_warnings(result.skipped_lines, request.encoding):
         warn_on_stderr(warning)
     if lexicon.sample is not None:
         sample = lexicon.sample

@@ -160,7 +160,8 @@ def train_static_vectors(
         stderr_printer().info(f"{documents}, {len(model.wv)} words with count >= {min_count} (--tokens {tokens})")
     )
     model.train(sentences, total_examples=model.corpus_count, epochs=epochs, callbacks=[_epoch_logger(epochs)])
-    for warning in skipped_line_warnings(sentences.report.skipped):  # filtered as any warning (PYTHONWARNINGS)
+    # filtered as any warning (PYTHONWARNINGS)
+    for warning in skipped_line_warnings(sentences.report.skipped, encoding):
         warnings.warn(warning, stacklevel=2)
     save_word2vec(model.wv, output, binary=binary)
     return model.wv
