@@ -110,6 +110,8 @@ def test_the_word_asked_for_is_one_word_without_surrounding_whitespace(tiny_pipe
         compare_texts("an apple pie", "a pie", "an apple pie", "no-such-pipeline")
     with pytest.raises(CtxvecError, match=r"e\.g\. 'New'"):  # one the texts hold ('York' is neither's)
         compare_texts("I am in New Jersey", "New cars", "New York", "no-such-pipeline")
+    with pytest.raises(CtxvecError, match=r"e\.g\. 'York'"):  # a whole word: "Newcastle" holds no 'castle'
+        compare_texts("Newcastle is north", "York is east", "castle York", "no-such-pipeline")
 
 
 def test_chinese_text_in_an_english_pipeline_is_named_as_one_token(tiny_nlp):

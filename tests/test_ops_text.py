@@ -12,6 +12,7 @@ from spacy_ctxvec.ops.text import (
     count_of,
     display_width,
     has_word_character,
+    holds_word,
     least_size,
     pad,
     printable,
@@ -19,6 +20,12 @@ from spacy_ctxvec.ops.text import (
     text_table,
     tsv_text,
 )
+
+
+def test_holds_word_matches_whole_words_only_in_any_case():
+    assert holds_word("I live in New York", "new") and holds_word("C++ code", "C++")
+    assert not holds_word("Newcastle is north", "New") and not holds_word("renew", "new")
+    assert not holds_word("a.b", "a.c")  # the word is text, not a pattern
 
 
 def test_short_text_is_kept_and_long_text_is_cut_with_an_ellipsis():

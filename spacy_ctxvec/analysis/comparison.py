@@ -22,7 +22,7 @@ from ..locks import forward_lock
 from ..ops.alignment import only_piece
 from ..ops.cosine import cosine
 from ..ops.fingerprint import pooling_of, vectors_differ
-from ..ops.text import UNSPACED_SCRIPTS, printable, shorten
+from ..ops.text import UNSPACED_SCRIPTS, holds_word, printable, shorten
 from ..paths import composed
 from ..pipelines import load_pipeline
 from ..static.table import DEFAULT_LOOKUPS
@@ -129,7 +129,7 @@ def check_word(word: str, command: str = "plot word", texts: Sequence[str] = ())
         raise CtxvecError(Errors.E414.format(role=role, what=what, purpose=purpose, example=example))
     if len(words) > 1:
         phrase, tokens = " ".join(words), ", ".join(words)
-        example = max([w for w in words if any(w.lower() in text.lower() for text in texts)] or words, key=len)
+        example = max([w for w in words if any(holds_word(text, w) for text in texts)] or words, key=len)
         raise CtxvecError(
             Errors.E415.format(
                 word=phrase, n=len(words), units="words", tokens=tokens, purpose=purpose, example=example

@@ -43,6 +43,11 @@ def count_of(n: int, noun: str) -> str:
     return f"{n} {noun}" if n == 1 else f"{n} {noun}s"
 
 
+def holds_word(text: str, word: str) -> bool:
+    """Whether ``text`` holds ``word`` as a whole word (case-insensitive): "New" is not in "Newcastle"."""
+    return re.search(rf"(?<!\w){re.escape(word)}(?!\w)", text, re.IGNORECASE) is not None
+
+
 def has_word_character(text: str) -> bool:
     """Whether ``text`` holds a letter or digit (a word, not punctuation, space or an emoji)."""
     return any(character.isalnum() for character in text)
