@@ -1,6 +1,7 @@
 """Load the pipeline a command works on: a directory, a package, or a config."""
 
 import configparser
+import difflib
 import re
 import traceback
 from pathlib import Path
@@ -27,6 +28,9 @@ def _packaged_hint(path: Path) -> str:
     return f"; the installed package ships a {path.name} at {packaged}: pass that path"
 
 
+_SECTION_HEADER = re.compile(r"(?m)^\s*\[([^\]\n]+)\]")  # a header may have a comment after it
+
+
 def section_before_parent(text: str, err: Union[KeyError, ConfigValidationError]) -> Optional[Tuple[str, List[str]]]:
     """(section, the sections it belongs under that are not above it, topmost first) of a
     section of config ``text`` placed before its parents or without them: what confection's
@@ -42,7 +46,7 @@ def section_before_parent(text: str, err: Union[KeyError, ConfigValidationError]
             return None
     above: Set[str] = set()
     orphans: List[Tuple[str, List[str]]] = []
-    for header in re.findall(r"(?m)^\s*\[([^\]\n]+)\]", text):  # a header may have a comment after it
+    for header in _SECTION_HEADER.findall(text):
         header = header.strip()
         parts = header.split(".")
         ancestors = [".".join(parts[:n]) for n in range(1, len(parts))]
@@ -52,6 +56,20 @@ def section_before_parent(text: str, err: Union[KeyError, ConfigValidationError]
         above.add(header)
     named = [orphan for orphan in orphans if any(parent.rpartition(".")[2] == key for parent in orphan[1])]
     return (named or orphans or [(f"{key}.…", [key])])[0]
+
+
+def misspelt_parent(text: str, parents: List[str]) -> str:
+    """E029's hint where the nearest missing parent reads like a misspelling of a section config
+    ``text`` has at the same depth (``[components.transformerr.model]`` beside
+    ``[components.transformer]``, or ``[componets]`` above ``[components.transformer]``); which
+    of the two is misspelt is the user's to say. "" where no section is that close."""
+    parent = parents[-1]
+    headers = {header.strip() for header in _SECTION_HEADER.findall(text)}
+    peers = sorted(header for header in headers if header.count(".") == parent.count(".") and header != parent)
+    close = difflib.get_close_matches(parent, peers, n=1, cutoff=0.85)
+    if not close:
+        return ""
+    return f" The config has no [{parent}] but has [{close[0]}]: if one of those two names is misspelt, correct it."
 
 
 def layer_override(layer: int) -> Dict[str, Any]:
@@ -90,7 +108,10 @@ def load_pipeline(
                 parents = ", ".join(f"[{parent}]" for parent in orphan[1]) + (
                     ", in this order," if len(orphan[1]) > 1 else ""
                 )
-                raise CtxvecError(Errors.E029.format(name=name or path, section=orphan[0], parents=parents)) from err
+                misspelt = misspelt_parent(path.read_text(encoding="utf8"), orphan[1])
+                raise CtxvecError(
+                    Errors.E029.format(name=name or path, section=orphan[0], parents=parents, misspelt=misspelt)
+                ) from err
             missing = [section for section in ("nlp", "components") if section not in config]
             if missing:  # spaCy's KeyError said "'components'" alone
                 raise CtxvecError(Errors.E063.format(name=name or path, section=missing[0]))

@@ -201,8 +201,19 @@ def test_a_section_before_its_parent_is_named(tmp_path):
     assert load_pipeline(path).pipe_names == []  # the advice followed: no second E029
     path.write_text(config.replace("[components.transformer]\n", "", 1), encoding="utf8")
     missing = r"\[CTX-E029\].*section \[components\.transformer\.model\] .*sections: \[components\.transformer\] before"
-    with pytest.raises(CtxvecError, match=missing):
+    with pytest.raises(CtxvecError, match=missing) as raised:
         load_pipeline(path)
+    assert "misspelling" not in str(raised.value)  # no section reads like [components.transformer]
+    # a misspelt section name: its parent is "missing", and the error says which section it reads like
+    path.write_text(config.replace("[components.transformer.model]", "[components.transformerr.model]"), "utf8")
+    with pytest.raises(CtxvecError) as raised:
+        load_pipeline(path)
+    misspelt = " The config has no [{}] but has [{}]: if one of those two names is misspelt, correct it."
+    assert str(raised.value).endswith(misspelt.format("components.transformerr", "components.transformer"))
+    path.write_text(config.replace("[components]", "[componets]"), "utf8")  # the parent misspelt, not its child
+    with pytest.raises(CtxvecError) as raised:
+        load_pipeline(path)
+    assert str(raised.value).endswith(misspelt.format("components", "componets"))
 
 
 def test_a_component_listed_without_its_block_says_to_add_the_block(tmp_path):

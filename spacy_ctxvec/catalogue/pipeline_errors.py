@@ -115,7 +115,7 @@ class PipelineErrors:
     E029 = (
         "The config '{name}' could not be read: the section [{section}] comes before a section it belongs "
         "under, or that section is missing. Put every section after its parent sections: {parents} "
-        "before [{section}]."
+        "before [{section}].{misspelt}"
     )
     E030 = (
         "doc._.{name} must be {expected} with one row per token of the Doc ({n_tokens}), "
