@@ -252,7 +252,10 @@ def test_polysemy(default_pipeline_dir, tmp_path):
     assert "[CTX-W055] all words: the Spearman and AUC are over 3 words with a sense count" in warning
     # The default pipeline's lexicon is empty until built: a coded error, not a crash.
     result = runner.invoke(app, ["evaluate", "polysemy", str(default_pipeline_dir), str(senses)])
-    assert result.exit_code == 1 and "E307" in result.output
+    said = " ".join(result.output.split())
+    assert result.exit_code == 1 and "[CTX-E330] The pipeline's 'ctxvec_polysemy' component has no lexicon yet" in said
+    assert "which evaluating polysemy_score needs" in said
+    assert f"`spacy-ctxvec build-lexicon {default_pipeline_dir} CORPUS OUTPUT` and give OUTPUT" in said
 
 
 def static_only_nlp(vectors):

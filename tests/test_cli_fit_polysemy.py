@@ -334,3 +334,11 @@ def test_the_probe_decides_the_splits_once_fitted_unless_the_corpus_does(tiny_pi
     for key in senses.keys:
         if senses.n_senses(key) > 1:
             assert estimates[lexicon.index(key)] > probe.split_senses
+
+
+def test_a_pipeline_without_a_lexicon_is_told_to_build_one(default_pipeline_dir, sense_counts, tmp_path):
+    result = invoke("fit-polysemy", default_pipeline_dir, sense_counts, tmp_path / "out")
+    said = " ".join(result.output.split())
+    assert result.exit_code == 1 and "[CTX-E330]" in said and "which fitting a polysemy probe needs" in said
+    assert f"`spacy-ctxvec build-lexicon {default_pipeline_dir} CORPUS OUTPUT` and give OUTPUT" in said
+    assert not (tmp_path / "out").exists()

@@ -98,6 +98,10 @@ class CommandErrors:
         "each lemma's total sense count over all parts of speech: {expected}. Give the table of "
         "totals (e.g. sense_counts.tsv: lemma, total, then the count per part of speech)."
     )
+    E330 = (
+        "The pipeline's '{name}' component has {what}, which {purpose} needs. Build one with "
+        "`spacy-ctxvec build-lexicon {pipeline} CORPUS OUTPUT` and give OUTPUT instead."
+    )
     # Plots, comparisons and projects (E4xx)
     E401 = "Cannot save a figure as '{path}': the file name must end in .png, .svg or .pdf."
     E402 = (

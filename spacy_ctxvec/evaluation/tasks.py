@@ -225,15 +225,14 @@ def polysemy_component(nlp: Language) -> "Polysemy":
     raise missing_component(nlp, "ctxvec_polysemy", "polysemy_score", hint)
 
 
-def polysemy_lexicon(nlp: Language, component: "Polysemy") -> Lexicon:
-    """The polysemy component's lexicon; E307 when it has none or an empty one."""
+def polysemy_lexicon(nlp: Language, component: "Polysemy", purpose: str) -> Lexicon:
+    """The polysemy component's lexicon; E330 when it has none or an empty one, saying that
+    ``purpose`` ("fitting a probe") needs one."""
     lexicon = component.lexicon
     if lexicon is None or len(lexicon) == 0:
-        hint = (
-            "Its lexicon is empty: build one with `spacy-ctxvec build-lexicon PIPELINE CORPUS OUTPUT` "
-            "and initialise the component with it."
-        )
-        raise missing_component(nlp, "ctxvec_polysemy (with a lexicon)", "polysemy_score", hint)
+        what = "no lexicon yet" if lexicon is None else "an empty lexicon"
+        pipeline = nlp.path or "PIPELINE"  # spacy.load's directory, if any
+        raise CtxvecError(Errors.E330.format(name=component.name, what=what, purpose=purpose, pipeline=pipeline))
     return lexicon
 
 
@@ -246,7 +245,7 @@ def evaluate_polysemy(
     (FITTED_HALF), also on the other half alone (``held_out``). W058 where a probe fitted on
     English sense counts scores a pipeline of another language."""
     component = polysemy_component(nlp)
-    lexicon = polysemy_lexicon(nlp, component)
+    lexicon = polysemy_lexicon(nlp, component, "evaluating polysemy_score")
     scores, valid, source = type_polysemy_scores(
         lexicon, component.probe, min_count or component.min_count, component.score_definition, component.type_inputs
     )

@@ -114,7 +114,7 @@ def _fit(
     counts = read_sense_counts(sense_counts)
     nlp = load_pipeline(pipeline)
     component = polysemy_component(nlp)
-    lexicon = polysemy_lexicon(nlp, component)
+    lexicon = polysemy_lexicon(nlp, component, "fitting a polysemy probe")
     min_count = min_count or component.min_count
     model = pipeline_model_fingerprint(nlp)
     if component.type_inputs is None:
