@@ -333,6 +333,19 @@ def test_code_after_the_command_is_imported(tmp_path):
     assert twice.exit_code == 1 and "[CTX-E427] --code was given more than once" in " ".join(twice.output.split())
 
 
+def test_options_spacy_names_short_have_spacys_short_names():
+    """spaCy's own commands (spacy apply, spacy train) give -b, -n, -g, -o, -c for these."""
+    spacy_short = {"--batch-size": "-b", "--n-process": "-n", "--gpu-id": "-g", "--output": "-o", "--code": "-c"}
+    found = []
+    for path, command in every_command_path():
+        for parameter in command.params:
+            for long_name, short_name in spacy_short.items():
+                if long_name in parameter.opts:
+                    found.append((path, long_name))
+                    assert short_name in parameter.opts, (path, long_name)
+    assert (["build-lexicon"], "--gpu-id") in found and (["build-lexicon"], "--n-process") in found
+
+
 def test_no_command_takes_an_option_named_like_code():
     """code_first moves -c/--code FILE out of every command's arguments: a command's own
     -c would never see its value."""

@@ -47,9 +47,9 @@ CORPUS = typer.Argument(
 OUTPUT = typer.Argument(
     ..., parser=given_path, help="New pipeline directory: PIPELINE + the lexicon in ctxvec_polysemy"
 )
-BATCH = Opt(None, "--batch-size", min=1, help="Docs per nlp.pipe batch (default: the pipeline's [nlp] batch_size)")
-N_PROCESS = Opt(1, "--n-process", min=1, help="Worker processes (spawned; CPU only)")
-GPU = Opt(-1, "--gpu-id", min=-1, help="GPU to run the transformer on (-1: CPU)")
+BATCH = Opt(None, "--batch-size", "-b", min=1, help="Docs per nlp.pipe batch (default: the pipeline's batch_size)")
+N_PROCESS = Opt(1, "--n-process", "-n", min=1, help="Worker processes (spawned; CPU only)")
+GPU = Opt(-1, "--gpu-id", "-g", min=-1, help="GPU to run the transformer on (-1: CPU)")
 KEY = Opt("lower", "--key", help="Word type key: lower, text or lemma (needs a lemmatizer)")
 LAYER = Opt(
     RECOMMENDED_LAYER,
