@@ -20,7 +20,9 @@ from spacy.util import get_lang_class, get_model_meta, get_package_path, is_pack
 from .attributes import POLYSEMY_FACTORY
 from .catalogue.command_errors import BUILD_SENSES_FIX, SENSES_FROM_SAMPLE_FIX
 from .components import polysemy_state
+from .components.induction_config import configured_induction
 from .errors import CtxvecError, Errors, Warnings, warn_at_user_line
+from .lexicon.induction_checks import has_context_rows, induced_otherwise
 from .lexicon.polysemy_probe import PolysemyProbe, english_probe_warning
 from .lexicon.sense_inventory import SENSES_FILE, SenseInventory
 from .lexicon.statistics import Lexicon
@@ -219,16 +221,30 @@ def load_senses_and_lexicon(path: Union[str, Path]) -> Tuple[SenseInventory, Opt
     path = not_a_config(existing_path(path))
     if (path / SENSES_FILE).exists():
         return SenseInventory.from_disk(path), None
-    found = polysemy_component_dir(path)  # read here, not by read_pipeline_parts: E606 names the component
+    found = _polysemy_component(path)  # read here, not by read_pipeline_parts: E606 names the component
     if found is None:
         raise CtxvecError(Errors.E606.format(path=path, fix=BUILD_SENSES_FIX))
-    parts = _read_component_parts(found, (polysemy_state.SENSES_DIR, polysemy_state.LEXICON_DIR))
+    parts = _read_component_parts(found[:2], (polysemy_state.SENSES_DIR, polysemy_state.LEXICON_DIR))
     if parts.senses is None:
         sample = None if parts.lexicon is None else parts.lexicon.sample
         from_sample = sample is not None and len(sample.keys) > 0
         fix = SENSES_FROM_SAMPLE_FIX.format(path=path, name=found[1]) if from_sample else BUILD_SENSES_FIX
         raise CtxvecError(Errors.E606.format(path=path, fix=fix))
+    _warn_if_induced_otherwise(found[1], found[2], parts.senses, parts.lexicon)
     return parts.senses, parts.lexicon
+
+
+def _warn_if_induced_otherwise(
+    name: str, block: Dict[str, Any], senses: SenseInventory, lexicon: Optional[Lexicon]
+) -> None:
+    """W062, as spacy.load warns, where the saved senses were induced with other settings than
+    the component's config ``block`` gives (edited since, or saved before a setting existed)."""
+    settings = configured_induction(block, name)
+    if settings is None:
+        return
+    differences = induced_otherwise(settings, senses.settings, has_context_rows(lexicon))
+    if differences:
+        warn_at_user_line(Warnings.W062.format(name=name, differences="; ".join(differences)))
 
 
 def load_probe(path: Union[str, Path]) -> Optional[PolysemyProbe]:

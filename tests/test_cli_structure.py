@@ -129,6 +129,34 @@ def test_coded_warnings_print_on_stderr_so_json_on_stdout_stays_parseable(capsys
     assert err.splitlines()[-1] == f"    {command}"  # a command to copy is never wrapped
 
 
+def test_a_command_prints_a_coded_warning_said_twice_once(capsys):
+    """The same coded warning from two places (W062 from the senses read, then from
+    spacy.load) is printed once per command; each command run starts afresh."""
+    import warnings
+
+    from spacy_ctxvec.cli._app import exit_on_coded_error, keeps_warnings, warn_on_stderr
+
+    @exit_on_coded_error
+    @keeps_warnings
+    def command():
+        warn_on_stderr("[CTX-W994] said twice")
+        warnings.warn("[CTX-W994] said twice", UserWarning, stacklevel=1)  # another place, the same words
+        warn_on_stderr("[CTX-W993] said once")
+        return list(KEPT_WARNINGS)
+
+    from spacy_ctxvec.cli._app import KEPT_WARNINGS, show_coded_warning
+
+    with warnings.catch_warnings():
+        warnings.simplefilter("always")
+        warnings.showwarning = show_coded_warning
+        kept = command()
+        err = capsys.readouterr().err
+        assert err.count("[CTX-W994] said twice") == 1 and err.count("[CTX-W993] said once") == 1
+        assert kept == ["[CTX-W994] said twice", "[CTX-W993] said once"]
+        command()
+        assert capsys.readouterr().err.count("[CTX-W994] said twice") == 1  # the next run says it again
+
+
 @pytest.mark.parametrize("action, shown", [("ignore", False), ("default", True)])
 def test_warnings_printed_by_commands_obey_the_warnings_filters(capsys, action, shown):
     """warn_on_stderr's coded warnings are filtered as warnings.warn's are (docs/errors.md):

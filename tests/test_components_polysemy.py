@@ -1319,6 +1319,33 @@ def test_settings_changed_after_the_senses_were_induced_warn_and_build_senses_ke
     assert reloaded.get_pipe("ctxvec_polysemy").senses.settings["min_support"] == 2
 
 
+def test_the_saved_senses_readers_warn_as_spacy_load_does_where_the_config_was_edited(sense_nlp, tmp_path):
+    """`spacy-ctxvec senses`, rank and export-static read the saved senses without spacy.load:
+    a config.cfg edited after the senses were induced warns W062 there too."""
+    import warnings
+
+    from spacy_ctxvec.saved_pipeline import load_senses_and_lexicon
+
+    sense_nlp.to_disk(tmp_path / "saved")
+    with warnings.catch_warnings(record=True) as caught:
+        warnings.simplefilter("always")
+        load_senses_and_lexicon(tmp_path / "saved")
+    assert not any("W062" in str(warning.message) for warning in caught)
+    config_path = tmp_path / "saved" / "config.cfg"
+    config = spacy.util.load_config(config_path, interpolate=False)
+    config["components"]["ctxvec_polysemy"]["induction"]["max_senses"] = 2
+    config.to_disk(config_path)
+    with pytest.warns(UserWarning, match=r"W062.*\(max_senses: 7 -> 2; "):
+        inventory, _ = load_senses_and_lexicon(tmp_path / "saved")
+    assert inventory.settings["max_senses"] == 7  # used as saved
+    config["components"]["ctxvec_polysemy"]["induction"]["max_senses"] = "${nowhere.max}"  # spacy.load's to judge
+    config.to_disk(config_path)
+    with warnings.catch_warnings(record=True) as caught:
+        warnings.simplefilter("always")
+        load_senses_and_lexicon(tmp_path / "saved")
+    assert not any("W062" in str(warning.message) for warning in caught)
+
+
 def test_a_service_can_run_requests_in_spacys_memory_zone(sense_nlp):
     """A long-running service keeps spaCy's vocabulary from growing with every new string by
     running each request inside nlp.memory_zone() (docs/reference.md): every attribute is read there."""

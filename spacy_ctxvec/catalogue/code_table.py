@@ -40,6 +40,8 @@ Warnings go through Python's `warnings` module (filter them by their code, e.g.
 `warnings.filterwarnings("ignore", message=r"\\[{PREFIX}W044\\]")`, or for a command
 `PYTHONWARNINGS="ignore:[{PREFIX}W054]" spacy-ctxvec rank ...`; an "error" filter, such as
 `PYTHONWARNINGS=error`, ends a command at the warning, printed on one line, with status 1).
+A command prints each coded warning once, however often it is said while the command runs
+(the same words from two places, or once per Doc under an "always" filter).
 The pages that explain a setting or command name its codes where they apply.
 """
 

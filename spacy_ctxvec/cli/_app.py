@@ -146,7 +146,7 @@ def warn_on_stderr(text: str) -> None:
     filters (PYTHONWARNINGS, -W) apply, as to the warnings that go through ``warnings.warn``."""
     if _filtered_out(text):
         return
-    if _keeping and text.startswith(f"[{PREFIX}W"):
+    if _keeping and text.startswith(f"[{PREFIX}W") and text not in KEPT_WARNINGS:
         KEPT_WARNINGS.append(text)
     _print_warning(text)
 
@@ -159,7 +159,17 @@ def _filtered_out(text: str) -> bool:
     return not caught
 
 
+# The coded warnings the running command has printed (None outside a command): one said again
+# (the same words, from a second place, such as W062 from the senses read and again from
+# spacy.load) is not printed twice.
+_printed: Optional[Set[str]] = None
+
+
 def _print_warning(text: str) -> None:
+    if _printed is not None and text.startswith(f"[{PREFIX}W"):
+        if text in _printed:
+            return
+        _printed.add(text)
     message, _, verbatim = text.partition("\n")
     printer = stderr_printer()
     try:
@@ -251,6 +261,8 @@ def exit_on_coded_error(command: CommandT) -> CommandT:
 
     @functools.wraps(command)
     def wrapper(*args: Any, **kwargs: Any) -> Any:
+        global _printed
+        _printed = set()
         try:
             result = command(*args, **kwargs)
             _flush_stdout()
@@ -268,6 +280,8 @@ def exit_on_coded_error(command: CommandT) -> CommandT:
             if not stdout_reader_is_gone():
                 raise
             exit_quietly_on_closed_stdout()
+        finally:
+            _printed = None
 
     return wrapper  # type: ignore[return-value]
 
@@ -296,7 +310,7 @@ def keeps_warnings(command: CommandT) -> CommandT:
             file: Optional[TextIO] = None,
             line: Optional[str] = None,
         ) -> None:
-            if str(message).startswith(f"[{PREFIX}W"):
+            if str(message).startswith(f"[{PREFIX}W") and str(message) not in KEPT_WARNINGS:
                 KEPT_WARNINGS.append(str(message))
             shown(message, category, filename, lineno, file, line)
 

@@ -79,6 +79,20 @@ def fold_legacy_settings(
     return induction.replace(**given)
 
 
+def configured_induction(block: Dict[str, Any], name: str) -> Optional[SenseInductionSettings]:
+    """The sense-induction settings a saved pipeline's ctxvec_polysemy config ``block`` gives
+    (its [induction] block, flat keys folded in as make_polysemy does); None where the block
+    cannot be resolved on its own (a reference to another section, a value out of range:
+    spacy.load says so)."""
+    try:
+        induction = registry.resolve({"induction": block.get("induction", {"@misc": _FUNCTION})})["induction"]
+    except ValueError:  # confection's, catalogue's and the settings' own (E603) errors alike
+        return None
+    if not isinstance(induction, SenseInductionSettings):
+        return None
+    return fold_legacy_settings(induction, {setting: block.get(setting) for setting in _LEGACY_SETTINGS}, name)
+
+
 def write_induction_config(nlp: Language, name: str, settings: SenseInductionSettings) -> None:
     """Write ``settings`` as component ``name``'s [induction] block in ``nlp``'s config (the
     flat keys of an older config cleared: they would fold over the block on loading)."""
