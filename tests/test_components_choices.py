@@ -232,6 +232,35 @@ def test_a_custom_pooling_of_the_wrong_rows_or_nan_is_a_coded_error_not_other_to
         custom_pipeline(tiny_bert_dir, {"@misc": "test-ctxvec.nan_pooling.v1"})(TEXT)
 
 
+@registry.misc("test-ctxvec.one_argument_pooling.v1")
+def configure_one_argument_pooling():
+    def pool_one(rows):
+        return rows
+
+    return pool_one
+
+
+def test_a_custom_pooling_or_combination_of_another_signature_is_a_coded_error(tiny_bert_dir):
+    """A pooling taking one argument was a TypeError traceback (114 lines in the CLI)."""
+    with pytest.raises(
+        CtxvecError,
+        match=r"CTX-E067\] 'ctxvec_context': the pooling function pool_one of "
+        r"\[components\.ctxvec_context\.pooling\] raised TypeError: .*called as pooling\(rows, lengths\)",
+    ):
+        custom_pipeline(tiny_bert_dir, {"@misc": "test-ctxvec.one_argument_pooling.v1"})(TEXT)
+
+    @registry.misc("test-ctxvec.no_argument_layers.v1")
+    def configure_no_argument_layers():
+        return LayerSelection(layers=(1, 2), combine=lambda: None)
+
+    with pytest.raises(
+        CtxvecError,
+        match=r"CTX-E067\].* layer combination .*\[components\.ctxvec_context\.layers\] "
+        r"raised TypeError: .*called as combine\(arrays\)",
+    ):
+        layered_pipeline(tiny_bert_dir, {"@misc": "test-ctxvec.no_argument_layers.v1"})(TEXT)
+
+
 def test_a_custom_pooling_is_labelled_with_its_settings(tiny_bert_dir):
     """The vectors label named a custom pooling by its function's name only, so two
     settings of one pooling (other vectors) had one label, which E043 compares."""
@@ -351,7 +380,7 @@ def test_layer_numbers_that_are_not_whole_numbers_are_a_coded_error():
     def configure_text_layers():
         return LayerSelection(layers=("5",), combine=mean_of_layers)
 
-    with pytest.raises(CtxvecError, match=r"CTX-E048.*a layer selection of whole layer numbers"):
+    with pytest.raises(CtxvecError, match=r"CTX-E048.*is a layer selection of layers \('5',\), not one of whole layer"):
         spacy.blank("en").add_pipe("ctxvec_context", config={"layers": {"@misc": "test-ctxvec.text_layers.v1"}})
 
 

@@ -48,6 +48,8 @@ def configure_odd_spans(kind: str):
             return [[doc.copy()[:]] for doc in docs]
         if kind == "tuples":
             return [[(0, len(doc))] for doc in docs]
+        if kind == "flat":
+            return [doc[:] for doc in docs]
         return spans
 
     return get_spans
@@ -75,6 +77,10 @@ def odd_spans_nlp(tiny_bert_dir, kind):
         ("short", r"returned \d lists for \d Docs"),
         ("other_doc", r"returned for Doc 0 a span of another Doc"),
         ("tuples", r"returned tuple for Doc 0, not spaCy Span objects"),
+        (
+            "flat",
+            r"returned a Span for Doc 0 where a list of Spans belongs \(e\.g\. \[\[doc\[:\]\] for doc in docs\], not",
+        ),
     ],
 )
 def test_a_span_getter_whose_spans_cannot_be_read_is_e055_saying_how(tiny_bert_dir, kind, problem):

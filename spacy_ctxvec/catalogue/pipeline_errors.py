@@ -293,6 +293,11 @@ class PipelineErrors:
         "whole pipeline (nlp(doc.text)); to run '{name}' alone on Docs the pipeline made, set drop_trf_data = "
         "false in [components.{name}]."
     )
+    E067 = (
+        "'{name}': the {role} {function} of [components.{name}.{setting}] raised {error}, called as {call}. "
+        "A {role} takes {takes}: fix the function, or the settings of its config block (a registered "
+        "function's arguments)."
+    )
 
     # Static vectors (E1xx)
     E101 = (

@@ -100,15 +100,17 @@ def checked_choices(name: str, pooling: Any, layers: Any) -> Tuple[PoolingFn, La
     setting takes; a pooling or layer combination other than ours is checked on every call
     (E049, E050)."""
     layer_example = "spacy-ctxvec.last_layer.v1 or spacy-ctxvec.mean_layers.v1"
-    numbered = isinstance(layers, LayerSelection) and all(_is_layer_number(layer) for layer in layers.layers)
-    for setting, value, fits, expected, example in (
-        ("layers", layers, isinstance(layers, LayerSelection), "a layer selection", layer_example),
-        ("layers", layers, numbered, "a layer selection of whole layer numbers", layer_example),
-        ("layers", layers, callable(getattr(layers, "combine", None)), "a layer selection", layer_example),
-        ("pooling", pooling, callable(pooling), "a pooling function", "spacy-ctxvec.mean_pooling.v1"),
+    selection = isinstance(layers, LayerSelection)
+    numbered = selection and all(_is_layer_number(layer) for layer in layers.layers)
+    numbers = f"a layer selection of layers {tuple(layers.layers)!r}" if selection else ""
+    for setting, got, fits, expected, example in (
+        ("layers", _kind(layers), selection, "a layer selection", layer_example),
+        ("layers", numbers, numbered, "one of whole layer numbers", layer_example),
+        ("layers", _kind(layers), callable(getattr(layers, "combine", None)), "a layer selection", layer_example),
+        ("pooling", _kind(pooling), callable(pooling), "a pooling function", "spacy-ctxvec.mean_pooling.v1"),
     ):
         if not fits:
-            wrong = {"name": name, "setting": setting, "got": _kind(value), "expected": expected, "example": example}
+            wrong = {"name": name, "setting": setting, "got": got, "expected": expected, "example": example}
             raise CtxvecError(Errors.E048.format(**wrong))
     if pooling not in BUILT_IN_POOLINGS and not isinstance(pooling, CheckedPooling):
         pooling = CheckedPooling(name, pooling)
@@ -131,7 +133,10 @@ class CheckedPooling:
         self.component, self.pooling = component, pooling
 
     def __call__(self, rows: Any, lengths: Any) -> Any:
-        pooled = self.pooling(rows, lengths)
+        try:
+            pooled = self.pooling(rows, lengths)
+        except (TypeError, AttributeError) as err:  # another signature, or not a function of arrays
+            raise raised_on_call(self.component, "pooling", self.pooling, err) from err  # a bug inside: its traceback
         problem = _not_rows(pooled, len(lengths))
         if problem is not None:
             name = pooling_name(self.pooling)
@@ -147,13 +152,45 @@ class CheckedCombine:
         self.component, self.combine = component, combine
 
     def __call__(self, arrays: Any) -> Any:
-        combined = self.combine(arrays)
+        try:
+            combined = self.combine(arrays)
+        except (TypeError, AttributeError) as err:
+            raise raised_on_call(self.component, "layers", self.combine, err) from err
         n_rows = len(arrays[0]) if len(arrays) else 0
         problem = _not_rows(combined, n_rows)
         if problem is not None:
             name = pooling_name(self.combine)
             raise CtxvecError(Errors.E050.format(name=self.component, combine=name, got=problem, n_rows=n_rows))
         return combined
+
+
+# What E067 says of each swappable function: its setting, role, how it is called, and its contract.
+_CALLS = {
+    "pooling": (
+        "pooling function",
+        "pooling(rows, lengths)",
+        "the wordpiece rows (n_wordpieces, width) and each token's number of wordpieces (n_tokens,), "
+        "and returns one finite row per token",
+    ),
+    "layers": (
+        "layer combination",
+        "combine(arrays)",
+        "a list of the chosen layers' arrays, each (n_wordpieces, hidden width), and returns one finite row "
+        "per wordpiece",
+    ),
+}
+
+
+def raised_on_call(component: str, setting: str, function: Any, err: Exception) -> CtxvecError:
+    """E067: a user's pooling or layer combination raised ``err`` when called as ours are."""
+    role, call, takes = _CALLS[setting]
+    error = f"{type(err).__name__}: {err}"
+    return CtxvecError(
+        Errors.E067.format(
+            name=component, role=role, function=pooling_name(function), setting=setting, error=error, call=call,
+            takes=takes,
+        )
+    )  # fmt: skip
 
 
 def _not_rows(array: Any, n_rows: int) -> Optional[str]:

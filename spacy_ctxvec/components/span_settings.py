@@ -77,7 +77,12 @@ def check_spans(docs: Sequence[Doc], nested_spans: Any) -> Any:
         problem = f"returned {got} for {len(docs)} Docs"
     else:
         for n, (doc, spans) in enumerate(zip(docs, nested_spans)):
-            if not all(isinstance(span, Span) for span in spans):
+            if not isinstance(spans, (list, tuple)):  # a Span alone iterates as Tokens
+                problem = (
+                    f"returned a {type(spans).__name__} for Doc {n} where a list of Spans belongs "
+                    "(e.g. [[doc[:]] for doc in docs], not [doc[:] for doc in docs])"
+                )
+            elif not all(isinstance(span, Span) for span in spans):
                 kinds = sorted({type(span).__name__ for span in spans if not isinstance(span, Span)})
                 problem = f"returned {', '.join(kinds)} for Doc {n}, not spaCy Span objects"
             elif any(span.doc is not doc for span in spans):
