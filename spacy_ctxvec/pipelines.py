@@ -15,6 +15,7 @@ from .component_names import context_name_in_config
 from .components.transformer import set_hidden_states, set_hidden_states_in_config, transformer_in_config
 from .errors import CtxvecError, Errors
 from .saved_pipeline import check_component_names, given_twice, pipeline_path
+from .user_code import code_option
 
 DEFAULT_CONFIG = Path(__file__).resolve().parent / "configs" / "default.cfg"
 
@@ -147,7 +148,7 @@ def load_pipeline(
         if layer is not None and "-> layers: not a section value" in errors:
             raise CtxvecError(Errors.E058.format(name=name or path, layer=layer)) from err
         raise CtxvecError(
-            Errors.E028.format(name=name or path, errors=errors, hint=_registered_itself(errors))
+            Errors.E028.format(name=name or path, errors=errors, code=code_option(), hint=_registered_itself(errors))
         ) from err
     except configparser.Error as err:  # a saved pipeline's config.cfg
         raise given_twice(Path(str(name)) / "config.cfg", err) from err

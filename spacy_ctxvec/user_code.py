@@ -51,6 +51,13 @@ def code_for_workers(path: Union[str, Path]) -> Callable[[], None]:
     return restore
 
 
+def code_option() -> str:
+    """ " --code FILE" for a spaCy command that an error suggests, where the running command was
+    given a --code file (spaCy needs it too, to know the functions it registers); else ""."""
+    path = os.environ.get(CODE_VARIABLE)
+    return f" --code {path}" if path else ""
+
+
 def import_code_of_the_command() -> None:
     """In a worker process: import the file the command was given with --code, if any."""
     path = os.environ.get(CODE_VARIABLE)

@@ -159,6 +159,36 @@ def test_a_misspelt_setting_names_the_setting_not_spacys_dump(tmp_path):
     assert run.returncode != 0 and "ctxvec_context -> drop_trf_dta" in run.stdout + run.stderr
 
 
+def test_a_refused_setting_beside_a_users_function_suggests_commands_that_import_the_code(tmp_path):
+    """E028's fill-config command, run as written, failed with spaCy's E893 (the --code file's
+    function unknown to spaCy): it now repeats the command's --code."""
+    code = tmp_path / "mine.py"
+    code.write_text(
+        "from spacy.util import registry\nfrom spacy_ctxvec.ops.pooling import pool_mean\n\n"
+        "@registry.misc('mine.pooling.v1')\ndef configure():\n    return pool_mean\n",
+        encoding="utf8",
+    )
+    config = DEFAULT_CONFIG.read_text(encoding="utf8").replace("drop_trf_data = ", "drop_trf_dta = ")
+    config = re.sub(
+        r'(?m)^(\[components\.ctxvec_context\.pooling\]\n)@misc = "[^"]+"', r'\1@misc = "mine.pooling.v1"', config
+    )
+    assert "mine.pooling.v1" in config
+    (tmp_path / "mine.cfg").write_text(config, encoding="utf8")
+    run = subprocess.run(
+        [sys.executable, "-m", "spacy_ctxvec", "compare", "a", "b", "-p", "mine.cfg", "-c", str(code)],
+        cwd=tmp_path, capture_output=True, text=True, timeout=300,
+    )  # fmt: skip
+    message = " ".join(run.stderr.split())
+    assert run.returncode == 1 and "[CTX-E028]" in message, message
+    command = re.search(r"`python -m (spacy init fill-config mine\.cfg filled\.cfg --code (\S+))`", message)
+    assert command is not None and command.group(2) == str(code.resolve()), message
+    filled = subprocess.run(
+        [sys.executable, "-m", *command.group(1).split()], cwd=tmp_path, capture_output=True, text=True, timeout=300
+    )
+    said = filled.stdout + filled.stderr
+    assert "ctxvec_context -> drop_trf_dta" in said and "E893" not in said, said
+
+
 def test_a_section_before_its_parent_is_named(tmp_path):
     config = DEFAULT_CONFIG.read_text(encoding="utf8")
     moved = config.replace(

@@ -107,10 +107,11 @@ class PipelineErrors:
         "download them again) and point the config's name at that folder."
     )
     E028 = (
-        "The config '{name}' has settings spaCy refuses: {errors}. Rename, remove or add them as "
-        "each names: each component's settings are listed in spacy-ctxvec's docs/reference.md, and "
-        "`python -m spacy init fill-config {name} filled.cfg` names each one spaCy refuses; once it writes "
-        "filled.cfg, `python -m spacy debug config filled.cfg` shows the whole config as spaCy reads it.{hint}"
+        "The config '{name}' has settings spaCy refuses: {errors}. Correct each as it says (rename, remove or "
+        "add a setting, or give a value of the type named): spacy-ctxvec's components' settings are listed in "
+        "its docs/reference.md, and `python -m spacy init fill-config {name} filled.cfg{code}` names each one "
+        "spaCy refuses; once it writes filled.cfg, `python -m spacy debug config filled.cfg{code}` shows the "
+        "whole config as spaCy reads it.{hint}"
     )
     E029 = (
         "The config '{name}' could not be read: the section [{section}] comes before a section it belongs "
