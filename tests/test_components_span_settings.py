@@ -79,7 +79,8 @@ def odd_spans_nlp(tiny_bert_dir, kind):
         ("tuples", r"returned tuple for Doc 0, not spaCy Span objects"),
         (
             "flat",
-            r"returned a Span for Doc 0 where a list of Spans belongs \(e\.g\. \[\[doc\[:\]\] for doc in docs\], not",
+            r"returned a Span for Doc 0 where a list of Spans belongs "
+            r"\(e\.g\. \[\[doc\[:\]\] for doc in docs\], not \[doc\[:\] for doc in docs\]\)",
         ),
     ],
 )
