@@ -440,6 +440,17 @@ def test_missing_trf_data_with_a_transformer_names_annotating_components(tiny_nl
         tiny_nlp.get_pipe("ctxvec_context")(tiny_nlp.make_doc("no transformer output"))
 
 
+def test_a_transformer_left_out_of_one_pipe_call_is_named_as_left_out(tiny_nlp):
+    """nlp.pipe(disable=[...]) skips the transformer without disabling it: E001 spoke of
+    `spacy train` alone."""
+    with pytest.raises(
+        CtxvecError,
+        match=r"\[CTX-E001\].*'transformer', which did not run on this Doc: where a call "
+        r"left it out \(nlp\.pipe\(texts, disable=\['transformer'\]\)\), leave 'ctxvec_context'",
+    ):
+        list(tiny_nlp.pipe(["a bank"], disable=["transformer"]))
+
+
 def test_tokens_merged_after_the_transformer_are_e045_not_e001(tiny_pipeline_dir):
     """A retokenizer between the transformer and ctxvec_context: trf_data is there but
     lines up with the tokens before the merge (was E001, "the transformer did not annotate it")."""

@@ -93,9 +93,10 @@ def missing_trf_data_fix(nlp: Optional[Language], name: str) -> str:
             f"or leave it out of disable=[...] in spacy.load), or disable '{name}' and the components after it as well."
         )
     return (
-        f"The pipeline has the transformer '{transformer}'; if it is frozen during `spacy train`, add it to "
-        f"[training] annotating_components so that its output reaches '{name}'. Outside a pipeline, run "
-        "nlp(text), not the component alone."
+        f"The pipeline has the transformer '{transformer}', which did not run on this Doc: where a call left it out "
+        f"(nlp.pipe(texts, disable=['{transformer}'])), leave '{name}' and the components after it out too, or "
+        f"keep the transformer in; if it is frozen during `spacy train`, add it to [training] annotating_components "
+        f"so that its output reaches '{name}'. Outside a pipeline, run nlp(text), not the component alone."
     )
 
 
