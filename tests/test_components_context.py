@@ -10,7 +10,7 @@ from spacy.tokens import Doc, DocBin
 
 from spacy_ctxvec.errors import CtxvecError
 
-from .conftest import python_output, transformer_config
+from .conftest import make_trf_nlp, python_output, transformer_config
 
 BAD_INPUTS = ["", "   ", "\n\t ", "!!! ... ???", "😀 🙂 🎉", "a\x00b \x07 c", "我爱北京天安门。", "I have a  apple ."]
 
@@ -440,7 +440,7 @@ def test_missing_trf_data_with_a_transformer_names_annotating_components(tiny_nl
         tiny_nlp.get_pipe("ctxvec_context")(tiny_nlp.make_doc("no transformer output"))
 
 
-def test_a_transformer_left_out_of_one_pipe_call_is_named_as_left_out(tiny_nlp):
+def test_a_transformer_left_out_of_one_pipe_call_is_named_as_left_out(tiny_bert_dir):
     """nlp.pipe(disable=[...]) skips the transformer without disabling it: E001 spoke of
     `spacy train` alone."""
     with pytest.raises(
@@ -448,7 +448,7 @@ def test_a_transformer_left_out_of_one_pipe_call_is_named_as_left_out(tiny_nlp):
         match=r"\[CTX-E001\].*'transformer', which did not run on this Doc: where a call "
         r"left it out \(nlp\.pipe\(texts, disable=\['transformer'\]\)\), leave 'ctxvec_context'",
     ):
-        list(tiny_nlp.pipe(["a bank"], disable=["transformer"]))
+        list(make_trf_nlp(str(tiny_bert_dir), window=8, stride=6).pipe(["a bank"], disable=["transformer"]))
 
 
 def test_tokens_merged_after_the_transformer_are_e045_not_e001(tiny_pipeline_dir):
