@@ -16,7 +16,10 @@ if TYPE_CHECKING:
     from .components.static import StaticVectors, make_static_vectors
     from .components.vector_hooks import add_vector_hooks
     from .errors import CtxvecError, Errors
+    from .lexicon.sense import Sense
+    from .lexicon.sense_inventory import SenseInventory
     from .lexicon.statistics import Lexicon
+    from .ops.senses import SenseInductionSettings
     from .static.formats import load_static_vectors
     from .static.table import StaticVectorTable
 
@@ -32,6 +35,9 @@ __all__ = [
     "install_extensions",
     "add_vector_hooks",
     "Lexicon",
+    "Sense",
+    "SenseInductionSettings",
+    "SenseInventory",
     "Polysemy",
     "make_polysemy",
     "StaticVectors",
@@ -51,6 +57,9 @@ _MODULE_OF: Dict[str, str] = {
     "install_extensions": ".attributes",
     "add_vector_hooks": ".components.vector_hooks",
     "Lexicon": ".lexicon.statistics",
+    "Sense": ".lexicon.sense",
+    "SenseInductionSettings": ".ops.senses",
+    "SenseInventory": ".lexicon.sense_inventory",
     "Polysemy": ".components.polysemy",
     "make_polysemy": ".components.polysemy",
     "StaticVectors": ".components.static",
