@@ -29,9 +29,9 @@ from typing import Any, Callable, Dict, List, Optional
 
 import torch
 from spacy.language import Language
-from spacy.util import registry
 
 from .errors import CtxvecError, Errors
+from .registrations import registered
 
 
 def _int8_weight(weight: torch.Tensor, per_channel: bool) -> torch.Tensor:
@@ -188,7 +188,7 @@ class _QuantizeAfter:
         return result
 
 
-@registry.callbacks("spacy-ctxvec.quantize_int8.v1")
+@registered("callbacks", "spacy-ctxvec.quantize_int8.v1")
 def configure_int8_quantization(
     transformer: Optional[str] = None, per_channel: bool = True
 ) -> Callable[[Language], Language]:

@@ -32,6 +32,7 @@ LAYERS = {
     "interrupts": 0,
     "staging": 0,
     "user_code": 0,
+    "registrations": 0,
     "ops": 1,
     "terminal": 1,
     "lexicon": 2,

@@ -200,17 +200,17 @@ def registrations():
             if not isinstance(node, ast.FunctionDef):
                 continue
             for decorator in node.decorator_list:
-                if not (isinstance(decorator, ast.Call) and isinstance(decorator.func, ast.Attribute)):
+                # @registered("misc", NAME) and @factory(NAME) (registrations.py), as spaCy's own
+                if not (isinstance(decorator, ast.Call) and isinstance(decorator.func, ast.Name) and decorator.args):
                     continue
-                if not decorator.args:  # e.g. @app.callback(): not a registration
-                    continue
-                owner, attr = getattr(decorator.func.value, "id", ""), decorator.func.attr
-                arg = decorator.args[0]
-                name = arg.value if isinstance(arg, ast.Constant) else constants.get(getattr(arg, "id", ""))
-                if owner == "registry" and attr in groups:
-                    yield groups[attr], name, f"{module}:{node.name}"
-                elif owner == "Language" and attr == "factory":
-                    yield "spacy_factories", name, f"{module}:{node.name}"
+                args = [
+                    a.value if isinstance(a, ast.Constant) else constants.get(getattr(a, "id", ""))
+                    for a in decorator.args
+                ]
+                if decorator.func.id == "registered" and args[0] in groups:
+                    yield groups[args[0]], args[1], f"{module}:{node.name}"
+                elif decorator.func.id == "factory":
+                    yield "spacy_factories", args[0], f"{module}:{node.name}"
 
 
 def test_every_registration_is_an_entry_point():

@@ -17,7 +17,6 @@ from pathlib import Path, PurePath
 from typing import Callable, FrozenSet, Iterator, List, Optional, Sequence, Set, Tuple, Union
 
 from spacy.tokens import Doc, DocBin
-from spacy.util import registry
 from spacy.vocab import Vocab
 
 from ..catalogue.lexicon_errors import (
@@ -29,6 +28,7 @@ from ..catalogue.lexicon_errors import (
 from ..errors import CtxvecError, Errors, Warnings
 from ..ops.text import count_of, printable
 from ..paths import composed
+from ..registrations import registered
 from .bad_lines import BadLineError, SkippedLine, bad_line, encoding_advice, no_documents, skipped_total
 from .bounded_json import loads_bounded
 from .inflation import check_inflation
@@ -470,7 +470,7 @@ def item_digest(item: CorpusItem) -> bytes:
     return b"T" + item.encode("utf8", "surrogatepass")
 
 
-@registry.misc("spacy-ctxvec.lexicon_corpus.v1")
+@registered("misc", "spacy-ctxvec.lexicon_corpus.v1")
 def configure_lexicon_corpus(
     path: str, on_error: str = "raise", encoding: str = DEFAULT_ENCODING
 ) -> Callable[[Vocab], Iterator[CorpusItem]]:

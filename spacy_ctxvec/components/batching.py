@@ -31,7 +31,6 @@ from typing import Any, Callable, Dict, List, Optional, Sequence, Tuple, cast
 import numpy as np
 from spacy.attrs import IDX, LENGTH
 from spacy.tokens import Doc, Span
-from spacy.util import registry
 from spacy_transformers.data_classes import FullTransformerBatch, TransformerData, WordpieceBatch
 from spacy_transformers.layers._util import replace_listener_cfg as upstream_replace_listener_cfg
 from spacy_transformers.layers.transformer_model import TransformerModel
@@ -44,6 +43,7 @@ from ..catalogue.pipeline_errors import NO_VOCAB_FILE
 from ..errors import CtxvecError, Errors
 from ..locks import forward_lock
 from ..ops.offsets import align_batch
+from ..registrations import registered
 from .model_config import cap_model_max_length, restore_saved_floats
 from .span_settings import checked_span_getter
 from .tokenizer_checks import raise_run_failure
@@ -67,7 +67,7 @@ BATCHING_SETTINGS = ("max_batch_wordpieces", "max_batch_wordpieces_gpu")
 SpanGetter = Callable[[List[Doc]], List[List[Span]]]
 
 
-@registry.misc("spacy-ctxvec.replace_listener_cfg.v1")
+@registered("misc", "spacy-ctxvec.replace_listener_cfg.v1")
 def replace_listener_cfg(tok2vec_model_cfg: Dict[str, Any], listener_model_cfg: Dict[str, Any]) -> Dict[str, Any]:
     """The config that ``nlp.replace_listeners`` writes in a listener's place: spacy-transformers'
     (a TransformerListener becomes its ``Tok2VecTransformer.v3``, the other keys kept) without
@@ -156,7 +156,7 @@ class BucketedTransformerModel(TransformerModel):
         return copied
 
 
-@registry.architectures(ARCHITECTURE)
+@registered("architectures", ARCHITECTURE)
 def create_bucketed_transformer_model(
     name: str,
     get_spans: SpanGetter,

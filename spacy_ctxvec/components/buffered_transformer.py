@@ -29,6 +29,7 @@ from thinc.api import Config, Model
 
 from ..attributes import TRANSFORMER_MODEL, install_extensions, set_doc_value
 from ..errors import CtxvecError, Errors, Warnings
+from ..registrations import factory
 from .base import BUFFER_ENDS, MAX_BATCH_TOKENS, RegistersOnUnpickle, token_bounded_batches
 from .model_inputs import FingerprintCache
 from .span_settings import check_span_getter
@@ -64,7 +65,7 @@ stride = 96
 """
 
 
-@Language.factory(
+@factory(
     "ctxvec_transformer",
     default_config=Config().from_str(DEFAULT_TRANSFORMER_CONFIG)["ctxvec_transformer"],
     assigns=["doc._.trf_data"],

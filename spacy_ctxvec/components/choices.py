@@ -6,7 +6,6 @@ from dataclasses import dataclass
 from typing import Any, Dict, List, Optional, Tuple
 
 import numpy as np
-from spacy.util import registry
 from thinc.api import get_array_module
 from thinc.util import is_cupy_array, is_numpy_array
 
@@ -14,6 +13,7 @@ from ..errors import CtxvecError, Errors
 from ..ops.fingerprint import with_model
 from ..ops.layers import concat_of_layers, mean_of_layers, resolve_layers
 from ..ops.pooling import pool_first, pool_first_last, pool_last, pool_max, pool_mean
+from ..registrations import registered
 from ..types import LayerCombineFn, PoolingFn
 
 BUILT_IN_POOLINGS = (pool_mean, pool_first, pool_last, pool_max, pool_first_last)
@@ -24,31 +24,31 @@ _SETTING_TYPES = (bool, int, float, str)
 _MAX_LISTED = 16
 
 
-@registry.misc("spacy-ctxvec.mean_pooling.v1")
+@registered("misc", "spacy-ctxvec.mean_pooling.v1")
 def configure_mean_pooling() -> PoolingFn:
     """Mean of the token's wordpiece vectors (the default)."""
     return pool_mean
 
 
-@registry.misc("spacy-ctxvec.first_pooling.v1")
+@registered("misc", "spacy-ctxvec.first_pooling.v1")
 def configure_first_pooling() -> PoolingFn:
     """The token's first wordpiece vector."""
     return pool_first
 
 
-@registry.misc("spacy-ctxvec.last_pooling.v1")
+@registered("misc", "spacy-ctxvec.last_pooling.v1")
 def configure_last_pooling() -> PoolingFn:
     """The token's last wordpiece vector."""
     return pool_last
 
 
-@registry.misc("spacy-ctxvec.max_pooling.v1")
+@registered("misc", "spacy-ctxvec.max_pooling.v1")
 def configure_max_pooling() -> PoolingFn:
     """Element-wise maximum over the token's wordpiece vectors."""
     return pool_max
 
 
-@registry.misc("spacy-ctxvec.first_last_pooling.v1")
+@registered("misc", "spacy-ctxvec.first_last_pooling.v1")
 def configure_first_last_pooling() -> PoolingFn:
     """First and last wordpiece vectors concatenated (twice the width)."""
     return pool_first_last
@@ -77,19 +77,19 @@ def _layer_tuple(layers: List[int]) -> Tuple[int, ...]:
     return tuple(int(layer) for layer in layers)
 
 
-@registry.misc("spacy-ctxvec.last_layer.v1")
+@registered("misc", "spacy-ctxvec.last_layer.v1")
 def configure_last_layer() -> LayerSelection:
     """The transformer's last hidden state (the default)."""
     return LayerSelection(layers=(), combine=mean_of_layers)
 
 
-@registry.misc("spacy-ctxvec.mean_layers.v1")
+@registered("misc", "spacy-ctxvec.mean_layers.v1")
 def configure_mean_layers(layers: List[int]) -> LayerSelection:
     """Mean over the listed layers (0 = input embeddings)."""
     return LayerSelection(layers=_layer_tuple(layers), combine=mean_of_layers)
 
 
-@registry.misc("spacy-ctxvec.concat_layers.v1")
+@registered("misc", "spacy-ctxvec.concat_layers.v1")
 def configure_concat_layers(layers: List[int]) -> LayerSelection:
     """The listed layers concatenated (width times the number of layers)."""
     return LayerSelection(layers=_layer_tuple(layers), combine=concat_of_layers)

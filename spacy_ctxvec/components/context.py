@@ -28,6 +28,7 @@ from ..errors import CtxvecError, Errors, Warnings, warn_at_user_line
 from ..ops.alignment import read_with_another_as
 from ..ops.layers import repeated_layer
 from ..ops.text import has_word_character, printable
+from ..registrations import factory
 from ..types import PoolingFn
 from . import vector_hooks
 from .base import DocAnnotator, NlpRef, excluded, read_cfg, vector_dtype
@@ -63,7 +64,7 @@ set_vector_hooks = false
 """
 
 
-@Language.factory(
+@factory(
     "ctxvec_context",
     default_config=Config().from_str(DEFAULT_CONTEXT_CONFIG)["ctxvec_context"],
     assigns=["doc._.ctxvec_context", "doc._.ctxvec_context_mask"],

@@ -11,6 +11,7 @@ from spacy.util import registry
 
 from ..errors import Warnings
 from ..ops.senses import SenseInductionSettings
+from ..registrations import registered
 
 _DEFAULT_INDUCTION = SenseInductionSettings()
 _NULLABLE_SETTINGS = ("split_threshold", "split_percentile")
@@ -29,7 +30,7 @@ _LEGACY_SETTINGS = (
 )
 
 
-@registry.misc(_FUNCTION)
+@registered("misc", _FUNCTION)
 def configure_sense_induction(
     split_threshold: Optional[float] = _DEFAULT_INDUCTION.split_threshold,
     split_percentile: Optional[float] = _DEFAULT_INDUCTION.split_percentile,

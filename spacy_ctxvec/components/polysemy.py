@@ -77,6 +77,7 @@ from ..lexicon.sense_inventory import SenseInventory
 from ..lexicon.statistics import CONTEXT_VECTORS_META, Lexicon
 from ..lexicon.type_inputs import TypeInputs
 from ..ops.senses import DEFAULT_SAMPLE_SIZE, SenseInductionSettings
+from ..registrations import factory
 from .base import DocAnnotator, NlpRef
 from .induction_config import fold_legacy_settings, write_induction_config
 from .initialize_corpus import InitializeCorpus
@@ -121,7 +122,7 @@ senses = true
 _DEFAULT_INDUCTION = SenseInductionSettings()
 
 
-@Language.factory(
+@factory(
     "ctxvec_polysemy",
     default_config=Config().from_str(DEFAULT_POLYSEMY_CONFIG)["ctxvec_polysemy"],
     assigns=["doc._.ctxvec_polysemy"],

@@ -15,6 +15,7 @@ from ..attributes import STATIC_ARRAY, STATIC_KEYS, install_extensions, set_toke
 from ..component_names import warn_of_several
 from ..errors import CtxvecError, Errors, Warnings
 from ..ops.fingerprint import current_fingerprint, embedding_fingerprint
+from ..registrations import factory
 from ..static.sources import StaticSource, configure_transformer_embeddings, transformer_embeddings
 from ..static.subwords import WordpieceMean
 from ..static.table import (
@@ -45,7 +46,7 @@ STATIC_NO_TRANSFORMER_FIX = (
 STATIC_FACTORY = "ctxvec_static"
 
 
-@Language.factory(
+@factory(
     STATIC_FACTORY,
     default_config=Config().from_str(DEFAULT_STATIC_CONFIG)["ctxvec_static"],
     assigns=["doc._.ctxvec_static", "doc._.ctxvec_static_keys"],

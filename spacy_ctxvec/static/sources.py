@@ -8,16 +8,16 @@ from typing import Any, Callable, Collection, Optional, Tuple, Union
 
 import numpy as np
 from spacy.language import Language
-from spacy.util import registry
 
 from ..errors import CtxvecError, Errors
+from ..registrations import registered
 from .formats import load_static_vectors
 from .table import StaticVectorTable
 
 StaticSource = Callable[[Language], StaticVectorTable]
 
 
-@registry.misc("spacy-ctxvec.vectors_file.v1")
+@registered("misc", "spacy-ctxvec.vectors_file.v1")
 def configure_vectors_file(
     path: Optional[Union[str, Path]], format: str = "auto", allow_pickle: bool = False
 ) -> StaticSource:
@@ -32,7 +32,7 @@ def configure_vectors_file(
     return load_vectors_file
 
 
-@registry.misc("spacy-ctxvec.transformer_embeddings.v1")
+@registered("misc", "spacy-ctxvec.transformer_embeddings.v1")
 def configure_transformer_embeddings(transformer: str = "transformer") -> StaticSource:
     """The input-embedding table of the pipeline's (already initialized) transformer:
     a word's static vector is the mean of its wordpieces' input embeddings. Offline
