@@ -1,11 +1,10 @@
 """Load the pipeline a command works on: a directory, a package, or a config."""
 
 import configparser
-import difflib
 import re
 import traceback
 from pathlib import Path
-from typing import Any, Dict, List, Optional, Set, Tuple, Union
+from typing import Any, Dict, Optional, Union
 
 from spacy.language import Language
 from thinc.api import ConfigValidationError
@@ -14,7 +13,7 @@ from .attributes import CONTEXT_COMPONENT, POLYSEMY_FACTORY, install_extensions
 from .component_names import context_name_in_config
 from .components.transformer import set_hidden_states, set_hidden_states_in_config, transformer_in_config
 from .errors import CtxvecError, Errors
-from .saved_pipeline import check_component_names, given_twice, pipeline_path
+from .saved_pipeline import check_component_names, given_twice, pipeline_path, read_config
 from .user_code import code_option
 
 DEFAULT_CONFIG = Path(__file__).resolve().parent / "configs" / "default.cfg"
@@ -27,50 +26,6 @@ def _packaged_hint(path: Path) -> str:
     if not packaged.is_file() or packaged.resolve() == path.resolve():
         return ""
     return f"; the installed package ships a {path.name} at {packaged}: pass that path"
-
-
-_SECTION_HEADER = re.compile(r"(?m)^\s*\[([^\]\n]+)\]")  # a header may have a comment after it
-
-
-def section_before_parent(text: str, err: Union[KeyError, ConfigValidationError]) -> Optional[Tuple[str, List[str]]]:
-    """(section, the sections it belongs under that are not above it, topmost first) of a
-    section of config ``text`` placed before its parents or without them: what confection's
-    KeyError or "Section 'X' is not defined" ``err`` (each names only one key) is about; the
-    first such section with a parent ending in that key, else the first; None where ``err``
-    is another error."""
-    if isinstance(err, KeyError):
-        key = str(err.args[0]) if err.args else "?"
-    else:
-        undefined = [re.match(r"Section '(.+)' is not defined", str(e.get("msg", ""))) for e in err.errors or []]
-        key = next((found.group(1) for found in undefined if found), "")
-        if not key:
-            return None
-    above: Set[str] = set()
-    orphans: List[Tuple[str, List[str]]] = []
-    for header in _SECTION_HEADER.findall(text):
-        header = header.strip()
-        parts = header.split(".")
-        ancestors = [".".join(parts[:n]) for n in range(1, len(parts))]
-        missing = [ancestor for ancestor in ancestors if ancestor not in above]
-        if missing:
-            orphans.append((header, missing))
-        above.add(header)
-    named = [orphan for orphan in orphans if any(parent.rpartition(".")[2] == key for parent in orphan[1])]
-    return (named or orphans or [(f"{key}.…", [key])])[0]
-
-
-def misspelt_parent(text: str, parents: List[str]) -> str:
-    """E029's hint where the nearest missing parent reads like a misspelling of a section config
-    ``text`` has at the same depth (``[components.transformerr.model]`` beside
-    ``[components.transformer]``, or ``[componets]`` above ``[components.transformer]``); which
-    of the two is misspelt is the user's to say. "" where no section is that close."""
-    parent = parents[-1]
-    headers = {header.strip() for header in _SECTION_HEADER.findall(text)}
-    peers = sorted(header for header in headers if header.count(".") == parent.count(".") and header != parent)
-    close = difflib.get_close_matches(parent, peers, n=1, cutoff=0.85)
-    if not close:
-        return ""
-    return f" The config has no [{parent}] but has [{close[0]}]: if one of those two names is misspelt, correct it."
 
 
 def layer_override(layer: int) -> Dict[str, Any]:
@@ -90,7 +45,7 @@ def load_pipeline(
     without the lexicon its [initialize.components] names or builds (build-lexicon makes
     a new one: the old one is neither built nor checked against the vectors)."""
     import spacy
-    from spacy.util import load_config, load_model_from_config
+    from spacy.util import load_model_from_config
 
     install_extensions()
     path = DEFAULT_CONFIG if name is None else Path(name)
@@ -98,21 +53,7 @@ def load_pipeline(
         if path.suffix == ".cfg":
             if not path.is_file():
                 raise FileNotFoundError(f"config file {path} does not exist{_packaged_hint(path)}")
-            try:
-                config = load_config(path)
-            except configparser.Error as err:  # a section or setting given twice
-                raise given_twice(name or path, err) from err
-            except (KeyError, ConfigValidationError) as err:  # confection: a [a.b] section before its parent [a]
-                orphan = section_before_parent(path.read_text(encoding="utf8"), err)
-                if orphan is None:
-                    raise
-                parents = ", ".join(f"[{parent}]" for parent in orphan[1]) + (
-                    ", in this order," if len(orphan[1]) > 1 else ""
-                )
-                misspelt = misspelt_parent(path.read_text(encoding="utf8"), orphan[1])
-                raise CtxvecError(
-                    Errors.E029.format(name=name or path, section=orphan[0], parents=parents, misspelt=misspelt)
-                ) from err
+            config = read_config(path, name or path)
             missing = [section for section in ("nlp", "components") if section not in config]
             if missing:  # spaCy's KeyError said "'components'" alone
                 raise CtxvecError(Errors.E063.format(name=name or path, section=missing[0]))
@@ -147,8 +88,10 @@ def load_pipeline(
         errors = _config_errors(err)
         if layer is not None and "-> layers: not a section value" in errors:
             raise CtxvecError(Errors.E058.format(name=name or path, layer=layer)) from err
+        saved = pipeline_path(path) / "config.cfg"  # a saved pipeline's: the file spaCy's commands take
+        config_name = saved if path.suffix != ".cfg" and saved.is_file() else name or path
         raise CtxvecError(
-            Errors.E028.format(name=name or path, errors=errors, code=code_option(), hint=_registered_itself(errors))
+            Errors.E028.format(name=config_name, errors=errors, code=code_option(), hint=_registered_itself(errors))
         ) from err
     except configparser.Error as err:  # a saved pipeline's config.cfg
         raise given_twice(Path(str(name)) / "config.cfg", err) from err
@@ -174,14 +117,15 @@ def _saved_context_name(path: Path) -> str:
     """context_name_in_config of the pipeline saved in directory ``path`` ("ctxvec_context"
     where it has no readable config.cfg: spacy.load names what is wrong); E064 for a
     component named by a path, before spacy.load reads or anything writes there."""
-    from spacy.util import load_config
 
     config_file = path / "config.cfg"
     if not config_file.is_file():
         return CONTEXT_COMPONENT
     try:
-        config = load_config(config_file)
-    except (OSError, ValueError, KeyError):  # spacy.load names what is wrong with it
+        config = read_config(config_file, config_file)  # E065, E029: a section given twice, misplaced or misspelt
+    except (OSError, ValueError, KeyError) as err:  # spacy.load names what is wrong with it
+        if isinstance(err, CtxvecError):
+            raise
         return CONTEXT_COMPONENT
     check_component_names(config, path)
     return context_name_in_config(config)

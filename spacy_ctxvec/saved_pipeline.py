@@ -10,12 +10,14 @@ self-similarity. Each reader also takes the part's own directory (e.g. ``lexicon
 the name of an installed pipeline package (as spacy.load does)."""
 
 import configparser
+import difflib
 import re
 from pathlib import Path
-from typing import Any, Collection, Dict, FrozenSet, Iterable, List, Optional, Tuple, Union
+from typing import Any, Collection, Dict, FrozenSet, Iterable, List, Optional, Set, Tuple, Union
 
 import numpy as np
 from spacy.util import get_lang_class, get_model_meta, get_package_path, is_package, load_config
+from thinc.api import ConfigValidationError
 
 from .attributes import POLYSEMY_FACTORY
 from .catalogue.command_errors import BUILD_SENSES_FIX, SENSES_FROM_SAMPLE_FIX
@@ -43,12 +45,70 @@ def pipeline_path(path: Union[str, Path]) -> Path:
 
 
 def saved_config(path: Path) -> Any:
-    """The config file at ``path``, not interpolated; E065 where a section or setting is given
-    twice (configparser's error, which reached users as a traceback)."""
+    """The config file at ``path``, not interpolated (read_config's errors: they reached users
+    as tracebacks)."""
+    return read_config(path, path)
+
+
+def read_config(path: Path, name: Union[str, Path]) -> Any:
+    """spaCy's load_config(path), not interpolated; E065 where a section or setting is given twice, E029 where a section
+    comes before its parent or without it (misplaced or misspelt), naming the config ``name``."""
     try:
-        return load_config(path, interpolate=False)
+        return load_config(path)
     except configparser.Error as err:
-        raise given_twice(path, err) from err
+        raise given_twice(name, err) from err
+    except (KeyError, ConfigValidationError) as err:  # confection: a [a.b] section before its parent [a]
+        text = path.read_text(encoding="utf8")
+        orphan = section_before_parent(text, err)
+        if orphan is None:
+            raise
+        parents = ", ".join(f"[{parent}]" for parent in orphan[1]) + (", in this order," if len(orphan[1]) > 1 else "")
+        misspelt = misspelt_parent(text, orphan[1])
+        raise CtxvecError(Errors.E029.format(name=name, section=orphan[0], parents=parents, misspelt=misspelt)) from err
+
+
+_SECTION_HEADER = re.compile(r"(?m)^\s*\[([^\]\n]+)\]")  # a header may have a comment after it
+
+
+def section_before_parent(text: str, err: Union[KeyError, ConfigValidationError]) -> Optional[Tuple[str, List[str]]]:
+    """(section, the sections it belongs under that are not above it, topmost first) of a
+    section of config ``text`` placed before its parents or without them: what confection's
+    KeyError or "Section 'X' is not defined" ``err`` (each names only one key) is about; the
+    first such section with a parent ending in that key, else the first; None where ``err``
+    is another error."""
+    if isinstance(err, KeyError):
+        key = str(err.args[0]) if err.args else "?"
+    else:
+        undefined = [re.match(r"Section '(.+)' is not defined", str(e.get("msg", ""))) for e in err.errors or []]
+        key = next((found.group(1) for found in undefined if found), "")
+        if not key:
+            return None
+    above: Set[str] = set()
+    orphans: List[Tuple[str, List[str]]] = []
+    for header in _SECTION_HEADER.findall(text):
+        header = header.strip()
+        parts = header.split(".")
+        ancestors = [".".join(parts[:n]) for n in range(1, len(parts))]
+        missing = [ancestor for ancestor in ancestors if ancestor not in above]
+        if missing:
+            orphans.append((header, missing))
+        above.add(header)
+    named = [orphan for orphan in orphans if any(parent.rpartition(".")[2] == key for parent in orphan[1])]
+    return (named or orphans or [(f"{key}.…", [key])])[0]
+
+
+def misspelt_parent(text: str, parents: List[str]) -> str:
+    """E029's hint where the nearest missing parent reads like a misspelling of a section config
+    ``text`` has at the same depth (``[components.transformerr.model]`` beside
+    ``[components.transformer]``, or ``[componets]`` above ``[components.transformer]``); which
+    of the two is misspelt is the user's to say. "" where no section is that close."""
+    parent = parents[-1]
+    headers = {header.strip() for header in _SECTION_HEADER.findall(text)}
+    peers = sorted(header for header in headers if header.count(".") == parent.count(".") and header != parent)
+    close = difflib.get_close_matches(parent, peers, n=1, cutoff=0.85)
+    if not close:
+        return ""
+    return f" The config has no [{parent}] but has [{close[0]}]: if one of those two names is misspelt, correct it."
 
 
 def given_twice(config: Union[str, Path], err: configparser.Error) -> CtxvecError:

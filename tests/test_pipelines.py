@@ -159,6 +159,18 @@ def test_a_misspelt_setting_names_the_setting_not_spacys_dump(tmp_path):
     assert run.returncode != 0 and "ctxvec_context -> drop_trf_dta" in run.stdout + run.stderr
 
 
+def test_a_refused_setting_of_a_saved_pipeline_names_its_config_file(tiny_nlp, tmp_path):
+    """E028's fill-config command named the pipeline's directory, which spaCy refuses ("is a directory")."""
+    tiny_nlp.to_disk(tmp_path / "saved")
+    config = tmp_path / "saved" / "config.cfg"
+    text = config.read_text(encoding="utf8")
+    assert "drop_trf_data = " in text
+    config.write_text(text.replace("drop_trf_data = ", "drop_trf_dta = "), encoding="utf8")
+    with pytest.raises(CtxvecError, match=r"\[CTX-E028\]") as raised:
+        load_pipeline(tmp_path / "saved")
+    assert f"`python -m spacy init fill-config {config} filled.cfg`" in str(raised.value)
+
+
 def test_a_refused_setting_beside_a_users_function_suggests_commands_that_import_the_code(tmp_path):
     """E028's fill-config command, run as written, failed with spaCy's E893 (the --code file's
     function unknown to spaCy): it now repeats the command's --code."""

@@ -98,6 +98,29 @@ def test_a_setting_given_twice_in_a_saved_config_is_e065_for_the_readers_too(tin
         assert "Traceback" not in result.output
 
 
+def test_a_misspelt_section_in_a_saved_config_is_e029_for_the_readers_and_the_loader(tiny_nlp, tmp_path):
+    """[components] written [componets] in a saved pipeline's config.cfg: rank, senses and
+    export-static printed confection's traceback, and loading it was E028 without the hint."""
+    from spacy_ctxvec.pipelines import load_pipeline
+
+    pipeline = tmp_path / "pipeline"
+    save_with_probe(tiny_nlp, pipeline)
+    config = (pipeline / "config.cfg").read_text(encoding="utf8")
+    (pipeline / "config.cfg").write_text(config.replace("[components]\n", "[componets]\n", 1), encoding="utf8")
+    hint = "The config has no [components] but has [componets]: if one of those two names is misspelt, correct it."
+    for command in (
+        ["rank", str(pipeline)],
+        ["senses", str(pipeline), "bank"],
+        ["export-static", str(pipeline), str(tmp_path / "v.txt")],
+    ):
+        result = CliRunner().invoke(app, command)
+        message = " ".join(result.output.split())
+        assert result.exit_code == 1 and "[CTX-E029]" in message and hint in message, (command, message)
+    with pytest.raises(CtxvecError, match=r"\[CTX-E029\] The config '.*config\.cfg' could not be read") as raised:
+        load_pipeline(pipeline)
+    assert hint in str(raised.value)
+
+
 def test_the_readers_check_the_probe_against_its_saved_input_embeddings(tiny_nlp, tmp_path):
     from spacy_ctxvec.lexicon.type_inputs import TypeInputs
     from spacy_ctxvec.saved_pipeline import load_pipeline_inputs, load_probe

@@ -110,8 +110,7 @@ class PipelineErrors:
         "The config '{name}' has settings spaCy refuses: {errors}. Correct each as it says (rename, remove or "
         "add a setting, or give a value of the type named): spacy-ctxvec's components' settings are listed in "
         "its docs/reference.md, and `python -m spacy init fill-config {name} filled.cfg{code}` names each one "
-        "spaCy refuses; once it writes filled.cfg, `python -m spacy debug config filled.cfg{code}` shows the "
-        "whole config as spaCy reads it.{hint}"
+        "spaCy refuses.{hint}"
     )
     E029 = (
         "The config '{name}' could not be read: the section [{section}] comes before a section it belongs "
