@@ -1,6 +1,7 @@
 import hashlib
 import json
 import re
+import shutil
 from pathlib import Path
 
 import numpy as np
@@ -342,3 +343,7 @@ def test_a_pipeline_without_a_lexicon_is_told_to_build_one(default_pipeline_dir,
     assert result.exit_code == 1 and "[CTX-E330]" in said and "which fitting a polysemy probe needs" in said
     assert f"`spacy-ctxvec build-lexicon {default_pipeline_dir} CORPUS OUTPUT` and give OUTPUT" in said
     assert not (tmp_path / "out").exists()
+    spaced = tmp_path / "my pipeline"  # the command as given pastes as one argument
+    shutil.copytree(default_pipeline_dir, spaced)
+    said = " ".join(invoke("fit-polysemy", spaced, sense_counts, tmp_path / "out").output.split())
+    assert f"`spacy-ctxvec build-lexicon '{spaced}' CORPUS OUTPUT`" in said

@@ -10,7 +10,7 @@ LINE_NOT_DECODED = "not valid {encoding} text ({error})"
 ENCODING_ADVICE = 'Pass the file\'s encoding (a Windows file: CLI --encoding cp1252, config encoding = "cp1252")'
 ENCODING_ADVICE_CP1252 = (
     "The file is not cp1252 text either: pass its own encoding (CLI --encoding, config encoding; "
-    "e.g. utf-16, cp1250, shift_jis)"
+    "e.g. utf-16, cp1250, shift_jis; latin-1 reads every byte, so a cp1252 file with a few stray bytes too)"
 )
 LINE_TOO_LONG = "a document of {n:,} characters, over the pipeline's nlp.max_length ({max_length:,})"
 

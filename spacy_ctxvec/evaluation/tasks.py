@@ -2,6 +2,7 @@
 (vectors.py) and score them (wic.py, similarity.py). Load pipelines with
 spacy_ctxvec.pipelines.load_pipeline."""
 
+import shlex
 from dataclasses import dataclass
 from typing import TYPE_CHECKING, Any, Dict, List, Mapping, Optional, Sequence, Tuple, cast
 
@@ -231,7 +232,7 @@ def polysemy_lexicon(nlp: Language, component: "Polysemy", purpose: str) -> Lexi
     lexicon = component.lexicon
     if lexicon is None or len(lexicon) == 0:
         what = "no lexicon yet" if lexicon is None else "an empty lexicon"
-        pipeline = nlp.path or "PIPELINE"  # spacy.load's directory, if any
+        pipeline = shlex.quote(str(nlp.path)) if nlp.path else "PIPELINE"  # spacy.load's directory, if any
         raise CtxvecError(Errors.E330.format(name=component.name, what=what, purpose=purpose, pipeline=pipeline))
     return lexicon
 
