@@ -1296,8 +1296,9 @@ def test_settings_changed_after_the_senses_were_induced_warn_and_build_senses_ke
         spacy.load(tmp_path / "saved")
     assert not any("W062" in str(warning.message) for warning in caught)
     override = {"components.ctxvec_polysemy.induction.max_senses": 2}
-    with pytest.warns(UserWarning, match=r"W062.*\(max_senses: 7 -> 2; .*build_senses\(\)"):
+    with pytest.warns(UserWarning, match=r"W062.*\(max_senses: 7 -> 2; .*build_senses\(\)") as said:
         nlp = spacy.load(tmp_path / "saved", config=override)
+    assert [w.filename for w in said if "W062" in str(w.message)] == [__file__]  # the user's line, not spaCy's
     component = nlp.get_pipe("ctxvec_polysemy")
     assert component.senses.settings["max_senses"] == 7  # used as saved
     with warnings.catch_warnings():

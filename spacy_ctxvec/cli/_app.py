@@ -383,6 +383,7 @@ def _commands(
         [],
         "--code",
         "-c",
+        metavar="FILE.py",
         help="A Python file to import first, for the functions it registers (as spaCy's --code; before or after "
         "the command)",
     ),

@@ -65,7 +65,7 @@ from ..building.shard import (
     polysemy_components,
 )
 from ..component_names import context_name, warn_of_several
-from ..errors import CtxvecError, Errors, Warnings
+from ..errors import CtxvecError, Errors, Warnings, warn_at_user_line
 from ..lexicon.induction_checks import has_context_rows, induced_otherwise, induction_warnings
 from ..lexicon.polysemy_probe import (
     SCORE_CHOICES,
@@ -478,7 +478,7 @@ class Polysemy(DocAnnotator):
             else induced_otherwise(self.induction, self.senses.settings, has_context_rows(self.lexicon))
         )
         if differences:
-            warnings.warn(Warnings.W062.format(name=self.name, differences="; ".join(differences)), stacklevel=3)
+            warn_at_user_line(Warnings.W062.format(name=self.name, differences="; ".join(differences)))
         return self
 
 

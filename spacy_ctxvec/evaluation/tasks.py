@@ -228,7 +228,7 @@ def polysemy_component(nlp: Language) -> "Polysemy":
 
 def polysemy_lexicon(nlp: Language, component: "Polysemy", purpose: str) -> Lexicon:
     """The polysemy component's lexicon; E330 when it has none or an empty one, saying that
-    ``purpose`` ("fitting a probe") needs one."""
+    ``purpose`` ("evaluating polysemy_score") needs one."""
     lexicon = component.lexicon
     if lexicon is None or len(lexicon) == 0:
         what = "no lexicon yet" if lexicon is None else "an empty lexicon"
