@@ -117,15 +117,14 @@ def _saved_context_name(path: Path) -> str:
     """context_name_in_config of the pipeline saved in directory ``path`` ("ctxvec_context"
     where it has no readable config.cfg: spacy.load names what is wrong); E064 for a
     component named by a path, before spacy.load reads or anything writes there."""
-
     config_file = path / "config.cfg"
     if not config_file.is_file():
         return CONTEXT_COMPONENT
     try:
-        config = read_config(config_file, config_file)  # E065, E029: a section given twice, misplaced or misspelt
-    except (OSError, ValueError, KeyError) as err:  # spacy.load names what is wrong with it
-        if isinstance(err, CtxvecError):
-            raise
+        config = read_config(config_file, config_file)
+    except CtxvecError:  # E065, E029: a section given twice, misplaced or misspelt
+        raise
+    except (OSError, ValueError, KeyError):  # spacy.load names what is wrong with it
         return CONTEXT_COMPONENT
     check_component_names(config, path)
     return context_name_in_config(config)
