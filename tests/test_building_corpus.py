@@ -9,7 +9,7 @@ import pytest
 import spacy
 from spacy.tokens import Doc, DocBin
 
-from spacy_ctxvec.building.bad_lines import skipped_line_warnings
+from spacy_ctxvec.building.bad_lines import skipped_line_warnings, skipped_total
 from spacy_ctxvec.building.corpus import (
     CorpusReport,
     check_tokens_read,
@@ -191,6 +191,22 @@ def test_a_file_cp1252_cannot_read_is_not_told_to_pass_cp1252(tmp_path):
     with pytest.raises(CtxvecError) as raised:
         list(iter_corpus(path, encoding="windows-1252"))
     assert "not cp1252 text either" in str(raised.value) and "--encoding cp1252" not in str(raised.value)
+
+
+def test_a_utf8_file_read_as_ascii_is_told_to_read_it_as_utf8(tmp_path):
+    """A UTF-8 file read with another codec (ascii here) is not advised cp1252: E240 and
+    W005 say its lines are UTF-8 and that UTF-8 is the default."""
+    path = tmp_path / "utf8.txt"
+    path.write_text("caf\u00e9 one\nplain\nna\u00efve two\nr\u00e9sum\u00e9 three\n", encoding="utf-8")
+    with pytest.raises(CtxvecError) as raised:
+        list(iter_corpus(path, encoding="ascii"))
+    assert "line 1" in str(raised.value) and "the line is valid UTF-8" in str(raised.value)
+    assert "The file is UTF-8: leave out --encoding" in str(raised.value) and "cp1252" not in str(raised.value)
+    report = CorpusReport()
+    assert list(iter_corpus(path, encoding="ascii", on_error="skip", report=report)) == ["plain"]
+    total = skipped_total(report.skipped, "ascii")
+    assert "3 of them could not be decoded" in total and "The file is UTF-8" in total and "cp1252" not in total
+    assert list(iter_corpus(path))[0] == "caf\u00e9 one"
 
 
 def test_binary_file_and_utf16_and_byte_order_mark(tmp_path):

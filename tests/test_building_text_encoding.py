@@ -6,7 +6,7 @@ import warnings
 import pytest
 
 from spacy_ctxvec.building.corpus import corpus_files, iter_corpus
-from spacy_ctxvec.building.text_encoding import misdecoded_evidence, misdecoded_files
+from spacy_ctxvec.building.text_encoding import escaped_utf8, misdecoded_evidence, misdecoded_files
 
 WINDOWS_TEXT = "Emma\u2019s father \u2013 Mr. Woodhouse \u2013 said \u201cno\u201d.\nThe bank by the river.\n"
 
@@ -77,3 +77,10 @@ def test_a_utf8_file_read_as_a_single_byte_encoding_warns(tmp_path, encoding):
     ascii_only = tmp_path / "ascii.txt"
     ascii_only.write_text("The bank by the river.\n", encoding="utf8")
     assert misdecoded_evidence(ascii_only, encoding) is None  # every ASCII-compatible codec reads it right
+
+
+def test_escaped_utf8_tells_utf8_bytes_from_other_bytes():
+    utf8_read_as_ascii = "caf\u00e9".encode("utf-8").decode("ascii", errors="surrogateescape")
+    latin1_read_as_utf8 = "caf\u00e9".encode("latin-1").decode("utf-8", errors="surrogateescape")
+    assert escaped_utf8(utf8_read_as_ascii, "ascii")
+    assert not escaped_utf8(latin1_read_as_utf8, "utf-8")

@@ -5,7 +5,7 @@ import codecs
 from pathlib import Path
 from typing import List, NamedTuple, Sequence, Union
 
-from ..catalogue.lexicon_errors import ENCODING_ADVICE, ENCODING_ADVICE_CP1252
+from ..catalogue.lexicon_errors import ENCODING_ADVICE, ENCODING_ADVICE_CP1252, ENCODING_ADVICE_UTF8, LINE_IS_UTF8
 from ..errors import PREFIX, CtxvecError, Errors, Warnings
 from ..ops.text import count_of
 
@@ -43,8 +43,11 @@ class SkippedLine(NamedTuple):
 SHOWN_SKIPPED = 10  # skipped lines named one by one (W004) before their total (W005)
 
 
-def encoding_advice(encoding: str) -> str:
-    """E240's advice: cp1252 for a Windows file, another encoding where cp1252 failed."""
+def encoding_advice(encoding: str, utf8: bool = False) -> str:
+    """E240's advice: UTF-8 where the undecodable lines are UTF-8 (``utf8``), else cp1252 for
+    a Windows file, another encoding where cp1252 failed."""
+    if utf8:
+        return ENCODING_ADVICE_UTF8
     return ENCODING_ADVICE_CP1252 if codecs.lookup(encoding).name == "cp1252" else ENCODING_ADVICE
 
 
@@ -62,11 +65,12 @@ def skipped_total(skipped: Sequence[SkippedLine], encoding: str) -> str:
     """W005: how many lines were skipped; where most of them could not be decoded (E240) with
     ``encoding``, that the file is likely in another encoding (skipping them dropped most of a
     cp1252 corpus), with E240's advice for that encoding."""
-    undecoded = sum(f"[{PREFIX}E240]" in line.reason for line in skipped)
+    undecoded = [line.reason for line in skipped if f"[{PREFIX}E240]" in line.reason]
+    utf8 = sum(LINE_IS_UTF8 in reason for reason in undecoded) * 2 > len(undecoded)
     hint = (
-        f" {undecoded} of them could not be decoded: the file is likely in another encoding than the one read, "
-        f"not bad lines to skip. {encoding_advice(encoding)}, and read it again."
-        if undecoded >= 3 and 2 * undecoded >= len(skipped)
+        f" {len(undecoded)} of them could not be decoded: the file is likely in another encoding than the one "
+        f"read, not bad lines to skip. {encoding_advice(encoding, utf8)}, and read it again."
+        if len(undecoded) >= 3 and 2 * len(undecoded) >= len(skipped)
         else ""
     )
     return Warnings.W005.format(lines=count_of(len(skipped), "invalid line"), hint=hint)

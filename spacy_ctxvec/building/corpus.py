@@ -20,6 +20,7 @@ from spacy.tokens import Doc, DocBin
 from spacy.vocab import Vocab
 
 from ..catalogue.lexicon_errors import (
+    LINE_IS_UTF8,
     LINE_NOT_A_ROW,
     LINE_NOT_DECODED,
     LINE_NOT_JSON,
@@ -33,7 +34,7 @@ from .bad_lines import BadLineError, SkippedLine, bad_line, encoding_advice, no_
 from .bounded_json import loads_bounded
 from .inflation import check_inflation
 from .line_endings import file_newline
-from .text_encoding import decoded_head, file_head, misdecoded_files
+from .text_encoding import decoded_head, escaped_utf8, file_head, misdecoded_files
 from .wrapped_text import hard_wrapped_files
 
 # One corpus document: a text, or a Doc whose tokens are kept as given.
@@ -262,9 +263,10 @@ def _undecodable(line: str, path: str, line_number: int, encoding: str) -> BadLi
     match = _ESCAPED_BYTE.search(line)
     assert match is not None
     byte = ord(match.group()) - 0xDC00
-    error = f"byte 0x{byte:02x} at character {match.start() + 1} cannot be decoded"
+    utf8 = escaped_utf8(line, encoding)
+    error = f"byte 0x{byte:02x} at character {match.start() + 1} cannot be decoded" + (f"; {LINE_IS_UTF8}" * utf8)
     problem = LINE_NOT_DECODED.format(encoding=encoding, error=error)
-    return bad_line("E240", path, line_number, problem, encoding_advice(encoding))
+    return bad_line("E240", path, line_number, problem, encoding_advice(encoding, utf8))
 
 
 def _check_string(value: str, path: str, line_number: int, what: str) -> None:

@@ -63,6 +63,15 @@ def misdecoded_evidence(path: Path, encoding: str) -> Optional[str]:
     return f"holds C1 control characters (the first U+{ord(found.group()):04X}), which no written text holds"
 
 
+def escaped_utf8(line: str, encoding: str) -> bool:
+    """Whether the bytes of ``line`` (read with ``encoding`` and errors="surrogateescape") are UTF-8."""
+    try:
+        line.encode(encoding, errors="surrogateescape").decode("utf-8")
+    except UnicodeError:
+        return False
+    return True
+
+
 def _utf8_beyond_ascii(head: bytes) -> Optional[str]:
     """The first non-ASCII character of ``head`` where it decodes as UTF-8 (a character cut at
     the end aside); None where it is ASCII or not UTF-8."""

@@ -12,6 +12,9 @@ ENCODING_ADVICE_CP1252 = (
     "The file is not cp1252 text either: pass its own encoding (CLI --encoding, config encoding; "
     "e.g. utf-16, cp1250, shift_jis; latin-1 reads every byte, so a cp1252 file with a few stray bytes too)"
 )
+# Said of an undecodable line whose bytes are UTF-8 (read with another encoding), and the advice then.
+LINE_IS_UTF8 = "the line is valid UTF-8"
+ENCODING_ADVICE_UTF8 = "The file is UTF-8: leave out --encoding (CLI) or encoding (config), UTF-8 is the default"
 LINE_TOO_LONG = "a document of {n:,} characters, over the pipeline's nlp.max_length ({max_length:,})"
 
 
@@ -165,7 +168,7 @@ class LexiconErrors:
         "lexicon folder, '{lexicon}', as lexicon_path, or load the whole pipeline with "
         "spacy.load('{path}')."
     )
-    E240 = (  # {problem}: LINE_NOT_DECODED; {advice}: ENCODING_ADVICE or ENCODING_ADVICE_CP1252
+    E240 = (  # {problem}: LINE_NOT_DECODED; {advice}: ENCODING_ADVICE[_CP1252 / _UTF8]
         "{path}, line {line}: {problem}. {advice}, fix "
         'that line, or pass on_error="skip" (CLI: --on-error skip) to skip and '
         "report undecodable lines."
