@@ -50,7 +50,12 @@ def test_a_type_checker_reads_registered_functions_and_factories_with_their_type
     snippet.write_text(
         "from spacy_ctxvec import make_context_vectors\n"
         "from spacy_ctxvec.components.choices import configure_mean_pooling\n"
-        "reveal_type(configure_mean_pooling)\nreveal_type(make_context_vectors)\n",
+        "reveal_type(configure_mean_pooling)\nreveal_type(make_context_vectors)\n"
+        # the documented aliases for a static source and a lexicon corpus of one's own
+        "from spacy_ctxvec.building.corpus import CorpusReader\n"
+        "from spacy_ctxvec.static.sources import StaticSource\n"
+        "def wrong_source(nlp: object) -> int:\n    return 0\n"
+        "source: StaticSource = wrong_source\nreader: CorpusReader = wrong_source\n",
         encoding="utf8",
     )
     command = [sys.executable, "-m", "mypy", "--follow-imports=silent", "--ignore-missing-imports", str(snippet)]
@@ -61,3 +66,7 @@ def test_a_type_checker_reads_registered_functions_and_factories_with_their_type
     assert "def () -> def (numpy.ndarray" in revealed[0]
     assert "def (nlp: spacy.language.Language, name: str, pooling:" in revealed[1]
     assert "-> spacy_ctxvec.components.context.ContextVectors" in revealed[1]
+    refused = [line for line in result.stdout.splitlines() if "Incompatible types in assignment" in line]
+    assert len(refused) == 2, result.stdout
+    assert "StaticVectorTable" in refused[0]
+    assert "Iterator[str | Doc]" in refused[1].replace("Union[str, Doc]", "str | Doc")

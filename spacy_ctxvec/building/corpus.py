@@ -39,6 +39,8 @@ from .wrapped_text import hard_wrapped_files
 
 # One corpus document: a text, or a Doc whose tokens are kept as given.
 CorpusItem = Union[str, Doc]
+# vocab -> the documents to count: what a registered lexicon corpus (e.g. spacy-ctxvec.lexicon_corpus.v1) returns
+CorpusReader = Callable[[Vocab], Iterator[CorpusItem]]
 CORPUS_SUFFIXES = (".txt", ".jsonl", ".spacy")
 ON_ERROR_CHOICES = ("raise", "skip")
 DEFAULT_ENCODING = "utf8"
@@ -473,9 +475,7 @@ def item_digest(item: CorpusItem) -> bytes:
 
 
 @registered("misc", "spacy-ctxvec.lexicon_corpus.v1")
-def configure_lexicon_corpus(
-    path: str, on_error: str = "raise", encoding: str = DEFAULT_ENCODING
-) -> Callable[[Vocab], Iterator[CorpusItem]]:
+def configure_lexicon_corpus(path: str, on_error: str = "raise", encoding: str = DEFAULT_ENCODING) -> CorpusReader:
     """A corpus for building a lexicon in [initialize.components.ctxvec_polysemy.corpus]:
     a callable (vocab) -> iterator of documents. ``encoding`` decodes .txt/.jsonl files;
     with on_error = "skip", bad lines are skipped and reported in one warning."""

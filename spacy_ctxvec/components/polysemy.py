@@ -36,7 +36,7 @@ doc._.ctxvec_sense (SENSE_DTYPE records) and doc._.ctxvec_sense_vec, read by:
 
 import warnings
 from pathlib import Path
-from typing import Any, Callable, Dict, Iterable, Iterator, List, Optional, Sequence, Tuple, Union, cast
+from typing import Any, Callable, Dict, Iterable, List, Optional, Sequence, Tuple, Union, cast
 
 import numpy as np
 import srsly
@@ -55,7 +55,7 @@ from ..attributes import (
     install_extensions,
     set_token_arrays,
 )
-from ..building.corpus import CorpusItem
+from ..building.corpus import CorpusReader
 from ..building.shard import (
     KEY_ATTRS,
     check_key_mode,
@@ -357,7 +357,7 @@ class Polysemy(DocAnnotator):
         *,
         nlp: Optional[Language] = None,
         lexicon_path: Optional[Union[str, Path]] = None,
-        corpus: Optional[Callable[[Any], Iterator[CorpusItem]]] = None,
+        corpus: Optional[CorpusReader] = None,
         batch_size: int = 64,
         sample_size: int = DEFAULT_SAMPLE_SIZE,
         sample_contexts: bool = True,
