@@ -3,6 +3,7 @@
 import configparser
 import re
 import traceback
+import warnings
 from pathlib import Path
 from typing import Any, Dict, Optional, Union
 
@@ -12,7 +13,7 @@ from thinc.api import ConfigValidationError
 from .attributes import CONTEXT_COMPONENT, POLYSEMY_FACTORY, install_extensions
 from .component_names import context_name_in_config
 from .components.transformer import set_hidden_states, set_hidden_states_in_config, transformer_in_config
-from .errors import CtxvecError, Errors
+from .errors import PREFIX, CtxvecError, Errors
 from .saved_pipeline import check_component_names, given_twice, pipeline_path, read_config
 from .user_code import code_option
 
@@ -43,7 +44,8 @@ def load_pipeline(
     pipeline saved from it keeps them on); without it nothing changes.
     ``initialize_lexicons=False``: a .cfg's ctxvec_polysemy components are initialized
     without the lexicon its [initialize.components] names or builds (build-lexicon makes
-    a new one: the old one is neither built nor checked against the vectors)."""
+    a new one: the old one is neither built nor checked against the vectors), and a saved
+    pipeline's senses induced otherwise than its config says are not warned about (W062)."""
     import spacy
     from spacy.util import load_model_from_config
 
@@ -76,7 +78,10 @@ def load_pipeline(
             return nlp
         context = _saved_context_name(pipeline_path(path))
         overrides = {} if layer is None else {"components": {context: {"layers": layer_override(layer)}}}
-        nlp = spacy.load(str(name), config=overrides)
+        with warnings.catch_warnings():
+            if not initialize_lexicons:  # the senses are induced again: W062 about the saved ones is noise
+                warnings.filterwarnings("ignore", message=re.escape(f"[{PREFIX}W062]"))
+            nlp = spacy.load(str(name), config=overrides)
         if layer is not None and context in nlp.pipe_names:
             # The saved Hugging Face config wins over config overrides on load: switch the live one.
             set_hidden_states(nlp, context, True)

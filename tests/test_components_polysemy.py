@@ -1347,6 +1347,25 @@ def test_the_saved_senses_readers_warn_as_spacy_load_does_where_the_config_was_e
     assert not any("W062" in str(warning.message) for warning in caught)
 
 
+def test_a_pipeline_loaded_to_build_its_lexicon_again_does_not_warn_of_its_old_senses(sense_nlp, tmp_path):
+    """build-lexicon induces the senses again: W062 about the saved ones would be noise there."""
+    import warnings
+
+    from spacy_ctxvec.pipelines import load_pipeline
+
+    sense_nlp.to_disk(tmp_path / "saved")
+    config_path = tmp_path / "saved" / "config.cfg"
+    config = spacy.util.load_config(config_path, interpolate=False)
+    config["components"]["ctxvec_polysemy"]["induction"]["max_senses"] = 2
+    config.to_disk(config_path)
+    with pytest.warns(UserWarning, match="W062"):
+        load_pipeline(tmp_path / "saved")
+    with warnings.catch_warnings(record=True) as caught:
+        warnings.simplefilter("always")
+        load_pipeline(tmp_path / "saved", initialize_lexicons=False)
+    assert not any("W062" in str(warning.message) for warning in caught)
+
+
 def test_a_service_can_run_requests_in_spacys_memory_zone(sense_nlp):
     """A long-running service keeps spaCy's vocabulary from growing with every new string by
     running each request inside nlp.memory_zone() (docs/reference.md): every attribute is read there."""
