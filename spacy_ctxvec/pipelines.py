@@ -5,7 +5,7 @@ import re
 import traceback
 import warnings
 from pathlib import Path
-from typing import Any, Dict, Optional, Union
+from typing import Any, Dict, List, Optional, Sequence, Union
 
 from spacy.language import Language
 from thinc.api import ConfigValidationError
@@ -90,11 +90,11 @@ def load_pipeline(
     except CtxvecError:
         raise
     except ConfigValidationError as err:
-        errors = _config_errors(err)
-        if layer is not None and "-> layers: not a section value" in errors:
-            raise CtxvecError(Errors.E058.format(name=name or path, layer=layer)) from err
         saved = pipeline_path(path) / "config.cfg"  # a saved pipeline's: the file spaCy's commands take
         config_name = saved if path.suffix != ".cfg" and saved.is_file() else name or path
+        errors = _config_errors(err, _components_by_factory(path if path.suffix == ".cfg" else saved))
+        if layer is not None and "-> layers: not a section value" in errors:
+            raise CtxvecError(Errors.E058.format(name=name or path, layer=layer)) from err
         raise CtxvecError(
             Errors.E028.format(name=config_name, errors=errors, code=code_option(), hint=_registered_itself(errors))
         ) from err
@@ -191,13 +191,38 @@ def _registered_itself(errors: str) -> str:
     )
 
 
-def _config_errors(err: ConfigValidationError) -> str:
-    """Each refused setting as 'section -> setting: what is wrong', without spaCy's dump of the values."""
-    described = [
-        f"{' -> '.join(str(part) for part in (error.get('loc') or []))}: {error.get('msg', '')}".strip(": ")
-        for error in (err.errors or [])
-    ]
-    parent = f"{err.parent} -> " if getattr(err, "parent", None) else ""
+def _components_by_factory(config_path: Path) -> Dict[str, str]:
+    """factory -> the one component of ``config_path`` made by it (factories of several left out);
+    {} where the config cannot be read (its refused settings are told without)."""
+    try:
+        components = read_config(config_path, config_path).get("components", {})
+    except (CtxvecError, OSError):
+        return {}
+    names: Dict[str, List[str]] = {}
+    for name, block in components.items():
+        if isinstance(block, dict) and isinstance(block.get("factory"), str):
+            names.setdefault(block["factory"], []).append(name)
+    return {factory: found[0] for factory, found in names.items() if len(found) == 1}
+
+
+def _config_errors(err: ConfigValidationError, component_of: Optional[Dict[str, str]] = None) -> str:
+    """Each refused setting as 'section -> setting: what is wrong', without spaCy's dump of the values;
+    spaCy names a component's section by its factory ("ctxvec_transformer.model"): with
+    ``component_of`` (factory -> component), by the config's section ("components.transformer.model")."""
+
+    component_of = component_of or {}
+
+    def section(part: object) -> str:
+        factory, dot, rest = str(part).partition(".")
+        return f"components.{component_of[factory]}{dot}{rest}" if factory in component_of else str(part)
+
+    parent = f"{section(err.parent)} -> " if getattr(err, "parent", None) else ""
+
+    def located(loc: Sequence[object]) -> str:
+        first = str(loc[0]) if parent else section(loc[0])
+        return " -> ".join([first, *map(str, loc[1:])]) if loc else ""
+
+    described = [f"{located(error.get('loc') or [])}: {error.get('msg', '')}".strip(": ") for error in err.errors or []]
     # no errors list: a ${section.value} naming nothing says so in the description alone
     alone = str(getattr(err, "desc", None) or err.title or "invalid settings").strip().rstrip(".")
     return "; ".join(parent + text for text in described) or alone

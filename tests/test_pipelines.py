@@ -159,6 +159,19 @@ def test_a_misspelt_setting_names_the_setting_not_spacys_dump(tmp_path):
     assert run.returncode != 0 and "ctxvec_context -> drop_trf_dta" in run.stdout + run.stderr
 
 
+def test_a_refused_setting_is_named_by_its_config_section_not_its_factory(tmp_path):
+    """spaCy names the section by the component's factory ("ctxvec_transformer.model.get_spans"),
+    which a user looking at [components.transformer.model.get_spans] does not find."""
+    config = DEFAULT_CONFIG.read_text(encoding="utf8")
+    assert "\nwindow = 128\n" in config
+    path = tmp_path / "mine.cfg"
+    path.write_text(config.replace("\nwindow = 128\n", '\nwindow = "wide"\n'), encoding="utf8")
+    with pytest.raises(CtxvecError, match=r"\[CTX-E028\]") as raised:
+        load_pipeline(path)
+    assert "components.transformer.model.get_spans -> window: " in str(raised.value)
+    assert "ctxvec_transformer.model" not in str(raised.value)
+
+
 def test_a_refused_setting_of_a_saved_pipeline_names_its_config_file(tiny_nlp, tmp_path):
     """E028's fill-config command named the pipeline's directory, which spaCy refuses ("is a directory")."""
     tiny_nlp.to_disk(tmp_path / "saved")
