@@ -108,13 +108,14 @@ def _escaped(name: str) -> str:
         return name.encode("utf-8", "backslashreplace").decode("utf-8")
 
 
-def decode_line(raw: bytes, path: PathLike, number: int) -> str:
+def decode_line(raw: bytes, path: PathLike, number: int, cut_fix: str = "") -> str:
     """One line of ``path`` decoded as UTF-8 (BOM dropped on line 1), or a coded error; the
-    text as it is otherwise (vector files keep their keys exactly)."""
+    text as it is otherwise (vector files keep their keys exactly). ``cut_fix``: E133's fix where
+    ``raw`` ends inside a UTF-8 character (a vectors file's word cut at a byte limit)."""
     try:
         line = raw.decode("utf8")
     except UnicodeDecodeError as err:
-        fix = how_to_convert(raw if number == 1 else b"")
+        fix = cut_fix if cut_fix and ends_inside_a_character(err) else how_to_convert(raw if number == 1 else b"")
         raise CtxvecError(
             Errors.E133.format(path=path, where=f"line {number}", error=_describe(err), fix=fix)
         ) from None
@@ -124,6 +125,12 @@ def decode_line(raw: bytes, path: PathLike, number: int) -> str:
 # cp1252, not latin1: Windows files are cp1252, which reads bytes 0xA0-0xFF as latin1 does, and
 # 0x80-0x9F as the curly quotes and dashes they are (latin1 makes them invisible control characters)
 CONVERT_TO_UTF8_FIX = "Convert the file to UTF-8, e.g. iconv -f cp1252 -t utf-8 FILE > FILE.utf8, and try again."
+
+
+def ends_inside_a_character(err: UnicodeDecodeError) -> bool:
+    """Whether the bytes ``err`` was raised for are UTF-8 cut inside their last character (the
+    first error Python reports: the bytes before it are UTF-8)."""
+    return err.reason == "unexpected end of data"
 
 
 def how_to_convert(first_bytes: bytes) -> str:

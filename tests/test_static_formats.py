@@ -519,3 +519,51 @@ def test_a_binary_word_with_a_space_names_the_misaligned_rows_not_only_the_encod
     message = str(raised.value)
     assert "a word before it holds a space (the row before reads 'new')" in message
     assert "not the header's 4 float32 values long" in message
+
+
+def test_a_word_cut_inside_a_utf8_character_is_named_with_a_fix_that_keeps_the_file_whole(tmp_path):
+    """Tools cut long words at a byte limit, inside a character: E133 advised converting the
+    file from cp1252 with iconv (which fails, or garbles every key; on a binary file its floats too)."""
+    cut = "город".encode()[:-1]
+    text = tmp_path / "cut.txt"
+    text.write_bytes(b"2 3\n" + "москва".encode() + b" 1 2 3\n" + cut + b" 4 5 6\n")
+    binary = tmp_path / "cut.bin"
+    row = np.ones(3, "<f4").tobytes()
+    binary.write_bytes(b"2 3\n" + "москва".encode() + b" " + row + cut + b" " + row)
+    for path, options in [(text, ""), (binary, ", binary=True")]:
+        with pytest.raises(CtxvecError, match="E133") as raised:
+            load_static_vectors(path)
+        message = str(raised.value)
+        assert "The word ends inside a UTF-8 character. If the file is UTF-8 elsewhere" in message
+        assert f'unicode_errors="ignore"{options})' in message
+        assert ("iconv" in message) is (path == text)  # converting a binary file's floats garbles them
+    latin1 = tmp_path / "latin1.bin"
+    latin1.write_bytes(b"1 2\ncaf\xe9s " + np.ones(2, "<f4").tobytes())
+    with pytest.raises(CtxvecError, match="E133") as raised:
+        load_static_vectors(latin1, format="word2vec-binary")
+    assert "iconv" not in str(raised.value) and "load_word2vec_format(FILE, binary=True" in str(raised.value)
+
+
+def test_binary_rows_read_out_of_step_are_refused_not_loaded(tmp_path):
+    """A word with a space puts the reader out of step; where the next word then holds no bad
+    UTF-8, the file loaded with garbled keys ('00000w2') and a row of text bytes (2.9e26)."""
+    row = b"00000000"  # two float32 of 6.4e-10, bytes that read as a word too
+    text_as_floats = tmp_path / "york.bin"
+    text_as_floats.write_bytes(b"3 2\nw0 " + row + b"new york " + row + b"w2 " + row)
+    with pytest.raises(CtxvecError, match=r"E145.*york\.bin, row 2 \('new'\): holds the value 2\.93e\+26"):
+        load_static_vectors(text_as_floats, format="word2vec-binary")  # all ASCII: auto reads it as text
+    zeros = np.zeros(2, "<f4").tobytes()
+    control = tmp_path / "zeros.bin"
+    control.write_bytes(b"3 2\nw0 " + row + b"a b " + zeros + b"w2 " + row)
+    with pytest.raises(CtxvecError, match=r"E144.*zeros\.bin, word of row 3: holds the control byte 0x00") as raised:
+        load_static_vectors(control)
+    assert "the row before reads 'a'" in str(raised.value)
+
+
+def test_a_low_dimensional_binary_file_is_read_as_binary(tmp_path):
+    """Two rows of three floats held no control byte: auto read the .bin file as text (E302)."""
+    kv = KeyedVectors(vector_size=3)
+    kv.add_vectors(["apple", "pen"], np.array([[0.1, 0.2, 0.3], [0.3, 0.2, 0.1]], np.float32))
+    kv.save_word2vec_format(str(tmp_path / "low.bin"), binary=True)
+    assert detect_format(tmp_path / "low.bin") == "word2vec-binary"
+    np.testing.assert_array_equal(load_static_vectors(tmp_path / "low.bin").vectors, kv.vectors)

@@ -453,3 +453,13 @@ class PipelineErrors:
         "--lang '{lang}': spaCy cannot make that language's tokenizer ({error}). Give a spaCy language code "
         "(en, de, fr, zh...) and install what it needs (ja: pip install sudachipy sudachidict_core)."
     )
+    E144 = (
+        "{path}, word of row {row}: holds the control byte 0x{byte}, which no word2vec binary word holds "
+        "(nothing is loaded from a file read out of step). {fix}"
+    )
+    E145 = (
+        "{path}, row {row} ('{word}'): holds the value {value:.3g}, which no vector holds: bytes of text read as "
+        "float32, because this word or one before it holds a space, which word2vec binary cannot hold, or the "
+        "rows are not the header's {dim} float32 values long. Write the file again (gensim: words without "
+        "spaces) or fix its header."
+    )

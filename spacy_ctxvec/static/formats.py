@@ -7,9 +7,11 @@ error), and a fastText header is checked against the file's size before gensim r
 it. Every problem is a CtxvecError naming the file, and the line where there is one.
 A word that occurs twice keeps its first vector (warning W001)."""
 
+import codecs
 import gzip
 import os
 import pickle
+import re
 import struct
 import warnings
 import zlib
@@ -19,11 +21,12 @@ from typing import IO, Callable, Dict, List, Optional, Tuple
 import numpy as np
 
 from ..errors import CtxvecError, Errors, Warnings
-from ..paths import CONVERT_TO_UTF8_FIX
+from ..paths import ends_inside_a_character
 from ..types import PathLike
 from .npy_format import first_wins, read_npy_vectors
 from .table import StaticVectorTable, check_finite
 from .text_vectors import (
+    CUT_WORD_FIX,
     FORMATS,
     TEXT_SAMPLE_BYTES,
     UTF8_BOM,
@@ -41,14 +44,24 @@ FASTTEXT_VERSION = 12
 PICKLE_SUFFIXES = {".model", ".kv", ".pkl", ".pickle"}
 CHUNK_BYTES = 1 << 20
 MAX_WORD_BYTES = 1 << 16  # a longer "word" in a binary file means the file is damaged
-# E133's fix past a binary file's first row: bytes read as a word are often a row's floats, because
-# an earlier word held a space or the header's dimension is not the rows'
-MISALIGNED_OR_NOT_UTF8 = (
-    "Either the rows are misaligned: a word before it holds a space (the row before reads '{word}'), which "
-    "word2vec binary cannot hold, or the rows are not the header's {dim} float32 values long; then write "
-    "the file again (gensim: words without spaces) or fix its header. Or its words are not UTF-8: "
-    + CONVERT_TO_UTF8_FIX
+# E133's fixes for a binary file: the words of a file not in UTF-8 (iconv would convert its floats too)
+BINARY_NOT_UTF8_FIX = (
+    "Its words are not UTF-8: read it with gensim (KeyedVectors.load_word2vec_format(FILE, binary=True, "
+    "encoding=...)) and save it again (save_word2vec_format: UTF-8), or write it again in UTF-8."
 )
+# past the first row: bytes read as a word are often a row's floats, because an earlier word held a
+# space or the header's dimension is not the rows'
+MISALIGNED = (
+    "The rows are misaligned: a word before it holds a space (the row before reads '{word}'), which "
+    "word2vec binary cannot hold, or the rows are not the header's {dim} float32 values long; write "
+    "the file again (gensim: words without spaces) or fix its header."
+)
+NOT_BINARY_FIX = "The file is not word2vec binary, or is damaged: write it again."
+CHUNK_ROWS = 1 << 16  # rows checked at a time (a copy of their absolute values)
+# no vector holds a value this large; four letters read as a little-endian float32 mostly give 1e19-1e38
+TEXT_AS_FLOAT = 1e18
+# no word2vec binary word holds these: a word read with one is a row's floats (misaligned rows)
+_CONTROL_BYTES = re.compile(b"[\x00-\x1f\x7f]")
 
 
 def file_problem(path: Path) -> str:
@@ -147,8 +160,19 @@ def detect_format(path: PathLike) -> str:
     first_line = head.removeprefix(UTF8_BOM).partition(b"\n")[0]
     fields = first_line.split()
     if len(fields) == 2 and all(field.isdigit() for field in fields):
-        return "word2vec" if looks_like_text(head, has_header=True) else "word2vec-binary"
+        # a few low-dimensional rows of floats may hold no control byte: a .bin file that is not UTF-8 is binary
+        binary = suffix == ".bin" and not _utf8_so_far(head)
+        return "word2vec" if looks_like_text(head, has_header=True) and not binary else "word2vec-binary"
     return "glove"
+
+
+def _utf8_so_far(head: bytes) -> bool:
+    """Whether ``head`` is UTF-8 (a character cut at its end aside)."""
+    try:
+        codecs.getincrementaldecoder("utf8")().decode(head, final=False)
+    except UnicodeDecodeError:
+        return False
+    return True
 
 
 class _ByteReader:
@@ -238,12 +262,7 @@ def _read_word2vec_binary(path: Path) -> StaticVectorTable:
             data = None if word_bytes is None else reader.read(4 * dim)
             if word_bytes is None or data is None:
                 raise row_count_error(path, claimed, dim, f"the file ends inside row {len(keys) + 1}")
-            try:
-                word = word_bytes.decode("utf8")
-            except UnicodeDecodeError as err:
-                fix = CONVERT_TO_UTF8_FIX if not keys else MISALIGNED_OR_NOT_UTF8.format(dim=dim, word=keys[-1])
-                where = f"word of row {len(keys) + 1}"
-                raise CtxvecError(Errors.E133.format(path=path, where=where, error=err.reason, fix=fix)) from None
+            word = _binary_word(path, word_bytes, keys, dim)
             if rows is None:
                 rows = GrowingRows(dim, claimed)
             rows.append(np.frombuffer(data, dtype="<f4"))
@@ -252,7 +271,43 @@ def _read_word2vec_binary(path: Path) -> StaticVectorTable:
         raise row_count_error(path, claimed, dim, f"the file ends after {len(keys)} rows")
     if rows is None:
         raise CtxvecError(Errors.E137.format(path=path))
-    return first_wins(path, keys, rows.matrix())
+    matrix = rows.matrix()
+    _check_no_text_read_as_floats(path, keys, matrix)
+    return first_wins(path, keys, matrix)
+
+
+def _check_no_text_read_as_floats(path: Path, keys: List[str], matrix: np.ndarray) -> None:
+    """E145 for the first row holding a value of TEXT_AS_FLOAT or more: a word with a space read
+    short puts its rest and the floats out of step, and may realign at the next word."""
+    for start in range(0, len(matrix), CHUNK_ROWS):
+        largest = np.abs(matrix[start : start + CHUNK_ROWS]).max(axis=1)
+        found = np.flatnonzero(largest >= TEXT_AS_FLOAT)
+        if len(found):
+            row = start + int(found[0])
+            raise CtxvecError(
+                Errors.E145.format(path=path, row=row + 1, word=keys[row], value=largest[found[0]], dim=matrix.shape[1])
+            )
+
+
+def _binary_word(path: Path, word_bytes: bytes, keys: List[str], dim: int) -> str:
+    """The word of the next row (after ``keys``), or E133 / E144 where its bytes are no word."""
+    misaligned = MISALIGNED.format(dim=dim, word=keys[-1]) if keys else ""
+    control = _CONTROL_BYTES.search(word_bytes)
+    if control is not None:
+        raise CtxvecError(
+            Errors.E144.format(
+                path=path, row=len(keys) + 1, byte=control.group().hex(), fix=misaligned or NOT_BINARY_FIX
+            )
+        )
+    try:
+        return word_bytes.decode("utf8")
+    except UnicodeDecodeError as err:
+        if ends_inside_a_character(err):
+            fix = CUT_WORD_FIX.format(options=", binary=True", not_utf8=BINARY_NOT_UTF8_FIX)
+        else:
+            fix = f"{misaligned} Or: {BINARY_NOT_UTF8_FIX}" if misaligned else BINARY_NOT_UTF8_FIX
+        where = f"word of row {len(keys) + 1}"
+        raise CtxvecError(Errors.E133.format(path=path, where=where, error=err.reason, fix=fix)) from None
 
 
 def _file_size(path: Path) -> int:

@@ -11,7 +11,7 @@ from typing import IO, List, Optional, Tuple, cast
 import numpy as np
 
 from ..errors import CtxvecError, Errors, Warnings
-from ..paths import decode_line
+from ..paths import CONVERT_TO_UTF8_FIX, decode_line
 from .npy_format import first_wins
 from .table import StaticVectorTable
 
@@ -35,6 +35,15 @@ def read_error(path: Path, format: str, err: BaseException) -> CtxvecError:
 def open_vectors_file(path: Path) -> IO[bytes]:
     """The file's bytes, decompressed where its name ends in .gz."""
     return cast(IO[bytes], gzip.open(path, "rb")) if path.suffix.lower() == ".gz" else open(path, "rb")
+
+
+# E133's fix for a word that ends inside a UTF-8 character ({not_utf8}: the fix for a file not in UTF-8)
+CUT_WORD_FIX = (
+    "The word ends inside a UTF-8 character. If the file is UTF-8 elsewhere, the tool that wrote it cut long "
+    "words at a byte limit: remove that row, or read the file with gensim (KeyedVectors.load_word2vec_format("
+    'FILE, unicode_errors="ignore"{options})) and save it again (save_word2vec_format). If it is not UTF-8: '
+    "{not_utf8}"
+)
 
 
 def looks_like_text(sample: bytes, has_header: bool) -> bool:
@@ -129,6 +138,8 @@ def read_text_vectors(path: Path, has_header: bool) -> StaticVectorTable:
     rows: Optional[GrowingRows] = None
     blank_line: Optional[int] = None
     last_row_ended = True
+    options = "" if has_header else ", no_header=True"
+    cut_fix = CUT_WORD_FIX.format(options=options, not_utf8=CONVERT_TO_UTF8_FIX)
     with open_vectors_file(path) as file:
         if not looks_like_text(file.read(TEXT_SAMPLE_BYTES), has_header):
             raise read_error(
@@ -156,7 +167,7 @@ def read_text_vectors(path: Path, has_header: bool) -> StaticVectorTable:
                 claimed, dim = header_of(path, line)
                 continue
             fields = line.split(maxsplit=1)  # the word, then the numbers
-            word = decode_line(fields[0], path, number)
+            word = decode_line(fields[0], path, number, cut_fix)
             limit = dim or MAX_DIM
             numbers = fields[1].split(None, limit) if len(fields) > 1 else []  # at most limit + 1 parts
             if len(numbers) > limit and dim is None:
