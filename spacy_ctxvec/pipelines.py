@@ -14,7 +14,7 @@ from .attributes import CONTEXT_COMPONENT, POLYSEMY_FACTORY, install_extensions
 from .component_names import context_name_in_config
 from .components.transformer import set_hidden_states, set_hidden_states_in_config, transformer_in_config
 from .errors import PREFIX, CtxvecError, Errors
-from .saved_pipeline import check_component_names, given_twice, pipeline_path, read_config
+from .saved_pipeline import check_component_names, given_twice, installed_pipeline, pipeline_path, read_config
 from .user_code import code_option
 
 DEFAULT_CONFIG = Path(__file__).resolve().parent / "configs" / "default.cfg"
@@ -81,7 +81,7 @@ def load_pipeline(
         with warnings.catch_warnings():
             if not initialize_lexicons:  # the senses are induced again: W062 about the saved ones is noise
                 warnings.filterwarnings("ignore", message=re.escape(f"[{PREFIX}W062]"))
-            nlp = spacy.load(str(name), config=overrides)
+            nlp = spacy.load(_spacy_load_name(path), config=overrides)
         if layer is not None and context in nlp.pipe_names:
             # The saved Hugging Face config wins over config overrides on load: switch the live one.
             set_hidden_states(nlp, context, True)
@@ -116,6 +116,14 @@ def _learn_width(nlp: Language, context: str) -> None:
     pipe = nlp.get_pipe(context)
     if getattr(pipe, "width", 0) is None:
         pipe(nlp.get_pipe(find_transformer(nlp, context))(nlp.make_doc("width")))
+
+
+def _spacy_load_name(path: Path) -> Union[str, Path]:
+    """What spacy.load gets for ``path``: an installed pipeline package's module name (also for
+    its pip name, "en-core-web-sm"), which wins as in spaCy; else the path itself, which spaCy then
+    reads as a directory even where an installed package of another kind has its name ("lexicon")."""
+    installed = installed_pipeline(str(path)) if len(path.parts) == 1 else None
+    return installed[0] if installed is not None else path if path.exists() else str(path)
 
 
 def _saved_context_name(path: Path) -> str:

@@ -33,15 +33,29 @@ from .lexicon.type_inputs import TypeInputs
 
 
 def pipeline_path(path: Union[str, Path]) -> Path:
-    """``path``; or, where no such path exists and it names an installed pipeline package
-    (``spacy package``), the package's data directory, the one spacy.load reads."""
+    """``path``; or, where it names an installed pipeline package (``spacy package``), the package's
+    data directory, the one spacy.load reads (which, as spaCy's, wins over a folder of that name here)."""
     path = Path(path)
-    if path.exists() or len(path.parts) != 1 or not is_package(path.name):
-        return path
-    package = get_package_path(path.name)
-    meta = get_model_meta(package)
-    data = package / f"{meta['lang']}_{meta['name']}-{meta['version']}"
-    return data if data.is_dir() else path
+    found = installed_pipeline(str(path)) if len(path.parts) == 1 else None
+    return path if found is None else found[1]
+
+
+def installed_pipeline(name: str) -> Optional[Tuple[str, Path]]:
+    """(module, data directory) of the installed pipeline package ``name``, also given as pip names it
+    ("en-core-web-sm" for en_core_web_sm); None where no pipeline package has that name (an installed
+    package of another kind, such as numpy, included: spaCy's E053 there became a traceback)."""
+    for module in dict.fromkeys((name, name.replace("-", "_"))):
+        if not module.isidentifier() or not is_package(module):
+            continue
+        try:
+            package = get_package_path(module)
+            meta = get_model_meta(package)
+            data = package / f"{meta['lang']}_{meta['name']}-{meta['version']}"
+        except (ImportError, OSError, KeyError, ValueError, TypeError):
+            continue
+        if data.is_dir():
+            return module, data
+    return None
 
 
 def saved_config(path: Path) -> Any:

@@ -142,6 +142,7 @@ def test_an_installed_pipeline_package_is_read_by_its_name(tiny_nlp, tmp_path, m
     """rank, senses, export-static and plot read an installed pipeline package by name,
     as spacy.load does (they said E225 "no ctxvec_polysemy component" for one). The
     package comes from `spacy package`, laid out as pip installs it."""
+    from spacy_ctxvec.pipelines import load_pipeline
     from spacy_ctxvec.saved_pipeline import load_probe, pipeline_path
 
     from .conftest import install_as_package
@@ -157,9 +158,15 @@ def test_an_installed_pipeline_package_is_read_by_its_name(tiny_nlp, tmp_path, m
     ranked = CliRunner().invoke(app, ["rank", "en_ctxvec_pkg_test", "--top-k", "2", "--format", "json"])
     assert ranked.exit_code == 0, ranked.output
     assert json.loads(ranked.stdout)["score"] == "probe"  # the package's lexicon and probe
-    (tmp_path / "en_ctxvec_pkg_test").mkdir()  # a path of that name, where one exists, comes first
-    with pytest.raises(CtxvecError, match="E225"):
-        load_lexicon("en_ctxvec_pkg_test")
+    # pip's name for it ("Successfully installed en-ctxvec-pkg-test") was a ModuleNotFoundError traceback
+    assert load_lexicon("en-ctxvec-pkg-test") == saved.lexicon
+    assert load_pipeline("en-ctxvec-pkg-test").pipe_names == tiny_nlp.pipe_names + ["ctxvec_polysemy"]
+    # a folder of that name here (the one `spacy package` made) does not hide it: spacy.load reads the package
+    (tmp_path / "en_ctxvec_pkg_test").mkdir()
+    assert load_lexicon("en_ctxvec_pkg_test") == saved.lexicon
+    # an installed package of another kind was spaCy's E053 as a traceback
+    with pytest.raises(CtxvecError, match="E225.*'numpy'"):
+        load_lexicon("numpy")
 
 
 def test_a_language_without_stop_words_says_so(tmp_path):
