@@ -467,3 +467,8 @@ class Warnings(metaclass=_ErrorsWithCodes):
         'nlp.add_pipe("ctxvec_transformer", name="transformer")), which runs them one at a time; or give each '
         "thread its own nlp, or hold a lock around nlp(...)."
     )
+    W089 = (
+        "'{name}' looks tokens up by {lookups} only, and its table has no subwords: every token gets the zero "
+        'vector (key "none"). Add "exact", "lower" or "norm" to [components.{name}] lookups, or give it a source '
+        "with subwords (a fastText .bin file, or the transformer's input embeddings)."
+    )

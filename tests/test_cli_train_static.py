@@ -127,6 +127,13 @@ def test_a_bin_output_without_binary_is_refused_before_training(tmp_path, train_
     assert not (tmp_path / "vectors.vec").exists()
 
 
+def test_a_size_no_reader_takes_is_refused_before_training(tmp_path, train_corpus):
+    """--size 70000 wrote a file that load_static_vectors refuses (E132: at most 65,536)."""
+    result = train(train_corpus, tmp_path / "vectors.txt", "--size", 70000, "--min-count", 1, "--epochs", 1)
+    assert result.exit_code == 2 and "less than or equal to 65536" in " ".join(result.output.split())
+    assert not (tmp_path / "vectors.txt").exists()
+
+
 def test_a_corpus_whose_every_line_was_skipped_says_so_not_just_no_documents(tmp_path):
     """With --on-error skip the skip report (W004/W005) prints after reading; a corpus left
     with nothing ended the command first, so E211's "no documents" hid why (a Latin-1 file)."""

@@ -224,6 +224,28 @@ def test_a_source_returning_nan_is_refused_at_initialize_naming_it(tmp_path):
         nlp.get_pipe("ctxvec_static").initialize(nlp=nlp, source=lambda nlp: nan_source()(nlp))
 
 
+def test_a_source_table_no_token_can_use_is_refused_and_a_subwords_only_lookup_warned():
+    """A source of one's own got no check the file readers make: an empty table or one of width 0
+    was saved and every token got "none" (or a vector of shape (0,) marked found); bytes keys became
+    "b'apple'"; lookups = ["subwords"] on a table without subwords gave every token "none", silently."""
+    nlp = spacy.blank("en")
+    component = nlp.add_pipe("ctxvec_static")
+    for keys, vectors, problem in [([], np.zeros((0, 3)), "of no words"), (["apple"], np.zeros((1, 0)), "of width 0")]:
+        with pytest.raises(CtxvecError, match=rf"\[CTX-E146\].*returned a table {problem}"):
+            table = StaticVectorTable(keys, vectors)
+            component.initialize(nlp=nlp, source=lambda nlp: table)  # noqa: B023  # called here, in the loop
+    component.initialize(nlp=nlp, source=lambda nlp: StaticVectorTable([b"apple"], [[1.0, 2.0]]))  # rows as a list
+    assert nlp("apple")[0]._.static_vec.tolist() == [1.0, 2.0]
+    only_subwords = spacy.blank("en")
+    only_subwords.add_pipe("ctxvec_static", config={"lookups": ["subwords"]})
+    with pytest.warns(UserWarning, match=r"\[CTX-W089\].*looks tokens up by \['subwords'\] only") as said:
+        only_subwords.get_pipe("ctxvec_static").initialize(
+            nlp=only_subwords, source=lambda nlp: StaticVectorTable(["apple"], np.ones((1, 2)))
+        )
+    assert [w.filename for w in said if "W089" in str(w.message)] == [__file__]
+    assert only_subwords("apple")[0]._.static_vec_key == "none"
+
+
 def test_odd_docs(w2v_nlp, trf_static_nlp):
     for nlp in (w2v_nlp, trf_static_nlp):
         for text in ODD_TEXTS:

@@ -463,3 +463,7 @@ class PipelineErrors:
         "rows are not the header's {dim} float32 values long. Write the file again (gensim: words without "
         "spaces) or fix its header."
     )
+    E146 = (
+        "The static vectors source for '{name}' returned a table {problem}: no token could get a vector from it. "
+        "Return a StaticVectorTable of at least one word, each with 1 to 65,536 values."
+    )

@@ -7,6 +7,7 @@ import typer
 
 from ..output_files import VECTORS_FILE
 from ..outputs import check_output, write_file
+from ..static.text_vectors import MAX_DIM
 from ..static.train import train_static_vectors
 from ..terminal import msg
 from ..workflows.lexicon_build import unsplit_script_warning
@@ -47,7 +48,7 @@ def train_static_cli(
         ..., parser=file_output("vectors.txt"), help="Output vectors file (word2vec text format, binary with --binary)"
     ),
     sg: bool = typer.Option(True, "--sg/--cbow", help="Skip-gram (default) or CBOW"),
-    size: int = typer.Option(100, "--size", min=1, help="Vector dimension"),
+    size: int = typer.Option(100, "--size", min=1, max=MAX_DIM, help="Vector dimension (as the readers take)"),
     window: int = typer.Option(5, "--window", min=1, help="Context window (words each side)"),
     min_count: int = typer.Option(5, "--min-count", min=1, help="Ignore words rarer than this"),
     epochs: int = typer.Option(5, "--epochs", min=1, help="Passes over the corpus"),

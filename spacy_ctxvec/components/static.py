@@ -13,7 +13,7 @@ from thinc.api import Config
 
 from ..attributes import STATIC_ARRAY, STATIC_KEYS, install_extensions, set_token_arrays
 from ..component_names import warn_of_several
-from ..errors import CtxvecError, Errors, Warnings
+from ..errors import CtxvecError, Errors, Warnings, warn_at_user_line
 from ..ops.fingerprint import current_fingerprint, embedding_fingerprint
 from ..registrations import factory
 from ..static.sources import StaticSource, configure_transformer_embeddings, transformer_embeddings
@@ -26,6 +26,7 @@ from ..static.table import (
     row_description,
     row_key,
 )
+from ..static.text_vectors import MAX_DIM
 from .base import DocAnnotator, NlpRef, excluded, vector_dtype
 from .transformer import register_fork_hook
 from .transformer_lookup import find_transformer, no_transformer_fix
@@ -148,6 +149,11 @@ class StaticVectors(DocAnnotator):
             raise CtxvecError(Errors.E118.format(name=self.name, got=got)) from err  # a bug inside: its traceback
         if not isinstance(table, StaticVectorTable):
             raise CtxvecError(Errors.E118.format(name=self.name, got=f"returned {type(table).__name__}"))
+        if len(table) == 0 or not 1 <= table.vectors.shape[1] <= MAX_DIM:  # the file readers' limits (E137, E132)
+            problem = "of no words" if len(table) == 0 else f"of width {table.vectors.shape[1]:,}"
+            raise CtxvecError(Errors.E146.format(name=self.name, problem=problem))
+        if table.subwords is None and set(self.lookups) == {"subwords"}:
+            warn_at_user_line(Warnings.W089.format(name=self.name, lookups=list(self.lookups)))
         found = non_finite_rows(table)
         if found is not None:  # saved, it would be refused at load as damaged (E134)
             named = getattr(source, "__qualname__", type(source).__name__)

@@ -1,10 +1,9 @@
 """A static vector table (sense2vec style): string keys -> rows of a float32 matrix.
 
-Lookup of a token tries, in order: the exact text, its lower-case form, its norm,
-then subwords (fastText character n-grams, or the mean of a transformer's
-wordpiece input embeddings), and finally gives up ("none": zero vector, code 0).
-Codes index ``attributes.STATIC_KEY_NAMES``. No spaCy import: strings in, arrays out.
-Blank (empty or whitespace-only) strings are never looked up: they get code "none".
+Lookup of a token tries, in order: the exact text, its lower-case form, its norm, then subwords (fastText
+character n-grams, or the mean of a transformer's wordpiece input embeddings), and finally gives up ("none": zero
+vector, code 0). Codes index ``attributes.STATIC_KEY_NAMES``. No spaCy import: strings in, arrays out. Blank
+(empty or whitespace-only) strings are never looked up: they get code "none".
 """
 
 import logging
@@ -61,11 +60,10 @@ class StaticVectorTable(ReadOnlyArrays):
         rows: Optional[np.ndarray] = None,
         subwords: Optional[Subwords] = None,
     ) -> None:
+        vectors = vectors if getattr(vectors, "dtype", None) == np.float32 else np.asarray(vectors, dtype=np.float32)
         if vectors.ndim != 2:
             raise CtxvecError(Errors.E106.format(path="<array>", shape=vectors.shape, dtype=vectors.dtype))
-        if vectors.dtype != np.float32:
-            vectors = np.asarray(vectors, dtype=np.float32)
-        keys = [str(key) for key in keys]
+        keys = [key.decode("utf8") if isinstance(key, bytes) else str(key) for key in keys]  # not "b'apple'"
         rows = np.arange(len(keys), dtype=np.int64) if rows is None else np.asarray(rows, dtype=np.int64)
         max_row = int(rows.max()) if len(rows) else -1
         if len(rows) != len(keys) or max_row >= vectors.shape[0] or (len(rows) and rows.min() < 0):
