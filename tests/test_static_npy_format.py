@@ -34,3 +34,13 @@ def test_the_first_row_of_a_word_listed_twice_wins_with_w001(tmp_path, caplog):
         np.save(tmp_path / "x.npy", vectors)
         (tmp_path / "x.vocab.txt").write_text("bank\n", encoding="utf8")
         read_npy_vectors(tmp_path / "x.npy")
+
+
+def test_vocab_lines_read_as_the_text_formats_read_words(tmp_path):
+    """A blank line became the key '' and "a " the key 'a ', which no token matches."""
+    np.save(tmp_path / "m.npy", np.eye(3, dtype=np.float32))
+    (tmp_path / "m.vocab.txt").write_text("apple \n\tpear\nplum\n\n\n", encoding="utf8")
+    assert read_npy_vectors(tmp_path / "m.npy").keys == ["apple", "pear", "plum"]  # trailing blank lines too
+    (tmp_path / "m.vocab.txt").write_text("apple\n \nplum\n", encoding="utf8")
+    with pytest.raises(CtxvecError, match=r"\[CTX-E147\].*m\.vocab\.txt, line 2: blank"):
+        read_npy_vectors(tmp_path / "m.npy")

@@ -467,3 +467,7 @@ class PipelineErrors:
         "The static vectors source for '{name}' returned a table {problem}: no token could get a vector from it. "
         "Return a StaticVectorTable of at least one word, each with 1 to 65,536 values."
     )
+    E147 = (
+        "{vocab}, line {line}: blank, but line i of a vocab file names the word of row i of '{path}'. Write one "
+        "word on every line (a blank line for a row no word names: give that row a word such as <pad>)."
+    )

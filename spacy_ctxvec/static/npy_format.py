@@ -55,6 +55,13 @@ def read_npy_vectors(path: Path) -> StaticVectorTable:
         words = [decode_line(raw, vocab_path, number).rstrip("\r\n") for number, raw in enumerate(file, start=1)]
     if words:
         words[0] = words[0].removeprefix("\ufeff")  # a byte-order mark is not part of the first word
+    # as the text formats read a word: spaces and tabs around it are not part of it ("a \n" is "a")
+    words = [word.strip(" \t") for word in words]
+    while words and not words[-1].strip():  # trailing blank lines, as in the text formats
+        words.pop()
+    blank = next((number for number, word in enumerate(words, start=1) if not word.strip()), None)
+    if blank is not None:
+        raise CtxvecError(Errors.E147.format(vocab=vocab_path, line=blank, path=path))
     if len(words) != matrix.shape[0]:
         raise CtxvecError(Errors.E108.format(vocab=vocab_path, n_words=len(words), path=path, n_rows=matrix.shape[0]))
     first = dict.fromkeys(words)
