@@ -472,3 +472,9 @@ class Warnings(metaclass=_ErrorsWithCodes):
         'vector (key "none"). Add "exact", "lower" or "norm" to [components.{name}] lookups, or give it a source '
         "with subwords (a fastText .bin file, or the transformer's input embeddings)."
     )
+    W090 = (
+        "{n_words} an all-zero centroid (first: '{word}'): the contextual vectors of its occurrences sum to "
+        "zero (a pooling that gives zero rows, or vectors that cancel), so it is written as a zero vector, with "
+        "no direction (--unit cannot give it length 1; reading the file back warns W087). Check the pipeline's "
+        "pooling, or leave such words out when you use the file."
+    )

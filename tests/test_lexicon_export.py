@@ -106,3 +106,15 @@ def test_export_static_cli_min_count_too_high_is_one_line_and_writes_nothing(tmp
     assert result.exit_code == 1 and "E743" in result.output and "Traceback" not in result.output, result.output
     assert isinstance(result.exception, SystemExit) and not (tmp_path / "v.txt").exists()
     assert sorted(p.name for p in tmp_path.iterdir()) == ["lex"]  # no temporary file left either
+
+
+def test_a_centroid_of_zero_is_written_with_a_warning(tmp_path):
+    """Occurrences whose vectors cancel (a pooling's +e0 and -e0) gave a zero row, silently,
+    even under --unit (a unit-length file with a row of length 0)."""
+    from spacy_ctxvec.lexicon.export import export_static_vectors
+    from spacy_ctxvec.lexicon.statistics import Lexicon
+
+    lexicon = Lexicon.from_occurrences(["bank", "bank", "hotel"], np.array([[1.0, 0, 0], [-1.0, 0, 0], [0, 1.0, 0]]))
+    for unit in (False, True):
+        with pytest.warns(UserWarning, match=r"\[CTX-W090\] 1 word has an all-zero centroid \(first: 'bank'\)"):
+            assert export_static_vectors(lexicon, tmp_path / f"{unit}.txt", unit=unit) == 2

@@ -67,6 +67,10 @@ def export_static_vectors(
     order = most_frequent_first(counts)
     order = order[chosen[order]]
     vectors = (lexicon.unit_centroids() if unit else lexicon.centroids())[order].astype(np.float32)
+    zero = np.flatnonzero(~vectors.any(axis=1))
+    if len(zero):
+        n_words = "1 word has" if len(zero) == 1 else f"{len(zero):,} words have"
+        warnings.warn(Warnings.W090.format(n_words=n_words, word=keys[order][zero[0]]), stacklevel=2)
     table = KeyedVectors(vector_size=lexicon.width)
     table.add_vectors(keys[order].tolist(), vectors)
     save_word2vec(table, output, binary=binary)
