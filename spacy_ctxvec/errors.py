@@ -87,7 +87,7 @@ class Warnings(metaclass=_ErrorsWithCodes):
     """Messages that are logged, not raised (spaCy's Warnings style)."""
 
     W001 = (
-        "Static vector table: {n_duplicates} duplicated keys; the first row of each is used "
+        "Static vector table: {n_duplicates} duplicated keys (the first: '{word}'); the first row of each is used "
         "(to use another row of a word, delete its other rows from the file; deleting the later rows "
         "silences this)."
     )

@@ -478,7 +478,7 @@ def test_duplicate_word_first_occurrence_wins_with_warning(tmp_path, caplog):
         assert table.keys == ["bank", "river"], path
         assert "None" not in table and len(table) == 2 and table.vectors.shape == (2, 2)
         np.testing.assert_array_equal(table.get("bank"), [1.0, 0.0])
-        assert "W001" in caplog.text and path.stem in caplog.text
+        assert "W001" in caplog.text and path.stem in caplog.text and "(the first: 'bank')" in caplog.text
 
 
 def test_duplicate_word_in_two_texts_has_static_cosine_one(tmp_path):

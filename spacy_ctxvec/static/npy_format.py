@@ -18,10 +18,12 @@ logger = logging.getLogger("spacy_ctxvec.static.formats")  # the loaders' one lo
 def first_wins(path: Path, keys: List[str], vectors: np.ndarray) -> StaticVectorTable:
     """The table of keys -> rows, keeping the first row of a duplicated key (warning W001)."""
     first: Dict[str, int] = {}
+    repeated: List[str] = []
     for row, key in enumerate(keys):
-        first.setdefault(key, row)
-    if len(first) < len(keys):
-        logger.warning("%s: %s", path, Warnings.W001.format(n_duplicates=len(keys) - len(first)))
+        if first.setdefault(key, row) != row and not repeated:
+            repeated.append(key)
+    if repeated:
+        logger.warning("%s: %s", path, Warnings.W001.format(n_duplicates=len(keys) - len(first), word=repeated[0]))
         rows = np.fromiter(first.values(), dtype=np.int64, count=len(first))
         return StaticVectorTable(list(first), vectors[rows])
     return StaticVectorTable(keys, vectors)

@@ -80,7 +80,8 @@ class StaticVectorTable(ReadOnlyArrays):
         self._key_to_row: Dict[str, int] = dict(zip(reversed(keys), reversed(rows.tolist())))  # the first one wins
         n_duplicates = len(keys) - len(self._key_to_row)
         if n_duplicates:
-            logger.warning(Warnings.W001.format(n_duplicates=n_duplicates))
+            repeated = next(key for key, row in zip(keys, rows.tolist()) if self._key_to_row[key] != row)
+            logger.warning(Warnings.W001.format(n_duplicates=n_duplicates, word=repeated))
         self._subword_cache: Dict[str, Optional[np.ndarray]] = {}
         self._composed_keys: Optional[Dict[str, int]] = None  # NFD keys by their NFC form, made when first needed
 
