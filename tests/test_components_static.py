@@ -494,3 +494,17 @@ def test_a_static_copied_into_another_pipeline_saves_what_that_pipeline_loads(tr
     gc.collect()
     trf_static_nlp.to_disk(tmp_path / "alone again")  # its pipeline's alone: saved once again
     assert not (tmp_path / "alone again" / "ctxvec_static" / "table" / "vectors.npy").exists()
+
+
+def test_values_beyond_the_dtype_are_refused_without_numpys_overflow_warning():
+    """numpy's "RuntimeWarning: overflow encountered in cast" printed just before E139 and E141."""
+    import warnings
+
+    nlp = spacy.blank("en")
+    component = nlp.add_pipe("ctxvec_static", config={"dtype": "float16"})
+    for rows, code in (([[1e5, 0.0]], "E139"), (np.array([[1e300, 0.0]]), "E141")):
+        with warnings.catch_warnings():
+            warnings.simplefilter("error", RuntimeWarning)
+            table = StaticVectorTable(["a"], rows)
+            with pytest.raises(CtxvecError, match=code):
+                component.initialize(nlp=nlp, source=lambda nlp: table)  # noqa: B023  # called here

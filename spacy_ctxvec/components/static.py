@@ -304,7 +304,8 @@ class StaticVectors(DocAnnotator):
         limit = float(np.finfo(self.dtype).max)
         for array_name, array in named_arrays(table):
             largest_in_row = np.abs(array).max(axis=1) if array.size else np.zeros(0)
-            vanished = np.flatnonzero((largest_in_row > 0) & (largest_in_row.astype(self.dtype) == 0))
+            with np.errstate(over="ignore"):  # a value beyond the dtype is E139 below, not numpy's overflow warning
+                vanished = np.flatnonzero((largest_in_row > 0) & (largest_in_row.astype(self.dtype) == 0))
             too_large = np.flatnonzero(largest_in_row > limit)
             for rows, error in ((too_large, Errors.E139), (vanished, Errors.E142)):
                 if len(rows):

@@ -60,7 +60,8 @@ class StaticVectorTable(ReadOnlyArrays):
         rows: Optional[np.ndarray] = None,
         subwords: Optional[Subwords] = None,
     ) -> None:
-        vectors = vectors if getattr(vectors, "dtype", None) == np.float32 else np.asarray(vectors, dtype=np.float32)
+        with np.errstate(over="ignore"):  # a float64 beyond float32 becomes inf, refused where tables are checked
+            vectors = vectors if getattr(vectors, "dtype", None) == np.float32 else np.asarray(vectors, np.float32)
         if vectors.ndim != 2:
             raise CtxvecError(Errors.E106.format(path="<array>", shape=vectors.shape, dtype=vectors.dtype))
         keys = [key.decode("utf8") if isinstance(key, bytes) else str(key) for key in keys]  # not "b'apple'"
