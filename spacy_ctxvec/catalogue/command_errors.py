@@ -28,9 +28,7 @@ class CommandErrors:
         "{n_true} T and {n_false} F examples. Use the full official train split (with "
         "--max-examples, a larger N: the first N examples may all share one label)."
     )
-    E307 = (
-        "The pipeline {pipe_names} has no '{component}' component, which this evaluation needs for {attribute}. {hint}"
-    )
+    E307 = "The pipeline {pipe_names} has no '{component}' component, which this command needs for {attribute}. {hint}"
     E308 = "Split '{split}' is unknown. Choose one of: {choices}."
     E309 = (
         "Choosing a WiC decision by cross-validation grouped by target word needs at "
