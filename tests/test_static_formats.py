@@ -175,9 +175,10 @@ def test_missing_file_and_unknown_format(tmp_path, keyed_vectors):
         ("2 3\napple 1 2 3\npear 4 5\n", "line 3 has 2 values, expected 3"),
         ("2 4\napple 1 2 3\npear 4 5 6\n", "line 2 has 3 values, expected 4"),
         ("apple 1 2 3\npear 4 5 6 7\n", "line 2 has 4 values, expected 3"),
-        ("2 2\napple 1 2 3 4 5\n", "line 2 has 5 values, expected 2"),
+        ("2 2\napple 1 2 3 4 5\n", "line 2 has 5 values, expected 2)"),
+        ("2 2\napple 1 2\nnew york 3 4\n", "expected 2; its word seems to hold a space ('new york'), which no row"),
     ],
-    ids=["inconsistent-rows", "header-dim-mismatch", "glove-inconsistent", "too-many-counted"],
+    ids=["inconsistent-rows", "header-dim-mismatch", "glove-inconsistent", "too-many-counted", "word-with-a-space"],
 )
 def test_wrong_dimension_names_file(tmp_path, content, counted):
     path = tmp_path / "bad_dims.txt"

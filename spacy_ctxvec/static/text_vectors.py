@@ -6,7 +6,7 @@ import gzip
 import re
 import warnings
 from pathlib import Path
-from typing import IO, List, Optional, Tuple, cast
+from typing import IO, List, Optional, Sequence, Tuple, cast
 
 import numpy as np
 
@@ -44,6 +44,15 @@ CUT_WORD_FIX = (
     'FILE, unicode_errors="ignore"{options})) and save it again (save_word2vec_format). If it is not UTF-8: '
     "{not_utf8}"
 )
+
+
+def _word_with_a_space(word: str, numbers: Sequence[bytes]) -> str:
+    """ " (its word seems to hold a space: 'new york')" where the row's first value is no number."""
+    try:
+        float(numbers[0])
+    except ValueError:
+        return f"; its word seems to hold a space ('{word} {numbers[0].decode('utf8', 'replace')}'), which no row can"
+    return ""
 
 
 def looks_like_text(sample: bytes, has_header: bool) -> bool:
@@ -176,7 +185,7 @@ def read_text_vectors(path: Path, has_header: bool) -> StaticVectorTable:
                 )
             if len(numbers) > limit:
                 count = len(fields[1].split())  # the line is at most MAX_LINE_BYTES
-                error = f"line {number} has {count} values, expected {dim}"
+                error = f"line {number} has {count} values, expected {dim}" + _word_with_a_space(word, numbers)
                 raise CtxvecError(Errors.E104.format(path=path, error=error))
             try:
                 if line[:1].isspace():
