@@ -199,6 +199,16 @@ def test_scws_json_counts_are_ints(tiny_pipeline_dir, tmp_path):
     assert "[CTX-W050]" in stderr and f"over {report['n_covered']} pairs, under 10" in stderr
 
 
+def test_every_evaluation_takes_a_gpu_as_spacy_evaluate_does(tiny_pipeline_dir, tmp_path):
+    """spacy evaluate has -g/--gpu-id; the evaluations had none. No GPU here: E136, before any model work."""
+    ratings = write_scws(tmp_path / "ratings.txt", n_raters=0)
+    result = runner.invoke(app, ["evaluate", "scws", str(tiny_pipeline_dir), str(ratings), "-g", "0"])
+    assert result.exit_code == 1 and "[CTX-E136] --gpu-id 0: no usable GPU" in " ".join(result.output.split())
+    assert runner.invoke(app, ["evaluate", "scws", str(tiny_pipeline_dir), str(ratings), "-g", "-1"]).exit_code == 0
+    for command in ("wic", "word-sim", "scws", "polysemy", "senses"):
+        assert "--gpu-id" in runner.invoke(app, ["evaluate", command, "--help"]).output
+
+
 def test_a_json_report_lists_the_coded_warnings_stderr_showed(tiny_pipeline_dir, tmp_path):
     """W045 (targets that look off by one) was on stderr only: a script reading the JSON
     never knew its Spearman came from misaligned targets."""

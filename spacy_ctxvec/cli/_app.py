@@ -90,6 +90,7 @@ def file_output(example_name: str) -> Callable[[Union[str, Path]], Path]:
 
 BINARY_SUFFIXES, TEXT_SUFFIXES = (".bin", ".bin.gz"), (".txt", ".txt.gz", ".vec", ".vec.gz")
 BINARY = typer.Option(False, "--binary", help="Write word2vec binary instead of text")
+GPU_ID = typer.Option(-1, "--gpu-id", "-g", min=-1, help="GPU to run the transformer on (-1: CPU)")
 # The printed output of rank and senses: --format, or --json as compare and evaluate take it.
 OUTPUT_FORMATS = ("table", "tsv", "json")
 OUTPUT_FORMAT = typer.Option(None, "--format", help="table, tsv or json [default: table]")

@@ -27,6 +27,7 @@ from ..workflows.lexicon_build import (
 from ._app import (
     CORPUS_ENCODING,
     CORPUS_ON_ERROR,
+    GPU_ID,
     app,
     baseline_text,
     exit_on_coded_error,
@@ -49,7 +50,6 @@ OUTPUT = typer.Argument(
 )
 BATCH = Opt(None, "--batch-size", "-b", min=1, help="Docs per nlp.pipe batch (default: the pipeline's batch_size)")
 N_PROCESS = Opt(1, "--n-process", "-n", min=1, help="Worker processes (spawned; CPU only)")
-GPU = Opt(-1, "--gpu-id", "-g", min=-1, help="GPU to run the transformer on (-1: CPU)")
 KEY = Opt("lower", "--key", help="Word type key: lower, text or lemma (needs a lemmatizer)")
 LAYER = Opt(
     RECOMMENDED_LAYER,
@@ -121,7 +121,7 @@ SENSES = Opt(
 @exit_on_coded_error
 def build_lexicon_cli(
     pipeline: Path = PIPELINE, corpus: Path = CORPUS, output: Path = OUTPUT, batch_size: Optional[int] = BATCH,
-    n_process: int = N_PROCESS, gpu_id: int = GPU, key: str = KEY, layer: int = LAYER, keep_layer: bool = KEEP_LAYER,
+    n_process: int = N_PROCESS, gpu_id: int = GPU_ID, key: str = KEY, layer: int = LAYER, keep_layer: bool = KEEP_LAYER,
     min_count: int = MIN_COUNT, checkpoint_every: int = EVERY, checkpoint_dir: Optional[Path] = CHECKPOINT_DIR,
     resume: bool = RESUME, on_error: str = CORPUS_ON_ERROR, encoding: str = CORPUS_ENCODING, engine: str = ENGINE,
     max_docs: Optional[int] = MAX_DOCS, overwrite: bool = OVERWRITE, progress: bool = PROGRESS,

@@ -6,6 +6,7 @@ from typing import TYPE_CHECKING, Any, Dict, List, Optional
 
 import typer
 
+from ..devices import require_gpu
 from ..errors import CtxvecError, Errors, Warnings
 from ..evaluation.readers import (
     WIC_SPLITS,
@@ -23,6 +24,7 @@ from ..pipelines import load_pipeline
 from ..terminal import msg
 from ..types import PathLike
 from ._app import (
+    GPU_ID,
     KEPT_WARNINGS,
     OVERWRITE_FILE,
     app,
@@ -36,6 +38,8 @@ from ._app import (
 )
 
 if TYPE_CHECKING:
+    from spacy.language import Language
+
     from ..evaluation.correlation import CorrelationReport
 
 # The evaluations (evaluation.tasks, .wic, .correlation: scikit-learn, scipy) are imported
@@ -55,6 +59,13 @@ JSON_OUTPUT = typer.Option(
 TABLE_MAX_COL = 80
 RELIABLE_PAIRS = 10  # a word-sim (W043) or SCWS (W050) Spearman over fewer covered pairs is noisy
 RELIABLE_WORDS = 30  # an `evaluate polysemy` Spearman / AUC over fewer words is noisy (W055)
+
+
+def _load_pipeline(pipeline: str, gpu_id: int) -> "Language":
+    """The pipeline, its transformer on GPU ``gpu_id`` where that is 0 or more (E136 where it cannot be)."""
+    if gpu_id >= 0:
+        require_gpu(gpu_id)
+    return load_pipeline(pipeline)
 
 
 def _print_json(data: Dict[str, Any]) -> None:
@@ -129,6 +140,7 @@ def wic_cli(
     max_examples: Optional[int] = typer.Option(
         None, "--max-examples", min=2, help="Use only the first N examples of each split"
     ),
+    gpu_id: int = GPU_ID,
     as_json: bool = PRINT_JSON,
     output: Optional[Path] = JSON_OUTPUT,
     overwrite: bool = OVERWRITE_FILE,
@@ -148,7 +160,7 @@ def wic_cli(
     if not as_json:
         n_sentences = 2 * (len(train.labels) + len(evaluated.labels))
         typer.echo(stderr_printer().info(f"WiC: running {n_sentences:,} sentences through the pipeline"), err=True)
-    nlp = load_pipeline(pipeline)
+    nlp = _load_pipeline(pipeline, gpu_id)
     report, n_missing = evaluate_wic(nlp, train, evaluated, split, families=families)
     settings = {"max_examples": max_examples, "target_only": target_only}
     read = list(dict.fromkeys(view for family in families for view in report.per_family(family)))  # "layer_3"
@@ -186,6 +198,7 @@ def word_sim_cli(
     files: List[Path] = typer.Argument(
         ..., parser=given_path, help="word1 word2 score files (SimLex-999, WordSim-353, RG-65, SimVerb-3500, ...)"
     ),
+    gpu_id: int = GPU_ID,
     as_json: bool = PRINT_JSON,
     output: Optional[Path] = JSON_OUTPUT,
     overwrite: bool = OVERWRITE_FILE,
@@ -196,7 +209,7 @@ def word_sim_cli(
     all_pairs = read_word_pair_files(files)
     from ..evaluation.tasks import evaluate_word_sim
 
-    nlp = load_pipeline(pipeline)
+    nlp = _load_pipeline(pipeline, gpu_id)
     keys = distinct_displayable(list(all_pairs))  # two undecodable file names stay two keys (and names)
     reports = [evaluate_word_sim(nlp, pairs, keys[path]) for path, pairs in all_pairs.items()]
     from ..evaluation.provenance import describe_record, pipeline_record
@@ -242,6 +255,7 @@ def _warn_on_coverage(reports: List[Any]) -> None:
 def scws_cli(
     pipeline: str = typer.Argument(..., parser=given_text, help=PIPELINE_HELP),
     file: Path = typer.Argument(..., parser=given_path, help="SCWS ratings.txt (targets marked <b> word </b>)"),
+    gpu_id: int = GPU_ID,
     as_json: bool = PRINT_JSON,
     output: Optional[Path] = JSON_OUTPUT,
     overwrite: bool = OVERWRITE_FILE,
@@ -258,7 +272,7 @@ def scws_cli(
             "pipeline (long contexts: several minutes per thousand on a CPU)"
         )
         typer.echo(stderr_printer().info(progress), err=True)
-    nlp = load_pipeline(pipeline)
+    nlp = _load_pipeline(pipeline, gpu_id)
     report = evaluate_scws(nlp, pairs, file.name)
     if report.spearman is not None and report.n_covered < RELIABLE_PAIRS:  # before the report, which lists it
         name, minimum = str(file), RELIABLE_PAIRS
@@ -309,6 +323,7 @@ def polysemy_cli(
     ),
     sense_counts: Path = typer.Argument(..., parser=given_path, help="TSV lemma, sense count (e.g. sense_counts.tsv)"),
     min_count: Optional[int] = typer.Option(None, "--min-count", min=2, help="Default: the component's min_count"),
+    gpu_id: int = GPU_ID,
     as_json: bool = PRINT_JSON,
     output: Optional[Path] = JSON_OUTPUT,
     overwrite: bool = OVERWRITE_FILE,
@@ -320,7 +335,7 @@ def polysemy_cli(
     counts = read_sense_counts(sense_counts)
     from ..evaluation.tasks import evaluate_polysemy
 
-    nlp = load_pipeline(pipeline)
+    nlp = _load_pipeline(pipeline, gpu_id)
     report = evaluate_polysemy(nlp, counts, min_count=min_count)
     for label, part in _polysemy_parts(report):  # before the report, which lists them
         if part.spearman is not None and part.n_covered < RELIABLE_WORDS:  # undefined: its error says why
@@ -382,6 +397,7 @@ def senses_cli(
     per_lemma: Optional[int] = typer.Option(
         None, "--per-lemma", min=2, help="Use only the first N sentences of each lemma"
     ),
+    gpu_id: int = GPU_ID,
     as_json: bool = PRINT_JSON,
     output: Optional[Path] = JSON_OUTPUT,
     overwrite: bool = OVERWRITE_FILE,
@@ -395,7 +411,7 @@ def senses_cli(
     data = read_sense_sentences(file)
     from ..evaluation.tasks import evaluate_senses
 
-    nlp = load_pipeline(pipeline)
+    nlp = _load_pipeline(pipeline, gpu_id)
     report = evaluate_senses(nlp, data, per_lemma=per_lemma)
     if not _publish({**report.to_dict(), "per_lemma": per_lemma}, nlp, pipeline, output, overwrite, as_json):
         print_senses(report)
