@@ -181,6 +181,17 @@ def test_undecodable_lines_are_named_skipped_or_read_with_the_right_encoding(tmp
         list(iter_corpus(path, encoding="no-such-codec"))
 
 
+@pytest.mark.parametrize("codec", ["hex", "base64", "rot13", "idna", "undefined"])
+def test_a_codec_that_reads_no_text_file_is_an_unknown_encoding(tmp_path, codec):
+    """hex, base64, rot13 (bytes to bytes) and idna, undefined (no errors="surrogateescape")
+    were AssertionError, TypeError or UnicodeError tracebacks."""
+    path = tmp_path / "c.txt"
+    path.write_text("one line\n", encoding="utf8")
+    with pytest.raises(CtxvecError, match=rf"\[CTX-E241\] Unknown text encoding '{codec}'"):
+        list(iter_corpus(path, encoding=codec))
+    assert list(iter_corpus(path, encoding="utf8")) == ["one line"]
+
+
 def test_a_file_cp1252_cannot_read_is_not_told_to_pass_cp1252(tmp_path):
     """E240 advises cp1252 for a file UTF-8 cannot read; where cp1252 is what failed
     (0x81 has no cp1252 character), it asks for the file's own encoding instead."""

@@ -249,11 +249,17 @@ def corpus_fingerprint(path: Union[str, Path]) -> str:
 
 
 def check_encoding(encoding: str) -> str:
-    """The codec's canonical name, or E241 for an unknown one."""
+    """The codec's canonical name, or E241 for an unknown one or one that reads no text file: a
+    bytes-to-bytes codec (hex, base64, zlib, rot13) or one the readers' errors="surrogateescape"
+    cannot go with (idna, punycode, undefined); they were tracebacks."""
     try:
-        return codecs.lookup(encoding).name
-    except (LookupError, TypeError, ValueError) as err:
+        codec = codecs.lookup(encoding)
+        if not getattr(codec, "_is_text_encoding", True):
+            raise ValueError("not a text encoding")
+        codec.incrementaldecoder(errors="surrogateescape").decode(b"", final=True)  # idna refuses the errors
+    except (LookupError, TypeError, ValueError, UnicodeError) as err:
         raise CtxvecError(Errors.E241.format(encoding=encoding)) from err
+    return codec.name
 
 
 def _check_on_error(on_error: str) -> None:

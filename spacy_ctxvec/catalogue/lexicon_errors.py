@@ -173,7 +173,10 @@ class LexiconErrors:
         'that line, or pass on_error="skip" (CLI: --on-error skip) to skip and '
         "report undecodable lines."
     )
-    E241 = "Unknown text encoding '{encoding}'. Give a Python codec name such as utf8, latin-1, cp1252 or utf-16."
+    E241 = (
+        "Unknown text encoding '{encoding}' (or a codec that does not read text files, such as hex or idna). "
+        "Give a Python codec name such as utf8, latin-1, cp1252 or utf-16."
+    )
     E242 = (
         '{path}, line {line}: {problem}. Fix that line, or pass on_error="skip" '
         "(CLI: --on-error skip) to skip and report bad lines."
