@@ -220,6 +220,29 @@ def test_a_utf8_file_read_as_ascii_is_told_to_read_it_as_utf8(tmp_path):
     assert list(iter_corpus(path))[0] == "caf\u00e9 one"
 
 
+def test_utf16_without_a_byte_order_mark_is_told_its_byte_order(tmp_path):
+    """A Windows/.NET export: E234 said "pass --encoding", and utf-16 then failed as E240 "line ?"
+    advising cp1252 or --on-error skip (which failed the same way)."""
+    text = "The bank by the river.\nThe bank approved my loan.\n"
+    path = tmp_path / "u16.txt"
+    path.write_bytes(text.encode("utf-16-le"))
+    with pytest.raises(CtxvecError, match=r"\[CTX-E234\].*byte order mark: pass --encoding utf-16-le\."):
+        list(iter_corpus(path))
+    for on_error in ("raise", "skip"):
+        with pytest.raises(CtxvecError, match=r"\[CTX-E277\].*u16\.txt: not valid utf-16 text as a whole") as raised:
+            list(iter_corpus(path, encoding="utf-16", on_error=on_error))
+        assert "pass --encoding utf-16-le" in str(raised.value) and "cp1252" not in str(raised.value)
+    assert list(iter_corpus(path, encoding="utf-16-le")) == text.splitlines()
+
+
+def test_utf16_read_in_the_wrong_byte_order_warns_w084(tmp_path):
+    """Big-endian UTF-16 read as utf-16-le gave one document of CJK-looking characters, silently."""
+    path = tmp_path / "be.txt"
+    path.write_bytes("The bank by the river.\nThe bank approved my loan.\n".encode("utf-16-be"))
+    with pytest.warns(UserWarning, match=r"\[CTX-W084\].*other byte order \('\u5400', U\+5400\): it is utf-16-be"):
+        list(iter_corpus(path, encoding="utf-16-le"))
+
+
 def test_binary_file_and_utf16_and_byte_order_mark(tmp_path):
     binary = tmp_path / "binary.txt"
     binary.write_bytes(bytes(range(256)) * 4)

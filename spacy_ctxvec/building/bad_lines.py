@@ -8,6 +8,7 @@ from typing import List, NamedTuple, Sequence, Union
 from ..catalogue.lexicon_errors import ENCODING_ADVICE, ENCODING_ADVICE_CP1252, ENCODING_ADVICE_UTF8, LINE_IS_UTF8
 from ..errors import PREFIX, CtxvecError, Errors, Warnings
 from ..ops.text import count_of
+from .text_encoding import file_head, utf16_byte_order
 
 REASON_CHARS = 160  # a skipped line's reason is cut to this length
 
@@ -87,3 +88,26 @@ def no_documents(path: Union[str, Path], skipped: Sequence[SkippedLine], n_invis
     if n_invisible:
         return CtxvecError(Errors.E740.format(path=path, n_invisible=n_invisible))
     return CtxvecError(Errors.E211.format(path=path))
+
+
+def whole_file_undecoded(path: Union[str, Path], encoding: str, err: UnicodeError) -> CtxvecError:
+    """E277: ``path`` cannot be read with ``encoding`` at all (UTF-16 without a byte order mark, or
+    with an odd number of bytes), with the byte order to pass where its bytes show one."""
+    order = utf16_byte_order(file_head(Path(path), 4000) or b"")
+    if order is not None and order != codecs.lookup(encoding).name:
+        advice = f"Its bytes read as UTF-16 without a byte order mark: pass --encoding {order} (config: encoding)."
+    else:
+        advice = encoding_advice(encoding) + "."
+    return CtxvecError(Errors.E277.format(path=path, encoding=encoding, error=err, advice=advice))
+
+
+def binary_file(path: Path, evidence: str, encoding: str) -> CtxvecError:
+    """E234 for a corpus file with NUL characters, naming the byte order where they are those of
+    UTF-16 text without a byte order mark."""
+    order = utf16_byte_order(file_head(path, 4000) or b"")
+    utf16 = (
+        ""
+        if order is None
+        else f" Every other byte of it is NUL, as in UTF-16 text without a byte order mark: pass --encoding {order}."
+    )
+    return CtxvecError(Errors.E234.format(path=path, evidence=evidence, encoding=encoding, utf16=utf16))

@@ -30,6 +30,7 @@ from ..errors import CtxvecError, Errors, Warnings
 from ..ops.text import count_of, printable
 from ..paths import composed
 from ..registrations import registered
+from . import bad_lines
 from .bad_lines import BadLineError, SkippedLine, bad_line, encoding_advice, no_documents, skipped_total
 from .bounded_json import loads_bounded
 from .inflation import check_inflation
@@ -204,7 +205,7 @@ def _without_binary(root: Path, files: List[Path], encoding: str, on_error: str)
     for file in files:
         evidence = binary_evidence(file, encoding) if corpus_suffix(file) != ".spacy" else None
         if evidence is not None and on_error == "raise":
-            raise CtxvecError(Errors.E234.format(path=file, evidence=evidence, encoding=encoding))
+            raise bad_lines.binary_file(file, evidence, encoding)
         if evidence is not None:
             binary[file] = evidence
     shown = [file.relative_to(root).as_posix() if root.is_dir() else file.name for file in binary]
@@ -387,9 +388,8 @@ def _read_text_file(
                     if vocab is None:
                         raise CtxvecError(Errors.E214.format(path=path))
                     yield make_doc(vocab, parsed)
-    except UnicodeError as err:  # e.g. an odd number of bytes in a UTF-16 file
-        problem = LINE_NOT_DECODED.format(encoding=encoding, error=err)
-        raise bad_line("E240", path, "?", problem, encoding_advice(encoding)) from None
+    except UnicodeError as err:  # UTF-16 without a byte order mark, an odd number of bytes in a UTF-16 file
+        raise bad_lines.whole_file_undecoded(path, encoding, err) from None
     except OSError as err:
         raise CtxvecError(Errors.E210.format(path=path, problem=f"cannot be read ({err.strerror or err})")) from None
 

@@ -55,12 +55,36 @@ def misdecoded_evidence(path: Path, encoding: str) -> Optional[str]:
         if utf8 is not None:  # text in another encoding is hardly ever valid UTF-8 once it leaves ASCII
             misread = utf8.encode("utf-8").decode(encoding, errors="replace")
             return f"is valid UTF-8 (its first non-ASCII character, '{utf8}', reads as '{misread}')"
+    if codec in ("utf-16-le", "utf-16-be"):
+        swapped = _byte_swapped(decoded_head(head, encoding) or "")
+        if swapped is not None:
+            right = "utf-16-be" if codec == "utf-16-le" else "utf-16-le"
+            return f"reads as UTF-16 in the other byte order ('{swapped}', U+{ord(swapped):04X}): it is {right}"
     if not _reads_bytes_as_c1(encoding):  # UTF-8 decoded them: they came from an earlier conversion, not this read
         return None
     found = _C1_CONTROL.search(decoded_head(head, encoding) or "")
     if found is None:
         return None
     return f"holds C1 control characters (the first U+{ord(found.group()):04X}), which no written text holds"
+
+
+def utf16_byte_order(head: bytes) -> Optional[str]:
+    """ "utf-16-le" or "utf-16-be" where ``head`` looks like UTF-16 text without a byte order mark
+    (most of its odd, or even, bytes NUL: the high bytes of Latin characters); None otherwise."""
+    even, odd = head[0:2000:2], head[1:2000:2]
+    if len(odd) < 8:
+        return None
+    for order, high, low in (("utf-16-le", odd, even), ("utf-16-be", even, odd)):
+        if high.count(0) >= 0.6 * len(high) and low.count(0) <= 0.05 * len(low):
+            return order
+    return None
+
+
+def _byte_swapped(text: str) -> Optional[str]:
+    """The first character of ``text`` that UTF-16 read in the wrong byte order gives ('T' read as
+    '吀', a byte order mark as U+FFFE), where most of its characters are so; None otherwise."""
+    swapped = [char for char in text if ord(char) & 0xFF == 0 and 0x20 <= ord(char) >> 8 < 0x7F or char == "\ufffe"]
+    return swapped[0] if text and len(swapped) >= 0.3 * len(text) else None
 
 
 def escaped_utf8(line: str, encoding: str) -> bool:
@@ -100,7 +124,10 @@ def misdecoded_files(text_files: Sequence[Path], encoding: str) -> Optional[str]
         return None
     utf8 = any("UTF-8" in evidence for evidence in found)
     windows = any("C1 control" in evidence for evidence in found)
-    advice = " ".join(([UTF8_ADVICE] if utf8 else []) + ([CP1252_ADVICE] if windows else []))
+    swapped = any("other byte order" in evidence for evidence in found)
+    advice = " ".join(
+        ([UTF8_ADVICE] if utf8 else []) + ([CP1252_ADVICE] if windows else []) + ([SWAPPED_ADVICE] if swapped else [])
+    )
     files = "; ".join(found[:3]) + (" ..." if len(found) > 3 else "")
     return Warnings.W084.format(encoding=encoding, files=files, advice=advice)
 
@@ -110,3 +137,6 @@ UTF8_ADVICE = (
     "(config), UTF-8 is the default."
 )
 CP1252_ADVICE = 'A Windows file is cp1252: pass --encoding cp1252 (config: encoding = "cp1252").'
+SWAPPED_ADVICE = (
+    "Pass the byte order it names (--encoding utf-16-le or utf-16-be), or utf-16 where it has a byte order mark."
+)

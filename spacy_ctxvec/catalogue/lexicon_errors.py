@@ -155,7 +155,7 @@ class LexiconErrors:
         "does not (git and grep call such files binary). Remove it from the corpus or rename "
         "it out of .txt/.jsonl; if it is text in another encoding (e.g. UTF-16), pass "
         '--encoding; or pass on_error="skip" (CLI: --on-error skip) to leave such files out '
-        "with a warning."
+        "with a warning.{utf16}"
     )
     E235 = "Unknown tokenisation '{tokens}' for train-static (--tokens): choose one of {choices}."
     E236 = (
@@ -314,4 +314,8 @@ class LexiconErrors:
     E276 = (
         "Corpus '{path}' has no document left: {lines} with text, all skipped as invalid (the first, "
         "{first}: {reason}). Fix those lines (where they are not UTF-8: read the corpus in its encoding, --encoding)."
+    )
+    E277 = (
+        "{path}: not valid {encoding} text as a whole ({error}): no line of it can be read, so neither "
+        "fixing a line nor skipping bad lines helps. {advice}"
     )
