@@ -283,6 +283,30 @@ def test_a_dash_for_standard_input_or_output_is_refused_naming_how_to_write_a_fi
     assert sorted(p.name for p in tmp_path.iterdir()) == ["corpus.txt"]
 
 
+@pytest.mark.parametrize(
+    "args",
+    [
+        ["train-static", "corpus.txt", "~/out.vec"],
+        ["train-static", "~/corpus.txt", "out.vec"],
+        ["rank", "~alice/pipeline"],
+    ],
+)
+def test_a_quoted_tilde_is_refused_not_made_a_folder_named_tilde(tmp_path, monkeypatch, args):
+    """A quoted "~/out.vec" made a folder "~" here while the message read like the home directory."""
+    from typer.testing import CliRunner
+
+    from spacy_ctxvec.cli import app
+
+    monkeypatch.chdir(tmp_path)
+    (tmp_path / "corpus.txt").write_text("the bank of the river\n", encoding="utf8")
+    result = CliRunner().invoke(app, args)
+    text = " ".join(result.output.split())
+    assert result.exit_code == 2 and "[CTX-E708]" in text and "$HOME/..." in text, text
+    assert sorted(p.name for p in tmp_path.iterdir()) == ["corpus.txt"]
+    (tmp_path / "~").mkdir()  # one made on purpose is read as the folder it is
+    assert "[CTX-E708]" not in " ".join(CliRunner().invoke(app, ["rank", "~/pipeline"]).output.split())
+
+
 @pytest.mark.skipif(os.name != "posix", reason="a pseudo-terminal: POSIX")
 def test_colours_on_a_terminal_unless_no_color_is_set(tmp_path):
     """Escape codes only where a person reads: on a terminal, and not there with NO_COLOR set

@@ -54,13 +54,16 @@ OVERWRITE_FILE = typer.Option(
 # drops a trailing slash, so these read the text as the user typed it.
 def given_text(value: Union[str, Path]) -> str:
     """A pipeline name or path as typed; "" (an unset shell variable, say) is a usage
-    error, where it would otherwise be read as the current directory, and so is "-"
-    (standard input or output, which no command reads or writes)."""
+    error, where it would otherwise be read as the current directory, and so are "-"
+    (standard input or output, which no command reads or writes) and a quoted "~/..." (E708)."""
     text = str(value)
     if not text:
         raise typer.BadParameter(Errors.E705)
     if text == "-":
         raise typer.BadParameter(Errors.E707)
+    tilde = re.match(r"~[^/\\]*(?=[/\\]|$)", text)
+    if tilde is not None and not Path(tilde.group()).exists():  # a folder named "~" here, made on purpose, is read
+        raise typer.BadParameter(Errors.E708.format(path=text, tilde=tilde.group()))
     return text
 
 
