@@ -22,6 +22,22 @@ def test_split_fields_by_tab_comma_or_space_drops_trailing_empty_fields():
     assert split_fields("a\t\tb") == ["a", "", "b"]  # an empty field inside stays (and fails later)
 
 
+def test_a_spreadsheets_semicolon_csv_is_read_and_a_decimal_comma_named(tmp_path):
+    """Excel's CSV where the decimal mark is a comma: 'gem;jewel;3,94' was E328 "a table of sense
+    counts per lemma" (and 'gem;jewel;3.94' E302 "1 field(s)")."""
+    from spacy_ctxvec.errors import CtxvecError
+    from spacy_ctxvec.evaluation.readers import read_word_pairs
+
+    assert split_fields("gem;jewel;3.94") == ["gem", "jewel", "3.94"]
+    assert header_layout(["gem", "jewel", "3,94"], 1) is None  # a row, not a header
+    path = tmp_path / "pairs.csv"
+    path.write_text("gem;jewel;3.94\nmidday;noon;3.94\nboy;lad;3.82\n", encoding="utf8")
+    assert read_word_pairs(path).scores.tolist() == [3.94, 3.94, 3.82]
+    path.write_text("gem;jewel;3,94\nmidday;noon;3,94\nboy;lad;3,82\n", encoding="utf8")
+    with pytest.raises(CtxvecError, match=r"E302\].*line 1:.*the score '3,94' is not a finite number \(a decimal"):
+        read_word_pairs(path)
+
+
 def test_quoted_words_lose_their_quotes_after_a_space_and_between_spaces():
     """'"old", "new", 1.58' was read as ('old', '"new"', 1.58): a wrong Spearman, no warning."""
     for line in ('"old", "new", 1.58', '"old" "new" 1.58', "'old' 'new' 1.58", '"old"\t "new"\t1.58'):

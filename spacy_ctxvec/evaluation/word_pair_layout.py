@@ -13,6 +13,7 @@ number."""
 
 import csv
 import math
+import re
 from dataclasses import dataclass
 from typing import List, Optional, Sequence, Tuple
 
@@ -63,11 +64,12 @@ def is_finite_number(text: str) -> bool:
 
 
 def split_fields(line: str) -> List[str]:
-    """A row's fields: tab-separated if it has a tab, else comma-, else space-separated;
+    """A row's fields: tab-separated if it has a tab, else semicolon- (a spreadsheet's CSV where the
+    decimal mark is a comma), else comma-, else space-separated;
     fields are read as CSV (quotes as R and spreadsheets write them: ``"gem","jewel",3.94``,
     also after a space: ``"gem", "jewel"``), and a field in single quotes loses them
     (``'gem' 'jewel' 3.94``); empty fields at the end (a trailing tab) are dropped."""
-    delimiter = "\t" if "\t" in line else "," if "," in line else " "
+    delimiter = next((mark for mark in ("\t", ";", ",") if mark in line), " ")
     text = " ".join(line.split()) if delimiter == " " else line  # any whitespace: a no-break space, U+3000
     try:
         row = next(csv.reader([text], delimiter=delimiter, skipinitialspace=True), [])
@@ -100,9 +102,14 @@ def header_layout(fields: Sequence[str], number: int) -> Optional[PairLayout]:
                 f"(the header on line {number} names them)"
             )
             return PairLayout(column, column + 1, len(fields), expected)
-    if len(fields) == 3 and not any(parses_as_float(field) for field in fields):
+    if len(fields) == 3 and not any(parses_as_float(field) or _decimal_comma(field) for field in fields):
         return PLAIN
     return None
+
+
+def _decimal_comma(field: str) -> bool:
+    """Whether ``field`` is a number written with a decimal comma ("3,94")."""
+    return re.fullmatch(r"[-+]?\d+,\d+", field.strip()) is not None
 
 
 def row_layout(fields: Sequence[str]) -> PairLayout:
@@ -187,5 +194,8 @@ def pair_problem(fields: Sequence[str], layout: PairLayout) -> Optional[str]:
                 "(is this another kind of file, e.g. sense counts?)"
             )
     if not is_finite_number(fields[layout.score_column]):
-        return f"{layout.expected}; the score {fields[layout.score_column]!r} is not a finite number"
+        score = fields[layout.score_column]
+        hint = f" (a decimal comma: write {score.replace(',', '.')}, e.g. a spreadsheet's '.' decimal mark)"
+        hint *= _decimal_comma(score)
+        return f"{layout.expected}; the score {score!r} is not a finite number{hint}"
     return None
