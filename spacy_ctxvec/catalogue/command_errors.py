@@ -440,7 +440,8 @@ class CommandErrors:
         "Corpus '{path}': {n_docs} documents were read, but none of their tokens got a "
         "contextual vector, so the lexicon would be empty. The transformer finds no "
         "wordpiece in tokens made only of characters it drops (zero-width, control or "
-        "combining characters, whitespace words). Give a corpus with words the model reads."
+        "combining characters, whitespace words). Give a corpus with words the model reads (or, where a "
+        "pooling of your own is configured, check that it gives tokens non-zero vectors)."
     )
     E742 = "{path}, line {line}: {what} is {value}, outside {bounds}. Fix or remove that line."
     E743 = "Nothing to export: {problem}, so no vectors file was written. {fix}"
