@@ -233,6 +233,11 @@ def test_utf16_without_a_byte_order_mark_is_told_its_byte_order(tmp_path):
             list(iter_corpus(path, encoding="utf-16", on_error=on_error))
         assert "pass --encoding utf-16-le" in str(raised.value) and "cp1252" not in str(raised.value)
     assert list(iter_corpus(path, encoding="utf-16-le")) == text.splitlines()
+    utf8 = tmp_path / "utf8.txt"
+    utf8.write_text("the bank by the river\n", encoding="utf8")
+    with pytest.raises(CtxvecError, match=r"\[CTX-E277\]") as raised:
+        list(iter_corpus(utf8, encoding="utf-16"))
+    assert "leave it out for UTF-8" in str(raised.value) and "cp1252" not in str(raised.value)
 
 
 def test_utf16_read_in_the_wrong_byte_order_warns_w084(tmp_path):

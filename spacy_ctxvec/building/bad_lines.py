@@ -96,8 +96,8 @@ def whole_file_undecoded(path: Union[str, Path], encoding: str, err: UnicodeErro
     order = utf16_byte_order(file_head(Path(path), 4000) or b"")
     if order is not None and order != codecs.lookup(encoding).name:
         advice = f"Its bytes read as UTF-16 without a byte order mark: pass --encoding {order} (config: encoding)."
-    else:
-        advice = encoding_advice(encoding) + "."
+    else:  # not a line's bytes: no cp1252 (a Windows file's lines would be E240)
+        advice = "Pass the file's own encoding (CLI --encoding, config encoding); leave it out for UTF-8, the default."
     return CtxvecError(Errors.E277.format(path=path, encoding=encoding, error=err, advice=advice))
 
 
