@@ -141,6 +141,22 @@ def test_empty_docs_and_tokens_without_wordpieces(bucketed_nlp):
     assert list(bucketed_nlp.pipe([""]))[0]._.trf_data.wordpieces.input_ids.size == 0  # only empty Docs: no forward
 
 
+def test_running_text_leaves_the_tokenizers_truncation_setting_as_it_was(bucketed_nlp):
+    """Hugging Face's call left truncation on in the shared fast tokenizer, so a pipeline saved
+    after any text held another tokenizer.json (other bytes for the same weights)."""
+    backend = bucketed_nlp.get_pipe("transformer").model.tokenizer.backend_tokenizer
+    backend.no_truncation()
+    bucketed_nlp("the bank by the river")  # the first also caps a tokenizer saved without a length (as initialize)
+    assert backend.truncation is None
+    saved = bucketed_nlp.get_pipe("transformer").to_bytes(exclude=["vocab"])
+    bucketed_nlp("the bank by the river")
+    assert bucketed_nlp.get_pipe("transformer").to_bytes(exclude=["vocab"]) == saved
+    backend.enable_truncation(max_length=7)  # a user's own setting stays too
+    bucketed_nlp("the bank by the river")
+    assert backend.truncation["max_length"] == 7
+    backend.no_truncation()
+
+
 def test_each_doc_keeps_only_its_own_wordpieces(bucketed_nlp):
     short, long_text = "a", "unbelievable apple pen " * 9
     docs = list(bucketed_nlp.pipe([short, long_text]))

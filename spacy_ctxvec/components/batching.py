@@ -430,6 +430,29 @@ def bucketed_forward(
         return _forward(model, docs, is_train)
 
 
+def _encode(tokenizer: Any, texts: List[str]) -> Any:
+    """The wordpieces of ``texts``, cut at the model's length; the fast tokenizer's own truncation setting is
+    put back after (the call leaves it on, and the pipeline saved after any text held another tokenizer.json)."""
+    backend = getattr(tokenizer, "_tokenizer", None)
+    before = getattr(backend, "truncation", None)
+    try:
+        return tokenizer(
+            texts,
+            add_special_tokens=True,
+            return_attention_mask=False,
+            return_offsets_mapping=True,
+            return_token_type_ids=None,
+            truncation=tokenizer.model_max_length < 1 << 63,  # not ~1e30 (no cap known): the tokenizer refuses it
+            max_length=min(tokenizer.model_max_length, (1 << 63) - 1),
+        )
+    finally:
+        if backend is not None and getattr(backend, "truncation", None) != before:
+            if before is None:
+                backend.no_truncation()
+            else:
+                backend.enable_truncation(**before)
+
+
 def _forward(model: BucketedTransformerModel, docs: List[Doc], is_train: bool) -> Tuple[FullTransformerBatch, Callable]:
     cap_model_max_length(model)
     if _uses_upstream(model, is_train):
@@ -440,15 +463,7 @@ def _forward(model: BucketedTransformerModel, docs: List[Doc], is_train: bool) -
     flat_spans = [span for n in kept for span in nested_spans[n]]
     doc_data: List[Optional[TransformerData]] = [None] * len(docs)
     if flat_spans:
-        encoding = tokenizer(
-            [span.text for span in flat_spans],
-            add_special_tokens=True,
-            return_attention_mask=False,
-            return_offsets_mapping=True,
-            return_token_type_ids=None,
-            truncation=tokenizer.model_max_length < 1 << 63,  # not ~1e30 (no cap known): the tokenizer refuses it
-            max_length=min(tokenizer.model_max_length, (1 << 63) - 1),
-        )
+        encoding = _encode(tokenizer, [span.text for span in flat_spans])
         ids: List[List[int]] = encoding["input_ids"]
         lengths = [len(row) for row in ids]
         type_ids: Optional[List[List[int]]] = encoding.get("token_type_ids")
