@@ -87,9 +87,9 @@ class Warnings(metaclass=_ErrorsWithCodes):
     """Messages that are logged, not raised (spaCy's Warnings style)."""
 
     W001 = (
-        "Static vector table: {n_duplicates} duplicated keys (the first: '{word}'); the first row of each is used "
-        "(to use another row of a word, delete its other rows from the file; deleting the later rows "
-        "silences this)."
+        "Static vector table: {n_duplicates} (the first: '{word}'); the first row of each is used "
+        "(to use another row of a word, delete its other rows from the file, in an .npy table each row together "
+        "with its vocab line; deleting the later rows silences this)."
     )
     W002 = (
         "This pipeline has no ctxvec_static component: no static cosines. Add one after the "
@@ -473,8 +473,8 @@ class Warnings(metaclass=_ErrorsWithCodes):
         "with subwords (a fastText .bin file, or the transformer's input embeddings)."
     )
     W090 = (
-        "{n_words} an all-zero centroid (first: '{word}'): the contextual vectors of its occurrences sum to "
-        "zero (a pooling that gives zero rows, or vectors that cancel), so it is written as a zero vector, with "
+        "{n_words} an all-zero centroid (first: '{word}'): the contextual vectors of its occurrences cancel "
+        "(their sum is zero), so it is written as a zero vector, with "
         "no direction (--unit cannot give it length 1; reading the file back warns W087). Check the pipeline's "
         "pooling, or leave such words out when you use the file."
     )

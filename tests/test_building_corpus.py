@@ -226,7 +226,7 @@ def test_utf16_without_a_byte_order_mark_is_told_its_byte_order(tmp_path):
     text = "The bank by the river.\nThe bank approved my loan.\n"
     path = tmp_path / "u16.txt"
     path.write_bytes(text.encode("utf-16-le"))
-    with pytest.raises(CtxvecError, match=r"\[CTX-E234\].*byte order mark: pass --encoding utf-16-le\."):
+    with pytest.raises(CtxvecError, match=r"\[CTX-E234\].*without a byte order mark: pass --encoding utf-16-le\."):
         list(iter_corpus(path))
     for on_error in ("raise", "skip"):
         with pytest.raises(CtxvecError, match=r"\[CTX-E277\].*u16\.txt: not valid utf-16 text as a whole") as raised:
@@ -244,8 +244,14 @@ def test_utf16_read_in_the_wrong_byte_order_warns_w084(tmp_path):
     """Big-endian UTF-16 read as utf-16-le gave one document of CJK-looking characters, silently."""
     path = tmp_path / "be.txt"
     path.write_bytes("The bank by the river.\nThe bank approved my loan.\n".encode("utf-16-be"))
-    with pytest.warns(UserWarning, match=r"\[CTX-W084\].*other byte order \('\u5400', U\+5400\): it is utf-16-be"):
+    with pytest.warns(UserWarning, match=r"\[CTX-W084\].*other byte order \(its start reads .*\): it is utf-16-be"):
         list(iter_corpus(path, encoding="utf-16-le"))
+    russian = tmp_path / "ru.txt"  # of another alphabet than Latin too: no NUL bytes then
+    russian.write_bytes("Банк на берегу реки.\nБанк одобрил кредит.\n".encode("utf-16-le"))
+    with pytest.raises(CtxvecError, match=r"\[CTX-E277\].*pass --encoding utf-16-le"):
+        list(iter_corpus(russian, encoding="utf-16"))
+    with pytest.warns(UserWarning, match=r"\[CTX-W084\].*it is utf-16-le"):
+        list(iter_corpus(russian, encoding="utf-16-be"))
 
 
 def test_binary_file_and_utf16_and_byte_order_mark(tmp_path):
@@ -256,7 +262,7 @@ def test_binary_file_and_utf16_and_byte_order_mark(tmp_path):
     utf16 = tmp_path / "u16.jsonl"
     utf16.write_text('{"text": "wide text"}\n', encoding="utf-16")
     assert list(iter_corpus(utf16, encoding="utf-16")) == ["wide text"]
-    with pytest.raises(CtxvecError, match=r"E234.*u16\.jsonl.*pass --encoding"):  # UTF-16 read as UTF-8
+    with pytest.raises(CtxvecError, match=r"E234.*u16\.jsonl.*byte order mark: pass --encoding utf-16\."):
         list(iter_corpus(utf16))
     with_bom = tmp_path / "bom.jsonl"
     with_bom.write_bytes(b'\xef\xbb\xbf{"text": "after a BOM"}\n')

@@ -29,11 +29,16 @@ def test_a_spreadsheets_semicolon_csv_is_read_and_a_decimal_comma_named(tmp_path
     from spacy_ctxvec.evaluation.readers import read_word_pairs
 
     assert split_fields("gem;jewel;3.94") == ["gem", "jewel", "3.94"]
+    assert split_fields("gem jewel 3,94") == ["gem", "jewel", "3,94"]  # spaces around, a decimal comma inside
+    assert split_fields("gem,jewel,3") == ["gem", "jewel", "3"]
     assert header_layout(["gem", "jewel", "3,94"], 1) is None  # a row, not a header
     path = tmp_path / "pairs.csv"
     path.write_text("gem;jewel;3.94\nmidday;noon;3.94\nboy;lad;3.82\n", encoding="utf8")
     assert read_word_pairs(path).scores.tolist() == [3.94, 3.94, 3.82]
     path.write_text("gem;jewel;3,94\nmidday;noon;3,94\nboy;lad;3,82\n", encoding="utf8")
+    with pytest.raises(CtxvecError, match=r"E302\].*line 1:.*the score '3,94' is not a finite number \(a decimal"):
+        read_word_pairs(path)
+    path.write_text("gem jewel 3,94\ncar automobile 3,92\ncat dog 1,5\n", encoding="utf8")  # was E328
     with pytest.raises(CtxvecError, match=r"E302\].*line 1:.*the score '3,94' is not a finite number \(a decimal"):
         read_word_pairs(path)
 

@@ -559,6 +559,11 @@ def test_binary_rows_read_out_of_step_are_refused_not_loaded(tmp_path):
     with pytest.raises(CtxvecError, match=r"E144.*zeros\.bin, word of row 3: holds the control byte 0x00") as raised:
         load_static_vectors(control)
     assert "the row before reads 'a'" in str(raised.value)
+    kv = KeyedVectors(vector_size=4)  # the last word with a space: its rest and floats were "more data" (E130)
+    kv.add_vectors(["paris", "london", "new york"], np.full((3, 4), 0.5, dtype=np.float32))
+    kv.save_word2vec_format(str(tmp_path / "last.bin"), binary=True)
+    with pytest.raises(CtxvecError, match=r"E145.*last\.bin, row 3 \('new'\)"):
+        load_static_vectors(tmp_path / "last.bin")
 
 
 def test_a_low_dimensional_binary_file_is_read_as_binary(tmp_path):

@@ -117,7 +117,7 @@ def test_duplicate_keys_first_row_wins(caplog):
     table = StaticVectorTable(["a", "b", "a"], np.eye(3, dtype=np.float32))
     assert len(table) == 2
     np.testing.assert_array_equal(table.get("a"), [1, 0, 0])
-    assert "1 duplicated keys (the first: 'a')" in caplog.text
+    assert "1 duplicated key (the first: 'a')" in caplog.text
 
 
 def test_keys_must_match_rows():

@@ -94,7 +94,9 @@ def whole_file_undecoded(path: Union[str, Path], encoding: str, err: UnicodeErro
     """E277: ``path`` cannot be read with ``encoding`` at all (UTF-16 without a byte order mark, or
     with an odd number of bytes), with the byte order to pass where its bytes show one."""
     order = utf16_byte_order(file_head(Path(path), 4000) or b"")
-    if order is not None and order != codecs.lookup(encoding).name:
+    if "truncated data" in str(err):
+        advice = "It ends inside a character (an odd number of bytes): the file is cut short; write it again."
+    elif order is not None and order != codecs.lookup(encoding).name:
         advice = f"Its bytes read as UTF-16 without a byte order mark: pass --encoding {order} (config: encoding)."
     else:  # not a line's bytes: no cp1252 (a Windows file's lines would be E240)
         advice = "Pass the file's own encoding (CLI --encoding, config encoding); leave it out for UTF-8, the default."
@@ -104,10 +106,12 @@ def whole_file_undecoded(path: Union[str, Path], encoding: str, err: UnicodeErro
 def binary_file(path: Path, evidence: str, encoding: str) -> CtxvecError:
     """E234 for a corpus file with NUL characters, naming the byte order where they are those of
     UTF-16 text without a byte order mark."""
-    order = utf16_byte_order(file_head(path, 4000) or b"")
-    utf16 = (
-        ""
-        if order is None
-        else f" Every other byte of it is NUL, as in UTF-16 text without a byte order mark: pass --encoding {order}."
-    )
+    head = file_head(path, 4000) or b""
+    order = utf16_byte_order(head)
+    if head.startswith((b"\xff\xfe", b"\xfe\xff")):
+        utf16 = " It starts with a UTF-16 byte order mark: pass --encoding utf-16."
+    elif order is not None:
+        utf16 = f" It reads as UTF-16 text without a byte order mark: pass --encoding {order}."
+    else:
+        utf16 = ""
     return CtxvecError(Errors.E234.format(path=path, evidence=evidence, encoding=encoding, utf16=utf16))

@@ -55,11 +55,10 @@ def misdecoded_evidence(path: Path, encoding: str) -> Optional[str]:
         if utf8 is not None:  # text in another encoding is hardly ever valid UTF-8 once it leaves ASCII
             misread = utf8.encode("utf-8").decode(encoding, errors="replace")
             return f"is valid UTF-8 (its first non-ASCII character, '{utf8}', reads as '{misread}')"
-    if codec in ("utf-16-le", "utf-16-be"):
-        swapped = _byte_swapped(decoded_head(head, encoding) or "")
-        if swapped is not None:
-            right = "utf-16-be" if codec == "utf-16-le" else "utf-16-le"
-            return f"reads as UTF-16 in the other byte order ('{swapped}', U+{ord(swapped):04X}): it is {right}"
+    if codec in ("utf-16-le", "utf-16-be") and _byte_swapped(head, codec):
+        right = "utf-16-be" if codec == "utf-16-le" else "utf-16-le"
+        shown = (decoded_head(head, encoding) or "")[:12]
+        return f"reads as UTF-16 in the other byte order (its start reads '{shown}'): it is {right}"
     if not _reads_bytes_as_c1(encoding):  # UTF-8 decoded them: they came from an earlier conversion, not this read
         return None
     found = _C1_CONTROL.search(decoded_head(head, encoding) or "")
@@ -69,22 +68,24 @@ def misdecoded_evidence(path: Path, encoding: str) -> Optional[str]:
 
 
 def utf16_byte_order(head: bytes) -> Optional[str]:
-    """ "utf-16-le" or "utf-16-be" where ``head`` looks like UTF-16 text without a byte order mark
-    (most of its odd, or even, bytes NUL: the high bytes of Latin characters); None otherwise."""
-    even, odd = head[0:2000:2], head[1:2000:2]
-    if len(odd) < 8:
-        return None
-    for order, high, low in (("utf-16-le", odd, even), ("utf-16-be", even, odd)):
-        if high.count(0) >= 0.6 * len(high) and low.count(0) <= 0.05 * len(low):
-            return order
-    return None
+    """ "utf-16-le" or "utf-16-be" where ``head`` reads as text in that byte order and not in the
+    other (UTF-16 without a byte order mark, of any alphabet); None otherwise."""
+    shares = {order: _plain_share(head[:2000], order) for order in ("utf-16-le", "utf-16-be")}
+    order, other = sorted(shares, key=shares.__getitem__, reverse=True)
+    return order if len(head) >= 16 and shares[order] >= 0.9 and shares[other] < 0.5 else None
 
 
-def _byte_swapped(text: str) -> Optional[str]:
-    """The first character of ``text`` that UTF-16 read in the wrong byte order gives ('T' read as
-    '吀', a byte order mark as U+FFFE), where most of its characters are so; None otherwise."""
-    swapped = [char for char in text if ord(char) & 0xFF == 0 and 0x20 <= ord(char) >> 8 < 0x7F or char == "\ufffe"]
-    return swapped[0] if text and len(swapped) >= 0.3 * len(text) else None
+def _plain_share(head: bytes, encoding: str) -> float:
+    """The share of ``head``'s characters, decoded with ``encoding``, that plain text is made of:
+    letters of the alphabets before the CJK blocks (U+2E80), digits, spaces and punctuation."""
+    text = head[: len(head) // 2 * 2].decode(encoding, errors="replace")
+    plain = sum(char.isspace() or (char.isprintable() and ord(char) < 0x2E80) for char in text)
+    return plain / len(text) if text else 0.0
+
+
+def _byte_swapped(head: bytes, encoding: str) -> bool:
+    """Whether ``head`` is UTF-16 in the other byte order than ``encoding`` (utf-16-le or -be) reads."""
+    return utf16_byte_order(head) not in (None, encoding)
 
 
 def escaped_utf8(line: str, encoding: str) -> bool:

@@ -425,9 +425,9 @@ class CommandErrors:
         "file path (write './-' for a file named '-')."
     )
     E708 = (
-        "'{path}' starts with '{tilde}', which only an unquoted shell word expands to a home directory: "
-        "quoted (or from a config), it names a folder '{tilde}' here. Write the home directory out "
-        "(\"$HOME/...\") or leave the path unquoted; write './{path}' for a folder named '{tilde}'."
+        "'{path}' starts with '{tilde}', which only an unquoted shell word expands to {whose} home directory: "
+        "quoted, it names a folder '{tilde}' here. Write the home directory out ({how}) or leave the path "
+        "unquoted; write './{path}' for a folder named '{tilde}'."
     )
 
     # Silent results and bounded readers (E740-E759

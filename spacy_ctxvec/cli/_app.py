@@ -63,7 +63,9 @@ def given_text(value: Union[str, Path]) -> str:
         raise typer.BadParameter(Errors.E707)
     tilde = re.match(r"~[^/\\]*(?=[/\\]|$)", text)
     if tilde is not None and not Path(tilde.group()).exists():  # a folder named "~" here, made on purpose, is read
-        raise typer.BadParameter(Errors.E708.format(path=text, tilde=tilde.group()))
+        own = tilde.group() == "~"
+        whose, how = ("your", '"$HOME/..."') if own else (f"user {tilde.group()[1:]}'s", "that user's home, in full")
+        raise typer.BadParameter(Errors.E708.format(path=text, tilde=tilde.group(), whose=whose, how=how))
     return text
 
 
@@ -388,6 +390,7 @@ def _commands(
         "--code",
         "-c",
         metavar="FILE.py",
+        parser=given_path,
         help="A Python file to import first, for the functions it registers (as spaCy's --code; before or after "
         "the command)",
     ),

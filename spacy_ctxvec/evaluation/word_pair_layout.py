@@ -70,6 +70,8 @@ def split_fields(line: str) -> List[str]:
     also after a space: ``"gem", "jewel"``), and a field in single quotes loses them
     (``'gem' 'jewel' 3.94``); empty fields at the end (a trailing tab) are dropped."""
     delimiter = next((mark for mark in ("\t", ";", ",") if mark in line), " ")
+    if delimiter == "," and re.fullmatch(r"\s*\S+\s+\S+\s+[-+]?\d+,\d+\s*", line):  # "gem jewel 3,94": a decimal comma
+        delimiter = " "
     text = " ".join(line.split()) if delimiter == " " else line  # any whitespace: a no-break space, U+3000
     try:
         row = next(csv.reader([text], delimiter=delimiter, skipinitialspace=True), [])

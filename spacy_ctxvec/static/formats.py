@@ -46,8 +46,8 @@ CHUNK_BYTES = 1 << 20
 MAX_WORD_BYTES = 1 << 16  # a longer "word" in a binary file means the file is damaged
 # E133's fixes for a binary file: the words of a file not in UTF-8 (iconv would convert its floats too)
 BINARY_NOT_UTF8_FIX = (
-    "Its words are not UTF-8: read it with gensim (KeyedVectors.load_word2vec_format(FILE, binary=True, "
-    "encoding=...)) and save it again (save_word2vec_format: UTF-8), or write it again in UTF-8."
+    "Read it with gensim (KeyedVectors.load_word2vec_format(FILE, binary=True, encoding=...)) and save it "
+    "again (save_word2vec_format: UTF-8), or write it again in UTF-8."
 )
 # past the first row: bytes read as a word are often a row's floats, because an earlier word held a
 # space or the header's dimension is not the rows'
@@ -257,6 +257,8 @@ def _read_word2vec_binary(path: Path) -> StaticVectorTable:
             if reader.at_end():
                 break
             if len(keys) == claimed:
+                if rows is not None:  # a last word with a space leaves its rest and the floats as more data
+                    _check_no_text_read_as_floats(path, keys, rows.matrix())
                 raise row_count_error(path, claimed, dim, f"more data follows row {claimed} (at byte {reader.offset})")
             word_bytes = reader.read_until(b" ")
             data = None if word_bytes is None else reader.read(4 * dim)
@@ -305,7 +307,9 @@ def _binary_word(path: Path, word_bytes: bytes, keys: List[str], dim: int) -> st
         if ends_inside_a_character(err):
             fix = CUT_WORD_FIX.format(options=", binary=True", not_utf8=BINARY_NOT_UTF8_FIX)
         else:
-            fix = f"{misaligned} Or: {BINARY_NOT_UTF8_FIX}" if misaligned else BINARY_NOT_UTF8_FIX
+            fix = (
+                f"{misaligned} Or its words are not UTF-8: {BINARY_NOT_UTF8_FIX}" if misaligned else BINARY_NOT_UTF8_FIX
+            )
         where = f"word of row {len(keys) + 1}"
         raise CtxvecError(Errors.E133.format(path=path, where=where, error=err.reason, fix=fix)) from None
 

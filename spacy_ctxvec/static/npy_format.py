@@ -9,6 +9,7 @@ import numpy as np
 
 from ..data_files import read_npy
 from ..errors import CtxvecError, Errors, Warnings
+from ..ops.text import count_of
 from ..paths import decode_line
 from .table import StaticVectorTable
 
@@ -23,7 +24,8 @@ def first_wins(path: Path, keys: List[str], vectors: np.ndarray) -> StaticVector
         if first.setdefault(key, row) != row and not repeated:
             repeated.append(key)
     if repeated:
-        logger.warning("%s: %s", path, Warnings.W001.format(n_duplicates=len(keys) - len(first), word=repeated[0]))
+        named = count_of(len(keys) - len(first), "duplicated key")
+        logger.warning("%s: %s", path, Warnings.W001.format(n_duplicates=named, word=repeated[0]))
         rows = np.fromiter(first.values(), dtype=np.int64, count=len(first))
         return StaticVectorTable(list(first), vectors[rows])
     return StaticVectorTable(keys, vectors)

@@ -82,7 +82,8 @@ class StaticVectorTable(ReadOnlyArrays):
         n_duplicates = len(keys) - len(self._key_to_row)
         if n_duplicates:
             repeated = next(key for key, row in zip(keys, rows.tolist()) if self._key_to_row[key] != row)
-            logger.warning(Warnings.W001.format(n_duplicates=n_duplicates, word=repeated))
+            named = f"{n_duplicates} duplicated key" + "s" * (n_duplicates != 1)
+            logger.warning(Warnings.W001.format(n_duplicates=named, word=repeated))
         self._subword_cache: Dict[str, Optional[np.ndarray]] = {}
         self._composed_keys: Optional[Dict[str, int]] = None  # NFD keys by their NFC form, made when first needed
 
@@ -104,10 +105,9 @@ class StaticVectorTable(ReadOnlyArrays):
     ) -> "StaticVectorTable":
         """From a transformer's input-embedding matrix (vocab_size, dim) and its tokenizer.
 
-        Keys are the words that are a single wordpiece in running text: the vocab entries
-        that the tokenizer turns into exactly themselves (one piece, same id) or, for a
-        tokenizer with a word-start marker ("Ġbank", "▁bank"), the marked entries'
-        words ("bank"); unmarked entries there are word continuations, not keys.
+        Keys are the words that are a single wordpiece in running text: the vocab entries that the tokenizer
+        turns into exactly themselves (one piece, same id) or, for a tokenizer with a word-start marker ("Ġbank",
+        "▁bank"), the marked entries' words ("bank"); unmarked entries there are word continuations, not keys.
         Everything else is looked up as the mean of its wordpieces ("subwords").
         Given ``only``, the keys are those words in it: a smaller table made faster that
         looks up every string of ``only`` as the whole table does."""

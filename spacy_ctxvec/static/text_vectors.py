@@ -41,8 +41,8 @@ def open_vectors_file(path: Path) -> IO[bytes]:
 CUT_WORD_FIX = (
     "The word ends inside a UTF-8 character. If the file is UTF-8 elsewhere, the tool that wrote it cut long "
     "words at a byte limit: remove that row, or read the file with gensim (KeyedVectors.load_word2vec_format("
-    'FILE, unicode_errors="ignore"{options})) and save it again (save_word2vec_format). If it is not UTF-8: '
-    "{not_utf8}"
+    'FILE, unicode_errors="ignore"{options})) and save it again (save_word2vec_format). If it is not UTF-8, '
+    "its words are not: {not_utf8}"
 )
 
 
