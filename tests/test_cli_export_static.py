@@ -181,14 +181,16 @@ def test_a_config_file_is_refused_with_how_to_get_a_lexicon(tmp_path, senses):
 
 
 def test_an_output_beginning_with_a_tilde_is_written_where_given_and_nowhere_else(lexicon, tmp_path, monkeypatch):
-    """'~/v.txt' (quoted: no shell expanded it) is a folder named '~' here, as every other
-    command reads it; gensim's writer read it as the home folder, so the temporary file was
-    left in $HOME and the command failed with E703 after the work."""
+    """A quoted '~/v.txt' (no shell expanded it) is refused (E708: it would make a folder '~' here);
+    './~/v.txt' is that folder. gensim's writer read it as the home folder, so the temporary file
+    was left in $HOME and the command failed with E703 after the work."""
     home = tmp_path / "home"
     home.mkdir()
     monkeypatch.setenv("HOME", str(home))
     monkeypatch.chdir(tmp_path)
-    result = runner.invoke(app, ["export-static", "lex", "~/v.txt"])
+    refused = runner.invoke(app, ["export-static", "lex", "~/v.txt"])
+    assert refused.exit_code == 2 and "[CTX-E708]" in refused.output and not (tmp_path / "~").exists()
+    result = runner.invoke(app, ["export-static", "lex", "./~/v.txt"])
     assert result.exit_code == 0, result.output
     assert (tmp_path / "~" / "v.txt").read_text(encoding="utf8").startswith("2 3\n")
     assert list(home.iterdir()) == []
