@@ -153,3 +153,11 @@ def how_to_convert(first_bytes: bytes) -> str:
 def _describe(err: UnicodeDecodeError) -> str:
     bad = err.object[err.start : min(err.end, err.start + 4)]
     return f"byte(s) {bad.hex(' ')} at byte {err.start + 1} of the line"
+
+
+def does_not_exist(path: PathLike) -> str:
+    """ "does not exist", saying why where ``path`` starts with a '~' no shell expanded (a config's
+    or a Python string's path: Python reads '~' as a folder of that name)."""
+    if str(path).startswith("~"):
+        return "does not exist ('~' is not expanded here: write the home directory out, e.g. /home/me/...)"
+    return "does not exist"

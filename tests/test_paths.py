@@ -95,3 +95,17 @@ def test_composed_tokens_moves_the_index_past_tokens_of_invisible_characters():
     assert composed_tokens(["a", "\ufe0f", "Ba\u0308r"], 2) == (["a", "B\u00e4r"], 1)
     assert composed_tokens(["\u200b", "a"], 0) == (["a"], None)
     assert composed_tokens(["a", "b"], 1) == (["a", "b"], 1)
+
+
+def test_a_path_starting_with_a_tilde_no_shell_expanded_says_so(tmp_path, monkeypatch):
+    """'~/v.txt' in a config or a Python string is a folder '~': E101 and E210 said only "does not exist"."""
+    from spacy_ctxvec import load_static_vectors
+    from spacy_ctxvec.building.corpus import iter_corpus
+
+    monkeypatch.chdir(tmp_path)
+    for read in (lambda: load_static_vectors("~/v.txt"), lambda: list(iter_corpus("~/c.txt"))):
+        with pytest.raises(CtxvecError, match=r"does not exist \('~' is not expanded here"):
+            read()
+    with pytest.raises(CtxvecError) as raised:
+        load_static_vectors("v.txt")
+    assert "'~'" not in str(raised.value)

@@ -28,7 +28,7 @@ from ..catalogue.lexicon_errors import (
 )
 from ..errors import CtxvecError, Errors, Warnings
 from ..ops.text import count_of, printable
-from ..paths import composed
+from ..paths import composed, does_not_exist
 from ..registrations import registered
 from . import bad_lines
 from .bad_lines import BadLineError, SkippedLine, bad_line, encoding_advice, no_documents, skipped_total
@@ -98,7 +98,7 @@ def corpus_files(path: Union[str, Path], *, encoding: str = DEFAULT_ENCODING, on
     path = Path(path)
     encoding = check_encoding(encoding)
     if not path.exists():
-        raise CtxvecError(Errors.E210.format(path=path, problem="does not exist"))
+        raise CtxvecError(Errors.E210.format(path=path, problem=does_not_exist(path)))
     if not path.is_dir():
         if corpus_suffix(path) not in CORPUS_SUFFIXES:
             raise CtxvecError(Errors.E210.format(path=path, problem=unsupported_suffix(path)))

@@ -21,7 +21,7 @@ from typing import IO, Callable, Dict, List, Optional, Tuple
 import numpy as np
 
 from ..errors import CtxvecError, Errors, Warnings
-from ..paths import ends_inside_a_character
+from ..paths import does_not_exist, ends_inside_a_character
 from ..types import PathLike
 from .npy_format import first_wins, read_npy_vectors
 from .table import StaticVectorTable, check_finite
@@ -66,7 +66,7 @@ _CONTROL_BYTES = re.compile(b"[\x00-\x1f\x7f]")
 
 def file_problem(path: Path) -> str:
     """Why ``path`` is not a vectors file (E101)."""
-    return "is a directory, not a file: give the vectors file in it" if path.is_dir() else "does not exist"
+    return "is a directory, not a file: give the vectors file in it" if path.is_dir() else does_not_exist(path)
 
 
 def load_static_vectors(path: PathLike, *, format: str = "auto", allow_pickle: bool = False) -> StaticVectorTable:
