@@ -5,7 +5,7 @@ import re
 import traceback
 import warnings
 from pathlib import Path
-from typing import Any, Dict, List, Optional, Sequence, Union
+from typing import Any, Dict, List, Optional, Sequence, Tuple, Union
 
 from spacy.language import Language
 from thinc.api import ConfigValidationError
@@ -76,12 +76,13 @@ def load_pipeline(
             # it, nlp.pipe(n_process=2) under spawn (macOS, Windows) can send the pipeline to workers
             nlp._optimizer = None
             return nlp
-        context = _saved_context_name(pipeline_path(path))
+        installed = installed_pipeline(str(path)) if len(path.parts) == 1 else None  # "en-core-web-sm" too
+        context = _saved_context_name(path if installed is None else installed[1])  # as pipeline_path gives
         overrides = {} if layer is None else {"components": {context: {"layers": layer_override(layer)}}}
         with warnings.catch_warnings():
             if not initialize_lexicons:  # the senses are induced again: W062 about the saved ones is noise
                 warnings.filterwarnings("ignore", message=re.escape(f"[{PREFIX}W062]"))
-            nlp = spacy.load(_spacy_load_name(path), config=overrides)
+            nlp = spacy.load(_spacy_load_name(path, installed), config=overrides)
         if layer is not None and context in nlp.pipe_names:
             # The saved Hugging Face config wins over config overrides on load: switch the live one.
             set_hidden_states(nlp, context, True)
@@ -118,11 +119,10 @@ def _learn_width(nlp: Language, context: str) -> None:
         pipe(nlp.get_pipe(find_transformer(nlp, context))(nlp.make_doc("width")))
 
 
-def _spacy_load_name(path: Path) -> Union[str, Path]:
-    """What spacy.load gets for ``path``: an installed pipeline package's module name (also for
-    its pip name, "en-core-web-sm"), which wins as in spaCy; else the path itself, which spaCy then
+def _spacy_load_name(path: Path, installed: Optional[Tuple[str, Path]]) -> Union[str, Path]:
+    """What spacy.load gets for ``path``: the module name of the installed pipeline package it names
+    (``installed``, from installed_pipeline), which wins as in spaCy; else the path itself, which spaCy then
     reads as a directory even where an installed package of another kind has its name ("lexicon")."""
-    installed = installed_pipeline(str(path)) if len(path.parts) == 1 else None
     return installed[0] if installed is not None else path if path.exists() else str(path)
 
 
