@@ -133,12 +133,15 @@ def ends_inside_a_character(err: UnicodeDecodeError) -> bool:
     return err.reason == "unexpected end of data"
 
 
+UTF16_BOMS = (b"\xff\xfe", b"\xfe\xff")  # little- and big-endian
+
+
 def how_to_convert(first_bytes: bytes) -> str:
     """E133's fix for a file that starts with ``first_bytes``: gzip, UTF-16 (a byte order
     mark), binary (NUL bytes), or else the conversion from Windows-1252."""
     if first_bytes.startswith(b"\x1f\x8b"):
         return "It is gzip-compressed: decompress it first (gunzip -k FILE), and give the text file."
-    if first_bytes.startswith((b"\xff\xfe", b"\xfe\xff")):
+    if first_bytes.startswith(UTF16_BOMS):
         return (
             "It starts with a UTF-16 byte order mark: convert it, e.g. iconv -f utf-16 -t utf-8 FILE > FILE.utf8, "
             "and try again."

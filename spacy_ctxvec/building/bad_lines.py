@@ -8,6 +8,7 @@ from typing import List, NamedTuple, Sequence, Union
 from ..catalogue.lexicon_errors import ENCODING_ADVICE, ENCODING_ADVICE_CP1252, ENCODING_ADVICE_UTF8, LINE_IS_UTF8
 from ..errors import PREFIX, CtxvecError, Errors, Warnings
 from ..ops.text import count_of
+from ..paths import UTF16_BOMS
 from .text_encoding import file_head, utf16_byte_order
 
 REASON_CHARS = 160  # a skipped line's reason is cut to this length
@@ -41,6 +42,7 @@ class SkippedLine(NamedTuple):
     reason: str
 
 
+UTF16_CHECK_BYTES = 4000  # read from a file's start to tell its UTF-16 byte order (E234, E277)
 SHOWN_SKIPPED = 10  # skipped lines named one by one (W004) before their total (W005)
 
 
@@ -93,7 +95,7 @@ def no_documents(path: Union[str, Path], skipped: Sequence[SkippedLine], n_invis
 def whole_file_undecoded(path: Union[str, Path], encoding: str, err: UnicodeError) -> CtxvecError:
     """E277: ``path`` cannot be read with ``encoding`` at all (UTF-16 without a byte order mark, or
     with an odd number of bytes), with the byte order to pass where its bytes show one."""
-    order = utf16_byte_order(file_head(Path(path), 4000) or b"")
+    order = utf16_byte_order(file_head(Path(path), UTF16_CHECK_BYTES) or b"")
     if "truncated data" in str(err):
         advice = "It ends inside a character (an odd number of bytes): the file is cut short; write it again."
     elif order is not None and order != codecs.lookup(encoding).name:
@@ -106,9 +108,9 @@ def whole_file_undecoded(path: Union[str, Path], encoding: str, err: UnicodeErro
 def binary_file(path: Path, evidence: str, encoding: str) -> CtxvecError:
     """E234 for a corpus file with NUL characters, naming the byte order where they are those of
     UTF-16 text without a byte order mark."""
-    head = file_head(path, 4000) or b""
+    head = file_head(path, UTF16_CHECK_BYTES) or b""
     order = utf16_byte_order(head)
-    if head.startswith((b"\xff\xfe", b"\xfe\xff")):
+    if head.startswith(UTF16_BOMS):
         utf16 = " It starts with a UTF-16 byte order mark: pass --encoding utf-16."
     elif order is not None:
         utf16 = f" It reads as UTF-16 text without a byte order mark: pass --encoding {order}."
