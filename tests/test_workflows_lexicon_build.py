@@ -576,6 +576,16 @@ def test_a_corpus_in_a_script_the_tokenizer_does_not_split_warns_w072(tiny_pipel
     assert unsplit_script_warning(["我去银行"], "zh") == []  # split by a Chinese pipeline
 
 
+def test_utf16_read_in_the_wrong_byte_order_warns_w084_and_not_w072(tiny_pipeline_dir, tmp_path):
+    """Plain text read as UTF-16 in the other byte order looks like runs of CJK: W072 followed W084
+    and advised a Chinese tokenizer; W084 alone says what is wrong."""
+    corpus = tmp_path / "corpus.txt"
+    corpus.write_bytes(("The river bank was muddy after the flood.\n" * 12).encode("utf-16-be"))
+    with pytest.warns(UserWarning, match=r"CTX-W084.*it is utf-16-be"):
+        build = build_lexicon_pipeline(request(tiny_pipeline_dir, corpus, tmp_path / "out", encoding="utf-16-le"))
+    assert not [w for w in build.warnings if "W072" in w]
+
+
 def test_the_saved_pipeline_records_how_its_lexicon_was_built(tiny_pipeline_dir, tmp_path):
     """meta.json said nothing of the corpus, the versions or the settings that change a
     lexicon's last bits: a published lexicon could not be rebuilt from its own files."""

@@ -88,6 +88,12 @@ def _byte_swapped(head: bytes, encoding: str) -> bool:
     return utf16_byte_order(head) not in (None, encoding)
 
 
+def swapped_utf16_words(words: Sequence[str]) -> bool:
+    """Whether ``words`` are plain text read as UTF-16 in the wrong byte order (W084 says so: each
+    looks like a run of CJK characters, which W072 would otherwise blame on the tokenizer)."""
+    return utf16_byte_order("".join(words[:1000]).encode("utf-16-le")) == "utf-16-be"
+
+
 def escaped_utf8(line: str, encoding: str) -> bool:
     """Whether the bytes of ``line`` (read with ``encoding`` and errors="surrogateescape") are UTF-8."""
     try:

@@ -2,10 +2,9 @@
 save PIPELINE plus the lexicon (in ctxvec_polysemy) as a new pipeline directory.
 
 Inputs are checked before the model loads; OUTPUT and the checkpoint directory follow
-spacy_ctxvec.outputs (never an input, never a link, replaced only when made here). A
-build that stops before its first document leaves no checkpoint directory; one stopped
-later (bad input, Ctrl-C, SIGTERM) keeps its checkpoint for ``resume``. Ctrl-C once OUTPUT is
-being put in place is held until the build is done (W052)."""
+spacy_ctxvec.outputs (never an input, never a link, replaced only when made here). A build that stops
+before its first document leaves no checkpoint directory; one stopped later (bad input, Ctrl-C, SIGTERM)
+keeps its checkpoint for ``resume``. Ctrl-C once OUTPUT is being put in place is held until done (W052)."""
 
 import sys
 import time
@@ -28,6 +27,7 @@ from ..building.checkpoints import (
 from ..building.corpus import DEFAULT_ENCODING, check_encoding, corpus_files
 from ..building.engines import BuildResult, get_engine
 from ..building.shard import KEY_ATTRS
+from ..building.text_encoding import swapped_utf16_words
 from ..components.polysemy import ensure_polysemy_component
 from ..components.transformer import types_read_as_unknown
 from ..devices import require_gpu
@@ -466,8 +466,8 @@ def unsplit_script_warning(
     this pipeline's language does not split into words (Chinese under an English pipeline);
     ``hint``: how to split them (None: not_split_hint for ``lang``'s pipeline)."""
     unsplit = [key for key in keys if len(key) > 1 and in_unspaced_script(key) and unsplit_script(key, lang)]
-    if not unsplit or len(unsplit) < UNSPLIT_SHARE * len(keys):
-        return []
+    if not unsplit or len(unsplit) < UNSPLIT_SHARE * len(keys) or swapped_utf16_words(unsplit):
+        return []  # text in the wrong UTF-16 byte order: W084 says so while reading
     examples = ", ".join(repr(key[:HINT_TOKEN_CHARS]) for key in unsplit[:N_UNREAD_SHOWN])
     hint = not_split_hint(unsplit[0], lang) if hint is None else hint
     return [Warnings.W072.format(n=len(unsplit), n_types=len(keys), examples=examples, effect=effect, hint=hint)]
