@@ -1,9 +1,17 @@
 """spacy_ctxvec.analysis.occurrences: occurrences of a word, snippets, per-layer lexicons."""
 
+from pathlib import Path
+
 import numpy as np
 import pytest
 
-from spacy_ctxvec.analysis.occurrences import collect_occurrences, layer_curves, layer_lexicons, lexicons_by_layer
+from spacy_ctxvec.analysis.occurrences import (
+    collect_occurrences,
+    layer_curves,
+    layer_lexicons,
+    lexicons_by_layer,
+    read_texts,
+)
 from spacy_ctxvec.errors import CtxvecError
 
 from .test_evaluation_tasks import build_sense_nlp
@@ -118,3 +126,12 @@ def test_a_text_over_max_length_holding_the_word_is_e270_one_without_it_is_passe
         collect_occurrences(tiny_nlp, ["the bank is open", "bank " * 210_000], "bank", max_occurrences=1)
     with pytest.raises(CtxvecError, match="E270"):
         layer_lexicons(tiny_nlp, ["a short text", long_without], max_texts=5)
+
+
+def test_a_sentences_path_starting_with_a_tilde_says_it_is_not_expanded(tmp_path, monkeypatch):
+    """A Python string's '~/s.txt' (no shell expanded it) was E404 "not found" without saying why."""
+    monkeypatch.chdir(tmp_path)
+    with pytest.raises(CtxvecError, match=r"CTX-E404\] Sentences file does not exist \('~' is not expanded here"):
+        read_texts(Path("~/no-such-sentences.txt"), None)
+    with pytest.raises(CtxvecError, match=r"CTX-E404\] Sentences file does not exist: missing\.txt"):
+        read_texts(Path("missing.txt"), None)

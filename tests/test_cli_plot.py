@@ -201,7 +201,7 @@ def test_plot_word_needs_exactly_one_input(inputs, tmp_path):
 def test_plot_word_bad_inputs(tiny_pipeline_dir, sentences_file, tmp_path):
     result = invoke("plot", "word", "apple", "--sentences", tmp_path / "missing.txt", "-o", tmp_path / "x.png")
     assert result.exit_code == 1 and "[CTX-E404]" in result.output
-    assert "Sentences file not found" in " ".join(result.output.split())
+    assert "Sentences file does not exist" in " ".join(result.output.split())
     if os.path.exists("/dev/null"):  # there, but no file to read sentences from
         device = invoke("plot", "word", "apple", "--sentences", "/dev/null", "-o", tmp_path / "x.png")
         assert "[CTX-E404] Sentences file is not a regular file (a device or pipe): /dev/null" in " ".join(

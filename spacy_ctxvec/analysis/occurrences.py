@@ -21,7 +21,7 @@ from ..errors import CtxvecError, Errors
 from ..lexicon.occurrence_keys import SNIPPET_WINDOW  # noqa: F401  (re-exported)
 from ..lexicon.polysemy_probe import sense_counts_for  # noqa: F401  (re-exported)
 from ..lexicon.statistics import Lexicon, merge
-from ..paths import text_lines
+from ..paths import does_not_exist, text_lines
 
 
 def check_text_source(sentences: Optional[Path], corpus: Optional[Path]) -> None:
@@ -38,7 +38,7 @@ def check_text_source(sentences: Optional[Path], corpus: Optional[Path]) -> None
                 " (write it to a file first, e.g. grep ... > sentences.txt)",
             )
         else:
-            problem, advice = "not found", ""
+            problem, advice = does_not_exist(sentences), ""
         raise CtxvecError(Errors.E404.format(path=sentences, problem=problem, advice=advice))
 
 
