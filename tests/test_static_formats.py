@@ -122,6 +122,13 @@ def test_gensim_pickle_refused_unless_allowed(tmp_path, keyed_vectors):
     for name in ("dict.kv", "other.kv", "module.kv"):
         with pytest.raises(CtxvecError, match=r"\[CTX-E\d+\].*" + name.replace(".", r"\.")):
             load_static_vectors(tmp_path / name, allow_pickle=True)
+    # given as word2vec binary, E132 showed 100 bytes of the pickle as its "header line"
+    with pytest.raises(
+        CtxvecError, match=r"E132.*line b'\\x80.{10,60}'\.\.\. \(binary data, not a line of text\)"
+    ) as caught:
+        load_static_vectors(path, format="word2vec-binary")
+    said = str(caught.value)
+    assert "gensim.models" not in said and 'like gensim, not word2vec-binary (format = "auto" reads it so)' in said
 
 
 def test_the_conversions_e105_advises_load_the_same_vectors(tmp_path, keyed_vectors):
@@ -387,7 +394,7 @@ def test_misread_headers_and_formats_say_what_the_file_is(tmp_path):
     assert "allow_pickle" not in str(caught.value) and "ValueError: ValueError" not in str(caught.value)
     # a good word2vec text file read with another format given: its E130 said only to fix the header
     for given in ("word2vec-binary", "fasttext"):
-        with pytest.raises(CtxvecError, match=rf"E130.*looks like word2vec, read as {given} \(format = \"auto\"\)"):
+        with pytest.raises(CtxvecError, match=rf"E130.*looks like word2vec, not {given} \(format = \"auto\" reads"):
             load_static_vectors(tmp_path / "w2v.txt", format=given)
     assert len(load_static_vectors(tmp_path / "w2v.txt", format="word2vec")) == 2
 

@@ -136,7 +136,7 @@ def _with_format_hint(err: CtxvecError, path: Path, given: str) -> CtxvecError:
         detected = given
     if detected == given:
         return err
-    hint = f'Or the format is wrong: the file looks like {detected}, read as {given} (format = "auto").'
+    hint = f'Or the format is wrong: the file looks like {detected}, not {given} (format = "auto" reads it so).'
     return CtxvecError(f"{err} {hint}")
 
 

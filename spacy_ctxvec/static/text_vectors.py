@@ -108,11 +108,21 @@ class GrowingRows:
 def header_of(path: Path, line: bytes) -> Tuple[int, int]:
     fields = line.split()
     if len(fields) != 2 or not all(field.isdigit() for field in fields):
-        raise CtxvecError(Errors.E132.format(path=path, what="the header line", value=repr(line[:80])))
+        raise CtxvecError(Errors.E132.format(path=path, what="the header line", value=_shown_line(line)))
     n_rows, dim = int(fields[0]), int(fields[1])
     if not 1 <= dim <= MAX_DIM:
         raise CtxvecError(Errors.E132.format(path=path, what="dimension", value=dim))
     return n_rows, dim
+
+
+def _shown_line(line: bytes) -> str:
+    """A first line as E132 shows it: up to 80 bytes, or 16 with "binary data" where it is not UTF-8 text
+    (a gensim pickle or another binary file: its bytes say nothing to a reader)."""
+    try:
+        line.decode("utf-8")
+    except UnicodeDecodeError:
+        return f"{line[:16]!r}... (binary data, not a line of text)"
+    return repr(line[:80])
 
 
 HEADER_LIKE = re.compile(rb"\s*-?\d+\s+-?\d+\s*")
