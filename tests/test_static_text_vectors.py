@@ -14,10 +14,11 @@ from spacy_ctxvec.static.formats import detect_format
 def test_text_whose_first_key_holds_a_control_character_is_read_as_text(tmp_path, header, width):
     """A key with a bell or a terminal escape ("bank\\x07", as train-static and export-static
     write what the corpus held) made the whole file look binary: E130 on a right header, or
-    "holds binary data" for a headerless one. gensim reads it."""
-    words = ["bank\x07", "\x1b[1mbold", "river"]
+    "holds binary data" for a headerless one; a vertical tab or form feed inside a word split it
+    (E144 "not word2vec binary" for a .txt file). gensim reads them."""
+    words = ["bank\x07", "\x1b[1mbold", "river", "a\x0bb", "form\x0cfeed"]
     kv = KeyedVectors(vector_size=width)  # a 768-d row is about 10 KB: past the first 4 KB read for control bytes
-    kv.add_vectors(words, np.random.default_rng(0).normal(size=(3, width)).astype(np.float32))
+    kv.add_vectors(words, np.random.default_rng(0).normal(size=(len(words), width)).astype(np.float32))
     path = tmp_path / "vectors.txt"
     kv.save_word2vec_format(str(path), write_header=header)
     if header:

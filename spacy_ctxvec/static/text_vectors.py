@@ -55,6 +55,15 @@ def _word_with_a_space(word: str, numbers: Sequence[bytes]) -> str:
     return ""
 
 
+_WORD_END = re.compile(rb"[ \t]+")
+
+
+def split_row(line: bytes) -> List[bytes]:
+    """A text row's word and the rest: the word ends at the first space or tab, as gensim reads it
+    (a vertical tab or form feed inside a word is part of it)."""
+    return _WORD_END.split(line.lstrip(b" \t"), maxsplit=1)
+
+
 def looks_like_text(sample: bytes, has_header: bool) -> bool:
     """Text, not binary float32 rows or UTF-16: no NUL, and no other control byte unless
     the first row reads as a word and its numbers (a key may hold a control character,
@@ -73,7 +82,8 @@ def _first_row_is_text(sample: bytes, has_header: bool) -> bool:
     header = lines.pop(0).split() if has_header else []
     if len(lines) < 2:  # the row must end within the sample
         return False
-    fields = lines[0].split()
+    fields = split_row(lines[0].rstrip(b" \t\r"))
+    fields = fields[:1] + (fields[1].split() if len(fields) > 1 else [])
     if has_header and not (len(header) == 2 and header[1].isdigit() and len(fields) == int(header[1]) + 1):
         return False
     if len(fields) < 2:
@@ -185,7 +195,7 @@ def read_text_vectors(path: Path, has_header: bool) -> StaticVectorTable:
             if has_header and claimed is None:
                 claimed, dim = header_of(path, line)
                 continue
-            fields = line.split(maxsplit=1)  # the word, then the numbers
+            fields = split_row(line)  # the word, then the numbers
             word = decode_line(fields[0], path, number, cut_fix)
             limit = dim or MAX_DIM
             numbers = fields[1].split(None, limit) if len(fields) > 1 else []  # at most limit + 1 parts
