@@ -33,7 +33,7 @@ class _ErrorsWithCodes(type):
 
 
 # The packages a warning raised in a component passes through before the user's own line
-LIBRARY_MODULES = ("spacy_ctxvec", "spacy", "spacy_transformers", "thinc", "torch", "transformers")
+LIBRARY_MODULES = ("spacy_ctxvec", "spacy", "spacy_transformers", "thinc", "torch", "transformers", "typer", "click")
 
 
 def warn_at_user_line(message: str) -> None:

@@ -246,6 +246,24 @@ def test_a_source_table_no_token_can_use_is_refused_and_a_subwords_only_lookup_w
     assert only_subwords("apple")[0]._.static_vec_key == "none"
 
 
+def test_a_warning_under_spacy_assemble_points_at_the_command_not_at_typer(tmp_path):
+    """W089 (and every warning at the user's line) under `spacy assemble` named typer/main.py."""
+    import subprocess
+    import sys
+
+    (tmp_path / "v.txt").write_text("2 2\napple 1 2\npear 3 4\n", encoding="utf8")
+    config = spacy.blank("en").config
+    config["nlp"]["pipeline"] = ["ctxvec_static"]
+    config["components"] = {"ctxvec_static": {"factory": "ctxvec_static", "lookups": ["subwords"]}}
+    source = {"@misc": "spacy-ctxvec.vectors_file.v1", "path": str(tmp_path / "v.txt")}
+    config["initialize"]["components"] = {"ctxvec_static": {"source": source}}
+    config.to_disk(tmp_path / "config.cfg")
+    command = [sys.executable, "-m", "spacy", "assemble", str(tmp_path / "config.cfg"), str(tmp_path / "out")]
+    done = subprocess.run(command, capture_output=True, text=True, timeout=300)
+    (warned,) = [line for line in done.stderr.splitlines() if "[CTX-W089]" in line]
+    assert done.returncode == 0 and "typer" not in warned and "click" not in warned, warned
+
+
 def test_odd_docs(w2v_nlp, trf_static_nlp):
     for nlp in (w2v_nlp, trf_static_nlp):
         for text in ODD_TEXTS:
