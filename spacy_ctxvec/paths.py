@@ -38,8 +38,12 @@ def text_lines(path: PathLike, compose: bool = True) -> Iterator[Tuple[int, str]
 def _split_at_any_line_end(file: BinaryIO) -> Iterator[bytes]:
     """The lines of ``file`` ending at CR LF, CR or LF, as bytes: Latin-1 gives each byte
     one character and back, so Python's universal-newline reader splits them undecoded."""
-    for line in io.TextIOWrapper(file, encoding="latin-1", newline=None):
-        yield line.encode("latin-1")
+    reader = io.TextIOWrapper(file, encoding="latin-1", newline=None)
+    try:
+        for line in reader:
+            yield line.encode("latin-1")
+    finally:
+        reader.detach()  # ``file`` stays its opener's to close (a wrapper left to the collector warned)
 
 
 # Invisible characters inside words that no reader of the text needs: byte-order marks (files

@@ -59,6 +59,16 @@ def test_unique_words_and_rows():
     assert vocabulary == ["a", "b", "c"]
     table = np.array([[1.0], [2.0], [3.0]])
     np.testing.assert_array_equal(rows_for(["c", "a"], vocabulary, table), [[3.0], [1.0]])
+    # one 5 MB word made numpy string arrays of 5 MB per word: 16 GB for a WordSim file; a dict costs nothing
+    import tracemalloc
+
+    long_word = "x" * 5_000_000
+    words = [long_word] + [f"w{i}" for i in range(400)]
+    tracemalloc.start()
+    rows = rows_for(words[::-1], words, np.arange(len(words), dtype=np.float64)[:, None])
+    peak = tracemalloc.get_traced_memory()[1]
+    tracemalloc.stop()
+    assert rows[-1, 0] == 0 and rows[0, 0] == 400 and peak < 50_000_000
 
 
 def test_polysemy_report_on_too_few_words_is_undefined():

@@ -63,8 +63,9 @@ class CommandErrors:
     )
     E324 = (
         "{name}: Spearman's rho is undefined: the vectors give all {n_covered} covered pairs the "
-        "same cosine ({value:.6g}), so they rank no pair above another. Check that the pipeline's "
-        "vectors are not all zero or all the same (e.g. an uninitialised or constant table)."
+        "same cosine ({value:.6g}), so they rank no pair above another. Check that the file holds more than "
+        "one distinct pair, and that the pipeline's vectors are not all zero or all the same (e.g. an "
+        "uninitialised or constant table)."
     )
     E325 = (
         "The word-pair file '{second}' is the same file as '{first}', given earlier: each file "

@@ -201,5 +201,7 @@ def unique_words(*word_lists: Sequence[str]) -> List[str]:
 
 
 def rows_for(words: Sequence[str], vocabulary: Sequence[str], table: np.ndarray) -> np.ndarray:
-    """Rows of ``table`` (one per ``vocabulary`` word, sorted vocabulary) for ``words``."""
-    return table[np.searchsorted(np.asarray(vocabulary), np.asarray(words))]
+    """Rows of ``table`` (one per ``vocabulary`` word) for ``words``, each in ``vocabulary`` (looked up by
+    a dict: numpy string arrays are as wide as their longest word, so one 5 MB line took 16 GB)."""
+    row_of = {word: row for row, word in enumerate(vocabulary)}
+    return table[np.fromiter((row_of[word] for word in words), dtype=np.intp, count=len(words))]

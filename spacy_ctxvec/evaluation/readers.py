@@ -7,6 +7,7 @@ counts up to MAX_SENSE_COUNT) and JSON lines go through the one bounded JSON rea
 """
 
 import math
+import re
 import warnings
 from dataclasses import dataclass
 from dataclasses import fields as dataclass_fields
@@ -34,7 +35,8 @@ from .word_pair_layout import (
 )
 
 WIC_SPLITS = ("train", "dev", "test")
-WIC_LABELS = {"T": True, "F": False}
+# WiC's gold labels T and F, and other copies' spellings of them (SuperGLUE's true/false, 1/0), in lower case
+WIC_LABEL_SPELLINGS = {"t": True, "true": True, "1": True, "f": False, "false": False, "0": False}
 MAX_DIGITS = 18  # a whole number read from a file fits int64
 MAX_SENSE_COUNT = 10_000  # WordNet's most polysemous lemma has 75 senses
 VISIBLE_TARGET = "a target word with a visible character (not only invisible ones such as U+FE0F or U+200B)"
@@ -92,6 +94,8 @@ def existing_data_file(path: PathLike, hint: str) -> Path:
     path = Path(path)
     if not path.is_file():
         problem = "A directory, not a file" if path.is_dir() else "File not found"
+        if path.exists() and not path.is_dir():  # a pipe (<(...), /dev/stdin) or a device: read twice, not once
+            problem, hint = "Not a regular file (a pipe or a device)", f"Write it to a file first. {hint}"
         raise CtxvecError(Errors.E301.format(problem=problem, path=path, hint=hint))
     return path
 
@@ -109,11 +113,12 @@ SCWS_ROW = (
     "at least 8 tab-separated fields, contexts 6 and 7 marking the target as <b> word </b> and a numeric "
     "average rating in field 8"
 )
+SPACED_WORD = 'a word holding a space there? quote it, "ice cream", or separate the fields with tabs'
 RATING_ROUNDING = 1e-6  # beyond the rounding of the average's written decimals (0.05 for one)
 SCWS_FORMAT = f"SCWS ratings.txt: per line {SCWS_ROW}"
 SENSE_COUNTS_FORMAT = (
     "one lemma per line: the lemma, a tab and its whole sense count (1 or more), e.g. 'bank<TAB>18' (a header line "
-    "is optional; further tab-separated columns are ignored)"
+    "is optional and may name the count column, e.g. 'total'; further tab-separated columns are ignored)"
 )
 
 
@@ -235,10 +240,11 @@ def read_wic(data_dir: PathLike, split: str) -> WicData:
         lines.append(number)
     labels = []
     for number, line in data_lines(gold_path):
-        label = line.strip()
-        if label not in WIC_LABELS:
-            raise CtxvecError(Errors.E302.format(path=gold_path, line=number, got=line, expected="a label T or F"))
-        labels.append(WIC_LABELS[label])
+        label = line.strip().lower()
+        if label not in WIC_LABEL_SPELLINGS:
+            expected = "a label T or F (or true/false, 1/0)"
+            raise CtxvecError(Errors.E302.format(path=gold_path, line=number, got=line, expected=expected))
+        labels.append(WIC_LABEL_SPELLINGS[label])
     if len(labels) != len(targets):
         raise CtxvecError(Errors.E304.format(gold=gold_path, n_gold=len(labels), data=data_path, n_data=len(targets)))
     if not targets:
@@ -274,6 +280,7 @@ def read_word_pairs(path: PathLike) -> WordPairs:
     words1, words2, scores = [], [], []
     layout: Optional[PairLayout] = None
     header = None
+    first_row = (0, 0)  # the line number and width of the first row, where it set the layout
     for number, line in lines:
         fields = split_fields(line)
         if layout is None:
@@ -281,8 +288,12 @@ def read_word_pairs(path: PathLike) -> WordPairs:
             if is_header:
                 header = f"line {number}: {line.strip()[:200]}"
                 continue
+            first_row = (number, len(fields))
         problem = pair_problem(fields, layout)
         if problem is not None:
+            if problem.endswith("field(s)") and number != first_row[0] and len(fields) != first_row[1] > 0:
+                problem += f"; line {first_row[0]}, the first row, has {first_row[1]}, which set the layout"
+                problem += f" ({SPACED_WORD})"
             raise CtxvecError(Errors.E302.format(path=path, line=number, got=line[:200], expected=problem))
         words1.append(fields[0])
         words2.append(fields[1])
@@ -398,37 +409,54 @@ def read_sense_counts(path: PathLike) -> Dict[str, int]:
         _word_pairs,
     )
     counts: Dict[str, int] = {}
+    column = 1  # of the count: the header may name another
     for position, (number, line) in enumerate(lines):
         fields = line.split("\t")
-        if len(fields) < 2 or not is_whole_number(fields[1].strip()):
+        if len(fields) <= column or not is_whole_number(fields[column].strip()):
             words = line.split()
             space_separated = len(fields) == 1 and len(words) > 1 and is_whole_number(words[-1])  # "bank 10"
             if position == 0 and not (len(fields) > 1 and parses_as_float(fields[1])) and not space_separated:
                 if not _names_columns(line):
                     warnings.warn(Warnings.W053.format(path=path, got=line[:200]), stacklevel=2)
+                column = _count_column(fields)
                 continue  # a header (not 1e23, not a row with spaces for the tab)
-            pair = len(words) == 3 and parses_as_float(words[2]) and not is_whole_number(words[1])  # "old new 1.58"
-            expected = "a lemma and a whole sense count, tab-separated" + (
-                " (this row looks like a word pair and its score: a word-pair file is for `evaluate word-sim`)"
-                if pair
-                else ""
-            )
-            raise CtxvecError(Errors.E302.format(path=path, line=number, got=line, expected=expected))
+            raise CtxvecError(Errors.E302.format(path=path, line=number, got=line, expected=_count_row(line, column)))
         # 0 senses: no word to score (such a word was left out of every correlation, unannounced)
-        count = _bounded_whole_number(fields[1].strip(), path, number, "the sense count", MAX_SENSE_COUNT, minimum=1)
-        if counts.get(fields[0], count) != count:
+        count = _bounded_whole_number(fields[column].strip(), path, number, "the sense count", MAX_SENSE_COUNT, 1)
+        lemma = fields[0].strip()  # as word-pair files are read: "bank " matched no word
+        if counts.get(lemma, count) != count:
             raise CtxvecError(
                 Errors.E302.format(
                     path=path,
                     line=number,
                     got=line,
-                    expected=f"each lemma once ({fields[0]!r} came earlier with {counts[fields[0]]} senses)",
+                    expected=f"each lemma once ({lemma!r} came earlier with {counts[lemma]} senses)",
                 )
             )
-        counts[fields[0]] = count
+        counts[lemma] = count
     if not counts:
         raise CtxvecError(Errors.E305.format(path=path, expected=SENSE_COUNTS_FORMAT))
     return counts
+
+
+def _count_row(line: str, column: int) -> str:
+    """What E302 expected of a sense-count row, with a hint where it looks like a word pair or
+    a comma-separated row."""
+    words = line.split()
+    expected = f"a lemma and a whole sense count (column {column + 1}), tab-separated"
+    if len(words) == 3 and parses_as_float(words[2]) and not is_whole_number(words[1]):  # "old new 1.58"
+        return (
+            f"{expected} (this row looks like a word pair and its score: a word-pair file is for `evaluate word-sim`)"
+        )
+    if "\t" not in line and "," in line:
+        return f"{expected} (this row is comma-separated: tr ',' '\\t' < FILE > sense_counts.tsv)"
+    return expected
+
+
+def _count_column(header: Sequence[str]) -> int:
+    """The column of the sense count that a header line names (COUNT_COLUMN_ORDER: "total" first), else 1."""
+    names = [name.strip().lower() for name in header]
+    return next((names.index(name) for name in COUNT_COLUMN_ORDER if name in names[1:]), 1)
 
 
 def _word_pairs(first: Sequence[Tuple[int, Sequence[str]]]) -> Optional[Tuple[int, str]]:
@@ -447,12 +475,13 @@ def _word_pairs(first: Sequence[Tuple[int, Sequence[str]]]) -> Optional[Tuple[in
 # What the columns of a sense-count header are called (sense_counts.tsv: "lemma total n v a r").
 LEMMA_COLUMN_NAMES = frozenset({"lemma", "lemmas", "word", "words", "type", "token", "key"})
 COUNT_COLUMN_NAMES = frozenset({"total", "count", "counts", "senses", "n_senses", "sense_count", "n", "number"})
+COUNT_COLUMN_ORDER = ("total", "n_senses", "sense_count", "senses", "count", "counts")  # not "n": nouns' count
 
 
 def _names_columns(line: str) -> bool:
-    """Whether a first line skipped as a header names its columns, split at tabs or spaces
+    """Whether a first line skipped as a header names its columns, split at tabs, spaces, commas or semicolons
     (else W053 says it was skipped)."""
-    names = line.lower().split()
+    names = [name for name in re.split(r"[\s,;]+", line.lower()) if name]
     return bool(names) and (names[0] in LEMMA_COLUMN_NAMES or (len(names) > 1 and names[1] in COUNT_COLUMN_NAMES))
 
 

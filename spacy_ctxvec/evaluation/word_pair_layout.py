@@ -185,16 +185,22 @@ def is_whole_number(text: str) -> bool:
 def pair_problem(fields: Sequence[str], layout: PairLayout) -> Optional[str]:
     """What a row should have been under ``layout`` and what is wrong with it, or None
     for a good row."""
+    if fields and fields[0].startswith("#"):
+        return f"{layout.expected}, not a comment; remove the comment lines (grep -v '^#' FILE > pairs.txt)"
     if not layout.min_fields <= len(fields) <= layout.max_fields:
         return f"{layout.expected}; this row has {len(fields)} field(s)"
     for column in (0, 1):
         if not fields[column]:
             return f"{layout.expected}; word {column + 1} is empty"
         if is_finite_number(fields[column]):
-            return (
-                f"{layout.expected}; word {column + 1} is the number {fields[column]!r}, not a word "
-                "(is this another kind of file, e.g. sense counts?)"
+            index = column == 0 and len(fields) > 3 and not is_finite_number(fields[1])  # pandas/R's row names
+            hint = (
+                "a row number or index column first? write the file without it (pandas: index=False; R: "
+                "row.names = FALSE)"
+                if index
+                else "is this another kind of file, e.g. sense counts?"
             )
+            return f"{layout.expected}; word {column + 1} is the number {fields[column]!r}, not a word ({hint})"
     if not is_finite_number(fields[layout.score_column]):
         score = fields[layout.score_column]
         hint = f" (a decimal comma: write {score.replace(',', '.')}, e.g. a spreadsheet's '.' decimal mark)"
