@@ -33,7 +33,18 @@ class _ErrorsWithCodes(type):
 
 
 # The packages a warning raised in a component passes through before the user's own line
-LIBRARY_MODULES = ("spacy_ctxvec", "spacy", "spacy_transformers", "thinc", "torch", "transformers", "typer", "click")
+LIBRARY_MODULES = (
+    "spacy_ctxvec",
+    "spacy",
+    "spacy_transformers",
+    "thinc",
+    "torch",
+    "transformers",
+    "confection",  # the config registry: a factory runs under it
+    "catalogue",
+    "typer",  # spaCy's command line
+    "click",
+)
 
 
 def warn_at_user_line(message: str) -> None:

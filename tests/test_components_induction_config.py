@@ -32,6 +32,15 @@ def test_fold_legacy_settings_treats_null_as_absent_but_in_a_whole_old_config():
         assert fold_legacy_settings(default, whole).split_percentile is None
 
 
+def test_w010_from_a_factory_points_at_the_users_line_not_at_confection():
+    """A flat key given to add_pipe or spacy.load's config warned from confection/_registry.py."""
+    import spacy
+
+    with pytest.warns(UserWarning, match="W010.*max_senses") as said:
+        spacy.blank("en").add_pipe("ctxvec_polysemy", config={"max_senses": 3})
+    assert [w.filename for w in said if "W010" in str(w.message)] == [__file__]
+
+
 def test_induction_block_round_trips_through_the_config_and_a_saved_pipeline(tmp_path):
     import warnings
 

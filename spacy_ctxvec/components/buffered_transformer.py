@@ -15,7 +15,6 @@ which ctxvec_context names in how its vectors were made. Everything else (traini
 listeners, serialisation) is the upstream component's.
 """
 
-import warnings
 from pathlib import Path
 from typing import Callable, Iterable, Iterator, List, Optional, Union
 
@@ -28,7 +27,7 @@ from spacy_transformers.data_classes import FullTransformerBatch
 from thinc.api import Config, Model
 
 from ..attributes import TRANSFORMER_MODEL, install_extensions, set_doc_value
-from ..errors import CtxvecError, Errors, Warnings
+from ..errors import CtxvecError, Errors, Warnings, warn_at_user_line
 from ..registrations import factory
 from .base import BUFFER_ENDS, MAX_BATCH_TOKENS, RegistersOnUnpickle, token_bounded_batches
 from .model_inputs import FingerprintCache
@@ -86,7 +85,7 @@ def make_buffered_transformer(
         check_span_getter(model.attrs.get("get_spans"))  # a gap between windows left tokens without vectors
     if max_batch_items > UPSTREAM_MAX_BATCH_ITEMS and not isinstance(model, BucketedTransformerModel):
         warning = Warnings.W078.format(name=name, value=max_batch_items, upstream=UPSTREAM_MAX_BATCH_ITEMS)
-        warnings.warn(warning, stacklevel=2)
+        warn_at_user_line(warning)
     return BufferedTransformer(
         nlp.vocab,
         model,

@@ -1,7 +1,6 @@
 """The ctxvec_context component: one contextual vector per token, pooled from the
 wordpiece outputs that the transformer component already computed."""
 
-import warnings
 from contextlib import contextmanager, nullcontext
 from pathlib import Path
 from typing import Any, Callable, Dict, Iterable, Iterator, List, Optional, Sequence, Tuple, Union, cast
@@ -382,7 +381,7 @@ class ContextVectors(DocAnnotator):
             if n_layers is not None and (repeated := repeated_layer(self.layers.layers, n_layers + 1)) is not None:
                 first, second, index = repeated
                 named = {"first": first, "second": second, "layers": list(self.layers.layers), "name": self.name}
-                warnings.warn(Warnings.W079.format(**named, index=index, last=n_layers), stacklevel=2)
+                warn_at_user_line(Warnings.W079.format(**named, index=index, last=n_layers))
         check_transformer_tokenizer(nlp, self.name)
         # Learn the output width once, so that empty Docs get (0, width) arrays too.
         probe = nlp.get_pipe(transformer_name)(nlp.make_doc("width"))

@@ -3,13 +3,12 @@ the sense-induction settings (spacy_ctxvec.ops.senses.SenseInductionSettings, in
 manner of curated-transformers' config dataclasses), and the migration of the flat keys
 that pipelines saved before that block carry (W010)."""
 
-import warnings
 from typing import Any, Dict, Optional
 
 from spacy.language import Language
 from spacy.util import registry
 
-from ..errors import Warnings
+from ..errors import Warnings, warn_at_user_line
 from ..ops.senses import SenseInductionSettings
 from ..registrations import registered
 
@@ -76,7 +75,7 @@ def fold_legacy_settings(
         given["split_percentile"] = None
     if not given:
         return induction
-    warnings.warn(Warnings.W010.format(name=name, settings=", ".join(sorted(given))), stacklevel=3)
+    warn_at_user_line(Warnings.W010.format(name=name, settings=", ".join(sorted(given))))
     return induction.replace(**given)
 
 

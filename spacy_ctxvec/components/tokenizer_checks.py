@@ -17,12 +17,11 @@
   encoder-decoder such as T5 or BART (E054; W068 for a saved one, which stays loadable), a
   model that does not take an input its tokenizer gives (E056)."""
 
-import warnings
 from typing import Any, Optional
 
 from spacy.language import Language
 
-from ..errors import CtxvecError, Errors, Warnings
+from ..errors import CtxvecError, Errors, Warnings, warn_at_user_line
 from ..locks import forward_lock
 from .model_config import cap_model_max_length
 from .transformer_lookup import find_transformer
@@ -50,16 +49,13 @@ def check_transformer_tokenizer(nlp: Optional[Language], name: str, *, loading: 
         if not loading:
             check_not_encoder_decoder(model.transformer, str(model.attrs.get("name")))
         elif is_encoder_decoder(model.transformer):
-            warnings.warn(Warnings.W068.format(transformer=transformer), stacklevel=3)
+            warn_at_user_line(Warnings.W068.format(transformer=transformer))
         cap_model_max_length(model)
         piece = piece_with_leading_space(model.tokenizer)
         if piece is not None:
-            warnings.warn(
-                Warnings.W059.format(transformer=transformer, covered=piece, text=PROBE_TEXT),
-                stacklevel=3,
-            )
+            warn_at_user_line(Warnings.W059.format(transformer=transformer, covered=piece, text=PROBE_TEXT))
         if reads_left_to_right(model.transformer, model.tokenizer):
-            warnings.warn(Warnings.W066.format(transformer=transformer), stacklevel=3)
+            warn_at_user_line(Warnings.W066.format(transformer=transformer))
         warn_of_long_windows(model, transformer)
 
 
@@ -107,7 +103,7 @@ def warn_of_long_windows(model: Any, transformer: str) -> None:
         suggested_window=suggested,
         suggested_stride=max(1, suggested * 3 // 4),
     )
-    warnings.warn(warning, stacklevel=4)
+    warn_at_user_line(warning)
 
 
 def raise_run_failure(model: Any, err: Exception, error: str) -> None:
