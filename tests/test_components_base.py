@@ -247,3 +247,30 @@ def test_a_forked_child_counts_none_of_its_parents_running_calls():
                 os._exit(0 if in_child == 1 else 1)
         _, status = os.waitpid(pid, 0)
     assert os.waitstatus_to_exitcode(status) == 0 and 12345 not in base._RUNNING
+
+
+def test_analyze_pipes_sees_every_attribute_the_components_set():
+    """The factories declared only their Doc arrays, so nlp.analyze_pipes() reported a later component
+    requiring token._.context_vec, token._.sense or token._.static_vec as a problem."""
+    from spacy.language import Language
+    from spacy.tokens.underscore import Underscore
+
+    from spacy_ctxvec.attributes import install_extensions
+
+    install_extensions()
+    registered = {"token": Underscore.token_extensions, "span": Underscore.span_extensions}
+    ours = [
+        f"{kind}._.{name}"
+        for kind, extensions in {**registered, "doc": Underscore.doc_extensions}.items()
+        for name, (_, _, getter, _) in extensions.items()
+        if getattr(getter, "__module__", "") == "spacy_ctxvec.attributes" and not name.endswith("_bounds")
+    ]
+    assert {"token._.sense_label", "span._.static_vec", "doc._.ctxvec_sense", "doc._.ctxvec_transformer_model"} <= set(
+        ours
+    )
+    Language.component("reads_every_ctxvec_attribute", requires=ours, func=lambda doc: doc)
+    nlp = spacy.blank("en")
+    nlp.add_pipe("ctxvec_transformer", name="transformer")
+    for factory in ("ctxvec_static", "ctxvec_context", "ctxvec_polysemy", "reads_every_ctxvec_attribute"):
+        nlp.add_pipe(factory)
+    assert nlp.analyze_pipes()["problems"]["reads_every_ctxvec_attribute"] == []

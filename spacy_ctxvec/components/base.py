@@ -15,10 +15,43 @@ from spacy.pipeline import Pipe
 from spacy.tokens import Doc
 from spacy.util import raise_error
 
-from ..attributes import install_extensions
+from ..attributes import (
+    CONTEXT_ARRAY,
+    CONTEXT_MASK,
+    CONTEXT_SOURCE,
+    POLYSEMY_ARRAY,
+    SENSE_ARRAY,
+    SENSE_LABELS,
+    SENSE_VECTORS,
+    STATIC_ARRAY,
+    STATIC_KEYS,
+    install_extensions,
+)
 from ..errors import CtxvecError, Errors
 
 SUPPORTED_DTYPES = ("float32", "float16")
+
+
+def assigned(doc_arrays: str, token_attrs: str, mean_attr: str) -> List[str]:
+    """What a factory sets, as spaCy's ``assigns`` names it (``"token._.name"``, for nlp.analyze_pipes):
+    its Doc arrays, the token attributes read from them and the span and Doc mean."""
+    return (
+        [f"doc._.{name}" for name in doc_arrays.split()]
+        + [f"token._.{name}" for name in token_attrs.split()]
+        + [f"span._.{mean_attr}", f"doc._.{mean_attr}"]
+    )
+
+
+CONTEXT_ASSIGNS = assigned(
+    f"{CONTEXT_ARRAY} {CONTEXT_MASK} {CONTEXT_SOURCE}", "context_vec has_context_vec", "context_vec"
+)
+STATIC_ASSIGNS = assigned(f"{STATIC_ARRAY} {STATIC_KEYS}", "static_vec has_static_vec static_vec_key", "static_vec")
+SENSE_ATTRS = "sense n_senses sense_vec sense_score sense_label corpus_polysemy"
+POLYSEMY_ASSIGNS = assigned(
+    f"{POLYSEMY_ARRAY} {SENSE_ARRAY} {SENSE_VECTORS} {SENSE_LABELS}",
+    f"polysemy_score polysemy_count context_shift {SENSE_ATTRS}",
+    "sense_vec",
+)
 # spaCy's Pipe keeps ``name`` in a C slot (its own methods read it there).
 _PIPE_NAME: Any = Pipe.__dict__["name"]
 # The Language methods that set a component's name while placing it in their pipeline: sourcing

@@ -67,7 +67,7 @@ stride = 96
 @factory(
     "ctxvec_transformer",
     default_config=Config().from_str(DEFAULT_TRANSFORMER_CONFIG)["ctxvec_transformer"],
-    assigns=["doc._.trf_data"],
+    assigns=["doc._.trf_data", "doc._.ctxvec_transformer_model"],
 )
 def make_buffered_transformer(
     nlp: Language,

@@ -30,7 +30,7 @@ from ..ops.text import has_word_character, printable
 from ..registrations import factory
 from ..types import PoolingFn
 from . import vector_hooks
-from .base import DocAnnotator, NlpRef, excluded, read_cfg, vector_dtype
+from .base import CONTEXT_ASSIGNS, DocAnnotator, NlpRef, excluded, read_cfg, vector_dtype
 from .choices import LayerSelection, checked_choices, stored_vectors, vectors_label
 from .lost_tokens import N_EXAMPLES, warn_of_lost_tokens
 from .model_inputs import FingerprintCache, transformer_fingerprint
@@ -66,7 +66,7 @@ set_vector_hooks = false
 @factory(
     "ctxvec_context",
     default_config=Config().from_str(DEFAULT_CONTEXT_CONFIG)["ctxvec_context"],
-    assigns=["doc._.ctxvec_context", "doc._.ctxvec_context_mask"],
+    assigns=CONTEXT_ASSIGNS,
     requires=["doc._.trf_data"],
 )
 def make_context_vectors(

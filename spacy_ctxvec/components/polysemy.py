@@ -78,7 +78,7 @@ from ..lexicon.statistics import CONTEXT_VECTORS_META, Lexicon
 from ..lexicon.type_inputs import TypeInputs
 from ..ops.senses import DEFAULT_SAMPLE_SIZE, SenseInductionSettings
 from ..registrations import factory
-from .base import DocAnnotator, NlpRef
+from .base import POLYSEMY_ASSIGNS, DocAnnotator, NlpRef
 from .induction_config import fold_legacy_settings, write_induction_config
 from .initialize_corpus import InitializeCorpus
 from .model_inputs import pipeline_model_fingerprint, type_input_embeddings
@@ -125,7 +125,7 @@ _DEFAULT_INDUCTION = SenseInductionSettings()
 @factory(
     "ctxvec_polysemy",
     default_config=Config().from_str(DEFAULT_POLYSEMY_CONFIG)["ctxvec_polysemy"],
-    assigns=["doc._.ctxvec_polysemy"],
+    assigns=POLYSEMY_ASSIGNS,
     requires=["doc._.ctxvec_context"],
 )
 def make_polysemy(

@@ -27,7 +27,7 @@ from ..static.table import (
     row_key,
 )
 from ..static.text_vectors import MAX_DIM
-from .base import DocAnnotator, NlpRef, excluded, vector_dtype
+from .base import STATIC_ASSIGNS, DocAnnotator, NlpRef, excluded, vector_dtype
 from .transformer import register_fork_hook
 from .transformer_lookup import find_transformer, no_transformer_fix
 
@@ -50,7 +50,7 @@ STATIC_FACTORY = "ctxvec_static"
 @factory(
     STATIC_FACTORY,
     default_config=Config().from_str(DEFAULT_STATIC_CONFIG)["ctxvec_static"],
-    assigns=["doc._.ctxvec_static", "doc._.ctxvec_static_keys"],
+    assigns=STATIC_ASSIGNS,
 )
 def make_static_vectors(nlp: Language, name: str, lookups: List[str], dtype: str) -> "StaticVectors":
     """Look every token up in a static vector table; see StaticVectors."""
