@@ -84,3 +84,19 @@ def test_only_the_settings_that_differ_are_set_and_the_layers_built_with_them(ti
 def test_the_saved_default_pipeline_has_minilms_layer_norm_eps(default_nlp):
     transformer = default_nlp.get_pipe("transformer").model.transformer
     assert transformer.config.layer_norm_eps == 1e-12 and norm_epsilons(transformer) == {1e-12}
+
+
+def test_the_position_limit_reads_the_padding_offset_from_the_model():
+    """data2vec-text, xlm-roberta-xl and roberta-prelayernorm number positions after the padding id as
+    RoBERTa does but were not in the list of model types: capped 2 positions too high, a full window
+    failed inside torch (IndexError: index out of range)."""
+    from transformers import BertConfig, BertModel, Data2VecTextConfig, Data2VecTextModel
+
+    from spacy_ctxvec.components.model_config import position_limit
+
+    shape = {"vocab_size": 50, "hidden_size": 8, "num_hidden_layers": 1, "num_attention_heads": 2}
+    shape.update(intermediate_size=16, max_position_embeddings=66)
+    data2vec = Data2VecTextModel(Data2VecTextConfig(**shape, pad_token_id=1))
+    assert position_limit(data2vec.config, data2vec) == 64
+    bert = BertModel(BertConfig(**shape, pad_token_id=0))
+    assert position_limit(bert.config, bert) == 66 and position_limit(bert.config) == 66

@@ -12,17 +12,36 @@ from typing import Any, Dict, List, Optional
 
 import srsly.msgpack
 
-# Models whose position ids start after the padding id (the first pad_token_id + 1 positions unused).
-POSITIONS_AFTER_PADDING = ("roberta", "xlm-roberta", "camembert", "longformer", "luke", "mpnet")
+# Models whose position ids start after the padding id (the first pad_token_id + 1 positions unused), where
+# the model's position embedding does not say so itself (a padding_idx)
+POSITIONS_AFTER_PADDING = (
+    "roberta",
+    "xlm-roberta",
+    "xlm-roberta-xl",
+    "roberta-prelayernorm",
+    "data2vec-text",
+    "camembert",
+    "longformer",
+    "luke",
+    "mpnet",
+    "xmod",
+    "ibert",
+)
 # Where a layer keeps its normalisation epsilon (torch's LayerNorm; Hugging Face's RMS norms)
 EPS_ATTRIBUTES = ("eps", "variance_epsilon")
 
 
-def position_limit(config: Any) -> Optional[int]:
-    """The most wordpieces a model with absolute positions can read at once (None: not known)."""
+def position_limit(config: Any, transformer: Any = None) -> Optional[int]:
+    """The most wordpieces a model with absolute positions can read at once (None: not known): fewer
+    than its position embeddings where its positions start after the padding id, as the embedding's
+    ``padding_idx`` says (RoBERTa and its kin), else POSITIONS_AFTER_PADDING by model type."""
     limit = getattr(config, "max_position_embeddings", None)
     if not isinstance(limit, int) or limit <= 0:
         return None
+    positions = getattr(getattr(transformer, "embeddings", None), "position_embeddings", None)
+    padding = getattr(positions, "padding_idx", None)
+    if isinstance(padding, int) and padding >= 0:
+        return limit - padding - 1
     if getattr(config, "model_type", None) in POSITIONS_AFTER_PADDING:
         limit -= int(getattr(config, "pad_token_id", None) or 0) + 1
     return limit
@@ -32,7 +51,7 @@ def cap_model_max_length(model: Any) -> None:
     """A tokenizer saved without ``model_max_length`` (one built from a vocab file) reads
     about 1e30: cap it at the model's position limit, so that long windows are cut to the
     model's length (W046) rather than indexed past its position embeddings."""
-    limit = position_limit(model.transformer.config)
+    limit = position_limit(model.transformer.config, model.transformer)
     if limit is not None and model.tokenizer.model_max_length > limit:
         model.tokenizer.model_max_length = limit
 
