@@ -489,3 +489,10 @@ class Warnings(metaclass=_ErrorsWithCodes):
         "no direction (--unit cannot give it length 1; reading the file back warns W087). Check the pipeline's "
         "pooling, or leave such words out when you use the file."
     )
+    W091 = (
+        "The tokenizer of '{transformer}' is a slow (Python) one, which gives no character offsets: "
+        "spacy-transformers then aligns its wordpieces to spaCy's tokens by their strings, which gives some "
+        "tokens a neighbour's wordpieces (byte-level BPE's 'Ġ' word starts, as in RoBERTa and GPT-2; accented "
+        "words; '[UNK]'): their contextual vectors mix two words. Use the fast tokenizer: use_fast = true in "
+        "[components.{transformer}.model.tokenizer_config] (the default)."
+    )

@@ -203,3 +203,24 @@ def test_windows_longer_than_the_model_reads_warn_w067_with_a_window_that_fits(t
         warnings.simplefilter("always")
         make_trf_nlp(short, window=15, stride=11)
     assert not [w for w in caught if "[CTX-W067]" in str(w.message)]
+
+
+def test_a_slow_tokenizer_warns_w091(tiny_bert_dir):
+    """use_fast = false made spacy-transformers align wordpieces by their strings: with byte-level BPE, a
+    word ending in "g" took the next word's first wordpiece too ('long' got 'Ġlong' and 'Ġday'), silently."""
+    import spacy
+
+    from .conftest import transformer_config
+
+    for use_fast, warned in ((False, True), (True, False)):
+        nlp = spacy.blank("en")
+        config = transformer_config(str(tiny_bert_dir))
+        config["model"]["tokenizer_config"] = {"use_fast": use_fast}
+        nlp.add_pipe("transformer", config=config)
+        nlp.add_pipe("ctxvec_context")
+        with warnings.catch_warnings(record=True) as caught:
+            warnings.simplefilter("always")
+            nlp.initialize()
+        said = [w for w in caught if "[CTX-W091]" in str(w.message)]
+        assert bool(said) == warned and all(w.filename == __file__ for w in said)
+        assert not said or "use_fast = true in [components.transformer.model.tokenizer_config]" in str(said[0].message)

@@ -9,6 +9,8 @@
   and of the one after it (its trailing space): each token's vector would take in the
   next word's first wordpiece too. That is W059 (the alignment stays spacy-transformers',
   which listeners are trained with).
+- A slow tokenizer gives no offsets: spacy-transformers aligns by wordpiece strings, which
+  misaligns byte-level BPE and accented words (W091).
 - A decoder (GPT-2) reads left to right: a token's vector sees only the words before it
   (W066, found by running the model on two texts that differ in their last word).
 - A span getter whose windows hold more spaCy tokens than the model reads wordpieces cuts
@@ -51,6 +53,8 @@ def check_transformer_tokenizer(nlp: Optional[Language], name: str, *, loading: 
         elif is_encoder_decoder(model.transformer):
             warn_at_user_line(Warnings.W068.format(transformer=transformer))
         cap_model_max_length(model)
+        if not getattr(model.tokenizer, "is_fast", True):
+            warn_at_user_line(Warnings.W091.format(transformer=transformer))
         piece = piece_with_leading_space(model.tokenizer)
         if piece is not None:
             warn_at_user_line(Warnings.W059.format(transformer=transformer, covered=piece, text=PROBE_TEXT))
