@@ -289,9 +289,9 @@ class PipelineErrors:
     E066 = (
         "Component '{name}' got a Doc that has contextual vectors but no transformer output left in "
         "doc._.trf_data: drop_trf_data = true frees it once the vectors are pooled (as in the shipped configs), "
-        "and DocBin and Doc.to_bytes do not keep it. Read the vectors the Doc has; to make them again, run the "
-        "whole pipeline (nlp(doc.text)); to run '{name}' alone on Docs the pipeline made, set drop_trf_data = "
-        "false in [components.{name}]."
+        "so a DocBin or Doc.to_bytes of the Doc has none either. Read the vectors the Doc has; to make them "
+        "again, run the whole pipeline (nlp(doc.text)); to run '{name}' alone on Docs the pipeline made, set "
+        "drop_trf_data = false in [components.{name}]."
     )
     E067 = (
         "'{name}': the {role} {function} of [components.{name}.{setting}] raised {error}, called as {call}. "
