@@ -526,3 +526,19 @@ def test_values_beyond_the_dtype_are_refused_without_numpys_overflow_warning():
             table = StaticVectorTable(["a"], rows)
             with pytest.raises(CtxvecError, match=code):
                 component.initialize(nlp=nlp, source=lambda nlp: table)  # noqa: B023  # called here
+
+
+def test_a_component_directory_left_out_of_a_saved_pipeline_is_e068(tmp_path):
+    """nlp.to_disk(exclude=[...]) or a lost folder: ctxvec_polysemy loaded with no lexicon (every score
+    None, no warning) and ctxvec_static blamed a damaged cfg.json (E134)."""
+    nlp = spacy.blank("en")
+    nlp.add_pipe("ctxvec_static").initialize(nlp=nlp, source=lambda nlp: StaticVectorTable(["apple"], np.ones((1, 2))))
+    nlp.add_pipe("ctxvec_polysemy")
+    nlp.to_disk(tmp_path / "saved", exclude=["ctxvec_static", "ctxvec_polysemy"])
+    for name, other in (("ctxvec_static", "ctxvec_polysemy"), ("ctxvec_polysemy", "ctxvec_static")):
+        with pytest.raises(CtxvecError, match=rf"E068\].*'{name}'.*spacy\.load\(PATH, exclude=\[\"{name}\"\]\)"):
+            spacy.load(tmp_path / "saved", exclude=[other])
+    assert spacy.load(tmp_path / "saved", exclude=["ctxvec_static", "ctxvec_polysemy"]).pipe_names == []
+    nlp.to_disk(tmp_path / "whole")
+    whole = spacy.load(tmp_path / "whole", exclude=["ctxvec_polysemy"])  # it needs contextual vectors to run
+    assert whole("apple")[0]._.static_vec.tolist() == [1.0, 1.0]

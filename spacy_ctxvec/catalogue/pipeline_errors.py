@@ -298,6 +298,12 @@ class PipelineErrors:
         "A {role} takes {takes}: fix the function, or the settings of its config block (a registered "
         "function's arguments)."
     )
+    E068 = (
+        "The saved pipeline has no directory '{path}' for its component '{name}', whose data it holds: the "
+        'pipeline was saved with nlp.to_disk(..., exclude=["{name}"]), or the directory was lost in a copy. '
+        "Copy the whole pipeline directory again, or load it without the component: "
+        'spacy.load(PATH, exclude=["{name}"]).'
+    )
 
     # Static vectors (E1xx)
     E101 = (

@@ -6,7 +6,7 @@ import threading
 import weakref
 from contextlib import contextmanager
 from pathlib import Path
-from typing import Any, Callable, Dict, Iterable, Iterator, List, Optional, Sequence, Tuple, cast
+from typing import Any, Callable, Dict, Iterable, Iterator, List, Optional, Sequence, Tuple, Union, cast
 
 import numpy as np
 import srsly
@@ -117,6 +117,14 @@ def read_cfg(path: Path, name: str) -> Dict[str, Any]:
     if not isinstance(cfg, dict):
         raise CtxvecError(Errors.E062.format(path=path, name=name, problem=f"not a JSON object: {str(cfg)[:60]}"))
     return cfg
+
+
+def check_saved_directory(path: Union[str, Path], name: str) -> Path:
+    """``path``, a component's saved directory; E068 where it is missing (spaCy's own components fail
+    there too; ours loaded empty or blamed a damaged file)."""
+    if not Path(path).is_dir():
+        raise CtxvecError(Errors.E068.format(path=path, name=name))
+    return Path(path)
 
 
 def excluded(field: str, exclude: Iterable[str]) -> bool:

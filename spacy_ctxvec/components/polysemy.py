@@ -78,7 +78,7 @@ from ..lexicon.statistics import CONTEXT_VECTORS_META, Lexicon
 from ..lexicon.type_inputs import TypeInputs
 from ..ops.senses import DEFAULT_SAMPLE_SIZE, SenseInductionSettings
 from ..registrations import factory
-from .base import POLYSEMY_ASSIGNS, DocAnnotator, NlpRef
+from .base import POLYSEMY_ASSIGNS, DocAnnotator, NlpRef, check_saved_directory
 from .induction_config import fold_legacy_settings, write_induction_config
 from .initialize_corpus import InitializeCorpus
 from .model_inputs import pipeline_model_fingerprint, type_input_embeddings
@@ -450,6 +450,7 @@ class Polysemy(DocAnnotator):
         input embeddings belong to it)."""
         if LEXICON_DIR in exclude:
             return self
+        path = check_saved_directory(path, self.name)
         return self._use_parts(read_saved_parts(path, name=self.name, exclude=exclude), exclude)
 
     def to_bytes(self, *, exclude: Iterable[str] = tuple()) -> bytes:

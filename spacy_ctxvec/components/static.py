@@ -27,7 +27,7 @@ from ..static.table import (
     row_key,
 )
 from ..static.text_vectors import MAX_DIM
-from .base import STATIC_ASSIGNS, DocAnnotator, NlpRef, excluded, vector_dtype
+from .base import STATIC_ASSIGNS, DocAnnotator, NlpRef, check_saved_directory, excluded, vector_dtype
 from .transformer import register_fork_hook
 from .transformer_lookup import find_transformer, no_transformer_fix
 
@@ -207,7 +207,7 @@ class StaticVectors(DocAnnotator):
     def from_disk(self, path: Union[str, Path], *, exclude: Iterable[str] = tuple()) -> "StaticVectors":
         if excluded("table", exclude):
             return self
-        path = Path(path)
+        path = check_saved_directory(path, self.name)
         try:
             cfg = srsly.read_json(path / "cfg.json")
         except (ValueError, OSError) as err:
