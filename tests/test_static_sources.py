@@ -74,3 +74,13 @@ def test_transformer_embeddings_errors(tiny_bert_dir, tiny_nlp):
     uninitialized.add_pipe("transformer", config=transformer_config(str(tiny_bert_dir)))
     with pytest.raises(CtxvecError, match=r"E117.*'transformer'"):
         transformer_embedding_table(uninitialized, "transformer")
+    # disabled while initialize ran (spacy assemble --nlp.disabled, select_pipes): E117 said to reorder
+    uninitialized.add_pipe("ctxvec_static")
+    uninitialized.add_pipe("ctxvec_context")
+    with pytest.raises(CtxvecError, match=r"E069\] The transformer 'transformer' that the static source reads is dis"):
+        with uninitialized.select_pipes(disable=["transformer"]):
+            uninitialized.initialize()
+    uninitialized.remove_pipe("ctxvec_static")
+    with pytest.raises(CtxvecError, match=r"E069\] The transformer 'transformer' that 'ctxvec_context' reads is dis"):
+        with uninitialized.select_pipes(disable=["transformer"]):
+            uninitialized.initialize()

@@ -304,6 +304,13 @@ class PipelineErrors:
         "Copy the whole pipeline directory again, or load it without the component: "
         'spacy.load(PATH, exclude=["{name}"]).'
     )
+    E069 = (
+        "The transformer '{transformer}' that {name} reads is disabled and has no model loaded: spaCy "
+        "initializes the enabled components only (spacy train disables its [training] frozen_components). "
+        "Enable it while the pipeline initializes (leave it out of "
+        "[nlp] disabled, or of nlp.select_pipes(disable=...) around nlp.initialize()) and disable it after, "
+        'or source it from a pipeline that has its weights (source = "PIPELINE" in [components.{transformer}]).'
+    )
 
     # Static vectors (E1xx)
     E101 = (

@@ -26,7 +26,7 @@ from spacy.language import Language
 from ..errors import CtxvecError, Errors, Warnings, warn_at_user_line
 from ..locks import forward_lock
 from .model_config import cap_model_max_length
-from .transformer_lookup import find_transformer
+from .transformer_lookup import check_loaded, find_transformer
 
 PROBE_TEXT = "a b"
 # Two texts that differ in their last word only: a model reading left to right gives their
@@ -37,7 +37,8 @@ LEFT_TO_RIGHT_PROBE = ("a b", "a c")
 def check_transformer_tokenizer(nlp: Optional[Language], name: str, *, loading: bool = False) -> None:
     """Cap the positions of, and check the offsets of, the tokenizer of the transformer
     before ``name``; nothing where no transformer is loaded. An encoder-decoder is E054 when
-    the pipeline is made, W068 when a saved one is ``loading`` (it stays loadable)."""
+    the pipeline is made, W068 when a saved one is ``loading`` (it stays loadable); E069 at initialize
+    where the transformer is disabled and so not loaded."""
     if nlp is None:
         return
     try:
@@ -47,6 +48,8 @@ def check_transformer_tokenizer(nlp: Optional[Language], name: str, *, loading: 
         loaded = model.tokenizer is not None and model.transformer is not None
     except (CtxvecError, KeyError, AttributeError, IndexError, ValueError):
         return
+    if not loading:
+        check_loaded(nlp, transformer, name)
     if loaded:
         if not loading:
             check_not_encoder_decoder(model.transformer, str(model.attrs.get("name")))

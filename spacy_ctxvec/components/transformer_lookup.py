@@ -36,6 +36,14 @@ def find_transformer(nlp: Language, before: str) -> str:
     return found
 
 
+def check_loaded(nlp: Language, transformer: str, reader: str) -> None:
+    """E069 where ``transformer`` is disabled and has no model loaded (spaCy did not initialize it):
+    E044/E117 said to call nlp.initialize() or to reorder the pipeline, which would not help."""
+    model = getattr(nlp.get_pipe(transformer), "model", None)
+    if transformer in nlp.disabled and getattr(model, "transformer", None) is None:
+        raise CtxvecError(Errors.E069.format(transformer=transformer, name=f"'{reader}'"))
+
+
 def no_transformer_fix(nlp: Language, before: str) -> str:
     """How to give ``before`` a transformer: move it after the one after it, replace
     spacy-curated-transformers' by spacy-transformers', or add one (under another name

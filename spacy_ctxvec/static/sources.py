@@ -59,6 +59,8 @@ def transformer_embeddings(nlp: Language, transformer: str = "transformer") -> T
     hf_model = pipe.model.transformer
     tokenizer = pipe.model.tokenizer
     if hf_model is None or tokenizer is None:
+        if transformer in nlp.disabled:  # spaCy initializes the enabled components only
+            raise CtxvecError(Errors.E069.format(transformer=transformer, name="the static source"))
         raise CtxvecError(Errors.E117.format(transformer=transformer))
     weight = hf_model.get_input_embeddings().weight
     return np.array(weight.detach().float().cpu().numpy(), dtype=np.float32), tokenizer
