@@ -76,6 +76,13 @@ def test_read_wic_gold_problems(tmp_path):
     # other copies' spellings (SuperGLUE's true/false, 1/0) were E302 on every line in turn
     for gold in ("false\ntrue\n", "False\nTrue\n", "0\n1\n", "f\nt\n"):
         assert read_wic(wic_dir(tmp_path, gold=gold), "train").labels.tolist() == [False, True]
+    trailing_tabs = WIC_DATA.replace("\n", "\t\n")  # a spreadsheet's export: E302 on line 1
+    assert read_wic(wic_dir(tmp_path, data=trailing_tabs), "train").targets == ["carry", "bank"]
+    superglue = tmp_path / "superglue"
+    superglue.mkdir()
+    (superglue / "val.jsonl").write_text('{"word": "bank"}\n', encoding="utf8")
+    with pytest.raises(CtxvecError, match=r"E301.*SuperGLUE's WiC \(\.jsonl\), another format"):
+        read_wic(superglue, "dev")
     with pytest.raises(CtxvecError, match=r"\[CTX-E304\].*1 labels.*2 examples"):
         read_wic(wic_dir(tmp_path, gold="F\n"), "train")
 

@@ -195,12 +195,14 @@ def read_wic(data_dir: PathLike, split: str) -> WicData:
     given = Path(data_dir)
     if given.suffix == ".cfg" or (given / "config.cfg").is_file():  # `evaluate wic DATA PIPELINE`
         hint += " This looks like a pipeline: the pipeline comes first, then the WiC data directory."
+    if any((given / name).is_file() for name in ("train.jsonl", "val.jsonl")):
+        hint += " This folder holds SuperGLUE's WiC (.jsonl), another format: give the official WiC_dataset.zip's."
     if given.is_file():
         raise CtxvecError(Errors.E301.format(problem="A file, not a WiC data directory", path=data_dir, hint=hint))
     data_path, gold_path = existing_data_file(data_path, hint), existing_data_file(gold_path, hint)
     targets, pos, words1, words2, index1, index2, lines = [], [], [], [], [], [], []
     for number, line in data_lines(data_path, compose=False):  # indices count the tokens as written
-        fields = line.split("\t")
+        fields = line.rstrip("\t").split("\t")  # a trailing tab (a spreadsheet's export) ends no field
         indices = fields[2].split("-") if len(fields) == 5 else []
         if len(indices) != 2 or not all(is_whole_number(i.strip()) for i in indices):
             raise CtxvecError(
