@@ -33,18 +33,8 @@ class _ErrorsWithCodes(type):
 
 
 # The packages a warning raised in a component passes through before the user's own line
-LIBRARY_MODULES = (
-    "spacy_ctxvec",
-    "spacy",
-    "spacy_transformers",
-    "thinc",
-    "torch",
-    "transformers",
-    "confection",  # the config registry: a factory runs under it
-    "catalogue",
-    "typer",  # spaCy's command line
-    "click",
-)
+# (confection and catalogue: the config registry a factory runs under; typer and click: spaCy's command line)
+LIBRARY_MODULES = "spacy_ctxvec spacy spacy_transformers thinc torch transformers confection catalogue typer click"
 
 
 def warn_at_user_line(message: str) -> None:
@@ -52,7 +42,7 @@ def warn_at_user_line(message: str) -> None:
     it runs in (the user's ``nlp(text)`` or ``for doc in nlp.pipe(...)``), else at the caller."""
     frame: Optional[FrameType] = sys._getframe(1)
     level = 2
-    while frame is not None and frame.f_globals.get("__name__", "").split(".")[0] in LIBRARY_MODULES:
+    while frame is not None and frame.f_globals.get("__name__", "").split(".")[0] in LIBRARY_MODULES.split():
         frame, level = frame.f_back, level + 1
     warnings.warn(message, stacklevel=level if frame is not None else 2)
 
@@ -495,4 +485,9 @@ class Warnings(metaclass=_ErrorsWithCodes):
         "tokens a neighbour's wordpieces (byte-level BPE's 'Ġ' word starts, as in RoBERTa and GPT-2; accented "
         "words; '[UNK]'): their contextual vectors mix two words. Use the fast tokenizer: use_fast = true in "
         "[components.{transformer}.model.tokenizer_config] (the default)."
+    )
+    W092 = (
+        "In '{path}', {n} of {total} words end in a part-of-speech tag, e.g. '{example}': the pipeline reads "
+        "the tag as part of the word ('love-n' is not 'love'), which lowers the correlation. Strip the tags "
+        "first, e.g. sed -E 's/(-|_)(noun|verb|adj|adv|n|v|a|r|s|j)\\b//Ig' FILE > pairs.txt"
     )

@@ -556,3 +556,19 @@ def test_a_pipe_is_not_a_missing_file(tmp_path):
     os.mkfifo(fifo)
     with pytest.raises(CtxvecError, match=r"E301\] Not a regular file \(a pipe or a device\).*Write it to a file"):
         read_word_pairs(fifo)
+
+
+def test_words_ending_in_part_of_speech_tags_warn_w092(tmp_path):
+    """'love-n' / 'bank_NOUN' copies of SimLex or WordSim scored 0.59 against 0.74 for the plain words,
+    every pair covered, no word said; the sed the warning gives strips the tags."""
+    import subprocess
+
+    tagged = write(tmp_path / "tagged.txt", "love-n\tsex-n\t6.77\ntiger_NOUN\tcat_NOUN\t7.35\nold-a\tnew-a\t1.58\n")
+    with pytest.warns(UserWarning, match=r"CTX-W092\] In '.*tagged\.txt', 6 of 6 words .* e\.g\. 'love-n'") as said:
+        read_word_pairs(tagged)
+    command = str(said[0].message).split("e.g. ")[-1].replace("FILE", str(tagged)).split(" > ")[0]
+    stripped = subprocess.run(command, shell=True, capture_output=True, text=True, check=True).stdout
+    assert stripped == "love\tsex\t6.77\ntiger\tcat\t7.35\nold\tnew\t1.58\n"
+    with warnings.catch_warnings():
+        warnings.simplefilter("error")  # a few hyphenated words are no reason to warn
+        read_word_pairs(write(tmp_path / "plain.txt", "x-ray\tphoto\t5\nold\tnew\t1.58\ncat\tdog\t3\n"))

@@ -30,13 +30,13 @@ from .word_pair_layout import (
     other_table,
     pair_problem,
     parses_as_float,
+    pos_tag_warning,
     sense_totals_table,
     split_fields,
 )
 
 WIC_SPLITS = ("train", "dev", "test")
-# WiC's gold labels T and F, and other copies' spellings of them (SuperGLUE's true/false, 1/0), in lower case
-WIC_LABEL_SPELLINGS = {"t": True, "true": True, "1": True, "f": False, "false": False, "0": False}
+WIC_LABEL_SPELLINGS = {"t": True, "true": True, "1": True, "f": False, "false": False, "0": False}  # and SuperGLUE's
 MAX_DIGITS = 18  # a whole number read from a file fits int64
 MAX_SENSE_COUNT = 10_000  # WordNet's most polysemous lemma has 75 senses
 VISIBLE_TARGET = "a target word with a visible character (not only invisible ones such as U+FE0F or U+200B)"
@@ -302,6 +302,8 @@ def read_word_pairs(path: PathLike) -> WordPairs:
         scores.append(_number(fields[layout.score_column]))
     if not scores:
         raise CtxvecError(Errors.E305.format(path=path, expected=WORD_PAIRS_FORMAT))
+    if (tagged := pos_tag_warning(path, words1 + words2)) is not None:
+        warnings.warn(tagged, stacklevel=2)
     return WordPairs(words1, words2, np.array(scores, dtype=np.float64), header)
 
 

@@ -15,7 +15,10 @@ import csv
 import math
 import re
 from dataclasses import dataclass
+from pathlib import Path
 from typing import List, Optional, Sequence, Tuple
+
+from ..errors import Warnings
 
 # Names of the score column in the headers of the original files, lower case.
 SCORE_HEADERS = ("simlex999", "human (mean)", "score", "similarity", "sim", "rating", "relatedness", "mean", "gold")
@@ -207,3 +210,15 @@ def pair_problem(fields: Sequence[str], layout: PairLayout) -> Optional[str]:
         hint *= _decimal_comma(score)
         return f"{layout.expected}; the score {score!r} is not a finite number{hint}"
     return None
+
+
+# A part-of-speech tag ending a word ("love-n", "bank_NOUN"), as some copies of these data sets write them
+POS_SUFFIX = re.compile(r"[-_](?:noun|verb|adj|adv|n|v|a|r|s|j)$", re.IGNORECASE)
+
+
+def pos_tag_warning(path: Path, words: Sequence[str]) -> Optional[str]:
+    """W092 where at least half of ``words`` end in a part-of-speech tag; None otherwise."""
+    tagged = [word for word in words if POS_SUFFIX.search(word)]
+    if not tagged or 2 * len(tagged) < len(words):
+        return None
+    return Warnings.W092.format(path=path, n=len(tagged), total=len(words), example=tagged[0])
