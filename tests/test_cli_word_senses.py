@@ -196,6 +196,9 @@ def test_a_word_without_corpus_polysemy_says_why():
     table = render([entry], "table")
     assert "x (x): 1 sense, no corpus_polysemy (too few sampled occurrences: at least 2 x min_support" in table
     assert render([entry], "tsv").splitlines()[1].split("\t")[4:6] == ["", ""]
+    entry["corpus_polysemy"] = -0.00002  # printed "-0.00" (a sign on nothing)
+    assert "1 sense, corpus_polysemy 0.00" in render([entry], "table")
+    assert render([entry], "tsv").splitlines()[1].split("\t")[5] == "0.0000"
 
 
 def test_json_says_why_a_word_has_no_corpus_polysemy(tmp_path):

@@ -225,7 +225,7 @@ def render(entries: List[Dict[str, Any]], fmt: str) -> str:
                     f"{s['share']:.4f}",
                     entry["n_senses"],
                     entry.get("count"),
-                    "" if entry["corpus_polysemy"] is None else f"{entry['corpus_polysemy']:.4f}",
+                    "" if entry["corpus_polysemy"] is None else f"{round(entry['corpus_polysemy'], 4) + 0.0:.4f}",
                     " | ".join(_one_line(e) for e in s["examples"]),
                     s["label"],
                     entry.get("judged"),
@@ -239,7 +239,9 @@ def render(entries: List[Dict[str, Any]], fmt: str) -> str:
         body = "\n" + _aligned(_first_of_each_sense(entry), ("sense", "label", "share", "examples"), "rlrl") + "\n"
         evidence = entry["corpus_polysemy"]
         why_none = f", {entry.get('no_corpus_polysemy') or NO_EVIDENCE}"
-        shown = f", corpus_polysemy {evidence:.2f}{_against(entry)}" if evidence is not None else why_none
+        shown = (
+            f", corpus_polysemy {round(evidence, 2) + 0.0:.2f}{_against(entry)}" if evidence is not None else why_none
+        )
         seen = "" if entry.get("count") is None else f", seen {entry['count']} times"
         note = f"\n{entry['note']}" if entry.get("note") else ""
         word, key = printable(entry["word"]), printable(entry["key"])
