@@ -138,11 +138,16 @@ def least_size(n_ranked: int, top_k: int) -> int:
 
 
 def tsv_text(rows: Iterable[Sequence[Any]]) -> str:
-    """Rows as tab-separated lines, without a final line end. A cell holding a quote, tab
-    or "\\n" is quoted as csv does (``csv.reader(file, delimiter="\\t")`` and pandas'
+    """Rows as tab-separated lines, without a final line end. A cell holding a quote, tab,
+    "\\n" or "\\r" is quoted as csv does (``csv.reader(file, delimiter="\\t")`` and pandas'
     ``read_csv(sep="\\t")`` read every cell back as written)."""
     buffer = io.StringIO()
-    csv.writer(buffer, delimiter="\t", lineterminator="\n", quoting=csv.QUOTE_MINIMAL).writerows(rows)
+    minimal = csv.writer(buffer, delimiter="\t", lineterminator="\n", quoting=csv.QUOTE_MINIMAL)
+    # csv quotes the line terminator's characters only: a row with a "\r" (which readers take for a line
+    # end) is quoted whole
+    every_cell = csv.writer(buffer, delimiter="\t", lineterminator="\n", quoting=csv.QUOTE_ALL)
+    for row in rows:
+        (every_cell if any("\r" in str(cell) for cell in row) else minimal).writerow(row)
     return buffer.getvalue()[:-1]
 
 
