@@ -484,10 +484,11 @@ class Warnings(metaclass=_ErrorsWithCodes):
         "spacy-transformers then aligns its wordpieces to spaCy's tokens by their strings, which gives some "
         "tokens a neighbour's wordpieces (byte-level BPE's 'Ġ' word starts, as in RoBERTa and GPT-2; accented "
         "words; '[UNK]'): their contextual vectors mix two words. Use the fast tokenizer: use_fast = true in "
-        "[components.{transformer}.model.tokenizer_config] (the default)."
+        "[components.{transformer}.model.tokenizer_config] (the default), and assemble or train the pipeline "
+        "again (a saved pipeline keeps its tokenizer: editing its config.cfg does not change it)."
     )
     W092 = (
         "In '{path}', {n} of {total} words end in a part-of-speech tag, e.g. '{example}': the pipeline reads "
         "the tag as part of the word ('love-n' is not 'love'), which lowers the correlation. Strip the tags "
-        "first, e.g. sed -E 's/(-|_)(noun|verb|adj|adv|n|v|a|r|s|j)\\b//Ig' FILE > pairs.txt"
+        "first:\n    perl -pe 's/(?:-|_)(?:noun|verb|adj|adv|n|v|a|r|s|j)(?=[\\s,;]|$)//gi' {quoted_path} > pairs.txt"
     )

@@ -133,5 +133,7 @@ def test_a_sentences_path_starting_with_a_tilde_says_it_is_not_expanded(tmp_path
     monkeypatch.chdir(tmp_path)
     with pytest.raises(CtxvecError, match=r"CTX-E404\] Sentences file does not exist \('~' is not expanded here"):
         read_texts(Path("~/no-such-sentences.txt"), None)
+    with pytest.raises(CtxvecError, match=r"CTX-E404\] Sentences file does not exist \('~'"):
+        read_texts("~/no-such-sentences.txt", None)  # type: ignore[arg-type]  # a str: AttributeError 'is_dir'
     with pytest.raises(CtxvecError, match=r"CTX-E404\] Sentences file does not exist: missing\.txt"):
         read_texts(Path("missing.txt"), None)

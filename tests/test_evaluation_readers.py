@@ -518,7 +518,9 @@ def test_comment_lines_index_columns_and_a_spaced_first_word_say_what_is_wrong(t
     """A '# pairs 353' comment was scored as the pair ('#', 'pairs', 353); pandas' or R's index column was
     "another kind of file, e.g. sense counts?"; a first row 'ice cream dessert 8.5' set a 4-field layout and
     the good line 2 was blamed without a word on line 1."""
-    with pytest.raises(CtxvecError, match=r"E302.*line 1.*not a comment; remove the comment lines \(grep -v"):
+    with pytest.raises(
+        CtxvecError, match=r"E302.*line 1.*not a comment; remove the comment lines \(grep -v '\^\[\[:space:\]\]\*#'"
+    ):
         read_word_pairs(write(tmp_path / "c.txt", "# pairs 353\nold\tnew\t1.58\n"))
     with pytest.raises(CtxvecError, match=r"E302.*line 3.*not a comment"):
         read_word_pairs(write(tmp_path / "mid.txt", "old\tnew\t1.58\ncat\tdog\t3\n# part 2\n"))
@@ -529,6 +531,10 @@ def test_comment_lines_index_columns_and_a_spaced_first_word_say_what_is_wrong(t
         CtxvecError, match=r"E302.*line 2.*line 1, the first row, has 4, which set the layout.*ice cream"
     ):
         read_word_pairs(write(tmp_path / "spaced.txt", "ice cream dessert 8.5\nold new 1.58\n"))
+    with pytest.raises(CtxvecError, match=r"E302.*line 2.*line 1, the first row, has 3.*holding a space in this row"):
+        read_word_pairs(write(tmp_path / "later.txt", "old new 1.58\nice cream dessert 8.5\n"))
+    with pytest.raises(CtxvecError, match=r"E302.*line 2.*not a comment"):
+        read_word_pairs(write(tmp_path / "indented.txt", "old\tnew\t1.58\n  # indented\tcomment\t3\n"))
     assert read_word_pairs(write(tmp_path / "quoted.txt", '"ice cream" dessert 8.5\nold new 1.58\n')).words1[0] == (
         "ice cream"
     )
@@ -566,9 +572,10 @@ def test_words_ending_in_part_of_speech_tags_warn_w092(tmp_path):
     tagged = write(tmp_path / "tagged.txt", "love-n\tsex-n\t6.77\ntiger_NOUN\tcat_NOUN\t7.35\nold-a\tnew-a\t1.58\n")
     with pytest.warns(UserWarning, match=r"CTX-W092\] In '.*tagged\.txt', 6 of 6 words .* e\.g\. 'love-n'") as said:
         read_word_pairs(tagged)
-    command = str(said[0].message).split("e.g. ")[-1].replace("FILE", str(tagged)).split(" > ")[0]
+    command = str(said[0].message).split("\n", 1)[1].strip().split(" > ")[0]  # a line of its own: never wrapped
+    tagged.write_text(tagged.read_text(encoding="utf8") + "rock-n-roll_NOUN\tmusic_n\t7\n", encoding="utf8")
     stripped = subprocess.run(command, shell=True, capture_output=True, text=True, check=True).stdout
-    assert stripped == "love\tsex\t6.77\ntiger\tcat\t7.35\nold\tnew\t1.58\n"
+    assert stripped == "love\tsex\t6.77\ntiger\tcat\t7.35\nold\tnew\t1.58\nrock-n-roll\tmusic\t7\n"
     with warnings.catch_warnings():
         warnings.simplefilter("error")  # a few hyphenated words are no reason to warn
         read_word_pairs(write(tmp_path / "plain.txt", "x-ray\tphoto\t5\nold\tnew\t1.58\ncat\tdog\t3\n"))

@@ -128,7 +128,7 @@ def test_gensim_pickle_refused_unless_allowed(tmp_path, keyed_vectors):
     ) as caught:
         load_static_vectors(path, format="word2vec-binary")
     said = str(caught.value)
-    assert "gensim.models" not in said and 'like gensim, not word2vec-binary (format = "auto" reads it so)' in said
+    assert "gensim.models" not in said and "gensim's native .model/.kv (a pickle), not word2vec-binary" in said
 
 
 def test_the_conversions_e105_advises_load_the_same_vectors(tmp_path, keyed_vectors):

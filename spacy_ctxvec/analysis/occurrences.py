@@ -29,6 +29,7 @@ def check_text_source(sentences: Optional[Path], corpus: Optional[Path]) -> None
     --sentences that is a directory / no file (before any output is checked)."""
     if (sentences is None) == (corpus is None):
         raise CtxvecError(Errors.E403)
+    sentences = None if sentences is None else Path(sentences)  # a str from Python too
     if sentences is not None and sentences.is_dir():
         raise CtxvecError(Errors.E416.format(path=sentences))
     if sentences is not None and not sentences.is_file():

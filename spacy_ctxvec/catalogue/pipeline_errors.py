@@ -302,14 +302,16 @@ class PipelineErrors:
         "The saved pipeline has no directory '{path}' for its component '{name}', whose data it holds: the "
         'pipeline was saved with nlp.to_disk(..., exclude=["{name}"]), or the directory was lost in a copy. '
         "Copy the whole pipeline directory again, or load it without the component: "
-        'spacy.load(PATH, exclude=["{name}"]).'
+        'spacy.load(PATH, exclude=["{name}"]) (for the commands, save such a copy: python -c "import spacy; '
+        "spacy.load('PATH', exclude=['{name}']).to_disk('COPY')\")."
     )
     E069 = (
         "The transformer '{transformer}' that {name} reads is disabled and has no model loaded: spaCy "
         "initializes the enabled components only (spacy train disables its [training] frozen_components). "
-        "Enable it while the pipeline initializes (leave it out of "
-        "[nlp] disabled, or of nlp.select_pipes(disable=...) around nlp.initialize()) and disable it after, "
-        'or source it from a pipeline that has its weights (source = "PIPELINE" in [components.{transformer}]).'
+        "Enable it while the pipeline initializes (leave it out of [nlp] disabled, of [training] "
+        "frozen_components, or of nlp.select_pipes(disable=...) around nlp.initialize()) and disable it after "
+        "(nlp.disable_pipe), or source it from a pipeline that has its weights: replace the whole "
+        '[components.{transformer}] block and its subsections with source = "PIPELINE".'
     )
 
     # Static vectors (E1xx)

@@ -113,7 +113,7 @@ SCWS_ROW = (
     "at least 8 tab-separated fields, contexts 6 and 7 marking the target as <b> word </b> and a numeric "
     "average rating in field 8"
 )
-SPACED_WORD = 'a word holding a space there? quote it, "ice cream", or separate the fields with tabs'
+SPACED_WORD = 'a word holding a space {where}? quote it, "ice cream", or separate the fields with tabs'
 RATING_ROUNDING = 1e-6  # beyond the rounding of the average's written decimals (0.05 for one)
 SCWS_FORMAT = f"SCWS ratings.txt: per line {SCWS_ROW}"
 SENSE_COUNTS_FORMAT = (
@@ -196,7 +196,7 @@ def read_wic(data_dir: PathLike, split: str) -> WicData:
     if given.suffix == ".cfg" or (given / "config.cfg").is_file():  # `evaluate wic DATA PIPELINE`
         hint += " This looks like a pipeline: the pipeline comes first, then the WiC data directory."
     if any((given / name).is_file() for name in ("train.jsonl", "val.jsonl")):
-        hint += " This folder holds SuperGLUE's WiC (.jsonl), another format: give the official WiC_dataset.zip's."
+        hint += " This folder holds SuperGLUE's WiC (.jsonl), another format: give WiC_dataset.zip's folder."
     if given.is_file():
         raise CtxvecError(Errors.E301.format(problem="A file, not a WiC data directory", path=data_dir, hint=hint))
     data_path, gold_path = existing_data_file(data_path, hint), existing_data_file(gold_path, hint)
@@ -294,8 +294,9 @@ def read_word_pairs(path: PathLike) -> WordPairs:
         problem = pair_problem(fields, layout)
         if problem is not None:
             if problem.endswith("field(s)") and number != first_row[0] and len(fields) != first_row[1] > 0:
+                where = "there" if first_row[1] > len(fields) else "in this row"  # the row with more fields
                 problem += f"; line {first_row[0]}, the first row, has {first_row[1]}, which set the layout"
-                problem += f" ({SPACED_WORD})"
+                problem += f" ({SPACED_WORD.format(where=where)})"
             raise CtxvecError(Errors.E302.format(path=path, line=number, got=line[:200], expected=problem))
         words1.append(fields[0])
         words2.append(fields[1])

@@ -14,6 +14,7 @@ number."""
 import csv
 import math
 import re
+import shlex
 from dataclasses import dataclass
 from pathlib import Path
 from typing import List, Optional, Sequence, Tuple
@@ -189,7 +190,7 @@ def pair_problem(fields: Sequence[str], layout: PairLayout) -> Optional[str]:
     """What a row should have been under ``layout`` and what is wrong with it, or None
     for a good row."""
     if fields and fields[0].startswith("#"):
-        return f"{layout.expected}, not a comment; remove the comment lines (grep -v '^#' FILE > pairs.txt)"
+        return f"{layout.expected}, not a comment; remove the comment lines (grep -v '^[[:space:]]*#' FILE > pairs.txt)"
     if not layout.min_fields <= len(fields) <= layout.max_fields:
         return f"{layout.expected}; this row has {len(fields)} field(s)"
     for column in (0, 1):
@@ -221,4 +222,5 @@ def pos_tag_warning(path: Path, words: Sequence[str]) -> Optional[str]:
     tagged = [word for word in words if POS_SUFFIX.search(word)]
     if not tagged or 2 * len(tagged) < len(words):
         return None
-    return Warnings.W092.format(path=path, n=len(tagged), total=len(words), example=tagged[0])
+    quoted = shlex.quote(str(path))
+    return Warnings.W092.format(path=path, n=len(tagged), total=len(words), example=tagged[0], quoted_path=quoted)

@@ -137,6 +137,12 @@ def _with_format_hint(err: CtxvecError, path: Path, given: str) -> CtxvecError:
     if detected == given:
         return err
     hint = f'Or the format is wrong: the file looks like {detected}, not {given} (format = "auto" reads it so).'
+    if detected == "gensim":  # which "auto" refuses (E105): a pickle
+        hint = (
+            f"Or the format is wrong: the file looks like gensim's native .model/.kv (a pickle), not {given}: "
+            'save it as word2vec (E105 says how: format = "gensim" to see it), or, if you trust it, read it '
+            'with format = "gensim" and allow_pickle = true.'
+        )
     return CtxvecError(f"{err} {hint}")
 
 
