@@ -117,6 +117,10 @@ def test_option_misuse_and_a_missing_path_are_coded_errors_naming_the_fix(senses
     not_utf8 = runner.invoke(app, ["senses", str(path), "--html", str(page), "--text", "bank\udcff is"])
     message = " ".join(not_utf8.output.split())
     assert not_utf8.exit_code == 1 and "[CTX-E418] The --text is not UTF-8" in message and "0xff" in message
+    for machine in (["--json"], ["--format", "tsv"]):  # printed the "Wrote ..." line where JSON was expected
+        nothing = runner.invoke(app, ["senses", str(path), "--html", str(page), "--text", "The bank.", *machine])
+        message = " ".join(nothing.output.split())
+        assert nothing.exit_code == 1 and "[CTX-E430]" in message and "Give WORDs" in message and not page.exists()
     all_words = runner.invoke(app, ["senses", str(path), "bank", "--all-words"])
     message = " ".join(all_words.output.split())
     assert all_words.exit_code == 1 and "[CTX-E615]" in message and "only applies with --html" in message

@@ -200,6 +200,10 @@ class CommandErrors:
         "Cannot write the senses page to '{path}': the file name must end in .html or .htm, the ending by "
         "which a browser and a file manager open it as a web page."
     )
+    E430 = (
+        "--format {fmt} (or --json) lists the WORDs' senses on standard output, and no WORD is given: with "
+        "--html and --text alone the command writes the page only. Give WORDs, or leave out --format / --json."
+    )
 
     # Build engines (E5xx)
     E501 = (

@@ -304,10 +304,16 @@ def nothing_drawn_note(page: SensePage) -> str:
 
 
 def check_options(
-    words: Optional[List[str]], html: Optional[Path], text: Optional[str], all_words: bool, skip_stop_words: bool
+    words: Optional[List[str]],
+    html: Optional[Path],
+    text: Optional[str],
+    all_words: bool,
+    skip_stop_words: bool,
+    fmt: str = "table",
 ) -> None:
     """E611 without WORDs or --html/--text, E613 for --html or --text alone, E614 for an
-    empty --text, E615 for --all-words or --skip-stop-words without --html."""
+    empty --text, E615 for --all-words or --skip-stop-words without --html, E430 for JSON or
+    TSV without WORDs (nothing to list)."""
     if html is None and text is None:
         if not words:
             raise CtxvecError(Errors.E611.format(given="no WORD, no --html and no --text"))
@@ -318,6 +324,8 @@ def check_options(
         given, missing = ("--text", "--html OUTPUT.html") if html is None else ("--html", "--text 'TEXT'")
         raise CtxvecError(Errors.E613.format(given=given, missing=missing))
     else:
+        if not words and fmt != "table":
+            raise CtxvecError(Errors.E430.format(fmt=fmt))
         if html.suffix.lower() not in (".html", ".htm"):
             raise CtxvecError(Errors.E429.format(path=html))
         check_utf8(text, "The --text")
@@ -362,7 +370,7 @@ def senses_cli(
     """Show the induced senses of words (label, share of the sample, example snippets), or
     with --html a text drawn with its tokens' senses."""
     fmt = output_format(fmt, as_json)
-    check_options(words, html, text, all_words, skip_stop_words)
+    check_options(words, html, text, all_words, skip_stop_words, fmt)
     words = given_words(words or [])
     existing_path(source)
     if html is not None:
