@@ -833,3 +833,15 @@ def test_the_resume_command_names_a_file_whose_name_is_not_utf8(tmp_path, monkey
     assert command.split()[3] == "$'caf\\xe9.txt'"
     listed = subprocess.run(["bash", "-c", f"ls {command.split()[3]}"], cwd=tmp_path, capture_output=True)
     assert listed.returncode == 0 and listed.stdout.strip() == b"caf\xe9.txt"
+
+
+@pytest.mark.skipif(not os.path.exists("/dev/full"), reason="needs /dev/full (Linux)")
+def test_a_stderr_that_cannot_be_written_loses_the_progress_bar_not_the_build(tiny_pipeline_dir, corpus, tmp_path):
+    """2>/dev/full (or a log disk filling up): the progress bar's write raised OSError and the build
+    stopped with exit 1, writing nothing."""
+    import subprocess
+
+    command = [sys.executable, "-m", "spacy_ctxvec", "build-lexicon", tiny_pipeline_dir, corpus, tmp_path / "out"]
+    with open("/dev/full", "w") as full:
+        done = subprocess.run([str(part) for part in command + ["--min-count", "2"]], stderr=full, timeout=600)
+    assert done.returncode == 0 and spacy.load(tmp_path / "out")("the bank")[1]._.polysemy_count == 3

@@ -83,16 +83,23 @@ class LogLines:
     own, so that a log file holds lines, not carriage returns (the clearing at the end: nothing)."""
 
     def __init__(self, file: Any) -> None:
-        self.file = file
+        self.file = file  # None once it cannot be written (stderr closed or full): the build goes on
 
     def write(self, text: str) -> int:
         line = text.replace("\r", "").rstrip()
-        if line:
-            self.file.write(line + "\n")
+        if line and self.file is not None:
+            try:
+                self.file.write(line + "\n")
+            except (OSError, ValueError):  # ValueError: a closed file
+                self.file = None
         return len(text)
 
     def flush(self) -> None:
-        self.file.flush()
+        try:
+            if self.file is not None:
+                self.file.flush()
+        except (OSError, ValueError):
+            self.file = None
 
 
 def bar_output(file: Optional[Any] = None) -> Dict[str, Any]:

@@ -171,6 +171,15 @@ def _filtered_out(text: str) -> bool:
 _printed: Optional[Set[str]] = None
 
 
+def note_on_stderr(line: str) -> None:
+    """A line for the person (what runs, what was written) on stderr, best effort: a stderr that is closed
+    or full loses the line, never the command's work (as for warnings)."""
+    try:
+        typer.echo(line, err=True)
+    except OSError:
+        sys.stderr = open(os.devnull, "w", encoding="utf8")  # later lines too (and its flush at exit)
+
+
 def _print_warning(text: str) -> None:
     if _printed is not None and text.startswith(f"[{PREFIX}W"):
         if text in _printed:

@@ -33,6 +33,7 @@ from ._app import (
     given_path,
     given_text,
     keeps_warnings,
+    note_on_stderr,
     stderr_printer,
     warn_on_stderr,
 )
@@ -103,7 +104,7 @@ def _write_json(data: Dict[str, Any], output: Optional[Path], overwrite: bool, a
         text = json.dumps(data, indent=2, ensure_ascii=False) + "\n"
         write_text(output, text, what="--output file", overwrite=overwrite)
         if as_json:  # stdout: the JSON only
-            typer.echo(stderr_printer().good(f"Wrote the report to {output}"), err=True)
+            note_on_stderr(stderr_printer().good(f"Wrote the report to {output}"))
         else:  # beside the table, as every command names what it wrote
             msg.good(f"Wrote the report to {output}")
 
@@ -159,7 +160,7 @@ def wic_cli(
     families = TARGET_FAMILIES if target_only else ALL_FAMILIES
     if not as_json:
         n_sentences = 2 * (len(train.labels) + len(evaluated.labels))
-        typer.echo(stderr_printer().info(f"WiC: running {n_sentences:,} sentences through the pipeline"), err=True)
+        note_on_stderr(stderr_printer().info(f"WiC: running {n_sentences:,} sentences through the pipeline"))
     nlp = _load_pipeline(pipeline, gpu_id)
     report, n_missing = evaluate_wic(nlp, train, evaluated, split, families=families)
     settings = {"max_examples": max_examples, "target_only": target_only}
@@ -271,7 +272,7 @@ def scws_cli(
             f"SCWS: running the {2 * len(pairs.scores):,} contexts of {len(pairs.scores):,} pairs through the "
             "pipeline (long contexts: several minutes per thousand on a CPU)"
         )
-        typer.echo(stderr_printer().info(progress), err=True)
+        note_on_stderr(stderr_printer().info(progress))
     nlp = _load_pipeline(pipeline, gpu_id)
     report = evaluate_scws(nlp, pairs, file.name)
     if report.spearman is not None and report.n_covered < RELIABLE_PAIRS:  # before the report, which lists it

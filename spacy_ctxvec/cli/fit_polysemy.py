@@ -14,7 +14,7 @@ import typer
 
 from ..errors import PREFIX, Warnings
 from ..terminal import msg, stderr_printer
-from ._app import app, exit_on_coded_error, given_path, warn_on_stderr
+from ._app import app, exit_on_coded_error, given_path, note_on_stderr, warn_on_stderr
 
 if TYPE_CHECKING:  # the workflow (scikit-learn) is imported when the command runs
     from ..evaluation.correlation import PolysemyReport
@@ -57,7 +57,7 @@ def fit_polysemy_cli(
     if as_json:  # the JSON alone on stdout: its warnings and the saved pipeline's line on stderr
         print(json.dumps(fit_to_dict(fit), indent=2, ensure_ascii=False))
         warn_of_fit(fit)
-        typer.echo(stderr_printer().good(saved_line(fit, output)), err=True)
+        note_on_stderr(stderr_printer().good(saved_line(fit, output)))
         return
     print_fit(fit, output)
 
