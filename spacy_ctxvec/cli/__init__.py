@@ -16,6 +16,7 @@ from importlib.machinery import ModuleSpec
 from types import ModuleType
 from typing import Any, Optional, Sequence
 
+from ..errors import INTERRUPTED
 from ..interrupts import termination_as_interrupt
 from ..terminal import GuardedStdout, StdoutUnwritable
 from . import (
@@ -85,6 +86,8 @@ def main() -> None:
             app(args=code_first(sys.argv[1:]))
     except StdoutUnwritable as err:
         exit_on_unwritable_stdout(err)
+    except KeyboardInterrupt:  # Ctrl-C or SIGTERM while Typer builds the commands, before any runs: 130
+        sys.exit(INTERRUPTED)
     except SystemExit as stop:  # Click's own output (--help, --version) into a closed pipe: its status 1
         if stop.code == 1 and type(sys.stdout).__name__ == "PacifyFlushWrapper" and stdout_reader_is_gone():
             exit_with_closed_stdout()
