@@ -19,7 +19,8 @@ ROOT = Path(__file__).resolve().parent.parent
 def test_the_packages_functions_are_registered_as_they_are():
     assert registry.misc.get("spacy-ctxvec.mean_pooling.v1") is configure_mean_pooling
     assert registry.factories.get("ctxvec_context") is make_context_vectors
-    assert Language.get_factory_meta("ctxvec_context").assigns == ["doc._.ctxvec_context", "doc._.ctxvec_context_mask"]
+    assigns = Language.get_factory_meta("ctxvec_context").assigns
+    assert assigns[:2] == ["doc._.ctxvec_context", "doc._.ctxvec_context_mask"] and "token._.context_vec" in assigns
 
 
 def test_a_function_and_a_factory_registered_here_are_spacys_to_resolve_and_add():
