@@ -34,7 +34,9 @@ class _ErrorsWithCodes(type):
 
 # The packages a warning raised in a component passes through before the user's own line
 # (confection and catalogue: the config registry a factory runs under; typer and click: spaCy's command line)
-LIBRARY_MODULES = "spacy_ctxvec spacy spacy_transformers thinc torch transformers confection catalogue typer click"
+LIBRARY_MODULES = frozenset(
+    "spacy_ctxvec spacy spacy_transformers thinc torch transformers confection catalogue typer click".split()
+)
 
 
 def warn_at_user_line(message: str) -> None:
@@ -42,7 +44,7 @@ def warn_at_user_line(message: str) -> None:
     it runs in (the user's ``nlp(text)`` or ``for doc in nlp.pipe(...)``), else at the caller."""
     frame: Optional[FrameType] = sys._getframe(1)
     level = 2
-    while frame is not None and frame.f_globals.get("__name__", "").split(".")[0] in LIBRARY_MODULES.split():
+    while frame is not None and frame.f_globals.get("__name__", "").split(".")[0] in LIBRARY_MODULES:
         frame, level = frame.f_back, level + 1
     warnings.warn(message, stacklevel=level if frame is not None else 2)
 

@@ -172,8 +172,8 @@ _printed: Optional[Set[str]] = None
 
 
 def note_on_stderr(line: str) -> None:
-    """A line for the person (what runs, what was written) on stderr, best effort: a stderr that is closed
-    or full loses the line, never the command's work (as for warnings)."""
+    """A line for the person (what runs, what was written; a warning) on stderr, best effort: a stderr that
+    is closed, full or whose reader is gone loses the line, never the command's work."""
     try:
         typer.echo(line, err=True)
     except OSError:
@@ -185,14 +185,8 @@ def _print_warning(text: str) -> None:
         if text in _printed:
             return
         _printed.add(text)
-    message, _, verbatim = text.partition("\n")
-    printer = stderr_printer()
-    try:
-        typer.echo(printer.warn(message), err=True)
-        if verbatim:
-            typer.echo(verbatim, err=True)
-    except OSError:  # stderr full, closed or its reader gone: the warning is lost, never the result
-        sys.stderr = open(os.devnull, "w", encoding="utf8")  # later warnings too (and its flush at exit)
+    message, newline, verbatim = text.partition("\n")  # the lines after the first (a command) never wrapped
+    note_on_stderr(stderr_printer().warn(message) + newline + verbatim)
 
 
 def show_coded_warning(

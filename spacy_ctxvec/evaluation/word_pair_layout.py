@@ -92,13 +92,18 @@ def _unquoted(field: str) -> str:
     return field[1:-1] if len(field) > 2 and field[0] == field[-1] == "'" else field
 
 
+def is_comment(fields: Sequence[str]) -> bool:
+    """Whether a line's fields are a comment ("# word1 word2 score"): neither a header nor a pair."""
+    return bool(fields) and fields[0].startswith("#")
+
+
 def header_layout(fields: Sequence[str], number: int) -> Optional[PairLayout]:
     """The layout a file's first line (line ``number``) gives if it is clearly a header,
     else None: it names the score column in column 3 or later (SCORE_HEADERS; the rows
     may then have the header's further columns, no more), or it has the 3 fields of a
     plain row and none of them is a number. A comment ("# word1 word2 score") is neither: it is
     read as a row, so that its own line is named as the one to fix."""
-    if fields and fields[0].startswith("#"):
+    if is_comment(fields):
         return None
     lowered = [field.lower() for field in fields]
     for column, name in enumerate(lowered[2:], start=2):
@@ -189,7 +194,7 @@ def is_whole_number(text: str) -> bool:
 def pair_problem(fields: Sequence[str], layout: PairLayout) -> Optional[str]:
     """What a row should have been under ``layout`` and what is wrong with it, or None
     for a good row."""
-    if fields and fields[0].startswith("#"):
+    if is_comment(fields):
         return f"{layout.expected}, not a comment; remove the comment lines (grep -v '^[[:space:]]*#' FILE > pairs.txt)"
     if not layout.min_fields <= len(fields) <= layout.max_fields:
         return f"{layout.expected}; this row has {len(fields)} field(s)"
