@@ -2,6 +2,8 @@ import json
 import os
 import pickle
 import re
+import shlex
+import subprocess
 import unicodedata
 
 import numpy as np
@@ -252,6 +254,18 @@ def test_utf16_read_in_the_wrong_byte_order_warns_w084(tmp_path):
         list(iter_corpus(russian, encoding="utf-16"))
     with pytest.warns(UserWarning, match=r"\[CTX-W084\].*it is utf-16-le"):
         list(iter_corpus(russian, encoding="utf-16-be"))
+
+
+def test_a_stray_nul_is_removed_by_the_command_the_error_prints(tmp_path):
+    """E234's tr command said FILE inside the sentence, where the CLI's wrapping could break it."""
+    stray = tmp_path / "my notes.txt"
+    stray.write_bytes(b"the bank of the river\x00\nmoney in the bank\n")
+    with pytest.raises(CtxvecError, match=r"E234.*stray NUL, remove them \(the command below\)") as raised:
+        list(iter_corpus(stray))
+    command = str(raised.value).splitlines()[-1]
+    assert command == f"    tr -d '\\000' < {shlex.quote(str(stray))} > clean.txt"
+    subprocess.run(["bash", "-c", command], cwd=tmp_path, check=True)
+    assert list(iter_corpus(tmp_path / "clean.txt")) == ["the bank of the river", "money in the bank"]
 
 
 def test_binary_file_and_utf16_and_byte_order_mark(tmp_path):

@@ -7,6 +7,8 @@ from pathlib import Path
 
 import pytest
 
+from spacy_ctxvec.errors import CtxvecError
+
 CLI = Path(__file__).resolve().parent.parent / "spacy_ctxvec" / "cli"
 MAX_LINES = 40
 
@@ -127,6 +129,25 @@ def test_coded_warnings_print_on_stderr_so_json_on_stdout_stays_parseable(capsys
     warn_on_stderr(f"[CTX-W997] {'a long message ' * 20}To run:\n    {command}")
     out, err = capsys.readouterr()
     assert err.splitlines()[-1] == f"    {command}"  # a command to copy is never wrapped
+
+
+def test_a_coded_error_prints_its_command_unwrapped(capsys):
+    """wasabi wraps a message at 80 columns and joins its lines: a command inside an error (E302's grep,
+    E234's tr) broke across lines; the error's first line is wrapped, the command after it never."""
+    import typer
+
+    from spacy_ctxvec.cli._app import exit_on_coded_error
+
+    command = "grep -v '^[[:space:]]*#' " + "/a/very/long/path/" * 8 + "pairs.txt > pairs.txt"
+
+    @exit_on_coded_error
+    def failing() -> None:
+        raise CtxvecError(f"[CTX-E997] {'a long message ' * 20}Run:\n    {command}")
+
+    with pytest.raises(typer.Exit):
+        failing()
+    lines = capsys.readouterr().err.splitlines()
+    assert lines[-1] == f"    {command}" and "[CTX-E997] a long message" in lines[0] and len(lines[0]) <= 90
 
 
 def test_a_command_prints_a_coded_warning_said_twice_once(capsys):

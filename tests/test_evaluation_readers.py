@@ -1,3 +1,5 @@
+import shlex
+import subprocess
 import warnings
 
 import numpy as np
@@ -518,10 +520,13 @@ def test_comment_lines_index_columns_and_a_spaced_first_word_say_what_is_wrong(t
     """A '# pairs 353' comment was scored as the pair ('#', 'pairs', 353); pandas' or R's index column was
     "another kind of file, e.g. sense counts?"; a first row 'ice cream dessert 8.5' set a 4-field layout and
     the good line 2 was blamed without a word on line 1."""
-    with pytest.raises(
-        CtxvecError, match=r"E302.*line 1.*not a comment; remove the comment lines \(grep -v '\^\[\[:space:\]\]\*#'"
-    ):
-        read_word_pairs(write(tmp_path / "c.txt", "# pairs 353\nold\tnew\t1.58\n"))
+    commented = write(tmp_path / "my pairs.txt", "# pairs 353\nold\tnew\t1.58\n")
+    with pytest.raises(CtxvecError, match=r"E302.*line 1.*not a comment; remove the comment lines") as raised:
+        read_word_pairs(commented)
+    command = str(raised.value).splitlines()[-1]  # on a line of its own, the file named: it runs as printed
+    assert command == f"    grep -v '^[[:space:]]*#' {shlex.quote(str(commented))} > pairs.txt"
+    subprocess.run(["bash", "-c", command], cwd=tmp_path, check=True)
+    assert read_word_pairs(tmp_path / "pairs.txt").words1 == ["old"]
     with pytest.raises(CtxvecError, match=r"E302.*line 3.*not a comment"):
         read_word_pairs(write(tmp_path / "mid.txt", "old\tnew\t1.58\ncat\tdog\t3\n# part 2\n"))
     for text in (",word1,word2,score\n0,old,new,1.58\n", '"","word1","word2","score"\n"1","old","new",1.58\n'):
@@ -550,8 +555,12 @@ def test_sense_counts_read_the_column_a_header_names_and_strip_lemmas(tmp_path):
     assert read_sense_counts(spaced) == {"bank": 18, "run": 57}
     with warnings.catch_warnings():
         warnings.simplefilter("error")
-        with pytest.raises(CtxvecError, match=r"E302.*line 2.*comma-separated: tr ',' '\\t' < FILE"):
+        with pytest.raises(CtxvecError, match=r"E302.*line 2.*comma-separated: the command below") as raised:
             read_sense_counts(write(tmp_path / "c.csv", "lemma,count\nbank,18\n"))
+    command = str(raised.value).splitlines()[-1]
+    assert command == f"    tr ',' '\\t' < {shlex.quote(str(tmp_path / 'c.csv'))} > sense_counts.tsv"
+    subprocess.run(["bash", "-c", command], cwd=tmp_path, check=True)
+    assert read_sense_counts(tmp_path / "sense_counts.tsv") == {"bank": 18}
 
 
 def test_a_pipe_is_not_a_missing_file(tmp_path):

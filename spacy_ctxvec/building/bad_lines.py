@@ -2,6 +2,7 @@
 line), and how the lines skipped with on_error="skip" are reported."""
 
 import codecs
+import shlex
 from pathlib import Path
 from typing import List, NamedTuple, Sequence, Union
 
@@ -116,4 +117,7 @@ def binary_file(path: Path, evidence: str, encoding: str) -> CtxvecError:
         utf16 = f" It reads as UTF-16 text without a byte order mark: pass --encoding {order}."
     else:
         utf16 = ""
-    return CtxvecError(Errors.E234.format(path=path, evidence=evidence, encoding=encoding, utf16=utf16))
+    quoted_path = shlex.quote(str(path))
+    return CtxvecError(
+        Errors.E234.format(path=path, evidence=evidence, encoding=encoding, utf16=utf16, quoted_path=quoted_path)
+    )

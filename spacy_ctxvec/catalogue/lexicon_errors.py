@@ -154,8 +154,9 @@ class LexiconErrors:
         "Corpus file '{path}' is binary, not text: it has {evidence}, which text in {encoding} "
         "does not (git and grep call such files binary). Remove it from the corpus or rename "
         "it out of .txt/.jsonl; if it is text in another encoding (e.g. UTF-16), pass --encoding; "
-        "if it is text with a stray NUL, remove them (tr -d '\\000' < FILE > clean.txt) and give clean.txt; "
-        'or pass on_error="skip" (CLI: --on-error skip) to leave such files out with a warning.{utf16}'
+        "if it is text with a stray NUL, remove them (the command below) and give clean.txt; "
+        'or pass on_error="skip" (CLI: --on-error skip) to leave such files out with a warning.{utf16}\n'
+        "    tr -d '\\000' < {quoted_path} > clean.txt"
     )
     E235 = "Unknown tokenisation '{tokens}' for train-static (--tokens): choose one of {choices}."
     E236 = (

@@ -185,8 +185,14 @@ def _print_warning(text: str) -> None:
         if text in _printed:
             return
         _printed.add(text)
-    message, newline, verbatim = text.partition("\n")  # the lines after the first (a command) never wrapped
-    note_on_stderr(stderr_printer().warn(message) + newline + verbatim)
+    note_on_stderr(wrapped_first_line(text, stderr_printer().warn))
+
+
+def wrapped_first_line(text: str, form: Callable[[str], str]) -> str:
+    """``text``'s first line formatted by ``form`` (msg.warn / msg.fail: an icon, wrapped at 80
+    columns); the lines after it (a command to copy) as they are, never wrapped."""
+    message, newline, verbatim = text.partition("\n")
+    return form(message) + newline + verbatim
 
 
 def show_coded_warning(
@@ -277,13 +283,13 @@ def exit_on_coded_error(command: CommandT) -> CommandT:
             _flush_stdout()
             return result
         except CtxvecError as err:  # on stderr, so that --json / tsv output on stdout stays parseable
-            typer.echo(stderr_printer().fail(str(err)), err=True)
+            typer.echo(wrapped_first_line(str(err), stderr_printer().fail), err=True)
             raise typer.Exit(1) from None
         except Warning as warning:  # raised by an "error" warnings filter
             name = "" if str(warning).startswith(f"[{PREFIX}W") else f"{type(warning).__name__}: "
-            typer.echo(
-                stderr_printer().fail(f"{name}{warning} (a warning, made an error by the warnings filter)"), err=True
-            )
+            message, newline, verbatim = f"{name}{warning}".partition("\n")
+            made_an_error = f"{message} (a warning, made an error by the warnings filter){newline}{verbatim}"
+            typer.echo(wrapped_first_line(made_an_error, stderr_printer().fail), err=True)
             raise typer.Exit(1) from None
         except BrokenPipeError:
             if not stdout_reader_is_gone():

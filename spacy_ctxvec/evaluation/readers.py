@@ -24,6 +24,8 @@ from .target_check import warn_if_indices_look_off
 from .word_pair_layout import (
     SENSE_TABLE_ROWS,
     PairLayout,
+    comment_removal,
+    count_row_error,
     first_layout,
     is_finite_number,
     is_whole_number,
@@ -297,7 +299,8 @@ def read_word_pairs(path: PathLike) -> WordPairs:
                 where = "there" if first_row[1] > len(fields) else "in this row"  # the row with more fields
                 problem += f"; line {first_row[0]}, the first row, has {first_row[1]}, which set the layout"
                 problem += f" ({SPACED_WORD.format(where=where)})"
-            raise CtxvecError(Errors.E302.format(path=path, line=number, got=line[:200], expected=problem))
+            message = Errors.E302.format(path=path, line=number, got=line[:200], expected=problem)
+            raise CtxvecError(message + comment_removal(fields, path))
         words1.append(fields[0])
         words2.append(fields[1])
         scores.append(_number(fields[layout.score_column]))
@@ -425,7 +428,7 @@ def read_sense_counts(path: PathLike) -> Dict[str, int]:
                     warnings.warn(Warnings.W053.format(path=path, got=line[:200]), stacklevel=2)
                 column = _count_column(fields)
                 continue  # a header (not 1e23, not a row with spaces for the tab)
-            raise CtxvecError(Errors.E302.format(path=path, line=number, got=line, expected=_count_row(line, column)))
+            raise CtxvecError(count_row_error(path, number, line, column))
         # 0 senses: no word to score (such a word was left out of every correlation, unannounced)
         count = _bounded_whole_number(fields[column].strip(), path, number, "the sense count", MAX_SENSE_COUNT, 1)
         lemma = fields[0].strip()  # as word-pair files are read: "bank " matched no word
@@ -442,20 +445,6 @@ def read_sense_counts(path: PathLike) -> Dict[str, int]:
     if not counts:
         raise CtxvecError(Errors.E305.format(path=path, expected=SENSE_COUNTS_FORMAT))
     return counts
-
-
-def _count_row(line: str, column: int) -> str:
-    """What E302 expected of a sense-count row, with a hint where it looks like a word pair or
-    a comma-separated row."""
-    words = line.split()
-    expected = f"a lemma and a whole sense count (column {column + 1}), tab-separated"
-    if len(words) == 3 and parses_as_float(words[2]) and not is_whole_number(words[1]):  # "old new 1.58"
-        return (
-            f"{expected} (this row looks like a word pair and its score: a word-pair file is for `evaluate word-sim`)"
-        )
-    if "\t" not in line and "," in line:
-        return f"{expected} (this row is comma-separated: tr ',' '\\t' < FILE > sense_counts.tsv)"
-    return expected
 
 
 def _count_column(header: Sequence[str]) -> int:

@@ -19,7 +19,7 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import List, Optional, Sequence, Tuple
 
-from ..errors import Warnings
+from ..errors import Errors, Warnings
 
 # Names of the score column in the headers of the original files, lower case.
 SCORE_HEADERS = ("simlex999", "human (mean)", "score", "similarity", "sim", "rating", "relatedness", "mean", "gold")
@@ -195,7 +195,7 @@ def pair_problem(fields: Sequence[str], layout: PairLayout) -> Optional[str]:
     """What a row should have been under ``layout`` and what is wrong with it, or None
     for a good row."""
     if is_comment(fields):
-        return f"{layout.expected}, not a comment; remove the comment lines (grep -v '^[[:space:]]*#' FILE > pairs.txt)"
+        return f"{layout.expected}, not a comment; remove the comment lines (the command below)"
     if not layout.min_fields <= len(fields) <= layout.max_fields:
         return f"{layout.expected}; this row has {len(fields)} field(s)"
     for column in (0, 1):
@@ -229,3 +229,23 @@ def pos_tag_warning(path: Path, words: Sequence[str]) -> Optional[str]:
         return None
     quoted = shlex.quote(str(path))
     return Warnings.W092.format(path=path, n=len(tagged), total=len(words), example=tagged[0], quoted_path=quoted)
+
+
+def comment_removal(fields: Sequence[str], path: Path) -> str:
+    """Where ``fields`` is a comment, the command that removes the comment lines of the word-pair
+    file at ``path``, on a line of its own (the CLI prints it unwrapped); else ""."""
+    return f"\n    grep -v '^[[:space:]]*#' {shlex.quote(str(path))} > pairs.txt" if is_comment(fields) else ""
+
+
+def count_row_error(path: Path, number: int, line: str, column: int) -> str:
+    """E302 for a sense-count row, with a hint where it looks like a word pair, and the command
+    that makes a comma-separated file tab-separated (on a line of its own)."""
+    words = line.split()
+    expected = f"a lemma and a whole sense count (column {column + 1}), tab-separated"
+    command = ""
+    if len(words) == 3 and parses_as_float(words[2]) and not is_whole_number(words[1]):  # "old new 1.58"
+        expected += " (this row looks like a word pair and its score: a word-pair file is for `evaluate word-sim`)"
+    elif "\t" not in line and "," in line:
+        expected += " (this row is comma-separated: the command below makes it tab-separated)"
+        command = f"\n    tr ',' '\\t' < {shlex.quote(str(path))} > sense_counts.tsv"
+    return Errors.E302.format(path=path, line=number, got=line, expected=expected) + command
