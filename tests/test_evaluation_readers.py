@@ -561,6 +561,11 @@ def test_sense_counts_read_the_column_a_header_names_and_strip_lemmas(tmp_path):
     assert command == f"    tr ',' '\\t' < {shlex.quote(str(tmp_path / 'c.csv'))} > sense_counts.tsv"
     subprocess.run(["bash", "-c", command], cwd=tmp_path, check=True)
     assert read_sense_counts(tmp_path / "sense_counts.tsv") == {"bank": 18}
+    count_first = write(tmp_path / "count first.tsv", "count\tlemma\n18\tbank\n57\trun\n")
+    with pytest.raises(CtxvecError, match=r"E302.*line 2.*has its count first: the command below") as raised:
+        read_sense_counts(count_first)
+    subprocess.run(["bash", "-c", str(raised.value).splitlines()[-1]], cwd=tmp_path, check=True)
+    assert read_sense_counts(tmp_path / "sense_counts.tsv") == {"bank": 18, "run": 57}
 
 
 def test_a_pipe_is_not_a_missing_file(tmp_path):

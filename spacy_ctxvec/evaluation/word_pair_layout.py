@@ -239,12 +239,16 @@ def comment_removal(fields: Sequence[str], path: Path) -> str:
 
 def count_row_error(path: Path, number: int, line: str, column: int) -> str:
     """E302 for a sense-count row, with a hint where it looks like a word pair, and the command
-    that makes a comma-separated file tab-separated (on a line of its own)."""
+    that mends a file with the count first or comma-separated (on a line of its own)."""
     words = line.split()
     expected = f"a lemma and a whole sense count (column {column + 1}), tab-separated"
     command = ""
     if len(words) == 3 and parses_as_float(words[2]) and not is_whole_number(words[1]):  # "old new 1.58"
         expected += " (this row looks like a word pair and its score: a word-pair file is for `evaluate word-sim`)"
+    elif len(fields := line.split("\t")) >= 2 and is_whole_number(fields[0].strip()) and fields[1].strip().isalpha():
+        expected += " (this row has its count first: the command below puts each row's lemma first)"
+        swap = "awk -F'\\t' -v OFS='\\t' '{t = $1; $1 = $2; $2 = t; print}'"
+        command = f"\n    {swap} {shlex.quote(str(path))} > sense_counts.tsv"
     elif "\t" not in line and "," in line:
         expected += " (this row is comma-separated: the command below makes it tab-separated)"
         command = f"\n    tr ',' '\\t' < {shlex.quote(str(path))} > sense_counts.tsv"
