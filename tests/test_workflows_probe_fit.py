@@ -1,6 +1,11 @@
 """workflows/probe_fit: fit-polysemy as a library function (the command's own tests
 are in test_cli_fit_polysemy.py)."""
 
+import os
+import signal
+import sys
+from pathlib import Path
+
 import numpy as np
 import pytest
 
@@ -78,3 +83,24 @@ def test_an_output_another_command_is_writing_stops_the_fit_at_once(
     finally:
         holder.communicate("", timeout=60)
     assert fit_polysemy_pipeline(lexicon_pipeline, sense_counts, out).probe is not None
+
+
+@pytest.mark.skipif(sys.platform == "win32", reason="SIGINT")
+def test_ctrl_c_while_output_is_swapped_in_finishes_the_fit(lexicon_pipeline, sense_counts, tmp_path, monkeypatch):  # noqa: F811
+    """A SIGINT as OUTPUT was renamed into place was held until the swap was done, then went on as a plain
+    Ctrl-C: exit 130 and no message, over an OUTPUT already replaced. Now the fit finishes with W052."""
+    out = tmp_path / "out"
+    fit_polysemy_pipeline(lexicon_pipeline, sense_counts, out)
+    rename = os.rename
+
+    def rename_after_ctrl_c(source, destination):
+        if Path(destination) == out:
+            signal.raise_signal(signal.SIGINT)
+        rename(source, destination)
+
+    monkeypatch.setattr(os, "rename", rename_after_ctrl_c)
+    fit = fit_polysemy_pipeline(lexicon_pipeline, sense_counts, out, half=False, overwrite=True)
+    monkeypatch.undo()
+    assert fit.interrupted is not None and "CTX-W052" in fit.interrupted and f"OUTPUT '{out}'" in fit.interrupted
+    assert load_probe(out).meta["fitted_words"] == FITTED_ALL
+    assert sorted(p.name for p in tmp_path.iterdir()) == ["out"]

@@ -76,7 +76,10 @@ def print_fit(fit: "ProbeFit", output: Path) -> None:
 
 
 def warn_of_fit(fit: "ProbeFit") -> None:
-    """W076 where there is no held-out estimate, W042 for held-out Spearmans undefined: on stderr."""
+    """W076 where there is no held-out estimate, W042 for held-out Spearmans undefined, W052 for a
+    Ctrl-C held while OUTPUT was put in place: on stderr."""
+    if fit.interrupted:
+        warn_on_stderr(fit.interrupted)
     if fit.no_held_out:
         warn_on_stderr(Warnings.W076.format(why=fit.no_held_out))
     undefined = [name for name, report in fit.held_out.items() if report.spearman is None]

@@ -23,7 +23,7 @@ from ..lexicon.polysemy_probe import (
     unfittable,
 )
 from ..lexicon.sense_descriptions import describe_split_thresholds
-from ..outputs import DIRECTORY, check_output, write_directory
+from ..outputs import DIRECTORY, WrittenThenInterrupted, check_output, write_directory
 from ..pipelines import load_pipeline
 
 
@@ -35,6 +35,7 @@ class ProbeFit:
     held_out: Dict[str, PolysemyReport]  # "probe" and "self_similarity" on the held-out half; empty if skipped
     senses: Optional[str] = None  # the split thresholds, if senses were induced again
     no_held_out: Optional[str] = None  # why there is no held-out estimate (held_out_skipped), if there is none
+    interrupted: Optional[str] = None  # W052 where Ctrl-C came while OUTPUT was put in place (it is whole)
 
 
 def held_out_skipped(lexicon: Any, counts: Dict[str, int], *, min_count: int) -> Optional[str]:
@@ -142,5 +143,8 @@ def _fit(
     if component.senses is not None and lexicon.sample is not None and component.induce and not by_evidence:
         component.build_senses()  # the probe now decides which types split
         fit.senses = describe_split_thresholds(component.senses.settings)
-    write_directory(output, nlp.to_disk, what="OUTPUT", made_by="fit-polysemy", overwrite=overwrite)
+    try:
+        write_directory(output, nlp.to_disk, what="OUTPUT", made_by="fit-polysemy", overwrite=overwrite)
+    except WrittenThenInterrupted as stop:  # OUTPUT is in place: the fit is done, not stopped
+        fit.interrupted = stop.warning()
     return fit
