@@ -30,6 +30,7 @@ from ..outputs import (
     not_written_here,
     write_manifest,
 )
+from ..staging import process_running
 from .shard import polysemy_components
 
 LATEST_FILE = "LATEST"
@@ -40,6 +41,8 @@ CHECKPOINT_MARKER = ".spacy-ctxvec-checkpoint"
 _SHARD_NAME = re.compile(r"shard-\d{12}")
 # Everything write_checkpoint may leave in a checkpoint directory.
 _OWN_ENTRY = re.compile(r"shard-\d{12}|\.tmp-shard-\d{12}-\d+|\.LATEST\.tmp-\d+|LATEST")
+# A checkpoint being written, by the process it names
+_TEMPORARY_ENTRY = re.compile(r"\.tmp-shard-\d{12}-(\d+)|\.LATEST\.tmp-(\d+)")
 _STATE_KEYS = {"docs_done": int, "n_tokens": int, "docs_sha256": str, "fingerprint": dict}
 # The build-lexicon option of each setting in a fingerprint, to name it in E221.
 SETTING_OPTIONS = {
@@ -144,6 +147,18 @@ def open_checkpoint_dir(path: Path, *, resume: bool) -> None:
         if shards:
             warnings.warn(Warnings.W083.format(path=path, shards=count_of(shards, "shard")), stacklevel=2)
         _remove_own_entries(path)
+    else:  # resumed: what a build killed while writing a checkpoint left there
+        _remove_temporaries_of_finished_processes(path)
+
+
+def _remove_temporaries_of_finished_processes(path: Path) -> None:
+    for entry in path.iterdir():
+        found = _TEMPORARY_ENTRY.fullmatch(entry.name)
+        if found and not process_running(int(found[1] or found[2])):
+            if entry.is_dir() and not entry.is_symlink():
+                _remove_shard(entry)
+            else:
+                entry.unlink(missing_ok=True)
 
 
 def _remove_own_entries(path: Path) -> None:
@@ -259,10 +274,12 @@ def write_checkpoint(directory: Path, checkpoint: Checkpoint, fingerprint: Dict[
         latest_tmp.write_text(name, encoding="utf8")
         _fsync(latest_tmp)
         os.replace(latest_tmp, directory / LATEST_FILE)
-    except OSError as err:  # a full disk: the checkpoint before stays the latest
+    except BaseException as err:  # a full disk, Ctrl-C, SIGTERM: the checkpoint before stays the latest
         shutil.rmtree(tmp, ignore_errors=True)
         latest_tmp.unlink(missing_ok=True)
-        raise OutputNotWritten.from_os_error("The checkpoint directory", directory, err) from None
+        if isinstance(err, OSError):
+            raise OutputNotWritten.from_os_error("The checkpoint directory", directory, err) from None
+        raise
     for old in directory.iterdir():
         if old.name != name and _SHARD_NAME.fullmatch(old.name) and old.is_dir() and not old.is_symlink():
             _remove_shard(old)
