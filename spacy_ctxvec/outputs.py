@@ -27,6 +27,7 @@ from .interrupts import interrupts_held
 from .output_files import check_kind
 from .paths import displayable
 from .staging import (
+    failed_write_behind,
     keep_mode,
     name_too_long,
     remove_killed_staging,
@@ -281,8 +282,11 @@ def _write_staged(
         result = write(staged)
         install(staged)
         done = True
-    except OSError as err:
-        raise OutputNotWritten.from_os_error(what, path, err) from None
+    except Exception as err:  # noqa: BLE001 - only an OSError, or an error raised while handling one, is E703
+        failed_write = None if isinstance(err, CtxvecError) else failed_write_behind(err)
+        if failed_write is None:
+            raise
+        raise OutputNotWritten.from_os_error(what, path, failed_write) from None
     finally:
         if not done:
             _remove(staged)

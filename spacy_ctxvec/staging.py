@@ -117,3 +117,16 @@ def keep_mode(existing: Path, replacement: Path) -> None:
     if replacement.is_dir():  # its owner may still replace or remove it: a read-only copy would stay behind
         mode |= stat.S_IRWXU
     os.chmod(replacement, mode)
+
+
+def failed_write_behind(err: BaseException) -> Optional[OSError]:
+    """``err`` if it is an OSError, else the OSError it was raised while handling (matplotlib's
+    PDF writer on a full disk raises AttributeError or a zlib error over the OSError), else None."""
+    seen = set()
+    current: Optional[BaseException] = err
+    while current is not None and id(current) not in seen:
+        if isinstance(current, OSError):
+            return current
+        seen.add(id(current))
+        current = current.__cause__ or current.__context__
+    return None

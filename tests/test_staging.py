@@ -134,3 +134,39 @@ def test_a_file_system_that_reports_no_name_limit_refuses_no_name(monkeypatch):
 
     monkeypatch.setattr(os, "pathconf", lambda path, name: -1)
     assert name_too_long(Path("out.json"), Path(".")) is None and name_too_long(Path("x" * 240), Path(".")) is not None
+
+
+@pytest.mark.skipif(not os.path.exists("/dev/full"), reason="needs /dev/full (Linux)")
+def test_a_pdf_on_a_full_disk_is_e703_not_matplotlibs_traceback(tmp_path):
+    """matplotlib's PDF writer on a full disk raised AttributeError ('Stream' object has no attribute 'pos')
+    or a zlib error while handling the OSError: `plot ... -o X.pdf` printed a traceback, where PNG was E703."""
+    import matplotlib
+
+    matplotlib.use("Agg")
+    import matplotlib.pyplot as plt
+
+    from spacy_ctxvec.analysis.plotting import save_figure
+    from spacy_ctxvec.errors import CtxvecError
+    from spacy_ctxvec.outputs import write_file
+    from spacy_ctxvec.staging import failed_write_behind
+
+    figure, axes = plt.subplots()  # points and words, as `plot polysemy` draws (a line alone failed plainly)
+    axes.scatter(range(10), range(10))
+    for i in range(10):
+        axes.annotate(f"word{i}", (i, i))
+
+    def onto_a_full_disk(staged):
+        os.symlink("/dev/full", staged)  # every write: ENOSPC, as on a full disk
+        return save_figure(figure, staged)
+
+    with pytest.raises(CtxvecError, match=r"E703\] figure '.*p\.pdf' cannot be written: No space left on device"):
+        write_file(tmp_path / "p.pdf", onto_a_full_disk, what="figure")
+    assert list(tmp_path.iterdir()) == []
+    try:
+        raise OSError(28, "No space left on device")
+    except OSError:
+        try:
+            raise AttributeError("'Stream' object has no attribute 'pos'")
+        except AttributeError as over_it:
+            assert isinstance(failed_write_behind(over_it), OSError)
+    assert failed_write_behind(ValueError("no file")) is None
