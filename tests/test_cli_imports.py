@@ -118,7 +118,7 @@ report(code=code, at_start=at_start, after=gc.get_freeze_count(), hooks=[
 """
     )
     assert result["code"] == 0 and result["at_start"] > 100_000
-    assert result["after"] > result["at_start"] + 100_000  # transformers' objects are out of full passes too
+    assert result["after"] > result["at_start"] + 10_000  # transformers' objects are out of full passes too (4.34: 18k)
     assert result["hooks"] == []  # the hook is gone once it has frozen
     assert "transformers" in result["heavy"]
 
