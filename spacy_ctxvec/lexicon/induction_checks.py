@@ -19,8 +19,9 @@ EVIDENCE_UNREAD = ("split_threshold", "split_percentile", "cut_distance", "min_t
 _FORMER_DEFAULTS: Mapping[str, Tuple[Any, ...]] = {"split_percentile": (82.0, None)}
 _DEFAULTS = SenseInductionSettings()
 # How senses were induced before a setting existed (and was recorded): every type had senses,
-# and a sense could rest on one occurrence. A record without the setting was induced so.
-BEFORE_RECORDED: Mapping[str, Any] = {"words_only": False, "min_support": 1}
+# a sense could rest on one occurrence, and the spread test split (split_rule was recorded before
+# the probe or evidence rules could split). A record without the setting was induced so.
+BEFORE_RECORDED: Mapping[str, Any] = {"words_only": False, "min_support": 1, "split_rule": "spread"}
 
 
 def has_context_rows(lexicon: Optional[Lexicon]) -> bool:
@@ -71,7 +72,7 @@ def induced_otherwise(settings: SenseInductionSettings, record: Mapping[str, Any
     """The settings (as "name: recorded -> given") that differ between ``settings`` and
     those a saved inventory's ``record`` was induced with, among those the record names
     and its split rule read (a sample without context rows has nothing to weigh), the split
-    rule too where the record names it (a config saved before split_by_evidence existed
+    rule too (a config saved before split_by_evidence existed
     takes today's default, the evidence rule, while its senses were induced by another: told,
     so that build_senses does not switch the rule unsaid; so are the settings BEFORE_RECORDED
     gives where the record predates them). A record out of range (damaged)
@@ -81,7 +82,7 @@ def induced_otherwise(settings: SenseInductionSettings, record: Mapping[str, Any
         recorded = SenseInductionSettings.from_record({**record, **unrecorded})
     except CtxvecError:
         return []
-    compared = {**record, **unrecorded, **({"split_by_evidence": None} if "split_rule" in record else {})}
+    compared = {**record, **unrecorded, "split_by_evidence": None}
     names = [field.name for field in dataclasses.fields(SenseInductionSettings) if field.name in compared]
     if recorded.split_by_evidence and settings.split_by_evidence:
         names = [name for name in names if name not in EVIDENCE_UNREAD]
