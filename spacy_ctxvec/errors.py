@@ -44,7 +44,10 @@ def warn_at_user_line(message: str) -> None:
     it runs in (the user's ``nlp(text)`` or ``for doc in nlp.pipe(...)``), else at the caller."""
     frame: Optional[FrameType] = sys._getframe(1)
     level = 2
-    while frame is not None and frame.f_globals.get("__name__", "").split(".")[0] in LIBRARY_MODULES:
+    while frame is not None and (
+        frame.f_globals.get("__name__", "").split(".")[0] in LIBRARY_MODULES
+        or "load_model_from_init_py" in frame.f_globals  # a pipeline package's __init__.py (spaCy's template)
+    ):
         frame, level = frame.f_back, level + 1
     warnings.warn(message, stacklevel=level if frame is not None else 2)
 
@@ -123,14 +126,13 @@ class Warnings(metaclass=_ErrorsWithCodes):
         "(spaCy saves a pipeline's config as it was given, so saving it again keeps them)."
     )
     W020 = (
-        "Corpus directory '{path}': {files} not read, because only .txt, .jsonl "
-        "and .spacy files are (in any letter case): {names}. Decompress (.gz) or rename them "
-        "to be read, or move them out of the corpus directory."
+        "Corpus directory '{path}': {files} not read, because only .txt, .jsonl and .spacy files are (in any "
+        "letter case): {names}. Decompress (.gz) or rename them to be read, or move them out of the corpus directory."
     )
     W021 = (
-        "Corpus '{path}': {files} left out (--on-error skip) as binary, "
-        "not text (a NUL character in the first bytes): {names}. Remove them from "
-        "the corpus, or pass --encoding if they are text in another encoding (e.g. UTF-16)."
+        "Corpus '{path}': {files} left out (--on-error skip) as binary, not text (a NUL character in the first "
+        "bytes): {names}. Remove them from the corpus, or pass --encoding if they are text in another encoding "
+        "(e.g. UTF-16)."
     )
     W030 = (
         "The lexicon counts {n_tokens} tokens, fewer than the {minimum} of the smallest "

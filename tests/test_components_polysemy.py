@@ -3,6 +3,7 @@ import re
 import numpy as np
 import pytest
 import spacy
+import srsly
 from spacy.tokens import Doc
 
 from spacy_ctxvec.building.corpus import configure_lexicon_corpus
@@ -1318,6 +1319,30 @@ def test_settings_changed_after_the_senses_were_induced_warn_and_build_senses_ke
     induction = reloaded.get_pipe("ctxvec_polysemy").induction
     assert (induction.max_senses, induction.min_support) == (2, 2)
     assert reloaded.get_pipe("ctxvec_polysemy").senses.settings["min_support"] == 2
+
+
+def test_a_warning_at_loading_an_installed_pipeline_package_points_at_the_users_line(sense_nlp, tmp_path, monkeypatch):
+    """Loaded as a pipeline package (spacy package's __init__.py, which calls load_model_from_init_py),
+    W062 pointed at the package's __init__.py, not at the user's spacy.load line."""
+    import importlib
+    import shutil
+
+    saved = tmp_path / "saved"
+    sense_nlp.to_disk(saved)
+    meta = srsly.read_json(saved / "meta.json")
+    package = tmp_path / "site" / "en_ctxvec_test_pkg"
+    shutil.copytree(saved, package / f"{meta['lang']}_{meta['name']}-{meta['version']}")
+    shutil.copy(saved / "meta.json", package / "meta.json")
+    (package / "__init__.py").write_text(
+        "from spacy.util import load_model_from_init_py\n\n\n"
+        "def load(**overrides):\n    return load_model_from_init_py(__file__, **overrides)\n",
+        encoding="utf8",
+    )
+    monkeypatch.syspath_prepend(str(tmp_path / "site"))
+    override = {"components.ctxvec_polysemy.induction.max_senses": 2}
+    with pytest.warns(UserWarning, match=r"W062") as said:
+        importlib.import_module("en_ctxvec_test_pkg").load(config=override)
+    assert [w.filename for w in said if "W062" in str(w.message)] == [__file__]
 
 
 def test_the_saved_senses_readers_warn_as_spacy_load_does_where_the_config_was_edited(sense_nlp, tmp_path):
