@@ -194,7 +194,10 @@ def test_a_rerun_without_resume_keeps_the_checkpoint_unless_told_to_start_over(t
     state_file.write_text(json.dumps({**state, "fingerprint": {**state["fingerprint"], "counting": "older"}}))
     with pytest.raises(CtxvecError) as older:
         build_lexicon_pipeline(request(tiny_pipeline_dir, corpus, out))
-    assert "cannot continue, even with --resume; or pass --overwrite" in str(older.value)
+    assert (
+        "cannot continue, even with --resume: build into a new OUTPUT (and a new --checkpoint-dir); or pass --overwrite"
+        in (str(older.value))
+    )
     assert "Continue that build" not in str(older.value)
     state_file.write_bytes(written)  # as the build wrote it (--overwrite deletes only what it wrote)
     build = build_lexicon_pipeline(request(tiny_pipeline_dir, corpus, out, overwrite=True))

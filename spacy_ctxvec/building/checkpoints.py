@@ -224,7 +224,8 @@ def unresumed_checkpoint(directory: Path, docs: int, ray: bool, sampling: bool) 
     can continue them."""
     engine = " --engine local and without the Ray options (the local engine wrote it; Ray resumes nothing)"
     how = (
-        "An older version of spacy-ctxvec wrote it, which this version cannot continue, even with --resume"
+        "An older version of spacy-ctxvec wrote it, which this version cannot continue, even with --resume: "
+        "build into a new OUTPUT (and a new --checkpoint-dir)"
         if made_by_an_older_version(directory, sampling)
         else f"Continue that build with --resume{engine * ray}"
     )
