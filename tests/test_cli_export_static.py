@@ -231,6 +231,30 @@ def test_sense_vectors_whose_labels_cannot_be_written_leave_the_old_pair(tmp_pat
     assert sorted(p.name for p in tmp_path.iterdir()) == ["senses", "v.txt", "v.txt.labels.tsv"]
 
 
+def test_a_file_made_at_output_while_the_senses_export_ran_stops_it_before_the_labels(tmp_path, monkeypatch):
+    """A user's file made at OUTPUT while the vectors were written: E701 came at OUTPUT's rename, after
+    the labels of this failed run had been put beside the user's file."""
+    from spacy_ctxvec.lexicon import export
+    from spacy_ctxvec.lexicon.sense_induction import induce_inventory
+
+    from .test_lexicon_sense_inventory import lexicon_with_sample, synthetic
+
+    keys, vectors, _, _ = synthetic()
+    induce_inventory(lexicon_with_sample(keys, vectors), min_count=5).to_disk(tmp_path / "senses")
+    export_vectors = export.export_sense_vectors
+
+    def a_user_writes_output_meanwhile(*args, **kwargs):
+        rows = export_vectors(*args, **kwargs)
+        (tmp_path / "v.txt").write_text("my notes", encoding="utf8")
+        return rows
+
+    monkeypatch.setattr("spacy_ctxvec.cli.export_static.export_sense_vectors", a_user_writes_output_meanwhile)
+    result = runner.invoke(app, ["export-static", str(tmp_path / "senses"), str(tmp_path / "v.txt"), "--senses"])
+    assert result.exit_code == 1 and "[CTX-E701]" in result.output
+    assert (tmp_path / "v.txt").read_text(encoding="utf8") == "my notes"
+    assert sorted(p.name for p in tmp_path.iterdir()) == ["senses", "v.txt"]  # no labels of the failed run
+
+
 def test_ctrl_c_between_the_labels_and_the_vectors_leaves_both_new(tmp_path, monkeypatch):
     """The labels were renamed into place before the vectors: a Ctrl-C between the two
     renames left the new labels beside the old vectors (or beside none)."""

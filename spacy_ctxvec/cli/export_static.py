@@ -126,6 +126,8 @@ def _write_senses(inventory: SenseInventory, output: Path, labels: Path, how: Se
         def vectors_then_labels(tmp: Path) -> int:
             n_rows = export_sense_vectors(inventory, tmp, unit=how.unit, binary=how.binary, counts=how.counts)
             text = sense_labels_tsv(inventory, how.counts)
+            # OUTPUT checked again before the labels go in place: a file made there meanwhile stops both
+            check_output(output, what=WHAT, overwrite=overwrite, replaceable=VECTORS_FILE)
             held.append(renames.enter_context(interrupts_held()))
             write_text(labels, text, what=LABELS, overwrite=overwrite)
             return n_rows
