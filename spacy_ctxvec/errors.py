@@ -110,13 +110,12 @@ class Warnings(metaclass=_ErrorsWithCodes):
     W004 = "Skipped invalid line {path}:{line}: {reason}"
     W005 = "Skipped {lines} in total.{hint}"
     W006 = (
-        "The lexicon counts {n_tokens} tokens, fewer than the {minimum} of the smallest "
-        "corpus the polysemy probe was measured on: its log-frequency term makes every "
-        "repeated word look frequent, so polysemy_score runs high (the probe does not decide which "
-        "words split under the split rule of [components.{name}.induction], but on so small a corpus "
-        "senses and corpus_polysemy are rough too: function words such as 'the' or 'of' often split "
-        'there). Build from a larger corpus, or set score = "self_similarity" in '
-        "[components.{name}] to score polysemy by self-similarity."
+        "The lexicon counts {n_tokens} tokens, fewer than the {minimum} of the smallest corpus the polysemy probe was "
+        "measured on: its log-frequency term makes every repeated word look frequent, so polysemy_score runs high "
+        "(the probe does not decide which words split under the split rule of [components.{name}.induction], but on "
+        "so small a corpus senses and corpus_polysemy are rough too: function words such as 'the' or 'of' often split "
+        'there). Build from a larger corpus, or set score = "self_similarity" in [components.{name}] to score '
+        "polysemy by self-similarity."
     )
     W010 = (
         "Component '{name}': the sense settings {settings} are given as flat keys of "
@@ -135,14 +134,12 @@ class Warnings(metaclass=_ErrorsWithCodes):
         "(e.g. UTF-16)."
     )
     W030 = (
-        "The lexicon counts {n_tokens} tokens, fewer than the {minimum} of the smallest "
-        "corpus the polysemy probe was measured on: its log-frequency term makes every "
-        "repeated word look frequent, so polysemy_score runs high and, as the probe decides "
-        "the splits (split_by_evidence = false, split_by_probe = true), more words split into "
-        "senses. Build from a larger corpus, or set split_by_evidence = true (this corpus's "
-        "evidence decides) or split_by_probe = false (the spread test decides) in "
-        '[components.{name}.induction]; score = "self_similarity" in [components.{name}] '
-        "scores polysemy by self-similarity."
+        "The lexicon counts {n_tokens} tokens, fewer than the {minimum} of the smallest corpus the polysemy probe was "
+        "measured on: its log-frequency term makes every repeated word look frequent, so polysemy_score runs high "
+        "and, as the probe decides the splits (split_by_evidence = false, split_by_probe = true), more words split "
+        "into senses. Build from a larger corpus, or set split_by_evidence = true (this corpus's evidence decides) or "
+        'split_by_probe = false (the spread test decides) in [components.{name}.induction]; score = "self_similarity" '
+        "in [components.{name}] scores polysemy by self-similarity."
     )
     W031 = (
         "No word of the {n_types} in the lexicon has a polysemy score with --min-count {min_count}: "
@@ -495,4 +492,9 @@ class Warnings(metaclass=_ErrorsWithCodes):
         "In '{path}', {n} of {total} words end in a part-of-speech tag, e.g. '{example}': the pipeline reads "
         "the tag as part of the word ('love-n' is not 'love'), which lowers the correlation. Strip the tags "
         "first:\n    perl -pe 's/(?:-|_)(?:noun|verb|adj|adv|n|v|a|r|s|j)(?=[\\s,;]|$)//gi' {quoted_path} > pairs.txt"
+    )
+    W093 = (
+        "The table of '{name}' holds sense vectors (keys such as '{example}', export-static --senses's rows): no "
+        "token's text is such a key, so every token gets the zero vector (key \"none\"). Export the words' "
+        "vectors instead (export-static without --senses) and give that file."
     )

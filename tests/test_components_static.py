@@ -1,6 +1,7 @@
 """The ctxvec_static component: sources, attributes, options, serialization, odd docs."""
 
 import pickle
+import warnings
 
 import numpy as np
 import pytest
@@ -244,6 +245,25 @@ def test_a_source_table_no_token_can_use_is_refused_and_a_subwords_only_lookup_w
         )
     assert [w.filename for w in said if "W089" in str(w.message)] == [__file__]
     assert only_subwords("apple")[0]._.static_vec_key == "none"
+
+
+def test_a_table_of_sense_vectors_warns_that_no_token_can_find_its_keys(tmp_path):
+    """export-static --senses's file (keys 'bank|0') given as static vectors: every token got "none",
+    with no word said."""
+    from spacy_ctxvec.static.sources import configure_vectors_file
+
+    senses, words = tmp_path / "senses.txt", tmp_path / "words.txt"
+    senses.write_text("2 2\nbank|0 1 2\nbank|1 3 4\n", encoding="utf8")
+    words.write_text("2 2\nbank 1 2\nriver|side 3 4\n", encoding="utf8")  # a word with '|' is a word
+    nlp = spacy.blank("en")
+    nlp.add_pipe("ctxvec_static")
+    with pytest.warns(UserWarning, match=r"\[CTX-W093\] The table of 'ctxvec_static' holds sense vectors.*'bank\|0'"):
+        nlp.get_pipe("ctxvec_static").initialize(nlp=nlp, source=configure_vectors_file(senses))
+    assert nlp("bank")[0]._.static_vec_key == "none"
+    with warnings.catch_warnings():
+        warnings.simplefilter("error")
+        nlp.get_pipe("ctxvec_static").initialize(nlp=nlp, source=configure_vectors_file(words))
+    assert nlp("bank")[0]._.static_vec_key == "exact"
 
 
 def test_a_warning_under_spacy_assemble_points_at_the_command_not_at_typer(tmp_path):

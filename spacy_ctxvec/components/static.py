@@ -14,6 +14,7 @@ from thinc.api import Config
 from ..attributes import STATIC_ARRAY, STATIC_KEYS, install_extensions, set_token_arrays
 from ..component_names import warn_of_several
 from ..errors import CtxvecError, Errors, Warnings, warn_at_user_line
+from ..lexicon.export import sense_keyed
 from ..ops.fingerprint import current_fingerprint, embedding_fingerprint
 from ..registrations import factory
 from ..static.sources import StaticSource, configure_transformer_embeddings, transformer_embeddings
@@ -154,6 +155,8 @@ class StaticVectors(DocAnnotator):
             raise CtxvecError(Errors.E146.format(name=self.name, problem=problem))
         if table.subwords is None and set(self.lookups) == {"subwords"}:
             warn_at_user_line(Warnings.W089.format(name=self.name, lookups=list(self.lookups)))
+        if sense_keyed(table.keys):
+            warn_at_user_line(Warnings.W093.format(name=self.name, example=table.keys[0]))
         found = non_finite_rows(table)
         if found is not None:  # saved, it would be refused at load as damaged (E134)
             named = getattr(source, "__qualname__", type(source).__name__)

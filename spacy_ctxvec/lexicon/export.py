@@ -10,6 +10,7 @@ sense, keyed sense2vec-style ``bank|0``, ``bank|1`` (sense 0 is the largest), an
 A file without rows is never written: with nothing to export (an empty lexicon, or
 --min-count above every type's count) both raise E743 before writing anything."""
 
+import re
 import warnings
 from pathlib import Path
 from typing import List, Optional, Sequence, Tuple
@@ -26,6 +27,7 @@ from .sense_inventory import SenseInventory
 from .statistics import Lexicon
 
 SENSE_KEY_SEPARATOR = "|"
+_SENSE_KEY = re.compile(rf".+{re.escape(SENSE_KEY_SEPARATOR)}\d+")
 
 
 def writable_keys(keys: np.ndarray) -> np.ndarray:
@@ -87,6 +89,13 @@ def _nothing_to_export(n_types: int, highest_count: int, min_count: int) -> Ctxv
         return CtxvecError(Errors.E743.format(problem=problem, fix="Build the lexicon from a corpus with words."))
     problem = f"no type occurs at least --min-count {min_count} times (the most frequent occurs {highest_count} times)"
     return CtxvecError(Errors.E743.format(problem=problem, fix=f"Give --min-count {highest_count} or lower."))
+
+
+def sense_keyed(keys: Sequence[str], checked: int = 100) -> bool:
+    """Whether the first ``checked`` of ``keys`` are all sense keys ('bank|0', export-static --senses's
+    rows), which no token's text is."""
+    first = keys[:checked]
+    return len(first) > 0 and all(_SENSE_KEY.fullmatch(key) for key in first)
 
 
 def sense_key(key: str, sense: int) -> str:
