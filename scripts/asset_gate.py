@@ -90,7 +90,12 @@ def run(files: List[str], command: List[str]) -> int:
         not_found = [name for name in missing if name not in assets]
         why = [f"run `python -m spacy project assets` for {', '.join(assets)}"] if assets else []
         why += [f"no file at {', '.join(not_found)} (check the path given in --vars)"] if not_found else []
-        print(f"skipped `{' '.join(command[:3])}`: {'; '.join(why)} (or point the vars at local copies)")
+        local = " (or point the vars at local copies)" if assets else ""
+        print(
+            f"skipped `{' '.join(command[:3])}`: {'; '.join(why)}{local}. Once the data is there, "
+            "`python -m spacy project run all` runs it (a step run alone, such as `run evaluate`, sees new data "
+            "only after `run check-assets`)"
+        )
         remove_stale_report(command)
         return 0
     if command[0] == "python":  # as weasel does: the interpreter running the project

@@ -17,7 +17,8 @@ folder it writes (OUTPUT_DIR/LANG_NAME-VERSION) is removed first: spacy package 
 existing README ("Using existing README.md from pipeline directory"), so a changed
 meta.json description would not reach the package's long description. A README that
 differs from the copy spacy package put beside the pipeline data (one edited by hand) is
-left alone.
+left alone. So are the sdist and wheel an earlier run built there (dist/, and build/):
+a run that builds only one of them would leave the other with the old pipeline.
 """
 
 import glob
@@ -93,6 +94,21 @@ def remove_generated_readme(readme: Path, copy: Path) -> None:
         print(f"removed {readme}: spacy package writes it again from the current meta.json")
 
 
+def remove_earlier_builds(folder: Path) -> None:
+    """Remove the sdist and wheel an earlier spacy package built in ``folder``/dist (named as
+    the folder: LANG_NAME-VERSION.tar.gz, LANG_NAME-VERSION-*.whl) and its build/ folder: a
+    run that builds only one of them left the other, of the same version, with the old pipeline."""
+    built = [
+        *folder.glob(f"dist/{glob.escape(folder.name)}.tar.gz"),
+        *folder.glob(f"dist/{glob.escape(folder.name)}-*.whl"),
+    ]
+    for path in built:
+        path.unlink()
+        print(f"removed {path}: an earlier build of this package")
+    if (folder / "build").is_dir() and not (folder / "build").is_symlink():
+        shutil.rmtree(folder / "build", ignore_errors=True)
+
+
 STAGING_PREFIX = ".{name}.package-"  # then the process id, "-" and tempfile's random part
 
 
@@ -122,6 +138,7 @@ def main(argv: List[str]) -> int:
         readme = generated_readme(source, Path(argv[1]), argv[2:])
         if readme is not None:
             remove_generated_readme(*readme)
+            remove_earlier_builds(readme[0].parent)
     remove_killed_copies(source)
     prefix = f"{STAGING_PREFIX.format(name=source.name)}{os.getpid()}-"
     with tempfile.TemporaryDirectory(prefix=prefix, dir=source.parent) as temporary:

@@ -20,8 +20,9 @@ def main(argv: list) -> None:
     else:
         print(
             f"No sense-count table at {sense_counts} (the WordNet asset is absent): drawing polysemy "
-            f"scores without WordNet sense counts. Run `python -m spacy project assets` and "
-            f"`python -m spacy project run sense-counts`, or pass --vars.sense_counts PATH."
+            f"scores without WordNet sense counts. Run `python -m spacy project assets`, or pass "
+            f"--vars.sense_counts PATH, then `python -m spacy project run all` (a step run alone, such as "
+            f"`run plot`, sees a new or changed table only after `run sense-counts`)."
         )
     app(["plot", "polysemy", source] + options, prog_name="spacy-ctxvec")
 

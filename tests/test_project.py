@@ -380,7 +380,9 @@ def test_asset_gate_skips_with_one_line_or_runs_the_command(tmp_path, monkeypatc
     lines = capsys.readouterr().out.splitlines()
     assert len(lines) == 1 and lines[0].startswith("skipped `python -c")
     # data.txt is no declared asset: `project assets` would not fetch it (a typo in --vars.wic_dir said so)
-    assert "no file at data.txt (check the path given in --vars)" in lines[0] and "project assets" not in lines[0]
+    assert "no file at data.txt (check the path given in --vars)." in lines[0] and "project assets" not in lines[0]
+    # `run evaluate` alone after the data came was "nothing changed": the line says how the data is seen
+    assert "`python -m spacy project run all` runs it" in lines[0] and "after `run check-assets`" in lines[0]
     assert not Path("out.txt").exists()
     Path("data.txt").write_text("x", encoding="utf8")
     assert gate.main(["run", "data.txt", "--", *write]) == 0
@@ -585,6 +587,19 @@ def test_package_pipeline_writes_the_readme_again_from_a_changed_meta(tmp_path):
     (folder / "README.md").write_text("# My own README\n", encoding="utf8")
     assert load_script("package_pipeline").main(args) == 0
     assert (folder / "README.md").read_text(encoding="utf8") == "# My own README\n"
+
+    # a wheel an earlier run built stayed beside this run's sdist, of the same version with the old pipeline
+    (folder / "dist").mkdir()
+    earlier = [
+        folder / "dist" / "en_readme_test-0.0.1-py3-none-any.whl",
+        folder / "dist" / "en_readme_test-0.0.1.tar.gz",
+    ]
+    for path in [*earlier, folder / "dist" / "notes.txt", folder / "build" / "lib" / "x.py"]:
+        path.parent.mkdir(parents=True, exist_ok=True)
+        path.write_text("earlier", encoding="utf8")
+    assert load_script("package_pipeline").main(args) == 0
+    assert not any(path.exists() for path in earlier) and not (folder / "build").exists()
+    assert (folder / "dist" / "notes.txt").read_text(encoding="utf8") == "earlier"  # not a build of this package
 
 
 def test_the_package_step_goes_through_package_pipeline():
