@@ -149,6 +149,15 @@ def test_a_coded_error_prints_its_command_unwrapped(capsys):
     lines = capsys.readouterr().err.splitlines()
     assert lines[-1] == f"    {command}" and "[CTX-E997] a long message" in lines[0] and len(lines[0]) <= 90
 
+    @exit_on_coded_error
+    def failing_inline() -> None:  # E413, W054: a `command` inside the sentence broke inside its quotes
+        raise CtxvecError(f'[CTX-E996] {"words " * 6}run `spacy-ctxvec compare "I have a apple" "I have a pen"` again')
+
+    with pytest.raises(typer.Exit):
+        failing_inline()
+    err = capsys.readouterr().err
+    assert '`spacy-ctxvec compare "I have a apple" "I have a pen"`' in err.splitlines()[-1], err
+
 
 def test_a_command_prints_a_coded_warning_said_twice_once(capsys):
     """The same coded warning from two places (W062 from the senses read, then from

@@ -1,6 +1,7 @@
 """The ctxvec_static component: sources, attributes, options, serialization, odd docs."""
 
 import pickle
+import re
 import warnings
 
 import numpy as np
@@ -173,11 +174,19 @@ def test_rows_too_small_for_float16_are_e142_not_zero_vectors(tmp_path):
     assert doc[0]._.static_vec.any() and doc[1]._.has_static_vec
 
 
-def test_errors_before_and_during_initialize():
+def test_errors_before_and_during_initialize(tmp_path, monkeypatch):
     nlp = spacy.blank("en")
     nlp.add_pipe("ctxvec_static")
-    with pytest.raises(CtxvecError, match=r"E114.*initialize\.components\.ctxvec_static\.source"):
+    with pytest.raises(CtxvecError, match=r"E114.*initialize\.components\.ctxvec_static\.source") as raised:
         nlp("no table yet")
+    # its advice, run as printed (it said initialize(nlp=nlp), which takes the transformer's embeddings, not a file)
+    advice = re.search(r"`(nlp\.get_pipe.*?)`", str(raised.value))[1]
+    monkeypatch.chdir(tmp_path)
+    (tmp_path / "vectors.txt").write_text("1 2\nyet 0.5 0.25\n", encoding="utf8")
+    exec(advice, {"nlp": nlp, "spacy": spacy})  # noqa: S102 - the message's own code
+    assert nlp("no table yet")[2]._.static_vec.tolist() == [0.5, 0.25]
+    nlp = spacy.blank("en")
+    nlp.add_pipe("ctxvec_static")
     with pytest.raises(CtxvecError, match=r"\[CTX-E008\].*source"):
         nlp.initialize()
     with pytest.raises(CtxvecError, match=r"E118.*returned str"):
@@ -338,8 +347,8 @@ def test_transformer_embeddings_are_saved_once(trf_static_nlp, tmp_path):
     text = "The river Bank unbelievable"
     static_only = spacy.load(tmp_path / "pipeline", disable=["transformer", "ctxvec_context"])
     np.testing.assert_array_equal(static_only(text)._.ctxvec_static, trf_static_nlp(text)._.ctxvec_static)
-    with pytest.raises(CtxvecError, match=r"E140.*disable=\['transformer'\]"):
-        spacy.load(tmp_path / "pipeline", exclude=["transformer"])
+    with pytest.raises(CtxvecError, match=r"E140.*disable=\['transformer', 'ctxvec_context'\]"):
+        spacy.load(tmp_path / "pipeline", exclude=["transformer"])  # the advice is the load above, which works
     # to_bytes too (nlp.to_bytes, build-lexicon --n-process): the transformer's bytes hold them
     data = trf_static_nlp.get_pipe("ctxvec_static").to_bytes()
     assert len(data) < table.vectors.nbytes / 4 and "table_from_transformer" in srsly.msgpack_loads(data)

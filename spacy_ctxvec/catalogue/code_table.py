@@ -34,12 +34,13 @@ Every message spacy-ctxvec raises or warns, by code, generated from its catalogu
 brackets, e.g. `[{PREFIX}E003]`, so it is never mistaken for one of spaCy's own (`[E001]`).
 Words in braces, such as {{path}}, stand for what the message names when it is raised. Errors
 are raised as `spacy_ctxvec.errors.CtxvecError` (a `ValueError`; its `code` attribute holds the
-code alone, e.g. `"E003"`); a command prints the message on one line and exits with status 1 (2 for E428 and E705-E707,
+code alone, e.g. `"E003"`); a command prints the message wrapped to 80 columns, a `command` in it and
+the lines after its first (a command to copy) unbroken, and exits with status 1 (2 for E428 and E705-E708,
 which refuse a path argument as Click's usage errors do).
 Warnings go through Python's `warnings` module (filter them by their code, e.g.
 `warnings.filterwarnings("ignore", message=r"\\[{PREFIX}W044\\]")`, or for a command
 `PYTHONWARNINGS="ignore:[{PREFIX}W054]" spacy-ctxvec rank ...`; an "error" filter, such as
-`PYTHONWARNINGS=error`, ends a command at the warning, printed on one line, with status 1).
+`PYTHONWARNINGS=error`, ends a command at the warning, printed as an error, with status 1).
 A command prints each coded warning once, however often it is said while the command runs
 (the same words from two places, or once per Doc under an "always" filter).
 The pages that explain a setting or command name its codes where they apply.

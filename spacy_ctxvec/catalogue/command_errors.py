@@ -5,8 +5,8 @@ BUILD_SENSES_FIX = (
     "Build them with `spacy-ctxvec build-lexicon PIPELINE CORPUS OUTPUT` (without --no-senses or --sample-size 0)."
 )
 SENSES_FROM_SAMPLE_FIX = (
-    "Its lexicon keeps an occurrence sample, so no corpus is needed: induce them with nlp = spacy.load('{path}'); "
-    "nlp.get_pipe('{name}').build_senses(); nlp.to_disk(NEW_FOLDER)."
+    "Its lexicon keeps an occurrence sample, so no corpus is needed: induce them with `nlp = spacy.load('{path}'); "
+    "nlp.get_pipe('{name}').build_senses(); nlp.to_disk(NEW_FOLDER)`."
 )
 
 
@@ -131,7 +131,7 @@ class CommandErrors:
     )
     E413 = (
         "Text {name} is {what}, so it has no word to compare. Give two texts that share at least "
-        'one word, e.g. spacy-ctxvec compare "I have a apple" "I have a pen" --word a.'
+        'one word, e.g. `spacy-ctxvec compare "I have a apple" "I have a pen" --word a`.'
     )
     E414 = "The word {role} is {what}: {purpose} one word. Give it, e.g. {example}."
     E415 = "'{word}' is {n} {units} ({tokens}), and {purpose} a single token. Give one word, e.g. '{example}'."

@@ -377,8 +377,10 @@ class PipelineErrors:
         "with a source in [initialize.components.{name}.source] (e.g. @misc = "
         '"spacy-ctxvec.vectors_file.v1" with path = ...), or load a saved '
         "pipeline with spacy.load. In a pipeline whose other components are trained, "
-        "initialize this one alone: nlp.get_pipe('{name}').initialize(nlp=nlp) "
-        "(nlp.initialize() would initialize them again)."
+        "initialize this one alone, giving its source (called by hand, initialize() does not read "
+        "[initialize.components.{name}]; without a source it takes the transformer's input embeddings): "
+        "`nlp.get_pipe('{name}').initialize(nlp=nlp, source=spacy.util.registry.misc.get("
+        "'spacy-ctxvec.vectors_file.v1')(path='vectors.txt'))` (nlp.initialize() would initialize them again)."
     )
     E116 = (
         "No component named '{transformer}' in the pipeline {pipe_names}, or it is "
@@ -451,7 +453,8 @@ class PipelineErrors:
         "'{name}' in '{path}' keeps its table as the input embeddings of the transformer "
         "'{transformer}' (saved once, with that transformer) and rebuilds it on load, but "
         "{problem}. Load the saved pipeline with its own '{transformer}': to skip running "
-        "it, disable it (spacy.load(PATH, disable=['{transformer}'])) rather than exclude it."
+        "it, disable it rather than exclude it, together with the components that read it "
+        "(spacy.load(PATH, disable=['{transformer}', 'ctxvec_context']))."
     )
     E141 = (
         "'{name}': its static vector source ({source}) "

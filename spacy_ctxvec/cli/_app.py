@@ -190,9 +190,13 @@ def _print_warning(text: str) -> None:
 
 def wrapped_first_line(text: str, form: Callable[[str], str]) -> str:
     """``text``'s first line formatted by ``form`` (msg.warn / msg.fail: an icon, wrapped at 80
-    columns); the lines after it (a command to copy) as they are, never wrapped."""
+    columns, a `command` in it never broken); the lines after it (a command to copy) as they are."""
     message, newline, verbatim = text.partition("\n")
-    return form(message) + newline + verbatim
+    formed = form(message)
+    if message.count("`") % 2 == 0:  # each `command` whole again: the wrap broke its spaces into newlines
+        parts = formed.split("`")
+        formed = "`".join(part.replace("\n", " ") if inside % 2 else part for inside, part in enumerate(parts))
+    return formed + newline + verbatim
 
 
 def show_coded_warning(

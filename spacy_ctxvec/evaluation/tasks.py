@@ -222,7 +222,7 @@ def polysemy_component(nlp: Language) -> "Polysemy":
     names = polysemy_components(nlp)
     if names:
         return cast("Polysemy", nlp.get_pipe(names[0]))
-    hint = "Build a lexicon (spacy-ctxvec build-lexicon) and add the ctxvec_polysemy component with it."
+    hint = "Build one with `spacy-ctxvec build-lexicon PIPELINE CORPUS OUTPUT` (it adds the component) and give OUTPUT."
     raise missing_component(nlp, "ctxvec_polysemy", "polysemy_score", hint)
 
 

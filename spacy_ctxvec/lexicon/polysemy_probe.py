@@ -411,7 +411,8 @@ def type_polysemy_scores(
     if score == SELF_SIMILARITY or (score == "auto" and (probe is None or probe.problem_with(lexicon, inputs=inputs))):
         scores, valid, used = (*lexicon.polysemy_scores(min_count), SELF_SIMILARITY)
     elif probe is None:
-        raise CtxvecError(Errors.E651.format(problem="the component has no probe"))
+        problem = "no probe is saved with it (a lexicon directory alone holds none: give the pipeline folder)"
+        raise CtxvecError(Errors.E651.format(problem=problem))
     else:
         scores, valid, used = (*probe.scores(lexicon, min_count, inputs), PROBE)
     if words_only:
