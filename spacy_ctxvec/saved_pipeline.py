@@ -176,9 +176,17 @@ def _polysemy_component(path: Union[str, Path]) -> Optional[Tuple[Path, str, Dic
         return None
     config = saved_config(path / "config.cfg")
     check_component_names(config, path)
-    for name, block in config.get("components", {}).items():
-        if isinstance(block, dict) and block.get("factory") == POLYSEMY_FACTORY and (path / name).is_dir():
+    ours = [
+        (name, block)
+        for name, block in config.get("components", {}).items()
+        if isinstance(block, dict) and block.get("factory") == POLYSEMY_FACTORY
+    ]
+    for name, block in ours:
+        if (path / name).is_dir():
             return path / name, name, block
+    lost = [name for name, _ in ours if name in config.get("nlp", {}).get("pipeline", [])]
+    if lost:  # as spacy.load says (E068), not "no such component" (E225) or "no senses" (E606)
+        raise CtxvecError(Errors.E068.format(path=path / lost[0], name=lost[0]))
     return None
 
 

@@ -568,6 +568,13 @@ def test_a_component_directory_left_out_of_a_saved_pipeline_is_e068(tmp_path):
         with pytest.raises(CtxvecError, match=rf"E068\].*'{name}'.*spacy\.load\(PATH, exclude=\[\"{name}\"\]\)"):
             spacy.load(tmp_path / "saved", exclude=[other])
     assert spacy.load(tmp_path / "saved", exclude=["ctxvec_static", "ctxvec_polysemy"]).pipe_names == []
+    # the commands' readers say the same (rank, export-static and plot polysemy said E225 "not a pipeline with a
+    # 'ctxvec_polysemy' component", senses E606 "no senses")
+    from spacy_ctxvec.saved_pipeline import load_lexicon, load_senses
+
+    for reader in (load_lexicon, load_senses):
+        with pytest.raises(CtxvecError, match=r"E068\].*'ctxvec_polysemy'"):
+            reader(tmp_path / "saved")
     nlp.to_disk(tmp_path / "whole")
     whole = spacy.load(tmp_path / "whole", exclude=["ctxvec_polysemy"])  # it needs contextual vectors to run
     assert whole("apple")[0]._.static_vec.tolist() == [1.0, 1.0]
