@@ -318,11 +318,11 @@ class Warnings(metaclass=_ErrorsWithCodes):
         "false to use them."
     )
     W062 = (
-        "The senses saved with '{name}' were induced with other settings than its "
-        "[components.{name}.induction] block gives ({differences}; a pipeline saved before a setting "
-        "existed takes today's default for it); the saved senses are used as they are. To keep them, "
-        "and their rule, set the block to the values left of each arrow and save the pipeline; to "
-        'induce them with the block\'s settings, call nlp.get_pipe("{name}").build_senses() and save '
+        "The senses saved with '{name}' were induced with other settings than its [components.{name}.induction] "
+        "block gives ({differences}; a pipeline saved before a setting existed takes today's default for it); the "
+        "saved senses are used as they are. To keep them, and their rule, set the block to the values left of each "
+        "arrow (and a flat key of [components.{name}] that W010 names to null: it overrides the block) and save the "
+        'pipeline; to induce them with the block\'s settings, call nlp.get_pipe("{name}").build_senses() and save '
         "the pipeline (nlp.to_disk), or build the lexicon again with `spacy-ctxvec build-lexicon`."
     )
     W063 = (
