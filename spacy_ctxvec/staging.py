@@ -9,6 +9,7 @@ write of the same output removes it once that process is gone (POSIX only: elsew
 cannot tell, and nothing is removed)."""
 
 import contextlib
+import errno
 import os
 import re
 import secrets
@@ -119,13 +120,19 @@ def keep_mode(existing: Path, replacement: Path) -> None:
     os.chmod(replacement, mode)
 
 
+# What a write that failed under a library's own error was: a full disk or quota, a file too large, the device
+_FAILED_WRITE_ERRNOS = frozenset({errno.ENOSPC, errno.EDQUOT, errno.EFBIG, errno.EIO})
+
+
 def failed_write_behind(err: BaseException) -> Optional[OSError]:
-    """``err`` if it is an OSError, else the OSError it was raised while handling (matplotlib's
-    PDF writer on a full disk raises AttributeError or a zlib error over the OSError), else None."""
-    seen = set()
-    current: Optional[BaseException] = err
+    """``err`` if it is an OSError, else the full disk (or quota, file size, device error) it was raised
+    while handling (matplotlib's PDF writer raises AttributeError or a zlib error over it), else None."""
+    if isinstance(err, OSError):
+        return err
+    seen = {id(err)}
+    current = err.__cause__ or err.__context__
     while current is not None and id(current) not in seen:
-        if isinstance(current, OSError):
+        if isinstance(current, OSError) and current.errno in _FAILED_WRITE_ERRNOS:
             return current
         seen.add(id(current))
         current = current.__cause__ or current.__context__

@@ -170,3 +170,10 @@ def test_a_pdf_on_a_full_disk_is_e703_not_matplotlibs_traceback(tmp_path):
         except AttributeError as over_it:
             assert isinstance(failed_write_behind(over_it), OSError)
     assert failed_write_behind(ValueError("no file")) is None
+    try:  # a library's own error raised while it handled a missing file: not a failed write
+        raise FileNotFoundError(2, "No such file or directory")
+    except FileNotFoundError:
+        try:
+            raise ValueError("no cached settings")
+        except ValueError as unrelated:
+            assert failed_write_behind(unrelated) is None
