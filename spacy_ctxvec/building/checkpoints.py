@@ -155,19 +155,21 @@ def _remove_temporaries_of_finished_processes(path: Path) -> None:
     for entry in path.iterdir():
         found = _TEMPORARY_ENTRY.fullmatch(entry.name)
         if found and not process_running(int(found[1] or found[2])):
-            if entry.is_dir() and not entry.is_symlink():
-                _remove_shard(entry)
-            else:
-                entry.unlink(missing_ok=True)
+            _remove_entry(entry)
 
 
 def _remove_own_entries(path: Path) -> None:
     for entry in path.iterdir():
         if _OWN_ENTRY.fullmatch(entry.name):
-            if entry.is_dir() and not entry.is_symlink():
-                _remove_shard(entry)
-            else:
-                entry.unlink()
+            _remove_entry(entry)
+
+
+def _remove_entry(entry: Path) -> None:
+    """A shard directory (its user files kept: _remove_shard) or a file write_checkpoint left."""
+    if entry.is_dir() and not entry.is_symlink():
+        _remove_shard(entry)
+    else:
+        entry.unlink(missing_ok=True)
 
 
 def _remove_shard(shard: Path) -> None:
